@@ -1,0 +1,79 @@
+package nets
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+func general(t *Tensor) blas64.General {
+	return blas64.General{Rows: t.Rows, Cols: t.Cols, Stride: max(t.Cols, 1), Data: t.Data}
+}
+
+func tflag(trans bool) blas.Transpose {
+	if trans {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+// gemm computes dst = alpha * op(a) op(b) + beta * dst.
+func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+	if dst.Len() == 0 {
+		return
+	}
+	k := a.Cols
+	if transA {
+		k = a.Rows
+	}
+	if k == 0 {
+		if beta == 0 {
+			dst.Zero()
+		} else if beta != 1 {
+			for i := range dst.Data {
+				dst.Data[i] *= beta
+			}
+		}
+		return
+	}
+	blas64.Gemm(tflag(transA), tflag(transB), alpha, general(a), general(b), beta, general(dst))
+}
+
+// MatMul returns op(a)·op(b), where op transposes when the flag is set:
+//
+//	Y = op(A) op(B),  dA = dY op(B)ᵀ (or its transpose),  dB likewise.
+func (tp *Tape) MatMul(a, b *Var, transA, transB bool) *Var {
+	ar, ac := a.Value.Rows, a.Value.Cols
+	if transA {
+		ar, ac = ac, ar
+	}
+	br, bc := b.Value.Rows, b.Value.Cols
+	if transB {
+		br, bc = bc, br
+	}
+	if ac != br {
+		panic(fmt.Sprintf("nets: MatMul inner dims %d vs %d (a %s T=%v, b %s T=%v)", ac, br, a.Value.Shape(), transA, b.Value.Shape(), transB))
+	}
+	y := NewTensor(ar, bc)
+	gemm(transA, transB, 1, a.Value, b.Value, 0, y)
+	return tp.record(y, func(out *Var) {
+		g := out.Grad
+		if a.needsGrad {
+			// op(A) = G op(B)ᵀ
+			if transA {
+				gemm(transB, true, 1, b.Value, g, 1, a.grad())
+			} else {
+				gemm(false, !transB, 1, g, b.Value, 1, a.grad())
+			}
+		}
+		if b.needsGrad {
+			// op(B) = op(A)ᵀ G
+			if transB {
+				gemm(true, transA, 1, g, a.Value, 1, b.grad())
+			} else {
+				gemm(!transA, false, 1, a.Value, g, 1, b.grad())
+			}
+		}
+	}, a, b)
+}

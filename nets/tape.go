@@ -1,0 +1,130 @@
+package nets
+
+import "fmt"
+
+// Var is a value recorded on a Tape. Its gradient is accumulated during
+// Tape.Backward.
+type Var struct {
+	Value *Tensor
+	// Grad holds d loss / d Value after Backward. It is nil for vars that
+	// do not depend on any parameter or differentiable input.
+	Grad *Tensor
+
+	needsGrad bool
+	back      func() // propagates Grad to the inputs' Grad
+}
+
+// NeedsGrad reports whether gradients flow into this var.
+func (v *Var) NeedsGrad() bool { return v.needsGrad }
+
+// grad returns v.Grad, allocating it on first use.
+func (v *Var) grad() *Tensor {
+	if v.Grad == nil {
+		v.Grad = NewTensor(v.Value.Rows, v.Value.Cols)
+	}
+	return v.Grad
+}
+
+// Tape records operations for reverse-mode differentiation. A Tape is used
+// for one forward/backward pass and then discarded; it is not safe for
+// concurrent use.
+type Tape struct {
+	nodes  []*Var
+	params map[*Param]*Var
+}
+
+// NewTape returns an empty tape.
+func NewTape() *Tape { return &Tape{params: make(map[*Param]*Var)} }
+
+// Const records a tensor that receives no gradient.
+func (tp *Tape) Const(t *Tensor) *Var { return &Var{Value: t} }
+
+// Input records a tensor that receives a gradient (for gradient checks and
+// for derivatives with respect to data).
+func (tp *Tape) Input(t *Tensor) *Var {
+	v := &Var{Value: t, needsGrad: true}
+	tp.nodes = append(tp.nodes, v)
+	return v
+}
+
+// Param records a parameter; gradients accumulate into p.Grad. Recording
+// the same parameter twice on one tape returns the same var.
+func (tp *Tape) Param(p *Param) *Var {
+	if v, ok := tp.params[p]; ok {
+		return v
+	}
+	if p.Grad == nil || !p.Grad.SameShape(p.Value) {
+		p.Grad = NewTensor(p.Value.Rows, p.Value.Cols)
+	}
+	v := &Var{Value: p.Value, Grad: p.Grad, needsGrad: true}
+	tp.params[p] = v
+	tp.nodes = append(tp.nodes, v)
+	return v
+}
+
+// record appends the result of an operation. back is only kept when some
+// input needs a gradient.
+func (tp *Tape) record(value *Tensor, back func(out *Var), inputs ...*Var) *Var {
+	out := &Var{Value: value}
+	for _, in := range inputs {
+		if in.needsGrad {
+			out.needsGrad = true
+			break
+		}
+	}
+	if out.needsGrad && back != nil {
+		out.back = func() { back(out) }
+		tp.nodes = append(tp.nodes, out)
+	}
+	return out
+}
+
+// Backward computes d loss / d v for every recorded var that needs a
+// gradient. loss must be a 1×1 tensor. Parameter gradients accumulate into
+// Param.Grad (call Params.ZeroGrad between steps).
+func (tp *Tape) Backward(loss *Var) {
+	if loss.Value.Rows != 1 || loss.Value.Cols != 1 {
+		panic(fmt.Sprintf("nets: Backward of non-scalar %s", loss.Value.Shape()))
+	}
+	if !loss.needsGrad {
+		return
+	}
+	loss.grad().Data[0] += 1
+	for i := len(tp.nodes) - 1; i >= 0; i-- {
+		n := tp.nodes[i]
+		if n.back != nil && n.Grad != nil {
+			n.back()
+		}
+	}
+}
+
+// Op is a fused operation with a hand-written vector-Jacobian product,
+// used for solvers whose adjoint is cheaper than differentiating their
+// inner steps one by one.
+type Op interface {
+	// Forward computes the output from the input values. It may keep
+	// whatever intermediate state Backward needs in the receiver.
+	Forward(inputs []*Tensor) *Tensor
+	// Backward accumulates (adds) d loss / d input_i into inGrads[i] given
+	// outGrad = d loss / d output. inGrads[i] is nil for inputs that need
+	// no gradient.
+	Backward(inputs []*Tensor, output, outGrad *Tensor, inGrads []*Tensor)
+}
+
+// Apply records a custom operation.
+func (tp *Tape) Apply(op Op, inputs ...*Var) *Var {
+	vals := make([]*Tensor, len(inputs))
+	for i, in := range inputs {
+		vals[i] = in.Value
+	}
+	y := op.Forward(vals)
+	return tp.record(y, func(out *Var) {
+		grads := make([]*Tensor, len(inputs))
+		for i, in := range inputs {
+			if in.needsGrad {
+				grads[i] = in.grad()
+			}
+		}
+		op.Backward(vals, y, out.Grad, grads)
+	}, inputs...)
+}
