@@ -1,0 +1,157 @@
+package core
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"apic/nets"
+)
+
+// Checkpoint format: one safetensors file holding every parameter under
+// its stable name, with __metadata__ entries
+//
+//	format          "apic-checkpoint"
+//	format_version  FormatVersion (files from a newer version are refused)
+//	system, backbone
+//	config          the full Config as JSON (architecture + training)
+//	steps1, steps2  steps completed per stage
+//	wall_seconds    training wall time
+//	metrics         the last validation Report as JSON (may be empty)
+const (
+	FormatName    = "apic-checkpoint"
+	FormatVersion = 1
+)
+
+// Info is what a checkpoint records besides the weights.
+type Info struct {
+	Steps1, Steps2 int
+	WallSeconds    float64
+	Metrics        *Report
+}
+
+// EncodeCheckpoint writes m and info as safetensors in the given dtype.
+func EncodeCheckpoint(w io.Writer, m *Model, info Info, dtype nets.DType) error {
+	cfg, err := json.Marshal(m.Config)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	meta := map[string]string{
+		"format":         FormatName,
+		"format_version": strconv.Itoa(FormatVersion),
+		"system":         m.Config.Arch.System,
+		"backbone":       string(m.Config.Arch.Backbone),
+		"config":         string(cfg),
+		"steps1":         strconv.Itoa(info.Steps1),
+		"steps2":         strconv.Itoa(info.Steps2),
+		"wall_seconds":   strconv.FormatFloat(info.WallSeconds, 'f', 3, 64),
+	}
+	if info.Metrics != nil {
+		b, err := json.Marshal(info.Metrics)
+		if err != nil {
+			return fmt.Errorf("checkpoint metrics: %w", err)
+		}
+		meta["metrics"] = string(b)
+	}
+	tensors := map[string]*nets.Tensor{}
+	for _, p := range m.Params.List() {
+		tensors[p.Name] = p.Value
+	}
+	return nets.EncodeSafetensors(w, tensors, nil, meta, dtype)
+}
+
+// SaveCheckpoint writes the checkpoint atomically (temporary file, fsync,
+// rename): an interrupted save never leaves a partial file at path.
+func SaveCheckpoint(path string, m *Model, info Info, dtype nets.DType) error {
+	err := nets.WriteFileAtomic(path, func(w io.Writer) error { return EncodeCheckpoint(w, m, info, dtype) })
+	if err != nil {
+		return fmt.Errorf("save checkpoint %s: %w", path, err)
+	}
+	return nil
+}
+
+// LoadCheckpoint reads a checkpoint file.
+func LoadCheckpoint(path string) (*Model, Info, error) {
+	f, err := nets.ReadSafetensorsFile(path, 0)
+	if err != nil {
+		return nil, Info{}, fmt.Errorf("load checkpoint: %w", err)
+	}
+	m, info, err := fromFile(f)
+	if err != nil {
+		return nil, Info{}, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	return m, info, nil
+}
+
+// DecodeCheckpoint reads a checkpoint held in memory (e.g. embedded).
+func DecodeCheckpoint(data []byte) (*Model, Info, error) {
+	f, err := nets.DecodeSafetensors(data)
+	if err != nil {
+		return nil, Info{}, fmt.Errorf("decode checkpoint: %w", err)
+	}
+	return fromFile(f)
+}
+
+func fromFile(f *nets.File) (*Model, Info, error) {
+	meta := f.Metadata
+	if meta["format"] != FormatName {
+		return nil, Info{}, fmt.Errorf("not an apic checkpoint (metadata format %q)", meta["format"])
+	}
+	v, err := strconv.Atoi(meta["format_version"])
+	if err != nil {
+		return nil, Info{}, fmt.Errorf("bad format_version %q", meta["format_version"])
+	}
+	if v > FormatVersion {
+		return nil, Info{}, fmt.Errorf("checkpoint format version %d is newer than this program's %d; upgrade apic", v, FormatVersion)
+	}
+	var cfg Config
+	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil {
+		return nil, Info{}, fmt.Errorf("bad config metadata: %w", err)
+	}
+	if cfg.Arch.System != meta["system"] || string(cfg.Arch.Backbone) != meta["backbone"] {
+		return nil, Info{}, fmt.Errorf("metadata disagree: system %q/%q, backbone %q/%q", meta["system"], cfg.Arch.System, meta["backbone"], cfg.Arch.Backbone)
+	}
+	m, err := NewModel(cfg)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	var missing, extra []string
+	for _, p := range m.Params.List() {
+		t, ok := f.Tensors[p.Name]
+		if !ok {
+			missing = append(missing, p.Name)
+			continue
+		}
+		if t.Len() != p.Value.Len() {
+			return nil, Info{}, fmt.Errorf("tensor %q has %d values, the declared architecture needs %s", p.Name, t.Len(), p.Value.Shape())
+		}
+		if !t.AllFinite() {
+			return nil, Info{}, fmt.Errorf("tensor %q holds NaN or Inf", p.Name)
+		}
+		copy(p.Value.Data, t.Data)
+	}
+	for name := range f.Tensors {
+		if m.Params.Get(name) == nil {
+			extra = append(extra, name)
+		}
+	}
+	if len(missing) > 0 || len(extra) > 0 {
+		sort.Strings(missing)
+		sort.Strings(extra)
+		return nil, Info{}, fmt.Errorf("tensors do not match the declared architecture: missing %v, unexpected %v", missing, extra)
+	}
+	info := Info{}
+	info.Steps1, _ = strconv.Atoi(meta["steps1"])
+	info.Steps2, _ = strconv.Atoi(meta["steps2"])
+	info.WallSeconds, _ = strconv.ParseFloat(meta["wall_seconds"], 64)
+	if s := meta["metrics"]; s != "" {
+		var r Report
+		if err := json.Unmarshal([]byte(s), &r); err != nil {
+			return nil, Info{}, fmt.Errorf("bad metrics metadata: %w", err)
+		}
+		info.Metrics = &r
+	}
+	return m, info, nil
+}

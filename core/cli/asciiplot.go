@@ -1,0 +1,345 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/guptarohit/asciigraph"
+)
+
+// Series is one named curve of a line plot.
+type Series struct {
+	Name   string
+	Values []float64
+}
+
+// LinePlot is an ASCII line plot of series sampled at the same evenly
+// spaced x values (all apic grids are evenly spaced along each axis).
+//
+// asciigraph widens its vertical range to fit every value and never clips,
+// so one wild value would flatten the rest of the plot; Render therefore
+// clamps values into [YLo, YHi] itself and draws non-finite values as gaps.
+type LinePlot struct {
+	Title string
+	// Width and Height are the plot area in characters; 0 means 64 × 10.
+	Width, Height int
+	// XLo and XHi are the x values of the first and last sample, used to
+	// label the x axis; equal values draw no x axis.
+	XLo, XHi float64
+	// YLo and YHi fix the vertical range when YLo < YHi; values outside it
+	// are clamped onto its edges. Otherwise the range fits the finite data.
+	YLo, YHi float64
+	// Color draws the series in ANSI colours (for terminals only).
+	Color bool
+}
+
+// seriesMarks are the characters that tell series apart without colour:
+// the first series is a solid line, later ones are drawn with marks.
+var seriesMarks = []string{"", "•", "+", "x", "o", "*"}
+
+var seriesColors = []asciigraph.AnsiColor{asciigraph.Blue, asciigraph.Red, asciigraph.Green, asciigraph.Goldenrod, asciigraph.Magenta, asciigraph.Cyan}
+
+// legendMark is the character shown in the legend for series i.
+func legendMark(i int) string {
+	if m := seriesMarks[i%len(seriesMarks)]; m != "" {
+		return m
+	}
+	return "─"
+}
+
+// Render draws the series; later series are drawn over earlier ones. The
+// result ends with a newline.
+func (p LinePlot) Render(series ...Series) string {
+	var b strings.Builder
+	if p.Title != "" {
+		b.WriteString(p.Title + "\n")
+	}
+	width, height := p.Width, p.Height
+	if width < 2 {
+		width = 64
+	}
+	if height < 2 {
+		height = 10
+	}
+
+	var kept []Series
+	for _, s := range series {
+		if len(s.Values) > 0 {
+			kept = append(kept, s)
+		}
+	}
+	lo, hi := p.YLo, p.YHi
+	if !(lo < hi) {
+		lo, hi = finiteRange(kept)
+	}
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		b.WriteString("  (no finite values to plot)\n")
+		return b.String()
+	}
+	lo, hi = widenFlat(lo, hi)
+	// Clamp to the requested range first, then round it outwards to
+	// multiples of a round step so the axis labels are round numbers.
+	clampLo, clampHi := lo, hi
+	step, rows := niceStep(lo, hi, height)
+	lo, hi = math.Floor(lo/step+1e-9)*step, math.Ceil(hi/step-1e-9)*step
+	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	if m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9)); math.Abs(m-2.5) < 1e-9 {
+		decimals++ // steps of 0.25 need one more digit than steps of 0.2
+	}
+	label := func(v float64) string {
+		if math.Abs(v) < step*1e-6 {
+			v = 0 // not -1.1e-17
+		}
+		return strconv.FormatFloat(v, 'f', decimals, 64)
+	}
+
+	data := make([][]float64, len(kept))
+	chars := make([]asciigraph.CharSet, len(kept))
+	colors := make([]asciigraph.AnsiColor, len(kept))
+	for i, s := range kept {
+		data[i] = clampSeries(s.Values, clampLo, clampHi)
+		chars[i] = asciigraph.DefaultCharSet
+		if m := seriesMarks[i%len(seriesMarks)]; m != "" {
+			chars[i] = asciigraph.CreateCharSet(m)
+		}
+		colors[i] = seriesColors[i%len(seriesColors)]
+	}
+	opts := []asciigraph.Option{
+		asciigraph.Width(width),
+		asciigraph.Height(rows),
+		asciigraph.LowerBound(lo),
+		asciigraph.UpperBound(hi),
+		asciigraph.SeriesChars(chars...),
+		asciigraph.YAxisValueFormatter(label),
+	}
+	if p.XLo != p.XHi {
+		opts = append(opts, asciigraph.XAxisRange(p.XLo, p.XHi))
+	}
+	if p.Color {
+		opts = append(opts, asciigraph.SeriesColors(colors...))
+	}
+	b.WriteString(asciigraph.PlotMany(data, opts...))
+	b.WriteString("\n")
+
+	// asciigraph's own legend always emits ANSI escapes; write a plain one.
+	var legend []string
+	for i, s := range kept {
+		if s.Name == "" {
+			continue
+		}
+		mark := legendMark(i)
+		if p.Color {
+			mark = colors[i].String() + mark + asciigraph.Default.String()
+		}
+		legend = append(legend, mark+" "+s.Name)
+	}
+	if len(legend) > 0 {
+		b.WriteString("     " + strings.Join(legend, "   ") + "\n")
+	}
+	return b.String()
+}
+
+// niceStep returns the smallest round step (1, 2, 2.5 or 5 times a power
+// of ten) that covers [lo, hi] in about height rows (a quarter more at
+// most, so rounding the range outwards rarely halves the resolution), and
+// that number of rows once the range is rounded to multiples of the step.
+func niceStep(lo, hi float64, height int) (step float64, rows int) {
+	raw := (hi - lo) / float64(height)
+	maxRows := height + height/4
+	decade := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10, 20, 25, 50, 100} {
+		step = m * decade
+		rows = int(math.Round(math.Ceil(hi/step-1e-9) - math.Floor(lo/step+1e-9)))
+		if rows <= maxRows {
+			return step, rows
+		}
+	}
+	return step, rows
+}
+
+// finiteRange returns the smallest and largest finite value of the series,
+// or (+Inf, -Inf) when there is none.
+func finiteRange(series []Series) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, v := range s.Values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+	return lo, hi
+}
+
+// widenFlat gives a constant signal some vertical room: asciigraph cannot
+// scale an empty range.
+func widenFlat(lo, hi float64) (float64, float64) {
+	if hi-lo > 1e-12*max(1, math.Abs(lo), math.Abs(hi)) {
+		return lo, hi
+	}
+	mid := (lo + hi) / 2
+	pad := max(math.Abs(mid)/2, 1)
+	return mid - pad, mid + pad
+}
+
+// clampSeries copies v with values clamped into [lo, hi] (infinities onto
+// the edges); NaN stays NaN and is drawn as a gap.
+func clampSeries(v []float64, lo, hi float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		switch {
+		case math.IsNaN(x):
+			out[i] = x
+		case x < lo:
+			out[i] = lo
+		case x > hi:
+			out[i] = hi
+		default:
+			out[i] = x
+		}
+	}
+	return out
+}
+
+// Heatmap is a character-shaded picture of a field on a product grid, for
+// example a discrepancy δ(t, x): rows top to bottom, columns left to right.
+type Heatmap struct {
+	Title string
+	// Rows and Cols bound the picture in characters; larger fields are
+	// sampled down evenly (first and last row and column always shown).
+	// 0 means 16 rows × 64 columns.
+	Rows, Cols int
+	// RowName and ColName label the axes ("t", "x").
+	RowName, ColName string
+}
+
+// shadeRamp runs from zero magnitude (blank) to the largest (@).
+const shadeRamp = " .:-=+*#%@"
+
+// Render draws values[r][c], whose rows sit at rowAxis[r] and columns at
+// colAxis[c]. Shade grows with |value|; a footer gives the scale and the
+// sign of the values. The result ends with a newline.
+func (h Heatmap) Render(values [][]float64, rowAxis, colAxis []float64) string {
+	var b strings.Builder
+	if h.Title != "" {
+		b.WriteString(h.Title + "\n")
+	}
+	nr := len(values)
+	if nr == 0 || len(values[0]) == 0 {
+		b.WriteString("  (empty field)\n")
+		return b.String()
+	}
+	nc := len(values[0])
+	rows, cols := h.Rows, h.Cols
+	if rows < 1 {
+		rows = 16
+	}
+	if cols < 1 {
+		cols = 64
+	}
+	rows, cols = min(rows, nr), min(cols, nc)
+
+	maxAbs, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+	for _, row := range values {
+		for _, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				continue
+			}
+			maxAbs = max(maxAbs, math.Abs(v))
+			lo, hi = min(lo, v), max(hi, v)
+		}
+	}
+
+	labels := make([]string, rows)
+	labelWidth := 0
+	for i := range rows {
+		r := evenIndex(i, rows, nr)
+		labels[i] = h.RowName + "=" + axisNumber(rowAxis, r)
+		labelWidth = max(labelWidth, len(labels[i]))
+	}
+	ramp := []byte(shadeRamp)
+	for i := range rows {
+		r := evenIndex(i, rows, nr)
+		fmt.Fprintf(&b, "  %*s │", labelWidth, labels[i])
+		for j := range cols {
+			v := values[r][evenIndex(j, cols, nc)]
+			switch {
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				b.WriteByte('?')
+			case maxAbs == 0:
+				b.WriteByte(ramp[0])
+			default:
+				level := int(math.Round(math.Abs(v) / maxAbs * float64(len(ramp)-1)))
+				b.WriteByte(ramp[level])
+			}
+		}
+		b.WriteString("\n")
+	}
+	pad := strings.Repeat(" ", labelWidth+3)
+	b.WriteString(pad + "└" + strings.Repeat("─", cols) + "\n")
+	left := h.ColName + "=" + axisNumber(colAxis, 0)
+	right := h.ColName + "=" + axisNumber(colAxis, nc-1)
+	gap := max(1, cols-len(left)-len(right)+1)
+	b.WriteString(pad + " " + left + strings.Repeat(" ", gap) + right + "\n")
+
+	sign := "values change sign"
+	switch {
+	case lo > hi:
+		sign = "no finite values"
+	case lo >= 0:
+		sign = "all values ≥ 0"
+	case hi <= 0:
+		sign = "all values ≤ 0"
+	}
+	fmt.Fprintf(&b, "%sshade ∝ |value|: %q = 0 … %q = %s; %s\n", pad, ramp[0], ramp[len(ramp)-1], strconv.FormatFloat(maxAbs, 'g', 3, 64), sign)
+	return b.String()
+}
+
+// evenIndex is the i-th of m indices spread evenly over 0..n-1, first and
+// last included.
+func evenIndex(i, m, n int) int {
+	if m <= 1 {
+		return 0
+	}
+	return int(math.Round(float64(i) * float64(n-1) / float64(m-1)))
+}
+
+// axisNumber formats axis[i] briefly, or the index when there is no axis.
+func axisNumber(axis []float64, i int) string {
+	if i < len(axis) {
+		return strconv.FormatFloat(axis[i], 'g', 3, 64)
+	}
+	return strconv.Itoa(i)
+}
+
+// sparkTicks are the eight block heights of a sparkline.
+var sparkTicks = []rune("▁▂▃▄▅▆▇█")
+
+// Sparkline draws values as one line of at most width block characters
+// (a field's shape at a glance); values are sampled down evenly and
+// non-finite ones are left blank.
+func Sparkline(values []float64, width int) string {
+	n := len(values)
+	if n == 0 || width < 1 {
+		return ""
+	}
+	width = min(width, n)
+	lo, hi := finiteRange([]Series{{Values: values}})
+	var b strings.Builder
+	for i := range width {
+		v := values[evenIndex(i, width, n)]
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			b.WriteRune(' ')
+		case hi == lo:
+			b.WriteRune(sparkTicks[len(sparkTicks)/2])
+		default:
+			k := int(math.Round((v - lo) / (hi - lo) * float64(len(sparkTicks)-1)))
+			b.WriteRune(sparkTicks[k])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// yLabels returns the numbers on a line plot's y axis, top to bottom.
+func yLabels(plot string) []string {
+	var labels []string
+	for _, line := range strings.Split(plot, "\n") {
+		if i := strings.IndexAny(line, "┤┼"); i > 0 {
+			labels = append(labels, strings.TrimSpace(line[:i]))
+		}
+	}
+	return labels
+}
+
+func TestLinePlotClampsToRange(t *testing.T) {
+	v := []float64{0, 0.5, 100, -0.5, math.Inf(1), math.NaN(), 0}
+	out := LinePlot{Width: 20, Height: 4, YLo: -1, YHi: 1}.Render(Series{Name: "s", Values: v})
+	labels := yLabels(out)
+	if len(labels) == 0 || labels[0] != "1.0" || labels[len(labels)-1] != "-1.0" {
+		t.Errorf("y labels %v, want 1.0 … -1.0 (clamped):\n%s", labels, out)
+	}
+}
+
+func TestLinePlotRoundLabels(t *testing.T) {
+	v := []float64{0.013, 0.37, 0.81, 0.2}
+	out := LinePlot{Width: 10, Height: 8}.Render(Series{Values: v})
+	labels := yLabels(out)
+	if labels[0] != "0.9" || labels[len(labels)-1] != "0.0" {
+		t.Errorf("labels %v, want round steps from 0.9 down to 0.0", labels)
+	}
+	if n := len(labels); n > 11 {
+		t.Errorf("%d rows for height 8", n)
+	}
+}
+
+func TestLinePlotDegenerate(t *testing.T) {
+	if out := (LinePlot{}).Render(Series{Values: []float64{2, 2, 2}}); !strings.Contains(out, "┼") {
+		t.Errorf("flat series not drawn:\n%s", out)
+	}
+	if out := (LinePlot{Title: "T"}).Render(Series{Values: []float64{math.NaN()}}); !strings.Contains(out, "no finite values") {
+		t.Errorf("all-NaN series: %q", out)
+	}
+	if out := (LinePlot{}).Render(); !strings.Contains(out, "no finite values") {
+		t.Errorf("no series: %q", out)
+	}
+}
+
+func TestLinePlotLegendAndColor(t *testing.T) {
+	s := []Series{{Name: "true", Values: []float64{0, 1}}, {Name: "nominal", Values: []float64{1, 0}}}
+	plain := LinePlot{Width: 10, Height: 4}.Render(s...)
+	if !strings.Contains(plain, "─ true   • nominal") || strings.Contains(plain, "\x1b") {
+		t.Errorf("plain legend wrong or has escapes:\n%s", plain)
+	}
+	if colored := (LinePlot{Width: 10, Height: 4, Color: true}).Render(s...); !strings.Contains(colored, "\x1b[") {
+		t.Errorf("Color set but no ANSI escapes")
+	}
+}
+
+func TestHeatmap(t *testing.T) {
+	field := [][]float64{{0, -1, -2}, {-4, -3, 0}}
+	out := Heatmap{RowName: "t", ColName: "x"}.Render(field, []float64{0, 1}, []float64{0, 0.5, 1})
+	lines := strings.Split(out, "\n")
+	if !strings.HasSuffix(lines[0], "│ :+") || !strings.HasSuffix(lines[1], "│@# ") {
+		t.Errorf("shading wrong:\n%s", out)
+	}
+	if !strings.Contains(out, "'@' = 4") || !strings.Contains(out, "all values ≤ 0") {
+		t.Errorf("footer wrong:\n%s", out)
+	}
+	mixed := Heatmap{}.Render([][]float64{{1, -1}}, nil, nil)
+	if !strings.Contains(mixed, "values change sign") {
+		t.Errorf("mixed signs not reported:\n%s", mixed)
+	}
+	// Larger fields are sampled down to the requested size.
+	big := make([][]float64, 50)
+	for i := range big {
+		big[i] = make([]float64, 100)
+	}
+	out = Heatmap{Rows: 5, Cols: 20}.Render(big, nil, nil)
+	if n := strings.Count(out, "│"); n != 5 {
+		t.Errorf("%d rows, want 5", n)
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	s := Sparkline([]float64{0, 1, 2, 3, 4, 5, 6, 7}, 8)
+	if s != "▁▂▃▄▅▆▇█" {
+		t.Errorf("sparkline %q", s)
+	}
+	if n := utf8.RuneCountInString(Sparkline(make([]float64, 100), 30)); n != 30 {
+		t.Errorf("width %d, want 30", n)
+	}
+	if Sparkline(nil, 10) != "" {
+		t.Errorf("empty input should give empty sparkline")
+	}
+}
+
+func TestNiceStep(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		height int
+		step   float64
+	}{
+		{-1, 1, 10, 0.2},
+		{0.196, 1, 8, 0.1},
+		{-0.947, 0.923, 10, 0.2},
+		{0, 0.0223, 10, 0.002},
+	} {
+		step, rows := niceStep(tc.lo, tc.hi, tc.height)
+		if math.Abs(step-tc.step) > 1e-12 || rows > tc.height+tc.height/4 {
+			t.Errorf("niceStep(%v, %v, %d) = %v, %d; want step %v", tc.lo, tc.hi, tc.height, step, rows, tc.step)
+		}
+	}
+}

@@ -1,0 +1,273 @@
+// Package cli is apic's command line: a table of subcommands, each in its
+// own file, dispatched by Run.
+//
+// Adding a command is one new file whose init function calls register with
+// a Command. Its Run function builds a flag set with env.FlagSet, parses it
+// with env.Parse (which handles --help and turns flag problems into usage
+// errors) and returns UsageError for bad input (exit 2) or any other error
+// for a runtime failure (exit 1).
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"apic/sims"
+)
+
+// Command is one subcommand of apic.
+type Command struct {
+	Name    string // as typed: "simulate"
+	Summary string // one line for the command list
+	// Usage is the synopsis line (after "usage: ") followed, after a blank
+	// line, by an optional description; the flags are listed after it.
+	Usage string
+	Run   func(ctx context.Context, args []string, env *Env) error
+}
+
+// Env is what a command may touch of the outside world.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Terminal reports whether Stdout is a terminal, so commands may use
+	// colour and interactive output there and plain text elsewhere.
+	Terminal bool
+	// Color reports whether ANSI colours are wanted: a terminal and no
+	// NO_COLOR in the environment.
+	Color bool
+
+	cmd *Command // the command being run, for its help text
+}
+
+// Warnf prints "warning: ..." on Stderr; warnings never change the exit
+// status.
+func (e *Env) Warnf(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, "warning: "+format+"\n", args...)
+}
+
+// Notef prints an informational line on Stderr, keeping Stdout for the
+// command's result.
+func (e *Env) Notef(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, format+"\n", args...)
+}
+
+// usageError is a problem with what the user typed; Run exits 2 on it.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// UsageError returns an error that makes Run print "apic CMD: message" and
+// exit with status 2 (bad flag, bad value, unknown name, unreadable input).
+func UsageError(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// IsUsageError reports whether err is, or wraps, a UsageError.
+func IsUsageError(err error) bool {
+	var u *usageError
+	return errors.As(err, &u)
+}
+
+var commands = map[string]*Command{}
+
+// register adds a command; command files call it from init. A duplicate
+// or incomplete command is a programming error and panics.
+func register(c Command) {
+	if c.Name == "" || c.Run == nil {
+		panic("cli: command without name or Run")
+	}
+	if _, dup := commands[c.Name]; dup {
+		panic("cli: duplicate command " + c.Name)
+	}
+	commands[c.Name] = &c
+}
+
+// commandOrder is the workflow order of the command list; commands not
+// named here follow alphabetically.
+var commandOrder = []string{"simulate", "train", "eval", "inspect", "calibrate", "compare", "explore"}
+
+// Commands returns the registered commands in list order.
+func Commands() []Command {
+	rank := map[string]int{}
+	for i, n := range commandOrder {
+		rank[n] = i
+	}
+	out := make([]Command, 0, len(commands))
+	for _, c := range commands {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		ri, iok := rank[out[i].Name]
+		rj, jok := rank[out[j].Name]
+		switch {
+		case iok && jok:
+			return ri < rj
+		case iok != jok:
+			return iok
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// defaultCommand runs when apic is started without arguments on a
+// terminal, once a command of that name is registered (the explorer).
+const defaultCommand = "explore"
+
+// Run executes the command line args (without the program name) and
+// returns the process exit status: 0 on success or help, 2 on a usage
+// error, 1 on a runtime failure.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	term := isTerminal(stdout)
+	env := &Env{
+		Stdout:   stdout,
+		Stderr:   stderr,
+		Terminal: term,
+		Color:    term && os.Getenv("NO_COLOR") == "",
+	}
+	if len(args) == 0 {
+		if c, ok := commands[defaultCommand]; ok && term {
+			return runCommand(ctx, c, nil, env)
+		}
+		printCommands(stdout)
+		return 0
+	}
+	switch name := args[0]; name {
+	case "help", "-h", "-help", "--help":
+		if name == "help" && len(args) > 1 {
+			c, ok := commands[args[1]]
+			if !ok {
+				fmt.Fprintf(stderr, "apic help: unknown command %q\n", args[1])
+				return 2
+			}
+			return runCommand(ctx, c, []string{"--help"}, env)
+		}
+		printCommands(stdout)
+		return 0
+	default:
+		c, ok := commands[name]
+		if !ok {
+			fmt.Fprintf(stderr, "apic: unknown command %q (run 'apic help' for the list)\n", name)
+			return 2
+		}
+		return runCommand(ctx, c, args[1:], env)
+	}
+}
+
+// runCommand runs c and maps its error to an exit status.
+func runCommand(ctx context.Context, c *Command, args []string, env *Env) int {
+	env.cmd = c
+	err := c.Run(ctx, args, env)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case IsUsageError(err):
+		fmt.Fprintf(env.Stderr, "apic %s: %v\n", c.Name, err)
+		fmt.Fprintf(env.Stderr, "run 'apic %s --help' for usage\n", c.Name)
+		return 2
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(env.Stderr, "apic %s: interrupted\n", c.Name)
+		return 1
+	default:
+		fmt.Fprintf(env.Stderr, "apic %s: %v\n", c.Name, err)
+		return 1
+	}
+}
+
+// printCommands writes the top-level help: the command list and systems.
+func printCommands(w io.Writer) {
+	fmt.Fprintln(w, "apic: amortized physics-informed calibration with neural processes")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "usage: apic COMMAND [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	cmds := Commands()
+	width := len("help")
+	for _, c := range cmds {
+		width = max(width, len(c.Name))
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name, c.Summary)
+	}
+	fmt.Fprintf(w, "  %-*s  %s\n", width, "help", "show this list, or 'apic help COMMAND' for a command's flags")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "systems: %s\n", strings.Join(sims.Names(), ", "))
+}
+
+// FlagSet returns an empty flag set for the running command. Errors are
+// reported by Parse, not by the flag package, so its output is stderr
+// only for explicit PrintDefaults calls.
+func (e *Env) FlagSet() *flag.FlagSet {
+	name := "apic"
+	if e.cmd != nil {
+		name = e.cmd.Name
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	return fs
+}
+
+// Parse parses args into fs. On -h/--help it prints the command's usage
+// and flags on Stdout and returns flag.ErrHelp (exit 0); on a bad flag,
+// a bad flag value or a stray positional argument it returns a UsageError.
+func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
+	// The flag package would print its own message and the whole usage
+	// on every error; keep errors to one line and help on demand.
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		e.printUsage(fs)
+		return flag.ErrHelp
+	case err != nil:
+		return UsageError("%v", err)
+	case fs.NArg() > 0:
+		return UsageError("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// printUsage writes the running command's usage text and its flags with
+// their defaults.
+func (e *Env) printUsage(fs *flag.FlagSet) {
+	w := e.Stdout
+	if e.cmd != nil && e.cmd.Usage != "" {
+		fmt.Fprintf(w, "usage: %s\n", strings.TrimSpace(e.cmd.Usage))
+	} else {
+		fmt.Fprintf(w, "usage: apic %s [flags]\n", fs.Name())
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "flags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, usage := flag.UnquoteUsage(f)
+		head := "  --" + f.Name
+		if typ != "" {
+			head += " " + typ
+		}
+		fmt.Fprintln(w, head)
+		line := "      " + usage
+		// Booleans (no type word) default to false; say so only otherwise.
+		if def := f.DefValue; def != "" && !(typ == "" && def == "false") {
+			line += fmt.Sprintf(" (default %s)", def)
+		}
+		fmt.Fprintln(w, line)
+	})
+}
+
+// isTerminal reports whether w is a character device such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

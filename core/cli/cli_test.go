@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// testcmd returns whatever error its --fail flag names, to check how Run
+// maps errors to exit statuses.
+func init() {
+	register(Command{
+		Name:    "testcmd",
+		Summary: "test command",
+		Usage:   "apic testcmd [--fail KIND]",
+		Run: func(ctx context.Context, args []string, env *Env) error {
+			fs := env.FlagSet()
+			fail := fs.String("fail", "", "usage, wrapped, runtime or cancel")
+			n := fs.Int("n", 3, "a number")
+			if err := env.Parse(fs, args); err != nil {
+				return err
+			}
+			switch *fail {
+			case "usage":
+				return UsageError("bad value %d", *n)
+			case "wrapped":
+				return fmt.Errorf("context: %w", UsageError("deep"))
+			case "runtime":
+				return errors.New("disk full")
+			case "cancel":
+				return context.Canceled
+			}
+			fmt.Fprintln(env.Stdout, "ok")
+			return nil
+		},
+	})
+}
+
+func TestRunExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{[]string{"testcmd"}, 0, "ok", ""},
+		{[]string{"testcmd", "--fail", "usage"}, 2, "", "apic testcmd: bad value 3"},
+		{[]string{"testcmd", "--fail", "wrapped"}, 2, "", "apic testcmd: context: deep"},
+		{[]string{"testcmd", "--fail", "runtime"}, 1, "", "apic testcmd: disk full"},
+		{[]string{"testcmd", "--fail", "cancel"}, 1, "", "apic testcmd: interrupted"},
+		{[]string{"testcmd", "--n", "x"}, 2, "", `apic testcmd: invalid value "x" for flag -n`},
+		{[]string{"testcmd", "--help"}, 0, "usage: apic testcmd [--fail KIND]", ""},
+		{[]string{"testcmd", "-h"}, 0, "--n int\n      a number (default 3)", ""},
+		{[]string{"help", "testcmd"}, 0, "usage: apic testcmd", ""},
+		{[]string{"nosuch"}, 2, "", `apic: unknown command "nosuch"`},
+		{[]string{"help", "nosuch"}, 2, "", `unknown command "nosuch"`},
+		{[]string{}, 0, "commands:", ""},
+		{[]string{"help"}, 0, "simulate", ""},
+		{[]string{"--help"}, 0, "testcmd  ", ""},
+	} {
+		code, out, errOut := runCLI(t, tc.args...)
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", tc.args, code, tc.code, errOut)
+		}
+		if !strings.Contains(out, tc.stdout) {
+			t.Errorf("%v: stdout %q lacks %q", tc.args, out, tc.stdout)
+		}
+		if !strings.Contains(errOut, tc.stderr) {
+			t.Errorf("%v: stderr %q lacks %q", tc.args, errOut, tc.stderr)
+		}
+		if tc.code == 0 && errOut != "" {
+			t.Errorf("%v: unexpected stderr %q", tc.args, errOut)
+		}
+	}
+}
+
+func TestSimulateHelp(t *testing.T) {
+	code, out, errOut := runCLI(t, "simulate", "--help")
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"usage: apic simulate --system SYS", "--seed uint", "(default 1)", "--theta", "--u0-file file", "--json", "testsys"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCommandsOrder(t *testing.T) {
+	cmds := Commands()
+	if len(cmds) < 2 || cmds[0].Name != "simulate" {
+		t.Fatalf("commands %v: simulate should come first", cmds)
+	}
+}

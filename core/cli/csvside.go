@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"apic/sims"
+)
+
+// positionTol is how far a file's x may be from the grid position it
+// stands for (positions are written with at least ~10 significant digits).
+const positionTol = 1e-9
+
+// sideAxis says where a field of side information lives: at the known
+// grid positions pos (when non-nil), or else anywhere increasing in
+// [lo, hi].
+type sideAxis struct {
+	pos    []float64
+	lo, hi float64
+}
+
+// sideAxisOf finds the positions of a system's side-information field
+// without knowing the system: on a product grid whose last axis has as
+// many points as the side information, the field lives on that axis (an
+// initial condition u0(x) of a (t, x) grid). Otherwise only the range of
+// the last state dimension is known.
+func sideAxisOf(g sims.Grid, n int) sideAxis {
+	a := sideAxis{lo: math.Inf(-1), hi: math.Inf(1)}
+	if k := len(g.Lo); k > 0 && len(g.Hi) == k {
+		a.lo, a.hi = g.Lo[k-1], g.Hi[k-1]
+	}
+	if len(g.Shape) >= 2 && g.Shape[len(g.Shape)-1] == n && len(g.States) >= n {
+		a.pos = make([]float64, n)
+		for i := range n {
+			st := g.States[i] // the first n points run along the last axis
+			a.pos[i] = st[len(st)-1]
+		}
+	}
+	return a
+}
+
+// readSideCSV reads n values of side information from the CSV file path:
+// a header row "x,u", then one row per position in increasing x.
+func readSideCSV(path string, n int, axis sideAxis) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, UsageError("--u0-file: %v", err)
+	}
+	defer f.Close()
+	return parseSideCSV(f, path, n, axis)
+}
+
+// parseSideCSV is readSideCSV on an open reader; name labels the errors,
+// which are usage errors of the form "name:line: problem".
+func parseSideCSV(r io.Reader, name string, n int, axis sideAxis) ([]float64, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1 // count fields ourselves for a clearer message
+	cr.TrimLeadingSpace = true
+
+	bad := func(line int, format string, args ...any) error {
+		return UsageError("%s:%d: %s", name, line, fmt.Sprintf(format, args...))
+	}
+	read := func() (rec []string, line int, err error) {
+		rec, err = cr.Read()
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, pe.Line, bad(pe.Line, "%v", pe.Err)
+			}
+			return nil, 0, err
+		}
+		line, _ = cr.FieldPos(0)
+		for i := range rec {
+			rec[i] = strings.TrimSpace(rec[i])
+		}
+		return rec, line, nil
+	}
+
+	header, line, err := read()
+	switch {
+	case err == io.EOF:
+		return nil, UsageError("%s: empty file, want a header \"x,u\" and %d rows", name, n)
+	case err != nil:
+		return nil, err
+	}
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff") // spreadsheet BOM
+	}
+	if len(header) != 2 || header[0] != "x" || header[1] != "u" {
+		if len(header) > 0 {
+			if _, numErr := strconv.ParseFloat(header[0], 64); numErr == nil {
+				return nil, bad(line, "missing header row \"x,u\"")
+			}
+		}
+		return nil, bad(line, "header is %q, want \"x,u\"", strings.Join(header, ","))
+	}
+
+	values := make([]float64, 0, n)
+	prevX := math.Inf(-1)
+	for {
+		rec, line, err := read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(rec) != 2 {
+			return nil, bad(line, "%d fields, want 2 (x,u)", len(rec))
+		}
+		if len(values) == n {
+			return nil, bad(line, "more than %d data rows", n)
+		}
+		var xu [2]float64
+		for i, col := range [2]string{"x", "u"} {
+			v, err := strconv.ParseFloat(rec[i], 64)
+			if err != nil && !errors.Is(err, strconv.ErrRange) {
+				return nil, bad(line, "%s %q is not a number", col, rec[i])
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, bad(line, "%s = %s is not a finite number", col, rec[i])
+			}
+			xu[i] = v
+		}
+		x, u := xu[0], xu[1]
+		if axis.pos != nil {
+			if want := axis.pos[len(values)]; math.Abs(x-want) > positionTol {
+				return nil, bad(line, "x = %s, want grid position %d at x = %s", rec[0], len(values), fmtFloat(want))
+			}
+		} else {
+			if x <= prevX {
+				return nil, bad(line, "x = %s does not increase (previous x = %s)", rec[0], fmtFloat(prevX))
+			}
+			if x < axis.lo || x > axis.hi {
+				return nil, bad(line, "x = %s outside the domain [%s, %s]", rec[0], fmtFloat(axis.lo), fmtFloat(axis.hi))
+			}
+			prevX = x
+		}
+		values = append(values, u)
+	}
+	if len(values) != n {
+		return nil, UsageError("%s: %d data rows, want %d", name, len(values), n)
+	}
+	return values, nil
+}
+
+// fmtFloat formats v in the shortest form that reads back exactly.
+func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"apic/sims"
+)
+
+func TestParseSideCSV(t *testing.T) {
+	grid := sideAxis{pos: []float64{0, 0.25, 0.5, 0.75}, lo: 0, hi: 1}
+	free := sideAxis{lo: 0, hi: 1}
+	for _, tc := range []struct {
+		name string
+		text string
+		axis sideAxis
+		want []float64
+		err  string
+	}{
+		{"ok", "x,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n", grid, []float64{1, 2, 3, 4}, ""},
+		{"spaces bom crlf", "\ufeffx, u\r\n0, 1\r\n0.25 ,2\r\n0.5,3\r\n0.75,4\r\n", grid, []float64{1, 2, 3, 4}, ""},
+		{"free axis", "x,u\n0.1,1\n0.2,2\n0.4,3\n0.9,4\n", free, []float64{1, 2, 3, 4}, ""},
+		{"empty", "", grid, nil, "f.csv: empty file"},
+		{"no header", "0,1\n0.25,2\n", grid, nil, `f.csv:1: missing header row "x,u"`},
+		{"wrong header", "pos,value\n0,1\n", grid, nil, `f.csv:1: header is "pos,value", want "x,u"`},
+		{"three fields", "x,u\n0,1\n0.25,2,9\n", grid, nil, "f.csv:3: 3 fields, want 2"},
+		{"bad x", "x,u\n0,1\nzz,2\n", grid, nil, `f.csv:3: x "zz" is not a number`},
+		{"nan u", "x,u\n0,1\n0.25,NaN\n", grid, nil, "f.csv:3: u = NaN is not a finite number"},
+		{"inf u", "x,u\n0,+Inf\n", grid, nil, "f.csv:2: u = +Inf is not a finite number"},
+		{"too few", "x,u\n0,1\n0.25,2\n", grid, nil, "f.csv: 2 data rows, want 4"},
+		{"too many", "x,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n0.9,5\n", grid, nil, "f.csv:6: more than 4 data rows"},
+		{"off grid", "x,u\n0,1\n0.26,2\n", grid, nil, "f.csv:3: x = 0.26, want grid position 1 at x = 0.25"},
+		{"within tol", "x,u\n0,1\n0.2500000000001,2\n0.5,3\n0.75,4\n", grid, []float64{1, 2, 3, 4}, ""},
+		{"not increasing", "x,u\n0.5,1\n0.2,2\n", free, nil, "f.csv:3: x = 0.2 does not increase"},
+		{"outside domain", "x,u\n0.5,1\n1.5,2\n", free, nil, "f.csv:3: x = 1.5 outside the domain [0, 1]"},
+		{"bad quote", "x,u\n0,\"1\n", grid, nil, "f.csv:2:"},
+	} {
+		got, err := parseSideCSV(strings.NewReader(tc.text), "f.csv", 4, tc.axis)
+		if tc.err == "" {
+			if err != nil || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%s: got %v, %v; want %v", tc.name, got, err, tc.want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.err) || !IsUsageError(err) {
+			t.Errorf("%s: error %v, want a usage error containing %q", tc.name, err, tc.err)
+		}
+	}
+}
+
+func TestSideAxisOf(t *testing.T) {
+	field := newFake("testfield")
+	a := sideAxisOf(field.Grid(), 4)
+	if !reflect.DeepEqual(a.pos, []float64{0, 0.25, 0.5, 0.75}) || a.lo != 0 || a.hi != 1 {
+		t.Errorf("testfield axis %+v", a)
+	}
+	// A 1-D grid has no positions for a side field; only the domain.
+	a = sideAxisOf(newFake("testsys").Grid(), 2)
+	if a.pos != nil || a.lo != 0 || a.hi != 1 {
+		t.Errorf("testsys axis %+v", a)
+	}
+	if a = sideAxisOf(sims.Grid{}, 3); a.pos != nil || !math.IsInf(a.lo, -1) {
+		t.Errorf("empty grid axis %+v", a)
+	}
+}

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"apic/core"
+	"apic/nets"
+)
+
+func init() {
+	register(Command{
+		Name:    "inspect",
+		Summary: "describe a checkpoint: system, backbone, config, tensors, metrics",
+		Usage:   "apic inspect [--json] FILE",
+		Run:     runInspect,
+	})
+}
+
+func runInspect(ctx context.Context, args []string, env *Env) error {
+	fs := env.FlagSet()
+	jsonOut := fs.Bool("json", false, "print one JSON object")
+	// The file is a positional argument; flags may come before it.
+	var path string
+	if n := len(args); n > 0 && len(args[n-1]) > 0 && args[n-1][0] != '-' {
+		path, args = args[n-1], args[:n-1]
+	}
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	if path == "" {
+		return UsageError("give the checkpoint FILE to inspect")
+	}
+	f, err := nets.ReadSafetensorsFile(path, 0)
+	if err != nil {
+		return UsageError("%v", err)
+	}
+	m, info, err := core.LoadCheckpoint(path)
+	if err != nil {
+		return UsageError("%v", err)
+	}
+	names := make([]string, 0, len(f.Tensors))
+	for n := range f.Tensors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if *jsonOut {
+		tensors := map[string]any{}
+		for _, n := range names {
+			tensors[n] = map[string]any{"dtype": f.DTypes[n], "shape": f.Shapes[n]}
+		}
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{
+			"file": path, "format_version": f.Metadata["format_version"],
+			"system": m.Config.Arch.System, "backbone": m.Config.Arch.Backbone, "config": m.Config,
+			"parameters": m.Params.Count(), "steps1": info.Steps1, "steps2": info.Steps2,
+			"wall_seconds": info.WallSeconds, "metrics": info.Metrics, "tensors": tensors,
+		})
+	}
+	w := env.Stdout
+	a, t := m.Config.Arch, m.Config.Train
+	fmt.Fprintf(w, "%s\n  format version %s, %s/%s, %d parameters\n", path, f.Metadata["format_version"], a.System, a.Backbone, m.Params.Count())
+	fmt.Fprintf(w, "  architecture: form %s, hidden %d×%d, latents θ %d δ %d, f_ψ %d×%d, heads %d\n",
+		a.Form, a.Hidden, a.Layers, a.LatentTheta, a.LatentDelta, a.DecHidden, a.DecLayers, a.Heads)
+	fmt.Fprintf(w, "  training: steps %d+%d done (planned %d+%d), batch %d, lr %g→%g, λθ %g, λδ %g, reg %s, noise %g, seed %d, trajectories %d\n",
+		info.Steps1, info.Steps2, t.Steps1, t.Steps2, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, t.Noise, t.Seed, t.Trajectories)
+	fmt.Fprintf(w, "  wall time: %.1f s\n", info.WallSeconds)
+	if info.Metrics != nil {
+		fmt.Fprintf(w, "  validation (%d realizations, context %d):\n", info.Metrics.Tasks, info.Metrics.Context)
+		writeReportTable(w, *info.Metrics)
+	}
+	fmt.Fprintf(w, "  tensors:\n")
+	for _, n := range names {
+		fmt.Fprintf(w, "    %-28s %s %v\n", n, f.DTypes[n], f.Shapes[n])
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

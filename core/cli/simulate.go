@@ -1,0 +1,514 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"apic/sims"
+)
+
+func init() {
+	register(Command{
+		Name:    "simulate",
+		Summary: "print one realization of a system: θ, nominal, true and discrepancy",
+		Usage: `apic simulate --system SYS [--seed N | --theta name=value,... [--u0 a,b,... | --u0-file FILE]] [--json]
+
+Prints one realization of a benchmark system: its parameters θ, its side
+information u0 (the initial condition), and on the observation grid the
+nominal simulator F, the true process G and the discrepancy G − F.
+
+By default θ and u0 are drawn from the prior with --seed. --theta sets every
+parameter by name instead; u0 then comes from --u0 (comma-separated values)
+or --u0-file (CSV with header x,u and one row per grid position), or, when
+neither is given, from the --seed draw.`,
+		Run: runSimulate,
+	})
+}
+
+// simulateStream is the PCG stream of simulate's draws. It is fixed so
+// that "--seed N" names the same realization in every version.
+const simulateStream = 0x73696d756c617465 // "simulate" in ASCII
+
+// DrawRealization returns the realization that "apic simulate --seed seed"
+// shows: sims.Draw from a PCG source on simulate's fixed stream.
+func DrawRealization(sys sims.System, seed uint64) sims.Realization {
+	return sims.Draw(sys, rand.New(rand.NewPCG(seed, simulateStream)))
+}
+
+func runSimulate(ctx context.Context, args []string, env *Env) error {
+	fs := env.FlagSet()
+	system := fs.String("system", "", "benchmark system: "+strings.Join(sims.Names(), ", "))
+	seed := fs.Uint64("seed", 1, "seed of the prior draw of θ and u0")
+	thetaText := fs.String("theta", "", "every parameter by name, e.g. omega=5 (overrides the draw of θ)")
+	u0Text := fs.String("u0", "", "side information as comma-separated values (with --theta)")
+	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (with --theta)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of plots")
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+
+	if *system == "" {
+		return UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))
+	}
+	sys, err := sims.Lookup(*system)
+	if err != nil {
+		return UsageError("%v", err)
+	}
+	side := sys.Side()
+	switch {
+	case *u0Text != "" && *u0File != "":
+		return UsageError("give --u0 or --u0-file, not both")
+	case (*u0Text != "" || *u0File != "") && side.Len == 0:
+		return UsageError("system %s has no side information, so --u0 and --u0-file do not apply", sys.Name())
+	case (*u0Text != "" || *u0File != "") && *thetaText == "":
+		return UsageError("--u0 and --u0-file need --theta (with --seed alone θ and u0 are both drawn)")
+	case *u0File != "" && side.Labels != nil:
+		return UsageError("%s's %s is (%s): give it with --u0", sys.Name(), side.Name, strings.Join(side.Labels, ", "))
+	}
+
+	var r sims.Realization
+	seedUsed := true
+	source := fmt.Sprintf("seed %d", *seed) // where θ and u0 came from, for the header
+	if *thetaText == "" {
+		r = DrawRealization(sys, *seed)
+	} else {
+		source = "θ from --theta"
+		theta, err := parseTheta(*thetaText, sys.Params(), env)
+		if err != nil {
+			return err
+		}
+		var u0 []float64
+		switch {
+		case *u0Text != "":
+			if u0, err = parseSideValues(*u0Text, side); err != nil {
+				return err
+			}
+		case *u0File != "":
+			if u0, err = readSideCSV(*u0File, side.Len, sideAxisOf(sys.Grid(), side.Len)); err != nil {
+				return err
+			}
+		case side.Len > 0:
+			u0 = DrawRealization(sys, *seed).Side
+			env.Notef("%s not given: using the %s drawn with --seed %d", side.Name, side.Name, *seed)
+			source += fmt.Sprintf(", %s from seed %d", side.Name, *seed)
+		default:
+			seedUsed = false
+		}
+		if *u0Text != "" || *u0File != "" {
+			seedUsed = false
+			warnSideRange(env, side, u0)
+		}
+		r = sims.Realization{Theta: theta, Side: u0, Nominal: sys.Nominal(theta, u0), True: sys.True(theta, u0)}
+		if !sys.Valid(r.True) {
+			env.Warnf("the true process fails %s's validity check (training data would redraw this realization)", sys.Name())
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := checkFinite(r); err != nil {
+		return err
+	}
+	var seedPtr *uint64
+	if seedUsed {
+		seedPtr = seed
+	}
+	if *asJSON {
+		return writeRealizationJSON(env, sys, r, seedPtr)
+	}
+	return writeRealizationText(env, sys, r, source)
+}
+
+// parseTheta reads "name=value,..." naming every parameter exactly once.
+// Values outside the prior are allowed (the simulators are defined
+// there) but get a warning.
+func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
+	index := map[string]int{}
+	names := make([]string, len(params))
+	for i, p := range params {
+		index[p.Name] = i
+		names[i] = p.Name
+	}
+	theta := make([]float64, len(params))
+	seen := make([]bool, len(params))
+	for item := range strings.SplitSeq(text, ",") {
+		item = strings.TrimSpace(item)
+		name, valueText, ok := strings.Cut(item, "=")
+		name, valueText = strings.TrimSpace(name), strings.TrimSpace(valueText)
+		if !ok || name == "" {
+			return nil, UsageError("--theta: %q is not name=value (parameters: %s)", item, strings.Join(names, ", "))
+		}
+		i, known := index[name]
+		if !known {
+			return nil, UsageError("--theta: unknown parameter %q (parameters: %s)", name, strings.Join(names, ", "))
+		}
+		if seen[i] {
+			return nil, UsageError("--theta: parameter %s given twice", name)
+		}
+		v, err := parseFinite(valueText)
+		if err != nil {
+			return nil, UsageError("--theta: %s=%s: %v", name, valueText, err)
+		}
+		theta[i], seen[i] = v, true
+	}
+	var missing []string
+	for i, ok := range seen {
+		if !ok {
+			missing = append(missing, names[i])
+		}
+	}
+	if len(missing) > 0 {
+		return nil, UsageError("--theta: missing parameter %s (give all of %s)", strings.Join(missing, ", "), strings.Join(names, ", "))
+	}
+	for i, p := range params {
+		if theta[i] < p.Lo || theta[i] > p.Hi {
+			env.Warnf("%s=%s is outside the prior [%s, %s]", p.Name, fmtFloat(theta[i]), fmtFloat(p.Lo), fmtFloat(p.Hi))
+		}
+	}
+	return theta, nil
+}
+
+// parseFinite parses a float and rejects NaN and infinities.
+func parseFinite(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	// An out-of-range literal parses to ±Inf and is reported as such.
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a finite number", s)
+	}
+	return v, nil
+}
+
+// parseSideValues reads --u0: exactly side.Len comma-separated numbers.
+func parseSideValues(text string, side sims.SideInfo) ([]float64, error) {
+	parts := strings.Split(text, ",")
+	if len(parts) != side.Len {
+		want := fmt.Sprintf("%d values", side.Len)
+		if side.Labels != nil {
+			want += " (" + strings.Join(side.Labels, ", ") + ")"
+		}
+		return nil, UsageError("--u0: got %d values, want %s", len(parts), want)
+	}
+	u0 := make([]float64, len(parts))
+	for i, p := range parts {
+		v, err := parseFinite(strings.TrimSpace(p))
+		if err != nil {
+			return nil, UsageError("--u0: value %d (%s): %v", i+1, sideLabel(side, i), err)
+		}
+		u0[i] = v
+	}
+	return u0, nil
+}
+
+// sideLabel names entry i of the side information.
+func sideLabel(side sims.SideInfo, i int) string {
+	if i < len(side.Labels) {
+		return side.Labels[i]
+	}
+	return fmt.Sprintf("%s[%d]", side.Name, i)
+}
+
+// warnSideRange warns about side information outside its plausible range.
+func warnSideRange(env *Env, side sims.SideInfo, u0 []float64) {
+	if !(side.Lo < side.Hi) {
+		return
+	}
+	for i, v := range u0 {
+		if v < side.Lo || v > side.Hi {
+			env.Warnf("%s=%s is outside the plausible range [%s, %s]", sideLabel(side, i), fmtFloat(v), fmtFloat(side.Lo), fmtFloat(side.Hi))
+		}
+	}
+}
+
+// checkFinite fails on non-finite simulator output, which JSON cannot
+// carry and which means θ or u0 lies where the simulator breaks down.
+func checkFinite(r sims.Realization) error {
+	for _, p := range []struct {
+		name   string
+		values []float64
+	}{{"nominal", r.Nominal}, {"true", r.True}} {
+		for _, v := range p.values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("the %s process has non-finite values (θ or u0 far outside the prior?)", p.name)
+			}
+		}
+	}
+	return nil
+}
+
+// gridAxes returns the coordinate values along each axis of a product
+// grid (axis d varies with stride ∏ Shape[d+1:] in the point-major
+// layout), or for a one-dimensional grid the first state coordinate of
+// every point.
+func gridAxes(g sims.Grid) [][]float64 {
+	if len(g.Shape) == 0 {
+		axis := make([]float64, len(g.States))
+		for i, st := range g.States {
+			axis[i] = st[0]
+		}
+		return [][]float64{axis}
+	}
+	axes := make([][]float64, len(g.Shape))
+	stride := 1
+	for d := len(g.Shape) - 1; d >= 0; d-- {
+		axes[d] = make([]float64, g.Shape[d])
+		for k := range g.Shape[d] {
+			// A product grid's states have one coordinate per axis.
+			axes[d][k] = g.States[k*stride][d]
+		}
+		stride *= g.Shape[d]
+	}
+	return axes
+}
+
+// valueShape is the array shape of values on the grid: the grid's shape
+// (or its point count), then the channels when there is more than one.
+func valueShape(g sims.Grid) []int {
+	shape := []int{g.Points()}
+	if len(g.Shape) > 0 {
+		shape = append([]int(nil), g.Shape...)
+	}
+	if len(g.Channels) > 1 {
+		shape = append(shape, len(g.Channels))
+	}
+	return shape
+}
+
+// nest reshapes row-major values to nested slices of the given shape.
+func nest(values []float64, shape []int) any {
+	if len(shape) == 1 {
+		return values
+	}
+	chunk := len(values) / shape[0]
+	out := make([]any, shape[0])
+	for i := range out {
+		out[i] = nest(values[i*chunk:(i+1)*chunk], shape[1:])
+	}
+	return out
+}
+
+// shaped reshapes grid values, checking that the system's grid and value
+// lengths agree.
+func shaped(values []float64, g sims.Grid) (any, error) {
+	shape := valueShape(g)
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	if n != len(values) || n != g.Size() {
+		return nil, fmt.Errorf("grid of shape %v does not hold %d values", shape, len(values))
+	}
+	return nest(values, shape), nil
+}
+
+// realizationJSON is simulate's --json output.
+type realizationJSON struct {
+	System      string             `json:"system"`
+	Seed        *uint64            `json:"seed,omitempty"`
+	Theta       map[string]float64 `json:"theta"`
+	Channels    []string           `json:"channels"`
+	T           []float64          `json:"t"`
+	X           []float64          `json:"x,omitempty"`
+	U0          []float64          `json:"u0,omitempty"`
+	Nominal     any                `json:"nominal"`
+	True        any                `json:"true"`
+	Discrepancy any                `json:"discrepancy"`
+}
+
+// writeRealizationJSON prints r as one realizationJSON object; seed is nil
+// when nothing was drawn from it.
+func writeRealizationJSON(env *Env, sys sims.System, r sims.Realization, seed *uint64) error {
+	g := sys.Grid()
+	out := realizationJSON{
+		System:   sys.Name(),
+		Seed:     seed,
+		Theta:    map[string]float64{},
+		Channels: g.Channels,
+	}
+	for i, p := range sys.Params() {
+		out.Theta[p.Name] = r.Theta[i]
+	}
+	axes := gridAxes(g)
+	out.T = axes[0]
+	if len(axes) > 1 {
+		out.X = axes[len(axes)-1]
+	}
+	if sys.Side().Len > 0 {
+		out.U0 = r.Side
+	}
+	var err error
+	if out.Nominal, err = shaped(r.Nominal, g); err != nil {
+		return fmt.Errorf("nominal: %w", err)
+	}
+	if out.True, err = shaped(r.True, g); err != nil {
+		return fmt.Errorf("true: %w", err)
+	}
+	if out.Discrepancy, err = shaped(r.Discrepancy(), g); err != nil {
+		return fmt.Errorf("discrepancy: %w", err)
+	}
+	enc := json.NewEncoder(env.Stdout)
+	if err := enc.Encode(out); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
+
+// Plot sizes of simulate's text output.
+const (
+	plotWidth   = 64
+	plotHeight  = 10
+	sliceHeight = 8
+)
+
+// writeRealizationText prints the header and plots; source says where θ
+// and u0 came from.
+func writeRealizationText(env *Env, sys sims.System, r sims.Realization, source string) error {
+	var b strings.Builder
+	g := sys.Grid()
+	fmt.Fprintf(&b, "%s (%s), %s\n\n", sys.Title(), sys.Name(), source)
+
+	params := sys.Params()
+	nameWidth := 0
+	for _, p := range params {
+		nameWidth = max(nameWidth, len(p.Name))
+	}
+	for i, p := range params {
+		fmt.Fprintf(&b, "  %-*s = %-12.6g prior U(%s, %s)\n", nameWidth, p.Name, r.Theta[i], fmtFloat(p.Lo), fmtFloat(p.Hi))
+	}
+	b.WriteString(sideSummary(sys.Side(), r.Side))
+	b.WriteString(gridSummary(g))
+	b.WriteString("\n")
+
+	disc := r.Discrepancy()
+	axes := gridAxes(g)
+	if len(g.Shape) == 2 {
+		writeProductPlots(&b, env, g, axes, r, disc)
+	} else {
+		writeLinePlots(&b, env, g, axes[0], r, disc)
+	}
+	_, err := fmt.Fprint(env.Stdout, b.String())
+	return err
+}
+
+// sideSummary is the header line on the side information: labelled values
+// in full, a field as its range and a sparkline.
+func sideSummary(side sims.SideInfo, u0 []float64) string {
+	switch {
+	case side.Len == 0:
+		return "  (no side information)\n"
+	case side.Labels != nil:
+		parts := make([]string, len(u0))
+		for i, v := range u0 {
+			parts[i] = fmt.Sprintf("%s = %.6g", sideLabel(side, i), v)
+		}
+		return fmt.Sprintf("  %s: %s\n", side.Name, strings.Join(parts, ", "))
+	default:
+		lo, hi := finiteRange([]Series{{Values: u0}})
+		return fmt.Sprintf("  %s: %d values in [%.4g, %.4g]  %s\n", side.Name, len(u0), lo, hi, Sparkline(u0, plotWidth))
+	}
+}
+
+// gridSummary describes the grid in one line.
+func gridSummary(g sims.Grid) string {
+	var dims []string
+	for d, name := range g.StateNames {
+		if d < len(g.Lo) && d < len(g.Hi) {
+			dims = append(dims, fmt.Sprintf("%s ∈ [%.4g, %.4g]", name, g.Lo[d], g.Hi[d]))
+		}
+	}
+	shape := fmt.Sprintf("%d points", g.Points())
+	if len(g.Shape) > 0 {
+		s := make([]string, len(g.Shape))
+		for i, n := range g.Shape {
+			s[i] = strconv.Itoa(n)
+		}
+		shape = strings.Join(s, " × ") + " (" + strings.Join(g.StateNames, ", ") + ")"
+	}
+	return fmt.Sprintf("  grid: %s, %s; channels: %s\n", shape, strings.Join(dims, ", "), strings.Join(g.Channels, ", "))
+}
+
+// channel extracts channel c from point-major values.
+func channel(values []float64, c, channels int) []float64 {
+	out := make([]float64, len(values)/channels)
+	for i := range out {
+		out[i] = values[i*channels+c]
+	}
+	return out
+}
+
+// writeLinePlots draws, over a one-dimensional grid, true vs nominal for
+// each channel and the discrepancy with one series per channel.
+func writeLinePlots(b *strings.Builder, env *Env, g sims.Grid, axis []float64, r sims.Realization, disc []float64) {
+	nc := len(g.Channels)
+	plot := LinePlot{Width: plotWidth, Height: plotHeight, XLo: axis[0], XHi: axis[len(axis)-1], Color: env.Color}
+	for c, name := range g.Channels {
+		plot.Title = "true vs nominal"
+		if nc > 1 {
+			plot.Title = name + ": " + plot.Title
+		}
+		b.WriteString(plot.Render(
+			Series{Name: "true", Values: channel(r.True, c, nc)},
+			Series{Name: "nominal", Values: channel(r.Nominal, c, nc)},
+		))
+		b.WriteString("\n")
+	}
+	series := make([]Series, nc)
+	for c, name := range g.Channels {
+		series[c] = Series{Values: channel(disc, c, nc)}
+		if nc > 1 {
+			series[c].Name = name
+		}
+	}
+	plot.Title = "discrepancy = true − nominal"
+	b.WriteString(plot.Render(series...))
+}
+
+// writeProductPlots draws, over a two-dimensional (rows × columns) grid,
+// true vs nominal along the columns at the first, middle and last row,
+// and the discrepancy as a heatmap, per channel.
+func writeProductPlots(b *strings.Builder, env *Env, g sims.Grid, axes [][]float64, r sims.Realization, disc []float64) {
+	nc := len(g.Channels)
+	nr, ncol := g.Shape[0], g.Shape[1]
+	rowName, colName := "row", "column"
+	if len(g.StateNames) == 2 {
+		rowName, colName = g.StateNames[0], g.StateNames[1]
+	}
+	rows := []int{0}
+	for _, k := range []int{nr / 2, nr - 1} {
+		if k != rows[len(rows)-1] {
+			rows = append(rows, k)
+		}
+	}
+	for c, name := range g.Channels {
+		tr, nom, d := channel(r.True, c, nc), channel(r.Nominal, c, nc), channel(disc, c, nc)
+		prefix := ""
+		if nc > 1 {
+			prefix = name + ": "
+		}
+		// One vertical range for all slices, so they compare at a glance.
+		lo, hi := finiteRange([]Series{{Values: tr}, {Values: nom}})
+		plot := LinePlot{Width: plotWidth, Height: sliceHeight, XLo: axes[1][0], XHi: axes[1][ncol-1], YLo: lo, YHi: hi, Color: env.Color}
+		for _, k := range rows {
+			plot.Title = fmt.Sprintf("%strue vs nominal at %s = %.4g", prefix, rowName, axes[0][k])
+			b.WriteString(plot.Render(
+				Series{Name: "true", Values: tr[k*ncol : (k+1)*ncol]},
+				Series{Name: "nominal", Values: nom[k*ncol : (k+1)*ncol]},
+			))
+			b.WriteString("\n")
+		}
+		field := make([][]float64, nr)
+		for k := range field {
+			field[k] = d[k*ncol : (k+1)*ncol]
+		}
+		hm := Heatmap{Title: prefix + "discrepancy = true − nominal", Rows: 16, Cols: plotWidth, RowName: rowName, ColName: colName}
+		b.WriteString(hm.Render(field, axes[0], axes[1]))
+	}
+}

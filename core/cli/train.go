@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"apic/core"
+	"apic/nets"
+	"apic/sims"
+)
+
+func init() {
+	register(Command{
+		Name:    "train",
+		Summary: "train an APIC model (two stages) and save a checkpoint",
+		Usage: `apic train --system SYS --backbone cnp|lnp|anp --out FILE [flags]
+
+Stage 1 trains the physics path (encoder and θ map) on nominal realizations
+with known θ; stage 2 trains the full model on true realizations with
+−ELBO + λθ·Lθ + λδ·Lδ. Fresh realizations are drawn every step from a
+source seeded with --seed. Defaults for widths and steps come from the
+system (the paper's appendix A). Ctrl-C stops training and writes nothing.`,
+		Run: runTrain,
+	})
+}
+
+// archFlags binds the architecture and training flags onto fs, with the
+// defaults filled in once the system and backbone are known.
+type trainFlags struct {
+	system, backbone, out, form, reg, dtype, init string
+	steps1, steps2, batch, trajectories           int
+	hidden, layers, latent, decHidden, decLayers  int
+	heads, valEvery, valTasks                     int
+	lr, lrFinal, lambdaTheta, lambdaDelta         float64
+	noise, clip                                   float64
+	seed                                          uint64
+	jsonOut                                       bool
+}
+
+func runTrain(ctx context.Context, args []string, env *Env) error {
+	var f trainFlags
+	fs := env.FlagSet()
+	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
+	fs.StringVar(&f.backbone, "backbone", "lnp", "backbone: cnp, lnp or anp")
+	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required)")
+	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model")
+	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
+	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen")
+	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64")
+	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's)")
+	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's)")
+	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
+	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations (0: fresh every step)")
+	fs.IntVar(&f.hidden, "hidden", 0, "encoder width (default: the system's)")
+	fs.IntVar(&f.layers, "layers", 0, "encoder hidden layers (default 2)")
+	fs.IntVar(&f.latent, "latent", 0, "latent dimension of z_θ and z_δ (default: the system's)")
+	fs.IntVar(&f.decHidden, "dec-hidden", 0, "width of f_ψ and g_φ (default: the system's)")
+	fs.IntVar(&f.decLayers, "dec-layers", 0, "hidden layers of f_ψ (default 2)")
+	fs.IntVar(&f.heads, "heads", 0, "attention heads for anp (default 4)")
+	fs.IntVar(&f.valEvery, "val-every", -1, "stage 2 steps between validations; the last step always validates when > 0 (0: no validation; default 500)")
+	fs.IntVar(&f.valTasks, "val-tasks", 0, "validation realizations (default 32)")
+	fs.Float64Var(&f.lr, "lr", 5e-4, "Adam learning rate")
+	fs.Float64Var(&f.lrFinal, "lr-final", 0, "cosine-decay the learning rate to this value in each stage (0: constant)")
+	fs.Float64Var(&f.lambdaTheta, "lambda-theta", 1, "weight λθ of the supervised θ loss in stage 2")
+	fs.Float64Var(&f.lambdaDelta, "lambda-delta", 1, "weight λδ of the discrepancy regulariser")
+	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to training contexts and targets")
+	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	cfg, init, err := f.config()
+	if err != nil {
+		return err
+	}
+	var m *core.Model
+	if init != nil {
+		m = init
+		m.Config.Train = cfg.Train
+	} else if m, err = core.NewModel(cfg); err != nil {
+		return UsageError("%v", err)
+	}
+	dtype := nets.F32
+	if f.dtype == "f64" {
+		dtype = nets.F64
+	}
+	env.Notef("training %s/%s (%d parameters): stage 1 %d steps, stage 2 %d steps, batch %d",
+		cfg.Arch.System, cfg.Arch.Backbone, m.Params.Count(), cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.Batch)
+	rep := newProgressReporter(env, cfg.Train.Steps1, cfg.Train.Steps2)
+	res, err := m.Train(ctx, core.Hooks{Progress: rep.report, ProgressEvery: 10})
+	rep.finish()
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted after %d+%d steps; nothing was written", res.Steps1, res.Steps2)
+		}
+		return fmt.Errorf("%w; nothing was written", err)
+	}
+	info := core.Info{Steps1: res.Steps1, Steps2: res.Steps2, WallSeconds: res.Wall.Seconds(), Metrics: res.Val}
+	if init != nil {
+		info.Steps1, info.Steps2 = res.Steps1, res.Steps2
+	}
+	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
+		return err
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{
+			"checkpoint": f.out, "system": cfg.Arch.System, "backbone": cfg.Arch.Backbone,
+			"steps1": res.Steps1, "steps2": res.Steps2, "wall_seconds": res.Wall.Seconds(),
+			"final_loss": res.Final, "validation": res.Val,
+		})
+	}
+	fmt.Fprintf(env.Stdout, "wrote %s (%d+%d steps in %s)\n", f.out, res.Steps1, res.Steps2, res.Wall.Round(time.Millisecond))
+	if res.Val != nil {
+		fmt.Fprintf(env.Stdout, "validation (%d realizations): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
+			res.Val.Tasks, res.Val.Metrics[core.KeyReconMAE].Mean, res.Val.Metrics[core.KeyDeltaMAE].Mean,
+			res.Val.Metrics[core.KeyThetaMAE].Mean, res.Val.Metrics[core.KeyReconECE].Mean)
+	}
+	return nil
+}
+
+// config turns the flags into a validated configuration, starting from
+// the system's defaults (or the --init checkpoint's architecture).
+func (f *trainFlags) config() (core.Config, *core.Model, error) {
+	if f.out == "" {
+		return core.Config{}, nil, UsageError("--out FILE is required")
+	}
+	if f.dtype != "f32" && f.dtype != "f64" {
+		return core.Config{}, nil, UsageError("--dtype must be f32 or f64, got %q", f.dtype)
+	}
+	var cfg core.Config
+	var init *core.Model
+	if f.init != "" {
+		m, _, err := core.LoadCheckpoint(f.init)
+		if err != nil {
+			return core.Config{}, nil, UsageError("%v", err)
+		}
+		if f.system != "" && f.system != m.Config.Arch.System {
+			return core.Config{}, nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
+		}
+		init, cfg = m, m.Config
+		f.system = cfg.Arch.System
+	} else {
+		if f.system == "" {
+			return core.Config{}, nil, UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))
+		}
+		sys, err := sims.Lookup(f.system)
+		if err != nil {
+			return core.Config{}, nil, UsageError("%v", err)
+		}
+		b, err := core.ParseBackbone(f.backbone)
+		if err != nil {
+			return core.Config{}, nil, UsageError("%v", err)
+		}
+		cfg = core.DefaultConfig(sys, b)
+		form, err := core.ParseForm(f.form)
+		if err != nil {
+			return core.Config{}, nil, UsageError("%v", err)
+		}
+		cfg.Arch.Form = form
+		setPos(&cfg.Arch.Hidden, f.hidden)
+		setPos(&cfg.Arch.Layers, f.layers)
+		setPos(&cfg.Arch.LatentTheta, f.latent)
+		setPos(&cfg.Arch.LatentDelta, f.latent)
+		setPos(&cfg.Arch.DecHidden, f.decHidden)
+		setPos(&cfg.Arch.DecLayers, f.decLayers)
+		setPos(&cfg.Arch.Heads, f.heads)
+	}
+	reg, err := core.ParseRegularizer(f.reg)
+	if err != nil {
+		return core.Config{}, nil, UsageError("%v", err)
+	}
+	t := &cfg.Train
+	t.Reg = reg
+	if f.steps1 >= 0 {
+		t.Steps1 = f.steps1
+	}
+	if f.steps2 >= 0 {
+		t.Steps2 = f.steps2
+	}
+	if f.valEvery >= 0 {
+		t.ValEvery = f.valEvery
+	}
+	setPos(&t.Batch, f.batch)
+	setPos(&t.ValTasks, f.valTasks)
+	t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta = f.lr, f.lrFinal, f.lambdaTheta, f.lambdaDelta
+	t.Noise, t.ClipNorm, t.Seed, t.Trajectories = f.noise, f.clip, f.seed, f.trajectories
+	if err := cfg.Validate(); err != nil {
+		return core.Config{}, nil, UsageError("%v", err)
+	}
+	return cfg, init, nil
+}
+
+func setPos(dst *int, v int) {
+	if v > 0 {
+		*dst = v
+	}
+}
+
+// progressReporter prints training progress: a single redrawn bar line on
+// a terminal, plain periodic lines otherwise.
+type progressReporter struct {
+	env            *Env
+	steps1, steps2 int
+	last           time.Time
+	drawn          bool
+}
+
+func newProgressReporter(env *Env, s1, s2 int) *progressReporter {
+	return &progressReporter{env: env, steps1: s1, steps2: s2}
+}
+
+func (p *progressReporter) report(pr core.Progress) {
+	if pr.Val != nil {
+		p.clear()
+		fmt.Fprintf(p.env.Stderr, "validation at stage %d step %d: recon MAE %.4f, δ MAE %.4f, θ MAE %.4f\n", pr.Stage, pr.Step,
+			pr.Val.Metrics[core.KeyReconMAE].Mean, pr.Val.Metrics[core.KeyDeltaMAE].Mean, pr.Val.Metrics[core.KeyThetaMAE].Mean)
+	}
+	now := time.Now()
+	if p.env.Terminal {
+		if now.Sub(p.last) < 100*time.Millisecond && pr.Step != pr.Steps {
+			return
+		}
+		p.last = now
+		const width = 30
+		frac := float64(pr.Step) / float64(max(pr.Steps, 1))
+		n := int(frac * width)
+		bar := strings.Repeat("█", n) + strings.Repeat("░", width-n)
+		fmt.Fprintf(p.env.Stderr, "\r\x1b[Kstage %d %s %5d/%-5d loss %9.4f  ETA %s", pr.Stage, bar, pr.Step, pr.Steps, pr.Losses.Total, pr.ETA.Round(time.Second))
+		p.drawn = true
+		return
+	}
+	if now.Sub(p.last) < 5*time.Second && pr.Step != pr.Steps {
+		return
+	}
+	p.last = now
+	fmt.Fprintf(p.env.Stderr, "stage %d step %d/%d loss %.4f (nll %.4f kl %.4f θ %.4f δ %.4f) elapsed %s ETA %s\n",
+		pr.Stage, pr.Step, pr.Steps, pr.Losses.Total, pr.Losses.NLL, pr.Losses.KL, pr.Losses.Theta, pr.Losses.Delta,
+		pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second))
+}
+
+func (p *progressReporter) clear() {
+	if p.drawn {
+		fmt.Fprint(p.env.Stderr, "\r\x1b[K")
+	}
+}
+
+func (p *progressReporter) finish() {
+	if p.drawn {
+		fmt.Fprintln(p.env.Stderr)
+		p.drawn = false
+	}
+}

@@ -1,0 +1,190 @@
+// Package core implements the APIC model: a dual-latent Neural Process
+// whose physics latent z_θ is mapped to simulator parameters θ̂ = g_φ(z_θ)
+// and whose discrepancy latent z_δ drives a shared correction network
+// f_ψ(x, z_θ, z_δ), combined with the simulator in the form the system
+// declares. It also holds the two-stage training, amortized inference,
+// the evaluation metrics and the checkpoint format.
+package core
+
+import (
+	"fmt"
+	"strings"
+
+	"apic/sims"
+)
+
+// Backbone is the Neural Process variant: how the context set is
+// aggregated and whether the latents are sampled.
+type Backbone string
+
+const (
+	// CNP aggregates by mean and uses the latent mean deterministically.
+	CNP Backbone = "cnp"
+	// LNP aggregates by mean and samples the latents.
+	LNP Backbone = "lnp"
+	// ANP aggregates with self-attention then cross-attention from a
+	// learned query, samples the latents, and gives f_ψ a deterministic
+	// target-dependent representation by cross-attention from the query
+	// states to the context.
+	ANP Backbone = "anp"
+)
+
+// Backbones lists the valid backbones.
+var Backbones = []Backbone{CNP, LNP, ANP}
+
+// ParseBackbone validates a backbone name.
+func ParseBackbone(s string) (Backbone, error) {
+	for _, b := range Backbones {
+		if string(b) == s {
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("unknown backbone %q (want cnp, lnp or anp)", s)
+}
+
+// Form is how the discrepancy network is combined with the simulator.
+type Form string
+
+const (
+	// Native uses the system's physics-guided closure (envelope, forcing,
+	// reaction rate).
+	Native Form = "native"
+	// Additive predicts F(x; θ̂) + f_ψ(x, z) on the grid.
+	Additive Form = "additive"
+	// Multiplicative predicts F(x; θ̂)·(1 + f_ψ(x, z)) on the grid.
+	Multiplicative Form = "multiplicative"
+)
+
+// ParseForm validates a form name.
+func ParseForm(s string) (Form, error) {
+	switch Form(s) {
+	case Native, Additive, Multiplicative:
+		return Form(s), nil
+	}
+	return "", fmt.Errorf("unknown discrepancy form %q (want native, additive or multiplicative)", s)
+}
+
+// Regularizer names the discrepancy penalty L_δ.
+type Regularizer string
+
+const (
+	RegL1         Regularizer = "l1"         // mean |δ̂|
+	RegL2         Regularizer = "l2"         // mean δ̂²
+	RegOrthogonal Regularizer = "orthogonal" // ‖Z_δᵀ Z_θ‖²_F / B
+	RegSpectral   Regularizer = "spectral"   // Σ_W (σ_max(W) − 1)₊² over f_ψ's weights
+	RegGradPen    Regularizer = "gradpen"    // mean (Δδ̂/Δx)² along the grid
+)
+
+// Regularizers lists the valid regularizers.
+var Regularizers = []Regularizer{RegL1, RegL2, RegOrthogonal, RegSpectral, RegGradPen}
+
+// ParseRegularizer validates a regularizer name.
+func ParseRegularizer(s string) (Regularizer, error) {
+	for _, r := range Regularizers {
+		if string(r) == s {
+			return r, nil
+		}
+	}
+	names := make([]string, len(Regularizers))
+	for i, r := range Regularizers {
+		names[i] = string(r)
+	}
+	return "", fmt.Errorf("unknown regularizer %q (want %s)", s, strings.Join(names, ", "))
+}
+
+// Arch fixes the network shapes; a checkpoint must match it exactly.
+type Arch struct {
+	System      string   `json:"system"`
+	Backbone    Backbone `json:"backbone"`
+	Form        Form     `json:"form"`
+	Hidden      int      `json:"hidden"`       // per-point encoder width
+	Layers      int      `json:"layers"`       // hidden layers of the per-point encoder
+	LatentTheta int      `json:"latent_theta"` // dim z_θ
+	LatentDelta int      `json:"latent_delta"` // dim z_δ
+	DecHidden   int      `json:"dec_hidden"`   // width of f_ψ and g_φ
+	DecLayers   int      `json:"dec_layers"`   // hidden layers of f_ψ
+	Heads       int      `json:"heads"`        // attention heads (anp)
+}
+
+// Train holds the training settings.
+type Train struct {
+	Steps1       int         `json:"steps1"`
+	Steps2       int         `json:"steps2"`
+	LR           float64     `json:"lr"`
+	LRFinal      float64     `json:"lr_final"` // cosine decay target; 0 keeps LR constant
+	Batch        int         `json:"batch"`
+	LambdaTheta  float64     `json:"lambda_theta"`
+	LambdaDelta  float64     `json:"lambda_delta"`
+	Reg          Regularizer `json:"reg"`
+	Seed         uint64      `json:"seed"`
+	Noise        float64     `json:"noise"`        // context noise σ during training
+	Trajectories int         `json:"trajectories"` // 0: fresh realizations every step
+	ClipNorm     float64     `json:"clip_norm"`
+	ValEvery     int         `json:"val_every"` // steps between validations; 0 disables
+	ValTasks     int         `json:"val_tasks"`
+}
+
+// Config is a model's architecture and training settings.
+type Config struct {
+	Arch  Arch  `json:"arch"`
+	Train Train `json:"train"`
+}
+
+// DefaultConfig returns the defaults for a system and backbone: widths
+// and budgets from the system's hints (the paper's appendix A), Adam with
+// lr 5e-4, batch 64, λθ = λδ = 1, L2 regularisation.
+func DefaultConfig(sys sims.System, b Backbone) Config {
+	h := sims.HintsFor(sys)
+	return Config{
+		Arch: Arch{
+			System: sys.Name(), Backbone: b, Form: Native,
+			Hidden: h.Hidden, Layers: 2, LatentTheta: h.Latent, LatentDelta: h.Latent,
+			DecHidden: h.DecHidden, DecLayers: 2, Heads: 4,
+		},
+		Train: Train{
+			Steps1: h.Steps1, Steps2: h.Steps2, LR: 5e-4, Batch: h.Batch,
+			LambdaTheta: 1, LambdaDelta: 1, Reg: RegL2, Seed: 1,
+			ClipNorm: 10, ValEvery: 500, ValTasks: 32,
+		},
+	}
+}
+
+// Validate checks a configuration for values that cannot work.
+func (c Config) Validate() error {
+	a, t := c.Arch, c.Train
+	if _, err := sims.Lookup(a.System); err != nil {
+		return err
+	}
+	if _, err := ParseBackbone(string(a.Backbone)); err != nil {
+		return err
+	}
+	if _, err := ParseForm(string(a.Form)); err != nil {
+		return err
+	}
+	if _, err := ParseRegularizer(string(t.Reg)); err != nil {
+		return err
+	}
+	pos := []struct {
+		name string
+		v    int
+	}{{"hidden", a.Hidden}, {"layers", a.Layers}, {"latent-theta", a.LatentTheta}, {"latent-delta", a.LatentDelta},
+		{"dec-hidden", a.DecHidden}, {"dec-layers", a.DecLayers}, {"batch", t.Batch}}
+	for _, p := range pos {
+		if p.v < 1 {
+			return fmt.Errorf("%s must be ≥ 1, got %d", p.name, p.v)
+		}
+	}
+	if a.Backbone == ANP && (a.Heads < 1 || a.Hidden%a.Heads != 0) {
+		return fmt.Errorf("heads must divide hidden (%d %% %d)", a.Hidden, a.Heads)
+	}
+	if t.Steps1 < 0 || t.Steps2 < 0 {
+		return fmt.Errorf("steps must be ≥ 0")
+	}
+	if !(t.LR > 0) || t.LRFinal < 0 {
+		return fmt.Errorf("learning rate must be > 0")
+	}
+	if t.LambdaTheta < 0 || t.LambdaDelta < 0 || t.Noise < 0 || t.Trajectories < 0 || t.ClipNorm < 0 {
+		return fmt.Errorf("lambdas, noise, trajectories and clip-norm must be ≥ 0")
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+package core
+
+import (
+	"math/rand/v2"
+
+	"apic/nets"
+)
+
+// encoder maps a context set to a diagonal Gaussian over a latent:
+//
+//	h_i = MLP(s_i)                      per context point
+//	r   = Agg({h_i})                    mean (cnp, lnp) or attention (anp)
+//	(μ, σ) = head(act(r)),  σ = σ_min + (1 − σ_min)·sigmoid(·)
+//
+// For mean aggregation the last linear layer of the point network is
+// applied after pooling, mean(W h + b) = W mean(h) + b, which is the same
+// function at a fraction of the cost.
+type encoder struct {
+	point  *nets.MLP
+	head   *nets.Linear
+	latent int
+	// anp only
+	self  *nets.MultiHeadAttention
+	cross *nets.MultiHeadAttention
+	query *nets.Param // learned query [1, hidden]
+}
+
+// sigmaMin bounds the latent standard deviation from below so that the
+// KL term and sampling stay well conditioned.
+const sigmaMin = 1e-3
+
+func newEncoder(name string, in int, a Arch, latent int, ps *nets.Params, rng *rand.Rand) *encoder {
+	sizes := []int{in}
+	for i := 0; i < a.Layers; i++ {
+		sizes = append(sizes, a.Hidden)
+	}
+	sizes = append(sizes, a.Hidden)
+	e := &encoder{
+		point:  nets.NewMLP(name+".point", sizes, nets.ActReLU, ps, rng),
+		head:   nets.NewLinear(name+".head", a.Hidden, 2*latent, ps, rng),
+		latent: latent,
+	}
+	if a.Backbone == ANP {
+		e.self = nets.NewMultiHeadAttention(name+".self", a.Hidden, a.Hidden, a.Hidden, a.Hidden, a.Heads, ps, rng)
+		e.cross = nets.NewMultiHeadAttention(name+".cross", a.Hidden, a.Hidden, a.Hidden, a.Hidden, a.Heads, ps, rng)
+		e.query = nets.NewParam(name+".query", 1, a.Hidden)
+		nets.InitGlorot(e.query.Value, 1, a.Hidden, rng)
+		ps.Add(e.query)
+	}
+	return e
+}
+
+// encoded is an encoder's output for a batch of B realizations.
+type encoded struct {
+	mu, logVar *nets.Var // [B, latent]
+	points     *nets.Var // anp: attended point representations [B*N, hidden]
+}
+
+// forward encodes feats [B*N, in] (N points per realization).
+func (e *encoder) forward(tp *nets.Tape, feats *nets.Var, b, n int) encoded {
+	var r, points *nets.Var
+	if e.self == nil {
+		h := e.point.ForwardHidden(tp, feats)
+		r = e.point.Last().Forward(tp, tp.SegmentMean(h, n))
+	} else {
+		h := e.point.Forward(tp, feats)
+		points = tp.Add(h, e.self.Forward(tp, h, h, h, b))
+		q := tp.TileRows(tp.Param(e.query), b)
+		r = e.cross.Forward(tp, q, points, points, b)
+	}
+	out := e.head.Forward(tp, tp.ReLU(r))
+	mu := tp.SliceCols(out, 0, e.latent)
+	sigma := tp.AddConst(tp.Scale(tp.Sigmoid(tp.SliceCols(out, e.latent, 2*e.latent)), 1-sigmaMin), sigmaMin)
+	return encoded{mu: mu, logVar: tp.Scale(tp.Log(sigma), 2), points: points}
+}

@@ -1,0 +1,182 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"apic/sims"
+)
+
+// Metric keys, as in the eval JSON.
+const (
+	KeyReconMAE = "recon_mae"
+	KeyReconLL  = "recon_ll"
+	KeyReconECE = "recon_ece"
+	KeyDeltaMAE = "delta_mae"
+	KeyDeltaLL  = "delta_ll"
+	KeyDeltaECE = "delta_ece"
+	KeyThetaMAE = "theta_mae"
+)
+
+// MetricKeys lists the metric keys in report order.
+var MetricKeys = []string{KeyReconMAE, KeyReconLL, KeyReconECE, KeyDeltaMAE, KeyDeltaLL, KeyDeltaECE, KeyThetaMAE}
+
+// TaskMetrics are the BENCHMARKS.md metrics of one realization, computed
+// over its target points.
+type TaskMetrics struct {
+	Values  map[string]float64
+	ThetaAE []float64 // |θ̂_p − θ_p| per parameter
+}
+
+// targetValues expands target grid points to value indices (all
+// channels).
+func targetValues(sys sims.System, targets []int) []int {
+	c := len(sys.Grid().Channels)
+	idx := make([]int, 0, len(targets)*c)
+	for _, p := range targets {
+		for ch := 0; ch < c; ch++ {
+			idx = append(idx, p*c+ch)
+		}
+	}
+	return idx
+}
+
+// Score computes the metrics of one prediction against its task.
+func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
+	idx := targetValues(sys, task.Targets)
+	truth := task.Real.True
+	delta := task.Real.Discrepancy()
+	tm := TaskMetrics{Values: map[string]float64{
+		KeyReconMAE: MAE(p.Mean, truth, idx),
+		KeyReconLL:  GaussianLL(p.Mean, p.Std, truth, idx),
+		KeyReconECE: ECE(p.Mean, p.Std, truth, idx),
+		KeyDeltaMAE: MAE(p.DeltaMean, delta, idx),
+		KeyDeltaLL:  GaussianLL(p.DeltaMean, p.DeltaStd, delta, idx),
+		KeyDeltaECE: ECE(p.DeltaMean, p.DeltaStd, delta, idx),
+	}}
+	s := 0.0
+	for i, th := range task.Real.Theta {
+		ae := math.Abs(p.Theta[i] - th)
+		tm.ThetaAE = append(tm.ThetaAE, ae)
+		s += ae
+	}
+	tm.Values[KeyThetaMAE] = s / float64(len(task.Real.Theta))
+	return tm
+}
+
+// EvalOptions configure the evaluation protocol of BENCHMARKS.md.
+type EvalOptions struct {
+	Tasks   int     // number of test realizations (200)
+	Context int     // context size; 0 means the system's test default
+	Noise   float64 // context noise σ
+	Seed    uint64  // evaluation seed (its stream is disjoint from training's)
+	Samples int     // Monte-Carlo latent samples (32)
+}
+
+// Report is an evaluation's result: each metric's mean and standard
+// deviation over realizations.
+type Report struct {
+	System        string             `json:"system"`
+	Backbone      string             `json:"backbone"`
+	Tasks         int                `json:"tasks"`
+	Context       int                `json:"context"`
+	Noise         float64            `json:"noise"`
+	Seed          uint64             `json:"seed"`
+	Samples       int                `json:"samples"`
+	Metrics       map[string]Summary `json:"metrics"`
+	ThetaPerParam map[string]Summary `json:"theta_mae_per_param"`
+}
+
+// evalStream is the PCG stream of evaluation draws; training uses other
+// streams, so no evaluation seed reproduces a training realization.
+const evalStream = 0x617069632d65766c
+
+// TestTasks draws the protocol's test realizations and splits.
+func TestTasks(sys sims.System, opt EvalOptions) ([]sims.Task, error) {
+	n := opt.Context
+	if n == 0 {
+		n = sys.TestContext()
+	}
+	if opt.Tasks < 1 {
+		return nil, fmt.Errorf("need at least one task, got %d", opt.Tasks)
+	}
+	rng := rand.New(rand.NewPCG(opt.Seed, evalStream))
+	tasks := make([]sims.Task, opt.Tasks)
+	for i := range tasks {
+		r := sims.Draw(sys, rng)
+		t, err := sims.NewTask(sys, r, n, opt.Noise, rng)
+		if err != nil {
+			return nil, err
+		}
+		tasks[i] = t
+	}
+	return tasks, nil
+}
+
+// Evaluate runs the protocol: draw tasks, predict in batches, score and
+// summarise. ctx cancels between batches.
+func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMetrics, error) {
+	if opt.Samples < 1 {
+		opt.Samples = 32
+	}
+	tasks, err := TestTasks(m.Sys, opt)
+	if err != nil {
+		return Report{}, nil, fmt.Errorf("eval: %w", err)
+	}
+	per, err := m.ScoreTasks(ctx, tasks, opt.Samples, opt.Seed)
+	if err != nil {
+		return Report{}, nil, err
+	}
+	rep := Summarise(m.Sys, per)
+	rep.System, rep.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)
+	rep.Tasks, rep.Context, rep.Noise, rep.Seed, rep.Samples = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed, opt.Samples
+	return rep, per, nil
+}
+
+// ScoreTasks predicts and scores tasks in chunks, checking ctx between
+// chunks.
+func (m *Model) ScoreTasks(ctx context.Context, tasks []sims.Task, samples int, seed uint64) ([]TaskMetrics, error) {
+	const chunk = 25
+	per := make([]TaskMetrics, 0, len(tasks))
+	for lo := 0; lo < len(tasks); lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		part := tasks[lo:min(lo+chunk, len(tasks))]
+		ctxs := make([]sims.Context, len(part))
+		sides := make([][]float64, len(part))
+		for i, t := range part {
+			ctxs[i], sides[i] = t.Context, t.Real.Side
+		}
+		preds, err := m.Predict(ctxs, sides, samples, seed+uint64(lo))
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		for i, t := range part {
+			per = append(per, Score(m.Sys, t, preds[i]))
+		}
+	}
+	return per, nil
+}
+
+// Summarise reduces per-realization metrics to means and deviations.
+func Summarise(sys sims.System, per []TaskMetrics) Report {
+	rep := Report{Metrics: map[string]Summary{}, ThetaPerParam: map[string]Summary{}}
+	for _, k := range MetricKeys {
+		xs := make([]float64, len(per))
+		for i, tm := range per {
+			xs[i] = tm.Values[k]
+		}
+		rep.Metrics[k] = Summarize(xs)
+	}
+	for p, prm := range sys.Params() {
+		xs := make([]float64, len(per))
+		for i, tm := range per {
+			xs[i] = tm.ThetaAE[p]
+		}
+		rep.ThetaPerParam[prm.Name] = Summarize(xs)
+	}
+	return rep
+}

@@ -1,0 +1,268 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"apic/nets"
+	"apic/sims"
+)
+
+// Model is an APIC model for one system.
+//
+// Generative path for a realization with context C:
+//
+//	z_θ ~ q(z_θ | C),  z_δ ~ q(z_δ | C)
+//	θ̂  = g_φ(z_θ) = exp(log θ_lo + sigmoid(MLP(z_θ))·(log θ_hi − log θ_lo))
+//	f   = f_ψ(q(x), z_θ, z_δ, s_θ)    at the closure's query states x
+//	ŷ   = closure(θ̂, side, f)         on the grid
+//	y  ~ N(ŷ, σ_c²)                    σ_c a learned scalar per channel
+//
+// s_θ ∈ (0,1)^P are the sigmoid outputs of g_φ (θ̂ in normalised log
+// coordinates), handed to f_ψ so the correction can depend on the physics
+// directly. The observation noise is homoscedastic per channel: with the
+// Monte-Carlo spread of the latents it forms the predictive variance.
+type Model struct {
+	Sys    sims.System
+	Config Config
+	Params *nets.Params
+
+	closure  sims.Closure
+	phys     *encoder
+	disc     *encoder
+	thetaMap *nets.MLP
+	fpsi     *nets.MLP
+	logNoise *nets.Param // [1, C] log σ_c²
+	queryIn  *nets.Linear // anp: query-state embedding for target attention
+	target   *nets.MultiHeadAttention
+
+	logLo, logSpan *nets.Tensor // [1, P]
+	queryFeats     *nets.Tensor // [Q, Fq]
+	chanSpread     *nets.Tensor // [C, G*C]: row c has ones at channel c
+}
+
+// NewModel builds a model with freshly initialised weights drawn from a
+// source seeded with cfg.Train.Seed.
+func NewModel(cfg Config) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	sys, _ := sims.Lookup(cfg.Arch.System)
+	a := cfg.Arch
+	rng := rand.New(rand.NewPCG(cfg.Train.Seed, 0x617069632d696e69))
+	ps := &nets.Params{}
+	m := &Model{Sys: sys, Config: cfg, Params: ps, closure: closureFor(sys, a.Form)}
+
+	params := sys.Params()
+	P := len(params)
+	m.logLo, m.logSpan = nets.NewTensor(1, P), nets.NewTensor(1, P)
+	for i, p := range params {
+		m.logLo.Data[i] = math.Log(p.Lo)
+		m.logSpan.Data[i] = math.Log(p.Hi) - math.Log(p.Lo)
+	}
+
+	queries := m.closure.Queries()
+	fq := 0
+	if len(queries) > 0 && len(queries[0]) > 0 {
+		fq = sys.QueryFeatureLen()
+	}
+	m.queryFeats = nets.NewTensor(len(queries), fq)
+	for i, q := range queries {
+		if fq > 0 {
+			sys.QueryFeatures(m.queryFeats.Row(i), q)
+		}
+	}
+	g := sys.Grid()
+	C := len(g.Channels)
+	m.chanSpread = nets.NewTensor(C, g.Size())
+	for p := 0; p < g.Points(); p++ {
+		for c := 0; c < C; c++ {
+			m.chanSpread.Set(c, p*C+c, 1)
+		}
+	}
+
+	m.phys = newEncoder("phys", sys.FeatureLen(), a, a.LatentTheta, ps, rng)
+	m.disc = newEncoder("disc", sys.FeatureLen(), a, a.LatentDelta, ps, rng)
+	m.thetaMap = nets.NewMLP("gphi", []int{a.LatentTheta, a.DecHidden, a.DecHidden, P}, nets.ActReLU, ps, rng)
+
+	in := fq + a.LatentTheta + a.LatentDelta + P
+	if a.Backbone == ANP && fq > 0 {
+		m.queryIn = nets.NewLinear("target.query", fq, a.Hidden, ps, rng)
+		m.target = nets.NewMultiHeadAttention("target.attn", a.Hidden, a.Hidden, a.Hidden, a.Hidden, a.Heads, ps, rng)
+		in += a.Hidden
+	}
+	sizes := []int{in}
+	for i := 0; i < a.DecLayers; i++ {
+		sizes = append(sizes, a.DecHidden)
+	}
+	sizes = append(sizes, m.closure.Outputs())
+	m.fpsi = nets.NewMLP("fpsi", sizes, nets.ActSiLU, ps, rng)
+	// Start f_ψ at zero output so training begins from the nominal
+	// simulator (envelope 1, no forcing, reaction rate at mid-range).
+	m.fpsi.Last().W.Value.Zero()
+
+	m.logNoise = nets.NewParam("obs.lognoise", 1, C)
+	for c := range m.logNoise.Value.Data {
+		m.logNoise.Value.Data[c] = math.Log(0.1 * 0.1)
+	}
+	ps.Add(m.logNoise)
+	return m, nil
+}
+
+// Closure returns the discrepancy form the model uses.
+func (m *Model) Closure() sims.Closure { return m.closure }
+
+// Batch is a set of B realizations with the same context size N, prepared
+// as tensors.
+type Batch struct {
+	B, N    int
+	Feats   *nets.Tensor // [B*N, FeatureLen]
+	Side    *nets.Tensor // [B, S]
+	Values  *nets.Tensor // [B, G*C] target values on the grid (training)
+	Theta   *nets.Tensor // [B, P] true parameters (when known)
+	Context []sims.Context
+}
+
+// NewBatch encodes contexts (all of one size) with their side information.
+// values and theta may be nil.
+func NewBatch(sys sims.System, ctxs []sims.Context, sides [][]float64, values, theta [][]float64) (*Batch, error) {
+	b := len(ctxs)
+	if b == 0 {
+		return nil, fmt.Errorf("empty batch")
+	}
+	n := ctxs[0].Len()
+	if n == 0 {
+		return nil, fmt.Errorf("empty context")
+	}
+	f := sys.FeatureLen()
+	bt := &Batch{B: b, N: n, Feats: nets.NewTensor(b*n, f), Side: nets.NewTensor(b, sys.Side().Len), Context: ctxs}
+	for i, c := range ctxs {
+		if c.Len() != n {
+			return nil, fmt.Errorf("context %d has %d points, batch needs %d", i, c.Len(), n)
+		}
+		sys.EncodeContext(nets.FromSlice(n, f, bt.Feats.Data[i*n*f:(i+1)*n*f]), c, sides[i])
+		copy(bt.Side.Row(i), sides[i])
+	}
+	if values != nil {
+		bt.Values = nets.NewTensor(b, sys.Grid().Size())
+		for i, v := range values {
+			copy(bt.Values.Row(i), v)
+		}
+	}
+	if theta != nil {
+		bt.Theta = nets.NewTensor(b, len(sys.Params()))
+		for i, th := range theta {
+			copy(bt.Theta.Row(i), th)
+		}
+	}
+	return bt, nil
+}
+
+// latentSample is z = μ + σ·ε for a latent with K samples per realization
+// (rows realization-major); deterministic backbones use z = μ.
+func (m *Model) latentSample(tp *nets.Tape, e encoded, k int, rng *rand.Rand) *nets.Var {
+	mu, lv := e.mu, e.logVar
+	if k > 1 {
+		mu, lv = tp.RepeatRows(mu, k), tp.RepeatRows(lv, k)
+	}
+	if m.Config.Arch.Backbone == CNP || rng == nil {
+		return mu
+	}
+	eps := nets.NewTensor(mu.Value.Rows, mu.Value.Cols)
+	for i := range eps.Data {
+		eps.Data[i] = rng.NormFloat64()
+	}
+	return tp.Add(mu, tp.Mul(tp.Exp(tp.Scale(lv, 0.5)), tp.Const(eps)))
+}
+
+// thetaHat maps z_θ [R, Lθ] to θ̂ [R, P] and the normalised s_θ [R, P].
+func (m *Model) thetaHat(tp *nets.Tape, zT *nets.Var) (theta, s *nets.Var) {
+	s = tp.Sigmoid(m.thetaMap.Forward(tp, zT))
+	logTheta := tp.Add(tp.Mul(s, tp.Const(m.logSpan)), tp.Const(m.logLo))
+	return tp.Exp(logTheta), s
+}
+
+// forwardOut holds one forward pass over R = B·K latent samples.
+type forwardOut struct {
+	phys, disc encoded
+	zT, zD     *nets.Var // [R, L]
+	theta, s   *nets.Var // [R, P]
+	f          *nets.Var // [R*Q, O]
+	pred       *nets.Var // [R, G*C]
+	logVar     *nets.Var // [1, G*C] observation log-variance per grid value
+	k          int
+}
+
+// encodePhys runs only the physics path: z_θ and θ̂.
+func (m *Model) encodePhys(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) (encoded, *nets.Var, *nets.Var) {
+	e := m.phys.forward(tp, tp.Const(bt.Feats), bt.B, bt.N)
+	zT := m.latentSample(tp, e, k, rng)
+	theta, _ := m.thetaHat(tp, zT)
+	return e, zT, theta
+}
+
+// forward runs the full model with k latent samples per realization
+// (k = 1 in training). rng == nil uses the latent means.
+func (m *Model) forward(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) forwardOut {
+	return m.forwardWith(tp, bt, k, rng, nil)
+}
+
+// forwardWith is forward with an optional θ override [B·k, P] that
+// replaces θ̂ (and the s_θ f_ψ sees).
+func (m *Model) forwardWith(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, override *nets.Tensor) forwardOut {
+	feats := tp.Const(bt.Feats)
+	o := forwardOut{k: k}
+	o.phys = m.phys.forward(tp, feats, bt.B, bt.N)
+	o.disc = m.disc.forward(tp, feats, bt.B, bt.N)
+	o.zT = m.latentSample(tp, o.phys, k, rng)
+	o.zD = m.latentSample(tp, o.disc, k, rng)
+	o.theta, o.s = m.thetaHat(tp, o.zT)
+	if override != nil {
+		s := nets.NewTensor(override.Rows, override.Cols)
+		for i, v := range override.Data {
+			p := i % override.Cols
+			s.Data[i] = (math.Log(v) - m.logLo.Data[p]) / m.logSpan.Data[p]
+		}
+		o.theta, o.s = tp.Const(override), tp.Const(s)
+	}
+	r := bt.B * k
+	q := m.queryFeats.Rows
+
+	parts := []*nets.Var{}
+	if m.queryFeats.Cols > 0 {
+		parts = append(parts, tp.TileRows(tp.Const(m.queryFeats), r))
+	}
+	parts = append(parts, tp.RepeatRows(o.zT, q), tp.RepeatRows(o.zD, q), tp.RepeatRows(o.s, q))
+	if m.target != nil {
+		// Target-dependent representation: each query state attends to the
+		// context points of its realization (deterministic path).
+		qe := tp.TileRows(m.queryIn.Forward(tp, tp.Const(m.queryFeats)), bt.B)
+		att := m.target.Forward(tp, qe, o.disc.points, o.disc.points, bt.B) // [B*Q, H]
+		if k > 1 {
+			h := att.Value.Cols
+			att = tp.Reshape(tp.RepeatRows(tp.Reshape(att, bt.B, q*h), k), r*q, h)
+		}
+		parts = append(parts, att)
+	}
+	o.f = m.fpsi.Forward(tp, tp.ConcatCols(parts...))
+
+	side := bt.Side
+	if k > 1 {
+		side = repeatRows(bt.Side, k)
+	}
+	o.pred = m.closure.Apply(tp, o.theta, side, o.f)
+	o.logVar = tp.MatMul(tp.Param(m.logNoise), tp.Const(m.chanSpread), false, false)
+	return o
+}
+
+// repeatRows repeats each row of t k times (no gradient).
+func repeatRows(t *nets.Tensor, k int) *nets.Tensor {
+	out := nets.NewTensor(t.Rows*k, t.Cols)
+	for i := 0; i < t.Rows; i++ {
+		for j := 0; j < k; j++ {
+			copy(out.Row(i*k+j), t.Row(i))
+		}
+	}
+	return out
+}

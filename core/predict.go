@@ -1,0 +1,184 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"apic/nets"
+	"apic/sims"
+)
+
+// Prediction is the predictive distribution for one realization on the
+// grid (layout as sims.Grid), collapsed from K Monte-Carlo latent samples
+// to mean and standard deviation:
+//
+//	mean = (1/K) Σ_k ŷ_k,   var = σ_obs² + (1/K) Σ_k (ŷ_k − mean)²
+//
+// The discrepancy δ̂_k = ŷ_k − F(x; θ̂_k) is collapsed the same way (its
+// variance includes σ_obs² because it is measured in observation space).
+type Prediction struct {
+	Mean, Std           []float64
+	DeltaMean, DeltaStd []float64
+	Nominal             []float64 // F(x; θ̂) averaged over samples
+	Theta, ThetaStd     []float64
+	// Clipped reports that the closure's output sat at a clip for most
+	// samples (e.g. a reaction rate at its bound).
+	Clipped bool
+}
+
+// Predict runs amortized inference for contexts of any sizes with k
+// latent samples each (k is forced to 1 for the deterministic CNP). The
+// latent noise comes from a source seeded with seed.
+func (m *Model) Predict(ctxs []sims.Context, sides [][]float64, k int, seed uint64) ([]Prediction, error) {
+	return m.PredictWith(ctxs, sides, PredictOptions{Samples: k, Seed: seed})
+}
+
+// PredictOptions configure PredictWith.
+type PredictOptions struct {
+	Samples int    // Monte-Carlo latent samples
+	Seed    uint64 // seed of the latent noise
+	// Theta, when set, overrides θ̂ for every realization (one row per
+	// realization): the simulator and f_ψ both see the given parameters,
+	// so the prediction shows what the learned correction does on top of
+	// physics the user chose — the identifiability lesson.
+	Theta [][]float64
+}
+
+// PredictWith is Predict with options.
+func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOptions) ([]Prediction, error) {
+	k, seed := o.Samples, o.Seed
+	if o.Theta != nil && len(o.Theta) != len(ctxs) {
+		return nil, fmt.Errorf("predict: %d θ overrides for %d realizations", len(o.Theta), len(ctxs))
+	}
+	for i, th := range o.Theta {
+		if len(th) != len(m.Sys.Params()) {
+			return nil, fmt.Errorf("predict: θ override %d has %d values, want %d", i, len(th), len(m.Sys.Params()))
+		}
+		for _, v := range th {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("predict: θ override %d must be positive and finite, got %v", i, v)
+			}
+		}
+	}
+	if len(ctxs) != len(sides) {
+		return nil, fmt.Errorf("predict: %d contexts but %d side vectors", len(ctxs), len(sides))
+	}
+	if k < 1 {
+		return nil, fmt.Errorf("predict: need at least one sample, got %d", k)
+	}
+	if m.Config.Arch.Backbone == CNP {
+		k = 1
+	}
+	want := m.Sys.Side().Len
+	for i, s := range sides {
+		if len(s) != want {
+			return nil, fmt.Errorf("predict: realization %d has %d side values, want %d", i, len(s), want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x617069632d707264))
+	out := make([]Prediction, len(ctxs))
+	// Group realizations by context size (a batch shares N), and cap the
+	// batch so that B·K·G·C stays modest in memory.
+	maxB := max(1, 4_000_000/(k*m.Sys.Grid().Size()))
+	groups := map[int][]int{}
+	var order []int
+	for i, c := range ctxs {
+		if c.Len() == 0 {
+			return nil, fmt.Errorf("predict: realization %d has an empty context", i)
+		}
+		if _, ok := groups[c.Len()]; !ok {
+			order = append(order, c.Len())
+		}
+		groups[c.Len()] = append(groups[c.Len()], i)
+	}
+	for _, n := range order {
+		idx := groups[n]
+		for lo := 0; lo < len(idx); lo += maxB {
+			part := idx[lo:min(lo+maxB, len(idx))]
+			cs := make([]sims.Context, len(part))
+			ss := make([][]float64, len(part))
+			var th [][]float64
+			for j, i := range part {
+				cs[j], ss[j] = ctxs[i], sides[i]
+				if o.Theta != nil {
+					th = append(th, o.Theta[i])
+				}
+			}
+			bt, err := NewBatch(m.Sys, cs, ss, nil, th)
+			if err != nil {
+				return nil, fmt.Errorf("predict: %w", err)
+			}
+			preds := m.predictBatch(bt, k, rng)
+			for j, i := range part {
+				out[i] = preds[j]
+			}
+		}
+	}
+	return out, nil
+}
+
+func (m *Model) predictBatch(bt *Batch, k int, rng *rand.Rand) []Prediction {
+	tp := nets.NewTape()
+	var src *rand.Rand
+	if k > 1 || m.Config.Arch.Backbone != CNP {
+		src = rng
+	}
+	var override *nets.Tensor
+	if bt.Theta != nil {
+		override = repeatRows(bt.Theta, k)
+	}
+	o := m.forwardWith(tp, bt, k, src, override)
+	nom := m.Sys.NominalOp(tp, o.theta, repeatRows(bt.Side, k)).Value
+	pred, theta, f := o.pred.Value, o.theta.Value, o.f.Value
+	obsVar := make([]float64, o.logVar.Value.Cols)
+	for i, lv := range o.logVar.Value.Data {
+		obsVar[i] = math.Exp(lv)
+	}
+	gc, P := pred.Cols, theta.Cols
+	fPer := f.Len() / (bt.B * k)
+	out := make([]Prediction, bt.B)
+	for b := range out {
+		p := Prediction{
+			Mean: make([]float64, gc), Std: make([]float64, gc),
+			DeltaMean: make([]float64, gc), DeltaStd: make([]float64, gc),
+			Nominal: make([]float64, gc), Theta: make([]float64, P), ThetaStd: make([]float64, P),
+		}
+		varY, varD := make([]float64, gc), make([]float64, gc)
+		clipped := 0
+		for j := 0; j < k; j++ {
+			r := b*k + j
+			yr, nr := pred.Row(r), nom.Row(r)
+			for g := 0; g < gc; g++ {
+				d := yr[g] - nr[g]
+				p.Mean[g] += yr[g]
+				varY[g] += yr[g] * yr[g]
+				p.DeltaMean[g] += d
+				varD[g] += d * d
+				p.Nominal[g] += nr[g]
+			}
+			for q, th := range theta.Row(r) {
+				p.Theta[q] += th
+				p.ThetaStd[q] += th * th
+			}
+			if m.closure.Clipped(f.Data[r*fPer : (r+1)*fPer]) {
+				clipped++
+			}
+		}
+		inv := 1 / float64(k)
+		for g := 0; g < gc; g++ {
+			p.Mean[g] *= inv
+			p.DeltaMean[g] *= inv
+			p.Nominal[g] *= inv
+			p.Std[g] = math.Sqrt(math.Max(0, varY[g]*inv-p.Mean[g]*p.Mean[g]) + obsVar[g])
+			p.DeltaStd[g] = math.Sqrt(math.Max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g]) + obsVar[g])
+		}
+		for q := range p.Theta {
+			p.Theta[q] *= inv
+			p.ThetaStd[q] = math.Sqrt(math.Max(0, p.ThetaStd[q]*inv-p.Theta[q]*p.Theta[q]))
+		}
+		p.Clipped = 2*clipped > k
+		out[b] = p
+	}
+	return out
+}

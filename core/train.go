@@ -1,0 +1,254 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"apic/nets"
+	"apic/sims"
+)
+
+// Progress is reported during training.
+type Progress struct {
+	Stage   int // 1 or 2
+	Step    int // steps done in this stage
+	Steps   int // steps planned in this stage
+	Losses  Losses
+	LR      float64
+	Elapsed time.Duration // since training started
+	ETA     time.Duration // for both stages, from the recent step rate
+	Val     *Report       // set when this report carries a validation
+}
+
+// Hooks observe a training run. All are optional and are called from the
+// training goroutine.
+type Hooks struct {
+	Progress      func(Progress)
+	ProgressEvery int // steps between Progress calls (default 10)
+	// Snapshot receives a deep copy of the weights every SnapshotEvery
+	// steps; it may hand it to other goroutines.
+	Snapshot      func(stage, step int, weights map[string]*nets.Tensor)
+	SnapshotEvery int
+}
+
+// TrainResult summarises a finished (or stopped) run.
+type TrainResult struct {
+	Steps1, Steps2 int // steps completed per stage
+	Wall           time.Duration
+	Final          Losses
+	Val            *Report
+}
+
+// ErrNonFinite is returned when the loss or gradients become NaN or Inf.
+var ErrNonFinite = errors.New("training diverged: non-finite loss or gradient")
+
+// Stream constants of the seeded PCG sources; distinct streams keep
+// training, validation and evaluation draws disjoint.
+const (
+	trainStream = 0x617069632d74726e
+	valStream   = 0x617069632d76616c
+)
+
+// sampler draws training batches: fresh realizations every step, or
+// from a fixed pool when Trajectories > 0.
+type sampler struct {
+	sys   sims.System
+	rng   *rand.Rand
+	pool  []sims.Realization
+	noise float64
+}
+
+func newSampler(sys sims.System, t Train) *sampler {
+	s := &sampler{sys: sys, rng: rand.New(rand.NewPCG(t.Seed, trainStream)), noise: t.Noise}
+	for i := 0; i < t.Trajectories; i++ {
+		s.pool = append(s.pool, sims.Draw(sys, s.rng))
+	}
+	return s
+}
+
+func (s *sampler) contextSize() int {
+	lo, hi := s.sys.TrainContext()
+	return lo + s.rng.IntN(hi-lo+1)
+}
+
+// batch draws b realizations and splits them with context size n. When
+// nominal is set, contexts and targets come from the nominal process and
+// the batch carries the true θ.
+func (s *sampler) batch(b, n int, nominal bool) (*Batch, error) {
+	ctxs := make([]sims.Context, b)
+	sides := make([][]float64, b)
+	values := make([][]float64, b)
+	thetas := make([][]float64, b)
+	for i := 0; i < b; i++ {
+		var r sims.Realization
+		if len(s.pool) > 0 {
+			r = s.pool[s.rng.IntN(len(s.pool))]
+		} else {
+			r = sims.Draw(s.sys, s.rng)
+		}
+		v := r.True
+		if nominal {
+			v = r.Nominal
+		}
+		sp := sims.NewSplit(s.sys, s.rng)
+		t, err := sp.Task(s.sys, r, v, n, s.noise)
+		if err != nil {
+			return nil, err
+		}
+		ctxs[i], sides[i], thetas[i] = t.Context, r.Side, r.Theta
+		values[i] = make([]float64, len(v))
+		for j := range v {
+			values[i][j] = v[j] + s.noise*sp.Eps[j]
+		}
+	}
+	return NewBatch(s.sys, ctxs, sides, values, thetas)
+}
+
+// lrAt is the learning rate at step i of n: cosine decay from LR to
+// LRFinal when LRFinal > 0, otherwise constant.
+func lrAt(t Train, i, n int) float64 {
+	if t.LRFinal <= 0 || n <= 1 {
+		return t.LR
+	}
+	c := 0.5 * (1 + math.Cos(math.Pi*float64(i)/float64(n-1)))
+	return t.LRFinal + (t.LR-t.LRFinal)*c
+}
+
+// Train runs stage 1 (L_θ on nominal data, physics path only) for
+// Steps1 steps and stage 2 (the full objective) for Steps2 steps,
+// continuing from the model's current weights. It stops early, keeping
+// the weights of the last completed step, when ctx is cancelled
+// (returning ctx.Err()) or when the loss becomes non-finite
+// (ErrNonFinite; the offending step is not applied).
+func (m *Model) Train(ctx context.Context, h Hooks) (TrainResult, error) {
+	t := m.Config.Train
+	if h.ProgressEvery <= 0 {
+		h.ProgressEvery = 10
+	}
+	start := time.Now()
+	s := newSampler(m.Sys, t)
+	opt := nets.NewAdam(t.LR)
+	opt.ClipNorm = t.ClipNorm
+	var res TrainResult
+	total := t.Steps1 + t.Steps2
+	done := 0
+	physOnly := m.physicsParams()
+
+	run := func(stage, steps int) error {
+		// A fresh optimizer per stage: stage 2 adds parameters and a new
+		// objective, so stage 1's moment estimates do not carry over.
+		opt = nets.NewAdam(t.LR)
+		opt.ClipNorm = t.ClipNorm
+		for i := 0; i < steps; i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			n := s.contextSize()
+			tp := nets.NewTape()
+			var loss *nets.Var
+			var ls Losses
+			if stage == 1 {
+				nb, err := s.batch(t.Batch, n, true)
+				if err != nil {
+					return err
+				}
+				loss, ls = m.stage1Loss(tp, nb, s.rng)
+			} else {
+				rb, err := s.batch(t.Batch, n, false)
+				if err != nil {
+					return err
+				}
+				var nb *Batch
+				if t.LambdaTheta > 0 {
+					if nb, err = s.batch(t.Batch, n, true); err != nil {
+						return err
+					}
+				}
+				loss, ls = m.stage2Loss(tp, rb, nb, s.rng)
+			}
+			if math.IsNaN(ls.Total) || math.IsInf(ls.Total, 0) {
+				return fmt.Errorf("stage %d step %d: loss %v: %w", stage, i+1, ls.Total, ErrNonFinite)
+			}
+			m.Params.ZeroGrad()
+			tp.Backward(loss)
+			ps := m.Params
+			if stage == 1 {
+				ps = physOnly
+			}
+			if g := ps.GradNorm(); math.IsNaN(g) || math.IsInf(g, 0) {
+				return fmt.Errorf("stage %d step %d: gradient norm %v: %w", stage, i+1, g, ErrNonFinite)
+			}
+			opt.LR = lrAt(t, i, steps)
+			opt.Step(ps)
+			done++
+			if stage == 1 {
+				res.Steps1++
+			} else {
+				res.Steps2++
+			}
+			res.Final = ls
+			if h.Snapshot != nil && h.SnapshotEvery > 0 && (i+1)%h.SnapshotEvery == 0 {
+				h.Snapshot(stage, i+1, m.Params.Snapshot())
+			}
+			var val *Report
+			if stage == 2 && t.ValEvery > 0 && t.ValTasks > 0 && ((i+1)%t.ValEvery == 0 || i+1 == steps) {
+				r, err := m.validate(ctx)
+				if err != nil {
+					return err
+				}
+				val, res.Val = &r, &r
+			}
+			if h.Progress != nil && ((i+1)%h.ProgressEvery == 0 || i+1 == steps || val != nil) {
+				el := time.Since(start)
+				eta := time.Duration(float64(el) / float64(done) * float64(total-done))
+				h.Progress(Progress{Stage: stage, Step: i + 1, Steps: steps, Losses: ls, LR: opt.LR, Elapsed: el, ETA: eta, Val: val})
+			}
+		}
+		return nil
+	}
+	err := run(1, t.Steps1)
+	if err == nil {
+		err = run(2, t.Steps2)
+	}
+	res.Wall = time.Since(start)
+	return res, err
+}
+
+// physicsParams is the stage 1 parameter set: the physics encoder and g_φ.
+func (m *Model) physicsParams() *nets.Params {
+	ps := &nets.Params{}
+	for _, p := range m.Params.List() {
+		if hasPrefix(p.Name, "phys.") || hasPrefix(p.Name, "gphi.") {
+			ps.Add(p)
+		}
+	}
+	return ps
+}
+
+func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// validate evaluates on held-out realizations from the validation stream.
+func (m *Model) validate(ctx context.Context) (Report, error) {
+	t := m.Config.Train
+	rng := rand.New(rand.NewPCG(t.Seed, valStream))
+	tasks := make([]sims.Task, t.ValTasks)
+	for i := range tasks {
+		r := sims.Draw(m.Sys, rng)
+		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), 0, rng)
+		if err != nil {
+			return Report{}, err
+		}
+		tasks[i] = task
+	}
+	per, err := m.ScoreTasks(ctx, tasks, 8, t.Seed)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Summarise(m.Sys, per)
+	rep.System, rep.Backbone, rep.Tasks, rep.Context, rep.Samples = m.Sys.Name(), string(m.Config.Arch.Backbone), len(tasks), m.Sys.TestContext(), 8
+	return rep, nil
+}

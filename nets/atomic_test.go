@@ -1,0 +1,95 @@
+package nets_test
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"apic/nets"
+)
+
+// dirNames lists the entries of dir, to spot leftover temporary files.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		_, err := io.WriteString(w, s)
+		return err
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	for _, content := range []string{"first version", "second"} { // create, then replace
+		if err := nets.WriteFileAtomic(path, writeString(content)); err != nil {
+			t.Fatalf("write %q: %v", content, err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != content {
+			t.Fatalf("file holds %q (%v), want %q", got, err, content)
+		}
+		if names := dirNames(t, dir); len(names) != 1 {
+			t.Errorf("directory holds %v, want only out.bin", names)
+		}
+	}
+}
+
+func TestWriteFileAtomicKeepsMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := nets.WriteFileAtomic(path, writeString("new")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("mode after replace: %v (%v), want 0600", st.Mode().Perm(), err)
+	}
+}
+
+func TestWriteFileAtomicFailureLeavesOriginal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	if err := os.WriteFile(path, []byte("original"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
+		io.WriteString(w, "partial data that must never appear")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Errorf("error %v, want one wrapping %v", err, boom)
+	}
+	func() { // a panicking writer must not leave a temporary file either
+		defer func() { _ = recover() }()
+		nets.WriteFileAtomic(path, func(io.Writer) error { panic("writer bug") })
+	}()
+	if got, err := os.ReadFile(path); err != nil || string(got) != "original" {
+		t.Errorf("file holds %q (%v), want the original", got, err)
+	}
+	if names := dirNames(t, dir); len(names) != 1 || names[0] != "out.bin" {
+		t.Errorf("directory holds %v, want only out.bin", names)
+	}
+}
+
+func TestWriteFileAtomicMissingDir(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no", "such", "dir", "f")
+	if err := nets.WriteFileAtomic(path, writeString("x")); err == nil {
+		t.Error("write into a missing directory succeeded")
+	}
+}

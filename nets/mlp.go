@@ -1,0 +1,101 @@
+package nets
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+)
+
+// Activation names an element-wise nonlinearity.
+type Activation string
+
+// The supported activations.
+const (
+	ActReLU     Activation = "relu"
+	ActTanh     Activation = "tanh"
+	ActSoftplus Activation = "softplus"
+	ActSigmoid  Activation = "sigmoid"
+	ActIdentity Activation = "identity"
+	ActSiLU     Activation = "silu"
+)
+
+// ParseActivation returns the activation named s, or an error naming the
+// supported ones (for configuration files and flags).
+func ParseActivation(s string) (Activation, error) {
+	switch a := Activation(s); a {
+	case ActReLU, ActTanh, ActSoftplus, ActSigmoid, ActIdentity, ActSiLU:
+		return a, nil
+	}
+	return "", fmt.Errorf("nets: unknown activation %q (want relu, tanh, softplus, sigmoid, identity or silu)", s)
+}
+
+// Activate applies the activation a to x element-wise. An unknown
+// activation panics; validate configured names with ParseActivation.
+func (tp *Tape) Activate(a Activation, x *Var) *Var {
+	switch a {
+	case ActReLU:
+		return tp.ReLU(x)
+	case ActTanh:
+		return tp.Tanh(x)
+	case ActSoftplus:
+		return tp.Softplus(x)
+	case ActSigmoid:
+		return tp.Sigmoid(x)
+	case ActIdentity:
+		return x
+	case ActSiLU:
+		return tp.SiLU(x)
+	}
+	panic(fmt.Sprintf("nets: unknown activation %q", string(a)))
+}
+
+// MLP is a multilayer perceptron: Linear layers with the activation Act
+// after every layer except the last,
+//
+//	h_0 = x,  h_{k+1} = act(h_k W_k + b_k),  y = h_{L−1} W_{L−1} + b_{L−1}.
+type MLP struct {
+	Layers []*Linear
+	Act    Activation
+}
+
+// NewMLP returns an MLP with layer sizes sizes = [in, h_1, …, out] (at
+// least two entries), its layers named name+".0", name+".1", … and their
+// parameters registered in ps.
+func NewMLP(name string, sizes []int, act Activation, ps *Params, rng *rand.Rand) *MLP {
+	if len(sizes) < 2 {
+		panic(fmt.Sprintf("nets: NewMLP %q needs at least 2 sizes, got %v", name, sizes))
+	}
+	if _, err := ParseActivation(string(act)); err != nil {
+		panic(fmt.Sprintf("nets: NewMLP %q: %v", name, err))
+	}
+	m := &MLP{Act: act}
+	for k := range len(sizes) - 1 {
+		m.Layers = append(m.Layers, NewLinear(name+"."+strconv.Itoa(k), sizes[k], sizes[k+1], ps, rng))
+	}
+	return m
+}
+
+// Forward maps x [R, In] through every layer to [R, Out].
+func (m *MLP) Forward(tp *Tape, x *Var) *Var {
+	return m.Last().Forward(tp, m.ForwardHidden(tp, x))
+}
+
+// ForwardHidden applies every layer but the last, each followed by the
+// activation, giving the last hidden representation [R, Last().In]. A set
+// encoder pools this before the last layer, which is exact for mean
+// pooling because the last layer is affine: mean(h W + b) = mean(h) W + b.
+func (m *MLP) ForwardHidden(tp *Tape, x *Var) *Var {
+	for _, l := range m.Layers[:len(m.Layers)-1] {
+		x = tp.Activate(m.Act, l.Forward(tp, x))
+	}
+	return x
+}
+
+// Last returns the output layer.
+func (m *MLP) Last() *Linear { return m.Layers[len(m.Layers)-1] }
+
+// In is the input width.
+func (m *MLP) In() int { return m.Layers[0].In }
+
+// Out is the output width.
+func (m *MLP) Out() int { return m.Last().Out }

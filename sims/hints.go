@@ -1,0 +1,43 @@
+package sims
+
+// Hints are a system's suggested model sizes and training budget, taken
+// from the paper's appendix A for the benchmark systems. They are defaults
+// only: every value can be overridden on the command line.
+type Hints struct {
+	Hidden      int // width of the per-point encoder networks
+	Latent      int // dimension of each latent (z_θ and z_δ)
+	DecHidden   int // width of the discrepancy network f_ψ
+	Steps1      int // stage 1 (physics pretraining) steps
+	Steps2      int // stage 2 (joint variational training) steps
+	Batch       int
+	EvalSamples int // Monte-Carlo samples at inference
+}
+
+// Hinter is implemented by systems that suggest model sizes and budgets.
+type Hinter interface {
+	Hints() Hints
+}
+
+// DefaultHints are used for systems that give none.
+var DefaultHints = Hints{Hidden: 128, Latent: 16, DecHidden: 128, Steps1: 3000, Steps2: 4000, Batch: 64, EvalSamples: 32}
+
+// HintsFor returns sys's hints, filling unset fields from DefaultHints.
+func HintsFor(sys System) Hints {
+	h := DefaultHints
+	if hs, ok := sys.(Hinter); ok {
+		g := hs.Hints()
+		set := func(dst *int, v int) {
+			if v > 0 {
+				*dst = v
+			}
+		}
+		set(&h.Hidden, g.Hidden)
+		set(&h.Latent, g.Latent)
+		set(&h.DecHidden, g.DecHidden)
+		set(&h.Steps1, g.Steps1)
+		set(&h.Steps2, g.Steps2)
+		set(&h.Batch, g.Batch)
+		set(&h.EvalSamples, g.EvalSamples)
+	}
+	return h
+}

@@ -1,0 +1,206 @@
+package sims
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"apic/nets"
+)
+
+func init() { Register(newLotkaVolterra()) }
+
+// lotkaVolterra is the Lotka–Volterra benchmark of BENCHMARKS.md §2.
+//
+//	Nominal:  x' = α x − β x y,         y' = η x y − γ y,
+//	Truth:    x' = α x − β x y + d(t),  y' = η x y − γ y,
+//
+// with (x, y)(0) = u0 known and the prey forcing d of LVTrueForcing. Both
+// are integrated by classical RK4 with LVDataSubsteps sub-steps per grid
+// interval. The model's discrepancy form is a learned prey forcing inside
+// the same (differentiable) RK4 integrator.
+type lotkaVolterra struct {
+	grid    Grid
+	data    lvScheme // the data integrator
+	queries [][]float64
+}
+
+func newLotkaVolterra() *lotkaVolterra {
+	states := make([][]float64, lvIntervals+1)
+	for j := range states {
+		states[j] = []float64{lvHorizon * float64(j) / lvIntervals}
+	}
+	taus := LVStageTimes(LVModelSubsteps)
+	queries := make([][]float64, len(taus))
+	for i, t := range taus {
+		queries[i] = []float64{t}
+	}
+	return &lotkaVolterra{
+		grid: Grid{
+			StateNames: []string{"t"},
+			Channels:   []string{"prey", "predator"},
+			States:     states,
+			Lo:         []float64{0},
+			Hi:         []float64{lvHorizon},
+		},
+		data:    newLVScheme(LVDataSubsteps, lvIntervals, lvHorizon/lvIntervals),
+		queries: queries,
+	}
+}
+
+func (*lotkaVolterra) Name() string  { return "lv" }
+func (*lotkaVolterra) Title() string { return "Lotka-Volterra" }
+
+func (*lotkaVolterra) Params() []Param {
+	return []Param{
+		{Name: "alpha", Lo: 0.5, Hi: 1.5},
+		{Name: "beta", Lo: 0.5, Hi: 1.5},
+		{Name: "eta", Lo: 0.5, Hi: 1.5},
+		{Name: "gamma", Lo: 0.5, Hi: 1.5},
+	}
+}
+
+func (s *lotkaVolterra) Grid() Grid { return s.grid }
+
+func (*lotkaVolterra) Side() SideInfo {
+	return SideInfo{Name: "u0", Len: 2, Labels: []string{"x0", "y0"}, Lo: 0.7, Hi: 1.8}
+}
+
+func (*lotkaVolterra) TrainContext() (lo, hi int) { return 20, 100 }
+func (*lotkaVolterra) TestContext() int           { return 30 }
+
+// SampleTheta draws α, β, η, γ in that order.
+func (s *lotkaVolterra) SampleTheta(rng *rand.Rand) []float64 {
+	ps := s.Params()
+	th := make([]float64, len(ps))
+	for i, p := range ps {
+		th[i] = p.Lo + (p.Hi-p.Lo)*rng.Float64()
+	}
+	return th
+}
+
+// SampleSide draws x0 then y0.
+func (s *lotkaVolterra) SampleSide(rng *rand.Rand) []float64 {
+	si := s.Side()
+	u0 := make([]float64, si.Len)
+	for i := range u0 {
+		u0[i] = si.Lo + (si.Hi-si.Lo)*rng.Float64()
+	}
+	return u0
+}
+
+func (s *lotkaVolterra) Nominal(theta, side []float64) []float64 {
+	out := make([]float64, s.grid.Size())
+	s.data.integrate(1, theta, side, nil, out, nil)
+	return out
+}
+
+func (s *lotkaVolterra) True(theta, side []float64) []float64 {
+	out := make([]float64, s.grid.Size())
+	d := LVTrueForcing(theta, side, s.data.stageTimes())
+	s.data.integrate(1, theta, side, d, out, nil)
+	return out
+}
+
+// Valid rejects true trajectories that leave [0.01, 10] (or are not
+// finite).
+func (*lotkaVolterra) Valid(trueValues []float64) bool {
+	for _, v := range trueValues {
+		if !(v >= 0.01 && v <= 10) {
+			return false
+		}
+	}
+	return true
+}
+
+// NominalOp integrates the nominal system with LVModelSubsteps sub-steps.
+func (*lotkaVolterra) NominalOp(tp *nets.Tape, theta *nets.Var, side *nets.Tensor) *nets.Var {
+	return tp.Apply(NewLVRK4(LVModelSubsteps), theta, tp.Const(side))
+}
+
+func (s *lotkaVolterra) Closure() Closure { return lvForcingClosure{queries: s.queries} }
+
+// EncodeContext writes per observation
+// [t/5 − 1, prey·mask, predator·mask, maskPrey, maskPredator, x0, y0].
+func (*lotkaVolterra) EncodeContext(dst *nets.Tensor, ctx Context, side []float64) {
+	for i, st := range ctx.States {
+		lvFeatures(dst.Row(i), st[0], ctx.Values[i], ctx.Mask[i], side)
+	}
+}
+
+func (*lotkaVolterra) FeatureLen() int { return 7 }
+
+func (*lotkaVolterra) QueryFeatures(dst, state []float64) { dst[0] = lvTimeFeature(state[0]) }
+func (*lotkaVolterra) QueryFeatureLen() int               { return 1 }
+
+// lvTimeFeature maps t ∈ [0, 10] to [−1, 1].
+func lvTimeFeature(t float64) float64 { return t/5 - 1 }
+
+// lvFeatures is the encoder input of one observation; unobserved channels
+// are zeroed and flagged by the mask features.
+func lvFeatures(dst []float64, t float64, vals []float64, mask []bool, side []float64) {
+	dst[0] = lvTimeFeature(t)
+	for c := range 2 {
+		if mask[c] {
+			dst[1+c] = vals[c]
+			dst[3+c] = 1
+		} else {
+			dst[1+c] = 0
+			dst[3+c] = 0
+		}
+	}
+	dst[5], dst[6] = side[0], side[1]
+}
+
+// LVTrueForcing evaluates the hidden prey forcing of the true process at
+// the given times:
+//
+//	d(t) = (1 − e^{−t}) Σ_{k=0..5} w_k exp(−(t − c_k)²/2),  c_k = 1 + 8k/5,
+//	w_k = 0.1 (1 + tanh(s_k)),
+//	s_k = Σ_{j=1..6} 0.8 sin(1.7(k+1) + 2.3 j) f_j + 0.2 cos(3.1(k+1)),
+//
+// with f = (log α, log β, log η, log γ, x0, y0). d(0) = 0 and d ≥ 0.
+func LVTrueForcing(theta, side, times []float64) []float64 {
+	f := [6]float64{
+		math.Log(theta[0]), math.Log(theta[1]), math.Log(theta[2]), math.Log(theta[3]),
+		side[0], side[1],
+	}
+	var w, c [6]float64
+	for k := range w {
+		kk := float64(k + 1)
+		sk := 0.2 * math.Cos(3.1*kk)
+		for j := 1; j <= 6; j++ {
+			sk += 0.8 * math.Sin(1.7*kk+2.3*float64(j)) * f[j-1]
+		}
+		w[k] = 0.1 * (1 + math.Tanh(sk))
+		c[k] = 1 + 8*float64(k)/5
+	}
+	d := make([]float64, len(times))
+	for i, t := range times {
+		var sum float64
+		for k := range w {
+			r := t - c[k]
+			sum += w[k] * math.Exp(-r*r/2)
+		}
+		d[i] = -math.Expm1(-t) * sum
+	}
+	return d
+}
+
+// lvForcingClosure is the "forcing" discrepancy form: f_ψ(t) is an
+// additive prey forcing evaluated at the model integrator's stage times.
+type lvForcingClosure struct{ queries [][]float64 }
+
+func (lvForcingClosure) Name() string { return "forcing" }
+func (lvForcingClosure) Doc() string {
+	return "f(t) is a prey forcing: x' = αx − βxy + f(t), integrated by RK4"
+}
+func (c lvForcingClosure) Queries() [][]float64 { return c.queries }
+func (lvForcingClosure) Outputs() int           { return 1 }
+
+// Apply integrates the forced system; f [B·M, 1] is realization-major,
+// which is the row-major layout of [B, M] the integrator reads.
+func (lvForcingClosure) Apply(tp *nets.Tape, theta *nets.Var, side *nets.Tensor, f *nets.Var) *nets.Var {
+	return tp.Apply(NewLVRK4(LVModelSubsteps), theta, tp.Const(side), f)
+}
+
+func (lvForcingClosure) Clipped([]float64) bool { return false }

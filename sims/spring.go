@@ -1,0 +1,216 @@
+package sims
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"apic/nets"
+)
+
+func init() { Register(newSpring()) }
+
+// The spring grid: t_j = springHorizon·j/(springPoints − 1).
+const (
+	springPoints  = 100
+	springHorizon = 4.0
+	springDamping = 0.15 // true envelope exp(−springDamping·ω t)
+)
+
+// spring is the damped-spring benchmark of BENCHMARKS.md §1.
+//
+//	Nominal:  F(t; ω) = sin(ω t)   (solves ü + ω² u = 0, u(0) = 0, u̇(0) = ω)
+//	Truth:    G(t; ω) = sin(ω t) exp(−0.15 ω t)
+//
+// The model's discrepancy form is a multiplicative envelope
+// m(t) = exp(f(t)) applied to the nominal.
+type spring struct {
+	grid  Grid
+	times []float64
+}
+
+func newSpring() *spring {
+	states := make([][]float64, springPoints)
+	times := make([]float64, springPoints)
+	for j := range states {
+		times[j] = springHorizon * float64(j) / (springPoints - 1)
+		states[j] = []float64{times[j]}
+	}
+	return &spring{
+		grid: Grid{
+			StateNames: []string{"t"},
+			Channels:   []string{"y"},
+			States:     states,
+			Lo:         []float64{0},
+			Hi:         []float64{springHorizon},
+		},
+		times: times,
+	}
+}
+
+func (*spring) Name() string  { return "spring" }
+func (*spring) Title() string { return "Damped spring" }
+
+func (*spring) Params() []Param { return []Param{{Name: "omega", Lo: 3, Hi: 8}} }
+
+func (s *spring) Grid() Grid { return s.grid }
+
+func (*spring) Side() SideInfo { return SideInfo{} }
+
+func (*spring) TrainContext() (lo, hi int) { return 15, 100 }
+func (*spring) TestContext() int           { return 30 }
+
+func (s *spring) SampleTheta(rng *rand.Rand) []float64 {
+	p := s.Params()[0]
+	return []float64{p.Lo + (p.Hi-p.Lo)*rng.Float64()}
+}
+
+// SampleSide returns nil and consumes no randomness: there is no side
+// information.
+func (*spring) SampleSide(*rand.Rand) []float64 { return nil }
+
+func (s *spring) Nominal(theta, _ []float64) []float64 {
+	out := make([]float64, len(s.times))
+	for j, t := range s.times {
+		out[j] = math.Sin(theta[0] * t)
+	}
+	return out
+}
+
+func (s *spring) True(theta, _ []float64) []float64 {
+	w := theta[0]
+	out := make([]float64, len(s.times))
+	for j, t := range s.times {
+		out[j] = math.Sin(w*t) * math.Exp(-springDamping*w*t)
+	}
+	return out
+}
+
+func (*spring) Valid([]float64) bool { return true }
+
+func (s *spring) NominalOp(tp *nets.Tape, theta *nets.Var, _ *nets.Tensor) *nets.Var {
+	return tp.Apply(springOp{times: s.times}, theta)
+}
+
+func (s *spring) Closure() Closure { return springEnvelope{grid: s.grid, times: s.times} }
+
+// EncodeContext writes [t/2 − 1, y] per observation.
+func (*spring) EncodeContext(dst *nets.Tensor, ctx Context, _ []float64) {
+	for i, st := range ctx.States {
+		springFeatures(dst.Row(i), st[0], ctx.Values[i][0])
+	}
+}
+
+func (*spring) FeatureLen() int { return 2 }
+
+func (*spring) QueryFeatures(dst, state []float64) { dst[0] = springTimeFeature(state[0]) }
+func (*spring) QueryFeatureLen() int               { return 1 }
+
+// springTimeFeature maps t ∈ [0, 4] to [−1, 1].
+func springTimeFeature(t float64) float64 { return t/2 - 1 }
+
+// springFeatures is the encoder input of one observation.
+func springFeatures(dst []float64, t, y float64) {
+	dst[0] = springTimeFeature(t)
+	dst[1] = y
+}
+
+// springOp is the fused spring simulator, with an optional log-envelope:
+//
+//	y[b, j] = sin(ω_b t_j) · exp(f[b, j]),
+//	∂y/∂ω = t_j cos(ω_b t_j) · exp(f[b, j]),  ∂y/∂f = y.
+//
+// Inputs: theta [B, 1] and, optionally, f with B·len(times) values
+// (realization-major). It holds no state.
+type springOp struct{ times []float64 }
+
+func (op springOp) check(inputs []*nets.Tensor) (theta, f *nets.Tensor) {
+	if len(inputs) != 1 && len(inputs) != 2 {
+		panic(fmt.Sprintf("sims: spring op takes 1 or 2 inputs, got %d", len(inputs)))
+	}
+	theta = inputs[0]
+	if theta.Cols != 1 {
+		panic(fmt.Sprintf("sims: spring op theta %s, want [B, 1]", theta.Shape()))
+	}
+	if len(inputs) == 2 {
+		f = inputs[1]
+		if f.Len() != theta.Rows*len(op.times) {
+			panic(fmt.Sprintf("sims: spring envelope %s for batch %d, want %d values per realization", f.Shape(), theta.Rows, len(op.times)))
+		}
+	}
+	return theta, f
+}
+
+func (op springOp) Forward(inputs []*nets.Tensor) *nets.Tensor {
+	theta, f := op.check(inputs)
+	n := len(op.times)
+	out := nets.NewTensor(theta.Rows, n)
+	for b := range theta.Rows {
+		w := theta.Data[b]
+		row := out.Row(b)
+		for j, t := range op.times {
+			row[j] = math.Sin(w * t)
+		}
+		if f != nil {
+			for j, fj := range f.Data[b*n : (b+1)*n] {
+				row[j] *= math.Exp(fj)
+			}
+		}
+	}
+	return out
+}
+
+func (op springOp) Backward(inputs []*nets.Tensor, output, outGrad *nets.Tensor, inGrads []*nets.Tensor) {
+	theta, f := op.check(inputs)
+	n := len(op.times)
+	gth := inGrads[0]
+	var gf *nets.Tensor
+	if len(inGrads) > 1 {
+		gf = inGrads[1]
+	}
+	for b := range theta.Rows {
+		og := outGrad.Row(b)
+		if gth != nil {
+			w := theta.Data[b]
+			var sum float64
+			for j, t := range op.times {
+				dy := t * math.Cos(w*t)
+				if f != nil {
+					dy *= math.Exp(f.Data[b*n+j])
+				}
+				sum += og[j] * dy
+			}
+			gth.Data[b] += sum
+		}
+		if gf != nil {
+			y := output.Row(b)
+			g := gf.Data[b*n : (b+1)*n]
+			for j := range g {
+				g[j] += og[j] * y[j]
+			}
+		}
+	}
+}
+
+// springEnvelope is the "envelope" discrepancy form: f_ψ(t) is the log of
+// a positive multiplicative envelope, so the prediction is
+// sin(ω̂ t) exp(f(t)) and f ≈ 0 starts at the nominal.
+type springEnvelope struct {
+	grid  Grid
+	times []float64
+}
+
+func (springEnvelope) Name() string { return "envelope" }
+func (springEnvelope) Doc() string {
+	return "f(t) is a log-envelope: prediction sin(ωt)·exp(f(t))"
+}
+func (e springEnvelope) Queries() [][]float64 { return e.grid.States }
+func (springEnvelope) Outputs() int           { return 1 }
+
+// Apply returns sin(ω t_j)·exp(f[b·100 + j]); f [B·100, 1] is
+// realization-major.
+func (e springEnvelope) Apply(tp *nets.Tape, theta *nets.Var, _ *nets.Tensor, f *nets.Var) *nets.Var {
+	return tp.Apply(springOp{times: e.times}, theta, f)
+}
+
+func (springEnvelope) Clipped([]float64) bool { return false }

@@ -1,0 +1,162 @@
+package sims
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"apic/nets"
+)
+
+func TestSpringRegistered(t *testing.T) {
+	sys, err := Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := sys.Grid()
+	if g.Points() != 100 || g.Size() != 100 || g.Lo[0] != 0 || g.Hi[0] != 4 {
+		t.Fatalf("grid: %d points on [%g, %g]", g.Points(), g.Lo[0], g.Hi[0])
+	}
+	for j, st := range g.States {
+		if st[0] != 4*float64(j)/99 {
+			t.Fatalf("t_%d = %g", j, st[0])
+		}
+	}
+	if lo, hi := sys.TrainContext(); lo != 15 || hi != 100 || sys.TestContext() != 30 {
+		t.Errorf("context sizes %d..%d, test %d", lo, hi, sys.TestContext())
+	}
+	if p := sys.Params(); len(p) != 1 || p[0].Lo != 3 || p[0].Hi != 8 {
+		t.Errorf("params %+v", p)
+	}
+	if sys.Side().Len != 0 {
+		t.Errorf("side %+v", sys.Side())
+	}
+}
+
+func TestSpringClosedForm(t *testing.T) {
+	sp := newSpring()
+	rng := rand.New(rand.NewPCG(20, 21))
+	for range 20 {
+		th := sp.SampleTheta(rng)
+		w := th[0]
+		if w < 3 || w >= 8 {
+			t.Fatalf("ω = %g outside U(3, 8)", w)
+		}
+		nom, tr := sp.Nominal(th, nil), sp.True(th, nil)
+		for j := range 100 {
+			tj := 4 * float64(j) / 99
+			if math.Abs(nom[j]-math.Sin(w*tj)) > 1e-15 || math.Abs(tr[j]-math.Sin(w*tj)*math.Exp(-0.15*w*tj)) > 1e-15 {
+				t.Fatalf("ω %g, t %g: nominal %g, true %g", w, tj, nom[j], tr[j])
+			}
+		}
+		if !sp.Valid(tr) {
+			t.Fatal("spring rejected a draw")
+		}
+	}
+}
+
+func TestSpringReference(t *testing.T) {
+	ref := loadSpringLVReference(t)
+	if len(ref.Spring) != 3 {
+		t.Fatalf("%d spring reference cases", len(ref.Spring))
+	}
+	sp := newSpring()
+	for _, c := range ref.Spring {
+		th := []float64{c.Omega}
+		if e := max(slvMaxDiff(sp.Nominal(th, nil), c.Nominal), slvMaxDiff(sp.True(th, nil), c.True)); e > 1e-12 {
+			t.Errorf("ω %g: differs from the reference by %.3g", c.Omega, e)
+		}
+	}
+}
+
+// TestSpringSampleSide checks that SampleSide consumes no randomness.
+func TestSpringSampleSide(t *testing.T) {
+	sp := newSpring()
+	a, b := rand.New(rand.NewPCG(3, 4)), rand.New(rand.NewPCG(3, 4))
+	if s := sp.SampleSide(a); s != nil {
+		t.Fatalf("side %v, want nil", s)
+	}
+	if a.Uint64() != b.Uint64() {
+		t.Error("SampleSide consumed randomness")
+	}
+}
+
+func TestSpringNominalOp(t *testing.T) {
+	sp := newSpring()
+	theta := nets.FromSlice(3, 1, []float64{3.2, 5.5, 7.9})
+	tp := nets.NewTape()
+	out := sp.NominalOp(tp, tp.Input(theta), nil)
+	if out.Value.Rows != 3 || out.Value.Cols != 100 {
+		t.Fatalf("shape %s", out.Value.Shape())
+	}
+	for b := range 3 {
+		if e := slvMaxDiff(out.Value.Row(b), sp.Nominal(theta.Row(b), nil)); e != 0 {
+			t.Errorf("realization %d: NominalOp off Nominal by %g", b, e)
+		}
+	}
+	f := func(tp *nets.Tape, in []*nets.Var) *nets.Var {
+		return slvLoss(tp, sp.NominalOp(tp, in[0], nil))
+	}
+	if err := nets.CheckGrad(f, []*nets.Tensor{theta}, 1e-6, 1e-7); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSpringEnvelope(t *testing.T) {
+	sp := newSpring()
+	cl := sp.Closure()
+	if cl.Name() != "envelope" || cl.Outputs() != 1 || len(cl.Queries()) != 100 || cl.Clipped(nil) {
+		t.Fatalf("closure %s: %d outputs, %d queries", cl.Name(), cl.Outputs(), len(cl.Queries()))
+	}
+	theta := nets.FromSlice(2, 1, []float64{4.1, 6.7})
+	// f = 0 gives the nominal; f = −0.15 ω t gives the truth.
+	zero := nets.NewTensor(200, 1)
+	exact := nets.NewTensor(200, 1)
+	for b := range 2 {
+		for j, q := range cl.Queries() {
+			exact.Data[b*100+j] = -0.15 * theta.Data[b] * q[0]
+		}
+	}
+	tp := nets.NewTape()
+	th := tp.Input(theta)
+	nom := cl.Apply(tp, th, nil, tp.Const(zero))
+	tr := cl.Apply(tp, th, nil, tp.Const(exact))
+	for b := range 2 {
+		if e := slvMaxDiff(nom.Value.Row(b), sp.Nominal(theta.Row(b), nil)); e != 0 {
+			t.Errorf("f = 0: off the nominal by %g", e)
+		}
+		if e := slvMaxDiff(tr.Value.Row(b), sp.True(theta.Row(b), nil)); e > 1e-14 {
+			t.Errorf("f = −0.15ωt: off the truth by %g", e)
+		}
+	}
+	rng := rand.New(rand.NewPCG(22, 23))
+	f0 := slvUniform(rng, 200, 1, -0.5, 0.5)
+	f := func(tp *nets.Tape, in []*nets.Var) *nets.Var {
+		return slvLoss(tp, cl.Apply(tp, in[0], nil, in[1]))
+	}
+	if err := nets.CheckGrad(f, []*nets.Tensor{theta, f0}, 1e-6, 1e-7); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestSpringFeatures(t *testing.T) {
+	sp := newSpring()
+	ctx := Context{
+		States: [][]float64{{0}, {2}, {4}},
+		Values: [][]float64{{0.5}, {-0.3}, {0.1}},
+		Mask:   [][]bool{{true}, {true}, {true}},
+	}
+	dst := nets.NewTensor(3, sp.FeatureLen())
+	sp.EncodeContext(dst, ctx, nil)
+	want := []float64{-1, 0.5, 0, -0.3, 1, 0.1}
+	for i, w := range want {
+		if dst.Data[i] != w {
+			t.Fatalf("features %v, want %v", dst.Data, want)
+		}
+	}
+	q := make([]float64, sp.QueryFeatureLen())
+	sp.QueryFeatures(q, []float64{3})
+	if q[0] != 0.5 {
+		t.Errorf("query feature of t = 3: %g", q[0])
+	}
+}
