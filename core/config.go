@@ -104,6 +104,7 @@ type Arch struct {
 	DecHidden   int      `json:"dec_hidden"`   // width of f_ψ and g_φ
 	DecLayers   int      `json:"dec_layers"`   // hidden layers of f_ψ
 	Heads       int      `json:"heads"`        // attention heads (anp)
+	GridSummary bool     `json:"grid_summary"` // encoders also read the context smoothed onto the grid
 }
 
 // Train holds the training settings.
@@ -139,7 +140,7 @@ func DefaultConfig(sys sims.System, b Backbone) Config {
 		Arch: Arch{
 			System: sys.Name(), Backbone: b, Form: Native,
 			Hidden: h.Hidden, Layers: 2, LatentTheta: h.Latent, LatentDelta: h.Latent,
-			DecHidden: h.DecHidden, DecLayers: 2, Heads: 4,
+			DecHidden: h.DecHidden, DecLayers: 2, Heads: 4, GridSummary: true,
 		},
 		Train: Train{
 			Steps1: h.Steps1, Steps2: h.Steps2, LR: 5e-4, Batch: h.Batch,

@@ -9,14 +9,22 @@ import (
 // encoder maps a context set to a diagonal Gaussian over a latent:
 //
 //	h_i = MLP(s_i)                      per context point
-//	r   = Agg({h_i})                    mean (cnp, lnp) or attention (anp)
+//	r   = Agg({h_i}) + W_s mean_i(s_i) + MLP_g(summary)
+//	                                   Agg: mean (cnp, lnp) or attention (anp)
 //	(μ, σ) = head(act(r)),  σ = σ_min + (1 − σ_min)·sigmoid(·)
+//
+// The linear skip of the pooled raw features lets physics-informed
+// summary features (sims.System.EncodeContext) reach the head directly;
+// the optional grid summary (gridsummary.go) gives the encoder the
+// context smoothed onto the grid.
 //
 // For mean aggregation the last linear layer of the point network is
 // applied after pooling, mean(W h + b) = W mean(h) + b, which is the same
 // function at a fraction of the cost.
 type encoder struct {
 	point  *nets.MLP
+	skip   *nets.Linear // linear map of the pooled raw features
+	grid   *nets.MLP    // MLP on the grid summary (nil when disabled)
 	head   *nets.Linear
 	latent int
 	// anp only
@@ -29,7 +37,7 @@ type encoder struct {
 // KL term and sampling stay well conditioned.
 const sigmaMin = 1e-3
 
-func newEncoder(name string, in int, a Arch, latent int, ps *nets.Params, rng *rand.Rand) *encoder {
+func newEncoder(name string, in, summary int, a Arch, latent int, ps *nets.Params, rng *rand.Rand) *encoder {
 	sizes := []int{in}
 	for i := 0; i < a.Layers; i++ {
 		sizes = append(sizes, a.Hidden)
@@ -37,8 +45,12 @@ func newEncoder(name string, in int, a Arch, latent int, ps *nets.Params, rng *r
 	sizes = append(sizes, a.Hidden)
 	e := &encoder{
 		point:  nets.NewMLP(name+".point", sizes, nets.ActReLU, ps, rng),
+		skip:   nets.NewLinear(name+".skip", in, a.Hidden, ps, rng),
 		head:   nets.NewLinear(name+".head", a.Hidden, 2*latent, ps, rng),
 		latent: latent,
+	}
+	if a.GridSummary {
+		e.grid = nets.NewMLP(name+".grid", []int{summary, a.Hidden, a.Hidden}, nets.ActReLU, ps, rng)
 	}
 	if a.Backbone == ANP {
 		e.self = nets.NewMultiHeadAttention(name+".self", a.Hidden, a.Hidden, a.Hidden, a.Hidden, a.Heads, ps, rng)
@@ -56,8 +68,9 @@ type encoded struct {
 	points     *nets.Var // anp: attended point representations [B*N, hidden]
 }
 
-// forward encodes feats [B*N, in] (N points per realization).
-func (e *encoder) forward(tp *nets.Tape, feats *nets.Var, b, n int) encoded {
+// forward encodes feats [B*N, in] (N points per realization) and the
+// grid summary [B, summary].
+func (e *encoder) forward(tp *nets.Tape, feats, summary *nets.Var, b, n int) encoded {
 	var r, points *nets.Var
 	if e.self == nil {
 		h := e.point.ForwardHidden(tp, feats)
@@ -67,6 +80,10 @@ func (e *encoder) forward(tp *nets.Tape, feats *nets.Var, b, n int) encoded {
 		points = tp.Add(h, e.self.Forward(tp, h, h, h, b))
 		q := tp.TileRows(tp.Param(e.query), b)
 		r = e.cross.Forward(tp, q, points, points, b)
+	}
+	r = tp.Add(r, e.skip.Forward(tp, tp.SegmentMean(feats, n)))
+	if e.grid != nil {
+		r = tp.Add(r, e.grid.Forward(tp, summary))
 	}
 	out := e.head.Forward(tp, tp.ReLU(r))
 	mu := tp.SliceCols(out, 0, e.latent)

@@ -10,11 +10,11 @@ import (
 // Losses are the terms of one training objective evaluation, for
 // progress reports.
 type Losses struct {
-	Total  float64 `json:"total"`
-	NLL    float64 `json:"nll"`     // −mean log p(y | z) over target values
-	KL     float64 `json:"kl"`      // (KL_θ + KL_δ) per target value
-	Theta  float64 `json:"theta"`   // L_θ on the nominal batch
-	Delta  float64 `json:"delta"`   // L_δ
+	Total float64 `json:"total"`
+	NLL   float64 `json:"nll"`   // −mean log p(y | z) over target values
+	KL    float64 `json:"kl"`    // (KL_θ + KL_δ) per target value
+	Theta float64 `json:"theta"` // L_θ on the nominal batch
+	Delta float64 `json:"delta"` // L_δ
 }
 
 // thetaLoss is the supervised parameter loss on prior-normalised

@@ -33,10 +33,11 @@ type Model struct {
 	disc     *encoder
 	thetaMap *nets.MLP
 	fpsi     *nets.MLP
-	logNoise *nets.Param // [1, C] log σ_c²
+	logNoise *nets.Param  // [1, C] log σ_c²
 	queryIn  *nets.Linear // anp: query-state embedding for target attention
 	target   *nets.MultiHeadAttention
 
+	summary        gridSummary
 	logLo, logSpan *nets.Tensor // [1, P]
 	queryFeats     *nets.Tensor // [Q, Fq]
 	chanSpread     *nets.Tensor // [C, G*C]: row c has ones at channel c
@@ -82,8 +83,9 @@ func NewModel(cfg Config) (*Model, error) {
 		}
 	}
 
-	m.phys = newEncoder("phys", sys.FeatureLen(), a, a.LatentTheta, ps, rng)
-	m.disc = newEncoder("disc", sys.FeatureLen(), a, a.LatentDelta, ps, rng)
+	m.summary = newGridSummary(sys.Grid())
+	m.phys = newEncoder("phys", sys.FeatureLen(), m.summary.Len(), a, a.LatentTheta, ps, rng)
+	m.disc = newEncoder("disc", sys.FeatureLen(), m.summary.Len(), a, a.LatentDelta, ps, rng)
 	m.thetaMap = nets.NewMLP("gphi", []int{a.LatentTheta, a.DecHidden, a.DecHidden, P}, nets.ActReLU, ps, rng)
 
 	in := fq + a.LatentTheta + a.LatentDelta + P
@@ -118,6 +120,7 @@ func (m *Model) Closure() sims.Closure { return m.closure }
 type Batch struct {
 	B, N    int
 	Feats   *nets.Tensor // [B*N, FeatureLen]
+	Summary *nets.Tensor // [B, grid summary length]
 	Side    *nets.Tensor // [B, S]
 	Values  *nets.Tensor // [B, G*C] target values on the grid (training)
 	Theta   *nets.Tensor // [B, P] true parameters (when known)
@@ -136,13 +139,15 @@ func NewBatch(sys sims.System, ctxs []sims.Context, sides [][]float64, values, t
 		return nil, fmt.Errorf("empty context")
 	}
 	f := sys.FeatureLen()
-	bt := &Batch{B: b, N: n, Feats: nets.NewTensor(b*n, f), Side: nets.NewTensor(b, sys.Side().Len), Context: ctxs}
+	gs := newGridSummary(sys.Grid())
+	bt := &Batch{B: b, N: n, Feats: nets.NewTensor(b*n, f), Summary: nets.NewTensor(b, gs.Len()), Side: nets.NewTensor(b, sys.Side().Len), Context: ctxs}
 	for i, c := range ctxs {
 		if c.Len() != n {
 			return nil, fmt.Errorf("context %d has %d points, batch needs %d", i, c.Len(), n)
 		}
 		sys.EncodeContext(nets.FromSlice(n, f, bt.Feats.Data[i*n*f:(i+1)*n*f]), c, sides[i])
 		copy(bt.Side.Row(i), sides[i])
+		gs.Encode(bt.Summary.Row(i), c)
 	}
 	if values != nil {
 		bt.Values = nets.NewTensor(b, sys.Grid().Size())
@@ -196,7 +201,7 @@ type forwardOut struct {
 
 // encodePhys runs only the physics path: z_θ and θ̂.
 func (m *Model) encodePhys(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) (encoded, *nets.Var, *nets.Var) {
-	e := m.phys.forward(tp, tp.Const(bt.Feats), bt.B, bt.N)
+	e := m.phys.forward(tp, tp.Const(bt.Feats), tp.Const(bt.Summary), bt.B, bt.N)
 	zT := m.latentSample(tp, e, k, rng)
 	theta, _ := m.thetaHat(tp, zT)
 	return e, zT, theta
@@ -211,10 +216,10 @@ func (m *Model) forward(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) forward
 // forwardWith is forward with an optional θ override [B·k, P] that
 // replaces θ̂ (and the s_θ f_ψ sees).
 func (m *Model) forwardWith(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, override *nets.Tensor) forwardOut {
-	feats := tp.Const(bt.Feats)
+	feats, summary := tp.Const(bt.Feats), tp.Const(bt.Summary)
 	o := forwardOut{k: k}
-	o.phys = m.phys.forward(tp, feats, bt.B, bt.N)
-	o.disc = m.disc.forward(tp, feats, bt.B, bt.N)
+	o.phys = m.phys.forward(tp, feats, summary, bt.B, bt.N)
+	o.disc = m.disc.forward(tp, feats, summary, bt.B, bt.N)
 	o.zT = m.latentSample(tp, o.phys, k, rng)
 	o.zD = m.latentSample(tp, o.disc, k, rng)
 	o.theta, o.s = m.thetaHat(tp, o.zT)

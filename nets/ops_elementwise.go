@@ -48,13 +48,13 @@ func broadcastsOver(small, big *Tensor) bool {
 type binaryPlan struct {
 	kind broadcast
 	n    int       // elements of a
-	span int       // elements per chunk (a multiple of a.Cols for bcRow)
+	span int       // elements per chunk (a multiple of cols for bcRow)
 	bt   []float64 // b.Data (bcSame) or b tiled to span elements
-	cols int
+	cols int       // columns of a (at least 1)
 }
 
 func planBinary(op string, a, b *Tensor) *binaryPlan {
-	p := &binaryPlan{kind: broadcastOf(op, a, b), n: a.Len(), cols: a.Cols}
+	p := &binaryPlan{kind: broadcastOf(op, a, b), n: a.Len(), cols: max(a.Cols, 1)}
 	switch p.kind {
 	case bcSame:
 		p.span = max(p.n, 1)
@@ -66,7 +66,7 @@ func planBinary(op string, a, b *Tensor) *binaryPlan {
 			p.bt[i] = b.Data[0]
 		}
 	case bcRow:
-		c := max(a.Cols, 1)
+		c := p.cols
 		p.span = c * max(1, min(a.Rows, broadcastSpan/c))
 		p.bt = make([]float64, p.span)
 		for i := 0; i < p.span; i += c {
@@ -97,6 +97,9 @@ func (p *binaryPlan) gradScratch(b *Var) []float64 {
 // foldGrad reduces the tiled scratch gradient into b's gradient (the
 // adjoint of broadcasting is summation over the broadcast axes).
 func (p *binaryPlan) foldGrad(b *Var, scratch []float64) {
+	if p.n == 0 {
+		return
+	}
 	switch p.kind {
 	case bcScalar:
 		s := 0.0
@@ -410,13 +413,20 @@ func (tp *Tape) Softplus(a *Var) *Var {
 func (tp *Tape) SiLU(a *Var) *Var {
 	y := newLike(a.Value)
 	x := a.Value.Data
+	yd := y.Data[:len(x)]
+	if !a.needsGrad {
+		for i, v := range x {
+			yd[i] = v * sigmoid(v)
+		}
+		return tp.record(y, nil, a)
+	}
 	// σ(a) is kept for the backward pass: an exp per element costs more
 	// than the memory.
 	sig := make([]float64, len(x))
 	for i, v := range x {
 		s := sigmoid(v)
 		sig[i] = s
-		y.Data[i] = v * s
+		yd[i] = v * s
 	}
 	return tp.record(y, func(out *Var) {
 		g, ga := out.Grad.Data[:len(x)], a.grad().Data[:len(x)]

@@ -234,3 +234,13 @@ func TestBinaryShapeMismatchPanics(t *testing.T) {
 	tp := NewTape()
 	tp.Add(tp.Const(NewTensor(2, 3)), tp.Const(NewTensor(2, 2)))
 }
+
+func TestBinaryEmpty(t *testing.T) {
+	tp := NewTape()
+	a := tp.Input(NewTensor(3, 0))
+	b := tp.Input(NewTensor(1, 0))
+	tp.Backward(tp.Add(tp.Sum(tp.Mul(a, b)), tp.Const(Scalar(1))))
+	if y := tp.Mul(a, b).Value; y.Rows != 3 || y.Cols != 0 {
+		t.Errorf("Mul of empty: %s", y.Shape())
+	}
+}

@@ -22,17 +22,13 @@ type lotkaVolterra struct {
 	grid    Grid
 	data    lvScheme // the data integrator
 	queries [][]float64
+	knots   *nets.Tensor // grid-time → stage-time interpolation
 }
 
 func newLotkaVolterra() *lotkaVolterra {
 	states := make([][]float64, lvIntervals+1)
 	for j := range states {
 		states[j] = []float64{lvHorizon * float64(j) / lvIntervals}
-	}
-	taus := LVStageTimes(LVModelSubsteps)
-	queries := make([][]float64, len(taus))
-	for i, t := range taus {
-		queries[i] = []float64{t}
 	}
 	return &lotkaVolterra{
 		grid: Grid{
@@ -43,8 +39,31 @@ func newLotkaVolterra() *lotkaVolterra {
 			Hi:         []float64{lvHorizon},
 		},
 		data:    newLVScheme(LVDataSubsteps, lvIntervals, lvHorizon/lvIntervals),
-		queries: queries,
+		queries: states,
+		knots:   lvKnotInterpolation(LVModelSubsteps),
 	}
+}
+
+// lvKnotInterpolation is the [grid points, stage times] matrix A of linear
+// interpolation from forcing values at the grid times (the knots where
+// f_ψ is evaluated) to every RK4 stage time: forcing = f·A. The forcing
+// is smooth on the grid spacing, so this loses little (the interpolation
+// error is O(Δt² f”)) and cuts f_ψ's work by 2·substeps.
+func lvKnotInterpolation(substeps int) *nets.Tensor {
+	taus := LVStageTimes(substeps)
+	a := nets.NewTensor(lvIntervals+1, len(taus))
+	per := 2 * substeps // stage-time lattice points per grid interval
+	for m := range taus {
+		k, r := m/per, m%per
+		if k >= lvIntervals {
+			a.Set(lvIntervals, m, 1)
+			continue
+		}
+		w := float64(r) / float64(per)
+		a.Set(k, m, 1-w)
+		a.Set(k+1, m, w)
+	}
+	return a
 }
 
 func (*lotkaVolterra) Name() string  { return "lv" }
@@ -117,17 +136,61 @@ func (*lotkaVolterra) NominalOp(tp *nets.Tape, theta *nets.Var, side *nets.Tenso
 	return tp.Apply(NewLVRK4(LVModelSubsteps), theta, tp.Const(side))
 }
 
-func (s *lotkaVolterra) Closure() Closure { return lvForcingClosure{queries: s.queries} }
+func (s *lotkaVolterra) Closure() Closure {
+	return lvForcingClosure{queries: s.queries, knots: s.knots}
+}
 
 // EncodeContext writes per observation
-// [t/5 − 1, prey·mask, predator·mask, maskPrey, maskPredator, x0, y0].
+// [t/5 − 1, prey·mask, predator·mask, maskPrey, maskPredator, x0, y0]
+// followed by the invariant features of lvInvariantFeatures.
 func (*lotkaVolterra) EncodeContext(dst *nets.Tensor, ctx Context, side []float64) {
 	for i, st := range ctx.States {
-		lvFeatures(dst.Row(i), st[0], ctx.Values[i], ctx.Mask[i], side)
+		row := dst.Row(i)
+		lvFeatures(row, st[0], ctx.Values[i], ctx.Mask[i], side)
+		lvInvariantFeatures(row[7:], st[0], ctx.Values[i], ctx.Mask[i], side)
 	}
 }
 
-func (*lotkaVolterra) FeatureLen() int { return 7 }
+func (*lotkaVolterra) FeatureLen() int { return 7 + 4 + 10 + 4 }
+
+// lvInvariantFeatures are physics-informed features from the first
+// integral of the nominal Lotka–Volterra system,
+//
+//	V(x, y) = η x − γ ln x + β y − α ln y,   V(x(t), y(t)) = V(x0, y0).
+//
+// For an observation with both channels, a = (−Δln y, Δy, Δx, −Δln x)
+// (differences from the known initial state) satisfies a·(α, β, η, γ) = 0,
+// so the set mean of the products a aᵀ (10 unique entries) is a matrix
+// whose null direction is θ's direction; a/t adds the time scale. The
+// prey forcing of the true process perturbs these relations only mildly,
+// which is exactly what the discrepancy path has to explain. Missing
+// channels give zeros.
+func lvInvariantFeatures(dst []float64, t float64, vals []float64, mask []bool, side []float64) {
+	clear(dst[:18])
+	if !mask[0] || !mask[1] {
+		return
+	}
+	const floor = 1e-3
+	x, y := math.Max(vals[0], floor), math.Max(vals[1], floor)
+	a := [4]float64{
+		-(math.Log(y) - math.Log(side[1])),
+		y - side[1],
+		x - side[0],
+		-(math.Log(x) - math.Log(side[0])),
+	}
+	copy(dst[:4], a[:])
+	k := 4
+	for i := 0; i < 4; i++ {
+		for j := i; j < 4; j++ {
+			dst[k] = a[i] * a[j]
+			k++
+		}
+	}
+	inv := 1 / math.Max(t, 0.1)
+	for i := 0; i < 4; i++ {
+		dst[14+i] = a[i] * inv
+	}
+}
 
 func (*lotkaVolterra) QueryFeatures(dst, state []float64) { dst[0] = lvTimeFeature(state[0]) }
 func (*lotkaVolterra) QueryFeatureLen() int               { return 1 }
@@ -187,8 +250,12 @@ func LVTrueForcing(theta, side, times []float64) []float64 {
 }
 
 // lvForcingClosure is the "forcing" discrepancy form: f_ψ(t) is an
-// additive prey forcing evaluated at the model integrator's stage times.
-type lvForcingClosure struct{ queries [][]float64 }
+// additive prey forcing evaluated at the grid times and interpolated
+// linearly to the model integrator's stage times.
+type lvForcingClosure struct {
+	queries [][]float64
+	knots   *nets.Tensor
+}
 
 func (lvForcingClosure) Name() string { return "forcing" }
 func (lvForcingClosure) Doc() string {
@@ -197,10 +264,12 @@ func (lvForcingClosure) Doc() string {
 func (c lvForcingClosure) Queries() [][]float64 { return c.queries }
 func (lvForcingClosure) Outputs() int           { return 1 }
 
-// Apply integrates the forced system; f [B·M, 1] is realization-major,
-// which is the row-major layout of [B, M] the integrator reads.
-func (lvForcingClosure) Apply(tp *nets.Tape, theta *nets.Var, side *nets.Tensor, f *nets.Var) *nets.Var {
-	return tp.Apply(NewLVRK4(LVModelSubsteps), theta, tp.Const(side), f)
+// Apply integrates the forced system; f [B·K, 1] (K grid-time knots) is
+// realization-major, the row-major layout of [B, K].
+func (c lvForcingClosure) Apply(tp *nets.Tape, theta *nets.Var, side *nets.Tensor, f *nets.Var) *nets.Var {
+	b := theta.Value.Rows
+	forcing := tp.MatMul(tp.Reshape(f, b, c.knots.Rows), tp.Const(c.knots), false, false)
+	return tp.Apply(NewLVRK4(LVModelSubsteps), theta, tp.Const(side), forcing)
 }
 
 func (lvForcingClosure) Clipped([]float64) bool { return false }

@@ -94,14 +94,29 @@ func (s *spring) NominalOp(tp *nets.Tape, theta *nets.Var, _ *nets.Tensor) *nets
 
 func (s *spring) Closure() Closure { return springEnvelope{grid: s.grid, times: s.times} }
 
-// EncodeContext writes [t/2 − 1, y] per observation.
+// EncodeContext writes, per observation, [t/2 − 1, y] followed by
+// matched-filter features against the nominal simulator at the candidate
+// frequencies ω_j (see matchedFeatures).
 func (*spring) EncodeContext(dst *nets.Tensor, ctx Context, _ []float64) {
+	var cand [springCandidates]float64
 	for i, st := range ctx.States {
-		springFeatures(dst.Row(i), st[0], ctx.Values[i][0])
+		row := dst.Row(i)
+		t, y := st[0], ctx.Values[i][0]
+		springFeatures(row, t, y)
+		for j := range cand {
+			cand[j] = math.Sin(springCandidate(j) * t)
+		}
+		matchedFeatures(row[2:], y, cand[:])
 	}
 }
 
-func (*spring) FeatureLen() int { return 2 }
+// springCandidates is the number of candidate frequencies, evenly spaced
+// over the prior.
+const springCandidates = 16
+
+func springCandidate(j int) float64 { return 3 + 5*float64(j)/(springCandidates-1) }
+
+func (*spring) FeatureLen() int { return 2 + 2*springCandidates }
 
 func (*spring) QueryFeatures(dst, state []float64) { dst[0] = springTimeFeature(state[0]) }
 func (*spring) QueryFeatureLen() int               { return 1 }

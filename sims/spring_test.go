@@ -148,10 +148,20 @@ func TestSpringFeatures(t *testing.T) {
 	}
 	dst := nets.NewTensor(3, sp.FeatureLen())
 	sp.EncodeContext(dst, ctx, nil)
-	want := []float64{-1, 0.5, 0, -0.3, 1, 0.1}
+	// Each row starts with [t/2 − 1, y], then y·sin(ω_j t) and
+	// (y − sin(ω_j t))² for the candidate frequencies.
+	want := [][]float64{{-1, 0.5}, {0, -0.3}, {1, 0.1}}
 	for i, w := range want {
-		if dst.Data[i] != w {
-			t.Fatalf("features %v, want %v", dst.Data, want)
+		row := dst.Row(i)
+		if row[0] != w[0] || row[1] != w[1] {
+			t.Fatalf("row %d starts %v, want %v", i, row[:2], w)
+		}
+		tm, y := ctx.States[i][0], ctx.Values[i][0]
+		for j := 0; j < springCandidates; j++ {
+			f := math.Sin(springCandidate(j) * tm)
+			if math.Abs(row[2+j]-y*f) > 1e-15 || math.Abs(row[2+springCandidates+j]-(y-f)*(y-f)) > 1e-15 {
+				t.Fatalf("row %d candidate %d: %v, %v", i, j, row[2+j], row[2+springCandidates+j])
+			}
 		}
 	}
 	q := make([]float64, sp.QueryFeatureLen())

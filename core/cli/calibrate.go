@@ -1,0 +1,481 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"apic/core"
+	"apic/sims"
+)
+
+func init() {
+	register(Command{
+		Name:    "calibrate",
+		Summary: "calibrate your own observations: θ with uncertainty, discrepancy, corrected prediction",
+		Usage: `apic calibrate --data FILE|- (--checkpoint FILE | --system SYS [--backbone B]) [--u0 a,b | --u0-file FILE] [--samples K] [--seed N] [--json] [--png FILE]
+
+Runs amortized inference on sparse measurements of a new realization and
+reports the physical parameters θ̂ with a 95% interval (mean ± 1.96 std),
+misspecification warnings, the nominal simulator F(x; θ̂), the learned
+discrepancy and the corrected prediction ± 2σ on the system's grid.
+
+--data is a CSV with a header row naming the grid's state dimensions then
+its channels (spring: t,y; lv: t,prey,predator, where an empty cell means
+that channel was not observed; advdiff: t,x,u), one observation per row,
+anywhere inside the domain and in any order; '-' reads stdin. Systems with
+side information need it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row
+per grid position) for advdiff.`,
+		Run: runCalibrate,
+	})
+}
+
+// calibrateStdin is what "--data -" reads; tests replace it.
+var calibrateStdin io.Reader = os.Stdin
+
+// z95 is the two-sided 95% quantile of the standard normal.
+const z95 = 1.959963984540054
+
+// calibration is everything calibrate reports.
+type calibration struct {
+	sys        sims.System
+	model      *core.Model
+	checkpoint string // where the weights came from
+	data       string // the observation file, for the header
+	obs        sims.Context
+	side       []float64
+	pred       core.Prediction
+	warnings   []string
+	samples    int
+	seed       uint64
+}
+
+func runCalibrate(ctx context.Context, args []string, env *Env) error {
+	fs := env.FlagSet()
+	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (with --checkpoint it must match)")
+	path := fs.String("checkpoint", "", "checkpoint `file` (default: the embedded one for --system/--backbone)")
+	backbone := fs.String("backbone", "lnp", "backbone, for the embedded checkpoint")
+	data := fs.String("data", "", "observation CSV `file`; '-' reads stdin")
+	u0Text := fs.String("u0", "", "side information as comma-separated values (lv: x0,y0)")
+	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff)")
+	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
+	seed := fs.Uint64("seed", 1, "seed of the latent samples")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots")
+	pngPath := fs.String("png", "", "also write a figure to this PNG `file`")
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	if *data == "" {
+		return UsageError("--data FILE is required (a CSV of observations; '-' reads stdin)")
+	}
+	if *samples < 1 {
+		return UsageError("--samples must be ≥ 1, got %d", *samples)
+	}
+	if *pngPath != "" {
+		if err := checkOutputDir(*pngPath); err != nil {
+			return err
+		}
+	}
+	m, _, source, err := loadModel(*path, *system, *backbone)
+	if err != nil {
+		return err
+	}
+	sys := m.Sys
+	side, err := calibrationSide(sys, *u0Text, *u0File)
+	if err != nil {
+		return err
+	}
+	obs, err := readObservations(*data, calibrateStdin, sys.Grid())
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	preds, err := m.PredictWith([]sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed})
+	if err != nil {
+		return err
+	}
+	p := preds[0]
+	if err := checkPredictionFinite(p); err != nil {
+		return err
+	}
+	c := calibration{
+		sys: sys, model: m, checkpoint: source, data: *data, obs: obs, side: side,
+		pred: p, warnings: core.Warnings(m, obs, side, p), samples: *samples, seed: *seed,
+	}
+	if c.data == "-" {
+		c.data = stdinName
+	}
+	if *pngPath != "" {
+		if err := writeCalibrationFigure(*pngPath, c); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return writeCalibrationJSON(env, c)
+	}
+	return writeCalibrationText(env, c)
+}
+
+// checkOutputDir fails early, before any work, when path cannot be
+// created because its directory does not exist.
+func checkOutputDir(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return UsageError("--png %s: %v", path, err)
+	case !st.IsDir():
+		return UsageError("--png %s: %s is not a directory", path, dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return UsageError("--png %s is a directory", path)
+	}
+	return nil
+}
+
+// calibrationSide reads the side information the system needs from --u0
+// or --u0-file; it is required when the system has any.
+func calibrationSide(sys sims.System, u0Text, u0File string) ([]float64, error) {
+	side := sys.Side()
+	switch {
+	case u0Text != "" && u0File != "":
+		return nil, UsageError("give --u0 or --u0-file, not both")
+	case side.Len == 0 && (u0Text != "" || u0File != ""):
+		return nil, UsageError("system %s has no side information, so --u0 and --u0-file do not apply", sys.Name())
+	case side.Len == 0:
+		return nil, nil
+	case u0Text != "":
+		return parseSideValues(u0Text, side)
+	case u0File != "":
+		if side.Labels != nil {
+			return nil, UsageError("%s's %s is (%s): give it with --u0", sys.Name(), side.Name, strings.Join(side.Labels, ", "))
+		}
+		return readSideCSV(u0File, side.Len, sideAxisOf(sys.Grid(), side.Len))
+	case side.Labels != nil:
+		return nil, UsageError("system %s needs its side information %s (%s): give --u0 %s", sys.Name(), side.Name, strings.Join(side.Labels, ", "), strings.Join(side.Labels, ","))
+	default:
+		return nil, UsageError("system %s needs its side information %s (%d values): give --u0-file FILE (CSV with header x,u and one row per grid position)", sys.Name(), side.Name, side.Len)
+	}
+}
+
+// checkPredictionFinite fails on non-finite model output, which JSON
+// cannot carry (side information far outside anything sensible can make
+// the simulator blow up).
+func checkPredictionFinite(p core.Prediction) error {
+	for _, s := range []struct {
+		name   string
+		values []float64
+	}{{"θ", p.Theta}, {"θ std", p.ThetaStd}, {"prediction", p.Mean}, {"prediction std", p.Std},
+		{"discrepancy", p.DeltaMean}, {"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}} {
+		for _, v := range s.values {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("the model's %s has non-finite values (side information far outside the prior?)", s.name)
+			}
+		}
+	}
+	return nil
+}
+
+// thetaInterval is one parameter's posterior summary in the JSON output.
+type thetaInterval struct {
+	Mean float64 `json:"mean"`
+	Std  float64 `json:"std"`
+	Lo95 float64 `json:"lo95"`
+	Hi95 float64 `json:"hi95"`
+}
+
+// interval is the 95% interval mean ± 1.96 std of parameter i.
+func (c calibration) interval(i int) thetaInterval {
+	m, s := c.pred.Theta[i], c.pred.ThetaStd[i]
+	return thetaInterval{Mean: m, Std: s, Lo95: m - z95*s, Hi95: m + z95*s}
+}
+
+// meanStd is a grid field's mean and standard deviation, shaped.
+type meanStd struct {
+	Mean any `json:"mean"`
+	Std  any `json:"std"`
+}
+
+// calibrationJSON is calibrate's --json output.
+type calibrationJSON struct {
+	System      string                   `json:"system"`
+	Checkpoint  string                   `json:"checkpoint"`
+	Theta       map[string]thetaInterval `json:"theta"`
+	T           []float64                `json:"t"`
+	X           []float64                `json:"x,omitempty"`
+	Nominal     any                      `json:"nominal"`
+	Prediction  meanStd                  `json:"prediction"`
+	Discrepancy meanStd                  `json:"discrepancy"`
+	Warnings    []string                 `json:"warnings"`
+}
+
+func writeCalibrationJSON(env *Env, c calibration) error {
+	g := c.sys.Grid()
+	out := calibrationJSON{
+		System:     c.sys.Name(),
+		Checkpoint: c.checkpoint,
+		Theta:      map[string]thetaInterval{},
+		Warnings:   append([]string{}, c.warnings...), // [] rather than null
+	}
+	for i, p := range c.sys.Params() {
+		out.Theta[p.Name] = c.interval(i)
+	}
+	axes := gridAxes(g)
+	out.T = axes[0]
+	if len(axes) > 1 {
+		out.X = axes[len(axes)-1]
+	}
+	fields := []struct {
+		name string
+		dst  *any
+		vals []float64
+	}{
+		{"nominal", &out.Nominal, c.pred.Nominal},
+		{"prediction mean", &out.Prediction.Mean, c.pred.Mean},
+		{"prediction std", &out.Prediction.Std, c.pred.Std},
+		{"discrepancy mean", &out.Discrepancy.Mean, c.pred.DeltaMean},
+		{"discrepancy std", &out.Discrepancy.Std, c.pred.DeltaStd},
+	}
+	for _, f := range fields {
+		v, err := shaped(f.vals, g)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		*f.dst = v
+	}
+	if err := json.NewEncoder(env.Stdout).Encode(out); err != nil {
+		return fmt.Errorf("writing JSON: %w", err)
+	}
+	return nil
+}
+
+// writeCalibrationText prints the parameter table, the warnings and the
+// plots.
+func writeCalibrationText(env *Env, c calibration) error {
+	var b strings.Builder
+	g := c.sys.Grid()
+	fmt.Fprintf(&b, "%s (%s) · %s\n", c.sys.Title(), c.sys.Name(), c.checkpoint)
+	fmt.Fprintf(&b, "%d observations from %s · %d samples · seed %d\n\n", c.obs.Len(), c.data, c.samples, c.seed)
+
+	params := c.sys.Params()
+	nameWidth := len("parameter")
+	for _, p := range params {
+		nameWidth = max(nameWidth, len(p.Name))
+	}
+	fmt.Fprintf(&b, "  %-*s  %11s  %10s  %-25s  %s\n", nameWidth, "parameter", "estimate", "std", "95% interval", "prior")
+	for i, p := range params {
+		iv := c.interval(i)
+		ci := fmt.Sprintf("[%.5g, %.5g]", iv.Lo95, iv.Hi95)
+		fmt.Fprintf(&b, "  %-*s  %11.5g  %10.3g  %-25s  U(%s, %s)\n", nameWidth, p.Name, iv.Mean, iv.Std, ci, fmtFloat(p.Lo), fmtFloat(p.Hi))
+	}
+	b.WriteString(sideSummary(c.sys.Side(), c.side))
+	b.WriteString("\n")
+	if len(c.warnings) == 0 {
+		b.WriteString("warnings: none\n\n")
+	} else {
+		b.WriteString("warnings:\n")
+		for _, w := range c.warnings {
+			fmt.Fprintf(&b, "  ! %s\n", w)
+		}
+		b.WriteString("\n")
+	}
+
+	axes := gridAxes(g)
+	if len(g.Shape) == 2 {
+		writeCalibrationProduct(&b, env, g, axes, c)
+	} else {
+		writeCalibrationLines(&b, env, g, axes[0], c)
+	}
+	_, err := fmt.Fprint(env.Stdout, b.String())
+	return err
+}
+
+// band returns mean − k·std and mean + k·std.
+func band(mean, std []float64, k float64) (lo, hi []float64) {
+	lo, hi = make([]float64, len(mean)), make([]float64, len(mean))
+	for i := range mean {
+		lo[i], hi[i] = mean[i]-k*std[i], mean[i]+k*std[i]
+	}
+	return lo, hi
+}
+
+// resample interpolates values, sampled evenly over an axis, at width
+// evenly spaced points of the same axis. LinePlot pads shorter series
+// with gaps before its own resampling, so every series of one plot is
+// brought to the plot's width here, the observations included.
+func resample(values []float64, width int) []float64 {
+	n := len(values)
+	out := make([]float64, width)
+	if n == 0 {
+		for i := range out {
+			out[i] = math.NaN()
+		}
+		return out
+	}
+	for i := range out {
+		if n == 1 || width == 1 {
+			out[i] = values[0]
+			continue
+		}
+		pos := float64(i) * float64(n-1) / float64(width-1)
+		k := min(int(pos), n-2)
+		f := pos - float64(k)
+		out[i] = values[k] + (values[k+1]-values[k])*f
+	}
+	return out
+}
+
+// scatterSeries places points (pos[i], val[i]) on width columns spanning
+// [lo, hi]; empty columns are gaps (NaN), and points sharing a column are
+// averaged.
+func scatterSeries(pos, val []float64, lo, hi float64, width int) []float64 {
+	out := make([]float64, width)
+	count := make([]int, width)
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	for i, x := range pos {
+		col := 0
+		if hi > lo {
+			col = int(math.Round((x - lo) / (hi - lo) * float64(width-1)))
+		}
+		col = min(max(col, 0), width-1)
+		if count[col] == 0 {
+			out[col] = 0
+		}
+		out[col] += val[i]
+		count[col]++
+	}
+	for i, n := range count {
+		if n > 1 {
+			out[i] /= float64(n)
+		}
+	}
+	return out
+}
+
+// observedChannel lists the observations of channel c: the given state
+// coordinate and the value, for the observations keep accepts.
+func observedChannel(obs sims.Context, c, coord int, keep func(st []float64) bool) (pos, val []float64) {
+	for i, st := range obs.States {
+		if c < len(obs.Mask[i]) && obs.Mask[i][c] && (keep == nil || keep(st)) {
+			pos = append(pos, st[coord])
+			val = append(val, obs.Values[i][c])
+		}
+	}
+	return pos, val
+}
+
+// writeCalibrationLines draws, over a one-dimensional grid and per
+// channel, the observations with the nominal and the corrected prediction
+// ± 2σ, then the learned discrepancy ± 2σ.
+func writeCalibrationLines(b *strings.Builder, env *Env, g sims.Grid, axis []float64, c calibration) {
+	nc := len(g.Channels)
+	p := c.pred
+	w := plotWidth
+	plot := LinePlot{Width: w, Height: plotHeight, XLo: axis[0], XHi: axis[len(axis)-1], Color: env.Color}
+	for ch, name := range g.Channels {
+		prefix := ""
+		if nc > 1 {
+			prefix = name + ": "
+		}
+		mean, std := channel(p.Mean, ch, nc), channel(p.Std, ch, nc)
+		lo, hi := band(mean, std, 2)
+		pos, val := observedChannel(c.obs, ch, 0, nil)
+		plot.Title = prefix + "observations, nominal F(θ̂) and corrected prediction ± 2σ"
+		b.WriteString(plot.Render(
+			Series{Name: "prediction", Values: resample(mean, w)},
+			Series{Name: "nominal", Values: resample(channel(p.Nominal, ch, nc), w)},
+			Series{Name: "−2σ", Values: resample(lo, w)},
+			Series{Name: "+2σ", Values: resample(hi, w)},
+			Series{Name: fmt.Sprintf("observations (%d)", len(pos)), Values: scatterSeries(pos, val, plot.XLo, plot.XHi, w)},
+		))
+		b.WriteString("\n")
+		dm, ds := channel(p.DeltaMean, ch, nc), channel(p.DeltaStd, ch, nc)
+		dlo, dhi := band(dm, ds, 2)
+		plot.Title = prefix + "learned discrepancy = prediction − nominal, ± 2σ"
+		b.WriteString(plot.Render(
+			Series{Name: "discrepancy", Values: resample(dm, w)},
+			Series{Name: "−2σ", Values: resample(dlo, w)},
+			Series{Name: "+2σ", Values: resample(dhi, w)},
+		))
+		if ch < nc-1 {
+			b.WriteString("\n")
+		}
+	}
+}
+
+// sliceRows are the rows of a product grid shown as slices: the first,
+// middle and last.
+func sliceRows(nr int) []int {
+	rows := []int{0}
+	for _, k := range []int{nr / 2, nr - 1} {
+		if k != rows[len(rows)-1] {
+			rows = append(rows, k)
+		}
+	}
+	return rows
+}
+
+// nearRow reports whether the first coordinate of st is within half a
+// row spacing of row k of axis.
+func nearRow(axis []float64, k int) func(st []float64) bool {
+	half := math.Inf(1)
+	if len(axis) > 1 {
+		half = (axis[len(axis)-1] - axis[0]) / float64(len(axis)-1) / 2
+	}
+	return func(st []float64) bool { return math.Abs(st[0]-axis[k]) <= half }
+}
+
+// writeCalibrationProduct draws, over a two-dimensional grid and per
+// channel, slices at the first, middle and last row (observations near
+// the slice, nominal, corrected prediction ± 2σ) and the learned
+// discrepancy as a heatmap.
+func writeCalibrationProduct(b *strings.Builder, env *Env, g sims.Grid, axes [][]float64, c calibration) {
+	nc := len(g.Channels)
+	nr, ncol := g.Shape[0], g.Shape[1]
+	rowName, colName := "row", "column"
+	if len(g.StateNames) == 2 {
+		rowName, colName = g.StateNames[0], g.StateNames[1]
+	}
+	p := c.pred
+	w := plotWidth
+	for ch, name := range g.Channels {
+		prefix := ""
+		if nc > 1 {
+			prefix = name + ": "
+		}
+		mean, std, nom := channel(p.Mean, ch, nc), channel(p.Std, ch, nc), channel(p.Nominal, ch, nc)
+		lo, hi := band(mean, std, 2)
+		_, allVal := observedChannel(c.obs, ch, 1, nil)
+		yLo, yHi := finiteRange([]Series{{Values: lo}, {Values: hi}, {Values: nom}, {Values: allVal}})
+		plot := LinePlot{Width: w, Height: sliceHeight, XLo: axes[1][0], XHi: axes[1][ncol-1], YLo: yLo, YHi: yHi, Color: env.Color}
+		for _, k := range sliceRows(nr) {
+			row := func(v []float64) []float64 { return resample(v[k*ncol:(k+1)*ncol], w) }
+			pos, val := observedChannel(c.obs, ch, 1, nearRow(axes[0], k))
+			plot.Title = fmt.Sprintf("%sprediction ± 2σ, nominal and observations at %s = %.4g", prefix, rowName, axes[0][k])
+			b.WriteString(plot.Render(
+				Series{Name: "prediction", Values: row(mean)},
+				Series{Name: "nominal", Values: row(nom)},
+				Series{Name: "−2σ", Values: row(lo)},
+				Series{Name: "+2σ", Values: row(hi)},
+				Series{Name: fmt.Sprintf("observations (%d)", len(pos)), Values: scatterSeries(pos, val, plot.XLo, plot.XHi, w)},
+			))
+			b.WriteString("\n")
+		}
+		d := channel(p.DeltaMean, ch, nc)
+		field := make([][]float64, nr)
+		for k := range field {
+			field[k] = d[k*ncol : (k+1)*ncol]
+		}
+		hm := Heatmap{Title: prefix + "learned discrepancy = prediction − nominal", Rows: 16, Cols: plotWidth, RowName: rowName, ColName: colName}
+		b.WriteString(hm.Render(field, axes[0], axes[1]))
+	}
+}

@@ -1,0 +1,234 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"apic/sims"
+)
+
+// Method is a calibration method: from one realization's context and the
+// side information its simulator needs (never the realization's truth),
+// it returns the predictive distribution on the grid and θ̂ as a
+// Prediction. APIC, KOH-GP and later baselines (BCPI, Correction-PINN)
+// all implement it, so they are scored by the same code on the same
+// tasks.
+//
+// A Method bound to a system knows that system; Calibrate must be safe
+// for concurrent use when RunMethod is given more than one worker.
+type Method interface {
+	// Name identifies the method in tables and JSON ("apic-lnp", "koh-gp").
+	Name() string
+	// Calibrate fits (or amortizes) one realization.
+	Calibrate(ctx context.Context, obs sims.Context, side []float64) (Prediction, error)
+}
+
+// BatchMethod is a Method that can also calibrate many realizations in
+// one call — the amortized methods, whose throughput is the point.
+type BatchMethod interface {
+	Method
+	CalibrateBatch(ctx context.Context, obs []sims.Context, sides [][]float64) ([]Prediction, error)
+}
+
+// APIC adapts a trained Model to Method: amortized inference with Samples
+// Monte-Carlo latent samples (32 when 0) whose noise comes from Seed.
+//
+// Calibrate is not safe for concurrent use (the tape registers gradient
+// buffers on the shared parameters); run it with one worker.
+type APIC struct {
+	Model   *Model
+	Samples int
+	Seed    uint64
+	// Label overrides Name; by default "apic-" + the backbone.
+	Label string
+}
+
+// Name returns Label or "apic-BACKBONE".
+func (a *APIC) Name() string {
+	if a.Label != "" {
+		return a.Label
+	}
+	return "apic-" + string(a.Model.Config.Arch.Backbone)
+}
+
+func (a *APIC) samples() int {
+	if a.Samples < 1 {
+		return 32
+	}
+	return a.Samples
+}
+
+// Calibrate runs the whole amortized pipeline (encoders, θ map,
+// simulator, discrepancy network, Monte-Carlo collapse) for one
+// realization.
+func (a *APIC) Calibrate(ctx context.Context, obs sims.Context, side []float64) (Prediction, error) {
+	if err := ctx.Err(); err != nil {
+		return Prediction{}, err
+	}
+	preds, err := a.Model.Predict([]sims.Context{obs}, [][]float64{side}, a.samples(), a.Seed)
+	if err != nil {
+		return Prediction{}, err
+	}
+	return preds[0], nil
+}
+
+// apicChunk is how many realizations CalibrateBatch hands to Predict at
+// once: large enough to amortize the per-call overhead, small enough that
+// ctx is checked often. (Predict itself caps a batch's memory.)
+const apicChunk = 256
+
+// CalibrateBatch predicts many realizations, batched by context size,
+// checking ctx between chunks.
+func (a *APIC) CalibrateBatch(ctx context.Context, obs []sims.Context, sides [][]float64) ([]Prediction, error) {
+	if len(obs) != len(sides) {
+		return nil, fmt.Errorf("apic: %d contexts but %d side vectors", len(obs), len(sides))
+	}
+	out := make([]Prediction, 0, len(obs))
+	for lo := 0; lo < len(obs); lo += apicChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		hi := min(lo+apicChunk, len(obs))
+		preds, err := a.Model.Predict(obs[lo:hi], sides[lo:hi], a.samples(), a.Seed+uint64(lo))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, preds...)
+	}
+	return out, nil
+}
+
+// MethodRun is the outcome of running a method on a list of tasks, in
+// task order.
+type MethodRun struct {
+	Name    string
+	Metrics []TaskMetrics
+	// Seconds is each realization's wall time inside Calibrate, measured
+	// by the worker that ran it.
+	Seconds []float64
+}
+
+// MedianSeconds is the median per-realization wall time.
+func (r MethodRun) MedianSeconds() float64 { return median(r.Seconds) }
+
+// TotalSeconds is the summed per-realization wall time (CPU-side work,
+// not the elapsed time of a parallel run).
+func (r MethodRun) TotalSeconds() float64 {
+	s := 0.0
+	for _, x := range r.Seconds {
+		s += x
+	}
+	return s
+}
+
+// median returns the median of xs (NaN when empty) without modifying it.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// RunMethod calibrates every task with m, one realization per Calibrate
+// call, on workers goroutines (GOMAXPROCS when ≤ 0), and scores each
+// prediction with Score. Results come back in task order whatever the
+// scheduling, so a deterministic method gives deterministic results.
+// Each worker times its own Calibrate calls, so the per-realization times
+// are honest single-realization wall times (with one realization per
+// core). progress, if set, is called after each realization with the
+// number done so far; calls are serialised. ctx cancels between
+// realizations (and inside Calibrate, if the method checks it).
+func RunMethod(ctx context.Context, sys sims.System, m Method, tasks []sims.Task, workers int, progress func(done, total int)) (MethodRun, error) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(tasks)))
+	run := MethodRun{Name: m.Name(), Metrics: make([]TaskMetrics, len(tasks)), Seconds: make([]float64, len(tasks))}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	next := make(chan int)
+	var (
+		mu       sync.Mutex
+		done     int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+		cancel()
+	}
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				t := tasks[i]
+				start := time.Now()
+				p, err := m.Calibrate(ctx, t.Context, t.Real.Side)
+				el := time.Since(start)
+				if err != nil {
+					fail(fmt.Errorf("%s: realization %d: %w", m.Name(), i, err))
+					continue
+				}
+				run.Metrics[i] = Score(sys, t, p)
+				run.Seconds[i] = el.Seconds()
+				mu.Lock()
+				done++
+				if progress != nil {
+					progress(done, len(tasks))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+feed:
+	for i := range tasks {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	// The first failure wins; a worker's cancellation error wraps
+	// context.Canceled, so callers can test it with errors.Is.
+	if firstErr != nil {
+		return MethodRun{}, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return MethodRun{}, err
+	}
+	return run, nil
+}
+
+// CalibrateBatched calibrates all tasks in one CalibrateBatch call and
+// returns the predictions and the elapsed wall time.
+func CalibrateBatched(ctx context.Context, m BatchMethod, tasks []sims.Task) ([]Prediction, time.Duration, error) {
+	obs := make([]sims.Context, len(tasks))
+	sides := make([][]float64, len(tasks))
+	for i, t := range tasks {
+		obs[i], sides[i] = t.Context, t.Real.Side
+	}
+	start := time.Now()
+	preds, err := m.CalibrateBatch(ctx, obs, sides)
+	el := time.Since(start)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", m.Name(), err)
+	}
+	return preds, el, nil
+}

@@ -1,0 +1,216 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+
+	"apic/sims"
+)
+
+// Misspecification alarms: cheap checks, after amortized inference, that
+// the observations look like what the model was trained on. The model
+// cannot say "I don't know" by itself — an out-of-distribution context
+// still yields a confident-looking θ̂ — so these heuristics flag the cases
+// where its answer deserves suspicion.
+const (
+	// boundFrac is how close θ̂ may come to a prior bound, as a share of
+	// the prior's width, before it is flagged: g_φ squashes θ̂ into the
+	// prior, so data generated outside it piles up at the edges.
+	boundFrac = 0.02
+	// valueSlack widens the training value range on each side, as a
+	// share of its width, before an observed value counts as far outside.
+	valueSlack = 0.25
+	// rangeDraws is the number of prior draws the training value range
+	// is estimated from, with a fixed seed.
+	rangeDraws = 256
+	rangeSeed  = 0x617069632d726e67
+)
+
+// Warnings returns the misspecification alarms for a calibration of the
+// context ctx (with side information side) whose prediction is p, in a
+// fixed order, as sentences for people; nil when nothing looks wrong:
+//
+//   - a parameter estimate θ̂_i within 2% of the prior width of a bound;
+//   - the closure at its clip for most samples (Prediction.Clipped);
+//   - observations outside the grid's domain;
+//   - observed values far outside the range seen in training (the range
+//     over prior draws, widened by a quarter of its width on each side);
+//   - fewer (or more) context points than the training range
+//     sys.TrainContext();
+//   - side information outside its plausible range (sims.SideInfo).
+func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string {
+	sys := m.Sys
+	var out []string
+	for i, par := range sys.Params() {
+		if i >= len(p.Theta) {
+			break
+		}
+		th, w := p.Theta[i], par.Hi-par.Lo
+		switch {
+		case th <= par.Lo+boundFrac*w:
+			out = append(out, fmt.Sprintf("%s = %.4g is within 2%% of its prior's lower bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Lo))
+		case th >= par.Hi-boundFrac*w:
+			out = append(out, fmt.Sprintf("%s = %.4g is within 2%% of its prior's upper bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Hi))
+		}
+	}
+	if p.Clipped {
+		c := m.Closure()
+		out = append(out, fmt.Sprintf("the %s closure sits at its clip for most samples (%s): the discrepancy may be larger than the model can represent", c.Name(), c.Doc()))
+	}
+	g := sys.Grid()
+	if n := outsideDomain(g, ctx); n > 0 {
+		out = append(out, fmt.Sprintf("%d of %d observations lie outside the domain %s", n, ctx.Len(), domainText(g)))
+	}
+	out = append(out, valueWarnings(sys, ctx)...)
+	if lo, hi := sys.TrainContext(); ctx.Len() < lo {
+		out = append(out, fmt.Sprintf("only %d context points; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", ctx.Len(), lo, hi))
+	} else if ctx.Len() > hi {
+		out = append(out, fmt.Sprintf("%d context points, more than the %d to %d the model was trained on: its uncertainty is an extrapolation", ctx.Len(), lo, hi))
+	}
+	out = append(out, sideWarnings(sys.Side(), side)...)
+	return out
+}
+
+// outsideDomain counts observations with a state outside [Lo, Hi].
+func outsideDomain(g sims.Grid, ctx sims.Context) int {
+	n := 0
+	for _, st := range ctx.States {
+		for d, v := range st {
+			if d < len(g.Lo) && d < len(g.Hi) && !(v >= g.Lo[d] && v <= g.Hi[d]) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// domainText describes the domain as "t ∈ [0, 4], x ∈ [0, 1]".
+func domainText(g sims.Grid) string {
+	var parts []string
+	for d, name := range g.StateNames {
+		if d < len(g.Lo) && d < len(g.Hi) {
+			parts = append(parts, fmt.Sprintf("%s ∈ [%g, %g]", name, g.Lo[d], g.Hi[d]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// valueWarnings flags, per channel, observed values far outside the
+// training value range.
+func valueWarnings(sys sims.System, ctx sims.Context) []string {
+	lo, hi := TrainingValueRange(sys)
+	g := sys.Grid()
+	var out []string
+	for c, name := range g.Channels {
+		w := hi[c] - lo[c]
+		a, b := lo[c]-valueSlack*w, hi[c]+valueSlack*w
+		far, observed, worst := 0, 0, -1
+		worstDist := 0.0
+		for i := range ctx.States {
+			if c >= len(ctx.Mask[i]) || !ctx.Mask[i][c] {
+				continue
+			}
+			observed++
+			v := ctx.Values[i][c]
+			dist := max(a-v, v-b)
+			if !(dist <= 0) { // NaN counts as far
+				far++
+				if worst < 0 || dist > worstDist || math.IsNaN(dist) {
+					worst, worstDist = i, dist
+				}
+			}
+		}
+		if far == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%d of %d %s observations lie far outside the range seen in training [%.3g, %.3g] (e.g. %s = %.4g at %s)",
+			far, observed, name, lo[c], hi[c], name, ctx.Values[worst][c], stateText(g, ctx.States[worst])))
+	}
+	return out
+}
+
+// stateText formats a state as "t = 1.5, x = 0.25".
+func stateText(g sims.Grid, st []float64) string {
+	parts := make([]string, len(st))
+	for d, v := range st {
+		name := fmt.Sprintf("s%d", d)
+		if d < len(g.StateNames) {
+			name = g.StateNames[d]
+		}
+		parts[d] = fmt.Sprintf("%s = %.4g", name, v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sideWarnings flags side information outside the system's plausible
+// range: labelled entries one by one, a field as a count.
+func sideWarnings(si sims.SideInfo, side []float64) []string {
+	if si.Len == 0 || !(si.Lo < si.Hi) {
+		return nil
+	}
+	var out []string
+	outside := 0
+	for i, v := range side {
+		if v >= si.Lo && v <= si.Hi {
+			continue
+		}
+		outside++
+		if si.Labels != nil && i < len(si.Labels) {
+			out = append(out, fmt.Sprintf("%s %s = %.4g is outside the range seen in training [%g, %g]", si.Name, si.Labels[i], v, si.Lo, si.Hi))
+		}
+	}
+	if si.Labels == nil && outside > 0 {
+		out = append(out, fmt.Sprintf("%d of %d %s values are outside the range seen in training [%g, %g]", outside, len(side), si.Name, si.Lo, si.Hi))
+	}
+	return out
+}
+
+// valueRange is a per-channel range of values.
+type valueRange struct{ lo, hi []float64 }
+
+var (
+	valueRangeMu    sync.Mutex
+	valueRangeCache = map[string]valueRange{}
+)
+
+// TrainingValueRange estimates, per channel, the range of values the
+// model sees in training: the minimum and maximum over the nominal and
+// true processes of a fixed set of prior draws (the same set every call;
+// the result is cached per system name). Callers must not modify the
+// returned slices.
+func TrainingValueRange(sys sims.System) (lo, hi []float64) {
+	valueRangeMu.Lock()
+	defer valueRangeMu.Unlock()
+	if r, ok := valueRangeCache[sys.Name()]; ok {
+		return r.lo, r.hi
+	}
+	nc := len(sys.Grid().Channels)
+	lo, hi = make([]float64, nc), make([]float64, nc)
+	for c := range lo {
+		lo[c], hi[c] = math.Inf(1), math.Inf(-1)
+	}
+	rng := rand.New(rand.NewPCG(rangeSeed, 0))
+	for range rangeDraws {
+		r := sims.Draw(sys, rng)
+		for _, vals := range [][]float64{r.Nominal, r.True} {
+			for i, v := range vals {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					continue
+				}
+				c := i % nc
+				lo[c], hi[c] = min(lo[c], v), max(hi[c], v)
+			}
+		}
+	}
+	for c := range lo {
+		if lo[c] > hi[c] { // no finite value at all: flag nothing
+			lo[c], hi[c] = math.Inf(-1), math.Inf(1)
+		}
+	}
+	valueRangeCache[sys.Name()] = valueRange{lo: lo, hi: hi}
+	return lo, hi
+}
