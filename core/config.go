@@ -125,10 +125,19 @@ type Train struct {
 	ValTasks     int         `json:"val_tasks"`
 }
 
-// Config is a model's architecture and training settings.
+// Infer holds inference settings stored with a model.
+type Infer struct {
+	// Refine is the number of Levenberg–Marquardt steps that polish the
+	// encoders' estimate on the context (refine.go); 0 is the pure
+	// one-pass amortized prediction.
+	Refine int `json:"refine"`
+}
+
+// Config is a model's architecture, training and inference settings.
 type Config struct {
 	Arch  Arch  `json:"arch"`
 	Train Train `json:"train"`
+	Infer Infer `json:"infer"`
 }
 
 // DefaultConfig returns the defaults for a system and backbone: widths
@@ -183,6 +192,9 @@ func (c Config) Validate() error {
 	}
 	if !(t.LR > 0) || t.LRFinal < 0 {
 		return fmt.Errorf("learning rate must be > 0")
+	}
+	if c.Infer.Refine < 0 {
+		return fmt.Errorf("refine steps must be ≥ 0")
 	}
 	if t.LambdaTheta < 0 || t.LambdaDelta < 0 || t.Noise < 0 || t.Trajectories < 0 || t.ClipNorm < 0 {
 		return fmt.Errorf("lambdas, noise, trajectories and clip-norm must be ≥ 0")

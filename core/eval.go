@@ -73,6 +73,7 @@ type EvalOptions struct {
 	Noise   float64 // context noise σ
 	Seed    uint64  // evaluation seed (its stream is disjoint from training's)
 	Samples int     // Monte-Carlo latent samples (32)
+	Refine  int     // refinement steps; negative: the model's setting
 }
 
 // Report is an evaluation's result: each metric's mean and standard
@@ -125,7 +126,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("eval: %w", err)
 	}
-	per, err := m.ScoreTasks(ctx, tasks, opt.Samples, opt.Seed)
+	per, err := m.ScoreTasksWith(ctx, tasks, PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine})
 	if err != nil {
 		return Report{}, nil, err
 	}
@@ -138,6 +139,11 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 // ScoreTasks predicts and scores tasks in chunks, checking ctx between
 // chunks.
 func (m *Model) ScoreTasks(ctx context.Context, tasks []sims.Task, samples int, seed uint64) ([]TaskMetrics, error) {
+	return m.ScoreTasksWith(ctx, tasks, PredictOptions{Samples: samples, Seed: seed, Refine: -1})
+}
+
+// ScoreTasksWith is ScoreTasks with prediction options.
+func (m *Model) ScoreTasksWith(ctx context.Context, tasks []sims.Task, o PredictOptions) ([]TaskMetrics, error) {
 	const chunk = 25
 	per := make([]TaskMetrics, 0, len(tasks))
 	for lo := 0; lo < len(tasks); lo += chunk {
@@ -150,7 +156,9 @@ func (m *Model) ScoreTasks(ctx context.Context, tasks []sims.Task, samples int, 
 		for i, t := range part {
 			ctxs[i], sides[i] = t.Context, t.Real.Side
 		}
-		preds, err := m.Predict(ctxs, sides, samples, seed+uint64(lo))
+		po := o
+		po.Seed = o.Seed + uint64(lo)
+		preds, err := m.PredictWith(ctxs, sides, po)
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}

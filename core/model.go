@@ -224,41 +224,63 @@ func (m *Model) forwardWith(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, ove
 	o.zD = m.latentSample(tp, o.disc, k, rng)
 	o.theta, o.s = m.thetaHat(tp, o.zT)
 	if override != nil {
-		s := nets.NewTensor(override.Rows, override.Cols)
-		for i, v := range override.Data {
-			p := i % override.Cols
-			s.Data[i] = (math.Log(v) - m.logLo.Data[p]) / m.logSpan.Data[p]
-		}
-		o.theta, o.s = tp.Const(override), tp.Const(s)
+		o.theta, o.s = tp.Const(override), tp.Const(m.normalisedTheta(override))
 	}
-	r := bt.B * k
-	q := m.queryFeats.Rows
-
-	parts := []*nets.Var{}
-	if m.queryFeats.Cols > 0 {
-		parts = append(parts, tp.TileRows(tp.Const(m.queryFeats), r))
+	att := m.targetAttention(tp, o.disc, bt.B)
+	if att != nil && k > 1 {
+		q, h := m.queryFeats.Rows, att.Value.Cols
+		att = tp.Reshape(tp.RepeatRows(tp.Reshape(att, bt.B, q*h), k), bt.B*k*q, h)
 	}
-	parts = append(parts, tp.RepeatRows(o.zT, q), tp.RepeatRows(o.zD, q), tp.RepeatRows(o.s, q))
-	if m.target != nil {
-		// Target-dependent representation: each query state attends to the
-		// context points of its realization (deterministic path).
-		qe := tp.TileRows(m.queryIn.Forward(tp, tp.Const(m.queryFeats)), bt.B)
-		att := m.target.Forward(tp, qe, o.disc.points, o.disc.points, bt.B) // [B*Q, H]
-		if k > 1 {
-			h := att.Value.Cols
-			att = tp.Reshape(tp.RepeatRows(tp.Reshape(att, bt.B, q*h), k), r*q, h)
-		}
-		parts = append(parts, att)
-	}
-	o.f = m.fpsi.Forward(tp, tp.ConcatCols(parts...))
-
 	side := bt.Side
 	if k > 1 {
 		side = repeatRows(bt.Side, k)
 	}
-	o.pred = m.closure.Apply(tp, o.theta, side, o.f)
+	o.f, o.pred = m.decode(tp, o.theta, o.s, o.zT, o.zD, att, side)
 	o.logVar = tp.MatMul(tp.Param(m.logNoise), tp.Const(m.chanSpread), false, false)
 	return o
+}
+
+// normalisedTheta maps θ [R, P] to s = (log θ − log lo)/(log hi − log lo),
+// the coordinates g_φ produces and f_ψ reads.
+func (m *Model) normalisedTheta(theta *nets.Tensor) *nets.Tensor {
+	s := nets.NewTensor(theta.Rows, theta.Cols)
+	for i, v := range theta.Data {
+		p := i % theta.Cols
+		s.Data[i] = (math.Log(v) - m.logLo.Data[p]) / m.logSpan.Data[p]
+	}
+	return s
+}
+
+// targetAttention is the anp's deterministic target-dependent
+// representation [B*Q, H]: each query state attends to the context points
+// of its realization. It is nil for other backbones.
+func (m *Model) targetAttention(tp *nets.Tape, disc encoded, b int) *nets.Var {
+	if m.target == nil {
+		return nil
+	}
+	qe := tp.TileRows(m.queryIn.Forward(tp, tp.Const(m.queryFeats)), b)
+	return m.target.Forward(tp, qe, disc.points, disc.points, b)
+}
+
+// decode evaluates f_ψ at the closure's query states for R latent
+// samples and combines it with the simulator:
+//
+//	f = f_ψ(q(x), z_θ, z_δ, s_θ [, att(x)]),   ŷ = closure(θ, side, f)
+//
+// theta, s [R, P]; zT [R, Lθ]; zD [R, Lδ]; att [R*Q, H] or nil; side [R, S].
+func (m *Model) decode(tp *nets.Tape, theta, s, zT, zD, att *nets.Var, side *nets.Tensor) (f, pred *nets.Var) {
+	r := theta.Value.Rows
+	q := m.queryFeats.Rows
+	parts := []*nets.Var{}
+	if m.queryFeats.Cols > 0 {
+		parts = append(parts, tp.TileRows(tp.Const(m.queryFeats), r))
+	}
+	parts = append(parts, tp.RepeatRows(zT, q), tp.RepeatRows(zD, q), tp.RepeatRows(s, q))
+	if att != nil {
+		parts = append(parts, att)
+	}
+	f = m.fpsi.Forward(tp, tp.ConcatCols(parts...))
+	return f, m.closure.Apply(tp, theta, side, f)
 }
 
 // repeatRows repeats each row of t k times (no gradient).

@@ -31,7 +31,7 @@ type Prediction struct {
 // latent samples each (k is forced to 1 for the deterministic CNP). The
 // latent noise comes from a source seeded with seed.
 func (m *Model) Predict(ctxs []sims.Context, sides [][]float64, k int, seed uint64) ([]Prediction, error) {
-	return m.PredictWith(ctxs, sides, PredictOptions{Samples: k, Seed: seed})
+	return m.PredictWith(ctxs, sides, PredictOptions{Samples: k, Seed: seed, Refine: -1})
 }
 
 // PredictOptions configure PredictWith.
@@ -43,11 +43,21 @@ type PredictOptions struct {
 	// so the prediction shows what the learned correction does on top of
 	// physics the user chose — the identifiability lesson.
 	Theta [][]float64
+	// Refine is the number of refinement steps (refine.go); negative uses
+	// the model's Config.Infer.Refine. Ignored with a θ override.
+	Refine int
 }
 
 // PredictWith is Predict with options.
 func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOptions) ([]Prediction, error) {
 	k, seed := o.Samples, o.Seed
+	refine := o.Refine
+	if refine < 0 {
+		refine = m.Config.Infer.Refine
+	}
+	if o.Theta != nil {
+		refine = 0
+	}
 	if o.Theta != nil && len(o.Theta) != len(ctxs) {
 		return nil, fmt.Errorf("predict: %d θ overrides for %d realizations", len(o.Theta), len(ctxs))
 	}
@@ -109,7 +119,14 @@ func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 			if err != nil {
 				return nil, fmt.Errorf("predict: %w", err)
 			}
-			preds := m.predictBatch(bt, k, rng)
+			var preds []Prediction
+			if refine > 0 {
+				if preds, err = m.predictRefined(bt, k, refine, rng); err != nil {
+					return nil, fmt.Errorf("predict: %w", err)
+				}
+			} else {
+				preds = m.predictBatch(bt, k, rng)
+			}
 			for j, i := range part {
 				out[i] = preds[j]
 			}
@@ -130,15 +147,34 @@ func (m *Model) predictBatch(bt *Batch, k int, rng *rand.Rand) []Prediction {
 	}
 	o := m.forwardWith(tp, bt, k, src, override)
 	nom := m.Sys.NominalOp(tp, o.theta, repeatRows(bt.Side, k)).Value
-	pred, theta, f := o.pred.Value, o.theta.Value, o.f.Value
-	obsVar := make([]float64, o.logVar.Value.Cols)
-	for i, lv := range o.logVar.Value.Data {
-		obsVar[i] = math.Exp(lv)
+	return m.collapse(bt.B, k, o.pred.Value, nom, o.theta.Value, o.f.Value, nil)
+}
+
+// obsVariance returns σ_c² per grid value.
+func (m *Model) obsVariance() []float64 {
+	g := m.Sys.Grid()
+	c := len(g.Channels)
+	v := make([]float64, g.Size())
+	for i := range v {
+		v[i] = math.Exp(m.logNoise.Value.Data[i%c])
 	}
+	return v
+}
+
+// collapse reduces B·k samples (rows realization-major) of the prediction,
+// the nominal at θ̂, θ̂ and the closure output to per-realization means
+// and standard deviations. obsVars gives each realization's observation
+// variance per grid value; nil uses the model's learned noise.
+func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][]float64) []Prediction {
 	gc, P := pred.Cols, theta.Cols
-	fPer := f.Len() / (bt.B * k)
-	out := make([]Prediction, bt.B)
+	fPer := f.Len() / (B * k)
+	out := make([]Prediction, B)
+	learned := m.obsVariance()
 	for b := range out {
+		obsVar := learned
+		if obsVars != nil {
+			obsVar = obsVars[b]
+		}
 		p := Prediction{
 			Mean: make([]float64, gc), Std: make([]float64, gc),
 			DeltaMean: make([]float64, gc), DeltaStd: make([]float64, gc),

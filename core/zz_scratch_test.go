@@ -35,6 +35,7 @@ func TestScratchLearn(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("  per param %v", rep.ThetaPerParam)
 			return rep.Metrics[KeyThetaMAE].Mean, rep.Metrics[KeyReconMAE].Mean
 		}
 		th0, r0 := ev()

@@ -97,7 +97,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	preds, err := m.PredictWith([]sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed})
+	preds, err := m.Predict([]sims.Context{obs}, [][]float64{side}, *samples, *seed)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,580 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"apic/core"
+	"apic/nets"
+	"apic/sims"
+)
+
+// tinyCheckpoint builds a small model of system, trains it for steps1 and
+// steps2 steps (0 and 0 leave it untrained) and saves it in dir.
+func tinyCheckpoint(t testing.TB, dir, system string, steps1, steps2 int) string {
+	t.Helper()
+	sys, err := sims.Lookup(system)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := core.DefaultConfig(sys, core.LNP)
+	cfg.Arch.Hidden, cfg.Arch.Layers = 32, 1
+	cfg.Arch.LatentTheta, cfg.Arch.LatentDelta = 8, 8
+	cfg.Arch.DecHidden, cfg.Arch.DecLayers = 32, 1
+	cfg.Train.Batch = 16
+	cfg.Train.Steps1, cfg.Train.Steps2 = steps1, steps2
+	cfg.Train.LR = 3e-3
+	cfg.Train.ValEvery = 0
+	m, err := core.NewModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info core.Info
+	if steps1+steps2 > 0 {
+		res, err := m.Train(context.Background(), core.Hooks{})
+		if err != nil {
+			t.Fatalf("training %s: %v", system, err)
+		}
+		info.Steps1, info.Steps2 = res.Steps1, res.Steps2
+	}
+	path := filepath.Join(dir, system+".safetensors")
+	if err := core.SaveCheckpoint(path, m, info, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// simDraw is a realization as "apic simulate --json" prints it.
+type simDraw struct {
+	theta map[string]float64
+	u0    []float64
+	t     []float64
+	truth []float64 // point-major, as on the grid
+}
+
+func simulateDraw(t *testing.T, system string, seed uint64) simDraw {
+	t.Helper()
+	obj := simulateJSON(t, "--system", system, "--seed", fmt.Sprint(seed))
+	d := simDraw{theta: map[string]float64{}, t: flatten(t, obj["t"]), truth: flatten(t, obj["true"])}
+	for k, v := range obj["theta"].(map[string]any) {
+		d.theta[k] = v.(float64)
+	}
+	if u0, ok := obj["u0"]; ok {
+		d.u0 = flatten(t, u0)
+	}
+	return d
+}
+
+// writeFile writes text to name in dir and returns its path.
+func writeFile(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// contextCSV writes n grid points of d (chosen by rng) with Gaussian noise
+// as an observation file for sys; for systems with several channels,
+// extra rows observe one channel only (the other cell left empty).
+func contextCSV(t *testing.T, dir string, sys sims.System, d simDraw, n, extra int, noise float64, rng *rand.Rand) string {
+	t.Helper()
+	g := sys.Grid()
+	nc := len(g.Channels)
+	var b strings.Builder
+	b.WriteString(strings.Join(obsHeader(g), ",") + "\n")
+	perm := rng.Perm(g.Points())
+	for i, p := range perm[:n+extra] {
+		cells := []string{fmtFloat(d.t[p])}
+		for c := range nc {
+			if i >= n && c == i%nc {
+				cells = append(cells, "") // a missing channel
+				continue
+			}
+			cells = append(cells, fmtFloat(d.truth[p*nc+c]+noise*rng.NormFloat64()))
+		}
+		b.WriteString(strings.Join(cells, ",") + "\n")
+	}
+	return writeFile(t, dir, fmt.Sprintf("obs-%d.csv", rng.Uint64()), b.String())
+}
+
+// calibrateResult is the decoded --json output.
+type calibrateResult struct {
+	System      string                   `json:"system"`
+	Checkpoint  string                   `json:"checkpoint"`
+	Theta       map[string]thetaInterval `json:"theta"`
+	T           []float64                `json:"t"`
+	X           []float64                `json:"x"`
+	Nominal     any                      `json:"nominal"`
+	Prediction  struct{ Mean, Std any }  `json:"prediction"`
+	Discrepancy struct{ Mean, Std any }  `json:"discrepancy"`
+	Warnings    []string                 `json:"warnings"`
+}
+
+func calibrateJSON(t *testing.T, args ...string) (calibrateResult, map[string]any) {
+	t.Helper()
+	code, out, errOut := runCLI(t, append([]string{"calibrate", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("calibrate %v: exit %d, stderr %q", args, code, errOut)
+	}
+	var res calibrateResult
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("calibrate %v: output is not JSON: %v\n%s", args, err, out)
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	return res, raw
+}
+
+func mae(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += math.Abs(a[i] - b[i])
+	}
+	return s / float64(len(a))
+}
+
+// TestCalibrateRecoversSimulated trains a small model, writes realizations
+// drawn by simulate out as observation files (a random context subset,
+// with and without noise) and checks that calibrate recovers θ much
+// better than the prior mean does and predicts the true trajectory much
+// better than the nominal simulator at the prior mean.
+func TestCalibrateRecoversSimulated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	for _, tc := range []struct {
+		system         string
+		steps1, steps2 int
+		extra          int     // rows with one channel missing
+		thetaRatio     float64 // bound on θ error / prior-mean θ error
+		predRatio      float64 // bound on prediction MAE / prior-mean nominal MAE
+	}{
+		{"spring", 200, 200, 0, 0.35, 0.5},
+		{"lv", 200, 200, 4, 0.85, 0.6},
+	} {
+		t.Run(tc.system, func(t *testing.T) {
+			dir := t.TempDir()
+			sys, _ := sims.Lookup(tc.system)
+			ckpt := tinyCheckpoint(t, dir, tc.system, tc.steps1, tc.steps2)
+			params := sys.Params()
+			mid := make([]float64, len(params))
+			for i, p := range params {
+				mid[i] = (p.Lo + p.Hi) / 2
+			}
+			for _, noise := range []float64{0, 0.02} {
+				t.Run(fmt.Sprintf("noise=%g", noise), func(t *testing.T) {
+					rng := rand.New(rand.NewPCG(7, uint64(noise*1000)))
+					const draws = 8
+					var errTheta, errPrior, errPred, errNom float64
+					for k := range draws {
+						d := simulateDraw(t, tc.system, uint64(100+k))
+						path := contextCSV(t, dir, sys, d, sys.TestContext(), tc.extra, noise, rng)
+						args := []string{"--checkpoint", ckpt, "--data", path}
+						if d.u0 != nil {
+							args = append(args, "--u0", fmt.Sprintf("%v,%v", d.u0[0], d.u0[1]))
+						}
+						res, _ := calibrateJSON(t, args...)
+						for i, p := range params {
+							errTheta += math.Abs(res.Theta[p.Name].Mean-d.theta[p.Name]) / float64(len(params))
+							errPrior += math.Abs(mid[i]-d.theta[p.Name]) / float64(len(params))
+						}
+						errPred += mae(flatten(t, res.Prediction.Mean), d.truth)
+						errNom += mae(sys.Nominal(mid, d.u0), d.truth)
+					}
+					t.Logf("θ error %.3g (prior mean %.3g, ratio %.2f); prediction MAE %.3g (nominal at prior mean %.3g, ratio %.2f)",
+						errTheta/draws, errPrior/draws, errTheta/errPrior, errPred/draws, errNom/draws, errPred/errNom)
+					if errTheta > tc.thetaRatio*errPrior {
+						t.Errorf("θ error %.3g is not clearly below the prior mean's %.3g (want ratio ≤ %.2f)", errTheta/draws, errPrior/draws, tc.thetaRatio)
+					}
+					if errPred > tc.predRatio*errNom {
+						t.Errorf("prediction MAE %.3g is not clearly below the nominal at the prior mean's %.3g (want ratio ≤ %.2f)", errPred/draws, errNom/draws, tc.predRatio)
+					}
+				})
+			}
+			if tc.system == "spring" {
+				t.Run("offgrid", func(t *testing.T) { checkSpringOffGrid(t, dir, ckpt) })
+			}
+		})
+	}
+}
+
+// checkSpringOffGrid calibrates observations at random times between the
+// grid points, their values from the true law of BENCHMARKS.md §1.
+func checkSpringOffGrid(t *testing.T, dir, ckpt string) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var errTheta, errPrior float64
+	for k := range 8 {
+		omega := 3 + 5*rng.Float64()
+		var b strings.Builder
+		b.WriteString("y,t\n") // columns in any order
+		for range 30 {
+			tt := 4 * rng.Float64()
+			fmt.Fprintf(&b, "%v,%v\n", math.Sin(omega*tt)*math.Exp(-0.15*omega*tt), tt)
+		}
+		path := writeFile(t, dir, fmt.Sprintf("offgrid-%d.csv", k), b.String())
+		res, _ := calibrateJSON(t, "--checkpoint", ckpt, "--data", path)
+		errTheta += math.Abs(res.Theta["omega"].Mean - omega)
+		errPrior += math.Abs(5.5 - omega)
+	}
+	t.Logf("off-grid θ error %.3g (prior mean %.3g)", errTheta/8, errPrior/8)
+	if errTheta > 0.35*errPrior {
+		t.Errorf("off-grid θ error %.3g is not clearly below the prior mean's %.3g", errTheta/8, errPrior/8)
+	}
+}
+
+// untrained returns checkpoints of untrained small models of the three
+// benchmark systems, saved in dir.
+func untrained(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, s := range []string{"spring", "lv", "advdiff"} {
+		out[s] = tinyCheckpoint(t, dir, s, 0, 0)
+	}
+	return out
+}
+
+// fieldCSV writes an advdiff side-information file for u0.
+func fieldCSV(t *testing.T, dir string, u0 []float64) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("x,u\n")
+	for i, v := range u0 {
+		fmt.Fprintf(&b, "%v,%v\n", float64(i)/float64(len(u0)), v)
+	}
+	return writeFile(t, dir, "u0.csv", b.String())
+}
+
+// goodObservations returns valid observation files and side arguments
+// for the three systems, drawn from simulate.
+func goodObservations(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, s := range []string{"spring", "lv", "advdiff"} {
+		sys, _ := sims.Lookup(s)
+		d := simulateDraw(t, s, 5)
+		args := []string{"--data", contextCSV(t, dir, sys, d, sys.TestContext(), 0, 0, rng)}
+		switch s {
+		case "lv":
+			args = append(args, "--u0", fmt.Sprintf("%v,%v", d.u0[0], d.u0[1]))
+		case "advdiff":
+			args = append(args, "--u0-file", fieldCSV(t, dir, d.u0))
+		}
+		out[s] = args
+	}
+	return out
+}
+
+func TestCalibrateJSONShape(t *testing.T) {
+	dir := t.TempDir()
+	ckpts := untrained(t, dir)
+	obs := goodObservations(t, dir)
+	for _, tc := range []struct {
+		system string
+		shape  []int
+		params []string
+	}{
+		{"spring", []int{100}, []string{"omega"}},
+		{"lv", []int{100, 2}, []string{"alpha", "beta", "eta", "gamma"}},
+		{"advdiff", []int{64, 64}, []string{"v", "kappa"}},
+	} {
+		t.Run(tc.system, func(t *testing.T) {
+			res, raw := calibrateJSON(t, append([]string{"--checkpoint", ckpts[tc.system]}, obs[tc.system]...)...)
+			keys := sortedKeys(raw)
+			want := []string{"checkpoint", "discrepancy", "nominal", "prediction", "system", "t", "theta", "warnings"}
+			if tc.system == "advdiff" {
+				want = append(want, "x")
+				sort.Strings(want)
+			}
+			if !reflect.DeepEqual(keys, want) {
+				t.Errorf("keys %v, want %v", keys, want)
+			}
+			if res.System != tc.system || res.Checkpoint != ckpts[tc.system] {
+				t.Errorf("system %q checkpoint %q", res.System, res.Checkpoint)
+			}
+			if got := sortedKeys(res.Theta); !reflect.DeepEqual(got, sortedStrings(tc.params)) {
+				t.Errorf("theta keys %v, want %v", got, tc.params)
+			}
+			for name, iv := range res.Theta {
+				if !(iv.Std >= 0) || math.Abs(iv.Lo95-(iv.Mean-1.96*iv.Std)) > 1e-3*iv.Std+1e-12 || math.Abs(iv.Hi95-(iv.Mean+1.96*iv.Std)) > 1e-3*iv.Std+1e-12 {
+					t.Errorf("theta %s = %+v is not mean ± 1.96 std", name, iv)
+				}
+			}
+			if len(res.T) != tc.shape[0] {
+				t.Errorf("t has %d values, want %d", len(res.T), tc.shape[0])
+			}
+			if tc.system == "advdiff" && len(res.X) != tc.shape[1] {
+				t.Errorf("x has %d values, want %d", len(res.X), tc.shape[1])
+			}
+			pred, disc := raw["prediction"].(map[string]any), raw["discrepancy"].(map[string]any)
+			if len(pred) != 2 || len(disc) != 2 {
+				t.Errorf("prediction %d keys, discrepancy %d keys, want mean and std", len(pred), len(disc))
+			}
+			for name, v := range map[string]any{"nominal": raw["nominal"], "prediction.mean": pred["mean"], "prediction.std": pred["std"],
+				"discrepancy.mean": disc["mean"], "discrepancy.std": disc["std"]} {
+				if got := shapeOf(v); !reflect.DeepEqual(got, tc.shape) {
+					t.Errorf("%s shape %v, want %v", name, got, tc.shape)
+				}
+			}
+			// The discrepancy is the prediction minus the nominal at θ̂.
+			m, n, d := flatten(t, pred["mean"]), flatten(t, raw["nominal"]), flatten(t, disc["mean"])
+			for i := range d {
+				if math.Abs(d[i]-(m[i]-n[i])) > 1e-9*(1+math.Abs(m[i])) {
+					t.Fatalf("discrepancy[%d] = %v, want %v", i, d[i], m[i]-n[i])
+				}
+			}
+			if _, ok := raw["warnings"].([]any); !ok {
+				t.Errorf("warnings = %#v, want a list", raw["warnings"])
+			}
+		})
+	}
+}
+
+func sortedStrings(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
+
+// TestCalibrateJSONEmptyWarnings: no warnings print as [], not null.
+func TestCalibrateJSONEmptyWarnings(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	g := sys.Grid()
+	p := core.Prediction{Theta: []float64{5}, ThetaStd: []float64{0.1}}
+	for _, f := range []*[]float64{&p.Mean, &p.Std, &p.DeltaMean, &p.DeltaStd, &p.Nominal} {
+		*f = make([]float64, g.Size())
+	}
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: &out}
+	if err := writeCalibrationJSON(env, calibration{sys: sys, checkpoint: "c", pred: p}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"warnings":[]`) {
+		t.Errorf("output %s has no empty warnings list", out.String())
+	}
+}
+
+func TestCalibrateText(t *testing.T) {
+	dir := t.TempDir()
+	ckpts := untrained(t, dir)
+	obs := goodObservations(t, dir)
+	for _, tc := range []struct {
+		system string
+		want   []string
+	}{
+		{"spring", []string{"omega", "95% interval", "U(3, 8)", "observations (30)", "corrected prediction ± 2σ", "learned discrepancy"}},
+		{"lv", []string{"alpha", "gamma", "x0 =", "prey: observations", "predator: learned discrepancy"}},
+		{"advdiff", []string{"kappa", "at t = 0", "at t = 1", "learned discrepancy", "x=0"}},
+	} {
+		t.Run(tc.system, func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"calibrate", "--checkpoint", ckpts[tc.system]}, obs[tc.system]...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			for _, w := range append(tc.want, "warnings") {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+func TestCalibrateWarnings(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
+	// Five observations (training saw 15..100), one far above anything
+	// the damped or undamped spring reaches.
+	path := writeFile(t, dir, "few.csv", "t,y\n0.1,0.2\n0.5,0.3\n1,9\n2,-0.1\n3,0.05\n")
+	res, _ := calibrateJSON(t, "--checkpoint", ckpt, "--data", path)
+	joined := strings.Join(res.Warnings, "\n")
+	for _, w := range []string{"only 5 context points", "far outside the range seen in training"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("warnings %q lack %q", res.Warnings, w)
+		}
+	}
+	code, out, _ := runCLI(t, "calibrate", "--checkpoint", ckpt, "--data", path)
+	if code != 0 || !strings.Contains(out, "! only 5 context points") {
+		t.Errorf("text output (exit %d) lacks the warning:\n%s", code, out)
+	}
+}
+
+func TestCalibrateStdin(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
+	old := calibrateStdin
+	defer func() { calibrateStdin = old }()
+	var rows strings.Builder
+	rows.WriteString("t,y\n")
+	for i := range 20 {
+		fmt.Fprintf(&rows, "%v,%v\n", 0.2*float64(i)+0.01, math.Sin(float64(i)))
+	}
+	calibrateStdin = strings.NewReader(rows.String())
+	res, _ := calibrateJSON(t, "--checkpoint", ckpt, "--data", "-")
+	if res.System != "spring" {
+		t.Errorf("system %q", res.System)
+	}
+	calibrateStdin = strings.NewReader("t,y\n1,x\n")
+	code, _, errOut := runCLI(t, "calibrate", "--checkpoint", ckpt, "--data", "-")
+	if code != 2 || !strings.Contains(errOut, "<stdin>:2: y = \"x\" is not a number") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestCalibrateBadInput checks every rejected input: exit status 2, a
+// message naming the file and line, and no figure written.
+func TestCalibrateBadInput(t *testing.T) {
+	dir := t.TempDir()
+	ckpts := untrained(t, dir)
+	good := goodObservations(t, dir)
+	u0 := simulateDraw(t, "advdiff", 5).u0
+	u0File := fieldCSV(t, dir, u0)
+	short := writeFile(t, dir, "u0short.csv", "x,u\n0,1\n0.015625,1\n")
+	lvU0 := []string{"--u0", "1,1"}
+	for _, tc := range []struct {
+		name, system, data string
+		args               []string
+		want               string
+	}{
+		{"missing column", "spring", "t\n1\n", nil, "f.csv:1: missing column y"},
+		{"unknown column", "spring", "t,y,z\n1,2,3\n", nil, `f.csv:1: unknown column "z"`},
+		{"wrong system's columns", "lv", "t,y\n1,2\n", lvU0, `f.csv:1: unknown column "y" (want "t,prey,predator")`},
+		{"twice", "spring", "t,y,t\n1,2,3\n", nil, `f.csv:1: column "t" appears twice`},
+		{"no header", "spring", "1,2\n", nil, `f.csv:1: missing header row "t,y"`},
+		{"non-numeric", "spring", "t,y\n1,0.5\n2,abc\n", nil, `f.csv:3: y = "abc" is not a number`},
+		{"non-numeric time", "spring", "t,y\n1e,0.5\n", nil, `f.csv:2: t = "1e" is not a number`},
+		{"NaN", "spring", "t,y\n1,NaN\n", nil, "f.csv:2: y = NaN is not a finite number"},
+		{"Inf", "spring", "t,y\n1,0\n2,-Inf\n", nil, "f.csv:3: y = -Inf is not a finite number"},
+		{"overflow", "spring", "t,y\n1,1e999\n", nil, "f.csv:2: y = 1e999 is not a finite number"},
+		{"duplicate", "spring", "t,y\n1,0.1\n2,0.2\n1.0,0.3\n", nil, "f.csv:4: duplicate observation at t = 1 (first at line 2)"},
+		{"duplicate on grid", "spring", "t,y\n0.0404040404040404,0\n0.04040404040,1\n", nil, "f.csv:3: duplicate observation"},
+		{"duplicate lv", "lv", "t,prey,predator\n1,0.5,\n1,,0.7\n", lvU0, "f.csv:3: duplicate observation at t = 1 (first at line 2)"},
+		{"duplicate advdiff", "advdiff", "t,x,u\n0.5,0.25,1\n0.5,0.25,2\n", []string{"--u0-file", u0File}, "f.csv:3: duplicate observation at t = 0.5, x = 0.25"},
+		{"empty file", "spring", "", nil, "f.csv: empty file"},
+		{"blank lines only", "spring", "\n\n\n", nil, "f.csv: empty file"},
+		{"header only", "spring", "t,y\n", nil, "f.csv: no observations"},
+		{"binary", "spring", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", nil, "f.csv: not a CSV text file"},
+		{"invalid utf8", "spring", "t,y\n1,\xff\xfe\n", nil, "f.csv:2: not a CSV text file"},
+		{"semicolons", "spring", "t;y\n1;2\n", nil, "f.csv:1: header \"t;y\": fields are separated by semicolons"},
+		{"tabs", "lv", "t\tprey\tpredator\n1\t2\t3\n", lvU0, "f.csv:1: header \"t\\tprey\\tpredator\": fields are separated by tabs"},
+		{"semicolon row", "spring", "t,y\n1;2\n", nil, "f.csv:2: 1 fields, want 2 (t,y); fields are separated by semicolons"},
+		{"too many fields", "spring", "t,y\n1,2,3\n", nil, "f.csv:2: 3 fields, want 2 (t,y)"},
+		{"bad quote", "spring", "t,y\n1,\"2\n", nil, "f.csv:2: not valid CSV"},
+		{"time outside", "spring", "t,y\n1,0\n4.5,0\n", nil, "f.csv:3: t = 4.5 is outside the domain [0, 4]"},
+		{"negative time", "lv", "t,prey,predator\n-0.1,1,1\n", lvU0, "f.csv:2: t = -0.1 is outside the domain [0, 10]"},
+		{"position outside", "advdiff", "t,x,u\n0.5,1.5,0.3\n", []string{"--u0-file", u0File}, "f.csv:2: x = 1.5 is outside the domain [0, 1]"},
+		{"empty time", "spring", "t,y\n,0.5\n", nil, "f.csv:2: t is empty"},
+		{"empty value", "spring", "t,y\n1,\n", nil, "f.csv:2: y is empty"},
+		{"lv nothing observed", "lv", "t,prey,predator\n1,,\n", lvU0, "f.csv:2: no observed value (prey, predator are all empty)"},
+		{"u0 wrong length", "lv", "t,prey,predator\n1,1,1\n", []string{"--u0", "1,2,3"}, "--u0: got 3 values, want 2 values (x0, y0)"},
+		{"u0 not a number", "lv", "t,prey,predator\n1,1,1\n", []string{"--u0", "1,zz"}, "--u0: value 2 (y0)"},
+		{"u0 missing", "lv", "t,prey,predator\n1,1,1\n", nil, "system lv needs its side information u0 (x0, y0): give --u0 x0,y0"},
+		{"u0 file for lv", "lv", "t,prey,predator\n1,1,1\n", []string{"--u0-file", u0File}, "give it with --u0"},
+		{"u0-file missing", "advdiff", "t,x,u\n0.5,0.5,1\n", nil, "system advdiff needs its side information u0 (64 values): give --u0-file"},
+		{"u0-file short", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", short}, "u0short.csv: 2 data rows, want 64"},
+		{"u0 both", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", u0File, "--u0", "1"}, "give --u0 or --u0-file, not both"},
+		{"u0 for spring", "spring", "t,y\n1,1\n", []string{"--u0", "1,2"}, "system spring has no side information"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub := t.TempDir()
+			data := writeFile(t, sub, "f.csv", tc.data)
+			fig := filepath.Join(sub, "fig.png")
+			args := append([]string{"calibrate", "--checkpoint", ckpts[tc.system], "--data", data, "--png", fig}, tc.args...)
+			code, out, errOut := runCLI(t, args...)
+			if code != 2 {
+				t.Errorf("exit %d, want 2; stderr %q", code, errOut)
+			}
+			// Messages name the file as given: compare from its base name.
+			msg := strings.ReplaceAll(errOut, sub+string(filepath.Separator), "")
+			msg = strings.ReplaceAll(msg, dir+string(filepath.Separator), "")
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("stderr %q lacks %q", msg, tc.want)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty: %q", out)
+			}
+			if entries, _ := os.ReadDir(sub); len(entries) != 1 {
+				t.Errorf("directory holds %d entries, want only the data file (no figure, no temporary)", len(entries))
+			}
+		})
+	}
+	// Usage problems outside the data file.
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no data", []string{"--checkpoint", ckpts["spring"]}, "--data FILE is required"},
+		{"data missing", []string{"--checkpoint", ckpts["spring"], "--data", filepath.Join(dir, "nope.csv")}, "--data: open"},
+		{"data directory", []string{"--checkpoint", ckpts["spring"], "--data", dir}, "is a directory"},
+		{"samples", append([]string{"--checkpoint", ckpts["spring"], "--samples", "0"}, good["spring"]...), "--samples must be ≥ 1"},
+		{"no model", good["spring"], "give --checkpoint FILE, or --system"},
+		{"system mismatch", append([]string{"--checkpoint", ckpts["spring"], "--system", "lv"}, good["spring"]...), "disagrees with checkpoint"},
+		{"unknown system", append([]string{"--system", "nope"}, good["spring"]...), `unknown system "nope"`},
+		{"not a checkpoint", append([]string{"--checkpoint", good["spring"][1]}, good["spring"]...), "checkpoint"},
+		{"png dir missing", append([]string{"--checkpoint", ckpts["spring"], "--png", filepath.Join(dir, "no", "f.png")}, good["spring"]...), "--png"},
+		{"png is dir", append([]string{"--checkpoint", ckpts["spring"], "--png", dir}, good["spring"]...), "is a directory"},
+		{"stray argument", append([]string{"--checkpoint", ckpts["spring"], "extra"}, good["spring"]...), "unexpected argument"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"calibrate"}, tc.args...)...)
+			if code != 2 || !strings.Contains(errOut, tc.want) || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestCalibratePNG(t *testing.T) {
+	dir := t.TempDir()
+	ckpts := untrained(t, dir)
+	obs := goodObservations(t, dir)
+	for _, system := range []string{"spring", "lv", "advdiff"} {
+		t.Run(system, func(t *testing.T) {
+			fig := filepath.Join(dir, system+".png")
+			code, out, errOut := runCLI(t, append([]string{"calibrate", "--json", "--checkpoint", ckpts[system], "--png", fig}, obs[system]...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !json.Valid([]byte(out)) {
+				t.Errorf("stdout is not JSON with --png")
+			}
+			data, err := os.ReadFile(fig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+				t.Fatalf("%s does not start with the PNG signature", fig)
+			}
+			cfg, err := png.DecodeConfig(bytes.NewReader(data))
+			if err != nil || cfg.Width < 400 || cfg.Height < 200 {
+				t.Errorf("PNG config %+v, %v", cfg, err)
+			}
+			if _, err := png.Decode(bytes.NewReader(data)); err != nil {
+				t.Errorf("PNG does not decode: %v", err)
+			}
+		})
+	}
+	// The figure replaces an existing file whole, and leaves no temporary.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}

@@ -1,0 +1,352 @@
+package cli
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/palette"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"apic/nets"
+)
+
+// The calibration figure is the paper's qualitative figure for one
+// realization, drawn with gonum/plot:
+//
+//   - one-dimensional grids: one row per channel with three panels side
+//     by side: the context observations with the nominal simulator
+//     F(x; θ̂); the learned discrepancy ± 2σ; the corrected prediction
+//     ± 2σ over the observations;
+//   - two-dimensional (t, x) grids: per channel a row of heatmaps (the
+//     nominal, the learned discrepancy, the corrected prediction with the
+//     context positions marked) above a row of slices at the first,
+//     middle and last time (prediction ± 2σ, nominal, observations near
+//     that time).
+
+// Figure colours: the paper's palette of blue predictions, grey nominal
+// and black observations.
+var (
+	figPrediction  = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+	figBand        = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x40}
+	figNominal     = color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
+	figDiscrepancy = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	figDiscBand    = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0x40}
+	figObs         = color.Black
+)
+
+// Figure geometry.
+const (
+	figPanelW = 4 * vg.Inch
+	figPanelH = 3 * vg.Inch
+	figDPI    = 110
+)
+
+// writeCalibrationFigure renders c's figure and writes it to path as PNG,
+// atomically: on any failure no file (and no partial file) is left.
+func writeCalibrationFigure(path string, c calibration) error {
+	img, err := renderCalibrationFigure(c)
+	if err != nil {
+		return fmt.Errorf("figure: %w", err)
+	}
+	err = nets.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("--png: %w", err)
+	}
+	return nil
+}
+
+// renderCalibrationFigure lays the panels out on one canvas. gonum/plot
+// panics on some degenerate inputs; those become errors here, so that a
+// figure problem never takes the command down.
+func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			img, err = nil, fmt.Errorf("drawing failed: %v", r)
+		}
+	}()
+	g := c.sys.Grid()
+	var rows [][]*plot.Plot
+	if len(g.Shape) == 2 {
+		rows, err = productPanels(c)
+	} else {
+		rows, err = linePanels(c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("grid has no channels")
+	}
+	nr, nc := len(rows), len(rows[0])
+	img = vgimg.NewWith(vgimg.UseWH(vg.Length(nc)*figPanelW, vg.Length(nr)*figPanelH+0.4*vg.Inch), vgimg.UseDPI(figDPI))
+	dc := draw.New(img)
+	// A title line across the top: system, θ̂ and the source.
+	title := figureTitle(c)
+	top := dc
+	top.Min.Y = top.Max.Y - 0.4*vg.Inch
+	sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 13), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter}
+	top.FillText(sty, vg.Point{X: (top.Min.X + top.Max.X) / 2, Y: (top.Min.Y + top.Max.Y) / 2}, title)
+	body := dc
+	body.Max.Y -= 0.4 * vg.Inch
+	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := plot.Align(rows, tiles, body)
+	for i := range rows {
+		for j, p := range rows[i] {
+			if p != nil {
+				p.Draw(canvases[i][j])
+			}
+		}
+	}
+	return img, nil
+}
+
+// figureTitle is "Damped spring · omega = 5.03 ± 0.04 · 30 observations".
+func figureTitle(c calibration) string {
+	s := c.sys.Title()
+	for i, p := range c.sys.Params() {
+		s += fmt.Sprintf(" · %s = %.4g ± %.2g", p.Name, c.pred.Theta[i], c.pred.ThetaStd[i])
+	}
+	return s + fmt.Sprintf(" · %d observations", c.obs.Len())
+}
+
+// xys pairs an axis with values.
+func xys(x, y []float64) plotter.XYs {
+	out := make(plotter.XYs, len(x))
+	for i := range x {
+		out[i].X, out[i].Y = x[i], y[i]
+	}
+	return out
+}
+
+// addLine adds a solid or dashed line with a legend entry.
+func addLine(p *plot.Plot, name string, x, y []float64, col color.Color, dashed bool) error {
+	l, err := plotter.NewLine(xys(x, y))
+	if err != nil {
+		return err
+	}
+	l.Color, l.Width = col, vg.Points(1.5)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	p.Add(l)
+	if name != "" {
+		p.Legend.Add(name, l)
+	}
+	return nil
+}
+
+// addBand adds the filled region between lo and hi.
+func addBand(p *plot.Plot, name string, x, lo, hi []float64, col color.Color) error {
+	n := len(x)
+	pts := make(plotter.XYs, 0, 2*n)
+	for i := range n {
+		pts = append(pts, plotter.XY{X: x[i], Y: hi[i]})
+	}
+	for i := n - 1; i >= 0; i-- {
+		pts = append(pts, plotter.XY{X: x[i], Y: lo[i]})
+	}
+	poly, err := plotter.NewPolygon(pts)
+	if err != nil {
+		return err
+	}
+	poly.Color = col
+	poly.LineStyle.Width = 0
+	p.Add(poly)
+	if name != "" {
+		p.Legend.Add(name, poly)
+	}
+	return nil
+}
+
+// addObs adds the observations as black dots.
+func addObs(p *plot.Plot, pos, val []float64) error {
+	if len(pos) == 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(xys(pos, val))
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle = draw.GlyphStyle{Color: figObs, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
+	p.Add(s)
+	p.Legend.Add(fmt.Sprintf("observations (%d)", len(pos)), s)
+	return nil
+}
+
+// newPanel is a plot with the figure's common styling.
+func newPanel(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	p.Legend.Top = true
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// linePanels builds the three panels per channel of a one-dimensional
+// grid.
+func linePanels(c calibration) ([][]*plot.Plot, error) {
+	g := c.sys.Grid()
+	axis := gridAxes(g)[0]
+	xName := g.StateNames[0]
+	nc := len(g.Channels)
+	p := c.pred
+	var rows [][]*plot.Plot
+	for ch, name := range g.Channels {
+		mean, std := channel(p.Mean, ch, nc), channel(p.Std, ch, nc)
+		nom := channel(p.Nominal, ch, nc)
+		dm, ds := channel(p.DeltaMean, ch, nc), channel(p.DeltaStd, ch, nc)
+		pos, val := observedChannel(c.obs, ch, 0, nil)
+
+		obsPanel := newPanel("context and nominal F(x; θ̂)", xName, name)
+		if err := addLine(obsPanel, "nominal", axis, nom, figNominal, false); err != nil {
+			return nil, err
+		}
+		if err := addObs(obsPanel, pos, val); err != nil {
+			return nil, err
+		}
+
+		discPanel := newPanel("learned discrepancy ± 2σ", xName, "δ "+name)
+		lo, hi := band(dm, ds, 2)
+		if err := addBand(discPanel, "± 2σ", axis, lo, hi, figDiscBand); err != nil {
+			return nil, err
+		}
+		if err := addLine(discPanel, "discrepancy", axis, dm, figDiscrepancy, false); err != nil {
+			return nil, err
+		}
+
+		predPanel := newPanel("corrected prediction ± 2σ", xName, name)
+		lo, hi = band(mean, std, 2)
+		if err := addBand(predPanel, "± 2σ", axis, lo, hi, figBand); err != nil {
+			return nil, err
+		}
+		if err := addLine(predPanel, "nominal", axis, nom, figNominal, true); err != nil {
+			return nil, err
+		}
+		if err := addLine(predPanel, "prediction", axis, mean, figPrediction, false); err != nil {
+			return nil, err
+		}
+		if err := addObs(predPanel, pos, val); err != nil {
+			return nil, err
+		}
+		rows = append(rows, []*plot.Plot{obsPanel, discPanel, predPanel})
+	}
+	return rows, nil
+}
+
+// gridField is a channel of grid values as a plotter.GridXYZ: columns
+// along the last axis (x), rows along the first (t).
+type gridField struct {
+	values     []float64
+	rows, cols []float64 // axis values
+}
+
+func (f gridField) Dims() (c, r int)   { return len(f.cols), len(f.rows) }
+func (f gridField) Z(c, r int) float64 { return f.values[r*len(f.cols)+c] }
+func (f gridField) X(c int) float64    { return f.cols[c] }
+func (f gridField) Y(r int) float64    { return f.rows[r] }
+
+// heatPanel is a heatmap of f; diverging fields get a colour scale
+// symmetric about zero.
+func heatPanel(title, rowName, colName string, f gridField, diverging bool) *plot.Plot {
+	lo, hi := finiteRange([]Series{{Values: f.values}})
+	if diverging {
+		a := max(math.Abs(lo), math.Abs(hi))
+		lo, hi = -a, a
+	}
+	lo, hi = widenFlat(lo, hi)
+	var cm palette.ColorMap
+	if diverging {
+		cm = moreland.SmoothBlueRed()
+	} else {
+		cm = moreland.ExtendedBlackBody()
+	}
+	cm.SetMin(lo)
+	cm.SetMax(hi)
+	h := plotter.NewHeatMap(f, cm.Palette(255))
+	h.Min, h.Max = lo, hi
+	h.Rasterized = true
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s  [%.3g, %.3g]", title, lo, hi)
+	p.X.Label.Text, p.Y.Label.Text = colName, rowName
+	p.Add(h)
+	return p
+}
+
+// productPanels builds, per channel of a two-dimensional grid, a row of
+// heatmaps and a row of slices.
+func productPanels(c calibration) ([][]*plot.Plot, error) {
+	g := c.sys.Grid()
+	axes := gridAxes(g)
+	rowName, colName := g.StateNames[0], g.StateNames[len(g.StateNames)-1]
+	nr, ncol := g.Shape[0], g.Shape[1]
+	nc := len(g.Channels)
+	p := c.pred
+	var rows [][]*plot.Plot
+	for ch, name := range g.Channels {
+		field := func(v []float64) gridField {
+			return gridField{values: channel(v, ch, nc), rows: axes[0], cols: axes[1]}
+		}
+		nomPanel := heatPanel("nominal F(θ̂) "+name, rowName, colName, field(p.Nominal), false)
+		discPanel := heatPanel("learned discrepancy "+name, rowName, colName, field(p.DeltaMean), true)
+		predPanel := heatPanel("corrected prediction "+name, rowName, colName, field(p.Mean), false)
+		// The context positions, as small open circles over the prediction.
+		var at plotter.XYs
+		for i, st := range c.obs.States {
+			if ch < len(c.obs.Mask[i]) && c.obs.Mask[i][ch] {
+				at = append(at, plotter.XY{X: st[len(st)-1], Y: st[0]})
+			}
+		}
+		if len(at) > 0 {
+			s, err := plotter.NewScatter(at)
+			if err != nil {
+				return nil, err
+			}
+			s.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 0x30, G: 0xa0, B: 0xff, A: 0xff}, Radius: vg.Points(1.3), Shape: draw.RingGlyph{}}
+			predPanel.Add(s)
+		}
+		rows = append(rows, []*plot.Plot{nomPanel, discPanel, predPanel})
+
+		mean, std, nom := channel(p.Mean, ch, nc), channel(p.Std, ch, nc), channel(p.Nominal, ch, nc)
+		var slices []*plot.Plot
+		ks := sliceRows(nr)
+		for len(ks) < 3 {
+			ks = append(ks, ks[len(ks)-1])
+		}
+		for _, k := range ks[:3] {
+			seg := func(v []float64) []float64 { return v[k*ncol : (k+1)*ncol] }
+			sp := newPanel(fmt.Sprintf("%s = %.3g", rowName, axes[0][k]), colName, name)
+			lo, hi := band(seg(mean), seg(std), 2)
+			if err := addBand(sp, "± 2σ", axes[1], lo, hi, figBand); err != nil {
+				return nil, err
+			}
+			if err := addLine(sp, "nominal", axes[1], seg(nom), figNominal, true); err != nil {
+				return nil, err
+			}
+			if err := addLine(sp, "prediction", axes[1], seg(mean), figPrediction, false); err != nil {
+				return nil, err
+			}
+			pos, val := observedChannel(c.obs, ch, len(g.StateNames)-1, nearRow(axes[0], k))
+			if err := addObs(sp, pos, val); err != nil {
+				return nil, err
+			}
+			slices = append(slices, sp)
+		}
+		rows = append(rows, slices)
+	}
+	return rows, nil
+}

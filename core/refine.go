@@ -1,0 +1,420 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"apic/nets"
+	"apic/sims"
+)
+
+// Semi-amortized refinement. The encoders give, in one pass, a posterior
+// whose mean is close to the answer; refinement then polishes it on the
+// realization's own context by a few Levenberg–Marquardt steps on the
+// negative log posterior of v = (a, z_δ), where θ = exp(log lo +
+// sigmoid(a)·(log hi − log lo)):
+//
+//	E(v) = ½ Σ_{i,c} ((ŷ_c(x_i; v) − y_ic)/σ_c)² + ½‖z_δ‖² + ½‖(a − a₀)/σ_a‖²
+//
+// with z_θ fixed at its encoder mean, a₀ the encoder's estimate and a weak
+// prior σ_a keeping the solution near it. The predictive distribution is
+// the Laplace approximation N(v*, (JᵀJ)⁻¹) at the optimum, sampled K times
+// through the decoder. Each step costs n+2 batched decodes (n = P + L_δ,
+// Jacobian by forward differences), a few milliseconds per realization —
+// still orders of magnitude below per-realization calibration.
+
+// refineSigmaA is the prior width of the θ logits around the encoder's
+// estimate.
+const refineSigmaA = 2.0
+
+// refineStep is the forward-difference step in v.
+const refineStep = 1e-6
+
+// obsTerm is one observed value as a weighted sum of grid values.
+type obsTerm struct {
+	idx   []int
+	w     []float64
+	y     float64
+	sigma float64
+}
+
+// contextTerms expands a context into observation terms on the grid
+// prediction: on-grid points read one value, off-grid points interpolate
+// multilinearly between the surrounding grid points.
+func (m *Model) contextTerms(ctx sims.Context, obsVar []float64) ([]obsTerm, error) {
+	g := m.Sys.Grid()
+	c := len(g.Channels)
+	axes := productAxes(g, 1)
+	var terms []obsTerm
+	for i, st := range ctx.States {
+		var pts []int
+		var ws []float64
+		if gi := ctx.GridIndex[i]; gi >= 0 {
+			pts, ws = []int{gi}, []float64{1}
+		} else {
+			var err error
+			if pts, ws, err = multilinear(axes, st); err != nil {
+				return nil, err
+			}
+		}
+		for ch := 0; ch < c; ch++ {
+			if !ctx.Mask[i][ch] {
+				continue
+			}
+			t := obsTerm{y: ctx.Values[i][ch], sigma: math.Sqrt(obsVar[ch]), w: ws}
+			for _, p := range pts {
+				t.idx = append(t.idx, p*c+ch)
+			}
+			terms = append(terms, t)
+		}
+	}
+	return terms, nil
+}
+
+// multilinear returns the flat grid indices and weights interpolating a
+// state on a product grid.
+func multilinear(axes [][]float64, st []float64) ([]int, []float64, error) {
+	if len(st) != len(axes) {
+		return nil, nil, fmt.Errorf("state %v has %d dimensions, grid has %d", st, len(st), len(axes))
+	}
+	idx, ws := []int{0}, []float64{1}
+	for d, ax := range axes {
+		k := lowerIndex(ax, st[d])
+		var k0, k1 int
+		var w1 float64
+		switch {
+		case k == 0:
+			k0, k1, w1 = 0, 0, 0
+		case k >= len(ax):
+			k0, k1, w1 = len(ax)-1, len(ax)-1, 0
+		default:
+			k0, k1 = k-1, k
+			w1 = (st[d] - ax[k0]) / (ax[k1] - ax[k0])
+		}
+		var nidx []int
+		var nws []float64
+		for j, p := range idx {
+			nidx = append(nidx, p*len(ax)+k0, p*len(ax)+k1)
+			nws = append(nws, ws[j]*(1-w1), ws[j]*w1)
+		}
+		idx, ws = nidx, nws
+	}
+	return idx, ws, nil
+}
+
+// productAxes returns the axis values of each state dimension of a grid
+// (a product grid when Shape is set, else one dimension), every stride-th.
+func productAxes(g sims.Grid, stride int) [][]float64 {
+	shape := g.Shape
+	if shape == nil {
+		shape = []int{g.Points()}
+	}
+	axes := make([][]float64, len(shape))
+	for d := range shape {
+		step := 1
+		for _, k := range shape[d+1:] {
+			step *= k
+		}
+		for k := 0; k < shape[d]; k += stride {
+			axes[d] = append(axes[d], g.States[k*step][d])
+		}
+	}
+	return axes
+}
+
+// refiner holds one batch's fixed encoder outputs.
+type refiner struct {
+	m     *Model
+	b, n  int
+	zT    *nets.Tensor // [B, Lθ]
+	att   *nets.Tensor // [B*Q, H] or nil
+	side  *nets.Tensor
+	a0    *nets.Tensor // [B, P]
+	terms [][]obsTerm
+}
+
+// thetaOf maps v rows to θ and s.
+func (r *refiner) thetaOf(v *nets.Tensor) (theta, s *nets.Tensor) {
+	P := r.a0.Cols
+	theta, s = nets.NewTensor(v.Rows, P), nets.NewTensor(v.Rows, P)
+	for i := 0; i < v.Rows; i++ {
+		for p := 0; p < P; p++ {
+			sv := 1 / (1 + math.Exp(-v.At(i, p)))
+			s.Set(i, p, sv)
+			theta.Set(i, p, math.Exp(r.m.logLo.Data[p]+sv*r.m.logSpan.Data[p]))
+		}
+	}
+	return theta, s
+}
+
+// decode evaluates v [R, n] where row i belongs to realization i/per.
+func (r *refiner) decode(v *nets.Tensor, per int) (pred, theta, f *nets.Tensor) {
+	tp := nets.NewTape()
+	P := r.a0.Cols
+	th, s := r.thetaOf(v)
+	zD := nets.NewTensor(v.Rows, r.n-P)
+	for i := 0; i < v.Rows; i++ {
+		copy(zD.Row(i), v.Row(i)[P:])
+	}
+	zT, side, att := r.zT, r.side, r.att
+	if per > 1 {
+		zT, side = repeatRows(zT, per), repeatRows(side, per)
+		if att != nil {
+			q := att.Rows / r.b
+			att = nets.FromSlice(r.b*per*q, att.Cols, repeatRows(nets.FromSlice(r.b, q*att.Cols, att.Data), per).Data)
+		}
+	}
+	var attV *nets.Var
+	if att != nil {
+		attV = tp.Const(att)
+	}
+	fv, pv := r.m.decode(tp, tp.Const(th), tp.Const(s), tp.Const(zT), tp.Const(zD), attV, side)
+	return pv.Value, th, fv.Value
+}
+
+// residuals of realization b at its prediction row.
+func (r *refiner) residuals(b int, v, pred []float64) []float64 {
+	P := r.a0.Cols
+	out := make([]float64, 0, len(r.terms[b])+r.n)
+	for _, t := range r.terms[b] {
+		y := 0.0
+		for j, k := range t.idx {
+			y += t.w[j] * pred[k]
+		}
+		out = append(out, (y-t.y)/t.sigma)
+	}
+	for p := 0; p < P; p++ {
+		out = append(out, (v[p]-r.a0.At(b, p))/refineSigmaA)
+	}
+	return append(out, v[P:]...)
+}
+
+func sumSq(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v * v
+	}
+	return s
+}
+
+// jacobians returns, per realization, J = ∂residuals/∂v by forward
+// differences (n batched decodes).
+func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
+	js := make([]*mat.Dense, r.b)
+	for b := range js {
+		js[b] = mat.NewDense(len(res[b]), r.n, nil)
+	}
+	for j := 0; j < r.n; j++ {
+		vp := v.Clone()
+		for b := 0; b < r.b; b++ {
+			vp.Set(b, j, vp.At(b, j)+refineStep)
+		}
+		pred, _, _ := r.decode(vp, 1)
+		for b := 0; b < r.b; b++ {
+			rp := r.residuals(b, vp.Row(b), pred.Row(b))
+			for i := range rp {
+				js[b].Set(i, j, (rp[i]-res[b][i])/refineStep)
+			}
+		}
+	}
+	return js
+}
+
+// predictRefined runs the encoders, refines v for steps LM iterations and
+// samples the Laplace posterior k times.
+func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Prediction, error) {
+	tp := nets.NewTape()
+	feats, summary := tp.Const(bt.Feats), tp.Const(bt.Summary)
+	phys := m.phys.forward(tp, feats, summary, bt.B, bt.N)
+	disc := m.disc.forward(tp, feats, summary, bt.B, bt.N)
+	_, s0 := m.thetaHat(tp, phys.mu)
+	P, L := s0.Value.Cols, disc.mu.Value.Cols
+	r := &refiner{m: m, b: bt.B, n: P + L, zT: phys.mu.Value, side: bt.Side, a0: nets.NewTensor(bt.B, P)}
+	if att := m.targetAttention(tp, disc, bt.B); att != nil {
+		r.att = att.Value
+	}
+	v := nets.NewTensor(bt.B, r.n)
+	for b := 0; b < bt.B; b++ {
+		for p := 0; p < P; p++ {
+			s := math.Min(math.Max(s0.Value.At(b, p), 1e-9), 1-1e-9)
+			a := math.Log(s / (1 - s))
+			r.a0.Set(b, p, a)
+			v.Set(b, p, a)
+		}
+		copy(v.Row(b)[P:], disc.mu.Value.Row(b))
+	}
+	obsVar := m.obsVariance()
+	r.terms = make([][]obsTerm, bt.B)
+	for b, c := range bt.Context {
+		t, err := m.contextTerms(c, obsVar)
+		if err != nil {
+			return nil, err
+		}
+		r.terms[b] = t
+	}
+
+	pred, _, _ := r.decode(v, 1)
+	res := make([][]float64, bt.B)
+	lambda := make([]float64, bt.B)
+	for b := range res {
+		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
+		lambda[b] = 1e-2
+	}
+	for it := 0; it < steps; it++ {
+		js := r.jacobians(v, res)
+		cand := v.Clone()
+		for b := 0; b < bt.B; b++ {
+			step, ok := lmStep(js[b], res[b], lambda[b])
+			if !ok {
+				continue
+			}
+			for j, d := range step {
+				cand.Set(b, j, cand.At(b, j)+d)
+			}
+		}
+		cp, _, _ := r.decode(cand, 1)
+		for b := 0; b < bt.B; b++ {
+			rc := r.residuals(b, cand.Row(b), cp.Row(b))
+			if c := sumSq(rc); c < sumSq(res[b]) && !math.IsNaN(c) {
+				copy(v.Row(b), cand.Row(b))
+				res[b] = rc
+				lambda[b] = math.Max(lambda[b]/3, 1e-9)
+			} else {
+				lambda[b] = math.Min(lambda[b]*4, 1e9)
+			}
+		}
+	}
+
+	// The learned noise σ_c describes the one-pass prediction's error;
+	// after refinement the fit is closer, so each realization's noise is
+	// re-estimated from its context residuals, σ̂_c² = RSS_c / (n_c − P),
+	// floored at a small fraction of the learned value. The Laplace
+	// approximation and the predictive variance both use σ̂.
+	pred, _, _ = r.decode(v, 1)
+	obsVars := make([][]float64, bt.B)
+	for b := 0; b < bt.B; b++ {
+		obsVars[b] = r.reestimateNoise(b, pred.Row(b), obsVar)
+		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
+	}
+	// Laplace approximation: sample v ~ N(v*, (JᵀJ)⁻¹).
+	js := r.jacobians(v, res)
+	samples := nets.NewTensor(bt.B*k, r.n)
+	eps := make([]float64, r.n)
+	for b := 0; b < bt.B; b++ {
+		chol := laplaceFactor(js[b])
+		for j := 0; j < k; j++ {
+			row := samples.Row(b*k + j)
+			copy(row, v.Row(b))
+			if chol == nil || k == 1 {
+				continue
+			}
+			for i := range eps {
+				eps[i] = rng.NormFloat64()
+			}
+			// row += L ε with Σ = L Lᵀ.
+			for i := 0; i < r.n; i++ {
+				acc := 0.0
+				for q := 0; q <= i; q++ {
+					acc += chol.At(i, q) * eps[q]
+				}
+				row[i] += acc
+			}
+		}
+	}
+	sp, th, f := r.decode(samples, k)
+	ntp := nets.NewTape()
+	nom := m.Sys.NominalOp(ntp, ntp.Const(th), repeatRows(bt.Side, k)).Value
+	return m.collapse(bt.B, k, sp, nom, th, f, obsVars), nil
+}
+
+// noiseFloor is the smallest re-estimated noise variance, relative to the
+// learned one.
+const noiseFloor = 1e-3
+
+// reestimateNoise sets the σ of realization b's observation terms from
+// its residuals per channel and returns the variance per grid value.
+func (r *refiner) reestimateNoise(b int, pred []float64, learned []float64) []float64 {
+	g := r.m.Sys.Grid()
+	c := len(g.Channels)
+	rss := make([]float64, c)
+	cnt := make([]int, c)
+	for _, t := range r.terms[b] {
+		ch := t.idx[0] % c
+		y := 0.0
+		for j, k := range t.idx {
+			y += t.w[j] * pred[k]
+		}
+		rss[ch] += (y - t.y) * (y - t.y)
+		cnt[ch]++
+	}
+	chVar := make([]float64, c)
+	for ch := range chVar {
+		chVar[ch] = learned[ch]
+		if dof := cnt[ch] - r.a0.Cols; dof > 0 {
+			chVar[ch] = math.Max(rss[ch]/float64(dof), noiseFloor*learned[ch])
+		}
+	}
+	for i := range r.terms[b] {
+		r.terms[b][i].sigma = math.Sqrt(chVar[r.terms[b][i].idx[0]%c])
+	}
+	out := make([]float64, g.Size())
+	for i := range out {
+		out[i] = chVar[i%c]
+	}
+	return out
+}
+
+// lmStep solves (JᵀJ + λ diag(JᵀJ) + εI) δ = −Jᵀr.
+func lmStep(j *mat.Dense, res []float64, lambda float64) ([]float64, bool) {
+	_, n := j.Dims()
+	var jtj mat.SymDense
+	jtj.SymOuterK(1, j.T())
+	a := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for q := i; q < n; q++ {
+			a.SetSym(i, q, jtj.At(i, q))
+		}
+		a.SetSym(i, i, jtj.At(i, i)*(1+lambda)+1e-12)
+	}
+	var g mat.VecDense
+	g.MulVec(j.T(), mat.NewVecDense(len(res), res))
+	var ch mat.Cholesky
+	if !ch.Factorize(a) {
+		return nil, false
+	}
+	var d mat.VecDense
+	if err := ch.SolveVecTo(&d, &g); err != nil {
+		return nil, false
+	}
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = -d.AtVec(i)
+	}
+	return out, true
+}
+
+// laplaceFactor returns the lower Cholesky factor of (JᵀJ)⁻¹, or nil if
+// JᵀJ is singular.
+func laplaceFactor(j *mat.Dense) *mat.TriDense {
+	_, n := j.Dims()
+	var h mat.SymDense
+	h.SymOuterK(1, j.T())
+	var ch mat.Cholesky
+	if !ch.Factorize(&h) {
+		return nil
+	}
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
+		return nil
+	}
+	var c2 mat.Cholesky
+	if !c2.Factorize(&inv) {
+		return nil
+	}
+	l := mat.NewTriDense(n, mat.Lower, nil)
+	c2.LTo(l)
+	return l
+}

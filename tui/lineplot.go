@@ -1,0 +1,284 @@
+package tui
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/guptarohit/asciigraph"
+)
+
+// series is one curve of a line plot, sampled at n evenly spaced x values.
+type series struct {
+	name   string
+	values []float64
+	mark   string // "" draws a line, otherwise every cell of the curve is this mark
+	color  color.Color
+}
+
+// scatter is a set of points of a line plot: x given as sample indices
+// of the plot's n x values (context observations sit on grid points).
+type scatter struct {
+	name  string
+	idx   []int
+	vals  []float64
+	mark  rune
+	color color.Color
+}
+
+// linePlot is a panel with a title, an asciigraph plot body, an x axis
+// line and a legend. It is drawn exactly width × height cells.
+//
+// asciigraph widens its range to fit every value and never clips, so the
+// plot clamps values into its range itself, and it draws each series
+// with its own asciigraph call on the same axis so that every series can
+// have its own colour and marks (asciigraph's own colouring always emits
+// escapes, even on a no-colour terminal).
+type linePlot struct {
+	title         string
+	width, height int
+	n             int // samples per series
+	xName         string
+	xLo, xHi      float64
+	// yLo < yHi fixes the vertical range; otherwise it fits the data.
+	yLo, yHi float64
+	series   []series
+	points   []scatter
+}
+
+// minPlotHeight is the smallest panel that still has a plot body.
+const minPlotHeight = 6
+
+// render draws the panel into height lines of exactly width cells.
+func (p linePlot) render(t theme) []string {
+	c := newCanvas(p.width, p.height)
+	c.text(0, 0, truncate(p.title, p.width), nil)
+	lines := c.lines(t)
+	lines[0] = padRight(t.paint(t.bold, truncate(p.title, p.width)), p.width)
+	body := p.height - 3 // title, x axis, legend
+	rows := body - 1     // asciigraph draws rows+1 lines
+	if rows < 2 || p.width < 16 || p.n < 2 {
+		return lines
+	}
+
+	lo, hi := p.yLo, p.yHi
+	if !(lo < hi) {
+		lo, hi = p.dataRange()
+	}
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		lines[1] = padRight("  (nothing to plot yet)", p.width)
+		return lines
+	}
+	lo, hi, step := niceRange(lo, hi, rows)
+	decimals := stepDecimals(step)
+	label := func(v float64) string {
+		if math.Abs(v) < step*1e-6 {
+			v = 0
+		}
+		return strconv.FormatFloat(v, 'f', decimals, 64)
+	}
+	labelW := 0
+	for i := 0; i <= rows; i++ {
+		labelW = max(labelW, len(label(hi-float64(i)*step)))
+	}
+	prefix := labelW + 3 // asciigraph: label padded to labelW+1, a space, the axis
+	dataW := p.width - prefix - 1
+	if dataW < 8 {
+		return lines
+	}
+
+	graph := newCanvas(p.width, rows+1)
+	haveAxis := false
+	for _, s := range p.series {
+		if len(s.values) < 2 {
+			continue
+		}
+		cs := asciigraph.DefaultCharSet
+		if s.mark != "" {
+			cs = asciigraph.CreateCharSet(s.mark)
+		}
+		out := asciigraph.Plot(clampValues(s.values, lo, hi),
+			asciigraph.Width(dataW), asciigraph.Height(rows),
+			asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
+			asciigraph.SeriesChars(cs), asciigraph.YAxisValueFormatter(label))
+		for y, line := range strings.Split(out, "\n") {
+			if y > rows {
+				break
+			}
+			col := 0
+			for _, r := range line {
+				switch {
+				case col < prefix:
+					if !haveAxis {
+						graph.set(col, y, r, colLabel, nil)
+					}
+				case r != ' ':
+					graph.set(col, y, r, s.color, nil)
+				}
+				col++
+			}
+		}
+		haveAxis = true
+	}
+	if !haveAxis {
+		lines[1] = padRight("  (nothing to plot yet)", p.width)
+		return lines
+	}
+	// Scatter points use asciigraph's own row mapping so they sit on the
+	// curves they belong to.
+	ratio := float64(rows) / (hi - lo)
+	min2 := agRound(lo * ratio)
+	for _, sc := range p.points {
+		for i, g := range sc.idx {
+			v := sc.vals[i]
+			if math.IsNaN(v) {
+				continue
+			}
+			v = math.Max(lo, math.Min(hi, v))
+			x := prefix
+			if p.n > 1 {
+				x += int(math.Round(float64(g) * float64(dataW-1) / float64(p.n-1)))
+			}
+			y := rows - int(agRound(v*ratio)-min2)
+			graph.set(x, y, sc.mark, sc.color, nil)
+		}
+	}
+	gl := graph.lines(t)
+	for y := 0; y <= rows && 1+y < p.height; y++ {
+		lines[1+y] = gl[y]
+	}
+
+	// x axis: first value, name, last value under the data columns.
+	left, right := formatAxis(p.xLo), formatAxis(p.xHi)
+	axis := strings.Repeat(" ", prefix-1) + left
+	mid := (prefix + dataW/2) - len([]rune(p.xName))/2
+	if pad := mid - len([]rune(axis)); pad > 0 {
+		axis += strings.Repeat(" ", pad) + p.xName
+	}
+	if pad := prefix + dataW - len(right) - len([]rune(axis)); pad > 0 {
+		axis += strings.Repeat(" ", pad) + right
+	}
+	lines[rows+2] = padRight(t.paint(t.label, truncate(axis, p.width)), p.width)
+	lines[rows+3] = p.legend(t, prefix)
+	return lines
+}
+
+// legend lists the named series and point sets with their marks.
+func (p linePlot) legend(t theme, indent int) string {
+	var parts []string
+	width := indent
+	add := func(mark, name string, c color.Color) {
+		item := mark + " " + name
+		w := ansi.StringWidth(item) + 2
+		if width+w > p.width {
+			return
+		}
+		width += w
+		parts = append(parts, t.paint(t.fg(c), mark)+" "+name)
+	}
+	for _, s := range p.series {
+		if s.name == "" {
+			continue
+		}
+		mark := s.mark
+		if mark == "" {
+			mark = "──"
+		}
+		add(mark, s.name, s.color)
+	}
+	for _, sc := range p.points {
+		if sc.name != "" {
+			add(string(sc.mark), sc.name, sc.color)
+		}
+	}
+	return padRight(strings.Repeat(" ", max(indent-2, 0))+strings.Join(parts, "  "), p.width)
+}
+
+// dataRange is the finite range of every series and point set.
+func (p linePlot) dataRange() (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	upd := func(v float64) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	for _, s := range p.series {
+		for _, v := range s.values {
+			upd(v)
+		}
+	}
+	for _, sc := range p.points {
+		for _, v := range sc.vals {
+			upd(v)
+		}
+	}
+	return lo, hi
+}
+
+// niceRange returns a range that covers [lo, hi] in exactly rows steps of
+// a round size (1, 2, 2.5 or 5 times a power of ten), starting at a
+// multiple of the step, so asciigraph's row count is exact and its labels
+// are round numbers.
+func niceRange(lo, hi float64, rows int) (float64, float64, float64) {
+	if !(hi-lo > 1e-12*math.Max(1, math.Max(math.Abs(lo), math.Abs(hi)))) {
+		mid := (lo + hi) / 2
+		pad := math.Max(math.Abs(mid)/2, 1)
+		lo, hi = mid-pad, mid+pad
+	}
+	raw := (hi - lo) / float64(rows)
+	decade := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10, 20, 25, 50, 100} {
+		step := m * decade
+		start := math.Floor(lo/step+1e-9) * step
+		if start+float64(rows)*step >= hi-1e-9*step {
+			// Centre the spare rows around the data.
+			spare := math.Floor((start + float64(rows)*step - hi) / step / 2)
+			if spare > 0 && start-spare*step <= lo {
+				start -= spare * step
+			}
+			return start, start + float64(rows)*step, step
+		}
+	}
+	step := 100 * decade
+	start := math.Floor(lo/step) * step
+	return start, start + float64(rows)*step, step
+}
+
+// stepDecimals is the number of decimals that shows multiples of step.
+func stepDecimals(step float64) int {
+	d := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	if m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9)); math.Abs(m-2.5) < 1e-9 {
+		d++
+	}
+	return d
+}
+
+// agRound is asciigraph's rounding (half away from zero).
+func agRound(x float64) float64 {
+	if x < 0 {
+		return -math.Floor(-x + 0.5)
+	}
+	return math.Floor(x + 0.5)
+}
+
+// clampValues copies v clamped into [lo, hi]; NaN stays NaN (a gap).
+func clampValues(v []float64, lo, hi float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		switch {
+		case math.IsNaN(x):
+			out[i] = x
+		case x < lo:
+			out[i] = lo
+		case x > hi:
+			out[i] = hi
+		default:
+			out[i] = x
+		}
+	}
+	return out
+}
+
+func formatAxis(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }

@@ -1,0 +1,111 @@
+package tui
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Text helpers: every block of the frame is a list of lines of an exact
+// display width, so blocks join side by side without lipgloss measuring
+// them again.
+
+// padRight pads (or truncates) s to exactly w cells.
+func padRight(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	switch {
+	case sw > w:
+		return ansi.Truncate(s, w, "")
+	case sw < w:
+		return s + strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// truncate cuts s to at most w cells, marking a cut with "…".
+func truncate(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// block pads lines to w cells and h lines.
+func block(lines []string, w, h int) []string {
+	out := make([]string, h)
+	for i := range out {
+		if i < len(lines) {
+			out[i] = padRight(lines[i], w)
+		} else {
+			out[i] = strings.Repeat(" ", w)
+		}
+	}
+	return out
+}
+
+// joinH places equally tall blocks side by side.
+func joinH(blocks ...[]string) []string {
+	h := 0
+	for _, b := range blocks {
+		h = max(h, len(b))
+	}
+	out := make([]string, h)
+	for i := range out {
+		var sb strings.Builder
+		for _, b := range blocks {
+			if i < len(b) {
+				sb.WriteString(b[i])
+			}
+		}
+		out[i] = sb.String()
+	}
+	return out
+}
+
+// formatValue prints a number in about four significant digits.
+func formatValue(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "–"
+	case math.IsInf(v, 1):
+		return "∞"
+	case math.IsInf(v, -1):
+		return "-∞"
+	case v == 0:
+		return "0"
+	}
+	a := math.Abs(v)
+	if a >= 1e4 || a < 1e-3 {
+		return strconv.FormatFloat(v, 'e', 2, 64)
+	}
+	d := max(0, 3-int(math.Floor(math.Log10(a))))
+	return strconv.FormatFloat(v, 'f', d, 64)
+}
+
+// formatLadder prints a control value briefly (0.01, 1, 10).
+func formatLadder(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// formatDuration prints m:ss or h:mm:ss.
+func formatDuration(d time.Duration) string {
+	s := int(math.Round(d.Seconds()))
+	if s < 0 {
+		s = 0
+	}
+	if s >= 3600 {
+		return strconv.Itoa(s/3600) + ":" + twoDigits((s/60)%60) + ":" + twoDigits(s%60)
+	}
+	return strconv.Itoa(s/60) + ":" + twoDigits(s%60)
+}
+
+func twoDigits(n int) string {
+	if n < 10 {
+		return "0" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}

@@ -1,0 +1,129 @@
+package tui
+
+import (
+	"image/color"
+	"math"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// theme holds every style the explorer draws with. Colours are given in
+// truecolor; Bubble Tea's renderer downsamples them to the terminal's
+// profile (256 or 16 colours). A plain theme (no-colour terminals and
+// --ascii) draws no escape sequences at all and tells series apart by
+// their glyphs alone, and heatmaps by a shade ramp.
+type theme struct {
+	plain bool
+
+	title, bold, dim, label, accent, focus, warn, err, ok ansi.Style
+}
+
+// Semantic colours of the plots.
+var (
+	colTruth    = rgb(0x4e, 0xc9, 0x8c) // ground truth
+	colMean     = rgb(0x5a, 0xa9, 0xff) // corrected prediction
+	colBand     = rgb(0x3d, 0x6f, 0xa8) // its ±2σ band
+	colSim      = rgb(0xe5, 0xc1, 0x5c) // simulator output F(x; θ̂)
+	colDelta    = rgb(0xd0, 0x7b, 0xe0) // learned discrepancy δ̂
+	colDeltaBnd = rgb(0x86, 0x52, 0x92) // its ±2σ band
+	colNeeded   = rgb(0xff, 0x8c, 0x5a) // discrepancy a θ override needs
+	colNominal  = rgb(0x78, 0x78, 0x78) // nominal process, dimmed
+	colContext  = rgb(0xff, 0x5f, 0x87) // context observations
+	// Lotka–Volterra channels: prey and predator.
+	colPrey     = rgb(0x5a, 0xa9, 0xff)
+	colPreyDim  = rgb(0x3d, 0x6f, 0xa8)
+	colPred     = rgb(0xff, 0x9f, 0x43)
+	colPredDim  = rgb(0xa8, 0x6a, 0x2e)
+	colPreyCtx  = rgb(0x9f, 0xd8, 0xff)
+	colPredCtx  = rgb(0xff, 0xd0, 0x80)
+	colLabel    = rgb(0x8a, 0x8a, 0x8a)
+	colAccent   = rgb(0x7d, 0xcf, 0xff)
+	colWarn     = rgb(0xff, 0xc8, 0x57)
+	colErr      = rgb(0xff, 0x5f, 0x5f)
+	colOK       = rgb(0x4e, 0xc9, 0x8c)
+	colFocusBG  = rgb(0x2a, 0x3a, 0x55)
+	colFocusFG  = rgb(0xff, 0xff, 0xff)
+	colTitle    = rgb(0xff, 0xff, 0xff)
+	colTitleBG  = rgb(0x3b, 0x4a, 0x6b)
+	colSparks   = rgb(0xb0, 0x8c, 0xff)
+	colHeatNone = rgb(0x30, 0x30, 0x30)
+)
+
+func rgb(r, g, b uint8) color.Color { return ansi.RGBColor{R: r, G: g, B: b} }
+
+// newTheme returns the theme for a colour profile.
+func newTheme(p colorprofile.Profile) theme {
+	if p <= colorprofile.ASCII {
+		return theme{plain: true}
+	}
+	return theme{
+		title:  ansi.Style{}.Bold().ForegroundColor(colTitle).BackgroundColor(colTitleBG),
+		bold:   ansi.Style{}.Bold(),
+		dim:    ansi.Style{}.ForegroundColor(colNominal),
+		label:  ansi.Style{}.ForegroundColor(colLabel),
+		accent: ansi.Style{}.ForegroundColor(colAccent),
+		focus:  ansi.Style{}.Bold().ForegroundColor(colFocusFG).BackgroundColor(colFocusBG),
+		warn:   ansi.Style{}.ForegroundColor(colWarn),
+		err:    ansi.Style{}.Bold().ForegroundColor(colErr),
+		ok:     ansi.Style{}.ForegroundColor(colOK),
+	}
+}
+
+// paint applies st to s unless the theme is plain.
+func (t theme) paint(st ansi.Style, s string) string {
+	if t.plain || len(st) == 0 || s == "" {
+		return s
+	}
+	return st.Styled(s)
+}
+
+// fg returns a foreground style of c (empty in a plain theme).
+func (t theme) fg(c color.Color) ansi.Style {
+	if t.plain || c == nil {
+		return nil
+	}
+	return ansi.Style{}.ForegroundColor(c)
+}
+
+// helpStyles are the help bubble's styles for this theme.
+func (t theme) helpStyles() help.Styles {
+	if t.plain {
+		plain := lipgloss.NewStyle()
+		return help.Styles{Ellipsis: plain, ShortKey: plain, ShortDesc: plain, ShortSeparator: plain, FullKey: plain, FullDesc: plain, FullSeparator: plain}
+	}
+	key := lipgloss.NewStyle().Foreground(colAccent)
+	desc := lipgloss.NewStyle().Foreground(rgb(0xb2, 0xb2, 0xb2))
+	sep := lipgloss.NewStyle().Foreground(rgb(0x5c, 0x5c, 0x5c))
+	return help.Styles{Ellipsis: sep, ShortKey: key, ShortDesc: desc, ShortSeparator: sep, FullKey: key, FullDesc: desc, FullSeparator: sep}
+}
+
+// colormap maps u ∈ [0, 1] to a colour.
+type colormap func(u float64) color.Color
+
+// Colour stops of the heatmaps: a perceptually ordered sequential map
+// (dark blue → teal → yellow, viridis-like) for fields and |error|, and
+// a diverging blue–white–red map for signed discrepancies.
+var (
+	sequentialStops = [][3]float64{{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}
+	divergingStops  = [][3]float64{{33, 102, 172}, {146, 197, 222}, {247, 247, 247}, {244, 165, 130}, {178, 24, 43}}
+)
+
+func sequential(u float64) color.Color { return interpStops(sequentialStops, u) }
+func diverging(u float64) color.Color  { return interpStops(divergingStops, u) }
+
+// interpStops interpolates linearly between evenly spaced colour stops.
+func interpStops(stops [][3]float64, u float64) color.Color {
+	if math.IsNaN(u) {
+		return colHeatNone
+	}
+	u = math.Max(0, math.Min(1, u))
+	pos := u * float64(len(stops)-1)
+	i := min(int(pos), len(stops)-2)
+	f := pos - float64(i)
+	a, b := stops[i], stops[i+1]
+	c := func(k int) uint8 { return uint8(math.Round(a[k] + (b[k]-a[k])*f)) }
+	return rgb(c(0), c(1), c(2))
+}
