@@ -1,7 +1,8 @@
 // Command apic is Amortized Physics-Informed Calibration with neural
 // processes: simulate the benchmark systems, train and evaluate the model,
-// calibrate observations. Every command lives in package core/cli; run
-// "apic help" for the list.
+// calibrate observations, and explore it all in a terminal UI. Every
+// command but the explorer lives in package core/cli; run "apic help" for
+// the list. Without arguments on a terminal, apic opens the explorer.
 package main
 
 import (
@@ -11,9 +12,15 @@ import (
 	"syscall"
 
 	"apic/core/cli"
+	"apic/tui"
 )
 
 func main() {
+	// The explorer is package tui, which builds on core/cli; the command
+	// line learns of it here so that "apic" alone, "apic explore" and
+	// "apic help explore" all reach it.
+	cli.RegisterExternal(tui.Command())
+
 	// Ctrl-C or SIGTERM cancels the context so long commands (training)
 	// can stop cleanly and save their state.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

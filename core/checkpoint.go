@@ -124,8 +124,8 @@ func fromFile(f *nets.File) (*Model, Info, error) {
 			missing = append(missing, p.Name)
 			continue
 		}
-		if t.Len() != p.Value.Len() {
-			return nil, Info{}, fmt.Errorf("tensor %q has %d values, the declared architecture needs %s", p.Name, t.Len(), p.Value.Shape())
+		if !t.SameShape(p.Value) {
+			return nil, Info{}, fmt.Errorf("tensor %q has shape %s, the declared architecture needs %s", p.Name, t.Shape(), p.Value.Shape())
 		}
 		if !t.AllFinite() {
 			return nil, Info{}, fmt.Errorf("tensor %q holds NaN or Inf", p.Name)

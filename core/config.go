@@ -156,6 +156,7 @@ func DefaultConfig(sys sims.System, b Backbone) Config {
 			LambdaTheta: 1, LambdaDelta: 1, Reg: RegL2, Seed: 1,
 			ClipNorm: 10, ValEvery: 500, ValTasks: 32,
 		},
+		Infer: Infer{Refine: 5},
 	}
 }
 

@@ -86,6 +86,7 @@ type Report struct {
 	Noise         float64            `json:"noise"`
 	Seed          uint64             `json:"seed"`
 	Samples       int                `json:"samples"`
+	Refine        int                `json:"refine"`
 	Metrics       map[string]Summary `json:"metrics"`
 	ThetaPerParam map[string]Summary `json:"theta_mae_per_param"`
 }
@@ -133,6 +134,10 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	rep := Summarise(m.Sys, per)
 	rep.System, rep.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)
 	rep.Tasks, rep.Context, rep.Noise, rep.Seed, rep.Samples = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed, opt.Samples
+	rep.Refine = opt.Refine
+	if rep.Refine < 0 {
+		rep.Refine = m.Config.Infer.Refine
+	}
 	return rep, per, nil
 }
 

@@ -35,18 +35,22 @@ type BatchMethod interface {
 	CalibrateBatch(ctx context.Context, obs []sims.Context, sides [][]float64) ([]Prediction, error)
 }
 
-// APIC adapts a trained Model to Method: amortized inference with Samples
-// Monte-Carlo latent samples (32 when 0) whose noise comes from Seed.
+// APIC adapts a trained Model to Method: amortized inference with the
+// prediction options Opt — Samples Monte-Carlo latent samples (32 when
+// < 1), whose noise comes from Seed, and Refine refinement steps on the
+// context (negative: the model's setting; 0: pure one-pass amortized).
+// Opt.Theta must be nil.
 //
 // Calibrate is not safe for concurrent use (the tape registers gradient
 // buffers on the shared parameters); run it with one worker.
 type APIC struct {
-	Model   *Model
-	Samples int
-	Seed    uint64
+	Model *Model
+	Opt   PredictOptions
 	// Label overrides Name; by default "apic-" + the backbone.
 	Label string
 }
+
+var _ BatchMethod = (*APIC)(nil)
 
 // Name returns Label or "apic-BACKBONE".
 func (a *APIC) Name() string {
@@ -56,11 +60,14 @@ func (a *APIC) Name() string {
 	return "apic-" + string(a.Model.Config.Arch.Backbone)
 }
 
-func (a *APIC) samples() int {
-	if a.Samples < 1 {
-		return 32
+// options returns Opt with the default sample count and a seed offset.
+func (a *APIC) options(seedOffset uint64) PredictOptions {
+	o := a.Opt
+	if o.Samples < 1 {
+		o.Samples = 32
 	}
-	return a.Samples
+	o.Seed += seedOffset
+	return o
 }
 
 // Calibrate runs the whole amortized pipeline (encoders, θ map,
@@ -70,7 +77,7 @@ func (a *APIC) Calibrate(ctx context.Context, obs sims.Context, side []float64) 
 	if err := ctx.Err(); err != nil {
 		return Prediction{}, err
 	}
-	preds, err := a.Model.Predict([]sims.Context{obs}, [][]float64{side}, a.samples(), a.Seed)
+	preds, err := a.Model.PredictWith([]sims.Context{obs}, [][]float64{side}, a.options(0))
 	if err != nil {
 		return Prediction{}, err
 	}
@@ -94,7 +101,7 @@ func (a *APIC) CalibrateBatch(ctx context.Context, obs []sims.Context, sides [][
 			return nil, err
 		}
 		hi := min(lo+apicChunk, len(obs))
-		preds, err := a.Model.Predict(obs[lo:hi], sides[lo:hi], a.samples(), a.Seed+uint64(lo))
+		preds, err := a.Model.PredictWith(obs[lo:hi], sides[lo:hi], a.options(uint64(lo)))
 		if err != nil {
 			return nil, err
 		}

@@ -40,7 +40,11 @@ func TestScratchLearn(t *testing.T) {
 		}
 		th0, r0 := ev()
 		st := time.Now()
-		_, err = m.Train(context.Background(), Hooks{ProgressEvery: 50, Progress: func(p Progress) { if os.Getenv("PV") != "" { t.Logf("  %d %d %.4g", p.Stage, p.Step, p.Losses.Total) } }})
+		_, err = m.Train(context.Background(), Hooks{ProgressEvery: 50, Progress: func(p Progress) {
+			if os.Getenv("PV") != "" {
+				t.Logf("  %d %d %.4g", p.Stage, p.Step, p.Losses.Total)
+			}
+		}})
 		if err != nil {
 			t.Fatal(err)
 		}

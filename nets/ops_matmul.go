@@ -1,44 +1,8 @@
 package nets
 
-import (
-	"fmt"
+import "fmt"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-)
-
-func general(t *Tensor) blas64.General {
-	return blas64.General{Rows: t.Rows, Cols: t.Cols, Stride: max(t.Cols, 1), Data: t.Data}
-}
-
-func tflag(trans bool) blas.Transpose {
-	if trans {
-		return blas.Trans
-	}
-	return blas.NoTrans
-}
-
-// gemm computes dst = alpha * op(a) op(b) + beta * dst.
-func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
-	if dst.Len() == 0 {
-		return
-	}
-	k := a.Cols
-	if transA {
-		k = a.Rows
-	}
-	if k == 0 {
-		if beta == 0 {
-			dst.Zero()
-		} else if beta != 1 {
-			for i := range dst.Data {
-				dst.Data[i] *= beta
-			}
-		}
-		return
-	}
-	blas64.Gemm(tflag(transA), tflag(transB), alpha, general(a), general(b), beta, general(dst))
-}
+// gemm, dst = alpha·op(a)·op(b) + beta·dst, lives in gemm.go.
 
 // MatMul returns op(a)·op(b), where op transposes when the flag is set:
 //

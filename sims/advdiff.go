@@ -365,3 +365,9 @@ func (reactionRateOp) Backward(_ []*nets.Tensor, output, outGrad *nets.Tensor, i
 		inGrads[0].Data[i] += outGrad.Data[i] * c * (1 - c/ReactionRateMax)
 	}
 }
+
+// Hints follow the paper's appendix A budget (4000 + 10000 steps, batch
+// 64).
+func (*advDiff) Hints() Hints {
+	return Hints{Hidden: 128, Latent: 16, DecHidden: 128, Steps1: 4000, Steps2: 10000, Batch: 64}
+}

@@ -273,3 +273,9 @@ func (c lvForcingClosure) Apply(tp *nets.Tape, theta *nets.Var, side *nets.Tenso
 }
 
 func (lvForcingClosure) Clipped([]float64) bool { return false }
+
+// Hints follow the paper's appendix A budget (3000 + 4000 steps, batch
+// 64; f_ψ width 128).
+func (*lotkaVolterra) Hints() Hints {
+	return Hints{Hidden: 128, Latent: 16, DecHidden: 128, Steps1: 3000, Steps2: 4000, Batch: 64}
+}

@@ -229,3 +229,9 @@ func (e springEnvelope) Apply(tp *nets.Tape, theta *nets.Var, _ *nets.Tensor, f 
 }
 
 func (springEnvelope) Clipped([]float64) bool { return false }
+
+// Hints follow the paper's appendix A budget (3000 + 4000 steps, batch
+// 64) with the widths this implementation needs.
+func (*spring) Hints() Hints {
+	return Hints{Hidden: 64, Latent: 8, DecHidden: 64, Steps1: 3000, Steps2: 4000, Batch: 64}
+}

@@ -46,6 +46,7 @@ type linePlot struct {
 	yLo, yHi float64
 	series   []series
 	points   []scatter
+	legend   []legendItem
 }
 
 // minPlotHeight is the smallest panel that still has a plot body.
@@ -161,37 +162,21 @@ func (p linePlot) render(t theme) []string {
 		axis += strings.Repeat(" ", pad) + right
 	}
 	lines[rows+2] = padRight(t.paint(t.label, truncate(axis, p.width)), p.width)
-	lines[rows+3] = p.legend(t, prefix)
+	lines[rows+3] = p.legendLine(t, prefix)
 	return lines
 }
 
-// legend lists the named series and point sets with their marks.
-func (p linePlot) legend(t theme, indent int) string {
+// legendLine draws the legend items that fit, marks in their colours.
+func (p linePlot) legendLine(t theme, indent int) string {
 	var parts []string
 	width := indent
-	add := func(mark, name string, c color.Color) {
-		item := mark + " " + name
-		w := ansi.StringWidth(item) + 2
+	for _, it := range p.legend {
+		w := ansi.StringWidth(it.mark+" "+it.name) + 2
 		if width+w > p.width {
-			return
+			break
 		}
 		width += w
-		parts = append(parts, t.paint(t.fg(c), mark)+" "+name)
-	}
-	for _, s := range p.series {
-		if s.name == "" {
-			continue
-		}
-		mark := s.mark
-		if mark == "" {
-			mark = "──"
-		}
-		add(mark, s.name, s.color)
-	}
-	for _, sc := range p.points {
-		if sc.name != "" {
-			add(string(sc.mark), sc.name, sc.color)
-		}
+		parts = append(parts, t.paint(t.fg(it.color), it.mark)+" "+it.name)
 	}
 	return padRight(strings.Repeat(" ", max(indent-2, 0))+strings.Join(parts, "  "), p.width)
 }

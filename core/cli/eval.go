@@ -34,6 +34,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
 	seed := fs.Uint64("seed", 1, "evaluation seed")
 	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
+	refine := fs.Int("refine", -1, "refinement steps on the context (0: one-pass amortized; -1: the checkpoint's setting)")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -48,7 +49,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if n := *context; n > m.Sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
 	}
-	rep, _, err := core.Evaluate(ctx, m, core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples})
+	rep, _, err := core.Evaluate(ctx, m, core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine})
 	if err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		return enc.Encode(rep)
 	}
 	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(rep.Backbone), source)
-	fmt.Fprintf(env.Stdout, "%d realizations, context %d, noise %g, seed %d, %d samples\n\n", rep.Tasks, rep.Context, rep.Noise, rep.Seed, rep.Samples)
+	fmt.Fprintf(env.Stdout, "%d realizations, context %d, noise %g, seed %d, %d samples, %d refinement steps\n\n", rep.Tasks, rep.Context, rep.Noise, rep.Seed, rep.Samples, rep.Refine)
 	writeReportTable(env.Stdout, rep)
 	return nil
 }

@@ -36,10 +36,10 @@ import (
 // and black observations.
 var (
 	figPrediction  = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
-	figBand        = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x40}
+	figBand        = color.NRGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0x40}
 	figNominal     = color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
 	figDiscrepancy = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
-	figDiscBand    = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0x40}
+	figDiscBand    = color.NRGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0x40}
 	figObs         = color.Black
 )
 
@@ -163,7 +163,7 @@ func addBand(p *plot.Plot, name string, x, lo, hi []float64, col color.Color) er
 		return err
 	}
 	poly.Color = col
-	poly.LineStyle.Width = 0
+	poly.LineStyle.Width, poly.LineStyle.Color = 0, nil
 	p.Add(poly)
 	if name != "" {
 		p.Legend.Add(name, poly)
@@ -212,7 +212,7 @@ func linePanels(c calibration) ([][]*plot.Plot, error) {
 		dm, ds := channel(p.DeltaMean, ch, nc), channel(p.DeltaStd, ch, nc)
 		pos, val := observedChannel(c.obs, ch, 0, nil)
 
-		obsPanel := newPanel("context and nominal F(x; θ̂)", xName, name)
+		obsPanel := newPanel("context and nominal at estimated θ", xName, name)
 		if err := addLine(obsPanel, "nominal", axis, nom, figNominal, false); err != nil {
 			return nil, err
 		}
@@ -301,7 +301,7 @@ func productPanels(c calibration) ([][]*plot.Plot, error) {
 		field := func(v []float64) gridField {
 			return gridField{values: channel(v, ch, nc), rows: axes[0], cols: axes[1]}
 		}
-		nomPanel := heatPanel("nominal F(θ̂) "+name, rowName, colName, field(p.Nominal), false)
+		nomPanel := heatPanel("nominal "+name+" at estimated θ", rowName, colName, field(p.Nominal), false)
 		discPanel := heatPanel("learned discrepancy "+name, rowName, colName, field(p.DeltaMean), true)
 		predPanel := heatPanel("corrected prediction "+name, rowName, colName, field(p.Mean), false)
 		// The context positions, as small open circles over the prediction.

@@ -106,8 +106,8 @@ func parseObservations(r io.Reader, name string, g sims.Grid) (sims.Context, err
 	case err != nil:
 		return sims.Context{}, err
 	}
-	header = append([]string(nil), header...) // ReuseRecord
-	header[0] = strings.TrimPrefix(header[0], "\ufeff") // spreadsheet BOM
+	header = append([]string(nil), header...)                              // ReuseRecord
+	header[0] = strings.TrimSpace(strings.TrimPrefix(header[0], "\ufeff")) // spreadsheet BOM
 	col, err := headerColumns(header, want)
 	if err != nil {
 		return sims.Context{}, bad(line, "%v", err)

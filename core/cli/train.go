@@ -34,7 +34,7 @@ type trainFlags struct {
 	system, backbone, out, form, reg, dtype, init string
 	steps1, steps2, batch, trajectories           int
 	hidden, layers, latent, decHidden, decLayers  int
-	heads, valEvery, valTasks                     int
+	heads, valEvery, valTasks, refine             int
 	lr, lrFinal, lambdaTheta, lambdaDelta         float64
 	noise, clip                                   float64
 	seed                                          uint64
@@ -70,6 +70,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to training contexts and targets")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
+	fs.IntVar(&f.refine, "refine", -1, "refinement steps stored as the model's inference default (-1: keep the default)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -191,6 +192,9 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	setPos(&t.ValTasks, f.valTasks)
 	t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta = f.lr, f.lrFinal, f.lambdaTheta, f.lambdaDelta
 	t.Noise, t.ClipNorm, t.Seed, t.Trajectories = f.noise, f.clip, f.seed, f.trajectories
+	if f.refine >= 0 {
+		cfg.Infer.Refine = f.refine
+	}
 	if err := cfg.Validate(); err != nil {
 		return core.Config{}, nil, UsageError("%v", err)
 	}

@@ -196,7 +196,7 @@ func (k *Calibrator) Fit(ctx context.Context, obs sims.Context, side []float64) 
 		MajorIterations:   opt.MaxIterations,
 		// Stop a start once 10 major iterations gain less than 1e-8 in
 		// total: the NLML is O(n), far above that resolution.
-		Converger: &optimize.FunctionConverge{Absolute: 1e-8, Relative: 1e-10, Iterations: 10},
+		Converger: &optimize.FunctionConverge{Absolute: 1e-6, Iterations: 5},
 	}
 	fit := &Fit{NLML: math.Inf(1), obj: obj}
 	for _, q := range design {
@@ -285,3 +285,5 @@ func (o *objective) thetaStd(u []float64) []float64 {
 	}
 	return std
 }
+
+var _ core.Method = (*Calibrator)(nil)

@@ -101,7 +101,11 @@ func (ch *channel) nlml(h Hyper, F []float64) (v float64, ok bool) {
 		ch.resid[i] = ch.y[i] - F[vi]
 	}
 	copy(ch.alpha, ch.resid)
-	lapack64.Potrs(ch.chol, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: ch.alpha})
+	// α = U⁻¹ U⁻ᵀ r by two triangular solves (LAPACK's Potrs goes
+	// through the general matrix solver, slower for one right-hand side).
+	av := blas64.Vector{N: n, Inc: 1, Data: ch.alpha}
+	blas64.Trsv(blas.Trans, ch.chol, av)
+	blas64.Trsv(blas.NoTrans, ch.chol, av)
 	for i := range n {
 		quad += ch.resid[i] * ch.alpha[i]
 		logDet += math.Log(u[i*n+i])

@@ -1,0 +1,313 @@
+package core
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"apic/nets"
+	"apic/sims"
+)
+
+// encodeModel returns m's checkpoint bytes.
+func encodeModel(t *testing.T, m *Model, info Info, dtype nets.DType) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := EncodeCheckpoint(&buf, m, info, dtype); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// predictAll runs Predict on fixed tasks with a fixed seed.
+func predictAll(t *testing.T, m *Model, tasks []sims.Task) []Prediction {
+	t.Helper()
+	ctxs, sides := contextsOf(tasks)
+	preds, err := m.Predict(ctxs, sides, 4, 17)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return preds
+}
+
+// predictionFields lists a prediction's slices for comparison.
+func predictionFields(p Prediction) map[string][]float64 {
+	return map[string][]float64{
+		"Mean": p.Mean, "Std": p.Std, "DeltaMean": p.DeltaMean, "DeltaStd": p.DeltaStd,
+		"Nominal": p.Nominal, "Theta": p.Theta, "ThetaStd": p.ThetaStd,
+	}
+}
+
+// comparePredictions fails unless a and b agree within rel·max(1, |a|)
+// (rel 0: bit for bit).
+func comparePredictions(t *testing.T, a, b []Prediction, rel float64) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%d vs %d predictions", len(a), len(b))
+	}
+	for i := range a {
+		fa, fb := predictionFields(a[i]), predictionFields(b[i])
+		for name, xs := range fa {
+			ys := fb[name]
+			if len(xs) != len(ys) {
+				t.Fatalf("prediction %d %s: lengths %d, %d", i, name, len(xs), len(ys))
+			}
+			for j, x := range xs {
+				y := ys[j]
+				if rel == 0 && math.Float64bits(x) != math.Float64bits(y) ||
+					rel > 0 && math.Abs(x-y) > rel*math.Max(1, math.Abs(x)) {
+					t.Fatalf("prediction %d %s[%d]: %v vs %v", i, name, j, x, y)
+				}
+			}
+		}
+		if a[i].Clipped != b[i].Clipped {
+			t.Fatalf("prediction %d: Clipped %v vs %v", i, a[i].Clipped, b[i].Clipped)
+		}
+	}
+}
+
+// TestCheckpointRoundTrip: F64 checkpoints reproduce predictions bit for
+// bit, F32 ones to float32 precision, for every system and backbone.
+func TestCheckpointRoundTrip(t *testing.T) {
+	for _, sys := range sims.All() {
+		for _, b := range Backbones {
+			t.Run(sys.Name()+"/"+string(b), func(t *testing.T) {
+				m := tinyModel(t, sys.Name(), b, func(c *Config) { c.Arch.Hidden, c.Arch.DecHidden = 16, 16 })
+				perturb(m, 3, 0.05)
+				tasks := testTasks(t, sys, 3, 0, 5)
+				want := predictAll(t, m, tasks)
+
+				m64, _, err := DecodeCheckpoint(encodeModel(t, m, Info{}, nets.F64))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(m64.Config, m.Config) {
+					t.Errorf("config %+v, want %+v", m64.Config, m.Config)
+				}
+				if name := sameWeights(m64, m.Params.Snapshot()); name != "" {
+					t.Errorf("F64 weights differ at %s", name)
+				}
+				comparePredictions(t, want, predictAll(t, m64, tasks), 0)
+
+				m32, _, err := DecodeCheckpoint(encodeModel(t, m, Info{}, nets.F32))
+				if err != nil {
+					t.Fatal(err)
+				}
+				comparePredictions(t, want, predictAll(t, m32, tasks), 1e-5)
+			})
+		}
+	}
+}
+
+func TestCheckpointInfoRoundTrip(t *testing.T) {
+	m := tinyModel(t, "lv", ANP, nil)
+	info := Info{Steps1: 12, Steps2: 34, WallSeconds: 5.25, Metrics: &Report{
+		System: "lv", Backbone: "anp", Tasks: 4, Context: 30, Noise: 0.05, Seed: 9, Samples: 8,
+		Metrics:       map[string]Summary{KeyReconMAE: {Mean: 0.125, Std: 0.5}, KeyThetaMAE: {Mean: 1.5, Std: 0.25}},
+		ThetaPerParam: map[string]Summary{"alpha": {Mean: 0.1, Std: 0.2}},
+	}}
+	_, got, err := DecodeCheckpoint(encodeModel(t, m, info, nets.F32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, info) {
+		t.Errorf("info %+v (metrics %+v), want %+v (metrics %+v)", got, got.Metrics, info, info.Metrics)
+	}
+	_, got, err = DecodeCheckpoint(encodeModel(t, m, Info{Steps1: 1}, nets.F32))
+	if err != nil || got.Metrics != nil || got.Steps1 != 1 {
+		t.Errorf("info without metrics: %+v, %v", got, err)
+	}
+	// The metadata says what the file is.
+	f, err := nets.DecodeSafetensors(encodeModel(t, m, info, nets.F32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"format": FormatName, "format_version": "1", "system": "lv", "backbone": "anp", "steps1": "12", "steps2": "34"} {
+		if f.Metadata[k] != want {
+			t.Errorf("metadata %s = %q, want %q", k, f.Metadata[k], want)
+		}
+	}
+}
+
+func TestSaveLoadCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.safetensors")
+	m := tinyModel(t, "spring", LNP, nil)
+	perturb(m, 4, 0.05)
+	info := Info{Steps1: 3, Steps2: 4, WallSeconds: 1.5}
+	if err := SaveCheckpoint(path, m, info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	// Saving again over the file works and leaves no temporary behind.
+	if err := SaveCheckpoint(path, m, info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].Name() != "model.safetensors" {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("directory holds %v, want only model.safetensors", names)
+	}
+	got, gotInfo, err := LoadCheckpoint(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotInfo.Steps1 != 3 || gotInfo.Steps2 != 4 || gotInfo.WallSeconds != 1.5 {
+		t.Errorf("info %+v", gotInfo)
+	}
+	tasks := testTasks(t, m.Sys, 2, 0, 1)
+	comparePredictions(t, predictAll(t, m, tasks), predictAll(t, got, tasks), 0)
+
+	missing := filepath.Join(dir, "nope.safetensors")
+	if _, _, err := LoadCheckpoint(missing); err == nil || !strings.Contains(err.Error(), "nope.safetensors") {
+		t.Errorf("loading a missing file: %v, want an error naming it", err)
+	}
+	if err := SaveCheckpoint(filepath.Join(dir, "no", "such", "dir", "m.safetensors"), m, info, nets.F64); err == nil {
+		t.Error("saving into a missing directory succeeded")
+	}
+	if err := SaveCheckpoint(filepath.Join(dir, "bad.safetensors"), m, info, nets.DType("BF16")); err == nil {
+		t.Error("saving with an unsupported dtype succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.safetensors")); !os.IsNotExist(err) {
+		t.Error("a failed save left a file behind")
+	}
+}
+
+// checkpointParts decodes a valid checkpoint into editable tensors and
+// metadata.
+func checkpointParts(t *testing.T, m *Model) (map[string]*nets.Tensor, map[string]string) {
+	t.Helper()
+	f, err := nets.DecodeSafetensors(encodeModel(t, m, Info{Steps1: 1}, nets.F64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Tensors, f.Metadata
+}
+
+// TestCheckpointRefusals: damaged or mismatched files are refused with an
+// error that says why.
+func TestCheckpointRefusals(t *testing.T) {
+	m := tinyModel(t, "spring", ANP, nil)
+	good := encodeModel(t, m, Info{}, nets.F64)
+	hdrLen := int(binary.LittleEndian.Uint64(good))
+
+	t.Run("truncated", func(t *testing.T) {
+		for _, n := range []int{0, 5, 8, 9, 8 + hdrLen/2, 8 + hdrLen - 1, 8 + hdrLen, 8 + hdrLen + 3, len(good) / 2, len(good) - 8, len(good) - 1} {
+			if _, _, err := DecodeCheckpoint(good[:n]); err == nil {
+				t.Errorf("a %d-byte prefix of %d was accepted", n, len(good))
+			}
+		}
+		if _, _, err := DecodeCheckpoint(append(append([]byte{}, good...), 0)); err == nil {
+			t.Error("a trailing byte was accepted")
+		}
+	})
+
+	t.Run("bit-flipped header", func(t *testing.T) {
+		offsets := regexp.MustCompile(`"data_offsets":\[0,`).FindIndex(good[8 : 8+hdrLen])
+		name := bytes.Index(good[8:8+hdrLen], []byte(`"fpsi.`))
+		if offsets == nil || name < 0 {
+			t.Fatal("test cannot find its landmarks in the header")
+		}
+		for _, c := range []struct {
+			what string
+			at   int
+			bit  byte
+		}{
+			{"header length", 0, 0x01},
+			{"header length high byte", 3, 0x10},
+			{"opening brace", 8, 0x02},
+			{"a tensor name", 8 + name + 1, 0x01},
+			{"a data offset", 8 + offsets[1], 0x01},
+			{"closing brace", 8 + bytes.LastIndexByte(good[8:8+hdrLen], '}'), 0x04},
+		} {
+			bad := append([]byte{}, good...)
+			bad[c.at] ^= c.bit
+			if _, _, err := DecodeCheckpoint(bad); err == nil {
+				t.Errorf("flipping a bit of %s (byte %d) was accepted", c.what, c.at)
+			} else {
+				t.Logf("%s: %v", c.what, err)
+			}
+		}
+	})
+
+	cases := []struct {
+		name string
+		edit func(ts map[string]*nets.Tensor, meta map[string]string)
+		want string // a substring the error must contain
+	}{
+		{"wrong format name", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["format"] = "pytorch" }, "not an apic checkpoint"},
+		{"no format", func(_ map[string]*nets.Tensor, meta map[string]string) { delete(meta, "format") }, "not an apic checkpoint"},
+		{"newer format version", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["format_version"] = "2" }, "newer"},
+		{"bad format version", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["format_version"] = "one" }, "format_version"},
+		{"system mismatch", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["system"] = "lv" }, "disagree"},
+		{"backbone mismatch", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["backbone"] = "lnp" }, "disagree"},
+		{"bad config JSON", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["config"] = `{"arch":` }, "config"},
+		{"invalid config", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			meta["config"] = strings.Replace(meta["config"], `"batch":16`, `"batch":0`, 1)
+		}, "batch"},
+		{"config declares another architecture", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			meta["config"] = strings.Replace(meta["config"], `"dec_hidden":32`, `"dec_hidden":24`, 1)
+		}, "declared architecture"},
+		{"config declares another system", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			meta["config"] = strings.Replace(meta["config"], `"system":"spring"`, `"system":"lv"`, 1)
+			meta["system"] = "lv"
+		}, "declared architecture"},
+		{"missing tensor", func(ts map[string]*nets.Tensor, _ map[string]string) { delete(ts, "obs.lognoise") }, "missing [obs.lognoise]"},
+		{"extra tensor", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["extra.W"] = nets.NewTensor(2, 2) }, "unexpected [extra.W]"},
+		{"tensor of the wrong size", func(ts map[string]*nets.Tensor, _ map[string]string) {
+			w := ts["fpsi.0.W"]
+			ts["fpsi.0.W"] = nets.NewTensor(w.Rows-1, w.Cols)
+		}, "fpsi.0.W"},
+		{"tensor of the wrong shape", func(ts map[string]*nets.Tensor, _ map[string]string) {
+			w := ts["fpsi.0.W"]
+			ts["fpsi.0.W"] = nets.NewTensor(w.Cols, w.Rows) // same count, transposed
+		}, "fpsi.0.W"},
+		{"NaN weight", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["gphi.0.W"].Data[3] = math.NaN() }, "NaN"},
+		{"Inf weight", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["phys.head.b"].Data[0] = math.Inf(1) }, "Inf"},
+		{"bad metrics", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["metrics"] = "[1, 2" }, "metrics"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts, meta := checkpointParts(t, m)
+			c.edit(ts, meta)
+			var buf bytes.Buffer
+			if err := nets.EncodeSafetensors(&buf, ts, nil, meta, nets.F64); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := DecodeCheckpoint(buf.Bytes())
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not mention %q", err, c.want)
+			}
+		})
+	}
+
+	// The unedited parts decode, so the refusals above are the edits'.
+	ts, meta := checkpointParts(t, m)
+	var buf bytes.Buffer
+	if err := nets.EncodeSafetensors(&buf, ts, nil, meta, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := DecodeCheckpoint(buf.Bytes()); err != nil {
+		t.Fatalf("re-encoded good checkpoint refused: %v", err)
+	}
+	// The metadata the refusal tests edit has the expected form.
+	var cfg Config
+	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil || cfg.Train.Batch != 16 || cfg.Arch.DecHidden != 32 {
+		t.Fatalf("config metadata %q: %v", meta["config"], err)
+	}
+}

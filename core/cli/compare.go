@@ -1,0 +1,441 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"apic/checkpoints"
+	"apic/core"
+	"apic/core/kohgp"
+	"apic/sims"
+)
+
+func init() {
+	register(Command{
+		Name:    "compare",
+		Summary: "compare APIC checkpoints with the per-realization KOH-GP baseline, side by side",
+		Usage: `apic compare --system SYS [--tasks N --context N --noise S --seed N] [--checkpoint FILE]... [--json]
+
+Draws --tasks test realizations exactly as 'apic eval' does and runs, on the
+same realizations and contexts, every APIC checkpoint of the system (the
+embedded ones and each --checkpoint FILE) and the Kennedy–O'Hagan GP
+baseline (KOH-GP: θ and a discrepancy GP fitted per realization by maximum
+marginal likelihood). It prints the metrics of BENCHMARKS.md for each
+method as mean ± std over realizations, and each method's wall time per
+realization. APIC is timed one realization at a time (the whole pipeline:
+encoders, θ map, simulator, discrepancy, --samples Monte-Carlo samples,
+after one untimed warm-up call) and as batched throughput; KOH-GP runs one
+realization per worker (--workers, default one per CPU), each fit timed by
+its worker. Ctrl-C stops.`,
+		Run: runCompare,
+	})
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// compareMethod is one method's part of the comparison.
+type compareMethod struct {
+	Name   string
+	Source string // where an APIC model came from; empty for KOH-GP
+	Run    core.MethodRun
+	Report core.Report
+	// Batched is APIC's throughput in realizations per second (0 for
+	// KOH-GP); Wall is the elapsed time of KOH-GP's parallel run.
+	Batched float64
+	Wall    time.Duration
+	Refine  int
+}
+
+func runCompare(ctx context.Context, args []string, env *Env) error {
+	fs := env.FlagSet()
+	var files stringList
+	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
+	fs.Var(&files, "checkpoint", "an APIC checkpoint `FILE` to compare (repeatable; the embedded checkpoints of --system are always included)")
+	tasks := fs.Int("tasks", 50, "number of test realizations")
+	contextN := fs.Int("context", 0, "context size (default: the system's test size)")
+	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
+	seed := fs.Uint64("seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
+	samples := fs.Int("samples", 32, "APIC Monte-Carlo latent samples")
+	refine := fs.Int("refine", -1, "APIC refinement steps on the context (0: one-pass amortized; -1: each checkpoint's setting)")
+	starts := fs.Int("starts", 8, "KOH-GP L-BFGS starts per realization (Latin hypercube over the prior)")
+	workers := fs.Int("workers", 0, "KOH-GP realizations fitted in parallel (default: GOMAXPROCS)")
+	jsonOut := fs.Bool("json", false, "print one JSON object")
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	if *system == "" {
+		return UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))
+	}
+	sys, err := sims.Lookup(*system)
+	if err != nil {
+		return UsageError("%v", err)
+	}
+	if *tasks < 1 || *samples < 1 || *starts < 1 || *contextN < 0 || *noise < 0 || *workers < 0 || *refine < -1 {
+		return UsageError("--tasks, --samples and --starts must be ≥ 1; --context, --noise and --workers ≥ 0; --refine ≥ -1")
+	}
+	if n := *contextN; n > sys.Grid().Points()-1 {
+		return UsageError("--context %d leaves no targets (grid has %d points)", n, sys.Grid().Points())
+	}
+	if math.IsNaN(*noise) || math.IsInf(*noise, 0) {
+		return UsageError("--noise must be finite")
+	}
+	models, err := compareModels(sys.Name(), files)
+	if err != nil {
+		return err
+	}
+	if *workers == 0 {
+		*workers = runtime.GOMAXPROCS(0)
+	}
+	opt := core.EvalOptions{Tasks: *tasks, Context: *contextN, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine}
+	test, err := core.TestTasks(sys, opt)
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	if len(models) == 0 {
+		env.Notef("no APIC checkpoint for %s (none embedded, none given with --checkpoint); running KOH-GP only", sys.Name())
+	}
+
+	var methods []compareMethod
+	for _, m := range models {
+		cm, err := compareAPIC(ctx, env, sys, m, test, opt)
+		if err != nil {
+			return err
+		}
+		methods = append(methods, cm)
+	}
+	koh, err := compareKOH(ctx, env, sys, test, *starts, *seed, *workers)
+	if err != nil {
+		return err
+	}
+	methods = append([]compareMethod{koh}, methods...)
+	for i := range methods {
+		rep := core.Summarise(sys, methods[i].Run.Metrics)
+		rep.System, rep.Tasks, rep.Context, rep.Noise, rep.Seed = sys.Name(), len(test), test[0].Context.Len(), *noise, *seed
+		methods[i].Report = rep
+	}
+	if *jsonOut {
+		return writeCompareJSON(env.Stdout, sys, test, opt, methods, *starts, *workers)
+	}
+	writeCompareText(env.Stdout, sys, test, opt, methods, *starts, *workers)
+	return nil
+}
+
+// namedModel is an APIC model with its method name and origin.
+type namedModel struct {
+	name, source string
+	model        *core.Model
+}
+
+// compareModels collects the embedded checkpoints of system and the
+// given files. Names are "apic-BACKBONE"; a file whose name is taken gets
+// its base name appended ("apic-lnp:long-run").
+func compareModels(system string, files []string) ([]namedModel, error) {
+	var out []namedModel
+	taken := map[string]bool{}
+	for _, b := range core.Backbones {
+		data, ok := checkpoints.Lookup(system, string(b))
+		if !ok {
+			continue
+		}
+		m, _, err := core.DecodeCheckpoint(data)
+		if err != nil {
+			return nil, fmt.Errorf("embedded checkpoint %s: %w", checkpoints.Name(system, string(b)), err)
+		}
+		name := "apic-" + string(b)
+		taken[name] = true
+		out = append(out, namedModel{name: name, source: "embedded:" + checkpoints.Name(system, string(b)), model: m})
+	}
+	for _, path := range files {
+		m, _, err := core.LoadCheckpoint(path)
+		if err != nil {
+			return nil, UsageError("%v", err)
+		}
+		if m.Config.Arch.System != system {
+			return nil, UsageError("checkpoint %s is for system %s, not %s", path, m.Config.Arch.System, system)
+		}
+		name := "apic-" + string(m.Config.Arch.Backbone)
+		if taken[name] {
+			base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+			name += ":" + base
+			for i := 2; taken[name]; i++ {
+				name = fmt.Sprintf("apic-%s:%s-%d", m.Config.Arch.Backbone, base, i)
+			}
+		}
+		taken[name] = true
+		out = append(out, namedModel{name: name, source: path, model: m})
+	}
+	return out, nil
+}
+
+// compareAPIC scores one APIC model from single-realization calls (each
+// timed) and measures its batched throughput on the same tasks.
+func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, test []sims.Task, opt core.EvalOptions) (compareMethod, error) {
+	m := &core.APIC{Model: nm.model, Opt: core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, Label: nm.name}
+	refine := opt.Refine
+	if refine < 0 {
+		refine = nm.model.Config.Infer.Refine
+	}
+	env.Notef("%s: %d realizations one at a time, then batched (%s)", nm.name, len(test), nm.source)
+	// One untimed call first, so that the latency does not include
+	// first-use costs (page faults of fresh buffers, pools filling up).
+	if _, err := m.Calibrate(ctx, test[0].Context, test[0].Real.Side); err != nil {
+		return compareMethod{}, fmt.Errorf("%s: %w", nm.name, err)
+	}
+	run, err := core.RunMethod(ctx, sys, m, test, 1, nil)
+	if err != nil {
+		return compareMethod{}, err
+	}
+	_, wall, err := core.CalibrateBatched(ctx, m, test)
+	if err != nil {
+		return compareMethod{}, err
+	}
+	return compareMethod{Name: nm.name, Source: nm.source, Run: run, Batched: float64(len(test)) / wall.Seconds(), Refine: refine}, nil
+}
+
+// compareKOH fits KOH-GP to every task on a worker pool, reporting
+// progress on stderr.
+func compareKOH(ctx context.Context, env *Env, sys sims.System, test []sims.Task, starts int, seed uint64, workers int) (compareMethod, error) {
+	workers = min(workers, len(test))
+	env.Notef("%s: fitting %d realizations (%d starts each) on %d workers", kohgp.Name, len(test), starts, workers)
+	k := kohgp.New(sys, kohgp.Options{Starts: starts, Seed: seed})
+	prog := newCompareProgress(env, kohgp.Name)
+	start := time.Now()
+	run, err := core.RunMethod(ctx, sys, k, test, workers, prog.report)
+	prog.finish()
+	if err != nil {
+		return compareMethod{}, err
+	}
+	return compareMethod{Name: kohgp.Name, Run: run, Wall: time.Since(start)}, nil
+}
+
+// compareProgress prints "koh-gp 12/50 …": a redrawn line on a terminal,
+// a line every few seconds otherwise.
+type compareProgress struct {
+	env   *Env
+	name  string
+	start time.Time
+	mu    sync.Mutex
+	last  time.Time
+	drawn bool
+}
+
+func newCompareProgress(env *Env, name string) *compareProgress {
+	now := time.Now()
+	return &compareProgress{env: env, name: name, start: now, last: now}
+}
+
+func (p *compareProgress) report(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	el := now.Sub(p.start)
+	eta := time.Duration(float64(el) / float64(done) * float64(total-done))
+	line := fmt.Sprintf("%s %d/%d realizations, elapsed %s, ETA %s", p.name, done, total, el.Round(100*time.Millisecond), eta.Round(time.Second))
+	if p.env.Terminal {
+		fmt.Fprintf(p.env.Stderr, "\r\x1b[K%s", line)
+		p.drawn = true
+		return
+	}
+	if now.Sub(p.last) >= 5*time.Second || done == total {
+		p.last = now
+		fmt.Fprintln(p.env.Stderr, line)
+	}
+}
+
+func (p *compareProgress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.drawn {
+		fmt.Fprintln(p.env.Stderr)
+		p.drawn = false
+	}
+}
+
+// speedup is KOH-GP's median time per realization over m's.
+func speedup(koh, m compareMethod) float64 {
+	return koh.Run.MedianSeconds() / m.Run.MedianSeconds()
+}
+
+// compareMethodJSON is one method's entry in the JSON output.
+type compareMethodJSON struct {
+	Source                string                  `json:"source,omitempty"`
+	Metrics               map[string]core.Summary `json:"metrics"`
+	ThetaPerParam         map[string]core.Summary `json:"theta_mae_per_param"`
+	SecondsPerRealization float64                 `json:"seconds_per_realization"`
+	SecondsTotal          float64                 `json:"seconds_total"`
+	RealizationsPerSecond float64                 `json:"realizations_per_second_batched,omitempty"`
+	SpeedupVsKOH          float64                 `json:"speedup_vs_koh_gp,omitempty"`
+	Refine                *int                    `json:"refine,omitempty"`
+	WallSeconds           float64                 `json:"wall_seconds,omitempty"`
+	Workers               int                     `json:"workers,omitempty"`
+	Starts                int                     `json:"starts,omitempty"`
+	SecondsMinMax         [2]float64              `json:"seconds_per_realization_min_max"`
+}
+
+func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int) error {
+	out := map[string]any{
+		"system": sys.Name(), "tasks": len(test), "context": test[0].Context.Len(),
+		"noise": opt.Noise, "seed": opt.Seed, "samples": opt.Samples,
+	}
+	ms := map[string]compareMethodJSON{}
+	koh := methods[0]
+	for _, m := range methods {
+		j := compareMethodJSON{
+			Source: m.Source, Metrics: m.Report.Metrics, ThetaPerParam: m.Report.ThetaPerParam,
+			SecondsPerRealization: m.Run.MedianSeconds(), SecondsTotal: m.Run.TotalSeconds(),
+			SecondsMinMax: minMax(m.Run.Seconds),
+		}
+		if m.Name == kohgp.Name {
+			j.WallSeconds, j.Workers, j.Starts = m.Wall.Seconds(), min(workers, len(test)), starts
+		} else {
+			refine := m.Refine
+			j.RealizationsPerSecond, j.SpeedupVsKOH, j.Refine = m.Batched, speedup(koh, m), &refine
+		}
+		ms[m.Name] = j
+	}
+	out["methods"] = ms
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// minMax returns the smallest and largest of xs.
+func minMax(xs []float64) [2]float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return [2]float64{lo, hi}
+}
+
+// compareColumns are the metric columns of the paper's tables.
+var compareColumns = []string{
+	core.KeyReconMAE, core.KeyReconLL, core.KeyReconECE,
+	core.KeyDeltaMAE, core.KeyDeltaLL, core.KeyDeltaECE, core.KeyThetaMAE,
+}
+
+var compareHeads = map[string]string{
+	core.KeyReconMAE: "recon MAE", core.KeyReconLL: "recon LL", core.KeyReconECE: "recon ECE",
+	core.KeyDeltaMAE: "δ MAE", core.KeyDeltaLL: "δ LL", core.KeyDeltaECE: "δ ECE", core.KeyThetaMAE: "θ MAE",
+}
+
+func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int) {
+	fmt.Fprintf(w, "%s · %d realizations, context %d, noise %g, seed %d\n", sys.Title(), len(test), test[0].Context.Len(), opt.Noise, opt.Seed)
+	fmt.Fprintf(w, "KOH-GP: %d L-BFGS starts per realization, %d workers; APIC: %d samples\n\n", starts, min(workers, len(test)), opt.Samples)
+
+	// Metrics, mean ± std over realizations, methods as rows.
+	rows := [][]string{append([]string{"method"}, headsOf(compareColumns)...)}
+	for _, m := range methods {
+		row := []string{m.Name}
+		for _, k := range compareColumns {
+			s := m.Report.Metrics[k]
+			row = append(row, fmtMeanStd(s))
+		}
+		rows = append(rows, row)
+	}
+	writeAligned(w, rows)
+
+	if params := sys.Params(); len(params) > 1 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "θ MAE per parameter:")
+		rows = [][]string{{"method"}}
+		for _, p := range params {
+			rows[0] = append(rows[0], p.Name)
+		}
+		for _, m := range methods {
+			row := []string{m.Name}
+			for _, p := range params {
+				row = append(row, fmtMeanStd(m.Report.ThetaPerParam[p.Name]))
+			}
+			rows = append(rows, row)
+		}
+		writeAligned(w, rows)
+	}
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "wall time per realization:")
+	rows = [][]string{{"method", "median", "total", "batched", "speed-up vs KOH-GP"}}
+	koh := methods[0]
+	for _, m := range methods {
+		row := []string{m.Name, fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(m.Run.TotalSeconds())}
+		if m.Name == kohgp.Name {
+			row = append(row, fmt.Sprintf("(%s elapsed on %d workers)", fmtSeconds(m.Wall.Seconds()), min(workers, len(test))), "1×")
+		} else {
+			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched), fmt.Sprintf("%.3g×", speedup(koh, m)))
+		}
+		rows = append(rows, row)
+	}
+	writeAligned(w, rows)
+	for _, m := range methods[1:] {
+		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) is %.3g× faster per realization than KOH-GP (median %s vs %s).\n",
+			m.Name, m.Source, m.Refine, speedup(koh, m), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()))
+	}
+}
+
+func headsOf(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = compareHeads[k]
+	}
+	return out
+}
+
+// fmtMeanStd formats a summary with four significant decimals for the
+// small errors and fewer for large log-likelihoods.
+func fmtMeanStd(s core.Summary) string {
+	if math.Abs(s.Mean) >= 100 {
+		return fmt.Sprintf("%.1f ± %.1f", s.Mean, s.Std)
+	}
+	return fmt.Sprintf("%.4f ± %.4f", s.Mean, s.Std)
+}
+
+// fmtSeconds formats a duration in seconds with a readable unit.
+func fmtSeconds(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "—"
+	case s < 1e-3:
+		return fmt.Sprintf("%.1f µs", s*1e6)
+	case s < 1:
+		return fmt.Sprintf("%.2f ms", s*1e3)
+	default:
+		return fmt.Sprintf("%.2f s", s)
+	}
+}
+
+// writeAligned prints rows as left-aligned columns two spaces apart. It
+// counts runes, not bytes, so "±" and "δ" do not skew the columns.
+func writeAligned(w io.Writer, rows [][]string) {
+	var width []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	for _, r := range rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range r {
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", width[i]-len([]rune(c))+2))
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}

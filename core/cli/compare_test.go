@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"apic/checkpoints"
+	"apic/core"
+	"apic/core/kohgp"
+	"apic/nets"
+	"apic/sims"
+)
+
+// compareCheckpoint trains a very small LNP model of system for a few steps
+// and saves it in a temporary directory under name.
+func compareCheckpoint(t *testing.T, system, name string, steps int) string {
+	t.Helper()
+	sys, err := sims.Lookup(system)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := core.DefaultConfig(sys, core.LNP)
+	cfg.Arch.Hidden, cfg.Arch.Layers, cfg.Arch.LatentTheta, cfg.Arch.LatentDelta = 16, 1, 4, 4
+	cfg.Arch.DecHidden, cfg.Arch.DecLayers = 16, 1
+	cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.Batch, cfg.Train.ValEvery = steps, steps, 4, 0
+	cfg.Infer.Refine = 1
+	m, err := core.NewModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Train(context.Background(), core.Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), name+".safetensors")
+	if err := core.SaveCheckpoint(path, m, core.Info{Steps1: steps, Steps2: steps}, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// compareJSON is the decoded --json output.
+type compareJSON struct {
+	System  string                              `json:"system"`
+	Tasks   int                                 `json:"tasks"`
+	Context int                                 `json:"context"`
+	Methods map[string]compareMethodJSONForTest `json:"methods"`
+}
+
+type compareMethodJSONForTest struct {
+	Metrics               map[string]core.Summary `json:"metrics"`
+	ThetaPerParam         map[string]core.Summary `json:"theta_mae_per_param"`
+	SecondsPerRealization float64                 `json:"seconds_per_realization"`
+	SecondsTotal          float64                 `json:"seconds_total"`
+	Batched               float64                 `json:"realizations_per_second_batched"`
+	Speedup               float64                 `json:"speedup_vs_koh_gp"`
+	Refine                *int                    `json:"refine"`
+	Workers               int                     `json:"workers"`
+	Starts                int                     `json:"starts"`
+}
+
+func hasEmbedded(system string) bool {
+	for _, b := range core.Backbones {
+		if _, ok := checkpoints.Lookup(system, string(b)); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func TestCompareJSON(t *testing.T) {
+	ckpt := compareCheckpoint(t, "spring", "tiny", 3)
+	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "3", "--seed", "4",
+		"--checkpoint", ckpt, "--checkpoint", ckpt, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(errOut, "koh-gp 3/3 realizations") {
+		t.Errorf("stderr lacks KOH-GP progress: %q", errOut)
+	}
+	var got compareJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	var raw map[string]any
+	_ = json.Unmarshal([]byte(out), &raw)
+	for _, k := range []string{"system", "tasks", "context", "noise", "seed", "samples", "methods"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("JSON lacks %q", k)
+		}
+	}
+	if got.System != "spring" || got.Tasks != 3 || got.Context != 30 {
+		t.Errorf("header %q %d %d", got.System, got.Tasks, got.Context)
+	}
+	for _, name := range []string{"koh-gp", "apic-lnp", "apic-lnp:tiny"} {
+		m, ok := got.Methods[name]
+		if !ok {
+			t.Fatalf("methods lack %q (have %v)", name, sortedKeys(got.Methods))
+		}
+		for _, k := range core.MetricKeys {
+			if _, ok := m.Metrics[k]; !ok {
+				t.Errorf("%s: metrics lack %q", name, k)
+			}
+		}
+		if _, ok := m.ThetaPerParam["omega"]; !ok {
+			t.Errorf("%s: theta_mae_per_param lacks omega", name)
+		}
+		if !(m.SecondsPerRealization > 0) || !(m.SecondsTotal >= m.SecondsPerRealization) {
+			t.Errorf("%s: seconds per realization %v, total %v", name, m.SecondsPerRealization, m.SecondsTotal)
+		}
+		if name == "koh-gp" {
+			if m.Starts != 8 || m.Workers < 1 || m.Batched != 0 || m.Refine != nil {
+				t.Errorf("koh-gp: starts %d workers %d batched %v refine %v", m.Starts, m.Workers, m.Batched, m.Refine)
+			}
+			continue
+		}
+		if !(m.Batched > 0) || !(m.Speedup > 0) || m.Refine == nil || *m.Refine != 1 {
+			t.Errorf("%s: batched %v speed-up %v refine %v", name, m.Batched, m.Speedup, m.Refine)
+		}
+	}
+	// The same realizations, scored by the same code: KOH-GP's metrics
+	// are reproduced by fitting TestTasks directly.
+	sys, _ := sims.Lookup("spring")
+	test, err := core.TestTasks(sys, core.EvalOptions{Tasks: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := core.RunMethod(context.Background(), sys, kohgp.New(sys, kohgp.Options{Starts: 8, Seed: 4}), test, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := core.Summarise(sys, run.Metrics)
+	for _, k := range core.MetricKeys {
+		if a, b := got.Methods["koh-gp"].Metrics[k], rep.Metrics[k]; a != b {
+			t.Errorf("koh-gp %s: compare %v, direct %v", k, a, b)
+		}
+	}
+}
+
+func TestCompareText(t *testing.T) {
+	ckpt := compareCheckpoint(t, "spring", "tiny", 2)
+	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--checkpoint", ckpt, "--workers", "1")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"Damped spring · 2 realizations, context 30", "recon MAE", "δ ECE", "θ MAE",
+		"koh-gp", "apic-lnp", "realizations/s", "faster per realization than KOH-GP", "1 workers"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCompareWithoutCheckpoint(t *testing.T) {
+	if hasEmbedded("spring") {
+		t.Skip("spring has embedded checkpoints")
+	}
+	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--context", "20", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(errOut, "no APIC checkpoint for spring") {
+		t.Errorf("stderr lacks the no-checkpoint note: %q", errOut)
+	}
+	var got compareJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Methods) != 1 || got.Context != 20 {
+		t.Errorf("methods %v, context %d; want only koh-gp, context 20", sortedKeys(got.Methods), got.Context)
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	lvCkpt := compareCheckpoint(t, "lv", "lv", 0)
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"compare"}, "--system is required"},
+		{[]string{"compare", "--system", "nosuch"}, `unknown system "nosuch"`},
+		{[]string{"compare", "--system", "spring", "--tasks", "0"}, "must be ≥ 1"},
+		{[]string{"compare", "--system", "spring", "--starts", "0"}, "must be ≥ 1"},
+		{[]string{"compare", "--system", "spring", "--context", "100"}, "leaves no targets"},
+		{[]string{"compare", "--system", "spring", "--checkpoint", filepath.Join(t.TempDir(), "none.safetensors")}, "none.safetensors"},
+		{[]string{"compare", "--system", "spring", "--checkpoint", lvCkpt}, "is for system lv, not spring"},
+		{[]string{"compare", "--system", "spring", "extra"}, `unexpected argument "extra"`},
+	} {
+		code, _, errOut := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.stderr) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.stderr)
+		}
+	}
+}
+
+func TestCompareInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut strings.Builder
+	code := Run(ctx, []string{"compare", "--system", "spring", "--tasks", "4"}, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q; want 1 and interrupted", code, errOut.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("interrupted compare printed %q", out.String())
+	}
+}

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"apic/core"
+	"apic/sims"
+)
+
+// syntheticCalibration is a calibration of sys with a made-up prediction
+// (no model needed): mean sin(i), std 0.1·|cos(i)|, nominal 0.8·mean, and
+// an observation at every third grid point.
+func syntheticCalibration(sys sims.System, constant bool) calibration {
+	g := sys.Grid()
+	n := g.Size()
+	p := core.Prediction{
+		Mean: make([]float64, n), Std: make([]float64, n), Nominal: make([]float64, n),
+		DeltaMean: make([]float64, n), DeltaStd: make([]float64, n),
+		Theta: make([]float64, len(sys.Params())), ThetaStd: make([]float64, len(sys.Params())),
+	}
+	for i := range n {
+		if !constant {
+			p.Mean[i] = math.Sin(float64(i) / 7)
+			p.Std[i] = 0.1 * math.Abs(math.Cos(float64(i)))
+			p.Nominal[i] = 0.8 * p.Mean[i]
+		}
+		p.DeltaMean[i] = p.Mean[i] - p.Nominal[i]
+		p.DeltaStd[i] = p.Std[i]
+	}
+	nc := len(g.Channels)
+	var obs sims.Context
+	for pt := 0; pt < g.Points(); pt += 3 {
+		obs.States = append(obs.States, g.States[pt])
+		obs.Values = append(obs.Values, append([]float64(nil), p.Mean[pt*nc:(pt+1)*nc]...))
+		mask := make([]bool, nc)
+		for c := range mask {
+			mask[c] = c == 0 || pt%2 == 0 // some second channels missing
+		}
+		obs.Mask = append(obs.Mask, mask)
+		obs.GridIndex = append(obs.GridIndex, pt)
+	}
+	return calibration{sys: sys, checkpoint: "test", data: "test.csv", obs: obs, pred: p, samples: 1}
+}
+
+func TestCalibrationFigure(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"spring", "lv", "advdiff", "testsys", "testfield", "testplain"} {
+		for _, constant := range []bool{false, true} {
+			sys := lookup(t, name)
+			path := filepath.Join(dir, name+".png")
+			if err := writeCalibrationFigure(path, syntheticCalibration(sys, constant)); err != nil {
+				t.Fatalf("%s (constant %v): %v", name, constant, err)
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := png.DecodeConfig(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			// Three panels side by side; one row per channel for line
+			// grids, two per channel (heatmaps and slices) for (t, x).
+			rows := len(sys.Grid().Channels)
+			if len(sys.Grid().Shape) == 2 {
+				rows *= 2
+			}
+			if cfg.Width != 3*4*figDPI || cfg.Height < rows*3*figDPI {
+				t.Errorf("%s: figure %d × %d px for %d rows of panels", name, cfg.Width, cfg.Height, rows)
+			}
+		}
+	}
+}
+
+func TestCalibrationFigureFailures(t *testing.T) {
+	dir := t.TempDir()
+	sys := lookup(t, "spring")
+	// A non-finite prediction is an error, not a panic, and writes nothing.
+	c := syntheticCalibration(sys, false)
+	c.pred.Mean[5] = math.NaN()
+	path := filepath.Join(dir, "nan.png")
+	if err := writeCalibrationFigure(path, c); err == nil {
+		t.Error("NaN prediction: no error")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("NaN prediction left a file: %v", err)
+	}
+	// An unwritable destination fails cleanly.
+	if err := writeCalibrationFigure(filepath.Join(dir, "missing", "f.png"), syntheticCalibration(sys, false)); err == nil || !strings.Contains(err.Error(), "--png") {
+		t.Errorf("missing directory: error %v", err)
+	}
+	// An existing file is replaced whole, and no temporary stays behind.
+	path = filepath.Join(dir, "old.png")
+	if err := os.WriteFile(path, []byte("old contents"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCalibrationFigure(path, syntheticCalibration(sys, false)); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Error("existing file not replaced by the figure")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want 1", len(entries))
+	}
+}

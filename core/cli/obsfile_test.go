@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"apic/sims"
+)
+
+func lookup(t testing.TB, name string) sims.System {
+	t.Helper()
+	sys, err := sims.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys
+}
+
+func TestObsHeaderFromGrid(t *testing.T) {
+	for name, want := range map[string]string{
+		"spring": "t,y", "lv": "t,prey,predator", "advdiff": "t,x,u",
+		"testsys": "t,a,b", "testfield": "t,x,u",
+	} {
+		if got := strings.Join(obsHeader(lookup(t, name).Grid()), ","); got != want {
+			t.Errorf("%s header %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestParseObservations(t *testing.T) {
+	spring := lookup(t, "spring").Grid()
+	lv := lookup(t, "lv").Grid()
+	adv := lookup(t, "advdiff").Grid()
+	type obs struct {
+		state  []float64
+		values []float64
+		mask   []bool
+		grid   int
+	}
+	for _, tc := range []struct {
+		name string
+		g    sims.Grid
+		text string
+		want []obs
+	}{
+		{"spring on and off grid", spring, "t,y\n0,0.5\n1.5,-0.25\n4,1\n",
+			[]obs{{[]float64{0}, []float64{0.5}, []bool{true}, 0}, {[]float64{1.5}, []float64{-0.25}, []bool{true}, -1}, {[]float64{4}, []float64{1}, []bool{true}, 99}}},
+		{"any order, spaces, CRLF, BOM, case", spring, "\ufeff Y , T \r\n 0.3 , 2 \r\n0.1,1\r\n",
+			[]obs{{[]float64{2}, []float64{0.3}, []bool{true}, -1}, {[]float64{1}, []float64{0.1}, []bool{true}, -1}}},
+		{"snapped to the grid", spring, "t,y\n0.0404040404,1\n",
+			[]obs{{[]float64{4.0 / 99}, []float64{1}, []bool{true}, 1}}},
+		{"lv masks", lv, "t,prey,predator\n0.5,1.2,\n1,,0.8\n2,1,2\n",
+			[]obs{{[]float64{0.5}, []float64{1.2, 0}, []bool{true, false}, -1}, {[]float64{1}, []float64{0, 0.8}, []bool{false, true}, -1}, {[]float64{2}, []float64{1, 2}, []bool{true, true}, -1}}},
+		{"lv quoted empty", lv, "t,prey,predator\n\"10\",\"\",3\n",
+			[]obs{{[]float64{10}, []float64{0, 3}, []bool{false, true}, 99}}},
+		{"advdiff grid point", adv, "t,x,u\n1,0.5,0.7\n",
+			[]obs{{[]float64{1, 0.5}, []float64{0.7}, []bool{true}, 63*64 + 32}}},
+		{"advdiff off grid", adv, "x,u,t\n0.999,0.1,0.33\n",
+			[]obs{{[]float64{0.33, 0.999}, []float64{0.1}, []bool{true}, -1}}},
+		{"advdiff columns reordered", adv, "u,x,t\n0.2,0.25,0\n",
+			[]obs{{[]float64{0, 0.25}, []float64{0.2}, []bool{true}, 16}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, err := parseObservations(strings.NewReader(tc.text), "f.csv", tc.g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ctx.Len() != len(tc.want) || len(ctx.Values) != len(tc.want) || len(ctx.Mask) != len(tc.want) || len(ctx.GridIndex) != len(tc.want) {
+				t.Fatalf("got %d observations, want %d", ctx.Len(), len(tc.want))
+			}
+			for i, w := range tc.want {
+				got := obs{ctx.States[i], ctx.Values[i], ctx.Mask[i], ctx.GridIndex[i]}
+				if !reflect.DeepEqual(got, w) {
+					t.Errorf("observation %d = %+v, want %+v", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestParseObservationsErrors covers the parser's messages; the command's
+// test (TestCalibrateBadInput) checks the same cases end to end.
+func TestParseObservationsErrors(t *testing.T) {
+	spring := lookup(t, "spring").Grid()
+	for _, tc := range []struct{ text, want string }{
+		{"", "f.csv: empty file"},
+		{"t,y\n", "f.csv: no observations"},
+		{"t,y\n\n\n", "f.csv: no observations"},
+		{"t\n1\n", "f.csv:1: missing column y"},
+		{"t,,y\n1,2,3\n", "f.csv:1: header \"t,,y\" has an empty column name"},
+		{"a,b\n", `f.csv:1: unknown column "a"`},
+		{"t,y\n\n\n1,zz\n", `f.csv:4: y = "zz" is not a number`},
+		{"t,y\n1,0x\n", `f.csv:2: y = "0x" is not a number`},
+		{"t,y\n1,nan\n", "f.csv:2: y = nan is not a finite number"},
+		{"t,y\ninf,1\n", "f.csv:2: t = inf is not a finite number"},
+		{"t,y\n4.0000001,1\n", "f.csv:2: t = 4.0000001 is outside the domain [0, 4]"},
+		{"t,y\n2,1\n2e0,2\n", "f.csv:3: duplicate observation at t = 2 (first at line 2)"},
+		{"t,y\n-0,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2)"},
+		{"t,y\n1,2\n\"3,4\n", "f.csv:3: not valid CSV"},
+		{"t,y\n1,2\x00\n", "f.csv: not a CSV text file (binary data)"},
+		{longCSV(1200) + "2,\x00\n", "f.csv:1202: not a CSV text file"},
+		{"t,y\n1,\xff\n", "f.csv:2: not a CSV text file"},
+		{"\x00\x01\x02\x03", "f.csv: not a CSV text file (binary data)"},
+		{"t|y\n", "fields are separated by '|'"},
+	} {
+		_, err := parseObservations(strings.NewReader(tc.text), "f.csv", spring)
+		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// longCSV is a valid spring file with n rows at distinct times.
+func longCSV(n int) string {
+	var b strings.Builder
+	b.WriteString("t,y\n")
+	for i := range n {
+		fmt.Fprintf(&b, "%v,1\n", 3*float64(i)/float64(n))
+	}
+	return b.String()
+}
+
+// TestParseObservationsProductFallback: a grid with two state dimensions
+// but no product shape is searched point by point.
+func TestParseObservationsPointGrid(t *testing.T) {
+	g := sims.Grid{
+		StateNames: []string{"t", "x"}, Channels: []string{"u"},
+		States: [][]float64{{0, 0}, {0.5, 0.2}, {1, 0.9}},
+		Lo:     []float64{0, 0}, Hi: []float64{1, 1},
+	}
+	ctx, err := parseObservations(strings.NewReader("t,x,u\n0.5,0.2,1\n0.5,0.3,2\n"), "f.csv", g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(ctx.GridIndex, []int{1, -1}) {
+		t.Errorf("grid indices %v, want [1 -1]", ctx.GridIndex)
+	}
+}
+
+// FuzzParseObservations checks that no input makes the parser panic and
+// that whatever it accepts is a well-formed context inside the domain.
+// Its seed corpus runs as an ordinary test.
+func FuzzParseObservations(f *testing.F) {
+	for _, seed := range []struct {
+		system int
+		text   string
+	}{
+		{0, "t,y\n0,0\n1.5,0.3\n4,-1\n"},
+		{0, "y,t\n0.1,2\n"},
+		{0, ""},
+		{0, "t,y\n"},
+		{0, "t;y\n1;2\n"},
+		{0, "t,y\n1,NaN\n"},
+		{0, "t,y\n1,1\n1,2\n"},
+		{0, "t,y\n1,\"2\n"},
+		{0, "\x89PNG\r\n\x1a\n\x00\x00"},
+		{0, "t,y\n9,1\n"},
+		{1, "t,prey,predator\n1,2,\n2,,3\n3,4,5\n"},
+		{1, "t,prey,predator\n1,,\n"},
+		{1, "\ufeffT,PREY,Predator\r\n0,1,1\r\n"},
+		{2, "t,x,u\n0.5,0.25,1\n0.1,0.99,0\n"},
+		{2, "t,x,u\n1,1,1\n0,0,0\n"},
+		{2, "t,x\n1,1\n"},
+	} {
+		f.Add(seed.system, []byte(seed.text))
+	}
+	grids := []sims.Grid{lookup(f, "spring").Grid(), lookup(f, "lv").Grid(), lookup(f, "advdiff").Grid()}
+	f.Fuzz(func(t *testing.T, system int, data []byte) {
+		g := grids[((system%3)+3)%3]
+		ctx, err := parseObservations(strings.NewReader(string(data)), "f.csv", g)
+		if err != nil {
+			if !IsUsageError(err) || !strings.HasPrefix(err.Error(), "f.csv") {
+				t.Fatalf("error %q is not a usage error naming the file", err)
+			}
+			return
+		}
+		n := ctx.Len()
+		if n == 0 || len(ctx.Values) != n || len(ctx.Mask) != n || len(ctx.GridIndex) != n {
+			t.Fatalf("inconsistent context: %d states, %d values, %d masks, %d indices", n, len(ctx.Values), len(ctx.Mask), len(ctx.GridIndex))
+		}
+		seen := map[string]bool{}
+		for i, st := range ctx.States {
+			if len(st) != len(g.StateNames) || len(ctx.Values[i]) != len(g.Channels) || len(ctx.Mask[i]) != len(g.Channels) {
+				t.Fatalf("observation %d has the wrong lengths", i)
+			}
+			for d, v := range st {
+				if !(v >= g.Lo[d] && v <= g.Hi[d]) {
+					t.Fatalf("observation %d: %s = %v outside the domain", i, g.StateNames[d], v)
+				}
+			}
+			observed := false
+			for c, v := range ctx.Values[i] {
+				if math.IsNaN(v) || math.IsInf(v, 0) || (!ctx.Mask[i][c] && v != 0) {
+					t.Fatalf("observation %d: value %v (mask %v)", i, v, ctx.Mask[i][c])
+				}
+				observed = observed || ctx.Mask[i][c]
+			}
+			if !observed {
+				t.Fatalf("observation %d observes nothing", i)
+			}
+			if gi := ctx.GridIndex[i]; gi >= 0 && !reflect.DeepEqual(g.States[gi], st) {
+				t.Fatalf("observation %d: grid index %d but state %v", i, gi, st)
+			}
+			key := stateKey(st, ctx.GridIndex[i])
+			if seen[key] {
+				t.Fatalf("duplicate state %v accepted", st)
+			}
+			seen[key] = true
+		}
+	})
+}

@@ -1,0 +1,172 @@
+package core
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"apic/sims"
+)
+
+func TestDefaultConfigValid(t *testing.T) {
+	for _, sys := range sims.All() {
+		h := sims.HintsFor(sys)
+		for _, b := range Backbones {
+			cfg := DefaultConfig(sys, b)
+			if err := cfg.Validate(); err != nil {
+				t.Errorf("%s/%s: default config invalid: %v", sys.Name(), b, err)
+			}
+			a, tr := cfg.Arch, cfg.Train
+			if a.System != sys.Name() || a.Backbone != b || a.Form != Native || tr.Reg != RegL2 {
+				t.Errorf("%s/%s: default %+v", sys.Name(), b, a)
+			}
+			if a.Hidden != h.Hidden || a.DecHidden != h.DecHidden || a.LatentTheta != h.Latent || tr.Steps1 != h.Steps1 || tr.Steps2 != h.Steps2 || tr.Batch != h.Batch {
+				t.Errorf("%s/%s: default does not follow the hints %+v: %+v", sys.Name(), b, h, cfg)
+			}
+			if tr.LR != 5e-4 || tr.LambdaTheta != 1 || tr.LambdaDelta != 1 {
+				t.Errorf("%s/%s: lr %v, λθ %v, λδ %v; the paper's defaults are 5e-4, 1, 1", sys.Name(), b, tr.LR, tr.LambdaTheta, tr.LambdaDelta)
+			}
+		}
+	}
+}
+
+func TestConfigValidateRejects(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"unknown system", func(c *Config) { c.Arch.System = "pendulum" }, "pendulum"},
+		{"unknown backbone", func(c *Config) { c.Arch.Backbone = "gp" }, "backbone"},
+		{"unknown form", func(c *Config) { c.Arch.Form = "exotic" }, "form"},
+		{"unknown regularizer", func(c *Config) { c.Train.Reg = "l3" }, "regularizer"},
+		{"hidden 0", func(c *Config) { c.Arch.Hidden = 0 }, "hidden"},
+		{"layers 0", func(c *Config) { c.Arch.Layers = 0 }, "layers"},
+		{"latent-theta 0", func(c *Config) { c.Arch.LatentTheta = 0 }, "latent-theta"},
+		{"latent-delta negative", func(c *Config) { c.Arch.LatentDelta = -1 }, "latent-delta"},
+		{"dec-hidden 0", func(c *Config) { c.Arch.DecHidden = 0 }, "dec-hidden"},
+		{"dec-layers 0", func(c *Config) { c.Arch.DecLayers = 0 }, "dec-layers"},
+		{"batch 0", func(c *Config) { c.Train.Batch = 0 }, "batch"},
+		{"heads not dividing hidden", func(c *Config) { c.Arch.Backbone, c.Arch.Heads = ANP, 5 }, "heads"},
+		{"heads 0", func(c *Config) { c.Arch.Backbone, c.Arch.Heads = ANP, 0 }, "heads"},
+		{"negative steps1", func(c *Config) { c.Train.Steps1 = -1 }, "steps"},
+		{"negative steps2", func(c *Config) { c.Train.Steps2 = -5 }, "steps"},
+		{"zero lr", func(c *Config) { c.Train.LR = 0 }, "learning rate"},
+		{"NaN lr", func(c *Config) { c.Train.LR = math.NaN() }, "learning rate"},
+		{"negative final lr", func(c *Config) { c.Train.LRFinal = -1e-4 }, "learning rate"},
+		{"negative λθ", func(c *Config) { c.Train.LambdaTheta = -1 }, "lambda"},
+		{"negative λδ", func(c *Config) { c.Train.LambdaDelta = -0.5 }, "lambda"},
+		{"negative noise", func(c *Config) { c.Train.Noise = -0.1 }, "noise"},
+		{"negative trajectories", func(c *Config) { c.Train.Trajectories = -3 }, "trajectories"},
+		{"negative clip", func(c *Config) { c.Train.ClipNorm = -1 }, "clip"},
+	}
+	for _, c := range cases {
+		cfg := tinyConfig(t, "spring", LNP)
+		c.edit(&cfg)
+		err := cfg.Validate()
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q does not mention %q", c.name, err, c.want)
+		}
+		if _, err := NewModel(cfg); err == nil {
+			t.Errorf("%s: NewModel accepted the invalid config", c.name)
+		}
+	}
+	// Heads are only constrained for the attentive backbone, and zero
+	// lambdas, noise, pool and clipping mean "off".
+	cfg := tinyConfig(t, "spring", LNP)
+	cfg.Arch.Heads = 5
+	cfg.Train.LambdaTheta, cfg.Train.LambdaDelta, cfg.Train.Noise, cfg.Train.Trajectories, cfg.Train.ClipNorm = 0, 0, 0, 0, 0
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("valid edge config refused: %v", err)
+	}
+}
+
+func TestParseNames(t *testing.T) {
+	for _, b := range Backbones {
+		if got, err := ParseBackbone(string(b)); err != nil || got != b {
+			t.Errorf("ParseBackbone(%q) = %q, %v", b, got, err)
+		}
+	}
+	for _, f := range []Form{Native, Additive, Multiplicative} {
+		if got, err := ParseForm(string(f)); err != nil || got != f {
+			t.Errorf("ParseForm(%q) = %q, %v", f, got, err)
+		}
+	}
+	for _, r := range Regularizers {
+		if got, err := ParseRegularizer(string(r)); err != nil || got != r {
+			t.Errorf("ParseRegularizer(%q) = %q, %v", r, got, err)
+		}
+	}
+	if len(Backbones) != 3 || len(Regularizers) != 5 {
+		t.Errorf("%d backbones and %d regularizers, want 3 and 5", len(Backbones), len(Regularizers))
+	}
+	// Unknown names (and case variants) are refused with the valid choices
+	// in the message.
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{second(ParseBackbone("LNP")), "cnp, lnp or anp"},
+		{second(ParseBackbone("")), "cnp"},
+		{second(ParseForm("additiv")), "native, additive or multiplicative"},
+		{second(ParseRegularizer("l0")), "l1, l2, orthogonal, spectral, gradpen"},
+	} {
+		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
+			t.Errorf("error %v does not list %q", c.err, c.want)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
+
+// TestConfigJSONRoundTrip: a configuration survives JSON (the checkpoint
+// stores it so), with the documented field names.
+func TestConfigJSONRoundTrip(t *testing.T) {
+	cfg := tinyConfig(t, "advdiff", ANP)
+	cfg.Arch.Form, cfg.Train.Reg, cfg.Train.Noise, cfg.Train.LRFinal, cfg.Train.Seed = Additive, RegGradPen, 0.05, 1e-5, 1<<60+3
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Config
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, cfg) {
+		t.Errorf("round trip %+v, want %+v", got, cfg)
+	}
+	for _, k := range []string{`"latent_theta"`, `"lambda_delta"`, `"reg":"gradpen"`, `"form":"additive"`, `"trajectories"`} {
+		if !strings.Contains(string(b), k) {
+			t.Errorf("JSON %s lacks %s", b, k)
+		}
+	}
+}
+
+// TestNewModelDeterministic: the same config builds the same weights; the
+// seed changes them; parameter names are unique and stable.
+func TestNewModelDeterministic(t *testing.T) {
+	a := tinyModel(t, "lv", ANP, nil)
+	b := tinyModel(t, "lv", ANP, nil)
+	if name := sameWeights(a, b.Params.Snapshot()); name != "" {
+		t.Errorf("same config, different weights at %s", name)
+	}
+	c := tinyModel(t, "lv", ANP, func(cfg *Config) { cfg.Train.Seed = 2 })
+	if sameWeights(a, c.Params.Snapshot()) == "" {
+		t.Error("another seed gives the same weights")
+	}
+	if a.Params.Count() == 0 || a.Closure() == nil || a.Closure().Name() != a.Sys.Closure().Name() {
+		t.Errorf("model has %d parameters, closure %v", a.Params.Count(), a.Closure())
+	}
+	for _, f := range []Form{Additive, Multiplicative} {
+		m := tinyModel(t, "lv", LNP, func(cfg *Config) { cfg.Arch.Form = f })
+		if m.Closure().Name() != string(f) {
+			t.Errorf("form %s gives closure %q", f, m.Closure().Name())
+		}
+	}
+}

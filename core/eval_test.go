@@ -1,0 +1,160 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+
+	"apic/sims"
+)
+
+// trainedTiny builds a tiny model of system/backbone with the given seed
+// and trains it for a few steps.
+func trainedTiny(t *testing.T, system string, b Backbone, seed uint64) *Model {
+	t.Helper()
+	m := tinyModel(t, system, b, func(c *Config) {
+		c.Train.Steps1, c.Train.Steps2, c.Train.Seed = 3, 3, seed
+		c.Train.Batch = 4
+		c.Arch.Hidden, c.Arch.DecHidden = 16, 16
+	})
+	if _, err := m.Train(context.Background(), Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestEvaluateDeterministic: the same seed gives the same numbers, on the
+// same model and on a model rebuilt and retrained from the same config;
+// another evaluation seed or training seed gives other numbers.
+func TestEvaluateDeterministic(t *testing.T) {
+	type combo struct {
+		system string
+		b      Backbone
+	}
+	combos := []combo{{"spring", LNP}, {"spring", ANP}, {"spring", CNP}, {"lv", LNP}, {"advdiff", LNP}}
+	for _, c := range combos {
+		t.Run(c.system+"/"+string(c.b), func(t *testing.T) {
+			opt := EvalOptions{Tasks: 6, Seed: 11, Samples: 4}
+			if c.system == "advdiff" {
+				opt.Tasks = 3
+			}
+			eval := func(m *Model, o EvalOptions) (Report, []TaskMetrics) {
+				rep, per, err := Evaluate(context.Background(), m, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rep, per
+			}
+			m := trainedTiny(t, c.system, c.b, 1)
+			r1, p1 := eval(m, opt)
+			r2, p2 := eval(m, opt)
+			if !reflect.DeepEqual(r1, r2) || !reflect.DeepEqual(p1, p2) {
+				t.Fatalf("two evaluations differ:\n%+v\n%+v", r1, r2)
+			}
+			r3, p3 := eval(trainedTiny(t, c.system, c.b, 1), opt)
+			if !reflect.DeepEqual(r1, r3) || !reflect.DeepEqual(p1, p3) {
+				t.Fatalf("a model rebuilt from the same config evaluates differently:\n%+v\n%+v", r1, r3)
+			}
+			other := opt
+			other.Seed = 12
+			if r4, _ := eval(m, other); reflect.DeepEqual(r1.Metrics, r4.Metrics) {
+				t.Error("another evaluation seed gives the same metrics")
+			}
+			if r5, _ := eval(trainedTiny(t, c.system, c.b, 2), opt); reflect.DeepEqual(r1.Metrics, r5.Metrics) {
+				t.Error("another training seed gives the same metrics")
+			}
+			if r1.System != c.system || r1.Backbone != string(c.b) || r1.Tasks != opt.Tasks || r1.Seed != 11 || r1.Samples != 4 ||
+				r1.Context != m.Sys.TestContext() {
+				t.Errorf("report header %+v", r1)
+			}
+		})
+	}
+}
+
+func TestEvaluateOptions(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	rep, per, err := Evaluate(context.Background(), m, EvalOptions{Tasks: 3, Context: 12, Noise: 0.1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Context != 12 || rep.Noise != 0.1 || rep.Samples != 32 || len(per) != 3 {
+		t.Errorf("report %+v with %d per-task metrics: want context 12, noise 0.1, default 32 samples", rep, len(per))
+	}
+	// Test tasks use the requested context size and hold every other grid
+	// point as a target.
+	for _, tk := range testTasks(t, m.Sys, 3, 12, 1) {
+		if tk.Context.Len() != 12 || len(tk.Targets) != m.Sys.Grid().Points()-12 {
+			t.Errorf("task with %d context points and %d targets", tk.Context.Len(), len(tk.Targets))
+		}
+	}
+	if _, _, err := Evaluate(context.Background(), m, EvalOptions{Tasks: 0}); err == nil {
+		t.Error("zero tasks accepted")
+	}
+	if _, _, err := Evaluate(context.Background(), m, EvalOptions{Tasks: 2, Context: m.Sys.Grid().Points() + 1}); err == nil {
+		t.Error("a context larger than the grid accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := Evaluate(ctx, m, EvalOptions{Tasks: 2}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled evaluation: %v, want context.Canceled", err)
+	}
+}
+
+// TestReportJSON: the report serialises with the keys of `apic eval
+// --json`.
+func TestReportJSON(t *testing.T) {
+	m := tinyModel(t, "lv", CNP, nil)
+	rep, _, err := Evaluate(context.Background(), m, EvalOptions{Tasks: 2, Seed: 3, Samples: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]json.RawMessage
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"system", "backbone", "tasks", "context", "noise", "seed", "metrics", "theta_mae_per_param"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, b)
+		}
+	}
+	var metrics map[string]map[string]float64
+	if err := json.Unmarshal(got["metrics"], &metrics); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range MetricKeys {
+		s, ok := metrics[k]
+		if _, hasStd := s["std"]; !ok || len(s) != 2 || !hasStd {
+			t.Errorf("metrics.%s = %v, want {mean, std}", k, s)
+		}
+	}
+	var per map[string]map[string]float64
+	if err := json.Unmarshal(got["theta_mae_per_param"], &per); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Sys.Params() {
+		if _, ok := per[p.Name]; !ok {
+			t.Errorf("theta_mae_per_param lacks %s", p.Name)
+		}
+	}
+}
+
+// TestTestTasksDisjointFromTraining: evaluation draws come from their own
+// stream, so the first test realization is not the first training one.
+func TestTestTasksDisjointFromTraining(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	tasks := testTasks(t, sys, 1, 0, 1)
+	s := newSampler(sys, Train{Seed: 1})
+	b, err := s.batch(1, 30, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(b.Theta.Row(0), tasks[0].Real.Theta) {
+		t.Error("evaluation seed 1 reproduces training seed 1's first realization")
+	}
+}

@@ -1,0 +1,148 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+	"time"
+
+	"apic/sims"
+)
+
+// echoMethod predicts its task's truth exactly, with θ off by 0.5, after
+// sleeping a task-dependent time so that a parallel run finishes out of
+// order. It finds the task by the address of the context's first value
+// (contexts are passed by value, their slices are shared).
+type echoMethod struct {
+	byTask map[*float64]sims.Task
+	failOn *float64 // the context to fail on
+}
+
+func (*echoMethod) Name() string { return "echo" }
+
+func (e *echoMethod) Calibrate(ctx context.Context, obs sims.Context, side []float64) (Prediction, error) {
+	if err := ctx.Err(); err != nil {
+		return Prediction{}, err
+	}
+	key := &obs.Values[0][0]
+	task, ok := e.byTask[key]
+	if !ok {
+		return Prediction{}, errors.New("unknown context")
+	}
+	if key == e.failOn {
+		return Prediction{}, errors.New("boom")
+	}
+	time.Sleep(time.Duration(int(task.Real.Theta[0]*1000)%3) * time.Millisecond)
+	g := len(task.Real.True)
+	p := Prediction{Mean: append([]float64(nil), task.Real.True...), Std: make([]float64, g),
+		DeltaMean: task.Real.Discrepancy(), DeltaStd: make([]float64, g), Theta: []float64{task.Real.Theta[0] + 0.5}}
+	for i := range p.Std {
+		p.Std[i], p.DeltaStd[i] = 1, 1
+	}
+	return p, nil
+}
+
+func echoTasks(t *testing.T, n int) (sims.System, []sims.Task, *echoMethod) {
+	t.Helper()
+	sys, _ := sims.Lookup("spring")
+	tasks, err := TestTasks(sys, EvalOptions{Tasks: n, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &echoMethod{byTask: map[*float64]sims.Task{}}
+	for _, task := range tasks {
+		e.byTask[&task.Context.Values[0][0]] = task
+	}
+	return sys, tasks, e
+}
+
+func TestRunMethodKeepsTaskOrder(t *testing.T) {
+	sys, tasks, e := echoTasks(t, 12)
+	var calls int
+	run, err := RunMethod(context.Background(), sys, e, tasks, 3, func(done, total int) {
+		calls++
+		if done != calls || total != 12 {
+			t.Errorf("progress(%d, %d) on call %d", done, total, calls)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Name != "echo" || len(run.Metrics) != 12 || len(run.Seconds) != 12 || calls != 12 {
+		t.Fatalf("run %q with %d metrics, %d times, %d progress calls", run.Name, len(run.Metrics), len(run.Seconds), calls)
+	}
+	for i, m := range run.Metrics {
+		if m.Values[KeyReconMAE] != 0 || math.Abs(m.Values[KeyThetaMAE]-0.5) > 1e-12 {
+			t.Errorf("realization %d scored %v (out of order?)", i, m.Values)
+		}
+		if !(run.Seconds[i] >= 0) {
+			t.Errorf("realization %d: time %v", i, run.Seconds[i])
+		}
+	}
+	if run.TotalSeconds() < run.MedianSeconds() {
+		t.Errorf("total %v below median %v", run.TotalSeconds(), run.MedianSeconds())
+	}
+}
+
+func TestRunMethodReportsFailureAndCancel(t *testing.T) {
+	sys, tasks, e := echoTasks(t, 6)
+	e.failOn = &tasks[4].Context.Values[0][0]
+	if _, err := RunMethod(context.Background(), sys, e, tasks, 2, nil); err == nil || err.Error() != "echo: realization 4: boom" {
+		t.Errorf("failure: %v", err)
+	}
+	e.failOn = nil
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RunMethod(ctx, sys, e, tasks, 2, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run: %v", err)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		want float64
+	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{7}, 7}} {
+		if got := median(tc.xs); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.xs, got, tc.want)
+		}
+	}
+	if !math.IsNaN(median(nil)) {
+		t.Error("median of nothing is not NaN")
+	}
+}
+
+// BenchmarkAPICLatencySpring is APIC's single-realization latency on
+// spring with the default architecture (untrained weights: the cost does
+// not depend on their values): one context of the test size, 32 latent
+// samples, the whole pipeline. refine=0 is the one-pass amortized
+// prediction; refine=default adds the checkpoint default's refinement
+// steps.
+func BenchmarkAPICLatencySpring(b *testing.B) {
+	sys, _ := sims.Lookup("spring")
+	m, err := NewModel(DefaultConfig(sys, LNP))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tasks, err := TestTasks(sys, EvalOptions{Tasks: 1, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, refine := range []int{0, -1} {
+		name := "refine=0"
+		if refine < 0 {
+			name = fmt.Sprintf("refine=default(%d)", m.Config.Infer.Refine)
+		}
+		b.Run(name, func(b *testing.B) {
+			a := &APIC{Model: m, Opt: PredictOptions{Samples: 32, Seed: 1, Refine: refine}}
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := a.Calibrate(ctx, tasks[0].Context, tasks[0].Real.Side); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,245 @@
+package core
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"apic/sims"
+)
+
+// TestPredictShapes: every field has the grid's or the parameters'
+// length, every value is finite and every deviation positive.
+func TestPredictShapes(t *testing.T) {
+	for _, sys := range sims.All() {
+		for _, b := range Backbones {
+			m := tinyModel(t, sys.Name(), b, func(c *Config) { c.Arch.Hidden, c.Arch.DecHidden = 16, 16 })
+			perturb(m, 6, 0.02)
+			ctxs, sides := contextsOf(testTasks(t, sys, 2, 0, 4))
+			preds, err := m.Predict(ctxs, sides, 3, 1)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", sys.Name(), b, err)
+			}
+			g, P := sys.Grid().Size(), len(sys.Params())
+			for i, p := range preds {
+				for name, xs := range predictionFields(p) {
+					want := g
+					if strings.HasPrefix(name, "Theta") {
+						want = P
+					}
+					if len(xs) != want || !allFinite(xs) {
+						t.Errorf("%s/%s pred %d: %s has %d values (want %d), finite %v", sys.Name(), b, i, name, len(xs), want, allFinite(xs))
+					}
+				}
+				for j := range p.Std {
+					if !(p.Std[j] > 0) || !(p.DeltaStd[j] > 0) {
+						t.Fatalf("%s/%s pred %d: Std %v, DeltaStd %v at %d, want > 0", sys.Name(), b, i, p.Std[j], p.DeltaStd[j], j)
+					}
+				}
+				for q, th := range p.Theta {
+					if prm := sys.Params()[q]; !(th >= prm.Lo && th <= prm.Hi) {
+						t.Errorf("%s/%s: θ̂ %s = %v outside the prior [%v, %v]", sys.Name(), b, prm.Name, th, prm.Lo, prm.Hi)
+					}
+				}
+				// The discrepancy is the prediction minus the nominal.
+				for j := range p.Mean {
+					if d := p.Mean[j] - p.Nominal[j] - p.DeltaMean[j]; math.Abs(d) > 1e-9*math.Max(1, math.Abs(p.Mean[j])) {
+						t.Fatalf("%s/%s: Mean − Nominal − DeltaMean = %v at %d", sys.Name(), b, d, j)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPredictThetaOverride: the given θ is the θ of the prediction, and
+// the nominal part is the simulator at that θ.
+func TestPredictThetaOverride(t *testing.T) {
+	for _, c := range []struct {
+		system string
+		b      Backbone
+		k      int
+	}{{"spring", LNP, 5}, {"spring", CNP, 7}, {"lv", ANP, 3}, {"advdiff", LNP, 3}} {
+		sys, _ := sims.Lookup(c.system)
+		m := tinyModel(t, c.system, c.b, func(cfg *Config) { cfg.Arch.Hidden, cfg.Arch.DecHidden = 16, 16 })
+		perturb(m, 7, 0.02)
+		tasks := testTasks(t, sys, 2, 0, 8)
+		ctxs, sides := contextsOf(tasks)
+		theta := [][]float64{tasks[1].Real.Theta, tasks[0].Real.Theta} // deliberately swapped
+		preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: c.k, Seed: 2, Theta: theta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range preds {
+			for q := range p.Theta {
+				if p.Theta[q] != theta[i][q] {
+					t.Errorf("%s/%s k=%d: Theta[%d] = %v, want exactly %v", c.system, c.b, c.k, q, p.Theta[q], theta[i][q])
+				}
+				if p.ThetaStd[q] > 1e-12*theta[i][q] {
+					t.Errorf("%s/%s: ThetaStd %v with a fixed θ", c.system, c.b, p.ThetaStd[q])
+				}
+			}
+			// (The differentiable simulators may integrate differently from
+			// the reference ones: lv agrees to ~1e-9.)
+			nom := sys.Nominal(theta[i], sides[i])
+			for j := range nom {
+				if math.Abs(p.Nominal[j]-nom[j]) > 1e-6*math.Max(1, math.Abs(nom[j])) {
+					t.Fatalf("%s/%s: Nominal[%d] = %v, simulator at θ gives %v", c.system, c.b, j, p.Nominal[j], nom[j])
+				}
+			}
+		}
+	}
+}
+
+// TestPredictCNPDeterministic: the CNP has no latent spread: ThetaStd is
+// 0 and the number of samples does not matter.
+func TestPredictCNPDeterministic(t *testing.T) {
+	m := tinyModel(t, "lv", CNP, nil)
+	perturb(m, 8, 0.02)
+	ctxs, sides := contextsOf(testTasks(t, m.Sys, 3, 0, 9))
+	a, err := m.Predict(ctxs, sides, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.Predict(ctxs, sides, 16, 99)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comparePredictions(t, a, b, 0)
+	for _, p := range a {
+		for _, s := range p.ThetaStd {
+			if s != 0 {
+				t.Fatalf("CNP ThetaStd %v, want 0", s)
+			}
+		}
+	}
+	// The latent samples of the LNP spread θ̂.
+	l := tinyModel(t, "lv", LNP, nil)
+	preds, err := l.Predict(ctxs, sides, 16, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preds[0].ThetaStd[0] <= 0 {
+		t.Errorf("LNP ThetaStd %v with 16 samples, want > 0", preds[0].ThetaStd)
+	}
+}
+
+// TestPredictMixedContextSizes: one call with contexts of several sizes
+// gives, in order, what separate calls give.
+func TestPredictMixedContextSizes(t *testing.T) {
+	for _, b := range []Backbone{CNP, ANP} {
+		m := tinyModel(t, "spring", b, nil)
+		perturb(m, 9, 0.02)
+		var tasks []sims.Task
+		for i, n := range []int{10, 30, 10, 20, 30} {
+			tasks = append(tasks, testTasks(t, m.Sys, 1, n, uint64(20+i))...)
+		}
+		ctxs, sides := contextsOf(tasks)
+		all, err := m.Predict(ctxs, sides, 1, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range tasks {
+			one, err := m.Predict(ctxs[i:i+1], sides[i:i+1], 1, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b == CNP {
+				// Batch composition may change the matrix kernels' summation
+				// order, hence the tolerance.
+				comparePredictions(t, one, all[i:i+1], 1e-9)
+			} else if len(all[i].Mean) != len(one[0].Mean) || !allFinite(all[i].Mean) {
+				t.Errorf("%s: prediction %d malformed", b, i)
+			}
+		}
+	}
+	// The LNP draws its latent noise in context-size groups; with the
+	// seed fixed the whole call is reproducible.
+	m := tinyModel(t, "spring", LNP, nil)
+	var tasks []sims.Task
+	for i, n := range []int{15, 5, 15} {
+		tasks = append(tasks, testTasks(t, m.Sys, 1, n, uint64(40+i))...)
+	}
+	ctxs, sides := contextsOf(tasks)
+	a, err := m.Predict(ctxs, sides, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := m.Predict(ctxs, sides, 4, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comparePredictions(t, a, b, 0)
+}
+
+// TestPredictOffGrid: observations between grid points work.
+func TestPredictOffGrid(t *testing.T) {
+	for _, sys := range sims.All() {
+		m := tinyModel(t, sys.Name(), LNP, nil)
+		tk := testTasks(t, sys, 1, 0, 12)[0]
+		g := sys.Grid()
+		c := len(g.Channels)
+		var ctx sims.Context
+		for i := 0; i+1 < g.Points() && ctx.Len() < 25; i += 7 {
+			a, b := g.States[i], g.States[i+1]
+			st := make([]float64, len(a))
+			for d := range a {
+				st[d] = (a[d] + b[d]) / 2
+			}
+			vals := make([]float64, c)
+			mask := make([]bool, c)
+			for ch := range vals {
+				vals[ch] = (tk.Real.True[i*c+ch] + tk.Real.True[(i+1)*c+ch]) / 2
+				mask[ch] = true
+			}
+			ctx.States = append(ctx.States, st)
+			ctx.Values = append(ctx.Values, vals)
+			ctx.Mask = append(ctx.Mask, mask)
+			ctx.GridIndex = append(ctx.GridIndex, -1)
+		}
+		preds, err := m.Predict([]sims.Context{ctx}, [][]float64{tk.Real.Side}, 2, 1)
+		if err != nil {
+			t.Fatalf("%s: %v", sys.Name(), err)
+		}
+		if !allFinite(preds[0].Mean) || !allFinite(preds[0].Theta) {
+			t.Errorf("%s: off-grid prediction not finite", sys.Name())
+		}
+	}
+}
+
+func TestPredictErrors(t *testing.T) {
+	m := tinyModel(t, "lv", LNP, nil)
+	ctxs, sides := contextsOf(testTasks(t, m.Sys, 2, 0, 1))
+	good := [][]float64{{1, 1, 1, 1}, {1, 1, 1, 1}}
+	empty := sims.Context{}
+	cases := []struct {
+		name  string
+		ctxs  []sims.Context
+		sides [][]float64
+		opt   PredictOptions
+		want  string
+	}{
+		{"fewer sides", ctxs, sides[:1], PredictOptions{Samples: 2}, "side"},
+		{"short side", ctxs, [][]float64{sides[0], sides[1][:1]}, PredictOptions{Samples: 2}, "side values"},
+		{"zero samples", ctxs, sides, PredictOptions{Samples: 0}, "sample"},
+		{"empty context", []sims.Context{ctxs[0], empty}, sides, PredictOptions{Samples: 2}, "empty context"},
+		{"θ rows", ctxs, sides, PredictOptions{Samples: 2, Theta: good[:1]}, "θ overrides"},
+		{"θ length", ctxs, sides, PredictOptions{Samples: 2, Theta: [][]float64{{1, 1, 1}, {1, 1, 1, 1}}}, "3 values, want 4"},
+		{"θ negative", ctxs, sides, PredictOptions{Samples: 2, Theta: [][]float64{{1, 1, 1, 1}, {1, -1, 1, 1}}}, "positive"},
+		{"θ NaN", ctxs, sides, PredictOptions{Samples: 2, Theta: [][]float64{{1, 1, 1, 1}, {1, math.NaN(), 1, 1}}}, "positive"},
+		{"θ Inf", ctxs, sides, PredictOptions{Samples: 2, Theta: [][]float64{{math.Inf(1), 1, 1, 1}, {1, 1, 1, 1}}}, "finite"},
+	}
+	for _, c := range cases {
+		_, err := m.PredictWith(c.ctxs, c.sides, c.opt)
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q does not mention %q", c.name, err, c.want)
+		}
+	}
+	if preds, err := m.Predict(nil, nil, 2, 1); err != nil || len(preds) != 0 {
+		t.Errorf("no contexts: %v, %v", preds, err)
+	}
+}

@@ -1,0 +1,159 @@
+package core
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"apic/sims"
+)
+
+// gridContext is a context of n grid points of values (point-major on the
+// grid), every channel observed.
+func gridContext(sys sims.System, values []float64, n int) sims.Context {
+	g := sys.Grid()
+	nc := len(g.Channels)
+	var ctx sims.Context
+	for i := range n {
+		p := i * g.Points() / n
+		ctx.States = append(ctx.States, g.States[p])
+		ctx.Values = append(ctx.Values, append([]float64(nil), values[p*nc:(p+1)*nc]...))
+		mask := make([]bool, nc)
+		for c := range mask {
+			mask[c] = true
+		}
+		ctx.Mask = append(ctx.Mask, mask)
+		ctx.GridIndex = append(ctx.GridIndex, p)
+	}
+	return ctx
+}
+
+// hasWarning reports whether one of ws contains every part.
+func hasWarning(ws []string, parts ...string) bool {
+	for _, w := range ws {
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(w, p)
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWarningsSpring(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	sys := m.Sys
+	truth := sys.True([]float64{5}, nil)
+	clean := gridContext(sys, truth, 30)
+	pred := func(theta float64) Prediction { return Prediction{Theta: []float64{theta}, ThetaStd: []float64{0.1}} }
+
+	if ws := Warnings(m, clean, nil, pred(5.5)); len(ws) != 0 {
+		t.Errorf("clean calibration warns: %q", ws)
+	}
+	// The prior is U(3, 8): 2% of its width is 0.1.
+	for _, tc := range []struct {
+		theta float64
+		want  string // "" for no warning
+	}{
+		{3.05, "lower bound 3"}, {3.099, "lower bound 3"}, {3.11, ""},
+		{7.95, "upper bound 8"}, {7.91, "upper bound 8"}, {7.89, ""},
+	} {
+		ws := Warnings(m, clean, nil, pred(tc.theta))
+		if tc.want == "" && len(ws) != 0 || tc.want != "" && !hasWarning(ws, "omega", tc.want) {
+			t.Errorf("θ̂ = %v: warnings %q, want %q", tc.theta, ws, tc.want)
+		}
+	}
+
+	p := pred(5)
+	p.Clipped = true
+	if ws := Warnings(m, clean, nil, p); !hasWarning(ws, "envelope", "clip") {
+		t.Errorf("clipped closure: warnings %q", ws)
+	}
+
+	few := gridContext(sys, truth, 10)
+	if ws := Warnings(m, few, nil, pred(5)); !hasWarning(ws, "only 10 context points", "15 to 100") {
+		t.Errorf("10 points: warnings %q", ws)
+	}
+	many := gridContext(sys, truth, 100)
+	many.States = append(many.States, []float64{0.01})
+	many.Values = append(many.Values, []float64{0})
+	many.Mask = append(many.Mask, []bool{true})
+	many.GridIndex = append(many.GridIndex, -1)
+	if ws := Warnings(m, many, nil, pred(5)); !hasWarning(ws, "101 context points", "more than") {
+		t.Errorf("101 points: warnings %q", ws)
+	}
+
+	odd := gridContext(sys, truth, 30)
+	odd.States[3] = []float64{4.5}
+	odd.States[4] = []float64{-1}
+	odd.Values[7][0] = 5 // the spring never leaves [−1, 1]
+	odd.Values[8][0] = -3
+	ws := Warnings(m, odd, nil, pred(5))
+	if !hasWarning(ws, "2 of 30 observations lie outside the domain t ∈ [0, 4]") {
+		t.Errorf("outside the domain: warnings %q", ws)
+	}
+	if !hasWarning(ws, "2 of 30 y observations lie far outside the range seen in training", "y = 5 at t =") {
+		t.Errorf("far values: warnings %q", ws)
+	}
+	// A value just beyond the range (within the slack) is not far.
+	near := gridContext(sys, truth, 30)
+	near.Values[0][0] = 1.2
+	if ws := Warnings(m, near, nil, pred(5)); len(ws) != 0 {
+		t.Errorf("value 1.2: warnings %q", ws)
+	}
+}
+
+func TestWarningsSideInformation(t *testing.T) {
+	m := tinyModel(t, "lv", LNP, nil)
+	theta, side := []float64{1, 1, 1, 1}, []float64{1, 1.2}
+	ctx := gridContext(m.Sys, m.Sys.True(theta, side), 30)
+	p := Prediction{Theta: theta, ThetaStd: make([]float64, 4)}
+	if ws := Warnings(m, ctx, side, p); len(ws) != 0 {
+		t.Errorf("clean lv calibration warns: %q", ws)
+	}
+	// An unobserved channel's placeholder value is not an observation.
+	ctx.Mask[2][1], ctx.Values[2][1] = false, 1e6
+	if ws := Warnings(m, ctx, []float64{2.5, 1.2}, p); len(ws) != 1 || !hasWarning(ws, "u0 x0 = 2.5 is outside the range seen in training [0.7, 1.8]") {
+		t.Errorf("x0 = 2.5: warnings %q", ws)
+	}
+
+	ad := tinyModel(t, "advdiff", LNP, nil)
+	rng := sims.Draw(ad.Sys, rand.New(rand.NewPCG(3, 0)))
+	actx := gridContext(ad.Sys, rng.True, 256)
+	ap := Prediction{Theta: rng.Theta, ThetaStd: make([]float64, 2)}
+	if ws := Warnings(ad, actx, rng.Side, ap); len(ws) != 0 {
+		t.Errorf("clean advdiff calibration warns: %q", ws)
+	}
+	bad := append([]float64(nil), rng.Side...)
+	bad[0], bad[5], bad[9] = 1.5, -0.2, 3
+	if ws := Warnings(ad, actx, bad, ap); !hasWarning(ws, "3 of 64 u0 values are outside the range seen in training [0, 1]") {
+		t.Errorf("bad field: warnings %q", ws)
+	}
+}
+
+func TestTrainingValueRange(t *testing.T) {
+	for _, tc := range []struct {
+		system string
+		lo, hi []float64 // bounds the range must reach
+		min    float64   // nothing below
+	}{
+		{"spring", []float64{-0.99}, []float64{0.99}, -1},
+		{"lv", []float64{0.3, 0.3}, []float64{2, 2}, 0},
+		{"advdiff", []float64{0.1}, []float64{1}, 0},
+	} {
+		sys, _ := sims.Lookup(tc.system)
+		lo, hi := TrainingValueRange(sys)
+		for c := range lo {
+			if !(lo[c] <= tc.lo[c] && hi[c] >= tc.hi[c] && lo[c] >= tc.min && !math.IsInf(hi[c], 0)) {
+				t.Errorf("%s channel %d: range [%v, %v]", tc.system, c, lo[c], hi[c])
+			}
+		}
+		lo2, _ := TrainingValueRange(sys)
+		if &lo2[0] != &lo[0] {
+			t.Errorf("%s: range not cached", tc.system)
+		}
+	}
+}

@@ -1,0 +1,847 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"apic/checkpoints"
+	"apic/core"
+	"apic/nets"
+	"apic/sims"
+)
+
+// Options configure the explorer.
+type Options struct {
+	System     string // benchmark system (default "spring")
+	Backbone   string // cnp, lnp or anp (default "lnp")
+	Checkpoint string // a checkpoint file to open; it names system and backbone
+	Seed       uint64 // seed of the realization on screen (default 1)
+	ASCII      bool   // no colours, whatever the terminal can do
+	SaveDir    string // where s suggests new checkpoint files (default ".")
+	// Embedded looks up shipped checkpoints (default checkpoints.Lookup);
+	// tests pass one that finds none, so their frames stay fixed.
+	Embedded func(system, backbone string) ([]byte, bool)
+	// Context is the parent of training runs (default Background).
+	Context context.Context
+}
+
+// control identifies a row of the controls panel.
+type control int
+
+const (
+	ctlSystem control = iota
+	ctlBackbone
+	ctlContext
+	ctlNoise
+	ctlLamTheta
+	ctlLamDelta
+	ctlReg
+	ctlMode
+	ctlSlice
+	ctlTheta // + parameter index
+)
+
+// msgKind colours the message line.
+type msgKind int
+
+const (
+	msgInfo msgKind = iota
+	msgWarn
+	msgErr
+)
+
+// Model is the explorer, a Bubble Tea model. It composes small
+// components (plots, heatmaps, steppers, pickers, readouts) and keeps all
+// numerics in package core: inference runs in commands off the UI
+// goroutine and training in a goroutine of its own.
+type Model struct {
+	opts          Options
+	keys          KeyMap
+	help          help.Model
+	theme         theme
+	width, height int
+
+	systems  []sims.System
+	sysIdx   int
+	backbone picker
+	entries  map[entryKey]*entry
+
+	ctxSteps                  map[string]stepper // context size per system
+	noise, lamTheta, lamDelta stepper
+	reg, mode                 picker
+	theta                     []thetaControl
+	slice                     int // time index of the advdiff slice
+	heat                      bool
+	page                      int
+	focus                     int
+
+	seed  uint64
+	real  sims.Realization
+	split sims.Split
+
+	gen      int  // inference generation; results of older ones are dropped
+	inflight bool // an inference command is running
+	pending  bool // the controls changed while it ran
+	snap     map[string]*nets.Tensor
+	live     *core.Model // newest snapshot model while a run trains
+	res      *inferMsg   // the result on screen
+
+	runs   []*trainRun // runs whose goroutine has not reported its end
+	run    *trainRun   // the run the status line follows
+	runSeq int
+	prog   *core.Progress
+	losses []float64
+
+	prompt   prompt
+	msg      string
+	msgKind  msgKind
+	quitting bool
+	initCmd  tea.Cmd // the first inference, started by Init
+}
+
+// New builds the explorer on the setup opts names, loading the model and
+// drawing the realization; it fails on an unknown system or backbone or an
+// unreadable checkpoint file.
+func New(opts Options) (Model, error) {
+	if opts.System == "" {
+		opts.System = "spring"
+	}
+	if opts.Backbone == "" {
+		opts.Backbone = string(core.LNP)
+	}
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.SaveDir == "" {
+		opts.SaveDir = "."
+	}
+	if opts.Embedded == nil {
+		opts.Embedded = checkpoints.Lookup
+	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	backbones := make([]string, len(core.Backbones))
+	for i, b := range core.Backbones {
+		backbones[i] = string(b)
+	}
+	regs := make([]string, len(core.Regularizers))
+	for i, r := range core.Regularizers {
+		regs[i] = string(r)
+	}
+	m := Model{
+		opts:     opts,
+		keys:     DefaultKeyMap(),
+		help:     help.New(),
+		theme:    newTheme(colorprofile.TrueColor),
+		systems:  sims.All(),
+		backbone: newPicker("backbone", backbones, opts.Backbone),
+		entries:  map[entryKey]*entry{},
+		ctxSteps: map[string]stepper{},
+		noise:    newStepper("noise σ", []float64{0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}, 0, nil),
+		reg:      newPicker("regularizer", regs, string(core.RegL2)),
+		mode:     newPicker("train mode", trainModes, string(modeFineTune)),
+		seed:     opts.Seed,
+		width:    minWidth,
+		height:   minHeight,
+	}
+	if opts.ASCII {
+		m.theme = newTheme(colorprofile.ASCII)
+	}
+	m.help.Styles = m.theme.helpStyles()
+
+	var e *entry
+	if opts.Checkpoint != "" {
+		cm, info, err := core.LoadCheckpoint(opts.Checkpoint)
+		if err != nil {
+			return Model{}, err
+		}
+		opts.System, opts.Backbone = cm.Config.Arch.System, string(cm.Config.Arch.Backbone)
+		m.backbone = m.backbone.set(opts.Backbone)
+		e = &entry{model: cm, src: srcFile, path: opts.Checkpoint, info: info}
+		m.entries[entryKey{opts.System, opts.Backbone}] = e
+	}
+	idx := slices.IndexFunc(m.systems, func(s sims.System) bool { return s.Name() == opts.System })
+	if idx < 0 {
+		_, err := sims.Lookup(opts.System)
+		return Model{}, err
+	}
+	if _, err := core.ParseBackbone(opts.Backbone); err != nil {
+		return Model{}, err
+	}
+	m.sysIdx = idx
+	if e == nil {
+		var warn string
+		var err error
+		e, warn, err = loadEntry(m.key(), opts.Embedded)
+		if err != nil {
+			return Model{}, err
+		}
+		m.entries[m.key()] = e
+		m.describeEntry()
+		if warn != "" {
+			m.setMsg(msgWarn, "%s", warn)
+		}
+	} else {
+		m.describeEntry()
+	}
+	m.enterSystem()
+	m.syncTraining()
+	m.initCmd = m.reinfer()
+	return m, nil
+}
+
+// Init starts the first inference (prepared by New, since Init cannot
+// change the model).
+func (m Model) Init() tea.Cmd {
+	return m.initCmd
+}
+
+func (m Model) sys() sims.System { return m.systems[m.sysIdx] }
+
+func (m Model) key() entryKey { return entryKey{m.sys().Name(), m.backbone.value()} }
+
+func (m Model) entry() *entry { return m.entries[m.key()] }
+
+// controls lists the rows of the controls panel for the current system.
+func (m Model) controls() []control {
+	cs := []control{ctlSystem, ctlBackbone, ctlContext, ctlNoise, ctlLamTheta, ctlLamDelta, ctlReg, ctlMode}
+	if m.is2D() {
+		cs = append(cs, ctlSlice)
+	}
+	for i := range m.theta {
+		cs = append(cs, ctlTheta+control(i))
+	}
+	return cs
+}
+
+// is2D reports whether the grid is a product grid (advdiff's (t, x)).
+func (m Model) is2D() bool { return len(m.sys().Grid().Shape) == 2 }
+
+// enterSystem resets what depends on the system: realization, split, θ
+// controls, time slice and the context ladder.
+func (m *Model) enterSystem() {
+	sys := m.sys()
+	m.real, m.split = drawRealization(sys, m.seed)
+	m.theta = newThetaControls(sys)
+	if m.is2D() {
+		m.slice = sys.Grid().Shape[0] / 2
+	}
+	if _, ok := m.ctxSteps[sys.Name()]; !ok {
+		m.ctxSteps[sys.Name()] = newStepper("context", contextLadder(sys.Grid().Points()), float64(sys.TestContext()), nil)
+	}
+	m.res = nil
+	m.focus = min(m.focus, len(m.controls())-1)
+}
+
+// contextLadder are the context sizes the stepper offers, up to points.
+func contextLadder(points int) []float64 {
+	var out []float64
+	for _, n := range []int{1, 2, 3, 5, 8, 10, 15, 20, 25, 30, 40, 50, 60, 75, 100, 128, 150, 200, 256, 300, 400, 512, 768, 1024, 1536, 2048, 3072, 4096} {
+		if n < points {
+			out = append(out, float64(n))
+		}
+	}
+	return append(out, float64(points))
+}
+
+// syncTraining sets the λ and regularizer controls to what the model on
+// screen was trained with, so it starts out not stale.
+func (m *Model) syncTraining() {
+	t := m.entry().model.Config.Train
+	m.lamTheta = newStepper("λθ", []float64{0, 0.1, 0.3, 1, 3, 10}, t.LambdaTheta, nil)
+	m.lamDelta = newStepper("λδ", []float64{0, 0.01, 0.1, 0.3, 1, 3, 10}, t.LambdaDelta, nil)
+	m.reg = m.reg.set(string(t.Reg))
+}
+
+// stale reports whether the λ or regularizer controls differ from what
+// the weights on screen were trained with.
+func (m Model) stale() bool {
+	t := m.entry().model.Config.Train
+	return t.LambdaTheta != m.lamTheta.value() || t.LambdaDelta != m.lamDelta.value() || string(t.Reg) != m.reg.value()
+}
+
+func (m *Model) setMsg(k msgKind, format string, args ...any) {
+	m.msgKind, m.msg = k, fmt.Sprintf(format, args...)
+}
+
+// Update handles messages.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		return m, nil
+	case tea.ColorProfileMsg:
+		if !m.opts.ASCII {
+			m.theme = newTheme(msg.Profile)
+			m.help.Styles = m.theme.helpStyles()
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m.handleKey(msg)
+	case inferMsg:
+		return m.onInfer(msg)
+	case trainProgressMsg:
+		if msg.run == m.run {
+			p := msg.p
+			m.prog = &p
+			m.losses = append(m.losses, p.Losses.Total)
+			if len(m.losses) > 1000 {
+				m.losses = m.losses[len(m.losses)-1000:]
+			}
+		}
+		return m, msg.run.next()
+	case trainSnapshotMsg:
+		cmds := []tea.Cmd{msg.run.next()}
+		if msg.run == m.run && !msg.run.stopping {
+			m.snap = msg.weights
+			cmds = append(cmds, m.reinfer())
+		}
+		return m, tea.Batch(cmds...)
+	case trainDoneMsg:
+		return m.onTrainDone(msg.run)
+	case savedMsg:
+		return m.onSaved(msg)
+	case openedMsg:
+		return m.onOpened(msg)
+	}
+	return m, nil
+}
+
+// handleKey dispatches a key press through the KeyMap.
+func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if k.String() == "ctrl+c" {
+		return m.quit()
+	}
+	if m.prompt.active() {
+		return m.promptKey(k)
+	}
+	keys := m.keys
+	switch {
+	case key.Matches(k, keys.Quit):
+		return m.quit()
+	case key.Matches(k, keys.Help):
+		m.help.ShowAll = !m.help.ShowAll
+	case key.Matches(k, keys.Up):
+		n := len(m.controls())
+		m.focus = (m.focus - 1 + n) % n
+	case key.Matches(k, keys.Down):
+		m.focus = (m.focus + 1) % len(m.controls())
+	case key.Matches(k, keys.Left):
+		return m, m.adjust(-1)
+	case key.Matches(k, keys.Right):
+		return m, m.adjust(+1)
+	case key.Matches(k, keys.NextSystem):
+		return m, m.setSystem(m.sysIdx + 1)
+	case key.Matches(k, keys.PrevSystem):
+		return m, m.setSystem(m.sysIdx - 1)
+	case key.Matches(k, keys.Backbone):
+		return m, m.setBackbone(m.backbone.step(1).value())
+	case key.Matches(k, keys.Realization):
+		m.seed++
+		m.real, m.split = drawRealization(m.sys(), m.seed)
+		m.setMsg(msgInfo, "new realization, seed %d", m.seed)
+		return m, m.reinfer()
+	case key.Matches(k, keys.AutoTheta):
+		any := false
+		for i := range m.theta {
+			any = any || m.theta[i].set
+			m.theta[i].set = false
+		}
+		if any {
+			m.setMsg(msgInfo, "θ back to the estimate θ̂")
+			return m, m.reinfer()
+		}
+	case key.Matches(k, keys.Train):
+		return m.startTrain()
+	case key.Matches(k, keys.Mode):
+		m.mode = m.mode.step(1)
+	case key.Matches(k, keys.Cancel):
+		switch {
+		case m.run != nil && !m.run.stopping:
+			m.run.stopping = true
+			m.run.cancel()
+			m.setMsg(msgInfo, "stopping training…")
+		case m.help.ShowAll:
+			m.help.ShowAll = false
+		}
+	case key.Matches(k, keys.Undo):
+		return m.undo()
+	case key.Matches(k, keys.SliceBack):
+		m.moveSlice(-1)
+	case key.Matches(k, keys.SliceFwd):
+		m.moveSlice(1)
+	case key.Matches(k, keys.SliceBack8):
+		m.moveSlice(-8)
+	case key.Matches(k, keys.SliceFwd8):
+		m.moveSlice(8)
+	case key.Matches(k, keys.Heatmap):
+		if m.is2D() {
+			m.heat = !m.heat
+		} else {
+			m.setMsg(msgInfo, "heatmaps are for systems on a (t, x) grid (advdiff)")
+		}
+	case key.Matches(k, keys.Page):
+		m.page = 1 - m.page
+	case key.Matches(k, keys.Save):
+		return m.startSave()
+	case key.Matches(k, keys.Open):
+		m.prompt = newPrompt(promptOpen, "", "path/to/checkpoint.safetensors")
+		return m, nil
+	}
+	return m, nil
+}
+
+// quit exits, first stopping training: the goroutines end (each within a
+// training step) before the program does. A second q or ctrl+c exits at
+// once; Run still waits for the goroutines after the program has ended.
+func (m Model) quit() (tea.Model, tea.Cmd) {
+	if len(m.runs) == 0 || m.quitting {
+		m.quitting = true
+		return m, tea.Quit
+	}
+	m.quitting = true
+	for _, r := range m.runs {
+		r.stopping = true
+		r.cancel()
+	}
+	m.setMsg(msgInfo, "stopping training before quitting… (q again to force)")
+	return m, nil
+}
+
+// adjust moves the focused control by d.
+func (m *Model) adjust(d int) tea.Cmd {
+	id := m.controls()[m.focus]
+	switch {
+	case id == ctlSystem:
+		return m.setSystem(m.sysIdx + d)
+	case id == ctlBackbone:
+		return m.setBackbone(m.backbone.step(d).value())
+	case id == ctlContext:
+		name := m.sys().Name()
+		m.ctxSteps[name] = m.ctxSteps[name].step(d)
+		return m.reinfer()
+	case id == ctlNoise:
+		m.noise = m.noise.step(d)
+		return m.reinfer()
+	case id == ctlLamTheta:
+		m.lamTheta = m.lamTheta.step(d)
+	case id == ctlLamDelta:
+		m.lamDelta = m.lamDelta.step(d)
+	case id == ctlReg:
+		m.reg = m.reg.step(d)
+	case id == ctlMode:
+		m.mode = m.mode.step(d)
+	case id == ctlSlice:
+		m.moveSlice(d)
+	case id >= ctlTheta:
+		i := int(id - ctlTheta)
+		est := m.thetaEstimate(i)
+		m.theta[i] = m.theta[i].step(d, est)
+		return m.reinfer()
+	}
+	return nil
+}
+
+// thetaEstimate is θ̂_i on screen (the set value while overridden).
+func (m Model) thetaEstimate(i int) float64 {
+	if m.res != nil && i < len(m.res.pred.Theta) {
+		return m.res.pred.Theta[i]
+	}
+	return m.real.Theta[i]
+}
+
+func (m *Model) moveSlice(d int) {
+	if !m.is2D() {
+		return
+	}
+	nt := m.sys().Grid().Shape[0]
+	m.slice = max(0, min(nt-1, m.slice+d))
+}
+
+// setSystem switches to system i (wrapping around).
+func (m *Model) setSystem(i int) tea.Cmd {
+	n := len(m.systems)
+	i = ((i % n) + n) % n
+	if i == m.sysIdx {
+		return nil
+	}
+	m.abandonRun()
+	m.sysIdx = i
+	m.enterSystem()
+	return m.enterEntry()
+}
+
+// setBackbone switches the backbone.
+func (m *Model) setBackbone(b string) tea.Cmd {
+	if b == m.backbone.value() {
+		return nil
+	}
+	m.abandonRun()
+	m.backbone = m.backbone.set(b)
+	m.res = nil
+	return m.enterEntry()
+}
+
+// enterEntry makes sure the current system and backbone have a model,
+// loading the shipped checkpoint or fresh weights, and re-infers.
+func (m *Model) enterEntry() tea.Cmd {
+	if m.entry() == nil {
+		e, warn, err := loadEntry(m.key(), m.opts.Embedded)
+		if err != nil {
+			m.setMsg(msgErr, "%v", err)
+			return nil
+		}
+		m.entries[m.key()] = e
+		if warn != "" {
+			m.setMsg(msgWarn, "%s", warn)
+		}
+	}
+	m.syncTraining()
+	m.describeEntry()
+	return m.reinfer()
+}
+
+// describeEntry says which weights are on screen.
+func (m *Model) describeEntry() {
+	e := m.entry()
+	if e.src == srcUntrained {
+		m.setMsg(msgWarn, "no %s/%s checkpoint is shipped yet", m.sys().Name(), m.backbone.value())
+		return
+	}
+	m.setMsg(msgInfo, "%s/%s: %s checkpoint", m.sys().Name(), m.backbone.value(), e.sourceText())
+}
+
+// abandonRun stops the shown run because the user moved to another
+// model; its weights still land in its own entry when it ends.
+func (m *Model) abandonRun() {
+	if m.run == nil {
+		return
+	}
+	m.run.stopping = true
+	m.run.cancel()
+	m.run, m.live, m.snap, m.prog = nil, nil, nil, nil
+}
+
+// reinfer asks for a fresh inference of the current state. One command
+// runs at a time: a request made while one runs is remembered and sent
+// when it returns, and the returning (older) result is dropped.
+func (m *Model) reinfer() tea.Cmd {
+	m.gen++
+	if m.inflight {
+		m.pending = true
+		return nil
+	}
+	return m.launch()
+}
+
+func (m *Model) launch() tea.Cmd {
+	sys := m.sys()
+	req := inferRequest{
+		gen: m.gen, sys: sys, real: m.real, split: m.split,
+		n:       int(m.ctxSteps[sys.Name()].value()),
+		noise:   m.noise.value(),
+		model:   m.entry().model,
+		samples: samplesFor(sys),
+		seed:    1,
+	}
+	for i, c := range m.theta {
+		if c.set {
+			if req.theta == nil {
+				req.theta = make([]float64, len(m.theta))
+				for j := range req.theta {
+					req.theta[j] = m.thetaEstimate(j)
+				}
+			}
+			req.theta[i] = c.value
+		}
+	}
+	if m.run != nil {
+		if m.snap != nil {
+			req.weights, req.cfg, req.runID = m.snap, m.run.cfg, m.run.id
+			m.snap = nil
+		} else if m.live != nil {
+			req.model = m.live
+		}
+	}
+	m.inflight, m.pending = true, false
+	return req.cmd()
+}
+
+func (m Model) onInfer(msg inferMsg) (tea.Model, tea.Cmd) {
+	m.inflight = false
+	if msg.built != nil && m.run != nil && msg.runID == m.run.id {
+		m.live = msg.built
+	}
+	if msg.gen == m.gen {
+		if msg.err != nil {
+			m.setMsg(msgErr, "inference: %v", msg.err)
+		} else {
+			r := msg
+			m.res = &r
+		}
+	}
+	if m.pending {
+		return m, m.launch()
+	}
+	return m, nil
+}
+
+// startTrain starts a background training run of the current model with
+// the controls' λθ, λδ, regularizer and training mode.
+func (m Model) startTrain() (tea.Model, tea.Cmd) {
+	if len(m.runs) > 0 {
+		if m.run != nil && !m.run.stopping {
+			m.setMsg(msgWarn, "already training — esc stops the run")
+		} else {
+			m.setMsg(msgWarn, "the previous run is still stopping; try again in a moment")
+		}
+		return m, nil
+	}
+	base := m.entry()
+	mode := trainMode(m.mode.value())
+	m.runSeq++
+	cfg := trainConfig(m.sys(), base.model.Config, mode, m.lamTheta.value(), m.lamDelta.value(), core.Regularizer(m.reg.value()), m.runSeq)
+	trainee, err := core.NewModel(cfg)
+	if err == nil && mode == modeFineTune {
+		err = trainee.Params.Restore(base.model.Params.Snapshot())
+	}
+	if err != nil {
+		m.setMsg(msgErr, "cannot start training: %v", err)
+		return m, nil
+	}
+	r := &trainRun{id: m.runSeq, key: m.key(), mode: mode, base: base, cfg: cfg}
+	startTraining(m.opts.Context, r, trainee)
+	m.runs = append(m.runs, r)
+	m.run, m.prog, m.losses, m.live, m.snap = r, nil, nil, nil, nil
+	t := cfg.Train
+	m.setMsg(msgInfo, "training (%s): %d + %d steps, batch %d, λθ %s, λδ %s, %s", mode, t.Steps1, t.Steps2, t.Batch,
+		formatLadder(t.LambdaTheta), formatLadder(t.LambdaDelta), t.Reg)
+	return m, r.next()
+}
+
+// onTrainDone takes a finished run's weights into its entry (unless the
+// entry was replaced meanwhile, e.g. by opening a file).
+func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
+	m.runs = slices.DeleteFunc(m.runs, func(x *trainRun) bool { return x == r })
+	steps := r.res.Steps1 + r.res.Steps2
+	var cmd tea.Cmd
+	if steps > 0 && r.model != nil && m.entries[r.key] == r.base {
+		info := core.Info{Steps1: r.res.Steps1, Steps2: r.res.Steps2, WallSeconds: r.res.Wall.Seconds(), Metrics: r.res.Val}
+		if r.mode == modeFineTune {
+			info.Steps1 += r.base.info.Steps1
+			info.Steps2 += r.base.info.Steps2
+			info.WallSeconds += r.base.info.WallSeconds
+		}
+		m.entries[r.key] = &entry{model: r.model, src: srcTrained, info: info, prev: r.base}
+		if r.key == m.key() && r != m.run {
+			cmd = m.reinfer()
+		}
+	}
+	if r == m.run {
+		m.run, m.live, m.snap = nil, nil, nil
+		where := fmt.Sprintf("stage %d step %d/%d", lastStage(r), lastStep(m.prog), lastSteps(m.prog))
+		switch {
+		case r.err == nil:
+			m.setMsg(msgInfo, "training done: %d steps in %s — s saves it, u undoes", steps, formatDuration(r.res.Wall))
+		case errors.Is(r.err, context.Canceled):
+			if steps > 0 {
+				m.setMsg(msgInfo, "training stopped at %s — weights kept (u undoes, s saves)", where)
+			} else {
+				m.setMsg(msgInfo, "training stopped before the first step")
+			}
+		case errors.Is(r.err, core.ErrNonFinite):
+			m.setMsg(msgErr, "%v — kept the last good weights (u undoes)", r.err)
+		default:
+			m.setMsg(msgErr, "training failed: %v", r.err)
+		}
+		if r.key == m.key() {
+			cmd = m.reinfer()
+		}
+	}
+	if m.quitting && len(m.runs) == 0 {
+		return m, tea.Quit
+	}
+	return m, cmd
+}
+
+func lastStage(r *trainRun) int {
+	if r.res.Steps2 > 0 || r.cfg.Train.Steps1 == 0 {
+		return 2
+	}
+	return 1
+}
+
+func lastStep(p *core.Progress) int {
+	if p == nil {
+		return 0
+	}
+	return p.Step
+}
+
+func lastSteps(p *core.Progress) int {
+	if p == nil {
+		return 0
+	}
+	return p.Steps
+}
+
+// undo restores the weights from before the last training run.
+func (m Model) undo() (tea.Model, tea.Cmd) {
+	e := m.entry()
+	if m.run != nil {
+		m.setMsg(msgWarn, "training is running — esc stops it first")
+		return m, nil
+	}
+	if e.prev == nil {
+		m.setMsg(msgInfo, "nothing to undo")
+		return m, nil
+	}
+	m.entries[m.key()] = e.prev
+	m.syncTraining()
+	m.setMsg(msgInfo, "restored the weights from before the last training run (%s)", e.prev.sourceText())
+	return m, m.reinfer()
+}
+
+// savedMsg reports a save.
+type savedMsg struct {
+	path  string
+	entry *entry
+	err   error
+}
+
+// openedMsg reports an opened checkpoint file.
+type openedMsg struct {
+	path  string
+	model *core.Model
+	info  core.Info
+	err   error
+}
+
+// startSave opens the save prompt with a new file name.
+func (m Model) startSave() (tea.Model, tea.Cmd) {
+	if m.run != nil {
+		m.setMsg(msgWarn, "training is running — wait for it or stop it (esc), then save")
+		return m, nil
+	}
+	m.prompt = newPrompt(promptSave, suggestPath(m.opts.SaveDir, m.key()), "file.safetensors")
+	return m, nil
+}
+
+// suggestPath is the first apic-SYSTEM-BACKBONE-N.safetensors in dir that
+// does not exist yet.
+func suggestPath(dir string, k entryKey) string {
+	for n := 1; ; n++ {
+		p := filepath.Join(dir, fmt.Sprintf("apic-%s-%s-%d.safetensors", k.system, k.backbone, n))
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+	}
+}
+
+// promptKey handles keys while the path prompt is open.
+func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	switch k.String() {
+	case "esc":
+		m.prompt = prompt{}
+		m.setMsg(msgInfo, "cancelled")
+		return m, nil
+	case "enter":
+		path, kind := m.prompt.path(), m.prompt.kind
+		m.prompt = prompt{}
+		if path == "" {
+			m.setMsg(msgWarn, "no path given")
+			return m, nil
+		}
+		if kind == promptSave {
+			e := m.entry()
+			return m, saveCmd(path, e)
+		}
+		return m, openCmd(path)
+	}
+	m.prompt = m.prompt.edit(k)
+	return m, nil
+}
+
+// saveCmd writes e's model to a new file, refusing to overwrite anything
+// (an embedded checkpoint included); the write is atomic.
+func saveCmd(path string, e *entry) tea.Cmd {
+	model, info := e.model, e.info
+	return func() tea.Msg {
+		if filepath.Ext(path) == "" {
+			path += ".safetensors"
+		}
+		if _, err := os.Stat(path); err == nil {
+			return savedMsg{path: path, err: fmt.Errorf("%s already exists — the explorer never overwrites a file; choose a new name", path)}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return savedMsg{path: path, err: err}
+		}
+		err := core.SaveCheckpoint(path, model, info, nets.F64)
+		if abs, aerr := filepath.Abs(path); aerr == nil {
+			path = abs
+		}
+		return savedMsg{path: path, entry: e, err: err}
+	}
+}
+
+func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
+	if msg.err != nil {
+		m.setMsg(msgErr, "save failed: %v", msg.err)
+		return m, nil
+	}
+	msg.entry.saved = msg.path
+	m.setMsg(msgInfo, "saved %s/%s to %s", msg.entry.model.Config.Arch.System, msg.entry.model.Config.Arch.Backbone, msg.path)
+	return m, nil
+}
+
+// openCmd loads a checkpoint file.
+func openCmd(path string) tea.Cmd {
+	return func() tea.Msg {
+		model, info, err := core.LoadCheckpoint(path)
+		return openedMsg{path: path, model: model, info: info, err: err}
+	}
+}
+
+// onOpened switches to the opened checkpoint's system and backbone.
+func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
+	if msg.err != nil {
+		m.setMsg(msgErr, "cannot open %s: %v", msg.path, msg.err)
+		return m, nil
+	}
+	arch := msg.model.Config.Arch
+	idx := slices.IndexFunc(m.systems, func(s sims.System) bool { return s.Name() == arch.System })
+	if idx < 0 {
+		m.setMsg(msgErr, "cannot open %s: unknown system %q", msg.path, arch.System)
+		return m, nil
+	}
+	m.abandonRun()
+	key := entryKey{arch.System, string(arch.Backbone)}
+	m.entries[key] = &entry{model: msg.model, src: srcFile, path: msg.path, info: msg.info}
+	m.backbone = m.backbone.set(string(arch.Backbone))
+	if idx != m.sysIdx {
+		m.sysIdx = idx
+		m.enterSystem()
+	}
+	m.res = nil
+	m.syncTraining()
+	m.setMsg(msgInfo, "opened %s (%s/%s, %d+%d steps)", msg.path, arch.System, arch.Backbone, msg.info.Steps1, msg.info.Steps2)
+	return m, m.reinfer()
+}
+
+// stopAll cancels every training run and waits for the goroutines to end.
+func (m Model) stopAll() {
+	for _, r := range m.runs {
+		r.wait()
+	}
+}

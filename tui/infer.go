@@ -1,0 +1,99 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"apic/core"
+	"apic/nets"
+	"apic/sims"
+)
+
+// inferRequest is everything one amortized inference needs, captured on
+// the UI goroutine so that the command reads nothing the UI may change.
+type inferRequest struct {
+	gen   int // generation: results of older generations are dropped
+	sys   sims.System
+	real  sims.Realization
+	split sims.Split
+	n     int     // context size
+	noise float64 // context noise σ
+	theta []float64
+	// model is immutable while the request runs. When weights is set the
+	// request first builds a fresh model from cfg and those weights (a
+	// training snapshot) and returns it for later requests.
+	model   *core.Model
+	cfg     core.Config
+	weights map[string]*nets.Tensor
+	runID   int
+	samples int
+	seed    uint64
+}
+
+// inferMsg is the result of an inference.
+type inferMsg struct {
+	gen     int
+	task    sims.Task
+	pred    core.Prediction
+	metrics core.TaskMetrics
+	built   *core.Model // model built from snapshot weights, if any
+	runID   int
+	elapsed time.Duration
+	err     error
+}
+
+// cmd runs the request off the UI goroutine.
+func (r inferRequest) cmd() tea.Cmd {
+	return func() tea.Msg { return r.run() }
+}
+
+// run builds the task (the first n points of the fixed split, so growing
+// the context keeps earlier points and their noise), predicts and scores.
+func (r inferRequest) run() inferMsg {
+	start := time.Now()
+	out := inferMsg{gen: r.gen, runID: r.runID}
+	m := r.model
+	if r.weights != nil {
+		built, err := core.NewModel(r.cfg)
+		if err == nil {
+			err = built.Params.Restore(r.weights)
+		}
+		if err != nil {
+			out.err = fmt.Errorf("snapshot: %w", err)
+			return out
+		}
+		m, out.built = built, built
+	}
+	task, err := r.split.Task(r.sys, r.real, r.real.True, r.n, r.noise)
+	if err != nil {
+		out.err = err
+		return out
+	}
+	opt := core.PredictOptions{Samples: r.samples, Seed: r.seed, Refine: -1}
+	if r.theta != nil {
+		opt.Theta = [][]float64{r.theta}
+	}
+	preds, err := m.PredictWith([]sims.Context{task.Context}, [][]float64{r.real.Side}, opt)
+	if err != nil {
+		out.err = err
+		return out
+	}
+	out.task, out.pred = task, preds[0]
+	out.metrics = core.Score(r.sys, task, preds[0])
+	out.elapsed = time.Since(start)
+	return out
+}
+
+// samplesFor is the number of Monte-Carlo latent samples the explorer
+// draws: enough for a visible ±2σ band, few enough that a slider move
+// re-infers at once (the Lotka–Volterra closure integrates an ODE per
+// sample).
+func samplesFor(sys sims.System) int {
+	switch sys.Name() {
+	case "lv":
+		return 4
+	}
+	return 16
+}

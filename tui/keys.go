@@ -1,0 +1,65 @@
+package tui
+
+import "charm.land/bubbles/v2/key"
+
+// KeyMap is every key binding of the explorer. It drives both the key
+// handling and the help bubble (the short line at the bottom and the full
+// view on ?); bindings that do not apply at the moment are disabled and
+// drop out of the help.
+type KeyMap struct {
+	Up, Down, Left, Right  key.Binding
+	NextSystem, PrevSystem key.Binding
+	Backbone               key.Binding
+	Realization            key.Binding
+	AutoTheta              key.Binding
+	Train, Mode, Cancel    key.Binding
+	Undo                   key.Binding
+	SliceBack, SliceFwd    key.Binding
+	SliceBack8, SliceFwd8  key.Binding
+	Heatmap, Page          key.Binding
+	Save, Open             key.Binding
+	Help, Quit             key.Binding
+}
+
+// DefaultKeyMap returns the explorer's key bindings.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous control")),
+		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next control")),
+		Left:        key.NewBinding(key.WithKeys("left", "h", "-"), key.WithHelp("←/h/-", "decrease")),
+		Right:       key.NewBinding(key.WithKeys("right", "l", "+", "="), key.WithHelp("→/l/+", "increase")),
+		NextSystem:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next system")),
+		PrevSystem:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous system")),
+		Backbone:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next backbone")),
+		Realization: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "new realization")),
+		AutoTheta:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "θ back to the estimate")),
+		Train:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
+		Mode:        key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "training mode")),
+		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop training")),
+		Undo:        key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last training")),
+		SliceBack:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "earlier time slice")),
+		SliceFwd:    key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "later time slice")),
+		SliceBack8:  key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "8 slices earlier")),
+		SliceFwd8:   key.NewBinding(key.WithKeys("}"), key.WithHelp("}", "8 slices later")),
+		Heatmap:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "heatmaps / slice")),
+		Page:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "other panels")),
+		Save:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save checkpoint")),
+		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open checkpoint")),
+		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the one-line help at the bottom of the screen.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Left, k.Train, k.Cancel, k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Page, k.Save, k.Open, k.Help, k.Quit}
+}
+
+// FullHelp is the help view on ?, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Left, k.Right, k.AutoTheta, k.Realization},
+		{k.NextSystem, k.PrevSystem, k.Backbone, k.Heatmap, k.Page, k.SliceBack, k.SliceFwd, k.SliceBack8, k.SliceFwd8},
+		{k.Train, k.Mode, k.Cancel, k.Undo, k.Save, k.Open, k.Help, k.Quit},
+	}
+}

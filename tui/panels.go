@@ -1,0 +1,336 @@
+package tui
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"apic/sims"
+)
+
+// Panels: the four views of a prediction. They only pick values out of
+// the realization and the prediction and arrange them (the ±2σ band is
+// mean ± 2·std); every number comes from package core.
+
+// role is what a curve shows; it picks the curve's mark.
+type role int
+
+const (
+	roleMean role = iota
+	roleBand
+	roleTruth
+	roleNominal
+	roleNeeded
+	roleContext
+)
+
+// marks per channel: the first channel draws means as lines; a second
+// channel (Lotka–Volterra's predator) gets its own marks when there is no
+// colour to tell the channels apart.
+var roleMarks = [2][]string{
+	{"", "·", "•", "∘", "×", "●"},
+	{"+", ":", "▪", "◦", "x", "▲"},
+}
+
+// axis1D is the plots' x axis: a 1-D grid along its state, or a product
+// grid along its second state at one value of the first (a time slice).
+type axis1D struct {
+	n        int // samples
+	name     string
+	lo, hi   float64
+	channels int
+	offset   int // first grid point of the slice
+}
+
+// axis returns the x axis of the line plots.
+func (m Model) axis() axis1D {
+	g := m.sys().Grid()
+	a := axis1D{n: g.Points(), name: g.StateNames[0], lo: g.Lo[0], hi: g.Hi[0], channels: len(g.Channels)}
+	if len(g.Shape) == 2 {
+		a.n = g.Shape[1]
+		a.name, a.lo, a.hi = g.StateNames[1], g.States[0][1], g.States[a.n-1][1]
+		a.offset = m.slice * a.n
+	}
+	return a
+}
+
+// channel extracts channel c along the axis from grid values.
+func (a axis1D) channel(vals []float64, c int) []float64 {
+	out := make([]float64, a.n)
+	for i := range out {
+		out[i] = vals[(a.offset+i)*a.channels+c]
+	}
+	return out
+}
+
+// band returns mean − 2·std and mean + 2·std along the axis.
+func (a axis1D) band(mean, std []float64, c int) (lo, hi []float64) {
+	mu, sd := a.channel(mean, c), a.channel(std, c)
+	lo, hi = make([]float64, a.n), make([]float64, a.n)
+	for i := range mu {
+		lo[i], hi[i] = mu[i]-2*sd[i], mu[i]+2*sd[i]
+	}
+	return lo, hi
+}
+
+// points returns the context observations of channel c on the axis.
+func (a axis1D) points(ctx sims.Context, c int) (idx []int, vals []float64) {
+	for i, g := range ctx.GridIndex {
+		if g >= a.offset && g < a.offset+a.n && ctx.Mask[i][c] {
+			idx = append(idx, g-a.offset)
+			vals = append(vals, ctx.Values[i][c])
+		}
+	}
+	return idx, vals
+}
+
+// styleOf is the mark and colour of a role on channel c.
+func (m Model) styleOf(r role, c int, single color.Color) (string, color.Color) {
+	mark := roleMarks[0][r]
+	if m.theme.plain && c > 0 {
+		mark = roleMarks[1][r]
+	}
+	if m.axis().channels == 1 {
+		return mark, single
+	}
+	prey, dim, ctx := colPrey, colPreyDim, colPreyCtx
+	if c > 0 {
+		prey, dim, ctx = colPred, colPredDim, colPredCtx
+	}
+	switch r {
+	case roleBand, roleNominal:
+		return mark, dim
+	case roleContext:
+		return mark, ctx
+	}
+	return mark, prey
+}
+
+// legendItem is one entry of a plot's legend.
+type legendItem struct {
+	mark  string
+	name  string
+	color color.Color
+}
+
+// legendFor lists the roles a panel shows; with two channels it starts
+// with the channels' colours and shows each role's marks for both.
+func (m Model) legendFor(roles []role, names []string, single []color.Color) []legendItem {
+	g := m.sys().Grid()
+	var out []legendItem
+	if len(g.Channels) > 1 {
+		for c, ch := range g.Channels {
+			mark, col := m.styleOf(roleMean, c, nil)
+			if mark == "" {
+				mark = "──"
+			}
+			out = append(out, legendItem{mark: mark, name: ch, color: col})
+		}
+	}
+	for i, r := range roles {
+		if r == roleMean && len(g.Channels) > 1 {
+			continue // the channel entries show the lines
+		}
+		var marks []string
+		for c := range g.Channels {
+			mk, _ := m.styleOf(r, c, nil)
+			if mk == "" {
+				mk = "──"
+			}
+			if len(marks) == 0 || marks[len(marks)-1] != mk {
+				marks = append(marks, mk)
+			}
+		}
+		col := single[i]
+		if len(g.Channels) > 1 {
+			col = colLabel
+		}
+		out = append(out, legendItem{mark: strings.Join(marks, ""), name: names[i], color: col})
+	}
+	return out
+}
+
+// panelRange is a fixed vertical range per realization: the span of the
+// given values widened by a tenth, so moving controls does not rescale
+// the axes (values outside are clamped onto the edges).
+func panelRange(vals ...[]float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, vs := range vals {
+		for _, v := range vs {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return 0, 0
+	}
+	pad := 0.1 * (hi - lo)
+	if pad == 0 {
+		pad = math.Max(0.1, 0.25*math.Abs(hi))
+	}
+	return lo - pad, hi + pad
+}
+
+// symRange is ± the largest |value| widened by a fifth (for discrepancies).
+func symRange(floor float64, vals ...[]float64) (lo, hi float64) {
+	a := floor
+	for _, vs := range vals {
+		for _, v := range vs {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				a = math.Max(a, math.Abs(v))
+			}
+		}
+	}
+	return -1.2 * a, 1.2 * a
+}
+
+// linePanels builds the four line plots of the current result.
+func (m Model) linePanels() []linePlot {
+	res := m.res
+	a := m.axis()
+	real := res.task.Real
+	p := res.pred
+	override := m.overridden()
+	base := func(title string) linePlot {
+		return linePlot{title: title, n: a.n, xName: a.name, xLo: a.lo, xHi: a.hi}
+	}
+	sliceNote := ""
+	if m.is2D() {
+		sliceNote = fmt.Sprintf(" at t=%.3g", m.sys().Grid().States[a.offset][0])
+	}
+
+	ylo, yhi := panelRange(real.True, real.Nominal)
+	delta := real.Discrepancy()
+	dlo, dhi := symRange(0.05*math.Max(math.Abs(ylo), math.Abs(yhi)), delta)
+
+	// 1. simulator output with the context points.
+	simTitle := "1 simulator F(x; θ̂)"
+	if override {
+		simTitle = "1 simulator F(x; θ set by hand)"
+	}
+	p1 := base(simTitle + sliceNote)
+	p1.yLo, p1.yHi = ylo, yhi
+	for c := 0; c < a.channels; c++ {
+		mk, col := m.styleOf(roleMean, c, colSim)
+		p1.series = append(p1.series, series{values: a.channel(p.Nominal, c), mark: mk, color: col})
+		idx, vals := a.points(res.task.Context, c)
+		cm, cc := m.styleOf(roleContext, c, colContext)
+		p1.points = append(p1.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
+	}
+	p1.legend = m.legendFor([]role{roleMean, roleContext}, []string{"F(x; θ)", "context"}, []color.Color{colSim, colContext})
+
+	// 2. learned discrepancy ± 2σ against the true one.
+	p2 := base("2 discrepancy δ̂ ± 2σ vs true δ" + sliceNote)
+	p2.yLo, p2.yHi = dlo, dhi
+	for c := 0; c < a.channels; c++ {
+		lo, hi := a.band(p.DeltaMean, p.DeltaStd, c)
+		bm, bc := m.styleOf(roleBand, c, colDeltaBnd)
+		tm, tc := m.styleOf(roleTruth, c, colTruth)
+		mm, mc := m.styleOf(roleMean, c, colDelta)
+		p2.series = append(p2.series,
+			series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc},
+			series{values: a.channel(delta, c), mark: tm, color: tc})
+		if override {
+			// What the discrepancy must absorb when θ is set by hand:
+			// the truth minus the simulator at the set θ.
+			need := make([]float64, len(real.True))
+			for i := range need {
+				need[i] = real.True[i] - p.Nominal[i]
+			}
+			nm, nc := m.styleOf(roleNeeded, c, colNeeded)
+			p2.series = append(p2.series, series{values: a.channel(need, c), mark: nm, color: nc})
+		}
+		p2.series = append(p2.series, series{values: a.channel(p.DeltaMean, c), mark: mm, color: mc})
+	}
+	roles, names, cols := []role{roleMean, roleBand, roleTruth}, []string{"δ̂", "±2σ", "true δ"}, []color.Color{colDelta, colDeltaBnd, colTruth}
+	if override {
+		roles, names, cols = append(roles, roleNeeded), append(names, "needed G−F(θ set)"), append(cols, colNeeded)
+	}
+	p2.legend = m.legendFor(roles, names, cols)
+
+	// 3. corrected prediction ± 2σ with the context points.
+	p3 := base("3 corrected prediction ± 2σ" + sliceNote)
+	p3.yLo, p3.yHi = ylo, yhi
+	for c := 0; c < a.channels; c++ {
+		lo, hi := a.band(p.Mean, p.Std, c)
+		bm, bc := m.styleOf(roleBand, c, colBand)
+		mm, mc := m.styleOf(roleMean, c, colMean)
+		p3.series = append(p3.series, series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc},
+			series{values: a.channel(p.Mean, c), mark: mm, color: mc})
+		idx, vals := a.points(res.task.Context, c)
+		cm, cc := m.styleOf(roleContext, c, colContext)
+		p3.points = append(p3.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
+	}
+	p3.legend = m.legendFor([]role{roleMean, roleBand, roleContext}, []string{"prediction", "±2σ", "context"}, []color.Color{colMean, colBand, colContext})
+
+	// 4. ground truth against the corrected prediction, nominal dimmed.
+	p4 := base("4 truth vs prediction (nominal dimmed)" + sliceNote)
+	p4.yLo, p4.yHi = ylo, yhi
+	for c := 0; c < a.channels; c++ {
+		nm, nc := m.styleOf(roleNominal, c, colNominal)
+		tm, tc := m.styleOf(roleTruth, c, colTruth)
+		mm, mc := m.styleOf(roleMean, c, colMean)
+		p4.series = append(p4.series, series{values: a.channel(real.Nominal, c), mark: nm, color: nc},
+			series{values: a.channel(real.True, c), mark: tm, color: tc},
+			series{values: a.channel(p.Mean, c), mark: mm, color: mc})
+	}
+	p4.legend = m.legendFor([]role{roleMean, roleTruth, roleNominal}, []string{"prediction", "truth G", "nominal F(x; θ)"}, []color.Color{colMean, colTruth, colNominal})
+	return []linePlot{p1, p2, p3, p4}
+}
+
+// heatPanels builds the four heatmaps of a product-grid result: truth,
+// prediction, δ̂ and |error|, each on a range fixed by the realization.
+func (m Model) heatPanels() []heatmap {
+	res := m.res
+	g := m.sys().Grid()
+	real := res.task.Real
+	nt, nx := g.Shape[0], g.Shape[1]
+	c := len(g.Channels)
+	field := func(vals []float64) []float64 {
+		out := make([]float64, nt*nx)
+		for i := range out {
+			out[i] = vals[i*c]
+		}
+		return out
+	}
+	delta := real.Discrepancy()
+	errAbs := make([]float64, len(real.True))
+	for i := range errAbs {
+		errAbs[i] = math.Abs(real.True[i] - res.pred.Mean[i])
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range real.True {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	lo = math.Min(lo, 0)
+	dmax := 0.0
+	for _, v := range delta {
+		dmax = math.Max(dmax, math.Abs(v))
+	}
+	if dmax == 0 {
+		dmax = 1
+	}
+	base := func(title string, vals []float64, lo, hi float64, cm colormap) heatmap {
+		return heatmap{title: title, rows: nt, cols: nx, values: field(vals), lo: lo, hi: hi, cmap: cm,
+			rowName: g.StateNames[0], colName: g.StateNames[1],
+			rowLo: g.States[0][0], rowHi: g.States[len(g.States)-1][0], colLo: g.States[0][1], colHi: g.States[nx-1][1]}
+	}
+	return []heatmap{
+		base("1 truth G(t, x)", real.True, lo, hi, sequential),
+		base("2 corrected prediction", res.pred.Mean, lo, hi, sequential),
+		base("3 learned discrepancy δ̂", res.pred.DeltaMean, -dmax, dmax, diverging),
+		base("4 |truth − prediction|", errAbs, 0, dmax, sequential),
+	}
+}
+
+// overridden reports whether θ is set by hand.
+func (m Model) overridden() bool {
+	for _, c := range m.theta {
+		if c.set {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,121 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// promptKind is what a path prompt is for.
+type promptKind int
+
+const (
+	promptNone promptKind = iota
+	promptSave
+	promptOpen
+)
+
+// prompt is the one-line path prompt of s (save) and o (open): typing
+// edits at the end, backspace deletes, ctrl+u clears, tab completes a file
+// name, enter accepts and esc cancels. (bubbles' textinput would pull a
+// clipboard dependency for no gain here.)
+type prompt struct {
+	kind        promptKind
+	value       []rune
+	placeholder string
+}
+
+// newPrompt opens a prompt prefilled with value.
+func newPrompt(kind promptKind, value, placeholder string) prompt {
+	return prompt{kind: kind, value: []rune(value), placeholder: placeholder}
+}
+
+func (p prompt) active() bool { return p.kind != promptNone }
+
+// edit applies an editing key.
+func (p prompt) edit(k tea.KeyPressMsg) prompt {
+	switch k.String() {
+	case "backspace":
+		if len(p.value) > 0 {
+			p.value = p.value[:len(p.value)-1]
+		}
+	case "ctrl+u":
+		p.value = nil
+	case "tab":
+		p.value = []rune(complete(string(p.value)))
+	default:
+		if k.Text != "" && k.Mod&^tea.ModShift == 0 {
+			p.value = append(p.value, []rune(k.Text)...)
+		}
+	}
+	return p
+}
+
+// path is the entered path with a leading ~/ expanded.
+func (p prompt) path() string {
+	v := strings.TrimSpace(string(p.value))
+	if strings.HasPrefix(v, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			v = filepath.Join(home, v[2:])
+		}
+	}
+	return v
+}
+
+// view is the prompt line: a label, the value with a block cursor, and
+// the keys.
+func (p prompt) view(w int, t theme) string {
+	label := "save as: "
+	if p.kind == promptOpen {
+		label = "open checkpoint: "
+	}
+	hint := "   enter ok · esc cancel · tab complete"
+	room := max(8, w-ansi.StringWidth(label)-ansi.StringWidth(hint)-1)
+	v := string(p.value)
+	if ansi.StringWidth(v) > room-1 {
+		r := []rune(v)
+		v = "…" + string(r[len(r)-(room-2):])
+	}
+	body := v + "█"
+	if len(p.value) == 0 && p.placeholder != "" {
+		body = "█" + t.paint(t.dim, p.placeholder)
+	}
+	return padRight(t.paint(t.accent, label)+body+t.paint(t.label, hint), w)
+}
+
+// complete extends a path to the longest common prefix of the matching
+// entries of its directory (directories get a trailing separator).
+func complete(v string) string {
+	dir, base := filepath.Split(v)
+	lookIn := dir
+	if lookIn == "" {
+		lookIn = "."
+	}
+	ents, err := os.ReadDir(lookIn)
+	if err != nil {
+		return v
+	}
+	var names []string
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), base) && (e.IsDir() || strings.HasSuffix(e.Name(), ".safetensors")) {
+			n := e.Name()
+			if e.IsDir() {
+				n += string(filepath.Separator)
+			}
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return v
+	}
+	prefix := names[0]
+	for _, n := range names[1:] {
+		for !strings.HasPrefix(n, prefix) {
+			prefix = prefix[:len(prefix)-1]
+		}
+	}
+	return dir + prefix
+}

@@ -1,0 +1,100 @@
+package tui
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"apic/sims"
+)
+
+// thetaControl is one parameter's row of the θ readout: the estimate
+// θ̂ ± σ, the true value, and the teaching control — a hand-set value that
+// replaces θ̂ for the simulator and the correction network ("auto" uses
+// the estimate). ←/→ move the set value over a 20-step ladder across the
+// prior range, starting from the estimate.
+type thetaControl struct {
+	name   string
+	lo, hi float64
+	set    bool
+	value  float64
+}
+
+// thetaSteps is the number of ladder steps across a parameter's prior.
+const thetaSteps = 20
+
+func newThetaControls(sys sims.System) []thetaControl {
+	ps := sys.Params()
+	out := make([]thetaControl, len(ps))
+	for i, p := range ps {
+		out[i] = thetaControl{name: p.Name, lo: p.Lo, hi: p.Hi}
+	}
+	return out
+}
+
+// step moves the set value d ladder steps; from "auto" it starts at the
+// rung nearest the current estimate est.
+func (c thetaControl) step(d int, est float64) thetaControl {
+	h := (c.hi - c.lo) / thetaSteps
+	cur := c.value
+	if !c.set {
+		if math.IsNaN(est) || est <= 0 {
+			est = (c.lo + c.hi) / 2
+		}
+		cur = est
+	}
+	k := math.Round((cur - c.lo) / h)
+	k = math.Max(0, math.Min(thetaSteps, k+float64(d)))
+	c.set, c.value = true, c.lo+k*h
+	return c
+}
+
+// symbol is the parameter's usual symbol.
+func (c thetaControl) symbol() string {
+	if s, ok := greek[c.name]; ok {
+		return s
+	}
+	return c.name
+}
+
+var greek = map[string]string{"omega": "ω", "alpha": "α", "beta": "β", "eta": "η", "gamma": "γ", "kappa": "κ", "delta": "δ", "sigma": "σ"}
+
+// view draws "ω  5.12±0.20  5.43  auto" with est/σ from the prediction
+// (NaN while none is on screen) and the true value.
+func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64) string {
+	set := "auto"
+	if c.set {
+		set = sig3(c.value)
+	}
+	name := padRight(c.symbol(), 2)
+	left := name + padRight(compact(sig3(est))+"±"+compact(sig2(std)), 11) + " " + padRight(compact(sig3(truth)), 5)
+	k := math.Round((c.value - c.lo) / ((c.hi - c.lo) / thetaSteps))
+	return controlRow(t, w, focused, left, set, !c.set || k > 0, !c.set || k < thetaSteps)
+}
+
+// sig3 and sig2 print a value with three and two significant digits.
+func sig3(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func sig2(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'g', 2, 64)
+}
+
+// compact drops the leading zero of a number below one (".0123"), so the
+// readout fits a narrow sidebar.
+func compact(s string) string {
+	switch {
+	case strings.HasPrefix(s, "0."):
+		return s[1:]
+	case strings.HasPrefix(s, "-0."):
+		return "-" + s[2:]
+	}
+	return s
+}

@@ -1,0 +1,94 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"apic/core"
+	"apic/core/cli"
+	"apic/sims"
+)
+
+// Run starts the explorer on the terminal and returns when the user
+// quits. Training runs are stopped and their goroutines have ended by the
+// time it returns, and Bubble Tea has restored the terminal. Cancelling
+// ctx (SIGTERM) quits as well.
+func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	opts.Context = ctx
+	m, err := New(opts)
+	if err != nil {
+		return err
+	}
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if in != nil {
+		popts = append(popts, tea.WithInput(in))
+	}
+	if out != nil {
+		popts = append(popts, tea.WithOutput(out))
+	}
+	if opts.ASCII {
+		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	final, err := tea.NewProgram(m, popts...).Run()
+	if fm, ok := final.(Model); ok {
+		fm.stopAll()
+	} else {
+		m.stopAll()
+	}
+	switch {
+	case errors.Is(err, tea.ErrInterrupted):
+		return context.Canceled
+	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return fmt.Errorf("terminal: %w", err)
+	}
+	return nil
+}
+
+// Command is the "explore" subcommand for apic's command line.
+func Command() cli.Command {
+	return cli.Command{
+		Name:    "explore",
+		Summary: "open the interactive explorer (the default on a terminal)",
+		Usage: `apic explore [--system SYS] [--backbone B] [--checkpoint FILE] [--seed N] [--ascii]
+
+Opens a terminal UI over the engine: pick a system and backbone, move the
+context size, noise and θ by hand and watch amortized inference answer at
+once; change λθ, λδ or the regularizer and retrain in the background; save
+and reopen checkpoints. Press ? inside for every key. Needs a terminal of
+at least 80×24; --ascii draws without colours (for plain terminals).
+
+Without a shipped checkpoint for the chosen system and backbone the
+explorer starts from untrained weights and says so; press t to train.`,
+		Run: runExplore,
+	}
+}
+
+func runExplore(ctx context.Context, args []string, env *cli.Env) error {
+	fs := env.FlagSet()
+	system := fs.String("system", "spring", "benchmark system: "+strings.Join(sims.Names(), ", "))
+	backbone := fs.String("backbone", string(core.LNP), "neural-process backbone: cnp, lnp or anp")
+	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file` (its system and backbone win over the flags)")
+	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
+	ascii := fs.Bool("ascii", false, "no colours: draw with characters only")
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	if _, err := sims.Lookup(*system); err != nil {
+		return cli.UsageError("%v", err)
+	}
+	if _, err := core.ParseBackbone(*backbone); err != nil {
+		return cli.UsageError("%v", err)
+	}
+	if !env.Terminal {
+		return cli.UsageError("the explorer needs a terminal (stdout is not one); for scripts use the other commands")
+	}
+	return Run(ctx, Options{System: *system, Backbone: *backbone, Checkpoint: *checkpoint, Seed: *seed, ASCII: *ascii}, nil, nil)
+}

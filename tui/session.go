@@ -1,0 +1,91 @@
+package tui
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"apic/core"
+	"apic/core/cli"
+	"apic/sims"
+)
+
+// source says where the weights on screen came from.
+type source int
+
+const (
+	srcUntrained source = iota // fresh initial weights
+	srcEmbedded                // a checkpoint shipped in the binary
+	srcFile                    // a checkpoint file opened by the user
+	srcTrained                 // trained in this session
+)
+
+// entryKey names a model: one per system and backbone.
+type entryKey struct{ system, backbone string }
+
+// entry is the model the explorer shows for one system and backbone. Its
+// model is never modified once the entry exists (training works on a
+// copy), so inference and saving may read it from any goroutine.
+type entry struct {
+	model *core.Model
+	src   source
+	path  string    // the file for srcFile
+	info  core.Info // steps and wall time behind the weights
+	saved string    // where the weights were last saved, if anywhere
+	prev  *entry    // the weights before the last training run (u)
+}
+
+// sourceText describes the checkpoint for the header.
+func (e *entry) sourceText() string {
+	switch e.src {
+	case srcEmbedded:
+		return "embedded"
+	case srcFile:
+		return "file " + e.path
+	case srcTrained:
+		if e.saved != "" {
+			return "trained here, saved " + e.saved
+		}
+		return "trained here (unsaved)"
+	}
+	return "untrained"
+}
+
+// loadEntry returns the shipped checkpoint for key, or a model with fresh
+// weights when none is shipped (or the shipped one cannot be read, which
+// the returned warning says).
+func loadEntry(key entryKey, embedded func(system, backbone string) ([]byte, bool)) (*entry, string, error) {
+	sys, err := sims.Lookup(key.system)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := core.ParseBackbone(key.backbone)
+	if err != nil {
+		return nil, "", err
+	}
+	var warn string
+	if embedded != nil {
+		if data, ok := embedded(key.system, key.backbone); ok {
+			m, info, err := core.DecodeCheckpoint(data)
+			if err == nil {
+				return &entry{model: m, src: srcEmbedded, info: info}, "", nil
+			}
+			warn = fmt.Sprintf("embedded %s-%s checkpoint unreadable (%v); using untrained weights", key.system, key.backbone, err)
+		}
+	}
+	m, err := core.NewModel(core.DefaultConfig(sys, b))
+	if err != nil {
+		return nil, "", err
+	}
+	return &entry{model: m, src: srcUntrained}, warn, nil
+}
+
+// splitStream is the PCG stream of the explorer's context/target splits;
+// the realization itself is the one "apic simulate --seed N" prints.
+const splitStream = 0x6578706c2d73706c // "expl-spl"
+
+// drawRealization returns the realization and split of seed for sys.
+func drawRealization(sys sims.System, seed uint64) (sims.Realization, sims.Split) {
+	r := cli.DrawRealization(sys, seed)
+	sp := sims.NewSplit(sys, rand.New(rand.NewPCG(seed, splitStream)))
+	return r, sp
+}

@@ -1,0 +1,310 @@
+package tui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"apic/core"
+)
+
+// The smallest terminal the explorer draws in, and the size from which it
+// shows all four panels at once in a 2×2 grid.
+const (
+	minWidth, minHeight = 80, 24
+	bigWidth, bigHeight = 120, 36
+)
+
+// View draws the frame in the alternate screen.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = "apic explorer — " + m.sys().Name() + "/" + m.backbone.value()
+	return v
+}
+
+// render draws the whole frame as text, exactly width × height cells.
+func (m Model) render() string {
+	if m.width < minWidth || m.height < minHeight {
+		return m.tooSmall()
+	}
+	big := m.width >= bigWidth && m.height >= bigHeight
+	sideW := 30
+	if big {
+		sideW = 36
+	}
+	mainH := m.height - 3
+	plotW := m.width - sideW - 1
+
+	lines := m.header()
+	side := block(m.sidebar(sideW, mainH), sideW, mainH)
+	sep := make([]string, mainH)
+	for i := range sep {
+		sep[i] = m.theme.paint(m.theme.dim, "│")
+	}
+	lines = append(lines, joinH(block(m.plots(plotW, mainH, big), plotW, mainH), sep, side)...)
+	lines = append(lines, m.footer())
+	return strings.Join(lines, "\n")
+}
+
+// tooSmall is the screen below the minimum size.
+func (m Model) tooSmall() string {
+	w, h := max(m.width, 1), max(m.height, 1)
+	msg := []string{
+		"terminal too small",
+		fmt.Sprintf("%d×%d, need %d×%d", m.width, m.height, minWidth, minHeight),
+		"enlarge it, or q to quit",
+	}
+	out := make([]string, h)
+	top := max(0, (h-len(msg))/2)
+	for i := range out {
+		s := ""
+		if j := i - top; j >= 0 && j < len(msg) {
+			s = truncate(msg[j], w)
+			s = strings.Repeat(" ", max(0, (w-ansi.StringWidth(s))/2)) + s
+		}
+		out[i] = padRight(s, w)
+	}
+	return strings.Join(out, "\n")
+}
+
+// header is the title line (system, backbone, checkpoint, seed) and the
+// status line (idle / training / stale / untrained, and the last message).
+func (m Model) header() []string {
+	t := m.theme
+	sys := m.sys()
+	e := m.entry()
+	title := t.paint(t.title, " APIC ")
+	info := fmt.Sprintf(" %s · %s │ %s │ checkpoint: %s │ seed %d", sys.Name(), sys.Title(), m.backbone.value(), e.sourceText(), m.seed)
+	line1 := padRight(title+info, m.width)
+
+	status, st := m.status()
+	line2 := t.paint(st, status)
+	if m.msg != "" {
+		ms := t.label
+		switch m.msgKind {
+		case msgWarn:
+			ms = t.warn
+		case msgErr:
+			ms = t.err
+		}
+		line2 += t.paint(t.dim, "  │  ") + t.paint(ms, m.msg)
+	}
+	return []string{line1, padRight(truncate(line2, m.width), m.width)}
+}
+
+// status is the status word and its style.
+func (m Model) status() (string, ansi.Style) {
+	t := m.theme
+	switch {
+	case m.quitting && len(m.runs) > 0:
+		return "◌ stopping training, then quitting", t.warn
+	case m.run != nil && m.run.stopping:
+		return "◌ stopping training…", t.warn
+	case m.run != nil:
+		p := m.prog
+		if p == nil {
+			return fmt.Sprintf("◐ training (%s) — starting", m.run.mode), t.accent
+		}
+		return fmt.Sprintf("◐ training (%s) stage %d/2 · step %d/%d · loss %s · ETA %s · esc stops",
+			m.run.mode, p.Stage, p.Step, p.Steps, sig3(p.Losses.Total), formatDuration(p.ETA)), t.accent
+	case m.entry().src == srcUntrained:
+		return "● untrained — press t to train", t.warn
+	case m.stale():
+		return "● stale — λθ/λδ/regularizer changed: t retrains", t.warn
+	}
+	return "● idle", t.ok
+}
+
+// footer is the short help line, or the path prompt.
+func (m Model) footer() string {
+	if m.prompt.active() {
+		return m.prompt.view(m.width, m.theme)
+	}
+	k := m.keysNow()
+	h := m.help
+	h.ShowAll = false
+	return padRight(h.View(k), m.width)
+}
+
+// keysNow is the KeyMap with the bindings that apply now enabled.
+func (m Model) keysNow() KeyMap {
+	k := m.keys
+	twoD := m.is2D()
+	for _, b := range []*key.Binding{&k.SliceBack, &k.SliceFwd, &k.SliceBack8, &k.SliceFwd8, &k.Heatmap} {
+		b.SetEnabled(twoD)
+	}
+	k.Cancel.SetEnabled(m.run != nil)
+	k.Undo.SetEnabled(m.entry().prev != nil)
+	k.Page.SetEnabled(!(m.width >= bigWidth && m.height >= bigHeight))
+	return k
+}
+
+// plots draws the panel area: four panels in a 2×2 grid on a large
+// terminal, otherwise two at a time (p shows the other two).
+func (m Model) plots(w, h int, big bool) []string {
+	if m.help.ShowAll {
+		return m.fullHelp(w, h)
+	}
+	if m.res == nil {
+		out := make([]string, h)
+		out[h/2] = padRight(strings.Repeat(" ", max(0, w/2-6))+"inferring…", w)
+		return out
+	}
+	var panels []func(w, h int) []string
+	if m.is2D() && m.heat {
+		for _, hm := range m.heatPanels() {
+			panels = append(panels, func(w, h int) []string {
+				hm.width, hm.height = w, h
+				return hm.render(m.theme)
+			})
+		}
+	} else {
+		for _, lp := range m.linePanels() {
+			panels = append(panels, func(w, h int) []string {
+				lp.width, lp.height = w, h
+				return lp.render(m.theme)
+			})
+		}
+	}
+	if big {
+		w1, h1 := (w-1)/2, h/2
+		w2, h2 := w-1-w1, h-h1
+		gap := func(n int) []string { return block(nil, 1, n) }
+		top := joinH(block(panels[0](w1, h1), w1, h1), gap(h1), block(panels[1](w2, h1), w2, h1))
+		bot := joinH(block(panels[2](w1, h2), w1, h2), gap(h2), block(panels[3](w2, h2), w2, h2))
+		return append(top, bot...)
+	}
+	h1 := h / 2
+	first := 2 * m.page
+	out := block(panels[first](w, h1), w, h1)
+	return append(out, block(panels[first+1](w, h-h1), w, h-h1)...)
+}
+
+// fullHelp is the help view of ?: every key, and what the panels show.
+func (m Model) fullHelp(w, h int) []string {
+	t := m.theme
+	hm := m.help
+	hm.ShowAll = true
+	hm.SetWidth(w)
+	lines := []string{t.paint(t.bold, "keys") + "  (? or esc closes this help)", ""}
+	lines = append(lines, strings.Split(hm.View(m.keysNow()), "\n")...)
+	lines = append(lines, "",
+		t.paint(t.bold, "panels"),
+		"1 simulator F(x; θ̂) at the estimated parameters, with the context points",
+		"2 learned discrepancy δ̂ ± 2σ against the true δ = G − F(x; θ)",
+		"3 corrected prediction ± 2σ with the context points",
+		"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
+		"",
+		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
+		"context and noise σ re-infer at once on the same realization;",
+		"λθ, λδ and the regularizer apply to the next training run (t);",
+		"θ rows: set a parameter by hand and watch what δ must absorb (a: auto).",
+		"train mode: fine-tune from the current weights, or scratch (quick/full).",
+	)
+	return block(lines, w, h)
+}
+
+// sidebar is the controls panel, the θ readout, the metrics and the
+// training box.
+func (m Model) sidebar(w, h int) []string {
+	t := m.theme
+	section := func(s string) string { return padRight(t.paint(t.label, s), w) }
+	var out []string
+	out = append(out, section("controls"))
+	ctls := m.controls()
+	var est, std []float64
+	if m.res != nil {
+		est, std = m.res.pred.Theta, m.res.pred.ThetaStd
+	}
+	for i, id := range ctls {
+		focused := i == m.focus
+		switch {
+		case id == ctlSystem:
+			names := make([]string, len(m.systems))
+			for j, s := range m.systems {
+				names[j] = s.Name()
+			}
+			out = append(out, newPicker("system", names, m.sys().Name()).view(w, focused, t))
+		case id == ctlBackbone:
+			out = append(out, m.backbone.view(w, focused, t))
+		case id == ctlContext:
+			out = append(out, m.ctxSteps[m.sys().Name()].view(w, focused, t))
+		case id == ctlNoise:
+			out = append(out, m.noise.view(w, focused, t))
+		case id == ctlLamTheta:
+			out = append(out, m.lamTheta.view(w, focused, t))
+		case id == ctlLamDelta:
+			out = append(out, m.lamDelta.view(w, focused, t))
+		case id == ctlReg:
+			out = append(out, m.reg.view(w, focused, t))
+		case id == ctlMode:
+			out = append(out, m.mode.view(w, focused, t))
+		case id == ctlSlice:
+			g := m.sys().Grid()
+			v := fmt.Sprintf("t=%.3f", g.States[m.slice*g.Shape[1]][0])
+			out = append(out, controlRow(t, w, focused, "time slice", v, m.slice > 0, m.slice < g.Shape[0]-1))
+		case id >= ctlTheta:
+			if id == ctlTheta {
+				out = append(out, section("θ  estimate±σ  true   set"))
+			}
+			j := int(id - ctlTheta)
+			e, s := nan, nan
+			if j < len(est) {
+				e, s = est[j], std[j]
+			}
+			out = append(out, m.theta[j].view(w, focused, t, e, s, m.real.Theta[j]))
+		}
+	}
+	out = append(out, section("metrics (this realization)"))
+	out = append(out, m.metricsLines(w)...)
+	out = append(out, section("training"))
+	out = append(out, m.trainLines(w)...)
+	return out
+}
+
+var nan = math.NaN()
+
+// metricsLines shows the realization's metrics from core.Score.
+func (m Model) metricsLines(w int) []string {
+	get := func(k string) string {
+		if m.res == nil {
+			return "–"
+		}
+		return compact(sig3(m.res.metrics.Values[k]))
+	}
+	pair := func(l1, v1, l2, v2 string) string {
+		return padRight(padRight(" "+l1+" "+v1, 18)+l2+" "+v2, w)
+	}
+	return []string{
+		pair("recon MAE", get(core.KeyReconMAE), "δ MAE", get(core.KeyDeltaMAE)),
+		pair("θ error  ", get(core.KeyThetaMAE), "LL   ", get(core.KeyReconLL)),
+		pair("ECE      ", get(core.KeyReconECE), "", ""),
+	}
+}
+
+// trainLines is the training box: stage, step, loss and ETA with a loss
+// sparkline, or how to start.
+func (m Model) trainLines(w int) []string {
+	t := m.theme
+	if m.run == nil && len(m.losses) == 0 {
+		return []string{
+			padRight(fmt.Sprintf(" t train (%s) · m mode", m.mode.value()), w),
+			padRight(t.paint(t.label, " esc stops · s saves · o opens"), w),
+		}
+	}
+	first := " last run"
+	if m.prog != nil {
+		p := m.prog
+		first = fmt.Sprintf(" s%d %d/%d loss %s", p.Stage, p.Step, p.Steps, sig3(p.Losses.Total))
+		if m.run != nil {
+			first += " ETA " + formatDuration(p.ETA)
+		}
+	}
+	spark := sparkline(m.losses, w-2)
+	return []string{padRight(first, w), padRight(" "+t.paint(t.fg(colSparks), spark), w)}
+}
