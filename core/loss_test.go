@@ -81,6 +81,37 @@ func TestStage2LossAllVariants(t *testing.T) {
 	}
 }
 
+// TestStage2LossWithoutGridSummary: the encoders also work on the context
+// set alone.
+func TestStage2LossWithoutGridSummary(t *testing.T) {
+	for _, sys := range sims.All() {
+		for _, b := range Backbones {
+			m := tinyModel(t, sys.Name(), b, func(c *Config) {
+				c.Arch.GridSummary = false
+				c.Arch.Hidden, c.Arch.DecHidden = 16, 16
+			})
+			with := tinyModel(t, sys.Name(), b, func(c *Config) { c.Arch.Hidden, c.Arch.DecHidden = 16, 16 })
+			if m.Params.Count() >= with.Params.Count() {
+				t.Errorf("%s/%s: %d parameters without the grid summary, %d with", sys.Name(), b, m.Params.Count(), with.Params.Count())
+			}
+			perturb(m, 1, 0.02)
+			real, nominal := lossBatches(t, m, 2)
+			tp := nets.NewTape()
+			loss, _ := m.stage2Loss(tp, real, nominal, latentRNG())
+			m.Params.ZeroGrad()
+			tp.Backward(loss)
+			if v := loss.Value.Data[0]; math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Errorf("%s/%s: loss %v", sys.Name(), b, v)
+			}
+			for _, p := range m.Params.List() {
+				if !p.Grad.AllFinite() || maxAbs(p.Grad.Data) == 0 {
+					t.Errorf("%s/%s: gradient of %s is zero or not finite", sys.Name(), b, p.Name)
+				}
+			}
+		}
+	}
+}
+
 // TestStage1LossTouchesPhysicsOnly: stage 1 trains the physics encoder
 // and g_φ; no other parameter may receive a gradient.
 func TestStage1LossTouchesPhysicsOnly(t *testing.T) {
@@ -116,17 +147,22 @@ func TestStage1LossTouchesPhysicsOnly(t *testing.T) {
 func TestStage2LossFiniteDifference(t *testing.T) {
 	type variant struct {
 		system string
+		b      Backbone
+		form   Form
 		reg    Regularizer
 	}
 	var vs []variant
 	for _, r := range Regularizers {
-		vs = append(vs, variant{"spring", r})
+		vs = append(vs, variant{"spring", LNP, Native, r})
 	}
-	vs = append(vs, variant{"lv", RegL2}, variant{"advdiff", RegL2})
+	vs = append(vs,
+		variant{"spring", ANP, Native, RegL2}, variant{"spring", CNP, Multiplicative, RegL1},
+		variant{"lv", LNP, Native, RegL2}, variant{"lv", ANP, Multiplicative, RegGradPen},
+		variant{"advdiff", LNP, Native, RegL2}, variant{"advdiff", CNP, Additive, RegOrthogonal})
 	for _, v := range vs {
-		t.Run(v.system+"/"+string(v.reg), func(t *testing.T) {
-			m := tinyModel(t, v.system, LNP, func(c *Config) {
-				c.Train.Reg = v.reg
+		t.Run(fmt.Sprintf("%s/%s/%s/%s", v.system, v.b, v.form, v.reg), func(t *testing.T) {
+			m := tinyModel(t, v.system, v.b, func(c *Config) {
+				c.Arch.Form, c.Train.Reg = v.form, v.reg
 				c.Arch.Hidden, c.Arch.DecHidden = 16, 16
 			})
 			perturb(m, 2, 0.02)

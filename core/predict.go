@@ -147,7 +147,14 @@ func (m *Model) predictBatch(bt *Batch, k int, rng *rand.Rand) []Prediction {
 	}
 	o := m.forwardWith(tp, bt, k, src, override)
 	nom := m.Sys.NominalOp(tp, o.theta, repeatRows(bt.Side, k)).Value
-	return m.collapse(bt.B, k, o.pred.Value, nom, o.theta.Value, o.f.Value, nil)
+	preds := m.collapse(bt.B, k, o.pred.Value, nom, o.theta.Value, o.f.Value, nil)
+	if bt.Theta != nil { // an override is exact: averaging k copies of it could round
+		for b := range preds {
+			copy(preds[b].Theta, bt.Theta.Row(b))
+			clear(preds[b].ThetaStd)
+		}
+	}
+	return preds
 }
 
 // obsVariance returns σ_c² per grid value.

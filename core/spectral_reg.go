@@ -3,6 +3,8 @@ package core
 import (
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"apic/nets"
 )
 
@@ -10,7 +12,7 @@ import (
 //
 //	R(W) = (σ_max(W) − 1)₊²,   ∂R/∂W = 2(σ_max − 1)₊ u vᵀ,
 //
-// with σ_max, u, v the leading singular triple found by power iteration.
+// with σ_max, u, v the leading singular triple (an exact SVD).
 // It keeps the discrepancy network's gain bounded so that it cannot
 // dominate the physics contribution.
 type spectralPenalty struct {
@@ -18,35 +20,18 @@ type spectralPenalty struct {
 	sigma float64
 }
 
-const spectralIters = 30
-
 func (s *spectralPenalty) Forward(in []*nets.Tensor) *nets.Tensor {
 	w := in[0]
-	s.v = make([]float64, w.Cols)
-	for j := range s.v {
-		s.v[j] = 1 / math.Sqrt(float64(w.Cols))
+	// An exact thin SVD: power iteration converges too slowly when the
+	// top two singular values are close, as they often are at init.
+	var svd mat.SVD
+	if !svd.Factorize(mat.NewDense(w.Rows, w.Cols, w.Data), mat.SVDThin) {
+		panic("core: spectral penalty: SVD did not converge")
 	}
-	s.u = make([]float64, w.Rows)
-	for it := 0; it < spectralIters; it++ {
-		// u = W v / ‖W v‖, v = Wᵀ u / ‖Wᵀ u‖
-		for i := range s.u {
-			row := w.Row(i)
-			acc := 0.0
-			for j, vj := range s.v {
-				acc += row[j] * vj
-			}
-			s.u[i] = acc
-		}
-		normalize(s.u)
-		clear(s.v)
-		for i, ui := range s.u {
-			row := w.Row(i)
-			for j := range s.v {
-				s.v[j] += row[j] * ui
-			}
-		}
-		s.sigma = normalize(s.v)
-	}
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	s.sigma, s.u, s.v = svd.Values(nil)[0], mat.Col(nil, 0, &u), mat.Col(nil, 0, &v)
 	excess := math.Max(0, s.sigma-1)
 	return nets.Scalar(excess * excess)
 }
@@ -66,20 +51,4 @@ func (s *spectralPenalty) Backward(in []*nets.Tensor, _, outGrad *nets.Tensor, g
 			row[j] += scale * ui * vj
 		}
 	}
-}
-
-// normalize scales x to unit length and returns its former norm.
-func normalize(x []float64) float64 {
-	n := 0.0
-	for _, v := range x {
-		n += v * v
-	}
-	n = math.Sqrt(n)
-	if n == 0 {
-		return 0
-	}
-	for i := range x {
-		x[i] /= n
-	}
-	return n
 }

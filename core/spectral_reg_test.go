@@ -12,7 +12,7 @@ import (
 
 // gappedMatrix is a rows×cols matrix with a dominant rank-one part
 // scale·a bᵀ plus small noise, so that σ_max stands clear of σ_2 and
-// power iteration converges well within spectralIters.
+// leading singular value is well separated.
 func gappedMatrix(rows, cols int, scale float64, seed uint64) *nets.Tensor {
 	rng := rand.New(rand.NewPCG(seed, 5))
 	a, b := make([]float64, rows), make([]float64, cols)
@@ -141,5 +141,17 @@ func TestSpectralPenaltyInactive(t *testing.T) {
 				t.Fatalf("gradient of an inactive penalty has %v, want 0", g)
 			}
 		}
+	}
+}
+
+// normalize scales x to unit length.
+func normalize(x []float64) {
+	n := 0.0
+	for _, v := range x {
+		n += v * v
+	}
+	n = math.Sqrt(n)
+	for i := range x {
+		x[i] /= n
 	}
 }

@@ -54,7 +54,7 @@ func TestTrainingLearns(t *testing.T) {
 				cfg.Train.Trajectories = c.trajectories
 			})
 			opt := EvalOptions{Tasks: 30, Seed: 7, Samples: 8}
-			before, per0, err := Evaluate(context.Background(), m, opt)
+			before, _, err := Evaluate(context.Background(), m, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestTrainingLearns(t *testing.T) {
 			}
 			th0, th1 := before.Metrics[KeyThetaMAE].Mean, after.Metrics[KeyThetaMAE].Mean
 			r0, r1 := before.Metrics[KeyReconMAE].Mean, after.Metrics[KeyReconMAE].Mean
-			centre := centreThetaMAE(m.Sys, per0, opt)
+			centre := centreThetaMAE(m.Sys, opt)
 			t.Logf("%v: θ MAE %.4g → %.4g (%.2f, prior centre %.4g), recon MAE %.4g → %.4g (%.2f), recon LL %.3g → %.3g",
 				time.Since(start).Round(time.Millisecond), th0, th1, th1/th0, centre, r0, r1, r1/r0,
 				before.Metrics[KeyReconLL].Mean, after.Metrics[KeyReconLL].Mean)
@@ -91,7 +91,7 @@ func TestTrainingLearns(t *testing.T) {
 
 // centreThetaMAE is the θ MAE of always guessing the middle of the prior
 // box on the evaluation tasks.
-func centreThetaMAE(sys sims.System, _ []TaskMetrics, opt EvalOptions) float64 {
+func centreThetaMAE(sys sims.System, opt EvalOptions) float64 {
 	tasks, err := TestTasks(sys, opt)
 	if err != nil {
 		return math.NaN()

@@ -297,6 +297,16 @@ func packRuns(dst, src []float64, base, ld, kc, w, width int) {
 				*(*[8]float64)(dst[p*8:]) = *(*[8]float64)(src[base+p*ld:])
 			}
 			return
+		case 12:
+			for p := range kc {
+				*(*[12]float64)(dst[p*12:]) = *(*[12]float64)(src[base+p*ld:])
+			}
+			return
+		case 16:
+			for p := range kc {
+				*(*[16]float64)(dst[p*16:]) = *(*[16]float64)(src[base+p*ld:])
+			}
+			return
 		}
 	}
 	for p := range kc {
@@ -311,35 +321,21 @@ func packRuns(dst, src []float64, base, ld, kc, w, width int) {
 // values, interleaved.
 func packStrided(dst, src []float64, base, ld, kc, w, width int) {
 	dst = dst[:kc*w]
-	if width == w && w == 6 {
-		r0 := src[base : base+kc]
-		r1 := src[base+ld : base+ld+kc]
-		r2 := src[base+2*ld : base+2*ld+kc]
-		r3 := src[base+3*ld : base+3*ld+kc]
-		r4 := src[base+4*ld : base+4*ld+kc]
-		r5 := src[base+5*ld : base+5*ld+kc]
+	// Four rows at a time: four sequential read streams, one 32-byte
+	// write per p.
+	r := 0
+	for ; r+4 <= width; r += 4 {
+		o := base + r*ld
+		r0 := src[o : o+kc]
+		r1 := src[o+ld : o+ld+kc]
+		r2 := src[o+2*ld : o+2*ld+kc]
+		r3 := src[o+3*ld : o+3*ld+kc]
 		for p := range r0 {
-			d := (*[6]float64)(dst[p*6:])
-			d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+			d := (*[4]float64)(dst[p*w+r:])
+			d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
 		}
-		return
 	}
-	if width == w && w == 8 {
-		r0 := src[base : base+kc]
-		r1 := src[base+ld : base+ld+kc]
-		r2 := src[base+2*ld : base+2*ld+kc]
-		r3 := src[base+3*ld : base+3*ld+kc]
-		r4 := src[base+4*ld : base+4*ld+kc]
-		r5 := src[base+5*ld : base+5*ld+kc]
-		r6 := src[base+6*ld : base+6*ld+kc]
-		r7 := src[base+7*ld : base+7*ld+kc]
-		for p := range r0 {
-			d := (*[8]float64)(dst[p*8:])
-			d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p], r6[p], r7[p]
-		}
-		return
-	}
-	for r := range width {
+	for ; r < width; r++ {
 		for p, v := range src[base+r*ld : base+r*ld+kc] {
 			dst[p*w+r] = v
 		}

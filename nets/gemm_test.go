@@ -269,25 +269,22 @@ func BenchmarkGemm(b *testing.B) {
 		{"NN_64x64x64", 64, 64, 64, false, false},
 	}
 	for _, cs := range cases {
-		rng := newRNG(902)
-		a, bb, c := gemmOperands(rng, cs.transA, cs.transB, cs.m, cs.n, cs.k, 1)
 		flops := 2 * float64(cs.m) * float64(cs.n) * float64(cs.k)
-		report := func(b *testing.B, start time.Time) {
+		run := func(b *testing.B, mul func(a, bb, c *Tensor)) {
+			a, bb, c := gemmOperands(newRNG(902), cs.transA, cs.transB, cs.m, cs.n, cs.k, 1)
+			start := time.Now()
+			for b.Loop() {
+				mul(a, bb, c)
+			}
 			b.ReportMetric(flops*float64(b.N)/time.Since(start).Seconds()/1e9, "GFLOPS")
 		}
 		b.Run(cs.name+"/nets", func(b *testing.B) {
-			start := time.Now()
-			for b.Loop() {
-				gemm(cs.transA, cs.transB, 1, a, bb, 0, c)
-			}
-			report(b, start)
+			run(b, func(a, bb, c *Tensor) { gemm(cs.transA, cs.transB, 1, a, bb, 0, c) })
 		})
 		b.Run(cs.name+"/gonum", func(b *testing.B) {
-			start := time.Now()
-			for b.Loop() {
+			run(b, func(a, bb, c *Tensor) {
 				blas64.Gemm(blasTrans(cs.transA), blasTrans(cs.transB), 1, blasGeneral(a), blasGeneral(bb), 0, blasGeneral(c))
-			}
-			report(b, start)
+			})
 		})
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -33,6 +35,10 @@ type Options struct {
 	Embedded func(system, backbone string) ([]byte, bool)
 	// Context is the parent of training runs (default Background).
 	Context context.Context
+	// RefineDelay is how long the controls must rest before the one-pass
+	// prediction is refined by the model's own refinement steps (default
+	// 150ms); negative never refines.
+	RefineDelay time.Duration
 }
 
 // control identifies a row of the controls panel.
@@ -130,6 +136,9 @@ func New(opts Options) (Model, error) {
 	}
 	if opts.Context == nil {
 		opts.Context = context.Background()
+	}
+	if opts.RefineDelay == 0 {
+		opts.RefineDelay = 150 * time.Millisecond
 	}
 	backbones := make([]string, len(core.Backbones))
 	for i, b := range core.Backbones {
@@ -311,6 +320,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmds...)
 	case trainDoneMsg:
 		return m.onTrainDone(msg.run)
+	case refineMsg:
+		if msg.gen == m.gen && !m.inflight && m.needsRefine() {
+			req := m.request()
+			req.refine = -1
+			m.inflight = true
+			return m, req.cmd()
+		}
+		return m, nil
 	case savedMsg:
 		return m.onSaved(msg)
 	case openedMsg:
@@ -454,12 +471,13 @@ func (m *Model) adjust(d int) tea.Cmd {
 	return nil
 }
 
-// thetaEstimate is θ̂_i on screen (the set value while overridden).
+// thetaEstimate is the estimate θ̂_i on screen (NaN before the first
+// result).
 func (m Model) thetaEstimate(i int) float64 {
-	if m.res != nil && i < len(m.res.pred.Theta) {
-		return m.res.pred.Theta[i]
+	if m.res != nil && i < len(m.res.est) {
+		return m.res.est[i]
 	}
-	return m.real.Theta[i]
+	return math.NaN()
 }
 
 func (m *Model) moveSlice(d int) {
@@ -480,6 +498,7 @@ func (m *Model) setSystem(i int) tea.Cmd {
 	m.abandonRun()
 	m.sysIdx = i
 	m.enterSystem()
+	m.prog, m.losses = nil, nil
 	return m.enterEntry()
 }
 
@@ -491,6 +510,7 @@ func (m *Model) setBackbone(b string) tea.Cmd {
 	m.abandonRun()
 	m.backbone = m.backbone.set(b)
 	m.res = nil
+	m.prog, m.losses = nil, nil
 	return m.enterEntry()
 }
 
@@ -547,6 +567,14 @@ func (m *Model) reinfer() tea.Cmd {
 }
 
 func (m *Model) launch() tea.Cmd {
+	req := m.request()
+	m.inflight, m.pending = true, false
+	return req.cmd()
+}
+
+// request captures the current state as an inference request; it takes
+// the newest training snapshot, if any, for the request to build.
+func (m *Model) request() inferRequest {
 	sys := m.sys()
 	req := inferRequest{
 		gen: m.gen, sys: sys, real: m.real, split: m.split,
@@ -561,7 +589,7 @@ func (m *Model) launch() tea.Cmd {
 			if req.theta == nil {
 				req.theta = make([]float64, len(m.theta))
 				for j := range req.theta {
-					req.theta[j] = m.thetaEstimate(j)
+					req.theta[j] = math.NaN()
 				}
 			}
 			req.theta[i] = c.value
@@ -575,8 +603,7 @@ func (m *Model) launch() tea.Cmd {
 			req.model = m.live
 		}
 	}
-	m.inflight, m.pending = true, false
-	return req.cmd()
+	return req
 }
 
 func (m Model) onInfer(msg inferMsg) (tea.Model, tea.Cmd) {
@@ -595,7 +622,25 @@ func (m Model) onInfer(msg inferMsg) (tea.Model, tea.Cmd) {
 	if m.pending {
 		return m, m.launch()
 	}
+	if msg.gen == m.gen && m.needsRefine() {
+		gen := m.gen
+		return m, tea.Tick(m.opts.RefineDelay, func(time.Time) tea.Msg { return refineMsg{gen: gen} })
+	}
 	return m, nil
+}
+
+// refineMsg asks for the refined prediction of generation gen, once the
+// controls have rested.
+type refineMsg struct{ gen int }
+
+// needsRefine reports whether the result on screen is the one-pass
+// prediction of a model that refines: the explorer shows the amortized
+// answer at once and the refined one when the controls rest (not while
+// training, which needs the CPU, nor with θ set by hand, where there is
+// nothing to refine).
+func (m Model) needsRefine() bool {
+	return m.opts.RefineDelay > 0 && m.run == nil && !m.overridden() && m.res != nil && m.res.refined == 0 &&
+		m.entry().model.Config.Infer.Refine > 0
 }
 
 // startTrain starts a background training run of the current model with

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -20,6 +21,8 @@ type inferRequest struct {
 	split sims.Split
 	n     int     // context size
 	noise float64 // context noise σ
+	// theta, when set, holds θ values set by hand; NaN entries keep
+	// their estimate θ̂.
 	theta []float64
 	// model is immutable while the request runs. When weights is set the
 	// request first builds a fresh model from cfg and those weights (a
@@ -30,6 +33,9 @@ type inferRequest struct {
 	runID   int
 	samples int
 	seed    uint64
+	// refine is 0 for the one-pass amortized prediction, or -1 for the
+	// model's own setting (its Levenberg–Marquardt refinement steps).
+	refine int
 }
 
 // inferMsg is the result of an inference.
@@ -38,8 +44,12 @@ type inferMsg struct {
 	task    sims.Task
 	pred    core.Prediction
 	metrics core.TaskMetrics
+	// est and estStd are the amortized estimate θ̂ ± σ, also when pred
+	// was made with θ set by hand.
+	est, estStd []float64
 	built   *core.Model // model built from snapshot weights, if any
 	runID   int
+	refined int // refinement steps behind the prediction (0: one pass)
 	elapsed time.Duration
 	err     error
 }
@@ -71,14 +81,32 @@ func (r inferRequest) run() inferMsg {
 		out.err = err
 		return out
 	}
-	opt := core.PredictOptions{Samples: r.samples, Seed: r.seed, Refine: -1}
-	if r.theta != nil {
-		opt.Theta = [][]float64{r.theta}
+	ctxs, sides := []sims.Context{task.Context}, [][]float64{r.real.Side}
+	opt := core.PredictOptions{Samples: r.samples, Seed: r.seed, Refine: r.refine}
+	if r.refine < 0 && r.theta == nil {
+		out.refined = m.Config.Infer.Refine
 	}
-	preds, err := m.PredictWith([]sims.Context{task.Context}, [][]float64{r.real.Side}, opt)
+	preds, err := m.PredictWith(ctxs, sides, opt)
 	if err != nil {
 		out.err = err
 		return out
+	}
+	out.est, out.estStd = preds[0].Theta, preds[0].ThetaStd
+	if r.theta != nil {
+		// The hand-set values replace θ̂; the other parameters keep
+		// their estimates from this context.
+		th := make([]float64, len(r.theta))
+		for i, v := range r.theta {
+			th[i] = v
+			if math.IsNaN(v) {
+				th[i] = out.est[i]
+			}
+		}
+		opt.Theta = [][]float64{th}
+		if preds, err = m.PredictWith(ctxs, sides, opt); err != nil {
+			out.err = err
+			return out
+		}
 	}
 	out.task, out.pred = task, preds[0]
 	out.metrics = core.Score(r.sys, task, preds[0])

@@ -203,9 +203,9 @@ func (p linePlot) dataRange() (lo, hi float64) {
 }
 
 // niceRange returns a range that covers [lo, hi] in exactly rows steps of
-// a round size (1, 2, 2.5 or 5 times a power of ten), starting at a
-// multiple of the step, so asciigraph's row count is exact and its labels
-// are round numbers.
+// a round size (1, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a power of ten),
+// starting at a multiple of the step, so asciigraph's row count is exact
+// and its labels are round numbers.
 func niceRange(lo, hi float64, rows int) (float64, float64, float64) {
 	if !(hi-lo > 1e-12*math.Max(1, math.Max(math.Abs(lo), math.Abs(hi)))) {
 		mid := (lo + hi) / 2
@@ -214,8 +214,8 @@ func niceRange(lo, hi float64, rows int) (float64, float64, float64) {
 	}
 	raw := (hi - lo) / float64(rows)
 	decade := math.Pow(10, math.Floor(math.Log10(raw)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10, 20, 25, 50, 100} {
-		step := m * decade
+	for _, k := range []float64{1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 15, 20, 25, 30, 40, 50} {
+		step := k * decade
 		start := math.Floor(lo/step+1e-9) * step
 		if start+float64(rows)*step >= hi-1e-9*step {
 			// Centre the spare rows around the data.
@@ -231,13 +231,16 @@ func niceRange(lo, hi float64, rows int) (float64, float64, float64) {
 	return start, start + float64(rows)*step, step
 }
 
-// stepDecimals is the number of decimals that shows multiples of step.
+// stepDecimals is the number of decimals that shows multiples of step
+// exactly.
 func stepDecimals(step float64) int {
-	d := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
-	if m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9)); math.Abs(m-2.5) < 1e-9 {
-		d++
+	for d := 0; d < 10; d++ {
+		x := step * math.Pow(10, float64(d))
+		if math.Abs(x-math.Round(x)) < 1e-6*x {
+			return d
+		}
 	}
-	return d
+	return 10
 }
 
 // agRound is asciigraph's rounding (half away from zero).

@@ -223,6 +223,9 @@ func (m Model) linePanels() []linePlot {
 
 	// 2. learned discrepancy ± 2σ against the true one.
 	p2 := base("2 discrepancy δ̂ ± 2σ vs true δ" + sliceNote)
+	if override {
+		p2.title = "2 δ̂ ± 2σ, true δ, and the δ needed at the set θ" + sliceNote
+	}
 	p2.yLo, p2.yHi = dlo, dhi
 	for c := 0; c < a.channels; c++ {
 		lo, hi := a.band(p.DeltaMean, p.DeltaStd, c)
@@ -246,7 +249,7 @@ func (m Model) linePanels() []linePlot {
 	}
 	roles, names, cols := []role{roleMean, roleBand, roleTruth}, []string{"δ̂", "±2σ", "true δ"}, []color.Color{colDelta, colDeltaBnd, colTruth}
 	if override {
-		roles, names, cols = append(roles, roleNeeded), append(names, "needed G−F(θ set)"), append(cols, colNeeded)
+		roles, names, cols = append(roles, roleNeeded), append(names, "needed δ"), append(cols, colNeeded)
 	}
 	p2.legend = m.legendFor(roles, names, cols)
 

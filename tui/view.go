@@ -219,7 +219,7 @@ func (m Model) sidebar(w, h int) []string {
 	ctls := m.controls()
 	var est, std []float64
 	if m.res != nil {
-		est, std = m.res.pred.Theta, m.res.pred.ThetaStd
+		est, std = m.res.est, m.res.estStd
 	}
 	for i, id := range ctls {
 		focused := i == m.focus
@@ -260,7 +260,7 @@ func (m Model) sidebar(w, h int) []string {
 			out = append(out, m.theta[j].view(w, focused, t, e, s, m.real.Theta[j]))
 		}
 	}
-	out = append(out, section("metrics (this realization)"))
+	out = append(out, section(m.metricsTitle()))
 	out = append(out, m.metricsLines(w)...)
 	out = append(out, section("training"))
 	out = append(out, m.trainLines(w)...)
@@ -268,6 +268,22 @@ func (m Model) sidebar(w, h int) []string {
 }
 
 var nan = math.NaN()
+
+// metricsTitle says what the metrics describe: the one-pass amortized
+// prediction, the refined one, or the prediction at a hand-set θ.
+func (m Model) metricsTitle() string {
+	switch {
+	case m.res == nil:
+		return "metrics"
+	case m.overridden():
+		return "metrics · θ set by hand"
+	case m.res.refined > 0:
+		return fmt.Sprintf("metrics · refined (%d LM steps)", m.res.refined)
+	case m.needsRefine():
+		return "metrics · one pass, refining…"
+	}
+	return "metrics · one pass"
+}
 
 // metricsLines shows the realization's metrics from core.Score.
 func (m Model) metricsLines(w int) []string {

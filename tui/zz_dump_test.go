@@ -35,4 +35,3 @@ func TestDump(t *testing.T) {
 	}
 }
 
-func noEmbedded(string, string) ([]byte, bool) { return nil, false }

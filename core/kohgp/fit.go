@@ -166,8 +166,10 @@ func channels(sys sims.System, obs sims.Context, side []float64) ([]*channel, er
 }
 
 // Fit maximises the marginal likelihood of the context from Opt.Starts
-// Latin-hypercube starts with L-BFGS and keeps the best optimum (the
-// first, on ties). ctx is checked before every objective evaluation.
+// Latin-hypercube starts with L-BFGS (More–Thuente line search, which
+// asks for value and gradient together, so each point costs one shared
+// factorisation) and keeps the best optimum (the first, on ties). ctx is
+// checked before every objective evaluation.
 func (k *Calibrator) Fit(ctx context.Context, obs sims.Context, side []float64) (*Fit, error) {
 	opt := k.Opt.withDefaults()
 	chans, err := channels(k.Sys, obs, side)
@@ -194,8 +196,9 @@ func (k *Calibrator) Fit(ctx context.Context, obs sims.Context, side []float64) 
 	settings := &optimize.Settings{
 		GradientThreshold: 1e-6,
 		MajorIterations:   opt.MaxIterations,
-		// Stop a start once 10 major iterations gain less than 1e-8 in
-		// total: the NLML is O(n), far above that resolution.
+		// Stop a start once 5 consecutive major iterations each gain
+		// less than 1e-6: near the optimum a gain δ of the NLML moves θ
+		// by about σ_θ·√(2δ), a thousandth of its own standard deviation.
 		Converger: &optimize.FunctionConverge{Absolute: 1e-6, Iterations: 5},
 	}
 	fit := &Fit{NLML: math.Inf(1), obj: obj}
@@ -207,7 +210,7 @@ func (k *Calibrator) Fit(ctx context.Context, obs sims.Context, side []float64) 
 		// A line-search failure or an iteration limit still leaves the
 		// best location found in res, so its error is not fatal; only a
 		// start that never reached a finite value is lost.
-		res, _ := optimize.Minimize(prob, u0, settings, &optimize.LBFGS{Store: 10})
+		res, _ := optimize.Minimize(prob, u0, settings, &optimize.LBFGS{Store: 10, Linesearcher: &optimize.MoreThuente{}})
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

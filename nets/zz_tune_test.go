@@ -1,0 +1,68 @@
+package nets
+
+import (
+	"fmt"
+	"gonum.org/v1/gonum/blas/blas64"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+)
+
+func bestOf(reps int, f func()) time.Duration {
+	best := time.Duration(1 << 62)
+	for range reps {
+		t0 := time.Now()
+		f()
+		if d := time.Since(t0); d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+func TestTune(t *testing.T) {
+	if os.Getenv("GEMMTUNE") == "" {
+		t.Skip()
+	}
+	cases := []struct {
+		name           string
+		m, n, k        int
+		transA, transB bool
+	}{
+		{"NN_19200x256x256", 19200, 256, 256, false, false},
+		{"NT_19200x256x256", 19200, 256, 256, false, true},
+		{"TN_256x256x19200", 256, 256, 19200, true, false},
+		{"NN_64x512x4096", 64, 512, 4096, false, false},
+		{"NN_6400x64x64", 6400, 64, 64, false, false},
+		{"NN_1024x128x128", 1024, 128, 128, false, false},
+		{"NN_19200x256x3", 19200, 256, 3, false, false},
+		{"NT_300x300x32", 300, 300, 32, false, true},
+		{"NN_64x64x64", 64, 64, 64, false, false},
+		{"NN_32x32x32", 32, 32, 32, false, false},
+		{"NN_16x16x16", 16, 16, 16, false, false},
+		{"NN_8x8x8", 8, 8, 8, false, false},
+	}
+	procs := runtime.GOMAXPROCS(0)
+	for _, cs := range cases {
+		a, bb, c := gemmOperands(newRNG(902), cs.transA, cs.transB, cs.m, cs.n, cs.k, 1)
+		flops := 2 * float64(cs.m) * float64(cs.n) * float64(cs.k)
+		reps := int(max(20, min(3000, 3e9/flops)))
+		line := fmt.Sprintf("%-18s P=%d", cs.name, procs)
+		for _, kern := range gemmKernels {
+			d := bestOf(reps, func() { gemmTensors(kern, cs.transA, cs.transB, 1, a, bb, 0, c) })
+			line += fmt.Sprintf("  %s %6.1f", kern.name, flops/d.Seconds()/1e9)
+		}
+		d := bestOf(reps, func() { gemmGonum(cs.transA, cs.transB, 1, a, bb, 0, c) })
+		line += fmt.Sprintf("  gonum %6.1f", flops/d.Seconds()/1e9)
+		fmt.Println(line)
+	}
+}
+
+func gemmGonum(transA, transB bool, alpha float64, a, b *Tensor, beta float64, c *Tensor) {
+	blas64Gemm(transA, transB, alpha, a, b, beta, c)
+}
+
+func blas64Gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, c *Tensor) {
+	blas64.Gemm(blasTrans(transA), blasTrans(transB), alpha, blasGeneral(a), blasGeneral(b), beta, blasGeneral(c))
+}

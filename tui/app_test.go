@@ -1,0 +1,456 @@
+package tui
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"apic/core"
+)
+
+func displayWidth(s string) int { return ansi.StringWidth(s) }
+
+func TestNewRejectsBadSetup(t *testing.T) {
+	if _, err := New(Options{System: "nope", Embedded: noEmbedded}); err == nil {
+		t.Error("unknown system accepted")
+	}
+	if _, err := New(Options{Backbone: "gp", Embedded: noEmbedded}); err == nil {
+		t.Error("unknown backbone accepted")
+	}
+	bad := filepath.Join(t.TempDir(), "bad.safetensors")
+	if err := os.WriteFile(bad, []byte("not a checkpoint"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{Checkpoint: bad, Embedded: noEmbedded}); err == nil {
+		t.Error("unreadable checkpoint accepted")
+	}
+}
+
+func TestUntrainedSaysSo(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	if m.entry().src != srcUntrained {
+		t.Fatalf("source %v, want untrained", m.entry().src)
+	}
+	frame := m.render()
+	for _, want := range []string{"untrained — press t to train", "checkpoint: untrained"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("frame lacks %q", want)
+		}
+	}
+}
+
+func TestFocusKeys(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	n := len(m.controls())
+	m, _ = press(t, m, "down", "down")
+	if m.focus != 2 {
+		t.Fatalf("focus %d after two downs, want 2", m.focus)
+	}
+	m, _ = press(t, m, "up", "k", "k")
+	if m.focus != n-1 {
+		t.Fatalf("focus %d after wrapping up, want %d", m.focus, n-1)
+	}
+	m, _ = press(t, m, "j")
+	if m.focus != 0 {
+		t.Fatalf("focus %d after wrapping down, want 0", m.focus)
+	}
+}
+
+func TestContextAndNoiseReinfer(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	n0 := m.res.task.Context.Len()
+	first := m.res.task.Context.GridIndex[0]
+	m = focusOn(t, m, ctlContext)
+	m, _ = press(t, m, "right")
+	n1 := m.res.task.Context.Len()
+	if n1 <= n0 {
+		t.Fatalf("context %d → %d after →, want growth", n0, n1)
+	}
+	if m.res.task.Context.GridIndex[0] != first {
+		t.Error("growing the context changed its earlier points")
+	}
+	m, _ = press(t, m, "left", "h")
+	if got := m.res.task.Context.Len(); got >= n0 {
+		t.Fatalf("context %d after two ←, want below %d", got, n0)
+	}
+
+	m = focusOn(t, m, ctlNoise)
+	m, _ = press(t, m, "+")
+	ctx := m.res.task.Context
+	real := m.res.task.Real
+	g := ctx.GridIndex[0]
+	if ctx.Values[0][0] == real.True[g] {
+		t.Error("noise σ > 0 left the context values noise-free")
+	}
+	if m.noise.value() <= 0 {
+		t.Errorf("noise %v after +", m.noise.value())
+	}
+}
+
+func TestLambdaAndRegularizerMarkStale(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	// The untrained model is "untrained", not stale; give it a trained
+	// source so the stale status shows.
+	m.entry().src = srcEmbedded
+	if st, _ := m.status(); !strings.Contains(st, "idle") {
+		t.Fatalf("status %q, want idle", st)
+	}
+	for _, id := range []control{ctlLamTheta, ctlLamDelta, ctlReg} {
+		m := focusOn(t, m, id)
+		m, _ = press(t, m, "right")
+		if !m.stale() {
+			t.Errorf("control %d moved but the model is not stale", id)
+		}
+		if st, _ := m.status(); !strings.Contains(st, "stale") {
+			t.Errorf("control %d: status %q, want stale", id, st)
+		}
+	}
+	m = focusOn(t, m, ctlLamDelta)
+	m, _ = press(t, m, "right", "left")
+	if m.stale() {
+		t.Error("λδ moved back but the model is still stale")
+	}
+}
+
+func TestSystemAndBackboneKeys(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "tab")
+	if m.sys().Name() != "lv" || m.res == nil || len(m.res.pred.Mean) != m.sys().Grid().Size() {
+		t.Fatalf("tab: system %s, result %v", m.sys().Name(), m.res != nil)
+	}
+	m, _ = press(t, m, "tab")
+	if m.sys().Name() != "advdiff" {
+		t.Fatalf("second tab: %s", m.sys().Name())
+	}
+	m, _ = press(t, m, "shift+tab", "shift+tab")
+	if m.sys().Name() != "spring" {
+		t.Fatalf("shift+tab twice: %s", m.sys().Name())
+	}
+	m = focusOn(t, m, ctlSystem)
+	m, _ = press(t, m, "left")
+	if m.sys().Name() != "advdiff" {
+		t.Fatalf("← on system: %s", m.sys().Name())
+	}
+	m, _ = press(t, m, "right")
+
+	m, _ = press(t, m, "b")
+	if m.backbone.value() != "anp" || m.entry().model.Config.Arch.Backbone != core.ANP {
+		t.Fatalf("b: backbone %s, model %s", m.backbone.value(), m.entry().model.Config.Arch.Backbone)
+	}
+	m = focusOn(t, m, ctlBackbone)
+	m, _ = press(t, m, "right")
+	if m.backbone.value() != "cnp" || m.res == nil {
+		t.Fatalf("→ on backbone: %s", m.backbone.value())
+	}
+	// Each backbone keeps its own model.
+	if m.entries[entryKey{"spring", "lnp"}] == nil || m.entries[entryKey{"spring", "anp"}] == nil {
+		t.Error("switching backbones dropped a model")
+	}
+}
+
+func TestRealizationKey(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	th := m.res.task.Real.Theta[0]
+	m, _ = press(t, m, "r")
+	if m.seed != 2 {
+		t.Fatalf("seed %d after r, want 2", m.seed)
+	}
+	if m.res.task.Real.Theta[0] == th {
+		t.Error("r kept the same realization")
+	}
+	if !strings.Contains(m.render(), "seed 2") {
+		t.Error("the new seed is not shown")
+	}
+}
+
+func TestThetaOverrideAndAuto(t *testing.T) {
+	m := newTest(t, "lv", 160, 48)
+	est := m.res.pred.Theta[1]
+	m = focusOn(t, m, ctlTheta+1)
+	m, _ = press(t, m, "right", "right")
+	set := m.theta[1].value
+	if !m.theta[1].set || math.Abs(set-est) < 0.05 {
+		t.Fatalf("θ₁ set %v (estimate %v)", set, est)
+	}
+	if got := m.res.pred.Theta[1]; got != set {
+		t.Fatalf("prediction used θ₁ = %v, want the set %v", got, set)
+	}
+	// The other parameters stay at their estimates, and the readout
+	// keeps showing the estimate.
+	if got := m.res.pred.Theta[0]; math.Abs(got-m.res.est[0]) > 1e-12 {
+		t.Errorf("θ₀ = %v, want its estimate %v", got, m.res.est[0])
+	}
+	if math.Abs(m.res.est[1]-est) > 1e-12 {
+		t.Errorf("readout estimate %v, want %v", m.res.est[1], est)
+	}
+	frame := m.render()
+	if !strings.Contains(frame, "set by hand") || !strings.Contains(frame, "needed δ") {
+		t.Error("override not shown in the panels")
+	}
+	m, _ = press(t, m, "a")
+	if m.theta[1].set || m.overridden() {
+		t.Fatal("a left θ overridden")
+	}
+	if math.Abs(m.res.pred.Theta[1]-est) > 1e-12 {
+		t.Errorf("θ̂₁ = %v after a, want the estimate %v", m.res.pred.Theta[1], est)
+	}
+}
+
+func TestModeKey(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "m")
+	if m.mode.value() != string(modeScratch) {
+		t.Fatalf("mode %s after m", m.mode.value())
+	}
+	m = focusOn(t, m, ctlMode)
+	m, _ = press(t, m, "right")
+	if m.mode.value() != string(modeFull) {
+		t.Fatalf("mode %s after →", m.mode.value())
+	}
+}
+
+func TestSliceHeatmapAndPageKeys(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "v", "[")
+	if m.heat {
+		t.Error("v turned on heatmaps for a 1-D system")
+	}
+	m, _ = press(t, m, "p")
+	if m.page != 1 || !strings.Contains(m.render(), "3 corrected") {
+		t.Error("p did not show panels 3 and 4")
+	}
+	m, _ = press(t, m, "p")
+
+	m, _ = press(t, m, "tab", "tab")
+	s0 := m.slice
+	m, _ = press(t, m, "]")
+	if m.slice != s0+1 {
+		t.Fatalf("] moved the slice %d → %d", s0, m.slice)
+	}
+	m, _ = press(t, m, "{", "[")
+	if m.slice != s0-8 {
+		t.Fatalf("{ [ moved the slice to %d, want %d", m.slice, s0-8)
+	}
+	m, _ = press(t, m, "}")
+	if m.slice != s0 {
+		t.Fatalf("} moved the slice to %d, want %d", m.slice, s0)
+	}
+	m = focusOn(t, m, ctlSlice)
+	m, _ = press(t, m, "left")
+	if m.slice != s0-1 {
+		t.Fatalf("← on the slice row: %d", m.slice)
+	}
+	m, _ = press(t, m, "v")
+	if !m.heat || !strings.Contains(m.render(), "1 truth G(t, x)") {
+		t.Fatal("v did not show the heatmaps")
+	}
+	frameOK(t, m.render(), 80, 24)
+}
+
+func TestHelpKey(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "?")
+	if !m.help.ShowAll || !strings.Contains(m.render(), "previous control") {
+		t.Fatal("? did not show the full help")
+	}
+	m, _ = press(t, m, "esc")
+	if m.help.ShowAll {
+		t.Fatal("esc did not close the help")
+	}
+	m, _ = press(t, m, "?", "?")
+	if m.help.ShowAll {
+		t.Fatal("? did not toggle the help")
+	}
+}
+
+func TestQuitKeys(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	if _, quit := press(t, m, "q"); !quit {
+		t.Error("q did not quit")
+	}
+	if _, quit := press(t, m, "ctrl+c"); !quit {
+		t.Error("ctrl+c did not quit")
+	}
+}
+
+func TestSaveAndOpen(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	dir := m.opts.SaveDir
+	m, _ = press(t, m, "s")
+	if m.prompt.kind != promptSave {
+		t.Fatal("s did not open the save prompt")
+	}
+	want := filepath.Join(dir, "apic-spring-lnp-1.safetensors")
+	if m.prompt.path() != want {
+		t.Fatalf("suggested %q, want %q", m.prompt.path(), want)
+	}
+	m, _ = press(t, m, "enter")
+	if m.msgKind != msgInfo || !strings.Contains(m.msg, "saved") {
+		t.Fatalf("after saving: %q", m.msg)
+	}
+	if _, err := os.Stat(want); err != nil {
+		t.Fatal(err)
+	}
+	// A second save suggests a new name; typing an existing one fails.
+	m, _ = press(t, m, "s")
+	if got := m.prompt.path(); got != filepath.Join(dir, "apic-spring-lnp-2.safetensors") {
+		t.Fatalf("second suggestion %q", got)
+	}
+	m, _ = press(t, m, "ctrl+u")
+	m = typeText(t, m, want)
+	m, _ = press(t, m, "enter")
+	if m.msgKind != msgErr || !strings.Contains(m.msg, "already exists") {
+		t.Fatalf("overwriting: %q", m.msg)
+	}
+	// esc cancels a prompt.
+	m, _ = press(t, m, "s", "esc")
+	if m.prompt.active() {
+		t.Fatal("esc left the prompt open")
+	}
+
+	// Open it from another system: the explorer switches back.
+	m, _ = press(t, m, "tab")
+	before := m.entries[entryKey{"spring", "lnp"}].model
+	m, _ = press(t, m, "o")
+	if m.prompt.kind != promptOpen {
+		t.Fatal("o did not open the prompt")
+	}
+	m = typeText(t, m, want)
+	m, _ = press(t, m, "enter")
+	if m.msgKind != msgInfo || m.sys().Name() != "spring" || m.entry().src != srcFile {
+		t.Fatalf("open: %q, system %s", m.msg, m.sys().Name())
+	}
+	if m.entry().model == before {
+		t.Error("the opened model is the old one")
+	}
+	if !strings.Contains(m.render(), "checkpoint: file") {
+		t.Error("header does not show the file")
+	}
+
+	// A bad file gives a clear error and changes nothing.
+	bad := filepath.Join(dir, "junk.safetensors")
+	if err := os.WriteFile(bad, []byte("junk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cur := m.entry()
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, bad)
+	m, _ = press(t, m, "enter")
+	if m.msgKind != msgErr || !strings.Contains(m.msg, "cannot open") {
+		t.Fatalf("bad file: %q", m.msg)
+	}
+	if m.entry() != cur {
+		t.Error("a bad file replaced the model")
+	}
+}
+
+func TestPromptEditing(t *testing.T) {
+	p := newPrompt(promptOpen, "ab", "")
+	p = p.edit(keyMsg("c"))
+	p = p.edit(keyMsg("backspace"))
+	p = p.edit(keyMsg("backspace"))
+	if got := p.path(); got != "a" {
+		t.Fatalf("edited value %q, want a", got)
+	}
+	p = p.edit(keyMsg("ctrl+u"))
+	if p.path() != "" {
+		t.Fatal("ctrl+u did not clear")
+	}
+	dir := t.TempDir()
+	for _, n := range []string{"apic-one.safetensors", "apic-two.safetensors", "other.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p = newPrompt(promptOpen, filepath.Join(dir, "ap"), "")
+	p = p.edit(keyMsg("tab"))
+	if got := p.path(); got != filepath.Join(dir, "apic-") {
+		t.Fatalf("tab completed to %q", got)
+	}
+}
+
+func TestUndoKey(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "u")
+	if !strings.Contains(m.msg, "nothing to undo") {
+		t.Fatalf("u with nothing to undo: %q", m.msg)
+	}
+	old := m.entry()
+	newer := &entry{model: old.model, src: srcTrained, prev: old}
+	m.entries[m.key()] = newer
+	m, _ = press(t, m, "u")
+	if m.entry() != old {
+		t.Fatal("u did not restore the previous weights")
+	}
+}
+
+func TestResizeTooSmallAndBack(t *testing.T) {
+	m := newTest(t, "advdiff", 80, 24)
+	m, _ = press(t, m, "v")
+	for _, sz := range [][2]int{{20, 5}, {1, 1}, {0, 0}, {79, 24}, {80, 23}} {
+		m = send(t, m, tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		frame := m.render()
+		if sz[0] >= 1 && sz[1] >= 1 {
+			frameOK(t, frame, sz[0], sz[1])
+		}
+		if sz[0] >= 20 && !strings.Contains(frame, "too small") {
+			t.Errorf("%dx%d: no too-small screen:\n%s", sz[0], sz[1], frame)
+		}
+	}
+	for _, sz := range [][2]int{{80, 24}, {160, 48}, {119, 40}, {200, 60}} {
+		m = send(t, m, tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		frameOK(t, m.render(), sz[0], sz[1])
+	}
+}
+
+func TestFramesFitEverySystemAndSize(t *testing.T) {
+	for _, sys := range []string{"spring", "lv", "advdiff"} {
+		m := newTest(t, sys, 80, 24)
+		for _, sz := range [][2]int{{80, 24}, {100, 30}, {120, 36}, {160, 48}} {
+			m = send(t, m, tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+			frameOK(t, m.render(), sz[0], sz[1])
+			m2, _ := press(t, m, "?")
+			frameOK(t, m2.render(), sz[0], sz[1])
+		}
+	}
+}
+
+func TestRefinesWhenControlsRest(t *testing.T) {
+	m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m, _ = run(t, m, m.Init())
+	want := m.entry().model.Config.Infer.Refine
+	if want == 0 {
+		t.Skip("the default model does not refine")
+	}
+	if m.res.refined != want || !strings.Contains(m.render(), "refined") {
+		t.Fatalf("refined %d steps, want %d", m.res.refined, want)
+	}
+	// A slider move shows the one-pass answer first, then refines again.
+	m = focusOn(t, m, ctlContext)
+	nm, cmd := m.Update(keyMsg("right"))
+	m = nm.(Model)
+	m = send(t, m, cmd())
+	if m.res.refined != 0 || m.res.task.Context.Len() <= 30 {
+		t.Fatalf("first answer after a move: refined %d, context %d", m.res.refined, m.res.task.Context.Len())
+	}
+	m, _ = press(t, m, "right")
+	if m.res.refined != want {
+		t.Fatalf("not refined after the controls rested")
+	}
+	// θ set by hand is not refined.
+	m = focusOn(t, m, ctlTheta)
+	m, _ = press(t, m, "right")
+	if m.res.refined != 0 || m.needsRefine() {
+		t.Fatal("refined a prediction at a hand-set θ")
+	}
+}

@@ -1,0 +1,206 @@
+package tui
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"apic/core"
+)
+
+// settle waits until the number of goroutines is back at base (the
+// runtime may take a moment to retire finished ones).
+func settle(t *testing.T, base int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		n := runtime.NumGoroutine()
+		if n <= base {
+			return
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%d goroutines left, want at most %d:\n%s", n, base, buf)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// nextEvent runs the run's reader command once: it blocks until the next
+// progress report, snapshot or the end of the run.
+func nextEvent(t *testing.T, m Model, cmd tea.Cmd) (Model, []tea.Cmd) {
+	t.Helper()
+	var pending []tea.Cmd
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			pending = append(pending, c)
+		}
+		return m, pending
+	}
+	nm, next := m.Update(msg)
+	return nm.(Model), []tea.Cmd{next}
+}
+
+// startRun presses t and feeds events until the first progress report.
+func startRun(t *testing.T, m Model) (Model, []tea.Cmd) {
+	t.Helper()
+	nm, cmd := m.Update(keyMsg("t"))
+	m = nm.(Model)
+	if m.run == nil {
+		t.Fatalf("t did not start a run: %q", m.msg)
+	}
+	if st, _ := m.status(); !strings.Contains(st, "training") {
+		t.Fatalf("status %q while training", st)
+	}
+	cmds := []tea.Cmd{cmd}
+	for m.prog == nil {
+		if len(cmds) == 0 {
+			t.Fatal("run ended before reporting progress")
+		}
+		c := cmds[0]
+		cmds = cmds[1:]
+		if c == nil {
+			continue
+		}
+		var more []tea.Cmd
+		m, more = nextEvent(t, m, c)
+		cmds = append(cmds, more...)
+	}
+	return m, cmds
+}
+
+func TestTrainCancelLeavesNoGoroutine(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	before := m.entry()
+
+	m, cmds := startRun(t, m)
+	if !strings.Contains(m.render(), "stage") {
+		t.Error("the training status is not shown")
+	}
+	// Keys and redraws keep working while the run trains.
+	m, _ = press(t, m, "down")
+	_ = m.render()
+
+	m, _ = press(t, m, "esc")
+	if !m.run.stopping {
+		t.Fatal("esc did not stop the run")
+	}
+	m, quit := run(t, m, tea.Batch(cmds...))
+	if quit {
+		t.Fatal("cancelling quit the program")
+	}
+	if m.run != nil || len(m.runs) != 0 {
+		t.Fatal("the run is still listed after it ended")
+	}
+	if !strings.Contains(m.msg, "stopped") {
+		t.Errorf("message after cancel: %q", m.msg)
+	}
+	// The partial weights are kept; u brings back the old ones.
+	if m.entry() == before || m.entry().src != srcTrained || m.entry().prev != before {
+		t.Fatalf("after cancel: entry %v (source %v)", m.entry() == before, m.entry().src)
+	}
+	if m.entry().model.Config.Train.LambdaDelta != m.lamDelta.value() {
+		t.Error("the trained model does not record the run's λδ")
+	}
+	m, _ = press(t, m, "u")
+	if m.entry() != before {
+		t.Error("u did not undo the run")
+	}
+	settle(t, base)
+}
+
+func TestQuitWhileTrainingWaitsForTheRun(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	nm, cmd := m.Update(keyMsg("q"))
+	m = nm.(Model)
+	if cmd != nil {
+		t.Fatal("q quit before the run had stopped")
+	}
+	if !m.quitting || !m.run.stopping {
+		t.Fatal("q did not stop the run")
+	}
+	// A second press would force it; here the reader delivers the end.
+	_, quit := run(t, m, tea.Batch(cmds...))
+	if !quit {
+		t.Fatal("the program did not quit once the run ended")
+	}
+	settle(t, base)
+}
+
+func TestSwitchingSystemAbandonsRun(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	springLNP := m.entry()
+	m, cmds := startRun(t, m)
+	m, _ = press(t, m, "tab")
+	if m.run != nil || m.sys().Name() != "lv" {
+		t.Fatal("switching system kept following the run")
+	}
+	m, _ = run(t, m, tea.Batch(cmds...))
+	if len(m.runs) != 0 {
+		t.Fatal("abandoned run not reaped")
+	}
+	// Its weights went to its own entry, not to the one on screen.
+	e := m.entries[entryKey{"spring", "lnp"}]
+	if e == springLNP || e.src != srcTrained {
+		t.Error("the abandoned run's weights were lost")
+	}
+	if m.entry().src != srcUntrained {
+		t.Error("the abandoned run touched another system's model")
+	}
+	settle(t, base)
+}
+
+func TestStopAllWaits(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m, _ = startRun(t, m)
+	// The program ends without delivering the run's end (as after a
+	// kill); Run's clean-up must still stop it.
+	m.stopAll()
+	select {
+	case <-m.runs[0].done:
+	default:
+		t.Fatal("stopAll returned before the goroutine ended")
+	}
+	// The reader goroutines of Bubble Tea are not running here; only the
+	// training goroutine had to end.
+	settle(t, base)
+}
+
+func TestTrainConfig(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	sys := m.sys()
+	base := m.entry().model.Config
+	ft := trainConfig(sys, base, modeFineTune, 3, 0.1, core.RegL1, 1)
+	if ft.Train.Steps1 != 0 || ft.Train.Steps2 == 0 || ft.Train.ValEvery != 0 {
+		t.Errorf("fine-tune budget %+v", ft.Train)
+	}
+	if ft.Train.LambdaTheta != 3 || ft.Train.LambdaDelta != 0.1 || ft.Train.Reg != core.RegL1 {
+		t.Errorf("fine-tune objective %+v", ft.Train)
+	}
+	if ft.Arch != base.Arch {
+		t.Error("training changed the architecture")
+	}
+	sc := trainConfig(sys, base, modeScratch, 1, 1, core.RegL2, 2)
+	if sc.Train.Steps1 == 0 || sc.Train.Seed == ft.Train.Seed {
+		t.Errorf("scratch budget %+v", sc.Train)
+	}
+	full := trainConfig(sys, base, modeFull, 1, 1, core.RegL2, 3)
+	if def := core.DefaultConfig(sys, core.LNP).Train; full.Train.Steps2 != def.Steps2 {
+		t.Errorf("full budget %d steps, want %d", full.Train.Steps2, def.Steps2)
+	}
+	for _, c := range []core.Config{ft, sc, full} {
+		if err := c.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+}
