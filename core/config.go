@@ -149,7 +149,7 @@ func DefaultConfig(sys sims.System, b Backbone) Config {
 		Arch: Arch{
 			System: sys.Name(), Backbone: b, Form: Native,
 			Hidden: h.Hidden, Layers: 2, LatentTheta: h.Latent, LatentDelta: h.Latent,
-			DecHidden: h.DecHidden, DecLayers: 2, Heads: 4, GridSummary: true,
+			DecHidden: h.DecHidden, DecLayers: 2, Heads: 4,
 		},
 		Train: Train{
 			Steps1: h.Steps1, Steps2: h.Steps2, LR: 5e-4, Batch: h.Batch,

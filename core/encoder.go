@@ -49,6 +49,12 @@ func newEncoder(name string, in, summary int, a Arch, latent int, ps *nets.Param
 		head:   nets.NewLinear(name+".head", a.Hidden, 2*latent, ps, rng),
 		latent: latent,
 	}
+	// Start with a small latent σ (sigmoid(−4) ≈ 0.02): a wide initial
+	// posterior drowns stage 1's supervised signal in sampling noise, and
+	// stage 2's KL term widens σ where the data call for it.
+	for j := latent; j < 2*latent; j++ {
+		e.head.B.Value.Data[j] = -4
+	}
 	if a.GridSummary {
 		e.grid = nets.NewMLP(name+".grid", []int{summary, a.Hidden, a.Hidden}, nets.ActReLU, ps, rng)
 	}

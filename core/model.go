@@ -15,7 +15,7 @@ import (
 //
 //	z_θ ~ q(z_θ | C),  z_δ ~ q(z_δ | C)
 //	θ̂  = g_φ(z_θ) = exp(log θ_lo + sigmoid(MLP(z_θ))·(log θ_hi − log θ_lo))
-//	f   = f_ψ(q(x), z_θ, z_δ, s_θ)    at the closure's query states x
+//	f   = f_ψ(q(x), z_θ, z_δ, s_θ[, side]) at the closure's query states x
 //	ŷ   = closure(θ̂, side, f)         on the grid
 //	y  ~ N(ŷ, σ_c²)                    σ_c a learned scalar per channel
 //
@@ -38,6 +38,7 @@ type Model struct {
 	target   *nets.MultiHeadAttention
 
 	summary        gridSummary
+	sideFeat       sims.SideFeaturer // nil when f_ψ reads no side features
 	logLo, logSpan *nets.Tensor // [1, P]
 	queryFeats     *nets.Tensor // [Q, Fq]
 	chanSpread     *nets.Tensor // [C, G*C]: row c has ones at channel c
@@ -89,6 +90,10 @@ func NewModel(cfg Config) (*Model, error) {
 	m.thetaMap = nets.NewMLP("gphi", []int{a.LatentTheta, a.DecHidden, a.DecHidden, P}, nets.ActReLU, ps, rng)
 
 	in := fq + a.LatentTheta + a.LatentDelta + P
+	if sf, ok := sys.(sims.SideFeaturer); ok {
+		m.sideFeat = sf
+		in += sf.SideFeatureLen()
+	}
 	if a.Backbone == ANP && fq > 0 {
 		m.queryIn = nets.NewLinear("target.query", fq, a.Hidden, ps, rng)
 		m.target = nets.NewMultiHeadAttention("target.attn", a.Hidden, a.Hidden, a.Hidden, a.Hidden, a.Heads, ps, rng)
@@ -276,6 +281,13 @@ func (m *Model) decode(tp *nets.Tape, theta, s, zT, zD, att *nets.Var, side *net
 		parts = append(parts, tp.TileRows(tp.Const(m.queryFeats), r))
 	}
 	parts = append(parts, tp.RepeatRows(zT, q), tp.RepeatRows(zD, q), tp.RepeatRows(s, q))
+	if m.sideFeat != nil {
+		sf := nets.NewTensor(r, m.sideFeat.SideFeatureLen())
+		for i := 0; i < r; i++ {
+			m.sideFeat.SideFeatures(sf.Row(i), side.Row(i))
+		}
+		parts = append(parts, tp.RepeatRows(tp.Const(sf), q))
+	}
 	if att != nil {
 		parts = append(parts, att)
 	}

@@ -31,7 +31,7 @@ import (
 // ir loop sweeps the mc×kc A block (192 KiB at mc = 96) from L2.
 
 // Blocking limits, in elements.
-const (
+var (
 	gemmKC = 256
 	gemmMC = 96
 	gemmNC = 4080

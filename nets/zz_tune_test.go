@@ -2,19 +2,29 @@ package nets
 
 import (
 	"fmt"
+	"golang.org/x/sys/unix"
 	"gonum.org/v1/gonum/blas/blas64"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 )
 
+func threadNow() time.Duration {
+	var ts unix.Timespec
+	unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
+	return time.Duration(ts.Nano())
+}
+
 func bestOf(reps int, f func()) time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	best := time.Duration(1 << 62)
 	for range reps {
-		t0 := time.Now()
+		t0 := threadNow()
 		f()
-		if d := time.Since(t0); d < best {
+		if d := threadNow() - t0; d < best {
 			best = d
 		}
 	}
@@ -44,16 +54,40 @@ func TestTune(t *testing.T) {
 		{"NN_8x8x8", 8, 8, 8, false, false},
 	}
 	procs := runtime.GOMAXPROCS(0)
+	if v := os.Getenv("KC"); v != "" {
+		fmt.Sscan(v, &gemmKC)
+	}
+	if v := os.Getenv("MC"); v != "" {
+		fmt.Sscan(v, &gemmMC)
+	}
+	if v := os.Getenv("NC"); v != "" {
+		fmt.Sscan(v, &gemmNC)
+	}
 	for _, cs := range cases {
+		if f := os.Getenv("CASES"); f != "" && !strings.Contains(f, cs.name) {
+			continue
+		}
 		a, bb, c := gemmOperands(newRNG(902), cs.transA, cs.transB, cs.m, cs.n, cs.k, 1)
 		flops := 2 * float64(cs.m) * float64(cs.n) * float64(cs.k)
-		reps := int(max(20, min(3000, 3e9/flops)))
+		inner := int(max(1, 2e6/flops))
+		reps := int(max(15, min(200, 1e9/flops)))
 		line := fmt.Sprintf("%-18s P=%d", cs.name, procs)
 		for _, kern := range gemmKernels {
-			d := bestOf(reps, func() { gemmTensors(kern, cs.transA, cs.transB, 1, a, bb, 0, c) })
+			if f := os.Getenv("KERN"); f != "" && !strings.Contains(kern.name, f) {
+				continue
+			}
+			d := bestOf(reps, func() {
+				for range inner {
+					gemmTensors(kern, cs.transA, cs.transB, 1, a, bb, 0, c)
+				}
+			}) / time.Duration(inner)
 			line += fmt.Sprintf("  %s %6.1f", kern.name, flops/d.Seconds()/1e9)
 		}
-		d := bestOf(reps, func() { gemmGonum(cs.transA, cs.transB, 1, a, bb, 0, c) })
+		d := bestOf(reps, func() {
+			for range inner {
+				gemmGonum(cs.transA, cs.transB, 1, a, bb, 0, c)
+			}
+		}) / time.Duration(inner)
 		line += fmt.Sprintf("  gonum %6.1f", flops/d.Seconds()/1e9)
 		fmt.Println(line)
 	}

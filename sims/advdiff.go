@@ -211,7 +211,10 @@ func (*advDiff) Closure() Closure { return advdiffReaction{} }
 // transported field is the nominal solution without diffusion, which makes
 // v readable from the context. u0 is evaluated off the grid by its
 // (periodic, band-limited) Fourier series, so observations may lie
-// anywhere in [0, 1] × [0, 1).
+// anywhere in [0, 1] × [0, 1). Matched-filter features against the
+// transported fields follow (matchedFeatures): their set means profile the
+// squared error over the candidate velocities, and diffusion shows as the
+// error that remains at the best one.
 func (s *advDiff) EncodeContext(dst *nets.Tensor, ctx Context, side []float64) {
 	if dst.Rows != ctx.Len() || dst.Cols != s.FeatureLen() {
 		panic(fmt.Sprintf("sims: advdiff EncodeContext dst %s for %d observations, want %d features", dst.Shape(), ctx.Len(), s.FeatureLen()))
@@ -226,17 +229,27 @@ func (s *advDiff) EncodeContext(dst *nets.Tensor, ctx Context, side []float64) {
 		row[0] = 2*t - 1
 		row[1], row[2] = math.Sincos(2 * math.Pi * x)
 		row[3] = ctx.Values[i][0]
+		var cand [advdiffVelocities]float64
 		for j, v := range advdiffCandidates {
-			row[4+j] = advdiffSeries(uhat, x-v*t, 0)
+			cand[j] = advdiffSeries(uhat, x-v*t, 0)
+			row[4+j] = cand[j]
 		}
+		matchedFeatures(row[4+advdiffVelocities:], row[3], cand[:])
 	}
 }
 
-func (*advDiff) FeatureLen() int { return 4 + advdiffVelocities }
+func (*advDiff) FeatureLen() int { return 4 + 3*advdiffVelocities }
 
-// QueryFeatures writes nothing: the reaction closure is state-independent.
-func (*advDiff) QueryFeatures(_, _ []float64) {}
-func (*advDiff) QueryFeatureLen() int         { return 0 }
+// QueryFeatures maps a (t, x) state to [2t − 1, sin 2πx, cos 2πx] (x is
+// periodic). The native reaction closure is state-independent (its single
+// query has an empty state and reads no features); these serve the
+// generic additive and multiplicative forms, which query every grid state.
+func (*advDiff) QueryFeatures(dst, state []float64) {
+	dst[0] = 2*state[0] - 1
+	dst[1] = math.Sin(2 * math.Pi * state[1])
+	dst[2] = math.Cos(2 * math.Pi * state[1])
+}
+func (*advDiff) QueryFeatureLen() int { return 3 }
 
 // advdiffSpectrum returns û/64, the normalised half spectrum of u0.
 func advdiffSpectrum(u0 []float64) []complex128 {

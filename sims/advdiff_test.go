@@ -41,8 +41,16 @@ func TestAdvDiffRegistered(t *testing.T) {
 	if lo, hi := sys.TrainContext(); lo != 100 || hi != 500 || sys.TestContext() != 256 {
 		t.Errorf("contexts %d..%d, %d", lo, hi, sys.TestContext())
 	}
-	if sys.FeatureLen() != 12 || sys.QueryFeatureLen() != 0 {
+	if sys.FeatureLen() != 28 || sys.QueryFeatureLen() != 3 {
 		t.Errorf("feature lengths %d, %d", sys.FeatureLen(), sys.QueryFeatureLen())
+	}
+	q := make([]float64, 3)
+	sys.QueryFeatures(q, []float64{0.5, 0.25})
+	if math.Abs(q[0]) > 1e-15 || math.Abs(q[1]-1) > 1e-15 || math.Abs(q[2]) > 1e-15 {
+		t.Errorf("query features of (0.5, 0.25): %v", q)
+	}
+	if st := sys.Closure().Queries(); len(st) != 1 || len(st[0]) != 0 {
+		t.Errorf("reaction closure queries %v, want one empty state", st)
 	}
 }
 
@@ -469,9 +477,18 @@ func TestAdvDiffEncodeContext(t *testing.T) {
 		tt, x := st[0], st[1]
 		row := dst.Row(i)
 		want := []float64{2*tt - 1, math.Sin(2 * math.Pi * x), math.Cos(2 * math.Pi * x), ctx.Values[i][0]}
+		var tr []float64
 		for j := range 8 {
 			vj := 0.3 + 1.7*float64(j)/7
-			want = append(want, 0.6+0.4*math.Cos(k*(x-vj*tt)))
+			tr = append(tr, 0.6+0.4*math.Cos(k*(x-vj*tt)))
+		}
+		want = append(want, tr...)
+		u := ctx.Values[i][0]
+		for _, f := range tr {
+			want = append(want, u*f)
+		}
+		for _, f := range tr {
+			want = append(want, (u-f)*(u-f))
 		}
 		if d := adMaxDiff(row, want); d > 1e-12 {
 			t.Fatalf("observation %d at (%g, %g): features %v, want %v", i, tt, x, row, want)

@@ -41,3 +41,12 @@ func HintsFor(sys System) Hints {
 	}
 	return h
 }
+
+// SideFeaturer is implemented by systems whose discrepancy depends on the
+// side information in a way the discrepancy network should see directly
+// (for lv, the forcing depends on the initial state). The features are
+// appended to f_ψ's input at every query state.
+type SideFeaturer interface {
+	SideFeatureLen() int
+	SideFeatures(dst, side []float64)
+}

@@ -279,3 +279,12 @@ func (lvForcingClosure) Clipped([]float64) bool { return false }
 func (*lotkaVolterra) Hints() Hints {
 	return Hints{Hidden: 128, Latent: 16, DecHidden: 128, Steps1: 3000, Steps2: 4000, Batch: 64}
 }
+
+// SideFeatureLen and SideFeatures hand the initial state (x0, y0) to the
+// discrepancy network: the hidden forcing's weights depend on it.
+func (*lotkaVolterra) SideFeatureLen() int { return 2 }
+
+// SideFeatures centres u0 on its prior range.
+func (*lotkaVolterra) SideFeatures(dst, side []float64) {
+	dst[0], dst[1] = side[0]-1.25, side[1]-1.25
+}

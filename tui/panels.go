@@ -201,9 +201,16 @@ func (m Model) linePanels() []linePlot {
 		sliceNote = fmt.Sprintf(" at t=%.3g", m.sys().Grid().States[a.offset][0])
 	}
 
-	ylo, yhi := panelRange(real.True, real.Nominal)
+	// Ranges are fixed by the realization (on a 2-D grid: by the slice
+	// shown), not by the prediction, so moving controls never rescales.
+	var onAxis, deltaOnAxis [][]float64
 	delta := real.Discrepancy()
-	dlo, dhi := symRange(0.05*math.Max(math.Abs(ylo), math.Abs(yhi)), delta)
+	for c := 0; c < a.channels; c++ {
+		onAxis = append(onAxis, a.channel(real.True, c), a.channel(real.Nominal, c))
+		deltaOnAxis = append(deltaOnAxis, a.channel(delta, c))
+	}
+	ylo, yhi := panelRange(onAxis...)
+	dlo, dhi := symRange(0.05*math.Max(math.Abs(ylo), math.Abs(yhi)), deltaOnAxis...)
 
 	// 1. simulator output with the context points.
 	simTitle := "1 simulator F(x; θ̂)"
@@ -219,7 +226,7 @@ func (m Model) linePanels() []linePlot {
 		cm, cc := m.styleOf(roleContext, c, colContext)
 		p1.points = append(p1.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
 	}
-	p1.legend = m.legendFor([]role{roleMean, roleContext}, []string{"F(x; θ)", "context"}, []color.Color{colSim, colContext})
+	p1.legend = m.legendFor([]role{roleMean, roleContext}, []string{"F(x; θ̂)", "context"}, []color.Color{colSim, colContext})
 
 	// 2. learned discrepancy ± 2σ against the true one.
 	p2 := base("2 discrepancy δ̂ ± 2σ vs true δ" + sliceNote)
@@ -279,7 +286,7 @@ func (m Model) linePanels() []linePlot {
 			series{values: a.channel(real.True, c), mark: tm, color: tc},
 			series{values: a.channel(p.Mean, c), mark: mm, color: mc})
 	}
-	p4.legend = m.legendFor([]role{roleMean, roleTruth, roleNominal}, []string{"prediction", "truth G", "nominal F(x; θ)"}, []color.Color{colMean, colTruth, colNominal})
+	p4.legend = m.legendFor([]role{roleMean, roleTruth, roleNominal}, []string{"prediction", "truth G", "nominal"}, []color.Color{colMean, colTruth, colNominal})
 	return []linePlot{p1, p2, p3, p4}
 }
 

@@ -38,7 +38,7 @@ type trainFlags struct {
 	lr, lrFinal, lambdaTheta, lambdaDelta         float64
 	noise, clip                                   float64
 	seed                                          uint64
-	jsonOut                                       bool
+	jsonOut, gridSummary                          bool
 }
 
 func runTrain(ctx context.Context, args []string, env *Env) error {
@@ -70,6 +70,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to training contexts and targets")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
+	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.IntVar(&f.refine, "refine", -1, "refinement steps stored as the model's inference default (-1: keep the default)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
 	if err := env.Parse(fs, args); err != nil {
@@ -172,6 +173,7 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		setPos(&cfg.Arch.DecHidden, f.decHidden)
 		setPos(&cfg.Arch.DecLayers, f.decLayers)
 		setPos(&cfg.Arch.Heads, f.heads)
+		cfg.Arch.GridSummary = f.gridSummary
 	}
 	reg, err := core.ParseRegularizer(f.reg)
 	if err != nil {

@@ -1,0 +1,220 @@
+package tui
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/colorprofile"
+)
+
+var plainTheme = newTheme(colorprofile.ASCII)
+var colorTheme = newTheme(colorprofile.TrueColor)
+
+func sine(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.Sin(float64(i) / 5)
+	}
+	return v
+}
+
+func TestLinePlotSizeAndClamp(t *testing.T) {
+	for _, th := range []theme{plainTheme, colorTheme} {
+		for _, sz := range [][2]int{{40, 10}, {63, 22}, {16, 6}, {10, 3}, {120, 40}} {
+			p := linePlot{title: "a long title that will not fit in a narrow panel", width: sz[0], height: sz[1], n: 100,
+				xName: "t", xLo: 0, xHi: 4, yLo: -0.5, yHi: 0.5,
+				series: []series{{values: sine(100), color: colMean}, {values: sine(100), mark: "·", color: colBand}},
+				points: []scatter{{idx: []int{0, 50, 99}, vals: []float64{0, 10, math.NaN()}, mark: '●', color: colContext}},
+				legend: []legendItem{{mark: "──", name: "mean", color: colMean}, {mark: "●", name: "context", color: colContext}},
+			}
+			lines := p.render(th)
+			if len(lines) != sz[1] {
+				t.Fatalf("%v: %d lines", sz, len(lines))
+			}
+			for i, l := range lines {
+				if w := displayWidth(l); w != sz[0] {
+					t.Fatalf("%v: line %d is %d wide: %q", sz, i, w, l)
+				}
+			}
+			if th.plain && strings.Contains(strings.Join(lines, ""), "\x1b") {
+				t.Fatal("plain theme emitted escapes")
+			}
+		}
+	}
+}
+
+func TestLinePlotPointsSitOnTheirValues(t *testing.T) {
+	// A flat series at 0 and a point at 0 must share a row.
+	flat := make([]float64, 50)
+	p := linePlot{width: 60, height: 14, n: 50, yLo: -1, yHi: 1,
+		series: []series{{values: flat, mark: "#"}},
+		points: []scatter{{idx: []int{25}, vals: []float64{0}, mark: '@'}}}
+	lines := p.render(plainTheme)
+	row := -1
+	for i, l := range lines {
+		if strings.Contains(l, "@") {
+			row = i
+		}
+	}
+	if row < 0 || !strings.Contains(lines[row], "#") {
+		t.Fatalf("point not on the flat line:\n%s", strings.Join(lines, "\n"))
+	}
+	// A value far outside the range is clamped onto the top row.
+	p.points[0].vals[0] = 100
+	lines = p.render(plainTheme)
+	if !strings.Contains(lines[1], "@") {
+		t.Fatalf("out-of-range point not clamped to the top:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+func TestNiceRange(t *testing.T) {
+	cases := [][3]float64{{-1.1, 1.1, 6}, {0, 1, 18}, {0.2, 0.21, 5}, {-3, 7, 9}, {5, 5, 4}, {1e-4, 3e-4, 7}}
+	for _, c := range cases {
+		lo, hi, step := niceRange(c[0], c[1], int(c[2]))
+		if lo > c[0]+1e-12 || hi < c[1]-1e-12 {
+			t.Errorf("%v: range [%v, %v] does not cover", c, lo, hi)
+		}
+		if got := (hi - lo) / step; math.Abs(got-c[2]) > 1e-6 {
+			t.Errorf("%v: %v rows, want %v", c, got, c[2])
+		}
+		if k := lo / step; math.Abs(k-math.Round(k)) > 1e-6 {
+			t.Errorf("%v: start %v not a multiple of step %v", c, lo, step)
+		}
+		if c[0] < c[1] && (hi-lo) > 3*(c[1]-c[0])+2*step {
+			t.Errorf("%v: range [%v, %v] wastes the panel", c, lo, hi)
+		}
+	}
+	if d := stepDecimals(0.15); d != 2 {
+		t.Errorf("decimals of 0.15: %d", d)
+	}
+	if d := stepDecimals(20); d != 0 {
+		t.Errorf("decimals of 20: %d", d)
+	}
+}
+
+func TestHeatmapSizeAndRamp(t *testing.T) {
+	vals := make([]float64, 64*64)
+	for i := range vals {
+		vals[i] = float64(i%64) / 63
+	}
+	for _, th := range []theme{plainTheme, colorTheme} {
+		for _, sz := range [][2]int{{50, 10}, {63, 22}, {12, 4}} {
+			h := heatmap{title: "field", width: sz[0], height: sz[1], rows: 64, cols: 64, values: vals, lo: 0, hi: 1,
+				cmap: sequential, rowName: "t", colName: "x", rowHi: 1, colHi: 1}
+			lines := h.render(th)
+			if len(lines) != sz[1] {
+				t.Fatalf("%v: %d lines", sz, len(lines))
+			}
+			for i, l := range lines {
+				if w := displayWidth(l); w != sz[0] {
+					t.Fatalf("%v: line %d is %d wide", sz, i, w)
+				}
+			}
+			if th.plain && sz[1] > 4 {
+				// Values grow along x: the ramp runs from blank to @.
+				if !strings.Contains(lines[1], "@") || !strings.HasPrefix(strings.TrimPrefix(lines[1], "t=0 "), " ") {
+					t.Errorf("shade ramp wrong: %q", lines[1])
+				}
+			}
+		}
+	}
+	if shade(0) != ' ' || shade(1) != '@' || shade(math.NaN()) != '?' {
+		t.Error("shade ends")
+	}
+}
+
+func TestColormaps(t *testing.T) {
+	r0, g0, b0, _ := sequential(0).RGBA()
+	r1, g1, b1, _ := sequential(1).RGBA()
+	if r0 == r1 && g0 == g1 && b0 == b1 {
+		t.Error("sequential map is constant")
+	}
+	r, g, b, _ := diverging(0.5).RGBA()
+	if r>>8 < 240 || g>>8 < 240 || b>>8 < 240 {
+		t.Errorf("diverging midpoint not white: %d %d %d", r>>8, g>>8, b>>8)
+	}
+	if sequential(-5) != sequential(0) || sequential(7) != sequential(1) {
+		t.Error("colormap does not clamp")
+	}
+}
+
+func TestStepperAndPicker(t *testing.T) {
+	s := newStepper("x", []float64{1, 3, 2}, 2.5, nil)
+	if s.value() != 2.5 || len(s.values) != 4 {
+		t.Fatalf("start %v ladder %v", s.value(), s.values)
+	}
+	s = s.step(5)
+	if s.value() != 3 {
+		t.Fatalf("clamped high: %v", s.value())
+	}
+	s = s.step(-10)
+	if s.value() != 1 {
+		t.Fatalf("clamped low: %v", s.value())
+	}
+	if s.setNearest(2.1).value() != 2 {
+		t.Fatal("setNearest")
+	}
+	p := newPicker("p", []string{"a", "b", "c"}, "b")
+	if p.step(2).value() != "a" || p.step(-2).value() != "c" || p.set("c").value() != "c" || p.set("zz").value() != "b" {
+		t.Fatal("picker wrap/set")
+	}
+	row := s.view(30, true, plainTheme)
+	if displayWidth(row) != 30 || !strings.Contains(row, "▸ x") {
+		t.Fatalf("focused row %q", row)
+	}
+}
+
+func TestThetaControl(t *testing.T) {
+	c := thetaControl{name: "omega", lo: 3, hi: 8}
+	c = c.step(1, 5.1)
+	if !c.set || math.Abs(c.value-5.25) > 1e-12 {
+		t.Fatalf("first step from estimate 5.1: %v", c.value)
+	}
+	for i := 0; i < 40; i++ {
+		c = c.step(1, 0)
+	}
+	if c.value != 8 {
+		t.Fatalf("not clamped at the prior's top: %v", c.value)
+	}
+	if c.symbol() != "ω" {
+		t.Fatal(c.symbol())
+	}
+	if row := c.view(30, false, plainTheme, 5.123, 0.2, 5.4); displayWidth(row) != 30 || !strings.Contains(row, "8") {
+		t.Fatalf("row %q", row)
+	}
+	if compact("0.0123") != ".0123" || compact("-0.5") != "-.5" || compact("12") != "12" {
+		t.Fatal("compact")
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	if s := sparkline([]float64{3, 2, 1, 0}, 10); s != "█▆▃▁" {
+		t.Fatalf("sparkline %q", s)
+	}
+	long := make([]float64, 500)
+	for i := range long {
+		long[i] = float64(-i)
+	}
+	if s := sparkline(long, 20); len([]rune(s)) != 20 || []rune(s)[0] != '█' || []rune(s)[19] != '▁' {
+		t.Fatalf("long sparkline %q", s)
+	}
+	if sparkline(nil, 5) != "" || sparkline([]float64{1, 1}, 5) != "▅▅" {
+		t.Fatal("edge cases")
+	}
+}
+
+func TestFormatHelpers(t *testing.T) {
+	if formatDuration(0) != "0:00" || formatDuration(75e9) != "1:15" || formatDuration(3725e9) != "1:02:05" {
+		t.Fatal("formatDuration")
+	}
+	if formatValue(math.NaN()) != "–" || formatValue(0.5) != "0.5000" {
+		t.Fatalf("formatValue %q", formatValue(0.5))
+	}
+	if got := padRight("ab", 4); got != "ab  " {
+		t.Fatal(got)
+	}
+	if got := truncate("abcdef", 4); displayWidth(got) != 4 || !strings.HasSuffix(got, "…") {
+		t.Fatal(got)
+	}
+}

@@ -1,0 +1,42 @@
+// Package tui is the explorer: a Bubble Tea terminal UI over the APIC
+// engine, opened by "apic" alone on a terminal or "apic explore".
+//
+// The screen has a header (system, backbone, where the weights came from,
+// the realization's seed, and the status: idle, training, stale or
+// untrained), four panels, a sidebar and a help line:
+//
+//  1. the simulator output F(x; θ̂) with the context points,
+//  2. the learned discrepancy δ̂ ± 2σ against the true δ = G − F(x; θ),
+//  3. the corrected prediction ± 2σ with the context points,
+//  4. the ground truth against the prediction, with the nominal dimmed.
+//
+// Lotka–Volterra draws prey and predator as two coloured series.
+// Advection–diffusion shows a time slice ([ and ] move it) or, on v,
+// half-block heatmaps of truth, prediction, δ̂ and |error| on fixed
+// per-panel ranges with colour bars. Terminals of at least 120×36 get all
+// four panels in a 2×2 grid; smaller ones (down to 80×24) show two at a
+// time (p flips); below that a "terminal too small" screen.
+//
+// The sidebar holds the controls (↑/↓ select, ←/→ change): system,
+// backbone, context size, noise σ, λθ, λδ, regularizer, training mode, the
+// advdiff time slice, and one row per parameter showing θ̂ ± σ against the
+// true θ, where ←/→ set θ by hand (a: back to θ̂) so the panels show what
+// the discrepancy must absorb. Below them are the metrics of the
+// realization on screen (core.Score: recon MAE, δ MAE, θ error, LL, ECE)
+// and the training box (stage, step, loss, ETA and a loss sparkline).
+//
+// Keys: ↑↓ select, ←→ change, tab/shift+tab system, b backbone, r new
+// realization, a θ back to the estimate, t train, m training mode, esc
+// stop training, u undo the last training, [ ] { } time slice, v heatmaps,
+// p other panels, s save, o open, ? help, q or ctrl+c quit.
+//
+// No numerics live here: inference and training are package core's. The
+// UI stays responsive because inference runs in commands off the UI
+// goroutine, one at a time, tagged with a generation so results of older
+// requests are dropped; a one-pass amortized answer comes at once and the
+// model's refinement follows when the controls rest. Training runs in a
+// goroutine of its own on a copy of the model, reporting progress and
+// throttled weight snapshots through a channel that a command reads; the
+// plots re-infer from the snapshots. esc cancels through a context, and
+// quitting waits for the goroutine to end.
+package tui
