@@ -131,6 +131,12 @@ type Infer struct {
 	// encoders' estimate on the context (refine.go); 0 is the pure
 	// one-pass amortized prediction.
 	Refine int `json:"refine"`
+	// StdScale and DeltaStdScale multiply the predictive standard
+	// deviations of the reconstruction and the discrepancy; they are fitted
+	// on validation realizations after training (recalibrate.go). Zero
+	// means 1.
+	StdScale      float64 `json:"std_scale,omitempty"`
+	DeltaStdScale float64 `json:"delta_std_scale,omitempty"`
 }
 
 // Config is a model's architecture, training and inference settings.

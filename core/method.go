@@ -183,6 +183,9 @@ func RunMethod(ctx context.Context, sys sims.System, m Method, tasks []sims.Task
 	for range workers {
 		wg.Go(func() {
 			for i := range next {
+				if ctx.Err() != nil {
+					continue // drain: a failure or the caller stopped the run
+				}
 				t := tasks[i]
 				start := time.Now()
 				p, err := m.Calibrate(ctx, t.Context, t.Real.Side)

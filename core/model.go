@@ -39,9 +39,9 @@ type Model struct {
 
 	summary        gridSummary
 	sideFeat       sims.SideFeaturer // nil when f_ψ reads no side features
-	logLo, logSpan *nets.Tensor // [1, P]
-	queryFeats     *nets.Tensor // [Q, Fq]
-	chanSpread     *nets.Tensor // [C, G*C]: row c has ones at channel c
+	logLo, logSpan *nets.Tensor      // [1, P]
+	queryFeats     *nets.Tensor      // [Q, Fq]
+	chanSpread     *nets.Tensor      // [C, G*C]: row c has ones at channel c
 }
 
 // NewModel builds a model with freshly initialised weights drawn from a

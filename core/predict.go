@@ -157,6 +157,13 @@ func (m *Model) predictBatch(bt *Batch, k int, rng *rand.Rand) []Prediction {
 	return preds
 }
 
+func scaleOr1(s float64) float64 {
+	if s > 0 {
+		return s
+	}
+	return 1
+}
+
 // obsVariance returns σ_c² per grid value.
 func (m *Model) obsVariance() []float64 {
 	g := m.Sys.Grid()
@@ -177,6 +184,7 @@ func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][
 	fPer := f.Len() / (B * k)
 	out := make([]Prediction, B)
 	learned := m.obsVariance()
+	sy, sd := scaleOr1(m.Config.Infer.StdScale), scaleOr1(m.Config.Infer.DeltaStdScale)
 	for b := range out {
 		obsVar := learned
 		if obsVars != nil {
@@ -213,8 +221,8 @@ func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][
 			p.Mean[g] *= inv
 			p.DeltaMean[g] *= inv
 			p.Nominal[g] *= inv
-			p.Std[g] = math.Sqrt(math.Max(0, varY[g]*inv-p.Mean[g]*p.Mean[g]) + obsVar[g])
-			p.DeltaStd[g] = math.Sqrt(math.Max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g]) + obsVar[g])
+			p.Std[g] = sy * math.Sqrt(math.Max(0, varY[g]*inv-p.Mean[g]*p.Mean[g])+obsVar[g])
+			p.DeltaStd[g] = sd * math.Sqrt(math.Max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g])+obsVar[g])
 		}
 		for q := range p.Theta {
 			p.Theta[q] *= inv

@@ -290,7 +290,7 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 
 	// The learned noise σ_c describes the one-pass prediction's error;
 	// after refinement the fit is closer, so each realization's noise is
-	// re-estimated from its context residuals, σ̂_c² = RSS_c / (n_c − P),
+	// re-estimated from its context residuals, σ̂_c² = RSS_c / n_c,
 	// floored at a small fraction of the learned value. The Laplace
 	// approximation and the predictive variance both use σ̂.
 	pred, _, _ = r.decode(v, 1)
@@ -335,7 +335,9 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 const noiseFloor = 1e-3
 
 // reestimateNoise sets the σ of realization b's observation terms from
-// its residuals per channel and returns the variance per grid value.
+// its residuals per channel, σ̂² = RSS / n_obs (the maximum-likelihood
+// estimate; the spread is set by the post-hoc scale of recalibrate.go),
+// and returns the variance per grid value.
 func (r *refiner) reestimateNoise(b int, pred []float64, learned []float64) []float64 {
 	g := r.m.Sys.Grid()
 	c := len(g.Channels)
@@ -353,7 +355,7 @@ func (r *refiner) reestimateNoise(b int, pred []float64, learned []float64) []fl
 	chVar := make([]float64, c)
 	for ch := range chVar {
 		chVar[ch] = learned[ch]
-		if dof := cnt[ch] - r.a0.Cols; dof > 0 {
+		if dof := cnt[ch]; dof > 0 {
 			chVar[ch] = math.Max(rss[ch]/float64(dof), noiseFloor*learned[ch])
 		}
 	}

@@ -231,11 +231,15 @@ func (m *Model) physicsParams() *nets.Params {
 
 func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 
+// Validate evaluates on held-out realizations from the validation stream
+// (Train.ValTasks of them, at least one).
+func (m *Model) Validate(ctx context.Context) (Report, error) { return m.validate(ctx) }
+
 // validate evaluates on held-out realizations from the validation stream.
 func (m *Model) validate(ctx context.Context) (Report, error) {
 	t := m.Config.Train
 	rng := rand.New(rand.NewPCG(t.Seed, valStream))
-	tasks := make([]sims.Task, t.ValTasks)
+	tasks := make([]sims.Task, max(t.ValTasks, 1))
 	for i := range tasks {
 		r := sims.Draw(m.Sys, rng)
 		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), 0, rng)

@@ -39,12 +39,12 @@ var (
 
 // gemmSmallWork is the m·n·k below which gonum's unpacked Dgemm is used:
 // there packing and pooling cost more than they save.
-const gemmSmallWork = 2048
+var gemmSmallWork = 256
 
 // gemmParallelWork is the m·n·k from which the product is split across
 // GOMAXPROCS goroutines; below it starting and waking them costs more than
 // the work.
-const gemmParallelWork = 1 << 18
+var gemmParallelWork = 1 << 18
 
 // gemmKernel is a micro-kernel with its register tile. run computes
 //

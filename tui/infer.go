@@ -47,11 +47,11 @@ type inferMsg struct {
 	// est and estStd are the amortized estimate θ̂ ± σ, also when pred
 	// was made with θ set by hand.
 	est, estStd []float64
-	built   *core.Model // model built from snapshot weights, if any
-	runID   int
-	refined int // refinement steps behind the prediction (0: one pass)
-	elapsed time.Duration
-	err     error
+	built       *core.Model // model built from snapshot weights, if any
+	runID       int
+	refined     int // refinement steps behind the prediction (0: one pass)
+	elapsed     time.Duration
+	err         error
 }
 
 // cmd runs the request off the UI goroutine.

@@ -31,14 +31,15 @@ system (the paper's appendix A). Ctrl-C stops training and writes nothing.`,
 // archFlags binds the architecture and training flags onto fs, with the
 // defaults filled in once the system and backbone are known.
 type trainFlags struct {
-	system, backbone, out, form, reg, dtype, init string
-	steps1, steps2, batch, trajectories           int
-	hidden, layers, latent, decHidden, decLayers  int
-	heads, valEvery, valTasks, refine             int
-	lr, lrFinal, lambdaTheta, lambdaDelta         float64
-	noise, clip                                   float64
-	seed                                          uint64
-	jsonOut, gridSummary                          bool
+	initInfo                                       core.Info // what the --init checkpoint recorded
+	system, backbone, out, form, reg, dtype, init  string
+	steps1, steps2, batch, trajectories            int
+	hidden, layers, latent, decHidden, decLayers   int
+	heads, valEvery, valTasks, refine, recalibrate int
+	lr, lrFinal, lambdaTheta, lambdaDelta          float64
+	noise, clip                                    float64
+	seed                                           uint64
+	jsonOut, gridSummary                           bool
 }
 
 func runTrain(ctx context.Context, args []string, env *Env) error {
@@ -70,6 +71,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to training contexts and targets")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
+	fs.IntVar(&f.recalibrate, "recalibrate", 64, "fit the predictive spread on this many validation realizations after training (0: off)")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.IntVar(&f.refine, "refine", -1, "refinement steps stored as the model's inference default (-1: keep the default)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
@@ -104,7 +106,23 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	}
 	info := core.Info{Steps1: res.Steps1, Steps2: res.Steps2, WallSeconds: res.Wall.Seconds(), Metrics: res.Val}
 	if init != nil {
-		info.Steps1, info.Steps2 = res.Steps1, res.Steps2
+		info.Steps1 += f.initInfo.Steps1
+		info.Steps2 += f.initInfo.Steps2
+		info.WallSeconds += f.initInfo.WallSeconds
+		if info.Metrics == nil {
+			info.Metrics = f.initInfo.Metrics
+		}
+	}
+	if f.recalibrate > 0 {
+		if err := m.Recalibrate(ctx, f.recalibrate); err != nil {
+			return fmt.Errorf("%w; nothing was written", err)
+		}
+		val, err := m.Validate(ctx)
+		if err != nil {
+			return fmt.Errorf("%w; nothing was written", err)
+		}
+		info.Metrics = &val
+		env.Notef("recalibrated predictive spread: ×%.3f (reconstruction), ×%.3f (discrepancy)", m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale)
 	}
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
 		return err
@@ -139,14 +157,14 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	var cfg core.Config
 	var init *core.Model
 	if f.init != "" {
-		m, _, err := core.LoadCheckpoint(f.init)
+		m, info, err := core.LoadCheckpoint(f.init)
 		if err != nil {
 			return core.Config{}, nil, UsageError("%v", err)
 		}
 		if f.system != "" && f.system != m.Config.Arch.System {
 			return core.Config{}, nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
 		}
-		init, cfg = m, m.Config
+		init, cfg, f.initInfo = m, m.Config, info
 		f.system = cfg.Arch.System
 	} else {
 		if f.system == "" {

@@ -246,3 +246,30 @@ func TestSmokeLVAndAdvdiff(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelRunIsDeterministic fits lv tasks (the multi-channel path,
+// whose simulator pools workspaces) on two workers and on one: the
+// results must be identical and in task order.
+func TestParallelRunIsDeterministic(t *testing.T) {
+	sys, _ := sims.Lookup("lv")
+	tasks, err := core.TestTasks(sys, core.EvalOptions{Tasks: 4, Context: 12, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := New(sys, Options{Starts: 8, Seed: 1})
+	par, err := core.RunMethod(context.Background(), sys, k, tasks, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, err := core.RunMethod(context.Background(), sys, k, tasks, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tasks {
+		for _, key := range core.MetricKeys {
+			if a, b := par.Metrics[i].Values[key], seq.Metrics[i].Values[key]; a != b {
+				t.Errorf("task %d %s: parallel %v, sequential %v", i, key, a, b)
+			}
+		}
+	}
+}

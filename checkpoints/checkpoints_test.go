@@ -1,0 +1,72 @@
+package checkpoints_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"apic/checkpoints"
+	"apic/core"
+	"apic/sims"
+)
+
+// TestEmbeddedCheckpoints loads every shipped checkpoint, runs a small
+// evaluation and checks that it is far better than the untrained model of
+// the same architecture and close to the validation numbers recorded in
+// the file when it was trained. It keeps a broken checkpoint from landing.
+func TestEmbeddedCheckpoints(t *testing.T) {
+	total := 0
+	for _, sys := range sims.All() {
+		for _, b := range core.Backbones {
+			name := checkpoints.Name(sys.Name(), string(b))
+			t.Run(name, func(t *testing.T) {
+				data, ok := checkpoints.Lookup(sys.Name(), string(b))
+				if !ok {
+					t.Fatalf("%s is not embedded", name)
+				}
+				total += len(data)
+				m, info, err := core.DecodeCheckpoint(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m.Sys.Name() != sys.Name() || m.Config.Arch.Backbone != b {
+					t.Fatalf("%s holds %s/%s", name, m.Sys.Name(), m.Config.Arch.Backbone)
+				}
+				if info.Metrics == nil || info.Steps2 == 0 {
+					t.Fatalf("%s records no training (steps %d+%d, metrics %v)", name, info.Steps1, info.Steps2, info.Metrics)
+				}
+				opt := core.EvalOptions{Tasks: 20, Seed: 99, Samples: 8, Refine: -1}
+				if testing.Short() {
+					opt.Tasks = 5
+				}
+				trained, _, err := core.Evaluate(context.Background(), m, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fresh, err := core.NewModel(m.Config)
+				if err != nil {
+					t.Fatal(err)
+				}
+				untrained, _, err := core.Evaluate(context.Background(), fresh, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, k := range []string{core.KeyReconMAE, core.KeyDeltaMAE} {
+					got, base := trained.Metrics[k].Mean, untrained.Metrics[k].Mean
+					if !(got < 0.5*base) {
+						t.Errorf("%s %.4f is not far below the untrained model's %.4f", k, got, base)
+					}
+				}
+				for _, k := range []string{core.KeyReconMAE, core.KeyDeltaMAE, core.KeyThetaMAE} {
+					got, rec := trained.Metrics[k].Mean, info.Metrics.Metrics[k].Mean
+					if math.IsNaN(got) || got > 2*rec+0.01 {
+						t.Errorf("%s %.4f is far from the recorded validation %.4f", k, got, rec)
+					}
+				}
+			})
+		}
+	}
+	if total > 20<<20 {
+		t.Errorf("embedded checkpoints total %d bytes, want under 20 MB", total)
+	}
+}

@@ -1,0 +1,77 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"apic/sims"
+)
+
+// Recalibrate fits the post-hoc scale factors of the predictive standard
+// deviations (Kuleshov et al., 2018): on n held-out validation
+// realizations (the validation stream, never the test stream), it picks
+// the factors s_y and s_δ from a log-spaced grid over [1/4, 4] that
+// minimise the ECE of the reconstruction and of the discrepancy,
+//
+//	s* = argmin_s ECE(μ, s·σ),
+//
+// and stores them in Config.Infer. The means are unchanged, so MAE and θ
+// are unaffected; only the spread of the predictive distribution moves.
+func (m *Model) Recalibrate(ctx context.Context, n int) error {
+	if n < 1 {
+		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
+	}
+	m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale = 0, 0
+	t := m.Config.Train
+	rng := rand.New(rand.NewPCG(t.Seed^0x5ca1e, valStream))
+	tasks := make([]sims.Task, n)
+	for i := range tasks {
+		r := sims.Draw(m.Sys, rng)
+		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), 0, rng)
+		if err != nil {
+			return err
+		}
+		tasks[i] = task
+	}
+	ctxs := make([]sims.Context, n)
+	sides := make([][]float64, n)
+	for i, task := range tasks {
+		ctxs[i], sides[i] = task.Context, task.Real.Side
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: t.Seed, Refine: -1})
+	if err != nil {
+		return fmt.Errorf("recalibrate: %w", err)
+	}
+	best := func(mean func(int) []float64, sd func(int) []float64, truth func(int) []float64) float64 {
+		bestS, bestE := 1.0, math.Inf(1)
+		for k := -20; k <= 20; k++ {
+			s := math.Pow(4, float64(k)/20)
+			e := 0.0
+			for i, task := range tasks {
+				idx := targetValues(m.Sys, task.Targets)
+				scaled := make([]float64, len(sd(i)))
+				for j, v := range sd(i) {
+					scaled[j] = s * v
+				}
+				e += ECE(mean(i), scaled, truth(i), idx)
+			}
+			if e < bestE {
+				bestS, bestE = s, e
+			}
+		}
+		return bestS
+	}
+	deltas := make([][]float64, n)
+	for i, task := range tasks {
+		deltas[i] = task.Real.Discrepancy()
+	}
+	sy := best(func(i int) []float64 { return preds[i].Mean }, func(i int) []float64 { return preds[i].Std }, func(i int) []float64 { return tasks[i].Real.True })
+	sd := best(func(i int) []float64 { return preds[i].DeltaMean }, func(i int) []float64 { return preds[i].DeltaStd }, func(i int) []float64 { return deltas[i] })
+	m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale = sy, sd
+	return nil
+}
