@@ -118,7 +118,15 @@ type MethodRun struct {
 	// Seconds is each realization's wall time inside Calibrate, measured
 	// by the worker that ran it.
 	Seconds []float64
+	// CPUSeconds is the CPU time (user + system) the whole process used
+	// during the run, NaN where the platform cannot tell. Unlike wall
+	// time it does not grow when other programs compete for the cores.
+	CPUSeconds float64
 }
+
+// CPUPerRealization is CPUSeconds over the number of realizations: the
+// average compute one realization cost, garbage collection included.
+func (r MethodRun) CPUPerRealization() float64 { return r.CPUSeconds / float64(len(r.Seconds)) }
 
 // MedianSeconds is the median per-realization wall time.
 func (r MethodRun) MedianSeconds() float64 { return median(r.Seconds) }
@@ -161,7 +169,8 @@ func RunMethod(ctx context.Context, sys sims.System, m Method, tasks []sims.Task
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = max(1, min(workers, len(tasks)))
-	run := MethodRun{Name: m.Name(), Metrics: make([]TaskMetrics, len(tasks)), Seconds: make([]float64, len(tasks))}
+	run := MethodRun{Name: m.Name(), Metrics: make([]TaskMetrics, len(tasks)), Seconds: make([]float64, len(tasks)), CPUSeconds: math.NaN()}
+	cpu0, cpuOK := processCPU()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -222,6 +231,9 @@ feed:
 	}
 	if err := ctx.Err(); err != nil {
 		return MethodRun{}, err
+	}
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		run.CPUSeconds = (cpu1 - cpu0).Seconds()
 	}
 	return run, nil
 }

@@ -17,10 +17,11 @@ import (
 // negative log posterior of v = (a, z_δ), where θ = exp(log lo +
 // sigmoid(a)·(log hi − log lo)):
 //
-//	E(v) = ½ Σ_{i,c} ((ŷ_c(x_i; v) − y_ic)/σ_c)² + ½‖z_δ‖² + ½‖(a − a₀)/σ_a‖²
+//	E(v) = ½ Σ_{i,c} ((ŷ_c(x_i; v) − y_ic)/σ_c)² + ½‖(z_δ − μ_δ)/σ_δ‖² + ½‖(a − a₀)/σ_a‖²
 //
-// with z_θ fixed at its encoder mean, a₀ the encoder's estimate and a weak
-// prior σ_a keeping the solution near it. The predictive distribution is
+// with z_θ fixed at its encoder mean, the encoder's posterior q(z_δ | C) =
+// N(μ_δ, σ_δ²) as the prior of z_δ (σ_δ = 1 for the deterministic cnp),
+// a₀ the encoder's θ estimate and a weak prior σ_a keeping θ near it. The predictive distribution is
 // the Laplace approximation N(v*, (JᵀJ)⁻¹) at the optimum, sampled K times
 // through the decoder. Each step costs n+2 batched decodes (n = P + L_δ,
 // Jacobian by forward differences), a few milliseconds per realization —
@@ -133,6 +134,8 @@ type refiner struct {
 	att   *nets.Tensor // [B*Q, H] or nil
 	side  *nets.Tensor
 	a0    *nets.Tensor // [B, P]
+	z0    *nets.Tensor // [B, Lδ] encoder mean of z_δ
+	zSig  *nets.Tensor // [B, Lδ] encoder σ of z_δ (1 for the deterministic cnp)
 	terms [][]obsTerm
 }
 
@@ -189,7 +192,10 @@ func (r *refiner) residuals(b int, v, pred []float64) []float64 {
 	for p := 0; p < P; p++ {
 		out = append(out, (v[p]-r.a0.At(b, p))/refineSigmaA)
 	}
-	return append(out, v[P:]...)
+	for j, z := range v[P:] {
+		out = append(out, (z-r.z0.At(b, j))/r.zSig.At(b, j))
+	}
+	return out
 }
 
 func sumSq(x []float64) float64 {
@@ -245,6 +251,14 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 			v.Set(b, p, a)
 		}
 		copy(v.Row(b)[P:], disc.mu.Value.Row(b))
+	}
+	r.z0 = disc.mu.Value
+	r.zSig = nets.NewTensor(bt.B, L)
+	for i, lv := range disc.logVar.Value.Data {
+		r.zSig.Data[i] = 1
+		if m.Config.Arch.Backbone != CNP {
+			r.zSig.Data[i] = math.Exp(0.5 * lv)
+		}
 	}
 	obsVar := m.obsVariance()
 	r.terms = make([][]obsTerm, bt.B)

@@ -2,8 +2,10 @@ package nets
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
@@ -22,36 +24,48 @@ import (
 // transposes. The loops, outermost first, are
 //
 //	jc over nc-wide column blocks of C,
-//	pc over kc-deep slices of k        (pack op(B)[pc, jc] block),
-//	ic over mc-tall row blocks of C     (pack op(A)[ic, pc] block),
+//	pc over kc-deep slices of k        (pack the op(B)[pc, jc] block),
+//	ic over mc-tall row blocks of C     (pack the op(A)[ic, pc] block),
 //	jr over nr-wide slivers of the B block,
 //	ir over mr-tall slivers of the A block: one micro-kernel call.
 //
-// A kc×nr B sliver (16 KiB at kc = 256, nr = 8) stays in L1 while the
-// ir loop sweeps the mc×kc A block (192 KiB at mc = 96) from L2.
+// A kc×nr B sliver (32 KiB at kc = 256, nr = 16) stays in L1 while the
+// ir loop sweeps the mc×kc A block (288 KiB at mc = 144) from L2.
+//
+// Large products run on GOMAXPROCS goroutines that take work items from
+// a shared counter, so that a core busy elsewhere does not hold the others
+// up: row blocks of C when M is the long side (op(B) packed once and
+// shared), column blocks when N is (op(A) shared), and slices of k, each
+// into its own partial C summed in a fixed order, when k dwarfs both. Every
+// element of C is summed in an order fixed by the shape and GOMAXPROCS, so
+// results are reproducible.
 
 // Blocking limits, in elements.
-var (
+const (
 	gemmKC = 256
-	gemmMC = 96
+	gemmMC = 144
 	gemmNC = 4080
 )
 
 // gemmSmallWork is the m·n·k below which gonum's unpacked Dgemm is used:
-// there packing and pooling cost more than they save.
-var gemmSmallWork = 256
+// there packing costs more than it saves.
+const gemmSmallWork = 256
 
 // gemmParallelWork is the m·n·k from which the product is split across
-// GOMAXPROCS goroutines; below it starting and waking them costs more than
-// the work.
-var gemmParallelWork = 1 << 18
+// goroutines: about 50 µs of one core's work, well above the cost of
+// waking an idle one.
+const gemmParallelWork = 1 << 22
+
+// gemmSharedLimit caps, in elements, an operand packed whole for all
+// workers to share (8 MiB), and the partial products of a k split.
+const gemmSharedLimit = 1 << 20
 
 // gemmKernel is a micro-kernel with its register tile. run computes
 //
 //	C[0:mr, 0:nr] = alpha · Σ_p a[mr·p : mr·p+mr] ⊗ b[nr·p : nr·p+nr] + beta · C
 //
-// over p < k, where C has row stride ldc; beta = 0 must not read C (it may
-// hold NaN).
+// over p < k, where C has row stride ldc, as alpha·Σ + beta·C rounded once
+// (a fused multiply-add); beta = 0 must not read C (it may hold NaN).
 type gemmKernel struct {
 	name   string
 	mr, nr int
@@ -59,7 +73,8 @@ type gemmKernel struct {
 }
 
 // gemmDefault is the kernel gemm uses: the portable one unless an
-// architecture file (gemm_amd64.go) finds a faster one the CPU supports.
+// architecture file (gemm_amd64.go) chooses otherwise; nil sends every
+// product to gonum.
 var gemmDefault = &genericKernel
 
 // gemmKernels lists every kernel this build and CPU can run, for tests.
@@ -72,8 +87,8 @@ func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *T
 	gemmTensors(gemmDefault, transA, transB, alpha, a, b, beta, dst)
 }
 
-// gemmTensors is gemm with the micro-kernel chosen by the caller, so that
-// tests can compare kernels.
+// gemmTensors is gemm with the micro-kernel chosen by the caller (nil:
+// gonum), so that tests can compare kernels.
 func gemmTensors(kern *gemmKernel, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	m, k := a.Rows, a.Cols
 	if transA {
@@ -87,76 +102,340 @@ func gemmTensors(kern *gemmKernel, transA, transB bool, alpha float64, a, b *Ten
 		panic(fmt.Sprintf("nets: gemm shapes a %s T=%v, b %s T=%v, dst %s",
 			a.Shape(), transA, b.Shape(), transB, dst.Shape()))
 	}
-	gemmStrided(kern, transA, transB, m, n, k, alpha, a.Data, a.Cols, b.Data, b.Cols, beta, dst.Data, dst.Cols)
+	p := gemmProblem{
+		kern: kern, transA: transA, transB: transB,
+		m: m, n: n, k: k, alpha: alpha, beta: beta,
+		a: a.Data, b: b.Data, c: dst.Data, lda: a.Cols, ldb: b.Cols, ldc: dst.Cols,
+	}
+	p.run(runtime.GOMAXPROCS(0))
 }
 
-// gemmStrided computes c = alpha · op(a) · op(b) + beta · c for op(a) m×k
-// and op(b) k×n, a, b and c row-major with row strides lda, ldb and ldc.
-func gemmStrided(kern *gemmKernel, transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+// gemmProblem is one product c = alpha · op(a) · op(b) + beta · c with
+// op(a) m×k, op(b) k×n, and a, b, c row-major with row strides lda, ldb,
+// ldc.
+type gemmProblem struct {
+	kern           *gemmKernel
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    float64
+	a, b, c        []float64
+	lda, ldb, ldc  int
+}
+
+// run computes the product on up to procs goroutines.
+func (p *gemmProblem) run(procs int) {
+	m, n, k := p.m, p.n, p.k
 	if m == 0 || n == 0 {
 		return
 	}
-	if k == 0 || alpha == 0 {
+	if k == 0 || p.alpha == 0 {
 		// As in BLAS, A and B are not read: NaNs there do not propagate.
-		scaleRows(m, n, beta, c, ldc)
+		scaleRows(m, n, p.beta, p.c, p.ldc)
 		return
 	}
 	work := m * n * k
-	if work < gemmSmallWork {
-		blas64.Gemm(blasTrans(transA), blasTrans(transB), alpha,
-			blas64.General{Rows: opRows(transA, m, k), Cols: opCols(transA, m, k), Stride: lda, Data: a},
-			blas64.General{Rows: opRows(transB, k, n), Cols: opCols(transB, k, n), Stride: ldb, Data: b},
-			beta, blas64.General{Rows: m, Cols: n, Stride: ldc, Data: c})
+	if p.kern == nil || work < gemmSmallWork {
+		p.gonum()
 		return
 	}
-	workers := 1
-	if work >= gemmParallelWork {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	// Each worker packs its own operands, so splitting over M repacks
-	// op(B) (k·n) per extra worker and splitting over N repacks op(A)
-	// (m·k): split the longer side, if it holds two tiles per worker.
-	splitM := m >= n
-	if splitM && m < 2*workers*kern.mr || !splitM && n < 2*workers*kern.nr {
-		splitM = !splitM // too thin to split that way: try the other side
-	}
-	if splitM && m < 2*workers*kern.mr || !splitM && n < 2*workers*kern.nr {
-		workers = 1
-	}
-	if workers <= 1 {
-		gemmSerial(kern, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	mr, nr := p.kern.mr, p.kern.nr
+	if procs <= 1 || work < gemmParallelWork {
+		p.serial()
 		return
 	}
+	switch {
+	case k >= 2*max(m, n) && m*n <= gemmSharedLimit/(4*procs):
+		p.splitK(procs)
+	case m >= n && m >= 2*procs*mr || n < 2*procs*nr && m >= 2*procs*mr:
+		if k*ceilMul(n, nr) <= gemmSharedLimit {
+			p.splitRows(procs)
+		} else {
+			p.halves(procs, true)
+		}
+	case n >= 2*procs*nr:
+		if ceilMul(m, mr)*k <= gemmSharedLimit {
+			p.splitCols(procs)
+		} else {
+			p.halves(procs, false)
+		}
+	default:
+		p.serial()
+	}
+}
+
+// gonum hands the product to gonum's Dgemm.
+func (p *gemmProblem) gonum() {
+	blas64.Gemm(blasTrans(p.transA), blasTrans(p.transB), p.alpha,
+		blas64.General{Rows: opRows(p.transA, p.m, p.k), Cols: opCols(p.transA, p.m, p.k), Stride: p.lda, Data: p.a},
+		blas64.General{Rows: opRows(p.transB, p.k, p.n), Cols: opCols(p.transB, p.k, p.n), Stride: p.ldb, Data: p.b},
+		p.beta, blas64.General{Rows: p.m, Cols: p.n, Stride: p.ldc, Data: p.c})
+}
+
+// blocks returns the k, m and n block sizes: near-equal blocks under the
+// limits (k = 300 runs as 150+150, not 256+44), m and n ones whole tiles.
+func (p *gemmProblem) blocks() (kc, mc, nc int) {
+	return blockSize(p.k, gemmKC, 1), blockSize(p.m, gemmMC, p.kern.mr), blockSize(p.n, gemmNC, p.kern.nr)
+}
+
+// serial is the single-goroutine blocked product (see the file comment).
+func (p *gemmProblem) serial() {
+	kc0, mc0, nc0 := p.blocks()
+	buf := getGemmBuf()
+	defer gemmPool.Put(buf)
+	pa := aligned(&buf.a, mc0*kc0)
+	pb := aligned(&buf.b, nc0*kc0)
+	tmp := aligned(&buf.tmp, p.kern.mr*p.kern.nr)
+	for jc := 0; jc < p.n; jc += nc0 {
+		nc := min(nc0, p.n-jc)
+		for pc := 0; pc < p.k; pc += kc0 {
+			kc := min(kc0, p.k-pc)
+			p.packB(pc, jc, kc, nc, pb)
+			for ic := 0; ic < p.m; ic += mc0 {
+				mc := min(mc0, p.m-ic)
+				p.packA(ic, pc, mc, kc, pa)
+				p.macro(ic, jc, mc, nc, kc, pc > 0, pa, pb, tmp)
+			}
+		}
+	}
+}
+
+// splitRows packs op(B) whole, then workers take row blocks of C, each
+// packing its own blocks of op(A).
+func (p *gemmProblem) splitRows(procs int) {
+	kc0, mc0, nc0 := p.blocks()
+	mr, nr := p.kern.mr, p.kern.nr
+	// Blocks small enough to balance the workers.
+	mc0 = min(mc0, ceilMul(ceilDiv(p.m, 4*procs), mr))
+	shared := getGemmBuf()
+	defer gemmPool.Put(shared)
+	// Block (jc, pc) of the whole packed op(B) starts at jc·k + pc·⌈nc⌉.
+	pb := aligned(&shared.b, p.k*ceilMul(p.n, nr))
+	for jc := 0; jc < p.n; jc += nc0 {
+		nc := min(nc0, p.n-jc)
+		for pc := 0; pc < p.k; pc += kc0 {
+			p.packB(pc, jc, min(kc0, p.k-pc), nc, pb[jc*p.k+pc*ceilMul(nc, nr):])
+		}
+	}
+	var next atomic.Int64
+	parallel(procs, func() {
+		buf := getGemmBuf()
+		defer gemmPool.Put(buf)
+		pa := aligned(&buf.a, mc0*kc0)
+		tmp := aligned(&buf.tmp, mr*nr)
+		for {
+			ic := int(next.Add(1)-1) * mc0
+			if ic >= p.m {
+				return
+			}
+			mc := min(mc0, p.m-ic)
+			for jc := 0; jc < p.n; jc += nc0 {
+				nc := min(nc0, p.n-jc)
+				for pc := 0; pc < p.k; pc += kc0 {
+					kc := min(kc0, p.k-pc)
+					p.packA(ic, pc, mc, kc, pa)
+					p.macro(ic, jc, mc, nc, kc, pc > 0, pa, pb[jc*p.k+pc*ceilMul(nc, nr):], tmp)
+				}
+			}
+		}
+	})
+}
+
+// splitCols packs op(A) whole, then workers take column blocks of C, each
+// packing its own blocks of op(B).
+func (p *gemmProblem) splitCols(procs int) {
+	kc0, mc0, nc0 := p.blocks()
+	mr, nr := p.kern.mr, p.kern.nr
+	nc0 = min(nc0, ceilMul(ceilDiv(p.n, 4*procs), nr))
+	shared := getGemmBuf()
+	defer gemmPool.Put(shared)
+	// Block (ic, pc) of the whole packed op(A) starts at ic·k + pc·⌈mc⌉.
+	pa := aligned(&shared.a, ceilMul(p.m, mr)*p.k)
+	for ic := 0; ic < p.m; ic += mc0 {
+		mc := min(mc0, p.m-ic)
+		for pc := 0; pc < p.k; pc += kc0 {
+			p.packA(ic, pc, mc, min(kc0, p.k-pc), pa[ic*p.k+pc*ceilMul(mc, mr):])
+		}
+	}
+	var next atomic.Int64
+	parallel(procs, func() {
+		buf := getGemmBuf()
+		defer gemmPool.Put(buf)
+		pb := aligned(&buf.b, nc0*kc0)
+		tmp := aligned(&buf.tmp, mr*nr)
+		for {
+			jc := int(next.Add(1)-1) * nc0
+			if jc >= p.n {
+				return
+			}
+			nc := min(nc0, p.n-jc)
+			for pc := 0; pc < p.k; pc += kc0 {
+				kc := min(kc0, p.k-pc)
+				p.packB(pc, jc, kc, nc, pb)
+				for ic := 0; ic < p.m; ic += mc0 {
+					mc := min(mc0, p.m-ic)
+					p.macro(ic, jc, mc, nc, kc, pc > 0, pa[ic*p.k+pc*ceilMul(mc, mr):], pb, tmp)
+				}
+			}
+		}
+	})
+}
+
+// splitK cuts k into 4·procs slices; workers take slices and multiply
+// each into its own m×n partial product, and the partials are then added
+// into C in slice order.
+func (p *gemmProblem) splitK(procs int) {
+	kc0, _, _ := p.blocks()
+	slices := 4 * procs
+	ks := ceilMul(ceilDiv(p.k, slices), kc0) // whole k-blocks per slice
+	slices = ceilDiv(p.k, ks)
+	mn := p.m * p.n
+	shared := getGemmBuf()
+	defer gemmPool.Put(shared)
+	partial := aligned(&shared.b, slices*mn)
+	var next atomic.Int64
+	parallel(procs, func() {
+		for {
+			s := int(next.Add(1) - 1)
+			if s >= slices {
+				return
+			}
+			k0 := s * ks
+			sub := *p
+			sub.k = min(ks, p.k-k0)
+			sub.beta = 0
+			sub.c, sub.ldc = partial[s*mn:(s+1)*mn], p.n
+			if p.transA {
+				sub.a = p.a[k0*p.lda:]
+			} else {
+				sub.a = p.a[k0:]
+			}
+			if p.transB {
+				sub.b = p.b[k0:]
+			} else {
+				sub.b = p.b[k0*p.ldb:]
+			}
+			sub.serial()
+		}
+	})
+	for i := range p.m {
+		row := p.c[i*p.ldc : i*p.ldc+p.n]
+		sum := partial[i*p.n : (i+1)*p.n]
+		for j, v := range sum {
+			if p.beta == 0 {
+				row[j] = v
+			} else {
+				row[j] = math.FMA(p.beta, row[j], v)
+			}
+		}
+		for s := 1; s < slices; s++ {
+			for j, v := range partial[s*mn+i*p.n : s*mn+(i+1)*p.n] {
+				row[j] += v
+			}
+		}
+	}
+}
+
+// halves splits C into procs static bands of rows (or columns), each a
+// serial product packing its own operands: for shapes whose shared
+// packed operand would be too large.
+func (p *gemmProblem) halves(procs int, rows bool) {
+	unit, total := p.kern.nr, p.n
+	if rows {
+		unit, total = p.kern.mr, p.m
+	}
+	chunk := ceilMul(ceilDiv(total, procs), unit)
 	var wg sync.WaitGroup
-	if splitM {
-		chunk := ceilMul(ceilDiv(m, workers), kern.mr)
-		for i0 := chunk; i0 < m; i0 += chunk {
-			rows := min(chunk, m-i0)
-			aOff := i0 * lda
-			if transA {
-				aOff = i0
+	for i0 := 0; i0 < total; i0 += chunk {
+		sub := *p
+		if rows {
+			sub.m = min(chunk, total-i0)
+			sub.c = p.c[i0*p.ldc:]
+			if p.transA {
+				sub.a = p.a[i0:]
+			} else {
+				sub.a = p.a[i0*p.lda:]
 			}
-			wg.Go(func() {
-				gemmSerial(kern, transA, transB, rows, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[i0*ldc:], ldc)
-			})
-		}
-		gemmSerial(kern, transA, transB, min(chunk, m), n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-	} else {
-		chunk := ceilMul(ceilDiv(n, workers), kern.nr)
-		for j0 := chunk; j0 < n; j0 += chunk {
-			cols := min(chunk, n-j0)
-			bOff := j0
-			if transB {
-				bOff = j0 * ldb
+		} else {
+			sub.n = min(chunk, total-i0)
+			sub.c = p.c[i0:]
+			if p.transB {
+				sub.b = p.b[i0*p.ldb:]
+			} else {
+				sub.b = p.b[i0:]
 			}
-			wg.Go(func() {
-				gemmSerial(kern, transA, transB, m, cols, k, alpha, a, lda, b[bOff:], ldb, beta, c[j0:], ldc)
-			})
 		}
-		gemmSerial(kern, transA, transB, m, min(chunk, n), k, alpha, a, lda, b, ldb, beta, c, ldc)
+		wg.Go(sub.serial)
 	}
 	wg.Wait()
 }
+
+// parallel runs work on procs goroutines, the caller's among them, and
+// waits for all.
+func parallel(procs int, work func()) {
+	var wg sync.WaitGroup
+	for range procs - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+}
+
+// macro multiplies the packed mc×kc block pa of op(A) by the packed kc×nc
+// block pb of op(B) into C[ic:ic+mc, jc:jc+nc], tile by tile, adding onto
+// C when accumulate is set (later k-blocks) and applying beta otherwise.
+// Edge tiles go through tmp so that the kernel never writes outside C.
+func (p *gemmProblem) macro(ic, jc, mc, nc, kc int, accumulate bool, pa, pb, tmp []float64) {
+	kern, mr, nr := p.kern, p.kern.mr, p.kern.nr
+	beta := p.beta
+	if accumulate {
+		beta = 1
+	}
+	c, ldc := p.c[ic*p.ldc+jc:], p.ldc
+	for jr := 0; jr < nc; jr += nr {
+		nrr := min(nr, nc-jr)
+		bs := pb[jr*kc : (jr+nr)*kc]
+		for ir := 0; ir < mc; ir += mr {
+			mrr := min(mr, mc-ir)
+			as := pa[ir*kc : (ir+mr)*kc]
+			if mrr == mr && nrr == nr {
+				kern.run(kc, as, bs, c[ir*ldc+jr:], ldc, p.alpha, beta)
+				continue
+			}
+			kern.run(kc, as, bs, tmp, nr, p.alpha, 0)
+			for i := range mrr {
+				crow := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nrr]
+				trow := tmp[i*nr : i*nr+nrr]
+				if beta == 0 {
+					copy(crow, trow)
+					continue
+				}
+				for j, t := range trow {
+					// Fused, like the kernels, so that an element's value
+					// does not depend on whether it falls in an edge tile.
+					crow[j] = math.FMA(beta, crow[j], t)
+				}
+			}
+		}
+	}
+}
+
+// packA copies op(A)[ic:ic+mc, pc:pc+kc] into dst (see the function packA).
+func (p *gemmProblem) packA(ic, pc, mc, kc int, dst []float64) {
+	packA(p.transA, p.a, p.lda, ic, pc, mc, kc, p.kern.mr, dst)
+}
+
+// packB copies op(B)[pc:pc+kc, jc:jc+nc] into dst (see the function packB).
+func (p *gemmProblem) packB(pc, jc, kc, nc int, dst []float64) {
+	packB(p.transB, p.b, p.ldb, pc, jc, kc, nc, p.kern.nr, dst)
+}
+
+// packRunsFast, when an architecture file sets it, is packRuns for a full
+// width; it reports false for widths it does not handle.
+var packRunsFast func(dst, src []float64, base, ld, kc, w int) bool
+
+// packRows4Fast, when an architecture file sets it, sets dst[p·w + r] =
+// src[r·ld + p] for p < kc, r < 4.
+var packRows4Fast func(dst, src []float64, kc, ld, w int)
 
 // gemmBuf holds one goroutine's packing buffers, recycled through
 // gemmPool so that steady-state training allocates nothing here.
@@ -165,6 +444,8 @@ type gemmBuf struct {
 }
 
 var gemmPool = sync.Pool{New: func() any { return new(gemmBuf) }}
+
+func getGemmBuf() *gemmBuf { return gemmPool.Get().(*gemmBuf) }
 
 // aligned returns a length-n slice of *s starting on a 64-byte boundary,
 // growing *s if needed: a packed B row of eight float64 is then one cache
@@ -180,71 +461,6 @@ func aligned(s *[]float64, n int) []float64 {
 		off = pad - off
 	}
 	return buf[off : off+n]
-}
-
-// gemmSerial is the single-goroutine blocked product (see the file
-// comment).
-func gemmSerial(kern *gemmKernel, transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	mr, nr := kern.mr, kern.nr
-	// Even blocks: k = 300 runs as 150+150, not 256+44.
-	kc0 := blockSize(k, gemmKC, 1)
-	mc0 := blockSize(m, gemmMC, mr)
-	nc0 := blockSize(n, gemmNC, nr)
-
-	buf := gemmPool.Get().(*gemmBuf)
-	defer gemmPool.Put(buf)
-	pa := aligned(&buf.a, mc0*kc0)
-	pb := aligned(&buf.b, nc0*kc0)
-	tmp := aligned(&buf.tmp, mr*nr)
-
-	for jc := 0; jc < n; jc += nc0 {
-		nc := min(nc0, n-jc)
-		for pc := 0; pc < k; pc += kc0 {
-			kc := min(kc0, k-pc)
-			// Later k-slices add onto the first one's result.
-			bet := beta
-			if pc > 0 {
-				bet = 1
-			}
-			packB(transB, b, ldb, pc, jc, kc, nc, nr, pb)
-			for ic := 0; ic < m; ic += mc0 {
-				mc := min(mc0, m-ic)
-				packA(transA, a, lda, ic, pc, mc, kc, mr, pa)
-				macroKernel(kern, mc, nc, kc, alpha, pa, pb, bet, c[ic*ldc+jc:], ldc, tmp)
-			}
-		}
-	}
-}
-
-// macroKernel multiplies a packed mc×kc block of op(A) by a packed kc×nc
-// block of op(B) into C, tile by tile. Edge tiles go through tmp so that
-// the kernel never writes outside C.
-func macroKernel(kern *gemmKernel, mc, nc, kc int, alpha float64, pa, pb []float64, beta float64, c []float64, ldc int, tmp []float64) {
-	mr, nr := kern.mr, kern.nr
-	for jr := 0; jr < nc; jr += nr {
-		nrr := min(nr, nc-jr)
-		bs := pb[jr*kc : (jr+nr)*kc]
-		for ir := 0; ir < mc; ir += mr {
-			mrr := min(mr, mc-ir)
-			as := pa[ir*kc : (ir+mr)*kc]
-			if mrr == mr && nrr == nr {
-				kern.run(kc, as, bs, c[ir*ldc+jr:], ldc, alpha, beta)
-				continue
-			}
-			kern.run(kc, as, bs, tmp, nr, alpha, 0)
-			for i := range mrr {
-				crow := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nrr]
-				trow := tmp[i*nr : i*nr+nrr]
-				if beta == 0 {
-					copy(crow, trow)
-					continue
-				}
-				for j, t := range trow {
-					crow[j] = beta*crow[j] + t
-				}
-			}
-		}
-	}
 }
 
 // packA copies op(A)[ic:ic+mc, pc:pc+kc] into dst as ⌈mc/mr⌉ slivers of
@@ -280,39 +496,20 @@ func packB(transB bool, b []float64, ldb, pc, jc, kc, nc, nr int, dst []float64)
 // packRuns sets dst[p·w + r] = src[base + p·ld + r] for p < kc, r < width,
 // and zero for width ≤ r < w: kc contiguous runs of width values.
 func packRuns(dst, src []float64, base, ld, kc, w, width int) {
-	if width == w {
-		switch w {
-		case 4:
-			for p := range kc {
-				*(*[4]float64)(dst[p*4:]) = *(*[4]float64)(src[base+p*ld:])
-			}
-			return
-		case 6:
-			for p := range kc {
-				*(*[6]float64)(dst[p*6:]) = *(*[6]float64)(src[base+p*ld:])
-			}
-			return
-		case 8:
-			for p := range kc {
-				*(*[8]float64)(dst[p*8:]) = *(*[8]float64)(src[base+p*ld:])
-			}
-			return
-		case 12:
-			for p := range kc {
-				*(*[12]float64)(dst[p*12:]) = *(*[12]float64)(src[base+p*ld:])
-			}
-			return
-		case 16:
-			for p := range kc {
-				*(*[16]float64)(dst[p*16:]) = *(*[16]float64)(src[base+p*ld:])
-			}
-			return
-		}
+	if width == w && packRunsFast != nil && packRunsFast(dst, src, base, ld, kc, w) {
+		return
 	}
 	for p := range kc {
-		d := dst[p*w : (p+1)*w]
-		copy(d, src[base+p*ld:base+p*ld+width])
-		clear(d[width:])
+		d := dst[p*w : p*w+w]
+		r := src[base+p*ld : base+p*ld+width]
+		// Element by element: a copy() of a few values would be a
+		// memmove call each.
+		for i, v := range r {
+			d[i] = v
+		}
+		for i := width; i < w; i++ {
+			d[i] = 0
+		}
 	}
 }
 
@@ -326,6 +523,10 @@ func packStrided(dst, src []float64, base, ld, kc, w, width int) {
 	r := 0
 	for ; r+4 <= width; r += 4 {
 		o := base + r*ld
+		if packRows4Fast != nil {
+			packRows4Fast(dst[r:], src[o:], kc, ld, w)
+			continue
+		}
 		r0 := src[o : o+kc]
 		r1 := src[o+ld : o+ld+kc]
 		r2 := src[o+2*ld : o+2*ld+kc]

@@ -17,7 +17,13 @@ var (
 )
 
 func init() {
+	// Without AVX2 and FMA, gonum's SSE2 assembly beats the portable
+	// kernel (about 8 against 4 GFLOPS here), as Go keeps fewer than the
+	// sixteen accumulators of a 4×4 tile in registers.
+	gemmDefault = nil
 	if hasAVX2FMA {
+		packRunsFast = packRunsAVX2
+		packRows4Fast = packRows4AVX2
 		gemmDefault = &avx2Kernel
 		gemmKernels = append(gemmKernels, &avx2Kernel)
 	}
@@ -60,4 +66,40 @@ func kernel12x16AVX512(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 	_ = b[16*k-1]
 	_ = c[11*ldc+15]
 	dgemmKernel12x16(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
+}
+
+// packRunsAVX sets dst[p·w + r] = src[p·ld + r] for p < kc, r < w, with w
+// one of 6, 8, 12 or 16.
+//
+//go:noescape
+func packRunsAVX(dst, src *float64, kc, ld, w int)
+
+// packRunsAVX2 is packRuns at full width through packRunsAVX, for the
+// widths it handles.
+func packRunsAVX2(dst, src []float64, base, ld, kc, w int) bool {
+	if w != 6 && w != 8 && w != 12 && w != 16 {
+		return false
+	}
+	if kc == 0 {
+		return true
+	}
+	_ = dst[kc*w-1]
+	_ = src[base+(kc-1)*ld+w-1]
+	packRunsAVX(&dst[0], &src[base], kc, ld, w)
+	return true
+}
+
+// packRows4AVX sets dst[p·w + r] = src[r·ld + p] for p < kc, r < 4.
+//
+//go:noescape
+func packRows4AVX(dst, src *float64, kc, ld, w int)
+
+// packRows4AVX2 checks the bounds packRows4AVX relies on.
+func packRows4AVX2(dst, src []float64, kc, ld, w int) {
+	if kc == 0 {
+		return
+	}
+	_ = dst[(kc-1)*w+3]
+	_ = src[3*ld+kc-1]
+	packRows4AVX(&dst[0], &src[0], kc, ld, w)
 }

@@ -681,3 +681,132 @@ withbeta512:
 	VMOVUPD Z23, 64(DX)
 	VZEROUPPER
 	RET
+
+// func packRunsAVX(dst, src *float64, kc, ld, w int)
+//
+// dst[p·w + r] = src[p·ld + r] for p < kc, r < w, w one of 6, 8, 12, 16
+// (the caller checks): kc runs of w contiguous float64 copied with 4-wide
+// moves (AVX).
+TEXT ·packRunsAVX(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ kc+16(FP), CX
+	MOVQ ld+24(FP), R8
+	SHLQ $3, R8
+	MOVQ w+32(FP), AX
+	TESTQ CX, CX
+	JZ packdone
+	CMPQ AX, $16
+	JEQ pack16
+	CMPQ AX, $12
+	JEQ pack12
+	CMPQ AX, $8
+	JEQ pack8
+pack6:
+	VMOVUPD (SI), Y0
+	VMOVUPD 32(SI), X1
+	VMOVUPD Y0, (DI)
+	VMOVUPD X1, 32(DI)
+	ADDQ R8, SI
+	ADDQ $48, DI
+	DECQ CX
+	JNZ pack6
+	JMP packdone
+pack16:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ R8, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ pack16
+	JMP packdone
+pack12:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	ADDQ R8, SI
+	ADDQ $96, DI
+	DECQ CX
+	JNZ pack12
+	JMP packdone
+pack8:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	ADDQ R8, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ pack8
+	JMP packdone
+packdone:
+	VZEROUPPER
+	RET
+
+// func packRows4AVX(dst, src *float64, kc, ld, w int)
+//
+// dst[p·w + r] = src[r·ld + p] for p < kc, r < 4: four rows of kc values
+// interleaved into a panel of row width w, 4×4 blocks transposed in
+// registers (AVX).
+TEXT ·packRows4AVX(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ kc+16(FP), CX
+	MOVQ ld+24(FP), R8
+	SHLQ $3, R8
+	LEAQ (R8)(R8*2), R9 // 3·ld bytes
+	MOVQ w+32(FP), R10
+	SHLQ $3, R10
+	LEAQ (R10)(R10*2), R11 // 3·w bytes
+	MOVQ CX, DX
+	SHRQ $2, DX
+	JZ rows4tail
+rows4loop:
+	VMOVUPD (SI), Y0
+	VMOVUPD (SI)(R8*1), Y1
+	VMOVUPD (SI)(R8*2), Y2
+	VMOVUPD (SI)(R9*1), Y3
+	VUNPCKLPD Y1, Y0, Y4
+	VUNPCKHPD Y1, Y0, Y5
+	VUNPCKLPD Y3, Y2, Y6
+	VUNPCKHPD Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0
+	VPERM2F128 $0x20, Y7, Y5, Y1
+	VPERM2F128 $0x31, Y6, Y4, Y2
+	VPERM2F128 $0x31, Y7, Y5, Y3
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (DI)(R10*1)
+	VMOVUPD Y2, (DI)(R10*2)
+	VMOVUPD Y3, (DI)(R11*1)
+	ADDQ $32, SI
+	LEAQ (DI)(R10*4), DI
+	DECQ DX
+	JNZ rows4loop
+rows4tail:
+	ANDQ $3, CX
+	JZ rows4done
+rows4one:
+	VMOVSD (SI), X0
+	VMOVSD (SI)(R8*1), X1
+	VMOVSD (SI)(R8*2), X2
+	VMOVSD (SI)(R9*1), X3
+	VMOVSD X0, (DI)
+	VMOVSD X1, 8(DI)
+	VMOVSD X2, 16(DI)
+	VMOVSD X3, 24(DI)
+	ADDQ $8, SI
+	ADDQ R10, DI
+	DECQ CX
+	JNZ rows4one
+rows4done:
+	VZEROUPPER
+	RET

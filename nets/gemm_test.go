@@ -150,6 +150,95 @@ func TestGemm(t *testing.T) {
 	}
 }
 
+// TestGemmParallelModes runs each way of splitting a product across
+// goroutines (whatever this machine's GOMAXPROCS) against the naive loop.
+func TestGemmParallelModes(t *testing.T) {
+	rng := newRNG(903)
+	shapes := [][3]int{{101, 37, 45}, {29, 133, 70}, {23, 31, 700}, {1, 70, 9}}
+	modes := []struct {
+		name string
+		run  func(p *gemmProblem)
+	}{
+		{"rows", func(p *gemmProblem) { p.splitRows(3) }},
+		{"cols", func(p *gemmProblem) { p.splitCols(2) }},
+		{"k", func(p *gemmProblem) { p.splitK(2) }},
+		{"row halves", func(p *gemmProblem) { p.halves(2, true) }},
+		{"column halves", func(p *gemmProblem) { p.halves(3, false) }},
+	}
+	for _, s := range shapes {
+		m, n, k := s[0], s[1], s[2]
+		for tr := range 4 {
+			transA, transB := tr&1 != 0, tr&2 != 0
+			a, b, _ := gemmOperands(rng, transA, transB, m, n, k, 1)
+			prod, abs := naiveProduct(transA, transB, a, b, m, n)
+			for _, beta := range []float64{0, 1, -0.5} {
+				c := randSigned(rng, m, n, 0, 1)
+				if beta == 0 {
+					for i := range c.Data {
+						c.Data[i] = math.NaN()
+					}
+				}
+				want, scale := naiveGemm(-0.5, prod, abs, beta, c)
+				for _, kern := range gemmKernels {
+					for _, mode := range modes {
+						got := c.Clone()
+						p := gemmProblem{
+							kern: kern, transA: transA, transB: transB, m: m, n: n, k: k, alpha: -0.5, beta: beta,
+							a: a.Data, b: b.Data, c: got.Data, lda: a.Cols, ldb: b.Cols, ldc: n,
+						}
+						mode.run(&p)
+						checkGemmClose(t, fmt.Sprintf("%s %s m=%d n=%d k=%d tA=%v tB=%v beta=%g",
+							kern.name, mode.name, m, n, k, transA, transB, beta), got, want, scale)
+					}
+				}
+			}
+		}
+	}
+	// Above the parallel threshold through the public path.
+	for tr := range 4 {
+		transA, transB := tr&1 != 0, tr&2 != 0
+		m, n, k := 256, 130, 160
+		a, b, c := gemmOperands(rng, transA, transB, m, n, k, 0)
+		prod, abs := naiveProduct(transA, transB, a, b, m, n)
+		want, scale := naiveGemm(1, prod, abs, 0, c)
+		gemm(transA, transB, 1, a, b, 0, c)
+		checkGemmClose(t, fmt.Sprintf("gemm m=%d n=%d k=%d tA=%v tB=%v", m, n, k, transA, transB), c, want, scale)
+	}
+}
+
+// TestGemmDeterministic checks that a parallel product repeats bit for
+// bit and that splitting rows or columns does not change any element.
+func TestGemmDeterministic(t *testing.T) {
+	rng := newRNG(904)
+	a, b, c := gemmOperands(rng, false, true, 211, 96, 300, -0.5)
+	for _, kern := range gemmKernels {
+		var ref *Tensor
+		for _, mode := range []func(p *gemmProblem){
+			(*gemmProblem).serial,
+			func(p *gemmProblem) { p.splitRows(2) },
+			func(p *gemmProblem) { p.splitRows(2) },
+			func(p *gemmProblem) { p.splitCols(3) },
+			func(p *gemmProblem) { p.halves(2, true) },
+		} {
+			got := c.Clone()
+			p := gemmProblem{
+				kern: kern, transB: true, m: 211, n: 96, k: 300, alpha: 0.7, beta: -0.5,
+				a: a.Data, b: b.Data, c: got.Data, lda: a.Cols, ldb: b.Cols, ldc: 96,
+			}
+			mode(&p)
+			if ref == nil {
+				ref = got
+				continue
+			}
+			for i := range got.Data {
+				if got.Data[i] != ref.Data[i] {
+					t.Fatalf("%s: element %d = %.17g, serial gave %.17g", kern.name, i, got.Data[i], ref.Data[i])
+				}
+			}
+		}
+	}
+}
+
 func blasGeneral(t *Tensor) blas64.General {
 	return blas64.General{Rows: t.Rows, Cols: t.Cols, Stride: max(t.Cols, 1), Data: t.Data}
 }

@@ -67,21 +67,6 @@ func TestTune(t *testing.T) {
 		{"NT_10x10x10", 10, 10, 10, false, true},
 	}
 	procs := runtime.GOMAXPROCS(0)
-	if v := os.Getenv("KC"); v != "" {
-		fmt.Sscan(v, &gemmKC)
-	}
-	if v := os.Getenv("MC"); v != "" {
-		fmt.Sscan(v, &gemmMC)
-	}
-	if v := os.Getenv("PAR"); v != "" {
-		fmt.Sscan(v, &gemmParallelWork)
-	}
-	if v := os.Getenv("SMALL"); v != "" {
-		fmt.Sscan(v, &gemmSmallWork)
-	}
-	if v := os.Getenv("NC"); v != "" {
-		fmt.Sscan(v, &gemmNC)
-	}
 	for _, cs := range cases {
 		if f := os.Getenv("CASES"); f != "" && !strings.Contains(f, cs.name) {
 			continue

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -299,6 +300,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
+	case tea.PasteMsg:
+		if m.prompt.active() {
+			m.prompt.value = append(m.prompt.value, []rune(strings.TrimRight(msg.Content, "\r\n"))...)
+		}
+		return m, nil
 	case inferMsg:
 		return m.onInfer(msg)
 	case trainProgressMsg:

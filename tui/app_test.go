@@ -362,6 +362,12 @@ func TestPromptEditing(t *testing.T) {
 	if p.path() != "" {
 		t.Fatal("ctrl+u did not clear")
 	}
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "o")
+	m = send(t, m, tea.PasteMsg{Content: "/some/file.safetensors\n"})
+	if got := m.prompt.path(); got != "/some/file.safetensors" {
+		t.Fatalf("pasted %q", got)
+	}
 	dir := t.TempDir()
 	for _, n := range []string{"apic-one.safetensors", "apic-two.safetensors", "other.txt"} {
 		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {

@@ -121,7 +121,7 @@ func (r inferRequest) run() inferMsg {
 func samplesFor(sys sims.System) int {
 	switch sys.Name() {
 	case "lv":
-		return 4
+		return 8
 	}
 	return 16
 }

@@ -39,18 +39,6 @@ func (s stepper) step(d int) stepper {
 	return s
 }
 
-// setNearest moves to the rung closest to v.
-func (s stepper) setNearest(v float64) stepper {
-	best := 0
-	for i, x := range s.values {
-		if abs(x-v) < abs(s.values[best]-v) {
-			best = i
-		}
-	}
-	s.idx = best
-	return s
-}
-
 func (s stepper) view(w int, focused bool, t theme) string {
 	return controlRow(t, w, focused, s.label, s.format(s.value()), s.idx > 0, s.idx < len(s.values)-1)
 }

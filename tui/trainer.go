@@ -28,7 +28,7 @@ type quickBudget struct{ fineTune, steps1, steps2, batch int }
 
 func budgetFor(sys sims.System) quickBudget {
 	if sys.Grid().Size() > 1000 { // the advection–diffusion field
-		return quickBudget{fineTune: 100, steps1: 60, steps2: 160, batch: 8}
+		return quickBudget{fineTune: 200, steps1: 100, steps2: 300, batch: 8}
 	}
 	return quickBudget{fineTune: 300, steps1: 150, steps2: 450, batch: 16}
 }

@@ -263,9 +263,23 @@ func (p *compareProgress) finish() {
 	}
 }
 
-// speedup is KOH-GP's median time per realization over m's.
+// speedup is KOH-GP's median wall time per realization over m's.
 func speedup(koh, m compareMethod) float64 {
 	return koh.Run.MedianSeconds() / m.Run.MedianSeconds()
+}
+
+// cpuSpeedup is KOH-GP's CPU time per realization over m's (NaN where
+// CPU time is unavailable).
+func cpuSpeedup(koh, m compareMethod) float64 {
+	return koh.Run.CPUPerRealization() / m.Run.CPUPerRealization()
+}
+
+// finitePtr returns &x, or nil for a NaN or infinite x (JSON has no NaN).
+func finitePtr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
 }
 
 // compareMethodJSON is one method's entry in the JSON output.
@@ -277,6 +291,8 @@ type compareMethodJSON struct {
 	SecondsTotal          float64                 `json:"seconds_total"`
 	RealizationsPerSecond float64                 `json:"realizations_per_second_batched,omitempty"`
 	SpeedupVsKOH          float64                 `json:"speedup_vs_koh_gp,omitempty"`
+	CPUPerRealization     *float64                `json:"cpu_seconds_per_realization,omitempty"`
+	CPUSpeedupVsKOH       *float64                `json:"speedup_vs_koh_gp_cpu,omitempty"`
 	Refine                *int                    `json:"refine,omitempty"`
 	WallSeconds           float64                 `json:"wall_seconds,omitempty"`
 	Workers               int                     `json:"workers,omitempty"`
@@ -295,13 +311,15 @@ func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		j := compareMethodJSON{
 			Source: m.Source, Metrics: m.Report.Metrics, ThetaPerParam: m.Report.ThetaPerParam,
 			SecondsPerRealization: m.Run.MedianSeconds(), SecondsTotal: m.Run.TotalSeconds(),
-			SecondsMinMax: minMax(m.Run.Seconds),
+			SecondsMinMax:     minMax(m.Run.Seconds),
+			CPUPerRealization: finitePtr(m.Run.CPUPerRealization()),
 		}
 		if m.Name == kohgp.Name {
 			j.WallSeconds, j.Workers, j.Starts = m.Wall.Seconds(), min(workers, len(test)), starts
 		} else {
 			refine := m.Refine
 			j.RealizationsPerSecond, j.SpeedupVsKOH, j.Refine = m.Batched, speedup(koh, m), &refine
+			j.CPUSpeedupVsKOH = finitePtr(cpuSpeedup(koh, m))
 		}
 		ms[m.Name] = j
 	}
@@ -365,22 +383,23 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	}
 
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "wall time per realization:")
-	rows = [][]string{{"method", "median", "total", "batched", "speed-up vs KOH-GP"}}
+	fmt.Fprintln(w, "time per realization (wall: median and total of the per-realization times; CPU: the process's CPU time over the run / realizations):")
+	rows = [][]string{{"method", "wall median", "wall total", "CPU", "batched", "speed-up vs KOH-GP (wall, CPU)"}}
 	koh := methods[0]
 	for _, m := range methods {
-		row := []string{m.Name, fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(m.Run.TotalSeconds())}
+		row := []string{m.Name, fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(m.Run.TotalSeconds()), fmtSeconds(m.Run.CPUPerRealization())}
 		if m.Name == kohgp.Name {
 			row = append(row, fmt.Sprintf("(%s elapsed on %d workers)", fmtSeconds(m.Wall.Seconds()), min(workers, len(test))), "1×")
 		} else {
-			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched), fmt.Sprintf("%.3g×", speedup(koh, m)))
+			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched), fmt.Sprintf("%.3g×, %.3g×", speedup(koh, m), cpuSpeedup(koh, m)))
 		}
 		rows = append(rows, row)
 	}
 	writeAligned(w, rows)
 	for _, m := range methods[1:] {
-		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) is %.3g× faster per realization than KOH-GP (median %s vs %s).\n",
-			m.Name, m.Source, m.Refine, speedup(koh, m), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()))
+		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) is %.3g× faster per realization than KOH-GP (median wall %s vs %s; CPU %s vs %s).\n",
+			m.Name, m.Source, m.Refine, speedup(koh, m), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()),
+			fmtSeconds(m.Run.CPUPerRealization()), fmtSeconds(koh.Run.CPUPerRealization()))
 	}
 }
 

@@ -57,6 +57,8 @@ type compareMethodJSONForTest struct {
 	Batched               float64                 `json:"realizations_per_second_batched"`
 	Speedup               float64                 `json:"speedup_vs_koh_gp"`
 	Refine                *int                    `json:"refine"`
+	CPU                   *float64                `json:"cpu_seconds_per_realization"`
+	CPUSpeedup            *float64                `json:"speedup_vs_koh_gp_cpu"`
 	Workers               int                     `json:"workers"`
 	Starts                int                     `json:"starts"`
 }
@@ -107,6 +109,9 @@ func TestCompareJSON(t *testing.T) {
 		if _, ok := m.ThetaPerParam["omega"]; !ok {
 			t.Errorf("%s: theta_mae_per_param lacks omega", name)
 		}
+		if m.CPU == nil || !(*m.CPU > 0) {
+			t.Errorf("%s: CPU seconds per realization %v", name, m.CPU)
+		}
 		if !(m.SecondsPerRealization > 0) || !(m.SecondsTotal >= m.SecondsPerRealization) {
 			t.Errorf("%s: seconds per realization %v, total %v", name, m.SecondsPerRealization, m.SecondsTotal)
 		}
@@ -116,8 +121,8 @@ func TestCompareJSON(t *testing.T) {
 			}
 			continue
 		}
-		if !(m.Batched > 0) || !(m.Speedup > 0) || m.Refine == nil || *m.Refine != 1 {
-			t.Errorf("%s: batched %v speed-up %v refine %v", name, m.Batched, m.Speedup, m.Refine)
+		if !(m.Batched > 0) || !(m.Speedup > 0) || m.CPUSpeedup == nil || m.Refine == nil || *m.Refine != 1 {
+			t.Errorf("%s: batched %v speed-up %v (CPU %v) refine %v", name, m.Batched, m.Speedup, m.CPUSpeedup, m.Refine)
 		}
 	}
 	// The same realizations, scored by the same code: KOH-GP's metrics
@@ -146,7 +151,7 @@ func TestCompareText(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{"Damped spring · 2 realizations, context 30", "recon MAE", "δ ECE", "θ MAE",
-		"koh-gp", "apic-lnp", "realizations/s", "faster per realization than KOH-GP", "1 workers"} {
+		"koh-gp", "apic-lnp", "realizations/s", "faster per realization than KOH-GP", "1 workers", "CPU"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
