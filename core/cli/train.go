@@ -133,14 +133,18 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		return enc.Encode(map[string]any{
 			"checkpoint": f.out, "system": cfg.Arch.System, "backbone": cfg.Arch.Backbone,
 			"steps1": res.Steps1, "steps2": res.Steps2, "wall_seconds": res.Wall.Seconds(),
-			"final_loss": res.Final, "validation": res.Val,
+			"final_loss": res.Final, "validation": info.Metrics,
 		})
 	}
-	fmt.Fprintf(env.Stdout, "wrote %s (%d+%d steps in %s)\n", f.out, res.Steps1, res.Steps2, res.Wall.Round(time.Millisecond))
-	if res.Val != nil {
+	fmt.Fprintf(env.Stdout, "wrote %s (%d+%d steps in %s", f.out, res.Steps1, res.Steps2, res.Wall.Round(time.Millisecond))
+	if init != nil {
+		fmt.Fprintf(env.Stdout, "; %d+%d steps in %.1f s in all", info.Steps1, info.Steps2, info.WallSeconds)
+	}
+	fmt.Fprintln(env.Stdout, ")")
+	if v := info.Metrics; v != nil {
 		fmt.Fprintf(env.Stdout, "validation (%d realizations): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
-			res.Val.Tasks, res.Val.Metrics[core.KeyReconMAE].Mean, res.Val.Metrics[core.KeyDeltaMAE].Mean,
-			res.Val.Metrics[core.KeyThetaMAE].Mean, res.Val.Metrics[core.KeyReconECE].Mean)
+			v.Tasks, v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,
+			v.Metrics[core.KeyThetaMAE].Mean, v.Metrics[core.KeyReconECE].Mean)
 	}
 	return nil
 }
