@@ -260,9 +260,9 @@ func TestCheckpointRefusals(t *testing.T) {
 		{"config declares another architecture", func(_ map[string]*nets.Tensor, meta map[string]string) {
 			meta["config"] = strings.Replace(meta["config"], `"dec_hidden":32`, `"dec_hidden":24`, 1)
 		}, "declared architecture"},
-		{"config drops the grid summary", func(_ map[string]*nets.Tensor, meta map[string]string) {
-			meta["config"] = strings.Replace(meta["config"], `"grid_summary":true`, `"grid_summary":false`, 1)
-		}, "unexpected [disc.grid."},
+		{"config adds the grid summary", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			meta["config"] = strings.Replace(meta["config"], `"grid_summary":false`, `"grid_summary":true`, 1)
+		}, "missing [disc.grid."},
 		{"config declares another system", func(_ map[string]*nets.Tensor, meta map[string]string) {
 			meta["config"] = strings.Replace(meta["config"], `"system":"spring"`, `"system":"lv"`, 1)
 			meta["system"] = "lv"
@@ -310,7 +310,7 @@ func TestCheckpointRefusals(t *testing.T) {
 	}
 	// The metadata the refusal tests edit has the expected form.
 	var cfg Config
-	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil || cfg.Train.Batch != 16 || cfg.Arch.DecHidden != 32 || !cfg.Arch.GridSummary {
+	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil || cfg.Train.Batch != 16 || cfg.Arch.DecHidden != 32 || cfg.Arch.GridSummary {
 		t.Fatalf("config metadata %q: %v", meta["config"], err)
 	}
 }

@@ -81,18 +81,18 @@ func TestStage2LossAllVariants(t *testing.T) {
 	}
 }
 
-// TestStage2LossWithoutGridSummary: the encoders also work on the context
-// set alone.
-func TestStage2LossWithoutGridSummary(t *testing.T) {
+// TestStage2LossWithGridSummary: the encoders also work with the optional
+// grid summary (off by default).
+func TestStage2LossWithGridSummary(t *testing.T) {
 	for _, sys := range sims.All() {
 		for _, b := range Backbones {
 			m := tinyModel(t, sys.Name(), b, func(c *Config) {
-				c.Arch.GridSummary = false
+				c.Arch.GridSummary = true
 				c.Arch.Hidden, c.Arch.DecHidden = 16, 16
 			})
-			with := tinyModel(t, sys.Name(), b, func(c *Config) { c.Arch.Hidden, c.Arch.DecHidden = 16, 16 })
-			if m.Params.Count() >= with.Params.Count() {
-				t.Errorf("%s/%s: %d parameters without the grid summary, %d with", sys.Name(), b, m.Params.Count(), with.Params.Count())
+			without := tinyModel(t, sys.Name(), b, func(c *Config) { c.Arch.Hidden, c.Arch.DecHidden = 16, 16 })
+			if m.Params.Count() <= without.Params.Count() {
+				t.Errorf("%s/%s: %d parameters with the grid summary, %d without", sys.Name(), b, m.Params.Count(), without.Params.Count())
 			}
 			perturb(m, 1, 0.02)
 			real, nominal := lossBatches(t, m, 2)

@@ -471,7 +471,7 @@ func packA(transA bool, a []float64, lda, ic, pc, mc, kc, mr int, dst []float64)
 		d := dst[i*kc : (i+mr)*kc]
 		if transA {
 			// op(A)(i, p) = a[p·lda + i]: each p reads a contiguous run.
-			packRuns(d, a, (pc)*lda+ic+i, lda, kc, mr, width)
+			packRuns(d, a, pc*lda+ic+i, lda, kc, mr, width)
 		} else {
 			packStrided(d, a, (ic+i)*lda+pc, lda, kc, mr, width)
 		}

@@ -1,3 +1,8 @@
+// Micro-kernels and packing routines of the float64 matrix product in
+// gemm.go, declared in gemm_amd64.go: a 6×8 AVX2+FMA kernel, a 12×16
+// AVX-512F kernel, and AVX copies for packing operands. All take plain
+// pointers; the Go wrappers check the slice bounds first.
+
 #include "textflag.h"
 
 // func dgemmKernel6x8(k int, a, b, c *float64, ldc int, alpha, beta float64)

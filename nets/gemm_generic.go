@@ -1,8 +1,11 @@
 package nets
 
-// genericKernel is the portable micro-kernel: a 4×4 register tile in
-// local variables, which the compiler keeps in registers. It runs on every
-// architecture and on x86-64 CPUs without AVX2 and FMA.
+// genericKernel is the portable micro-kernel: a 4×4 tile in local
+// variables. gemm uses it on architectures without an assembly kernel;
+// with 32 floating-point registers (arm64) the compiler keeps the tile in
+// registers and fuses the multiply-adds. On x86-64 it would spill (Go
+// allocates 15 of the 16 SSE registers), so there gemm falls back to
+// gonum when the CPU lacks AVX2 and FMA, and tests still run this kernel.
 var genericKernel = gemmKernel{name: "generic4x4", mr: 4, nr: 4, run: kernel4x4}
 
 // kernel4x4 computes, for p < k,

@@ -303,6 +303,29 @@ func TestGemmKernelsAgree(t *testing.T) {
 	}
 }
 
+// TestGemmPortablePacking runs the products with the assembly packing
+// routines switched off, as on CPUs without AVX.
+func TestGemmPortablePacking(t *testing.T) {
+	runs, rows4 := packRunsFast, packRows4Fast
+	packRunsFast, packRows4Fast = nil, nil
+	defer func() { packRunsFast, packRows4Fast = runs, rows4 }()
+	rng := newRNG(905)
+	for _, s := range [][3]int{{13, 17, 30}, {29, 35, 9}, {101, 37, 45}, {7, 1, 3}} {
+		m, n, k := s[0], s[1], s[2]
+		for tr := range 4 {
+			transA, transB := tr&1 != 0, tr&2 != 0
+			a, b, c := gemmOperands(rng, transA, transB, m, n, k, -0.5)
+			prod, abs := naiveProduct(transA, transB, a, b, m, n)
+			want, scale := naiveGemm(2, prod, abs, -0.5, c)
+			for _, kern := range gemmKernels {
+				got := c.Clone()
+				gemmTensors(kern, transA, transB, 2, a, b, -0.5, got)
+				checkGemmClose(t, fmt.Sprintf("%s m=%d n=%d k=%d tA=%v tB=%v", kern.name, m, n, k, transA, transB), got, want, scale)
+			}
+		}
+	}
+}
+
 func sameFloat(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
 
 // TestGemmNaNSemantics pins the BLAS conventions: beta = 0 overwrites NaN
