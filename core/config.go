@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 
+	"apic/nets"
 	"apic/sims"
 )
 
@@ -105,6 +106,10 @@ type Arch struct {
 	DecLayers   int      `json:"dec_layers"`   // hidden layers of f_ψ
 	Heads       int      `json:"heads"`        // attention heads (anp)
 	GridSummary bool     `json:"grid_summary"` // encoders also read the context smoothed onto the grid
+	// DecAct is f_ψ's activation ("silu" when empty; "relu" is several
+	// times cheaper at inference, where f_ψ runs for every sample and
+	// query state).
+	DecAct string `json:"dec_act,omitempty"`
 }
 
 // Train holds the training settings.
@@ -189,6 +194,11 @@ func (c Config) Validate() error {
 	for _, p := range pos {
 		if p.v < 1 {
 			return fmt.Errorf("%s must be ≥ 1, got %d", p.name, p.v)
+		}
+	}
+	if a.DecAct != "" {
+		if _, err := nets.ParseActivation(a.DecAct); err != nil {
+			return fmt.Errorf("dec-act: %w", err)
 		}
 	}
 	if a.Backbone == ANP && (a.Heads < 1 || a.Hidden%a.Heads != 0) {

@@ -104,7 +104,11 @@ func NewModel(cfg Config) (*Model, error) {
 		sizes = append(sizes, a.DecHidden)
 	}
 	sizes = append(sizes, m.closure.Outputs())
-	m.fpsi = nets.NewMLP("fpsi", sizes, nets.ActSiLU, ps, rng)
+	act := nets.ActSiLU
+	if a.DecAct != "" {
+		act = nets.Activation(a.DecAct)
+	}
+	m.fpsi = nets.NewMLP("fpsi", sizes, act, ps, rng)
 	// Start f_ψ at zero output so training begins from the nominal
 	// simulator (envelope 1, no forcing, reaction rate at mid-range).
 	m.fpsi.Last().W.Value.Zero()

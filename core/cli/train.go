@@ -31,15 +31,15 @@ system (the paper's appendix A). Ctrl-C stops training and writes nothing.`,
 // archFlags binds the architecture and training flags onto fs, with the
 // defaults filled in once the system and backbone are known.
 type trainFlags struct {
-	initInfo                                       core.Info // what the --init checkpoint recorded
-	system, backbone, out, form, reg, dtype, init  string
-	steps1, steps2, batch, trajectories            int
-	hidden, layers, latent, decHidden, decLayers   int
-	heads, valEvery, valTasks, refine, recalibrate int
-	lr, lrFinal, lambdaTheta, lambdaDelta          float64
-	noise, clip                                    float64
-	seed                                           uint64
-	jsonOut, gridSummary                           bool
+	initInfo                                              core.Info // what the --init checkpoint recorded
+	system, backbone, out, form, reg, dtype, init, decAct string
+	steps1, steps2, batch, trajectories                   int
+	hidden, layers, latent, decHidden, decLayers          int
+	heads, valEvery, valTasks, refine, recalibrate        int
+	lr, lrFinal, lambdaTheta, lambdaDelta                 float64
+	noise, clip                                           float64
+	seed                                                  uint64
+	jsonOut, gridSummary                                  bool
 }
 
 func runTrain(ctx context.Context, args []string, env *Env) error {
@@ -49,6 +49,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.backbone, "backbone", "lnp", "backbone: cnp, lnp or anp")
 	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required)")
 	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model")
+	fs.StringVar(&f.decAct, "dec-act", "silu", "activation of f_ψ: silu, relu, tanh, softplus, sigmoid")
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
 	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen")
 	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64")
@@ -196,6 +197,9 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		setPos(&cfg.Arch.DecLayers, f.decLayers)
 		setPos(&cfg.Arch.Heads, f.heads)
 		cfg.Arch.GridSummary = f.gridSummary
+		if f.decAct != "silu" {
+			cfg.Arch.DecAct = f.decAct
+		}
 	}
 	reg, err := core.ParseRegularizer(f.reg)
 	if err != nil {
