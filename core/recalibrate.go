@@ -12,7 +12,7 @@ import (
 // Recalibrate fits the post-hoc scale factors of the predictive standard
 // deviations (Kuleshov et al., 2018): on n held-out validation
 // realizations (the validation stream, never the test stream), it picks
-// the factors s_y and s_δ from a log-spaced grid over [1/4, 4] that
+// the factors s_y and s_δ from a log-spaced grid over [1/64, 64] that
 // minimise the ECE of the reconstruction and of the discrepancy,
 //
 //	s* = argmin_s ECE(μ, s·σ),
@@ -49,7 +49,7 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	}
 	best := func(mean func(int) []float64, sd func(int) []float64, truth func(int) []float64) float64 {
 		bestS, bestE := 1.0, math.Inf(1)
-		for k := -20; k <= 20; k++ {
+		for k := -60; k <= 60; k++ {
 			s := math.Pow(4, float64(k)/20)
 			e := 0.0
 			for i, task := range tasks {

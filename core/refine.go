@@ -345,8 +345,9 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 }
 
 // noiseFloor is the smallest re-estimated noise variance, relative to the
-// learned one.
-const noiseFloor = 1e-3
+// learned one: only a guard against zero, since a near-exact fit (advdiff
+// cnp) must be allowed a near-zero spread to stay calibrated.
+const noiseFloor = 1e-8
 
 // reestimateNoise sets the σ of realization b's observation terms from
 // its residuals per channel, σ̂² = RSS / n_obs (the maximum-likelihood
