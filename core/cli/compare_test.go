@@ -121,7 +121,13 @@ func TestCompareJSON(t *testing.T) {
 			}
 			continue
 		}
-		if !(m.Batched > 0) || !(m.Speedup > 0) || m.CPUSpeedup == nil || m.Refine == nil || *m.Refine != 1 {
+		// The test's tiny model refines 1 step; an embedded checkpoint
+		// (which takes the plain name when present) uses its own setting.
+		wantRefine := 1
+		if name == "apic-lnp" && hasEmbedded("spring") {
+			wantRefine = -1
+		}
+		if !(m.Batched > 0) || !(m.Speedup > 0) || m.CPUSpeedup == nil || m.Refine == nil || (wantRefine >= 0 && *m.Refine != wantRefine) || *m.Refine < 0 {
 			t.Errorf("%s: batched %v speed-up %v (CPU %v) refine %v", name, m.Batched, m.Speedup, m.CPUSpeedup, m.Refine)
 		}
 	}
