@@ -8,6 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
+
+	"apic/core/cli"
 )
 
 // series is one curve of a line plot, sampled at n evenly spaced x values.
@@ -100,7 +102,7 @@ func (p linePlot) render(t theme) []string {
 		if s.mark != "" {
 			cs = asciigraph.CreateCharSet(s.mark)
 		}
-		out := asciigraph.Plot(clampValues(s.values, lo, hi),
+		out := asciigraph.Plot(cli.ClampSeries(s.values, lo, hi),
 			asciigraph.Width(dataW), asciigraph.Height(rows),
 			asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
 			asciigraph.SeriesChars(cs), asciigraph.YAxisValueFormatter(label))
@@ -249,24 +251,6 @@ func agRound(x float64) float64 {
 		return -math.Floor(-x + 0.5)
 	}
 	return math.Floor(x + 0.5)
-}
-
-// clampValues copies v clamped into [lo, hi]; NaN stays NaN (a gap).
-func clampValues(v []float64, lo, hi float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		switch {
-		case math.IsNaN(x):
-			out[i] = x
-		case x < lo:
-			out[i] = lo
-		case x > hi:
-			out[i] = hi
-		default:
-			out[i] = x
-		}
-	}
-	return out
 }
 
 func formatAxis(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }

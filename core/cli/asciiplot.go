@@ -99,7 +99,7 @@ func (p LinePlot) Render(series ...Series) string {
 	chars := make([]asciigraph.CharSet, len(kept))
 	colors := make([]asciigraph.AnsiColor, len(kept))
 	for i, s := range kept {
-		data[i] = clampSeries(s.Values, clampLo, clampHi)
+		data[i] = ClampSeries(s.Values, clampLo, clampHi)
 		chars[i] = asciigraph.DefaultCharSet
 		if m := seriesMarks[i%len(seriesMarks)]; m != "" {
 			chars[i] = asciigraph.CreateCharSet(m)
@@ -185,9 +185,11 @@ func widenFlat(lo, hi float64) (float64, float64) {
 	return mid - pad, mid + pad
 }
 
-// clampSeries copies v with values clamped into [lo, hi] (infinities onto
-// the edges); NaN stays NaN and is drawn as a gap.
-func clampSeries(v []float64, lo, hi float64) []float64 {
+// ClampSeries copies v with values clamped into [lo, hi] (infinities onto
+// the edges); NaN stays NaN and is drawn as a gap. asciigraph widens its
+// bounds to the data instead of clipping, so every caller that fixes a
+// plot's range clamps first (the explorer too).
+func ClampSeries(v []float64, lo, hi float64) []float64 {
 	out := make([]float64, len(v))
 	for i, x := range v {
 		switch {
