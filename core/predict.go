@@ -136,7 +136,7 @@ func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 }
 
 func (m *Model) predictBatch(bt *Batch, k int, rng *rand.Rand) []Prediction {
-	tp := nets.NewTape()
+	tp := nets.NewInferenceTape()
 	var src *rand.Rand
 	if k > 1 || m.Config.Arch.Backbone != CNP {
 		src = rng

@@ -155,7 +155,7 @@ func (r *refiner) thetaOf(v *nets.Tensor) (theta, s *nets.Tensor) {
 
 // decode evaluates v [R, n] where row i belongs to realization i/per.
 func (r *refiner) decode(v *nets.Tensor, per int) (pred, theta, f *nets.Tensor) {
-	tp := nets.NewTape()
+	tp := nets.NewInferenceTape()
 	P := r.a0.Cols
 	th, s := r.thetaOf(v)
 	zD := nets.NewTensor(v.Rows, r.n-P)
@@ -232,7 +232,7 @@ func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
 // predictRefined runs the encoders, refines v for steps LM iterations and
 // samples the Laplace posterior k times.
 func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Prediction, error) {
-	tp := nets.NewTape()
+	tp := nets.NewInferenceTape()
 	feats, summary := tp.Const(bt.Feats), tp.Const(bt.Summary)
 	phys := m.phys.forward(tp, feats, summary, bt.B, bt.N)
 	disc := m.disc.forward(tp, feats, summary, bt.B, bt.N)
@@ -339,7 +339,7 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 		}
 	}
 	sp, th, f := r.decode(samples, k)
-	ntp := nets.NewTape()
+	ntp := nets.NewInferenceTape()
 	nom := m.Sys.NominalOp(ntp, ntp.Const(th), repeatRows(bt.Side, k)).Value
 	return m.collapse(bt.B, k, sp, nom, th, f, obsVars), nil
 }

@@ -35,3 +35,25 @@ func TestMatMulValues(t *testing.T) {
 	assertClose(t, "AᵀBᵀ", tp.MatMul(a, b, true, true).Value,
 		FromSlice(3, 3, []float64{39, 49, 59, 54, 68, 82, 69, 87, 105}), 0)
 }
+
+func TestInferenceTape(t *testing.T) {
+	p := NewParam("w", 2, 2)
+	copy(p.Value.Data, []float64{1, 2, 3, 4})
+	x := FromSlice(1, 2, []float64{1, 1})
+	grad := NewTape()
+	inf := NewInferenceTape()
+	yg := grad.MatMul(grad.Const(x), grad.Param(p), false, false)
+	yi := inf.MatMul(inf.Const(x), inf.Param(p), false, false)
+	for i := range yg.Value.Data {
+		if yg.Value.Data[i] != yi.Value.Data[i] {
+			t.Fatalf("inference tape value %v, want %v", yi.Value.Data, yg.Value.Data)
+		}
+	}
+	if yi.NeedsGrad() || len(inf.nodes) != 0 {
+		t.Errorf("inference tape recorded %d nodes (needs grad %v)", len(inf.nodes), yi.NeedsGrad())
+	}
+	inf.Backward(inf.Sum(yi))
+	if p.Grad.Data[0] != 0 {
+		t.Errorf("inference tape changed a gradient: %v", p.Grad.Data)
+	}
+}

@@ -31,10 +31,16 @@ func (v *Var) grad() *Tensor {
 type Tape struct {
 	nodes  []*Var
 	params map[*Param]*Var
+	noGrad bool
 }
 
 // NewTape returns an empty tape.
 func NewTape() *Tape { return &Tape{params: make(map[*Param]*Var)} }
+
+// NewInferenceTape returns a tape on which parameters need no gradient, so
+// operations record nothing for a backward pass and skip the buffers they
+// would keep for it. Backward on it is a no-op.
+func NewInferenceTape() *Tape { return &Tape{params: make(map[*Param]*Var), noGrad: true} }
 
 // Const records a tensor that receives no gradient.
 func (tp *Tape) Const(t *Tensor) *Var { return &Var{Value: t} }
@@ -51,6 +57,11 @@ func (tp *Tape) Input(t *Tensor) *Var {
 // the same parameter twice on one tape returns the same var.
 func (tp *Tape) Param(p *Param) *Var {
 	if v, ok := tp.params[p]; ok {
+		return v
+	}
+	if tp.noGrad {
+		v := &Var{Value: p.Value}
+		tp.params[p] = v
 		return v
 	}
 	if p.Grad == nil || !p.Grad.SameShape(p.Value) {
