@@ -209,3 +209,25 @@ func maxAbs(xs []float64) float64 {
 	}
 	return m
 }
+
+// TestGridSummaryPredicts: a model with the grid summary predicts in one
+// pass and with refinement (both paths encode the summary on first use).
+func TestGridSummaryPredicts(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Arch.GridSummary = true })
+	tasks, err := TestTasks(m.Sys, EvalOptions{Tasks: 2, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, refine := range []int{0, 2} {
+		p, err := m.PredictWith([]sims.Context{tasks[0].Context, tasks[1].Context},
+			[][]float64{tasks[0].Real.Side, tasks[1].Real.Side}, PredictOptions{Samples: 4, Seed: 1, Refine: refine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range p[1].Mean {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("refine %d: non-finite prediction", refine)
+			}
+		}
+	}
+}

@@ -129,7 +129,7 @@ func (m *Model) Closure() sims.Closure { return m.closure }
 type Batch struct {
 	B, N    int
 	Feats   *nets.Tensor // [B*N, FeatureLen]
-	Summary *nets.Tensor // [B, grid summary length]
+	Summary *nets.Tensor // [B, grid summary length]; filled on first use by models that read it
 	Side    *nets.Tensor // [B, S]
 	Values  *nets.Tensor // [B, G*C] target values on the grid (training)
 	Theta   *nets.Tensor // [B, P] true parameters (when known)
@@ -148,15 +148,13 @@ func NewBatch(sys sims.System, ctxs []sims.Context, sides [][]float64, values, t
 		return nil, fmt.Errorf("empty context")
 	}
 	f := sys.FeatureLen()
-	gs := newGridSummary(sys.Grid())
-	bt := &Batch{B: b, N: n, Feats: nets.NewTensor(b*n, f), Summary: nets.NewTensor(b, gs.Len()), Side: nets.NewTensor(b, sys.Side().Len), Context: ctxs}
+	bt := &Batch{B: b, N: n, Feats: nets.NewTensor(b*n, f), Side: nets.NewTensor(b, sys.Side().Len), Context: ctxs}
 	for i, c := range ctxs {
 		if c.Len() != n {
 			return nil, fmt.Errorf("context %d has %d points, batch needs %d", i, c.Len(), n)
 		}
 		sys.EncodeContext(nets.FromSlice(n, f, bt.Feats.Data[i*n*f:(i+1)*n*f]), c, sides[i])
 		copy(bt.Side.Row(i), sides[i])
-		gs.Encode(bt.Summary.Row(i), c)
 	}
 	if values != nil {
 		bt.Values = nets.NewTensor(b, sys.Grid().Size())
@@ -171,6 +169,22 @@ func NewBatch(sys sims.System, ctxs []sims.Context, sides [][]float64, values, t
 		}
 	}
 	return bt, nil
+}
+
+// batchSummary returns the batch's grid summary as a constant, encoding it
+// on first use; it is nil for models without the grid summary, which then
+// pay nothing for it in training steps or predictions.
+func (m *Model) batchSummary(tp *nets.Tape, bt *Batch) *nets.Var {
+	if !m.Config.Arch.GridSummary {
+		return nil
+	}
+	if bt.Summary == nil {
+		bt.Summary = nets.NewTensor(bt.B, m.summary.Len())
+		for i, c := range bt.Context {
+			m.summary.Encode(bt.Summary.Row(i), c)
+		}
+	}
+	return tp.Const(bt.Summary)
 }
 
 // latentSample is z = μ + σ·ε for a latent with K samples per realization
@@ -210,7 +224,7 @@ type forwardOut struct {
 
 // encodePhys runs only the physics path: z_θ and θ̂.
 func (m *Model) encodePhys(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) (encoded, *nets.Var, *nets.Var) {
-	e := m.phys.forward(tp, tp.Const(bt.Feats), tp.Const(bt.Summary), bt.B, bt.N)
+	e := m.phys.forward(tp, tp.Const(bt.Feats), m.batchSummary(tp, bt), bt.B, bt.N)
 	zT := m.latentSample(tp, e, k, rng)
 	theta, _ := m.thetaHat(tp, zT)
 	return e, zT, theta
@@ -225,7 +239,7 @@ func (m *Model) forward(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) forward
 // forwardWith is forward with an optional θ override [B·k, P] that
 // replaces θ̂ (and the s_θ f_ψ sees).
 func (m *Model) forwardWith(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, override *nets.Tensor) forwardOut {
-	feats, summary := tp.Const(bt.Feats), tp.Const(bt.Summary)
+	feats, summary := tp.Const(bt.Feats), m.batchSummary(tp, bt)
 	o := forwardOut{k: k}
 	o.phys = m.phys.forward(tp, feats, summary, bt.B, bt.N)
 	o.disc = m.disc.forward(tp, feats, summary, bt.B, bt.N)

@@ -233,7 +233,7 @@ func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
 // samples the Laplace posterior k times.
 func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Prediction, error) {
 	tp := nets.NewInferenceTape()
-	feats, summary := tp.Const(bt.Feats), tp.Const(bt.Summary)
+	feats, summary := tp.Const(bt.Feats), m.batchSummary(tp, bt)
 	phys := m.phys.forward(tp, feats, summary, bt.B, bt.N)
 	disc := m.disc.forward(tp, feats, summary, bt.B, bt.N)
 	_, s0 := m.thetaHat(tp, phys.mu)
