@@ -142,6 +142,10 @@ type Infer struct {
 	// means 1.
 	StdScale      float64 `json:"std_scale,omitempty"`
 	DeltaStdScale float64 `json:"delta_std_scale,omitempty"`
+	// Spread chooses how the noise term of the predictive variance is set
+	// per realization (spread.go); recalibration picks the mode that is
+	// best calibrated on validation realizations.
+	Spread string `json:"spread,omitempty"`
 }
 
 // Config is a model's architecture, training and inference settings.
@@ -209,6 +213,9 @@ func (c Config) Validate() error {
 	}
 	if !(t.LR > 0) || t.LRFinal < 0 {
 		return fmt.Errorf("learning rate must be > 0")
+	}
+	if err := checkSpread(c.Infer.Spread); err != nil {
+		return err
 	}
 	if c.Infer.Refine < 0 {
 		return fmt.Errorf("refine steps must be ≥ 0")

@@ -25,6 +25,10 @@ type Prediction struct {
 	// Clipped reports that the closure's output sat at a clip for most
 	// samples (e.g. a reaction rate at its bound).
 	Clipped bool
+
+	// sampleVarY and sampleVarD are the latent samples' variances before
+	// the noise term (spread.go recombines them).
+	sampleVarY, sampleVarD []float64
 }
 
 // Predict runs amortized inference for contexts of any sizes with k
@@ -127,6 +131,9 @@ func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 			} else {
 				preds = m.predictBatch(bt, k, rng)
 			}
+			if err := m.applySpread(preds, cs); err != nil {
+				return nil, fmt.Errorf("predict: %w", err)
+			}
 			for j, i := range part {
 				out[i] = preds[j]
 			}
@@ -221,14 +228,17 @@ func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][
 			p.Mean[g] *= inv
 			p.DeltaMean[g] *= inv
 			p.Nominal[g] *= inv
-			p.Std[g] = sy * math.Sqrt(math.Max(0, varY[g]*inv-p.Mean[g]*p.Mean[g])+obsVar[g])
-			p.DeltaStd[g] = sd * math.Sqrt(math.Max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g])+obsVar[g])
+			varY[g] = math.Max(0, varY[g]*inv-p.Mean[g]*p.Mean[g])
+			varD[g] = math.Max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g])
+			p.Std[g] = sy * math.Sqrt(varY[g]+obsVar[g])
+			p.DeltaStd[g] = sd * math.Sqrt(varD[g]+obsVar[g])
 		}
 		for q := range p.Theta {
 			p.Theta[q] *= inv
 			p.ThetaStd[q] = math.Sqrt(math.Max(0, p.ThetaStd[q]*inv-p.Theta[q]*p.Theta[q]))
 		}
 		p.Clipped = 2*clipped > k
+		p.sampleVarY, p.sampleVarD = varY, varD
 		out[b] = p
 	}
 	return out

@@ -17,13 +17,14 @@ import (
 //
 //	s* = argmin_s ECE(μ, s·σ),
 //
-// and stores them in Config.Infer. The means are unchanged, so MAE and θ
-// are unaffected; only the spread of the predictive distribution moves.
+// and stores them in Config.Infer. It does so for each spread mode
+// (spread.go) and keeps the mode whose scaled reconstruction has the
+// lowest validation ECE. The means are unchanged, so MAE and θ are
+// unaffected; only the spread of the predictive distribution moves.
 func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
 	}
-	m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale = 0, 0
 	t := m.Config.Train
 	rng := rand.New(rand.NewPCG(t.Seed^0x5ca1e, valStream))
 	tasks := make([]sims.Task, n)
@@ -43,35 +44,58 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: t.Seed, Refine: -1})
-	if err != nil {
-		return fmt.Errorf("recalibrate: %w", err)
-	}
-	best := func(mean func(int) []float64, sd func(int) []float64, truth func(int) []float64) float64 {
-		bestS, bestE := 1.0, math.Inf(1)
-		for k := -60; k <= 60; k++ {
-			s := math.Pow(4, float64(k)/20)
-			e := 0.0
-			for i, task := range tasks {
-				idx := targetValues(m.Sys, task.Targets)
-				scaled := make([]float64, len(sd(i)))
-				for j, v := range sd(i) {
-					scaled[j] = s * v
-				}
-				e += ECE(mean(i), scaled, truth(i), idx)
-			}
-			if e < bestE {
-				bestS, bestE = s, e
-			}
-		}
-		return bestS
-	}
 	deltas := make([][]float64, n)
 	for i, task := range tasks {
 		deltas[i] = task.Real.Discrepancy()
 	}
-	sy := best(func(i int) []float64 { return preds[i].Mean }, func(i int) []float64 { return preds[i].Std }, func(i int) []float64 { return tasks[i].Real.True })
-	sd := best(func(i int) []float64 { return preds[i].DeltaMean }, func(i int) []float64 { return preds[i].DeltaStd }, func(i int) []float64 { return deltas[i] })
-	m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale = sy, sd
+	bestE := math.Inf(1)
+	var chosen Infer
+	for _, mode := range spreadModes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m.Config.Infer.Spread = mode
+		m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale = 0, 0
+		preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: t.Seed, Refine: -1})
+		if err != nil {
+			return fmt.Errorf("recalibrate: %w", err)
+		}
+		sy, ey := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
+			return preds[i].Mean, preds[i].Std, tasks[i].Real.True
+		})
+		sd, _ := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
+			return preds[i].DeltaMean, preds[i].DeltaStd, deltas[i]
+		})
+		if ey < bestE {
+			bestE = ey
+			chosen = m.Config.Infer
+			chosen.StdScale, chosen.DeltaStdScale = sy, sd
+		}
+	}
+	m.Config.Infer = chosen
 	return nil
+}
+
+// bestScale returns the factor s from a log-spaced grid over [1/64, 64]
+// with the lowest mean ECE of N(μ, (s·σ)²) over the tasks, and that ECE;
+// get returns task i's mean, standard deviation and truth.
+func bestScale(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth []float64)) (float64, float64) {
+	bestS, bestE := 1.0, math.Inf(1)
+	for k := -60; k <= 60; k++ {
+		s := math.Pow(4, float64(k)/20)
+		e := 0.0
+		for i, task := range tasks {
+			mu, sd, truth := get(i)
+			idx := targetValues(sys, task.Targets)
+			scaled := make([]float64, len(sd))
+			for j, v := range sd {
+				scaled[j] = s * v
+			}
+			e += ECE(mu, scaled, truth, idx)
+		}
+		if e < bestE {
+			bestS, bestE = s, e
+		}
+	}
+	return bestS, bestE / float64(len(tasks))
 }

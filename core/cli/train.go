@@ -123,7 +123,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			return fmt.Errorf("%w; nothing was written", err)
 		}
 		info.Metrics = &val
-		env.Notef("recalibrated predictive spread: ×%.3f (reconstruction), ×%.3f (discrepancy)", m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale)
+		env.Notef("recalibrated predictive spread: %s noise, ×%.3f (reconstruction), ×%.3f (discrepancy)", spreadName(m.Config.Infer.Spread), m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale)
 	}
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
 		return err
@@ -288,4 +288,12 @@ func (p *progressReporter) finish() {
 		fmt.Fprintln(p.env.Stderr)
 		p.drawn = false
 	}
+}
+
+// spreadName names a spread mode for people ("model" for the default).
+func spreadName(mode string) string {
+	if mode == core.SpreadModel {
+		return "model"
+	}
+	return mode
 }

@@ -1,0 +1,144 @@
+package core
+
+import (
+	"fmt"
+	"math"
+
+	"apic/sims"
+)
+
+// Spread modes: how the observation-noise term of the predictive variance
+// is set for each realization.
+//
+//	var_j = s² (v_j + σ_c²)
+//
+// where v_j is the spread of the latent (or Laplace) samples at value j,
+// σ_c² the noise variance of channel c and s the post-hoc scale of
+// recalibrate.go.
+const (
+	// SpreadModel takes σ_c² from the model: the learned noise, or after
+	// refinement the context residuals' RSS/n.
+	SpreadModel = ""
+	// SpreadContext fits σ_c² per realization so that the central
+	// intervals of N(μ_j, v_j + σ_c²) cover the context observations at
+	// the nominal rates (the ECE of BENCHMARKS.md, on the context):
+	//
+	//	σ_c² = argmin_σ² (1/9) Σ_p | (1/n_c) Σ_{i∈C_c} 1{|y_i − μ_i| ≤ z_p √(v_i + σ²)} − p |
+	//
+	// With noise-free data the error of the mean is model error, whose
+	// spread over a field need not be Gaussian; matching coverage rather
+	// than the second moment calibrates the intervals of a realization
+	// from its own data.
+	SpreadContext = "context"
+	// SpreadResidual is SpreadContext without the sample spread (v_j = 0):
+	// the intervals come from the context residuals alone.
+	SpreadResidual = "residual"
+)
+
+// spreadModes lists the valid modes.
+var spreadModes = []string{SpreadModel, SpreadContext, SpreadResidual}
+
+func checkSpread(s string) error {
+	for _, m := range spreadModes {
+		if s == m {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown spread mode %q (want %q, %q or %q)", s, "", SpreadContext, SpreadResidual)
+}
+
+// applySpread recomputes the standard deviations of preds (one per
+// context) for the model's spread mode. Predictions keep their latent
+// sample variances from collapse.
+func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context) error {
+	mode := m.Config.Infer.Spread
+	if mode == SpreadModel {
+		return nil
+	}
+	c := len(m.Sys.Grid().Channels)
+	learned := m.obsVariance()
+	sy, sd := scaleOr1(m.Config.Infer.StdScale), scaleOr1(m.Config.Infer.DeltaStdScale)
+	for b := range preds {
+		p := &preds[b]
+		terms, err := m.contextTerms(ctxs[b], learned)
+		if err != nil {
+			return err
+		}
+		sampY, sampD := p.sampleVarY, p.sampleVarD
+		if mode == SpreadResidual {
+			sampY, sampD = make([]float64, len(p.Mean)), make([]float64, len(p.Mean))
+		}
+		noise := fitContextNoise(terms, p.Mean, sampY, c, learned)
+		for g := range p.Std {
+			p.Std[g] = sy * math.Sqrt(sampY[g]+noise[g%c])
+			p.DeltaStd[g] = sd * math.Sqrt(sampD[g]+noise[g%c])
+		}
+	}
+	return nil
+}
+
+// fitContextNoise returns σ_c² per channel fitted to the coverage of the
+// context residuals (see SpreadContext), searched on a log grid around
+// the residuals' mean square; a channel without observations keeps the
+// learned variance.
+func fitContextNoise(terms []obsTerm, mean, sampleVar []float64, c int, learned []float64) []float64 {
+	type resid struct{ r, v float64 }
+	byCh := make([][]resid, c)
+	for _, t := range terms {
+		y, v := 0.0, 0.0
+		for j, k := range t.idx {
+			y += t.w[j] * mean[k]
+			v += t.w[j] * sampleVar[k]
+		}
+		ch := t.idx[0] % c
+		byCh[ch] = append(byCh[ch], resid{math.Abs(y - t.y), v})
+	}
+	out := make([]float64, c)
+	for ch := range out {
+		rs := byCh[ch]
+		out[ch] = learned[ch]
+		if len(rs) == 0 {
+			continue
+		}
+		ms := 0.0
+		for _, r := range rs {
+			ms += r.r * r.r
+		}
+		ms /= float64(len(rs))
+		floor := noiseFloor * learned[ch]
+		bestE := math.Inf(1)
+		var ties []float64
+		counts := make([]int, len(eceZ))
+		// σ² = ms·2^(k/4): from ms/2^12 to ms·2^4, and σ² = floor.
+		for k := -49; k <= 16; k++ {
+			s2 := floor
+			if k > -49 {
+				s2 = math.Max(ms*math.Exp2(float64(k)/4), floor)
+			}
+			clear(counts)
+			for _, r := range rs {
+				sdv := math.Sqrt(r.v + s2)
+				for l, z := range eceZ {
+					if r.r <= z*sdv {
+						counts[l]++
+					}
+				}
+			}
+			e := 0.0
+			for l, p := range eceLevels {
+				e += math.Abs(float64(counts[l])/float64(len(rs)) - p)
+			}
+			switch {
+			case e < bestE-1e-12:
+				bestE, ties = e, []float64{s2}
+			case e <= bestE+1e-12:
+				ties = append(ties, s2)
+			}
+		}
+		// With few observations a range of variances scores the same;
+		// take its middle.
+		best := ties[len(ties)/2]
+		out[ch] = best
+	}
+	return out
+}

@@ -1,0 +1,130 @@
+package core
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"apic/sims"
+)
+
+// gaussianTerms returns n on-grid observation terms of one channel with
+// residuals r_i ~ N(0, v + s²) around a zero mean, and the sample
+// variance v at every grid value.
+func gaussianTerms(n int, v, s float64, seed uint64) ([]obsTerm, []float64, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	terms := make([]obsTerm, n)
+	mean, sv := make([]float64, n), make([]float64, n)
+	for i := range terms {
+		sv[i] = v
+		terms[i] = obsTerm{idx: []int{i}, w: []float64{1}, y: math.Sqrt(v+s*s) * rng.NormFloat64()}
+	}
+	return terms, mean, sv
+}
+
+// TestFitContextNoiseRecoversVariance: with Gaussian residuals the
+// coverage fit returns the noise variance, with and without a sample
+// spread under it.
+func TestFitContextNoiseRecoversVariance(t *testing.T) {
+	for _, tc := range []struct{ v, s float64 }{{0, 0.01}, {0, 2}, {1e-4, 0.02}} {
+		terms, mean, sv := gaussianTerms(4000, tc.v, tc.s, 3)
+		got := fitContextNoise(terms, mean, sv, 1, []float64{1})
+		if r := got[0] / (tc.s * tc.s); r < 0.8 || r > 1.25 {
+			t.Errorf("v %v, σ %v: fitted σ² %v, ratio to the truth %v, want within [0.8, 1.25]", tc.v, tc.s, got[0], r)
+		}
+	}
+}
+
+// TestFitContextNoiseChannels: channels are fitted separately, and a
+// channel without observations keeps the learned variance.
+func TestFitContextNoiseChannels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 1))
+	var terms []obsTerm
+	mean := make([]float64, 3*3000)
+	sv := make([]float64, len(mean))
+	for i := 0; i < 3000; i++ {
+		terms = append(terms, obsTerm{idx: []int{3 * i}, w: []float64{1}, y: 0.1 * rng.NormFloat64()})
+		terms = append(terms, obsTerm{idx: []int{3*i + 1}, w: []float64{1}, y: 3 * rng.NormFloat64()})
+	}
+	got := fitContextNoise(terms, mean, sv, 3, []float64{1, 1, 0.5})
+	for ch, want := range []float64{0.01, 9, 0.5} {
+		if r := got[ch] / want; r < 0.8 || r > 1.25 {
+			t.Errorf("channel %d: σ² %v, want about %v", ch, got[ch], want)
+		}
+	}
+}
+
+// TestFitContextNoiseExactFit: residuals that are all zero get the floor,
+// not zero or NaN.
+func TestFitContextNoiseExactFit(t *testing.T) {
+	terms, mean, sv := gaussianTerms(50, 0, 0, 1)
+	got := fitContextNoise(terms, mean, sv, 1, []float64{0.3})
+	if want := noiseFloor * 0.3; got[0] != want {
+		t.Errorf("σ² = %v, want the floor %v", got[0], want)
+	}
+}
+
+// TestApplySpreadModes: each mode gives positive finite deviations; the
+// residual mode's deviations are one number per channel, and a model
+// whose noise is refitted on the context covers the context better than
+// a badly scaled learned noise.
+func TestApplySpreadModes(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	tasks := testTasks(t, sys, 3, 40, 8)
+	ctxs, sides := contextsOf(tasks)
+	for _, mode := range spreadModes {
+		m := tinyModel(t, "spring", LNP, func(c *Config) { c.Infer.Spread = mode })
+		perturb(m, 2, 0.02)
+		m.logNoise.Value.Data[0] = math.Log(1e6) // far too wide
+		preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 4, Seed: 1, Refine: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range preds {
+			if !allFinite(p.Std) || slices.Min(p.Std) <= 0 || !allFinite(p.DeltaStd) || slices.Min(p.DeltaStd) <= 0 {
+				t.Fatalf("%q: non-positive or non-finite deviations", mode)
+			}
+			if mode == SpreadResidual && slices.Min(p.Std) != slices.Max(p.Std) {
+				t.Errorf("%q: deviations vary over the grid (%v..%v)", mode, slices.Min(p.Std), slices.Max(p.Std))
+			}
+			ece := ECE(p.Mean, p.Std, tasks[i].Real.True, targetValues(sys, tasks[i].Targets))
+			if mode == SpreadModel && ece < 0.4 {
+				t.Errorf("learned noise 1e6: ECE %v, want near 0.5 (every interval covers)", ece)
+			}
+			if mode != SpreadModel && ece > 0.3 {
+				t.Errorf("%q: ECE %v with the noise fitted to the context, want < 0.3", mode, ece)
+			}
+		}
+	}
+}
+
+// TestRecalibrateChoosesMode: recalibration stores a known mode and
+// positive scales, and rejects a bad count.
+func TestRecalibrateChoosesMode(t *testing.T) {
+	m := tinyModel(t, "spring", CNP, nil)
+	perturb(m, 3, 0.02)
+	if err := m.Recalibrate(context.Background(), 0); err == nil {
+		t.Error("Recalibrate(0) succeeded")
+	}
+	if err := m.Recalibrate(context.Background(), 4); err != nil {
+		t.Fatal(err)
+	}
+	if checkSpread(m.Config.Infer.Spread) != nil || !(m.Config.Infer.StdScale > 0) || !(m.Config.Infer.DeltaStdScale > 0) {
+		t.Errorf("after Recalibrate: %+v", m.Config.Infer)
+	}
+	if err := m.Config.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestConfigRejectsUnknownSpread names the bad mode.
+func TestConfigRejectsUnknownSpread(t *testing.T) {
+	m := tinyModel(t, "spring", CNP, nil)
+	cfg := m.Config
+	cfg.Infer.Spread = "bogus"
+	if err := cfg.Validate(); err == nil {
+		t.Error("spread \"bogus\" accepted")
+	}
+}
