@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -115,34 +116,33 @@ func TestMedian(t *testing.T) {
 }
 
 // BenchmarkAPICLatencySpring is APIC's single-realization latency on
-// spring with the default architecture (untrained weights: the cost does
-// not depend on their values): one context of the test size, 32 latent
-// samples, the whole pipeline. refine=0 is the one-pass amortized
-// prediction; refine=default adds the checkpoint default's refinement
-// steps.
+// spring with the shipped checkpoints: one context of the test size, 32
+// latent samples, the whole pipeline. refine=0 is the one-pass amortized
+// prediction; refine=default adds the checkpoint's refinement steps.
 func BenchmarkAPICLatencySpring(b *testing.B) {
-	sys, _ := sims.Lookup("spring")
-	m, err := NewModel(DefaultConfig(sys, LNP))
-	if err != nil {
-		b.Fatal(err)
-	}
-	tasks, err := TestTasks(sys, EvalOptions{Tasks: 1, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, refine := range []int{0, -1} {
-		name := "refine=0"
-		if refine < 0 {
-			name = fmt.Sprintf("refine=default(%d)", m.Config.Infer.Refine)
+	for _, bb := range Backbones {
+		m, _, err := LoadCheckpoint(filepath.Join("..", "checkpoints", "spring-"+string(bb)+".safetensors"))
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(name, func(b *testing.B) {
-			a := &APIC{Model: m, Opt: PredictOptions{Samples: 32, Seed: 1, Refine: refine}}
-			ctx := context.Background()
-			for b.Loop() {
-				if _, err := a.Calibrate(ctx, tasks[0].Context, tasks[0].Real.Side); err != nil {
-					b.Fatal(err)
-				}
+		tasks, err := TestTasks(m.Sys, EvalOptions{Tasks: 1, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, refine := range []int{0, -1} {
+			name := string(bb) + "/refine=0"
+			if refine < 0 {
+				name = fmt.Sprintf("%s/refine=default(%d)", bb, m.Config.Infer.Refine)
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				a := &APIC{Model: m, Opt: PredictOptions{Samples: 32, Seed: 1, Refine: refine}}
+				ctx := context.Background()
+				for b.Loop() {
+					if _, err := a.Calibrate(ctx, tasks[0].Context, tasks[0].Real.Side); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

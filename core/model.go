@@ -293,23 +293,18 @@ func (m *Model) targetAttention(tp *nets.Tape, disc encoded, b int) *nets.Var {
 // theta, s [R, P]; zT [R, Lθ]; zD [R, Lδ]; att [R*Q, H] or nil; side [R, S].
 func (m *Model) decode(tp *nets.Tape, theta, s, zT, zD, att *nets.Var, side *nets.Tensor) (f, pred *nets.Var) {
 	r := theta.Value.Rows
-	q := m.queryFeats.Rows
-	parts := []*nets.Var{}
-	if m.queryFeats.Cols > 0 {
-		parts = append(parts, tp.TileRows(tp.Const(m.queryFeats), r))
-	}
-	parts = append(parts, tp.RepeatRows(zT, q), tp.RepeatRows(zD, q), tp.RepeatRows(s, q))
+	// f_ψ's input row i·Q + j is [query features of state j | z_θ, z_δ,
+	// s, side features of sample i | attention of (i, j)]; the tiled
+	// first layer multiplies the shared parts once.
+	perSample := []*nets.Var{zT, zD, s}
 	if m.sideFeat != nil {
 		sf := nets.NewTensor(r, m.sideFeat.SideFeatureLen())
 		for i := 0; i < r; i++ {
 			m.sideFeat.SideFeatures(sf.Row(i), side.Row(i))
 		}
-		parts = append(parts, tp.RepeatRows(tp.Const(sf), q))
+		perSample = append(perSample, tp.Const(sf))
 	}
-	if att != nil {
-		parts = append(parts, att)
-	}
-	f = m.fpsi.Forward(tp, tp.ConcatCols(parts...))
+	f = m.fpsi.ForwardTiled(tp, tp.Const(m.queryFeats), tp.ConcatCols(perSample...), att)
 	return f, m.closure.Apply(tp, theta, side, f)
 }
 

@@ -2,6 +2,7 @@ package nets
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 )
@@ -86,7 +87,35 @@ func (m *MLP) Forward(tp *Tape, x *Var) *Var {
 // pooling because the last layer is affine: mean(h W + b) = mean(h) W + b.
 func (m *MLP) ForwardHidden(tp *Tape, x *Var) *Var {
 	for _, l := range m.Layers[:len(m.Layers)-1] {
-		x = tp.Activate(m.Act, l.Forward(tp, x))
+		x = tp.activateFresh(m.Act, l.Forward(tp, x))
+	}
+	return x
+}
+
+// activateFresh is Activate for an x that was just computed and is read
+// by nothing else: without a gradient to record (inference) it
+// overwrites x's values instead of allocating a new tensor.
+func (tp *Tape) activateFresh(a Activation, x *Var) *Var {
+	if x.needsGrad {
+		return tp.Activate(a, x)
+	}
+	d := x.Value.Data
+	switch a {
+	case ActReLU:
+		// Branch-free: a negative number's sign bit becomes an all-ones
+		// mask that clears it (half the pre-activations are negative, so
+		// a branch mispredicts). NaN keeps its bits unless negative.
+		for i, v := range d {
+			b := math.Float64bits(v)
+			d[i] = math.Float64frombits(b &^ uint64(int64(b)>>63))
+		}
+	case ActSiLU:
+		for i, v := range d {
+			d[i] = v * sigmoid(v)
+		}
+	case ActIdentity:
+	default:
+		return tp.Activate(a, x)
 	}
 	return x
 }

@@ -335,7 +335,11 @@ func (tp *Tape) ReLU(a *Var) *Var {
 	y := newLike(a.Value)
 	yd := y.Data[:len(a.Value.Data)]
 	for i, v := range a.Value.Data {
-		yd[i] = max(v, 0)
+		// y is zeroed; a branch is faster than max, and !(v ≤ 0)
+		// still passes NaN through.
+		if !(v <= 0) {
+			yd[i] = v
+		}
 	}
 	return tp.record(y, func(out *Var) {
 		ga, g := a.grad().Data[:len(yd)], out.Grad.Data[:len(yd)]

@@ -1,0 +1,121 @@
+package nets
+
+import "fmt"
+
+// TiledAffine is the affine layer y = x W + b applied to R·Q rows whose
+// input is the concatenation [x_q | x_r | x_f] of a per-query part x_q
+// [Q, Kq] shared by every group, a per-group part x_r [R, Kr] shared by
+// the Q rows of its group, and an optional full part x_f [R·Q, Kf]
+// (nil for none); row i·Q + j of y is
+//
+//	y_{iQ+j} = x_q[j] W_q + x_r[i] W_r + x_f[iQ+j] W_f + b
+//
+// with W = [W_q; W_r; W_f] split by rows. It equals affine on the tiled
+// concatenation (a decoder evaluating Q states for R latent samples) but
+// multiplies x_q and x_r once instead of R·Q times. The gradients, with
+// G = dY viewed as [R, Q, Out],
+//
+//	dW_q = x_qᵀ Σ_i G_i,   dW_r = x_rᵀ (Σ_j G_{·j}),   dW_f = x_fᵀ dY,
+//	dx_q = (Σ_i G_i) W_qᵀ, dx_r = (Σ_j G_{·j}) W_rᵀ,  dx_f = dY W_fᵀ,
+//	db = Σ_rows dY.
+func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
+	q, kq := xq.Value.Rows, xq.Value.Cols
+	r, kr := xr.Value.Rows, xr.Value.Cols
+	kf := 0
+	if xf != nil {
+		kf = xf.Value.Cols
+		if xf.Value.Rows != r*q {
+			panic(fmt.Sprintf("nets: TiledAffine x_f %s, want %d rows", xf.Value.Shape(), r*q))
+		}
+	}
+	out := w.Value.Cols
+	if w.Value.Rows != kq+kr+kf || b.Value.Rows != 1 || b.Value.Cols != out {
+		panic(fmt.Sprintf("nets: TiledAffine x_q %s, x_r %s, %d full columns, W %s, b %s", xq.Value.Shape(), xr.Value.Shape(), kf, w.Value.Shape(), b.Value.Shape()))
+	}
+	rowsOf := func(t *Tensor, lo, n int) *Tensor { return FromSlice(n, t.Cols, t.Data[lo*t.Cols:(lo+n)*t.Cols]) }
+	wq, wr, wf := rowsOf(w.Value, 0, kq), rowsOf(w.Value, kq, kr), rowsOf(w.Value, kq+kr, kf)
+
+	perQuery := NewTensor(q, out) // x_q W_q
+	if kq > 0 {
+		gemm(false, false, 1, xq.Value, wq, 0, perQuery)
+	}
+	perGroup := NewTensor(r, out) // x_r W_r + b
+	for i := range r {
+		copy(perGroup.Row(i), b.Value.Data)
+	}
+	if kr > 0 {
+		gemm(false, false, 1, xr.Value, wr, 1, perGroup)
+	}
+	y := NewTensor(r*q, out)
+	for i := range r {
+		g := perGroup.Row(i)
+		for j := range q {
+			row, pq := y.Row(i*q+j), perQuery.Row(j)
+			for c := range row {
+				row[c] = pq[c] + g[c]
+			}
+		}
+	}
+	if kf > 0 {
+		gemm(false, false, 1, xf.Value, wf, 1, y)
+	}
+	inputs := []*Var{xq, xr, w, b}
+	if xf != nil {
+		inputs = append(inputs, xf)
+	}
+	return tp.record(y, func(o *Var) {
+		g := o.Grad
+		sumQ, sumR := NewTensor(q, out), NewTensor(r, out) // Σ_i G_i, Σ_j G_{·j}
+		for i := range r {
+			gr := sumR.Row(i)
+			for j := range q {
+				row := g.Row(i*q + j)
+				accumulate(sumQ.Row(j), row)
+				accumulate(gr, row)
+			}
+		}
+		if w.needsGrad {
+			gw := w.grad()
+			if kq > 0 {
+				gemm(true, false, 1, xq.Value, sumQ, 1, rowsOf(gw, 0, kq))
+			}
+			if kr > 0 {
+				gemm(true, false, 1, xr.Value, sumR, 1, rowsOf(gw, kq, kr))
+			}
+			if kf > 0 {
+				gemm(true, false, 1, xf.Value, g, 1, rowsOf(gw, kq+kr, kf))
+			}
+		}
+		if xq.needsGrad && kq > 0 {
+			gemm(false, true, 1, sumQ, wq, 1, xq.grad())
+		}
+		if xr.needsGrad && kr > 0 {
+			gemm(false, true, 1, sumR, wr, 1, xr.grad())
+		}
+		if xf != nil && xf.needsGrad && kf > 0 {
+			gemm(false, true, 1, g, wf, 1, xf.grad())
+		}
+		if b.needsGrad {
+			gb := b.grad().Data
+			for i := range r {
+				accumulate(gb, sumR.Row(i))
+			}
+		}
+	}, inputs...)
+}
+
+// ForwardTiled is Forward for inputs in the tiled layout of TiledAffine
+// (x_f may be nil): the first layer multiplies the shared parts once,
+// the rest run on the R·Q rows.
+func (m *MLP) ForwardTiled(tp *Tape, xq, xr, xf *Var) *Var {
+	l := m.Layers[0]
+	x := tp.TiledAffine(xq, xr, xf, tp.Param(l.W), tp.Param(l.B))
+	if len(m.Layers) == 1 {
+		return x
+	}
+	x = tp.activateFresh(m.Act, x)
+	for _, l := range m.Layers[1 : len(m.Layers)-1] {
+		x = tp.activateFresh(m.Act, l.Forward(tp, x))
+	}
+	return m.Last().Forward(tp, x)
+}
