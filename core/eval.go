@@ -20,6 +20,15 @@ const (
 	KeyThetaMAE = "theta_mae"
 )
 
+// KeyNominalMAE is a diagnostic beside the BENCHMARKS.md metrics: the
+// MAE of the calibrated simulator F(x; θ̂) against F(x; θ). The
+// discrepancy error is δ̂ − δ = (ŷ − y) − (F(θ̂) − F(θ)), so this is the
+// part of it that comes from θ̂ alone.
+const KeyNominalMAE = "nominal_mae"
+
+// DiagnosticKeys lists the diagnostic keys reported after MetricKeys.
+var DiagnosticKeys = []string{KeyNominalMAE}
+
 // MetricKeys lists the metric keys in report order.
 var MetricKeys = []string{KeyReconMAE, KeyReconLL, KeyReconECE, KeyDeltaMAE, KeyDeltaLL, KeyDeltaECE, KeyThetaMAE}
 
@@ -56,6 +65,11 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 		KeyDeltaLL:  GaussianLL(p.DeltaMean, p.DeltaStd, delta, idx),
 		KeyDeltaECE: ECE(p.DeltaMean, p.DeltaStd, delta, idx),
 	}}
+	if len(p.Nominal) == len(truth) {
+		tm.Values[KeyNominalMAE] = MAE(p.Nominal, task.Real.Nominal, idx)
+	} else {
+		tm.Values[KeyNominalMAE] = math.NaN()
+	}
 	s := 0.0
 	for i, th := range task.Real.Theta {
 		ae := math.Abs(p.Theta[i] - th)
@@ -177,7 +191,7 @@ func (m *Model) ScoreTasksWith(ctx context.Context, tasks []sims.Task, o Predict
 // Summarise reduces per-realization metrics to means and deviations.
 func Summarise(sys sims.System, per []TaskMetrics) Report {
 	rep := Report{Metrics: map[string]Summary{}, ThetaPerParam: map[string]Summary{}}
-	for _, k := range MetricKeys {
+	for _, k := range append(MetricKeys[:len(MetricKeys):len(MetricKeys)], DiagnosticKeys...) {
 		xs := make([]float64, len(per))
 		for i, tm := range per {
 			xs[i] = tm.Values[k]

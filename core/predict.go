@@ -131,6 +131,11 @@ func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 			} else {
 				preds = m.predictBatch(bt, k, rng)
 			}
+			for j, p := range preds {
+				if !finite(p.Mean) {
+					return nil, fmt.Errorf("predict: realization %d: every latent sample gave a non-finite prediction (the model diverged)", part[j])
+				}
+			}
 			if err := m.applySpread(preds, cs); err != nil {
 				return nil, fmt.Errorf("predict: %w", err)
 			}
@@ -203,10 +208,17 @@ func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][
 			Nominal: make([]float64, gc), Theta: make([]float64, P), ThetaStd: make([]float64, P),
 		}
 		varY, varD := make([]float64, gc), make([]float64, gc)
-		clipped := 0
+		clipped, used := 0, 0
 		for j := 0; j < k; j++ {
 			r := b*k + j
 			yr, nr := pred.Row(r), nom.Row(r)
+			// A latent sample far in the tail can make the closure or
+			// the simulator overflow; it is left out rather than
+			// poisoning the mean (PredictWith fails if all are).
+			if !finite(yr) || !finite(nr) {
+				continue
+			}
+			used++
 			for g := 0; g < gc; g++ {
 				d := yr[g] - nr[g]
 				p.Mean[g] += yr[g]
@@ -223,7 +235,7 @@ func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][
 				clipped++
 			}
 		}
-		inv := 1 / float64(k)
+		inv := 1 / float64(used) // +Inf when every sample diverged: NaN mean
 		for g := 0; g < gc; g++ {
 			p.Mean[g] *= inv
 			p.DeltaMean[g] *= inv
@@ -237,9 +249,19 @@ func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][
 			p.Theta[q] *= inv
 			p.ThetaStd[q] = math.Sqrt(math.Max(0, p.ThetaStd[q]*inv-p.Theta[q]*p.Theta[q]))
 		}
-		p.Clipped = 2*clipped > k
+		p.Clipped = 2*clipped > used
 		p.sampleVarY, p.sampleVarD = varY, varD
 		out[b] = p
 	}
 	return out
+}
+
+// finite reports whether every value of xs is finite.
+func finite(xs []float64) bool {
+	for _, v := range xs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }

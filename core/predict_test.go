@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"apic/nets"
 	"apic/sims"
 )
 
@@ -241,5 +242,52 @@ func TestPredictErrors(t *testing.T) {
 	}
 	if preds, err := m.Predict(nil, nil, 2, 1); err != nil || len(preds) != 0 {
 		t.Errorf("no contexts: %v, %v", preds, err)
+	}
+}
+
+// TestCollapseSkipsDivergedSamples: a sample with a non-finite value is
+// left out of the mean and spread; the others decide them.
+func TestCollapseSkipsDivergedSamples(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	gc := m.Sys.Grid().Size()
+	P := len(m.Sys.Params())
+	pred, nom := nets.NewTensor(3, gc), nets.NewTensor(3, gc)
+	theta := nets.NewTensor(3, P)
+	for j := range 3 {
+		for g := range gc {
+			pred.Set(j, g, float64(j+1))
+			nom.Set(j, g, 0.5)
+		}
+		for q := range P {
+			theta.Set(j, q, float64(j+1))
+		}
+	}
+	pred.Set(1, 7, math.Inf(1))
+	f := nets.NewTensor(3, 1)
+	p := m.collapse(1, 3, pred, nom, theta, f, nil)[0]
+	if p.Mean[0] != 2 || p.Mean[7] != 2 || p.Theta[0] != 2 {
+		t.Errorf("mean %v at 0, %v at 7, θ %v: want 2 (samples 1 and 3)", p.Mean[0], p.Mean[7], p.Theta[0])
+	}
+	if !allFinite(p.Std) {
+		t.Error("non-finite deviations")
+	}
+}
+
+// TestPredictDivergedModel: a model whose every sample is non-finite
+// gives an error, not NaN predictions.
+func TestPredictDivergedModel(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	m := tinyModel(t, "spring", LNP, nil)
+	for _, p := range m.Params.List() {
+		for i := range p.Value.Data {
+			p.Value.Data[i] = math.NaN()
+		}
+	}
+	ctxs, sides := contextsOf(testTasks(t, sys, 2, 0, 4))
+	for _, refine := range []int{0, 2} {
+		_, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 4, Seed: 1, Refine: refine})
+		if err == nil || !strings.Contains(err.Error(), "non-finite") {
+			t.Errorf("refine %d: err = %v, want a non-finite prediction error", refine, err)
+		}
 	}
 }

@@ -321,7 +321,7 @@ func TestTrainValidation(t *testing.T) {
 	if res.Val == nil || res.Val != lastVal {
 		t.Fatalf("result validation %v, want the last one reported", res.Val)
 	}
-	if res.Val.Tasks != 4 || res.Val.System != "spring" || len(res.Val.Metrics) != len(MetricKeys) {
+	if res.Val.Tasks != 4 || res.Val.System != "spring" || len(res.Val.Metrics) != len(MetricKeys)+len(DiagnosticKeys) {
 		t.Errorf("validation report %+v", res.Val)
 	}
 	for k, s := range res.Val.Metrics {

@@ -68,6 +68,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 var metricLabels = map[string]string{
 	core.KeyReconMAE: "recon MAE", core.KeyReconLL: "recon LL", core.KeyReconECE: "recon ECE",
 	core.KeyDeltaMAE: "δ MAE", core.KeyDeltaLL: "δ LL", core.KeyDeltaECE: "δ ECE", core.KeyThetaMAE: "θ MAE (mean)",
+	core.KeyNominalMAE: "F(θ̂) MAE",
 }
 
 // writeReportTable prints every metric as mean ± std, then θ per parameter.
@@ -79,5 +80,12 @@ func writeReportTable(w io.Writer, rep core.Report) {
 	for _, name := range sortedKeys(rep.ThetaPerParam) {
 		s := rep.ThetaPerParam[name]
 		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f\n", "θ MAE "+name, s.Mean, s.Std)
+	}
+	for _, k := range core.DiagnosticKeys {
+		s, ok := rep.Metrics[k]
+		if !ok { // a report written before the diagnostic existed
+			continue
+		}
+		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f   (diagnostic: |F(x; θ̂) − F(x; θ)|)\n", metricLabels[k], s.Mean, s.Std)
 	}
 }
