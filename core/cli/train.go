@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -40,6 +41,7 @@ type trainFlags struct {
 	noise, clip                                           float64
 	seed                                                  uint64
 	jsonOut, gridSummary                                  bool
+	set                                                   map[string]bool // flags given on the command line
 }
 
 func runTrain(ctx context.Context, args []string, env *Env) error {
@@ -79,6 +81,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	cfg, init, err := f.config()
 	if err != nil {
 		return err
@@ -201,12 +205,18 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 			cfg.Arch.DecAct = f.decAct
 		}
 	}
-	reg, err := core.ParseRegularizer(f.reg)
-	if err != nil {
-		return core.Config{}, nil, UsageError("%v", err)
-	}
+	// A fresh model takes every training flag (defaults included); a
+	// fine-tuned one keeps the --init checkpoint's settings except those
+	// given, so its file still records how it was trained.
+	given := func(name string) bool { return init == nil || f.set[name] }
 	t := &cfg.Train
-	t.Reg = reg
+	if given("reg") {
+		reg, err := core.ParseRegularizer(f.reg)
+		if err != nil {
+			return core.Config{}, nil, UsageError("%v", err)
+		}
+		t.Reg = reg
+	}
 	if f.steps1 >= 0 {
 		t.Steps1 = f.steps1
 	}
@@ -218,8 +228,22 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	}
 	setPos(&t.Batch, f.batch)
 	setPos(&t.ValTasks, f.valTasks)
-	t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta = f.lr, f.lrFinal, f.lambdaTheta, f.lambdaDelta
-	t.Noise, t.ClipNorm, t.Seed, t.Trajectories = f.noise, f.clip, f.seed, f.trajectories
+	for _, p := range []struct {
+		name string
+		dst  *float64
+		v    float64
+	}{{"lr", &t.LR, f.lr}, {"lr-final", &t.LRFinal, f.lrFinal}, {"lambda-theta", &t.LambdaTheta, f.lambdaTheta},
+		{"lambda-delta", &t.LambdaDelta, f.lambdaDelta}, {"noise", &t.Noise, f.noise}, {"clip", &t.ClipNorm, f.clip}} {
+		if given(p.name) {
+			*p.dst = p.v
+		}
+	}
+	if given("seed") {
+		t.Seed = f.seed
+	}
+	if given("trajectories") {
+		t.Trajectories = f.trajectories
+	}
 	if f.refine >= 0 {
 		cfg.Infer.Refine = f.refine
 	}

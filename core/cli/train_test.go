@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"apic/core"
+)
+
+// tinyTrainArgs are the flags of a small, fast training run.
+var tinyTrainArgs = []string{"train", "--system", "spring", "--backbone", "cnp", "--hidden", "8", "--latent", "4",
+	"--dec-hidden", "8", "--batch", "4", "--steps1", "2", "--steps2", "2", "--val-every", "2", "--val-tasks", "2",
+	"--recalibrate", "2", "--lr", "2e-3", "--lambda-delta", "0.3", "--seed", "7"}
+
+func TestTrainWritesCheckpoint(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m.safetensors")
+	code, stdout, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	m, info, err := core.LoadCheckpoint(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := m.Config.Train
+	if info.Steps1 != 2 || info.Steps2 != 2 || tr.LR != 2e-3 || tr.LambdaDelta != 0.3 || tr.Seed != 7 || m.Config.Arch.Hidden != 8 {
+		t.Errorf("recorded steps %d+%d, train config %+v, hidden %d", info.Steps1, info.Steps2, tr, m.Config.Arch.Hidden)
+	}
+	if info.Metrics == nil || info.Metrics.Tasks != 2 {
+		t.Errorf("validation %+v, want 2 realizations", info.Metrics)
+	}
+	if !strings.Contains(stderr+stdout, "recalibrated predictive spread") {
+		t.Errorf("no recalibration note in output:\n%s\n%s", stdout, stderr)
+	}
+}
+
+// TestTrainInitKeepsRecipe: fine-tuning (here zero steps, which only
+// recalibrates) keeps the --init file's training settings and step
+// counts, except the flags given.
+func TestTrainInitKeepsRecipe(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	code, _, stderr := runCLI(t, "train", "--init", first, "--steps1", "0", "--steps2", "0", "--lambda-theta", "0.5", "--recalibrate", "2", "--out", second)
+	if code != 0 {
+		t.Fatalf("train --init: %s", stderr)
+	}
+	m, info, err := core.LoadCheckpoint(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := m.Config.Train
+	if tr.LR != 2e-3 || tr.LambdaDelta != 0.3 || tr.Seed != 7 || tr.LambdaTheta != 0.5 {
+		t.Errorf("train config after --init %+v: want lr 2e-3, λδ 0.3, seed 7 kept and λθ 0.5 given", tr)
+	}
+	if info.Steps1 != 2 || info.Steps2 != 2 {
+		t.Errorf("steps done %d+%d, want the init file's 2+2", info.Steps1, info.Steps2)
+	}
+}
+
+func TestTrainErrors(t *testing.T) {
+	dir := t.TempDir()
+	junk := filepath.Join(dir, "junk.safetensors")
+	if err := os.WriteFile(junk, []byte("not a checkpoint"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "good.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", good)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--system", "spring"}, "--out"},
+		{[]string{"train", "--out", filepath.Join(dir, "x")}, "--system"},
+		{[]string{"train", "--system", "nosuch", "--out", filepath.Join(dir, "x")}, "nosuch"},
+		{[]string{"train", "--system", "spring", "--dtype", "f16", "--out", filepath.Join(dir, "x")}, "dtype"},
+		{[]string{"train", "--init", junk, "--out", filepath.Join(dir, "x")}, "junk.safetensors"},
+		{[]string{"train", "--init", good, "--system", "lv", "--out", filepath.Join(dir, "x")}, "disagrees"},
+		{[]string{"train", "--system", "spring", "--lr", "-1", "--out", filepath.Join(dir, "x")}, "learning rate"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want an error mentioning %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+			t.Fatalf("%v wrote a file despite the error", tc.args)
+		}
+	}
+}
+
+func TestTrainHelp(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "train", "--help")
+	if code != 0 || !strings.Contains(stdout+stderr, "--lambda-delta") {
+		t.Errorf("train --help: exit %d, output %q", code, stdout+stderr)
+	}
+}
