@@ -146,6 +146,9 @@ type Infer struct {
 	// per realization (spread.go); recalibration picks the mode that is
 	// best calibrated on validation realizations.
 	Spread string `json:"spread,omitempty"`
+	// OnePass is the spread of one-pass predictions (no refinement) of a
+	// model that refines by default; nil uses the fields above.
+	OnePass *SpreadFit `json:"one_pass,omitempty"`
 }
 
 // Config is a model's architecture, training and inference settings.
@@ -216,6 +219,11 @@ func (c Config) Validate() error {
 	}
 	if err := checkSpread(c.Infer.Spread); err != nil {
 		return err
+	}
+	if c.Infer.OnePass != nil {
+		if err := checkSpread(c.Infer.OnePass.Spread); err != nil {
+			return fmt.Errorf("one-pass %w", err)
+		}
 	}
 	if c.Infer.Refine < 0 {
 		return fmt.Errorf("refine steps must be ≥ 0")

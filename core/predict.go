@@ -27,8 +27,9 @@ type Prediction struct {
 	Clipped bool
 
 	// sampleVarY and sampleVarD are the latent samples' variances before
-	// the noise term (spread.go recombines them).
-	sampleVarY, sampleVarD []float64
+	// the noise term, noiseVar the model's noise variance per value
+	// (spread.go recombines them).
+	sampleVarY, sampleVarD, noiseVar []float64
 }
 
 // Predict runs amortized inference for contexts of any sizes with k
@@ -54,6 +55,12 @@ type PredictOptions struct {
 
 // PredictWith is Predict with options.
 func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOptions) ([]Prediction, error) {
+	return m.predictWith(ctxs, sides, o, nil)
+}
+
+// predictWith is PredictWith with the spread setting given (nil: the
+// model's for the number of refinement steps).
+func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOptions, spread *SpreadFit) ([]Prediction, error) {
 	k, seed := o.Samples, o.Seed
 	refine := o.Refine
 	if refine < 0 {
@@ -61,6 +68,9 @@ func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 	}
 	if o.Theta != nil {
 		refine = 0
+	}
+	if spread == nil {
+		spread = m.spreadFor(refine)
 	}
 	if o.Theta != nil && len(o.Theta) != len(ctxs) {
 		return nil, fmt.Errorf("predict: %d θ overrides for %d realizations", len(o.Theta), len(ctxs))
@@ -136,7 +146,7 @@ func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 					return nil, fmt.Errorf("predict: realization %d: every latent sample gave a non-finite prediction (the model diverged)", part[j])
 				}
 			}
-			if err := m.applySpread(preds, cs); err != nil {
+			if err := m.applySpread(preds, cs, *spread); err != nil {
 				return nil, fmt.Errorf("predict: %w", err)
 			}
 			for j, i := range part {
@@ -189,14 +199,14 @@ func (m *Model) obsVariance() []float64 {
 
 // collapse reduces B·k samples (rows realization-major) of the prediction,
 // the nominal at θ̂, θ̂ and the closure output to per-realization means
-// and standard deviations. obsVars gives each realization's observation
+// and standard deviations (unscaled: applySpread sets the final ones).
+// obsVars gives each realization's observation
 // variance per grid value; nil uses the model's learned noise.
 func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][]float64) []Prediction {
 	gc, P := pred.Cols, theta.Cols
 	fPer := f.Len() / (B * k)
 	out := make([]Prediction, B)
 	learned := m.obsVariance()
-	sy, sd := scaleOr1(m.Config.Infer.StdScale), scaleOr1(m.Config.Infer.DeltaStdScale)
 	for b := range out {
 		obsVar := learned
 		if obsVars != nil {
@@ -242,15 +252,15 @@ func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][
 			p.Nominal[g] *= inv
 			varY[g] = math.Max(0, varY[g]*inv-p.Mean[g]*p.Mean[g])
 			varD[g] = math.Max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g])
-			p.Std[g] = sy * math.Sqrt(varY[g]+obsVar[g])
-			p.DeltaStd[g] = sd * math.Sqrt(varD[g]+obsVar[g])
+			p.Std[g] = math.Sqrt(varY[g] + obsVar[g])
+			p.DeltaStd[g] = math.Sqrt(varD[g] + obsVar[g])
 		}
 		for q := range p.Theta {
 			p.Theta[q] *= inv
 			p.ThetaStd[q] = math.Sqrt(math.Max(0, p.ThetaStd[q]*inv-p.Theta[q]*p.Theta[q]))
 		}
 		p.Clipped = 2*clipped > used
-		p.sampleVarY, p.sampleVarD = varY, varD
+		p.sampleVarY, p.sampleVarD, p.noiseVar = varY, varD, obsVar
 		out[b] = p
 	}
 	return out

@@ -19,7 +19,8 @@ import (
 //
 // and stores them in Config.Infer. It does so for each spread mode
 // (spread.go) and keeps the mode whose scaled reconstruction has the
-// lowest validation ECE. The means are unchanged, so MAE and θ are
+// lowest validation ECE; for a model that refines by default, it fits
+// the one-pass predictions' spread too (Infer.OnePass). The means are unchanged, so MAE and θ are
 // unaffected; only the spread of the predictive distribution moves.
 func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	if n < 1 {
@@ -48,31 +49,41 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	for i, task := range tasks {
 		deltas[i] = task.Real.Discrepancy()
 	}
-	bestE := math.Inf(1)
-	var chosen Infer
-	for _, mode := range spreadModes {
-		if err := ctx.Err(); err != nil {
+	fit := func(refine int) (*SpreadFit, error) {
+		bestE := math.Inf(1)
+		var chosen SpreadFit
+		for _, mode := range spreadModes {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: t.Seed, Refine: refine}, &SpreadFit{Spread: mode})
+			if err != nil {
+				return nil, fmt.Errorf("recalibrate: %w", err)
+			}
+			sy, ey := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
+				return preds[i].Mean, preds[i].Std, tasks[i].Real.True
+			})
+			sd, _ := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
+				return preds[i].DeltaMean, preds[i].DeltaStd, deltas[i]
+			})
+			if ey < bestE {
+				bestE, chosen = ey, SpreadFit{Spread: mode, StdScale: sy, DeltaStdScale: sd}
+			}
+		}
+		return &chosen, nil
+	}
+	def, err := fit(-1)
+	if err != nil {
+		return err
+	}
+	var onePass *SpreadFit
+	if m.Config.Infer.Refine > 0 {
+		if onePass, err = fit(0); err != nil {
 			return err
 		}
-		m.Config.Infer.Spread = mode
-		m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale = 0, 0
-		preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: t.Seed, Refine: -1})
-		if err != nil {
-			return fmt.Errorf("recalibrate: %w", err)
-		}
-		sy, ey := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
-			return preds[i].Mean, preds[i].Std, tasks[i].Real.True
-		})
-		sd, _ := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
-			return preds[i].DeltaMean, preds[i].DeltaStd, deltas[i]
-		})
-		if ey < bestE {
-			bestE = ey
-			chosen = m.Config.Infer
-			chosen.StdScale, chosen.DeltaStdScale = sy, sd
-		}
 	}
-	m.Config.Infer = chosen
+	in := &m.Config.Infer
+	in.Spread, in.StdScale, in.DeltaStdScale, in.OnePass = def.Spread, def.StdScale, def.DeltaStdScale, onePass
 	return nil
 }
 

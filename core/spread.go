@@ -47,31 +47,54 @@ func checkSpread(s string) error {
 	return fmt.Errorf("unknown spread mode %q (want %q, %q or %q)", s, "", SpreadContext, SpreadResidual)
 }
 
-// applySpread recomputes the standard deviations of preds (one per
-// context) for the model's spread mode. Predictions keep their latent
-// sample variances from collapse.
-func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context) error {
-	mode := m.Config.Infer.Spread
-	if mode == SpreadModel {
-		return nil
+// SpreadFit is a fitted predictive spread: the mode and the post-hoc
+// scales of the reconstruction's and the discrepancy's deviations (zero
+// means 1).
+type SpreadFit struct {
+	Spread        string  `json:"spread,omitempty"`
+	StdScale      float64 `json:"std_scale,omitempty"`
+	DeltaStdScale float64 `json:"delta_std_scale,omitempty"`
+}
+
+// spreadFor returns the spread setting of predictions with refine
+// refinement steps: one-pass predictions of a model that refines by
+// default have their own fit (Infer.OnePass), since refinement changes
+// both the error and the sample spread.
+func (m *Model) spreadFor(refine int) *SpreadFit {
+	in := m.Config.Infer
+	if refine == 0 && in.Refine > 0 && in.OnePass != nil {
+		f := *in.OnePass
+		return &f
 	}
+	return &SpreadFit{Spread: in.Spread, StdScale: in.StdScale, DeltaStdScale: in.DeltaStdScale}
+}
+
+// applySpread sets the standard deviations of preds (one per context)
+// from their latent sample variances, the noise term of the mode and the
+// scales of s.
+func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit) error {
 	c := len(m.Sys.Grid().Channels)
 	learned := m.obsVariance()
-	sy, sd := scaleOr1(m.Config.Infer.StdScale), scaleOr1(m.Config.Infer.DeltaStdScale)
+	sy, sd := scaleOr1(s.StdScale), scaleOr1(s.DeltaStdScale)
 	for b := range preds {
 		p := &preds[b]
-		terms, err := m.contextTerms(ctxs[b], learned)
-		if err != nil {
-			return err
-		}
 		sampY, sampD := p.sampleVarY, p.sampleVarD
-		if mode == SpreadResidual {
-			sampY, sampD = make([]float64, len(p.Mean)), make([]float64, len(p.Mean))
+		noise := func(g int) float64 { return p.noiseVar[g] }
+		if s.Spread != SpreadModel {
+			if s.Spread == SpreadResidual {
+				sampY, sampD = make([]float64, len(p.Mean)), make([]float64, len(p.Mean))
+			}
+			terms, err := m.contextTerms(ctxs[b], learned)
+			if err != nil {
+				return err
+			}
+			perCh := fitContextNoise(terms, p.Mean, sampY, c, learned)
+			noise = func(g int) float64 { return perCh[g%c] }
 		}
-		noise := fitContextNoise(terms, p.Mean, sampY, c, learned)
 		for g := range p.Std {
-			p.Std[g] = sy * math.Sqrt(sampY[g]+noise[g%c])
-			p.DeltaStd[g] = sd * math.Sqrt(sampD[g]+noise[g%c])
+			n := noise(g)
+			p.Std[g] = sy * math.Sqrt(sampY[g]+n)
+			p.DeltaStd[g] = sd * math.Sqrt(sampD[g]+n)
 		}
 	}
 	return nil

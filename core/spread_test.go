@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"apic/sims"
@@ -117,6 +118,31 @@ func TestRecalibrateChoosesMode(t *testing.T) {
 	if err := m.Config.Validate(); err != nil {
 		t.Error(err)
 	}
+	if m.Config.Infer.Refine > 0 {
+		op := m.Config.Infer.OnePass
+		if op == nil || checkSpread(op.Spread) != nil || !(op.StdScale > 0) {
+			t.Errorf("one-pass spread %+v, want a fitted one (the model refines by default)", op)
+		}
+	}
+}
+
+// TestSpreadFor: one-pass predictions of a refining model use its
+// one-pass fit; refined ones and one-pass models use the main fields.
+func TestSpreadFor(t *testing.T) {
+	m := tinyModel(t, "spring", CNP, nil)
+	in := &m.Config.Infer
+	in.Refine, in.Spread, in.StdScale = 3, SpreadContext, 2
+	in.OnePass = &SpreadFit{Spread: SpreadResidual, StdScale: 5}
+	if s := m.spreadFor(0); s.Spread != SpreadResidual || s.StdScale != 5 {
+		t.Errorf("one-pass: %+v", s)
+	}
+	if s := m.spreadFor(3); s.Spread != SpreadContext || s.StdScale != 2 {
+		t.Errorf("refined: %+v", s)
+	}
+	in.Refine = 0
+	if s := m.spreadFor(0); s.Spread != SpreadContext {
+		t.Errorf("one-pass model: %+v", s)
+	}
 }
 
 // TestConfigRejectsUnknownSpread names the bad mode.
@@ -126,5 +152,10 @@ func TestConfigRejectsUnknownSpread(t *testing.T) {
 	cfg.Infer.Spread = "bogus"
 	if err := cfg.Validate(); err == nil {
 		t.Error("spread \"bogus\" accepted")
+	}
+	cfg = m.Config
+	cfg.Infer.OnePass = &SpreadFit{Spread: "bogus"}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "bogus") {
+		t.Errorf("one-pass spread \"bogus\": %v", err)
 	}
 }
