@@ -127,7 +127,12 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			return fmt.Errorf("%w; nothing was written", err)
 		}
 		info.Metrics = &val
-		env.Notef("recalibrated predictive spread: %s noise, ×%.3f (reconstruction), ×%.3f (discrepancy)", spreadName(m.Config.Infer.Spread), m.Config.Infer.StdScale, m.Config.Infer.DeltaStdScale)
+		in := m.Config.Infer
+		note := fmt.Sprintf("recalibrated predictive spread: %s noise, ×%.3f (reconstruction), ×%.3f (discrepancy)", spreadName(in.Spread), in.StdScale, in.DeltaStdScale)
+		if op := in.OnePass; op != nil {
+			note += fmt.Sprintf("; one pass: %s noise, ×%.3f, ×%.3f", spreadName(op.Spread), op.StdScale, op.DeltaStdScale)
+		}
+		env.Notef("%s", note)
 	}
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
 		return err

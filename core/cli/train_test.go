@@ -100,3 +100,25 @@ func TestTrainHelp(t *testing.T) {
 		t.Errorf("train --help: exit %d, output %q", code, stdout+stderr)
 	}
 }
+
+// TestInspectShowsRecipeAndSpread: inspect prints the training settings
+// and the fitted spread of a trained file; --json carries the config.
+func TestInspectShowsRecipeAndSpread(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	code, stdout, stderr := runCLI(t, "inspect", out)
+	if code != 0 {
+		t.Fatalf("inspect: %s", stderr)
+	}
+	for _, want := range []string{"spring/cnp", "lr 0.002", "λδ 0.3", "inference: 5 refinement steps", "noise, spread ×", "one pass:", "validation (2 realizations"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(t, "inspect", "--json", out)
+	if code != 0 || !strings.Contains(stdout, `"one_pass"`) {
+		t.Errorf("inspect --json: exit %d, no one_pass spread in\n%s", code, stdout)
+	}
+}
