@@ -8,6 +8,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"apic/nets"
@@ -136,6 +137,11 @@ type Infer struct {
 	// encoders' estimate on the context (refine.go); 0 is the pure
 	// one-pass amortized prediction.
 	Refine int `json:"refine"`
+	// ZThetaPrior > 0 also refines z_θ, the physics latent f_ψ reads,
+	// with the encoder's posterior widened by this factor as its prior
+	// (refine.go); 0 keeps z_θ at the encoder mean. Recalibration picks
+	// it on validation realizations.
+	ZThetaPrior float64 `json:"z_theta_prior,omitempty"`
 	// StdScale and DeltaStdScale multiply the predictive standard
 	// deviations of the reconstruction and the discrepancy; they are fitted
 	// on validation realizations after training (recalibrate.go). Zero
@@ -224,6 +230,9 @@ func (c Config) Validate() error {
 		if err := checkSpread(c.Infer.OnePass.Spread); err != nil {
 			return fmt.Errorf("one-pass %w", err)
 		}
+	}
+	if !(c.Infer.ZThetaPrior >= 0) || math.IsInf(c.Infer.ZThetaPrior, 0) {
+		return fmt.Errorf("z_θ prior factor must be finite and ≥ 0, got %v", c.Infer.ZThetaPrior)
 	}
 	if c.Infer.Refine < 0 {
 		return fmt.Errorf("refine steps must be ≥ 0")

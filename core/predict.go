@@ -203,6 +203,20 @@ func (m *Model) obsVariance() []float64 {
 // obsVars gives each realization's observation
 // variance per grid value; nil uses the model's learned noise.
 func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][]float64) []Prediction {
+	return m.collapseAround(B, k, pred, nom, theta, f, obsVars, nil)
+}
+
+// center is a point prediction per realization ([B, ·] rows) that
+// collapseAround reports as the mean, with the samples' spread measured
+// around it.
+type center struct {
+	pred, nom, theta *nets.Tensor
+}
+
+// collapseAround is collapse with the mean, nominal and θ̂ taken from c
+// (nil: the sample averages) and the variances as mean squared
+// deviations of the samples from them.
+func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][]float64, c *center) []Prediction {
 	gc, P := pred.Cols, theta.Cols
 	fPer := f.Len() / (B * k)
 	out := make([]Prediction, B)
@@ -252,12 +266,22 @@ func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][
 			p.Nominal[g] *= inv
 			varY[g] = math.Max(0, varY[g]*inv-p.Mean[g]*p.Mean[g])
 			varD[g] = math.Max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g])
+			if c != nil && used > 0 {
+				// E[(y − y*)²] = Var y + (E y − y*)².
+				yc, nc := c.pred.At(b, g), c.nom.At(b, g)
+				varY[g] += (p.Mean[g] - yc) * (p.Mean[g] - yc)
+				varD[g] += (p.DeltaMean[g] - (yc - nc)) * (p.DeltaMean[g] - (yc - nc))
+				p.Mean[g], p.DeltaMean[g], p.Nominal[g] = yc, yc-nc, nc
+			}
 			p.Std[g] = math.Sqrt(varY[g] + obsVar[g])
 			p.DeltaStd[g] = math.Sqrt(varD[g] + obsVar[g])
 		}
 		for q := range p.Theta {
 			p.Theta[q] *= inv
 			p.ThetaStd[q] = math.Sqrt(math.Max(0, p.ThetaStd[q]*inv-p.Theta[q]*p.Theta[q]))
+			if c != nil && used > 0 {
+				p.Theta[q] = c.theta.At(b, q)
+			}
 		}
 		p.Clipped = 2*clipped > used
 		p.sampleVarY, p.sampleVarD, p.noiseVar = varY, varD, obsVar

@@ -9,19 +9,22 @@ import (
 	"apic/sims"
 )
 
-// Recalibrate fits the post-hoc scale factors of the predictive standard
-// deviations (Kuleshov et al., 2018): on n held-out validation
-// realizations (the validation stream, never the test stream), it picks
-// the factors s_y and s_δ from a log-spaced grid over [1/64, 64] that
-// minimise the ECE of the reconstruction and of the discrepancy,
+// Recalibrate tunes the model's inference settings on n held-out
+// validation realizations (the validation stream, never the test stream).
+// For a model that refines by default, it first picks the z_θ prior
+// factor of refinement (tuneZThetaPrior), which moves the point
+// prediction. Then it fits the post-hoc scale factors of the predictive
+// standard deviations (Kuleshov et al., 2018): for each spread mode
+// (spread.go), the factors s_y and s_δ from a log-spaced grid over
+// [1/64, 64] that minimise the ECE of the reconstruction and of the
+// discrepancy,
 //
 //	s* = argmin_s ECE(μ, s·σ),
 //
-// and stores them in Config.Infer. It does so for each spread mode
-// (spread.go) and keeps the mode whose scaled reconstruction has the
-// lowest validation ECE; for a model that refines by default, it fits
-// the one-pass predictions' spread too (Infer.OnePass). The means are unchanged, so MAE and θ are
-// unaffected; only the spread of the predictive distribution moves.
+// keeping the mode whose scaled reconstruction has the lowest validation
+// ECE; for a model that refines by default, the one-pass predictions'
+// spread is fitted too (Infer.OnePass). Everything is stored in
+// Config.Infer.
 func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
@@ -48,6 +51,11 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	deltas := make([][]float64, n)
 	for i, task := range tasks {
 		deltas[i] = task.Real.Discrepancy()
+	}
+	if m.Config.Infer.Refine > 0 {
+		if err := m.tuneZThetaPrior(ctx, tasks, ctxs, sides, deltas); err != nil {
+			return err
+		}
 	}
 	fit := func(refine int) (*SpreadFit, error) {
 		bestE := math.Inf(1)
@@ -109,4 +117,37 @@ func bestScale(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth 
 		}
 	}
 	return bestS, bestE / float64(len(tasks))
+}
+
+// zThetaPriors are the z_θ prior factors tuneZThetaPrior tries (0: z_θ
+// is not refined).
+var zThetaPriors = []float64{0, 1, 3, 10, 30}
+
+// tuneZThetaPrior sets Infer.ZThetaPrior to the candidate whose refined
+// point predictions have the lowest mean reconstruction plus discrepancy
+// MAE on the validation realizations. A wider prior lets refinement fit
+// the context more closely; with few observations it can also overfit,
+// hence the choice on held-out realizations.
+func (m *Model) tuneZThetaPrior(ctx context.Context, tasks []sims.Task, ctxs []sims.Context, sides, deltas [][]float64) error {
+	best, bestScore := 0.0, math.Inf(1)
+	for _, c := range zThetaPriors {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m.Config.Infer.ZThetaPrior = c
+		preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 1, Seed: m.Config.Train.Seed, Refine: -1}, &SpreadFit{})
+		if err != nil {
+			return fmt.Errorf("recalibrate: z_θ prior %g: %w", c, err)
+		}
+		score := 0.0
+		for i, task := range tasks {
+			idx := targetValues(m.Sys, task.Targets)
+			score += MAE(preds[i].Mean, task.Real.True, idx) + MAE(preds[i].DeltaMean, deltas[i], idx)
+		}
+		if score < bestScore {
+			best, bestScore = c, score
+		}
+	}
+	m.Config.Infer.ZThetaPrior = best
+	return nil
 }

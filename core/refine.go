@@ -19,11 +19,15 @@ import (
 //
 //	E(v) = ½ Σ_{i,c} ((ŷ_c(x_i; v) − y_ic)/σ_c)² + ½‖(z_δ − μ_δ)/σ_δ‖² + ½‖(a − a₀)/σ_a‖²
 //
-// with z_θ fixed at its encoder mean, the encoder's posterior q(z_δ | C) =
-// N(μ_δ, σ_δ²) as the prior of z_δ (σ_δ = 1 for the deterministic cnp),
-// a₀ the encoder's θ estimate and a weak prior σ_a keeping θ near it. The predictive distribution is
-// the Laplace approximation N(v*, (JᵀJ)⁻¹) at the optimum, sampled K times
-// through the decoder. Each step costs n+2 batched decodes (n = P + L_δ,
+// with the encoder's posterior q(z_δ | C) = N(μ_δ, σ_δ²) as the prior of
+// z_δ (σ_δ = 1 for the deterministic cnp), a₀ the encoder's θ estimate
+// and a weak prior σ_a keeping θ near it. With Infer.ZThetaPrior = c > 0,
+// v also holds z_θ (the physics latent f_ψ reads), with prior
+// N(μ_θ, (c·σ_θ)²): widening the encoder's posterior lets the fit use
+// directions of f_ψ that a collapsed z_δ no longer moves. The point
+// prediction is the decode at the optimum v*; the predictive spread comes
+// from the Laplace approximation N(v*, (JᵀJ)⁻¹), sampled K times through
+// the decoder. Each step costs n+2 batched decodes (n = P + L_δ,
 // Jacobian by forward differences), a few milliseconds per realization —
 // still orders of magnitude below per-realization calibration.
 
@@ -32,6 +36,7 @@ import (
 const refineSigmaA = 2.0
 
 // refineStep is the forward-difference step in v.
+
 const refineStep = 1e-6
 
 // obsTerm is one observed value as a weighted sum of grid values.
@@ -130,7 +135,9 @@ func productAxes(g sims.Grid, stride int) [][]float64 {
 type refiner struct {
 	m     *Model
 	b, n  int
-	zT    *nets.Tensor // [B, Lθ]
+	zT    *nets.Tensor // [B, Lθ] encoder mean of z_θ
+	nT    int          // Lθ when z_θ is refined too (its values follow a in v), else 0
+	zTSig *nets.Tensor // [B, Lθ] prior σ of a refined z_θ
 	att   *nets.Tensor // [B*Q, H] or nil
 	side  *nets.Tensor
 	a0    *nets.Tensor // [B, P]
@@ -158,13 +165,21 @@ func (r *refiner) decode(v *nets.Tensor, per int) (pred, theta, f *nets.Tensor) 
 	tp := nets.NewInferenceTape()
 	P := r.a0.Cols
 	th, s := r.thetaOf(v)
-	zD := nets.NewTensor(v.Rows, r.n-P)
+	zD := nets.NewTensor(v.Rows, r.n-P-r.nT)
 	for i := 0; i < v.Rows; i++ {
-		copy(zD.Row(i), v.Row(i)[P:])
+		copy(zD.Row(i), v.Row(i)[P+r.nT:])
 	}
 	zT, side, att := r.zT, r.side, r.att
 	if per > 1 {
 		zT, side = repeatRows(zT, per), repeatRows(side, per)
+	}
+	if r.nT > 0 {
+		zT = nets.NewTensor(v.Rows, r.nT)
+		for i := 0; i < v.Rows; i++ {
+			copy(zT.Row(i), v.Row(i)[P:P+r.nT])
+		}
+	}
+	if per > 1 {
 		if att != nil {
 			q := att.Rows / r.b
 			att = nets.FromSlice(r.b*per*q, att.Cols, repeatRows(nets.FromSlice(r.b, q*att.Cols, att.Data), per).Data)
@@ -192,7 +207,10 @@ func (r *refiner) residuals(b int, v, pred []float64) []float64 {
 	for p := 0; p < P; p++ {
 		out = append(out, (v[p]-r.a0.At(b, p))/refineSigmaA)
 	}
-	for j, z := range v[P:] {
+	for j, z := range v[P : P+r.nT] {
+		out = append(out, (z-r.zT.At(b, j))/r.zTSig.At(b, j))
+	}
+	for j, z := range v[P+r.nT:] {
 		out = append(out, (z-r.z0.At(b, j))/r.zSig.At(b, j))
 	}
 	return out
@@ -239,6 +257,17 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 	_, s0 := m.thetaHat(tp, phys.mu)
 	P, L := s0.Value.Cols, disc.mu.Value.Cols
 	r := &refiner{m: m, b: bt.B, n: P + L, zT: phys.mu.Value, side: bt.Side, a0: nets.NewTensor(bt.B, P)}
+	if m.Config.Infer.ZThetaPrior > 0 {
+		r.nT = phys.mu.Value.Cols
+		r.n += r.nT
+		r.zTSig = nets.NewTensor(bt.B, r.nT)
+		for i, lv := range phys.logVar.Value.Data {
+			r.zTSig.Data[i] = m.Config.Infer.ZThetaPrior
+			if m.Config.Arch.Backbone != CNP {
+				r.zTSig.Data[i] *= math.Exp(0.5 * lv)
+			}
+		}
+	}
 	if att := m.targetAttention(tp, disc, bt.B); att != nil {
 		r.att = att.Value
 	}
@@ -250,7 +279,8 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 			r.a0.Set(b, p, a)
 			v.Set(b, p, a)
 		}
-		copy(v.Row(b)[P:], disc.mu.Value.Row(b))
+		copy(v.Row(b)[P:], phys.mu.Value.Row(b)[:r.nT])
+		copy(v.Row(b)[P+r.nT:], disc.mu.Value.Row(b))
 	}
 	r.z0 = disc.mu.Value
 	r.zSig = nets.NewTensor(bt.B, L)
@@ -341,7 +371,14 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 	sp, th, f := r.decode(samples, k)
 	ntp := nets.NewInferenceTape()
 	nom := m.Sys.NominalOp(ntp, ntp.Const(th), repeatRows(bt.Side, k)).Value
-	return m.collapse(bt.B, k, sp, nom, th, f, obsVars), nil
+	// The point prediction is the decode at the mode v*: the decoder is
+	// nonlinear in v, so the average of the Laplace samples is pulled
+	// away from the fit to the context; the samples give the spread
+	// around the mode.
+	modeTheta, _ := r.thetaOf(v)
+	mtp := nets.NewInferenceTape()
+	modeNom := m.Sys.NominalOp(mtp, mtp.Const(modeTheta), bt.Side).Value
+	return m.collapseAround(bt.B, k, sp, nom, th, f, obsVars, &center{pred: pred, nom: modeNom, theta: modeTheta}), nil
 }
 
 // noiseFloor is the smallest re-estimated noise variance, relative to the

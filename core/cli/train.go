@@ -132,6 +132,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		if op := in.OnePass; op != nil {
 			note += fmt.Sprintf("; one pass: %s noise, ×%.3f, ×%.3f", spreadName(op.Spread), op.StdScale, op.DeltaStdScale)
 		}
+		if in.Refine > 0 {
+			note += fmt.Sprintf("; refinement z_θ prior ×%g", in.ZThetaPrior)
+		}
 		env.Notef("%s", note)
 	}
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
