@@ -61,6 +61,9 @@ type compareMethodJSONForTest struct {
 	CPUSpeedup            *float64                `json:"speedup_vs_koh_gp_cpu"`
 	Workers               int                     `json:"workers"`
 	Starts                int                     `json:"starts"`
+	OnePass               float64                 `json:"one_pass_seconds_per_realization"`
+	OnePassBatched        float64                 `json:"one_pass_realizations_per_second_batched"`
+	OnePassSpeedup        float64                 `json:"one_pass_speedup_vs_koh_gp"`
 }
 
 func hasEmbedded(system string) bool {
@@ -116,7 +119,7 @@ func TestCompareJSON(t *testing.T) {
 			t.Errorf("%s: seconds per realization %v, total %v", name, m.SecondsPerRealization, m.SecondsTotal)
 		}
 		if name == "koh-gp" {
-			if m.Starts != 8 || m.Workers < 1 || m.Batched != 0 || m.Refine != nil {
+			if m.Starts != 8 || m.Workers < 1 || m.Batched != 0 || m.Refine != nil || m.OnePass != 0 {
 				t.Errorf("koh-gp: starts %d workers %d batched %v refine %v", m.Starts, m.Workers, m.Batched, m.Refine)
 			}
 			continue
@@ -129,6 +132,9 @@ func TestCompareJSON(t *testing.T) {
 		}
 		if !(m.Batched > 0) || !(m.Speedup > 0) || m.CPUSpeedup == nil || m.Refine == nil || (wantRefine >= 0 && *m.Refine != wantRefine) || *m.Refine < 0 {
 			t.Errorf("%s: batched %v speed-up %v (CPU %v) refine %v", name, m.Batched, m.Speedup, m.CPUSpeedup, m.Refine)
+		}
+		if !(m.OnePass > 0) || !(m.OnePassBatched > 0) || !(m.OnePassSpeedup > 0) {
+			t.Errorf("%s: one pass %v s, %v realizations/s, speed-up %v", name, m.OnePass, m.OnePassBatched, m.OnePassSpeedup)
 		}
 	}
 	// The same realizations, scored by the same code: KOH-GP's metrics
@@ -157,7 +163,7 @@ func TestCompareText(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{"Damped spring · 2 realizations, context 30", "recon MAE", "δ ECE", "θ MAE",
-		"koh-gp", "apic-lnp", "realizations/s", "faster per realization than KOH-GP", "1 workers", "CPU"} {
+		"koh-gp", "apic-lnp", "realizations/s", "faster per realization than KOH-GP", "APIC without refinement (one pass", "1 workers", "CPU"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
