@@ -3,12 +3,17 @@
 # seeds and budgets that produced them (see README, "Results"). Wall times
 # recorded in each file's metadata (`apic inspect FILE`).
 #
-# Every shipped file was trained by the command below; the spring and
-# advdiff files were then recalibrated once more with the final program, `apic train --init FILE
-# --steps1 0 --steps2 0 --out FILE` (no training step: it refits the two
-# spread factors on validation realizations and re-validates), because the
-# refinement's noise estimate changed while they trained. One `train`
-# command does both today.
+# Every shipped file was trained by the command below with the engine of
+# its time; all nine were then recalibrated with the final program, which
+# trains nothing: it picks the refinement's z_θ prior factor and fits the
+# predictive spread (mode and factors) on validation realizations, then
+# re-validates:
+#
+#   apic train --init FILE --steps1 0 --steps2 0 --lr 1e-3 --lr-final 1e-4 \
+#     --seed 1 [--lambda-delta 0.1 for lv] --out FILE
+#
+# (the flags only restate the recipe, which the file records). One `train`
+# command does all of this today.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${OUT:-checkpoints}

@@ -224,23 +224,37 @@ func sumSq(x []float64) float64 {
 	return s
 }
 
+// jacobianRows caps the decoder rows (realizations × perturbations ×
+// query states) of one batched Jacobian decode.
+const jacobianRows = 1 << 17
+
 // jacobians returns, per realization, J = ∂residuals/∂v by forward
-// differences (n batched decodes).
+// differences: the n perturbed copies of every realization are decoded
+// together, as few large decodes rather than n small ones.
 func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
 	js := make([]*mat.Dense, r.b)
 	for b := range js {
 		js[b] = mat.NewDense(len(res[b]), r.n, nil)
 	}
-	for j := 0; j < r.n; j++ {
-		vp := v.Clone()
+	q := max(1, len(r.m.closure.Queries()))
+	chunk := max(1, min(r.n, jacobianRows/(r.b*q)))
+	for j0 := 0; j0 < r.n; j0 += chunk {
+		cnt := min(chunk, r.n-j0)
+		vp := nets.NewTensor(r.b*cnt, r.n)
 		for b := 0; b < r.b; b++ {
-			vp.Set(b, j, vp.At(b, j)+refineStep)
+			for c := 0; c < cnt; c++ {
+				row := vp.Row(b*cnt + c)
+				copy(row, v.Row(b))
+				row[j0+c] += refineStep
+			}
 		}
-		pred, _, _ := r.decode(vp, 1)
+		pred, _, _ := r.decode(vp, cnt)
 		for b := 0; b < r.b; b++ {
-			rp := r.residuals(b, vp.Row(b), pred.Row(b))
-			for i := range rp {
-				js[b].Set(i, j, (rp[i]-res[b][i])/refineStep)
+			for c := 0; c < cnt; c++ {
+				rp := r.residuals(b, vp.Row(b*cnt+c), pred.Row(b*cnt+c))
+				for i := range rp {
+					js[b].Set(i, j0+c, (rp[i]-res[b][i])/refineStep)
+				}
 			}
 		}
 	}

@@ -244,3 +244,22 @@ func TestBinaryEmpty(t *testing.T) {
 		t.Errorf("Mul of empty: %s", y.Shape())
 	}
 }
+
+// TestSigmoidBranchFree: the sign-masked sigmoid agrees with the two
+// textbook forms, keeps NaN, and reaches 0 and 1 at the extremes.
+func TestSigmoidBranchFree(t *testing.T) {
+	rng := newRNG(90)
+	for i := 0; i < 10000; i++ {
+		x := 40 * (rng.Float64() - 0.5)
+		want := 1 / (1 + math.Exp(-x))
+		if x < 0 {
+			want = math.Exp(x) / (1 + math.Exp(x))
+		}
+		if got := sigmoid(x); math.Abs(got-want) > 4e-16*want+1e-300 {
+			t.Fatalf("sigmoid(%v) = %v, want %v", x, got, want)
+		}
+	}
+	if !math.IsNaN(sigmoid(math.NaN())) || sigmoid(-800) != 0 || sigmoid(800) != 1 || sigmoid(0) != 0.5 {
+		t.Errorf("sigmoid(NaN, −800, 800, 0) = %v %v %v %v", sigmoid(math.NaN()), sigmoid(-800), sigmoid(800), sigmoid(0))
+	}
+}
