@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"apic/core"
@@ -35,6 +36,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	seed := fs.Uint64("seed", 1, "evaluation seed")
 	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
 	refine := fs.Int("refine", -1, "refinement steps on the context (0: one-pass amortized; -1: the checkpoint's setting)")
+	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -42,9 +44,15 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *tasks < 1 || *samples < 1 || *context < 0 || *noise < 0 {
 		return UsageError("--tasks and --samples must be ≥ 1, --context and --noise ≥ 0")
 	}
+	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
+		return UsageError("--z-theta-prior must be ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
+	}
 	m, _, source, err := loadModel(*path, *system, *backbone)
 	if err != nil {
 		return err
+	}
+	if *zThetaPrior >= 0 {
+		m.Config.Infer.ZThetaPrior = *zThetaPrior
 	}
 	if n := *context; n > m.Sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())

@@ -74,7 +74,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to training contexts and targets")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
-	fs.IntVar(&f.recalibrate, "recalibrate", 64, "fit the predictive spread on this many validation realizations after training (0: off)")
+	fs.IntVar(&f.recalibrate, "recalibrate", 64, "after training, tune the refinement's z_θ prior and fit the predictive spread on this many validation realizations (0: off)")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.IntVar(&f.refine, "refine", -1, "refinement steps stored as the model's inference default (-1: keep the default)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"apic/core"
+)
+
+func TestEvalJSON(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 2, 2)
+	for _, extra := range [][]string{nil, {"--z-theta-prior", "0"}, {"--z-theta-prior", "10", "--refine", "1"}} {
+		args := append([]string{"eval", "--checkpoint", ckpt, "--tasks", "3", "--samples", "4", "--json"}, extra...)
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", extra, code, errOut)
+		}
+		var rep core.Report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: not JSON: %v\n%s", extra, err, out)
+		}
+		if rep.Tasks != 3 || rep.System != "spring" {
+			t.Errorf("%v: report %+v", extra, rep)
+		}
+		for _, k := range append(core.MetricKeys, core.DiagnosticKeys...) {
+			if _, ok := rep.Metrics[k]; !ok {
+				t.Errorf("%v: metrics lack %q", extra, k)
+			}
+		}
+	}
+}
+
+func TestEvalText(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 0, 0)
+	code, out, errOut := runCLI(t, "eval", "--checkpoint", ckpt, "--tasks", "2", "--samples", "2", "--refine", "0")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"Damped spring", "2 realizations", "0 refinement steps", "recon MAE", "θ MAE omega", "F(θ̂) MAE"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestEvalErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--system", "spring", "--tasks", "0"}, "--tasks"},
+		{[]string{"eval", "--system", "spring", "--z-theta-prior", "-2"}, "--z-theta-prior"},
+		{[]string{"eval", "--system", "nosuch"}, "nosuch"},
+		{[]string{"eval", "--checkpoint", "/nonexistent/file.safetensors"}, "file.safetensors"},
+		{[]string{"eval", "--system", "spring", "--context", "100"}, "no targets"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want an error mentioning %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
