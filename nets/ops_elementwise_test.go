@@ -245,9 +245,9 @@ func TestBinaryEmpty(t *testing.T) {
 	}
 }
 
-// TestSigmoidBranchFree: the sign-masked sigmoid agrees with the two
-// textbook forms, keeps NaN, and reaches 0 and 1 at the extremes.
-func TestSigmoidBranchFree(t *testing.T) {
+// TestSigmoidForms: sigmoid agrees with the two textbook forms, keeps
+// NaN, and reaches 0 and 1 at the extremes.
+func TestSigmoidForms(t *testing.T) {
 	rng := newRNG(90)
 	for i := 0; i < 10000; i++ {
 		x := 40 * (rng.Float64() - 0.5)
