@@ -88,6 +88,10 @@ type EvalOptions struct {
 	Seed    uint64  // evaluation seed (its stream is disjoint from training's)
 	Samples int     // Monte-Carlo latent samples (32)
 	Refine  int     // refinement steps; negative: the model's setting
+	// TrueTheta gives the model every realization's true θ (an
+	// identifiability diagnostic: what is left is the learned
+	// discrepancy's error); it implies one pass, as PredictOptions.Theta.
+	TrueTheta bool
 }
 
 // Report is an evaluation's result: each metric's mean and standard
@@ -101,6 +105,7 @@ type Report struct {
 	Seed          uint64             `json:"seed"`
 	Samples       int                `json:"samples"`
 	Refine        int                `json:"refine"`
+	TrueTheta     bool               `json:"true_theta,omitempty"`
 	Metrics       map[string]Summary `json:"metrics"`
 	ThetaPerParam map[string]Summary `json:"theta_mae_per_param"`
 }
@@ -141,7 +146,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("eval: %w", err)
 	}
-	per, err := m.ScoreTasksWith(ctx, tasks, PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine})
+	per, err := m.scoreTasks(ctx, tasks, PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, opt.TrueTheta)
 	if err != nil {
 		return Report{}, nil, err
 	}
@@ -151,6 +156,9 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	rep.Refine = opt.Refine
 	if rep.Refine < 0 {
 		rep.Refine = m.Config.Infer.Refine
+	}
+	if opt.TrueTheta {
+		rep.Refine, rep.TrueTheta = 0, true
 	}
 	return rep, per, nil
 }
@@ -163,6 +171,12 @@ func (m *Model) ScoreTasks(ctx context.Context, tasks []sims.Task, samples int, 
 
 // ScoreTasksWith is ScoreTasks with prediction options.
 func (m *Model) ScoreTasksWith(ctx context.Context, tasks []sims.Task, o PredictOptions) ([]TaskMetrics, error) {
+	return m.scoreTasks(ctx, tasks, o, false)
+}
+
+// scoreTasks is ScoreTasksWith, giving the model each task's true θ when
+// trueTheta is set.
+func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool) ([]TaskMetrics, error) {
 	const chunk = 25
 	per := make([]TaskMetrics, 0, len(tasks))
 	for lo := 0; lo < len(tasks); lo += chunk {
@@ -177,6 +191,12 @@ func (m *Model) ScoreTasksWith(ctx context.Context, tasks []sims.Task, o Predict
 		}
 		po := o
 		po.Seed = o.Seed + uint64(lo)
+		if trueTheta {
+			po.Theta = make([][]float64, len(part))
+			for i, t := range part {
+				po.Theta[i] = t.Real.Theta
+			}
+		}
 		preds, err := m.PredictWith(ctxs, sides, po)
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)

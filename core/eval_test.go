@@ -158,3 +158,22 @@ func TestTestTasksDisjointFromTraining(t *testing.T) {
 		t.Error("evaluation seed 1 reproduces training seed 1's first realization")
 	}
 }
+
+// TestEvaluateTrueTheta: with the true θ given, θ MAE is zero, the
+// nominal is exact, and the report says so.
+func TestEvaluateTrueTheta(t *testing.T) {
+	m := tinyModel(t, "lv", CNP, nil)
+	perturb(m, 5, 0.02)
+	rep, per, err := Evaluate(context.Background(), m, EvalOptions{Tasks: 3, Seed: 2, Samples: 2, Refine: -1, TrueTheta: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.TrueTheta || rep.Refine != 0 {
+		t.Errorf("report: true θ %v, refine %d", rep.TrueTheta, rep.Refine)
+	}
+	for i, tm := range per {
+		if tm.Values[KeyThetaMAE] != 0 || tm.Values[KeyNominalMAE] > 1e-6 { // the model integrates lv with fewer RK4 steps
+			t.Errorf("task %d: θ MAE %v, F(θ̂) MAE %v, want 0", i, tm.Values[KeyThetaMAE], tm.Values[KeyNominalMAE])
+		}
+	}
+}

@@ -37,6 +37,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
 	refine := fs.Int("refine", -1, "refinement steps on the context (0: one-pass amortized; -1: the checkpoint's setting)")
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
+	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -57,7 +58,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if n := *context; n > m.Sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
 	}
-	rep, _, err := core.Evaluate(ctx, m, core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine})
+	rep, _, err := core.Evaluate(ctx, m, core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, TrueTheta: *trueTheta})
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,11 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		return enc.Encode(rep)
 	}
 	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(rep.Backbone), source)
-	fmt.Fprintf(env.Stdout, "%d realizations, context %d, noise %g, seed %d, %d samples, %d refinement steps\n\n", rep.Tasks, rep.Context, rep.Noise, rep.Seed, rep.Samples, rep.Refine)
+	fmt.Fprintf(env.Stdout, "%d realizations, context %d, noise %g, seed %d, %d samples, %d refinement steps", rep.Tasks, rep.Context, rep.Noise, rep.Seed, rep.Samples, rep.Refine)
+	if rep.TrueTheta {
+		fmt.Fprint(env.Stdout, ", true θ given")
+	}
+	fmt.Fprint(env.Stdout, "\n\n")
 	writeReportTable(env.Stdout, rep)
 	return nil
 }

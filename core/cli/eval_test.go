@@ -10,7 +10,7 @@ import (
 
 func TestEvalJSON(t *testing.T) {
 	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 2, 2)
-	for _, extra := range [][]string{nil, {"--z-theta-prior", "0"}, {"--z-theta-prior", "10", "--refine", "1"}} {
+	for _, extra := range [][]string{nil, {"--z-theta-prior", "0"}, {"--z-theta-prior", "10", "--refine", "1"}, {"--true-theta"}} {
 		args := append([]string{"eval", "--checkpoint", ckpt, "--tasks", "3", "--samples", "4", "--json"}, extra...)
 		code, out, errOut := runCLI(t, args...)
 		if code != 0 {
@@ -54,6 +54,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--system", "nosuch"}, "nosuch"},
 		{[]string{"eval", "--checkpoint", "/nonexistent/file.safetensors"}, "file.safetensors"},
 		{[]string{"eval", "--system", "spring", "--context", "100"}, "no targets"},
+		{[]string{"eval", "--system", "spring", "--true-theta=maybe"}, "true-theta"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {
