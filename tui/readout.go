@@ -67,7 +67,7 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 		set = sig3(c.value)
 	}
 	name := padRight(c.symbol(), 2)
-	left := name + padRight(compact(sig3(est))+"±"+compact(sig2(std)), 11) + " " + padRight(compact(sig3(truth)), 5)
+	left := name + padRight(shortNumber(est, 3)+"±"+shortNumber(std, 2), 11) + " " + padRight(compact(sig3(truth)), 5)
 	k := math.Round((c.value - c.lo) / ((c.hi - c.lo) / thetaSteps))
 	return controlRow(t, w, focused, left, set, !c.set || k > 0, !c.set || k < thetaSteps)
 }
@@ -85,6 +85,30 @@ func sig2(v float64) string {
 		return "–"
 	}
 	return strconv.FormatFloat(v, 'g', 2, 64)
+}
+
+// metricNumber formats a metric in at most seven characters: three
+// significant digits without the leading zero (".0123"), or for values
+// below 0.0001 a short exponent form ("3.5e-5", not "3.51e-05"), which the
+// near-exact advdiff fits need.
+func metricNumber(v float64) string { return shortNumber(v, 3) }
+
+// shortNumber is compact(v with digits significant digits), switching
+// to a two-digit mantissa and unpadded exponent below 0.0001.
+func shortNumber(v float64, digits int) string {
+	if a := math.Abs(v); a != 0 && a < 1e-4 && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		s := strconv.FormatFloat(v, 'e', 1, 64) // "3.5e-05"
+		mant, exp, _ := strings.Cut(s, "e")
+		sign := exp[:1]
+		if sign == "+" {
+			sign = ""
+		}
+		return mant + "e" + sign + strings.TrimLeft(exp[1:], "0")
+	}
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return compact(strconv.FormatFloat(v, 'g', digits, 64))
 }
 
 // compact drops the leading zero of a number below one (".0123"), so the

@@ -291,10 +291,11 @@ func (m Model) metricsLines(w int) []string {
 		if m.res == nil {
 			return "–"
 		}
-		return compact(sig3(m.res.metrics.Values[k]))
+		return metricNumber(m.res.metrics.Values[k])
 	}
 	pair := func(l1, v1, l2, v2 string) string {
-		return padRight(padRight(" "+l1+" "+v1, 18)+l2+" "+v2, w)
+		left := " " + l1 + " " + v1
+		return padRight(padRight(left, max(18, ansi.StringWidth(left)+1))+l2+" "+v2, w)
 	}
 	return []string{
 		pair("recon MAE", get(core.KeyReconMAE), "δ MAE", get(core.KeyDeltaMAE)),
