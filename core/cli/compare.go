@@ -184,45 +184,49 @@ func compareModels(system string, files []string) ([]namedModel, error) {
 }
 
 // compareAPIC scores one APIC model from single-realization calls (each
-// timed) and measures its batched throughput on the same tasks.
+// timed) and measures its batched throughput on the same tasks, with the
+// model's refinement and, when it refines, without (one pass).
 func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, test []sims.Task, opt core.EvalOptions) (compareMethod, error) {
-	m := &core.APIC{Model: nm.model, Opt: core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, Label: nm.name}
 	refine := opt.Refine
 	if refine < 0 {
 		refine = nm.model.Config.Infer.Refine
 	}
 	env.Notef("%s: %d realizations one at a time, then batched (%s)", nm.name, len(test), nm.source)
+	run, batched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine})
+	if err != nil {
+		return compareMethod{}, err
+	}
+	out := compareMethod{Name: nm.name, Source: nm.source, Run: run, Batched: batched, Refine: refine}
+	out.OnePass, out.OnePassBatched = run.MedianSeconds(), batched
+	if refine > 0 {
+		one, oneBatched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: 0})
+		if err != nil {
+			return compareMethod{}, fmt.Errorf("one pass: %w", err)
+		}
+		out.OnePass, out.OnePassBatched = one.MedianSeconds(), oneBatched
+	}
+	return out, nil
+}
+
+// timeAPIC runs an APIC model with options o on every task one at a time
+// (timed and scored), then all together, and returns the single runs and
+// the batched throughput in realizations per second.
+func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.Task, o core.PredictOptions) (core.MethodRun, float64, error) {
+	m := &core.APIC{Model: nm.model, Opt: o, Label: nm.name}
 	// One untimed call first, so that the latency does not include
 	// first-use costs (page faults of fresh buffers, pools filling up).
 	if _, err := m.Calibrate(ctx, test[0].Context, test[0].Real.Side); err != nil {
-		return compareMethod{}, fmt.Errorf("%s: %w", nm.name, err)
+		return core.MethodRun{}, 0, fmt.Errorf("%s: %w", nm.name, err)
 	}
 	run, err := core.RunMethod(ctx, sys, m, test, 1, nil)
 	if err != nil {
-		return compareMethod{}, err
+		return core.MethodRun{}, 0, err
 	}
 	_, wall, err := core.CalibrateBatched(ctx, m, test)
 	if err != nil {
-		return compareMethod{}, err
+		return core.MethodRun{}, 0, err
 	}
-	out := compareMethod{Name: nm.name, Source: nm.source, Run: run, Batched: float64(len(test)) / wall.Seconds(), Refine: refine}
-	out.OnePass, out.OnePassBatched = run.MedianSeconds(), out.Batched
-	if refine > 0 {
-		one := &core.APIC{Model: nm.model, Opt: core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: 0}, Label: nm.name}
-		if _, err := one.Calibrate(ctx, test[0].Context, test[0].Real.Side); err != nil {
-			return compareMethod{}, fmt.Errorf("%s one pass: %w", nm.name, err)
-		}
-		oneRun, err := core.RunMethod(ctx, sys, one, test, 1, nil)
-		if err != nil {
-			return compareMethod{}, err
-		}
-		_, oneWall, err := core.CalibrateBatched(ctx, one, test)
-		if err != nil {
-			return compareMethod{}, err
-		}
-		out.OnePass, out.OnePassBatched = oneRun.MedianSeconds(), float64(len(test))/oneWall.Seconds()
-	}
-	return out, nil
+	return run, float64(len(test)) / wall.Seconds(), nil
 }
 
 // compareKOH fits KOH-GP to every task on a worker pool, reporting
