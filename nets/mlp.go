@@ -96,10 +96,21 @@ func (m *MLP) ForwardHidden(tp *Tape, x *Var) *Var {
 // by nothing else: without a gradient to record (inference) it
 // overwrites x's values instead of allocating a new tensor.
 func (tp *Tape) activateFresh(a Activation, x *Var) *Var {
-	if x.needsGrad {
+	if x.needsGrad || !activatesInPlace(a) {
 		return tp.Activate(a, x)
 	}
-	d := x.Value.Data
+	activateInPlace(a, x.Value.Data)
+	return x
+}
+
+// activatesInPlace reports whether activateInPlace handles a.
+func activatesInPlace(a Activation) bool {
+	return a == ActReLU || a == ActSiLU || a == ActIdentity
+}
+
+// activateInPlace overwrites d with a(d) for the activations of
+// activatesInPlace, and falls back to a recorded op's values otherwise.
+func activateInPlace(a Activation, d []float64) {
 	switch a {
 	case ActReLU:
 		// Branch-free: a negative number's sign bit becomes an all-ones
@@ -115,9 +126,9 @@ func (tp *Tape) activateFresh(a Activation, x *Var) *Var {
 		}
 	case ActIdentity:
 	default:
-		return tp.Activate(a, x)
+		y := NewInferenceTape().Activate(a, NewInferenceTape().Const(FromSlice(1, len(d), d))).Value
+		copy(d, y.Data)
 	}
-	return x
 }
 
 // Last returns the output layer.

@@ -108,6 +108,13 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 // (x_f may be nil): the first layer multiplies the shared parts once,
 // the rest run on the R·Q rows.
 func (m *MLP) ForwardTiled(tp *Tape, xq, xr, xf *Var) *Var {
+	if tp.noGrad && !xq.needsGrad && !xr.needsGrad && (xf == nil || !xf.needsGrad) {
+		var f *Tensor
+		if xf != nil {
+			f = xf.Value
+		}
+		return tp.Const(m.inferTiled(xq.Value, xr.Value, f))
+	}
 	l := m.Layers[0]
 	x := tp.TiledAffine(xq, xr, xf, tp.Param(l.W), tp.Param(l.B))
 	if len(m.Layers) == 1 {
