@@ -97,34 +97,36 @@ func TestInferenceActivationsMatch(t *testing.T) {
 func TestInferTiledBlocks(t *testing.T) {
 	defer func(n int) { inferRows = n }(inferRows)
 	inferRows = 5
-	for _, sizes := range [][]int{{5, 3}, {5, 6, 2}, {5, 7, 6, 3}} {
-		for _, withFull := range []bool{false, true} {
-			rng := newRNG(74)
-			var ps Params
-			kf := 0
-			if withFull {
-				kf = 1
-			}
-			in := append([]int{2 + 2 + kf}, sizes[1:]...)
-			m := NewMLP("m", in, ActSiLU, &ps, rng)
-			for _, l := range m.Layers {
-				for i := range l.B.Value.Data {
-					l.B.Value.Data[i] = 0.1 * (rng.Float64() - 0.5)
+	for _, act := range []Activation{ActSiLU, ActReLU, ActTanh} {
+		for _, sizes := range [][]int{{5, 3}, {5, 6, 2}, {5, 7, 6, 3}} {
+			for _, withFull := range []bool{false, true} {
+				rng := newRNG(74)
+				var ps Params
+				kf := 0
+				if withFull {
+					kf = 1
 				}
+				in := append([]int{2 + 2 + kf}, sizes[1:]...)
+				m := NewMLP("m", in, act, &ps, rng)
+				for _, l := range m.Layers {
+					for i := range l.B.Value.Data {
+						l.B.Value.Data[i] = 0.1 * (rng.Float64() - 0.5)
+					}
+				}
+				xq, xr := randSigned(rng, 4, 2, 0, 1), randSigned(rng, 3, 2, 0, 1)
+				var xf *Tensor
+				if withFull {
+					xf = randSigned(rng, 12, 1, 0, 1)
+				}
+				tp := NewTape()
+				var xfv *Var
+				if xf != nil {
+					xfv = tp.Const(xf)
+				}
+				want := m.Forward(tp, tileConcat(tp, tp.Const(xq), tp.Const(xr), xfv)).Value
+				got := m.inferTiled(xq, xr, xf)
+				assertClose(t, "inferTiled/"+string(act), got, want, 1e-12)
 			}
-			xq, xr := randSigned(rng, 4, 2, 0, 1), randSigned(rng, 3, 2, 0, 1)
-			var xf *Tensor
-			if withFull {
-				xf = randSigned(rng, 12, 1, 0, 1)
-			}
-			tp := NewTape()
-			var xfv *Var
-			if xf != nil {
-				xfv = tp.Const(xf)
-			}
-			want := m.Forward(tp, tileConcat(tp, tp.Const(xq), tp.Const(xr), xfv)).Value
-			got := m.inferTiled(xq, xr, xf)
-			assertClose(t, "inferTiled", got, want, 1e-12)
 		}
 	}
 }

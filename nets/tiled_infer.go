@@ -1,6 +1,7 @@
 package nets
 
 import (
+	"math"
 	"runtime"
 	"sync/atomic"
 )
@@ -67,11 +68,12 @@ func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
 				next = FromSlice(rows, l.Out, bufB[:rows*l.Out])
 			}
 			gemm(false, false, 1, h, l.W.Value, 0, next)
-			addBias(next, l.B.Value.Data)
-			if k+1 < last {
-				activateInPlace(m.Act, next.Data)
-				h, bufA, bufB = next, bufB, bufA
+			if k+1 == last {
+				addBias(next, l.B.Value.Data)
+				break
 			}
+			biasActivate(next, l.B.Value.Data, m.Act)
+			h, bufA, bufB = next, bufB, bufA
 		}
 	}
 	// Blocks are independent: the workers take them in turn, each with
@@ -99,5 +101,31 @@ func addBias(t *Tensor, b []float64) {
 		for c, v := range b {
 			row[c] += v
 		}
+	}
+}
+
+// biasActivate sets every row of t to a(row + b) in one pass (ReLU and
+// SiLU fused; other activations in a second pass).
+func biasActivate(t *Tensor, b []float64, a Activation) {
+	switch a {
+	case ActReLU:
+		for i := range t.Rows {
+			row := t.Row(i)
+			for c, v := range b {
+				bits := math.Float64bits(row[c] + v)
+				row[c] = math.Float64frombits(bits &^ uint64(int64(bits)>>63))
+			}
+		}
+	case ActSiLU:
+		for i := range t.Rows {
+			row := t.Row(i)
+			for c, v := range b {
+				x := row[c] + v
+				row[c] = x * sigmoid(x)
+			}
+		}
+	default:
+		addBias(t, b)
+		activateInPlace(a, t.Data)
 	}
 }
