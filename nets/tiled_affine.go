@@ -32,8 +32,7 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 	if w.Value.Rows != kq+kr+kf || b.Value.Rows != 1 || b.Value.Cols != out {
 		panic(fmt.Sprintf("nets: TiledAffine x_q %s, x_r %s, %d full columns, W %s, b %s", xq.Value.Shape(), xr.Value.Shape(), kf, w.Value.Shape(), b.Value.Shape()))
 	}
-	rowsOf := func(t *Tensor, lo, n int) *Tensor { return FromSlice(n, t.Cols, t.Data[lo*t.Cols:(lo+n)*t.Cols]) }
-	wq, wr, wf := rowsOf(w.Value, 0, kq), rowsOf(w.Value, kq, kr), rowsOf(w.Value, kq+kr, kf)
+	wq, wr, wf := rowRange(w.Value, 0, kq), rowRange(w.Value, kq, kr), rowRange(w.Value, kq+kr, kf)
 
 	perQuery := NewTensor(q, out) // x_q W_q
 	if kq > 0 {
@@ -77,13 +76,13 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 		if w.needsGrad {
 			gw := w.grad()
 			if kq > 0 {
-				gemm(true, false, 1, xq.Value, sumQ, 1, rowsOf(gw, 0, kq))
+				gemm(true, false, 1, xq.Value, sumQ, 1, rowRange(gw, 0, kq))
 			}
 			if kr > 0 {
-				gemm(true, false, 1, xr.Value, sumR, 1, rowsOf(gw, kq, kr))
+				gemm(true, false, 1, xr.Value, sumR, 1, rowRange(gw, kq, kr))
 			}
 			if kf > 0 {
-				gemm(true, false, 1, xf.Value, g, 1, rowsOf(gw, kq+kr, kf))
+				gemm(true, false, 1, xf.Value, g, 1, rowRange(gw, kq+kr, kf))
 			}
 		}
 		if xq.needsGrad && kq > 0 {
@@ -125,4 +124,9 @@ func (m *MLP) ForwardTiled(tp *Tape, xq, xr, xf *Var) *Var {
 		x = tp.activateFresh(m.Act, l.Forward(tp, x))
 	}
 	return m.Last().Forward(tp, x)
+}
+
+// rowRange is the view of rows [lo, lo+n) of t (no copy).
+func rowRange(t *Tensor, lo, n int) *Tensor {
+	return FromSlice(n, t.Cols, t.Data[lo*t.Cols:(lo+n)*t.Cols])
 }

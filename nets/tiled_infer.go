@@ -19,21 +19,20 @@ func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
 	q, r := xq.Rows, xr.Rows
 	kq, kr := xq.Cols, xr.Cols
 	l0 := m.Layers[0]
-	rowsOf := func(t *Tensor, lo, n int) *Tensor { return FromSlice(n, t.Cols, t.Data[lo*t.Cols:(lo+n)*t.Cols]) }
 	perQuery := NewTensor(q, l0.Out)
 	if kq > 0 {
-		gemm(false, false, 1, xq, rowsOf(l0.W.Value, 0, kq), 0, perQuery)
+		gemm(false, false, 1, xq, rowRange(l0.W.Value, 0, kq), 0, perQuery)
 	}
 	perGroup := NewTensor(r, l0.Out)
 	for i := range r {
 		copy(perGroup.Row(i), l0.B.Value.Data)
 	}
 	if kr > 0 {
-		gemm(false, false, 1, xr, rowsOf(l0.W.Value, kq, kr), 1, perGroup)
+		gemm(false, false, 1, xr, rowRange(l0.W.Value, kq, kr), 1, perGroup)
 	}
 	var wf *Tensor
 	if xf != nil && xf.Cols > 0 {
-		wf = rowsOf(l0.W.Value, kq+kr, xf.Cols)
+		wf = rowRange(l0.W.Value, kq+kr, xf.Cols)
 	}
 	width := 0
 	for _, l := range m.Layers {
@@ -53,7 +52,7 @@ func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
 			}
 		}
 		if wf != nil {
-			gemm(false, false, 1, rowsOf(xf, lo, rows), wf, 1, h)
+			gemm(false, false, 1, rowRange(xf, lo, rows), wf, 1, h)
 		}
 		if last == 0 {
 			copy(out.Data[lo*out.Cols:], h.Data)
@@ -63,7 +62,7 @@ func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
 		for k, l := range m.Layers[1:] {
 			var next *Tensor
 			if k+1 == last {
-				next = rowsOf(out, lo, rows)
+				next = rowRange(out, lo, rows)
 			} else {
 				next = FromSlice(rows, l.Out, bufB[:rows*l.Out])
 			}
