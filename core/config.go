@@ -142,16 +142,11 @@ type Infer struct {
 	// (refine.go); 0 keeps z_θ at the encoder mean. Recalibration picks
 	// it on validation realizations.
 	ZThetaPrior float64 `json:"z_theta_prior,omitempty"`
-	// StdScale and DeltaStdScale multiply the predictive standard
-	// deviations of the reconstruction and the discrepancy; they are fitted
-	// on validation realizations after training (recalibrate.go). Zero
-	// means 1.
-	StdScale      float64 `json:"std_scale,omitempty"`
-	DeltaStdScale float64 `json:"delta_std_scale,omitempty"`
-	// Spread chooses how the noise term of the predictive variance is set
-	// per realization (spread.go); recalibration picks the mode that is
-	// best calibrated on validation realizations.
-	Spread string `json:"spread,omitempty"`
+	// SpreadFit is the predictive spread of the default predictions: how
+	// the noise term is set per realization and the post-hoc scales,
+	// fitted on validation realizations after training (spread.go,
+	// recalibrate.go). Its fields sit directly in the JSON object.
+	SpreadFit
 	// OnePass is the spread of one-pass predictions (no refinement) of a
 	// model that refines by default; nil uses the fields above.
 	OnePass *SpreadFit `json:"one_pass,omitempty"`

@@ -179,13 +179,6 @@ func (m *Model) predictBatch(bt *Batch, k int, rng *rand.Rand) []Prediction {
 	return preds
 }
 
-func scaleOr1(s float64) float64 {
-	if s > 0 {
-		return s
-	}
-	return 1
-}
-
 // obsVariance returns σ_c² per grid value.
 func (m *Model) obsVariance() []float64 {
 	g := m.Sys.Grid()

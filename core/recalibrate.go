@@ -90,8 +90,7 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 			return err
 		}
 	}
-	in := &m.Config.Infer
-	in.Spread, in.StdScale, in.DeltaStdScale, in.OnePass = def.Spread, def.StdScale, def.DeltaStdScale, onePass
+	m.Config.Infer.SpreadFit, m.Config.Infer.OnePass = *def, onePass
 	return nil
 }
 

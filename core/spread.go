@@ -56,17 +56,29 @@ type SpreadFit struct {
 	DeltaStdScale float64 `json:"delta_std_scale,omitempty"`
 }
 
+// Scales returns the reconstruction and discrepancy scale factors, an
+// unset (zero) factor read as 1.
+func (s SpreadFit) Scales() (recon, delta float64) {
+	one := func(v float64) float64 {
+		if v > 0 {
+			return v
+		}
+		return 1
+	}
+	return one(s.StdScale), one(s.DeltaStdScale)
+}
+
 // spreadFor returns the spread setting of predictions with refine
 // refinement steps: one-pass predictions of a model that refines by
 // default have their own fit (Infer.OnePass), since refinement changes
 // both the error and the sample spread.
 func (m *Model) spreadFor(refine int) *SpreadFit {
 	in := m.Config.Infer
+	f := in.SpreadFit
 	if refine == 0 && in.Refine > 0 && in.OnePass != nil {
-		f := *in.OnePass
-		return &f
+		f = *in.OnePass
 	}
-	return &SpreadFit{Spread: in.Spread, StdScale: in.StdScale, DeltaStdScale: in.DeltaStdScale}
+	return &f
 }
 
 // applySpread sets the standard deviations of preds (one per context)
@@ -75,7 +87,7 @@ func (m *Model) spreadFor(refine int) *SpreadFit {
 func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit) error {
 	c := len(m.Sys.Grid().Channels)
 	learned := m.obsVariance()
-	sy, sd := scaleOr1(s.StdScale), scaleOr1(s.DeltaStdScale)
+	sy, sd := s.Scales()
 	for b := range preds {
 		p := &preds[b]
 		sampY, sampD := p.sampleVarY, p.sampleVarD

@@ -113,12 +113,8 @@ func activatesInPlace(a Activation) bool {
 func activateInPlace(a Activation, d []float64) {
 	switch a {
 	case ActReLU:
-		// Branch-free: a negative number's sign bit becomes an all-ones
-		// mask that clears it (half the pre-activations are negative, so
-		// a branch mispredicts). NaN keeps its bits unless negative.
 		for i, v := range d {
-			b := math.Float64bits(v)
-			d[i] = math.Float64frombits(b &^ uint64(int64(b)>>63))
+			d[i] = reluBits(v)
 		}
 	case ActSiLU:
 		for i, v := range d {
@@ -139,3 +135,11 @@ func (m *MLP) In() int { return m.Layers[0].In }
 
 // Out is the output width.
 func (m *MLP) Out() int { return m.Last().Out }
+
+// reluBits is max(v, 0) without a branch: a negative number's sign bit
+// becomes an all-ones mask that clears it (half the pre-activations are
+// negative, so a branch mispredicts). NaN keeps its bits unless negative.
+func reluBits(v float64) float64 {
+	b := math.Float64bits(v)
+	return math.Float64frombits(b &^ uint64(int64(b)>>63))
+}

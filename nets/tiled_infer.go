@@ -1,7 +1,6 @@
 package nets
 
 import (
-	"math"
 	"runtime"
 	"sync/atomic"
 )
@@ -111,8 +110,7 @@ func biasActivate(t *Tensor, b []float64, a Activation) {
 		for i := range t.Rows {
 			row := t.Row(i)
 			for c, v := range b {
-				bits := math.Float64bits(row[c] + v)
-				row[c] = math.Float64frombits(bits &^ uint64(int64(bits)>>63))
+				row[c] = reluBits(row[c] + v)
 			}
 		}
 	case ActSiLU:

@@ -68,9 +68,11 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	fmt.Fprintf(w, "  training: steps %d+%d done (planned %d+%d), batch %d, lr %g→%g, λθ %g, λδ %g, reg %s, noise %g, seed %d, trajectories %d\n",
 		info.Steps1, info.Steps2, t.Steps1, t.Steps2, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, t.Noise, t.Seed, t.Trajectories)
 	in := m.Config.Infer
-	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s noise, spread ×%.3f (reconstruction) ×%.3f (discrepancy)", in.Refine, in.ZThetaPrior, spreadName(in.Spread), scaleOr1(in.StdScale), scaleOr1(in.DeltaStdScale))
+	sy, sd := in.Scales()
+	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s noise, spread ×%.3f (reconstruction) ×%.3f (discrepancy)", in.Refine, in.ZThetaPrior, spreadName(in.Spread), sy, sd)
 	if op := in.OnePass; op != nil {
-		fmt.Fprintf(w, "; one pass: %s noise, ×%.3f ×%.3f", spreadName(op.Spread), scaleOr1(op.StdScale), scaleOr1(op.DeltaStdScale))
+		sy, sd := op.Scales()
+		fmt.Fprintf(w, "; one pass: %s noise, ×%.3f ×%.3f", spreadName(op.Spread), sy, sd)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  wall time: %.1f s\n", info.WallSeconds)
@@ -92,12 +94,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// scaleOr1 is a stored spread factor, zero meaning 1.
-func scaleOr1(s float64) float64 {
-	if s > 0 {
-		return s
-	}
-	return 1
 }
