@@ -58,14 +58,19 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 		}
 	}
 	fit := func(refine int) (*SpreadFit, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// The modes share the means and sample variances; only the
+		// deviations are recomputed per mode.
+		preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: t.Seed, Refine: refine}, &SpreadFit{})
+		if err != nil {
+			return nil, fmt.Errorf("recalibrate: %w", err)
+		}
 		bestE := math.Inf(1)
 		var chosen SpreadFit
 		for _, mode := range spreadModes {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: t.Seed, Refine: refine}, &SpreadFit{Spread: mode})
-			if err != nil {
+			if err := m.applySpread(preds, ctxs, SpreadFit{Spread: mode}); err != nil {
 				return nil, fmt.Errorf("recalibrate: %w", err)
 			}
 			sy, ey := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
