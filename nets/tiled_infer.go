@@ -2,6 +2,7 @@ package nets
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -40,8 +41,14 @@ func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
 	n := r * q
 	out := NewTensor(n, m.Out())
 	last := len(m.Layers) - 1
+	// Blocks of at most inferRows rows, at least one per core, and of
+	// equal size so that no core waits on a longer last block.
+	workers := runtime.GOMAXPROCS(0)
+	blocks := min(n, max(workers, (n+inferRows-1)/inferRows))
+	blockRows := (n + blocks - 1) / blocks
+	blocks = (n + blockRows - 1) / blockRows
 	block := func(lo int, bufA, bufB []float64) {
-		rows := min(inferRows, n-lo)
+		rows := min(blockRows, n-lo)
 		h := FromSlice(rows, l0.Out, bufA[:rows*l0.Out])
 		for i := range rows {
 			g, j := (lo+i)/q, (lo+i)%q
@@ -76,20 +83,37 @@ func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
 	}
 	// Blocks are independent: the workers take them in turn, each with
 	// its own two buffers.
-	blocks := (n + inferRows - 1) / inferRows
 	var nextBlock atomic.Int64
-	parallel(min(runtime.GOMAXPROCS(0), blocks), func() {
-		bufRows := min(inferRows, n)
-		bufA, bufB := make([]float64, bufRows*width), make([]float64, bufRows*width)
+	parallel(min(workers, blocks), func() {
+		size := blockRows * width
+		pa, pb := inferBuffer(size), inferBuffer(size)
+		defer inferBuffers.Put(pa)
+		defer inferBuffers.Put(pb)
 		for {
 			b := int(nextBlock.Add(1)) - 1
 			if b >= blocks {
 				return
 			}
-			block(b*inferRows, bufA, bufB)
+			block(b*blockRows, (*pa)[:size], (*pb)[:size])
 		}
 	})
 	return out
+}
+
+// inferBuffers recycles inferTiled's block buffers: at single-realization
+// latency their allocation (and the garbage collection it triggers) costs
+// as much as the arithmetic.
+var inferBuffers sync.Pool
+
+// inferBuffer returns a pooled buffer of at least n values (contents
+// arbitrary: every block overwrites what it reads).
+func inferBuffer(n int) *[]float64 {
+	if p, ok := inferBuffers.Get().(*[]float64); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	b := make([]float64, n)
+	return &b
 }
 
 // addBias adds b to every row of t.

@@ -90,7 +90,8 @@ func TestSpringNominalOp(t *testing.T) {
 		t.Fatalf("shape %s", out.Value.Shape())
 	}
 	for b := range 3 {
-		if e := slvMaxDiff(out.Value.Row(b), sp.Nominal(theta.Row(b), nil)); e != 0 {
+		// sinCosRamp is within a few ulps of math.Sin.
+		if e := slvMaxDiff(out.Value.Row(b), sp.Nominal(theta.Row(b), nil)); e > 1e-14 {
 			t.Errorf("realization %d: NominalOp off Nominal by %g", b, e)
 		}
 	}
@@ -105,16 +106,24 @@ func TestSpringNominalOp(t *testing.T) {
 func TestSpringEnvelope(t *testing.T) {
 	sp := newSpring()
 	cl := sp.Closure()
-	if cl.Name() != "envelope" || cl.Outputs() != 1 || len(cl.Queries()) != 100 || cl.Clipped(nil) {
-		t.Fatalf("closure %s: %d outputs, %d queries", cl.Name(), cl.Outputs(), len(cl.Queries()))
+	q := cl.Queries()
+	if cl.Name() != "envelope" || cl.Outputs() != 1 || len(q) != 12 || cl.Clipped(nil) {
+		t.Fatalf("closure %s: %d outputs, %d queries", cl.Name(), cl.Outputs(), len(q))
 	}
+	// The knots are grid times and span the grid.
+	g := sp.Grid()
+	if q[0][0] != g.States[0][0] || q[len(q)-1][0] != g.States[g.Points()-1][0] || q[1][0] != g.States[9][0] {
+		t.Fatalf("knots %v do not span the grid every 9th time", q)
+	}
+	k := len(q)
 	theta := nets.FromSlice(2, 1, []float64{4.1, 6.7})
-	// f = 0 gives the nominal; f = −0.15 ω t gives the truth.
-	zero := nets.NewTensor(200, 1)
-	exact := nets.NewTensor(200, 1)
+	// f = 0 gives the nominal; f = −0.15 ω t at the knots gives the truth
+	// (the log-envelope is linear in t, so interpolation is exact).
+	zero := nets.NewTensor(2*k, 1)
+	exact := nets.NewTensor(2*k, 1)
 	for b := range 2 {
-		for j, q := range cl.Queries() {
-			exact.Data[b*100+j] = -0.15 * theta.Data[b] * q[0]
+		for j, s := range q {
+			exact.Data[b*k+j] = -0.15 * theta.Data[b] * s[0]
 		}
 	}
 	tp := nets.NewTape()
@@ -122,7 +131,8 @@ func TestSpringEnvelope(t *testing.T) {
 	nom := cl.Apply(tp, th, nil, tp.Const(zero))
 	tr := cl.Apply(tp, th, nil, tp.Const(exact))
 	for b := range 2 {
-		if e := slvMaxDiff(nom.Value.Row(b), sp.Nominal(theta.Row(b), nil)); e != 0 {
+		// The op's sin/cos recurrence is within a few ulps of math.Sin.
+		if e := slvMaxDiff(nom.Value.Row(b), sp.Nominal(theta.Row(b), nil)); e > 1e-14 {
 			t.Errorf("f = 0: off the nominal by %g", e)
 		}
 		if e := slvMaxDiff(tr.Value.Row(b), sp.True(theta.Row(b), nil)); e > 1e-14 {
@@ -130,7 +140,7 @@ func TestSpringEnvelope(t *testing.T) {
 		}
 	}
 	rng := rand.New(rand.NewPCG(22, 23))
-	f0 := slvUniform(rng, 200, 1, -0.5, 0.5)
+	f0 := slvUniform(rng, 2*k, 1, -0.5, 0.5)
 	f := func(tp *nets.Tape, in []*nets.Var) *nets.Var {
 		return slvLoss(tp, cl.Apply(tp, in[0], nil, in[1]))
 	}
@@ -168,5 +178,47 @@ func TestSpringFeatures(t *testing.T) {
 	sp.QueryFeatures(q, []float64{3})
 	if q[0] != 0.5 {
 		t.Errorf("query feature of t = 3: %g", q[0])
+	}
+}
+
+func TestSinCosRamp(t *testing.T) {
+	for _, a := range []float64{0, 1e-3, 0.3, 2.9, 31.7} {
+		s, c := make([]float64, 1000), make([]float64, 1000)
+		sinCosRamp(s, c, a)
+		for j := range s {
+			// The reference angle j·a is itself rounded to an ulp of j·a.
+			ws, wc := math.Sincos(float64(j) * a)
+			tol := 1e-14 * math.Max(1, float64(j)*a/8)
+			if math.Abs(s[j]-ws) > tol || math.Abs(c[j]-wc) > tol {
+				t.Fatalf("a = %g, j = %d: (%v, %v), want (%v, %v)", a, j, s[j], c[j], ws, wc)
+			}
+		}
+	}
+}
+
+func TestSpringOpNonUniformTimes(t *testing.T) {
+	times := []float64{0, 0.1, 0.35, 1, 2.5}
+	op := newSpringOp(times)
+	if op.step != 0 {
+		t.Fatalf("non-uniform times taken as a uniform grid of step %v", op.step)
+	}
+	if u := newSpringOp([]float64{0, 0.5, 1, 1.5}); u.step != 0.5 {
+		t.Errorf("uniform times: step %v, want 0.5", u.step)
+	}
+	theta := nets.FromSlice(2, 1, []float64{3.3, 7.1})
+	out := op.Forward([]*nets.Tensor{theta})
+	for b := range 2 {
+		for j, tj := range times {
+			if want := math.Sin(theta.Data[b] * tj); math.Abs(out.At(b, j)-want) > 1e-15 {
+				t.Errorf("ω %v, t %v: %v, want %v", theta.Data[b], tj, out.At(b, j), want)
+			}
+		}
+	}
+	f := func(tp *nets.Tape, in []*nets.Var) *nets.Var {
+		return slvLoss(tp, tp.Apply(op, in[0], in[1]))
+	}
+	env := nets.FromSlice(2, len(times), []float64{0.1, -0.2, 0.3, 0, 0.05, -0.1, 0.2, 0.1, -0.3, 0})
+	if err := nets.CheckGrad(f, []*nets.Tensor{theta, env}, 1e-6, 1e-7); err != nil {
+		t.Error(err)
 	}
 }
