@@ -3,8 +3,9 @@
 # seeds and budgets that produced them (see README, "Results"). Wall times
 # recorded in each file's metadata (`apic inspect FILE`).
 #
-# The three spring files were trained by the commands below with the
-# current program (f_ψ on 12 knots, see sims/spring.go). The lv and
+# The spring and lv files were trained by the commands below with the
+# current program (spring: f_ψ on 12 knots, see sims/spring.go; lv: the
+# regression features and η, γ hints of sims/lv_regression.go). The
 # advdiff files were trained by their commands with the engine of their
 # time and then recalibrated with the program of that time, which
 # trains nothing: it picks the refinement's z_θ prior factor and fits the
@@ -36,7 +37,7 @@ apic train --system spring --backbone anp --hidden 64 --latent 8 --dec-hidden 64
   --steps1 400 --steps2 800 --lr 1e-3 --lr-final 1e-4 --val-every 400 --seed 1 \
   --out "$out/spring-anp.safetensors"
 # lv uses λδ = 0.1: the default λδ = 1 pulls the learned forcing towards
-# zero (validation δ MAE 0.125 against 0.101 for lnp).
+# zero (validation δ MAE 0.125 against 0.101 for lnp, before θ hints).
 for b in lnp cnp anp; do
   apic train --system lv --backbone "$b" --hidden 128 --latent 16 --dec-hidden 128 --batch 32 \
     --steps1 1500 --steps2 2500 --lr 1e-3 --lr-final 1e-4 --val-every 1250 --lambda-delta 0.1 --seed 1 \

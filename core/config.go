@@ -107,6 +107,12 @@ type Arch struct {
 	DecLayers   int      `json:"dec_layers"`   // hidden layers of f_ψ
 	Heads       int      `json:"heads"`        // attention heads (anp)
 	GridSummary bool     `json:"grid_summary"` // encoders also read the context smoothed onto the grid
+	// ThetaHint uses the system's direct estimates of some parameters
+	// (sims.ThetaHinter: physics the discrepancy leaves exact) for those
+	// parameters of θ̂ on every context: in training's real batches, in
+	// one-pass predictions and, as a tight prior, in refinement. The
+	// physics encoder still learns every parameter from nominal data.
+	ThetaHint bool `json:"theta_hint,omitempty"`
 	// DecAct is f_ψ's activation ("silu" when empty; "relu" is several
 	// times cheaper at inference, where f_ψ runs for every sample and
 	// query state).
@@ -169,6 +175,7 @@ func DefaultConfig(sys sims.System, b Backbone) Config {
 			System: sys.Name(), Backbone: b, Form: Native,
 			Hidden: h.Hidden, Layers: 2, LatentTheta: h.Latent, LatentDelta: h.Latent,
 			DecHidden: h.DecHidden, DecLayers: 2, Heads: 4,
+			ThetaHint: hasThetaHint(sys),
 		},
 		Train: Train{
 			Steps1: h.Steps1, Steps2: h.Steps2, LR: 5e-4, Batch: h.Batch,
@@ -204,6 +211,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%s must be ≥ 1, got %d", p.name, p.v)
 		}
 	}
+	if sys, _ := sims.Lookup(a.System); a.ThetaHint && !hasThetaHint(sys) {
+		return fmt.Errorf("theta-hint: system %s gives no parameter hints", a.System)
+	}
 	if a.DecAct != "" {
 		if _, err := nets.ParseActivation(a.DecAct); err != nil {
 			return fmt.Errorf("dec-act: %w", err)
@@ -236,4 +246,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("lambdas, noise, trajectories and clip-norm must be ≥ 0")
 	}
 	return nil
+}
+
+// hasThetaHint reports whether sys estimates some parameters directly.
+func hasThetaHint(sys sims.System) bool {
+	_, ok := sys.(sims.ThetaHinter)
+	return ok
 }

@@ -134,6 +134,9 @@ type Batch struct {
 	Values  *nets.Tensor // [B, G*C] target values on the grid (training)
 	Theta   *nets.Tensor // [B, P] true parameters (when known)
 	Context []sims.Context
+	// Hint and HintMask [B, P]: the system's direct estimates of s_θ and
+	// 1 where one is given (sims.ThetaHinter); nil for other systems.
+	Hint, HintMask *nets.Tensor
 }
 
 // NewBatch encodes contexts (all of one size) with their side information.
@@ -155,6 +158,19 @@ func NewBatch(sys sims.System, ctxs []sims.Context, sides [][]float64, values, t
 		}
 		sys.EncodeContext(nets.FromSlice(n, f, bt.Feats.Data[i*n*f:(i+1)*n*f]), c, sides[i])
 		copy(bt.Side.Row(i), sides[i])
+	}
+	if h, ok := sys.(sims.ThetaHinter); ok {
+		p := len(sys.Params())
+		bt.Hint, bt.HintMask = nets.NewTensor(b, p), nets.NewTensor(b, p)
+		for i, c := range ctxs {
+			est, _ := h.ThetaHint(c, sides[i])
+			for j, v := range est {
+				if !math.IsNaN(v) {
+					bt.Hint.Set(i, j, v)
+					bt.HintMask.Set(i, j, 1)
+				}
+			}
+		}
 	}
 	if values != nil {
 		bt.Values = nets.NewTensor(b, sys.Grid().Size())
@@ -207,8 +223,33 @@ func (m *Model) latentSample(tp *nets.Tape, e encoded, k int, rng *rand.Rand) *n
 // thetaHat maps z_θ [R, Lθ] to θ̂ [R, P] and the normalised s_θ [R, P].
 func (m *Model) thetaHat(tp *nets.Tape, zT *nets.Var) (theta, s *nets.Var) {
 	s = tp.Sigmoid(m.thetaMap.Forward(tp, zT))
-	logTheta := tp.Add(tp.Mul(s, tp.Const(m.logSpan)), tp.Const(m.logLo))
-	return tp.Exp(logTheta), s
+	return m.thetaOfS(tp, s), s
+}
+
+// thetaOfS is θ = exp(log lo + s·(log hi − log lo)).
+func (m *Model) thetaOfS(tp *nets.Tape, s *nets.Var) *nets.Var {
+	return tp.Exp(tp.Add(tp.Mul(s, tp.Const(m.logSpan)), tp.Const(m.logLo)))
+}
+
+// hinted replaces the hinted entries of s [B·k, P] (rows
+// realization-major) by the batch's hints, s ← s·(1 − M) + h·M, and
+// returns the matching θ; without hints it returns theta and s as given.
+func (m *Model) hinted(tp *nets.Tape, bt *Batch, k int, theta, s *nets.Var) (*nets.Var, *nets.Var) {
+	if !m.Config.Arch.ThetaHint || bt.HintMask == nil {
+		return theta, s
+	}
+	h, mask := bt.Hint, bt.HintMask
+	if k > 1 {
+		h, mask = repeatRows(h, k), repeatRows(mask, k)
+	}
+	keep := nets.NewTensor(mask.Rows, mask.Cols)
+	fixed := nets.NewTensor(mask.Rows, mask.Cols)
+	for i, v := range mask.Data {
+		keep.Data[i] = 1 - v
+		fixed.Data[i] = v * h.Data[i]
+	}
+	s = tp.Add(tp.Mul(s, tp.Const(keep)), tp.Const(fixed))
+	return m.thetaOfS(tp, s), s
 }
 
 // forwardOut holds one forward pass over R = B·K latent samples.
@@ -246,6 +287,7 @@ func (m *Model) forwardWith(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, ove
 	o.zT = m.latentSample(tp, o.phys, k, rng)
 	o.zD = m.latentSample(tp, o.disc, k, rng)
 	o.theta, o.s = m.thetaHat(tp, o.zT)
+	o.theta, o.s = m.hinted(tp, bt, k, o.theta, o.s)
 	if override != nil {
 		o.theta, o.s = tp.Const(override), tp.Const(m.normalisedTheta(override))
 	}

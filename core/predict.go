@@ -225,6 +225,10 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 			Nominal: make([]float64, gc), Theta: make([]float64, P), ThetaStd: make([]float64, P),
 		}
 		varY, varD := make([]float64, gc), make([]float64, gc)
+		// θ's moments are accumulated as deviations from the first usable
+		// sample (the shifted-data algorithm): samples that agree, such as
+		// hinted parameters, then give a spread of exactly 0.
+		var thRef []float64
 		clipped, used := 0, 0
 		for j := 0; j < k; j++ {
 			r := b*k + j
@@ -244,9 +248,13 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 				varD[g] += d * d
 				p.Nominal[g] += nr[g]
 			}
+			if thRef == nil {
+				thRef = theta.Row(r)
+			}
 			for q, th := range theta.Row(r) {
-				p.Theta[q] += th
-				p.ThetaStd[q] += th * th
+				d := th - thRef[q]
+				p.Theta[q] += d
+				p.ThetaStd[q] += d * d
 			}
 			if m.closure.Clipped(f.Data[r*fPer : (r+1)*fPer]) {
 				clipped++
@@ -270,8 +278,12 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 			p.DeltaStd[g] = math.Sqrt(varD[g] + obsVar[g])
 		}
 		for q := range p.Theta {
-			p.Theta[q] *= inv
-			p.ThetaStd[q] = math.Sqrt(math.Max(0, p.ThetaStd[q]*inv-p.Theta[q]*p.Theta[q]))
+			d := p.Theta[q] * inv
+			p.ThetaStd[q] = math.Sqrt(math.Max(0, p.ThetaStd[q]*inv-d*d))
+			p.Theta[q] = math.NaN()
+			if thRef != nil {
+				p.Theta[q] = thRef[q] + d
+			}
 			if c != nil && used > 0 {
 				p.Theta[q] = c.theta.At(b, q)
 			}

@@ -144,6 +144,9 @@ type refiner struct {
 	z0    *nets.Tensor // [B, Lδ] encoder mean of z_δ
 	zSig  *nets.Tensor // [B, Lδ] encoder σ of z_δ (1 for the deterministic cnp)
 	terms [][]obsTerm
+	// hint, hintSD [B][P]: the system's direct estimates of s_θ
+	// (sims.ThetaHinter), NaN where it gives none; nil without hints.
+	hint, hintSD [][]float64
 }
 
 // thetaOf maps v rows to θ and s.
@@ -206,6 +209,13 @@ func (r *refiner) residuals(b int, v, pred []float64) []float64 {
 	}
 	for p := 0; p < P; p++ {
 		out = append(out, (v[p]-r.a0.At(b, p))/refineSigmaA)
+	}
+	if r.hint != nil {
+		for p, h := range r.hint[b] {
+			if !math.IsNaN(h) {
+				out = append(out, (1/(1+math.Exp(-v[p]))-h)/r.hintSD[b][p])
+			}
+		}
 	}
 	for j, z := range v[P : P+r.nT] {
 		out = append(out, (z-r.zT.At(b, j))/r.zTSig.At(b, j))
@@ -302,6 +312,19 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 		r.zSig.Data[i] = 1
 		if m.Config.Arch.Backbone != CNP {
 			r.zSig.Data[i] = math.Exp(0.5 * lv)
+		}
+	}
+	if h, ok := m.Sys.(sims.ThetaHinter); ok && m.Config.Arch.ThetaHint {
+		r.hint, r.hintSD = make([][]float64, bt.B), make([][]float64, bt.B)
+		for b, c := range bt.Context {
+			r.hint[b], r.hintSD[b] = h.ThetaHint(c, bt.Side.Row(b))
+			// Start the fit at the hinted values.
+			for p, hv := range r.hint[b] {
+				if !math.IsNaN(hv) {
+					sv := math.Min(math.Max(hv, 1e-6), 1-1e-6)
+					v.Set(b, p, math.Log(sv/(1-sv)))
+				}
+			}
 		}
 	}
 	obsVar := m.obsVariance()

@@ -50,3 +50,14 @@ type SideFeaturer interface {
 	SideFeatureLen() int
 	SideFeatures(dst, side []float64)
 }
+
+// ThetaHinter is implemented by systems that can estimate some of θ
+// directly from a context through physics that the discrepancy leaves
+// exact (for lv, the predator equation, which the prey forcing does not
+// enter). ThetaHint returns estimates and their standard deviations in
+// the prior's normalised log coordinates s = (log θ − log lo)/(log hi −
+// log lo); a parameter without an estimate has sd NaN. Refinement adds
+// the hint to the posterior as a Gaussian likelihood term.
+type ThetaHinter interface {
+	ThetaHint(ctx Context, side []float64) (s, sd []float64)
+}

@@ -142,16 +142,24 @@ func (s *lotkaVolterra) Closure() Closure {
 
 // EncodeContext writes per observation
 // [t/5 − 1, prey·mask, predator·mask, maskPrey, maskPredator, x0, y0]
-// followed by the invariant features of lvInvariantFeatures.
-func (*lotkaVolterra) EncodeContext(dst *nets.Tensor, ctx Context, side []float64) {
+// followed by the invariant features of lvInvariantFeatures and the
+// whole context's regression estimates of θ (lvRegression), the same in
+// every row.
+func (s *lotkaVolterra) EncodeContext(dst *nets.Tensor, ctx Context, side []float64) {
+	var reg [lvRegressionLen]float64
+	lvRegressionFeatures(reg[:], lvRegression(ctx, side), s.Params())
 	for i, st := range ctx.States {
 		row := dst.Row(i)
 		lvFeatures(row, st[0], ctx.Values[i], ctx.Mask[i], side)
 		lvInvariantFeatures(row[7:], st[0], ctx.Values[i], ctx.Mask[i], side)
+		copy(row[7+lvInvariantLen:], reg[:])
 	}
 }
 
-func (*lotkaVolterra) FeatureLen() int { return 7 + 4 + 10 + 4 }
+// lvInvariantLen is the number of lvInvariantFeatures.
+const lvInvariantLen = 4 + 10 + 4
+
+func (*lotkaVolterra) FeatureLen() int { return 7 + lvInvariantLen + lvRegressionLen }
 
 // lvInvariantFeatures are physics-informed features from the first
 // integral of the nominal Lotka–Volterra system,
@@ -166,7 +174,7 @@ func (*lotkaVolterra) FeatureLen() int { return 7 + 4 + 10 + 4 }
 // which is exactly what the discrepancy path has to explain. Missing
 // channels give zeros.
 func lvInvariantFeatures(dst []float64, t float64, vals []float64, mask []bool, side []float64) {
-	clear(dst[:18])
+	clear(dst[:lvInvariantLen])
 	if !mask[0] || !mask[1] {
 		return
 	}

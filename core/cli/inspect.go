@@ -63,8 +63,15 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	w := env.Stdout
 	a, t := m.Config.Arch, m.Config.Train
 	fmt.Fprintf(w, "%s\n  format version %s, %s/%s, %d parameters\n", path, f.Metadata["format_version"], a.System, a.Backbone, m.Params.Count())
-	fmt.Fprintf(w, "  architecture: form %s, hidden %d×%d, latents θ %d δ %d, f_ψ %d×%d, heads %d\n",
-		a.Form, a.Hidden, a.Layers, a.LatentTheta, a.LatentDelta, a.DecHidden, a.DecLayers, a.Heads)
+	extras := ""
+	if a.ThetaHint {
+		extras += ", θ hints"
+	}
+	if a.GridSummary {
+		extras += ", grid summary"
+	}
+	fmt.Fprintf(w, "  architecture: form %s, hidden %d×%d, latents θ %d δ %d, f_ψ %d×%d, heads %d%s\n",
+		a.Form, a.Hidden, a.Layers, a.LatentTheta, a.LatentDelta, a.DecHidden, a.DecLayers, a.Heads, extras)
 	fmt.Fprintf(w, "  training: steps %d+%d done (planned %d+%d), batch %d, lr %g→%g, λθ %g, λδ %g, reg %s, noise %g, seed %d, trajectories %d\n",
 		info.Steps1, info.Steps2, t.Steps1, t.Steps2, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, t.Noise, t.Seed, t.Trajectories)
 	in := m.Config.Infer

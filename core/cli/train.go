@@ -40,7 +40,7 @@ type trainFlags struct {
 	lr, lrFinal, lambdaTheta, lambdaDelta                 float64
 	noise, clip                                           float64
 	seed                                                  uint64
-	jsonOut, gridSummary                                  bool
+	jsonOut, gridSummary, noThetaHint                     bool
 	set                                                   map[string]bool // flags given on the command line
 }
 
@@ -76,6 +76,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", 64, "after training, tune the refinement's z_θ prior and fit the predictive spread on this many validation realizations (0: off)")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
+	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
 	fs.IntVar(&f.refine, "refine", -1, "refinement steps stored as the model's inference default (-1: keep the default)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
 	if err := env.Parse(fs, args); err != nil {
@@ -209,6 +210,9 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		setPos(&cfg.Arch.DecLayers, f.decLayers)
 		setPos(&cfg.Arch.Heads, f.heads)
 		cfg.Arch.GridSummary = f.gridSummary
+		if f.noThetaHint {
+			cfg.Arch.ThetaHint = false
+		}
 		if f.decAct != "silu" {
 			cfg.Arch.DecAct = f.decAct
 		}

@@ -1,0 +1,58 @@
+package core
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"apic/sims"
+)
+
+// TestThetaHint: with hints on (lv's default), one-pass predictions take
+// η and γ from the system's predator-equation estimates, for every
+// sample; α and β still come from the encoder. Without hints they do not.
+func TestThetaHint(t *testing.T) {
+	sys, _ := sims.Lookup("lv")
+	hinter := sys.(sims.ThetaHinter)
+	tasks := testTasks(t, sys, 3, 0, 11)
+	ctxs, sides := contextsOf(tasks)
+	for _, on := range []bool{true, false} {
+		m := tinyModel(t, "lv", LNP, func(cfg *Config) {
+			cfg.Arch.Hidden, cfg.Arch.DecHidden = 16, 16
+			cfg.Arch.ThetaHint = on
+		})
+		perturb(m, 3, 0.02)
+		preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 4, Seed: 1, Refine: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range preds {
+			s, _ := hinter.ThetaHint(ctxs[i], sides[i])
+			for q, param := range sys.Params() {
+				hinted := !math.IsNaN(s[q])
+				want := math.Exp(math.Log(param.Lo) + s[q]*(math.Log(param.Hi)-math.Log(param.Lo)))
+				same := hinted && math.Abs(p.Theta[q]-want) < 1e-12 && p.ThetaStd[q] < 1e-12
+				if same != (on && hinted) {
+					t.Errorf("hints %v, realization %d, %s: θ̂ %v ± %v, hint %v", on, i, param.Name, p.Theta[q], p.ThetaStd[q], want)
+				}
+				if hinted && math.Abs(want-tasks[i].Real.Theta[q]) > 0.05 {
+					t.Errorf("realization %d: hint for %s %v, true %v", i, param.Name, want, tasks[i].Real.Theta[q])
+				}
+			}
+		}
+	}
+}
+
+func TestThetaHintNeedsAHintingSystem(t *testing.T) {
+	cfg := tinyConfig(t, "spring", LNP)
+	if cfg.Arch.ThetaHint {
+		t.Fatal("spring's default config asks for θ hints")
+	}
+	cfg.Arch.ThetaHint = true
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "hints") {
+		t.Errorf("spring with θ hints: %v", err)
+	}
+	if !tinyConfig(t, "lv", LNP).Arch.ThetaHint {
+		t.Error("lv's default config does not use its θ hints")
+	}
+}

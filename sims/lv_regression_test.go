@@ -1,0 +1,102 @@
+package sims
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestLVRegression checks the trajectory regression on 30-point contexts
+// (the test protocol's size): on nominal data it recovers all of θ, on
+// the truth the predator parameters (whose equation the forcing leaves
+// alone).
+func TestLVRegression(t *testing.T) {
+	lv := newLotkaVolterra()
+	rng := rand.New(rand.NewPCG(50, 51))
+	const draws = 100
+	var nomErr, trueErr [4]float64
+	for range draws {
+		r := Draw(lv, rng)
+		sp := NewSplit(lv, rng)
+		nom, err := sp.Task(lv, r, r.Nominal, 30, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tru, err := sp.Task(lv, r, r.True, 30, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		en, et := lvRegression(nom.Context, r.Side), lvRegression(tru.Context, r.Side)
+		for p := range 4 {
+			nomErr[p] += math.Abs(en[p]-r.Theta[p]) / draws
+			trueErr[p] += math.Abs(et[p]-r.Theta[p]) / draws
+		}
+	}
+	t.Logf("MAE nominal %.4f, truth %.4f", nomErr, trueErr)
+	for p := range 4 {
+		if nomErr[p] > 0.01 {
+			t.Errorf("nominal: parameter %d MAE %.4f", p, nomErr[p])
+		}
+	}
+	if trueErr[2] > 0.01 || trueErr[3] > 0.01 {
+		t.Errorf("truth: η MAE %.4f, γ MAE %.4f", trueErr[2], trueErr[3])
+	}
+	// The forcing biases the prey fit: α̂, β̂ are off on the truth.
+	if trueErr[0] < 2*nomErr[0] {
+		t.Errorf("truth: α MAE %.4f not above the nominal %.4f", trueErr[0], nomErr[0])
+	}
+}
+
+func TestLVRegressionDegenerate(t *testing.T) {
+	lv := newLotkaVolterra()
+	side := []float64{1, 1.2}
+	ctx := Context{
+		States: [][]float64{{1}, {2}, {2}, {3}, {4}},
+		Values: [][]float64{{1.1, 1.3}, {-0.2, 1}, {1.2, math.NaN()}, {1.3, 1.1}, {math.Inf(1), 1}},
+		Mask:   [][]bool{{true, true}, {true, true}, {true, true}, {true, false}, {true, true}},
+	}
+	// Only t = 1 survives (non-positive, NaN, masked and infinite values
+	// are left out): too few points.
+	est := lvRegression(ctx, side)
+	for p, v := range est {
+		if !math.IsNaN(v) {
+			t.Errorf("parameter %d estimated %v from one observation", p, v)
+		}
+	}
+	dst := []float64{9, 9, 9, 9}
+	lvRegressionFeatures(dst, est, lv.Params())
+	for p, v := range dst {
+		if v != 0 {
+			t.Errorf("missing estimate %d gave feature %v, want 0", p, v)
+		}
+	}
+	lvRegressionFeatures(dst, [4]float64{-1, 1e9, 1, 0.5}, lv.Params())
+	if dst[0] != -1.5 || dst[1] != 1.5 || math.Abs(dst[2]-(math.Log(2)/math.Log(3)-0.5)) > 1e-15 || math.Abs(dst[3]+0.5) > 1e-15 {
+		t.Errorf("features %v", dst)
+	}
+}
+
+func TestLVThetaHint(t *testing.T) {
+	lv := newLotkaVolterra()
+	var h ThetaHinter = lv
+	rng := rand.New(rand.NewPCG(52, 53))
+	r := Draw(lv, rng)
+	task, err := NewTask(lv, r, 30, 0, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, sd := h.ThetaHint(task.Context, r.Side)
+	for p, param := range lv.Params() {
+		if p < 2 {
+			if !math.IsNaN(s[p]) || !math.IsNaN(sd[p]) {
+				t.Errorf("%s hinted (%v ± %v): its equation carries the forcing", param.Name, s[p], sd[p])
+			}
+			continue
+		}
+		lo, hi := math.Log(param.Lo), math.Log(param.Hi)
+		want := (math.Log(r.Theta[p]) - lo) / (hi - lo)
+		if math.Abs(s[p]-want) > 3*sd[p] || !(sd[p] > 0) {
+			t.Errorf("%s: hint %v ± %v, true %v", param.Name, s[p], sd[p], want)
+		}
+	}
+}
