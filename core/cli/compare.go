@@ -293,6 +293,15 @@ func speedup(koh, m compareMethod) float64 {
 	return koh.Run.MedianSeconds() / m.Run.MedianSeconds()
 }
 
+// speedWords says a speed ratio (KOH-GP's time over APIC's) in words:
+// "3.2× faster", or "1.4× slower" below 1.
+func speedWords(s float64) string {
+	if s < 1 {
+		return fmt.Sprintf("%.3g× slower", 1/s)
+	}
+	return fmt.Sprintf("%.3g× faster", s)
+}
+
 // cpuSpeedup is KOH-GP's CPU time per realization over m's (NaN where
 // CPU time is unavailable).
 func cpuSpeedup(koh, m compareMethod) float64 {
@@ -434,8 +443,8 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	}
 	writeAligned(w, rows)
 	for _, m := range methods[1:] {
-		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) is %.3g× faster per realization than KOH-GP (median wall %s vs %s; CPU %s vs %s).\n",
-			m.Name, m.Source, m.Refine, speedup(koh, m), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()),
+		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) is %s per realization than KOH-GP (median wall %s vs %s; CPU %s vs %s).\n",
+			m.Name, m.Source, m.Refine, speedWords(speedup(koh, m)), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()),
 			fmtSeconds(m.Run.CPUPerRealization()), fmtSeconds(koh.Run.CPUPerRealization()))
 	}
 }

@@ -163,7 +163,7 @@ func TestCompareText(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{"Damped spring · 2 realizations, context 30", "recon MAE", "δ ECE", "θ MAE",
-		"koh-gp", "apic-lnp", "realizations/s", "faster per realization than KOH-GP", "APIC without refinement (one pass", "1 workers", "CPU"} {
+		"koh-gp", "apic-lnp", "realizations/s", "per realization than KOH-GP", "APIC without refinement (one pass", "1 workers", "CPU"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -222,5 +222,13 @@ func TestCompareInterrupted(t *testing.T) {
 	}
 	if out.Len() != 0 {
 		t.Errorf("interrupted compare printed %q", out.String())
+	}
+}
+
+func TestSpeedWords(t *testing.T) {
+	for s, want := range map[float64]string{3.2: "3.2× faster", 1: "1× faster", 0.5: "2× slower", 0.885: "1.13× slower"} {
+		if got := speedWords(s); got != want {
+			t.Errorf("speedWords(%v) = %q, want %q", s, got, want)
+		}
 	}
 }
