@@ -56,3 +56,27 @@ func TestThetaHintNeedsAHintingSystem(t *testing.T) {
 		t.Error("lv's default config does not use its θ hints")
 	}
 }
+
+// TestThetaHintNeedsBothChannels: a context without predator observations
+// gives no hint, so η and γ come from the encoder with their spread.
+func TestThetaHintNeedsBothChannels(t *testing.T) {
+	sys, _ := sims.Lookup("lv")
+	tasks := testTasks(t, sys, 1, 0, 12)
+	ctx := tasks[0].Context
+	mask := make([][]bool, ctx.Len())
+	for i := range mask {
+		mask[i] = []bool{true, false}
+	}
+	ctx.Mask = mask
+	m := tinyModel(t, "lv", LNP, func(cfg *Config) { cfg.Arch.Hidden, cfg.Arch.DecHidden = 16, 16 })
+	perturb(m, 4, 0.02)
+	preds, err := m.PredictWith([]sims.Context{ctx}, [][]float64{tasks[0].Real.Side}, PredictOptions{Samples: 4, Seed: 1, Refine: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q := 2; q < 4; q++ {
+		if !(preds[0].ThetaStd[q] > 0) {
+			t.Errorf("%s has spread %v without predator observations", sys.Params()[q].Name, preds[0].ThetaStd[q])
+		}
+	}
+}
