@@ -143,7 +143,8 @@ func TestStage1LossTouchesPhysicsOnly(t *testing.T) {
 
 // TestStage2LossFiniteDifference compares the stage-2 gradient with
 // central differences for a few entries of every parameter. The latent
-// noise is the same in every evaluation (reseeded source).
+// noise is the same in every evaluation (reseeded source). The lv
+// variants run with the system's θ hints (its default).
 func TestStage2LossFiniteDifference(t *testing.T) {
 	type variant struct {
 		system string
