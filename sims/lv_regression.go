@@ -24,8 +24,16 @@ const lvRegressionLen = 4
 // positive and finite take part; with fewer than two of them besides u0
 // the estimates are NaN.
 func lvRegression(ctx Context, side []float64) [4]float64 {
+	est, _ := lvRegressionSE(ctx, side)
+	return est
+}
+
+// lvRegressionSE is lvRegression with the estimates' standard errors,
+// √(RSS/(m − 2)·[(AᵀA)⁻¹]_pp) over the m regression rows (NaN when m ≤ 2:
+// an exact fit says nothing about its error).
+func lvRegressionSE(ctx Context, side []float64) (est, se [4]float64) {
 	nan := math.NaN()
-	est := [4]float64{nan, nan, nan, nan}
+	est, se = [4]float64{nan, nan, nan, nan}, [4]float64{nan, nan, nan, nan}
 	type obs struct{ t, x, y float64 }
 	pts := []obs{{0, side[0], side[1]}}
 	for i, st := range ctx.States {
@@ -44,7 +52,7 @@ func lvRegression(ctx Context, side []float64) [4]float64 {
 	}
 	n := len(uniq)
 	if n < 3 {
-		return est
+		return est, se
 	}
 	ts, xs, ys := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, p := range uniq {
@@ -58,13 +66,16 @@ func lvRegression(ctx Context, side []float64) [4]float64 {
 		pred.add(bigX[i], -ts[i], math.Log(ys[i]/ys[0]))
 		prey.add(ts[i], -bigY[i], math.Log(xs[i]/xs[0]))
 	}
-	est[0], est[1] = prey.solve()
-	est[2], est[3] = pred.solve()
-	return est
+	est[0], est[1], se[0], se[1] = prey.solve()
+	est[2], est[3], se[2], se[3] = pred.solve()
+	return est, se
 }
 
-// lsq2 accumulates the normal equations of r ≈ a·p + b·q.
-type lsq2 struct{ aa, ab, bb, ar, br float64 }
+// lsq2 accumulates the normal equations of r ≈ a·p + b·q over m rows.
+type lsq2 struct {
+	aa, ab, bb, ar, br, rr float64
+	m                      int
+}
 
 func (l *lsq2) add(a, b, r float64) {
 	l.aa += a * a
@@ -72,15 +83,25 @@ func (l *lsq2) add(a, b, r float64) {
 	l.bb += b * b
 	l.ar += a * r
 	l.br += b * r
+	l.rr += r * r
+	l.m++
 }
 
-// solve returns (p, q), or NaNs when the system is singular.
-func (l *lsq2) solve() (p, q float64) {
+// solve returns (p, q) and their standard errors, or NaNs when the
+// system is singular (the errors also when there are no spare rows).
+func (l *lsq2) solve() (p, q, sp, sq float64) {
+	nan := math.NaN()
 	det := l.aa*l.bb - l.ab*l.ab
 	if !(math.Abs(det) > 1e-12*(l.aa*l.bb)) {
-		return math.NaN(), math.NaN()
+		return nan, nan, nan, nan
 	}
-	return (l.ar*l.bb - l.br*l.ab) / det, (l.aa*l.br - l.ab*l.ar) / det
+	p, q = (l.ar*l.bb-l.br*l.ab)/det, (l.aa*l.br-l.ab*l.ar)/det
+	if l.m <= 2 {
+		return p, q, nan, nan
+	}
+	// RSS = rᵀr − (p, q)·Aᵀr at the least-squares solution.
+	s2 := math.Max(0, l.rr-p*l.ar-q*l.br) / float64(l.m-2)
+	return p, q, math.Sqrt(s2 * l.bb / det), math.Sqrt(s2 * l.aa / det)
 }
 
 // lvRegressionFeatures writes the regression estimates in the prior's
@@ -101,23 +122,34 @@ func lvRegressionFeatures(dst []float64, est [4]float64, params []Param) {
 	}
 }
 
-// lvHintSD is the standard deviation, in normalised log units, that
-// ThetaHint gives the predator estimates: a few times their error on
-// noise-free 30-point contexts (MAE ≈ 0.003 in θ, 0.003 in s).
+// lvHintSD is the smallest standard deviation, in normalised log units,
+// that ThetaHint gives the predator estimates: a few times their error
+// on noise-free 30-point contexts (MAE ≈ 0.003 in θ, 0.003 in s), where
+// the regression's own standard error understates the spline's bias.
 const lvHintSD = 0.01
 
+// lvHintSEScale inflates the regression's standard error: the noise in
+// the prey values enters the regressor X, which least squares ignores,
+// so |error|/se runs about three times a Gaussian's (90 % quantile 3.5–4.8
+// instead of 1.64 for 30-point contexts with noise 0.01–0.1).
+const lvHintSEScale = 3
+
 // ThetaHint gives (η, γ) from the predator-equation regression of
-// lvRegression; α and β, whose equation carries the unknown forcing, get
-// no hint.
+// lvRegressionSE, with lvHintSEScale times its standard error (at least
+// lvHintSD) carried to normalised log units,
+// sd_s = 3 se/(θ̂ (log hi − log lo)); α and β, whose
+// equation carries the unknown forcing, get no hint, and neither do η, γ
+// from fewer than three observations with both channels.
 func (s *lotkaVolterra) ThetaHint(ctx Context, side []float64) (est, sd []float64) {
-	e := lvRegression(ctx, side)
+	e, se := lvRegressionSE(ctx, side)
 	params := s.Params()
 	nan := math.NaN()
 	est, sd = []float64{nan, nan, nan, nan}, []float64{nan, nan, nan, nan}
 	for _, p := range []int{2, 3} {
-		if e[p] > 0 {
+		if e[p] > 0 && !math.IsNaN(se[p]) {
 			lo, hi := math.Log(params[p].Lo), math.Log(params[p].Hi)
-			est[p], sd[p] = (math.Log(e[p])-lo)/(hi-lo), lvHintSD
+			est[p] = (math.Log(e[p]) - lo) / (hi - lo)
+			sd[p] = math.Max(lvHintSD, lvHintSEScale*se[p]/(e[p]*(hi-lo)))
 		}
 	}
 	return est, sd

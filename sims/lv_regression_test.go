@@ -100,3 +100,42 @@ func TestLVThetaHint(t *testing.T) {
 		}
 	}
 }
+
+// TestLVThetaHintSD: the hint's spread grows with noisy observations and
+// covers the truth; two observations (an exact fit) give no hint.
+func TestLVThetaHintSD(t *testing.T) {
+	lv := newLotkaVolterra()
+	rng := rand.New(rand.NewPCG(54, 55))
+	covered, total := 0, 0
+	for range 50 {
+		r := Draw(lv, rng)
+		clean, err := NewTask(lv, r, 30, 0, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		noisy, err := NewTask(lv, r, 30, 0.05, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, sdClean := lv.ThetaHint(clean.Context, r.Side)
+		s, sdNoisy := lv.ThetaHint(noisy.Context, r.Side)
+		for _, p := range []int{2, 3} {
+			if sdClean[p] < lvHintSD || !(sdNoisy[p] > sdClean[p]) {
+				t.Fatalf("parameter %d: sd %v clean, %v with noise 0.05", p, sdClean[p], sdNoisy[p])
+			}
+			lo, hi := math.Log(lv.Params()[p].Lo), math.Log(lv.Params()[p].Hi)
+			if math.Abs(s[p]-(math.Log(r.Theta[p])-lo)/(hi-lo)) <= 3*sdNoisy[p] {
+				covered++
+			}
+			total++
+		}
+	}
+	if covered < total*9/10 {
+		t.Errorf("noisy hints cover the truth within 3 sd for %d of %d", covered, total)
+	}
+	two := Context{States: [][]float64{{1}, {2}}, Values: [][]float64{{1.1, 1.2}, {1.3, 1.1}}, Mask: [][]bool{{true, true}, {true, true}}}
+	s, _ := lv.ThetaHint(two, []float64{1, 1})
+	if !math.IsNaN(s[2]) || !math.IsNaN(s[3]) {
+		t.Errorf("two observations gave hints %v", s)
+	}
+}
