@@ -125,7 +125,8 @@ func fromFile(f *nets.File) (*Model, Info, error) {
 			continue
 		}
 		if !t.SameShape(p.Value) {
-			return nil, Info{}, fmt.Errorf("tensor %q has shape %s, the declared architecture needs %s", p.Name, t.Shape(), p.Value.Shape())
+			return nil, Info{}, fmt.Errorf("tensor %q has shape %s, the declared architecture needs %s (a checkpoint from another version of apic's %s features? `apic train` makes a new one)",
+				p.Name, t.Shape(), p.Value.Shape(), cfg.Arch.System)
 		}
 		if !t.AllFinite() {
 			return nil, Info{}, fmt.Errorf("tensor %q holds NaN or Inf", p.Name)
