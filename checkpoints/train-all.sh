@@ -5,7 +5,10 @@
 #
 # The spring and lv files were trained by the commands below with the
 # current program (spring: f_ψ on 12 knots, see sims/spring.go; lv: the
-# regression features and η, γ hints of sims/lv_regression.go). The
+# regression features and η, γ hints of sims/lv_regression.go; the lv
+# files were recalibrated once more, with the --init command below,
+# after the hints' spread changed, which training does not read: the
+# commands today give the same weights and settings). The
 # advdiff files were trained by their commands with the engine of their
 # time and then recalibrated with the program of that time, which
 # trains nothing: it picks the refinement's z_θ prior factor and fits the

@@ -134,9 +134,10 @@ type Batch struct {
 	Values  *nets.Tensor // [B, G*C] target values on the grid (training)
 	Theta   *nets.Tensor // [B, P] true parameters (when known)
 	Context []sims.Context
-	// Hint and HintMask [B, P]: the system's direct estimates of s_θ and
-	// 1 where one is given (sims.ThetaHinter); nil for other systems.
-	Hint, HintMask *nets.Tensor
+	// Hint, HintSD and HintMask [B, P]: the system's direct estimates of
+	// s_θ, their standard deviations and 1 where one is given
+	// (sims.ThetaHinter); nil for other systems.
+	Hint, HintSD, HintMask *nets.Tensor
 }
 
 // NewBatch encodes contexts (all of one size) with their side information.
@@ -161,12 +162,13 @@ func NewBatch(sys sims.System, ctxs []sims.Context, sides [][]float64, values, t
 	}
 	if h, ok := sys.(sims.ThetaHinter); ok {
 		p := len(sys.Params())
-		bt.Hint, bt.HintMask = nets.NewTensor(b, p), nets.NewTensor(b, p)
+		bt.Hint, bt.HintSD, bt.HintMask = nets.NewTensor(b, p), nets.NewTensor(b, p), nets.NewTensor(b, p)
 		for i, c := range ctxs {
-			est, _ := h.ThetaHint(c, sides[i])
+			est, sd := h.ThetaHint(c, sides[i])
 			for j, v := range est {
 				if !math.IsNaN(v) {
 					bt.Hint.Set(i, j, v)
+					bt.HintSD.Set(i, j, sd[j])
 					bt.HintMask.Set(i, j, 1)
 				}
 			}
@@ -234,19 +236,25 @@ func (m *Model) thetaOfS(tp *nets.Tape, s *nets.Var) *nets.Var {
 // hinted replaces the hinted entries of s [B·k, P] (rows
 // realization-major) by the batch's hints, s ← s·(1 − M) + h·M, and
 // returns the matching θ; without hints it returns theta and s as given.
-func (m *Model) hinted(tp *nets.Tape, bt *Batch, k int, theta, s *nets.Var) (*nets.Var, *nets.Var) {
+// With several latent samples (predictions) each sample draws its hint
+// from N(h, sd²), so the predictive spread carries the hint's
+// uncertainty; training (one sample) uses h itself.
+func (m *Model) hinted(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, theta, s *nets.Var) (*nets.Var, *nets.Var) {
 	if !m.Config.Arch.ThetaHint || bt.HintMask == nil {
 		return theta, s
 	}
-	h, mask := bt.Hint, bt.HintMask
+	h, sd, mask := bt.Hint, bt.HintSD, bt.HintMask
 	if k > 1 {
-		h, mask = repeatRows(h, k), repeatRows(mask, k)
+		h, sd, mask = repeatRows(h, k), repeatRows(sd, k), repeatRows(mask, k)
 	}
 	keep := nets.NewTensor(mask.Rows, mask.Cols)
 	fixed := nets.NewTensor(mask.Rows, mask.Cols)
 	for i, v := range mask.Data {
 		keep.Data[i] = 1 - v
 		fixed.Data[i] = v * h.Data[i]
+		if v != 0 && k > 1 && rng != nil {
+			fixed.Data[i] += sd.Data[i] * rng.NormFloat64()
+		}
 	}
 	s = tp.Add(tp.Mul(s, tp.Const(keep)), tp.Const(fixed))
 	return m.thetaOfS(tp, s), s
@@ -287,7 +295,7 @@ func (m *Model) forwardWith(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, ove
 	o.zT = m.latentSample(tp, o.phys, k, rng)
 	o.zD = m.latentSample(tp, o.disc, k, rng)
 	o.theta, o.s = m.thetaHat(tp, o.zT)
-	o.theta, o.s = m.hinted(tp, bt, k, o.theta, o.s)
+	o.theta, o.s = m.hinted(tp, bt, k, rng, o.theta, o.s)
 	if override != nil {
 		o.theta, o.s = tp.Const(override), tp.Const(m.normalisedTheta(override))
 	}

@@ -9,8 +9,10 @@ import (
 )
 
 // TestThetaHint: with hints on (lv's default), one-pass predictions take
-// η and γ from the system's predator-equation estimates, for every
-// sample; α and β still come from the encoder. Without hints they do not.
+// η and γ from the system's predator-equation estimates: exactly with one
+// latent sample, and drawn from N(hint, sd²) with several, so the spread
+// carries the hint's uncertainty. α and β still come from the encoder.
+// Without hints none of this happens.
 func TestThetaHint(t *testing.T) {
 	sys, _ := sims.Lookup("lv")
 	hinter := sys.(sims.ThetaHinter)
@@ -22,20 +24,34 @@ func TestThetaHint(t *testing.T) {
 			cfg.Arch.ThetaHint = on
 		})
 		perturb(m, 3, 0.02)
-		preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 4, Seed: 1, Refine: 0})
+		one, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 1, Seed: 1, Refine: 0})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, p := range preds {
-			s, _ := hinter.ThetaHint(ctxs[i], sides[i])
+		many, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 200, Seed: 1, Refine: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ctxs {
+			s, sd := hinter.ThetaHint(ctxs[i], sides[i])
 			for q, param := range sys.Params() {
 				hinted := !math.IsNaN(s[q])
-				want := math.Exp(math.Log(param.Lo) + s[q]*(math.Log(param.Hi)-math.Log(param.Lo)))
-				same := hinted && math.Abs(p.Theta[q]-want) < 1e-12 && p.ThetaStd[q] < 1e-12
-				if same != (on && hinted) {
-					t.Errorf("hints %v, realization %d, %s: θ̂ %v ± %v, hint %v", on, i, param.Name, p.Theta[q], p.ThetaStd[q], want)
+				span := math.Log(param.Hi) - math.Log(param.Lo)
+				want := math.Exp(math.Log(param.Lo) + s[q]*span)
+				exact := hinted && math.Abs(one[i].Theta[q]-want) < 1e-12
+				if exact != (on && hinted) {
+					t.Errorf("hints %v, realization %d, %s: one-sample θ̂ %v, hint %v", on, i, param.Name, one[i].Theta[q], want)
 				}
-				if hinted && math.Abs(want-tasks[i].Real.Theta[q]) > 0.05 {
+				if !on || !hinted {
+					continue
+				}
+				// The spread of θ = exp(log lo + s·span) is about θ·span·sd.
+				sdTheta := want * span * sd[q]
+				if p := many[i]; math.Abs(p.Theta[q]-want) > 4*sdTheta/math.Sqrt(200)+1e-3*sdTheta ||
+					math.Abs(p.ThetaStd[q]/sdTheta-1) > 0.25 {
+					t.Errorf("realization %d, %s: θ̂ %v ± %v, hint %v ± %v", i, param.Name, p.Theta[q], p.ThetaStd[q], want, sdTheta)
+				}
+				if math.Abs(want-tasks[i].Real.Theta[q]) > 0.05 {
 					t.Errorf("realization %d: hint for %s %v, true %v", i, param.Name, want, tasks[i].Real.Theta[q])
 				}
 			}
