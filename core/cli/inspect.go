@@ -64,6 +64,9 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	a, t := m.Config.Arch, m.Config.Train
 	fmt.Fprintf(w, "%s\n  format version %s, %s/%s, %d parameters\n", path, f.Metadata["format_version"], a.System, a.Backbone, m.Params.Count())
 	extras := ""
+	if a.DecAct != "" {
+		extras += ", f_ψ activation " + a.DecAct
+	}
 	if a.ThetaHint {
 		extras += ", θ hints"
 	}
