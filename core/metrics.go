@@ -58,9 +58,20 @@ func ECE(mu, sd, truth []float64, idx []int) float64 {
 	if len(idx) == 0 {
 		return math.NaN()
 	}
+	return coverageError(len(idx), func(k int) (float64, float64) {
+		i := idx[k]
+		return math.Abs(truth[i] - mu[i]), sd[i]
+	})
+}
+
+// coverageError is ECE over n residuals: resid(k) gives the k-th absolute
+// error |y − μ| and its standard deviation s, covered at level p when
+// |y − μ| ≤ z_p s.
+func coverageError(n int, resid func(k int) (absErr, sd float64)) float64 {
 	counts := make([]int, len(eceLevels))
-	for _, i := range idx {
-		r := math.Abs(truth[i]-mu[i]) / sd[i]
+	for k := range n {
+		a, s := resid(k)
+		r := a / s
 		for l, z := range eceZ {
 			if r <= z {
 				counts[l]++
@@ -69,7 +80,7 @@ func ECE(mu, sd, truth []float64, idx []int) float64 {
 	}
 	e := 0.0
 	for l, p := range eceLevels {
-		e += math.Abs(float64(counts[l])/float64(len(idx)) - p)
+		e += math.Abs(float64(counts[l])/float64(n) - p)
 	}
 	return e / float64(len(eceLevels))
 }

@@ -279,14 +279,18 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 		}
 		for q := range p.Theta {
 			d := p.Theta[q] * inv
-			p.ThetaStd[q] = math.Sqrt(math.Max(0, p.ThetaStd[q]*inv-d*d))
+			v := math.Max(0, p.ThetaStd[q]*inv-d*d)
 			p.Theta[q] = math.NaN()
 			if thRef != nil {
 				p.Theta[q] = thRef[q] + d
 			}
 			if c != nil && used > 0 {
-				p.Theta[q] = c.theta.At(b, q)
+				// As above, around the point estimate θ*.
+				tc := c.theta.At(b, q)
+				v += (p.Theta[q] - tc) * (p.Theta[q] - tc)
+				p.Theta[q] = tc
 			}
+			p.ThetaStd[q] = math.Sqrt(v)
 		}
 		p.Clipped = 2*clipped > used
 		p.sampleVarY, p.sampleVarD, p.noiseVar = varY, varD, obsVar

@@ -36,7 +36,6 @@ import (
 const refineSigmaA = 2.0
 
 // refineStep is the forward-difference step in v.
-
 const refineStep = 1e-6
 
 // obsTerm is one observed value as a weighted sum of grid values.
@@ -144,9 +143,9 @@ type refiner struct {
 	z0    *nets.Tensor // [B, Lδ] encoder mean of z_δ
 	zSig  *nets.Tensor // [B, Lδ] encoder σ of z_δ (1 for the deterministic cnp)
 	terms [][]obsTerm
-	// hint, hintSD [B][P]: the system's direct estimates of s_θ
-	// (sims.ThetaHinter), NaN where it gives none; nil without hints.
-	hint, hintSD [][]float64
+	// hint, hintSD, hintMask [B, P]: the batch's direct estimates of s_θ
+	// (Batch.Hint), nil when the model uses no hints.
+	hint, hintSD, hintMask *nets.Tensor
 }
 
 // thetaOf maps v rows to θ and s.
@@ -211,9 +210,9 @@ func (r *refiner) residuals(b int, v, pred []float64) []float64 {
 		out = append(out, (v[p]-r.a0.At(b, p))/refineSigmaA)
 	}
 	if r.hint != nil {
-		for p, h := range r.hint[b] {
-			if !math.IsNaN(h) {
-				out = append(out, (1/(1+math.Exp(-v[p]))-h)/r.hintSD[b][p])
+		for p := 0; p < P; p++ {
+			if r.hintMask.At(b, p) != 0 {
+				out = append(out, (1/(1+math.Exp(-v[p]))-r.hint.At(b, p))/r.hintSD.At(b, p))
 			}
 		}
 	}
@@ -298,8 +297,7 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 	v := nets.NewTensor(bt.B, r.n)
 	for b := 0; b < bt.B; b++ {
 		for p := 0; p < P; p++ {
-			s := math.Min(math.Max(s0.Value.At(b, p), 1e-9), 1-1e-9)
-			a := math.Log(s / (1 - s))
+			a := logit(s0.Value.At(b, p), 1e-9)
 			r.a0.Set(b, p, a)
 			v.Set(b, p, a)
 		}
@@ -314,15 +312,15 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 			r.zSig.Data[i] = math.Exp(0.5 * lv)
 		}
 	}
-	if h, ok := m.Sys.(sims.ThetaHinter); ok && m.Config.Arch.ThetaHint {
-		r.hint, r.hintSD = make([][]float64, bt.B), make([][]float64, bt.B)
-		for b, c := range bt.Context {
-			r.hint[b], r.hintSD[b] = h.ThetaHint(c, bt.Side.Row(b))
-			// Start the fit at the hinted values.
-			for p, hv := range r.hint[b] {
-				if !math.IsNaN(hv) {
-					sv := math.Min(math.Max(hv, 1e-6), 1-1e-6)
-					v.Set(b, p, math.Log(sv/(1-sv)))
+	if m.Config.Arch.ThetaHint && bt.HintMask != nil {
+		r.hint, r.hintSD, r.hintMask = bt.Hint, bt.HintSD, bt.HintMask
+		// Start the fit at the hinted values, kept 1e-6 inside (0, 1): a
+		// hint beyond the prior box must not start the fit where the
+		// sigmoid is flat.
+		for b := 0; b < bt.B; b++ {
+			for p := 0; p < P; p++ {
+				if r.hintMask.At(b, p) != 0 {
+					v.Set(b, p, logit(r.hint.At(b, p), 1e-6))
 				}
 			}
 		}
@@ -416,6 +414,14 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 	mtp := nets.NewInferenceTape()
 	modeNom := m.Sys.NominalOp(mtp, mtp.Const(modeTheta), bt.Side).Value
 	return m.collapseAround(bt.B, k, sp, nom, th, f, obsVars, &center{pred: pred, nom: modeNom, theta: modeTheta}), nil
+}
+
+// logit is log(s/(1 − s)), the θ logit of a normalised s, with s kept
+// within [eps, 1 − eps] so that an estimate at or beyond the prior's
+// edge stays finite.
+func logit(s, eps float64) float64 {
+	s = math.Min(math.Max(s, eps), 1-eps)
+	return math.Log(s / (1 - s))
 }
 
 // noiseFloor is the smallest re-estimated noise variance, relative to the

@@ -143,26 +143,15 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar []float64, c int, learned 
 		floor := noiseFloor * learned[ch]
 		bestE := math.Inf(1)
 		var ties []float64
-		counts := make([]int, len(eceZ))
 		// σ² = ms·2^(k/4): from ms/2^12 to ms·2^4, and σ² = floor.
 		for k := -49; k <= 16; k++ {
 			s2 := floor
 			if k > -49 {
 				s2 = math.Max(ms*math.Exp2(float64(k)/4), floor)
 			}
-			clear(counts)
-			for _, r := range rs {
-				sdv := math.Sqrt(r.v + s2)
-				for l, z := range eceZ {
-					if r.r <= z*sdv {
-						counts[l]++
-					}
-				}
-			}
-			e := 0.0
-			for l, p := range eceLevels {
-				e += math.Abs(float64(counts[l])/float64(len(rs)) - p)
-			}
+			e := coverageError(len(rs), func(i int) (float64, float64) {
+				return rs[i].r, math.Sqrt(rs[i].v + s2)
+			})
 			switch {
 			case e < bestE-1e-12:
 				bestE, ties = e, []float64{s2}

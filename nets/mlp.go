@@ -122,8 +122,8 @@ func activateInPlace(a Activation, d []float64) {
 		}
 	case ActIdentity:
 	default:
-		y := NewInferenceTape().Activate(a, NewInferenceTape().Const(FromSlice(1, len(d), d))).Value
-		copy(d, y.Data)
+		tp := NewInferenceTape()
+		copy(d, tp.Activate(a, tp.Const(FromSlice(1, len(d), d))).Value.Data)
 	}
 }
 

@@ -1,6 +1,7 @@
 package nets
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -10,11 +11,7 @@ func TestMLPGrad(t *testing.T) {
 		rng := newRNG(50)
 		var ps Params
 		m := NewMLP("mlp", []int{3, 5, 4, 2}, act, &ps, rng)
-		for _, l := range m.Layers {
-			for i := range l.B.Value.Data {
-				l.B.Value.Data[i] = 0.1 * (rng.Float64() - 0.5)
-			}
-		}
+		randomBiases(m, rng)
 		x := randSigned(rng, 6, 3, 0, 1)
 		checkParamGrads(t, "MLP/"+string(act), &ps, func(tp *Tape) *Var {
 			return wsum(tp, m.Forward(tp, tp.Const(x)))
@@ -83,4 +80,14 @@ func TestCompositeGrad(t *testing.T) {
 	}
 	checkParamGrads(t, "composite", &ps, func(tp *Tape) *Var { return loss(tp, tp.Const(ctx)) })
 	checkGrad(t, "composite/input", func(tp *Tape, in []*Var) *Var { return loss(tp, in[0]) }, ctx)
+}
+
+// randomBiases sets every bias of m to a small seeded value, so that the
+// tests do not rest on the zero initial biases.
+func randomBiases(m *MLP, rng *rand.Rand) {
+	for _, l := range m.Layers {
+		for i := range l.B.Value.Data {
+			l.B.Value.Data[i] = 0.1 * (rng.Float64() - 0.5)
+		}
+	}
 }

@@ -33,28 +33,9 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 		panic(fmt.Sprintf("nets: TiledAffine x_q %s, x_r %s, %d full columns, W %s, b %s", xq.Value.Shape(), xr.Value.Shape(), kf, w.Value.Shape(), b.Value.Shape()))
 	}
 	wq, wr, wf := rowRange(w.Value, 0, kq), rowRange(w.Value, kq, kr), rowRange(w.Value, kq+kr, kf)
-
-	perQuery := NewTensor(q, out) // x_q W_q
-	if kq > 0 {
-		gemm(false, false, 1, xq.Value, wq, 0, perQuery)
-	}
-	perGroup := NewTensor(r, out) // x_r W_r + b
-	for i := range r {
-		copy(perGroup.Row(i), b.Value.Data)
-	}
-	if kr > 0 {
-		gemm(false, false, 1, xr.Value, wr, 1, perGroup)
-	}
+	perQuery, perGroup := tiledParts(xq.Value, xr.Value, w.Value, b.Value)
 	y := NewTensor(r*q, out)
-	for i := range r {
-		g := perGroup.Row(i)
-		for j := range q {
-			row, pq := y.Row(i*q+j), perQuery.Row(j)
-			for c := range row {
-				row[c] = pq[c] + g[c]
-			}
-		}
-	}
+	addTiled(y, 0, perQuery, perGroup)
 	if kf > 0 {
 		gemm(false, false, 1, xf.Value, wf, 1, y)
 	}
@@ -101,6 +82,37 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 			}
 		}
 	}, inputs...)
+}
+
+// tiledParts returns the shared products of a tiled affine layer,
+// x_q W_q [Q, Out] and x_r W_r + b [R, Out], W split by rows as in
+// TiledAffine.
+func tiledParts(xq, xr, w, b *Tensor) (perQuery, perGroup *Tensor) {
+	kq, kr := xq.Cols, xr.Cols
+	perQuery = NewTensor(xq.Rows, w.Cols)
+	if kq > 0 {
+		gemm(false, false, 1, xq, rowRange(w, 0, kq), 0, perQuery)
+	}
+	perGroup = NewTensor(xr.Rows, w.Cols)
+	for i := range xr.Rows {
+		copy(perGroup.Row(i), b.Data)
+	}
+	if kr > 0 {
+		gemm(false, false, 1, xr, rowRange(w, kq, kr), 1, perGroup)
+	}
+	return perQuery, perGroup
+}
+
+// addTiled sets dst's rows, rows lo, lo+1, … of the tiled layout (row
+// i·Q + j of group i and query j), to perQuery[j] + perGroup[i].
+func addTiled(dst *Tensor, lo int, perQuery, perGroup *Tensor) {
+	q := perQuery.Rows
+	for k := range dst.Rows {
+		row, pq, pg := dst.Row(k), perQuery.Row((lo+k)%q), perGroup.Row((lo+k)/q)
+		for c := range row {
+			row[c] = pq[c] + pg[c]
+		}
+	}
 }
 
 // ForwardTiled is Forward for inputs in the tiled layout of TiledAffine

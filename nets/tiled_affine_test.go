@@ -57,11 +57,7 @@ func TestMLPForwardTiled(t *testing.T) {
 		rng := newRNG(72)
 		var ps Params
 		m := NewMLP("m", []int{5, 6, 6, 2}, act, &ps, rng)
-		for _, l := range m.Layers {
-			for i := range l.B.Value.Data {
-				l.B.Value.Data[i] = 0.1 * (rng.Float64() - 0.5)
-			}
-		}
+		randomBiases(m, rng)
 		xq, xr, xf := randSigned(rng, 4, 2, 0, 1), randSigned(rng, 3, 2, 0, 1), randSigned(rng, 12, 1, 0, 1)
 		for _, tp := range []*Tape{NewTape(), NewInferenceTape()} {
 			got := m.ForwardTiled(tp, tp.Const(xq), tp.Const(xr), tp.Const(xf)).Value
@@ -108,11 +104,7 @@ func TestInferTiledBlocks(t *testing.T) {
 				}
 				in := append([]int{2 + 2 + kf}, sizes[1:]...)
 				m := NewMLP("m", in, act, &ps, rng)
-				for _, l := range m.Layers {
-					for i := range l.B.Value.Data {
-						l.B.Value.Data[i] = 0.1 * (rng.Float64() - 0.5)
-					}
-				}
+				randomBiases(m, rng)
 				xq, xr := randSigned(rng, 4, 2, 0, 1), randSigned(rng, 3, 2, 0, 1)
 				var xf *Tensor
 				if withFull {

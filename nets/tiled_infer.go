@@ -19,17 +19,7 @@ func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
 	q, r := xq.Rows, xr.Rows
 	kq, kr := xq.Cols, xr.Cols
 	l0 := m.Layers[0]
-	perQuery := NewTensor(q, l0.Out)
-	if kq > 0 {
-		gemm(false, false, 1, xq, rowRange(l0.W.Value, 0, kq), 0, perQuery)
-	}
-	perGroup := NewTensor(r, l0.Out)
-	for i := range r {
-		copy(perGroup.Row(i), l0.B.Value.Data)
-	}
-	if kr > 0 {
-		gemm(false, false, 1, xr, rowRange(l0.W.Value, kq, kr), 1, perGroup)
-	}
+	perQuery, perGroup := tiledParts(xq, xr, l0.W.Value, l0.B.Value)
 	var wf *Tensor
 	if xf != nil && xf.Cols > 0 {
 		wf = rowRange(l0.W.Value, kq+kr, xf.Cols)
@@ -50,13 +40,7 @@ func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
 	block := func(lo int, bufA, bufB []float64) {
 		rows := min(blockRows, n-lo)
 		h := FromSlice(rows, l0.Out, bufA[:rows*l0.Out])
-		for i := range rows {
-			g, j := (lo+i)/q, (lo+i)%q
-			row, pq, pg := h.Row(i), perQuery.Row(j), perGroup.Row(g)
-			for c := range row {
-				row[c] = pq[c] + pg[c]
-			}
-		}
+		addTiled(h, lo, perQuery, perGroup)
 		if wf != nil {
 			gemm(false, false, 1, rowRange(xf, lo, rows), wf, 1, h)
 		}

@@ -56,8 +56,9 @@ type SideFeaturer interface {
 // exact (for lv, the predator equation, which the prey forcing does not
 // enter). ThetaHint returns estimates and their standard deviations in
 // the prior's normalised log coordinates s = (log θ − log lo)/(log hi −
-// log lo); a parameter without an estimate has sd NaN. Refinement adds
-// the hint to the posterior as a Gaussian likelihood term.
+// log lo); a parameter without an estimate has sd NaN. A model may use
+// the hints in place of its own estimates of those parameters (core's
+// Arch.ThetaHint).
 type ThetaHinter interface {
 	ThetaHint(ctx Context, side []float64) (s, sd []float64)
 }

@@ -17,8 +17,8 @@ const lvRegressionLen = 4
 //	ln x(t) − ln x0 = α t − β Y(t),    Y(t) = ∫_0^t y     (prey)
 //
 // The predator equation is the same in the nominal and the true process,
-// so (η̂, γ̂) is accurate for both (MAE ≈ 0.004 on the test protocol's 30
-// points); the prey equation of the truth carries the forcing, which
+// so (η̂, γ̂) is accurate for both (MAE ≈ 0.003 on 30-point contexts,
+// which TestLVRegression logs); the prey equation of the truth carries the forcing, which
 // biases (α̂, β̂) the way a physics-only fit is biased — what the
 // discrepancy path has to explain. Only observations with both channels
 // positive and finite take part; with fewer than two of them besides u0
@@ -116,8 +116,7 @@ func lvRegressionFeatures(dst []float64, est [4]float64, params []Param) {
 		case v <= 0:
 			dst[p] = -1.5
 		default:
-			lo, hi := math.Log(params[p].Lo), math.Log(params[p].Hi)
-			dst[p] = math.Max(-1.5, math.Min(1.5, (math.Log(v)-lo)/(hi-lo)-0.5))
+			dst[p] = math.Max(-1.5, math.Min(1.5, normLog(params[p], v)-0.5))
 		}
 	}
 }
@@ -130,14 +129,14 @@ const lvHintSD = 0.01
 
 // lvHintSEScale inflates the regression's standard error: the noise in
 // the prey values enters the regressor X, which least squares ignores,
-// so |error|/se runs about three times a Gaussian's (90 % quantile 3.5–4.8
-// instead of 1.64 for 30-point contexts with noise 0.01–0.1).
+// so the standard error understates the error of noisy contexts
+// (TestLVThetaHintSD checks that the inflated spread covers the truth).
 const lvHintSEScale = 3
 
 // ThetaHint gives (η, γ) from the predator-equation regression of
 // lvRegressionSE, with lvHintSEScale times its standard error (at least
 // lvHintSD) carried to normalised log units,
-// sd_s = 3 se/(θ̂ (log hi − log lo)); α and β, whose
+// sd_s = lvHintSEScale·se/(θ̂ (log hi − log lo)); α and β, whose
 // equation carries the unknown forcing, get no hint, and neither do η, γ
 // from fewer than three observations with both channels.
 func (s *lotkaVolterra) ThetaHint(ctx Context, side []float64) (est, sd []float64) {
@@ -147,10 +146,17 @@ func (s *lotkaVolterra) ThetaHint(ctx Context, side []float64) (est, sd []float6
 	est, sd = []float64{nan, nan, nan, nan}, []float64{nan, nan, nan, nan}
 	for _, p := range []int{2, 3} {
 		if e[p] > 0 && !math.IsNaN(se[p]) {
-			lo, hi := math.Log(params[p].Lo), math.Log(params[p].Hi)
-			est[p] = (math.Log(e[p]) - lo) / (hi - lo)
-			sd[p] = math.Max(lvHintSD, lvHintSEScale*se[p]/(e[p]*(hi-lo)))
+			est[p] = normLog(params[p], e[p])
+			span := math.Log(params[p].Hi) - math.Log(params[p].Lo)
+			sd[p] = math.Max(lvHintSD, lvHintSEScale*se[p]/(e[p]*span))
 		}
 	}
 	return est, sd
+}
+
+// normLog is v in the prior's normalised log coordinate,
+// (log v − log lo)/(log hi − log lo): 0 at lo, 1 at hi.
+func normLog(p Param, v float64) float64 {
+	lo := math.Log(p.Lo)
+	return (math.Log(v) - lo) / (math.Log(p.Hi) - lo)
 }

@@ -129,9 +129,11 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		info.Metrics = &val
 		in := m.Config.Infer
-		note := fmt.Sprintf("recalibrated predictive spread: %s noise, ×%.3f (reconstruction), ×%.3f (discrepancy)", spreadName(in.Spread), in.StdScale, in.DeltaStdScale)
+		sy, sd := in.Scales()
+		note := fmt.Sprintf("recalibrated predictive spread: %s noise, ×%.3f (reconstruction), ×%.3f (discrepancy)", spreadName(in.Spread), sy, sd)
 		if op := in.OnePass; op != nil {
-			note += fmt.Sprintf("; one pass: %s noise, ×%.3f, ×%.3f", spreadName(op.Spread), op.StdScale, op.DeltaStdScale)
+			sy, sd := op.Scales()
+			note += fmt.Sprintf("; one pass: %s noise, ×%.3f, ×%.3f", spreadName(op.Spread), sy, sd)
 		}
 		if in.Refine > 0 {
 			note += fmt.Sprintf("; refinement z_θ prior ×%g", in.ZThetaPrior)
