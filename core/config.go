@@ -228,11 +228,11 @@ func (c Config) Validate() error {
 	if !(t.LR > 0) || t.LRFinal < 0 {
 		return fmt.Errorf("learning rate must be > 0")
 	}
-	if err := checkSpread(c.Infer.Spread); err != nil {
+	if err := c.Infer.SpreadFit.check(); err != nil {
 		return err
 	}
 	if c.Infer.OnePass != nil {
-		if err := checkSpread(c.Infer.OnePass.Spread); err != nil {
+		if err := c.Infer.OnePass.check(); err != nil {
 			return fmt.Errorf("one-pass %w", err)
 		}
 	}

@@ -49,6 +49,15 @@ var eceZ = func() []float64 {
 	return z
 }()
 
+// eceZ2[i] is eceZ[i]², for comparisons of squared residuals.
+var eceZ2 = func() []float64 {
+	z2 := make([]float64, len(eceZ))
+	for i, z := range eceZ {
+		z2[i] = z * z
+	}
+	return z2
+}()
+
 // ECE is the expected calibration error of the Gaussian predictive
 // N(μ, s²): for each level p in 0.1..0.9, the share of targets inside the
 // central p-interval is compared with p,
@@ -78,6 +87,11 @@ func coverageError(n int, resid func(k int) (absErr, sd float64)) float64 {
 			}
 		}
 	}
+	return coverageGap(counts, n)
+}
+
+// coverageGap is the mean over the ECE levels of |counts[l]/n − p_l|.
+func coverageGap(counts []int, n int) float64 {
 	e := 0.0
 	for l, p := range eceLevels {
 		e += math.Abs(float64(counts[l])/float64(n) - p)

@@ -15,16 +15,17 @@ import (
 // factor of refinement (tuneZThetaPrior), which moves the point
 // prediction. Then it fits the post-hoc scale factors of the predictive
 // standard deviations (Kuleshov et al., 2018): for each spread mode
-// (spread.go), the factors s_y and s_δ from a log-spaced grid over
-// [1/64, 64] that minimise the ECE of the reconstruction and of the
-// discrepancy,
+// (spread.go) and exponent of the evolution profile (profile.go), the
+// factors s_y and s_δ from a log-spaced grid over [1/64, 64] that
+// minimise the ECE of the reconstruction and of the discrepancy,
 //
 //	s* = argmin_s ECE(μ, s·σ),
 //
-// keeping the mode whose scaled reconstruction has the lowest validation
-// ECE; for a model that refines by default, the one-pass predictions'
-// spread is fitted too (Infer.OnePass). Everything is stored in
-// Config.Infer.
+// keeping the mode and exponent whose scaled reconstruction has the
+// lowest validation ECE, or a flatter profile that comes within
+// profileTolerance of it (pickSpread); for a model that refines by
+// default, the one-pass predictions' spread is fitted too
+// (Infer.OnePass). Everything is stored in Config.Infer.
 func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
@@ -67,22 +68,27 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 		if err != nil {
 			return nil, fmt.Errorf("recalibrate: %w", err)
 		}
-		bestE := math.Inf(1)
-		var chosen SpreadFit
+		var cands []spreadCandidate
 		for _, mode := range spreadModes {
-			if err := m.applySpread(preds, ctxs, SpreadFit{Spread: mode}); err != nil {
-				return nil, fmt.Errorf("recalibrate: %w", err)
-			}
-			sy, ey := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
-				return preds[i].Mean, preds[i].Std, tasks[i].Real.True
-			})
-			sd, _ := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
-				return preds[i].DeltaMean, preds[i].DeltaStd, deltas[i]
-			})
-			if ey < bestE {
-				bestE, chosen = ey, SpreadFit{Spread: mode, StdScale: sy, DeltaStdScale: sd}
+			for _, q := range profileShapes {
+				if err := m.applySpread(preds, ctxs, SpreadFit{Spread: mode, Shape: q}); err != nil {
+					return nil, fmt.Errorf("recalibrate: %w", err)
+				}
+				sy, ey := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
+					return preds[i].Mean, preds[i].Std, tasks[i].Real.True
+				})
+				cands = append(cands, spreadCandidate{SpreadFit{Spread: mode, Shape: q, StdScale: sy}, ey})
 			}
 		}
+		chosen := pickSpread(cands)
+		// The discrepancy's spread has no profile; its scale depends on
+		// the mode only.
+		if err := m.applySpread(preds, ctxs, chosen); err != nil {
+			return nil, fmt.Errorf("recalibrate: %w", err)
+		}
+		chosen.DeltaStdScale, _ = bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
+			return preds[i].DeltaMean, preds[i].DeltaStd, deltas[i]
+		})
 		return &chosen, nil
 	}
 	def, err := fit(-1)
@@ -97,6 +103,42 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	}
 	m.Config.Infer.SpreadFit, m.Config.Infer.OnePass = *def, onePass
 	return nil
+}
+
+// spreadCandidate is a spread setting and its validation ECE.
+type spreadCandidate struct {
+	fit SpreadFit
+	ece float64
+}
+
+// profileTolerance is how much validation ECE a steeper evolution profile
+// must gain to be preferred to a flatter one: about the standard error of
+// a validation ECE, so that a profile is kept only for a real gain (a
+// profile trades log-likelihood for coverage where the gain is small).
+const profileTolerance = 0.002
+
+// pickSpread returns the candidate with the flattest profile among those
+// whose ECE is within profileTolerance of the lowest, and the lowest ECE
+// among those; ties keep the earlier candidate.
+func pickSpread(cands []spreadCandidate) SpreadFit {
+	best := math.Inf(1)
+	for _, c := range cands {
+		best = math.Min(best, c.ece)
+	}
+	var chosen *spreadCandidate
+	for i := range cands {
+		c := &cands[i]
+		if c.ece > best+profileTolerance {
+			continue
+		}
+		if chosen == nil || c.fit.Shape < chosen.fit.Shape || (c.fit.Shape == chosen.fit.Shape && c.ece < chosen.ece) {
+			chosen = c
+		}
+	}
+	if chosen == nil { // every ECE is NaN
+		return cands[0].fit
+	}
+	return chosen.fit
 }
 
 // bestScale returns the factor s from a log-spaced grid over [1/64, 64]

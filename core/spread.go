@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
+	"sort"
 
 	"apic/sims"
 )
@@ -10,11 +12,14 @@ import (
 // Spread modes: how the observation-noise term of the predictive variance
 // is set for each realization.
 //
-//	var_j = s² (v_j + σ_c²)
+//	var_j = s² h_j² (v_j + σ_c²)
 //
 // where v_j is the spread of the latent (or Laplace) samples at value j,
-// σ_c² the noise variance of channel c and s the post-hoc scale of
-// recalibrate.go.
+// σ_c² the noise variance of channel c, h the evolution profile of
+// profile.go (1 unless SpreadFit.Shape is set) and s the post-hoc scale
+// of recalibrate.go. The discrepancy's variance has its own scale and no
+// profile: its error includes F(θ̂) − F(θ), which does not follow the
+// reconstruction's.
 const (
 	// SpreadModel takes σ_c² from the model: the learned noise, or after
 	// refinement the context residuals' RSS/n.
@@ -23,7 +28,7 @@ const (
 	// intervals of N(μ_j, v_j + σ_c²) cover the context observations at
 	// the nominal rates (the ECE of BENCHMARKS.md, on the context):
 	//
-	//	σ_c² = argmin_σ² (1/9) Σ_p | (1/n_c) Σ_{i∈C_c} 1{|y_i − μ_i| ≤ z_p √(v_i + σ²)} − p |
+	//	σ_c² = argmin_σ² (1/9) Σ_p | (1/n_c) Σ_{i∈C_c} 1{|y_i − μ_i| ≤ z_p h_i √(v_i + σ²)} − p |
 	//
 	// With noise-free data the error of the mean is model error, whose
 	// spread over a field need not be Gaussian; matching coverage rather
@@ -47,13 +52,29 @@ func checkSpread(s string) error {
 	return fmt.Errorf("unknown spread mode %q (want %q, %q or %q)", s, "", SpreadContext, SpreadResidual)
 }
 
-// SpreadFit is a fitted predictive spread: the mode and the post-hoc
-// scales of the reconstruction's and the discrepancy's deviations (zero
-// means 1).
+// SpreadFit is a fitted predictive spread: the mode, the exponent q of
+// the evolution profile (profile.go; zero: flat) and the post-hoc scales
+// of the reconstruction's and the discrepancy's deviations (zero means
+// 1).
 type SpreadFit struct {
 	Spread        string  `json:"spread,omitempty"`
+	Shape         float64 `json:"shape,omitempty"`
 	StdScale      float64 `json:"std_scale,omitempty"`
 	DeltaStdScale float64 `json:"delta_std_scale,omitempty"`
+}
+
+// check reports a mode that does not exist, or an exponent or scale
+// that is negative or not finite.
+func (s SpreadFit) check() error {
+	if err := checkSpread(s.Spread); err != nil {
+		return err
+	}
+	for _, v := range []float64{s.Shape, s.StdScale, s.DeltaStdScale} {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("spread exponent and scales must be finite and ≥ 0, got %+v", s)
+		}
+	}
+	return nil
 }
 
 // Scales returns the reconstruction and discrepancy scale factors, an
@@ -82,15 +103,18 @@ func (m *Model) spreadFor(refine int) *SpreadFit {
 }
 
 // applySpread sets the standard deviations of preds (one per context)
-// from their latent sample variances, the noise term of the mode and the
-// scales of s.
+// from their latent sample variances, the noise term of the mode, the
+// evolution profile and the scales of s.
 func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit) error {
-	c := len(m.Sys.Grid().Channels)
+	grid := m.Sys.Grid()
+	c := len(grid.Channels)
 	learned := m.obsVariance()
 	sy, sd := s.Scales()
 	for b := range preds {
 		p := &preds[b]
 		sampY, sampD := p.sampleVarY, p.sampleVarD
+		h := make([]float64, len(p.Mean))
+		evolutionProfile(h, p.Mean, grid, s.Shape)
 		noise := func(g int) float64 { return p.noiseVar[g] }
 		if s.Spread != SpreadModel {
 			if s.Spread == SpreadResidual {
@@ -100,12 +124,12 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 			if err != nil {
 				return err
 			}
-			perCh := fitContextNoise(terms, p.Mean, sampY, c, learned)
+			perCh := fitContextNoise(terms, p.Mean, sampY, h, c, learned)
 			noise = func(g int) float64 { return perCh[g%c] }
 		}
 		for g := range p.Std {
 			n := noise(g)
-			p.Std[g] = sy * math.Sqrt(sampY[g]+n)
+			p.Std[g] = sy * h[g] * math.Sqrt(sampY[g]+n)
 			p.DeltaStd[g] = sd * math.Sqrt(sampD[g]+n)
 		}
 	}
@@ -113,20 +137,27 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 }
 
 // fitContextNoise returns σ_c² per channel fitted to the coverage of the
-// context residuals (see SpreadContext), searched on a log grid around
-// the residuals' mean square; a channel without observations keeps the
-// learned variance.
-func fitContextNoise(terms []obsTerm, mean, sampleVar []float64, c int, learned []float64) []float64 {
-	type resid struct{ r, v float64 }
-	byCh := make([][]resid, c)
+// context residuals (see SpreadContext) under the profile h (nil: flat),
+// searched on a log grid around the profiled residuals' mean square; a
+// channel without observations keeps the learned variance.
+func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learned []float64) []float64 {
+	byCh := make([][]coverageResid, c)
 	for _, t := range terms {
-		y, v := 0.0, 0.0
+		y, v, hh := 0.0, 0.0, 0.0
 		for j, k := range t.idx {
 			y += t.w[j] * mean[k]
 			v += t.w[j] * sampleVar[k]
+			if h != nil {
+				hh += t.w[j] * h[k]
+			}
+		}
+		if h == nil {
+			hh = 1
 		}
 		ch := t.idx[0] % c
-		byCh[ch] = append(byCh[ch], resid{math.Abs(y - t.y), v})
+		// |y − μ| ≤ z h √(v + σ²)  ⇔  (|y − μ|/h)² ≤ z² (v + σ²).
+		r := (y - t.y) / hh
+		byCh[ch] = append(byCh[ch], coverageResid{r * r, v})
 	}
 	out := make([]float64, c)
 	for ch := range out {
@@ -135,9 +166,10 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar []float64, c int, learned 
 		if len(rs) == 0 {
 			continue
 		}
+		cov := newResidCoverage(rs)
 		ms := 0.0
 		for _, r := range rs {
-			ms += r.r * r.r
+			ms += r.r2
 		}
 		ms /= float64(len(rs))
 		floor := noiseFloor * learned[ch]
@@ -149,9 +181,7 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar []float64, c int, learned 
 			if k > -49 {
 				s2 = math.Max(ms*math.Exp2(float64(k)/4), floor)
 			}
-			e := coverageError(len(rs), func(i int) (float64, float64) {
-				return rs[i].r, math.Sqrt(rs[i].v + s2)
-			})
+			e := cov.errorAt(s2)
 			switch {
 			case e < bestE-1e-12:
 				bestE, ties = e, []float64{s2}
@@ -165,4 +195,57 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar []float64, c int, learned 
 		out[ch] = best
 	}
 	return out
+}
+
+// coverageResid is a squared residual r² and the sample variance v under
+// it.
+type coverageResid struct{ r2, v float64 }
+
+// residCoverage evaluates the coverage error of residuals under
+// N(0, v_i + σ²) for many σ² (the inner loop of fitContextNoise, which
+// runs in every prediction of the context spread modes).
+type residCoverage struct {
+	rs     []coverageResid
+	sorted []float64 // r² ascending when every v is 0, else nil
+	counts []int
+}
+
+func newResidCoverage(rs []coverageResid) *residCoverage {
+	c := &residCoverage{rs: rs, counts: make([]int, len(eceLevels))}
+	flat := true
+	for _, r := range rs {
+		flat = flat && r.v == 0
+	}
+	if flat {
+		c.sorted = make([]float64, len(rs))
+		for i, r := range rs {
+			c.sorted[i] = r.r2
+		}
+		slices.Sort(c.sorted)
+	}
+	return c
+}
+
+// errorAt is coverageError of the residuals with deviations √(v_i + σ²).
+func (c *residCoverage) errorAt(s2 float64) float64 {
+	n := len(c.rs)
+	if c.sorted != nil {
+		// Without sample variances the count inside z_p σ is the number
+		// of r² ≤ z_p² σ².
+		for l, z2 := range eceZ2 {
+			bound := z2 * s2
+			c.counts[l] = sort.Search(n, func(i int) bool { return c.sorted[i] > bound })
+		}
+	} else {
+		clear(c.counts)
+		for _, r := range c.rs {
+			w := r.v + s2
+			for l, z2 := range eceZ2 {
+				if r.r2 <= z2*w {
+					c.counts[l]++
+				}
+			}
+		}
+	}
+	return coverageGap(c.counts, n)
 }

@@ -31,7 +31,7 @@ func gaussianTerms(n int, v, s float64, seed uint64) ([]obsTerm, []float64, []fl
 func TestFitContextNoiseRecoversVariance(t *testing.T) {
 	for _, tc := range []struct{ v, s float64 }{{0, 0.01}, {0, 2}, {1e-4, 0.02}} {
 		terms, mean, sv := gaussianTerms(4000, tc.v, tc.s, 3)
-		got := fitContextNoise(terms, mean, sv, 1, []float64{1})
+		got := fitContextNoise(terms, mean, sv, nil, 1, []float64{1})
 		if r := got[0] / (tc.s * tc.s); r < 0.8 || r > 1.25 {
 			t.Errorf("v %v, σ %v: fitted σ² %v, ratio to the truth %v, want within [0.8, 1.25]", tc.v, tc.s, got[0], r)
 		}
@@ -49,7 +49,7 @@ func TestFitContextNoiseChannels(t *testing.T) {
 		terms = append(terms, obsTerm{idx: []int{3 * i}, w: []float64{1}, y: 0.1 * rng.NormFloat64()})
 		terms = append(terms, obsTerm{idx: []int{3*i + 1}, w: []float64{1}, y: 3 * rng.NormFloat64()})
 	}
-	got := fitContextNoise(terms, mean, sv, 3, []float64{1, 1, 0.5})
+	got := fitContextNoise(terms, mean, sv, nil, 3, []float64{1, 1, 0.5})
 	for ch, want := range []float64{0.01, 9, 0.5} {
 		if r := got[ch] / want; r < 0.8 || r > 1.25 {
 			t.Errorf("channel %d: σ² %v, want about %v", ch, got[ch], want)
@@ -61,7 +61,7 @@ func TestFitContextNoiseChannels(t *testing.T) {
 // not zero or NaN.
 func TestFitContextNoiseExactFit(t *testing.T) {
 	terms, mean, sv := gaussianTerms(50, 0, 0, 1)
-	got := fitContextNoise(terms, mean, sv, 1, []float64{0.3})
+	got := fitContextNoise(terms, mean, sv, nil, 1, []float64{0.3})
 	if want := noiseFloor * 0.3; got[0] != want {
 		t.Errorf("σ² = %v, want the floor %v", got[0], want)
 	}
@@ -157,5 +157,43 @@ func TestConfigRejectsUnknownSpread(t *testing.T) {
 	cfg.Infer.OnePass = &SpreadFit{Spread: "bogus"}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "bogus") {
 		t.Errorf("one-pass spread \"bogus\": %v", err)
+	}
+	for _, bad := range []SpreadFit{{Shape: -0.1}, {Shape: math.NaN()}, {StdScale: math.Inf(1)}, {DeltaStdScale: -1}} {
+		cfg = m.Config
+		cfg.Infer.SpreadFit = bad
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("spread %+v accepted", bad)
+		}
+		cfg = m.Config
+		cfg.Infer.OnePass = &bad
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("one-pass spread %+v accepted", bad)
+		}
+	}
+}
+
+// TestResidCoverageMatchesECE: the fast coverage count of fitContextNoise
+// (sorted when there are no sample variances, squared otherwise) agrees
+// with coverageError, the count behind ECE.
+func TestResidCoverageMatchesECE(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for _, withVar := range []bool{false, true} {
+		rs := make([]coverageResid, 37)
+		for i := range rs {
+			r := rng.NormFloat64()
+			rs[i].r2 = r * r
+			if withVar {
+				rs[i].v = rng.Float64()
+			}
+		}
+		cov := newResidCoverage(rs)
+		for _, s2 := range []float64{1e-3, 0.1, 0.5, 1, 2, 10} {
+			want := coverageError(len(rs), func(i int) (float64, float64) {
+				return math.Sqrt(rs[i].r2), math.Sqrt(rs[i].v + s2)
+			})
+			if got := cov.errorAt(s2); math.Abs(got-want) > 1e-15 {
+				t.Errorf("sample variances %v, σ² %v: errorAt %v, coverageError %v", withVar, s2, got, want)
+			}
+		}
 	}
 }

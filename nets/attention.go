@@ -111,9 +111,7 @@ func (m *MultiHeadAttention) Forward(tp *Tape, q, k, v *Var, batch int) *Var {
 	qh := tp.splitHeads(m.Q.Forward(tp, q), h, 1/math.Sqrt(float64(dh)))
 	kh := tp.splitHeads(m.K.Forward(tp, k), h, 1)
 	vh := tp.splitHeads(m.V.Forward(tp, v), h, 1)
-	groups := h * batch
-	p := tp.Softmax(tp.BatchMatMul(qh, kh, groups, false, true))
-	return m.O.Forward(tp, tp.mergeHeads(tp.BatchMatMul(p, vh, groups, false, false), h))
+	return m.O.Forward(tp, tp.mergeHeads(tp.AttentionCore(qh, kh, vh, h*batch), h))
 }
 
 // splitHeads rearranges x [R, H·dh] into s·x as [H·R, dh], head-major: row

@@ -87,9 +87,20 @@ func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *T
 	gemmTensors(gemmDefault, transA, transB, alpha, a, b, beta, dst)
 }
 
+// gemmSerial is gemm on the calling goroutine only, for callers that
+// already run products in parallel.
+func gemmSerial(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+	gemmTensorsOn(1, gemmDefault, transA, transB, alpha, a, b, beta, dst)
+}
+
 // gemmTensors is gemm with the micro-kernel chosen by the caller (nil:
 // gonum), so that tests can compare kernels.
 func gemmTensors(kern *gemmKernel, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+	gemmTensorsOn(runtime.GOMAXPROCS(0), kern, transA, transB, alpha, a, b, beta, dst)
+}
+
+// gemmTensorsOn is gemmTensors on up to procs goroutines.
+func gemmTensorsOn(procs int, kern *gemmKernel, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	m, k := a.Rows, a.Cols
 	if transA {
 		m, k = k, m
@@ -107,7 +118,7 @@ func gemmTensors(kern *gemmKernel, transA, transB bool, alpha float64, a, b *Ten
 		m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a.Data, b: b.Data, c: dst.Data, lda: a.Cols, ldb: b.Cols, ldc: dst.Cols,
 	}
-	p.run(runtime.GOMAXPROCS(0))
+	p.run(procs)
 }
 
 // gemmProblem is one product c = alpha · op(a) · op(b) + beta · c with

@@ -79,10 +79,10 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		info.Steps1, info.Steps2, t.Steps1, t.Steps2, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, t.Noise, t.Seed, t.Trajectories)
 	in := m.Config.Infer
 	sy, sd := in.Scales()
-	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s noise, spread ×%.3f (reconstruction) ×%.3f (discrepancy)", in.Refine, in.ZThetaPrior, spreadName(in.Spread), sy, sd)
+	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy)", in.Refine, in.ZThetaPrior, spreadWords(in.SpreadFit), sy, sd)
 	if op := in.OnePass; op != nil {
 		sy, sd := op.Scales()
-		fmt.Fprintf(w, "; one pass: %s noise, ×%.3f ×%.3f", spreadName(op.Spread), sy, sd)
+		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f", spreadWords(*op), sy, sd)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  wall time: %.1f s\n", info.WallSeconds)

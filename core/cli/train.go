@@ -130,10 +130,10 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		info.Metrics = &val
 		in := m.Config.Infer
 		sy, sd := in.Scales()
-		note := fmt.Sprintf("recalibrated predictive spread: %s noise, ×%.3f (reconstruction), ×%.3f (discrepancy)", spreadName(in.Spread), sy, sd)
+		note := fmt.Sprintf("recalibrated predictive spread: %s, ×%.3f (reconstruction), ×%.3f (discrepancy)", spreadWords(in.SpreadFit), sy, sd)
 		if op := in.OnePass; op != nil {
 			sy, sd := op.Scales()
-			note += fmt.Sprintf("; one pass: %s noise, ×%.3f, ×%.3f", spreadName(op.Spread), sy, sd)
+			note += fmt.Sprintf("; one pass: %s, ×%.3f, ×%.3f", spreadWords(*op), sy, sd)
 		}
 		if in.Refine > 0 {
 			note += fmt.Sprintf("; refinement z_θ prior ×%g", in.ZThetaPrior)
@@ -326,6 +326,16 @@ func (p *progressReporter) finish() {
 		fmt.Fprintln(p.env.Stderr)
 		p.drawn = false
 	}
+}
+
+// spreadWords names a spread fit's noise mode and, when it is not flat,
+// its evolution profile exponent.
+func spreadWords(f core.SpreadFit) string {
+	w := spreadName(f.Spread) + " noise"
+	if f.Shape != 0 {
+		w += fmt.Sprintf(", evolution profile ^%g", f.Shape)
+	}
+	return w
 }
 
 // spreadName names a spread mode for people ("model" for the default).

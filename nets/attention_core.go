@@ -1,0 +1,197 @@
+package nets
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// AttentionCore is the scaled dot-product core of attention, group by
+// group:
+//
+//	O_g = softmax(Q_g K_gᵀ) V_g,
+//
+// with q [G·Nq, d], k [G·Nk, d], v [G·Nk, dv] split into G consecutive
+// row blocks, and the softmax taken along each row. It is
+// Softmax(BatchMatMul(q, k, G, false, true)) followed by BatchMatMul with
+// v, fused: the groups run in parallel, and the score matrices never
+// exist all at once in the forward pass. The probabilities P_g are kept
+// for the backward pass,
+//
+//	dV_g = P_gᵀ dO_g,  dP_g = dO_g V_gᵀ,
+//	dS_g = P_g ⊙ (dP_g − rowsum(dP_g ⊙ P_g)),
+//	dQ_g = dS_g K_g,  dK_g = dS_gᵀ Q_g,
+//
+// in a buffer that is reused by later tapes once the backward pass is
+// done (the buffer of a training step's attention can be hundreds of
+// megabytes; fresh pages for it every step cost more than the products).
+// An inference tape keeps nothing.
+func (tp *Tape) AttentionCore(q, k, v *Var, groups int) *Var {
+	if groups <= 0 || q.Value.Rows%groups != 0 || k.Value.Rows%groups != 0 || k.Value.Rows != v.Value.Rows || q.Value.Cols != k.Value.Cols {
+		panic(fmt.Sprintf("nets: AttentionCore q %s, k %s, v %s in %d groups", q.Value.Shape(), k.Value.Shape(), v.Value.Shape(), groups))
+	}
+	nq, nk := q.Value.Rows/groups, k.Value.Rows/groups
+	dv := v.Value.Cols
+	y := NewTensor(groups*nq, dv)
+	keep := !tp.noGrad && (q.needsGrad || k.needsGrad || v.needsGrad)
+	var probs []float64
+	if keep {
+		probs = attentionBuffers.get(groups * nq * nk)
+	}
+	forGroups(groups, nq*nk, func(g int, scratch []float64) {
+		p := &Tensor{Rows: nq, Cols: nk, Data: scratch}
+		if keep {
+			p.Data = probs[g*nq*nk : (g+1)*nq*nk]
+		}
+		gemmSerial(false, true, 1, rowBlock(q.Value, g, nq), rowBlock(k.Value, g, nk), 0, p)
+		softmaxRows(p)
+		gemmSerial(false, false, 1, p, rowBlock(v.Value, g, nk), 0, rowBlock(y, g, nq))
+	})
+	if !keep {
+		return tp.record(y, nil)
+	}
+	return tp.record(y, func(out *Var) {
+		defer attentionBuffers.put(probs)
+		var dq, dk, dvg *Tensor
+		if q.needsGrad {
+			dq = q.grad()
+		}
+		if k.needsGrad {
+			dk = k.grad()
+		}
+		if v.needsGrad {
+			dvg = v.grad()
+		}
+		forGroups(groups, nq*nk, func(g int, scratch []float64) {
+			p := &Tensor{Rows: nq, Cols: nk, Data: probs[g*nq*nk : (g+1)*nq*nk]}
+			dO := rowBlock(out.Grad, g, nq)
+			if dvg != nil {
+				gemmSerial(true, false, 1, p, dO, 1, rowBlock(dvg, g, nk))
+			}
+			if dq == nil && dk == nil {
+				return
+			}
+			ds := &Tensor{Rows: nq, Cols: nk, Data: scratch}
+			gemmSerial(false, true, 1, dO, rowBlock(v.Value, g, nk), 0, ds)
+			softmaxBackwardRows(ds, p)
+			if dq != nil {
+				gemmSerial(false, false, 1, ds, rowBlock(k.Value, g, nk), 1, rowBlock(dq, g, nq))
+			}
+			if dk != nil {
+				gemmSerial(true, false, 1, ds, rowBlock(q.Value, g, nq), 1, rowBlock(dk, g, nk))
+			}
+		})
+	}, q, k, v)
+}
+
+// softmaxRows replaces each row of p by its softmax.
+func softmaxRows(p *Tensor) {
+	c := p.Cols
+	for i := range p.Rows {
+		row := p.Data[i*c : (i+1)*c]
+		m := math.Inf(-1)
+		for _, x := range row {
+			m = max(m, x)
+		}
+		s := 0.0
+		for j, x := range row {
+			e := math.Exp(x - m)
+			row[j] = e
+			s += e
+		}
+		inv := 1 / s
+		for j := range row {
+			row[j] *= inv
+		}
+	}
+}
+
+// softmaxBackwardRows turns dp, the gradient with respect to the
+// probabilities p, into the gradient with respect to the scores:
+// dS = P ⊙ (dP − rowsum(dP ⊙ P)).
+func softmaxBackwardRows(dp, p *Tensor) {
+	c := p.Cols
+	for i := range p.Rows {
+		g := dp.Data[i*c : (i+1)*c]
+		pr := p.Data[i*c : (i+1)*c]
+		dot := 0.0
+		for j, x := range g {
+			dot += x * pr[j]
+		}
+		for j, x := range g {
+			g[j] = pr[j] * (x - dot)
+		}
+	}
+}
+
+// forGroups runs work(g, scratch) for g = 0..n−1 on GOMAXPROCS goroutines;
+// each goroutine has its own scratch slice of length size.
+func forGroups(n, size int, work func(g int, scratch []float64)) {
+	procs := min(runtime.GOMAXPROCS(0), n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range procs {
+		wg.Go(func() {
+			scratch := attentionBuffers.get(size)
+			defer attentionBuffers.put(scratch)
+			for {
+				g := int(next.Add(1)) - 1
+				if g >= n {
+					return
+				}
+				work(g, scratch)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// bufferPool hands out float64 slices of at least the asked length,
+// reusing returned ones; it holds on to a few so that a training loop's
+// large attention buffers are allocated once.
+type bufferPool struct {
+	mu   sync.Mutex
+	free [][]float64
+}
+
+var attentionBuffers bufferPool
+
+// get returns a slice of length n (contents undefined).
+func (bp *bufferPool) get(n int) []float64 {
+	bp.mu.Lock()
+	defer bp.mu.Unlock()
+	best := -1
+	for i, b := range bp.free {
+		if cap(b) >= n && (best < 0 || cap(b) < cap(bp.free[best])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return make([]float64, n)
+	}
+	b := bp.free[best]
+	bp.free = append(bp.free[:best], bp.free[best+1:]...)
+	return b[:n]
+}
+
+// maxFreeBuffers bounds the number of slices a bufferPool keeps.
+const maxFreeBuffers = 8
+
+// put returns b to the pool, dropping the smallest kept slice when the
+// pool is full.
+func (bp *bufferPool) put(b []float64) {
+	bp.mu.Lock()
+	defer bp.mu.Unlock()
+	bp.free = append(bp.free, b)
+	if len(bp.free) > maxFreeBuffers {
+		small := 0
+		for i, f := range bp.free {
+			if cap(f) < cap(bp.free[small]) {
+				small = i
+			}
+		}
+		bp.free = append(bp.free[:small], bp.free[small+1:]...)
+	}
+}
