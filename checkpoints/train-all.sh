@@ -19,7 +19,9 @@
 #     --seed 1 [--lambda-delta 0.1 for lv] --out FILE
 #
 # (the flags only restate the recipe, which the file records). One `train`
-# command does all of this today.
+# command does all of this today. All nine files were recalibrated once
+# more with that command when the spread gained its evolution profile
+# (core/profile.go); the weights did not change.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${OUT:-checkpoints}

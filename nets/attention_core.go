@@ -176,8 +176,12 @@ func (bp *bufferPool) get(n int) []float64 {
 	return b[:n]
 }
 
-// maxFreeBuffers bounds the number of slices a bufferPool keeps.
-const maxFreeBuffers = 8
+// maxFreeBuffers bounds the number of slices a bufferPool keeps: a
+// training step holds two attention probability buffers at once (the two
+// encoders') and a scratch slice per goroutine; the pool keeps the
+// largest, so it can hold a few hundred megabytes after an advdiff/anp
+// step.
+const maxFreeBuffers = 4
 
 // put returns b to the pool, dropping the smallest kept slice when the
 // pool is full.

@@ -110,24 +110,8 @@ func (tp *Tape) KLStdNormal(mu, logVar *Var) *Var {
 func (tp *Tape) Softmax(a *Var) *Var {
 	r, c := a.Value.Rows, a.Value.Cols
 	y := newLike(a.Value)
-	for i := range r {
-		x := a.Value.Data[i*c : (i+1)*c]
-		yr := y.Data[i*c : (i+1)*c]
-		m := math.Inf(-1)
-		for _, v := range x {
-			m = max(m, v)
-		}
-		s := 0.0
-		for j, v := range x {
-			e := math.Exp(v - m)
-			yr[j] = e
-			s += e
-		}
-		inv := 1 / s
-		for j := range yr {
-			yr[j] *= inv
-		}
-	}
+	copy(y.Data, a.Value.Data)
+	softmaxRows(y)
 	return tp.record(y, func(out *Var) {
 		ga := a.grad().Data
 		for i := range r {

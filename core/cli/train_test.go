@@ -122,3 +122,20 @@ func TestInspectShowsRecipeAndSpread(t *testing.T) {
 		t.Errorf("inspect --json: exit %d, no one_pass spread in\n%s", code, stdout)
 	}
 }
+
+// TestSpreadWords: the noise mode is always named, the evolution profile
+// only when it is not flat.
+func TestSpreadWords(t *testing.T) {
+	for _, tc := range []struct {
+		fit  core.SpreadFit
+		want string
+	}{
+		{core.SpreadFit{}, "model noise"},
+		{core.SpreadFit{Spread: core.SpreadResidual, StdScale: 2}, "residual noise"},
+		{core.SpreadFit{Spread: core.SpreadContext, Shape: 0.3}, "context noise, evolution profile ^0.3"},
+	} {
+		if got := spreadWords(tc.fit); got != tc.want {
+			t.Errorf("spreadWords(%+v) = %q, want %q", tc.fit, got, tc.want)
+		}
+	}
+}
