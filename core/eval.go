@@ -35,8 +35,9 @@ var MetricKeys = []string{KeyReconMAE, KeyReconLL, KeyReconECE, KeyDeltaMAE, Key
 // TaskMetrics are the BENCHMARKS.md metrics of one realization, computed
 // over its target points.
 type TaskMetrics struct {
-	Values  map[string]float64
-	ThetaAE []float64 // |θ̂_p − θ_p| per parameter
+	Values   map[string]float64
+	ThetaAE  []float64 // |θ̂_p − θ_p| per parameter
+	ThetaErr []float64 // θ̂_p − θ_p per parameter (signed)
 }
 
 // targetValues expands target grid points to value indices (all
@@ -74,6 +75,7 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 	for i, th := range task.Real.Theta {
 		ae := math.Abs(p.Theta[i] - th)
 		tm.ThetaAE = append(tm.ThetaAE, ae)
+		tm.ThetaErr = append(tm.ThetaErr, p.Theta[i]-th)
 		s += ae
 	}
 	tm.Values[KeyThetaMAE] = s / float64(len(task.Real.Theta))
@@ -108,6 +110,9 @@ type Report struct {
 	TrueTheta     bool               `json:"true_theta,omitempty"`
 	Metrics       map[string]Summary `json:"metrics"`
 	ThetaPerParam map[string]Summary `json:"theta_mae_per_param"`
+	// ThetaBiasPerParam is the diagnostic mean signed error θ̂_p − θ_p
+	// per parameter: the systematic part of the θ error.
+	ThetaBiasPerParam map[string]Summary `json:"theta_bias_per_param,omitempty"`
 }
 
 // evalStream is the PCG stream of evaluation draws; training uses other
@@ -210,7 +215,7 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 
 // Summarise reduces per-realization metrics to means and deviations.
 func Summarise(sys sims.System, per []TaskMetrics) Report {
-	rep := Report{Metrics: map[string]Summary{}, ThetaPerParam: map[string]Summary{}}
+	rep := Report{Metrics: map[string]Summary{}, ThetaPerParam: map[string]Summary{}, ThetaBiasPerParam: map[string]Summary{}}
 	for _, k := range append(MetricKeys[:len(MetricKeys):len(MetricKeys)], DiagnosticKeys...) {
 		xs := make([]float64, len(per))
 		for i, tm := range per {
@@ -224,6 +229,10 @@ func Summarise(sys sims.System, per []TaskMetrics) Report {
 			xs[i] = tm.ThetaAE[p]
 		}
 		rep.ThetaPerParam[prm.Name] = Summarize(xs)
+		for i, tm := range per {
+			xs[i] = tm.ThetaErr[p]
+		}
+		rep.ThetaBiasPerParam[prm.Name] = Summarize(xs)
 	}
 	return rep
 }

@@ -164,3 +164,41 @@ func TestScorePerfectPrediction(t *testing.T) {
 		}
 	}
 }
+
+// TestThetaBias: the signed θ error keeps its sign, so a constant offset
+// shows as the bias and offsets of both signs cancel in it but not in the
+// MAE.
+func TestThetaBias(t *testing.T) {
+	sys, _ := sims.Lookup("lv")
+	tasks := testTasks(t, sys, 4, 0, 5)
+	per := make([]TaskMetrics, len(tasks))
+	for i, tk := range tasks {
+		off := 0.1
+		if i%2 == 1 {
+			off = -0.1
+		}
+		theta := make([]float64, len(tk.Real.Theta))
+		for j, v := range tk.Real.Theta {
+			theta[j] = v + off
+			if j == 0 {
+				theta[j] = v + 0.05 // parameter 0 is always over
+			}
+		}
+		ones := make([]float64, len(tk.Real.True))
+		for j := range ones {
+			ones[j] = 1
+		}
+		per[i] = Score(sys, tk, Prediction{Mean: tk.Real.True, Std: ones, DeltaMean: tk.Real.Discrepancy(), DeltaStd: ones, Theta: theta})
+	}
+	rep := Summarise(sys, per)
+	for j, prm := range sys.Params() {
+		bias, mae := rep.ThetaBiasPerParam[prm.Name].Mean, rep.ThetaPerParam[prm.Name].Mean
+		wantBias, wantMAE := 0.0, 0.1
+		if j == 0 {
+			wantBias, wantMAE = 0.05, 0.05
+		}
+		if math.Abs(bias-wantBias) > 1e-12 || math.Abs(mae-wantMAE) > 1e-12 {
+			t.Errorf("%s: bias %v, MAE %v; want %v, %v", prm.Name, bias, mae, wantBias, wantMAE)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 
 	"apic/sims"
 )
@@ -145,18 +147,40 @@ func pickSpread(cands []spreadCandidate) SpreadFit {
 // with the lowest mean ECE of N(μ, (s·σ)²) over the tasks, and that ECE;
 // get returns task i's mean, standard deviation and truth.
 func bestScale(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth []float64)) (float64, float64) {
+	// |y − μ| ≤ z_p·s·σ ⇔ |y − μ|/σ ≤ z_p·s: with each task's standardised
+	// errors sorted once, a scale's coverage counts are binary searches.
+	ratios := make([][]float64, len(tasks))
+	sizes := make([]int, len(tasks))
+	for i, task := range tasks {
+		mu, sd, truth := get(i)
+		idx := targetValues(sys, task.Targets)
+		sizes[i] = len(idx)
+		r := make([]float64, 0, len(idx))
+		for _, j := range idx {
+			// NaN (0/0) is never covered; +Inf sorts last and is never
+			// covered either.
+			if v := math.Abs(truth[j]-mu[j]) / sd[j]; !math.IsNaN(v) {
+				r = append(r, v)
+			}
+		}
+		slices.Sort(r)
+		ratios[i] = r
+	}
+	counts := make([]int, len(eceLevels))
 	bestS, bestE := 1.0, math.Inf(1)
 	for k := -60; k <= 60; k++ {
 		s := math.Pow(4, float64(k)/20)
 		e := 0.0
-		for i, task := range tasks {
-			mu, sd, truth := get(i)
-			idx := targetValues(sys, task.Targets)
-			scaled := make([]float64, len(sd))
-			for j, v := range sd {
-				scaled[j] = s * v
+		for i, r := range ratios {
+			if sizes[i] == 0 {
+				e += math.NaN()
+				continue
 			}
-			e += ECE(mu, scaled, truth, idx)
+			for l, z := range eceZ {
+				bound := z * s
+				counts[l] = sort.Search(len(r), func(j int) bool { return r[j] > bound })
+			}
+			e += coverageGap(counts, sizes[i])
 		}
 		if e < bestE {
 			bestS, bestE = s, e

@@ -197,3 +197,48 @@ func TestResidCoverageMatchesECE(t *testing.T) {
 		}
 	}
 }
+
+// TestBestScaleMatchesECE: the sorted search of bestScale picks the scale
+// and the mean ECE that evaluating ECE at every scale of its grid gives,
+// with zero deviations (an exact prediction has 0/0) among the values.
+func TestBestScaleMatchesECE(t *testing.T) {
+	sys, _ := sims.Lookup("lv")
+	tasks := testTasks(t, sys, 5, 0, 3)
+	rng := rand.New(rand.NewPCG(8, 8))
+	mus, sds := make([][]float64, len(tasks)), make([][]float64, len(tasks))
+	for i, task := range tasks {
+		truth := task.Real.True
+		mus[i], sds[i] = make([]float64, len(truth)), make([]float64, len(truth))
+		for j, y := range truth {
+			sds[i][j] = 0.05 * math.Exp(rng.NormFloat64())
+			mus[i][j] = y + 0.07*rng.NormFloat64()
+			if j%17 == 0 { // exact and certain: 0/0
+				mus[i][j], sds[i][j] = y, 0
+			}
+		}
+	}
+	get := func(i int) ([]float64, []float64, []float64) { return mus[i], sds[i], tasks[i].Real.True }
+	gotS, gotE := bestScale(tasks, sys, get)
+	wantS, wantE := 1.0, math.Inf(1)
+	for k := -60; k <= 60; k++ {
+		s := math.Pow(4, float64(k)/20)
+		e := 0.0
+		for i, task := range tasks {
+			scaled := make([]float64, len(sds[i]))
+			for j, v := range sds[i] {
+				scaled[j] = s * v
+			}
+			e += ECE(mus[i], scaled, task.Real.True, targetValues(sys, task.Targets))
+		}
+		if e < wantE {
+			wantS, wantE = s, e
+		}
+	}
+	wantE /= float64(len(tasks))
+	if gotS != wantS || math.Abs(gotE-wantE) > 1e-12 {
+		t.Errorf("bestScale = %v (ECE %v), want %v (ECE %v)", gotS, gotE, wantS, wantE)
+	}
+	if wantS == 1 || wantS == math.Pow(4, 3) || wantS == math.Pow(4, -3) {
+		t.Errorf("the test's best scale %v sits at a default or an edge; it would not tell the searches apart", wantS)
+	}
+}

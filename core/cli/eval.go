@@ -101,4 +101,8 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		}
 		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f   (diagnostic: |F(x; θ̂) − F(x; θ)|)\n", metricLabels[k], s.Mean, s.Std)
 	}
+	for _, name := range sortedKeys(rep.ThetaBiasPerParam) {
+		s := rep.ThetaBiasPerParam[name]
+		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f   (diagnostic: θ̂ − θ)\n", "θ bias "+name, s.Mean, s.Std)
+	}
 }
