@@ -52,7 +52,7 @@ for b in lnp cnp; do
     --steps1 1500 --steps2 2000 --lr 1e-3 --lr-final 1e-4 --val-every 1000 --refine 8 --seed 1 \
     --out "$out/advdiff-$b.safetensors"
 done
-# advdiff/anp trains 500+750 steps to fit in five minutes; it still beats
+# advdiff/anp trains 500+750 steps to fit in five minutes (266 s); it still beats
 # every bar (README). The lnp/cnp command above (1500+2000 steps, 13
 # minutes) gives a more accurate anp.
 apic train --system advdiff --backbone anp --hidden 64 --latent 16 --dec-hidden 64 --batch 16 \

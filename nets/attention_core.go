@@ -40,7 +40,11 @@ func (tp *Tape) AttentionCore(q, k, v *Var, groups int) *Var {
 	if keep {
 		probs = attentionBuffers.get(groups * nq * nk)
 	}
-	forGroups(groups, nq*nk, func(g int, scratch []float64) {
+	scratch := nq * nk // the probabilities of a group, when not kept
+	if keep {
+		scratch = 0
+	}
+	forGroups(groups, scratch, func(g int, scratch []float64) {
 		p := &Tensor{Rows: nq, Cols: nk, Data: scratch}
 		if keep {
 			p.Data = probs[g*nq*nk : (g+1)*nq*nk]
@@ -127,15 +131,19 @@ func softmaxBackwardRows(dp, p *Tensor) {
 }
 
 // forGroups runs work(g, scratch) for g = 0..n−1 on GOMAXPROCS goroutines;
-// each goroutine has its own scratch slice of length size.
+// each goroutine has its own scratch slice of length size (nil when size
+// is 0).
 func forGroups(n, size int, work func(g int, scratch []float64)) {
 	procs := min(runtime.GOMAXPROCS(0), n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range procs {
 		wg.Go(func() {
-			scratch := attentionBuffers.get(size)
-			defer attentionBuffers.put(scratch)
+			var scratch []float64
+			if size > 0 {
+				scratch = attentionBuffers.get(size)
+				defer attentionBuffers.put(scratch)
+			}
 			for {
 				g := int(next.Add(1)) - 1
 				if g >= n {
