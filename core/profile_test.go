@@ -111,7 +111,8 @@ func TestPickSpread(t *testing.T) {
 		{"gain within tolerance", []spreadCandidate{c("", 0, 0.0415), c("", 0.2, 0.040), c(SpreadContext, 0, 0.041)}, SpreadFit{Spread: SpreadContext}},
 		{"flatter within tolerance", []spreadCandidate{c("", 0, 0.050), c("", 0.2, 0.0345), c("", 0.4, 0.034)}, SpreadFit{Shape: 0.2}},
 		{"tie keeps the earlier", []spreadCandidate{c("", 0, 0.05), c(SpreadContext, 0, 0.05)}, SpreadFit{}},
-		{"NaN", []spreadCandidate{c(SpreadContext, 0, math.NaN())}, SpreadFit{Spread: SpreadContext}},
+		{"all NaN", []spreadCandidate{c(SpreadContext, 0, math.NaN())}, SpreadFit{Spread: SpreadContext}},
+		{"NaN never wins", []spreadCandidate{c("", 0, math.NaN()), c(SpreadContext, 0.1, 0.05)}, SpreadFit{Spread: SpreadContext, Shape: 0.1}},
 	} {
 		if got := pickSpread(tc.cands); got != tc.want {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)

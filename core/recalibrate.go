@@ -83,8 +83,9 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 			}
 		}
 		chosen := pickSpread(cands)
-		// The discrepancy's spread has no profile; its scale depends on
-		// the mode only.
+		// The discrepancy's spread has no profile of its own, but its
+		// noise term is the one fitted under the chosen profile, so its
+		// scale is fitted after the choice.
 		if err := m.applySpread(preds, ctxs, chosen); err != nil {
 			return nil, fmt.Errorf("recalibrate: %w", err)
 		}
@@ -121,16 +122,19 @@ const profileTolerance = 0.002
 
 // pickSpread returns the candidate with the flattest profile among those
 // whose ECE is within profileTolerance of the lowest, and the lowest ECE
-// among those; ties keep the earlier candidate.
+// among those; ties keep the earlier candidate. NaN ECEs never win; if
+// every ECE is NaN the first candidate is returned.
 func pickSpread(cands []spreadCandidate) SpreadFit {
 	best := math.Inf(1)
 	for _, c := range cands {
-		best = math.Min(best, c.ece)
+		if !math.IsNaN(c.ece) {
+			best = math.Min(best, c.ece)
+		}
 	}
 	var chosen *spreadCandidate
 	for i := range cands {
 		c := &cands[i]
-		if c.ece > best+profileTolerance {
+		if math.IsNaN(c.ece) || c.ece > best+profileTolerance {
 			continue
 		}
 		if chosen == nil || c.fit.Shape < chosen.fit.Shape || (c.fit.Shape == chosen.fit.Shape && c.ece < chosen.ece) {

@@ -63,8 +63,13 @@ type SpreadFit struct {
 	DeltaStdScale float64 `json:"delta_std_scale,omitempty"`
 }
 
+// maxProfileShape bounds the evolution profile's exponent in a stored
+// fit: recalibration tries at most 0.6, and a large exponent overflows
+// the profile.
+const maxProfileShape = 4
+
 // check reports a mode that does not exist, or an exponent or scale
-// that is negative or not finite.
+// that is negative or not finite, or an exponent above maxProfileShape.
 func (s SpreadFit) check() error {
 	if err := checkSpread(s.Spread); err != nil {
 		return err
@@ -73,6 +78,9 @@ func (s SpreadFit) check() error {
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("spread exponent and scales must be finite and ≥ 0, got %+v", s)
 		}
+	}
+	if s.Shape > maxProfileShape {
+		return fmt.Errorf("spread profile exponent %v is above %v", s.Shape, maxProfileShape)
 	}
 	return nil
 }
@@ -115,6 +123,10 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 		sampY, sampD := p.sampleVarY, p.sampleVarD
 		h := make([]float64, len(p.Mean))
 		evolutionProfile(h, p.Mean, grid, s.Shape)
+		hFit := h // the noise fit's profile; nil (exactly flat) when q = 0
+		if s.Shape == 0 {
+			hFit = nil
+		}
 		noise := func(g int) float64 { return p.noiseVar[g] }
 		if s.Spread != SpreadModel {
 			if s.Spread == SpreadResidual {
@@ -124,7 +136,7 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 			if err != nil {
 				return err
 			}
-			perCh := fitContextNoise(terms, p.Mean, sampY, h, c, learned)
+			perCh := fitContextNoise(terms, p.Mean, sampY, hFit, c, learned)
 			noise = func(g int) float64 { return perCh[g%c] }
 		}
 		for g := range p.Std {
@@ -217,9 +229,13 @@ func newResidCoverage(rs []coverageResid) *residCoverage {
 		flat = flat && r.v == 0
 	}
 	if flat {
-		c.sorted = make([]float64, len(rs))
-		for i, r := range rs {
-			c.sorted[i] = r.r2
+		// A NaN residual is never covered (as in coverageError): it is
+		// left out of the sorted values but still counts in n.
+		c.sorted = make([]float64, 0, len(rs))
+		for _, r := range rs {
+			if !math.IsNaN(r.r2) {
+				c.sorted = append(c.sorted, r.r2)
+			}
 		}
 		slices.Sort(c.sorted)
 	}
@@ -234,7 +250,7 @@ func (c *residCoverage) errorAt(s2 float64) float64 {
 		// of r² ≤ z_p² σ².
 		for l, z2 := range eceZ2 {
 			bound := z2 * s2
-			c.counts[l] = sort.Search(n, func(i int) bool { return c.sorted[i] > bound })
+			c.counts[l] = sort.Search(len(c.sorted), func(i int) bool { return c.sorted[i] > bound })
 		}
 	} else {
 		clear(c.counts)

@@ -158,7 +158,7 @@ func TestConfigRejectsUnknownSpread(t *testing.T) {
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "bogus") {
 		t.Errorf("one-pass spread \"bogus\": %v", err)
 	}
-	for _, bad := range []SpreadFit{{Shape: -0.1}, {Shape: math.NaN()}, {StdScale: math.Inf(1)}, {DeltaStdScale: -1}} {
+	for _, bad := range []SpreadFit{{Shape: -0.1}, {Shape: math.NaN()}, {Shape: maxProfileShape + 1}, {StdScale: math.Inf(1)}, {DeltaStdScale: -1}} {
 		cfg = m.Config
 		cfg.Infer.SpreadFit = bad
 		if err := cfg.Validate(); err == nil {
@@ -184,6 +184,9 @@ func TestResidCoverageMatchesECE(t *testing.T) {
 			rs[i].r2 = r * r
 			if withVar {
 				rs[i].v = rng.Float64()
+			}
+			if i%9 == 4 { // a NaN residual is never covered
+				rs[i].r2 = math.NaN()
 			}
 		}
 		cov := newResidCoverage(rs)

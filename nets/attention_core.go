@@ -27,7 +27,8 @@ import (
 // in a buffer that is reused by later tapes once the backward pass is
 // done (the buffer of a training step's attention can be hundreds of
 // megabytes; fresh pages for it every step cost more than the products).
-// An inference tape keeps nothing.
+// When no input needs a gradient (an inference tape's constants and
+// parameters) nothing is kept.
 func (tp *Tape) AttentionCore(q, k, v *Var, groups int) *Var {
 	if groups <= 0 || q.Value.Rows%groups != 0 || k.Value.Rows%groups != 0 || k.Value.Rows != v.Value.Rows || q.Value.Cols != k.Value.Cols {
 		panic(fmt.Sprintf("nets: AttentionCore q %s, k %s, v %s in %d groups", q.Value.Shape(), k.Value.Shape(), v.Value.Shape(), groups))
@@ -35,7 +36,9 @@ func (tp *Tape) AttentionCore(q, k, v *Var, groups int) *Var {
 	nq, nk := q.Value.Rows/groups, k.Value.Rows/groups
 	dv := v.Value.Cols
 	y := NewTensor(groups*nq, dv)
-	keep := !tp.noGrad && (q.needsGrad || k.needsGrad || v.needsGrad)
+	// Inputs that need a gradient (parameters on a training tape, or
+	// tp.Input on any tape) make the op keep its probabilities.
+	keep := q.needsGrad || k.needsGrad || v.needsGrad
 	var probs []float64
 	if keep {
 		probs = attentionBuffers.get(groups * nq * nk)
@@ -57,7 +60,10 @@ func (tp *Tape) AttentionCore(q, k, v *Var, groups int) *Var {
 		return tp.record(y, nil)
 	}
 	return tp.record(y, func(out *Var) {
-		defer attentionBuffers.put(probs)
+		if probs == nil {
+			panic("nets: AttentionCore's backward pass ran twice (its probabilities went back to the pool after the first)")
+		}
+		defer func() { attentionBuffers.put(probs); probs = nil }()
 		var dq, dk, dvg *Tensor
 		if q.needsGrad {
 			dq = q.grad()

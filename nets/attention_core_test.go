@@ -61,6 +61,33 @@ func TestAttentionCoreInference(t *testing.T) {
 	if got.needsGrad || len(inf.nodes) != 0 {
 		t.Errorf("inference tape recorded a backward pass (needsGrad %v, %d nodes)", got.needsGrad, len(inf.nodes))
 	}
+	// An input that needs a gradient gets one, on either tape.
+	grads := make([]*Tensor, 2)
+	for i, tp := range []*Tape{NewTape(), NewInferenceTape()} {
+		in := tp.Input(q)
+		tp.Backward(tp.Sum(tp.AttentionCore(in, tp.Const(k), tp.Const(v), groups)))
+		grads[i] = in.Grad
+	}
+	if grads[1] == nil {
+		t.Fatal("inference tape: no gradient for an Input")
+	}
+	assertClose(t, "inference-tape gradient", grads[1], grads[0], 0)
+}
+
+// TestAttentionCoreBackwardTwicePanics: a second backward pass would read
+// probabilities already returned to the pool; it panics instead.
+func TestAttentionCoreBackwardTwicePanics(t *testing.T) {
+	rng := newRNG(74)
+	tp := NewTape()
+	q := tp.Input(randSigned(rng, 4, 2, 0, 1))
+	y := tp.Sum(tp.AttentionCore(q, q, q, 2))
+	tp.Backward(y)
+	defer func() {
+		if recover() == nil {
+			t.Error("second backward pass did not panic")
+		}
+	}()
+	tp.Backward(y)
 }
 
 // TestBufferPoolReuses: a returned slice comes back for a request that
