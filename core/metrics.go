@@ -2,6 +2,7 @@ package core
 
 import (
 	"math"
+	"sort"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -88,6 +89,15 @@ func coverageError(n int, resid func(k int) (absErr, sd float64)) float64 {
 		}
 	}
 	return coverageGap(counts, n)
+}
+
+// countAtMost sets dst[l] to the number of values of sorted (ascending)
+// that are at most limits[l]·scale.
+func countAtMost(dst []int, sorted, limits []float64, scale float64) {
+	for l, z := range limits {
+		bound := z * scale
+		dst[l] = sort.Search(len(sorted), func(i int) bool { return sorted[i] > bound })
+	}
 }
 
 // coverageGap is the mean over the ECE levels of |counts[l]/n − p_l|.

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 
 	"apic/sims"
 )
@@ -180,10 +179,7 @@ func bestScale(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth 
 				e += math.NaN()
 				continue
 			}
-			for l, z := range eceZ {
-				bound := z * s
-				counts[l] = sort.Search(len(r), func(j int) bool { return r[j] > bound })
-			}
+			countAtMost(counts, r, eceZ, s)
 			e += coverageGap(counts, sizes[i])
 		}
 		if e < bestE {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"apic/sims"
 )
@@ -121,11 +120,10 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 	for b := range preds {
 		p := &preds[b]
 		sampY, sampD := p.sampleVarY, p.sampleVarD
-		h := make([]float64, len(p.Mean))
-		evolutionProfile(h, p.Mean, grid, s.Shape)
-		hFit := h // the noise fit's profile; nil (exactly flat) when q = 0
-		if s.Shape == 0 {
-			hFit = nil
+		var h []float64 // the evolution profile; nil when flat
+		if s.Shape != 0 {
+			h = make([]float64, len(p.Mean))
+			evolutionProfile(h, p.Mean, grid, s.Shape)
 		}
 		noise := func(g int) float64 { return p.noiseVar[g] }
 		if s.Spread != SpreadModel {
@@ -136,12 +134,16 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 			if err != nil {
 				return err
 			}
-			perCh := fitContextNoise(terms, p.Mean, sampY, hFit, c, learned)
+			perCh := fitContextNoise(terms, p.Mean, sampY, h, c, learned)
 			noise = func(g int) float64 { return perCh[g%c] }
 		}
 		for g := range p.Std {
 			n := noise(g)
-			p.Std[g] = sy * h[g] * math.Sqrt(sampY[g]+n)
+			hg := 1.0
+			if h != nil {
+				hg = h[g]
+			}
+			p.Std[g] = sy * hg * math.Sqrt(sampY[g]+n)
 			p.DeltaStd[g] = sd * math.Sqrt(sampD[g]+n)
 		}
 	}
@@ -248,10 +250,7 @@ func (c *residCoverage) errorAt(s2 float64) float64 {
 	if c.sorted != nil {
 		// Without sample variances the count inside z_p σ is the number
 		// of r² ≤ z_p² σ².
-		for l, z2 := range eceZ2 {
-			bound := z2 * s2
-			c.counts[l] = sort.Search(len(c.sorted), func(i int) bool { return c.sorted[i] > bound })
-		}
+		countAtMost(c.counts, c.sorted, eceZ2, s2)
 	} else {
 		clear(c.counts)
 		for _, r := range c.rs {
