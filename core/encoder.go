@@ -79,8 +79,7 @@ type encoded struct {
 func (e *encoder) forward(tp *nets.Tape, feats, summary *nets.Var, b, n int) encoded {
 	var r, points *nets.Var
 	if e.self == nil {
-		h := e.point.ForwardHidden(tp, feats)
-		r = e.point.Last().Forward(tp, tp.SegmentMean(h, n))
+		r = e.point.Last().Forward(tp, e.point.ForwardHiddenMean(tp, feats, n))
 	} else {
 		h := e.point.Forward(tp, feats)
 		points = tp.Add(h, e.self.Forward(tp, h, h, h, b))

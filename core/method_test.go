@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -144,5 +145,36 @@ func BenchmarkAPICLatencySpring(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkAPICBatchedSpring is APIC's batched one-pass throughput on
+// spring: 200 test realizations in one CalibrateBatch call, 32 latent
+// samples (1 for the deterministic CNP). ns/op is per batch; divide by
+// 200. APIC_BENCH_cnp (_lnp, _anp) names another checkpoint file to time
+// in place of the shipped one.
+func BenchmarkAPICBatchedSpring(b *testing.B) {
+	for _, bb := range Backbones {
+		path := filepath.Join("..", "checkpoints", "spring-"+string(bb)+".safetensors")
+		if p := os.Getenv("APIC_BENCH_" + string(bb)); p != "" {
+			path = p
+		}
+		m, _, err := LoadCheckpoint(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tasks, err := TestTasks(m.Sys, EvalOptions{Tasks: 200, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(string(bb), func(b *testing.B) {
+			a := &APIC{Model: m, Opt: PredictOptions{Samples: 32, Seed: 1, Refine: 0}}
+			ctx := context.Background()
+			for b.Loop() {
+				if _, _, err := CalibrateBatched(ctx, a, tasks); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

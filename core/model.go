@@ -143,6 +143,12 @@ type Batch struct {
 // NewBatch encodes contexts (all of one size) with their side information.
 // values and theta may be nil.
 func NewBatch(sys sims.System, ctxs []sims.Context, sides [][]float64, values, theta [][]float64) (*Batch, error) {
+	return newBatchIn(nil, sys, ctxs, sides, values, theta)
+}
+
+// newBatchIn is NewBatch with the encoded features in arena (nil: the
+// heap), valid until its Reset.
+func newBatchIn(arena *nets.Arena, sys sims.System, ctxs []sims.Context, sides [][]float64, values, theta [][]float64) (*Batch, error) {
 	b := len(ctxs)
 	if b == 0 {
 		return nil, fmt.Errorf("empty batch")
@@ -152,7 +158,7 @@ func NewBatch(sys sims.System, ctxs []sims.Context, sides [][]float64, values, t
 		return nil, fmt.Errorf("empty context")
 	}
 	f := sys.FeatureLen()
-	bt := &Batch{B: b, N: n, Feats: nets.NewTensor(b*n, f), Side: nets.NewTensor(b, sys.Side().Len), Context: ctxs}
+	bt := &Batch{B: b, N: n, Feats: arena.Tensor(b*n, f), Side: nets.NewTensor(b, sys.Side().Len), Context: ctxs}
 	for i, c := range ctxs {
 		if c.Len() != n {
 			return nil, fmt.Errorf("context %d has %d points, batch needs %d", i, c.Len(), n)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
 	"apic/nets"
 	"apic/sims"
@@ -116,49 +118,88 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 		}
 		groups[c.Len()] = append(groups[c.Len()], i)
 	}
+	// A one-pass prediction of the deterministic CNP draws no random
+	// numbers, so its realizations can run in independent pieces, one per
+	// core: the network's products already use every core, but the
+	// per-realization features, moments and spread fits would otherwise
+	// run on one. Each realization's arithmetic is the same in any piece.
+	pieces := 1
+	if refine == 0 && m.Config.Arch.Backbone == CNP {
+		pieces = runtime.GOMAXPROCS(0)
+	}
 	for _, n := range order {
 		idx := groups[n]
 		for lo := 0; lo < len(idx); lo += maxB {
 			part := idx[lo:min(lo+maxB, len(idx))]
-			cs := make([]sims.Context, len(part))
-			ss := make([][]float64, len(part))
-			var th [][]float64
-			for j, i := range part {
-				cs[j], ss[j] = ctxs[i], sides[i]
-				if o.Theta != nil {
-					th = append(th, o.Theta[i])
+			np := max(1, min(pieces, len(part)/minPiece))
+			size := (len(part) + np - 1) / np
+			errs := make([]error, np)
+			forEach(np, func(i int) {
+				piece := part[min(i*size, len(part)):min((i+1)*size, len(part))]
+				errs[i] = m.predictPart(out, piece, ctxs, sides, o, k, refine, spread, rng)
+			})
+			for _, err := range errs {
+				if err != nil {
+					return nil, err
 				}
-			}
-			bt, err := NewBatch(m.Sys, cs, ss, nil, th)
-			if err != nil {
-				return nil, fmt.Errorf("predict: %w", err)
-			}
-			var preds []Prediction
-			if refine > 0 {
-				if preds, err = m.predictRefined(bt, k, refine, rng); err != nil {
-					return nil, fmt.Errorf("predict: %w", err)
-				}
-			} else {
-				preds = m.predictBatch(bt, k, rng)
-			}
-			for j, p := range preds {
-				if !finite(p.Mean) {
-					return nil, fmt.Errorf("predict: realization %d: every latent sample gave a non-finite prediction (the model diverged)", part[j])
-				}
-			}
-			if err := m.applySpread(preds, cs, *spread); err != nil {
-				return nil, fmt.Errorf("predict: %w", err)
-			}
-			for j, i := range part {
-				out[i] = preds[j]
 			}
 		}
 	}
 	return out, nil
 }
 
-func (m *Model) predictBatch(bt *Batch, k int, rng *rand.Rand) []Prediction {
-	tp := nets.NewInferenceTape()
+// minPiece is the fewest realizations worth a piece of their own.
+const minPiece = 8
+
+// predictPart predicts the realizations part of ctxs as one batch (one
+// context size) into out.
+func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, sides [][]float64, o PredictOptions, k, refine int, spread *SpreadFit, rng *rand.Rand) error {
+	if len(part) == 0 {
+		return nil
+	}
+	cs := make([]sims.Context, len(part))
+	ss := make([][]float64, len(part))
+	var th [][]float64
+	for j, i := range part {
+		cs[j], ss[j] = ctxs[i], sides[i]
+		if o.Theta != nil {
+			th = append(th, o.Theta[i])
+		}
+	}
+	// The batch's features and a one-pass tape's values live in a pooled
+	// arena: collapse copies out everything a Prediction keeps before it
+	// goes back.
+	arena := getArena()
+	defer putArena(arena)
+	bt, err := newBatchIn(arena, m.Sys, cs, ss, nil, th)
+	if err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	var preds []Prediction
+	if refine > 0 {
+		if preds, err = m.predictRefined(bt, k, refine, rng); err != nil {
+			return fmt.Errorf("predict: %w", err)
+		}
+	} else {
+		preds = m.predictBatch(nets.NewArenaTape(arena), bt, k, rng)
+	}
+	for j, p := range preds {
+		if !finite(p.Mean) {
+			return fmt.Errorf("predict: realization %d: every latent sample gave a non-finite prediction (the model diverged)", part[j])
+		}
+	}
+	if err := m.applySpread(preds, cs, *spread); err != nil {
+		return fmt.Errorf("predict: %w", err)
+	}
+	for j, i := range part {
+		out[i] = preds[j]
+	}
+	return nil
+}
+
+// predictBatch is the one-pass prediction of a batch, recorded on the
+// inference tape tp.
+func (m *Model) predictBatch(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) []Prediction {
 	var src *rand.Rand
 	if k > 1 || m.Config.Arch.Backbone != CNP {
 		src = rng
@@ -177,6 +218,45 @@ func (m *Model) predictBatch(bt *Batch, k int, rng *rand.Rand) []Prediction {
 		}
 	}
 	return preds
+}
+
+// inferArenas recycles the storage of one-pass prediction tapes. A
+// sync.Pool would drop them at every garbage collection, and a batched
+// prediction's arena (tens of megabytes) would be allocated anew; this
+// list keeps up to maxFreeArenas, each below maxArenaValues.
+var inferArenas struct {
+	sync.Mutex
+	free []*nets.Arena
+}
+
+const (
+	maxFreeArenas  = 4
+	maxArenaValues = 16 << 20 // 128 MB
+)
+
+func getArena() *nets.Arena {
+	inferArenas.Lock()
+	defer inferArenas.Unlock()
+	if n := len(inferArenas.free); n > 0 {
+		a := inferArenas.free[n-1]
+		inferArenas.free = inferArenas.free[:n-1]
+		return a
+	}
+	return new(nets.Arena)
+}
+
+// putArena resets a and keeps it for the next prediction, unless the
+// list is full or a holds more than maxArenaValues.
+func putArena(a *nets.Arena) {
+	a.Reset()
+	if a.Cap() > maxArenaValues {
+		return
+	}
+	inferArenas.Lock()
+	defer inferArenas.Unlock()
+	if len(inferArenas.free) < maxFreeArenas {
+		inferArenas.free = append(inferArenas.free, a)
+	}
 }
 
 // obsVariance returns σ_c² per grid value.
@@ -214,17 +294,24 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 	fPer := f.Len() / (B * k)
 	out := make([]Prediction, B)
 	learned := m.obsVariance()
-	for b := range out {
+	forEach(B, func(b int) {
 		obsVar := learned
 		if obsVars != nil {
 			obsVar = obsVars[b]
 		}
-		p := Prediction{
-			Mean: make([]float64, gc), Std: make([]float64, gc),
-			DeltaMean: make([]float64, gc), DeltaStd: make([]float64, gc),
-			Nominal: make([]float64, gc), Theta: make([]float64, P), ThetaStd: make([]float64, P),
+		// One allocation for the prediction's slices (each capped, so that
+		// an append elsewhere cannot run into its neighbour).
+		store := make([]float64, 7*gc+2*P)
+		next := func(n int) []float64 {
+			v := store[:n:n]
+			store = store[n:]
+			return v
 		}
-		varY, varD := make([]float64, gc), make([]float64, gc)
+		p := Prediction{
+			Mean: next(gc), Std: next(gc), DeltaMean: next(gc), DeltaStd: next(gc),
+			Nominal: next(gc), Theta: next(P), ThetaStd: next(P),
+		}
+		varY, varD := next(gc), next(gc)
 		// θ's moments are accumulated as deviations from the first usable
 		// sample (the shifted-data algorithm): samples that agree, such as
 		// hinted parameters, then give a spread of exactly 0.
@@ -295,7 +382,7 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 		p.Clipped = 2*clipped > used
 		p.sampleVarY, p.sampleVarD, p.noiseVar = varY, varD, obsVar
 		out[b] = p
-	}
+	})
 	return out
 }
 

@@ -2,6 +2,7 @@ package core
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -289,5 +290,35 @@ func TestPredictDivergedModel(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "non-finite") {
 			t.Errorf("refine %d: err = %v, want a non-finite prediction error", refine, err)
 		}
+	}
+}
+
+// TestPredictCNPPieces: a one-pass CNP batch large enough to run in
+// pieces on several cores gives, bit for bit, what one core and what
+// single-realization calls give (each realization's arithmetic does not
+// depend on its batch-mates), for a context spread mode with an
+// evolution profile, whose fit runs per realization too.
+func TestPredictCNPPieces(t *testing.T) {
+	m := tinyModel(t, "spring", CNP, nil)
+	perturb(m, 3, 0.02)
+	m.Config.Infer.SpreadFit = SpreadFit{Spread: SpreadContext, Shape: 0.3, StdScale: 1.2}
+	ctxs, sides := contextsOf(testTasks(t, m.Sys, 4*minPiece+3, 0, 5))
+	o := PredictOptions{Samples: 1, Seed: 1, Refine: 0}
+	par, err := m.PredictWith(ctxs, sides, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one, err := m.PredictWith(ctxs, sides, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	comparePredictions(t, par, one, 0)
+	for i := range ctxs {
+		single, err := m.PredictWith(ctxs[i:i+1], sides[i:i+1], o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comparePredictions(t, par[i:i+1], single, 0)
 	}
 }

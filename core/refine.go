@@ -52,14 +52,19 @@ type obsTerm struct {
 func (m *Model) contextTerms(ctx sims.Context, obsVar []float64) ([]obsTerm, error) {
 	g := m.Sys.Grid()
 	c := len(g.Channels)
-	axes := productAxes(g, 1)
-	var terms []obsTerm
+	var axes [][]float64 // the grid's axes, built at the first off-grid point
+	terms := make([]obsTerm, 0, len(ctx.States)*c)
+	// The terms' index slices share one backing array; on-grid points
+	// (the usual case) share one weight slice. Neither is written later.
+	idx := make([]int, 0, len(ctx.States)*c)
+	one := []float64{1}
 	for i, st := range ctx.States {
+		gi, ws := ctx.GridIndex[i], one
 		var pts []int
-		var ws []float64
-		if gi := ctx.GridIndex[i]; gi >= 0 {
-			pts, ws = []int{gi}, []float64{1}
-		} else {
+		if gi < 0 {
+			if axes == nil {
+				axes = productAxes(g, 1)
+			}
 			var err error
 			if pts, ws, err = multilinear(axes, st); err != nil {
 				return nil, err
@@ -69,11 +74,15 @@ func (m *Model) contextTerms(ctx sims.Context, obsVar []float64) ([]obsTerm, err
 			if !ctx.Mask[i][ch] {
 				continue
 			}
-			t := obsTerm{y: ctx.Values[i][ch], sigma: math.Sqrt(obsVar[ch]), w: ws}
-			for _, p := range pts {
-				t.idx = append(t.idx, p*c+ch)
+			start := len(idx)
+			if gi >= 0 {
+				idx = append(idx, gi*c+ch)
+			} else {
+				for _, p := range pts {
+					idx = append(idx, p*c+ch)
+				}
 			}
-			terms = append(terms, t)
+			terms = append(terms, obsTerm{y: ctx.Values[i][ch], sigma: math.Sqrt(obsVar[ch]), w: ws, idx: idx[start:len(idx):len(idx)]})
 		}
 	}
 	return terms, nil

@@ -117,7 +117,8 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 	c := len(grid.Channels)
 	learned := m.obsVariance()
 	sy, sd := s.Scales()
-	for b := range preds {
+	errs := make([]error, len(preds))
+	forEach(len(preds), func(b int) {
 		p := &preds[b]
 		sampY, sampD := p.sampleVarY, p.sampleVarD
 		var h []float64 // the evolution profile; nil when flat
@@ -132,7 +133,8 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 			}
 			terms, err := m.contextTerms(ctxs[b], learned)
 			if err != nil {
-				return err
+				errs[b] = err
+				return
 			}
 			perCh := fitContextNoise(terms, p.Mean, sampY, h, c, learned)
 			noise = func(g int) float64 { return perCh[g%c] }
@@ -145,6 +147,11 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 			}
 			p.Std[g] = sy * hg * math.Sqrt(sampY[g]+n)
 			p.DeltaStd[g] = sd * math.Sqrt(sampD[g]+n)
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -174,93 +181,149 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learn
 		byCh[ch] = append(byCh[ch], coverageResid{r * r, v})
 	}
 	out := make([]float64, c)
+	var s2s, errs []float64
 	for ch := range out {
 		rs := byCh[ch]
 		out[ch] = learned[ch]
 		if len(rs) == 0 {
 			continue
 		}
-		cov := newResidCoverage(rs)
-		ms := 0.0
+		// σ² = ms·2^(k/4), k = −48 … 16 (ms/2^12 to ms·2^4), each at least
+		// the floor, after the floor itself: a nondecreasing list. A NaN
+		// residual is never covered and does not move the grid.
+		ms, finite := 0.0, 0
 		for _, r := range rs {
-			ms += r.r2
-		}
-		ms /= float64(len(rs))
-		floor := noiseFloor * learned[ch]
-		bestE := math.Inf(1)
-		var ties []float64
-		// σ² = ms·2^(k/4): from ms/2^12 to ms·2^4, and σ² = floor.
-		for k := -49; k <= 16; k++ {
-			s2 := floor
-			if k > -49 {
-				s2 = math.Max(ms*math.Exp2(float64(k)/4), floor)
+			if !math.IsNaN(r.r2) {
+				ms += r.r2
+				finite++
 			}
-			e := cov.errorAt(s2)
+		}
+		ms /= float64(finite)
+		floor := noiseFloor * learned[ch]
+		s2s = append(s2s[:0], floor)
+		if finite > 0 && !math.IsInf(ms, 0) {
+			for _, f := range quarterPowers {
+				s2s = append(s2s, math.Max(ms*f, floor))
+			}
+		}
+		errs = slices.Grow(errs[:0], len(s2s))[:len(s2s)]
+		coverageErrors(errs, rs, s2s)
+		bestE := math.Inf(1)
+		var lo, hi int // the candidates within 1e-12 of the best so far
+		for k, e := range errs {
 			switch {
 			case e < bestE-1e-12:
-				bestE, ties = e, []float64{s2}
+				bestE, lo, hi = e, k, k
 			case e <= bestE+1e-12:
-				ties = append(ties, s2)
+				hi = k
 			}
 		}
 		// With few observations a range of variances scores the same;
 		// take its middle.
-		best := ties[len(ties)/2]
-		out[ch] = best
+		ties := make([]float64, 0, hi-lo+1)
+		for k := lo; k <= hi; k++ {
+			if errs[k] <= bestE+1e-12 {
+				ties = append(ties, s2s[k])
+			}
+		}
+		out[ch] = ties[len(ties)/2]
 	}
 	return out
 }
+
+// quarterPowers are 2^(k/4) for k = −48 … 16, fitContextNoise's grid.
+var quarterPowers = func() []float64 {
+	out := make([]float64, 0, 65)
+	for k := -48; k <= 16; k++ {
+		out = append(out, math.Exp2(float64(k)/4))
+	}
+	return out
+}()
 
 // coverageResid is a squared residual r² and the sample variance v under
 // it.
 type coverageResid struct{ r2, v float64 }
 
-// residCoverage evaluates the coverage error of residuals under
-// N(0, v_i + σ²) for many σ² (the inner loop of fitContextNoise, which
-// runs in every prediction of the context spread modes).
-type residCoverage struct {
-	rs     []coverageResid
-	sorted []float64 // r² ascending when every v is 0, else nil
-	counts []int
-}
-
-func newResidCoverage(rs []coverageResid) *residCoverage {
-	c := &residCoverage{rs: rs, counts: make([]int, len(eceLevels))}
+// coverageErrors sets dst[k] to the coverage error (coverageGap, the
+// ECE's count) of the residuals rs under N(0, v_i + σ²) with σ² = s2s[k],
+// for a nondecreasing s2s. Residual i lies inside level l's interval,
+// r_i² ≤ z_l²(v_i + σ²), from some first candidate on (the bound only
+// grows with σ², also in floating point); bisection finds it, and running
+// sums of those first indices give every candidate's counts: O(L·n·log K)
+// for the L levels, n residuals and K candidates instead of O(L·n·K),
+// with the same comparisons, so the same counts. This is the inner loop
+// of fitContextNoise, which runs in every prediction of the context
+// spread modes.
+func coverageErrors(dst []float64, rs []coverageResid, s2s []float64) {
 	flat := true
 	for _, r := range rs {
 		flat = flat && r.v == 0
 	}
 	if flat {
-		// A NaN residual is never covered (as in coverageError): it is
-		// left out of the sorted values but still counts in n.
-		c.sorted = make([]float64, 0, len(rs))
-		for _, r := range rs {
-			if !math.IsNaN(r.r2) {
-				c.sorted = append(c.sorted, r.r2)
-			}
-		}
-		slices.Sort(c.sorted)
+		coverageErrorsFlat(dst, rs, s2s)
+		return
 	}
-	return c
-}
-
-// errorAt is coverageError of the residuals with deviations √(v_i + σ²).
-func (c *residCoverage) errorAt(s2 float64) float64 {
-	n := len(c.rs)
-	if c.sorted != nil {
-		// Without sample variances the count inside z_p σ is the number
-		// of r² ≤ z_p² σ².
-		countAtMost(c.counts, c.sorted, eceZ2, s2)
-	} else {
-		clear(c.counts)
-		for _, r := range c.rs {
-			w := r.v + s2
-			for l, z2 := range eceZ2 {
-				if r.r2 <= z2*w {
-					c.counts[l]++
+	nk, nl := len(s2s), len(eceZ2)
+	// first[l*(nk+1)+k] counts the residuals first covered at level l by
+	// candidate k (k = nk: never, e.g. a NaN residual).
+	first := make([]int, nl*(nk+1))
+	for _, r := range rs {
+		for l, z2 := range eceZ2 {
+			lo, hi := 0, nk
+			for lo < hi {
+				mid := int(uint(lo+hi) >> 1)
+				if r.r2 <= z2*(r.v+s2s[mid]) {
+					hi = mid
+				} else {
+					lo = mid + 1
 				}
 			}
+			first[l*(nk+1)+lo]++
 		}
 	}
-	return coverageGap(c.counts, n)
+	var counts [16]int
+	cs := counts[:nl]
+	for k := range nk {
+		for l := range cs {
+			cs[l] += first[l*(nk+1)+k]
+		}
+		dst[k] = coverageGap(cs, len(rs))
+	}
+}
+
+// coverageErrorsFlat is coverageErrors without sample variances: with
+// the residuals sorted, each level's count at the next candidate
+// continues from the last (r² ≤ z²σ², the same comparison).
+func coverageErrorsFlat(dst []float64, rs []coverageResid, s2s []float64) {
+	var buf [64]float64
+	sorted := buf[:0]
+	for _, r := range rs {
+		if !math.IsNaN(r.r2) { // a NaN residual is never covered
+			sorted = append(sorted, r.r2)
+		}
+	}
+	slices.Sort(sorted)
+	clear(dst)
+	n := float64(len(rs))
+	var gapBuf [65]float64
+	gap := gapBuf[:0]
+	for l, z2 := range eceZ2 {
+		// gap[c] = |c/n − p|, coverageGap's term for a count of c.
+		p := eceLevels[l]
+		gap = gap[:0]
+		for c := range len(sorted) + 1 {
+			gap = append(gap, math.Abs(float64(c)/n-p))
+		}
+		at := 0
+		for k, s2 := range s2s {
+			bound := z2 * s2
+			for at < len(sorted) && sorted[at] <= bound {
+				at++
+			}
+			dst[k] += gap[at]
+		}
+	}
+	for k := range dst {
+		dst[k] /= float64(len(eceLevels))
+	}
 }

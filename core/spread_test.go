@@ -172,11 +172,13 @@ func TestConfigRejectsUnknownSpread(t *testing.T) {
 	}
 }
 
-// TestResidCoverageMatchesECE: the fast coverage count of fitContextNoise
-// (sorted when there are no sample variances, squared otherwise) agrees
-// with coverageError, the count behind ECE.
-func TestResidCoverageMatchesECE(t *testing.T) {
+// TestCoverageErrorsMatchesECE: the bisected coverage counts of
+// fitContextNoise agree with coverageError, the count behind ECE, at
+// every candidate of a nondecreasing list with repeats, with and without
+// sample variances and with NaN residuals (never covered).
+func TestCoverageErrorsMatchesECE(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2))
+	s2s := []float64{1e-9, 1e-9, 1e-3, 0.1, 0.1, 0.5, 1, 2, 10, 1e6}
 	for _, withVar := range []bool{false, true} {
 		rs := make([]coverageResid, 37)
 		for i := range rs {
@@ -185,17 +187,18 @@ func TestResidCoverageMatchesECE(t *testing.T) {
 			if withVar {
 				rs[i].v = rng.Float64()
 			}
-			if i%9 == 4 { // a NaN residual is never covered
+			if i%9 == 4 {
 				rs[i].r2 = math.NaN()
 			}
 		}
-		cov := newResidCoverage(rs)
-		for _, s2 := range []float64{1e-3, 0.1, 0.5, 1, 2, 10} {
+		got := make([]float64, len(s2s))
+		coverageErrors(got, rs, s2s)
+		for k, s2 := range s2s {
 			want := coverageError(len(rs), func(i int) (float64, float64) {
 				return math.Sqrt(rs[i].r2), math.Sqrt(rs[i].v + s2)
 			})
-			if got := cov.errorAt(s2); math.Abs(got-want) > 1e-15 {
-				t.Errorf("sample variances %v, σ² %v: errorAt %v, coverageError %v", withVar, s2, got, want)
+			if math.Abs(got[k]-want) > 1e-15 {
+				t.Errorf("sample variances %v, σ² %v: coverageErrors %v, coverageError %v", withVar, s2, got[k], want)
 			}
 		}
 	}

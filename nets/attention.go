@@ -37,7 +37,7 @@ func (tp *Tape) BatchMatMul(a, b *Var, groups int, transA, transB bool) *Var {
 		panic(fmt.Sprintf("nets: BatchMatMul inner dims %d vs %d (a %s T=%v, b %s T=%v, %d groups)",
 			k, kb, a.Value.Shape(), transA, b.Value.Shape(), transB, groups))
 	}
-	y := NewTensor(groups*m, n)
+	y := tp.Alloc(groups*m, n)
 	for g := range groups {
 		gemm(transA, transB, 1, rowBlock(a.Value, g, ra), rowBlock(b.Value, g, rb), 0, rowBlock(y, g, m))
 	}
@@ -120,7 +120,7 @@ func (m *MultiHeadAttention) Forward(tp *Tape, q, k, v *Var, batch int) *Var {
 func (tp *Tape) splitHeads(x *Var, heads int, s float64) *Var {
 	r, c := x.Value.Rows, x.Value.Cols
 	dh := c / heads
-	y := NewTensor(heads*r, dh)
+	y := tp.Alloc(heads*r, dh)
 	for j := range heads {
 		for i := range r {
 			dst := y.Data[(j*r+i)*dh : (j*r+i+1)*dh]
@@ -146,7 +146,7 @@ func (tp *Tape) mergeHeads(x *Var, heads int) *Var {
 	dh := x.Value.Cols
 	r := x.Value.Rows / heads
 	c := heads * dh
-	y := NewTensor(r, c)
+	y := tp.Alloc(r, c)
 	for j := range heads {
 		for i := range r {
 			copy(y.Data[i*c+j*dh:i*c+(j+1)*dh], x.Value.Data[(j*r+i)*dh:(j*r+i+1)*dh])

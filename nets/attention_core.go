@@ -35,7 +35,7 @@ func (tp *Tape) AttentionCore(q, k, v *Var, groups int) *Var {
 	}
 	nq, nk := q.Value.Rows/groups, k.Value.Rows/groups
 	dv := v.Value.Cols
-	y := NewTensor(groups*nq, dv)
+	y := tp.Alloc(groups*nq, dv)
 	// Inputs that need a gradient (parameters on a training tape, or
 	// tp.Input on any tape) make the op keep its probabilities.
 	keep := q.needsGrad || k.needsGrad || v.needsGrad

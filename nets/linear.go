@@ -37,7 +37,7 @@ func (tp *Tape) affine(x, w, b *Var) *Var {
 		panic(fmt.Sprintf("nets: Linear x %s, W %s, b %s", x.Value.Shape(), w.Value.Shape(), b.Value.Shape()))
 	}
 	out := w.Value.Cols
-	y := NewTensor(r, out)
+	y := tp.allocFull(r, out) // every row gets the bias below
 	for i := range r {
 		copy(y.Data[i*out:(i+1)*out], b.Value.Data)
 	}

@@ -126,7 +126,7 @@ func (tp *Tape) binary(op string, a, b *Var,
 	bwd func(g, y, a, b, ga, gb []float64),
 ) *Var {
 	p := planBinary(op, a.Value, b.Value)
-	y := NewTensor(a.Value.Rows, a.Value.Cols)
+	y := tp.Alloc(a.Value.Rows, a.Value.Cols)
 	ad := a.Value.Data
 	for lo := 0; lo < p.n; lo += p.span {
 		hi := min(lo+p.span, p.n)
@@ -299,12 +299,9 @@ func accumulateScaled(dst []float64, s float64, src []float64) {
 	}
 }
 
-// newLike returns a zero tensor of t's shape.
-func newLike(t *Tensor) *Tensor { return NewTensor(t.Rows, t.Cols) }
-
 // Scale returns s·a.
 func (tp *Tape) Scale(a *Var, s float64) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	for i, v := range a.Value.Data {
 		y.Data[i] = s * v
 	}
@@ -315,7 +312,7 @@ func (tp *Tape) Scale(a *Var, s float64) *Var {
 
 // AddConst returns a + c element-wise.
 func (tp *Tape) AddConst(a *Var, c float64) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	for i, v := range a.Value.Data {
 		y.Data[i] = v + c
 	}
@@ -332,7 +329,7 @@ func (tp *Tape) Neg(a *Var) *Var { return tp.Scale(a, -1) }
 // a data-dependent branch mispredicts about half the time, which costs
 // several times more than the arithmetic.
 func (tp *Tape) ReLU(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	yd := y.Data[:len(a.Value.Data)]
 	for i, v := range a.Value.Data {
 		// y is zeroed; a branch is faster than max, and !(v ≤ 0)
@@ -354,7 +351,7 @@ func (tp *Tape) ReLU(a *Var) *Var {
 
 // Tanh returns tanh(a) element-wise; dy/da = 1 − y².
 func (tp *Tape) Tanh(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	for i, v := range a.Value.Data {
 		y.Data[i] = math.Tanh(v)
 	}
@@ -381,7 +378,7 @@ func sigmoid(x float64) float64 {
 
 // Sigmoid returns σ(a) = 1/(1+e^−a) element-wise; dy/da = y(1 − y).
 func (tp *Tape) Sigmoid(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	for i, v := range a.Value.Data {
 		y.Data[i] = sigmoid(v)
 	}
@@ -400,7 +397,7 @@ func (tp *Tape) Sigmoid(a *Var) *Var {
 // loses precision for very negative a. Its derivative is σ(a), recovered
 // from the output as 1 − e^−y.
 func (tp *Tape) Softplus(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	for i, v := range a.Value.Data {
 		y.Data[i] = max(v, 0) + math.Log1p(math.Exp(-math.Abs(v)))
 	}
@@ -417,7 +414,7 @@ func (tp *Tape) Softplus(a *Var) *Var {
 // SiLU returns the sigmoid-weighted linear unit a·σ(a) element-wise;
 // dy/da = σ(a)(1 + a(1 − σ(a))).
 func (tp *Tape) SiLU(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	x := a.Value.Data
 	yd := y.Data[:len(x)]
 	if !a.needsGrad {
@@ -446,7 +443,7 @@ func (tp *Tape) SiLU(a *Var) *Var {
 
 // Exp returns e^a element-wise; dy/da = y.
 func (tp *Tape) Exp(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	for i, v := range a.Value.Data {
 		y.Data[i] = math.Exp(v)
 	}
@@ -462,7 +459,7 @@ func (tp *Tape) Exp(a *Var) *Var {
 
 // Log returns the natural logarithm of a element-wise; dy/da = 1/a.
 func (tp *Tape) Log(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	x := a.Value.Data
 	for i, v := range x {
 		y.Data[i] = math.Log(v)
@@ -479,7 +476,7 @@ func (tp *Tape) Log(a *Var) *Var {
 
 // Square returns a² element-wise; dy/da = 2a.
 func (tp *Tape) Square(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	x := a.Value.Data
 	for i, v := range x {
 		y.Data[i] = v * v
@@ -496,7 +493,7 @@ func (tp *Tape) Square(a *Var) *Var {
 
 // Abs returns |a| element-wise; dy/da = sign(a), taken as 0 at a = 0.
 func (tp *Tape) Abs(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	x := a.Value.Data
 	for i, v := range x {
 		y.Data[i] = math.Abs(v)
@@ -518,7 +515,7 @@ func (tp *Tape) Abs(a *Var) *Var {
 
 // Sqrt returns √a element-wise; dy/da = 1/(2y).
 func (tp *Tape) Sqrt(a *Var) *Var {
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	for i, v := range a.Value.Data {
 		y.Data[i] = math.Sqrt(v)
 	}

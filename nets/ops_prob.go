@@ -24,7 +24,7 @@ func (tp *Tape) GaussianLogProb(y, mu, logVar *Var) *Var {
 	yd, md, sd := y.Value.Data, mu.Value.Data, logVar.Value.Data
 	n := len(yd)
 	md, sd = md[:n], sd[:n]
-	out := newLike(y.Value)
+	out := tp.like(y.Value)
 	od := out.Data[:n]
 	for i, yv := range yd {
 		r := yv - md[i]
@@ -72,7 +72,7 @@ func (tp *Tape) KLStdNormal(mu, logVar *Var) *Var {
 	}
 	r, c := mu.Value.Rows, mu.Value.Cols
 	md, sd := mu.Value.Data, logVar.Value.Data
-	y := NewTensor(r, 1)
+	y := tp.Alloc(r, 1)
 	for i := range r {
 		t := 0.0
 		for j := i * c; j < (i+1)*c; j++ {
@@ -109,7 +109,7 @@ func (tp *Tape) KLStdNormal(mu, logVar *Var) *Var {
 // dA_ij = y_ij (dY_ij − Σ_k dY_ik y_ik).
 func (tp *Tape) Softmax(a *Var) *Var {
 	r, c := a.Value.Rows, a.Value.Cols
-	y := newLike(a.Value)
+	y := tp.like(a.Value)
 	copy(y.Data, a.Value.Data)
 	softmaxRows(y)
 	return tp.record(y, func(out *Var) {

@@ -45,7 +45,7 @@ func (tp *Tape) MeanRows(a *Var) *Var {
 // sumRows returns s·Σ_i a_ij as [1, C]; dA_ij = s·dY_j.
 func (tp *Tape) sumRows(a *Var, s float64) *Var {
 	r, c := a.Value.Rows, a.Value.Cols
-	y := NewTensor(1, c)
+	y := tp.Alloc(1, c)
 	for i := range r {
 		accumulate(y.Data, a.Value.Data[i*c:(i+1)*c])
 	}
@@ -67,7 +67,7 @@ func (tp *Tape) sumRows(a *Var, s float64) *Var {
 // y_i = Σ_j a_ij.
 func (tp *Tape) SumCols(a *Var) *Var {
 	r, c := a.Value.Rows, a.Value.Cols
-	y := NewTensor(r, 1)
+	y := tp.Alloc(r, 1)
 	for i := range r {
 		t := 0.0
 		for _, v := range a.Value.Data[i*c : (i+1)*c] {
@@ -104,7 +104,7 @@ func (tp *Tape) segment(op string, a *Var, n int, s float64) *Var {
 		panic(fmt.Sprintf("nets: %s: %d rows do not split into groups of %d", op, r, n))
 	}
 	groups := r / n
-	y := NewTensor(groups, c)
+	y := tp.Alloc(groups, c)
 	for k := range groups {
 		yk := y.Data[k*c : (k+1)*c]
 		for i := k * n; i < (k+1)*n; i++ {

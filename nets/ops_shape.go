@@ -11,7 +11,7 @@ func (tp *Tape) RepeatRows(a *Var, n int) *Var {
 		panic(fmt.Sprintf("nets: RepeatRows by %d", n))
 	}
 	r, c := a.Value.Rows, a.Value.Cols
-	y := NewTensor(r*n, c)
+	y := tp.Alloc(r*n, c)
 	for i := range r {
 		src := a.Value.Data[i*c : (i+1)*c]
 		for k := range n {
@@ -37,7 +37,7 @@ func (tp *Tape) TileRows(a *Var, times int) *Var {
 		panic(fmt.Sprintf("nets: TileRows %d times", times))
 	}
 	n := a.Value.Len()
-	y := NewTensor(a.Value.Rows*times, a.Value.Cols)
+	y := tp.Alloc(a.Value.Rows*times, a.Value.Cols)
 	for k := range times {
 		copy(y.Data[k*n:(k+1)*n], a.Value.Data)
 	}
@@ -63,7 +63,7 @@ func (tp *Tape) ConcatCols(vs ...*Var) *Var {
 		}
 		total += v.Value.Cols
 	}
-	y := NewTensor(r, total)
+	y := tp.Alloc(r, total)
 	off := 0
 	for _, v := range vs {
 		c := v.Value.Cols
@@ -95,7 +95,7 @@ func (tp *Tape) SliceCols(a *Var, from, to int) *Var {
 		panic(fmt.Sprintf("nets: SliceCols [%d, %d) of %s", from, to, a.Value.Shape()))
 	}
 	w := to - from
-	y := NewTensor(r, w)
+	y := tp.Alloc(r, w)
 	for i := range r {
 		copy(y.Data[i*w:(i+1)*w], a.Value.Data[i*c+from:i*c+to])
 	}
@@ -121,7 +121,7 @@ func (tp *Tape) Reshape(a *Var, rows, cols int) *Var {
 
 // Transpose returns aᵀ.
 func (tp *Tape) Transpose(a *Var) *Var {
-	y := NewTensor(a.Value.Cols, a.Value.Rows)
+	y := tp.Alloc(a.Value.Cols, a.Value.Rows)
 	transposeInto(y.Data, a.Value.Data, a.Value.Rows, a.Value.Cols, false)
 	return tp.record(y, func(out *Var) {
 		// dA = dYᵀ; dY is [C, R].
@@ -165,7 +165,7 @@ func (tp *Tape) ConcatRows(vs ...*Var) *Var {
 		}
 		rows += v.Value.Rows
 	}
-	y := NewTensor(rows, c)
+	y := tp.Alloc(rows, c)
 	off := 0
 	for _, v := range vs {
 		off += copy(y.Data[off:], v.Value.Data)

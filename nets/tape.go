@@ -32,6 +32,7 @@ type Tape struct {
 	nodes  []*Var
 	params map[*Param]*Var
 	noGrad bool
+	arena  *Arena // forward values' storage (nil: the heap)
 }
 
 // NewTape returns an empty tape.

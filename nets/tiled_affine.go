@@ -33,8 +33,8 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 		panic(fmt.Sprintf("nets: TiledAffine x_q %s, x_r %s, %d full columns, W %s, b %s", xq.Value.Shape(), xr.Value.Shape(), kf, w.Value.Shape(), b.Value.Shape()))
 	}
 	wq, wr, wf := rowRange(w.Value, 0, kq), rowRange(w.Value, kq, kr), rowRange(w.Value, kq+kr, kf)
-	perQuery, perGroup := tiledParts(xq.Value, xr.Value, w.Value, b.Value)
-	y := NewTensor(r*q, out)
+	perQuery, perGroup := tiledParts(tp, xq.Value, xr.Value, w.Value, b.Value)
+	y := tp.Alloc(r*q, out)
 	addTiled(y, 0, perQuery, perGroup)
 	if kf > 0 {
 		gemm(false, false, 1, xf.Value, wf, 1, y)
@@ -87,13 +87,15 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 // tiledParts returns the shared products of a tiled affine layer,
 // x_q W_q [Q, Out] and x_r W_r + b [R, Out], W split by rows as in
 // TiledAffine.
-func tiledParts(xq, xr, w, b *Tensor) (perQuery, perGroup *Tensor) {
+func tiledParts(tp *Tape, xq, xr, w, b *Tensor) (perQuery, perGroup *Tensor) {
 	kq, kr := xq.Cols, xr.Cols
-	perQuery = NewTensor(xq.Rows, w.Cols)
-	if kq > 0 {
+	if kq == 0 {
+		perQuery = tp.Alloc(xq.Rows, w.Cols)
+	} else {
+		perQuery = tp.allocFull(xq.Rows, w.Cols) // β = 0 below
 		gemm(false, false, 1, xq, rowRange(w, 0, kq), 0, perQuery)
 	}
-	perGroup = NewTensor(xr.Rows, w.Cols)
+	perGroup = tp.allocFull(xr.Rows, w.Cols) // every row gets the bias
 	for i := range xr.Rows {
 		copy(perGroup.Row(i), b.Data)
 	}
@@ -124,7 +126,7 @@ func (m *MLP) ForwardTiled(tp *Tape, xq, xr, xf *Var) *Var {
 		if xf != nil {
 			f = xf.Value
 		}
-		return tp.Const(m.inferTiled(xq.Value, xr.Value, f))
+		return tp.Const(m.inferTiled(tp, xq.Value, xr.Value, f))
 	}
 	l := m.Layers[0]
 	x := tp.TiledAffine(xq, xr, xf, tp.Param(l.W), tp.Param(l.B))

@@ -116,7 +116,7 @@ func TestInferTiledBlocks(t *testing.T) {
 					xfv = tp.Const(xf)
 				}
 				want := m.Forward(tp, tileConcat(tp, tp.Const(xq), tp.Const(xr), xfv)).Value
-				got := m.inferTiled(xq, xr, xf)
+				got := m.inferTiled(NewInferenceTape(), xq, xr, xf)
 				assertClose(t, "inferTiled/"+string(act), got, want, 1e-12)
 			}
 		}

@@ -15,11 +15,11 @@ var inferRows = 256
 // inferTiled is ForwardTiled without a tape: the same values, computed
 // block by block of rows with two reused buffers, the bias added and the
 // activation applied in one pass over each layer's block.
-func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
+func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 	q, r := xq.Rows, xr.Rows
 	kq, kr := xq.Cols, xr.Cols
 	l0 := m.Layers[0]
-	perQuery, perGroup := tiledParts(xq, xr, l0.W.Value, l0.B.Value)
+	perQuery, perGroup := tiledParts(tp, xq, xr, l0.W.Value, l0.B.Value)
 	var wf *Tensor
 	if xf != nil && xf.Cols > 0 {
 		wf = rowRange(l0.W.Value, kq+kr, xf.Cols)
@@ -29,7 +29,7 @@ func (m *MLP) inferTiled(xq, xr, xf *Tensor) *Tensor {
 		width = max(width, l.Out)
 	}
 	n := r * q
-	out := NewTensor(n, m.Out())
+	out := tp.allocFull(n, m.Out()) // the blocks write every row
 	last := len(m.Layers) - 1
 	// Blocks of at most inferRows rows, at least one per core, and of
 	// equal size so that no core waits on a longer last block.

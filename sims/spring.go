@@ -27,6 +27,10 @@ const (
 type spring struct {
 	grid  Grid
 	times []float64
+	// gridSin[j·springCandidates + c] is sin(ω_c t_j), the matched
+	// filter's candidates at the grid times (EncodeContext's sines for
+	// observations on the grid, which is where contexts usually sit).
+	gridSin []float64
 }
 
 func newSpring() *spring {
@@ -36,7 +40,12 @@ func newSpring() *spring {
 		times[j] = springHorizon * float64(j) / (springPoints - 1)
 		states[j] = []float64{times[j]}
 	}
+	gridSin := make([]float64, springPoints*springCandidates)
+	for j, t := range times {
+		springCandidateSines(gridSin[j*springCandidates:(j+1)*springCandidates], t)
+	}
 	return &spring{
+		gridSin: gridSin,
 		grid: Grid{
 			StateNames: []string{"t"},
 			Channels:   []string{"y"},
@@ -112,16 +121,39 @@ const springKnotStride = 9
 // EncodeContext writes, per observation, [t/2 − 1, y] followed by
 // matched-filter features against the nominal simulator at the candidate
 // frequencies ω_j (see matchedFeatures).
-func (*spring) EncodeContext(dst *nets.Tensor, ctx Context, _ []float64) {
-	var cand [springCandidates]float64
+func (s *spring) EncodeContext(dst *nets.Tensor, ctx Context, _ []float64) {
+	var buf [springCandidates]float64
 	for i, st := range ctx.States {
 		row := dst.Row(i)
 		t, y := st[0], ctx.Values[i][0]
 		springFeatures(row, t, y)
-		for j := range cand {
-			cand[j] = math.Sin(springCandidate(j) * t)
+		cand := buf[:]
+		if g := s.gridPoint(ctx, i); g >= 0 {
+			cand = s.gridSin[g*springCandidates : (g+1)*springCandidates]
+		} else {
+			springCandidateSines(cand, t)
 		}
-		matchedFeatures(row[2:], y, cand[:])
+		matchedFeatures(row[2:], y, cand)
+	}
+}
+
+// gridPoint is the grid index of observation i when it sits exactly on
+// a grid time, else −1.
+func (s *spring) gridPoint(ctx Context, i int) int {
+	if i >= len(ctx.GridIndex) {
+		return -1
+	}
+	g := ctx.GridIndex[i]
+	if g < 0 || g >= len(s.times) || s.times[g] != ctx.States[i][0] {
+		return -1
+	}
+	return g
+}
+
+// springCandidateSines sets dst[j] = sin(ω_j t) for the candidates ω_j.
+func springCandidateSines(dst []float64, t float64) {
+	for j := range dst {
+		dst[j] = math.Sin(springCandidate(j) * t)
 	}
 }
 

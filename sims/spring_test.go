@@ -222,3 +222,31 @@ func TestSpringOpNonUniformTimes(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSpringFeaturesOnGrid: observations on grid times read the matched
+// filter's sines from the precomputed table; the features are the same,
+// bit for bit, as those computed for the same times without grid
+// indices (and an index that does not match its time is not trusted).
+func TestSpringFeaturesOnGrid(t *testing.T) {
+	sp := newSpring()
+	times := []float64{sp.times[0], sp.times[37], sp.times[99], 1.2345, sp.times[5]}
+	ctx := Context{GridIndex: []int{0, 37, 99, -1, 6}}
+	for _, tm := range times {
+		ctx.States = append(ctx.States, []float64{tm})
+		ctx.Values = append(ctx.Values, []float64{0.3 - tm/5})
+		ctx.Mask = append(ctx.Mask, []bool{true})
+	}
+	offGrid := ctx
+	offGrid.GridIndex = nil
+	got, want := nets.NewTensor(len(times), sp.FeatureLen()), nets.NewTensor(len(times), sp.FeatureLen())
+	sp.EncodeContext(got, ctx, nil)
+	sp.EncodeContext(want, offGrid, nil)
+	for i, v := range want.Data {
+		if got.Data[i] != v {
+			t.Fatalf("feature %d: %v on the grid, %v computed", i, got.Data[i], v)
+		}
+	}
+	if sp.gridPoint(ctx, 0) != 0 || sp.gridPoint(ctx, 2) != 99 || sp.gridPoint(ctx, 3) != -1 || sp.gridPoint(ctx, 4) != -1 {
+		t.Error("gridPoint trusts the wrong indices")
+	}
+}

@@ -1,0 +1,82 @@
+package nets
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestArenaReuse: tensors from an arena are zeroed and disjoint; after
+// Reset the same storage comes back (merged into one slab), zeroed again
+// by Tensor and left as it was by the dirty allocation.
+func TestArenaReuse(t *testing.T) {
+	var a Arena
+	x := a.Tensor(3, 4)
+	y := a.Tensor(arenaMinSlab, 1) // does not fit beside x: a second slab
+	for i := range x.Data {
+		x.Data[i] = 7
+	}
+	for i := range y.Data {
+		y.Data[i] = 9
+	}
+	if x.Data[len(x.Data)-1] != 7 || y.Data[0] != 9 {
+		t.Fatal("arena tensors overlap")
+	}
+	if len(a.slabs) != 2 {
+		t.Fatalf("%d slabs, want 2", len(a.slabs))
+	}
+	c := a.Cap()
+	a.Reset()
+	if len(a.slabs) != 1 || a.Cap() != c {
+		t.Fatalf("after Reset: %d slabs of %d values, want 1 of %d", len(a.slabs), a.Cap(), c)
+	}
+	z := a.Tensor(3, 4)
+	for _, v := range z.Data {
+		if v != 0 {
+			t.Fatalf("Tensor after Reset not zeroed: %v", z.Data)
+		}
+	}
+	z.Data[0] = 5
+	a.Reset()
+	if d := a.allocDirty(1); d[0] != 5 {
+		t.Errorf("dirty allocation did not reuse the storage: %v", d[0])
+	}
+	var none *Arena
+	if h := none.Tensor(2, 2); h.Rows != 2 || len(h.Data) != 4 {
+		t.Errorf("nil arena: %v", h.Shape())
+	}
+}
+
+// TestArenaTapeMatchesHeap: a network evaluated on an arena tape whose
+// storage holds garbage from an earlier use (NaN everywhere) gives the
+// values of an ordinary inference tape, bit for bit: every output that
+// skips clearing is written in full.
+func TestArenaTapeMatchesHeap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var ps Params
+	mlp := NewMLP("m", []int{5, 8, 8, 3}, ActReLU, &ps, rng)
+	x := randTensor(rng, 20, 5, -1, 1)
+	xq, xr := randTensor(rng, 6, 2, -1, 1), randTensor(rng, 4, 3, -1, 1)
+	w := randTensor(rng, 3, 4, -1, 1)
+	tiled := NewMLP("t", []int{5, 7, 2}, ActSiLU, &ps, rng)
+	eval := func(tp *Tape) []*Tensor {
+		h := mlp.Forward(tp, tp.Const(x))
+		m := tp.MatMul(h, tp.Const(w), false, false)
+		f := tiled.ForwardTiled(tp, tp.Const(xq), tp.Const(xr), nil)
+		return []*Tensor{h.Value, m.Value, f.Value}
+	}
+	want := eval(NewInferenceTape())
+	var a Arena
+	for i, d := 0, a.allocDirty(1<<16); i < len(d); i++ {
+		d[i] = math.NaN()
+	}
+	a.Reset()
+	got := eval(NewArenaTape(&a))
+	for k := range want {
+		for i, v := range want[k].Data {
+			if got[k].Data[i] != v {
+				t.Fatalf("output %d value %d: %v on the arena, %v on the heap", k, i, got[k].Data[i], v)
+			}
+		}
+	}
+}

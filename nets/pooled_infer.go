@@ -1,0 +1,85 @@
+package nets
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+)
+
+// ForwardHiddenMean is a set encoder's pooled representation,
+//
+//	y_k = (1/n) Σ_{i ∈ group k} h(x_i),   h = ForwardHidden,
+//
+// over consecutive groups of n rows of x: SegmentMean(ForwardHidden(x), n).
+// On an inference tape it runs group by group through every hidden layer
+// in reused buffers and pools as it goes, so that the [rows, hidden]
+// activations never exist whole (inferHiddenMean); the values are the
+// same.
+func (m *MLP) ForwardHiddenMean(tp *Tape, x *Var, n int) *Var {
+	if !tp.noGrad || x.needsGrad || !activatesInPlace(m.Act) || len(m.Layers) < 2 {
+		return tp.SegmentMean(m.ForwardHidden(tp, x), n)
+	}
+	return tp.Const(m.inferHiddenMean(tp, x.Value, n))
+}
+
+// inferHiddenMean is ForwardHiddenMean without a tape. Blocks hold whole
+// groups (at least inferRows rows when the groups allow), so that each
+// group's rows are summed in order by one worker, as SegmentMean sums
+// them.
+func (m *MLP) inferHiddenMean(tp *Tape, x *Tensor, n int) *Tensor {
+	if n <= 0 || x.Rows%n != 0 {
+		panic(fmt.Sprintf("nets: SegmentMean: %d rows do not split into groups of %d", x.Rows, n))
+	}
+	hidden := m.Layers[:len(m.Layers)-1]
+	groups, out := x.Rows/n, hidden[len(hidden)-1].Out
+	y := tp.Alloc(groups, out)
+	if groups == 0 {
+		return y
+	}
+	width := 0
+	for _, l := range hidden {
+		width = max(width, l.Out)
+	}
+	workers := runtime.GOMAXPROCS(0)
+	per := max(1, inferRows/n) // groups per block
+	per = min(per, (groups+workers-1)/workers)
+	blocks := (groups + per - 1) / per
+	scale := 1 / float64(n)
+	block := func(g0 int, bufA, bufB []float64) {
+		gs := min(per, groups-g0)
+		rows := gs * n
+		h := rowRange(x, g0*n, rows)
+		for _, l := range hidden {
+			next := FromSlice(rows, l.Out, bufA[:rows*l.Out])
+			gemm(false, false, 1, h, l.W.Value, 0, next)
+			biasActivate(next, l.B.Value.Data, m.Act)
+			h, bufA, bufB = next, bufB, bufA
+		}
+		for k := range gs {
+			yk := y.Row(g0 + k)
+			for i := k * n; i < (k+1)*n; i++ {
+				accumulate(yk, h.Row(i))
+			}
+			if scale != 1 {
+				for j := range yk {
+					yk[j] *= scale
+				}
+			}
+		}
+	}
+	var next atomic.Int64
+	parallel(min(workers, blocks), func() {
+		size := per * n * width
+		pa, pb := inferBuffer(size), inferBuffer(size)
+		defer inferBuffers.Put(pa)
+		defer inferBuffers.Put(pb)
+		for {
+			b := int(next.Add(1)) - 1
+			if b >= blocks {
+				return
+			}
+			block(b*per, (*pa)[:size], (*pb)[:size])
+		}
+	})
+	return y
+}
