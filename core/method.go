@@ -254,3 +254,46 @@ func CalibrateBatched(ctx context.Context, m BatchMethod, tasks []sims.Task) ([]
 	}
 	return preds, el, nil
 }
+
+// BatchTiming is the timing of repeated batched calls over the same
+// tasks.
+type BatchTiming struct {
+	// Seconds is the median elapsed time of one call over all tasks.
+	Seconds float64
+	// Calls is the number of timed calls.
+	Calls int
+	// CPUPerRealization is the process's CPU time over the timed calls
+	// divided by the realizations they calibrated (NaN where the
+	// platform cannot tell).
+	CPUPerRealization float64
+}
+
+// RealizationsPerSecond is the batched throughput.
+func (b BatchTiming) RealizationsPerSecond(tasks int) float64 { return float64(tasks) / b.Seconds }
+
+// TimeBatched times CalibrateBatched over tasks: one untimed call first
+// (buffers and pools reach their working size), then calls until
+// minSeconds have passed, at least one and at most maxCalls. A single
+// millisecond-long call is at the mercy of a scheduler tick; the median
+// of several is not.
+func TimeBatched(ctx context.Context, m BatchMethod, tasks []sims.Task, minSeconds float64, maxCalls int) (BatchTiming, error) {
+	if _, _, err := CalibrateBatched(ctx, m, tasks); err != nil {
+		return BatchTiming{}, err
+	}
+	var secs []float64
+	total := 0.0
+	cpu0, cpuOK := processCPU()
+	for len(secs) < max(1, maxCalls) && (len(secs) == 0 || total < minSeconds) {
+		_, el, err := CalibrateBatched(ctx, m, tasks)
+		if err != nil {
+			return BatchTiming{}, err
+		}
+		secs = append(secs, el.Seconds())
+		total += el.Seconds()
+	}
+	out := BatchTiming{Seconds: median(secs), Calls: len(secs), CPUPerRealization: math.NaN()}
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		out.CPUPerRealization = (cpu1 - cpu0).Seconds() / float64(len(secs)*len(tasks))
+	}
+	return out, nil
+}

@@ -51,15 +51,22 @@ type compareMethod struct {
 	Source string // where an APIC model came from; empty for KOH-GP
 	Run    core.MethodRun
 	Report core.Report
-	// Batched is APIC's throughput in realizations per second (0 for
-	// KOH-GP); Wall is the elapsed time of KOH-GP's parallel run.
-	Batched float64
+	// Batched is APIC's batched timing (zero for KOH-GP); Wall is the
+	// elapsed time of KOH-GP's parallel run.
+	Batched core.BatchTiming
 	Wall    time.Duration
 	Refine  int
 	// OnePass and OnePassBatched are APIC's median single-realization
-	// latency (seconds) and batched throughput without refinement: the
+	// latency (seconds) and batched timing without refinement: the
 	// paper's amortized inference.
-	OnePass, OnePassBatched float64
+	OnePass        float64
+	OnePassBatched core.BatchTiming
+}
+
+// kohThroughput is KOH-GP's realizations per second over its parallel
+// run (all workers).
+func kohThroughput(koh compareMethod) float64 {
+	return float64(len(koh.Run.Seconds)) / koh.Wall.Seconds()
 }
 
 func runCompare(ctx context.Context, args []string, env *Env) error {
@@ -210,24 +217,32 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 
 // timeAPIC runs an APIC model with options o on every task one at a time
 // (timed and scored), then all together, and returns the single runs and
-// the batched throughput in realizations per second.
-func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.Task, o core.PredictOptions) (core.MethodRun, float64, error) {
+// the batched timing (the median of calls repeated for at least
+// batchSeconds, at most batchCalls).
+func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.Task, o core.PredictOptions) (core.MethodRun, core.BatchTiming, error) {
 	m := &core.APIC{Model: nm.model, Opt: o, Label: nm.name}
 	// One untimed call first, so that the latency does not include
 	// first-use costs (page faults of fresh buffers, pools filling up).
 	if _, err := m.Calibrate(ctx, test[0].Context, test[0].Real.Side); err != nil {
-		return core.MethodRun{}, 0, fmt.Errorf("%s: %w", nm.name, err)
+		return core.MethodRun{}, core.BatchTiming{}, fmt.Errorf("%s: %w", nm.name, err)
 	}
 	run, err := core.RunMethod(ctx, sys, m, test, 1, nil)
 	if err != nil {
-		return core.MethodRun{}, 0, err
+		return core.MethodRun{}, core.BatchTiming{}, err
 	}
-	_, wall, err := core.CalibrateBatched(ctx, m, test)
+	batched, err := core.TimeBatched(ctx, m, test, batchSeconds, batchCalls)
 	if err != nil {
-		return core.MethodRun{}, 0, err
+		return core.MethodRun{}, core.BatchTiming{}, err
 	}
-	return run, float64(len(test)) / wall.Seconds(), nil
+	return run, batched, nil
 }
+
+// batchSeconds and batchCalls bound the repeated batched calls of
+// timeAPIC.
+const (
+	batchSeconds = 0.5
+	batchCalls   = 20
+)
 
 // compareKOH fits KOH-GP to every task on a worker pool, reporting
 // progress on stderr.
@@ -302,6 +317,24 @@ func speedWords(s float64) string {
 	return fmt.Sprintf("%.3g× faster", s)
 }
 
+// onePassRatios are APIC's one-pass speed-ups over KOH-GP.
+type onePassRatios struct {
+	latency    float64 // KOH-GP's median fit over APIC's median latency
+	batched    float64 // KOH-GP's median fit over APIC's batch time per realization
+	cpu        float64 // CPU per realization, KOH-GP's over APIC's batched
+	throughput float64 // realizations per second on the same cores, APIC's batched over KOH-GP's
+}
+
+func onePassSpeedups(koh, m compareMethod, tasks int) onePassRatios {
+	perRealization := m.OnePassBatched.Seconds / float64(tasks)
+	return onePassRatios{
+		latency:    koh.Run.MedianSeconds() / m.OnePass,
+		batched:    koh.Run.MedianSeconds() / perRealization,
+		cpu:        koh.Run.CPUPerRealization() / m.OnePassBatched.CPUPerRealization,
+		throughput: m.OnePassBatched.RealizationsPerSecond(tasks) / kohThroughput(koh),
+	}
+}
+
 // cpuSpeedup is KOH-GP's CPU time per realization over m's (NaN where
 // CPU time is unavailable).
 func cpuSpeedup(koh, m compareMethod) float64 {
@@ -332,9 +365,18 @@ type compareMethodJSON struct {
 	Workers               int                     `json:"workers,omitempty"`
 	Starts                int                     `json:"starts,omitempty"`
 	SecondsMinMax         [2]float64              `json:"seconds_per_realization_min_max"`
+	BatchedCPU            *float64                `json:"cpu_seconds_per_realization_batched,omitempty"`
 	OnePassSeconds        float64                 `json:"one_pass_seconds_per_realization,omitempty"`
 	OnePassBatched        float64                 `json:"one_pass_realizations_per_second_batched,omitempty"`
+	OnePassBatchedCPU     *float64                `json:"one_pass_cpu_seconds_per_realization_batched,omitempty"`
 	OnePassSpeedupVsKOH   float64                 `json:"one_pass_speedup_vs_koh_gp,omitempty"`
+	// The batched one pass against KOH-GP: per-realization wall time
+	// (KOH-GP's median fit over APIC's batch time per realization), CPU
+	// per realization, and throughput on the same cores.
+	OnePassBatchedSpeedupVsKOH    float64  `json:"one_pass_batched_speedup_vs_koh_gp,omitempty"`
+	OnePassBatchedCPUSpeedupVsKOH *float64 `json:"one_pass_batched_cpu_speedup_vs_koh_gp,omitempty"`
+	OnePassThroughputVsKOH        float64  `json:"one_pass_throughput_ratio_vs_koh_gp,omitempty"`
+	RealizationsPerSecondKOH      float64  `json:"realizations_per_second,omitempty"`
 }
 
 func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int) error {
@@ -353,12 +395,18 @@ func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		}
 		if m.Name == kohgp.Name {
 			j.WallSeconds, j.Workers, j.Starts = m.Wall.Seconds(), min(workers, len(test)), starts
+			j.RealizationsPerSecondKOH = kohThroughput(m)
 		} else {
 			refine := m.Refine
-			j.RealizationsPerSecond, j.SpeedupVsKOH, j.Refine = m.Batched, speedup(koh, m), &refine
+			n := len(test)
+			j.RealizationsPerSecond, j.SpeedupVsKOH, j.Refine = m.Batched.RealizationsPerSecond(n), speedup(koh, m), &refine
 			j.CPUSpeedupVsKOH = finitePtr(cpuSpeedup(koh, m))
-			j.OnePassSeconds, j.OnePassBatched = m.OnePass, m.OnePassBatched
-			j.OnePassSpeedupVsKOH = koh.Run.MedianSeconds() / m.OnePass
+			j.BatchedCPU = finitePtr(m.Batched.CPUPerRealization)
+			one := onePassSpeedups(koh, m, n)
+			j.OnePassSeconds, j.OnePassBatched = m.OnePass, m.OnePassBatched.RealizationsPerSecond(n)
+			j.OnePassBatchedCPU = finitePtr(m.OnePassBatched.CPUPerRealization)
+			j.OnePassSpeedupVsKOH, j.OnePassBatchedSpeedupVsKOH = one.latency, one.batched
+			j.OnePassBatchedCPUSpeedupVsKOH, j.OnePassThroughputVsKOH = finitePtr(one.cpu), one.throughput
 		}
 		ms[m.Name] = j
 	}
@@ -430,16 +478,23 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		if m.Name == kohgp.Name {
 			row = append(row, fmt.Sprintf("(%s elapsed on %d workers)", fmtSeconds(m.Wall.Seconds()), min(workers, len(test))), "1×")
 		} else {
-			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched), fmt.Sprintf("%.3g×, %.3g×", speedup(koh, m), cpuSpeedup(koh, m)))
+			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched.RealizationsPerSecond(len(test))), fmt.Sprintf("%.3g×, %.3g×", speedup(koh, m), cpuSpeedup(koh, m)))
 		}
 		rows = append(rows, row)
 	}
 	writeAligned(w, rows)
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "APIC without refinement (one pass, the paper's amortized inference):")
-	rows = [][]string{{"method", "wall median", "batched", "speed-up vs KOH-GP (wall)"}}
+	fmt.Fprintln(w, "APIC without refinement (one pass, the paper's amortized inference), one at a time (latency: median wall)")
+	fmt.Fprintf(w, "and batched (all %d in one call, median of repeated calls), each against KOH-GP's median fit (%s wall),\n", len(test), fmtSeconds(koh.Run.MedianSeconds()))
+	fmt.Fprintf(w, "CPU per realization (%s) and throughput on the same cores (%.0f realizations/s on %d workers):\n", fmtSeconds(koh.Run.CPUPerRealization()), kohThroughput(koh), min(workers, len(test)))
+	rows = [][]string{{"method", "latency", "×", "batched wall", "×", "batched CPU", "×", "throughput", "×"}}
 	for _, m := range methods[1:] {
-		rows = append(rows, []string{m.Name, fmtSeconds(m.OnePass), fmt.Sprintf("%.0f realizations/s", m.OnePassBatched), fmt.Sprintf("%.3g×", koh.Run.MedianSeconds()/m.OnePass)})
+		one := onePassSpeedups(koh, m, len(test))
+		rows = append(rows, []string{m.Name,
+			fmtSeconds(m.OnePass), fmtRatio(one.latency),
+			fmtSeconds(m.OnePassBatched.Seconds / float64(len(test))), fmtRatio(one.batched),
+			fmtSeconds(m.OnePassBatched.CPUPerRealization), fmtRatio(one.cpu),
+			fmt.Sprintf("%.0f realizations/s", m.OnePassBatched.RealizationsPerSecond(len(test))), fmtRatio(one.throughput)})
 	}
 	writeAligned(w, rows)
 	for _, m := range methods[1:] {
@@ -447,6 +502,14 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 			m.Name, m.Source, m.Refine, speedWords(speedup(koh, m)), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()),
 			fmtSeconds(m.Run.CPUPerRealization()), fmtSeconds(koh.Run.CPUPerRealization()))
 	}
+}
+
+// fmtRatio formats a speed-up ("—" when unknown).
+func fmtRatio(r float64) string {
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return "—"
+	}
+	return fmt.Sprintf("%.3g×", r)
 }
 
 func headsOf(keys []string) []string {

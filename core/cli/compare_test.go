@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,6 +65,12 @@ type compareMethodJSONForTest struct {
 	OnePass               float64                 `json:"one_pass_seconds_per_realization"`
 	OnePassBatched        float64                 `json:"one_pass_realizations_per_second_batched"`
 	OnePassSpeedup        float64                 `json:"one_pass_speedup_vs_koh_gp"`
+	BatchedCPU            *float64                `json:"cpu_seconds_per_realization_batched"`
+	OnePassBatchedCPU     *float64                `json:"one_pass_cpu_seconds_per_realization_batched"`
+	OnePassBatchedSpeedup float64                 `json:"one_pass_batched_speedup_vs_koh_gp"`
+	OnePassCPUSpeedup     *float64                `json:"one_pass_batched_cpu_speedup_vs_koh_gp"`
+	OnePassThroughput     float64                 `json:"one_pass_throughput_ratio_vs_koh_gp"`
+	KOHThroughput         float64                 `json:"realizations_per_second"`
 }
 
 func hasEmbedded(system string) bool {
@@ -119,8 +126,8 @@ func TestCompareJSON(t *testing.T) {
 			t.Errorf("%s: seconds per realization %v, total %v", name, m.SecondsPerRealization, m.SecondsTotal)
 		}
 		if name == "koh-gp" {
-			if m.Starts != 8 || m.Workers < 1 || m.Batched != 0 || m.Refine != nil || m.OnePass != 0 {
-				t.Errorf("koh-gp: starts %d workers %d batched %v refine %v", m.Starts, m.Workers, m.Batched, m.Refine)
+			if m.Starts != 8 || m.Workers < 1 || m.Batched != 0 || m.Refine != nil || m.OnePass != 0 || !(m.KOHThroughput > 0) {
+				t.Errorf("koh-gp: starts %d workers %d batched %v refine %v throughput %v", m.Starts, m.Workers, m.Batched, m.Refine, m.KOHThroughput)
 			}
 			continue
 		}
@@ -135,6 +142,20 @@ func TestCompareJSON(t *testing.T) {
 		}
 		if !(m.OnePass > 0) || !(m.OnePassBatched > 0) || !(m.OnePassSpeedup > 0) {
 			t.Errorf("%s: one pass %v s, %v realizations/s, speed-up %v", name, m.OnePass, m.OnePassBatched, m.OnePassSpeedup)
+		}
+		if m.BatchedCPU == nil || !(*m.BatchedCPU > 0) || m.OnePassBatchedCPU == nil || !(*m.OnePassBatchedCPU > 0) {
+			t.Errorf("%s: batched CPU per realization %v, one pass %v", name, m.BatchedCPU, m.OnePassBatchedCPU)
+		}
+		// The ratios are the reported times' ratios.
+		kohM := got.Methods["koh-gp"]
+		if want := kohM.SecondsPerRealization * m.OnePassBatched; math.Abs(m.OnePassBatchedSpeedup-want) > 1e-9*want {
+			t.Errorf("%s: batched speed-up %v, want %v", name, m.OnePassBatchedSpeedup, want)
+		}
+		if want := m.OnePassBatched / kohM.KOHThroughput; math.Abs(m.OnePassThroughput-want) > 1e-9*want {
+			t.Errorf("%s: throughput ratio %v, want %v", name, m.OnePassThroughput, want)
+		}
+		if m.OnePassCPUSpeedup == nil || math.Abs(*m.OnePassCPUSpeedup - *kohM.CPU / *m.OnePassBatchedCPU) > 1e-9**m.OnePassCPUSpeedup {
+			t.Errorf("%s: CPU speed-up %v", name, m.OnePassCPUSpeedup)
 		}
 	}
 	// The same realizations, scored by the same code: KOH-GP's metrics
