@@ -23,7 +23,9 @@ type Prediction struct {
 	Mean, Std           []float64
 	DeltaMean, DeltaStd []float64
 	Nominal             []float64 // F(x; θ̂) averaged over samples
-	Theta, ThetaStd     []float64
+	// Theta and ThetaStd are θ̂ and its deviation over the samples (for
+	// a refined CNP, which draws one, the Laplace deviation).
+	Theta, ThetaStd []float64
 	// Clipped reports that the closure's output sat at a clip for most
 	// samples (e.g. a reaction rate at its bound).
 	Clipped bool

@@ -391,8 +391,15 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 	js := r.jacobians(v, res)
 	samples := nets.NewTensor(bt.B*k, r.n)
 	eps := make([]float64, r.n)
+	var thetaSD [][]float64 // θ's Laplace deviations when no samples are drawn
 	for b := 0; b < bt.B; b++ {
 		chol := laplaceFactor(js[b])
+		if k == 1 && chol != nil {
+			if thetaSD == nil {
+				thetaSD = make([][]float64, bt.B)
+			}
+			thetaSD[b] = r.thetaStd(v.Row(b), chol)
+		}
 		for j := 0; j < k; j++ {
 			row := samples.Row(b*k + j)
 			copy(row, v.Row(b))
@@ -422,7 +429,37 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 	modeTheta, _ := r.thetaOf(v)
 	mtp := nets.NewInferenceTape()
 	modeNom := m.Sys.NominalOp(mtp, mtp.Const(modeTheta), bt.Side).Value
-	return m.collapseAround(bt.B, k, sp, nom, th, f, obsVars, &center{pred: pred, nom: modeNom, theta: modeTheta}), nil
+	preds := m.collapseAround(bt.B, k, sp, nom, th, f, obsVars, &center{pred: pred, nom: modeNom, theta: modeTheta})
+	for b, sd := range thetaSD {
+		if sd != nil {
+			copy(preds[b].ThetaStd, sd)
+		}
+	}
+	return preds, nil
+}
+
+// thetaStd is the standard deviation of θ under the Laplace
+// approximation N(v*, L Lᵀ) at the mode v, by the delta method: with
+// θ_p = exp(log lo_p + s_p·span_p), s_p = sigmoid(a_p),
+//
+//	sd(θ_p) = θ_p · span_p · s_p(1 − s_p) · √(L Lᵀ)_pp.
+//
+// It stands in for the samples' spread when a prediction draws one
+// sample (the deterministic CNP), which would otherwise report θ exactly.
+func (r *refiner) thetaStd(v []float64, chol *mat.TriDense) []float64 {
+	P := r.a0.Cols
+	out := make([]float64, P)
+	for p := range out {
+		va := 0.0
+		for q := 0; q <= p; q++ {
+			l := chol.At(p, q)
+			va += l * l
+		}
+		sv := 1 / (1 + math.Exp(-v[p]))
+		th := math.Exp(r.m.logLo.Data[p] + sv*r.m.logSpan.Data[p])
+		out[p] = th * r.m.logSpan.Data[p] * sv * (1 - sv) * math.Sqrt(va)
+	}
+	return out
 }
 
 // logit is log(s/(1 − s)), the θ logit of a normalised s, with s kept
