@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"apic/sims"
 )
@@ -231,6 +232,26 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learn
 	return out
 }
 
+// coverageGapTables caches coverageGapTable by n.
+var coverageGapTables sync.Map
+
+// coverageGapTable returns, for n residuals, |c/n − p_l| at index
+// l·(n+1) + c: coverageGap's term for a count c at level l, the same
+// arithmetic, computed once per n rather than in every fit.
+func coverageGapTable(n int) []float64 {
+	if t, ok := coverageGapTables.Load(n); ok {
+		return t.([]float64)
+	}
+	t := make([]float64, len(eceLevels)*(n+1))
+	for l, p := range eceLevels {
+		for c := range n + 1 {
+			t[l*(n+1)+c] = math.Abs(float64(c)/float64(n) - p)
+		}
+	}
+	coverageGapTables.Store(n, t)
+	return t
+}
+
 // quarterPowers are 2^(k/4) for k = −48 … 16, fitContextNoise's grid.
 var quarterPowers = func() []float64 {
 	out := make([]float64, 0, 65)
@@ -304,16 +325,9 @@ func coverageErrorsFlat(dst []float64, rs []coverageResid, s2s []float64) {
 	}
 	slices.Sort(sorted)
 	clear(dst)
-	n := float64(len(rs))
-	var gapBuf [65]float64
-	gap := gapBuf[:0]
+	gaps := coverageGapTable(len(rs))
 	for l, z2 := range eceZ2 {
-		// gap[c] = |c/n − p|, coverageGap's term for a count of c.
-		p := eceLevels[l]
-		gap = gap[:0]
-		for c := range len(sorted) + 1 {
-			gap = append(gap, math.Abs(float64(c)/n-p))
-		}
+		gap := gaps[l*(len(rs)+1) : (l+1)*(len(rs)+1)]
 		at := 0
 		for k, s2 := range s2s {
 			bound := z2 * s2
