@@ -33,7 +33,7 @@ func (m *Model) thetaLoss(tp *nets.Tape, theta *nets.Var, truth *nets.Tensor) *n
 
 // stage1Loss is L_θ on a nominal batch through the physics path only.
 func (m *Model) stage1Loss(tp *nets.Tape, nominal *Batch, rng *rand.Rand) (*nets.Var, Losses) {
-	_, _, theta := m.encodePhys(tp, nominal, 1, rng)
+	_, _, theta := m.encodePhys(tp, nominal, 1, streamNoise(rng))
 	l := m.thetaLoss(tp, theta, nominal.Theta)
 	return l, Losses{Total: l.Value.Data[0], Theta: l.Value.Data[0]}
 }
@@ -47,7 +47,7 @@ func (m *Model) stage1Loss(tp *nets.Tape, nominal *Batch, rng *rand.Rand) (*nets
 // for the deterministic CNP).
 func (m *Model) stage2Loss(tp *nets.Tape, real, nominal *Batch, rng *rand.Rand) (*nets.Var, Losses) {
 	t := m.Config.Train
-	o := m.forward(tp, real, 1, rng)
+	o := m.forward(tp, real, 1, streamNoise(rng))
 	logVar := tp.TileRows(o.logVar, real.B)
 	nll := tp.Neg(tp.Mean(tp.GaussianLogProb(tp.Const(real.Values), o.pred, logVar)))
 	total := nll
@@ -60,7 +60,7 @@ func (m *Model) stage2Loss(tp *nets.Tape, real, nominal *Batch, rng *rand.Rand) 
 		total = tp.Add(total, kl)
 	}
 	if t.LambdaTheta > 0 && nominal != nil {
-		_, _, th := m.encodePhys(tp, nominal, 1, rng)
+		_, _, th := m.encodePhys(tp, nominal, 1, streamNoise(rng))
 		lt := m.thetaLoss(tp, th, nominal.Theta)
 		ls.Theta = lt.Value.Data[0]
 		total = tp.Add(total, tp.Scale(lt, t.LambdaTheta))

@@ -213,7 +213,7 @@ func (m *Model) batchSummary(tp *nets.Tape, bt *Batch) *nets.Var {
 
 // latentSample is z = μ + σ·ε for a latent with K samples per realization
 // (rows realization-major); deterministic backbones use z = μ.
-func (m *Model) latentSample(tp *nets.Tape, e encoded, k int, rng *rand.Rand) *nets.Var {
+func (m *Model) latentSample(tp *nets.Tape, e encoded, k int, rng *noise) *nets.Var {
 	mu, lv := e.mu, e.logVar
 	if k > 1 {
 		mu, lv = tp.RepeatRows(mu, k), tp.RepeatRows(lv, k)
@@ -223,7 +223,7 @@ func (m *Model) latentSample(tp *nets.Tape, e encoded, k int, rng *rand.Rand) *n
 	}
 	eps := nets.NewTensor(mu.Value.Rows, mu.Value.Cols)
 	for i := range eps.Data {
-		eps.Data[i] = rng.NormFloat64()
+		eps.Data[i] = rng.normal(i / eps.Cols / k) // rows realization-major
 	}
 	return tp.Add(mu, tp.Mul(tp.Exp(tp.Scale(lv, 0.5)), tp.Const(eps)))
 }
@@ -245,7 +245,7 @@ func (m *Model) thetaOfS(tp *nets.Tape, s *nets.Var) *nets.Var {
 // With several latent samples (predictions) each sample draws its hint
 // from N(h, sd²), so the predictive spread carries the hint's
 // uncertainty; training (one sample) uses h itself.
-func (m *Model) hinted(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, theta, s *nets.Var) (*nets.Var, *nets.Var) {
+func (m *Model) hinted(tp *nets.Tape, bt *Batch, k int, rng *noise, theta, s *nets.Var) (*nets.Var, *nets.Var) {
 	if !m.Config.Arch.ThetaHint || bt.HintMask == nil {
 		return theta, s
 	}
@@ -259,7 +259,7 @@ func (m *Model) hinted(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, theta, s
 		keep.Data[i] = 1 - v
 		fixed.Data[i] = v * h.Data[i]
 		if v != 0 && k > 1 && rng != nil {
-			fixed.Data[i] += sd.Data[i] * rng.NormFloat64()
+			fixed.Data[i] += sd.Data[i] * rng.normal(i/mask.Cols/k)
 		}
 	}
 	s = tp.Add(tp.Mul(s, tp.Const(keep)), tp.Const(fixed))
@@ -278,7 +278,7 @@ type forwardOut struct {
 }
 
 // encodePhys runs only the physics path: z_θ and θ̂.
-func (m *Model) encodePhys(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) (encoded, *nets.Var, *nets.Var) {
+func (m *Model) encodePhys(tp *nets.Tape, bt *Batch, k int, rng *noise) (encoded, *nets.Var, *nets.Var) {
 	e := m.phys.forward(tp, tp.Const(bt.Feats), m.batchSummary(tp, bt), bt.B, bt.N)
 	zT := m.latentSample(tp, e, k, rng)
 	theta, _ := m.thetaHat(tp, zT)
@@ -287,13 +287,13 @@ func (m *Model) encodePhys(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) (enc
 
 // forward runs the full model with k latent samples per realization
 // (k = 1 in training). rng == nil uses the latent means.
-func (m *Model) forward(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) forwardOut {
+func (m *Model) forward(tp *nets.Tape, bt *Batch, k int, rng *noise) forwardOut {
 	return m.forwardWith(tp, bt, k, rng, nil)
 }
 
 // forwardWith is forward with an optional θ override [B·k, P] that
 // replaces θ̂ (and the s_θ f_ψ sees).
-func (m *Model) forwardWith(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand, override *nets.Tensor) forwardOut {
+func (m *Model) forwardWith(tp *nets.Tape, bt *Batch, k int, rng *noise, override *nets.Tensor) forwardOut {
 	feats, summary := tp.Const(bt.Feats), m.batchSummary(tp, bt)
 	o := forwardOut{k: k}
 	o.phys = m.phys.forward(tp, feats, summary, bt.B, bt.N)

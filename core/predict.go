@@ -104,11 +104,13 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 			return nil, fmt.Errorf("predict: realization %d has %d side values, want %d", i, len(s), want)
 		}
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x617069632d707264))
+	rngs := realizationNoise(seed, len(ctxs))
 	out := make([]Prediction, len(ctxs))
 	// Group realizations by context size (a batch shares N), and cap the
-	// batch so that B·K·G·C stays modest in memory.
-	maxB := max(1, 4_000_000/(k*m.Sys.Grid().Size()))
+	// batch so that its largest tensors, the B·K predictions on the grid
+	// and f_ψ's B·K·Q rows of hidden units, stay near 8 MB.
+	per := k * max(m.Sys.Grid().Size(), len(m.closure.Queries())*m.Config.Arch.DecHidden)
+	maxB := max(1, 1_000_000/per)
 	groups := map[int][]int{}
 	var order []int
 	for i, c := range ctxs {
@@ -120,15 +122,12 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 		}
 		groups[c.Len()] = append(groups[c.Len()], i)
 	}
-	// A one-pass prediction of the deterministic CNP draws no random
-	// numbers, so its realizations can run in independent pieces, one per
-	// core: the network's products already use every core, but the
-	// per-realization features, moments and spread fits would otherwise
-	// run on one. Each realization's arithmetic is the same in any piece.
-	pieces := 1
-	if refine == 0 && m.Config.Arch.Backbone == CNP {
-		pieces = runtime.GOMAXPROCS(0)
-	}
+	// A batch runs in independent pieces, one per core: the network's
+	// products already use every core, but the per-realization features,
+	// moments, refinement fits and spread fits would otherwise run on
+	// one. Each realization's arithmetic and random draws are the same in
+	// any piece.
+	pieces := runtime.GOMAXPROCS(0)
 	for _, n := range order {
 		idx := groups[n]
 		for lo := 0; lo < len(idx); lo += maxB {
@@ -138,7 +137,7 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 			errs := make([]error, np)
 			forEach(np, func(i int) {
 				piece := part[min(i*size, len(part)):min((i+1)*size, len(part))]
-				errs[i] = m.predictPart(out, piece, ctxs, sides, o, k, refine, spread, rng)
+				errs[i] = m.predictPart(out, piece, ctxs, sides, o, k, refine, spread, rngs)
 			})
 			for _, err := range errs {
 				if err != nil {
@@ -155,9 +154,13 @@ const minPiece = 8
 
 // predictPart predicts the realizations part of ctxs as one batch (one
 // context size) into out.
-func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, sides [][]float64, o PredictOptions, k, refine int, spread *SpreadFit, rng *rand.Rand) error {
+func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, sides [][]float64, o PredictOptions, k, refine int, spread *SpreadFit, rngs []*rand.Rand) error {
 	if len(part) == 0 {
 		return nil
+	}
+	rng := &noise{per: make([]*rand.Rand, len(part))}
+	for j, i := range part {
+		rng.per[j] = rngs[i]
 	}
 	cs := make([]sims.Context, len(part))
 	ss := make([][]float64, len(part))
@@ -201,8 +204,8 @@ func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, s
 
 // predictBatch is the one-pass prediction of a batch, recorded on the
 // inference tape tp.
-func (m *Model) predictBatch(tp *nets.Tape, bt *Batch, k int, rng *rand.Rand) []Prediction {
-	var src *rand.Rand
+func (m *Model) predictBatch(tp *nets.Tape, bt *Batch, k int, rng *noise) []Prediction {
+	var src *noise
 	if k > 1 || m.Config.Arch.Backbone != CNP {
 		src = rng
 	}

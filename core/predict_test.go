@@ -328,3 +328,40 @@ func TestPredictCNPPieces(t *testing.T) {
 		comparePredictions(t, par[i:i+1], single, 0)
 	}
 }
+
+// TestPredictBatchIndependence: each realization of a call draws its
+// latent and Laplace noise from a stream of its own, so its prediction
+// does not depend on the other realizations: moving realization 0 to
+// another context size (another batch, processed first) leaves every
+// other prediction unchanged bit for bit, and so does running the pieces
+// on one core, for the stochastic LNP with and without refinement.
+func TestPredictBatchIndependence(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	perturb(m, 7, 0.02)
+	n := 3*minPiece + 1
+	ctxs, sides := contextsOf(testTasks(t, m.Sys, n, 0, 8))
+	short, _ := contextsOf(testTasks(t, m.Sys, 1, 12, 9))
+	moved := append([]sims.Context{short[0]}, ctxs[1:]...)
+	for _, refine := range []int{0, 1} {
+		o := PredictOptions{Samples: 6, Seed: 3, Refine: refine}
+		all, err := m.PredictWith(ctxs, sides, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := m.PredictWith(moved, sides, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comparePredictions(t, all[1:], other[1:], 0)
+		prev := runtime.GOMAXPROCS(1)
+		one, err := m.PredictWith(ctxs, sides, o)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comparePredictions(t, all, one, 0)
+		if all[1].ThetaStd[0] == 0 {
+			t.Errorf("refine %d: LNP θ̂ has no spread", refine)
+		}
+	}
+}

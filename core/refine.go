@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -281,7 +280,7 @@ func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
 
 // predictRefined runs the encoders, refines v for steps LM iterations and
 // samples the Laplace posterior k times.
-func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Prediction, error) {
+func (m *Model) predictRefined(bt *Batch, k, steps int, rng *noise) ([]Prediction, error) {
 	tp := nets.NewInferenceTape()
 	feats, summary := tp.Const(bt.Feats), m.batchSummary(tp, bt)
 	phys := m.phys.forward(tp, feats, summary, bt.B, bt.N)
@@ -407,7 +406,7 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *rand.Rand) ([]Predi
 				continue
 			}
 			for i := range eps {
-				eps[i] = rng.NormFloat64()
+				eps[i] = rng.normal(b)
 			}
 			// row += L ε with Σ = L Lᵀ.
 			for i := 0; i < r.n; i++ {
