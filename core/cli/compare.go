@@ -490,7 +490,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "APIC without refinement (one pass, the paper's amortized inference), one at a time (latency: median wall)")
 	fmt.Fprintf(w, "and batched (all %d in one call, median of repeated calls), each against KOH-GP's median fit (%s wall),\n", len(test), fmtSeconds(koh.Run.MedianSeconds()))
-	fmt.Fprintf(w, "CPU per realization (%s) and throughput on the same cores (%.0f realizations/s on %d workers):\n", fmtSeconds(koh.Run.CPUPerRealization()), kohThroughput(koh), min(workers, len(test)))
+	fmt.Fprintf(w, "CPU per realization (%s) and throughput on the same cores (%.3g realizations/s on %d workers):\n", fmtSeconds(koh.Run.CPUPerRealization()), kohThroughput(koh), min(workers, len(test)))
 	rows = [][]string{{"method", "latency", "×", "batched wall", "×", "batched CPU", "×", "throughput", "×"}}
 	for _, m := range methods[1:] {
 		one := onePassSpeedups(koh, m, len(test))
