@@ -3,7 +3,6 @@ package nets
 import (
 	"fmt"
 	"runtime"
-	"sync/atomic"
 )
 
 // ForwardHiddenMean is a set encoder's pooled representation,
@@ -67,19 +66,8 @@ func (m *MLP) inferHiddenMean(tp *Tape, x *Tensor, n int) *Tensor {
 			}
 		}
 	}
-	var next atomic.Int64
-	parallel(min(workers, blocks), func() {
-		size := per * n * width
-		pa, pb := inferBuffer(size), inferBuffer(size)
-		defer inferBuffers.Put(pa)
-		defer inferBuffers.Put(pb)
-		for {
-			b := int(next.Add(1)) - 1
-			if b >= blocks {
-				return
-			}
-			block(b*per, (*pa)[:size], (*pb)[:size])
-		}
+	forBlocks(min(workers, blocks), blocks, per*n*width, func(b int, bufA, bufB []float64) {
+		block(b*per, bufA, bufB)
 	})
 	return y
 }

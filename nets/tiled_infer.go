@@ -65,23 +65,29 @@ func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 			h, bufA, bufB = next, bufB, bufA
 		}
 	}
-	// Blocks are independent: the workers take them in turn, each with
-	// its own two buffers.
-	var nextBlock atomic.Int64
-	parallel(min(workers, blocks), func() {
-		size := blockRows * width
+	forBlocks(min(workers, blocks), blocks, blockRows*width, func(b int, bufA, bufB []float64) {
+		block(b*blockRows, bufA, bufB)
+	})
+	return out
+}
+
+// forBlocks runs block(b, bufA, bufB) for b = 0..blocks−1 on the given
+// number of workers. Blocks are independent: the workers take them in
+// turn, each with its own two pooled buffers of size values.
+func forBlocks(workers, blocks, size int, block func(b int, bufA, bufB []float64)) {
+	var next atomic.Int64
+	parallel(workers, func() {
 		pa, pb := inferBuffer(size), inferBuffer(size)
 		defer inferBuffers.Put(pa)
 		defer inferBuffers.Put(pb)
 		for {
-			b := int(nextBlock.Add(1)) - 1
+			b := int(next.Add(1)) - 1
 			if b >= blocks {
 				return
 			}
-			block(b*blockRows, (*pa)[:size], (*pb)[:size])
+			block(b, (*pa)[:size], (*pb)[:size])
 		}
 	})
-	return out
 }
 
 // inferBuffers recycles inferTiled's block buffers: at single-realization
