@@ -28,8 +28,8 @@ func streamNoise(rng *rand.Rand) *noise {
 func realizationNoise(seed uint64, n int) []*rand.Rand {
 	out := make([]*rand.Rand, n)
 	for i := range out {
-		// A distinct increment per realization (splitmix's constant
-		// spreads neighbouring indices over the state space).
+		// The index, spread by splitmix's constant, in the second half
+		// of the PCG state: distinct states for distinct realizations.
 		out[i] = rand.New(rand.NewPCG(seed, 0x617069632d707264+uint64(i)*0x9e3779b97f4a7c15))
 	}
 	return out

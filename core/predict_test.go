@@ -300,8 +300,8 @@ func TestPredictDivergedModel(t *testing.T) {
 }
 
 // TestPredictCNPPieces: a one-pass CNP batch large enough to run in
-// pieces on several cores gives, bit for bit, what one core and what
-// single-realization calls give (each realization's arithmetic does not
+// pieces on several cores gives, bit for bit, what 1, 3, 8 or 16 cores
+// and what single-realization calls give (each realization's arithmetic does not
 // depend on its batch-mates), for a context spread mode with an
 // evolution profile, whose fit runs per realization too.
 func TestPredictCNPPieces(t *testing.T) {
@@ -314,12 +314,15 @@ func TestPredictCNPPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	one, err := m.PredictWith(ctxs, sides, o)
-	if err != nil {
-		t.Fatal(err)
+	for _, procs := range []int{1, 3, 8, 16} {
+		prev := runtime.GOMAXPROCS(procs)
+		other, err := m.PredictWith(ctxs, sides, o)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comparePredictions(t, par, other, 0)
 	}
-	comparePredictions(t, par, one, 0)
 	for i := range ctxs {
 		single, err := m.PredictWith(ctxs[i:i+1], sides[i:i+1], o)
 		if err != nil {
@@ -334,7 +337,8 @@ func TestPredictCNPPieces(t *testing.T) {
 // does not depend on the other realizations: moving realization 0 to
 // another context size (another batch, processed first) leaves every
 // other prediction unchanged bit for bit, and so does running the pieces
-// on one core, for the stochastic LNP with and without refinement.
+// on 1, 3, 8 or 16 cores, for the stochastic LNP with and without
+// refinement.
 func TestPredictBatchIndependence(t *testing.T) {
 	m := tinyModel(t, "spring", LNP, nil)
 	perturb(m, 7, 0.02)
@@ -353,13 +357,15 @@ func TestPredictBatchIndependence(t *testing.T) {
 			t.Fatal(err)
 		}
 		comparePredictions(t, all[1:], other[1:], 0)
-		prev := runtime.GOMAXPROCS(1)
-		one, err := m.PredictWith(ctxs, sides, o)
-		runtime.GOMAXPROCS(prev)
-		if err != nil {
-			t.Fatal(err)
+		for _, procs := range []int{1, 3, 8, 16} {
+			prev := runtime.GOMAXPROCS(procs)
+			other, err := m.PredictWith(ctxs, sides, o)
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			comparePredictions(t, all, other, 0)
 		}
-		comparePredictions(t, all, one, 0)
 		if all[1].ThetaStd[0] == 0 {
 			t.Errorf("refine %d: LNP θ̂ has no spread", refine)
 		}

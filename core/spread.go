@@ -191,10 +191,11 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learn
 		}
 		// σ² = ms·2^(k/4), k = −48 … 16 (ms/2^12 to ms·2^4), each at least
 		// the floor, after the floor itself: a nondecreasing list. A NaN
-		// residual is never covered and does not move the grid.
+		// or infinite residual is never covered and does not move the
+		// grid.
 		ms, finite := 0.0, 0
 		for _, r := range rs {
-			if !math.IsNaN(r.r2) {
+			if !math.IsNaN(r.r2) && !math.IsInf(r.r2, 0) {
 				ms += r.r2
 				finite++
 			}

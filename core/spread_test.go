@@ -38,6 +38,21 @@ func TestFitContextNoiseRecoversVariance(t *testing.T) {
 	}
 }
 
+// TestFitContextNoiseBadResiduals: a NaN or infinite observation counts
+// as a residual outside every interval but does not move the grid of
+// candidate variances, so the fit stays near the other residuals'
+// variance instead of going to the floor or to infinity.
+func TestFitContextNoiseBadResiduals(t *testing.T) {
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		terms, mean, sv := gaussianTerms(400, 0, 0.1, 4)
+		terms[7].y = bad
+		got := fitContextNoise(terms, mean, sv, nil, 1, []float64{1})[0]
+		if r := got / 0.01; !(r > 0.7 && r < 1.5) {
+			t.Errorf("one observation %v: fitted σ² %v, want near 0.01", bad, got)
+		}
+	}
+}
+
 // TestFitContextNoiseChannels: channels are fitted separately, and a
 // channel without observations keeps the learned variance.
 func TestFitContextNoiseChannels(t *testing.T) {

@@ -80,3 +80,53 @@ func TestArenaTapeMatchesHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardHiddenMeanMatchesTape: the block-wise pooled encoder gives
+// SegmentMean(ForwardHidden(x)) of the same inference tape bit for bit,
+// for widths whose products take gonum's size range, the kernel's, and
+// more than one of its k-blocks (300 > 256), with group counts that do
+// and do not fill the blocks.
+func TestForwardHiddenMeanMatchesTape(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	for _, width := range []int{3, 6, 64, 300} {
+		for _, groups := range []int{1, 7, 40} {
+			var ps Params
+			mlp := NewMLP("m", []int{5, width, width, 2}, ActReLU, &ps, rng)
+			n := 4
+			x := randTensor(rng, groups*n, 5, -1, 1)
+			tp := NewInferenceTape()
+			want := tp.SegmentMean(mlp.ForwardHidden(tp, tp.Const(x)), n).Value
+			got := mlp.ForwardHiddenMean(NewInferenceTape(), NewInferenceTape().Const(x), n).Value
+			for i, v := range want.Data {
+				if got.Data[i] != v {
+					t.Fatalf("width %d, %d groups, value %d: %v pooled block by block, %v on the tape", width, groups, i, got.Data[i], v)
+				}
+			}
+		}
+	}
+}
+
+// TestGemmRowsIndependentOfRowCount: gemmRows computes each row of the
+// product by the same arithmetic whatever the number of rows, also for
+// products small enough that gemm would hand them to gonum.
+func TestGemmRowsIndependentOfRowCount(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 2))
+	for _, kn := range [][2]int{{3, 1}, {7, 5}, {64, 1}, {40, 33}} {
+		k, n := kn[0], kn[1]
+		a := randTensor(rng, 50, k, -1, 1)
+		b := randTensor(rng, k, n, -1, 1)
+		all := NewTensor(50, n)
+		gemmRows(false, false, 1, a, b, 0, all)
+		for _, m := range []int{1, 2, 9} {
+			part := NewTensor(m, n)
+			gemmRows(false, false, 1, rowRange(a, 3, m), b, 0, part)
+			for i := range m {
+				for j := range n {
+					if part.At(i, j) != all.At(3+i, j) {
+						t.Fatalf("k %d n %d: row %d of %d rows %v, of 50 rows %v", k, n, i, m, part.At(i, j), all.At(3+i, j))
+					}
+				}
+			}
+		}
+	}
+}

@@ -39,7 +39,7 @@ func (tp *Tape) BatchMatMul(a, b *Var, groups int, transA, transB bool) *Var {
 	}
 	y := tp.Alloc(groups*m, n)
 	for g := range groups {
-		gemm(transA, transB, 1, rowBlock(a.Value, g, ra), rowBlock(b.Value, g, rb), 0, rowBlock(y, g, m))
+		tp.gemmOn(transA, transB, 1, rowBlock(a.Value, g, ra), rowBlock(b.Value, g, rb), 0, rowBlock(y, g, m))
 	}
 	return tp.record(y, func(out *Var) {
 		for g := range groups {

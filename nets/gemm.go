@@ -87,6 +87,27 @@ func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *T
 	gemmTensors(gemmDefault, transA, transB, alpha, a, b, beta, dst)
 }
 
+// gemmRows is gemm computing every row of dst by the same arithmetic
+// whatever the number of rows: small products go to the packed kernel
+// too, not to gonum's, which rounds differently (it does not fuse the
+// multiply and add) and which gemm picks by m·n·k, so by the row count.
+// Inference uses it, so that a realization's prediction does not depend
+// on the size of its batch, its piece or its block.
+func gemmRows(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+	gemmTensorsFor(runtime.GOMAXPROCS(0), gemmDefault, true, transA, transB, alpha, a, b, beta, dst)
+}
+
+// gemmOn is the value product of a tape operation: gemmRows on an
+// inference tape, gemm otherwise (training keeps gemm's choice, which
+// its recorded recipes were run with).
+func (tp *Tape) gemmOn(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+	if tp.noGrad {
+		gemmRows(transA, transB, alpha, a, b, beta, dst)
+		return
+	}
+	gemm(transA, transB, alpha, a, b, beta, dst)
+}
+
 // gemmSerial is gemm on the calling goroutine only, for callers that
 // already run products in parallel.
 func gemmSerial(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
@@ -101,6 +122,12 @@ func gemmTensors(kern *gemmKernel, transA, transB bool, alpha float64, a, b *Ten
 
 // gemmTensorsOn is gemmTensors on up to procs goroutines.
 func gemmTensorsOn(procs int, kern *gemmKernel, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+	gemmTensorsFor(procs, kern, false, transA, transB, alpha, a, b, beta, dst)
+}
+
+// gemmTensorsFor is gemmTensorsOn; with rows set, small products use the
+// kernel too (gemmRows).
+func gemmTensorsFor(procs int, kern *gemmKernel, rows, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	m, k := a.Rows, a.Cols
 	if transA {
 		m, k = k, m
@@ -114,7 +141,7 @@ func gemmTensorsOn(procs int, kern *gemmKernel, transA, transB bool, alpha float
 			a.Shape(), transA, b.Shape(), transB, dst.Shape()))
 	}
 	p := gemmProblem{
-		kern: kern, transA: transA, transB: transB,
+		kern: kern, rows: rows, transA: transA, transB: transB,
 		m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a.Data, b: b.Data, c: dst.Data, lda: a.Cols, ldb: b.Cols, ldc: dst.Cols,
 	}
@@ -126,6 +153,7 @@ func gemmTensorsOn(procs int, kern *gemmKernel, transA, transB bool, alpha float
 // ldc.
 type gemmProblem struct {
 	kern           *gemmKernel
+	rows           bool // the kernel also for small products (gemmRows)
 	transA, transB bool
 	m, n, k        int
 	alpha, beta    float64
@@ -145,7 +173,7 @@ func (p *gemmProblem) run(procs int) {
 		return
 	}
 	work := m * n * k
-	if p.kern == nil || work < gemmSmallWork {
+	if p.kern == nil || work < gemmSmallWork && !p.rows {
 		p.gonum()
 		return
 	}

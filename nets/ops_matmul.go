@@ -25,7 +25,7 @@ func (tp *Tape) MatMul(a, b *Var, transA, transB bool) *Var {
 	} else {
 		y = tp.Alloc(ar, bc)
 	}
-	gemm(transA, transB, 1, a.Value, b.Value, 0, y)
+	tp.gemmOn(transA, transB, 1, a.Value, b.Value, 0, y)
 	return tp.record(y, func(out *Var) {
 		g := out.Grad
 		if a.needsGrad {

@@ -49,9 +49,15 @@ func (m *MLP) inferHiddenMean(tp *Tape, x *Tensor, n int) *Tensor {
 		rows := gs * n
 		h := rowRange(x, g0*n, rows)
 		for _, l := range hidden {
+			// As Linear.Forward then the in-place activation: the bias
+			// first, the product added onto it, so that the sums round
+			// as on the tape for any width.
 			next := FromSlice(rows, l.Out, bufA[:rows*l.Out])
-			gemm(false, false, 1, h, l.W.Value, 0, next)
-			biasActivate(next, l.B.Value.Data, m.Act)
+			for i := range rows {
+				copy(next.Row(i), l.B.Value.Data)
+			}
+			gemmRows(false, false, 1, h, l.W.Value, 1, next)
+			activateInPlace(m.Act, next.Data)
 			h, bufA, bufB = next, bufB, bufA
 		}
 		for k := range gs {

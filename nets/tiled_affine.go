@@ -37,7 +37,7 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 	y := tp.Alloc(r*q, out)
 	addTiled(y, 0, perQuery, perGroup)
 	if kf > 0 {
-		gemm(false, false, 1, xf.Value, wf, 1, y)
+		tp.gemmOn(false, false, 1, xf.Value, wf, 1, y)
 	}
 	inputs := []*Var{xq, xr, w, b}
 	if xf != nil {
@@ -93,14 +93,14 @@ func tiledParts(tp *Tape, xq, xr, w, b *Tensor) (perQuery, perGroup *Tensor) {
 		perQuery = tp.Alloc(xq.Rows, w.Cols)
 	} else {
 		perQuery = tp.allocFull(xq.Rows, w.Cols) // β = 0 below
-		gemm(false, false, 1, xq, rowRange(w, 0, kq), 0, perQuery)
+		tp.gemmOn(false, false, 1, xq, rowRange(w, 0, kq), 0, perQuery)
 	}
 	perGroup = tp.allocFull(xr.Rows, w.Cols) // every row gets the bias
 	for i := range xr.Rows {
 		copy(perGroup.Row(i), b.Data)
 	}
 	if kr > 0 {
-		gemm(false, false, 1, xr, rowRange(w, kq, kr), 1, perGroup)
+		tp.gemmOn(false, false, 1, xr, rowRange(w, kq, kr), 1, perGroup)
 	}
 	return perQuery, perGroup
 }

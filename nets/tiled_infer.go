@@ -42,7 +42,7 @@ func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 		h := FromSlice(rows, l0.Out, bufA[:rows*l0.Out])
 		addTiled(h, lo, perQuery, perGroup)
 		if wf != nil {
-			gemm(false, false, 1, rowRange(xf, lo, rows), wf, 1, h)
+			gemmRows(false, false, 1, rowRange(xf, lo, rows), wf, 1, h)
 		}
 		if last == 0 {
 			copy(out.Data[lo*out.Cols:], h.Data)
@@ -56,7 +56,7 @@ func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 			} else {
 				next = FromSlice(rows, l.Out, bufB[:rows*l.Out])
 			}
-			gemm(false, false, 1, h, l.W.Value, 0, next)
+			gemmRows(false, false, 1, h, l.W.Value, 0, next)
 			if k+1 == last {
 				addBias(next, l.B.Value.Data)
 				break
