@@ -28,8 +28,8 @@ out=${OUT:-checkpoints}
 apic() { go run . "$@"; }
 
 # spring uses a ReLU f_ψ (cheaper inference); cnp's encoders have one
-# hidden layer (--layers 1): as accurate as two after refinement, and
-# half the one-pass inference cost (README, "Baseline: KOH-GP"). The
+# hidden layer (--layers 1): about as accurate as two after refinement,
+# at 0.6 of the batched one-pass inference cost (README, "Results"). The
 # anp budget is cut to batch 16 and 400+800 steps to train within a
 # minute; it still beats the paper's ANP row several-fold (batch 32,
 # 1000+2000 steps and a SiLU f_ψ give a more accurate anp in ~4.5 min,
