@@ -159,14 +159,11 @@ func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, s
 		return nil
 	}
 	rng := &noise{per: make([]*rand.Rand, len(part))}
-	for j, i := range part {
-		rng.per[j] = rngs[i]
-	}
 	cs := make([]sims.Context, len(part))
 	ss := make([][]float64, len(part))
 	var th [][]float64
 	for j, i := range part {
-		cs[j], ss[j] = ctxs[i], sides[i]
+		rng.per[j], cs[j], ss[j] = rngs[i], ctxs[i], sides[i]
 		if o.Theta != nil {
 			th = append(th, o.Theta[i])
 		}

@@ -314,15 +314,7 @@ func TestPredictCNPPieces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, procs := range []int{1, 3, 8, 16} {
-		prev := runtime.GOMAXPROCS(procs)
-		other, err := m.PredictWith(ctxs, sides, o)
-		runtime.GOMAXPROCS(prev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		comparePredictions(t, par, other, 0)
-	}
+	sameOnCores(t, m, ctxs, sides, o, par)
 	for i := range ctxs {
 		single, err := m.PredictWith(ctxs[i:i+1], sides[i:i+1], o)
 		if err != nil {
@@ -357,17 +349,24 @@ func TestPredictBatchIndependence(t *testing.T) {
 			t.Fatal(err)
 		}
 		comparePredictions(t, all[1:], other[1:], 0)
-		for _, procs := range []int{1, 3, 8, 16} {
-			prev := runtime.GOMAXPROCS(procs)
-			other, err := m.PredictWith(ctxs, sides, o)
-			runtime.GOMAXPROCS(prev)
-			if err != nil {
-				t.Fatal(err)
-			}
-			comparePredictions(t, all, other, 0)
-		}
+		sameOnCores(t, m, ctxs, sides, o, all)
 		if all[1].ThetaStd[0] == 0 {
 			t.Errorf("refine %d: LNP θ̂ has no spread", refine)
 		}
+	}
+}
+
+// sameOnCores checks that predicting ctxs with o on 1, 3, 8 and 16 cores
+// gives want bit for bit.
+func sameOnCores(t *testing.T, m *Model, ctxs []sims.Context, sides [][]float64, o PredictOptions, want []Prediction) {
+	t.Helper()
+	for _, procs := range []int{1, 3, 8, 16} {
+		prev := runtime.GOMAXPROCS(procs)
+		got, err := m.PredictWith(ctxs, sides, o)
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comparePredictions(t, want, got, 0)
 	}
 }

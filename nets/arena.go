@@ -17,13 +17,6 @@ type Arena struct {
 // arenaMinSlab is the smallest slab (values).
 const arenaMinSlab = 1 << 15
 
-// alloc returns n zeroed values.
-func (a *Arena) alloc(n int) []float64 {
-	d := a.allocDirty(n)
-	clear(d)
-	return d
-}
-
 // allocDirty returns n values holding whatever an earlier use left.
 func (a *Arena) allocDirty(n int) []float64 {
 	a.used += n
@@ -72,11 +65,19 @@ func NewArenaTape(a *Arena) *Tape {
 
 // Tensor returns a zeroed [rows, cols] tensor from a; a nil arena
 // allocates it on the heap (NewTensor).
-func (a *Arena) Tensor(rows, cols int) *Tensor {
+func (a *Arena) Tensor(rows, cols int) *Tensor { return a.tensor(rows, cols, true) }
+
+// tensor is Tensor, its values cleared only when zero is set (a heap
+// tensor is always zero).
+func (a *Arena) tensor(rows, cols int, zero bool) *Tensor {
 	if a == nil || rows <= 0 || cols <= 0 {
 		return NewTensor(rows, cols) // panics on a negative shape
 	}
-	return &Tensor{Rows: rows, Cols: cols, Data: a.alloc(rows * cols)}
+	d := a.allocDirty(rows * cols)
+	if zero {
+		clear(d)
+	}
+	return &Tensor{Rows: rows, Cols: cols, Data: d}
 }
 
 // Alloc returns a zeroed [rows, cols] tensor for an operation's output:
@@ -86,12 +87,7 @@ func (tp *Tape) Alloc(rows, cols int) *Tensor { return tp.arena.Tensor(rows, col
 // allocFull is Alloc for an output that the operation writes in full
 // before reading it (a copied bias, a product with β = 0): an arena's
 // values are not cleared first.
-func (tp *Tape) allocFull(rows, cols int) *Tensor {
-	if tp.arena == nil || rows <= 0 || cols <= 0 {
-		return NewTensor(rows, cols)
-	}
-	return &Tensor{Rows: rows, Cols: cols, Data: tp.arena.allocDirty(rows * cols)}
-}
+func (tp *Tape) allocFull(rows, cols int) *Tensor { return tp.arena.tensor(rows, cols, false) }
 
 // like is Alloc with t's shape.
 func (tp *Tape) like(t *Tensor) *Tensor { return tp.Alloc(t.Rows, t.Cols) }

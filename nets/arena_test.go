@@ -63,7 +63,8 @@ func TestArenaTapeMatchesHeap(t *testing.T) {
 		h := mlp.Forward(tp, tp.Const(x))
 		m := tp.MatMul(h, tp.Const(w), false, false)
 		f := tiled.ForwardTiled(tp, tp.Const(xq), tp.Const(xr), nil)
-		return []*Tensor{h.Value, m.Value, f.Value}
+		empty := tp.MatMul(tp.Const(NewTensor(3, 0)), tp.Const(NewTensor(0, 2)), false, false) // zeros
+		return []*Tensor{h.Value, m.Value, f.Value, empty.Value}
 	}
 	want := eval(NewInferenceTape())
 	var a Arena

@@ -19,12 +19,7 @@ func (tp *Tape) MatMul(a, b *Var, transA, transB bool) *Var {
 	if ac != br {
 		panic(fmt.Sprintf("nets: MatMul inner dims %d vs %d (a %s T=%v, b %s T=%v)", ac, br, a.Value.Shape(), transA, b.Value.Shape(), transB))
 	}
-	var y *Tensor
-	if ac > 0 {
-		y = tp.allocFull(ar, bc) // β = 0: gemm writes every value
-	} else {
-		y = tp.Alloc(ar, bc)
-	}
+	y := tp.allocFull(ar, bc) // β = 0: gemm writes every value (zeros when ac = 0)
 	tp.gemmOn(transA, transB, 1, a.Value, b.Value, 0, y)
 	return tp.record(y, func(out *Var) {
 		g := out.Grad
