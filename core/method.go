@@ -271,14 +271,19 @@ type BatchTiming struct {
 // RealizationsPerSecond is the batched throughput.
 func (b BatchTiming) RealizationsPerSecond(tasks int) float64 { return float64(tasks) / b.Seconds }
 
-// TimeBatched times CalibrateBatched over tasks: one untimed call first
-// (buffers and pools reach their working size), then calls until
-// minSeconds have passed, at least one and at most maxCalls. A single
-// millisecond-long call is at the mercy of a scheduler tick; the median
-// of several is not.
+// TimeBatched times CalibrateBatched over tasks: untimed calls first,
+// for a fifth of minSeconds and at least one (buffers, pools and the
+// garbage collector's heap target reach their working size; a process's
+// first tens of millisecond-long calls run up to twice as slow as later
+// ones), then calls until minSeconds have passed, at least one and at
+// most maxCalls. A single millisecond-long call is at the mercy of a
+// scheduler tick; the median of many is not.
 func TimeBatched(ctx context.Context, m BatchMethod, tasks []sims.Task, minSeconds float64, maxCalls int) (BatchTiming, error) {
-	if _, _, err := CalibrateBatched(ctx, m, tasks); err != nil {
-		return BatchTiming{}, err
+	warm := time.Now()
+	for calls := 0; calls == 0 || (calls < max(1, maxCalls) && time.Since(warm).Seconds() < minSeconds/5); calls++ {
+		if _, _, err := CalibrateBatched(ctx, m, tasks); err != nil {
+			return BatchTiming{}, err
+		}
 	}
 	var secs []float64
 	total := 0.0

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -149,10 +150,11 @@ func BenchmarkAPICLatencySpring(b *testing.B) {
 }
 
 // BenchmarkAPICBatchedSpring is APIC's batched one-pass throughput on
-// spring: 200 test realizations in one CalibrateBatch call, 32 latent
-// samples (1 for the deterministic CNP). ns/op is per batch; divide by
-// 200. APIC_BENCH_cnp (_lnp, _anp) names another checkpoint file to time
-// in place of the shipped one.
+// spring: 200 test realizations (APIC_BENCH_TASKS others) in one
+// CalibrateBatch call, 32 latent samples (1 for the deterministic CNP).
+// ns/op is per batch; divide by the realizations. APIC_BENCH_cnp (_lnp,
+// _anp) names another checkpoint file to time in place of the shipped
+// one.
 func BenchmarkAPICBatchedSpring(b *testing.B) {
 	for _, bb := range Backbones {
 		path := filepath.Join("..", "checkpoints", "spring-"+string(bb)+".safetensors")
@@ -163,7 +165,7 @@ func BenchmarkAPICBatchedSpring(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tasks, err := TestTasks(m.Sys, EvalOptions{Tasks: 200, Seed: 1})
+		tasks, err := TestTasks(m.Sys, EvalOptions{Tasks: benchTasks(), Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -177,4 +179,13 @@ func BenchmarkAPICBatchedSpring(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchTasks is BenchmarkAPICBatchedSpring's batch size: 200, or
+// APIC_BENCH_TASKS.
+func benchTasks() int {
+	if n, err := strconv.Atoi(os.Getenv("APIC_BENCH_TASKS")); err == nil && n > 0 {
+		return n
+	}
+	return 200
 }

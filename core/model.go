@@ -138,6 +138,18 @@ type Batch struct {
 	// s_θ, their standard deviations and 1 where one is given
 	// (sims.ThetaHinter); nil for other systems.
 	Hint, HintSD, HintMask *nets.Tensor
+	// procs caps the goroutines that inference on the batch uses (0:
+	// GOMAXPROCS): 1 when the batch is one of several pieces that already
+	// run side by side.
+	procs int
+}
+
+// inferenceTape returns an inference tape (in arena; nil: the heap)
+// limited to the batch's goroutines.
+func (bt *Batch) inferenceTape(arena *nets.Arena) *nets.Tape {
+	tp := nets.NewArenaTape(arena)
+	tp.SetWorkers(bt.procs)
+	return tp
 }
 
 // NewBatch encodes contexts (all of one size) with their side information.

@@ -2,8 +2,9 @@ package core
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
+
+	"apic/nets"
 )
 
 // forEach runs work(i) for i = 0..n−1 on up to GOMAXPROCS goroutines,
@@ -11,8 +12,14 @@ import (
 // the per-realization bookkeeping of a batched prediction (spread fits,
 // moments), which would otherwise run on one core while the network's
 // products use all of them.
-func forEach(n int, work func(i int)) {
-	procs := min(runtime.GOMAXPROCS(0), n)
+func forEach(n int, work func(i int)) { forEachOn(0, n, work) }
+
+// forEachOn is forEach on up to procs goroutines (procs ≤ 0: GOMAXPROCS).
+func forEachOn(procs, n int, work func(i int)) {
+	if procs <= 0 {
+		procs = runtime.GOMAXPROCS(0)
+	}
+	procs = min(procs, n)
 	if procs <= 1 {
 		for i := range n {
 			work(i)
@@ -20,7 +27,7 @@ func forEach(n int, work func(i int)) {
 		return
 	}
 	var next atomic.Int64
-	run := func() {
+	nets.Parallel(procs, func() {
 		for {
 			i := int(next.Add(1)) - 1
 			if i >= n {
@@ -28,11 +35,5 @@ func forEach(n int, work func(i int)) {
 			}
 			work(i)
 		}
-	}
-	var wg sync.WaitGroup
-	for range procs - 1 {
-		wg.Go(run)
-	}
-	run()
-	wg.Wait()
+	})
 }

@@ -137,7 +137,11 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 			errs := make([]error, np)
 			forEach(np, func(i int) {
 				piece := part[min(i*size, len(part)):min((i+1)*size, len(part))]
-				errs[i] = m.predictPart(out, piece, ctxs, sides, o, k, refine, spread, rngs)
+				procs := 0 // the pieces share the cores: each runs on one
+				if np > 1 {
+					procs = 1
+				}
+				errs[i] = m.predictPart(out, piece, ctxs, sides, o, k, refine, spread, rngs, procs)
 			})
 			for _, err := range errs {
 				if err != nil {
@@ -154,7 +158,7 @@ const minPiece = 8
 
 // predictPart predicts the realizations part of ctxs as one batch (one
 // context size) into out.
-func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, sides [][]float64, o PredictOptions, k, refine int, spread *SpreadFit, rngs []*rand.Rand) error {
+func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, sides [][]float64, o PredictOptions, k, refine int, spread *SpreadFit, rngs []*rand.Rand, procs int) error {
 	if len(part) == 0 {
 		return nil
 	}
@@ -177,20 +181,21 @@ func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, s
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
+	bt.procs = procs
 	var preds []Prediction
 	if refine > 0 {
 		if preds, err = m.predictRefined(bt, k, refine, rng); err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
 	} else {
-		preds = m.predictBatch(nets.NewArenaTape(arena), bt, k, rng)
+		preds = m.predictBatch(bt.inferenceTape(arena), bt, k, rng)
 	}
 	for j, p := range preds {
 		if !finite(p.Mean) {
 			return fmt.Errorf("predict: realization %d: every latent sample gave a non-finite prediction (the model diverged)", part[j])
 		}
 	}
-	if err := m.applySpread(preds, cs, *spread); err != nil {
+	if err := m.applySpread(preds, cs, *spread, procs); err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
 	for j, i := range part {
@@ -212,7 +217,7 @@ func (m *Model) predictBatch(tp *nets.Tape, bt *Batch, k int, rng *noise) []Pred
 	}
 	o := m.forwardWith(tp, bt, k, src, override)
 	nom := m.Sys.NominalOp(tp, o.theta, repeatRows(bt.Side, k)).Value
-	preds := m.collapse(bt.B, k, o.pred.Value, nom, o.theta.Value, o.f.Value, nil)
+	preds := m.collapse(bt.B, k, o.pred.Value, nom, o.theta.Value, o.f.Value, nil, bt.procs)
 	if bt.Theta != nil { // an override is exact: averaging k copies of it could round
 		for b := range preds {
 			copy(preds[b].Theta, bt.Theta.Row(b))
@@ -277,8 +282,8 @@ func (m *Model) obsVariance() []float64 {
 // and standard deviations (unscaled: applySpread sets the final ones).
 // obsVars gives each realization's observation
 // variance per grid value; nil uses the model's learned noise.
-func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][]float64) []Prediction {
-	return m.collapseAround(B, k, pred, nom, theta, f, obsVars, nil)
+func (m *Model) collapse(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][]float64, procs int) []Prediction {
+	return m.collapseAround(B, k, pred, nom, theta, f, obsVars, nil, procs)
 }
 
 // center is a point prediction per realization ([B, ·] rows) that
@@ -291,12 +296,12 @@ type center struct {
 // collapseAround is collapse with the mean, nominal and θ̂ taken from c
 // (nil: the sample averages) and the variances as mean squared
 // deviations of the samples from them.
-func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][]float64, c *center) []Prediction {
+func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][]float64, c *center, procs int) []Prediction {
 	gc, P := pred.Cols, theta.Cols
 	fPer := f.Len() / (B * k)
 	out := make([]Prediction, B)
 	learned := m.obsVariance()
-	forEach(B, func(b int) {
+	forEachOn(procs, B, func(b int) {
 		obsVar := learned
 		if obsVars != nil {
 			obsVar = obsVars[b]

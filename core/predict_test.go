@@ -271,7 +271,7 @@ func TestCollapseSkipsDivergedSamples(t *testing.T) {
 	}
 	pred.Set(1, 7, math.Inf(1))
 	f := nets.NewTensor(3, 1)
-	p := m.collapse(1, 3, pred, nom, theta, f, nil)[0]
+	p := m.collapse(1, 3, pred, nom, theta, f, nil, 0)[0]
 	if p.Mean[0] != 2 || p.Mean[7] != 2 || p.Theta[0] != 2 {
 		t.Errorf("mean %v at 0, %v at 7, θ %v: want 2 (samples 1 and 3)", p.Mean[0], p.Mean[7], p.Theta[0])
 	}

@@ -72,7 +72,7 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 		var cands []spreadCandidate
 		for _, mode := range spreadModes {
 			for _, q := range profileShapes {
-				if err := m.applySpread(preds, ctxs, SpreadFit{Spread: mode, Shape: q}); err != nil {
+				if err := m.applySpread(preds, ctxs, SpreadFit{Spread: mode, Shape: q}, 0); err != nil {
 					return nil, fmt.Errorf("recalibrate: %w", err)
 				}
 				sy, ey := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
@@ -85,7 +85,7 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 		// The discrepancy's spread has no profile of its own, but its
 		// noise term is the one fitted under the chosen profile, so its
 		// scale is fitted after the choice.
-		if err := m.applySpread(preds, ctxs, chosen); err != nil {
+		if err := m.applySpread(preds, ctxs, chosen, 0); err != nil {
 			return nil, fmt.Errorf("recalibrate: %w", err)
 		}
 		chosen.DeltaStdScale, _ = bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {

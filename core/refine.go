@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -49,14 +50,27 @@ type obsTerm struct {
 // prediction: on-grid points read one value, off-grid points interpolate
 // multilinearly between the surrounding grid points.
 func (m *Model) contextTerms(ctx sims.Context, obsVar []float64) ([]obsTerm, error) {
+	terms, _, err := m.appendContextTerms(nil, nil, ctx, obsVar)
+	return terms, err
+}
+
+// termWeightOne is the weight slice of every on-grid term (never written).
+var termWeightOne = []float64{1}
+
+// appendContextTerms is contextTerms appending to terms, with the terms'
+// index slices in idx (both may be a previous call's storage, cut to
+// length 0); it returns both grown.
+func (m *Model) appendContextTerms(terms []obsTerm, idx []int, ctx sims.Context, obsVar []float64) ([]obsTerm, []int, error) {
 	g := m.Sys.Grid()
 	c := len(g.Channels)
 	var axes [][]float64 // the grid's axes, built at the first off-grid point
-	terms := make([]obsTerm, 0, len(ctx.States)*c)
-	// The terms' index slices share one backing array; on-grid points
-	// (the usual case) share one weight slice. Neither is written later.
-	idx := make([]int, 0, len(ctx.States)*c)
-	one := []float64{1}
+	// The terms' index slices share one backing array (an append that
+	// moves it leaves the earlier terms on the old one, which nothing
+	// writes again); on-grid points (the usual case) share one weight
+	// slice. Neither is written later.
+	terms = slices.Grow(terms, len(ctx.States)*c)
+	idx = slices.Grow(idx, len(ctx.States)*c)
+	one := termWeightOne
 	for i, st := range ctx.States {
 		gi, ws := ctx.GridIndex[i], one
 		var pts []int
@@ -66,7 +80,7 @@ func (m *Model) contextTerms(ctx sims.Context, obsVar []float64) ([]obsTerm, err
 			}
 			var err error
 			if pts, ws, err = multilinear(axes, st); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		for ch := 0; ch < c; ch++ {
@@ -84,7 +98,7 @@ func (m *Model) contextTerms(ctx sims.Context, obsVar []float64) ([]obsTerm, err
 			terms = append(terms, obsTerm{y: ctx.Values[i][ch], sigma: math.Sqrt(obsVar[ch]), w: ws, idx: idx[start:len(idx):len(idx)]})
 		}
 	}
-	return terms, nil
+	return terms, idx, nil
 }
 
 // multilinear returns the flat grid indices and weights interpolating a
@@ -428,7 +442,7 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *noise) ([]Predictio
 	modeTheta, _ := r.thetaOf(v)
 	mtp := nets.NewInferenceTape()
 	modeNom := m.Sys.NominalOp(mtp, mtp.Const(modeTheta), bt.Side).Value
-	preds := m.collapseAround(bt.B, k, sp, nom, th, f, obsVars, &center{pred: pred, nom: modeNom, theta: modeTheta})
+	preds := m.collapseAround(bt.B, k, sp, nom, th, f, obsVars, &center{pred: pred, nom: modeNom, theta: modeTheta}, bt.procs)
 	for b, sd := range thetaSD {
 		if sd != nil {
 			copy(preds[b].ThetaStd, sd)

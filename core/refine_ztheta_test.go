@@ -25,7 +25,7 @@ func TestCollapseAroundCenter(t *testing.T) {
 		c.nom.Set(0, g, 0.25)
 	}
 	c.theta.Set(0, 0, 0.7)
-	p := m.collapseAround(1, 2, pred, nom, theta, nets.NewTensor(2, 1), [][]float64{make([]float64, gc)}, c)[0]
+	p := m.collapseAround(1, 2, pred, nom, theta, nets.NewTensor(2, 1), [][]float64{make([]float64, gc)}, c, 0)[0]
 	// E[(y − 1.5)²] over {1, 3} = (0.25 + 2.25)/2.
 	if p.Mean[3] != 1.5 || p.Nominal[3] != 0.25 || p.DeltaMean[3] != 1.25 || p.Theta[0] != 0.7 {
 		t.Errorf("mean %v nominal %v δ %v θ %v", p.Mean[3], p.Nominal[3], p.DeltaMean[3], p.Theta[0])

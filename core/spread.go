@@ -112,36 +112,47 @@ func (m *Model) spreadFor(refine int) *SpreadFit {
 
 // applySpread sets the standard deviations of preds (one per context)
 // from their latent sample variances, the noise term of the mode, the
-// evolution profile and the scales of s.
-func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit) error {
+// evolution profile and the scales of s, on up to procs goroutines
+// (forEachOn).
+func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit, procs int) error {
 	grid := m.Sys.Grid()
 	c := len(grid.Channels)
 	learned := m.obsVariance()
 	sy, sd := s.Scales()
 	errs := make([]error, len(preds))
-	forEach(len(preds), func(b int) {
+	forEachOn(procs, len(preds), func(b int) {
+		sc := spreadScratches.Get().(*spreadScratch)
+		defer spreadScratches.Put(sc)
 		p := &preds[b]
 		sampY, sampD := p.sampleVarY, p.sampleVarD
 		var h []float64 // the evolution profile; nil when flat
 		if s.Shape != 0 {
-			h = make([]float64, len(p.Mean))
+			sc.h = slices.Grow(sc.h[:0], len(p.Mean))[:len(p.Mean)]
+			h = sc.h
 			evolutionProfile(h, p.Mean, grid, s.Shape)
 		}
-		noise := func(g int) float64 { return p.noiseVar[g] }
+		noise := p.noiseVar // per grid value
+		perCh := false      // noise per channel instead
 		if s.Spread != SpreadModel {
 			if s.Spread == SpreadResidual {
 				sampY, sampD = make([]float64, len(p.Mean)), make([]float64, len(p.Mean))
 			}
-			terms, err := m.contextTerms(ctxs[b], learned)
+			var err error
+			sc.terms, sc.idx, err = m.appendContextTerms(sc.terms[:0], sc.idx[:0], ctxs[b], learned)
 			if err != nil {
 				errs[b] = err
 				return
 			}
-			perCh := fitContextNoise(terms, p.Mean, sampY, h, c, learned)
-			noise = func(g int) float64 { return perCh[g%c] }
+			noise, perCh = sc.fitContextNoise(sc.noise[:0], sc.terms, p.Mean, sampY, h, c, learned), true
+			sc.noise = noise
 		}
 		for g := range p.Std {
-			n := noise(g)
+			var n float64
+			if perCh {
+				n = noise[g%c]
+			} else {
+				n = noise[g]
+			}
 			hg := 1.0
 			if h != nil {
 				hg = h[g]
@@ -158,12 +169,39 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 	return nil
 }
 
+// spreadScratch is the working storage of one realization's spread fit,
+// reused by the next (spreadScratches): a batched prediction would
+// otherwise leave a few kilobytes of garbage per realization, and the
+// collections that triggers stall the other cores' pieces.
+type spreadScratch struct {
+	h, noise        []float64
+	terms           []obsTerm
+	idx             []int
+	byCh            [][]coverageResid
+	s2s, errs, ties []float64
+}
+
+var spreadScratches = sync.Pool{New: func() any { return new(spreadScratch) }}
+
 // fitContextNoise returns σ_c² per channel fitted to the coverage of the
 // context residuals (see SpreadContext) under the profile h (nil: flat),
 // searched on a log grid around the profiled residuals' mean square; a
 // channel without observations keeps the learned variance.
 func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learned []float64) []float64 {
-	byCh := make([][]coverageResid, c)
+	var sc spreadScratch
+	return sc.fitContextNoise(nil, terms, mean, sampleVar, h, c, learned)
+}
+
+// fitContextNoise is fitContextNoise in sc's storage, appending the
+// channels' variances to dst.
+func (sc *spreadScratch) fitContextNoise(dst []float64, terms []obsTerm, mean, sampleVar, h []float64, c int, learned []float64) []float64 {
+	for len(sc.byCh) < c {
+		sc.byCh = append(sc.byCh, nil)
+	}
+	byCh := sc.byCh[:c]
+	for ch := range byCh {
+		byCh[ch] = byCh[ch][:0]
+	}
 	for _, t := range terms {
 		y, v, hh := 0.0, 0.0, 0.0
 		for j, k := range t.idx {
@@ -181,8 +219,9 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learn
 		r := (y - t.y) / hh
 		byCh[ch] = append(byCh[ch], coverageResid{r * r, v})
 	}
-	out := make([]float64, c)
-	var s2s, errs []float64
+	dst = slices.Grow(dst, c)[:len(dst)+c]
+	out := dst[len(dst)-c:]
+	s2s, errs := sc.s2s, sc.errs
 	for ch := range out {
 		rs := byCh[ch]
 		out[ch] = learned[ch]
@@ -222,15 +261,17 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learn
 		}
 		// With few observations a range of variances scores the same;
 		// take its middle.
-		ties := make([]float64, 0, hi-lo+1)
+		ties := sc.ties[:0]
 		for k := lo; k <= hi; k++ {
 			if errs[k] <= bestE+1e-12 {
 				ties = append(ties, s2s[k])
 			}
 		}
 		out[ch] = ties[len(ties)/2]
+		sc.ties = ties
 	}
-	return out
+	sc.s2s, sc.errs = s2s, errs
+	return dst
 }
 
 // coverageGapTables caches coverageGapTable by n.

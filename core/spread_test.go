@@ -263,3 +263,27 @@ func TestBestScaleMatchesECE(t *testing.T) {
 		t.Errorf("the test's best scale %v sits at a default or an edge; it would not tell the searches apart", wantS)
 	}
 }
+
+// TestFitContextNoiseScratchReuse: a scratch that has fitted other
+// realizations (more or fewer terms, other channels, a profile) gives
+// the fit of a fresh one.
+func TestFitContextNoiseScratchReuse(t *testing.T) {
+	var sc spreadScratch
+	for i, n := range []int{40, 3, 100, 7, 40} {
+		terms, mean, sv := gaussianTerms(n, 1e-3*float64(i), 0.1*float64(i+1), uint64(i))
+		c := 1 + i%2
+		learned := []float64{1, 0.5}[:c]
+		var h []float64
+		if i%2 == 0 {
+			h = make([]float64, n)
+			for j := range h {
+				h[j] = 1 + float64(j)/float64(n)
+			}
+		}
+		want := fitContextNoise(terms, mean, sv, h, c, learned)
+		got := sc.fitContextNoise([]float64{-1}, terms, mean, sv, h, c, learned)
+		if !slices.Equal(got[1:], want) || got[0] != -1 {
+			t.Errorf("fit %d: reused scratch gives %v, fresh %v (after the kept -1)", i, got, want)
+		}
+	}
+}

@@ -142,24 +142,20 @@ func softmaxBackwardRows(dp, p *Tensor) {
 func forGroups(n, size int, work func(g int, scratch []float64)) {
 	procs := min(runtime.GOMAXPROCS(0), n)
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range procs {
-		wg.Go(func() {
-			var scratch []float64
-			if size > 0 {
-				scratch = attentionBuffers.get(size)
-				defer attentionBuffers.put(scratch)
+	Parallel(procs, func() {
+		var scratch []float64
+		if size > 0 {
+			scratch = attentionBuffers.get(size)
+			defer attentionBuffers.put(scratch)
+		}
+		for {
+			g := int(next.Add(1)) - 1
+			if g >= n {
+				return
 			}
-			for {
-				g := int(next.Add(1)) - 1
-				if g >= n {
-					return
-				}
-				work(g, scratch)
-			}
-		})
-	}
-	wg.Wait()
+			work(g, scratch)
+		}
+	})
 }
 
 // bufferPool hands out float64 slices of at least the asked length,

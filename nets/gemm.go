@@ -94,7 +94,12 @@ func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *T
 // Inference uses it, so that a realization's prediction does not depend
 // on the size of its batch, its piece or its block.
 func gemmRows(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
-	gemmTensorsFor(runtime.GOMAXPROCS(0), gemmDefault, true, transA, transB, alpha, a, b, beta, dst)
+	gemmRowsOn(runtime.GOMAXPROCS(0), transA, transB, alpha, a, b, beta, dst)
+}
+
+// gemmRowsOn is gemmRows on up to procs goroutines.
+func gemmRowsOn(procs int, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+	gemmTensorsFor(procs, gemmDefault, true, transA, transB, alpha, a, b, beta, dst)
 }
 
 // gemmOn is the value product of a tape operation: gemmRows on an
@@ -102,7 +107,7 @@ func gemmRows(transA, transB bool, alpha float64, a, b *Tensor, beta float64, ds
 // its recorded recipes were run with).
 func (tp *Tape) gemmOn(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	if tp.noGrad {
-		gemmRows(transA, transB, alpha, a, b, beta, dst)
+		gemmRowsOn(tp.procs(), transA, transB, alpha, a, b, beta, dst)
 		return
 	}
 	gemm(transA, transB, alpha, a, b, beta, dst)
@@ -383,41 +388,44 @@ func (p *gemmProblem) halves(procs int, rows bool) {
 		unit, total = p.kern.mr, p.m
 	}
 	chunk := ceilMul(ceilDiv(total, procs), unit)
-	var wg sync.WaitGroup
-	for i0 := 0; i0 < total; i0 += chunk {
-		sub := *p
-		if rows {
-			sub.m = min(chunk, total-i0)
-			sub.c = p.c[i0*p.ldc:]
-			if p.transA {
-				sub.a = p.a[i0:]
-			} else {
-				sub.a = p.a[i0*p.lda:]
+	var next atomic.Int64
+	parallel(procs, func() {
+		for {
+			i0 := int(next.Add(1)-1) * chunk
+			if i0 >= total {
+				return
 			}
-		} else {
-			sub.n = min(chunk, total-i0)
-			sub.c = p.c[i0:]
-			if p.transB {
-				sub.b = p.b[i0*p.ldb:]
-			} else {
-				sub.b = p.b[i0:]
-			}
+			p.band(i0, chunk, total, rows)
 		}
-		wg.Go(sub.serial)
-	}
-	wg.Wait()
+	})
 }
 
-// parallel runs work on procs goroutines, the caller's among them, and
-// waits for all.
-func parallel(procs int, work func()) {
-	var wg sync.WaitGroup
-	for range procs - 1 {
-		wg.Go(work)
+// band is the serial product of the band of C from row (or column) i0,
+// chunk wide, of halves.
+func (p *gemmProblem) band(i0, chunk, total int, rows bool) {
+	sub := *p
+	if rows {
+		sub.m = min(chunk, total-i0)
+		sub.c = p.c[i0*p.ldc:]
+		if p.transA {
+			sub.a = p.a[i0:]
+		} else {
+			sub.a = p.a[i0*p.lda:]
+		}
+	} else {
+		sub.n = min(chunk, total-i0)
+		sub.c = p.c[i0:]
+		if p.transB {
+			sub.b = p.b[i0*p.ldb:]
+		} else {
+			sub.b = p.b[i0:]
+		}
 	}
-	work()
-	wg.Wait()
+	sub.serial()
 }
+
+// parallel is Parallel.
+func parallel(procs int, work func()) { Parallel(procs, work) }
 
 // macro multiplies the packed mc×kc block pa of op(A) by the packed kc×nc
 // block pb of op(B) into C[ic:ic+mc, jc:jc+nc], tile by tile, adding onto

@@ -103,3 +103,28 @@ func packRows4AVX2(dst, src []float64, kc, ld, w int) {
 	_ = src[3*ld+kc-1]
 	packRows4AVX(&dst[0], &src[0], kc, ld, w)
 }
+
+// sumRowsAVX adds rows of src (row stride ld) to dst over 16·chunks
+// columns, applying reluBits first when relu is set (sumRows).
+//
+//go:noescape
+func sumRowsAVX(dst, src *float64, rows, ld, chunks int, relu bool)
+
+func init() {
+	if hasAVX2FMA {
+		sumRowsFast = sumRowsAVX2
+	}
+}
+
+// sumRowsAVX2 checks the bounds sumRowsAVX relies on and leaves the last
+// cols mod 16 columns to the caller; it returns how many it did.
+func sumRowsAVX2(dst, src []float64, rows, ld int, relu bool) int {
+	chunks := len(dst) / 16
+	if chunks == 0 || rows == 0 {
+		return 0
+	}
+	_ = dst[16*chunks-1]
+	_ = src[(rows-1)*ld+16*chunks-1]
+	sumRowsAVX(&dst[0], &src[0], rows, ld, chunks, relu)
+	return 16 * chunks
+}

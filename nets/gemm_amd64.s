@@ -815,3 +815,69 @@ rows4one:
 rows4done:
 	VZEROUPPER
 	RET
+
+// func sumRowsAVX(dst, src *float64, rows, ld, chunks int, relu bool)
+//
+// For c < 16·chunks: dst[c] += Σ_{r < rows} g(src[r·ld + c]), the rows
+// added in order, with g(v) = v, or with relu set g(v) = 0 where v's sign
+// bit is set (reluBits; VBLENDVPD selects on the sign bit). Four 4-wide
+// accumulators per 16 columns.
+TEXT ·sumRowsAVX(SB), NOSPLIT, $0-41
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ rows+16(FP), CX
+	MOVQ ld+24(FP), R8
+	SHLQ $3, R8
+	MOVQ chunks+32(FP), R9
+	MOVBQZX relu+40(FP), R10
+	VXORPD Y15, Y15, Y15
+chunk:
+	TESTQ R9, R9
+	JZ done
+	VMOVUPD 0(DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD 64(DI), Y2
+	VMOVUPD 96(DI), Y3
+	MOVQ SI, AX
+	MOVQ CX, DX
+	TESTQ DX, DX
+	JZ store
+	TESTQ R10, R10
+	JZ plain
+relurow:
+	VMOVUPD 0(AX), Y4
+	VMOVUPD 32(AX), Y5
+	VMOVUPD 64(AX), Y6
+	VMOVUPD 96(AX), Y7
+	VBLENDVPD Y4, Y15, Y4, Y4
+	VBLENDVPD Y5, Y15, Y5, Y5
+	VBLENDVPD Y6, Y15, Y6, Y6
+	VBLENDVPD Y7, Y15, Y7, Y7
+	VADDPD Y4, Y0, Y0
+	VADDPD Y5, Y1, Y1
+	VADDPD Y6, Y2, Y2
+	VADDPD Y7, Y3, Y3
+	ADDQ R8, AX
+	DECQ DX
+	JNZ relurow
+	JMP store
+plain:
+	VADDPD 0(AX), Y0, Y0
+	VADDPD 32(AX), Y1, Y1
+	VADDPD 64(AX), Y2, Y2
+	VADDPD 96(AX), Y3, Y3
+	ADDQ R8, AX
+	DECQ DX
+	JNZ plain
+store:
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, DI
+	ADDQ $128, SI
+	DECQ R9
+	JMP chunk
+done:
+	VZEROUPPER
+	RET

@@ -107,9 +107,7 @@ func (tp *Tape) segment(op string, a *Var, n int, s float64) *Var {
 	y := tp.Alloc(groups, c)
 	for k := range groups {
 		yk := y.Data[k*c : (k+1)*c]
-		for i := k * n; i < (k+1)*n; i++ {
-			accumulate(yk, a.Value.Data[i*c:(i+1)*c])
-		}
+		sumRows(yk, a.Value.Data[k*n*c:], n, c, false)
 		if s != 1 {
 			for j := range yk {
 				yk[j] *= s

@@ -1,9 +1,6 @@
 package nets
 
-import (
-	"fmt"
-	"runtime"
-)
+import "fmt"
 
 // ForwardHiddenMean is a set encoder's pooled representation,
 //
@@ -39,16 +36,18 @@ func (m *MLP) inferHiddenMean(tp *Tape, x *Tensor, n int) *Tensor {
 	for _, l := range hidden {
 		width = max(width, l.Out)
 	}
-	workers := runtime.GOMAXPROCS(0)
+	workers := tp.procs()
 	per := max(1, inferRows/n) // groups per block
 	per = min(per, (groups+workers-1)/workers)
 	blocks := (groups + per - 1) / per
+	inner := innerProcs(tp, workers, blocks)
 	scale := 1 / float64(n)
 	block := func(g0 int, bufA, bufB []float64) {
 		gs := min(per, groups-g0)
 		rows := gs * n
 		h := rowRange(x, g0*n, rows)
-		for _, l := range hidden {
+		relu := m.Act == ActReLU
+		for li, l := range hidden {
 			// As Linear.Forward then the in-place activation: the bias
 			// first, the product added onto it, so that the sums round
 			// as on the tape for any width.
@@ -56,15 +55,15 @@ func (m *MLP) inferHiddenMean(tp *Tape, x *Tensor, n int) *Tensor {
 			for i := range rows {
 				copy(next.Row(i), l.B.Value.Data)
 			}
-			gemmRows(false, false, 1, h, l.W.Value, 1, next)
-			activateInPlace(m.Act, next.Data)
+			gemmRowsOn(inner, false, false, 1, h, l.W.Value, 1, next)
+			if !relu || li < len(hidden)-1 {
+				activateInPlace(m.Act, next.Data)
+			} // else the pooling below applies the ReLU as it reads
 			h, bufA, bufB = next, bufB, bufA
 		}
 		for k := range gs {
 			yk := y.Row(g0 + k)
-			for i := k * n; i < (k+1)*n; i++ {
-				accumulate(yk, h.Row(i))
-			}
+			sumRows(yk, h.Data[k*n*h.Cols:], n, h.Cols, relu)
 			if scale != 1 {
 				for j := range yk {
 					yk[j] *= scale
@@ -76,4 +75,13 @@ func (m *MLP) inferHiddenMean(tp *Tape, x *Tensor, n int) *Tensor {
 		block(b*per, bufA, bufB)
 	})
 	return y
+}
+
+// accumulateReLU sets dst += max(src, 0), element by element (reluBits:
+// the values activateInPlace would have written).
+func accumulateReLU(dst, src []float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] += reluBits(v)
+	}
 }

@@ -1,6 +1,9 @@
 package nets
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+)
 
 // Var is a value recorded on a Tape. Its gradient is accumulated during
 // Tape.Backward.
@@ -29,10 +32,26 @@ func (v *Var) grad() *Tensor {
 // for one forward/backward pass and then discarded; it is not safe for
 // concurrent use.
 type Tape struct {
-	nodes  []*Var
-	params map[*Param]*Var
-	noGrad bool
-	arena  *Arena // forward values' storage (nil: the heap)
+	nodes   []*Var
+	params  map[*Param]*Var
+	noGrad  bool
+	arena   *Arena // forward values' storage (nil: the heap)
+	workers int    // goroutines an inference op may use (0: GOMAXPROCS)
+}
+
+// SetWorkers caps the goroutines that this inference tape's operations
+// run on (n ≤ 0: GOMAXPROCS, the default). A caller that already runs
+// several tapes side by side sets 1, so that their products do not
+// spawn goroutines to compete for the same cores. Values do not depend
+// on it.
+func (tp *Tape) SetWorkers(n int) { tp.workers = n }
+
+// procs is the goroutines an inference operation may use.
+func (tp *Tape) procs() int {
+	if tp.workers > 0 {
+		return tp.workers
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // NewTape returns an empty tape.
@@ -123,13 +142,31 @@ type Op interface {
 	Backward(inputs []*Tensor, output, outGrad *Tensor, inGrads []*Tensor)
 }
 
+// An IntoOp is an Op that can write its output into storage the tape
+// provides: on an inference tape with an arena (NewArenaTape), Apply
+// takes the output from the arena instead of the heap.
+type IntoOp interface {
+	Op
+	// OutShape is the output's shape for these inputs.
+	OutShape(inputs []*Tensor) (rows, cols int)
+	// ForwardInto is Forward writing every value of dst, of OutShape
+	// (its contents on entry are arbitrary).
+	ForwardInto(dst *Tensor, inputs []*Tensor)
+}
+
 // Apply records a custom operation.
 func (tp *Tape) Apply(op Op, inputs ...*Var) *Var {
 	vals := make([]*Tensor, len(inputs))
 	for i, in := range inputs {
 		vals[i] = in.Value
 	}
-	y := op.Forward(vals)
+	var y *Tensor
+	if io, ok := op.(IntoOp); ok && tp.arena != nil {
+		y = tp.allocFull(io.OutShape(vals))
+		io.ForwardInto(y, vals)
+	} else {
+		y = op.Forward(vals)
+	}
 	return tp.record(y, func(out *Var) {
 		grads := make([]*Tensor, len(inputs))
 		for i, in := range inputs {

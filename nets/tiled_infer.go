@@ -1,7 +1,6 @@
 package nets
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 )
@@ -33,16 +32,17 @@ func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 	last := len(m.Layers) - 1
 	// Blocks of at most inferRows rows, at least one per core, and of
 	// equal size so that no core waits on a longer last block.
-	workers := runtime.GOMAXPROCS(0)
+	workers := tp.procs()
 	blocks := min(n, max(workers, (n+inferRows-1)/inferRows))
 	blockRows := (n + blocks - 1) / blocks
 	blocks = (n + blockRows - 1) / blockRows
+	inner := innerProcs(tp, workers, blocks)
 	block := func(lo int, bufA, bufB []float64) {
 		rows := min(blockRows, n-lo)
 		h := FromSlice(rows, l0.Out, bufA[:rows*l0.Out])
 		addTiled(h, lo, perQuery, perGroup)
 		if wf != nil {
-			gemmRows(false, false, 1, rowRange(xf, lo, rows), wf, 1, h)
+			gemmRowsOn(inner, false, false, 1, rowRange(xf, lo, rows), wf, 1, h)
 		}
 		if last == 0 {
 			copy(out.Data[lo*out.Cols:], h.Data)
@@ -56,7 +56,7 @@ func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 			} else {
 				next = FromSlice(rows, l.Out, bufB[:rows*l.Out])
 			}
-			gemmRows(false, false, 1, h, l.W.Value, 0, next)
+			gemmRowsOn(inner, false, false, 1, h, l.W.Value, 0, next)
 			if k+1 == last {
 				addBias(next, l.B.Value.Data)
 				break
@@ -69,6 +69,15 @@ func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 		block(b*blockRows, bufA, bufB)
 	})
 	return out
+}
+
+// innerProcs is the goroutines a block's products may use: the tape's
+// share when several blocks run side by side, all of them otherwise.
+func innerProcs(tp *Tape, workers, blocks int) int {
+	if min(workers, blocks) > 1 {
+		return 1
+	}
+	return tp.procs()
 }
 
 // forBlocks runs block(b, bufA, bufB) for b = 0..blocks−1 on the given

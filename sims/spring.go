@@ -254,10 +254,27 @@ func (op springOp) check(inputs []*nets.Tensor) (theta, f *nets.Tensor) {
 }
 
 func (op springOp) Forward(inputs []*nets.Tensor) *nets.Tensor {
+	out := nets.NewTensor(op.OutShape(inputs))
+	op.ForwardInto(out, inputs)
+	return out
+}
+
+// OutShape is [B, grid times] for θ [B, 1].
+func (op springOp) OutShape(inputs []*nets.Tensor) (rows, cols int) {
+	return inputs[0].Rows, len(op.times)
+}
+
+// ForwardInto is Forward into out (nets.IntoOp), which a batched
+// prediction's arena provides.
+func (op springOp) ForwardInto(out *nets.Tensor, inputs []*nets.Tensor) {
 	theta, f := op.check(inputs)
 	n := len(op.times)
-	out := nets.NewTensor(theta.Rows, n)
-	cos := make([]float64, n)
+	var buf [128]float64
+	cos := buf[:]
+	if n > len(buf) {
+		cos = make([]float64, n)
+	}
+	cos = cos[:n]
 	for b := range theta.Rows {
 		row := out.Row(b)
 		op.sinCos(row, cos, theta.Data[b])
@@ -267,7 +284,6 @@ func (op springOp) Forward(inputs []*nets.Tensor) *nets.Tensor {
 			}
 		}
 	}
-	return out
 }
 
 func (op springOp) Backward(inputs []*nets.Tensor, output, outGrad *nets.Tensor, inGrads []*nets.Tensor) {

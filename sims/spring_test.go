@@ -3,6 +3,7 @@ package sims
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"apic/nets"
@@ -248,5 +249,39 @@ func TestSpringFeaturesOnGrid(t *testing.T) {
 	}
 	if sp.gridPoint(ctx, 0) != 0 || sp.gridPoint(ctx, 2) != 99 || sp.gridPoint(ctx, 3) != -1 || sp.gridPoint(ctx, 4) != -1 {
 		t.Error("gridPoint trusts the wrong indices")
+	}
+}
+
+// TestSpringOpIntoArena: on an arena tape the op writes into the arena
+// (nets.IntoOp) the values Forward gives, over storage left dirty by an
+// earlier use.
+func TestSpringOpIntoArena(t *testing.T) {
+	s, _ := Lookup("spring")
+	theta := nets.FromSlice(3, 1, []float64{3.5, 5, 7.9})
+	f := nets.NewTensor(3, s.Grid().Size())
+	for i := range f.Data {
+		f.Data[i] = 0.01 * float64(i%17)
+	}
+	op := newSpringOp(s.(*spring).times)
+	var a nets.Arena
+	for round := range 2 {
+		dirty := a.Tensor(3, s.Grid().Size())
+		for i := range dirty.Data {
+			dirty.Data[i] = math.NaN()
+		}
+		a.Reset()
+		tp := nets.NewArenaTape(&a)
+		for _, in := range [][]*nets.Tensor{{theta}, {theta, f}} {
+			vars := make([]*nets.Var, len(in))
+			for i, x := range in {
+				vars[i] = tp.Const(x)
+			}
+			got := tp.Apply(op, vars...).Value
+			want := op.Forward(in)
+			if !slices.Equal(got.Data, want.Data) {
+				t.Fatalf("round %d, %d inputs: arena output differs from Forward", round, len(in))
+			}
+		}
+		a.Reset()
 	}
 }

@@ -245,7 +245,7 @@ func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.T
 // timeAPIC.
 const (
 	batchSeconds = 0.5
-	batchCalls   = 20
+	batchCalls   = 500
 )
 
 // compareKOH fits KOH-GP to every task on a worker pool, reporting

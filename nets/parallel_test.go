@@ -1,0 +1,73 @@
+package nets
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// TestParallel: every item is done exactly once, however many callers
+// share the helpers and however deeply the calls nest, and no call of
+// work is still running once Parallel has returned.
+func TestParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const items = 200
+	var nested func(depth int) int64
+	nested = func(depth int) int64 {
+		var done [items]atomic.Int32
+		var next, sum, running atomic.Int64
+		Parallel(3, func() {
+			running.Add(1)
+			defer running.Add(-1)
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= items {
+					return
+				}
+				done[i].Add(1)
+				sum.Add(int64(i))
+				if depth > 0 && i%50 == 0 {
+					sum.Add(nested(depth - 1))
+				}
+			}
+		})
+		if n := running.Load(); n != 0 {
+			t.Errorf("depth %d: %d calls of work still running after Parallel returned", depth, n)
+		}
+		for i := range done {
+			if n := done[i].Load(); n != 1 {
+				t.Errorf("depth %d: item %d done %d times", depth, i, n)
+			}
+		}
+		return sum.Load()
+	}
+	// Σ i over the items, plus four nested calls per level.
+	want := func(depth int) int64 {
+		w := int64(items * (items - 1) / 2)
+		for range depth {
+			w = items*(items-1)/2 + 4*w
+		}
+		return w
+	}
+	var wg sync.WaitGroup
+	for c := range 6 {
+		wg.Go(func() {
+			depth := c % 3
+			if got := nested(depth); got != want(depth) {
+				t.Errorf("caller %d: sum %d, want %d", c, got, want(depth))
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestParallelOne: one goroutine is the caller's own call.
+func TestParallelOne(t *testing.T) {
+	calls := 0
+	Parallel(1, func() { calls++ })
+	Parallel(0, func() { calls++ })
+	if calls != 2 {
+		t.Errorf("%d calls, want 2", calls)
+	}
+}
