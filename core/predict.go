@@ -334,13 +334,18 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 				continue
 			}
 			used++
-			for g := 0; g < gc; g++ {
-				d := yr[g] - nr[g]
-				p.Mean[g] += yr[g]
-				varY[g] += yr[g] * yr[g]
-				p.DeltaMean[g] += d
-				varD[g] += d * d
-				p.Nominal[g] += nr[g]
+			if k == 1 && c == nil {
+				// One sample: its moments in one pass (momentsOfOne).
+				momentsOfOne(p, varY, varD, yr, nr, obsVar)
+			} else {
+				for g := 0; g < gc; g++ {
+					d := yr[g] - nr[g]
+					p.Mean[g] += yr[g]
+					varY[g] += yr[g] * yr[g]
+					p.DeltaMean[g] += d
+					varD[g] += d * d
+					p.Nominal[g] += nr[g]
+				}
 			}
 			if thRef == nil {
 				thRef = theta.Row(r)
@@ -355,12 +360,12 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 			}
 		}
 		inv := 1 / float64(used) // +Inf when every sample diverged: NaN mean
-		for g := 0; g < gc; g++ {
+		for g := 0; g < gc && !(k == 1 && c == nil && used == 1); g++ {
 			p.Mean[g] *= inv
 			p.DeltaMean[g] *= inv
 			p.Nominal[g] *= inv
-			varY[g] = math.Max(0, varY[g]*inv-p.Mean[g]*p.Mean[g])
-			varD[g] = math.Max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g])
+			varY[g] = max(0, varY[g]*inv-p.Mean[g]*p.Mean[g])
+			varD[g] = max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g])
 			if c != nil && used > 0 {
 				// E[(y − y*)²] = Var y + (E y − y*)².
 				yc, nc := c.pred.At(b, g), c.nom.At(b, g)
@@ -373,7 +378,7 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 		}
 		for q := range p.Theta {
 			d := p.Theta[q] * inv
-			v := math.Max(0, p.ThetaStd[q]*inv-d*d)
+			v := max(0, p.ThetaStd[q]*inv-d*d)
 			p.Theta[q] = math.NaN()
 			if thRef != nil {
 				p.Theta[q] = thRef[q] + d
@@ -391,6 +396,24 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 		out[b] = p
 	})
 	return out
+}
+
+// momentsOfOne sets p's grid moments from a single finite sample (y,
+// nominal n), by the same operations as collapseAround's accumulation
+// over samples and its normalisation with inv = 1, in one pass: the sums
+// start at +0 (so a −0 sample gives +0, as there) and the variances are
+// max(0, y·y − y·y).
+func momentsOfOne(p Prediction, varY, varD, y, n, obsVar []float64) {
+	const inv = 1.0
+	for g := range y {
+		d := y[g] - n[g]
+		mean, dm := (0+y[g])*inv, (0+d)*inv
+		p.Mean[g], p.DeltaMean[g], p.Nominal[g] = mean, dm, (0+n[g])*inv
+		varY[g] = max(0, (0+y[g]*y[g])*inv-mean*mean)
+		varD[g] = max(0, (0+d*d)*inv-dm*dm)
+		p.Std[g] = math.Sqrt(varY[g] + obsVar[g])
+		p.DeltaStd[g] = math.Sqrt(varD[g] + obsVar[g])
+	}
 }
 
 // finite reports whether every value of xs is finite.

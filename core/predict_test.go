@@ -2,7 +2,9 @@ package core
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -368,5 +370,43 @@ func sameOnCores(t *testing.T, m *Model, ctxs []sims.Context, sides [][]float64,
 			t.Fatal(err)
 		}
 		comparePredictions(t, want, got, 0)
+	}
+}
+
+// TestCollapseOneSample: the one-sample pass (momentsOfOne) gives what
+// the sample loop gives for two copies of the sample: the same mean,
+// nominal and θ, no spread beyond the observation noise.
+func TestCollapseOneSample(t *testing.T) {
+	m := tinyModel(t, "spring", CNP, nil)
+	gc, P := m.Sys.Grid().Size(), len(m.Sys.Params())
+	rng := rand.New(rand.NewPCG(5, 6))
+	one, two := nets.NewTensor(1, gc), nets.NewTensor(2, gc)
+	nom1, nom2 := nets.NewTensor(1, gc), nets.NewTensor(2, gc)
+	th1, th2 := nets.NewTensor(1, P), nets.NewTensor(2, P)
+	for g := range gc {
+		y, n := rng.NormFloat64(), rng.NormFloat64()
+		one.Set(0, g, y)
+		nom1.Set(0, g, n)
+		for j := range 2 {
+			two.Set(j, g, y)
+			nom2.Set(j, g, n)
+		}
+	}
+	for q := range P {
+		th1.Set(0, q, 4.5)
+		th2.Set(0, q, 4.5)
+		th2.Set(1, q, 4.5)
+	}
+	a := m.collapse(1, 1, one, nom1, th1, nets.NewTensor(1, 1), nil, 0)[0]
+	b := m.collapse(1, 2, two, nom2, th2, nets.NewTensor(2, 1), nil, 0)[0]
+	for name, pair := range map[string][2][]float64{
+		"mean": {a.Mean, b.Mean}, "std": {a.Std, b.Std}, "δ mean": {a.DeltaMean, b.DeltaMean},
+		"δ std": {a.DeltaStd, b.DeltaStd}, "nominal": {a.Nominal, b.Nominal},
+		"θ": {a.Theta, b.Theta}, "θ std": {a.ThetaStd, b.ThetaStd},
+		"sample var": {a.sampleVarY, b.sampleVarY}, "δ sample var": {a.sampleVarD, b.sampleVarD},
+	} {
+		if !slices.Equal(pair[0], pair[1]) {
+			t.Errorf("%s: one sample %v, two copies %v", name, pair[0][:3], pair[1][:3])
+		}
 	}
 }

@@ -244,7 +244,7 @@ func (sc *spreadScratch) fitContextNoise(dst []float64, terms []obsTerm, mean, s
 		s2s = append(s2s[:0], floor)
 		if finite > 0 && !math.IsInf(ms, 0) {
 			for _, f := range quarterPowers {
-				s2s = append(s2s, math.Max(ms*f, floor))
+				s2s = append(s2s, max(ms*f, floor))
 			}
 		}
 		errs = slices.Grow(errs[:0], len(s2s))[:len(s2s)]
@@ -366,20 +366,24 @@ func coverageErrorsFlat(dst []float64, rs []coverageResid, s2s []float64) {
 		}
 	}
 	slices.Sort(sorted)
-	clear(dst)
-	gaps := coverageGapTable(len(rs))
-	for l, z2 := range eceZ2 {
-		gap := gaps[l*(len(rs)+1) : (l+1)*(len(rs)+1)]
-		at := 0
-		for k, s2 := range s2s {
+	n := len(rs)
+	gaps := coverageGapTable(n)
+	// at[l] is level l's count at the current candidate. The levels'
+	// gaps are summed in level order, as coverageGap sums them.
+	var ats [16]int
+	at := ats[:len(eceZ2)]
+	dst = dst[:len(s2s)]
+	for k, s2 := range s2s {
+		e := 0.0
+		for l, z2 := range eceZ2 {
 			bound := z2 * s2
-			for at < len(sorted) && sorted[at] <= bound {
-				at++
+			a := at[l]
+			for a < len(sorted) && sorted[a] <= bound {
+				a++
 			}
-			dst[k] += gap[at]
+			at[l] = a
+			e += gaps[l*(n+1)+a]
 		}
-	}
-	for k := range dst {
-		dst[k] /= float64(len(eceLevels))
+		dst[k] = e / float64(len(eceLevels))
 	}
 }
