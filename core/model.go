@@ -144,8 +144,8 @@ type Batch struct {
 	procs int
 }
 
-// inferenceTape returns an inference tape (in arena; nil: the heap)
-// limited to the batch's goroutines.
+// inferenceTape returns an inference tape (its values in arena; nil:
+// the heap) limited to the batch's goroutines.
 func (bt *Batch) inferenceTape(arena *nets.Arena) *nets.Tape {
 	tp := nets.NewArenaTape(arena)
 	tp.SetWorkers(bt.procs)

@@ -168,6 +168,7 @@ type refiner struct {
 	// hint, hintSD, hintMask [B, P]: the batch's direct estimates of s_θ
 	// (Batch.Hint), nil when the model uses no hints.
 	hint, hintSD, hintMask *nets.Tensor
+	procs                  int // goroutines its tapes may use (Batch.procs)
 }
 
 // thetaOf maps v rows to θ and s.
@@ -187,6 +188,7 @@ func (r *refiner) thetaOf(v *nets.Tensor) (theta, s *nets.Tensor) {
 // decode evaluates v [R, n] where row i belongs to realization i/per.
 func (r *refiner) decode(v *nets.Tensor, per int) (pred, theta, f *nets.Tensor) {
 	tp := nets.NewInferenceTape()
+	tp.SetWorkers(r.procs)
 	P := r.a0.Cols
 	th, s := r.thetaOf(v)
 	zD := nets.NewTensor(v.Rows, r.n-P-r.nT)
@@ -295,13 +297,13 @@ func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
 // predictRefined runs the encoders, refines v for steps LM iterations and
 // samples the Laplace posterior k times.
 func (m *Model) predictRefined(bt *Batch, k, steps int, rng *noise) ([]Prediction, error) {
-	tp := nets.NewInferenceTape()
+	tp := bt.inferenceTape(nil)
 	feats, summary := tp.Const(bt.Feats), m.batchSummary(tp, bt)
 	phys := m.phys.forward(tp, feats, summary, bt.B, bt.N)
 	disc := m.disc.forward(tp, feats, summary, bt.B, bt.N)
 	_, s0 := m.thetaHat(tp, phys.mu)
 	P, L := s0.Value.Cols, disc.mu.Value.Cols
-	r := &refiner{m: m, b: bt.B, n: P + L, zT: phys.mu.Value, side: bt.Side, a0: nets.NewTensor(bt.B, P)}
+	r := &refiner{m: m, b: bt.B, n: P + L, zT: phys.mu.Value, side: bt.Side, a0: nets.NewTensor(bt.B, P), procs: bt.procs}
 	if m.Config.Infer.ZThetaPrior > 0 {
 		r.nT = phys.mu.Value.Cols
 		r.n += r.nT
@@ -433,14 +435,14 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *noise) ([]Predictio
 		}
 	}
 	sp, th, f := r.decode(samples, k)
-	ntp := nets.NewInferenceTape()
+	ntp := bt.inferenceTape(nil)
 	nom := m.Sys.NominalOp(ntp, ntp.Const(th), repeatRows(bt.Side, k)).Value
 	// The point prediction is the decode at the mode v*: the decoder is
 	// nonlinear in v, so the average of the Laplace samples is pulled
 	// away from the fit to the context; the samples give the spread
 	// around the mode.
 	modeTheta, _ := r.thetaOf(v)
-	mtp := nets.NewInferenceTape()
+	mtp := bt.inferenceTape(nil)
 	modeNom := m.Sys.NominalOp(mtp, mtp.Const(modeTheta), bt.Side).Value
 	preds := m.collapseAround(bt.B, k, sp, nom, th, f, obsVars, &center{pred: pred, nom: modeNom, theta: modeTheta}, bt.procs)
 	for b, sd := range thetaSD {

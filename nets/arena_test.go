@@ -107,6 +107,36 @@ func TestForwardHiddenMeanMatchesTape(t *testing.T) {
 	}
 }
 
+// TestGemmRowsIndependentOfGoroutines: gemmRows gives the same bits on
+// one goroutine and on several, for shapes that every parallel split
+// would take: a long inner size (where gemm splits k across goroutines),
+// many rows, many columns, and transposed operands.
+func TestGemmRowsIndependentOfGoroutines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 3))
+	for _, mnk := range [][3]int{{16, 128, 4096}, {4, 64, 32768}, {512, 64, 256}, {24, 512, 256}, {700, 40, 3000}} {
+		m, n, k := mnk[0], mnk[1], mnk[2]
+		for _, tr := range [][2]bool{{false, false}, {true, true}} {
+			ar, ac, br, bc := m, k, k, n
+			if tr[0] {
+				ar, ac = k, m
+			}
+			if tr[1] {
+				br, bc = n, k
+			}
+			a, b := randTensor(rng, ar, ac, -1, 1), randTensor(rng, br, bc, -1, 1)
+			c0 := randTensor(rng, m, n, -1, 1)
+			one, four := c0.Clone(), c0.Clone()
+			gemmRowsOn(1, tr[0], tr[1], 0.5, a, b, 1, one)
+			gemmRowsOn(4, tr[0], tr[1], 0.5, a, b, 1, four)
+			for i, v := range one.Data {
+				if math.Float64bits(v) != math.Float64bits(four.Data[i]) {
+					t.Fatalf("m %d n %d k %d transposed %v: value %d is %v on 1 goroutine, %v on 4", m, n, k, tr, i, v, four.Data[i])
+				}
+			}
+		}
+	}
+}
+
 // TestGemmRowsIndependentOfRowCount: gemmRows computes each row of the
 // product by the same arithmetic whatever the number of rows, also for
 // products small enough that gemm would hand them to gonum.

@@ -88,11 +88,12 @@ func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *T
 }
 
 // gemmRows is gemm computing every row of dst by the same arithmetic
-// whatever the number of rows: small products go to the packed kernel
-// too, not to gonum's, which rounds differently (it does not fuse the
-// multiply and add) and which gemm picks by m·n·k, so by the row count.
-// Inference uses it, so that a realization's prediction does not depend
-// on the size of its batch, its piece or its block.
+// whatever the number of rows and of goroutines: small products go to
+// the packed kernel too, not to gonum's, which rounds differently (it
+// does not fuse the multiply and add) and which gemm picks by m·n·k, so
+// by the row count, and k is never split across goroutines. Inference
+// uses it, so that a realization's prediction does not depend on the
+// size of its batch, its piece or its block, nor on the cores.
 func gemmRows(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	gemmRowsOn(runtime.GOMAXPROCS(0), transA, transB, alpha, a, b, beta, dst)
 }
@@ -188,7 +189,10 @@ func (p *gemmProblem) run(procs int) {
 		return
 	}
 	switch {
-	case k >= 2*max(m, n) && m*n <= gemmSharedLimit/(4*procs):
+	case !p.rows && k >= 2*max(m, n) && m*n <= gemmSharedLimit/(4*procs):
+		// Partial sums over k-slices round differently from one pass
+		// over k, and the slices follow procs: not for gemmRows, whose
+		// values must not depend on the goroutines.
 		p.splitK(procs)
 	case m >= n && m >= 2*procs*mr || n < 2*procs*nr && m >= 2*procs*mr:
 		if k*ceilMul(n, nr) <= gemmSharedLimit {

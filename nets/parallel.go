@@ -40,13 +40,19 @@ func Parallel(procs int, work func()) {
 			wg.Done()
 		}
 	}
-	work()
-	for i := range jobs {
-		if jobs[i].claimed.CompareAndSwap(false, true) {
-			wg.Done() // never started: the work is already done
+	// Deferred, so that a panic in the caller's share still drops the
+	// jobs no helper has started and waits for those that have: no work
+	// runs after Parallel has returned or unwound (its callers hand the
+	// buffers it writes back to pools).
+	defer func() {
+		for i := range jobs {
+			if jobs[i].claimed.CompareAndSwap(false, true) {
+				wg.Done() // never started: the work is already done
+			}
 		}
-	}
-	wg.Wait()
+		wg.Wait()
+	}()
+	work()
 }
 
 // helperSpin is how long an idle helper polls for work before it parks:

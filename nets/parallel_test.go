@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestParallel: every item is done exactly once, however many callers
@@ -69,5 +70,54 @@ func TestParallelOne(t *testing.T) {
 	Parallel(0, func() { calls++ })
 	if calls != 2 {
 		t.Errorf("%d calls, want 2", calls)
+	}
+}
+
+// TestParallelPanicDropsQueuedJobs: when the caller's share panics, the
+// jobs no helper has started are dropped before Parallel unwinds, so
+// that work never runs after it (its callers hand the buffers work
+// writes back to pools).
+func TestParallelPanicDropsQueuedJobs(t *testing.T) {
+	helpersMu.Lock()
+	n := max(helpers, 1)
+	helpersMu.Unlock()
+	// Keep every helper busy: n+1 shares that wait for release.
+	release, busy := make(chan struct{}), make(chan struct{}, n+1)
+	blocked := make(chan struct{})
+	var claims atomic.Int64
+	go func() {
+		defer close(blocked)
+		Parallel(n+1, func() {
+			if claims.Add(1) > int64(n+1) {
+				return
+			}
+			busy <- struct{}{}
+			<-release
+		})
+	}()
+	for range n + 1 {
+		<-busy
+	}
+	var calls atomic.Int64
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the caller's panic did not propagate")
+			}
+		}()
+		Parallel(2, func() {
+			if calls.Add(1) == 1 {
+				panic("caller's share")
+			}
+		})
+	}()
+	close(release)
+	<-blocked
+	for len(helperQueue) > 0 {
+		runtime.Gosched()
+	}
+	time.Sleep(20 * time.Millisecond) // a helper holding the stale job runs it now, if ever
+	if c := calls.Load(); c != 1 {
+		t.Errorf("work ran %d times, want once (the caller's share): a dropped job ran after Parallel unwound", c)
 	}
 }
