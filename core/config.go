@@ -135,6 +135,19 @@ type Train struct {
 	ClipNorm     float64     `json:"clip_norm"`
 	ValEvery     int         `json:"val_every"` // steps between validations; 0 disables
 	ValTasks     int         `json:"val_tasks"`
+	// ContextMin and ContextMax bound the context sizes of training
+	// batches, drawn uniformly from [ContextMin, ContextMax]; both 0
+	// takes the system's range (sims.System.TrainContext).
+	ContextMin int `json:"context_min,omitempty"`
+	ContextMax int `json:"context_max,omitempty"`
+}
+
+// contextRange is the training context sizes [lo, hi] for sys.
+func (t Train) contextRange(sys sims.System) (lo, hi int) {
+	if t.ContextMin > 0 {
+		return t.ContextMin, t.ContextMax
+	}
+	return sys.TrainContext()
 }
 
 // Infer holds inference settings stored with a model.
@@ -241,6 +254,16 @@ func (c Config) Validate() error {
 	}
 	if c.Infer.Refine < 0 {
 		return fmt.Errorf("refine steps must be ≥ 0")
+	}
+	if t.ContextMin != 0 || t.ContextMax != 0 {
+		sys, _ := sims.Lookup(a.System)
+		most := 0
+		if sys != nil {
+			most = len(sys.Grid().States)
+		}
+		if t.ContextMin < 1 || t.ContextMax < t.ContextMin || (sys != nil && t.ContextMax > most) {
+			return fmt.Errorf("training context range %d:%d must satisfy 1 ≤ min ≤ max ≤ %d (the grid's states)", t.ContextMin, t.ContextMax, most)
+		}
 	}
 	if t.LambdaTheta < 0 || t.LambdaDelta < 0 || t.Noise < 0 || t.Trajectories < 0 || t.ClipNorm < 0 {
 		return fmt.Errorf("lambdas, noise, trajectories and clip-norm must be ≥ 0")

@@ -61,6 +61,9 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"negative noise", func(c *Config) { c.Train.Noise = -0.1 }, "noise"},
 		{"negative trajectories", func(c *Config) { c.Train.Trajectories = -3 }, "trajectories"},
 		{"negative clip", func(c *Config) { c.Train.ClipNorm = -1 }, "clip"},
+		{"context range reversed", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 9, 4 }, "context range"},
+		{"context range from 0", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 0, 4 }, "context range"},
+		{"context range past the grid", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 5, 101 }, "context range"},
 	}
 	for _, c := range cases {
 		cfg := tinyConfig(t, "spring", LNP)

@@ -56,14 +56,16 @@ const (
 // sampler draws training batches: fresh realizations every step, or
 // from a fixed pool when Trajectories > 0.
 type sampler struct {
-	sys   sims.System
-	rng   *rand.Rand
-	pool  []sims.Realization
-	noise float64
+	sys    sims.System
+	rng    *rand.Rand
+	pool   []sims.Realization
+	noise  float64
+	lo, hi int // context sizes
 }
 
 func newSampler(sys sims.System, t Train) *sampler {
 	s := &sampler{sys: sys, rng: rand.New(rand.NewPCG(t.Seed, trainStream)), noise: t.Noise}
+	s.lo, s.hi = t.contextRange(sys)
 	for i := 0; i < t.Trajectories; i++ {
 		s.pool = append(s.pool, sims.Draw(sys, s.rng))
 	}
@@ -71,8 +73,7 @@ func newSampler(sys sims.System, t Train) *sampler {
 }
 
 func (s *sampler) contextSize() int {
-	lo, hi := s.sys.TrainContext()
-	return lo + s.rng.IntN(hi-lo+1)
+	return s.lo + s.rng.IntN(s.hi-s.lo+1)
 }
 
 // batch draws b realizations and splits them with context size n. When

@@ -412,3 +412,24 @@ func TestTrainTrajectoryPool(t *testing.T) {
 		t.Error("a pool of 4 trains exactly like fresh draws")
 	}
 }
+
+// TestTrainContextRange: the sampler draws context sizes from the
+// configured range, and from the system's when none is set.
+func TestTrainContextRange(t *testing.T) {
+	sys, _ := sims.Lookup("lv")
+	lo, hi := sys.TrainContext()
+	for _, tc := range []struct{ min, max, wantLo, wantHi int }{{7, 7, 7, 7}, {25, 35, 25, 35}, {0, 0, lo, hi}} {
+		s := newSampler(sys, Train{Seed: 1, ContextMin: tc.min, ContextMax: tc.max})
+		seen := map[int]bool{}
+		for range 400 {
+			n := s.contextSize()
+			if n < tc.wantLo || n > tc.wantHi {
+				t.Fatalf("range %d:%d: context size %d outside [%d, %d]", tc.min, tc.max, n, tc.wantLo, tc.wantHi)
+			}
+			seen[n] = true
+		}
+		if !seen[tc.wantLo] || !seen[tc.wantHi] {
+			t.Errorf("range %d:%d: 400 draws never reached an end of [%d, %d]", tc.min, tc.max, tc.wantLo, tc.wantHi)
+		}
+	}
+}

@@ -38,8 +38,8 @@ const (
 //   - observations outside the grid's domain;
 //   - observed values far outside the range seen in training (the range
 //     over prior draws, widened by a quarter of its width on each side);
-//   - fewer (or more) context points than the training range
-//     sys.TrainContext();
+//   - fewer (or more) context points than the model's training range
+//     (Train.ContextMin–ContextMax, else sys.TrainContext());
 //   - side information outside its plausible range (sims.SideInfo).
 func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string {
 	sys := m.Sys
@@ -65,7 +65,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		out = append(out, fmt.Sprintf("%d of %d observations lie outside the domain %s", n, ctx.Len(), domainText(g)))
 	}
 	out = append(out, valueWarnings(sys, ctx)...)
-	if lo, hi := sys.TrainContext(); ctx.Len() < lo {
+	if lo, hi := m.Config.Train.contextRange(sys); ctx.Len() < lo {
 		out = append(out, fmt.Sprintf("only %d context points; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", ctx.Len(), lo, hi))
 	} else if ctx.Len() > hi {
 		out = append(out, fmt.Sprintf("%d context points, more than the %d to %d the model was trained on: its uncertainty is an extrapolation", ctx.Len(), lo, hi))

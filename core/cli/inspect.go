@@ -75,8 +75,12 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	}
 	fmt.Fprintf(w, "  architecture: form %s, hidden %d×%d, latents θ %d δ %d, f_ψ %d×%d, heads %d%s\n",
 		a.Form, a.Hidden, a.Layers, a.LatentTheta, a.LatentDelta, a.DecHidden, a.DecLayers, a.Heads, extras)
-	fmt.Fprintf(w, "  training: steps %d+%d done (planned %d+%d), batch %d, lr %g→%g, λθ %g, λδ %g, reg %s, noise %g, seed %d, trajectories %d\n",
-		info.Steps1, info.Steps2, t.Steps1, t.Steps2, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, t.Noise, t.Seed, t.Trajectories)
+	ctxRange := ""
+	if t.ContextMin > 0 {
+		ctxRange = fmt.Sprintf(", contexts %d–%d", t.ContextMin, t.ContextMax)
+	}
+	fmt.Fprintf(w, "  training: steps %d+%d done (planned %d+%d), batch %d, lr %g→%g, λθ %g, λδ %g, reg %s, noise %g, seed %d, trajectories %d%s\n",
+		info.Steps1, info.Steps2, t.Steps1, t.Steps2, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, t.Noise, t.Seed, t.Trajectories, ctxRange)
 	in := m.Config.Infer
 	sy, sd := in.Scales()
 	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy)", in.Refine, in.ZThetaPrior, spreadWords(in.SpreadFit), sy, sd)

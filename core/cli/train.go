@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,6 +35,7 @@ system (the paper's appendix A). Ctrl-C stops training and writes nothing.`,
 type trainFlags struct {
 	initInfo                                              core.Info // what the --init checkpoint recorded
 	system, backbone, out, form, reg, dtype, init, decAct string
+	contextRange                                          string
 	steps1, steps2, batch, trajectories                   int
 	hidden, layers, latent, decHidden, decLayers          int
 	heads, valEvery, valTasks, refine, recalibrate        int
@@ -59,6 +61,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
 	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations (0: fresh every step)")
+	fs.StringVar(&f.contextRange, "context-range", "", "training context sizes MIN:MAX, drawn uniformly (default: the system's range)")
 	fs.IntVar(&f.hidden, "hidden", 0, "encoder width (default: the system's)")
 	fs.IntVar(&f.layers, "layers", 0, "encoder hidden layers (default 2)")
 	fs.IntVar(&f.latent, "latent", 0, "latent dimension of z_θ and z_δ (default: the system's)")
@@ -258,6 +261,13 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	if given("trajectories") {
 		t.Trajectories = f.trajectories
 	}
+	if f.contextRange != "" {
+		lo, hi, err := parseRange(f.contextRange)
+		if err != nil {
+			return core.Config{}, nil, UsageError("context-range: %v", err)
+		}
+		t.ContextMin, t.ContextMax = lo, hi
+	}
 	if f.refine >= 0 {
 		cfg.Infer.Refine = f.refine
 	}
@@ -265,6 +275,21 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		return core.Config{}, nil, UsageError("%v", err)
 	}
 	return cfg, init, nil
+}
+
+// parseRange reads "MIN:MAX" (two integers).
+func parseRange(s string) (lo, hi int, err error) {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return 0, 0, fmt.Errorf("%q is not MIN:MAX", s)
+	}
+	if lo, err = strconv.Atoi(strings.TrimSpace(a)); err != nil {
+		return 0, 0, fmt.Errorf("%q: minimum: %w", s, err)
+	}
+	if hi, err = strconv.Atoi(strings.TrimSpace(b)); err != nil {
+		return 0, 0, fmt.Errorf("%q: maximum: %w", s, err)
+	}
+	return lo, hi, nil
 }
 
 func setPos(dst *int, v int) {

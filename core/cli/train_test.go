@@ -83,6 +83,9 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--init", junk, "--out", filepath.Join(dir, "x")}, "junk.safetensors"},
 		{[]string{"train", "--init", good, "--system", "lv", "--out", filepath.Join(dir, "x")}, "disagrees"},
 		{[]string{"train", "--system", "spring", "--lr", "-1", "--out", filepath.Join(dir, "x")}, "learning rate"},
+		{[]string{"train", "--system", "spring", "--context-range", "20-40", "--out", filepath.Join(dir, "x")}, "MIN:MAX"},
+		{[]string{"train", "--system", "spring", "--context-range", "20:x", "--out", filepath.Join(dir, "x")}, "maximum"},
+		{[]string{"train", "--system", "spring", "--context-range", "40:20", "--out", filepath.Join(dir, "x")}, "context range"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {
