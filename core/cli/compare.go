@@ -33,9 +33,10 @@ method as mean ± std over realizations, and each method's wall time per
 realization. APIC is timed one realization at a time (the whole pipeline:
 encoders, θ map, simulator, discrepancy, --samples Monte-Carlo samples,
 after one untimed warm-up call) and as batched throughput (all realizations
-in one call, the median of calls repeated for half a second after an
-untimed one); KOH-GP runs one realization per worker (--workers, default
-one per CPU), each fit timed by its worker. The one-pass table sets APIC
+in one call: untimed warm-up calls for a tenth of a second, then the
+median of up to 500 calls over half a second); KOH-GP runs one
+realization per worker (--workers, default one per CPU), each fit timed
+by its worker. The one-pass table sets APIC
 against KOH-GP by wall time per realization (KOH-GP's median fit over
 APIC's batch time per realization), by CPU time per realization and by
 throughput on the same cores. Ctrl-C stops.`,
@@ -221,8 +222,8 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 
 // timeAPIC runs an APIC model with options o on every task one at a time
 // (timed and scored), then all together, and returns the single runs and
-// the batched timing (the median of calls repeated for at least
-// batchSeconds, at most batchCalls).
+// the batched timing (core.TimeBatched: warm-up calls, then the median
+// of calls repeated for at least batchSeconds, at most batchCalls).
 func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.Task, o core.PredictOptions) (core.MethodRun, core.BatchTiming, error) {
 	m := &core.APIC{Model: nm.model, Opt: o, Label: nm.name}
 	// One untimed call first, so that the latency does not include
