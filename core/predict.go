@@ -134,13 +134,13 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 			part := idx[lo:min(lo+maxB, len(idx))]
 			np := max(1, min(pieces, len(part)/minPiece))
 			size := (len(part) + np - 1) / np
+			procs := 0 // the pieces share the cores: each runs on one
+			if np > 1 {
+				procs = 1
+			}
 			errs := make([]error, np)
 			forEach(np, func(i int) {
 				piece := part[min(i*size, len(part)):min((i+1)*size, len(part))]
-				procs := 0 // the pieces share the cores: each runs on one
-				if np > 1 {
-					procs = 1
-				}
 				errs[i] = m.predictPart(out, piece, ctxs, sides, o, k, refine, spread, rngs, procs)
 			})
 			for _, err := range errs {
@@ -301,6 +301,7 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 	fPer := f.Len() / (B * k)
 	out := make([]Prediction, B)
 	learned := m.obsVariance()
+	one := k == 1 && c == nil // a single sample's moments in one pass
 	forEachOn(procs, B, func(b int) {
 		obsVar := learned
 		if obsVars != nil {
@@ -334,8 +335,7 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 				continue
 			}
 			used++
-			if k == 1 && c == nil {
-				// One sample: its moments in one pass (momentsOfOne).
+			if one {
 				momentsOfOne(p, varY, varD, yr, nr, obsVar)
 			} else {
 				for g := 0; g < gc; g++ {
@@ -360,7 +360,7 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 			}
 		}
 		inv := 1 / float64(used) // +Inf when every sample diverged: NaN mean
-		for g := 0; g < gc && !(k == 1 && c == nil && used == 1); g++ {
+		for g := 0; g < gc && !(one && used == 1); g++ {
 			p.Mean[g] *= inv
 			p.DeltaMean[g] *= inv
 			p.Nominal[g] *= inv
@@ -399,18 +399,18 @@ func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVa
 }
 
 // momentsOfOne sets p's grid moments from a single finite sample (y,
-// nominal n), by the same operations as collapseAround's accumulation
-// over samples and its normalisation with inv = 1, in one pass: the sums
-// start at +0 (so a −0 sample gives +0, as there) and the variances are
-// max(0, y·y − y·y).
+// nominal n) in one pass, with the values collapseAround's accumulation
+// over samples and its normalisation by one sample give: the sums start
+// at +0 (so a −0 sample gives +0) and the variances are max(0, y·y −
+// y·y), 0 or, where y·y overflows, NaN. Multiplying by 1 and adding 0 to
+// a square are exact, so they are left out.
 func momentsOfOne(p Prediction, varY, varD, y, n, obsVar []float64) {
-	const inv = 1.0
 	for g := range y {
 		d := y[g] - n[g]
-		mean, dm := (0+y[g])*inv, (0+d)*inv
-		p.Mean[g], p.DeltaMean[g], p.Nominal[g] = mean, dm, (0+n[g])*inv
-		varY[g] = max(0, (0+y[g]*y[g])*inv-mean*mean)
-		varD[g] = max(0, (0+d*d)*inv-dm*dm)
+		mean, dm := 0+y[g], 0+d
+		p.Mean[g], p.DeltaMean[g], p.Nominal[g] = mean, dm, 0+n[g]
+		varY[g] = max(0, y[g]*y[g]-mean*mean)
+		varD[g] = max(0, d*d-dm*dm)
 		p.Std[g] = math.Sqrt(varY[g] + obsVar[g])
 		p.DeltaStd[g] = math.Sqrt(varD[g] + obsVar[g])
 	}

@@ -119,6 +119,10 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 	c := len(grid.Channels)
 	learned := m.obsVariance()
 	sy, sd := s.Scales()
+	var zeros []float64 // SpreadResidual's sample variances (read only)
+	if s.Spread == SpreadResidual {
+		zeros = make([]float64, grid.Size())
+	}
 	errs := make([]error, len(preds))
 	forEachOn(procs, len(preds), func(b int) {
 		sc := spreadScratches.Get().(*spreadScratch)
@@ -135,7 +139,7 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 		perCh := false      // noise per channel instead
 		if s.Spread != SpreadModel {
 			if s.Spread == SpreadResidual {
-				sampY, sampD = make([]float64, len(p.Mean)), make([]float64, len(p.Mean))
+				sampY, sampD = zeros, zeros
 			}
 			var err error
 			sc.terms, sc.idx, err = m.appendContextTerms(sc.terms[:0], sc.idx[:0], ctxs[b], learned)

@@ -3,6 +3,7 @@ package nets
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -107,7 +108,7 @@ func TestForwardHiddenMeanMatchesTape(t *testing.T) {
 	}
 }
 
-// TestGemmRowsIndependentOfGoroutines: gemmRows gives the same bits on
+// TestGemmRowsIndependentOfGoroutines: gemmRowsOn gives the same bits on
 // one goroutine and on several, for shapes that every parallel split
 // would take: a long inner size (where gemm splits k across goroutines),
 // many rows, many columns, and transposed operands.
@@ -137,7 +138,7 @@ func TestGemmRowsIndependentOfGoroutines(t *testing.T) {
 	}
 }
 
-// TestGemmRowsIndependentOfRowCount: gemmRows computes each row of the
+// TestGemmRowsIndependentOfRowCount: gemmRowsOn computes each row of the
 // product by the same arithmetic whatever the number of rows, also for
 // products small enough that gemm would hand them to gonum.
 func TestGemmRowsIndependentOfRowCount(t *testing.T) {
@@ -147,10 +148,10 @@ func TestGemmRowsIndependentOfRowCount(t *testing.T) {
 		a := randTensor(rng, 50, k, -1, 1)
 		b := randTensor(rng, k, n, -1, 1)
 		all := NewTensor(50, n)
-		gemmRows(false, false, 1, a, b, 0, all)
+		gemmRowsOn(runtime.GOMAXPROCS(0), false, false, 1, a, b, 0, all)
 		for _, m := range []int{1, 2, 9} {
 			part := NewTensor(m, n)
-			gemmRows(false, false, 1, rowRange(a, 3, m), b, 0, part)
+			gemmRowsOn(runtime.GOMAXPROCS(0), false, false, 1, rowRange(a, 3, m), b, 0, part)
 			for i := range m {
 				for j := range n {
 					if part.At(i, j) != all.At(3+i, j) {

@@ -87,23 +87,19 @@ func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *T
 	gemmTensors(gemmDefault, transA, transB, alpha, a, b, beta, dst)
 }
 
-// gemmRows is gemm computing every row of dst by the same arithmetic
-// whatever the number of rows and of goroutines: small products go to
-// the packed kernel too, not to gonum's, which rounds differently (it
-// does not fuse the multiply and add) and which gemm picks by m·n·k, so
-// by the row count, and k is never split across goroutines. Inference
-// uses it, so that a realization's prediction does not depend on the
-// size of its batch, its piece or its block, nor on the cores.
-func gemmRows(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
-	gemmRowsOn(runtime.GOMAXPROCS(0), transA, transB, alpha, a, b, beta, dst)
-}
-
-// gemmRowsOn is gemmRows on up to procs goroutines.
+// gemmRowsOn is gemm on up to procs goroutines computing every row of
+// dst by the same arithmetic whatever the number of rows and of
+// goroutines: small products go to the packed kernel too, not to
+// gonum's, which rounds differently (it does not fuse the multiply and
+// add) and which gemm picks by m·n·k, so by the row count, and k is
+// never split across goroutines. Inference uses it, so that a
+// realization's prediction does not depend on the size of its batch,
+// its piece or its block, nor on the cores.
 func gemmRowsOn(procs int, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	gemmTensorsFor(procs, gemmDefault, true, transA, transB, alpha, a, b, beta, dst)
 }
 
-// gemmOn is the value product of a tape operation: gemmRows on an
+// gemmOn is the value product of a tape operation: gemmRowsOn on an
 // inference tape, gemm otherwise (training keeps gemm's choice, which
 // its recorded recipes were run with).
 func (tp *Tape) gemmOn(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
@@ -132,7 +128,7 @@ func gemmTensorsOn(procs int, kern *gemmKernel, transA, transB bool, alpha float
 }
 
 // gemmTensorsFor is gemmTensorsOn; with rows set, small products use the
-// kernel too (gemmRows).
+// kernel too (gemmRowsOn).
 func gemmTensorsFor(procs int, kern *gemmKernel, rows, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	m, k := a.Rows, a.Cols
 	if transA {
@@ -159,7 +155,7 @@ func gemmTensorsFor(procs int, kern *gemmKernel, rows, transA, transB bool, alph
 // ldc.
 type gemmProblem struct {
 	kern           *gemmKernel
-	rows           bool // the kernel also for small products (gemmRows)
+	rows           bool // the kernel also for small products (gemmRowsOn)
 	transA, transB bool
 	m, n, k        int
 	alpha, beta    float64
@@ -191,7 +187,7 @@ func (p *gemmProblem) run(procs int) {
 	switch {
 	case !p.rows && k >= 2*max(m, n) && m*n <= gemmSharedLimit/(4*procs):
 		// Partial sums over k-slices round differently from one pass
-		// over k, and the slices follow procs: not for gemmRows, whose
+		// over k, and the slices follow procs: not for gemmRowsOn, whose
 		// values must not depend on the goroutines.
 		p.splitK(procs)
 	case m >= n && m >= 2*procs*mr || n < 2*procs*nr && m >= 2*procs*mr:
@@ -265,7 +261,7 @@ func (p *gemmProblem) splitRows(procs int) {
 		}
 	}
 	var next atomic.Int64
-	parallel(procs, func() {
+	Parallel(procs, func() {
 		buf := getGemmBuf()
 		defer gemmPool.Put(buf)
 		pa := aligned(&buf.a, mc0*kc0)
@@ -305,7 +301,7 @@ func (p *gemmProblem) splitCols(procs int) {
 		}
 	}
 	var next atomic.Int64
-	parallel(procs, func() {
+	Parallel(procs, func() {
 		buf := getGemmBuf()
 		defer gemmPool.Put(buf)
 		pb := aligned(&buf.b, nc0*kc0)
@@ -341,7 +337,7 @@ func (p *gemmProblem) splitK(procs int) {
 	defer gemmPool.Put(shared)
 	partial := aligned(&shared.b, slices*mn)
 	var next atomic.Int64
-	parallel(procs, func() {
+	Parallel(procs, func() {
 		for {
 			s := int(next.Add(1) - 1)
 			if s >= slices {
@@ -393,7 +389,7 @@ func (p *gemmProblem) halves(procs int, rows bool) {
 	}
 	chunk := ceilMul(ceilDiv(total, procs), unit)
 	var next atomic.Int64
-	parallel(procs, func() {
+	Parallel(procs, func() {
 		for {
 			i0 := int(next.Add(1)-1) * chunk
 			if i0 >= total {
@@ -427,9 +423,6 @@ func (p *gemmProblem) band(i0, chunk, total int, rows bool) {
 	}
 	sub.serial()
 }
-
-// parallel is Parallel.
-func parallel(procs int, work func()) { Parallel(procs, work) }
 
 // macro multiplies the packed mc×kc block pa of op(A) by the packed kc×nc
 // block pb of op(B) into C[ic:ic+mc, jc:jc+nc], tile by tile, adding onto

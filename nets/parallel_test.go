@@ -2,6 +2,7 @@ package nets
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -119,5 +120,51 @@ func TestParallelPanicDropsQueuedJobs(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // a helper holding the stale job runs it now, if ever
 	if c := calls.Load(); c != 1 {
 		t.Errorf("work ran %d times, want once (the caller's share): a dropped job ran after Parallel unwound", c)
+	}
+}
+
+// BenchmarkParallelStart measures how long the second of two shares of
+// work takes to start after 50 µs of the caller's own work (about the
+// gap between a batched prediction's calls), with the second share on a
+// fresh goroutine (go) or on Parallel's pooled helper, which is still
+// polling then. The share that starts first spins until the other has
+// started, so that neither is the caller handing over its own core.
+// µs/start is the median over the iterations.
+func BenchmarkParallelStart(b *testing.B) {
+	spin := func(d time.Duration) {
+		for t := time.Now(); time.Since(t) < d; {
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  func(share func())
+	}{
+		{"go", func(share func()) {
+			var wg sync.WaitGroup
+			wg.Go(share)
+			share()
+			wg.Wait()
+		}},
+		{"helper", func(share func()) { Parallel(2, share) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var starts []float64
+			for b.Loop() {
+				spin(50 * time.Microsecond)
+				var next, started atomic.Int64
+				t0 := time.Now()
+				tc.run(func() {
+					if next.Add(1) == 1 {
+						for started.Load() == 0 {
+						}
+						return
+					}
+					started.Store(int64(time.Since(t0)) + 1)
+				})
+				starts = append(starts, float64(started.Load()-1)/1e3)
+			}
+			slices.Sort(starts)
+			b.ReportMetric(starts[len(starts)/2], "µs/start")
+		})
 	}
 }

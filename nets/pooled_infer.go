@@ -76,12 +76,3 @@ func (m *MLP) inferHiddenMean(tp *Tape, x *Tensor, n int) *Tensor {
 	})
 	return y
 }
-
-// accumulateReLU sets dst += max(src, 0), element by element (reluBits:
-// the values activateInPlace would have written).
-func accumulateReLU(dst, src []float64) {
-	dst = dst[:len(src)]
-	for i, v := range src {
-		dst[i] += reluBits(v)
-	}
-}

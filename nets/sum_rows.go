@@ -29,3 +29,12 @@ func sumRows(dst, src []float64, rows, ld int, relu bool) {
 		}
 	}
 }
+
+// accumulateReLU sets dst += max(src, 0), element by element (reluBits:
+// the values activateInPlace would have written).
+func accumulateReLU(dst, src []float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] += reluBits(v)
+	}
+}

@@ -85,7 +85,7 @@ func innerProcs(tp *Tape, workers, blocks int) int {
 // turn, each with its own two pooled buffers of size values.
 func forBlocks(workers, blocks, size int, block func(b int, bufA, bufB []float64)) {
 	var next atomic.Int64
-	parallel(workers, func() {
+	Parallel(workers, func() {
 		pa, pb := inferBuffer(size), inferBuffer(size)
 		defer inferBuffers.Put(pa)
 		defer inferBuffers.Put(pb)
