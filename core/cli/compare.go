@@ -36,10 +36,10 @@ after one untimed warm-up call) and as batched throughput (all realizations
 in one call: untimed warm-up calls for a tenth of a second, then the
 median of up to 500 calls over half a second); KOH-GP runs one
 realization per worker (--workers, default one per CPU), each fit timed
-by its worker. The one-pass table sets APIC
-against KOH-GP by wall time per realization (KOH-GP's median fit over
-APIC's batch time per realization), by CPU time per realization and by
-throughput on the same cores. Ctrl-C stops.`,
+by its worker. The one-pass table sets APIC against KOH-GP by wall time
+per realization (KOH-GP's median fit over APIC's batch time per
+realization), by CPU time per realization and by throughput on the same
+cores. Ctrl-C stops.`,
 		Run: runCompare,
 	})
 }
