@@ -226,16 +226,29 @@ func lvFeatures(dst []float64, t float64, vals []float64, mask []bool, side []fl
 // the given times:
 //
 //	d(t) = (1 − e^{−t}) Σ_{k=0..5} w_k exp(−(t − c_k)²/2),  c_k = 1 + 8k/5,
+//
+// with the weights w of LVForcingWeights. d(0) = 0 and d ≥ 0.
+func LVTrueForcing(theta, side, times []float64) []float64 {
+	w := LVForcingWeights(theta, side)
+	return LVBumpForcing(w[:], times)
+}
+
+// LVForcingBumps is the number of bumps K of the true forcing.
+const LVForcingBumps = 6
+
+// LVForcingWeights is the true forcing's fixed map from a realization to
+// its bump weights,
+//
 //	w_k = 0.1 (1 + tanh(s_k)),
 //	s_k = Σ_{j=1..6} 0.8 sin(1.7(k+1) + 2.3 j) f_j + 0.2 cos(3.1(k+1)),
 //
-// with f = (log α, log β, log η, log γ, x0, y0). d(0) = 0 and d ≥ 0.
-func LVTrueForcing(theta, side, times []float64) []float64 {
+// with f = (log α, log β, log η, log γ, x0, y0).
+func LVForcingWeights(theta, side []float64) [LVForcingBumps]float64 {
 	f := [6]float64{
 		math.Log(theta[0]), math.Log(theta[1]), math.Log(theta[2]), math.Log(theta[3]),
 		side[0], side[1],
 	}
-	var w, c [6]float64
+	var w [LVForcingBumps]float64
 	for k := range w {
 		kk := float64(k + 1)
 		sk := 0.2 * math.Cos(3.1*kk)
@@ -243,14 +256,20 @@ func LVTrueForcing(theta, side, times []float64) []float64 {
 			sk += 0.8 * math.Sin(1.7*kk+2.3*float64(j)) * f[j-1]
 		}
 		w[k] = 0.1 * (1 + math.Tanh(sk))
-		c[k] = 1 + 8*float64(k)/5
 	}
+	return w
+}
+
+// LVBumpForcing is d(t) = (1 − e^{−t}) Σ_k w_k exp(−(t − c_k)²/2),
+// c_k = 1 + 8k/5, for any weights w (len LVForcingBumps) at the given
+// times.
+func LVBumpForcing(w, times []float64) []float64 {
 	d := make([]float64, len(times))
 	for i, t := range times {
 		var sum float64
-		for k := range w {
-			r := t - c[k]
-			sum += w[k] * math.Exp(-r*r/2)
+		for k, wk := range w {
+			r := t - (1 + 8*float64(k)/5)
+			sum += wk * math.Exp(-r*r/2)
 		}
 		d[i] = -math.Expm1(-t) * sum
 	}
