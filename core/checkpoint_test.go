@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -74,36 +75,49 @@ func comparePredictions(t *testing.T, a, b []Prediction, rel float64) {
 }
 
 // TestCheckpointRoundTrip: F64 checkpoints reproduce predictions bit for
-// bit, F32 ones to float32 precision, for every system and backbone.
+// bit, F32 ones to float32 precision, for every system and backbone, with
+// the usual f_ψ and (where the closure allows one) a basis decoder.
 func TestCheckpointRoundTrip(t *testing.T) {
 	for _, sys := range sims.All() {
 		for _, b := range Backbones {
-			t.Run(sys.Name()+"/"+string(b), func(t *testing.T) {
-				m := tinyModel(t, sys.Name(), b, func(c *Config) { c.Arch.Hidden, c.Arch.DecHidden = 16, 16 })
-				perturb(m, 3, 0.05)
-				tasks := testTasks(t, sys, 3, 0, 5)
-				want := predictAll(t, m, tasks)
-
-				m64, _, err := DecodeCheckpoint(encodeModel(t, m, Info{}, nets.F64))
-				if err != nil {
-					t.Fatal(err)
+			for _, basis := range []int{0, 4} {
+				edit := func(c *Config) { c.Arch.Hidden, c.Arch.DecHidden, c.Arch.Basis = 16, 16, basis }
+				cfg := tinyConfig(t, sys.Name(), b)
+				if edit(&cfg); cfg.Validate() != nil {
+					continue // advdiff's reaction rate takes no basis
 				}
-				if !reflect.DeepEqual(m64.Config, m.Config) {
-					t.Errorf("config %+v, want %+v", m64.Config, m.Config)
-				}
-				if name := sameWeights(m64, m.Params.Snapshot()); name != "" {
-					t.Errorf("F64 weights differ at %s", name)
-				}
-				comparePredictions(t, want, predictAll(t, m64, tasks), 0)
-
-				m32, _, err := DecodeCheckpoint(encodeModel(t, m, Info{}, nets.F32))
-				if err != nil {
-					t.Fatal(err)
-				}
-				comparePredictions(t, want, predictAll(t, m32, tasks), 1e-5)
-			})
+				t.Run(fmt.Sprintf("%s/%s/basis%d", sys.Name(), b, basis), func(t *testing.T) {
+					checkRoundTrip(t, sys, tinyModel(t, sys.Name(), b, edit))
+				})
+			}
 		}
 	}
+}
+
+// checkRoundTrip encodes m (perturbed) as F64 and F32 and compares the
+// decoded models' configs, weights and predictions with m's.
+func checkRoundTrip(t *testing.T, sys sims.System, m *Model) {
+	perturb(m, 3, 0.05)
+	tasks := testTasks(t, sys, 3, 0, 5)
+	want := predictAll(t, m, tasks)
+
+	m64, _, err := DecodeCheckpoint(encodeModel(t, m, Info{}, nets.F64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(m64.Config, m.Config) {
+		t.Errorf("config %+v, want %+v", m64.Config, m.Config)
+	}
+	if name := sameWeights(m64, m.Params.Snapshot()); name != "" {
+		t.Errorf("F64 weights differ at %s", name)
+	}
+	comparePredictions(t, want, predictAll(t, m64, tasks), 0)
+
+	m32, _, err := DecodeCheckpoint(encodeModel(t, m, Info{}, nets.F32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	comparePredictions(t, want, predictAll(t, m32, tasks), 1e-5)
 }
 
 func TestCheckpointInfoRoundTrip(t *testing.T) {

@@ -117,6 +117,18 @@ type Arch struct {
 	// times cheaper at inference, where f_ψ runs for every sample and
 	// query state).
 	DecAct string `json:"dec_act,omitempty"`
+	// Basis > 0 makes f_ψ a low-rank (DeepONet-style) decoder with Basis
+	// learned functions of the query state shared by every realization,
+	//
+	//	f_ψ(x, z) = Σ_{h=1..Basis} b_h(z_θ, z_δ, s_θ[, side]) · φ_h(q(x)),
+	//
+	// instead of one MLP on [q(x), z]: every realization's correction
+	// then lies in one learned Basis-dimensional function space, so it
+	// cannot absorb realization-specific shapes such as the effect of a
+	// wrong θ̂ (which the reconstruction then pushes back onto θ̂). The
+	// closure must take one output per query; anp's target attention is
+	// not used.
+	Basis int `json:"basis,omitempty"`
 }
 
 // Train holds the training settings.
@@ -230,6 +242,16 @@ func (c Config) Validate() error {
 	if a.DecAct != "" {
 		if _, err := nets.ParseActivation(a.DecAct); err != nil {
 			return fmt.Errorf("dec-act: %w", err)
+		}
+	}
+	if a.Basis < 0 {
+		return fmt.Errorf("basis must be ≥ 0, got %d", a.Basis)
+	}
+	if a.Basis > 0 {
+		sys, _ := sims.Lookup(a.System)
+		cl := closureFor(sys, a.Form)
+		if cl.Outputs() != 1 || len(cl.Queries()) < 2 {
+			return fmt.Errorf("basis: the %s form of %s has %d outputs at %d query states; a basis decoder needs one output at several states", cl.Name(), a.System, cl.Outputs(), len(cl.Queries()))
 		}
 	}
 	if a.Backbone == ANP && (a.Heads < 1 || a.Hidden%a.Heads != 0) {

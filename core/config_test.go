@@ -63,6 +63,8 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"negative clip", func(c *Config) { c.Train.ClipNorm = -1 }, "clip"},
 		{"context range reversed", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 9, 4 }, "context range"},
 		{"context range from 0", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 0, 4 }, "context range"},
+		{"negative basis", func(c *Config) { c.Arch.Basis = -1 }, "basis"},
+		{"basis on a one-query closure", func(c *Config) { c.Arch.System, c.Arch.Basis = "advdiff", 4 }, "basis"},
 		{"context range past the grid", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 5, 101 }, "context range"},
 	}
 	for _, c := range cases {

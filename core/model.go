@@ -32,7 +32,8 @@ type Model struct {
 	phys     *encoder
 	disc     *encoder
 	thetaMap *nets.MLP
-	fpsi     *nets.MLP
+	fpsi     *nets.MLP    // f_ψ, or with Arch.Basis its branch b(z)
+	trunk    *nets.MLP    // with Arch.Basis: the basis functions φ(q(x)); else nil
 	logNoise *nets.Param  // [1, C] log σ_c²
 	queryIn  *nets.Linear // anp: query-state embedding for target attention
 	target   *nets.MultiHeadAttention
@@ -94,20 +95,30 @@ func NewModel(cfg Config) (*Model, error) {
 		m.sideFeat = sf
 		in += sf.SideFeatureLen()
 	}
-	if a.Backbone == ANP && fq > 0 {
+	if a.Backbone == ANP && fq > 0 && a.Basis == 0 {
 		m.queryIn = nets.NewLinear("target.query", fq, a.Hidden, ps, rng)
 		m.target = nets.NewMultiHeadAttention("target.attn", a.Hidden, a.Hidden, a.Hidden, a.Hidden, a.Heads, ps, rng)
 		in += a.Hidden
+	}
+	act := nets.ActSiLU
+	if a.DecAct != "" {
+		act = nets.Activation(a.DecAct)
+	}
+	out := m.closure.Outputs()
+	if a.Basis > 0 {
+		in -= fq // the branch reads no query features
+		out = a.Basis
+		trunk := []int{fq}
+		for i := 0; i < a.DecLayers; i++ {
+			trunk = append(trunk, a.DecHidden)
+		}
+		m.trunk = nets.NewMLP("fpsi.trunk", append(trunk, a.Basis), act, ps, rng)
 	}
 	sizes := []int{in}
 	for i := 0; i < a.DecLayers; i++ {
 		sizes = append(sizes, a.DecHidden)
 	}
-	sizes = append(sizes, m.closure.Outputs())
-	act := nets.ActSiLU
-	if a.DecAct != "" {
-		act = nets.Activation(a.DecAct)
-	}
+	sizes = append(sizes, out)
 	m.fpsi = nets.NewMLP("fpsi", sizes, act, ps, rng)
 	// Start f_ψ at zero output so training begins from the nominal
 	// simulator (envelope 1, no forcing, reaction rate at mid-range).
@@ -372,7 +383,15 @@ func (m *Model) decode(tp *nets.Tape, theta, s, zT, zD, att *nets.Var, side *net
 		}
 		perSample = append(perSample, tp.Const(sf))
 	}
-	f = m.fpsi.ForwardTiled(tp, tp.Const(m.queryFeats), tp.ConcatCols(perSample...), att)
+	if m.trunk != nil {
+		// f [R, Q] = b(z) [R, J] · φ(q)ᵀ [J, Q], realization-major as
+		// [R·Q, 1].
+		phi := m.trunk.Forward(tp, tp.Const(m.queryFeats))
+		f = tp.MatMul(m.fpsi.Forward(tp, tp.ConcatCols(perSample...)), phi, false, true)
+		f = tp.Reshape(f, r*m.queryFeats.Rows, 1)
+	} else {
+		f = m.fpsi.ForwardTiled(tp, tp.Const(m.queryFeats), tp.ConcatCols(perSample...), att)
+	}
 	return f, m.closure.Apply(tp, theta, side, f)
 }
 

@@ -67,6 +67,9 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	if a.DecAct != "" {
 		extras += ", f_ψ activation " + a.DecAct
 	}
+	if a.Basis > 0 {
+		extras += fmt.Sprintf(", f_ψ on %d basis functions", a.Basis)
+	}
 	if a.ThetaHint {
 		extras += ", θ hints"
 	}

@@ -86,6 +86,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--context-range", "20-40", "--out", filepath.Join(dir, "x")}, "MIN:MAX"},
 		{[]string{"train", "--system", "spring", "--context-range", "20:x", "--out", filepath.Join(dir, "x")}, "maximum"},
 		{[]string{"train", "--system", "spring", "--context-range", "40:20", "--out", filepath.Join(dir, "x")}, "context range"},
+		{[]string{"train", "--system", "advdiff", "--basis", "4", "--out", filepath.Join(dir, "x")}, "basis"},
+		{[]string{"train", "--system", "spring", "--basis", "-2", "--out", filepath.Join(dir, "x")}, "basis"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {
@@ -123,6 +125,13 @@ func TestInspectShowsRecipeAndSpread(t *testing.T) {
 	code, stdout, _ = runCLI(t, "inspect", "--json", out)
 	if code != 0 || !strings.Contains(stdout, `"one_pass"`) {
 		t.Errorf("inspect --json: exit %d, no one_pass spread in\n%s", code, stdout)
+	}
+	basis := filepath.Join(t.TempDir(), "b.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--basis", "3", "--out", basis)...); code != 0 {
+		t.Fatalf("train --basis 3: %s", stderr)
+	}
+	if code, stdout, stderr := runCLI(t, "inspect", basis); code != 0 || !strings.Contains(stdout, "f_ψ on 3 basis functions") {
+		t.Errorf("inspect of a basis model: exit %d, stderr %q, no basis in\n%s", code, stderr, stdout)
 	}
 }
 
