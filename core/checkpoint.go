@@ -14,7 +14,10 @@ import (
 // its stable name, with __metadata__ entries
 //
 //	format          "apic-checkpoint"
-//	format_version  FormatVersion (files from a newer version are refused)
+//	format_version  the oldest version that reads the file: 1, or 2 for
+//	                a basis decoder (Arch.Basis), which version-1
+//	                programs would misread; files newer than
+//	                FormatVersion are refused
 //	system, backbone
 //	config          the full Config as JSON (architecture + training)
 //	steps1, steps2  steps completed per stage
@@ -22,8 +25,16 @@ import (
 //	metrics         the last validation Report as JSON (may be empty)
 const (
 	FormatName    = "apic-checkpoint"
-	FormatVersion = 1
+	FormatVersion = 2
 )
+
+// formatVersionOf is the oldest format version that can read m's file.
+func formatVersionOf(m *Model) int {
+	if m.Config.Arch.Basis > 0 {
+		return 2
+	}
+	return 1
+}
 
 // Info is what a checkpoint records besides the weights.
 type Info struct {
@@ -40,7 +51,7 @@ func EncodeCheckpoint(w io.Writer, m *Model, info Info, dtype nets.DType) error 
 	}
 	meta := map[string]string{
 		"format":         FormatName,
-		"format_version": strconv.Itoa(FormatVersion),
+		"format_version": strconv.Itoa(formatVersionOf(m)),
 		"system":         m.Config.Arch.System,
 		"backbone":       string(m.Config.Arch.Backbone),
 		"config":         string(cfg),

@@ -250,8 +250,8 @@ func (c Config) Validate() error {
 	if a.Basis > 0 {
 		sys, _ := sims.Lookup(a.System)
 		cl := closureFor(sys, a.Form)
-		if cl.Outputs() != 1 || len(cl.Queries()) < 2 {
-			return fmt.Errorf("basis: the %s form of %s has %d outputs at %d query states; a basis decoder needs one output at several states", cl.Name(), a.System, cl.Outputs(), len(cl.Queries()))
+		if q := cl.Queries(); cl.Outputs() != 1 || len(q) < 2 || len(q[0]) == 0 {
+			return fmt.Errorf("basis: %s's %s form gives %d value(s) at %d state(s); a basis decoder needs one value at each of several states", a.System, cl.Name(), cl.Outputs(), len(q))
 		}
 	}
 	if a.Backbone == ANP && (a.Heads < 1 || a.Hidden%a.Heads != 0) {

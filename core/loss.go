@@ -3,6 +3,7 @@ package core
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"apic/nets"
 )
@@ -83,7 +84,13 @@ func (m *Model) deltaPenalty(tp *nets.Tape, o forwardOut, side *nets.Tensor) *ne
 		return tp.Scale(tp.Sum(tp.Square(c)), 1/float64(o.zT.Value.Rows))
 	case RegSpectral:
 		var total *nets.Var
-		for _, l := range m.fpsi.Layers {
+		layers := m.fpsi.Layers
+		if m.trunk != nil {
+			// f = b·φᵀ: penalising the branch alone would let training
+			// shift gain onto the trunk.
+			layers = append(slices.Clip(layers), m.trunk.Layers...)
+		}
+		for _, l := range layers {
 			p := tp.Apply(&spectralPenalty{}, tp.Param(l.W))
 			if total == nil {
 				total = p

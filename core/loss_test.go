@@ -40,45 +40,58 @@ func TestStage2LossAllVariants(t *testing.T) {
 		for _, b := range Backbones {
 			for _, form := range []Form{Native, Additive, Multiplicative} {
 				for _, reg := range Regularizers {
-					name := fmt.Sprintf("%s/%s/%s/%s", sys.Name(), b, form, reg)
-					t.Run(name, func(t *testing.T) {
-						m := tinyModel(t, sys.Name(), b, func(c *Config) {
-							c.Arch.Form, c.Train.Reg = form, reg
+					for _, basis := range []int{0, 3} {
+						edit := func(c *Config) {
+							c.Arch.Form, c.Train.Reg, c.Arch.Basis = form, reg, basis
 							c.Arch.Hidden, c.Arch.DecHidden = 16, 16
-						})
-						// f_ψ's last layer starts at zero, which would hide the
-						// discrepancy path from the gradient check.
-						perturb(m, 1, 0.02)
-						real, nominal := lossBatches(t, m, 2)
-						tp := nets.NewTape()
-						loss, ls := m.stage2Loss(tp, real, nominal, latentRNG())
-						if v := loss.Value.Data[0]; math.IsNaN(v) || math.IsInf(v, 0) || v != ls.Total {
-							t.Fatalf("loss %v, reported total %v", v, ls.Total)
 						}
-						if !allFinite([]float64{ls.NLL, ls.KL, ls.Theta, ls.Delta}) {
-							t.Fatalf("non-finite terms %+v", ls)
-						}
-						if ls.Theta <= 0 || ls.Delta <= 0 {
-							t.Errorf("θ and δ terms should be active and positive: %+v", ls)
-						}
-						if (b == CNP) != (ls.KL == 0) {
-							t.Errorf("KL %v for backbone %s (zero exactly for cnp only)", ls.KL, b)
-						}
-						m.Params.ZeroGrad()
-						tp.Backward(loss)
-						for _, p := range m.Params.List() {
-							if !p.Grad.AllFinite() {
-								t.Errorf("gradient of %s is not finite", p.Name)
-							}
-							if p.Grad.Len() > 0 && maxAbs(p.Grad.Data) == 0 {
-								t.Errorf("parameter %s gets no gradient", p.Name)
+						if cfg := tinyConfig(t, sys.Name(), b); basis > 0 {
+							if edit(&cfg); cfg.Validate() != nil {
+								continue // a closure that takes no basis
 							}
 						}
-					})
+						name := fmt.Sprintf("%s/%s/%s/%s/basis%d", sys.Name(), b, form, reg, basis)
+						stage2LossVariant(t, name, b, tinyModel(t, sys.Name(), b, edit))
+					}
 				}
 			}
 		}
 	}
+}
+
+// stage2LossVariant checks one model's stage-2 loss: finite, its terms
+// active, and a finite, non-zero gradient for every parameter.
+func stage2LossVariant(t *testing.T, name string, b Backbone, m *Model) {
+	t.Run(name, func(t *testing.T) {
+		// f_ψ's last layer starts at zero, which would hide the
+		// discrepancy path from the gradient check.
+		perturb(m, 1, 0.02)
+		real, nominal := lossBatches(t, m, 2)
+		tp := nets.NewTape()
+		loss, ls := m.stage2Loss(tp, real, nominal, latentRNG())
+		if v := loss.Value.Data[0]; math.IsNaN(v) || math.IsInf(v, 0) || v != ls.Total {
+			t.Fatalf("loss %v, reported total %v", v, ls.Total)
+		}
+		if !allFinite([]float64{ls.NLL, ls.KL, ls.Theta, ls.Delta}) {
+			t.Fatalf("non-finite terms %+v", ls)
+		}
+		if ls.Theta <= 0 || ls.Delta <= 0 {
+			t.Errorf("θ and δ terms should be active and positive: %+v", ls)
+		}
+		if (b == CNP) != (ls.KL == 0) {
+			t.Errorf("KL %v for backbone %s (zero exactly for cnp only)", ls.KL, b)
+		}
+		m.Params.ZeroGrad()
+		tp.Backward(loss)
+		for _, p := range m.Params.List() {
+			if !p.Grad.AllFinite() {
+				t.Errorf("gradient of %s is not finite", p.Name)
+			}
+			if p.Grad.Len() > 0 && maxAbs(p.Grad.Data) == 0 {
+				t.Errorf("parameter %s gets no gradient", p.Name)
+			}
+		}
+	})
 }
 
 // TestStage2LossWithGridSummary: the encoders also work with the optional
@@ -151,19 +164,21 @@ func TestStage2LossFiniteDifference(t *testing.T) {
 		b      Backbone
 		form   Form
 		reg    Regularizer
+		basis  int
 	}
 	var vs []variant
 	for _, r := range Regularizers {
-		vs = append(vs, variant{"spring", LNP, Native, r})
+		vs = append(vs, variant{"spring", LNP, Native, r, 0})
 	}
 	vs = append(vs,
-		variant{"spring", ANP, Native, RegL2}, variant{"spring", CNP, Multiplicative, RegL1},
-		variant{"lv", LNP, Native, RegL2}, variant{"lv", ANP, Multiplicative, RegGradPen},
-		variant{"advdiff", LNP, Native, RegL2}, variant{"advdiff", CNP, Additive, RegOrthogonal})
+		variant{"spring", ANP, Native, RegL2, 0}, variant{"spring", CNP, Multiplicative, RegL1, 0},
+		variant{"lv", LNP, Native, RegL2, 0}, variant{"lv", ANP, Multiplicative, RegGradPen, 0},
+		variant{"lv", LNP, Native, RegSpectral, 3}, variant{"spring", ANP, Native, RegL2, 3},
+		variant{"advdiff", LNP, Native, RegL2, 0}, variant{"advdiff", CNP, Additive, RegOrthogonal, 0})
 	for _, v := range vs {
-		t.Run(fmt.Sprintf("%s/%s/%s/%s", v.system, v.b, v.form, v.reg), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/%s/%s/basis%d", v.system, v.b, v.form, v.reg, v.basis), func(t *testing.T) {
 			m := tinyModel(t, v.system, v.b, func(c *Config) {
-				c.Arch.Form, c.Train.Reg = v.form, v.reg
+				c.Arch.Form, c.Train.Reg, c.Arch.Basis = v.form, v.reg, v.basis
 				c.Arch.Hidden, c.Arch.DecHidden = 16, 16
 			})
 			perturb(m, 2, 0.02)

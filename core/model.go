@@ -16,6 +16,7 @@ import (
 //	z_θ ~ q(z_θ | C),  z_δ ~ q(z_δ | C)
 //	θ̂  = g_φ(z_θ) = exp(log θ_lo + sigmoid(MLP(z_θ))·(log θ_hi − log θ_lo))
 //	f   = f_ψ(q(x), z_θ, z_δ, s_θ[, side]) at the closure's query states x
+//	      (with Arch.Basis: Σ_h b_h(z_θ, z_δ, s_θ[, side])·φ_h(q(x)))
 //	ŷ   = closure(θ̂, side, f)         on the grid
 //	y  ~ N(ŷ, σ_c²)                    σ_c a learned scalar per channel
 //
@@ -368,6 +369,8 @@ func (m *Model) targetAttention(tp *nets.Tape, disc encoded, b int) *nets.Var {
 // samples and combines it with the simulator:
 //
 //	f = f_ψ(q(x), z_θ, z_δ, s_θ [, att(x)]),   ŷ = closure(θ, side, f)
+//
+// or, with a basis decoder, f = b(z_θ, z_δ, s_θ)·φ(q(x)) (no att).
 //
 // theta, s [R, P]; zT [R, Lθ]; zD [R, Lδ]; att [R*Q, H] or nil; side [R, S].
 func (m *Model) decode(tp *nets.Tape, theta, s, zT, zD, att *nets.Var, side *nets.Tensor) (f, pred *nets.Var) {

@@ -261,8 +261,8 @@ func LVForcingWeights(theta, side []float64) [LVForcingBumps]float64 {
 }
 
 // LVBumpForcing is d(t) = (1 − e^{−t}) Σ_k w_k exp(−(t − c_k)²/2),
-// c_k = 1 + 8k/5, for any weights w (len LVForcingBumps) at the given
-// times.
+// c_k = 1 + 8k/5 (k = 0..len(w)−1; the truth has LVForcingBumps), for
+// any weights w at the given times.
 func LVBumpForcing(w, times []float64) []float64 {
 	d := make([]float64, len(times))
 	for i, t := range times {

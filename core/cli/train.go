@@ -68,7 +68,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.latent, "latent", 0, "latent dimension of z_θ and z_δ (default: the system's)")
 	fs.IntVar(&f.decHidden, "dec-hidden", 0, "width of f_ψ and g_φ (default: the system's)")
 	fs.IntVar(&f.decLayers, "dec-layers", 0, "hidden layers of f_ψ (default 2)")
-	fs.IntVar(&f.basis, "basis", 0, "f_ψ as J learned basis functions of the query state with realization coefficients (0: one MLP on state and latents)")
+	fs.IntVar(&f.basis, "basis", 0, "f_ψ as J learned basis functions of the query state with coefficients from the latents (0: one MLP on state and latents); needs one f_ψ value per query state (not advdiff's reaction rate, not lv's additive forms), and anp then drops its target attention")
 	fs.IntVar(&f.heads, "heads", 0, "attention heads for anp (default 4)")
 	fs.IntVar(&f.valEvery, "val-every", -1, "stage 2 steps between validations; the last step always validates when > 0 (0: no validation; default 500)")
 	fs.IntVar(&f.valTasks, "val-tasks", 0, "validation realizations (default 32)")
