@@ -39,7 +39,7 @@ type trainFlags struct {
 	steps1, steps2, batch, trajectories                   int
 	hidden, layers, latent, decHidden, decLayers          int
 	heads, valEvery, valTasks, refine, recalibrate        int
-	basis                                                 int
+	basis, latentDelta                                    int
 	lr, lrFinal, lambdaTheta, lambdaDelta                 float64
 	noise, clip                                           float64
 	seed                                                  uint64
@@ -68,6 +68,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.latent, "latent", 0, "latent dimension of z_θ and z_δ (default: the system's)")
 	fs.IntVar(&f.decHidden, "dec-hidden", 0, "width of f_ψ and g_φ (default: the system's)")
 	fs.IntVar(&f.decLayers, "dec-layers", 0, "hidden layers of f_ψ (default 2)")
+	fs.IntVar(&f.latentDelta, "latent-delta", 0, "latent dimension of z_δ alone, overriding --latent (default: the same as z_θ)")
 	fs.IntVar(&f.basis, "basis", 0, "f_ψ as J learned basis functions of the query state with coefficients from the latents (0: one MLP on state and latents); needs one f_ψ value per query state (not advdiff's reaction rate, not lv's additive forms), and anp then drops its target attention")
 	fs.IntVar(&f.heads, "heads", 0, "attention heads for anp (default 4)")
 	fs.IntVar(&f.valEvery, "val-every", -1, "stage 2 steps between validations; the last step always validates when > 0 (0: no validation; default 500)")
@@ -213,6 +214,7 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		setPos(&cfg.Arch.Layers, f.layers)
 		setPos(&cfg.Arch.LatentTheta, f.latent)
 		setPos(&cfg.Arch.LatentDelta, f.latent)
+		setPos(&cfg.Arch.LatentDelta, f.latentDelta)
 		setPos(&cfg.Arch.DecHidden, f.decHidden)
 		setPos(&cfg.Arch.DecLayers, f.decLayers)
 		setPos(&cfg.Arch.Heads, f.heads)

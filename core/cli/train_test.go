@@ -127,11 +127,14 @@ func TestInspectShowsRecipeAndSpread(t *testing.T) {
 		t.Errorf("inspect --json: exit %d, no one_pass spread in\n%s", code, stdout)
 	}
 	basis := filepath.Join(t.TempDir(), "b.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--basis", "3", "--out", basis)...); code != 0 {
-		t.Fatalf("train --basis 3: %s", stderr)
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--basis", "3", "--latent-delta", "2", "--out", basis)...); code != 0 {
+		t.Fatalf("train --basis 3 --latent-delta 2: %s", stderr)
 	}
-	if code, stdout, stderr := runCLI(t, "inspect", basis); code != 0 || !strings.Contains(stdout, "f_ψ on 3 basis functions") {
-		t.Errorf("inspect of a basis model: exit %d, stderr %q, no basis in\n%s", code, stderr, stdout)
+	code, stdout, stderr = runCLI(t, "inspect", basis)
+	for _, want := range []string{"f_ψ on 3 basis functions", "latents θ 4 δ 2"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("inspect of a basis model: exit %d, stderr %q, no %q in\n%s", code, stderr, want, stdout)
+		}
 	}
 }
 
