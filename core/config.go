@@ -287,8 +287,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("training context range %d:%d must satisfy 1 ≤ min ≤ max ≤ %d (the grid's states)", t.ContextMin, t.ContextMax, most)
 		}
 	}
-	if t.LambdaTheta < 0 || t.LambdaDelta < 0 || t.Noise < 0 || t.Trajectories < 0 || t.ClipNorm < 0 {
-		return fmt.Errorf("lambdas, noise, trajectories and clip-norm must be ≥ 0")
+	finite := func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) } // false for NaN
+	if !finite(t.LambdaTheta) || !finite(t.LambdaDelta) || !finite(t.Noise) || t.Trajectories < 0 || !finite(t.ClipNorm) {
+		return fmt.Errorf("lambdas, noise, trajectories and clip-norm must be finite and ≥ 0")
 	}
 	return nil
 }

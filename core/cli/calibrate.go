@@ -77,7 +77,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		return UsageError("--samples must be ≥ 1, got %d", *samples)
 	}
 	if *pngPath != "" {
-		if err := checkOutputDir(*pngPath); err != nil {
+		if err := checkOutputPath("png", *pngPath); err != nil {
 			return err
 		}
 	}
@@ -123,19 +123,20 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	return writeCalibrationText(env, c)
 }
 
-// checkOutputDir fails early, before any work, when path cannot be
-// created because its directory does not exist.
-func checkOutputDir(path string) error {
+// checkOutputPath fails early, before any work, when the file the flag
+// names cannot be created: its directory does not exist or it is itself
+// a directory.
+func checkOutputPath(flag, path string) error {
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
-		return UsageError("--png %s: %v", path, err)
+		return UsageError("--%s %s: %v", flag, path, err)
 	case !st.IsDir():
-		return UsageError("--png %s: %s is not a directory", path, dir)
+		return UsageError("--%s %s: %s is not a directory", flag, path, dir)
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return UsageError("--png %s is a directory", path)
+		return UsageError("--%s %s is a directory", flag, path)
 	}
 	return nil
 }

@@ -55,9 +55,12 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--checkpoint", "/nonexistent/file.safetensors"}, "file.safetensors"},
 		{[]string{"eval", "--system", "spring", "--context", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--true-theta=maybe"}, "true-theta"},
+		{[]string{"eval", "--system", "spring", "--noise", "nan"}, "--noise finite"},
+		{[]string{"eval", "--system", "spring", "--noise", "+Inf"}, "--noise finite"},
+		{[]string{"eval", "--system", "spring", "--refine", "-3"}, "--refine ≥ -1"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
-		if code == 0 || !strings.Contains(stderr, tc.want) {
+		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want an error mentioning %q", tc.args, code, stderr, tc.want)
 		}
 	}

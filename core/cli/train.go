@@ -90,6 +90,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if err := f.checkGiven(fs); err != nil {
+		return err
+	}
 	cfg, init, err := f.config()
 	if err != nil {
 		return err
@@ -167,6 +170,42 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stdout, "validation (%d realizations): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
 			v.Tasks, v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,
 			v.Metrics[core.KeyThetaMAE].Mean, v.Metrics[core.KeyReconECE].Mean)
+	}
+	return nil
+}
+
+// trainArchFlags are the flags that set the architecture, which a model
+// fine-tuned from --init keeps.
+var trainArchFlags = []string{"backbone", "form", "hidden", "layers", "latent", "latent-delta", "dec-hidden",
+	"dec-layers", "heads", "basis", "dec-act", "grid-summary", "no-theta-hint"}
+
+// trainCountFlags are the integer flags for which no negative value means
+// anything (their defaults may be sentinels, but a given value must be
+// ≥ 0).
+var trainCountFlags = []string{"steps1", "steps2", "batch", "trajectories", "hidden", "layers", "latent", "latent-delta",
+	"dec-hidden", "dec-layers", "heads", "basis", "val-every", "val-tasks", "recalibrate", "refine"}
+
+// checkGiven refuses, before any work, flags given with values that
+// would otherwise be ignored: architecture flags beside --init, negative
+// counts; and an --out path that cannot be written.
+func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
+	if f.init != "" {
+		for _, name := range trainArchFlags {
+			if f.set[name] {
+				return UsageError("--%s cannot change the architecture of the --init checkpoint %s (train without --init for a new model)", name, f.init)
+			}
+		}
+	}
+	for _, name := range trainCountFlags {
+		if !f.set[name] {
+			continue
+		}
+		if v, err := strconv.Atoi(fs.Lookup(name).Value.String()); err == nil && v < 0 {
+			return UsageError("--%s must be ≥ 0, got %d", name, v)
+		}
+	}
+	if f.out != "" {
+		return checkOutputPath("out", f.out)
 	}
 	return nil
 }

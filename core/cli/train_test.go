@@ -87,6 +87,14 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--context-range", "20:x", "--out", filepath.Join(dir, "x")}, "maximum"},
 		{[]string{"train", "--system", "spring", "--context-range", "40:20", "--out", filepath.Join(dir, "x")}, "context range"},
 		{[]string{"train", "--system", "advdiff", "--basis", "4", "--out", filepath.Join(dir, "x")}, "basis"},
+		{[]string{"train", "--init", good, "--backbone", "anp", "--out", filepath.Join(dir, "x")}, "--backbone cannot change"},
+		{[]string{"train", "--init", good, "--basis", "3", "--out", filepath.Join(dir, "x")}, "--basis cannot change"},
+		{[]string{"train", "--system", "spring", "--steps1", "-5", "--out", filepath.Join(dir, "x")}, "--steps1 must be ≥ 0"},
+		{[]string{"train", "--system", "spring", "--batch", "-1", "--out", filepath.Join(dir, "x")}, "--batch must be ≥ 0"},
+		{[]string{"train", "--system", "spring", "--refine", "-3", "--out", filepath.Join(dir, "x")}, "--refine must be ≥ 0"},
+		{[]string{"train", "--system", "spring", "--noise", "nan", "--out", filepath.Join(dir, "x")}, "noise"},
+		{[]string{"train", "--system", "spring", "--out", filepath.Join(dir, "nosuchdir", "x")}, "--out"},
+		{[]string{"train", "--system", "spring", "--out", dir}, "is a directory"},
 		{[]string{"train", "--system", "spring", "--basis", "-2", "--out", filepath.Join(dir, "x")}, "basis"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
