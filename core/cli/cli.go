@@ -18,6 +18,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
+
 	"apic/sims"
 )
 
@@ -37,6 +39,10 @@ type Env struct {
 	// Terminal reports whether Stdout is a terminal, so commands may use
 	// colour and interactive output there and plain text elsewhere.
 	Terminal bool
+	// StderrTerminal reports whether Stderr is a terminal: progress is
+	// redrawn in place there and printed as plain lines elsewhere (a log
+	// file, /dev/null, a pipe).
+	StderrTerminal bool
 	// Color reports whether ANSI colours are wanted: a terminal and no
 	// NO_COLOR in the environment.
 	Color bool
@@ -125,10 +131,11 @@ const defaultCommand = "explore"
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	term := isTerminal(stdout)
 	env := &Env{
-		Stdout:   stdout,
-		Stderr:   stderr,
-		Terminal: term,
-		Color:    term && os.Getenv("NO_COLOR") == "",
+		Stdout:         stdout,
+		Stderr:         stderr,
+		Terminal:       term,
+		StderrTerminal: isTerminal(stderr),
+		Color:          term && os.Getenv("NO_COLOR") == "",
 	}
 	if len(args) == 0 {
 		if c, ok := commands[defaultCommand]; ok && term {
@@ -262,12 +269,9 @@ func (e *Env) printUsage(fs *flag.FlagSet) {
 	})
 }
 
-// isTerminal reports whether w is a character device such as a terminal.
+// isTerminal reports whether w is a terminal (not merely a character
+// device such as /dev/null).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(f.Fd())
 }

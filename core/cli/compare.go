@@ -288,7 +288,7 @@ func (p *compareProgress) report(done, total int) {
 	el := now.Sub(p.start)
 	eta := time.Duration(float64(el) / float64(done) * float64(total-done))
 	line := fmt.Sprintf("%s %d/%d realizations, elapsed %s, ETA %s", p.name, done, total, el.Round(100*time.Millisecond), eta.Round(time.Second))
-	if p.env.Terminal {
+	if p.env.StderrTerminal {
 		fmt.Fprintf(p.env.Stderr, "\r\x1b[K%s", line)
 		p.drawn = true
 		return

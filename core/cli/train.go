@@ -362,7 +362,7 @@ func (p *progressReporter) report(pr core.Progress) {
 			pr.Val.Metrics[core.KeyReconMAE].Mean, pr.Val.Metrics[core.KeyDeltaMAE].Mean, pr.Val.Metrics[core.KeyThetaMAE].Mean)
 	}
 	now := time.Now()
-	if p.env.Terminal {
+	if p.env.StderrTerminal {
 		if now.Sub(p.last) < 100*time.Millisecond && pr.Step != pr.Steps {
 			return
 		}
