@@ -347,6 +347,14 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if k.String() == "ctrl+c" {
 		return m.quit()
 	}
+	if m.width < minWidth || m.height < minHeight {
+		// The "too small" screen shows none of the state a key would
+		// change; only quitting works there.
+		if key.Matches(k, m.keys.Quit) {
+			return m.quit()
+		}
+		return m, nil
+	}
 	if m.prompt.active() {
 		return m.promptKey(k)
 	}
@@ -501,11 +509,13 @@ func (m *Model) setSystem(i int) tea.Cmd {
 	if i == m.sysIdx {
 		return nil
 	}
-	m.abandonRun()
+	stopped, ok := m.abandonRun()
 	m.sysIdx = i
 	m.enterSystem()
 	m.prog, m.losses = nil, nil
-	return m.enterEntry()
+	cmd := m.enterEntry()
+	m.noteAbandoned(stopped, ok)
+	return cmd
 }
 
 // setBackbone switches the backbone.
@@ -513,11 +523,13 @@ func (m *Model) setBackbone(b string) tea.Cmd {
 	if b == m.backbone.value() {
 		return nil
 	}
-	m.abandonRun()
+	stopped, ok := m.abandonRun()
 	m.backbone = m.backbone.set(b)
 	m.res = nil
 	m.prog, m.losses = nil, nil
-	return m.enterEntry()
+	cmd := m.enterEntry()
+	m.noteAbandoned(stopped, ok)
+	return cmd
 }
 
 // enterEntry makes sure the current system and backbone have a model,
@@ -550,14 +562,28 @@ func (m *Model) describeEntry() {
 }
 
 // abandonRun stops the shown run because the user moved to another
-// model; its weights still land in its own entry when it ends.
-func (m *Model) abandonRun() {
+// model; its weights still land in its own entry when it ends. It
+// returns the stopped run's model key (ok false when none ran).
+func (m *Model) abandonRun() (stopped entryKey, ok bool) {
 	if m.run == nil {
-		return
+		return entryKey{}, false
 	}
+	stopped = m.run.key
 	m.run.stopping = true
 	m.run.cancel()
 	m.run, m.live, m.snap, m.prog = nil, nil, nil, nil
+	return stopped, true
+}
+
+// noteAbandoned adds to the status line that a run was stopped by a
+// switch, and where its partly trained weights went: they replace that
+// model's weights, which is easy to miss once another model is shown.
+func (m *Model) noteAbandoned(stopped entryKey, ok bool) {
+	if !ok {
+		return
+	}
+	m.setMsg(msgWarn, "%s · training of %s/%s stopped by the switch; its partly trained weights are kept there (u on it restores the previous ones)",
+		m.msg, stopped.system, stopped.backbone)
 }
 
 // reinfer asks for a fresh inference of the current state. One command
@@ -876,7 +902,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 		m.setMsg(msgErr, "cannot open %s: unknown system %q", msg.path, arch.System)
 		return m, nil
 	}
-	m.abandonRun()
+	stopped, ok := m.abandonRun()
 	key := entryKey{arch.System, string(arch.Backbone)}
 	m.entries[key] = &entry{model: msg.model, src: srcFile, path: msg.path, info: msg.info}
 	m.backbone = m.backbone.set(string(arch.Backbone))
@@ -887,6 +913,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	m.res = nil
 	m.syncTraining()
 	m.setMsg(msgInfo, "opened %s (%s/%s, %d+%d steps)", msg.path, arch.System, arch.Backbone, msg.info.Steps1, msg.info.Steps2)
+	m.noteAbandoned(stopped, ok)
 	return m, m.reinfer()
 }
 

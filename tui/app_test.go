@@ -415,6 +415,19 @@ func TestResizeTooSmallAndBack(t *testing.T) {
 	}
 }
 
+// TestTooSmallIgnoresKeys: behind the "too small" screen keys change
+// nothing the user cannot see; q still quits.
+func TestTooSmallIgnoresKeys(t *testing.T) {
+	m := newTest(t, "spring", 40, 10)
+	m, quit := press(t, m, "tab", "b", "r", "t")
+	if quit || m.sys().Name() != "spring" || m.backbone.value() != "lnp" || m.run != nil {
+		t.Errorf("keys acted behind the too-small screen: system %s, backbone %s, training %v", m.sys().Name(), m.backbone.value(), m.run != nil)
+	}
+	if _, quit := press(t, m, "q"); !quit {
+		t.Error("q did not quit from the too-small screen")
+	}
+}
+
 func TestFramesFitEverySystemAndSize(t *testing.T) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		m := newTest(t, sys, 80, 24)

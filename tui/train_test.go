@@ -144,6 +144,9 @@ func TestSwitchingSystemAbandonsRun(t *testing.T) {
 	if m.run != nil || m.sys().Name() != "lv" {
 		t.Fatal("switching system kept following the run")
 	}
+	if !strings.Contains(m.msg, "training of spring/lnp stopped") || m.msgKind != msgWarn {
+		t.Errorf("the switch does not say that it stopped the run: %q", m.msg)
+	}
 	m, _ = run(t, m, tea.Batch(cmds...))
 	if len(m.runs) != 0 {
 		t.Fatal("abandoned run not reaped")
