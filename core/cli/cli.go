@@ -261,8 +261,10 @@ func (e *Env) printUsage(fs *flag.FlagSet) {
 		}
 		fmt.Fprintln(w, head)
 		line := "      " + usage
-		// Booleans (no type word) default to false; say so only otherwise.
-		if def := f.DefValue; def != "" && !(typ == "" && def == "false") {
+		// Booleans (no type word) default to false; say so only otherwise,
+		// and not where the usage already says what the default is (a
+		// sentinel such as -1 or 0 would only confuse).
+		if def := f.DefValue; def != "" && !(typ == "" && def == "false") && !strings.Contains(usage, "(default") {
 			line += fmt.Sprintf(" (default %s)", def)
 		}
 		fmt.Fprintln(w, line)

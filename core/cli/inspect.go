@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"apic/core"
 	"apic/nets"
@@ -22,17 +23,26 @@ func init() {
 func runInspect(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	jsonOut := fs.Bool("json", false, "print one JSON object")
-	// The file is a positional argument; flags may come before it.
-	var path string
-	if n := len(args); n > 0 && len(args[n-1]) > 0 && args[n-1][0] != '-' {
-		path, args = args[n-1], args[:n-1]
+	// The file is the one positional argument, before or after the flags
+	// (none of which takes a value).
+	var flags, files []string
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' {
+			flags = append(flags, a)
+		} else {
+			files = append(files, a)
+		}
 	}
-	if err := env.Parse(fs, args); err != nil {
+	if err := env.Parse(fs, flags); err != nil {
 		return err
 	}
-	if path == "" {
+	switch {
+	case len(files) == 0:
 		return UsageError("give the checkpoint FILE to inspect")
+	case len(files) > 1:
+		return UsageError("inspect takes one FILE, got %d: %s", len(files), strings.Join(files, " "))
 	}
+	path := files[0]
 	f, err := nets.ReadSafetensorsFile(path, 0)
 	if err != nil {
 		return UsageError("%v", err)

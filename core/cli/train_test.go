@@ -130,9 +130,14 @@ func TestInspectShowsRecipeAndSpread(t *testing.T) {
 			t.Errorf("inspect output lacks %q:\n%s", want, stdout)
 		}
 	}
-	code, stdout, _ = runCLI(t, "inspect", "--json", out)
-	if code != 0 || !strings.Contains(stdout, `"one_pass"`) {
-		t.Errorf("inspect --json: exit %d, no one_pass spread in\n%s", code, stdout)
+	for _, args := range [][]string{{"inspect", "--json", out}, {"inspect", out, "--json"}} {
+		code, stdout, _ = runCLI(t, args...)
+		if code != 0 || !strings.Contains(stdout, `"one_pass"`) {
+			t.Errorf("%v: exit %d, no one_pass spread in\n%s", args, code, stdout)
+		}
+	}
+	if code, _, stderr := runCLI(t, "inspect", out, out); code != 2 || !strings.Contains(stderr, "one FILE, got 2") {
+		t.Errorf("inspect with two files: exit %d, stderr %q", code, stderr)
 	}
 	basis := filepath.Join(t.TempDir(), "b.safetensors")
 	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--basis", "3", "--latent-delta", "2", "--out", basis)...); code != 0 {
