@@ -21,7 +21,8 @@ func init() {
 		Usage: `apic calibrate --data FILE|- (--checkpoint FILE | --system SYS [--backbone B]) [--u0 a,b | --u0-file FILE] [--samples K] [--seed N] [--json] [--png FILE]
 
 Runs amortized inference on sparse measurements of a new realization and
-reports the physical parameters θ̂ with a 95% interval (mean ± 1.96 std),
+reports the physical parameters θ̂ with a 95% interval (mean ± 1.96 std,
+cut to the prior range, outside which θ̂ cannot lie),
 misspecification warnings, the nominal simulator F(x; θ̂), the learned
 discrepancy and the corrected prediction ± 2σ on the system's grid.
 
@@ -192,10 +193,14 @@ type thetaInterval struct {
 	Hi95 float64 `json:"hi95"`
 }
 
-// interval is the 95% interval mean ± 1.96 std of parameter i.
+// interval is the 95% interval mean ± 1.96 std of parameter i, cut to
+// the parameter's prior range [lo, hi]: the model maps every latent into
+// that range, so a Gaussian tail beyond it would claim values θ̂ cannot
+// take.
 func (c calibration) interval(i int) thetaInterval {
 	m, s := c.pred.Theta[i], c.pred.ThetaStd[i]
-	return thetaInterval{Mean: m, Std: s, Lo95: m - z95*s, Hi95: m + z95*s}
+	p := c.sys.Params()[i]
+	return thetaInterval{Mean: m, Std: s, Lo95: max(m-z95*s, p.Lo), Hi95: min(m+z95*s, p.Hi)}
 }
 
 // meanStd is a grid field's mean and standard deviation, shaped.

@@ -313,9 +313,12 @@ func TestCalibrateJSONShape(t *testing.T) {
 			if got := sortedKeys(res.Theta); !reflect.DeepEqual(got, sortedStrings(tc.params)) {
 				t.Errorf("theta keys %v, want %v", got, tc.params)
 			}
-			for name, iv := range res.Theta {
-				if !(iv.Std >= 0) || math.Abs(iv.Lo95-(iv.Mean-1.96*iv.Std)) > 1e-3*iv.Std+1e-12 || math.Abs(iv.Hi95-(iv.Mean+1.96*iv.Std)) > 1e-3*iv.Std+1e-12 {
-					t.Errorf("theta %s = %+v is not mean ± 1.96 std", name, iv)
+			sys, _ := sims.Lookup(tc.system)
+			for _, p := range sys.Params() {
+				iv := res.Theta[p.Name]
+				lo, hi := max(iv.Mean-1.96*iv.Std, p.Lo), min(iv.Mean+1.96*iv.Std, p.Hi)
+				if !(iv.Std >= 0) || math.Abs(iv.Lo95-lo) > 1e-3*iv.Std+1e-12 || math.Abs(iv.Hi95-hi) > 1e-3*iv.Std+1e-12 {
+					t.Errorf("theta %s = %+v is not mean ± 1.96 std cut to [%v, %v]", p.Name, iv, p.Lo, p.Hi)
 				}
 			}
 			if len(res.T) != tc.shape[0] {
@@ -579,5 +582,20 @@ func TestCalibratePNG(t *testing.T) {
 		if strings.HasPrefix(e.Name(), ".") {
 			t.Errorf("temporary file %s left behind", e.Name())
 		}
+	}
+}
+
+// TestCalibrateIntervalInsidePrior: with one observation θ̂'s spread is
+// wide, and the 95% interval stops at the prior range (spring: ω in
+// [3, 8]) instead of claiming values the model cannot give.
+func TestCalibrateIntervalInsidePrior(t *testing.T) {
+	data := writeFile(t, t.TempDir(), "one.csv", "t,y\n0.1,0.2\n")
+	res, _ := calibrateJSON(t, "--system", "spring", "--data", data)
+	iv := res.Theta["omega"]
+	if !(iv.Lo95 >= 3 && iv.Hi95 <= 8 && iv.Lo95 <= iv.Mean && iv.Mean <= iv.Hi95) {
+		t.Errorf("ω interval %+v is not inside the prior [3, 8] around its mean", iv)
+	}
+	if iv.Mean-1.96*iv.Std >= 3 && iv.Mean+1.96*iv.Std <= 8 {
+		t.Errorf("ω %+v: the Gaussian interval lies inside the prior, so this test no longer exercises the cut", iv)
 	}
 }
