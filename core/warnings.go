@@ -36,6 +36,7 @@ const (
 //   - a parameter estimate θ̂_i within 2% of the prior width of a bound;
 //   - the closure at its clip for most samples (Prediction.Clipped);
 //   - observations outside the grid's domain;
+//   - observed values no real system can take (sims.PhysicalBounder);
 //   - observed values far outside the range seen in training (the range
 //     over prior draws, widened by a quarter of its width on each side);
 //   - fewer (or more) context points than the model's training range
@@ -64,6 +65,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	if n := outsideDomain(g, ctx); n > 0 {
 		out = append(out, fmt.Sprintf("%d of %d observations lie outside the domain %s", n, ctx.Len(), domainText(g)))
 	}
+	out = append(out, physicalWarnings(sys, ctx)...)
 	out = append(out, valueWarnings(sys, ctx)...)
 	if lo, hi := m.Config.Train.contextRange(sys); ctx.Len() < lo {
 		out = append(out, fmt.Sprintf("only %d context points; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", ctx.Len(), lo, hi))
@@ -129,6 +131,38 @@ func valueWarnings(sys sims.System, ctx sims.Context) []string {
 		}
 		out = append(out, fmt.Sprintf("%d of %d %s observations lie far outside the range seen in training [%.3g, %.3g] (e.g. %s = %.4g at %s)",
 			far, observed, name, lo[c], hi[c], name, ctx.Values[worst][c], stateText(g, ctx.States[worst])))
+	}
+	return out
+}
+
+// physicalWarnings flags observed values outside the channels' physical
+// bounds, for systems that declare them.
+func physicalWarnings(sys sims.System, ctx sims.Context) []string {
+	pb, ok := sys.(sims.PhysicalBounder)
+	if !ok {
+		return nil
+	}
+	lo, hi := pb.ChannelBounds()
+	g := sys.Grid()
+	var out []string
+	for c, name := range g.Channels {
+		bad, observed, first := 0, 0, -1
+		for i := range ctx.States {
+			if c >= len(ctx.Mask[i]) || !ctx.Mask[i][c] {
+				continue
+			}
+			observed++
+			if v := ctx.Values[i][c]; v < lo[c] || v > hi[c] {
+				bad++
+				if first < 0 {
+					first = i
+				}
+			}
+		}
+		if bad > 0 {
+			out = append(out, fmt.Sprintf("%d of %d %s observations are physically impossible, outside [%g, %g] (e.g. %s = %.4g at %s): check the data; the model fits them anyway",
+				bad, observed, name, lo[c], hi[c], name, ctx.Values[first][c], stateText(g, ctx.States[first])))
+		}
 	}
 	return out
 }

@@ -157,3 +157,22 @@ func TestTrainingValueRange(t *testing.T) {
 		}
 	}
 }
+
+// TestWarningsPhysicallyImpossible: a negative lv population is flagged
+// even where it lies within the slack of the training value range; an
+// unobserved cell is not an observation.
+func TestWarningsPhysicallyImpossible(t *testing.T) {
+	m := tinyModel(t, "lv", LNP, nil)
+	theta, side := []float64{1, 1, 1, 1}, []float64{1, 1.2}
+	ctx := gridContext(m.Sys, m.Sys.True(theta, side), 30)
+	p := Prediction{Theta: theta, ThetaStd: make([]float64, 4)}
+	ctx.Values[4][0] = -0.5
+	ctx.Mask[6][1], ctx.Values[6][1] = false, -3
+	ws := Warnings(m, ctx, side, p)
+	if !hasWarning(ws, "1 of 30 prey observations are physically impossible, outside [0, +Inf]", "prey = -0.5") {
+		t.Errorf("negative prey: warnings %q", ws)
+	}
+	if hasWarning(ws, "predator observations are physically impossible") {
+		t.Errorf("an unobserved predator cell was taken for an observation: %q", ws)
+	}
+}

@@ -307,6 +307,11 @@ func (*lotkaVolterra) Hints() Hints {
 	return Hints{Hidden: 128, Latent: 16, DecHidden: 128, Steps1: 3000, Steps2: 4000, Batch: 64}
 }
 
+// ChannelBounds: both channels are population sizes, never negative.
+func (*lotkaVolterra) ChannelBounds() (lo, hi []float64) {
+	return []float64{0, 0}, []float64{math.Inf(1), math.Inf(1)}
+}
+
 // SideFeatureLen and SideFeatures hand the initial state (x0, y0) to the
 // discrepancy network: the hidden forcing's weights depend on it.
 func (*lotkaVolterra) SideFeatureLen() int { return 2 }
