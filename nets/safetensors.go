@@ -214,7 +214,7 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	}
 	n := binary.LittleEndian.Uint64(data[:8])
 	if n > maxHeaderBytes {
-		return nil, fmt.Errorf("safetensors: header length %d exceeds the %d-byte limit", n, maxHeaderBytes)
+		return nil, fmt.Errorf("not a safetensors file (its first 8 bytes give a header length of %d, above the %d-byte limit)", n, maxHeaderBytes)
 	}
 	if n > uint64(len(data)-8) {
 		return nil, fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it", n, len(data)-8)

@@ -184,7 +184,7 @@ func TestDecodeSafetensorsRejects(t *testing.T) {
 		{"empty", nil, "shorter than"},
 		{"short", []byte{1, 2, 3, 4, 5, 6, 7}, "shorter than"},
 		{"header beyond data", craft(`{}`, nil)[:9], "exceeds the 1 bytes"},
-		{"absurd header", append(hugeLen, '{', '}'), "limit"},
+		{"absurd header", append(hugeLen, '{', '}'), "not a safetensors file|limit"},
 		{"not json", craft(`{"x":`, nil), "invalid header JSON"},
 		{"truncated json", craft(`{"x":{}`, nil), "invalid header JSON"},
 		{"not object", craft(`[1,2]`, nil), "not a JSON object"},
