@@ -129,12 +129,20 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 	if f.recalibrate > 0 {
-		if err := m.Recalibrate(ctx, f.recalibrate); err != nil {
+		// An interruption here would otherwise read as a bare
+		// "interrupted", without saying that nothing was written.
+		failed := func(err error) error {
+			if errors.Is(err, context.Canceled) {
+				return fmt.Errorf("interrupted during the final recalibration, after %d+%d training steps; nothing was written", res.Steps1, res.Steps2)
+			}
 			return fmt.Errorf("%w; nothing was written", err)
+		}
+		if err := m.Recalibrate(ctx, f.recalibrate); err != nil {
+			return failed(err)
 		}
 		val, err := m.Validate(ctx)
 		if err != nil {
-			return fmt.Errorf("%w; nothing was written", err)
+			return failed(err)
 		}
 		info.Metrics = &val
 		in := m.Config.Infer

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,5 +167,27 @@ func TestSpreadWords(t *testing.T) {
 		if got := spreadWords(tc.fit); got != tc.want {
 			t.Errorf("spreadWords(%+v) = %q, want %q", tc.fit, got, tc.want)
 		}
+	}
+}
+
+// TestTrainInterruptedDuringRecalibration: an interruption after the
+// training steps, in the final recalibration, says so and that nothing
+// was written.
+func TestTrainInterruptedDuringRecalibration(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(dir, "second.safetensors")
+	var stdout, stderr bytes.Buffer
+	code := Run(ctx, []string{"train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate", "2", "--out", out}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted during the final recalibration") || !strings.Contains(stderr.String(), "nothing was written") {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an interrupted run wrote its file")
 	}
 }
