@@ -60,7 +60,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (with --checkpoint it must match)")
 	path := fs.String("checkpoint", "", "checkpoint `file` (default: the embedded one for --system/--backbone)")
-	backbone := fs.String("backbone", "lnp", "backbone, for the embedded checkpoint")
+	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	data := fs.String("data", "", "observation CSV `file`; '-' reads stdin")
 	u0Text := fs.String("u0", "", "side information as comma-separated values (lv: x0,y0)")
 	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff)")

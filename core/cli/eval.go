@@ -29,7 +29,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	path := fs.String("checkpoint", "", "checkpoint file (default: the embedded one for --system/--backbone)")
 	system := fs.String("system", "", "system, for the embedded checkpoint")
-	backbone := fs.String("backbone", "lnp", "backbone, for the embedded checkpoint")
+	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	tasks := fs.Int("tasks", 200, "number of test realizations")
 	context := fs.Int("context", 0, "context size (default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
