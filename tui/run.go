@@ -87,6 +87,13 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	if _, err := core.ParseBackbone(*backbone); err != nil {
 		return cli.UsageError("%v", err)
 	}
+	if *checkpoint != "" {
+		// A file that cannot be read is a usage error, as in the other
+		// commands, reported before the screen is taken over.
+		if _, _, err := core.LoadCheckpoint(*checkpoint); err != nil {
+			return cli.UsageError("%v", err)
+		}
+	}
 	if !env.Terminal {
 		return cli.UsageError("the explorer needs a terminal (stdout is not one); for scripts use the other commands")
 	}

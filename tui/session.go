@@ -36,11 +36,15 @@ type entry struct {
 
 // sourceText describes the checkpoint for the header.
 func (e *entry) sourceText() string {
+	saved := ""
+	if e.saved != "" {
+		saved = ", saved " + e.saved
+	}
 	switch e.src {
 	case srcEmbedded:
-		return "embedded"
+		return "embedded" + saved
 	case srcFile:
-		return "file " + e.path
+		return "file " + e.path + saved
 	case srcTrained:
 		if e.saved != "" {
 			return "trained here, saved " + e.saved
