@@ -11,8 +11,17 @@ import (
 
 // Series is one named curve of a line plot.
 type Series struct {
+	// Name labels the series in the legend. An unnamed series continues
+	// the one before it (the other edge of a band, say): no legend entry
+	// of its own, and the previous series' colour.
 	Name   string
 	Values []float64
+	// Mark is the character the series is drawn with: "" for the default
+	// of its position (seriesMarks), "─" for a solid line.
+	Mark string
+	// Under draws the series before (beneath) every series without it, so
+	// that a wide band does not hide the curve it surrounds.
+	Under bool
 }
 
 // LinePlot is an ASCII line plot of series sampled at the same evenly
@@ -41,9 +50,22 @@ var seriesMarks = []string{"", "•", "+", "x", "o", "*"}
 
 var seriesColors = []asciigraph.AnsiColor{asciigraph.Blue, asciigraph.Red, asciigraph.Green, asciigraph.Goldenrod, asciigraph.Magenta, asciigraph.Cyan}
 
-// legendMark is the character shown in the legend for series i.
-func legendMark(i int) string {
-	if m := seriesMarks[i%len(seriesMarks)]; m != "" {
+// mark is the character series s at position i is drawn with ("" for
+// a solid line).
+func (s Series) mark(i int) string {
+	switch s.Mark {
+	case "":
+		return seriesMarks[i%len(seriesMarks)]
+	case "─":
+		return ""
+	}
+	return s.Mark
+}
+
+// legendMark is the character shown in the legend for series s at
+// position i.
+func legendMark(s Series, i int) string {
+	if m := s.mark(i); m != "" {
 		return m
 	}
 	return "─"
@@ -95,16 +117,34 @@ func (p LinePlot) Render(series ...Series) string {
 		return strconv.FormatFloat(v, 'f', decimals, 64)
 	}
 
-	data := make([][]float64, len(kept))
-	chars := make([]asciigraph.CharSet, len(kept))
+	// Colours follow the position, an unnamed series keeps the previous
+	// one's; the drawing order puts Under series first.
 	colors := make([]asciigraph.AnsiColor, len(kept))
 	for i, s := range kept {
-		data[i] = ClampSeries(s.Values, clampLo, clampHi)
-		chars[i] = asciigraph.DefaultCharSet
-		if m := seriesMarks[i%len(seriesMarks)]; m != "" {
-			chars[i] = asciigraph.CreateCharSet(m)
-		}
 		colors[i] = seriesColors[i%len(seriesColors)]
+		if s.Name == "" && i > 0 {
+			colors[i] = colors[i-1]
+		}
+	}
+	var order []int
+	for _, under := range []bool{true, false} {
+		for i, s := range kept {
+			if s.Under == under {
+				order = append(order, i)
+			}
+		}
+	}
+	data := make([][]float64, len(kept))
+	chars := make([]asciigraph.CharSet, len(kept))
+	drawColors := make([]asciigraph.AnsiColor, len(kept))
+	for j, i := range order {
+		s := kept[i]
+		data[j] = ClampSeries(s.Values, clampLo, clampHi)
+		chars[j] = asciigraph.DefaultCharSet
+		if m := s.mark(i); m != "" {
+			chars[j] = asciigraph.CreateCharSet(m)
+		}
+		drawColors[j] = colors[i]
 	}
 	opts := []asciigraph.Option{
 		asciigraph.Width(width),
@@ -118,7 +158,7 @@ func (p LinePlot) Render(series ...Series) string {
 		opts = append(opts, asciigraph.XAxisRange(p.XLo, p.XHi))
 	}
 	if p.Color {
-		opts = append(opts, asciigraph.SeriesColors(colors...))
+		opts = append(opts, asciigraph.SeriesColors(drawColors...))
 	}
 	b.WriteString(asciigraph.PlotMany(data, opts...))
 	b.WriteString("\n")
@@ -129,7 +169,7 @@ func (p LinePlot) Render(series ...Series) string {
 		if s.Name == "" {
 			continue
 		}
-		mark := legendMark(i)
+		mark := legendMark(s, i)
 		if p.Color {
 			mark = colors[i].String() + mark + asciigraph.Default.String()
 		}

@@ -117,3 +117,23 @@ func TestNiceStep(t *testing.T) {
 		}
 	}
 }
+
+// TestLinePlotBandUnderCurve: a band drawn Under stays beneath the curve
+// it surrounds, even where they coincide, and an unnamed series shares
+// the legend entry of the one before it.
+func TestLinePlotBandUnderCurve(t *testing.T) {
+	vals := []float64{0, 1, 2, 3, 2, 1, 0, 1, 2, 3}
+	out := LinePlot{Width: 10, Height: 6}.Render(
+		Series{Name: "curve", Values: vals},
+		Series{Name: "±2σ", Values: vals, Mark: "·", Under: true},
+		Series{Values: vals, Mark: "·", Under: true},
+	)
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	body, legend := strings.Join(lines[:len(lines)-1], "\n"), lines[len(lines)-1]
+	if strings.Contains(body, "·") {
+		t.Errorf("the band hides the curve:\n%s", out)
+	}
+	if strings.Count(legend, "±2σ") != 1 || !strings.Contains(legend, "· ±2σ") || !strings.Contains(legend, "─ curve") {
+		t.Errorf("legend %q: want one ±2σ entry marked ·, and the curve", legend)
+	}
+}

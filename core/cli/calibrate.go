@@ -399,8 +399,8 @@ func writeCalibrationLines(b *strings.Builder, env *Env, g sims.Grid, axis []flo
 		b.WriteString(plot.Render(
 			Series{Name: "prediction", Values: resample(mean, w)},
 			Series{Name: "nominal", Values: resample(channel(p.Nominal, ch, nc), w)},
-			Series{Name: "−2σ", Values: resample(lo, w)},
-			Series{Name: "+2σ", Values: resample(hi, w)},
+			Series{Name: "±2σ", Values: resample(lo, w), Mark: "·", Under: true},
+			Series{Values: resample(hi, w), Mark: "·", Under: true},
 			Series{Name: fmt.Sprintf("observations (%d)", len(pos)), Values: scatterSeries(pos, val, plot.XLo, plot.XHi, w)},
 		))
 		b.WriteString("\n")
@@ -409,8 +409,8 @@ func writeCalibrationLines(b *strings.Builder, env *Env, g sims.Grid, axis []flo
 		plot.Title = prefix + "learned discrepancy = prediction − nominal, ± 2σ"
 		b.WriteString(plot.Render(
 			Series{Name: "discrepancy", Values: resample(dm, w)},
-			Series{Name: "−2σ", Values: resample(dlo, w)},
-			Series{Name: "+2σ", Values: resample(dhi, w)},
+			Series{Name: "±2σ", Values: resample(dlo, w), Mark: "·", Under: true},
+			Series{Values: resample(dhi, w), Mark: "·", Under: true},
 		))
 		if ch < nc-1 {
 			b.WriteString("\n")
@@ -470,8 +470,8 @@ func writeCalibrationProduct(b *strings.Builder, env *Env, g sims.Grid, axes [][
 			b.WriteString(plot.Render(
 				Series{Name: "prediction", Values: row(mean)},
 				Series{Name: "nominal", Values: row(nom)},
-				Series{Name: "−2σ", Values: row(lo)},
-				Series{Name: "+2σ", Values: row(hi)},
+				Series{Name: "±2σ", Values: row(lo), Mark: "·", Under: true},
+				Series{Values: row(hi), Mark: "·", Under: true},
 				Series{Name: fmt.Sprintf("observations (%d)", len(pos)), Values: scatterSeries(pos, val, plot.XLo, plot.XHi, w)},
 			))
 			b.WriteString("\n")
