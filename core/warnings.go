@@ -68,7 +68,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	out = append(out, physicalWarnings(sys, ctx)...)
 	out = append(out, valueWarnings(sys, ctx)...)
 	if lo, hi := m.Config.Train.contextRange(sys); ctx.Len() < lo {
-		out = append(out, fmt.Sprintf("only %d context points; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", ctx.Len(), lo, hi))
+		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", Count(ctx.Len(), "context point"), lo, hi))
 	} else if ctx.Len() > hi {
 		out = append(out, fmt.Sprintf("%d context points, more than the %d to %d the model was trained on: its uncertainty is an extrapolation", ctx.Len(), lo, hi))
 	}

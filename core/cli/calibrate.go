@@ -268,7 +268,7 @@ func writeCalibrationText(env *Env, c calibration) error {
 	var b strings.Builder
 	g := c.sys.Grid()
 	fmt.Fprintf(&b, "%s (%s) · %s\n", c.sys.Title(), c.sys.Name(), c.checkpoint)
-	fmt.Fprintf(&b, "%d observations from %s · %d samples · seed %d\n\n", c.obs.Len(), c.data, c.samples, c.seed)
+	fmt.Fprintf(&b, "%s from %s · %s · seed %d\n\n", core.Count(c.obs.Len(), "observation"), c.data, core.Count(c.samples, "sample"), c.seed)
 
 	params := c.sys.Params()
 	nameWidth := len("parameter")

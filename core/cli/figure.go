@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"apic/core"
 	"apic/nets"
 )
 
@@ -119,7 +120,7 @@ func figureTitle(c calibration) string {
 	for i, p := range c.sys.Params() {
 		s += fmt.Sprintf(" · %s = %.4g ± %.2g", p.Name, c.pred.Theta[i], c.pred.ThetaStd[i])
 	}
-	return s + fmt.Sprintf(" · %d observations", c.obs.Len())
+	return s + " · " + core.Count(c.obs.Len(), "observation")
 }
 
 // xys pairs an axis with values.

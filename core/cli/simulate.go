@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -195,7 +196,7 @@ func parseSideValues(text string, side sims.SideInfo) ([]float64, error) {
 		if side.Labels != nil {
 			want += " (" + strings.Join(side.Labels, ", ") + ")"
 		}
-		return nil, UsageError("--u0: got %d values, want %s", len(parts), want)
+		return nil, UsageError("--u0: got %s, want %s", core.Count(len(parts), "value"), want)
 	}
 	u0 := make([]float64, len(parts))
 	for i, p := range parts {
