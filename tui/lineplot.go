@@ -168,19 +168,35 @@ func (p linePlot) render(t theme) []string {
 	return lines
 }
 
-// legendLine draws the legend items that fit, marks in their colours.
+// legendLine draws the legend items that fit, marks in their colours:
+// two spaces apart, or one where that lets every item fit (narrow
+// panels would otherwise lose the last entries).
 func (p linePlot) legendLine(t theme, indent int) string {
-	var parts []string
-	width := indent
-	for _, it := range p.legend {
-		w := ansi.StringWidth(it.mark+" "+it.name) + 2
-		if width+w > p.width {
-			break
+	lead := max(indent-2, 0)
+	fit := func(sep int) []string {
+		var parts []string
+		width := lead
+		for i, it := range p.legend {
+			w := ansi.StringWidth(it.mark + " " + it.name)
+			if i > 0 {
+				w += sep
+			}
+			if width+w > p.width {
+				break
+			}
+			width += w
+			parts = append(parts, t.paint(t.fg(it.color), it.mark)+" "+it.name)
 		}
-		width += w
-		parts = append(parts, t.paint(t.fg(it.color), it.mark)+" "+it.name)
+		return parts
 	}
-	return padRight(strings.Repeat(" ", max(indent-2, 0))+strings.Join(parts, "  "), p.width)
+	sep := "  "
+	parts := fit(2)
+	if len(parts) < len(p.legend) {
+		if tight := fit(1); len(tight) > len(parts) {
+			parts, sep = tight, " "
+		}
+	}
+	return padRight(strings.Repeat(" ", lead)+strings.Join(parts, sep), p.width)
 }
 
 // dataRange is the finite range of every series and point set.
