@@ -215,3 +215,32 @@ func TestFormatHelpers(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// TestLegendTightensBeforeDropping: a legend that does not fit with two
+// spaces between items closes up to one before it drops any; one that
+// fits neither way drops the last items.
+func TestLegendTightensBeforeDropping(t *testing.T) {
+	items := []legendItem{{mark: "──", name: "prediction"}, {mark: "•", name: "truth G"}, {mark: "∘", name: "nominal"}}
+	// Items 13 + 9 + 9 wide, no lead (indent 2): 35 with two spaces
+	// between them, 33 with one.
+	for _, tc := range []struct {
+		width int
+		want  []string
+		drop  string
+	}{
+		{35, []string{"prediction  • truth G  ∘ nominal"}, ""},
+		{33, []string{"prediction • truth G ∘ nominal"}, ""},
+		{30, []string{"prediction  • truth G"}, "nominal"},
+	} {
+		p := linePlot{width: tc.width, legend: items}
+		line := p.legendLine(plainTheme, 2)
+		for _, w := range tc.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("width %d: legend %q lacks %q", tc.width, line, w)
+			}
+		}
+		if tc.drop != "" && strings.Contains(line, tc.drop) {
+			t.Errorf("width %d: legend %q should have dropped %q", tc.width, line, tc.drop)
+		}
+	}
+}
