@@ -169,6 +169,25 @@ func TestRealizationKey(t *testing.T) {
 	}
 }
 
+// TestThetaOverrideLegend: with θ set by hand, panel 1 names the
+// simulator at that θ, not at the estimate (spring: one channel, so the
+// legend has a simulator entry).
+func TestThetaOverrideLegend(t *testing.T) {
+	m := newTest(t, "spring", 160, 48)
+	if frame := m.render(); !strings.Contains(frame, "── F(x; θ̂)") {
+		t.Fatal("panel 1's legend does not name F(x; θ̂) before any override")
+	}
+	m = focusOn(t, m, ctlTheta)
+	m, _ = press(t, m, "right", "right")
+	if !m.overridden() {
+		t.Fatal("θ not set by hand")
+	}
+	frame := m.render()
+	if !strings.Contains(frame, "── F(x; θ)") || strings.Contains(frame, "F(x; θ̂)") {
+		t.Errorf("panel 1 still names F(x; θ̂) with θ set by hand:\n%s", frame)
+	}
+}
+
 func TestThetaOverrideAndAuto(t *testing.T) {
 	m := newTest(t, "lv", 160, 48)
 	est := m.res.pred.Theta[1]

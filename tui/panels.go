@@ -213,9 +213,9 @@ func (m Model) linePanels() []linePlot {
 	dlo, dhi := symRange(0.05*math.Max(math.Abs(ylo), math.Abs(yhi)), deltaOnAxis...)
 
 	// 1. simulator output with the context points.
-	simTitle := "1 simulator F(x; θ̂)"
+	simTitle, simName := "1 simulator F(x; θ̂)", "F(x; θ̂)"
 	if override {
-		simTitle = "1 simulator F(x; θ set by hand)"
+		simTitle, simName = "1 simulator F(x; θ set by hand)", "F(x; θ)"
 	}
 	p1 := base(simTitle + sliceNote)
 	p1.yLo, p1.yHi = ylo, yhi
@@ -226,7 +226,7 @@ func (m Model) linePanels() []linePlot {
 		cm, cc := m.styleOf(roleContext, c, colContext)
 		p1.points = append(p1.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
 	}
-	p1.legend = m.legendFor([]role{roleMean, roleContext}, []string{"F(x; θ̂)", "context"}, []color.Color{colSim, colContext})
+	p1.legend = m.legendFor([]role{roleMean, roleContext}, []string{simName, "context"}, []color.Color{colSim, colContext})
 
 	// 2. learned discrepancy ± 2σ against the true one.
 	p2 := base("2 discrepancy δ̂ ± 2σ vs true δ" + sliceNote)
