@@ -25,6 +25,12 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return runProgram(ctx, m, opts, in, out)
+}
+
+// runProgram runs the explorer model m (built by New from opts) on the
+// terminal; see Run.
+func runProgram(ctx context.Context, m Model, opts Options, in io.Reader, out io.Writer) error {
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if in != nil {
 		popts = append(popts, tea.WithInput(in))
@@ -87,15 +93,15 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	if _, err := core.ParseBackbone(*backbone); err != nil {
 		return cli.UsageError("%v", err)
 	}
-	if *checkpoint != "" {
-		// A file that cannot be read is a usage error, as in the other
-		// commands, reported before the screen is taken over.
-		if _, _, err := core.LoadCheckpoint(*checkpoint); err != nil {
-			return cli.UsageError("%v", err)
-		}
+	// The model is built before the terminal is needed, so a checkpoint
+	// file that cannot be read is a usage error as in the other commands.
+	opts := Options{System: *system, Backbone: *backbone, Checkpoint: *checkpoint, Seed: *seed, ASCII: *ascii, Context: ctx}
+	m, err := New(opts)
+	if err != nil {
+		return cli.UsageError("%v", err)
 	}
 	if !env.Terminal {
 		return cli.UsageError("the explorer needs a terminal (stdout is not one); for scripts use the other commands")
 	}
-	return Run(ctx, Options{System: *system, Backbone: *backbone, Checkpoint: *checkpoint, Seed: *seed, ASCII: *ascii}, nil, nil)
+	return runProgram(ctx, m, opts, nil, nil)
 }
