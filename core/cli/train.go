@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -187,11 +189,12 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 var trainArchFlags = []string{"backbone", "form", "hidden", "layers", "latent", "latent-delta", "dec-hidden",
 	"dec-layers", "heads", "basis", "dec-act", "grid-summary", "no-theta-hint"}
 
-// trainCountFlags are the integer flags for which no negative value means
-// anything (their defaults may be sentinels, but a given value must be
-// ≥ 0).
-var trainCountFlags = []string{"steps1", "steps2", "batch", "trajectories", "hidden", "layers", "latent", "latent-delta",
-	"dec-hidden", "dec-layers", "heads", "basis", "val-every", "val-tasks", "recalibrate", "refine"}
+// trainCountFlags are the integer flags and the smallest value each may
+// be given: their defaults may be sentinels, but a given value below
+// these would otherwise be silently replaced (--refine documents -1).
+var trainCountFlags = map[string]int{"steps1": 0, "steps2": 0, "batch": 0, "trajectories": 0, "hidden": 0, "layers": 0,
+	"latent": 0, "latent-delta": 0, "dec-hidden": 0, "dec-layers": 0, "heads": 0, "basis": 0, "val-every": 0,
+	"val-tasks": 0, "recalibrate": 0, "refine": -1}
 
 // checkGiven refuses, before any work, flags given with values that
 // would otherwise be ignored: architecture flags beside --init, negative
@@ -204,12 +207,13 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 			}
 		}
 	}
-	for _, name := range trainCountFlags {
+	for _, name := range slices.Sorted(maps.Keys(trainCountFlags)) {
+		least := trainCountFlags[name]
 		if !f.set[name] {
 			continue
 		}
-		if v, err := strconv.Atoi(fs.Lookup(name).Value.String()); err == nil && v < 0 {
-			return UsageError("--%s must be ≥ 0, got %d", name, v)
+		if v, err := strconv.Atoi(fs.Lookup(name).Value.String()); err == nil && v < least {
+			return UsageError("--%s must be ≥ %d, got %d", name, least, v)
 		}
 	}
 	if f.out != "" {
