@@ -109,23 +109,7 @@ func valueWarnings(sys sims.System, ctx sims.Context) []string {
 	var out []string
 	for c, name := range g.Channels {
 		w := hi[c] - lo[c]
-		a, b := lo[c]-valueSlack*w, hi[c]+valueSlack*w
-		far, observed, worst := 0, 0, -1
-		worstDist := 0.0
-		for i := range ctx.States {
-			if c >= len(ctx.Mask[i]) || !ctx.Mask[i][c] {
-				continue
-			}
-			observed++
-			v := ctx.Values[i][c]
-			dist := max(a-v, v-b)
-			if !(dist <= 0) { // NaN counts as far
-				far++
-				if worst < 0 || dist > worstDist || math.IsNaN(dist) {
-					worst, worstDist = i, dist
-				}
-			}
-		}
+		far, observed, worst := outsideRange(ctx, c, lo[c]-valueSlack*w, hi[c]+valueSlack*w)
 		if far == 0 {
 			continue
 		}
@@ -133,6 +117,28 @@ func valueWarnings(sys sims.System, ctx sims.Context) []string {
 			far, observed, name, lo[c], hi[c], name, ctx.Values[worst][c], stateText(g, ctx.States[worst])))
 	}
 	return out
+}
+
+// outsideRange counts channel c's observed values outside [a, b] (NaN
+// included) among all observed, and gives the index of the farthest
+// (-1 when none is outside).
+func outsideRange(ctx sims.Context, c int, a, b float64) (outside, observed, worst int) {
+	worst = -1
+	worstDist := 0.0
+	for i := range ctx.States {
+		if c >= len(ctx.Mask[i]) || !ctx.Mask[i][c] {
+			continue
+		}
+		observed++
+		dist := max(a-ctx.Values[i][c], ctx.Values[i][c]-b)
+		if !(dist <= 0) { // NaN counts as outside
+			outside++
+			if worst < 0 || dist > worstDist || math.IsNaN(dist) {
+				worst, worstDist = i, dist
+			}
+		}
+	}
+	return outside, observed, worst
 }
 
 // physicalWarnings flags observed values outside the channels' physical
@@ -146,22 +152,10 @@ func physicalWarnings(sys sims.System, ctx sims.Context) []string {
 	g := sys.Grid()
 	var out []string
 	for c, name := range g.Channels {
-		bad, observed, first := 0, 0, -1
-		for i := range ctx.States {
-			if c >= len(ctx.Mask[i]) || !ctx.Mask[i][c] {
-				continue
-			}
-			observed++
-			if v := ctx.Values[i][c]; v < lo[c] || v > hi[c] {
-				bad++
-				if first < 0 {
-					first = i
-				}
-			}
-		}
+		bad, observed, worst := outsideRange(ctx, c, lo[c], hi[c])
 		if bad > 0 {
 			out = append(out, fmt.Sprintf("%d of %d %s observations are physically impossible, outside [%g, %g] (e.g. %s = %.4g at %s): check the data; the model fits them anyway",
-				bad, observed, name, lo[c], hi[c], name, ctx.Values[first][c], stateText(g, ctx.States[first])))
+				bad, observed, name, lo[c], hi[c], name, ctx.Values[worst][c], stateText(g, ctx.States[worst])))
 		}
 	}
 	return out
