@@ -582,7 +582,7 @@ func (m *Model) noteAbandoned(stopped entryKey, ok bool) {
 	if !ok {
 		return
 	}
-	m.setMsg(msgWarn, "%s · training of %s/%s stopped by the switch; its partly trained weights are kept there (u on it restores the previous ones)",
+	m.setMsg(msgWarn, "%s · training of %s/%s stopped; it keeps the weights so far (u there undoes)",
 		m.msg, stopped.system, stopped.backbone)
 }
 
