@@ -75,10 +75,11 @@ const (
 	RegOrthogonal Regularizer = "orthogonal" // ‖Z_δᵀ Z_θ‖²_F / B
 	RegSpectral   Regularizer = "spectral"   // Σ_W (σ_max(W) − 1)₊² over f_ψ's weights
 	RegGradPen    Regularizer = "gradpen"    // mean (Δδ̂/Δx)² along the grid
+	RegSpread     Regularizer = "spread"     // mean (f_ψ − batch mean of f_ψ)²
 )
 
 // Regularizers lists the valid regularizers.
-var Regularizers = []Regularizer{RegL1, RegL2, RegOrthogonal, RegSpectral, RegGradPen}
+var Regularizers = []Regularizer{RegL1, RegL2, RegOrthogonal, RegSpectral, RegGradPen, RegSpread}
 
 // ParseRegularizer validates a regularizer name.
 func ParseRegularizer(s string) (Regularizer, error) {

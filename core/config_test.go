@@ -111,8 +111,8 @@ func TestParseNames(t *testing.T) {
 			t.Errorf("ParseRegularizer(%q) = %q, %v", r, got, err)
 		}
 	}
-	if len(Backbones) != 3 || len(Regularizers) != 5 {
-		t.Errorf("%d backbones and %d regularizers, want 3 and 5", len(Backbones), len(Regularizers))
+	if len(Backbones) != 3 || len(Regularizers) != 6 {
+		t.Errorf("%d backbones and %d regularizers, want 3 and 6", len(Backbones), len(Regularizers))
 	}
 	// Unknown names (and case variants) are refused with the valid choices
 	// in the message.

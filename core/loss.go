@@ -99,6 +99,8 @@ func (m *Model) deltaPenalty(tp *nets.Tape, o forwardOut, side *nets.Tensor) *ne
 			}
 		}
 		return total
+	case RegSpread:
+		return spreadPenalty(tp, o.f, o.theta.Value.Rows)
 	}
 	delta := tp.Sub(o.pred, m.Sys.NominalOp(tp, o.theta, side))
 	switch m.Config.Train.Reg {
@@ -108,6 +110,23 @@ func (m *Model) deltaPenalty(tp *nets.Tape, o forwardOut, side *nets.Tensor) *ne
 		return m.gradPenalty(tp, delta)
 	}
 	return tp.Mean(tp.Square(delta))
+}
+
+// spreadPenalty is the spread of f_ψ's output across the batch's
+// realizations, at every query state:
+//
+//	mean_{b,q} (f_bq − (1/B) Σ_b' f_b'q)²
+//
+// Unlike L2 it leaves the correction the realizations share unpenalised
+// and charges only what makes one realization's correction differ from
+// the others'. Where the true discrepancy varies little across the
+// population (lv's forcing), a wrong θ̂ can only be compensated by an
+// unusual correction, so this anchors θ̂ on real data without biasing it
+// towards the nominal best fit, as penalising the whole δ̂ does.
+func spreadPenalty(tp *nets.Tape, f *nets.Var, realizations int) *nets.Var {
+	perReal := tp.Reshape(f, realizations, f.Value.Rows*f.Value.Cols/realizations)
+	centred := tp.Sub(perReal, tp.TileRows(tp.MeanRows(perReal), realizations))
+	return tp.Mean(tp.Square(centred))
 }
 
 // gradPenalty approximates mean (∂δ/∂x)² by differences between

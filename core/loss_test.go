@@ -173,7 +173,7 @@ func TestStage2LossFiniteDifference(t *testing.T) {
 	vs = append(vs,
 		variant{"spring", ANP, Native, RegL2, 0}, variant{"spring", CNP, Multiplicative, RegL1, 0},
 		variant{"lv", LNP, Native, RegL2, 0}, variant{"lv", ANP, Multiplicative, RegGradPen, 0},
-		variant{"lv", LNP, Native, RegSpectral, 3}, variant{"spring", ANP, Native, RegL2, 3},
+		variant{"lv", LNP, Native, RegSpectral, 3}, variant{"lv", ANP, Native, RegSpread, 0}, variant{"spring", ANP, Native, RegL2, 3},
 		variant{"advdiff", LNP, Native, RegL2, 0}, variant{"advdiff", CNP, Additive, RegOrthogonal, 0})
 	for _, v := range vs {
 		t.Run(fmt.Sprintf("%s/%s/%s/%s/basis%d", v.system, v.b, v.form, v.reg, v.basis), func(t *testing.T) {
