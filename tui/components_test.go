@@ -44,6 +44,23 @@ func TestLinePlotSizeAndClamp(t *testing.T) {
 	}
 }
 
+// TestLinePlotShortTitle: a title too wide for the panel gives way to
+// its short form, so a slice note at the end stays readable; one that
+// fits is kept.
+func TestLinePlotShortTitle(t *testing.T) {
+	p := linePlot{title: "4 truth vs prediction (nominal dimmed) at t=0.508", short: "4 truth vs prediction at t=0.508",
+		height: 10, n: 10, xName: "x", xHi: 1, series: []series{{values: sine(10), color: colMean}}}
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{{60, p.title}, {40, p.short}, {20, "4 truth vs predicti…"}} {
+		p.width = tc.width
+		if got := strings.TrimRight(p.render(plainTheme)[0], " "); got != tc.want {
+			t.Errorf("width %d: title %q, want %q", tc.width, got, tc.want)
+		}
+	}
+}
+
 func TestLinePlotPointsSitOnTheirValues(t *testing.T) {
 	// A flat series at 0 and a point at 0 must share a row.
 	flat := make([]float64, 50)

@@ -39,7 +39,10 @@ type scatter struct {
 // have its own colour and marks (asciigraph's own colouring always emits
 // escapes, even on a no-colour terminal).
 type linePlot struct {
-	title         string
+	title string
+	// short, when set, replaces a title too wide for the panel before
+	// the title is cut, so that a slice note at its end stays readable.
+	short         string
 	width, height int
 	n             int // samples per series
 	xName         string
@@ -57,9 +60,12 @@ const minPlotHeight = 6
 // render draws the panel into height lines of exactly width cells.
 func (p linePlot) render(t theme) []string {
 	c := newCanvas(p.width, p.height)
-	c.text(0, 0, truncate(p.title, p.width), nil)
+	title := p.title
+	if p.short != "" && ansi.StringWidth(title) > p.width {
+		title = p.short
+	}
 	lines := c.lines(t)
-	lines[0] = padRight(t.paint(t.bold, truncate(p.title, p.width)), p.width)
+	lines[0] = padRight(t.paint(t.bold, truncate(title, p.width)), p.width)
 	body := p.height - 3 // title, x axis, legend
 	rows := body - 1     // asciigraph draws rows+1 lines
 	if rows < 2 || p.width < 16 || p.n < 2 {

@@ -232,6 +232,7 @@ func (m Model) linePanels() []linePlot {
 	p2 := base("2 discrepancy δ̂ ± 2σ vs true δ" + sliceNote)
 	if override {
 		p2.title = "2 δ̂ ± 2σ, true δ, and the δ needed at the set θ" + sliceNote
+		p2.short = "2 δ̂ ± 2σ, true δ, needed δ" + sliceNote
 	}
 	p2.yLo, p2.yHi = dlo, dhi
 	for c := 0; c < a.channels; c++ {
@@ -277,6 +278,7 @@ func (m Model) linePanels() []linePlot {
 
 	// 4. ground truth against the corrected prediction, nominal dimmed.
 	p4 := base("4 truth vs prediction (nominal dimmed)" + sliceNote)
+	p4.short = "4 truth vs prediction" + sliceNote
 	p4.yLo, p4.yHi = ylo, yhi
 	for c := 0; c < a.channels; c++ {
 		nm, nc := m.styleOf(roleNominal, c, colNominal)
