@@ -2,7 +2,8 @@
 // processes: simulate the benchmark systems, train and evaluate the model,
 // calibrate observations, and explore it all in a terminal UI. Every
 // command but the explorer lives in package core/cli; run "apic help" for
-// the list. Without arguments on a terminal, apic opens the explorer.
+// the list. Without arguments on a terminal, or with only the explorer's
+// flags ("apic --system lv"), apic opens the explorer.
 package main
 
 import (

@@ -158,6 +158,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	default:
 		c, ok := commands[name]
+		if d, isDefault := commands[defaultCommand]; !ok && isDefault && strings.HasPrefix(name, "-") {
+			// "apic --system lv": flags without a command are the
+			// default command's, as "apic" alone is.
+			return runCommand(ctx, d, args, env)
+		}
 		if !ok {
 			fmt.Fprintf(stderr, "apic: unknown command %q (run 'apic help' for the list)\n", name)
 			return 2
