@@ -272,6 +272,11 @@ func TestCheckpointRefusals(t *testing.T) {
 		{"invalid config", func(_ map[string]*nets.Tensor, meta map[string]string) {
 			meta["config"] = strings.Replace(meta["config"], `"batch":16`, `"batch":0`, 1)
 		}, "batch"},
+		{"config asks for an impossible width", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			// Building this model would need terabytes: refused before any
+			// allocation, not an out-of-memory crash.
+			meta["config"] = strings.Replace(meta["config"], `"hidden":32`, `"hidden":2147483648`, 1)
+		}, "hidden must be between 1 and 4096"},
 		{"config declares another architecture", func(_ map[string]*nets.Tensor, meta map[string]string) {
 			meta["config"] = strings.Replace(meta["config"], `"dec_hidden":32`, `"dec_hidden":24`, 1)
 		}, "declared architecture"},

@@ -227,14 +227,18 @@ func (c Config) Validate() error {
 	if _, err := ParseRegularizer(string(t.Reg)); err != nil {
 		return err
 	}
-	pos := []struct {
-		name string
-		v    int
-	}{{"hidden", a.Hidden}, {"layers", a.Layers}, {"latent-theta", a.LatentTheta}, {"latent-delta", a.LatentDelta},
-		{"dec-hidden", a.DecHidden}, {"dec-layers", a.DecLayers}, {"batch", t.Batch}}
-	for _, p := range pos {
-		if p.v < 1 {
-			return fmt.Errorf("%s must be ≥ 1, got %d", p.name, p.v)
+	// The upper bounds are far above any useful model; they keep a
+	// mistyped flag or a crafted checkpoint header from asking for more
+	// memory than exists, which the runtime cannot recover from.
+	sizes := []struct {
+		name    string
+		v, most int
+	}{{"hidden", a.Hidden, maxWidth}, {"layers", a.Layers, maxLayers}, {"latent-theta", a.LatentTheta, maxWidth},
+		{"latent-delta", a.LatentDelta, maxWidth}, {"dec-hidden", a.DecHidden, maxWidth}, {"dec-layers", a.DecLayers, maxLayers},
+		{"batch", t.Batch, maxBatch}}
+	for _, p := range sizes {
+		if p.v < 1 || p.v > p.most {
+			return fmt.Errorf("%s must be between 1 and %d, got %d", p.name, p.most, p.v)
 		}
 	}
 	if sys, _ := sims.Lookup(a.System); a.ThetaHint && !hasThetaHint(sys) {
@@ -245,8 +249,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("dec-act: %w", err)
 		}
 	}
-	if a.Basis < 0 {
-		return fmt.Errorf("basis must be ≥ 0, got %d", a.Basis)
+	if a.Basis < 0 || a.Basis > maxWidth {
+		return fmt.Errorf("basis must be between 0 and %d, got %d", maxWidth, a.Basis)
 	}
 	if a.Basis > 0 {
 		sys, _ := sims.Lookup(a.System)
@@ -294,6 +298,13 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// Limits on the sizes a configuration may ask for (see Validate).
+const (
+	maxWidth  = 4096
+	maxLayers = 32
+	maxBatch  = 4096
+)
 
 // hasThetaHint reports whether sys estimates some parameters directly.
 func hasThetaHint(sys sims.System) bool {

@@ -77,6 +77,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if *samples < 1 {
 		return UsageError("--samples must be ≥ 1, got %d", *samples)
 	}
+	if err := checkSamples(*samples); err != nil {
+		return err
+	}
 	if *pngPath != "" {
 		if err := checkOutputPath("png", *pngPath); err != nil {
 			return err

@@ -529,6 +529,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"data missing", []string{"--checkpoint", ckpts["spring"], "--data", filepath.Join(dir, "nope.csv")}, "--data: open"},
 		{"data directory", []string{"--checkpoint", ckpts["spring"], "--data", dir}, "is a directory"},
 		{"samples", append([]string{"--checkpoint", ckpts["spring"], "--samples", "0"}, good["spring"]...), "--samples must be ≥ 1"},
+		{"too many samples", append([]string{"--checkpoint", ckpts["spring"], "--samples", "100000000"}, good["spring"]...), "--samples must be at most 10000"},
 		{"no model", good["spring"], "give --checkpoint FILE, or --system"},
 		{"system mismatch", append([]string{"--checkpoint", ckpts["spring"], "--system", "lv"}, good["spring"]...), "disagrees with checkpoint"},
 		{"unknown system", append([]string{"--system", "nope"}, good["spring"]...), `unknown system "nope"`},

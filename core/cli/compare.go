@@ -101,6 +101,9 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if *tasks < 1 || *samples < 1 || *starts < 1 || *contextN < 0 || *noise < 0 || *workers < 0 || *refine < -1 {
 		return UsageError("--tasks, --samples and --starts must be ≥ 1; --context, --noise and --workers ≥ 0; --refine ≥ -1")
 	}
+	if err := checkSamples(*samples); err != nil {
+		return err
+	}
 	if n := *contextN; n > sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, sys.Grid().Points())
 	}

@@ -221,6 +221,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "nosuch"}, `unknown system "nosuch"`},
 		{[]string{"compare", "--system", "spring", "--tasks", "0"}, "must be ≥ 1"},
 		{[]string{"compare", "--system", "spring", "--starts", "0"}, "must be ≥ 1"},
+		{[]string{"compare", "--system", "spring", "--samples", "100000000"}, "--samples must be at most 10000"},
 		{[]string{"compare", "--system", "spring", "--context", "100"}, "leaves no targets"},
 		{[]string{"compare", "--system", "spring", "--checkpoint", filepath.Join(t.TempDir(), "none.safetensors")}, "none.safetensors"},
 		{[]string{"compare", "--system", "spring", "--checkpoint", lvCkpt}, "is for system lv, not spring"},

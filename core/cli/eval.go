@@ -45,6 +45,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *tasks < 1 || *samples < 1 || *context < 0 || !(*noise >= 0) || math.IsInf(*noise, 0) || *refine < -1 {
 		return UsageError("--tasks and --samples must be ≥ 1, --context ≥ 0, --noise finite and ≥ 0, --refine ≥ -1")
 	}
+	if err := checkSamples(*samples); err != nil {
+		return err
+	}
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
 		return UsageError("--z-theta-prior must be ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
 	}

@@ -58,6 +58,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--system", "spring", "--noise", "nan"}, "--noise finite"},
 		{[]string{"eval", "--system", "spring", "--noise", "+Inf"}, "--noise finite"},
 		{[]string{"eval", "--system", "spring", "--refine", "-3"}, "--refine ≥ -1"},
+		{[]string{"eval", "--system", "spring", "--samples", "100000000"}, "--samples must be at most 10000"},
 		{[]string{"eval", "--checkpoint", "../../checkpoints/spring-lnp.safetensors", "--backbone", "cnp"}, "--backbone cnp disagrees"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
