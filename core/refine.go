@@ -79,7 +79,7 @@ func (m *Model) appendContextTerms(terms []obsTerm, idx []int, ctx sims.Context,
 				axes = productAxes(g, 1)
 			}
 			var err error
-			if pts, ws, err = multilinear(axes, st); err != nil {
+			if pts, ws, err = multilinear(axes, periods(g), st); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -101,9 +101,23 @@ func (m *Model) appendContextTerms(terms []obsTerm, idx []int, ctx sims.Context,
 	return terms, idx, nil
 }
 
+// periods returns, per state dimension of g, the length of its domain
+// when the dimension wraps around, else 0.
+func periods(g sims.Grid) []float64 {
+	ps := make([]float64, len(g.Lo))
+	for d := range ps {
+		if g.IsPeriodic(d) {
+			ps[d] = g.Hi[d] - g.Lo[d]
+		}
+	}
+	return ps
+}
+
 // multilinear returns the flat grid indices and weights interpolating a
-// state on a product grid.
-func multilinear(axes [][]float64, st []float64) ([]int, []float64, error) {
+// state on a product grid. Beyond an axis's last point a periodic
+// dimension (period > 0) interpolates towards its first point, one
+// period on; other dimensions hold the end value.
+func multilinear(axes [][]float64, period []float64, st []float64) ([]int, []float64, error) {
 	if len(st) != len(axes) {
 		return nil, nil, fmt.Errorf("state %v has %d dimensions, grid has %d", st, len(st), len(axes))
 	}
@@ -115,6 +129,9 @@ func multilinear(axes [][]float64, st []float64) ([]int, []float64, error) {
 		switch {
 		case k == 0:
 			k0, k1, w1 = 0, 0, 0
+		case k >= len(ax) && period[d] > 0:
+			k0, k1 = len(ax)-1, 0
+			w1 = (st[d] - ax[k0]) / (ax[0] + period[d] - ax[k0])
 		case k >= len(ax):
 			k0, k1, w1 = len(ax)-1, len(ax)-1, 0
 		default:

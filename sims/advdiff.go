@@ -75,6 +75,7 @@ func newAdvDiff() *advDiff {
 		Lo:         []float64{0, 0},
 		Hi:         []float64{1, 1},
 		Shape:      []int{advdiffNT, advdiffNX},
+		Periodic:   []bool{false, true},
 	}}
 }
 

@@ -32,7 +32,13 @@ type Grid struct {
 	// Shape gives the grid's natural array shape when it is a product grid
 	// (e.g. [64, 64] for (t, x)); nil for a one-dimensional grid.
 	Shape []int
+	// Periodic marks the state dimensions on which the domain wraps
+	// around (Hi is the same point as Lo); nil when none does.
+	Periodic []bool
 }
+
+// IsPeriodic reports whether state dimension d wraps around.
+func (g Grid) IsPeriodic(d int) bool { return d < len(g.Periodic) && g.Periodic[d] }
 
 // Points is the number of grid points.
 func (g Grid) Points() int { return len(g.States) }
