@@ -105,7 +105,7 @@ type Report struct {
 	Context       int                `json:"context"`
 	Noise         float64            `json:"noise"`
 	Seed          uint64             `json:"seed"`
-	Samples       int                `json:"samples"`
+	Samples       int                `json:"samples"` // latent samples drawn per realization (1 for the deterministic CNP)
 	Refine        int                `json:"refine"`
 	TrueTheta     bool               `json:"true_theta,omitempty"`
 	Metrics       map[string]Summary `json:"metrics"`
@@ -158,6 +158,9 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	rep := Summarise(m.Sys, per)
 	rep.System, rep.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)
 	rep.Tasks, rep.Context, rep.Noise, rep.Seed, rep.Samples = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed, opt.Samples
+	if m.Config.Arch.Backbone == CNP {
+		rep.Samples = 1 // the deterministic CNP predicts from one pass whatever was asked
+	}
 	rep.Refine = opt.Refine
 	if rep.Refine < 0 {
 		rep.Refine = m.Config.Infer.Refine

@@ -65,7 +65,7 @@ func TestEvaluateDeterministic(t *testing.T) {
 			if r5, _ := eval(trainedTiny(t, c.system, c.b, 2), opt); reflect.DeepEqual(r1.Metrics, r5.Metrics) {
 				t.Error("another training seed gives the same metrics")
 			}
-			if r1.System != c.system || r1.Backbone != string(c.b) || r1.Tasks != opt.Tasks || r1.Seed != 11 || r1.Samples != 4 ||
+			if r1.System != c.system || r1.Backbone != string(c.b) || r1.Tasks != opt.Tasks || r1.Seed != 11 || r1.Samples != samplesDrawn(c.b, 4) ||
 				r1.Context != m.Sys.TestContext() {
 				t.Errorf("report header %+v", r1)
 			}
@@ -81,6 +81,10 @@ func TestEvaluateOptions(t *testing.T) {
 	}
 	if rep.Context != 12 || rep.Noise != 0.1 || rep.Samples != 32 || len(per) != 3 {
 		t.Errorf("report %+v with %d per-task metrics: want context 12, noise 0.1, default 32 samples", rep, len(per))
+	}
+	cnp := tinyModel(t, "spring", CNP, nil)
+	if rep, _, err := Evaluate(context.Background(), cnp, EvalOptions{Tasks: 2, Samples: 16, Refine: 0}); err != nil || rep.Samples != 1 {
+		t.Errorf("CNP report says %d samples (err %v), want 1: the deterministic CNP draws none", rep.Samples, err)
 	}
 	// Test tasks use the requested context size and hold every other grid
 	// point as a target.
@@ -176,4 +180,13 @@ func TestEvaluateTrueTheta(t *testing.T) {
 			t.Errorf("task %d: θ MAE %v, F(θ̂) MAE %v, want 0", i, tm.Values[KeyThetaMAE], tm.Values[KeyNominalMAE])
 		}
 	}
+}
+
+// samplesDrawn is the sample count a report gives for asked samples:
+// the deterministic CNP draws one.
+func samplesDrawn(b Backbone, asked int) int {
+	if b == CNP {
+		return 1
+	}
+	return asked
 }
