@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"apic/nets"
 )
@@ -135,9 +137,11 @@ func fromFile(f *nets.File) (*Model, Info, error) {
 			missing = append(missing, p.Name)
 			continue
 		}
-		if !t.SameShape(p.Value) {
+		// apic writes every tensor as [rows, cols]: a [a, b, c] tensor
+		// would read back flattened to the same count and pass unseen.
+		if shape := f.Shapes[p.Name]; !t.SameShape(p.Value) || !slices.Equal(shape, []int{p.Value.Rows, p.Value.Cols}) {
 			return nil, Info{}, fmt.Errorf("tensor %q has shape %s, the declared architecture needs %s (a checkpoint from another version of apic's %s features? `apic train` makes a new one)",
-				p.Name, t.Shape(), p.Value.Shape(), cfg.Arch.System)
+				p.Name, strings.ReplaceAll(fmt.Sprint(shape), " ", ", "), p.Value.Shape(), cfg.Arch.System)
 		}
 		if !t.AllFinite() {
 			return nil, Info{}, fmt.Errorf("tensor %q holds NaN or Inf", p.Name)

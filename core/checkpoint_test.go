@@ -319,6 +319,23 @@ func TestCheckpointRefusals(t *testing.T) {
 		})
 	}
 
+	t.Run("tensor of another rank", func(t *testing.T) {
+		// The same values as [rows, cols/2, 2]: the count fits, the shape
+		// does not.
+		ts, meta := checkpointParts(t, m)
+		w := ts["fpsi.0.W"]
+		if w.Cols%2 != 0 {
+			t.Fatalf("fpsi.0.W is %s; the test needs an even column count", w.Shape())
+		}
+		var buf bytes.Buffer
+		if err := nets.EncodeSafetensors(&buf, ts, map[string][]int{"fpsi.0.W": {w.Rows, w.Cols / 2, 2}}, meta, nets.F64); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := DecodeCheckpoint(buf.Bytes()); err == nil || !strings.Contains(err.Error(), "fpsi.0.W") {
+			t.Errorf("a rank-3 fpsi.0.W: error %v, want one naming the tensor", err)
+		}
+	})
+
 	// The unedited parts decode, so the refusals above are the edits'.
 	ts, meta := checkpointParts(t, m)
 	var buf bytes.Buffer
