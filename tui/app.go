@@ -113,7 +113,10 @@ type Model struct {
 	msg      string
 	msgKind  msgKind
 	quitting bool
-	initCmd  tea.Cmd // the first inference, started by Init
+	// quitArmed: the last key was a quit that warned of unsaved weights;
+	// another quit goes ahead.
+	quitArmed bool
+	initCmd   tea.Cmd // the first inference, started by Init
 }
 
 // New builds the explorer on the setup opts names, loading the model and
@@ -344,6 +347,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 // handleKey dispatches a key press through the KeyMap.
 func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if !key.Matches(k, m.keys.Quit) {
+		m.quitArmed = false // the warning holds for the very next key only
+	}
 	if k.String() == "ctrl+c" {
 		return m.quit()
 	}
@@ -438,6 +444,12 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // training step) before the program does. A second q or ctrl+c exits at
 // once; Run still waits for the goroutines after the program has ended.
 func (m Model) quit() (tea.Model, tea.Cmd) {
+	if u := m.unsaved(); len(u) > 0 && !m.quitArmed && !m.quitting {
+		m.quitArmed = true
+		m.setMsg(msgErr, "weights trained here are unsaved (%s): s saves the one on screen; q again quits without saving", strings.Join(u, ", "))
+		return m, nil
+	}
+	m.quitArmed = false
 	if len(m.runs) == 0 || m.quitting {
 		m.quitting = true
 		return m, tea.Quit
@@ -449,6 +461,25 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 	}
 	m.setMsg(msgInfo, "stopping training before quitting… (q again to force)")
 	return m, nil
+}
+
+// unsaved names, in a fixed order, the system/backbone pairs whose
+// weights were trained in this session and not saved since, and those
+// training now.
+func (m Model) unsaved() []string {
+	var out []string
+	for k, e := range m.entries {
+		if e.src == srcTrained && e.saved == "" {
+			out = append(out, k.system+"/"+k.backbone)
+		}
+	}
+	for _, r := range m.runs {
+		if name := r.key.system + "/" + r.key.backbone; !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // adjust moves the focused control by d.

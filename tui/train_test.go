@@ -119,7 +119,13 @@ func TestQuitWhileTrainingWaitsForTheRun(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	base := runtime.NumGoroutine()
 	m, cmds := startRun(t, m)
+	// The first q warns that the run's weights would be lost.
 	nm, cmd := m.Update(keyMsg("q"))
+	m = nm.(Model)
+	if cmd != nil || m.quitting || !strings.Contains(m.msg, "unsaved (spring/lnp)") {
+		t.Fatalf("first q: quitting %v, message %q; want a warning naming the run", m.quitting, m.msg)
+	}
+	nm, cmd = m.Update(keyMsg("q"))
 	m = nm.(Model)
 	if cmd != nil {
 		t.Fatal("q quit before the run had stopped")
@@ -131,6 +137,39 @@ func TestQuitWhileTrainingWaitsForTheRun(t *testing.T) {
 	_, quit := run(t, m, tea.Batch(cmds...))
 	if !quit {
 		t.Fatal("the program did not quit once the run ended")
+	}
+	settle(t, base)
+}
+
+// TestQuitWarnsOfUnsavedWeights: weights trained here and not saved make
+// q warn first; a second q quits; any other key in between takes the
+// warning back; saved weights quit at once.
+func TestQuitWarnsOfUnsavedWeights(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	m, _ = run(t, m, tea.Batch(cmds...))
+	if m.entry().src != srcTrained || m.entry().saved != "" {
+		t.Fatal("the run left no unsaved trained weights")
+	}
+	quits := func(m Model) (Model, bool) {
+		nm, cmd := m.Update(keyMsg("q"))
+		return nm.(Model), cmd != nil
+	}
+	m, quit := quits(m)
+	if quit || !strings.Contains(m.msg, "unsaved (spring/lnp)") {
+		t.Fatalf("first q: quit %v, message %q", quit, m.msg)
+	}
+	m, _ = press(t, m, "j")
+	if m, quit = quits(m); quit {
+		t.Fatal("q after another key quit without the warning")
+	}
+	if _, quit = quits(m); !quit {
+		t.Fatal("the second q in a row did not quit")
+	}
+	m.entry().saved = "somewhere.safetensors"
+	if _, quit = quits(m); !quit {
+		t.Fatal("q with every trained model saved did not quit at once")
 	}
 	settle(t, base)
 }
