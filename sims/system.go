@@ -56,6 +56,9 @@ type SideInfo struct {
 	Labels []string
 	// Lo, Hi bound each entry's plausible range (for warnings).
 	Lo, Hi float64
+	// Positive marks side information that must be > 0 (populations,
+	// whose logarithms the model reads); other values are refused.
+	Positive bool
 }
 
 // Realization is one draw of a system: parameters, side information and

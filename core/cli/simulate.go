@@ -204,6 +204,9 @@ func parseSideValues(text string, side sims.SideInfo) ([]float64, error) {
 		if err != nil {
 			return nil, UsageError("--u0: value %d (%s): %v", i+1, sideLabel(side, i), err)
 		}
+		if side.Positive && v <= 0 {
+			return nil, UsageError("--u0: %s = %s must be > 0", sideLabel(side, i), fmtFloat(v))
+		}
 		u0[i] = v
 	}
 	return u0, nil
