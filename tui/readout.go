@@ -67,7 +67,13 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 		set = sig3(c.value)
 	}
 	name := padRight(c.symbol(), 2)
-	left := name + padRight(shortNumber(est, 3)+"±"+shortNumber(std, 2), 11) + " " + padRight(compact(sig3(truth)), 5)
+	estStd := shortNumber(est, 3) + "±" + shortNumber(std, 2)
+	if len([]rune(estStd)) > 11 {
+		// A tiny σ in a long form ("1.5e-6") would be cut mid-exponent:
+		// one significant digit ("2e-6") keeps it whole.
+		estStd = shortNumber(est, 3) + "±" + oneDigit(std)
+	}
+	left := name + padRight(estStd, 11) + " " + padRight(compact(sig3(truth)), 5)
 	k := math.Round((c.value - c.lo) / ((c.hi - c.lo) / thetaSteps))
 	return controlRow(t, w, focused, left, set, !c.set || k > 0, !c.set || k < thetaSteps)
 }
@@ -96,19 +102,39 @@ func metricNumber(v float64) string { return shortNumber(v, 3) }
 // shortNumber is compact(v with digits significant digits), switching
 // to a two-digit mantissa and unpadded exponent below 0.0001.
 func shortNumber(v float64, digits int) string {
-	if a := math.Abs(v); a != 0 && a < 1e-4 && !math.IsNaN(v) && !math.IsInf(v, 0) {
-		s := strconv.FormatFloat(v, 'e', 1, 64) // "3.5e-05"
-		mant, exp, _ := strings.Cut(s, "e")
-		sign := exp[:1]
-		if sign == "+" {
-			sign = ""
-		}
-		return mant + "e" + sign + strings.TrimLeft(exp[1:], "0")
+	if tiny(v) {
+		return shortExp(v, 1)
 	}
 	if math.IsNaN(v) {
 		return "–"
 	}
 	return compact(strconv.FormatFloat(v, 'g', digits, 64))
+}
+
+// oneDigit is shortNumber with a one-digit mantissa below 0.0001
+// ("2e-6").
+func oneDigit(v float64) string {
+	if tiny(v) {
+		return shortExp(v, 0)
+	}
+	return shortNumber(v, 1)
+}
+
+// tiny reports a finite, non-zero v below 0.0001 in magnitude.
+func tiny(v float64) bool {
+	a := math.Abs(v)
+	return a != 0 && a < 1e-4 && !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
+// shortExp is v in exponent form with prec mantissa decimals and an
+// unpadded exponent ("3.5e-5", not "3.5e-05").
+func shortExp(v float64, prec int) string {
+	mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', prec, 64), "e")
+	sign := exp[:1]
+	if sign == "+" {
+		sign = ""
+	}
+	return mant + "e" + sign + strings.TrimLeft(exp[1:], "0")
 }
 
 // compact drops the leading zero of a number below one (".0123"), so the

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +23,19 @@ func TestMetricNumber(t *testing.T) {
 	}
 	if metricNumber(math.NaN()) != "–" {
 		t.Errorf("NaN: %q", metricNumber(math.NaN()))
+	}
+}
+
+// TestThetaRowKeepsSmallSigmaWhole: a σ that would not fit at two
+// significant digits is shown at one, never cut mid-exponent.
+func TestThetaRowKeepsSmallSigmaWhole(t *testing.T) {
+	c := thetaControl{name: "kappa", lo: 0.002, hi: 0.08}
+	row := c.view(40, false, plainTheme, 0.0312, 1.5e-6, 0.0312)
+	if !strings.Contains(row, ".0312±2e-6 ") {
+		t.Errorf("row %q: want .0312±2e-6", row)
+	}
+	row = c.view(40, false, plainTheme, 1.14, 2.0e-5, 1.14)
+	if !strings.Contains(row, "1.14±2.0e-5") {
+		t.Errorf("row %q: want 1.14±2.0e-5 (two digits fit)", row)
 	}
 }
