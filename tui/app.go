@@ -699,10 +699,10 @@ type refineMsg struct{ gen int }
 // needsRefine reports whether the result on screen is the one-pass
 // prediction of a model that refines: the explorer shows the amortized
 // answer at once and the refined one when the controls rest (not while
-// training, which needs the CPU, nor with θ set by hand, where there is
-// nothing to refine).
+// training, which needs the CPU). With θ set by hand the refined pass
+// refines the estimate θ̂ shown beside the set values.
 func (m Model) needsRefine() bool {
-	return m.opts.RefineDelay > 0 && m.run == nil && !m.overridden() && m.res != nil && m.res.refined == 0 &&
+	return m.opts.RefineDelay > 0 && m.run == nil && m.res != nil && m.res.refined == 0 &&
 		m.entry().model.Config.Infer.Refine > 0
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -485,10 +486,15 @@ func TestRefinesWhenControlsRest(t *testing.T) {
 	if m.res.refined != want {
 		t.Fatalf("not refined after the controls rested")
 	}
-	// θ set by hand is not refined.
+	// With θ set by hand, the estimate beside it is the refined one, as
+	// before the override: setting θ does not move θ̂.
+	est := slices.Clone(m.res.est)
 	m = focusOn(t, m, ctlTheta)
 	m, _ = press(t, m, "right")
-	if m.res.refined != 0 || m.needsRefine() {
-		t.Fatal("refined a prediction at a hand-set θ")
+	if !m.overridden() || m.res.refined != want || !slices.Equal(m.res.est, est) {
+		t.Fatalf("θ set by hand: refined %d, estimate %v, want %d steps and the estimate %v", m.res.refined, m.res.est, want, est)
+	}
+	if !strings.Contains(m.render(), "θ set by hand") {
+		t.Error("the metrics title does not say θ is set by hand")
 	}
 }

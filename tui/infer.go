@@ -83,7 +83,9 @@ func (r inferRequest) run() inferMsg {
 	}
 	ctxs, sides := []sims.Context{task.Context}, [][]float64{r.real.Side}
 	opt := core.PredictOptions{Samples: r.samples, Seed: r.seed, Refine: r.refine}
-	if r.refine < 0 && r.theta == nil {
+	if r.refine < 0 {
+		// With θ set by hand this still refines the estimate θ̂ ± σ the
+		// readout shows beside the set values.
 		out.refined = m.Config.Infer.Refine
 	}
 	preds, err := m.PredictWith(ctxs, sides, opt)
