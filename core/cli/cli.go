@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -269,12 +270,16 @@ func (e *Env) printUsage(fs *flag.FlagSet) {
 		// Booleans (no type word) default to false; say so only otherwise,
 		// and not where the usage already says what the default is (a
 		// sentinel such as -1 or 0 would only confuse).
-		if def := f.DefValue; def != "" && !(typ == "" && def == "false") && !strings.Contains(usage, "(default") {
+		if def := f.DefValue; def != "" && !(typ == "" && def == "false") && !statesDefault.MatchString(usage) {
 			line += fmt.Sprintf(" (default %s)", def)
 		}
 		fmt.Fprintln(w, line)
 	})
 }
+
+// statesDefault matches a usage line that says its own default
+// ("(default: the system's)", "; default 500)").
+var statesDefault = regexp.MustCompile(`\bdefault[ :]`)
 
 // isTerminal reports whether w is a terminal (not merely a character
 // device such as /dev/null).

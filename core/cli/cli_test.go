@@ -94,3 +94,16 @@ func TestCommandsOrder(t *testing.T) {
 		t.Fatalf("commands %v: simulate should come first", cmds)
 	}
 }
+
+// TestHelpStatesEachDefaultOnce: no flag's help line gives its default
+// twice (its own words and the flag package's, often a sentinel).
+func TestHelpStatesEachDefaultOnce(t *testing.T) {
+	for _, c := range Commands() {
+		_, out, _ := runCLI(t, c.Name, "--help")
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Count(line, "default") > 1 && strings.Contains(line, "(default ") {
+				t.Errorf("%s --help: %q", c.Name, strings.TrimSpace(line))
+			}
+		}
+	}
+}

@@ -206,7 +206,7 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 	if refine < 0 {
 		refine = nm.model.Config.Infer.Refine
 	}
-	env.Notef("%s: %d realizations one at a time, then batched (%s)", nm.name, len(test), nm.source)
+	env.Notef("%s: %s one at a time, then batched (%s)", nm.name, core.Count(len(test), "realization"), nm.source)
 	run, batched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine})
 	if err != nil {
 		return compareMethod{}, err
@@ -256,7 +256,7 @@ const (
 // progress on stderr.
 func compareKOH(ctx context.Context, env *Env, sys sims.System, test []sims.Task, starts int, seed uint64, workers int) (compareMethod, error) {
 	workers = min(workers, len(test))
-	env.Notef("%s: fitting %d realizations (%d starts each) on %d workers", kohgp.Name, len(test), starts, workers)
+	env.Notef("%s: fitting %s (%s each) on %s", kohgp.Name, core.Count(len(test), "realization"), core.Count(starts, "start"), core.Count(workers, "worker"))
 	k := kohgp.New(sys, kohgp.Options{Starts: starts, Seed: seed})
 	prog := newCompareProgress(env, kohgp.Name)
 	start := time.Now()
@@ -445,8 +445,8 @@ var compareHeads = map[string]string{
 }
 
 func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int) {
-	fmt.Fprintf(w, "%s · %d realizations, context %d, noise %g, seed %d\n", sys.Title(), len(test), test[0].Context.Len(), opt.Noise, opt.Seed)
-	fmt.Fprintf(w, "KOH-GP: %d L-BFGS starts per realization, %d workers; APIC: %d samples\n\n", starts, min(workers, len(test)), opt.Samples)
+	fmt.Fprintf(w, "%s · %s, context %d, noise %g, seed %d\n", sys.Title(), core.Count(len(test), "realization"), test[0].Context.Len(), opt.Noise, opt.Seed)
+	fmt.Fprintf(w, "KOH-GP: %s per realization, %s; APIC: %s\n\n", core.Count(starts, "L-BFGS start"), core.Count(min(workers, len(test)), "worker"), core.Count(opt.Samples, "sample"))
 
 	// Metrics, mean ± std over realizations, methods as rows.
 	rows := [][]string{append([]string{"method"}, headsOf(compareColumns)...)}
@@ -484,7 +484,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	for _, m := range methods {
 		row := []string{m.Name, fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(m.Run.TotalSeconds()), fmtSeconds(m.Run.CPUPerRealization())}
 		if m.Name == kohgp.Name {
-			row = append(row, fmt.Sprintf("(%s elapsed on %d workers)", fmtSeconds(m.Wall.Seconds()), min(workers, len(test))), "1×")
+			row = append(row, fmt.Sprintf("(%s elapsed on %s)", fmtSeconds(m.Wall.Seconds()), core.Count(min(workers, len(test)), "worker")), "1×")
 		} else {
 			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched.RealizationsPerSecond(len(test))), fmt.Sprintf("%.3g×, %.3g×", speedup(koh, m), cpuSpeedup(koh, m)))
 		}
@@ -494,7 +494,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "APIC without refinement (one pass, the paper's amortized inference), one at a time (latency: median wall)")
 	fmt.Fprintf(w, "and batched (all %d in one call, median of repeated calls), each against KOH-GP's median fit (%s wall),\n", len(test), fmtSeconds(koh.Run.MedianSeconds()))
-	fmt.Fprintf(w, "CPU per realization (%s) and throughput on the same cores (%.3g realizations/s on %d workers):\n", fmtSeconds(koh.Run.CPUPerRealization()), kohThroughput(koh), min(workers, len(test)))
+	fmt.Fprintf(w, "CPU per realization (%s) and throughput on the same cores (%.3g realizations/s on %s):\n", fmtSeconds(koh.Run.CPUPerRealization()), kohThroughput(koh), core.Count(min(workers, len(test)), "worker"))
 	rows = [][]string{{"method", "latency", "×", "batched wall", "×", "batched CPU", "×", "throughput", "×"}}
 	for _, m := range methods[1:] {
 		one := onePassSpeedups(koh, m, len(test))

@@ -184,7 +184,7 @@ func TestCompareText(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{"Damped spring · 2 realizations, context 30", "recon MAE", "δ ECE", "θ MAE",
-		"koh-gp", "apic-lnp", "realizations/s", "per realization than KOH-GP", "APIC without refinement (one pass", "1 workers", "CPU"} {
+		"koh-gp", "apic-lnp", "realizations/s", "per realization than KOH-GP", "APIC without refinement (one pass", "1 worker", "CPU"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -110,7 +110,7 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  wall time: %.1f s\n", info.WallSeconds)
 	if info.Metrics != nil {
-		fmt.Fprintf(w, "  validation (%d realizations, context %d):\n", info.Metrics.Tasks, info.Metrics.Context)
+		fmt.Fprintf(w, "  validation (%s, context %d):\n", core.Count(info.Metrics.Tasks, "realization"), info.Metrics.Context)
 		writeReportTable(w, *info.Metrics)
 	}
 	fmt.Fprintf(w, "  tensors:\n")

@@ -177,8 +177,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	}
 	fmt.Fprintln(env.Stdout, ")")
 	if v := info.Metrics; v != nil {
-		fmt.Fprintf(env.Stdout, "validation (%d realizations): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
-			v.Tasks, v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,
+		fmt.Fprintf(env.Stdout, "validation (%s): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
+			core.Count(v.Tasks, "realization"), v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,
 			v.Metrics[core.KeyThetaMAE].Mean, v.Metrics[core.KeyReconECE].Mean)
 	}
 	return nil
