@@ -22,7 +22,7 @@ func TestFlagsWithoutCommandOpenTheExplorer(t *testing.T) {
 	}
 	errOut.Reset()
 	code = cli.Run(context.Background(), []string{"--no-such-flag"}, &out, &errOut)
-	if code != 2 || !strings.Contains(errOut.String(), "apic explore: flag provided but not defined: -no-such-flag") {
+	if code != 2 || !strings.Contains(errOut.String(), "apic explore: flag provided but not defined: --no-such-flag") {
 		t.Errorf("exit %d, stderr %q; want the explorer's flag error", code, errOut.String())
 	}
 }

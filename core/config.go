@@ -292,9 +292,16 @@ func (c Config) Validate() error {
 			return fmt.Errorf("training context range %d:%d must satisfy 1 ≤ min ≤ max ≤ %d (the grid's states)", t.ContextMin, t.ContextMax, most)
 		}
 	}
-	finite := func(x float64) bool { return x >= 0 && !math.IsInf(x, 0) } // false for NaN
-	if !finite(t.LambdaTheta) || !finite(t.LambdaDelta) || !finite(t.Noise) || t.Trajectories < 0 || !finite(t.ClipNorm) {
-		return fmt.Errorf("lambdas, noise, trajectories and clip-norm must be finite and ≥ 0")
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"lambda-theta", t.LambdaTheta}, {"lambda-delta", t.LambdaDelta}, {"noise", t.Noise}, {"clip-norm", t.ClipNorm}} {
+		if !(v.x >= 0) || math.IsInf(v.x, 0) { // NaN fails x ≥ 0
+			return fmt.Errorf("%s must be finite and ≥ 0, got %v", v.name, v.x)
+		}
+	}
+	if t.Trajectories < 0 {
+		return fmt.Errorf("trajectories must be ≥ 0, got %d", t.Trajectories)
 	}
 	return nil
 }

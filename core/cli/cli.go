@@ -241,7 +241,9 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 		e.printUsage(fs)
 		return flag.ErrHelp
 	case err != nil:
-		return UsageError("%v", err)
+		// The flag package names flags with one dash; apic's help and
+		// README use two.
+		return UsageError("%s", flagName.ReplaceAllString(err.Error(), "$1--$2"))
 	case fs.NArg() > 0:
 		return UsageError("unexpected argument %q", fs.Arg(0))
 	}
@@ -276,6 +278,10 @@ func (e *Env) printUsage(fs *flag.FlagSet) {
 		fmt.Fprintln(w, line)
 	})
 }
+
+// flagName matches a flag named with one dash in the flag package's
+// errors ("flag needs an argument: -tasks").
+var flagName = regexp.MustCompile(`(^|\s)-([A-Za-z][\w-]*)`)
 
 // statesDefault matches a usage line that says its own default
 // ("(default: the system's)", "; default 500)").

@@ -50,7 +50,7 @@ func TestRunExitStatus(t *testing.T) {
 		{[]string{"testcmd", "--fail", "wrapped"}, 2, "", "apic testcmd: context: deep"},
 		{[]string{"testcmd", "--fail", "runtime"}, 1, "", "apic testcmd: disk full"},
 		{[]string{"testcmd", "--fail", "cancel"}, 1, "", "apic testcmd: interrupted"},
-		{[]string{"testcmd", "--n", "x"}, 2, "", `apic testcmd: invalid value "x" for flag -n`},
+		{[]string{"testcmd", "--n", "x"}, 2, "", `apic testcmd: invalid value "x" for flag --n`},
 		{[]string{"testcmd", "--help"}, 0, "usage: apic testcmd [--fail KIND]", ""},
 		{[]string{"testcmd", "-h"}, 0, "--n int\n      a number (default 3)", ""},
 		{[]string{"help", "testcmd"}, 0, "usage: apic testcmd", ""},

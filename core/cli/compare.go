@@ -98,11 +98,14 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return UsageError("%v", err)
 	}
-	if *tasks < 1 || *samples < 1 || *starts < 1 || *contextN < 0 || *noise < 0 || *workers < 0 || *refine < -1 {
-		return UsageError("--tasks, --samples and --starts must be ≥ 1; --context, --noise and --workers ≥ 0; --refine ≥ -1")
-	}
-	if err := checkSamples(*samples); err != nil {
+	if err := checkCounts(*tasks, *samples, *contextN, *noise, *refine); err != nil {
 		return err
+	}
+	if *starts < 1 {
+		return UsageError("--starts must be ≥ 1, got %d", *starts)
+	}
+	if *workers < 0 {
+		return UsageError("--workers must be ≥ 0 (0: one per core), got %d", *workers)
 	}
 	if n := *contextN; n > sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, sys.Grid().Points())

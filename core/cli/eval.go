@@ -42,10 +42,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if *tasks < 1 || *samples < 1 || *context < 0 || !(*noise >= 0) || math.IsInf(*noise, 0) || *refine < -1 {
-		return UsageError("--tasks and --samples must be ≥ 1, --context ≥ 0, --noise finite and ≥ 0, --refine ≥ -1")
-	}
-	if err := checkSamples(*samples); err != nil {
+	if err := checkCounts(*tasks, *samples, *context, *noise, *refine); err != nil {
 		return err
 	}
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {

@@ -49,15 +49,16 @@ func TestEvalErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", "--system", "spring", "--tasks", "0"}, "--tasks"},
+		{[]string{"eval", "--system", "spring", "--tasks", "0"}, "--tasks must be ≥ 1, got 0"},
+		{[]string{"eval", "--system", "spring", "--noise", "-1"}, "--noise must be finite and ≥ 0, got -1"},
 		{[]string{"eval", "--system", "spring", "--z-theta-prior", "-2"}, "--z-theta-prior"},
 		{[]string{"eval", "--system", "nosuch"}, "nosuch"},
 		{[]string{"eval", "--checkpoint", "/nonexistent/file.safetensors"}, "file.safetensors"},
 		{[]string{"eval", "--system", "spring", "--context", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--true-theta=maybe"}, "true-theta"},
-		{[]string{"eval", "--system", "spring", "--noise", "nan"}, "--noise finite"},
-		{[]string{"eval", "--system", "spring", "--noise", "+Inf"}, "--noise finite"},
-		{[]string{"eval", "--system", "spring", "--refine", "-3"}, "--refine ≥ -1"},
+		{[]string{"eval", "--system", "spring", "--noise", "nan"}, "--noise must be finite"},
+		{[]string{"eval", "--system", "spring", "--noise", "+Inf"}, "--noise must be finite"},
+		{[]string{"eval", "--system", "spring", "--refine", "-3"}, "--refine must be ≥ 0, or -1"},
 		{[]string{"eval", "--system", "spring", "--samples", "100000000"}, "--samples must be at most 10000"},
 		{[]string{"eval", "--checkpoint", "../../checkpoints/spring-lnp.safetensors", "--backbone", "cnp"}, "--backbone cnp disagrees"},
 	} {

@@ -1,5 +1,7 @@
 package cli
 
+import "math"
+
 // maxSamples bounds --samples: far more Monte-Carlo latent samples than
 // any estimate needs, and few enough that the sample tensors fit in
 // memory (an out-of-memory crash cannot be recovered or reported).
@@ -11,4 +13,22 @@ func checkSamples(n int) error {
 		return UsageError("--samples must be at most %d, got %d", maxSamples, n)
 	}
 	return nil
+}
+
+// checkCounts validates the evaluation flags eval and compare share,
+// naming the first one that is wrong.
+func checkCounts(tasks, samples, context int, noise float64, refine int) error {
+	switch {
+	case tasks < 1:
+		return UsageError("--tasks must be ≥ 1, got %d", tasks)
+	case samples < 1:
+		return UsageError("--samples must be ≥ 1, got %d", samples)
+	case context < 0:
+		return UsageError("--context must be ≥ 0 (0: the system's test size), got %d", context)
+	case !(noise >= 0) || math.IsInf(noise, 0):
+		return UsageError("--noise must be finite and ≥ 0, got %v", noise)
+	case refine < -1:
+		return UsageError("--refine must be ≥ 0, or -1 for the checkpoint's setting, got %d", refine)
+	}
+	return checkSamples(samples)
 }
