@@ -215,7 +215,9 @@ type meanStd struct {
 // calibrationJSON is calibrate's --json output.
 type calibrationJSON struct {
 	System      string                   `json:"system"`
+	Backbone    string                   `json:"backbone"`
 	Checkpoint  string                   `json:"checkpoint"`
+	Channels    []string                 `json:"channels"` // the columns of lv's [t][channel] arrays
 	Theta       map[string]thetaInterval `json:"theta"`
 	T           []float64                `json:"t"`
 	X           []float64                `json:"x,omitempty"`
@@ -230,8 +232,12 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 	out := calibrationJSON{
 		System:     c.sys.Name(),
 		Checkpoint: c.checkpoint,
+		Channels:   g.Channels,
 		Theta:      map[string]thetaInterval{},
 		Warnings:   append([]string{}, c.warnings...), // [] rather than null
+	}
+	if c.model != nil {
+		out.Backbone = string(c.model.Config.Arch.Backbone)
 	}
 	for i, p := range c.sys.Params() {
 		out.Theta[p.Name] = c.interval(i)

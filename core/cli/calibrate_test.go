@@ -116,7 +116,9 @@ func contextCSV(t *testing.T, dir string, sys sims.System, d simDraw, n, extra i
 // calibrateResult is the decoded --json output.
 type calibrateResult struct {
 	System      string                   `json:"system"`
+	Backbone    string                   `json:"backbone"`
 	Checkpoint  string                   `json:"checkpoint"`
+	Channels    []string                 `json:"channels"`
 	Theta       map[string]thetaInterval `json:"theta"`
 	T           []float64                `json:"t"`
 	X           []float64                `json:"x"`
@@ -299,7 +301,7 @@ func TestCalibrateJSONShape(t *testing.T) {
 		t.Run(tc.system, func(t *testing.T) {
 			res, raw := calibrateJSON(t, append([]string{"--checkpoint", ckpts[tc.system]}, obs[tc.system]...)...)
 			keys := sortedKeys(raw)
-			want := []string{"checkpoint", "discrepancy", "nominal", "prediction", "system", "t", "theta", "warnings"}
+			want := []string{"backbone", "channels", "checkpoint", "discrepancy", "nominal", "prediction", "system", "t", "theta", "warnings"}
 			if tc.system == "advdiff" {
 				want = append(want, "x")
 				sort.Strings(want)
@@ -309,6 +311,9 @@ func TestCalibrateJSONShape(t *testing.T) {
 			}
 			if res.System != tc.system || res.Checkpoint != ckpts[tc.system] {
 				t.Errorf("system %q checkpoint %q", res.System, res.Checkpoint)
+			}
+			if sys, _ := sims.Lookup(tc.system); res.Backbone == "" || !reflect.DeepEqual(res.Channels, sys.Grid().Channels) {
+				t.Errorf("backbone %q, channels %v", res.Backbone, res.Channels)
 			}
 			if got := sortedKeys(res.Theta); !reflect.DeepEqual(got, sortedStrings(tc.params)) {
 				t.Errorf("theta keys %v, want %v", got, tc.params)

@@ -45,6 +45,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if err := checkCounts(*tasks, *samples, *context, *noise, *refine); err != nil {
 		return err
 	}
+	if *trueTheta && *refine > 0 {
+		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --refine %d", *refine)
+	}
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
 		return UsageError("--z-theta-prior must be ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
 	}
@@ -65,7 +68,10 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *jsonOut {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return enc.Encode(struct {
+			core.Report
+			Checkpoint string `json:"checkpoint"` // where the weights came from
+		}{rep, source})
 	}
 	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(rep.Backbone), source)
 	fmt.Fprintf(env.Stdout, "%d realizations, context %d, noise %g, seed %d, %s, %s", rep.Tasks, rep.Context, rep.Noise, rep.Seed, core.Count(rep.Samples, "sample"), core.Count(rep.Refine, "refinement step"))

@@ -23,6 +23,10 @@ func TestEvalJSON(t *testing.T) {
 		if rep.Tasks != 3 || rep.System != "spring" {
 			t.Errorf("%v: report %+v", extra, rep)
 		}
+		var named struct{ Checkpoint string }
+		if json.Unmarshal([]byte(out), &named); named.Checkpoint != ckpt {
+			t.Errorf("%v: checkpoint %q, want %q", extra, named.Checkpoint, ckpt)
+		}
 		for _, k := range append(core.MetricKeys, core.DiagnosticKeys...) {
 			if _, ok := rep.Metrics[k]; !ok {
 				t.Errorf("%v: metrics lack %q", extra, k)
@@ -53,6 +57,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--system", "spring", "--noise", "-1"}, "--noise must be finite and ≥ 0, got -1"},
 		{[]string{"eval", "--system", "spring", "--z-theta-prior", "-2"}, "--z-theta-prior"},
 		{[]string{"eval", "--system", "nosuch"}, "nosuch"},
+		{[]string{"eval", "--system", "spring", "--true-theta", "--refine", "3"}, "leaves nothing to refine"},
 		{[]string{"eval", "--checkpoint", "/nonexistent/file.safetensors"}, "file.safetensors"},
 		{[]string{"eval", "--system", "spring", "--context", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--true-theta=maybe"}, "true-theta"},
