@@ -498,3 +498,20 @@ func TestRefinesWhenControlsRest(t *testing.T) {
 		t.Error("the metrics title does not say θ is set by hand")
 	}
 }
+
+// TestFullHelpListsEveryKey: the ? help lists the training keys before
+// any run, and describes the panels of the view on screen.
+func TestFullHelpListsEveryKey(t *testing.T) {
+	m := newTest(t, "advdiff", 120, 40)
+	m, _ = press(t, m, "?")
+	frame := m.render()
+	for _, want := range []string{"esc", "stop training", "undo last training", "ctrl+c", "1 simulator F(x; θ̂)"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("full help lacks %q", want)
+		}
+	}
+	m, _ = press(t, m, "?", "v", "?")
+	if frame = m.render(); !strings.Contains(frame, "1 ground truth G(t, x)") || strings.Contains(frame, "1 simulator F(x; θ̂)") {
+		t.Error("the full help over the heatmaps describes the slice panels")
+	}
+}

@@ -46,7 +46,7 @@ func DefaultKeyMap() KeyMap {
 		Save:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save checkpoint")),
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open checkpoint")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit (also ctrl+c)")),
 	}
 }
 

@@ -192,14 +192,36 @@ func (m Model) fullHelp(w, h int) []string {
 	hm.ShowAll = true
 	hm.SetWidth(w)
 	lines := []string{t.paint(t.bold, "keys") + "  (? or esc closes this help)", ""}
-	lines = append(lines, strings.Split(hm.View(m.keysNow()), "\n")...)
+	k := m.keysNow()
+	// The full help lists the training keys even when they do nothing
+	// yet, so that they can be found before the first run.
+	k.Cancel.SetEnabled(true)
+	k.Undo.SetEnabled(true)
+	// Two blocks of columns, not three side by side, which would not
+	// fit beside the sidebar: the help model drops what overflows.
+	groups := k.FullHelp()
+	lines = append(lines, strings.Split(hm.FullHelpView(groups[:2]), "\n")...)
+	lines = append(lines, "")
+	train := groups[2]
+	half := (len(train) + 1) / 2
+	lines = append(lines, strings.Split(hm.FullHelpView([][]key.Binding{train[:half], train[half:]}), "\n")...)
+	lines = append(lines, "", t.paint(t.bold, "panels"))
+	if m.is2D() && m.heat {
+		lines = append(lines,
+			"1 ground truth G(t, x); t runs down, x across",
+			"2 corrected prediction, on the same colour scale",
+			"3 learned discrepancy δ̂, on a scale symmetric about zero",
+			"4 |truth − prediction|",
+		)
+	} else {
+		lines = append(lines,
+			"1 simulator F(x; θ̂) at the estimated parameters, with the context points",
+			"2 learned discrepancy δ̂ ± 2σ against the true δ = G − F(x; θ)",
+			"3 corrected prediction ± 2σ with the context points",
+			"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
+		)
+	}
 	lines = append(lines, "",
-		t.paint(t.bold, "panels"),
-		"1 simulator F(x; θ̂) at the estimated parameters, with the context points",
-		"2 learned discrepancy δ̂ ± 2σ against the true δ = G − F(x; θ)",
-		"3 corrected prediction ± 2σ with the context points",
-		"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
-		"",
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
 		"context and noise σ re-infer at once on the same realization;",
 		"λθ, λδ and the regularizer apply to the next training run (t);",
