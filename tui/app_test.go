@@ -515,3 +515,21 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 		t.Error("the full help over the heatmaps describes the slice panels")
 	}
 }
+
+// TestLongMessageWraps: a message too long for the status line goes on
+// onto a third line, so its end (an error's cause) stays readable, and
+// the frame keeps its size.
+func TestLongMessageWraps(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m.setMsg(msgErr, "cannot open /home/someone/experiments/2026/spring/checkpoints/run-17.safetensors: header length 4294967295 exceeds the file")
+	frame := m.render()
+	frameOK(t, frame, 80, 24)
+	lines := strings.Split(frame, "\n")
+	if !strings.Contains(lines[2], "exceeds the file") {
+		t.Errorf("the message's end is not on the third line:\n%s\n%s\n%s", lines[0], lines[1], lines[2])
+	}
+	m.setMsg(msgInfo, "short")
+	if lines = strings.Split(m.render(), "\n"); strings.Contains(lines[2], "short") || !strings.Contains(lines[1], "short") {
+		t.Error("a short message does not stay on the status line")
+	}
+}

@@ -37,10 +37,10 @@ func (m Model) render() string {
 	if big {
 		sideW = 36
 	}
-	mainH := m.height - 3
+	lines := m.header()
+	mainH := m.height - len(lines) - 1
 	plotW := m.width - sideW - 1
 
-	lines := m.header()
 	side := block(m.sidebar(sideW, mainH), sideW, mainH)
 	sep := make([]string, mainH)
 	for i := range sep {
@@ -79,22 +79,39 @@ func (m Model) header() []string {
 	sys := m.sys()
 	e := m.entry()
 	title := t.paint(t.title, " APIC ")
-	info := fmt.Sprintf(" %s · %s │ %s │ checkpoint: %s │ seed %d", sys.Name(), sys.Title(), m.backbone.value(), e.sourceText(), m.seed)
-	line1 := padRight(title+info, m.width)
+	// The seed goes before the checkpoint, whose saved path may be long
+	// and is the part to cut.
+	info := fmt.Sprintf(" %s · %s │ %s │ seed %d │ checkpoint: %s", sys.Name(), sys.Title(), m.backbone.value(), m.seed, e.sourceText())
+	line1 := padRight(truncate(title+info, m.width), m.width)
 
 	status, st := m.status()
 	line2 := t.paint(st, status)
-	if m.msg != "" {
-		ms := t.label
-		switch m.msgKind {
-		case msgWarn:
-			ms = t.warn
-		case msgErr:
-			ms = t.err
-		}
-		line2 += t.paint(t.dim, "  │  ") + t.paint(ms, m.msg)
+	if m.msg == "" {
+		return []string{line1, padRight(truncate(line2, m.width), m.width)}
 	}
-	return []string{line1, padRight(truncate(line2, m.width), m.width)}
+	ms := t.label
+	switch m.msgKind {
+	case msgWarn:
+		ms = t.warn
+	case msgErr:
+		ms = t.err
+	}
+	lead := ansi.StringWidth(status) + 5 // "  │  "
+	line2 += t.paint(t.dim, "  │  ")
+	// A message too long for the line wraps once onto a third line, so
+	// that an error's cause (at its end) stays readable.
+	parts := strings.SplitN(ansi.Wrap(m.msg, max(1, m.width-lead), " /"), "\n", 2)
+	line2 = padRight(truncate(line2+t.paint(ms, parts[0]), m.width), m.width)
+	if len(parts) == 1 {
+		return []string{line1, line2}
+	}
+	rest := strings.ReplaceAll(parts[1], "\n", " ")
+	if avail := m.width - lead; ansi.StringWidth(rest) > avail {
+		// Keep the end, where an error says its cause.
+		rest = ansi.TruncateLeft(rest, ansi.StringWidth(rest)-avail+1, "…")
+	}
+	line3 := strings.Repeat(" ", lead) + t.paint(ms, rest)
+	return []string{line1, line2, padRight(truncate(line3, m.width), m.width)}
 }
 
 // status is the status word and its style.
