@@ -817,6 +817,7 @@ func (m Model) undo() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.entries[m.key()] = e.prev
+	m.prog, m.losses = nil, nil // the box would describe the run just undone
 	m.syncTraining()
 	m.setMsg(msgInfo, "restored the weights from before the last training run (%s)", e.prev.sourceText())
 	return m, m.reinfer()

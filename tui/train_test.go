@@ -112,6 +112,9 @@ func TestTrainCancelLeavesNoGoroutine(t *testing.T) {
 	if m.entry() != before {
 		t.Error("u did not undo the run")
 	}
+	if m.prog != nil || len(m.losses) != 0 || !strings.Contains(m.render(), "t train (") {
+		t.Error("after u the training box still shows the undone run")
+	}
 	settle(t, base)
 }
 
