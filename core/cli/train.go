@@ -192,8 +192,8 @@ var trainArchFlags = []string{"backbone", "form", "hidden", "layers", "latent", 
 // trainCountFlags are the integer flags and the smallest value each may
 // be given: their defaults may be sentinels, but a given value below
 // these would otherwise be silently replaced (--refine documents -1).
-var trainCountFlags = map[string]int{"steps1": 0, "steps2": 0, "batch": 0, "trajectories": 0, "hidden": 0, "layers": 0,
-	"latent": 0, "latent-delta": 0, "dec-hidden": 0, "dec-layers": 0, "heads": 0, "basis": 0, "val-every": 0,
+var trainCountFlags = map[string]int{"steps1": 0, "steps2": 0, "batch": 1, "trajectories": 0, "hidden": 1, "layers": 1,
+	"latent": 1, "latent-delta": 1, "dec-hidden": 1, "dec-layers": 1, "heads": 1, "basis": 0, "val-every": 0,
 	"val-tasks": 0, "recalibrate": 0, "refine": -1}
 
 // checkGiven refuses, before any work, flags given with values that
