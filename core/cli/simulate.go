@@ -128,7 +128,8 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 
 // parseTheta reads "name=value,..." naming every parameter exactly once.
 // Values outside the prior are allowed (the simulators are defined
-// there) but get a warning.
+// there) but get a warning; a parameter with a positive prior must stay
+// positive.
 func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
 	index := map[string]int{}
 	names := make([]string, len(params))
@@ -155,6 +156,12 @@ func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
 		v, err := parseFinite(valueText)
 		if err != nil {
 			return nil, UsageError("--theta: %s=%s: %v", name, valueText, err)
+		}
+		if p := params[i]; v <= 0 && p.Lo > 0 {
+			// A parameter with a positive prior is a rate, a frequency or
+			// a coefficient the simulators take logarithms of: outside
+			// the prior is allowed, but not through zero.
+			return nil, UsageError("--theta: %s=%s must be > 0 (its prior is [%s, %s])", name, valueText, fmtFloat(p.Lo), fmtFloat(p.Hi))
 		}
 		theta[i], seen[i] = v, true
 	}
