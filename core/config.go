@@ -92,7 +92,7 @@ func ParseRegularizer(s string) (Regularizer, error) {
 	for i, r := range Regularizers {
 		names[i] = string(r)
 	}
-	return "", fmt.Errorf("unknown regularizer %q (want %s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown regulariser %q (want %s)", s, strings.Join(names, ", "))
 }
 
 // Arch fixes the network shapes; a checkpoint must match it exactly.

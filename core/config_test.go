@@ -41,7 +41,7 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"unknown system", func(c *Config) { c.Arch.System = "pendulum" }, "pendulum"},
 		{"unknown backbone", func(c *Config) { c.Arch.Backbone = "gp" }, "backbone"},
 		{"unknown form", func(c *Config) { c.Arch.Form = "exotic" }, "form"},
-		{"unknown regularizer", func(c *Config) { c.Train.Reg = "l3" }, "regularizer"},
+		{"unknown regularizer", func(c *Config) { c.Train.Reg = "l3" }, "regulariser"},
 		{"hidden 0", func(c *Config) { c.Arch.Hidden = 0 }, "hidden"},
 		{"layers 0", func(c *Config) { c.Arch.Layers = 0 }, "layers"},
 		{"latent-theta 0", func(c *Config) { c.Arch.LatentTheta = 0 }, "latent-theta"},

@@ -162,7 +162,7 @@ func New(opts Options) (Model, error) {
 		entries:  map[entryKey]*entry{},
 		ctxSteps: map[string]stepper{},
 		noise:    newStepper("noise σ", []float64{0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}, 0, nil),
-		reg:      newPicker("regularizer", regs, string(core.RegL2)),
+		reg:      newPicker("regulariser", regs, string(core.RegL2)),
 		mode:     newPicker("train mode", trainModes, string(modeFineTune)),
 		seed:     opts.Seed,
 		width:    minWidth,

@@ -132,7 +132,7 @@ func (m Model) status() (string, ansi.Style) {
 	case m.entry().src == srcUntrained:
 		return "● untrained — press t to train", t.warn
 	case m.stale():
-		return "● stale — λθ/λδ/regularizer changed: t retrains", t.warn
+		return "● stale — λθ/λδ/regulariser changed: t retrains", t.warn
 	}
 	return "● idle", t.ok
 }
@@ -241,7 +241,7 @@ func (m Model) fullHelp(w, h int) []string {
 	lines = append(lines, "",
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
 		"context and noise σ re-infer at once on the same realization;",
-		"λθ, λδ and the regularizer apply to the next training run (t);",
+		"λθ, λδ and the regulariser apply to the next training run (t);",
 		"θ rows: set a parameter by hand and watch what δ must absorb (a: auto).",
 		"train mode: fine-tune from the current weights, or scratch (quick/full).",
 	)

@@ -177,7 +177,7 @@ func compareModels(system string, files []string) ([]namedModel, error) {
 		}
 		name := "apic-" + string(b)
 		taken[name] = true
-		out = append(out, namedModel{name: name, source: "embedded:" + checkpoints.Name(system, string(b)), model: m})
+		out = append(out, namedModel{name: name, source: embeddedPrefix + checkpoints.Name(system, string(b)), model: m})
 	}
 	for _, path := range files {
 		m, _, err := core.LoadCheckpoint(path)

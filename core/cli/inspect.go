@@ -7,16 +7,24 @@ import (
 	"sort"
 	"strings"
 
+	"apic/checkpoints"
 	"apic/core"
 	"apic/nets"
+	"apic/sims"
 )
 
 func init() {
 	register(Command{
 		Name:    "inspect",
 		Summary: "describe a checkpoint: system, backbone, config, tensors, metrics",
-		Usage:   "apic inspect [--json] FILE",
-		Run:     runInspect,
+		Usage: `apic inspect [--json] FILE
+
+Describes a checkpoint file: format version, system and backbone, the
+architecture and training configuration, parameter and tensor shapes,
+training steps and wall time, and the validation metrics recorded at
+the end of training. FILE may also name a checkpoint embedded in the
+program, as the other commands print it: embedded:spring-lnp.safetensors.`,
+		Run: runInspect,
 	})
 }
 
@@ -43,13 +51,9 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		return UsageError("inspect takes one FILE, got %d: %s", len(files), strings.Join(files, " "))
 	}
 	path := files[0]
-	f, err := nets.ReadSafetensorsFile(path, 0)
+	f, m, info, err := readForInspect(path)
 	if err != nil {
-		return UsageError("%v", err)
-	}
-	m, info, err := core.LoadCheckpoint(path)
-	if err != nil {
-		return UsageError("%v", err)
+		return err
 	}
 	names := make([]string, 0, len(f.Tensors))
 	for n := range f.Tensors {
@@ -127,4 +131,46 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// embeddedPrefix marks a checkpoint embedded in the program, as the
+// commands name their weights' source.
+const embeddedPrefix = "embedded:"
+
+// readForInspect reads a checkpoint file, or an embedded checkpoint
+// named embedded:NAME, both as safetensors and as a model.
+func readForInspect(path string) (*nets.File, *core.Model, core.Info, error) {
+	name, embedded := strings.CutPrefix(path, embeddedPrefix)
+	if !embedded {
+		f, err := nets.ReadSafetensorsFile(path, 0)
+		if err != nil {
+			return nil, nil, core.Info{}, UsageError("%v", err)
+		}
+		m, info, err := core.LoadCheckpoint(path)
+		if err != nil {
+			return nil, nil, core.Info{}, UsageError("%v", err)
+		}
+		return f, m, info, nil
+	}
+	for _, sys := range sims.Names() {
+		for _, b := range core.Backbones {
+			if checkpoints.Name(sys, string(b)) != name {
+				continue
+			}
+			data, ok := checkpoints.Lookup(sys, string(b))
+			if !ok {
+				break
+			}
+			f, err := nets.DecodeSafetensors(data)
+			if err != nil {
+				return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
+			}
+			m, info, err := core.DecodeCheckpoint(data)
+			if err != nil {
+				return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
+			}
+			return f, m, info, nil
+		}
+	}
+	return nil, nil, core.Info{}, UsageError("no embedded checkpoint %q (embedded: %s)", name, strings.Join(checkpoints.List(), ", "))
 }

@@ -46,5 +46,5 @@ func loadModel(path, system, backbone string) (*core.Model, core.Info, string, e
 	if err != nil {
 		return nil, core.Info{}, "", err
 	}
-	return m, info, "embedded:" + checkpoints.Name(system, backbone), nil
+	return m, info, embeddedPrefix + checkpoints.Name(system, backbone), nil
 }

@@ -56,7 +56,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.backbone, "backbone", "lnp", "backbone: cnp, lnp or anp")
 	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required)")
 	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model")
-	fs.StringVar(&f.decAct, "dec-act", "silu", "activation of f_ψ: silu, relu, tanh, softplus, sigmoid")
+	fs.StringVar(&f.decAct, "dec-act", "silu", "activation of f_ψ: silu, relu, tanh, softplus, sigmoid, identity")
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
 	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen, spread")
 	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64")
