@@ -103,6 +103,15 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 	body.Max.Y -= 0.4 * vg.Inch
 	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	for _, row := range rows {
+		for _, p := range row {
+			if p != nil && p.Legend.Top {
+				// Headroom above the data for the legend (top right), so
+				// that it does not sit on the curves and points.
+				p.Y.Max += legendRoom * (p.Y.Max - p.Y.Min)
+			}
+		}
+	}
 	canvases := plot.Align(rows, tiles, body)
 	for i := range rows {
 		for j, p := range rows[i] {
@@ -113,6 +122,10 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 	}
 	return img, nil
 }
+
+// legendRoom is the headroom above a line panel's data, as a fraction of
+// its range: room for four legend lines at the figure's panel height.
+const legendRoom = 0.4
 
 // figureTitle is "Damped spring · omega = 5.03 ± 0.04 · 30 observations".
 func figureTitle(c calibration) string {
