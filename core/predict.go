@@ -17,8 +17,11 @@ import (
 //
 //	mean = (1/K) Σ_k ŷ_k,   var = σ_obs² + (1/K) Σ_k (ŷ_k − mean)²
 //
-// The discrepancy δ̂_k = ŷ_k − F(x; θ̂_k) is collapsed the same way (its
-// variance includes σ_obs² because it is measured in observation space).
+// before the spread calibration (spread.go), which rescales the two
+// terms per checkpoint (and, after refinement, centres the sample term on
+// the mode). The discrepancy δ̂_k = ŷ_k − F(x; θ̂_k) is collapsed the
+// same way (its variance includes σ_obs² because it is measured in
+// observation space).
 type Prediction struct {
 	Mean, Std           []float64
 	DeltaMean, DeltaStd []float64

@@ -27,8 +27,8 @@ import (
 // directions of f_ψ that a collapsed z_δ no longer moves. The point
 // prediction is the decode at the optimum v*; the predictive spread comes
 // from the Laplace approximation N(v*, (JᵀJ)⁻¹), sampled K times through
-// the decoder. Each step costs n+2 batched decodes (n = P + L_δ,
-// Jacobian by forward differences), a few milliseconds per realization —
+// the decoder. Each step costs n+2 batched decodes (n = P + L_δ, plus
+// L_θ when z_θ is refined; Jacobian by forward differences), a few milliseconds per realization —
 // still orders of magnitude below per-realization calibration.
 
 // refineSigmaA is the prior width of the θ logits around the encoder's

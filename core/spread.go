@@ -187,17 +187,11 @@ type spreadScratch struct {
 
 var spreadScratches = sync.Pool{New: func() any { return new(spreadScratch) }}
 
-// fitContextNoise returns σ_c² per channel fitted to the coverage of the
-// context residuals (see SpreadContext) under the profile h (nil: flat),
-// searched on a log grid around the profiled residuals' mean square; a
-// channel without observations keeps the learned variance.
-func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learned []float64) []float64 {
-	var sc spreadScratch
-	return sc.fitContextNoise(nil, terms, mean, sampleVar, h, c, learned)
-}
-
-// fitContextNoise is fitContextNoise in sc's storage, appending the
-// channels' variances to dst.
+// fitContextNoise appends to dst σ_c² per channel fitted to the coverage
+// of the context residuals (see SpreadContext) under the profile h (nil:
+// flat), searched on a log grid around the profiled residuals' mean
+// square; a channel without observations keeps the learned variance. It
+// works in sc's storage.
 func (sc *spreadScratch) fitContextNoise(dst []float64, terms []obsTerm, mean, sampleVar, h []float64, c int, learned []float64) []float64 {
 	for len(sc.byCh) < c {
 		sc.byCh = append(sc.byCh, nil)

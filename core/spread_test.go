@@ -287,3 +287,9 @@ func TestFitContextNoiseScratchReuse(t *testing.T) {
 		}
 	}
 }
+
+// fitContextNoise is spreadScratch.fitContextNoise in fresh storage.
+func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learned []float64) []float64 {
+	var sc spreadScratch
+	return sc.fitContextNoise(nil, terms, mean, sampleVar, h, c, learned)
+}
