@@ -182,10 +182,23 @@ func (m *Model) ScoreTasksWith(ctx context.Context, tasks []sims.Task, o Predict
 	return m.scoreTasks(ctx, tasks, o, false)
 }
 
+// evalChunk is how many realizations an evaluation predicts per call;
+// the call at realization lo draws with seed Seed+lo (see TaskStream).
+const evalChunk = 25
+
+// TaskStream returns the seed and stream index (PredictOptions Seed and
+// First) with which an evaluation at seed draws the latent noise of its
+// task i, so that a caller predicting that task alone (compare) draws
+// exactly what eval does.
+func TaskStream(seed uint64, i int) (uint64, int) {
+	lo := i - i%evalChunk
+	return seed + uint64(lo), i - lo
+}
+
 // scoreTasks is ScoreTasksWith, giving the model each task's true θ when
 // trueTheta is set.
 func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool) ([]TaskMetrics, error) {
-	const chunk = 25
+	const chunk = evalChunk
 	per := make([]TaskMetrics, 0, len(tasks))
 	for lo := 0; lo < len(tasks); lo += chunk {
 		if err := ctx.Err(); err != nil {
@@ -198,7 +211,7 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 			ctxs[i], sides[i] = t.Context, t.Real.Side
 		}
 		po := o
-		po.Seed = o.Seed + uint64(lo)
+		po.Seed, po.First = TaskStream(o.Seed, lo)
 		if trueTheta {
 			po.Theta = make([][]float64, len(part))
 			for i, t := range part {

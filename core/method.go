@@ -84,6 +84,28 @@ func (a *APIC) Calibrate(ctx context.Context, obs sims.Context, side []float64) 
 	return preds[0], nil
 }
 
+// CalibrateTask is Calibrate for task i of an evaluation set: its latent
+// noise is the one eval draws for that task (TaskStream), so compare's
+// APIC rows equal eval's for the same flags.
+func (a *APIC) CalibrateTask(ctx context.Context, i int, obs sims.Context, side []float64) (Prediction, error) {
+	if err := ctx.Err(); err != nil {
+		return Prediction{}, err
+	}
+	o := a.options(0)
+	o.Seed, o.First = TaskStream(o.Seed, i)
+	preds, err := a.Model.PredictWith([]sims.Context{obs}, [][]float64{side}, o)
+	if err != nil {
+		return Prediction{}, err
+	}
+	return preds[0], nil
+}
+
+// taskCalibrator is a Method that calibrates task i of a set as the set's
+// evaluation would (APIC: with the same latent noise).
+type taskCalibrator interface {
+	CalibrateTask(ctx context.Context, i int, obs sims.Context, side []float64) (Prediction, error)
+}
+
 // apicChunk is how many realizations CalibrateBatch hands to Predict at
 // once: large enough to amortize the per-call overhead, small enough that
 // ctx is checked often. (Predict itself caps a batch's memory.)
@@ -197,7 +219,13 @@ func RunMethod(ctx context.Context, sys sims.System, m Method, tasks []sims.Task
 				}
 				t := tasks[i]
 				start := time.Now()
-				p, err := m.Calibrate(ctx, t.Context, t.Real.Side)
+				var p Prediction
+				var err error
+				if tc, ok := m.(taskCalibrator); ok {
+					p, err = tc.CalibrateTask(ctx, i, t.Context, t.Real.Side)
+				} else {
+					p, err = m.Calibrate(ctx, t.Context, t.Real.Side)
+				}
 				el := time.Since(start)
 				if err != nil {
 					fail(fmt.Errorf("%s: realization %d: %w", m.Name(), i, err))

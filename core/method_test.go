@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"testing"
 	"time"
@@ -188,4 +189,33 @@ func benchTasks() int {
 		return n
 	}
 	return 200
+}
+
+// TestRunMethodDrawsAsEval: APIC through RunMethod (compare's path, one
+// realization per call) gives every task the metrics eval gives it for
+// the same seed, across eval's call boundaries, refined or not.
+func TestRunMethodDrawsAsEval(t *testing.T) {
+	m := trainedTiny(t, "spring", LNP, 1)
+	ctx := context.Background()
+	for _, refine := range []int{0, -1} {
+		opt := EvalOptions{Tasks: evalChunk + 5, Samples: 4, Seed: 7, Refine: refine}
+		_, want, err := Evaluate(ctx, m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tasks, err := TestTasks(m.Sys, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &APIC{Model: m, Opt: PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: refine}}
+		run, err := RunMethod(ctx, m.Sys, a, tasks, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if !reflect.DeepEqual(run.Metrics[i], want[i]) {
+				t.Fatalf("refine %d, task %d: RunMethod %+v, eval %+v", refine, i, run.Metrics[i], want[i])
+			}
+		}
+	}
 }

@@ -23,14 +23,14 @@ func streamNoise(rng *rand.Rand) *noise {
 	return &noise{one: rng}
 }
 
-// realizationNoise returns the streams of realizations 0..n−1 of a
+// realizationNoise returns the streams first, …, first+n−1 of a
 // prediction with the given seed.
-func realizationNoise(seed uint64, n int) []*rand.Rand {
+func realizationNoise(seed uint64, first, n int) []*rand.Rand {
 	out := make([]*rand.Rand, n)
 	for i := range out {
 		// The index, spread by splitmix's constant, in the second half
 		// of the PCG state: distinct states for distinct realizations.
-		out[i] = rand.New(rand.NewPCG(seed, 0x617069632d707264+uint64(i)*0x9e3779b97f4a7c15))
+		out[i] = rand.New(rand.NewPCG(seed, 0x617069632d707264+uint64(first+i)*0x9e3779b97f4a7c15))
 	}
 	return out
 }

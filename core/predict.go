@@ -50,6 +50,11 @@ func (m *Model) Predict(ctxs []sims.Context, sides [][]float64, k int, seed uint
 type PredictOptions struct {
 	Samples int    // Monte-Carlo latent samples
 	Seed    uint64 // seed of the latent noise
+	// First is the stream index of the call's first realization:
+	// realization i draws from stream First+i of Seed (see
+	// realizationNoise), so that a caller predicting one realization of
+	// a larger set can give it the draws it has in the set.
+	First int
 	// Theta, when set, overrides θ̂ for every realization (one row per
 	// realization): the simulator and f_ψ both see the given parameters,
 	// so the prediction shows what the learned correction does on top of
@@ -107,7 +112,7 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 			return nil, fmt.Errorf("predict: realization %d has %d side values, want %d", i, len(s), want)
 		}
 	}
-	rngs := realizationNoise(seed, len(ctxs))
+	rngs := realizationNoise(seed, o.First, len(ctxs))
 	out := make([]Prediction, len(ctxs))
 	// Group realizations by context size (a batch shares N), and cap the
 	// batch so that its largest tensors, the B·K predictions on the grid
