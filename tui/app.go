@@ -113,9 +113,9 @@ type Model struct {
 	msg      string
 	msgKind  msgKind
 	quitting bool
-	// quitArmed: the last key was a quit that warned of unsaved weights;
-	// another quit goes ahead.
-	quitArmed bool
+	// quitArmed: the last key was a quit that warned of these unsaved
+	// weights (and runs); another quit goes ahead while they are the same.
+	quitArmed string
 	initCmd   tea.Cmd // the first inference, started by Init
 }
 
@@ -348,7 +348,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // handleKey dispatches a key press through the KeyMap.
 func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !key.Matches(k, m.keys.Quit) {
-		m.quitArmed = false // the warning holds for the very next key only
+		m.quitArmed = "" // the warning holds for the very next key only
 	}
 	if k.String() == "ctrl+c" {
 		return m.quit()
@@ -444,12 +444,15 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // training step) before the program does. A second q or ctrl+c exits at
 // once; Run still waits for the goroutines after the program has ended.
 func (m Model) quit() (tea.Model, tea.Cmd) {
-	if u := m.unsaved(); len(u) > 0 && !m.quitArmed && !m.quitting {
-		m.quitArmed = true
-		m.setMsg(msgErr, "weights trained here are unsaved (%s): s saves the one on screen; q again quits without saving", strings.Join(u, ", "))
-		return m, nil
+	if u := m.unsaved(); len(u) > 0 && !m.quitting {
+		// A run that ended since the warning changes what would be lost.
+		if what := fmt.Sprintf("%s (%d running)", strings.Join(u, ", "), len(m.runs)); m.quitArmed != what {
+			m.quitArmed = what
+			m.setMsg(msgErr, "weights trained here are unsaved (%s): s saves the one on screen; q again quits without saving", strings.Join(u, ", "))
+			return m, nil
+		}
 	}
-	m.quitArmed = false
+	m.quitArmed = ""
 	if len(m.runs) == 0 || m.quitting {
 		m.quitting = true
 		return m, tea.Quit
@@ -819,7 +822,7 @@ func (m Model) undo() (tea.Model, tea.Cmd) {
 	m.entries[m.key()] = e.prev
 	m.prog, m.losses = nil, nil // the box would describe the run just undone
 	m.syncTraining()
-	m.setMsg(msgInfo, "restored the weights from before the last training run (%s)", e.prev.sourceText())
+	m.setMsg(msgInfo, "restored the previous weights (%s)", e.prev.sourceText())
 	return m, m.reinfer()
 }
 
@@ -925,7 +928,11 @@ func openCmd(path string) tea.Cmd {
 // onOpened switches to the opened checkpoint's system and backbone.
 func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
-		m.setMsg(msgErr, "cannot open %s: %v", msg.path, msg.err)
+		if strings.Contains(msg.err.Error(), msg.path) {
+			m.setMsg(msgErr, "cannot open: %v", msg.err) // the error names the file
+		} else {
+			m.setMsg(msgErr, "cannot open %s: %v", msg.path, msg.err)
+		}
 		return m, nil
 	}
 	arch := msg.model.Config.Arch
@@ -936,7 +943,9 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	}
 	stopped, ok := m.abandonRun()
 	key := entryKey{arch.System, string(arch.Backbone)}
-	m.entries[key] = &entry{model: msg.model, src: srcFile, path: msg.path, info: msg.info}
+	// The replaced weights (perhaps trained here and unsaved) stay one u
+	// away.
+	m.entries[key] = &entry{model: msg.model, src: srcFile, path: msg.path, info: msg.info, prev: m.entries[key]}
 	m.backbone = m.backbone.set(string(arch.Backbone))
 	if idx != m.sysIdx {
 		m.sysIdx = idx
@@ -944,7 +953,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	}
 	m.res = nil
 	m.syncTraining()
-	m.setMsg(msgInfo, "opened %s (%s/%s, %d+%d steps)", msg.path, arch.System, arch.Backbone, msg.info.Steps1, msg.info.Steps2)
+	m.setMsg(msgInfo, "opened %s (%s/%s, %d+%d steps; u goes back)", msg.path, arch.System, arch.Backbone, msg.info.Steps1, msg.info.Steps2)
 	m.noteAbandoned(stopped, ok)
 	return m, m.reinfer()
 }

@@ -352,6 +352,14 @@ func TestSaveAndOpen(t *testing.T) {
 	if !strings.Contains(m.render(), "checkpoint: file") {
 		t.Error("header does not show the file")
 	}
+	// u goes back to the weights the file replaced, and forward again by
+	// reopening.
+	opened := m.entry()
+	m, _ = press(t, m, "u")
+	if m.entry().model != before {
+		t.Error("u after o did not restore the replaced weights")
+	}
+	m.entries[m.key()] = opened
 
 	// A bad file gives a clear error and changes nothing.
 	bad := filepath.Join(dir, "junk.safetensors")
@@ -505,7 +513,7 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 	m := newTest(t, "advdiff", 120, 40)
 	m, _ = press(t, m, "?")
 	frame := m.render()
-	for _, want := range []string{"esc", "stop training", "undo last training", "ctrl+c", "1 simulator F(x; θ̂)"} {
+	for _, want := range []string{"esc", "stop training", "undo last training or open", "ctrl+c", "1 simulator F(x; θ̂)"} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("full help lacks %q", want)
 		}

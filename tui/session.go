@@ -31,7 +31,7 @@ type entry struct {
 	path  string    // the file for srcFile
 	info  core.Info // steps and wall time behind the weights
 	saved string    // where the weights were last saved, if anywhere
-	prev  *entry    // the weights before the last training run (u)
+	prev  *entry    // the weights before the last training run or opened file (u)
 }
 
 // sourceText describes the checkpoint for the header.

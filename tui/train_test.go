@@ -150,16 +150,22 @@ func TestQuitWhileTrainingWaitsForTheRun(t *testing.T) {
 func TestQuitWarnsOfUnsavedWeights(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	base := runtime.NumGoroutine()
-	m, cmds := startRun(t, m)
-	m, _ = run(t, m, tea.Batch(cmds...))
-	if m.entry().src != srcTrained || m.entry().saved != "" {
-		t.Fatal("the run left no unsaved trained weights")
-	}
 	quits := func(m Model) (Model, bool) {
 		nm, cmd := m.Update(keyMsg("q"))
 		return nm.(Model), cmd != nil
 	}
-	m, quit := quits(m)
+	m, cmds := startRun(t, m)
+	m, quit := quits(m) // warns of the run
+	if quit {
+		t.Fatal("q during a run quit without a warning")
+	}
+	m, _ = run(t, m, tea.Batch(cmds...))
+	if m.entry().src != srcTrained || m.entry().saved != "" {
+		t.Fatal("the run left no unsaved trained weights")
+	}
+	// The run ended after the warning: what would be lost changed, so
+	// the next q warns again.
+	m, quit = quits(m)
 	if quit || !strings.Contains(m.msg, "unsaved (spring/lnp)") {
 		t.Fatalf("first q: quit %v, message %q", quit, m.msg)
 	}
