@@ -524,9 +524,9 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 	}
 }
 
-// TestLongMessageWraps: a message too long for the status line goes on
-// onto a third line, so its end (an error's cause) stays readable, and
-// the frame keeps its size.
+// TestLongMessageWraps: an error too long for the status line goes on
+// onto a third line, so its end (the cause) stays readable, and the frame
+// keeps its size; other messages are cut.
 func TestLongMessageWraps(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	m.setMsg(msgErr, "cannot open /home/someone/experiments/2026/spring/checkpoints/run-17.safetensors: header length 4294967295 exceeds the file")
@@ -535,6 +535,10 @@ func TestLongMessageWraps(t *testing.T) {
 	lines := strings.Split(frame, "\n")
 	if !strings.Contains(lines[2], "exceeds the file") {
 		t.Errorf("the message's end is not on the third line:\n%s\n%s\n%s", lines[0], lines[1], lines[2])
+	}
+	m.setMsg(msgInfo, "%s", strings.Repeat("a long progress note ", 8))
+	if lines = strings.Split(m.render(), "\n"); strings.Contains(lines[2], "progress") {
+		t.Error("a long info message took a third line; only errors wrap")
 	}
 	m.setMsg(msgInfo, "short")
 	if lines = strings.Split(m.render(), "\n"); strings.Contains(lines[2], "short") || !strings.Contains(lines[1], "short") {

@@ -98,9 +98,13 @@ func (m Model) header() []string {
 	}
 	lead := ansi.StringWidth(status) + 5 // "  │  "
 	line2 += t.paint(t.dim, "  │  ")
-	// A message too long for the line wraps once onto a third line, so
-	// that an error's cause (at its end) stays readable.
-	parts := strings.SplitN(ansi.Wrap(m.msg, max(1, m.width-lead), " /"), "\n", 2)
+	// An error too long for the line wraps once onto a third line, so
+	// that its cause (at its end) stays readable; other messages are cut,
+	// keeping the layout still while training reports.
+	parts := []string{m.msg}
+	if m.msgKind == msgErr {
+		parts = strings.SplitN(ansi.Wrap(m.msg, max(1, m.width-lead), " /"), "\n", 2)
+	}
 	line2 = padRight(truncate(line2+t.paint(ms, parts[0]), m.width), m.width)
 	if len(parts) == 1 {
 		return []string{line1, line2}
