@@ -46,13 +46,15 @@ func DefaultKeyMap() KeyMap {
 		Save:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save checkpoint")),
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open checkpoint")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit (also ctrl+c)")),
+		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
 // ShortHelp is the one-line help at the bottom of the screen.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Left, k.Train, k.Cancel, k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Page, k.Save, k.Open, k.Help, k.Quit}
+	// Help, quit and the other panels (on a small terminal) first: the
+	// line is cut at the terminal's width.
+	return []key.Binding{k.Help, k.Quit, k.Page, k.Up, k.Left, k.Train, k.Cancel, k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open}
 }
 
 // FullHelp is the help view on ?, in columns.

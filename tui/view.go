@@ -40,6 +40,12 @@ func (m Model) render() string {
 	lines := m.header()
 	mainH := m.height - len(lines) - 1
 	plotW := m.width - sideW - 1
+	if m.help.ShowAll {
+		// The help takes the whole width: beside the sidebar its columns
+		// would not fit a small terminal.
+		lines = append(lines, block(m.fullHelp(m.width, mainH), m.width, mainH)...)
+		return strings.Join(append(lines, m.footer()), "\n")
+	}
 
 	side := block(m.sidebar(sideW, mainH), sideW, mainH)
 	sep := make([]string, mainH)
@@ -168,9 +174,6 @@ func (m Model) keysNow() KeyMap {
 // plots draws the panel area: four panels in a 2×2 grid on a large
 // terminal, otherwise two at a time (p shows the other two).
 func (m Model) plots(w, h int, big bool) []string {
-	if m.help.ShowAll {
-		return m.fullHelp(w, h)
-	}
 	if m.res == nil {
 		out := make([]string, h)
 		out[h/2] = padRight(strings.Repeat(" ", max(0, w/2-6))+"inferring…", w)
@@ -218,8 +221,9 @@ func (m Model) fullHelp(w, h int) []string {
 	// yet, so that they can be found before the first run.
 	k.Cancel.SetEnabled(true)
 	k.Undo.SetEnabled(true)
-	// Two blocks of columns, not three side by side, which would not
-	// fit beside the sidebar: the help model drops what overflows.
+	k.Quit.SetHelp("q", "quit (also ctrl+c)")
+	// Two blocks of columns, not three side by side, which would not fit
+	// an 80-column terminal: the help model drops what overflows.
 	groups := k.FullHelp()
 	lines = append(lines, strings.Split(hm.FullHelpView(groups[:2]), "\n")...)
 	lines = append(lines, "")
