@@ -234,30 +234,41 @@ func TestFormatHelpers(t *testing.T) {
 }
 
 // TestLegendTightensBeforeDropping: a legend that does not fit with two
-// spaces between items closes up to one before it drops any; one that
-// fits neither way drops the last items.
+// spaces between items closes up to one, then starts at the panel's
+// edge, before it drops any; on two lines it keeps every item.
 func TestLegendTightensBeforeDropping(t *testing.T) {
 	items := []legendItem{{mark: "──", name: "prediction"}, {mark: "•", name: "truth G"}, {mark: "∘", name: "nominal"}}
-	// Items 13 + 9 + 9 wide, no lead (indent 2): 35 with two spaces
-	// between them, 33 with one.
+	// Items 13 + 9 + 9 wide: 33 with one space between them; with a lead
+	// of 2, 37 with two spaces, 35 with one.
 	for _, tc := range []struct {
-		width int
-		want  []string
-		drop  string
+		width, lines int
+		want         []string
+		drop         string
 	}{
-		{35, []string{"prediction  • truth G  ∘ nominal"}, ""},
-		{33, []string{"prediction • truth G ∘ nominal"}, ""},
-		{30, []string{"prediction  • truth G"}, "nominal"},
+		{37, 1, []string{"  ── prediction  • truth G  ∘ nominal"}, ""},
+		{35, 1, []string{"  ── prediction • truth G ∘ nominal"}, ""},
+		{33, 1, []string{"── prediction • truth G ∘ nominal"}, ""},
+		{30, 1, []string{"prediction • truth G"}, "nominal"},
+		{30, 2, []string{"── prediction • truth G", "∘ nominal"}, ""},
 	} {
 		p := linePlot{width: tc.width, legend: items}
-		line := p.legendLine(plainTheme, 2)
+		lines := p.legendLines(plainTheme, 2, tc.lines)
+		all := strings.Join(lines, "\n")
+		if len(lines) != tc.lines {
+			t.Errorf("width %d: %d legend lines, want %d", tc.width, len(lines), tc.lines)
+		}
 		for _, w := range tc.want {
-			if !strings.Contains(line, w) {
-				t.Errorf("width %d: legend %q lacks %q", tc.width, line, w)
+			if !strings.Contains(all, w) {
+				t.Errorf("width %d: legend %q lacks %q", tc.width, all, w)
 			}
 		}
-		if tc.drop != "" && strings.Contains(line, tc.drop) {
-			t.Errorf("width %d: legend %q should have dropped %q", tc.width, line, tc.drop)
+		if tc.drop != "" && strings.Contains(all, tc.drop) {
+			t.Errorf("width %d: legend %q should have dropped %q", tc.width, all, tc.drop)
+		}
+		for _, l := range lines {
+			if w := displayWidth(l); w != tc.width {
+				t.Errorf("width %d: a legend line is %d wide", tc.width, w)
+			}
 		}
 	}
 }

@@ -66,8 +66,12 @@ func (p linePlot) render(t theme) []string {
 	}
 	lines := c.lines(t)
 	lines[0] = padRight(t.paint(t.bold, truncate(title, p.width)), p.width)
-	body := p.height - 3 // title, x axis, legend
-	rows := body - 1     // asciigraph draws rows+1 lines
+	legendN := 1
+	if p.fitLegend(p.legend, 0, 1) < len(p.legend) && p.height >= minPlotHeight+2 {
+		legendN = 2 // not even one line from the left edge holds every item
+	}
+	body := p.height - 2 - legendN // title, x axis, legend
+	rows := body - 1               // asciigraph draws rows+1 lines
 	if rows < 2 || p.width < 16 || p.n < 2 {
 		return lines
 	}
@@ -170,39 +174,52 @@ func (p linePlot) render(t theme) []string {
 		axis += strings.Repeat(" ", pad) + right
 	}
 	lines[rows+2] = padRight(t.paint(t.label, truncate(axis, p.width)), p.width)
-	lines[rows+3] = p.legendLine(t, prefix)
+	copy(lines[rows+3:], p.legendLines(t, max(prefix-2, 0), legendN))
 	return lines
 }
 
-// legendLine draws the legend items that fit, marks in their colours:
-// two spaces apart, or one where that lets every item fit (narrow
-// panels would otherwise lose the last entries).
-func (p linePlot) legendLine(t theme, indent int) string {
-	lead := max(indent-2, 0)
-	fit := func(sep int) []string {
-		var parts []string
-		width := lead
-		for i, it := range p.legend {
-			w := ansi.StringWidth(it.mark + " " + it.name)
-			if i > 0 {
-				w += sep
-			}
-			if width+w > p.width {
-				break
-			}
-			width += w
-			parts = append(parts, t.paint(t.fg(it.color), it.mark)+" "+it.name)
+// legendLines draws the legend, marks in their colours, on n lines
+// (1 or 2). On one line the items go two spaces apart from lead, or one,
+// or from the panel's left edge, as needed for every item to fit, and
+// otherwise it keeps those that fit; two lines hold every item (the
+// "needed δ" and "nominal" marks are what some lessons are about).
+func (p linePlot) legendLines(t theme, lead, n int) []string {
+	line := func(items []legendItem, lead, sep int) string {
+		parts := make([]string, len(items))
+		for i, it := range items {
+			parts[i] = t.paint(t.fg(it.color), it.mark) + " " + it.name
 		}
-		return parts
+		return padRight(strings.Repeat(" ", lead)+strings.Join(parts, strings.Repeat(" ", sep)), p.width)
 	}
-	sep := "  "
-	parts := fit(2)
-	if len(parts) < len(p.legend) {
-		if tight := fit(1); len(tight) > len(parts) {
-			parts, sep = tight, " "
+	all := len(p.legend)
+	if n == 1 {
+		for _, try := range []struct{ lead, sep int }{{lead, 2}, {lead, 1}, {0, 1}} {
+			if p.fitLegend(p.legend, try.lead, try.sep) == all {
+				return []string{line(p.legend, try.lead, try.sep)}
+			}
 		}
+		return []string{line(p.legend[:p.fitLegend(p.legend, lead, 1)], lead, 1)}
 	}
-	return padRight(strings.Repeat(" ", lead)+strings.Join(parts, sep), p.width)
+	first := p.fitLegend(p.legend, 0, 1)
+	rest := p.legend[first:]
+	return []string{line(p.legend[:first], 0, 1), line(rest[:p.fitLegend(rest, 0, 1)], 0, 1)}
+}
+
+// fitLegend is how many of items fit on one line from column lead, sep
+// spaces apart.
+func (p linePlot) fitLegend(items []legendItem, lead, sep int) int {
+	width := lead
+	for i, it := range items {
+		w := ansi.StringWidth(it.mark + " " + it.name)
+		if i > 0 {
+			w += sep
+		}
+		if width+w > p.width {
+			return i
+		}
+		width += w
+	}
+	return len(items)
 }
 
 // dataRange is the finite range of every series and point set.
