@@ -83,7 +83,7 @@ func (*advDiff) Name() string  { return "advdiff" }
 func (*advDiff) Title() string { return "Advection-diffusion" }
 
 func (*advDiff) Params() []Param {
-	return []Param{{Name: "v", Lo: 0.3, Hi: 2.0}, {Name: "kappa", Lo: 0.002, Hi: 0.08}}
+	return []Param{{Name: "v", Lo: 0.3, Hi: 2.0, Symbol: "v"}, {Name: "kappa", Lo: 0.002, Hi: 0.08, Symbol: "κ"}}
 }
 
 func (s *advDiff) Grid() Grid { return s.grid }

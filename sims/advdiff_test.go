@@ -17,7 +17,7 @@ func TestAdvDiffRegistered(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps := sys.Params()
-	if len(ps) != 2 || ps[0] != (Param{"v", 0.3, 2.0}) || ps[1] != (Param{"kappa", 0.002, 0.08}) {
+	if len(ps) != 2 || ps[0] != (Param{"v", 0.3, 2.0, "v"}) || ps[1] != (Param{"kappa", 0.002, 0.08, "κ"}) {
 		t.Errorf("params %v", ps)
 	}
 	g := sys.Grid()

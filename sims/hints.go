@@ -11,6 +11,10 @@ type Hints struct {
 	Steps2      int // stage 2 (joint variational training) steps
 	Batch       int
 	EvalSamples int // Monte-Carlo samples at inference
+	// InteractiveSamples are the Monte-Carlo samples that keep one
+	// prediction quick enough to follow a slider (the explorer): enough
+	// for a visible ±2σ band, fewer where each sample is costly.
+	InteractiveSamples int
 }
 
 // Hinter is implemented by systems that suggest model sizes and budgets.
@@ -19,7 +23,7 @@ type Hinter interface {
 }
 
 // DefaultHints are used for systems that give none.
-var DefaultHints = Hints{Hidden: 128, Latent: 16, DecHidden: 128, Steps1: 3000, Steps2: 4000, Batch: 64, EvalSamples: 32}
+var DefaultHints = Hints{Hidden: 128, Latent: 16, DecHidden: 128, Steps1: 3000, Steps2: 4000, Batch: 64, EvalSamples: 32, InteractiveSamples: 16}
 
 // HintsFor returns sys's hints, filling unset fields from DefaultHints.
 func HintsFor(sys System) Hints {
@@ -38,6 +42,7 @@ func HintsFor(sys System) Hints {
 		set(&h.Steps2, g.Steps2)
 		set(&h.Batch, g.Batch)
 		set(&h.EvalSamples, g.EvalSamples)
+		set(&h.InteractiveSamples, g.InteractiveSamples)
 	}
 	return h
 }

@@ -71,10 +71,10 @@ func (*lotkaVolterra) Title() string { return "Lotka-Volterra" }
 
 func (*lotkaVolterra) Params() []Param {
 	return []Param{
-		{Name: "alpha", Lo: 0.5, Hi: 1.5},
-		{Name: "beta", Lo: 0.5, Hi: 1.5},
-		{Name: "eta", Lo: 0.5, Hi: 1.5},
-		{Name: "gamma", Lo: 0.5, Hi: 1.5},
+		{Name: "alpha", Lo: 0.5, Hi: 1.5, Symbol: "α"},
+		{Name: "beta", Lo: 0.5, Hi: 1.5, Symbol: "β"},
+		{Name: "eta", Lo: 0.5, Hi: 1.5, Symbol: "η"},
+		{Name: "gamma", Lo: 0.5, Hi: 1.5, Symbol: "γ"},
 	}
 }
 
@@ -302,9 +302,10 @@ func (c lvForcingClosure) Apply(tp *nets.Tape, theta *nets.Var, side *nets.Tenso
 func (lvForcingClosure) Clipped([]float64) bool { return false }
 
 // Hints follow the paper's appendix A budget (3000 + 4000 steps, batch
-// 64; f_ψ width 128).
+// 64; f_ψ width 128). Each latent sample integrates the corrected ODE, so
+// interactive use draws 8.
 func (*lotkaVolterra) Hints() Hints {
-	return Hints{Hidden: 128, Latent: 16, DecHidden: 128, Steps1: 3000, Steps2: 4000, Batch: 64}
+	return Hints{Hidden: 128, Latent: 16, DecHidden: 128, Steps1: 3000, Steps2: 4000, Batch: 64, InteractiveSamples: 8}
 }
 
 // ChannelBounds: both channels are population sizes, never negative.

@@ -60,7 +60,7 @@ func newSpring() *spring {
 func (*spring) Name() string  { return "spring" }
 func (*spring) Title() string { return "Damped spring" }
 
-func (*spring) Params() []Param { return []Param{{Name: "omega", Lo: 3, Hi: 8}} }
+func (*spring) Params() []Param { return []Param{{Name: "omega", Lo: 3, Hi: 8, Symbol: "ω"}} }
 
 func (s *spring) Grid() Grid { return s.grid }
 

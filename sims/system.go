@@ -17,6 +17,9 @@ import (
 type Param struct {
 	Name   string
 	Lo, Hi float64
+	// Symbol is the parameter's usual symbol for displays ("ω"); empty
+	// uses Name.
+	Symbol string
 }
 
 // Grid is the fixed set of states at which a system is observed.

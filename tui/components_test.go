@@ -180,7 +180,7 @@ func TestStepperAndPicker(t *testing.T) {
 }
 
 func TestThetaControl(t *testing.T) {
-	c := thetaControl{name: "omega", lo: 3, hi: 8}
+	c := thetaControl{name: "omega", sym: "ω", lo: 3, hi: 8}
 	c = c.step(1, 5.1)
 	if !c.set || math.Abs(c.value-5.25) > 1e-12 {
 		t.Fatalf("first step from estimate 5.1: %v", c.value)
@@ -193,6 +193,9 @@ func TestThetaControl(t *testing.T) {
 	}
 	if c.symbol() != "ω" {
 		t.Fatal(c.symbol())
+	}
+	if plain := (thetaControl{name: "q"}); plain.symbol() != "q" {
+		t.Errorf("a parameter without a symbol shows %q, want its name", plain.symbol())
 	}
 	if row := c.view(30, false, plainTheme, 5.123, 0.2, 5.4); displayWidth(row) != 30 || !strings.Contains(row, "8") {
 		t.Fatalf("row %q", row)

@@ -117,13 +117,5 @@ func (r inferRequest) run() inferMsg {
 }
 
 // samplesFor is the number of Monte-Carlo latent samples the explorer
-// draws: enough for a visible ±2σ band, few enough that a slider move
-// re-infers at once (the Lotka–Volterra closure integrates an ODE per
-// sample).
-func samplesFor(sys sims.System) int {
-	switch sys.Name() {
-	case "lv":
-		return 8
-	}
-	return 16
-}
+// draws: the system's interactive budget (sims.Hints).
+func samplesFor(sys sims.System) int { return sims.HintsFor(sys).InteractiveSamples }

@@ -15,6 +15,7 @@ import (
 // prior range, starting from the estimate.
 type thetaControl struct {
 	name   string
+	sym    string // the parameter's symbol, if it has one
 	lo, hi float64
 	set    bool
 	value  float64
@@ -27,7 +28,7 @@ func newThetaControls(sys sims.System) []thetaControl {
 	ps := sys.Params()
 	out := make([]thetaControl, len(ps))
 	for i, p := range ps {
-		out[i] = thetaControl{name: p.Name, lo: p.Lo, hi: p.Hi}
+		out[i] = thetaControl{name: p.Name, sym: p.Symbol, lo: p.Lo, hi: p.Hi}
 	}
 	return out
 }
@@ -49,15 +50,13 @@ func (c thetaControl) step(d int, est float64) thetaControl {
 	return c
 }
 
-// symbol is the parameter's usual symbol.
+// symbol is the parameter's usual symbol, or its name.
 func (c thetaControl) symbol() string {
-	if s, ok := greek[c.name]; ok {
-		return s
+	if c.sym != "" {
+		return c.sym
 	}
 	return c.name
 }
-
-var greek = map[string]string{"omega": "ω", "alpha": "α", "beta": "β", "eta": "η", "gamma": "γ", "kappa": "κ", "delta": "δ", "sigma": "σ"}
 
 // view draws "ω  5.12±0.20  5.43  auto" with est/σ from the prediction
 // (NaN while none is on screen) and the true value.

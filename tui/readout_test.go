@@ -29,7 +29,7 @@ func TestMetricNumber(t *testing.T) {
 // TestThetaRowKeepsSmallSigmaWhole: a σ that would not fit at two
 // significant digits is shown at one, never cut mid-exponent.
 func TestThetaRowKeepsSmallSigmaWhole(t *testing.T) {
-	c := thetaControl{name: "kappa", lo: 0.002, hi: 0.08}
+	c := thetaControl{name: "kappa", sym: "κ", lo: 0.002, hi: 0.08}
 	row := c.view(40, false, plainTheme, 0.0312, 1.5e-6, 0.0312)
 	if !strings.Contains(row, ".0312±2e-6 ") {
 		t.Errorf("row %q: want .0312±2e-6", row)
