@@ -23,7 +23,7 @@ func main() {
 	cli.RegisterExternal(tui.Command())
 
 	// Ctrl-C or SIGTERM cancels the context so long commands (training)
-	// can stop cleanly and save their state.
+	// can stop cleanly and keep their work (train saves a .partial file).
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,12 +116,6 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	rep := newProgressReporter(env, cfg.Train.Steps1, cfg.Train.Steps2)
 	res, err := m.Train(ctx, core.Hooks{Progress: rep.report, ProgressEvery: 10})
 	rep.finish()
-	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted after %d+%d steps; nothing was written", res.Steps1, res.Steps2)
-		}
-		return fmt.Errorf("%w; nothing was written", err)
-	}
 	info := core.Info{Steps1: res.Steps1, Steps2: res.Steps2, WallSeconds: res.Wall.Seconds(), Metrics: res.Val}
 	if init != nil {
 		info.Steps1 += f.initInfo.Steps1
@@ -130,14 +125,34 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			info.Metrics = f.initInfo.Metrics
 		}
 	}
+	// kept saves the steps an unfinished run did take (its weights are
+	// those of its last completed step) beside --out, which is left
+	// alone: the run is not the model asked for, and whatever file is
+	// there stays intact.
+	kept := func() string {
+		if res.Steps1+res.Steps2 == 0 {
+			return "nothing was written"
+		}
+		path, err := keepPartial(f.out, m, info, dtype)
+		if err != nil {
+			return fmt.Sprintf("the partly trained weights could not be saved (%v); nothing was written", err)
+		}
+		return fmt.Sprintf("the weights of those steps are in %s (--init %s continues from them); %s was not written", path, path, f.out)
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted after %d+%d steps; %s", res.Steps1, res.Steps2, kept())
+		}
+		return fmt.Errorf("%w; %s", err, kept())
+	}
 	if f.recalibrate > 0 {
 		// An interruption here would otherwise read as a bare
-		// "interrupted", without saying that nothing was written.
+		// "interrupted", without saying what was kept.
 		failed := func(err error) error {
 			if errors.Is(err, context.Canceled) {
-				return fmt.Errorf("interrupted during the final recalibration, after %d+%d training steps; nothing was written", res.Steps1, res.Steps2)
+				return fmt.Errorf("interrupted during the final recalibration, after %d+%d training steps; %s", res.Steps1, res.Steps2, kept())
 			}
-			return fmt.Errorf("%w; nothing was written", err)
+			return fmt.Errorf("%w; %s", err, kept())
 		}
 		if err := m.Recalibrate(ctx, f.recalibrate); err != nil {
 			return failed(err)
@@ -425,4 +440,19 @@ func spreadName(mode string) string {
 		return "model"
 	}
 	return mode
+}
+
+// keepPartial saves an unfinished run's model beside out, as
+// NAME.partial.safetensors (or NAME.partial-2.safetensors, … when that
+// exists: no file is overwritten), and returns its path.
+func keepPartial(out string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
+	base := strings.TrimSuffix(out, ".safetensors")
+	path := base + ".partial.safetensors"
+	for i := 2; ; i++ {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		path = fmt.Sprintf("%s.partial-%d.safetensors", base, i)
+	}
+	return path, core.SaveCheckpoint(path, m, info, dtype)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -195,4 +196,52 @@ func TestTrainInterruptedDuringRecalibration(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("an interrupted run wrote its file")
 	}
+}
+
+// TestTrainKeepsPartialWeights: a run that stops early (here: Ctrl-C,
+// as a cancelled context, once stage 1 reports) keeps the weights of its
+// completed steps beside --out, never over it: an existing --out file
+// stays byte for byte, and so does an earlier partial file.
+func TestTrainKeepsPartialWeights(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "model.safetensors")
+	earlier := filepath.Join(dir, "model.partial.safetensors")
+	for _, p := range []string{out, earlier} {
+		if err := os.WriteFile(p, []byte("keep me"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOnWrite{cancel: cancel, when: "stage 1 step"}
+	args := append(append([]string{}, tinyTrainArgs...), "--steps1", "30", "--out", out)
+	code := Run(ctx, args, io.Discard, stderr)
+	partial := filepath.Join(dir, "model.partial-2.safetensors")
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted after") || !strings.Contains(stderr.String(), partial) {
+		t.Fatalf("exit %d, stderr %q; want an interruption and the partial file %s", code, stderr.String(), partial)
+	}
+	_, info, err := core.LoadCheckpoint(partial)
+	if err != nil || info.Steps1 < 1 || info.Steps2 != 0 {
+		t.Fatalf("partial file: %v, %d+%d steps", err, info.Steps1, info.Steps2)
+	}
+	for _, p := range []string{out, earlier} {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "keep me" {
+			t.Errorf("%s was changed", p)
+		}
+	}
+}
+
+// cancelOnWrite is a buffer that calls cancel once a write contains
+// when.
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel func()
+	when   string
+}
+
+func (c *cancelOnWrite) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.when) {
+		c.cancel()
+	}
+	return c.Buffer.Write(p)
 }
