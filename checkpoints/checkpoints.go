@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-//go:embed *
+//go:embed *.safetensors
 var files embed.FS
 
 const suffix = ".safetensors"

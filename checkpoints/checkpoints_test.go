@@ -2,7 +2,11 @@ package checkpoints_test
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"apic/checkpoints"
@@ -16,6 +20,8 @@ import (
 // the file when it was trained. It keeps a broken checkpoint from landing.
 func TestEmbeddedCheckpoints(t *testing.T) {
 	total := 0
+	pinned := readPinned(t)
+	got := map[string]map[string]float64{}
 	for _, sys := range sims.All() {
 		for _, b := range core.Backbones {
 			name := checkpoints.Name(sys.Name(), string(b))
@@ -67,10 +73,67 @@ func TestEmbeddedCheckpoints(t *testing.T) {
 						t.Errorf("%s %.4f is far from the recorded validation %.4f", k, got, rec)
 					}
 				}
+				if testing.Short() {
+					return
+				}
+				// The evaluation is deterministic, so its numbers are
+				// pinned: a changed checkpoint or inference shows here.
+				// 2% leaves room for another CPU's rounding only.
+				got[name] = map[string]float64{}
+				for _, k := range pinnedKeys {
+					v := trained.Metrics[k].Mean
+					got[name][k] = v
+					want, ok := pinned[name][k]
+					if !*update && (!ok || math.Abs(v-want) > 0.02*math.Abs(want)) {
+						t.Errorf("%s %.6g, pinned %.6g (go test ./checkpoints -update re-pins after a deliberate change)", k, v, want)
+					}
+				}
 			})
 		}
 	}
+	if *update && !testing.Short() {
+		writePinned(t, got)
+	}
 	if total > 20<<20 {
 		t.Errorf("embedded checkpoints total %d bytes, want under 20 MB", total)
+	}
+}
+
+var update = flag.Bool("update", false, "re-pin the embedded checkpoints' evaluation numbers")
+
+// pinnedKeys are the metrics TestEmbeddedCheckpoints pins.
+var pinnedKeys = []string{core.KeyReconMAE, core.KeyDeltaMAE, core.KeyThetaMAE, core.KeyReconECE}
+
+// pinnedPath holds, per checkpoint, the metrics of the test's evaluation
+// (20 realizations, seed 99, 8 samples, the checkpoint's refinement).
+var pinnedPath = filepath.Join("testdata", "pinned_metrics.json")
+
+func readPinned(t *testing.T) map[string]map[string]float64 {
+	t.Helper()
+	out := map[string]map[string]float64{}
+	b, err := os.ReadFile(pinnedPath)
+	if err != nil {
+		if *update {
+			return out
+		}
+		t.Fatalf("%v (go test ./checkpoints -update writes it)", err)
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: %v", pinnedPath, err)
+	}
+	return out
+}
+
+func writePinned(t *testing.T, got map[string]map[string]float64) {
+	t.Helper()
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(pinnedPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pinnedPath, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
