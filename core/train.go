@@ -255,5 +255,9 @@ func (m *Model) validate(ctx context.Context) (Report, error) {
 	}
 	rep := Summarise(m.Sys, per)
 	rep.System, rep.Backbone, rep.Tasks, rep.Context, rep.Samples = m.Sys.Name(), string(m.Config.Arch.Backbone), len(tasks), m.Sys.TestContext(), 8
+	if m.Config.Arch.Backbone == CNP {
+		rep.Samples = 1
+	}
+	rep.Seed, rep.Refine = t.Seed, m.Config.Infer.Refine // ScoreTasks refines as the model does
 	return rep, nil
 }

@@ -333,6 +333,12 @@ func TestTrainValidation(t *testing.T) {
 	if res.Val.Tasks != 4 || res.Val.System != "spring" || len(res.Val.Metrics) != len(MetricKeys)+len(DiagnosticKeys) {
 		t.Errorf("validation report %+v", res.Val)
 	}
+	// The report names how it was made: the model's refinement, the
+	// training seed.
+	if res.Val.Refine != m.Config.Infer.Refine || res.Val.Seed != m.Config.Train.Seed {
+		t.Errorf("validation report says refine %d, seed %d; the model refines %d, trained with seed %d",
+			res.Val.Refine, res.Val.Seed, m.Config.Infer.Refine, m.Config.Train.Seed)
+	}
 	for k, s := range res.Val.Metrics {
 		if !allFinite([]float64{s.Mean, s.Std}) {
 			t.Errorf("validation %s = %+v", k, s)
