@@ -160,6 +160,10 @@ type namedModel struct {
 	model        *core.Model
 }
 
+// lookupEmbedded finds an embedded checkpoint; a variable so that tests
+// can take a system's checkpoints away.
+var lookupEmbedded = checkpoints.Lookup
+
 // compareModels collects the embedded checkpoints of system and the
 // given files. Names are "apic-BACKBONE"; a file whose name is taken gets
 // its base name appended ("apic-lnp:long-run").
@@ -167,7 +171,7 @@ func compareModels(system string, files []string) ([]namedModel, error) {
 	var out []namedModel
 	taken := map[string]bool{}
 	for _, b := range core.Backbones {
-		data, ok := checkpoints.Lookup(system, string(b))
+		data, ok := lookupEmbedded(system, string(b))
 		if !ok {
 			continue
 		}
