@@ -83,7 +83,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	backbone := fs.String("backbone", string(core.LNP), "neural-process backbone: cnp, lnp or anp")
 	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file` (its system and backbone win over the flags)")
 	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
-	ascii := fs.Bool("ascii", false, "no colours: draw with characters only")
+	ascii := fs.Bool("ascii", false, "no colours (the plots keep their Unicode marks and box lines)")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
@@ -92,6 +92,10 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	}
 	if _, err := core.ParseBackbone(*backbone); err != nil {
 		return cli.UsageError("%v", err)
+	}
+	if *seed == 0 {
+		// Options reads 0 as "the default"; r steps on from seed 1.
+		return cli.UsageError("--seed must be ≥ 1, got 0")
 	}
 	// The model is built before the terminal is needed, so a checkpoint
 	// file that cannot be read is a usage error as in the other commands.

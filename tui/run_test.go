@@ -29,3 +29,13 @@ func TestExploreUnreadableCheckpoint(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and the file named", code, errOut.String())
 	}
 }
+
+// TestExploreSeedZero: --seed 0 is refused, not silently read as 1.
+func TestExploreSeedZero(t *testing.T) {
+	registerOnce.Do(func() { cli.RegisterExternal(Command()) })
+	var out, errOut bytes.Buffer
+	code := cli.Run(context.Background(), []string{"explore", "--seed", "0"}, &out, &errOut)
+	if code != 2 || !strings.Contains(errOut.String(), "--seed must be ≥ 1") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}

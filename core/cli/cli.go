@@ -147,7 +147,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch name := args[0]; name {
 	case "help", "-h", "-help", "--help":
-		if name == "help" && len(args) > 1 {
+		if name == "help" && len(args) > 1 && !isHelpFlag(args[1]) {
 			c, ok := commands[args[1]]
 			if !ok {
 				fmt.Fprintf(stderr, "apic help: unknown command %q\n", args[1])
@@ -170,6 +170,15 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return runCommand(ctx, c, args[1:], env)
 	}
+}
+
+// isHelpFlag reports whether arg asks for help ("apic help --help").
+func isHelpFlag(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // runCommand runs c and maps its error to an exit status.
