@@ -94,6 +94,9 @@ type EvalOptions struct {
 	// identifiability diagnostic: what is left is the learned
 	// discrepancy's error); it implies one pass, as PredictOptions.Theta.
 	TrueTheta bool
+	// Progress, when set, is told after each batch how many of the
+	// realizations are done.
+	Progress func(done, total int)
 }
 
 // Report is an evaluation's result: each metric's mean and standard
@@ -151,7 +154,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("eval: %w", err)
 	}
-	per, err := m.scoreTasks(ctx, tasks, PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, opt.TrueTheta)
+	per, err := m.scoreTasks(ctx, tasks, PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, opt.TrueTheta, opt.Progress)
 	if err != nil {
 		return Report{}, nil, err
 	}
@@ -179,7 +182,7 @@ func (m *Model) ScoreTasks(ctx context.Context, tasks []sims.Task, samples int, 
 
 // ScoreTasksWith is ScoreTasks with prediction options.
 func (m *Model) ScoreTasksWith(ctx context.Context, tasks []sims.Task, o PredictOptions) ([]TaskMetrics, error) {
-	return m.scoreTasks(ctx, tasks, o, false)
+	return m.scoreTasks(ctx, tasks, o, false, nil)
 }
 
 // evalChunk is how many realizations an evaluation predicts per call;
@@ -196,8 +199,8 @@ func TaskStream(seed uint64, i int) (uint64, int) {
 }
 
 // scoreTasks is ScoreTasksWith, giving the model each task's true θ when
-// trueTheta is set.
-func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool) ([]TaskMetrics, error) {
+// trueTheta is set and telling progress (if set) after each call.
+func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool, progress func(done, total int)) ([]TaskMetrics, error) {
 	const chunk = evalChunk
 	per := make([]TaskMetrics, 0, len(tasks))
 	for lo := 0; lo < len(tasks); lo += chunk {
@@ -224,6 +227,9 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 		}
 		for i, t := range part {
 			per = append(per, Score(m.Sys, t, preds[i]))
+		}
+		if progress != nil {
+			progress(len(per), len(tasks))
 		}
 	}
 	return per, nil

@@ -190,3 +190,18 @@ func samplesDrawn(b Backbone, asked int) int {
 	}
 	return asked
 }
+
+// TestEvaluateProgress: progress hears after each batch of realizations,
+// ending at the total.
+func TestEvaluateProgress(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	var got [][2]int
+	opt := EvalOptions{Tasks: evalChunk + 3, Samples: 2, Refine: 0, Progress: func(done, total int) { got = append(got, [2]int{done, total}) }}
+	if _, _, err := Evaluate(context.Background(), m, opt); err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]int{{evalChunk, evalChunk + 3}, {evalChunk + 3, evalChunk + 3}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("progress %v, want %v", got, want)
+	}
+}

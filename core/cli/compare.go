@@ -265,7 +265,7 @@ func compareKOH(ctx context.Context, env *Env, sys sims.System, test []sims.Task
 	workers = min(workers, len(test))
 	env.Notef("%s: fitting %s (%s each) on %s", kohgp.Name, core.Count(len(test), "realization"), core.Count(starts, "start"), core.Count(workers, "worker"))
 	k := kohgp.New(sys, kohgp.Options{Starts: starts, Seed: seed})
-	prog := newCompareProgress(env, kohgp.Name)
+	prog := newTaskProgress(env, kohgp.Name)
 	start := time.Now()
 	run, err := core.RunMethod(ctx, sys, k, test, workers, prog.report)
 	prog.finish()
@@ -275,9 +275,9 @@ func compareKOH(ctx context.Context, env *Env, sys sims.System, test []sims.Task
 	return compareMethod{Name: kohgp.Name, Run: run, Wall: time.Since(start)}, nil
 }
 
-// compareProgress prints "koh-gp 12/50 …": a redrawn line on a terminal,
+// taskProgress prints "koh-gp 12/50 …": a redrawn line on a terminal,
 // a line every few seconds otherwise.
-type compareProgress struct {
+type taskProgress struct {
 	env   *Env
 	name  string
 	start time.Time
@@ -286,12 +286,12 @@ type compareProgress struct {
 	drawn bool
 }
 
-func newCompareProgress(env *Env, name string) *compareProgress {
+func newTaskProgress(env *Env, name string) *taskProgress {
 	now := time.Now()
-	return &compareProgress{env: env, name: name, start: now, last: now}
+	return &taskProgress{env: env, name: name, start: now, last: now}
 }
 
-func (p *compareProgress) report(done, total int) {
+func (p *taskProgress) report(done, total int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
@@ -309,7 +309,7 @@ func (p *compareProgress) report(done, total int) {
 	}
 }
 
-func (p *compareProgress) finish() {
+func (p *taskProgress) finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.drawn {

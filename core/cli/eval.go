@@ -61,7 +61,18 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if n := *context; n > m.Sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
 	}
-	rep, _, err := core.Evaluate(ctx, m, core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, TrueTheta: *trueTheta})
+	opt := core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, TrueTheta: *trueTheta}
+	var prog *taskProgress
+	if env.StderrTerminal {
+		// A redrawn line on a terminal only: logs and scripts get the
+		// result alone.
+		prog = newTaskProgress(env, "eval")
+		opt.Progress = prog.report
+	}
+	rep, _, err := core.Evaluate(ctx, m, opt)
+	if prog != nil {
+		prog.finish()
+	}
 	if err != nil {
 		return err
 	}
