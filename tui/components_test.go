@@ -77,11 +77,17 @@ func TestLinePlotPointsSitOnTheirValues(t *testing.T) {
 	if row < 0 || !strings.Contains(lines[row], "#") {
 		t.Fatalf("point not on the flat line:\n%s", strings.Join(lines, "\n"))
 	}
-	// A value far outside the range is clamped onto the top row.
-	p.points[0].vals[0] = 100
-	lines = p.render(plainTheme)
-	if !strings.Contains(lines[1], "@") {
-		t.Fatalf("out-of-range point not clamped to the top:\n%s", strings.Join(lines, "\n"))
+	// A value far outside the range sits on the edge row as an arrow.
+	for _, tc := range []struct {
+		v    float64
+		line int
+		mark string
+	}{{100, 1, "↑"}, {-100, len(lines) - 3, "↓"}} {
+		p.points[0].vals[0] = tc.v
+		lines = p.render(plainTheme)
+		if !strings.Contains(lines[tc.line], tc.mark) || strings.Contains(strings.Join(lines, ""), "@") {
+			t.Fatalf("point at %v not drawn as %s on line %d:\n%s", tc.v, tc.mark, tc.line, strings.Join(lines, "\n"))
+		}
 	}
 }
 

@@ -149,13 +149,21 @@ func (p linePlot) render(t theme) []string {
 			if math.IsNaN(v) {
 				continue
 			}
-			v = math.Max(lo, math.Min(hi, v))
+			// A point beyond the fixed range sits on its edge as an
+			// arrow, so that it does not pass for a value there.
+			mark := sc.mark
+			switch {
+			case v > hi:
+				v, mark = hi, '↑'
+			case v < lo:
+				v, mark = lo, '↓'
+			}
 			x := prefix
 			if p.n > 1 {
 				x += int(math.Round(float64(g) * float64(dataW-1) / float64(p.n-1)))
 			}
 			y := rows - int(agRound(v*ratio)-min2)
-			graph.set(x, y, sc.mark, sc.color, nil)
+			graph.set(x, y, mark, sc.color, nil)
 		}
 	}
 	gl := graph.lines(t)

@@ -244,6 +244,7 @@ func (m Model) fullHelp(w, h int) []string {
 			"2 learned discrepancy δ̂ ± 2σ against the true δ = G − F(x; θ)",
 			"3 corrected prediction ± 2σ with the context points",
 			"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
+			"(ranges stay fixed per realization: points beyond sit on the edge as ↑ ↓)",
 		)
 	}
 	lines = append(lines, "",
