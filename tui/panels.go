@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
 	"math"
@@ -309,8 +310,10 @@ func (m Model) heatPanels() []heatmap {
 	}
 	delta := real.Discrepancy()
 	errAbs := make([]float64, len(real.True))
+	emax := 0.0
 	for i := range errAbs {
 		errAbs[i] = math.Abs(real.True[i] - res.pred.Mean[i])
+		emax = math.Max(emax, errAbs[i])
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range real.True {
@@ -333,7 +336,9 @@ func (m Model) heatPanels() []heatmap {
 		base("1 truth G(t, x)", real.True, lo, hi, sequential),
 		base("2 corrected prediction", res.pred.Mean, lo, hi, sequential),
 		base("3 learned discrepancy δ̂", res.pred.DeltaMean, -dmax, dmax, diverging),
-		base("4 |truth − prediction|", errAbs, 0, dmax, sequential),
+		// On its own scale (its colour bar says how small): on δ's the
+		// good fits are blank.
+		base("4 |truth − prediction|, own scale", errAbs, 0, cmp.Or(emax, dmax), sequential),
 	}
 }
 

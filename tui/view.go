@@ -236,7 +236,7 @@ func (m Model) fullHelp(w, h int) []string {
 			"1 ground truth G(t, x); t runs down, x across",
 			"2 corrected prediction, on the same colour scale",
 			"3 learned discrepancy δ̂, on a scale symmetric about zero",
-			"4 |truth − prediction|",
+			"4 |truth − prediction| on its own colour scale (see its bar)",
 		)
 	} else {
 		lines = append(lines,
