@@ -81,6 +81,14 @@ func TestContextAndNoiseReinfer(t *testing.T) {
 		t.Fatalf("context %d after two ←, want below %d", got, n0)
 	}
 
+	// The whole grid as context leaves nothing to score, and says so.
+	for range 40 {
+		m, _ = press(t, m, "right")
+	}
+	if len(m.res.task.Targets) == 0 && !strings.Contains(m.render(), "none: all in context") {
+		t.Error("with every point in the context the metrics do not say why they are empty")
+	}
+
 	m = focusOn(t, m, ctlNoise)
 	m, _ = press(t, m, "+")
 	ctx := m.res.task.Context

@@ -323,6 +323,8 @@ func (m Model) metricsTitle() string {
 	switch {
 	case m.res == nil:
 		return "metrics"
+	case len(m.res.task.Targets) == 0:
+		return "metrics · none: all in context"
 	case m.overridden():
 		return "metrics · θ set by hand"
 	case m.res.refined > 0:
