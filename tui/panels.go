@@ -219,6 +219,9 @@ func (m Model) linePanels() []linePlot {
 		simTitle, simName = "1 simulator F(x; θ set by hand)", "F(x; θ)"
 	}
 	p1 := base(simTitle + sliceNote)
+	if override {
+		p1.short = "1 F(x; θ set by hand)" + sliceNote
+	}
 	p1.yLo, p1.yHi = ylo, yhi
 	for c := 0; c < a.channels; c++ {
 		mk, col := m.styleOf(roleMean, c, colSim)
