@@ -252,7 +252,7 @@ func (m Model) fullHelp(w, h int) []string {
 		"context and noise σ re-infer at once on the same realization;",
 		"λθ, λδ and the regulariser apply to the next training run (t);",
 		"θ rows: set a parameter by hand and watch what δ must absorb (a: auto).",
-		"train mode: fine-tune from the current weights, or scratch (quick/full).",
+		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
 	)
 	return block(lines, w, h)
 }
