@@ -31,7 +31,7 @@ const (
 // colour to tell the channels apart.
 var roleMarks = [2][]string{
 	{"", "·", "•", "∘", "×", "●"},
-	{"+", ":", "▪", "◦", "x", "▲"},
+	{"+", ":", "▪", "~", "x", "▲"},
 }
 
 // axis1D is the plots' x axis: a 1-D grid along its state, or a product
