@@ -108,19 +108,29 @@ func (m Model) header() []string {
 	// that its cause (at its end) stays readable; other messages are cut,
 	// keeping the layout still while training reports.
 	parts := []string{m.msg}
-	if m.msgKind == msgErr {
-		parts = strings.SplitN(ansi.Wrap(m.msg, max(1, m.width-lead), " /"), "\n", 2)
+	indent := lead // the third line continues under the message
+	if m.msgKind == msgErr && ansi.StringWidth(m.msg) > m.width-lead {
+		if m.width-lead < m.width/3 {
+			// A long status (training) leaves the message too little
+			// room beside it: all of it goes on the third line.
+			parts, indent = []string{"", m.msg}, 2
+		} else {
+			parts = strings.SplitN(ansi.Wrap(m.msg, m.width-lead, " /"), "\n", 2)
+		}
+	}
+	if parts[0] == "" {
+		line2 = t.paint(st, status)
 	}
 	line2 = padRight(truncate(line2+t.paint(ms, parts[0]), m.width), m.width)
 	if len(parts) == 1 {
 		return []string{line1, line2}
 	}
 	rest := strings.ReplaceAll(parts[1], "\n", " ")
-	if avail := m.width - lead; ansi.StringWidth(rest) > avail {
+	if avail := m.width - indent; ansi.StringWidth(rest) > avail {
 		// Keep the end, where an error says its cause.
 		rest = ansi.TruncateLeft(rest, ansi.StringWidth(rest)-avail+1, "…")
 	}
-	line3 := strings.Repeat(" ", lead) + t.paint(ms, rest)
+	line3 := strings.Repeat(" ", indent) + t.paint(ms, rest)
 	return []string{line1, line2, padRight(truncate(line3, m.width), m.width)}
 }
 
