@@ -21,7 +21,13 @@
 # (the flags only restate the recipe, which the file records). One `train`
 # command does all of this today. All nine files were recalibrated once
 # more with that command when the spread gained its evolution profile
-# (core/profile.go); the weights did not change.
+# (core/profile.go); the weights did not change. When θ's intervals
+# gained their scale (SpreadFit.ThetaStdScale), all nine were given it,
+# and nothing else, by
+#
+#   apic train --init FILE --steps1 0 --steps2 0 --recalibrate-only theta --out FILE
+#
+# (the full recalibration of the commands below fits it too).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${OUT:-checkpoints}

@@ -26,8 +26,13 @@ const (
 // part of it that comes from θ̂ alone.
 const KeyNominalMAE = "nominal_mae"
 
+// KeyThetaCover is a diagnostic of θ's uncertainty: the share of the
+// parameters whose true value lies in θ̂ ± 1.96 σ_θ, the reported 95%
+// interval (0.95 when the intervals are calibrated).
+const KeyThetaCover = "theta_cover95"
+
 // DiagnosticKeys lists the diagnostic keys reported after MetricKeys.
-var DiagnosticKeys = []string{KeyNominalMAE}
+var DiagnosticKeys = []string{KeyNominalMAE, KeyThetaCover}
 
 // MetricKeys lists the metric keys in report order.
 var MetricKeys = []string{KeyReconMAE, KeyReconLL, KeyReconECE, KeyDeltaMAE, KeyDeltaLL, KeyDeltaECE, KeyThetaMAE}
@@ -71,14 +76,22 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 	} else {
 		tm.Values[KeyNominalMAE] = math.NaN()
 	}
-	s := 0.0
+	s, covered := 0.0, 0.0
 	for i, th := range task.Real.Theta {
 		ae := math.Abs(p.Theta[i] - th)
 		tm.ThetaAE = append(tm.ThetaAE, ae)
 		tm.ThetaErr = append(tm.ThetaErr, p.Theta[i]-th)
 		s += ae
+		if i < len(p.ThetaStd) && ae <= 1.96*p.ThetaStd[i] {
+			covered++
+		}
 	}
-	tm.Values[KeyThetaMAE] = s / float64(len(task.Real.Theta))
+	np := float64(len(task.Real.Theta))
+	tm.Values[KeyThetaMAE] = s / np
+	tm.Values[KeyThetaCover] = covered / np
+	if len(p.ThetaStd) < len(task.Real.Theta) {
+		tm.Values[KeyThetaCover] = math.NaN()
+	}
 	return tm
 }
 

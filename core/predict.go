@@ -206,6 +206,13 @@ func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, s
 	if err := m.applySpread(preds, cs, *spread, procs); err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
+	if st := spread.ThetaScale(); st != 1 {
+		for _, p := range preds {
+			for q := range p.ThetaStd {
+				p.ThetaStd[q] *= st
+			}
+		}
+	}
 	for j, i := range part {
 		out[i] = preds[j]
 	}

@@ -26,26 +26,17 @@ import (
 // lowest validation ECE, or a flatter profile that comes within
 // profileTolerance of it (pickSpread); for a model that refines by
 // default, the one-pass predictions' spread is fitted too
-// (Infer.OnePass). Everything is stored in Config.Infer.
+// (Infer.OnePass). Last, θ's deviation gets the scale that makes its 95%
+// intervals cover 95% of the validation parameters (thetaScale).
+// Everything is stored in Config.Infer.
 func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
 	}
 	t := m.Config.Train
-	rng := rand.New(rand.NewPCG(t.Seed^0x5ca1e, valStream))
-	tasks := make([]sims.Task, n)
-	for i := range tasks {
-		r := sims.Draw(m.Sys, rng)
-		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), 0, rng)
-		if err != nil {
-			return err
-		}
-		tasks[i] = task
-	}
-	ctxs := make([]sims.Context, n)
-	sides := make([][]float64, n)
-	for i, task := range tasks {
-		ctxs[i], sides[i] = task.Context, task.Real.Side
+	tasks, ctxs, sides, err := m.recalibrationTasks(n)
+	if err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -91,6 +82,7 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 		chosen.DeltaStdScale, _ = bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
 			return preds[i].DeltaMean, preds[i].DeltaStd, deltas[i]
 		})
+		chosen.ThetaStdScale = thetaScale(tasks, preds)
 		return &chosen, nil
 	}
 	def, err := fit(-1)
@@ -105,6 +97,86 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	}
 	m.Config.Infer.SpreadFit, m.Config.Infer.OnePass = *def, onePass
 	return nil
+}
+
+// recalibrationTasks draws Recalibrate's n validation realizations (the
+// validation stream, never the test stream) and their contexts and side
+// information.
+func (m *Model) recalibrationTasks(n int) ([]sims.Task, []sims.Context, [][]float64, error) {
+	rng := rand.New(rand.NewPCG(m.Config.Train.Seed^0x5ca1e, valStream))
+	tasks := make([]sims.Task, n)
+	ctxs := make([]sims.Context, n)
+	sides := make([][]float64, n)
+	for i := range tasks {
+		r := sims.Draw(m.Sys, rng)
+		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), 0, rng)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		tasks[i], ctxs[i], sides[i] = task, task.Context, task.Real.Side
+	}
+	return tasks, ctxs, sides, nil
+}
+
+// RecalibrateTheta fits only θ's interval scale (SpreadFit.ThetaStdScale,
+// of the default and of the one-pass predictions) on Recalibrate's n
+// validation realizations, keeping every other inference setting: the
+// step Recalibrate ends with, for a model recalibrated before it existed.
+func (m *Model) RecalibrateTheta(ctx context.Context, n int) error {
+	if n < 1 {
+		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
+	}
+	tasks, ctxs, sides, err := m.recalibrationTasks(n)
+	if err != nil {
+		return err
+	}
+	scale := func(refine int) (float64, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: refine}, &SpreadFit{})
+		if err != nil {
+			return 0, fmt.Errorf("recalibrate: %w", err)
+		}
+		return thetaScale(tasks, preds), nil
+	}
+	in := &m.Config.Infer
+	def, err := scale(-1)
+	if err != nil {
+		return err
+	}
+	var onePass float64
+	if in.Refine > 0 && in.OnePass != nil {
+		if onePass, err = scale(0); err != nil {
+			return err
+		}
+	}
+	in.ThetaStdScale = def
+	if in.Refine > 0 && in.OnePass != nil {
+		in.OnePass.ThetaStdScale = onePass
+	}
+	return nil
+}
+
+// thetaScale is the factor s on θ's deviations that makes θ̂ ± 1.96 s σ_θ
+// cover 95% of the validation parameters: the 95th percentile of
+// |θ̂ − θ| / (1.96 σ_θ), within [1/64, 64]; 0 (no scaling) when no
+// parameter has a deviation.
+func thetaScale(tasks []sims.Task, preds []Prediction) float64 {
+	var r []float64
+	for i, task := range tasks {
+		for q, th := range task.Real.Theta {
+			if sd := preds[i].ThetaStd[q]; sd > 0 && !math.IsNaN(preds[i].Theta[q]) {
+				r = append(r, math.Abs(preds[i].Theta[q]-th)/(1.96*sd))
+			}
+		}
+	}
+	if len(r) == 0 {
+		return 0
+	}
+	slices.Sort(r)
+	s := r[min(len(r)-1, int(math.Ceil(0.95*float64(len(r))))-1)]
+	return math.Max(1.0/64, math.Min(64, s))
 }
 
 // spreadCandidate is a spread setting and its validation ECE.

@@ -61,6 +61,10 @@ type SpreadFit struct {
 	Shape         float64 `json:"shape,omitempty"`
 	StdScale      float64 `json:"std_scale,omitempty"`
 	DeltaStdScale float64 `json:"delta_std_scale,omitempty"`
+	// ThetaStdScale scales θ's reported deviation so that θ̂ ± 1.96 σ_θ
+	// covers 95% of the validation parameters (recalibrate.go): the
+	// latent spread alone knows nothing of the model's own error.
+	ThetaStdScale float64 `json:"theta_std_scale,omitempty"`
 }
 
 // maxProfileShape bounds the evolution profile's exponent in a stored
@@ -74,7 +78,7 @@ func (s SpreadFit) check() error {
 	if err := checkSpread(s.Spread); err != nil {
 		return err
 	}
-	for _, v := range []float64{s.Shape, s.StdScale, s.DeltaStdScale} {
+	for _, v := range []float64{s.Shape, s.StdScale, s.DeltaStdScale, s.ThetaStdScale} {
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("spread exponent and scales must be finite and ≥ 0, got %+v", s)
 		}
@@ -95,6 +99,15 @@ func (s SpreadFit) Scales() (recon, delta float64) {
 		return 1
 	}
 	return one(s.StdScale), one(s.DeltaStdScale)
+}
+
+// ThetaScale returns the θ deviation's scale factor, an unset (zero)
+// factor read as 1.
+func (s SpreadFit) ThetaScale() float64 {
+	if s.ThetaStdScale > 0 {
+		return s.ThetaStdScale
+	}
+	return 1
 }
 
 // spreadFor returns the spread setting of predictions with refine

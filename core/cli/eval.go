@@ -98,7 +98,13 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 var metricLabels = map[string]string{
 	core.KeyReconMAE: "recon MAE", core.KeyReconLL: "recon LL", core.KeyReconECE: "recon ECE",
 	core.KeyDeltaMAE: "δ MAE", core.KeyDeltaLL: "δ LL", core.KeyDeltaECE: "δ ECE", core.KeyThetaMAE: "θ MAE (mean)",
-	core.KeyNominalMAE: "F(θ̂) MAE",
+	core.KeyNominalMAE: "F(θ̂) MAE", core.KeyThetaCover: "θ 95% cover",
+}
+
+// diagnosticNotes say what each diagnostic row measures.
+var diagnosticNotes = map[string]string{
+	core.KeyNominalMAE: "|F(x; θ̂) − F(x; θ)|",
+	core.KeyThetaCover: "share of θ in θ̂ ± 1.96σ; 0.95 if calibrated",
 }
 
 // writeReportTable prints every metric as mean ± std, then θ per parameter.
@@ -116,10 +122,16 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		if !ok { // a report written before the diagnostic existed
 			continue
 		}
-		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f   (diagnostic: |F(x; θ̂) − F(x; θ)|)\n", metricLabels[k], s.Mean, s.Std)
+		if k == core.KeyThetaCover {
+			continue // after the bias, with the other θ diagnostics
+		}
+		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f   (diagnostic: %s)\n", metricLabels[k], s.Mean, s.Std, diagnosticNotes[k])
 	}
 	for _, name := range sortedKeys(rep.ThetaBiasPerParam) {
 		s := rep.ThetaBiasPerParam[name]
 		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f   (diagnostic: θ̂ − θ)\n", "θ bias "+name, s.Mean, s.Std)
+	}
+	if s, ok := rep.Metrics[core.KeyThetaCover]; ok {
+		fmt.Fprintf(w, "  %-14s %10.4f          (diagnostic: %s)\n", metricLabels[core.KeyThetaCover], s.Mean, diagnosticNotes[core.KeyThetaCover])
 	}
 }

@@ -106,10 +106,10 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		info.Steps1, info.Steps2, plan, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, t.Noise, t.Seed, t.Trajectories, ctxRange)
 	in := m.Config.Infer
 	sy, sd := in.Scales()
-	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy)", in.Refine, in.ZThetaPrior, spreadWords(in.SpreadFit), sy, sd)
+	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
 	if op := in.OnePass; op != nil {
 		sy, sd := op.Scales()
-		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f", spreadWords(*op), sy, sd)
+		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f ×%.3f", spreadWords(*op), sy, sd, op.ThetaScale())
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  wall time: %.1f s\n", info.WallSeconds)

@@ -38,7 +38,7 @@ system (the paper's appendix A). Ctrl-C stops training and writes nothing.`,
 type trainFlags struct {
 	initInfo                                              core.Info // what the --init checkpoint recorded
 	system, backbone, out, form, reg, dtype, init, decAct string
-	contextRange                                          string
+	contextRange, recalibrateOnly                         string
 	steps1, steps2, batch, trajectories                   int
 	hidden, layers, latent, decHidden, decLayers          int
 	heads, valEvery, valTasks, refine, recalibrate        int
@@ -84,6 +84,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", 64, "after training, tune the refinement's z_θ prior and fit the predictive spread on this many validation realizations (0: off)")
+	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
 	fs.IntVar(&f.refine, "refine", -1, "refinement steps stored as the model's inference default (-1: keep the default)")
@@ -154,7 +155,11 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			}
 			return fmt.Errorf("%w; %s", err, kept())
 		}
-		if err := m.Recalibrate(ctx, f.recalibrate); err != nil {
+		recalibrate := m.Recalibrate
+		if f.recalibrateOnly == "theta" {
+			recalibrate = m.RecalibrateTheta
+		}
+		if err := recalibrate(ctx, f.recalibrate); err != nil {
 			return failed(err)
 		}
 		val, err := m.Validate(ctx)
@@ -171,6 +176,13 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		if in.Refine > 0 {
 			note += fmt.Sprintf("; refinement z_θ prior ×%g", in.ZThetaPrior)
+		}
+		note += fmt.Sprintf("; θ intervals ×%.3f", in.ThetaScale())
+		if f.recalibrateOnly == "theta" {
+			note = fmt.Sprintf("recalibrated θ intervals only: ×%.3f", in.ThetaScale())
+			if op := in.OnePass; op != nil {
+				note += fmt.Sprintf(" (one pass ×%.3f)", op.ThetaScale())
+			}
 		}
 		env.Notef("%s", note)
 	}
@@ -229,6 +241,14 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 		}
 		if v, err := strconv.Atoi(fs.Lookup(name).Value.String()); err == nil && v < least {
 			return UsageError("--%s must be ≥ %d, got %d", name, least, v)
+		}
+	}
+	if f.recalibrateOnly != "" {
+		if f.recalibrateOnly != "theta" {
+			return UsageError("--recalibrate-only %q: the one partial recalibration is 'theta'", f.recalibrateOnly)
+		}
+		if f.init == "" || f.steps1 != 0 || f.steps2 != 0 || f.recalibrate < 1 {
+			return UsageError("--recalibrate-only theta needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1")
 		}
 	}
 	if f.out != "" {

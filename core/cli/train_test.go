@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -244,4 +245,65 @@ func (c *cancelOnWrite) Write(p []byte) (int, error) {
 		c.cancel()
 	}
 	return c.Buffer.Write(p)
+}
+
+// TestTrainRecalibrateThetaOnly: --recalibrate-only theta on an --init
+// file with no training sets θ's interval scale and nothing else; it is
+// refused where it would mean anything else.
+func TestTrainRecalibrateThetaOnly(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.safetensors")
+	lnpArgs := append(append([]string{}, tinyTrainArgs...), "--backbone", "lnp", "--out", first)
+	if code, _, stderr := runCLI(t, lnpArgs...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	before, _, err := core.LoadCheckpoint(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(dir, "second.safetensors")
+	code, _, stderr := runCLI(t, "train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate-only", "theta", "--out", second)
+	if code != 0 || !strings.Contains(stderr, "recalibrated θ intervals only") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	after, _, err := core.LoadCheckpoint(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := before.Config.Infer
+	want.ThetaStdScale = after.Config.Infer.ThetaStdScale
+	if want.OnePass != nil && after.Config.Infer.OnePass != nil {
+		op := *want.OnePass
+		op.ThetaStdScale = after.Config.Infer.OnePass.ThetaStdScale
+		want.OnePass = &op
+	}
+	if !reflect.DeepEqual(after.Config.Infer, want) {
+		t.Errorf("inference settings changed beyond θ's scale:\nbefore %+v\nafter  %+v", before.Config.Infer, after.Config.Infer)
+	}
+	if after.Config.Infer.ThetaStdScale <= 0 {
+		t.Errorf("θ scale %v, want one fitted", after.Config.Infer.ThetaStdScale)
+	}
+	if name := sameWeightsCLI(before, after); name != "" {
+		t.Errorf("weights changed (first at %s)", name)
+	}
+	for _, args := range [][]string{
+		{"train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate-only", "spread", "--out", second},
+		{"train", "--init", first, "--steps1", "0", "--steps2", "5", "--recalibrate-only", "theta", "--out", second},
+		{"train", "--system", "spring", "--recalibrate-only", "theta", "--out", second},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.Contains(stderr, "--recalibrate-only") {
+			t.Errorf("%v: exit %d, stderr %q", args[1:], code, stderr)
+		}
+	}
+}
+
+// sameWeightsCLI returns the first parameter whose values differ.
+func sameWeightsCLI(a, b *core.Model) string {
+	for _, p := range a.Params.List() {
+		q := b.Params.Get(p.Name)
+		if q == nil || !reflect.DeepEqual(p.Value.Data, q.Value.Data) {
+			return p.Name
+		}
+	}
+	return ""
 }
