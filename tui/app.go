@@ -467,13 +467,18 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 }
 
 // unsaved names, in a fixed order, the system/backbone pairs whose
-// weights were trained in this session and not saved since, and those
-// training now.
+// weights were trained in this session and not saved since (on screen,
+// or behind an opened file), and those training now.
 func (m Model) unsaved() []string {
 	var out []string
 	for k, e := range m.entries {
-		if e.src == srcTrained && e.saved == "" {
-			out = append(out, k.system+"/"+k.backbone)
+		// Weights an open replaced are one u away, and lost on quitting
+		// just the same.
+		for ; e != nil; e = e.prev {
+			if e.src == srcTrained && e.saved == "" {
+				out = append(out, k.system+"/"+k.backbone)
+				break
+			}
 		}
 	}
 	for _, r := range m.runs {

@@ -526,6 +526,14 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 			t.Errorf("full help lacks %q", want)
 		}
 	}
+	// At the smallest size the keys and the controls' notes still show.
+	for _, sys := range []string{"spring", "lv", "advdiff"} {
+		small := newTest(t, sys, 80, 24)
+		small, _ = press(t, small, "?")
+		if f := small.render(); !strings.Contains(f, "train mode: fine-tune") || !strings.Contains(f, "q quit") {
+			t.Errorf("%s at 80×24: the full help lost its keys or controls:\n%s", sys, f)
+		}
+	}
 	m, _ = press(t, m, "?", "v", "?")
 	if frame = m.render(); !strings.Contains(frame, "1 ground truth G(t, x)") || strings.Contains(frame, "1 simulator F(x; θ̂)") {
 		t.Error("the full help over the heatmaps describes the slice panels")
@@ -543,6 +551,23 @@ func TestLongMessageWraps(t *testing.T) {
 	lines := strings.Split(frame, "\n")
 	if !strings.Contains(lines[2], "exceeds the file") {
 		t.Errorf("the message's end is not on the third line:\n%s\n%s\n%s", lines[0], lines[1], lines[2])
+	}
+	// What the third line shows of a message too long for two is its
+	// very end, not the end of a re-spaced copy.
+	long := "cannot open this file: /home/someone/experiments/2026/spring/checkpoints/run-17/with/a/long/name/in/many/parts.safetensors"
+	m.setMsg(msgErr, "%s", long)
+	lines = strings.Split(m.render(), "\n")
+	if tail := strings.TrimPrefix(strings.TrimSpace(lines[2]), "…"); !strings.HasSuffix(long, tail) {
+		t.Errorf("third line %q is not the message's end", tail)
+	}
+	// A path split between the lines comes through whole: no spaces put
+	// into it.
+	path := "/home/someone/exp/spring/model-with-a-long-name.safetensors"
+	m.setMsg(msgErr, "cannot open %s: no such file", path)
+	lines = strings.Split(m.render(), "\n")
+	joined := strings.TrimSpace(lines[1][strings.Index(lines[1], "cannot"):]) + strings.TrimSpace(lines[2])
+	if !strings.Contains(joined, path) {
+		t.Errorf("the path did not survive the wrap:\n%s\n%s", lines[1], lines[2])
 	}
 	m.setMsg(msgInfo, "%s", strings.Repeat("a long progress note ", 8))
 	if lines = strings.Split(m.render(), "\n"); strings.Contains(lines[2], "progress") {

@@ -176,7 +176,15 @@ func TestQuitWarnsOfUnsavedWeights(t *testing.T) {
 	if _, quit = quits(m); !quit {
 		t.Fatal("the second q in a row did not quit")
 	}
-	m.entry().saved = "somewhere.safetensors"
+	// Weights an opened file replaced still count.
+	m, _ = press(t, m, "j")
+	trained := m.entry()
+	m.entries[m.key()] = &entry{model: trained.model, src: srcFile, path: "x.safetensors", prev: trained}
+	if m, quit = quits(m); quit {
+		t.Fatal("q quit without a warning with unsaved weights behind an opened file")
+	}
+	m, _ = press(t, m, "j")
+	trained.saved = "somewhere.safetensors"
 	if _, quit = quits(m); !quit {
 		t.Fatal("q with every trained model saved did not quit at once")
 	}

@@ -115,7 +115,15 @@ func (m Model) header() []string {
 			// room beside it: all of it goes on the third line.
 			parts, indent = []string{"", m.msg}, 2
 		} else {
-			parts = strings.SplitN(ansi.Wrap(m.msg, m.width-lead, " /"), "\n", 2)
+			// The first line breaks at a space or after a slash; the
+			// rest is the message's own text from there (joining
+			// Wrap's later lines would put spaces into paths).
+			first, _, _ := strings.Cut(ansi.Wrap(m.msg, m.width-lead, " /"), "\n")
+			first = strings.TrimRight(first, " ")
+			if !strings.HasPrefix(m.msg, first) {
+				first = ansi.Cut(m.msg, 0, m.width-lead)
+			}
+			parts = []string{first, strings.TrimLeft(m.msg[len(first):], " ")}
 		}
 	}
 	if parts[0] == "" {
@@ -125,7 +133,7 @@ func (m Model) header() []string {
 	if len(parts) == 1 {
 		return []string{line1, line2}
 	}
-	rest := strings.ReplaceAll(parts[1], "\n", " ")
+	rest := parts[1]
 	if avail := m.width - indent; ansi.StringWidth(rest) > avail {
 		// Keep the end, where an error says its cause.
 		rest = ansi.TruncateLeft(rest, ansi.StringWidth(rest)-avail+1, "…")
@@ -225,7 +233,7 @@ func (m Model) fullHelp(w, h int) []string {
 	hm := m.help
 	hm.ShowAll = true
 	hm.SetWidth(w)
-	lines := []string{t.paint(t.bold, "keys") + "  (? or esc closes this help)", ""}
+	lines := []string{t.paint(t.bold, "keys") + "  (? or esc closes this help)"}
 	k := m.keysNow()
 	// The full help lists the training keys even when they do nothing
 	// yet, so that they can be found before the first run.
@@ -240,7 +248,15 @@ func (m Model) fullHelp(w, h int) []string {
 	train := groups[2]
 	half := (len(train) + 1) / 2
 	lines = append(lines, strings.Split(hm.FullHelpView([][]key.Binding{train[:half], train[half:]}), "\n")...)
-	lines = append(lines, "", t.paint(t.bold, "panels"))
+	// The controls come before the panels, whose titles describe them
+	// anyway: at the smallest size the panels' lines are the ones cut.
+	lines = append(lines, "",
+		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
+		"context and noise σ re-infer at once on the same realization;",
+		"λθ, λδ and the regulariser apply to the next training run (t);",
+		"θ rows: set a parameter by hand and watch what δ must absorb (a: auto).",
+		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
+		"", t.paint(t.bold, "panels"))
 	if m.is2D() && m.heat {
 		lines = append(lines,
 			"1 ground truth G(t, x); t runs down, x across",
@@ -257,13 +273,6 @@ func (m Model) fullHelp(w, h int) []string {
 			"(ranges stay fixed per realization: points beyond sit on the edge as ↑ ↓)",
 		)
 	}
-	lines = append(lines, "",
-		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
-		"context and noise σ re-infer at once on the same realization;",
-		"λθ, λδ and the regulariser apply to the next training run (t);",
-		"θ rows: set a parameter by hand and watch what δ must absorb (a: auto).",
-		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
-	)
 	return block(lines, w, h)
 }
 
