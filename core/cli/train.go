@@ -28,7 +28,9 @@ Stage 1 trains the physics path (encoder and θ map) on nominal realizations
 with known θ; stage 2 trains the full model on true realizations with
 −ELBO + λθ·Lθ + λδ·Lδ. Fresh realizations are drawn every step from a
 source seeded with --seed. Defaults for widths and steps come from the
-system (the paper's appendix A). Ctrl-C stops training and writes nothing.`,
+system (the paper's appendix A). Ctrl-C stops training; the weights of
+the completed steps go to NAME.partial.safetensors beside --out, which an
+unfinished run never writes.`,
 		Run: runTrain,
 	})
 }
