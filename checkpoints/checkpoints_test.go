@@ -92,7 +92,12 @@ func TestEmbeddedCheckpoints(t *testing.T) {
 		}
 	}
 	if *update && !testing.Short() {
-		writePinned(t, got)
+		// Merged into what was pinned: a run of some subtests (-run)
+		// re-pins those and keeps the others.
+		for name, v := range got {
+			pinned[name] = v
+		}
+		writePinned(t, pinned)
 	}
 	if total > 20<<20 {
 		t.Errorf("embedded checkpoints total %d bytes, want under 20 MB", total)

@@ -28,7 +28,8 @@ const KeyNominalMAE = "nominal_mae"
 
 // KeyThetaCover is a diagnostic of θ's uncertainty: the share of the
 // parameters whose true value lies in θ̂ ± 1.96 σ_θ, the reported 95%
-// interval (0.95 when the intervals are calibrated).
+// interval (0.95 when the intervals are calibrated); NaN where no
+// parameter has a deviation (θ given, a one-pass CNP).
 const KeyThetaCover = "theta_cover95"
 
 // DiagnosticKeys lists the diagnostic keys reported after MetricKeys.
@@ -76,21 +77,25 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 	} else {
 		tm.Values[KeyNominalMAE] = math.NaN()
 	}
-	s, covered := 0.0, 0.0
+	s, covered, withSD := 0.0, 0.0, 0.0
 	for i, th := range task.Real.Theta {
 		ae := math.Abs(p.Theta[i] - th)
 		tm.ThetaAE = append(tm.ThetaAE, ae)
 		tm.ThetaErr = append(tm.ThetaErr, p.Theta[i]-th)
 		s += ae
-		if i < len(p.ThetaStd) && ae <= 1.96*p.ThetaStd[i] {
-			covered++
+		// A parameter with no deviation (given by hand, or a one-pass
+		// CNP's point estimate) has no interval to cover it.
+		if i < len(p.ThetaStd) && p.ThetaStd[i] > 0 {
+			withSD++
+			if ae <= 1.96*p.ThetaStd[i] {
+				covered++
+			}
 		}
 	}
-	np := float64(len(task.Real.Theta))
-	tm.Values[KeyThetaMAE] = s / np
-	tm.Values[KeyThetaCover] = covered / np
-	if len(p.ThetaStd) < len(task.Real.Theta) {
-		tm.Values[KeyThetaCover] = math.NaN()
+	tm.Values[KeyThetaMAE] = s / float64(len(task.Real.Theta))
+	tm.Values[KeyThetaCover] = math.NaN()
+	if withSD > 0 {
+		tm.Values[KeyThetaCover] = covered / withSD
 	}
 	return tm
 }
@@ -120,7 +125,7 @@ type Report struct {
 	Tasks         int                `json:"tasks"`
 	Context       int                `json:"context"`
 	Noise         float64            `json:"noise"`
-	Seed          uint64             `json:"seed"`
+	Seed          uint64             `json:"seed"`    // eval's --seed; in a training validation report, the training seed (its realizations come from the validation stream, which eval never draws)
 	Samples       int                `json:"samples"` // latent samples drawn per realization (1 for the deterministic CNP)
 	Refine        int                `json:"refine"`
 	TrueTheta     bool               `json:"true_theta,omitempty"`

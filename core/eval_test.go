@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"reflect"
 	"testing"
 
@@ -50,11 +52,11 @@ func TestEvaluateDeterministic(t *testing.T) {
 			m := trainedTiny(t, c.system, c.b, 1)
 			r1, p1 := eval(m, opt)
 			r2, p2 := eval(m, opt)
-			if !reflect.DeepEqual(r1, r2) || !reflect.DeepEqual(p1, p2) {
+			if !sameValues(r1, r2) || !sameValues(p1, p2) {
 				t.Fatalf("two evaluations differ:\n%+v\n%+v", r1, r2)
 			}
 			r3, p3 := eval(trainedTiny(t, c.system, c.b, 1), opt)
-			if !reflect.DeepEqual(r1, r3) || !reflect.DeepEqual(p1, p3) {
+			if !sameValues(r1, r3) || !sameValues(p1, p3) {
 				t.Fatalf("a model rebuilt from the same config evaluates differently:\n%+v\n%+v", r1, r3)
 			}
 			other := opt
@@ -127,7 +129,7 @@ func TestReportJSON(t *testing.T) {
 			t.Errorf("JSON lacks %q: %s", k, b)
 		}
 	}
-	var metrics map[string]map[string]float64
+	var metrics map[string]map[string]any // a NaN diagnostic is a string
 	if err := json.Unmarshal(got["metrics"], &metrics); err != nil {
 		t.Fatal(err)
 	}
@@ -179,6 +181,10 @@ func TestEvaluateTrueTheta(t *testing.T) {
 		if tm.Values[KeyThetaMAE] != 0 || tm.Values[KeyNominalMAE] > 1e-6 { // the model integrates lv with fewer RK4 steps
 			t.Errorf("task %d: θ MAE %v, F(θ̂) MAE %v, want 0", i, tm.Values[KeyThetaMAE], tm.Values[KeyNominalMAE])
 		}
+		// A given θ has no interval: no coverage to report.
+		if c := tm.Values[KeyThetaCover]; !math.IsNaN(c) {
+			t.Errorf("task %d: θ coverage %v with θ given, want NaN", i, c)
+		}
 	}
 }
 
@@ -205,3 +211,8 @@ func TestEvaluateProgress(t *testing.T) {
 		t.Errorf("progress %v, want %v", got, want)
 	}
 }
+
+// sameValues reports whether a and b print the same in Go syntax: deep
+// equality in which NaN equals NaN (a NaN diagnostic is a legitimate,
+// reproducible value).
+func sameValues(a, b any) bool { return fmt.Sprintf("%#v", a) == fmt.Sprintf("%#v", b) }

@@ -145,16 +145,21 @@ func (m *Model) RecalibrateTheta(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	var onePass float64
-	if in.Refine > 0 && in.OnePass != nil {
-		if onePass, err = scale(0); err != nil {
+	if in.Refine > 0 {
+		onePass, err := scale(0)
+		if err != nil {
 			return err
 		}
+		// One-pass predictions without a fit of their own use the
+		// default one; they get a copy, to hold their own θ scale.
+		op := in.SpreadFit
+		if in.OnePass != nil {
+			op = *in.OnePass
+		}
+		op.ThetaStdScale = onePass
+		in.OnePass = &op
 	}
 	in.ThetaStdScale = def
-	if in.Refine > 0 && in.OnePass != nil {
-		in.OnePass.ThetaStdScale = onePass
-	}
 	return nil
 }
 

@@ -189,7 +189,7 @@ func (p linePlot) render(t theme) []string {
 // legendLines draws the legend, marks in their colours, on n lines
 // (1 or 2). On one line the items go two spaces apart from lead, or one,
 // or from the panel's left edge, as needed for every item to fit, and
-// otherwise it keeps those that fit; two lines hold every item (the
+// otherwise it keeps those that fit from the edge; two lines hold every item (the
 // "needed δ" and "nominal" marks are what some lessons are about).
 func (p linePlot) legendLines(t theme, lead, n int) []string {
 	line := func(items []legendItem, lead, sep int) string {
@@ -206,7 +206,7 @@ func (p linePlot) legendLines(t theme, lead, n int) []string {
 				return []string{line(p.legend, try.lead, try.sep)}
 			}
 		}
-		return []string{line(p.legend[:p.fitLegend(p.legend, lead, 1)], lead, 1)}
+		return []string{line(p.legend[:p.fitLegend(p.legend, 0, 1)], 0, 1)}
 	}
 	first := p.fitLegend(p.legend, 0, 1)
 	rest := p.legend[first:]

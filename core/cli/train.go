@@ -136,7 +136,11 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		if res.Steps1+res.Steps2 == 0 {
 			return "nothing was written"
 		}
-		path, err := keepPartial(f.out, m, info, dtype)
+		// Only this run's validation describes these weights (not the
+		// --init file's).
+		partial := info
+		partial.Metrics = res.Val
+		path, err := keepPartial(f.out, m, partial, dtype)
 		if err != nil {
 			return fmt.Sprintf("the partly trained weights could not be saved (%v); nothing was written", err)
 		}
@@ -161,7 +165,15 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		if f.recalibrateOnly == "theta" {
 			recalibrate = m.RecalibrateTheta
 		}
+		// A recalibration stopped half way may have set some settings
+		// and not others: the partial file keeps the trained ones.
+		trained := m.Config.Infer
+		if trained.OnePass != nil {
+			op := *trained.OnePass
+			trained.OnePass = &op
+		}
 		if err := recalibrate(ctx, f.recalibrate); err != nil {
+			m.Config.Infer = trained
 			return failed(err)
 		}
 		val, err := m.Validate(ctx)
@@ -471,8 +483,12 @@ func keepPartial(out string, m *core.Model, info core.Info, dtype nets.DType) (s
 	base := strings.TrimSuffix(out, ".safetensors")
 	path := base + ".partial.safetensors"
 	for i := 2; ; i++ {
-		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		_, err := os.Stat(path)
+		if errors.Is(err, os.ErrNotExist) {
 			break
+		}
+		if err != nil {
+			return "", err // unreadable directory: no name can be checked
 		}
 		path = fmt.Sprintf("%s.partial-%d.safetensors", base, i)
 	}
