@@ -415,6 +415,14 @@ func TestPromptEditing(t *testing.T) {
 	if got := p.path(); got != filepath.Join(dir, "apic-") {
 		t.Fatalf("tab completed to %q", got)
 	}
+	// The names left to choose from show in place of the hint, until
+	// the next key.
+	if v := p.view(120, plainTheme); !strings.Contains(v, "2 matches: apic-one.safetensors  apic-two.safetensors") {
+		t.Errorf("prompt after an ambiguous tab: %q", v)
+	}
+	if p = p.edit(keyMsg("o")); len(p.matches) != 0 || !strings.Contains(p.view(120, plainTheme), "tab complete") {
+		t.Error("the matches outlived the next key")
+	}
 }
 
 func TestUndoKey(t *testing.T) {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,9 @@ type prompt struct {
 	kind        promptKind
 	value       []rune
 	placeholder string
+	// matches are the names a tab left to choose from (more than one),
+	// shown until the next key.
+	matches []string
 }
 
 // newPrompt opens a prompt prefilled with value.
@@ -37,6 +41,7 @@ func (p prompt) active() bool { return p.kind != promptNone }
 
 // edit applies an editing key.
 func (p prompt) edit(k tea.KeyPressMsg) prompt {
+	p.matches = nil
 	switch k.String() {
 	case "backspace":
 		if len(p.value) > 0 {
@@ -45,7 +50,11 @@ func (p prompt) edit(k tea.KeyPressMsg) prompt {
 	case "ctrl+u":
 		p.value = nil
 	case "tab":
-		p.value = []rune(complete(string(p.value)))
+		v, names := complete(string(p.value))
+		p.value = []rune(v)
+		if len(names) > 1 {
+			p.matches = names
+		}
 	default:
 		if k.Text != "" && k.Mod&^tea.ModShift == 0 {
 			p.value = append(p.value, []rune(k.Text)...)
@@ -73,6 +82,11 @@ func (p prompt) view(w int, t theme) string {
 		label = "open checkpoint: "
 	}
 	hint := "   enter ok · esc cancel · tab complete"
+	if len(p.matches) > 0 {
+		hint = fmt.Sprintf("   %d matches: %s", len(p.matches), strings.Join(p.matches, "  "))
+		// The matches may take the room of the hint, not the value's.
+		hint = truncate(hint, max(20, w-ansi.StringWidth(label)-ansi.StringWidth(string(p.value))-2))
+	}
 	room := max(8, w-ansi.StringWidth(label)-ansi.StringWidth(hint)-1)
 	v := string(p.value)
 	if ansi.StringWidth(v) > room-1 {
@@ -87,8 +101,9 @@ func (p prompt) view(w int, t theme) string {
 }
 
 // complete extends a path to the longest common prefix of the matching
-// entries of its directory (directories get a trailing separator).
-func complete(v string) string {
+// entries of its directory (directories get a trailing separator), and
+// returns the matching names.
+func complete(v string) (string, []string) {
 	dir, base := filepath.Split(v)
 	lookIn := dir
 	if lookIn == "" {
@@ -96,7 +111,7 @@ func complete(v string) string {
 	}
 	ents, err := os.ReadDir(lookIn)
 	if err != nil {
-		return v
+		return v, nil
 	}
 	var names []string
 	for _, e := range ents {
@@ -109,7 +124,7 @@ func complete(v string) string {
 		}
 	}
 	if len(names) == 0 {
-		return v
+		return v, nil
 	}
 	prefix := names[0]
 	for _, n := range names[1:] {
@@ -117,5 +132,5 @@ func complete(v string) string {
 			prefix = prefix[:len(prefix)-1]
 		}
 	}
-	return dir + prefix
+	return dir + prefix, names
 }
