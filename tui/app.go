@@ -747,22 +747,34 @@ func (m Model) startTrain() (tea.Model, tea.Cmd) {
 	return m, r.next()
 }
 
-// onTrainDone takes a finished run's weights into its entry (unless the
-// entry was replaced meanwhile, e.g. by opening a file).
+// onTrainDone takes a finished run's weights into its entry. If a file
+// opened meanwhile replaced the weights the run started from, the run's
+// weights go between the two, one u behind the file, so they are not
+// lost.
 func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 	m.runs = slices.DeleteFunc(m.runs, func(x *trainRun) bool { return x == r })
 	steps := r.res.Steps1 + r.res.Steps2
 	var cmd tea.Cmd
-	if steps > 0 && r.model != nil && m.entries[r.key] == r.base {
+	if steps > 0 && r.model != nil {
 		info := core.Info{Steps1: r.res.Steps1, Steps2: r.res.Steps2, WallSeconds: r.res.Wall.Seconds(), Metrics: r.res.Val}
 		if r.mode == modeFineTune {
 			info.Steps1 += r.base.info.Steps1
 			info.Steps2 += r.base.info.Steps2
 			info.WallSeconds += r.base.info.WallSeconds
 		}
-		m.entries[r.key] = &entry{model: r.model, src: srcTrained, info: info, prev: r.base}
-		if r.key == m.key() && r != m.run {
-			cmd = m.reinfer()
+		trained := &entry{model: r.model, src: srcTrained, info: info, prev: r.base}
+		if m.entries[r.key] == r.base {
+			m.entries[r.key] = trained
+			if r.key == m.key() && r != m.run {
+				cmd = m.reinfer()
+			}
+		} else {
+			for e := m.entries[r.key]; e != nil; e = e.prev {
+				if e.prev == r.base {
+					e.prev = trained
+					break
+				}
+			}
 		}
 	}
 	if r == m.run {
@@ -959,7 +971,11 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	m.res = nil
 	m.syncTraining()
 	m.setMsg(msgInfo, "opened %s (%s/%s, %d+%d steps; u goes back)", msg.path, arch.System, arch.Backbone, msg.info.Steps1, msg.info.Steps2)
-	m.noteAbandoned(stopped, ok)
+	if ok && stopped == key {
+		m.setMsg(msgWarn, "%s · training of %s/%s stopped; its weights so far are one u behind the file", m.msg, key.system, key.backbone)
+	} else {
+		m.noteAbandoned(stopped, ok)
+	}
 	return m, m.reinfer()
 }
 

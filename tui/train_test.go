@@ -263,3 +263,29 @@ func TestTrainConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenDuringRunKeepsItsWeights: opening a file for the model being
+// trained stops the run, and its weights land one u behind the file.
+func TestOpenDuringRunKeepsItsWeights(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	start := m.entry()
+	m, cmds := startRun(t, m)
+	m = send(t, m, openedMsg{path: "other.safetensors", model: start.model, info: start.info})
+	if !strings.Contains(m.msg, "one u behind the file") {
+		t.Errorf("open during a run: message %q", m.msg)
+	}
+	m, _ = run(t, m, tea.Batch(cmds...))
+	file := m.entry()
+	if file.src != srcFile || file.prev == nil || file.prev.src != srcTrained || file.prev.prev != start {
+		t.Fatalf("entry chain after the run: file %v, behind it %+v", file.src, file.prev)
+	}
+	if u := m.unsaved(); len(u) != 1 || u[0] != "spring/lnp" {
+		t.Errorf("unsaved %v, want the run's weights behind the file", u)
+	}
+	m, _ = press(t, m, "u")
+	if m.entry() != file.prev {
+		t.Error("u did not go back to the run's weights")
+	}
+	settle(t, base)
+}
