@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"apic/core"
+	"apic/nets"
+	"apic/sims"
 )
 
 // tinyTrainArgs are the flags of a small, fast training run.
@@ -306,4 +308,25 @@ func sameWeightsCLI(a, b *core.Model) string {
 		}
 	}
 	return ""
+}
+
+// TestKeepPartialUncheckableName: a --out whose directory cannot be read
+// (here: a file stands where the directory should be) is an error, not an
+// endless search for a free name.
+func TestKeepPartialUncheckableName(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sys, err := sims.Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := core.NewModel(core.DefaultConfig(sys, core.CNP))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keepPartial(filepath.Join(file, "model.safetensors"), m, core.Info{}, nets.F32); err == nil {
+		t.Error("a partial file under a regular file was reported saved")
+	}
 }
