@@ -284,8 +284,12 @@ func (m Model) stale() bool {
 	return t.LambdaTheta != m.lamTheta.value() || t.LambdaDelta != m.lamDelta.value() || string(t.Reg) != m.reg.value()
 }
 
+// msgLine turns line breaks and tabs into spaces.
+var msgLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
+
 func (m *Model) setMsg(k msgKind, format string, args ...any) {
-	m.msgKind, m.msg = k, fmt.Sprintf(format, args...)
+	// One line of text: an error's own newlines would push the frame.
+	m.msgKind, m.msg = k, msgLine.Replace(fmt.Sprintf(format, args...))
 }
 
 // Update handles messages.
@@ -448,7 +452,7 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 		// A run that ended since the warning changes what would be lost.
 		if what := fmt.Sprintf("%s (%d running)", strings.Join(u, ", "), len(m.runs)); m.quitArmed != what {
 			m.quitArmed = what
-			m.setMsg(msgErr, "weights trained here are unsaved (%s): s saves the one on screen; q again quits without saving", strings.Join(u, ", "))
+			m.setMsg(msgErr, "weights trained here are unsaved (%s): s saves those on screen (u first where a file was opened over them); q again quits without saving", strings.Join(u, ", "))
 			return m, nil
 		}
 	}
@@ -472,11 +476,17 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 func (m Model) unsaved() []string {
 	var out []string
 	for k, e := range m.entries {
-		// Weights an open replaced are one u away, and lost on quitting
-		// just the same.
+		// Look past opened files only: weights a file replaced are one u
+		// away and lost on quitting just the same, while the runs behind
+		// trained weights are superseded by them.
 		for ; e != nil; e = e.prev {
-			if e.src == srcTrained && e.saved == "" {
-				out = append(out, k.system+"/"+k.backbone)
+			if e.src == srcTrained {
+				if e.saved == "" {
+					out = append(out, k.system+"/"+k.backbone)
+				}
+				break
+			}
+			if e.src != srcFile {
 				break
 			}
 		}
@@ -972,7 +982,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	m.syncTraining()
 	m.setMsg(msgInfo, "opened %s (%s/%s, %d+%d steps; u goes back)", msg.path, arch.System, arch.Backbone, msg.info.Steps1, msg.info.Steps2)
 	if ok && stopped == key {
-		m.setMsg(msgWarn, "%s · training of %s/%s stopped; its weights so far are one u behind the file", m.msg, key.system, key.backbone)
+		m.setMsg(msgWarn, "%s · training of %s/%s stopped; the weights of its completed steps go one u behind the file", m.msg, key.system, key.backbone)
 	} else {
 		m.noteAbandoned(stopped, ok)
 	}

@@ -289,3 +289,24 @@ func TestOpenDuringRunKeepsItsWeights(t *testing.T) {
 	}
 	settle(t, base)
 }
+
+// TestQuitAfterSavingTheLastRun: saving the weights on screen is enough;
+// the earlier run they grew from does not keep q warning.
+func TestQuitAfterSavingTheLastRun(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	for range 2 {
+		var cmds []tea.Cmd
+		m, cmds = startRun(t, m)
+		m, _ = run(t, m, tea.Batch(cmds...))
+	}
+	m.entry().saved = "kept.safetensors"
+	if u := m.unsaved(); len(u) != 0 {
+		t.Errorf("unsaved %v after saving the latest weights", u)
+	}
+	m.setMsg(msgErr, "two\nlines")
+	if strings.Contains(m.msg, "\n") {
+		t.Errorf("message %q keeps its line break", m.msg)
+	}
+	settle(t, base)
+}

@@ -264,6 +264,10 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 		if f.init == "" || f.steps1 != 0 || f.steps2 != 0 || f.recalibrate < 1 {
 			return UsageError("--recalibrate-only theta needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1")
 		}
+		if f.set["refine"] {
+			// The other settings of FILE were fitted for its refinement.
+			return UsageError("--recalibrate-only theta keeps FILE's settings: drop --refine")
+		}
 	}
 	if f.out != "" {
 		return checkOutputPath("out", f.out)

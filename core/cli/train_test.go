@@ -292,6 +292,7 @@ func TestTrainRecalibrateThetaOnly(t *testing.T) {
 		{"train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate-only", "spread", "--out", second},
 		{"train", "--init", first, "--steps1", "0", "--steps2", "5", "--recalibrate-only", "theta", "--out", second},
 		{"train", "--system", "spring", "--recalibrate-only", "theta", "--out", second},
+		{"train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate-only", "theta", "--refine", "0", "--out", second},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.Contains(stderr, "--recalibrate-only") {
 			t.Errorf("%v: exit %d, stderr %q", args[1:], code, stderr)
