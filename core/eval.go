@@ -178,10 +178,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	}
 	rep := Summarise(m.Sys, per)
 	rep.System, rep.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)
-	rep.Tasks, rep.Context, rep.Noise, rep.Seed, rep.Samples = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed, opt.Samples
-	if m.Config.Arch.Backbone == CNP {
-		rep.Samples = 1 // the deterministic CNP predicts from one pass whatever was asked
-	}
+	rep.Tasks, rep.Context, rep.Noise, rep.Seed, rep.Samples = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed, m.samplesDrawn(opt.Samples)
 	rep.Refine = opt.Refine
 	if rep.Refine < 0 {
 		rep.Refine = m.Config.Infer.Refine
@@ -219,13 +216,12 @@ func TaskStream(seed uint64, i int) (uint64, int) {
 // scoreTasks is ScoreTasksWith, giving the model each task's true θ when
 // trueTheta is set and telling progress (if set) after each call.
 func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool, progress func(done, total int)) ([]TaskMetrics, error) {
-	const chunk = evalChunk
 	per := make([]TaskMetrics, 0, len(tasks))
-	for lo := 0; lo < len(tasks); lo += chunk {
+	for lo := 0; lo < len(tasks); lo += evalChunk {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		part := tasks[lo:min(lo+chunk, len(tasks))]
+		part := tasks[lo:min(lo+evalChunk, len(tasks))]
 		ctxs := make([]sims.Context, len(part))
 		sides := make([][]float64, len(part))
 		for i, t := range part {

@@ -74,25 +74,23 @@ func (a *APIC) options(seedOffset uint64) PredictOptions {
 // simulator, discrepancy network, Monte-Carlo collapse) for one
 // realization.
 func (a *APIC) Calibrate(ctx context.Context, obs sims.Context, side []float64) (Prediction, error) {
-	if err := ctx.Err(); err != nil {
-		return Prediction{}, err
-	}
-	preds, err := a.Model.PredictWith([]sims.Context{obs}, [][]float64{side}, a.options(0))
-	if err != nil {
-		return Prediction{}, err
-	}
-	return preds[0], nil
+	return a.calibrateOne(ctx, obs, side, a.options(0))
 }
 
 // CalibrateTask is Calibrate for task i of an evaluation set: its latent
 // noise is the one eval draws for that task (TaskStream), so compare's
 // APIC rows equal eval's for the same flags.
 func (a *APIC) CalibrateTask(ctx context.Context, i int, obs sims.Context, side []float64) (Prediction, error) {
+	o := a.options(0)
+	o.Seed, o.First = TaskStream(o.Seed, i)
+	return a.calibrateOne(ctx, obs, side, o)
+}
+
+// calibrateOne predicts one realization with options o.
+func (a *APIC) calibrateOne(ctx context.Context, obs sims.Context, side []float64, o PredictOptions) (Prediction, error) {
 	if err := ctx.Err(); err != nil {
 		return Prediction{}, err
 	}
-	o := a.options(0)
-	o.Seed, o.First = TaskStream(o.Seed, i)
 	preds, err := a.Model.PredictWith([]sims.Context{obs}, [][]float64{side}, o)
 	if err != nil {
 		return Prediction{}, err

@@ -65,6 +65,15 @@ type PredictOptions struct {
 	Refine int
 }
 
+// samplesDrawn is how many latent samples a prediction asked for k
+// draws: k, or one for the deterministic CNP.
+func (m *Model) samplesDrawn(k int) int {
+	if m.Config.Arch.Backbone == CNP {
+		return 1
+	}
+	return k
+}
+
 // PredictWith is Predict with options.
 func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOptions) ([]Prediction, error) {
 	return m.predictWith(ctxs, sides, o, nil)
@@ -103,9 +112,7 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 	if k < 1 {
 		return nil, fmt.Errorf("predict: need at least one sample, got %d", k)
 	}
-	if m.Config.Arch.Backbone == CNP {
-		k = 1
-	}
+	k = m.samplesDrawn(k)
 	want := m.Sys.Side().Len
 	for i, s := range sides {
 		if len(s) != want {
@@ -206,6 +213,9 @@ func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, s
 	if err := m.applySpread(preds, cs, *spread, procs); err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
+	// θ's scale is applied here, once, not in applySpread, which
+	// recalibration calls again on the same predictions (it recomputes
+	// the grid deviations but would compound this one).
 	if st := spread.ThetaScale(); st != 1 {
 		for _, p := range preds {
 			for q := range p.ThetaStd {

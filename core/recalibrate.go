@@ -33,7 +33,6 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
 	}
-	t := m.Config.Train
 	tasks, ctxs, sides, err := m.recalibrationTasks(n)
 	if err != nil {
 		return err
@@ -56,9 +55,9 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 		}
 		// The modes share the means and sample variances; only the
 		// deviations are recomputed per mode.
-		preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: t.Seed, Refine: refine}, &SpreadFit{})
+		preds, err := m.recalibrationPredict(ctxs, sides, refine)
 		if err != nil {
-			return nil, fmt.Errorf("recalibrate: %w", err)
+			return nil, err
 		}
 		var cands []spreadCandidate
 		for _, mode := range spreadModes {
@@ -118,6 +117,17 @@ func (m *Model) recalibrationTasks(n int) ([]sims.Task, []sims.Context, [][]floa
 	return tasks, ctxs, sides, nil
 }
 
+// recalibrationPredict predicts the validation realizations with refine
+// refinement steps and no spread calibration: what every fit of
+// Recalibrate and RecalibrateTheta starts from.
+func (m *Model) recalibrationPredict(ctxs []sims.Context, sides [][]float64, refine int) ([]Prediction, error) {
+	preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: refine}, &SpreadFit{})
+	if err != nil {
+		return nil, fmt.Errorf("recalibrate: %w", err)
+	}
+	return preds, nil
+}
+
 // RecalibrateTheta fits only θ's interval scale (SpreadFit.ThetaStdScale,
 // of the default and of the one-pass predictions) on Recalibrate's n
 // validation realizations, keeping every other inference setting: the
@@ -134,9 +144,9 @@ func (m *Model) RecalibrateTheta(ctx context.Context, n int) error {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: refine}, &SpreadFit{})
+		preds, err := m.recalibrationPredict(ctxs, sides, refine)
 		if err != nil {
-			return 0, fmt.Errorf("recalibrate: %w", err)
+			return 0, err
 		}
 		return thetaScale(tasks, preds), nil
 	}

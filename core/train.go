@@ -237,6 +237,9 @@ func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 func (m *Model) Validate(ctx context.Context) (Report, error) { return m.validate(ctx) }
 
 // validate evaluates on held-out realizations from the validation stream.
+// valSamples are the latent samples of a validation prediction.
+const valSamples = 8
+
 func (m *Model) validate(ctx context.Context) (Report, error) {
 	t := m.Config.Train
 	rng := rand.New(rand.NewPCG(t.Seed, valStream))
@@ -249,15 +252,12 @@ func (m *Model) validate(ctx context.Context) (Report, error) {
 		}
 		tasks[i] = task
 	}
-	per, err := m.ScoreTasks(ctx, tasks, 8, t.Seed)
+	per, err := m.ScoreTasks(ctx, tasks, valSamples, t.Seed)
 	if err != nil {
 		return Report{}, err
 	}
 	rep := Summarise(m.Sys, per)
-	rep.System, rep.Backbone, rep.Tasks, rep.Context, rep.Samples = m.Sys.Name(), string(m.Config.Arch.Backbone), len(tasks), m.Sys.TestContext(), 8
-	if m.Config.Arch.Backbone == CNP {
-		rep.Samples = 1
-	}
+	rep.System, rep.Backbone, rep.Tasks, rep.Context, rep.Samples = m.Sys.Name(), string(m.Config.Arch.Backbone), len(tasks), m.Sys.TestContext(), m.samplesDrawn(valSamples)
 	rep.Seed, rep.Refine = t.Seed, m.Config.Infer.Refine // ScoreTasks refines as the model does
 	return rep, nil
 }

@@ -231,7 +231,6 @@ func (m Model) plots(w, h int, big bool) []string {
 func (m Model) fullHelp(w, h int) []string {
 	t := m.theme
 	hm := m.help
-	hm.ShowAll = true
 	hm.SetWidth(w)
 	lines := []string{t.paint(t.bold, "keys") + "  (? or esc closes this help)"}
 	k := m.keysNow()
