@@ -145,8 +145,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		printCommands(stdout)
 		return 0
 	}
-	switch name := args[0]; name {
-	case "help", "-h", "-help", "--help":
+	switch name := args[0]; {
+	case name == "help" || isHelpFlag(name):
 		if name == "help" && len(args) > 1 && !isHelpFlag(args[1]) {
 			c, ok := commands[args[1]]
 			if !ok {

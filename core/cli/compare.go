@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"apic/checkpoints"
@@ -273,49 +272,6 @@ func compareKOH(ctx context.Context, env *Env, sys sims.System, test []sims.Task
 		return compareMethod{}, err
 	}
 	return compareMethod{Name: kohgp.Name, Run: run, Wall: time.Since(start)}, nil
-}
-
-// taskProgress prints "koh-gp 12/50 …": a redrawn line on a terminal,
-// a line every few seconds otherwise.
-type taskProgress struct {
-	env   *Env
-	name  string
-	start time.Time
-	mu    sync.Mutex
-	last  time.Time
-	drawn bool
-}
-
-func newTaskProgress(env *Env, name string) *taskProgress {
-	now := time.Now()
-	return &taskProgress{env: env, name: name, start: now, last: now}
-}
-
-func (p *taskProgress) report(done, total int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := time.Now()
-	el := now.Sub(p.start)
-	eta := time.Duration(float64(el) / float64(done) * float64(total-done))
-	line := fmt.Sprintf("%s %d/%d realizations, elapsed %s, ETA %s", p.name, done, total, el.Round(100*time.Millisecond), eta.Round(time.Second))
-	if p.env.StderrTerminal {
-		fmt.Fprintf(p.env.Stderr, "\r\x1b[K%s", line)
-		p.drawn = true
-		return
-	}
-	if now.Sub(p.last) >= 5*time.Second || done == total {
-		p.last = now
-		fmt.Fprintln(p.env.Stderr, line)
-	}
-}
-
-func (p *taskProgress) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.drawn {
-		fmt.Fprintln(p.env.Stderr)
-		p.drawn = false
-	}
 }
 
 // speedup is KOH-GP's median wall time per realization over m's.
