@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// taskProgress prints "koh-gp 12/50 …" (compare) or "eval 75/200 …": a redrawn line on a terminal,
-// a line every few seconds otherwise.
+// taskProgress prints "koh-gp 12/50 …" (compare) or "eval 75/200 …":
+// a redrawn line on a terminal, a line every few seconds otherwise.
 type taskProgress struct {
 	env   *Env
 	name  string
