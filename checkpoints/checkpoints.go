@@ -20,8 +20,15 @@ const suffix = ".safetensors"
 func Name(system, backbone string) string { return system + "-" + backbone + suffix }
 
 // Lookup returns the embedded checkpoint for a system and backbone.
-func Lookup(system, backbone string) ([]byte, bool) {
-	b, err := files.ReadFile(Name(system, backbone))
+func Lookup(system, backbone string) ([]byte, bool) { return ByName(Name(system, backbone)) }
+
+// ByName returns the embedded checkpoint file of that name (as List
+// gives it).
+func ByName(name string) ([]byte, bool) {
+	if !strings.HasSuffix(name, suffix) || strings.ContainsRune(name, '/') {
+		return nil, false
+	}
+	b, err := files.ReadFile(name)
 	if err != nil {
 		return nil, false
 	}

@@ -189,8 +189,9 @@ func (p linePlot) render(t theme) []string {
 // legendLines draws the legend, marks in their colours, on n lines
 // (1 or 2). On one line the items go two spaces apart from lead, or one,
 // or from the panel's left edge, as needed for every item to fit, and
-// otherwise it keeps those that fit from the edge; two lines hold every item (the
-// "needed δ" and "nominal" marks are what some lessons are about).
+// otherwise it keeps those that fit from the edge; two lines hold every
+// item (the "needed δ" and "nominal" marks are what some lessons are
+// about).
 func (p linePlot) legendLines(t theme, lead, n int) []string {
 	line := func(items []legendItem, lead, sep int) string {
 		parts := make([]string, len(items))

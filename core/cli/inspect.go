@@ -10,7 +10,6 @@ import (
 	"apic/checkpoints"
 	"apic/core"
 	"apic/nets"
-	"apic/sims"
 )
 
 func init() {
@@ -152,25 +151,17 @@ func readForInspect(path string) (*nets.File, *core.Model, core.Info, error) {
 		}
 		return f, m, info, nil
 	}
-	for _, sys := range sims.Names() {
-		for _, b := range core.Backbones {
-			if checkpoints.Name(sys, string(b)) != name {
-				continue
-			}
-			data, ok := checkpoints.Lookup(sys, string(b))
-			if !ok {
-				break
-			}
-			f, err := nets.DecodeSafetensors(data)
-			if err != nil {
-				return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
-			}
-			m, info, err := core.DecodeCheckpoint(data)
-			if err != nil {
-				return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
-			}
-			return f, m, info, nil
-		}
+	data, ok := checkpoints.ByName(name)
+	if !ok {
+		return nil, nil, core.Info{}, UsageError("no embedded checkpoint %q (embedded: %s)", name, strings.Join(checkpoints.List(), ", "))
 	}
-	return nil, nil, core.Info{}, UsageError("no embedded checkpoint %q (embedded: %s)", name, strings.Join(checkpoints.List(), ", "))
+	f, err := nets.DecodeSafetensors(data)
+	if err != nil {
+		return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
+	}
+	m, info, err := core.DecodeCheckpoint(data)
+	if err != nil {
+		return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, m, info, nil
 }
