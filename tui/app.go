@@ -452,7 +452,8 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 		// A run that ended since the warning changes what would be lost.
 		if what := fmt.Sprintf("%s (%d running)", strings.Join(u, ", "), len(m.runs)); m.quitArmed != what {
 			m.quitArmed = what
-			m.setMsg(msgErr, "weights trained here are unsaved (%s): s saves those on screen (u first where a file was opened over them); q again quits without saving", strings.Join(u, ", "))
+			// Short: beside a training status it must fit one line.
+			m.setMsg(msgErr, "trained weights unsaved (%s): s saves (u first if a file was opened over them); q again quits", strings.Join(u, ", "))
 			return m, nil
 		}
 	}
