@@ -143,7 +143,7 @@ type Train struct {
 	LambdaDelta  float64     `json:"lambda_delta"`
 	Reg          Regularizer `json:"reg"`
 	Seed         uint64      `json:"seed"`
-	Noise        float64     `json:"noise"`        // context noise σ during training
+	Noise        float64     `json:"noise"`        // observation noise σ during training; validation and recalibration draw their contexts with it too
 	Trajectories int         `json:"trajectories"` // 0: fresh realizations every step
 	ClipNorm     float64     `json:"clip_norm"`
 	ValEvery     int         `json:"val_every"` // steps between validations; 0 disables

@@ -108,7 +108,7 @@ func (m *Model) recalibrationTasks(n int) ([]sims.Task, []sims.Context, [][]floa
 	sides := make([][]float64, n)
 	for i := range tasks {
 		r := sims.Draw(m.Sys, rng)
-		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), 0, rng)
+		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), m.Config.Train.Noise, rng)
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -398,3 +398,19 @@ func coverageErrorsFlat(dst []float64, rs []coverageResid, s2s []float64) {
 		dst[k] = e / float64(len(eceLevels))
 	}
 }
+
+// UseRawSpread makes every later prediction of m use the predictive
+// distribution of BENCHMARKS.md as written: the Monte-Carlo mixture
+// collapsed to its mean and variance,
+//
+//	var_j = v_j + σ_c²
+//
+// with v_j the spread of the latent (or, after refinement, Laplace)
+// samples and σ_c² the model's noise (the learned one, or after
+// refinement the context residuals' RSS/n), dropping the fitted spread
+// mode, evolution profile and post-hoc scales of recalibration — θ's
+// interval scale included. It shows what recalibration adds.
+func (m *Model) UseRawSpread() {
+	m.Config.Infer.SpreadFit = SpreadFit{}
+	m.Config.Infer.OnePass = nil
+}

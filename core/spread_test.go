@@ -293,3 +293,41 @@ func fitContextNoise(terms []obsTerm, mean, sampleVar, h []float64, c int, learn
 	var sc spreadScratch
 	return sc.fitContextNoise(nil, terms, mean, sampleVar, h, c, learned)
 }
+
+// TestUseRawSpread: a model with a post-hoc scale s predicts deviations
+// s times those of the plain mixture collapse; UseRawSpread drops the
+// scale (and the one-pass fit) and leaves the means alone.
+func TestUseRawSpread(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	perturb(m, 2, 0.3)
+	ctxs, sides := contextsOf(testTasks(t, m.Sys, 3, 20, 9))
+	o := PredictOptions{Samples: 6, Seed: 4, Refine: 0}
+	m.Config.Infer.SpreadFit = SpreadFit{StdScale: 3, DeltaStdScale: 2, ThetaStdScale: 5}
+	m.Config.Infer.Refine = 2
+	m.Config.Infer.OnePass = &SpreadFit{StdScale: 3, DeltaStdScale: 2}
+	scaled, err := m.PredictWith(ctxs, sides, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.UseRawSpread()
+	if m.Config.Infer.OnePass != nil || m.Config.Infer.SpreadFit != (SpreadFit{}) {
+		t.Fatalf("after UseRawSpread: spread %+v, one pass %v", m.Config.Infer.SpreadFit, m.Config.Infer.OnePass)
+	}
+	raw, err := m.PredictWith(ctxs, sides, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := range raw {
+		for j := range raw[b].Std {
+			if raw[b].Mean[j] != scaled[b].Mean[j] {
+				t.Fatalf("realization %d value %d: mean %v raw, %v scaled", b, j, raw[b].Mean[j], scaled[b].Mean[j])
+			}
+			if r := scaled[b].Std[j] / raw[b].Std[j]; math.Abs(r-3) > 1e-9 {
+				t.Fatalf("realization %d value %d: scaled/raw deviation %v, want 3", b, j, r)
+			}
+			if r := scaled[b].DeltaStd[j] / raw[b].DeltaStd[j]; math.Abs(r-2) > 1e-9 {
+				t.Fatalf("realization %d value %d: scaled/raw δ deviation %v, want 2", b, j, r)
+			}
+		}
+	}
+}

@@ -101,6 +101,10 @@ func (s *sampler) batch(b, n int, nominal bool) (*Batch, error) {
 			return nil, err
 		}
 		ctxs[i], sides[i], thetas[i] = t.Context, r.Side, r.Theta
+		// The targets carry the same noise as the context: training data
+		// are measurements, noisy everywhere, and the likelihood learns
+		// the noise from them. (Evaluation adds noise to the context only,
+		// as BENCHMARKS.md says, and scores against the noise-free truth.)
 		values[i] = make([]float64, len(v))
 		for j := range v {
 			values[i][j] = v[j] + s.noise*sp.Eps[j]
@@ -246,7 +250,7 @@ func (m *Model) validate(ctx context.Context) (Report, error) {
 	tasks := make([]sims.Task, max(t.ValTasks, 1))
 	for i := range tasks {
 		r := sims.Draw(m.Sys, rng)
-		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), 0, rng)
+		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), t.Noise, rng)
 		if err != nil {
 			return Report{}, err
 		}
@@ -259,5 +263,6 @@ func (m *Model) validate(ctx context.Context) (Report, error) {
 	rep := Summarise(m.Sys, per)
 	rep.System, rep.Backbone, rep.Tasks, rep.Context, rep.Samples = m.Sys.Name(), string(m.Config.Arch.Backbone), len(tasks), m.Sys.TestContext(), m.samplesDrawn(valSamples)
 	rep.Seed, rep.Refine = t.Seed, m.Config.Infer.Refine // ScoreTasks refines as the model does
+	rep.Noise = t.Noise
 	return rep, nil
 }

@@ -448,3 +448,30 @@ func TestTrainContextRange(t *testing.T) {
 		}
 	}
 }
+
+// TestValidationUsesTrainingNoise: a model trained at noise σ validates
+// and recalibrates on contexts carrying that noise, so that its spread
+// and refinement settings are chosen for the data it was trained for.
+func TestValidationUsesTrainingNoise(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.Noise = 0.1; c.Train.ValTasks = 3 })
+	rep, err := m.validate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Noise != 0.1 {
+		t.Errorf("validation report noise %v, want 0.1", rep.Noise)
+	}
+	tasks, _, _, err := m.recalibrationTasks(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for _, task := range tasks {
+		for i, g := range task.Context.GridIndex {
+			worst = max(worst, math.Abs(task.Context.Values[i][0]-task.Real.True[g]))
+		}
+	}
+	if worst < 0.05 {
+		t.Errorf("recalibration contexts lie within %v of the truth: no noise at σ = 0.1", worst)
+	}
+}

@@ -86,6 +86,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	refine := fs.Int("refine", -1, "APIC refinement steps on the context (0: one-pass amortized; -1: each checkpoint's setting)")
 	starts := fs.Int("starts", 8, "KOH-GP L-BFGS starts per realization (Latin hypercube over the prior)")
 	workers := fs.Int("workers", 0, "KOH-GP realizations fitted in parallel (default: GOMAXPROCS)")
+	rawSpread := fs.Bool("raw-spread", false, "score APIC's Monte-Carlo mixture collapsed to its mean and variance, without the checkpoints' recalibrated spread")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -115,6 +116,11 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	models, err := compareModels(sys.Name(), files)
 	if err != nil {
 		return err
+	}
+	if *rawSpread {
+		for _, nm := range models {
+			nm.model.UseRawSpread()
+		}
 	}
 	if *workers == 0 {
 		*workers = runtime.GOMAXPROCS(0)
@@ -147,9 +153,9 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		methods[i].Report = rep
 	}
 	if *jsonOut {
-		return writeCompareJSON(env.Stdout, sys, test, opt, methods, *starts, *workers)
+		return writeCompareJSON(env.Stdout, sys, test, opt, methods, *starts, *workers, *rawSpread)
 	}
-	writeCompareText(env.Stdout, sys, test, opt, methods, *starts, *workers)
+	writeCompareText(env.Stdout, sys, test, opt, methods, *starts, *workers, *rawSpread)
 	return nil
 }
 
@@ -350,7 +356,7 @@ type compareMethodJSON struct {
 	RealizationsPerSecondKOH      float64  `json:"realizations_per_second,omitempty"`
 }
 
-func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int) error {
+func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) error {
 	out := map[string]any{
 		"system": sys.Name(), "tasks": len(test), "context": test[0].Context.Len(),
 		"noise": opt.Noise, "seed": opt.Seed, "samples": opt.Samples,
@@ -382,6 +388,9 @@ func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		ms[m.Name] = j
 	}
 	out["methods"] = ms
+	if rawSpread {
+		out["raw_spread"] = true
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
@@ -407,9 +416,13 @@ var compareHeads = map[string]string{
 	core.KeyDeltaMAE: "δ MAE", core.KeyDeltaLL: "δ LL", core.KeyDeltaECE: "δ ECE", core.KeyThetaMAE: "θ MAE",
 }
 
-func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int) {
+func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) {
 	fmt.Fprintf(w, "%s · %s, context %d, noise %g, seed %d\n", sys.Title(), core.Count(len(test), "realization"), test[0].Context.Len(), opt.Noise, opt.Seed)
-	fmt.Fprintf(w, "KOH-GP: %s per realization, %s; APIC: %s\n\n", core.Count(starts, "L-BFGS start"), core.Count(min(workers, len(test)), "worker"), core.Count(opt.Samples, "sample"))
+	raw := ""
+	if rawSpread {
+		raw = ", raw spread"
+	}
+	fmt.Fprintf(w, "KOH-GP: %s per realization, %s; APIC: %s%s\n\n", core.Count(starts, "L-BFGS start"), core.Count(min(workers, len(test)), "worker"), core.Count(opt.Samples, "sample"), raw)
 
 	// Metrics, mean ± std over realizations, methods as rows.
 	rows := [][]string{append([]string{"method"}, headsOf(compareColumns)...)}

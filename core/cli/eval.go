@@ -37,6 +37,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
 	refine := fs.Int("refine", -1, "refinement steps on the context (0: one-pass amortized; -1: the checkpoint's setting)")
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
+	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (BENCHMARKS.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	if err := env.Parse(fs, args); err != nil {
@@ -57,6 +58,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	}
 	if *zThetaPrior >= 0 {
 		m.Config.Infer.ZThetaPrior = *zThetaPrior
+	}
+	if *rawSpread {
+		m.UseRawSpread()
 	}
 	if n := *context; n > m.Sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
@@ -81,13 +85,17 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			core.Report
-			Checkpoint string `json:"checkpoint"` // where the weights came from
-		}{rep, source})
+			Checkpoint string `json:"checkpoint"`           // where the weights came from
+			RawSpread  bool   `json:"raw_spread,omitempty"` // scored without the recalibrated spread
+		}{rep, source, *rawSpread})
 	}
 	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(rep.Backbone), source)
 	fmt.Fprintf(env.Stdout, "%d realizations, context %d, noise %g, seed %d, %s, %s", rep.Tasks, rep.Context, rep.Noise, rep.Seed, core.Count(rep.Samples, "sample"), core.Count(rep.Refine, "refinement step"))
 	if rep.TrueTheta {
 		fmt.Fprint(env.Stdout, ", true θ given")
+	}
+	if *rawSpread {
+		fmt.Fprint(env.Stdout, ", raw spread")
 	}
 	fmt.Fprint(env.Stdout, "\n\n")
 	writeReportTable(env.Stdout, rep)

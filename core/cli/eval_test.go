@@ -73,3 +73,35 @@ func TestEvalErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalRawSpread scores the embedded spring/lnp file, whose
+// recalibrated spread differs from the plain mixture collapse, with and
+// without --raw-spread: the means (MAE) stay, the intervals (ECE) move.
+func TestEvalRawSpread(t *testing.T) {
+	run := func(extra ...string) (core.Report, bool) {
+		args := append([]string{"eval", "--system", "spring", "--backbone", "lnp", "--tasks", "4", "--samples", "4", "--json"}, extra...)
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", extra, code, errOut)
+		}
+		var rep struct {
+			core.Report
+			RawSpread bool `json:"raw_spread"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("not JSON: %v\n%s", err, out)
+		}
+		return rep.Report, rep.RawSpread
+	}
+	cal, calRaw := run()
+	raw, rawRaw := run("--raw-spread")
+	if calRaw || !rawRaw {
+		t.Errorf("raw_spread fields %v (default) and %v (--raw-spread)", calRaw, rawRaw)
+	}
+	if a, b := cal.Metrics[core.KeyReconMAE].Mean, raw.Metrics[core.KeyReconMAE].Mean; a != b {
+		t.Errorf("recon MAE %v with the recalibrated spread, %v raw: the spread must not move the mean", a, b)
+	}
+	if a, b := cal.Metrics[core.KeyReconECE].Mean, raw.Metrics[core.KeyReconECE].Mean; a == b {
+		t.Errorf("recon ECE %v both ways: --raw-spread changed nothing", a)
+	}
+}
