@@ -448,12 +448,21 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // training step) before the program does. A second q or ctrl+c exits at
 // once; Run still waits for the goroutines after the program has ended.
 func (m Model) quit() (tea.Model, tea.Cmd) {
-	if u := m.unsaved(); len(u) > 0 && !m.quitting {
+	if u, behind := m.unsaved(); len(u) > 0 && !m.quitting {
 		// A run that ended since the warning changes what would be lost.
 		if what := fmt.Sprintf("%s (%d running)", strings.Join(u, ", "), len(m.runs)); m.quitArmed != what {
 			m.quitArmed = what
-			// Short: beside a training status it must fit one line.
-			m.setMsg(msgErr, "trained weights unsaved (%s): s saves (u first if a file was opened over them); q again quits", strings.Join(u, ", "))
+			// Short, so that it fits at 80 columns beside a training
+			// status; the open prompt takes q as text.
+			again := "q"
+			if m.prompt.active() {
+				again = "ctrl+c"
+			}
+			how := ": s saves"
+			if behind {
+				how = " behind the opened file: u, then s"
+			}
+			m.setMsg(msgErr, "unsaved weights (%s)%s; %s again quits", strings.Join(u, ", "), how, again)
 			return m, nil
 		}
 	}
@@ -473,17 +482,19 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 
 // unsaved names, in a fixed order, the system/backbone pairs whose
 // weights were trained in this session and not saved since (on screen,
-// or behind an opened file), and those training now.
-func (m Model) unsaved() []string {
+// or behind an opened file), and those training now; behindFile reports
+// unsaved weights that an opened file hides.
+func (m Model) unsaved() (names []string, behindFile bool) {
 	var out []string
 	for k, e := range m.entries {
 		// Look past opened files only: weights a file replaced are one u
 		// away and lost on quitting just the same, while the runs behind
 		// trained weights are superseded by them.
-		for ; e != nil; e = e.prev {
+		for top := e; e != nil; e = e.prev {
 			if e.src == srcTrained {
 				if e.saved == "" {
 					out = append(out, k.system+"/"+k.backbone)
+					behindFile = behindFile || e != top
 				}
 				break
 			}
@@ -498,7 +509,7 @@ func (m Model) unsaved() []string {
 		}
 	}
 	slices.Sort(out)
-	return out
+	return out, behindFile
 }
 
 // adjust moves the focused control by d.

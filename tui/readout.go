@@ -94,18 +94,24 @@ func sig2(v float64) string {
 
 // metricNumber formats a metric in at most seven characters: three
 // significant digits without the leading zero (".0123"), or for values
-// below 0.0001 a short exponent form ("3.5e-5", not "3.51e-05"), which the
-// near-exact advdiff fits need.
+// below 0.0001 and from 1000 up a short exponent form ("3.5e-5", not
+// "3.51e-05"; "-3.7e4", not "-3.72e+04"), which the near-exact advdiff
+// fits and a failed fit's log-likelihood need.
 func metricNumber(v float64) string { return shortNumber(v, 3) }
 
 // shortNumber is compact(v with digits significant digits), switching
-// to a two-digit mantissa and unpadded exponent below 0.0001.
+// to a two-digit mantissa and unpadded exponent below 0.0001 and from
+// 10^digits up.
 func shortNumber(v float64, digits int) string {
 	if tiny(v) {
 		return shortExp(v, 1)
 	}
 	if math.IsNaN(v) {
 		return "–"
+	}
+	if a := math.Abs(v); a >= math.Pow(10, float64(digits)) && !math.IsInf(v, 0) {
+		// 'g' would write "-3.72e+04", too long for the sidebar.
+		return shortExp(v, 1)
 	}
 	return compact(strconv.FormatFloat(v, 'g', digits, 64))
 }

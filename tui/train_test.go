@@ -125,7 +125,7 @@ func TestQuitWhileTrainingWaitsForTheRun(t *testing.T) {
 	// The first q warns that the run's weights would be lost.
 	nm, cmd := m.Update(keyMsg("q"))
 	m = nm.(Model)
-	if cmd != nil || m.quitting || !strings.Contains(m.msg, "unsaved (spring/lnp)") {
+	if cmd != nil || m.quitting || !strings.Contains(m.msg, "unsaved weights (spring/lnp)") {
 		t.Fatalf("first q: quitting %v, message %q; want a warning naming the run", m.quitting, m.msg)
 	}
 	nm, cmd = m.Update(keyMsg("q"))
@@ -166,7 +166,7 @@ func TestQuitWarnsOfUnsavedWeights(t *testing.T) {
 	// The run ended after the warning: what would be lost changed, so
 	// the next q warns again.
 	m, quit = quits(m)
-	if quit || !strings.Contains(m.msg, "unsaved (spring/lnp)") {
+	if quit || !strings.Contains(m.msg, "unsaved weights (spring/lnp)") {
 		t.Fatalf("first q: quit %v, message %q", quit, m.msg)
 	}
 	m, _ = press(t, m, "j")
@@ -280,7 +280,7 @@ func TestOpenDuringRunKeepsItsWeights(t *testing.T) {
 	if file.src != srcFile || file.prev == nil || file.prev.src != srcTrained || file.prev.prev != start {
 		t.Fatalf("entry chain after the run: file %v, behind it %+v", file.src, file.prev)
 	}
-	if u := m.unsaved(); len(u) != 1 || u[0] != "spring/lnp" {
+	if u, _ := m.unsaved(); len(u) != 1 || u[0] != "spring/lnp" {
 		t.Errorf("unsaved %v, want the run's weights behind the file", u)
 	}
 	m, _ = press(t, m, "u")
@@ -301,12 +301,43 @@ func TestQuitAfterSavingTheLastRun(t *testing.T) {
 		m, _ = run(t, m, tea.Batch(cmds...))
 	}
 	m.entry().saved = "kept.safetensors"
-	if u := m.unsaved(); len(u) != 0 {
+	if u, _ := m.unsaved(); len(u) != 0 {
 		t.Errorf("unsaved %v after saving the latest weights", u)
 	}
 	m.setMsg(msgErr, "two\nlines")
 	if strings.Contains(m.msg, "\n") {
 		t.Errorf("message %q keeps its line break", m.msg)
 	}
+	settle(t, base)
+}
+
+// TestWarningsReadableWhileTraining: beside the long training status at
+// 80×24, a warning (s during a run) and the quit warning wrap onto the
+// third line whole; with the path prompt open the quit warning names
+// ctrl+c, since q would be typed into the prompt.
+func TestWarningsReadableWhileTraining(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	m.prog = &core.Progress{Stage: 2, Step: 28, Steps: 300, ETA: 24 * time.Second}
+	shows := func(m Model, want string) {
+		t.Helper()
+		frame := m.render()
+		frameOK(t, frame, 80, 24)
+		lines := strings.Split(frame, "\n")
+		if !strings.Contains(lines[1]+lines[2], want) && !strings.Contains(lines[2], want) {
+			t.Errorf("%q is not shown whole:\n%s\n%s", want, lines[1], lines[2])
+		}
+	}
+	m, _ = press(t, m, "s")
+	shows(m, "training is running — wait for it or stop it (esc), then save")
+	m, _ = press(t, m, "q")
+	shows(m, "unsaved weights (spring/lnp): s saves; q again quits")
+	m, _ = press(t, m, "o", "ctrl+c")
+	if !m.prompt.active() || !strings.Contains(m.msg, "ctrl+c again quits") {
+		t.Errorf("ctrl+c over the prompt: prompt active %v, message %q", m.prompt.active(), m.msg)
+	}
+	m, _ = press(t, m, "esc", "esc")
+	run(t, m, tea.Batch(cmds...))
 	settle(t, base)
 }

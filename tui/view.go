@@ -104,12 +104,12 @@ func (m Model) header() []string {
 	}
 	lead := ansi.StringWidth(status) + 5 // "  │  "
 	line2 += t.paint(t.dim, "  │  ")
-	// An error too long for the line wraps once onto a third line, so
-	// that its cause (at its end) stays readable; other messages are cut,
+	// An error or warning too long for the line wraps once onto a third
+	// line, so that its cause (at its end) stays readable; notes are cut,
 	// keeping the layout still while training reports.
 	parts := []string{m.msg}
 	indent := lead // the third line continues under the message
-	if m.msgKind == msgErr && ansi.StringWidth(m.msg) > m.width-lead {
+	if m.msgKind != msgInfo && ansi.StringWidth(m.msg) > m.width-lead {
 		if m.width-lead < m.width/3 {
 			// A long status (training) leaves the message too little
 			// room beside it: all of it goes on the third line.
@@ -213,18 +213,23 @@ func (m Model) plots(w, h int, big bool) []string {
 			})
 		}
 	}
-	if big {
-		w1, h1 := (w-1)/2, h/2
-		w2, h2 := w-1-w1, h-h1
-		gap := func(n int) []string { return block(nil, 1, n) }
-		top := joinH(block(panels[0](w1, h1), w1, h1), gap(h1), block(panels[1](w2, h1), w2, h1))
-		bot := joinH(block(panels[2](w1, h2), w1, h2), gap(h2), block(panels[3](w2, h2), w2, h2))
-		return append(top, bot...)
-	}
+	// Every panel gets the same size, the odd line or column left blank:
+	// panels of different heights would sample different rows of a
+	// heatmap's time axis, and choose different ticks for ranges they
+	// share, under the same labels.
 	h1 := h / 2
+	if big {
+		w1 := (w - 1) / 2
+		pad := w - 1 - 2*w1
+		gap := func(n int) []string { return block(nil, 1, n) }
+		row := func(a, b int) []string {
+			return block(joinH(block(panels[a](w1, h1), w1, h1), gap(h1), block(panels[b](w1, h1), w1, h1)), w1*2+1+pad, h1)
+		}
+		return block(append(row(0, 1), row(2, 3)...), w, h)
+	}
 	first := 2 * m.page
 	out := block(panels[first](w, h1), w, h1)
-	return append(out, block(panels[first+1](w, h-h1), w, h-h1)...)
+	return block(append(out, block(panels[first+1](w, h1), w, h1)...), w, h)
 }
 
 // fullHelp is the help view of ?: every key, and what the panels show.
@@ -362,8 +367,10 @@ func (m Model) metricsLines(w int) []string {
 		return metricNumber(m.res.metrics.Values[k])
 	}
 	pair := func(l1, v1, l2, v2 string) string {
+		// " recon MAE " and a value of up to seven characters: the
+		// second column starts at the same place whatever the values.
 		left := " " + l1 + " " + v1
-		return padRight(padRight(left, max(18, ansi.StringWidth(left)+1))+l2+" "+v2, w)
+		return padRight(padRight(left, max(19, ansi.StringWidth(left)+1))+l2+" "+v2, w)
 	}
 	return []string{
 		pair("recon MAE", get(core.KeyReconMAE), "δ MAE", get(core.KeyDeltaMAE)),
