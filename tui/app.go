@@ -331,6 +331,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, m.reinfer())
 		}
 		return m, tea.Batch(cmds...)
+	case trainRecalibratingMsg:
+		msg.run.recalibrating = true
+		return m, msg.run.next()
 	case trainDoneMsg:
 		return m.onTrainDone(msg.run)
 	case refineMsg:
@@ -804,7 +807,11 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 		where := fmt.Sprintf("stage %d step %d/%d", lastStage(r), lastStep(m.prog), lastSteps(m.prog))
 		switch {
 		case r.err == nil:
-			m.setMsg(msgInfo, "training done: %d steps in %s — s saves it, u undoes", steps, formatDuration(r.res.Wall))
+			m.setMsg(msgInfo, "training done: %d steps in %s, spread recalibrated — s saves it, u undoes", steps, formatDuration(r.res.Wall))
+		case r.recalibrating && errors.Is(r.err, context.Canceled):
+			m.setMsg(msgInfo, "recalibration stopped — trained weights kept with the plain spread (u undoes, s saves)")
+		case r.recalibrating:
+			m.setMsg(msgErr, "%v — trained weights kept with the plain spread (u undoes, s saves)", r.err)
 		case errors.Is(r.err, context.Canceled):
 			if steps > 0 {
 				m.setMsg(msgInfo, "training stopped at %s — weights kept (u undoes, s saves)", where)

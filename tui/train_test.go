@@ -341,3 +341,50 @@ func TestWarningsReadableWhileTraining(t *testing.T) {
 	run(t, m, tea.Batch(cmds...))
 	settle(t, base)
 }
+
+// TestRunRecalibrates: a run that completes refits the predictive spread
+// to its own weights instead of carrying the fit of the weights it
+// started from (here a sentinel); esc during the refit keeps the trained
+// weights with the plain mixture collapse, never the stale fit.
+func TestRunRecalibrates(t *testing.T) {
+	sentinel := core.SpreadFit{StdScale: 50, DeltaStdScale: 50, ThetaStdScale: 50}
+	for _, stop := range []bool{false, true} {
+		m := newTest(t, "spring", 80, 24)
+		base := runtime.NumGoroutine()
+		m.entry().model.Config.Infer.SpreadFit = sentinel
+		m, cmds := startRun(t, m)
+		r := m.run
+		// Feed events until the refit starts (and, to stop it, press esc
+		// at once), then to the end of the run.
+		for len(cmds) > 0 && m.run != nil {
+			c := cmds[0]
+			cmds = cmds[1:]
+			if c == nil {
+				continue
+			}
+			var more []tea.Cmd
+			m, more = nextEvent(t, m, c)
+			cmds = append(cmds, more...)
+			if stop && m.run != nil && m.run.recalibrating && !m.run.stopping {
+				if st, _ := m.status(); !strings.Contains(st, "recalibrating") {
+					t.Errorf("status %q during the refit", st)
+				}
+				m, _ = press(t, m, "esc")
+			}
+		}
+		if !r.recalibrating {
+			t.Fatalf("stop %v: the run never reported its refit", stop)
+		}
+		got := m.entry().model.Config.Infer
+		switch {
+		case !stop && (!strings.Contains(m.msg, "spread recalibrated") || got.SpreadFit == sentinel || got.SpreadFit == (core.SpreadFit{})):
+			t.Errorf("completed run: message %q, spread %+v", m.msg, got.SpreadFit)
+		case stop && (!strings.Contains(m.msg, "recalibration stopped") || got.SpreadFit != (core.SpreadFit{}) || got.OnePass != nil):
+			t.Errorf("stopped refit: message %q, spread %+v, one pass %v", m.msg, got.SpreadFit, got.OnePass)
+		}
+		if m.entry().src != srcTrained {
+			t.Errorf("stop %v: the trained weights were not kept", stop)
+		}
+		settle(t, base)
+	}
+}

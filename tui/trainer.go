@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -76,6 +77,26 @@ type trainRun struct {
 	// stopping is set (on the UI goroutine only) once the run was
 	// cancelled; its snapshots are no longer shown.
 	stopping bool
+	// recalibrating is set (on the UI goroutine only) once training has
+	// ended and the predictive spread is being refitted.
+	recalibrating bool
+	// recalibrated reports (after done) that the trained model's spread
+	// was refitted to its own weights; otherwise it was reset to the
+	// plain mixture collapse (core.Model.UseRawSpread).
+	recalibrated bool
+}
+
+// trainRecalibratingMsg says training has ended and recalibration begun.
+type trainRecalibratingMsg struct{ run *trainRun }
+
+// recalibrationTasks is how many validation realizations the end of a
+// run recalibrates on: apic train's default for the full budget, fewer
+// for the quick modes, whose runs take a minute or two.
+func recalibrationTasks(mode trainMode) int {
+	if mode == modeFull {
+		return 64
+	}
+	return 16
 }
 
 // trainProgressMsg reports a training step.
@@ -125,6 +146,24 @@ func startTraining(parent context.Context, r *trainRun, model *core.Model) {
 		defer close(r.done)
 		defer cancel()
 		res, err := model.Train(ctx, hooks)
+		// The predictive spread, the refinement's z_θ prior and θ's
+		// interval scale were fitted to the weights the run started
+		// from; as apic train does, refit them to the new weights. A run
+		// that stops first keeps none of the old fit.
+		if err == nil {
+			select {
+			case r.events <- trainRecalibratingMsg{run: r}:
+			case <-ctx.Done():
+			}
+			if err = model.Recalibrate(ctx, recalibrationTasks(r.mode)); err == nil {
+				r.recalibrated = true
+			} else {
+				err = fmt.Errorf("recalibration: %w", err)
+			}
+		}
+		if !r.recalibrated {
+			model.UseRawSpread()
+		}
 		r.model, r.res, r.err = model, res, err
 	}()
 }

@@ -150,6 +150,8 @@ func (m Model) status() (string, ansi.Style) {
 		return "◌ stopping training, then quitting", t.warn
 	case m.run != nil && m.run.stopping:
 		return "◌ stopping training…", t.warn
+	case m.run != nil && m.run.recalibrating:
+		return fmt.Sprintf("◐ recalibrating the spread on %d validation realizations · esc stops", recalibrationTasks(m.run.mode)), t.accent
 	case m.run != nil:
 		p := m.prog
 		if p == nil {
