@@ -2,10 +2,12 @@ package tui
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 )
 
 var plainTheme = newTheme(colorprofile.ASCII)
@@ -148,17 +150,61 @@ func TestHeatmapSizeAndRamp(t *testing.T) {
 }
 
 func TestColormaps(t *testing.T) {
-	r0, g0, b0, _ := sequential(0).RGBA()
-	r1, g1, b1, _ := sequential(1).RGBA()
+	tc := colorprofile.TrueColor
+	r0, g0, b0, _ := sequential.at(0, tc).RGBA()
+	r1, g1, b1, _ := sequential.at(1, tc).RGBA()
 	if r0 == r1 && g0 == g1 && b0 == b1 {
 		t.Error("sequential map is constant")
 	}
-	r, g, b, _ := diverging(0.5).RGBA()
+	r, g, b, _ := diverging.at(0.5, tc).RGBA()
 	if r>>8 < 240 || g>>8 < 240 || b>>8 < 240 {
 		t.Errorf("diverging midpoint not white: %d %d %d", r>>8, g>>8, b>>8)
 	}
-	if sequential(-5) != sequential(0) || sequential(7) != sequential(1) {
+	if sequential.at(-5, tc) != sequential.at(0, tc) || sequential.at(7, tc) != sequential.at(1, tc) {
 		t.Error("colormap does not clamp")
+	}
+}
+
+// TestColormapPalettes: in 256 colours the ramps stay in the colour cube
+// (never a grey), the diverging map's blue half bluer than red and its
+// red half redder than blue; in 16 colours they step through their basic
+// ramp in order, every step used, the diverging middle white.
+func TestColormapPalettes(t *testing.T) {
+	for _, tc := range []struct {
+		cm        colormap
+		diverging bool
+	}{{sequential, false}, {diverging, true}} {
+		cm := tc.cm
+		last := -1
+		seen := map[ansi.BasicColor]bool{}
+		for i := 0; i <= 100; i++ {
+			u := float64(i) / 100
+			c, ok := cm.at(u, colorprofile.ANSI256).(ansi.IndexedColor)
+			if !ok || c < 16 || c > 231 {
+				t.Fatalf("u %v: 256-colour entry %v, want the cube (16–231)", u, c)
+			}
+			k := int(c) - 16
+			red, blue := k/36, k%6
+			if tc.diverging && ((u < 0.4 && blue < red) || (u > 0.6 && red <= blue)) {
+				t.Errorf("diverging u %v: cube red %d, blue %d", u, red, blue)
+			}
+			bc, ok := cm.at(u, colorprofile.ANSI).(ansi.BasicColor)
+			if !ok {
+				t.Fatalf("u %v: 16-colour entry %v is not basic", u, cm.at(u, colorprofile.ANSI))
+			}
+			idx := slices.Index(cm.basic, bc)
+			if idx < last {
+				t.Errorf("u %v: 16-colour ramp steps back from %d to %d", u, last, idx)
+			}
+			last = idx
+			seen[bc] = true
+		}
+		if len(seen) != len(cm.basic) {
+			t.Errorf("16-colour ramp uses %d of its %d colours", len(seen), len(cm.basic))
+		}
+	}
+	if diverging.at(0.5, colorprofile.ANSI) != ansi.BrightWhite {
+		t.Errorf("16-colour diverging middle %v, want bright white", diverging.at(0.5, colorprofile.ANSI))
 	}
 }
 

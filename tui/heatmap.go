@@ -64,10 +64,10 @@ func (h heatmap) render(t theme) []string {
 				c.set(gutter+x, y, shade(h.unit(at(y, x))), nil, nil)
 				continue
 			}
-			top := h.cmap(h.unit(at(2*y, x)))
+			top := h.cmap.at(h.unit(at(2*y, x)), t.profile)
 			bot := top
 			if 2*y+1 < pixRows {
-				bot = h.cmap(h.unit(at(2*y+1, x)))
+				bot = h.cmap.at(h.unit(at(2*y+1, x)), t.profile)
 			}
 			c.set(gutter+x, y, '▀', top, bot)
 		}
@@ -111,7 +111,7 @@ func (h heatmap) colorBar(t theme, gutter, cw int) string {
 		if t.plain {
 			c.set(gutter+len(lo)+1+i, 0, shade(u), nil, nil)
 		} else {
-			c.set(gutter+len(lo)+1+i, 0, '█', h.cmap(u), nil)
+			c.set(gutter+len(lo)+1+i, 0, '█', h.cmap.at(u, t.profile), nil)
 		}
 	}
 	c.text(gutter+len(lo)+1+n, 0, " "+hi, colLabel)

@@ -16,7 +16,8 @@ import (
 // --ascii) draws no escape sequences at all and tells series apart by
 // their glyphs alone, and heatmaps by a shade ramp.
 type theme struct {
-	plain bool
+	plain   bool
+	profile colorprofile.Profile // the terminal's, for the heatmaps' ramps
 
 	title, bold, dim, label, accent, focus, warn, err, ok ansi.Style
 }
@@ -57,18 +58,19 @@ func rgb(r, g, b uint8) color.Color { return ansi.RGBColor{R: r, G: g, B: b} }
 // newTheme returns the theme for a colour profile.
 func newTheme(p colorprofile.Profile) theme {
 	if p <= colorprofile.ASCII {
-		return theme{plain: true}
+		return theme{plain: true, profile: p}
 	}
 	return theme{
-		title:  ansi.Style{}.Bold().ForegroundColor(colTitle).BackgroundColor(colTitleBG),
-		bold:   ansi.Style{}.Bold(),
-		dim:    ansi.Style{}.ForegroundColor(colNominal),
-		label:  ansi.Style{}.ForegroundColor(colLabel),
-		accent: ansi.Style{}.ForegroundColor(colAccent),
-		focus:  ansi.Style{}.Bold().ForegroundColor(colFocusFG).BackgroundColor(colFocusBG),
-		warn:   ansi.Style{}.ForegroundColor(colWarn),
-		err:    ansi.Style{}.Bold().ForegroundColor(colErr),
-		ok:     ansi.Style{}.ForegroundColor(colOK),
+		profile: p,
+		title:   ansi.Style{}.Bold().ForegroundColor(colTitle).BackgroundColor(colTitleBG),
+		bold:    ansi.Style{}.Bold(),
+		dim:     ansi.Style{}.ForegroundColor(colNominal),
+		label:   ansi.Style{}.ForegroundColor(colLabel),
+		accent:  ansi.Style{}.ForegroundColor(colAccent),
+		focus:   ansi.Style{}.Bold().ForegroundColor(colFocusFG).BackgroundColor(colFocusBG),
+		warn:    ansi.Style{}.ForegroundColor(colWarn),
+		err:     ansi.Style{}.Bold().ForegroundColor(colErr),
+		ok:      ansi.Style{}.ForegroundColor(colOK),
 	}
 }
 
@@ -100,30 +102,75 @@ func (t theme) helpStyles() help.Styles {
 	return help.Styles{Ellipsis: sep, ShortKey: key, ShortDesc: desc, ShortSeparator: sep, FullKey: key, FullDesc: desc, FullSeparator: sep}
 }
 
-// colormap maps u ∈ [0, 1] to a colour.
-type colormap func(u float64) color.Color
+// colormap maps u ∈ [0, 1] to a colour: truecolor stops interpolated
+// linearly, and the ramps the terminal's smaller palettes get. Bubble
+// Tea's own downsampling picks each colour's nearest palette entry, which
+// on a ramp can fall on a grey out of order (a strong red drawn dark
+// grey in 256 colours, a bright blue among cyans in 16), so the map does
+// it itself, in order: in 256 colours it rounds to the 6×6×6 cube (no
+// greys), in 16 it steps through basic colours chosen in order.
+type colormap struct {
+	stops [][3]float64      // evenly spaced truecolor stops
+	basic []ansi.BasicColor // the 16-colour ramp, low to high
+}
 
-// Colour stops of the heatmaps: a perceptually ordered sequential map
-// (dark blue → teal → yellow, viridis-like) for fields and |error|, and
-// a diverging blue–white–red map for signed discrepancies.
+// The heatmaps' maps: a perceptually ordered sequential map (dark blue →
+// teal → yellow, viridis-like) for fields and |error|, and a diverging
+// blue–white–red map for signed discrepancies, white at its middle.
 var (
-	sequentialStops = [][3]float64{{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}}
-	divergingStops  = [][3]float64{{33, 102, 172}, {146, 197, 222}, {247, 247, 247}, {244, 165, 130}, {178, 24, 43}}
+	sequential = colormap{
+		stops: [][3]float64{{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}},
+		basic: []ansi.BasicColor{ansi.Magenta, ansi.Blue, ansi.Cyan, ansi.Green, ansi.BrightGreen, ansi.BrightYellow},
+	}
+	diverging = colormap{
+		stops: [][3]float64{{33, 102, 172}, {146, 197, 222}, {247, 247, 247}, {244, 165, 130}, {178, 24, 43}},
+		basic: []ansi.BasicColor{ansi.Blue, ansi.BrightBlue, ansi.BrightWhite, ansi.BrightRed, ansi.Red},
+	}
 )
 
-func sequential(u float64) color.Color { return interpStops(sequentialStops, u) }
-func diverging(u float64) color.Color  { return interpStops(divergingStops, u) }
-
-// interpStops interpolates linearly between evenly spaced colour stops.
-func interpStops(stops [][3]float64, u float64) color.Color {
+// at is the colour of u under profile p; NaN (no value) is dark grey.
+func (c colormap) at(u float64, p colorprofile.Profile) color.Color {
 	if math.IsNaN(u) {
+		if p == colorprofile.ANSI {
+			return ansi.BrightBlack
+		}
 		return colHeatNone
 	}
 	u = math.Max(0, math.Min(1, u))
+	switch p {
+	case colorprofile.ANSI:
+		return c.basic[int(math.Round(u*float64(len(c.basic)-1)))]
+	case colorprofile.ANSI256:
+		return cubeColor(interpStops(c.stops, u))
+	}
+	return rgb(interpStops(c.stops, u))
+}
+
+// interpStops interpolates linearly between evenly spaced colour stops,
+// u ∈ [0, 1].
+func interpStops(stops [][3]float64, u float64) (r, g, b uint8) {
 	pos := u * float64(len(stops)-1)
 	i := min(int(pos), len(stops)-2)
 	f := pos - float64(i)
-	a, b := stops[i], stops[i+1]
-	c := func(k int) uint8 { return uint8(math.Round(a[k] + (b[k]-a[k])*f)) }
-	return rgb(c(0), c(1), c(2))
+	a, z := stops[i], stops[i+1]
+	c := func(k int) uint8 { return uint8(math.Round(a[k] + (z[k]-a[k])*f)) }
+	return c(0), c(1), c(2)
+}
+
+// cubeLevels are the channel levels of the 256-colour palette's 6×6×6
+// cube (indices 16–231).
+var cubeLevels = [6]int{0, 95, 135, 175, 215, 255}
+
+// cubeColor is the cube entry nearest to (r, g, b), channel by channel.
+func cubeColor(r, g, b uint8) ansi.IndexedColor {
+	near := func(v uint8) int {
+		best := 0
+		for i, l := range cubeLevels {
+			if abs(float64(int(v)-l)) < abs(float64(int(v)-cubeLevels[best])) {
+				best = i
+			}
+		}
+		return best
+	}
+	return ansi.IndexedColor(16 + 36*near(r) + 6*near(g) + near(b))
 }
