@@ -67,7 +67,12 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 	}
 	name := padRight(c.symbol(), 2)
 	estStd := shortNumber(est, 3) + "±" + shortNumber(std, 2)
-	if len([]rune(estStd)) > 11 {
+	switch {
+	case std == 0:
+		// One deterministic pass (the CNP before refinement) has no
+		// spread to show: "±0" would read as certainty.
+		estStd = shortNumber(est, 3) + "±–"
+	case len([]rune(estStd)) > 11:
 		// A tiny σ in a long form ("1.5e-6") would be cut mid-exponent:
 		// one significant digit ("2e-6") keeps it whole.
 		estStd = shortNumber(est, 3) + "±" + oneDigit(std)

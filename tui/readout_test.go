@@ -35,6 +35,9 @@ func TestThetaRowKeepsSmallSigmaWhole(t *testing.T) {
 	if !strings.Contains(row, ".0312±2e-6 ") {
 		t.Errorf("row %q: want .0312±2e-6", row)
 	}
+	if row = c.view(40, false, plainTheme, 0.0312, 0, 0.0312); !strings.Contains(row, ".0312±– ") {
+		t.Errorf("row %q: want .0312±– (no spread, not ±0)", row)
+	}
 	row = c.view(40, false, plainTheme, 1.14, 2.0e-5, 1.14)
 	if !strings.Contains(row, "1.14±2.0e-5") {
 		t.Errorf("row %q: want 1.14±2.0e-5 (two digits fit)", row)

@@ -260,7 +260,7 @@ func (m Model) fullHelp(w, h int) []string {
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
 		"context and noise σ re-infer at once on the same realization;",
 		"λθ, λδ and the regulariser apply to the next training run (t);",
-		"θ rows: set a parameter by hand and watch what δ must absorb (a: auto).",
+		fmt.Sprintf("θ rows: θ̂±σ over %s; set by hand to see what δ must absorb (a: auto).", core.Count(samplesFor(m.sys()), "sample")),
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
 		"", t.paint(t.bold, "panels"))
 	if m.is2D() && m.heat {
