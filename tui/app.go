@@ -393,7 +393,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Backbone):
 		return m, m.setBackbone(m.backbone.step(1).value())
 	case key.Matches(k, keys.Realization):
-		m.seed++
+		if m.seed++; m.seed == 0 {
+			m.seed = 1 // past the largest seed: 0 is not a seed (--seed refuses it)
+		}
 		m.real, m.split = drawRealization(m.sys(), m.seed)
 		m.setMsg(msgInfo, "new realization, seed %d", m.seed)
 		return m, m.reinfer()
@@ -955,7 +957,17 @@ func saveCmd(path string, e *entry) tea.Cmd {
 
 func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
-		m.setMsg(msgErr, "save failed: %v", msg.err)
+		// The underlying error repeats the path and names the temporary
+		// file of the atomic write; the common causes read better plainly.
+		dir := filepath.Dir(msg.path)
+		switch {
+		case errors.Is(msg.err, fs.ErrNotExist):
+			m.setMsg(msgErr, "save failed: directory %s does not exist", dir)
+		case errors.Is(msg.err, fs.ErrPermission):
+			m.setMsg(msgErr, "save failed: no permission to write in %s", dir)
+		default:
+			m.setMsg(msgErr, "save failed: %v", msg.err)
+		}
 		return m, nil
 	}
 	msg.entry.saved = msg.path

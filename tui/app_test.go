@@ -297,6 +297,16 @@ func TestHelpKey(t *testing.T) {
 	}
 }
 
+// TestNewRealizationSkipsSeedZero: r past the largest seed wraps to 1,
+// not to 0, which --seed refuses.
+func TestNewRealizationSkipsSeedZero(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m.seed = math.MaxUint64
+	if m, _ = press(t, m, "r"); m.seed != 1 {
+		t.Errorf("seed after the largest: %d, want 1", m.seed)
+	}
+}
+
 func TestQuitKeys(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	if _, quit := press(t, m, "q"); !quit {
@@ -335,6 +345,14 @@ func TestSaveAndOpen(t *testing.T) {
 	m, _ = press(t, m, "enter")
 	if m.msgKind != msgErr || !strings.Contains(m.msg, "already exists") {
 		t.Fatalf("overwriting: %q", m.msg)
+	}
+	// A directory that does not exist is named plainly, without the
+	// atomic write's temporary file.
+	m, _ = press(t, m, "s", "ctrl+u")
+	m = typeText(t, m, filepath.Join(dir, "nosuch", "x.safetensors"))
+	m, _ = press(t, m, "enter")
+	if want := "save failed: directory " + filepath.Join(dir, "nosuch") + " does not exist"; m.msg != want {
+		t.Fatalf("saving into a missing directory: %q, want %q", m.msg, want)
 	}
 	// esc cancels a prompt.
 	m, _ = press(t, m, "s", "esc")
