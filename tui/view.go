@@ -368,17 +368,22 @@ func (m Model) metricsLines(w int) []string {
 		}
 		return metricNumber(m.res.metrics.Values[k])
 	}
-	pair := func(l1, v1, l2, v2 string) string {
-		// " recon MAE " and a value of up to seven characters: the
-		// second column starts at the same place whatever the values.
-		left := " " + l1 + " " + v1
-		return padRight(padRight(left, max(19, ansi.StringWidth(left)+1))+l2+" "+v2, w)
+	rows := [][4]string{
+		{"recon MAE", get(core.KeyReconMAE), "δ MAE", get(core.KeyDeltaMAE)},
+		{"θ error  ", get(core.KeyThetaMAE), "LL   ", get(core.KeyReconLL)},
+		{"ECE      ", get(core.KeyReconECE), "", ""},
 	}
-	return []string{
-		pair("recon MAE", get(core.KeyReconMAE), "δ MAE", get(core.KeyDeltaMAE)),
-		pair("θ error  ", get(core.KeyThetaMAE), "LL   ", get(core.KeyReconLL)),
-		pair("ECE      ", get(core.KeyReconECE), "", ""),
+	// The second column starts one space after the widest first one, so
+	// that it lines up whatever the values' lengths.
+	col := 0
+	for _, r := range rows {
+		col = max(col, ansi.StringWidth(" "+r[0]+" "+r[1])+1)
 	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = padRight(padRight(" "+r[0]+" "+r[1], col)+r[2]+" "+r[3], w)
+	}
+	return out
 }
 
 // trainLines is the training box: stage, step, loss and ETA with a loss
