@@ -373,7 +373,12 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	if f.contextRange != "" {
 		lo, hi, err := parseRange(f.contextRange)
 		if err != nil {
-			return core.Config{}, nil, UsageError("context-range: %v", err)
+			return core.Config{}, nil, UsageError("--context-range: %v", err)
+		}
+		// 0:0 in the configuration means "the system's range": given
+		// here it would be silently replaced, so it is refused as 5:2 is.
+		if lo < 1 || hi < lo {
+			return core.Config{}, nil, UsageError("--context-range %s must satisfy 1 ≤ MIN ≤ MAX", f.contextRange)
 		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
