@@ -499,6 +499,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"u0-file missing", "advdiff", "t,x,u\n0.5,0.5,1\n", nil, "system advdiff needs its side information u0 (64 values): give --u0-file"},
 		{"u0-file short", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", short}, "u0short.csv: 2 data rows, want 64"},
 		{"u0 both", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", u0File, "--u0", "1"}, "give --u0 or --u0-file, not both"},
+		{"u0-file directory", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", dir}, "--u0-file: " + dir + " is a directory"},
 		{"u0 for spring", "spring", "t,y\n1,1\n", []string{"--u0", "1,2"}, "system spring has no side information"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
