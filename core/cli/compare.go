@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -109,6 +110,11 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	}
 	if n := *contextN; n > sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, sys.Grid().Points())
+	}
+	// Checked now, not after the APIC timing has run: KOH-GP would fail
+	// on the first realization.
+	if n := cmp.Or(*contextN, sys.TestContext()); n < kohgp.MinContext {
+		return UsageError("--context must be ≥ %d for compare (KOH-GP needs at least %d context observations), got %d", kohgp.MinContext, kohgp.MinContext, n)
 	}
 	if math.IsNaN(*noise) || math.IsInf(*noise, 0) {
 		return UsageError("--noise must be finite")

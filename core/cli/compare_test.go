@@ -225,6 +225,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "spring", "--workers", "-1"}, "--workers must be ≥ 0"},
 		{[]string{"compare", "--system", "spring", "--samples", "100000000"}, "--samples must be at most 10000"},
 		{[]string{"compare", "--system", "spring", "--context", "100"}, "leaves no targets"},
+		{[]string{"compare", "--system", "spring", "--context", "1", "--tasks", "2"}, "--context must be ≥ 2 for compare (KOH-GP needs at least 2 context observations), got 1"},
 		{[]string{"compare", "--system", "spring", "--checkpoint", filepath.Join(t.TempDir(), "none.safetensors")}, "none.safetensors"},
 		{[]string{"compare", "--system", "spring", "--checkpoint", lvCkpt}, "is for system lv, not spring"},
 		{[]string{"compare", "--system", "spring", "extra"}, `unexpected argument "extra"`},
