@@ -84,6 +84,12 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		if err := checkOutputPath("png", *pngPath); err != nil {
 			return err
 		}
+		inputs := []struct{ flag, path string }{{"data", *data}, {"u0-file", *u0File}, {"checkpoint", *path}}
+		for _, in := range inputs {
+			if in.path != "" && in.path != "-" && sameFile(*pngPath, in.path) {
+				return UsageError("--png %s is the --%s file, which the figure would overwrite; choose another name", *pngPath, in.flag)
+			}
+		}
 	}
 	m, _, source, err := loadModel(*path, *system, *backbone)
 	if err != nil {
@@ -143,6 +149,23 @@ func checkOutputPath(flag, path string) error {
 		return UsageError("--%s %s is a directory", flag, path)
 	}
 	return nil
+}
+
+// sameFile reports whether paths a and b name the same file: the same
+// file on disk where both exist (links, other spellings), else the same
+// cleaned absolute path.
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return absA == absB
 }
 
 // calibrationSide reads the side information the system needs from --u0

@@ -542,6 +542,10 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"not a checkpoint", append([]string{"--checkpoint", good["spring"][1]}, good["spring"]...), "checkpoint"},
 		{"png dir missing", append([]string{"--checkpoint", ckpts["spring"], "--png", filepath.Join(dir, "no", "f.png")}, good["spring"]...), "--png"},
 		{"png is dir", append([]string{"--checkpoint", ckpts["spring"], "--png", dir}, good["spring"]...), "is a directory"},
+		{"png is data", []string{"--checkpoint", ckpts["spring"], "--data", good["spring"][1], "--png", good["spring"][1]}, "is the --data file"},
+		{"png is data, spelt otherwise", []string{"--checkpoint", ckpts["spring"], "--data", good["spring"][1], "--png", filepath.Join(filepath.Dir(good["spring"][1]), ".", filepath.Base(good["spring"][1]))}, "is the --data file"},
+		{"png is checkpoint", append([]string{"--checkpoint", ckpts["spring"], "--png", ckpts["spring"]}, good["spring"]...), "is the --checkpoint file"},
+		{"png is u0-file", append([]string{"--checkpoint", ckpts["advdiff"], "--png", u0File, "--u0-file", u0File}, good["advdiff"][:2]...), "is the --u0-file file"},
 		{"stray argument", append([]string{"--checkpoint", ckpts["spring"], "extra"}, good["spring"]...), "unexpected argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
