@@ -59,7 +59,7 @@ type calibration struct {
 func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (with --checkpoint it must match)")
-	path := fs.String("checkpoint", "", "checkpoint `file` (default: the embedded one for --system/--backbone)")
+	path := fs.String("checkpoint", "", "checkpoint `file`, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
 	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	data := fs.String("data", "", "observation CSV `file`; '-' reads stdin")
 	u0Text := fs.String("u0", "", "side information as comma-separated values (lv: x0,y0)")
@@ -86,7 +86,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		}
 		inputs := []struct{ flag, path string }{{"data", *data}, {"u0-file", *u0File}, {"checkpoint", *path}}
 		for _, in := range inputs {
-			if in.path != "" && in.path != "-" && sameFile(*pngPath, in.path) {
+			if in.path != "" && in.path != "-" && !strings.HasPrefix(in.path, embeddedPrefix) && sameFile(*pngPath, in.path) {
 				return UsageError("--png %s is the --%s file, which the figure would overwrite; choose another name", *pngPath, in.flag)
 			}
 		}

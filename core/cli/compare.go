@@ -78,7 +78,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	var files stringList
 	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
-	fs.Var(&files, "checkpoint", "an APIC checkpoint `FILE` to compare (repeatable; the embedded checkpoints of --system are always included)")
+	fs.Var(&files, "checkpoint", "an APIC checkpoint `FILE` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of --system are always included)")
 	tasks := fs.Int("tasks", 50, "number of test realizations")
 	contextN := fs.Int("context", 0, "context size (default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
@@ -194,10 +194,17 @@ func compareModels(system string, files []string) ([]namedModel, error) {
 		taken[name] = true
 		out = append(out, namedModel{name: name, source: embeddedPrefix + checkpoints.Name(system, string(b)), model: m})
 	}
+	included := map[string]bool{}
+	for _, nm := range out {
+		included[nm.source] = true
+	}
 	for _, path := range files {
-		m, _, err := core.LoadCheckpoint(path)
+		if included[path] {
+			continue // an embedded checkpoint of the system, compared already
+		}
+		m, _, err := loadCheckpointArg(path)
 		if err != nil {
-			return nil, UsageError("%v", err)
+			return nil, err
 		}
 		if m.Config.Arch.System != system {
 			return nil, UsageError("checkpoint %s is for system %s, not %s", path, m.Config.Arch.System, system)

@@ -58,7 +58,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
 	fs.StringVar(&f.backbone, "backbone", "lnp", "backbone: cnp, lnp or anp")
 	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required)")
-	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model")
+	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model: a file, or embedded:NAME for one shipped with the program")
 	fs.StringVar(&f.decAct, "dec-act", "silu", "activation of f_ψ: silu, relu, tanh, softplus, sigmoid, identity")
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
 	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen, spread")
@@ -287,9 +287,9 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	var cfg core.Config
 	var init *core.Model
 	if f.init != "" {
-		m, info, err := core.LoadCheckpoint(f.init)
+		m, info, err := loadCheckpointArg(f.init)
 		if err != nil {
-			return core.Config{}, nil, UsageError("%v", err)
+			return core.Config{}, nil, err
 		}
 		if f.system != "" && f.system != m.Config.Arch.System {
 			return core.Config{}, nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
