@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -140,11 +141,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		// --init file's).
 		partial := info
 		partial.Metrics = res.Val
-		path, err := keepPartial(f.out, m, partial, dtype)
-		if err != nil {
-			return fmt.Sprintf("the partly trained weights could not be saved (%v); nothing was written", err)
-		}
-		return fmt.Sprintf("the weights of those steps are in %s (--init %s continues from them); %s was not written", path, path, f.out)
+		return keepUnfinished(f.out, m, partial, dtype)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -256,6 +253,14 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 		if v, err := strconv.Atoi(fs.Lookup(name).Value.String()); err == nil && v < least {
 			return UsageError("--%s must be ≥ %d, got %d", name, least, v)
 		}
+	}
+	// Checked here, naming the flags: an infinite rate would otherwise
+	// train to NaN and leave a configuration that JSON cannot record.
+	if f.set["lr"] && (!(f.lr > 0) || math.IsInf(f.lr, 0)) {
+		return UsageError("--lr must be finite and > 0, got %v", f.lr)
+	}
+	if f.set["lr-final"] && (!(f.lrFinal >= 0) || math.IsInf(f.lrFinal, 0)) {
+		return UsageError("--lr-final must be finite and ≥ 0 (0: constant), got %v", f.lrFinal)
 	}
 	if f.recalibrateOnly != "" {
 		if f.recalibrateOnly != "theta" {
@@ -483,6 +488,22 @@ func spreadName(mode string) string {
 		return "model"
 	}
 	return mode
+}
+
+// keepUnfinished keeps an unfinished run's weights with keepPartial and
+// says where, or why no usable file could be kept.
+func keepUnfinished(out string, m *core.Model, info core.Info, dtype nets.DType) string {
+	// A diverged run's weights may hold NaN, Inf or values beyond the
+	// storage type's range: a file of them would not load, so none is
+	// promised.
+	if err := core.CheckStorable(m, dtype); err != nil {
+		return fmt.Sprintf("no usable partial file could be kept (%v: a checkpoint of these weights would not load); nothing was written", err)
+	}
+	path, err := keepPartial(out, m, info, dtype)
+	if err != nil {
+		return fmt.Sprintf("the partly trained weights could not be saved (%v); nothing was written", err)
+	}
+	return fmt.Sprintf("the weights of those steps are in %s (--init %s continues from them); %s was not written", path, path, out)
 }
 
 // keepPartial saves an unfinished run's model beside out, as

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -92,7 +93,12 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--dtype", "f16", "--out", filepath.Join(dir, "x")}, "dtype"},
 		{[]string{"train", "--init", junk, "--out", filepath.Join(dir, "x")}, "junk.safetensors"},
 		{[]string{"train", "--init", good, "--system", "lv", "--out", filepath.Join(dir, "x")}, "disagrees"},
-		{[]string{"train", "--system", "spring", "--lr", "-1", "--out", filepath.Join(dir, "x")}, "learning rate"},
+		{[]string{"train", "--system", "spring", "--lr", "-1", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got -1"},
+		{[]string{"train", "--system", "spring", "--lr", "Inf", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got +Inf"},
+		{[]string{"train", "--system", "spring", "--lr", "NaN", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got NaN"},
+		{[]string{"train", "--system", "spring", "--lr", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got 0"},
+		{[]string{"train", "--system", "spring", "--lr-final", "Inf", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr-final must be finite and ≥ 0 (0: constant), got +Inf"},
+		{[]string{"train", "--system", "spring", "--lr-final", "-1e-4", "--out", filepath.Join(dir, "x")}, "--lr-final must be finite"},
 		{[]string{"train", "--system", "spring", "--context-range", "20-40", "--out", filepath.Join(dir, "x")}, "MIN:MAX"},
 		{[]string{"train", "--system", "spring", "--context-range", "20:x", "--out", filepath.Join(dir, "x")}, "maximum"},
 		{[]string{"train", "--system", "spring", "--context-range", "40:20", "--out", filepath.Join(dir, "x")}, "1 ≤ MIN ≤ MAX"},
@@ -332,5 +338,46 @@ func TestKeepPartialUncheckableName(t *testing.T) {
 	}
 	if _, err := keepPartial(filepath.Join(file, "model.safetensors"), m, core.Info{}, nets.F32); err == nil {
 		t.Error("a partial file under a regular file was reported saved")
+	}
+}
+
+// TestKeepUnfinishedRefusesUnloadableWeights: weights that a checkpoint
+// cannot load back (NaN or Inf after a divergence, or finite values beyond
+// float32's range in an F32 file, stored as Inf) are not promised as a
+// partial file; nothing is written. The same weights in F64 are kept.
+func TestKeepUnfinishedRefusesUnloadableWeights(t *testing.T) {
+	sys, err := sims.Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		value float64
+		dtype nets.DType
+		kept  bool
+	}{{1e39, nets.F32, false}, {math.NaN(), nets.F64, false}, {math.Inf(-1), nets.F32, false}, {1e39, nets.F64, true}} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "model.safetensors")
+		m, err := core.NewModel(core.DefaultConfig(sys, core.CNP))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Params.List()[0].Value.Data[0] = tc.value
+		msg := keepUnfinished(out, m, core.Info{Steps1: 1}, tc.dtype)
+		partial := filepath.Join(dir, "model.partial.safetensors")
+		if !tc.kept {
+			if !strings.Contains(msg, "no usable partial file could be kept") || !strings.Contains(msg, "nothing was written") {
+				t.Errorf("%v in %s: %q", tc.value, tc.dtype, msg)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("%v in %s: %d files written", tc.value, tc.dtype, len(entries))
+			}
+			continue
+		}
+		if !strings.Contains(msg, partial) {
+			t.Errorf("%v in %s: %q, want the weights kept in %s", tc.value, tc.dtype, msg, partial)
+		}
+		if _, _, err := core.LoadCheckpoint(partial); err != nil {
+			t.Errorf("%v in %s: the kept file does not load: %v", tc.value, tc.dtype, err)
+		}
 	}
 }
