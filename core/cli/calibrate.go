@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -134,8 +136,8 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 }
 
 // checkOutputPath fails early, before any work, when the file the flag
-// names cannot be created: its directory does not exist or it is itself
-// a directory.
+// names cannot be created: its directory does not exist, takes no new
+// file, or the path is itself a directory.
 func checkOutputPath(flag, path string) error {
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
@@ -147,6 +149,23 @@ func checkOutputPath(flag, path string) error {
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return UsageError("--%s %s is a directory", flag, path)
+	}
+	// An existing directory may still refuse the file (read-only, no
+	// permission, a full disk), which would otherwise be found only
+	// after the work, when saving: create a file there, with one byte
+	// in it, the way the save will (a temporary file beside path).
+	probe, err := os.CreateTemp(dir, "."+filepath.Base(path)+".probe-*")
+	if err == nil {
+		_, err = probe.Write([]byte{0})
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the probe's own name would only confuse
+		}
+		return UsageError("--%s %s: cannot create a file in %s: %v", flag, path, dir, err)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,9 @@ with known θ; stage 2 trains the full model on true realizations with
 source seeded with --seed. Defaults for widths and steps come from the
 system (the paper's appendix A). Ctrl-C stops training; the weights of
 the completed steps go to NAME.partial.safetensors beside --out, which an
-unfinished run never writes.`,
+unfinished run never writes. Weights that cannot be saved where they
+should (a full disk) go to the temporary directory, and the error says
+where.`,
 		Run: runTrain,
 	})
 }
@@ -198,7 +201,14 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		env.Notef("%s", note)
 	}
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
-		return err
+		// --out was writable when training began (checkOutputPath), but
+		// the disk may have filled or the directory gone since: the
+		// trained weights must not be lost with the error.
+		path, kerr := keepInTemp(f.out, "", m, info, dtype)
+		if kerr != nil {
+			return fmt.Errorf("%w; the trained weights could not be kept elsewhere either (%v)", err, kerr)
+		}
+		return fmt.Errorf("%w; the trained weights are in %s instead (move it to %s)", err, path, f.out)
 	}
 	if f.jsonOut {
 		enc := json.NewEncoder(env.Stdout)
@@ -501,9 +511,34 @@ func keepUnfinished(out string, m *core.Model, info core.Info, dtype nets.DType)
 	}
 	path, err := keepPartial(out, m, info, dtype)
 	if err != nil {
-		return fmt.Sprintf("the partly trained weights could not be saved (%v); nothing was written", err)
+		// Beside --out failed (a full disk, a vanished directory): the
+		// temporary directory may still take them.
+		var terr error
+		if path, terr = keepInTemp(out, ".partial", m, info, dtype); terr != nil {
+			return fmt.Sprintf("the partly trained weights could not be saved (%v; %v); nothing was written", err, terr)
+		}
 	}
 	return fmt.Sprintf("the weights of those steps are in %s (--init %s continues from them); %s was not written", path, path, out)
+}
+
+// keepInTemp saves m in os.TempDir() under a new name made of out's base
+// name, infix and a random part (model.partial.123.safetensors), for
+// when out's own directory cannot take it, and returns its path.
+func keepInTemp(out, infix string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
+	base := strings.TrimSuffix(filepath.Base(out), ".safetensors")
+	// CreateTemp picks a name no other file has; the save then replaces
+	// the empty file atomically.
+	f, err := os.CreateTemp(os.TempDir(), base+infix+".*.safetensors")
+	if err != nil {
+		return "", err
+	}
+	path := f.Name()
+	f.Close()
+	if err := core.SaveCheckpoint(path, m, info, dtype); err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return path, nil
 }
 
 // keepPartial saves an unfinished run's model beside out, as

@@ -381,3 +381,95 @@ func TestKeepUnfinishedRefusesUnloadableWeights(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainOutMustTakeAFile: an --out directory that exists but takes no
+// new file is refused before training, not after it; the probe leaves
+// nothing behind.
+func TestTrainOutMustTakeAFile(t *testing.T) {
+	var outs []string
+	if st, err := os.Stat("/proc/self"); err == nil && st.IsDir() {
+		outs = append(outs, "/proc/model.safetensors") // no file can be created there, even by root
+	}
+	if os.Geteuid() != 0 { // root writes into read-only directories
+		ro := t.TempDir()
+		if err := os.Chmod(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(ro, 0o755) })
+		outs = append(outs, filepath.Join(ro, "model.safetensors"))
+	}
+	if len(outs) == 0 {
+		t.Skip("no directory here refuses new files")
+	}
+	for _, out := range outs {
+		code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...)
+		if code != 2 || !strings.Contains(stderr, "--out "+out+": cannot create a file in "+filepath.Dir(out)) {
+			t.Errorf("--out %s: exit %d, stderr %q", out, code, stderr)
+		}
+		if strings.Contains(stderr, "training") {
+			t.Errorf("--out %s: trained before refusing: %q", out, stderr)
+		}
+	}
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "train", "--system", "spring", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "m.safetensors")); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want the checkpoint alone (no probe left)", len(entries))
+	}
+}
+
+// removeOnWrite is a buffer that removes dir (and, when cancel is set,
+// cancels) once a write contains when: --out's directory vanishing
+// during training, as a full disk would make the save fail.
+type removeOnWrite struct {
+	bytes.Buffer
+	dir, when string
+	cancel    func()
+}
+
+func (r *removeOnWrite) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), r.when) {
+		os.RemoveAll(r.dir)
+		if r.cancel != nil {
+			r.cancel()
+		}
+	}
+	return r.Buffer.Write(p)
+}
+
+// TestTrainKeepsWeightsWhenSaveFails: when --out can no longer be written
+// at the end, the trained weights go to the temporary directory and the
+// error says where; so do an interrupted run's, when no partial file can
+// be written beside --out.
+func TestTrainKeepsWeightsWhenSaveFails(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, interrupted := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "out")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		stderr := &removeOnWrite{dir: dir, when: "stage 2 step"}
+		args := append(append([]string{}, tinyTrainArgs...), "--out", filepath.Join(dir, "model.safetensors"))
+		if interrupted {
+			stderr.cancel = cancel
+			args = append(args, "--steps2", "30")
+		}
+		code := Run(ctx, args, io.Discard, stderr)
+		cancel()
+		kept, _ := filepath.Glob(filepath.Join(tmp, "model.*.safetensors"))
+		if code != 1 || len(kept) != 1 || !strings.Contains(stderr.String(), kept[0]) {
+			t.Fatalf("interrupted %v: exit %d, kept %v, stderr %q", interrupted, code, kept, stderr.String())
+		}
+		_, info, err := core.LoadCheckpoint(kept[0])
+		if err != nil || info.Steps1 != 2 || (!interrupted && info.Steps2 != 2) {
+			t.Errorf("interrupted %v: kept file %v, %d+%d steps", interrupted, err, info.Steps1, info.Steps2)
+		}
+		if interrupted != strings.Contains(kept[0], ".partial.") {
+			t.Errorf("interrupted %v: kept as %s", interrupted, kept[0])
+		}
+		os.Remove(kept[0])
+	}
+}
