@@ -235,7 +235,7 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 				po.Theta[i] = t.Real.Theta
 			}
 		}
-		preds, err := m.PredictWith(ctxs, sides, po)
+		preds, err := m.PredictContext(ctx, ctxs, sides, po)
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}

@@ -106,10 +106,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	preds, err := m.Predict([]sims.Context{obs}, [][]float64{side}, *samples, *seed)
+	// Ctrl-C stops the prediction, whose refinement steps (as many as
+	// the checkpoint says) may take long.
+	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: -1})
 	if err != nil {
 		return err
 	}

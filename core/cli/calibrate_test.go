@@ -610,3 +610,46 @@ func TestCalibrateIntervalInsidePrior(t *testing.T) {
 		t.Errorf("ω %+v: the Gaussian interval lies inside the prior, so this test no longer exercises the cut", iv)
 	}
 }
+
+// countdownCtx is a context whose Err is nil for its first calls and
+// context.Canceled after: a Ctrl-C arriving at a known point, without
+// timing.
+type countdownCtx struct {
+	context.Context
+	left, calls int
+}
+
+func (c *countdownCtx) Err() error {
+	c.calls++
+	if c.left--; c.left < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCalibrateStopsOnInterrupt: Ctrl-C during a long refinement (a
+// checkpoint asking for many steps) stops calibrate at the next step, as
+// an interruption, instead of running every step first.
+func TestCalibrateStopsOnInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	path := tinyCheckpoint(t, dir, "spring", 0, 0)
+	m, info, err := core.LoadCheckpoint(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 1000
+	m.Config.Infer.Refine = steps
+	if err := core.SaveCheckpoint(path, m, info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	good := goodObservations(t, dir)
+	ctx := &countdownCtx{Context: context.Background(), left: 5}
+	var stdout, stderr bytes.Buffer
+	code := Run(ctx, append([]string{"calibrate", "--checkpoint", path}, good["spring"]...), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted") || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, interrupted, no result", code, stdout.String(), stderr.String())
+	}
+	if ctx.calls > 10 {
+		t.Errorf("ctx checked %d times: calibrate did not stop at the first refinement step after the interrupt", ctx.calls)
+	}
+}

@@ -1,0 +1,45 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+)
+
+// countdownCtx is a context whose Err is nil for its first calls and
+// context.Canceled after: a Ctrl-C arriving at a known point, without
+// timing.
+type countdownCtx struct {
+	context.Context
+	left, calls atomic.Int64
+}
+
+func (c *countdownCtx) Err() error {
+	c.calls.Add(1)
+	if c.left.Add(-1) < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestPredictContextStopsRefinement: a cancellation during refinement
+// stops it at the next step, not after all of them.
+func TestPredictContextStopsRefinement(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	ctxs, sides := contextsOf(testTasks(t, m.Sys, 1, 0, 3))
+	const steps = 1000
+	cx := &countdownCtx{Context: context.Background()}
+	cx.left.Store(3) // the batch check and the first two steps
+	_, err := m.PredictContext(cx, ctxs, sides, PredictOptions{Samples: 2, Seed: 1, Refine: steps})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if n := cx.calls.Load(); n != 4 {
+		t.Errorf("ctx checked %d times, want 4 (stopping at the third step of %d)", n, steps)
+	}
+	// Uncancelled, the same call predicts.
+	if _, err := m.PredictContext(context.Background(), ctxs, sides, PredictOptions{Samples: 2, Seed: 1, Refine: 2}); err != nil {
+		t.Fatal(err)
+	}
+}
