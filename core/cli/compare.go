@@ -84,7 +84,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
 	seed := fs.Uint64("seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
 	samples := fs.Int("samples", 32, "APIC Monte-Carlo latent samples")
-	refine := fs.Int("refine", -1, "APIC refinement steps on the context (0: one-pass amortized; -1: each checkpoint's setting)")
+	refine := fs.Int("refine", -1, "APIC refinement steps on the context, at most 1000 (0: one-pass amortized; -1: each checkpoint's setting)")
 	starts := fs.Int("starts", 8, "KOH-GP L-BFGS starts per realization (Latin hypercube over the prior)")
 	workers := fs.Int("workers", 0, "KOH-GP realizations fitted in parallel (default: GOMAXPROCS)")
 	rawSpread := fs.Bool("raw-spread", false, "score APIC's Monte-Carlo mixture collapsed to its mean and variance, without the checkpoints' recalibrated spread")

@@ -35,7 +35,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
 	seed := fs.Uint64("seed", 1, "evaluation seed")
 	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
-	refine := fs.Int("refine", -1, "refinement steps on the context (0: one-pass amortized; -1: the checkpoint's setting)")
+	refine := fs.Int("refine", -1, "refinement steps on the context, at most 1000 (0: one-pass amortized; -1: the checkpoint's setting)")
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
 	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (BENCHMARKS.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")

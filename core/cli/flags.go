@@ -15,6 +15,19 @@ func checkSamples(n int) error {
 	return nil
 }
 
+// maxRefine bounds --refine: refinement converges in a few steps (the
+// checkpoints use 5), and each costs as much as several one-pass
+// predictions, so far larger counts are typos that would run for hours.
+const maxRefine = 1000
+
+// checkRefine refuses a --refine above maxRefine.
+func checkRefine(n int) error {
+	if n > maxRefine {
+		return UsageError("--refine must be at most %d, got %d", maxRefine, n)
+	}
+	return nil
+}
+
 // checkCounts validates the evaluation flags eval and compare share,
 // naming the first one that is wrong.
 func checkCounts(tasks, samples, context int, noise float64, refine int) error {
@@ -29,6 +42,9 @@ func checkCounts(tasks, samples, context int, noise float64, refine int) error {
 		return UsageError("--noise must be finite and ≥ 0, got %v", noise)
 	case refine < -1:
 		return UsageError("--refine must be ≥ 0, or -1 for the checkpoint's setting, got %d", refine)
+	}
+	if err := checkRefine(refine); err != nil {
+		return err
 	}
 	return checkSamples(samples)
 }

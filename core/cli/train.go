@@ -93,7 +93,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
-	fs.IntVar(&f.refine, "refine", -1, "refinement steps stored as the model's inference default (-1: keep the default)")
+	fs.IntVar(&f.refine, "refine", -1, "refinement steps (at most 1000) stored as the model's inference default (-1: keep the default)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -263,6 +263,9 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 		if v, err := strconv.Atoi(fs.Lookup(name).Value.String()); err == nil && v < least {
 			return UsageError("--%s must be ≥ %d, got %d", name, least, v)
 		}
+	}
+	if err := checkRefine(f.refine); err != nil {
+		return err
 	}
 	// Checked here, naming the flags: an infinite rate would otherwise
 	// train to NaN and leave a configuration that JSON cannot record.
