@@ -43,3 +43,30 @@ func TestPredictContextStopsRefinement(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTestTasksContextStops: drawing the test realizations stops at the
+// next realization once ctx is cancelled (eval and compare draw them all
+// before scoring, which could take minutes).
+func TestTestTasksContextStops(t *testing.T) {
+	sys := tinyModel(t, "spring", LNP, nil).Sys
+	cx := &countdownCtx{Context: context.Background()}
+	cx.left.Store(3)
+	tasks, err := TestTasksContext(cx, sys, EvalOptions{Tasks: 2000, Seed: 1})
+	if !errors.Is(err, context.Canceled) || tasks != nil {
+		t.Fatalf("%d tasks, error %v; want context.Canceled", len(tasks), err)
+	}
+	if n := cx.calls.Load(); n != 4 {
+		t.Errorf("ctx checked %d times, want 4 (stopping before the fourth realization)", n)
+	}
+	// The same draws as TestTasks when not cancelled.
+	a, err := TestTasksContext(context.Background(), sys, EvalOptions{Tasks: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := testTasks(t, sys, 3, 0, 1)
+	for i := range a {
+		if a[i].Real.Theta[0] != b[i].Real.Theta[0] {
+			t.Errorf("task %d: θ %v vs %v", i, a[i].Real.Theta, b[i].Real.Theta)
+		}
+	}
+}

@@ -79,7 +79,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	var files stringList
 	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
 	fs.Var(&files, "checkpoint", "an APIC checkpoint `FILE` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of --system are always included)")
-	tasks := fs.Int("tasks", 50, "number of test realizations")
+	tasks := fs.Int("tasks", 50, "number of test realizations, at most 2000")
 	contextN := fs.Int("context", 0, "context size (default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
 	seed := fs.Uint64("seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
@@ -132,7 +132,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		*workers = runtime.GOMAXPROCS(0)
 	}
 	opt := core.EvalOptions{Tasks: *tasks, Context: *contextN, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine}
-	test, err := core.TestTasks(sys, opt)
+	test, err := core.TestTasksContext(ctx, sys, opt)
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}

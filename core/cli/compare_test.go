@@ -222,6 +222,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "nosuch"}, `unknown system "nosuch"`},
 		{[]string{"compare", "--system", "spring", "--tasks", "0"}, "must be ≥ 1"},
 		{[]string{"compare", "--system", "spring", "--tasks", "1", "--refine", "5000"}, "--refine must be at most 1000, got 5000"},
+		{[]string{"compare", "--system", "spring", "--tasks", "2001"}, "--tasks must be at most 2000"},
 		{[]string{"compare", "--system", "spring", "--starts", "0"}, "--starts must be ≥ 1"},
 		{[]string{"compare", "--system", "spring", "--workers", "-1"}, "--workers must be ≥ 0"},
 		{[]string{"compare", "--system", "spring", "--samples", "100000000"}, "--samples must be at most 10000"},

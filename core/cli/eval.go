@@ -30,7 +30,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	path := fs.String("checkpoint", "", "checkpoint file, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
 	system := fs.String("system", "", "system, for the embedded checkpoint")
 	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
-	tasks := fs.Int("tasks", 200, "number of test realizations")
+	tasks := fs.Int("tasks", 200, "number of test realizations, at most 2000")
 	context := fs.Int("context", 0, "context size (default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
 	seed := fs.Uint64("seed", 1, "evaluation seed")
