@@ -65,7 +65,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	if n := outsideDomain(g, ctx); n > 0 {
 		out = append(out, fmt.Sprintf("%d of %d observations lie outside the domain %s", n, ctx.Len(), domainText(g)))
 	}
-	out = append(out, physicalWarnings(sys, ctx)...)
+	out = append(out, physicalWarnings(sys, ctx, ": check the data; the model fits them anyway")...)
 	out = append(out, valueWarnings(sys, ctx)...)
 	if lo, hi := m.Config.Train.contextRange(sys); ctx.Len() < lo {
 		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", Count(ctx.Len(), "context point"), lo, hi))
@@ -74,6 +74,20 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	}
 	out = append(out, sideWarnings(sys.Side(), side)...)
 	return out
+}
+
+// DataWarnings returns the alarms of Warnings that look at the
+// observations and side information alone (domain, physical bounds,
+// training value range, side information range), for when there is no
+// prediction to look at: the model failed on them.
+func DataWarnings(sys sims.System, ctx sims.Context, side []float64) []string {
+	var out []string
+	if n := outsideDomain(sys.Grid(), ctx); n > 0 {
+		out = append(out, fmt.Sprintf("%d of %d observations lie outside the domain %s", n, ctx.Len(), domainText(sys.Grid())))
+	}
+	out = append(out, physicalWarnings(sys, ctx, "")...)
+	out = append(out, valueWarnings(sys, ctx)...)
+	return append(out, sideWarnings(sys.Side(), side)...)
 }
 
 // outsideDomain counts observations with a state outside [Lo, Hi].
@@ -142,8 +156,8 @@ func outsideRange(ctx sims.Context, c int, a, b float64) (outside, observed, wor
 }
 
 // physicalWarnings flags observed values outside the channels' physical
-// bounds, for systems that declare them.
-func physicalWarnings(sys sims.System, ctx sims.Context) []string {
+// bounds, for systems that declare them; tail ends each sentence.
+func physicalWarnings(sys sims.System, ctx sims.Context, tail string) []string {
 	pb, ok := sys.(sims.PhysicalBounder)
 	if !ok {
 		return nil
@@ -154,8 +168,8 @@ func physicalWarnings(sys sims.System, ctx sims.Context) []string {
 	for c, name := range g.Channels {
 		bad, observed, worst := outsideRange(ctx, c, lo[c], hi[c])
 		if bad > 0 {
-			out = append(out, fmt.Sprintf("%d of %d %s observations are physically impossible, outside [%g, %g] (e.g. %s = %.4g at %s): check the data; the model fits them anyway",
-				bad, observed, name, lo[c], hi[c], name, ctx.Values[worst][c], stateText(g, ctx.States[worst])))
+			out = append(out, fmt.Sprintf("%d of %d %s observations are physically impossible, outside [%g, %g] (e.g. %s = %.4g at %s)%s",
+				bad, observed, name, lo[c], hi[c], name, ctx.Values[worst][c], stateText(g, ctx.States[worst]), tail))
 		}
 	}
 	return out

@@ -176,3 +176,33 @@ func TestWarningsPhysicallyImpossible(t *testing.T) {
 		t.Errorf("an unobserved predator cell was taken for an observation: %q", ws)
 	}
 }
+
+// TestDataWarnings: the alarms on the data alone, for when the model
+// fails on it: values far outside the training range, physically
+// impossible ones and side information out of range are named; clean
+// data gives none.
+func TestDataWarnings(t *testing.T) {
+	m := tinyModel(t, "lv", LNP, nil)
+	theta, side := []float64{1, 1, 1, 1}, []float64{1, 1.2}
+	ctx := gridContext(m.Sys, m.Sys.True(theta, side), 30)
+	if ws := DataWarnings(m.Sys, ctx, side); len(ws) != 0 {
+		t.Errorf("clean data: %q", ws)
+	}
+	for i := range ctx.Values {
+		ctx.Values[i][0] = 1e6
+		ctx.Values[i][1] = -2
+	}
+	ws := DataWarnings(m.Sys, ctx, []float64{1e6, 1.2})
+	for _, want := range [][]string{
+		{"30 of 30 prey observations lie far outside the range seen in training", "prey = 1e+06"},
+		{"30 of 30 predator observations are physically impossible, outside [0, +Inf]"},
+		{"u0 x0 = 1e+06 is outside the range seen in training"},
+	} {
+		if !hasWarning(ws, want...) {
+			t.Errorf("warnings %q lack %q", ws, want)
+		}
+	}
+	if hasWarning(ws, "the model fits them anyway") {
+		t.Errorf("data warnings speak of a fit: %q", ws)
+	}
+}

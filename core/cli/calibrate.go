@@ -109,13 +109,13 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	// Ctrl-C stops the prediction, whose refinement steps (as many as
 	// the checkpoint says) may take long.
 	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: -1})
+	if err == nil {
+		err = checkPredictionFinite(preds[0])
+	}
 	if err != nil {
-		return err
+		return blameData(err, sys, obs, side, *data)
 	}
 	p := preds[0]
-	if err := checkPredictionFinite(p); err != nil {
-		return err
-	}
 	c := calibration{
 		sys: sys, model: m, checkpoint: source, data: *data, obs: obs, side: side,
 		pred: p, warnings: core.Warnings(m, obs, side, p), samples: *samples, seed: *seed,
@@ -209,6 +209,25 @@ func calibrationSide(sys sims.System, u0Text, u0File string) ([]float64, error) 
 	default:
 		return nil, UsageError("system %s needs its side information %s (%d values): give --u0-file FILE (CSV with header x,u and one row per grid position)", sys.Name(), side.Name, side.Len)
 	}
+}
+
+// blameData turns a failed prediction (the model diverged, non-finite
+// output) into a usage error that points at the data when the
+// observations or side information lie far from anything the model was
+// trained on, which is then the likely cause: the bare error would read
+// as a fault of the model.
+func blameData(err error, sys sims.System, obs sims.Context, side []float64, data string) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	w := core.DataWarnings(sys, obs, side)
+	if len(w) == 0 {
+		return err
+	}
+	if data == "-" {
+		data = stdinName
+	}
+	return UsageError("%s: the model failed on these observations, which lie outside what it was trained on: %s (%v)", data, strings.Join(w, "; "), err)
 }
 
 // checkPredictionFinite fails on non-finite model output, which JSON

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"math"
@@ -651,5 +652,47 @@ func TestCalibrateStopsOnInterrupt(t *testing.T) {
 	}
 	if ctx.calls > 10 {
 		t.Errorf("ctx checked %d times: calibrate did not stop at the first refinement step after the interrupt", ctx.calls)
+	}
+}
+
+// TestBlameData: a failed prediction on observations far from anything
+// the model was trained on is a usage error that names the data file and
+// what is wrong with it; on plausible data, or on an interruption, the
+// error stays as it was.
+func TestBlameData(t *testing.T) {
+	sys, err := sims.Lookup("lv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	diverged := errors.New("predict: realization 0: every latent sample gave a non-finite prediction (the model diverged)")
+	d := simulateDraw(t, "lv", 5)
+	side := d.u0
+	plausible := sims.Context{States: [][]float64{{1}, {2}}, Values: [][]float64{{1, 1}, {2, 1}}, Mask: [][]bool{{true, true}, {true, true}}, GridIndex: []int{-1, -1}}
+	if got := blameData(diverged, sys, plausible, side, "ok.csv"); got != diverged {
+		t.Errorf("plausible data: %v, want the error unchanged", got)
+	}
+	huge := sims.Context{States: [][]float64{{1}, {2}}, Values: [][]float64{{1e6, 1e6}, {2e6, -5}}, Mask: [][]bool{{true, true}, {true, true}}, GridIndex: []int{-1, -1}}
+	got := blameData(diverged, sys, huge, side, "big.csv")
+	for _, want := range []string{"big.csv: the model failed on these observations, which lie outside what it was trained on", "prey observations lie far outside the range seen in training", "physically impossible", "the model diverged"} {
+		if !IsUsageError(got) || !strings.Contains(got.Error(), want) {
+			t.Errorf("far data: %v, want a usage error containing %q", got, want)
+		}
+	}
+	if got := blameData(context.Canceled, sys, huge, side, "big.csv"); got != context.Canceled {
+		t.Errorf("interrupted: %v", got)
+	}
+}
+
+// TestCalibrateFarDataNamesTheData: lv observations a million times the
+// trained range make the embedded model diverge; calibrate then says the
+// data is the cause (exit 2), never a bare model error (exit 1).
+func TestCalibrateFarDataNamesTheData(t *testing.T) {
+	data := writeFile(t, t.TempDir(), "big.csv", "t,prey,predator\n0,1e6,1e6\n1,2e6,1e6\n2,1e6,3e6\n3,1e6,1e6\n5,2e6,2e6\n")
+	code, _, errOut := runCLI(t, "calibrate", "--system", "lv", "--data", data, "--u0", "1,1")
+	if code == 0 {
+		t.Skip("the embedded lv model copes with these observations")
+	}
+	if code != 2 || !strings.Contains(errOut, "big.csv: the model failed on these observations") || !strings.Contains(errOut, "far outside the range seen in training") {
+		t.Errorf("exit %d, stderr %q; want 2 and the data named as the cause", code, errOut)
 	}
 }
