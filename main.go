@@ -22,10 +22,34 @@ func main() {
 	// "apic help explore" all reach it.
 	cli.RegisterExternal(tui.Command())
 
-	// Ctrl-C or SIGTERM cancels the context so long commands (training)
-	// can stop cleanly and keep their work (train saves a .partial file).
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, release := interruptible()
 	code := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	release()
 	os.Exit(code)
+}
+
+// interruptible returns a context that the first Ctrl-C or SIGTERM
+// cancels, so that long commands (training) stop cleanly and keep their
+// work (train saves a .partial file), and a function that releases the
+// signals. The first signal releases them too: a second Ctrl-C then has
+// its default effect and ends apic at once, should the clean stop take
+// too long or hang.
+func interruptible() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sigs:
+			// Released before the cancellation, so that whatever sees
+			// the context done knows the next signal kills.
+			signal.Stop(sigs)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel()
+	}
 }

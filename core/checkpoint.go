@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -45,8 +46,30 @@ type Info struct {
 	Metrics        *Report
 }
 
+// CheckStorable fails, naming the first parameter that is the cause,
+// when m's weights cannot be saved in dtype so that LoadCheckpoint reads
+// them back: a NaN or ±Inf (a diverged run), or for F32 a finite value
+// beyond float32's range, which would be stored as ±Inf.
+func CheckStorable(m *Model, dtype nets.DType) error {
+	for _, p := range m.Params.List() {
+		for _, v := range p.Value.Data {
+			switch {
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				return fmt.Errorf("parameter %s holds %v", p.Name, v)
+			case dtype == nets.F32 && math.IsInf(float64(float32(v)), 0):
+				return fmt.Errorf("parameter %s holds %g, beyond the range of the F32 storage type", p.Name, v)
+			}
+		}
+	}
+	return nil
+}
+
 // EncodeCheckpoint writes m and info as safetensors in the given dtype.
+// Weights that could not be read back (see CheckStorable) are an error.
 func EncodeCheckpoint(w io.Writer, m *Model, info Info, dtype nets.DType) error {
+	if err := CheckStorable(m, dtype); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
 	cfg, err := json.Marshal(m.Config)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)

@@ -200,6 +200,38 @@ func TestSaveLoadCheckpoint(t *testing.T) {
 	}
 }
 
+// TestSaveRefusesUnloadableWeights: weights that would not load back
+// (NaN, or values beyond float32's range, which F32 stores as Inf) are
+// refused by the save, which leaves no file; F64 holds the large value.
+func TestSaveRefusesUnloadableWeights(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		value float64
+		dtype nets.DType
+		want  string
+	}{{1e39, nets.F32, "beyond the range of the F32 storage type"}, {math.NaN(), nets.F64, "holds NaN"}, {math.Inf(1), nets.F64, "holds +Inf"}} {
+		m := tinyModel(t, "spring", LNP, nil)
+		m.Params.List()[1].Value.Data[2] = tc.value
+		path := filepath.Join(dir, "bad.safetensors")
+		err := SaveCheckpoint(path, m, Info{}, tc.dtype)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), m.Params.List()[1].Name) {
+			t.Errorf("%v in %s: error %v, want one naming the parameter and %q", tc.value, tc.dtype, err, tc.want)
+		}
+		if _, err := os.Stat(path); !os.IsNotExist(err) {
+			t.Errorf("%v in %s: a refused save left a file", tc.value, tc.dtype)
+		}
+	}
+	m := tinyModel(t, "spring", LNP, nil)
+	m.Params.List()[1].Value.Data[2] = 1e39
+	path := filepath.Join(dir, "f64.safetensors")
+	if err := SaveCheckpoint(path, m, Info{}, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := LoadCheckpoint(path); err != nil || got.Params.List()[1].Value.Data[2] != 1e39 {
+		t.Errorf("F64 file of a large finite weight: %v", err)
+	}
+}
+
 // checkpointParts decodes a valid checkpoint into editable tensors and
 // metadata.
 func checkpointParts(t *testing.T, m *Model) (map[string]*nets.Tensor, map[string]string) {

@@ -265,8 +265,9 @@ func (c Config) Validate() error {
 	if t.Steps1 < 0 || t.Steps2 < 0 {
 		return fmt.Errorf("steps must be ≥ 0")
 	}
-	if !(t.LR > 0) || t.LRFinal < 0 {
-		return fmt.Errorf("learning rate must be > 0")
+	// JSON, and so a checkpoint's header, has no Inf or NaN.
+	if !(t.LR > 0) || math.IsInf(t.LR, 0) || !(t.LRFinal >= 0) || math.IsInf(t.LRFinal, 0) {
+		return fmt.Errorf("learning rate must be finite and > 0, and its final value finite and ≥ 0; got %v and %v", t.LR, t.LRFinal)
 	}
 	if err := c.Infer.SpreadFit.check(); err != nil {
 		return err

@@ -142,6 +142,13 @@ const evalStream = 0x617069632d65766c
 
 // TestTasks draws the protocol's test realizations and splits.
 func TestTasks(sys sims.System, opt EvalOptions) ([]sims.Task, error) {
+	return TestTasksContext(context.Background(), sys, opt)
+}
+
+// TestTasksContext is TestTasks stopped by ctx, which it checks before
+// each realization: each is a simulator solve (advdiff's is a PDE), so
+// many take long, and a Ctrl-C must not wait for them all.
+func TestTasksContext(ctx context.Context, sys sims.System, opt EvalOptions) ([]sims.Task, error) {
 	n := opt.Context
 	if n == 0 {
 		n = sys.TestContext()
@@ -152,6 +159,9 @@ func TestTasks(sys sims.System, opt EvalOptions) ([]sims.Task, error) {
 	rng := rand.New(rand.NewPCG(opt.Seed, evalStream))
 	tasks := make([]sims.Task, opt.Tasks)
 	for i := range tasks {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		r := sims.Draw(sys, rng)
 		t, err := sims.NewTask(sys, r, n, opt.Noise, rng)
 		if err != nil {
@@ -168,7 +178,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	if opt.Samples < 1 {
 		opt.Samples = 32
 	}
-	tasks, err := TestTasks(m.Sys, opt)
+	tasks, err := TestTasksContext(ctx, m.Sys, opt)
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("eval: %w", err)
 	}
@@ -235,7 +245,7 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 				po.Theta[i] = t.Real.Theta
 			}
 		}
-		preds, err := m.PredictWith(ctxs, sides, po)
+		preds, err := m.PredictContext(ctx, ctxs, sides, po)
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}

@@ -91,7 +91,7 @@ func (a *APIC) calibrateOne(ctx context.Context, obs sims.Context, side []float6
 	if err := ctx.Err(); err != nil {
 		return Prediction{}, err
 	}
-	preds, err := a.Model.PredictWith([]sims.Context{obs}, [][]float64{side}, o)
+	preds, err := a.Model.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, o)
 	if err != nil {
 		return Prediction{}, err
 	}
@@ -121,7 +121,7 @@ func (a *APIC) CalibrateBatch(ctx context.Context, obs []sims.Context, sides [][
 			return nil, err
 		}
 		hi := min(lo+apicChunk, len(obs))
-		preds, err := a.Model.PredictWith(obs[lo:hi], sides[lo:hi], a.options(uint64(lo)))
+		preds, err := a.Model.PredictContext(ctx, obs[lo:hi], sides[lo:hi], a.options(uint64(lo)))
 		if err != nil {
 			return nil, err
 		}

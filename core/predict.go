@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -76,12 +77,19 @@ func (m *Model) samplesDrawn(k int) int {
 
 // PredictWith is Predict with options.
 func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOptions) ([]Prediction, error) {
-	return m.predictWith(ctxs, sides, o, nil)
+	return m.predictWith(context.Background(), ctxs, sides, o, nil)
 }
 
-// predictWith is PredictWith with the spread setting given (nil: the
+// PredictContext is PredictWith stopped by ctx: it checks ctx between
+// batches and between refinement steps (many steps, or many
+// realizations, can take long) and then returns ctx's error.
+func (m *Model) PredictContext(ctx context.Context, ctxs []sims.Context, sides [][]float64, o PredictOptions) ([]Prediction, error) {
+	return m.predictWith(ctx, ctxs, sides, o, nil)
+}
+
+// predictWith is PredictContext with the spread setting given (nil: the
 // model's for the number of refinement steps).
-func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOptions, spread *SpreadFit) ([]Prediction, error) {
+func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]float64, o PredictOptions, spread *SpreadFit) ([]Prediction, error) {
 	k, seed := o.Samples, o.Seed
 	refine := o.Refine
 	if refine < 0 {
@@ -146,6 +154,9 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 	for _, n := range order {
 		idx := groups[n]
 		for lo := 0; lo < len(idx); lo += maxB {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			part := idx[lo:min(lo+maxB, len(idx))]
 			np := max(1, min(pieces, len(part)/minPiece))
 			size := (len(part) + np - 1) / np
@@ -156,7 +167,7 @@ func (m *Model) predictWith(ctxs []sims.Context, sides [][]float64, o PredictOpt
 			errs := make([]error, np)
 			forEach(np, func(i int) {
 				piece := part[min(i*size, len(part)):min((i+1)*size, len(part))]
-				errs[i] = m.predictPart(out, piece, ctxs, sides, o, k, refine, spread, rngs, procs)
+				errs[i] = m.predictPart(ctx, out, piece, ctxs, sides, o, k, refine, spread, rngs, procs)
 			})
 			for _, err := range errs {
 				if err != nil {
@@ -173,7 +184,7 @@ const minPiece = 8
 
 // predictPart predicts the realizations part of ctxs as one batch (one
 // context size) into out.
-func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, sides [][]float64, o PredictOptions, k, refine int, spread *SpreadFit, rngs []*rand.Rand, procs int) error {
+func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, ctxs []sims.Context, sides [][]float64, o PredictOptions, k, refine int, spread *SpreadFit, rngs []*rand.Rand, procs int) error {
 	if len(part) == 0 {
 		return nil
 	}
@@ -199,7 +210,7 @@ func (m *Model) predictPart(out []Prediction, part []int, ctxs []sims.Context, s
 	bt.procs = procs
 	var preds []Prediction
 	if refine > 0 {
-		if preds, err = m.predictRefined(bt, k, refine, rng); err != nil {
+		if preds, err = m.predictRefined(ctx, bt, k, refine, rng); err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
 	} else {

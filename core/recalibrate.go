@@ -55,7 +55,7 @@ func (m *Model) Recalibrate(ctx context.Context, n int) error {
 		}
 		// The modes share the means and sample variances; only the
 		// deviations are recomputed per mode.
-		preds, err := m.recalibrationPredict(ctxs, sides, refine)
+		preds, err := m.recalibrationPredict(ctx, ctxs, sides, refine)
 		if err != nil {
 			return nil, err
 		}
@@ -120,8 +120,8 @@ func (m *Model) recalibrationTasks(n int) ([]sims.Task, []sims.Context, [][]floa
 // recalibrationPredict predicts the validation realizations with refine
 // refinement steps and no spread calibration: what every fit of
 // Recalibrate and RecalibrateTheta starts from.
-func (m *Model) recalibrationPredict(ctxs []sims.Context, sides [][]float64, refine int) ([]Prediction, error) {
-	preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: refine}, &SpreadFit{})
+func (m *Model) recalibrationPredict(ctx context.Context, ctxs []sims.Context, sides [][]float64, refine int) ([]Prediction, error) {
+	preds, err := m.predictWith(ctx, ctxs, sides, PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: refine}, &SpreadFit{})
 	if err != nil {
 		return nil, fmt.Errorf("recalibrate: %w", err)
 	}
@@ -144,7 +144,7 @@ func (m *Model) RecalibrateTheta(ctx context.Context, n int) error {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		preds, err := m.recalibrationPredict(ctxs, sides, refine)
+		preds, err := m.recalibrationPredict(ctx, ctxs, sides, refine)
 		if err != nil {
 			return 0, err
 		}
@@ -292,7 +292,7 @@ func (m *Model) tuneZThetaPrior(ctx context.Context, tasks []sims.Task, ctxs []s
 			return err
 		}
 		m.Config.Infer.ZThetaPrior = c
-		preds, err := m.predictWith(ctxs, sides, PredictOptions{Samples: 1, Seed: m.Config.Train.Seed, Refine: -1}, &SpreadFit{})
+		preds, err := m.predictWith(ctx, ctxs, sides, PredictOptions{Samples: 1, Seed: m.Config.Train.Seed, Refine: -1}, &SpreadFit{})
 		if err != nil {
 			return fmt.Errorf("recalibrate: z_θ prior %g: %w", c, err)
 		}

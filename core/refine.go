@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -312,8 +313,10 @@ func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
 }
 
 // predictRefined runs the encoders, refines v for steps LM iterations and
-// samples the Laplace posterior k times.
-func (m *Model) predictRefined(bt *Batch, k, steps int, rng *noise) ([]Prediction, error) {
+// samples the Laplace posterior k times. ctx is checked at every
+// iteration: each costs n+2 batched decodes, and steps has no bound but
+// the checkpoint's or the caller's.
+func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng *noise) ([]Prediction, error) {
 	tp := bt.inferenceTape(nil)
 	feats, summary := tp.Const(bt.Feats), m.batchSummary(tp, bt)
 	phys := m.phys.forward(tp, feats, summary, bt.B, bt.N)
@@ -384,6 +387,9 @@ func (m *Model) predictRefined(bt *Batch, k, steps int, rng *noise) ([]Predictio
 		lambda[b] = 1e-2
 	}
 	for it := 0; it < steps; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		js := r.jacobians(v, res)
 		cand := v.Clone()
 		for b := 0; b < bt.B; b++ {

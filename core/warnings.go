@@ -41,7 +41,9 @@ const (
 //     over prior draws, widened by a quarter of its width on each side);
 //   - fewer (or more) context points than the model's training range
 //     (Train.ContextMin–ContextMax, else sys.TrainContext());
-//   - side information outside its plausible range (sims.SideInfo).
+//   - side information outside its plausible range (sims.SideInfo);
+//   - observations at the first time that contradict the initial state
+//     the side information fixes (lv's t = 0 row against --u0).
 func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string {
 	sys := m.Sys
 	var out []string
@@ -65,7 +67,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	if n := outsideDomain(g, ctx); n > 0 {
 		out = append(out, fmt.Sprintf("%d of %d observations lie outside the domain %s", n, ctx.Len(), domainText(g)))
 	}
-	out = append(out, physicalWarnings(sys, ctx)...)
+	out = append(out, physicalWarnings(sys, ctx, ": check the data; the model fits them anyway")...)
 	out = append(out, valueWarnings(sys, ctx)...)
 	if lo, hi := m.Config.Train.contextRange(sys); ctx.Len() < lo {
 		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", Count(ctx.Len(), "context point"), lo, hi))
@@ -73,7 +75,94 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		out = append(out, fmt.Sprintf("%d context points, more than the %d to %d the model was trained on: its uncertainty is an extrapolation", ctx.Len(), lo, hi))
 	}
 	out = append(out, sideWarnings(sys.Side(), side)...)
+	return append(out, initialWarnings(sys, ctx, side)...)
+}
+
+// DataWarnings returns the alarms of Warnings that look at the
+// observations and side information alone (domain, physical bounds,
+// training value range, side information range), for when there is no
+// prediction to look at: the model failed on them.
+func DataWarnings(sys sims.System, ctx sims.Context, side []float64) []string {
+	var out []string
+	if n := outsideDomain(sys.Grid(), ctx); n > 0 {
+		out = append(out, fmt.Sprintf("%d of %d observations lie outside the domain %s", n, ctx.Len(), domainText(sys.Grid())))
+	}
+	out = append(out, physicalWarnings(sys, ctx, "")...)
+	out = append(out, valueWarnings(sys, ctx)...)
+	out = append(out, sideWarnings(sys.Side(), side)...)
+	return append(out, initialWarnings(sys, ctx, side)...)
+}
+
+// initialFrac is how far, as a share of the channel's training value
+// range, an observation at the first time may lie from the state the
+// side information fixes there before it is flagged (observation noise
+// stays well inside).
+const initialFrac = 0.1
+
+// initialWarnings flags observations at the grid's first time that
+// contradict the side information, where that fixes the state there (an
+// initial condition: lv's u0 = (x0, y0), advdiff's u0(x)), which is known
+// when the nominal and true processes agree at that time for two
+// different θ. Only observations on grid points are compared.
+func initialWarnings(sys sims.System, ctx sims.Context, side []float64) []string {
+	g := sys.Grid()
+	if len(side) == 0 || len(g.Lo) == 0 || len(side) != sys.Side().Len {
+		return nil
+	}
+	params := sys.Params()
+	thA, thB := make([]float64, len(params)), make([]float64, len(params))
+	for i, p := range params {
+		thA[i], thB[i] = p.Lo+0.25*(p.Hi-p.Lo), p.Lo+0.75*(p.Hi-p.Lo)
+	}
+	ref := sys.Nominal(thA, side)
+	runs := [][]float64{sys.Nominal(thB, side), sys.True(thA, side), sys.True(thB, side)}
+	nc := len(g.Channels)
+	first := func(gi int) bool { return gi >= 0 && gi < g.Points() && g.States[gi][0] == g.Lo[0] }
+	for gi := range g.Points() {
+		if !first(gi) {
+			continue
+		}
+		for c := range nc {
+			v := ref[gi*nc+c]
+			for _, r := range runs {
+				if len(r) != len(ref) || math.Abs(r[gi*nc+c]-v) > 1e-9*max(1, math.Abs(v)) {
+					return nil // θ moves the first time's state: no initial condition
+				}
+			}
+		}
+	}
+	lo, hi := TrainingValueRange(sys)
+	var out []string
+	for c, name := range g.Channels {
+		tol := initialFrac * (hi[c] - lo[c])
+		off, observed, worst := 0, 0, -1
+		for i, gi := range ctx.GridIndex {
+			if !first(gi) || c >= len(ctx.Mask[i]) || !ctx.Mask[i][c] {
+				continue
+			}
+			observed++
+			if !(math.Abs(ctx.Values[i][c]-ref[gi*nc+c]) <= tol) {
+				off++
+				if worst < 0 || math.Abs(ctx.Values[i][c]-ref[gi*nc+c]) > math.Abs(ctx.Values[worst][c]-ref[ctx.GridIndex[worst]*nc+c]) {
+					worst = i
+				}
+			}
+		}
+		if off > 0 {
+			st := ctx.States[worst]
+			out = append(out, fmt.Sprintf("%d of %d %s observations at %s = %g contradict the side information %s, which fixes the state there (e.g. %s = %.4g at %s, where %s gives %.4g): check %s and the data",
+				off, observed, name, stateName(g, 0), g.Lo[0], sys.Side().Name, name, ctx.Values[worst][c], stateText(g, st), sys.Side().Name, ref[ctx.GridIndex[worst]*nc+c], sys.Side().Name))
+		}
+	}
 	return out
+}
+
+// stateName is the name of state dimension d ("t").
+func stateName(g sims.Grid, d int) string {
+	if d < len(g.StateNames) {
+		return g.StateNames[d]
+	}
+	return fmt.Sprintf("s%d", d)
 }
 
 // outsideDomain counts observations with a state outside [Lo, Hi].
@@ -142,8 +231,8 @@ func outsideRange(ctx sims.Context, c int, a, b float64) (outside, observed, wor
 }
 
 // physicalWarnings flags observed values outside the channels' physical
-// bounds, for systems that declare them.
-func physicalWarnings(sys sims.System, ctx sims.Context) []string {
+// bounds, for systems that declare them; tail ends each sentence.
+func physicalWarnings(sys sims.System, ctx sims.Context, tail string) []string {
 	pb, ok := sys.(sims.PhysicalBounder)
 	if !ok {
 		return nil
@@ -154,8 +243,8 @@ func physicalWarnings(sys sims.System, ctx sims.Context) []string {
 	for c, name := range g.Channels {
 		bad, observed, worst := outsideRange(ctx, c, lo[c], hi[c])
 		if bad > 0 {
-			out = append(out, fmt.Sprintf("%d of %d %s observations are physically impossible, outside [%g, %g] (e.g. %s = %.4g at %s): check the data; the model fits them anyway",
-				bad, observed, name, lo[c], hi[c], name, ctx.Values[worst][c], stateText(g, ctx.States[worst])))
+			out = append(out, fmt.Sprintf("%d of %d %s observations are physically impossible, outside [%g, %g] (e.g. %s = %.4g at %s)%s",
+				bad, observed, name, lo[c], hi[c], name, ctx.Values[worst][c], stateText(g, ctx.States[worst]), tail))
 		}
 	}
 	return out

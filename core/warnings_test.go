@@ -116,7 +116,9 @@ func TestWarningsSideInformation(t *testing.T) {
 	}
 	// An unobserved channel's placeholder value is not an observation.
 	ctx.Mask[2][1], ctx.Values[2][1] = false, 1e6
-	if ws := Warnings(m, ctx, []float64{2.5, 1.2}, p); len(ws) != 1 || !hasWarning(ws, "u0 x0 = 2.5 is outside the range seen in training [0.7, 1.8]") {
+	// The data (drawn with x0 = 1) now also contradicts x0 at t = 0.
+	if ws := Warnings(m, ctx, []float64{2.5, 1.2}, p); len(ws) != 2 || !hasWarning(ws, "u0 x0 = 2.5 is outside the range seen in training [0.7, 1.8]") ||
+		!hasWarning(ws, "prey observations at t = 0 contradict the side information u0", "where u0 gives 2.5") {
 		t.Errorf("x0 = 2.5: warnings %q", ws)
 	}
 
@@ -174,5 +176,69 @@ func TestWarningsPhysicallyImpossible(t *testing.T) {
 	}
 	if hasWarning(ws, "predator observations are physically impossible") {
 		t.Errorf("an unobserved predator cell was taken for an observation: %q", ws)
+	}
+}
+
+// TestDataWarnings: the alarms on the data alone, for when the model
+// fails on it: values far outside the training range, physically
+// impossible ones and side information out of range are named; clean
+// data gives none.
+func TestDataWarnings(t *testing.T) {
+	m := tinyModel(t, "lv", LNP, nil)
+	theta, side := []float64{1, 1, 1, 1}, []float64{1, 1.2}
+	ctx := gridContext(m.Sys, m.Sys.True(theta, side), 30)
+	if ws := DataWarnings(m.Sys, ctx, side); len(ws) != 0 {
+		t.Errorf("clean data: %q", ws)
+	}
+	for i := range ctx.Values {
+		ctx.Values[i][0] = 1e6
+		ctx.Values[i][1] = -2
+	}
+	ws := DataWarnings(m.Sys, ctx, []float64{1e6, 1.2})
+	for _, want := range [][]string{
+		{"30 of 30 prey observations lie far outside the range seen in training", "prey = 1e+06"},
+		{"30 of 30 predator observations are physically impossible, outside [0, +Inf]"},
+		{"u0 x0 = 1e+06 is outside the range seen in training"},
+	} {
+		if !hasWarning(ws, want...) {
+			t.Errorf("warnings %q lack %q", ws, want)
+		}
+	}
+	if hasWarning(ws, "the model fits them anyway") {
+		t.Errorf("data warnings speak of a fit: %q", ws)
+	}
+}
+
+// TestInitialWarnings: an observation at t = 0 that contradicts the
+// initial state the side information fixes (lv's u0 = (x0, y0),
+// advdiff's u0(x)) is flagged; consistent data is not, nor is a system
+// whose side information fixes no state.
+func TestInitialWarnings(t *testing.T) {
+	for _, name := range []string{"lv", "advdiff"} {
+		sys, err := sims.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := sims.Draw(sys, rand.New(rand.NewPCG(4, 5)))
+		ctx := gridContext(sys, r.True, 40)
+		if ctx.States[0][0] != sys.Grid().Lo[0] {
+			t.Fatalf("%s: the context has no observation at the first time", name)
+		}
+		if ws := initialWarnings(sys, ctx, r.Side); len(ws) != 0 {
+			t.Errorf("%s: consistent data flagged: %q", name, ws)
+		}
+		ctx.Values[0][0] += 3
+		ch := sys.Grid().Channels[0]
+		if ws := initialWarnings(sys, ctx, r.Side); !hasWarning(ws, "1 of 1 "+ch+" observations at t = 0 contradict the side information u0", "check u0") {
+			t.Errorf("%s: contradiction not flagged: %q", name, ws)
+		}
+	}
+	// The same check on a system without such side information.
+	spring, _ := sims.Lookup("spring")
+	r := sims.Draw(spring, rand.New(rand.NewPCG(4, 5)))
+	ctx := gridContext(spring, r.True, 40)
+	ctx.Values[0][0] += 3
+	if ws := initialWarnings(spring, ctx, r.Side); len(ws) != 0 {
+		t.Errorf("spring: %q", ws)
 	}
 }

@@ -213,19 +213,13 @@ func DecodeSafetensors(data []byte) (*File, error) {
 		return nil, fmt.Errorf("safetensors: file is %d bytes, shorter than the 8-byte header length", len(data))
 	}
 	n := binary.LittleEndian.Uint64(data[:8])
-	if n > maxHeaderBytes {
-		return nil, fmt.Errorf("not a safetensors file (its first 8 bytes give a header length of %d, above the %d-byte limit)", n, maxHeaderBytes)
-	}
-	if n > uint64(len(data)-8) {
-		return nil, fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it", n, len(data)-8)
+	if err := checkHeaderLength(n, int64(len(data)-8)); err != nil {
+		return nil, err
 	}
 	header, section := data[8:8+n], data[8+n:]
-	if !utf8.Valid(header) {
-		return nil, errors.New("safetensors: header is not valid UTF-8")
-	}
-	entries, err := headerEntries(header)
+	entries, err := checkHeader(header)
 	if err != nil {
-		return nil, fmt.Errorf("safetensors: invalid header JSON: %w", err)
+		return nil, err
 	}
 
 	f := &File{
@@ -371,6 +365,35 @@ func headerEntries(header []byte) (entries map[string]json.RawMessage, err error
 	return entries, nil
 }
 
+// checkHeader parses the JSON header into its entries.
+func checkHeader(header []byte) (map[string]json.RawMessage, error) {
+	if !utf8.Valid(header) {
+		return nil, errors.New("safetensors: header is not valid UTF-8")
+	}
+	entries, err := headerEntries(header)
+	if err != nil {
+		return nil, fmt.Errorf("safetensors: invalid header JSON: %w", err)
+	}
+	return entries, nil
+}
+
+// minHeaderBytes is the shortest header, "{}".
+const minHeaderBytes = 2
+
+// checkHeaderLength refuses a header length n that no safetensors file
+// has, or that exceeds the after bytes following it (after < 0: unknown).
+func checkHeaderLength(n uint64, after int64) error {
+	switch {
+	case n > maxHeaderBytes:
+		return fmt.Errorf("not a safetensors file (its first 8 bytes give a header length of %d, above the %d-byte limit)", n, maxHeaderBytes)
+	case n < minHeaderBytes:
+		return fmt.Errorf("not a safetensors file (its first 8 bytes give a header length of %d, below the %d bytes of the smallest header {})", n, minHeaderBytes)
+	case after >= 0 && n > uint64(after):
+		return fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it", n, after)
+	}
+	return nil
+}
+
 // ReadSafetensorsFile reads and decodes the file at path, refusing files
 // larger than maxBytes (≤ 0 means 1 GiB).
 func ReadSafetensorsFile(path string, maxBytes int64) (*File, error) {
@@ -382,24 +405,71 @@ func ReadSafetensorsFile(path string, maxBytes int64) (*File, error) {
 		return nil, err // already names the file
 	}
 	defer fh.Close()
-	if st, err := fh.Stat(); err == nil && st.Size() > maxBytes {
-		return nil, fmt.Errorf("%s: %d bytes exceeds the %d-byte limit", path, st.Size(), maxBytes)
+	size := int64(-1) // unknown: a device or a pipe reports no useful size
+	if st, err := fh.Stat(); err == nil {
+		if st.Size() > maxBytes {
+			return nil, fmt.Errorf("%s: %d bytes exceeds the %d-byte limit", path, st.Size(), maxBytes)
+		}
+		if st.Mode().IsRegular() {
+			size = st.Size()
+		}
 	}
-	// Limit the read too: Stat can under-report (pipes, growing files).
-	limit := maxBytes
-	if limit < math.MaxInt64 {
-		limit++ // one byte past the limit reveals an oversized file
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, limit))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("%s: exceeds the %d-byte limit", path, maxBytes)
-	}
-	f, err := DecodeSafetensors(data)
+	f, err := readSafetensors(fh, size, maxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return f, nil
+}
+
+// readSafetensors reads and decodes a safetensors stream of at most
+// maxBytes, size bytes long when known (else -1). The header length and
+// the header itself are checked before the data section is read, so
+// that something other than a safetensors file (/dev/zero, a random
+// device, a pipe) is refused after its first bytes rather than after
+// maxBytes of them.
+func readSafetensors(r io.Reader, size, maxBytes int64) (*File, error) {
+	var prefix [8]byte
+	if k, err := io.ReadFull(r, prefix[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("safetensors: file is %d bytes, shorter than the 8-byte header length", k)
+		}
+		return nil, err
+	}
+	n := binary.LittleEndian.Uint64(prefix[:])
+	after := int64(-1)
+	if size >= 0 {
+		after = max(size-8, 0)
+	}
+	if err := checkHeaderLength(n, after); err != nil {
+		return nil, err
+	}
+	if int64(n) > maxBytes-8 {
+		return nil, fmt.Errorf("header length %d exceeds the %d-byte limit", n, maxBytes)
+	}
+	var buf bytes.Buffer
+	if size >= 0 {
+		buf.Grow(int(size))
+	}
+	buf.Write(prefix[:])
+	if _, err := io.CopyN(&buf, r, int64(n)); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it", n, buf.Len()-8)
+		}
+		return nil, err
+	}
+	if _, err := checkHeader(buf.Bytes()[8:]); err != nil {
+		return nil, err
+	}
+	// Limit the read too: the size can under-report (growing files).
+	rest := maxBytes - int64(buf.Len())
+	if rest < math.MaxInt64 {
+		rest++ // one byte past the limit reveals an oversized file
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(r, rest)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > maxBytes {
+		return nil, fmt.Errorf("exceeds the %d-byte limit", maxBytes)
+	}
+	return DecodeSafetensors(buf.Bytes())
 }

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -59,7 +61,7 @@ type calibration struct {
 func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (with --checkpoint it must match)")
-	path := fs.String("checkpoint", "", "checkpoint `file` (default: the embedded one for --system/--backbone)")
+	path := fs.String("checkpoint", "", "checkpoint `file`, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
 	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	data := fs.String("data", "", "observation CSV `file`; '-' reads stdin")
 	u0Text := fs.String("u0", "", "side information as comma-separated values (lv: x0,y0)")
@@ -84,6 +86,12 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		if err := checkOutputPath("png", *pngPath); err != nil {
 			return err
 		}
+		inputs := []struct{ flag, path string }{{"data", *data}, {"u0-file", *u0File}, {"checkpoint", *path}}
+		for _, in := range inputs {
+			if in.path != "" && in.path != "-" && !strings.HasPrefix(in.path, embeddedPrefix) && sameFile(*pngPath, in.path) {
+				return UsageError("--png %s is the --%s file, which the figure would overwrite; choose another name", *pngPath, in.flag)
+			}
+		}
 	}
 	m, _, source, err := loadModel(*path, *system, *backbone)
 	if err != nil {
@@ -98,17 +106,16 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	// Ctrl-C stops the prediction, whose refinement steps (as many as
+	// the checkpoint says) may take long.
+	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: -1})
+	if err == nil {
+		err = checkPredictionFinite(preds[0])
 	}
-	preds, err := m.Predict([]sims.Context{obs}, [][]float64{side}, *samples, *seed)
 	if err != nil {
-		return err
+		return blameData(err, sys, obs, side, *data)
 	}
 	p := preds[0]
-	if err := checkPredictionFinite(p); err != nil {
-		return err
-	}
 	c := calibration{
 		sys: sys, model: m, checkpoint: source, data: *data, obs: obs, side: side,
 		pred: p, warnings: core.Warnings(m, obs, side, p), samples: *samples, seed: *seed,
@@ -128,8 +135,8 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 }
 
 // checkOutputPath fails early, before any work, when the file the flag
-// names cannot be created: its directory does not exist or it is itself
-// a directory.
+// names cannot be created: its directory does not exist, takes no new
+// file, or the path is itself a directory.
 func checkOutputPath(flag, path string) error {
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
@@ -142,7 +149,41 @@ func checkOutputPath(flag, path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return UsageError("--%s %s is a directory", flag, path)
 	}
+	// An existing directory may still refuse the file (read-only, no
+	// permission, a full disk), which would otherwise be found only
+	// after the work, when saving: create a file there, with one byte
+	// in it, the way the save will (a temporary file beside path).
+	probe, err := os.CreateTemp(dir, "."+filepath.Base(path)+".probe-*")
+	if err == nil {
+		_, err = probe.Write([]byte{0})
+		probe.Close()
+		os.Remove(probe.Name())
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the probe's own name would only confuse
+		}
+		return UsageError("--%s %s: cannot create a file in %s: %v", flag, path, dir, err)
+	}
 	return nil
+}
+
+// sameFile reports whether paths a and b name the same file: the same
+// file on disk where both exist (links, other spellings), else the same
+// cleaned absolute path.
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return absA == absB
 }
 
 // calibrationSide reads the side information the system needs from --u0
@@ -168,6 +209,25 @@ func calibrationSide(sys sims.System, u0Text, u0File string) ([]float64, error) 
 	default:
 		return nil, UsageError("system %s needs its side information %s (%d values): give --u0-file FILE (CSV with header x,u and one row per grid position)", sys.Name(), side.Name, side.Len)
 	}
+}
+
+// blameData turns a failed prediction (the model diverged, non-finite
+// output) into a usage error that points at the data when the
+// observations or side information lie far from anything the model was
+// trained on, which is then the likely cause: the bare error would read
+// as a fault of the model.
+func blameData(err error, sys sims.System, obs sims.Context, side []float64, data string) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	w := core.DataWarnings(sys, obs, side)
+	if len(w) == 0 {
+		return err
+	}
+	if data == "-" {
+		data = stdinName
+	}
+	return UsageError("%s: the model failed on these observations, which lie outside what it was trained on: %s (%v)", data, strings.Join(w, "; "), err)
 }
 
 // checkPredictionFinite fails on non-finite model output, which JSON

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"math"
@@ -499,6 +500,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"u0-file missing", "advdiff", "t,x,u\n0.5,0.5,1\n", nil, "system advdiff needs its side information u0 (64 values): give --u0-file"},
 		{"u0-file short", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", short}, "u0short.csv: 2 data rows, want 64"},
 		{"u0 both", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", u0File, "--u0", "1"}, "give --u0 or --u0-file, not both"},
+		{"u0-file directory", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", dir}, "--u0-file: " + dir + " is a directory"},
 		{"u0 for spring", "spring", "t,y\n1,1\n", []string{"--u0", "1,2"}, "system spring has no side information"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -541,6 +543,10 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"not a checkpoint", append([]string{"--checkpoint", good["spring"][1]}, good["spring"]...), "checkpoint"},
 		{"png dir missing", append([]string{"--checkpoint", ckpts["spring"], "--png", filepath.Join(dir, "no", "f.png")}, good["spring"]...), "--png"},
 		{"png is dir", append([]string{"--checkpoint", ckpts["spring"], "--png", dir}, good["spring"]...), "is a directory"},
+		{"png is data", []string{"--checkpoint", ckpts["spring"], "--data", good["spring"][1], "--png", good["spring"][1]}, "is the --data file"},
+		{"png is data, spelt otherwise", []string{"--checkpoint", ckpts["spring"], "--data", good["spring"][1], "--png", filepath.Join(filepath.Dir(good["spring"][1]), ".", filepath.Base(good["spring"][1]))}, "is the --data file"},
+		{"png is checkpoint", append([]string{"--checkpoint", ckpts["spring"], "--png", ckpts["spring"]}, good["spring"]...), "is the --checkpoint file"},
+		{"png is u0-file", append([]string{"--checkpoint", ckpts["advdiff"], "--png", u0File, "--u0-file", u0File}, good["advdiff"][:2]...), "is the --u0-file file"},
 		{"stray argument", append([]string{"--checkpoint", ckpts["spring"], "extra"}, good["spring"]...), "unexpected argument"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -603,5 +609,90 @@ func TestCalibrateIntervalInsidePrior(t *testing.T) {
 	}
 	if iv.Mean-1.96*iv.Std >= 3 && iv.Mean+1.96*iv.Std <= 8 {
 		t.Errorf("ω %+v: the Gaussian interval lies inside the prior, so this test no longer exercises the cut", iv)
+	}
+}
+
+// countdownCtx is a context whose Err is nil for its first calls and
+// context.Canceled after: a Ctrl-C arriving at a known point, without
+// timing.
+type countdownCtx struct {
+	context.Context
+	left, calls int
+}
+
+func (c *countdownCtx) Err() error {
+	c.calls++
+	if c.left--; c.left < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCalibrateStopsOnInterrupt: Ctrl-C during a long refinement (a
+// checkpoint asking for many steps) stops calibrate at the next step, as
+// an interruption, instead of running every step first.
+func TestCalibrateStopsOnInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	path := tinyCheckpoint(t, dir, "spring", 0, 0)
+	m, info, err := core.LoadCheckpoint(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 1000
+	m.Config.Infer.Refine = steps
+	if err := core.SaveCheckpoint(path, m, info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	good := goodObservations(t, dir)
+	ctx := &countdownCtx{Context: context.Background(), left: 5}
+	var stdout, stderr bytes.Buffer
+	code := Run(ctx, append([]string{"calibrate", "--checkpoint", path}, good["spring"]...), &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted") || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, interrupted, no result", code, stdout.String(), stderr.String())
+	}
+	if ctx.calls > 10 {
+		t.Errorf("ctx checked %d times: calibrate did not stop at the first refinement step after the interrupt", ctx.calls)
+	}
+}
+
+// TestBlameData: a failed prediction on observations far from anything
+// the model was trained on is a usage error that names the data file and
+// what is wrong with it; on plausible data, or on an interruption, the
+// error stays as it was.
+func TestBlameData(t *testing.T) {
+	sys, err := sims.Lookup("lv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	diverged := errors.New("predict: realization 0: every latent sample gave a non-finite prediction (the model diverged)")
+	d := simulateDraw(t, "lv", 5)
+	side := d.u0
+	plausible := sims.Context{States: [][]float64{{1}, {2}}, Values: [][]float64{{1, 1}, {2, 1}}, Mask: [][]bool{{true, true}, {true, true}}, GridIndex: []int{-1, -1}}
+	if got := blameData(diverged, sys, plausible, side, "ok.csv"); got != diverged {
+		t.Errorf("plausible data: %v, want the error unchanged", got)
+	}
+	huge := sims.Context{States: [][]float64{{1}, {2}}, Values: [][]float64{{1e6, 1e6}, {2e6, -5}}, Mask: [][]bool{{true, true}, {true, true}}, GridIndex: []int{-1, -1}}
+	got := blameData(diverged, sys, huge, side, "big.csv")
+	for _, want := range []string{"big.csv: the model failed on these observations, which lie outside what it was trained on", "prey observations lie far outside the range seen in training", "physically impossible", "the model diverged"} {
+		if !IsUsageError(got) || !strings.Contains(got.Error(), want) {
+			t.Errorf("far data: %v, want a usage error containing %q", got, want)
+		}
+	}
+	if got := blameData(context.Canceled, sys, huge, side, "big.csv"); got != context.Canceled {
+		t.Errorf("interrupted: %v", got)
+	}
+}
+
+// TestCalibrateFarDataNamesTheData: lv observations a million times the
+// trained range make the embedded model diverge; calibrate then says the
+// data is the cause (exit 2), never a bare model error (exit 1).
+func TestCalibrateFarDataNamesTheData(t *testing.T) {
+	data := writeFile(t, t.TempDir(), "big.csv", "t,prey,predator\n0,1e6,1e6\n1,2e6,1e6\n2,1e6,3e6\n3,1e6,1e6\n5,2e6,2e6\n")
+	code, _, errOut := runCLI(t, "calibrate", "--system", "lv", "--data", data, "--u0", "1,1")
+	if code == 0 {
+		t.Skip("the embedded lv model copes with these observations")
+	}
+	if code != 2 || !strings.Contains(errOut, "big.csv: the model failed on these observations") || !strings.Contains(errOut, "far outside the range seen in training") {
+		t.Errorf("exit %d, stderr %q; want 2 and the data named as the cause", code, errOut)
 	}
 }

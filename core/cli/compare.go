@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -77,13 +78,13 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	var files stringList
 	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
-	fs.Var(&files, "checkpoint", "an APIC checkpoint `FILE` to compare (repeatable; the embedded checkpoints of --system are always included)")
-	tasks := fs.Int("tasks", 50, "number of test realizations")
+	fs.Var(&files, "checkpoint", "an APIC checkpoint `FILE` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of --system are always included)")
+	tasks := fs.Int("tasks", 50, "number of test realizations, at most 2000")
 	contextN := fs.Int("context", 0, "context size (default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
 	seed := fs.Uint64("seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
 	samples := fs.Int("samples", 32, "APIC Monte-Carlo latent samples")
-	refine := fs.Int("refine", -1, "APIC refinement steps on the context (0: one-pass amortized; -1: each checkpoint's setting)")
+	refine := fs.Int("refine", -1, "APIC refinement steps on the context, at most 1000 (0: one-pass amortized; -1: each checkpoint's setting)")
 	starts := fs.Int("starts", 8, "KOH-GP L-BFGS starts per realization (Latin hypercube over the prior)")
 	workers := fs.Int("workers", 0, "KOH-GP realizations fitted in parallel (default: GOMAXPROCS)")
 	rawSpread := fs.Bool("raw-spread", false, "score APIC's Monte-Carlo mixture collapsed to its mean and variance, without the checkpoints' recalibrated spread")
@@ -110,6 +111,11 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if n := *contextN; n > sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, sys.Grid().Points())
 	}
+	// Checked now, not after the APIC timing has run: KOH-GP would fail
+	// on the first realization.
+	if n := cmp.Or(*contextN, sys.TestContext()); n < kohgp.MinContext {
+		return UsageError("--context must be ≥ %d for compare (KOH-GP needs at least %d context observations), got %d", kohgp.MinContext, kohgp.MinContext, n)
+	}
 	if math.IsNaN(*noise) || math.IsInf(*noise, 0) {
 		return UsageError("--noise must be finite")
 	}
@@ -126,7 +132,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		*workers = runtime.GOMAXPROCS(0)
 	}
 	opt := core.EvalOptions{Tasks: *tasks, Context: *contextN, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine}
-	test, err := core.TestTasks(sys, opt)
+	test, err := core.TestTasksContext(ctx, sys, opt)
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
@@ -188,10 +194,17 @@ func compareModels(system string, files []string) ([]namedModel, error) {
 		taken[name] = true
 		out = append(out, namedModel{name: name, source: embeddedPrefix + checkpoints.Name(system, string(b)), model: m})
 	}
+	included := map[string]bool{}
+	for _, nm := range out {
+		included[nm.source] = true
+	}
 	for _, path := range files {
-		m, _, err := core.LoadCheckpoint(path)
+		if included[path] {
+			continue // an embedded checkpoint of the system, compared already
+		}
+		m, _, err := loadCheckpointArg(path)
 		if err != nil {
-			return nil, UsageError("%v", err)
+			return nil, err
 		}
 		if m.Config.Arch.System != system {
 			return nil, UsageError("checkpoint %s is for system %s, not %s", path, m.Config.Arch.System, system)

@@ -46,13 +46,19 @@ func sideAxisOf(g sims.Grid, n int) sideAxis {
 }
 
 // readSideCSV reads n values of side information from the CSV file path:
-// a header row "x,u", then one row per position in increasing x.
+// a header row "x,u" (in any case), then one row per position in
+// increasing x.
 func readSideCSV(path string, n int, axis sideAxis) ([]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, UsageError("--u0-file: %v", err)
 	}
 	defer f.Close()
+	// Reading a directory fails only at the first read, with a message
+	// that names neither the flag nor the cause plainly.
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, UsageError("--u0-file: %s is a directory", path)
+	}
 	return parseSideCSV(f, path, n, axis)
 }
 
@@ -92,7 +98,8 @@ func parseSideCSV(r io.Reader, name string, n int, axis sideAxis) ([]float64, er
 	if len(header) > 0 {
 		header[0] = strings.TrimPrefix(header[0], "\ufeff") // spreadsheet BOM
 	}
-	if len(header) != 2 || header[0] != "x" || header[1] != "u" {
+	// Names match case-insensitively, as in observation files ("X,U").
+	if len(header) != 2 || !strings.EqualFold(header[0], "x") || !strings.EqualFold(header[1], "u") {
 		if len(header) > 0 {
 			if _, numErr := strconv.ParseFloat(header[0], 64); numErr == nil {
 				return nil, bad(line, "missing header row \"x,u\"")

@@ -21,6 +21,7 @@ func TestParseSideCSV(t *testing.T) {
 	}{
 		{"ok", "x,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n", grid, []float64{1, 2, 3, 4}, ""},
 		{"spaces bom crlf", "\ufeffx, u\r\n0, 1\r\n0.25 ,2\r\n0.5,3\r\n0.75,4\r\n", grid, []float64{1, 2, 3, 4}, ""},
+		{"upper-case header", "X,U\n0,1\n0.25,2\n0.5,3\n0.75,4\n", grid, []float64{1, 2, 3, 4}, ""},
 		{"free axis", "x,u\n0.1,1\n0.2,2\n0.4,3\n0.9,4\n", free, []float64{1, 2, 3, 4}, ""},
 		{"empty", "", grid, nil, "f.csv: empty file"},
 		{"no header", "0,1\n0.25,2\n", grid, nil, `f.csv:1: missing header row "x,u"`},

@@ -27,15 +27,15 @@ of BENCHMARKS.md as mean ± std over realizations.`,
 
 func runEval(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
-	path := fs.String("checkpoint", "", "checkpoint file (default: the embedded one for --system/--backbone)")
+	path := fs.String("checkpoint", "", "checkpoint file, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
 	system := fs.String("system", "", "system, for the embedded checkpoint")
 	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
-	tasks := fs.Int("tasks", 200, "number of test realizations")
+	tasks := fs.Int("tasks", 200, "number of test realizations, at most 2000")
 	context := fs.Int("context", 0, "context size (default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
 	seed := fs.Uint64("seed", 1, "evaluation seed")
 	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
-	refine := fs.Int("refine", -1, "refinement steps on the context (0: one-pass amortized; -1: the checkpoint's setting)")
+	refine := fs.Int("refine", -1, "refinement steps on the context, at most 1000 (0: one-pass amortized; -1: the checkpoint's setting)")
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
 	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (BENCHMARKS.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")

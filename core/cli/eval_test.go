@@ -54,6 +54,8 @@ func TestEvalErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"eval", "--system", "spring", "--tasks", "0"}, "--tasks must be ≥ 1, got 0"},
+		{[]string{"eval", "--system", "spring", "--tasks", "1", "--refine", "1001"}, "--refine must be at most 1000, got 1001"},
+		{[]string{"eval", "--system", "advdiff", "--tasks", "100000"}, "--tasks must be at most 2000 (every realization is held in memory), got 100000"},
 		{[]string{"eval", "--system", "spring", "--noise", "-1"}, "--noise must be finite and ≥ 0, got -1"},
 		{[]string{"eval", "--system", "spring", "--z-theta-prior", "-2"}, "--z-theta-prior"},
 		{[]string{"eval", "--system", "nosuch"}, "nosuch"},

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"apic/checkpoints"
 	"apic/core"
 	"apic/nets"
 )
@@ -132,14 +131,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// embeddedPrefix marks a checkpoint embedded in the program, as the
-// commands name their weights' source.
-const embeddedPrefix = "embedded:"
-
 // readForInspect reads a checkpoint file, or an embedded checkpoint
 // named embedded:NAME, both as safetensors and as a model.
 func readForInspect(path string) (*nets.File, *core.Model, core.Info, error) {
-	name, embedded := strings.CutPrefix(path, embeddedPrefix)
+	data, embedded, err := embeddedCheckpoint(path)
+	if err != nil {
+		return nil, nil, core.Info{}, err
+	}
 	if !embedded {
 		f, err := nets.ReadSafetensorsFile(path, 0)
 		if err != nil {
@@ -150,10 +148,6 @@ func readForInspect(path string) (*nets.File, *core.Model, core.Info, error) {
 			return nil, nil, core.Info{}, UsageError("%v", err)
 		}
 		return f, m, info, nil
-	}
-	data, ok := checkpoints.ByName(name)
-	if !ok {
-		return nil, nil, core.Info{}, UsageError("no embedded checkpoint %q (embedded: %s)", name, strings.Join(checkpoints.List(), ", "))
 	}
 	f, err := nets.DecodeSafetensors(data)
 	if err != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -27,5 +28,20 @@ func TestInspectEmbedded(t *testing.T) {
 	code, _, errOut = runCLI(t, "inspect", "embedded:nope.safetensors")
 	if code != 2 || !strings.Contains(errOut, `no embedded checkpoint "nope.safetensors"`) || !strings.Contains(errOut, "lv-anp.safetensors") {
 		t.Errorf("unknown embedded name: exit %d, %q", code, errOut)
+	}
+}
+
+// TestInspectDevZero: an endless non-checkpoint (/dev/zero) is refused on
+// its header length, as a usage error, instead of being read up to the
+// 1 GiB file limit first.
+func TestInspectDevZero(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	for _, args := range [][]string{{"inspect", "/dev/zero"}, {"eval", "--checkpoint", "/dev/zero"}} {
+		code, _, errOut := runCLI(t, args...)
+		if code != 2 || !strings.Contains(errOut, "header length of 0") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 
 	"apic/checkpoints"
@@ -8,15 +9,15 @@ import (
 	"apic/sims"
 )
 
-// loadModel opens the model a command works on: the checkpoint file when
-// path is set (system and backbone, when given, must match it), otherwise
+// loadModel opens the model a command works on: the checkpoint path
+// names when set (a file, or embedded:NAME) (system and backbone, when given, must match it), otherwise
 // the embedded checkpoint for system and backbone (empty: lnp). It
 // returns a description of where the weights came from.
 func loadModel(path, system, backbone string) (*core.Model, core.Info, string, error) {
 	if path != "" {
-		m, info, err := core.LoadCheckpoint(path)
+		m, info, err := loadCheckpointArg(path)
 		if err != nil {
-			return nil, core.Info{}, "", UsageError("%v", err)
+			return nil, core.Info{}, "", err
 		}
 		if system != "" && system != m.Config.Arch.System {
 			return nil, core.Info{}, "", UsageError("--system %s disagrees with checkpoint %s (system %s)", system, path, m.Config.Arch.System)
@@ -47,4 +48,45 @@ func loadModel(path, system, backbone string) (*core.Model, core.Info, string, e
 		return nil, core.Info{}, "", err
 	}
 	return m, info, embeddedPrefix + checkpoints.Name(system, backbone), nil
+}
+
+// embeddedPrefix marks a checkpoint embedded in the program, as the
+// commands name their weights' source; every flag that reads a
+// checkpoint takes the same form back.
+const embeddedPrefix = "embedded:"
+
+// embeddedCheckpoint returns the bytes of the embedded checkpoint path
+// names as embedded:NAME; ok is false when path is not of that form, and
+// an unknown NAME is a usage error listing the embedded ones.
+func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
+	name, ok := strings.CutPrefix(path, embeddedPrefix)
+	if !ok {
+		return nil, false, nil
+	}
+	data, found := checkpoints.ByName(name)
+	if !found {
+		return nil, true, UsageError("no embedded checkpoint %q (embedded: %s)", name, strings.Join(checkpoints.List(), ", "))
+	}
+	return data, true, nil
+}
+
+// loadCheckpointArg loads the checkpoint a flag names: a file, or
+// embedded:NAME. Problems with a file are usage errors.
+func loadCheckpointArg(path string) (*core.Model, core.Info, error) {
+	data, embedded, err := embeddedCheckpoint(path)
+	switch {
+	case err != nil:
+		return nil, core.Info{}, err
+	case embedded:
+		m, info, err := core.DecodeCheckpoint(data)
+		if err != nil {
+			return nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
+		}
+		return m, info, nil
+	}
+	m, info, err := core.LoadCheckpoint(path)
+	if err != nil {
+		return nil, core.Info{}, UsageError("%v", err)
+	}
+	return m, info, nil
 }

@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +32,9 @@ with known θ; stage 2 trains the full model on true realizations with
 source seeded with --seed. Defaults for widths and steps come from the
 system (the paper's appendix A). Ctrl-C stops training; the weights of
 the completed steps go to NAME.partial.safetensors beside --out, which an
-unfinished run never writes.`,
+unfinished run never writes. Weights that cannot be saved where they
+should (a full disk) go to the temporary directory, and the error says
+where.`,
 		Run: runTrain,
 	})
 }
@@ -58,7 +62,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
 	fs.StringVar(&f.backbone, "backbone", "lnp", "backbone: cnp, lnp or anp")
 	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required)")
-	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model")
+	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model: a file, or embedded:NAME for one shipped with the program")
 	fs.StringVar(&f.decAct, "dec-act", "silu", "activation of f_ψ: silu, relu, tanh, softplus, sigmoid, identity")
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
 	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen, spread")
@@ -89,7 +93,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
-	fs.IntVar(&f.refine, "refine", -1, "refinement steps stored as the model's inference default (-1: keep the default)")
+	fs.IntVar(&f.refine, "refine", -1, "refinement steps (at most 1000) stored as the model's inference default (-1: keep the default)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -140,11 +144,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		// --init file's).
 		partial := info
 		partial.Metrics = res.Val
-		path, err := keepPartial(f.out, m, partial, dtype)
-		if err != nil {
-			return fmt.Sprintf("the partly trained weights could not be saved (%v); nothing was written", err)
-		}
-		return fmt.Sprintf("the weights of those steps are in %s (--init %s continues from them); %s was not written", path, path, f.out)
+		return keepUnfinished(f.out, m, partial, dtype)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -201,7 +201,14 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		env.Notef("%s", note)
 	}
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
-		return err
+		// --out was writable when training began (checkOutputPath), but
+		// the disk may have filled or the directory gone since: the
+		// trained weights must not be lost with the error.
+		path, kerr := keepInTemp(f.out, "", m, info, dtype)
+		if kerr != nil {
+			return fmt.Errorf("%w; the trained weights could not be kept elsewhere either (%v)", err, kerr)
+		}
+		return fmt.Errorf("%w; the trained weights are in %s instead (move it to %s)", err, path, f.out)
 	}
 	if f.jsonOut {
 		enc := json.NewEncoder(env.Stdout)
@@ -257,6 +264,17 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 			return UsageError("--%s must be ≥ %d, got %d", name, least, v)
 		}
 	}
+	if err := checkRefine(f.refine); err != nil {
+		return err
+	}
+	// Checked here, naming the flags: an infinite rate would otherwise
+	// train to NaN and leave a configuration that JSON cannot record.
+	if f.set["lr"] && (!(f.lr > 0) || math.IsInf(f.lr, 0)) {
+		return UsageError("--lr must be finite and > 0, got %v", f.lr)
+	}
+	if f.set["lr-final"] && (!(f.lrFinal >= 0) || math.IsInf(f.lrFinal, 0)) {
+		return UsageError("--lr-final must be finite and ≥ 0 (0: constant), got %v", f.lrFinal)
+	}
 	if f.recalibrateOnly != "" {
 		if f.recalibrateOnly != "theta" {
 			return UsageError("--recalibrate-only %q: the one partial recalibration is 'theta'", f.recalibrateOnly)
@@ -287,9 +305,9 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	var cfg core.Config
 	var init *core.Model
 	if f.init != "" {
-		m, info, err := core.LoadCheckpoint(f.init)
+		m, info, err := loadCheckpointArg(f.init)
 		if err != nil {
-			return core.Config{}, nil, UsageError("%v", err)
+			return core.Config{}, nil, err
 		}
 		if f.system != "" && f.system != m.Config.Arch.System {
 			return core.Config{}, nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
@@ -373,7 +391,12 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	if f.contextRange != "" {
 		lo, hi, err := parseRange(f.contextRange)
 		if err != nil {
-			return core.Config{}, nil, UsageError("context-range: %v", err)
+			return core.Config{}, nil, UsageError("--context-range: %v", err)
+		}
+		// 0:0 in the configuration means "the system's range": given
+		// here it would be silently replaced, so it is refused as 5:2 is.
+		if lo < 1 || hi < lo {
+			return core.Config{}, nil, UsageError("--context-range %s must satisfy 1 ≤ MIN ≤ MAX", f.contextRange)
 		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
@@ -478,6 +501,47 @@ func spreadName(mode string) string {
 		return "model"
 	}
 	return mode
+}
+
+// keepUnfinished keeps an unfinished run's weights with keepPartial and
+// says where, or why no usable file could be kept.
+func keepUnfinished(out string, m *core.Model, info core.Info, dtype nets.DType) string {
+	// A diverged run's weights may hold NaN, Inf or values beyond the
+	// storage type's range: a file of them would not load, so none is
+	// promised.
+	if err := core.CheckStorable(m, dtype); err != nil {
+		return fmt.Sprintf("no usable partial file could be kept (%v: a checkpoint of these weights would not load); nothing was written", err)
+	}
+	path, err := keepPartial(out, m, info, dtype)
+	if err != nil {
+		// Beside --out failed (a full disk, a vanished directory): the
+		// temporary directory may still take them.
+		var terr error
+		if path, terr = keepInTemp(out, ".partial", m, info, dtype); terr != nil {
+			return fmt.Sprintf("the partly trained weights could not be saved (%v; %v); nothing was written", err, terr)
+		}
+	}
+	return fmt.Sprintf("the weights of those steps are in %s (--init %s continues from them); %s was not written", path, path, out)
+}
+
+// keepInTemp saves m in os.TempDir() under a new name made of out's base
+// name, infix and a random part (model.partial.123.safetensors), for
+// when out's own directory cannot take it, and returns its path.
+func keepInTemp(out, infix string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
+	base := strings.TrimSuffix(filepath.Base(out), ".safetensors")
+	// CreateTemp picks a name no other file has; the save then replaces
+	// the empty file atomically.
+	f, err := os.CreateTemp(os.TempDir(), base+infix+".*.safetensors")
+	if err != nil {
+		return "", err
+	}
+	path := f.Name()
+	f.Close()
+	if err := core.SaveCheckpoint(path, m, info, dtype); err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return path, nil
 }
 
 // keepPartial saves an unfinished run's model beside out, as

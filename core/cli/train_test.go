@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -92,10 +93,18 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--dtype", "f16", "--out", filepath.Join(dir, "x")}, "dtype"},
 		{[]string{"train", "--init", junk, "--out", filepath.Join(dir, "x")}, "junk.safetensors"},
 		{[]string{"train", "--init", good, "--system", "lv", "--out", filepath.Join(dir, "x")}, "disagrees"},
-		{[]string{"train", "--system", "spring", "--lr", "-1", "--out", filepath.Join(dir, "x")}, "learning rate"},
+		{[]string{"train", "--system", "spring", "--lr", "-1", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got -1"},
+		{[]string{"train", "--system", "spring", "--lr", "Inf", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got +Inf"},
+		{[]string{"train", "--system", "spring", "--lr", "NaN", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got NaN"},
+		{[]string{"train", "--system", "spring", "--lr", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got 0"},
+		{[]string{"train", "--system", "spring", "--lr-final", "Inf", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr-final must be finite and ≥ 0 (0: constant), got +Inf"},
+		{[]string{"train", "--system", "spring", "--lr-final", "-1e-4", "--out", filepath.Join(dir, "x")}, "--lr-final must be finite"},
 		{[]string{"train", "--system", "spring", "--context-range", "20-40", "--out", filepath.Join(dir, "x")}, "MIN:MAX"},
 		{[]string{"train", "--system", "spring", "--context-range", "20:x", "--out", filepath.Join(dir, "x")}, "maximum"},
-		{[]string{"train", "--system", "spring", "--context-range", "40:20", "--out", filepath.Join(dir, "x")}, "context range"},
+		{[]string{"train", "--system", "spring", "--context-range", "40:20", "--out", filepath.Join(dir, "x")}, "1 ≤ MIN ≤ MAX"},
+		{[]string{"train", "--system", "spring", "--context-range", "0:0", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--context-range 0:0 must satisfy 1 ≤ MIN ≤ MAX"},
+		{[]string{"train", "--system", "spring", "--context-range", "0:5", "--out", filepath.Join(dir, "x")}, "1 ≤ MIN ≤ MAX"},
+		{[]string{"train", "--system", "spring", "--context-range", "5:100000", "--out", filepath.Join(dir, "x")}, "context range"},
 		{[]string{"train", "--system", "advdiff", "--basis", "4", "--out", filepath.Join(dir, "x")}, "basis"},
 		{[]string{"train", "--init", good, "--backbone", "anp", "--out", filepath.Join(dir, "x")}, "--backbone cannot change"},
 		{[]string{"train", "--init", good, "--basis", "3", "--out", filepath.Join(dir, "x")}, "--basis cannot change"},
@@ -103,6 +112,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--batch", "-1", "--out", filepath.Join(dir, "x")}, "--batch must be ≥ 1"},
 		{[]string{"train", "--system", "spring", "--hidden", "0", "--out", filepath.Join(dir, "x")}, "--hidden must be ≥ 1, got 0"},
 		{[]string{"train", "--system", "spring", "--refine", "-3", "--out", filepath.Join(dir, "x")}, "--refine must be ≥ -1"},
+		{[]string{"train", "--system", "spring", "--refine", "1001", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--refine must be at most 1000, got 1001"},
 		{[]string{"train", "--system", "spring", "--noise", "nan", "--out", filepath.Join(dir, "x")}, "noise"},
 		{[]string{"train", "--system", "spring", "--out", filepath.Join(dir, "nosuchdir", "x")}, "--out"},
 		{[]string{"train", "--system", "spring", "--out", dir}, "is a directory"},
@@ -329,5 +339,138 @@ func TestKeepPartialUncheckableName(t *testing.T) {
 	}
 	if _, err := keepPartial(filepath.Join(file, "model.safetensors"), m, core.Info{}, nets.F32); err == nil {
 		t.Error("a partial file under a regular file was reported saved")
+	}
+}
+
+// TestKeepUnfinishedRefusesUnloadableWeights: weights that a checkpoint
+// cannot load back (NaN or Inf after a divergence, or finite values beyond
+// float32's range in an F32 file, stored as Inf) are not promised as a
+// partial file; nothing is written. The same weights in F64 are kept.
+func TestKeepUnfinishedRefusesUnloadableWeights(t *testing.T) {
+	sys, err := sims.Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		value float64
+		dtype nets.DType
+		kept  bool
+	}{{1e39, nets.F32, false}, {math.NaN(), nets.F64, false}, {math.Inf(-1), nets.F32, false}, {1e39, nets.F64, true}} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "model.safetensors")
+		m, err := core.NewModel(core.DefaultConfig(sys, core.CNP))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Params.List()[0].Value.Data[0] = tc.value
+		msg := keepUnfinished(out, m, core.Info{Steps1: 1}, tc.dtype)
+		partial := filepath.Join(dir, "model.partial.safetensors")
+		if !tc.kept {
+			if !strings.Contains(msg, "no usable partial file could be kept") || !strings.Contains(msg, "nothing was written") {
+				t.Errorf("%v in %s: %q", tc.value, tc.dtype, msg)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("%v in %s: %d files written", tc.value, tc.dtype, len(entries))
+			}
+			continue
+		}
+		if !strings.Contains(msg, partial) {
+			t.Errorf("%v in %s: %q, want the weights kept in %s", tc.value, tc.dtype, msg, partial)
+		}
+		if _, _, err := core.LoadCheckpoint(partial); err != nil {
+			t.Errorf("%v in %s: the kept file does not load: %v", tc.value, tc.dtype, err)
+		}
+	}
+}
+
+// TestTrainOutMustTakeAFile: an --out directory that exists but takes no
+// new file is refused before training, not after it; the probe leaves
+// nothing behind.
+func TestTrainOutMustTakeAFile(t *testing.T) {
+	var outs []string
+	if st, err := os.Stat("/proc/self"); err == nil && st.IsDir() {
+		outs = append(outs, "/proc/model.safetensors") // no file can be created there, even by root
+	}
+	if os.Geteuid() != 0 { // root writes into read-only directories
+		ro := t.TempDir()
+		if err := os.Chmod(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(ro, 0o755) })
+		outs = append(outs, filepath.Join(ro, "model.safetensors"))
+	}
+	if len(outs) == 0 {
+		t.Skip("no directory here refuses new files")
+	}
+	for _, out := range outs {
+		code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...)
+		if code != 2 || !strings.Contains(stderr, "--out "+out+": cannot create a file in "+filepath.Dir(out)) {
+			t.Errorf("--out %s: exit %d, stderr %q", out, code, stderr)
+		}
+		if strings.Contains(stderr, "training") {
+			t.Errorf("--out %s: trained before refusing: %q", out, stderr)
+		}
+	}
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "train", "--system", "spring", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "m.safetensors")); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("directory holds %d entries, want the checkpoint alone (no probe left)", len(entries))
+	}
+}
+
+// removeOnWrite is a buffer that removes dir (and, when cancel is set,
+// cancels) once a write contains when: --out's directory vanishing
+// during training, as a full disk would make the save fail.
+type removeOnWrite struct {
+	bytes.Buffer
+	dir, when string
+	cancel    func()
+}
+
+func (r *removeOnWrite) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), r.when) {
+		os.RemoveAll(r.dir)
+		if r.cancel != nil {
+			r.cancel()
+		}
+	}
+	return r.Buffer.Write(p)
+}
+
+// TestTrainKeepsWeightsWhenSaveFails: when --out can no longer be written
+// at the end, the trained weights go to the temporary directory and the
+// error says where; so do an interrupted run's, when no partial file can
+// be written beside --out.
+func TestTrainKeepsWeightsWhenSaveFails(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	for _, interrupted := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "out")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		stderr := &removeOnWrite{dir: dir, when: "stage 2 step"}
+		args := append(append([]string{}, tinyTrainArgs...), "--out", filepath.Join(dir, "model.safetensors"))
+		if interrupted {
+			stderr.cancel = cancel
+			args = append(args, "--steps2", "30")
+		}
+		code := Run(ctx, args, io.Discard, stderr)
+		cancel()
+		kept, _ := filepath.Glob(filepath.Join(tmp, "model.*.safetensors"))
+		if code != 1 || len(kept) != 1 || !strings.Contains(stderr.String(), kept[0]) {
+			t.Fatalf("interrupted %v: exit %d, kept %v, stderr %q", interrupted, code, kept, stderr.String())
+		}
+		_, info, err := core.LoadCheckpoint(kept[0])
+		if err != nil || info.Steps1 != 2 || (!interrupted && info.Steps2 != 2) {
+			t.Errorf("interrupted %v: kept file %v, %d+%d steps", interrupted, err, info.Steps1, info.Steps2)
+		}
+		if interrupted != strings.Contains(kept[0], ".partial.") {
+			t.Errorf("interrupted %v: kept as %s", interrupted, kept[0])
+		}
+		os.Remove(kept[0])
 	}
 }

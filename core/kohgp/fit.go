@@ -39,6 +39,10 @@ func (o Options) withDefaults() Options {
 // Name is the method's name in tables and JSON.
 const Name = "koh-gp"
 
+// MinContext is the fewest context observations a fit takes: the GP's
+// hyperparameters cannot be estimated from one.
+const MinContext = 2
+
 // Calibrator is the KOH-GP method for one system. It implements
 // core.Method and is safe for concurrent use: each call builds its own
 // workspace.
@@ -133,8 +137,8 @@ func channels(sys sims.System, obs sims.Context, side []float64) ([]*channel, er
 		return nil, fmt.Errorf("malformed context: %d states, %d values, %d masks, %d grid indices",
 			n, len(obs.Values), len(obs.Mask), len(obs.GridIndex))
 	}
-	if n < 2 {
-		return nil, fmt.Errorf("need at least 2 context observations, got %d", n)
+	if n < MinContext {
+		return nil, fmt.Errorf("need at least %d context observations, got %d", MinContext, n)
 	}
 	chans := make([]*channel, C)
 	for c := range C {
