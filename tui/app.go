@@ -175,7 +175,7 @@ func New(opts Options) (Model, error) {
 
 	var e *entry
 	if opts.Checkpoint != "" {
-		cm, info, err := core.LoadCheckpoint(opts.Checkpoint)
+		cm, info, err := loadCheckpoint(opts.Checkpoint)
 		if err != nil {
 			return Model{}, err
 		}
@@ -975,10 +975,28 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// embeddedPrefix names a shipped checkpoint, as the commands print it
+// ("embedded:lv-anp.safetensors").
+const embeddedPrefix = "embedded:"
+
+// loadCheckpoint opens a checkpoint file, or a shipped one named
+// embedded:NAME.
+func loadCheckpoint(path string) (*core.Model, core.Info, error) {
+	name, ok := strings.CutPrefix(path, embeddedPrefix)
+	if !ok {
+		return core.LoadCheckpoint(path)
+	}
+	data, ok := checkpoints.ByName(name)
+	if !ok {
+		return nil, core.Info{}, fmt.Errorf("no embedded checkpoint %q (embedded: %s)", name, strings.Join(checkpoints.List(), ", "))
+	}
+	return core.DecodeCheckpoint(data)
+}
+
 // openCmd loads a checkpoint file.
 func openCmd(path string) tea.Cmd {
 	return func() tea.Msg {
-		model, info, err := core.LoadCheckpoint(path)
+		model, info, err := loadCheckpoint(path)
 		return openedMsg{path: path, model: model, info: info, err: err}
 	}
 }

@@ -604,3 +604,20 @@ func TestLongMessageWraps(t *testing.T) {
 		t.Error("a short message does not stay on the status line")
 	}
 }
+
+// TestCheckpointOptionTakesEmbeddedNames: --checkpoint embedded:NAME
+// opens a shipped file, as the other commands' flags do; an unknown name
+// is an error listing the shipped ones.
+func TestCheckpointOptionTakesEmbeddedNames(t *testing.T) {
+	m, err := New(Options{Checkpoint: "embedded:lv-cnp.safetensors", SaveDir: t.TempDir(), RefineDelay: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.sys().Name() != "lv" || m.backbone.value() != "cnp" {
+		t.Errorf("opened %s/%s, want lv/cnp", m.sys().Name(), m.backbone.value())
+	}
+	_, err = New(Options{Checkpoint: "embedded:nosuch.safetensors", SaveDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "spring-lnp.safetensors") {
+		t.Errorf("unknown embedded name: %v, want an error listing the shipped files", err)
+	}
+}

@@ -81,7 +81,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	fs := env.FlagSet()
 	system := fs.String("system", "spring", "benchmark system: "+strings.Join(sims.Names(), ", "))
 	backbone := fs.String("backbone", string(core.LNP), "neural-process backbone: cnp, lnp or anp")
-	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file` (its system and backbone win over the flags)")
+	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file`, or a shipped one as embedded:NAME (its system and backbone win over the flags)")
 	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
 	ascii := fs.Bool("ascii", false, "no colours (the plots keep their Unicode marks and box lines)")
 	if err := env.Parse(fs, args); err != nil {
