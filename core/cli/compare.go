@@ -299,12 +299,17 @@ func speedup(koh, m compareMethod) float64 {
 }
 
 // speedWords says a speed ratio (KOH-GP's time over APIC's) in words:
-// "3.2× faster", or "1.4× slower" below 1.
+// "is 3.2× faster per realization than KOH-GP", "is 1.4× slower …"
+// below 1, and "takes as long per realization as KOH-GP" for a ratio
+// that three digits cannot tell from 1 ("1× slower" says nothing).
 func speedWords(s float64) string {
-	if s < 1 {
-		return fmt.Sprintf("%.3g× slower", 1/s)
+	switch {
+	case math.Abs(s-1) < 0.005:
+		return "takes as long per realization as KOH-GP"
+	case s < 1:
+		return fmt.Sprintf("is %.3g× slower per realization than KOH-GP", 1/s)
 	}
-	return fmt.Sprintf("%.3g× faster", s)
+	return fmt.Sprintf("is %.3g× faster per realization than KOH-GP", s)
 }
 
 // onePassRatios are APIC's one-pass speed-ups over KOH-GP.
@@ -495,7 +500,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	}
 	writeAligned(w, rows)
 	for _, m := range methods[1:] {
-		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) is %s per realization than KOH-GP (median wall %s vs %s; CPU %s vs %s).\n",
+		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) %s (median wall %s vs %s; CPU %s vs %s).\n",
 			m.Name, m.Source, m.Refine, speedWords(speedup(koh, m)), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()),
 			fmtSeconds(m.Run.CPUPerRealization()), fmtSeconds(koh.Run.CPUPerRealization()))
 	}

@@ -253,7 +253,11 @@ func TestCompareInterrupted(t *testing.T) {
 }
 
 func TestSpeedWords(t *testing.T) {
-	for s, want := range map[float64]string{3.2: "3.2× faster", 1: "1× faster", 0.5: "2× slower", 0.885: "1.13× slower"} {
+	for s, want := range map[float64]string{
+		3.2: "is 3.2× faster per realization than KOH-GP", 1.006: "is 1.01× faster per realization than KOH-GP",
+		1: "takes as long per realization as KOH-GP", 0.997: "takes as long per realization as KOH-GP",
+		0.5: "is 2× slower per realization than KOH-GP", 0.885: "is 1.13× slower per realization than KOH-GP",
+	} {
 		if got := speedWords(s); got != want {
 			t.Errorf("speedWords(%v) = %q, want %q", s, got, want)
 		}
