@@ -809,7 +809,7 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 		where := fmt.Sprintf("stage %d step %d/%d", lastStage(r), lastStep(m.prog), lastSteps(m.prog))
 		switch {
 		case r.err == nil:
-			m.setMsg(msgInfo, "training done: %d steps in %s, spread recalibrated — s saves it, u undoes", steps, formatDuration(r.res.Wall))
+			m.setMsg(msgInfo, "trained %d steps in %s and refitted the spread — s saves, u undoes", steps, formatDuration(r.res.Wall))
 		case r.recalibrating && errors.Is(r.err, context.Canceled):
 			m.setMsg(msgInfo, "recalibration stopped — trained weights kept with the plain spread (u undoes, s saves)")
 		case r.recalibrating:

@@ -377,7 +377,7 @@ func TestRunRecalibrates(t *testing.T) {
 		}
 		got := m.entry().model.Config.Infer
 		switch {
-		case !stop && (!strings.Contains(m.msg, "spread recalibrated") || got.SpreadFit == sentinel || got.SpreadFit == (core.SpreadFit{})):
+		case !stop && (!strings.Contains(m.msg, "refitted the spread") || got.SpreadFit == sentinel || got.SpreadFit == (core.SpreadFit{})):
 			t.Errorf("completed run: message %q, spread %+v", m.msg, got.SpreadFit)
 		case stop && (!strings.Contains(m.msg, "recalibration stopped") || got.SpreadFit != (core.SpreadFit{}) || got.OnePass != nil):
 			t.Errorf("stopped refit: message %q, spread %+v, one pass %v", m.msg, got.SpreadFit, got.OnePass)
