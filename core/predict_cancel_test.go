@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"errors"
+	"reflect"
 	"sync/atomic"
 	"testing"
 )
@@ -68,5 +69,31 @@ func TestTestTasksContextStops(t *testing.T) {
 		if a[i].Real.Theta[0] != b[i].Real.Theta[0] {
 			t.Errorf("task %d: θ %v vs %v", i, a[i].Real.Theta, b[i].Real.Theta)
 		}
+	}
+}
+
+// TestRecalibrateStoppedKeepsSettings: a recalibration stopped at any
+// point, the z_θ prior's trials included, leaves the inference settings
+// exactly as they were, not at a candidate it was trying.
+func TestRecalibrateStoppedKeepsSettings(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	m.Config.Infer.Refine = 2
+	m.Config.Infer.ZThetaPrior = 7
+	m.Config.Infer.SpreadFit = SpreadFit{StdScale: 5, DeltaStdScale: 6, ThetaStdScale: 7}
+	before := m.Config.Infer
+	stopped := 0
+	for k := int64(1); k < 40; k += 3 {
+		cx := &countdownCtx{Context: context.Background()}
+		cx.left.Store(k)
+		if err := m.Recalibrate(cx, 3); err == nil {
+			break // k outlasts every check: a finished recalibration
+		}
+		stopped++
+		if !reflect.DeepEqual(m.Config.Infer, before) {
+			t.Fatalf("stopped after %d checks: settings %+v, want %+v", k, m.Config.Infer, before)
+		}
+	}
+	if stopped < 3 {
+		t.Errorf("only %d of the stops fell inside the recalibration", stopped)
 	}
 }

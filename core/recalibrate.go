@@ -29,7 +29,16 @@ import (
 // (Infer.OnePass). Last, θ's deviation gets the scale that makes its 95%
 // intervals cover 95% of the validation parameters (thetaScale).
 // Everything is stored in Config.Infer.
-func (m *Model) Recalibrate(ctx context.Context, n int) error {
+func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
+	// The fits below set the inference settings as they go (the z_θ
+	// prior is set to each candidate in turn); a recalibration that
+	// stops or fails leaves them as they were.
+	before := m.Config.Infer
+	defer func() {
+		if err != nil {
+			m.Config.Infer = before
+		}
+	}()
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
 	}

@@ -810,9 +810,9 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 		switch {
 		case r.err == nil:
 			m.setMsg(msgInfo, "trained %d steps in %s and refitted the spread — s saves, u undoes", steps, formatDuration(r.res.Wall))
-		case r.recalibrating && errors.Is(r.err, context.Canceled):
+		case r.refitStarted && errors.Is(r.err, context.Canceled):
 			m.setMsg(msgInfo, "recalibration stopped — trained weights kept with the plain spread (u undoes, s saves)")
-		case r.recalibrating:
+		case r.refitStarted:
 			m.setMsg(msgErr, "%v — trained weights kept with the plain spread (u undoes, s saves)", r.err)
 		case errors.Is(r.err, context.Canceled):
 			if steps > 0 {

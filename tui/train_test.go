@@ -345,13 +345,15 @@ func TestWarningsReadableWhileTraining(t *testing.T) {
 // TestRunRecalibrates: a run that completes refits the predictive spread
 // to its own weights instead of carrying the fit of the weights it
 // started from (here a sentinel); esc during the refit keeps the trained
-// weights with the plain mixture collapse, never the stale fit.
+// weights with the plain mixture collapse and z_θ fixed in refinement,
+// never the stale fit.
 func TestRunRecalibrates(t *testing.T) {
 	sentinel := core.SpreadFit{StdScale: 50, DeltaStdScale: 50, ThetaStdScale: 50}
 	for _, stop := range []bool{false, true} {
 		m := newTest(t, "spring", 80, 24)
 		base := runtime.NumGoroutine()
 		m.entry().model.Config.Infer.SpreadFit = sentinel
+		m.entry().model.Config.Infer.ZThetaPrior = 7
 		m, cmds := startRun(t, m)
 		r := m.run
 		// Feed events until the refit starts (and, to stop it, press esc
@@ -372,15 +374,15 @@ func TestRunRecalibrates(t *testing.T) {
 				m, _ = press(t, m, "esc")
 			}
 		}
-		if !r.recalibrating {
-			t.Fatalf("stop %v: the run never reported its refit", stop)
+		if !r.refitStarted {
+			t.Fatalf("stop %v: the run never began its refit", stop)
 		}
 		got := m.entry().model.Config.Infer
 		switch {
 		case !stop && (!strings.Contains(m.msg, "refitted the spread") || got.SpreadFit == sentinel || got.SpreadFit == (core.SpreadFit{})):
 			t.Errorf("completed run: message %q, spread %+v", m.msg, got.SpreadFit)
-		case stop && (!strings.Contains(m.msg, "recalibration stopped") || got.SpreadFit != (core.SpreadFit{}) || got.OnePass != nil):
-			t.Errorf("stopped refit: message %q, spread %+v, one pass %v", m.msg, got.SpreadFit, got.OnePass)
+		case stop && (!strings.Contains(m.msg, "recalibration stopped") || got.SpreadFit != (core.SpreadFit{}) || got.OnePass != nil || got.ZThetaPrior != 0):
+			t.Errorf("stopped refit: message %q, spread %+v, one pass %v, z_θ prior %v", m.msg, got.SpreadFit, got.OnePass, got.ZThetaPrior)
 		}
 		if m.entry().src != srcTrained {
 			t.Errorf("stop %v: the trained weights were not kept", stop)

@@ -78,12 +78,13 @@ type trainRun struct {
 	// cancelled; its snapshots are no longer shown.
 	stopping bool
 	// recalibrating is set (on the UI goroutine only) once training has
-	// ended and the predictive spread is being refitted.
+	// ended and the predictive spread is being refitted: the status
+	// line's state, which a late trainRecalibratingMsg may never set.
 	recalibrating bool
-	// recalibrated reports (after done) that the trained model's spread
-	// was refitted to its own weights; otherwise it was reset to the
-	// plain mixture collapse (core.Model.UseRawSpread).
-	recalibrated bool
+	// refitStarted is set by the run's goroutine before done is closed
+	// (so the UI reads it after done): training finished and the refit
+	// began, whatever happened to the message saying so.
+	refitStarted bool
 }
 
 // trainRecalibratingMsg says training has ended and recalibration begun.
@@ -149,20 +150,25 @@ func startTraining(parent context.Context, r *trainRun, model *core.Model) {
 		// The predictive spread, the refinement's z_θ prior and θ's
 		// interval scale were fitted to the weights the run started
 		// from; as apic train does, refit them to the new weights. A run
-		// that stops first keeps none of the old fit.
+		// that stops first keeps none of the old fit: the plain mixture
+		// collapse and z_θ fixed in refinement (prior 0, the untuned
+		// setting).
+		refitted := false
 		if err == nil {
+			r.refitStarted = true
 			select {
 			case r.events <- trainRecalibratingMsg{run: r}:
 			case <-ctx.Done():
 			}
 			if err = model.Recalibrate(ctx, recalibrationTasks(r.mode)); err == nil {
-				r.recalibrated = true
+				refitted = true
 			} else {
 				err = fmt.Errorf("recalibration: %w", err)
 			}
 		}
-		if !r.recalibrated {
+		if !refitted {
 			model.UseRawSpread()
+			model.Config.Infer.ZThetaPrior = 0
 		}
 		r.model, r.res, r.err = model, res, err
 	}()
