@@ -97,16 +97,12 @@ func sig2(v float64) string {
 	return strconv.FormatFloat(v, 'g', 2, 64)
 }
 
-// metricNumber formats a metric in at most seven characters: three
-// significant digits without the leading zero (".0123"), or for values
-// below 0.0001 and from 1000 up a short exponent form ("3.5e-5", not
-// "3.51e-05"; "-3.7e4", not "-3.72e+04"), which the near-exact advdiff
-// fits and a failed fit's log-likelihood need.
-func metricNumber(v float64) string { return shortNumber(v, 3) }
 
 // shortNumber is compact(v with digits significant digits), switching
-// to a two-digit mantissa and unpadded exponent below 0.0001 and from
-// 10^digits up.
+// to a short exponent form below 0.0001 and where 'g' would write an
+// exponent ("3.5e-5", not "3.51e-05"; "-3.7e4", not "-3.72e+04"), which
+// the near-exact advdiff fits and a failed fit's log-likelihood need: at
+// three digits, at most seven characters.
 func shortNumber(v float64, digits int) string {
 	if tiny(v) {
 		return shortExp(v, 1)
@@ -114,11 +110,13 @@ func shortNumber(v float64, digits int) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	if a := math.Abs(v); a >= math.Pow(10, float64(digits)) && !math.IsInf(v, 0) {
-		// 'g' would write "-3.72e+04", too long for the sidebar.
-		return shortExp(v, 1)
+	g := strconv.FormatFloat(v, 'g', digits, 64)
+	if strings.Contains(g, "e+") {
+		// "-3.72e+04" (or 999.7 rounded to "1e+03") is too long for the
+		// sidebar.
+		return shortExp(v, min(1, digits-1))
 	}
-	return compact(strconv.FormatFloat(v, 'g', digits, 64))
+	return compact(g)
 }
 
 // oneDigit is shortNumber with a one-digit mantissa below 0.0001

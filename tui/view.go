@@ -362,11 +362,20 @@ func (m Model) metricsTitle() string {
 
 // metricsLines shows the realization's metrics from core.Score.
 func (m Model) metricsLines(w int) []string {
+	// Each value takes at most limit cells: three significant digits
+	// where that fits, fewer for the one that would not (".000999" in a
+	// 30-cell sidebar), so no value is ever cut.
+	limit := min(7, (w-18)/2) // " recon MAE " v " δ MAE " v
 	get := func(k string) string {
 		if m.res == nil {
 			return "–"
 		}
-		return metricNumber(m.res.metrics.Values[k])
+		v := m.res.metrics.Values[k]
+		s := shortNumber(v, 3)
+		for digits := 2; digits >= 1 && ansi.StringWidth(s) > limit; digits-- {
+			s = shortNumber(v, digits)
+		}
+		return s
 	}
 	rows := [][4]string{
 		{"recon MAE", get(core.KeyReconMAE), "δ MAE", get(core.KeyDeltaMAE)},
