@@ -97,7 +97,6 @@ func sig2(v float64) string {
 	return strconv.FormatFloat(v, 'g', 2, 64)
 }
 
-
 // shortNumber is compact(v with digits significant digits), switching
 // to a short exponent form below 0.0001 and where 'g' would write an
 // exponent ("3.5e-5", not "3.51e-05"; "-3.7e4", not "-3.72e+04"), which
