@@ -165,29 +165,56 @@ func TestColormaps(t *testing.T) {
 	}
 }
 
+// cubeRGB is the colour of a 256-colour cube entry (16–231).
+func cubeRGB(c ansi.IndexedColor) (r, g, b int) {
+	levels := [6]int{0, 95, 135, 175, 215, 255}
+	k := int(c) - 16
+	return levels[k/36], levels[k/6%6], levels[k%6]
+}
+
+func luminance(r, g, b int) float64 { return 0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b) }
+
 // TestColormapPalettes: in 256 colours the ramps stay in the colour cube
-// (never a grey), the diverging map's blue half bluer than red and its
-// red half redder than blue; in 16 colours they step through their basic
-// ramp in order, every step used, the diverging middle white.
+// with no grey but the diverging map's white middle; the sequential
+// ramp brightens step by step, the diverging one brightens through blues
+// (blue above red) to white and darkens through reds (red above blue).
+// In 16 colours both step through their basic ramps in order, every step
+// used, the diverging middle white.
 func TestColormapPalettes(t *testing.T) {
 	for _, tc := range []struct {
 		cm        colormap
 		diverging bool
 	}{{sequential, false}, {diverging, true}} {
 		cm := tc.cm
+		prevCube, prevLum := ansi.IndexedColor(0), -1.0
 		last := -1
 		seen := map[ansi.BasicColor]bool{}
-		for i := 0; i <= 100; i++ {
-			u := float64(i) / 100
+		for i := 0; i <= 200; i++ {
+			u := float64(i) / 200
 			c, ok := cm.at(u, colorprofile.ANSI256).(ansi.IndexedColor)
 			if !ok || c < 16 || c > 231 {
 				t.Fatalf("u %v: 256-colour entry %v, want the cube (16–231)", u, c)
 			}
-			k := int(c) - 16
-			red, blue := k/36, k%6
-			if tc.diverging && ((u < 0.4 && blue < red) || (u > 0.6 && red <= blue)) {
-				t.Errorf("diverging u %v: cube red %d, blue %d", u, red, blue)
+			r, g, b := cubeRGB(c)
+			lum := luminance(r, g, b)
+			white := tc.diverging && c == 231
+			switch {
+			case r == g && g == b && !white:
+				t.Errorf("u %v: cube entry %d is a grey", u, c)
+			case c == prevCube:
+			case !tc.diverging || u < 0.5:
+				if lum <= prevLum {
+					t.Errorf("u %v: luminance %.0f after %.0f, want rising", u, lum, prevLum)
+				}
+			default:
+				if lum >= prevLum {
+					t.Errorf("u %v: luminance %.0f after %.0f, want falling past the middle", u, lum, prevLum)
+				}
 			}
+			if tc.diverging && !white && ((u < 0.5 && b <= r) || (u > 0.5 && r <= b)) {
+				t.Errorf("diverging u %v: entry %d (%d, %d, %d) on the wrong side", u, c, r, g, b)
+			}
+			prevCube, prevLum = c, lum
 			bc, ok := cm.at(u, colorprofile.ANSI).(ansi.BasicColor)
 			if !ok {
 				t.Fatalf("u %v: 16-colour entry %v is not basic", u, cm.at(u, colorprofile.ANSI))
@@ -203,8 +230,8 @@ func TestColormapPalettes(t *testing.T) {
 			t.Errorf("16-colour ramp uses %d of its %d colours", len(seen), len(cm.basic))
 		}
 	}
-	if diverging.at(0.5, colorprofile.ANSI) != ansi.BrightWhite {
-		t.Errorf("16-colour diverging middle %v, want bright white", diverging.at(0.5, colorprofile.ANSI))
+	if diverging.at(0.5, colorprofile.ANSI) != ansi.BrightWhite || diverging.at(0.5, colorprofile.ANSI256) != ansi.IndexedColor(231) {
+		t.Errorf("diverging middle %v (16) and %v (256), want white", diverging.at(0.5, colorprofile.ANSI), diverging.at(0.5, colorprofile.ANSI256))
 	}
 }
 

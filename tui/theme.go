@@ -107,11 +107,12 @@ func (t theme) helpStyles() help.Styles {
 // Tea's own downsampling picks each colour's nearest palette entry, which
 // on a ramp can fall on a grey out of order (a strong red drawn dark
 // grey in 256 colours, a bright blue among cyans in 16), so the map does
-// it itself, in order: in 256 colours it rounds to the 6×6×6 cube (no
-// greys), in 16 it steps through basic colours chosen in order.
+// it itself: it steps through palette entries chosen in order, cube
+// colours (no greys) in 256 colours and basic ones in 16.
 type colormap struct {
-	stops [][3]float64      // evenly spaced truecolor stops
-	basic []ansi.BasicColor // the 16-colour ramp, low to high
+	stops [][3]float64        // evenly spaced truecolor stops
+	cube  []ansi.IndexedColor // the 256-colour ramp, low to high
+	basic []ansi.BasicColor   // the 16-colour ramp, low to high
 }
 
 // The heatmaps' maps: a perceptually ordered sequential map (dark blue →
@@ -120,10 +121,16 @@ type colormap struct {
 var (
 	sequential = colormap{
 		stops: [][3]float64{{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}},
+		// The cube colours nearest to the stops' ramp with their
+		// luminance rising step by step.
+		cube:  []ansi.IndexedColor{53, 54, 60, 61, 30, 31, 36, 72, 77, 113, 185, 220},
 		basic: []ansi.BasicColor{ansi.Magenta, ansi.Blue, ansi.Cyan, ansi.Green, ansi.BrightGreen, ansi.BrightYellow},
 	}
 	diverging = colormap{
 		stops: [][3]float64{{33, 102, 172}, {146, 197, 222}, {247, 247, 247}, {244, 165, 130}, {178, 24, 43}},
+		// Blues brightening to white (231), then reds darkening: the
+		// cube colours nearest to each half's ramp.
+		cube:  []ansi.IndexedColor{25, 67, 110, 152, 153, 189, 231, 224, 223, 216, 173, 167, 124},
 		basic: []ansi.BasicColor{ansi.Blue, ansi.BrightBlue, ansi.BrightWhite, ansi.BrightRed, ansi.Red},
 	}
 )
@@ -141,7 +148,7 @@ func (c colormap) at(u float64, p colorprofile.Profile) color.Color {
 	case colorprofile.ANSI:
 		return c.basic[int(math.Round(u*float64(len(c.basic)-1)))]
 	case colorprofile.ANSI256:
-		return cubeColor(interpStops(c.stops, u))
+		return c.cube[int(math.Round(u*float64(len(c.cube)-1)))]
 	}
 	return rgb(interpStops(c.stops, u))
 }
@@ -155,22 +162,4 @@ func interpStops(stops [][3]float64, u float64) (r, g, b uint8) {
 	a, z := stops[i], stops[i+1]
 	c := func(k int) uint8 { return uint8(math.Round(a[k] + (z[k]-a[k])*f)) }
 	return c(0), c(1), c(2)
-}
-
-// cubeLevels are the channel levels of the 256-colour palette's 6×6×6
-// cube (indices 16–231).
-var cubeLevels = [6]int{0, 95, 135, 175, 215, 255}
-
-// cubeColor is the cube entry nearest to (r, g, b), channel by channel.
-func cubeColor(r, g, b uint8) ansi.IndexedColor {
-	near := func(v uint8) int {
-		best := 0
-		for i, l := range cubeLevels {
-			if abs(float64(int(v)-l)) < abs(float64(int(v)-cubeLevels[best])) {
-				best = i
-			}
-		}
-		return best
-	}
-	return ansi.IndexedColor(16 + 36*near(r) + 6*near(g) + near(b))
 }
