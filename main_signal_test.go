@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,6 +20,12 @@ import (
 // returned). The test runs itself as a child process, which signals
 // itself.
 func TestSecondSignalKills(t *testing.T) {
+	if os.Getenv("APIC_SIGNAL_CHILD") != "1" && signal.Ignored(os.Interrupt) {
+		// A child started with SIGINT ignored (a background job of a
+		// non-interactive shell, nohup) inherits it, and the second
+		// Ctrl-C could not end it by design: nothing to test.
+		t.Skip("SIGINT is ignored in this process")
+	}
 	if os.Getenv("APIC_SIGNAL_CHILD") == "1" {
 		ctx, release := interruptible()
 		defer release()

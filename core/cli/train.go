@@ -203,7 +203,12 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
 		// --out was writable when training began (checkOutputPath), but
 		// the disk may have filled or the directory gone since: the
-		// trained weights must not be lost with the error.
+		// trained weights must not be lost with the error. Weights no
+		// checkpoint can hold (NaN, beyond float32) fail anywhere, so
+		// the error says so once.
+		if serr := core.CheckStorable(m, dtype); serr != nil {
+			return err
+		}
 		path, kerr := keepInTemp(f.out, "", m, info, dtype)
 		if kerr != nil {
 			return fmt.Errorf("%w; the trained weights could not be kept elsewhere either (%v)", err, kerr)
