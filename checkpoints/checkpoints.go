@@ -6,6 +6,7 @@ package checkpoints
 
 import (
 	"embed"
+	"fmt"
 	"io/fs"
 	"sort"
 	"strings"
@@ -49,4 +50,24 @@ func List() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Prefix marks an embedded checkpoint where a file path is expected, as
+// the commands name their weights' source ("embedded:lv-anp.safetensors");
+// every flag that reads a checkpoint takes the same form back.
+const Prefix = "embedded:"
+
+// FromPath returns the embedded checkpoint that path names as
+// embedded:NAME; ok is false when path is not of that form, and an
+// unknown NAME is an error listing the embedded ones.
+func FromPath(path string) (data []byte, ok bool, err error) {
+	name, ok := strings.CutPrefix(path, Prefix)
+	if !ok {
+		return nil, false, nil
+	}
+	data, found := ByName(name)
+	if !found {
+		return nil, true, fmt.Errorf("no embedded checkpoint %q (embedded: %s)", name, strings.Join(List(), ", "))
+	}
+	return data, true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"apic/checkpoints"
@@ -140,5 +141,17 @@ func writePinned(t *testing.T, got map[string]map[string]float64) {
 	}
 	if err := os.WriteFile(pinnedPath, append(b, '\n'), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestFromPath(t *testing.T) {
+	if data, ok, err := checkpoints.FromPath(checkpoints.Prefix + checkpoints.Name("spring", "lnp")); !ok || err != nil || len(data) == 0 {
+		t.Errorf("embedded spring-lnp: %d bytes, ok %v, err %v", len(data), ok, err)
+	}
+	if _, ok, err := checkpoints.FromPath("spring-lnp.safetensors"); ok || err != nil {
+		t.Errorf("a plain path: ok %v, err %v; want neither", ok, err)
+	}
+	if _, ok, err := checkpoints.FromPath(checkpoints.Prefix + "nosuch.safetensors"); !ok || err == nil || !strings.Contains(err.Error(), checkpoints.Name("lv", "anp")) {
+		t.Errorf("an unknown name: ok %v, err %v; want an error listing the embedded files", ok, err)
 	}
 }

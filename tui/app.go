@@ -975,22 +975,17 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// embeddedPrefix names a shipped checkpoint, as the commands print it
-// ("embedded:lv-anp.safetensors").
-const embeddedPrefix = "embedded:"
-
 // loadCheckpoint opens a checkpoint file, or a shipped one named
 // embedded:NAME.
 func loadCheckpoint(path string) (*core.Model, core.Info, error) {
-	name, ok := strings.CutPrefix(path, embeddedPrefix)
-	if !ok {
-		return core.LoadCheckpoint(path)
+	data, ok, err := checkpoints.FromPath(path)
+	switch {
+	case err != nil:
+		return nil, core.Info{}, err
+	case ok:
+		return core.DecodeCheckpoint(data)
 	}
-	data, ok := checkpoints.ByName(name)
-	if !ok {
-		return nil, core.Info{}, fmt.Errorf("no embedded checkpoint %q (embedded: %s)", name, strings.Join(checkpoints.List(), ", "))
-	}
-	return core.DecodeCheckpoint(data)
+	return core.LoadCheckpoint(path)
 }
 
 // openCmd loads a checkpoint file.

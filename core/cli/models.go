@@ -50,24 +50,18 @@ func loadModel(path, system, backbone string) (*core.Model, core.Info, string, e
 	return m, info, embeddedPrefix + checkpoints.Name(system, backbone), nil
 }
 
-// embeddedPrefix marks a checkpoint embedded in the program, as the
-// commands name their weights' source; every flag that reads a
-// checkpoint takes the same form back.
-const embeddedPrefix = "embedded:"
+// embeddedPrefix marks a checkpoint embedded in the program
+// (checkpoints.Prefix).
+const embeddedPrefix = checkpoints.Prefix
 
-// embeddedCheckpoint returns the bytes of the embedded checkpoint path
-// names as embedded:NAME; ok is false when path is not of that form, and
-// an unknown NAME is a usage error listing the embedded ones.
+// embeddedCheckpoint is checkpoints.FromPath with an unknown name as a
+// usage error.
 func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
-	name, ok := strings.CutPrefix(path, embeddedPrefix)
-	if !ok {
-		return nil, false, nil
+	data, ok, err = checkpoints.FromPath(path)
+	if err != nil {
+		return nil, true, UsageError("%v", err)
 	}
-	data, found := checkpoints.ByName(name)
-	if !found {
-		return nil, true, UsageError("no embedded checkpoint %q (embedded: %s)", name, strings.Join(checkpoints.List(), ", "))
-	}
-	return data, true, nil
+	return data, ok, nil
 }
 
 // loadCheckpointArg loads the checkpoint a flag names: a file, or
