@@ -463,11 +463,12 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 			if m.prompt.active() {
 				again = "ctrl+c"
 			}
-			how := ": s saves"
-			if behind {
-				how = " behind the opened file: u, then s"
+			how := "s saves"
+			if len(behind) > 0 {
+				// u reaches them only on their own system and backbone.
+				how = fmt.Sprintf("s saves (%s: u first)", strings.Join(behind, ", "))
 			}
-			m.setMsg(msgErr, "unsaved weights (%s)%s; %s again quits", strings.Join(u, ", "), how, again)
+			m.setMsg(msgErr, "unsaved weights (%s): %s; %s again quits", strings.Join(u, ", "), how, again)
 			return m, nil
 		}
 	}
@@ -487,9 +488,9 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 
 // unsaved names, in a fixed order, the system/backbone pairs whose
 // weights were trained in this session and not saved since (on screen,
-// or behind an opened file), and those training now; behindFile reports
-// unsaved weights that an opened file hides.
-func (m Model) unsaved() (names []string, behindFile bool) {
+// or behind an opened file), and those training now; behindFile names
+// those an opened file hides.
+func (m Model) unsaved() (names, behindFile []string) {
 	var out []string
 	for k, e := range m.entries {
 		// Look past opened files only: weights a file replaced are one u
@@ -499,7 +500,9 @@ func (m Model) unsaved() (names []string, behindFile bool) {
 			if e.src == srcTrained {
 				if e.saved == "" {
 					out = append(out, k.system+"/"+k.backbone)
-					behindFile = behindFile || e != top
+					if e != top {
+						behindFile = append(behindFile, k.system+"/"+k.backbone)
+					}
 				}
 				break
 			}
@@ -514,6 +517,7 @@ func (m Model) unsaved() (names []string, behindFile bool) {
 		}
 	}
 	slices.Sort(out)
+	slices.Sort(behindFile)
 	return out, behindFile
 }
 
