@@ -57,11 +57,18 @@ func startRun(t *testing.T, m Model) (Model, []tea.Cmd) {
 	if st, _ := m.status(); !strings.Contains(st, "training") {
 		t.Fatalf("status %q while training", st)
 	}
-	cmds := []tea.Cmd{cmd}
-	for m.prog == nil {
-		if len(cmds) == 0 {
-			t.Fatal("run ended before reporting progress")
-		}
+	m, cmds := pump(t, m, []tea.Cmd{cmd}, func(m Model) bool { return m.prog != nil })
+	if m.prog == nil {
+		t.Fatal("run ended before reporting progress")
+	}
+	return m, cmds
+}
+
+// pump runs the queued commands one event at a time, with the commands
+// each event returns, until done holds or nothing is left.
+func pump(t *testing.T, m Model, cmds []tea.Cmd, done func(Model) bool) (Model, []tea.Cmd) {
+	t.Helper()
+	for !done(m) && len(cmds) > 0 {
 		c := cmds[0]
 		cmds = cmds[1:]
 		if c == nil {
@@ -361,22 +368,16 @@ func TestRunRecalibrates(t *testing.T) {
 		r := m.run
 		// Feed events until the refit starts (and, to stop it, press esc
 		// at once), then to the end of the run.
-		for len(cmds) > 0 && m.run != nil {
-			c := cmds[0]
-			cmds = cmds[1:]
-			if c == nil {
-				continue
-			}
-			var more []tea.Cmd
-			m, more = nextEvent(t, m, c)
-			cmds = append(cmds, more...)
-			if stop && m.run != nil && m.run.recalibrating && !m.run.stopping {
+		if stop {
+			m, cmds = pump(t, m, cmds, func(m Model) bool { return m.run == nil || m.run.recalibrating })
+			if m.run != nil {
 				if st, _ := m.status(); !strings.Contains(st, "recalibrating") {
 					t.Errorf("status %q during the refit", st)
 				}
 				m, _ = press(t, m, "esc")
 			}
 		}
+		m, _ = pump(t, m, cmds, func(m Model) bool { return m.run == nil })
 		if !r.refitStarted {
 			t.Fatalf("stop %v: the run never began its refit", stop)
 		}
