@@ -463,12 +463,16 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 			if m.prompt.active() {
 				again = "ctrl+c"
 			}
-			how := "s saves"
-			if len(behind) > 0 {
-				// u reaches them only on their own system and backbone.
-				how = fmt.Sprintf("s saves (%s: u first)", strings.Join(behind, ", "))
+			// Weights an opened file hides are marked: u (on their own
+			// system and backbone) brings them back to save.
+			names := make([]string, len(u))
+			for i, n := range u {
+				names[i] = n
+				if slices.Contains(behind, n) {
+					names[i] += " under a file (u)"
+				}
 			}
-			m.setMsg(msgErr, "unsaved weights (%s): %s; %s again quits", strings.Join(u, ", "), how, again)
+			m.setMsg(msgErr, "unsaved: %s · s saves · %s again quits", strings.Join(names, ", "), again)
 			return m, nil
 		}
 	}
@@ -813,14 +817,14 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 		where := fmt.Sprintf("stage %d step %d/%d", lastStage(r), lastStep(m.prog), lastSteps(m.prog))
 		switch {
 		case r.err == nil:
-			m.setMsg(msgInfo, "trained %d steps in %s and refitted the spread — s saves, u undoes", steps, formatDuration(r.res.Wall))
+			m.setMsg(msgInfo, "trained %d steps in %s, spread refitted — s saves, u undoes", steps, formatDuration(r.res.Wall))
 		case r.refitStarted && errors.Is(r.err, context.Canceled):
-			m.setMsg(msgInfo, "recalibration stopped — trained weights kept with the plain spread (u undoes, s saves)")
+			m.setMsg(msgInfo, "refit stopped: weights kept, plain spread — s saves, u undoes")
 		case r.refitStarted:
 			m.setMsg(msgErr, "%v — trained weights kept with the plain spread (u undoes, s saves)", r.err)
 		case errors.Is(r.err, context.Canceled):
 			if steps > 0 {
-				m.setMsg(msgInfo, "training stopped at %s — weights kept (u undoes, s saves)", where)
+				m.setMsg(msgInfo, "stopped at %s: weights kept — s saves, u undoes", where)
 			} else {
 				m.setMsg(msgInfo, "training stopped before the first step")
 			}
@@ -929,6 +933,12 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		if kind == promptSave {
+			if strings.HasPrefix(path, checkpoints.Prefix) {
+				// It would write a file of that literal name, which the
+				// open prompt reads as a shipped checkpoint instead.
+				m.setMsg(msgErr, "cannot save as %s: the shipped checkpoints are read-only; give a file path", path)
+				return m, nil
+			}
 			e := m.entry()
 			return m, saveCmd(path, e)
 		}

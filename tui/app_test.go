@@ -354,6 +354,13 @@ func TestSaveAndOpen(t *testing.T) {
 	if want := "save failed: directory " + filepath.Join(dir, "nosuch") + " does not exist"; m.msg != want {
 		t.Fatalf("saving into a missing directory: %q, want %q", m.msg, want)
 	}
+	// A shipped checkpoint's name is not a place to save.
+	m, _ = press(t, m, "s", "ctrl+u")
+	m = typeText(t, m, "embedded:mine.safetensors")
+	m, _ = press(t, m, "enter")
+	if m.msgKind != msgErr || !strings.Contains(m.msg, "read-only") {
+		t.Fatalf("saving as embedded:NAME: %q", m.msg)
+	}
 	// esc cancels a prompt.
 	m, _ = press(t, m, "s", "esc")
 	if m.prompt.active() {

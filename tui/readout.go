@@ -104,7 +104,7 @@ func sig2(v float64) string {
 // three digits, at most seven characters.
 func shortNumber(v float64, digits int) string {
 	if tiny(v) {
-		return shortExp(v, 1)
+		return shortExp(v, min(1, digits-1))
 	}
 	if math.IsNaN(v) {
 		return "–"

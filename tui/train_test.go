@@ -132,7 +132,7 @@ func TestQuitWhileTrainingWaitsForTheRun(t *testing.T) {
 	// The first q warns that the run's weights would be lost.
 	nm, cmd := m.Update(keyMsg("q"))
 	m = nm.(Model)
-	if cmd != nil || m.quitting || !strings.Contains(m.msg, "unsaved weights (spring/lnp)") {
+	if cmd != nil || m.quitting || !strings.Contains(m.msg, "unsaved: spring/lnp") {
 		t.Fatalf("first q: quitting %v, message %q; want a warning naming the run", m.quitting, m.msg)
 	}
 	nm, cmd = m.Update(keyMsg("q"))
@@ -173,7 +173,7 @@ func TestQuitWarnsOfUnsavedWeights(t *testing.T) {
 	// The run ended after the warning: what would be lost changed, so
 	// the next q warns again.
 	m, quit = quits(m)
-	if quit || !strings.Contains(m.msg, "unsaved weights (spring/lnp)") {
+	if quit || !strings.Contains(m.msg, "unsaved: spring/lnp") {
 		t.Fatalf("first q: quit %v, message %q", quit, m.msg)
 	}
 	m, _ = press(t, m, "j")
@@ -190,7 +190,7 @@ func TestQuitWarnsOfUnsavedWeights(t *testing.T) {
 	if m, quit = quits(m); quit {
 		t.Fatal("q quit without a warning with unsaved weights behind an opened file")
 	}
-	if want := "unsaved weights (spring/lnp): s saves (spring/lnp: u first); q again quits"; m.msg != want {
+	if want := "unsaved: spring/lnp under a file (u) · s saves · q again quits"; m.msg != want {
 		t.Errorf("warning %q, want %q", m.msg, want)
 	}
 	m, _ = press(t, m, "j")
@@ -342,7 +342,7 @@ func TestWarningsReadableWhileTraining(t *testing.T) {
 	m, _ = press(t, m, "s")
 	shows(m, "training is running — wait for it or stop it (esc), then save")
 	m, _ = press(t, m, "q")
-	shows(m, "unsaved weights (spring/lnp): s saves; q again quits")
+	shows(m, "unsaved: spring/lnp · s saves · q again quits")
 	m, _ = press(t, m, "o", "ctrl+c")
 	if !m.prompt.active() || !strings.Contains(m.msg, "ctrl+c again quits") {
 		t.Errorf("ctrl+c over the prompt: prompt active %v, message %q", m.prompt.active(), m.msg)
@@ -383,9 +383,9 @@ func TestRunRecalibrates(t *testing.T) {
 		}
 		got := m.entry().model.Config.Infer
 		switch {
-		case !stop && (!strings.Contains(m.msg, "refitted the spread") || got.SpreadFit == sentinel || got.SpreadFit == (core.SpreadFit{})):
+		case !stop && (!strings.Contains(m.msg, "spread refitted") || got.SpreadFit == sentinel || got.SpreadFit == (core.SpreadFit{})):
 			t.Errorf("completed run: message %q, spread %+v", m.msg, got.SpreadFit)
-		case stop && (!strings.Contains(m.msg, "recalibration stopped") || got.SpreadFit != (core.SpreadFit{}) || got.OnePass != nil || got.ZThetaPrior != 0):
+		case stop && (!strings.Contains(m.msg, "refit stopped") || got.SpreadFit != (core.SpreadFit{}) || got.OnePass != nil || got.ZThetaPrior != 0):
 			t.Errorf("stopped refit: message %q, spread %+v, one pass %v, z_θ prior %v", m.msg, got.SpreadFit, got.OnePass, got.ZThetaPrior)
 		}
 		if m.entry().src != srcTrained {
