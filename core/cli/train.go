@@ -141,9 +141,13 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			return "nothing was written"
 		}
 		// Only this run's validation describes these weights (not the
-		// --init file's).
+		// --init file's), and the inference settings were fitted to the
+		// weights the run started from: the partial file keeps the plain
+		// spread and z_θ fixed in refinement, as the explorer does.
 		partial := info
 		partial.Metrics = res.Val
+		m.UseRawSpread()
+		m.Config.Infer.ZThetaPrior = 0
 		return keepUnfinished(f.out, m, partial, dtype)
 	}
 	if err != nil {
@@ -165,15 +169,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		if f.recalibrateOnly == "theta" {
 			recalibrate = m.RecalibrateTheta
 		}
-		// A recalibration stopped half way may have set some settings
-		// and not others: the partial file keeps the trained ones.
-		trained := m.Config.Infer
-		if trained.OnePass != nil {
-			op := *trained.OnePass
-			trained.OnePass = &op
-		}
 		if err := recalibrate(ctx, f.recalibrate); err != nil {
-			m.Config.Infer = trained
 			return failed(err)
 		}
 		val, err := m.Validate(ctx)
@@ -203,13 +199,17 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
 		// --out was writable when training began (checkOutputPath), but
 		// the disk may have filled or the directory gone since: the
-		// trained weights must not be lost with the error. Weights no
-		// checkpoint can hold (NaN, beyond float32) fail anywhere, so
-		// the error says so once.
-		if serr := core.CheckStorable(m, dtype); serr != nil {
-			return err
+		// trained weights must not be lost with the error. Weights
+		// beyond float32 still fit float64; NaN or infinities fit
+		// nothing, so then the error says that nothing was kept.
+		keepAs := dtype
+		if core.CheckStorable(m, dtype) != nil {
+			if core.CheckStorable(m, nets.F64) != nil {
+				return fmt.Errorf("%w; the weights hold values no checkpoint can load, so nothing was written", err)
+			}
+			keepAs = nets.F64
 		}
-		path, kerr := keepInTemp(f.out, "", m, info, dtype)
+		path, kerr := keepInTemp(f.out, "", m, info, keepAs)
 		if kerr != nil {
 			return fmt.Errorf("%w; the trained weights could not be kept elsewhere either (%v)", err, kerr)
 		}

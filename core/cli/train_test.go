@@ -474,3 +474,39 @@ func TestTrainKeepsWeightsWhenSaveFails(t *testing.T) {
 		os.Remove(kept[0])
 	}
 }
+
+// TestPartialDropsTheOldFit: the partial file of an interrupted
+// fine-tuning run keeps the new weights with the plain spread and z_θ
+// fixed in refinement, not the --init file's fit of its own weights.
+func TestPartialDropsTheOldFit(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	m, info, err := core.LoadCheckpoint(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A fit the partial file must not carry.
+	m.Config.Infer.SpreadFit = core.SpreadFit{StdScale: 3, DeltaStdScale: 3, ThetaStdScale: 3}
+	m.Config.Infer.ZThetaPrior = 10
+	if err := core.SaveCheckpoint(filepath.Join(dir, "fitted.safetensors"), m, info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOnWrite{cancel: cancel, when: "stage 2 step"}
+	out := filepath.Join(dir, "tuned.safetensors")
+	code := Run(ctx, []string{"train", "--init", filepath.Join(dir, "fitted.safetensors"), "--steps1", "0", "--steps2", "30", "--out", out}, io.Discard, stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted after") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	p, _, err := core.LoadCheckpoint(filepath.Join(dir, "tuned.partial.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := p.Config.Infer; in.SpreadFit != (core.SpreadFit{}) || in.OnePass != nil || in.ZThetaPrior != 0 {
+		t.Errorf("partial file's inference settings %+v, want the plain spread and z_θ prior 0", in)
+	}
+}
