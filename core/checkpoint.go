@@ -162,7 +162,7 @@ func fromFile(f *nets.File) (*Model, Info, error) {
 		}
 		// apic writes every tensor as [rows, cols]: a [a, b, c] tensor
 		// would read back flattened to the same count and pass unseen.
-		if shape := f.Shapes[p.Name]; !t.SameShape(p.Value) || !slices.Equal(shape, []int{p.Value.Rows, p.Value.Cols}) {
+		if shape := f.Shapes[p.Name]; !slices.Equal(shape, []int{p.Value.Rows, p.Value.Cols}) {
 			return nil, Info{}, fmt.Errorf("tensor %q has shape %s, the declared architecture needs %s (a checkpoint from another version of apic's %s features? `apic train` makes a new one)",
 				p.Name, strings.ReplaceAll(fmt.Sprint(shape), " ", ", "), p.Value.Shape(), cfg.Arch.System)
 		}

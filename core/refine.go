@@ -65,6 +65,7 @@ func (m *Model) appendContextTerms(terms []obsTerm, idx []int, ctx sims.Context,
 	g := m.Sys.Grid()
 	c := len(g.Channels)
 	var axes [][]float64 // the grid's axes, built at the first off-grid point
+	var period []float64 // and their periods
 	// The terms' index slices share one backing array (an append that
 	// moves it leaves the earlier terms on the old one, which nothing
 	// writes again); on-grid points (the usual case) share one weight
@@ -77,10 +78,10 @@ func (m *Model) appendContextTerms(terms []obsTerm, idx []int, ctx sims.Context,
 		var pts []int
 		if gi < 0 {
 			if axes == nil {
-				axes = productAxes(g, 1)
+				axes, period = productAxes(g, 1), periods(g)
 			}
 			var err error
-			if pts, ws, err = multilinear(axes, periods(g), st); err != nil {
+			if pts, ws, err = multilinear(axes, period, st); err != nil {
 				return nil, nil, err
 			}
 		}

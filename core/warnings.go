@@ -63,12 +63,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		c := m.Closure()
 		out = append(out, fmt.Sprintf("the %s closure sits at its clip for most samples (%s): the discrepancy may be larger than the model can represent", c.Name(), c.Doc()))
 	}
-	g := sys.Grid()
-	if n := outsideDomain(g, ctx); n > 0 {
-		out = append(out, fmt.Sprintf("%d of %d observations lie outside the domain %s", n, ctx.Len(), domainText(g)))
-	}
-	out = append(out, physicalWarnings(sys, ctx, ": check the data; the model fits them anyway")...)
-	out = append(out, valueWarnings(sys, ctx)...)
+	out = append(out, observationWarnings(sys, ctx, ": check the data; the model fits them anyway")...)
 	if lo, hi := m.Config.Train.contextRange(sys); ctx.Len() < lo {
 		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", Count(ctx.Len(), "context point"), lo, hi))
 	} else if ctx.Len() > hi {
@@ -83,14 +78,21 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 // training value range, side information range), for when there is no
 // prediction to look at: the model failed on them.
 func DataWarnings(sys sims.System, ctx sims.Context, side []float64) []string {
+	out := observationWarnings(sys, ctx, "")
+	out = append(out, sideWarnings(sys.Side(), side)...)
+	return append(out, initialWarnings(sys, ctx, side)...)
+}
+
+// observationWarnings are the alarms on the observed states and values:
+// outside the domain, physically impossible (each ending in
+// physicalTail), far outside the training range.
+func observationWarnings(sys sims.System, ctx sims.Context, physicalTail string) []string {
 	var out []string
 	if n := outsideDomain(sys.Grid(), ctx); n > 0 {
 		out = append(out, fmt.Sprintf("%d of %d observations lie outside the domain %s", n, ctx.Len(), domainText(sys.Grid())))
 	}
-	out = append(out, physicalWarnings(sys, ctx, "")...)
-	out = append(out, valueWarnings(sys, ctx)...)
-	out = append(out, sideWarnings(sys.Side(), side)...)
-	return append(out, initialWarnings(sys, ctx, side)...)
+	out = append(out, physicalWarnings(sys, ctx, physicalTail)...)
+	return append(out, valueWarnings(sys, ctx)...)
 }
 
 // initialFrac is how far, as a share of the channel's training value
@@ -254,11 +256,7 @@ func physicalWarnings(sys sims.System, ctx sims.Context, tail string) []string {
 func stateText(g sims.Grid, st []float64) string {
 	parts := make([]string, len(st))
 	for d, v := range st {
-		name := fmt.Sprintf("s%d", d)
-		if d < len(g.StateNames) {
-			name = g.StateNames[d]
-		}
-		parts[d] = fmt.Sprintf("%s = %.4g", name, v)
+		parts[d] = fmt.Sprintf("%s = %.4g", stateName(g, d), v)
 	}
 	return strings.Join(parts, ", ")
 }
