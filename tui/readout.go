@@ -75,7 +75,7 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 	case len([]rune(estStd)) > 11:
 		// A tiny σ in a long form ("1.5e-6") would be cut mid-exponent:
 		// one significant digit ("2e-6") keeps it whole.
-		estStd = shortNumber(est, 3) + "±" + oneDigit(std)
+		estStd = shortNumber(est, 3) + "±" + shortNumber(std, 1)
 	}
 	left := name + padRight(estStd, 11) + " " + padRight(compact(sig3(truth)), 5)
 	k := math.Round((c.value - c.lo) / ((c.hi - c.lo) / thetaSteps))
@@ -116,15 +116,6 @@ func shortNumber(v float64, digits int) string {
 		return shortExp(v, min(1, digits-1))
 	}
 	return compact(g)
-}
-
-// oneDigit is shortNumber with a one-digit mantissa below 0.0001
-// ("2e-6").
-func oneDigit(v float64) string {
-	if tiny(v) {
-		return shortExp(v, 0)
-	}
-	return shortNumber(v, 1)
 }
 
 // tiny reports a finite, non-zero v below 0.0001 in magnitude.

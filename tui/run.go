@@ -15,22 +15,13 @@ import (
 	"apic/sims"
 )
 
-// Run starts the explorer on the terminal and returns when the user
+// runProgram runs the explorer model m (built by New) on the terminal
+// (in and out, nil for the process's own) and returns when the user
 // quits. Training runs are stopped and their goroutines have ended by the
 // time it returns, and Bubble Tea has restored the terminal. Cancelling
-// ctx (SIGTERM) quits as well.
-func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
-	opts.Context = ctx
-	m, err := New(opts)
-	if err != nil {
-		return err
-	}
-	return runProgram(ctx, m, opts, in, out)
-}
-
-// runProgram runs the explorer model m (built by New from opts) on the
-// terminal; see Run.
-func runProgram(ctx context.Context, m Model, opts Options, in io.Reader, out io.Writer) error {
+// the model's context (SIGTERM) quits as well.
+func runProgram(m Model, in io.Reader, out io.Writer) error {
+	ctx := m.opts.Context // New sets it
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if in != nil {
 		popts = append(popts, tea.WithInput(in))
@@ -38,7 +29,7 @@ func runProgram(ctx context.Context, m Model, opts Options, in io.Reader, out io
 	if out != nil {
 		popts = append(popts, tea.WithOutput(out))
 	}
-	if opts.ASCII {
+	if m.opts.ASCII {
 		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
 	}
 	final, err := tea.NewProgram(m, popts...).Run()
@@ -107,5 +98,5 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	if !env.Terminal {
 		return cli.UsageError("the explorer needs a terminal (stdout is not one); for scripts use the other commands")
 	}
-	return runProgram(ctx, m, opts, nil, nil)
+	return runProgram(m, nil, nil)
 }
