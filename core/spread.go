@@ -414,3 +414,12 @@ func (m *Model) UseRawSpread() {
 	m.Config.Infer.SpreadFit = SpreadFit{}
 	m.Config.Infer.OnePass = nil
 }
+
+// DropFit forgets every inference setting fitted on validation
+// realizations (the spread, θ's interval scale and the refinement's z_θ
+// prior, left at 0: z_θ fixed), for weights that training has changed
+// since the fit and that no recalibration has refitted.
+func (m *Model) DropFit() {
+	m.UseRawSpread()
+	m.Config.Infer.ZThetaPrior = 0
+}

@@ -167,8 +167,7 @@ func startTraining(parent context.Context, r *trainRun, model *core.Model) {
 			}
 		}
 		if !refitted {
-			model.UseRawSpread()
-			model.Config.Infer.ZThetaPrior = 0
+			model.DropFit()
 		}
 		r.model, r.res, r.err = model, res, err
 	}()

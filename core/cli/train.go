@@ -146,8 +146,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		// spread and z_θ fixed in refinement, as the explorer does.
 		partial := info
 		partial.Metrics = res.Val
-		m.UseRawSpread()
-		m.Config.Infer.ZThetaPrior = 0
+		m.DropFit()
 		return keepUnfinished(f.out, m, partial, dtype)
 	}
 	if err != nil {
