@@ -215,23 +215,21 @@ func (m Model) plots(w, h int, big bool) []string {
 			})
 		}
 	}
-	// Every panel gets the same size, the odd line or column left blank:
-	// panels of different heights would sample different rows of a
-	// heatmap's time axis, and choose different ticks for ranges they
-	// share, under the same labels.
+	// Every panel gets the same size, the odd line or column left blank
+	// (render pads the area to w × h): panels of different heights would
+	// sample different rows of a heatmap's time axis, and choose
+	// different ticks for ranges they share, under the same labels.
 	h1 := h / 2
 	if big {
 		w1 := (w - 1) / 2
-		pad := w - 1 - 2*w1
-		gap := func(n int) []string { return block(nil, 1, n) }
+		gap := block(nil, 1, h1)
 		row := func(a, b int) []string {
-			return block(joinH(block(panels[a](w1, h1), w1, h1), gap(h1), block(panels[b](w1, h1), w1, h1)), w1*2+1+pad, h1)
+			return joinH(block(panels[a](w1, h1), w1, h1), gap, block(panels[b](w1, h1), w1, h1))
 		}
-		return block(append(row(0, 1), row(2, 3)...), w, h)
+		return append(row(0, 1), row(2, 3)...)
 	}
 	first := 2 * m.page
-	out := block(panels[first](w, h1), w, h1)
-	return block(append(out, block(panels[first+1](w, h1), w, h1)...), w, h)
+	return append(block(panels[first](w, h1), w, h1), block(panels[first+1](w, h1), w, h1)...)
 }
 
 // fullHelp is the help view of ?: every key, and what the panels show.
