@@ -19,6 +19,7 @@ import (
 
 	"apic/checkpoints"
 	"apic/core"
+	"apic/core/cli"
 	"apic/nets"
 	"apic/sims"
 )
@@ -175,7 +176,7 @@ func New(opts Options) (Model, error) {
 
 	var e *entry
 	if opts.Checkpoint != "" {
-		cm, info, err := loadCheckpoint(opts.Checkpoint)
+		cm, info, err := cli.OpenCheckpoint(opts.Checkpoint)
 		if err != nil {
 			return Model{}, err
 		}
@@ -989,23 +990,10 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// loadCheckpoint opens a checkpoint file, or a shipped one named
-// embedded:NAME.
-func loadCheckpoint(path string) (*core.Model, core.Info, error) {
-	data, ok, err := checkpoints.FromPath(path)
-	switch {
-	case err != nil:
-		return nil, core.Info{}, err
-	case ok:
-		return core.DecodeCheckpoint(data)
-	}
-	return core.LoadCheckpoint(path)
-}
-
 // openCmd loads a checkpoint file.
 func openCmd(path string) tea.Cmd {
 	return func() tea.Msg {
-		model, info, err := loadCheckpoint(path)
+		model, info, err := cli.OpenCheckpoint(path)
 		return openedMsg{path: path, model: model, info: info, err: err}
 	}
 }

@@ -202,7 +202,7 @@ func compareModels(system string, files []string) ([]namedModel, error) {
 		if included[path] {
 			continue // an embedded checkpoint of the system, compared already
 		}
-		m, _, err := loadCheckpointArg(path)
+		m, _, err := OpenCheckpoint(path)
 		if err != nil {
 			return nil, err
 		}

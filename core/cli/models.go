@@ -15,7 +15,7 @@ import (
 // returns a description of where the weights came from.
 func loadModel(path, system, backbone string) (*core.Model, core.Info, string, error) {
 	if path != "" {
-		m, info, err := loadCheckpointArg(path)
+		m, info, err := OpenCheckpoint(path)
 		if err != nil {
 			return nil, core.Info{}, "", err
 		}
@@ -64,9 +64,9 @@ func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
 	return data, ok, nil
 }
 
-// loadCheckpointArg loads the checkpoint a flag names: a file, or
+// OpenCheckpoint loads the checkpoint a flag (or the explorer) names: a file, or
 // embedded:NAME. Problems with a file are usage errors.
-func loadCheckpointArg(path string) (*core.Model, core.Info, error) {
+func OpenCheckpoint(path string) (*core.Model, core.Info, error) {
 	data, embedded, err := embeddedCheckpoint(path)
 	switch {
 	case err != nil:

@@ -309,7 +309,7 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	var cfg core.Config
 	var init *core.Model
 	if f.init != "" {
-		m, info, err := loadCheckpointArg(f.init)
+		m, info, err := OpenCheckpoint(f.init)
 		if err != nil {
 			return core.Config{}, nil, err
 		}
