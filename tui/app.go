@@ -452,7 +452,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 // quit exits, first stopping training: the goroutines end (each within a
 // training step) before the program does. A second q or ctrl+c exits at
-// once; Run still waits for the goroutines after the program has ended.
+// once; runProgram still waits for the goroutines after the program has ended.
 func (m Model) quit() (tea.Model, tea.Cmd) {
 	if u, behind := m.unsaved(); len(u) > 0 && !m.quitting {
 		// A run that ended since the warning changes what would be lost.
