@@ -114,7 +114,7 @@ func LoadCheckpoint(path string) (*Model, Info, error) {
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("load checkpoint: %w", err)
 	}
-	m, info, err := fromFile(f)
+	m, info, err := FromSafetensors(f)
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
@@ -127,10 +127,13 @@ func DecodeCheckpoint(data []byte) (*Model, Info, error) {
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("decode checkpoint: %w", err)
 	}
-	return fromFile(f)
+	return FromSafetensors(f)
 }
 
-func fromFile(f *nets.File) (*Model, Info, error) {
+// FromSafetensors builds the model and its training record from a
+// decoded safetensors file, for callers that also read the file's
+// tensors themselves (inspect).
+func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	meta := f.Metadata
 	if meta["format"] != FormatName {
 		return nil, Info{}, fmt.Errorf("not an apic checkpoint (metadata format %q)", meta["format"])

@@ -138,24 +138,26 @@ func readForInspect(path string) (*nets.File, *core.Model, core.Info, error) {
 	if err != nil {
 		return nil, nil, core.Info{}, err
 	}
-	if !embedded {
-		f, err := nets.ReadSafetensorsFile(path, 0)
-		if err != nil {
-			return nil, nil, core.Info{}, UsageError("%v", err)
-		}
-		m, info, err := core.LoadCheckpoint(path)
-		if err != nil {
-			return nil, nil, core.Info{}, UsageError("%v", err)
-		}
+	var f *nets.File
+	if embedded {
+		f, err = nets.DecodeSafetensors(data)
+	} else {
+		f, err = nets.ReadSafetensorsFile(path, 0)
+	}
+	var m *core.Model
+	var info core.Info
+	if err == nil {
+		m, info, err = core.FromSafetensors(f)
+	}
+	switch {
+	case err == nil:
 		return f, m, info, nil
-	}
-	f, err := nets.DecodeSafetensors(data)
-	if err != nil {
+	case embedded:
+		// A shipped file that fails to load is the program's fault.
 		return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
+	case f == nil:
+		return nil, nil, core.Info{}, UsageError("%v", err) // the read's error names the file
+	default:
+		return nil, nil, core.Info{}, UsageError("load checkpoint %s: %v", path, err)
 	}
-	m, info, err := core.DecodeCheckpoint(data)
-	if err != nil {
-		return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, m, info, nil
 }
