@@ -23,6 +23,7 @@ type lotkaVolterra struct {
 	data    lvScheme // the data integrator
 	queries [][]float64
 	knots   *nets.Tensor // grid-time → stage-time interpolation
+	bumps   lvBumpTable  // the truth's bumps at the data integrator's stage times
 }
 
 func newLotkaVolterra() *lotkaVolterra {
@@ -41,6 +42,7 @@ func newLotkaVolterra() *lotkaVolterra {
 		data:    newLVScheme(LVDataSubsteps, lvIntervals, lvHorizon/lvIntervals),
 		queries: states,
 		knots:   lvKnotInterpolation(LVModelSubsteps),
+		bumps:   newLVBumpTable(newLVScheme(LVDataSubsteps, lvIntervals, lvHorizon/lvIntervals).stageTimes(), LVForcingBumps),
 	}
 }
 
@@ -115,7 +117,8 @@ func (s *lotkaVolterra) Nominal(theta, side []float64) []float64 {
 
 func (s *lotkaVolterra) True(theta, side []float64) []float64 {
 	out := make([]float64, s.grid.Size())
-	d := LVTrueForcing(theta, side, s.data.stageTimes())
+	w := LVForcingWeights(theta, side)
+	d := s.bumps.forcing(w[:])
 	s.data.integrate(1, theta, side, d, out, nil)
 	return out
 }
@@ -264,14 +267,41 @@ func LVForcingWeights(theta, side []float64) [LVForcingBumps]float64 {
 // c_k = 1 + 8k/5 (k = 0..len(w)−1; the truth has LVForcingBumps), for
 // any weights w at the given times.
 func LVBumpForcing(w, times []float64) []float64 {
-	d := make([]float64, len(times))
+	return newLVBumpTable(times, len(w)).forcing(w)
+}
+
+// lvBumpTable holds the factors of LVBumpForcing that do not depend on
+// the weights, at fixed times: the ramp 1 − e^{−t} and the bumps
+// exp(−(t − c_k)²/2). Drawing a true trajectory then costs no
+// exponential (they were a sixth of lv's training time), and the sums
+// run in the same order, so the forcing is the same to the last bit.
+type lvBumpTable struct {
+	ramp  []float64 // [T]
+	bumps []float64 // [T, K]
+	k     int
+}
+
+func newLVBumpTable(times []float64, k int) lvBumpTable {
+	tb := lvBumpTable{ramp: make([]float64, len(times)), bumps: make([]float64, len(times)*k), k: k}
 	for i, t := range times {
-		var sum float64
-		for k, wk := range w {
-			r := t - (1 + 8*float64(k)/5)
-			sum += wk * math.Exp(-r*r/2)
+		tb.ramp[i] = -math.Expm1(-t)
+		for j := range k {
+			r := t - (1 + 8*float64(j)/5)
+			tb.bumps[i*k+j] = math.Exp(-r * r / 2)
 		}
-		d[i] = -math.Expm1(-t) * sum
+	}
+	return tb
+}
+
+// forcing evaluates d at the table's times for weights w (len(w) = K).
+func (tb lvBumpTable) forcing(w []float64) []float64 {
+	d := make([]float64, len(tb.ramp))
+	for i, ramp := range tb.ramp {
+		var sum float64
+		for j, wj := range w {
+			sum += wj * tb.bumps[i*tb.k+j]
+		}
+		d[i] = ramp * sum
 	}
 	return d
 }

@@ -112,6 +112,37 @@ func TestLVInvariant(t *testing.T) {
 	}
 }
 
+// TestLVTrueUsesBumpTable checks that True, which reads the bumps from
+// a table built once, gives exactly the trajectory of the forcing
+// evaluated directly at the data integrator's stage times, so that the
+// table changes no realization drawn with a given seed.
+func TestLVTrueUsesBumpTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 15))
+	lv := newLotkaVolterra()
+	times := lv.data.stageTimes()
+	for range 20 {
+		th, u0 := lv.SampleTheta(rng), lv.SampleSide(rng)
+		w := LVForcingWeights(th, u0)
+		direct := make([]float64, len(times))
+		for i, tm := range times {
+			var sum float64
+			for k, wk := range w {
+				r := tm - (1 + 8*float64(k)/5)
+				sum += wk * math.Exp(-r*r/2)
+			}
+			direct[i] = -math.Expm1(-tm) * sum
+		}
+		want := make([]float64, lv.grid.Size())
+		lv.data.integrate(1, th, u0, direct, want, nil)
+		got := lv.True(th, u0)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("θ %v u0 %v: value %d = %.17g, want %.17g (bit for bit)", th, u0, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 func TestLVTrueForcing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 13))
 	lv := newLotkaVolterra()
