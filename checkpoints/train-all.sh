@@ -3,20 +3,15 @@
 # seeds and budgets that produced them (see README, "Results"). Wall times
 # recorded in each file's metadata (`apic inspect FILE`).
 #
-# The spring and lv files were trained by the commands below with the
-# current program (spring: f_ψ on 12 knots, see sims/spring.go; lv: the
-# regression features and η, γ hints of sims/lv_regression.go; the lv
-# files were recalibrated once more, with the --init command below,
-# after the hints' spread changed, which training does not read: the
-# commands today give the same weights and settings). The
-# advdiff files were trained by their commands with the engine of their
-# time and then recalibrated with the program of that time, which
-# trains nothing: it picks the refinement's z_θ prior factor and fits the
-# predictive spread (mode and factors) on validation realizations, then
-# re-validates:
+# The spring files were trained by the commands below with the current
+# program (f_ψ on 12 knots, see sims/spring.go). The advdiff files were
+# trained by their commands with the engine of their time and then
+# recalibrated with the program of that time, which trains nothing: it
+# picks the refinement's z_θ prior factor and fits the predictive spread
+# (mode and factors) on validation realizations, then re-validates:
 #
 #   apic train --init FILE --steps1 0 --steps2 0 --lr 1e-3 --lr-final 1e-4 \
-#     --seed 1 [--lambda-delta 0.1 for lv] --out FILE
+#     --seed 1 --out FILE
 #
 # (the flags only restate the recipe, which the file records). One `train`
 # command does all of this today. All nine files were recalibrated once
@@ -27,9 +22,9 @@
 #
 #   apic train --init FILE --steps1 0 --steps2 0 --recalibrate-only theta --out FILE
 #
-# (the full recalibration of the commands below fits it too). The lv cnp
-# and anp files are the direct outputs of their commands below, run
-# later (`--reg spread`), with nothing done to them since.
+# (the full recalibration of the commands below fits it too). The lv
+# files are the direct outputs of their commands below, run later
+# (`--reg spread`), with nothing done to them since.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${OUT:-checkpoints}
@@ -51,26 +46,19 @@ apic train --system spring --backbone cnp --hidden 64 --layers 1 --latent 8 --de
 apic train --system spring --backbone anp --hidden 64 --latent 8 --dec-hidden 64 --dec-act relu --batch 16 \
   --steps1 400 --steps2 800 --lr 1e-3 --lr-final 1e-4 --val-every 400 --seed 1 \
   --out "$out/spring-anp.safetensors"
-# lv uses λδ = 0.1: the default λδ = 1 pulls the learned forcing towards
-# zero (validation δ MAE 0.125 against 0.101 for lnp, before θ hints).
-# lnp trains on contexts of 25 to 35 points, around the test size of 30
-# (validation δ 0.080 against 0.087 on the system's 20 to 100; 186 s).
-apic train --system lv --backbone lnp --hidden 128 --latent 16 --dec-hidden 128 --batch 32 \
-  --steps1 1500 --steps2 2500 --lr 1e-3 --lr-final 1e-4 --val-every 1250 --lambda-delta 0.1 --seed 1 \
-  --context-range 25:35 --out "$out/lv-lnp.safetensors"
-# lv cnp and anp penalise the spread of the learned forcing across a
-# batch's realizations (--reg spread, λδ = 100) instead of its size: δ
-# MAE 0.064 against 0.106 (cnp, which also trains at batch 16 for
-# 1500+5000 steps instead of batch 32 for 1500+2500) and 0.043 against
-# 0.056 (anp, 4000 stage-2 steps instead of 3000) with the L2 commands
-# (README, What limits lv's δ).
-apic train --system lv --backbone cnp --hidden 128 --latent 16 --dec-hidden 128 --batch 16 \
-  --steps1 1500 --steps2 5000 --lr 1e-3 --lr-final 1e-4 --val-every 2500 --reg spread --lambda-delta 100 --seed 1 \
-  --out "$out/lv-cnp.safetensors"
-# lv/anp trains at batch 8: within five minutes and more accurate than at
-# batch 16 or 32 (README).
+# lv penalises the spread of the learned forcing across a batch's
+# realizations (--reg spread, λδ = 100) instead of its size, and trains
+# at batch 8 for as many steps as five minutes allow: lv's δ follows the
+# number of steps (README, "lv's δ and the training budget"). cnp and
+# lnp take 1500+24000 steps (272 s each).
+for b in lnp cnp; do
+  apic train --system lv --backbone "$b" --hidden 128 --latent 16 --dec-hidden 128 --batch 8 \
+    --steps1 1500 --steps2 24000 --lr 1e-3 --lr-final 1e-4 --val-every 12000 --reg spread --lambda-delta 100 --seed 1 \
+    --out "$out/lv-$b.safetensors"
+done
+# lv/anp's steps cost about four times as much: it takes 1500+6000 (257 s).
 apic train --system lv --backbone anp --hidden 128 --latent 16 --dec-hidden 128 --batch 8 \
-  --steps1 1500 --steps2 4000 --lr 1e-3 --lr-final 1e-4 --val-every 2000 --reg spread --lambda-delta 100 --seed 1 \
+  --steps1 1500 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --reg spread --lambda-delta 100 --seed 1 \
   --out "$out/lv-anp.safetensors"
 for b in lnp cnp; do
   apic train --system advdiff --backbone "$b" --hidden 64 --latent 16 --dec-hidden 64 --batch 16 \
