@@ -50,7 +50,7 @@ apic train --system spring --backbone anp --hidden 64 --latent 8 --dec-hidden 64
 # realizations (--reg spread, λδ = 100) instead of its size, and trains
 # at batch 8 for as many steps as five minutes allow: lv's δ follows the
 # number of steps (README, "lv's δ and the training budget"). cnp and
-# lnp take 1500+24000 steps (272 s each).
+# lnp take 1500+24000 steps (272–273 s).
 for b in lnp cnp; do
   apic train --system lv --backbone "$b" --hidden 128 --latent 16 --dec-hidden 128 --batch 8 \
     --steps1 1500 --steps2 24000 --lr 1e-3 --lr-final 1e-4 --val-every 12000 --reg spread --lambda-delta 100 --seed 1 \
