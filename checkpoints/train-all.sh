@@ -56,7 +56,8 @@ for b in lnp cnp; do
     --steps1 1500 --steps2 24000 --lr 1e-3 --lr-final 1e-4 --val-every 12000 --reg spread --lambda-delta 100 --seed 1 \
     --out "$out/lv-$b.safetensors"
 done
-# lv/anp's steps cost about four times as much: it takes 1500+6000 (257 s).
+# lv/anp's stage-2 steps cost about four times as much: it takes
+# 1500+6000 (257 s).
 apic train --system lv --backbone anp --hidden 128 --latent 16 --dec-hidden 128 --batch 8 \
   --steps1 1500 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --reg spread --lambda-delta 100 --seed 1 \
   --out "$out/lv-anp.safetensors"
