@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"time"
 
 	"apic/nets"
@@ -124,20 +123,6 @@ func lrAt(t Train, i, n int) float64 {
 	return t.LRFinal + (t.LR-t.LRFinal)*c
 }
 
-// trainBallastBytes is the size of an allocation Train holds, and never
-// touches, while it runs. A step allocates megabytes of tensors that die
-// with it (about 19 MB for lv at batch 8) over a live heap of a few tens
-// of megabytes. With the collector's default goal of twice the live
-// heap it then collects every few steps and hands the freed pages back
-// to the operating system, which the next steps fault in again: a
-// quarter of lv's training time went to the kernel. The ballast counts
-// as live, which raises the goal by its size, yet its pages, fresh from
-// the operating system, are never written and so cost no resident
-// memory; the garbage between collections costs at most this much more.
-// It changes no value, only when the collector runs (BenchmarkTrainLV
-// compares it with none). A variable only for that benchmark.
-var trainBallastBytes = 256 << 20
-
 // Train runs stage 1 (L_θ on nominal data, physics path only) for
 // Steps1 steps and stage 2 (the full objective) for Steps2 steps,
 // continuing from the model's current weights. It stops early, keeping
@@ -150,8 +135,6 @@ func (m *Model) Train(ctx context.Context, h Hooks) (TrainResult, error) {
 		h.ProgressEvery = 10
 	}
 	start := time.Now()
-	ballast := make([]byte, trainBallastBytes)
-	defer runtime.KeepAlive(ballast)
 	s := newSampler(m.Sys, t)
 	opt := nets.NewAdam(t.LR)
 	opt.ClipNorm = t.ClipNorm

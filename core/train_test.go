@@ -475,34 +475,3 @@ func TestValidationUsesTrainingNoise(t *testing.T) {
 		t.Errorf("recalibration contexts lie within %v of the truth: no noise at σ = 0.1", worst)
 	}
 }
-
-// BenchmarkTrainLV times lv training steps at the shipped lv/cnp size
-// (batch 8) with Train's ballast and without it:
-//
-//	go test -run XXX -bench TrainLV -benchtime 3x ./core/
-func BenchmarkTrainLV(b *testing.B) {
-	sys, _ := sims.Lookup("lv")
-	for _, c := range []struct {
-		name    string
-		ballast int
-	}{{"ballast", trainBallastBytes}, {"none", 0}} {
-		b.Run(c.name, func(b *testing.B) {
-			defer func(n int) { trainBallastBytes = n }(trainBallastBytes)
-			trainBallastBytes = c.ballast
-			cfg := DefaultConfig(sys, CNP)
-			cfg.Arch.Hidden, cfg.Arch.LatentTheta, cfg.Arch.LatentDelta, cfg.Arch.DecHidden = 128, 16, 16, 128
-			cfg.Train.Batch, cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.ValEvery = 8, 0, 200, 0
-			cfg.Train.Reg, cfg.Train.LambdaDelta = RegSpread, 100
-			m, err := NewModel(cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				if _, err := m.Train(context.Background(), Hooks{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*cfg.Train.Steps2), "ms/step")
-		})
-	}
-}

@@ -510,3 +510,35 @@ func TestPartialDropsTheOldFit(t *testing.T) {
 		t.Errorf("partial file's inference settings %+v, want the plain spread and z_θ prior 0", in)
 	}
 }
+
+// BenchmarkTrainLV times 200 lv/cnp training steps at batch 8 (the
+// shipped lv/cnp's size) without train's GC ballast, then with it (the
+// ballast, once held, stays for the process):
+//
+//	go test -run XXX -bench TrainLV -benchtime 3x ./core/cli/
+func BenchmarkTrainLV(b *testing.B) {
+	sys, _ := sims.Lookup("lv")
+	for _, name := range []string{"none", "ballast"} {
+		b.Run(name, func(b *testing.B) {
+			if name == "ballast" {
+				holdGCBallast()
+			} else if gcBallast != nil {
+				b.Skip("the ballast is already held")
+			}
+			cfg := core.DefaultConfig(sys, core.CNP)
+			cfg.Arch.Hidden, cfg.Arch.LatentTheta, cfg.Arch.LatentDelta, cfg.Arch.DecHidden = 128, 16, 16, 128
+			cfg.Train.Batch, cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.ValEvery = 8, 0, 200, 0
+			cfg.Train.Reg, cfg.Train.LambdaDelta = core.RegSpread, 100
+			m, err := core.NewModel(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := m.Train(context.Background(), core.Hooks{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*cfg.Train.Steps2), "ms/step")
+		})
+	}
+}
