@@ -31,6 +31,7 @@ func newLotkaVolterra() *lotkaVolterra {
 	for j := range states {
 		states[j] = []float64{lvHorizon * float64(j) / lvIntervals}
 	}
+	data := newLVScheme(LVDataSubsteps, lvIntervals, lvHorizon/lvIntervals)
 	return &lotkaVolterra{
 		grid: Grid{
 			StateNames: []string{"t"},
@@ -39,10 +40,10 @@ func newLotkaVolterra() *lotkaVolterra {
 			Lo:         []float64{0},
 			Hi:         []float64{lvHorizon},
 		},
-		data:    newLVScheme(LVDataSubsteps, lvIntervals, lvHorizon/lvIntervals),
+		data:    data,
 		queries: states,
 		knots:   lvKnotInterpolation(LVModelSubsteps),
-		bumps:   newLVBumpTable(newLVScheme(LVDataSubsteps, lvIntervals, lvHorizon/lvIntervals).stageTimes(), LVForcingBumps),
+		bumps:   newLVBumpTable(data.stageTimes(), LVForcingBumps),
 	}
 }
 
