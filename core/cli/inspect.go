@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"apic/core"
-	"apic/nets"
 )
 
 func init() {
@@ -49,7 +48,7 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		return UsageError("inspect takes one FILE, got %d: %s", len(files), strings.Join(files, " "))
 	}
 	path := files[0]
-	f, m, info, err := readForInspect(path)
+	f, m, info, err := readCheckpoint(path)
 	if err != nil {
 		return err
 	}
@@ -129,35 +128,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// readForInspect reads a checkpoint file, or an embedded checkpoint
-// named embedded:NAME, both as safetensors and as a model.
-func readForInspect(path string) (*nets.File, *core.Model, core.Info, error) {
-	data, embedded, err := embeddedCheckpoint(path)
-	if err != nil {
-		return nil, nil, core.Info{}, err
-	}
-	var f *nets.File
-	if embedded {
-		f, err = nets.DecodeSafetensors(data)
-	} else {
-		f, err = nets.ReadSafetensorsFile(path, 0)
-	}
-	var m *core.Model
-	var info core.Info
-	if err == nil {
-		m, info, err = core.FromSafetensors(f)
-	}
-	switch {
-	case err == nil:
-		return f, m, info, nil
-	case embedded:
-		// A shipped file that fails to load is the program's fault.
-		return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
-	case f == nil:
-		return nil, nil, core.Info{}, UsageError("%v", err) // the read's error names the file
-	default:
-		return nil, nil, core.Info{}, UsageError("load checkpoint %s: %v", path, err)
-	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"apic/checkpoints"
 	"apic/core"
+	"apic/nets"
 	"apic/sims"
 )
 
@@ -39,15 +40,15 @@ func loadModel(path, system, backbone string) (*core.Model, core.Info, string, e
 	if _, err := core.ParseBackbone(backbone); err != nil {
 		return nil, core.Info{}, "", UsageError("%v", err)
 	}
-	data, ok := checkpoints.Lookup(system, backbone)
-	if !ok {
+	if _, ok := checkpoints.Lookup(system, backbone); !ok {
 		return nil, core.Info{}, "", UsageError("no embedded checkpoint for %s/%s; train one with 'apic train' and pass --checkpoint", system, backbone)
 	}
-	m, info, err := core.DecodeCheckpoint(data)
+	source := embeddedPrefix + checkpoints.Name(system, backbone)
+	m, info, err := OpenCheckpoint(source)
 	if err != nil {
 		return nil, core.Info{}, "", err
 	}
-	return m, info, embeddedPrefix + checkpoints.Name(system, backbone), nil
+	return m, info, source, nil
 }
 
 // embeddedPrefix marks a checkpoint embedded in the program
@@ -67,20 +68,37 @@ func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
 // OpenCheckpoint loads the checkpoint a flag (or the explorer) names: a file, or
 // embedded:NAME. Problems with a file are usage errors.
 func OpenCheckpoint(path string) (*core.Model, core.Info, error) {
+	_, m, info, err := readCheckpoint(path)
+	return m, info, err
+}
+
+// readCheckpoint reads the checkpoint OpenCheckpoint names, both as
+// safetensors (for inspect's tensor list) and as a model.
+func readCheckpoint(path string) (*nets.File, *core.Model, core.Info, error) {
 	data, embedded, err := embeddedCheckpoint(path)
-	switch {
-	case err != nil:
-		return nil, core.Info{}, err
-	case embedded:
-		m, info, err := core.DecodeCheckpoint(data)
-		if err != nil {
-			return nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
-		}
-		return m, info, nil
-	}
-	m, info, err := core.LoadCheckpoint(path)
 	if err != nil {
-		return nil, core.Info{}, UsageError("%v", err)
+		return nil, nil, core.Info{}, err
 	}
-	return m, info, nil
+	var f *nets.File
+	if embedded {
+		f, err = nets.DecodeSafetensors(data)
+	} else {
+		f, err = nets.ReadSafetensorsFile(path, 0)
+	}
+	var m *core.Model
+	var info core.Info
+	if err == nil {
+		m, info, err = core.FromSafetensors(f)
+	}
+	switch {
+	case err == nil:
+		return f, m, info, nil
+	case embedded:
+		// A shipped file that fails to load is the program's fault.
+		return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
+	case f == nil:
+		return nil, nil, core.Info{}, UsageError("load checkpoint: %v", err) // the read's error names the file
+	default:
+		return nil, nil, core.Info{}, UsageError("load checkpoint %s: %v", path, err)
+	}
 }
