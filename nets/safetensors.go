@@ -448,7 +448,9 @@ func readSafetensors(r io.Reader, size, maxBytes int64) (*File, error) {
 	}
 	var buf bytes.Buffer
 	if size >= 0 {
-		buf.Grow(int(size))
+		// ReadFrom wants MinRead bytes free to see the end: without them
+		// a full buffer would be copied into one twice its size.
+		buf.Grow(int(size) + bytes.MinRead)
 	}
 	buf.Write(prefix[:])
 	if _, err := io.CopyN(&buf, r, int64(n)); err != nil {
