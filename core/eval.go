@@ -156,14 +156,20 @@ func TestTasksContext(ctx context.Context, sys sims.System, opt EvalOptions) ([]
 	if opt.Tasks < 1 {
 		return nil, fmt.Errorf("need at least one task, got %d", opt.Tasks)
 	}
-	rng := rand.New(rand.NewPCG(opt.Seed, evalStream))
-	tasks := make([]sims.Task, opt.Tasks)
+	return drawTasks(ctx, sys, rand.New(rand.NewPCG(opt.Seed, evalStream)), opt.Tasks, n, opt.Noise)
+}
+
+// drawTasks draws count realizations from rng, each with a context of
+// contextSize points at observation noise σ = noise. Each is a simulator
+// solve (advdiff's a PDE), so it stops between them when ctx is done.
+func drawTasks(ctx context.Context, sys sims.System, rng *rand.Rand, count, contextSize int, noise float64) ([]sims.Task, error) {
+	tasks := make([]sims.Task, count)
 	for i := range tasks {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		r := sims.Draw(sys, rng)
-		t, err := sims.NewTask(sys, r, n, opt.Noise, rng)
+		t, err := sims.NewTask(sys, r, contextSize, noise, rng)
 		if err != nil {
 			return nil, err
 		}

@@ -42,11 +42,8 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
 	}
-	tasks, ctxs, sides, err := m.recalibrationTasks(n)
+	tasks, ctxs, sides, err := m.recalibrationTasks(ctx, n)
 	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
 		return err
 	}
 	deltas := make([][]float64, n)
@@ -110,18 +107,16 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 // recalibrationTasks draws Recalibrate's n validation realizations (the
 // validation stream, never the test stream) and their contexts and side
 // information.
-func (m *Model) recalibrationTasks(n int) ([]sims.Task, []sims.Context, [][]float64, error) {
+func (m *Model) recalibrationTasks(ctx context.Context, n int) ([]sims.Task, []sims.Context, [][]float64, error) {
 	rng := rand.New(rand.NewPCG(m.Config.Train.Seed^0x5ca1e, valStream))
-	tasks := make([]sims.Task, n)
+	tasks, err := drawTasks(ctx, m.Sys, rng, n, m.Sys.TestContext(), m.Config.Train.Noise)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	ctxs := make([]sims.Context, n)
 	sides := make([][]float64, n)
-	for i := range tasks {
-		r := sims.Draw(m.Sys, rng)
-		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), m.Config.Train.Noise, rng)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		tasks[i], ctxs[i], sides[i] = task, task.Context, task.Real.Side
+	for i, task := range tasks {
+		ctxs[i], sides[i] = task.Context, task.Real.Side
 	}
 	return tasks, ctxs, sides, nil
 }
@@ -145,7 +140,7 @@ func (m *Model) RecalibrateTheta(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization, got %d", n)
 	}
-	tasks, ctxs, sides, err := m.recalibrationTasks(n)
+	tasks, ctxs, sides, err := m.recalibrationTasks(ctx, n)
 	if err != nil {
 		return err
 	}

@@ -240,21 +240,16 @@ func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
 // (Train.ValTasks of them, at least one).
 func (m *Model) Validate(ctx context.Context) (Report, error) { return m.validate(ctx) }
 
-// validate evaluates on held-out realizations from the validation stream.
 // valSamples are the latent samples of a validation prediction.
 const valSamples = 8
 
+// validate evaluates on held-out realizations from the validation stream.
 func (m *Model) validate(ctx context.Context) (Report, error) {
 	t := m.Config.Train
 	rng := rand.New(rand.NewPCG(t.Seed, valStream))
-	tasks := make([]sims.Task, max(t.ValTasks, 1))
-	for i := range tasks {
-		r := sims.Draw(m.Sys, rng)
-		task, err := sims.NewTask(m.Sys, r, m.Sys.TestContext(), t.Noise, rng)
-		if err != nil {
-			return Report{}, err
-		}
-		tasks[i] = task
+	tasks, err := drawTasks(ctx, m.Sys, rng, max(t.ValTasks, 1), m.Sys.TestContext(), t.Noise)
+	if err != nil {
+		return Report{}, err
 	}
 	per, err := m.ScoreTasks(ctx, tasks, valSamples, t.Seed)
 	if err != nil {

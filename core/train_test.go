@@ -461,7 +461,7 @@ func TestValidationUsesTrainingNoise(t *testing.T) {
 	if rep.Noise != 0.1 {
 		t.Errorf("validation report noise %v, want 0.1", rep.Noise)
 	}
-	tasks, _, _, err := m.recalibrationTasks(4)
+	tasks, _, _, err := m.recalibrationTasks(context.Background(), 4)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -75,7 +75,8 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 
 // DataWarnings returns the alarms of Warnings that look at the
 // observations and side information alone (domain, physical bounds,
-// training value range, side information range), for when there is no
+// training value range, side information range, observations at t = 0
+// against the initial state the side information fixes), for when there is no
 // prediction to look at: the model failed on them.
 func DataWarnings(sys sims.System, ctx sims.Context, side []float64) []string {
 	out := observationWarnings(sys, ctx, "")
