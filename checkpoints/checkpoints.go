@@ -21,11 +21,11 @@ const suffix = ".safetensors"
 func Name(system, backbone string) string { return system + "-" + backbone + suffix }
 
 // Lookup returns the embedded checkpoint for a system and backbone.
-func Lookup(system, backbone string) ([]byte, bool) { return ByName(Name(system, backbone)) }
+func Lookup(system, backbone string) ([]byte, bool) { return byName(Name(system, backbone)) }
 
-// ByName returns the embedded checkpoint file of that name (as List
+// byName returns the embedded checkpoint file of that name (as List
 // gives it).
-func ByName(name string) ([]byte, bool) {
+func byName(name string) ([]byte, bool) {
 	if !strings.HasSuffix(name, suffix) || strings.ContainsRune(name, '/') {
 		return nil, false
 	}
@@ -65,7 +65,7 @@ func FromPath(path string) (data []byte, ok bool, err error) {
 	if !ok {
 		return nil, false, nil
 	}
-	data, found := ByName(name)
+	data, found := byName(name)
 	if !found {
 		return nil, true, fmt.Errorf("no embedded checkpoint %q (embedded: %s)", name, strings.Join(List(), ", "))
 	}
