@@ -66,7 +66,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.decAct, "dec-act", "silu", "activation of f_ψ: silu, relu, tanh, softplus, sigmoid, identity")
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
 	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen, spread")
-	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64")
+	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64 (finished weights beyond f32's range are saved as f64)")
 	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's)")
 	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
@@ -196,20 +196,20 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		env.Notef("%s", note)
 	}
+	// Weights beyond float32's range still fit float64; NaN or
+	// infinities fit nothing.
+	if err := core.CheckStorable(m, dtype); err != nil {
+		if core.CheckStorable(m, nets.F64) != nil {
+			return fmt.Errorf("%w: the weights hold values no checkpoint can load, so nothing was written", err)
+		}
+		env.Notef("the weights exceed float32's range (%v); saving them as float64", err)
+		dtype = nets.F64
+	}
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
 		// --out was writable when training began (checkOutputPath), but
 		// the disk may have filled or the directory gone since: the
-		// trained weights must not be lost with the error. Weights
-		// beyond float32 still fit float64; NaN or infinities fit
-		// nothing, so then the error says that nothing was kept.
-		keepAs := dtype
-		if core.CheckStorable(m, dtype) != nil {
-			if core.CheckStorable(m, nets.F64) != nil {
-				return fmt.Errorf("%w; the weights hold values no checkpoint can load, so nothing was written", err)
-			}
-			keepAs = nets.F64
-		}
-		path, kerr := keepInTemp(f.out, "", m, info, keepAs)
+		// trained weights must not be lost with the error.
+		path, kerr := keepInTemp(f.out, "", m, info, dtype)
 		if kerr != nil {
 			return fmt.Errorf("%w; the trained weights could not be kept elsewhere either (%v)", err, kerr)
 		}

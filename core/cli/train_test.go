@@ -383,6 +383,41 @@ func TestKeepUnfinishedRefusesUnloadableWeights(t *testing.T) {
 	}
 }
 
+// TestTrainSavesBeyondFloat32AsFloat64: a finished model whose weights
+// exceed float32's range is saved at --out as float64, with a note,
+// instead of failing the save.
+func TestTrainSavesBeyondFloat32AsFloat64(t *testing.T) {
+	sys, err := sims.Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := core.DefaultConfig(sys, core.CNP)
+	cfg.Arch.Hidden, cfg.Arch.LatentTheta, cfg.Arch.LatentDelta, cfg.Arch.DecHidden = 8, 4, 4, 8
+	m, err := core.NewModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Params.List()[0].Value.Data[0] = 1e39
+	dir := t.TempDir()
+	init := filepath.Join(dir, "init.safetensors")
+	if err := core.SaveCheckpoint(init, m, core.Info{Steps1: 1}, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.safetensors")
+	var stderr bytes.Buffer
+	code := Run(context.Background(), []string{"train", "--init", init, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", out}, io.Discard, &stderr)
+	if code != 0 || !strings.Contains(stderr.String(), "saving them as float64") {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	got, _, err := core.LoadCheckpoint(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := got.Params.List()[0].Value.Data[0]; v != 1e39 {
+		t.Errorf("saved weight %g, want 1e39", v)
+	}
+}
+
 // TestTrainOutMustTakeAFile: an --out directory that exists but takes no
 // new file is refused before training, not after it; the probe leaves
 // nothing behind.
