@@ -106,6 +106,10 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	dataName := *data // what messages and the report call the data
+	if dataName == "-" {
+		dataName = stdinName
+	}
 	// Ctrl-C stops the prediction, whose refinement steps (as many as
 	// the checkpoint says) may take long.
 	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: -1})
@@ -113,15 +117,12 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		err = checkPredictionFinite(preds[0])
 	}
 	if err != nil {
-		return blameData(err, sys, obs, side, *data)
+		return blameData(err, sys, obs, side, dataName)
 	}
 	p := preds[0]
 	c := calibration{
-		sys: sys, model: m, checkpoint: source, data: *data, obs: obs, side: side,
+		sys: sys, model: m, checkpoint: source, data: dataName, obs: obs, side: side,
 		pred: p, warnings: core.Warnings(m, obs, side, p), samples: *samples, seed: *seed,
-	}
-	if c.data == "-" {
-		c.data = stdinName
 	}
 	if *pngPath != "" {
 		if err := writeCalibrationFigure(*pngPath, c); err != nil {
@@ -215,7 +216,7 @@ func calibrationSide(sys sims.System, u0Text, u0File string) ([]float64, error) 
 // output) into a usage error that points at the data when the
 // observations or side information lie far from anything the model was
 // trained on, which is then the likely cause: the bare error would read
-// as a fault of the model.
+// as a fault of the model. data is the data's name as messages give it.
 func blameData(err error, sys sims.System, obs sims.Context, side []float64, data string) error {
 	if errors.Is(err, context.Canceled) {
 		return err
@@ -223,9 +224,6 @@ func blameData(err error, sys sims.System, obs sims.Context, side []float64, dat
 	w := core.DataWarnings(sys, obs, side)
 	if len(w) == 0 {
 		return err
-	}
-	if data == "-" {
-		data = stdinName
 	}
 	return UsageError("%s: the model failed on these observations, which lie outside what it was trained on: %s (%v)", data, strings.Join(w, "; "), err)
 }

@@ -180,7 +180,8 @@ var lookupEmbedded = checkpoints.Lookup
 // its base name appended ("apic-lnp:long-run").
 func compareModels(system string, files []string) ([]namedModel, error) {
 	var out []namedModel
-	taken := map[string]bool{}
+	taken := map[string]bool{}    // names given
+	included := map[string]bool{} // sources compared
 	for _, b := range core.Backbones {
 		data, ok := lookupEmbedded(system, string(b))
 		if !ok {
@@ -190,13 +191,9 @@ func compareModels(system string, files []string) ([]namedModel, error) {
 		if err != nil {
 			return nil, fmt.Errorf("embedded checkpoint %s: %w", checkpoints.Name(system, string(b)), err)
 		}
-		name := "apic-" + string(b)
-		taken[name] = true
-		out = append(out, namedModel{name: name, source: embeddedPrefix + checkpoints.Name(system, string(b)), model: m})
-	}
-	included := map[string]bool{}
-	for _, nm := range out {
-		included[nm.source] = true
+		name, source := "apic-"+string(b), embeddedPrefix+checkpoints.Name(system, string(b))
+		taken[name], included[source] = true, true
+		out = append(out, namedModel{name: name, source: source, model: m})
 	}
 	for _, path := range files {
 		if included[path] {

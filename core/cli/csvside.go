@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -49,16 +48,11 @@ func sideAxisOf(g sims.Grid, n int) sideAxis {
 // a header row "x,u" (in any case), then one row per position in
 // increasing x.
 func readSideCSV(path string, n int, axis sideAxis) ([]float64, error) {
-	f, err := os.Open(path)
+	f, err := openInput("--u0-file", path)
 	if err != nil {
-		return nil, UsageError("--u0-file: %v", err)
+		return nil, err
 	}
 	defer f.Close()
-	// Reading a directory fails only at the first read, with a message
-	// that names neither the flag nor the cause plainly.
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, UsageError("--u0-file: %s is a directory", path)
-	}
 	return parseSideCSV(f, path, n, axis)
 }
 

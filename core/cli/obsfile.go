@@ -38,15 +38,28 @@ func readObservations(path string, stdin io.Reader, g sims.Grid) (sims.Context, 
 	if path == "-" {
 		return parseObservations(stdin, stdinName, g)
 	}
-	f, err := os.Open(path)
+	f, err := openInput("--data", path)
 	if err != nil {
-		return sims.Context{}, UsageError("--data: %v", err)
+		return sims.Context{}, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return sims.Context{}, UsageError("--data: %s is a directory", path)
-	}
 	return parseObservations(f, path, g)
+}
+
+// openInput opens the input file a flag names. Its errors are usage
+// errors naming the flag; so is a directory, which would otherwise fail
+// only at the first read, with a message that names neither the flag
+// nor the cause plainly.
+func openInput(flag, path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, UsageError("%s: %v", flag, err)
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, UsageError("%s: %s is a directory", flag, path)
+	}
+	return f, nil
 }
 
 // obsHeader is the expected header of g's observation files.

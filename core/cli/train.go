@@ -89,7 +89,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to training contexts and targets")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
-	fs.IntVar(&f.recalibrate, "recalibrate", 64, "after training, tune the refinement's z_θ prior and fit the predictive spread on this many validation realizations (0: off)")
+	fs.IntVar(&f.recalibrate, "recalibrate", 64, "after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations (0: off)")
 	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
@@ -177,24 +177,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			return failed(err)
 		}
 		info.Metrics = &val
-		in := m.Config.Infer
-		sy, sd := in.Scales()
-		note := fmt.Sprintf("recalibrated predictive spread: %s, ×%.3f (reconstruction), ×%.3f (discrepancy)", spreadWords(in.SpreadFit), sy, sd)
-		if op := in.OnePass; op != nil {
-			sy, sd := op.Scales()
-			note += fmt.Sprintf("; one pass: %s, ×%.3f, ×%.3f", spreadWords(*op), sy, sd)
-		}
-		if in.Refine > 0 {
-			note += fmt.Sprintf("; refinement z_θ prior ×%g", in.ZThetaPrior)
-		}
-		note += fmt.Sprintf("; θ intervals ×%.3f", in.ThetaScale())
-		if f.recalibrateOnly == "theta" {
-			note = fmt.Sprintf("recalibrated θ intervals only: ×%.3f", in.ThetaScale())
-			if op := in.OnePass; op != nil {
-				note += fmt.Sprintf(" (one pass ×%.3f)", op.ThetaScale())
-			}
-		}
-		env.Notef("%s", note)
+		env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly == "theta"))
 	}
 	// Weights beyond float32's range still fit float64; NaN or
 	// infinities fit nothing.
@@ -237,6 +220,28 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	return nil
 }
 
+// recalibrationNote says what the final recalibration fitted: only θ's
+// interval scale (thetaOnly), or the spread, z_θ prior and that scale.
+func recalibrationNote(in core.Infer, thetaOnly bool) string {
+	if thetaOnly {
+		note := fmt.Sprintf("recalibrated θ intervals only: ×%.3f", in.ThetaScale())
+		if op := in.OnePass; op != nil {
+			note += fmt.Sprintf(" (one pass ×%.3f)", op.ThetaScale())
+		}
+		return note
+	}
+	sy, sd := in.Scales()
+	note := fmt.Sprintf("recalibrated predictive spread: %s, ×%.3f (reconstruction), ×%.3f (discrepancy)", spreadWords(in.SpreadFit), sy, sd)
+	if op := in.OnePass; op != nil {
+		sy, sd := op.Scales()
+		note += fmt.Sprintf("; one pass: %s, ×%.3f, ×%.3f", spreadWords(*op), sy, sd)
+	}
+	if in.Refine > 0 {
+		note += fmt.Sprintf("; refinement z_θ prior ×%g", in.ZThetaPrior)
+	}
+	return note + fmt.Sprintf("; θ intervals ×%.3f", in.ThetaScale())
+}
+
 // trainArchFlags are the flags that set the architecture, which a model
 // fine-tuned from --init keeps.
 var trainArchFlags = []string{"backbone", "form", "hidden", "layers", "latent", "latent-delta", "dec-hidden",
@@ -272,8 +277,8 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	if err := checkRefine(f.refine); err != nil {
 		return err
 	}
-	// Checked here, naming the flags: an infinite rate would otherwise
-	// train to NaN and leave a configuration that JSON cannot record.
+	// core.Config.Validate refuses the same rates; checked here first
+	// so that the error names the flag.
 	if f.set["lr"] && (!(f.lr > 0) || math.IsInf(f.lr, 0)) {
 		return UsageError("--lr must be finite and > 0, got %v", f.lr)
 	}
