@@ -10,6 +10,11 @@ import (
 	"apic/sims"
 )
 
+// DefaultRecalibrationTasks is how many validation realizations a
+// recalibration after a full training run uses (apic train's
+// --recalibrate default).
+const DefaultRecalibrationTasks = 64
+
 // Recalibrate tunes the model's inference settings on n held-out
 // validation realizations (the validation stream, never the test stream).
 // For a model that refines by default, it first picks the z_θ prior

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"context"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"apic/core"
+	"apic/sims"
 )
 
 // settle waits until the number of goroutines is back at base (the
@@ -392,5 +395,40 @@ func TestRunRecalibrates(t *testing.T) {
 			t.Errorf("stop %v: the trained weights were not kept", stop)
 		}
 		settle(t, base)
+	}
+}
+
+// TestFullRunValidatesTheRefit: a run that validates during training
+// (the full budget) reports the validation of its refitted model, not the
+// one its training scored with the fit of the weights it started from.
+func TestFullRunValidatesTheRefit(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	cfg := core.DefaultConfig(sys, core.CNP)
+	cfg.Arch.Hidden, cfg.Arch.LatentTheta, cfg.Arch.LatentDelta, cfg.Arch.DecHidden = 8, 4, 4, 8
+	cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.ValEvery, cfg.Train.ValTasks = 2, 4, 4, 2
+	model, err := core.NewModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model.Config.Infer.SpreadFit = core.SpreadFit{StdScale: 50, DeltaStdScale: 50, ThetaStdScale: 50}
+	r := &trainRun{mode: modeFull}
+	startTraining(context.Background(), r, model)
+	for {
+		select {
+		case <-r.events:
+			continue
+		case <-r.done:
+		}
+		break
+	}
+	if r.err != nil || r.res.Val == nil {
+		t.Fatalf("run: %v, validation %v", r.err, r.res.Val)
+	}
+	want, err := r.model.Validate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(*r.res.Val, want) {
+		t.Errorf("run's validation %+v, want the refitted model's %+v", r.res.Val.Metrics, want.Metrics)
 	}
 }

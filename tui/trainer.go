@@ -95,7 +95,7 @@ type trainRecalibratingMsg struct{ run *trainRun }
 // for the quick modes, whose runs take a minute or two.
 func recalibrationTasks(mode trainMode) int {
 	if mode == modeFull {
-		return 64
+		return core.DefaultRecalibrationTasks
 	}
 	return 16
 }
@@ -162,6 +162,15 @@ func startTraining(parent context.Context, r *trainRun, model *core.Model) {
 			}
 			if err = model.Recalibrate(ctx, recalibrationTasks(r.mode)); err == nil {
 				refitted = true
+				if res.Val != nil {
+					// The run's validation scored the old fit; as apic
+					// train does, score the refitted model instead.
+					val, verr := model.Validate(ctx)
+					res.Val = nil
+					if verr == nil {
+						res.Val = &val
+					}
+				}
 			} else {
 				err = fmt.Errorf("recalibration: %w", err)
 			}

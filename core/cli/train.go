@@ -89,7 +89,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to training contexts and targets")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
-	fs.IntVar(&f.recalibrate, "recalibrate", 64, "after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations (0: off)")
+	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, "after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations (0: off)")
 	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
