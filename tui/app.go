@@ -584,12 +584,12 @@ func (m *Model) setSystem(i int) tea.Cmd {
 	if i == m.sysIdx {
 		return nil
 	}
-	stopped, ok := m.abandonRun()
+	stopped, stepped := m.abandonRun()
 	m.sysIdx = i
 	m.enterSystem()
 	m.prog, m.losses = nil, nil
 	cmd := m.enterEntry()
-	m.noteAbandoned(stopped, ok)
+	m.noteAbandoned(stopped, stepped)
 	return cmd
 }
 
@@ -598,12 +598,12 @@ func (m *Model) setBackbone(b string) tea.Cmd {
 	if b == m.backbone.value() {
 		return nil
 	}
-	stopped, ok := m.abandonRun()
+	stopped, stepped := m.abandonRun()
 	m.backbone = m.backbone.set(b)
 	m.res = nil
 	m.prog, m.losses = nil, nil
 	cmd := m.enterEntry()
-	m.noteAbandoned(stopped, ok)
+	m.noteAbandoned(stopped, stepped)
 	return cmd
 }
 
@@ -637,28 +637,36 @@ func (m *Model) describeEntry() {
 }
 
 // abandonRun stops the shown run because the user moved to another
-// model; its weights still land in its own entry when it ends. It
-// returns the stopped run's model key (ok false when none ran).
-func (m *Model) abandonRun() (stopped entryKey, ok bool) {
+// model or opened a file; its weights still land in its own entry when
+// it ends. It returns the stopped run (nil when none ran) and whether it
+// had reported a completed step.
+func (m *Model) abandonRun() (stopped *trainRun, stepped bool) {
 	if m.run == nil {
-		return entryKey{}, false
+		return nil, false
 	}
-	stopped = m.run.key
+	stopped, stepped = m.run, m.prog != nil
 	m.run.stopping = true
 	m.run.cancel()
 	m.run, m.live, m.snap, m.prog = nil, nil, nil, nil
-	return stopped, true
+	return stopped, stepped
 }
 
-// noteAbandoned adds to the status line that a run was stopped by a
-// switch, and where its partly trained weights went: they replace that
-// model's weights, which is easy to miss once another model is shown.
-func (m *Model) noteAbandoned(stopped entryKey, ok bool) {
-	if !ok {
+// noteAbandoned adds to the status line that a run was stopped, and
+// where its partly trained weights go: over the weights it started
+// from, or one u behind a file opened over them. Either is easy to miss
+// once another model is shown.
+func (m *Model) noteAbandoned(stopped *trainRun, stepped bool) {
+	if stopped == nil {
 		return
 	}
-	m.setMsg(msgWarn, "%s · training of %s/%s stopped; it keeps the weights so far (u there undoes)",
-		m.msg, stopped.system, stopped.backbone)
+	kept := "it keeps the weights so far (u there undoes)"
+	switch {
+	case !stepped:
+		kept = "it had not completed a step"
+	case m.entries[stopped.key] != stopped.base:
+		kept = "the weights of its completed steps go one u behind the file"
+	}
+	m.setMsg(msgWarn, "%s · training of %s/%s stopped; %s", m.msg, stopped.key.system, stopped.key.backbone, kept)
 }
 
 // reinfer asks for a fresh inference of the current state. One command
@@ -786,7 +794,7 @@ func (m Model) startTrain() (tea.Model, tea.Cmd) {
 // onTrainDone takes a finished run's weights into its entry. If a file
 // opened meanwhile replaced the weights the run started from, the run's
 // weights go between the two, one u behind the file, so they are not
-// lost.
+// lost; if those weights were undone meanwhile, on top.
 func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 	m.runs = slices.DeleteFunc(m.runs, func(x *trainRun) bool { return x == r })
 	steps := r.res.Steps1 + r.res.Steps2
@@ -799,17 +807,19 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 			info.WallSeconds += r.base.info.WallSeconds
 		}
 		trained := &entry{model: r.model, src: srcTrained, info: info, prev: r.base}
-		if m.entries[r.key] == r.base {
+		placed := false
+		for e := m.entries[r.key]; e != nil && !placed; e = e.prev {
+			if e.prev == r.base {
+				e.prev, placed = trained, true
+			}
+		}
+		if !placed {
+			// The run's start is on top, or was undone past: the weights
+			// go on top, one u from what was shown.
+			trained.prev = m.entries[r.key]
 			m.entries[r.key] = trained
 			if r.key == m.key() && r != m.run {
 				cmd = m.reinfer()
-			}
-		} else {
-			for e := m.entries[r.key]; e != nil; e = e.prev {
-				if e.prev == r.base {
-					e.prev = trained
-					break
-				}
 			}
 		}
 	}
@@ -1014,7 +1024,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 		m.setMsg(msgErr, "cannot open %s: unknown system %q", msg.path, arch.System)
 		return m, nil
 	}
-	stopped, ok := m.abandonRun()
+	stopped, stepped := m.abandonRun()
 	key := entryKey{arch.System, string(arch.Backbone)}
 	// The replaced weights (perhaps trained here and unsaved) stay one u
 	// away.
@@ -1027,11 +1037,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	m.res = nil
 	m.syncTraining()
 	m.setMsg(msgInfo, "opened %s (%s/%s, %d+%d steps; u goes back)", msg.path, arch.System, arch.Backbone, msg.info.Steps1, msg.info.Steps2)
-	if ok && stopped == key {
-		m.setMsg(msgWarn, "%s · training of %s/%s stopped; the weights of its completed steps go one u behind the file", m.msg, key.system, key.backbone)
-	} else {
-		m.noteAbandoned(stopped, ok)
-	}
+	m.noteAbandoned(stopped, stepped)
 	return m, m.reinfer()
 }
 

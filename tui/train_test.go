@@ -432,3 +432,28 @@ func TestFullRunValidatesTheRefit(t *testing.T) {
 		t.Errorf("run's validation %+v, want the refitted model's %+v", r.res.Val.Metrics, want.Metrics)
 	}
 }
+
+// TestRunUndonePastKeepsItsWeights: when the weights a stopped run
+// started from are undone before it ends, its weights go on top instead
+// of being dropped.
+func TestRunUndonePastKeepsItsWeights(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	start := m.entry()
+	m, cmds := startRun(t, m)
+	m, _ = run(t, m, tea.Batch(cmds...)) // a first run: its weights are the second's start
+	first := m.entry()
+	m, cmds = startRun(t, m)
+	m = send(t, m, openedMsg{path: "other.safetensors", model: start.model, info: start.info})
+	m, _ = press(t, m, "u") // back to the first run's weights
+	m, _ = press(t, m, "u") // and past them
+	if m.entry() != start {
+		t.Fatalf("after two u: %v, want the starting weights", m.entry().sourceText())
+	}
+	m, _ = run(t, m, tea.Batch(cmds...))
+	top := m.entry()
+	if top.src != srcTrained || top == first || top.prev != start {
+		t.Errorf("after the run: top %v (first run's: %v), behind it %v", top.src, top == first, top.prev == start)
+	}
+	settle(t, base)
+}
