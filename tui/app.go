@@ -310,7 +310,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleKey(msg)
 	case tea.PasteMsg:
 		if m.prompt.active() {
-			m.prompt.value = append(m.prompt.value, []rune(strings.TrimRight(msg.Content, "\r\n"))...)
+			m.prompt = m.prompt.paste(msg.Content)
 		}
 		return m, nil
 	case inferMsg:

@@ -354,3 +354,27 @@ func TestLegendTightensBeforeDropping(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorHeatmapIgnoresNaN: one NaN in the prediction greys its own
+// cell of the |error| panel, not the whole panel's scale.
+func TestErrorHeatmapIgnoresNaN(t *testing.T) {
+	m := newTest(t, "advdiff", 80, 24)
+	res := *m.res
+	res.pred.Mean = append([]float64(nil), res.pred.Mean...)
+	res.pred.Mean[0] = math.NaN()
+	m.res = &res
+	hm := m.heatPanels()[3]
+	if math.IsNaN(hm.hi) || !(hm.hi > 0) {
+		t.Errorf("|error| panel range [%v, %v] with one NaN cell", hm.lo, hm.hi)
+	}
+}
+
+// TestPromptPasteClearsMatches: a paste changes the value, so the names
+// the last tab listed no longer apply.
+func TestPromptPasteClearsMatches(t *testing.T) {
+	p := prompt{kind: promptOpen, value: []rune("ck"), matches: []string{"ck-a", "ck-b"}}
+	p = p.paste("pt\r\n")
+	if string(p.value) != "ckpt" || p.matches != nil {
+		t.Errorf("after paste: value %q, matches %v", string(p.value), p.matches)
+	}
+}

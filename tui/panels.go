@@ -316,7 +316,9 @@ func (m Model) heatPanels() []heatmap {
 	emax := 0.0
 	for i := range errAbs {
 		errAbs[i] = math.Abs(real.True[i] - res.pred.Mean[i])
-		emax = math.Max(emax, errAbs[i])
+		if errAbs[i] > emax { // false for NaN: such a cell stays out of the scale
+			emax = errAbs[i]
+		}
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range real.True {

@@ -63,6 +63,14 @@ func (p prompt) edit(k tea.KeyPressMsg) prompt {
 	return p
 }
 
+// paste appends pasted text (without a trailing line break) to the
+// value; like any edit, it clears the matches of the last tab.
+func (p prompt) paste(text string) prompt {
+	p.matches = nil
+	p.value = append(p.value, []rune(strings.TrimRight(text, "\r\n"))...)
+	return p
+}
+
 // path is the entered path with a leading ~/ expanded.
 func (p prompt) path() string {
 	v := strings.TrimSpace(string(p.value))
