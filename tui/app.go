@@ -991,7 +991,13 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 		case errors.Is(msg.err, fs.ErrPermission):
 			m.setMsg(msgErr, "save failed: no permission to write in %s", dir)
 		default:
-			m.setMsg(msgErr, "save failed: %v", msg.err)
+			var pe *fs.PathError
+			if errors.As(msg.err, &pe) {
+				// The operation's own path may be the temporary file.
+				m.setMsg(msgErr, "save failed: cannot write %s: %v", msg.path, pe.Err)
+			} else {
+				m.setMsg(msgErr, "save failed: %v", msg.err)
+			}
 		}
 		return m, nil
 	}

@@ -354,6 +354,15 @@ func TestSaveAndOpen(t *testing.T) {
 	if want := "save failed: directory " + filepath.Join(dir, "nosuch") + " does not exist"; m.msg != want {
 		t.Fatalf("saving into a missing directory: %q, want %q", m.msg, want)
 	}
+	// Other causes are named without the temporary file too: here a
+	// "directory" that is a file.
+	m, _ = press(t, m, "s", "ctrl+u")
+	notDir := filepath.Join(want, "x.safetensors")
+	m = typeText(t, m, notDir)
+	m, _ = press(t, m, "enter")
+	if m.msgKind != msgErr || !strings.HasPrefix(m.msg, "save failed: cannot write "+notDir+": ") || strings.Contains(m.msg, ".tmp") {
+		t.Fatalf("saving under a file: %q", m.msg)
+	}
 	// A shipped checkpoint's name is not a place to save.
 	m, _ = press(t, m, "s", "ctrl+u")
 	m = typeText(t, m, "embedded:mine.safetensors")
