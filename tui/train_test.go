@@ -457,3 +457,23 @@ func TestRunUndonePastKeepsItsWeights(t *testing.T) {
 	}
 	settle(t, base)
 }
+
+// TestHeaderKeepsItsHeightWhileTraining: a warning beside a training
+// status keeps the third header line even when it fits beside the status,
+// whose width changes with every step, so the panels below stay put.
+func TestHeaderKeepsItsHeightWhileTraining(t *testing.T) {
+	m := newTest(t, "spring", 200, 40)
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	m.setMsg(msgWarn, "short")
+	if n := len(m.header()); n != 3 {
+		t.Errorf("header of %d lines with a short warning during a run, want 3", n)
+	}
+	m, _ = press(t, m, "esc")
+	m, _ = run(t, m, tea.Batch(cmds...))
+	m.setMsg(msgWarn, "short")
+	if n := len(m.header()); n != 2 {
+		t.Errorf("header of %d lines with a short warning and no run, want 2", n)
+	}
+	settle(t, base)
+}

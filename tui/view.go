@@ -131,6 +131,12 @@ func (m Model) header() []string {
 	}
 	line2 = padRight(truncate(line2+t.paint(ms, parts[0]), m.width), m.width)
 	if len(parts) == 1 {
+		if m.run != nil && m.msgKind != msgInfo {
+			// The training status changes width with every step, and
+			// with it whether the message fits beside it: the third
+			// line stays, so the panels do not jump.
+			return []string{line1, line2, strings.Repeat(" ", m.width)}
+		}
 		return []string{line1, line2}
 	}
 	rest := parts[1]
