@@ -48,3 +48,17 @@ var (
 	// LimitLineBytes bounds one CSV line.
 	LimitLineBytes = Limit{"line length", 0, 4096, "no system has more than a few columns"}
 )
+
+// QuoteMax is the most characters of offending input an error message
+// quotes: enough to recognise it, never a whole 200 MB line.
+const QuoteMax = 80
+
+// QuoteInput quotes s for an error message, cut to its first QuoteMax
+// characters with the full length said when longer.
+func QuoteInput(s string) string {
+	r := []rune(s)
+	if len(r) <= QuoteMax {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", string(r[:QuoteMax]), len(s))
+}
