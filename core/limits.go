@@ -56,9 +56,12 @@ const QuoteMax = 80
 // QuoteInput quotes s for an error message, cut to its first QuoteMax
 // characters with the full length said when longer.
 func QuoteInput(s string) string {
-	r := []rune(s)
-	if len(r) <= QuoteMax {
-		return fmt.Sprintf("%q", s)
+	n := 0
+	for i := range s { // by rune, without converting a huge s
+		if n == QuoteMax {
+			return fmt.Sprintf("%q… (%d bytes)", s[:i], len(s))
+		}
+		n++
 	}
-	return fmt.Sprintf("%q… (%d bytes)", string(r[:QuoteMax]), len(s))
+	return fmt.Sprintf("%q", s)
 }
