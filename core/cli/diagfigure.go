@@ -253,7 +253,7 @@ func recoveryPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 // 99% binomial band.
 func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	sbc := th.SBC
-	title := fmt.Sprintf("SBC ranks: %s (χ² p = %s)", th.Name, pValue(float64(sbc.PValue)))
+	title := fmt.Sprintf("SBC ranks: %s (χ² %s)", th.Name, pValue(float64(sbc.PValue)))
 	p := diagPanel(title, fmt.Sprintf("rank of θ among %d posterior draws", sbc.Draws), "realizations", true, false)
 	n := 0
 	for _, c := range sbc.Counts {

@@ -63,14 +63,22 @@ func reliabilityTable(d core.Diagnostics) string {
 	var b strings.Builder
 	b.WriteString("reliability: empirical − nominal coverage of central intervals\n")
 	b.WriteString("(below 0: intervals too narrow, over-confident; above 0: too wide)\n")
-	fmt.Fprintf(&b, "  %-15s", "level")
-	for _, p := range tableLevels {
+	b.WriteString(signedRows(d, tableLevels, curveLabel, 15))
+	return b.String()
+}
+
+// signedRows is the reliability table's level row and one row per curve
+// (labelled by label in width columns), two leading spaces.
+func signedRows(d core.Diagnostics, levels []float64, label func(string) string, width int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %-*s", width, "level")
+	for _, p := range levels {
 		fmt.Fprintf(&b, " %6.2f", p)
 	}
 	fmt.Fprintf(&b, "  %7s\n", "max|·|")
 	for _, c := range d.Reliability {
-		fmt.Fprintf(&b, "  %-15s", truncate(curveLabel(c.Name), 15))
-		for _, p := range tableLevels {
+		fmt.Fprintf(&b, "  %-*s", width, truncate(label(c.Name), width))
+		for _, p := range levels {
 			fmt.Fprintf(&b, " %s", signed6(levelValue(d.Levels, c.Signed, p)))
 		}
 		worst := -1.0
@@ -85,6 +93,42 @@ func reliabilityTable(d core.Diagnostics) string {
 		fmt.Fprintf(&b, "  %7s\n", fixed(worst, 3))
 	}
 	return b.String()
+}
+
+// DiagnosticsPanel is the diagnosis in 50 columns, for the explorer's
+// panel area on an 80-column terminal: the signed reliability at four
+// levels, then two lines per parameter.
+func DiagnosticsPanel(d core.Diagnostics) string {
+	var b strings.Builder
+	b.WriteString("coverage − nominal (< 0: over-confident)\n")
+	b.WriteString(signedRows(d, []float64{0.1, 0.5, 0.9, 0.95}, shortCurveLabel, 9))
+	for _, th := range d.Theta {
+		zs, con, outside := finiteZ(th)
+		fmt.Fprintf(&b, "θ %s: 95%% cover %s", truncate(th.Name, 8), fixed(float64(th.Cover95), 2))
+		if len(zs) == 0 {
+			b.WriteString(", no spread\n")
+			continue
+		}
+		fmt.Fprintf(&b, ", contraction %.2f\n", median(con))
+		fmt.Fprintf(&b, "  z̃ %+.2f, |z|>2 %.0f%%, SBC |%s| %s\n", median(zs), 100*float64(outside)/float64(len(zs)),
+			histogramBars(th.SBC.Counts), pValue(float64(th.SBC.PValue)))
+	}
+	return b.String()
+}
+
+// finiteZ is a parameter's z-scores and contractions where it has a
+// posterior spread, and how many of those z lie beyond ±2.
+func finiteZ(th core.ThetaDiagnostic) (zs, con []float64, outside int) {
+	for i, z := range th.ZScore {
+		if math.IsNaN(z) {
+			continue
+		}
+		zs, con = append(zs, z), append(con, th.Contraction[i])
+		if math.Abs(z) > 2 {
+			outside++
+		}
+	}
+	return zs, con, outside
 }
 
 // levelValue is values at the level nearest p.
@@ -148,14 +192,11 @@ func reliabilityPlot(d core.Diagnostics, width int, color bool) string {
 func thetaSummary(th core.ThetaDiagnostic) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "θ %s (prior U(%.4g, %.4g))\n", th.Name, th.PriorLo, th.PriorHi)
-	mae, zs, con := 0.0, []float64{}, []float64{}
+	mae := 0.0
 	for i := range th.Truth {
 		mae += math.Abs(th.Estimate[i] - th.Truth[i])
-		if !math.IsNaN(th.ZScore[i]) {
-			zs = append(zs, th.ZScore[i])
-			con = append(con, th.Contraction[i])
-		}
 	}
+	zs, con, outside := finiteZ(th)
 	mae /= float64(max(1, len(th.Truth)))
 	fmt.Fprintf(&b, "  MAE %.4g, 95%% cover %s", mae, fixed(float64(th.Cover95), 2))
 	if len(zs) == 0 {
@@ -164,28 +205,22 @@ func thetaSummary(th core.ThetaDiagnostic) string {
 	}
 	// The median and the share beyond 2 are robust to the few huge z of
 	// near point estimates, which would swamp a mean and deviation.
-	outside := 0
-	for _, z := range zs {
-		if math.Abs(z) > 2 {
-			outside++
-		}
-	}
 	fmt.Fprintf(&b, ", median contraction %.2f\n", median(con))
 	fmt.Fprintf(&b, "  z median %+.2f, |z| > 2 in %.0f%% (calibrated: 0 and 5%%)\n", median(zs), 100*float64(outside)/float64(len(zs)))
-	fmt.Fprintf(&b, "  SBC ranks |%s| %s χ² %.1f on %d df, p = %s\n", histogramBars(th.SBC.Counts), sbcShape(th.SBC.Counts),
+	fmt.Fprintf(&b, "  SBC ranks |%s| %s χ² %.1f on %d df, %s\n", histogramBars(th.SBC.Counts), sbcShape(th.SBC.Counts),
 		float64(th.SBC.ChiSquare), th.SBC.DF, pValue(float64(th.SBC.PValue)))
 	return b.String()
 }
 
-// pValue formats a p-value: two significant digits, "< 1e-6" below.
+// pValue is "p = 0.031" with two significant digits, "p < 1e-6" below.
 func pValue(p float64) string {
 	switch {
 	case math.IsNaN(p):
-		return "n/a"
+		return "p n/a"
 	case p < 1e-6:
-		return "< 1e-6"
+		return "p < 1e-6"
 	}
-	return fmt.Sprintf("%.2g", p)
+	return fmt.Sprintf("p = %.2g", p)
 }
 
 // histBars are the nine heights of a histogram bar, from empty.
