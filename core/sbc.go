@@ -17,7 +17,7 @@ import (
 var DiagnosticLevels = func() []float64 {
 	out := make([]float64, 19)
 	for i := range out {
-		out[i] = float64(i+1) * 0.05
+		out[i] = float64(i+1) / 20 // not (i+1)·0.05, which prints as 0.15000000000000002
 	}
 	return out
 }()

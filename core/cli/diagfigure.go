@@ -262,6 +262,7 @@ func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	bins := len(sbc.Counts)
 	if n == 0 || bins == 0 {
 		p.Title.Text = "SBC ranks: " + th.Name + " (no posterior spread)"
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, float64(sbc.Draws+1), 0, 1
 		return p, nil
 	}
 	width := float64(sbc.Draws+1) / float64(bins)
@@ -308,6 +309,7 @@ func contractionPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	}
 	if len(inside)+len(edge) == 0 {
 		p.Title.Text += " (no posterior spread)"
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -3, 3, 0, 1
 		return p, nil
 	}
 	for _, z := range []float64{-2, 2} {
