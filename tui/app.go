@@ -118,6 +118,8 @@ type Model struct {
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
 	initCmd   tea.Cmd // the first inference, started by Init
+
+	diag diagState // the diagnostics view (d)
 }
 
 // New builds the explorer on the setup opts names, loading the model and
@@ -293,8 +295,22 @@ func (m *Model) setMsg(k msgKind, format string, args ...any) {
 	m.msgKind, m.msg = k, msgLine.Replace(fmt.Sprintf(format, args...))
 }
 
-// Update handles messages.
+// Update handles messages; an open diagnostics view then follows any
+// change of the settings it depends on.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	nm, cmd := m.update(msg)
+	next, ok := nm.(Model)
+	if !ok {
+		return nm, cmd
+	}
+	if sync := next.syncDiag(); sync != nil {
+		return next, tea.Batch(cmd, sync)
+	}
+	return next, cmd
+}
+
+// update handles one message.
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -315,6 +331,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case inferMsg:
 		return m.onInfer(msg)
+	case diagMsg:
+		return m.onDiag(msg)
 	case trainProgressMsg:
 		if msg.run == m.run {
 			p := msg.p
@@ -414,6 +432,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.startTrain()
 	case key.Matches(k, keys.Mode):
 		m.mode = m.mode.step(1)
+	case key.Matches(k, keys.Diagnose):
+		return m.toggleDiag()
+	case m.diag.open && key.Matches(k, keys.Cancel):
+		m.closeDiag() // esc closes the view before it stops training
 	case key.Matches(k, keys.Cancel):
 		switch {
 		case m.run != nil && !m.run.stopping:
@@ -1049,6 +1071,9 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 
 // stopAll cancels every training run and waits for the goroutines to end.
 func (m Model) stopAll() {
+	if m.diag.cancel != nil {
+		m.diag.cancel()
+	}
 	for _, r := range m.runs {
 		r.wait()
 	}

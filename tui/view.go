@@ -52,7 +52,11 @@ func (m Model) render() string {
 	for i := range sep {
 		sep[i] = m.theme.paint(m.theme.dim, "│")
 	}
-	lines = append(lines, joinH(block(m.plots(plotW, mainH, big), plotW, mainH), sep, side)...)
+	panels := m.plots
+	if m.diag.open {
+		panels = func(w, h int, _ bool) []string { return m.diagView(w, h) }
+	}
+	lines = append(lines, joinH(block(panels(plotW, mainH, big), plotW, mainH), sep, side)...)
 	lines = append(lines, m.footer())
 	return strings.Join(lines, "\n")
 }

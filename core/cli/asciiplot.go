@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/guptarohit/asciigraph"
 )
@@ -383,5 +384,85 @@ func Sparkline(values []float64, width int) string {
 			b.WriteRune(sparkTicks[k])
 		}
 	}
+	return b.String()
+}
+
+// ScatterPlot is an ASCII scatter plot on a fixed range: each cell shows
+// how many points fall in it ('•' for one, 2–9, '*' for more); points
+// outside the range sit on its edge, non-finite ones are left out.
+type ScatterPlot struct {
+	Title         string
+	Width, Height int // plot area in characters; 0 means 40 × 10
+	XLo, XHi      float64
+	YLo, YHi      float64
+	// Diagonal draws the line y = x with '·' under the points (an
+	// estimate against its truth).
+	Diagonal bool
+}
+
+// Render draws the points (xs[i], ys[i]). The result ends with a
+// newline.
+func (p ScatterPlot) Render(xs, ys []float64) string {
+	w, h := p.Width, p.Height
+	if w < 2 {
+		w = 40
+	}
+	if h < 2 {
+		h = 10
+	}
+	xlo, xhi := widenFlat(p.XLo, p.XHi)
+	ylo, yhi := widenFlat(p.YLo, p.YHi)
+	col := func(x float64) int { return min(w-1, max(0, int((x-xlo)/(xhi-xlo)*float64(w-1)+0.5))) }
+	row := func(y float64) int { return min(h-1, max(0, int((yhi-y)/(yhi-ylo)*float64(h-1)+0.5))) }
+	cells := make([][]rune, h)
+	counts := make([][]int, h)
+	for r := range cells {
+		cells[r] = []rune(strings.Repeat(" ", w))
+		counts[r] = make([]int, w)
+	}
+	if p.Diagonal {
+		for c := range w {
+			x := xlo + (xhi-xlo)*float64(c)/float64(w-1)
+			if x >= ylo && x <= yhi {
+				cells[row(x)][c] = '·'
+			}
+		}
+	}
+	for i := range min(len(xs), len(ys)) {
+		x, y := xs[i], ys[i]
+		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
+			continue
+		}
+		r, c := row(y), col(x)
+		counts[r][c]++
+		switch n := counts[r][c]; {
+		case n == 1:
+			cells[r][c] = '•'
+		case n <= 9:
+			cells[r][c] = rune('0' + n)
+		default:
+			cells[r][c] = '*'
+		}
+	}
+	yl, yh := strconv.FormatFloat(yhi, 'g', 3, 64), strconv.FormatFloat(ylo, 'g', 3, 64)
+	lw := max(utf8.RuneCountInString(yl), utf8.RuneCountInString(yh))
+	var b strings.Builder
+	if p.Title != "" {
+		b.WriteString(strings.Repeat(" ", lw+1) + p.Title + "\n")
+	}
+	for r := range h {
+		label := ""
+		switch r {
+		case 0:
+			label = yl
+		case h - 1:
+			label = yh
+		}
+		fmt.Fprintf(&b, "%*s│%s\n", lw, label, strings.TrimRight(string(cells[r]), " "))
+	}
+	b.WriteString(strings.Repeat(" ", lw) + "└" + strings.Repeat("─", w) + "\n")
+	xl, xh := strconv.FormatFloat(xlo, 'g', 3, 64), strconv.FormatFloat(xhi, 'g', 3, 64)
+	pad := max(1, w-utf8.RuneCountInString(xl)-utf8.RuneCountInString(xh))
+	b.WriteString(strings.Repeat(" ", lw+1) + xl + strings.Repeat(" ", pad) + xh + "\n")
 	return b.String()
 }

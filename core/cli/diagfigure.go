@@ -1,0 +1,349 @@
+package cli
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"apic/core"
+	"apic/nets"
+)
+
+// The diagnostics figure, drawn with gonum/plot: a first row of
+// reliability diagrams (the function bands, the θ intervals, and every
+// curve signed), then one row per parameter: θ̂ against θ with 95% error
+// bars, the SBC rank histogram against its uniform expectation, and
+// contraction against z-score.
+
+// writeDiagnosticsFigure renders d's figure and writes it to path as
+// PNG, atomically: on any failure no file (and no partial file) is left.
+func writeDiagnosticsFigure(path string, d core.Diagnostics, title string) error {
+	img, err := renderDiagnosticsFigure(d, title)
+	if err != nil {
+		return fmt.Errorf("figure: %w", err)
+	}
+	err = nets.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("--png: %w", err)
+	}
+	return nil
+}
+
+// renderDiagnosticsFigure lays the panels out on one canvas; gonum/plot's
+// panics on degenerate input become errors.
+func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canvas, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			img, err = nil, fmt.Errorf("drawing failed: %v", r)
+		}
+	}()
+	rows := [][]*plot.Plot{nil}
+	rows[0], err = reliabilityPanels(d)
+	if err != nil {
+		return nil, err
+	}
+	for _, th := range d.Theta {
+		row, err := thetaPanels(th)
+		if err != nil {
+			return nil, fmt.Errorf("θ %s: %w", th.Name, err)
+		}
+		rows = append(rows, row)
+	}
+	const head = 0.5 * vg.Inch
+	nr, nc := len(rows), len(rows[0])
+	img = vgimg.NewWith(vgimg.UseWH(vg.Length(nc)*figPanelW, vg.Length(nr)*figPanelH+head), vgimg.UseDPI(figDPI))
+	dc := draw.New(img)
+	top := dc
+	top.Min.Y = top.Max.Y - head
+	sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 13), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter}
+	heading := fmt.Sprintf("%s · %s · %s, %s", title, strings.ToUpper(d.Backbone), diagnosisCondition(d), core.Count(d.Refine, "refinement step"))
+	top.FillText(sty, vg.Point{X: (top.Min.X + top.Max.X) / 2, Y: (top.Min.Y + top.Max.Y) / 2}, heading)
+	body := dc
+	body.Max.Y -= head
+	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 5,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
+	canvases := plot.Align(rows, tiles, body)
+	for i := range rows {
+		for j, p := range rows[i] {
+			if p != nil {
+				p.Draw(canvases[i][j])
+			}
+		}
+	}
+	return img, nil
+}
+
+// diagPanel is a panel with the figure's styling, the legend in the
+// given corner.
+func diagPanel(title, xLabel, yLabel string, legendTop, legendLeft bool) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	p.Legend.Top, p.Legend.Left = legendTop, legendLeft
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// curveXYs pairs the levels with a curve's values, leaving NaN out.
+func curveXYs(levels, values []float64) plotter.XYs {
+	var out plotter.XYs
+	for i, p := range levels {
+		if i < len(values) && !math.IsNaN(values[i]) {
+			out = append(out, plotter.XY{X: p, Y: values[i]})
+		}
+	}
+	return out
+}
+
+// addCurve adds a line with points and a legend entry in colour i.
+func addCurve(p *plot.Plot, name string, pts plotter.XYs, i int) error {
+	if len(pts) == 0 {
+		return nil
+	}
+	l, s, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return err
+	}
+	col := plotutil.Color(i)
+	l.Color, l.Width = col, vg.Points(1.5)
+	s.Color, s.Shape, s.Radius = col, plotutil.Shape(i), vg.Points(2.2)
+	p.Add(l, s)
+	if name != "" {
+		p.Legend.Add(name, l, s)
+	}
+	return nil
+}
+
+// reliabilityPanels are the first row: coverage against level for the
+// function bands and for θ (the diagonal is calibration), and every
+// curve signed, with the binomial ±2 standard-error band of a calibrated
+// θ interval over the realizations.
+func reliabilityPanels(d core.Diagnostics) ([]*plot.Plot, error) {
+	fn := diagPanel("reliability: G and δ on the targets", "nominal coverage", "empirical coverage", true, true)
+	th := diagPanel("reliability: θ intervals", "nominal coverage", "empirical coverage", true, true)
+	// The signed curves keep the colours of the two panels before, whose
+	// legends name them; a legend here would cover the curves.
+	signed := diagPanel("signed: empirical − nominal", fmt.Sprintf("nominal coverage (grey: ±2 s.e., n = %d)", d.Tasks), "empirical − nominal", false, true)
+	diag := plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}}
+	for _, p := range []*plot.Plot{fn, th} {
+		if err := addLine(p, "calibrated", []float64{diag[0].X, diag[1].X}, []float64{diag[0].Y, diag[1].Y}, figNominal, true); err != nil {
+			return nil, err
+		}
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	}
+	if err := addSEBand(signed, d.Levels, d.Tasks); err != nil {
+		return nil, err
+	}
+	if err := addLine(signed, "", []float64{0, 1}, []float64{0, 0}, figNominal, true); err != nil {
+		return nil, err
+	}
+	for i, c := range d.Reliability {
+		target := fn
+		if strings.HasPrefix(c.Name, "theta:") {
+			target = th
+		}
+		name := curveLabel(c.Name)
+		if err := addCurve(target, name, curveXYs(d.Levels, c.Empirical), i); err != nil {
+			return nil, err
+		}
+		if err := addCurve(signed, "", curveXYs(d.Levels, c.Signed), i); err != nil {
+			return nil, err
+		}
+	}
+	signed.X.Min, signed.X.Max = 0, 1
+	return []*plot.Plot{fn, th, signed}, nil
+}
+
+// addSEBand shades ±2 binomial standard errors, 2·√(p(1 − p)/n), around
+// zero: how far a calibrated θ curve over n realizations strays by chance.
+func addSEBand(p *plot.Plot, levels []float64, n int) error {
+	if n < 1 {
+		return nil
+	}
+	x := append([]float64{0}, levels...)
+	x = append(x, 1)
+	lo, hi := make([]float64, len(x)), make([]float64, len(x))
+	for i, q := range x {
+		se := 2 * math.Sqrt(q*(1-q)/float64(n))
+		lo[i], hi[i] = -se, se
+	}
+	return addBand(p, "", x, lo, hi, color.NRGBA{A: 0x28})
+}
+
+// thetaPanels are a parameter's row: recovery, SBC histogram,
+// contraction against z-score.
+func thetaPanels(th core.ThetaDiagnostic) ([]*plot.Plot, error) {
+	rec, err := recoveryPanel(th)
+	if err != nil {
+		return nil, err
+	}
+	sbc, err := sbcPanel(th)
+	if err != nil {
+		return nil, err
+	}
+	con, err := contractionPanel(th)
+	if err != nil {
+		return nil, err
+	}
+	return []*plot.Plot{rec, sbc, con}, nil
+}
+
+// errorPoints are points with symmetric vertical error bars.
+type errorPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// recoveryPanel is θ̂ against θ with θ̂ ± 1.96 σ_post bars and the
+// diagonal.
+func recoveryPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
+	p := diagPanel(fmt.Sprintf("θ recovery: %s (95%% cover %s)", th.Name, fixed(float64(th.Cover95), 2)), "true "+th.Name, "estimate "+th.Name, true, true)
+	if err := addLine(p, "estimate = truth", []float64{th.PriorLo, th.PriorHi}, []float64{th.PriorLo, th.PriorHi}, figNominal, true); err != nil {
+		return nil, err
+	}
+	var pts errorPoints
+	z := core.CentralZ(0.95)
+	for i := range th.Truth {
+		x, y := th.Truth[i], th.Estimate[i]
+		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(y, 0) {
+			continue
+		}
+		e := z * th.Std[i]
+		if !(e >= 0) || math.IsInf(e, 0) {
+			e = 0
+		}
+		pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: y})
+		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{e, e})
+	}
+	if len(pts.XYs) == 0 {
+		return p, nil
+	}
+	bars, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return nil, err
+	}
+	bars.Color, bars.Width = figBand, vg.Points(1)
+	s, err := plotter.NewScatter(pts.XYs)
+	if err != nil {
+		return nil, err
+	}
+	s.GlyphStyle = draw.GlyphStyle{Color: figPrediction, Radius: vg.Points(1.8), Shape: draw.CircleGlyph{}}
+	p.Add(bars, s)
+	p.Legend.Add("estimate ± 1.96σ", s)
+	p.X.Min, p.X.Max = th.PriorLo, th.PriorHi
+	return p, nil
+}
+
+// sbcPanel is the rank histogram with the uniform expectation and its
+// 99% binomial band.
+func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
+	sbc := th.SBC
+	title := fmt.Sprintf("SBC ranks: %s (χ² %s)", th.Name, pValue(float64(sbc.PValue)))
+	p := diagPanel(title, fmt.Sprintf("rank of θ among %d posterior draws", sbc.Draws), "realizations", true, false)
+	n := 0
+	for _, c := range sbc.Counts {
+		n += c
+	}
+	bins := len(sbc.Counts)
+	if n == 0 || bins == 0 {
+		p.Title.Text = "SBC ranks: " + th.Name + " (no posterior spread)"
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, float64(sbc.Draws+1), 0, 1
+		return p, nil
+	}
+	width := float64(sbc.Draws+1) / float64(bins)
+	e := float64(n) / float64(bins)
+	q := 1 / float64(bins)
+	half := 2.576 * math.Sqrt(float64(n)*q*(1-q))
+	if err := addBand(p, "uniform, 99% band", []float64{0, float64(sbc.Draws + 1)}, []float64{max(0, e-half), max(0, e-half)}, []float64{e + half, e + half}, color.NRGBA{A: 0x28}); err != nil {
+		return nil, err
+	}
+	h := &plotter.Histogram{Width: width, FillColor: figBand, LineStyle: draw.LineStyle{Color: figPrediction, Width: vg.Points(1)}}
+	for i, c := range sbc.Counts {
+		h.Bins = append(h.Bins, plotter.HistogramBin{Min: float64(i) * width, Max: float64(i+1) * width, Weight: float64(c)})
+	}
+	p.Add(h)
+	if err := addLine(p, "", []float64{0, float64(sbc.Draws + 1)}, []float64{e, e}, figNominal, true); err != nil {
+		return nil, err
+	}
+	p.Y.Min = 0
+	p.Y.Max = max(p.Y.Max, e+half) * (1 + legendRoom)
+	return p, nil
+}
+
+// contractionPanel is contraction against z-score, with |z| = 2 marked:
+// calibrated posteriors sit within it, over-confident ones spread beyond
+// it at high contraction. The axes stop at |z| = zAxisMax and a
+// contraction of contractionAxisMin; points beyond sit on the edge as
+// open triangles, so that one wild z does not squeeze the rest into a
+// line.
+func contractionPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
+	p := diagPanel("contraction against z-score: "+th.Name, "z-score (estimate − truth)/σ_post", "contraction 1 − σ_post²/σ_prior²", false, true)
+	var inside, edge plotter.XYs
+	zlim, cmin := 3.0, 0.0
+	for i := range th.ZScore {
+		z, c := th.ZScore[i], th.Contraction[i]
+		if math.IsNaN(z) || math.IsNaN(c) {
+			continue
+		}
+		zlim, cmin = max(zlim, math.Ceil(math.Min(math.Abs(z), zAxisMax))), min(cmin, max(c, contractionAxisMin))
+		if math.Abs(z) > zAxisMax || c < contractionAxisMin {
+			edge = append(edge, plotter.XY{X: math.Copysign(math.Min(math.Abs(z), zAxisMax), z), Y: max(c, contractionAxisMin)})
+			continue
+		}
+		inside = append(inside, plotter.XY{X: z, Y: c})
+	}
+	if len(inside)+len(edge) == 0 {
+		p.Title.Text += " (no posterior spread)"
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = -3, 3, 0, 1
+		return p, nil
+	}
+	for _, z := range []float64{-2, 2} {
+		if err := addLine(p, "", []float64{z, z}, []float64{cmin, 1}, figNominal, true); err != nil {
+			return nil, err
+		}
+	}
+	// No legend: any corner may hold points. The title counts the
+	// triangles instead.
+	if len(edge) > 0 {
+		p.Title.Text += fmt.Sprintf(" (△ %d beyond the axes)", len(edge))
+	}
+	for _, set := range []struct {
+		pts   plotter.XYs
+		shape draw.GlyphDrawer
+	}{{inside, draw.CircleGlyph{}}, {edge, draw.TriangleGlyph{}}} {
+		if len(set.pts) == 0 {
+			continue
+		}
+		s, err := plotter.NewScatter(set.pts)
+		if err != nil {
+			return nil, err
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: figPrediction, Radius: vg.Points(2), Shape: set.shape}
+		p.Add(s)
+	}
+	p.X.Min, p.X.Max = -zlim, zlim
+	p.Y.Min, p.Y.Max = cmin, 1
+	return p, nil
+}
+
+// The contraction panel's axis limits: a z-score beyond 6 or a
+// posterior with twice the prior's variance is already plainly wrong.
+const (
+	zAxisMax           = 6.0
+	contractionAxisMin = -1.0
+)

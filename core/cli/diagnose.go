@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"apic/core"
+)
+
+func init() {
+	register(Command{
+		Name:    "diagnose",
+		Summary: "calibration diagnostics: reliability curves, θ recovery, SBC, contraction",
+		Usage: `apic diagnose (--checkpoint FILE | --system SYS [--backbone B]) [--context C] [--noise N] [--tasks N] [--seed N] [--json] [--png FILE]
+
+Draws --tasks test realizations as eval does (the same --seed gives the
+same realizations), predicts each and reports how honest the predictive
+uncertainty is, as sbi and BayesFlow diagnose amortized inference:
+
+  reliability   empirical against nominal coverage of the central
+                intervals at levels 0.05, 0.10, …, 0.95, signed
+                (empirical − nominal; below 0: over-confident), for the
+                reconstruction and the discrepancy against the true G and
+                δ on the targets, and for each θ
+  θ recovery    θ̂ against θ with its 95% interval
+  SBC           the rank of the true θ among 99 draws of the Gaussian
+                posterior N(θ̂, σ_θ²), histogrammed; flat when calibrated,
+                U-shaped when over-confident, with a chi-square test
+  contraction   1 − σ_post²/σ_prior² (the prior is the system's uniform
+                θ box) against the z-score (θ̂ − θ)/σ_post
+
+ASCII plots on the terminal, every number with --json, a multi-panel
+figure with --png.`,
+		Run: runDiagnose,
+	})
+}
+
+func runDiagnose(ctx context.Context, args []string, env *Env) error {
+	fs := env.FlagSet()
+	path := fs.String("checkpoint", "", "checkpoint file, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
+	system := fs.String("system", "", "system, for the embedded checkpoint")
+	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
+	tasks := fs.Int("tasks", 200, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
+	contextSize := fs.Int("context", 0, "context size (default: the system's test size)")
+	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
+	seed := fs.Uint64("seed", 1, "evaluation seed (eval's: the same realizations)")
+	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
+	refine := fs.Int("refine", -1, "refinement steps on the context, at most 1000 (0: one-pass amortized; -1: the checkpoint's setting)")
+	jsonOut := fs.Bool("json", false, "print one JSON object with every number")
+	pngPath := fs.String("png", "", "also write a multi-panel figure to this PNG `file`")
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	if err := core.LimitTasks.Check(*tasks); err != nil {
+		return UsageError("--%v", err)
+	}
+	if err := checkCounts(*tasks, *samples, *contextSize, *noise, *refine); err != nil {
+		return err
+	}
+	if *pngPath != "" {
+		if err := checkOutputPath("png", *pngPath); err != nil {
+			return err
+		}
+		if *path != "" && !strings.HasPrefix(*path, embeddedPrefix) && sameFile(*pngPath, *path) {
+			return UsageError("--png %s is the --checkpoint file, which the figure would overwrite; choose another name", *pngPath)
+		}
+	}
+	m, _, source, err := loadModel(*path, *system, *backbone)
+	if err != nil {
+		return err
+	}
+	if n := *contextSize; n > m.Sys.Grid().Points()-1 {
+		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
+	}
+	opt := core.DiagnoseOptions{Tasks: *tasks, Context: *contextSize, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine}
+	var prog *taskProgress
+	if env.StderrTerminal {
+		prog = newTaskProgress(env, "diagnose")
+		opt.Progress = prog.report
+	}
+	d, err := core.Diagnose(ctx, m, opt)
+	if prog != nil {
+		prog.finish()
+	}
+	if err != nil {
+		return err
+	}
+	if *pngPath != "" {
+		if err := writeDiagnosticsFigure(*pngPath, d, m.Sys.Title()); err != nil {
+			return err
+		}
+	}
+	if *jsonOut {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			core.Diagnostics
+			Checkpoint string `json:"checkpoint"`
+		}{d, source})
+	}
+	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(d.Backbone), source)
+	fmt.Fprintf(env.Stdout, "%s, %s\n\n", diagnosisCondition(d), core.Count(d.Refine, "refinement step"))
+	fmt.Fprint(env.Stdout, DiagnosticsText(d, 80, false, env.Color))
+	if *pngPath != "" {
+		env.Notef("figure written to %s", *pngPath)
+	}
+	return nil
+}
+
+// diagnosisCondition is "200 realizations, context 30, noise 0, seed 1,
+// 32 samples".
+func diagnosisCondition(d core.Diagnostics) string {
+	return fmt.Sprintf("%s, context %d, noise %s, seed %d, %s", core.Count(d.Tasks, "realization"), d.Context,
+		trimFloat(d.Noise), d.Seed, core.Count(d.Samples, "sample"))
+}
+
+// trimFloat is v in the shortest form that reads back.
+func trimFloat(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%d", int64(v))
+	}
+	return fmt.Sprintf("%g", v)
+}

@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// diagnoseJSON runs diagnose --json and decodes its object.
+func diagnoseJSON(t *testing.T, args ...string) map[string]any {
+	t.Helper()
+	code, out, errOut := runCLI(t, append([]string{"diagnose", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("diagnose %v: exit %d, stderr %q", args, code, errOut)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out)
+	}
+	return obj
+}
+
+func TestDiagnoseJSONKeys(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
+	obj := diagnoseJSON(t, "--checkpoint", ckpt, "--tasks", "12", "--context", "8", "--noise", "0.02", "--seed", "3", "--samples", "4")
+	want := []string{"backbone", "checkpoint", "context", "levels", "noise", "refine", "reliability", "samples", "seed", "system", "tasks", "theta"}
+	if got := sortedKeys(obj); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("keys %v, want %v", got, want)
+	}
+	if obj["tasks"] != 12.0 || obj["context"] != 8.0 || obj["noise"] != 0.02 || obj["seed"] != 3.0 {
+		t.Errorf("header tasks %v context %v noise %v seed %v", obj["tasks"], obj["context"], obj["noise"], obj["seed"])
+	}
+	if n := len(obj["levels"].([]any)); n != 19 {
+		t.Errorf("%d levels, want 19 (0.05…0.95)", n)
+	}
+	var names []string
+	for _, c := range obj["reliability"].([]any) {
+		curve := c.(map[string]any)
+		names = append(names, curve["name"].(string))
+		if got := sortedKeys(curve); !contains(got, "empirical") || !contains(got, "signed") || !contains(got, "values") {
+			t.Errorf("curve %s keys %v", curve["name"], got)
+		}
+	}
+	if strings.Join(names, ",") != "reconstruction,discrepancy,theta:omega" {
+		t.Errorf("curves %v", names)
+	}
+	th := obj["theta"].([]any)[0].(map[string]any)
+	want = []string{"contraction", "cover95", "estimate", "name", "prior_hi", "prior_lo", "sbc", "std", "symbol", "truth", "z_score"}
+	if got := sortedKeys(th); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("theta keys %v, want %v", got, want)
+	}
+	if n := len(th["truth"].([]any)); n != 12 {
+		t.Errorf("%d truths, want one per realization (12)", n)
+	}
+	sbc := th["sbc"].(map[string]any)
+	if got := sortedKeys(sbc); strings.Join(got, ",") != "chi_square,counts,df,draws,p_value" {
+		t.Errorf("sbc keys %v", got)
+	}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// The terminal report names every section, and the embedded checkpoint
+// (the default for --system) runs as eval's does.
+func TestDiagnoseText(t *testing.T) {
+	code, out, errOut := runCLI(t, "diagnose", "--system", "spring", "--tasks", "10", "--samples", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, w := range []string{"Damped spring · LNP · embedded:", "10 realizations, context 30, noise 0, seed 1", "reliability: empirical − nominal",
+		"reconstruction", "discrepancy", "θ omega", "signed reliability", "95% cover", "SBC ranks", "χ²", "estimate against truth", "contraction against z-score"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if errOut != "" {
+		t.Errorf("stderr %q, want nothing when it is not a terminal", errOut)
+	}
+}
+
+func TestDiagnoseBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no model", nil, "give --checkpoint FILE, or --system"},
+		{"tasks 0", []string{"--system", "spring", "--tasks", "0"}, "--tasks must be between 1 and 2000"},
+		{"tasks huge", []string{"--system", "spring", "--tasks", "5000"}, "--tasks must be between 1 and 2000"},
+		{"negative noise", []string{"--system", "spring", "--noise", "-1"}, "--noise must be finite and ≥ 0"},
+		{"context too big", []string{"--system", "spring", "--context", "100"}, "--context 100 leaves no targets"},
+		{"unknown system", []string{"--system", "nope"}, "nope"},
+		{"bad backbone", []string{"--system", "spring", "--backbone", "gp"}, "gp"},
+		{"png dir missing", []string{"--checkpoint", ckpt, "--png", filepath.Join(dir, "no", "f.png")}, "--png"},
+		{"png is dir", []string{"--checkpoint", ckpt, "--png", dir}, "is a directory"},
+		{"png is checkpoint", []string{"--checkpoint", ckpt, "--png", ckpt}, "is the --checkpoint file"},
+		{"stray argument", []string{"--system", "spring", "extra"}, `unexpected argument "extra"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, append([]string{"diagnose"}, tc.args...)...)
+			if code != 2 || !strings.Contains(errOut, tc.want) || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestDiagnoseHelp(t *testing.T) {
+	code, out, _ := runCLI(t, "diagnose", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, w := range []string{"usage: apic diagnose", "reliability", "SBC", "contraction", "--tasks", "--png", "--json", "--context", "--noise", "--seed", "at most 2000"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("help lacks %q", w)
+		}
+	}
+	_, list, _ := runCLI(t, "help")
+	if !strings.Contains(list, "diagnose") {
+		t.Error("the command list lacks diagnose")
+	}
+}
+
+// --png writes a decodable PNG beside the text (or the JSON), and
+// leaves no temporary file behind.
+func TestDiagnosePNG(t *testing.T) {
+	dir := t.TempDir()
+	for _, system := range []string{"spring", "lv"} {
+		t.Run(system, func(t *testing.T) {
+			ckpt := tinyCheckpoint(t, dir, system, 0, 0)
+			fig := filepath.Join(dir, system+".png")
+			code, out, errOut := runCLI(t, "diagnose", "--json", "--checkpoint", ckpt, "--tasks", "6", "--samples", "2", "--context", "10", "--png", fig)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if !json.Valid([]byte(out)) {
+				t.Error("stdout is not JSON with --png")
+			}
+			data, err := os.ReadFile(fig)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := png.DecodeConfig(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("not a PNG: %v", err)
+			}
+			// One row of reliability panels and one per parameter.
+			rows := map[string]int{"spring": 2, "lv": 5}[system]
+			if cfg.Width < 1000 || cfg.Height < rows*300 {
+				t.Errorf("figure %d × %d, want three panels across and %d rows", cfg.Width, cfg.Height, rows)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), ".") {
+					t.Errorf("temporary file %s left behind", e.Name())
+				}
+			}
+		})
+	}
+}
+
+// Ctrl-C during the predictions stops diagnose as an interruption, with
+// no result and no figure.
+func TestDiagnoseStopsOnInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
+	fig := filepath.Join(dir, "f.png")
+	ctx := &countdownCtx{Context: context.Background(), left: 3}
+	var stdout, stderr bytes.Buffer
+	code := Run(ctx, []string{"diagnose", "--checkpoint", ckpt, "--tasks", "100", "--samples", "2", "--png", fig}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted") || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 1, interrupted, no result", code, stdout.String(), stderr.String())
+	}
+	if _, err := os.Stat(fig); err == nil {
+		t.Error("an interrupted run wrote the figure")
+	}
+}
+
+// The ASCII scatter counts points per cell and keeps them on the plot.
+func TestScatterPlot(t *testing.T) {
+	out := ScatterPlot{Width: 5, Height: 3, XLo: 0, XHi: 4, YLo: 0, YHi: 2}.Render(
+		[]float64{0, 0, 4, 2, 100, 1}, []float64{0, 0, 2, 1, -5, math.NaN()})
+	want := "2│    •\n" +
+		" │  •\n" +
+		"0│2   •\n" +
+		" └─────\n" +
+		"  0   4\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}

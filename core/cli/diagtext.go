@@ -1,0 +1,347 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"apic/core"
+)
+
+// DiagnosticsText renders a diagnosis for a terminal of the given width:
+// the signed reliability table at a few levels, then per parameter its
+// recovery, z-scores, contraction and SBC histogram. Unless compact, the
+// signed reliability curves follow the table as a line plot and every
+// parameter gets two scatter plots, θ̂ against θ and contraction against
+// z-score. The explorer shows the compact form in its panel area.
+func DiagnosticsText(d core.Diagnostics, width int, compact, color bool) string {
+	var b strings.Builder
+	b.WriteString(reliabilityTable(d))
+	if !compact {
+		b.WriteString("\n")
+		b.WriteString(reliabilityPlot(d, width, color))
+	}
+	for _, th := range d.Theta {
+		b.WriteString("\n")
+		b.WriteString(thetaSummary(th))
+		if !compact {
+			b.WriteString(thetaScatters(th, width))
+		}
+	}
+	return b.String()
+}
+
+// tableLevels are the reliability table's columns: a few of the 19
+// levels, enough to see the curve's shape in 80 columns.
+var tableLevels = []float64{0.1, 0.3, 0.5, 0.7, 0.9, 0.95}
+
+// curveLabel is a reliability curve's row label ("θ omega").
+func curveLabel(name string) string {
+	if p, ok := strings.CutPrefix(name, "theta:"); ok {
+		return "θ " + p
+	}
+	return name
+}
+
+// shortCurveLabel is curveLabel for a plot legend, which must fit six
+// curves (lv) in 80 columns.
+func shortCurveLabel(name string) string {
+	switch name {
+	case "reconstruction":
+		return "recon"
+	case "discrepancy":
+		return "δ"
+	}
+	return curveLabel(name)
+}
+
+// reliabilityTable prints empirical − nominal coverage per curve at
+// tableLevels and the largest |·| over all 19 levels.
+func reliabilityTable(d core.Diagnostics) string {
+	var b strings.Builder
+	b.WriteString("reliability: empirical − nominal coverage of central intervals\n")
+	b.WriteString("(below 0: intervals too narrow, over-confident; above 0: too wide)\n")
+	b.WriteString(signedRows(d, tableLevels, curveLabel, 15))
+	return b.String()
+}
+
+// signedRows is the reliability table's level row and one row per curve
+// (labelled by label in width columns), two leading spaces.
+func signedRows(d core.Diagnostics, levels []float64, label func(string) string, width int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %-*s", width, "level")
+	for _, p := range levels {
+		fmt.Fprintf(&b, " %6.2f", p)
+	}
+	fmt.Fprintf(&b, "  %7s\n", "max|·|")
+	for _, c := range d.Reliability {
+		fmt.Fprintf(&b, "  %-*s", width, truncate(label(c.Name), width))
+		for _, p := range levels {
+			fmt.Fprintf(&b, " %s", signed6(levelValue(d.Levels, c.Signed, p)))
+		}
+		worst := -1.0
+		for _, s := range c.Signed {
+			if !math.IsNaN(s) {
+				worst = max(worst, math.Abs(s))
+			}
+		}
+		if worst < 0 { // nothing counted
+			worst = math.NaN()
+		}
+		fmt.Fprintf(&b, "  %7s\n", fixed(worst, 3))
+	}
+	return b.String()
+}
+
+// DiagnosticsPanel is the diagnosis in 50 columns, for the explorer's
+// panel area on an 80-column terminal: the signed reliability at four
+// levels, then two lines per parameter.
+func DiagnosticsPanel(d core.Diagnostics) string {
+	var b strings.Builder
+	b.WriteString("coverage − nominal (< 0: over-confident)\n")
+	b.WriteString(signedRows(d, []float64{0.1, 0.5, 0.9, 0.95}, shortCurveLabel, 9))
+	for _, th := range d.Theta {
+		zs, con, outside := finiteZ(th)
+		fmt.Fprintf(&b, "θ %s: 95%% cover %s", truncate(th.Name, 8), fixed(float64(th.Cover95), 2))
+		if len(zs) == 0 {
+			b.WriteString(", no spread\n")
+			continue
+		}
+		fmt.Fprintf(&b, ", contraction %.2f\n", median(con))
+		fmt.Fprintf(&b, "  z̃ %+.2f, |z|>2 %.0f%%, SBC |%s| %s\n", median(zs), 100*float64(outside)/float64(len(zs)),
+			histogramBars(th.SBC.Counts), pValue(float64(th.SBC.PValue)))
+	}
+	return b.String()
+}
+
+// finiteZ is a parameter's z-scores and contractions where it has a
+// posterior spread, and how many of those z lie beyond ±2.
+func finiteZ(th core.ThetaDiagnostic) (zs, con []float64, outside int) {
+	for i, z := range th.ZScore {
+		if math.IsNaN(z) {
+			continue
+		}
+		zs, con = append(zs, z), append(con, th.Contraction[i])
+		if math.Abs(z) > 2 {
+			outside++
+		}
+	}
+	return zs, con, outside
+}
+
+// levelValue is values at the level nearest p.
+func levelValue(levels []float64, values []float64, p float64) float64 {
+	best := 0
+	for i, l := range levels {
+		if math.Abs(l-p) < math.Abs(levels[best]-p) {
+			best = i
+		}
+	}
+	if best >= len(values) {
+		return math.NaN()
+	}
+	return values[best]
+}
+
+// signed6 is v with its sign in six columns, "   n/a" when NaN.
+func signed6(v float64) string {
+	if math.IsNaN(v) {
+		return "   n/a"
+	}
+	return fmt.Sprintf("%+6.3f", v)
+}
+
+// fixed is v with the given decimals, "n/a" when NaN.
+func fixed(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.*f", decimals, v)
+}
+
+// truncate cuts s to n characters.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+// reliabilityPlot draws every signed curve against the nominal level.
+func reliabilityPlot(d core.Diagnostics, width int, color bool) string {
+	var series []Series
+	span := 0.1
+	for _, c := range d.Reliability {
+		series = append(series, Series{Name: shortCurveLabel(c.Name), Values: c.Signed})
+		for _, s := range c.Signed {
+			if !math.IsNaN(s) {
+				span = max(span, math.Abs(s))
+			}
+		}
+	}
+	span = min(1, math.Ceil(span*10)/10)
+	lp := LinePlot{Title: "signed reliability against nominal level", Width: max(20, min(64, width-12)), Height: 8,
+		XLo: d.Levels[0], XHi: d.Levels[len(d.Levels)-1], YLo: -span, YHi: span, Color: color}
+	return lp.Render(series...)
+}
+
+// thetaSummary is a parameter's lines: recovery and coverage, z-score
+// and contraction, and the SBC histogram with its chi-square test.
+func thetaSummary(th core.ThetaDiagnostic) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "θ %s (prior U(%.4g, %.4g))\n", th.Name, th.PriorLo, th.PriorHi)
+	mae := 0.0
+	for i := range th.Truth {
+		mae += math.Abs(th.Estimate[i] - th.Truth[i])
+	}
+	zs, con, outside := finiteZ(th)
+	mae /= float64(max(1, len(th.Truth)))
+	fmt.Fprintf(&b, "  MAE %.4g, 95%% cover %s", mae, fixed(float64(th.Cover95), 2))
+	if len(zs) == 0 {
+		b.WriteString(" (point estimates: no posterior spread to diagnose)\n")
+		return b.String()
+	}
+	// The median and the share beyond 2 are robust to the few huge z of
+	// near point estimates, which would swamp a mean and deviation.
+	fmt.Fprintf(&b, ", median contraction %.2f\n", median(con))
+	fmt.Fprintf(&b, "  z median %+.2f, |z| > 2 in %.0f%% (calibrated: 0 and 5%%)\n", median(zs), 100*float64(outside)/float64(len(zs)))
+	fmt.Fprintf(&b, "  SBC ranks |%s| %s χ² %.1f on %d df, %s\n", histogramBars(th.SBC.Counts), sbcShape(th.SBC.Counts),
+		float64(th.SBC.ChiSquare), th.SBC.DF, pValue(float64(th.SBC.PValue)))
+	return b.String()
+}
+
+// pValue is "p = 0.031" with two significant digits, "p < 1e-6" below.
+func pValue(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return "p n/a"
+	case p < 1e-6:
+		return "p < 1e-6"
+	}
+	return fmt.Sprintf("p = %.2g", p)
+}
+
+// histBars are the nine heights of a histogram bar, from empty.
+var histBars = []rune(" ▁▂▃▄▅▆▇█")
+
+// histogramBars draws counts as one bar character each, scaled from zero
+// to the largest count.
+func histogramBars(counts []int) string {
+	top := 0
+	for _, c := range counts {
+		top = max(top, c)
+	}
+	var b strings.Builder
+	for _, c := range counts {
+		k := 0
+		if top > 0 {
+			k = int(math.Round(float64(c) / float64(top) * float64(len(histBars)-1)))
+		}
+		b.WriteRune(histBars[k])
+	}
+	return b.String()
+}
+
+// sbcShape names what a rank histogram's shape says, the standard reading
+// of SBC: a U (truth in both tails) is an over-confident posterior, a
+// hump an under-confident one, a slope a biased one.
+func sbcShape(counts []int) string {
+	n := len(counts)
+	if n < 4 {
+		return ""
+	}
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	if total < 2*n {
+		return "(too few realizations to read)"
+	}
+	e := float64(total) / float64(n)
+	q := n / 4
+	sum := func(cs []int) float64 {
+		s := 0
+		for _, c := range cs {
+			s += c
+		}
+		return float64(s) / (float64(len(cs)) * e)
+	}
+	left, right, mid := sum(counts[:q]), sum(counts[n-q:]), sum(counts[q:n-q])
+	switch {
+	case left > 1.5 && right > 1.5:
+		return "U: over-confident"
+	case mid > 1.3 && left < 0.6 && right < 0.6:
+		return "∩: under-confident"
+	case left > 1.5 && right < 0.6:
+		return "slope: θ̂ above θ"
+	case right > 1.5 && left < 0.6:
+		return "slope: θ̂ below θ"
+	}
+	return ""
+}
+
+// thetaScatters draws θ̂ against θ (with the diagonal) beside contraction
+// against z-score, side by side when the width allows.
+func thetaScatters(th core.ThetaDiagnostic, width int) string {
+	// Two plots of w columns, their axis labels (up to 6) and a gap of
+	// 4 fit side by side in 2w + 18 columns.
+	w := max(20, min(40, (width-18)/2))
+	rec := ScatterPlot{Title: "estimate against truth", Width: w, Height: 8,
+		XLo: th.PriorLo, XHi: th.PriorHi, YLo: th.PriorLo, YHi: th.PriorHi, Diagonal: true}.Render(th.Truth, th.Estimate)
+	// The axes stop where the figure's do; points beyond sit on the edge.
+	zlim, cmin := 3.0, 0.0
+	for i, z := range th.ZScore {
+		if !math.IsNaN(z) {
+			zlim = max(zlim, math.Ceil(math.Min(math.Abs(z), zAxisMax)))
+			cmin = min(cmin, max(th.Contraction[i], contractionAxisMin))
+		}
+	}
+	con := ScatterPlot{Title: "contraction against z-score", Width: w, Height: 8,
+		XLo: -zlim, XHi: zlim, YLo: cmin, YHi: 1}.Render(th.ZScore, th.Contraction)
+	if width < 2*w+18 {
+		return rec + con
+	}
+	return sideBySide(rec, con, 4)
+}
+
+// sideBySide joins two blocks of lines with gap spaces between them.
+func sideBySide(a, b string, gap int) string {
+	la, lb := strings.Split(strings.TrimRight(a, "\n"), "\n"), strings.Split(strings.TrimRight(b, "\n"), "\n")
+	w := 0
+	for _, l := range la {
+		w = max(w, utf8.RuneCountInString(l))
+	}
+	var out strings.Builder
+	for i := range max(len(la), len(lb)) {
+		left, right := "", ""
+		if i < len(la) {
+			left = la[i]
+		}
+		if i < len(lb) {
+			right = lb[i]
+		}
+		line := left
+		if right != "" {
+			line += strings.Repeat(" ", w-utf8.RuneCountInString(left)+gap) + right
+		}
+		out.WriteString(strings.TrimRight(line, " ") + "\n")
+	}
+	return out.String()
+}
+
+// median is the middle value of xs (the mean of the middle two for an
+// even count); xs is not changed.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}

@@ -1,0 +1,228 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"apic/sims"
+)
+
+// DiagnoseOptions configure Diagnose: the test realizations are drawn as
+// Evaluate draws them (the same seed gives the same realizations and the
+// same latent noise), so a diagnosis explains an evaluation's numbers.
+type DiagnoseOptions struct {
+	Tasks   int     // number of test realizations
+	Context int     // context size; 0 means the system's test default
+	Noise   float64 // context noise σ
+	Seed    uint64  // evaluation seed; the SBC draws use their own stream of it
+	Samples int     // Monte-Carlo latent samples (32 when 0)
+	Refine  int     // refinement steps; negative: the model's setting
+	// Progress, when set, is told after each batch how many of the
+	// realizations are done.
+	Progress func(done, total int)
+}
+
+// ReliabilityCurve is one quantity's coverage of central intervals at
+// Diagnostics.Levels: Empirical[l] is the share of truths inside the
+// central Levels[l] interval, Signed[l] = Empirical[l] − Levels[l]
+// (below zero: over-confident).
+type ReliabilityCurve struct {
+	Name      string     `json:"name"`   // "reconstruction", "discrepancy" or "theta:NAME"
+	Values    int        `json:"values"` // residuals counted
+	Skipped   int        `json:"skipped,omitempty"`
+	Empirical JSONFloats `json:"empirical"`
+	Signed    JSONFloats `json:"signed"`
+}
+
+// SBCHistogram is a parameter's simulation-based calibration: the rank
+// of the truth among Draws posterior draws per realization, binned.
+type SBCHistogram struct {
+	Draws     int       `json:"draws"`
+	Counts    []int     `json:"counts"`
+	ChiSquare JSONFloat `json:"chi_square"`
+	DF        int       `json:"df"`
+	PValue    JSONFloat `json:"p_value"` // P(χ²_df ≥ chi_square) under uniform ranks
+}
+
+// ThetaDiagnostic is one parameter's recovery, SBC and contraction over
+// the realizations (the per-realization arrays are in realization order).
+type ThetaDiagnostic struct {
+	Name     string     `json:"name"`
+	Symbol   string     `json:"symbol"`
+	PriorLo  float64    `json:"prior_lo"`
+	PriorHi  float64    `json:"prior_hi"`
+	Truth    JSONFloats `json:"truth"`
+	Estimate JSONFloats `json:"estimate"`
+	Std      JSONFloats `json:"std"` // posterior deviation σ_post (0: a point estimate)
+	// Cover95 is the share of truths in θ̂ ± 1.96 σ_post.
+	Cover95     JSONFloat    `json:"cover95"`
+	SBC         SBCHistogram `json:"sbc"`
+	Contraction JSONFloats   `json:"contraction"` // 1 − σ_post²/σ_prior² per realization
+	ZScore      JSONFloats   `json:"z_score"`     // (θ̂ − θ)/σ_post per realization
+}
+
+// Diagnostics is Diagnose's result.
+type Diagnostics struct {
+	System      string             `json:"system"`
+	Backbone    string             `json:"backbone"`
+	Tasks       int                `json:"tasks"`
+	Context     int                `json:"context"`
+	Noise       float64            `json:"noise"`
+	Seed        uint64             `json:"seed"`
+	Samples     int                `json:"samples"`
+	Refine      int                `json:"refine"`
+	Levels      []float64          `json:"levels"`
+	Reliability []ReliabilityCurve `json:"reliability"`
+	Theta       []ThetaDiagnostic  `json:"theta"`
+}
+
+// sbcStream is the PCG stream of the SBC posterior draws, apart from the
+// evaluation's draws of realizations and latent noise.
+const sbcStream = 0x617069632d736263
+
+// Diagnose draws opt.Tasks test realizations, predicts each and gathers
+// the calibration diagnostics of amortized inference: the reliability
+// curves of the reconstruction and the discrepancy (against the true G
+// and δ on the targets) and of each θ component, θ recovery, SBC rank
+// histograms and posterior contraction against z-score. ctx cancels
+// between realizations while drawing and between batches while
+// predicting.
+func Diagnose(ctx context.Context, m *Model, opt DiagnoseOptions) (Diagnostics, error) {
+	if err := LimitTasks.Check(opt.Tasks); err != nil {
+		return Diagnostics{}, fmt.Errorf("diagnose: %w", err)
+	}
+	if opt.Samples < 1 {
+		opt.Samples = 32
+	}
+	tasks, err := TestTasksContext(ctx, m.Sys, EvalOptions{Tasks: opt.Tasks, Context: opt.Context, Noise: opt.Noise, Seed: opt.Seed})
+	if err != nil {
+		return Diagnostics{}, fmt.Errorf("diagnose: %w", err)
+	}
+	acc := newDiagnosis(m.Sys, len(tasks), rand.New(rand.NewPCG(opt.Seed, sbcStream)))
+	o := PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}
+	for lo := 0; lo < len(tasks); lo += evalChunk {
+		if err := ctx.Err(); err != nil {
+			return Diagnostics{}, err
+		}
+		part := tasks[lo:min(lo+evalChunk, len(tasks))]
+		ctxs := make([]sims.Context, len(part))
+		sides := make([][]float64, len(part))
+		for i, t := range part {
+			ctxs[i], sides[i] = t.Context, t.Real.Side
+		}
+		po := o
+		po.Seed, po.First = TaskStream(o.Seed, lo)
+		preds, err := m.PredictContext(ctx, ctxs, sides, po)
+		if err != nil {
+			return Diagnostics{}, fmt.Errorf("diagnose: %w", err)
+		}
+		for i, t := range part {
+			acc.add(t, preds[i])
+		}
+		if opt.Progress != nil {
+			opt.Progress(lo+len(part), len(tasks))
+		}
+	}
+	d := acc.result()
+	d.System, d.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)
+	d.Tasks, d.Context, d.Noise, d.Seed = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed
+	d.Samples, d.Refine = m.samplesDrawn(opt.Samples), opt.Refine
+	if d.Refine < 0 {
+		d.Refine = m.Config.Infer.Refine
+	}
+	return d, nil
+}
+
+// diagnosis accumulates Diagnose's statistics one realization at a time,
+// so that no prediction (advdiff's are 4160 values, several times over)
+// outlives its batch.
+type diagnosis struct {
+	sys          sims.System
+	recon, delta *Coverage
+	theta        []*Coverage
+	params       []ThetaDiagnostic
+	ranks        [][]int
+	rng          *rand.Rand
+}
+
+func newDiagnosis(sys sims.System, n int, rng *rand.Rand) *diagnosis {
+	d := &diagnosis{sys: sys, recon: NewCoverage(DiagnosticLevels), delta: NewCoverage(DiagnosticLevels), rng: rng}
+	for _, p := range sys.Params() {
+		d.theta = append(d.theta, NewCoverage(DiagnosticLevels))
+		d.params = append(d.params, ThetaDiagnostic{
+			Name: p.Name, Symbol: p.Symbol, PriorLo: p.Lo, PriorHi: p.Hi,
+			Truth: make(JSONFloats, 0, n), Estimate: make(JSONFloats, 0, n), Std: make(JSONFloats, 0, n),
+			Contraction: make(JSONFloats, 0, n), ZScore: make(JSONFloats, 0, n),
+		})
+		d.ranks = append(d.ranks, make([]int, 0, n))
+	}
+	return d
+}
+
+// add counts one realization's prediction against its truth.
+func (d *diagnosis) add(t sims.Task, p Prediction) {
+	truth, delta := t.Real.True, t.Real.Discrepancy()
+	for _, i := range targetValues(d.sys, t.Targets) {
+		d.recon.Add(p.Mean[i], p.Std[i], truth[i])
+		d.delta.Add(p.DeltaMean[i], p.DeltaStd[i], delta[i])
+	}
+	for k := range d.params {
+		th, est, sd := t.Real.Theta[k], p.Theta[k], 0.0
+		if k < len(p.ThetaStd) {
+			sd = p.ThetaStd[k]
+		}
+		prm := &d.params[k]
+		prm.Truth = append(prm.Truth, th)
+		prm.Estimate = append(prm.Estimate, est)
+		prm.Std = append(prm.Std, sd)
+		prm.Contraction = append(prm.Contraction, Contraction(sd, UniformPriorVariance(prm.PriorLo, prm.PriorHi)))
+		prm.ZScore = append(prm.ZScore, ZScore(th, est, sd))
+		d.theta[k].Add(est, sd, th)
+		d.ranks[k] = append(d.ranks[k], SBCRank(d.rng, SBCDraws, th, est, sd))
+	}
+}
+
+// result turns the counts into curves and histograms.
+func (d *diagnosis) result() Diagnostics {
+	out := Diagnostics{Levels: DiagnosticLevels}
+	curve := func(name string, c *Coverage) ReliabilityCurve {
+		return ReliabilityCurve{Name: name, Values: c.N, Skipped: c.Skipped, Empirical: c.Empirical(), Signed: c.Signed()}
+	}
+	out.Reliability = append(out.Reliability, curve("reconstruction", d.recon), curve("discrepancy", d.delta))
+	z95 := CentralZ(0.95)
+	for k := range d.params {
+		out.Reliability = append(out.Reliability, curve("theta:"+d.params[k].Name, d.theta[k]))
+		prm := d.params[k]
+		covered, counted := 0, 0
+		for i := range prm.Truth {
+			if sd := prm.Std[i]; sd > 0 && !math.IsInf(sd, 0) {
+				counted++
+				if math.Abs(prm.Estimate[i]-prm.Truth[i]) <= z95*sd {
+					covered++
+				}
+			}
+		}
+		prm.Cover95 = JSONFloat(math.NaN())
+		if counted > 0 {
+			prm.Cover95 = JSONFloat(float64(covered) / float64(counted))
+		}
+		counts := RankHistogram(d.ranks[k], SBCDraws, SBCBins(counted))
+		stat, df, p := ChiSquareUniform(counts)
+		prm.SBC = SBCHistogram{Draws: SBCDraws, Counts: counts, ChiSquare: JSONFloat(stat), DF: df, PValue: JSONFloat(p)}
+		out.Theta = append(out.Theta, prm)
+	}
+	return out
+}
+
+// Curve returns the reliability curve named name ("reconstruction",
+// "discrepancy", "theta:NAME"), or false.
+func (d Diagnostics) Curve(name string) (ReliabilityCurve, bool) {
+	for _, c := range d.Reliability {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return ReliabilityCurve{}, false
+}

@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"apic/core"
+	"apic/core/cli"
+)
+
+// The diagnostics view (d): the calibration diagnostics of `apic
+// diagnose` over diagTasks realizations at the current system, model,
+// context size and noise, in the panel area. core.Diagnose runs in a
+// command off the UI goroutine; when the settings change while the view
+// is open the running computation is cancelled and a new one started,
+// and a result for settings no longer current is dropped.
+
+// diagTasks is how many realizations the view diagnoses: enough for the
+// curves' shape (a coverage share within about ±0.09), few enough to
+// come back in seconds.
+const diagTasks = 32
+
+// diagKey is what a diagnosis depends on; a change of any of it makes
+// the one on screen stale.
+type diagKey struct {
+	system, backbone string
+	model            *core.Model
+	context          int
+	noise            float64
+}
+
+// diagState is the view's state.
+type diagState struct {
+	open   bool
+	gen    int // generation of the newest request; older results are dropped
+	key    diagKey
+	cancel context.CancelFunc
+	res    *core.Diagnostics
+	err    error
+}
+
+// diagMsg is a finished diagnosis.
+type diagMsg struct {
+	gen int
+	d   core.Diagnostics
+	err error
+}
+
+// diagKeyNow is the current settings' key.
+func (m Model) diagKeyNow() diagKey {
+	sys := m.sys()
+	return diagKey{system: sys.Name(), backbone: m.backbone.value(), model: m.entry().model,
+		context: int(m.ctxSteps[sys.Name()].value()), noise: m.noise.value()}
+}
+
+// toggleDiag opens the view (starting its computation) or closes it.
+func (m Model) toggleDiag() (tea.Model, tea.Cmd) {
+	if m.diag.open {
+		m.closeDiag()
+		return m, nil
+	}
+	m.diag.open = true
+	return m, m.startDiag()
+}
+
+// closeDiag closes the view and stops its computation.
+func (m *Model) closeDiag() {
+	if m.diag.cancel != nil {
+		m.diag.cancel()
+	}
+	m.diag = diagState{gen: m.diag.gen}
+}
+
+// syncDiag restarts the computation when the view is open and the
+// settings moved away from those of its result or running request.
+func (m *Model) syncDiag() tea.Cmd {
+	if !m.diag.open || m.diag.key == m.diagKeyNow() {
+		return nil
+	}
+	return m.startDiag()
+}
+
+// startDiag cancels any running diagnosis and starts one for the current
+// settings.
+func (m *Model) startDiag() tea.Cmd {
+	if m.diag.cancel != nil {
+		m.diag.cancel()
+	}
+	ctx, cancel := context.WithCancel(m.opts.Context)
+	m.diag.gen++
+	m.diag.key, m.diag.cancel = m.diagKeyNow(), cancel
+	m.diag.res, m.diag.err = nil, nil
+	gen, model := m.diag.gen, m.diag.key.model
+	opt := core.DiagnoseOptions{Tasks: diagTasks, Context: m.diag.key.context, Noise: m.diag.key.noise,
+		Seed: 1, Samples: samplesFor(m.sys()), Refine: -1}
+	return func() tea.Msg {
+		d, err := core.Diagnose(ctx, model, opt)
+		return diagMsg{gen: gen, d: d, err: err}
+	}
+}
+
+// onDiag shows a diagnosis if it is the newest request's.
+func (m Model) onDiag(msg diagMsg) (tea.Model, tea.Cmd) {
+	if !m.diag.open || msg.gen != m.diag.gen {
+		return m, nil // stale: the settings moved, or the view closed
+	}
+	m.diag.cancel = nil
+	if msg.err != nil {
+		m.diag.err = msg.err
+		return m, nil
+	}
+	d := msg.d
+	m.diag.res = &d
+	return m, nil
+}
+
+// diagView draws the view in the panel area (w × h).
+func (m Model) diagView(w, h int) []string {
+	t := m.theme
+	k := m.diag.key
+	title := fmt.Sprintf("diagnostics: %d realizations, context %d, σ %g", diagTasks, k.context, k.noise)
+	lines := []string{t.paint(t.bold, truncate(title, w)), t.paint(t.dim, truncate("d/esc closes · context/noise recompute", w))}
+	switch {
+	case m.diag.err != nil:
+		lines = append(lines, "", t.paint(t.err, truncate("diagnostics failed: "+m.diag.err.Error(), w)))
+	case m.diag.res == nil:
+		lines = append(lines, "", fmt.Sprintf("computing over %d realizations…", diagTasks))
+	default:
+		body := cli.DiagnosticsPanel(*m.diag.res)
+		if w >= 80 {
+			// Room for the command line's layout; the plots too when
+			// they fit.
+			body = cli.DiagnosticsText(*m.diag.res, w, true, false)
+			if full := cli.DiagnosticsText(*m.diag.res, w, false, false); strings.Count(full, "\n")+2 <= h {
+				body = full
+			}
+		}
+		lines = append(lines, strings.Split(strings.TrimRight(body, "\n"), "\n")...)
+	}
+	return block(lines, w, h)
+}

@@ -1,0 +1,145 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// diagMsgs runs cmd (a batch or one command) and returns the diagnoses
+// among its messages, without feeding anything back.
+func diagMsgs(cmd tea.Cmd) []diagMsg {
+	var out []diagMsg
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case diagMsg:
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+// d opens the view at once and leaves the computation to the command it
+// returns: the key press never waits for the 32 predictions, and the
+// result comes back as a message.
+func TestDiagnosticsRunOffTheUIGoroutine(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	nm, cmd := m.Update(keyMsg("d"))
+	m = nm.(Model)
+	if !m.diag.open || m.diag.res != nil || cmd == nil {
+		t.Fatalf("after d: open %v, result %v, command %v; want open, no result yet, a command", m.diag.open, m.diag.res != nil, cmd != nil)
+	}
+	if frame := m.render(); !strings.Contains(frame, "computing over 32 realizations") {
+		t.Errorf("the frame while computing does not say so:\n%s", frame)
+	}
+	msgs := diagMsgs(cmd)
+	if len(msgs) != 1 || msgs[0].err != nil {
+		t.Fatalf("command gave %+v, want one diagnosis", msgs)
+	}
+	m = send(t, m, msgs[0])
+	if m.diag.res == nil || m.diag.res.Tasks != diagTasks || m.diag.res.Context != 30 {
+		t.Fatalf("result %+v, want %d realizations at context 30", m.diag.res, diagTasks)
+	}
+	if frame := m.render(); !strings.Contains(frame, "θ omega: 95% cover") {
+		t.Errorf("the frame lacks the result:\n%s", frame)
+	}
+}
+
+// Moving a slider while the view is open cancels the running diagnosis
+// and starts one for the new settings; the old result, when it comes,
+// is dropped. Moving θ by hand changes nothing the diagnosis depends on.
+func TestDiagnosticsFollowTheSliders(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	nm, first := m.Update(keyMsg("d"))
+	m = nm.(Model)
+	m = focusOn(t, m, ctlContext)
+	nm, second := m.Update(keyMsg("right"))
+	m = nm.(Model)
+	old := diagMsgs(first)
+	if len(old) != 1 || !errors.Is(old[0].err, context.Canceled) {
+		t.Errorf("the first diagnosis was not cancelled: %+v", old)
+	}
+	m = send(t, m, old[0])
+	if m.diag.res != nil || m.diag.err != nil {
+		t.Fatal("a stale diagnosis was shown")
+	}
+	fresh := diagMsgs(second)
+	if len(fresh) != 1 {
+		t.Fatalf("moving the context started %d diagnoses, want 1", len(fresh))
+	}
+	m = send(t, m, fresh[0])
+	want := int(m.ctxSteps["spring"].value())
+	if m.diag.res == nil || m.diag.res.Context != want || want == 30 {
+		t.Fatalf("diagnosis at context %v, want the new context %d", m.diag.res, want)
+	}
+	// A key that changes nothing the diagnosis depends on starts none.
+	_, cmd := m.Update(keyMsg("r"))
+	if got := diagMsgs(cmd); len(got) != 0 {
+		t.Errorf("a new realization restarted the diagnosis (%d)", len(got))
+	}
+}
+
+// d and esc close the view; esc then goes back to its other uses.
+func TestDiagnosticsClose(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	for _, closer := range []string{"d", "esc"} {
+		m = send(t, m, keyMsg("d"))
+		if !m.diag.open {
+			t.Fatal("d did not open the view")
+		}
+		cancel := m.diag.cancel
+		m = send(t, m, keyMsg(closer))
+		if m.diag.open {
+			t.Errorf("%s did not close the view", closer)
+		}
+		if cancel == nil {
+			t.Fatal("no cancel for the running diagnosis")
+		}
+		if frame := m.render(); strings.Contains(frame, "diagnostics ·") || !strings.Contains(frame, "simulator F(x; θ̂)") {
+			t.Errorf("after %s the panels are not back:\n%s", closer, frame)
+		}
+	}
+	found := false
+	for _, col := range m.keys.FullHelp() {
+		for _, b := range col {
+			found = found || b.Help().Key == "d"
+		}
+	}
+	if !found {
+		t.Error("the full help does not list d")
+	}
+}
+
+// TestGoldenDiagnostics is the diagnostics view on untrained weights at
+// the smallest and a large terminal.
+// Regenerate with: go test ./tui -run TestGoldenDiagnostics -update
+func TestGoldenDiagnostics(t *testing.T) {
+	for _, tc := range []struct {
+		sys  string
+		w, h int
+	}{{"spring", 80, 24}, {"spring", 160, 48}, {"lv", 80, 24}} {
+		t.Run(fmt.Sprintf("%s_%dx%d", tc.sys, tc.w, tc.h), func(t *testing.T) {
+			m := newTest(t, tc.sys, tc.w, tc.h)
+			m, _ = press(t, m, "d")
+			if m.diag.res == nil {
+				t.Fatalf("no diagnosis (error %v)", m.diag.err)
+			}
+			frame := m.render()
+			frameOK(t, frame, tc.w, tc.h)
+			golden.RequireEqual(t, []byte(frame))
+		})
+	}
+}
