@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -253,7 +254,8 @@ func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.T
 	m := &core.APIC{Model: nm.model, Opt: o, Label: nm.name}
 	// One untimed call first, so that the latency does not include
 	// first-use costs (page faults of fresh buffers, pools filling up).
-	if _, err := m.Calibrate(ctx, test[0].Context, test[0].Real.Side); err != nil {
+	// A realization that diverges is counted by RunMethod, not here.
+	if _, err := m.Calibrate(ctx, test[0].Context, test[0].Real.Side); err != nil && !errors.Is(err, core.ErrDiverged) {
 		return core.MethodRun{}, core.BatchTiming{}, fmt.Errorf("%s: %w", nm.name, err)
 	}
 	run, err := core.RunMethod(ctx, sys, m, test, 1, nil)
@@ -369,6 +371,9 @@ type compareMethodJSON struct {
 	OnePassBatchedCPUSpeedupVsKOH *float64 `json:"one_pass_batched_cpu_speedup_vs_koh_gp,omitempty"`
 	OnePassThroughputVsKOH        float64  `json:"one_pass_throughput_ratio_vs_koh_gp,omitempty"`
 	RealizationsPerSecondKOH      float64  `json:"realizations_per_second,omitempty"`
+	// Failures are the realizations the method failed on, left out of
+	// its metrics.
+	Failures core.Failures `json:"failures"`
 }
 
 func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) error {
@@ -384,6 +389,7 @@ func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 			SecondsPerRealization: m.Run.MedianSeconds(), SecondsTotal: m.Run.TotalSeconds(),
 			SecondsMinMax:     minMax(m.Run.Seconds),
 			CPUPerRealization: finitePtr(m.Run.CPUPerRealization()),
+			Failures:          m.Report.Failures,
 		}
 		if m.Name == kohgp.Name {
 			j.WallSeconds, j.Workers, j.Starts = m.Wall.Seconds(), min(workers, len(test)), starts
@@ -450,6 +456,11 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		rows = append(rows, row)
 	}
 	writeAligned(w, rows)
+	for _, m := range methods {
+		if line := failureLine(m.Report.Failures, len(test)); line != "" {
+			fmt.Fprintf(w, "  %s: %s\n", m.Name, line)
+		}
+	}
 
 	if params := sys.Params(); len(params) > 1 {
 		fmt.Fprintln(w)

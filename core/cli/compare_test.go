@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"apic/checkpoints"
 	"apic/core"
@@ -261,5 +262,49 @@ func TestSpeedWords(t *testing.T) {
 		if got := speedWords(s); got != want {
 			t.Errorf("speedWords(%v) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestCompareReportsFailures: a method's failed realizations get a line
+// under the metrics table and a "failures" entry in its JSON.
+func TestCompareReportsFailures(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	test, err := core.TestTasks(sys, core.EvalOptions{Tasks: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := core.Failures{Count: 1, Realizations: []core.Failure{{Index: 2, Reason: "no fit"}}}
+	none := core.Failures{Realizations: []core.Failure{}}
+	methods := []compareMethod{
+		{Name: kohgp.Name, Run: core.MethodRun{Seconds: []float64{1, 1, 1}}, Report: core.Report{Failures: failed}, Wall: time.Second},
+		{Name: "apic-lnp", Source: "x", Run: core.MethodRun{Seconds: []float64{1e-3, 1e-3, 1e-3}}, Report: core.Report{Failures: none},
+			Batched: core.BatchTiming{Seconds: 1e-3}, OnePass: 1e-3, OnePassBatched: core.BatchTiming{Seconds: 1e-3}},
+	}
+	opt := core.EvalOptions{Tasks: 3, Seed: 4, Samples: 2}
+	var text strings.Builder
+	writeCompareText(&text, sys, test, opt, methods, 8, 1, false)
+	if want := "koh-gp: 1 of 3 realizations failed and is left out of the means (realization 2: no fit)"; !strings.Contains(text.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, text.String())
+	}
+	if strings.Contains(text.String(), "apic-lnp: ") {
+		t.Errorf("a method without failures has a failures line:\n%s", text.String())
+	}
+	var js strings.Builder
+	if err := writeCompareJSON(&js, sys, test, opt, methods, 8, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Methods map[string]struct {
+			Failures *core.Failures `json:"failures"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if f := got.Methods[kohgp.Name].Failures; f == nil || f.Count != 1 || f.Realizations[0].Index != 2 {
+		t.Errorf("koh-gp failures %+v, want realization 2", f)
+	}
+	if f := got.Methods["apic-lnp"].Failures; f == nil || f.Count != 0 || f.Realizations == nil {
+		t.Errorf("apic-lnp failures %+v, want count 0 and []", f)
 	}
 }

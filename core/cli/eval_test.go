@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -105,5 +106,68 @@ func TestEvalRawSpread(t *testing.T) {
 	}
 	if a, b := cal.Metrics[core.KeyReconECE].Mean, raw.Metrics[core.KeyReconECE].Mean; a == b {
 		t.Errorf("recon ECE %v both ways: --raw-spread changed nothing", a)
+	}
+}
+
+// TestEvalReportsFailures: the realizations an evaluation could not
+// score are named on a line of the table and listed under "failures" in
+// JSON (an empty list when there are none).
+func TestEvalReportsFailures(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 0, 0)
+	args := []string{"eval", "--checkpoint", ckpt, "--tasks", "3", "--samples", "2", "--refine", "0"}
+	_, out, _ := runCLI(t, append(args, "--json")...)
+	var none struct {
+		Failures *core.Failures `json:"failures"`
+	}
+	if err := json.Unmarshal([]byte(out), &none); err != nil || none.Failures == nil || none.Failures.Count != 0 || none.Failures.Realizations == nil {
+		t.Errorf("no failure: JSON failures %+v (%v), want count 0 and []:\n%s", none.Failures, err, out)
+	}
+	if _, out, _ := runCLI(t, args...); strings.Contains(out, "failures") {
+		t.Errorf("no failure, yet the table has a failures line:\n%s", out)
+	}
+
+	defer func(f func(context.Context, *core.Model, core.EvalOptions) (core.Report, []core.TaskMetrics, error)) {
+		evaluate = f
+	}(evaluate)
+	evaluate = func(ctx context.Context, m *core.Model, o core.EvalOptions) (core.Report, []core.TaskMetrics, error) {
+		rep, per, err := core.Evaluate(ctx, m, o)
+		per[1] = core.TaskMetrics{Failed: core.ErrDiverged.Error()}
+		failed := core.Summarise(m.Sys, per)
+		rep.Metrics, rep.Failures = failed.Metrics, failed.Failures
+		return rep, per, err
+	}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if want := "failures: 1 of 3 realizations failed and is left out of the means (realization 1: every latent sample gave a non-finite prediction (the model diverged))"; !strings.Contains(out, want) {
+		t.Errorf("table lacks %q:\n%s", want, out)
+	}
+	_, out, _ = runCLI(t, append(args, "--json")...)
+	var rep core.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Failures; f.Count != 1 || len(f.Realizations) != 1 || f.Realizations[0].Index != 1 || !strings.Contains(f.Realizations[0].Reason, "diverged") {
+		t.Errorf("JSON failures %+v, want realization 1, diverged", f)
+	}
+}
+
+func TestFailureLine(t *testing.T) {
+	var f core.Failures
+	if got := failureLine(f, 5); got != "" {
+		t.Errorf("no failure: %q", got)
+	}
+	for i := range 12 {
+		reason := "a"
+		if i == 7 {
+			reason = "b"
+		}
+		f.Realizations = append(f.Realizations, core.Failure{Index: 3 * i, Reason: reason})
+	}
+	f.Count = 12
+	want := "12 of 40 realizations failed and are left out of the means (realizations 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, …: a; b)"
+	if got := failureLine(f, 40); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
