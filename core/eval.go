@@ -172,6 +172,9 @@ type Report struct {
 	// Failures are the realizations whose prediction failed, counted
 	// in Tasks and left out of every mean.
 	Failures Failures `json:"failures"`
+	// Warnings say where the evaluated condition (context size, noise)
+	// lies outside what the model was trained on (RangeWarnings).
+	Warnings []string `json:"warnings"`
 }
 
 // evalStream is the PCG stream of evaluation draws; training uses other
@@ -240,6 +243,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	if opt.TrueTheta {
 		rep.Refine, rep.TrueTheta = 0, true
 	}
+	rep.Warnings = append(rep.Warnings, m.RangeWarnings(rep.Context, opt.Noise)...)
 	return rep, per, nil
 }
 
@@ -320,7 +324,8 @@ func scoreOrFail(sys sims.System, t sims.Task, p Prediction) TaskMetrics {
 // over the realizations that did not fail, and lists those that did.
 func Summarise(sys sims.System, all []TaskMetrics) Report {
 	rep := Report{Metrics: map[string]Summary{}, ThetaPerParam: map[string]Summary{}, ThetaBiasPerParam: map[string]Summary{}}
-	rep.Failures.Realizations = []Failure{} // [] rather than null in JSON
+	// [] rather than null in JSON.
+	rep.Failures.Realizations, rep.Warnings = []Failure{}, []string{}
 	per := make([]TaskMetrics, 0, len(all))
 	for i, tm := range all {
 		if tm.Failed != "" {

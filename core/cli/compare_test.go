@@ -308,3 +308,42 @@ func TestCompareReportsFailures(t *testing.T) {
 		t.Errorf("apic-lnp failures %+v, want count 0 and []", f)
 	}
 }
+
+// TestCompareWarnsOutsideTrainingRange: compare warns, once per distinct
+// warning with the models it concerns, when the context is smaller than
+// an APIC model was trained on, and lists each model's warnings in JSON.
+func TestCompareWarnsOutsideTrainingRange(t *testing.T) {
+	defer func(l func(string, string) ([]byte, bool)) { lookupEmbedded = l }(lookupEmbedded)
+	lookupEmbedded = func(string, string) ([]byte, bool) { return nil, false }
+	ckpt := compareCheckpoint(t, "spring", "tiny", 0)
+	args := []string{"compare", "--system", "spring", "--tasks", "2", "--context", "5", "--samples", "2", "--checkpoint", ckpt, "--workers", "1", "--starts", "1"}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if want := "warning (apic-lnp): only 5 context points; the model was trained on 15 to 100"; !strings.Contains(out, want) {
+		t.Errorf("text lacks %q:\n%s", want, out)
+	}
+	_, out, _ = runCLI(t, append(args, "--json")...)
+	var got struct {
+		Methods map[string]struct {
+			Warnings []string `json:"warnings"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if ws := got.Methods["apic-lnp"].Warnings; len(ws) != 1 || !strings.Contains(ws[0], "only 5 context points") {
+		t.Errorf("apic-lnp warnings %q", ws)
+	}
+	if ws := got.Methods[kohgp.Name].Warnings; ws == nil || len(ws) != 0 {
+		t.Errorf("koh-gp warnings %q, want []", ws)
+	}
+
+	methods := []compareMethod{{Name: "a", Warnings: []string{"w1", "w2"}}, {Name: "b", Warnings: []string{"w2"}}, {Name: "c"}}
+	var b strings.Builder
+	writeMethodWarnings(&b, methods)
+	if want := "  warning (a): w1\n  warning (a, b): w2\n"; b.String() != want {
+		t.Errorf("grouped warnings %q, want %q", b.String(), want)
+	}
+}

@@ -101,6 +101,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if line := failureLine(rep.Failures, rep.Tasks); line != "" {
 		fmt.Fprintf(env.Stdout, "failures: %s\n", line)
 	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(env.Stdout, "warning: %s\n", w)
+	}
 	fmt.Fprint(env.Stdout, "\n")
 	writeReportTable(env.Stdout, rep)
 	return nil

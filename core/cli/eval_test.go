@@ -171,3 +171,37 @@ func TestFailureLine(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestEvalWarnsOutsideTrainingRange: a context smaller than training saw
+// (spring trains on 15 to 100 points) and noise beyond its σ = 0 are
+// warned of on the table and listed under "warnings" in JSON; the test
+// size at σ = 0 gives an empty list.
+func TestEvalWarnsOutsideTrainingRange(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 0, 0)
+	base := []string{"eval", "--checkpoint", ckpt, "--tasks", "2", "--samples", "2", "--refine", "0"}
+	warnings := func(extra ...string) []string {
+		t.Helper()
+		code, out, errOut := runCLI(t, append(append(base, extra...), "--json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", extra, code, errOut)
+		}
+		var rep struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Warnings == nil {
+			t.Fatalf("%v: warnings %v (%v), want a list:\n%s", extra, rep.Warnings, err, out)
+		}
+		return rep.Warnings
+	}
+	if ws := warnings(); len(ws) != 0 {
+		t.Errorf("the test condition gives warnings %q", ws)
+	}
+	ws := warnings("--context", "3", "--noise", "0.05")
+	if len(ws) != 2 || !strings.Contains(ws[0], "only 3 context points; the model was trained on 15 to 100") || !strings.Contains(ws[1], "noise σ = 0.05 is more than the model was trained on") {
+		t.Errorf("context 3, noise 0.05: warnings %q", ws)
+	}
+	_, out, _ := runCLI(t, append(base, "--context", "3")...)
+	if !strings.Contains(out, "warning: only 3 context points") {
+		t.Errorf("the table lacks the warning:\n%s", out)
+	}
+}
