@@ -276,7 +276,7 @@ func TestRangeWarnings(t *testing.T) {
 			}
 		}
 	}
-	plain := tinyModel(t, "spring", LNP, nil)
+	plain := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.ContextMin, c.Train.ContextMax, c.Train.Noise = 0, 0, 0 })
 	lo, hi := plain.Sys.TrainContext()
 	if r := plain.TrainingRange(); r.ContextLo != lo || r.ContextHi != hi || r.NoiseHi != 0 {
 		t.Errorf("TrainingRange %+v, want the system's %d to %d and σ 0", r, lo, hi)

@@ -173,7 +173,7 @@ func TestFailureLine(t *testing.T) {
 }
 
 // TestEvalWarnsOutsideTrainingRange: a context smaller than training saw
-// (spring trains on 15 to 100 points) and noise beyond its σ = 0 are
+// (spring trains on 15 to 100 points) and noise beyond its own are
 // warned of on the table and listed under "warnings" in JSON; the test
 // size at σ = 0 gives an empty list.
 func TestEvalWarnsOutsideTrainingRange(t *testing.T) {
@@ -196,9 +196,9 @@ func TestEvalWarnsOutsideTrainingRange(t *testing.T) {
 	if ws := warnings(); len(ws) != 0 {
 		t.Errorf("the test condition gives warnings %q", ws)
 	}
-	ws := warnings("--context", "3", "--noise", "0.05")
-	if len(ws) != 2 || !strings.Contains(ws[0], "only 3 context points; the model was trained on 15 to 100") || !strings.Contains(ws[1], "noise σ = 0.05 is more than the model was trained on") {
-		t.Errorf("context 3, noise 0.05: warnings %q", ws)
+	ws := warnings("--context", "3", "--noise", "0.3")
+	if len(ws) != 2 || !strings.Contains(ws[0], "only 3 context points; the model was trained on 15 to 100") || !strings.Contains(ws[1], "noise σ = 0.3 is more than the model was trained on") {
+		t.Errorf("context 3, noise 0.3: warnings %q", ws)
 	}
 	_, out, _ := runCLI(t, append(base, "--context", "3")...)
 	if !strings.Contains(out, "warning: only 3 context points") {
