@@ -44,6 +44,41 @@ type TaskMetrics struct {
 	Values   map[string]float64
 	ThetaAE  []float64 // |θ̂_p − θ_p| per parameter
 	ThetaErr []float64 // θ̂_p − θ_p per parameter (signed)
+	// Failed says why the realization has no metrics: its prediction
+	// failed (Prediction.Problem) or the method returned an error.
+	// Summarise counts it and leaves it out of the means.
+	Failed string
+}
+
+// Failure is a realization left out of a report's means because its
+// prediction failed.
+type Failure struct {
+	// Index is the realization's place in the evaluated set: with the
+	// report's seed and context size, 'apic eval --seed S' draws it as
+	// realization Index (from 0).
+	Index  int    `json:"index"`
+	Reason string `json:"reason"`
+}
+
+// Failures counts and lists a report's failed realizations.
+type Failures struct {
+	Count        int       `json:"count"`
+	Realizations []Failure `json:"realizations"`
+}
+
+// AllFailed is the error of an evaluation in which no realization of
+// per could be scored, with the first one's reason: there is nothing to
+// report. It is nil when one could (or per is empty).
+func AllFailed(per []TaskMetrics) error {
+	if len(per) == 0 {
+		return nil
+	}
+	for _, tm := range per {
+		if tm.Failed == "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("all %s failed (realization 0: %s)", Count(len(per), "realization"), per[0].Failed)
 }
 
 // targetValues expands target grid points to value indices (all
@@ -134,6 +169,12 @@ type Report struct {
 	// ThetaBiasPerParam is the diagnostic mean signed error θ̂_p − θ_p
 	// per parameter: the systematic part of the θ error.
 	ThetaBiasPerParam map[string]Summary `json:"theta_bias_per_param,omitempty"`
+	// Failures are the realizations whose prediction failed, counted
+	// in Tasks and left out of every mean.
+	Failures Failures `json:"failures"`
+	// Warnings say where the evaluated condition (context size, noise)
+	// lies outside what the model was trained on (RangeWarnings).
+	Warnings []string `json:"warnings"`
 }
 
 // evalStream is the PCG stream of evaluation draws; training uses other
@@ -202,6 +243,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	if opt.TrueTheta {
 		rep.Refine, rep.TrueTheta = 0, true
 	}
+	rep.Warnings = append(rep.Warnings, m.RangeWarnings(rep.Context, opt.Noise)...)
 	return rep, per, nil
 }
 
@@ -251,23 +293,48 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 				po.Theta[i] = t.Real.Theta
 			}
 		}
+		po.KeepFailed = true
 		preds, err := m.PredictContext(ctx, ctxs, sides, po)
 		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}
 		for i, t := range part {
-			per = append(per, Score(m.Sys, t, preds[i]))
+			per = append(per, scoreOrFail(m.Sys, t, preds[i]))
 		}
 		if progress != nil {
 			progress(len(per), len(tasks))
 		}
 	}
+	if err := AllFailed(per); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
 	return per, nil
 }
 
-// Summarise reduces per-realization metrics to means and deviations.
-func Summarise(sys sims.System, per []TaskMetrics) Report {
+// scoreOrFail scores p, or marks the realization failed when p cannot
+// be scored.
+func scoreOrFail(sys sims.System, t sims.Task, p Prediction) TaskMetrics {
+	if why := p.Problem(); why != "" {
+		return TaskMetrics{Failed: why}
+	}
+	return Score(sys, t, p)
+}
+
+// Summarise reduces per-realization metrics to means and deviations
+// over the realizations that did not fail, and lists those that did.
+func Summarise(sys sims.System, all []TaskMetrics) Report {
 	rep := Report{Metrics: map[string]Summary{}, ThetaPerParam: map[string]Summary{}, ThetaBiasPerParam: map[string]Summary{}}
+	// [] rather than null in JSON.
+	rep.Failures.Realizations, rep.Warnings = []Failure{}, []string{}
+	per := make([]TaskMetrics, 0, len(all))
+	for i, tm := range all {
+		if tm.Failed != "" {
+			rep.Failures.Realizations = append(rep.Failures.Realizations, Failure{Index: i, Reason: tm.Failed})
+			continue
+		}
+		per = append(per, tm)
+	}
+	rep.Failures.Count = len(rep.Failures.Realizations)
 	for _, k := range append(MetricKeys[:len(MetricKeys):len(MetricKeys)], DiagnosticKeys...) {
 		xs := make([]float64, len(per))
 		for i, tm := range per {

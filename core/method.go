@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -110,7 +111,8 @@ type taskCalibrator interface {
 const apicChunk = 256
 
 // CalibrateBatch predicts many realizations, batched by context size,
-// checking ctx between chunks.
+// checking ctx between chunks. A realization whose prediction diverges
+// comes back marked (Prediction.Failed); the others are unaffected.
 func (a *APIC) CalibrateBatch(ctx context.Context, obs []sims.Context, sides [][]float64) ([]Prediction, error) {
 	if len(obs) != len(sides) {
 		return nil, fmt.Errorf("apic: %d contexts but %d side vectors", len(obs), len(sides))
@@ -121,7 +123,9 @@ func (a *APIC) CalibrateBatch(ctx context.Context, obs []sims.Context, sides [][
 			return nil, err
 		}
 		hi := min(lo+apicChunk, len(obs))
-		preds, err := a.Model.PredictContext(ctx, obs[lo:hi], sides[lo:hi], a.options(uint64(lo)))
+		o := a.options(uint64(lo))
+		o.KeepFailed = true
+		preds, err := a.Model.PredictContext(ctx, obs[lo:hi], sides[lo:hi], o)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +181,10 @@ func median(xs []float64) float64 {
 
 // RunMethod calibrates every task with m, one realization per Calibrate
 // call, on workers goroutines (GOMAXPROCS when ≤ 0), and scores each
-// prediction with Score. Results come back in task order whatever the
+// prediction with Score. A realization whose Calibrate fails or whose
+// prediction cannot be scored (Prediction.Problem) is marked failed in
+// its TaskMetrics and the run goes on; a run in which every one fails is
+// an error. Results come back in task order whatever the
 // scheduling, so a deterministic method gives deterministic results.
 // Each worker times its own Calibrate calls, so the per-realization times
 // are honest single-realization wall times (with one realization per
@@ -225,11 +232,19 @@ func RunMethod(ctx context.Context, sys sims.System, m Method, tasks []sims.Task
 					p, err = m.Calibrate(ctx, t.Context, t.Real.Side)
 				}
 				el := time.Since(start)
-				if err != nil {
+				switch {
+				case ctx.Err() != nil:
+					continue // stopped: the run returns ctx's error
+				case err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 					fail(fmt.Errorf("%s: realization %d: %w", m.Name(), i, err))
 					continue
+				case errors.Is(err, ErrDiverged):
+					run.Metrics[i] = TaskMetrics{Failed: ErrDiverged.Error()}
+				case err != nil:
+					run.Metrics[i] = TaskMetrics{Failed: err.Error()}
+				default:
+					run.Metrics[i] = scoreOrFail(sys, t, p)
 				}
-				run.Metrics[i] = Score(sys, t, p)
 				run.Seconds[i] = el.Seconds()
 				mu.Lock()
 				done++
@@ -257,6 +272,9 @@ feed:
 	}
 	if err := ctx.Err(); err != nil {
 		return MethodRun{}, err
+	}
+	if err := AllFailed(run.Metrics); err != nil {
+		return MethodRun{}, fmt.Errorf("%s: %w", m.Name(), err)
 	}
 	if cpu1, ok := processCPU(); ok && cpuOK {
 		run.CPUSeconds = (cpu1 - cpu0).Seconds()

@@ -1,6 +1,9 @@
 package core
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // noise draws the standard normals of a batch: its latent samples, the
 // spread of its θ hints and its Laplace samples. Training draws a whole
@@ -42,3 +45,40 @@ func (n *noise) normal(b int) float64 {
 	}
 	return n.per[b].NormFloat64()
 }
+
+// truncatedNormal maps a standard normal draw e to a draw of N(mu, sd²)
+// truncated to [lo, hi], by the inverse CDF: e's quantile Φ(e) is placed
+// at the same quantile of the truncated law, so the map is monotone in e
+// and, for a law well inside [lo, hi], gives mu + sd·e. A law whose mass
+// in [lo, hi] is below what float64 resolves gives the bound nearer mu,
+// where that mass lies.
+func truncatedNormal(mu, sd, e, lo, hi float64) float64 {
+	if !(sd > 0) || math.IsInf(sd, 0) {
+		return min(max(mu, lo), hi)
+	}
+	a, b := (lo-mu)/sd, (hi-mu)/sd
+	// Φ is accurate in the lower tail only (1 − Φ loses the digits of
+	// an upper tail), so a window above the mean is mirrored below it.
+	flip := a > 0
+	if flip {
+		a, b, e = -b, -a, -e
+	}
+	pa, pb := stdNormalCDF(a), stdNormalCDF(b)
+	var x float64
+	if pb-pa < 1e-12 {
+		// Both bounds lie deep below the mean (after the mirror): the
+		// mass sits at the upper one, the bound nearer the mean.
+		x = b
+	} else {
+		u := pa + stdNormalCDF(e)*(pb-pa)
+		x = math.Sqrt2 * math.Erfinv(2*u-1)
+	}
+	x = min(max(x, a), b) // Erfinv's rounding near the tails
+	if flip {
+		x = -x
+	}
+	return min(max(mu+sd*x, lo), hi)
+}
+
+// stdNormalCDF is Φ(x), accurate in the lower tail.
+func stdNormalCDF(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -33,6 +34,10 @@ type Prediction struct {
 	// Clipped reports that the closure's output sat at a clip for most
 	// samples (e.g. a reaction rate at its bound).
 	Clipped bool
+	// Failed says why the prediction failed, for a call with
+	// PredictOptions.KeepFailed (empty when it did not); the other
+	// fields of a failed prediction are not to be used.
+	Failed string
 
 	// sampleVarY and sampleVarD are the latent samples' variances before
 	// the noise term, noiseVar the model's noise variance per value
@@ -64,6 +69,34 @@ type PredictOptions struct {
 	// Refine is the number of refinement steps (refine.go); negative uses
 	// the model's Config.Infer.Refine. Ignored with a θ override.
 	Refine int
+	// KeepFailed returns a realization whose prediction diverged (every
+	// latent sample non-finite) marked in Prediction.Failed, instead of
+	// failing the call: an evaluation over many realizations must not
+	// lose them all to one.
+	KeepFailed bool
+}
+
+// ErrDiverged is the error of a realization whose every latent sample
+// gave a non-finite prediction.
+var ErrDiverged = errors.New("every latent sample gave a non-finite prediction (the model diverged)")
+
+// Problem says why p cannot be scored: the reason it failed, or the
+// first of its mean, deviation, discrepancy or θ that is not finite
+// (samples that overflow without diverging can give an infinite
+// deviation); "" when it can.
+func (p Prediction) Problem() string {
+	if p.Failed != "" {
+		return p.Failed
+	}
+	for _, f := range []struct {
+		name string
+		vals []float64
+	}{{"mean", p.Mean}, {"standard deviation", p.Std}, {"discrepancy", p.DeltaMean}, {"discrepancy deviation", p.DeltaStd}, {"θ", p.Theta}} {
+		if !finite(f.vals) {
+			return "the prediction's " + f.name + " is not finite"
+		}
+	}
+	return ""
 }
 
 // samplesDrawn is how many latent samples a prediction asked for k
@@ -216,23 +249,33 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 	} else {
 		preds = m.predictBatch(bt.inferenceTape(arena), bt, k, rng)
 	}
+	// The spread is set on the realizations that did not diverge.
+	live, liveCtx, liveAt := preds[:0:0], cs[:0:0], []int(nil)
 	for j, p := range preds {
 		if !finite(p.Mean) {
-			return fmt.Errorf("predict: realization %d: every latent sample gave a non-finite prediction (the model diverged)", part[j])
+			if !o.KeepFailed {
+				return fmt.Errorf("predict: realization %d: %w", part[j], ErrDiverged)
+			}
+			preds[j] = Prediction{Failed: ErrDiverged.Error()}
+			continue
 		}
+		live, liveCtx, liveAt = append(live, p), append(liveCtx, cs[j]), append(liveAt, j)
 	}
-	if err := m.applySpread(preds, cs, *spread, procs); err != nil {
+	if err := m.applySpread(live, liveCtx, *spread, procs); err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
 	// θ's scale is applied here, once, not in applySpread, which
 	// recalibration calls again on the same predictions (it recomputes
 	// the grid deviations but would compound this one).
 	if st := spread.ThetaScale(); st != 1 {
-		for _, p := range preds {
+		for _, p := range live {
 			for q := range p.ThetaStd {
 				p.ThetaStd[q] *= st
 			}
 		}
+	}
+	for l, j := range liveAt {
+		preds[j] = live[l]
 	}
 	for j, i := range part {
 		out[i] = preds[j]

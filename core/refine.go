@@ -268,6 +268,20 @@ func (r *refiner) residuals(b int, v, pred []float64) []float64 {
 	return out
 }
 
+// fitCost is a refinement step's objective, the sum of squared
+// residuals res, or +Inf when the prediction pred on the whole grid is
+// not finite: with a few context points, a fit can match them all with a
+// trajectory that overflows after the last one (lv at context 2: a prey
+// forcing that sends both populations to infinity), which the residuals
+// alone never see.
+func fitCost(res, pred []float64) float64 {
+	c := sumSq(res)
+	if math.IsNaN(c) || !finite(pred) {
+		return math.Inf(1)
+	}
+	return c
+}
+
 func sumSq(x []float64) float64 {
 	s := 0.0
 	for _, v := range x {
@@ -382,9 +396,11 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 
 	pred, _, _ := r.decode(v, 1)
 	res := make([][]float64, bt.B)
+	cost := make([]float64, bt.B)
 	lambda := make([]float64, bt.B)
 	for b := range res {
 		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
+		cost[b] = fitCost(res[b], pred.Row(b))
 		lambda[b] = 1e-2
 	}
 	for it := 0; it < steps; it++ {
@@ -405,9 +421,9 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		cp, _, _ := r.decode(cand, 1)
 		for b := 0; b < bt.B; b++ {
 			rc := r.residuals(b, cand.Row(b), cp.Row(b))
-			if c := sumSq(rc); c < sumSq(res[b]) && !math.IsNaN(c) {
+			if c := fitCost(rc, cp.Row(b)); c < cost[b] {
 				copy(v.Row(b), cand.Row(b))
-				res[b] = rc
+				res[b], cost[b] = rc, c
 				lambda[b] = math.Max(lambda[b]/3, 1e-9)
 			} else {
 				lambda[b] = math.Min(lambda[b]*4, 1e9)

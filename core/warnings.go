@@ -40,7 +40,7 @@ const (
 //   - observed values far outside the range seen in training (the range
 //     over prior draws, widened by a quarter of its width on each side);
 //   - fewer (or more) context points than the model's training range
-//     (Train.ContextMin–ContextMax, else sys.TrainContext());
+//     (RangeWarnings);
 //   - side information outside its plausible range (sims.SideInfo);
 //   - observations at the first time that contradict the initial state
 //     the side information fixes (lv's t = 0 row against --u0).
@@ -64,13 +64,51 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		out = append(out, fmt.Sprintf("the %s closure sits at its clip for most samples (%s): the discrepancy may be larger than the model can represent", c.Name(), c.Doc()))
 	}
 	out = append(out, observationWarnings(sys, ctx, ": check the data; the model fits them anyway")...)
-	if lo, hi := m.Config.Train.contextRange(sys); ctx.Len() < lo {
-		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", Count(ctx.Len(), "context point"), lo, hi))
-	} else if ctx.Len() > hi {
-		out = append(out, fmt.Sprintf("%d context points, more than the %d to %d the model was trained on: its uncertainty is an extrapolation", ctx.Len(), lo, hi))
-	}
+	out = append(out, m.RangeWarnings(ctx.Len(), math.NaN())...)
 	out = append(out, sideWarnings(sys.Side(), side)...)
 	return append(out, initialWarnings(sys, ctx, side)...)
+}
+
+// TrainingRange is the range of conditions a model saw in training:
+// the context sizes of its batches and the largest context noise σ.
+type TrainingRange struct {
+	ContextLo, ContextHi int
+	NoiseHi              float64
+}
+
+// TrainingRange returns the conditions m was trained on: the context
+// sizes Train.ContextMin–ContextMax (else the system's TrainContext) and
+// the noise Train.Noise. Every "outside the training range" check reads
+// it here.
+func (m *Model) TrainingRange() TrainingRange {
+	lo, hi := m.Config.Train.contextRange(m.Sys)
+	return TrainingRange{ContextLo: lo, ContextHi: hi, NoiseHi: m.Config.Train.Noise}
+}
+
+// RangeWarnings are the warnings for predicting from contexts of
+// contextSize points with observation noise σ = noise (NaN: unknown, as
+// for a user's data) outside m's TrainingRange, as sentences for people;
+// nil inside it. Below the range the model has never seen so little
+// information and its intervals are not calibrated there; above it they
+// are an extrapolation. eval, compare, calibrate and the explorer all
+// show these.
+func (m *Model) RangeWarnings(contextSize int, noise float64) []string {
+	r := m.TrainingRange()
+	var out []string
+	switch {
+	case contextSize < r.ContextLo:
+		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", Count(contextSize, "context point"), r.ContextLo, r.ContextHi))
+	case contextSize > r.ContextHi:
+		out = append(out, fmt.Sprintf("%d context points, more than the %d to %d the model was trained on: its uncertainty is an extrapolation", contextSize, r.ContextLo, r.ContextHi))
+	}
+	if noise > r.NoiseHi*(1+1e-9) {
+		seen := fmt.Sprintf("at most σ = %g", r.NoiseHi)
+		if r.NoiseHi == 0 {
+			seen = "noise-free contexts only"
+		}
+		out = append(out, fmt.Sprintf("noise σ = %g is more than the model was trained on (%s): its intervals do not account for the extra noise", noise, seen))
+	}
+	return out
 }
 
 // DataWarnings returns the alarms of Warnings that look at the

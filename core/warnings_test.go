@@ -242,3 +242,46 @@ func TestInitialWarnings(t *testing.T) {
 		t.Errorf("spring: %q", ws)
 	}
 }
+
+// TestRangeWarnings: one warning below the training context sizes, one
+// above, one for noise beyond the training noise, none inside or for an
+// unknown noise; TrainingRange reads the checkpoint's training settings
+// and falls back to the system's context range.
+func TestRangeWarnings(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.ContextMin, c.Train.ContextMax, c.Train.Noise = 10, 40, 0.02 })
+	if r := m.TrainingRange(); r != (TrainingRange{ContextLo: 10, ContextHi: 40, NoiseHi: 0.02}) {
+		t.Errorf("TrainingRange %+v, want 10 to 40 points, σ ≤ 0.02", r)
+	}
+	for _, c := range []struct {
+		n     int
+		noise float64
+		want  []string
+	}{
+		{10, 0.02, nil},
+		{40, 0, nil},
+		{25, math.NaN(), nil},
+		{3, 0, []string{"only 3 context points; the model was trained on 10 to 40"}},
+		{41, 0.01, []string{"41 context points, more than the 10 to 40"}},
+		{20, 0.05, []string{"noise σ = 0.05 is more than the model was trained on (at most σ = 0.02)"}},
+		{1, 0.1, []string{"only 1 context point;", "noise σ = 0.1 is more"}},
+	} {
+		ws := m.RangeWarnings(c.n, c.noise)
+		if len(ws) != len(c.want) {
+			t.Errorf("context %d, noise %g: %q, want %d warnings", c.n, c.noise, ws, len(c.want))
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.Contains(ws[i], w) {
+				t.Errorf("context %d, noise %g: warning %q lacks %q", c.n, c.noise, ws[i], w)
+			}
+		}
+	}
+	plain := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.ContextMin, c.Train.ContextMax, c.Train.Noise = 0, 0, 0 })
+	lo, hi := plain.Sys.TrainContext()
+	if r := plain.TrainingRange(); r.ContextLo != lo || r.ContextHi != hi || r.NoiseHi != 0 {
+		t.Errorf("TrainingRange %+v, want the system's %d to %d and σ 0", r, lo, hi)
+	}
+	if ws := plain.RangeWarnings(lo, 0.01); len(ws) != 1 || !strings.Contains(ws[0], "noise-free contexts only") {
+		t.Errorf("noise on a model trained noise-free: %q", ws)
+	}
+}

@@ -113,6 +113,7 @@ type Model struct {
 	prompt   prompt
 	msg      string
 	msgKind  msgKind
+	rangeMsg string // the training-range warning noteRange last showed
 	quitting bool
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.
@@ -559,9 +560,11 @@ func (m *Model) adjust(d int) tea.Cmd {
 	case id == ctlContext:
 		name := m.sys().Name()
 		m.ctxSteps[name] = m.ctxSteps[name].step(d)
+		m.noteRange()
 		return m.reinfer()
 	case id == ctlNoise:
 		m.noise = m.noise.step(d)
+		m.noteRange()
 		return m.reinfer()
 	case id == ctlLamTheta:
 		m.lamTheta = m.lamTheta.step(d)
@@ -645,6 +648,7 @@ func (m *Model) enterEntry() tea.Cmd {
 	}
 	m.syncTraining()
 	m.describeEntry()
+	m.noteRange()
 	return m.reinfer()
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -66,6 +67,9 @@ type compareMethod struct {
 	// paper's amortized inference.
 	OnePass        float64
 	OnePassBatched core.BatchTiming
+	// Warnings say where the compared condition lies outside what an
+	// APIC model was trained on (core.Model.RangeWarnings).
+	Warnings []string
 }
 
 // kohThroughput is KOH-GP's realizations per second over its parallel
@@ -234,6 +238,7 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 		return compareMethod{}, err
 	}
 	out := compareMethod{Name: nm.name, Source: nm.source, Run: run, Batched: batched, Refine: refine}
+	out.Warnings = nm.model.RangeWarnings(test[0].Context.Len(), opt.Noise)
 	out.OnePass, out.OnePassBatched = run.MedianSeconds(), batched
 	if refine > 0 {
 		one, oneBatched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: 0})
@@ -253,7 +258,8 @@ func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.T
 	m := &core.APIC{Model: nm.model, Opt: o, Label: nm.name}
 	// One untimed call first, so that the latency does not include
 	// first-use costs (page faults of fresh buffers, pools filling up).
-	if _, err := m.Calibrate(ctx, test[0].Context, test[0].Real.Side); err != nil {
+	// A realization that diverges is counted by RunMethod, not here.
+	if _, err := m.Calibrate(ctx, test[0].Context, test[0].Real.Side); err != nil && !errors.Is(err, core.ErrDiverged) {
 		return core.MethodRun{}, core.BatchTiming{}, fmt.Errorf("%s: %w", nm.name, err)
 	}
 	run, err := core.RunMethod(ctx, sys, m, test, 1, nil)
@@ -369,6 +375,12 @@ type compareMethodJSON struct {
 	OnePassBatchedCPUSpeedupVsKOH *float64 `json:"one_pass_batched_cpu_speedup_vs_koh_gp,omitempty"`
 	OnePassThroughputVsKOH        float64  `json:"one_pass_throughput_ratio_vs_koh_gp,omitempty"`
 	RealizationsPerSecondKOH      float64  `json:"realizations_per_second,omitempty"`
+	// Failures are the realizations the method failed on, left out of
+	// its metrics.
+	Failures core.Failures `json:"failures"`
+	// Warnings say where the condition lies outside the model's
+	// training range (APIC only).
+	Warnings []string `json:"warnings"`
 }
 
 func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) error {
@@ -384,6 +396,8 @@ func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 			SecondsPerRealization: m.Run.MedianSeconds(), SecondsTotal: m.Run.TotalSeconds(),
 			SecondsMinMax:     minMax(m.Run.Seconds),
 			CPUPerRealization: finitePtr(m.Run.CPUPerRealization()),
+			Failures:          m.Report.Failures,
+			Warnings:          append([]string{}, m.Warnings...), // [] rather than null
 		}
 		if m.Name == kohgp.Name {
 			j.WallSeconds, j.Workers, j.Starts = m.Wall.Seconds(), min(workers, len(test)), starts
@@ -450,6 +464,12 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		rows = append(rows, row)
 	}
 	writeAligned(w, rows)
+	for _, m := range methods {
+		if line := failureLine(m.Report.Failures, len(test)); line != "" {
+			fmt.Fprintf(w, "  %s: %s\n", m.Name, line)
+		}
+	}
+	writeMethodWarnings(w, methods)
 
 	if params := sys.Params(); len(params) > 1 {
 		fmt.Fprintln(w)
@@ -500,6 +520,25 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) %s (median wall %s vs %s; CPU %s vs %s).\n",
 			m.Name, m.Source, m.Refine, speedWords(speedup(koh, m)), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()),
 			fmtSeconds(m.Run.CPUPerRealization()), fmtSeconds(koh.Run.CPUPerRealization()))
+	}
+}
+
+// writeMethodWarnings prints each distinct warning of the methods once,
+// with the methods it concerns (the checkpoints of one system usually
+// share their training range).
+func writeMethodWarnings(w io.Writer, methods []compareMethod) {
+	var order []string
+	who := map[string][]string{}
+	for _, m := range methods {
+		for _, text := range m.Warnings {
+			if who[text] == nil {
+				order = append(order, text)
+			}
+			who[text] = append(who[text], m.Name)
+		}
+	}
+	for _, text := range order {
+		fmt.Fprintf(w, "  warning (%s): %s\n", strings.Join(who[text], ", "), text)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"apic/checkpoints"
 	"apic/core"
@@ -261,5 +262,88 @@ func TestSpeedWords(t *testing.T) {
 		if got := speedWords(s); got != want {
 			t.Errorf("speedWords(%v) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestCompareReportsFailures: a method's failed realizations get a line
+// under the metrics table and a "failures" entry in its JSON.
+func TestCompareReportsFailures(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	test, err := core.TestTasks(sys, core.EvalOptions{Tasks: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := core.Failures{Count: 1, Realizations: []core.Failure{{Index: 2, Reason: "no fit"}}}
+	none := core.Failures{Realizations: []core.Failure{}}
+	methods := []compareMethod{
+		{Name: kohgp.Name, Run: core.MethodRun{Seconds: []float64{1, 1, 1}}, Report: core.Report{Failures: failed}, Wall: time.Second},
+		{Name: "apic-lnp", Source: "x", Run: core.MethodRun{Seconds: []float64{1e-3, 1e-3, 1e-3}}, Report: core.Report{Failures: none},
+			Batched: core.BatchTiming{Seconds: 1e-3}, OnePass: 1e-3, OnePassBatched: core.BatchTiming{Seconds: 1e-3}},
+	}
+	opt := core.EvalOptions{Tasks: 3, Seed: 4, Samples: 2}
+	var text strings.Builder
+	writeCompareText(&text, sys, test, opt, methods, 8, 1, false)
+	if want := "koh-gp: 1 of 3 realizations failed and is left out of the means (realization 2: no fit)"; !strings.Contains(text.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, text.String())
+	}
+	if strings.Contains(text.String(), "apic-lnp: ") {
+		t.Errorf("a method without failures has a failures line:\n%s", text.String())
+	}
+	var js strings.Builder
+	if err := writeCompareJSON(&js, sys, test, opt, methods, 8, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Methods map[string]struct {
+			Failures *core.Failures `json:"failures"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if f := got.Methods[kohgp.Name].Failures; f == nil || f.Count != 1 || f.Realizations[0].Index != 2 {
+		t.Errorf("koh-gp failures %+v, want realization 2", f)
+	}
+	if f := got.Methods["apic-lnp"].Failures; f == nil || f.Count != 0 || f.Realizations == nil {
+		t.Errorf("apic-lnp failures %+v, want count 0 and []", f)
+	}
+}
+
+// TestCompareWarnsOutsideTrainingRange: compare warns, once per distinct
+// warning with the models it concerns, when the context is smaller than
+// an APIC model was trained on, and lists each model's warnings in JSON.
+func TestCompareWarnsOutsideTrainingRange(t *testing.T) {
+	defer func(l func(string, string) ([]byte, bool)) { lookupEmbedded = l }(lookupEmbedded)
+	lookupEmbedded = func(string, string) ([]byte, bool) { return nil, false }
+	ckpt := compareCheckpoint(t, "spring", "tiny", 0)
+	args := []string{"compare", "--system", "spring", "--tasks", "2", "--context", "5", "--samples", "2", "--checkpoint", ckpt, "--workers", "1", "--starts", "1"}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if want := "warning (apic-lnp): only 5 context points; the model was trained on 15 to 100"; !strings.Contains(out, want) {
+		t.Errorf("text lacks %q:\n%s", want, out)
+	}
+	_, out, _ = runCLI(t, append(args, "--json")...)
+	var got struct {
+		Methods map[string]struct {
+			Warnings []string `json:"warnings"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if ws := got.Methods["apic-lnp"].Warnings; len(ws) != 1 || !strings.Contains(ws[0], "only 5 context points") {
+		t.Errorf("apic-lnp warnings %q", ws)
+	}
+	if ws := got.Methods[kohgp.Name].Warnings; ws == nil || len(ws) != 0 {
+		t.Errorf("koh-gp warnings %q, want []", ws)
+	}
+
+	methods := []compareMethod{{Name: "a", Warnings: []string{"w1", "w2"}}, {Name: "b", Warnings: []string{"w2"}}, {Name: "c"}}
+	var b strings.Builder
+	writeMethodWarnings(&b, methods)
+	if want := "  warning (a): w1\n  warning (a, b): w2\n"; b.String() != want {
+		t.Errorf("grouped warnings %q, want %q", b.String(), want)
 	}
 }

@@ -73,7 +73,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		prog = newTaskProgress(env, "eval")
 		opt.Progress = prog.report
 	}
-	rep, _, err := core.Evaluate(ctx, m, opt)
+	rep, _, err := evaluate(ctx, m, opt)
 	if prog != nil {
 		prog.finish()
 	}
@@ -97,10 +97,53 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *rawSpread {
 		fmt.Fprint(env.Stdout, ", raw spread")
 	}
-	fmt.Fprint(env.Stdout, "\n\n")
+	fmt.Fprint(env.Stdout, "\n")
+	if line := failureLine(rep.Failures, rep.Tasks); line != "" {
+		fmt.Fprintf(env.Stdout, "failures: %s\n", line)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(env.Stdout, "warning: %s\n", w)
+	}
+	fmt.Fprint(env.Stdout, "\n")
 	writeReportTable(env.Stdout, rep)
 	return nil
 }
+
+// maxFailureIndices is how many failed realizations failureLine names.
+const maxFailureIndices = 10
+
+// failureLine says how many of tasks realizations failed, which ones
+// (the first maxFailureIndices) and why (each distinct reason once);
+// "" when none did.
+func failureLine(f core.Failures, tasks int) string {
+	if f.Count == 0 {
+		return ""
+	}
+	var idx, reasons []string
+	seen := map[string]bool{}
+	for i, r := range f.Realizations {
+		if i < maxFailureIndices {
+			idx = append(idx, fmt.Sprint(r.Index))
+		}
+		if !seen[r.Reason] {
+			seen[r.Reason] = true
+			reasons = append(reasons, r.Reason)
+		}
+	}
+	if len(f.Realizations) > maxFailureIndices {
+		idx = append(idx, "…")
+	}
+	verb, which := "are", "realizations"
+	if f.Count == 1 {
+		verb, which = "is", "realization"
+	}
+	return fmt.Sprintf("%d of %d realizations failed and %s left out of the means (%s %s: %s)",
+		f.Count, tasks, verb, which, strings.Join(idx, ", "), strings.Join(reasons, "; "))
+}
+
+// evaluate is core.Evaluate; a variable so that tests can make
+// realizations fail.
+var evaluate = core.Evaluate
 
 // metricLabels are the row labels of the report table.
 var metricLabels = map[string]string{

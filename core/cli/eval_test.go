@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -105,5 +106,102 @@ func TestEvalRawSpread(t *testing.T) {
 	}
 	if a, b := cal.Metrics[core.KeyReconECE].Mean, raw.Metrics[core.KeyReconECE].Mean; a == b {
 		t.Errorf("recon ECE %v both ways: --raw-spread changed nothing", a)
+	}
+}
+
+// TestEvalReportsFailures: the realizations an evaluation could not
+// score are named on a line of the table and listed under "failures" in
+// JSON (an empty list when there are none).
+func TestEvalReportsFailures(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 0, 0)
+	args := []string{"eval", "--checkpoint", ckpt, "--tasks", "3", "--samples", "2", "--refine", "0"}
+	_, out, _ := runCLI(t, append(args, "--json")...)
+	var none struct {
+		Failures *core.Failures `json:"failures"`
+	}
+	if err := json.Unmarshal([]byte(out), &none); err != nil || none.Failures == nil || none.Failures.Count != 0 || none.Failures.Realizations == nil {
+		t.Errorf("no failure: JSON failures %+v (%v), want count 0 and []:\n%s", none.Failures, err, out)
+	}
+	if _, out, _ := runCLI(t, args...); strings.Contains(out, "failures") {
+		t.Errorf("no failure, yet the table has a failures line:\n%s", out)
+	}
+
+	defer func(f func(context.Context, *core.Model, core.EvalOptions) (core.Report, []core.TaskMetrics, error)) {
+		evaluate = f
+	}(evaluate)
+	evaluate = func(ctx context.Context, m *core.Model, o core.EvalOptions) (core.Report, []core.TaskMetrics, error) {
+		rep, per, err := core.Evaluate(ctx, m, o)
+		per[1] = core.TaskMetrics{Failed: core.ErrDiverged.Error()}
+		failed := core.Summarise(m.Sys, per)
+		rep.Metrics, rep.Failures = failed.Metrics, failed.Failures
+		return rep, per, err
+	}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if want := "failures: 1 of 3 realizations failed and is left out of the means (realization 1: every latent sample gave a non-finite prediction (the model diverged))"; !strings.Contains(out, want) {
+		t.Errorf("table lacks %q:\n%s", want, out)
+	}
+	_, out, _ = runCLI(t, append(args, "--json")...)
+	var rep core.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Failures; f.Count != 1 || len(f.Realizations) != 1 || f.Realizations[0].Index != 1 || !strings.Contains(f.Realizations[0].Reason, "diverged") {
+		t.Errorf("JSON failures %+v, want realization 1, diverged", f)
+	}
+}
+
+func TestFailureLine(t *testing.T) {
+	var f core.Failures
+	if got := failureLine(f, 5); got != "" {
+		t.Errorf("no failure: %q", got)
+	}
+	for i := range 12 {
+		reason := "a"
+		if i == 7 {
+			reason = "b"
+		}
+		f.Realizations = append(f.Realizations, core.Failure{Index: 3 * i, Reason: reason})
+	}
+	f.Count = 12
+	want := "12 of 40 realizations failed and are left out of the means (realizations 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, …: a; b)"
+	if got := failureLine(f, 40); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestEvalWarnsOutsideTrainingRange: a context smaller than training saw
+// (spring trains on 15 to 100 points) and noise beyond its own are
+// warned of on the table and listed under "warnings" in JSON; the test
+// size at σ = 0 gives an empty list.
+func TestEvalWarnsOutsideTrainingRange(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 0, 0)
+	base := []string{"eval", "--checkpoint", ckpt, "--tasks", "2", "--samples", "2", "--refine", "0"}
+	warnings := func(extra ...string) []string {
+		t.Helper()
+		code, out, errOut := runCLI(t, append(append(base, extra...), "--json")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", extra, code, errOut)
+		}
+		var rep struct {
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Warnings == nil {
+			t.Fatalf("%v: warnings %v (%v), want a list:\n%s", extra, rep.Warnings, err, out)
+		}
+		return rep.Warnings
+	}
+	if ws := warnings(); len(ws) != 0 {
+		t.Errorf("the test condition gives warnings %q", ws)
+	}
+	ws := warnings("--context", "3", "--noise", "0.3")
+	if len(ws) != 2 || !strings.Contains(ws[0], "only 3 context points; the model was trained on 15 to 100") || !strings.Contains(ws[1], "noise σ = 0.3 is more than the model was trained on") {
+		t.Errorf("context 3, noise 0.3: warnings %q", ws)
+	}
+	_, out, _ := runCLI(t, append(base, "--context", "3")...)
+	if !strings.Contains(out, "warning: only 3 context points") {
+		t.Errorf("the table lacks the warning:\n%s", out)
 	}
 }
