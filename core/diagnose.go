@@ -76,6 +76,9 @@ type Diagnostics struct {
 	Levels      []float64          `json:"levels"`
 	Reliability []ReliabilityCurve `json:"reliability"`
 	Theta       []ThetaDiagnostic  `json:"theta"`
+	// Failures are the realizations whose prediction failed, left out
+	// of every statistic, as eval leaves them out of its means.
+	Failures Failures `json:"failures"`
 }
 
 // sbcStream is the PCG stream of the SBC posterior draws, apart from the
@@ -100,8 +103,16 @@ func Diagnose(ctx context.Context, m *Model, opt DiagnoseOptions) (Diagnostics, 
 	if err != nil {
 		return Diagnostics{}, fmt.Errorf("diagnose: %w", err)
 	}
+	return diagnoseTasks(ctx, m, tasks, opt)
+}
+
+// diagnoseTasks is Diagnose on drawn realizations: a realization whose
+// prediction fails is listed in Failures and left out of every
+// statistic; only when all fail is it an error.
+func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt DiagnoseOptions) (Diagnostics, error) {
 	acc := newDiagnosis(m.Sys, len(tasks), rand.New(rand.NewPCG(opt.Seed, sbcStream)))
-	o := PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}
+	o := PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine, KeepFailed: true}
+	failed := []Failure{}
 	for lo := 0; lo < len(tasks); lo += evalChunk {
 		if err := ctx.Err(); err != nil {
 			return Diagnostics{}, err
@@ -119,13 +130,21 @@ func Diagnose(ctx context.Context, m *Model, opt DiagnoseOptions) (Diagnostics, 
 			return Diagnostics{}, fmt.Errorf("diagnose: %w", err)
 		}
 		for i, t := range part {
+			if why := preds[i].Problem(); why != "" {
+				failed = append(failed, Failure{Index: lo + i, Reason: why})
+				continue
+			}
 			acc.add(t, preds[i])
 		}
 		if opt.Progress != nil {
 			opt.Progress(lo+len(part), len(tasks))
 		}
 	}
+	if len(failed) == len(tasks) {
+		return Diagnostics{}, fmt.Errorf("diagnose: all %d realizations failed (realization 0: %s)", len(tasks), failed[0].Reason)
+	}
 	d := acc.result()
+	d.Failures = Failures{Count: len(failed), Realizations: failed}
 	d.System, d.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)
 	d.Tasks, d.Context, d.Noise, d.Seed = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed
 	d.Samples, d.Refine = m.samplesDrawn(opt.Samples), opt.Refine

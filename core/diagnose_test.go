@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"apic/sims"
 )
 
 // syntheticPosterior draws n (truth, estimate, reported σ) triples of a
@@ -237,5 +239,34 @@ func TestJSONFloatsNaN(t *testing.T) {
 	}
 	if want := `{"A":[1,"NaN","-Infinity"],"B":"Infinity"}`; string(b) != want {
 		t.Errorf("got %s, want %s", b, want)
+	}
+}
+
+// A realization whose prediction diverges is listed in Failures and
+// left out of every statistic; the others give what they give alone.
+func TestDiagnoseSkipsFailedRealization(t *testing.T) {
+	m := tinyModel(t, "lv", LNP, nil)
+	perturb(m, 3, 0.05)
+	tasks := testTasks(t, m.Sys, 5, 0, 5)
+	opt := DiagnoseOptions{Seed: 9, Samples: 4, Refine: 0}
+	bad := append([]sims.Task(nil), tasks...)
+	bad[2] = divergeTask(bad[2])
+	d, err := diagnoseTasks(context.Background(), m, bad, opt)
+	if err != nil {
+		t.Fatalf("one failed realization stopped the diagnostics: %v", err)
+	}
+	if d.Failures.Count != 1 || d.Failures.Realizations[0].Index != 2 {
+		t.Fatalf("failures = %+v, want realization 2", d.Failures)
+	}
+	for _, th := range d.Theta {
+		if len(th.Truth) != 4 {
+			t.Errorf("%s counts %d realizations, want the 4 that did not fail", th.Name, len(th.Truth))
+		}
+	}
+	for i := range bad {
+		bad[i] = divergeTask(bad[i])
+	}
+	if _, err := diagnoseTasks(context.Background(), m, bad, opt); err == nil || !strings.Contains(err.Error(), "all 5 realizations failed") {
+		t.Errorf("all failed gives %v, want an error", err)
 	}
 }

@@ -18,6 +18,9 @@ import (
 // z-score. The explorer shows the compact form in its panel area.
 func DiagnosticsText(d core.Diagnostics, width int, compact, color bool) string {
 	var b strings.Builder
+	if line := failureLine(d.Failures, d.Tasks); line != "" {
+		b.WriteString(line + "\n")
+	}
 	b.WriteString(reliabilityTable(d))
 	if !compact {
 		b.WriteString("\n")
