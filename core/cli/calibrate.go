@@ -66,7 +66,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	data := fs.String("data", "", "observation CSV `file`; '-' reads stdin")
 	u0Text := fs.String("u0", "", "side information as comma-separated values (lv: x0,y0)")
 	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff)")
-	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
+	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	seed := fs.Uint64("seed", 1, "seed of the latent samples")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots")
 	pngPath := fs.String("png", "", "also write a figure to this PNG `file`")
@@ -76,10 +76,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if *data == "" {
 		return UsageError("--data FILE is required (a CSV of observations; '-' reads stdin)")
 	}
-	if *samples < 1 {
-		return UsageError("--samples must be ≥ 1, got %d", *samples)
-	}
-	if err := checkSamples(*samples); err != nil {
+	if err := checkLimit(core.LimitSamples, *samples); err != nil {
 		return err
 	}
 	if *pngPath != "" {
