@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"apic/core"
+	"apic/nets"
 	"apic/sims"
 )
 
@@ -147,6 +148,14 @@ func checkOutputPath(flag, path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return UsageError("--%s %s is a directory", flag, path)
 	}
+	// The save replaces only a regular file: a device, a named pipe or
+	// a socket is refused now, before the work, and a link is followed
+	// to the file the save will write.
+	target, err := nets.AtomicTarget(path)
+	if err != nil {
+		return UsageError("--%s: %v", flag, err)
+	}
+	dir = filepath.Dir(target)
 	// An existing directory may still refuse the file (read-only, no
 	// permission, a full disk), which would otherwise be found only
 	// after the work, when saving: create a file there, with one byte
