@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 
+	"apic/nets"
 	"apic/sims"
 )
 
@@ -56,20 +57,12 @@ var (
 
 // QuoteMax is the most characters of offending input an error message
 // quotes: enough to recognise it, never a whole 200 MB line.
-const QuoteMax = 80
+const QuoteMax = nets.QuoteMax
 
 // QuoteInput quotes s for an error message, cut to its first QuoteMax
-// characters with the full length said when longer.
-func QuoteInput(s string) string {
-	n := 0
-	for i := range s { // by rune, without converting a huge s
-		if n == QuoteMax {
-			return fmt.Sprintf("%q… (%d bytes)", s[:i], len(s))
-		}
-		n++
-	}
-	return fmt.Sprintf("%q", s)
-}
+// characters with the full length said when longer. (The one
+// implementation is in nets, whose safetensors errors quote with it.)
+func QuoteInput(s string) string { return nets.QuoteInput(s) }
 
 // trajectoryPoolBytes is the memory the fixed training set of
 // --trajectories may take: a quarter of a small laptop's, beside the

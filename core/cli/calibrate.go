@@ -112,7 +112,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	// the checkpoint says) may take long.
 	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: -1})
 	if err == nil {
-		err = checkPredictionFinite(preds[0])
+		err = checkPredictionFinite(preds[0], sys)
 	}
 	if err != nil {
 		return blameData(err, sys, obs, side, dataName)
@@ -235,9 +235,14 @@ func blameData(err error, sys sims.System, obs sims.Context, side []float64, dat
 }
 
 // checkPredictionFinite fails on non-finite model output, which JSON
-// cannot carry (side information far outside anything sensible can make
-// the simulator blow up).
-func checkPredictionFinite(p core.Prediction) error {
+// cannot carry: side information far outside anything sensible can make
+// the simulator blow up, and extreme weights the network. Only a system
+// with side information is told to check it.
+func checkPredictionFinite(p core.Prediction, sys sims.System) error {
+	suspect := "the checkpoint's weights far outside what training gives? a damaged or edited file?"
+	if sys.Side().Len > 0 {
+		suspect = "side information far outside the prior, or the checkpoint's weights far outside what training gives?"
+	}
 	for _, s := range []struct {
 		name   string
 		values []float64
@@ -245,7 +250,7 @@ func checkPredictionFinite(p core.Prediction) error {
 		{"discrepancy", p.DeltaMean}, {"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}} {
 		for _, v := range s.values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("the model's %s has non-finite values (side information far outside the prior?)", s.name)
+				return fmt.Errorf("the model's %s has non-finite values (%s)", s.name, suspect)
 			}
 		}
 	}
