@@ -150,6 +150,18 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	if err != nil {
 		return nil, Info{}, err
 	}
+	if err := cfg.Validate(); err != nil {
+		return nil, Info{}, fmt.Errorf("config metadata: %w", err)
+	}
+	// A config may declare a model of billions of parameters that no
+	// tensor of the file backs: refused before NewModel allocates it.
+	values := 0
+	for _, t := range f.Tensors {
+		values += len(t.Data)
+	}
+	if least := minParams(cfg.Arch); least > values {
+		return nil, Info{}, fmt.Errorf("the config declares a model of at least %d parameters, but the file's tensors hold %d values: the config does not match the weights", least, values)
+	}
 	m, err := NewModel(cfg)
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("config metadata: %w", err)
@@ -294,4 +306,13 @@ func cutMessage(err error) string {
 		cut--
 	}
 	return msg[:cut] + "…"
+}
+
+// minParams is a lower bound on the parameter count of a model of a
+// valid architecture a: the weight matrices of the two encoders' hidden
+// layers and heads, of g_φ and of f_ψ's hidden layers, without biases or
+// input layers. (Validate bounds each size, so this cannot overflow.)
+func minParams(a Arch) int {
+	enc := a.Layers*a.Hidden*a.Hidden + a.Hidden*2*min(a.LatentTheta, a.LatentDelta)
+	return 2*enc + a.DecHidden*a.DecHidden*a.DecLayers
 }

@@ -376,6 +376,12 @@ func TestCheckpointRefusals(t *testing.T) {
 		{"val_tasks 1e9", func(_ map[string]*nets.Tensor, meta map[string]string) {
 			meta["config"] = regexp.MustCompile(`"val_tasks":\d+`).ReplaceAllString(meta["config"], `"val_tasks":1000000000`)
 		}, "train.val_tasks: val-tasks must be between 0 and 2000"},
+		{"config declares a huge model", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			// 4096 wide and 32 deep is valid, but 2 GB of weights that the
+			// file does not hold: refused before NewModel allocates them.
+			meta["config"] = strings.Replace(meta["config"], `"hidden":32`, `"hidden":4096`, 1)
+			meta["config"] = regexp.MustCompile(`"layers":\d+`).ReplaceAllString(meta["config"], `"layers":32`)
+		}, "the config declares a model of at least"},
 		{"refine 1e9", func(_ map[string]*nets.Tensor, meta map[string]string) {
 			meta["config"] = regexp.MustCompile(`"refine":\d+`).ReplaceAllString(meta["config"], `"refine":1000000000`)
 		}, "infer.refine: refine must be between 0 and 1000"},
@@ -449,5 +455,33 @@ func TestCheckpointRefusals(t *testing.T) {
 	var cfg Config
 	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil || cfg.Train.Batch != 16 || cfg.Arch.DecHidden != 32 || cfg.Arch.GridSummary {
 		t.Fatalf("config metadata %q: %v", meta["config"], err)
+	}
+}
+
+// TestMinParamsIsALowerBound: the bound that refuses a config declaring
+// a far larger model than the file's tensors is never above the real
+// parameter count, for every system, backbone and a few shapes.
+func TestMinParamsIsALowerBound(t *testing.T) {
+	for _, name := range sims.Names() {
+		sys, _ := sims.Lookup(name)
+		for _, b := range Backbones {
+			for _, edit := range []func(*Config){
+				func(*Config) {},
+				func(c *Config) { c.Arch.Layers, c.Arch.DecLayers = 1, 1 },
+				func(c *Config) { c.Arch.LatentTheta, c.Arch.LatentDelta = 2, 16 },
+				func(c *Config) { c.Arch.GridSummary = true },
+			} {
+				cfg := DefaultConfig(sys, b)
+				cfg.Arch.Hidden, cfg.Arch.DecHidden = 16, 12
+				edit(&cfg)
+				m, err := NewModel(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if least, n := minParams(cfg.Arch), m.Params.Count(); least > n || least == 0 {
+					t.Errorf("%s/%s %+v: bound %d, %d parameters", name, b, cfg.Arch, least, n)
+				}
+			}
+		}
 	}
 }
