@@ -197,7 +197,7 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	if len(missing) > 0 || len(extra) > 0 {
 		sort.Strings(missing)
 		sort.Strings(extra)
-		return nil, Info{}, fmt.Errorf("tensors do not match the declared architecture: missing %v, unexpected %v", missing, extra)
+		return nil, Info{}, fmt.Errorf("tensors do not match the declared architecture: missing %s, unexpected %s", nameList(missing), nameList(extra))
 	}
 	info := Info{}
 	info.Steps1, _ = strconv.Atoi(meta["steps1"])
@@ -289,8 +289,8 @@ func nameMissingTensors(err error) error {
 		return err
 	}
 	sort.Strings(missing)
-	return fmt.Errorf("the header has no entry for tensor(s) %s, which the config declares; bytes [%d, %d) of the data section belong to no tensor: %w",
-		strings.Join(missing, ", "), ue.Begin, ue.End, err)
+	return fmt.Errorf("the header has no entry for tensor(s) %s, which the config declares (bytes [%d, %d) of the %d-byte data section belong to no tensor)",
+		nameList(missing), ue.Begin, ue.End, ue.Section)
 }
 
 // cutMessage is err's message cut to a few hundred bytes: JSON errors
@@ -315,4 +315,21 @@ func cutMessage(err error) string {
 func minParams(a Arch) int {
 	enc := a.Layers*a.Hidden*a.Hidden + a.Hidden*2*min(a.LatentTheta, a.LatentDelta)
 	return 2*enc + a.DecHidden*a.DecHidden*a.DecLayers
+}
+
+// nameList prints tensor names for an error message: the first few, each
+// quoted short when long (a file's names may be anything).
+func nameList(names []string) string {
+	const most = 8
+	shown := make([]string, 0, most)
+	for _, n := range names[:min(len(names), most)] {
+		if len(n) > QuoteMax {
+			n = QuoteInput(n)
+		}
+		shown = append(shown, n)
+	}
+	if len(names) > most {
+		shown = append(shown, fmt.Sprintf("and %d more", len(names)-most))
+	}
+	return "[" + strings.Join(shown, " ") + "]"
 }

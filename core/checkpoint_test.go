@@ -18,7 +18,7 @@ import (
 )
 
 // encodeModel returns m's checkpoint bytes.
-func encodeModel(t *testing.T, m *Model, info Info, dtype nets.DType) []byte {
+func encodeModel(t testing.TB, m *Model, info Info, dtype nets.DType) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := EncodeCheckpoint(&buf, m, info, dtype); err != nil {
@@ -255,7 +255,7 @@ func withoutHeaderEntry(t *testing.T, file []byte, name string) []byte {
 
 // checkpointParts decodes a valid checkpoint into editable tensors and
 // metadata.
-func checkpointParts(t *testing.T, m *Model) (map[string]*nets.Tensor, map[string]string) {
+func checkpointParts(t testing.TB, m *Model) (map[string]*nets.Tensor, map[string]string) {
 	t.Helper()
 	f, err := nets.DecodeSafetensors(encodeModel(t, m, Info{Steps1: 1}, nets.F64))
 	if err != nil {
@@ -420,7 +420,7 @@ func TestCheckpointRefusals(t *testing.T) {
 		// tensor, not only the bytes no entry covers.
 		bad := withoutHeaderEntry(t, good, "obs.lognoise")
 		_, _, err := DecodeCheckpoint(bad)
-		if err == nil || !strings.Contains(err.Error(), "the header has no entry for tensor(s) obs.lognoise") {
+		if err == nil || !strings.Contains(err.Error(), "the header has no entry for tensor(s) [obs.lognoise]") {
 			t.Errorf("error %v, want one naming obs.lognoise", err)
 		}
 	})

@@ -312,9 +312,6 @@ func DecodeSafetensors(data []byte) (*File, error) {
 		}
 		delete(entries, metadataKey)
 	}
-	if f.Checksummed, err = checkDataChecksum(f.Metadata, section); err != nil {
-		return nil, err
-	}
 
 	names := make([]string, 0, len(entries))
 	for name := range entries {
@@ -394,6 +391,11 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	}
 	if pos != len(section) {
 		return nil, &UnindexedError{Begin: pos, End: len(section), Section: len(section), File: f}
+	}
+	// Last, once the layout is known good, so that a truncated or
+	// misindexed file is named as such, not only as damaged.
+	if f.Checksummed, err = checkDataChecksum(f.Metadata, section); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

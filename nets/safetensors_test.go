@@ -308,9 +308,26 @@ func FuzzDecodeSafetensors(f *testing.F) {
 	f.Add(craft(`{"w":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}}`, []byte{0, 0}))
 	f.Add(craft(`{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, f64s(1, 2)))
 	f.Add(craft(`{"w":{"dtype":"F32","shape":[3,0,5],"data_offsets":[0,0]}}`, nil))
+	// Issue 19's malformed headers: a tensor's entry removed (its bytes
+	// stay), a flipped data bit, a wrong or bogus checksum, huge names
+	// and shapes, a future format version.
+	f.Add(craft(`{"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, f64s(1, 2)))
+	flipped := slices.Clone(valid64)
+	flipped[len(flipped)-1] ^= 1
+	f.Add(flipped)
+	f.Add(craft(`{"__metadata__":{"data_sha256":"00"},"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"__metadata__":{"data_sha256":7},"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"`+strings.Repeat("n", 300)+`":{"dtype":"`+strings.Repeat("F", 300)+`","shape":[1],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"w":{"dtype":"F64","shape":[`+strings.Repeat("1,", 500)+`1],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"w":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"__metadata__":{"format":"apic-checkpoint","format_version":"2"},"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, f64s(1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := nets.DecodeSafetensors(data)
 		if err != nil {
+			// Errors quote at most QuoteMax characters of the input.
+			if n := len(err.Error()); n > 1000 {
+				t.Fatalf("a %d-byte error message: %.200s…", n, err)
+			}
 			return
 		}
 		// F64 holds every decoded value exactly, whatever the stored dtype;
