@@ -12,6 +12,7 @@ import (
 
 	"apic/checkpoints"
 	"apic/core"
+	"apic/nets"
 	"apic/sims"
 )
 
@@ -153,5 +154,23 @@ func TestFromPath(t *testing.T) {
 	}
 	if _, ok, err := checkpoints.FromPath(checkpoints.Prefix + "nosuch.safetensors"); !ok || err == nil || !strings.Contains(err.Error(), checkpoints.Name("lv", "anp")) {
 		t.Errorf("an unknown name: ok %v, err %v; want an error listing the embedded files", ok, err)
+	}
+}
+
+// TestEmbeddedCheckpointsCarryChecksums: the shipped files hold the
+// checksum of their tensor data, so a damaged copy is refused on load.
+// (They were re-saved with it without changing a byte of their data.)
+func TestEmbeddedCheckpointsCarryChecksums(t *testing.T) {
+	for _, sys := range sims.All() {
+		for _, b := range core.Backbones {
+			data, ok := checkpoints.Lookup(sys.Name(), string(b))
+			if !ok {
+				t.Fatalf("%s/%s is not embedded", sys.Name(), b)
+			}
+			f, err := nets.DecodeSafetensors(data)
+			if err != nil || !f.Checksummed {
+				t.Errorf("%s: checksummed %v, %v", checkpoints.Name(sys.Name(), string(b)), err == nil && f.Checksummed, err)
+			}
+		}
 	}
 }

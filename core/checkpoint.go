@@ -2,6 +2,7 @@ package core
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"apic/nets"
 )
@@ -26,6 +28,9 @@ import (
 //	steps1, steps2  steps completed per stage
 //	wall_seconds    training wall time
 //	metrics         the last validation Report as JSON (may be empty)
+//	data_sha256     the SHA-256 of the tensor data (nets.DataChecksumKey),
+//	                checked on load; files written before it existed
+//	                have none and still load
 const (
 	FormatName    = "apic-checkpoint"
 	FormatVersion = 2
@@ -112,7 +117,7 @@ func SaveCheckpoint(path string, m *Model, info Info, dtype nets.DType) error {
 func LoadCheckpoint(path string) (*Model, Info, error) {
 	f, err := nets.ReadSafetensorsFile(path, 0)
 	if err != nil {
-		return nil, Info{}, fmt.Errorf("load checkpoint: %w", err)
+		return nil, Info{}, fmt.Errorf("load checkpoint: %w", nameMissingTensors(err))
 	}
 	m, info, err := FromSafetensors(f)
 	if err != nil {
@@ -125,7 +130,7 @@ func LoadCheckpoint(path string) (*Model, Info, error) {
 func DecodeCheckpoint(data []byte) (*Model, Info, error) {
 	f, err := nets.DecodeSafetensors(data)
 	if err != nil {
-		return nil, Info{}, fmt.Errorf("decode checkpoint: %w", err)
+		return nil, Info{}, fmt.Errorf("decode checkpoint: %w", nameMissingTensors(err))
 	}
 	return FromSafetensors(f)
 }
@@ -136,25 +141,30 @@ func DecodeCheckpoint(data []byte) (*Model, Info, error) {
 func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	meta := f.Metadata
 	if meta["format"] != FormatName {
-		return nil, Info{}, fmt.Errorf("not an apic checkpoint (metadata format %q)", meta["format"])
+		return nil, Info{}, fmt.Errorf("not an apic checkpoint (metadata format %s)", QuoteInput(meta["format"]))
 	}
-	v, err := strconv.Atoi(meta["format_version"])
+	if err := checkFormatVersion(meta["format_version"]); err != nil {
+		return nil, Info{}, err
+	}
+	cfg, err := checkpointConfig(meta)
 	if err != nil {
-		return nil, Info{}, fmt.Errorf("bad format_version %q", meta["format_version"])
+		return nil, Info{}, err
 	}
-	if v > FormatVersion {
-		return nil, Info{}, fmt.Errorf("checkpoint format version %d is newer than this program's %d; upgrade apic", v, FormatVersion)
+	if err := cfg.Validate(); err != nil {
+		return nil, Info{}, fmt.Errorf("config metadata: %w", err)
 	}
-	var cfg Config
-	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil {
-		return nil, Info{}, fmt.Errorf("bad config metadata: %w", err)
+	// A config may declare a model of billions of parameters that no
+	// tensor of the file backs: refused before NewModel allocates it.
+	values := 0
+	for _, t := range f.Tensors {
+		values += len(t.Data)
 	}
-	if cfg.Arch.System != meta["system"] || string(cfg.Arch.Backbone) != meta["backbone"] {
-		return nil, Info{}, fmt.Errorf("metadata disagree: system %q/%q, backbone %q/%q", meta["system"], cfg.Arch.System, meta["backbone"], cfg.Arch.Backbone)
+	if least := minParams(cfg.Arch); least > values {
+		return nil, Info{}, fmt.Errorf("the config declares a model of at least %d parameters, but the file's tensors hold %d values: the config does not match the weights", least, values)
 	}
 	m, err := NewModel(cfg)
 	if err != nil {
-		return nil, Info{}, err
+		return nil, Info{}, fmt.Errorf("config metadata: %w", err)
 	}
 	var missing, extra []string
 	for _, p := range m.Params.List() {
@@ -172,6 +182,11 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 		if !t.AllFinite() {
 			return nil, Info{}, fmt.Errorf("tensor %q holds NaN or Inf", p.Name)
 		}
+		if p == m.logNoise {
+			if err := checkLogNoise(t.Data); err != nil {
+				return nil, Info{}, err
+			}
+		}
 		copy(p.Value.Data, t.Data)
 	}
 	for name := range f.Tensors {
@@ -182,7 +197,7 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	if len(missing) > 0 || len(extra) > 0 {
 		sort.Strings(missing)
 		sort.Strings(extra)
-		return nil, Info{}, fmt.Errorf("tensors do not match the declared architecture: missing %v, unexpected %v", missing, extra)
+		return nil, Info{}, fmt.Errorf("tensors do not match the declared architecture: missing %s, unexpected %s", nameList(missing), nameList(extra))
 	}
 	info := Info{}
 	info.Steps1, _ = strconv.Atoi(meta["steps1"])
@@ -191,9 +206,130 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	if s := meta["metrics"]; s != "" {
 		var r Report
 		if err := json.Unmarshal([]byte(s), &r); err != nil {
-			return nil, Info{}, fmt.Errorf("bad metrics metadata: %w", err)
+			return nil, Info{}, fmt.Errorf("bad metrics metadata: %s", cutMessage(err))
 		}
 		info.Metrics = &r
 	}
 	return m, info, nil
+}
+
+// checkFormatVersion refuses a format_version this program does not
+// read: not a plain decimal integer, or outside 1 … FormatVersion.
+func checkFormatVersion(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil || strconv.Itoa(v) != s {
+		return fmt.Errorf("bad format_version %s: this program reads checkpoint format versions 1 to %d", QuoteInput(s), FormatVersion)
+	}
+	if v > FormatVersion {
+		return fmt.Errorf("checkpoint format version %d is newer than this program's %d; upgrade apic", v, FormatVersion)
+	}
+	if v < 1 {
+		return fmt.Errorf("unknown checkpoint format version %d: this program reads versions 1 to %d", v, FormatVersion)
+	}
+	return nil
+}
+
+// checkpointConfig decodes the config metadata and checks that it
+// declares an architecture matching the system and backbone entries.
+func checkpointConfig(meta map[string]string) (Config, error) {
+	var cfg Config
+	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil {
+		return Config{}, fmt.Errorf("bad config metadata: %s", cutMessage(err))
+	}
+	if cfg.Arch.System == "" || cfg.Arch.Backbone == "" {
+		return Config{}, fmt.Errorf("the config metadata declares no architecture (its \"arch\" has no system or backbone): the file is damaged or was not written by apic")
+	}
+	if cfg.Arch.System != meta["system"] || string(cfg.Arch.Backbone) != meta["backbone"] {
+		return Config{}, fmt.Errorf("metadata disagree: the system and backbone entries say %s/%s, the config %s/%s",
+			QuoteInput(meta["system"]), QuoteInput(meta["backbone"]), QuoteInput(cfg.Arch.System), QuoteInput(string(cfg.Arch.Backbone)))
+	}
+	return cfg, nil
+}
+
+// maxAbsLogNoise bounds the stored log noise variances: e^±100 is far
+// beyond any trained value (the shipped checkpoints hold about -5), and
+// beyond it the variance overflows to +Inf or vanishes once scaled, so
+// that every prediction's spread would be infinite or zero.
+const maxAbsLogNoise = 100
+
+// checkLogNoise refuses log noise variances outside ±maxAbsLogNoise.
+func checkLogNoise(logVar []float64) error {
+	for _, v := range logVar {
+		if math.Abs(v) > maxAbsLogNoise {
+			return fmt.Errorf("tensor %q holds %g: the observation noise variance exp(%g) is outside e^±%d, which no trained model has (a damaged or edited checkpoint?)", "obs.lognoise", v, v, maxAbsLogNoise)
+		}
+	}
+	return nil
+}
+
+// nameMissingTensors turns a decoding error about bytes that belong to
+// no tensor into one naming the tensors the file's own config expects
+// and its header lacks, when the config can say: a removed header entry
+// is the usual cause.
+func nameMissingTensors(err error) error {
+	var ue *nets.UnindexedError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	cfg, cerr := checkpointConfig(ue.File.Metadata)
+	if cerr != nil {
+		return err
+	}
+	m, merr := NewModel(cfg)
+	if merr != nil {
+		return err
+	}
+	var missing []string
+	for _, p := range m.Params.List() {
+		if _, ok := ue.File.Tensors[p.Name]; !ok {
+			missing = append(missing, p.Name)
+		}
+	}
+	if len(missing) == 0 {
+		return err
+	}
+	sort.Strings(missing)
+	return fmt.Errorf("the header has no entry for tensor(s) %s, which the config declares (bytes [%d, %d) of the %d-byte data section belong to no tensor)",
+		nameList(missing), ue.Begin, ue.End, ue.Section)
+}
+
+// cutMessage is err's message cut to a few hundred bytes: JSON errors
+// may quote a value of the file, which may be megabytes long.
+func cutMessage(err error) string {
+	const most = 4 * QuoteMax
+	msg := err.Error()
+	if len(msg) <= most {
+		return msg
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
+}
+
+// minParams is a lower bound on the parameter count of a model of a
+// valid architecture a: the weight matrices of the two encoders' hidden
+// layers and heads, of g_φ and of f_ψ's hidden layers, without biases or
+// input layers. (Validate bounds each size, so this cannot overflow.)
+func minParams(a Arch) int {
+	enc := a.Layers*a.Hidden*a.Hidden + a.Hidden*2*min(a.LatentTheta, a.LatentDelta)
+	return 2*enc + a.DecHidden*a.DecHidden*a.DecLayers
+}
+
+// nameList prints tensor names for an error message: the first few, each
+// quoted short when long (a file's names may be anything).
+func nameList(names []string) string {
+	const most = 8
+	shown := make([]string, 0, most)
+	for _, n := range names[:min(len(names), most)] {
+		if len(n) > QuoteMax {
+			n = QuoteInput(n)
+		}
+		shown = append(shown, n)
+	}
+	if len(names) > most {
+		shown = append(shown, fmt.Sprintf("and %d more", len(names)-most))
+	}
+	return "[" + strings.Join(shown, " ") + "]"
 }

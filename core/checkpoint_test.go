@@ -18,7 +18,7 @@ import (
 )
 
 // encodeModel returns m's checkpoint bytes.
-func encodeModel(t *testing.T, m *Model, info Info, dtype nets.DType) []byte {
+func encodeModel(t testing.TB, m *Model, info Info, dtype nets.DType) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := EncodeCheckpoint(&buf, m, info, dtype); err != nil {
@@ -232,9 +232,30 @@ func TestSaveRefusesUnloadableWeights(t *testing.T) {
 	}
 }
 
+// withoutHeaderEntry removes tensor name's entry from a safetensors
+// file's header, keeping its data and every other byte.
+func withoutHeaderEntry(t *testing.T, file []byte, name string) []byte {
+	t.Helper()
+	n := binary.LittleEndian.Uint64(file)
+	var hdr map[string]json.RawMessage
+	if err := json.Unmarshal(file[8:8+n], &hdr); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := hdr[name]; !ok {
+		t.Fatalf("no header entry %q", name)
+	}
+	delete(hdr, name)
+	b, err := json.Marshal(hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := binary.LittleEndian.AppendUint64(nil, uint64(len(b)))
+	return append(append(out, b...), file[8+n:]...)
+}
+
 // checkpointParts decodes a valid checkpoint into editable tensors and
 // metadata.
-func checkpointParts(t *testing.T, m *Model) (map[string]*nets.Tensor, map[string]string) {
+func checkpointParts(t testing.TB, m *Model) (map[string]*nets.Tensor, map[string]string) {
 	t.Helper()
 	f, err := nets.DecodeSafetensors(encodeModel(t, m, Info{Steps1: 1}, nets.F64))
 	if err != nil {
@@ -332,6 +353,38 @@ func TestCheckpointRefusals(t *testing.T) {
 		{"NaN weight", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["gphi.0.W"].Data[3] = math.NaN() }, "NaN"},
 		{"Inf weight", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["phys.head.b"].Data[0] = math.Inf(1) }, "Inf"},
 		{"bad metrics", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["metrics"] = "[1, 2" }, "metrics"},
+		// Issue 19's hostile files.
+		{"format version 0", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["format_version"] = "0" }, "this program reads versions 1 to 2"},
+		{"format version +1", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["format_version"] = "+1" }, "this program reads checkpoint format versions 1 to 2"},
+		{"format version far ahead", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["format_version"] = "99" }, "newer than this program's 2"},
+		{"config without arch", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			var cfg map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil {
+				panic(err)
+			}
+			delete(cfg, "arch")
+			b, _ := json.Marshal(cfg)
+			meta["config"] = string(b)
+		}, "the config metadata declares no architecture"},
+		{"huge format name", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["format"] = strings.Repeat("h", 1<<20) }, `"hhhh`},
+		{"huge system name", func(_ map[string]*nets.Tensor, meta map[string]string) { meta["system"] = strings.Repeat("s", 1<<20) }, "(1048576 bytes)"},
+		{"huge config number", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			meta["config"] = strings.Replace(meta["config"], `"batch":16`, `"batch":"`+strings.Repeat("9", 1<<20)+`"`, 1)
+		}, "bad config metadata"},
+		{"lognoise 1e30", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["obs.lognoise"].Data[0] = 1e30 }, `tensor "obs.lognoise" holds 1e+30`},
+		{"lognoise -1e3", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["obs.lognoise"].Data[0] = -1e3 }, "outside e^±100"},
+		{"val_tasks 1e9", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			meta["config"] = regexp.MustCompile(`"val_tasks":\d+`).ReplaceAllString(meta["config"], `"val_tasks":1000000000`)
+		}, "train.val_tasks: val-tasks must be between 0 and 2000"},
+		{"config declares a huge model", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			// 4096 wide and 32 deep is valid, but 2 GB of weights that the
+			// file does not hold: refused before NewModel allocates them.
+			meta["config"] = strings.Replace(meta["config"], `"hidden":32`, `"hidden":4096`, 1)
+			meta["config"] = regexp.MustCompile(`"layers":\d+`).ReplaceAllString(meta["config"], `"layers":32`)
+		}, "the config declares a model of at least"},
+		{"refine 1e9", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			meta["config"] = regexp.MustCompile(`"refine":\d+`).ReplaceAllString(meta["config"], `"refine":1000000000`)
+		}, "infer.refine: refine must be between 0 and 1000"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -346,10 +399,31 @@ func TestCheckpointRefusals(t *testing.T) {
 				t.Fatal("accepted")
 			}
 			if !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error %q does not mention %q", err, c.want)
+				t.Errorf("error %q does not mention %q", cutMessage(err), c.want)
+			}
+			if len(err.Error()) > 600 {
+				t.Errorf("a %d-byte error message", len(err.Error()))
 			}
 		})
 	}
+
+	t.Run("flipped data bit", func(t *testing.T) {
+		bad := append([]byte{}, good...)
+		bad[len(bad)-3] ^= 0x10
+		if _, _, err := DecodeCheckpoint(bad); err == nil || !strings.Contains(err.Error(), "do not match the checksum") {
+			t.Errorf("a flipped bit in the weights: %v", err)
+		}
+	})
+
+	t.Run("tensor missing from the header", func(t *testing.T) {
+		// The entry is removed, its bytes stay: the error names the
+		// tensor, not only the bytes no entry covers.
+		bad := withoutHeaderEntry(t, good, "obs.lognoise")
+		_, _, err := DecodeCheckpoint(bad)
+		if err == nil || !strings.Contains(err.Error(), "the header has no entry for tensor(s) [obs.lognoise]") {
+			t.Errorf("error %v, want one naming obs.lognoise", err)
+		}
+	})
 
 	t.Run("tensor of another rank", func(t *testing.T) {
 		// The same values as [rows, cols/2, 2]: the count fits, the shape
@@ -381,5 +455,33 @@ func TestCheckpointRefusals(t *testing.T) {
 	var cfg Config
 	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil || cfg.Train.Batch != 16 || cfg.Arch.DecHidden != 32 || cfg.Arch.GridSummary {
 		t.Fatalf("config metadata %q: %v", meta["config"], err)
+	}
+}
+
+// TestMinParamsIsALowerBound: the bound that refuses a config declaring
+// a far larger model than the file's tensors is never above the real
+// parameter count, for every system, backbone and a few shapes.
+func TestMinParamsIsALowerBound(t *testing.T) {
+	for _, name := range sims.Names() {
+		sys, _ := sims.Lookup(name)
+		for _, b := range Backbones {
+			for _, edit := range []func(*Config){
+				func(*Config) {},
+				func(c *Config) { c.Arch.Layers, c.Arch.DecLayers = 1, 1 },
+				func(c *Config) { c.Arch.LatentTheta, c.Arch.LatentDelta = 2, 16 },
+				func(c *Config) { c.Arch.GridSummary = true },
+			} {
+				cfg := DefaultConfig(sys, b)
+				cfg.Arch.Hidden, cfg.Arch.DecHidden = 16, 12
+				edit(&cfg)
+				m, err := NewModel(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if least, n := minParams(cfg.Arch), m.Params.Count(); least > n || least == 0 {
+					t.Errorf("%s/%s %+v: bound %d, %d parameters", name, b, cfg.Arch, least, n)
+				}
+			}
+		}
 	}
 }

@@ -280,8 +280,8 @@ func (c Config) Validate() error {
 	if !(c.Infer.ZThetaPrior >= 0) || math.IsInf(c.Infer.ZThetaPrior, 0) {
 		return fmt.Errorf("z_θ prior factor must be finite and ≥ 0, got %v", c.Infer.ZThetaPrior)
 	}
-	if c.Infer.Refine < 0 {
-		return fmt.Errorf("refine steps must be ≥ 0")
+	if err := c.checkLimits(); err != nil {
+		return err
 	}
 	if t.ContextMin != 0 || t.ContextMax != 0 {
 		sys, _ := sims.Lookup(a.System)
@@ -301,8 +301,30 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%s must be finite and ≥ 0, got %v", v.name, v.x)
 		}
 	}
-	if t.Trajectories < 0 {
-		return fmt.Errorf("trajectories must be ≥ 0, got %d", t.Trajectories)
+	return nil
+}
+
+// checkLimits checks the counts that size memory or running time against
+// the same limits as the flags that set them, since a checkpoint's
+// config may hold any value: train --init would draw val_tasks
+// realizations, and every prediction runs refine steps.
+func (c Config) checkLimits() error {
+	sys, err := sims.Lookup(c.Arch.System)
+	if err != nil {
+		return err
+	}
+	for _, l := range []struct {
+		key   string
+		limit Limit
+		v     int
+	}{
+		{"train.val_tasks", LimitValTasks, c.Train.ValTasks},
+		{"train.trajectories", TrajectoriesLimit(sys), c.Train.Trajectories},
+		{"infer.refine", LimitRefine, c.Infer.Refine},
+	} {
+		if err := l.limit.Check(l.v); err != nil {
+			return fmt.Errorf("%s: %w", l.key, err)
+		}
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package core
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -72,6 +74,14 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"negative basis", func(c *Config) { c.Arch.Basis = -1 }, "basis"},
 		{"basis on a one-query closure", func(c *Config) { c.Arch.System, c.Arch.Basis = "advdiff", 4 }, "basis"},
 		{"context range past the grid", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 5, 101 }, "context range"},
+		// The resource limits, the same as the flags': a checkpoint's
+		// config is read by train --init, eval and the explorer.
+		{"val_tasks 1e9", func(c *Config) { c.Train.ValTasks = 1e9 }, "train.val_tasks: val-tasks must be between 0 and 2000"},
+		{"trajectories 1e9", func(c *Config) { c.Train.Trajectories = 1e9 }, "train.trajectories: trajectories must be between 0 and 200000"},
+		{"advdiff trajectories beyond memory", func(c *Config) { c.Arch.System, c.Train.Trajectories = "advdiff", 30000 }, "got 30000"},
+		{"refine 1001", func(c *Config) { c.Infer.Refine = 1001 }, "infer.refine: refine must be between 0 and 1000"},
+		{"refine 1e9", func(c *Config) { c.Infer.Refine = 1e9 }, "got 1000000000"},
+		{"negative refine", func(c *Config) { c.Infer.Refine = -1 }, "refine"},
 	}
 	for _, c := range cases {
 		cfg := tinyConfig(t, "spring", LNP)
@@ -95,6 +105,42 @@ func TestConfigValidateRejects(t *testing.T) {
 	cfg.Train.LambdaTheta, cfg.Train.LambdaDelta, cfg.Train.Noise, cfg.Train.Trajectories, cfg.Train.ClipNorm = 0, 0, 0, 0, 0
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("valid edge config refused: %v", err)
+	}
+	// The limits' maxima themselves are accepted.
+	cfg.Train.ValTasks, cfg.Train.Trajectories, cfg.Infer.Refine = LimitValTasks.Max, 30000, LimitRefine.Max
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("the limits' maxima refused: %v", err)
+	}
+}
+
+// TestRealizationBytesBoundsTheHeap: the per-realization size that
+// bounds --trajectories is at least what a drawn realization takes on
+// the heap, and not far above it.
+func TestRealizationBytesBoundsTheHeap(t *testing.T) {
+	for _, name := range sims.Names() {
+		sys, _ := sims.Lookup(name)
+		rng := rand.New(rand.NewPCG(1, 2))
+		const n = 200
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		pool := make([]sims.Realization, 0, n)
+		for range n {
+			pool = append(pool, sims.Draw(sys, rng))
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(pool)
+		measured := (int(after.HeapAlloc) - int(before.HeapAlloc)) / n
+		est := RealizationBytes(sys)
+		t.Logf("%s: %d bytes per realization measured, %d estimated, --trajectories at most %d", name, measured, est, TrajectoriesLimit(sys).Max)
+		if measured > est || est > 2*measured {
+			t.Errorf("%s: estimate %d bytes per realization, measured %d", name, est, measured)
+		}
+	}
+	adv, _ := sims.Lookup("advdiff")
+	if most := TrajectoriesLimit(adv).Max; most*RealizationBytes(adv) > trajectoryPoolBytes || most >= LimitTrajectories.Max {
+		t.Errorf("advdiff's --trajectories bound %d does not keep the pool within %d bytes", most, trajectoryPoolBytes)
 	}
 }
 

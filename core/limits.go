@@ -1,6 +1,11 @@
 package core
 
-import "fmt"
+import (
+	"fmt"
+
+	"apic/nets"
+	"apic/sims"
+)
 
 // Limit is one documented bound on a size read from a flag, a file or a
 // checkpoint's config. Every such size is checked against its Limit up
@@ -31,7 +36,8 @@ var (
 	LimitValTasks = Limit{"val-tasks", 0, 2000, "every validation realization is held in memory"}
 	// LimitRecalTasks bounds the realizations recalibration fits on.
 	LimitRecalTasks = Limit{"recalibrate", 0, 2000, "every recalibration realization is held in memory"}
-	// LimitTrajectories bounds the fixed training set (0: fresh draws).
+	// LimitTrajectories bounds the fixed training set (0: fresh draws);
+	// TrajectoriesLimit lowers it for systems with large realizations.
 	LimitTrajectories = Limit{"trajectories", 0, 200000, "the training set is held in memory"}
 	// LimitRefine bounds Levenberg–Marquardt refinement steps: it
 	// converges in a few (the checkpoints use 5).
@@ -51,17 +57,45 @@ var (
 
 // QuoteMax is the most characters of offending input an error message
 // quotes: enough to recognise it, never a whole 200 MB line.
-const QuoteMax = 80
+const QuoteMax = nets.QuoteMax
 
 // QuoteInput quotes s for an error message, cut to its first QuoteMax
-// characters with the full length said when longer.
-func QuoteInput(s string) string {
-	n := 0
-	for i := range s { // by rune, without converting a huge s
-		if n == QuoteMax {
-			return fmt.Sprintf("%q… (%d bytes)", s[:i], len(s))
-		}
-		n++
+// characters with the full length said when longer. (The one
+// implementation is in nets, whose safetensors errors quote with it.)
+func QuoteInput(s string) string { return nets.QuoteInput(s) }
+
+// trajectoryPoolBytes is the memory the fixed training set of
+// --trajectories may take: a quarter of a small laptop's, beside the
+// model, the batches and the validation set.
+const trajectoryPoolBytes = 2 << 30
+
+// RealizationBytes is the memory one drawn realization holds: its nominal
+// and true values on the grid, θ and the side information as float64,
+// each slice rounded up as the allocator does (large objects to whole
+// 8 KiB pages), plus the slice headers.
+func RealizationBytes(sys sims.System) int {
+	return 2*allocBytes(8*sys.Grid().Size()) + allocBytes(8*len(sys.Params())) + allocBytes(8*sys.Side().Len) + 4*24
+}
+
+// allocBytes is about what the Go allocator takes for an n-byte object:
+// small ones to the next 16 bytes (its size classes are finer, at most
+// 12.5% apart), large ones (above 32 KiB) to whole 8 KiB pages.
+func allocBytes(n int) int {
+	if n > 32<<10 {
+		return (n + 8<<10 - 1) / (8 << 10) * (8 << 10)
 	}
-	return fmt.Sprintf("%q", s)
+	return (n + 15) / 16 * 16 * 9 / 8
+}
+
+// TrajectoriesLimit is LimitTrajectories for sys, lowered so that the
+// fixed training set fits in trajectoryPoolBytes: advdiff's realizations
+// are 80 kB, so 200000 of them would take 16 GB.
+func TrajectoriesLimit(sys sims.System) Limit {
+	l := LimitTrajectories
+	per := RealizationBytes(sys)
+	if most := trajectoryPoolBytes / per; most < l.Max {
+		l.Max = most
+		l.Why = fmt.Sprintf("the training set is held in memory, %d kB per %s realization, %d MB in all at most", per/1000, sys.Name(), trajectoryPoolBytes>>20)
+	}
+	return l
 }

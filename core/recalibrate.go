@@ -113,6 +113,9 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 // validation stream, never the test stream) and their contexts and side
 // information.
 func (m *Model) recalibrationTasks(ctx context.Context, n int) ([]sims.Task, []sims.Context, [][]float64, error) {
+	if err := LimitRecalTasks.Check(n); err != nil {
+		return nil, nil, nil, fmt.Errorf("recalibrate: %w", err)
+	}
 	rng := rand.New(rand.NewPCG(m.Config.Train.Seed^0x5ca1e, valStream))
 	tasks, err := drawTasks(ctx, m.Sys, rng, n, m.Sys.TestContext(), m.Config.Train.Noise)
 	if err != nil {

@@ -63,13 +63,28 @@ type sampler struct {
 	lo, hi int // context sizes
 }
 
+// newSampler makes t's sampler for sys; the fixed pool, if any, is drawn
+// by drawPool.
 func newSampler(sys sims.System, t Train) *sampler {
 	s := &sampler{sys: sys, rng: rand.New(rand.NewPCG(t.Seed, trainStream)), noise: t.Noise}
 	s.lo, s.hi = t.contextRange(sys)
-	for i := 0; i < t.Trajectories; i++ {
-		s.pool = append(s.pool, sims.Draw(sys, s.rng))
-	}
 	return s
+}
+
+// drawPool draws the fixed training set of n realizations, stopping
+// with ctx.Err() when ctx is cancelled: a large pool takes minutes.
+func (s *sampler) drawPool(ctx context.Context, n int) error {
+	if err := TrajectoriesLimit(s.sys).Check(n); err != nil {
+		return err
+	}
+	s.pool = make([]sims.Realization, 0, n)
+	for range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.pool = append(s.pool, sims.Draw(s.sys, s.rng))
+	}
+	return nil
 }
 
 func (s *sampler) contextSize() int {
@@ -136,9 +151,12 @@ func (m *Model) Train(ctx context.Context, h Hooks) (TrainResult, error) {
 	}
 	start := time.Now()
 	s := newSampler(m.Sys, t)
+	var res TrainResult
+	if err := s.drawPool(ctx, t.Trajectories); err != nil {
+		return res, err
+	}
 	opt := nets.NewAdam(t.LR)
 	opt.ClipNorm = t.ClipNorm
-	var res TrainResult
 	total := t.Steps1 + t.Steps2
 	done := 0
 	physOnly := m.physicsParams()

@@ -287,6 +287,24 @@ func TestTrainCancelFromAnotherGoroutine(t *testing.T) {
 	}
 }
 
+// TestTrainCancelWhileDrawingTrajectories: the fixed training set of
+// --trajectories takes minutes to draw at its bound; a cancel (Ctrl-C)
+// stops the drawing, before any step.
+func TestTrainCancelWhileDrawingTrajectories(t *testing.T) {
+	sys, _ := sims.Lookup("advdiff")
+	m := tinyModel(t, "advdiff", CNP, func(c *Config) { c.Train.Trajectories = TrajectoriesLimit(sys).Max })
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := m.Train(ctx, Hooks{})
+	if !errors.Is(err, context.DeadlineExceeded) || res.Steps1+res.Steps2 != 0 {
+		t.Errorf("res %+v, err %v, want no step and the context's error", res, err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("drawing the training set went on for %v after the cancel", took)
+	}
+}
+
 // TestTrainAlreadyCancelled: a cancelled context runs no step at all.
 func TestTrainAlreadyCancelled(t *testing.T) {
 	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.Steps1, c.Train.Steps2 = 5, 5 })

@@ -2,8 +2,10 @@ package nets
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,13 +19,22 @@ import (
 // On any error (or a panic in write) the temporary file is removed and path
 // is left untouched. The new file keeps the mode of the file it replaces,
 // or gets 0644 if there was none.
+//
+// Only a regular file (or nothing) is replaced: a symbolic link is
+// followed, so the file it names is written and the link stays, and a
+// directory, device, named pipe or socket is refused (see AtomicTarget).
+// A rename would otherwise put a regular file in place of /dev/null.
 func WriteFileAtomic(path string, write func(w io.Writer) error) error {
-	dir, base := filepath.Split(path)
+	target, err := AtomicTarget(path)
+	if err != nil {
+		return err
+	}
+	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
 	}
 	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
+	if st, err := os.Stat(target); err == nil {
 		mode = st.Mode().Perm()
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
@@ -54,11 +65,69 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: close: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := os.Rename(tmp.Name(), target); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	done = true
 	return syncDir(dir)
+}
+
+// maxLinkHops bounds the symbolic links AtomicTarget follows, as the
+// kernel does (ELOOP), so that a loop of links ends in an error.
+const maxLinkHops = 40
+
+// AtomicTarget is the file WriteFileAtomic(path) writes: path itself
+// when it is a regular file or does not exist, the end of its chain of
+// symbolic links when it is one (which may not exist yet: a dangling
+// link is followed too), and an error naming path and what it is when
+// that is anything else (a directory, a device, a named pipe, a socket),
+// which the save must not replace.
+func AtomicTarget(path string) (string, error) {
+	cur := path
+	for range maxLinkHops {
+		st, err := os.Lstat(cur)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return cur, nil
+		case err != nil:
+			return "", fmt.Errorf("writing %s: %w", path, err)
+		case st.Mode().IsRegular():
+			return cur, nil
+		case st.Mode()&fs.ModeSymlink != 0:
+			dest, err := os.Readlink(cur)
+			if err != nil {
+				return "", fmt.Errorf("writing %s: %w", path, err)
+			}
+			if !filepath.IsAbs(dest) {
+				dest = filepath.Join(filepath.Dir(cur), dest)
+			}
+			cur = dest
+			continue
+		}
+		what := fileKind(st.Mode())
+		if cur != path {
+			return "", fmt.Errorf("%s links to %s, which is %s, not a regular file: refusing to replace it", path, cur, what)
+		}
+		return "", fmt.Errorf("%s is %s, not a regular file: refusing to replace it", path, what)
+	}
+	return "", fmt.Errorf("writing %s: more than %d symbolic links to follow (a loop?)", path, maxLinkHops)
+}
+
+// fileKind names the kind of a file that is neither regular nor a link.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // syncDir fsyncs a directory so that a rename within it survives a crash.

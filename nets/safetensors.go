@@ -2,15 +2,19 @@ package nets
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -27,6 +31,11 @@ import (
 // with offsets relative to the start of the data section, plus an optional
 // "__metadata__" object of string→string. Tensors must tile the data section
 // exactly: no overlaps, no gaps, no trailing bytes.
+//
+// EncodeSafetensors adds the SHA-256 of the data section to the metadata
+// (DataChecksumKey, lower-case hex) and DecodeSafetensors checks it when
+// present, so that a flipped bit in the weights is refused rather than
+// loaded; files without it (written before it existed) still decode.
 
 // DType is a safetensors element type.
 type DType string
@@ -48,6 +57,11 @@ func (d DType) size() int {
 	return 0
 }
 
+// DataChecksumKey is the metadata entry holding the SHA-256 of the data
+// section as lower-case hex. EncodeSafetensors sets it, replacing any
+// value the caller's metadata has (a decoded file's, say).
+const DataChecksumKey = "data_sha256"
+
 const (
 	metadataKey = "__metadata__"
 	// maxHeaderBytes bounds the JSON header as the reference implementation does.
@@ -62,6 +76,11 @@ type File struct {
 	Shapes   map[string][]int   // the shapes as stored in the file
 	DTypes   map[string]DType   // the element types as stored in the file
 	Metadata map[string]string  // the "__metadata__" entries (never nil)
+	// Checksummed reports that the metadata held DataChecksumKey and
+	// the data section matched it; false for files without one. The
+	// entry itself is not in Metadata: it describes these bytes, and
+	// EncodeSafetensors computes it afresh.
+	Checksummed bool
 }
 
 // EncodeSafetensors writes tensors in the given dtype, sorted by name and
@@ -84,21 +103,9 @@ func EncodeSafetensors(w io.Writer, tensors map[string]*Tensor, shapes map[strin
 	}
 	slices.Sort(names)
 
-	var hdr bytes.Buffer
-	hdr.WriteByte('{')
-	if len(meta) > 0 {
-		for k, v := range meta {
-			if !utf8.ValidString(k) || !utf8.ValidString(v) {
-				return fmt.Errorf("safetensors: metadata entry %q is not valid UTF-8", k)
-			}
-		}
-		b, err := json.Marshal(meta) // sorts keys
-		if err != nil {
-			return fmt.Errorf("safetensors: metadata: %w", err)
-		}
-		hdr.WriteString(`"` + metadataKey + `":`)
-		hdr.Write(b)
-	}
+	// The tensors' entries first: they check every tensor before the
+	// data are hashed.
+	var ents bytes.Buffer
 	offset := 0
 	for _, name := range names {
 		t := tensors[name]
@@ -115,22 +122,43 @@ func EncodeSafetensors(w io.Writer, tensors map[string]*Tensor, shapes map[strin
 		if n, err := elementCount(shape); err != nil || n != len(t.Data) {
 			return fmt.Errorf("safetensors: tensor %q: shape %v does not fit %d values", name, shape, len(t.Data))
 		}
-		if hdr.Len() > 1 {
-			hdr.WriteByte(',')
-		}
+		ents.WriteByte(',')
 		quoted, _ := json.Marshal(name) // cannot fail for a string
-		hdr.Write(quoted)
-		hdr.WriteString(`:{"dtype":"` + string(dtype) + `","shape":[`)
+		ents.Write(quoted)
+		ents.WriteString(`:{"dtype":"` + string(dtype) + `","shape":[`)
 		for i, d := range shape {
 			if i > 0 {
-				hdr.WriteByte(',')
+				ents.WriteByte(',')
 			}
-			hdr.WriteString(strconv.Itoa(d))
+			ents.WriteString(strconv.Itoa(d))
 		}
 		end := offset + size*len(t.Data)
-		fmt.Fprintf(&hdr, `],"data_offsets":[%d,%d]}`, offset, end)
+		fmt.Fprintf(&ents, `],"data_offsets":[%d,%d]}`, offset, end)
 		offset = end
 	}
+
+	// The checksum goes in the header, before the data: a first pass
+	// encodes the data into the hash alone.
+	sum := sha256.New()
+	_ = writeData(sum, names, tensors, dtype) // a hash's Write never fails
+	meta = maps.Clone(meta)
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	meta[DataChecksumKey] = hex.EncodeToString(sum.Sum(nil))
+	for k, v := range meta {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) {
+			return fmt.Errorf("safetensors: metadata entry %q is not valid UTF-8", k)
+		}
+	}
+	b, err := json.Marshal(meta) // sorts keys
+	if err != nil {
+		return fmt.Errorf("safetensors: metadata: %w", err)
+	}
+	var hdr bytes.Buffer
+	hdr.WriteString(`{"` + metadataKey + `":`)
+	hdr.Write(b)
+	hdr.Write(ents.Bytes()) // each entry starts with its comma
 	hdr.WriteByte('}')
 	// Pad so the data section starts 8-byte aligned, as the reference does.
 	for hdr.Len()%8 != 0 {
@@ -145,7 +173,12 @@ func EncodeSafetensors(w io.Writer, tensors map[string]*Tensor, shapes map[strin
 	if _, err := w.Write(hdr.Bytes()); err != nil {
 		return fmt.Errorf("safetensors: writing header: %w", err)
 	}
-	// Stream the data through a bounded buffer rather than one per tensor.
+	return writeData(w, names, tensors, dtype)
+}
+
+// writeData writes the named tensors' values in order as dtype, through
+// a bounded buffer rather than one per tensor.
+func writeData(w io.Writer, names []string, tensors map[string]*Tensor, dtype DType) error {
 	buf := make([]byte, 0, 64<<10)
 	for _, name := range names {
 		for _, v := range tensors[name].Data {
@@ -168,6 +201,48 @@ func EncodeSafetensors(w io.Writer, tensors map[string]*Tensor, shapes map[strin
 	return nil
 }
 
+// checkDataChecksum compares the data section with the checksum in the
+// metadata, if any, reporting whether there was one.
+func checkDataChecksum(meta map[string]string, section []byte) (bool, error) {
+	want, ok := meta[DataChecksumKey]
+	if !ok {
+		return false, nil
+	}
+	delete(meta, DataChecksumKey)
+	got := sha256.Sum256(section)
+	if want != hex.EncodeToString(got[:]) {
+		return false, fmt.Errorf("safetensors: the tensor data do not match the checksum in the header (%s %s): the file is damaged or was edited", DataChecksumKey, QuoteInput(want))
+	}
+	return true, nil
+}
+
+// QuoteMax is the most characters of offending input an error message
+// quotes: enough to recognise it, never a whole 100 MB header.
+const QuoteMax = 80
+
+// QuoteInput quotes s for an error message, cut to its first QuoteMax
+// characters with the full length said when longer.
+func QuoteInput(s string) string {
+	n := 0
+	for i := range s { // by rune, without converting a huge s
+		if n == QuoteMax {
+			return fmt.Sprintf("%q… (%d bytes)", s[:i], len(s))
+		}
+		n++
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// shapeString prints a shape for an error message, its first dimensions
+// only when there are many.
+func shapeString(shape []int) string {
+	const most = 8
+	if len(shape) > most {
+		return strings.TrimSuffix(fmt.Sprint(shape[:most]), "]") + fmt.Sprintf(" … (%d dimensions)]", len(shape))
+	}
+	return fmt.Sprint(shape)
+}
+
 // elementCount is the product of shape, failing on negative dimensions or
 // when the product of the non-zero dimensions overflows int (so that any
 // partial product, such as the row count, fits as well).
@@ -176,11 +251,11 @@ func elementCount(shape []int) (int, error) {
 	for _, d := range shape {
 		switch {
 		case d < 0:
-			return 0, fmt.Errorf("negative dimension %d in shape %v", d, shape)
+			return 0, fmt.Errorf("negative dimension %d in shape %s", d, shapeString(shape))
 		case d == 0:
 			zero = true
 		case n > math.MaxInt/d:
-			return 0, fmt.Errorf("shape %v overflows", shape)
+			return 0, fmt.Errorf("shape %s overflows", shapeString(shape))
 		default:
 			n *= d
 		}
@@ -247,35 +322,35 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	for _, name := range names {
 		var e tensorEntry
 		if err := json.Unmarshal(entries[name], &e); err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
+			return nil, fmt.Errorf("safetensors: tensor %s: %w", QuoteInput(name), err)
 		}
 		if e.DType == nil || e.Shape == nil || e.Offsets == nil {
-			return nil, fmt.Errorf("safetensors: tensor %q: missing dtype, shape or data_offsets", name)
+			return nil, fmt.Errorf("safetensors: tensor %s: missing dtype, shape or data_offsets", QuoteInput(name))
 		}
 		dtype := DType(*e.DType)
 		size := dtype.size()
 		if size == 0 {
-			return nil, fmt.Errorf("safetensors: tensor %q: unsupported dtype %q", name, *e.DType)
+			return nil, fmt.Errorf("safetensors: tensor %s: unsupported dtype %s", QuoteInput(name), QuoteInput(*e.DType))
 		}
 		shape := *e.Shape
 		count, err := elementCount(shape)
 		if err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
+			return nil, fmt.Errorf("safetensors: tensor %s: %w", QuoteInput(name), err)
 		}
 		if len(*e.Offsets) != 2 {
-			return nil, fmt.Errorf("safetensors: tensor %q: data_offsets has %d entries, want 2", name, len(*e.Offsets))
+			return nil, fmt.Errorf("safetensors: tensor %s: data_offsets has %d entries, want 2", QuoteInput(name), len(*e.Offsets))
 		}
 		begin, end := (*e.Offsets)[0], (*e.Offsets)[1]
 		switch {
 		case begin < 0 || end < 0:
-			return nil, fmt.Errorf("safetensors: tensor %q: negative data_offsets [%d, %d]", name, begin, end)
+			return nil, fmt.Errorf("safetensors: tensor %s: negative data_offsets [%d, %d]", QuoteInput(name), begin, end)
 		case begin > end:
-			return nil, fmt.Errorf("safetensors: tensor %q: data_offsets begin %d > end %d", name, begin, end)
+			return nil, fmt.Errorf("safetensors: tensor %s: data_offsets begin %d > end %d", QuoteInput(name), begin, end)
 		case end > len(section):
-			return nil, fmt.Errorf("safetensors: tensor %q: data_offsets [%d, %d] outside the %d-byte data section", name, begin, end, len(section))
+			return nil, fmt.Errorf("safetensors: tensor %s: data_offsets [%d, %d] outside the %d-byte data section", QuoteInput(name), begin, end, len(section))
 		case (end-begin)%size != 0 || (end-begin)/size != count:
 			// Division, not count*size, so a huge count cannot overflow.
-			return nil, fmt.Errorf("safetensors: tensor %q: shape %v of %s needs %d elements but data_offsets span %d bytes", name, shape, dtype, count, end-begin)
+			return nil, fmt.Errorf("safetensors: tensor %s: shape %s of %s needs %d elements but data_offsets span %d bytes", QuoteInput(name), shapeString(shape), dtype, count, end-begin)
 		}
 		spans = append(spans, span{name, begin, end})
 
@@ -307,17 +382,38 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	pos, prev := 0, ""
 	for _, s := range spans {
 		if s.begin < pos {
-			return nil, fmt.Errorf("safetensors: tensor %q overlaps tensor %q", s.name, prev)
+			return nil, fmt.Errorf("safetensors: tensor %s overlaps tensor %s", QuoteInput(s.name), QuoteInput(prev))
 		}
 		if s.begin > pos {
-			return nil, fmt.Errorf("safetensors: bytes [%d, %d) before tensor %q belong to no tensor; safetensors requires the buffer to be fully indexed", pos, s.begin, s.name)
+			return nil, &UnindexedError{Begin: pos, End: s.begin, Section: len(section), File: f}
 		}
 		pos, prev = s.end, s.name
 	}
 	if pos != len(section) {
-		return nil, fmt.Errorf("safetensors: %d trailing bytes of the data section belong to no tensor; safetensors requires the buffer to be fully indexed", len(section)-pos)
+		return nil, &UnindexedError{Begin: pos, End: len(section), Section: len(section), File: f}
+	}
+	// Last, once the layout is known good, so that a truncated or
+	// misindexed file is named as such, not only as damaged.
+	if f.Checksummed, err = checkDataChecksum(f.Metadata, section); err != nil {
+		return nil, err
 	}
 	return f, nil
+}
+
+// UnindexedError reports bytes of the data section that no header entry
+// covers, which safetensors forbids: most often a tensor whose entry was
+// removed from the header. File is everything else the file decoded to,
+// so that a caller who knows which tensors to expect can name the
+// missing one.
+type UnindexedError struct {
+	Begin, End int // the bytes, relative to the data section
+	Section    int // the data section's length
+	File       *File
+}
+
+func (e *UnindexedError) Error() string {
+	return fmt.Sprintf("safetensors: bytes [%d, %d) of the %d-byte data section belong to no tensor in the header (a tensor's entry is missing?); safetensors requires every byte to belong to one",
+		e.Begin, e.End, e.Section)
 }
 
 // headerEntries splits the header's top-level JSON object into raw values,
@@ -345,14 +441,14 @@ func headerEntries(header []byte) (entries map[string]json.RawMessage, err error
 			return nil, fmt.Errorf("object key %v is not a string", tok)
 		}
 		if _, dup := entries[key]; dup {
-			return nil, fmt.Errorf("duplicate key %q", key)
+			return nil, fmt.Errorf("duplicate key %s", QuoteInput(key))
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, fmt.Errorf("key %q: %w", key, err)
+			return nil, fmt.Errorf("key %s: %w", QuoteInput(key), err)
 		}
 		entries[key] = raw
 	}

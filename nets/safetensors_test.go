@@ -2,7 +2,9 @@ package nets_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"math"
@@ -123,7 +125,9 @@ func TestSafetensorsLayout(t *testing.T) {
 	data := encode(t, tensors, nil, nil, nets.F32)
 	n := binary.LittleEndian.Uint64(data)
 	header := string(data[8 : 8+n])
-	want := `{"a":{"dtype":"F32","shape":[1,3],"data_offsets":[0,12]},"b":{"dtype":"F32","shape":[2,2],"data_offsets":[12,28]}}`
+	zeros := sha256.Sum256(make([]byte, 28))
+	want := `{"__metadata__":{"data_sha256":"` + hex.EncodeToString(zeros[:]) + `"},` +
+		`"a":{"dtype":"F32","shape":[1,3],"data_offsets":[0,12]},"b":{"dtype":"F32","shape":[2,2],"data_offsets":[12,28]}}`
 	if strings.TrimRight(header, " ") != want {
 		t.Errorf("header %q, want %q", header, want)
 	}
@@ -209,8 +213,8 @@ func TestDecodeSafetensorsRejects(t *testing.T) {
 		{"out of range", craft(one(entry("w", "F64", "[2]", "[0,16]")), f64s(1)), `"w"|outside`},
 		{"huge offsets", craft(one(entry("w", "F64", "[1099511627776]", "[0,8796093022208]")), f64s(1)), `"w"|outside`},
 		{"overlap", craft("{"+entry("a", "F64", "[2]", "[0,16]")+","+entry("b", "F64", "[1]", "[8,16]")+"}", f64s(1, 2)), `"b"|overlaps`},
-		{"gap", craft(one(entry("w", "F64", "[1]", "[8,16]")), f64s(1, 2)), `"w"|fully indexed`},
-		{"trailing bytes", craft(one(entry("w", "F64", "[1]", "[0,8]")), f64s(1, 2)), "fully indexed"},
+		{"gap", craft(one(entry("w", "F64", "[1]", "[8,16]")), f64s(1, 2)), "bytes [0, 8) of the 16-byte data section belong to no tensor"},
+		{"trailing bytes", craft(one(entry("w", "F64", "[1]", "[0,8]")), f64s(1, 2)), "belong to no tensor in the header"},
 		{"duplicate key", craft("{"+entry("w", "F64", "[1]", "[0,8]")+","+entry("w", "F64", "[1]", "[0,8]")+"}", f64s(1)), `"w"|duplicate`},
 		{"metadata number", craft(`{"__metadata__":{"k":1}}`, nil), "__metadata__"},
 		{"metadata string", craft(`{"__metadata__":"k"}`, nil), "__metadata__"},
@@ -304,9 +308,26 @@ func FuzzDecodeSafetensors(f *testing.F) {
 	f.Add(craft(`{"w":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}}`, []byte{0, 0}))
 	f.Add(craft(`{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, f64s(1, 2)))
 	f.Add(craft(`{"w":{"dtype":"F32","shape":[3,0,5],"data_offsets":[0,0]}}`, nil))
+	// Issue 19's malformed headers: a tensor's entry removed (its bytes
+	// stay), a flipped data bit, a wrong or bogus checksum, huge names
+	// and shapes, a future format version.
+	f.Add(craft(`{"b":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, f64s(1, 2)))
+	flipped := slices.Clone(valid64)
+	flipped[len(flipped)-1] ^= 1
+	f.Add(flipped)
+	f.Add(craft(`{"__metadata__":{"data_sha256":"00"},"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"__metadata__":{"data_sha256":7},"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"`+strings.Repeat("n", 300)+`":{"dtype":"`+strings.Repeat("F", 300)+`","shape":[1],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"w":{"dtype":"F64","shape":[`+strings.Repeat("1,", 500)+`1],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"w":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,8]}}`, f64s(1)))
+	f.Add(craft(`{"__metadata__":{"format":"apic-checkpoint","format_version":"2"},"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},"w":{"dtype":"F64","shape":[1],"data_offsets":[0,8]}}`, f64s(1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := nets.DecodeSafetensors(data)
 		if err != nil {
+			// Errors quote at most QuoteMax characters of the input.
+			if n := len(err.Error()); n > 1000 {
+				t.Fatalf("a %d-byte error message: %.200s…", n, err)
+			}
 			return
 		}
 		// F64 holds every decoded value exactly, whatever the stored dtype;
@@ -323,6 +344,9 @@ func FuzzDecodeSafetensors(f *testing.F) {
 			again, err := nets.DecodeSafetensors(buf.Bytes())
 			if err != nil {
 				t.Fatalf("decode re-encoded %s: %v", dtype, err)
+			}
+			if !again.Checksummed {
+				t.Fatalf("%s: the re-encoded file carries no data checksum", dtype)
 			}
 			if len(again.Tensors) != len(file.Tensors) || len(again.Metadata) != len(file.Metadata) {
 				t.Fatalf("%s: %d tensors, %d metadata after round trip, want %d, %d",
@@ -375,4 +399,43 @@ func ExampleEncodeSafetensors() {
 	// layer.bias F32 [3] [1, 3] [0.5 -0.5 0]
 	// layer.weight F32 [2 3] [2, 3] [1 2 3 4 5 6]
 	// example
+}
+
+// TestSafetensorsDataChecksum: the header carries the data section's
+// SHA-256, so a flipped bit anywhere in the data is refused with a clear
+// message (issue 19: bit flips loaded silently); a file without the
+// checksum (written before it existed) still decodes, and says so.
+func TestSafetensorsDataChecksum(t *testing.T) {
+	tensors, shapes, meta := sampleTensors()
+	good := encode(t, tensors, shapes, meta, nets.F64)
+	f, err := nets.DecodeSafetensors(good)
+	if err != nil || !f.Checksummed {
+		t.Fatalf("good file: checksummed %v, %v", f != nil && f.Checksummed, err)
+	}
+	if _, ok := f.Metadata[nets.DataChecksumKey]; ok {
+		t.Error("the checksum entry is left in the decoded metadata")
+	}
+	n := int(binary.LittleEndian.Uint64(good))
+	for _, at := range []int{8 + n, 8 + n + 17, len(good) - 1} {
+		for _, bit := range []byte{0x01, 0x80} {
+			bad := slices.Clone(good)
+			bad[at] ^= bit
+			_, err := nets.DecodeSafetensors(bad)
+			if err == nil || !strings.Contains(err.Error(), "do not match the checksum") {
+				t.Errorf("bit %#x of byte %d flipped: error %v", bit, at, err)
+			}
+		}
+	}
+	// The same tensors in a file of the old form: no checksum entry.
+	var legacy bytes.Buffer
+	legacy.WriteString(`{"w":{"dtype":"F64","shape":[2],"data_offsets":[0,16]}}`)
+	old := craft(legacy.String(), f64s(1, 2))
+	if f, err := nets.DecodeSafetensors(old); err != nil || f.Checksummed || f.Tensors["w"].Data[1] != 2 {
+		t.Errorf("a file without a checksum: %v", err)
+	}
+	// A checksum that is not one is refused, quoted short.
+	bogus := craft(`{"__metadata__":{"data_sha256":"`+strings.Repeat("z", 1000)+`"},"w":{"dtype":"F64","shape":[2],"data_offsets":[0,16]}}`, f64s(1, 2))
+	if _, err := nets.DecodeSafetensors(bogus); err == nil || len(err.Error()) > 300 {
+		t.Errorf("a bogus checksum: %v", err)
+	}
 }

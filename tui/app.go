@@ -949,7 +949,10 @@ func (m Model) startSave() (tea.Model, tea.Cmd) {
 func suggestPath(dir string, k entryKey) string {
 	for n := 1; ; n++ {
 		p := filepath.Join(dir, fmt.Sprintf("apic-%s-%s-%d.safetensors", k.system, k.backbone, n))
-		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		// Any error ends the search: a directory that cannot be read
+		// (no permission) would otherwise never show a free name; the
+		// save then reports the cause.
+		if _, err := os.Stat(p); err != nil {
 			return p
 		}
 	}
@@ -986,11 +989,27 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 }
 
 // saveCmd writes e's model to a new file, refusing to overwrite anything
-// (an embedded checkpoint included); the write is atomic.
+// (an embedded checkpoint included); the write is atomic. A path without
+// an extension gets .safetensors; an existing directory (or a path
+// ending in a separator) is where the file goes, under the first free
+// apic-SYSTEM-BACKBONE-N.safetensors name, rather than beside it as
+// DIR.safetensors.
 func saveCmd(path string, e *entry) tea.Cmd {
 	model, info := e.model, e.info
+	key := entryKey{model.Config.Arch.System, string(model.Config.Arch.Backbone)}
 	return func() tea.Msg {
-		if filepath.Ext(path) == "" {
+		st, err := os.Stat(path)
+		switch {
+		case err == nil && st.IsDir():
+			path = suggestPath(path, key)
+		case strings.HasSuffix(path, string(filepath.Separator)):
+			// A directory meant, which Stat failed to find as one (the
+			// kernel refuses "file/" as not a directory).
+			if err == nil {
+				err = fmt.Errorf("%s is not a directory", path)
+			}
+			return savedMsg{path: path, err: err}
+		case filepath.Ext(path) == "":
 			path += ".safetensors"
 		}
 		if _, err := os.Stat(path); err == nil {
@@ -998,7 +1017,7 @@ func saveCmd(path string, e *entry) tea.Cmd {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return savedMsg{path: path, err: err}
 		}
-		err := core.SaveCheckpoint(path, model, info, nets.F64)
+		err = core.SaveCheckpoint(path, model, info, nets.F64)
 		if abs, aerr := filepath.Abs(path); aerr == nil {
 			path = abs
 		}

@@ -637,3 +637,50 @@ func TestCheckpointOptionTakesEmbeddedNames(t *testing.T) {
 		t.Errorf("unknown embedded name: %v, want an error listing the shipped files", err)
 	}
 }
+
+// TestSaveIntoDirectory: a save path that is an existing directory saves
+// inside it under the suggested name, never beside it as
+// DIR.safetensors; a path ending in a separator that is no directory
+// says so.
+func TestSaveIntoDirectory(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	dir := filepath.Join(t.TempDir(), "x")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, typed := range []string{dir, dir + string(filepath.Separator)} {
+		m, _ = press(t, m, "s", "ctrl+u")
+		m = typeText(t, m, typed)
+		m, _ = press(t, m, "enter")
+		if m.msgKind != msgInfo || !strings.Contains(m.msg, filepath.Join(dir, "apic-spring-lnp-")) {
+			t.Errorf("saving to %s: %q", typed, m.msg)
+		}
+	}
+	if _, err := os.Stat(dir + ".safetensors"); err == nil {
+		t.Error("the save wrote DIR.safetensors beside the directory")
+	}
+	if names := dirNamesOf(t, dir); len(names) != 2 {
+		t.Errorf("the directory holds %v, want two saved files", names)
+	}
+	m, _ = press(t, m, "s", "ctrl+u")
+	missing := filepath.Join(dir, "nosuch") + string(filepath.Separator)
+	m = typeText(t, m, missing)
+	m, _ = press(t, m, "enter")
+	if want := "save failed: directory " + filepath.Join(dir, "nosuch") + " does not exist"; m.msg != want {
+		t.Errorf("saving into a missing directory %s: %q, want %q", missing, m.msg, want)
+	}
+}
+
+// dirNamesOf lists the names in dir.
+func dirNamesOf(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -376,5 +377,58 @@ func TestPromptPasteClearsMatches(t *testing.T) {
 	p = p.paste("pt\r\n")
 	if string(p.value) != "ckpt" || p.matches != nil {
 		t.Errorf("after paste: value %q, matches %v", string(p.value), p.matches)
+	}
+}
+
+// TestPromptWideAndCombiningCharacters: the prompt line cuts a long value
+// by display width, so wide (two-cell) and combining (zero-cell)
+// characters neither panic nor overrun the line, for both prompts and
+// at every width; the end of the value, where the cursor is, stays shown.
+func TestPromptWideAndCombiningCharacters(t *testing.T) {
+	values := []string{
+		"~/データモデル漢字漢字漢",
+		strings.Repeat("漢", 16),
+		strings.Repeat("漢", 200),
+		"~/e\u0301e\u0301e\u0301" + strings.Repeat("a\u0308", 60) + "漢.safetensors",
+		strings.Repeat("x漢\u0301", 50),
+		"👩‍👩‍👧" + strings.Repeat("データ", 30),
+	}
+	for _, kind := range []promptKind{promptOpen, promptSave} {
+		for _, v := range values {
+			for _, w := range []int{1, 8, 10, 20, 33, 40, 59, 80, 81, 120, 200} {
+				p := newPrompt(kind, v, "")
+				line := p.view(w, plainTheme)
+				if got := ansi.StringWidth(line); got != w {
+					t.Errorf("kind %d, width %d, value %q: line is %d cells: %q", kind, w, v, got, line)
+				}
+				if w >= 80 && !strings.Contains(line, "█") {
+					t.Errorf("kind %d, width %d: the cursor is cut off: %q", kind, w, line)
+				}
+				last := []rune(v)
+				if w >= 80 && !strings.Contains(line, string(last[len(last)-1])+"█") {
+					t.Errorf("kind %d, width %d: the end of the value is not shown: %q", kind, w, line)
+				}
+			}
+		}
+	}
+}
+
+// TestPromptTypesWideCharacters types the reproduction into the
+// explorer's open and save prompts and renders every frame.
+func TestPromptTypesWideCharacters(t *testing.T) {
+	for _, key := range []string{"o", "s"} {
+		for _, w := range []int{40, 80, 100} {
+			m := newTest(t, "spring", w, 24)
+			m, _ = press(t, m, key, "ctrl+u")
+			for _, r := range "~/データモデル漢字漢字漢" + strings.Repeat("漢", 16) {
+				m = typeText(t, m, string(r))
+				_ = m.render()
+			}
+			m = send(t, m, tea.PasteMsg{Content: "a\u0301\x1b[31m漢\n"})
+			if got := string(m.prompt.value); strings.ContainsRune(got, 0x1b) {
+				t.Errorf("a pasted escape character reached the prompt: %q", got)
+			}
+			_ = m.render()
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -64,10 +65,17 @@ func (p prompt) edit(k tea.KeyPressMsg) prompt {
 }
 
 // paste appends pasted text (without a trailing line break) to the
-// value; like any edit, it clears the matches of the last tab.
+// value; like any edit, it clears the matches of the last tab. Control
+// characters (a line break inside, an escape sequence) are dropped: a
+// path has none, and printed on the prompt line they would move the
+// cursor or restyle the terminal.
 func (p prompt) paste(text string) prompt {
 	p.matches = nil
-	p.value = append(p.value, []rune(strings.TrimRight(text, "\r\n"))...)
+	for _, r := range strings.TrimRight(text, "\r\n") {
+		if !unicode.IsControl(r) {
+			p.value = append(p.value, r)
+		}
+	}
 	return p
 }
 
@@ -98,14 +106,36 @@ func (p prompt) view(w int, t theme) string {
 	room := max(8, w-ansi.StringWidth(label)-ansi.StringWidth(hint)-1)
 	v := string(p.value)
 	if ansi.StringWidth(v) > room-1 {
-		r := []rune(v)
-		v = "…" + string(r[len(r)-(room-2):])
+		// Cut by display width, whole grapheme clusters only: a wide
+		// character takes two cells and a combining mark none, so a cut
+		// by rune count would overrun the line or slice out of range.
+		v = "…" + tailOfWidth(v, room-2)
 	}
 	body := v + "█"
 	if len(p.value) == 0 && p.placeholder != "" {
 		body = "█" + t.paint(t.dim, p.placeholder)
 	}
 	return padRight(t.paint(t.accent, label)+body+t.paint(t.label, hint), w)
+}
+
+// tailOfWidth is the longest end of s, in whole grapheme clusters, that
+// takes at most w cells.
+func tailOfWidth(s string, w int) string {
+	var starts, widths []int
+	for i := 0; i < len(s); {
+		cluster, cw := ansi.FirstGraphemeCluster(s[i:], ansi.GraphemeWidth)
+		if cluster == "" { // never for valid input; guards the loop
+			break
+		}
+		starts, widths = append(starts, i), append(widths, cw)
+		i += len(cluster)
+	}
+	cut, used := len(s), 0
+	for k := len(starts) - 1; k >= 0 && used+widths[k] <= w; k-- {
+		used += widths[k]
+		cut = starts[k]
+	}
+	return s[cut:]
 }
 
 // complete extends a path to the longest common prefix of the matching

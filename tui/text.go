@@ -16,9 +16,13 @@ import (
 // padRight pads (or truncates) s to exactly w cells.
 func padRight(s string, w int) string {
 	sw := ansi.StringWidth(s)
+	if sw > w {
+		// A wide character that would straddle the edge is dropped
+		// whole, so the cut may leave a cell to pad.
+		s = ansi.Truncate(s, w, "")
+		sw = ansi.StringWidth(s)
+	}
 	switch {
-	case sw > w:
-		return ansi.Truncate(s, w, "")
 	case sw < w:
 		return s + strings.Repeat(" ", w-sw)
 	}

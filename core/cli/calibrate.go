@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"apic/core"
+	"apic/nets"
 	"apic/sims"
 )
 
@@ -66,7 +67,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	data := fs.String("data", "", "observation CSV `file`; '-' reads stdin")
 	u0Text := fs.String("u0", "", "side information as comma-separated values (lv: x0,y0)")
 	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff)")
-	samples := fs.Int("samples", 32, "Monte-Carlo latent samples")
+	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	seed := fs.Uint64("seed", 1, "seed of the latent samples")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots")
 	pngPath := fs.String("png", "", "also write a figure to this PNG `file`")
@@ -76,10 +77,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if *data == "" {
 		return UsageError("--data FILE is required (a CSV of observations; '-' reads stdin)")
 	}
-	if *samples < 1 {
-		return UsageError("--samples must be ≥ 1, got %d", *samples)
-	}
-	if err := checkSamples(*samples); err != nil {
+	if err := checkLimit(core.LimitSamples, *samples); err != nil {
 		return err
 	}
 	if *pngPath != "" {
@@ -114,7 +112,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	// the checkpoint says) may take long.
 	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: -1})
 	if err == nil {
-		err = checkPredictionFinite(preds[0])
+		err = checkPredictionFinite(preds[0], sys)
 	}
 	if err != nil {
 		return blameData(err, sys, obs, side, dataName)
@@ -150,6 +148,14 @@ func checkOutputPath(flag, path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return UsageError("--%s %s is a directory", flag, path)
 	}
+	// The save replaces only a regular file: a device, a named pipe or
+	// a socket is refused now, before the work, and a link is followed
+	// to the file the save will write.
+	target, err := nets.AtomicTarget(path)
+	if err != nil {
+		return UsageError("--%s: %v", flag, err)
+	}
+	dir = filepath.Dir(target)
 	// An existing directory may still refuse the file (read-only, no
 	// permission, a full disk), which would otherwise be found only
 	// after the work, when saving: create a file there, with one byte
@@ -229,9 +235,14 @@ func blameData(err error, sys sims.System, obs sims.Context, side []float64, dat
 }
 
 // checkPredictionFinite fails on non-finite model output, which JSON
-// cannot carry (side information far outside anything sensible can make
-// the simulator blow up).
-func checkPredictionFinite(p core.Prediction) error {
+// cannot carry: side information far outside anything sensible can make
+// the simulator blow up, and extreme weights the network. Only a system
+// with side information is told to check it.
+func checkPredictionFinite(p core.Prediction, sys sims.System) error {
+	suspect := "the checkpoint's weights far outside what training gives? a damaged or edited file?"
+	if sys.Side().Len > 0 {
+		suspect = "side information far outside the prior, or the checkpoint's weights far outside what training gives?"
+	}
 	for _, s := range []struct {
 		name   string
 		values []float64
@@ -239,7 +250,7 @@ func checkPredictionFinite(p core.Prediction) error {
 		{"discrepancy", p.DeltaMean}, {"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}} {
 		for _, v := range s.values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("the model's %s has non-finite values (side information far outside the prior?)", s.name)
+				return fmt.Errorf("the model's %s has non-finite values (%s)", s.name, suspect)
 			}
 		}
 	}

@@ -54,9 +54,9 @@ func TestEvalErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", "--system", "spring", "--tasks", "0"}, "--tasks must be ≥ 1, got 0"},
-		{[]string{"eval", "--system", "spring", "--tasks", "1", "--refine", "1001"}, "--refine must be at most 1000, got 1001"},
-		{[]string{"eval", "--system", "advdiff", "--tasks", "100000"}, "--tasks must be at most 2000 (every realization is held in memory), got 100000"},
+		{[]string{"eval", "--system", "spring", "--tasks", "0"}, "--tasks must be between 1 and 2000 (every realization is held in memory), got 0"},
+		{[]string{"eval", "--system", "spring", "--tasks", "1", "--refine", "1001"}, "--refine must be between 0 and 1000 (refinement converges in a few steps; more would run for hours), got 1001"},
+		{[]string{"eval", "--system", "advdiff", "--tasks", "100000"}, "--tasks must be between 1 and 2000 (every realization is held in memory), got 100000"},
 		{[]string{"eval", "--system", "spring", "--noise", "-1"}, "--noise must be finite and ≥ 0, got -1"},
 		{[]string{"eval", "--system", "spring", "--z-theta-prior", "-2"}, "--z-theta-prior"},
 		{[]string{"eval", "--system", "nosuch"}, "nosuch"},
@@ -67,7 +67,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--system", "spring", "--noise", "nan"}, "--noise must be finite"},
 		{[]string{"eval", "--system", "spring", "--noise", "+Inf"}, "--noise must be finite"},
 		{[]string{"eval", "--system", "spring", "--refine", "-3"}, "--refine must be ≥ 0, or -1"},
-		{[]string{"eval", "--system", "spring", "--samples", "100000000"}, "--samples must be at most 10000"},
+		{[]string{"eval", "--system", "spring", "--samples", "100000000"}, "--samples must be between 1 and 10000"},
 		{[]string{"eval", "--checkpoint", "../../checkpoints/spring-lnp.safetensors", "--backbone", "cnp"}, "--backbone cnp disagrees"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)

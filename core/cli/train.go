@@ -70,7 +70,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's)")
 	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
-	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations (0: fresh every step)")
+	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations held in memory, at most "+trajectoryBounds()+" (0: fresh every step)")
 	fs.StringVar(&f.contextRange, "context-range", "", "training context sizes MIN:MAX, drawn uniformly (default: the system's range)")
 	fs.IntVar(&f.hidden, "hidden", 0, "encoder width (default: the system's)")
 	fs.IntVar(&f.layers, "layers", 0, "encoder hidden layers (default 2)")
@@ -81,7 +81,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.basis, "basis", 0, "f_ψ as J learned basis functions of the query state with coefficients from the latents (0: one MLP on state and latents); needs one f_ψ value per query state (not advdiff's reaction rate, not lv's additive forms), and anp then drops its target attention")
 	fs.IntVar(&f.heads, "heads", 0, "attention heads for anp (default 4)")
 	fs.IntVar(&f.valEvery, "val-every", -1, "stage 2 steps between validations; the last step always validates when > 0 (0: no validation; default 500)")
-	fs.IntVar(&f.valTasks, "val-tasks", 0, "validation realizations (default 32)")
+	fs.IntVar(&f.valTasks, "val-tasks", 0, fmt.Sprintf("validation realizations, at most %d (default 32)", core.LimitValTasks.Max))
 	fs.Float64Var(&f.lr, "lr", 5e-4, "Adam learning rate")
 	fs.Float64Var(&f.lrFinal, "lr-final", 0, "cosine-decay the learning rate to this value in each stage (0: constant)")
 	fs.Float64Var(&f.lambdaTheta, "lambda-theta", 1, "weight λθ of the supervised θ loss in stage 2")
@@ -89,11 +89,11 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to training contexts and targets")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
-	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, "after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations (0: off)")
+	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off)", core.LimitRecalTasks.Max))
 	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
-	fs.IntVar(&f.refine, "refine", -1, "refinement steps (at most 1000) stored as the model's inference default (-1: keep the default)")
+	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("refinement steps (at most %d) stored as the model's inference default (-1: keep the default)", core.LimitRefine.Max))
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -274,7 +274,7 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 			return UsageError("--%s must be ≥ %d, got %d", name, least, v)
 		}
 	}
-	if err := checkRefine(f.refine); err != nil {
+	if err := f.checkLimits(); err != nil {
 		return err
 	}
 	// core.Config.Validate refuses the same rates; checked here first
@@ -301,6 +301,38 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 		return checkOutputPath("out", f.out)
 	}
 	return nil
+}
+
+// trajectoryBounds lists --trajectories' bound per system, for --help.
+func trajectoryBounds() string {
+	var parts []string
+	for _, name := range sims.Names() {
+		sys, _ := sims.Lookup(name)
+		parts = append(parts, fmt.Sprintf("%d for %s", core.TrajectoriesLimit(sys).Max, name))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkLimits refuses, before anything is drawn or trained, counts above
+// the limits that keep what they size in memory: --val-tasks and
+// --recalibrate realizations, the --trajectories training set (whose
+// bound depends on the system's realization size), --refine steps.
+func (f *trainFlags) checkLimits() error {
+	if err := checkRefine(f.refine); err != nil {
+		return err
+	}
+	if err := checkLimit(core.LimitValTasks, f.valTasks); err != nil {
+		return err
+	}
+	if err := checkLimit(core.LimitRecalTasks, f.recalibrate); err != nil {
+		return err
+	}
+	// Without --system (--init), the checkpoint's system is checked by
+	// core.Config.Validate once the file is read.
+	if sys, err := sims.Lookup(f.system); err == nil {
+		return checkLimit(core.TrajectoriesLimit(sys), f.trajectories)
+	}
+	return checkLimit(core.LimitTrajectories, f.trajectories)
 }
 
 // config turns the flags into a validated configuration, starting from

@@ -112,7 +112,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--batch", "-1", "--out", filepath.Join(dir, "x")}, "--batch must be ≥ 1"},
 		{[]string{"train", "--system", "spring", "--hidden", "0", "--out", filepath.Join(dir, "x")}, "--hidden must be ≥ 1, got 0"},
 		{[]string{"train", "--system", "spring", "--refine", "-3", "--out", filepath.Join(dir, "x")}, "--refine must be ≥ -1"},
-		{[]string{"train", "--system", "spring", "--refine", "1001", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--refine must be at most 1000, got 1001"},
+		{[]string{"train", "--system", "spring", "--refine", "1001", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--refine must be between 0 and 1000 (refinement converges in a few steps; more would run for hours), got 1001"},
 		{[]string{"train", "--system", "spring", "--noise", "nan", "--out", filepath.Join(dir, "x")}, "noise"},
 		{[]string{"train", "--system", "spring", "--out", filepath.Join(dir, "nosuchdir", "x")}, "--out"},
 		{[]string{"train", "--system", "spring", "--out", dir}, "is a directory"},

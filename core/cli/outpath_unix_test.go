@@ -1,0 +1,72 @@
+//go:build unix
+
+package cli
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestOutputsRefuseSpecialFiles: train --out and calibrate --png refuse a
+// named pipe, a character device and a link to one before any work,
+// leaving them as they were (issue 19: train --out on a copy of /dev/null
+// exited 0 and left a regular file).
+func TestOutputsRefuseSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]string{fifo: "is a named pipe (FIFO), not a regular file", link: "which is a named pipe (FIFO)"}
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err == nil {
+		targets[null] = "is a character device, not a regular file"
+	} else {
+		t.Logf("no character device test: mknod: %v", err)
+	}
+	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
+	obs := goodObservations(t, dir)["spring"]
+	for path, want := range targets {
+		before, _ := os.Lstat(path)
+		for _, args := range [][]string{
+			{"train", "--system", "spring", "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--out", path},
+			append([]string{"calibrate", "--checkpoint", ckpt, "--png", path}, obs...),
+		} {
+			code, _, stderr := runCLI(t, args...)
+			if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, path) {
+				t.Errorf("%s to %s: exit %d, stderr %q, want exit 2 and %q", args[0], path, code, stderr, want)
+			}
+			if after, err := os.Lstat(path); err != nil || after.Mode() != before.Mode() {
+				t.Errorf("%s to %s: was %v, now %v (%v)", args[0], path, before.Mode(), after, err)
+			}
+		}
+	}
+}
+
+// TestTrainOutFollowsSymlink: --out naming a link to a checkpoint writes
+// the file the link names and keeps the link.
+func TestTrainOutFollowsSymlink(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	target := filepath.Join(other, "real.safetensors")
+	link := filepath.Join(dir, "link.safetensors")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", link)...); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, stderr)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("--out link is no longer a link: %v, %v", st, err)
+	}
+	if code, _, stderr := runCLI(t, "inspect", target); code != 0 {
+		t.Errorf("the link's target is not a checkpoint: %s", stderr)
+	}
+}

@@ -1,0 +1,124 @@
+//go:build unix
+
+package nets_test
+
+import (
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"apic/nets"
+)
+
+// TestWriteFileAtomicRefusesSpecialFiles: the save never puts a regular
+// file in place of a directory, a device, a named pipe or a socket, nor
+// of a link to one (issue 19: train --out on a copy of /dev/null left a
+// regular file), and refuses before write runs.
+func TestWriteFileAtomicRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	linkToFifo := filepath.Join(dir, "link-to-fifo")
+	if err := os.Symlink("fifo", linkToFifo); err != nil {
+		t.Fatal(err)
+	}
+	loop := filepath.Join(dir, "loop")
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]string{
+		fifo:       "is a named pipe (FIFO), not a regular file",
+		sub:        "is a directory, not a regular file",
+		sock:       "is a socket, not a regular file",
+		linkToFifo: "links to " + fifo + ", which is a named pipe (FIFO)",
+		loop:       "symbolic links",
+	}
+	// A character device, like /dev/null, where this user may make one.
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err == nil {
+		cases[null] = "is a character device, not a regular file"
+	} else {
+		t.Logf("no character device test: mknod: %v", err)
+	}
+	for path, want := range cases {
+		before, _ := os.Lstat(path)
+		called := false
+		err := nets.WriteFileAtomic(path, func(w io.Writer) error { called = true; return nil })
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: error %v, want one naming it and %q", path, err, want)
+		}
+		if called {
+			t.Errorf("%s: the data was produced before the refusal", path)
+		}
+		if after, _ := os.Lstat(path); after == nil || after.Mode() != before.Mode() {
+			t.Errorf("%s: was %v, now %v", path, before.Mode(), after)
+		}
+	}
+	for _, name := range dirNames(t, dir) {
+		if strings.Contains(name, ".tmp-") {
+			t.Errorf("temporary file %s left behind", name)
+		}
+	}
+}
+
+// TestWriteFileAtomicFollowsSymlinks: a link to a regular file, or a
+// dangling one, is followed: the file it names gets the data and the
+// link stays a link.
+func TestWriteFileAtomicFollowsSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	other := t.TempDir()
+	target := filepath.Join(other, "real.bin")
+	if err := os.WriteFile(target, []byte("old"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.bin")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	// A relative link to a relative link, resolved from each link's
+	// directory.
+	link2 := filepath.Join(dir, "link2.bin")
+	if err := os.Symlink("link.bin", link2); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "dangling.bin")
+	fresh := filepath.Join(other, "fresh.bin")
+	if err := os.Symlink(fresh, dangling); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ link, target, content string }{
+		{link, target, "via the link"},
+		{link2, target, "via two links"},
+		{dangling, fresh, "through a dangling link"},
+	} {
+		if err := nets.WriteFileAtomic(tc.link, writeString(tc.content)); err != nil {
+			t.Fatalf("%s: %v", tc.link, err)
+		}
+		if st, err := os.Lstat(tc.link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symbolic link (%v, %v)", tc.link, st, err)
+		}
+		if got, err := os.ReadFile(tc.target); err != nil || string(got) != tc.content {
+			t.Errorf("%s holds %q (%v), want %q", tc.target, got, err, tc.content)
+		}
+	}
+	if st, err := os.Stat(target); err != nil || st.Mode().Perm() != 0o640 {
+		t.Errorf("the target's mode: %v, %v; want 0640 kept", st, err)
+	}
+}
