@@ -33,7 +33,12 @@ its channels (spring: t,y; lv: t,prey,predator, where an empty cell means
 that channel was not observed; advdiff: t,x,u), one observation per row,
 anywhere inside the domain and in any order; '-' reads stdin. Systems with
 side information need it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row
-per grid position) for advdiff.`,
+per grid position) for advdiff.
+
+Numbers, in the files and in --u0, are decimal or exponent notation
+(-1.5, 2e-3, .5, 5., 1E+2), the same for every system; NaN, Inf,
+hexadecimal (0x1p1) and digit separators (1_0) are refused with the
+file's line.`,
 		Run: runCalibrate,
 	})
 }

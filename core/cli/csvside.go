@@ -95,7 +95,7 @@ func parseSideCSV(r io.Reader, name string, n int, axis sideAxis) ([]float64, er
 	// Names match case-insensitively, as in observation files ("X,U").
 	if len(header) != 2 || !strings.EqualFold(header[0], "x") || !strings.EqualFold(header[1], "u") {
 		if len(header) > 0 {
-			if _, numErr := strconv.ParseFloat(header[0], 64); numErr == nil {
+			if numberSyntax(header[0]) {
 				return nil, bad(line, "missing header row \"x,u\"")
 			}
 		}
@@ -120,12 +120,9 @@ func parseSideCSV(r io.Reader, name string, n int, axis sideAxis) ([]float64, er
 		}
 		var xu [2]float64
 		for i, col := range [2]string{"x", "u"} {
-			v, err := strconv.ParseFloat(rec[i], 64)
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				return nil, bad(line, "%s %q is not a number", col, rec[i])
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, bad(line, "%s = %s is not a finite number", col, rec[i])
+			v, err := parseCell(col, rec[i])
+			if err != nil {
+				return nil, bad(line, "%v", err)
 			}
 			xu[i] = v
 		}

@@ -209,7 +209,7 @@ func headerColumns(header, want []string) ([]int, error) {
 			return nil, fmt.Errorf("header %q: fields are separated by %s, want commas (%q)", header[0], d, wantText)
 		}
 	}
-	if _, err := strconv.ParseFloat(header[0], 64); err == nil {
+	if numberSyntax(header[0]) {
 		return nil, fmt.Errorf("missing header row %q (the first row holds numbers)", wantText)
 	}
 	index := map[string]int{}
@@ -261,15 +261,12 @@ func foreignDelimiter(rec []string) string {
 	return ""
 }
 
-// parseCell parses one numeric cell of column name.
+// parseCell parses one numeric cell of column name (parseNumber's
+// grammar).
 func parseCell(name, text string) (float64, error) {
-	v, err := strconv.ParseFloat(text, 64)
-	// An out-of-range literal parses to ±Inf and is reported as such.
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%s = %q is not a number", name, text)
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s = %s is not a finite number", name, text)
+	v, err := parseNumber(text)
+	if err != nil {
+		return 0, fmt.Errorf("%s = %w", name, err)
 	}
 	return v, nil
 }

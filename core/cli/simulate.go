@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -182,18 +181,9 @@ func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
 	return theta, nil
 }
 
-// parseFinite parses a float and rejects NaN and infinities.
-func parseFinite(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	// An out-of-range literal parses to ±Inf and is reported as such.
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a finite number", s)
-	}
-	return v, nil
-}
+// parseFinite parses a number flag's value by the grammar of input
+// files (parseNumber): decimal or exponent notation, finite.
+func parseFinite(s string) (float64, error) { return parseNumber(s) }
 
 // parseSideValues reads --u0: exactly side.Len comma-separated numbers.
 func parseSideValues(text string, side sims.SideInfo) ([]float64, error) {
