@@ -98,16 +98,16 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 			}
 		}
 	}
-	m, _, source, err := loadModel(*path, *system, *backbone)
+	m, _, source, err := loadModel(ctx, *path, *system, *backbone)
 	if err != nil {
 		return err
 	}
 	sys := m.Sys
-	side, err := calibrationSide(sys, *u0Text, *u0File)
+	side, err := calibrationSide(ctx, sys, *u0Text, *u0File)
 	if err != nil {
 		return err
 	}
-	obs, err := readObservations(*data, calibrateStdin, sys.Grid())
+	obs, err := readObservations(ctx, *data, calibrateStdin, sys.Grid(), core.SaneValueBound(sys))
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func sameFile(a, b string) bool {
 
 // calibrationSide reads the side information the system needs from --u0
 // or --u0-file; it is required when the system has any.
-func calibrationSide(sys sims.System, u0Text, u0File string) ([]float64, error) {
+func calibrationSide(ctx context.Context, sys sims.System, u0Text, u0File string) ([]float64, error) {
 	side := sys.Side()
 	switch {
 	case u0Text != "" && u0File != "":
@@ -209,7 +209,7 @@ func calibrationSide(sys sims.System, u0Text, u0File string) ([]float64, error) 
 		if side.Labels != nil {
 			return nil, UsageError("%s's %s is (%s): give it with --u0", sys.Name(), side.Name, strings.Join(side.Labels, ", "))
 		}
-		return readSideCSV(u0File, side.Len, sideAxisOf(sys.Grid(), side.Len))
+		return readSideCSV(ctx, u0File, side, sideAxisOf(sys.Grid(), side.Len))
 	case side.Labels != nil:
 		return nil, UsageError("system %s needs its side information %s (%s): give --u0 %s", sys.Name(), side.Name, strings.Join(side.Labels, ", "), strings.Join(side.Labels, ","))
 	default:

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"math"
 	"reflect"
 	"strings"
@@ -38,7 +39,7 @@ func TestParseSideCSV(t *testing.T) {
 		{"outside domain", "x,u\n0.5,1\n1.5,2\n", free, nil, "f.csv:3: x = 1.5 outside the domain [0, 1]"},
 		{"bad quote", "x,u\n0,\"1\n", grid, nil, "f.csv:2:"},
 	} {
-		got, err := parseSideCSV(strings.NewReader(tc.text), "f.csv", 4, tc.axis)
+		got, err := parseSideCSV(context.Background(), strings.NewReader(tc.text), "f.csv", sims.SideInfo{Len: 4}, tc.axis)
 		if tc.err == "" {
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("%s: got %v, %v; want %v", tc.name, got, err, tc.want)

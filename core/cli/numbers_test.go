@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"apic/sims"
 )
 
 // TestParseNumberGrammar: one grammar for every input number — decimal
@@ -70,12 +73,12 @@ func TestCSVNumberGrammarEverySystem(t *testing.T) {
 			}
 			row[0], row[len(row)-1] = "0.25", bad
 			text += strings.Join(row, ",") + "\n"
-			_, err := parseObservations(strings.NewReader(text), "f.csv", g)
+			_, err := parseObservations(context.Background(), strings.NewReader(text), "f.csv", g, nil)
 			if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), "f.csv:2:") || !strings.Contains(err.Error(), `"`+bad+`"`) {
 				t.Errorf("%s, %q: error %v, want a usage error naming f.csv:2 and the value", sys, bad, err)
 			}
 		}
-		_, err := parseSideCSV(strings.NewReader("x,u\n0,"+bad+"\n"), "u.csv", 4, sideAxis{lo: 0, hi: 1})
+		_, err := parseSideCSV(context.Background(), strings.NewReader("x,u\n0,"+bad+"\n"), "u.csv", sims.SideInfo{Len: 4}, sideAxis{lo: 0, hi: 1})
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), "u.csv:2:") || !strings.Contains(err.Error(), `"`+bad+`"`) {
 			t.Errorf("side CSV %q: error %v, want a usage error naming u.csv:2 and the value", bad, err)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"reflect"
@@ -64,7 +65,7 @@ func TestParseObservations(t *testing.T) {
 			[]obs{{[]float64{0, 0.25}, []float64{0.2}, []bool{true}, 16}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, err := parseObservations(strings.NewReader(tc.text), "f.csv", tc.g)
+			ctx, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", tc.g, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +107,7 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"\x00\x01\x02\x03", "f.csv: not a CSV text file (binary data)"},
 		{"t|y\n", "fields are separated by '|'"},
 	} {
-		_, err := parseObservations(strings.NewReader(tc.text), "f.csv", spring)
+		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
 		}
@@ -131,7 +132,7 @@ func TestParseObservationsPointGrid(t *testing.T) {
 		States: [][]float64{{0, 0}, {0.5, 0.2}, {1, 0.9}},
 		Lo:     []float64{0, 0}, Hi: []float64{1, 1},
 	}
-	ctx, err := parseObservations(strings.NewReader("t,x,u\n0.5,0.2,1\n0.5,0.3,2\n"), "f.csv", g)
+	ctx, err := parseObservations(context.Background(), strings.NewReader("t,x,u\n0.5,0.2,1\n0.5,0.3,2\n"), "f.csv", g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func FuzzParseObservations(f *testing.F) {
 	grids := []sims.Grid{lookup(f, "spring").Grid(), lookup(f, "lv").Grid(), lookup(f, "advdiff").Grid()}
 	f.Fuzz(func(t *testing.T, system int, data []byte) {
 		g := grids[((system%3)+3)%3]
-		ctx, err := parseObservations(strings.NewReader(string(data)), "f.csv", g)
+		ctx, err := parseObservations(context.Background(), strings.NewReader(string(data)), "f.csv", g, nil)
 		if err != nil {
 			if !IsUsageError(err) || !strings.HasPrefix(err.Error(), "f.csv") {
 				t.Fatalf("error %q is not a usage error naming the file", err)

@@ -90,7 +90,7 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 				return err
 			}
 		case *u0File != "":
-			if u0, err = readSideCSV(*u0File, side.Len, sideAxisOf(sys.Grid(), side.Len)); err != nil {
+			if u0, err = readSideCSV(ctx, *u0File, side, sideAxisOf(sys.Grid(), side.Len)); err != nil {
 				return err
 			}
 		case side.Len > 0:
@@ -200,6 +200,9 @@ func parseSideValues(text string, side sims.SideInfo) ([]float64, error) {
 		v, err := parseFinite(strings.TrimSpace(p))
 		if err != nil {
 			return nil, UsageError("--u0: value %d (%s): %v", i+1, sideLabel(side, i), err)
+		}
+		if sane := core.SaneSideBound(side); math.Abs(v) > sane {
+			return nil, UsageError("--u0: %s = %s is beyond the sane range |%s| ≤ %.4g (%d times the largest the system's training saw)", sideLabel(side, i), fmtFloat(v), sideLabel(side, i), sane, core.SaneFactor)
 		}
 		if side.Positive && v <= 0 {
 			return nil, UsageError("--u0: %s = %s must be > 0", sideLabel(side, i), fmtFloat(v))
