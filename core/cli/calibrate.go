@@ -119,7 +119,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	// the checkpoint says) may take long.
 	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: -1})
 	if err == nil {
-		err = checkPredictionFinite(preds[0])
+		err = checkPredictionFinite(preds[0], sys, source)
 	}
 	if err != nil {
 		return blameData(err, sys, obs, side, dataName)
@@ -234,9 +234,16 @@ func blameData(err error, sys sims.System, obs sims.Context, side []float64, dat
 }
 
 // checkPredictionFinite fails on non-finite model output, which JSON
-// cannot carry (side information far outside anything sensible can make
-// the simulator blow up).
-func checkPredictionFinite(p core.Prediction) error {
+// cannot carry. Side information far outside anything sensible can make
+// the simulator blow up, and extreme weights in a checkpoint (an
+// observation noise of e^1e30) the model; the message names what the
+// system has (spring has no side information to blame). blameData then
+// names the observations when they are the likelier cause.
+func checkPredictionFinite(p core.Prediction, sys sims.System, checkpoint string) error {
+	hint := fmt.Sprintf("extreme weights in checkpoint %s? 'apic inspect' shows it", checkpoint)
+	if side := sys.Side(); side.Len > 0 {
+		hint = fmt.Sprintf("%s far outside its range, or %s", side.Name, hint)
+	}
 	for _, s := range []struct {
 		name   string
 		values []float64
@@ -244,7 +251,7 @@ func checkPredictionFinite(p core.Prediction) error {
 		{"discrepancy", p.DeltaMean}, {"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}} {
 		for _, v := range s.values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("the model's %s has non-finite values (side information far outside the prior?)", s.name)
+				return fmt.Errorf("the model's %s has non-finite values (%s)", s.name, hint)
 			}
 		}
 	}

@@ -697,3 +697,34 @@ func TestCalibrateFarDataNamesTheData(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and the data named as the cause", code, errOut)
 	}
 }
+
+// TestNonFiniteBlamesWhatExists: a checkpoint whose observation noise
+// is extreme (obs.lognoise = 1e30) gives a non-finite prediction; on
+// spring, which has no side information, the message must not blame
+// side information.
+func TestNonFiniteBlamesWhatExists(t *testing.T) {
+	m, info, err := OpenCheckpoint(embeddedPrefix + "spring-lnp.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Params.Get("obs.lognoise")
+	if p == nil {
+		t.Fatal("no obs.lognoise parameter")
+	}
+	for i := range p.Value.Data {
+		p.Value.Data[i] = 1e30
+	}
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "noisy.safetensors")
+	if err := core.SaveCheckpoint(ckpt, m, info, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	data := writeFile(t, dir, "obs.csv", "t,y\n1,0.5\n2,0.25\n3,-0.1\n")
+	code, _, errOut := runCLI(t, "calibrate", "--checkpoint", ckpt, "--data", data)
+	if code == 0 {
+		t.Skip("the model copes with obs.lognoise = 1e30")
+	}
+	if strings.Contains(errOut, "side information") || !strings.Contains(errOut, "non-finite") || !strings.Contains(errOut, "checkpoint") {
+		t.Errorf("exit %d, stderr %q; want non-finite values blamed on the checkpoint, not side information", code, errOut)
+	}
+}
