@@ -19,18 +19,25 @@ import (
 // it through an inputReader, which makes the file's size and the wait
 // for it bounded:
 //
-//   - reads happen in a goroutine, so that a read that blocks (a FIFO no
-//     one writes, a terminal, a stalled pipe) does not keep Ctrl-C from
-//     ending the command: Read returns an interruptedError as soon as the
-//     context is cancelled;
+//   - reads of a source that may block (a FIFO no one writes, a terminal,
+//     a stalled pipe: anything but a regular file or memory) happen in a
+//     goroutine, so that they do not keep Ctrl-C from ending the command:
+//     Read returns an interruptedError as soon as the context is
+//     cancelled; other sources are read directly, the context checked
+//     between reads;
 //   - lines are counted and bounded as the bytes pass (core.LimitLineBytes),
 //     so that a 200 MB line is refused after its first 4 kB with the line
 //     number, never held in memory whole;
 //   - old Mac line endings (CR alone) and CRLF are turned into LF, so that
 //     "y\r0" is a header and a row, not a column name.
 
-// inputChunkBytes is how much the reading goroutine reads at a time.
-const inputChunkBytes = 64 << 10
+// How much an inputReader reads from its source at a time: through the
+// goroutine, a fresh buffer each time (few handovers); directly, one
+// buffer the size of the bufio.Reader's above it.
+const (
+	inputChunkBytes  = 32 << 10
+	directChunkBytes = 4 << 10
+)
 
 // interruptedError is a read or open that Ctrl-C (the context) stopped.
 // It unwraps to the context's error, so that commands treat it as any
@@ -61,7 +68,9 @@ type inputChunk struct {
 // between reads, turning CR and CRLF into LF and bounding line length.
 type inputReader struct {
 	ctx    context.Context
-	what   string // what an interruption was waiting for
+	what   string    // what an interruption was waiting for
+	direct io.Reader // a source that cannot block, read without the goroutine
+	buf    []byte    // direct's chunk
 	chunks chan inputChunk
 	done   chan struct{}
 	rest   []byte // of the last chunk, not yet returned
@@ -79,6 +88,10 @@ type inputReader struct {
 // read where the source allows it (a pipe or FIFO opened by os.Open).
 func newInputReader(ctx context.Context, src io.Reader, what string) *inputReader {
 	r := &inputReader{ctx: ctx, what: what, chunks: make(chan inputChunk), done: make(chan struct{}), line: 1}
+	if !mayBlock(src) {
+		r.direct = src
+		return r
+	}
 	go func() {
 		for {
 			buf := make([]byte, inputChunkBytes)
@@ -94,6 +107,19 @@ func newInputReader(ctx context.Context, src io.Reader, what string) *inputReade
 		}
 	}()
 	return r
+}
+
+// mayBlock reports whether a read of src may wait indefinitely: true
+// for anything but memory and regular files.
+func mayBlock(src io.Reader) bool {
+	switch s := src.(type) {
+	case *strings.Reader, *bytes.Reader, *bytes.Buffer:
+		return false
+	case *os.File:
+		st, err := s.Stat()
+		return err != nil || !st.Mode().IsRegular()
+	}
+	return true
 }
 
 // Close stops the reading goroutine.
@@ -130,6 +156,14 @@ func (r *inputReader) Read(p []byte) (int, error) {
 func (r *inputReader) fill() error {
 	if err := r.ctx.Err(); err != nil {
 		return r.interrupted(err)
+	}
+	if r.direct != nil {
+		if r.buf == nil {
+			r.buf = make([]byte, directChunkBytes)
+		}
+		n, err := r.direct.Read(r.buf)
+		r.rest, r.err = r.buf[:n], err
+		return nil
 	}
 	select {
 	case <-r.ctx.Done():

@@ -2,9 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -84,3 +88,37 @@ func TestCSVNumberGrammarEverySystem(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseNumber: what parseNumber accepts is finite, in its grammar,
+// and what strconv reads; what it refuses it quotes at most
+// core.QuoteMax characters of.
+func FuzzParseNumber(f *testing.F) {
+	for _, seed := range []string{"0", "-1.5", "2e-3", ".5", "5.", "+1E+2", "1_0", "0x1p1", "NaN", "-Inf", "infinity", "1e308", "1e309", "1e-400", "", ".", "e5", "1e", "١", strings.Repeat("9", 500)} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		v, err := parseNumber(text)
+		if err != nil {
+			if len(err.Error()) > maxErrorBytes {
+				t.Fatalf("error of %d bytes", len(err.Error()))
+			}
+			return
+		}
+		if !numberSyntax(text) || math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("%q accepted as %v", text, v)
+		}
+		if w, err := strconv.ParseFloat(text, 64); (err != nil && !errors.Is(err, strconv.ErrRange)) || w != v {
+			t.Fatalf("%q: %v, strconv says %v, %v", text, v, w, err)
+		}
+		for _, r := range text {
+			if !strings.ContainsRune("0123456789+-.eE", r) {
+				t.Fatalf("%q accepted with %q", text, r)
+			}
+		}
+	})
+}
+
+// maxErrorBytes bounds the fuzzed parsers' messages: a sentence or two
+// and at most core.QuoteMax characters of input, each quoted in at most
+// 10 bytes (\U0010ffff).
+const maxErrorBytes = 400 + 10*core.QuoteMax

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -165,18 +166,48 @@ func FuzzParseObservations(f *testing.F) {
 		{2, "t,x,u\n0.5,0.25,1\n0.1,0.99,0\n"},
 		{2, "t,x,u\n1,1,1\n0,0,0\n"},
 		{2, "t,x\n1,1\n"},
+		// The hostile cases of issue 19.
+		{0, strings.Repeat("h", 5000) + "\n"},
+		{0, strings.Repeat(",", 5000)},
+		{0, "t,y\n" + strings.Repeat("1,", 3000) + "\n"},
+		{0, "t,y\n1," + strings.Repeat("9", 300) + "\n"},
+		{0, "t,y\n1,\"" + strings.Repeat("9\n", 3000)},
+		{0, "t,y\r0,1\r1,2\r"},
+		{0, "t,y\r\n0,1\r\n"},
+		{0, "t,y\n1,1_0\n"},
+		{0, "t,y\n1,0x1p1\n"},
+		{0, "t,y\n1,Inf\n2,-inf\n3,nan\n"},
+		{0, "t,y\n1,1e308\n"},
+		{1, "t,prey,predator\n1,1e200,1\n"},
+		{2, "t,x,u\n0.5,0.5,-1e300\n"},
+		{0, "\ufeff"},
+		{0, "\ufefft,y\n1,2\n"},
+		{0, "\"t\",\"y\"\n\"1\",\"2\"\n"},
+		{0, "\"t,y\n"},
+		{0, "t,y\n1,\"2\"\"\"\n"},
 	} {
 		f.Add(seed.system, []byte(seed.text))
 	}
-	grids := []sims.Grid{lookup(f, "spring").Grid(), lookup(f, "lv").Grid(), lookup(f, "advdiff").Grid()}
+	systems := []sims.System{lookup(f, "spring"), lookup(f, "lv"), lookup(f, "advdiff")}
+	var sane [3][]float64
+	for i, sys := range systems {
+		sane[i] = core.SaneValueBound(sys)
+	}
 	f.Fuzz(func(t *testing.T, system int, data []byte) {
-		g := grids[((system%3)+3)%3]
-		ctx, err := parseObservations(context.Background(), strings.NewReader(string(data)), "f.csv", g, nil)
+		which := ((system % 3) + 3) % 3
+		g := systems[which].Grid()
+		ctx, err := parseObservations(context.Background(), strings.NewReader(string(data)), "f.csv", g, sane[which])
 		if err != nil {
 			if !IsUsageError(err) || !strings.HasPrefix(err.Error(), "f.csv") {
 				t.Fatalf("error %q is not a usage error naming the file", err)
 			}
+			if len(err.Error()) > maxErrorBytes {
+				t.Fatalf("error of %d bytes: %.200q", len(err.Error()), err)
+			}
 			return
+		}
+		if n := ctx.Len(); n > core.LimitObservations.Max {
+			t.Fatalf("%d observations accepted, over the limit", n)
 		}
 		n := ctx.Len()
 		if n == 0 || len(ctx.Values) != n || len(ctx.Mask) != n || len(ctx.GridIndex) != n {
@@ -194,7 +225,7 @@ func FuzzParseObservations(f *testing.F) {
 			}
 			observed := false
 			for c, v := range ctx.Values[i] {
-				if math.IsNaN(v) || math.IsInf(v, 0) || (!ctx.Mask[i][c] && v != 0) {
+				if math.IsNaN(v) || math.IsInf(v, 0) || (!ctx.Mask[i][c] && v != 0) || math.Abs(v) > sane[which][c] {
 					t.Fatalf("observation %d: value %v (mask %v)", i, v, ctx.Mask[i][c])
 				}
 				observed = observed || ctx.Mask[i][c]
