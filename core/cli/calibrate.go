@@ -38,9 +38,23 @@ per grid position) for advdiff.
 Numbers, in the files and in --u0, are decimal or exponent notation
 (-1.5, 2e-3, .5, 5., 1E+2), the same for every system; NaN, Inf,
 hexadecimal (0x1p1) and digit separators (1_0) are refused with the
-file's line.`,
+file's line. Lines may end in LF, CRLF or CR alone.` + inputLimitsHelp(),
 		Run: runCalibrate,
 	})
+}
+
+// inputLimitsHelp is the paragraph of calibrate --help on the limits of
+// input files, from core's limits.
+func inputLimitsHelp() string {
+	return fmt.Sprintf(`
+
+Limits, checked as the file is read: at most %d observations, %d
+fields per line, %d bytes per field and %d per line. An observed value
+more than %d times the largest magnitude the system's training saw
+(spring: |y| ≤ %d) is refused as a wrong unit or column, on every
+system alike; one merely far outside the training range is warned about.
+Ctrl-C stops the wait for input (a FIFO, a terminal).`,
+		core.LimitObservations.Max, core.LimitFieldsPerLine.Max, core.LimitFieldBytes.Max, core.LimitLineBytes.Max, core.SaneFactor, core.SaneFactor)
 }
 
 // calibrateStdin is what "--data -" reads; tests replace it.
