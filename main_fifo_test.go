@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 func TestFirstSignalEndsBlockedInput(t *testing.T) {
 	if args := os.Getenv("APIC_FIFO_CHILD"); args != "" {
 		os.Args = append([]string{"apic"}, strings.Split(args, "\n")...)
+		os.Stdout.WriteString("ready\n") // main's signal handling comes next
 		main()
 		return
 	}
@@ -42,12 +44,23 @@ func TestFirstSignalEndsBlockedInput(t *testing.T) {
 		cmd.Env = append(os.Environ(), "APIC_FIFO_CHILD="+strings.Join(tc.args, "\n"))
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// A signal before main installs its handling would kill the
+		// child outright: wait for it to be about to, then give it
+		// time to block in the open.
+		ready := make([]byte, len("ready\n"))
+		if _, err := io.ReadFull(stdout, ready); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		time.Sleep(500 * time.Millisecond) // let it block in the open
 		cmd.Process.Signal(tc.sig)
 		select {
 		case err := <-done:
