@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,27 +15,28 @@ import (
 	"apic/sims"
 )
 
-// endless is a reader of head followed by body repeated forever (then
-// tail never comes), counting the bytes it gave.
+// endless is a reader of head followed by body repeated forever,
+// counting the bytes it gave (atomically: the parser's reading
+// goroutine may still be in a Read after the parse returned).
 type endless struct {
 	head, body []byte
-	given      int
+	pos        int // read by Read alone
+	given      atomic.Int64
 }
 
 func (e *endless) Read(p []byte) (int, error) {
 	n := 0
 	for n < len(p) {
-		if e.given < len(e.head) {
-			k := copy(p[n:], e.head[e.given:])
-			n += k
-			e.given += k
-			continue
+		var k int
+		if e.pos < len(e.head) {
+			k = copy(p[n:], e.head[e.pos:])
+		} else {
+			k = copy(p[n:], e.body[(e.pos-len(e.head))%len(e.body):])
 		}
-		off := (e.given - len(e.head)) % len(e.body)
-		k := copy(p[n:], e.body[off:])
 		n += k
-		e.given += k
+		e.pos += k
 	}
+	e.given.Add(int64(n))
 	return n, nil
 }
 
@@ -42,7 +44,7 @@ func (e *endless) Read(p []byte) (int, error) {
 type rowsForever struct {
 	buf   bytes.Buffer
 	row   int
-	given int
+	given atomic.Int64
 }
 
 func (r *rowsForever) Read(p []byte) (int, error) {
@@ -54,7 +56,7 @@ func (r *rowsForever) Read(p []byte) (int, error) {
 		fmt.Fprintf(&r.buf, "%.9f,0.5\n", 4*float64(r.row)/1e8)
 	}
 	n, _ := r.buf.Read(p)
-	r.given += n
+	r.given.Add(int64(n))
 	return n, nil
 }
 
@@ -91,12 +93,12 @@ func TestInputLimitsWhileReading(t *testing.T) {
 			if len(err.Error()) > 400 {
 				t.Errorf("error is %d bytes long", len(err.Error()))
 			}
-			given := 0
+			var given int64
 			switch r := tc.r.(type) {
 			case *endless:
-				given = r.given
+				given = r.given.Load()
 			case *rowsForever:
-				given = r.given
+				given = r.given.Load()
 			}
 			if given > 4<<20 {
 				t.Errorf("read %d bytes before refusing", given)
