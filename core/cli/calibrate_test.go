@@ -728,3 +728,24 @@ func TestNonFiniteBlamesWhatExists(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want non-finite values blamed on the checkpoint, not side information", code, errOut)
 	}
 }
+
+// TestCalibrateRefusesInsaneValues: y = 1e308 on spring used to be
+// accepted (θ std 0, 300-digit axis labels, -Inf in the plot) while lv
+// refused 1e200 only once its model diverged; both are now refused
+// before any prediction, with the line, by one rule.
+func TestCalibrateRefusesInsaneValues(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		text string
+	}{
+		{[]string{"--system", "spring"}, "t,y\n0.5,1e308\n1,0.2\n"},
+		{[]string{"--system", "lv", "--u0", "1,1"}, "t,prey,predator\n0.5,1,1\n1,1e200,1\n"},
+	} {
+		data := writeFile(t, dir, "f.csv", tc.text)
+		code, _, errOut := runCLI(t, append(append([]string{"calibrate", "--data", data}, tc.args...), "--json")...)
+		if code != 2 || !strings.Contains(errOut, "sane range") || !strings.Contains(errOut, "f.csv:") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the sane range with the line", tc.args, code, errOut)
+		}
+	}
+}
