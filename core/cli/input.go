@@ -50,11 +50,16 @@ type interruptedError struct {
 func (e *interruptedError) Error() string { return "interrupted while " + e.what }
 func (e *interruptedError) Unwrap() error { return e.err }
 
-// lineTooLongError is a line beyond core.LimitLineBytes.
-type lineTooLongError struct{ line int }
+// lineTooLongError is a line beyond core.LimitLineBytes: line is where
+// the limit was crossed, start where the record began (earlier when a
+// quoted field holds line breaks).
+type lineTooLongError struct{ line, start int }
 
 func (e *lineTooLongError) Error() string {
 	l := core.LimitLineBytes
+	if e.start < e.line {
+		return fmt.Sprintf("the record from line %d, a quoted field with line breaks, is longer than %d bytes, the %s limit (%s)", e.start, l.Max, l.Name, l.Why)
+	}
 	return fmt.Sprintf("line longer than %d bytes, the %s limit (%s)", l.Max, l.Name, l.Why)
 }
 
@@ -77,6 +82,7 @@ type inputReader struct {
 	err    error  // sticky: the source's error once rest is drained, or the reader's own
 
 	line      int  // the line being read, from 1
+	start     int  // the line the current record began on
 	lineBytes int  // bytes of the current record so far (a quoted line break does not end it)
 	skipLF    bool // the previous byte was a CR turned into LF: drop an LF after it
 	inQuote   bool // inside a quoted field, as far as counting quotes tells
@@ -87,7 +93,7 @@ type inputReader struct {
 // returns from the read in progress; closing src as well unblocks that
 // read where the source allows it (a pipe or FIFO opened by os.Open).
 func newInputReader(ctx context.Context, src io.Reader, what string) *inputReader {
-	r := &inputReader{ctx: ctx, what: what, chunks: make(chan inputChunk), done: make(chan struct{}), line: 1}
+	r := &inputReader{ctx: ctx, what: what, chunks: make(chan inputChunk), done: make(chan struct{}), line: 1, start: 1}
 	if !mayBlock(src) {
 		r.direct = src
 		return r
@@ -208,7 +214,7 @@ func (r *inputReader) translate(p []byte) int {
 			r.inQuote = !r.inQuote // "" inside a quoted field toggles twice
 		case b == '\n' && !r.inQuote:
 			r.line++
-			r.lineBytes = 0
+			r.start, r.lineBytes = r.line, 0
 			p[n] = b
 			n++
 			continue
@@ -217,7 +223,7 @@ func (r *inputReader) translate(p []byte) int {
 		}
 		r.lineBytes++
 		if r.lineBytes > core.LimitLineBytes.Max {
-			r.err, r.rest = &lineTooLongError{line: r.line}, nil
+			r.err, r.rest = &lineTooLongError{line: r.line, start: r.start}, nil
 			return n
 		}
 		p[n] = b

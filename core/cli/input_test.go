@@ -75,7 +75,7 @@ func TestInputLimitsWhileReading(t *testing.T) {
 		{"huge header", &endless{body: []byte("h")}, []string{"f.csv:1:", "line length", maxLine}},
 		{"million commas", &endless{body: []byte(",")}, []string{"f.csv:1:", "line length"}},
 		{"1e8 fields", &endless{head: []byte("t,y\n"), body: []byte("1,")}, []string{"f.csv:2:", "line length"}},
-		{"endless quoted field", &endless{head: []byte("t,y\n1,\""), body: []byte("9\n")}, []string{"f.csv:", "line length"}},
+		{"endless quoted field", &endless{head: []byte("t,y\n1,\""), body: []byte("9\n")}, []string{"f.csv:", "the record from line 2, a quoted field with line breaks", "line length"}},
 		{"endless CR-only lines in quotes", &endless{head: []byte("t,y\r1,\""), body: []byte("9\r")}, []string{"f.csv:", "line length"}},
 		{"endless rows", &rowsForever{}, []string{fmt.Sprintf("f.csv:%d:", core.LimitObservations.Max+2), "observations limit", fmt.Sprint(core.LimitObservations.Max)}},
 	} {
