@@ -46,12 +46,24 @@ var (
 	LimitSamples = Limit{"samples", 1, 10000, "the sample tensors are held in memory"}
 	// LimitTasks bounds the test realizations of eval and compare.
 	LimitTasks = Limit{"tasks", 1, 2000, "every realization is held in memory"}
-	// LimitObservations bounds the rows of one observation file: far
-	// more than any system's grid has states (advdiff: 64 × 65).
-	LimitObservations = Limit{"observations", 1, 100000, "far more than any grid has states"}
+	// LimitObservations bounds the data rows of one observation file,
+	// counted while it is read: ten times more than any system's grid
+	// has states (advdiff: 64 × 65 = 4160) and twenty times the most
+	// any model trains on (advdiff: 500). The bound is what prediction
+	// costs, not the file: attention (anp) holds grid × context
+	// matrices, and calibrating 10000 advdiff observations with the
+	// embedded anp takes 54 s and 1.8 GB (lnp: 1.3 s, 56 MB); ten times
+	// more would not fit in a laptop's memory.
+	LimitObservations = Limit{"observations", 1, 10000, "ten times any grid's states; attention over more would not fit in memory"}
+	// LimitFieldsPerLine bounds the fields of one CSV line: observation
+	// files have the grid's state dimensions and channels (at most 3
+	// today), side-information files 2.
+	LimitFieldsPerLine = Limit{"fields per line", 1, 64, "no system has more than a few columns"}
 	// LimitFieldBytes bounds one CSV field.
 	LimitFieldBytes = Limit{"field length", 0, 256, "a number or a column name is never longer"}
-	// LimitLineBytes bounds one CSV line.
+	// LimitLineBytes bounds one CSV line (a record: a quoted field's
+	// line breaks do not end it), checked byte by byte as it is read,
+	// so that a line of 200 MB is refused after its first 4 kB.
 	LimitLineBytes = Limit{"line length", 0, 4096, "no system has more than a few columns"}
 )
 

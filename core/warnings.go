@@ -368,3 +368,40 @@ func TrainingValueRange(sys sims.System) (lo, hi []float64) {
 	valueRangeCache[sys.Name()] = valueRange{lo: lo, hi: hi}
 	return lo, hi
 }
+
+// SaneFactor is how far beyond the training data's magnitude an input
+// value may lie before it is refused outright rather than warned about:
+// the same rule on every system, derived from its simulator. A value a
+// thousand times larger than anything the model was trained on is a
+// wrong unit, a wrong column or a typo (1e308), and the model's answer
+// on it is meaningless (it diverges, or returns θ with no spread and
+// plots with 300-digit axes).
+const SaneFactor = 1000
+
+// SaneValueBound is, per channel of sys, the largest |value| an
+// observation may have: SaneFactor times the largest magnitude in the
+// training value range (TrainingValueRange). +Inf where the range says
+// nothing (no finite training value, or only zeros).
+func SaneValueBound(sys sims.System) []float64 {
+	lo, hi := TrainingValueRange(sys)
+	bound := make([]float64, len(lo))
+	for c := range bound {
+		scale := max(math.Abs(lo[c]), math.Abs(hi[c]))
+		bound[c] = math.Inf(1)
+		if scale > 0 && !math.IsInf(scale, 0) {
+			bound[c] = SaneFactor * scale
+		}
+	}
+	return bound
+}
+
+// SaneSideBound is the largest |value| side information may have, by
+// the rule of SaneValueBound: SaneFactor times the largest magnitude of
+// its plausible range; +Inf where the system declares no range.
+func SaneSideBound(si sims.SideInfo) float64 {
+	scale := max(math.Abs(si.Lo), math.Abs(si.Hi))
+	if !(si.Lo < si.Hi) || scale == 0 || math.IsInf(scale, 0) {
+		return math.Inf(1)
+	}
+	return SaneFactor * scale
+}

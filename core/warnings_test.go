@@ -285,3 +285,36 @@ func TestRangeWarnings(t *testing.T) {
 		t.Errorf("noise on a model trained noise-free: %q", ws)
 	}
 }
+
+// TestSaneValueBound: the sane range is SaneFactor times the training
+// data's largest magnitude, finite and positive on every system, and
+// the same rule for side information.
+func TestSaneValueBound(t *testing.T) {
+	for _, name := range []string{"spring", "lv", "advdiff"} {
+		sys, err := sims.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := TrainingValueRange(sys)
+		bound := SaneValueBound(sys)
+		if len(bound) != len(sys.Grid().Channels) {
+			t.Fatalf("%s: %d bounds for %d channels", name, len(bound), len(sys.Grid().Channels))
+		}
+		for c, b := range bound {
+			want := SaneFactor * math.Max(math.Abs(lo[c]), math.Abs(hi[c]))
+			if !(b > 0) || math.IsInf(b, 0) || b != want {
+				t.Errorf("%s channel %d: bound %v, want %v", name, c, b, want)
+			}
+		}
+	}
+	spring, _ := sims.Lookup("spring")
+	if b := SaneValueBound(spring)[0]; math.Abs(b-1000) > 1e-3 {
+		t.Errorf("spring's bound %v, want about 1000 (its training saw |y| ≤ 1)", b)
+	}
+	if b := SaneSideBound(sims.SideInfo{Len: 2, Lo: 0.5, Hi: 2}); b != 2*SaneFactor {
+		t.Errorf("side bound %v, want %v", b, 2*SaneFactor)
+	}
+	if b := SaneSideBound(sims.SideInfo{Len: 2}); !math.IsInf(b, 1) {
+		t.Errorf("side information without a range: bound %v, want +Inf", b)
+	}
+}

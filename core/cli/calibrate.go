@@ -34,9 +34,28 @@ its channels (spring: t,y; lv: t,prey,predator, where an empty cell means
 that channel was not observed; advdiff: t,x,u), one observation per row,
 anywhere inside the domain and in any order; '-' reads stdin. Systems with
 side information need it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row
-per grid position) for advdiff.`,
+per grid position) for advdiff.
+
+Numbers, in the files and in --u0, are decimal or exponent notation
+(-1.5, 2e-3, .5, 5., 1E+2), the same for every system; NaN, Inf,
+hexadecimal (0x1p1) and digit separators (1_0) are refused with the
+file's line. Lines may end in LF, CRLF or CR alone.` + inputLimitsHelp(),
 		Run: runCalibrate,
 	})
+}
+
+// inputLimitsHelp is the paragraph of calibrate --help on the limits of
+// input files, from core's limits.
+func inputLimitsHelp() string {
+	return fmt.Sprintf(`
+
+Limits, checked as the file is read: at most %d observations, %d
+fields per line, %d bytes per field and %d per line. An observed value
+more than %d times the largest magnitude the system's training saw
+(spring: |y| ≤ %d) is refused as a wrong unit or column, on every
+system alike; one merely far outside the training range is warned about.
+Ctrl-C stops the wait for input (a FIFO, a terminal).`,
+		core.LimitObservations.Max, core.LimitFieldsPerLine.Max, core.LimitFieldBytes.Max, core.LimitLineBytes.Max, core.SaneFactor, core.SaneFactor)
 }
 
 // calibrateStdin is what "--data -" reads; tests replace it.
@@ -91,16 +110,16 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 			}
 		}
 	}
-	m, _, source, err := loadModel(*path, *system, *backbone)
+	m, _, source, err := loadModel(ctx, *path, *system, *backbone)
 	if err != nil {
 		return err
 	}
 	sys := m.Sys
-	side, err := calibrationSide(sys, *u0Text, *u0File)
+	side, err := calibrationSide(ctx, sys, *u0Text, *u0File)
 	if err != nil {
 		return err
 	}
-	obs, err := readObservations(*data, calibrateStdin, sys.Grid())
+	obs, err := readObservations(ctx, *data, calibrateStdin, sys.Grid(), core.SaneValueBound(sys))
 	if err != nil {
 		return err
 	}
@@ -112,7 +131,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	// the checkpoint says) may take long.
 	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: -1})
 	if err == nil {
-		err = checkPredictionFinite(preds[0], sys)
+		err = checkPredictionFinite(preds[0], sys, source)
 	}
 	if err != nil {
 		return blameData(err, sys, obs, side, dataName)
@@ -195,7 +214,7 @@ func sameFile(a, b string) bool {
 
 // calibrationSide reads the side information the system needs from --u0
 // or --u0-file; it is required when the system has any.
-func calibrationSide(sys sims.System, u0Text, u0File string) ([]float64, error) {
+func calibrationSide(ctx context.Context, sys sims.System, u0Text, u0File string) ([]float64, error) {
 	side := sys.Side()
 	switch {
 	case u0Text != "" && u0File != "":
@@ -210,7 +229,7 @@ func calibrationSide(sys sims.System, u0Text, u0File string) ([]float64, error) 
 		if side.Labels != nil {
 			return nil, UsageError("%s's %s is (%s): give it with --u0", sys.Name(), side.Name, strings.Join(side.Labels, ", "))
 		}
-		return readSideCSV(u0File, side.Len, sideAxisOf(sys.Grid(), side.Len))
+		return readSideCSV(ctx, u0File, side, sideAxisOf(sys.Grid(), side.Len))
 	case side.Labels != nil:
 		return nil, UsageError("system %s needs its side information %s (%s): give --u0 %s", sys.Name(), side.Name, strings.Join(side.Labels, ", "), strings.Join(side.Labels, ","))
 	default:
@@ -235,13 +254,15 @@ func blameData(err error, sys sims.System, obs sims.Context, side []float64, dat
 }
 
 // checkPredictionFinite fails on non-finite model output, which JSON
-// cannot carry: side information far outside anything sensible can make
-// the simulator blow up, and extreme weights the network. Only a system
-// with side information is told to check it.
-func checkPredictionFinite(p core.Prediction, sys sims.System) error {
-	suspect := "the checkpoint's weights far outside what training gives? a damaged or edited file?"
-	if sys.Side().Len > 0 {
-		suspect = "side information far outside the prior, or the checkpoint's weights far outside what training gives?"
+// cannot carry. Side information far outside anything sensible can make
+// the simulator blow up, and extreme weights in a checkpoint (an
+// observation noise of e^1e30) the model; the message names what the
+// system has (spring has no side information to blame). blameData then
+// names the observations when they are the likelier cause.
+func checkPredictionFinite(p core.Prediction, sys sims.System, checkpoint string) error {
+	hint := fmt.Sprintf("extreme weights in checkpoint %s? 'apic inspect' shows it", checkpoint)
+	if side := sys.Side(); side.Len > 0 {
+		hint = fmt.Sprintf("%s far outside its range, or %s", side.Name, hint)
 	}
 	for _, s := range []struct {
 		name   string
@@ -250,7 +271,7 @@ func checkPredictionFinite(p core.Prediction, sys sims.System) error {
 		{"discrepancy", p.DeltaMean}, {"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}} {
 		for _, v := range s.values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("the model's %s has non-finite values (%s)", s.name, suspect)
+				return fmt.Errorf("the model's %s has non-finite values (%s)", s.name, hint)
 			}
 		}
 	}

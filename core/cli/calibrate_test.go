@@ -470,9 +470,9 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"no header", "spring", "1,2\n", nil, `f.csv:1: missing header row "t,y"`},
 		{"non-numeric", "spring", "t,y\n1,0.5\n2,abc\n", nil, `f.csv:3: y = "abc" is not a number`},
 		{"non-numeric time", "spring", "t,y\n1e,0.5\n", nil, `f.csv:2: t = "1e" is not a number`},
-		{"NaN", "spring", "t,y\n1,NaN\n", nil, "f.csv:2: y = NaN is not a finite number"},
-		{"Inf", "spring", "t,y\n1,0\n2,-Inf\n", nil, "f.csv:3: y = -Inf is not a finite number"},
-		{"overflow", "spring", "t,y\n1,1e999\n", nil, "f.csv:2: y = 1e999 is not a finite number"},
+		{"NaN", "spring", "t,y\n1,NaN\n", nil, `f.csv:2: y = "NaN" is not a finite number`},
+		{"Inf", "spring", "t,y\n1,0\n2,-Inf\n", nil, `f.csv:3: y = "-Inf" is not a finite number`},
+		{"overflow", "spring", "t,y\n1,1e999\n", nil, `f.csv:2: y = "1e999" is not a finite number`},
 		{"duplicate", "spring", "t,y\n1,0.1\n2,0.2\n1.0,0.3\n", nil, "f.csv:4: duplicate observation at t = 1 (first at line 2)"},
 		{"duplicate on grid", "spring", "t,y\n0.0404040404040404,0\n0.04040404040,1\n", nil, "f.csv:3: duplicate observation"},
 		{"duplicate lv", "lv", "t,prey,predator\n1,0.5,\n1,,0.7\n", lvU0, "f.csv:3: duplicate observation at t = 1 (first at line 2)"},
@@ -683,16 +683,69 @@ func TestBlameData(t *testing.T) {
 	}
 }
 
-// TestCalibrateFarDataNamesTheData: lv observations a million times the
-// trained range make the embedded model diverge; calibrate then says the
-// data is the cause (exit 2), never a bare model error (exit 1).
+// TestCalibrateFarDataNamesTheData: lv observations a thousand times the
+// trained range (within the sane range, core.SaneFactor) make the
+// embedded model diverge; calibrate then says the data is the cause
+// (exit 2), never a bare model error (exit 1).
 func TestCalibrateFarDataNamesTheData(t *testing.T) {
-	data := writeFile(t, t.TempDir(), "big.csv", "t,prey,predator\n0,1e6,1e6\n1,2e6,1e6\n2,1e6,3e6\n3,1e6,1e6\n5,2e6,2e6\n")
+	data := writeFile(t, t.TempDir(), "big.csv", "t,prey,predator\n0,5e3,5e3\n1,6e3,5e3\n2,5e3,3e3\n3,5e3,5e3\n5,2e3,2e3\n")
 	code, _, errOut := runCLI(t, "calibrate", "--system", "lv", "--data", data, "--u0", "1,1")
 	if code == 0 {
 		t.Skip("the embedded lv model copes with these observations")
 	}
 	if code != 2 || !strings.Contains(errOut, "big.csv: the model failed on these observations") || !strings.Contains(errOut, "far outside the range seen in training") {
 		t.Errorf("exit %d, stderr %q; want 2 and the data named as the cause", code, errOut)
+	}
+}
+
+// TestNonFiniteBlamesWhatExists: a checkpoint whose observation noise
+// is extreme (obs.lognoise = 1e30) gives a non-finite prediction; on
+// spring, which has no side information, the message must not blame
+// side information.
+func TestNonFiniteBlamesWhatExists(t *testing.T) {
+	m, info, err := OpenCheckpoint(embeddedPrefix + "spring-lnp.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Params.Get("obs.lognoise")
+	if p == nil {
+		t.Fatal("no obs.lognoise parameter")
+	}
+	for i := range p.Value.Data {
+		p.Value.Data[i] = 1e30
+	}
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "noisy.safetensors")
+	if err := core.SaveCheckpoint(ckpt, m, info, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	data := writeFile(t, dir, "obs.csv", "t,y\n1,0.5\n2,0.25\n3,-0.1\n")
+	code, _, errOut := runCLI(t, "calibrate", "--checkpoint", ckpt, "--data", data)
+	if code == 0 {
+		t.Skip("the model copes with obs.lognoise = 1e30")
+	}
+	if strings.Contains(errOut, "side information") || !strings.Contains(errOut, "non-finite") || !strings.Contains(errOut, "checkpoint") {
+		t.Errorf("exit %d, stderr %q; want non-finite values blamed on the checkpoint, not side information", code, errOut)
+	}
+}
+
+// TestCalibrateRefusesInsaneValues: y = 1e308 on spring used to be
+// accepted (θ std 0, 300-digit axis labels, -Inf in the plot) while lv
+// refused 1e200 only once its model diverged; both are now refused
+// before any prediction, with the line, by one rule.
+func TestCalibrateRefusesInsaneValues(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		text string
+	}{
+		{[]string{"--system", "spring"}, "t,y\n0.5,1e308\n1,0.2\n"},
+		{[]string{"--system", "lv", "--u0", "1,1"}, "t,prey,predator\n0.5,1,1\n1,1e200,1\n"},
+	} {
+		data := writeFile(t, dir, "f.csv", tc.text)
+		code, _, errOut := runCLI(t, append(append([]string{"calibrate", "--data", data}, tc.args...), "--json")...)
+		if code != 2 || !strings.Contains(errOut, "sane range") || !strings.Contains(errOut, "f.csv:") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the sane range with the line", tc.args, code, errOut)
+		}
 	}
 }

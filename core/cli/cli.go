@@ -193,7 +193,14 @@ func runCommand(ctx context.Context, c *Command, args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "run 'apic %s --help' for usage\n", c.Name)
 		return 2
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintf(env.Stderr, "apic %s: interrupted\n", c.Name)
+		// "interrupted while reading --data obs.csv" says what was
+		// waited for; other interruptions say only that.
+		msg := "interrupted"
+		var ie *interruptedError
+		if errors.As(err, &ie) {
+			msg = ie.Error()
+		}
+		fmt.Fprintf(env.Stderr, "apic %s: %s\n", c.Name, msg)
 		return 1
 	default:
 		fmt.Fprintf(env.Stderr, "apic %s: %v\n", c.Name, err)

@@ -123,7 +123,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if math.IsNaN(*noise) || math.IsInf(*noise, 0) {
 		return UsageError("--noise must be finite")
 	}
-	models, err := compareModels(sys.Name(), files)
+	models, err := compareModels(ctx, sys.Name(), files)
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ var lookupEmbedded = checkpoints.Lookup
 // compareModels collects the embedded checkpoints of system and the
 // given files. Names are "apic-BACKBONE"; a file whose name is taken gets
 // its base name appended ("apic-lnp:long-run").
-func compareModels(system string, files []string) ([]namedModel, error) {
+func compareModels(ctx context.Context, system string, files []string) ([]namedModel, error) {
 	var out []namedModel
 	taken := map[string]bool{}    // names given
 	included := map[string]bool{} // sources compared
@@ -203,7 +203,7 @@ func compareModels(system string, files []string) ([]namedModel, error) {
 		if included[path] {
 			continue // an embedded checkpoint of the system, compared already
 		}
-		m, _, err := OpenCheckpoint(path)
+		m, _, err := OpenCheckpointContext(ctx, path)
 		if err != nil {
 			return nil, err
 		}

@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"encoding/csv"
-	"errors"
-	"fmt"
+	"context"
 	"io"
 	"math"
 	"strconv"
 	"strings"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -44,42 +43,29 @@ func sideAxisOf(g sims.Grid, n int) sideAxis {
 	return a
 }
 
-// readSideCSV reads n values of side information from the CSV file path:
-// a header row "x,u" (in any case), then one row per position in
-// increasing x.
-func readSideCSV(path string, n int, axis sideAxis) ([]float64, error) {
-	f, err := openInput("--u0-file", path)
+// readSideCSV reads the side information si from the CSV file path: a
+// header row "x,u" (in any case), then one row per position in
+// increasing x, si.Len rows in all. A cancelled ctx ends the wait for
+// input with an interruptedError.
+func readSideCSV(ctx context.Context, path string, si sims.SideInfo, axis sideAxis) ([]float64, error) {
+	f, err := openInput(ctx, "--u0-file", path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return parseSideCSV(f, path, n, axis)
+	return parseSideCSV(ctx, f, path, si, axis)
 }
 
 // parseSideCSV is readSideCSV on an open reader; name labels the errors,
-// which are usage errors of the form "name:line: problem".
-func parseSideCSV(r io.Reader, name string, n int, axis sideAxis) ([]float64, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1 // count fields ourselves for a clearer message
-	cr.TrimLeadingSpace = true
-
-	bad := func(line int, format string, args ...any) error {
-		return UsageError("%s:%d: %s", name, line, fmt.Sprintf(format, args...))
-	}
-	read := func() (rec []string, line int, err error) {
-		rec, err = cr.Read()
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, pe.Line, bad(pe.Line, "%v", pe.Err)
-			}
-			return nil, 0, err
-		}
-		line, _ = cr.FieldPos(0)
-		for i := range rec {
-			rec[i] = strings.TrimSpace(rec[i])
-		}
-		return rec, line, nil
+// which are usage errors of the form "name:line: problem". Values of u
+// beyond core.SaneSideBound are refused.
+func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInfo, axis sideAxis) ([]float64, error) {
+	n, sane := si.Len, core.SaneSideBound(si)
+	recs := newCSVRecords(ctx, r, name)
+	defer recs.Close()
+	bad, read := recs.bad, recs.next
+	if recs.looksBinary() {
+		return nil, UsageError("%s: not a CSV text file (binary data); want a header \"x,u\" and %d rows", name, n)
 	}
 
 	header, line, err := read()
@@ -90,16 +76,14 @@ func parseSideCSV(r io.Reader, name string, n int, axis sideAxis) ([]float64, er
 		return nil, err
 	}
 	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff") // spreadsheet BOM
+		header[0] = strings.TrimSpace(strings.TrimPrefix(header[0], "\ufeff")) // spreadsheet BOM
 	}
 	// Names match case-insensitively, as in observation files ("X,U").
 	if len(header) != 2 || !strings.EqualFold(header[0], "x") || !strings.EqualFold(header[1], "u") {
-		if len(header) > 0 {
-			if _, numErr := strconv.ParseFloat(header[0], 64); numErr == nil {
-				return nil, bad(line, "missing header row \"x,u\"")
-			}
+		if len(header) > 0 && numberSyntax(header[0]) {
+			return nil, bad(line, "missing header row \"x,u\"")
 		}
-		return nil, bad(line, "header is %q, want \"x,u\"", strings.Join(header, ","))
+		return nil, bad(line, "header is %s, want \"x,u\"", core.QuoteInput(strings.Join(header, ",")))
 	}
 
 	values := make([]float64, 0, n)
@@ -120,28 +104,28 @@ func parseSideCSV(r io.Reader, name string, n int, axis sideAxis) ([]float64, er
 		}
 		var xu [2]float64
 		for i, col := range [2]string{"x", "u"} {
-			v, err := strconv.ParseFloat(rec[i], 64)
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				return nil, bad(line, "%s %q is not a number", col, rec[i])
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, bad(line, "%s = %s is not a finite number", col, rec[i])
+			v, err := parseCell(col, rec[i])
+			if err != nil {
+				return nil, bad(line, "%v", err)
 			}
 			xu[i] = v
 		}
 		x, u := xu[0], xu[1]
 		if axis.pos != nil {
 			if want := axis.pos[len(values)]; math.Abs(x-want) > positionTol {
-				return nil, bad(line, "x = %s, want grid position %d at x = %s", rec[0], len(values), fmtFloat(want))
+				return nil, bad(line, "x = %s, want grid position %d at x = %s", fmtFloat(x), len(values), fmtFloat(want))
 			}
 		} else {
 			if x <= prevX {
-				return nil, bad(line, "x = %s does not increase (previous x = %s)", rec[0], fmtFloat(prevX))
+				return nil, bad(line, "x = %s does not increase (previous x = %s)", fmtFloat(x), fmtFloat(prevX))
 			}
 			if x < axis.lo || x > axis.hi {
-				return nil, bad(line, "x = %s outside the domain [%s, %s]", rec[0], fmtFloat(axis.lo), fmtFloat(axis.hi))
+				return nil, bad(line, "x = %s outside the domain [%s, %s]", fmtFloat(x), fmtFloat(axis.lo), fmtFloat(axis.hi))
 			}
 			prevX = x
+		}
+		if math.Abs(u) > sane {
+			return nil, bad(line, "u = %s is beyond the sane range |u| ≤ %.4g (%d times the largest |%s| the system's training saw): check the units and the columns", fmtFloat(u), sane, core.SaneFactor, si.Name)
 		}
 		values = append(values, u)
 	}

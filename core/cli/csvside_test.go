@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -27,9 +29,9 @@ func TestParseSideCSV(t *testing.T) {
 		{"no header", "0,1\n0.25,2\n", grid, nil, `f.csv:1: missing header row "x,u"`},
 		{"wrong header", "pos,value\n0,1\n", grid, nil, `f.csv:1: header is "pos,value", want "x,u"`},
 		{"three fields", "x,u\n0,1\n0.25,2,9\n", grid, nil, "f.csv:3: 3 fields, want 2"},
-		{"bad x", "x,u\n0,1\nzz,2\n", grid, nil, `f.csv:3: x "zz" is not a number`},
-		{"nan u", "x,u\n0,1\n0.25,NaN\n", grid, nil, "f.csv:3: u = NaN is not a finite number"},
-		{"inf u", "x,u\n0,+Inf\n", grid, nil, "f.csv:2: u = +Inf is not a finite number"},
+		{"bad x", "x,u\n0,1\nzz,2\n", grid, nil, `f.csv:3: x = "zz" is not a number`},
+		{"nan u", "x,u\n0,1\n0.25,NaN\n", grid, nil, `f.csv:3: u = "NaN" is not a finite number`},
+		{"inf u", "x,u\n0,+Inf\n", grid, nil, `f.csv:2: u = "+Inf" is not a finite number`},
 		{"too few", "x,u\n0,1\n0.25,2\n", grid, nil, "f.csv: 2 data rows, want 4"},
 		{"too many", "x,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n0.9,5\n", grid, nil, "f.csv:6: more than 4 data rows"},
 		{"off grid", "x,u\n0,1\n0.26,2\n", grid, nil, "f.csv:3: x = 0.26, want grid position 1 at x = 0.25"},
@@ -38,7 +40,7 @@ func TestParseSideCSV(t *testing.T) {
 		{"outside domain", "x,u\n0.5,1\n1.5,2\n", free, nil, "f.csv:3: x = 1.5 outside the domain [0, 1]"},
 		{"bad quote", "x,u\n0,\"1\n", grid, nil, "f.csv:2:"},
 	} {
-		got, err := parseSideCSV(strings.NewReader(tc.text), "f.csv", 4, tc.axis)
+		got, err := parseSideCSV(context.Background(), strings.NewReader(tc.text), "f.csv", sims.SideInfo{Len: 4}, tc.axis)
 		if tc.err == "" {
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("%s: got %v, %v; want %v", tc.name, got, err, tc.want)
@@ -65,4 +67,81 @@ func TestSideAxisOf(t *testing.T) {
 	if a = sideAxisOf(sims.Grid{}, 3); a.pos != nil || !math.IsInf(a.lo, -1) {
 		t.Errorf("empty grid axis %+v", a)
 	}
+}
+
+// FuzzParseSideCSV checks that no side-information file makes the parser
+// panic, that its errors are short usage errors naming the file, and
+// that what it accepts is the right number of finite values within the
+// sane range, at increasing positions. Its seed corpus (the hostile
+// cases of issue 19) runs as an ordinary test.
+func FuzzParseSideCSV(f *testing.F) {
+	for _, seed := range []string{
+		"x,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n",
+		"\ufeffX,U\r\n0,1\r\n0.25,2\r\n0.5,3\r\n0.75,4\r\n",
+		"x,u\r0,1\r0.25,2\r0.5,3\r0.75,4\r",
+		"", "\ufeff", "x,u\n", "0,1\n",
+		strings.Repeat("x", 5000) + "\n",
+		strings.Repeat(",", 5000),
+		"x,u\n" + strings.Repeat("1,", 3000) + "\n",
+		"x,u\n0," + strings.Repeat("9", 300) + "\n",
+		"x,u\n0,\"" + strings.Repeat("1\n", 3000),
+		"x,u\n0,1_0\n", "x,u\n0,0x1p1\n", "x,u\n0,NaN\n", "x,u\n0,-Inf\n", "x,u\n0,1e308\n",
+		"\"x\",\"u\"\n\"0\",\"1\"\n", "x,u\n0,\"1\n",
+		"x,u\n0.1,1\n0.1,2\n", "x,u\n\x00\x01\n",
+	} {
+		f.Add(false, []byte(seed))
+		f.Add(true, []byte(seed))
+	}
+	grid := sideAxis{pos: []float64{0, 0.25, 0.5, 0.75}, lo: 0, hi: 1}
+	free := sideAxis{lo: 0, hi: 1}
+	si := lookup(f, "advdiff").Side()
+	si.Len = 4
+	sane := core.SaneSideBound(si)
+	f.Fuzz(func(t *testing.T, onGrid bool, data []byte) {
+		axis := free
+		if onGrid {
+			axis = grid
+		}
+		got, err := parseSideCSV(context.Background(), strings.NewReader(string(data)), "u.csv", si, axis)
+		if err != nil {
+			if !IsUsageError(err) || !strings.HasPrefix(err.Error(), "u.csv") || len(err.Error()) > maxErrorBytes {
+				t.Fatalf("error %.200q (%d bytes) is not a short usage error naming the file", err, len(err.Error()))
+			}
+			return
+		}
+		if len(got) != si.Len {
+			t.Fatalf("%d values accepted, want %d", len(got), si.Len)
+		}
+		for i, v := range got {
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > sane {
+				t.Fatalf("value %d = %v accepted", i, v)
+			}
+		}
+	})
+}
+
+// FuzzParseSideValues does the same for --u0's comma-separated values.
+func FuzzParseSideValues(f *testing.F) {
+	for _, seed := range []string{"1,1", " 1 , 2 ", "1", "1,2,3", "", ",", "1_0,1", "0x1p1,1", "NaN,1", "1,inf", "1e308,1", "-1,1", "1e-400,1", strings.Repeat("9", 400) + ",1"} {
+		f.Add(seed)
+	}
+	side := lookup(f, "lv").Side()
+	sane := core.SaneSideBound(side)
+	f.Fuzz(func(t *testing.T, text string) {
+		got, err := parseSideValues(text, side)
+		if err != nil {
+			if !IsUsageError(err) || !strings.HasPrefix(err.Error(), "--u0") || len(err.Error()) > maxErrorBytes {
+				t.Fatalf("error %.200q (%d bytes) is not a short usage error naming --u0", err, len(err.Error()))
+			}
+			return
+		}
+		if len(got) != side.Len {
+			t.Fatalf("%d values accepted, want %d", len(got), side.Len)
+		}
+		for _, v := range got {
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > sane || (side.Positive && v <= 0) {
+				t.Fatalf("value %v accepted", v)
+			}
+		}
+	})
 }

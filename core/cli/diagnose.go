@@ -68,7 +68,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 			return UsageError("--png %s is the --checkpoint file, which the figure would overwrite; choose another name", *pngPath)
 		}
 	}
-	m, _, source, err := loadModel(*path, *system, *backbone)
+	m, _, source, err := loadModel(ctx, *path, *system, *backbone)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
 		return UsageError("--z-theta-prior must be ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
 	}
-	m, _, source, err := loadModel(*path, *system, *backbone)
+	m, _, source, err := loadModel(ctx, *path, *system, *backbone)
 	if err != nil {
 		return err
 	}

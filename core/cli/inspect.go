@@ -48,7 +48,7 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		return UsageError("inspect takes one FILE, got %d: %s", len(files), strings.Join(files, " "))
 	}
 	path := files[0]
-	f, m, info, err := readCheckpoint(path)
+	f, m, info, err := readCheckpoint(ctx, path)
 	if err != nil {
 		return err
 	}

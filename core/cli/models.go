@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -14,9 +16,9 @@ import (
 // names when set (a file, or embedded:NAME) (system and backbone, when given, must match it), otherwise
 // the embedded checkpoint for system and backbone (empty: lnp). It
 // returns a description of where the weights came from.
-func loadModel(path, system, backbone string) (*core.Model, core.Info, string, error) {
+func loadModel(ctx context.Context, path, system, backbone string) (*core.Model, core.Info, string, error) {
 	if path != "" {
-		m, info, err := OpenCheckpoint(path)
+		m, info, err := OpenCheckpointContext(ctx, path)
 		if err != nil {
 			return nil, core.Info{}, "", err
 		}
@@ -44,7 +46,7 @@ func loadModel(path, system, backbone string) (*core.Model, core.Info, string, e
 		return nil, core.Info{}, "", UsageError("no embedded checkpoint for %s/%s; train one with 'apic train' and pass --checkpoint", system, backbone)
 	}
 	source := embeddedPrefix + checkpoints.Name(system, backbone)
-	m, info, err := OpenCheckpoint(source)
+	m, info, err := OpenCheckpointContext(ctx, source)
 	if err != nil {
 		return nil, core.Info{}, "", err
 	}
@@ -68,13 +70,20 @@ func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
 // OpenCheckpoint loads the checkpoint a flag (or the explorer) names: a file, or
 // embedded:NAME. Problems with a file are usage errors.
 func OpenCheckpoint(path string) (*core.Model, core.Info, error) {
-	_, m, info, err := readCheckpoint(path)
+	return OpenCheckpointContext(context.Background(), path)
+}
+
+// OpenCheckpointContext is OpenCheckpoint, ended with an interruption as
+// soon as ctx is cancelled (Ctrl-C), even while the open or a read
+// blocks (a FIFO no one writes).
+func OpenCheckpointContext(ctx context.Context, path string) (*core.Model, core.Info, error) {
+	_, m, info, err := readCheckpoint(ctx, path)
 	return m, info, err
 }
 
 // readCheckpoint reads the checkpoint OpenCheckpoint names, both as
 // safetensors (for inspect's tensor list) and as a model.
-func readCheckpoint(path string) (*nets.File, *core.Model, core.Info, error) {
+func readCheckpoint(ctx context.Context, path string) (*nets.File, *core.Model, core.Info, error) {
 	data, embedded, err := embeddedCheckpoint(path)
 	if err != nil {
 		return nil, nil, core.Info{}, err
@@ -83,7 +92,13 @@ func readCheckpoint(path string) (*nets.File, *core.Model, core.Info, error) {
 	if embedded {
 		f, err = nets.DecodeSafetensors(data)
 	} else {
-		f, err = nets.ReadSafetensorsFile(path, 0)
+		// The read runs on, abandoned, after an interruption: the
+		// command returns and the process ends.
+		f, err = interruptible(ctx, "reading checkpoint "+path, func() (*nets.File, error) { return nets.ReadSafetensorsFile(path, 0) }, nil)
+		var ie *interruptedError
+		if errors.As(err, &ie) {
+			return nil, nil, core.Info{}, err
+		}
 	}
 	var m *core.Model
 	var info core.Info

@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/csv"
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -33,33 +29,20 @@ import (
 const stdinName = "<stdin>"
 
 // readObservations reads the observation file at path for grid g; path
-// "-" reads stdin. Every problem with the file is a UsageError.
-func readObservations(path string, stdin io.Reader, g sims.Grid) (sims.Context, error) {
+// "-" reads stdin. sane bounds each channel's |value| (nil: no bound;
+// see core.SaneValueBound). Every problem with the file is a
+// UsageError; a cancelled ctx ends the wait for input with an
+// interruptedError.
+func readObservations(ctx context.Context, path string, stdin io.Reader, g sims.Grid, sane []float64) (sims.Context, error) {
 	if path == "-" {
-		return parseObservations(stdin, stdinName, g)
+		return parseObservations(ctx, stdin, stdinName, g, sane)
 	}
-	f, err := openInput("--data", path)
+	f, err := openInput(ctx, "--data", path)
 	if err != nil {
 		return sims.Context{}, err
 	}
 	defer f.Close()
-	return parseObservations(f, path, g)
-}
-
-// openInput opens the input file a flag names. Its errors are usage
-// errors naming the flag; so is a directory, which would otherwise fail
-// only at the first read, with a message that names neither the flag
-// nor the cause plainly.
-func openInput(flag, path string) (*os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, UsageError("%s: %v", flag, err)
-	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, UsageError("%s: %s is a directory", flag, path)
-	}
-	return f, nil
+	return parseObservations(ctx, f, path, g, sane)
 }
 
 // obsHeader is the expected header of g's observation files.
@@ -70,47 +53,20 @@ func obsHeader(g sims.Grid) []string {
 // parseObservations parses an observation CSV for grid g. name labels the
 // errors, which are UsageErrors of the form "name:line: problem". On
 // success every observation has a finite state inside the domain, at least
-// one observed channel and finite observed values; GridIndex is the grid
-// point the state coincides with (within gridTol), or -1.
-func parseObservations(r io.Reader, name string, g sims.Grid) (sims.Context, error) {
+// one observed channel and finite observed values within sane (when not
+// nil); GridIndex is the grid point the state coincides with (within
+// gridTol), or -1. Reading stops at the first row beyond
+// core.LimitObservations, and whenever ctx ends.
+func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Grid, sane []float64) (sims.Context, error) {
 	want := obsHeader(g)
 	wantText := strings.Join(want, ",")
-	bad := func(line int, format string, args ...any) error {
-		return UsageError("%s:%d: %s", name, line, fmt.Sprintf(format, args...))
-	}
-
-	br := bufio.NewReader(r)
-	// A text CSV has no NUL bytes; catching binary data up front gives a
-	// clearer message than the CSV reader's complaint about quotes.
-	if head, _ := br.Peek(4096); bytes.IndexByte(head, 0) >= 0 {
+	recs := newCSVRecords(ctx, r, name)
+	defer recs.Close()
+	bad := recs.bad
+	if recs.looksBinary() {
 		return sims.Context{}, UsageError("%s: not a CSV text file (binary data); want a header %q and one observation per row", name, wantText)
 	}
-	cr := csv.NewReader(br)
-	cr.FieldsPerRecord = -1 // count fields ourselves for a clearer message
-	cr.TrimLeadingSpace = true
-	cr.ReuseRecord = true
-
-	read := func() (rec []string, line int, err error) {
-		rec, err = cr.Read()
-		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, pe.Line, bad(pe.Line, "not valid CSV: %v", pe.Err)
-			}
-			if err == io.EOF {
-				return nil, 0, err
-			}
-			return nil, 0, UsageError("%s: %v", name, err)
-		}
-		line, _ = cr.FieldPos(0)
-		for i := range rec {
-			if !utf8.ValidString(rec[i]) || strings.IndexByte(rec[i], 0) >= 0 {
-				return nil, line, bad(line, "not a CSV text file (binary data)")
-			}
-			rec[i] = strings.TrimSpace(rec[i])
-		}
-		return rec, line, nil
-	}
+	read := recs.next
 
 	header, line, err := read()
 	switch {
@@ -128,7 +84,7 @@ func parseObservations(r io.Reader, name string, g sims.Grid) (sims.Context, err
 
 	ns, nc := len(g.StateNames), len(g.Channels)
 	loc := newGridLocator(g)
-	var ctx sims.Context
+	var obs sims.Context
 	firstLine := map[string]int{} // duplicate key → line of its first row
 	for {
 		rec, line, err := read()
@@ -137,6 +93,9 @@ func parseObservations(r io.Reader, name string, g sims.Grid) (sims.Context, err
 		}
 		if err != nil {
 			return sims.Context{}, err
+		}
+		if l := core.LimitObservations; obs.Len() == l.Max {
+			return sims.Context{}, bad(line, "more than %d observations, the %s limit (%s)", l.Max, l.Name, l.Why)
 		}
 		if len(rec) != len(want) {
 			msg := fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(want), wantText)
@@ -156,7 +115,7 @@ func parseObservations(r io.Reader, name string, g sims.Grid) (sims.Context, err
 				return sims.Context{}, bad(line, "%v", err)
 			}
 			if d < len(g.Lo) && d < len(g.Hi) && (v < g.Lo[d] || v > g.Hi[d]) {
-				return sims.Context{}, bad(line, "%s = %s is outside the domain [%s, %s]", want[d], text, fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
+				return sims.Context{}, bad(line, "%s = %s is outside the domain [%s, %s]", want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
 			}
 			state[d] = v
 		}
@@ -170,6 +129,10 @@ func parseObservations(r io.Reader, name string, g sims.Grid) (sims.Context, err
 			v, err := parseCell(want[ns+c], text)
 			if err != nil {
 				return sims.Context{}, bad(line, "%v", err)
+			}
+			if c < len(sane) && math.Abs(v) > sane[c] {
+				return sims.Context{}, bad(line, "%s = %s is beyond the sane range |%s| ≤ %.4g (%d times the largest |%s| the system's training saw): check the units and the columns",
+					want[ns+c], fmtFloat(v), want[ns+c], sane[c], core.SaneFactor, want[ns+c])
 			}
 			values[c], mask[c] = v, true
 			observed++
@@ -189,15 +152,15 @@ func parseObservations(r io.Reader, name string, g sims.Grid) (sims.Context, err
 			return sims.Context{}, bad(line, "duplicate observation at %s (first at line %d); give each state once, with all its channels in one row", describeState(g, state), first)
 		}
 		firstLine[key] = line
-		ctx.States = append(ctx.States, state)
-		ctx.Values = append(ctx.Values, values)
-		ctx.Mask = append(ctx.Mask, mask)
-		ctx.GridIndex = append(ctx.GridIndex, idx)
+		obs.States = append(obs.States, state)
+		obs.Values = append(obs.Values, values)
+		obs.Mask = append(obs.Mask, mask)
+		obs.GridIndex = append(obs.GridIndex, idx)
 	}
-	if ctx.Len() == 0 {
+	if obs.Len() == 0 {
 		return sims.Context{}, UsageError("%s: no observations after the header %q", name, wantText)
 	}
-	return ctx, nil
+	return obs, nil
 }
 
 // headerColumns maps each wanted name to its column in header, or explains
@@ -206,10 +169,10 @@ func headerColumns(header, want []string) ([]int, error) {
 	wantText := strings.Join(want, ",")
 	if len(header) == 1 {
 		if d := foreignDelimiter(header); d != "" {
-			return nil, fmt.Errorf("header %q: fields are separated by %s, want commas (%q)", header[0], d, wantText)
+			return nil, fmt.Errorf("header %s: fields are separated by %s, want commas (%q)", core.QuoteInput(header[0]), d, wantText)
 		}
 	}
-	if _, err := strconv.ParseFloat(header[0], 64); err == nil {
+	if numberSyntax(header[0]) {
 		return nil, fmt.Errorf("missing header row %q (the first row holds numbers)", wantText)
 	}
 	index := map[string]int{}
@@ -224,11 +187,11 @@ func headerColumns(header, want []string) ([]int, error) {
 		i, ok := index[strings.ToLower(h)]
 		switch {
 		case h == "":
-			return nil, fmt.Errorf("header %q has an empty column name (want %q)", strings.Join(header, ","), wantText)
+			return nil, fmt.Errorf("header %s has an empty column name (want %q)", core.QuoteInput(strings.Join(header, ",")), wantText)
 		case !ok:
-			return nil, fmt.Errorf("unknown column %q (want %q)", h, wantText)
+			return nil, fmt.Errorf("unknown column %s (want %q)", core.QuoteInput(h), wantText)
 		case col[i] >= 0:
-			return nil, fmt.Errorf("column %q appears twice (want %q)", h, wantText)
+			return nil, fmt.Errorf("column %s appears twice (want %q)", core.QuoteInput(h), wantText)
 		}
 		col[i] = j
 	}
@@ -261,15 +224,12 @@ func foreignDelimiter(rec []string) string {
 	return ""
 }
 
-// parseCell parses one numeric cell of column name.
+// parseCell parses one numeric cell of column name (parseNumber's
+// grammar).
 func parseCell(name, text string) (float64, error) {
-	v, err := strconv.ParseFloat(text, 64)
-	// An out-of-range literal parses to ±Inf and is reported as such.
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%s = %q is not a number", name, text)
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%s = %s is not a finite number", name, text)
+	v, err := parseNumber(text)
+	if err != nil {
+		return 0, fmt.Errorf("%s = %w", name, err)
 	}
 	return v, nil
 }

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -64,7 +66,7 @@ func TestParseObservations(t *testing.T) {
 			[]obs{{[]float64{0, 0.25}, []float64{0.2}, []bool{true}, 16}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, err := parseObservations(strings.NewReader(tc.text), "f.csv", tc.g)
+			ctx, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", tc.g, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,8 +96,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"a,b\n", `f.csv:1: unknown column "a"`},
 		{"t,y\n\n\n1,zz\n", `f.csv:4: y = "zz" is not a number`},
 		{"t,y\n1,0x\n", `f.csv:2: y = "0x" is not a number`},
-		{"t,y\n1,nan\n", "f.csv:2: y = nan is not a finite number"},
-		{"t,y\ninf,1\n", "f.csv:2: t = inf is not a finite number"},
+		{"t,y\n1,nan\n", `f.csv:2: y = "nan" is not a finite number`},
+		{"t,y\ninf,1\n", `f.csv:2: t = "inf" is not a finite number`},
 		{"t,y\n4.0000001,1\n", "f.csv:2: t = 4.0000001 is outside the domain [0, 4]"},
 		{"t,y\n2,1\n2e0,2\n", "f.csv:3: duplicate observation at t = 2 (first at line 2)"},
 		{"t,y\n-0,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2)"},
@@ -106,7 +108,7 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"\x00\x01\x02\x03", "f.csv: not a CSV text file (binary data)"},
 		{"t|y\n", "fields are separated by '|'"},
 	} {
-		_, err := parseObservations(strings.NewReader(tc.text), "f.csv", spring)
+		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
 		}
@@ -131,7 +133,7 @@ func TestParseObservationsPointGrid(t *testing.T) {
 		States: [][]float64{{0, 0}, {0.5, 0.2}, {1, 0.9}},
 		Lo:     []float64{0, 0}, Hi: []float64{1, 1},
 	}
-	ctx, err := parseObservations(strings.NewReader("t,x,u\n0.5,0.2,1\n0.5,0.3,2\n"), "f.csv", g)
+	ctx, err := parseObservations(context.Background(), strings.NewReader("t,x,u\n0.5,0.2,1\n0.5,0.3,2\n"), "f.csv", g, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,18 +166,48 @@ func FuzzParseObservations(f *testing.F) {
 		{2, "t,x,u\n0.5,0.25,1\n0.1,0.99,0\n"},
 		{2, "t,x,u\n1,1,1\n0,0,0\n"},
 		{2, "t,x\n1,1\n"},
+		// The hostile cases of issue 19.
+		{0, strings.Repeat("h", 5000) + "\n"},
+		{0, strings.Repeat(",", 5000)},
+		{0, "t,y\n" + strings.Repeat("1,", 3000) + "\n"},
+		{0, "t,y\n1," + strings.Repeat("9", 300) + "\n"},
+		{0, "t,y\n1,\"" + strings.Repeat("9\n", 3000)},
+		{0, "t,y\r0,1\r1,2\r"},
+		{0, "t,y\r\n0,1\r\n"},
+		{0, "t,y\n1,1_0\n"},
+		{0, "t,y\n1,0x1p1\n"},
+		{0, "t,y\n1,Inf\n2,-inf\n3,nan\n"},
+		{0, "t,y\n1,1e308\n"},
+		{1, "t,prey,predator\n1,1e200,1\n"},
+		{2, "t,x,u\n0.5,0.5,-1e300\n"},
+		{0, "\ufeff"},
+		{0, "\ufefft,y\n1,2\n"},
+		{0, "\"t\",\"y\"\n\"1\",\"2\"\n"},
+		{0, "\"t,y\n"},
+		{0, "t,y\n1,\"2\"\"\"\n"},
 	} {
 		f.Add(seed.system, []byte(seed.text))
 	}
-	grids := []sims.Grid{lookup(f, "spring").Grid(), lookup(f, "lv").Grid(), lookup(f, "advdiff").Grid()}
+	systems := []sims.System{lookup(f, "spring"), lookup(f, "lv"), lookup(f, "advdiff")}
+	var sane [3][]float64
+	for i, sys := range systems {
+		sane[i] = core.SaneValueBound(sys)
+	}
 	f.Fuzz(func(t *testing.T, system int, data []byte) {
-		g := grids[((system%3)+3)%3]
-		ctx, err := parseObservations(strings.NewReader(string(data)), "f.csv", g)
+		which := ((system % 3) + 3) % 3
+		g := systems[which].Grid()
+		ctx, err := parseObservations(context.Background(), strings.NewReader(string(data)), "f.csv", g, sane[which])
 		if err != nil {
 			if !IsUsageError(err) || !strings.HasPrefix(err.Error(), "f.csv") {
 				t.Fatalf("error %q is not a usage error naming the file", err)
 			}
+			if len(err.Error()) > maxErrorBytes {
+				t.Fatalf("error of %d bytes: %.200q", len(err.Error()), err)
+			}
 			return
+		}
+		if n := ctx.Len(); n > core.LimitObservations.Max {
+			t.Fatalf("%d observations accepted, over the limit", n)
 		}
 		n := ctx.Len()
 		if n == 0 || len(ctx.Values) != n || len(ctx.Mask) != n || len(ctx.GridIndex) != n {
@@ -193,7 +225,7 @@ func FuzzParseObservations(f *testing.F) {
 			}
 			observed := false
 			for c, v := range ctx.Values[i] {
-				if math.IsNaN(v) || math.IsInf(v, 0) || (!ctx.Mask[i][c] && v != 0) {
+				if math.IsNaN(v) || math.IsInf(v, 0) || (!ctx.Mask[i][c] && v != 0) || math.Abs(v) > sane[which][c] {
 					t.Fatalf("observation %d: value %v (mask %v)", i, v, ctx.Mask[i][c])
 				}
 				observed = observed || ctx.Mask[i][c]

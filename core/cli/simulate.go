@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -91,7 +90,7 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 				return err
 			}
 		case *u0File != "":
-			if u0, err = readSideCSV(*u0File, side.Len, sideAxisOf(sys.Grid(), side.Len)); err != nil {
+			if u0, err = readSideCSV(ctx, *u0File, side, sideAxisOf(sys.Grid(), side.Len)); err != nil {
 				return err
 			}
 		case side.Len > 0:
@@ -182,18 +181,9 @@ func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
 	return theta, nil
 }
 
-// parseFinite parses a float and rejects NaN and infinities.
-func parseFinite(s string) (float64, error) {
-	v, err := strconv.ParseFloat(s, 64)
-	// An out-of-range literal parses to ±Inf and is reported as such.
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("%q is not a number", s)
-	}
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a finite number", s)
-	}
-	return v, nil
-}
+// parseFinite parses a number flag's value by the grammar of input
+// files (parseNumber): decimal or exponent notation, finite.
+func parseFinite(s string) (float64, error) { return parseNumber(s) }
 
 // parseSideValues reads --u0: exactly side.Len comma-separated numbers.
 func parseSideValues(text string, side sims.SideInfo) ([]float64, error) {
@@ -210,6 +200,9 @@ func parseSideValues(text string, side sims.SideInfo) ([]float64, error) {
 		v, err := parseFinite(strings.TrimSpace(p))
 		if err != nil {
 			return nil, UsageError("--u0: value %d (%s): %v", i+1, sideLabel(side, i), err)
+		}
+		if sane := core.SaneSideBound(side); math.Abs(v) > sane {
+			return nil, UsageError("--u0: %s = %s is beyond the sane range |%s| ≤ %.4g (%d times the largest the system's training saw)", sideLabel(side, i), fmtFloat(v), sideLabel(side, i), sane, core.SaneFactor)
 		}
 		if side.Positive && v <= 0 {
 			return nil, UsageError("--u0: %s = %s must be > 0", sideLabel(side, i), fmtFloat(v))

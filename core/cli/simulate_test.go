@@ -245,7 +245,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{[]string{"--system", "testplain", "--theta", "p=1,q=0", "--u0", "1"}, "testplain has no side information"},
 		{[]string{"--system", "testfield", "--theta", "p=1,q=0", "--u0", "1", "--u0-file", badHeader}, "not both"},
 		{[]string{"--system", "testfield", "--theta", "p=1,q=0", "--u0-file", badHeader}, badHeader + `:1: header is "t,u", want "x,u"`},
-		{[]string{"--system", "testfield", "--theta", "p=1,q=0", "--u0-file", badNumber}, badNumber + `:3: u "abc" is not a number`},
+		{[]string{"--system", "testfield", "--theta", "p=1,q=0", "--u0-file", badNumber}, badNumber + `:3: u = "abc" is not a number`},
 		{[]string{"--system", "testfield", "--theta", "p=1,q=0", "--u0-file", shortFile}, shortFile + ": 2 data rows, want 4"},
 		{[]string{"--system", "testfield", "--theta", "p=1,q=0", "--u0-file", filepath.Join(dir, "missing.csv")}, "missing.csv"},
 	} {

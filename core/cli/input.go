@@ -1,0 +1,361 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"apic/core"
+)
+
+// Every parser of an input file (observations, side information) reads
+// it through an inputReader, which makes the file's size and the wait
+// for it bounded:
+//
+//   - reads of a source that may block (a FIFO no one writes, a terminal,
+//     a stalled pipe: anything but a regular file or memory) happen in a
+//     goroutine, so that they do not keep Ctrl-C from ending the command:
+//     Read returns an interruptedError as soon as the context is
+//     cancelled; other sources are read directly, the context checked
+//     between reads;
+//   - lines are counted and bounded as the bytes pass (core.LimitLineBytes),
+//     so that a 200 MB line is refused after its first 4 kB with the line
+//     number, never held in memory whole;
+//   - old Mac line endings (CR alone) and CRLF are turned into LF, so that
+//     "y\r0" is a header and a row, not a column name.
+
+// How much an inputReader reads from its source at a time: through the
+// goroutine, a fresh buffer each time (few handovers); directly, one
+// buffer the size of the bufio.Reader's above it.
+const (
+	inputChunkBytes  = 32 << 10
+	directChunkBytes = 4 << 10
+)
+
+// interruptedError is a read or open that Ctrl-C (the context) stopped.
+// It unwraps to the context's error, so that commands treat it as any
+// interruption; its message says what was being waited for.
+type interruptedError struct {
+	what string // "reading --data obs.csv"
+	err  error
+}
+
+func (e *interruptedError) Error() string { return "interrupted while " + e.what }
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// lineTooLongError is a line beyond core.LimitLineBytes: line is where
+// the limit was crossed, start where the record began (earlier when a
+// quoted field holds line breaks).
+type lineTooLongError struct{ line, start int }
+
+func (e *lineTooLongError) Error() string {
+	l := core.LimitLineBytes
+	if e.start < e.line {
+		return fmt.Sprintf("the record from line %d, a quoted field with line breaks, is longer than %d bytes, the %s limit (%s)", e.start, l.Max, l.Name, l.Why)
+	}
+	return fmt.Sprintf("line longer than %d bytes, the %s limit (%s)", l.Max, l.Name, l.Why)
+}
+
+// inputChunk is one read of the goroutine: data, then the read's error.
+type inputChunk struct {
+	data []byte
+	err  error
+}
+
+// inputReader reads a source through a goroutine, checking the context
+// between reads, turning CR and CRLF into LF and bounding line length.
+type inputReader struct {
+	ctx    context.Context
+	what   string    // what an interruption was waiting for
+	direct io.Reader // a source that cannot block, read without the goroutine
+	buf    []byte    // direct's chunk
+	chunks chan inputChunk
+	done   chan struct{}
+	rest   []byte // of the last chunk, not yet returned
+	err    error  // sticky: the source's error once rest is drained, or the reader's own
+
+	line      int  // the line being read, from 1
+	start     int  // the line the current record began on
+	lineBytes int  // bytes of the current record so far (a quoted line break does not end it)
+	skipLF    bool // the previous byte was a CR turned into LF: drop an LF after it
+	inQuote   bool // inside a quoted field, as far as counting quotes tells
+}
+
+// newInputReader starts reading src; what names it in an interruption
+// ("reading --data obs.csv"). Close stops the goroutine once it
+// returns from the read in progress; closing src as well unblocks that
+// read where the source allows it (a pipe or FIFO opened by os.Open).
+func newInputReader(ctx context.Context, src io.Reader, what string) *inputReader {
+	r := &inputReader{ctx: ctx, what: what, chunks: make(chan inputChunk), done: make(chan struct{}), line: 1, start: 1}
+	if !mayBlock(src) {
+		r.direct = src
+		return r
+	}
+	go func() {
+		for {
+			buf := make([]byte, inputChunkBytes)
+			n, err := src.Read(buf)
+			select {
+			case r.chunks <- inputChunk{buf[:n], err}:
+			case <-r.done:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return r
+}
+
+// mayBlock reports whether a read of src may wait indefinitely: true
+// for anything but memory and regular files.
+func mayBlock(src io.Reader) bool {
+	switch s := src.(type) {
+	case *strings.Reader, *bytes.Reader, *bytes.Buffer:
+		return false
+	case *os.File:
+		st, err := s.Stat()
+		return err != nil || !st.Mode().IsRegular()
+	}
+	return true
+}
+
+// Close stops the reading goroutine.
+func (r *inputReader) Close() {
+	select {
+	case <-r.done:
+	default:
+		close(r.done)
+	}
+}
+
+// Read implements io.Reader.
+func (r *inputReader) Read(p []byte) (int, error) {
+	for len(p) > 0 {
+		if len(r.rest) == 0 {
+			if r.err != nil {
+				return 0, r.err
+			}
+			if err := r.fill(); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if n := r.translate(p); n > 0 {
+			return n, nil // an error with the rest comes with the next Read
+		}
+		// Nothing moved: the chunk's rest was an LF after a CR, or the
+		// line went over its limit at once (then r.err says so).
+	}
+	return 0, nil
+}
+
+// fill waits for the next chunk or the context's end.
+func (r *inputReader) fill() error {
+	if err := r.ctx.Err(); err != nil {
+		return r.interrupted(err)
+	}
+	if r.direct != nil {
+		if r.buf == nil {
+			r.buf = make([]byte, directChunkBytes)
+		}
+		n, err := r.direct.Read(r.buf)
+		r.rest, r.err = r.buf[:n], err
+		return nil
+	}
+	select {
+	case <-r.ctx.Done():
+		return r.interrupted(r.ctx.Err())
+	case c, ok := <-r.chunks:
+		switch {
+		case !ok:
+			r.err = io.EOF
+		case c.err != nil:
+			r.err = c.err
+		}
+		r.rest = c.data
+		return nil
+	}
+}
+
+// interrupted makes err sticky as an interruptedError.
+func (r *inputReader) interrupted(err error) error {
+	r.err = &interruptedError{what: r.what, err: err}
+	r.rest = nil
+	return r.err
+}
+
+// translate moves bytes from rest into p, turning CR and CRLF into LF,
+// counting lines and refusing one longer than the limit. It returns
+// how many bytes it wrote.
+func (r *inputReader) translate(p []byte) int {
+	n, i := 0, 0
+	for ; i < len(r.rest) && n < len(p); i++ {
+		b := r.rest[i]
+		if r.skipLF {
+			r.skipLF = false
+			if b == '\n' {
+				continue
+			}
+		}
+		if b == '\r' {
+			b, r.skipLF = '\n', true
+		}
+		switch {
+		case b == '"':
+			r.inQuote = !r.inQuote // "" inside a quoted field toggles twice
+		case b == '\n' && !r.inQuote:
+			r.line++
+			r.start, r.lineBytes = r.line, 0
+			p[n] = b
+			n++
+			continue
+		case b == '\n':
+			r.line++
+		}
+		r.lineBytes++
+		if r.lineBytes > core.LimitLineBytes.Max {
+			r.err, r.rest = &lineTooLongError{line: r.line, start: r.start}, nil
+			return n
+		}
+		p[n] = b
+		n++
+	}
+	r.rest = r.rest[i:]
+	return n
+}
+
+// openInput opens the input file a flag names. Its errors are usage
+// errors naming the flag; so is a directory, which would otherwise fail
+// only at the first read, with a message that names neither the flag
+// nor the cause plainly. The open itself may block (a FIFO waits for a
+// writer), so it runs in a goroutine and a cancelled ctx ends the wait
+// with an interruptedError.
+func openInput(ctx context.Context, flag, path string) (*os.File, error) {
+	f, err := interruptible(ctx, "opening "+flag+" "+path, func() (*os.File, error) { return os.Open(path) },
+		func(f *os.File) { f.Close() })
+	var ie *interruptedError
+	switch {
+	case errors.As(err, &ie):
+		return nil, err
+	case err != nil:
+		return nil, UsageError("%s: %v", flag, err)
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, UsageError("%s: %s is a directory", flag, path)
+	}
+	return f, nil
+}
+
+// interruptible runs do in a goroutine and returns its result, or an
+// interruptedError naming what as soon as ctx is cancelled, whichever
+// comes first. The abandoned call runs on; discard (if not nil) gets
+// its result when it ends (to close a file it opened).
+func interruptible[T any](ctx context.Context, what string, do func() (T, error), discard func(T)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := do()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-done; r.err == nil && discard != nil {
+				discard(r.v)
+			}
+		}()
+		var zero T
+		return zero, &interruptedError{what: what, err: ctx.Err()}
+	}
+}
+
+// csvRecords reads the records of an input CSV file through an
+// inputReader, and checks what every input CSV must satisfy: valid CSV,
+// text (UTF-8, no NUL), at most core.LimitFieldsPerLine fields of at
+// most core.LimitFieldBytes bytes, lines of at most
+// core.LimitLineBytes. Fields come trimmed of spaces.
+type csvRecords struct {
+	name string // labels the errors: "name:line: problem"
+	in   *inputReader
+	br   *bufio.Reader
+	cr   *csv.Reader
+}
+
+// newCSVRecords reads r, which name labels in errors, until ctx ends.
+// Close it when done.
+func newCSVRecords(ctx context.Context, r io.Reader, name string) *csvRecords {
+	in := newInputReader(ctx, r, "reading "+name)
+	br := bufio.NewReader(in)
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1 // count fields ourselves for a clearer message
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	return &csvRecords{name: name, in: in, br: br, cr: cr}
+}
+
+// Close stops the reading goroutine.
+func (c *csvRecords) Close() { c.in.Close() }
+
+// looksBinary reports whether the file's first bytes hold a NUL, which
+// no text CSV has: catching binary data up front gives a clearer
+// message than the CSV reader's complaint about quotes.
+func (c *csvRecords) looksBinary() bool {
+	head, _ := c.br.Peek(4096) // a shorter file, or an error, shows at the first record
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+// bad is a usage error about line of the file.
+func (c *csvRecords) bad(line int, format string, args ...any) error {
+	return UsageError("%s:%d: %s", c.name, line, fmt.Sprintf(format, args...))
+}
+
+// next returns the next record (valid until the next call) and its line
+// number; io.EOF at the end; an interruptedError when ctx ended; else a
+// usage error naming the file and line.
+func (c *csvRecords) next() (rec []string, line int, err error) {
+	rec, err = c.cr.Read()
+	var pe *csv.ParseError
+	var long *lineTooLongError
+	var ie *interruptedError
+	switch {
+	case err == io.EOF:
+		return nil, 0, err
+	case errors.As(err, &ie):
+		return nil, 0, err
+	case errors.As(err, &long):
+		return nil, long.line, c.bad(long.line, "%v", long)
+	case errors.As(err, &pe):
+		return nil, pe.Line, c.bad(pe.Line, "not valid CSV: %v", pe.Err)
+	case err != nil:
+		return nil, 0, UsageError("%s: %v", c.name, err)
+	}
+	line, _ = c.cr.FieldPos(0)
+	if l := core.LimitFieldsPerLine; len(rec) > l.Max {
+		return nil, line, c.bad(line, "%d fields, more than the %s limit %d (%s)", len(rec), l.Name, l.Max, l.Why)
+	}
+	for i := range rec {
+		if !utf8.ValidString(rec[i]) || strings.IndexByte(rec[i], 0) >= 0 {
+			return nil, line, c.bad(line, "not a CSV text file (binary data)")
+		}
+		rec[i] = strings.TrimSpace(rec[i])
+		if l := core.LimitFieldBytes; len(rec[i]) > l.Max {
+			return nil, line, c.bad(line, "field %d is %d bytes long, over the %s limit %d (%s): %s", i+1, len(rec[i]), l.Name, l.Max, l.Why, core.QuoteInput(rec[i]))
+		}
+	}
+	return rec, line, nil
+}

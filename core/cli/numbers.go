@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"apic/core"
+)
+
+// parseNumber parses one number of an input file (observation CSVs,
+// side-information CSVs) or of a number flag (--theta, --u0). Every
+// system reads numbers by this one grammar:
+//
+//	number   = [sign] mantissa [exponent]
+//	mantissa = digits ["." [digits]] | "." digits
+//	exponent = ("e" | "E") [sign] digits
+//	sign     = "+" | "-"
+//	digits   = one or more of 0-9
+//
+// so -1.5, 2e-3, .5, 5. and +1E+2 are numbers. What Go's strconv would
+// add is refused, since no spreadsheet or CSV writer means it: digit
+// separators (1_0), hexadecimal (0x1p1), and NaN, Inf and Infinity in
+// any case, which are no measurement. A literal beyond the float64
+// range (1e999) is refused too; one below its smallest magnitude reads
+// as 0. Leading and trailing spaces are the caller's to trim.
+func parseNumber(text string) (float64, error) {
+	if !numberSyntax(text) {
+		switch strings.ToLower(strings.TrimLeft(text, "+-")) {
+		case "nan", "inf", "infinity":
+			return 0, fmt.Errorf("%s is not a finite number (NaN and Inf are refused)", core.QuoteInput(text))
+		}
+		return 0, fmt.Errorf("%s is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)", core.QuoteInput(text))
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		// numberSyntax admits only what ParseFloat reads.
+		return 0, fmt.Errorf("%s is not a number: %w", core.QuoteInput(text), err)
+	}
+	if math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%s is not a finite number (beyond ±%g)", core.QuoteInput(text), math.MaxFloat64)
+	}
+	return v, nil
+}
+
+// numberSyntax reports whether text is a number in parseNumber's grammar.
+func numberSyntax(text string) bool {
+	i := 0
+	if i < len(text) && (text[i] == '+' || text[i] == '-') {
+		i++
+	}
+	intDigits := countDigits(text[i:])
+	i += intDigits
+	fracDigits := 0
+	if i < len(text) && text[i] == '.' {
+		i++
+		fracDigits = countDigits(text[i:])
+		i += fracDigits
+	}
+	if intDigits == 0 && fracDigits == 0 {
+		return false
+	}
+	if i < len(text) && (text[i] == 'e' || text[i] == 'E') {
+		i++
+		if i < len(text) && (text[i] == '+' || text[i] == '-') {
+			i++
+		}
+		expDigits := countDigits(text[i:])
+		if expDigits == 0 {
+			return false
+		}
+		i += expDigits
+	}
+	return i == len(text)
+}
+
+// countDigits counts the ASCII digits s starts with.
+func countDigits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,77 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestFirstSignalEndsBlockedInput: "apic inspect FIFO" and "apic
+// calibrate --data FIFO" with no one writing the FIFO end at the first
+// SIGINT or SIGTERM (timeout(1) sends SIGTERM), with "interrupted"; they
+// used to wait forever. The test runs the program's main as a child
+// process and signals it.
+func TestFirstSignalEndsBlockedInput(t *testing.T) {
+	if args := os.Getenv("APIC_FIFO_CHILD"); args != "" {
+		os.Args = append([]string{"apic"}, strings.Split(args, "\n")...)
+		os.Stdout.WriteString("ready\n") // main's signal handling comes next
+		main()
+		return
+	}
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, tc := range []struct {
+		args []string
+		sig  syscall.Signal
+	}{
+		{[]string{"inspect", fifo}, syscall.SIGTERM},
+		{[]string{"inspect", fifo}, syscall.SIGINT},
+		{[]string{"calibrate", "--system", "spring", "--data", fifo}, syscall.SIGINT},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestFirstSignalEndsBlockedInput$")
+		cmd.Env = append(os.Environ(), "APIC_FIFO_CHILD="+strings.Join(tc.args, "\n"))
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// A signal before main installs its handling would kill the
+		// child outright: wait for it to be about to, then give it
+		// time to block in the open.
+		ready := make([]byte, len("ready\n"))
+		if _, err := io.ReadFull(stdout, ready); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		cmd.Process.Signal(tc.sig)
+		select {
+		case err := <-done:
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(stderr.String(), "interrupted while") {
+				t.Errorf("%v after %v: %v, stderr %q; want exit 1 and an interruption", tc.args, tc.sig, err, stderr.String())
+			}
+		case <-time.After(3 * time.Second):
+			cmd.Process.Kill()
+			<-done
+			t.Errorf("%v still running 3 s after %v", tc.args, tc.sig)
+		}
+	}
+}
