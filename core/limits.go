@@ -40,6 +40,11 @@ var (
 	LimitSamples = Limit{"samples", 1, 10000, "the sample tensors are held in memory"}
 	// LimitTasks bounds the test realizations of eval and compare.
 	LimitTasks = Limit{"tasks", 1, 2000, "every realization is held in memory"}
+	// LimitMembers bounds Correction-PINN's ensemble members per
+	// realization: the paper uses 20, and each costs minutes.
+	LimitMembers = Limit{"members", 1, 1000, "each member trains for minutes per realization"}
+	// LimitSteps bounds Correction-PINN's Adam steps per member.
+	LimitSteps = Limit{"steps", 1, 1000000, "a million full-batch steps already take hours per member"}
 	// LimitObservations bounds the rows of one observation file: far
 	// more than any system's grid has states (advdiff: 64 × 65).
 	LimitObservations = Limit{"observations", 1, 100000, "far more than any grid has states"}
