@@ -45,6 +45,9 @@ var (
 	LimitMembers = Limit{"members", 1, 1000, "each member trains for minutes per realization"}
 	// LimitSteps bounds Correction-PINN's Adam steps per member.
 	LimitSteps = Limit{"steps", 1, 1000000, "a million full-batch steps already take hours per member"}
+	// LimitMCMC bounds BCPI's adaptive Metropolis steps per
+	// realization: each factorises the joint covariance.
+	LimitMCMC = Limit{"mcmc", 2, 10000000, "each step factorises a covariance matrix"}
 	// LimitObservations bounds the rows of one observation file: far
 	// more than any system's grid has states (advdiff: 64 × 65).
 	LimitObservations = Limit{"observations", 1, 100000, "far more than any grid has states"}

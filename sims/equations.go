@@ -160,3 +160,63 @@ func (*advDiff) InitialStates() [][]float64 {
 func (*advDiff) InitialResidual(tp *nets.Tape, _ *nets.Var, side []float64, u nets.Jet) *nets.Var {
 	return tp.Sub(u.U, tp.Const(nets.FromSlice(len(side), 1, append([]float64(nil), side...))))
 }
+
+// OpTerm is one term c ∂tᵃ ∂xᵇ of a linear differential operator with a
+// constant coefficient (T = a, X = b; X is 0 for a system without x).
+type OpTerm struct {
+	Coef float64
+	T, X int
+}
+
+// OpObservation is an observation of a linear operator applied to the
+// solution at a state: (Σ_j c_j ∂t^{a_j} ∂x^{b_j} u)(State) = Value.
+type OpObservation struct {
+	State []float64
+	Op    []OpTerm
+	Value float64
+}
+
+// LinearEquations is a system whose nominal model is a linear
+// differential equation L_θ u = 0 with constant coefficients, for the
+// BCPI baseline (core/bcpi), which puts a Gaussian-process prior on u and
+// observes L_θ u = 0 at collocation states.
+type LinearEquations interface {
+	// Operator returns L_θ's terms.
+	Operator(theta []float64) []OpTerm
+	// InitialObservations are the initial conditions as observations of
+	// u or its derivatives, given θ and the side information.
+	InitialObservations(theta, side []float64) []OpObservation
+}
+
+var (
+	_ LinearEquations = (*spring)(nil)
+	_ LinearEquations = (*advDiff)(nil)
+)
+
+// Operator is L = ∂t² + ω².
+func (*spring) Operator(theta []float64) []OpTerm {
+	return []OpTerm{{Coef: 1, T: 2}, {Coef: theta[0] * theta[0]}}
+}
+
+// InitialObservations are u(0) = 0 and u_t(0) = ω.
+func (*spring) InitialObservations(theta, _ []float64) []OpObservation {
+	return []OpObservation{
+		{State: []float64{0}, Op: []OpTerm{{Coef: 1}}, Value: 0},
+		{State: []float64{0}, Op: []OpTerm{{Coef: 1, T: 1}}, Value: theta[0]},
+	}
+}
+
+// Operator is L = ∂t + v ∂x − κ ∂x².
+func (*advDiff) Operator(theta []float64) []OpTerm {
+	return []OpTerm{{Coef: 1, T: 1}, {Coef: theta[0], X: 1}, {Coef: -theta[1], X: 2}}
+}
+
+// InitialObservations are u(0, x_i) = u0_i at the 64 grid positions.
+func (a *advDiff) InitialObservations(_, side []float64) []OpObservation {
+	states := a.InitialStates()
+	out := make([]OpObservation, len(states))
+	for i, s := range states {
+		out[i] = OpObservation{State: s, Op: []OpTerm{{Coef: 1}}, Value: side[i]}
+	}
+	return out
+}

@@ -14,6 +14,7 @@ import (
 
 	"apic/checkpoints"
 	"apic/core"
+	"apic/core/bcpi"
 	"apic/core/cpinn"
 	"apic/core/kohgp"
 	"apic/sims"
@@ -22,15 +23,19 @@ import (
 func init() {
 	register(Command{
 		Name:    "compare",
-		Summary: "compare APIC checkpoints with the per-realization baselines (KOH-GP, Correction-PINN), side by side",
-		Usage: `apic compare --system SYS [--methods koh-gp,cpinn,apic] [--tasks N --context N --noise S --seed N]
-             [--checkpoint FILE]... [--starts N] [--members N --steps N] [--json]
+		Summary: "compare APIC checkpoints with the per-realization baselines (KOH-GP, BCPI, Correction-PINN), side by side",
+		Usage: `apic compare --system SYS [--methods koh-gp,bcpi,cpinn,apic] [--tasks N --context N --noise S --seed N]
+             [--checkpoint FILE]... [--starts N] [--bcpi-starts N --mcmc N] [--members N --steps N] [--json]
 
 Draws --tasks test realizations exactly as 'apic eval' does and runs, on the
 same realizations and contexts, the --methods (default: all): every APIC
 checkpoint of the system (the embedded ones and each --checkpoint FILE),
 the Kennedy–O'Hagan GP baseline (koh-gp: θ and a discrepancy GP fitted per
-realization by maximum marginal likelihood) and Correction-PINN (cpinn,
+realization by maximum marginal likelihood), BCPI (bcpi: a GP prior on the
+nominal solution conditioned on the nominal equation at collocation points,
+a discrepancy GP, MAP from --bcpi-starts L-BFGS starts, then --mcmc steps of
+adaptive Metropolis; spring and advdiff only, left out for lv unless asked
+for) and Correction-PINN (cpinn,
 JSON key "correction-pinn": per realization an ensemble of --members
 physics-informed networks with a correction inside the nominal equations,
 each trained for --steps full-batch Adam steps; about 150 s per realization
@@ -42,7 +47,7 @@ after one untimed warm-up call) and as batched throughput (all realizations
 in one call: untimed warm-up calls for a tenth of a second, then the
 median of up to 500 calls over half a second); KOH-GP runs one
 realization per worker (--workers, default one per CPU), each fit timed
-by its worker; Correction-PINN runs one realization at a time with its
+by its worker, and so does BCPI; Correction-PINN runs one realization at a time with its
 members on --workers cores. The one-pass table sets APIC against KOH-GP
 by wall time per realization (KOH-GP's median fit over APIC's batch time
 per realization), by CPU time per realization and by throughput on the
@@ -74,8 +79,8 @@ type compareMethod struct {
 	Baseline bool
 	Workers  int
 	Settings string // a baseline's budget in words, for the text header
-	// members and steps are Correction-PINN's budget.
-	members, steps int
+	// members and steps are Correction-PINN's budget, mcmc BCPI's.
+	members, steps, mcmc int
 	// OnePass and OnePassBatched are APIC's median single-realization
 	// latency (seconds) and batched timing without refinement: the
 	// paper's amortized inference.
@@ -105,6 +110,8 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	methodList := fs.String("methods", strings.Join(compareMethodNames, ","), "the methods to compare, comma separated: "+strings.Join(compareMethodNames, ", ")+" (apic: every APIC checkpoint)")
 	members := fs.Int("members", cpinn.DefaultMembers, "Correction-PINN ensemble members per realization (the paper's 20)")
 	pinnSteps := fs.Int("steps", cpinn.DefaultSteps, "Correction-PINN full-batch Adam steps per member")
+	bcpiStarts := fs.Int("bcpi-starts", bcpi.DefaultStarts, "BCPI L-BFGS starts of the MAP search per realization (the authors' 10)")
+	mcmc := fs.Int("mcmc", bcpi.DefaultSteps, "BCPI adaptive Metropolis steps per realization after the MAP (the second half is kept)")
 	rawSpread := fs.Bool("raw-spread", false, "score APIC's Monte-Carlo mixture collapsed to its mean and variance, without the checkpoints' recalibrated spread")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	if err := env.Parse(fs, args); err != nil {
@@ -123,6 +130,9 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if *starts < 1 {
 		return UsageError("--starts must be ≥ 1, got %d", *starts)
 	}
+	if *bcpiStarts < 1 {
+		return UsageError("--bcpi-starts must be ≥ 1, got %d", *bcpiStarts)
+	}
 	if *workers < 0 {
 		return UsageError("--workers must be ≥ 0 (0: one per core), got %d", *workers)
 	}
@@ -130,10 +140,13 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if err := dropUnsupported(env, fs, sys, chosen); err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		l core.Limit
 		v int
-	}{{core.LimitMembers, *members}, {core.LimitSteps, *pinnSteps}} {
+	}{{core.LimitMembers, *members}, {core.LimitSteps, *pinnSteps}, {core.LimitMCMC, *mcmc}} {
 		if err := c.l.Check(c.v); err != nil {
 			return UsageError("--%v", err)
 		}
@@ -181,7 +194,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		methods = append(methods, cm)
 	}
 	baselines, err := compareBaselines(ctx, env, sys, test, chosen, baselineSettings{
-		starts: *starts, seed: *seed, workers: *workers, members: *members, steps: *pinnSteps,
+		starts: *starts, seed: *seed, workers: *workers, members: *members, steps: *pinnSteps, mcmc: *mcmc, bcpiStarts: *bcpiStarts,
 	})
 	if err != nil {
 		return err
@@ -407,6 +420,8 @@ type compareMethodJSON struct {
 	// Correction-PINN's budget.
 	Members int `json:"members,omitempty"`
 	Steps   int `json:"steps,omitempty"`
+	// BCPI's adaptive Metropolis budget.
+	MCMC int `json:"mcmc_steps,omitempty"`
 }
 
 func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) error {

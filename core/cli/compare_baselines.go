@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
 
 	"apic/core"
+	"apic/core/bcpi"
 	"apic/core/cpinn"
 	"apic/core/kohgp"
 	"apic/sims"
@@ -20,15 +22,15 @@ const compareAPICName = "apic"
 const compareCPINNFlag = "cpinn"
 
 // compareMethodNames are the --methods names, in the tables' order.
-var compareMethodNames = []string{kohgp.Name, compareCPINNFlag, compareAPICName}
+var compareMethodNames = []string{kohgp.Name, bcpi.Name, compareCPINNFlag, compareAPICName}
 
 // parseCompareMethods reads --methods into a set keyed by kohgp.Name,
-// cpinn.Name and compareAPICName.
+// bcpi.Name, cpinn.Name and compareAPICName.
 func parseCompareMethods(list string) (map[string]bool, error) {
 	chosen := map[string]bool{}
 	for _, name := range strings.Split(list, ",") {
 		switch name = strings.TrimSpace(name); name {
-		case kohgp.Name, compareAPICName:
+		case kohgp.Name, bcpi.Name, compareAPICName:
 			chosen[name] = true
 		case compareCPINNFlag, cpinn.Name:
 			chosen[cpinn.Name] = true
@@ -37,6 +39,25 @@ func parseCompareMethods(list string) (map[string]bool, error) {
 		}
 	}
 	return chosen, nil
+}
+
+// dropUnsupported leaves BCPI out for a system it cannot calibrate (lv,
+// whose nominal equation is not linear), with a note when --methods was
+// not given, and is a usage error when it was.
+func dropUnsupported(env *Env, fs *flag.FlagSet, sys sims.System, chosen map[string]bool) error {
+	if !chosen[bcpi.Name] {
+		return nil
+	}
+	if _, err := bcpi.New(sys, bcpi.Options{}); err != nil {
+		given := false
+		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "methods" })
+		if given {
+			return UsageError("--methods: %v", err)
+		}
+		env.Notef("%v; left out", err)
+		delete(chosen, bcpi.Name)
+	}
+	return nil
 }
 
 // findMethod returns the method called name, if compared.
@@ -66,6 +87,8 @@ type baselineSettings struct {
 	seed           uint64
 	workers        int
 	members, steps int
+	mcmc           int
+	bcpiStarts     int
 }
 
 // compareBaselines runs the chosen per-realization baselines in the
@@ -78,6 +101,13 @@ func compareBaselines(ctx context.Context, env *Env, sys sims.System, test []sim
 			return nil, err
 		}
 		out = append(out, koh)
+	}
+	if chosen[bcpi.Name] {
+		m, err := compareBCPI(ctx, env, sys, test, b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
 	}
 	if chosen[cpinn.Name] {
 		m, err := compareCPINN(ctx, env, sys, test, b)
@@ -111,6 +141,26 @@ func compareCPINN(ctx context.Context, env *Env, sys sims.System, test []sims.Ta
 		members: b.members, steps: b.steps}, nil
 }
 
+// compareBCPI fits BCPI to every task on a worker pool, like KOH-GP.
+func compareBCPI(ctx context.Context, env *Env, sys sims.System, test []sims.Task, b baselineSettings) (compareMethod, error) {
+	c, err := bcpi.New(sys, bcpi.Options{Starts: b.bcpiStarts, Steps: b.mcmc, Seed: b.seed})
+	if err != nil {
+		return compareMethod{}, UsageError("%v (leave it out with --methods)", err)
+	}
+	workers := min(b.workers, len(test))
+	env.Notef("%s: fitting %s (MAP from %s, then %s of adaptive Metropolis) on %s", bcpi.Name,
+		core.Count(len(test), "realization"), core.Count(b.bcpiStarts, "start"), core.Count(b.mcmc, "step"), core.Count(workers, "worker"))
+	prog := newTaskProgress(env, bcpi.Name)
+	start := time.Now()
+	run, err := core.RunMethod(ctx, sys, c, test, workers, prog.report)
+	prog.finish()
+	if err != nil {
+		return compareMethod{}, err
+	}
+	settings := fmt.Sprintf("BCPI: MAP from %s and %s of adaptive Metropolis per realization, %s", core.Count(b.bcpiStarts, "L-BFGS start"), core.Count(b.mcmc, "step"), core.Count(workers, "worker"))
+	return compareMethod{Name: bcpi.Name, Run: run, Wall: time.Since(start), Baseline: true, Workers: workers, Settings: settings, mcmc: b.mcmc}, nil
+}
+
 // baselineJSON adds a baseline's budget to its JSON entry.
 func baselineJSON(j *compareMethodJSON, m compareMethod, starts int) {
 	switch m.Name {
@@ -118,5 +168,7 @@ func baselineJSON(j *compareMethodJSON, m compareMethod, starts int) {
 		j.Starts = starts
 	case cpinn.Name:
 		j.Members, j.Steps = m.members, m.steps
+	case bcpi.Name:
+		j.MCMC = m.mcmc
 	}
 }

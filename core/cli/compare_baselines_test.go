@@ -15,7 +15,7 @@ import (
 func TestCompareAllMethods(t *testing.T) {
 	ckpt := compareCheckpoint(t, "spring", "tiny", 1)
 	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--seed", "3", "--checkpoint", ckpt,
-		"--starts", "2", "--members", "2", "--steps", "15", "--workers", "2", "--json")
+		"--starts", "2", "--members", "2", "--steps", "15", "--mcmc", "20", "--bcpi-starts", "1", "--workers", "2", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -26,7 +26,7 @@ func TestCompareAllMethods(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	for _, name := range []string{"koh-gp", "correction-pinn", "apic-lnp:tiny"} {
+	for _, name := range []string{"koh-gp", "bcpi", "correction-pinn", "apic-lnp:tiny"} {
 		m, ok := got.Methods[name]
 		if !ok {
 			t.Fatalf("methods lack %q (have %v)", name, sortedKeys(got.Methods))
@@ -48,6 +48,9 @@ func TestCompareAllMethods(t *testing.T) {
 	pinn := raw.Methods["correction-pinn"]
 	if pinn["members"] != 2.0 || pinn["steps"] != 15.0 || !(pinn["speedup_vs_koh_gp"].(float64) > 0) {
 		t.Errorf("correction-pinn entry: members %v, steps %v, speed-up %v", pinn["members"], pinn["steps"], pinn["speedup_vs_koh_gp"])
+	}
+	if b := raw.Methods["bcpi"]; b["mcmc_steps"] != 20.0 {
+		t.Errorf("bcpi entry: mcmc_steps %v, want 20", b["mcmc_steps"])
 	}
 }
 

@@ -1,0 +1,60 @@
+package bcpi
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"apic/sims"
+)
+
+// nominalTask is a task of sys whose context (n points) comes from the
+// nominal model at theta.
+func nominalTask(t *testing.T, name string, theta, side []float64, n int) (sims.System, sims.Task) {
+	t.Helper()
+	sys, err := sims.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nom := sys.Nominal(theta, side)
+	r := sims.Realization{Theta: theta, Side: side, Nominal: nom, True: nom}
+	task, err := sims.NewSplit(sys, rand.New(rand.NewPCG(7, 3))).Task(sys, r, nom, n, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys, task
+}
+
+func amplitude(vs []float64) float64 {
+	m := 0.0
+	for _, v := range vs {
+		m = max(m, math.Abs(v))
+	}
+	return m
+}
+
+// TestRecoversSpringOmega fits 30 points of sin(ωt) on a small budget:
+// ω is recovered and the discrepancy is near zero.
+func TestRecoversSpringOmega(t *testing.T) {
+	sys, task := nominalTask(t, "spring", []float64{5.3}, nil, 30)
+	c, err := New(sys, Options{Starts: 3, Steps: 300, Draws: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Fit(context.Background(), task.Context, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.predict(context.Background(), f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("θ̂ %.4f ± %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", p.Theta[0], p.ThetaStd[0], f.model.decode(f.MAP).theta[0], f.Accept, amplitude(p.DeltaMean))
+	if e := math.Abs(p.Theta[0] - 5.3); e > 0.02 {
+		t.Errorf("θ̂ = %.4f, want 5.3 ± 0.02", p.Theta[0])
+	}
+	if a := amplitude(p.DeltaMean); a > 0.05 {
+		t.Errorf("discrepancy amplitude %.4f, want < 0.05 on nominal data", a)
+	}
+}
