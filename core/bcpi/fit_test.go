@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"apic/sims"
@@ -56,5 +57,44 @@ func TestRecoversSpringOmega(t *testing.T) {
 	}
 	if a := amplitude(p.DeltaMean); a > 0.05 {
 		t.Errorf("discrepancy amplitude %.4f, want < 0.05 on nominal data", a)
+	}
+}
+
+// TestAdvDiffRuns fits a small advdiff problem (a periodic x, the
+// initial field as observations, three-term operator) on a tiny budget:
+// θ stays in its box and every predicted value is finite.
+func TestAdvDiffRuns(t *testing.T) {
+	sys, err := sims.Lookup("advdiff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	r := sims.Draw(sys, rng)
+	task, err := sims.NewSplit(sys, rng).Task(sys, r, r.True, 48, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := New(sys, Options{Starts: 1, MaxIterations: 3, Steps: 20, Draws: 2, Collocation: 24, Seed: 3})
+	p, err := c.Calibrate(context.Background(), task.Context, r.Side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range sys.Params() {
+		if !(p.Theta[i] > q.Lo && p.Theta[i] < q.Hi) {
+			t.Errorf("θ̂_%s = %g outside [%g, %g]", q.Name, p.Theta[i], q.Lo, q.Hi)
+		}
+	}
+	for i := range p.Mean {
+		if math.IsNaN(p.Mean[i]) || !(p.Std[i] > 0) || math.IsNaN(p.DeltaMean[i]) || !(p.DeltaStd[i] > 0) {
+			t.Fatalf("value %d: mean %g std %g, δ %g ± %g", i, p.Mean[i], p.Std[i], p.DeltaMean[i], p.DeltaStd[i])
+		}
+	}
+}
+
+// TestRefusesLV names the reason: lv's nominal equation is not linear.
+func TestRefusesLV(t *testing.T) {
+	sys, _ := sims.Lookup("lv")
+	if _, err := New(sys, Options{}); err == nil || !strings.Contains(err.Error(), "system lv has no linear nominal equation") {
+		t.Errorf("got %v", err)
 	}
 }
