@@ -47,8 +47,8 @@ after one untimed warm-up call) and as batched throughput (all realizations
 in one call: untimed warm-up calls for a tenth of a second, then the
 median of up to 500 calls over half a second); KOH-GP runs one
 realization per worker (--workers, default one per CPU), each fit timed
-by its worker, and so does BCPI; Correction-PINN runs one realization at a time with its
-members on --workers cores. The one-pass table sets APIC against KOH-GP
+by its worker, and so does BCPI; Correction-PINN runs one realization at
+a time with its members on --workers cores. The one-pass table sets APIC against KOH-GP
 by wall time per realization (KOH-GP's median fit over APIC's batch time
 per realization), by CPU time per realization and by throughput on the
 same cores. Ctrl-C stops.`,
@@ -106,7 +106,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	samples := fs.Int("samples", 32, "APIC Monte-Carlo latent samples")
 	refine := fs.Int("refine", -1, "APIC refinement steps on the context, at most 1000 (0: one-pass amortized; -1: each checkpoint's setting)")
 	starts := fs.Int("starts", 8, "KOH-GP L-BFGS starts per realization (Latin hypercube over the prior)")
-	workers := fs.Int("workers", 0, "KOH-GP realizations fitted in parallel (default: GOMAXPROCS)")
+	workers := fs.Int("workers", 0, "KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel (default: GOMAXPROCS)")
 	methodList := fs.String("methods", strings.Join(compareMethodNames, ","), "the methods to compare, comma separated: "+strings.Join(compareMethodNames, ", ")+" (apic: every APIC checkpoint)")
 	members := fs.Int("members", cpinn.DefaultMembers, "Correction-PINN ensemble members per realization (the paper's 20)")
 	pinnSteps := fs.Int("steps", cpinn.DefaultSteps, "Correction-PINN full-batch Adam steps per member")
@@ -182,7 +182,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		return fmt.Errorf("compare: %w", err)
 	}
 	if len(models) == 0 && chosen[compareAPICName] {
-		env.Notef("no APIC checkpoint for %s (none embedded, none given with --checkpoint); running KOH-GP only", sys.Name())
+		env.Notef("no APIC checkpoint for %s (none embedded, none given with --checkpoint); running the baselines only", sys.Name())
 	}
 
 	var methods []compareMethod
@@ -200,6 +200,9 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	methods = append(baselines, methods...)
+	if len(methods) == 0 {
+		return UsageError("nothing to compare: --methods %s selects no method for %s", core.QuoteInput(*methodList), sys.Name())
+	}
 	for i := range methods {
 		rep := core.Summarise(sys, methods[i].Run.Metrics)
 		rep.System, rep.Tasks, rep.Context, rep.Noise, rep.Seed = sys.Name(), len(test), test[0].Context.Len(), *noise, *seed

@@ -74,3 +74,14 @@ func TestCompareWithoutKOH(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNothingSelected: --methods apic for a system without
+// checkpoints compares nothing, and says so.
+func TestCompareNothingSelected(t *testing.T) {
+	defer func(l func(string, string) ([]byte, bool)) { lookupEmbedded = l }(lookupEmbedded)
+	lookupEmbedded = func(string, string) ([]byte, bool) { return nil, false }
+	code, _, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "1", "--methods", "apic")
+	if code != 2 || !strings.Contains(errOut, `nothing to compare: --methods "apic" selects no method for spring`) {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
