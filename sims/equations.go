@@ -161,42 +161,62 @@ func (*advDiff) InitialResidual(tp *nets.Tape, _ *nets.Var, side []float64, u ne
 	return tp.Sub(u.U, tp.Const(nets.FromSlice(len(side), 1, append([]float64(nil), side...))))
 }
 
-// OpTerm is one term c ∂tᵃ ∂xᵇ of a linear differential operator with a
-// constant coefficient (T = a, X = b; X is 0 for a system without x).
+// OpTerm is one term c ∂tᵃ ∂xᵇ u_ch of a linear differential operator
+// (T = a, X = b; X is 0 for a system without x), applied to channel Ch.
 type OpTerm struct {
 	Coef float64
 	T, X int
+	Ch   int
 }
 
 // OpObservation is an observation of a linear operator applied to the
-// solution at a state: (Σ_j c_j ∂t^{a_j} ∂x^{b_j} u)(State) = Value.
+// solution at a state: (Σ_j c_j ∂t^{a_j} ∂x^{b_j} u_{ch_j})(State) = Value.
 type OpObservation struct {
 	State []float64
 	Op    []OpTerm
 	Value float64
 }
 
-// LinearEquations is a system whose nominal model is a linear
-// differential equation L_θ u = 0 with constant coefficients, for the
-// BCPI baseline (core/bcpi), which puts a Gaussian-process prior on u and
-// observes L_θ u = 0 at collocation states.
+// LinearEquations is a system whose nominal model, around a prior mean
+// m_θ, is a linear differential equation L_θ w = 0 in w = u − m_θ, for
+// the BCPI baseline (core/bcpi), which puts a Gaussian-process prior on
+// w and observes L_θ w = 0 at collocation states. spring and advdiff are
+// linear (m_θ = 0, constant coefficients); lv is linearised around its
+// nominal RK4 solution (our extension of BCPI).
 type LinearEquations interface {
-	// Operator returns L_θ's terms.
-	Operator(theta []float64) []OpTerm
+	// Operators returns, for each of the states (grid states), the
+	// operators L_e of the equations L_e w = 0 there.
+	Operators(theta, side []float64, states [][]float64) [][][]OpTerm
+	// PriorMean returns m_θ on the grid (layout as Grid values), or nil
+	// for a zero mean.
+	PriorMean(theta, side []float64) []float64
 	// InitialObservations are the initial conditions as observations of
-	// u or its derivatives, given θ and the side information.
+	// w or its derivatives, given θ and the side information.
 	InitialObservations(theta, side []float64) []OpObservation
 }
 
 var (
 	_ LinearEquations = (*spring)(nil)
 	_ LinearEquations = (*advDiff)(nil)
+	_ LinearEquations = (*lotkaVolterra)(nil)
 )
 
-// Operator is L = ∂t² + ω².
-func (*spring) Operator(theta []float64) []OpTerm {
-	return []OpTerm{{Coef: 1, T: 2}, {Coef: theta[0] * theta[0]}}
+// constantOperator repeats one operator for every state.
+func constantOperator(op []OpTerm, states [][]float64) [][][]OpTerm {
+	out := make([][][]OpTerm, len(states))
+	for i := range out {
+		out[i] = [][]OpTerm{op}
+	}
+	return out
 }
+
+// Operators is L = ∂t² + ω² everywhere.
+func (*spring) Operators(theta, _ []float64, states [][]float64) [][][]OpTerm {
+	return constantOperator([]OpTerm{{Coef: 1, T: 2}, {Coef: theta[0] * theta[0]}}, states)
+}
+
+// PriorMean is zero.
+func (*spring) PriorMean(_, _ []float64) []float64 { return nil }
 
 // InitialObservations are u(0) = 0 and u_t(0) = ω.
 func (*spring) InitialObservations(theta, _ []float64) []OpObservation {
@@ -206,10 +226,13 @@ func (*spring) InitialObservations(theta, _ []float64) []OpObservation {
 	}
 }
 
-// Operator is L = ∂t + v ∂x − κ ∂x².
-func (*advDiff) Operator(theta []float64) []OpTerm {
-	return []OpTerm{{Coef: 1, T: 1}, {Coef: theta[0], X: 1}, {Coef: -theta[1], X: 2}}
+// Operators is L = ∂t + v ∂x − κ ∂x² everywhere.
+func (*advDiff) Operators(theta, _ []float64, states [][]float64) [][][]OpTerm {
+	return constantOperator([]OpTerm{{Coef: 1, T: 1}, {Coef: theta[0], X: 1}, {Coef: -theta[1], X: 2}}, states)
 }
+
+// PriorMean is zero.
+func (*advDiff) PriorMean(_, _ []float64) []float64 { return nil }
 
 // InitialObservations are u(0, x_i) = u0_i at the 64 grid positions.
 func (a *advDiff) InitialObservations(_, side []float64) []OpObservation {
@@ -219,4 +242,43 @@ func (a *advDiff) InitialObservations(_, side []float64) []OpObservation {
 		out[i] = OpObservation{State: s, Op: []OpTerm{{Coef: 1}}, Value: side[i]}
 	}
 	return out
+}
+
+// Operators linearise the nominal Lotka–Volterra equations around the
+// nominal solution ū = (x̄, ȳ) from u0 (our extension: BCPI needs a
+// linear operator): w′ − J_θ(t) w = 0 with the Jacobian of the nominal
+// right-hand side along ū,
+//
+//	J = [[α − βȳ, −βx̄], [ηȳ, ηx̄ − γ]],
+//
+// ū linearly interpolated between grid times (the states are grid
+// times in practice).
+func (l *lotkaVolterra) Operators(theta, side []float64, states [][]float64) [][][]OpTerm {
+	nom := l.Nominal(theta, side)
+	alpha, beta, eta, gamma := theta[0], theta[1], theta[2], theta[3]
+	out := make([][][]OpTerm, len(states))
+	dt := lvHorizon / lvIntervals
+	for i, s := range states {
+		pos := min(max(s[0]/dt, 0), lvIntervals)
+		j := min(int(pos), lvIntervals-1)
+		w := pos - float64(j)
+		x := (1-w)*nom[2*j] + w*nom[2*(j+1)]
+		y := (1-w)*nom[2*j+1] + w*nom[2*(j+1)+1]
+		jac := [2][2]float64{{alpha - beta*y, -beta * x}, {eta * y, eta*x - gamma}}
+		for e := range 2 {
+			out[i] = append(out[i], []OpTerm{{Coef: 1, T: 1, Ch: e}, {Coef: -jac[e][0], Ch: 0}, {Coef: -jac[e][1], Ch: 1}})
+		}
+	}
+	return out
+}
+
+// PriorMean is the nominal solution ū_θ.
+func (l *lotkaVolterra) PriorMean(theta, side []float64) []float64 { return l.Nominal(theta, side) }
+
+// InitialObservations are w(0) = 0 for both channels: ū starts at u0.
+func (*lotkaVolterra) InitialObservations(_, _ []float64) []OpObservation {
+	return []OpObservation{
+		{State: []float64{0}, Op: []OpTerm{{Coef: 1, Ch: 0}}},
+		{State: []float64{0}, Op: []OpTerm{{Coef: 1, Ch: 1}}},
+	}
 }

@@ -33,7 +33,14 @@
 //
 // Systems: spring (L = ∂t² + ω², 50 collocation times, u(0) = 0 and
 // u_t(0) = ω) and advdiff (L = ∂t + v∂x − κ∂x², 256 collocation states, u₀
-// at t = 0). lv is nonlinear; its linearisation around the nominal RK4
-// solution (the proposed extension) is not implemented, and New
-// refuses it.
+// at t = 0). lv is nonlinear; our extension linearises it around the
+// nominal RK4 solution ū_θ from the known u₀: u = ū_θ + w with independent
+// GPs on the two channels of w, w′ − J_θ(t) w = 0 at 50 collocation times
+// (J the Jacobian of the nominal right-hand side along ū_θ) and w(0) = 0;
+// θ then enters the prior mean ū_θ as well as the operator.
+//
+// Each MAP gradient costs 2·dim(x) factorisations; advdiff's joint
+// covariance has about 576 rows, so one advdiff realization takes
+// minutes (a 2-start, 30-iteration, 200-step run took 10 minutes on a
+// shared core and did not find θ: its MAP sat at the box's corner).
 package bcpi

@@ -79,8 +79,8 @@ type Calibrator struct {
 // nominal model is not a linear equation with one observed channel.
 func New(sys sims.System, opt Options) (*Calibrator, error) {
 	eq, ok := sys.(sims.LinearEquations)
-	if !ok || len(sys.Grid().Channels) != 1 {
-		return nil, fmt.Errorf("%s: system %s has no linear nominal equation of one channel (its linearisation around the nominal solution is not implemented)", Name, sys.Name())
+	if !ok || len(sys.Grid().Channels) > maxChannels {
+		return nil, fmt.Errorf("%s: system %s has no linear(ised) nominal equation of at most %d channels", Name, sys.Name(), maxChannels)
 	}
 	return &Calibrator{Sys: sys, Eq: eq, Opt: opt}, nil
 }
@@ -158,8 +158,8 @@ func (c *Calibrator) newModel(obs sims.Context, side []float64) (*model, error) 
 			return nil, fmt.Errorf("side value %d is %v", i, v)
 		}
 	}
-	D := len(g.StateNames)
-	m := &model{eq: c.Eq, side: side, dims: D, period: make([]float64, 2)}
+	D, C := len(g.StateNames), len(g.Channels)
+	m := &model{eq: c.Eq, side: side, dims: D, channels: C, period: make([]float64, 2)}
 	for d := range D {
 		if g.IsPeriodic(d) {
 			m.period[d] = g.Hi[d] - g.Lo[d]
@@ -168,43 +168,67 @@ func (c *Calibrator) newModel(obs sims.Context, side []float64) (*model, error) 
 	for _, p := range sys.Params() {
 		m.lo, m.hi = append(m.lo, p.Lo), append(m.hi, p.Hi)
 	}
-	if len(obs.Values) != obs.Len() || len(obs.Mask) != obs.Len() {
-		return nil, fmt.Errorf("malformed context: %d states, %d values, %d masks", obs.Len(), len(obs.Values), len(obs.Mask))
+	n := obs.Len()
+	if len(obs.Values) != n || len(obs.Mask) != n || len(obs.GridIndex) != n {
+		return nil, fmt.Errorf("malformed context: %d states, %d values, %d masks, %d grid indices", n, len(obs.Values), len(obs.Mask), len(obs.GridIndex))
 	}
-	ss := 0.0
-	for i := range obs.Len() {
-		if len(obs.States[i]) != D || len(obs.Values[i]) != 1 || len(obs.Mask[i]) != 1 {
-			return nil, fmt.Errorf("observation %d has %d state values and %d values, want %d and 1", i, len(obs.States[i]), len(obs.Values[i]), D)
+	// A prior mean (lv's nominal solution) is known on the grid only.
+	m.hasMean = c.Eq.PriorMean(midBox(m.lo, m.hi), side) != nil
+	ss := make([]float64, C)
+	counts := make([]int, C)
+	for i := range n {
+		if len(obs.States[i]) != D || len(obs.Values[i]) != C || len(obs.Mask[i]) != C {
+			return nil, fmt.Errorf("observation %d has %d state values, %d values and %d mask entries, want %d, %d, %d",
+				i, len(obs.States[i]), len(obs.Values[i]), len(obs.Mask[i]), D, C, C)
 		}
-		if !obs.Mask[i][0] {
-			continue
+		for ch := range C {
+			if !obs.Mask[i][ch] {
+				continue
+			}
+			v := obs.Values[i][ch]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("observation %d, channel %s is %v", i, g.Channels[ch], v)
+			}
+			if m.hasMean && (obs.GridIndex[i] < 0 || obs.GridIndex[i] >= g.Points()) {
+				return nil, fmt.Errorf("observation %d is not on the grid (grid index %d); BCPI's prior mean for %s is known on the grid only", i, obs.GridIndex[i], sys.Name())
+			}
+			m.data = append(m.data, datum{state: obs.States[i], grid: obs.GridIndex[i], ch: ch, y: v})
+			ss[ch] += v * v
+			counts[ch]++
 		}
-		v := obs.Values[i][0]
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("observation %d is %v", i, v)
-		}
-		m.ctx = append(m.ctx, observation{state: obs.States[i], op: identity, value: v, data: true})
-		ss += v * v
 	}
-	if len(m.ctx) < 2 {
-		return nil, fmt.Errorf("need at least 2 context observations, got %d", len(m.ctx))
+	for ch := range C {
+		if counts[ch] < 2 {
+			return nil, fmt.Errorf("channel %s has %d context observations, need at least 2", g.Channels[ch], counts[ch])
+		}
 	}
-	m.rms = math.Max(math.Sqrt(ss/float64(len(m.ctx))), 1e-3)
 	opt := c.Opt.withDefaults(D)
 	m.col = collocation(g, opt.Collocation, opt.Seed)
-	// Prior means: the physics GP at the data's scale with a fifth of
-	// the domain as length scale, a discrepancy a tenth of that, a noise
-	// a hundredth.
-	m.priorMu = append(m.priorMu, math.Log(m.rms))
-	for d := range D {
-		m.priorMu = append(m.priorMu, math.Log((g.Hi[d]-g.Lo[d])/5))
+	// Prior means per channel: the GP at the data's scale with a fifth
+	// of the domain as length scale, a discrepancy a tenth of that, a
+	// noise a hundredth.
+	for ch := range C {
+		rms := math.Max(math.Sqrt(ss[ch]/float64(counts[ch])), 1e-3)
+		m.priorMu = append(m.priorMu, math.Log(rms))
+		for d := range D {
+			m.priorMu = append(m.priorMu, math.Log((g.Hi[d]-g.Lo[d])/5))
+		}
+		m.priorMu = append(m.priorMu, math.Log(0.1*rms))
+		for d := range D {
+			m.priorMu = append(m.priorMu, math.Log((g.Hi[d]-g.Lo[d])/5))
+		}
+		m.priorMu = append(m.priorMu, math.Log(0.01*rms))
 	}
-	m.priorMu = append(m.priorMu, math.Log(0.1*m.rms))
-	for d := range D {
-		m.priorMu = append(m.priorMu, math.Log((g.Hi[d]-g.Lo[d])/5))
-	}
-	m.priorMu = append(m.priorMu, math.Log(0.01*m.rms))
 	return m, nil
+}
+
+// midBox is the centre of θ's prior box.
+func midBox(lo, hi []float64) []float64 {
+	out := make([]float64, len(lo))
+	for i := range lo {
+		out[i] = (lo[i] + hi[i]) / 2
+	}
+	return out
 }
 
 // collocation returns n states spread over the grid: evenly spaced

@@ -109,5 +109,42 @@ func maxOrders(a, b []sims.OpTerm) (nt, nx int) {
 	return min(at+bt, maxOrder), min(ax+bx, maxOrder)
 }
 
-// identity is the operator u ↦ u.
-var identity = []sims.OpTerm{{Coef: 1}}
+// identity is the operator u ↦ u (of channel 0), channelIdentity[c]
+// that of channel c.
+var (
+	identity        = []sims.OpTerm{{Coef: 1}}
+	channelIdentity = [][]sims.OpTerm{identity, {{Coef: 1, Ch: 1}}}
+)
+
+// maxChannels is the most channels a system may have for BCPI.
+const maxChannels = 2
+
+// opCovAll is opCov for operators whose terms act on several channels,
+// each an independent GP with kernel ks[ch]: the covariance is the sum
+// over channels of the single-channel covariances of their terms.
+func opCovAll(ks []seKernel, a, b []sims.OpTerm, p, q []float64) float64 {
+	if len(ks) == 1 {
+		return ks[0].opCov(a, b, p, q)
+	}
+	sum := 0.0
+	var ac, bc [8]sims.OpTerm
+	for c, k := range ks {
+		na, nb := 0, 0
+		for _, t := range a {
+			if t.Ch == c && na < len(ac) {
+				ac[na] = t
+				na++
+			}
+		}
+		for _, t := range b {
+			if t.Ch == c && nb < len(bc) {
+				bc[nb] = t
+				nb++
+			}
+		}
+		if na > 0 && nb > 0 {
+			sum += k.opCov(ac[:na], bc[:nb], p, q)
+		}
+	}
+	return sum
+}

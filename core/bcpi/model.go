@@ -9,20 +9,31 @@ import (
 	"apic/sims"
 )
 
-// observation is one row of the joint Gaussian: Op applied to u at
-// State equals Value, plus the discrepancy δ(State) when data is set
-// (the context), plus noise.
+// observation is one row of the joint Gaussian: Op applied to w at
+// State equals Value, plus the discrepancy δ_ch(State) and noise when
+// data is set (a context value of channel ch, whose Value is the
+// observation less the prior mean m_θ).
 type observation struct {
 	state []float64
 	op    []sims.OpTerm
 	value float64
 	data  bool
+	ch    int
+}
+
+// datum is one observed context value: its state, grid point, channel
+// and value.
+type datum struct {
+	state []float64
+	grid  int
+	ch    int
+	y     float64
 }
 
 // model is one realization's BCPI likelihood. The unconstrained vector
-// x is
+// x is θ's logits followed by each channel's hyperparameters,
 //
-//	x = [logit θ (P) | log α | log ℓ_u (D) | log α_δ | log ℓ_δ (D) | log σ_u],
+//	x = [logit θ (P) | per channel: log α, log ℓ_u (D), log α_δ, log ℓ_δ (D), log σ_u],
 //
 // θ_p = lo_p + (hi_p − lo_p) σ(x_p) inside the prior box.
 type model struct {
@@ -30,12 +41,12 @@ type model struct {
 	side     []float64
 	lo, hi   []float64
 	dims     int
+	channels int
 	period   []float64
-	ctx      []observation // the context, data rows
-	col      [][]float64   // collocation states, where L_θ u = 0
-	priorMu  []float64     // prior means of the log hyperparameters
-	rms      float64
-	nominalF func(theta []float64) []float64
+	data     []datum
+	col      [][]float64 // collocation states, where L_θ w = 0
+	priorMu  []float64   // prior means of the log hyperparameters
+	hasMean  bool        // the system's prior mean m_θ is not zero
 }
 
 // The prior on the log hyperparameters (ours; the authors use Stan's
@@ -47,15 +58,16 @@ const priorStd = 1.5
 // observations: they hold exactly, up to the factorisation's rounding.
 const physicsJitter = 1e-6
 
-func (m *model) nTheta() int { return len(m.lo) }
-func (m *model) size() int   { return m.nTheta() + 2*m.dims + 3 }
+func (m *model) nTheta() int     { return len(m.lo) }
+func (m *model) perChannel() int { return 2*m.dims + 3 }
+func (m *model) size() int       { return m.nTheta() + m.channels*m.perChannel() }
 
 // hyper are the decoded parameters.
 type hyper struct {
 	theta          []float64
-	u, delta       seKernel
-	noiseVariance  float64
-	thetaLogJacobi float64 // Σ log dθ/dx, for the prior on x
+	u, delta       []seKernel // per channel
+	noiseVariance  []float64  // per channel
+	thetaLogJacobi float64    // Σ log dθ/dx, for the prior on x
 }
 
 func (m *model) decode(x []float64) hyper {
@@ -66,12 +78,14 @@ func (m *model) decode(x []float64) hyper {
 		h.theta[p] = m.lo[p] + (m.hi[p]-m.lo[p])*s
 		h.thetaLogJacobi += math.Log(max(s*(1-s), 1e-300))
 	}
-	o := P
-	h.u = seKernel{amp2: math.Exp(2 * x[o]), scales: expAll(x[o+1 : o+1+D]), period: m.period}
-	o += 1 + D
-	h.delta = seKernel{amp2: math.Exp(2 * x[o]), scales: expAll(x[o+1 : o+1+D]), period: m.period}
-	o += 1 + D
-	h.noiseVariance = math.Exp(2 * x[o])
+	for c := range m.channels {
+		o := P + c*m.perChannel()
+		h.u = append(h.u, seKernel{amp2: math.Exp(2 * x[o]), scales: expAll(x[o+1 : o+1+D]), period: m.period})
+		o += 1 + D
+		h.delta = append(h.delta, seKernel{amp2: math.Exp(2 * x[o]), scales: expAll(x[o+1 : o+1+D]), period: m.period})
+		o += 1 + D
+		h.noiseVariance = append(h.noiseVariance, math.Exp(2*x[o]))
+	}
 	return h
 }
 
@@ -83,13 +97,23 @@ func expAll(xs []float64) []float64 {
 	return out
 }
 
-// observations lists the joint Gaussian's rows at θ: the context, the
-// collocation states (L_θ u = 0) and the initial conditions.
+// observations lists the joint Gaussian's rows at θ: the context less the
+// prior mean, the equations at the collocation states (L_θ w = 0) and
+// the initial conditions.
 func (m *model) observations(theta []float64) []observation {
-	op := m.eq.Operator(theta)
-	obs := append([]observation(nil), m.ctx...)
-	for _, s := range m.col {
-		obs = append(obs, observation{state: s, op: op})
+	mean := m.eq.PriorMean(theta, m.side)
+	obs := make([]observation, 0, len(m.data)+2*len(m.col))
+	for _, d := range m.data {
+		v := d.y
+		if mean != nil {
+			v -= mean[d.grid*m.channels+d.ch]
+		}
+		obs = append(obs, observation{state: d.state, op: channelIdentity[d.ch], value: v, data: true, ch: d.ch})
+	}
+	for i, ops := range m.eq.Operators(theta, m.side, m.col) {
+		for _, op := range ops {
+			obs = append(obs, observation{state: m.col[i], op: op})
+		}
 	}
 	for _, ic := range m.eq.InitialObservations(theta, m.side) {
 		obs = append(obs, observation{state: ic.State, op: ic.Op, value: ic.Value})
@@ -103,9 +127,9 @@ func (m *model) covariance(h hyper, obs []observation) *mat.SymDense {
 	K := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
-			v := h.u.opCov(obs[i].op, obs[j].op, obs[i].state, obs[j].state)
-			if obs[i].data && obs[j].data {
-				v += h.delta.opCov(identity, identity, obs[i].state, obs[j].state)
+			v := opCovAll(h.u, obs[i].op, obs[j].op, obs[i].state, obs[j].state)
+			if obs[i].data && obs[j].data && obs[i].ch == obs[j].ch {
+				v += h.delta[obs[i].ch].opCov(identity, identity, obs[i].state, obs[j].state)
 			}
 			K.SetSym(i, j, v)
 		}
@@ -113,7 +137,7 @@ func (m *model) covariance(h hyper, obs []observation) *mat.SymDense {
 	for i, o := range obs {
 		d := K.At(i, i)
 		if o.data {
-			K.SetSym(i, i, d+h.noiseVariance)
+			K.SetSym(i, i, d+h.noiseVariance[o.ch])
 		} else {
 			K.SetSym(i, i, d*(1+physicsJitter)+1e-12)
 		}

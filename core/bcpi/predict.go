@@ -22,7 +22,7 @@ import (
 // mean_d − F(x; θ_d) with var_d.
 func (c *Calibrator) predict(ctx context.Context, f *Fit, side []float64) (core.Prediction, error) {
 	g := c.Sys.Grid()
-	G := g.Points()
+	G := g.Size() // values on the grid, all channels
 	m := f.model
 	opt := c.Opt.withDefaults(m.dims)
 	draws := min(opt.Draws, len(f.Chain))
@@ -46,6 +46,11 @@ func (c *Calibrator) predict(ctx context.Context, f *Fit, side []float64) (core.
 		}
 		nom := c.Sys.Nominal(fa.h.theta, side)
 		mean, variance := m.conditional(fa, g.States)
+		if prior := m.eq.PriorMean(fa.h.theta, side); prior != nil {
+			for i := range mean {
+				mean[i] += prior[i]
+			}
+		}
 		for i := range G {
 			p.Mean[i] += mean[i]
 			second[i] += variance[i] + mean[i]*mean[i]
@@ -70,42 +75,48 @@ func (c *Calibrator) predict(ctx context.Context, f *Fit, side []float64) (core.
 	return p, nil
 }
 
-// conditional returns the mean and variance of u + δ + noise at states
-// given the observations of fa.
+// conditional returns the mean and variance of w + δ + noise of every
+// channel at states (layout as grid values) given the observations of
+// fa.
 func (m *model) conditional(fa *factor, states [][]float64) (mean, variance []float64) {
-	n, G := len(fa.obs), len(states)
-	cross := mat.NewDense(n, G, nil)
+	n, S, C := len(fa.obs), len(states), m.channels
+	cross := mat.NewDense(n, S*C, nil)
 	for i, o := range fa.obs {
 		for j, s := range states {
-			v := fa.h.u.opCov(o.op, identity, o.state, s)
-			if o.data {
-				v += fa.h.delta.opCov(identity, identity, o.state, s)
+			for c := range C {
+				v := opCovAll(fa.h.u, o.op, channelIdentity[c], o.state, s)
+				if o.data && o.ch == c {
+					v += fa.h.delta[c].opCov(identity, identity, o.state, s)
+				}
+				cross.Set(i, j*C+c, v)
 			}
-			cross.Set(i, j, v)
 		}
 	}
-	mean = make([]float64, G)
-	variance = make([]float64, G)
+	mean = make([]float64, S*C)
+	variance = make([]float64, S*C)
 	var meanV mat.VecDense
 	meanV.MulVec(cross.T(), fa.alpha)
 	var L mat.TriDense
 	fa.chol.LTo(&L)
 	var w mat.Dense // L⁻¹ cross
 	if err := w.Solve(&L, cross); err != nil {
-		for j := range G {
+		for j := range mean {
 			mean[j], variance[j] = meanV.AtVec(j), math.Inf(1)
 		}
 		return mean, variance
 	}
 	for j, s := range states {
-		prior := fa.h.u.opCov(identity, identity, s, s) + fa.h.delta.opCov(identity, identity, s, s) + fa.h.noiseVariance
-		explained := 0.0
-		for i := range n {
-			v := w.At(i, j)
-			explained += v * v
+		for c := range C {
+			col := j*C + c
+			prior := fa.h.u[c].opCov(identity, identity, s, s) + fa.h.delta[c].opCov(identity, identity, s, s) + fa.h.noiseVariance[c]
+			explained := 0.0
+			for i := range n {
+				v := w.At(i, col)
+				explained += v * v
+			}
+			mean[col] = meanV.AtVec(col)
+			variance[col] = math.Max(prior-explained, 0)
 		}
-		mean[j] = meanV.AtVec(j)
-		variance[j] = math.Max(prior-explained, 0)
 	}
 	return mean, variance
 }

@@ -34,8 +34,8 @@ the Kennedy–O'Hagan GP baseline (koh-gp: θ and a discrepancy GP fitted per
 realization by maximum marginal likelihood), BCPI (bcpi: a GP prior on the
 nominal solution conditioned on the nominal equation at collocation points,
 a discrepancy GP, MAP from --bcpi-starts L-BFGS starts, then --mcmc steps of
-adaptive Metropolis; spring and advdiff only, left out for lv unless asked
-for) and Correction-PINN (cpinn,
+adaptive Metropolis; for lv, our extension linearises the equations around
+the nominal solution) and Correction-PINN (cpinn,
 JSON key "correction-pinn": per realization an ensemble of --members
 physics-informed networks with a correction inside the nominal equations,
 each trained for --steps full-batch Adam steps; about 150 s per realization

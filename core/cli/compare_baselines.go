@@ -41,9 +41,10 @@ func parseCompareMethods(list string) (map[string]bool, error) {
 	return chosen, nil
 }
 
-// dropUnsupported leaves BCPI out for a system it cannot calibrate (lv,
-// whose nominal equation is not linear), with a note when --methods was
-// not given, and is a usage error when it was.
+// dropUnsupported leaves BCPI out for a system it cannot calibrate (one
+// without linear(ised) equations, or with more than two channels; none
+// of the benchmark systems), with a note when --methods was not given,
+// and is a usage error when it was.
 func dropUnsupported(env *Env, fs *flag.FlagSet, sys sims.System, chosen map[string]bool) error {
 	if !chosen[bcpi.Name] {
 		return nil
