@@ -150,3 +150,38 @@ func TestEqFeatureDerivatives(t *testing.T) {
 		}
 	}
 }
+
+// TestLVLinearisation checks lv's operators against the nominal
+// right-hand side: the coefficients of w are −J, with J its Jacobian
+// along the nominal solution by central differences, and the prior mean
+// is the nominal solution.
+func TestLVLinearisation(t *testing.T) {
+	l := newLotkaVolterra()
+	theta, side := []float64{1.1, 0.7, 0.9, 1.3}, []float64{1.2, 0.8}
+	nom := l.Nominal(theta, side)
+	rhs := func(x, y float64) [2]float64 {
+		return [2]float64{theta[0]*x - theta[1]*x*y, theta[2]*x*y - theta[3]*y}
+	}
+	const g, h = 37, 1e-6
+	ops := l.Operators(theta, side, [][]float64{l.Grid().States[g]})[0]
+	x, y := nom[2*g], nom[2*g+1]
+	for e := range 2 {
+		op := ops[e]
+		if op[0] != (OpTerm{Coef: 1, T: 1, Ch: e}) {
+			t.Errorf("equation %d starts with %+v, want w_%d′", e, op[0], e)
+		}
+		dx := (rhs(x+h, y)[e] - rhs(x-h, y)[e]) / (2 * h)
+		dy := (rhs(x, y+h)[e] - rhs(x, y-h)[e]) / (2 * h)
+		if math.Abs(op[1].Coef+dx) > 1e-8 || math.Abs(op[2].Coef+dy) > 1e-8 || op[1].Ch != 0 || op[2].Ch != 1 {
+			t.Errorf("equation %d: terms %+v, want −J = (%g, %g)", e, op[1:], -dx, -dy)
+		}
+	}
+	if m := l.PriorMean(theta, side); len(m) != len(nom) || m[2*g] != x {
+		t.Errorf("prior mean is not the nominal solution")
+	}
+	for _, ic := range l.InitialObservations(theta, side) {
+		if ic.Value != 0 || ic.State[0] != 0 {
+			t.Errorf("initial observation %+v, want w(0) = 0", ic)
+		}
+	}
+}
