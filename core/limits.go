@@ -48,6 +48,9 @@ var (
 	// LimitMCMC bounds BCPI's adaptive Metropolis steps per
 	// realization: each factorises the joint covariance.
 	LimitMCMC = Limit{"mcmc", 2, 10000000, "each step factorises a covariance matrix"}
+	// LimitBCPIStarts bounds BCPI's L-BFGS starts per realization: the
+	// authors use 10, and each start costs seconds to minutes.
+	LimitBCPIStarts = Limit{"bcpi-starts", 1, 1000, "each start is a full L-BFGS search"}
 	// LimitObservations bounds the rows of one observation file: far
 	// more than any system's grid has states (advdiff: 64 × 65).
 	LimitObservations = Limit{"observations", 1, 100000, "far more than any grid has states"}

@@ -130,9 +130,6 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if *starts < 1 {
 		return UsageError("--starts must be ≥ 1, got %d", *starts)
 	}
-	if *bcpiStarts < 1 {
-		return UsageError("--bcpi-starts must be ≥ 1, got %d", *bcpiStarts)
-	}
 	if *workers < 0 {
 		return UsageError("--workers must be ≥ 0 (0: one per core), got %d", *workers)
 	}
@@ -146,7 +143,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	for _, c := range []struct {
 		l core.Limit
 		v int
-	}{{core.LimitMembers, *members}, {core.LimitSteps, *pinnSteps}, {core.LimitMCMC, *mcmc}} {
+	}{{core.LimitMembers, *members}, {core.LimitSteps, *pinnSteps}, {core.LimitMCMC, *mcmc}, {core.LimitBCPIStarts, *bcpiStarts}} {
 		if err := c.l.Check(c.v); err != nil {
 			return UsageError("--%v", err)
 		}

@@ -234,6 +234,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "spring", "--methods", "koh-gp,nosuch"}, `--methods: unknown method "nosuch" (want a comma-separated list of koh-gp, bcpi, cpinn, apic)`},
 		{[]string{"compare", "--system", "spring", "--members", "0"}, "--members must be between 1 and 1000"},
 		{[]string{"compare", "--system", "spring", "--mcmc", "1"}, "--mcmc must be between 2 and 10000000"},
+		{[]string{"compare", "--system", "spring", "--bcpi-starts", "0"}, "--bcpi-starts must be between 1 and 1000"},
 		{[]string{"compare", "--system", "spring", "--steps", "2000000"}, "--steps must be between 1 and 1000000"},
 	} {
 		code, _, errOut := runCLI(t, tc.args...)
