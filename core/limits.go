@@ -59,6 +59,17 @@ var (
 	// files have the grid's state dimensions and channels (at most 3
 	// today), side-information files 2.
 	LimitFieldsPerLine = Limit{"fields per line", 1, 64, "no system has more than a few columns"}
+	// LimitMembers bounds Correction-PINN's ensemble members per
+	// realization: the paper uses 20, and each costs minutes.
+	LimitMembers = Limit{"members", 1, 1000, "each member trains for minutes per realization"}
+	// LimitSteps bounds Correction-PINN's Adam steps per member.
+	LimitSteps = Limit{"steps", 1, 1000000, "a million full-batch steps already take hours per member"}
+	// LimitMCMC bounds BCPI's adaptive Metropolis steps per
+	// realization: each factorises the joint covariance.
+	LimitMCMC = Limit{"mcmc", 2, 10000000, "each step factorises a covariance matrix"}
+	// LimitBCPIStarts bounds BCPI's L-BFGS starts per realization: the
+	// authors use 10, and each start costs seconds to minutes.
+	LimitBCPIStarts = Limit{"bcpi-starts", 1, 1000, "each start is a full L-BFGS search"}
 	// LimitFieldBytes bounds one CSV field.
 	LimitFieldBytes = Limit{"field length", 0, 256, "a number or a column name is never longer"}
 	// LimitLineBytes bounds one CSV line (a record: a quoted field's

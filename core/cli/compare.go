@@ -15,6 +15,8 @@ import (
 
 	"apic/checkpoints"
 	"apic/core"
+	"apic/core/bcpi"
+	"apic/core/cpinn"
 	"apic/core/kohgp"
 	"apic/sims"
 )
@@ -22,14 +24,23 @@ import (
 func init() {
 	register(Command{
 		Name:    "compare",
-		Summary: "compare APIC checkpoints with the per-realization KOH-GP baseline, side by side",
-		Usage: `apic compare --system SYS [--tasks N --context N --noise S --seed N] [--checkpoint FILE]... [--json]
+		Summary: "compare APIC checkpoints with the per-realization baselines (KOH-GP, BCPI, Correction-PINN), side by side",
+		Usage: `apic compare --system SYS [--methods koh-gp,bcpi,cpinn,apic] [--tasks N --context N --noise S --seed N]
+             [--checkpoint FILE]... [--starts N] [--bcpi-starts N --mcmc N] [--members N --steps N] [--json]
 
 Draws --tasks test realizations exactly as 'apic eval' does and runs, on the
-same realizations and contexts, every APIC checkpoint of the system (the
-embedded ones and each --checkpoint FILE) and the Kennedy–O'Hagan GP
-baseline (KOH-GP: θ and a discrepancy GP fitted per realization by maximum
-marginal likelihood). It prints the metrics of BENCHMARKS.md for each
+same realizations and contexts, the --methods (default: all): every APIC
+checkpoint of the system (the embedded ones and each --checkpoint FILE),
+the Kennedy–O'Hagan GP baseline (koh-gp: θ and a discrepancy GP fitted per
+realization by maximum marginal likelihood), BCPI (bcpi: a GP prior on the
+nominal solution conditioned on the nominal equation at collocation points,
+a discrepancy GP, MAP from --bcpi-starts L-BFGS starts, then --mcmc steps of
+adaptive Metropolis; for lv, our extension linearises the equations around
+the nominal solution) and Correction-PINN (cpinn,
+JSON key "correction-pinn": per realization an ensemble of --members
+physics-informed networks with a correction inside the nominal equations,
+each trained for --steps full-batch Adam steps; about 150 s per realization
+with the defaults). It prints the metrics of BENCHMARKS.md for each
 method as mean ± std over realizations, and each method's wall time per
 realization. APIC is timed one realization at a time (the whole pipeline:
 encoders, θ map, simulator, discrepancy, --samples Monte-Carlo samples,
@@ -37,10 +48,11 @@ after one untimed warm-up call) and as batched throughput (all realizations
 in one call: untimed warm-up calls for a tenth of a second, then the
 median of up to 500 calls over half a second); KOH-GP runs one
 realization per worker (--workers, default one per CPU), each fit timed
-by its worker. The one-pass table sets APIC against KOH-GP by wall time
-per realization (KOH-GP's median fit over APIC's batch time per
-realization), by CPU time per realization and by throughput on the same
-cores. Ctrl-C stops.`,
+by its worker, and so does BCPI; Correction-PINN runs one realization at
+a time with its members on --workers cores. The one-pass table sets APIC against KOH-GP
+by wall time per realization (KOH-GP's median fit over APIC's batch time
+per realization), by CPU time per realization and by throughput on the
+same cores. Ctrl-C stops.`,
 		Run: runCompare,
 	})
 }
@@ -62,6 +74,14 @@ type compareMethod struct {
 	Batched core.BatchTiming
 	Wall    time.Duration
 	Refine  int
+	// Baseline marks a per-realization baseline (KOH-GP, BCPI,
+	// Correction-PINN): timed per realization on its workers, no
+	// batched timing. Workers is how many realizations ran at once.
+	Baseline bool
+	Workers  int
+	Settings string // a baseline's budget in words, for the text header
+	// members and steps are Correction-PINN's budget, mcmc BCPI's.
+	members, steps, mcmc int
 	// OnePass and OnePassBatched are APIC's median single-realization
 	// latency (seconds) and batched timing without refinement: the
 	// paper's amortized inference.
@@ -90,7 +110,12 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	samples := fs.Int("samples", 32, fmt.Sprintf("APIC Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	refine := fs.Int("refine", -1, fmt.Sprintf("APIC refinement steps on the context, at most %d (0: one-pass amortized; -1: each checkpoint's setting)", core.LimitRefine.Max))
 	starts := fs.Int("starts", 8, "KOH-GP L-BFGS starts per realization (Latin hypercube over the prior)")
-	workers := fs.Int("workers", 0, "KOH-GP realizations fitted in parallel (default: GOMAXPROCS)")
+	workers := fs.Int("workers", 0, "KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel (default: GOMAXPROCS)")
+	methodList := fs.String("methods", strings.Join(compareMethodNames, ","), "the methods to compare, comma separated: "+strings.Join(compareMethodNames, ", ")+" (apic: every APIC checkpoint)")
+	members := fs.Int("members", cpinn.DefaultMembers, "Correction-PINN ensemble members per realization (the paper's 20)")
+	pinnSteps := fs.Int("steps", cpinn.DefaultSteps, "Correction-PINN full-batch Adam steps per member")
+	bcpiStarts := fs.Int("bcpi-starts", bcpi.DefaultStarts, "BCPI L-BFGS starts of the MAP search per realization (the authors' 10)")
+	mcmc := fs.Int("mcmc", bcpi.DefaultSteps, "BCPI adaptive Metropolis steps per realization after the MAP (the second half is kept)")
 	rawSpread := fs.Bool("raw-spread", false, "score APIC's Monte-Carlo mixture collapsed to its mean and variance, without the checkpoints' recalibrated spread")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	if err := env.Parse(fs, args); err != nil {
@@ -112,20 +137,37 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if *workers < 0 {
 		return UsageError("--workers must be ≥ 0 (0: one per core), got %d", *workers)
 	}
+	chosen, err := parseCompareMethods(*methodList)
+	if err != nil {
+		return err
+	}
+	if err := dropUnsupported(env, fs, sys, chosen); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		l core.Limit
+		v int
+	}{{core.LimitMembers, *members}, {core.LimitSteps, *pinnSteps}, {core.LimitMCMC, *mcmc}, {core.LimitBCPIStarts, *bcpiStarts}} {
+		if err := c.l.Check(c.v); err != nil {
+			return UsageError("--%v", err)
+		}
+	}
 	if n := *contextN; n > sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, sys.Grid().Points())
 	}
 	// Checked now, not after the APIC timing has run: KOH-GP would fail
 	// on the first realization.
-	if n := cmp.Or(*contextN, sys.TestContext()); n < kohgp.MinContext {
+	if n := cmp.Or(*contextN, sys.TestContext()); chosen[kohgp.Name] && n < kohgp.MinContext {
 		return UsageError("--context must be ≥ %d for compare (KOH-GP needs at least %d context observations), got %d", kohgp.MinContext, kohgp.MinContext, n)
 	}
 	if math.IsNaN(*noise) || math.IsInf(*noise, 0) {
 		return UsageError("--noise must be finite")
 	}
-	models, err := compareModels(ctx, sys.Name(), files)
-	if err != nil {
-		return err
+	var models []namedModel
+	if chosen[compareAPICName] {
+		if models, err = compareModels(ctx, sys.Name(), files); err != nil {
+			return err
+		}
 	}
 	if *rawSpread {
 		for _, nm := range models {
@@ -140,8 +182,8 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
-	if len(models) == 0 {
-		env.Notef("no APIC checkpoint for %s (none embedded, none given with --checkpoint); running KOH-GP only", sys.Name())
+	if len(models) == 0 && chosen[compareAPICName] {
+		env.Notef("no APIC checkpoint for %s (none embedded, none given with --checkpoint); running the baselines only", sys.Name())
 	}
 
 	var methods []compareMethod
@@ -152,11 +194,16 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		}
 		methods = append(methods, cm)
 	}
-	koh, err := compareKOH(ctx, env, sys, test, *starts, *seed, *workers)
+	baselines, err := compareBaselines(ctx, env, sys, test, chosen, baselineSettings{
+		starts: *starts, seed: *seed, workers: *workers, members: *members, steps: *pinnSteps, mcmc: *mcmc, bcpiStarts: *bcpiStarts,
+	})
 	if err != nil {
 		return err
 	}
-	methods = append([]compareMethod{koh}, methods...)
+	methods = append(baselines, methods...)
+	if len(methods) == 0 {
+		return UsageError("nothing to compare: --methods %s selects no method for %s", core.QuoteInput(*methodList), sys.Name())
+	}
 	for i := range methods {
 		rep := core.Summarise(sys, methods[i].Run.Metrics)
 		rep.System, rep.Tasks, rep.Context, rep.Noise, rep.Seed = sys.Name(), len(test), test[0].Context.Len(), *noise, *seed
@@ -293,7 +340,8 @@ func compareKOH(ctx context.Context, env *Env, sys sims.System, test []sims.Task
 	if err != nil {
 		return compareMethod{}, err
 	}
-	return compareMethod{Name: kohgp.Name, Run: run, Wall: time.Since(start)}, nil
+	settings := fmt.Sprintf("KOH-GP: %s per realization, %s", core.Count(starts, "L-BFGS start"), core.Count(workers, "worker"))
+	return compareMethod{Name: kohgp.Name, Run: run, Wall: time.Since(start), Baseline: true, Workers: workers, Settings: settings}, nil
 }
 
 // speedup is KOH-GP's median wall time per realization over m's.
@@ -381,6 +429,11 @@ type compareMethodJSON struct {
 	// Warnings say where the condition lies outside the model's
 	// training range (APIC only).
 	Warnings []string `json:"warnings"`
+	// Correction-PINN's budget.
+	Members int `json:"members,omitempty"`
+	Steps   int `json:"steps,omitempty"`
+	// BCPI's adaptive Metropolis budget.
+	MCMC int `json:"mcmc_steps,omitempty"`
 }
 
 func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) error {
@@ -389,7 +442,7 @@ func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		"noise": opt.Noise, "seed": opt.Seed, "samples": opt.Samples,
 	}
 	ms := map[string]compareMethodJSON{}
-	koh := methods[0]
+	koh, hasKOH := findMethod(methods, kohgp.Name)
 	for _, m := range methods {
 		j := compareMethodJSON{
 			Source: m.Source, Metrics: m.Report.Metrics, ThetaPerParam: m.Report.ThetaPerParam,
@@ -399,9 +452,19 @@ func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 			Failures:          m.Report.Failures,
 			Warnings:          append([]string{}, m.Warnings...), // [] rather than null
 		}
-		if m.Name == kohgp.Name {
-			j.WallSeconds, j.Workers, j.Starts = m.Wall.Seconds(), min(workers, len(test)), starts
+		if m.Baseline {
+			j.WallSeconds, j.Workers = m.Wall.Seconds(), m.Workers
 			j.RealizationsPerSecondKOH = kohThroughput(m)
+			baselineJSON(&j, m, starts)
+			if hasKOH && m.Name != kohgp.Name {
+				j.SpeedupVsKOH, j.CPUSpeedupVsKOH = speedup(koh, m), finitePtr(cpuSpeedup(koh, m))
+			}
+		} else if !hasKOH {
+			refine := m.Refine
+			j.RealizationsPerSecond, j.Refine = m.Batched.RealizationsPerSecond(len(test)), &refine
+			j.BatchedCPU = finitePtr(m.Batched.CPUPerRealization)
+			j.OnePassSeconds, j.OnePassBatched = m.OnePass, m.OnePassBatched.RealizationsPerSecond(len(test))
+			j.OnePassBatchedCPU = finitePtr(m.OnePassBatched.CPUPerRealization)
 		} else {
 			refine := m.Refine
 			n := len(test)
@@ -451,7 +514,16 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	if rawSpread {
 		raw = ", raw spread"
 	}
-	fmt.Fprintf(w, "KOH-GP: %s per realization, %s; APIC: %s%s\n\n", core.Count(starts, "L-BFGS start"), core.Count(min(workers, len(test)), "worker"), core.Count(opt.Samples, "sample"), raw)
+	var settings []string
+	for _, m := range methods {
+		if m.Baseline {
+			settings = append(settings, m.Settings)
+		}
+	}
+	if len(apicMethods(methods)) > 0 {
+		settings = append(settings, fmt.Sprintf("APIC: %s%s", core.Count(opt.Samples, "sample"), raw))
+	}
+	fmt.Fprintf(w, "%s\n\n", strings.Join(settings, "; "))
 
 	// Metrics, mean ± std over realizations, methods as rows.
 	rows := [][]string{append([]string{"method"}, headsOf(compareColumns)...)}
@@ -491,23 +563,35 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "time per realization (wall: median and total of the per-realization times; CPU: the process's CPU time over the run / realizations):")
 	rows = [][]string{{"method", "wall median", "wall total", "CPU", "batched", "speed-up vs KOH-GP (wall, CPU)"}}
-	koh := methods[0]
+	koh, hasKOH := findMethod(methods, kohgp.Name)
 	for _, m := range methods {
 		row := []string{m.Name, fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(m.Run.TotalSeconds()), fmtSeconds(m.Run.CPUPerRealization())}
-		if m.Name == kohgp.Name {
-			row = append(row, fmt.Sprintf("(%s elapsed on %s)", fmtSeconds(m.Wall.Seconds()), core.Count(min(workers, len(test)), "worker")), "1×")
+		if m.Baseline {
+			row = append(row, fmt.Sprintf("(%s elapsed on %s)", fmtSeconds(m.Wall.Seconds()), core.Count(m.Workers, "worker")))
 		} else {
-			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched.RealizationsPerSecond(len(test))), fmt.Sprintf("%.3g×, %.3g×", speedup(koh, m), cpuSpeedup(koh, m)))
+			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched.RealizationsPerSecond(len(test))))
+		}
+		switch {
+		case m.Name == kohgp.Name:
+			row = append(row, "1×")
+		case hasKOH:
+			row = append(row, fmt.Sprintf("%.3g×, %.3g×", speedup(koh, m), cpuSpeedup(koh, m)))
+		default:
+			row = append(row, "—")
 		}
 		rows = append(rows, row)
 	}
 	writeAligned(w, rows)
+	apics := apicMethods(methods)
+	if !hasKOH || len(apics) == 0 {
+		return
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "APIC without refinement (one pass, the paper's amortized inference), one at a time (latency: median wall)")
 	fmt.Fprintf(w, "and batched (all %d in one call, median of repeated calls), each against KOH-GP's median fit (%s wall),\n", len(test), fmtSeconds(koh.Run.MedianSeconds()))
 	fmt.Fprintf(w, "CPU per realization (%s) and throughput on the same cores (%.3g realizations/s on %s):\n", fmtSeconds(koh.Run.CPUPerRealization()), kohThroughput(koh), core.Count(min(workers, len(test)), "worker"))
 	rows = [][]string{{"method", "latency", "×", "batched wall", "×", "batched CPU", "×", "throughput", "×"}}
-	for _, m := range methods[1:] {
+	for _, m := range apics {
 		one := onePassSpeedups(koh, m, len(test))
 		rows = append(rows, []string{m.Name,
 			fmtSeconds(m.OnePass), fmtRatio(one.latency),
@@ -516,7 +600,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 			fmt.Sprintf("%.0f realizations/s", m.OnePassBatched.RealizationsPerSecond(len(test))), fmtRatio(one.throughput)})
 	}
 	writeAligned(w, rows)
-	for _, m := range methods[1:] {
+	for _, m := range apics {
 		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) %s (median wall %s vs %s; CPU %s vs %s).\n",
 			m.Name, m.Source, m.Refine, speedWords(speedup(koh, m)), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()),
 			fmtSeconds(m.Run.CPUPerRealization()), fmtSeconds(koh.Run.CPUPerRealization()))

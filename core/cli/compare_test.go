@@ -86,7 +86,7 @@ func hasEmbedded(system string) bool {
 func TestCompareJSON(t *testing.T) {
 	ckpt := compareCheckpoint(t, "spring", "tiny", 3)
 	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "3", "--seed", "4",
-		"--checkpoint", ckpt, "--checkpoint", ckpt, "--json")
+		"--checkpoint", ckpt, "--checkpoint", ckpt, "--json", "--methods", "koh-gp,apic")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -180,7 +180,7 @@ func TestCompareJSON(t *testing.T) {
 
 func TestCompareText(t *testing.T) {
 	ckpt := compareCheckpoint(t, "spring", "tiny", 2)
-	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--checkpoint", ckpt, "--workers", "1")
+	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--checkpoint", ckpt, "--workers", "1", "--methods", "koh-gp,apic")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -197,7 +197,7 @@ func TestCompareText(t *testing.T) {
 func TestCompareWithoutCheckpoint(t *testing.T) {
 	defer func(l func(string, string) ([]byte, bool)) { lookupEmbedded = l }(lookupEmbedded)
 	lookupEmbedded = func(string, string) ([]byte, bool) { return nil, false }
-	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--context", "20", "--json")
+	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--context", "20", "--json", "--methods", "koh-gp,apic")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -232,6 +232,11 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "spring", "--checkpoint", filepath.Join(t.TempDir(), "none.safetensors")}, "none.safetensors"},
 		{[]string{"compare", "--system", "spring", "--checkpoint", lvCkpt}, "is for system lv, not spring"},
 		{[]string{"compare", "--system", "spring", "extra"}, `unexpected argument "extra"`},
+		{[]string{"compare", "--system", "spring", "--methods", "koh-gp,nosuch"}, `--methods: unknown method "nosuch" (want a comma-separated list of koh-gp, bcpi, cpinn, apic)`},
+		{[]string{"compare", "--system", "spring", "--members", "0"}, "--members must be between 1 and 1000"},
+		{[]string{"compare", "--system", "spring", "--mcmc", "1"}, "--mcmc must be between 2 and 10000000"},
+		{[]string{"compare", "--system", "spring", "--bcpi-starts", "0"}, "--bcpi-starts must be between 1 and 1000"},
+		{[]string{"compare", "--system", "spring", "--steps", "2000000"}, "--steps must be between 1 and 1000000"},
 	} {
 		code, _, errOut := runCLI(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.stderr) {

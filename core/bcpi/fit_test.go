@@ -1,0 +1,120 @@
+package bcpi
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"apic/sims"
+)
+
+// nominalTask is a task of sys whose context (n points) comes from the
+// nominal model at theta.
+func nominalTask(t *testing.T, name string, theta, side []float64, n int) (sims.System, sims.Task) {
+	t.Helper()
+	sys, err := sims.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nom := sys.Nominal(theta, side)
+	r := sims.Realization{Theta: theta, Side: side, Nominal: nom, True: nom}
+	task, err := sims.NewSplit(sys, rand.New(rand.NewPCG(7, 3))).Task(sys, r, nom, n, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sys, task
+}
+
+func amplitude(vs []float64) float64 {
+	m := 0.0
+	for _, v := range vs {
+		m = max(m, math.Abs(v))
+	}
+	return m
+}
+
+// TestRecoversSpringOmega fits 30 points of sin(ωt) on a small budget:
+// ω is recovered and the discrepancy is near zero.
+func TestRecoversSpringOmega(t *testing.T) {
+	sys, task := nominalTask(t, "spring", []float64{5.3}, nil, 30)
+	c, err := New(sys, Options{Starts: 3, Steps: 300, Draws: 5, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Fit(context.Background(), task.Context, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.predict(context.Background(), f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("θ̂ %.4f ± %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", p.Theta[0], p.ThetaStd[0], f.model.decode(f.MAP).theta[0], f.Accept, amplitude(p.DeltaMean))
+	if e := math.Abs(p.Theta[0] - 5.3); e > 0.02 {
+		t.Errorf("θ̂ = %.4f, want 5.3 ± 0.02", p.Theta[0])
+	}
+	if a := amplitude(p.DeltaMean); a > 0.05 {
+		t.Errorf("discrepancy amplitude %.4f, want < 0.05 on nominal data", a)
+	}
+}
+
+// TestAdvDiffRuns fits a small advdiff problem (a periodic x, the
+// initial field as observations, three-term operator) on a tiny budget:
+// θ stays in its box and every predicted value is finite.
+func TestAdvDiffRuns(t *testing.T) {
+	sys, err := sims.Lookup("advdiff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	r := sims.Draw(sys, rng)
+	task, err := sims.NewSplit(sys, rng).Task(sys, r, r.True, 48, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := New(sys, Options{Starts: 1, MaxIterations: 3, Steps: 20, Draws: 2, Collocation: 24, Seed: 3})
+	p, err := c.Calibrate(context.Background(), task.Context, r.Side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range sys.Params() {
+		if !(p.Theta[i] > q.Lo && p.Theta[i] < q.Hi) {
+			t.Errorf("θ̂_%s = %g outside [%g, %g]", q.Name, p.Theta[i], q.Lo, q.Hi)
+		}
+	}
+	for i := range p.Mean {
+		if math.IsNaN(p.Mean[i]) || !(p.Std[i] > 0) || math.IsNaN(p.DeltaMean[i]) || !(p.DeltaStd[i] > 0) {
+			t.Fatalf("value %d: mean %g std %g, δ %g ± %g", i, p.Mean[i], p.Std[i], p.DeltaMean[i], p.DeltaStd[i])
+		}
+	}
+}
+
+// TestRecoversLVTheta fits 30 points (both channels) of a nominal
+// Lotka–Volterra trajectory through the linearisation around the nominal
+// solution: θ is recovered and the discrepancy is near zero.
+func TestRecoversLVTheta(t *testing.T) {
+	theta := []float64{1.1, 0.8, 1.2, 0.9}
+	sys, task := nominalTask(t, "lv", theta, []float64{1.2, 0.9}, 30)
+	c, err := New(sys, Options{Starts: 1, MaxIterations: 100, Steps: 200, Draws: 3, Collocation: 30, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Fit(context.Background(), task.Context, task.Real.Side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.predict(context.Background(), f, task.Real.Side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("θ̂ %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", p.Theta, f.model.decode(f.MAP).theta, f.Accept, amplitude(p.DeltaMean))
+	for i, th := range theta {
+		if e := math.Abs(p.Theta[i] - th); e > 0.05 {
+			t.Errorf("θ̂_%d = %.4f, want %.2f ± 0.05", i, p.Theta[i], th)
+		}
+	}
+	if a := amplitude(p.DeltaMean); a > 0.1 {
+		t.Errorf("discrepancy amplitude %.4f, want < 0.1 on nominal data", a)
+	}
+}

@@ -1,0 +1,150 @@
+package bcpi
+
+import (
+	"math"
+
+	"apic/sims"
+)
+
+// maxOrder is the highest derivative order of g the operators need
+// (advdiff's K_ff: ∂x² against ∂x², order 4).
+const maxOrder = 8
+
+// hermite returns the probabilists' Hermite polynomial He_n(z) by the
+// recurrence He_{n+1} = z He_n − n He_{n−1}.
+func hermite(n int, z float64) float64 {
+	prev, cur := 0.0, 1.0 // He_{−1} (unused), He_0
+	for k := range n {
+		prev, cur = cur, z*cur-float64(k)*prev
+	}
+	return cur
+}
+
+// seDeriv returns the n-th derivative of the squared exponential
+// g(r) = exp(−r²/2ℓ²),
+//
+//	g⁽ⁿ⁾(r) = (−1/ℓ)ⁿ Heₙ(r/ℓ) g(r),
+//
+// summed over the images r + m·period, m = −2..2, when period > 0 (a
+// periodic coordinate: the kernel of the wrapped process).
+func seDeriv(n int, r, ell, period float64) float64 {
+	one := func(r float64) float64 {
+		z := r / ell
+		return math.Pow(-1/ell, float64(n)) * hermite(n, z) * math.Exp(-z*z/2)
+	}
+	if period <= 0 {
+		return one(r)
+	}
+	s := 0.0
+	for m := -2; m <= 2; m++ {
+		s += one(r + float64(m)*period)
+	}
+	return s
+}
+
+// seKernel is a product squared-exponential kernel α² Π_d g_d over the
+// state dimensions, periodic where period[d] > 0.
+type seKernel struct {
+	amp2   float64
+	scales []float64
+	period []float64
+}
+
+// seDerivs writes g⁽ⁿ⁾(r) for n = 0..len(dst)−1 into dst, sharing each
+// image's exponential (the Hermite recurrence gives every order at once).
+func seDerivs(dst []float64, r, ell, period float64) {
+	clear(dst)
+	images := 0
+	if period > 0 {
+		images = 2
+	}
+	for m := -images; m <= images; m++ {
+		z := (r + float64(m)*period) / ell
+		g := math.Exp(-z * z / 2)
+		prev, cur, scale := 0.0, 1.0, 1.0
+		for n := range dst {
+			dst[n] += scale * cur * g
+			prev, cur = cur, z*cur-float64(n)*prev
+			scale *= -1 / ell
+		}
+	}
+}
+
+// opCov returns the covariance of A u(p) and B u(q) for operators
+// A = Σ_i a_i ∂t^{s_i} ∂x^{t_i} and B likewise, u ~ GP(0, k): with
+// r = p − q and ∂_q = −∂_r,
+//
+//	Cov = α² Σ_ij a_i b_j (−1)^{orders of B_j} Π_d g_d^{(A_i,d + B_j,d)}(r_d).
+func (k seKernel) opCov(a, b []sims.OpTerm, p, q []float64) float64 {
+	var gt, gx [maxOrder + 1]float64
+	nt, nx := maxOrders(a, b)
+	seDerivs(gt[:nt+1], p[0]-q[0], k.scales[0], k.period[0])
+	if len(p) > 1 {
+		seDerivs(gx[:nx+1], p[1]-q[1], k.scales[1], k.period[1])
+	} else {
+		gx[0] = 1
+	}
+	sum := 0.0
+	for _, ta := range a {
+		for _, tb := range b {
+			v := ta.Coef * tb.Coef * gt[ta.T+tb.T] * gx[ta.X+tb.X]
+			if (tb.T+tb.X)%2 == 1 {
+				v = -v
+			}
+			sum += v
+		}
+	}
+	return k.amp2 * sum
+}
+
+// maxOrders returns the highest summed t and x orders of a against b.
+func maxOrders(a, b []sims.OpTerm) (nt, nx int) {
+	at, ax, bt, bx := 0, 0, 0, 0
+	for _, t := range a {
+		at, ax = max(at, t.T), max(ax, t.X)
+	}
+	for _, t := range b {
+		bt, bx = max(bt, t.T), max(bx, t.X)
+	}
+	return min(at+bt, maxOrder), min(ax+bx, maxOrder)
+}
+
+// identity is the operator u ↦ u (of channel 0), channelIdentity[c]
+// that of channel c.
+var (
+	identity        = []sims.OpTerm{{Coef: 1}}
+	channelIdentity = [][]sims.OpTerm{identity, {{Coef: 1, Ch: 1}}}
+)
+
+// maxChannels is the most channels a system may have for BCPI.
+const maxChannels = 2
+
+// opCovAll is opCov for operators whose terms act on several channels,
+// each an independent GP with kernel ks[ch]: the covariance is the sum
+// over channels of the single-channel covariances of their terms.
+func opCovAll(ks []seKernel, a, b []sims.OpTerm, p, q []float64) float64 {
+	if len(ks) == 1 {
+		return ks[0].opCov(a, b, p, q)
+	}
+	sum := 0.0
+	var ac, bc [8]sims.OpTerm
+	for c, k := range ks {
+		na, nb := 0, 0
+		for _, t := range a {
+			if t.Ch == c && na < len(ac) {
+				ac[na] = t
+				na++
+			}
+		}
+		for _, t := range b {
+			if t.Ch == c && nb < len(bc) {
+				bc[nb] = t
+				nb++
+			}
+		}
+		if na > 0 && nb > 0 {
+			sum += k.opCov(ac[:na], bc[:nb], p, q)
+		}
+	}
+	return sum
+}

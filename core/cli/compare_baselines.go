@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"apic/core"
+	"apic/core/bcpi"
+	"apic/core/cpinn"
+	"apic/core/kohgp"
+	"apic/sims"
+)
+
+// compareAPICName selects every APIC checkpoint in --methods.
+const compareAPICName = "apic"
+
+// compareCPINNFlag is Correction-PINN's short name in --methods; its
+// rows and JSON key are cpinn.Name.
+const compareCPINNFlag = "cpinn"
+
+// compareMethodNames are the --methods names, in the tables' order.
+var compareMethodNames = []string{kohgp.Name, bcpi.Name, compareCPINNFlag, compareAPICName}
+
+// parseCompareMethods reads --methods into a set keyed by kohgp.Name,
+// bcpi.Name, cpinn.Name and compareAPICName.
+func parseCompareMethods(list string) (map[string]bool, error) {
+	chosen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		switch name = strings.TrimSpace(name); name {
+		case kohgp.Name, bcpi.Name, compareAPICName:
+			chosen[name] = true
+		case compareCPINNFlag, cpinn.Name:
+			chosen[cpinn.Name] = true
+		default:
+			return nil, UsageError("--methods: unknown method %s (want a comma-separated list of %s)", core.QuoteInput(name), strings.Join(compareMethodNames, ", "))
+		}
+	}
+	return chosen, nil
+}
+
+// dropUnsupported leaves BCPI out for a system it cannot calibrate (one
+// without linear(ised) equations, or with more than two channels; none
+// of the benchmark systems), with a note when --methods was not given,
+// and is a usage error when it was.
+func dropUnsupported(env *Env, fs *flag.FlagSet, sys sims.System, chosen map[string]bool) error {
+	if !chosen[bcpi.Name] {
+		return nil
+	}
+	if _, err := bcpi.New(sys, bcpi.Options{}); err != nil {
+		given := false
+		fs.Visit(func(f *flag.Flag) { given = given || f.Name == "methods" })
+		if given {
+			return UsageError("--methods: %v", err)
+		}
+		env.Notef("%v; left out", err)
+		delete(chosen, bcpi.Name)
+	}
+	return nil
+}
+
+// findMethod returns the method called name, if compared.
+func findMethod(methods []compareMethod, name string) (compareMethod, bool) {
+	for _, m := range methods {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return compareMethod{}, false
+}
+
+// apicMethods are the compared APIC models.
+func apicMethods(methods []compareMethod) []compareMethod {
+	var out []compareMethod
+	for _, m := range methods {
+		if !m.Baseline {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// baselineSettings are the per-realization baselines' flags.
+type baselineSettings struct {
+	starts         int
+	seed           uint64
+	workers        int
+	members, steps int
+	mcmc           int
+	bcpiStarts     int
+}
+
+// compareBaselines runs the chosen per-realization baselines in the
+// tables' order.
+func compareBaselines(ctx context.Context, env *Env, sys sims.System, test []sims.Task, chosen map[string]bool, b baselineSettings) ([]compareMethod, error) {
+	var out []compareMethod
+	if chosen[kohgp.Name] {
+		koh, err := compareKOH(ctx, env, sys, test, b.starts, b.seed, b.workers)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, koh)
+	}
+	if chosen[bcpi.Name] {
+		m, err := compareBCPI(ctx, env, sys, test, b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	if chosen[cpinn.Name] {
+		m, err := compareCPINN(ctx, env, sys, test, b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// compareCPINN trains Correction-PINN ensembles one realization at a
+// time, each ensemble's members in parallel on b.workers cores, so that
+// a realization's time is the wall time of its whole ensemble.
+func compareCPINN(ctx context.Context, env *Env, sys sims.System, test []sims.Task, b baselineSettings) (compareMethod, error) {
+	c, err := cpinn.New(sys, cpinn.Options{Members: b.members, Steps: b.steps, Seed: b.seed, Workers: b.workers})
+	if err != nil {
+		return compareMethod{}, err
+	}
+	env.Notef("%s: training %s × %s on %s, one realization at a time (%s each)", cpinn.Name,
+		core.Count(len(test), "realization"), core.Count(b.members, "member"), core.Count(b.workers, "core"), core.Count(b.steps, "step"))
+	prog := newTaskProgress(env, cpinn.Name)
+	start := time.Now()
+	run, err := core.RunMethod(ctx, sys, c, test, 1, prog.report)
+	prog.finish()
+	if err != nil {
+		return compareMethod{}, err
+	}
+	settings := fmt.Sprintf("Correction-PINN: %s × %s per realization, members on %s", core.Count(b.members, "member"), core.Count(b.steps, "step"), core.Count(b.workers, "core"))
+	return compareMethod{Name: cpinn.Name, Run: run, Wall: time.Since(start), Baseline: true, Workers: 1, Settings: settings,
+		members: b.members, steps: b.steps}, nil
+}
+
+// compareBCPI fits BCPI to every task on a worker pool, like KOH-GP.
+func compareBCPI(ctx context.Context, env *Env, sys sims.System, test []sims.Task, b baselineSettings) (compareMethod, error) {
+	c, err := bcpi.New(sys, bcpi.Options{Starts: b.bcpiStarts, Steps: b.mcmc, Seed: b.seed})
+	if err != nil {
+		return compareMethod{}, UsageError("%v (leave it out with --methods)", err)
+	}
+	workers := min(b.workers, len(test))
+	env.Notef("%s: fitting %s (MAP from %s, then %s of adaptive Metropolis) on %s", bcpi.Name,
+		core.Count(len(test), "realization"), core.Count(b.bcpiStarts, "start"), core.Count(b.mcmc, "step"), core.Count(workers, "worker"))
+	prog := newTaskProgress(env, bcpi.Name)
+	start := time.Now()
+	run, err := core.RunMethod(ctx, sys, c, test, workers, prog.report)
+	prog.finish()
+	if err != nil {
+		return compareMethod{}, err
+	}
+	settings := fmt.Sprintf("BCPI: MAP from %s and %s of adaptive Metropolis per realization, %s", core.Count(b.bcpiStarts, "L-BFGS start"), core.Count(b.mcmc, "step"), core.Count(workers, "worker"))
+	return compareMethod{Name: bcpi.Name, Run: run, Wall: time.Since(start), Baseline: true, Workers: workers, Settings: settings, mcmc: b.mcmc}, nil
+}
+
+// baselineJSON adds a baseline's budget to its JSON entry.
+func baselineJSON(j *compareMethodJSON, m compareMethod, starts int) {
+	switch m.Name {
+	case kohgp.Name:
+		j.Starts = starts
+	case cpinn.Name:
+		j.Members, j.Steps = m.members, m.steps
+	case bcpi.Name:
+		j.MCMC = m.mcmc
+	}
+}
