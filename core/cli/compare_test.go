@@ -281,7 +281,7 @@ func TestCompareReportsFailures(t *testing.T) {
 	failed := core.Failures{Count: 1, Realizations: []core.Failure{{Index: 2, Reason: "no fit"}}}
 	none := core.Failures{Realizations: []core.Failure{}}
 	methods := []compareMethod{
-		{Name: kohgp.Name, Run: core.MethodRun{Seconds: []float64{1, 1, 1}}, Report: core.Report{Failures: failed}, Wall: time.Second},
+		{Name: kohgp.Name, Run: core.MethodRun{Seconds: []float64{1, 1, 1}}, Report: core.Report{Failures: failed}, Wall: time.Second, Baseline: true, Workers: 1},
 		{Name: "apic-lnp", Source: "x", Run: core.MethodRun{Seconds: []float64{1e-3, 1e-3, 1e-3}}, Report: core.Report{Failures: none},
 			Batched: core.BatchTiming{Seconds: 1e-3}, OnePass: 1e-3, OnePassBatched: core.BatchTiming{Seconds: 1e-3}},
 	}
@@ -321,7 +321,7 @@ func TestCompareWarnsOutsideTrainingRange(t *testing.T) {
 	defer func(l func(string, string) ([]byte, bool)) { lookupEmbedded = l }(lookupEmbedded)
 	lookupEmbedded = func(string, string) ([]byte, bool) { return nil, false }
 	ckpt := compareCheckpoint(t, "spring", "tiny", 0)
-	args := []string{"compare", "--system", "spring", "--tasks", "2", "--context", "5", "--samples", "2", "--checkpoint", ckpt, "--workers", "1", "--starts", "1"}
+	args := []string{"compare", "--system", "spring", "--tasks", "2", "--context", "5", "--samples", "2", "--checkpoint", ckpt, "--workers", "1", "--starts", "1", "--methods", "koh-gp,apic"}
 	code, out, errOut := runCLI(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
