@@ -24,10 +24,19 @@ const compareCPINNFlag = "cpinn"
 // compareMethodNames are the --methods names, in the tables' order.
 var compareMethodNames = []string{kohgp.Name, bcpi.Name, compareCPINNFlag, compareAPICName}
 
+// compareDefaultMethods is --methods' default: KOH-GP and APIC. BCPI and
+// Correction-PINN cost seconds to minutes per realization (BCPI on
+// advdiff about ten minutes), so a plain 'apic compare' would run for
+// hours; "all" asks for every method.
+var compareDefaultMethods = []string{kohgp.Name, compareAPICName}
+
 // parseCompareMethods reads --methods into a set keyed by kohgp.Name,
 // bcpi.Name, cpinn.Name and compareAPICName.
 func parseCompareMethods(list string) (map[string]bool, error) {
 	chosen := map[string]bool{}
+	if strings.TrimSpace(list) == "all" {
+		list = strings.Join(compareMethodNames, ",")
+	}
 	for _, name := range strings.Split(list, ",") {
 		switch name = strings.TrimSpace(name); name {
 		case kohgp.Name, bcpi.Name, compareAPICName:

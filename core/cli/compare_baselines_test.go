@@ -15,7 +15,7 @@ import (
 func TestCompareAllMethods(t *testing.T) {
 	ckpt := compareCheckpoint(t, "spring", "tiny", 1)
 	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--seed", "3", "--checkpoint", ckpt,
-		"--starts", "2", "--members", "2", "--steps", "15", "--mcmc", "20", "--bcpi-starts", "1", "--workers", "2", "--json")
+		"--starts", "2", "--members", "2", "--steps", "15", "--mcmc", "20", "--bcpi-starts", "1", "--workers", "2", "--methods", "all", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -83,5 +83,24 @@ func TestCompareNothingSelected(t *testing.T) {
 	code, _, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "1", "--methods", "apic")
 	if code != 2 || !strings.Contains(errOut, `nothing to compare: --methods "apic" selects no method for spring`) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The default methods are KOH-GP and APIC (the slow baselines on
+// request); "all" names every method.
+func TestCompareDefaultMethods(t *testing.T) {
+	def, err := parseCompareMethods(strings.Join(compareDefaultMethods, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(def) != 2 || !def["koh-gp"] || !def[compareAPICName] {
+		t.Errorf("default methods %v, want koh-gp and apic", def)
+	}
+	all, err := parseCompareMethods("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 4 {
+		t.Errorf("all = %v, want four methods", all)
 	}
 }
