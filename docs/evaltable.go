@@ -18,7 +18,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -161,26 +163,26 @@ func paperRow(r evalResult, labels, cols []string) string {
 	return "| " + strings.Join(cells, " | ") + " |"
 }
 
-// number writes a metric with four significant digits, at most four
-// decimals for values under 1; eval writes non-finite values as strings.
+// number writes a metric with two decimals from 1 up, three from 0.1,
+// otherwise four decimals or two significant digits, whichever shows
+// more; eval
+// writes non-finite values as strings.
 func number(v any) string {
 	f, ok := v.(float64)
 	if !ok {
 		return fmt.Sprint(v)
 	}
-	switch a := abs(f); {
+	a := math.Abs(f)
+	switch {
 	case a >= 1000:
 		return fmt.Sprintf("%.4g", f)
 	case a >= 1:
 		return fmt.Sprintf("%.2f", f)
-	default:
-		return fmt.Sprintf("%.4f", f)
+	case a >= 0.1:
+		return fmt.Sprintf("%.3f", f)
+	case a == 0:
+		return "0"
 	}
-}
-
-func abs(f float64) float64 {
-	if f < 0 {
-		return -f
-	}
-	return f
+	decimals := max(4, 1-int(math.Floor(math.Log10(a))))
+	return strconv.FormatFloat(f, 'f', min(decimals, 8), 64)
 }
