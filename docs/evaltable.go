@@ -32,7 +32,6 @@ type stat struct {
 type evalResult struct {
 	System   string          `json:"system"`
 	Backbone string          `json:"backbone"`
-	Seed     uint64          `json:"seed"`
 	Metrics  map[string]stat `json:"metrics"`
 	PerParam map[string]stat `json:"theta_mae_per_param"`
 }
@@ -66,12 +65,13 @@ var paper = map[string]map[string]string{
 }
 
 func main() {
-	label := flag.String("label", "model", "leading columns, comma-separated: model, system, backbone, seed")
+	label := flag.String("label", "model", "leading columns, comma-separated: model, name (from -names) or a top-level key of the JSON (system, backbone, seed, context, noise, refine, ...)")
+	names := flag.String("names", "", "row names for the label column name, comma-separated, in input order")
 	cols := flag.String("cols", "recon_mae,recon_ll,recon_ece,delta_mae,delta_ll,delta_ece,theta_mae", "metric columns, comma-separated")
 	withStd := flag.Bool("std", false, "write mean ± std")
 	withPaper := flag.Bool("paper", false, "follow each row with the paper's row for its system and backbone")
 	flag.Parse()
-	if err := run(os.Stdin, os.Stdout, split(*label), split(*cols), *withStd, *withPaper); err != nil {
+	if err := run(os.Stdin, os.Stdout, split(*label), split(*cols), split(*names), *withStd, *withPaper); err != nil {
 		fmt.Fprintln(os.Stderr, "evaltable:", err)
 		os.Exit(1)
 	}
@@ -79,7 +79,7 @@ func main() {
 
 func split(s string) []string { return strings.Split(s, ",") }
 
-func run(in io.Reader, out io.Writer, labels, cols []string, withStd, withPaper bool) error {
+func run(in io.Reader, out io.Writer, labels, cols, names []string, withStd, withPaper bool) error {
 	var b strings.Builder
 	title := append(append([]string{}, labels...), cols...)
 	for i, c := range title {
@@ -92,16 +92,28 @@ func run(in io.Reader, out io.Writer, labels, cols []string, withStd, withPaper 
 	dec := json.NewDecoder(in)
 	rows := 0
 	for {
-		var r evalResult
-		err := dec.Decode(&r)
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		var r evalResult
+		var top map[string]any
+		if err == nil {
+			err = json.Unmarshal(raw, &r)
+		}
+		if err == nil {
+			err = json.Unmarshal(raw, &top)
 		}
 		if err != nil {
 			return fmt.Errorf("reading eval JSON object %d: %w", rows+1, err)
 		}
+		name := ""
+		if rows < len(names) {
+			name = names[rows]
+		}
 		rows++
-		cells, err := rowCells(r, labels, cols, withStd)
+		cells, err := rowCells(r, top, name, labels, cols, withStd)
 		if err != nil {
 			return err
 		}
@@ -117,20 +129,18 @@ func run(in io.Reader, out io.Writer, labels, cols []string, withStd, withPaper 
 	return err
 }
 
-func rowCells(r evalResult, labels, cols []string, withStd bool) ([]string, error) {
+func rowCells(r evalResult, top map[string]any, name string, labels, cols []string, withStd bool) ([]string, error) {
 	var cells []string
 	for _, l := range labels {
-		switch l {
-		case "model":
+		switch v, ok := top[l]; {
+		case l == "model":
 			cells = append(cells, "apic "+strings.ToUpper(r.Backbone))
-		case "system":
-			cells = append(cells, r.System)
-		case "backbone":
-			cells = append(cells, r.Backbone)
-		case "seed":
-			cells = append(cells, fmt.Sprint(r.Seed))
+		case l == "name":
+			cells = append(cells, name)
+		case ok:
+			cells = append(cells, fmt.Sprint(v))
 		default:
-			return nil, fmt.Errorf("unknown label column %q", l)
+			return nil, fmt.Errorf("%s/%s: no label column %q", r.System, r.Backbone, l)
 		}
 	}
 	for _, c := range cols {

@@ -7,7 +7,7 @@
 #
 # A marker line names the command; it runs from the repository root with
 # `apic` built from this tree first on PATH (and `evaltable`, built from
-# docs/evaltable.go), under bash -o pipefail. Three kinds:
+# docs/evaltable.go), under bash -e -o pipefail. Four kinds:
 #
 #   <!-- regen: CMD -->        the fenced block right below becomes
 #                              "$ CMD" (apic written as `go run .`) and
@@ -58,7 +58,7 @@ fi
 output() {
   local file=$1 line=$2 cmd=$3
   echo "regen: $file:$line: $cmd" >&2
-  if ! bash -o pipefail -c "$cmd" > "$tmp/cmd.out"; then
+  if ! bash -e -o pipefail -c "$cmd" > "$tmp/cmd.out"; then
     echo "regen: $file:$line: command failed: $cmd" >&2
     exit 1
   fi
