@@ -71,6 +71,86 @@ func TestBrokenLinksFindsMissingFilesAndAnchors(t *testing.T) {
 	}
 }
 
+// TestRegenMarkersAreWellFormed checks what docs/regen.sh relies on: a
+// block marker is followed by a fenced block, and a table marker by its
+// end marker, so that a run rewrites exactly the captured output.
+func TestRegenMarkersAreWellFormed(t *testing.T) {
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range append([]string{"README.md"}, files...) {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, problem := range markerProblems(file, string(text)) {
+			t.Error(problem)
+		}
+	}
+}
+
+func TestMarkerProblemsFindsUnendedBlocks(t *testing.T) {
+	good := "<!-- regen: apic help -->\n```\nout\n```\n<!-- regen-md: x -->\n| a |\n<!-- /regen -->\n<!-- regen-run: y -->\n"
+	if got := markerProblems("good.md", good); len(got) != 0 {
+		t.Errorf("markerProblems(good) = %q, want none", got)
+	}
+	for _, bad := range []string{
+		"<!-- regen: apic help -->\ntext\n",
+		"<!-- regen-quiet: x -->\n```\nout\n",
+		"<!-- regen-md: x -->\n| a |\n",
+		"<!-- regen: x --> trailing\n",
+	} {
+		if got := markerProblems("bad.md", bad); len(got) != 1 {
+			t.Errorf("markerProblems(%q) = %q, want one problem", bad, got)
+		}
+	}
+}
+
+var markerPattern = regexp.MustCompile(`^<!-- regen(-quiet|-md|-run)?: (.*) -->$`)
+
+// markerProblems lists the regen markers of a Markdown file that
+// docs/regen.sh would refuse or misread.
+func markerProblems(file string, text string) []string {
+	var problems []string
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if !strings.HasPrefix(line, "<!-- regen") || line == "<!-- /regen -->" {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", file, i+1)
+		m := markerPattern.FindStringSubmatch(line)
+		if m == nil {
+			problems = append(problems, where+": malformed regen marker")
+			continue
+		}
+		end := ""
+		switch m[1] {
+		case "-run":
+			continue
+		case "-md":
+			end = "<!-- /regen -->"
+		default:
+			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
+				problems = append(problems, where+": no fenced block right below the marker")
+				continue
+			}
+			i++
+			end = "```"
+		}
+		j := i + 1
+		for j < len(lines) && lines[j] != end {
+			j++
+		}
+		if j == len(lines) {
+			problems = append(problems, where+": the marker's block never ends")
+		}
+		i = j
+	}
+	return problems
+}
+
 var (
 	linkPattern    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 	headingPattern = regexp.MustCompile(`(?m)^#{1,6} +(.+?) *$`)
