@@ -47,8 +47,23 @@ var headers = map[string]string{
 	"theta_mae":     "θ MAE",
 	"nominal_mae":   "F(θ̂) MAE",
 	"theta_cover95": "θ 95% cover",
-	"theta.kappa":   "θ MAE κ",
-	"theta.v":       "θ MAE v",
+}
+
+// greek names the parameters in column titles as the paper writes them.
+var greek = map[string]string{"alpha": "α", "beta": "β", "eta": "η", "gamma": "γ", "kappa": "κ", "omega": "ω"}
+
+// title is the column title of a label or metric column.
+func title(c string) string {
+	if h, ok := headers[c]; ok {
+		return h
+	}
+	if name, ok := strings.CutPrefix(c, "theta."); ok {
+		if g, ok := greek[name]; ok {
+			name = g
+		}
+		return "θ MAE " + name
+	}
+	return c
 }
 
 // paper holds the APIC rows of the paper's Tables 1–3 (means only).
@@ -81,14 +96,12 @@ func split(s string) []string { return strings.Split(s, ",") }
 
 func run(in io.Reader, out io.Writer, labels, cols, names []string, withStd, withPaper bool) error {
 	var b strings.Builder
-	title := append(append([]string{}, labels...), cols...)
-	for i, c := range title {
-		if h, ok := headers[c]; ok {
-			title[i] = h
-		}
+	titles := append(append([]string{}, labels...), cols...)
+	for i, c := range titles {
+		titles[i] = title(c)
 	}
-	b.WriteString("| " + strings.Join(title, " | ") + " |\n")
-	b.WriteString(strings.Repeat("|---", len(title)) + "|\n")
+	b.WriteString("| " + strings.Join(titles, " | ") + " |\n")
+	b.WriteString(strings.Repeat("|---", len(titles)) + "|\n")
 	dec := json.NewDecoder(in)
 	rows := 0
 	for {

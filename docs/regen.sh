@@ -22,7 +22,8 @@
 # Trailing blanks are cut from every output line. A command that fails
 # stops the script before its file is rewritten. Identical `apic eval`
 # commands run once per invocation (eval is deterministic). The whole set
-# takes 15–25 minutes on two cores; it needs go, bash, tmux and jq.
+# takes about 20 minutes on an idle 2-core machine, an hour on a busy
+# one; it needs go, bash, tmux and jq.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
