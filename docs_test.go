@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// readmeMaxLines bounds README.md: the README is for users; longer
+// material belongs in docs/.
+const readmeMaxLines = 350
+
+func TestReadmeIsShort(t *testing.T) {
+	text, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(text, []byte("\n")); n > readmeMaxLines {
+		t.Errorf("README.md has %d lines, more than %d: move detail to docs/", n, readmeMaxLines)
+	}
+}
+
+func TestDocLinksResolve(t *testing.T) {
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range append([]string{"README.md"}, files...) {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, problem := range brokenLinks(file, string(text)) {
+			t.Error(problem)
+		}
+	}
+}
+
+func TestBenchmarksCopyMatchesSpecification(t *testing.T) {
+	spec, err := os.ReadFile(filepath.Join("..", "shared", "BENCHMARKS.md"))
+	if os.IsNotExist(err) {
+		t.Skip("../shared/BENCHMARKS.md is not beside this checkout")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, err := os.ReadFile(filepath.Join("docs", "benchmarks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(spec, copied) {
+		t.Error("docs/benchmarks.md differs from ../shared/BENCHMARKS.md: copy it again (docs/regen.sh does)")
+	}
+}
+
+func TestBrokenLinksFindsMissingFilesAndAnchors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# Quick tour\n## The `eval` command\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := "[ok](a.md) [ok](a.md#quick-tour) [ok](a.md#the-eval-command) [ok](#local) [web](https://x.org/none)\n" +
+		"## Local\n[bad](missing.md) [bad](a.md#nowhere)\n" +
+		"```\n[in code](ignored.md)\n```\n"
+	got := brokenLinks(filepath.Join(dir, "b.md"), text)
+	if len(got) != 2 || !strings.Contains(got[0], "missing.md") || !strings.Contains(got[1], "#nowhere") {
+		t.Errorf("brokenLinks = %q, want the missing file and the missing anchor", got)
+	}
+}
+
+// TestRegenMarkersAreWellFormed checks what docs/regen.sh relies on: a
+// block marker is followed by a fenced block, and a table marker by its
+// end marker, so that a run rewrites exactly the captured output.
+func TestRegenMarkersAreWellFormed(t *testing.T) {
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range append([]string{"README.md"}, files...) {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, problem := range markerProblems(file, string(text)) {
+			t.Error(problem)
+		}
+	}
+}
+
+func TestMarkerProblemsFindsUnendedBlocks(t *testing.T) {
+	good := "<!-- regen: apic help -->\n```\nout\n```\n<!-- regen-md: x -->\n| a |\n<!-- /regen -->\n<!-- regen-run: y -->\n"
+	if got := markerProblems("good.md", good); len(got) != 0 {
+		t.Errorf("markerProblems(good) = %q, want none", got)
+	}
+	for _, bad := range []string{
+		"<!-- regen: apic help -->\ntext\n",
+		"<!-- regen-quiet: x -->\n```\nout\n",
+		"<!-- regen-md: x -->\n| a |\n",
+		"<!-- regen: x --> trailing\n",
+	} {
+		if got := markerProblems("bad.md", bad); len(got) != 1 {
+			t.Errorf("markerProblems(%q) = %q, want one problem", bad, got)
+		}
+	}
+}
+
+var markerPattern = regexp.MustCompile(`^<!-- regen(-quiet|-md|-run)?: (.*) -->$`)
+
+// markerProblems lists the regen markers of a Markdown file that
+// docs/regen.sh would refuse or misread.
+func markerProblems(file string, text string) []string {
+	var problems []string
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if !strings.HasPrefix(line, "<!-- regen") || line == "<!-- /regen -->" {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", file, i+1)
+		m := markerPattern.FindStringSubmatch(line)
+		if m == nil {
+			problems = append(problems, where+": malformed regen marker")
+			continue
+		}
+		end := ""
+		switch m[1] {
+		case "-run":
+			continue
+		case "-md":
+			end = "<!-- /regen -->"
+		default:
+			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {
+				problems = append(problems, where+": no fenced block right below the marker")
+				continue
+			}
+			i++
+			end = "```"
+		}
+		j := i + 1
+		for j < len(lines) && lines[j] != end {
+			j++
+		}
+		if j == len(lines) {
+			problems = append(problems, where+": the marker's block never ends")
+		}
+		i = j
+	}
+	return problems
+}
+
+var (
+	linkPattern    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	headingPattern = regexp.MustCompile(`(?m)^#{1,6} +(.+?) *$`)
+)
+
+// brokenLinks lists the relative links of a Markdown file (outside code
+// blocks) whose file is missing, or whose #anchor names no heading of
+// the file it points at.
+func brokenLinks(file, text string) []string {
+	var problems []string
+	for n, line := range proseLines(text) {
+		for _, m := range linkPattern.FindAllStringSubmatch(line, -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			resolved := file
+			if path != "" {
+				resolved = filepath.Join(filepath.Dir(file), path)
+			}
+			where := fmt.Sprintf("%s:%d: link %q", file, n+1, target)
+			linked, err := os.ReadFile(resolved)
+			if path == "" {
+				linked, err = []byte(text), nil
+			}
+			if err != nil {
+				if _, statErr := os.Stat(resolved); statErr == nil {
+					continue // a directory
+				}
+				problems = append(problems, where+": no such file")
+				continue
+			}
+			if anchor != "" && !hasAnchor(string(linked), anchor) {
+				problems = append(problems, where+": no heading with that anchor")
+			}
+		}
+	}
+	return problems
+}
+
+// proseLines returns the lines of a Markdown text with those inside
+// fenced code blocks blanked, keeping the line numbers.
+func proseLines(text string) []string {
+	lines := strings.Split(text, "\n")
+	inCode := false
+	for i, line := range lines {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+			lines[i] = ""
+		} else if inCode {
+			lines[i] = ""
+		}
+	}
+	return lines
+}
+
+// hasAnchor reports whether a heading of text has GitHub's anchor: lower
+// case, punctuation dropped, spaces as hyphens.
+func hasAnchor(text, anchor string) bool {
+	for _, m := range headingPattern.FindAllStringSubmatch(strings.Join(proseLines(text), "\n"), -1) {
+		if headingAnchor(m[1]) == anchor {
+			return true
+		}
+	}
+	return false
+}
+
+func headingAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(heading) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r > 127:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
