@@ -699,9 +699,9 @@ func TestCalibrateFarDataNamesTheData(t *testing.T) {
 }
 
 // TestNonFiniteBlamesWhatExists: a checkpoint whose observation noise
-// is extreme (obs.lognoise = 1e30) gives a non-finite prediction; on
-// spring, which has no side information, the message must not blame
-// side information.
+// is extreme (obs.lognoise = 1e30) is refused on load, or would give a
+// non-finite prediction; on spring, which has no side information, the
+// message blames the checkpoint, never side information.
 func TestNonFiniteBlamesWhatExists(t *testing.T) {
 	m, info, err := OpenCheckpoint(embeddedPrefix + "spring-lnp.safetensors")
 	if err != nil {
@@ -724,7 +724,8 @@ func TestNonFiniteBlamesWhatExists(t *testing.T) {
 	if code == 0 {
 		t.Skip("the model copes with obs.lognoise = 1e30")
 	}
-	if strings.Contains(errOut, "side information") || !strings.Contains(errOut, "non-finite") || !strings.Contains(errOut, "checkpoint") {
+	blamed := strings.Contains(errOut, "non-finite") || strings.Contains(errOut, "damaged or edited checkpoint")
+	if strings.Contains(errOut, "side information") || !blamed || !strings.Contains(errOut, "checkpoint") {
 		t.Errorf("exit %d, stderr %q; want non-finite values blamed on the checkpoint, not side information", code, errOut)
 	}
 }
@@ -746,6 +747,22 @@ func TestCalibrateRefusesInsaneValues(t *testing.T) {
 		code, _, errOut := runCLI(t, append(append([]string{"calibrate", "--data", data}, tc.args...), "--json")...)
 		if code != 2 || !strings.Contains(errOut, "sane range") || !strings.Contains(errOut, "f.csv:") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and the sane range with the line", tc.args, code, errOut)
+		}
+	}
+}
+
+// checkPredictionFinite names side information only where the system
+// has some.
+func TestCheckPredictionFiniteNamesWhatExists(t *testing.T) {
+	nan := core.Prediction{Mean: []float64{math.NaN()}}
+	for name, side := range map[string]bool{"spring": false, "lv": true} {
+		sys, err := sims.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = checkPredictionFinite(nan, sys, "x.safetensors")
+		if err == nil || !strings.Contains(err.Error(), "x.safetensors") || strings.Contains(err.Error(), "far outside its range") != side {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 }
