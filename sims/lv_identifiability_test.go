@@ -127,7 +127,7 @@ type lvIdentCase struct {
 // labels). A change of α, β is nearly undone by a change of the weights,
 // so without a prior on them α and β stay uncertain by ~0.1 and the
 // F(θ̂) term is far above lv's δ bar of 0.030; with the prior the bar
-// needs σ of a few thousandths (README, Results: lv).
+// needs σ of a few thousandths (docs/results.md, lv).
 func TestLVForcingIdentifiability(t *testing.T) {
 	s := newLotkaVolterra()
 	rng := rand.New(rand.NewPCG(5, 7))
