@@ -95,6 +95,9 @@ func (m Model) header() []string {
 	line1 := padRight(truncate(title+info, m.width), m.width)
 
 	status, st := m.status()
+	if m.base.active {
+		status += " · " + m.baseStatus()
+	}
 	line2 := t.paint(st, status)
 	if m.msg == "" {
 		return []string{line1, padRight(truncate(line2, m.width), m.width)}
@@ -340,6 +343,9 @@ func (m Model) sidebar(w, h int) []string {
 			}
 			out = append(out, m.theta[j].view(w, focused, t, e, s, m.real.Theta[j]))
 		}
+	}
+	if m.base.active {
+		out = append(out, m.baseLines(w)...)
 	}
 	out = append(out, section(m.metricsTitle()))
 	out = append(out, m.metricsLines(w)...)
