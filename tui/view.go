@@ -288,6 +288,7 @@ func (m Model) fullHelp(w, h int) []string {
 			"3 corrected prediction ± 2σ with the context points",
 			"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
 			"(ranges stay fixed per realization: points beyond sit on the edge as ↑ ↓)",
+			"c: baselines on 2 and 3 as k KOH-GP, b BCPI, p Correction-PINN; θ̂ and time by θ",
 		)
 	}
 	return block(lines, w, h)
