@@ -14,6 +14,7 @@ import (
 	"apic/core/bcpi"
 	"apic/core/cpinn"
 	"apic/core/kohgp"
+	"apic/sims"
 )
 
 // The baselines (c): the paper's three per-realization methods — KOH-GP,
@@ -98,11 +99,14 @@ func (m Model) baseKeyNow() baseKey {
 	return baseKey{system: sys.Name(), seed: m.seed, context: int(m.ctxSteps[sys.Name()].value()), noise: m.noise.value()}
 }
 
-// baseMethods builds the three baselines for the current system with
-// the interactive budgets; a method that refuses the system comes back
-// as nil with its error.
-func (m Model) baseMethods() ([]core.Method, []error) {
-	sys := m.sys()
+// newBaselines builds the three baselines for a system, in baseStyles'
+// order; a method that refuses the system comes back as nil with its
+// error. A variable so that tests can put fast fakes in.
+var newBaselines = interactiveBaselines
+
+// interactiveBaselines builds the three baselines with the interactive
+// budgets.
+func interactiveBaselines(sys sims.System) ([]core.Method, []error) {
 	methods := make([]core.Method, len(baseStyles))
 	errs := make([]error, len(baseStyles))
 	methods[0] = kohgp.New(sys, kohgp.Options{Seed: baseSeed})
@@ -161,7 +165,7 @@ func (m *Model) startBaselines() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.opts.Context)
 	m.base.active, m.base.key, m.base.ctx, m.base.cancel = true, k, ctx, cancel
-	methods, errs := m.baseMethods()
+	methods, errs := newBaselines(sys)
 	m.base.runs = make([]baseRun, len(methods))
 	gen := m.base.gen
 	var cmds []tea.Cmd

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"apic/core"
+	"apic/sims"
 )
 
 // pressNoRun applies a key press and returns its command unrun: the
@@ -143,5 +145,53 @@ func TestBaselinesInHelp(t *testing.T) {
 	}
 	if !found {
 		t.Error("the full help does not list c")
+	}
+}
+
+// fakeMethod is a baseline that answers at once: the APIC-sized
+// prediction it was given, or err.
+type fakeMethod struct {
+	name string
+	pred core.Prediction
+	err  error
+}
+
+func (f fakeMethod) Name() string { return f.name }
+
+func (f fakeMethod) Calibrate(ctx context.Context, _ sims.Context, _ []float64) (core.Prediction, error) {
+	if err := ctx.Err(); err != nil {
+		return core.Prediction{}, err
+	}
+	return f.pred, f.err
+}
+
+// The commands c returns deliver each baseline's result; a method that
+// refuses the system or fails shows a short message, not a crash.
+func TestBaselinesCommandsDeliver(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	good := fakeBaseline(m, 0, 0, 1.2).pred
+	saved := newBaselines
+	t.Cleanup(func() { newBaselines = saved })
+	newBaselines = func(sims.System) ([]core.Method, []error) {
+		return []core.Method{fakeMethod{name: "koh-gp", pred: good}, nil, fakeMethod{name: "correction-pinn", err: errors.New("diverged")}},
+			[]error{nil, errors.New("bcpi: system spring refused"), nil}
+	}
+	nm, cmd := m.Update(keyMsg("c"))
+	m, _ = run(t, nm.(Model), cmd)
+	runs := m.base.runs
+	if !runs[0].done || runs[0].pred == nil || runs[0].pred.Theta[0] != good.Theta[0] {
+		t.Errorf("koh-gp: %+v, want its prediction", runs[0])
+	}
+	if !runs[1].done || runs[1].err == nil || !runs[2].done || runs[2].err == nil {
+		t.Errorf("bcpi %+v, pinn %+v: want both failed", runs[1], runs[2])
+	}
+	if m.base.ctx.Err() == nil {
+		t.Error("the fits' context is still live after all ended")
+	}
+	frame := m.render()
+	for _, want := range []string{"bcpi failed: bcpi: system", "pinn failed: diverged", "koh-gp done", "koh  ω " + shortNumber(good.Theta[0], 3)} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the frame lacks %q:\n%s", want, frame)
+		}
 	}
 }
