@@ -121,6 +121,7 @@ type Model struct {
 	initCmd   tea.Cmd // the first inference, started by Init
 
 	diag diagState // the diagnostics view (d)
+	base baseState // the baselines (c)
 }
 
 // New builds the explorer on the setup opts names, loading the model and
@@ -304,6 +305,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if !ok {
 		return nm, cmd
 	}
+	next.syncBaselines()
 	if sync := next.syncDiag(); sync != nil {
 		return next, tea.Batch(cmd, sync)
 	}
@@ -334,6 +336,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onInfer(msg)
 	case diagMsg:
 		return m.onDiag(msg)
+	case baseMsg:
+		return m.onBaseline(msg)
 	case trainProgressMsg:
 		if msg.run == m.run {
 			p := msg.p
@@ -435,6 +439,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.mode = m.mode.step(1)
 	case key.Matches(k, keys.Diagnose):
 		return m.toggleDiag()
+	case key.Matches(k, keys.Baselines):
+		return m.toggleBaselines()
 	case m.diag.open && key.Matches(k, keys.Cancel):
 		m.closeDiag() // esc closes the view before it stops training
 	case key.Matches(k, keys.Cancel):
@@ -1096,6 +1102,9 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 func (m Model) stopAll() {
 	if m.diag.cancel != nil {
 		m.diag.cancel()
+	}
+	if m.base.cancel != nil {
+		m.base.cancel()
 	}
 	for _, r := range m.runs {
 		r.wait()

@@ -28,7 +28,15 @@
 // Keys: ↑↓ select, ←→ change, tab/shift+tab system, b backbone, r new
 // realization, a θ back to the estimate, t train, m training mode, esc
 // stop training, u undo the last training, [ ] { } time slice, v heatmaps,
-// p other panels, s save, o open, ? help, q or ctrl+c quit.
+// p other panels, d diagnostics, c baselines, s save, o open, ? help, q or
+// ctrl+c quit.
+//
+// c runs the paper's three per-realization baselines (KOH-GP, BCPI and
+// Correction-PINN, with interactive budgets) on the task on screen, one
+// command each; their corrected predictions and δ̂ are drawn over panels
+// 3 and 2 (marks k, b, p), their θ̂ and wall times listed under the θ
+// rows. Another realization, system, context size or noise, or c again,
+// cancels them and drops late results.
 //
 // No numerics live here: inference and training are package core's. The
 // UI stays responsive because inference runs in commands off the UI

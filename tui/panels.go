@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -264,6 +265,9 @@ func (m Model) linePanels() []linePlot {
 		roles, names, cols = append(roles, roleNeeded), append(names, "needed δ"), append(cols, colNeeded)
 	}
 	p2.legend = m.legendFor(roles, names, cols)
+	baseDelta, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.DeltaMean })
+	p2.series = append(p2.series, baseDelta...)
+	p2.legend = append(p2.legend, baseLegend...)
 
 	// 3. corrected prediction ± 2σ with the context points.
 	p3 := base("3 corrected prediction ± 2σ" + sliceNote)
@@ -279,6 +283,9 @@ func (m Model) linePanels() []linePlot {
 		p3.points = append(p3.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
 	}
 	p3.legend = m.legendFor([]role{roleMean, roleBand, roleContext}, []string{"prediction", "±2σ", "context"}, []color.Color{colMean, colBand, colContext})
+	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
+	p3.series = append(p3.series, baseMean...)
+	p3.legend = append(p3.legend, baseLegend...)
 
 	// 4. ground truth against the corrected prediction, nominal dimmed.
 	p4 := base("4 truth vs prediction (nominal dimmed)" + sliceNote)

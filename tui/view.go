@@ -95,6 +95,9 @@ func (m Model) header() []string {
 	line1 := padRight(truncate(title+info, m.width), m.width)
 
 	status, st := m.status()
+	if m.base.active {
+		status += " · " + m.baseStatus()
+	}
 	line2 := t.paint(st, status)
 	if m.msg == "" {
 		return []string{line1, padRight(truncate(line2, m.width), m.width)}
@@ -285,6 +288,7 @@ func (m Model) fullHelp(w, h int) []string {
 			"3 corrected prediction ± 2σ with the context points",
 			"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
 			"(ranges stay fixed per realization: points beyond sit on the edge as ↑ ↓)",
+			"c: baselines on 2 and 3 as k KOH-GP, b BCPI, p Correction-PINN; θ̂ and time by θ",
 		)
 	}
 	return block(lines, w, h)
@@ -340,6 +344,9 @@ func (m Model) sidebar(w, h int) []string {
 			}
 			out = append(out, m.theta[j].view(w, focused, t, e, s, m.real.Theta[j]))
 		}
+	}
+	if m.base.active {
+		out = append(out, m.baseLines(w)...)
 	}
 	out = append(out, section(m.metricsTitle()))
 	out = append(out, m.metricsLines(w)...)

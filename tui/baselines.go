@@ -1,0 +1,290 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image/color"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"apic/core"
+	"apic/core/bcpi"
+	"apic/core/cpinn"
+	"apic/core/kohgp"
+	"apic/sims"
+)
+
+// The baselines (c): the paper's three per-realization methods — KOH-GP,
+// BCPI and Correction-PINN — calibrated on the realization on screen,
+// each in a command of its own off the UI goroutine. Their corrected
+// predictions and δ̂ are drawn over panels 3 and 2, their θ̂ and wall
+// time go under the θ readout. A new realization, another system, a
+// different context size or noise, or c again cancels the running fits
+// and drops their results: a baseline on screen is always one of the
+// realization on screen.
+
+// Interactive budgets: far below the paper's (BCPI 10 starts × 2000
+// steps, Correction-PINN 20 members × 3000 steps), so that a fit comes
+// back in seconds to a minute rather than minutes.
+const (
+	baseBCPIStarts   = 3
+	baseBCPISteps    = 500
+	basePINNMembers  = 4
+	basePINNSteps    = 1000
+	baseSeed         = 1
+	baseBudgetString = "koh-gp default · bcpi 3 starts × 500 MCMC · pinn 4 members × 1000 steps"
+	// baseBudgetTitle heads the θ readout's baseline rows (30 cells, the
+	// small sidebar's width).
+	baseBudgetTitle = "baselines bcpi 3×500 pinn 4×1k"
+)
+
+// baseStyle is how one baseline is drawn: its short label (θ readout,
+// status), plot mark and colour.
+type baseStyle struct {
+	label  string
+	status string // its name in the status line
+	mark   string
+	color  color.Color
+}
+
+// baseStyles are the three baselines' styles, in run order.
+var baseStyles = []baseStyle{
+	{label: "koh", status: "koh-gp", mark: "k", color: rgb(0xff, 0xa6, 0x4d)},
+	{label: "bcpi", status: "bcpi", mark: "b", color: rgb(0x4d, 0xe0, 0xd0)},
+	{label: "pinn", status: "cpinn", mark: "p", color: rgb(0xc8, 0xe0, 0x4d)},
+}
+
+// baseKey is what a baseline fit depends on; a change of any of it
+// makes the fits on screen stale.
+type baseKey struct {
+	system  string
+	seed    uint64
+	context int
+	noise   float64
+}
+
+// baseRun is one baseline's state.
+type baseRun struct {
+	name    string // the method's name, or its package's when it refused the system
+	done    bool
+	err     error // refused the system or failed
+	pred    *core.Prediction
+	elapsed time.Duration
+}
+
+// baseState is the baselines' state; active while fits run or show.
+type baseState struct {
+	active bool
+	gen    int // generation of the newest request; older results are dropped
+	key    baseKey
+	ctx    context.Context
+	cancel context.CancelFunc
+	runs   []baseRun
+}
+
+// baseMsg is one finished baseline fit.
+type baseMsg struct {
+	gen, idx int
+	pred     core.Prediction
+	err      error
+	elapsed  time.Duration
+}
+
+// baseKeyNow is the realization on screen's key.
+func (m Model) baseKeyNow() baseKey {
+	sys := m.sys()
+	return baseKey{system: sys.Name(), seed: m.seed, context: int(m.ctxSteps[sys.Name()].value()), noise: m.noise.value()}
+}
+
+// newBaselines builds the three baselines for a system, in baseStyles'
+// order; a method that refuses the system comes back as nil with its
+// error. A variable so that tests can put fast fakes in.
+var newBaselines = interactiveBaselines
+
+// interactiveBaselines builds the three baselines with the interactive
+// budgets.
+func interactiveBaselines(sys sims.System) ([]core.Method, []error) {
+	methods := make([]core.Method, len(baseStyles))
+	errs := make([]error, len(baseStyles))
+	methods[0] = kohgp.New(sys, kohgp.Options{Seed: baseSeed})
+	if b, err := bcpi.New(sys, bcpi.Options{Starts: baseBCPIStarts, Steps: baseBCPISteps, Seed: baseSeed}); err != nil {
+		errs[1] = err
+	} else {
+		methods[1] = b
+	}
+	if c, err := cpinn.New(sys, cpinn.Options{Members: basePINNMembers, Steps: basePINNSteps, Seed: baseSeed}); err != nil {
+		errs[2] = err
+	} else {
+		methods[2] = c
+	}
+	return methods, errs
+}
+
+// baseNames are the methods' names for runs whose method could not be
+// built.
+var baseNames = []string{kohgp.Name, bcpi.Name, cpinn.Name}
+
+// toggleBaselines starts the baselines, or stops and clears them.
+func (m Model) toggleBaselines() (tea.Model, tea.Cmd) {
+	if m.base.active {
+		m.clearBaselines()
+		m.setMsg(msgInfo, "baselines cleared")
+		return m, nil
+	}
+	return m, m.startBaselines()
+}
+
+// clearBaselines cancels any running fit and forgets the results.
+func (m *Model) clearBaselines() {
+	if m.base.cancel != nil {
+		m.base.cancel()
+	}
+	m.base = baseState{gen: m.base.gen + 1}
+}
+
+// syncBaselines drops the baselines when the realization on screen is
+// no longer the one they fit.
+func (m *Model) syncBaselines() {
+	if m.base.active && m.base.key != m.baseKeyNow() {
+		m.clearBaselines()
+	}
+}
+
+// startBaselines starts one command per baseline on the current task.
+func (m *Model) startBaselines() tea.Cmd {
+	m.clearBaselines()
+	sys := m.sys()
+	k := m.baseKeyNow()
+	task, err := m.split.Task(sys, m.real, m.real.True, k.context, k.noise)
+	if err != nil {
+		m.setMsg(msgErr, "baselines: %v", err)
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.opts.Context)
+	m.base.active, m.base.key, m.base.ctx, m.base.cancel = true, k, ctx, cancel
+	methods, errs := newBaselines(sys)
+	m.base.runs = make([]baseRun, len(methods))
+	gen := m.base.gen
+	var cmds []tea.Cmd
+	for i, meth := range methods {
+		if meth == nil {
+			m.base.runs[i] = baseRun{name: baseNames[i], done: true, err: errs[i]}
+			continue
+		}
+		m.base.runs[i] = baseRun{name: meth.Name()}
+		obs, side := task.Context, m.real.Side
+		cmds = append(cmds, func() tea.Msg {
+			start := time.Now()
+			p, err := meth.Calibrate(ctx, obs, side)
+			if err == nil && p.Failed != "" {
+				err = errors.New(p.Failed)
+			}
+			return baseMsg{gen: gen, idx: i, pred: p, err: err, elapsed: time.Since(start)}
+		})
+	}
+	m.setMsg(msgInfo, "baselines: %s · c again stops", baseBudgetString)
+	return tea.Batch(cmds...)
+}
+
+// onBaseline records a fit if it belongs to the newest request.
+func (m Model) onBaseline(msg baseMsg) (tea.Model, tea.Cmd) {
+	if !m.base.active || msg.gen != m.base.gen || msg.idx < 0 || msg.idx >= len(m.base.runs) {
+		return m, nil // stale: another realization, or cleared
+	}
+	runs := append([]baseRun(nil), m.base.runs...)
+	r := &runs[msg.idx]
+	r.done, r.elapsed, r.err = true, msg.elapsed, msg.err
+	if msg.err == nil {
+		p := msg.pred
+		r.pred = &p
+	}
+	m.base.runs = runs
+	if m.base.allDone() {
+		m.base.cancel()
+	}
+	return m, nil
+}
+
+// allDone reports whether every fit has ended.
+func (b baseState) allDone() bool {
+	for _, r := range b.runs {
+		if !r.done {
+			return false
+		}
+	}
+	return true
+}
+
+// baseStatus is the status line's account of the fits.
+func (m Model) baseStatus() string {
+	parts := make([]string, len(m.base.runs))
+	for i, r := range m.base.runs {
+		name := baseStyles[i].status
+		switch {
+		case !r.done:
+			parts[i] = name + " running…"
+		case r.err != nil:
+			parts[i] = name + " failed"
+		default:
+			parts[i] = fmt.Sprintf("%s done %s", name, seconds(r.elapsed))
+		}
+	}
+	return "baselines: " + strings.Join(parts, ", ")
+}
+
+// seconds is a wall time in short form ("0.1 s", "12 s").
+func seconds(d time.Duration) string {
+	return sig2(d.Seconds()) + " s"
+}
+
+// baseLines are the θ readout's rows for the baselines: θ̂ and wall
+// time of each finished fit, or why it has none.
+func (m Model) baseLines(w int) []string {
+	t := m.theme
+	out := []string{padRight(t.paint(t.label, truncate(baseBudgetTitle, w)), w)}
+	for i, r := range m.base.runs {
+		label := padRight(baseStyles[i].label, 5)
+		var row string
+		switch {
+		case !r.done:
+			row = label + "running…"
+		case r.err != nil:
+			row = label + t.paint(t.err, "failed: "+r.err.Error())
+		default:
+			var th []string
+			for j, v := range r.pred.Theta {
+				if j < len(m.theta) {
+					th = append(th, m.theta[j].symbol()+" "+shortNumber(v, 3))
+				}
+			}
+			row = label + strings.Join(th, " ") + " " + t.paint(t.dim, seconds(r.elapsed))
+		}
+		out = append(out, padRight(truncate(row, w), w))
+	}
+	return out
+}
+
+// baseOverlay returns the finished baselines' curves of vals (their
+// Mean or DeltaMean) along the axis, and their legend items.
+func (m Model) baseOverlay(a axis1D, vals func(p *core.Prediction) []float64) ([]series, []legendItem) {
+	var ss []series
+	var legend []legendItem
+	for i, r := range m.base.runs {
+		if r.pred == nil {
+			continue
+		}
+		st := baseStyles[i]
+		v := vals(r.pred)
+		if len(v) < (a.offset+a.n)*a.channels {
+			continue // not a prediction on this grid
+		}
+		for c := 0; c < a.channels; c++ {
+			ss = append(ss, series{values: a.channel(v, c), mark: st.mark, color: st.color})
+		}
+		legend = append(legend, legendItem{mark: st.mark, name: st.label, color: st.color})
+	}
+	return ss, legend
+}

@@ -1,0 +1,197 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+
+	"apic/core"
+	"apic/sims"
+)
+
+// pressNoRun applies a key press and returns its command unrun: the
+// baselines' commands run real fits, which tests leave alone.
+func pressNoRun(t *testing.T, m Model, k string) (Model, bool) {
+	t.Helper()
+	nm, cmd := m.Update(keyMsg(k))
+	return nm.(Model), cmd != nil
+}
+
+// c returns at once with the fits left to its command: no result yet,
+// every baseline running, and the status line says so.
+func TestBaselinesRunOffTheUIGoroutine(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, hasCmd := pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	if !m.base.active || !hasCmd {
+		t.Fatalf("after c: active %v, command %v; want active and a command", m.base.active, hasCmd)
+	}
+	if len(m.base.runs) != 3 {
+		t.Fatalf("%d baselines, want 3", len(m.base.runs))
+	}
+	for _, r := range m.base.runs {
+		if r.done || r.pred != nil {
+			t.Errorf("%s already has a result before its command ran", r.name)
+		}
+	}
+	frame := m.render()
+	for _, want := range []string{"baselines: koh-gp running…", "koh  running…", baseBudgetTitle} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the frame lacks %q:\n%s", want, frame)
+		}
+	}
+}
+
+// fakeBaseline is a baseline result made from the APIC prediction on
+// screen, shifted so its curves differ from it.
+func fakeBaseline(m Model, gen, idx int, scale float64) baseMsg {
+	p := m.res.pred
+	q := core.Prediction{Mean: slices.Clone(p.Mean), DeltaMean: slices.Clone(p.DeltaMean), Theta: slices.Clone(p.Theta)}
+	for i := range q.Mean {
+		q.Mean[i] *= scale
+		q.DeltaMean[i] = (scale - 1) * p.Mean[i]
+	}
+	for i := range q.Theta {
+		q.Theta[i] = m.real.Theta[i] * scale
+	}
+	return baseMsg{gen: gen, idx: idx, pred: q, elapsed: 120 * time.Millisecond}
+}
+
+// A new realization, another system and c again each cancel the running
+// fits; a result that arrives afterwards is dropped.
+func TestBaselinesStaleResultsDropped(t *testing.T) {
+	for _, k := range []string{"r", "tab", "c"} {
+		t.Run(k, func(t *testing.T) {
+			m := newTest(t, "spring", 80, 24)
+			m, _ = pressNoRun(t, m, "c")
+			ctx, gen := m.base.ctx, m.base.gen
+			late := fakeBaseline(m, gen, 0, 1.1)
+			m, _ = pressNoRun(t, m, k)
+			if ctx.Err() == nil {
+				t.Errorf("%s did not cancel the running fits", k)
+			}
+			if m.base.active {
+				t.Errorf("baselines still shown after %s", k)
+			}
+			m = send(t, m, late)
+			if m.base.active || len(m.base.runs) != 0 {
+				t.Fatalf("a stale baseline was recorded after %s: %+v", k, m.base.runs)
+			}
+			if strings.Contains(m.render(), "koh ") {
+				t.Errorf("the frame shows a stale baseline after %s", k)
+			}
+		})
+	}
+	// A result of the current request is kept; moving θ by hand does not
+	// change the realization and keeps it.
+	m := newTest(t, "spring", 80, 24)
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+	if r := m.base.runs[0]; !r.done || r.pred == nil {
+		t.Fatalf("the current result was not recorded: %+v", r)
+	}
+	m = focusOn(t, m, ctlTheta)
+	m, _ = pressNoRun(t, m, "right")
+	if !m.base.active || m.base.runs[0].pred == nil {
+		t.Error("moving θ by hand dropped the baselines")
+	}
+}
+
+// TestGoldenBaselines is the overlay with injected results: KOH-GP done,
+// BCPI failed, Correction-PINN still running.
+// Regenerate with: go test ./tui -run TestGoldenBaselines -update
+func TestGoldenBaselines(t *testing.T) {
+	for _, tc := range []struct {
+		sys  string
+		w, h int
+	}{{"spring", 80, 24}, {"spring", 160, 48}, {"lv", 160, 48}} {
+		t.Run(fmt.Sprintf("%s_%dx%d", tc.sys, tc.w, tc.h), func(t *testing.T) {
+			m := newTest(t, tc.sys, tc.w, tc.h)
+			m, _ = pressNoRun(t, m, "c")
+			defer m.base.cancel()
+			m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+			m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("bcpi: no positive-definite covariance")})
+			frame := m.render()
+			frameOK(t, frame, tc.w, tc.h)
+			wants := []string{"k koh", "koh-gp done 0.12 s", "bcpi failed", "pinn running…", "bcpi failed: bcpi: no"}
+			if tc.w >= bigWidth {
+				wants = append(wants, "cpinn running…", "bcpi 3 starts × 500 MCMC")
+			}
+			for _, want := range wants {
+				if !strings.Contains(frame, want) {
+					t.Errorf("the frame lacks %q", want)
+				}
+			}
+			golden.RequireEqual(t, []byte(frame))
+		})
+	}
+}
+
+// The full help lists c.
+func TestBaselinesInHelp(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	found := false
+	for _, col := range m.keys.FullHelp() {
+		for _, b := range col {
+			found = found || b.Help().Key == "c"
+		}
+	}
+	if !found {
+		t.Error("the full help does not list c")
+	}
+}
+
+// fakeMethod is a baseline that answers at once: the APIC-sized
+// prediction it was given, or err.
+type fakeMethod struct {
+	name string
+	pred core.Prediction
+	err  error
+}
+
+func (f fakeMethod) Name() string { return f.name }
+
+func (f fakeMethod) Calibrate(ctx context.Context, _ sims.Context, _ []float64) (core.Prediction, error) {
+	if err := ctx.Err(); err != nil {
+		return core.Prediction{}, err
+	}
+	return f.pred, f.err
+}
+
+// The commands c returns deliver each baseline's result; a method that
+// refuses the system or fails shows a short message, not a crash.
+func TestBaselinesCommandsDeliver(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	good := fakeBaseline(m, 0, 0, 1.2).pred
+	saved := newBaselines
+	t.Cleanup(func() { newBaselines = saved })
+	newBaselines = func(sims.System) ([]core.Method, []error) {
+		return []core.Method{fakeMethod{name: "koh-gp", pred: good}, nil, fakeMethod{name: "correction-pinn", err: errors.New("diverged")}},
+			[]error{nil, errors.New("bcpi: system spring refused"), nil}
+	}
+	nm, cmd := m.Update(keyMsg("c"))
+	m, _ = run(t, nm.(Model), cmd)
+	runs := m.base.runs
+	if !runs[0].done || runs[0].pred == nil || runs[0].pred.Theta[0] != good.Theta[0] {
+		t.Errorf("koh-gp: %+v, want its prediction", runs[0])
+	}
+	if !runs[1].done || runs[1].err == nil || !runs[2].done || runs[2].err == nil {
+		t.Errorf("bcpi %+v, pinn %+v: want both failed", runs[1], runs[2])
+	}
+	if m.base.ctx.Err() == nil {
+		t.Error("the fits' context is still live after all ended")
+	}
+	frame := m.render()
+	for _, want := range []string{"bcpi failed: bcpi: system", "pinn failed: diverged", "koh-gp done", "koh  ω " + shortNumber(good.Theta[0], 3)} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the frame lacks %q:\n%s", want, frame)
+		}
+	}
+}
