@@ -103,7 +103,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := f.checkGiven(fs); err != nil {
 		return err
 	}
-	cfg, init, err := f.config(ctx)
+	cfg, init, err := f.config()
 	if err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func (f *trainFlags) checkLimits() error {
 
 // config turns the flags into a validated configuration, starting from
 // the system's defaults (or the --init checkpoint's architecture).
-func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, error) {
+func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	if f.out == "" {
 		return core.Config{}, nil, UsageError("--out FILE is required")
 	}
@@ -347,7 +347,7 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	var cfg core.Config
 	var init *core.Model
 	if f.init != "" {
-		m, info, err := OpenCheckpointContext(ctx, f.init)
+		m, info, err := OpenCheckpoint(f.init)
 		if err != nil {
 			return core.Config{}, nil, err
 		}
