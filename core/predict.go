@@ -33,6 +33,18 @@ type Prediction struct {
 	// Clipped reports that the closure's output sat at a clip for most
 	// samples (e.g. a reaction rate at its bound).
 	Clipped bool
+	// NoiseStd is σ̂, the estimated observation noise of the context per
+	// channel: the noise term of the spread (spread.go). The function
+	// band (Std, DeltaStd) is for the true function G; the observation
+	// band for a new noisy observation y adds it (ObservationStd).
+	NoiseStd []float64
+
+	// usedDOF is, per channel, the degrees of freedom refinement's fit
+	// used up (its leverages' sum; nil for one-pass predictions), and
+	// thetaScale θ's interval scale at the context's condition (0: the
+	// fit's single scale); spread.go sets and reads them.
+	usedDOF    []float64
+	thetaScale float64
 
 	// sampleVarY and sampleVarD are the latent samples' variances before
 	// the noise term, noiseVar the model's noise variance per value
@@ -227,11 +239,16 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 	// θ's scale is applied here, once, not in applySpread, which
 	// recalibration calls again on the same predictions (it recomputes
 	// the grid deviations but would compound this one).
-	if st := spread.ThetaScale(); st != 1 {
-		for _, p := range preds {
-			for q := range p.ThetaStd {
-				p.ThetaStd[q] *= st
-			}
+	for _, p := range preds {
+		st := spread.ThetaScale()
+		if p.thetaScale > 0 {
+			st = p.thetaScale
+		}
+		if st == 1 {
+			continue
+		}
+		for q := range p.ThetaStd {
+			p.ThetaStd[q] *= st
 		}
 	}
 	for j, i := range part {

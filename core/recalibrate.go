@@ -187,6 +187,11 @@ func (m *Model) RecalibrateTheta(ctx context.Context, n int) error {
 // |θ̂ − θ| / (1.96 σ_θ), within [1/64, 64]; 0 (no scaling) when no
 // parameter has a deviation.
 func thetaScale(tasks []sims.Task, preds []Prediction) float64 {
+	return thetaScaleAt(tasks, preds, 0.95)
+}
+
+// thetaScaleAt is thetaScale covering the share level instead of 95%.
+func thetaScaleAt(tasks []sims.Task, preds []Prediction, level float64) float64 {
 	var r []float64
 	for i, task := range tasks {
 		for q, th := range task.Real.Theta {
@@ -199,7 +204,7 @@ func thetaScale(tasks []sims.Task, preds []Prediction) float64 {
 		return 0
 	}
 	slices.Sort(r)
-	s := r[min(len(r)-1, int(math.Ceil(0.95*float64(len(r))))-1)]
+	s := r[max(0, min(len(r)-1, int(math.Ceil(level*float64(len(r))))-1))]
 	return math.Max(1.0/64, math.Min(64, s))
 }
 

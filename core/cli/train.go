@@ -90,7 +90,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, "after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations (0: off)")
-	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, keeping every other setting of FILE")
+	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
 	fs.IntVar(&f.refine, "refine", -1, "refinement steps (at most 1000) stored as the model's inference default (-1: keep the default)")
@@ -166,8 +166,11 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			return fmt.Errorf("%w; %s", err, kept())
 		}
 		recalibrate := m.Recalibrate
-		if f.recalibrateOnly == "theta" {
+		switch f.recalibrateOnly {
+		case "theta":
 			recalibrate = m.RecalibrateTheta
+		case "conditions":
+			recalibrate = m.RecalibrateConditions
 		}
 		if err := recalibrate(ctx, f.recalibrate); err != nil {
 			return failed(err)
@@ -177,7 +180,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			return failed(err)
 		}
 		info.Metrics = &val
-		env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly == "theta"))
+		env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly))
 	}
 	// Weights beyond float32's range still fit float64; NaN or
 	// infinities fit nothing.
@@ -222,8 +225,11 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 
 // recalibrationNote says what the final recalibration fitted: only θ's
 // interval scale (thetaOnly), or the spread, z_θ prior and that scale.
-func recalibrationNote(in core.Infer, thetaOnly bool) string {
-	if thetaOnly {
+func recalibrationNote(in core.Infer, only string) string {
+	if only == "conditions" {
+		return fmt.Sprintf("recalibrated the spread's scales at %d conditions (context size × noise) only", len(in.Conditions))
+	}
+	if only == "theta" {
 		note := fmt.Sprintf("recalibrated θ intervals only: ×%.3f", in.ThetaScale())
 		if op := in.OnePass; op != nil {
 			note += fmt.Sprintf(" (one pass ×%.3f)", op.ThetaScale())
@@ -286,15 +292,16 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 		return UsageError("--lr-final must be finite and ≥ 0 (0: constant), got %v", f.lrFinal)
 	}
 	if f.recalibrateOnly != "" {
-		if f.recalibrateOnly != "theta" {
-			return UsageError("--recalibrate-only %q: the one partial recalibration is 'theta'", f.recalibrateOnly)
+		only := f.recalibrateOnly
+		if only != "theta" && only != "conditions" {
+			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta' and 'conditions'", core.QuoteInput(only))
 		}
 		if f.init == "" || f.steps1 != 0 || f.steps2 != 0 || f.recalibrate < 1 {
-			return UsageError("--recalibrate-only theta needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1")
+			return UsageError("--recalibrate-only %s needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1", only)
 		}
 		if f.set["refine"] {
 			// The other settings of FILE were fitted for its refinement.
-			return UsageError("--recalibrate-only theta keeps FILE's settings: drop --refine")
+			return UsageError("--recalibrate-only %s keeps FILE's settings: drop --refine", only)
 		}
 	}
 	if f.out != "" {
