@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"apic/sims"
 )
 
@@ -207,4 +209,38 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 	}
 	m.Config.Infer.Conditions = cells
 	return nil
+}
+
+// NoiseInterval returns the 95% interval of the estimated noise σ̂_c of
+// each channel of a prediction made from context ctx: σ̂² on ν degrees of
+// freedom (the channel's observations, less what refinement's fit used
+// up, plus the prior's pseudo-observations) gives ν σ̂²/σ² ~ χ²_ν. A
+// channel without observations gets [0, +Inf).
+func NoiseInterval(p Prediction, ctx sims.Context) (lo, hi []float64) {
+	c := len(p.NoiseStd)
+	counts := make([]float64, c)
+	for i := range ctx.Mask {
+		for ch, ok := range ctx.Mask[i] {
+			if ok && ch < c {
+				counts[ch]++
+			}
+		}
+	}
+	lo, hi = make([]float64, c), make([]float64, c)
+	for ch := range lo {
+		dof := counts[ch]
+		if ch < len(p.usedDOF) {
+			dof -= p.usedDOF[ch]
+		}
+		nu := math.Max(dof, 0) + noisePriorCount
+		if counts[ch] == 0 {
+			lo[ch], hi[ch] = 0, math.Inf(1)
+			continue
+		}
+		chi := distuv.ChiSquared{K: nu}
+		s := p.NoiseStd[ch]
+		lo[ch] = s * math.Sqrt(nu/chi.Quantile(0.975))
+		hi[ch] = s * math.Sqrt(nu/chi.Quantile(0.025))
+	}
+	return lo, hi
 }

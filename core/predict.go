@@ -52,6 +52,24 @@ type Prediction struct {
 	sampleVarY, sampleVarD, noiseVar []float64
 }
 
+// ObservationStd returns the deviation of the observation band per grid
+// value: the function band's deviation (Std) with the estimated noise σ̂
+// of its channel added in quadrature, the spread of a new noisy
+// observation y rather than of the true function G. Without a noise
+// estimate (a prediction not made by Predict) it is Std.
+func (p Prediction) ObservationStd() []float64 {
+	out := make([]float64, len(p.Std))
+	c := len(p.NoiseStd)
+	for g, sd := range p.Std {
+		out[g] = sd
+		if c > 0 {
+			n := p.NoiseStd[g%c]
+			out[g] = math.Sqrt(sd*sd + n*n)
+		}
+	}
+	return out
+}
+
 // Predict runs amortized inference for contexts of any sizes with k
 // latent samples each (k is forced to 1 for the deterministic CNP). The
 // latent noise comes from a source seeded with seed.

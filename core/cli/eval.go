@@ -119,12 +119,15 @@ var metricLabels = map[string]string{
 	core.KeyReconMAE: "recon MAE", core.KeyReconLL: "recon LL", core.KeyReconECE: "recon ECE",
 	core.KeyDeltaMAE: "δ MAE", core.KeyDeltaLL: "δ LL", core.KeyDeltaECE: "δ ECE", core.KeyThetaMAE: "θ MAE (mean)",
 	core.KeyNominalMAE: "F(θ̂) MAE", core.KeyThetaCover: "θ 95% cover",
+	core.KeyObsCover: "obs 95% cover", core.KeyObsECE: "obs ECE",
 }
 
 // diagnosticNotes say what each diagnostic row measures.
 var diagnosticNotes = map[string]string{
 	core.KeyNominalMAE: "|F(x; θ̂) − F(x; θ)|",
 	core.KeyThetaCover: "share of θ in θ̂ ± 1.96σ; 0.95 if calibrated",
+	core.KeyObsCover:   "observation band (function band + σ̂) on held-out noisy y; 0.95 if calibrated",
+	core.KeyObsECE:     "observation band's ECE on held-out noisy y",
 }
 
 // writeReportTable prints every metric as mean ± std, then θ per parameter.
