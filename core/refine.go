@@ -573,11 +573,7 @@ func (r *refiner) reestimateNoise(b int, pred []float64, learned []float64, lev 
 	}
 	chVar := make([]float64, c)
 	for ch := range chVar {
-		v := (noisePriorCount*learned[ch] + rss[ch]) / (noisePriorCount + math.Max(dof[ch], 0))
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			v = learned[ch]
-		}
-		chVar[ch] = math.Max(v, noiseFloor*learned[ch])
+		chVar[ch] = shrunkNoiseVar(rss[ch], dof[ch], learned[ch])
 	}
 	for i := range r.terms[b] {
 		r.terms[b][i].sigma = math.Sqrt(chVar[r.terms[b][i].idx[0]%c])
@@ -601,6 +597,20 @@ func (r *refiner) leverageByChannel(b int, lev []float64) []float64 {
 		out[t.idx[0]%c] += lev[i]
 	}
 	return out
+}
+
+// shrunkNoiseVar is the posterior mean of a noise variance from a
+// residual sum of squares rss on dof degrees of freedom (observations
+// less the fit's effective parameters) under a prior of noisePriorCount
+// pseudo-observations at the learned variance:
+// (ν₀ σ₀² + RSS)/(ν₀ + dof), floored at noiseFloor·σ₀; σ₀² when it is
+// not finite.
+func shrunkNoiseVar(rss, dof, learned float64) float64 {
+	v := (noisePriorCount*learned + rss) / (noisePriorCount + math.Max(dof, 0))
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		v = learned
+	}
+	return math.Max(v, noiseFloor*learned)
 }
 
 // dataLeverages returns the leverages of the first m rows of the

@@ -223,10 +223,7 @@ func shrinkContextNoise(noise []float64, terms []obsTerm, used, learned []float6
 		if used != nil {
 			dof -= used[ch]
 		}
-		v := (noisePriorCount*learned[ch] + counts[ch]*noise[ch]) / (noisePriorCount + math.Max(dof, 0))
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			noise[ch] = math.Max(v, noiseFloor*learned[ch])
-		}
+		noise[ch] = shrunkNoiseVar(counts[ch]*noise[ch], dof, learned[ch])
 	}
 }
 
