@@ -31,9 +31,11 @@ const DefaultRecalibrationTasks = 64
 // lowest validation ECE, or a flatter profile that comes within
 // profileTolerance of it (pickSpread); for a model that refines by
 // default, the one-pass predictions' spread is fitted too
-// (Infer.OnePass). Last, θ's deviation gets the scale that makes its 95%
-// intervals cover 95% of the validation parameters (thetaScale).
-// Everything is stored in Config.Infer.
+// (Infer.OnePass). Then θ's deviation gets the scale that makes its 95%
+// intervals cover 95% of the validation parameters (thetaScale). Last,
+// the default predictions' three scales are fitted again at each
+// operating condition (RecalibrateConditions, n realizations per
+// condition). Everything is stored in Config.Infer.
 func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 	// The fits below set the inference settings as they go (the z_θ
 	// prior is set to each candidate in turn); a recalibration that
@@ -106,7 +108,9 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 		}
 	}
 	m.Config.Infer.SpreadFit, m.Config.Infer.OnePass = *def, onePass
-	return nil
+	// Last, the scales of the default predictions over the operating
+	// conditions, under the mode and profile just chosen.
+	return m.RecalibrateConditions(ctx, n)
 }
 
 // recalibrationTasks draws Recalibrate's n validation realizations (the

@@ -204,13 +204,17 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 }
 
 // shrinkContextNoise turns the context modes' fitted noise variances
-// (one per channel) into the posterior mean under a prior of
-// noisePriorCount pseudo-observations at the learned variance, counting
-// the degrees of freedom refinement used up (used, per channel; nil for
-// a one-pass prediction), as refinement's own estimate does
-// (reestimateNoise): a fit that matches a few points exactly leaves
-// residuals that say nothing of the noise.
+// (one per channel) of a refined prediction into the posterior mean
+// under a prior of noisePriorCount pseudo-observations at the learned
+// variance, counting the degrees of freedom refinement used up (used,
+// per channel), as refinement's own estimate does (reestimateNoise): a
+// fit that matches a few points exactly leaves residuals that say
+// nothing of the noise. A one-pass prediction (used nil) fits no
+// parameters to the context and keeps its fit.
 func shrinkContextNoise(noise []float64, terms []obsTerm, used, learned []float64, c int) {
+	if used == nil {
+		return
+	}
 	counts := make([]float64, c)
 	for _, t := range terms {
 		counts[t.idx[0]%c]++
@@ -219,11 +223,7 @@ func shrinkContextNoise(noise []float64, terms []obsTerm, used, learned []float6
 		if counts[ch] == 0 {
 			continue
 		}
-		dof := counts[ch]
-		if used != nil {
-			dof -= used[ch]
-		}
-		noise[ch] = shrunkNoiseVar(counts[ch]*noise[ch], dof, learned[ch])
+		noise[ch] = shrunkNoiseVar(counts[ch]*noise[ch], counts[ch]-used[ch], learned[ch])
 	}
 }
 

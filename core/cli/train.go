@@ -44,7 +44,7 @@ where.`,
 type trainFlags struct {
 	initInfo                                              core.Info // what the --init checkpoint recorded
 	system, backbone, out, form, reg, dtype, init, decAct string
-	contextRange, recalibrateOnly                         string
+	contextRange, recalibrateOnly, noiseRange             string
 	steps1, steps2, batch, trajectories                   int
 	hidden, layers, latent, decHidden, decLayers          int
 	heads, valEvery, valTasks, refine, recalibrate        int
@@ -71,6 +71,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
 	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations (0: fresh every step)")
+	fs.StringVar(&f.noiseRange, "noise-range", "", "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (e.g. 0:0.1, the explorer's slider); replaces --noise, whose LO validation and recalibration use")
 	fs.StringVar(&f.contextRange, "context-range", "", "training context sizes MIN:MAX, drawn uniformly (default: the system's range)")
 	fs.IntVar(&f.hidden, "hidden", 0, "encoder width (default: the system's)")
 	fs.IntVar(&f.layers, "layers", 0, "encoder hidden layers (default 2)")
@@ -417,6 +418,16 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
+	if f.noiseRange != "" {
+		if f.set["noise"] {
+			return core.Config{}, nil, UsageError("--noise-range sets the noise: drop --noise %v", f.noise)
+		}
+		lo, hi, err := parseNoiseRange(f.noiseRange)
+		if err != nil {
+			return core.Config{}, nil, err
+		}
+		t.Noise, t.NoiseMax = lo, hi
+	}
 	if f.refine >= 0 {
 		cfg.Infer.Refine = f.refine
 	}
@@ -424,6 +435,22 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		return core.Config{}, nil, UsageError("%v", err)
 	}
 	return cfg, init, nil
+}
+
+// parseNoiseRange reads --noise-range "LO:HI": two finite noise levels
+// with 0 ≤ LO ≤ HI.
+func parseNoiseRange(s string) (lo, hi float64, err error) {
+	a, b, ok := strings.Cut(s, ":")
+	if ok {
+		lo, err = strconv.ParseFloat(strings.TrimSpace(a), 64)
+		if err == nil {
+			hi, err = strconv.ParseFloat(strings.TrimSpace(b), 64)
+		}
+	}
+	if !ok || err != nil || !(lo >= 0) || !(hi >= lo) || math.IsInf(hi, 0) {
+		return 0, 0, UsageError("--noise-range wants LO:HI with 0 ≤ LO ≤ HI, both finite (e.g. 0:0.1), got %s", core.QuoteInput(s))
+	}
+	return lo, hi, nil
 }
 
 // parseRange reads "MIN:MAX" (two integers).
