@@ -146,6 +146,41 @@ func contextNoiseStd(noiseStd []float64) float64 {
 // cells.
 const conditionThetaLevel = 0.965
 
+// predictKept predicts tasks under spread for RecalibrateConditions.
+// A realization whose prediction fails (at one or two context points a
+// fit can diverge) is left out rather than failing the condition: the
+// others are predicted one by one, on their own streams, when the batch
+// fails. It fails only when ctx is done or no realization is left.
+func (m *Model) predictKept(ctx context.Context, tasks []sims.Task, spread *SpreadFit) ([]sims.Task, []Prediction, error) {
+	ctxs := make([]sims.Context, len(tasks))
+	sides := make([][]float64, len(tasks))
+	for j, t := range tasks {
+		ctxs[j], sides[j] = t.Context, t.Real.Side
+	}
+	opt := PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: -1}
+	preds, err := m.predictWith(ctx, ctxs, sides, opt, spread)
+	if err == nil || ctx.Err() != nil {
+		return tasks, preds, err
+	}
+	var keptTasks []sims.Task
+	var kept []Prediction
+	for j := range tasks {
+		o := opt
+		o.First = j
+		p, err := m.predictWith(ctx, ctxs[j:j+1], sides[j:j+1], o, spread)
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if err == nil {
+			keptTasks, kept = append(keptTasks, tasks[j]), append(kept, p[0])
+		}
+	}
+	if len(kept) == 0 {
+		return nil, nil, fmt.Errorf("every realization failed: %w", err)
+	}
+	return keptTasks, kept, nil
+}
+
 // CalibrationConditions are the conditions RecalibrateConditions fits a
 // system's scales at: every context size of SmallContexts and
 // ConditionContexts at every noise level of ConditionNoises, spanning
@@ -179,15 +214,15 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 		if err != nil {
 			return fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
 		}
-		ctxs := make([]sims.Context, n)
-		sides := make([][]float64, n)
-		deltas := make([][]float64, n)
-		for j, t := range tasks {
-			ctxs[j], sides[j], deltas[j] = t.Context, t.Real.Side, t.Real.Discrepancy()
-		}
-		preds, err := m.predictWith(ctx, ctxs, sides, PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: -1}, &base)
+		tasks, preds, err := m.predictKept(ctx, tasks, &base)
 		if err != nil {
 			return fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
+		}
+		n := len(tasks)
+		deltas := make([][]float64, n)
+		ctxs := make([]sims.Context, n)
+		for j, t := range tasks {
+			ctxs[j], deltas[j] = t.Context, t.Real.Discrepancy()
 		}
 		cell := ConditionScale{Context: cond.Context, Noise: cond.Noise}
 		if cell.Theta = thetaScaleAt(tasks, preds, conditionThetaLevel); cell.Theta == 0 {
