@@ -248,8 +248,8 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 
 // NoiseInterval returns the 95% interval of the estimated noise σ̂_c of
 // each channel of a prediction made from context ctx: σ̂² on ν degrees of
-// freedom (the channel's observations, less what refinement's fit used
-// up, plus the prior's pseudo-observations) gives ν σ̂²/σ² ~ χ²_ν. A
+// freedom (the channel's observations less what refinement's fit used
+// up, at least one) gives ν σ̂²/σ² ~ χ²_ν. A
 // channel without observations gets [0, +Inf).
 func NoiseInterval(p Prediction, ctx sims.Context) (lo, hi []float64) {
 	c := len(p.NoiseStd)
@@ -267,7 +267,7 @@ func NoiseInterval(p Prediction, ctx sims.Context) (lo, hi []float64) {
 		if ch < len(p.usedDOF) {
 			dof -= p.usedDOF[ch]
 		}
-		nu := math.Max(dof, 0) + noisePriorCount
+		nu := math.Max(dof, 1)
 		if counts[ch] == 0 {
 			lo[ch], hi[ch] = 0, math.Inf(1)
 			continue

@@ -537,23 +537,14 @@ func logit(s, eps float64) float64 {
 // cnp) must be allowed a near-zero spread to stay calibrated.
 const noiseFloor = 1e-8
 
-// noisePriorCount is the weight, in pseudo-observations, of the learned
-// noise variance in refinement's noise estimate (reestimateNoise): with
-// few context points the estimate stays near the learned value, with
-// many it follows the residuals.
-const noisePriorCount = 0.05
-
 // reestimateNoise sets the σ of realization b's observation terms from
 // its residuals per channel and returns the variance per grid value:
-// the posterior mean of σ² under a prior of noisePriorCount
-// pseudo-observations at the learned variance σ₀²,
-//
-//	σ̂² = (ν₀ σ₀² + RSS) / (ν₀ + n − p),
-//
-// where p is the sum of the channel's leverages (lev, one per term; nil:
-// none), the degrees of freedom the fit used up. RSS/n would collapse
-// whenever the fit can match the few points exactly. The spread is then
-// set by the post-hoc scale of recalibrate.go.
+// RSS/(n − p), where p is the sum of the channel's leverages (lev, one
+// per term; nil: none), the degrees of freedom the fit used up, falling
+// back to the learned variance when fewer than one is left
+// (shrunkNoiseVar). RSS/n would collapse whenever the fit can match the
+// few points exactly. The spread is then set by the post-hoc scale of
+// recalibrate.go.
 func (r *refiner) reestimateNoise(b int, pred []float64, learned []float64, lev []float64) []float64 {
 	g := r.m.Sys.Grid()
 	c := len(g.Channels)
@@ -599,14 +590,22 @@ func (r *refiner) leverageByChannel(b int, lev []float64) []float64 {
 	return out
 }
 
-// shrunkNoiseVar is the posterior mean of a noise variance from a
-// residual sum of squares rss on dof degrees of freedom (observations
-// less the fit's effective parameters) under a prior of noisePriorCount
-// pseudo-observations at the learned variance:
-// (ν₀ σ₀² + RSS)/(ν₀ + dof), floored at noiseFloor·σ₀; σ₀² when it is
-// not finite.
+// shrunkNoiseVar estimates a noise variance from a residual sum of
+// squares rss on dof degrees of freedom (observations less the fit's
+// effective parameters): RSS/dof with at least one degree left, and
+// below that a blend toward the learned variance σ₀², all of it at
+// none,
+//
+//	σ̂² = w σ₀² + (1 − w) RSS / max(dof, 1),   w = max(0, 1 − dof),
+//
+// floored at noiseFloor·σ₀²; σ₀² when it is not finite. The learned
+// noise describes the one-pass error and is often orders of magnitude
+// above a refined fit's residuals (advdiff's), so it weighs only where
+// the data say nothing, never as pseudo-observations beside many real
+// ones.
 func shrunkNoiseVar(rss, dof, learned float64) float64 {
-	v := (noisePriorCount*learned + rss) / (noisePriorCount + math.Max(dof, 0))
+	w := math.Min(1, math.Max(0, 1-dof))
+	v := w*learned + (1-w)*rss/math.Max(dof, 1)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		v = learned
 	}

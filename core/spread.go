@@ -204,10 +204,9 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 }
 
 // shrinkContextNoise turns the context modes' fitted noise variances
-// (one per channel) of a refined prediction into the posterior mean
-// under a prior of noisePriorCount pseudo-observations at the learned
-// variance, counting the degrees of freedom refinement used up (used,
-// per channel), as refinement's own estimate does (reestimateNoise): a
+// (one per channel) of a refined prediction into an estimate on the
+// degrees of freedom refinement left (used: those it used up, per
+// channel), as refinement's own estimate does (shrunkNoiseVar): a
 // fit that matches a few points exactly leaves residuals that say
 // nothing of the noise. A one-pass prediction (used nil) fits no
 // parameters to the context and keeps its fit.
