@@ -31,6 +31,11 @@ func TestShrunkNoiseVarFewAndManyPoints(t *testing.T) {
 	if got := shrunkNoiseVar(rss, 1000-10, learned); math.Abs(got-0.01)/0.01 > 0.01 {
 		t.Errorf("many points: σ̂² = %g, want ≈ 0.01", got)
 	}
+	// One residual that the fit cannot move (leverage 0) and that is
+	// zero is still no estimate of the noise.
+	if got := shrunkNoiseVar(0, 1, learned); got < learned/2 {
+		t.Errorf("one zero residual: σ̂² = %g collapsed below %g", got, learned/2)
+	}
 	if got := shrunkNoiseVar(math.NaN(), 5, learned); got != learned {
 		t.Errorf("NaN residuals: σ̂² = %g, want the learned %g", got, learned)
 	}

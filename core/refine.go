@@ -541,7 +541,7 @@ const noiseFloor = 1e-8
 // its residuals per channel and returns the variance per grid value:
 // RSS/(n − p), where p is the sum of the channel's leverages (lev, one
 // per term; nil: none), the degrees of freedom the fit used up, falling
-// back to the learned variance when fewer than one is left
+// back to the learned variance when few are left
 // (shrunkNoiseVar). RSS/n would collapse whenever the fit can match the
 // few points exactly. The spread is then set by the post-hoc scale of
 // recalibrate.go.
@@ -590,21 +590,27 @@ func (r *refiner) leverageByChannel(b int, lev []float64) []float64 {
 	return out
 }
 
+// noisePriorDOF is how many degrees of freedom the residuals need
+// before the noise estimate is theirs alone: one residual is no
+// estimate (spring's point at t = 0, which the initial condition fixes,
+// has leverage 0 and a zero residual).
+const noisePriorDOF = 3
+
 // shrunkNoiseVar estimates a noise variance from a residual sum of
 // squares rss on dof degrees of freedom (observations less the fit's
-// effective parameters): RSS/dof with at least one degree left, and
-// below that a blend toward the learned variance σ₀², all of it at
-// none,
+// effective parameters): RSS/dof with at least noisePriorDOF degrees
+// left, and below that a blend toward the learned variance σ₀², all of
+// it at none,
 //
-//	σ̂² = w σ₀² + (1 − w) RSS / max(dof, 1),   w = max(0, 1 − dof),
+//	σ̂² = w σ₀² + (1 − w) RSS / max(dof, 1),   w = max(0, 1 − dof/noisePriorDOF),
 //
 // floored at noiseFloor·σ₀²; σ₀² when it is not finite. The learned
 // noise describes the one-pass error and is often orders of magnitude
 // above a refined fit's residuals (advdiff's), so it weighs only where
-// the data say nothing, never as pseudo-observations beside many real
-// ones.
+// the data say next to nothing, never as pseudo-observations beside
+// many real ones.
 func shrunkNoiseVar(rss, dof, learned float64) float64 {
-	w := math.Min(1, math.Max(0, 1-dof))
+	w := math.Min(1, math.Max(0, 1-dof/noisePriorDOF))
 	v := w*learned + (1-w)*rss/math.Max(dof, 1)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		v = learned
