@@ -82,8 +82,8 @@ apic train --system advdiff --backbone anp --hidden 64 --latent 16 --dec-hidden 
 # trains nothing and keeps every other setting. The number is the
 # validation realizations per condition (spring 96, lv 32, advdiff 24,
 # for the two-core machine's time). A full
-# `apic train` fits the table too (with --recalibrate realizations per
-# condition), so the commands above alone give it to a new file.
+# `apic train` fits the table too (with a quarter of --recalibrate per
+# condition, at least 8), so the commands above alone give it to a new file.
 recal_conditions() { # FILE N
   apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only conditions --out "$out/$1"
 }

@@ -34,8 +34,8 @@ const DefaultRecalibrationTasks = 64
 // (Infer.OnePass). Then θ's deviation gets the scale that makes its 95%
 // intervals cover 95% of the validation parameters (thetaScale). Last,
 // the default predictions' three scales are fitted again at each
-// operating condition (RecalibrateConditions, n realizations per
-// condition). Everything is stored in Config.Infer.
+// operating condition (RecalibrateConditions, max(8, n/4) realizations
+// per condition). Everything is stored in Config.Infer.
 func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 	// The fits below set the inference settings as they go (the z_θ
 	// prior is set to each candidate in turn); a recalibration that
@@ -109,8 +109,10 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 	}
 	m.Config.Infer.SpreadFit, m.Config.Infer.OnePass = *def, onePass
 	// Last, the scales of the default predictions over the operating
-	// conditions, under the mode and profile just chosen.
-	return m.RecalibrateConditions(ctx, n)
+	// conditions, under the mode and profile just chosen, on a quarter
+	// as many realizations per condition (at least 8): there are 24
+	// conditions, and the explorer refits after every training run.
+	return m.RecalibrateConditions(ctx, max(8, n/4))
 }
 
 // recalibrationTasks draws Recalibrate's n validation realizations (the
