@@ -174,3 +174,57 @@ func TestEmbeddedCheckpointsCarryChecksums(t *testing.T) {
 		}
 	}
 }
+
+// TestUncertaintyOffHeadline: the shipped files' intervals hold away
+// from the headline condition (issue 21), at two noisy contexts, where
+// the bands once included the noise and were scored against G (recon
+// ECE 0.3–0.45), and for spring also at two points, below every
+// training range, where θ's intervals once covered 44–58%. A small
+// seeded set: the
+// bounds are looser than the targets of docs/uncertainty.md (θ coverage
+// in [0.90, 0.99], recon ECE ≤ 0.10), which a set this small cannot
+// resolve.
+func TestUncertaintyOffHeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("evaluates every shipped file at two conditions")
+	}
+	conds := map[string][]core.Condition{
+		"spring":  {{Context: 10, Noise: 0.05}, {Context: 60, Noise: 0.01}, {Context: 2}},
+		"lv":      {{Context: 10, Noise: 0.05}, {Context: 60, Noise: 0.01}},
+		"advdiff": {{Context: 128, Noise: 0.01}, {Context: 32, Noise: 0.05}},
+	}
+	for _, sys := range sims.All() {
+		for _, b := range core.Backbones {
+			name := checkpoints.Name(sys.Name(), string(b))
+			t.Run(name, func(t *testing.T) {
+				data, _ := checkpoints.Lookup(sys.Name(), string(b))
+				m, _, err := core.DecodeCheckpoint(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range conds[sys.Name()] {
+					rep, _, err := core.Evaluate(context.Background(), m, core.EvalOptions{Tasks: 16, Seed: 5, Samples: 8, Refine: -1, Context: c.Context, Noise: c.Noise})
+					if err != nil {
+						t.Fatal(err)
+					}
+					cover, ece := rep.Metrics[core.KeyThetaCover].Mean, rep.Metrics[core.KeyReconECE].Mean
+					t.Logf("context %d, σ %g: θ cover95 %.3f, recon ECE %.3f, recon LL %.3g", c.Context, c.Noise, cover, ece, rep.Metrics[core.KeyReconLL].Mean)
+					if !(cover >= offHeadlineMinCover) {
+						t.Errorf("context %d, σ %g: θ 95%% coverage %.3f, want ≥ %v", c.Context, c.Noise, cover, offHeadlineMinCover)
+					}
+					// Below the training range the target is wide, not
+					// calibrated: θ's coverage only.
+					if c.Context >= 5 && !(ece <= offHeadlineMaxECE) {
+						t.Errorf("context %d, σ %g: recon ECE %.3f, want ≤ %v", c.Context, c.Noise, ece, offHeadlineMaxECE)
+					}
+				}
+			})
+		}
+	}
+}
+
+// The bounds of TestUncertaintyOffHeadline.
+const (
+	offHeadlineMinCover = 0.75
+	offHeadlineMaxECE   = 0.25
+)

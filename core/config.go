@@ -134,20 +134,24 @@ type Arch struct {
 
 // Train holds the training settings.
 type Train struct {
-	Steps1       int         `json:"steps1"`
-	Steps2       int         `json:"steps2"`
-	LR           float64     `json:"lr"`
-	LRFinal      float64     `json:"lr_final"` // cosine decay target; 0 keeps LR constant
-	Batch        int         `json:"batch"`
-	LambdaTheta  float64     `json:"lambda_theta"`
-	LambdaDelta  float64     `json:"lambda_delta"`
-	Reg          Regularizer `json:"reg"`
-	Seed         uint64      `json:"seed"`
-	Noise        float64     `json:"noise"`        // observation noise σ during training; validation and recalibration draw their contexts with it too
-	Trajectories int         `json:"trajectories"` // 0: fresh realizations every step
-	ClipNorm     float64     `json:"clip_norm"`
-	ValEvery     int         `json:"val_every"` // steps between validations; 0 disables
-	ValTasks     int         `json:"val_tasks"`
+	Steps1      int         `json:"steps1"`
+	Steps2      int         `json:"steps2"`
+	LR          float64     `json:"lr"`
+	LRFinal     float64     `json:"lr_final"` // cosine decay target; 0 keeps LR constant
+	Batch       int         `json:"batch"`
+	LambdaTheta float64     `json:"lambda_theta"`
+	LambdaDelta float64     `json:"lambda_delta"`
+	Reg         Regularizer `json:"reg"`
+	Seed        uint64      `json:"seed"`
+	Noise       float64     `json:"noise"` // observation noise σ during training; validation and recalibration draw their contexts with it too
+	// NoiseMax > Noise draws each training realization's noise σ
+	// uniformly from [Noise, NoiseMax] (noise-aware training: the
+	// explorer's noise slider runs from 0 to 0.1); 0 keeps σ = Noise.
+	NoiseMax     float64 `json:"noise_max,omitempty"`
+	Trajectories int     `json:"trajectories"` // 0: fresh realizations every step
+	ClipNorm     float64 `json:"clip_norm"`
+	ValEvery     int     `json:"val_every"` // steps between validations; 0 disables
+	ValTasks     int     `json:"val_tasks"`
 	// ContextMin and ContextMax bound the context sizes of training
 	// batches, drawn uniformly from [ContextMin, ContextMax]; both 0
 	// takes the system's range (sims.System.TrainContext).
@@ -296,10 +300,13 @@ func (c Config) Validate() error {
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"lambda-theta", t.LambdaTheta}, {"lambda-delta", t.LambdaDelta}, {"noise", t.Noise}, {"clip-norm", t.ClipNorm}} {
+	}{{"lambda-theta", t.LambdaTheta}, {"lambda-delta", t.LambdaDelta}, {"noise", t.Noise}, {"noise-max", t.NoiseMax}, {"clip-norm", t.ClipNorm}} {
 		if !(v.x >= 0) || math.IsInf(v.x, 0) { // NaN fails x ≥ 0
 			return fmt.Errorf("%s must be finite and ≥ 0, got %v", v.name, v.x)
 		}
+	}
+	if t.NoiseMax > 0 && t.NoiseMax < t.Noise {
+		return fmt.Errorf("training noise range %v:%v must satisfy low ≤ high", t.Noise, t.NoiseMax)
 	}
 	return nil
 }

@@ -115,23 +115,16 @@ func TestConfigValidateRejects(t *testing.T) {
 
 // TestRealizationBytesBoundsTheHeap: the per-realization size that
 // bounds --trajectories is at least what a drawn realization takes on
-// the heap, and not far above it.
+// the heap, and not far above it. The heap is the process's: another
+// goroutine's allocations can only add to a reading, so the least of
+// three is taken.
 func TestRealizationBytesBoundsTheHeap(t *testing.T) {
 	for _, name := range sims.Names() {
 		sys, _ := sims.Lookup(name)
-		rng := rand.New(rand.NewPCG(1, 2))
-		const n = 200
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		pool := make([]sims.Realization, 0, n)
-		for range n {
-			pool = append(pool, sims.Draw(sys, rng))
+		measured := math.MaxInt
+		for range 3 {
+			measured = min(measured, heapPerRealization(sys))
 		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		runtime.KeepAlive(pool)
-		measured := (int(after.HeapAlloc) - int(before.HeapAlloc)) / n
 		est := RealizationBytes(sys)
 		t.Logf("%s: %d bytes per realization measured, %d estimated, --trajectories at most %d", name, measured, est, TrajectoriesLimit(sys).Max)
 		if measured > est || est > 2*measured {
@@ -142,6 +135,23 @@ func TestRealizationBytesBoundsTheHeap(t *testing.T) {
 	if most := TrajectoriesLimit(adv).Max; most*RealizationBytes(adv) > trajectoryPoolBytes || most >= LimitTrajectories.Max {
 		t.Errorf("advdiff's --trajectories bound %d does not keep the pool within %d bytes", most, trajectoryPoolBytes)
 	}
+}
+
+// heapPerRealization is the heap growth per drawn realization of sys.
+func heapPerRealization(sys sims.System) int {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n = 200
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	pool := make([]sims.Realization, 0, n)
+	for range n {
+		pool = append(pool, sims.Draw(sys, rng))
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(pool)
+	return (int(after.HeapAlloc) - int(before.HeapAlloc)) / n
 }
 
 func TestParseNames(t *testing.T) {

@@ -32,8 +32,20 @@ const KeyNominalMAE = "nominal_mae"
 // parameter has a deviation (θ given, a one-pass CNP).
 const KeyThetaCover = "theta_cover95"
 
+// KeyObsCover and KeyObsECE score the observation band (the function
+// band plus the estimated noise, Prediction.ObservationStd) on held-out
+// noisy observations of the same realization at its targets
+// (sims.Task.Observed): the share inside the band's 95% interval (0.95
+// when calibrated) and the ECE of its central intervals. The function
+// band's LL and ECE (KeyReconLL, KeyReconECE), scored against G, stay
+// the headline metrics.
+const (
+	KeyObsCover = "obs_cover95"
+	KeyObsECE   = "obs_ece"
+)
+
 // DiagnosticKeys lists the diagnostic keys reported after MetricKeys.
-var DiagnosticKeys = []string{KeyNominalMAE, KeyThetaCover}
+var DiagnosticKeys = []string{KeyNominalMAE, KeyThetaCover, KeyObsCover, KeyObsECE}
 
 // MetricKeys lists the metric keys in report order.
 var MetricKeys = []string{KeyReconMAE, KeyReconLL, KeyReconECE, KeyDeltaMAE, KeyDeltaLL, KeyDeltaECE, KeyThetaMAE}
@@ -112,6 +124,12 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 	} else {
 		tm.Values[KeyNominalMAE] = math.NaN()
 	}
+	tm.Values[KeyObsCover], tm.Values[KeyObsECE] = math.NaN(), math.NaN()
+	if len(task.Observed) == len(truth) {
+		osd := p.ObservationStd()
+		tm.Values[KeyObsCover] = coverage95(p.Mean, osd, task.Observed, idx)
+		tm.Values[KeyObsECE] = ECE(p.Mean, osd, task.Observed, idx)
+	}
 	s, covered, withSD := 0.0, 0.0, 0.0
 	for i, th := range task.Real.Theta {
 		ae := math.Abs(p.Theta[i] - th)
@@ -133,6 +151,18 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 		tm.Values[KeyThetaCover] = covered / withSD
 	}
 	return tm
+}
+
+// coverage95 is the share of the values y_j, j in idx, inside μ_j ±
+// 1.96 σ_j.
+func coverage95(mu, sd, y []float64, idx []int) float64 {
+	in := 0
+	for _, j := range idx {
+		if math.Abs(y[j]-mu[j]) <= 1.96*sd[j] {
+			in++
+		}
+	}
+	return float64(in) / float64(max(1, len(idx)))
 }
 
 // EvalOptions configure the evaluation protocol of BENCHMARKS.md.

@@ -39,10 +39,41 @@ type Prediction struct {
 	// fields of a failed prediction are not to be used.
 	Failed string
 
+	// NoiseStd is σ̂, the estimated observation noise of the context per
+	// channel: the noise term of the spread (spread.go). The function
+	// band (Std, DeltaStd) is for the true function G; the observation
+	// band for a new noisy observation y adds it (ObservationStd).
+	NoiseStd []float64
+
+	// usedDOF is, per channel, the degrees of freedom refinement's fit
+	// used up (its leverages' sum; nil for one-pass predictions), and
+	// thetaScale θ's interval scale at the context's condition (0: the
+	// fit's single scale); spread.go sets and reads them.
+	usedDOF    []float64
+	thetaScale float64
+
 	// sampleVarY and sampleVarD are the latent samples' variances before
 	// the noise term, noiseVar the model's noise variance per value
 	// (spread.go recombines them).
 	sampleVarY, sampleVarD, noiseVar []float64
+}
+
+// ObservationStd returns the deviation of the observation band per grid
+// value: the function band's deviation (Std) with the estimated noise σ̂
+// of its channel added in quadrature, the spread of a new noisy
+// observation y rather than of the true function G. Without a noise
+// estimate (a prediction not made by Predict) it is Std.
+func (p Prediction) ObservationStd() []float64 {
+	out := make([]float64, len(p.Std))
+	c := len(p.NoiseStd)
+	for g, sd := range p.Std {
+		out[g] = sd
+		if c > 0 {
+			n := p.NoiseStd[g%c]
+			out[g] = math.Sqrt(sd*sd + n*n)
+		}
+	}
+	return out
 }
 
 // Predict runs amortized inference for contexts of any sizes with k
@@ -267,11 +298,16 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 	// θ's scale is applied here, once, not in applySpread, which
 	// recalibration calls again on the same predictions (it recomputes
 	// the grid deviations but would compound this one).
-	if st := spread.ThetaScale(); st != 1 {
-		for _, p := range live {
-			for q := range p.ThetaStd {
-				p.ThetaStd[q] *= st
-			}
+	for _, p := range live {
+		st := spread.ThetaScale()
+		if p.thetaScale > 0 {
+			st = p.thetaScale
+		}
+		if st == 1 {
+			continue
+		}
+		for q := range p.ThetaStd {
+			p.ThetaStd[q] *= st
 		}
 	}
 	for l, j := range liveAt {

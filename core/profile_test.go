@@ -3,6 +3,7 @@ package core
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"apic/sims"
@@ -114,7 +115,7 @@ func TestPickSpread(t *testing.T) {
 		{"all NaN", []spreadCandidate{c(SpreadContext, 0, math.NaN())}, SpreadFit{Spread: SpreadContext}},
 		{"NaN never wins", []spreadCandidate{c("", 0, math.NaN()), c(SpreadContext, 0.1, 0.05)}, SpreadFit{Spread: SpreadContext, Shape: 0.1}},
 	} {
-		if got := pickSpread(tc.cands); got != tc.want {
+		if got := pickSpread(tc.cands); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
 		}
 	}

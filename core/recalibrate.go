@@ -31,9 +31,11 @@ const DefaultRecalibrationTasks = 64
 // lowest validation ECE, or a flatter profile that comes within
 // profileTolerance of it (pickSpread); for a model that refines by
 // default, the one-pass predictions' spread is fitted too
-// (Infer.OnePass). Last, θ's deviation gets the scale that makes its 95%
-// intervals cover 95% of the validation parameters (thetaScale).
-// Everything is stored in Config.Infer.
+// (Infer.OnePass). Then θ's deviation gets the scale that makes its 95%
+// intervals cover 95% of the validation parameters (thetaScale). Last,
+// the default predictions' three scales are fitted again at each
+// operating condition (RecalibrateConditions, max(8, n/4) realizations
+// per condition). Everything is stored in Config.Infer.
 func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 	// The fits below set the inference settings as they go (the z_θ
 	// prior is set to each candidate in turn); a recalibration that
@@ -106,7 +108,11 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 		}
 	}
 	m.Config.Infer.SpreadFit, m.Config.Infer.OnePass = *def, onePass
-	return nil
+	// Last, the scales of the default predictions over the operating
+	// conditions, under the mode and profile just chosen, on a quarter
+	// as many realizations per condition (at least 8): there are 24
+	// conditions, and the explorer refits after every training run.
+	return m.RecalibrateConditions(ctx, max(8, n/4))
 }
 
 // recalibrationTasks draws Recalibrate's n validation realizations (the
@@ -190,6 +196,11 @@ func (m *Model) RecalibrateTheta(ctx context.Context, n int) error {
 // |θ̂ − θ| / (1.96 σ_θ), within [1/64, 64]; 0 (no scaling) when no
 // parameter has a deviation.
 func thetaScale(tasks []sims.Task, preds []Prediction) float64 {
+	return thetaScaleAt(tasks, preds, 0.95)
+}
+
+// thetaScaleAt is thetaScale covering the share level instead of 95%.
+func thetaScaleAt(tasks []sims.Task, preds []Prediction, level float64) float64 {
 	var r []float64
 	for i, task := range tasks {
 		for q, th := range task.Real.Theta {
@@ -202,7 +213,7 @@ func thetaScale(tasks []sims.Task, preds []Prediction) float64 {
 		return 0
 	}
 	slices.Sort(r)
-	s := r[min(len(r)-1, int(math.Ceil(0.95*float64(len(r))))-1)]
+	s := r[max(0, min(len(r)-1, int(math.Ceil(level*float64(len(r))))-1))]
 	return math.Max(1.0/64, math.Min(64, s))
 }
 

@@ -433,17 +433,37 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 
 	// The learned noise σ_c describes the one-pass prediction's error;
 	// after refinement the fit is closer, so each realization's noise is
-	// re-estimated from its context residuals, σ̂_c² = RSS_c / n_c,
-	// floored at a small fraction of the learned value. The Laplace
-	// approximation and the predictive variance both use σ̂.
+	// re-estimated from its context residuals (reestimateNoise), counting
+	// the degrees of freedom the fit used up and shrunk toward the
+	// learned value: with few points the fit can be exact, and RSS/n
+	// would collapse the spread. The Laplace approximation and the
+	// predictive variance both use σ̂. The Jacobian at v* under the
+	// learned σ gives the leverages; its data rows are r/σ, so they are
+	// rescaled to σ̂ exactly.
 	pred, _, _ = r.decode(v, 1)
-	obsVars := make([][]float64, bt.B)
 	for b := 0; b < bt.B; b++ {
-		obsVars[b] = r.reestimateNoise(b, pred.Row(b), obsVar)
+		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
+	}
+	js := r.jacobians(v, res)
+	obsVars := make([][]float64, bt.B)
+	used := make([][]float64, bt.B) // per realization, the leverages' sum per channel
+	for b := 0; b < bt.B; b++ {
+		lev := dataLeverages(js[b], len(r.terms[b]))
+		used[b] = r.leverageByChannel(b, lev)
+		old := make([]float64, len(r.terms[b]))
+		for i, t := range r.terms[b] {
+			old[i] = t.sigma
+		}
+		obsVars[b] = r.reestimateNoise(b, pred.Row(b), obsVar, lev)
+		for i, t := range r.terms[b] {
+			row := js[b].RawRowView(i)
+			for j := range row {
+				row[j] *= old[i] / t.sigma
+			}
+		}
 		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
 	}
 	// Laplace approximation: sample v ~ N(v*, (JᵀJ)⁻¹).
-	js := r.jacobians(v, res)
 	samples := nets.NewTensor(bt.B*k, r.n)
 	eps := make([]float64, r.n)
 	var thetaSD [][]float64 // θ's Laplace deviations when no samples are drawn
@@ -490,6 +510,9 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 			copy(preds[b].ThetaStd, sd)
 		}
 	}
+	for b := range preds {
+		preds[b].usedDOF = used[b]
+	}
 	return preds, nil
 }
 
@@ -531,29 +554,33 @@ func logit(s, eps float64) float64 {
 const noiseFloor = 1e-8
 
 // reestimateNoise sets the σ of realization b's observation terms from
-// its residuals per channel, σ̂² = RSS / n_obs (the maximum-likelihood
-// estimate; the spread is set by the post-hoc scale of recalibrate.go),
-// and returns the variance per grid value.
-func (r *refiner) reestimateNoise(b int, pred []float64, learned []float64) []float64 {
+// its residuals per channel and returns the variance per grid value:
+// RSS/(n − p), where p is the sum of the channel's leverages (lev, one
+// per term; nil: none), the degrees of freedom the fit used up, falling
+// back to the learned variance when few are left
+// (shrunkNoiseVar). RSS/n would collapse whenever the fit can match the
+// few points exactly. The spread is then set by the post-hoc scale of
+// recalibrate.go.
+func (r *refiner) reestimateNoise(b int, pred []float64, learned []float64, lev []float64) []float64 {
 	g := r.m.Sys.Grid()
 	c := len(g.Channels)
 	rss := make([]float64, c)
-	cnt := make([]int, c)
-	for _, t := range r.terms[b] {
+	dof := make([]float64, c)
+	for i, t := range r.terms[b] {
 		ch := t.idx[0] % c
 		y := 0.0
 		for j, k := range t.idx {
 			y += t.w[j] * pred[k]
 		}
 		rss[ch] += (y - t.y) * (y - t.y)
-		cnt[ch]++
+		dof[ch]++
+		if lev != nil {
+			dof[ch] -= lev[i]
+		}
 	}
 	chVar := make([]float64, c)
 	for ch := range chVar {
-		chVar[ch] = learned[ch]
-		if dof := cnt[ch]; dof > 0 {
-			chVar[ch] = math.Max(rss[ch]/float64(dof), noiseFloor*learned[ch])
-		}
+		chVar[ch] = shrunkNoiseVar(rss[ch], dof[ch], learned[ch])
 	}
 	for i := range r.terms[b] {
 		r.terms[b][i].sigma = math.Sqrt(chVar[r.terms[b][i].idx[0]%c])
@@ -563,6 +590,75 @@ func (r *refiner) reestimateNoise(b int, pred []float64, learned []float64) []fl
 		out[i] = chVar[i%c]
 	}
 	return out
+}
+
+// leverageByChannel sums realization b's term leverages (nil: none) per
+// channel.
+func (r *refiner) leverageByChannel(b int, lev []float64) []float64 {
+	c := len(r.m.Sys.Grid().Channels)
+	out := make([]float64, c)
+	if lev == nil {
+		return out
+	}
+	for i, t := range r.terms[b] {
+		out[t.idx[0]%c] += lev[i]
+	}
+	return out
+}
+
+// noisePriorDOF is how many degrees of freedom the residuals need
+// before the noise estimate is theirs alone: one residual is no
+// estimate (spring's point at t = 0, which the initial condition fixes,
+// has leverage 0 and a zero residual).
+const noisePriorDOF = 3
+
+// shrunkNoiseVar estimates a noise variance from a residual sum of
+// squares rss on dof degrees of freedom (observations less the fit's
+// effective parameters): RSS/dof with at least noisePriorDOF degrees
+// left, and below that a blend toward the learned variance σ₀², all of
+// it at none,
+//
+//	σ̂² = w σ₀² + (1 − w) RSS / max(dof, 1),   w = max(0, 1 − dof/noisePriorDOF),
+//
+// floored at noiseFloor·σ₀²; σ₀² when it is not finite. The learned
+// noise describes the one-pass error and is often orders of magnitude
+// above a refined fit's residuals (advdiff's), so it weighs only where
+// the data say next to nothing, never as pseudo-observations beside
+// many real ones.
+func shrunkNoiseVar(rss, dof, learned float64) float64 {
+	w := math.Min(1, math.Max(0, 1-dof/noisePriorDOF))
+	v := w*learned + (1-w)*rss/math.Max(dof, 1)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		v = learned
+	}
+	return math.Max(v, noiseFloor*learned)
+}
+
+// dataLeverages returns the leverages of the first m rows of the
+// Jacobian j (the data rows; the rest are prior rows), the diagonal of
+// J (JᵀJ)⁻¹ Jᵀ: each in [0, 1], their sum the fit's effective number of
+// parameters. nil when JᵀJ is singular.
+func dataLeverages(j *mat.Dense, m int) []float64 {
+	_, n := j.Dims()
+	a := mat.NewSymDense(n, nil)
+	a.SymOuterK(1, j.T())
+	for i := 0; i < n; i++ {
+		a.SetSym(i, i, a.At(i, i)+1e-12)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) {
+		return nil
+	}
+	lev := make([]float64, m)
+	x := mat.NewVecDense(n, nil)
+	for i := range lev {
+		row := mat.NewVecDense(n, j.RawRowView(i))
+		if err := ch.SolveVecTo(x, row); err != nil {
+			return nil
+		}
+		lev[i] = math.Min(1, math.Max(0, mat.Dot(row, x)))
+	}
+	return lev
 }
 
 // lmStep solves (JᵀJ + λ diag(JᵀJ) + εI) δ = −Jᵀr.

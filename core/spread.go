@@ -65,6 +65,11 @@ type SpreadFit struct {
 	// covers 95% of the validation parameters (recalibrate.go): the
 	// latent spread alone knows nothing of the model's own error.
 	ThetaStdScale float64 `json:"theta_std_scale,omitempty"`
+	// Conditions, when set, replaces the three scales above by a table
+	// over operating conditions (context size × estimated noise,
+	// condscale.go): a spread calibrated at one condition is wrong at
+	// others. Fits made before it existed have none.
+	Conditions []ConditionScale `json:"conditions,omitempty"`
 }
 
 // maxProfileShape bounds the evolution profile's exponent in a stored
@@ -86,7 +91,7 @@ func (s SpreadFit) check() error {
 	if s.Shape > maxProfileShape {
 		return fmt.Errorf("spread profile exponent %v is above %v", s.Shape, maxProfileShape)
 	}
-	return nil
+	return checkConditions(s.Conditions)
 }
 
 // Scales returns the reconstruction and discrepancy scale factors, an
@@ -162,6 +167,18 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 			}
 			noise, perCh = sc.fitContextNoise(sc.noise[:0], sc.terms, p.Mean, sampY, h, c, learned), true
 			sc.noise = noise
+			shrinkContextNoise(noise, sc.terms, p.usedDOF, learned, c)
+		}
+		p.NoiseStd = make([]float64, c)
+		for ch := range p.NoiseStd {
+			p.NoiseStd[ch] = math.Sqrt(noise[ch])
+		}
+		// The table's scales are those of the context's condition: its
+		// size and its estimated noise (condscale.go).
+		sy, sd := sy, sd
+		p.thetaScale = 0
+		if ry, rd, rt, ok := scalesAt(s.Conditions, ctxs[b].Len(), contextNoiseStd(p.NoiseStd)); ok {
+			sy, sd, p.thetaScale = ry, rd, rt
 		}
 		for g := range p.Std {
 			var n float64
@@ -184,6 +201,29 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 		}
 	}
 	return nil
+}
+
+// shrinkContextNoise turns the context modes' fitted noise variances
+// (one per channel) of a refined prediction into an estimate on the
+// degrees of freedom refinement left (used: those it used up, per
+// channel), as refinement's own estimate does (shrunkNoiseVar): a
+// fit that matches a few points exactly leaves residuals that say
+// nothing of the noise. A one-pass prediction (used nil) fits no
+// parameters to the context and keeps its fit.
+func shrinkContextNoise(noise []float64, terms []obsTerm, used, learned []float64, c int) {
+	if used == nil {
+		return
+	}
+	counts := make([]float64, c)
+	for _, t := range terms {
+		counts[t.idx[0]%c]++
+	}
+	for ch := range noise[:c] {
+		if counts[ch] == 0 {
+			continue
+		}
+		noise[ch] = shrunkNoiseVar(counts[ch]*noise[ch], counts[ch]-used[ch], learned[ch])
+	}
 }
 
 // spreadScratch is the working storage of one realization's spread fit,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -310,7 +311,7 @@ func TestUseRawSpread(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.UseRawSpread()
-	if m.Config.Infer.OnePass != nil || m.Config.Infer.SpreadFit != (SpreadFit{}) {
+	if m.Config.Infer.OnePass != nil || !reflect.DeepEqual(m.Config.Infer.SpreadFit, SpreadFit{}) {
 		t.Fatalf("after UseRawSpread: spread %+v, one pass %v", m.Config.Infer.SpreadFit, m.Config.Infer.OnePass)
 	}
 	raw, err := m.PredictWith(ctxs, sides, o)

@@ -56,17 +56,19 @@ const (
 // sampler draws training batches: fresh realizations every step, or
 // from a fixed pool when Trajectories > 0.
 type sampler struct {
-	sys    sims.System
-	rng    *rand.Rand
-	pool   []sims.Realization
-	noise  float64
-	lo, hi int // context sizes
+	sys   sims.System
+	rng   *rand.Rand
+	pool  []sims.Realization
+	noise float64
+	// noiseMax > noise draws each realization's σ from [noise, noiseMax].
+	noiseMax float64
+	lo, hi   int // context sizes
 }
 
 // newSampler makes t's sampler for sys; the fixed pool, if any, is drawn
 // by drawPool.
 func newSampler(sys sims.System, t Train) *sampler {
-	s := &sampler{sys: sys, rng: rand.New(rand.NewPCG(t.Seed, trainStream)), noise: t.Noise}
+	s := &sampler{sys: sys, rng: rand.New(rand.NewPCG(t.Seed, trainStream)), noise: t.Noise, noiseMax: t.NoiseMax}
 	s.lo, s.hi = t.contextRange(sys)
 	return s
 }
@@ -111,7 +113,8 @@ func (s *sampler) batch(b, n int, nominal bool) (*Batch, error) {
 			v = r.Nominal
 		}
 		sp := sims.NewSplit(s.sys, s.rng)
-		t, err := sp.Task(s.sys, r, v, n, s.noise)
+		sigma := s.noiseOf()
+		t, err := sp.Task(s.sys, r, v, n, sigma)
 		if err != nil {
 			return nil, err
 		}
@@ -122,10 +125,20 @@ func (s *sampler) batch(b, n int, nominal bool) (*Batch, error) {
 		// as BENCHMARKS.md says, and scores against the noise-free truth.)
 		values[i] = make([]float64, len(v))
 		for j := range v {
-			values[i][j] = v[j] + s.noise*sp.Eps[j]
+			values[i][j] = v[j] + sigma*sp.Eps[j]
 		}
 	}
 	return NewBatch(s.sys, ctxs, sides, values, thetas)
+}
+
+// noiseOf returns the next realization's noise σ: drawn from [noise,
+// noiseMax] when that range is set (one draw more from the stream; a
+// run without the range draws exactly what it drew before it existed).
+func (s *sampler) noiseOf() float64 {
+	if s.noiseMax > s.noise {
+		return s.noise + s.rng.Float64()*(s.noiseMax-s.noise)
+	}
+	return s.noise
 }
 
 // lrAt is the learning rate at step i of n: cosine decay from LR to

@@ -493,3 +493,51 @@ func TestValidationUsesTrainingNoise(t *testing.T) {
 		t.Errorf("recalibration contexts lie within %v of the truth: no noise at σ = 0.1", worst)
 	}
 }
+
+// TestTrainNoiseRange: with Train.NoiseMax each realization's noise is
+// drawn from [Noise, NoiseMax], and a tiny model trained so still
+// learns.
+func TestTrainNoiseRange(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	s := newSampler(sys, Train{Seed: 1, Noise: 0, NoiseMax: 0.1, ContextMin: 40, ContextMax: 40})
+	lo, hi := math.Inf(1), 0.0
+	for range 200 {
+		sigma := s.noiseOf()
+		if sigma < 0 || sigma > 0.1 {
+			t.Fatalf("σ = %v outside [0, 0.1]", sigma)
+		}
+		lo, hi = min(lo, sigma), max(hi, sigma)
+	}
+	if lo > 0.01 || hi < 0.09 {
+		t.Errorf("200 draws span only [%v, %v] of [0, 0.1]", lo, hi)
+	}
+	if fixed := newSampler(sys, Train{Seed: 1, Noise: 0.03}); fixed.noiseOf() != 0.03 {
+		t.Error("without a range the noise is not Train.Noise")
+	}
+	bad := tinyConfig(t, "spring", LNP)
+	bad.Train.Noise, bad.Train.NoiseMax = 0.1, 0.05
+	if err := bad.Validate(); err == nil {
+		t.Error("a noise range 0.1:0.05 was accepted")
+	}
+
+	m := tinyModel(t, "spring", LNP, func(c *Config) {
+		c.Train.Steps1, c.Train.Steps2 = 100, 60
+		c.Train.NoiseMax = 0.1
+	})
+	opt := EvalOptions{Tasks: 20, Seed: 7, Samples: 8, Noise: 0.05}
+	before, _, err := Evaluate(context.Background(), m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Train(context.Background(), Hooks{}); err != nil {
+		t.Fatal(err)
+	}
+	after, _, err := Evaluate(context.Background(), m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r0, r1 := before.Metrics[KeyReconMAE].Mean, after.Metrics[KeyReconMAE].Mean
+	if r1 > 0.5*r0 {
+		t.Errorf("recon MAE at σ = 0.05 %.4g → %.4g: want at most half the untrained model's", r0, r1)
+	}
+}

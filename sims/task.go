@@ -28,6 +28,11 @@ type Task struct {
 	Context Context
 	// Targets are the grid points not in the context.
 	Targets []int
+	// Observed holds a noisy observation of every grid value, drawn as
+	// the context's are (the values plus noise·ε of the split): at the
+	// targets, held-out observations of the same realization, which
+	// score the observation band. nil for a task built by hand.
+	Observed []float64
 }
 
 // Draw samples a realization: θ from the prior, side information, and both
@@ -92,7 +97,11 @@ func (s Split) Task(sys System, r Realization, values []float64, n int, noise fl
 		}
 	}
 	targets := append([]int(nil), s.Perm[n:]...)
-	return Task{Real: r, Context: ctx, Targets: targets}, nil
+	observed := make([]float64, len(values))
+	for i, v := range values {
+		observed[i] = v + noise*s.Eps[i]
+	}
+	return Task{Real: r, Context: ctx, Targets: targets, Observed: observed}, nil
 }
 
 // NewTask draws a split and returns the task on the true process.

@@ -386,9 +386,9 @@ func TestRunRecalibrates(t *testing.T) {
 		}
 		got := m.entry().model.Config.Infer
 		switch {
-		case !stop && (!strings.Contains(m.msg, "spread refitted") || got.SpreadFit == sentinel || got.SpreadFit == (core.SpreadFit{})):
+		case !stop && (!strings.Contains(m.msg, "spread refitted") || reflect.DeepEqual(got.SpreadFit, sentinel) || reflect.DeepEqual(got.SpreadFit, core.SpreadFit{})):
 			t.Errorf("completed run: message %q, spread %+v", m.msg, got.SpreadFit)
-		case stop && (!strings.Contains(m.msg, "refit stopped") || got.SpreadFit != (core.SpreadFit{}) || got.OnePass != nil || got.ZThetaPrior != 0):
+		case stop && (!strings.Contains(m.msg, "refit stopped") || !reflect.DeepEqual(got.SpreadFit, core.SpreadFit{}) || got.OnePass != nil || got.ZThetaPrior != 0):
 			t.Errorf("stopped refit: message %q, spread %+v, one pass %v, z_θ prior %v", m.msg, got.SpreadFit, got.OnePass, got.ZThetaPrior)
 		}
 		if m.entry().src != srcTrained {

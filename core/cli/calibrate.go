@@ -312,9 +312,28 @@ type calibrationJSON struct {
 	T           []float64                `json:"t"`
 	X           []float64                `json:"x,omitempty"`
 	Nominal     any                      `json:"nominal"`
-	Prediction  meanStd                  `json:"prediction"`
+	Prediction  predictionBands          `json:"prediction"`
 	Discrepancy meanStd                  `json:"discrepancy"`
+	Noise       map[string]noiseEstimate `json:"noise"` // σ̂ per channel
 	Warnings    []string                 `json:"warnings"`
+}
+
+// predictionBands is the reconstruction's mean and its two bands: std,
+// the function band (the true process G), and observation_std, the
+// observation band (a new noisy observation: the function band plus the
+// estimated noise σ̂).
+type predictionBands struct {
+	Mean           any `json:"mean"`
+	Std            any `json:"std"`
+	ObservationStd any `json:"observation_std"`
+}
+
+// noiseEstimate is the estimated observation noise σ̂ of one channel of
+// the data and its 95% interval.
+type noiseEstimate struct {
+	Std  float64 `json:"std"`
+	Lo95 float64 `json:"lo95"`
+	Hi95 float64 `json:"hi95"`
 }
 
 func writeCalibrationJSON(env *Env, c calibration) error {
@@ -332,6 +351,12 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 	for i, p := range c.sys.Params() {
 		out.Theta[p.Name] = c.interval(i)
 	}
+	out.Noise = map[string]noiseEstimate{}
+	lo, hi := core.NoiseInterval(c.pred, c.obs)
+	for ch, s := range c.pred.NoiseStd {
+		// JSON has no infinity: a channel without data has no upper end.
+		out.Noise[g.Channels[ch]] = noiseEstimate{Std: s, Lo95: lo[ch], Hi95: min(hi[ch], math.MaxFloat64)}
+	}
 	axes := gridAxes(g)
 	out.T = axes[0]
 	if len(axes) > 1 {
@@ -345,6 +370,7 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 		{"nominal", &out.Nominal, c.pred.Nominal},
 		{"prediction mean", &out.Prediction.Mean, c.pred.Mean},
 		{"prediction std", &out.Prediction.Std, c.pred.Std},
+		{"prediction observation std", &out.Prediction.ObservationStd, c.pred.ObservationStd()},
 		{"discrepancy mean", &out.Discrepancy.Mean, c.pred.DeltaMean},
 		{"discrepancy std", &out.Discrepancy.Std, c.pred.DeltaStd},
 	}

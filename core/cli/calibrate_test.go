@@ -302,7 +302,7 @@ func TestCalibrateJSONShape(t *testing.T) {
 		t.Run(tc.system, func(t *testing.T) {
 			res, raw := calibrateJSON(t, append([]string{"--checkpoint", ckpts[tc.system]}, obs[tc.system]...)...)
 			keys := sortedKeys(raw)
-			want := []string{"backbone", "channels", "checkpoint", "discrepancy", "nominal", "prediction", "system", "t", "theta", "warnings"}
+			want := []string{"backbone", "channels", "checkpoint", "discrepancy", "noise", "nominal", "prediction", "system", "t", "theta", "warnings"}
 			if tc.system == "advdiff" {
 				want = append(want, "x")
 				sort.Strings(want)
@@ -334,10 +334,22 @@ func TestCalibrateJSONShape(t *testing.T) {
 				t.Errorf("x has %d values, want %d", len(res.X), tc.shape[1])
 			}
 			pred, disc := raw["prediction"].(map[string]any), raw["discrepancy"].(map[string]any)
-			if len(pred) != 2 || len(disc) != 2 {
-				t.Errorf("prediction %d keys, discrepancy %d keys, want mean and std", len(pred), len(disc))
+			if len(pred) != 3 || len(disc) != 2 {
+				t.Errorf("prediction %d keys, discrepancy %d keys, want mean, std (and observation_std)", len(pred), len(disc))
 			}
-			for name, v := range map[string]any{"nominal": raw["nominal"], "prediction.mean": pred["mean"], "prediction.std": pred["std"],
+			// The observation band is the function band widened by the
+			// estimated noise, which is reported per channel.
+			if fn, ob := flatten(t, pred["std"]), flatten(t, pred["observation_std"]); len(fn) != len(ob) || len(fn) == 0 || !(ob[0] > fn[0]) {
+				t.Errorf("observation std %v… is not wider than the function band's %v…", ob[:min(1, len(ob))], fn[:min(1, len(fn))])
+			}
+			noise := raw["noise"].(map[string]any)
+			for _, ch := range sys.Grid().Channels {
+				n, ok := noise[ch].(map[string]any)
+				if !ok || !(n["lo95"].(float64) <= n["std"].(float64) && n["std"].(float64) <= n["hi95"].(float64)) {
+					t.Errorf("noise of %s: %v, want std inside [lo95, hi95]", ch, noise[ch])
+				}
+			}
+			for name, v := range map[string]any{"nominal": raw["nominal"], "prediction.mean": pred["mean"], "prediction.std": pred["std"], "prediction.observation_std": pred["observation_std"],
 				"discrepancy.mean": disc["mean"], "discrepancy.std": disc["std"]} {
 				if got := shapeOf(v); !reflect.DeepEqual(got, tc.shape) {
 					t.Errorf("%s shape %v, want %v", name, got, tc.shape)

@@ -497,15 +497,18 @@ func minMax(xs []float64) [2]float64 {
 	return [2]float64{lo, hi}
 }
 
-// compareColumns are the metric columns of the paper's tables.
+// compareColumns are the metric columns of the paper's tables (the
+// function band's, scored against G), then the observation band's 95%
+// coverage on held-out noisy observations.
 var compareColumns = []string{
 	core.KeyReconMAE, core.KeyReconLL, core.KeyReconECE,
-	core.KeyDeltaMAE, core.KeyDeltaLL, core.KeyDeltaECE, core.KeyThetaMAE,
+	core.KeyDeltaMAE, core.KeyDeltaLL, core.KeyDeltaECE, core.KeyThetaMAE, core.KeyObsCover,
 }
 
 var compareHeads = map[string]string{
 	core.KeyReconMAE: "recon MAE", core.KeyReconLL: "recon LL", core.KeyReconECE: "recon ECE",
 	core.KeyDeltaMAE: "δ MAE", core.KeyDeltaLL: "δ LL", core.KeyDeltaECE: "δ ECE", core.KeyThetaMAE: "θ MAE",
+	core.KeyObsCover: "obs cover95",
 }
 
 func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) {

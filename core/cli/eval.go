@@ -40,6 +40,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (BENCHMARKS.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
+	grid := fs.Bool("grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition; --context and --noise are ignored")
+	gridContexts := fs.String("grid-contexts", "", "with --grid, these comma-separated context sizes instead of the system's (then no small contexts)")
+	gridNoises := fs.String("grid-noises", "", "with --grid, these comma-separated noise levels σ instead of 0,0.01,0.05,0.1")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
@@ -66,6 +69,15 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
 	}
 	opt := core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, TrueTheta: *trueTheta}
+	if *grid {
+		conds, err := gridConditions(m, *gridContexts, *gridNoises)
+		if err != nil {
+			return err
+		}
+		return runEvalGrid(ctx, env, m, source, opt, conds, *jsonOut)
+	} else if *gridContexts != "" || *gridNoises != "" {
+		return UsageError("--grid-contexts and --grid-noises need --grid")
+	}
 	var prog *taskProgress
 	if env.StderrTerminal {
 		// A redrawn line on a terminal only: logs and scripts get the
@@ -150,12 +162,15 @@ var metricLabels = map[string]string{
 	core.KeyReconMAE: "recon MAE", core.KeyReconLL: "recon LL", core.KeyReconECE: "recon ECE",
 	core.KeyDeltaMAE: "δ MAE", core.KeyDeltaLL: "δ LL", core.KeyDeltaECE: "δ ECE", core.KeyThetaMAE: "θ MAE (mean)",
 	core.KeyNominalMAE: "F(θ̂) MAE", core.KeyThetaCover: "θ 95% cover",
+	core.KeyObsCover: "obs 95% cover", core.KeyObsECE: "obs ECE",
 }
 
 // diagnosticNotes say what each diagnostic row measures.
 var diagnosticNotes = map[string]string{
 	core.KeyNominalMAE: "|F(x; θ̂) − F(x; θ)|",
 	core.KeyThetaCover: "share of θ in θ̂ ± 1.96σ; 0.95 if calibrated",
+	core.KeyObsCover:   "observation band (function band + σ̂) on held-out noisy y; 0.95 if calibrated",
+	core.KeyObsECE:     "observation band's ECE on held-out noisy y",
 }
 
 // writeReportTable prints every metric as mean ± std, then θ per parameter.

@@ -44,7 +44,7 @@ where.`,
 type trainFlags struct {
 	initInfo                                              core.Info // what the --init checkpoint recorded
 	system, backbone, out, form, reg, dtype, init, decAct string
-	contextRange, recalibrateOnly                         string
+	contextRange, recalibrateOnly, noiseRange             string
 	steps1, steps2, batch, trajectories                   int
 	hidden, layers, latent, decHidden, decLayers          int
 	heads, valEvery, valTasks, refine, recalibrate        int
@@ -71,6 +71,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
 	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations held in memory, at most "+trajectoryBounds()+" (0: fresh every step)")
+	fs.StringVar(&f.noiseRange, "noise-range", "", "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (e.g. 0:0.1, the explorer's slider); replaces --noise, whose LO validation and recalibration use")
 	fs.StringVar(&f.contextRange, "context-range", "", "training context sizes MIN:MAX, drawn uniformly (default: the system's range)")
 	fs.IntVar(&f.hidden, "hidden", 0, "encoder width (default: the system's)")
 	fs.IntVar(&f.layers, "layers", 0, "encoder hidden layers (default 2)")
@@ -90,7 +91,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off)", core.LimitRecalTasks.Max))
-	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, keeping every other setting of FILE")
+	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
 	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("refinement steps (at most %d) stored as the model's inference default (-1: keep the default)", core.LimitRefine.Max))
@@ -166,8 +167,11 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			return fmt.Errorf("%w; %s", err, kept())
 		}
 		recalibrate := m.Recalibrate
-		if f.recalibrateOnly == "theta" {
+		switch f.recalibrateOnly {
+		case "theta":
 			recalibrate = m.RecalibrateTheta
+		case "conditions":
+			recalibrate = m.RecalibrateConditions
 		}
 		if err := recalibrate(ctx, f.recalibrate); err != nil {
 			return failed(err)
@@ -177,7 +181,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			return failed(err)
 		}
 		info.Metrics = &val
-		env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly == "theta"))
+		env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly))
 	}
 	// Weights beyond float32's range still fit float64; NaN or
 	// infinities fit nothing.
@@ -222,8 +226,11 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 
 // recalibrationNote says what the final recalibration fitted: only θ's
 // interval scale (thetaOnly), or the spread, z_θ prior and that scale.
-func recalibrationNote(in core.Infer, thetaOnly bool) string {
-	if thetaOnly {
+func recalibrationNote(in core.Infer, only string) string {
+	if only == "conditions" {
+		return fmt.Sprintf("recalibrated the spread's scales at %d conditions (context size × noise) only", len(in.Conditions))
+	}
+	if only == "theta" {
 		note := fmt.Sprintf("recalibrated θ intervals only: ×%.3f", in.ThetaScale())
 		if op := in.OnePass; op != nil {
 			note += fmt.Sprintf(" (one pass ×%.3f)", op.ThetaScale())
@@ -286,15 +293,16 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 		return UsageError("--lr-final must be finite and ≥ 0 (0: constant), got %v", f.lrFinal)
 	}
 	if f.recalibrateOnly != "" {
-		if f.recalibrateOnly != "theta" {
-			return UsageError("--recalibrate-only %q: the one partial recalibration is 'theta'", f.recalibrateOnly)
+		only := f.recalibrateOnly
+		if only != "theta" && only != "conditions" {
+			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta' and 'conditions'", core.QuoteInput(only))
 		}
 		if f.init == "" || f.steps1 != 0 || f.steps2 != 0 || f.recalibrate < 1 {
-			return UsageError("--recalibrate-only theta needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1")
+			return UsageError("--recalibrate-only %s needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1", only)
 		}
 		if f.set["refine"] {
 			// The other settings of FILE were fitted for its refinement.
-			return UsageError("--recalibrate-only theta keeps FILE's settings: drop --refine")
+			return UsageError("--recalibrate-only %s keeps FILE's settings: drop --refine", only)
 		}
 	}
 	if f.out != "" {
@@ -442,6 +450,16 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
+	if f.noiseRange != "" {
+		if f.set["noise"] {
+			return core.Config{}, nil, UsageError("--noise-range sets the noise: drop --noise %v", f.noise)
+		}
+		lo, hi, err := parseNoiseRange(f.noiseRange)
+		if err != nil {
+			return core.Config{}, nil, err
+		}
+		t.Noise, t.NoiseMax = lo, hi
+	}
 	if f.refine >= 0 {
 		cfg.Infer.Refine = f.refine
 	}
@@ -449,6 +467,22 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		return core.Config{}, nil, UsageError("%v", err)
 	}
 	return cfg, init, nil
+}
+
+// parseNoiseRange reads --noise-range "LO:HI": two finite noise levels
+// with 0 ≤ LO ≤ HI.
+func parseNoiseRange(s string) (lo, hi float64, err error) {
+	a, b, ok := strings.Cut(s, ":")
+	if ok {
+		lo, err = strconv.ParseFloat(strings.TrimSpace(a), 64)
+		if err == nil {
+			hi, err = strconv.ParseFloat(strings.TrimSpace(b), 64)
+		}
+	}
+	if !ok || err != nil || !(lo >= 0) || !(hi >= lo) || math.IsInf(hi, 0) {
+		return 0, 0, UsageError("--noise-range wants LO:HI with 0 ≤ LO ≤ HI, both finite (e.g. 0:0.1), got %s", core.QuoteInput(s))
+	}
+	return lo, hi, nil
 }
 
 // parseRange reads "MIN:MAX" (two integers).

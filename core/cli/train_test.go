@@ -541,7 +541,7 @@ func TestPartialDropsTheOldFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in := p.Config.Infer; in.SpreadFit != (core.SpreadFit{}) || in.OnePass != nil || in.ZThetaPrior != 0 {
+	if in := p.Config.Infer; !reflect.DeepEqual(in.SpreadFit, core.SpreadFit{}) || in.OnePass != nil || in.ZThetaPrior != 0 {
 		t.Errorf("partial file's inference settings %+v, want the plain spread and z_θ prior 0", in)
 	}
 }

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestEvalGrid(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 2, 2)
+	code, out, errOut := runCLI(t, "eval", "--checkpoint", ckpt, "--tasks", "2", "--samples", "2", "--grid", "--grid-contexts", "5,10", "--grid-noises", "0,0.05", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var got struct {
+		Cells []struct {
+			Context int
+			Noise   float64
+			Report  *struct{ Context int }
+			Misses  []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	want := [][2]float64{{5, 0}, {5, 0.05}, {10, 0}, {10, 0.05}}
+	if len(got.Cells) != len(want) {
+		t.Fatalf("%d cells, want %d", len(got.Cells), len(want))
+	}
+	for i, c := range got.Cells {
+		if float64(c.Context) != want[i][0] || c.Noise != want[i][1] || c.Report == nil || c.Report.Context != c.Context {
+			t.Errorf("cell %d: %+v, want context %v noise %v with a report", i, c, want[i][0], want[i][1])
+		}
+	}
+	// The default grid: 4 contexts × 4 noises, then contexts 1 and 2.
+	code, out, errOut = runCLI(t, "eval", "--checkpoint", ckpt, "--tasks", "1", "--samples", "1", "--refine", "0", "--grid")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if rows := strings.Count(out, "\n") - 4; rows != 18 {
+		t.Errorf("default grid printed %d rows, want 18:\n%s", rows, out)
+	}
+	for _, w := range []string{"recon ECE", "θ cov95", "obs cov", "misses"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("grid table lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+func TestEvalGridErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "5,x"}, `--grid-contexts wants comma-separated context sizes ≥ 1, got "x"`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "0"}, "context sizes ≥ 1"},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "-1"}, `--grid-noises wants comma-separated noise levels σ ≥ 0, got "-1"`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "100"}, "no targets"},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", strings.Repeat("5,", 40) + "5", "--grid-noises", "0,0.1"}, "grid cells must be between 1 and 64"},
+		{[]string{"eval", "--system", "spring", "--grid-noises", "0"}, "need --grid"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want an error mentioning %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestTrainNoiseRangeFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--system", "spring", "--noise-range", "0.1:0.05", "--out", "x.safetensors"}, "--noise-range wants LO:HI with 0 ≤ LO ≤ HI"},
+		{[]string{"train", "--system", "spring", "--noise-range", "0.1", "--out", "x.safetensors"}, "--noise-range wants LO:HI"},
+		{[]string{"train", "--system", "spring", "--noise-range", "0:inf", "--out", "x.safetensors"}, "both finite"},
+		{[]string{"train", "--system", "spring", "--noise-range", "0:0.1", "--noise", "0.05", "--out", "x.safetensors"}, "drop --noise"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want an error mentioning %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

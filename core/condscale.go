@@ -1,0 +1,281 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"apic/sims"
+)
+
+// ConditionScale is the set of post-hoc scales fitted at one operating
+// condition (recalibrate.go's scales, one cell of the table of
+// SpreadFit.Conditions). The condition a prediction is in is known only
+// in part: its context size n, but not the noise level of its data, for
+// which the prediction's own estimate σ̂ stands in. Each cell therefore
+// also records where its realizations sit on the σ̂ axis (the median σ̂
+// over them), and predictions interpolate between cells in log n and in
+// σ̂ (scalesAt).
+type ConditionScale struct {
+	Context  int     `json:"context"`   // context size n
+	Noise    float64 `json:"noise"`     // the noise σ of the cell's data
+	NoiseStd float64 `json:"noise_std"` // the median estimated σ̂ over the cell's realizations
+	Recon    float64 `json:"recon"`     // the reconstruction's scale
+	Delta    float64 `json:"delta"`     // the discrepancy's scale
+	Theta    float64 `json:"theta"`     // θ's interval scale
+}
+
+// LimitConditionCells bounds the cells of a stored condition table (a
+// checkpoint is read with it): the grids of recalibration have 24.
+var LimitConditionCells = Limit{"condition cells", 0, 256, "recalibration's grids have a few dozen cells"}
+
+// checkConditions reports a table whose size is beyond
+// LimitConditionCells, or a cell with a context below 1, a negative or
+// non-finite noise, or a scale that is not finite and positive.
+func checkConditions(cells []ConditionScale) error {
+	if err := LimitConditionCells.Check(len(cells)); err != nil {
+		return err
+	}
+	for i, c := range cells {
+		ok := c.Context >= 1 && c.Noise >= 0 && c.NoiseStd >= 0 && !math.IsInf(c.Noise, 0) && !math.IsInf(c.NoiseStd, 0)
+		for _, s := range []float64{c.Recon, c.Delta, c.Theta} {
+			ok = ok && s > 0 && !math.IsInf(s, 0)
+		}
+		if !ok {
+			return fmt.Errorf("condition scale %d %+v: context must be ≥ 1, noise finite and ≥ 0, scales finite and > 0", i, c)
+		}
+	}
+	return nil
+}
+
+// scalesAt interpolates the table's scales (their logarithms) at a
+// context of n points whose estimated noise is sigma: linearly in σ̂
+// between the cells of the same context size (held at the ends), then
+// linearly in log n between the two context sizes around n (held beyond
+// the table's range). ok is false for an empty table.
+func scalesAt(cells []ConditionScale, n int, sigma float64) (recon, delta, theta float64, ok bool) {
+	if len(cells) == 0 {
+		return 0, 0, 0, false
+	}
+	var sizes []int
+	for _, c := range cells {
+		if !slices.Contains(sizes, c.Context) {
+			sizes = append(sizes, c.Context)
+		}
+	}
+	slices.Sort(sizes)
+	k := sort.SearchInts(sizes, n) // sizes[k-1] < n ≤ sizes[k]
+	lo, hi, w := 0, 0, 0.0
+	switch {
+	case k == 0:
+	case k == len(sizes):
+		lo, hi = k-1, k-1
+	default:
+		lo, hi = k-1, k
+		w = (math.Log(float64(n)) - math.Log(float64(sizes[lo]))) / (math.Log(float64(sizes[hi])) - math.Log(float64(sizes[lo])))
+	}
+	a := rowScales(cells, sizes[lo], sigma)
+	b := rowScales(cells, sizes[hi], sigma)
+	var out [cellValues]float64
+	for i := range out {
+		out[i] = (1-w)*a[i] + w*b[i]
+	}
+	return math.Exp(out[0]), math.Exp(out[1]), math.Exp(out[2]), true
+}
+
+// cellValues is how many values a cell interpolates: the logarithms of
+// its three scales.
+const cellValues = 3
+
+// rowScales interpolates the log scales of the cells of one context size
+// linearly in σ̂, held beyond the first and last cell.
+func rowScales(cells []ConditionScale, n int, sigma float64) [cellValues]float64 {
+	var row []ConditionScale
+	for _, c := range cells {
+		if c.Context == n {
+			row = append(row, c)
+		}
+	}
+	slices.SortStableFunc(row, func(a, b ConditionScale) int {
+		switch {
+		case a.NoiseStd < b.NoiseStd:
+			return -1
+		case a.NoiseStd > b.NoiseStd:
+			return 1
+		}
+		return 0
+	})
+	logs := func(c ConditionScale) [cellValues]float64 {
+		return [cellValues]float64{math.Log(c.Recon), math.Log(c.Delta), math.Log(c.Theta)}
+	}
+	if math.IsNaN(sigma) || sigma <= row[0].NoiseStd {
+		return logs(row[0])
+	}
+	for i := 1; i < len(row); i++ {
+		if sigma <= row[i].NoiseStd {
+			a, b := logs(row[i-1]), logs(row[i])
+			w := (sigma - row[i-1].NoiseStd) / (row[i].NoiseStd - row[i-1].NoiseStd)
+			var out [cellValues]float64
+			for j := range out {
+				out[j] = (1-w)*a[j] + w*b[j]
+			}
+			return out
+		}
+	}
+	return logs(row[len(row)-1])
+}
+
+// contextNoiseStd is a prediction's σ̂ on the table's axis: the root
+// mean of its per-channel noise variances.
+func contextNoiseStd(noiseStd []float64) float64 {
+	s := 0.0
+	for _, v := range noiseStd {
+		s += v * v
+	}
+	return math.Sqrt(s / float64(max(1, len(noiseStd))))
+}
+
+// conditionThetaLevel is the share of validation parameters a cell's θ
+// scale makes its 95% intervals cover: a little above 0.95, since a cell
+// is fitted on few realizations and predictions interpolate between
+// cells.
+const conditionThetaLevel = 0.965
+
+// predictKept predicts tasks under spread for RecalibrateConditions.
+// A realization whose prediction fails (at one or two context points a
+// fit can diverge) is left out rather than failing the condition: the
+// others are predicted one by one, on their own streams, when the batch
+// fails. It fails only when ctx is done or no realization is left.
+func (m *Model) predictKept(ctx context.Context, tasks []sims.Task, spread *SpreadFit) ([]sims.Task, []Prediction, error) {
+	ctxs := make([]sims.Context, len(tasks))
+	sides := make([][]float64, len(tasks))
+	for j, t := range tasks {
+		ctxs[j], sides[j] = t.Context, t.Real.Side
+	}
+	opt := PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: -1}
+	preds, err := m.predictWith(ctx, ctxs, sides, opt, spread)
+	if err == nil || ctx.Err() != nil {
+		return tasks, preds, err
+	}
+	var keptTasks []sims.Task
+	var kept []Prediction
+	for j := range tasks {
+		o := opt
+		o.First = j
+		p, err := m.predictWith(ctx, ctxs[j:j+1], sides[j:j+1], o, spread)
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if err == nil {
+			keptTasks, kept = append(keptTasks, tasks[j]), append(kept, p[0])
+		}
+	}
+	if len(kept) == 0 {
+		return nil, nil, fmt.Errorf("every realization failed: %w", err)
+	}
+	return keptTasks, kept, nil
+}
+
+// CalibrationConditions are the conditions RecalibrateConditions fits a
+// system's scales at: every context size of SmallContexts and
+// ConditionContexts at every noise level of ConditionNoises, spanning
+// the explorer's sliders.
+func CalibrationConditions(sys sims.System) []Condition {
+	return GridOf(append(slices.Clone(SmallContexts), ConditionContexts(sys)...), ConditionNoises, false)
+}
+
+// RecalibrateConditions fits the table of condition-dependent scales of
+// the default predictions (SpreadFit.Conditions): at each condition of
+// CalibrationConditions, n validation realizations (the validation
+// stream, never the test stream) predicted with the fitted spread mode
+// and profile, then the reconstruction's and the discrepancy's scales
+// minimising their mean ECE and θ's 95% interval scale (as Recalibrate
+// fits its single scales), and the median σ̂. Every other setting is
+// kept; the single scales stay for predictions outside the table (the
+// one-pass fit of a refining model).
+func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
+	if n < 1 {
+		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
+	}
+	base := m.Config.Infer.SpreadFit
+	base.StdScale, base.DeltaStdScale, base.ThetaStdScale, base.Conditions = 0, 0, 0, nil
+	var cells []ConditionScale
+	for i, cond := range CalibrationConditions(m.Sys) {
+		if cond.Context > m.Sys.Grid().Points()-1 {
+			continue
+		}
+		rng := rand.New(rand.NewPCG(m.Config.Train.Seed^0xc0dd1^uint64(i)<<20, valStream))
+		tasks, err := drawTasks(ctx, m.Sys, rng, n, cond.Context, cond.Noise)
+		if err != nil {
+			return fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
+		}
+		tasks, preds, err := m.predictKept(ctx, tasks, &base)
+		if err != nil {
+			return fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
+		}
+		n := len(tasks)
+		deltas := make([][]float64, n)
+		ctxs := make([]sims.Context, n)
+		for j, t := range tasks {
+			ctxs[j], deltas[j] = t.Context, t.Real.Discrepancy()
+		}
+		cell := ConditionScale{Context: cond.Context, Noise: cond.Noise}
+		if cell.Theta = thetaScaleAt(tasks, preds, conditionThetaLevel); cell.Theta == 0 {
+			cell.Theta = 1
+		}
+		cell.Recon, _ = bestScale(tasks, m.Sys, func(j int) ([]float64, []float64, []float64) {
+			return preds[j].Mean, preds[j].Std, tasks[j].Real.True
+		})
+		cell.Delta, _ = bestScale(tasks, m.Sys, func(j int) ([]float64, []float64, []float64) {
+			return preds[j].DeltaMean, preds[j].DeltaStd, deltas[j]
+		})
+		sig := make([]float64, n)
+		for j, p := range preds {
+			sig[j] = contextNoiseStd(p.NoiseStd)
+		}
+		slices.Sort(sig)
+		cell.NoiseStd = sig[n/2]
+		cells = append(cells, cell)
+	}
+	m.Config.Infer.Conditions = cells
+	return nil
+}
+
+// NoiseInterval returns the 95% interval of the estimated noise σ̂_c of
+// each channel of a prediction made from context ctx: σ̂² on ν degrees of
+// freedom (the channel's observations less what refinement's fit used
+// up, at least one) gives ν σ̂²/σ² ~ χ²_ν. A
+// channel without observations gets [0, +Inf).
+func NoiseInterval(p Prediction, ctx sims.Context) (lo, hi []float64) {
+	c := len(p.NoiseStd)
+	counts := make([]float64, c)
+	for i := range ctx.Mask {
+		for ch, ok := range ctx.Mask[i] {
+			if ok && ch < c {
+				counts[ch]++
+			}
+		}
+	}
+	lo, hi = make([]float64, c), make([]float64, c)
+	for ch := range lo {
+		dof := counts[ch]
+		if ch < len(p.usedDOF) {
+			dof -= p.usedDOF[ch]
+		}
+		nu := math.Max(dof, 1)
+		if counts[ch] == 0 {
+			lo[ch], hi[ch] = 0, math.Inf(1)
+			continue
+		}
+		chi := distuv.ChiSquared{K: nu}
+		s := p.NoiseStd[ch]
+		lo[ch] = s * math.Sqrt(nu/chi.Quantile(0.975))
+		hi[ch] = s * math.Sqrt(nu/chi.Quantile(0.025))
+	}
+	return lo, hi
+}
