@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Reproduces the embedded checkpoints: the exact `apic train` commands,
-# seeds and budgets that produced them (see README, "Results"). Wall times
+# seeds and budgets that produced them (see docs/training.md). Wall times
 # recorded in each file's metadata (`apic inspect FILE`).
 #
 # The spring files were trained by the commands below with the current
@@ -32,11 +32,11 @@ apic() { go run . "$@"; }
 
 # spring uses a ReLU f_ψ (cheaper inference); cnp's encoders have one
 # hidden layer (--layers 1): about as accurate as two after refinement,
-# at 0.6 of the batched one-pass inference cost (README, "Results"). The
+# at 0.6 of the batched one-pass inference cost (docs/results.md). The
 # anp budget is cut to batch 16 and 400+800 steps to train within a
 # minute; it still beats the paper's ANP row several-fold (batch 32,
 # 1000+2000 steps and a SiLU f_ψ give a more accurate anp in ~4.5 min,
-# see README).
+# see docs/training.md).
 apic train --system spring --backbone lnp --hidden 64 --latent 8 --dec-hidden 64 --dec-act relu --batch 32 \
   --steps1 1000 --steps2 2000 --lr 1e-3 --lr-final 1e-4 --val-every 1000 --seed 1 \
   --out "$out/spring-lnp.safetensors"
@@ -49,7 +49,7 @@ apic train --system spring --backbone anp --hidden 64 --latent 8 --dec-hidden 64
 # lv penalises the spread of the learned forcing across a batch's
 # realizations (--reg spread, λδ = 100) instead of its size, and trains
 # at batch 8 for as many steps as five minutes allow: lv's δ follows the
-# number of steps (README, "lv's δ and the training budget"). cnp and
+# number of steps (docs/training.md, "lv's δ and the training budget"). cnp and
 # lnp take 1500+24000 steps (272–273 s).
 for b in lnp cnp; do
   apic train --system lv --backbone "$b" --hidden 128 --latent 16 --dec-hidden 128 --batch 8 \
@@ -67,7 +67,7 @@ for b in lnp cnp; do
     --out "$out/advdiff-$b.safetensors"
 done
 # advdiff/anp trains 500+750 steps to fit in five minutes (266 s); it still beats
-# every bar (README). The lnp/cnp command above (1500+2000 steps, 13
+# every bar (docs/results.md). The lnp/cnp command above (1500+2000 steps, 13
 # minutes) gives a more accurate anp.
 apic train --system advdiff --backbone anp --hidden 64 --latent 16 --dec-hidden 64 --batch 16 \
   --steps1 500 --steps2 750 --lr 1e-3 --lr-final 1e-4 --val-every 750 --refine 8 --seed 1 \

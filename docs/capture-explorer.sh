@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints a text capture of the explorer: starts `apic explore ARGS...` in a
-# detached 100×32 tmux session on a private server, waits until the
+# detached 100×28 tmux session on a private server, waits until the
 # refined answer is on screen (at most 60 s), prints the pane, and ends
 # the session. Used by docs/regen.sh for the picture in README.md:
 #
@@ -24,7 +24,7 @@ if [[ -z $bin ]]; then
 fi
 # The explorer's own process gets the pane's size; TERM picks 256 colours,
 # which capture-pane -p drops, leaving the text.
-tmux -L "$socket" new-session -d -s cap -x 100 -y 32 \
+tmux -L "$socket" new-session -d -s cap -x 100 -y 28 \
   "TERM=xterm-256color $(printf '%q ' "$bin" explore "$@")"
 for _ in $(seq 120); do
   sleep 0.5
