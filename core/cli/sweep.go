@@ -24,10 +24,13 @@ func init() {
        apic sweep --collect DIR [--json] [--png]
 
 The cells are the cartesian product of the --vary lists × seeds 1..K.
-Evaluation axes (` + axisNames(evalAxes) + `) re-evaluate
-a model: each cell is one 'apic eval --json' run with --seed K. Training
-axes (` + axisNames(trainAxes) + `; train-noise is train's --noise) train
-one model per cell with 'apic train --seed K' and evaluate it.
+Evaluation axes re-evaluate a model: each cell is one 'apic eval --json'
+run with --seed K. Training axes train one model per cell with
+'apic train --seed K' (the flags of train; train-noise is its --noise)
+and evaluate it. --fix sets an axis for every cell.
+
+  evaluation axes  ` + axisNames(evalAxes) + `
+  training axes    ` + axisNames(trainAxes) + `
 
 Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
 command lines, which reproduce it alone), cell.json, eval.json and, for
@@ -44,6 +47,9 @@ runs the grid, and 'apic sweep --collect DIR' then summarises it.`,
 		Run: runSweep,
 	})
 }
+
+// sweepCellHook, when set (by tests), is called after each finished cell.
+var sweepCellHook func(id string)
 
 // planProgram starts every --plan line; tests point it at their binary.
 var planProgram = "apic"
@@ -165,6 +171,9 @@ func printPlan(args []string, cells []sweepCell, env *Env) error {
 func runCells(ctx context.Context, s sweepSpec, cells []sweepCell, out string, env *Env) error {
 	var todo []sweepCell
 	for _, c := range cells {
+		if err := checkCellCommand(s, c, out); err != nil {
+			return err
+		}
 		if !cellDone(out, c) {
 			todo = append(todo, c)
 		}
@@ -178,11 +187,14 @@ func runCells(ctx context.Context, s sweepSpec, cells []sweepCell, out string, e
 	for i, c := range todo {
 		if _, err := runCell(ctx, s, c, out); err != nil {
 			if errors.Is(err, context.Canceled) {
-				return fmt.Errorf("sweep stopped in cell %s after %d of %d cells; rerun the same command to continue: %w", c.ID, i, len(todo), err)
+				return &interruptedError{what: fmt.Sprintf("running cell %s, after %d of %d cells; rerun the same command to continue", c.ID, i, len(todo)), err: err}
 			}
 			return err
 		}
 		prog.report(i+1, len(todo))
+		if sweepCellHook != nil {
+			sweepCellHook(c.ID)
+		}
 	}
 	return nil
 }
@@ -201,22 +213,21 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 	if cellDone(out, c) {
 		return true, nil
 	}
+	if err := checkCellCommand(s, c, out); err != nil {
+		return false, err
+	}
 	dir := cellDir(out, c)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("cell %s: %w", c.ID, err)
 	}
 	model := filepath.Join(dir, "model.safetensors")
 	train, eval := s.commands(c, model)
-	var cmd strings.Builder
-	if train != nil {
-		cmd.WriteString(shellLine(append([]string{"apic", "train"}, train...)) + "\n")
-	}
-	cmd.WriteString(shellLine(append([]string{"apic", "eval"}, eval...)) + " > " + shellQuote(filepath.Join(dir, "eval.json")) + "\n")
+	cmd := cellCommandText(s, c, out)
 	meta, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return false, err
 	}
-	for name, data := range map[string][]byte{"cmd.txt": []byte(cmd.String()), "cell.json": append(meta, '\n')} {
+	for name, data := range map[string][]byte{"cmd.txt": []byte(cmd), "cell.json": append(meta, '\n')} {
 		if err := writeBytesAtomic(filepath.Join(dir, name), data); err != nil {
 			return false, fmt.Errorf("cell %s: %w", c.ID, err)
 		}
@@ -236,6 +247,35 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 		return false, fmt.Errorf("cell %s: %w", c.ID, err)
 	}
 	return false, nil
+}
+
+// cellCommandText is cmd.txt of cell c: the apic command lines that
+// reproduce it alone.
+func cellCommandText(s sweepSpec, c sweepCell, out string) string {
+	dir := cellDir(out, c)
+	train, eval := s.commands(c, filepath.Join(dir, "model.safetensors"))
+	var cmd strings.Builder
+	if train != nil {
+		cmd.WriteString(shellLine(append([]string{"apic", "train"}, train...)) + "\n")
+	}
+	cmd.WriteString(shellLine(append([]string{"apic", "eval"}, eval...)) + " > " + shellQuote(filepath.Join(dir, "eval.json")) + "\n")
+	return cmd.String()
+}
+
+// checkCellCommand refuses a cell directory that another command made
+// (other --fix settings, --tasks or --backbone into the same --out): its
+// results would be skipped as finished or mixed into this sweep's.
+func checkCellCommand(s sweepSpec, c sweepCell, out string) error {
+	old, err := os.ReadFile(filepath.Join(cellDir(out, c), "cmd.txt"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("cell %s: %w", c.ID, err)
+	}
+	if string(old) != cellCommandText(s, c, out) {
+		return UsageError("%s was made by other settings (its cmd.txt: %s): choose another --out for this sweep", cellDir(out, c), core.QuoteInput(strings.TrimSpace(string(old))))
+	}
+	return nil
 }
 
 // runSubcommand runs another apic command in-process with args, as the
