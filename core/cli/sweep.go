@@ -186,8 +186,14 @@ func runCells(ctx context.Context, s sweepSpec, cells []sweepCell, out string, e
 	defer prog.finish()
 	for i, c := range todo {
 		if _, err := runCell(ctx, s, c, out); err != nil {
-			if errors.Is(err, context.Canceled) {
-				return &interruptedError{what: fmt.Sprintf("running cell %s, after %d of %d cells; rerun the same command to continue", c.ID, i, len(todo)), err: err}
+			if ctx.Err() != nil {
+				// train says what it kept without wrapping the
+				// cancellation; keep its words.
+				what := "cell " + c.ID
+				if !errors.Is(err, context.Canceled) {
+					what = err.Error()
+				}
+				return &interruptedError{what: fmt.Sprintf("running the sweep after %d of %d cells (%s); rerun the same command to continue", i, len(todo), what), err: ctx.Err()}
 			}
 			return err
 		}

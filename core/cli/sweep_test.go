@@ -165,6 +165,20 @@ func TestSweepTrainingAxis(t *testing.T) {
 		"--fix", "hidden=8", "--fix", "latent=4", "--fix", "dec-hidden=8", "--fix", "batch=4", "--fix", "steps1=2",
 		"--fix", "steps2=2", "--fix", "val-every=2", "--fix", "val-tasks=2", "--fix", "recalibrate=2",
 		"--fix", "samples=2", "--tasks", "2", "--out", out}
+	// Stopped after the first cell, the second's training is
+	// interrupted and leaves no eval.json; the rerun finishes it.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sweepCellHook = func(string) { cancel() }
+	defer func() { sweepCellHook = nil }()
+	var stdout, stderr bytes.Buffer
+	if code := Run(ctx, args, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "rerun") {
+		t.Fatalf("interrupted training sweep: exit %d, stderr %s", code, stderr.String())
+	}
+	if done, _ := filepath.Glob(filepath.Join(out, "cells", "*", "eval.json")); len(done) != 1 {
+		t.Fatalf("%d cells finished before the rerun, want 1", len(done))
+	}
+	sweepCellHook = nil
 	runSweepOK(t, args...)
 	for _, lt := range []float64{0, 0.5} {
 		cell := filepath.Join(out, "cells", "lambda-theta="+map[float64]string{0: "0", 0.5: "0.5"}[lt]+"_seed=1")
