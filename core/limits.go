@@ -70,6 +70,12 @@ var (
 	// LimitBCPIStarts bounds BCPI's L-BFGS starts per realization: the
 	// authors use 10, and each start costs seconds to minutes.
 	LimitBCPIStarts = Limit{"bcpi-starts", 1, 1000, "each start is a full L-BFGS search"}
+	// LimitSweepCells bounds the cells × seeds of one apic sweep: each
+	// is at least one evaluation (a training run for training axes), so
+	// a thousand already take hours; a typo in a --vary list stops here.
+	LimitSweepCells = Limit{"sweep cells × seeds", 1, 1000, "each cell is a full evaluation or training run"}
+	// LimitSweepSeeds bounds apic sweep's --seeds (replicates per cell).
+	LimitSweepSeeds = Limit{"seeds", 1, 100, "replicates beyond a few dozen do not narrow the interval usefully"}
 	// LimitFieldBytes bounds one CSV field.
 	LimitFieldBytes = Limit{"field length", 0, 256, "a number or a column name is never longer"}
 	// LimitLineBytes bounds one CSV line (a record: a quoted field's

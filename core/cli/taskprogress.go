@@ -11,6 +11,7 @@ import (
 type taskProgress struct {
 	env   *Env
 	name  string
+	unit  string // what is counted: "realizations" unless set
 	start time.Time
 	mu    sync.Mutex
 	last  time.Time
@@ -19,7 +20,7 @@ type taskProgress struct {
 
 func newTaskProgress(env *Env, name string) *taskProgress {
 	now := time.Now()
-	return &taskProgress{env: env, name: name, start: now, last: now}
+	return &taskProgress{env: env, name: name, unit: "realizations", start: now, last: now}
 }
 
 func (p *taskProgress) report(done, total int) {
@@ -28,7 +29,7 @@ func (p *taskProgress) report(done, total int) {
 	now := time.Now()
 	el := now.Sub(p.start)
 	eta := time.Duration(float64(el) / float64(done) * float64(total-done))
-	line := fmt.Sprintf("%s %d/%d realizations, elapsed %s, ETA %s", p.name, done, total, el.Round(100*time.Millisecond), eta.Round(time.Second))
+	line := fmt.Sprintf("%s %d/%d %s, elapsed %s, ETA %s", p.name, done, total, p.unit, el.Round(100*time.Millisecond), eta.Round(time.Second))
 	if p.env.StderrTerminal {
 		fmt.Fprintf(p.env.Stderr, "\r\x1b[K%s", line)
 		p.drawn = true

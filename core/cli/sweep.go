@@ -1,0 +1,305 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"apic/core"
+	"apic/nets"
+)
+
+func init() {
+	register(Command{
+		Name:    "sweep",
+		Summary: "ablation grid: evaluate or train one model per cell and seed, with mean and 95% interval",
+		Usage: `apic sweep --system SYS [--backbone B] --vary AXIS=v1,v2,... [--vary ...] [--fix AXIS=V ...] [--seeds K] [--tasks N] --out DIR [--json] [--png]
+       apic sweep ... --plan            (one shell command per cell, for parallel or a Slurm array)
+       apic sweep --collect DIR [--json] [--png]
+
+The cells are the cartesian product of the --vary lists × seeds 1..K.
+Evaluation axes re-evaluate a model: each cell is one 'apic eval --json'
+run with --seed K. Training axes train one model per cell with
+'apic train --seed K' (the flags of train; train-noise is its --noise)
+and evaluate it. --fix sets an axis for every cell.
+
+  evaluation axes  ` + axisNames(evalAxes) + `
+  training axes    ` + axisNames(trainAxes) + `
+
+Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
+command lines, which reproduce it alone), cell.json, eval.json and, for
+training cells, model.safetensors. A cell with eval.json is done and
+skipped on a rerun, so an interrupted sweep (Ctrl-C) continues where it
+stopped. At the end DIR/results.csv (one row per cell × seed) and
+DIR/summary.json (per cell: mean and t-based 95% interval over seeds) are
+written from every finished cell in DIR, curves of the MAEs against the
+first axis are drawn, and with --png DIR/sweep.png.
+
+--plan prints 'apic sweep ... --only ID' per cell instead of running
+them; the lines share no state, so 'apic sweep ... --plan | parallel -j N'
+runs the grid, and 'apic sweep --collect DIR' then summarises it.`,
+		Run: runSweep,
+	})
+}
+
+// sweepCellHook, when set (by tests), is called after each finished cell.
+var sweepCellHook func(id string)
+
+// planProgram starts every --plan line; tests point it at their binary.
+var planProgram = "apic"
+
+// sweepFlags are what runSweep parses.
+type sweepFlags struct {
+	spec               sweepSpec
+	vary, fix          axisList
+	out, only, collect string
+	plan, jsonOut      bool
+	png                bool
+}
+
+func runSweep(ctx context.Context, args []string, env *Env) error {
+	f := sweepFlags{fix: axisList{single: true}}
+	fs := env.FlagSet()
+	fs.StringVar(&f.spec.system, "system", "", "system (required unless --collect or a checkpoint axis)")
+	fs.StringVar(&f.spec.backbone, "backbone", "", "backbone: cnp, lnp or anp (default: eval's and train's, lnp)")
+	fs.Var(&f.vary, "vary", "AXIS=v1,v2,...: an axis of the grid and its values (repeatable)")
+	fs.Var(&f.fix, "fix", "AXIS=VALUE: a setting of every cell, not a column of the results (repeatable)")
+	fs.IntVar(&f.spec.seeds, "seeds", 1, fmt.Sprintf("replicates per cell, seeds 1..K, at most %d", core.LimitSweepSeeds.Max))
+	fs.IntVar(&f.spec.tasks, "tasks", 200, fmt.Sprintf("test realizations of each evaluation, at most %d", core.LimitTasks.Max))
+	fs.StringVar(&f.out, "out", "", "directory of the sweep's files (required)")
+	fs.BoolVar(&f.plan, "plan", false, "print one self-contained shell command per cell instead of running them")
+	fs.StringVar(&f.only, "only", "", "run only the cell with this ID (as --plan writes), without the summary")
+	fs.StringVar(&f.collect, "collect", "", "summarise the finished cells of this sweep directory")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of curves")
+	fs.BoolVar(&f.png, "png", false, "also draw the metrics against the first axis to DIR/sweep.png")
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	if f.collect != "" {
+		if f.out != "" || len(f.vary.entries) > 0 || f.plan || f.only != "" {
+			return UsageError("--collect DIR takes only --json and --png")
+		}
+		return finishSweep(f.collect, f.jsonOut, f.png, env)
+	}
+	cells, err := f.check()
+	if err != nil {
+		return err
+	}
+	if f.plan {
+		return printPlan(args, cells, env)
+	}
+	if f.only != "" {
+		for _, c := range cells {
+			if c.ID == f.only {
+				_, err := runCell(ctx, f.spec, c, f.out)
+				return err
+			}
+		}
+		return UsageError("--only %s is no cell of this sweep (--plan lists them)", core.QuoteInput(f.only))
+	}
+	if err := runCells(ctx, f.spec, cells, f.out, env); err != nil {
+		return err
+	}
+	return finishSweep(f.out, f.jsonOut, f.png, env)
+}
+
+// check validates the flags and returns the cells.
+func (f *sweepFlags) check() ([]sweepCell, error) {
+	s := &f.spec
+	s.vary, s.fix = f.vary.entries, f.fix.entries
+	if f.out == "" {
+		return nil, UsageError("--out DIR is required")
+	}
+	if len(s.vary) == 0 {
+		return nil, UsageError("give at least one --vary AXIS=v1,v2,...")
+	}
+	if err := core.LimitSweepSeeds.Check(s.seeds); err != nil {
+		return nil, UsageError("--%v", err)
+	}
+	if err := core.LimitTasks.Check(s.tasks); err != nil {
+		return nil, UsageError("--%v", err)
+	}
+	hasCheckpoint := false
+	for _, v := range s.vary {
+		for _, w := range s.fix {
+			if w.axis.name == v.axis.name {
+				return nil, UsageError("%s is both varied and fixed", v.axis.name)
+			}
+		}
+	}
+	for _, v := range append(append([]axisValues{}, s.vary...), s.fix...) {
+		s.training = s.training || v.axis.train
+		hasCheckpoint = hasCheckpoint || v.axis.name == "checkpoint"
+		if v.axis.name == "backbone" && s.backbone != "" {
+			return nil, UsageError("--backbone and the backbone axis: give one")
+		}
+	}
+	if s.training && hasCheckpoint {
+		return nil, UsageError("a sweep that trains evaluates its own models: drop the checkpoint axis")
+	}
+	if s.system == "" && !hasCheckpoint {
+		return nil, UsageError("--system is required")
+	}
+	return s.cells()
+}
+
+// printPlan writes one 'apic sweep ... --only ID' line per cell: the
+// command as given, without --plan.
+func printPlan(args []string, cells []sweepCell, env *Env) error {
+	var kept []string
+	for _, a := range args {
+		if a != "--plan" && a != "-plan" && a != "--plan=true" && a != "-plan=true" {
+			kept = append(kept, a)
+		}
+	}
+	base := shellLine(append([]string{planProgram, "sweep"}, kept...))
+	for _, c := range cells {
+		if _, err := fmt.Fprintf(env.Stdout, "%s --only %s\n", base, shellQuote(c.ID)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runCells runs every unfinished cell, with a progress line on stderr.
+func runCells(ctx context.Context, s sweepSpec, cells []sweepCell, out string, env *Env) error {
+	var todo []sweepCell
+	for _, c := range cells {
+		if err := checkCellCommand(s, c, out); err != nil {
+			return err
+		}
+		if !cellDone(out, c) {
+			todo = append(todo, c)
+		}
+	}
+	if skipped := len(cells) - len(todo); skipped > 0 {
+		env.Notef("sweep: %d of %d cells already finished in %s", skipped, len(cells), out)
+	}
+	prog := newTaskProgress(env, "sweep")
+	prog.unit = "cells"
+	defer prog.finish()
+	for i, c := range todo {
+		if _, err := runCell(ctx, s, c, out); err != nil {
+			if ctx.Err() != nil {
+				// train says what it kept without wrapping the
+				// cancellation; keep its words.
+				what := "cell " + c.ID
+				if !errors.Is(err, context.Canceled) {
+					what = err.Error()
+				}
+				return &interruptedError{what: fmt.Sprintf("running the sweep after %d of %d cells (%s); rerun the same command to continue", i, len(todo), what), err: ctx.Err()}
+			}
+			return err
+		}
+		prog.report(i+1, len(todo))
+		if sweepCellHook != nil {
+			sweepCellHook(c.ID)
+		}
+	}
+	return nil
+}
+
+func cellDir(out string, c sweepCell) string { return filepath.Join(out, "cells", c.ID) }
+
+func cellDone(out string, c sweepCell) bool {
+	_, err := os.Stat(filepath.Join(cellDir(out, c), "eval.json"))
+	return err == nil
+}
+
+// runCell trains (training sweeps, unless the model is already there)
+// and evaluates one cell, writing its files; eval.json last, so that its
+// presence means the cell is finished. done reports a skipped cell.
+func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped bool, err error) {
+	if cellDone(out, c) {
+		return true, nil
+	}
+	if err := checkCellCommand(s, c, out); err != nil {
+		return false, err
+	}
+	dir := cellDir(out, c)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("cell %s: %w", c.ID, err)
+	}
+	model := filepath.Join(dir, "model.safetensors")
+	train, eval := s.commands(c, model)
+	cmd := cellCommandText(s, c, out)
+	meta, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return false, err
+	}
+	for name, data := range map[string][]byte{"cmd.txt": []byte(cmd), "cell.json": append(meta, '\n')} {
+		if err := writeBytesAtomic(filepath.Join(dir, name), data); err != nil {
+			return false, fmt.Errorf("cell %s: %w", c.ID, err)
+		}
+	}
+	if train != nil {
+		if _, err := os.Stat(model); err != nil {
+			if _, err := runSubcommand(ctx, "train", train); err != nil {
+				return false, fmt.Errorf("cell %s: apic train: %w", c.ID, err)
+			}
+		}
+	}
+	result, err := runSubcommand(ctx, "eval", eval)
+	if err != nil {
+		return false, fmt.Errorf("cell %s: apic eval: %w", c.ID, err)
+	}
+	if err := writeBytesAtomic(filepath.Join(dir, "eval.json"), result); err != nil {
+		return false, fmt.Errorf("cell %s: %w", c.ID, err)
+	}
+	return false, nil
+}
+
+// cellCommandText is cmd.txt of cell c: the apic command lines that
+// reproduce it alone.
+func cellCommandText(s sweepSpec, c sweepCell, out string) string {
+	dir := cellDir(out, c)
+	train, eval := s.commands(c, filepath.Join(dir, "model.safetensors"))
+	var cmd strings.Builder
+	if train != nil {
+		cmd.WriteString(shellLine(append([]string{"apic", "train"}, train...)) + "\n")
+	}
+	cmd.WriteString(shellLine(append([]string{"apic", "eval"}, eval...)) + " > " + shellQuote(filepath.Join(dir, "eval.json")) + "\n")
+	return cmd.String()
+}
+
+// checkCellCommand refuses a cell directory that another command made
+// (other --fix settings, --tasks or --backbone into the same --out): its
+// results would be skipped as finished or mixed into this sweep's.
+func checkCellCommand(s sweepSpec, c sweepCell, out string) error {
+	old, err := os.ReadFile(filepath.Join(cellDir(out, c), "cmd.txt"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("cell %s: %w", c.ID, err)
+	}
+	if string(old) != cellCommandText(s, c, out) {
+		return UsageError("%s was made by other settings (its cmd.txt: %s): choose another --out for this sweep", cellDir(out, c), core.QuoteInput(strings.TrimSpace(string(old))))
+	}
+	return nil
+}
+
+// runSubcommand runs another apic command in-process with args, as the
+// command line would, and returns its stdout. Its notes are dropped:
+// the sweep's progress line is what the terminal shows.
+func runSubcommand(ctx context.Context, name string, args []string) ([]byte, error) {
+	c := commands[name]
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Stderr: io.Discard, cmd: c}
+	if err := c.Run(ctx, args, env); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+func writeBytesAtomic(path string, data []byte) error {
+	return nets.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}

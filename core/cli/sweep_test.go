@@ -1,0 +1,243 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"apic/core"
+)
+
+// sweepMainEnv makes the test binary act as apic (TestMain), so that
+// --plan lines can run in a shell.
+const sweepMainEnv = "APIC_SWEEP_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(sweepMainEnv) == "1" {
+		os.Exit(Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// tinySweepArgs is a 2 × 2 evaluation grid with 2 seeds of tiny evals.
+func tinySweepArgs(out string) []string {
+	return []string{"sweep", "--system", "spring", "--vary", "context=10,30", "--vary", "noise=0,0.05",
+		"--seeds", "2", "--tasks", "2", "--fix", "samples=2", "--out", out}
+}
+
+func runSweepOK(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d\nstdout %s\nstderr %s", args, code, stdout, stderr)
+	}
+	return stdout
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestSweepEvalGridWritesResults(t *testing.T) {
+	out := t.TempDir()
+	stdout := runSweepOK(t, tinySweepArgs(out)...)
+	lines := strings.Split(strings.TrimSpace(readText(t, filepath.Join(out, "results.csv"))), "\n")
+	if len(lines) != 9 {
+		t.Fatalf("results.csv has %d lines, want a header and 8 rows:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	if want := "context,noise,seed,recon_mae,delta_mae,theta_mae,recon_ece,delta_ece,recon_ll,theta_cover95"; lines[0] != want {
+		t.Errorf("header %q, want %q", lines[0], want)
+	}
+	var keys []string
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		keys = append(keys, strings.Join(f[:3], ","))
+	}
+	want := "10,0,1 10,0,2 10,0.05,1 10,0.05,2 30,0,1 30,0,2 30,0.05,1 30,0.05,2"
+	if got := strings.Join(keys, " "); got != want {
+		t.Errorf("rows %s, want %s", got, want)
+	}
+	sum := readText(t, filepath.Join(out, "summary.json"))
+	if strings.Count(sum, `"seeds": 2`) != 4 || !strings.Contains(sum, "ci95_lo") {
+		t.Errorf("summary.json lacks 4 cells of 2 seeds with intervals:\n%s", sum)
+	}
+	if !strings.Contains(stdout, "recon MAE against context") {
+		t.Errorf("no curves on stdout:\n%s", stdout)
+	}
+}
+
+func TestSweepCellEqualsEvalAlone(t *testing.T) {
+	out := t.TempDir()
+	runSweepOK(t, tinySweepArgs(out)...)
+	cell := filepath.Join(out, "cells", "context=10_noise=0.05_seed=2")
+	cmd := readText(t, filepath.Join(cell, "cmd.txt"))
+	args := []string{"eval", "--system", "spring", "--samples=2", "--context=10", "--noise=0.05", "--seed", "2", "--tasks", "2", "--json"}
+	if !strings.HasPrefix(cmd, "apic "+strings.Join(args, " ")+" > ") {
+		t.Errorf("cmd.txt %q, want the eval line %v", cmd, args)
+	}
+	alone := runSweepOK(t, args...)
+	if got := readText(t, filepath.Join(cell, "eval.json")); got != alone {
+		t.Errorf("cell's eval.json differs from apic eval alone:\n%s\nalone:\n%s", got, alone)
+	}
+}
+
+func TestSweepResumesAfterInterrupt(t *testing.T) {
+	whole := t.TempDir()
+	runSweepOK(t, tinySweepArgs(whole)...)
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	finished := 0
+	sweepCellHook = func(string) { finished++; cancel() }
+	defer func() { sweepCellHook = nil }()
+	var stdout, stderr bytes.Buffer
+	if code := Run(ctx, tinySweepArgs(out), &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "rerun") {
+		t.Fatalf("interrupted sweep: exit %d, stderr %s", code, stderr.String())
+	}
+	done, _ := filepath.Glob(filepath.Join(out, "cells", "*", "eval.json"))
+	if finished != 1 || len(done) != 1 {
+		t.Fatalf("%d cells finished, %d eval.json files; want 1 each", finished, len(done))
+	}
+	sweepCellHook = nil
+	runSweepOK(t, tinySweepArgs(out)...)
+	if got, want := readText(t, filepath.Join(out, "results.csv")), readText(t, filepath.Join(whole, "results.csv")); got != want {
+		t.Errorf("resumed results.csv\n%s\nwant\n%s", got, want)
+	}
+}
+
+// runPlan runs the --plan lines of args with runner (a shell command
+// reading the lines on stdin), then --collect.
+func runPlan(t *testing.T, out string, runner string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	planProgram = exe
+	defer func() { planProgram = "apic" }()
+	plan := runSweepOK(t, append(tinySweepArgs(out), "--plan")...)
+	if n := strings.Count(plan, "\n"); n != 8 {
+		t.Fatalf("plan has %d lines, want 8:\n%s", n, plan)
+	}
+	sh := exec.Command("bash", "-c", runner)
+	sh.Stdin = strings.NewReader(plan)
+	sh.Env = append(os.Environ(), sweepMainEnv+"=1")
+	if msg, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", runner, err, msg)
+	}
+	runSweepOK(t, "sweep", "--collect", out)
+	return readText(t, filepath.Join(out, "results.csv"))
+}
+
+func TestSweepPlanThroughShellEqualsSweep(t *testing.T) {
+	whole := t.TempDir()
+	runSweepOK(t, tinySweepArgs(whole)...)
+	got := runPlan(t, t.TempDir(), "while IFS= read -r line; do bash -c \"$line\" || exit 1; done")
+	if want := readText(t, filepath.Join(whole, "results.csv")); got != want {
+		t.Errorf("--plan then --collect gave\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSweepPlanWithGNUParallel(t *testing.T) {
+	if _, err := exec.LookPath("parallel"); err != nil {
+		t.Skip("GNU parallel is not installed")
+	}
+	whole := t.TempDir()
+	runSweepOK(t, tinySweepArgs(whole)...)
+	got := runPlan(t, t.TempDir(), "parallel --will-cite --halt now,fail=1 -j 2")
+	if want := readText(t, filepath.Join(whole, "results.csv")); got != want {
+		t.Errorf("--plan | parallel then --collect gave\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestSweepTrainingAxis(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"sweep", "--system", "spring", "--backbone", "cnp", "--vary", "lambda-theta=0,0.5",
+		"--fix", "hidden=8", "--fix", "latent=4", "--fix", "dec-hidden=8", "--fix", "batch=4", "--fix", "steps1=2",
+		"--fix", "steps2=2", "--fix", "val-every=2", "--fix", "val-tasks=2", "--fix", "recalibrate=2",
+		"--fix", "samples=2", "--tasks", "2", "--out", out}
+	// Stopped after the first cell, the second's training is
+	// interrupted and leaves no eval.json; the rerun finishes it.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sweepCellHook = func(string) { cancel() }
+	defer func() { sweepCellHook = nil }()
+	var stdout, stderr bytes.Buffer
+	if code := Run(ctx, args, &stdout, &stderr); code != 1 || !strings.Contains(stderr.String(), "rerun") {
+		t.Fatalf("interrupted training sweep: exit %d, stderr %s", code, stderr.String())
+	}
+	if done, _ := filepath.Glob(filepath.Join(out, "cells", "*", "eval.json")); len(done) != 1 {
+		t.Fatalf("%d cells finished before the rerun, want 1", len(done))
+	}
+	sweepCellHook = nil
+	runSweepOK(t, args...)
+	for _, lt := range []float64{0, 0.5} {
+		cell := filepath.Join(out, "cells", "lambda-theta="+map[float64]string{0: "0", 0.5: "0.5"}[lt]+"_seed=1")
+		m, _, err := core.LoadCheckpoint(filepath.Join(cell, "model.safetensors"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr := m.Config.Train; tr.LambdaTheta != lt || tr.Seed != 1 || tr.Steps2 != 2 {
+			t.Errorf("cell λθ %v: trained with %+v", lt, tr)
+		}
+		if cmd := readText(t, filepath.Join(cell, "cmd.txt")); !strings.HasPrefix(cmd, "apic train --system spring --backbone cnp ") || strings.Count(cmd, "\n") != 2 {
+			t.Errorf("cmd.txt %q, want the train and eval lines", cmd)
+		}
+	}
+	if lines := strings.Count(readText(t, filepath.Join(out, "results.csv")), "\n"); lines != 3 {
+		t.Errorf("results.csv has %d lines, want 3", lines)
+	}
+}
+
+func TestSweepUsageErrors(t *testing.T) {
+	out := t.TempDir()
+	base := []string{"sweep", "--system", "spring", "--out", out}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vary", "colour=1,2"}, "unknown axis"},
+		{[]string{"--vary", "context="}, "empty value"},
+		{[]string{"--vary", "context=10,,20"}, "empty value"},
+		{[]string{"--vary", "context=ten"}, "not an int"},
+		{[]string{"--vary", "noise=0,0"}, "given twice"},
+		{[]string{"--vary", "context=10", "--vary", "context=20"}, "given twice"},
+		{[]string{"--vary", "context=10", "--fix", "context=20"}, "both varied and fixed"},
+		{[]string{}, "at least one --vary"},
+		{[]string{"--vary", "context=10,20", "--seeds", "0"}, "seeds must be between 1 and 100"},
+		{[]string{"--vary", "context=1,2,3,4,5,6,7,8,9,10,11", "--seeds", "100"}, "sweep cells × seeds must be between 1 and 1000"},
+		{[]string{"--vary", "context=10", "--only", "nope"}, "no cell of this sweep"},
+		{[]string{"--vary", "checkpoint=a.safetensors", "--vary", "lambda-theta=0"}, "drop the checkpoint axis"},
+	} {
+		code, _, stderr := runCLI(t, append(append([]string{}, base...), c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	if code, _, stderr := runCLI(t, "sweep", "--vary", "context=10", "--system", "spring"); code != 2 || !strings.Contains(stderr, "--out") {
+		t.Errorf("no --out: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "sweep", "--collect", filepath.Join(out, "none")); code != 2 || !strings.Contains(stderr, "no cells directory") {
+		t.Errorf("--collect of no sweep: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestSweepRefusesCellsOfOtherSettings(t *testing.T) {
+	out := t.TempDir()
+	runSweepOK(t, tinySweepArgs(out)...)
+	args := tinySweepArgs(out)
+	args[len(args)-3] = "samples=3" // --fix samples=2 → 3
+	code, _, stderr := runCLI(t, args...)
+	if code != 2 || !strings.Contains(stderr, "made by other settings") {
+		t.Errorf("rerun with other --fix: exit %d, stderr %q", code, stderr)
+	}
+}

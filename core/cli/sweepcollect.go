@@ -1,0 +1,354 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"apic/core"
+)
+
+// sweepMetrics are the headline metrics of results.csv and summary.json.
+var sweepMetrics = []string{core.KeyReconMAE, core.KeyDeltaMAE, core.KeyThetaMAE, core.KeyReconECE, core.KeyDeltaECE, core.KeyReconLL, core.KeyThetaCover}
+
+// sweepRow is one finished cell × seed.
+type sweepRow struct {
+	cell    sweepCell
+	metrics map[string]float64
+}
+
+// sweepGroup is one cell over its seeds.
+type sweepGroup struct {
+	Values  map[string]string        `json:"values"`
+	Seeds   int                      `json:"seeds"`
+	Metrics map[string]sweepInterval `json:"metrics"`
+	order   []string                 // the axis values in axis order
+}
+
+// sweepInterval is a metric's mean over seeds and its t-based 95%
+// interval; the interval is absent with one finite seed, the mean with
+// none (a metric undefined for the cell).
+type sweepInterval struct {
+	Mean *float64 `json:"mean,omitempty"`
+	Lo   *float64 `json:"ci95_lo,omitempty"`
+	Hi   *float64 `json:"ci95_hi,omitempty"`
+	N    int      `json:"n"`
+}
+
+type sweepSummary struct {
+	Axes  []string     `json:"axes"`
+	Cells []sweepGroup `json:"cells"`
+}
+
+// readSweep reads every finished cell under dir/cells, ordered by axis
+// values (numerically where they are numbers) and seed.
+func readSweep(dir string) (axes []string, rows []sweepRow, err error) {
+	entries, err := os.ReadDir(filepath.Join(dir, "cells"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, UsageError("%s has no cells directory: not a sweep's --out, or no cell has started", filepath.Join(dir, "cells"))
+		}
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		row, ok, err := readCell(filepath.Join(dir, "cells", e.Name()))
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			continue
+		}
+		names := make([]string, len(row.cell.Axes))
+		for i, a := range row.cell.Axes {
+			names[i] = a.Name
+		}
+		if axes == nil {
+			axes = names
+		} else if strings.Join(axes, ",") != strings.Join(names, ",") {
+			return nil, nil, fmt.Errorf("%s: cell %s varies %s, others %s: one sweep per directory", dir, e.Name(), strings.Join(names, ","), strings.Join(axes, ","))
+		}
+		rows = append(rows, row)
+	}
+	sortRows(axes, rows)
+	return axes, rows, nil
+}
+
+// readCell reads one cell directory; ok is false for an unfinished cell.
+func readCell(dir string) (row sweepRow, ok bool, err error) {
+	result, err := os.ReadFile(filepath.Join(dir, "eval.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return row, false, nil
+	} else if err != nil {
+		return row, false, err
+	}
+	meta, err := os.ReadFile(filepath.Join(dir, "cell.json"))
+	if err != nil {
+		return row, false, fmt.Errorf("finished cell without its description: %w", err)
+	}
+	if err := json.Unmarshal(meta, &row.cell); err != nil {
+		return row, false, fmt.Errorf("%s: %w", filepath.Join(dir, "cell.json"), err)
+	}
+	var rep core.Report
+	if err := json.Unmarshal(result, &rep); err != nil {
+		return row, false, fmt.Errorf("%s: %w", filepath.Join(dir, "eval.json"), err)
+	}
+	row.metrics = map[string]float64{}
+	for _, k := range sweepMetrics {
+		v, have := rep.Metrics[k]
+		row.metrics[k] = math.NaN()
+		if have {
+			row.metrics[k] = v.Mean
+		}
+	}
+	return row, true, nil
+}
+
+func sortRows(axes []string, rows []sweepRow) {
+	numeric := make([]bool, len(axes))
+	for i := range axes {
+		numeric[i] = true
+		for _, r := range rows {
+			if _, err := strconv.ParseFloat(r.cell.Axes[i].Value, 64); err != nil {
+				numeric[i] = false
+			}
+		}
+	}
+	sort.SliceStable(rows, func(a, b int) bool {
+		for i := range axes {
+			x, y := rows[a].cell.Axes[i].Value, rows[b].cell.Axes[i].Value
+			if x != y {
+				return lessValue(x, y, numeric[i])
+			}
+		}
+		return rows[a].cell.Seed < rows[b].cell.Seed
+	})
+}
+
+// writeResultsCSV writes one row per cell × seed.
+func writeResultsCSV(path string, axes []string, rows []sweepRow) error {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	head := append(append(append([]string{}, axes...), "seed"), sweepMetrics...)
+	if err := w.Write(head); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		rec := make([]string, 0, len(head))
+		for _, a := range r.cell.Axes {
+			rec = append(rec, a.Value)
+		}
+		rec = append(rec, strconv.Itoa(r.cell.Seed))
+		for _, k := range sweepMetrics {
+			rec = append(rec, strconv.FormatFloat(r.metrics[k], 'g', -1, 64))
+		}
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return writeBytesAtomic(path, buf.Bytes())
+}
+
+// summarize groups the rows by cell (axis values), in row order.
+func summarize(axes []string, rows []sweepRow) sweepSummary {
+	sum := sweepSummary{Axes: axes, Cells: []sweepGroup{}}
+	index := map[string]int{}
+	values := map[int]map[string][]float64{}
+	for _, r := range rows {
+		order := make([]string, len(r.cell.Axes))
+		for i, a := range r.cell.Axes {
+			order[i] = a.Value
+		}
+		key := strings.Join(order, "\x00")
+		g, ok := index[key]
+		if !ok {
+			g = len(sum.Cells)
+			index[key] = g
+			vals := map[string]string{}
+			for _, a := range r.cell.Axes {
+				vals[a.Name] = a.Value
+			}
+			sum.Cells = append(sum.Cells, sweepGroup{Values: vals, order: order, Metrics: map[string]sweepInterval{}})
+			values[g] = map[string][]float64{}
+		}
+		sum.Cells[g].Seeds++
+		for _, k := range sweepMetrics {
+			if v := r.metrics[k]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+				values[g][k] = append(values[g][k], v)
+			}
+		}
+	}
+	for g := range sum.Cells {
+		for _, k := range sweepMetrics {
+			sum.Cells[g].Metrics[k] = tInterval(values[g][k])
+		}
+	}
+	return sum
+}
+
+// tInterval is the mean of xs and its 95% interval mean ± t·s/√n with
+// Student's t at n−1 degrees of freedom.
+func tInterval(xs []float64) sweepInterval {
+	n := len(xs)
+	iv := sweepInterval{N: n}
+	if n == 0 {
+		return iv
+	}
+	mean := 0.0
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(n)
+	iv.Mean = &mean
+	if n < 2 {
+		return iv
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975) * math.Sqrt(ss/float64(n-1)/float64(n))
+	lo, hi := mean-half, mean+half
+	iv.Lo, iv.Hi = &lo, &hi
+	return iv
+}
+
+// finishSweep writes results.csv and summary.json from the finished
+// cells of dir, then prints the curves (or the summary as JSON) and
+// draws the figure with png.
+func finishSweep(dir string, jsonOut, png bool, env *Env) error {
+	axes, rows, err := readSweep(dir)
+	if err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("%s: no finished cell yet", dir)
+	}
+	if err := writeResultsCSV(filepath.Join(dir, "results.csv"), axes, rows); err != nil {
+		return fmt.Errorf("results.csv: %w", err)
+	}
+	sum := summarize(axes, rows)
+	data, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if err := writeBytesAtomic(filepath.Join(dir, "summary.json"), data); err != nil {
+		return fmt.Errorf("summary.json: %w", err)
+	}
+	if png {
+		if err := writeSweepFigure(filepath.Join(dir, "sweep.png"), sum); err != nil {
+			return err
+		}
+	}
+	if jsonOut {
+		_, err := env.Stdout.Write(data)
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%d finished cell × seed runs in %s: %s, %s\n\n", len(rows), dir, filepath.Join(dir, "results.csv"), filepath.Join(dir, "summary.json"))
+	writeSweepTable(env.Stdout, sum)
+	writeSweepCurves(env.Stdout, sum, env.Color)
+	return nil
+}
+
+// writeSweepTable prints each cell's MAEs as mean ± half-interval.
+func writeSweepTable(w io.Writer, sum sweepSummary) {
+	fmt.Fprintf(w, "%-32s %5s  %-22s %-22s %-22s\n", strings.Join(sum.Axes, " "), "seeds", "recon MAE", "δ MAE", "θ MAE")
+	for _, g := range sum.Cells {
+		fmt.Fprintf(w, "%-32s %5d", strings.Join(g.order, " "), g.Seeds)
+		for _, k := range sweepMetrics[:3] {
+			fmt.Fprintf(w, "  %-22s", g.Metrics[k].text())
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+func (iv sweepInterval) text() string {
+	switch {
+	case iv.Mean == nil:
+		return "—"
+	case iv.Lo == nil:
+		return fmt.Sprintf("%.4g", *iv.Mean)
+	}
+	return fmt.Sprintf("%.4g ± %.2g", *iv.Mean, *iv.Hi-*iv.Mean)
+}
+
+// sweepSeries is one curve of a metric against the first axis: the cells
+// sharing the other axes' values.
+type sweepSeries struct {
+	name  string
+	cells []*sweepGroup // one per first-axis value, nil where missing
+}
+
+// sweepCurves splits the cells into the first axis's values (x) and
+// series by the other axes' values.
+func sweepCurves(sum sweepSummary) (xs []string, series []sweepSeries) {
+	xIndex := map[string]int{}
+	for _, g := range sum.Cells {
+		if _, ok := xIndex[g.order[0]]; !ok {
+			xIndex[g.order[0]] = len(xs)
+			xs = append(xs, g.order[0])
+		}
+	}
+	sIndex := map[string]int{}
+	for i := range sum.Cells {
+		g := &sum.Cells[i]
+		var parts []string
+		for j, v := range g.order[1:] {
+			parts = append(parts, sum.Axes[j+1]+"="+v)
+		}
+		name := strings.Join(parts, " ")
+		s, ok := sIndex[name]
+		if !ok {
+			s = len(series)
+			sIndex[name] = s
+			series = append(series, sweepSeries{name: name, cells: make([]*sweepGroup, len(xs))})
+		}
+		series[s].cells[xIndex[g.order[0]]] = g
+	}
+	return xs, series
+}
+
+// writeSweepCurves draws the MAEs against the first axis, one line per
+// value of the other axes.
+func writeSweepCurves(w io.Writer, sum sweepSummary, color bool) {
+	xs, series := sweepCurves(sum)
+	if len(xs) < 2 {
+		return
+	}
+	labels := map[string]string{core.KeyReconMAE: "recon MAE", core.KeyDeltaMAE: "δ MAE", core.KeyThetaMAE: "θ MAE"}
+	for _, k := range sweepMetrics[:3] {
+		var ss []Series
+		for _, s := range series {
+			v := make([]float64, len(xs))
+			for i, g := range s.cells {
+				v[i] = math.NaN()
+				if g != nil && g.Metrics[k].Mean != nil {
+					v[i] = *g.Metrics[k].Mean
+				}
+			}
+			name := s.name
+			if name == "" {
+				name = "mean over seeds"
+			}
+			ss = append(ss, Series{Name: name, Values: v})
+		}
+		p := LinePlot{Title: fmt.Sprintf("%s against %s = %s", labels[k], sum.Axes[0], strings.Join(xs, ", ")), Height: 8, Width: max(16, min(64, 8*len(xs))), Color: color}
+		fmt.Fprintln(w, p.Render(ss...))
+	}
+}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"apic/core"
+	"apic/nets"
+)
+
+// sweepFigureMetrics are the panels of sweep.png, two rows of three.
+var sweepFigureMetrics = [][]string{
+	{core.KeyReconMAE, core.KeyDeltaMAE, core.KeyThetaMAE},
+	{core.KeyReconECE, core.KeyDeltaECE, core.KeyThetaCover},
+}
+
+// writeSweepFigure draws each metric against the first axis, one line
+// per value of the other axes, with error bars of the seeds' 95%
+// interval, and writes it atomically as PNG.
+func writeSweepFigure(path string, sum sweepSummary) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("--png: drawing failed: %v", r)
+		}
+	}()
+	xs, series := sweepCurves(sum)
+	// Numeric axis values are placed at their value, others evenly with
+	// their names as ticks.
+	pos := make([]float64, len(xs))
+	numeric := true
+	for i, x := range xs {
+		v, perr := strconv.ParseFloat(x, 64)
+		pos[i], numeric = v, numeric && perr == nil
+	}
+	if !numeric {
+		for i := range pos {
+			pos[i] = float64(i)
+		}
+	}
+	rows := make([][]*plot.Plot, len(sweepFigureMetrics))
+	for r, metrics := range sweepFigureMetrics {
+		for _, k := range metrics {
+			p := newPanel(k, sum.Axes[0], k)
+			if !numeric {
+				ticks := make([]plot.Tick, len(xs))
+				for i, x := range xs {
+					ticks[i] = plot.Tick{Value: float64(i), Label: x}
+				}
+				p.X.Tick.Marker = plot.ConstantTicks(ticks)
+			}
+			for si, s := range series {
+				if err := addSweepSeries(p, s, k, pos, si); err != nil {
+					return fmt.Errorf("--png: %w", err)
+				}
+			}
+			rows[r] = append(rows[r], p)
+		}
+	}
+	img := vgimg.NewWith(vgimg.UseWH(3*figPanelW, vg.Length(len(rows))*figPanelH), vgimg.UseDPI(figDPI))
+	tiles := draw.Tiles{Rows: len(rows), Cols: 3, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := plot.Align(rows, tiles, draw.New(img))
+	for i := range rows {
+		for j, p := range rows[i] {
+			p.Draw(canvases[i][j])
+		}
+	}
+	err = nets.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("--png: %w", err)
+	}
+	return nil
+}
+
+// errPoints are a series' means with their intervals as error bars.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// addSweepSeries adds one series of metric k: its line through the
+// means and error bars where a cell has an interval.
+func addSweepSeries(p *plot.Plot, s sweepSeries, k string, pos []float64, index int) error {
+	var pts errPoints
+	for i, g := range s.cells {
+		if g == nil || g.Metrics[k].Mean == nil {
+			continue
+		}
+		iv := g.Metrics[k]
+		pts.XYs = append(pts.XYs, plotter.XY{X: pos[i], Y: *iv.Mean})
+		lo, hi := 0.0, 0.0
+		if iv.Lo != nil {
+			lo, hi = *iv.Mean-*iv.Lo, *iv.Hi-*iv.Mean
+		}
+		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{lo, hi})
+	}
+	if len(pts.XYs) == 0 {
+		return nil
+	}
+	line, points, err := plotter.NewLinePoints(pts.XYs)
+	if err != nil {
+		return err
+	}
+	col := plotutil.Color(index)
+	line.Color, points.Color = col, col
+	bars, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return err
+	}
+	bars.Color = col
+	p.Add(line, points, bars)
+	name := strings.TrimSpace(s.name)
+	if name != "" {
+		p.Legend.Add(name, line, points)
+	}
+	return nil
+}

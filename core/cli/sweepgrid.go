@@ -1,0 +1,326 @@
+package cli
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"apic/core"
+)
+
+// sweepAxis is one flag a sweep may vary: an eval flag (the model is
+// re-evaluated) or a train flag (one model is trained per cell and seed).
+type sweepAxis struct {
+	name  string // as written in --vary: "lambda-theta"
+	flag  string // the flag of eval or train it sets
+	kind  string // "int", "float", "bool" or "string": how values are checked
+	train bool   // a training axis
+}
+
+// evalAxes re-evaluate a model. backbone is a training axis in a sweep
+// that trains (it is then train's --backbone).
+var evalAxes = []sweepAxis{
+	{"context", "context", "int", false},
+	{"noise", "noise", "float", false},
+	{"samples", "samples", "int", false},
+	{"refine", "refine", "int", false},
+	{"backbone", "backbone", "string", false},
+	{"checkpoint", "checkpoint", "string", false},
+	{"z-theta-prior", "z-theta-prior", "float", false},
+}
+
+// trainAxes are train's flags; train-noise is train's --noise (noise is
+// the evaluation's).
+var trainAxes = []sweepAxis{
+	{"lambda-theta", "lambda-theta", "float", true},
+	{"lambda-delta", "lambda-delta", "float", true},
+	{"reg", "reg", "string", true},
+	{"trajectories", "trajectories", "int", true},
+	{"steps1", "steps1", "int", true},
+	{"steps2", "steps2", "int", true},
+	{"latent", "latent", "int", true},
+	{"latent-delta", "latent-delta", "int", true},
+	{"hidden", "hidden", "int", true},
+	{"layers", "layers", "int", true},
+	{"dec-hidden", "dec-hidden", "int", true},
+	{"dec-layers", "dec-layers", "int", true},
+	{"dec-act", "dec-act", "string", true},
+	{"basis", "basis", "int", true},
+	{"heads", "heads", "int", true},
+	{"form", "form", "string", true},
+	{"batch", "batch", "int", true},
+	{"lr", "lr", "float", true},
+	{"lr-final", "lr-final", "float", true},
+	{"clip", "clip", "float", true},
+	{"noise-range", "noise-range", "string", true},
+	{"context-range", "context-range", "string", true},
+	{"train-noise", "noise", "float", true},
+	{"recalibrate", "recalibrate", "int", true},
+	{"val-tasks", "val-tasks", "int", true},
+	{"val-every", "val-every", "int", true},
+	{"grid-summary", "grid-summary", "bool", true},
+	{"no-theta-hint", "no-theta-hint", "bool", true},
+	{"dtype", "dtype", "string", true},
+}
+
+// axisNames lists the axes for usage errors and help.
+func axisNames(axes []sweepAxis) string {
+	names := make([]string, len(axes))
+	for i, a := range axes {
+		names[i] = a.name
+	}
+	return strings.Join(names, ", ")
+}
+
+func lookupAxis(name string) (sweepAxis, bool) {
+	for _, a := range append(append([]sweepAxis{}, evalAxes...), trainAxes...) {
+		if a.name == name {
+			return a, true
+		}
+	}
+	return sweepAxis{}, false
+}
+
+// checkValue reports a value that the axis's flag would refuse to parse.
+func (a sweepAxis) checkValue(v string) error {
+	var err error
+	switch a.kind {
+	case "int":
+		_, err = strconv.Atoi(v)
+	case "float":
+		_, err = strconv.ParseFloat(v, 64)
+	case "bool":
+		_, err = strconv.ParseBool(v)
+	default:
+		if v == "" {
+			err = fmt.Errorf("empty")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s value %s is not a%s %s", a.name, core.QuoteInput(v), map[bool]string{true: "n", false: ""}[a.kind == "int"], a.kind)
+	}
+	return nil
+}
+
+// axisList is a repeatable AXIS=v1,v2,... flag (--vary), or AXIS=VALUE
+// (--fix, single values: a value may then hold commas, as in 0:0.1).
+type axisList struct {
+	single  bool
+	entries []axisValues
+}
+
+type axisValues struct {
+	axis   sweepAxis
+	values []string
+}
+
+func (l *axisList) String() string { return "" }
+
+func (l *axisList) Set(s string) error {
+	name, list, ok := strings.Cut(s, "=")
+	if !ok {
+		return fmt.Errorf("want AXIS=VALUES, got %s", core.QuoteInput(s))
+	}
+	a, known := lookupAxis(name)
+	if !known {
+		return fmt.Errorf("unknown axis %s; evaluation axes: %s; training axes: %s", core.QuoteInput(name), axisNames(evalAxes), axisNames(trainAxes))
+	}
+	for _, e := range l.entries {
+		if e.axis.name == name {
+			return fmt.Errorf("axis %s given twice", name)
+		}
+	}
+	values := []string{list}
+	if !l.single {
+		values = strings.Split(list, ",")
+	}
+	seen := map[string]bool{}
+	for _, v := range values {
+		if v == "" {
+			return fmt.Errorf("%s has an empty value in %s", name, core.QuoteInput(list))
+		}
+		if err := a.checkValue(v); err != nil {
+			return err
+		}
+		if seen[v] {
+			return fmt.Errorf("%s value %s given twice", name, core.QuoteInput(v))
+		}
+		seen[v] = true
+	}
+	l.entries = append(l.entries, axisValues{a, values})
+	return nil
+}
+
+// sweepSpec is a whole sweep: fixed settings, varied axes and seeds.
+type sweepSpec struct {
+	system, backbone string
+	vary, fix        []axisValues
+	seeds, tasks     int
+	training         bool // some axis or fixed setting is a train flag
+}
+
+// sweepCell is one cell × seed: a value per varied axis.
+type sweepCell struct {
+	ID     string        `json:"id"`
+	Axes   []cellSetting `json:"axes"`
+	Seed   int           `json:"seed"`
+	values []sweepAxis
+}
+
+type cellSetting struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// idUnsafe are the characters a cell directory name does not keep.
+var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9.+-]+`)
+
+// cells is the cartesian product of the varied axes (the first varying
+// slowest) × seeds 1..K, each with a directory name of its own.
+func (s sweepSpec) cells() ([]sweepCell, error) {
+	n := s.seeds
+	for _, v := range s.vary {
+		n *= len(v.values)
+		if n > core.LimitSweepCells.Max {
+			break
+		}
+	}
+	if err := core.LimitSweepCells.Check(n); err != nil {
+		return nil, UsageError("%v: fewer --vary values or --seeds", err)
+	}
+	out := make([]sweepCell, 0, n)
+	idx := make([]int, len(s.vary))
+	for {
+		for seed := 1; seed <= s.seeds; seed++ {
+			c := sweepCell{Seed: seed}
+			var parts []string
+			for i, v := range s.vary {
+				c.Axes = append(c.Axes, cellSetting{v.axis.name, v.values[idx[i]]})
+				c.values = append(c.values, v.axis)
+				parts = append(parts, v.axis.name+"="+idUnsafe.ReplaceAllString(v.values[idx[i]], "_"))
+			}
+			parts = append(parts, "seed="+strconv.Itoa(seed))
+			c.ID = strings.Join(parts, "_")
+			out = append(out, c)
+		}
+		i := len(idx) - 1
+		for ; i >= 0; i-- {
+			if idx[i]++; idx[i] < len(s.vary[i].values) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			break
+		}
+	}
+	seen := map[string]bool{}
+	for _, c := range out {
+		if seen[c.ID] {
+			return nil, UsageError("two cells share the directory name %s (values that differ only in characters other than letters, digits, '.', '+' and '-'): rename a --vary value", c.ID)
+		}
+		seen[c.ID] = true
+	}
+	return out, nil
+}
+
+// settingArgs are --flag=value arguments of the settings for eval
+// (train false) or train.
+func (s sweepSpec) settingArgs(c sweepCell, train bool) []string {
+	var args []string
+	add := func(a sweepAxis, v string) {
+		isTrain := a.train || (a.name == "backbone" && s.training)
+		if isTrain == train {
+			args = append(args, "--"+a.flag+"="+v)
+		}
+	}
+	for _, f := range s.fix {
+		add(f.axis, f.values[0])
+	}
+	for i, a := range c.values {
+		add(a, c.Axes[i].Value)
+	}
+	return args
+}
+
+// checkpointOf is the checkpoint axis's or --fix's value, "" if none.
+func (s sweepSpec) checkpointOf(c sweepCell) string {
+	for _, f := range s.fix {
+		if f.axis.name == "checkpoint" {
+			return f.values[0]
+		}
+	}
+	for i, a := range c.values {
+		if a.name == "checkpoint" {
+			return c.Axes[i].Value
+		}
+	}
+	return ""
+}
+
+// commands are the train arguments (nil for an evaluation sweep) and
+// the eval arguments of cell c whose files are in dir.
+func (s sweepSpec) commands(c sweepCell, model string) (train, eval []string) {
+	seed := strconv.Itoa(c.Seed)
+	if s.training {
+		train = []string{"--system", s.system}
+		if s.backbone != "" {
+			train = append(train, "--backbone", s.backbone)
+		}
+		train = append(train, s.settingArgs(c, true)...)
+		train = append(train, "--seed", seed, "--out", model)
+		eval = append([]string{"--checkpoint", model}, s.settingArgs(c, false)...)
+		return train, append(eval, "--tasks", strconv.Itoa(s.tasks), "--json")
+	}
+	if ckpt := s.checkpointOf(c); ckpt != "" {
+		eval = []string{}
+	} else {
+		eval = []string{"--system", s.system}
+		if s.backbone != "" {
+			eval = append(eval, "--backbone", s.backbone)
+		}
+	}
+	eval = append(eval, s.settingArgs(c, false)...)
+	return nil, append(eval, "--seed", seed, "--tasks", strconv.Itoa(s.tasks), "--json")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func shellLine(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// sortValues orders axis values numerically when all are numbers, else
+// as strings.
+func sortValues(vs []string) {
+	numeric := true
+	for _, v := range vs {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			numeric = false
+		}
+	}
+	sort.SliceStable(vs, func(i, j int) bool { return lessValue(vs[i], vs[j], numeric) })
+}
+
+func lessValue(a, b string, numeric bool) bool {
+	if numeric {
+		x, _ := strconv.ParseFloat(a, 64)
+		y, _ := strconv.ParseFloat(b, 64)
+		return x < y
+	}
+	return a < b
+}
