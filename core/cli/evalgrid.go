@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -33,8 +32,8 @@ func parseNoiseList(flag, text string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(text, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-			return nil, UsageError("--%s wants comma-separated noise levels σ ≥ 0, got %s", flag, core.QuoteInput(f))
+		if err != nil || !(v >= 0) || !(v <= core.MaxNoise) {
+			return nil, UsageError("--%s wants comma-separated noise levels 0 ≤ σ ≤ %v, got %s", flag, core.MaxNoise, core.QuoteInput(f))
 		}
 		out = append(out, v)
 	}

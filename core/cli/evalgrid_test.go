@@ -54,7 +54,8 @@ func TestEvalGridErrors(t *testing.T) {
 	}{
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "5,x"}, `--grid-contexts wants comma-separated context sizes ≥ 1, got "x"`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "0"}, "context sizes ≥ 1"},
-		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "-1"}, `--grid-noises wants comma-separated noise levels σ ≥ 0, got "-1"`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "-1"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "-1"`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0,1e300"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "1e300"`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", strings.Repeat("5,", 40) + "5", "--grid-noises", "0,0.1"}, "grid cells must be between 1 and 64"},
 		{[]string{"eval", "--system", "spring", "--grid-noises", "0"}, "need --grid"},
@@ -73,7 +74,8 @@ func TestTrainNoiseRangeFlag(t *testing.T) {
 	}{
 		{[]string{"train", "--system", "spring", "--noise-range", "0.1:0.05", "--out", "x.safetensors"}, "--noise-range wants LO:HI with 0 ≤ LO ≤ HI"},
 		{[]string{"train", "--system", "spring", "--noise-range", "0.1", "--out", "x.safetensors"}, "--noise-range wants LO:HI"},
-		{[]string{"train", "--system", "spring", "--noise-range", "0:inf", "--out", "x.safetensors"}, "both finite"},
+		{[]string{"train", "--system", "spring", "--noise-range", "0:inf", "--out", "x.safetensors"}, "0 ≤ LO ≤ HI ≤ 1000"},
+		{[]string{"train", "--system", "spring", "--noise-range", "0:1e300", "--out", "x.safetensors"}, `--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ 1000 (e.g. 0:0.1), got "0:1e300"`},
 		{[]string{"train", "--system", "spring", "--noise-range", "0:0.1", "--noise", "0.05", "--out", "x.safetensors"}, "drop --noise"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
