@@ -127,7 +127,7 @@ func TestDiagnoseHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, w := range []string{"usage: apic diagnose", "reliability", "SBC", "contraction", "--tasks", "--png", "--json", "--context", "--noise", "--seed", "at most 2000"} {
+	for _, w := range []string{"usage: apic diagnose", "reliability", "SBC", "contraction", "--tasks", "--png", "--json", "--context", "--noise", "--seed", "at most 2000", "latent samples, at most 10000"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("help lacks %q", w)
 		}
