@@ -29,8 +29,9 @@ func init() {
              [--checkpoint FILE]... [--starts N] [--bcpi-starts N --mcmc N] [--members N --steps N] [--json]
 
 Draws --tasks test realizations exactly as 'apic eval' does and runs, on the
-same realizations and contexts, the --methods (default: koh-gp,apic; all: every one): every APIC
-checkpoint of the system (the embedded ones and each --checkpoint FILE),
+same realizations and contexts, the --methods (default: koh-gp,apic;
+all: every one): every APIC checkpoint of the system (the embedded ones
+and each --checkpoint FILE),
 the Kennedy–O'Hagan GP baseline (koh-gp: θ and a discrepancy GP fitted per
 realization by maximum marginal likelihood), BCPI (bcpi: a GP prior on the
 nominal solution conditioned on the nominal equation at collocation points,
