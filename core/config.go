@@ -305,6 +305,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("%s must be finite and ≥ 0, got %v", v.name, v.x)
 		}
 	}
+	if t.Noise > MaxNoise || t.NoiseMax > MaxNoise {
+		return fmt.Errorf("training noise σ must be at most %v (the data are of order 1), got %v", MaxNoise, math.Max(t.Noise, t.NoiseMax))
+	}
 	if t.NoiseMax > 0 && t.NoiseMax < t.Noise {
 		return fmt.Errorf("training noise range %v:%v must satisfy low ≤ high", t.Noise, t.NoiseMax)
 	}

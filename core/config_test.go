@@ -66,6 +66,8 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"negative λδ", func(c *Config) { c.Train.LambdaDelta = -0.5 }, "lambda"},
 		{"negative noise", func(c *Config) { c.Train.Noise = -0.1 }, "noise"},
 		{"NaN noise", func(c *Config) { c.Train.Noise = math.NaN() }, "noise"},
+		{"noise 1e300", func(c *Config) { c.Train.Noise = 1e300 }, "training noise σ must be at most 1000"},
+		{"noise range to 1e300", func(c *Config) { c.Train.NoiseMax = 1e300 }, "training noise σ must be at most 1000"},
 		{"infinite λδ", func(c *Config) { c.Train.LambdaDelta = math.Inf(1) }, "lambda"},
 		{"NaN clip", func(c *Config) { c.Train.ClipNorm = math.NaN() }, "clip"},
 		{"negative trajectories", func(c *Config) { c.Train.Trajectories = -3 }, "trajectories"},

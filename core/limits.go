@@ -28,6 +28,13 @@ func (l Limit) Check(v int) error {
 	return nil
 }
 
+// MaxNoise bounds every observation-noise level σ read from a flag
+// (eval, diagnose and compare --noise, eval --grid-noises, train
+// --noise-range): the benchmark data are of order 1, so σ = 1000 is
+// already pure noise, and far larger σ overflow the predictive spread
+// into NaN metrics or a diverged training run.
+const MaxNoise = 1000.0
+
 // The resource limits. Each is far above any useful setting and low
 // enough that what it sizes fits in memory on a laptop.
 var (

@@ -147,7 +147,8 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch name := args[0]; {
 	case name == "help" || isHelpFlag(name):
-		if name == "help" && len(args) > 1 && !isHelpFlag(args[1]) {
+		// "apic help help" is the list itself, not an unknown command.
+		if name == "help" && len(args) > 1 && !isHelpFlag(args[1]) && args[1] != "help" {
 			c, ok := commands[args[1]]
 			if !ok {
 				fmt.Fprintf(stderr, "apic help: unknown command %q\n", args[1])

@@ -60,6 +60,7 @@ func TestRunExitStatus(t *testing.T) {
 		{[]string{"help"}, 0, "simulate", ""},
 		{[]string{"--help"}, 0, "testcmd  ", ""},
 		{[]string{"help", "--help"}, 0, "commands:", ""},
+		{[]string{"help", "help"}, 0, "commands:", ""},
 	} {
 		code, out, errOut := runCLI(t, tc.args...)
 		if code != tc.code {

@@ -29,8 +29,9 @@ func init() {
              [--checkpoint FILE]... [--starts N] [--bcpi-starts N --mcmc N] [--members N --steps N] [--json]
 
 Draws --tasks test realizations exactly as 'apic eval' does and runs, on the
-same realizations and contexts, the --methods (default: all): every APIC
-checkpoint of the system (the embedded ones and each --checkpoint FILE),
+same realizations and contexts, the --methods (default: koh-gp,apic;
+all: every one): every APIC checkpoint of the system (the embedded ones
+and each --checkpoint FILE),
 the Kennedy–O'Hagan GP baseline (koh-gp: θ and a discrepancy GP fitted per
 realization by maximum marginal likelihood), BCPI (bcpi: a GP prior on the
 nominal solution conditioned on the nominal equation at collocation points,
@@ -105,7 +106,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	fs.Var(&files, "checkpoint", "an APIC checkpoint `FILE` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of --system are always included)")
 	tasks := fs.Int("tasks", 50, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
 	contextN := fs.Int("context", 0, "context size (default: the system's test size)")
-	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
+	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
 	seed := fs.Uint64("seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
 	samples := fs.Int("samples", 32, fmt.Sprintf("APIC Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	refine := fs.Int("refine", -1, fmt.Sprintf("APIC refinement steps on the context, at most %d (0: one-pass amortized; -1: each checkpoint's setting)", core.LimitRefine.Max))

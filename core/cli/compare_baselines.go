@@ -44,7 +44,7 @@ func parseCompareMethods(list string) (map[string]bool, error) {
 		case compareCPINNFlag, cpinn.Name:
 			chosen[cpinn.Name] = true
 		default:
-			return nil, UsageError("--methods: unknown method %s (want a comma-separated list of %s)", core.QuoteInput(name), strings.Join(compareMethodNames, ", "))
+			return nil, UsageError("--methods: unknown method %s (want a comma-separated list of %s, or all)", core.QuoteInput(name), strings.Join(compareMethodNames, ", "))
 		}
 	}
 	return chosen, nil

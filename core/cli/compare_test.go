@@ -232,7 +232,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "spring", "--checkpoint", filepath.Join(t.TempDir(), "none.safetensors")}, "none.safetensors"},
 		{[]string{"compare", "--system", "spring", "--checkpoint", lvCkpt}, "is for system lv, not spring"},
 		{[]string{"compare", "--system", "spring", "extra"}, `unexpected argument "extra"`},
-		{[]string{"compare", "--system", "spring", "--methods", "koh-gp,nosuch"}, `--methods: unknown method "nosuch" (want a comma-separated list of koh-gp, bcpi, cpinn, apic)`},
+		{[]string{"compare", "--system", "spring", "--methods", "koh-gp,nosuch"}, `--methods: unknown method "nosuch" (want a comma-separated list of koh-gp, bcpi, cpinn, apic, or all)`},
 		{[]string{"compare", "--system", "spring", "--members", "0"}, "--members must be between 1 and 1000"},
 		{[]string{"compare", "--system", "spring", "--mcmc", "1"}, "--mcmc must be between 2 and 10000000"},
 		{[]string{"compare", "--system", "spring", "--bcpi-starts", "0"}, "--bcpi-starts must be between 1 and 1000"},
@@ -350,5 +350,19 @@ func TestCompareWarnsOutsideTrainingRange(t *testing.T) {
 	writeMethodWarnings(&b, methods)
 	if want := "  warning (a): w1\n  warning (a, b): w2\n"; b.String() != want {
 		t.Errorf("grouped warnings %q, want %q", b.String(), want)
+	}
+}
+
+// TestCompareHelpNamesDefaultMethods checks that the help text states
+// --methods' real default (KOH-GP and APIC), not "all", which it once
+// claimed while the flag's default was koh-gp,apic.
+func TestCompareHelpNamesDefaultMethods(t *testing.T) {
+	code, out, errOut := runCLI(t, "help", "compare")
+	text := out + errOut
+	if code != 0 && code != 2 {
+		t.Fatalf("help compare: exit %d", code)
+	}
+	if strings.Contains(text, "(default: all)") || !strings.Contains(text, "(default: koh-gp,apic") {
+		t.Errorf("help compare misstates the default --methods:\n%s", text)
 	}
 }

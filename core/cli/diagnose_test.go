@@ -103,7 +103,8 @@ func TestDiagnoseBadFlags(t *testing.T) {
 		{"no model", nil, "give --checkpoint FILE, or --system"},
 		{"tasks 0", []string{"--system", "spring", "--tasks", "0"}, "--tasks must be between 1 and 2000"},
 		{"tasks huge", []string{"--system", "spring", "--tasks", "5000"}, "--tasks must be between 1 and 2000"},
-		{"negative noise", []string{"--system", "spring", "--noise", "-1"}, "--noise must be finite and ≥ 0"},
+		{"negative noise", []string{"--system", "spring", "--noise", "-1"}, "--noise must be between 0 and 1000"},
+		{"huge noise", []string{"--system", "spring", "--noise", "1e300"}, "--noise must be between 0 and 1000"},
 		{"context too big", []string{"--system", "spring", "--context", "100"}, "--context 100 leaves no targets"},
 		{"unknown system", []string{"--system", "nope"}, "nope"},
 		{"bad backbone", []string{"--system", "spring", "--backbone", "gp"}, "gp"},
@@ -126,7 +127,7 @@ func TestDiagnoseHelp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, w := range []string{"usage: apic diagnose", "reliability", "SBC", "contraction", "--tasks", "--png", "--json", "--context", "--noise", "--seed", "at most 2000"} {
+	for _, w := range []string{"usage: apic diagnose", "reliability", "SBC", "contraction", "--tasks", "--png", "--json", "--context", "--noise", "--seed", "at most 2000", "latent samples, at most 10000"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("help lacks %q", w)
 		}

@@ -32,7 +32,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	tasks := fs.Int("tasks", 200, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
 	context := fs.Int("context", 0, "context size (default: the system's test size)")
-	noise := fs.Float64("noise", 0, "observation noise σ added to the context")
+	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
 	seed := fs.Uint64("seed", 1, "evaluation seed")
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	refine := fs.Int("refine", -1, fmt.Sprintf("refinement steps on the context, at most %d (0: one-pass amortized; -1: the checkpoint's setting)", core.LimitRefine.Max))
@@ -42,7 +42,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	grid := fs.Bool("grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition; --context and --noise are ignored")
 	gridContexts := fs.String("grid-contexts", "", "with --grid, these comma-separated context sizes instead of the system's (then no small contexts)")
-	gridNoises := fs.String("grid-noises", "", "with --grid, these comma-separated noise levels σ instead of 0,0.01,0.05,0.1")
+	gridNoises := fs.String("grid-noises", "", "with --grid, these comma-separated noise levels σ (each at most 1000) instead of 0,0.01,0.05,0.1")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +23,9 @@ func parseIntList(flag, text string) ([]int, error) {
 		if err != nil || v < 1 {
 			return nil, UsageError("--%s wants comma-separated context sizes ≥ 1, got %s", flag, core.QuoteInput(f))
 		}
+		if slices.Contains(out, v) {
+			return nil, UsageError("--%s lists context %d twice", flag, v)
+		}
 		out = append(out, v)
 	}
 	return out, nil
@@ -33,8 +36,11 @@ func parseNoiseList(flag, text string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(text, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
-			return nil, UsageError("--%s wants comma-separated noise levels σ ≥ 0, got %s", flag, core.QuoteInput(f))
+		if err != nil || !(v >= 0) || !(v <= core.MaxNoise) {
+			return nil, UsageError("--%s wants comma-separated noise levels 0 ≤ σ ≤ %v, got %s", flag, core.MaxNoise, core.QuoteInput(f))
+		}
+		if slices.Contains(out, v) {
+			return nil, UsageError("--%s lists noise %v twice", flag, v)
 		}
 		out = append(out, v)
 	}
@@ -144,6 +150,9 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 	}
 	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(string(m.Config.Arch.Backbone)), source)
 	fmt.Fprintf(env.Stdout, "%d realizations per cell, seed %d; function band scored against G, observation band (obs cov: 95%% coverage) on held-out noisy observations\n\n", base.Tasks, base.Seed)
+	fmt.Fprintf(env.Stdout, "misses: the targets a cell fails: recon ECE ≤ %.2f, δ ECE ≤ %.2f, θ cov95 in [%.2f, %.2f];\n"+
+		"at contexts %s and noise 0: θ cov95 ≥ %.2f and recon LL ≥ %v\n\n",
+		gridMaxReconECE, gridMaxDeltaECE, gridMinCover, gridMaxCover, strings.Trim(strings.ReplaceAll(fmt.Sprint(core.SmallContexts), " ", ", "), "[]"), gridMinCover, gridMinSmallLL)
 	fmt.Fprintf(env.Stdout, "%7s %6s %9s %10s %9s %9s %8s %9s %8s  %s\n", "context", "noise", "recon MAE", "recon LL", "recon ECE", "δ ECE", "θ cov95", "θ MAE", "obs cov", "misses")
 	for _, c := range outs {
 		if c.Report == nil {
@@ -151,9 +160,10 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 			continue
 		}
 		mt := c.Report.Metrics
-		fmt.Fprintf(env.Stdout, "%7d %6g %9.4f %10.3g %9.3f %9.3f %8.3f %9.4f %8.3f  %s\n", c.Report.Context, c.Noise,
+		row := fmt.Sprintf("%7d %6g %9.4f %10.3g %9.3f %9.3f %8.3f %9.4f %8.3f  %s", c.Report.Context, c.Noise,
 			mt[core.KeyReconMAE].Mean, mt[core.KeyReconLL].Mean, mt[core.KeyReconECE].Mean, mt[core.KeyDeltaECE].Mean,
 			mt[core.KeyThetaCover].Mean, mt[core.KeyThetaMAE].Mean, mt[core.KeyObsCover].Mean, strings.Join(c.Misses, ", "))
+		fmt.Fprintln(env.Stdout, strings.TrimRight(row, " "))
 	}
 	return nil
 }

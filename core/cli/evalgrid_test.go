@@ -37,10 +37,10 @@ func TestEvalGrid(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if rows := strings.Count(out, "\n") - 4; rows != 18 {
+	if rows := strings.Count(out, "\n") - 7; rows != 18 {
 		t.Errorf("default grid printed %d rows, want 18:\n%s", rows, out)
 	}
-	for _, w := range []string{"recon ECE", "θ cov95", "obs cov", "misses"} {
+	for _, w := range []string{"recon ECE", "θ cov95", "obs cov", "misses", "misses: the targets a cell fails: recon ECE ≤ 0.10"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("grid table lacks %q:\n%s", w, out)
 		}
@@ -54,10 +54,13 @@ func TestEvalGridErrors(t *testing.T) {
 	}{
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "5,x"}, `--grid-contexts wants comma-separated context sizes ≥ 1, got "x"`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "0"}, "context sizes ≥ 1"},
-		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "-1"}, `--grid-noises wants comma-separated noise levels σ ≥ 0, got "-1"`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "-1"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "-1"`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0,1e300"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "1e300"`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "100"}, "no targets"},
-		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", strings.Repeat("5,", 40) + "5", "--grid-noises", "0,0.1"}, "grid cells must be between 1 and 64"},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33", "--grid-noises", "0,0.1"}, "grid cells must be between 1 and 64"},
 		{[]string{"eval", "--system", "spring", "--grid-noises", "0"}, "need --grid"},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "5,10,5"}, "--grid-contexts lists context 5 twice"},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0,0.1,0.10"}, "--grid-noises lists noise 0.1 twice"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -73,7 +76,8 @@ func TestTrainNoiseRangeFlag(t *testing.T) {
 	}{
 		{[]string{"train", "--system", "spring", "--noise-range", "0.1:0.05", "--out", "x.safetensors"}, "--noise-range wants LO:HI with 0 ≤ LO ≤ HI"},
 		{[]string{"train", "--system", "spring", "--noise-range", "0.1", "--out", "x.safetensors"}, "--noise-range wants LO:HI"},
-		{[]string{"train", "--system", "spring", "--noise-range", "0:inf", "--out", "x.safetensors"}, "both finite"},
+		{[]string{"train", "--system", "spring", "--noise-range", "0:inf", "--out", "x.safetensors"}, "0 ≤ LO ≤ HI ≤ 1000"},
+		{[]string{"train", "--system", "spring", "--noise-range", "0:1e300", "--out", "x.safetensors"}, `--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ 1000 (e.g. 0:0.1), got "0:1e300"`},
 		{[]string{"train", "--system", "spring", "--noise-range", "0:0.1", "--noise", "0.05", "--out", "x.safetensors"}, "drop --noise"},
 	} {
 		code, _, stderr := runCLI(t, tc.args...)

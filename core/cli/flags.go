@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"math"
-
 	"apic/core"
 )
 
@@ -41,8 +39,8 @@ func checkCounts(tasks, samples, context int, noise float64, refine int) error {
 	switch {
 	case context < 0:
 		return UsageError("--context must be ≥ 0 (0: the system's test size), got %d", context)
-	case !(noise >= 0) || math.IsInf(noise, 0):
-		return UsageError("--noise must be finite and ≥ 0, got %v", noise)
+	case !(noise >= 0) || !(noise <= core.MaxNoise):
+		return UsageError("--noise must be between 0 and %v (the data are of order 1), got %v", core.MaxNoise, noise)
 	}
 	return checkRefine(refine)
 }

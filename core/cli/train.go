@@ -479,8 +479,8 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 			hi, err = strconv.ParseFloat(strings.TrimSpace(b), 64)
 		}
 	}
-	if !ok || err != nil || !(lo >= 0) || !(hi >= lo) || math.IsInf(hi, 0) {
-		return 0, 0, UsageError("--noise-range wants LO:HI with 0 ≤ LO ≤ HI, both finite (e.g. 0:0.1), got %s", core.QuoteInput(s))
+	if !ok || err != nil || !(lo >= 0) || !(hi >= lo) || !(hi <= core.MaxNoise) {
+		return 0, 0, UsageError("--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1), got %s", core.MaxNoise, core.QuoteInput(s))
 	}
 	return lo, hi, nil
 }
