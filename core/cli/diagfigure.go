@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"image/color"
-	"io"
 	"math"
 	"strings"
 
@@ -17,7 +16,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"apic/core"
-	"apic/nets"
 )
 
 // The diagnostics figure, drawn with gonum/plot: a first row of
@@ -33,14 +31,7 @@ func writeDiagnosticsFigure(path string, d core.Diagnostics, title string) error
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
-	err = nets.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("--png: %w", err)
-	}
-	return nil
+	return savePNG(path, img)
 }
 
 // renderDiagnosticsFigure lays the panels out on one canvas; gonum/plot's

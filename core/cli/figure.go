@@ -58,14 +58,7 @@ func writeCalibrationFigure(path string, c calibration) error {
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
-	err = nets.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("--png: %w", err)
-	}
-	return nil
+	return savePNG(path, img)
 }
 
 // renderCalibrationFigure lays the panels out on one canvas. gonum/plot
@@ -363,4 +356,17 @@ func productPanels(c calibration) ([][]*plot.Plot, error) {
 		rows = append(rows, slices)
 	}
 	return rows, nil
+}
+
+// savePNG writes img to path as a PNG, atomically (nets.WriteFileAtomic):
+// on any failure no file, and no partial file, is left.
+func savePNG(path string, img *vgimg.Canvas) error {
+	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("--png: %w", err)
+	}
+	return nil
 }

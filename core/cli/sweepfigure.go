@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -14,7 +13,6 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"apic/core"
-	"apic/nets"
 )
 
 // sweepFigureMetrics are the panels of sweep.png, two rows of three.
@@ -74,14 +72,7 @@ func writeSweepFigure(path string, sum sweepSummary) (err error) {
 			p.Draw(canvases[i][j])
 		}
 	}
-	err = nets.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("--png: %w", err)
-	}
-	return nil
+	return savePNG(path, img)
 }
 
 // errPoints are a series' means with their intervals as error bars.
