@@ -387,6 +387,25 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 	return nil
 }
 
+// noiseSummary is one line of the estimated observation noise σ̂ per
+// channel with its 95% interval: the observation band is the function
+// band (the plots' ± 2σ) widened by it.
+func noiseSummary(c calibration) string {
+	if len(c.pred.NoiseStd) == 0 {
+		return ""
+	}
+	lo, hi := core.NoiseInterval(c.pred, c.obs)
+	parts := make([]string, len(c.pred.NoiseStd))
+	for ch, s := range c.pred.NoiseStd {
+		up := "∞"
+		if !math.IsInf(hi[ch], 1) {
+			up = fmt.Sprintf("%.3g", hi[ch])
+		}
+		parts[ch] = fmt.Sprintf("%s %.3g [%.3g, %s]", c.sys.Grid().Channels[ch], s, lo[ch], up)
+	}
+	return "  noise σ̂ (95% interval): " + strings.Join(parts, ", ") + "\n"
+}
+
 // writeCalibrationText prints the parameter table, the warnings and the
 // plots.
 func writeCalibrationText(env *Env, c calibration) error {
@@ -407,6 +426,7 @@ func writeCalibrationText(env *Env, c calibration) error {
 		fmt.Fprintf(&b, "  %-*s  %11.5g  %10.3g  %-25s  U(%s, %s)\n", nameWidth, p.Name, iv.Mean, iv.Std, ci, fmtFloat(p.Lo), fmtFloat(p.Hi))
 	}
 	b.WriteString(sideSummary(c.sys.Side(), c.side))
+	b.WriteString(noiseSummary(c))
 	b.WriteString("\n")
 	if len(c.warnings) == 0 {
 		b.WriteString("warnings: none\n\n")

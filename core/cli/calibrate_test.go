@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -776,5 +777,19 @@ func TestCheckPredictionFiniteNamesWhatExists(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "x.safetensors") || strings.Contains(err.Error(), "far outside its range") != side {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// The text output names the estimated noise σ̂ of each channel with its
+// interval, as --json does.
+func TestCalibrateTextShowsNoise(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "obs.csv", "t,y\n0.5,0.3\n1,0.2\n1.5,-0.4\n2,0.1\n2.5,0.2\n")
+	code, out, errOut := runCLI(t, "calibrate", "--system", "spring", "--data", data, "--samples", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !regexp.MustCompile(`noise σ̂ \(95% interval\): y [0-9.e-]+ \[[0-9.e-]+, [0-9.e-]+\]`).MatchString(out) {
+		t.Errorf("no noise line in:\n%s", out)
 	}
 }
