@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -40,7 +41,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (BENCHMARKS.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
-	grid := fs.Bool("grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition; --context and --noise are ignored")
+	grid := fs.Bool("grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition (not with --context, --noise or --true-theta)")
 	gridContexts := fs.String("grid-contexts", "", "with --grid, these comma-separated context sizes instead of the system's (then no small contexts)")
 	gridNoises := fs.String("grid-noises", "", "with --grid, these comma-separated noise levels σ (each at most 1000) instead of 0,0.01,0.05,0.1")
 	if err := env.Parse(fs, args); err != nil {
@@ -70,6 +71,17 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	}
 	opt := core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, TrueTheta: *trueTheta}
 	if *grid {
+		// The grid sets every cell's context and noise itself: a
+		// --context or --noise beside it would silently do nothing.
+		var clash []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "context" || f.Name == "noise" || f.Name == "true-theta" {
+				clash = append(clash, "--"+f.Name)
+			}
+		})
+		if len(clash) > 0 {
+			return UsageError("--grid sets each cell's context and noise (use --grid-contexts and --grid-noises) and scores θ's intervals; drop %s", strings.Join(clash, " and "))
+		}
 		conds, err := gridConditions(m, *gridContexts, *gridNoises)
 		if err != nil {
 			return err

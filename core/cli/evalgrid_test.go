@@ -59,6 +59,9 @@ func TestEvalGridErrors(t *testing.T) {
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33", "--grid-noises", "0,0.1"}, "grid cells must be between 1 and 64"},
 		{[]string{"eval", "--system", "spring", "--grid-noises", "0"}, "need --grid"},
+		{[]string{"eval", "--system", "spring", "--grid", "--noise", "0.1"}, "drop --noise"},
+		{[]string{"eval", "--system", "spring", "--grid", "--context", "5", "--noise", "0"}, "drop --context and --noise"},
+		{[]string{"eval", "--system", "spring", "--grid", "--true-theta"}, "drop --true-theta"},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "5,10,5"}, "--grid-contexts lists context 5 twice"},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0,0.1,0.10"}, "--grid-noises lists noise 0.1 twice"},
 	} {
