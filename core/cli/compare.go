@@ -142,6 +142,9 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBudgetFlags(fs, chosen); err != nil {
+		return err
+	}
 	if err := dropUnsupported(env, fs, sys, chosen); err != nil {
 		return err
 	}

@@ -50,6 +50,25 @@ func parseCompareMethods(list string) (map[string]bool, error) {
 	return chosen, nil
 }
 
+// budgetFlags are the flags that set one baseline's budget, by the
+// method they belong to.
+var budgetFlags = map[string]string{
+	"members": cpinn.Name, "steps": cpinn.Name,
+	"bcpi-starts": bcpi.Name, "mcmc": bcpi.Name, "starts": kohgp.Name,
+}
+
+// checkBudgetFlags refuses a budget flag given for a method --methods
+// leaves out: it would silently do nothing.
+func checkBudgetFlags(fs *flag.FlagSet, chosen map[string]bool) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if m, ok := budgetFlags[f.Name]; ok && !chosen[m] && err == nil {
+			err = UsageError("--%s sets %s's budget, which --methods leaves out (add it, e.g. --methods all)", f.Name, m)
+		}
+	})
+	return err
+}
+
 // dropUnsupported leaves BCPI out for a system it cannot calibrate (one
 // without linear(ised) equations, or with more than two channels; none
 // of the benchmark systems), with a note when --methods was not given,

@@ -225,6 +225,8 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "spring", "--tasks", "1", "--refine", "5000"}, "--refine must be between 0 and 1000"},
 		{[]string{"compare", "--system", "spring", "--tasks", "2001"}, "--tasks must be between 1 and 2000"},
 		{[]string{"compare", "--system", "spring", "--starts", "0"}, "--starts must be ≥ 1"},
+		{[]string{"compare", "--system", "spring", "--members", "3"}, "--members sets correction-pinn's budget, which --methods leaves out"},
+		{[]string{"compare", "--system", "spring", "--methods", "apic", "--starts", "2"}, "--starts sets koh-gp's budget"},
 		{[]string{"compare", "--system", "spring", "--workers", "-1"}, "--workers must be ≥ 0"},
 		{[]string{"compare", "--system", "spring", "--samples", "100000000"}, "--samples must be between 1 and 10000"},
 		{[]string{"compare", "--system", "spring", "--context", "100"}, "leaves no targets"},
@@ -233,10 +235,10 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "spring", "--checkpoint", lvCkpt}, "is for system lv, not spring"},
 		{[]string{"compare", "--system", "spring", "extra"}, `unexpected argument "extra"`},
 		{[]string{"compare", "--system", "spring", "--methods", "koh-gp,nosuch"}, `--methods: unknown method "nosuch" (want a comma-separated list of koh-gp, bcpi, cpinn, apic, or all)`},
-		{[]string{"compare", "--system", "spring", "--members", "0"}, "--members must be between 1 and 1000"},
-		{[]string{"compare", "--system", "spring", "--mcmc", "1"}, "--mcmc must be between 2 and 10000000"},
-		{[]string{"compare", "--system", "spring", "--bcpi-starts", "0"}, "--bcpi-starts must be between 1 and 1000"},
-		{[]string{"compare", "--system", "spring", "--steps", "2000000"}, "--steps must be between 1 and 1000000"},
+		{[]string{"compare", "--system", "spring", "--methods", "all", "--members", "0"}, "--members must be between 1 and 1000"},
+		{[]string{"compare", "--system", "spring", "--methods", "all", "--mcmc", "1"}, "--mcmc must be between 2 and 10000000"},
+		{[]string{"compare", "--system", "spring", "--methods", "all", "--bcpi-starts", "0"}, "--bcpi-starts must be between 1 and 1000"},
+		{[]string{"compare", "--system", "spring", "--methods", "all", "--steps", "2000000"}, "--steps must be between 1 and 1000000"},
 	} {
 		code, _, errOut := runCLI(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.stderr) {
