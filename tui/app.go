@@ -180,7 +180,9 @@ func New(opts Options) (Model, error) {
 
 	var e *entry
 	if opts.Checkpoint != "" {
-		cm, info, err := cli.OpenCheckpoint(opts.Checkpoint)
+		// Read under the command's context, so that Ctrl-C ends a read
+		// that blocks (a FIFO named by --checkpoint).
+		cm, info, err := cli.OpenCheckpointContext(opts.Context, opts.Checkpoint)
 		if err != nil {
 			return Model{}, err
 		}
