@@ -111,24 +111,9 @@ func Diagnose(ctx context.Context, m *Model, opt DiagnoseOptions) (Diagnostics, 
 // statistic; only when all fail is it an error.
 func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt DiagnoseOptions) (Diagnostics, error) {
 	acc := newDiagnosis(m.Sys, len(tasks), rand.New(rand.NewPCG(opt.Seed, sbcStream)))
-	o := PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine, KeepFailed: true}
+	o := PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}
 	failed := []Failure{}
-	for lo := 0; lo < len(tasks); lo += evalChunk {
-		if err := ctx.Err(); err != nil {
-			return Diagnostics{}, err
-		}
-		part := tasks[lo:min(lo+evalChunk, len(tasks))]
-		ctxs := make([]sims.Context, len(part))
-		sides := make([][]float64, len(part))
-		for i, t := range part {
-			ctxs[i], sides[i] = t.Context, t.Real.Side
-		}
-		po := o
-		po.Seed, po.First = TaskStream(o.Seed, lo)
-		preds, err := m.PredictContext(ctx, ctxs, sides, po)
-		if err != nil {
-			return Diagnostics{}, fmt.Errorf("diagnose: %w", err)
-		}
+	err := m.predictTasks(ctx, tasks, o, false, func(lo int, part []sims.Task, preds []Prediction) {
 		for i, t := range part {
 			if why := preds[i].Problem(); why != "" {
 				failed = append(failed, Failure{Index: lo + i, Reason: why})
@@ -139,6 +124,9 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 		if opt.Progress != nil {
 			opt.Progress(lo+len(part), len(tasks))
 		}
+	})
+	if err != nil {
+		return Diagnostics{}, fmt.Errorf("diagnose: %w", err)
 	}
 	if len(failed) == len(tasks) {
 		return Diagnostics{}, fmt.Errorf("diagnose: all %d realizations failed (realization 0: %s)", len(tasks), failed[0].Reason)

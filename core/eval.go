@@ -305,9 +305,33 @@ func TaskStream(seed uint64, i int) (uint64, int) {
 // trueTheta is set and telling progress (if set) after each call.
 func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool, progress func(done, total int)) ([]TaskMetrics, error) {
 	per := make([]TaskMetrics, 0, len(tasks))
+	err := m.predictTasks(ctx, tasks, o, trueTheta, func(lo int, part []sims.Task, preds []Prediction) {
+		for i, t := range part {
+			per = append(per, scoreOrFail(m.Sys, t, preds[i]))
+		}
+		if progress != nil {
+			progress(len(per), len(tasks))
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	if err := AllFailed(per); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	return per, nil
+}
+
+// predictTasks predicts tasks in chunks of evalChunk realizations, each
+// chunk's latent noise from TaskStream (so a realization's prediction
+// does not depend on how many are evaluated beside it), keeping failed
+// predictions (Prediction.Problem) for the caller to count, and hands
+// every chunk to each as it is done, so that no chunk's predictions
+// outlive it. ctx is checked between chunks.
+func (m *Model) predictTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool, each func(lo int, part []sims.Task, preds []Prediction)) error {
 	for lo := 0; lo < len(tasks); lo += evalChunk {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		part := tasks[lo:min(lo+evalChunk, len(tasks))]
 		ctxs := make([]sims.Context, len(part))
@@ -326,19 +350,11 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 		po.KeepFailed = true
 		preds, err := m.PredictContext(ctx, ctxs, sides, po)
 		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
+			return err
 		}
-		for i, t := range part {
-			per = append(per, scoreOrFail(m.Sys, t, preds[i]))
-		}
-		if progress != nil {
-			progress(len(per), len(tasks))
-		}
+		each(lo, part, preds)
 	}
-	if err := AllFailed(per); err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
-	}
-	return per, nil
+	return nil
 }
 
 // scoreOrFail scores p, or marks the realization failed when p cannot
