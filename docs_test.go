@@ -25,6 +25,13 @@ func TestReadmeIsShort(t *testing.T) {
 }
 
 func TestDocLinksResolve(t *testing.T) {
+	checkDocs(t, brokenLinks)
+}
+
+// checkDocs reports every problem check finds in README.md and
+// docs/*.md.
+func checkDocs(t *testing.T, check func(file, text string) []string) {
+	t.Helper()
 	files, err := filepath.Glob("docs/*.md")
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +41,7 @@ func TestDocLinksResolve(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, problem := range brokenLinks(file, string(text)) {
+		for _, problem := range check(file, string(text)) {
 			t.Error(problem)
 		}
 	}
@@ -75,19 +82,7 @@ func TestBrokenLinksFindsMissingFilesAndAnchors(t *testing.T) {
 // block marker is followed by a fenced block, and a table marker by its
 // end marker, so that a run rewrites exactly the captured output.
 func TestRegenMarkersAreWellFormed(t *testing.T) {
-	files, err := filepath.Glob("docs/*.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, file := range append([]string{"README.md"}, files...) {
-		text, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, problem := range markerProblems(file, string(text)) {
-			t.Error(problem)
-		}
-	}
+	checkDocs(t, markerProblems)
 }
 
 func TestMarkerProblemsFindsUnendedBlocks(t *testing.T) {
