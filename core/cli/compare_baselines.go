@@ -25,9 +25,8 @@ const compareCPINNFlag = "cpinn"
 var compareMethodNames = []string{kohgp.Name, bcpi.Name, compareCPINNFlag, compareAPICName}
 
 // compareDefaultMethods is --methods' default: KOH-GP and APIC. BCPI and
-// Correction-PINN cost seconds to minutes per realization (BCPI on
-// advdiff about ten minutes), so a plain 'apic compare' would run for
-// hours; "all" asks for every method.
+// Correction-PINN cost seconds to minutes per realization, so a plain
+// 'apic compare' would run for hours; "all" asks for every method.
 var compareDefaultMethods = []string{kohgp.Name, compareAPICName}
 
 // parseCompareMethods reads --methods into a set keyed by kohgp.Name,
