@@ -228,12 +228,17 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 		if cell.Theta = thetaScaleAt(tasks, preds, conditionThetaLevel); cell.Theta == 0 {
 			cell.Theta = 1
 		}
-		cell.Recon, _ = bestScale(tasks, m.Sys, func(j int) ([]float64, []float64, []float64) {
-			return preds[j].Mean, preds[j].Std, tasks[j].Real.True
-		})
-		cell.Delta, _ = bestScale(tasks, m.Sys, func(j int) ([]float64, []float64, []float64) {
-			return preds[j].DeltaMean, preds[j].DeltaStd, deltas[j]
-		})
+		recon := func(j int) ([]float64, []float64, []float64) { return preds[j].Mean, preds[j].Std, tasks[j].Real.True }
+		delta := func(j int) ([]float64, []float64, []float64) { return preds[j].DeltaMean, preds[j].DeltaStd, deltas[j] }
+		cell.Recon, _ = bestScale(tasks, m.Sys, recon)
+		cell.Delta, _ = bestScale(tasks, m.Sys, delta)
+		if slices.Contains(SmallContexts, cond.Context) {
+			// Below the calibration grid a band is judged by its LL
+			// (issue 21: wide, not wrong): never narrower than the
+			// likelihood's scale.
+			cell.Recon = max(cell.Recon, likelihoodScale(tasks, m.Sys, recon))
+			cell.Delta = max(cell.Delta, likelihoodScale(tasks, m.Sys, delta))
+		}
 		sig := make([]float64, n)
 		for j, p := range preds {
 			sig[j] = contextNoiseStd(p.NoiseStd)

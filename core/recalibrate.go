@@ -331,3 +331,35 @@ func (m *Model) tuneZThetaPrior(ctx context.Context, tasks []sims.Task, ctxs []s
 	m.Config.Infer.ZThetaPrior = best
 	return nil
 }
+
+// likelihoodScale returns the factor s that maximises the mean Gaussian
+// log-likelihood of N(μ, (s·σ)²) over the tasks' targets, each task
+// weighted equally as the reported mean LL weights them:
+//
+//	s² = (1/T) Σ_t (1/|I_t|) Σ_{j∈I_t} ((y_j − μ_j)/σ_j)²,
+//
+// the root-mean-square standardised error. Unlike the ECE's scale, it is
+// pulled up by the few errors far outside the band, which is what keeps
+// the LL of a sparse context finite: wide, not wrong. 1 without finite
+// errors.
+func likelihoodScale(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth []float64)) float64 {
+	sum, used := 0.0, 0
+	for i, task := range tasks {
+		mu, sd, truth := get(i)
+		s, n := 0.0, 0
+		for _, j := range targetValues(sys, task.Targets) {
+			if r := (truth[j] - mu[j]) / sd[j]; !math.IsNaN(r) && !math.IsInf(r, 0) {
+				s += r * r
+				n++
+			}
+		}
+		if n > 0 {
+			sum += s / float64(n)
+			used++
+		}
+	}
+	if used == 0 || sum == 0 {
+		return 1
+	}
+	return math.Sqrt(sum / float64(used))
+}

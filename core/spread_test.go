@@ -332,3 +332,46 @@ func TestUseRawSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestLikelihoodScaleMaximisesLL: the scale likelihoodScale returns
+// gives a mean LL at least that of every other scale of a fine grid, and
+// it widens for one far-off error that the ECE's scale ignores.
+func TestLikelihoodScaleMaximisesLL(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	tasks := testTasks(t, sys, 5, 0, 4)
+	rng := rand.New(rand.NewPCG(9, 9))
+	mus, sds := make([][]float64, len(tasks)), make([][]float64, len(tasks))
+	for i, task := range tasks {
+		truth := task.Real.True
+		mus[i], sds[i] = make([]float64, len(truth)), make([]float64, len(truth))
+		for j, y := range truth {
+			sds[i][j] = 0.05
+			mus[i][j] = y + 0.05*rng.NormFloat64()
+		}
+	}
+	// One target of one task far outside its band.
+	j0 := targetValues(sys, tasks[0].Targets)[0]
+	mus[0][j0] += 5
+	get := func(i int) ([]float64, []float64, []float64) { return mus[i], sds[i], tasks[i].Real.True }
+	meanLL := func(s float64) float64 {
+		ll := 0.0
+		for i, task := range tasks {
+			scaled := make([]float64, len(sds[i]))
+			for j, v := range sds[i] {
+				scaled[j] = s * v
+			}
+			ll += GaussianLL(mus[i], scaled, task.Real.True, targetValues(sys, task.Targets))
+		}
+		return ll / float64(len(tasks))
+	}
+	got := likelihoodScale(tasks, sys, get)
+	for k := -40; k <= 40; k++ {
+		s := got * math.Pow(2, float64(k)/10)
+		if meanLL(s) > meanLL(got)+1e-9 {
+			t.Fatalf("scale %v has mean LL %v above the likelihood scale %v's %v", s, meanLL(s), got, meanLL(got))
+		}
+	}
+	if ece, _ := bestScale(tasks, sys, get); got < 2*ece {
+		t.Errorf("likelihood scale %v, ECE scale %v: want the far-off error to widen it", got, ece)
+	}
+}
