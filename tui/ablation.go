@@ -361,7 +361,7 @@ func (m Model) ablView(w, h int) []string {
 	k := m.abl.key
 	title := fmt.Sprintf("ablation: %s · mean ± 95%% over %d realizations", m.ablLabel(), avgTasks)
 	where := fmt.Sprintf("%s/%s, %s, context %d, σ %g", k.system, k.backbone, m.atlasNote(), int(m.ctxSteps[k.system].value()), m.noise.value())
-	status := "A/esc closes · ↑/↓ picks context, noise, λθ, λδ or reg · ◆ current"
+	status := "A/esc closes · ↑/↓ another control · ◆ current"
 	if n := len(m.abl.points); m.abl.done < n {
 		status = fmt.Sprintf("%c computing %d/%d… · %s", spinner[m.abl.done%len(spinner)], m.abl.done, n, status)
 	}

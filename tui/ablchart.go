@@ -90,10 +90,10 @@ func (c ablChart) yRange() (lo, hi float64) {
 	return lo - pad, hi + pad
 }
 
-// column is the x of value i, the values spread evenly from x0 to the
-// right edge.
+// column is the x of value i, the values spread evenly from x0 to one
+// column before the right edge.
 func (c ablChart) column(i, x0 int) int {
-	span := c.width - 1 - x0
+	span := c.width - 2 - x0 // a blank column to the right edge
 	if len(c.ivs) < 2 {
 		return x0 + span/2
 	}

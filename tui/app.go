@@ -331,7 +331,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return nm, cmd
 	}
 	next.syncBaselines()
-	return next, tea.Batch(cmd, next.syncDiag(), next.syncAblation(), next.syncAverages())
+	// The syncs change next: they run before it is returned.
+	cmd = tea.Batch(cmd, next.syncDiag(), next.syncAblation(), next.syncAverages())
+	return next, cmd
 }
 
 // update handles one message.
