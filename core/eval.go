@@ -56,6 +56,11 @@ type TaskMetrics struct {
 	Values   map[string]float64
 	ThetaAE  []float64 // |θ̂_p − θ_p| per parameter
 	ThetaErr []float64 // θ̂_p − θ_p per parameter (signed)
+	// ReconCovered and DeltaCovered count, per ECE level, the targets
+	// inside the central interval of the function band (reconstruction
+	// and δ), out of Targets: Summarise pools them over realizations.
+	ReconCovered, DeltaCovered []int
+	Targets                    int
 	// Failed says why the realization has no metrics: its prediction
 	// failed (Prediction.Problem) or the method returned an error.
 	// Summarise counts it and leaves it out of the means.
@@ -119,6 +124,7 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 		KeyDeltaLL:  GaussianLL(p.DeltaMean, p.DeltaStd, delta, idx),
 		KeyDeltaECE: ECE(p.DeltaMean, p.DeltaStd, delta, idx),
 	}}
+	tm.ReconCovered, tm.DeltaCovered, tm.Targets = coveredCounts(p.Mean, p.Std, truth, idx), coveredCounts(p.DeltaMean, p.DeltaStd, delta, idx), len(idx)
 	if len(p.Nominal) == len(truth) {
 		tm.Values[KeyNominalMAE] = MAE(p.Nominal, task.Real.Nominal, idx)
 	} else {
@@ -202,6 +208,11 @@ type Report struct {
 	// Failures are the realizations whose prediction failed, counted
 	// in Tasks and left out of every mean.
 	Failures Failures `json:"failures"`
+	// Pooled is the ECE of the function bands over all realizations'
+	// targets together (PooledECE): how far the bands are from calibrated
+	// as a reliability curve reads them, where the per-realization ECE of
+	// Metrics also counts how the errors of one realization move together.
+	Pooled PooledECE `json:"pooled_ece"`
 	// Warnings say where the evaluated condition (context size, noise)
 	// lies outside what the model was trained on (RangeWarnings).
 	Warnings []string `json:"warnings"`
@@ -381,6 +392,7 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 		per = append(per, tm)
 	}
 	rep.Failures.Count = len(rep.Failures.Realizations)
+	rep.Pooled = poolECE(per)
 	for _, k := range append(MetricKeys[:len(MetricKeys):len(MetricKeys)], DiagnosticKeys...) {
 		xs := make([]float64, len(per))
 		for i, tm := range per {

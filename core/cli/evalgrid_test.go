@@ -37,7 +37,7 @@ func TestEvalGrid(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if rows := strings.Count(out, "\n") - 7; rows != 18 {
+	if rows := strings.Count(out, "\n") - 8; rows != 18 {
 		t.Errorf("default grid printed %d rows, want 18:\n%s", rows, out)
 	}
 	for _, w := range []string{"recon ECE", "θ cov95", "obs cov", "misses", "misses: the targets a cell fails: recon ECE ≤ 0.10"} {

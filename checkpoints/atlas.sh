@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Reproduces the ablation atlas (checkpoints/atlas/, see its README.md):
+# the Appendix-B sweep's training cells on spring (seed 1 of each is an
+# atlas file) and the reduced-budget λθ/λδ sweeps of lv and advdiff.
+# Every cell is one self-contained `apic sweep ... --only ID` line, run
+# here with GNU parallel, one process per core (JOBS, default all cores).
+# The atlas files were made this way on 16 cores (about 12 minutes).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+go build -o "${TMPDIR:-/tmp}/apic-atlas" .
+apic() { "${TMPDIR:-/tmp}/apic-atlas" "$@"; }
+work=${WORK:-atlas-work}
+L=0,0.1,0.2,0.5,1,2,5
+LV="--fix hidden=128 --fix latent=16 --fix dec-hidden=128 --fix batch=8 --fix steps1=500 --fix steps2=8000 --fix lr=1e-3 --fix lr-final=1e-4 --fix val-every=4000 --fix reg=spread --fix noise-range=0:0.1 --tasks 100"
+AD="--fix hidden=64 --fix latent=16 --fix dec-hidden=64 --fix batch=16 --fix steps1=500 --fix steps2=600 --fix lr=1e-3 --fix lr-final=1e-4 --fix val-every=600 --fix noise-range=0:0.1 --tasks 100"
+{
+  apic sweep --system lv --backbone lnp --vary lambda-theta=$L --fix lambda-delta=100 $LV --out "$work/lv-lambda-theta" --plan
+  apic sweep --system lv --backbone lnp --vary lambda-delta=$L --fix lambda-theta=1 $LV --out "$work/lv-lambda-delta" --plan
+  apic sweep --system advdiff --backbone lnp --vary lambda-theta=$L --fix lambda-delta=1 $AD --out "$work/advdiff-lambda-theta" --plan
+  apic sweep --system advdiff --backbone lnp --vary lambda-delta=0,0.1,0.2,0.5,2,5 --fix lambda-theta=1 $AD --out "$work/advdiff-lambda-delta" --plan
+  apic sweep --preset appendix-b --out "$work/appendix-b" --plan | grep -- '--only .*_seed=1$' || true
+} | sed "s#^apic #${TMPDIR:-/tmp}/apic-atlas #" | GOMAXPROCS=1 parallel -j "${JOBS:-$(nproc)}"
+for d in "$work"/*/cells/*_seed=1 "$work"/appendix-b/*/cells/*_seed=1; do
+  [ -f "$d/model.safetensors" ] || continue
+  study=$(basename "$(dirname "$(dirname "$d")")") cell=$(basename "$d" _seed=1)
+  sys=${study%%-*}
+  case $study in lv-* | advdiff-*) ;; *) sys=spring ;; esac
+  cp "$d/model.safetensors" "checkpoints/atlas/$sys-${cell/=/-}.safetensors"
+done
+cp checkpoints/atlas/advdiff-lambda-theta-1.safetensors checkpoints/atlas/advdiff-lambda-delta-1.safetensors
