@@ -20,10 +20,7 @@ import (
 // training configuration; checkpoints/atlas/README.md gives the
 // commands and budgets.
 //
-// The directory is embedded with all: so that it compiles while it holds
-// nothing but its .gitkeep (no atlas trained yet).
-//
-//go:embed all:atlas
+//go:embed atlas/*.safetensors
 var atlasFiles embed.FS
 
 // atlasDir is the atlas's directory, and the prefix of its files' names

@@ -13,8 +13,7 @@ import (
 var atlasValues = []string{"0", "0.1", "0.2", "0.5", "1", "2", "5"}
 
 // wantAtlas is the atlas issue 22 asks for: spring on both λ axes and
-// the five regularisers; lv and advdiff on both λ axes, advdiff's λδ
-// axis without 1 (its λθ axis's value 1 is that cell).
+// the five regularisers; lv and advdiff on both λ axes.
 func wantAtlas() []Cell {
 	var out []Cell
 	add := func(system, axis string, values []string) {
@@ -23,7 +22,7 @@ func wantAtlas() []Cell {
 		}
 	}
 	add("advdiff", AxisLambdaTheta, atlasValues)
-	add("advdiff", AxisLambdaDelta, slices.DeleteFunc(slices.Clone(atlasValues), func(v string) bool { return v == "1" }))
+	add("advdiff", AxisLambdaDelta, atlasValues)
 	add("lv", AxisLambdaTheta, atlasValues)
 	add("lv", AxisLambdaDelta, atlasValues)
 	add("spring", AxisLambdaTheta, atlasValues)
