@@ -79,7 +79,7 @@ func (m Model) ablControl() control {
 	if id := m.controls()[m.focus]; slices.Contains(ablControls, id) {
 		return id
 	}
-	if m.abl.key.ctl != 0 {
+	if m.abl.key.ctl != ctlSystem { // ctlSystem, the zero value: none shown yet
 		return m.abl.key.ctl
 	}
 	return ctlContext

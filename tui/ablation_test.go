@@ -149,3 +149,12 @@ func TestGoldenAblation(t *testing.T) {
 		}
 	}
 }
+
+// TestAblationKeyInHelp: the ? help lists A with the other views' keys.
+func TestAblationKeyInHelp(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "?")
+	if frame := m.render(); !strings.Contains(frame, "A     ablation curves of the control") {
+		t.Errorf("the full help lacks A:\n%s", frame)
+	}
+}
