@@ -182,10 +182,10 @@ func (m *Model) switchAtlas(moved control) tea.Cmd {
 	m.entries[m.key()] = &entry{model: model, src: srcAtlas, info: info, cell: cell, prev: base}
 	m.syncTraining()
 	if trainSettings(cell.Train) == want {
-		m.setMsg(msgInfo, "atlas: %s, trained for it (%d+%d steps) — t trains anew, u goes back", cell.label(), info.Steps1, info.Steps2)
+		m.setMsg(msgInfo, "loaded atlas %s (%d+%d steps) · u goes back", cell.label(), info.Steps1, info.Steps2)
 	} else {
 		t := cell.Train
-		m.setMsg(msgInfo, "atlas: %s, trained at λθ %s, λδ %s, %s — u goes back", cell.label(), formatLadder(t.LambdaTheta), formatLadder(t.LambdaDelta), t.Reg)
+		m.setMsg(msgInfo, "loaded atlas %s: λθ %s, λδ %s, %s · u goes back", cell.label(), formatLadder(t.LambdaTheta), formatLadder(t.LambdaDelta), t.Reg)
 	}
 	return m.reinfer()
 }
