@@ -21,6 +21,7 @@ func init() {
 		Summary: "ablation grid: evaluate or train one model per cell and seed, with mean and 95% interval",
 		Usage: `apic sweep --system SYS [--backbone B] --vary AXIS=v1,v2,... [--vary ...] [--fix AXIS=V ...] [--seeds K] [--tasks N] --out DIR [--json] [--png]
        apic sweep ... --plan            (one shell command per cell, for parallel or a Slurm array)
+       apic sweep --preset appendix-b --out DIR [--seeds K] [--tasks N] [--plan] [--png]
        apic sweep --collect DIR [--json] [--png]
 
 The cells are the cartesian product of the --vary lists × seeds 1..K.
@@ -43,7 +44,14 @@ first axis are drawn, and with --png DIR/sweep.png.
 
 --plan prints 'apic sweep ... --only ID' per cell instead of running
 them; the lines share no state, so 'apic sweep ... --plan | parallel -j N'
-runs the grid, and 'apic sweep --collect DIR' then summarises it.`,
+runs the grid, and 'apic sweep --collect DIR' then summarises it.
+
+A training cell is also scored without refinement (eval-onepass.json;
+the onepass_* columns), so an ablation that refinement hides shows.
+--preset appendix-b runs the paper's Appendix B on spring/lnp as six
+studies in DIR/STUDY (context, noise, lambda-theta, lambda-delta, reg,
+trajectories; 3 seeds): 72 trainings at the shipped spring-lnp budget,
+which records 50 s of training on two cores (docs/ablations.md).`,
 		Run: runSweep,
 	})
 }
@@ -61,6 +69,7 @@ type sweepFlags struct {
 	out, only, collect string
 	plan, jsonOut      bool
 	png                bool
+	preset             string
 }
 
 func runSweep(ctx context.Context, args []string, env *Env) error {
@@ -78,14 +87,21 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.collect, "collect", "", "summarise the finished cells of this sweep directory")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of curves")
 	fs.BoolVar(&f.png, "png", false, "also draw the metrics against the first axis to DIR/sweep.png")
+	fs.StringVar(&f.preset, "preset", "", "run a preset set of studies into DIR/STUDY: appendix-b (the paper's Appendix B on spring/lnp; --seeds defaults to 3)")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if f.collect != "" {
-		if f.out != "" || len(f.vary.entries) > 0 || f.plan || f.only != "" {
+		if f.out != "" || len(f.vary.entries) > 0 || f.plan || f.only != "" || f.preset != "" {
 			return UsageError("--collect DIR takes only --json and --png")
 		}
+		if studies := presetOf(f.collect); studies != nil {
+			return collectPreset(studies, f.collect, f.jsonOut, f.png, env)
+		}
 		return finishSweep(f.collect, f.jsonOut, f.png, env)
+	}
+	if f.preset != "" {
+		return runPresetFlags(ctx, fs, f, env)
 	}
 	cells, err := f.check()
 	if err != nil {
@@ -205,6 +221,9 @@ func runCells(ctx context.Context, s sweepSpec, cells []sweepCell, out string, e
 	return nil
 }
 
+// onePassFile holds a training cell's one-pass evaluation (onePassEval).
+const onePassFile = "eval-onepass.json"
+
 func cellDir(out string, c sweepCell) string { return filepath.Join(out, "cells", c.ID) }
 
 func cellDone(out string, c sweepCell) bool {
@@ -245,6 +264,15 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 			}
 		}
 	}
+	if one := s.onePassEval(c, model); one != nil {
+		result, err := runSubcommand(ctx, "eval", one)
+		if err != nil {
+			return false, fmt.Errorf("cell %s: apic eval --refine 0: %w", c.ID, err)
+		}
+		if err := writeBytesAtomic(filepath.Join(dir, onePassFile), result); err != nil {
+			return false, fmt.Errorf("cell %s: %w", c.ID, err)
+		}
+	}
 	result, err := runSubcommand(ctx, "eval", eval)
 	if err != nil {
 		return false, fmt.Errorf("cell %s: apic eval: %w", c.ID, err)
@@ -263,6 +291,9 @@ func cellCommandText(s sweepSpec, c sweepCell, out string) string {
 	var cmd strings.Builder
 	if train != nil {
 		cmd.WriteString(shellLine(append([]string{"apic", "train"}, train...)) + "\n")
+	}
+	if one := s.onePassEval(c, filepath.Join(dir, "model.safetensors")); one != nil {
+		cmd.WriteString(shellLine(append([]string{"apic", "eval"}, one...)) + " > " + shellQuote(filepath.Join(dir, onePassFile)) + "\n")
 	}
 	cmd.WriteString(shellLine(append([]string{"apic", "eval"}, eval...)) + " > " + shellQuote(filepath.Join(dir, "eval.json")) + "\n")
 	return cmd.String()

@@ -189,12 +189,19 @@ func TestSweepTrainingAxis(t *testing.T) {
 		if tr := m.Config.Train; tr.LambdaTheta != lt || tr.Seed != 1 || tr.Steps2 != 2 {
 			t.Errorf("cell λθ %v: trained with %+v", lt, tr)
 		}
-		if cmd := readText(t, filepath.Join(cell, "cmd.txt")); !strings.HasPrefix(cmd, "apic train --system spring --backbone cnp ") || strings.Count(cmd, "\n") != 2 {
-			t.Errorf("cmd.txt %q, want the train and eval lines", cmd)
+		if cmd := readText(t, filepath.Join(cell, "cmd.txt")); !strings.HasPrefix(cmd, "apic train --system spring --backbone cnp ") || strings.Count(cmd, "\n") != 3 || !strings.Contains(cmd, "--refine 0 --json > ") {
+			t.Errorf("cmd.txt %q, want the train line and the one-pass and default eval lines", cmd)
+		}
+		if _, err := os.Stat(filepath.Join(cell, "eval-onepass.json")); err != nil {
+			t.Errorf("training cell without its one-pass evaluation: %v", err)
 		}
 	}
-	if lines := strings.Count(readText(t, filepath.Join(out, "results.csv")), "\n"); lines != 3 {
+	csvText := readText(t, filepath.Join(out, "results.csv"))
+	if lines := strings.Count(csvText, "\n"); lines != 3 {
 		t.Errorf("results.csv has %d lines, want 3", lines)
+	}
+	if !strings.Contains(csvText, ",onepass_recon_mae,onepass_delta_mae,onepass_theta_mae\n") {
+		t.Errorf("results.csv of a training sweep lacks the one-pass columns:\n%s", csvText)
 	}
 }
 

@@ -20,7 +20,12 @@ import (
 )
 
 // sweepMetrics are the headline metrics of results.csv and summary.json.
-var sweepMetrics = []string{core.KeyReconMAE, core.KeyDeltaMAE, core.KeyThetaMAE, core.KeyReconECE, core.KeyDeltaECE, core.KeyReconLL, core.KeyThetaCover}
+var sweepMetrics = []string{core.KeyReconMAE, core.KeyDeltaMAE, core.KeyThetaMAE, core.KeyReconECE, core.KeyDeltaECE, core.KeyReconLL, core.KeyThetaCover,
+	onePassPrefix + core.KeyReconMAE, onePassPrefix + core.KeyDeltaMAE, onePassPrefix + core.KeyThetaMAE}
+
+// onePassPrefix names the metrics of a training cell's one-pass
+// evaluation (eval-onepass.json); NaN in evaluation sweeps.
+const onePassPrefix = "onepass_"
 
 // sweepRow is one finished cell × seed.
 type sweepRow struct {
@@ -105,13 +110,38 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 	}
 	row.metrics = map[string]float64{}
 	for _, k := range sweepMetrics {
-		v, have := rep.Metrics[k]
 		row.metrics[k] = math.NaN()
-		if have {
+		if v, have := rep.Metrics[k]; have {
 			row.metrics[k] = v.Mean
 		}
 	}
+	if err := readOnePass(dir, row.metrics); err != nil {
+		return row, false, err
+	}
 	return row, true, nil
+}
+
+// readOnePass adds the one-pass metrics of dir's eval-onepass.json, if
+// the cell has one.
+func readOnePass(dir string, metrics map[string]float64) error {
+	data, err := os.ReadFile(filepath.Join(dir, onePassFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	var rep core.Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, onePassFile), err)
+	}
+	for _, k := range sweepMetrics {
+		if base, ok := strings.CutPrefix(k, onePassPrefix); ok {
+			if v, have := rep.Metrics[base]; have {
+				metrics[k] = v.Mean
+			}
+		}
+	}
+	return nil
 }
 
 func sortRows(axes []string, rows []sweepRow) {
@@ -139,7 +169,8 @@ func sortRows(axes []string, rows []sweepRow) {
 func writeResultsCSV(path string, axes []string, rows []sweepRow) error {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	head := append(append(append([]string{}, axes...), "seed"), sweepMetrics...)
+	keys := reportedMetrics(rows)
+	head := append(append(append([]string{}, axes...), "seed"), keys...)
 	if err := w.Write(head); err != nil {
 		return err
 	}
@@ -149,7 +180,7 @@ func writeResultsCSV(path string, axes []string, rows []sweepRow) error {
 			rec = append(rec, a.Value)
 		}
 		rec = append(rec, strconv.Itoa(r.cell.Seed))
-		for _, k := range sweepMetrics {
+		for _, k := range keys {
 			rec = append(rec, strconv.FormatFloat(r.metrics[k], 'g', -1, 64))
 		}
 		if err := w.Write(rec); err != nil {
@@ -161,6 +192,28 @@ func writeResultsCSV(path string, axes []string, rows []sweepRow) error {
 		return err
 	}
 	return writeBytesAtomic(path, buf.Bytes())
+}
+
+// reportedMetrics are the sweep metrics of the results, less the
+// one-pass columns where no cell has a one-pass evaluation.
+func reportedMetrics(rows []sweepRow) []string {
+	var keys []string
+	for _, k := range sweepMetrics {
+		if strings.HasPrefix(k, onePassPrefix) && !anyFinite(rows, k) {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func anyFinite(rows []sweepRow, k string) bool {
+	for _, r := range rows {
+		if v := r.metrics[k]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // summarize groups the rows by cell (axis values), in row order.

@@ -286,6 +286,23 @@ func (s sweepSpec) commands(c sweepCell, model string) (train, eval []string) {
 	return nil, append(eval, "--seed", seed, "--tasks", strconv.Itoa(s.tasks), "--json")
 }
 
+// onePassEval is the eval arguments that score a training cell's model
+// without refinement as well (--refine 0): the amortized one pass beside
+// the default calibration, for an ablation whose effect refinement may
+// hide. Nil for evaluation sweeps and where the cell sets refine itself.
+func (s sweepSpec) onePassEval(c sweepCell, model string) []string {
+	_, eval := s.commands(c, model)
+	if !s.training {
+		return nil
+	}
+	for _, a := range eval {
+		if strings.HasPrefix(a, "--refine=") {
+			return nil
+		}
+	}
+	return append(eval[:len(eval)-1:len(eval)-1], "--refine", "0", "--json")
+}
+
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"apic/core"
+)
+
+// sweepStudy is one sweep of a preset: its directory under the preset's
+// --out and the sweep arguments (without --seeds, --tasks and --out).
+type sweepStudy struct {
+	name string
+	args []string
+}
+
+// springShipped fixes the training recipe of the shipped spring-lnp
+// checkpoint (checkpoints/train-all.sh), noise-aware.
+var springShipped = []string{
+	"--fix", "hidden=64", "--fix", "latent=8", "--fix", "dec-hidden=64", "--fix", "dec-act=relu",
+	"--fix", "batch=32", "--fix", "steps1=1000", "--fix", "steps2=2000", "--fix", "lr=1e-3",
+	"--fix", "lr-final=1e-4", "--fix", "val-every=1000", "--fix", "noise-range=0:0.1",
+}
+
+// lambdaValues are the λθ and λδ values of the paper's Appendix B
+// figure, 0 and 0.2 included.
+const lambdaValues = "0,0.1,0.2,0.5,1,2,5"
+
+// appendixB reproduces the paper's Appendix B on spring/lnp: context
+// size 10…95 (at 100 spring's 100-point grid leaves no target) and noise
+// on the shipped model (refined and one pass),
+// and, training one model per cell and seed, λθ (λδ = 1), λδ (λθ = 1),
+// the five regularisers and the number of training trajectories 8k…128k.
+var appendixB = []sweepStudy{
+	{"context", []string{"--system", "spring", "--backbone", "lnp", "--vary", "context=10,20,30,40,50,60,70,80,90,95", "--vary", "refine=0,5"}},
+	{"noise", []string{"--system", "spring", "--backbone", "lnp", "--vary", "noise=0,0.01,0.02,0.05,0.1,0.2", "--vary", "refine=0,5"}},
+	{"lambda-theta", append([]string{"--system", "spring", "--backbone", "lnp", "--vary", "lambda-theta=" + lambdaValues, "--fix", "lambda-delta=1"}, springShipped...)},
+	{"lambda-delta", append([]string{"--system", "spring", "--backbone", "lnp", "--vary", "lambda-delta=" + lambdaValues, "--fix", "lambda-theta=1"}, springShipped...)},
+	{"reg", append([]string{"--system", "spring", "--backbone", "lnp", "--vary", "reg=l1,l2,orthogonal,spectral,gradpen"}, springShipped...)},
+	{"trajectories", append([]string{"--system", "spring", "--backbone", "lnp", "--vary", "trajectories=8000,16000,32000,64000,128000"}, springShipped...)},
+}
+
+// presetOf is the preset whose studies are directories of dir, for
+// --collect of a preset's --out; nil when dir is none.
+func presetOf(dir string) []sweepStudy {
+	if _, err := os.Stat(filepath.Join(dir, "cells")); err == nil {
+		return nil
+	}
+	for _, studies := range sweepPresets {
+		for _, st := range studies {
+			if _, err := os.Stat(filepath.Join(dir, st.name, "cells")); err == nil {
+				return studies
+			}
+		}
+	}
+	return nil
+}
+
+// sweepPresets are the --preset names.
+var sweepPresets = map[string][]sweepStudy{"appendix-b": appendixB}
+
+// runPresetFlags checks what a preset run may combine and runs it: the
+// preset sets the systems and axes; --seeds defaults to 3.
+func runPresetFlags(ctx context.Context, fs *flag.FlagSet, f sweepFlags, env *Env) error {
+	if f.out == "" {
+		return UsageError("--out DIR is required")
+	}
+	if len(f.vary.entries) > 0 || len(f.fix.entries) > 0 || f.spec.system != "" || f.spec.backbone != "" || f.only != "" {
+		return UsageError("--preset sets the system, backbone and axes: drop --system, --backbone, --vary, --fix and --only (the plan's lines carry their own --only)")
+	}
+	seeds := 3
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "seeds" {
+			seeds = f.spec.seeds
+		}
+	})
+	if err := core.LimitSweepSeeds.Check(seeds); err != nil {
+		return UsageError("--%v", err)
+	}
+	if err := core.LimitTasks.Check(f.spec.tasks); err != nil {
+		return UsageError("--%v", err)
+	}
+	return runPreset(ctx, f.preset, f.out, seeds, f.spec.tasks, f.plan, f.jsonOut, f.png, env)
+}
+
+// runPreset runs (or plans) every study of a preset into out/NAME, then
+// summarises each. seeds and tasks are the user's.
+func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, jsonOut, png bool, env *Env) error {
+	studies, ok := sweepPresets[name]
+	if !ok {
+		return UsageError("--preset %s is no preset (there is appendix-b)", core.QuoteInput(name))
+	}
+	for _, st := range studies {
+		args := append(append([]string{}, st.args...), "--seeds", strconv.Itoa(seeds), "--tasks", strconv.Itoa(tasks), "--out", filepath.Join(out, st.name))
+		if plan {
+			args = append(args, "--plan")
+		}
+		if !plan {
+			env.Notef("sweep: study %s (%s)", st.name, filepath.Join(out, st.name))
+		}
+		if err := runSweep(ctx, args, env); err != nil {
+			return fmt.Errorf("study %s: %w", st.name, err)
+		}
+	}
+	if plan {
+		return nil
+	}
+	return collectPreset(studies, out, jsonOut, png, env)
+}
+
+// collectPreset summarises each study directory of a preset's out.
+func collectPreset(studies []sweepStudy, out string, jsonOut, png bool, env *Env) error {
+	found := 0
+	for _, st := range studies {
+		dir := filepath.Join(out, st.name)
+		if _, err := os.Stat(filepath.Join(dir, "cells")); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		found++
+		if !jsonOut {
+			fmt.Fprintf(env.Stdout, "== %s\n", st.name)
+		}
+		if err := finishSweep(dir, jsonOut, png, env); err != nil {
+			return fmt.Errorf("study %s: %w", st.name, err)
+		}
+	}
+	if found == 0 {
+		return UsageError("%s has no study with finished cells", out)
+	}
+	return nil
+}

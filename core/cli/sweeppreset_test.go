@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The appendix-b plan lists every cell of its six studies, three seeds
+// each, one self-contained line per cell into DIR/STUDY.
+func TestSweepPresetPlan(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ab")
+	plan := runSweepOK(t, "sweep", "--preset", "appendix-b", "--out", out, "--plan")
+	lines := strings.Split(strings.TrimSpace(plan), "\n")
+	// context 10 × refine 2, noise 6 × 2, λθ 7, λδ 7, reg 5, trajectories 5; × 3 seeds
+	if want := (20 + 12 + 7 + 7 + 5 + 5) * 3; len(lines) != want {
+		t.Fatalf("%d plan lines, want %d:\n%s", len(lines), want, plan)
+	}
+	for _, study := range []string{"context", "noise", "lambda-theta", "lambda-delta", "reg", "trajectories"} {
+		if !strings.Contains(plan, "--out "+filepath.Join(out, study)+" --only ") {
+			t.Errorf("plan has no line for study %s", study)
+		}
+	}
+	for _, w := range []string{"--vary lambda-theta=0,0.1,0.2,0.5,1,2,5 --fix lambda-delta=1", "reg=l1,l2,orthogonal,spectral,gradpen", "trajectories=8000,16000,32000,64000,128000", "--fix noise-range=0:0.1", "_seed=3\n"} {
+		if !strings.Contains(plan, w) {
+			t.Errorf("plan lacks %q", w)
+		}
+	}
+	if n := strings.Count(plan, "--seeds 2 "); n != 0 {
+		t.Errorf("--seeds defaults to 3 in a preset, found --seeds 2 %d times", n)
+	}
+	two := runSweepOK(t, "sweep", "--preset", "appendix-b", "--out", out, "--plan", "--seeds", "1")
+	if strings.Contains(two, "_seed=2") {
+		t.Errorf("--seeds 1 planned a second seed")
+	}
+}
+
+func TestSweepPresetErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--preset", "appendix-c", "--out", "x"}, "--preset \"appendix-c\" is no preset"},
+		{[]string{"--preset", "appendix-b"}, "--out DIR is required"},
+		{[]string{"--preset", "appendix-b", "--out", "x", "--vary", "context=5"}, "--preset sets the system"},
+		{[]string{"--preset", "appendix-b", "--out", "x", "--system", "lv"}, "--preset sets the system"},
+		{[]string{"--preset", "appendix-b", "--out", "x", "--seeds", "0"}, "seeds"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"sweep"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("sweep %v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// --collect of a preset's --out summarises each study that has cells.
+func TestSweepPresetCollect(t *testing.T) {
+	out := t.TempDir()
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=5,10", "--tasks", "2", "--out", filepath.Join(out, "context"))
+	code, got, errOut := runCLI(t, "sweep", "--collect", out)
+	if code != 0 || !strings.Contains(got, "== context") || strings.Contains(got, "== noise") {
+		t.Errorf("collect: exit %d, stderr %q, stdout:\n%s", code, errOut, got)
+	}
+}
