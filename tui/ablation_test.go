@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"apic/core"
 )
@@ -156,5 +159,29 @@ func TestAblationKeyInHelp(t *testing.T) {
 	m, _ = press(t, m, "?")
 	if frame := m.render(); !strings.Contains(frame, "A     ablation curves of the control") {
 		t.Errorf("the full help lacks A:\n%s", frame)
+	}
+}
+
+// TestAblationInProgram runs the explorer as a program, its commands in
+// goroutines: A on λθ opens the view while the inference and the
+// sidebar's averages run beside its points (go test -race checks they
+// share nothing unguarded), and quitting mid-way cancels what still runs.
+func TestAblationInProgram(t *testing.T) {
+	m, err := New(Options{System: "spring", Seed: 1, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: fakeAtlas(t, map[string]int{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
+	for _, k := range []string{"down", "down", "down", "down", "A"} {
+		tm.Send(keyMsg(k))
+	}
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("ablation: λθ")) && bytes.Contains(b, []byte("θ MAE"))
+	}, teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	tm.Send(keyMsg("q"))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	if !final.abl.open || final.abl.key.ctl != ctlLamTheta {
+		t.Errorf("the view is open %v on control %d", final.abl.open, final.abl.key.ctl)
 	}
 }
