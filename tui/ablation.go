@@ -139,6 +139,8 @@ func (m *Model) startAblation() tea.Cmd {
 	m.abl.key, m.abl.ctx, m.abl.cancel, m.abl.done, m.abl.why = m.ablKeyNow(), ctx, cancel, 0, ""
 	m.abl.points = m.ablPoints()
 	if len(m.abl.points) == 0 {
+		cancel()
+		m.abl.cancel = nil
 		m.abl.why = fmt.Sprintf("the atlas has no %s models of %s/%s: t trains one per value", m.ablLabel(), m.sys().Name(), m.backbone.value())
 		return nil
 	}
