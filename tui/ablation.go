@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -179,7 +180,7 @@ func (m Model) ablPoints() []ablPoint {
 	default:
 		for _, c := range atlasAxis(m.atlas, k.system, k.backbone, k.ctl) {
 			c := c
-			out = append(out, ablPoint{label: compact(c.axisValue(k.ctl)), context: ctxNow, noise: noiseNow, cell: &c})
+			out = append(out, ablPoint{label: shortLabel(c.axisValue(k.ctl)), context: ctxNow, noise: noiseNow, cell: &c})
 		}
 	}
 	return out
@@ -282,6 +283,15 @@ func compareSetting(a, b any) int {
 	ra, _ := a.(string)
 	rb, _ := b.(string)
 	return slices.Index(core.Regularizers, core.Regularizer(ra)) - slices.Index(core.Regularizers, core.Regularizer(rb))
+}
+
+// shortLabel is an atlas value as the charts label it: numbers without
+// a leading zero, regularisers in four letters at most ("orth").
+func shortLabel(v string) string {
+	if r := []rune(v); len(r) > 4 && !strings.ContainsAny(v, "0123456789") {
+		return string(r[:4])
+	}
+	return compact(v)
 }
 
 // axisValue is the cell's value of control id's setting, as a label.

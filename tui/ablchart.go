@@ -28,13 +28,17 @@ func (c ablChart) render(t theme) []string {
 	if c.cur >= 0 && c.cur < len(c.ivs) && !math.IsNaN(c.ivs[c.cur].Mean) {
 		title += " " + intervalText(c.ivs[c.cur], 12)
 	}
+	y, logY := c.yScale()
+	if logY {
+		title += " · log"
+	}
 	cv.text(0, 0, truncate(title, c.width), nil)
 	body := c.height - 2
-	lo, hi := c.yRange()
+	lo, hi := c.yRange(y)
 	if body < 2 || math.IsNaN(lo) || c.width < 16 {
 		return c.finish(cv, t, title)
 	}
-	top, bottom := shortNumber(hi, 2), shortNumber(lo, 2)
+	top, bottom := shortNumber(y.inverse(hi), 2), shortNumber(y.inverse(lo), 2)
 	labelW := max(ansi.StringWidth(top), ansi.StringWidth(bottom))
 	cv.text(labelW-ansi.StringWidth(top), 1, top, colLabel)
 	cv.text(labelW-ansi.StringWidth(bottom), body, bottom, colLabel)
@@ -42,7 +46,7 @@ func (c ablChart) render(t theme) []string {
 		cv.set(labelW, y, '│', colLabel, nil)
 	}
 	row := func(v float64) int {
-		return 1 + int(math.Round((hi-v)/(hi-lo)*float64(body-1)))
+		return 1 + int(math.Round((hi-y.of(v))/(hi-lo)*float64(body-1)))
 	}
 	for i, iv := range c.ivs {
 		if math.IsNaN(iv.Mean) {
@@ -69,14 +73,59 @@ func (c ablChart) finish(cv canvas, t theme, title string) []string {
 	return lines
 }
 
-// yRange spans the computed intervals, widened where they are flat; NaN
-// when none is computed.
-func (c ablChart) yRange() (lo, hi float64) {
+// yAxis maps values onto the vertical axis: linearly, or as log10 of
+// the value floored at floor (an interval reaching below it ends there).
+type yAxis struct {
+	log   bool
+	floor float64
+}
+
+func (a yAxis) of(v float64) float64 {
+	if !a.log {
+		return v
+	}
+	return math.Log10(math.Max(v, a.floor))
+}
+
+func (a yAxis) inverse(v float64) float64 {
+	if !a.log {
+		return v
+	}
+	return math.Pow(10, v)
+}
+
+// logSpan is the ratio of the largest to the smallest positive mean
+// from which the chart draws on a log scale: one outlier (a failed
+// regulariser's MAE) would otherwise flatten every other value.
+const logSpan = 20
+
+// yScale picks the log scale when every mean is positive and they span
+// more than logSpan; it floors the intervals a decade below the least.
+func (c ablChart) yScale() (yAxis, bool) {
+	least, most := math.Inf(1), 0.0
+	for _, iv := range c.ivs {
+		switch {
+		case math.IsNaN(iv.Mean):
+		case iv.Mean <= 0:
+			return yAxis{}, false
+		default:
+			least, most = math.Min(least, iv.Mean), math.Max(most, iv.Hi)
+		}
+	}
+	if math.IsInf(least, 0) || most/least <= logSpan {
+		return yAxis{}, false
+	}
+	return yAxis{log: true, floor: least / 10}, true
+}
+
+// yRange spans the computed intervals on axis y, widened where they are
+// flat; NaN when none is computed.
+func (c ablChart) yRange(y yAxis) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, iv := range c.ivs {
 		for _, v := range []float64{iv.Lo, iv.Hi, iv.Mean} {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
-				lo, hi = math.Min(lo, v), math.Max(hi, v)
+				lo, hi = math.Min(lo, y.of(v)), math.Max(hi, y.of(v))
 			}
 		}
 	}
