@@ -153,6 +153,13 @@ func (c *atlasCache) load(cell AtlasCell) (*core.Model, core.Info, error) {
 	return m, info, nil
 }
 
+// cached is the cell's model if it was decoded, else nil.
+func (c *atlasCache) cached(cell AtlasCell) *core.Model {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.models[cell.File()].model
+}
+
 // switchAtlas loads the atlas model for the controls after control
 // moved changed, when the atlas has one; otherwise the model on screen
 // stays and is marked stale. It does nothing while a run trains (the

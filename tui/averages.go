@@ -68,9 +68,14 @@ func (m *Model) syncAverages() tea.Cmd {
 	if m.avg.cancel != nil {
 		m.avg.cancel()
 	}
-	ctx, cancel := context.WithCancel(m.opts.Context)
 	m.avg.gen++
-	m.avg.key, m.avg.cancel, m.avg.res, m.avg.err = m.avgKeyNow(), cancel, nil, nil
+	m.avg.key, m.avg.cancel, m.avg.res, m.avg.err = m.avgKeyNow(), nil, nil, nil
+	if res := m.ablResultFor(m.avg.key); res != nil {
+		m.avg.res = res // the ablation view evaluated the same: shown at once
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.opts.Context)
+	m.avg.cancel = cancel
 	gen, model, opt := m.avg.gen, m.avg.key.model, m.evalOptions(m.opts.Averages, m.avg.key.context, m.avg.key.noise)
 	return func() tea.Msg {
 		res, err := core.EvaluateIntervals(ctx, model, opt)
@@ -171,4 +176,23 @@ func fitNumber(v float64, w int) string {
 		s = shortNumber(v, digits)
 	}
 	return s
+}
+
+// ablResultFor is the ablation view's point evaluated exactly as the
+// averages at k would be (the same model, context size, noise and
+// realizations), if it has one.
+func (m Model) ablResultFor(k avgKey) *core.Intervals {
+	if m.opts.Averages != avgTasks {
+		return nil
+	}
+	for _, p := range m.abl.points {
+		model := m.abl.key.model
+		if p.cell != nil {
+			model = m.atlasModels.cached(*p.cell)
+		}
+		if p.res != nil && model == k.model && p.context == k.context && p.noise == k.noise {
+			return p.res
+		}
+	}
+	return nil
 }

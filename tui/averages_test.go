@@ -70,3 +70,25 @@ func TestGoldenAverages(t *testing.T) {
 		}
 	}
 }
+
+// TestAveragesFromTheAblationView: with the λθ curve computed, moving
+// λθ onto another atlas cell shows that cell's averages at once, from
+// the curve's point, without evaluating again.
+func TestAveragesFromTheAblationView(t *testing.T) {
+	m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: fakeAtlas(t, map[string]int{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = sized(t, m, 80, 24)
+	m, _ = run(t, m, m.Init())
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "A")
+	nm, _ := m.Update(keyMsg("left")) // λθ 0.5
+	m = nm.(Model)
+	if m.entry().cell.Value != "0.5" || m.avg.res == nil || m.avg.cancel != nil {
+		t.Fatalf("cell %v, averages %v, running %v: want λθ 0.5's averages at once", m.entry().cell, m.avg.res != nil, m.avg.cancel != nil)
+	}
+	if p := m.abl.points[3]; p.label != ".5" || m.avg.res != p.res {
+		t.Errorf("averages %+v, want the curve's point %s %+v", m.avg.res, p.label, p.res)
+	}
+}
