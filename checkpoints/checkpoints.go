@@ -1,7 +1,8 @@
 // Package checkpoints embeds the trained APIC weights shipped with the
 // program, one safetensors file per system and backbone, named
 // SYSTEM-BACKBONE.safetensors, so the explorer and the commands work on a
-// fresh machine without any download.
+// fresh machine without any download; beside them the ablation atlas
+// (atlas.go), one model per value of λθ, λδ and the regulariser.
 package checkpoints
 
 import (
