@@ -48,9 +48,10 @@ runs the grid, and 'apic sweep --collect DIR' then summarises it.
 
 A training cell is also scored without refinement (eval-onepass.json;
 the onepass_* columns), so an ablation that refinement hides shows.
---preset appendix-b runs the paper's Appendix B on spring/lnp as six
+--preset appendix-b runs the paper's Appendix B on spring/lnp as
 studies in DIR/STUDY (context, noise, lambda-theta, lambda-delta, reg,
-trajectories; 3 seeds): 72 trainings at the shipped spring-lnp budget,
+trajectories, and ours, lambda-theta-no-stage1; 3 seeds): 81 trainings
+at the shipped spring-lnp budget,
 which records 50 s of training on two cores (docs/ablations.md).`,
 		Run: runSweep,
 	})

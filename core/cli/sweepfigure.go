@@ -21,6 +21,22 @@ var sweepFigureMetrics = [][]string{
 	{core.KeyReconECE, core.KeyDeltaECE, core.KeyThetaCover},
 }
 
+// onePassFigureRow is the third row of panels of a training sweep: the
+// MAEs without refinement.
+var onePassFigureRow = []string{onePassPrefix + core.KeyReconMAE, onePassPrefix + core.KeyDeltaMAE, onePassPrefix + core.KeyThetaMAE}
+
+// figureRows are the panels of sum's figure: the one-pass row only where
+// a cell has one-pass scores.
+func figureRows(sum sweepSummary) [][]string {
+	rows := sweepFigureMetrics
+	for _, g := range sum.Cells {
+		if g.Metrics[onePassFigureRow[0]].Mean != nil {
+			return append(rows[:len(rows):len(rows)], onePassFigureRow)
+		}
+	}
+	return rows
+}
+
 // writeSweepFigure draws each metric against the first axis, one line
 // per value of the other axes, with error bars of the seeds' 95%
 // interval, and writes it atomically as PNG.
@@ -44,8 +60,9 @@ func writeSweepFigure(path string, sum sweepSummary) (err error) {
 			pos[i] = float64(i)
 		}
 	}
-	rows := make([][]*plot.Plot, len(sweepFigureMetrics))
-	for r, metrics := range sweepFigureMetrics {
+	panels := figureRows(sum)
+	rows := make([][]*plot.Plot, len(panels))
+	for r, metrics := range panels {
 		for _, k := range metrics {
 			p := newPanel(k, sum.Axes[0], k)
 			if !numeric {

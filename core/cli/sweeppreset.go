@@ -27,6 +27,18 @@ var springShipped = []string{
 	"--fix", "lr-final=1e-4", "--fix", "val-every=1000", "--fix", "noise-range=0:0.1",
 }
 
+// withoutStage1 is springShipped with no stage-1 pretraining of the θ
+// encoder (steps1=0): where λθ would matter most.
+func withoutStage1() []string {
+	var args []string
+	for i := 0; i < len(springShipped); i += 2 {
+		if springShipped[i+1] != "steps1=1000" {
+			args = append(args, springShipped[i], springShipped[i+1])
+		}
+	}
+	return append(args, "--fix", "steps1=0")
+}
+
 // lambdaValues are the λθ and λδ values of the paper's Appendix B
 // figure, 0 and 0.2 included.
 const lambdaValues = "0,0.1,0.2,0.5,1,2,5"
@@ -35,7 +47,8 @@ const lambdaValues = "0,0.1,0.2,0.5,1,2,5"
 // size 10…95 (at 100 spring's 100-point grid leaves no target) and noise
 // on the shipped model (refined and one pass),
 // and, training one model per cell and seed, λθ (λδ = 1), λδ (λθ = 1),
-// the five regularisers and the number of training trajectories 8k…128k.
+// the five regularisers and the number of training trajectories 8k…128k;
+// and λθ once more without stage-1 pretraining.
 var appendixB = []sweepStudy{
 	{"context", []string{"--system", "spring", "--backbone", "lnp", "--vary", "context=10,20,30,40,50,60,70,80,90,95", "--vary", "refine=0,5"}},
 	{"noise", []string{"--system", "spring", "--backbone", "lnp", "--vary", "noise=0,0.01,0.02,0.05,0.1,0.2", "--vary", "refine=0,5"}},
@@ -43,6 +56,9 @@ var appendixB = []sweepStudy{
 	{"lambda-delta", append([]string{"--system", "spring", "--backbone", "lnp", "--vary", "lambda-delta=" + lambdaValues, "--fix", "lambda-theta=1"}, springShipped...)},
 	{"reg", append([]string{"--system", "spring", "--backbone", "lnp", "--vary", "reg=l1,l2,orthogonal,spectral,gradpen"}, springShipped...)},
 	{"trajectories", append([]string{"--system", "spring", "--backbone", "lnp", "--vary", "trajectories=8000,16000,32000,64000,128000"}, springShipped...)},
+	// Ours, not the paper's: λθ without stage 1, to test whether stage 1
+	// is what makes λθ irrelevant in the λθ study.
+	{"lambda-theta-no-stage1", append([]string{"--system", "spring", "--backbone", "lnp", "--vary", "lambda-theta=0,0.2,1", "--fix", "lambda-delta=1"}, withoutStage1()...)},
 }
 
 // presetOf is the preset whose studies are directories of dir, for

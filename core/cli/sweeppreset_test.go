@@ -12,11 +12,12 @@ func TestSweepPresetPlan(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ab")
 	plan := runSweepOK(t, "sweep", "--preset", "appendix-b", "--out", out, "--plan")
 	lines := strings.Split(strings.TrimSpace(plan), "\n")
-	// context 10 × refine 2, noise 6 × 2, λθ 7, λδ 7, reg 5, trajectories 5; × 3 seeds
-	if want := (20 + 12 + 7 + 7 + 5 + 5) * 3; len(lines) != want {
+	// context 10 × refine 2, noise 6 × 2, λθ 7, λδ 7, reg 5, trajectories 5,
+	// λθ without stage 1 3; × 3 seeds
+	if want := (20 + 12 + 7 + 7 + 5 + 5 + 3) * 3; len(lines) != want {
 		t.Fatalf("%d plan lines, want %d:\n%s", len(lines), want, plan)
 	}
-	for _, study := range []string{"context", "noise", "lambda-theta", "lambda-delta", "reg", "trajectories"} {
+	for _, study := range []string{"context", "noise", "lambda-theta", "lambda-delta", "reg", "trajectories", "lambda-theta-no-stage1"} {
 		if !strings.Contains(plan, "--out "+filepath.Join(out, study)+" --only ") {
 			t.Errorf("plan has no line for study %s", study)
 		}
