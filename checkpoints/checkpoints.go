@@ -1,7 +1,8 @@
 // Package checkpoints embeds the trained APIC weights shipped with the
 // program, one safetensors file per system and backbone, named
 // SYSTEM-BACKBONE.safetensors, so the explorer and the commands work on a
-// fresh machine without any download.
+// fresh machine without any download; beside them the ablation atlas
+// (atlas.go), one model per value of λθ, λδ and the regulariser.
 package checkpoints
 
 import (
@@ -24,12 +25,19 @@ func Name(system, backbone string) string { return system + "-" + backbone + suf
 func Lookup(system, backbone string) ([]byte, bool) { return byName(Name(system, backbone)) }
 
 // byName returns the embedded checkpoint file of that name (as List
-// gives it).
+// gives it, or atlas/FILE for an atlas cell, as Cell.Name gives it).
 func byName(name string) ([]byte, bool) {
-	if !strings.HasSuffix(name, suffix) || strings.ContainsRune(name, '/') {
+	fsys := fs.FS(files)
+	if cell, ok := strings.CutPrefix(name, atlasDir+"/"); ok {
+		// An atlas file: embedded:atlas/spring-reg-l1.safetensors.
+		fsys = atlasFiles
+		if _, ok := parseCell(cell); !ok {
+			return nil, false
+		}
+	} else if !strings.HasSuffix(name, suffix) || strings.ContainsRune(name, '/') {
 		return nil, false
 	}
-	b, err := files.ReadFile(name)
+	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, false
 	}
@@ -67,7 +75,7 @@ func FromPath(path string) (data []byte, ok bool, err error) {
 	}
 	data, found := byName(name)
 	if !found {
-		return nil, true, fmt.Errorf("no embedded checkpoint %q (embedded: %s)", name, strings.Join(List(), ", "))
+		return nil, true, fmt.Errorf("no embedded checkpoint %q (embedded: %s; the ablation atlas's as atlas/FILE: apic inspect --atlas lists them)", name, strings.Join(List(), ", "))
 	}
 	return data, true, nil
 }

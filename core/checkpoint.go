@@ -135,6 +135,31 @@ func DecodeCheckpoint(data []byte) (*Model, Info, error) {
 	return FromSafetensors(f)
 }
 
+// DecodeCheckpointConfig reads the configuration a checkpoint held in
+// memory records (architecture and training: λθ, λδ, regulariser),
+// from its header alone, without building the model: a listing of many
+// checkpoints (the ablation atlas) reads them at little cost.
+func DecodeCheckpointConfig(data []byte) (Config, error) {
+	meta, err := nets.DecodeSafetensorsMetadata(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("decode checkpoint: %w", err)
+	}
+	if meta["format"] != FormatName {
+		return Config{}, fmt.Errorf("not an apic checkpoint (metadata format %s)", QuoteInput(meta["format"]))
+	}
+	if err := checkFormatVersion(meta["format_version"]); err != nil {
+		return Config{}, err
+	}
+	cfg, err := checkpointConfig(meta)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, fmt.Errorf("config metadata: %w", err)
+	}
+	return cfg, nil
+}
+
 // FromSafetensors builds the model and its training record from a
 // decoded safetensors file, for callers that also read the file's
 // tensors themselves (inspect).

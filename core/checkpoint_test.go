@@ -485,3 +485,25 @@ func TestMinParamsIsALowerBound(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeCheckpointConfig: the config read from the header alone is
+// the one the full decode builds the model from, and a file that is no
+// checkpoint is refused as DecodeCheckpoint refuses it.
+func TestDecodeCheckpointConfig(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.LambdaTheta, c.Train.LambdaDelta, c.Train.Reg = 0.2, 5, RegGradPen })
+	data := encodeModel(t, m, Info{}, nets.F32)
+	cfg, err := DecodeCheckpointConfig(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg, m.Config) {
+		t.Errorf("config %+v, want %+v", cfg, m.Config)
+	}
+	var other bytes.Buffer
+	if err := nets.EncodeSafetensors(&other, map[string]*nets.Tensor{"w": nets.Scalar(1)}, nil, map[string]string{"format": "pt"}, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := DecodeCheckpointConfig(other.Bytes()); err == nil || !strings.Contains(err.Error(), "not an apic checkpoint") {
+		t.Errorf("a foreign file: %v", err)
+	}
+}

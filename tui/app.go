@@ -41,6 +41,12 @@ type Options struct {
 	// prediction is refined by the model's own refinement steps (default
 	// 150ms); negative never refines.
 	RefineDelay time.Duration
+	// Atlas lists the ablation atlas (default EmbeddedAtlas); tests pass
+	// one that finds none, or their own.
+	Atlas func() []AtlasCell
+	// Averages is how many realizations the sidebar's averages evaluate
+	// (default avgTasks); negative shows the one realization only.
+	Averages int
 }
 
 // control identifies a row of the controls panel.
@@ -122,6 +128,11 @@ type Model struct {
 
 	diag diagState // the diagnostics view (d)
 	base baseState // the baselines (c)
+	abl  ablState  // the ablation view (A)
+	avg  avgState  // the sidebar's averages over realizations
+
+	atlas       []AtlasCell
+	atlasModels *atlasCache
 }
 
 // New builds the explorer on the setup opts names, loading the model and
@@ -149,6 +160,12 @@ func New(opts Options) (Model, error) {
 	if opts.RefineDelay == 0 {
 		opts.RefineDelay = 150 * time.Millisecond
 	}
+	if opts.Atlas == nil {
+		opts.Atlas = EmbeddedAtlas
+	}
+	if opts.Averages == 0 {
+		opts.Averages = avgTasks
+	}
 	backbones := make([]string, len(core.Backbones))
 	for i, b := range core.Backbones {
 		backbones[i] = string(b)
@@ -158,20 +175,22 @@ func New(opts Options) (Model, error) {
 		regs[i] = string(r)
 	}
 	m := Model{
-		opts:     opts,
-		keys:     DefaultKeyMap(),
-		help:     help.New(),
-		theme:    newTheme(colorprofile.TrueColor),
-		systems:  sims.All(),
-		backbone: newPicker("backbone", backbones, opts.Backbone),
-		entries:  map[entryKey]*entry{},
-		ctxSteps: map[string]stepper{},
-		noise:    newStepper("noise σ", []float64{0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}, 0, nil),
-		reg:      newPicker("regulariser", regs, string(core.RegL2)),
-		mode:     newPicker("train mode", trainModes, string(modeFineTune)),
-		seed:     opts.Seed,
-		width:    minWidth,
-		height:   minHeight,
+		opts:        opts,
+		keys:        DefaultKeyMap(),
+		help:        help.New(),
+		theme:       newTheme(colorprofile.TrueColor),
+		systems:     sims.All(),
+		backbone:    newPicker("backbone", backbones, opts.Backbone),
+		entries:     map[entryKey]*entry{},
+		ctxSteps:    map[string]stepper{},
+		noise:       newStepper("noise σ", []float64{0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}, 0, nil),
+		reg:         newPicker("regulariser", regs, string(core.RegL2)),
+		mode:        newPicker("train mode", trainModes, string(modeFineTune)),
+		seed:        opts.Seed,
+		width:       minWidth,
+		height:      minHeight,
+		atlas:       opts.Atlas(),
+		atlasModels: &atlasCache{},
 	}
 	if opts.ASCII {
 		m.theme = newTheme(colorprofile.ASCII)
@@ -279,8 +298,11 @@ func contextLadder(points int) []float64 {
 // screen was trained with, so it starts out not stale.
 func (m *Model) syncTraining() {
 	t := m.entry().model.Config.Train
-	m.lamTheta = newStepper("λθ", []float64{0, 0.1, 0.3, 1, 3, 10}, t.LambdaTheta, nil)
-	m.lamDelta = newStepper("λδ", []float64{0, 0.01, 0.1, 0.3, 1, 3, 10}, t.LambdaDelta, nil)
+	sys, b := m.sys().Name(), m.backbone.value()
+	// The atlas's values join the ladders: stepping onto one loads its
+	// model (switchAtlas).
+	m.lamTheta = newStepper("λθ", append([]float64{0, 0.1, 0.3, 1, 3, 10}, atlasValues(m.atlas, sys, b, ctlLamTheta)...), t.LambdaTheta, nil)
+	m.lamDelta = newStepper("λδ", append([]float64{0, 0.01, 0.1, 0.3, 1, 3, 10}, atlasValues(m.atlas, sys, b, ctlLamDelta)...), t.LambdaDelta, nil)
 	m.reg = m.reg.set(string(t.Reg))
 }
 
@@ -299,8 +321,9 @@ func (m *Model) setMsg(k msgKind, format string, args ...any) {
 	m.msgKind, m.msg = k, msgLine.Replace(fmt.Sprintf(format, args...))
 }
 
-// Update handles messages; an open diagnostics view then follows any
-// change of the settings it depends on.
+// Update handles messages; an open diagnostics or ablation view, and
+// the sidebar's averages, then follow any change of the settings they
+// depend on.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	nm, cmd := m.update(msg)
 	next, ok := nm.(Model)
@@ -308,9 +331,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return nm, cmd
 	}
 	next.syncBaselines()
-	if sync := next.syncDiag(); sync != nil {
-		return next, tea.Batch(cmd, sync)
-	}
+	// The syncs change next: they run before it is returned.
+	cmd = tea.Batch(cmd, next.syncDiag(), next.syncAblation(), next.syncAverages())
 	return next, cmd
 }
 
@@ -338,6 +360,10 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onInfer(msg)
 	case diagMsg:
 		return m.onDiag(msg)
+	case ablMsg:
+		return m.onAblation(msg)
+	case avgMsg:
+		return m.onAverages(msg)
 	case baseMsg:
 		return m.onBaseline(msg)
 	case trainProgressMsg:
@@ -440,11 +466,16 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Mode):
 		m.mode = m.mode.step(1)
 	case key.Matches(k, keys.Diagnose):
+		m.closeAblation()
 		return m.toggleDiag()
+	case key.Matches(k, keys.Ablation):
+		return m.toggleAblation()
 	case key.Matches(k, keys.Baselines):
 		return m.toggleBaselines()
 	case m.diag.open && key.Matches(k, keys.Cancel):
 		m.closeDiag() // esc closes the view before it stops training
+	case m.abl.open && key.Matches(k, keys.Cancel):
+		m.closeAblation()
 	case key.Matches(k, keys.Cancel):
 		switch {
 		case m.run != nil && !m.run.stopping:
@@ -529,8 +560,9 @@ func (m Model) quit() (tea.Model, tea.Cmd) {
 func (m Model) unsaved() (names, behindFile []string) {
 	var out []string
 	for k, e := range m.entries {
-		// Look past opened files only: weights a file replaced are one u
-		// away and lost on quitting just the same, while the runs behind
+		// Look past opened files and atlas models only: weights they
+		// replaced are one u away and lost on quitting just the same,
+		// while the runs behind
 		// trained weights are superseded by them.
 		for top := e; e != nil; e = e.prev {
 			if e.src == srcTrained {
@@ -542,7 +574,7 @@ func (m Model) unsaved() (names, behindFile []string) {
 				}
 				break
 			}
-			if e.src != srcFile {
+			if e.src != srcFile && e.src != srcAtlas {
 				break
 			}
 		}
@@ -576,10 +608,13 @@ func (m *Model) adjust(d int) tea.Cmd {
 		return m.reinfer()
 	case id == ctlLamTheta:
 		m.lamTheta = m.lamTheta.step(d)
+		return m.switchAtlas(id)
 	case id == ctlLamDelta:
 		m.lamDelta = m.lamDelta.step(d)
+		return m.switchAtlas(id)
 	case id == ctlReg:
 		m.reg = m.reg.step(d)
+		return m.switchAtlas(id)
 	case id == ctlMode:
 		m.mode = m.mode.step(d)
 	case id == ctlSlice:
@@ -1104,6 +1139,12 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 func (m Model) stopAll() {
 	if m.diag.cancel != nil {
 		m.diag.cancel()
+	}
+	if m.abl.cancel != nil {
+		m.abl.cancel()
+	}
+	if m.avg.cancel != nil {
+		m.avg.cancel()
 	}
 	if m.base.cancel != nil {
 		m.base.cancel()

@@ -519,7 +519,7 @@ func TestFramesFitEverySystemAndSize(t *testing.T) {
 }
 
 func TestRefinesWhenControlsRest(t *testing.T) {
-	m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: time.Millisecond})
+	m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: time.Millisecond, Atlas: noAtlas, Averages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -625,7 +625,7 @@ func TestLongMessageWraps(t *testing.T) {
 // opens a shipped file, as the other commands' flags do; an unknown name
 // is an error listing the shipped ones.
 func TestCheckpointOptionTakesEmbeddedNames(t *testing.T) {
-	m, err := New(Options{Checkpoint: "embedded:lv-cnp.safetensors", SaveDir: t.TempDir(), RefineDelay: -1})
+	m, err := New(Options{Checkpoint: "embedded:lv-cnp.safetensors", SaveDir: t.TempDir(), RefineDelay: -1, Averages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func TestGoldenFrames(t *testing.T) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 			t.Run(fmt.Sprintf("%s_%dx%d", sys, sz[0], sz[1]), func(t *testing.T) {
-				m, err := New(Options{System: sys, Seed: 1, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1})
+				m, err := New(Options{System: sys, Seed: 1, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: -1})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -12,11 +12,16 @@ import (
 // deterministic untrained weights whatever is embedded.
 func noEmbedded(string, string) ([]byte, bool) { return nil, false }
 
-// newTest builds the explorer on sys with untrained weights, no colours,
-// the given size, and its first inference applied.
+// noAtlas is an empty ablation atlas: λθ, λδ and the regulariser only
+// mark the model stale.
+func noAtlas() []AtlasCell { return []AtlasCell{} }
+
+// newTest builds the explorer on sys with untrained weights, no atlas,
+// no averages, no colours, the given size, and its first inference
+// applied.
 func newTest(t testing.TB, sys string, w, h int) Model {
 	t.Helper()
-	m, err := New(Options{System: sys, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1})
+	m, err := New(Options{System: sys, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ type KeyMap struct {
 	SliceBack8, SliceFwd8  key.Binding
 	Heatmap, Page          key.Binding
 	Diagnose               key.Binding
+	Ablation               key.Binding
 	Baselines              key.Binding
 	Save, Open             key.Binding
 	Help, Quit             key.Binding
@@ -46,6 +47,7 @@ func DefaultKeyMap() KeyMap {
 		Heatmap:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "heatmaps / slice")),
 		Page:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "other panels")),
 		Diagnose:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diagnostics (d/esc closes)")),
+		Ablation:    key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "ablation curves of the control (A/esc closes)")),
 		Baselines:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "baselines KOH-GP/BCPI/PINN (c again clears)")),
 		Save:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save checkpoint")),
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open checkpoint")),
@@ -64,7 +66,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 // FullHelp is the help view on ?, in columns.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Left, k.Right, k.AutoTheta, k.Realization, k.Diagnose, k.Baselines},
+		{k.Up, k.Down, k.Left, k.Right, k.AutoTheta, k.Realization, k.Diagnose, k.Ablation, k.Baselines},
 		{k.NextSystem, k.PrevSystem, k.Backbone, k.Heatmap, k.Page, k.SliceBack, k.SliceFwd, k.SliceBack8, k.SliceFwd8},
 		{k.Train, k.Mode, k.Cancel, k.Undo, k.Save, k.Open, k.Help, k.Quit},
 	}

@@ -14,7 +14,7 @@ import (
 // header's message line; moving back takes it off; noise beyond the
 // training noise (the slider's largest, 0.5) warns the same way.
 func TestRangeWarningOnSliders(t *testing.T) {
-	m, err := New(Options{System: "spring", SaveDir: t.TempDir(), RefineDelay: -1})
+	m, err := New(Options{System: "spring", SaveDir: t.TempDir(), RefineDelay: -1, Averages: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,9 +58,14 @@ func Command() cli.Command {
 
 Opens a terminal UI over the engine: pick a system and backbone, move the
 context size, noise and θ by hand and watch amortized inference answer at
-once; change λθ, λδ or the regularizer and retrain in the background; save
-and reopen checkpoints. Press ? inside for every key. Needs a terminal of
-at least 80×24; --ascii draws without colours (for plain terminals).
+once; change λθ, λδ or the regularizer to load the embedded ablation
+atlas's model trained at that value (lnp; apic inspect --atlas lists
+them), or retrain in the background; save and reopen checkpoints. The
+metrics show the realization on screen beside the mean ± 95% interval
+over 32 seeded realizations; A draws those averages across the selected
+control's values (the ablation view). Press ? inside for every key.
+Needs a terminal of at least 80×24; --ascii draws without colours (for
+plain terminals).
 
 Without a shipped checkpoint for the chosen system and backbone the
 explorer starts from untrained weights and says so; press t to train.`,

@@ -17,6 +17,7 @@ const (
 	srcEmbedded                // a checkpoint shipped in the binary
 	srcFile                    // a checkpoint file opened by the user
 	srcTrained                 // trained in this session
+	srcAtlas                   // a model of the embedded ablation atlas
 )
 
 // entryKey names a model: one per system and backbone.
@@ -32,6 +33,7 @@ type entry struct {
 	info  core.Info // steps and wall time behind the weights
 	saved string    // where the weights were last saved, if anywhere
 	prev  *entry    // the weights before the last training run or opened file (u)
+	cell  AtlasCell // the atlas cell for srcAtlas
 }
 
 // sourceText describes the checkpoint for the header.
@@ -43,6 +45,8 @@ func (e *entry) sourceText() string {
 	switch e.src {
 	case srcEmbedded:
 		return "embedded" + saved
+	case srcAtlas:
+		return "atlas: " + e.cell.label() + saved
 	case srcFile:
 		return "file " + e.path + saved
 	case srcTrained:

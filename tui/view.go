@@ -53,8 +53,11 @@ func (m Model) render() string {
 		sep[i] = m.theme.paint(m.theme.dim, "│")
 	}
 	panels := m.plots
-	if m.diag.open {
+	switch {
+	case m.diag.open:
 		panels = func(w, h int, _ bool) []string { return m.diagView(w, h) }
+	case m.abl.open:
+		panels = func(w, h int, _ bool) []string { return m.ablView(w, h) }
 	}
 	lines = append(lines, joinH(block(panels(plotW, mainH, big), plotW, mainH), sep, side)...)
 	lines = append(lines, m.footer())
@@ -91,7 +94,11 @@ func (m Model) header() []string {
 	title := t.paint(t.title, " APIC ")
 	// The seed goes before the checkpoint, whose saved path may be long
 	// and is the part to cut.
-	info := fmt.Sprintf(" %s · %s │ %s │ seed %d │ checkpoint: %s", sys.Name(), sys.Title(), m.backbone.value(), m.seed, e.sourceText())
+	src := "checkpoint: " + e.sourceText()
+	if e.src == srcAtlas {
+		src = e.sourceText() // "atlas: spring λθ=0.2"
+	}
+	info := fmt.Sprintf(" %s · %s │ %s │ seed %d │ %s", sys.Name(), sys.Title(), m.backbone.value(), m.seed, src)
 	line1 := padRight(truncate(title+info, m.width), m.width)
 
 	status, st := m.status()
@@ -270,7 +277,7 @@ func (m Model) fullHelp(w, h int) []string {
 	lines = append(lines, "",
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
 		"context and noise σ re-infer at once on the same realization;",
-		"λθ, λδ and the regulariser apply to the next training run (t);",
+		"λθ, λδ, regulariser: the atlas model for the value (lnp), else t trains;",
 		fmt.Sprintf("θ rows: θ̂±σ over %s; set by hand to see what δ must absorb (a: auto).", core.Count(samplesFor(m.sys()), "sample")),
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
 		"", t.paint(t.bold, "panels"))
@@ -349,7 +356,12 @@ func (m Model) sidebar(w, h int) []string {
 		out = append(out, m.baseLines(w)...)
 	}
 	out = append(out, section(m.metricsTitle()))
-	out = append(out, m.metricsLines(w)...)
+	if m.opts.Averages > 0 {
+		// The training box below keeps its title and first line.
+		out = append(out, m.averagedLines(w, h-len(out)-2)...)
+	} else {
+		out = append(out, m.metricsLines(w)...)
+	}
 	out = append(out, section("training"))
 	out = append(out, m.trainLines(w)...)
 	return out

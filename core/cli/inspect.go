@@ -15,12 +15,18 @@ func init() {
 		Name:    "inspect",
 		Summary: "describe a checkpoint: system, backbone, config, tensors, metrics",
 		Usage: `apic inspect [--json] FILE
+apic inspect [--json] --atlas
 
 Describes a checkpoint file: format version, system and backbone, the
 architecture and training configuration, parameter and tensor shapes,
 training steps and wall time, and the validation metrics recorded at
 the end of training. FILE may also name a checkpoint embedded in the
-program, as the other commands print it: embedded:spring-lnp.safetensors.`,
+program, as the other commands print it: embedded:spring-lnp.safetensors.
+
+--atlas lists the ablation atlas embedded in the program: one model per
+value of λθ, λδ and the regulariser (the explorer switches between them
+as those controls move), with the λθ, λδ and regulariser each file
+records; embedded:atlas/FILE names one for the other commands.`,
 		Run: runInspect,
 	})
 }
@@ -28,6 +34,7 @@ program, as the other commands print it: embedded:spring-lnp.safetensors.`,
 func runInspect(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	jsonOut := fs.Bool("json", false, "print one JSON object")
+	atlas := fs.Bool("atlas", false, "list the embedded ablation atlas instead of inspecting a FILE")
 	// The file is the one positional argument, before or after the flags
 	// (none of which takes a value).
 	var flags, files []string
@@ -42,8 +49,12 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	switch {
+	case *atlas && len(files) > 0:
+		return UsageError("--atlas lists the atlas and takes no FILE, got %s", strings.Join(files, " "))
+	case *atlas:
+		return writeAtlas(env.Stdout, *jsonOut)
 	case len(files) == 0:
-		return UsageError("give the checkpoint FILE to inspect")
+		return UsageError("give the checkpoint FILE to inspect (or --atlas to list the ablation atlas)")
 	case len(files) > 1:
 		return UsageError("inspect takes one FILE, got %d: %s", len(files), strings.Join(files, " "))
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"apic/checkpoints"
 )
 
 // TestInspectEmbedded: inspect reads the checkpoints embedded in the
@@ -43,5 +45,38 @@ func TestInspectDevZero(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, "header length of 0") {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
 		}
+	}
+}
+
+// TestInspectAtlas: --atlas lists every atlas cell with what its file
+// records, and each listed name reads back with inspect.
+func TestInspectAtlas(t *testing.T) {
+	code, out, errOut := runCLI(t, "inspect", "--atlas", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct{ Atlas []atlasRow }
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if len(got.Atlas) != len(checkpoints.Atlas()) {
+		t.Fatalf("%d rows, the atlas has %d cells", len(got.Atlas), len(checkpoints.Atlas()))
+	}
+	for _, r := range got.Atlas {
+		if r.Backbone != "lnp" || r.Bytes == 0 || r.Steps1+r.Steps2 == 0 || r.Reg == "" {
+			t.Errorf("row %+v", r)
+		}
+	}
+	if len(got.Atlas) > 0 {
+		if code, _, errOut := runCLI(t, "inspect", got.Atlas[0].File); code != 0 {
+			t.Errorf("inspect %s: exit %d, %s", got.Atlas[0].File, code, errOut)
+		}
+	}
+	code, out, _ = runCLI(t, "inspect", "--atlas")
+	if code != 0 || !strings.Contains(out, "ablation atlas:") || !strings.Contains(out, "lambda-theta") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+	if code, _, errOut := runCLI(t, "inspect", "--atlas", "x.safetensors"); code != 2 || !strings.Contains(errOut, "takes no FILE") {
+		t.Errorf("--atlas with a FILE: exit %d, %q", code, errOut)
 	}
 }

@@ -1,0 +1,415 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"apic/checkpoints"
+	"apic/core"
+)
+
+// The ablation view (A): for the selected control, each metric's mean
+// and 95% interval over avgTasks seeded realizations across the
+// control's values, the current value marked. Context and noise
+// evaluate the model on screen at each value of their ladder; λθ, λδ
+// and the regulariser evaluate each atlas model of that axis at the
+// current context and noise. The points are computed one command after
+// another off the UI goroutine, so the curve fills in as they come; a
+// change of what it depends on (or closing the view) cancels the
+// computation, and results of an older request are dropped.
+
+// ablControls are the controls with an ablation curve.
+var ablControls = []control{ctlContext, ctlNoise, ctlLamTheta, ctlLamDelta, ctlReg}
+
+// ablMetrics are the metrics the view draws, in its 2×2 order.
+var ablMetrics = [][2]string{
+	{"recon MAE", core.KeyReconMAE}, {"δ MAE", core.KeyDeltaMAE},
+	{"θ MAE", core.KeyThetaMAE}, {"recon ECE", core.KeyReconECE},
+}
+
+// ablKey is what a curve depends on; the swept setting itself is left
+// out (-1), as are the model and λ settings on an atlas axis.
+type ablKey struct {
+	ctl              control
+	system, backbone string
+	model            *core.Model
+	context          int
+	noise            float64
+}
+
+// ablPoint is one value of the axis and its result.
+type ablPoint struct {
+	label   string
+	context int
+	noise   float64
+	cell    *AtlasCell // on an atlas axis
+	res     *core.Intervals
+	err     error
+}
+
+// ablState is the view's state.
+type ablState struct {
+	open   bool
+	key    ablKey
+	points []ablPoint
+	done   int // points computed (in order)
+	gen    int
+	// ctx is the computation's, cancelled by cancel: every point of one
+	// request runs under it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	why    string // why there is no curve
+}
+
+// ablMsg is one computed point.
+type ablMsg struct {
+	gen, i int
+	res    core.Intervals
+	err    error
+}
+
+// ablControl is the control the view follows: the focused one when it
+// has a curve, else the one it showed.
+func (m Model) ablControl() control {
+	if id := m.controls()[m.focus]; slices.Contains(ablControls, id) {
+		return id
+	}
+	if m.abl.key.ctl != ctlSystem { // ctlSystem, the zero value: none shown yet
+		return m.abl.key.ctl
+	}
+	return ctlContext
+}
+
+// ablKeyNow is the current settings' key.
+func (m Model) ablKeyNow() ablKey {
+	k := ablKey{ctl: m.ablControl(), system: m.sys().Name(), backbone: m.backbone.value(),
+		model: m.entry().model, context: int(m.ctxSteps[m.sys().Name()].value()), noise: m.noise.value()}
+	switch k.ctl {
+	case ctlContext:
+		k.context = -1
+	case ctlNoise:
+		k.noise = -1
+	default:
+		k.model = nil
+	}
+	return k
+}
+
+// toggleAblation opens the view (closing the diagnostics) or closes it.
+func (m Model) toggleAblation() (tea.Model, tea.Cmd) {
+	if m.abl.open {
+		m.closeAblation()
+		return m, nil
+	}
+	m.closeDiag()
+	m.abl.open = true
+	return m, m.startAblation()
+}
+
+// closeAblation closes the view and stops its computation.
+func (m *Model) closeAblation() {
+	if m.abl.cancel != nil {
+		m.abl.cancel()
+	}
+	m.abl = ablState{gen: m.abl.gen}
+}
+
+// syncAblation restarts the curve when the view is open and what it
+// depends on changed.
+func (m *Model) syncAblation() tea.Cmd {
+	if !m.abl.open || m.abl.key == m.ablKeyNow() {
+		return nil
+	}
+	return m.startAblation()
+}
+
+// startAblation cancels any running computation and starts the curve
+// of the current settings from its first point.
+func (m *Model) startAblation() tea.Cmd {
+	if m.abl.cancel != nil {
+		m.abl.cancel()
+	}
+	ctx, cancel := context.WithCancel(m.opts.Context)
+	m.abl.gen++
+	m.abl.key, m.abl.ctx, m.abl.cancel, m.abl.done, m.abl.why = m.ablKeyNow(), ctx, cancel, 0, ""
+	m.abl.points = m.ablPoints()
+	if len(m.abl.points) == 0 {
+		cancel()
+		m.abl.cancel = nil
+		m.abl.why = fmt.Sprintf("the atlas has no %s models of %s/%s: t trains one per value", m.ablLabel(), m.sys().Name(), m.backbone.value())
+		return nil
+	}
+	return m.ablPointCmd(ctx, 0)
+}
+
+// ablLabel names the view's control.
+func (m Model) ablLabel() string {
+	switch m.abl.key.ctl {
+	case ctlContext:
+		return "context"
+	case ctlNoise:
+		return "noise σ"
+	case ctlLamTheta:
+		return "λθ"
+	case ctlLamDelta:
+		return "λδ"
+	}
+	return "regulariser"
+}
+
+// ablPoints are the values of the view's axis.
+func (m Model) ablPoints() []ablPoint {
+	k := m.abl.key
+	ctxNow, noiseNow := int(m.ctxSteps[k.system].value()), m.noise.value()
+	var out []ablPoint
+	switch k.ctl {
+	case ctlContext:
+		for _, v := range m.ctxSteps[k.system].values {
+			out = append(out, ablPoint{label: strconv.Itoa(int(v)), context: int(v), noise: noiseNow})
+		}
+	case ctlNoise:
+		for _, v := range m.noise.values {
+			out = append(out, ablPoint{label: compact(formatLadder(v)), context: ctxNow, noise: v})
+		}
+	default:
+		for _, c := range atlasAxis(m.atlas, k.system, k.backbone, k.ctl) {
+			c := c
+			out = append(out, ablPoint{label: shortLabel(c.axisValue(k.ctl)), context: ctxNow, noise: noiseNow, cell: &c})
+		}
+	}
+	return out
+}
+
+// ablPointCmd evaluates point i.
+func (m Model) ablPointCmd(ctx context.Context, i int) tea.Cmd {
+	p, gen, model, cache := m.abl.points[i], m.abl.gen, m.abl.key.model, m.atlasModels
+	opt := m.evalOptions(avgTasks, p.context, p.noise)
+	return func() tea.Msg {
+		if p.cell != nil {
+			var err error
+			if model, _, err = cache.load(*p.cell); err != nil {
+				return ablMsg{gen: gen, i: i, err: err}
+			}
+		}
+		res, err := core.EvaluateIntervals(ctx, model, opt)
+		return ablMsg{gen: gen, i: i, res: res, err: err}
+	}
+}
+
+// onAblation takes a computed point and starts the next one.
+func (m Model) onAblation(msg ablMsg) (tea.Model, tea.Cmd) {
+	if !m.abl.open || msg.gen != m.abl.gen {
+		return m, nil // stale: the settings moved, or the view closed
+	}
+	m.abl.points = slices.Clone(m.abl.points) // earlier copies of the model keep theirs
+	p := &m.abl.points[msg.i]
+	if msg.err != nil {
+		p.err = msg.err
+	} else {
+		r := msg.res
+		p.res = &r
+	}
+	m.abl.done = msg.i + 1
+	if m.abl.done < len(m.abl.points) {
+		return m, m.ablPointCmd(m.abl.ctx, m.abl.done)
+	}
+	m.abl.cancel() // releases the finished computation's context
+	m.abl.cancel = nil
+	return m, nil
+}
+
+// atlasAxis are the atlas cells of system and backbone along control
+// id's axis: the cells of that axis and any other cell trained at the
+// same other two settings with a value the axis lacks (advdiff's λδ = 1
+// is its λθ axis's value 1), ordered by value.
+func atlasAxis(cells []AtlasCell, system, backbone string, id control) []AtlasCell {
+	var out []AtlasCell
+	var fixed *settings
+	for _, c := range cells {
+		if c.System == system && c.Backbone == backbone && axisControl[c.Axis] == id {
+			out = append(out, c)
+			s := trainSettings(c.Train)
+			fixed = &s
+		}
+	}
+	if fixed == nil {
+		return nil
+	}
+	for _, c := range cells {
+		s := trainSettings(c.Train)
+		if c.System != system || c.Backbone != backbone || !sameOthers(s, *fixed, id) {
+			continue
+		}
+		if !slices.ContainsFunc(out, func(o AtlasCell) bool { return trainSettings(o.Train).of(id) == s.of(id) }) {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b AtlasCell) int {
+		return compareSetting(trainSettings(a.Train).of(id), trainSettings(b.Train).of(id))
+	})
+	return out
+}
+
+// sameOthers reports whether a and b agree on the two settings other
+// than id.
+func sameOthers(a, b settings, id control) bool {
+	for _, o := range []control{ctlLamTheta, ctlLamDelta, ctlReg} {
+		if o != id && a.of(o) != b.of(o) {
+			return false
+		}
+	}
+	return true
+}
+
+// compareSetting orders λ values numerically and regularisers as
+// core.Regularizers lists them.
+func compareSetting(a, b any) int {
+	if x, ok := a.(float64); ok {
+		y, _ := b.(float64)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	}
+	ra, _ := a.(string)
+	rb, _ := b.(string)
+	return slices.Index(core.Regularizers, core.Regularizer(ra)) - slices.Index(core.Regularizers, core.Regularizer(rb))
+}
+
+// shortLabel is an atlas value as the charts label it: numbers without
+// a leading zero, regularisers in four letters at most ("orth").
+func shortLabel(v string) string {
+	if r := []rune(v); len(r) > 4 && !strings.ContainsAny(v, "0123456789") {
+		return string(r[:4])
+	}
+	return compact(v)
+}
+
+// axisValue is the cell's value of control id's setting, as a label.
+func (c AtlasCell) axisValue(id control) string {
+	switch v := trainSettings(c.Train).of(id).(type) {
+	case float64:
+		return formatLadder(v)
+	case string:
+		return v
+	}
+	return c.Value
+}
+
+// ablCurrent is the index of the point at the current setting, -1 when
+// the setting is none of the axis's values.
+func (m Model) ablCurrent() int {
+	now := settings{m.lamTheta.value(), m.lamDelta.value(), m.reg.value()}
+	for i, p := range m.abl.points {
+		switch {
+		case m.abl.key.ctl == ctlContext && p.context == int(m.ctxSteps[m.abl.key.system].value()):
+			return i
+		case m.abl.key.ctl == ctlNoise && p.noise == m.noise.value():
+			return i
+		case p.cell != nil && trainSettings(p.cell.Train).of(m.abl.key.ctl) == now.of(m.abl.key.ctl):
+			return i
+		}
+	}
+	return -1
+}
+
+// ablIntervals are metric k's intervals at every point, NaN where not
+// computed (or failed).
+func (m Model) ablIntervals(k string) []core.Interval {
+	out := make([]core.Interval, len(m.abl.points))
+	for i, p := range m.abl.points {
+		out[i] = core.Interval{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		if p.res != nil {
+			out[i] = p.res.Metrics[k]
+		}
+	}
+	return out
+}
+
+// atlasNote says where an atlas axis's models come from.
+func (m Model) atlasNote() string {
+	if m.abl.key.ctl == ctlContext || m.abl.key.ctl == ctlNoise {
+		return "the model on screen"
+	}
+	note := "atlas models"
+	if len(m.abl.points) > 0 && m.abl.points[0].cell != nil {
+		c := m.abl.points[0].cell
+		if c.Axis == checkpoints.AxisReg {
+			return fmt.Sprintf("atlas models at λθ %s, λδ %s", formatLadder(c.Train.LambdaTheta), formatLadder(c.Train.LambdaDelta))
+		}
+		note = fmt.Sprintf("atlas models, %s", otherSettings(*c, m.abl.key.ctl))
+	}
+	return note
+}
+
+// otherSettings names the two settings an atlas axis holds fixed.
+func otherSettings(c AtlasCell, id control) string {
+	t := c.Train
+	switch id {
+	case ctlLamTheta:
+		return fmt.Sprintf("λδ %s, %s", formatLadder(t.LambdaDelta), t.Reg)
+	case ctlLamDelta:
+		return fmt.Sprintf("λθ %s, %s", formatLadder(t.LambdaTheta), t.Reg)
+	}
+	return ""
+}
+
+// spinner frames, one per computed point.
+var spinner = []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+
+// ablView draws the view in the panel area (w × h): a title, a status
+// line, and the four metrics' charts in a 2×2 grid.
+func (m Model) ablView(w, h int) []string {
+	t := m.theme
+	k := m.abl.key
+	title := fmt.Sprintf("ablation: %s · mean ± 95%% over %d realizations", m.ablLabel(), avgTasks)
+	where := fmt.Sprintf("%s/%s, %s, context %d, σ %g", k.system, k.backbone, m.atlasNote(), int(m.ctxSteps[k.system].value()), m.noise.value())
+	status := "A/esc closes · ↑/↓ another control · ◆ current"
+	if n := len(m.abl.points); m.abl.done < n {
+		status = fmt.Sprintf("%c computing %d/%d… · %s", spinner[m.abl.done%len(spinner)], m.abl.done, n, status)
+	}
+	lines := []string{t.paint(t.bold, truncate(title, w)), truncate(where, w), t.paint(t.dim, truncate(status, w))}
+	if m.abl.why != "" {
+		return block(append(lines, "", t.paint(t.warn, truncate(m.abl.why, w))), w, h)
+	}
+	if err := m.ablError(); err != nil {
+		lines = append(lines, t.paint(t.err, truncate("failed: "+err.Error(), w)))
+	}
+	return block(append(lines, m.ablCharts(w, h-len(lines))...), w, h)
+}
+
+// ablError is the first point's error, if any.
+func (m Model) ablError() error {
+	for _, p := range m.abl.points {
+		if p.err != nil {
+			return p.err
+		}
+	}
+	return nil
+}
+
+// ablCharts lays the four charts out in a 2×2 grid of w × h.
+func (m Model) ablCharts(w, h int) []string {
+	labels := make([]string, len(m.abl.points))
+	for i, p := range m.abl.points {
+		labels[i] = p.label
+	}
+	cur := m.ablCurrent()
+	w1, h1 := (w-1)/2, h/2
+	chart := func(i int) []string {
+		c := ablChart{title: ablMetrics[i][0], labels: labels, ivs: m.ablIntervals(ablMetrics[i][1]), cur: cur, width: w1, height: h1}
+		return block(c.render(m.theme), w1, h1)
+	}
+	gap := block(nil, 1, h1)
+	out := joinH(chart(0), gap, chart(1))
+	return append(out, joinH(chart(2), gap, chart(3))...)
+}

@@ -1,0 +1,187 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"apic/core"
+)
+
+// ablMsgs runs cmd (a batch or one command) and returns the ablation
+// points among its messages, without feeding anything back.
+func ablMsgs(cmd tea.Cmd) []ablMsg {
+	var out []ablMsg
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case ablMsg:
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+// A opens the view at once and leaves the points to commands: the key
+// press computes nothing, the frame says it is computing, and each
+// point's result starts the next until the curve is complete; the
+// points are core.EvaluateIntervals of the model at each context size.
+func TestAblationRunsOffTheUIGoroutine(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m = focusOn(t, m, ctlContext)
+	nm, cmd := m.Update(keyMsg("A"))
+	m = nm.(Model)
+	n := len(m.ctxSteps["spring"].values)
+	if !m.abl.open || m.abl.done != 0 || len(m.abl.points) != n || cmd == nil {
+		t.Fatalf("after A: open %v, %d/%d done, command %v", m.abl.open, m.abl.done, len(m.abl.points), cmd != nil)
+	}
+	if frame := m.render(); !strings.Contains(frame, fmt.Sprintf("computing 0/%d", n)) {
+		t.Errorf("the frame while computing does not say so:\n%s", frame)
+	}
+	start := time.Now()
+	m, _ = run(t, m, cmd)
+	t.Logf("%d points in %v", n, time.Since(start))
+	if m.abl.done != n || m.abl.cancel != nil {
+		t.Fatalf("%d/%d points computed", m.abl.done, n)
+	}
+	want, err := core.EvaluateIntervals(context.Background(), m.entry().model, m.evalOptions(avgTasks, 10, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.abl.points[5] // context 10
+	if p.context != 10 || p.res == nil || p.res.Metrics[core.KeyReconMAE] != want.Metrics[core.KeyReconMAE] {
+		t.Errorf("point at context %d: %+v, want %+v", p.context, p.res, want.Metrics[core.KeyReconMAE])
+	}
+	if frame := m.render(); !strings.Contains(frame, "recon MAE") || strings.Contains(frame, "computing") {
+		t.Errorf("the finished frame:\n%s", frame)
+	}
+}
+
+// Moving a setting the curve depends on cancels the running point and
+// starts anew; the old point's result is dropped. Moving the swept
+// control itself only moves the mark; esc closes the view and cancels.
+func TestAblationFollowsTheSettings(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m = focusOn(t, m, ctlContext)
+	nm, first := m.Update(keyMsg("A"))
+	m = nm.(Model)
+	nm, second := m.Update(keyMsg("b")) // another backbone: another model
+	m = nm.(Model)
+	old := ablMsgs(first)
+	if len(old) != 1 || !errors.Is(old[0].err, context.Canceled) {
+		t.Fatalf("the first point was not cancelled: %+v", old)
+	}
+	if m = send(t, m, old[0]); m.abl.done != 0 || m.abl.points[0].err != nil {
+		t.Fatal("a stale point was taken")
+	}
+	m, _ = run(t, m, second)
+	if n := len(m.ctxSteps["spring"].values); m.abl.done != n || m.abl.key.backbone != m.backbone.value() {
+		t.Fatalf("%d/%d points of %s", m.abl.done, n, m.abl.key.backbone)
+	}
+	gen := m.abl.gen
+	nm, cmd := m.Update(keyMsg("right")) // the swept control: the mark moves
+	if m = nm.(Model); m.abl.gen != gen || cmd != nil && len(ablMsgs(cmd)) > 0 {
+		t.Errorf("moving the swept control recomputed the curve")
+	}
+	if m.ablCurrent() != m.ctxSteps["spring"].idx {
+		t.Errorf("mark at %d, want %d", m.ablCurrent(), m.ctxSteps["spring"].idx)
+	}
+	m, _ = press(t, m, "esc")
+	if m.abl.open {
+		t.Error("esc did not close the view")
+	}
+}
+
+// On an atlas axis the view evaluates each atlas model of the axis at
+// the current context and noise; without an atlas it says why.
+func TestAblationAtlasAxis(t *testing.T) {
+	loads := map[string]int{}
+	m := newAtlasTest(t, 80, 24, loads)
+	m = focusOn(t, m, ctlLamDelta)
+	m, _ = press(t, m, "A")
+	var labels []string
+	for _, p := range m.abl.points {
+		labels = append(labels, p.label)
+	}
+	if got := strings.Join(labels, " "); got != "0 .1 .2 .5 1 2 5" || m.abl.done != 7 {
+		t.Fatalf("λδ axis %q (%d done), want 0 .1 .2 .5 1 2 5 with 1 from the λθ axis", got, m.abl.done)
+	}
+	if m.ablCurrent() != 4 {
+		t.Errorf("mark at %d, want λδ = 1 (4)", m.ablCurrent())
+	}
+	plain := newTest(t, "spring", 80, 24)
+	plain = focusOn(t, plain, ctlLamTheta)
+	plain, _ = press(t, plain, "A")
+	if frame := plain.render(); !strings.Contains(frame, "the atlas has no λθ models of spring/lnp") {
+		t.Errorf("no atlas:\n%s", frame)
+	}
+}
+
+// TestGoldenAblation: the view on the context axis (the model on
+// screen) and on the λθ axis (the fake atlas), at both sizes.
+func TestGoldenAblation(t *testing.T) {
+	for _, tc := range []struct {
+		ctl  control
+		name string
+	}{{ctlContext, "context"}, {ctlLamTheta, "lambda-theta"}} {
+		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz[0], sz[1]), func(t *testing.T) {
+				m := newAtlasTest(t, sz[0], sz[1], map[string]int{})
+				m = focusOn(t, m, tc.ctl)
+				m, _ = press(t, m, "A")
+				frame := m.render()
+				frameOK(t, frame, sz[0], sz[1])
+				golden.RequireEqual(t, []byte(frame))
+			})
+		}
+	}
+}
+
+// TestAblationKeyInHelp: the ? help lists A with the other views' keys.
+func TestAblationKeyInHelp(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "?")
+	if frame := m.render(); !strings.Contains(frame, "A     ablation curves of the control") {
+		t.Errorf("the full help lacks A:\n%s", frame)
+	}
+}
+
+// TestAblationInProgram runs the explorer as a program, its commands in
+// goroutines: A on λθ opens the view while the inference and the
+// sidebar's averages run beside its points (go test -race checks they
+// share nothing unguarded), and quitting mid-way cancels what still runs.
+func TestAblationInProgram(t *testing.T) {
+	m, err := New(Options{System: "spring", Seed: 1, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: fakeAtlas(t, map[string]int{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24),
+		teatest.WithProgramOptions(tea.WithColorProfile(colorprofile.ASCII)))
+	for _, k := range []string{"down", "down", "down", "down", "A"} {
+		tm.Send(keyMsg(k))
+	}
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("ablation: λθ")) && bytes.Contains(b, []byte("θ MAE"))
+	}, teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	tm.Send(keyMsg("q"))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	if !final.abl.open || final.abl.key.ctl != ctlLamTheta {
+		t.Errorf("the view is open %v on control %d", final.abl.open, final.abl.key.ctl)
+	}
+}

@@ -1,0 +1,184 @@
+package tui
+
+import (
+	"math"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"apic/core"
+)
+
+// ablChart is one metric of the ablation view: a column per value of
+// the axis, its 95% interval drawn as a bar │ with the mean ● on it, the
+// current value's mean ◆; values not computed yet stay blank. Drawn
+// exactly width × height cells: a title, the body and a line of value
+// labels (the current one always, the others where they fit).
+type ablChart struct {
+	title         string
+	labels        []string
+	ivs           []core.Interval // NaN Mean: not computed yet
+	cur           int             // the current value's index, -1 if none
+	width, height int
+}
+
+// render draws the chart.
+func (c ablChart) render(t theme) []string {
+	cv := newCanvas(c.width, c.height)
+	title := c.title
+	if c.cur >= 0 && c.cur < len(c.ivs) && !math.IsNaN(c.ivs[c.cur].Mean) {
+		title += " " + intervalText(c.ivs[c.cur], 12)
+	}
+	y, logY := c.yScale()
+	if logY {
+		title += " · log"
+	}
+	cv.text(0, 0, truncate(title, c.width), nil)
+	body := c.height - 2
+	lo, hi := c.yRange(y)
+	if body < 2 || math.IsNaN(lo) || c.width < 16 {
+		return c.finish(cv, t, title)
+	}
+	top, bottom := shortNumber(y.inverse(hi), 2), shortNumber(y.inverse(lo), 2)
+	labelW := max(ansi.StringWidth(top), ansi.StringWidth(bottom))
+	cv.text(labelW-ansi.StringWidth(top), 1, top, colLabel)
+	cv.text(labelW-ansi.StringWidth(bottom), body, bottom, colLabel)
+	for y := 1; y <= body; y++ {
+		cv.set(labelW, y, '│', colLabel, nil)
+	}
+	row := func(v float64) int {
+		return 1 + int(math.Round((hi-y.of(v))/(hi-lo)*float64(body-1)))
+	}
+	for i, iv := range c.ivs {
+		if math.IsNaN(iv.Mean) {
+			continue
+		}
+		x := c.column(i, labelW+2)
+		for y := row(iv.Hi); y <= row(iv.Lo); y++ {
+			cv.set(x, y, '│', colBand, nil)
+		}
+		mark, col := '●', colMean
+		if i == c.cur {
+			mark, col = '◆', colContext
+		}
+		cv.set(x, row(iv.Mean), mark, col, nil)
+	}
+	c.drawLabels(cv, labelW+2)
+	return c.finish(cv, t, title)
+}
+
+// finish paints the title bold over the canvas's lines.
+func (c ablChart) finish(cv canvas, t theme, title string) []string {
+	lines := cv.lines(t)
+	lines[0] = padRight(t.paint(t.bold, truncate(title, c.width)), c.width)
+	return lines
+}
+
+// yAxis maps values onto the vertical axis: linearly, or as log10 of
+// the value floored at floor (an interval reaching below it ends there).
+type yAxis struct {
+	log   bool
+	floor float64
+}
+
+func (a yAxis) of(v float64) float64 {
+	if !a.log {
+		return v
+	}
+	return math.Log10(math.Max(v, a.floor))
+}
+
+func (a yAxis) inverse(v float64) float64 {
+	if !a.log {
+		return v
+	}
+	return math.Pow(10, v)
+}
+
+// logSpan is the ratio of the largest to the smallest positive mean
+// from which the chart draws on a log scale: one outlier (a failed
+// regulariser's MAE) would otherwise flatten every other value.
+const logSpan = 20
+
+// yScale picks the log scale when every mean is positive and they span
+// more than logSpan; it floors the intervals a decade below the least.
+func (c ablChart) yScale() (yAxis, bool) {
+	least, most := math.Inf(1), 0.0
+	for _, iv := range c.ivs {
+		switch {
+		case math.IsNaN(iv.Mean):
+		case iv.Mean <= 0:
+			return yAxis{}, false
+		default:
+			least, most = math.Min(least, iv.Mean), math.Max(most, iv.Hi)
+		}
+	}
+	if math.IsInf(least, 0) || most/least <= logSpan {
+		return yAxis{}, false
+	}
+	return yAxis{log: true, floor: least / 10}, true
+}
+
+// yRange spans the computed intervals on axis y, widened where they are
+// flat; NaN when none is computed.
+func (c ablChart) yRange(y yAxis) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, iv := range c.ivs {
+		for _, v := range []float64{iv.Lo, iv.Hi, iv.Mean} {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = math.Min(lo, y.of(v)), math.Max(hi, y.of(v))
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return math.NaN(), math.NaN()
+	}
+	if pad := 0.05 * (hi - lo); pad > 0 {
+		return lo - pad, hi + pad
+	}
+	pad := math.Max(1e-6, 0.1*math.Abs(hi))
+	return lo - pad, hi + pad
+}
+
+// column is the x of value i, the values spread evenly from x0 to one
+// column before the right edge.
+func (c ablChart) column(i, x0 int) int {
+	span := c.width - 2 - x0 // a blank column to the right edge
+	if len(c.ivs) < 2 {
+		return x0 + span/2
+	}
+	return x0 + int(math.Round(float64(i*span)/float64(len(c.ivs)-1)))
+}
+
+// drawLabels writes the value labels on the last line under their
+// columns: the current value's first, then the others left to right
+// where they leave a space to their neighbours.
+func (c ablChart) drawLabels(cv canvas, x0 int) {
+	y := c.height - 1
+	used := make([]bool, c.width)
+	place := func(i int) {
+		s := c.labels[i]
+		n := ansi.StringWidth(s)
+		x := max(0, min(c.width-n, c.column(i, x0)-n/2))
+		for j := max(0, x-1); j < min(c.width, x+n+1); j++ {
+			if used[j] {
+				return
+			}
+		}
+		col := colLabel
+		if i == c.cur {
+			col = colContext
+		}
+		cv.text(x, y, s, col)
+		for j := x; j < x+n; j++ {
+			used[j] = true
+		}
+	}
+	if c.cur >= 0 && c.cur < len(c.labels) {
+		place(c.cur)
+	}
+	for i := range c.labels {
+		if i != c.cur {
+			place(i)
+		}
+	}
+}

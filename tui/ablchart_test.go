@@ -1,0 +1,35 @@
+package tui
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/colorprofile"
+
+	"apic/core"
+)
+
+// TestAblChartScale: means spanning more than logSpan are drawn on a log
+// scale (one outlier would flatten the rest), others linearly; a value
+// not computed yet leaves its column blank; the chart is exactly its
+// size and labels the current value.
+func TestAblChartScale(t *testing.T) {
+	iv := func(m float64) core.Interval { return core.Interval{Mean: m, Lo: 0.9 * m, Hi: 1.1 * m, N: 32} }
+	none := core.Interval{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	c := ablChart{title: "recon MAE", labels: []string{"l1", "l2", "orth", "grad"}, cur: 1, width: 40, height: 9,
+		ivs: []core.Interval{iv(0.003), iv(0.0035), none, iv(0.13)}}
+	th := newTheme(colorprofile.ASCII)
+	lines := c.render(th)
+	frameOK(t, strings.Join(lines, "\n"), 40, 9)
+	if !strings.Contains(lines[0], "· log") || !strings.Contains(lines[8], "l2") {
+		t.Errorf("a 40-fold span:\n%s", strings.Join(lines, "\n"))
+	}
+	if got := strings.Count(strings.Join(lines[1:8], ""), "●") + strings.Count(strings.Join(lines[1:8], ""), "◆"); got != 3 {
+		t.Errorf("%d means drawn, want 3 (one not computed)", got)
+	}
+	c.ivs[3] = iv(0.004)
+	if lines = c.render(th); strings.Contains(lines[0], "log") {
+		t.Errorf("a small span on a log scale:\n%s", strings.Join(lines, "\n"))
+	}
+}

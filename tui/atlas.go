@@ -1,0 +1,198 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"apic/checkpoints"
+	"apic/core"
+)
+
+// The ablation atlas in the explorer: moving λθ, λδ or the regulariser
+// to a value the atlas holds a model for switches to that model at once,
+// without training (issue 22); other values only mark the model stale,
+// as before, and t trains.
+
+// AtlasCell is one model of the ablation atlas as the explorer uses it:
+// the cell, the training settings its file records, and how to load it.
+type AtlasCell struct {
+	checkpoints.Cell
+	Backbone string
+	Train    core.Train
+	Load     func() (*core.Model, core.Info, error)
+}
+
+// EmbeddedAtlas lists the atlas embedded in the program; a cell whose
+// header cannot be read is left out (the checkpoints tests refuse one).
+func EmbeddedAtlas() []AtlasCell {
+	var out []AtlasCell
+	for _, c := range checkpoints.Atlas() {
+		cfg, err := c.Config()
+		if err != nil {
+			continue
+		}
+		out = append(out, AtlasCell{Cell: c, Backbone: string(cfg.Arch.Backbone), Train: cfg.Train, Load: c.Load})
+	}
+	return out
+}
+
+// axisControl is the control of an atlas axis.
+var axisControl = map[string]control{
+	checkpoints.AxisLambdaTheta: ctlLamTheta,
+	checkpoints.AxisLambdaDelta: ctlLamDelta,
+	checkpoints.AxisReg:         ctlReg,
+}
+
+// axisSymbol names an axis as the controls do.
+var axisSymbol = map[string]string{
+	checkpoints.AxisLambdaTheta: "λθ",
+	checkpoints.AxisLambdaDelta: "λδ",
+	checkpoints.AxisReg:         "reg",
+}
+
+// label is the cell as the header names it: "spring λθ=0.2".
+func (c AtlasCell) label() string {
+	return fmt.Sprintf("%s %s=%s", c.System, axisSymbol[c.Axis], c.Value)
+}
+
+// settings are the values of λθ, λδ and the regulariser a model was
+// trained with, or the controls show.
+type settings struct {
+	lamTheta, lamDelta float64
+	reg                string
+}
+
+func trainSettings(t core.Train) settings {
+	return settings{t.LambdaTheta, t.LambdaDelta, string(t.Reg)}
+}
+
+// of is the setting control id holds.
+func (s settings) of(id control) any {
+	switch id {
+	case ctlLamTheta:
+		return s.lamTheta
+	case ctlLamDelta:
+		return s.lamDelta
+	}
+	return s.reg
+}
+
+// atlasPick is the atlas cell for the controls' settings want, just
+// after control moved moved: the cell trained at exactly want, or else
+// one trained at moved's new value that shares most of the other two
+// settings (on moved's own axis first), whose settings the controls
+// then take. ok is false when no cell of system and backbone was
+// trained at moved's new value.
+func atlasPick(cells []AtlasCell, system, backbone string, moved control, want settings) (AtlasCell, bool) {
+	best, bestScore := AtlasCell{}, -1
+	for _, c := range cells {
+		have := trainSettings(c.Train)
+		if c.System != system || c.Backbone != backbone || have.of(moved) != want.of(moved) {
+			continue
+		}
+		score := 0
+		for _, id := range []control{ctlLamTheta, ctlLamDelta, ctlReg} {
+			if id != moved && have.of(id) == want.of(id) {
+				score += 2
+			}
+		}
+		if axisControl[c.Axis] == moved {
+			score++
+		}
+		if score > bestScore {
+			best, bestScore = c, score
+		}
+	}
+	return best, bestScore >= 0
+}
+
+// atlasValues are the values of the cells of system and backbone on
+// the axis of control id, for its ladder.
+func atlasValues(cells []AtlasCell, system, backbone string, id control) []float64 {
+	var out []float64
+	for _, c := range cells {
+		if c.System == system && c.Backbone == backbone {
+			if v, ok := trainSettings(c.Train).of(id).(float64); ok && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// atlasCache holds the atlas models decoded so far, shared by the
+// explorer's copies and its commands: each file is decoded once.
+type atlasCache struct {
+	mu     sync.Mutex
+	models map[string]atlasModel
+}
+
+type atlasModel struct {
+	model *core.Model
+	info  core.Info
+}
+
+// load returns the cell's model, decoding it on first use.
+func (c *atlasCache) load(cell AtlasCell) (*core.Model, core.Info, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if got, ok := c.models[cell.File()]; ok {
+		return got.model, got.info, nil
+	}
+	m, info, err := cell.Load()
+	if err != nil {
+		return nil, core.Info{}, err
+	}
+	if c.models == nil {
+		c.models = map[string]atlasModel{}
+	}
+	c.models[cell.File()] = atlasModel{m, info}
+	return m, info, nil
+}
+
+// cached is the cell's model if it was decoded, else nil.
+func (c *atlasCache) cached(cell AtlasCell) *core.Model {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.models[cell.File()].model
+}
+
+// switchAtlas loads the atlas model for the controls after control
+// moved changed, when the atlas has one; otherwise the model on screen
+// stays and is marked stale. It does nothing while a run trains (the
+// controls then describe the next run).
+func (m *Model) switchAtlas(moved control) tea.Cmd {
+	if m.run != nil {
+		return nil
+	}
+	want := settings{m.lamTheta.value(), m.lamDelta.value(), m.reg.value()}
+	cell, ok := atlasPick(m.atlas, m.sys().Name(), m.backbone.value(), moved, want)
+	if !ok {
+		return nil
+	}
+	if e := m.entry(); e.src == srcAtlas && e.cell.File() == cell.File() {
+		m.syncTraining()
+		return nil
+	}
+	model, info, err := m.atlasModels.load(cell)
+	if err != nil {
+		m.setMsg(msgErr, "atlas: %v", err)
+		return nil
+	}
+	base := m.entry()
+	if base.src == srcAtlas {
+		base = base.prev // atlas cells replace each other: u goes back past them all
+	}
+	m.entries[m.key()] = &entry{model: model, src: srcAtlas, info: info, cell: cell, prev: base}
+	m.syncTraining()
+	if trainSettings(cell.Train) == want {
+		m.setMsg(msgInfo, "loaded atlas %s (%d+%d steps) · u goes back", cell.label(), info.Steps1, info.Steps2)
+	} else {
+		t := cell.Train
+		m.setMsg(msgInfo, "loaded atlas %s: λθ %s, λδ %s, %s · u goes back", cell.label(), formatLadder(t.LambdaTheta), formatLadder(t.LambdaDelta), t.Reg)
+	}
+	return m.reinfer()
+}

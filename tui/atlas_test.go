@@ -1,0 +1,152 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"apic/checkpoints"
+	"apic/core"
+	"apic/sims"
+)
+
+// fakeAtlas is a spring/lnp atlas of untrained models (deterministic
+// weights, so frames are fixed): λθ over 0…5 at λδ 1, λδ over 0…5 at λθ
+// 1 without 1, and two regularisers; loads counts each cell's decodes.
+func fakeAtlas(t testing.TB, loads map[string]int) func() []AtlasCell {
+	t.Helper()
+	sys, err := sims.Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cells []AtlasCell
+	add := func(axis, value string, lt, ld float64, reg core.Regularizer) {
+		cfg := core.DefaultConfig(sys, core.LNP)
+		cfg.Train.LambdaTheta, cfg.Train.LambdaDelta, cfg.Train.Reg = lt, ld, reg
+		cfg.Train.Seed = uint64(len(cells) + 1) // each cell its own weights
+		c := AtlasCell{Cell: checkpoints.Cell{System: "spring", Axis: axis, Value: value}, Backbone: "lnp", Train: cfg.Train}
+		c.Load = func() (*core.Model, core.Info, error) {
+			loads[c.File()]++
+			m, err := core.NewModel(cfg)
+			return m, core.Info{Steps1: 1, Steps2: 2}, err
+		}
+		cells = append(cells, c)
+	}
+	for _, v := range []float64{0, 0.1, 0.2, 0.5, 1, 2, 5} {
+		add(checkpoints.AxisLambdaTheta, formatLadder(v), v, 1, core.RegL2)
+		if v != 1 {
+			add(checkpoints.AxisLambdaDelta, formatLadder(v), 1, v, core.RegL2)
+		}
+	}
+	add(checkpoints.AxisReg, "l1", 1, 1, core.RegL1)
+	add(checkpoints.AxisReg, "gradpen", 1, 1, core.RegGradPen)
+	return func() []AtlasCell { return cells }
+}
+
+// sized gives m the plain colour profile and a terminal size.
+func sized(t testing.TB, m Model, w, h int) Model {
+	t.Helper()
+	m = send(t, m, tea.ColorProfileMsg{Profile: colorprofile.ASCII})
+	return send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+}
+
+// newAtlasTest is newTest with the fake atlas.
+func newAtlasTest(t testing.TB, w, h int, loads map[string]int) Model {
+	t.Helper()
+	m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: fakeAtlas(t, loads), Averages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = sized(t, m, w, h)
+	m, _ = run(t, m, m.Init())
+	return m
+}
+
+// TestAtlasSwitchesWithoutTraining: moving λθ onto a value the atlas
+// holds loads that model at once — no training run starts, the header
+// names the cell, the model is not stale — and a value without a cell
+// only marks the model stale, as before; each cell is decoded once, and
+// u goes back past the atlas to the weights before it.
+func TestAtlasSwitchesWithoutTraining(t *testing.T) {
+	loads := map[string]int{}
+	m := newAtlasTest(t, 80, 24, loads)
+	base := m.entry()
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "left") // 1 → 0.5
+	e := m.entry()
+	if e.src != srcAtlas || e.cell.Value != "0.5" || e.model.Config.Train.LambdaTheta != 0.5 {
+		t.Fatalf("after λθ → 0.5: source %v, cell %v", e.src, e.cell)
+	}
+	if m.run != nil || len(m.runs) > 0 || m.stale() {
+		t.Fatalf("a run started (%v) or the model is stale (%v)", len(m.runs), m.stale())
+	}
+	if frame := m.render(); !strings.Contains(frame, "atlas: spring λθ=0.5") {
+		t.Errorf("the header does not name the cell:\n%s", frame)
+	}
+	m, _ = press(t, m, "left") // 0.5 → 0.3: no cell
+	if m.entry() != e || !m.stale() || !strings.Contains(m.render(), "stale") {
+		t.Errorf("λθ 0.3 (no cell): the model changed or is not marked stale")
+	}
+	m, _ = press(t, m, "left", "right", "right") // 0.2, 0.3, 0.5
+	if m.entry().cell.Value != "0.5" || loads["spring-lambda-theta-0.5.safetensors"] != 1 || loads["spring-lambda-theta-0.2.safetensors"] != 1 {
+		t.Errorf("cell %v, loads %v: want λθ 0.5 again, each cell decoded once", m.entry().cell, loads)
+	}
+	m, _ = press(t, m, "u")
+	if m.entry() != base {
+		t.Errorf("u went back to %v, want the weights before the atlas", m.entry().sourceText())
+	}
+}
+
+// TestAtlasSnapsTheOtherSettings: moving λδ from a λθ-axis cell loads
+// the λδ axis's cell and sets λθ to what it was trained with; advdiff's
+// missing λδ = 1 is the λθ axis's cell 1; a regulariser the atlas lacks
+// marks the model stale.
+func TestAtlasSnapsTheOtherSettings(t *testing.T) {
+	m := newAtlasTest(t, 80, 24, map[string]int{})
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "left") // λθ 0.5
+	m = focusOn(t, m, ctlLamDelta)
+	m, _ = press(t, m, "right") // λδ 1 → 2
+	if e := m.entry(); e.cell.Axis != checkpoints.AxisLambdaDelta || e.cell.Value != "2" || m.lamTheta.value() != 1 || m.stale() {
+		t.Fatalf("λδ → 2: cell %v, λθ %g, stale %v", e.cell, m.lamTheta.value(), m.stale())
+	}
+	m, _ = press(t, m, "left") // λδ 1: the λθ axis's cell 1 (no λδ cell 1)
+	if e := m.entry(); e.cell.Axis != checkpoints.AxisLambdaTheta || e.cell.Value != "1" {
+		t.Fatalf("λδ → 1: cell %v, want the λθ axis's 1", e.cell)
+	}
+	m = focusOn(t, m, ctlReg)
+	m, _ = press(t, m, "left") // l2 → l1
+	if e := m.entry(); e.cell.Axis != checkpoints.AxisReg || e.cell.Value != "l1" {
+		t.Fatalf("reg → l1: cell %v", e.cell)
+	}
+	m, _ = press(t, m, "right", "right") // l2 (λθ axis 1), orthogonal: none
+	if e := m.entry(); !m.stale() || e.cell.Value != "1" {
+		t.Errorf("reg orthogonal: cell %v, stale %v; want the l2 cell kept, stale", e.cell, m.stale())
+	}
+}
+
+// TestAtlasSwitchIsFast: with the embedded atlas, a λθ step onto a cell
+// takes under 100 ms, its first decode included.
+func TestAtlasSwitchIsFast(t *testing.T) {
+	cells := EmbeddedAtlas()
+	if _, ok := atlasPick(cells, "spring", "lnp", ctlLamTheta, settings{0.5, 1, "l2"}); !ok {
+		t.Skip("no spring λθ 0.5 cell embedded")
+	}
+	m, err := New(Options{System: "spring", SaveDir: t.TempDir(), RefineDelay: -1, Averages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = sized(t, m, 80, 24)
+	m = focusOn(t, m, ctlLamTheta)
+	for m.lamTheta.value() != 1 {
+		m = send(t, m, keyMsg("right"))
+	}
+	start := time.Now()
+	m = send(t, m, keyMsg("left"))
+	if took := time.Since(start); took > 100*time.Millisecond || m.entry().src != srcAtlas {
+		t.Errorf("λθ → %g took %v (source %v), want an atlas model within 100 ms", m.lamTheta.value(), took, m.entry().sourceText())
+	}
+}

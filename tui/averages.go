@@ -1,0 +1,198 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"apic/core"
+)
+
+// The sidebar's averages: beside the one realization on screen, each
+// metric's mean and 95% interval over avgTasks seeded realizations at
+// the current model, context size and noise, so that a change of a
+// control reads against the spread of realizations rather than one
+// realization's luck. core.EvaluateIntervals runs in a command off the
+// UI goroutine; a change of the settings cancels it and starts anew.
+
+// avgTasks is how many realizations the averages and the ablation view
+// evaluate, with the evaluation seed avgSeed: a fixed set, the same for
+// every model and setting compared.
+const (
+	avgTasks = 32
+	avgSeed  = 1
+)
+
+// avgKey is what the averages depend on.
+type avgKey struct {
+	model   *core.Model
+	context int
+	noise   float64
+}
+
+// avgState is the averages' state.
+type avgState struct {
+	key    avgKey
+	gen    int
+	cancel context.CancelFunc
+	res    *core.Intervals
+	err    error
+}
+
+// avgMsg is a finished evaluation of the averages.
+type avgMsg struct {
+	gen int
+	res core.Intervals
+	err error
+}
+
+func (m Model) avgKeyNow() avgKey {
+	return avgKey{model: m.entry().model, context: int(m.ctxSteps[m.sys().Name()].value()), noise: m.noise.value()}
+}
+
+// evalOptions are the evaluation options of the averages and the
+// ablation view at a context size and noise.
+func (m Model) evalOptions(tasks, context int, noise float64) core.EvalOptions {
+	return core.EvalOptions{Tasks: tasks, Context: context, Noise: noise, Seed: avgSeed, Samples: samplesFor(m.sys()), Refine: -1}
+}
+
+// syncAverages starts the averages' evaluation when the settings moved
+// away from those of the result on screen or running.
+func (m *Model) syncAverages() tea.Cmd {
+	if m.opts.Averages < 0 || m.avg.key == m.avgKeyNow() {
+		return nil
+	}
+	if m.avg.cancel != nil {
+		m.avg.cancel()
+	}
+	m.avg.gen++
+	m.avg.key, m.avg.cancel, m.avg.res, m.avg.err = m.avgKeyNow(), nil, nil, nil
+	if res := m.ablResultFor(m.avg.key); res != nil {
+		m.avg.res = res // the ablation view evaluated the same: shown at once
+		return nil
+	}
+	ctx, cancel := context.WithCancel(m.opts.Context)
+	m.avg.cancel = cancel
+	gen, model, opt := m.avg.gen, m.avg.key.model, m.evalOptions(m.opts.Averages, m.avg.key.context, m.avg.key.noise)
+	return func() tea.Msg {
+		res, err := core.EvaluateIntervals(ctx, model, opt)
+		return avgMsg{gen: gen, res: res, err: err}
+	}
+}
+
+// onAverages shows the averages if they are the newest request's.
+func (m Model) onAverages(msg avgMsg) (tea.Model, tea.Cmd) {
+	if msg.gen != m.avg.gen {
+		return m, nil
+	}
+	m.avg.cancel = nil
+	if msg.err != nil {
+		m.avg.err = msg.err
+		return m, nil
+	}
+	r := msg.res
+	m.avg.res = &r
+	return m, nil
+}
+
+// average is the interval of metric k over the realizations, and
+// whether it is there yet.
+func (m Model) average(k string) (core.Interval, bool) {
+	if m.avg.res == nil {
+		return core.Interval{}, false
+	}
+	iv, ok := m.avg.res.Metrics[k]
+	return iv, ok
+}
+
+// avgRows are the metrics the sidebar shows with their averages, in
+// order of importance (the last ones go first when room is short).
+var avgRows = [][2]string{
+	{"recon MAE", core.KeyReconMAE}, {"δ MAE", core.KeyDeltaMAE}, {"θ error", core.KeyThetaMAE},
+	{"ECE", core.KeyReconECE}, {"LL", core.KeyReconLL},
+}
+
+// averagedLines shows each metric of the realization on screen beside
+// its mean ± 95% interval over the averages' realizations, in at most
+// room lines: a column heading when there is room for it, and the rows
+// from the most important on.
+func (m Model) averagedLines(w, room int) []string {
+	oneW := 7
+	avgW := max(1, w-1-10-oneW-1)
+	var rows []string
+	for _, r := range avgRows {
+		one := "–"
+		if m.res != nil {
+			one = fitNumber(m.res.metrics.Values[r[1]], oneW)
+		}
+		rows = append(rows, padRight(padRight(" "+padRight(r[0], 10)+one, 1+10+oneW+1)+m.averageText(r[1], avgW), w))
+	}
+	if room > len(rows) {
+		head := padRight(" "+spaces(10)+"this", 1+10+oneW+1) + avgHeading(avgW, m.opts.Averages)
+		rows = append([]string{padRight(m.theme.paint(m.theme.label, head), w)}, rows...)
+	}
+	return rows[:max(0, min(len(rows), room))]
+}
+
+// avgHeading is the averages' column heading, cut to w cells.
+func avgHeading(w, n int) string { return truncate(fmt.Sprintf("mean±95%%/%d", n), w) }
+
+// averageText is metric k's mean ± the half-width of its 95% interval,
+// within w cells: "…" while computing, "–" without a value.
+func (m Model) averageText(k string, w int) string {
+	iv, ok := m.average(k)
+	switch {
+	case !ok && m.avg.err != nil:
+		return "–"
+	case !ok:
+		return "…"
+	case math.IsNaN(iv.Mean):
+		return "–"
+	}
+	return intervalText(iv, w)
+}
+
+// intervalText writes an interval as "mean±half" in at most w cells,
+// with fewer digits where more would not fit.
+func intervalText(iv core.Interval, w int) string {
+	half := iv.Hi - iv.Mean
+	for _, d := range [][2]int{{3, 2}, {2, 1}, {1, 1}} {
+		s := shortNumber(iv.Mean, d[0]) + "±" + shortNumber(half, d[1])
+		if ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	return truncate(shortNumber(iv.Mean, 2), w)
+}
+
+// fitNumber is v in at most w cells, three significant digits where
+// they fit.
+func fitNumber(v float64, w int) string {
+	s := shortNumber(v, 3)
+	for digits := 2; digits >= 1 && ansi.StringWidth(s) > w; digits-- {
+		s = shortNumber(v, digits)
+	}
+	return s
+}
+
+// ablResultFor is the ablation view's point evaluated exactly as the
+// averages at k would be (the same model, context size, noise and
+// realizations), if it has one.
+func (m Model) ablResultFor(k avgKey) *core.Intervals {
+	if m.opts.Averages != avgTasks {
+		return nil
+	}
+	for _, p := range m.abl.points {
+		model := m.abl.key.model
+		if p.cell != nil {
+			model = m.atlasModels.cached(*p.cell)
+		}
+		if p.res != nil && model == k.model && p.context == k.context && p.noise == k.noise {
+			return p.res
+		}
+	}
+	return nil
+}

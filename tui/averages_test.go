@@ -1,0 +1,94 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"apic/core"
+)
+
+// newAvgTest is newTest with the sidebar's averages, computed.
+func newAvgTest(t testing.TB, sys string, w, h int) Model {
+	t.Helper()
+	m, err := New(Options{System: sys, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first update starts the averages: run, not send, runs them.
+	m, _ = run(t, m, func() tea.Msg { return tea.ColorProfileMsg{Profile: colorprofile.ASCII} })
+	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	m, _ = run(t, m, m.Init())
+	return m
+}
+
+// TestAveragesFollowTheSettings: the sidebar's averages are
+// core.EvaluateIntervals of the model at the current context and noise
+// over avgTasks seeded realizations; moving the context cancels the
+// running evaluation, shows "…" meanwhile, and computes anew.
+func TestAveragesFollowTheSettings(t *testing.T) {
+	m := newAvgTest(t, "spring", 80, 24)
+	want, err := core.EvaluateIntervals(context.Background(), m.entry().model, m.evalOptions(avgTasks, 30, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.avg.res == nil || m.avg.res.Metrics[core.KeyReconMAE] != want.Metrics[core.KeyReconMAE] {
+		t.Fatalf("averages %+v, want %+v", m.avg.res, want.Metrics[core.KeyReconMAE])
+	}
+	if frame := m.render(); !strings.Contains(frame, intervalText(want.Metrics[core.KeyReconMAE], 11)) {
+		t.Errorf("the sidebar lacks recon MAE %s:\n%s", intervalText(want.Metrics[core.KeyReconMAE], 11), frame)
+	}
+	m = focusOn(t, m, ctlContext)
+	nm, cmd := m.Update(keyMsg("left"))
+	m = nm.(Model)
+	if m.avg.res != nil || m.avg.key.context != 25 || !strings.Contains(m.render(), "…") {
+		t.Fatalf("while computing: result %v at context %d", m.avg.res != nil, m.avg.key.context)
+	}
+	m, _ = run(t, m, cmd)
+	if m.avg.res == nil || m.avg.res.Context != 25 {
+		t.Fatalf("after context 25: %+v", m.avg.res)
+	}
+}
+
+// TestGoldenAverages: the sidebar with the averages beside the
+// realization's metrics, at the smallest size (where the heading and LL
+// make room) and a large one.
+func TestGoldenAverages(t *testing.T) {
+	for _, sys := range []string{"spring", "lv"} {
+		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+			t.Run(fmt.Sprintf("%s_%dx%d", sys, sz[0], sz[1]), func(t *testing.T) {
+				m := newAvgTest(t, sys, sz[0], sz[1])
+				frame := m.render()
+				frameOK(t, frame, sz[0], sz[1])
+				golden.RequireEqual(t, []byte(frame))
+			})
+		}
+	}
+}
+
+// TestAveragesFromTheAblationView: with the λθ curve computed, moving
+// λθ onto another atlas cell shows that cell's averages at once, from
+// the curve's point, without evaluating again.
+func TestAveragesFromTheAblationView(t *testing.T) {
+	m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: fakeAtlas(t, map[string]int{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = sized(t, m, 80, 24)
+	m, _ = run(t, m, m.Init())
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "A")
+	nm, _ := m.Update(keyMsg("left")) // λθ 0.5
+	m = nm.(Model)
+	if m.entry().cell.Value != "0.5" || m.avg.res == nil || m.avg.cancel != nil {
+		t.Fatalf("cell %v, averages %v, running %v: want λθ 0.5's averages at once", m.entry().cell, m.avg.res != nil, m.avg.cancel != nil)
+	}
+	if p := m.abl.points[3]; p.label != ".5" || m.avg.res != p.res {
+		t.Errorf("averages %+v, want the curve's point %s %+v", m.avg.res, p.label, p.res)
+	}
+}
