@@ -303,11 +303,8 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 		if p.thetaScale > 0 {
 			st = p.thetaScale
 		}
-		if st == 1 {
-			continue
-		}
 		for q := range p.ThetaStd {
-			p.ThetaStd[q] *= st
+			p.ThetaStd[q] = min(p.ThetaStd[q]*st, priorStd(m.Sys.Params()[q]))
 		}
 	}
 	for l, j := range liveAt {
@@ -539,4 +536,12 @@ func finite(xs []float64) bool {
 		}
 	}
 	return true
+}
+
+// priorStd is the standard deviation of a parameter's uniform prior,
+// (hi − lo)/√12: no posterior is wider than its prior, so a scaled θ
+// deviation stops there (at sparse contexts the fitted scale can ask
+// for more; the interval then already spans the prior box).
+func priorStd(p sims.Param) float64 {
+	return (p.Hi - p.Lo) / math.Sqrt(12)
 }

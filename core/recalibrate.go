@@ -193,7 +193,7 @@ func (m *Model) RecalibrateTheta(ctx context.Context, n int) error {
 
 // thetaScale is the factor s on θ's deviations that makes θ̂ ± 1.96 s σ_θ
 // cover 95% of the validation parameters: the 95th percentile of
-// |θ̂ − θ| / (1.96 σ_θ), within [1/64, 64]; 0 (no scaling) when no
+// |θ̂ − θ| / (1.96 σ_θ), within [1/64, 4096]; 0 (no scaling) when no
 // parameter has a deviation.
 func thetaScale(tasks []sims.Task, preds []Prediction) float64 {
 	return thetaScaleAt(tasks, preds, 0.95)
@@ -214,7 +214,10 @@ func thetaScaleAt(tasks []sims.Task, preds []Prediction, level float64) float64 
 	}
 	slices.Sort(r)
 	s := r[max(0, min(len(r)-1, int(math.Ceil(level*float64(len(r))))-1))]
-	return math.Max(1.0/64, math.Min(64, s))
+	// Up to 4096: at the sparsest contexts refinement's deviations can
+	// be that far below the error; predictions stop at the prior's
+	// deviation (priorStd) whatever the scale.
+	return math.Max(1.0/64, math.Min(4096, s))
 }
 
 // spreadCandidate is a spread setting and its validation ECE.
