@@ -28,9 +28,10 @@ import (
 // directions of f_ψ that a collapsed z_δ no longer moves. The point
 // prediction is the decode at the optimum v*; the predictive spread comes
 // from the Laplace approximation N(v*, (JᵀJ)⁻¹), sampled K times through
-// the decoder. Each step costs n+2 batched decodes (n = P + L_δ, plus
-// L_θ when z_θ is refined; Jacobian by forward differences), a few milliseconds per realization —
-// still orders of magnitude below per-realization calibration.
+// the decoder. Each step costs a decode and a Jacobian (n = P + L_δ
+// coordinates, plus L_θ when z_θ is refined): exact, at the cost of about
+// three decodes, where the closure has a tangent (refine_jacobian.go),
+// else by forward differences, n+1 decodes.
 
 // refineSigmaA is the prior width of the θ logits around the encoder's
 // estimate.
@@ -327,11 +328,9 @@ func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
 	return js
 }
 
-// predictRefined runs the encoders, refines v for steps LM iterations and
-// samples the Laplace posterior k times. ctx is checked at every
-// iteration: each costs n+2 batched decodes, and steps has no bound but
-// the checkpoint's or the caller's.
-func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng *noise) ([]Prediction, error) {
+// newRefiner runs the encoders on the batch and returns its refiner
+// and the starting point v of every realization (rows).
+func (m *Model) newRefiner(bt *Batch) (*refiner, *nets.Tensor, error) {
 	tp := bt.inferenceTape(nil)
 	feats, summary := tp.Const(bt.Feats), m.batchSummary(tp, bt)
 	phys := m.phys.forward(tp, feats, summary, bt.B, bt.N)
@@ -389,11 +388,23 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	for b, c := range bt.Context {
 		t, err := m.contextTerms(c, obsVar)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.terms[b] = t
 	}
+	return r, v, nil
+}
 
+// predictRefined runs the encoders, refines v for steps LM iterations and
+// samples the Laplace posterior k times. ctx is checked at every
+// iteration: each costs a decode and a Jacobian, and steps has no bound
+// but the checkpoint's or the caller's.
+func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng *noise) ([]Prediction, error) {
+	r, v, err := m.newRefiner(bt)
+	if err != nil {
+		return nil, err
+	}
+	obsVar := m.obsVariance()
 	pred, _, _ := r.decode(v, 1)
 	res := make([][]float64, bt.B)
 	cost := make([]float64, bt.B)
@@ -407,7 +418,7 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		js := r.jacobians(v, res)
+		js := r.jacobiansAt(v, res)
 		cand := v.Clone()
 		for b := 0; b < bt.B; b++ {
 			step, ok := lmStep(js[b], res[b], lambda[b])
@@ -444,7 +455,7 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	for b := 0; b < bt.B; b++ {
 		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
 	}
-	js := r.jacobians(v, res)
+	js := r.jacobiansAt(v, res)
 	obsVars := make([][]float64, bt.B)
 	used := make([][]float64, bt.B) // per realization, the leverages' sum per channel
 	for b := 0; b < bt.B; b++ {
