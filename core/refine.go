@@ -405,43 +405,16 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		return nil, err
 	}
 	obsVar := m.obsVariance()
-	pred, _, _ := r.decode(v, 1)
-	res := make([][]float64, bt.B)
-	cost := make([]float64, bt.B)
-	lambda := make([]float64, bt.B)
-	for b := range res {
-		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
-		cost[b] = fitCost(res[b], pred.Row(b))
-		lambda[b] = 1e-2
+	var fit *refineFit
+	if tc, ok := r.tangentClosure(); ok {
+		fit, err = r.fitExact(ctx, tc, v, steps)
+	} else {
+		fit, err = r.fitDifferences(ctx, v, steps)
 	}
-	for it := 0; it < steps; it++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		js := r.jacobiansAt(v, res)
-		cand := v.Clone()
-		for b := 0; b < bt.B; b++ {
-			step, ok := lmStep(js[b], res[b], lambda[b])
-			if !ok {
-				continue
-			}
-			for j, d := range step {
-				cand.Set(b, j, cand.At(b, j)+d)
-			}
-		}
-		cp, _, _ := r.decode(cand, 1)
-		for b := 0; b < bt.B; b++ {
-			rc := r.residuals(b, cand.Row(b), cp.Row(b))
-			if c := fitCost(rc, cp.Row(b)); c < cost[b] {
-				copy(v.Row(b), cand.Row(b))
-				res[b], cost[b] = rc, c
-				lambda[b] = math.Max(lambda[b]/3, 1e-9)
-			} else {
-				lambda[b] = math.Min(lambda[b]*4, 1e9)
-			}
-		}
+	if err != nil {
+		return nil, err
 	}
-
+	pred, res, js, lin := fit.pred, fit.res, fit.js, fit.lin
 	// The learned noise σ_c describes the one-pass prediction's error;
 	// after refinement the fit is closer, so each realization's noise is
 	// re-estimated from its context residuals (reestimateNoise), counting
@@ -451,11 +424,6 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	// predictive variance both use σ̂. The Jacobian at v* under the
 	// learned σ gives the leverages; its data rows are r/σ, so they are
 	// rescaled to σ̂ exactly.
-	pred, _, _ = r.decode(v, 1)
-	for b := 0; b < bt.B; b++ {
-		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
-	}
-	js := r.jacobiansAt(v, res)
 	obsVars := make([][]float64, bt.B)
 	used := make([][]float64, bt.B) // per realization, the leverages' sum per channel
 	for b := 0; b < bt.B; b++ {
@@ -505,7 +473,12 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 			}
 		}
 	}
-	sp, th, f := r.decode(samples, k)
+	var sp, th, f *nets.Tensor
+	if lin != nil && refineLinearSamples {
+		sp, th, f = r.linearSamples(lin, v, pred, samples, k)
+	} else {
+		sp, th, f = r.decode(samples, k)
+	}
 	ntp := bt.inferenceTape(nil)
 	nom := m.Sys.NominalOp(ntp, ntp.Const(th), repeatRows(bt.Side, k)).Value
 	// The point prediction is the decode at the mode v*: the decoder is
@@ -525,6 +498,77 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		preds[b].usedDOF = used[b]
 	}
 	return preds, nil
+}
+
+// refineFit is a refinement's result: the fitted v (in place), the
+// prediction there [B, G], the residuals and their Jacobian, and with
+// exact Jacobians the decoder's linearization at v (else nil).
+type refineFit struct {
+	pred *nets.Tensor
+	res  [][]float64
+	js   []*mat.Dense
+	lin  *linearization
+}
+
+// lmInit returns the residuals, cost and starting damping of every
+// realization at its prediction pred.
+func (r *refiner) lmInit(v, pred *nets.Tensor) (res [][]float64, cost, lambda []float64) {
+	res, cost, lambda = make([][]float64, r.b), make([]float64, r.b), make([]float64, r.b)
+	for b := range res {
+		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
+		cost[b] = fitCost(res[b], pred.Row(b))
+		lambda[b] = 1e-2
+	}
+	return res, cost, lambda
+}
+
+// lmCandidates returns v moved by each realization's Levenberg–Marquardt
+// step (unmoved where the step fails or skip says so).
+func (r *refiner) lmCandidates(v *nets.Tensor, js []*mat.Dense, res [][]float64, lambda []float64, skip []bool) *nets.Tensor {
+	cand := v.Clone()
+	for b := 0; b < r.b; b++ {
+		if skip != nil && skip[b] {
+			continue
+		}
+		step, ok := lmStep(js[b], res[b], lambda[b])
+		if !ok {
+			continue
+		}
+		for j, d := range step {
+			cand.Set(b, j, cand.At(b, j)+d)
+		}
+	}
+	return cand
+}
+
+// fitDifferences refines v for steps Levenberg–Marquardt iterations with
+// forward-difference Jacobians: each decodes the candidates and builds
+// the Jacobian at the current point (n+1 decodes).
+func (r *refiner) fitDifferences(ctx context.Context, v *nets.Tensor, steps int) (*refineFit, error) {
+	pred, _, _ := r.decode(v, 1)
+	res, cost, lambda := r.lmInit(v, pred)
+	for it := 0; it < steps; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cand := r.lmCandidates(v, r.jacobians(v, res), res, lambda, nil)
+		cp, _, _ := r.decode(cand, 1)
+		for b := 0; b < r.b; b++ {
+			rc := r.residuals(b, cand.Row(b), cp.Row(b))
+			if c := fitCost(rc, cp.Row(b)); c < cost[b] {
+				copy(v.Row(b), cand.Row(b))
+				res[b], cost[b] = rc, c
+				lambda[b] = math.Max(lambda[b]/3, 1e-9)
+			} else {
+				lambda[b] = math.Min(lambda[b]*4, 1e9)
+			}
+		}
+	}
+	pred, _, _ = r.decode(v, 1)
+	for b := 0; b < r.b; b++ {
+		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
+	}
+	return &refineFit{pred: pred, res: res, js: r.jacobians(v, res)}, nil
 }
 
 // thetaStd is the standard deviation of θ under the Laplace

@@ -11,7 +11,8 @@ import (
 // amortized prediction (refine 0); refined adds the checkpoint's
 // refinement steps (the default calibration); refined-fd is refined with
 // the forward-difference Jacobians the exact ones replaced, for a side
-// by side comparison.
+// by side comparison. cpu-ns/op is the process's CPU time per call (all
+// threads), steadier than the wall time on a shared machine.
 func BenchmarkCalibrate(b *testing.B) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		for _, bb := range Backbones {
@@ -26,10 +27,14 @@ func BenchmarkCalibrate(b *testing.B) {
 					}
 					a := &APIC{Model: m, Opt: PredictOptions{Samples: 32, Seed: 1, Refine: refine}}
 					ctx := context.Background()
+					cpu0, ok := processCPU()
 					for b.Loop() {
 						if _, err := a.Calibrate(ctx, tasks[0].Context, tasks[0].Real.Side); err != nil {
 							b.Fatal(err)
 						}
+					}
+					if cpu1, ok1 := processCPU(); ok && ok1 {
+						b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 					}
 				})
 			}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -24,6 +25,11 @@ import (
 // even where exact ones are available: the method the exact Jacobians
 // replaced, kept for the tests and benchmarks that compare the two.
 var refineFD = false
+
+// refineLinearSamples evaluates the Laplace samples by the decoder's
+// linearization at the mode (linearSamples) where exact Jacobians are
+// available, instead of decoding each.
+var refineLinearSamples = false
 
 // tangentClosure returns the model's closure when refinement can build
 // exact Jacobians through it: a closure with a tangent, and f_ψ evaluated
@@ -62,19 +68,27 @@ func (r *refiner) fpsiGroupInput(v, s *nets.Tensor) *nets.Tensor {
 	return x
 }
 
-// jacobiansAt returns, per realization, J = ∂residuals/∂v at v, whose
-// residuals are res: exact where the closure allows (exactJacobians),
-// else by forward differences (jacobians).
-func (r *refiner) jacobiansAt(v *nets.Tensor, res [][]float64) []*mat.Dense {
-	if tc, ok := r.tangentClosure(); ok {
-		return r.exactJacobians(tc, v)
-	}
-	return r.jacobians(v, res)
+// linearization is the decoder's first-order expansion at v: per
+// realization the residual Jacobian, the prediction's derivatives
+// dpred [n·G] and f_ψ's df [n·Q·O] along v's coordinates, with f [Q·O].
+type linearization struct {
+	js        []*mat.Dense
+	dpred, df [][]float64
+	f         *nets.Tensor // [B·Q, O]
+	pred      *nets.Tensor // [B, G] the prediction at v
 }
 
-// exactJacobians returns, per realization, J = ∂residuals/∂v at v
-// (rows in residuals' order), exactly.
-func (r *refiner) exactJacobians(tc sims.TangentClosure, v *nets.Tensor) []*mat.Dense {
+// adopt copies realization b's part of o into l (both at the same size).
+func (l *linearization) adopt(o *linearization, b int) {
+	l.js[b], l.dpred[b], l.df[b] = o.js[b], o.dpred[b], o.df[b]
+	copy(l.pred.Row(b), o.pred.Row(b))
+	qo := l.f.Len() / l.pred.Rows
+	copy(l.f.Data[b*qo:(b+1)*qo], o.f.Data[b*qo:(b+1)*qo])
+}
+
+// linearize returns the decoder's linearization at v, with per
+// realization J = ∂residuals/∂v (rows in residuals' order), exactly.
+func (r *refiner) linearize(tc sims.TangentClosure, v *nets.Tensor) *linearization {
 	P := r.a0.Cols
 	lT, lD := r.zT.Cols, r.n-P-r.nT
 	theta, s := r.thetaOf(v)
@@ -82,7 +96,10 @@ func (r *refiner) exactJacobians(tc sims.TangentClosure, v *nets.Tensor) []*mat.
 	f, g := r.m.fpsi.TiledInputGrad(xq, r.fpsiGroupInput(v, s), r.att, xq.Cols, lT+lD+P, r.procs)
 	q, outs := xq.Rows, f.Cols
 	qo := q * outs
-	js := make([]*mat.Dense, r.b)
+	lin := &linearization{
+		js: make([]*mat.Dense, r.b), dpred: make([][]float64, r.b), df: make([][]float64, r.b),
+		f: f, pred: nets.NewTensor(r.b, r.m.Sys.Grid().Size()),
+	}
 	forEachOn(r.procs, r.b, func(b int) {
 		// Directions: a_p moves s_p and θ_p, z_θ and z_δ only f_ψ's input.
 		dtheta, df := make([]float64, r.n*P), make([]float64, r.n*qo)
@@ -105,10 +122,53 @@ func (r *refiner) exactJacobians(tc sims.TangentClosure, v *nets.Tensor) []*mat.
 				}
 			}
 		}
-		_, dpred := tc.ApplyTangent(theta.Row(b), r.side.Row(b), f.Data[b*qo:(b+1)*qo], r.n, dtheta, df)
-		js[b] = r.residualJacobian(b, v.Row(b), dpred)
+		pred, dpred := tc.ApplyTangent(theta.Row(b), r.side.Row(b), f.Data[b*qo:(b+1)*qo], r.n, dtheta, df)
+		copy(lin.pred.Row(b), pred)
+		lin.js[b] = r.residualJacobian(b, v.Row(b), dpred)
+		lin.dpred[b], lin.df[b] = dpred, df
 	})
-	return js
+	return lin
+}
+
+// linearSamples evaluates the Laplace samples (rows b·k … b·k+k−1 of
+// samples belong to realization b, whose mode is v's row b and its
+// prediction pred's) by the decoder's linearization at the mode,
+//
+//	ŷ(v_s) ≈ ŷ(v*) + ∂ŷ/∂v (v_s − v*),   f(v_s) ≈ f(v*) + ∂f/∂v (v_s − v*),
+//
+// the linearized Laplace predictive: exact Gaussian moments of the
+// Gauss–Newton posterior that refinement fits, without a decode per
+// sample. θ(v_s) is exact.
+func (r *refiner) linearSamples(lin *linearization, v, pred, samples *nets.Tensor, k int) (sp, theta, f *nets.Tensor) {
+	g := pred.Cols
+	qo := lin.f.Len() / r.b
+	sp, f = nets.NewTensor(r.b*k, g), nets.NewTensor(r.b*k*qo/lin.f.Cols, lin.f.Cols)
+	theta, _ = r.thetaOf(samples)
+	forEachOn(r.procs, r.b, func(b int) {
+		dv := make([]float64, r.n)
+		for s := range k {
+			row := samples.Row(b*k + s)
+			for j := range dv {
+				dv[j] = row[j] - v.At(b, j)
+			}
+			y := sp.Row(b*k + s)
+			copy(y, pred.Row(b))
+			fs := f.Data[(b*k+s)*qo : (b*k+s+1)*qo]
+			copy(fs, lin.f.Data[b*qo:(b+1)*qo])
+			for j, d := range dv {
+				if d == 0 {
+					continue
+				}
+				for i, dy := range lin.dpred[b][j*g : (j+1)*g] {
+					y[i] += d * dy
+				}
+				for i, df := range lin.df[b][j*qo : (j+1)*qo] {
+					fs[i] += d * df
+				}
+			}
+		}
+	})
+	return sp, theta, f
 }
 
 // residualJacobian assembles realization b's residual Jacobian from the
@@ -156,4 +216,50 @@ func (r *refiner) residualJacobian(b int, v, dpred []float64) *mat.Dense {
 		i++
 	}
 	return j
+}
+
+// refineTol stops a realization's refinement once an accepted step
+// lowers its cost by less than this fraction: the remaining steps would
+// move the fit by less than the Laplace spread around it. 0 runs every
+// step.
+var refineTol = 0.0
+
+// fitExact refines v for up to steps Levenberg–Marquardt iterations with
+// exact Jacobians. Each iteration linearizes the decoder at the
+// candidates (linearize: their prediction and Jacobian in one pass), so
+// an accepted step's Jacobian is ready for the next, a rejected step
+// keeps the current one, and the fit ends with the Jacobian and
+// linearization at v that the Laplace approximation needs.
+func (r *refiner) fitExact(ctx context.Context, tc sims.TangentClosure, v *nets.Tensor, steps int) (*refineFit, error) {
+	lin := r.linearize(tc, v)
+	res, cost, lambda := r.lmInit(v, lin.pred)
+	done := make([]bool, r.b)
+	for it := 0; it < steps; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cand := r.lmCandidates(v, lin.js, res, lambda, done)
+		cl := r.linearize(tc, cand)
+		active := false
+		for b := 0; b < r.b; b++ {
+			if done[b] {
+				continue
+			}
+			rc := r.residuals(b, cand.Row(b), cl.pred.Row(b))
+			if c := fitCost(rc, cl.pred.Row(b)); c < cost[b] {
+				done[b] = cost[b]-c < refineTol*cost[b]
+				copy(v.Row(b), cand.Row(b))
+				res[b], cost[b] = rc, c
+				lin.adopt(cl, b)
+				lambda[b] = math.Max(lambda[b]/3, 1e-9)
+			} else {
+				lambda[b] = math.Min(lambda[b]*4, 1e9)
+			}
+			active = active || !done[b]
+		}
+		if !active {
+			break
+		}
+	}
+	return &refineFit{pred: lin.pred, res: res, js: lin.js, lin: lin}, nil
 }
