@@ -62,7 +62,8 @@ func (r *refiner) centralJacobians(v *nets.Tensor, h float64) []*mat.Dense {
 // reverse pass and the closure's tangent) equals central differences of
 // the residuals on the shipped checkpoints of every system and backbone,
 // for a batch of two realizations at the encoders' starting point and at
-// a point moved off it.
+// a point moved off it; and linearizing one realization of the batch
+// gives its part of the whole batch's.
 func TestExactJacobianMatchesDifferences(t *testing.T) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		for _, bb := range Backbones {
@@ -84,11 +85,16 @@ func TestExactJacobianMatchesDifferences(t *testing.T) {
 				moved.Data[i] += 0.05 * math.Sin(float64(3*i+1))
 			}
 			for name, at := range map[string]*nets.Tensor{"start": v, "moved": moved} {
-				exact, num := r.linearize(tc, at).js, r.centralJacobians(at, 1e-5)
+				exact, num := r.linearize(tc, at, nil).js, r.centralJacobians(at, 1e-5)
 				for b := range exact {
 					if err := sameJacobian(exact[b], num[b], 1e-6); err != nil {
 						t.Errorf("%s/%s %s, realization %d: %v", sys, bb, name, b, err)
 					}
+				}
+				// Linearizing realization 1 alone gives its part of the batch's.
+				one := r.linearize(tc, at, []int{1})
+				if one.js[0] != nil || !mat.Equal(one.js[1], exact[1]) {
+					t.Errorf("%s/%s %s: realization 1 alone has another Jacobian", sys, bb, name)
 				}
 			}
 		}
@@ -118,7 +124,8 @@ func sameJacobian(got, want *mat.Dense, tol float64) error {
 }
 
 // TestExactRefinementMatchesDifferences: refinement with exact Jacobians
-// gives the θ and the prediction that forward differences gave, on
+// (every step run, refineTol 0) gives the θ and the prediction that
+// forward differences gave, on
 // three seeded realizations with every shipped checkpoint: θ within 1e-6
 // relative, the mean within 1e-6 of the grid's scale, the deviations
 // within 1e-4 relative (measured: at most 1e-7, 1e-8 and 1.4e-6). The
@@ -142,8 +149,8 @@ func TestExactRefinementMatchesDifferences(t *testing.T) {
 			ctxs[i], sides[i] = tk.Context, tk.Real.Side
 		}
 		predict := func(fd bool) []Prediction {
-			defer func(old bool) { refineFD = old }(refineFD)
-			refineFD = fd
+			defer func(old bool, tol float64) { refineFD, refineTol = old, tol }(refineFD, refineTol)
+			refineFD, refineTol = fd, 0
 			ps, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: 3, Refine: -1})
 			if err != nil {
 				t.Fatal(err)
@@ -174,4 +181,64 @@ func TestExactRefinementMatchesDifferences(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLinearSamplesFirstOrder: the linearized Laplace samples agree with
+// decoding the same samples to first order: moved by t along a random
+// direction from the mode, their prediction and f_ψ output differ from
+// the decoded ones by O(t²), so halving t divides the gap by about four (ReLU kinks allow up to
+// six),
+// and θ is exact.
+func TestLinearSamplesFirstOrder(t *testing.T) {
+	for _, sys := range []string{"spring", "lv", "advdiff"} {
+		m, tasks := shippedModel(t, sys, LNP, 2)
+		bt, err := NewBatch(m.Sys, []sims.Context{tasks[0].Context, tasks[1].Context}, [][]float64{tasks[0].Real.Side, tasks[1].Real.Side}, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, v, err := m.newRefiner(bt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc, _ := r.tangentClosure()
+		lin := r.linearize(tc, v, nil)
+		const k = 2
+		gap := func(step float64) (dy, df, dth float64) {
+			samples := nets.NewTensor(r.b*k, r.n)
+			for b := range r.b {
+				for s := range k {
+					row := samples.Row(b*k + s)
+					for j := range row {
+						row[j] = v.At(b, j) + step*math.Cos(float64(7*j+3*s+b))
+					}
+				}
+			}
+			sp, th, f := r.linearSamples(lin, v, lin.pred, samples, k)
+			wantY, wantTh, wantF := r.decode(samples, k)
+			return maxAbsDiff(sp, wantY), maxAbsDiff(f, wantF), maxAbsDiff(th, wantTh)
+		}
+		y1, f1, th1 := gap(1e-3)
+		y2, f2, th2 := gap(5e-4)
+		if th1 > 1e-12 || th2 > 1e-12 {
+			t.Errorf("%s: θ of the samples off by %g", sys, max(th1, th2))
+		}
+		for _, c := range []struct {
+			name   string
+			g1, g2 float64
+		}{{"prediction", y1, y2}, {"f", f1, f2}} {
+			if ratio := c.g1 / c.g2; !(ratio > 3 && ratio < 6) && c.g1 > 1e-10 {
+				t.Errorf("%s: %s gap %.3g at t = 0.001, %.3g at 0.0005 (ratio %.3g, want about 4: a first-order error would give 2)", sys, c.name, c.g1, c.g2, ratio)
+			}
+		}
+	}
+}
+
+// maxAbsDiff is the largest |a − b| over the elements of two tensors of
+// the same size.
+func maxAbsDiff(a, b *nets.Tensor) float64 {
+	d := 0.0
+	for i, x := range a.Data {
+		d = math.Max(d, math.Abs(x-b.Data[i]))
+	}
+	return d
 }

@@ -38,37 +38,73 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 	tp := NewInferenceTape()
 	tp.SetWorkers(procs)
 	rows := r * q
+	last := len(m.Layers) - 1
+	// Scratch for each layer's act′(z) and two buffers, for the hidden
+	// values and then the reverse pass, from inferTiled's pool: at a
+	// calibration's sizes their allocation costs as much as the
+	// arithmetic.
+	width, hidden := 0, 0
+	for _, l := range m.Layers[:last] {
+		width = max(width, l.Out)
+		hidden += l.Out
+	}
+	width = max(width, l0.Out)
+	buf := inferBuffer(rows * (hidden + 2*width))
+	defer inferBuffers.Put(buf)
+	scratch := *buf
+	take := func(rs, cs int) *Tensor {
+		t := FromSlice(rs, cs, scratch[:rs*cs:rs*cs])
+		scratch = scratch[rs*cs:]
+		return t
+	}
+	bufA, bufB := take(rows, width).Data, take(rows, width).Data
 	// Forward, keeping each hidden layer's act′(z).
-	h := tp.allocFull(rows, l0.Out)
+	h := FromSlice(rows, l0.Out, bufA[:rows*l0.Out])
 	perQuery, perGroup := tiledParts(tp, xq, xr, l0.W.Value, l0.B.Value)
 	addTiled(h, 0, perQuery, perGroup)
 	if kf > 0 {
 		gemmRowsOn(procs, false, false, 1, xf, rowRange(l0.W.Value, xq.Cols+xr.Cols, kf), 1, h)
 	}
-	last := len(m.Layers) - 1
 	derivs := make([]*Tensor, last) // act′(z_k), k < last
 	for k, l := range m.Layers[1:] {
-		d := NewTensor(rows, h.Cols)
-		activateDeriv(m.Act, h.Data, d.Data)
-		derivs[k] = d
-		next := NewTensor(rows, l.Out)
+		derivs[k] = take(rows, h.Cols)
+		activateDeriv(m.Act, h.Data, derivs[k].Data)
+		var next *Tensor
+		if k+1 == last {
+			next = NewTensor(rows, l.Out) // y, returned
+		} else {
+			next = FromSlice(rows, l.Out, bufB[:rows*l.Out])
+		}
 		for i := range rows {
 			copy(next.Row(i), l.B.Value.Data)
 		}
 		gemmRowsOn(procs, false, false, 1, h, l.W.Value, 1, next)
-		h = next
+		h, bufA, bufB = next, bufB, bufA
 	}
 	y = h
+	if last == 0 {
+		y = h.Clone()
+	}
 	// Reverse, one output at a time.
 	wIn := rowRange(l0.W.Value, lo, n) // [n, H_0]
 	g = make([]*Tensor, m.Out())
 	for o := range g {
-		delta := NewTensor(rows, m.Layers[last].In)
-		wl := m.Layers[last].W.Value
-		for i := range rows {
-			row := delta.Row(i)
-			for c := range row {
-				row[c] = wl.At(c, o)
+		dA, dB := bufA, bufB
+		var delta *Tensor
+		if last == 0 { // a single affine layer: ∂y/∂x = W_0ᵀ on every row
+			delta = FromSlice(rows, l0.Out, dA[:rows*l0.Out])
+			clear(delta.Data)
+			for i := range rows {
+				delta.Set(i, o, 1)
+			}
+		} else {
+			wl := m.Layers[last].W.Value
+			delta = FromSlice(rows, wl.Rows, dA[:rows*wl.Rows])
+			for i := range rows {
+				row := delta.Row(i)
+				for c := range row {
+					row[c] = wl.At(c, o)
+				}
 			}
 		}
 		for k := last - 1; k >= 0; k-- {
@@ -76,15 +112,10 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 			if k == 0 {
 				break
 			}
-			prev := NewTensor(rows, m.Layers[k].In)
-			gemmRowsOn(procs, false, true, 1, delta, m.Layers[k].W.Value, 0, prev)
-			delta = prev
-		}
-		if last == 0 { // a single affine layer: ∂y/∂x = W_0ᵀ on every row
-			delta = NewTensor(rows, l0.Out)
-			for i := range rows {
-				delta.Set(i, o, 1)
-			}
+			w := m.Layers[k].W.Value
+			prev := FromSlice(rows, w.Rows, dB[:rows*w.Rows])
+			gemmRowsOn(procs, false, true, 1, delta, w, 0, prev)
+			delta, dA, dB = prev, dB, dA
 		}
 		g[o] = NewTensor(rows, n)
 		if n > 0 {

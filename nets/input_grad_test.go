@@ -14,7 +14,7 @@ import (
 func TestTiledInputGrad(t *testing.T) {
 	acts := []Activation{ActReLU, ActSiLU, ActTanh, ActSigmoid, ActSoftplus, ActIdentity}
 	for _, act := range acts {
-		for _, sizes := range [][]int{{0, 2}, {0, 6, 1}, {0, 7, 6, 2}} {
+		for _, sizes := range [][]int{{0, 2}, {0, 9}, {0, 6, 1}, {0, 7, 6, 2}} {
 			for _, withFull := range []bool{false, true} {
 				name := fmt.Sprintf("%s/%v/full=%v", act, sizes, withFull)
 				checkTiledInputGrad(t, name, act, sizes, withFull)
