@@ -28,9 +28,10 @@ import (
 // directions of f_ψ that a collapsed z_δ no longer moves. The point
 // prediction is the decode at the optimum v*; the predictive spread comes
 // from the Laplace approximation N(v*, (JᵀJ)⁻¹), sampled K times through
-// the decoder. Each step costs n+2 batched decodes (n = P + L_δ, plus
-// L_θ when z_θ is refined; Jacobian by forward differences), a few milliseconds per realization —
-// still orders of magnitude below per-realization calibration.
+// the decoder. Each step costs a decode and a Jacobian (n = P + L_δ
+// coordinates, plus L_θ when z_θ is refined): exact, at the cost of about
+// three decodes, where the closure has a tangent (refine_jacobian.go),
+// else by forward differences, n+1 decodes.
 
 // refineSigmaA is the prior width of the θ logits around the encoder's
 // estimate.
@@ -327,11 +328,9 @@ func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
 	return js
 }
 
-// predictRefined runs the encoders, refines v for steps LM iterations and
-// samples the Laplace posterior k times. ctx is checked at every
-// iteration: each costs n+2 batched decodes, and steps has no bound but
-// the checkpoint's or the caller's.
-func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng *noise) ([]Prediction, error) {
+// newRefiner runs the encoders on the batch and returns its refiner
+// and the starting point v of every realization (rows).
+func (m *Model) newRefiner(bt *Batch) (*refiner, *nets.Tensor, error) {
 	tp := bt.inferenceTape(nil)
 	feats, summary := tp.Const(bt.Feats), m.batchSummary(tp, bt)
 	phys := m.phys.forward(tp, feats, summary, bt.B, bt.N)
@@ -389,48 +388,33 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	for b, c := range bt.Context {
 		t, err := m.contextTerms(c, obsVar)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.terms[b] = t
 	}
+	return r, v, nil
+}
 
-	pred, _, _ := r.decode(v, 1)
-	res := make([][]float64, bt.B)
-	cost := make([]float64, bt.B)
-	lambda := make([]float64, bt.B)
-	for b := range res {
-		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
-		cost[b] = fitCost(res[b], pred.Row(b))
-		lambda[b] = 1e-2
+// predictRefined runs the encoders, refines v for steps LM iterations and
+// samples the Laplace posterior k times. ctx is checked at every
+// iteration: each costs a decode and a Jacobian, and steps has no bound
+// but the checkpoint's or the caller's.
+func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng *noise) ([]Prediction, error) {
+	r, v, err := m.newRefiner(bt)
+	if err != nil {
+		return nil, err
 	}
-	for it := 0; it < steps; it++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		js := r.jacobians(v, res)
-		cand := v.Clone()
-		for b := 0; b < bt.B; b++ {
-			step, ok := lmStep(js[b], res[b], lambda[b])
-			if !ok {
-				continue
-			}
-			for j, d := range step {
-				cand.Set(b, j, cand.At(b, j)+d)
-			}
-		}
-		cp, _, _ := r.decode(cand, 1)
-		for b := 0; b < bt.B; b++ {
-			rc := r.residuals(b, cand.Row(b), cp.Row(b))
-			if c := fitCost(rc, cp.Row(b)); c < cost[b] {
-				copy(v.Row(b), cand.Row(b))
-				res[b], cost[b] = rc, c
-				lambda[b] = math.Max(lambda[b]/3, 1e-9)
-			} else {
-				lambda[b] = math.Min(lambda[b]*4, 1e9)
-			}
-		}
+	obsVar := m.obsVariance()
+	var fit *refineFit
+	if tc, ok := r.tangentClosure(); ok {
+		fit, err = r.fitExact(ctx, tc, v, steps)
+	} else {
+		fit, err = r.fitDifferences(ctx, v, steps)
 	}
-
+	if err != nil {
+		return nil, err
+	}
+	pred, res, js, lin := fit.pred, fit.res, fit.js, fit.lin
 	// The learned noise σ_c describes the one-pass prediction's error;
 	// after refinement the fit is closer, so each realization's noise is
 	// re-estimated from its context residuals (reestimateNoise), counting
@@ -440,11 +424,6 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	// predictive variance both use σ̂. The Jacobian at v* under the
 	// learned σ gives the leverages; its data rows are r/σ, so they are
 	// rescaled to σ̂ exactly.
-	pred, _, _ = r.decode(v, 1)
-	for b := 0; b < bt.B; b++ {
-		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
-	}
-	js := r.jacobians(v, res)
 	obsVars := make([][]float64, bt.B)
 	used := make([][]float64, bt.B) // per realization, the leverages' sum per channel
 	for b := 0; b < bt.B; b++ {
@@ -494,7 +473,12 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 			}
 		}
 	}
-	sp, th, f := r.decode(samples, k)
+	var sp, th, f *nets.Tensor
+	if lin != nil && refineLinearSamples {
+		sp, th, f = r.linearSamples(lin, v, pred, samples, k)
+	} else {
+		sp, th, f = r.decode(samples, k)
+	}
 	ntp := bt.inferenceTape(nil)
 	nom := m.Sys.NominalOp(ntp, ntp.Const(th), repeatRows(bt.Side, k)).Value
 	// The point prediction is the decode at the mode v*: the decoder is
@@ -514,6 +498,77 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		preds[b].usedDOF = used[b]
 	}
 	return preds, nil
+}
+
+// refineFit is a refinement's result: the fitted v (in place), the
+// prediction there [B, G], the residuals and their Jacobian, and with
+// exact Jacobians the decoder's linearization at v (else nil).
+type refineFit struct {
+	pred *nets.Tensor
+	res  [][]float64
+	js   []*mat.Dense
+	lin  *linearization
+}
+
+// lmInit returns the residuals, cost and starting damping of every
+// realization at its prediction pred.
+func (r *refiner) lmInit(v, pred *nets.Tensor) (res [][]float64, cost, lambda []float64) {
+	res, cost, lambda = make([][]float64, r.b), make([]float64, r.b), make([]float64, r.b)
+	for b := range res {
+		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
+		cost[b] = fitCost(res[b], pred.Row(b))
+		lambda[b] = 1e-2
+	}
+	return res, cost, lambda
+}
+
+// lmCandidates returns v moved by each realization's Levenberg–Marquardt
+// step (unmoved where the step fails or skip says so).
+func (r *refiner) lmCandidates(v *nets.Tensor, js []*mat.Dense, res [][]float64, lambda []float64, skip []bool) *nets.Tensor {
+	cand := v.Clone()
+	for b := 0; b < r.b; b++ {
+		if skip != nil && skip[b] {
+			continue
+		}
+		step, ok := lmStep(js[b], res[b], lambda[b])
+		if !ok {
+			continue
+		}
+		for j, d := range step {
+			cand.Set(b, j, cand.At(b, j)+d)
+		}
+	}
+	return cand
+}
+
+// fitDifferences refines v for steps Levenberg–Marquardt iterations with
+// forward-difference Jacobians: each decodes the candidates and builds
+// the Jacobian at the current point (n+1 decodes).
+func (r *refiner) fitDifferences(ctx context.Context, v *nets.Tensor, steps int) (*refineFit, error) {
+	pred, _, _ := r.decode(v, 1)
+	res, cost, lambda := r.lmInit(v, pred)
+	for it := 0; it < steps; it++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cand := r.lmCandidates(v, r.jacobians(v, res), res, lambda, nil)
+		cp, _, _ := r.decode(cand, 1)
+		for b := 0; b < r.b; b++ {
+			rc := r.residuals(b, cand.Row(b), cp.Row(b))
+			if c := fitCost(rc, cp.Row(b)); c < cost[b] {
+				copy(v.Row(b), cand.Row(b))
+				res[b], cost[b] = rc, c
+				lambda[b] = math.Max(lambda[b]/3, 1e-9)
+			} else {
+				lambda[b] = math.Min(lambda[b]*4, 1e9)
+			}
+		}
+	}
+	pred, _, _ = r.decode(v, 1)
+	for b := 0; b < r.b; b++ {
+		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
+	}
+	return &refineFit{pred: pred, res: res, js: r.jacobians(v, res)}, nil
 }
 
 // thetaStd is the standard deviation of θ under the Laplace

@@ -23,6 +23,7 @@ type lotkaVolterra struct {
 	data    lvScheme // the data integrator
 	queries [][]float64
 	knots   *nets.Tensor // grid-time → stage-time interpolation
+	cols    *colSparse   // knots by columns, for the closure's tangent
 	bumps   lvBumpTable  // the truth's bumps at the data integrator's stage times
 }
 
@@ -32,6 +33,8 @@ func newLotkaVolterra() *lotkaVolterra {
 		states[j] = []float64{lvHorizon * float64(j) / lvIntervals}
 	}
 	data := newLVScheme(LVDataSubsteps, lvIntervals, lvHorizon/lvIntervals)
+	knots := lvKnotInterpolation(LVModelSubsteps)
+	cols := newColSparse(knots)
 	return &lotkaVolterra{
 		grid: Grid{
 			StateNames: []string{"t"},
@@ -42,7 +45,8 @@ func newLotkaVolterra() *lotkaVolterra {
 		},
 		data:    data,
 		queries: states,
-		knots:   lvKnotInterpolation(LVModelSubsteps),
+		knots:   knots,
+		cols:    &cols,
 		bumps:   newLVBumpTable(data.stageTimes(), LVForcingBumps),
 	}
 }
@@ -141,7 +145,7 @@ func (*lotkaVolterra) NominalOp(tp *nets.Tape, theta *nets.Var, side *nets.Tenso
 }
 
 func (s *lotkaVolterra) Closure() Closure {
-	return lvForcingClosure{queries: s.queries, knots: s.knots}
+	return lvForcingClosure{queries: s.queries, knots: s.knots, cols: s.cols}
 }
 
 // EncodeContext writes per observation
@@ -313,6 +317,7 @@ func (tb lvBumpTable) forcing(w []float64) []float64 {
 type lvForcingClosure struct {
 	queries [][]float64
 	knots   *nets.Tensor
+	cols    *colSparse // knots by columns (nil: built when needed)
 }
 
 func (lvForcingClosure) Name() string { return "forcing" }

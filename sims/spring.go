@@ -108,7 +108,9 @@ func (s *spring) Closure() Closure {
 		knots = append(knots, s.times[j])
 		states = append(states, []float64{s.times[j]})
 	}
-	return springEnvelope{queries: states, times: s.times, interp: knotInterpolation(knots, s.times)}
+	interp := knotInterpolation(knots, s.times)
+	cols := newColSparse(interp)
+	return springEnvelope{queries: states, times: s.times, interp: interp, cols: &cols}
 }
 
 // springKnotStride is the spacing, in grid points, of the knots where f_ψ
@@ -327,6 +329,7 @@ type springEnvelope struct {
 	queries [][]float64  // the knot states
 	times   []float64    // the grid times
 	interp  *nets.Tensor // [knots, grid times]
+	cols    *colSparse   // interp by columns (nil: built when needed)
 }
 
 func (springEnvelope) Name() string { return "envelope" }

@@ -1,0 +1,178 @@
+package nets
+
+import (
+	"fmt"
+	"math"
+)
+
+// TiledInputGrad evaluates the MLP on inputs in the tiled layout of
+// TiledAffine (x_f may be nil), as ForwardTiled does without a tape, and
+// returns with the output y [R·Q, Out] the derivatives of every row's
+// outputs by columns [lo, lo+n) of that row's own input [x_q | x_r | x_f]:
+// g[o] is [R·Q, n] with
+//
+//	g[o][i, c] = ∂y[i, o] / ∂x[i, lo + c].
+//
+// Rows are independent, so one reverse pass per output gives these
+// derivatives for every row at once: with δ_L = e_o and, going down,
+//
+//	δ_{k} = (δ_{k+1} W_{k+1}ᵀ) ⊙ act′(z_k),   g[o] = δ_0 W_0[lo:lo+n]ᵀ,
+//
+// z_k being layer k's pre-activation. A calibration needs ∂f_ψ/∂(z, s)
+// at every query for a few dozen latent coordinates; forward differences
+// cost a forward pass per coordinate, this about two for all of them.
+// The products run on up to procs goroutines (at least one).
+func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g []*Tensor) {
+	kf := 0
+	if xf != nil {
+		kf = xf.Cols
+	}
+	q, r := xq.Rows, xr.Rows
+	l0 := m.Layers[0]
+	in := xq.Cols + xr.Cols + kf
+	if in != l0.In || (xf != nil && xf.Rows != r*q) || lo < 0 || n < 0 || lo+n > in {
+		panic(fmt.Sprintf("nets: TiledInputGrad x_q %s, x_r %s, %d full columns, columns [%d, %d), first layer %d inputs",
+			xq.Shape(), xr.Shape(), kf, lo, lo+n, l0.In))
+	}
+	procs = max(1, procs)
+	tp := NewInferenceTape()
+	tp.SetWorkers(procs)
+	rows := r * q
+	last := len(m.Layers) - 1
+	// Scratch for each layer's act′(z) and two buffers, for the hidden
+	// values and then the reverse pass, from inferTiled's pool: at a
+	// calibration's sizes their allocation costs as much as the
+	// arithmetic.
+	width, hidden := 0, 0
+	for _, l := range m.Layers[:last] {
+		width = max(width, l.Out)
+		hidden += l.Out
+	}
+	width = max(width, l0.Out)
+	buf := inferBuffer(rows * (hidden + 2*width))
+	defer inferBuffers.Put(buf)
+	scratch := *buf
+	take := func(rs, cs int) *Tensor {
+		t := FromSlice(rs, cs, scratch[:rs*cs:rs*cs])
+		scratch = scratch[rs*cs:]
+		return t
+	}
+	bufA, bufB := take(rows, width).Data, take(rows, width).Data
+	// Forward, keeping each hidden layer's act′(z).
+	h := FromSlice(rows, l0.Out, bufA[:rows*l0.Out])
+	perQuery, perGroup := tiledParts(tp, xq, xr, l0.W.Value, l0.B.Value)
+	addTiled(h, 0, perQuery, perGroup)
+	if kf > 0 {
+		gemmRowsOn(procs, false, false, 1, xf, rowRange(l0.W.Value, xq.Cols+xr.Cols, kf), 1, h)
+	}
+	derivs := make([]*Tensor, last) // act′(z_k), k < last
+	for k, l := range m.Layers[1:] {
+		derivs[k] = take(rows, h.Cols)
+		activateDeriv(m.Act, h.Data, derivs[k].Data)
+		var next *Tensor
+		if k+1 == last {
+			next = NewTensor(rows, l.Out) // y, returned
+		} else {
+			next = FromSlice(rows, l.Out, bufB[:rows*l.Out])
+		}
+		for i := range rows {
+			copy(next.Row(i), l.B.Value.Data)
+		}
+		gemmRowsOn(procs, false, false, 1, h, l.W.Value, 1, next)
+		h, bufA, bufB = next, bufB, bufA
+	}
+	y = h
+	if last == 0 {
+		y = h.Clone()
+	}
+	// Reverse, one output at a time.
+	wIn := rowRange(l0.W.Value, lo, n) // [n, H_0]
+	g = make([]*Tensor, m.Out())
+	for o := range g {
+		dA, dB := bufA, bufB
+		var delta *Tensor
+		if last == 0 { // a single affine layer: ∂y/∂x = W_0ᵀ on every row
+			delta = FromSlice(rows, l0.Out, dA[:rows*l0.Out])
+			clear(delta.Data)
+			for i := range rows {
+				delta.Set(i, o, 1)
+			}
+		} else {
+			wl := m.Layers[last].W.Value
+			delta = FromSlice(rows, wl.Rows, dA[:rows*wl.Rows])
+			for i := range rows {
+				row := delta.Row(i)
+				for c := range row {
+					row[c] = wl.At(c, o)
+				}
+			}
+		}
+		for k := last - 1; k >= 0; k-- {
+			mulInto(delta.Data, derivs[k].Data)
+			if k == 0 {
+				break
+			}
+			w := m.Layers[k].W.Value
+			prev := FromSlice(rows, w.Rows, dB[:rows*w.Rows])
+			gemmRowsOn(procs, false, true, 1, delta, w, 0, prev)
+			delta, dA, dB = prev, dB, dA
+		}
+		g[o] = NewTensor(rows, n)
+		if n > 0 {
+			gemmRowsOn(procs, false, true, 1, delta, wIn, 0, g[o])
+		}
+	}
+	return y, g
+}
+
+// mulInto sets d[i] *= s[i].
+func mulInto(d, s []float64) {
+	s = s[:len(d)]
+	for i, v := range s {
+		d[i] *= v
+	}
+}
+
+// activateDeriv overwrites x with a(x) and writes a′(x) to d, with the
+// same values Activate gives:
+//
+//	relu: 1 for x > 0, else 0      silu: σ(x)(1 + x(1 − σ(x)))
+//	tanh: 1 − tanh²x               sigmoid: σ(1 − σ)
+//	softplus: σ(x)                 identity: 1
+func activateDeriv(a Activation, x, d []float64) {
+	d = d[:len(x)]
+	switch a {
+	case ActReLU:
+		for i, v := range x {
+			x[i], d[i] = reluBits(v), 0
+			if v > 0 {
+				d[i] = 1
+			}
+		}
+	case ActSiLU:
+		for i, v := range x {
+			s := sigmoid(v)
+			x[i], d[i] = v*s, s*(1+v*(1-s))
+		}
+	case ActTanh:
+		for i, v := range x {
+			t := math.Tanh(v)
+			x[i], d[i] = t, 1-t*t
+		}
+	case ActSigmoid:
+		for i, v := range x {
+			s := sigmoid(v)
+			x[i], d[i] = s, s*(1-s)
+		}
+	case ActSoftplus:
+		for i, v := range x {
+			x[i], d[i] = max(v, 0)+math.Log1p(math.Exp(-math.Abs(v))), sigmoid(v)
+		}
+	case ActIdentity:
+		for i := range d {
+			d[i] = 1
+		}
+	default:
+		panic(fmt.Sprintf("nets: unknown activation %q", string(a)))
+	}
+}

@@ -1,0 +1,257 @@
+package sims
+
+import (
+	"fmt"
+	"math"
+
+	"apic/nets"
+)
+
+// TangentClosure is a Closure that also gives its prediction's exact
+// derivatives along chosen directions (forward mode). A calibration that
+// fits θ and the latents by Gauss–Newton needs the Jacobian of the
+// prediction by a few dozen coordinates; the closure's tangent gives it
+// in one pass instead of a solve per coordinate.
+type TangentClosure interface {
+	Closure
+	// ApplyTangent returns one realization's prediction pred
+	// [Grid.Size()] from θ [P], side [S] and f [Q·Outputs()] (the layout
+	// of Apply's row), and its derivatives along n directions (dθ_j, df_j)
+	// given as dtheta [n·P] and df [n·Q·Outputs()], direction-major:
+	//
+	//	dpred[j·G : (j+1)·G] = ∂pred/∂θ · dθ_j + ∂pred/∂f · df_j.
+	ApplyTangent(theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64)
+}
+
+var (
+	_ TangentClosure = lvForcingClosure{}
+	_ TangentClosure = springEnvelope{}
+	_ TangentClosure = advdiffReaction{}
+)
+
+// checkTangent panics on inconsistent ApplyTangent lengths (programming
+// errors: the caller builds them from the closure's own sizes).
+func checkTangent(name string, theta, f []float64, p, qo, n int, dtheta, df []float64) {
+	if len(theta) != p || len(f) != qo || n < 0 || len(dtheta) != n*p || len(df) != n*qo {
+		panic(fmt.Sprintf("sims: %s ApplyTangent θ %d, f %d, %d directions with dθ %d, df %d; want θ %d, f %d",
+			name, len(theta), len(f), n, len(dtheta), len(df), p, qo))
+	}
+}
+
+// colSparse is a matrix A [K, M] stored by columns, for products x·A
+// with an interpolation matrix that has one or two entries per column.
+type colSparse struct {
+	rows  int
+	start []int // column m's entries are row[start[m]:start[m+1]]
+	row   []int
+	w     []float64
+}
+
+func newColSparse(a *nets.Tensor) colSparse {
+	s := colSparse{rows: a.Rows, start: make([]int, a.Cols+1)}
+	for m := range a.Cols {
+		for k := range a.Rows {
+			if w := a.At(k, m); w != 0 {
+				s.row = append(s.row, k)
+				s.w = append(s.w, w)
+			}
+		}
+		s.start[m+1] = len(s.row)
+	}
+	return s
+}
+
+// mul writes dst[m] = Σ_k x[k] A[k, m] for every column m.
+func (s colSparse) mul(dst, x []float64) {
+	for m := range dst {
+		var sum float64
+		for e := s.start[m]; e < s.start[m+1]; e++ {
+			sum += x[s.row[e]] * s.w[e]
+		}
+		dst[m] = sum
+	}
+}
+
+// ApplyTangent integrates the forced system and its tangent-linear
+// system in one pass (lvScheme.tangent); the forcing directions are
+// df_j interpolated to the stage times like f.
+func (c lvForcingClosure) ApplyTangent(theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
+	k := c.knots.Rows
+	checkTangent("lv forcing", theta, f, 4, k, n, dtheta, df)
+	scheme := newLVScheme(LVModelSubsteps, lvIntervals, lvHorizon/lvIntervals)
+	cols := c.cols
+	if cols == nil {
+		s := newColSparse(c.knots)
+		cols = &s
+	}
+	m := scheme.forcingLen()
+	d := make([]float64, m)
+	cols.mul(d, f)
+	dd := make([]float64, n*m)
+	for j := range n {
+		cols.mul(dd[j*m:(j+1)*m], df[j*k:(j+1)*k])
+	}
+	pred = make([]float64, scheme.outLen())
+	dpred = make([]float64, n*scheme.outLen())
+	scheme.tangent(theta, side, d, n, dtheta, dd, pred, dpred)
+	return pred, dpred
+}
+
+// tangent is integrate for one realization (th [4], u0 [2], forcing d
+// [M]) together with the tangent-linear scheme along n directions: dth
+// [n·4] and dd [n·M] are the directions' (dα, dβ, dη, dγ) and forcing, u0
+// fixed. It writes the grid values to out [outLen] and each direction's
+// derivative of them to dout[j·outLen:]. Every RK4 stage U_i = u + c_i h
+// k_{i−1} is differentiated as it is computed,
+//
+//	K_i = J(U_i) T_i + ∂f/∂θ(U_i) dθ + (dd_i, 0),   T_i = T + c_i h K_{i−1},
+//	T⁺ = T + h/6 (K_1 + 2K_2 + 2K_3 + K_4),
+//
+// with J = [[α − βy, −βx], [ηy, ηx − γ]] and ∂f/∂θ dθ =
+// (dα x − dβ xy, dη xy − dγ y): the exact derivative of the computed
+// trajectory, as the adjoint is for gradients.
+func (s lvScheme) tangent(th, u0, d []float64, n int, dth, dd, out, dout []float64) {
+	h := s.dt / float64(s.substeps)
+	hh, h6 := h/2, h/6
+	m, ol := s.forcingLen(), s.outLen()
+	alpha, beta, eta, gamma := th[0], th[1], th[2], th[3]
+	x, y := u0[0], u0[1]
+	out[0], out[1] = x, y
+	tx, ty := make([]float64, n), make([]float64, n)
+	for step := range s.steps() {
+		d1, d2, d3 := d[2*step], d[2*step+1], d[2*step+2]
+		k1x := alpha*x - beta*x*y + d1
+		k1y := eta*x*y - gamma*y
+		x2, y2 := x+hh*k1x, y+hh*k1y
+		k2x := alpha*x2 - beta*x2*y2 + d2
+		k2y := eta*x2*y2 - gamma*y2
+		x3, y3 := x+hh*k2x, y+hh*k2y
+		k3x := alpha*x3 - beta*x3*y3 + d2
+		k3y := eta*x3*y3 - gamma*y3
+		x4, y4 := x+h*k3x, y+h*k3y
+		k4x := alpha*x4 - beta*x4*y4 + d3
+		k4y := eta*x4*y4 - gamma*y4
+		for j := range n {
+			p := dth[4*j : 4*j+4 : 4*j+4]
+			da, db, de, dg := p[0], p[1], p[2], p[3]
+			e := dd[j*m+2*step : j*m+2*step+3 : j*m+2*step+3]
+			t1x, t1y := tx[j], ty[j]
+			q1x := (alpha-beta*y)*t1x - beta*x*t1y + da*x - db*x*y + e[0]
+			q1y := eta*y*t1x + (eta*x-gamma)*t1y + de*x*y - dg*y
+			t2x, t2y := t1x+hh*q1x, t1y+hh*q1y
+			q2x := (alpha-beta*y2)*t2x - beta*x2*t2y + da*x2 - db*x2*y2 + e[1]
+			q2y := eta*y2*t2x + (eta*x2-gamma)*t2y + de*x2*y2 - dg*y2
+			t3x, t3y := t1x+hh*q2x, t1y+hh*q2y
+			q3x := (alpha-beta*y3)*t3x - beta*x3*t3y + da*x3 - db*x3*y3 + e[1]
+			q3y := eta*y3*t3x + (eta*x3-gamma)*t3y + de*x3*y3 - dg*y3
+			t4x, t4y := t1x+h*q3x, t1y+h*q3y
+			q4x := (alpha-beta*y4)*t4x - beta*x4*t4y + da*x4 - db*x4*y4 + e[2]
+			q4y := eta*y4*t4x + (eta*x4-gamma)*t4y + de*x4*y4 - dg*y4
+			tx[j] = t1x + h6*(q1x+2*q2x+2*q3x+q4x)
+			ty[j] = t1y + h6*(q1y+2*q2y+2*q3y+q4y)
+		}
+		x += h6 * (k1x + 2*k2x + 2*k3x + k4x)
+		y += h6 * (k1y + 2*k2y + 2*k3y + k4y)
+		if (step+1)%s.substeps == 0 {
+			g := (step + 1) / s.substeps
+			out[2*g], out[2*g+1] = x, y
+			for j := range n {
+				dout[j*ol+2*g], dout[j*ol+2*g+1] = tx[j], ty[j]
+			}
+		}
+	}
+}
+
+// ApplyTangent differentiates y_t = sin(ω t) exp(f̃_t), f̃ = f·A:
+//
+//	dy_t = t cos(ω t) exp(f̃_t) dω + y_t (df·A)_t.
+func (e springEnvelope) ApplyTangent(theta, _, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
+	k, g := e.interp.Rows, len(e.times)
+	checkTangent("spring envelope", theta, f, 1, k, n, dtheta, df)
+	cols := e.cols
+	if cols == nil {
+		s := newColSparse(e.interp)
+		cols = &s
+	}
+	env := make([]float64, g)
+	cols.mul(env, f)
+	op := newSpringOp(e.times)
+	sin, cos := make([]float64, g), make([]float64, g)
+	op.sinCos(sin, cos, theta[0])
+	pred = make([]float64, g)
+	dw := make([]float64, g) // ∂y/∂ω
+	for t, tau := range e.times {
+		ex := math.Exp(env[t])
+		pred[t] = sin[t] * ex
+		dw[t] = tau * cos[t] * ex
+	}
+	dpred = make([]float64, n*g)
+	for j := range n {
+		row := dpred[j*g : (j+1)*g]
+		cols.mul(row, df[j*k:(j+1)*k])
+		for t := range row {
+			row[t] = row[t]*pred[t] + dw[t]*dtheta[j]
+		}
+	}
+	return pred, dpred
+}
+
+// ApplyTangent solves with c = ReactionRateMax·σ(f) and differentiates
+// by (v, κ, c) in one pass of the spectral solver
+// (spectralSolver.solveTangent); the directions combine those three
+// fields, with dc = c (1 − c/ReactionRateMax) df.
+func (advdiffReaction) ApplyTangent(theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
+	checkTangent("advdiff reaction", theta, f, 2, 1, n, dtheta, df)
+	s := advdiffSolver
+	c := ReactionRateMax * advdiffSigmoid(f[0])
+	dcdf := c * (1 - c/ReactionRateMax)
+	size := s.nt * s.nx
+	pred = make([]float64, size)
+	uv, uk := make([]float64, size), make([]float64, size)
+	ws := s.work()
+	uhat := make([]complex128, s.modes())
+	s.transform(ws, uhat, side)
+	s.solveTangent(ws, pred, uv, uk, uhat, theta[0], theta[1], c)
+	s.release(ws)
+	dpred = make([]float64, n*size)
+	for j := range n {
+		dv, dk, dc := dtheta[2*j], dtheta[2*j+1], dcdf*df[j]
+		row := dpred[j*size : (j+1)*size]
+		for i := range row {
+			// ∂u/∂c = −t u.
+			t := float64(i/s.nx) * s.dt
+			row[i] = dv*uv[i] + dk*uk[i] - dc*t*pred[i]
+		}
+	}
+	return pred, dpred
+}
+
+// solveTangent is solve, also writing ∂u/∂v to dv and ∂u/∂κ to dk (same
+// layout): with ∂E_m/∂v = −i k_m t E_m and ∂E_m/∂κ = −k_m² t E_m, each is
+// the real inverse transform of the coefficients times that factor, the
+// Re of the full sum's derivative as solve's is of the full sum.
+func (s *spectralSolver) solveTangent(ws *spectralWork, dst, dv, dk []float64, uhat []complex128, v, kappa, c float64) {
+	s.steps(ws.r, v, kappa, c)
+	e, r, coef, tc := ws.e, ws.r, ws.coef, ws.ghat
+	for m := range e {
+		e[m] = 1
+	}
+	for n := range s.nt {
+		t := float64(n) * s.dt
+		for m, em := range e {
+			coef[m] = uhat[m] * em
+			e[m] = em * r[m]
+		}
+		for m, cm := range coef {
+			k := s.k[m]
+			tc[m] = cm * complex(0, -k*t)
+		}
+		ws.fft.Sequence(dv[n*s.nx:(n+1)*s.nx], tc)
+		for m, cm := range coef {
+			k := s.k[m]
+			tc[m] = cm * complex(-k*k*t, 0)
+		}
+		ws.fft.Sequence(dk[n*s.nx:(n+1)*s.nx], tc)
+		ws.fft.Sequence(dst[n*s.nx:(n+1)*s.nx], coef)
+	}
+}
