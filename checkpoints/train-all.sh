@@ -84,6 +84,9 @@ apic train --system advdiff --backbone anp --hidden 64 --latent 16 --dec-hidden 
 # for the two-core machine's time). A full
 # `apic train` fits the table too (with a quarter of --recalibrate per
 # condition, at least 8), so the commands above alone give it to a new file.
+# The tables were refitted by the same commands after refinement gained
+# exact Jacobians, the small-context likelihood floor and θ's prior
+# weight (docs/uncertainty.md).
 recal_conditions() { # FILE N
   apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only conditions --out "$out/$1"
 }

@@ -28,6 +28,12 @@ type ConditionScale struct {
 	Recon    float64 `json:"recon"`     // the reconstruction's scale
 	Delta    float64 `json:"delta"`     // the discrepancy's scale
 	Theta    float64 `json:"theta"`     // θ's interval scale
+	// ThetaPrior is the weight ρ ∈ [0, 1] of the prior mean in the
+	// reported θ: θ̂' = (1 − ρ) θ̂ + ρ μ_prior (0, the default, keeps θ̂).
+	// Where a context is too sparse for θ̂ to beat the prior mean, the
+	// fit moves θ̂ toward it and its interval toward the prior's
+	// (thetaPriorWeight): the interval widens toward the prior, honestly.
+	ThetaPrior float64 `json:"theta_prior,omitempty"`
 }
 
 // LimitConditionCells bounds the cells of a stored condition table (a
@@ -42,12 +48,12 @@ func checkConditions(cells []ConditionScale) error {
 		return err
 	}
 	for i, c := range cells {
-		ok := c.Context >= 1 && c.Noise >= 0 && c.NoiseStd >= 0 && !math.IsInf(c.Noise, 0) && !math.IsInf(c.NoiseStd, 0)
+		ok := c.Context >= 1 && c.Noise >= 0 && c.NoiseStd >= 0 && !math.IsInf(c.Noise, 0) && !math.IsInf(c.NoiseStd, 0) && c.ThetaPrior >= 0 && c.ThetaPrior <= 1
 		for _, s := range []float64{c.Recon, c.Delta, c.Theta} {
 			ok = ok && s > 0 && !math.IsInf(s, 0)
 		}
 		if !ok {
-			return fmt.Errorf("condition scale %d %+v: context must be ≥ 1, noise finite and ≥ 0, scales finite and > 0", i, c)
+			return fmt.Errorf("condition scale %d %+v: context must be ≥ 1, noise finite and ≥ 0, scales finite and > 0, the prior weight in [0, 1]", i, c)
 		}
 	}
 	return nil
@@ -59,8 +65,15 @@ func checkConditions(cells []ConditionScale) error {
 // linearly in log n between the two context sizes around n (held beyond
 // the table's range). ok is false for an empty table.
 func scalesAt(cells []ConditionScale, n int, sigma float64) (recon, delta, theta float64, ok bool) {
+	recon, delta, theta, _, ok = cellAt(cells, n, sigma)
+	return recon, delta, theta, ok
+}
+
+// cellAt is scalesAt with the cell's prior weight ρ, interpolated
+// linearly (not in logarithms: it may be 0).
+func cellAt(cells []ConditionScale, n int, sigma float64) (recon, delta, theta, prior float64, ok bool) {
 	if len(cells) == 0 {
-		return 0, 0, 0, false
+		return 0, 0, 0, 0, false
 	}
 	var sizes []int
 	for _, c := range cells {
@@ -85,12 +98,12 @@ func scalesAt(cells []ConditionScale, n int, sigma float64) (recon, delta, theta
 	for i := range out {
 		out[i] = (1-w)*a[i] + w*b[i]
 	}
-	return math.Exp(out[0]), math.Exp(out[1]), math.Exp(out[2]), true
+	return math.Exp(out[0]), math.Exp(out[1]), math.Exp(out[2]), out[3], true
 }
 
 // cellValues is how many values a cell interpolates: the logarithms of
-// its three scales.
-const cellValues = 3
+// its three scales and its prior weight.
+const cellValues = 4
 
 // rowScales interpolates the log scales of the cells of one context size
 // linearly in σ̂, held beyond the first and last cell.
@@ -111,7 +124,7 @@ func rowScales(cells []ConditionScale, n int, sigma float64) [cellValues]float64
 		return 0
 	})
 	logs := func(c ConditionScale) [cellValues]float64 {
-		return [cellValues]float64{math.Log(c.Recon), math.Log(c.Delta), math.Log(c.Theta)}
+		return [cellValues]float64{math.Log(c.Recon), math.Log(c.Delta), math.Log(c.Theta), c.ThetaPrior}
 	}
 	if math.IsNaN(sigma) || sigma <= row[0].NoiseStd {
 		return logs(row[0])
@@ -225,7 +238,9 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 			ctxs[j], deltas[j] = t.Context, t.Real.Discrepancy()
 		}
 		cell := ConditionScale{Context: cond.Context, Noise: cond.Noise}
-		if cell.Theta = thetaScaleAt(tasks, preds, conditionThetaLevel); cell.Theta == 0 {
+		cell.ThetaPrior = thetaPriorWeight(m.Sys.Params(), tasks, preds)
+		shrunk := withPriorWeight(m.Sys.Params(), preds, cell.ThetaPrior)
+		if cell.Theta = thetaScaleAt(tasks, shrunk, conditionThetaLevel); cell.Theta == 0 {
 			cell.Theta = 1
 		}
 		recon := func(j int) ([]float64, []float64, []float64) { return preds[j].Mean, preds[j].Std, tasks[j].Real.True }

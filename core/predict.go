@@ -51,6 +51,7 @@ type Prediction struct {
 	// fit's single scale); spread.go sets and reads them.
 	usedDOF    []float64
 	thetaScale float64
+	thetaPrior float64 // the prior's weight in θ at the condition (shrinkTheta)
 
 	// sampleVarY and sampleVarD are the latent samples' variances before
 	// the noise term, noiseVar the model's noise variance per value
@@ -303,6 +304,7 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 		if p.thetaScale > 0 {
 			st = p.thetaScale
 		}
+		shrinkTheta(m.Sys.Params(), &p, p.thetaPrior)
 		for q := range p.ThetaStd {
 			p.ThetaStd[q] = min(p.ThetaStd[q]*st, priorStd(m.Sys.Params()[q]))
 		}

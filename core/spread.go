@@ -176,9 +176,9 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 		// The table's scales are those of the context's condition: its
 		// size and its estimated noise (condscale.go).
 		sy, sd := sy, sd
-		p.thetaScale = 0
-		if ry, rd, rt, ok := scalesAt(s.Conditions, ctxs[b].Len(), contextNoiseStd(p.NoiseStd)); ok {
-			sy, sd, p.thetaScale = ry, rd, rt
+		p.thetaScale, p.thetaPrior = 0, 0
+		if ry, rd, rt, rp, ok := cellAt(s.Conditions, ctxs[b].Len(), contextNoiseStd(p.NoiseStd)); ok {
+			sy, sd, p.thetaScale, p.thetaPrior = ry, rd, rt, rp
 		}
 		for g := range p.Std {
 			var n float64
