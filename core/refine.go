@@ -27,11 +27,13 @@ import (
 // N(μ_θ, (c·σ_θ)²): widening the encoder's posterior lets the fit use
 // directions of f_ψ that a collapsed z_δ no longer moves. The point
 // prediction is the decode at the optimum v*; the predictive spread comes
-// from the Laplace approximation N(v*, (JᵀJ)⁻¹), sampled K times through
-// the decoder. Each step costs a decode and a Jacobian (n = P + L_δ
-// coordinates, plus L_θ when z_θ is refined): exact, at the cost of about
-// three decodes, where the closure has a tangent (refine_jacobian.go),
-// else by forward differences, n+1 decodes.
+// from the Laplace approximation N(v*, (JᵀJ)⁻¹), sampled K times. Where
+// the closure has a tangent (refine_jacobian.go) the Jacobian by v (n =
+// P + L_δ coordinates, plus L_θ when z_θ is refined) is exact, each step
+// costs one linearization of the decoder (about two decodes), the fit
+// stops once it converges and the samples go through the linearization;
+// otherwise each step costs a decode and n+1 more for forward
+// differences, and the samples are decoded.
 
 // refineSigmaA is the prior width of the θ logits around the encoder's
 // estimate.
