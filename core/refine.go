@@ -27,11 +27,13 @@ import (
 // N(μ_θ, (c·σ_θ)²): widening the encoder's posterior lets the fit use
 // directions of f_ψ that a collapsed z_δ no longer moves. The point
 // prediction is the decode at the optimum v*; the predictive spread comes
-// from the Laplace approximation N(v*, (JᵀJ)⁻¹), sampled K times through
-// the decoder. Each step costs a decode and a Jacobian (n = P + L_δ
-// coordinates, plus L_θ when z_θ is refined): exact, at the cost of about
-// three decodes, where the closure has a tangent (refine_jacobian.go),
-// else by forward differences, n+1 decodes.
+// from the Laplace approximation N(v*, (JᵀJ)⁻¹), sampled K times. Where
+// the closure has a tangent (refine_jacobian.go) the Jacobian by v (n =
+// P + L_δ coordinates, plus L_θ when z_θ is refined) is exact, each step
+// costs one linearization of the decoder (about two decodes), the fit
+// stops once it converges and the samples go through the linearization;
+// otherwise each step costs a decode and n+1 more for forward
+// differences, and the samples are decoded.
 
 // refineSigmaA is the prior width of the θ logits around the encoder's
 // estimate.
@@ -474,8 +476,8 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		}
 	}
 	var sp, th, f *nets.Tensor
-	if lin != nil && refineLinearSamples {
-		sp, th, f = r.linearSamples(lin, v, pred, samples, k)
+	if tc, ok := r.tangentClosure(); ok && lin != nil && refineLinearSamples {
+		sp, th, f = r.linearSamples(tc, lin, v, samples, k)
 	} else {
 		sp, th, f = r.decode(samples, k)
 	}
@@ -701,17 +703,28 @@ func dataLeverages(j *mat.Dense, m int) []float64 {
 		a.SetSym(i, i, a.At(i, i)+1e-12)
 	}
 	var ch mat.Cholesky
-	if !ch.Factorize(a) {
+	if !ch.Factorize(a) || ch.Cond() > mat.ConditionTolerance {
+		return nil
+	}
+	if m == 0 {
+		return []float64{}
+	}
+	// With JᵀJ = L Lᵀ, leverage i is ‖L⁻¹ j_i‖²: one triangular solve
+	// for all data rows at once.
+	var l mat.TriDense
+	ch.LTo(&l)
+	var x mat.Dense
+	if err := x.Solve(&l, j.Slice(0, m, 0, n).T()); err != nil {
 		return nil
 	}
 	lev := make([]float64, m)
-	x := mat.NewVecDense(n, nil)
-	for i := range lev {
-		row := mat.NewVecDense(n, j.RawRowView(i))
-		if err := ch.SolveVecTo(x, row); err != nil {
-			return nil
+	for k := 0; k < n; k++ {
+		for i, v := range x.RawRowView(k) {
+			lev[i] += v * v
 		}
-		lev[i] = math.Min(1, math.Max(0, mat.Dot(row, x)))
+	}
+	for i, v := range lev {
+		lev[i] = math.Min(1, math.Max(0, v))
 	}
 	return lev
 }

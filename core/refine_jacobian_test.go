@@ -213,7 +213,7 @@ func TestLinearSamplesFirstOrder(t *testing.T) {
 					}
 				}
 			}
-			sp, th, f := r.linearSamples(lin, v, lin.pred, samples, k)
+			sp, th, f := r.linearSamples(tc, lin, v, samples, k)
 			wantY, wantTh, wantF := r.decode(samples, k)
 			return maxAbsDiff(sp, wantY), maxAbsDiff(f, wantF), maxAbsDiff(th, wantTh)
 		}

@@ -213,14 +213,17 @@ func (advdiffReaction) ApplyTangent(theta, side, f []float64, n int, dtheta, df 
 	s.transform(ws, uhat, side)
 	s.solveTangent(ws, pred, uv, uk, uhat, theta[0], theta[1], c)
 	s.release(ws)
+	// ∂u/∂c = −t u.
+	uc := make([]float64, size)
+	for i, u := range pred {
+		uc[i] = -float64(i/s.nx) * s.dt * u
+	}
 	dpred = make([]float64, n*size)
 	for j := range n {
 		dv, dk, dc := dtheta[2*j], dtheta[2*j+1], dcdf*df[j]
 		row := dpred[j*size : (j+1)*size]
 		for i := range row {
-			// ∂u/∂c = −t u.
-			t := float64(i/s.nx) * s.dt
-			row[i] = dv*uv[i] + dk*uk[i] - dc*t*pred[i]
+			row[i] = dv*uv[i] + dk*uk[i] + dc*uc[i]
 		}
 	}
 	return pred, dpred
