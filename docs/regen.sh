@@ -19,6 +19,10 @@
 #   <!-- regen-run: CMD -->    CMD runs (it writes a figure or a file);
 #                              nothing is replaced
 #
+# REGEN_SKIP=REGEX leaves the blocks whose command matches REGEX as
+# they are (e.g. REGEN_SKIP='--methods all' skips the baselines' long
+# runs); their output then dates from their last full regeneration.
+#
 # Trailing blanks are cut from every output line. A command that fails
 # stops the script before its file is rewritten. Identical `apic eval`
 # commands run once per invocation (eval is deterministic). The whole set
@@ -83,6 +87,10 @@ regen_file() {
       printf '%s\n' "$line" >> "$out"
       if [[ $line =~ $marker ]]; then
         kind=${BASH_REMATCH[1]:-block} cmd=${BASH_REMATCH[2]}
+        if [[ -n ${REGEN_SKIP-} && $cmd =~ $REGEN_SKIP ]]; then
+          echo "regen: $file:$n: kept (REGEN_SKIP): $cmd" >&2
+          continue
+        fi
         case $kind in
         -run) output "$file" "$n" "$cmd" > /dev/null ;;
         -md)
