@@ -46,7 +46,7 @@ func (c *Calibrator) predict(ctx context.Context, f *Fit, side []float64) (core.
 		}
 		nom := c.Sys.Nominal(fa.h.theta, side)
 		mean, variance := m.conditional(fa, g.States)
-		if prior := m.eq.PriorMean(fa.h.theta, side); prior != nil {
+		if prior := m.priorMean(fa.h.theta); prior != nil {
 			for i := range mean {
 				mean[i] += prior[i]
 			}
