@@ -66,13 +66,14 @@ func seDerivsScale(dst, dl []float64, r, ell, period float64) {
 // length scales (dl[d]); the derivative with respect to log α is twice
 // the value.
 func (k seKernel) opCovGrad(a, b []sims.OpTerm, p, q []float64) (v float64, dl [2]float64) {
-	var gt, gx, dgt, dgx [maxOrder + 1]float64
+	var bt, bx, bdt, bdx [maxOrder + 1]float64
 	nt, nx := maxOrders(a, b)
-	seDerivsScale(gt[:nt+1], dgt[:nt+1], p[0]-q[0], k.scales[0], k.period[0])
+	gt, dgt := k.derivs(0, nt, p[0]-q[0], &bt, &bdt)
+	gx, dgx := &bx, &bdx
 	if len(p) > 1 {
-		seDerivsScale(gx[:nx+1], dgx[:nx+1], p[1]-q[1], k.scales[1], k.period[1])
+		gx, dgx = k.derivs(1, nx, p[1]-q[1], &bx, &bdx)
 	} else {
-		gx[0] = 1
+		bx[0] = 1
 	}
 	for _, ta := range a {
 		for _, tb := range b {
@@ -192,14 +193,13 @@ func (m *model) thetaGrad(grad, x []float64, f *factor, W *mat.SymDense) error {
 		}
 		xs[p] = x[p]
 		g := 0.0
+		w, kp, km := W.RawSymmetric(), Ks[0].RawSymmetric(), Ks[1].RawSymmetric()
 		for i := range n {
 			g += f.alpha.AtVec(i) * (rs[0].AtVec(i) - rs[1].AtVec(i))
-			for j := i; j < n; j++ {
-				w := 0.5 * W.At(i, j)
-				if j != i {
-					w *= 2
-				}
-				g += w * (Ks[0].At(i, j) - Ks[1].At(i, j))
+			wi, pi, mi := w.Data[i*w.Stride:], kp.Data[i*kp.Stride:], km.Data[i*km.Stride:]
+			g += 0.5 * wi[i] * (pi[i] - mi[i])
+			for j := i + 1; j < n; j++ {
+				g += wi[j] * (pi[j] - mi[j])
 			}
 		}
 		grad[p] += g / (2 * thetaStep)
