@@ -96,7 +96,7 @@ func TestAdvDiffRuns(t *testing.T) {
 func TestRecoversLVTheta(t *testing.T) {
 	theta := []float64{1.1, 0.8, 1.2, 0.9}
 	sys, task := nominalTask(t, "lv", theta, []float64{1.2, 0.9}, 30)
-	c, err := New(sys, Options{Starts: 1, MaxIterations: 100, Steps: 200, Draws: 3, Collocation: 30, Seed: 1})
+	c, err := New(sys, Options{Starts: 3, MaxIterations: 100, Steps: 200, Draws: 3, Collocation: 30, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
