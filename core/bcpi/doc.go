@@ -26,7 +26,8 @@
 // al. 2001; the authors use NUTS) from the MAP with a fixed budget,
 // whose second half is kept. Priors (ours): θ uniform on its box; the
 // log hyperparameters normal with standard deviation 1.5 around the
-// data's scale (α), a tenth of it (α_δ), a hundredth (σ_u) and, for the
+// data's scale (α; a tenth of it for advdiff's GP on the deviation from
+// the nominal solution), a tenth of it (α_δ), a hundredth (σ_u) and, for the
 // length scales, a fifth of the domain for a system of time alone and
 // four grid spacings for a field over time and space.
 //
