@@ -117,6 +117,14 @@ func TestRecoversLVTheta(t *testing.T) {
 	if a := amplitude(p.DeltaMean); a > 0.1 {
 		t.Errorf("discrepancy amplitude %.4f, want < 0.1 on nominal data", a)
 	}
+	// The chain barely moves on nominal data, so the draws agree to many
+	// digits: the spread must still be positive (it once cancelled to
+	// zero, and the log-likelihood was NaN).
+	for i := range p.Std {
+		if !(p.Std[i] > 0) || !(p.DeltaStd[i] > 0) {
+			t.Fatalf("value %d: std %g, δ std %g, want > 0", i, p.Std[i], p.DeltaStd[i])
+		}
+	}
 }
 
 // TestRecoversAdvDiffTheta fits 64 points of nominal advection–
