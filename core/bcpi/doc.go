@@ -19,13 +19,17 @@
 // Inference: the MAP of θ and the hyperparameters by L-BFGS from 10
 // starts (the authors' "PI_opt"; ours: the starts are the best of a
 // random design twenty times larger, since the collocation constraints
-// make the likelihood sharply peaked in θ, and the gradients are central
-// differences), then a seeded adaptive Metropolis chain (Haario et al.
-// 2001; the authors use NUTS) from the MAP with a fixed budget, whose
-// second half is kept. Priors (ours): θ uniform on its box; the log
-// hyperparameters normal with standard deviation 1.5 around the data's
-// scale (α), a tenth of it (α_δ), a hundredth (σ_u) and a fifth of the
-// domain (length scales).
+// make the likelihood sharply peaked in θ), with the analytic gradient
+// of the log marginal likelihood from one factorisation and one inverse
+// (grad.go; θ's part by central differences of the covariance, not of
+// the likelihood), then a seeded adaptive Metropolis chain (Haario et
+// al. 2001; the authors use NUTS) from the MAP with a fixed budget,
+// whose second half is kept. Priors (ours): θ uniform on its box; the
+// log hyperparameters normal with standard deviation 1.5 around the
+// data's scale (α; a tenth of it for advdiff's GP on the deviation from
+// the nominal solution), a tenth of it (α_δ), a hundredth (σ_u) and, for the
+// length scales, a fifth of the domain for a system of time alone and
+// four grid spacings for a field over time and space.
 //
 // Predictions: the mixture of the Gaussian conditionals of u + δ + ε on
 // the grid over 20 evenly spaced kept draws; θ̂ the posterior mean; the
@@ -37,10 +41,16 @@
 // nominal RK4 solution ū_θ from the known u₀: u = ū_θ + w with independent
 // GPs on the two channels of w, w′ − J_θ(t) w = 0 at 50 collocation times
 // (J the Jacobian of the nominal right-hand side along ū_θ) and w(0) = 0;
-// θ then enters the prior mean ū_θ as well as the operator.
+// θ then enters the prior mean ū_θ as well as the operator. advdiff,
+// ours likewise: the GP is on w = u − F(·; θ), F the nominal spectral
+// solution from u₀, with L_θ w = 0 at the collocation states and w = 0
+// at t = 0 — the same constraints on u, but a prior that travels with
+// the field (with a zero mean the separable kernel cannot, and the MAP
+// went to the box's corner with the discrepancy carrying the transport;
+// see usesNominalMean) — and relative noise 10⁻⁴ instead of 10⁻⁶ on the
+// physics rows, which are otherwise too nearly collinear to factorise.
 //
-// Each MAP gradient costs 2·dim(x) factorisations; advdiff's joint
-// covariance has about 576 rows, so one advdiff realization takes
-// minutes (a 2-start, 30-iteration, 200-step run took 10 minutes on a
-// shared core and did not find θ: its MAP sat at the box's corner).
+// Cost: advdiff's joint covariance has 576 rows (256 data, 256
+// collocation, 64 initial), so each L-BFGS iteration takes a few tenths
+// of a second and each Metropolis step tens of milliseconds.
 package bcpi

@@ -96,7 +96,7 @@ func TestAdvDiffRuns(t *testing.T) {
 func TestRecoversLVTheta(t *testing.T) {
 	theta := []float64{1.1, 0.8, 1.2, 0.9}
 	sys, task := nominalTask(t, "lv", theta, []float64{1.2, 0.9}, 30)
-	c, err := New(sys, Options{Starts: 1, MaxIterations: 100, Steps: 200, Draws: 3, Collocation: 30, Seed: 1})
+	c, err := New(sys, Options{Starts: 3, MaxIterations: 100, Steps: 200, Draws: 3, Collocation: 30, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,5 +116,51 @@ func TestRecoversLVTheta(t *testing.T) {
 	}
 	if a := amplitude(p.DeltaMean); a > 0.1 {
 		t.Errorf("discrepancy amplitude %.4f, want < 0.1 on nominal data", a)
+	}
+	// The chain barely moves on nominal data, so the draws agree to many
+	// digits: the spread must still be positive (it once cancelled to
+	// zero, and the log-likelihood was NaN).
+	for i := range p.Std {
+		if !(p.Std[i] > 0) || !(p.DeltaStd[i] > 0) {
+			t.Fatalf("value %d: std %g, δ std %g, want > 0", i, p.Std[i], p.DeltaStd[i])
+		}
+	}
+}
+
+// TestRecoversAdvDiffTheta fits 64 points of nominal advection–
+// diffusion fields from one start on a small budget: v and κ are
+// recovered and the discrepancy is near zero. Before the nominal
+// solution became the prior mean (usesNominalMean) the MAP sat at the
+// box's corner.
+func TestRecoversAdvDiffTheta(t *testing.T) {
+	sys, err := sims.Lookup("advdiff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, theta := range [][]float64{{1.1, 0.02}, {1.7, 0.006}} {
+		side := sys.SampleSide(rand.New(rand.NewPCG(5, uint64(5+k))))
+		sys, task := nominalTask(t, "advdiff", theta, side, 64)
+		c, err := New(sys, Options{Starts: 1, MaxIterations: 25, Steps: 30, Draws: 2, Collocation: 48, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := c.Fit(context.Background(), task.Context, side)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.predict(context.Background(), f, side)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("θ %v: θ̂ %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", theta, p.Theta, f.model.decode(f.MAP).theta, f.Accept, amplitude(p.DeltaMean))
+		if e := math.Abs(p.Theta[0] - theta[0]); e > 0.01 {
+			t.Errorf("v̂ = %.4f, want %.2f ± 0.01", p.Theta[0], theta[0])
+		}
+		if e := math.Abs(p.Theta[1] - theta[1]); e > 0.002 {
+			t.Errorf("κ̂ = %.4f, want %.3f ± 0.002", p.Theta[1], theta[1])
+		}
+		if a := amplitude(p.DeltaMean); a > 0.02 {
+			t.Errorf("discrepancy amplitude %.4f, want < 0.02 on nominal data", a)
+		}
 	}
 }

@@ -16,7 +16,10 @@ import (
 //
 //	mean_d = k_*ᵀ K⁻¹ r,   var_d = α² + α_δ² − k_*ᵀ K⁻¹ k_* + σ_u²,
 //
-// and the mixture's mean and variance. θ̂ is the posterior mean; the
+// and the mixture's mean and variance, the mean of var_d plus the
+// spread of mean_d about the mixture's mean (summed that way, not as a
+// second moment less the squared mean, which cancels to zero when the
+// spread is ten orders below the values). θ̂ is the posterior mean; the
 // discrepancy's mean is the corrected mean minus F(x; θ̂)
 // (BENCHMARKS.md), its variance the mixture's over the draws of
 // mean_d − F(x; θ_d) with var_d.
@@ -31,10 +34,8 @@ func (c *Calibrator) predict(ctx context.Context, f *Fit, side []float64) (core.
 		DeltaMean: make([]float64, G), DeltaStd: make([]float64, G),
 		Theta: append([]float64(nil), f.Theta...), ThetaStd: append([]float64(nil), f.ThetaSD...),
 	}
-	second := make([]float64, G)  // Σ (var_d + mean_d²)/draws
-	dFirst := make([]float64, G)  // Σ δ_d/draws
-	dSecond := make([]float64, G) // Σ (var_d + δ_d²)/draws
-	used := 0
+	varSum := make([]float64, G) // Σ var_d
+	var means, deltas [][]float64
 	for k := range draws {
 		if err := ctx.Err(); err != nil {
 			return core.Prediction{}, err
@@ -46,31 +47,38 @@ func (c *Calibrator) predict(ctx context.Context, f *Fit, side []float64) (core.
 		}
 		nom := c.Sys.Nominal(fa.h.theta, side)
 		mean, variance := m.conditional(fa, g.States)
-		if prior := m.eq.PriorMean(fa.h.theta, side); prior != nil {
+		if prior := m.priorMean(fa.h.theta); prior != nil {
 			for i := range mean {
 				mean[i] += prior[i]
 			}
 		}
+		delta := make([]float64, G)
 		for i := range G {
-			p.Mean[i] += mean[i]
-			second[i] += variance[i] + mean[i]*mean[i]
-			dl := mean[i] - nom[i]
-			dFirst[i] += dl
-			dSecond[i] += variance[i] + dl*dl
+			varSum[i] += variance[i]
+			delta[i] = mean[i] - nom[i]
 		}
-		used++
+		means, deltas = append(means, mean), append(deltas, delta)
 	}
-	if used == 0 {
+	if len(means) == 0 {
 		return core.Prediction{}, fmt.Errorf("%s: no kept draw could be factorised", Name)
 	}
 	p.Nominal = c.Sys.Nominal(p.Theta, side)
-	n := float64(used)
+	n := float64(len(means))
 	for i := range G {
-		p.Mean[i] /= n
-		p.Std[i] = math.Sqrt(math.Max(second[i]/n-p.Mean[i]*p.Mean[i], 0))
+		dm := 0.0
+		for k := range means {
+			p.Mean[i] += means[k][i] / n
+			dm += deltas[k][i] / n
+		}
+		spread, dSpread := 0.0, 0.0
+		for k := range means {
+			a, b := means[k][i]-p.Mean[i], deltas[k][i]-dm
+			spread += a * a / n
+			dSpread += b * b / n
+		}
+		p.Std[i] = math.Sqrt(varSum[i]/n + spread)
 		p.DeltaMean[i] = p.Mean[i] - p.Nominal[i]
-		dm := dFirst[i] / n
-		p.DeltaStd[i] = math.Sqrt(math.Max(dSecond[i]/n-dm*dm, 0))
+		p.DeltaStd[i] = math.Sqrt(varSum[i]/n + dSpread)
 	}
 	return p, nil
 }
@@ -108,14 +116,17 @@ func (m *model) conditional(fa *factor, states [][]float64) (mean, variance []fl
 	for j, s := range states {
 		for c := range C {
 			col := j*C + c
-			prior := fa.h.u[c].opCov(identity, identity, s, s) + fa.h.delta[c].opCov(identity, identity, s, s) + fa.h.noiseVariance[c]
+			prior := fa.h.u[c].opCov(identity, identity, s, s) + fa.h.delta[c].opCov(identity, identity, s, s)
 			explained := 0.0
 			for i := range n {
 				v := w.At(i, col)
 				explained += v * v
 			}
 			mean[col] = meanV.AtVec(col)
-			variance[col] = math.Max(prior-explained, 0)
+			// The noise is independent of the rest: added after the
+			// clamp, so the variance stays positive where the latent
+			// part cancels to zero (a log-likelihood of NaN otherwise).
+			variance[col] = math.Max(prior-explained, 0) + fa.h.noiseVariance[c]
 		}
 	}
 	return mean, variance

@@ -104,3 +104,39 @@ func TestCompareDefaultMethods(t *testing.T) {
 		t.Errorf("all = %v, want four methods", all)
 	}
 }
+
+// TestCompareBaselinesAdvDiff runs the three baselines on one small
+// advdiff realization (64 context points): each has its JSON entry with
+// every metric, the per-parameter θ errors included, finite.
+func TestCompareBaselinesAdvDiff(t *testing.T) {
+	if testing.Short() {
+		t.Skip("BCPI's advdiff MAP search takes seconds")
+	}
+	code, out, errOut := runCLI(t, "compare", "--system", "advdiff", "--tasks", "1", "--context", "64", "--seed", "2",
+		"--starts", "1", "--members", "1", "--steps", "10", "--mcmc", "10", "--bcpi-starts", "1", "--workers", "2",
+		"--methods", "koh-gp,bcpi,cpinn", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var got compareJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, name := range []string{"koh-gp", "bcpi", "correction-pinn"} {
+		m, ok := got.Methods[name]
+		if !ok {
+			t.Fatalf("methods lack %q (have %v)", name, sortedKeys(got.Methods))
+		}
+		for _, k := range []string{core.KeyReconMAE, core.KeyReconLL, core.KeyReconECE, core.KeyDeltaMAE, core.KeyDeltaLL, core.KeyDeltaECE, core.KeyThetaMAE} {
+			s, ok := m.Metrics[k]
+			if !ok || math.IsNaN(s.Mean) || math.IsInf(s.Mean, 0) {
+				t.Errorf("%s: metric %s = %+v (present %v), want finite", name, k, s, ok)
+			}
+		}
+		for _, p := range []string{"v", "kappa"} {
+			if s, ok := m.ThetaPerParam[p]; !ok || math.IsNaN(s.Mean) || math.IsInf(s.Mean, 0) {
+				t.Errorf("%s: θ MAE of %s = %+v (present %v), want finite", name, p, s, ok)
+			}
+		}
+	}
+}
