@@ -139,12 +139,20 @@ func (*advDiff) EqFeatures(state, f []float64, d1, d2 [][]float64) {
 	}
 }
 
-// Residual is u_t + v u_x − κ u_xx − s, unscaled: u is of order one
-// and the transport term v u_x dominates.
+// advdiffResidualScale divides the advdiff equation so that its residual
+// is of the order of u. u is of order one, but its narrow bumps move at
+// v ~ 1 with slopes u_x of order 2π·v·k for harmonics k ≳ 2, so u_t and
+// v u_x are of order ten. Unscaled, the squared residual outweighs the
+// data misfit a hundredfold, and a solution network that cannot yet
+// follow the data lowers it most by a flatter u with a small v: θ then
+// falls towards the bottom of its box (docs/baselines.md).
+const advdiffResidualScale = 10.0
+
+// Residual is (u_t + v u_x − κ u_xx)/advdiffResidualScale − s.
 func (*advDiff) Residual(tp *nets.Tape, theta *nets.Var, u nets.Jet, s *nets.Var) *nets.Var {
 	v, kappa := thetaCol(tp, theta, 0), thetaCol(tp, theta, 1)
-	r := tp.Add(u.D1[0], tp.Mul(u.D1[1], v))
-	return tp.Sub(tp.Sub(r, tp.Mul(u.D2[1], kappa)), s)
+	r := tp.Sub(tp.Add(u.D1[0], tp.Mul(u.D1[1], v)), tp.Mul(u.D2[1], kappa))
+	return tp.Sub(tp.Scale(r, 1/advdiffResidualScale), s)
 }
 
 // InitialStates are (0, x_i) at the 64 grid positions of u0.

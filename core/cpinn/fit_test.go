@@ -154,3 +154,32 @@ func TestAdvDiffTrains(t *testing.T) {
 		}
 	}
 }
+
+// TestRecoversAdvDiffTheta fits one member to 256 points of a nominal
+// advection–diffusion field (three bumps moving 1.1 periods) on a small
+// budget: v and κ are recovered and the discrepancy is small. This is
+// the case the residual's scale (sims.advdiffResidualScale) is for:
+// unscaled, v fell to about 0.7.
+func TestRecoversAdvDiffTheta(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 25-second fit")
+	}
+	theta := []float64{1.1, 0.03}
+	sys, _ := sims.Lookup("advdiff")
+	side := sys.SampleSide(rand.New(rand.NewPCG(5, 5)))
+	sys, task := nominalTask(t, "advdiff", theta, side, 256)
+	c, _ := New(sys, Options{Members: 1, Steps: 2500, LearningRate: 6e-3, Seed: 1})
+	p, err := c.Calibrate(context.Background(), task.Context, side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("θ̂ %.4f, δ amplitude %.4f", p.Theta, amplitude(p.DeltaMean))
+	for i, tol := range []float64{0.12, 0.01} {
+		if e := math.Abs(p.Theta[i] - theta[i]); e > tol {
+			t.Errorf("θ̂_%d = %.4f, want %.2f ± %g", i, p.Theta[i], theta[i], tol)
+		}
+	}
+	if a := amplitude(p.DeltaMean); a > 0.15 {
+		t.Errorf("discrepancy amplitude %.4f, want < 0.15 on nominal data", a)
+	}
+}
