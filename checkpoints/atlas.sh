@@ -4,14 +4,16 @@
 # atlas file) and the reduced-budget λθ/λδ sweeps of lv and advdiff.
 # Every cell is one self-contained `apic sweep ... --only ID` line, run
 # here with GNU parallel, one process per core (JOBS, default all cores).
-# The atlas files were made this way on 16 cores (about 12 minutes).
+# The spring and advdiff files were made this way on 16 cores (about 12
+# minutes); the lv files with JOBS=1 CELL_GOMAXPROCS=2 on 2 cores
+# (65 to 83 s each, the ≤ 90 s budget of their reduced recipe).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 go build -o "${TMPDIR:-/tmp}/apic-atlas" .
 apic() { "${TMPDIR:-/tmp}/apic-atlas" "$@"; }
 work=${WORK:-atlas-work}
 L=0,0.1,0.2,0.5,1,2,5
-LV="--fix hidden=128 --fix latent=16 --fix dec-hidden=128 --fix batch=8 --fix steps1=500 --fix steps2=8000 --fix lr=1e-3 --fix lr-final=1e-4 --fix val-every=4000 --fix reg=spread --fix noise-range=0:0.1 --tasks 100"
+LV="--fix hidden=128 --fix latent=16 --fix dec-hidden=128 --fix batch=8 --fix steps1=500 --fix steps2=5000 --fix lr=1e-3 --fix lr-final=1e-4 --fix val-every=2500 --fix reg=spread --fix noise-range=0:0.1 --tasks 100"
 AD="--fix hidden=64 --fix latent=16 --fix dec-hidden=64 --fix batch=16 --fix steps1=500 --fix steps2=600 --fix lr=1e-3 --fix lr-final=1e-4 --fix val-every=600 --fix noise-range=0:0.1 --tasks 100"
 {
   apic sweep --system lv --backbone lnp --vary lambda-theta=$L --fix lambda-delta=100 $LV --out "$work/lv-lambda-theta" --plan
@@ -19,7 +21,7 @@ AD="--fix hidden=64 --fix latent=16 --fix dec-hidden=64 --fix batch=16 --fix ste
   apic sweep --system advdiff --backbone lnp --vary lambda-theta=$L --fix lambda-delta=1 $AD --out "$work/advdiff-lambda-theta" --plan
   apic sweep --system advdiff --backbone lnp --vary lambda-delta=0,0.1,0.2,0.5,2,5 --fix lambda-theta=1 $AD --out "$work/advdiff-lambda-delta" --plan
   apic sweep --preset appendix-b --out "$work/appendix-b" --plan | grep -- '--only .*_seed=1$' || true
-} | sed "s#^apic #${TMPDIR:-/tmp}/apic-atlas #" | GOMAXPROCS=1 parallel -j "${JOBS:-$(nproc)}"
+} | sed "s#^apic #${TMPDIR:-/tmp}/apic-atlas #" | GOMAXPROCS=${CELL_GOMAXPROCS:-1} parallel -j "${JOBS:-$(nproc)}"
 for d in "$work"/*/cells/*_seed=1 "$work"/appendix-b/*/cells/*_seed=1; do
   [ -f "$d/model.safetensors" ] || continue
   study=$(basename "$(dirname "$(dirname "$d")")") cell=$(basename "$d" _seed=1)
