@@ -37,5 +37,6 @@
 // advdiffResidualScale; ours, as spring's is divided by ω_max²): its
 // transport terms are of order ten, and unscaled the residual drove v to
 // the bottom of its box while the solution network could not yet follow
-// the data. TestRecoversAdvDiffTheta recovers v and κ with one member.
+// the data; θ is also held at its start over advdiff's ramp-in
+// (thetaHold). TestRecoversAdvDiffTheta recovers v and κ with one member.
 package cpinn

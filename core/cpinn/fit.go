@@ -175,6 +175,7 @@ type problem struct {
 	ctxIn, ctxY, ctxMask *nets.Tensor // context features [Nc, F], values and 0/1 mask [Nc, C]
 	observed             float64      // number of observed values
 	colJet, colIn        *nets.Tensor // collocation jet [(1+2D)·Nr, F] and its value block
+	thetaHold            float64      // share of the steps θ is held at its start (thetaHold)
 	icJet                *nets.Tensor // initial-condition jet [(1+2D)·M, F]
 	gridIn               *nets.Tensor // grid features [G, F]
 }
@@ -184,7 +185,7 @@ func newProblem(sys sims.System, eq sims.Equations, obs sims.Context, side []flo
 	if err := checkContext(sys, obs, side); err != nil {
 		return nil, err
 	}
-	p := &problem{sys: sys, eq: eq, side: side, dims: len(g.StateNames), channels: len(g.Channels)}
+	p := &problem{sys: sys, eq: eq, side: side, dims: len(g.StateNames), channels: len(g.Channels), thetaHold: thetaHold[sys.Name()]}
 	params := sys.Params()
 	p.lo, p.span = nets.NewTensor(1, len(params)), nets.NewTensor(1, len(params))
 	for i, q := range params {

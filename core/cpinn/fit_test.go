@@ -52,7 +52,7 @@ func TestRecoversSpringOmega(t *testing.T) {
 	}
 	t.Logf("θ̂ %.4f ± %.4f, δ amplitude %.4f", p.Theta[0], p.ThetaStd[0], amplitude(p.DeltaMean))
 	if e := math.Abs(p.Theta[0] - 3.2); e > 0.05 {
-		t.Errorf("θ̂ = %.4f, want 4.2 ± 0.05", p.Theta[0])
+		t.Errorf("θ̂ = %.4f, want 3.2 ± 0.05", p.Theta[0])
 	}
 	if a := amplitude(p.DeltaMean); a > 0.1 {
 		t.Errorf("discrepancy amplitude %.4f, want < 0.1 on nominal data", a)

@@ -82,6 +82,18 @@ func (p *problem) loss(tp *nets.Tape, mb *member, penalty, physics float64) (tot
 	return tp.Add(misfit, tp.Scale(tp.Add(residual, tp.Add(initial, small)), physics)), misfit
 }
 
+// thetaHold is the share of the steps over which θ stays at its start,
+// per system (ours; Zou et al. fix θ throughout while s is on). On
+// advdiff, with the physics weight still small, θ's own Adam follows
+// the residual of a u that cannot yet follow the moving bumps, and that
+// drives v to the bottom of its box, from which it climbs back slowly:
+// on four true advdiff realizations (one member, 2000 steps) the mean v
+// error was 0.32 with θ free, 0.28, 0.21 and 0.19 held for 10, 20 and
+// 30% of the steps. On spring a hold costs ω the steps it needs
+// (TestRecoversSpringOmega misses by 0.17 at 20%), so it is advdiff's
+// alone, over the ramp.
+var thetaHold = map[string]float64{"advdiff": warmupShare}
+
 // ctxCheckSteps is how often a member checks for cancellation.
 const ctxCheckSteps = 25
 
@@ -110,7 +122,9 @@ func (p *problem) train(ctx context.Context, opt Options, m int) (Member, error)
 		loss, misfit := p.loss(tp, mb, opt.CorrectionPenalty, min(1, float64(step+1)/(warmupShare*float64(opt.Steps))))
 		tp.Backward(loss)
 		adam.Step(&mb.ps)
-		thetaAdam.Step(&mb.phys)
+		if float64(step) >= p.thetaHold*float64(opt.Steps) {
+			thetaAdam.Step(&mb.phys)
+		}
 		last, lastMisfit = loss.Value.Data[0], misfit.Value.Data[0]
 		if opt.Trace != nil && opt.TraceEvery > 0 && step%opt.TraceEvery == 0 {
 			opt.Trace(m, step, last, lastMisfit, p.theta(nets.NewInferenceTape(), mb).Value.Data)
