@@ -72,8 +72,35 @@ func scalesAt(cells []ConditionScale, n int, sigma float64) (recon, delta, theta
 // cellAt is scalesAt with the cell's prior weight ρ, interpolated
 // linearly (not in logarithms: it may be 0).
 func cellAt(cells []ConditionScale, n int, sigma float64) (recon, delta, theta, prior float64, ok bool) {
-	if len(cells) == 0 {
+	ws := cellWeights(cells, n, sigma)
+	if len(ws) == 0 {
 		return 0, 0, 0, 0, false
+	}
+	var lr, ld, lt float64
+	for _, w := range ws {
+		c := cells[w.cell]
+		lr += w.w * math.Log(c.Recon)
+		ld += w.w * math.Log(c.Delta)
+		lt += w.w * math.Log(c.Theta)
+		prior += w.w * c.ThetaPrior
+	}
+	return math.Exp(lr), math.Exp(ld), math.Exp(lt), prior, true
+}
+
+// cellWeight is one cell's share in an interpolated condition.
+type cellWeight struct {
+	cell int // index into the table
+	w    float64
+}
+
+// cellWeights returns the cells a context of n points with estimated
+// noise sigma reads and their weights (summing to 1): linear in σ̂
+// between the cells of a context size (held at the ends), then linear
+// in log n between the two context sizes around n (held beyond the
+// table's range). It is empty for an empty table.
+func cellWeights(cells []ConditionScale, n int, sigma float64) []cellWeight {
+	if len(cells) == 0 {
+		return nil
 	}
 	var sizes []int
 	for _, c := range cells {
@@ -83,64 +110,46 @@ func cellAt(cells []ConditionScale, n int, sigma float64) (recon, delta, theta, 
 	}
 	slices.Sort(sizes)
 	k := sort.SearchInts(sizes, n) // sizes[k-1] < n ≤ sizes[k]
-	lo, hi, w := 0, 0, 0.0
 	switch {
 	case k == 0:
+		return rowWeights(cells, sizes[0], sigma, 1, nil)
 	case k == len(sizes):
-		lo, hi = k-1, k-1
-	default:
-		lo, hi = k-1, k
-		w = (math.Log(float64(n)) - math.Log(float64(sizes[lo]))) / (math.Log(float64(sizes[hi])) - math.Log(float64(sizes[lo])))
+		return rowWeights(cells, sizes[k-1], sigma, 1, nil)
 	}
-	a := rowScales(cells, sizes[lo], sigma)
-	b := rowScales(cells, sizes[hi], sigma)
-	var out [cellValues]float64
-	for i := range out {
-		out[i] = (1-w)*a[i] + w*b[i]
-	}
-	return math.Exp(out[0]), math.Exp(out[1]), math.Exp(out[2]), out[3], true
+	w := (math.Log(float64(n)) - math.Log(float64(sizes[k-1]))) / (math.Log(float64(sizes[k])) - math.Log(float64(sizes[k-1])))
+	return rowWeights(cells, sizes[k], sigma, w, rowWeights(cells, sizes[k-1], sigma, 1-w, nil))
 }
 
-// cellValues is how many values a cell interpolates: the logarithms of
-// its three scales and its prior weight.
-const cellValues = 4
-
-// rowScales interpolates the log scales of the cells of one context size
-// linearly in σ̂, held beyond the first and last cell.
-func rowScales(cells []ConditionScale, n int, sigma float64) [cellValues]float64 {
-	var row []ConditionScale
-	for _, c := range cells {
+// rowWeights appends to out the weights of the cells of context size n
+// at σ̂ = sigma, times share: linear in σ̂ between neighbouring cells,
+// the first or last cell alone beyond them (a NaN σ̂ reads the first).
+func rowWeights(cells []ConditionScale, n int, sigma, share float64, out []cellWeight) []cellWeight {
+	var row []int
+	for i, c := range cells {
 		if c.Context == n {
-			row = append(row, c)
+			row = append(row, i)
 		}
 	}
-	slices.SortStableFunc(row, func(a, b ConditionScale) int {
+	slices.SortStableFunc(row, func(a, b int) int {
 		switch {
-		case a.NoiseStd < b.NoiseStd:
+		case cells[a].NoiseStd < cells[b].NoiseStd:
 			return -1
-		case a.NoiseStd > b.NoiseStd:
+		case cells[a].NoiseStd > cells[b].NoiseStd:
 			return 1
 		}
 		return 0
 	})
-	logs := func(c ConditionScale) [cellValues]float64 {
-		return [cellValues]float64{math.Log(c.Recon), math.Log(c.Delta), math.Log(c.Theta), c.ThetaPrior}
-	}
-	if math.IsNaN(sigma) || sigma <= row[0].NoiseStd {
-		return logs(row[0])
+	if math.IsNaN(sigma) || sigma <= cells[row[0]].NoiseStd {
+		return append(out, cellWeight{row[0], share})
 	}
 	for i := 1; i < len(row); i++ {
-		if sigma <= row[i].NoiseStd {
-			a, b := logs(row[i-1]), logs(row[i])
-			w := (sigma - row[i-1].NoiseStd) / (row[i].NoiseStd - row[i-1].NoiseStd)
-			var out [cellValues]float64
-			for j := range out {
-				out[j] = (1-w)*a[j] + w*b[j]
-			}
-			return out
+		a, b := cells[row[i-1]], cells[row[i]]
+		if sigma <= b.NoiseStd {
+			w := (sigma - a.NoiseStd) / (b.NoiseStd - a.NoiseStd)
+			return append(out, cellWeight{row[i-1], share * (1 - w)}, cellWeight{row[i], share * w})
 		}
 	}
-	return logs(row[len(row)-1])
+	return append(out, cellWeight{row[len(row)-1], share})
 }
 
 // contextNoiseStd is a prediction's σ̂ on the table's axis: the root
@@ -218,6 +227,7 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 	base := m.Config.Infer.SpreadFit
 	base.StdScale, base.DeltaStdScale, base.ThetaStdScale, base.Conditions = 0, 0, 0, nil
 	var cells []ConditionScale
+	var data []cellSample
 	for i, cond := range CalibrationConditions(m.Sys) {
 		if cond.Context > m.Sys.Grid().Points()-1 {
 			continue
@@ -261,7 +271,9 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 		slices.Sort(sig)
 		cell.NoiseStd = sig[n/2]
 		cells = append(cells, cell)
+		data = append(data, cellSample{tasks, preds})
 	}
+	fitThetaScalesAsRead(cells, data, m.Sys.Params(), conditionThetaLevel)
 	m.Config.Infer.Conditions = cells
 	return nil
 }
