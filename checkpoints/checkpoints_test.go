@@ -227,6 +227,41 @@ func TestUncertaintyOffHeadline(t *testing.T) {
 	}
 }
 
+// TestThetaCoverageAtNoiseZero: at noise 0 the estimated noise σ̂ is the
+// model's misfit, spread over decades, and θ's intervals read the table
+// of scales at it; fitted cell by cell they covered 0.80–0.87 of θ on
+// advdiff/cnp and 0.89 on spring/cnp at 30 points (docs/uncertainty.md).
+// Fitted as they are read (core/condtheta.go) they cover about 0.95.
+// The bounds sit three standard errors of a coverage below 0.95.
+func TestThetaCoverageAtNoiseZero(t *testing.T) {
+	if testing.Short() {
+		t.Skip("evaluates two shipped files at noise 0")
+	}
+	for _, tc := range []struct {
+		sys, backbone  string
+		context, tasks int
+		min            float64
+	}{
+		{"spring", "cnp", 30, 400, 0.92},  // one parameter: SE 0.011
+		{"advdiff", "cnp", 128, 48, 0.88}, // two: SE 0.022
+	} {
+		data, _ := checkpoints.Lookup(tc.sys, tc.backbone)
+		m, _, err := core.DecodeCheckpoint(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, _, err := core.Evaluate(context.Background(), m, core.EvalOptions{Tasks: tc.tasks, Seed: 11, Samples: 8, Refine: -1, Context: tc.context})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cover := rep.Metrics[core.KeyThetaCover].Mean
+		t.Logf("%s/%s, context %d, σ 0: θ cover95 %.3f", tc.sys, tc.backbone, tc.context, cover)
+		if !(cover >= tc.min) {
+			t.Errorf("%s/%s, context %d, σ 0: θ 95%% coverage %.3f, want ≥ %v", tc.sys, tc.backbone, tc.context, cover, tc.min)
+		}
+	}
+}
+
 // The bounds of TestUncertaintyOffHeadline.
 const (
 	offHeadlineMinCover   = 0.75

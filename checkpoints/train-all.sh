@@ -80,16 +80,17 @@ apic train --system advdiff --backbone anp --hidden 64 --latent 16 --dec-hidden 
 # 0.05, 0.1), and nothing else, with the noise estimate that counts
 # the fit's parameters (core/refine.go), by the command below: it
 # trains nothing and keeps every other setting. The number is the
-# validation realizations per condition (spring 96, lv 32, advdiff 24,
-# for the two-core machine's time). A full
+# validation realizations per condition (spring 1024, lv 256, advdiff
+# 192: about four minutes for all nine on the two-core machine). A full
 # `apic train` fits the table too (with a quarter of --recalibrate per
 # condition, at least 8), so the commands above alone give it to a new file.
 # The tables were refitted by the same commands after refinement gained
 # exact Jacobians, the small-context likelihood floor and θ's prior
-# weight (docs/uncertainty.md).
+# weight (docs/uncertainty.md), and again when θ's scales came to be
+# fitted as predictions read the table (core/condtheta.go).
 recal_conditions() { # FILE N
   apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only conditions --out "$out/$1"
 }
-for b in cnp lnp anp; do recal_conditions "spring-$b.safetensors" 96; done
-for b in cnp lnp anp; do recal_conditions "lv-$b.safetensors" 32; done
-for b in cnp lnp anp; do recal_conditions "advdiff-$b.safetensors" 24; done
+for b in cnp lnp anp; do recal_conditions "spring-$b.safetensors" 1024; done
+for b in cnp lnp anp; do recal_conditions "lv-$b.safetensors" 256; done
+for b in cnp lnp anp; do recal_conditions "advdiff-$b.safetensors" 192; done
