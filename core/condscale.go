@@ -250,6 +250,7 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 		cell := ConditionScale{Context: cond.Context, Noise: cond.Noise}
 		cell.ThetaPrior = thetaPriorWeight(m.Sys.Params(), tasks, preds)
 		shrunk := withPriorWeight(m.Sys.Params(), preds, cell.ThetaPrior)
+		// The cell's own fit is where fitThetaScalesAsRead starts.
 		if cell.Theta = thetaScaleAt(tasks, shrunk, conditionThetaLevel); cell.Theta == 0 {
 			cell.Theta = 1
 		}
@@ -271,7 +272,7 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 		slices.Sort(sig)
 		cell.NoiseStd = sig[n/2]
 		cells = append(cells, cell)
-		data = append(data, cellSample{tasks, preds})
+		data = append(data, cellSample{tasks: tasks, preds: preds})
 	}
 	fitThetaScalesAsRead(cells, data, m.Sys.Params(), conditionThetaLevel)
 	m.Config.Infer.Conditions = cells

@@ -14,6 +14,10 @@ import (
 type cellSample struct {
 	tasks []sims.Task
 	preds []Prediction
+	// reads holds the table cells each prediction reads and their
+	// weights (cellWeights at its context and σ̂): they depend only on
+	// the cells' positions, which the fit leaves alone.
+	reads [][]cellWeight
 }
 
 // thetaScaleSweeps bounds how many times fitThetaScalesAsRead revisits
@@ -36,8 +40,10 @@ const noiseAxisGap = 1.5
 // reads that cell alone. At noise 0 that is far off: σ̂ there measures
 // the model's misfit, spread over decades, and the realizations with
 // the largest misfit (the largest θ errors) read part of the noisier
-// cell's smaller scale, so the intervals undercover (advdiff/cnp
-// covered 0.83–0.87 with cells fitted at 0.965).
+// cell's smaller scale, so the intervals undercover (on advdiff/cnp at
+// 128 points, 0.84–0.88 of θ with cells fitted alone at 0.965:
+// `apic eval --system advdiff --backbone cnp --context 128 --tasks 200
+// --seed 11` to 14, on the tables before this fit).
 //
 // A realization's log scale is Σ_k w_k log s_k, linear in the log scale
 // s_G of the group G of cells that share one (noiseAxisGap), so, the
@@ -51,8 +57,14 @@ const noiseAxisGap = 1.5
 // Sweeps over the groups settle the coupled fits (the scales are order
 // statistics, so they stop moving, or the sweeps stop at
 // thetaScaleSweeps). Scales stay within
-// [1/64, 4096], as thetaScaleAt's.
+// [1/64, 4096], as thetaScaleAt's. It fills data's reads.
 func fitThetaScalesAsRead(cells []ConditionScale, data []cellSample, params []sims.Param, level float64) {
+	for i := range data {
+		data[i].reads = make([][]cellWeight, len(data[i].preds))
+		for j, p := range data[i].preds {
+			data[i].reads[j] = cellWeights(cells, cells[i].Context, contextNoiseStd(p.NoiseStd))
+		}
+	}
 	groups := noiseGroups(cells)
 	for _, g := range groups {
 		if len(g) > 1 {
@@ -126,7 +138,7 @@ func thetaScaleAsRead(cells []ConditionScale, g []int, data []cellSample, params
 	for _, i := range g {
 		for j, task := range data[i].tasks {
 			p := data[i].preds[j]
-			rho, rest, wg := readCells(cells, g, cells[i].Context, contextNoiseStd(p.NoiseStd))
+			rho, rest, wg := readCells(cells, g, data[i].reads[j])
 			for q, th := range task.Real.Theta {
 				if q >= len(p.ThetaStd) || math.IsNaN(p.Theta[q]) || p.ThetaStd[q] <= 0 {
 					continue
@@ -158,11 +170,11 @@ func thetaScaleAsRead(cells []ConditionScale, g []int, data []cellSample, params
 	return math.Max(1.0/64, math.Min(4096, math.Exp(thresholds[k]+1e-9))), true
 }
 
-// readCells is what a prediction at context n and σ̂ sigma reads from
-// the table: its prior weight ρ, the part of its log θ scale from cells
-// outside group g, and the weight of g's cells.
-func readCells(cells []ConditionScale, g []int, n int, sigma float64) (rho, rest, wg float64) {
-	for _, w := range cellWeights(cells, n, sigma) {
+// readCells is what a prediction reading the table's cells with weights
+// ws takes from it: its prior weight ρ, the part of its log θ scale from
+// cells outside group g, and the weight of g's cells.
+func readCells(cells []ConditionScale, g []int, ws []cellWeight) (rho, rest, wg float64) {
+	for _, w := range ws {
 		rho += w.w * cells[w.cell].ThetaPrior
 		if slices.Contains(g, w.cell) {
 			wg += w.w
