@@ -76,3 +76,20 @@ func BenchmarkSelfAttention(b *testing.B) {
 		tp.Backward(tp.Sum(att.Forward(tp, h, h, h, batch)))
 	}
 }
+
+// BenchmarkSigmoid evaluates SiLU, x·σ(x), on a hidden layer's worth of
+// pre-activations of both signs (100 rows × 256), as f_ψ's forward pass
+// and its input gradient do.
+func BenchmarkSigmoid(b *testing.B) {
+	rng := newRNG(7)
+	x := make([]float64, 100*256)
+	for i := range x {
+		x[i] = 2 * rng.NormFloat64()
+	}
+	d := make([]float64, len(x))
+	for b.Loop() {
+		for i, v := range x {
+			d[i] = v * sigmoid(v)
+		}
+	}
+}
