@@ -110,8 +110,8 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	if info.Steps1 != t.Steps1 || info.Steps2 != t.Steps2 {
 		plan = fmt.Sprintf("the last command planned %d+%d", t.Steps1, t.Steps2)
 	}
-	fmt.Fprintf(w, "  training: steps %d+%d done (%s), batch %d, lr %g→%g, λθ %g, λδ %g, reg %s, noise %g, seed %d, trajectories %d%s\n",
-		info.Steps1, info.Steps2, plan, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, t.Noise, t.Seed, t.Trajectories, ctxRange)
+	fmt.Fprintf(w, "  training: steps %d+%d done (%s), batch %d, lr %g→%g, λθ %g, λδ %g, reg %s, %s, seed %d, trajectories %d%s\n",
+		info.Steps1, info.Steps2, plan, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, t.Trajectories, ctxRange)
 	in := m.Config.Infer
 	sy, sd := in.Scales()
 	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())

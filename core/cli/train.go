@@ -71,7 +71,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
 	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations held in memory, at most "+trajectoryBounds()+" (0: fresh every step)")
-	fs.StringVar(&f.noiseRange, "noise-range", "", "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (e.g. 0:0.1, the explorer's slider); replaces --noise, whose LO validation and recalibration use")
+	fs.StringVar(&f.noiseRange, "noise-range", defaultNoiseRange, "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (the default is the explorer's slider; with --init, the checkpoint's); validation and recalibration use LO. --noise S trains at the one level S instead")
 	fs.StringVar(&f.contextRange, "context-range", "", "training context sizes MIN:MAX, drawn uniformly (default: the system's range)")
 	fs.IntVar(&f.hidden, "hidden", 0, "encoder width (default: the system's)")
 	fs.IntVar(&f.layers, "layers", 0, "encoder hidden layers (default 2)")
@@ -87,7 +87,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.lrFinal, "lr-final", 0, "cosine-decay the learning rate to this value in each stage (0: constant)")
 	fs.Float64Var(&f.lambdaTheta, "lambda-theta", 1, "weight λθ of the supervised θ loss in stage 2")
 	fs.Float64Var(&f.lambdaDelta, "lambda-delta", 1, "weight λδ of the discrepancy regulariser")
-	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to training contexts and targets")
+	fs.Float64Var(&f.noise, "noise", 0, "train at this one observation noise σ (contexts and targets) instead of --noise-range; --noise 0 trains noise-free")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off)", core.LimitRecalTasks.Max))
@@ -119,8 +119,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if f.dtype == "f64" {
 		dtype = nets.F64
 	}
-	env.Notef("training %s/%s (%d parameters): stage 1 %d steps, stage 2 %d steps, batch %d",
-		cfg.Arch.System, cfg.Arch.Backbone, m.Params.Count(), cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.Batch)
+	env.Notef("training %s/%s (%d parameters): stage 1 %d steps, stage 2 %d steps, batch %d, %s",
+		cfg.Arch.System, cfg.Arch.Backbone, m.Params.Count(), cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.Batch, noiseWords(cfg.Train))
 	rep := newProgressReporter(env, cfg.Train.Steps1, cfg.Train.Steps2)
 	holdGCBallast()
 	res, err := m.Train(ctx, core.Hooks{Progress: rep.report, ProgressEvery: 10})
@@ -427,7 +427,7 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		dst  *float64
 		v    float64
 	}{{"lr", &t.LR, f.lr}, {"lr-final", &t.LRFinal, f.lrFinal}, {"lambda-theta", &t.LambdaTheta, f.lambdaTheta},
-		{"lambda-delta", &t.LambdaDelta, f.lambdaDelta}, {"noise", &t.Noise, f.noise}, {"clip", &t.ClipNorm, f.clip}} {
+		{"lambda-delta", &t.LambdaDelta, f.lambdaDelta}, {"clip", &t.ClipNorm, f.clip}} {
 		if given(p.name) {
 			*p.dst = p.v
 		}
@@ -450,15 +450,8 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
-	if f.noiseRange != "" {
-		if f.set["noise"] {
-			return core.Config{}, nil, UsageError("--noise-range sets the noise: drop --noise %v", f.noise)
-		}
-		lo, hi, err := parseNoiseRange(f.noiseRange)
-		if err != nil {
-			return core.Config{}, nil, err
-		}
-		t.Noise, t.NoiseMax = lo, hi
+	if err := setTrainNoise(t, f, init == nil); err != nil {
+		return core.Config{}, nil, err
 	}
 	if f.refine >= 0 {
 		cfg.Infer.Refine = f.refine
@@ -467,6 +460,39 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		return core.Config{}, nil, UsageError("%v", err)
 	}
 	return cfg, init, nil
+}
+
+// defaultNoiseRange is a fresh model's training noise: each
+// realization's σ uniform over the explorer's noise slider, so that the
+// model has seen every noise level a user can ask for (issue 21).
+const defaultNoiseRange = "0:0.1"
+
+// setTrainNoise sets the training noise from --noise and --noise-range:
+// --noise S is one level (no range), --noise-range LO:HI a range, and a
+// fresh model given neither trains over defaultNoiseRange. A fine-tuned
+// one keeps its checkpoint's noise unless told.
+func setTrainNoise(t *core.Train, f *trainFlags, fresh bool) error {
+	switch {
+	case f.set["noise-range"] && f.set["noise"]:
+		return UsageError("--noise-range sets the noise: drop --noise %v", f.noise)
+	case f.set["noise"]:
+		t.Noise, t.NoiseMax = f.noise, 0
+	case f.set["noise-range"] || fresh:
+		lo, hi, err := parseNoiseRange(f.noiseRange)
+		if err != nil {
+			return err
+		}
+		t.Noise, t.NoiseMax = lo, hi
+	}
+	return nil
+}
+
+// noiseWords says what noise a training run draws its contexts with.
+func noiseWords(t core.Train) string {
+	if t.NoiseMax > t.Noise {
+		return fmt.Sprintf("noise σ uniform on [%g, %g]", t.Noise, t.NoiseMax)
+	}
+	return fmt.Sprintf("noise σ = %g", t.Noise)
 }
 
 // parseNoiseRange reads --noise-range "LO:HI": two finite noise levels

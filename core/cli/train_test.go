@@ -3,11 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -575,5 +577,46 @@ func BenchmarkTrainLV(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*cfg.Train.Steps2), "ms/step")
 		})
+	}
+}
+
+// TestTrainNoiseDefaults: a fresh model trains over the explorer's noise
+// range unless --noise names one level; a fine-tuned one keeps its
+// checkpoint's noise unless told, and --noise replaces a range.
+func TestTrainNoiseDefaults(t *testing.T) {
+	dir := t.TempDir()
+	runs := 0
+	noise := func(args ...string) [2]float64 {
+		t.Helper()
+		runs++
+		out := filepath.Join(dir, fmt.Sprintf("m%d.safetensors", runs))
+		if code, _, stderr := runCLI(t, append(args, "--out", out)...); code != 0 {
+			t.Fatalf("%v: %s", args, stderr)
+		}
+		m, _, err := core.LoadCheckpoint(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [2]float64{m.Config.Train.Noise, m.Config.Train.NoiseMax}
+	}
+	fresh := filepath.Join(dir, "fresh.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", fresh)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	initArgs := []string{"train", "--init", fresh, "--steps1", "0", "--steps2", "0", "--recalibrate", "0"}
+	for _, c := range []struct {
+		name string
+		args []string
+		want [2]float64
+	}{
+		{"fresh", tinyTrainArgs, [2]float64{0, 0.1}},
+		{"fresh --noise", append(slices.Clone(tinyTrainArgs), "--noise", "0.02"), [2]float64{0.02, 0}},
+		{"fresh --noise-range", append(slices.Clone(tinyTrainArgs), "--noise-range", "0.01:0.05"), [2]float64{0.01, 0.05}},
+		{"init keeps", initArgs, [2]float64{0, 0.1}},
+		{"init --noise 0", append(slices.Clone(initArgs), "--noise", "0"), [2]float64{0, 0}},
+	} {
+		if got := noise(c.args...); got != c.want {
+			t.Errorf("%s: noise %v:%v, want %v:%v", c.name, got[0], got[1], c.want[0], c.want[1])
+		}
 	}
 }
