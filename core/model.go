@@ -342,7 +342,9 @@ func (m *Model) forwardWith(tp *nets.Tape, bt *Batch, k int, rng *noise, overrid
 		o.theta, o.s = tp.Const(override), tp.Const(m.normalisedTheta(override))
 	}
 	att := m.targetAttention(tp, o.disc, bt.B)
-	if att != nil && k > 1 {
+	// One realization's k samples share its attention [Q, H]: f_ψ's
+	// tiled first layer then multiplies it once, not k times.
+	if att != nil && k > 1 && bt.B > 1 {
 		q, h := m.queryFeats.Rows, att.Value.Cols
 		att = tp.Reshape(tp.RepeatRows(tp.Reshape(att, bt.B, q*h), k), bt.B*k*q, h)
 	}
@@ -384,7 +386,8 @@ func (m *Model) targetAttention(tp *nets.Tape, disc encoded, b int) *nets.Var {
 //
 // or, with a basis decoder, f = b(z_θ, z_δ, s_θ)·φ(q(x)) (no att).
 //
-// theta, s [R, P]; zT [R, Lθ]; zD [R, Lδ]; att [R*Q, H] or nil; side [R, S].
+// theta, s [R, P]; zT [R, Lθ]; zD [R, Lδ]; side [R, S]; att [R*Q, H],
+// or [Q, H] shared by every sample, or nil.
 func (m *Model) decode(tp *nets.Tape, theta, s, zT, zD, att *nets.Var, side *nets.Tensor) (f, pred *nets.Var) {
 	r := theta.Value.Rows
 	// f_ψ's input row i·Q + j is [query features of state j | z_θ, z_δ,

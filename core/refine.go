@@ -227,7 +227,7 @@ func (r *refiner) decode(v *nets.Tensor, per int) (pred, theta, f *nets.Tensor) 
 			copy(zT.Row(i), v.Row(i)[P:P+r.nT])
 		}
 	}
-	if per > 1 {
+	if per > 1 && r.b > 1 { // one realization's samples share its attention (decode)
 		if att != nil {
 			q := att.Rows / r.b
 			att = nets.FromSlice(r.b*per*q, att.Cols, repeatRows(nets.FromSlice(r.b, q*att.Cols, att.Data), per).Data)

@@ -18,14 +18,20 @@ import "fmt"
 //	dW_q = x_qᵀ Σ_i G_i,   dW_r = x_rᵀ (Σ_j G_{·j}),   dW_f = x_fᵀ dY,
 //	dx_q = (Σ_i G_i) W_qᵀ, dx_r = (Σ_j G_{·j}) W_rᵀ,  dx_f = dY W_fᵀ,
 //	db = Σ_rows dY.
+//
+// x_f may also have Q rows, one per query shared by every group (the
+// latent samples of one realization see the same attention): it is then
+// part of the per-query product, with dW_f = x_fᵀ Σ_i G_i and dx_f =
+// (Σ_i G_i) W_fᵀ.
 func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 	q, kq := xq.Value.Rows, xq.Value.Cols
 	r, kr := xr.Value.Rows, xr.Value.Cols
-	kf := 0
+	kf, sharedF := 0, false
 	if xf != nil {
 		kf = xf.Value.Cols
-		if xf.Value.Rows != r*q {
-			panic(fmt.Sprintf("nets: TiledAffine x_f %s, want %d rows", xf.Value.Shape(), r*q))
+		sharedF = xf.Value.Rows == q
+		if xf.Value.Rows != r*q && !sharedF {
+			panic(fmt.Sprintf("nets: TiledAffine x_f %s, want %d or %d rows", xf.Value.Shape(), r*q, q))
 		}
 	}
 	out := w.Value.Cols
@@ -34,9 +40,12 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 	}
 	wq, wr, wf := rowRange(w.Value, 0, kq), rowRange(w.Value, kq, kr), rowRange(w.Value, kq+kr, kf)
 	perQuery, perGroup := tiledParts(tp, xq.Value, xr.Value, w.Value, b.Value)
+	if kf > 0 && sharedF {
+		tp.gemmOn(false, false, 1, xf.Value, wf, 1, perQuery)
+	}
 	y := tp.Alloc(r*q, out)
 	addTiled(y, 0, perQuery, perGroup)
-	if kf > 0 {
+	if kf > 0 && !sharedF {
 		tp.gemmOn(false, false, 1, xf.Value, wf, 1, y)
 	}
 	inputs := []*Var{xq, xr, w, b}
@@ -63,7 +72,7 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 				gemm(true, false, 1, xr.Value, sumR, 1, rowRange(gw, kq, kr))
 			}
 			if kf > 0 {
-				gemm(true, false, 1, xf.Value, g, 1, rowRange(gw, kq+kr, kf))
+				gemm(true, false, 1, xf.Value, sharedOr(sharedF, sumQ, g), 1, rowRange(gw, kq+kr, kf))
 			}
 		}
 		if xq.needsGrad && kq > 0 {
@@ -73,7 +82,7 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 			gemm(false, true, 1, sumR, wr, 1, xr.grad())
 		}
 		if xf != nil && xf.needsGrad && kf > 0 {
-			gemm(false, true, 1, g, wf, 1, xf.grad())
+			gemm(false, true, 1, sharedOr(sharedF, sumQ, g), wf, 1, xf.grad())
 		}
 		if b.needsGrad {
 			gb := b.grad().Data
@@ -82,6 +91,15 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 			}
 		}
 	}, inputs...)
+}
+
+// sharedOr returns perQuery when x_f is shared by every group, full
+// otherwise: the gradient x_f's product sees.
+func sharedOr(shared bool, perQuery, full *Tensor) *Tensor {
+	if shared {
+		return perQuery
+	}
+	return full
 }
 
 // tiledParts returns the shared products of a tiled affine layer,
@@ -118,8 +136,8 @@ func addTiled(dst *Tensor, lo int, perQuery, perGroup *Tensor) {
 }
 
 // ForwardTiled is Forward for inputs in the tiled layout of TiledAffine
-// (x_f may be nil): the first layer multiplies the shared parts once,
-// the rest run on the R·Q rows.
+// (x_f may be nil, or have Q rows shared by every group): the first
+// layer multiplies the shared parts once, the rest run on the R·Q rows.
 func (m *MLP) ForwardTiled(tp *Tape, xq, xr, xf *Var) *Var {
 	if tp.noGrad && !xq.needsGrad && !xr.needsGrad && (xf == nil || !xf.needsGrad) {
 		var f *Tensor

@@ -122,3 +122,30 @@ func TestInferTiledBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestTiledAffineSharedFull: an x_f of Q rows, shared by every group,
+// gives the values and gradients of the same x_f repeated for each
+// group, on a gradient tape and in the MLP's tape-free inference.
+func TestTiledAffineSharedFull(t *testing.T) {
+	rng := newRNG(74)
+	q, r, kq, kr, kf, out := 4, 3, 2, 3, 2, 5
+	xq, xr, xf := randSigned(rng, q, kq, 0, 1), randSigned(rng, r, kr, 0, 1), randSigned(rng, q, kf, 0, 1)
+	w, b := randSigned(rng, kq+kr+kf, out, 0, 1), randSigned(rng, 1, out, 0, 1)
+	tp := NewTape()
+	repeated := tp.TileRows(tp.Const(xf), r)
+	got := tp.TiledAffine(tp.Const(xq), tp.Const(xr), tp.Const(xf), tp.Const(w), tp.Const(b)).Value
+	want := tp.TiledAffine(tp.Const(xq), tp.Const(xr), repeated, tp.Const(w), tp.Const(b)).Value
+	assertClose(t, "TiledAffine/shared", got, want, 1e-13)
+	checkGrad(t, "TiledAffine/shared", func(tp *Tape, in []*Var) *Var {
+		return wsum(tp, tp.Tanh(tp.TiledAffine(in[0], in[1], in[2], in[3], in[4])))
+	}, xq, xr, xf, w, b)
+
+	var ps Params
+	m := NewMLP("m", []int{kq + kr + kf, 6, 6, 2}, ActSiLU, &ps, rng)
+	randomBiases(m, rng)
+	for _, tp := range []*Tape{NewTape(), NewInferenceTape()} {
+		got := m.ForwardTiled(tp, tp.Const(xq), tp.Const(xr), tp.Const(xf)).Value
+		want := m.ForwardTiled(tp, tp.Const(xq), tp.Const(xr), tp.TileRows(tp.Const(xf), r)).Value
+		assertClose(t, "ForwardTiled/shared", got, want, 1e-13)
+	}
+}

@@ -22,6 +22,10 @@ func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 	var wf *Tensor
 	if xf != nil && xf.Cols > 0 {
 		wf = rowRange(l0.W.Value, kq+kr, xf.Cols)
+		if xf.Rows == q { // shared by every group: part of the per-query product
+			tp.gemmOn(false, false, 1, xf, wf, 1, perQuery)
+			wf = nil
+		}
 	}
 	width := 0
 	for _, l := range m.Layers {
