@@ -3,8 +3,11 @@
 # seeds and budgets that produced them (see docs/training.md). Wall times
 # recorded in each file's metadata (`apic inspect FILE`).
 #
-# The spring files were trained by the commands below with the current
-# program (f_ψ on 12 knots, see sims/spring.go). The advdiff files were
+# The spring files are the outputs of their commands below with the
+# current program, their condition tables then refitted on more
+# realizations (the end of this script). The lv and advdiff files are
+# noise-free (--noise 0; train's default became noise-aware after they
+# were made). The advdiff files were
 # trained by their commands with the engine of their time and then
 # recalibrated with the program of that time, which trains nothing: it
 # picks the refinement's z_θ prior factor and fits the predictive spread
@@ -22,7 +25,8 @@
 #
 #   apic train --init FILE --steps1 0 --steps2 0 --recalibrate-only theta --out FILE
 #
-# (the full recalibration of the commands below fits it too). The lv
+# (the full recalibration of the commands below fits it too); the
+# spring files, trained since, had it from their commands. The lv
 # files are the direct outputs of their commands below, run later
 # (`--reg spread`), with nothing done to them since.
 set -euo pipefail
@@ -33,18 +37,19 @@ apic() { go run . "$@"; }
 # spring uses a ReLU f_ψ (cheaper inference); cnp's encoders have one
 # hidden layer (--layers 1): about as accurate as two after refinement,
 # at 0.6 of the batched one-pass inference cost (docs/results.md). The
-# anp budget is cut to batch 16 and 400+800 steps to train within a
-# minute; it still beats the paper's ANP row several-fold (batch 32,
-# 1000+2000 steps and a SiLU f_ψ give a more accurate anp in ~4.5 min,
-# see docs/training.md).
+# spring files are noise-aware, train's default (each realization's
+# noise σ uniform on 0:0.1, the explorer's slider); they train three
+# times the stage-2 steps of the noise-free files they replaced, which
+# makes them more accurate at noise 0 too (docs/training.md,
+# "Noise-aware training"). anp trains at batch 16 for 400+2400 steps.
 apic train --system spring --backbone lnp --hidden 64 --latent 8 --dec-hidden 64 --dec-act relu --batch 32 \
-  --steps1 1000 --steps2 2000 --lr 1e-3 --lr-final 1e-4 --val-every 1000 --seed 1 \
+  --steps1 1000 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --seed 1 \
   --out "$out/spring-lnp.safetensors"
 apic train --system spring --backbone cnp --hidden 64 --layers 1 --latent 8 --dec-hidden 64 --dec-act relu --batch 32 \
-  --steps1 1000 --steps2 2000 --lr 1e-3 --lr-final 1e-4 --val-every 1000 --seed 1 \
+  --steps1 1000 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --seed 1 \
   --out "$out/spring-cnp.safetensors"
 apic train --system spring --backbone anp --hidden 64 --latent 8 --dec-hidden 64 --dec-act relu --batch 16 \
-  --steps1 400 --steps2 800 --lr 1e-3 --lr-final 1e-4 --val-every 400 --seed 1 \
+  --steps1 400 --steps2 2400 --lr 1e-3 --lr-final 1e-4 --val-every 1200 --seed 1 \
   --out "$out/spring-anp.safetensors"
 # lv penalises the spread of the learned forcing across a batch's
 # realizations (--reg spread, λδ = 100) instead of its size, and trains
@@ -53,24 +58,24 @@ apic train --system spring --backbone anp --hidden 64 --latent 8 --dec-hidden 64
 # lnp take 1500+24000 steps (272–273 s).
 for b in lnp cnp; do
   apic train --system lv --backbone "$b" --hidden 128 --latent 16 --dec-hidden 128 --batch 8 \
-    --steps1 1500 --steps2 24000 --lr 1e-3 --lr-final 1e-4 --val-every 12000 --reg spread --lambda-delta 100 --seed 1 \
+    --steps1 1500 --steps2 24000 --lr 1e-3 --lr-final 1e-4 --val-every 12000 --reg spread --lambda-delta 100 --noise 0 --seed 1 \
     --out "$out/lv-$b.safetensors"
 done
 # lv/anp's stage-2 steps cost about four times as much: it takes
 # 1500+6000 (257 s).
 apic train --system lv --backbone anp --hidden 128 --latent 16 --dec-hidden 128 --batch 8 \
-  --steps1 1500 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --reg spread --lambda-delta 100 --seed 1 \
+  --steps1 1500 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --reg spread --lambda-delta 100 --noise 0 --seed 1 \
   --out "$out/lv-anp.safetensors"
 for b in lnp cnp; do
   apic train --system advdiff --backbone "$b" --hidden 64 --latent 16 --dec-hidden 64 --batch 16 \
-    --steps1 1500 --steps2 2000 --lr 1e-3 --lr-final 1e-4 --val-every 1000 --refine 8 --seed 1 \
+    --steps1 1500 --steps2 2000 --lr 1e-3 --lr-final 1e-4 --val-every 1000 --refine 8 --noise 0 --seed 1 \
     --out "$out/advdiff-$b.safetensors"
 done
 # advdiff/anp trains 500+750 steps to fit in five minutes (266 s); it still beats
 # every bar (docs/results.md). The lnp/cnp command above (1500+2000 steps, 13
 # minutes) gives a more accurate anp.
 apic train --system advdiff --backbone anp --hidden 64 --latent 16 --dec-hidden 64 --batch 16 \
-  --steps1 500 --steps2 750 --lr 1e-3 --lr-final 1e-4 --val-every 750 --refine 8 --seed 1 \
+  --steps1 500 --steps2 750 --lr 1e-3 --lr-final 1e-4 --val-every 750 --refine 8 --noise 0 --seed 1 \
   --out "$out/advdiff-anp.safetensors"
 
 # Issue 21: the predictive spread was calibrated at the headline

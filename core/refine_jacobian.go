@@ -29,11 +29,10 @@ var refineFD = false
 // refineLinearSamples evaluates the Laplace samples by the decoder's
 // linearization at the mode (linearSamples) where exact Jacobians are
 // available, instead of decoding each: k decodes (lv: k RK4 solves with
-// the forcing network) were most of a refined calibration's time. Every
-// shipped lnp and anp checkpoint sets its refined spread from the
-// context residuals (SpreadResidual), which ignores the samples' grid
-// variance, so their calibrations are unchanged; the raw spread
-// (eval --raw-spread) becomes the linearized Laplace predictive.
+// the forcing network) were most of a refined calibration's time. The
+// shipped files' spreads are fitted with these samples (a spread that
+// reads their variance, SpreadContext, sees the linearized one); the raw
+// spread (eval --raw-spread) is the linearized Laplace predictive.
 var refineLinearSamples = true
 
 // tangentClosure returns the model's closure when refinement can build

@@ -130,7 +130,12 @@ func sameJacobian(got, want *mat.Dense, tol float64) error {
 // relative, the mean within 1e-6 of the grid's scale, the deviations
 // within 1e-4 relative (measured: at most 1e-7, 1e-8 and 1.4e-6). The
 // two differ only by the difference step's error in J (about 1e-6
-// relative), which moves the Levenberg–Marquardt steps a little.
+// relative), which moves the Levenberg–Marquardt steps a little. Both
+// decode their Laplace samples here: the exact path's linearized samples
+// (refineLinearSamples) are the subject of TestLinearSamplesFirstOrder,
+// and where a file's spread reads the samples' variance (spring lnp and
+// anp, SpreadContext) decoding them through the ReLU f_ψ gives other
+// deviations than linearizing.
 func TestExactRefinementMatchesDifferences(t *testing.T) {
 	type run struct {
 		sys string
@@ -149,8 +154,10 @@ func TestExactRefinementMatchesDifferences(t *testing.T) {
 			ctxs[i], sides[i] = tk.Context, tk.Real.Side
 		}
 		predict := func(fd bool) []Prediction {
-			defer func(old bool, tol float64) { refineFD, refineTol = old, tol }(refineFD, refineTol)
-			refineFD, refineTol = fd, 0
+			defer func(old, lin bool, tol float64) {
+				refineFD, refineLinearSamples, refineTol = old, lin, tol
+			}(refineFD, refineLinearSamples, refineTol)
+			refineFD, refineLinearSamples, refineTol = fd, false, 0
 			ps, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 16, Seed: 3, Refine: -1})
 			if err != nil {
 				t.Fatal(err)
@@ -186,9 +193,10 @@ func TestExactRefinementMatchesDifferences(t *testing.T) {
 // TestLinearSamplesFirstOrder: the linearized Laplace samples agree with
 // decoding the same samples to first order: moved by t along a random
 // direction from the mode, their prediction and f_ψ output differ from
-// the decoded ones by O(t²), so halving t divides the gap by about four (ReLU kinks allow up to
-// six),
-// and θ is exact.
+// the decoded ones by O(t²), so halving t divides the gap by about four,
+// not by the two a first-order error gives (more where the larger step
+// crosses a kink of spring's ReLU f_ψ that the smaller does not), and θ
+// is exact.
 func TestLinearSamplesFirstOrder(t *testing.T) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		m, tasks := shippedModel(t, sys, LNP, 2)
@@ -226,7 +234,7 @@ func TestLinearSamplesFirstOrder(t *testing.T) {
 			name   string
 			g1, g2 float64
 		}{{"prediction", y1, y2}, {"f", f1, f2}} {
-			if ratio := c.g1 / c.g2; !(ratio > 3 && ratio < 6) && c.g1 > 1e-10 {
+			if ratio := c.g1 / c.g2; !(ratio > 3) && c.g1 > 1e-10 {
 				t.Errorf("%s: %s gap %.3g at t = 0.001, %.3g at 0.0005 (ratio %.3g, want about 4: a first-order error would give 2)", sys, c.name, c.g1, c.g2, ratio)
 			}
 		}
