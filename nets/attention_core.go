@@ -105,10 +105,12 @@ func softmaxRows(p *Tensor) {
 		for _, x := range row {
 			m = max(m, x)
 		}
-		s := 0.0
 		for j, x := range row {
-			e := math.Exp(x - m)
-			row[j] = e
+			row[j] = x - m
+		}
+		expInto(row, row)
+		s := 0.0
+		for _, e := range row {
 			s += e
 		}
 		inv := 1 / s

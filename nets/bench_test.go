@@ -79,7 +79,7 @@ func BenchmarkSelfAttention(b *testing.B) {
 
 // BenchmarkSigmoid evaluates SiLU, x·σ(x), on a hidden layer's worth of
 // pre-activations of both signs (100 rows × 256), as f_ψ's forward pass
-// and its input gradient do.
+// and its input gradient do: one value at a time, and by siluInto.
 func BenchmarkSigmoid(b *testing.B) {
 	rng := newRNG(7)
 	x := make([]float64, 100*256)
@@ -87,9 +87,16 @@ func BenchmarkSigmoid(b *testing.B) {
 		x[i] = 2 * rng.NormFloat64()
 	}
 	d := make([]float64, len(x))
-	for b.Loop() {
-		for i, v := range x {
-			d[i] = v * sigmoid(v)
+	b.Run("scalar", func(b *testing.B) {
+		for b.Loop() {
+			for i, v := range x {
+				d[i] = v * sigmoid(v)
+			}
 		}
-	}
+	})
+	b.Run("siluInto", func(b *testing.B) {
+		for b.Loop() {
+			siluInto(d, x)
+		}
+	})
 }

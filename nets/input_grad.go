@@ -150,8 +150,9 @@ func activateDeriv(a Activation, x, d []float64) {
 			}
 		}
 	case ActSiLU:
+		sigmoidInto(d, x)
 		for i, v := range x {
-			s := sigmoid(v)
+			s := d[i]
 			x[i], d[i] = v*s, s*(1+v*(1-s))
 		}
 	case ActTanh:
@@ -160,9 +161,9 @@ func activateDeriv(a Activation, x, d []float64) {
 			x[i], d[i] = t, 1-t*t
 		}
 	case ActSigmoid:
-		for i, v := range x {
-			s := sigmoid(v)
-			x[i], d[i] = s, s*(1-s)
+		sigmoidInto(x, x)
+		for i, s := range x {
+			d[i] = s * (1 - s)
 		}
 	case ActSoftplus:
 		for i, v := range x {

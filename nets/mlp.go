@@ -117,9 +117,7 @@ func activateInPlace(a Activation, d []float64) {
 			d[i] = reluBits(v)
 		}
 	case ActSiLU:
-		for i, v := range d {
-			d[i] = v * sigmoid(v)
-		}
+		siluInto(d, d)
 	case ActIdentity:
 	default:
 		tp := NewInferenceTape()

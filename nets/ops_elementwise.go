@@ -365,21 +365,20 @@ func (tp *Tape) Tanh(a *Var) *Var {
 	}, a)
 }
 
-// sigmoid is 1/(1+e^−x), with its limits 0 and 1 at either end.
+// sigmoid is 1/(1+e^−x), with its limits 0 and 1 at either end: the
+// value sigmoidInto gives (expScalar is the vector exponential's).
 func sigmoid(x float64) float64 {
-	// One form for both signs: for x < −709 e^−x overflows to +Inf and
-	// the quotient is 0, σ's limit, so no branch is needed. A branch on
-	// the sign (e^x/(1+e^x) below 0) mispredicts on a layer's mixed
-	// signs and cost a third more per value (BenchmarkSigmoid).
-	return 1 / (1 + math.Exp(-x))
+	// One form for both signs: for x < −709.78 e^−x overflows to +Inf
+	// and the quotient is 0, σ's limit, so no branch is needed. A branch
+	// on the sign (e^x/(1+e^x) below 0) mispredicts on a layer's mixed
+	// signs and cost a third more per value.
+	return 1 / (1 + expScalar(-x))
 }
 
 // Sigmoid returns σ(a) = 1/(1+e^−a) element-wise; dy/da = y(1 − y).
 func (tp *Tape) Sigmoid(a *Var) *Var {
 	y := tp.like(a.Value)
-	for i, v := range a.Value.Data {
-		y.Data[i] = sigmoid(v)
-	}
+	sigmoidInto(y.Data, a.Value.Data)
 	return tp.record(y, func(out *Var) {
 		g, ga, yd := out.Grad.Data, a.grad().Data, y.Data
 		ga = ga[:len(g)]
@@ -416,18 +415,15 @@ func (tp *Tape) SiLU(a *Var) *Var {
 	x := a.Value.Data
 	yd := y.Data[:len(x)]
 	if !a.needsGrad {
-		for i, v := range x {
-			yd[i] = v * sigmoid(v)
-		}
+		siluInto(yd, x)
 		return tp.record(y, nil, a)
 	}
 	// σ(a) is kept for the backward pass: an exp per element costs more
 	// than the memory.
 	sig := make([]float64, len(x))
+	sigmoidInto(sig, x)
 	for i, v := range x {
-		s := sigmoid(v)
-		sig[i] = s
-		yd[i] = v * s
+		yd[i] = v * sig[i]
 	}
 	return tp.record(y, func(out *Var) {
 		g, ga := out.Grad.Data[:len(x)], a.grad().Data[:len(x)]
@@ -442,9 +438,7 @@ func (tp *Tape) SiLU(a *Var) *Var {
 // Exp returns e^a element-wise; dy/da = y.
 func (tp *Tape) Exp(a *Var) *Var {
 	y := tp.like(a.Value)
-	for i, v := range a.Value.Data {
-		y.Data[i] = math.Exp(v)
-	}
+	expInto(y.Data, a.Value.Data)
 	return tp.record(y, func(out *Var) {
 		g, ga, yd := out.Grad.Data, a.grad().Data, y.Data
 		ga = ga[:len(g)]

@@ -141,13 +141,8 @@ func biasActivate(t *Tensor, b []float64, a Activation) {
 			}
 		}
 	case ActSiLU:
-		for i := range t.Rows {
-			row := t.Row(i)
-			for c, v := range b {
-				x := row[c] + v
-				row[c] = x * sigmoid(x)
-			}
-		}
+		addBias(t, b)
+		siluInto(t.Data, t.Data)
 	default:
 		addBias(t, b)
 		activateInPlace(a, t.Data)

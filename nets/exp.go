@@ -1,0 +1,97 @@
+package nets
+
+import "math"
+
+// expInto sets dst[i] = e^src[i] for every i < len(src) (dst may be
+// src): expScalar's value, computed four at a time where the CPU can
+// (expVector, exp_amd64.s). Sigmoids and softmaxes spend most of their
+// time here; the vector form costs about a quarter of math.Exp.
+func expInto(dst, src []float64) {
+	dst = dst[:len(src)]
+	for i := expVector(dst, src, false); i < len(src); i++ {
+		dst[i] = expScalar(src[i])
+	}
+}
+
+// sigmoidInto sets dst[i] = σ(x[i]) = 1/(1 + e^−x[i]), sigmoid's value
+// (dst may be x).
+func sigmoidInto(dst, x []float64) {
+	dst = dst[:len(x)]
+	for i := expVector(dst, x, true); i < len(x); i++ {
+		dst[i] = sigmoid(x[i])
+	}
+}
+
+// expChunk is the stack buffer siluInto passes its sigmoids through, so
+// that it allocates nothing.
+const expChunk = 256
+
+// siluInto sets dst[i] = x[i]·σ(x[i]) (dst may be x).
+func siluInto(dst, x []float64) {
+	dst = dst[:len(x)]
+	var s [expChunk]float64
+	for lo := 0; lo < len(x); lo += expChunk {
+		hi := min(lo+expChunk, len(x))
+		sc := s[:hi-lo]
+		sigmoidInto(sc, x[lo:hi])
+		for i, v := range x[lo:hi] {
+			dst[lo+i] = v * sc[i]
+		}
+	}
+}
+
+// Constants of expScalar and of the vector form's table (expConsts).
+const (
+	expClampLo   = -745.2
+	expClampHi   = 709.8
+	expOverflow  = 709.782712893384           // above: +Inf (e^x > the largest float64)
+	expUnderflow = -745.1332191019412         // below: 0
+	ln2Hi        = 6.93147180369123816490e-01 // ln 2 = ln2Hi + ln2Lo, n·ln2Hi exact
+	ln2Lo        = 1.90821492927058770002e-10
+	expDegree    = 13
+)
+
+// expCoef[k] = 1/(13−k)!: the Taylor coefficients of e^r in Horner order.
+var expCoef = func() (c [expDegree + 1]float64) {
+	fact := 1.0
+	for k := 0; k <= expDegree; k++ {
+		if k > 0 {
+			fact *= float64(k)
+		}
+		c[expDegree-k] = 1 / fact
+	}
+	return c
+}()
+
+// expScalar is e^x by the steps of the vector form: with n = round(x
+// log₂e) and r = x − n ln 2 (|r| ≤ ln 2/2, in two parts),
+//
+//	e^x = 2^⌊n/2⌋ · 2^(n−⌊n/2⌋) · Σ_{k ≤ 13} r^k/k!,
+//
+// within two ulps of the exact value (TestExpInto); +Inf above 709.78,
+// 0 below −745.13, NaN kept. (math.Exp on amd64 overflows from 709.44.)
+func expScalar(x float64) float64 {
+	switch {
+	case x != x:
+		return x
+	case x > expOverflow:
+		return math.Inf(1)
+	case x < expUnderflow:
+		return 0
+	}
+	xc := min(max(x, expClampLo), expClampHi)
+	n := math.RoundToEven(xc * math.Log2E)
+	r := math.FMA(-n, ln2Hi, xc)
+	r = math.FMA(-n, ln2Lo, r)
+	p := expCoef[0]
+	for _, c := range expCoef[1:] {
+		p = math.FMA(p, r, c)
+	}
+	n1 := math.Floor(n * 0.5)
+	return p * pow2(n1) * pow2(n-n1)
+}
+
+// pow2 is 2^k for an integer k of the normal exponent range.
+func pow2(k float64) float64 {
+	return math.Float64frombits(uint64(int64(k)+1023) << 52)
+}

@@ -1,0 +1,41 @@
+package nets
+
+import "math"
+
+// expConsts are expAVX2's constants (exp.go's), each repeated in the
+// four lanes of a 256-bit load: the clamp, the reduction, the exponent
+// bias as integer bits, the specials, the Taylor coefficients and 1.
+var expConsts = func() (t [12 + expDegree + 1][4]float64) {
+	c := []float64{
+		expClampLo, expClampHi, math.Log2E, ln2Hi, ln2Lo, 0.5,
+		math.Float64frombits(1023),
+		expOverflow, math.Inf(1),
+		expUnderflow, 0,
+	}
+	c = append(c, expCoef[:]...)
+	c = append(c, 1) // the sigmoid's 1 + e^−x
+	for i, v := range c {
+		t[i] = [4]float64{v, v, v, v}
+	}
+	return t
+}()
+
+// expAVX2 sets dst[i] = e^src[i] for i < n, n a multiple of four, or
+// with sigmoid set dst[i] = 1/(1 + e^−src[i]).
+//
+//go:noescape
+func expAVX2(dst, src *float64, n int, consts *float64, sigmoid bool)
+
+// expVector does a leading multiple of four values of expInto (or of
+// sigmoidInto) with AVX2 and FMA and returns how many: none without
+// them. A plain call, not a function variable, so that the callers'
+// stack buffers stay on the stack.
+func expVector(dst, src []float64, sigmoid bool) int {
+	n := len(src) &^ 3
+	if n == 0 || !hasAVX2FMA {
+		return 0
+	}
+	_ = dst[n-1]
+	expAVX2(&dst[0], &src[0], n, &expConsts[0][0], sigmoid)
+	return n
+}
