@@ -78,11 +78,12 @@ type TrainingRange struct {
 
 // TrainingRange returns the conditions m was trained on: the context
 // sizes Train.ContextMin–ContextMax (else the system's TrainContext) and
-// the noise Train.Noise. Every "outside the training range" check reads
-// it here.
+// the largest noise, Train.NoiseMax of a noise-aware model, else
+// Train.Noise. Every "outside the training range" check reads it here.
 func (m *Model) TrainingRange() TrainingRange {
-	lo, hi := m.Config.Train.contextRange(m.Sys)
-	return TrainingRange{ContextLo: lo, ContextHi: hi, NoiseHi: m.Config.Train.Noise}
+	t := m.Config.Train
+	lo, hi := t.contextRange(m.Sys)
+	return TrainingRange{ContextLo: lo, ContextHi: hi, NoiseHi: math.Max(t.Noise, t.NoiseMax)}
 }
 
 // RangeWarnings are the warnings for predicting from contexts of

@@ -284,6 +284,13 @@ func TestRangeWarnings(t *testing.T) {
 	if ws := plain.RangeWarnings(lo, 0.01); len(ws) != 1 || !strings.Contains(ws[0], "noise-free contexts only") {
 		t.Errorf("noise on a model trained noise-free: %q", ws)
 	}
+	aware := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.Noise, c.Train.NoiseMax = 0, 0.1 })
+	if ws := aware.RangeWarnings(lo, 0.1); len(ws) != 0 {
+		t.Errorf("σ = 0.1 on a model trained on 0 to 0.1: %q", ws)
+	}
+	if ws := aware.RangeWarnings(lo, 0.2); len(ws) != 1 || !strings.Contains(ws[0], "at most σ = 0.1") {
+		t.Errorf("σ = 0.2 on a model trained on 0 to 0.1: %q", ws)
+	}
 }
 
 // TestSaneValueBound: the sane range is SaneFactor times the training

@@ -71,7 +71,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
 	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations held in memory, at most "+trajectoryBounds()+" (0: fresh every step)")
-	fs.StringVar(&f.noiseRange, "noise-range", defaultNoiseRange, "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (the default is the explorer's slider; with --init, the checkpoint's); validation and recalibration use LO. --noise S trains at the one level S instead")
+	fs.StringVar(&f.noiseRange, "noise-range", defaultNoiseRange, "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (default 0:0.1, the explorer's slider; with --init, the checkpoint's); validation and recalibration use LO. --noise S trains at the one level S instead")
 	fs.StringVar(&f.contextRange, "context-range", "", "training context sizes MIN:MAX, drawn uniformly (default: the system's range)")
 	fs.IntVar(&f.hidden, "hidden", 0, "encoder width (default: the system's)")
 	fs.IntVar(&f.layers, "layers", 0, "encoder hidden layers (default 2)")
