@@ -147,11 +147,16 @@ type Train struct {
 	// NoiseMax > Noise draws each training realization's noise σ
 	// uniformly from [Noise, NoiseMax] (noise-aware training: the
 	// explorer's noise slider runs from 0 to 0.1); 0 keeps σ = Noise.
-	NoiseMax     float64 `json:"noise_max,omitempty"`
-	Trajectories int     `json:"trajectories"` // 0: fresh realizations every step
-	ClipNorm     float64 `json:"clip_norm"`
-	ValEvery     int     `json:"val_every"` // steps between validations; 0 disables
-	ValTasks     int     `json:"val_tasks"`
+	NoiseMax float64 `json:"noise_max,omitempty"`
+	// NoiseLowShare, with a noise range, draws this share of the
+	// realizations at its low end Noise and the rest uniformly: half
+	// noise-free keeps a noise-aware lv model's accuracy at noise 0
+	// (docs/training.md, "Noise-aware training").
+	NoiseLowShare float64 `json:"noise_low_share,omitempty"`
+	Trajectories  int     `json:"trajectories"` // 0: fresh realizations every step
+	ClipNorm      float64 `json:"clip_norm"`
+	ValEvery      int     `json:"val_every"` // steps between validations; 0 disables
+	ValTasks      int     `json:"val_tasks"`
 	// ContextMin and ContextMax bound the context sizes of training
 	// batches, drawn uniformly from [ContextMin, ContextMax]; both 0
 	// takes the system's range (sims.System.TrainContext).
@@ -310,6 +315,9 @@ func (c Config) Validate() error {
 	}
 	if t.NoiseMax > 0 && t.NoiseMax < t.Noise {
 		return fmt.Errorf("training noise range %v:%v must satisfy low ≤ high", t.Noise, t.NoiseMax)
+	}
+	if !(t.NoiseLowShare >= 0 && t.NoiseLowShare <= 1) {
+		return fmt.Errorf("noise-low-share must be between 0 and 1, got %v", t.NoiseLowShare)
 	}
 	return nil
 }

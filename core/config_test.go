@@ -68,6 +68,8 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"NaN noise", func(c *Config) { c.Train.Noise = math.NaN() }, "noise"},
 		{"noise 1e300", func(c *Config) { c.Train.Noise = 1e300 }, "training noise σ must be at most 1000"},
 		{"noise range to 1e300", func(c *Config) { c.Train.NoiseMax = 1e300 }, "training noise σ must be at most 1000"},
+		{"noise low share 1.5", func(c *Config) { c.Train.NoiseLowShare = 1.5 }, "noise-low-share must be between 0 and 1"},
+		{"NaN noise low share", func(c *Config) { c.Train.NoiseLowShare = math.NaN() }, "noise-low-share"},
 		{"infinite λδ", func(c *Config) { c.Train.LambdaDelta = math.Inf(1) }, "lambda"},
 		{"NaN clip", func(c *Config) { c.Train.ClipNorm = math.NaN() }, "clip"},
 		{"negative trajectories", func(c *Config) { c.Train.Trajectories = -3 }, "trajectories"},

@@ -60,15 +60,16 @@ type sampler struct {
 	rng   *rand.Rand
 	pool  []sims.Realization
 	noise float64
-	// noiseMax > noise draws each realization's σ from [noise, noiseMax].
-	noiseMax float64
-	lo, hi   int // context sizes
+	// noiseMax > noise draws each realization's σ from [noise, noiseMax],
+	// a share lowShare of them at noise.
+	noiseMax, lowShare float64
+	lo, hi             int // context sizes
 }
 
 // newSampler makes t's sampler for sys; the fixed pool, if any, is drawn
 // by drawPool.
 func newSampler(sys sims.System, t Train) *sampler {
-	s := &sampler{sys: sys, rng: rand.New(rand.NewPCG(t.Seed, trainStream)), noise: t.Noise, noiseMax: t.NoiseMax}
+	s := &sampler{sys: sys, rng: rand.New(rand.NewPCG(t.Seed, trainStream)), noise: t.Noise, noiseMax: t.NoiseMax, lowShare: t.NoiseLowShare}
 	s.lo, s.hi = t.contextRange(sys)
 	return s
 }
@@ -131,11 +132,15 @@ func (s *sampler) batch(b, n int, nominal bool) (*Batch, error) {
 	return NewBatch(s.sys, ctxs, sides, values, thetas)
 }
 
-// noiseOf returns the next realization's noise σ: drawn from [noise,
-// noiseMax] when that range is set (one draw more from the stream; a
-// run without the range draws exactly what it drew before it existed).
+// noiseOf returns the next realization's noise σ: when the range is
+// set, noise with probability lowShare and otherwise uniform on [noise,
+// noiseMax] (one draw more from the stream for each; a run without them
+// draws exactly what it drew before they existed).
 func (s *sampler) noiseOf() float64 {
 	if s.noiseMax > s.noise {
+		if s.lowShare > 0 && s.rng.Float64() < s.lowShare {
+			return s.noise
+		}
 		return s.noise + s.rng.Float64()*(s.noiseMax-s.noise)
 	}
 	return s.noise

@@ -511,6 +511,23 @@ func TestTrainNoiseRange(t *testing.T) {
 	if lo > 0.01 || hi < 0.09 {
 		t.Errorf("200 draws span only [%v, %v] of [0, 0.1]", lo, hi)
 	}
+	// A low share of 0.5 puts about half the draws at the low end, the
+	// rest spread over the range (binomial sd of 200 draws: 7).
+	mixed := newSampler(sys, Train{Seed: 1, Noise: 0, NoiseMax: 0.1, NoiseLowShare: 0.5, ContextMin: 40, ContextMax: 40})
+	atLow, spread := 0, 0.0
+	for range 200 {
+		switch sigma := mixed.noiseOf(); {
+		case sigma == 0:
+			atLow++
+		case sigma < 0 || sigma > 0.1:
+			t.Fatalf("σ = %v outside [0, 0.1]", sigma)
+		default:
+			spread = max(spread, sigma)
+		}
+	}
+	if atLow < 80 || atLow > 120 || spread < 0.09 {
+		t.Errorf("low share 0.5: %d of 200 draws at 0, the rest up to %v", atLow, spread)
+	}
 	if fixed := newSampler(sys, Train{Seed: 1, Noise: 0.03}); fixed.noiseOf() != 0.03 {
 		t.Error("without a range the noise is not Train.Noise")
 	}

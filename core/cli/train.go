@@ -50,7 +50,7 @@ type trainFlags struct {
 	heads, valEvery, valTasks, refine, recalibrate        int
 	basis, latentDelta                                    int
 	lr, lrFinal, lambdaTheta, lambdaDelta                 float64
-	noise, clip                                           float64
+	noise, clip, noiseLowShare                            float64
 	seed                                                  uint64
 	jsonOut, gridSummary, noThetaHint                     bool
 	set                                                   map[string]bool // flags given on the command line
@@ -87,6 +87,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.lrFinal, "lr-final", 0, "cosine-decay the learning rate to this value in each stage (0: constant)")
 	fs.Float64Var(&f.lambdaTheta, "lambda-theta", 1, "weight λθ of the supervised θ loss in stage 2")
 	fs.Float64Var(&f.lambdaDelta, "lambda-delta", 1, "weight λδ of the discrepancy regulariser")
+	fs.Float64Var(&f.noiseLowShare, "noise-low-share", 0, "with a noise range, draw this share of the realizations at its low end LO and the rest uniformly (0.5 with 0:0.1: half noise-free)")
 	fs.Float64Var(&f.noise, "noise", 0, "train at this one observation noise σ (contexts and targets) instead of --noise-range; --noise 0 trains noise-free")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
@@ -453,6 +454,12 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	if err := setTrainNoise(t, f, init == nil); err != nil {
 		return core.Config{}, nil, err
 	}
+	if given("noise-low-share") {
+		t.NoiseLowShare = f.noiseLowShare
+	}
+	if f.set["noise-low-share"] && !(t.NoiseMax > t.Noise) {
+		return core.Config{}, nil, UsageError("--noise-low-share needs a noise range (--noise-range LO:HI), not one level σ = %g", t.Noise)
+	}
 	if f.refine >= 0 {
 		cfg.Infer.Refine = f.refine
 	}
@@ -476,7 +483,7 @@ func setTrainNoise(t *core.Train, f *trainFlags, fresh bool) error {
 	case f.set["noise-range"] && f.set["noise"]:
 		return UsageError("--noise-range sets the noise: drop --noise %v", f.noise)
 	case f.set["noise"]:
-		t.Noise, t.NoiseMax = f.noise, 0
+		t.Noise, t.NoiseMax, t.NoiseLowShare = f.noise, 0, 0
 	case f.set["noise-range"] || fresh:
 		lo, hi, err := parseNoiseRange(f.noiseRange)
 		if err != nil {
@@ -489,6 +496,9 @@ func setTrainNoise(t *core.Train, f *trainFlags, fresh bool) error {
 
 // noiseWords says what noise a training run draws its contexts with.
 func noiseWords(t core.Train) string {
+	if t.NoiseMax > t.Noise && t.NoiseLowShare > 0 {
+		return fmt.Sprintf("noise σ = %g for a share %g, else uniform on [%g, %g]", t.Noise, t.NoiseLowShare, t.Noise, t.NoiseMax)
+	}
 	if t.NoiseMax > t.Noise {
 		return fmt.Sprintf("noise σ uniform on [%g, %g]", t.Noise, t.NoiseMax)
 	}

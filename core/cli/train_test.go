@@ -586,7 +586,7 @@ func BenchmarkTrainLV(b *testing.B) {
 func TestTrainNoiseDefaults(t *testing.T) {
 	dir := t.TempDir()
 	runs := 0
-	noise := func(args ...string) [2]float64 {
+	noise := func(args ...string) [3]float64 {
 		t.Helper()
 		runs++
 		out := filepath.Join(dir, fmt.Sprintf("m%d.safetensors", runs))
@@ -597,7 +597,7 @@ func TestTrainNoiseDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return [2]float64{m.Config.Train.Noise, m.Config.Train.NoiseMax}
+		return [3]float64{m.Config.Train.Noise, m.Config.Train.NoiseMax, m.Config.Train.NoiseLowShare}
 	}
 	fresh := filepath.Join(dir, "fresh.safetensors")
 	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", fresh)...); code != 0 {
@@ -607,16 +607,17 @@ func TestTrainNoiseDefaults(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		args []string
-		want [2]float64
+		want [3]float64
 	}{
-		{"fresh", tinyTrainArgs, [2]float64{0, 0.1}},
-		{"fresh --noise", append(slices.Clone(tinyTrainArgs), "--noise", "0.02"), [2]float64{0.02, 0}},
-		{"fresh --noise-range", append(slices.Clone(tinyTrainArgs), "--noise-range", "0.01:0.05"), [2]float64{0.01, 0.05}},
-		{"init keeps", initArgs, [2]float64{0, 0.1}},
-		{"init --noise 0", append(slices.Clone(initArgs), "--noise", "0"), [2]float64{0, 0}},
+		{"fresh", tinyTrainArgs, [3]float64{0, 0.1, 0}},
+		{"fresh --noise", append(slices.Clone(tinyTrainArgs), "--noise", "0.02"), [3]float64{0.02, 0, 0}},
+		{"fresh --noise-range", append(slices.Clone(tinyTrainArgs), "--noise-range", "0.01:0.05"), [3]float64{0.01, 0.05, 0}},
+		{"fresh --noise-low-share", append(slices.Clone(tinyTrainArgs), "--noise-low-share", "0.5"), [3]float64{0, 0.1, 0.5}},
+		{"init keeps", initArgs, [3]float64{0, 0.1, 0}},
+		{"init --noise 0", append(slices.Clone(initArgs), "--noise", "0"), [3]float64{0, 0, 0}},
 	} {
 		if got := noise(c.args...); got != c.want {
-			t.Errorf("%s: noise %v:%v, want %v:%v", c.name, got[0], got[1], c.want[0], c.want[1])
+			t.Errorf("%s: noise %v:%v (low share %v), want %v:%v (%v)", c.name, got[0], got[1], got[2], c.want[0], c.want[1], c.want[2])
 		}
 	}
 }
