@@ -454,12 +454,6 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	if err := setTrainNoise(t, f, init == nil); err != nil {
 		return core.Config{}, nil, err
 	}
-	if given("noise-low-share") {
-		t.NoiseLowShare = f.noiseLowShare
-	}
-	if f.set["noise-low-share"] && !(t.NoiseMax > t.Noise) {
-		return core.Config{}, nil, UsageError("--noise-low-share needs a noise range (--noise-range LO:HI), not one level σ = %g", t.Noise)
-	}
 	if f.refine >= 0 {
 		cfg.Infer.Refine = f.refine
 	}
@@ -474,10 +468,11 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 // model has seen every noise level a user can ask for (issue 21).
 const defaultNoiseRange = "0:0.1"
 
-// setTrainNoise sets the training noise from --noise and --noise-range:
-// --noise S is one level (no range), --noise-range LO:HI a range, and a
-// fresh model given neither trains over defaultNoiseRange. A fine-tuned
-// one keeps its checkpoint's noise unless told.
+// setTrainNoise sets the training noise from --noise, --noise-range and
+// --noise-low-share: --noise S is one level (no range), --noise-range
+// LO:HI a range, and a fresh model given neither trains over
+// defaultNoiseRange; a low share needs a range. A fine-tuned model keeps
+// its checkpoint's noise unless told.
 func setTrainNoise(t *core.Train, f *trainFlags, fresh bool) error {
 	switch {
 	case f.set["noise-range"] && f.set["noise"]:
@@ -490,6 +485,12 @@ func setTrainNoise(t *core.Train, f *trainFlags, fresh bool) error {
 			return err
 		}
 		t.Noise, t.NoiseMax = lo, hi
+	}
+	if f.set["noise-low-share"] || fresh {
+		t.NoiseLowShare = f.noiseLowShare
+	}
+	if f.set["noise-low-share"] && !(t.NoiseMax > t.Noise) {
+		return UsageError("--noise-low-share needs a noise range (--noise-range LO:HI), not one level σ = %g", t.Noise)
 	}
 	return nil
 }
