@@ -31,8 +31,12 @@ const (
 //
 // with substeps equal steps of size h = dt/substeps per grid interval and
 // the forcing d given at the half-step lattice τ_m = m h/2 (step n reads
-// d at τ_{2n}, τ_{2n+1} for stages 2 and 3, and τ_{2n+2}). It holds no
-// mutable state, so it is safe for concurrent use.
+// d at τ_{2n}, τ_{2n+1} for stages 2 and 3, and τ_{2n+2}). Each step's
+// result is projected onto the populations' domain x, y ≥ 0: a learned
+// forcing that drives the prey below zero (a noisy context can give one)
+// would otherwise make y' = y(ηx − γ) stiff for the fixed step and
+// overflow; with d ≥ 0, as the truth's, the projection never acts. It
+// holds no mutable state, so it is safe for concurrent use.
 type lvScheme struct {
 	substeps  int
 	intervals int
@@ -118,8 +122,8 @@ func (s lvScheme) integrate(nb int, th, u0, d, out, st []float64) {
 				w[0], w[1], w[2], w[3] = x, y, x2, y2
 				w[4], w[5], w[6], w[7] = x3, y3, x4, y4
 			}
-			x += h6 * (k1x + 2*k2x + 2*k3x + k4x)
-			y += h6 * (k1y + 2*k2y + 2*k3y + k4y)
+			x = max(x+h6*(k1x+2*k2x+2*k3x+k4x), 0)
+			y = max(y+h6*(k1y+2*k2y+2*k3y+k4y), 0)
 			u[2*i], u[2*i+1] = x, y
 			if g >= 0 {
 				out[i*ol+2*g], out[i*ol+2*g+1] = x, y
@@ -131,7 +135,11 @@ func (s lvScheme) integrate(nb int, th, u0, d, out, st []float64) {
 // adjoint is the discrete adjoint of integrate for nb realizations (same
 // layouts). Given og = d loss / d out, it adds d loss / d θ to gth,
 // d loss / d u0 to gu0 and d loss / d forcing to gd (each skipped when
-// nil), using the stage states st stored by integrate.
+// nil), using the stage states st stored by integrate and its output
+// out. A state the projection onto x, y ≥ 0 set to zero passes no
+// gradient back: integrate's result is exactly 0 there, and nowhere else
+// in practice, so the post-step state, read from the next step's first
+// stage or the last grid value, tells where it acted.
 //
 // One step u⁺ = u + h/6 (k1 + 2k2 + 2k3 + k4), k_i = f(U_i), with
 // U1 = u, U2 = u + h/2 k1, U3 = u + h/2 k2, U4 = u + h k3, is reversed
@@ -145,7 +153,7 @@ func (s lvScheme) integrate(nb int, th, u0, d, out, st []float64) {
 //
 // where a_i = d loss / d k_i; θ collects (∂f/∂θ at U_i)ᵀ a_i and the
 // forcing at stage i's lattice time collects the prey component of a_i.
-func (s lvScheme) adjoint(nb int, th, og, st, gth, gu0, gd []float64) {
+func (s lvScheme) adjoint(nb int, th, og, out, st, gth, gu0, gd []float64) {
 	h := s.dt / float64(s.substeps)
 	hh := h / 2
 	h6, h3 := h/6, h/3
@@ -164,6 +172,13 @@ func (s lvScheme) adjoint(nb int, th, og, st, gth, gu0, gd []float64) {
 			if g >= 0 {
 				lx += og[i*ol+2*g]
 				ly += og[i*ol+2*g+1]
+			}
+			px, py := s.postStep(nb, n, i, out, st)
+			if px == 0 {
+				lx = 0
+			}
+			if py == 0 {
+				ly = 0
 			}
 			q := gp[4*i : 4*i+4 : 4*i+4]
 			ga, gb, ge, gg := q[0], q[1], q[2], q[3]
@@ -218,6 +233,17 @@ func (s lvScheme) adjoint(nb int, th, og, st, gth, gu0, gd []float64) {
 			gu0[2*i+1] += lam[2*i+1] + og[i*ol+1]
 		}
 	}
+}
+
+// postStep returns realization i's state after step n of integrate: the
+// first stage of step n+1, or for the last step the last grid value.
+func (s lvScheme) postStep(nb, n, i int, out, st []float64) (x, y float64) {
+	if n+1 < s.steps() {
+		k := ((n+1)*nb + i) * 8
+		return st[k], st[k+1]
+	}
+	k := i*s.outLen() + 2*s.intervals
+	return out[k], out[k+1]
 }
 
 // LVStageTimes returns the times at which the model's RK4 integrator with
@@ -295,7 +321,7 @@ func (op *LVRK4) Backward(inputs []*nets.Tensor, output, outGrad *nets.Tensor, i
 		gd = inGrads[2]
 	}
 	if inGrads[0] != nil || inGrads[1] != nil || gd != nil {
-		op.scheme.adjoint(b, theta.Data, outGrad.Data, op.stages, data(inGrads[0]), data(inGrads[1]), data(gd))
+		op.scheme.adjoint(b, theta.Data, outGrad.Data, output.Data, op.stages, data(inGrads[0]), data(inGrads[1]), data(gd))
 	}
 	putLVStages(op.stages)
 	op.stages = nil

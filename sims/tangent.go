@@ -152,6 +152,15 @@ func (s lvScheme) tangent(th, u0, d []float64, n int, dth, dd, out, dout []float
 		}
 		x += h6 * (k1x + 2*k2x + 2*k3x + k4x)
 		y += h6 * (k1y + 2*k2y + 2*k3y + k4y)
+		// integrate's projection onto x, y ≥ 0 and its derivative.
+		if x < 0 {
+			x = 0
+			clear(tx)
+		}
+		if y < 0 {
+			y = 0
+			clear(ty)
+		}
 		if (step+1)%s.substeps == 0 {
 			g := (step + 1) / s.substeps
 			out[2*g], out[2*g+1] = x, y

@@ -33,57 +33,64 @@ func TestTangentClosures(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(81, uint64(len(name))))
 		theta, side := sys.SampleTheta(rng), sys.SampleSide(rng)
-		qo := len(c.Queries()) * c.Outputs()
-		f := make([]float64, qo)
+		f := make([]float64, len(c.Queries())*c.Outputs())
 		for i := range f {
 			f[i] = 0.3 * (rng.Float64() - 0.5)
 		}
-		const n = 4
-		p := len(theta)
-		dtheta, df := make([]float64, n*p), make([]float64, n*qo)
-		for j := range n {
-			// Direction 0 moves θ only, 1 moves f only, the rest both.
-			for i := range p {
-				if j != 1 {
-					dtheta[j*p+i] = 0.1 * theta[i] * (rng.Float64() - 0.5)
-				}
-			}
-			for i := range qo {
-				if j != 0 {
-					df[j*qo+i] = rng.Float64() - 0.5
-				}
-			}
-		}
-		pred, dpred := c.ApplyTangent(theta, side, f, n, dtheta, df)
-		want := applyRow(c, theta, side, f)
-		for i := range want {
-			if math.Abs(pred[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
-				t.Fatalf("%s: prediction %d = %v, Apply gives %v", name, i, pred[i], want[i])
+		checkTangentAt(t, name, c, theta, side, f, rng)
+	}
+}
+
+// checkTangentAt compares c's ApplyTangent at (θ, f) with Apply and with
+// central differences along four random directions.
+func checkTangentAt(t *testing.T, name string, c TangentClosure, theta, side, f []float64, rng *rand.Rand) {
+	t.Helper()
+	qo := len(f)
+	const n = 4
+	p := len(theta)
+	dtheta, df := make([]float64, n*p), make([]float64, n*qo)
+	for j := range n {
+		// Direction 0 moves θ only, 1 moves f only, the rest both.
+		for i := range p {
+			if j != 1 {
+				dtheta[j*p+i] = 0.1 * theta[i] * (rng.Float64() - 0.5)
 			}
 		}
-		g := len(want)
-		const eps = 1e-6
-		for j := range n {
-			at := func(sign float64) []float64 {
-				th, fe := append([]float64(nil), theta...), append([]float64(nil), f...)
-				for i := range th {
-					th[i] += sign * eps * dtheta[j*p+i]
-				}
-				for i := range fe {
-					fe[i] += sign * eps * df[j*qo+i]
-				}
-				return applyRow(c, th, side, fe)
+		for i := range qo {
+			if j != 0 {
+				df[j*qo+i] = rng.Float64() - 0.5
 			}
-			plus, minus := at(1), at(-1)
-			scale := 0.0
-			for i := range g {
-				scale = math.Max(scale, math.Abs(plus[i]-minus[i])/(2*eps))
+		}
+	}
+	pred, dpred := c.ApplyTangent(theta, side, f, n, dtheta, df)
+	want := applyRow(c, theta, side, f)
+	for i := range want {
+		if math.Abs(pred[i]-want[i]) > 1e-12*math.Max(1, math.Abs(want[i])) {
+			t.Fatalf("%s: prediction %d = %v, Apply gives %v", name, i, pred[i], want[i])
+		}
+	}
+	g := len(want)
+	const eps = 1e-6
+	for j := range n {
+		at := func(sign float64) []float64 {
+			th, fe := append([]float64(nil), theta...), append([]float64(nil), f...)
+			for i := range th {
+				th[i] += sign * eps * dtheta[j*p+i]
 			}
-			for i := range g {
-				num := (plus[i] - minus[i]) / (2 * eps)
-				if got := dpred[j*g+i]; math.Abs(got-num) > 1e-6*math.Max(1, scale) {
-					t.Fatalf("%s: direction %d, value %d: tangent %.10g, central difference %.10g", name, j, i, got, num)
-				}
+			for i := range fe {
+				fe[i] += sign * eps * df[j*qo+i]
+			}
+			return applyRow(c, th, side, fe)
+		}
+		plus, minus := at(1), at(-1)
+		scale := 0.0
+		for i := range g {
+			scale = math.Max(scale, math.Abs(plus[i]-minus[i])/(2*eps))
+		}
+		for i := range g {
+			num := (plus[i] - minus[i]) / (2 * eps)
+			if got := dpred[j*g+i]; math.Abs(got-num) > 1e-6*math.Max(1, scale) {
+				t.Fatalf("%s: direction %d, value %d: tangent %.10g, central difference %.10g", name, j, i, got, num)
 			}
 		}
 	}
