@@ -76,3 +76,31 @@ func TestRefinedCNPThetaStd(t *testing.T) {
 		}
 	}
 }
+
+// TestRefinedThetaStdIgnoresSamples: a refined prediction's θ deviation
+// is the Laplace covariance's, the same whatever the number of latent
+// samples drawn, so that θ scales fitted at one sample count hold at
+// another; the reconstruction's spread still comes from the samples.
+func TestRefinedThetaStdIgnoresSamples(t *testing.T) {
+	m := tinyModel(t, "lv", LNP, nil)
+	perturb(m, 4, 0.02)
+	ctxs, sides := contextsOf(testTasks(t, m.Sys, 3, 0, 12))
+	var ref []Prediction
+	for _, k := range []int{1, 4, 32} {
+		preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: k, Seed: 1, Refine: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = preds
+			continue
+		}
+		for i, p := range preds {
+			for q, sd := range p.ThetaStd {
+				if want := ref[i].ThetaStd[q]; !(sd > 0) || math.Abs(sd-want) > 1e-12*want {
+					t.Errorf("%d samples, realization %d, θ_%d: std %.12g, with one sample %.12g", k, i, q, sd, want)
+				}
+			}
+		}
+	}
+}
