@@ -27,9 +27,10 @@ const DefaultRecalibrationTasks = 64
 //
 //	s* = argmin_s ECE(μ, s·σ),
 //
-// keeping the mode and exponent whose scaled reconstruction has the
-// lowest validation ECE, or a flatter profile that comes within
-// profileTolerance of it (pickSpread); for a model that refines by
+// keeping the mode and exponent with the lowest sum of the scaled
+// reconstruction's and discrepancy's validation ECE, or a flatter
+// profile that comes within profileTolerance of it (pickSpread); for a
+// model that refines by
 // default, the one-pass predictions' spread is fitted too
 // (Infer.OnePass). Then θ's deviation gets the scale that makes its 95%
 // intervals cover 95% of the validation parameters (thetaScale). Last,
@@ -81,7 +82,10 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 				sy, ey := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
 					return preds[i].Mean, preds[i].Std, tasks[i].Real.True
 				})
-				cands = append(cands, spreadCandidate{SpreadFit{Spread: mode, Shape: q, StdScale: sy}, ey})
+				_, ed := bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
+					return preds[i].DeltaMean, preds[i].DeltaStd, deltas[i]
+				})
+				cands = append(cands, spreadCandidate{SpreadFit{Spread: mode, Shape: q, StdScale: sy}, bandsECE(ey, ed)})
 			}
 		}
 		chosen := pickSpread(cands)
@@ -224,6 +228,17 @@ func thetaScaleAt(tasks []sims.Task, preds []Prediction, level float64) float64 
 type spreadCandidate struct {
 	fit SpreadFit
 	ece float64
+}
+
+// bandsECE is a spread candidate's score, the sum of its reconstruction
+// and discrepancy ECEs: both bands are reported and scored, and the
+// mode sets δ's noise term too. A NaN δ ECE (no discrepancy targets)
+// leaves the reconstruction's alone.
+func bandsECE(recon, delta float64) float64 {
+	if math.IsNaN(delta) {
+		return recon
+	}
+	return recon + delta
 }
 
 // profileTolerance is how much validation ECE a steeper evolution profile
