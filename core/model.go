@@ -154,6 +154,10 @@ type Batch struct {
 	// GOMAXPROCS): 1 when the batch is one of several pieces that already
 	// run side by side.
 	procs int
+	// arena holds the batch's features and, for a prediction, the
+	// values of its inference tapes (nil: the heap); the caller resets
+	// it once the predictions are copied out.
+	arena *nets.Arena
 }
 
 // inferenceTape returns an inference tape (its values in arena; nil:
@@ -182,7 +186,7 @@ func newBatchIn(arena *nets.Arena, sys sims.System, ctxs []sims.Context, sides [
 		return nil, fmt.Errorf("empty context")
 	}
 	f := sys.FeatureLen()
-	bt := &Batch{B: b, N: n, Feats: arena.Tensor(b*n, f), Side: nets.NewTensor(b, sys.Side().Len), Context: ctxs}
+	bt := &Batch{B: b, N: n, Feats: arena.Tensor(b*n, f), Side: nets.NewTensor(b, sys.Side().Len), Context: ctxs, arena: arena}
 	for i, c := range ctxs {
 		if c.Len() != n {
 			return nil, fmt.Errorf("context %d has %d points, batch needs %d", i, c.Len(), n)

@@ -336,7 +336,7 @@ func (r *refiner) jacobians(v *nets.Tensor, res [][]float64) []*mat.Dense {
 // newRefiner runs the encoders on the batch and returns its refiner
 // and the starting point v of every realization (rows).
 func (m *Model) newRefiner(bt *Batch) (*refiner, *nets.Tensor, error) {
-	tp := bt.inferenceTape(nil)
+	tp := bt.inferenceTape(bt.arena)
 	feats, summary := tp.Const(bt.Feats), m.batchSummary(tp, bt)
 	phys := m.phys.forward(tp, feats, summary, bt.B, bt.N)
 	disc := m.disc.forward(tp, feats, summary, bt.B, bt.N)
@@ -487,14 +487,14 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	} else {
 		sp, th, f = r.decode(samples, k)
 	}
-	ntp := bt.inferenceTape(nil)
+	ntp := bt.inferenceTape(bt.arena)
 	nom := m.Sys.NominalOp(ntp, ntp.Const(th), repeatRows(bt.Side, k)).Value
 	// The point prediction is the decode at the mode v*: the decoder is
 	// nonlinear in v, so the average of the Laplace samples is pulled
 	// away from the fit to the context; the samples give the spread
 	// around the mode.
 	modeTheta, _ := r.thetaOf(v)
-	mtp := bt.inferenceTape(nil)
+	mtp := bt.inferenceTape(bt.arena)
 	modeNom := m.Sys.NominalOp(mtp, mtp.Const(modeTheta), bt.Side).Value
 	preds := m.collapseAround(bt.B, k, sp, nom, th, f, obsVars, &center{pred: pred, nom: modeNom, theta: modeTheta}, bt.procs)
 	for b, sd := range thetaSD {
