@@ -49,7 +49,7 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 		hidden += l.Out
 	}
 	width = max(width, l0.Out)
-	buf := inferBuffer(rows * (hidden + 2*width))
+	buf := inferBuffer(rows*(hidden+2*width) + (q+r)*l0.Out)
 	defer inferBuffers.Put(buf)
 	scratch := *buf
 	take := func(rs, cs int) *Tensor {
@@ -60,7 +60,8 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 	bufA, bufB := take(rows, width).Data, take(rows, width).Data
 	// Forward, keeping each hidden layer's act′(z).
 	h := FromSlice(rows, l0.Out, bufA[:rows*l0.Out])
-	perQuery, perGroup := tiledParts(tp, xq, xr, l0.W.Value, l0.B.Value)
+	perQuery, perGroup := take(q, l0.Out), take(r, l0.Out)
+	tiledPartsInto(tp, perQuery, perGroup, xq, xr, l0.W.Value, l0.B.Value)
 	addTiled(h, 0, perQuery, perGroup)
 	if kf > 0 {
 		gemmRowsOn(procs, false, false, 1, xf, rowRange(l0.W.Value, xq.Cols+xr.Cols, kf), 1, h)

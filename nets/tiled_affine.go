@@ -106,21 +106,26 @@ func sharedOr(shared bool, perQuery, full *Tensor) *Tensor {
 // x_q W_q [Q, Out] and x_r W_r + b [R, Out], W split by rows as in
 // TiledAffine.
 func tiledParts(tp *Tape, xq, xr, w, b *Tensor) (perQuery, perGroup *Tensor) {
+	perQuery, perGroup = tp.allocFull(xq.Rows, w.Cols), tp.allocFull(xr.Rows, w.Cols)
+	tiledPartsInto(tp, perQuery, perGroup, xq, xr, w, b)
+	return perQuery, perGroup
+}
+
+// tiledPartsInto is tiledParts writing every value of perQuery [Q, Out]
+// and perGroup [R, Out] (their contents on entry are arbitrary).
+func tiledPartsInto(tp *Tape, perQuery, perGroup, xq, xr, w, b *Tensor) {
 	kq, kr := xq.Cols, xr.Cols
 	if kq == 0 {
-		perQuery = tp.Alloc(xq.Rows, w.Cols)
+		clear(perQuery.Data)
 	} else {
-		perQuery = tp.allocFull(xq.Rows, w.Cols) // β = 0 below
-		tp.gemmOn(false, false, 1, xq, rowRange(w, 0, kq), 0, perQuery)
+		tp.gemmOn(false, false, 1, xq, rowRange(w, 0, kq), 0, perQuery) // β = 0
 	}
-	perGroup = tp.allocFull(xr.Rows, w.Cols) // every row gets the bias
-	for i := range xr.Rows {
+	for i := range xr.Rows { // every row gets the bias
 		copy(perGroup.Row(i), b.Data)
 	}
 	if kr > 0 {
 		tp.gemmOn(false, false, 1, xr, rowRange(w, kq, kr), 1, perGroup)
 	}
-	return perQuery, perGroup
 }
 
 // addTiled sets dst's rows, rows lo, lo+1, … of the tiled layout (row

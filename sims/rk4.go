@@ -302,6 +302,27 @@ func (op *LVRK4) Forward(inputs []*nets.Tensor) *nets.Tensor {
 	return out
 }
 
+// OutShape is the output's shape, [B, 200] (nets.IntoOp).
+func (op *LVRK4) OutShape(inputs []*nets.Tensor) (rows, cols int) {
+	theta, _, _ := op.check(inputs)
+	return theta.Rows, op.scheme.outLen()
+}
+
+// ForwardInto integrates every realization into out (nets.IntoOp)
+// without keeping the stage states: a tape calls it only for inference
+// into an arena, where Backward never runs (it would panic, as it does
+// without a Forward). A one-pass lv prediction integrates 32 latent
+// samples, whose stage states were 0.4 MB of garbage per call.
+func (op *LVRK4) ForwardInto(out *nets.Tensor, inputs []*nets.Tensor) {
+	theta, u0, forcing := op.check(inputs)
+	var d []float64
+	if forcing != nil {
+		d = forcing.Data
+	}
+	op.stages = nil
+	op.scheme.integrate(theta.Rows, theta.Data, u0.Data, d, out.Data, nil)
+}
+
 // Backward accumulates the discrete-adjoint gradients into inGrads.
 func (op *LVRK4) Backward(inputs []*nets.Tensor, output, outGrad *nets.Tensor, inGrads []*nets.Tensor) {
 	theta, _, _ := op.check(inputs)

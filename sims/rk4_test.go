@@ -233,3 +233,18 @@ func TestLVRK4Projection(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestLVRK4ForwardInto: the arena path (nets.IntoOp) writes exactly
+// Forward's values, through an arena tape as prediction records it.
+func TestLVRK4ForwardInto(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 7))
+	theta, u0 := lvBatch(rng, 3)
+	op := NewLVRK4(LVModelSubsteps)
+	forcing := slvUniform(rng, 3, op.ForcingLen(), -0.1, 0.3)
+	want := op.Forward([]*nets.Tensor{theta, u0, forcing})
+	tp := nets.NewArenaTape(new(nets.Arena))
+	got := tp.Apply(NewLVRK4(LVModelSubsteps), tp.Const(theta), tp.Const(u0), tp.Const(forcing)).Value
+	if !slices.Equal(got.Data, want.Data) {
+		t.Fatalf("ForwardInto differs from Forward (max %g)", slvMaxDiff(got.Data, want.Data))
+	}
+}

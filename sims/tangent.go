@@ -87,7 +87,11 @@ func (c lvForcingClosure) ApplyTangent(theta, side, f []float64, n int, dtheta, 
 	m := scheme.forcingLen()
 	d := make([]float64, m)
 	cols.mul(d, f)
-	dd := make([]float64, n*m)
+	// The directions' forcing (n·M values, 0.1 MB at a refinement's
+	// 36 coordinates) is scratch, written in full: pooled as the
+	// integrator's stage states are.
+	dd := getLVStages(n * m)
+	defer putLVStages(dd)
 	for j := range n {
 		cols.mul(dd[j*m:(j+1)*m], df[j*k:(j+1)*k])
 	}
