@@ -47,7 +47,8 @@ func (tp *Tape) AttentionCore(q, k, v *Var, groups int) *Var {
 	if keep {
 		scratch = 0
 	}
-	forGroups(groups, scratch, func(g int, scratch []float64) {
+	procs := attentionProcs(tp, groups*nq*nk*q.Value.Cols)
+	forGroups(procs, groups, scratch, func(g int, scratch []float64) {
 		p := &Tensor{Rows: nq, Cols: nk, Data: scratch}
 		if keep {
 			p.Data = probs[g*nq*nk : (g+1)*nq*nk]
@@ -74,7 +75,7 @@ func (tp *Tape) AttentionCore(q, k, v *Var, groups int) *Var {
 		if v.needsGrad {
 			dvg = v.grad()
 		}
-		forGroups(groups, nq*nk, func(g int, scratch []float64) {
+		forGroups(procs, groups, nq*nk, func(g int, scratch []float64) {
 			p := &Tensor{Rows: nq, Cols: nk, Data: probs[g*nq*nk : (g+1)*nq*nk]}
 			dO := rowBlock(out.Grad, g, nq)
 			if dvg != nil {
@@ -138,11 +139,30 @@ func softmaxBackwardRows(dp, p *Tensor) {
 	}
 }
 
-// forGroups runs work(g, scratch) for g = 0..n−1 on GOMAXPROCS goroutines;
-// each goroutine has its own scratch slice of length size (nil when size
-// is 0).
-func forGroups(n, size int, work func(g int, scratch []float64)) {
-	procs := min(runtime.GOMAXPROCS(0), n)
+// attentionProcs is the goroutines an attention of the given work
+// (groups · n_q · n_k · d multiply-adds) runs on: the tape's workers,
+// which a single small prediction sets to one, but every core from
+// parallelAttention on. On a single one-pass prediction, spring/anp's
+// attention over 30 context points ran faster on one core and
+// advdiff/anp's over 256 on two (interleaved BenchmarkCalibrate and
+// BenchmarkAPICLatencySpring).
+func attentionProcs(tp *Tape, work int) int {
+	if work >= parallelAttention {
+		return runtime.GOMAXPROCS(0)
+	}
+	return tp.procs()
+}
+
+// parallelAttention is the attention work from which it runs on every
+// core whatever the tape's workers.
+const parallelAttention = 1 << 18
+
+// forGroups runs work(g, scratch) for g = 0..n−1 on up to procs
+// goroutines (the tape's workers: one for a prediction that runs on one
+// core); each goroutine has its own scratch slice of length size (nil
+// when size is 0).
+func forGroups(procs, n, size int, work func(g int, scratch []float64)) {
+	procs = max(1, min(procs, n))
 	var next atomic.Int64
 	Parallel(procs, func() {
 		var scratch []float64

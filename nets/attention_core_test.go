@@ -1,6 +1,7 @@
 package nets
 
 import (
+	"runtime"
 	"testing"
 )
 
@@ -114,5 +115,22 @@ func TestBufferPoolReuses(t *testing.T) {
 		if cap(f) <= maxFreeBuffers {
 			t.Errorf("pool kept a small slice (cap %d) over larger ones", cap(f))
 		}
+	}
+}
+
+// TestAttentionProcs: a small attention keeps to the tape's workers (one
+// for a single small prediction), a large one uses every core.
+func TestAttentionProcs(t *testing.T) {
+	tp := NewInferenceTape()
+	tp.SetWorkers(1)
+	if got := attentionProcs(tp, parallelAttention-1); got != 1 {
+		t.Errorf("small attention on a one-worker tape: %d goroutines, want 1", got)
+	}
+	if got, want := attentionProcs(tp, parallelAttention), runtime.GOMAXPROCS(0); got != want {
+		t.Errorf("large attention: %d goroutines, want GOMAXPROCS %d", got, want)
+	}
+	tp.SetWorkers(0)
+	if got, want := attentionProcs(tp, 1), runtime.GOMAXPROCS(0); got != want {
+		t.Errorf("small attention on an unlimited tape: %d goroutines, want %d", got, want)
 	}
 }
