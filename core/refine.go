@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -585,8 +584,8 @@ func (r *refiner) fitDifferences(ctx context.Context, v *nets.Tensor, steps int)
 //
 //	sd(θ_p) = θ_p · span_p · s_p(1 − s_p) · √(L Lᵀ)_pp.
 //
-// It stands in for the samples' spread when a prediction draws one
-// sample (the deterministic CNP), which would otherwise report θ exactly.
+// It is every refined prediction's θ deviation, whatever the number of
+// samples drawn (predictRefined).
 func (r *refiner) thetaStd(v []float64, chol *mat.TriDense) []float64 {
 	P := r.a0.Cols
 	out := make([]float64, P)
@@ -755,12 +754,9 @@ func lmStep(j *mat.Dense, res []float64, lambda float64) ([]float64, bool) {
 	if !ok {
 		return nil, false
 	}
-	var g mat.VecDense
+	g := mat.NewVecDense(n, nil)
 	g.MulVec(j.T(), mat.NewVecDense(len(res), res))
-	b := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: make([]float64, n)}
-	for i := range b.Data {
-		b.Data[i] = g.AtVec(i)
-	}
+	b := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: g.RawVector().Data}
 	lapack64.Potrs(u, b)
 	for i := range b.Data {
 		b.Data[i] = -b.Data[i]
@@ -799,17 +795,11 @@ func symNorm1(a blas64.Symmetric) float64 {
 	return slices.Max(col)
 }
 
-// gram returns JᵀJ, its upper triangle filled, in storage of its own.
+// gram returns JᵀJ in fresh storage, its upper triangle filled.
 func gram(j *mat.Dense) blas64.Symmetric {
-	_, n := j.Dims()
 	var jtj mat.SymDense
 	jtj.SymOuterK(1, j.T())
-	raw := jtj.RawSymmetric()
-	a := blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: make([]float64, n*n)}
-	for i := 0; i < n; i++ {
-		copy(a.Data[i*n+i:(i+1)*n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
-	}
-	return a
+	return jtj.RawSymmetric()
 }
 
 // laplaceFactor returns the lower Cholesky factor of (JᵀJ)⁻¹, or nil if
