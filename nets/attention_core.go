@@ -2,7 +2,6 @@ package nets
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -100,25 +99,58 @@ func (tp *Tape) AttentionCore(q, k, v *Var, groups int) *Var {
 // softmaxRows replaces each row of p by its softmax.
 func softmaxRows(p *Tensor) {
 	c := p.Cols
+	if c == 0 {
+		return
+	}
 	for i := range p.Rows {
 		row := p.Data[i*c : (i+1)*c]
-		m := math.Inf(-1)
-		for _, x := range row {
-			m = max(m, x)
-		}
+		m := rowMax(row)
 		for j, x := range row {
 			row[j] = x - m
 		}
-		expInto(row, row)
-		s := 0.0
-		for _, e := range row {
-			s += e
-		}
-		inv := 1 / s
+	}
+	// One call over the whole block: rows are often shorter than the
+	// vector loop's stride, and each row's scalar tail would cost more
+	// than its vector part.
+	expInto(p.Data, p.Data)
+	for i := range p.Rows {
+		row := p.Data[i*c : (i+1)*c]
+		inv := 1 / rowSum(row)
 		for j := range row {
 			row[j] *= inv
 		}
 	}
+}
+
+// rowMax is the largest element of a non-empty row (NaN if any is), over
+// four independent chains of comparisons.
+func rowMax(row []float64) float64 {
+	m0 := row[0]
+	m1, m2, m3 := m0, m0, m0
+	j := 0
+	for ; j+4 <= len(row); j += 4 {
+		m0, m1 = max(m0, row[j]), max(m1, row[j+1])
+		m2, m3 = max(m2, row[j+2]), max(m3, row[j+3])
+	}
+	for ; j < len(row); j++ {
+		m0 = max(m0, row[j])
+	}
+	return max(max(m0, m1), max(m2, m3))
+}
+
+// rowSum is the sum of a row over four independent chains of additions:
+// a single chain waits on each addition's latency.
+func rowSum(row []float64) float64 {
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(row); j += 4 {
+		s0, s1 = s0+row[j], s1+row[j+1]
+		s2, s3 = s2+row[j+2], s3+row[j+3]
+	}
+	for ; j < len(row); j++ {
+		s0 += row[j]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // softmaxBackwardRows turns dp, the gradient with respect to the

@@ -13,6 +13,11 @@ func expInto(dst, src []float64) {
 	}
 }
 
+// ExpInto sets dst[i] = e^src[i] (dst may be src) with the vector form of
+// expScalar where the CPU has one: within two ulps of the exact value,
+// +Inf above 709.78, 0 below −745.13, NaN kept.
+func ExpInto(dst, src []float64) { expInto(dst, src) }
+
 // sigmoidInto sets dst[i] = σ(x[i]) = 1/(1 + e^−x[i]), sigmoid's value
 // (dst may be x).
 func sigmoidInto(dst, x []float64) {

@@ -70,6 +70,10 @@ type gemmKernel struct {
 	name   string
 	mr, nr int
 	run    func(k int, a, b, c []float64, ldc int, alpha, beta float64)
+	// strided, when set, is run reading A(r, p) at a[r·aRow + p·aStep]
+	// and B(p, 0:nr) at b[p·bStep:], unpacked, with the same sums in the
+	// same order (gemmProblem.direct).
+	strided func(k int, a []float64, aRow, aStep int, b []float64, bStep int, c []float64, ldc int, alpha, beta float64)
 }
 
 // gemmDefault is the kernel gemm uses: the portable one unless an
@@ -147,7 +151,14 @@ func gemmTensorsFor(procs int, kern *gemmKernel, rows, transA, transB bool, alph
 		m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a.Data, b: b.Data, c: dst.Data, lda: a.Cols, ldb: b.Cols, ldc: dst.Cols,
 	}
-	p.run(procs)
+	if p.runHere(procs) {
+		return
+	}
+	// Only the parallel split hands p to other goroutines; a product
+	// done here keeps it on the stack.
+	q := new(gemmProblem)
+	*q = p
+	q.split(procs)
 }
 
 // gemmProblem is one product c = alpha · op(a) · op(b) + beta · c with
@@ -163,27 +174,36 @@ type gemmProblem struct {
 	lda, ldb, ldc  int
 }
 
-// run computes the product on up to procs goroutines.
-func (p *gemmProblem) run(procs int) {
+// runHere computes the product on the calling goroutine and reports true
+// when it is empty, small or below the parallel threshold; otherwise it
+// does nothing and reports false.
+func (p *gemmProblem) runHere(procs int) bool {
 	m, n, k := p.m, p.n, p.k
 	if m == 0 || n == 0 {
-		return
+		return true
 	}
 	if k == 0 || p.alpha == 0 {
 		// As in BLAS, A and B are not read: NaNs there do not propagate.
 		scaleRows(m, n, p.beta, p.c, p.ldc)
-		return
+		return true
 	}
 	work := m * n * k
 	if p.kern == nil || work < gemmSmallWork && !p.rows {
 		p.gonum()
-		return
+		return true
 	}
-	mr, nr := p.kern.mr, p.kern.nr
 	if procs <= 1 || work < gemmParallelWork {
 		p.serial()
-		return
+		return true
 	}
+	return false
+}
+
+// split computes a product that runHere declined on up to procs
+// goroutines.
+func (p *gemmProblem) split(procs int) {
+	m, n, k := p.m, p.n, p.k
+	mr, nr := p.kern.mr, p.kern.nr
 	switch {
 	case !p.rows && k >= 2*max(m, n) && m*n <= gemmSharedLimit/(4*procs):
 		// Partial sums over k-slices round differently from one pass
@@ -223,6 +243,10 @@ func (p *gemmProblem) blocks() (kc, mc, nc int) {
 
 // serial is the single-goroutine blocked product (see the file comment).
 func (p *gemmProblem) serial() {
+	if p.kern.strided != nil && p.k <= gemmKC {
+		p.direct()
+		return
+	}
 	kc0, mc0, nc0 := p.blocks()
 	buf := getGemmBuf()
 	defer gemmPool.Put(buf)
@@ -239,6 +263,60 @@ func (p *gemmProblem) serial() {
 				p.packA(ic, pc, mc, kc, pa)
 				p.macro(ic, jc, mc, nc, kc, pc > 0, pa, pb, tmp)
 			}
+		}
+	}
+}
+
+// direct is serial for a product with one k-block on a kernel that reads
+// its operands in place: full tiles take A and an untransposed B where
+// they lie, and only a transposed B, the last partial sliver of B and the
+// last partial sliver of A are packed. For a small product (a layer of
+// one realization's inference) the packing costs as much as the
+// arithmetic. Every element gets the sums that serial's packed path gives.
+func (p *gemmProblem) direct() {
+	mr, nr, k := p.kern.mr, p.kern.nr, p.k
+	buf := getGemmBuf()
+	defer gemmPool.Put(buf)
+	tmp := aligned(&buf.tmp, mr*nr)
+	var pb, pa []float64
+	if p.transB {
+		pb = aligned(&buf.b, ceilMul(p.n, nr)*k)
+		packB(true, p.b, p.ldb, 0, 0, k, p.n, nr, pb)
+	} else if rest := p.n % nr; rest != 0 {
+		pb = aligned(&buf.b, nr*k)
+		packB(false, p.b, p.ldb, 0, p.n-rest, k, rest, nr, pb)
+	}
+	if rest := p.m % mr; rest != 0 {
+		pa = aligned(&buf.a, mr*k)
+		packA(p.transA, p.a, p.lda, p.m-rest, 0, rest, k, mr, pa)
+	}
+	for jr := 0; jr < p.n; jr += nr {
+		nrr := min(nr, p.n-jr)
+		bs, bStep := p.b[min(jr, len(p.b)):], p.ldb
+		switch {
+		case p.transB:
+			bs, bStep = pb[jr*k:(jr+nr)*k], nr
+		case nrr < nr:
+			bs, bStep = pb, nr
+		}
+		for ir := 0; ir < p.m; ir += mr {
+			mrr := min(mr, p.m-ir)
+			as, aRow, aStep := p.a, p.lda, 1
+			switch {
+			case mrr < mr:
+				as, aRow, aStep = pa, 1, mr
+			case p.transA:
+				as, aRow, aStep = p.a[ir:], 1, p.lda
+			default:
+				as = p.a[ir*p.lda:]
+			}
+			c := p.c[ir*p.ldc+jr:]
+			if mrr == mr && nrr == nr {
+				p.kern.strided(k, as, aRow, aStep, bs, bStep, c, p.ldc, p.alpha, p.beta)
+				continue
+			}
+			p.kern.strided(k, as, aRow, aStep, bs, bStep, tmp, nr, p.alpha, 0)
+			addEdge(c, p.ldc, tmp, nr, mrr, nrr, p.beta)
 		}
 	}
 }
@@ -446,19 +524,25 @@ func (p *gemmProblem) macro(ic, jc, mc, nc, kc int, accumulate bool, pa, pb, tmp
 				continue
 			}
 			kern.run(kc, as, bs, tmp, nr, p.alpha, 0)
-			for i := range mrr {
-				crow := c[(ir+i)*ldc+jr : (ir+i)*ldc+jr+nrr]
-				trow := tmp[i*nr : i*nr+nrr]
-				if beta == 0 {
-					copy(crow, trow)
-					continue
-				}
-				for j, t := range trow {
-					// Fused, like the kernels, so that an element's value
-					// does not depend on whether it falls in an edge tile.
-					crow[j] = math.FMA(beta, crow[j], t)
-				}
-			}
+			addEdge(c[ir*ldc+jr:], ldc, tmp, nr, mrr, nrr, beta)
+		}
+	}
+}
+
+// addEdge sets the mrr×nrr corner of C (row stride ldc) to the tile tmp
+// (row stride nr) plus beta·C.
+func addEdge(c []float64, ldc int, tmp []float64, nr, mrr, nrr int, beta float64) {
+	for i := range mrr {
+		crow := c[i*ldc : i*ldc+nrr]
+		trow := tmp[i*nr : i*nr+nrr]
+		if beta == 0 {
+			copy(crow, trow)
+			continue
+		}
+		for j, t := range trow {
+			// Fused, like the kernels, so that an element's value
+			// does not depend on whether it falls in an edge tile.
+			crow[j] = math.FMA(beta, crow[j], t)
 		}
 	}
 }

@@ -113,9 +113,7 @@ func activatesInPlace(a Activation) bool {
 func activateInPlace(a Activation, d []float64) {
 	switch a {
 	case ActReLU:
-		for i, v := range d {
-			d[i] = reluBits(v)
-		}
+		reluInPlace(d)
 	case ActSiLU:
 		siluInto(d, d)
 	case ActIdentity:

@@ -60,7 +60,7 @@ func NewTape() *Tape { return &Tape{params: make(map[*Param]*Var)} }
 // NewInferenceTape returns a tape on which parameters need no gradient, so
 // operations record nothing for a backward pass and skip the buffers they
 // would keep for it. Backward on it is a no-op.
-func NewInferenceTape() *Tape { return &Tape{params: make(map[*Param]*Var), noGrad: true} }
+func NewInferenceTape() *Tape { return &Tape{noGrad: true} }
 
 // Const records a tensor that receives no gradient.
 func (tp *Tape) Const(t *Tensor) *Var { return &Var{Value: t} }
@@ -76,12 +76,12 @@ func (tp *Tape) Input(t *Tensor) *Var {
 // Param records a parameter; gradients accumulate into p.Grad. Recording
 // the same parameter twice on one tape returns the same var.
 func (tp *Tape) Param(p *Param) *Var {
-	if v, ok := tp.params[p]; ok {
-		return v
-	}
 	if tp.noGrad {
-		v := &Var{Value: p.Value}
-		tp.params[p] = v
+		// Nothing flows back to an inference tape's parameters, so a
+		// fresh wrapper is as good as a shared one and skips the map.
+		return &Var{Value: p.Value}
+	}
+	if v, ok := tp.params[p]; ok {
 		return v
 	}
 	if p.Grad == nil || !p.Grad.SameShape(p.Value) {

@@ -133,10 +133,7 @@ func tiledPartsInto(tp *Tape, perQuery, perGroup, xq, xr, w, b *Tensor) {
 func addTiled(dst *Tensor, lo int, perQuery, perGroup *Tensor) {
 	q := perQuery.Rows
 	for k := range dst.Rows {
-		row, pq, pg := dst.Row(k), perQuery.Row((lo+k)%q), perGroup.Row((lo+k)/q)
-		for c := range row {
-			row[c] = pq[c] + pg[c]
-		}
+		addInto(dst.Row(k), perQuery.Row((lo+k)%q), perGroup.Row((lo+k)/q))
 	}
 }
 

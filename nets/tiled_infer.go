@@ -135,10 +135,7 @@ func biasActivate(t *Tensor, b []float64, a Activation) {
 	switch a {
 	case ActReLU:
 		for i := range t.Rows {
-			row := t.Row(i)
-			for c, v := range b {
-				row[c] = reluBits(row[c] + v)
-			}
+			addReLU(t.Row(i), b)
 		}
 	case ActSiLU:
 		addBias(t, b)
