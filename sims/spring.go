@@ -228,8 +228,28 @@ func (op springOp) sinCos(sin, cos []float64, w float64) {
 // at a few ulps; it needs 1/8 of the sin/cos evaluations.
 func sinCosRamp(s, c []float64, a float64) {
 	sa, ca := math.Sincos(a)
-	for j := range s {
-		if j%16 == 0 {
+	n := min(len(s), len(c))
+	j0 := 0
+	// Four segments at a time: each is a serial chain of dependent
+	// products, and four independent chains keep the multipliers busy.
+	for ; j0+4*rampSegment <= n; j0 += 4 * rampSegment {
+		s0, c0 := math.Sincos(float64(j0) * a)
+		s1, c1 := math.Sincos(float64(j0+rampSegment) * a)
+		s2, c2 := math.Sincos(float64(j0+2*rampSegment) * a)
+		s3, c3 := math.Sincos(float64(j0+3*rampSegment) * a)
+		for j := j0; j < j0+rampSegment; j++ {
+			s[j], c[j] = s0, c0
+			s[j+rampSegment], c[j+rampSegment] = s1, c1
+			s[j+2*rampSegment], c[j+2*rampSegment] = s2, c2
+			s[j+3*rampSegment], c[j+3*rampSegment] = s3, c3
+			s0, c0 = s0*ca+c0*sa, c0*ca-s0*sa
+			s1, c1 = s1*ca+c1*sa, c1*ca-s1*sa
+			s2, c2 = s2*ca+c2*sa, c2*ca-s2*sa
+			s3, c3 = s3*ca+c3*sa, c3*ca-s3*sa
+		}
+	}
+	for j := j0; j < n; j++ {
+		if (j-j0)%rampSegment == 0 {
 			s[j], c[j] = math.Sincos(float64(j) * a)
 			continue
 		}
@@ -237,6 +257,10 @@ func sinCosRamp(s, c []float64, a float64) {
 		c[j] = c[j-1]*ca - s[j-1]*sa
 	}
 }
+
+// rampSegment is how many steps sinCosRamp takes from one math.Sincos
+// anchor.
+const rampSegment = 16
 
 func (op springOp) check(inputs []*nets.Tensor) (theta, f *nets.Tensor) {
 	if len(inputs) != 1 && len(inputs) != 2 {
@@ -271,18 +295,19 @@ func (op springOp) OutShape(inputs []*nets.Tensor) (rows, cols int) {
 func (op springOp) ForwardInto(out *nets.Tensor, inputs []*nets.Tensor) {
 	theta, f := op.check(inputs)
 	n := len(op.times)
-	var buf [128]float64
-	cos := buf[:]
+	var buf, ebuf [128]float64
+	cos, env := buf[:], ebuf[:]
 	if n > len(buf) {
-		cos = make([]float64, n)
+		cos, env = make([]float64, n), make([]float64, n)
 	}
-	cos = cos[:n]
+	cos, env = cos[:n], env[:n]
 	for b := range theta.Rows {
 		row := out.Row(b)
 		op.sinCos(row, cos, theta.Data[b])
 		if f != nil {
-			for j, fj := range f.Data[b*n : (b+1)*n] {
-				row[j] *= math.Exp(fj)
+			nets.ExpInto(env, f.Data[b*n:(b+1)*n])
+			for j, e := range env {
+				row[j] *= e
 			}
 		}
 	}
@@ -296,16 +321,19 @@ func (op springOp) Backward(inputs []*nets.Tensor, output, outGrad *nets.Tensor,
 	if len(inGrads) > 1 {
 		gf = inGrads[1]
 	}
-	sin, cos := make([]float64, n), make([]float64, n)
+	sin, cos, env := make([]float64, n), make([]float64, n), make([]float64, n)
 	for b := range theta.Rows {
 		og := outGrad.Row(b)
 		if gth != nil {
 			op.sinCos(sin, cos, theta.Data[b])
+			if f != nil {
+				nets.ExpInto(env, f.Data[b*n:(b+1)*n])
+			}
 			var sum float64
 			for j, t := range op.times {
 				dy := t * cos[j]
 				if f != nil {
-					dy *= math.Exp(f.Data[b*n+j])
+					dy *= env[j]
 				}
 				sum += og[j] * dy
 			}

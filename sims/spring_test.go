@@ -183,15 +183,18 @@ func TestSpringFeatures(t *testing.T) {
 }
 
 func TestSinCosRamp(t *testing.T) {
-	for _, a := range []float64{0, 1e-3, 0.3, 2.9, 31.7} {
-		s, c := make([]float64, 1000), make([]float64, 1000)
-		sinCosRamp(s, c, a)
-		for j := range s {
-			// The reference angle j·a is itself rounded to an ulp of j·a.
-			ws, wc := math.Sincos(float64(j) * a)
-			tol := 1e-14 * math.Max(1, float64(j)*a/8)
-			if math.Abs(s[j]-ws) > tol || math.Abs(c[j]-wc) > tol {
-				t.Fatalf("a = %g, j = %d: (%v, %v), want (%v, %v)", a, j, s[j], c[j], ws, wc)
+	// Lengths that end inside and outside the four-segment blocks.
+	for _, n := range []int{1000, 100, 64, 17, 1} {
+		for _, a := range []float64{0, 1e-3, 0.3, 2.9, 31.7} {
+			s, c := make([]float64, n), make([]float64, n)
+			sinCosRamp(s, c, a)
+			for j := range s {
+				// The reference angle j·a is itself rounded to an ulp of j·a.
+				ws, wc := math.Sincos(float64(j) * a)
+				tol := 1e-14 * math.Max(1, float64(j)*a/8)
+				if math.Abs(s[j]-ws) > tol || math.Abs(c[j]-wc) > tol {
+					t.Fatalf("n = %d, a = %g, j = %d: (%v, %v), want (%v, %v)", n, a, j, s[j], c[j], ws, wc)
+				}
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package sims
 
 import (
 	"fmt"
-	"math"
 
 	"apic/nets"
 )
@@ -193,8 +192,9 @@ func (e springEnvelope) ApplyTangent(theta, _, f []float64, n int, dtheta, df []
 	op.sinCos(sin, cos, theta[0])
 	pred = make([]float64, g)
 	dw := make([]float64, g) // ∂y/∂ω
+	nets.ExpInto(env, env)
 	for t, tau := range e.times {
-		ex := math.Exp(env[t])
+		ex := env[t]
 		pred[t] = sin[t] * ex
 		dw[t] = tau * cos[t] * ex
 	}
