@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -193,12 +194,20 @@ type refiner struct {
 	// (Batch.Hint), nil when the model uses no hints.
 	hint, hintSD, hintMask *nets.Tensor
 	procs                  int // goroutines its tapes may use (Batch.procs)
+	// arena is the batch's (nil: the heap): the refinement's tensors
+	// live as long as the prediction, and the arena's storage is reused
+	// by the next, so a refined calibration makes little garbage.
+	arena *nets.Arena
 }
+
+// tensor returns a zeroed [rows, cols] tensor from the refiner's arena,
+// for use on the calling goroutine only (the arena is not shared).
+func (r *refiner) tensor(rows, cols int) *nets.Tensor { return r.arena.Tensor(rows, cols) }
 
 // thetaOf maps v rows to θ and s.
 func (r *refiner) thetaOf(v *nets.Tensor) (theta, s *nets.Tensor) {
 	P := r.a0.Cols
-	theta, s = nets.NewTensor(v.Rows, P), nets.NewTensor(v.Rows, P)
+	theta, s = r.tensor(v.Rows, P), r.tensor(v.Rows, P)
 	for i := 0; i < v.Rows; i++ {
 		for p := 0; p < P; p++ {
 			sv := 1 / (1 + math.Exp(-v.At(i, p)))
@@ -341,7 +350,7 @@ func (m *Model) newRefiner(bt *Batch) (*refiner, *nets.Tensor, error) {
 	disc := m.disc.forward(tp, feats, summary, bt.B, bt.N)
 	_, s0 := m.thetaHat(tp, phys.mu)
 	P, L := s0.Value.Cols, disc.mu.Value.Cols
-	r := &refiner{m: m, b: bt.B, n: P + L, zT: phys.mu.Value, side: bt.Side, a0: nets.NewTensor(bt.B, P), procs: bt.procs}
+	r := &refiner{m: m, b: bt.B, n: P + L, zT: phys.mu.Value, side: bt.Side, a0: nets.NewTensor(bt.B, P), procs: bt.procs, arena: bt.arena}
 	if m.Config.Infer.ZThetaPrior > 0 {
 		r.nT = phys.mu.Value.Cols
 		r.n += r.nT
@@ -447,7 +456,7 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
 	}
 	// Laplace approximation: sample v ~ N(v*, (JᵀJ)⁻¹).
-	samples := nets.NewTensor(bt.B*k, r.n)
+	samples := r.tensor(bt.B*k, r.n)
 	eps := make([]float64, r.n)
 	// θ's deviations are the Laplace covariance's, carried through θ's
 	// map to first order, not the spread of the k samples: the samples'
@@ -479,6 +488,10 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 				row[i] += acc
 			}
 		}
+	}
+	for b, j := range js {
+		releaseJacobian(j)
+		js[b] = nil
 	}
 	var sp, th, f *nets.Tensor
 	if tc, ok := r.tangentClosure(); ok && lin != nil && refineLinearSamples {
@@ -746,7 +759,8 @@ func dataLeverages(j *mat.Dense, m int) []float64 {
 // refused, as mat.Cholesky's solves refused one whose estimate did.
 func lmStep(j *mat.Dense, res []float64, lambda float64) ([]float64, bool) {
 	_, n := j.Dims()
-	a := gram(j)
+	a, release := gram(j)
+	defer release()
 	for i := 0; i < n; i++ {
 		a.Data[i*a.Stride+i] = a.Data[i*a.Stride+i]*(1+lambda) + 1e-12
 	}
@@ -795,18 +809,28 @@ func symNorm1(a blas64.Symmetric) float64 {
 	return slices.Max(col)
 }
 
-// gram returns JᵀJ in fresh storage, its upper triangle filled.
-func gram(j *mat.Dense) blas64.Symmetric {
-	var jtj mat.SymDense
+// gram returns JᵀJ, its upper triangle filled, in pooled storage that
+// release hands back once the caller (who may overwrite it) is done.
+func gram(j *mat.Dense) (a blas64.Symmetric, release func()) {
+	jtj, _ := gramPool.Get().(*mat.SymDense)
+	if jtj == nil {
+		jtj = new(mat.SymDense)
+	}
+	jtj.Reset()
 	jtj.SymOuterK(1, j.T())
-	return jtj.RawSymmetric()
+	return jtj.RawSymmetric(), func() { gramPool.Put(jtj) }
 }
+
+// gramPool recycles gram's matrices: an LM step and the Laplace factor
+// each form one.
+var gramPool sync.Pool
 
 // laplaceFactor returns the lower Cholesky factor of (JᵀJ)⁻¹, or nil if
 // JᵀJ is singular.
 func laplaceFactor(j *mat.Dense) *mat.TriDense {
 	_, n := j.Dims()
-	a := gram(j)
+	a, release := gram(j)
+	defer release()
 	norm := symNorm1(a)
 	u, ok := cholesky(a)
 	if !ok {

@@ -56,7 +56,7 @@ func (r *refiner) fpsiGroupInput(rows []int, v, s *nets.Tensor) *nets.Tensor {
 	if r.m.sideFeat != nil {
 		sideLen = r.m.sideFeat.SideFeatureLen()
 	}
-	x := nets.NewTensor(len(rows), lT+lD+P+sideLen)
+	x := r.tensor(len(rows), lT+lD+P+sideLen)
 	for i, b := range rows {
 		row, vb := x.Row(i), v.Row(i)
 		if r.nT > 0 {
@@ -74,18 +74,19 @@ func (r *refiner) fpsiGroupInput(rows []int, v, s *nets.Tensor) *nets.Tensor {
 }
 
 // linearization is the decoder's first-order expansion at v: per
-// realization the residual Jacobian, the prediction's derivatives
-// dpred [n·G] and f_ψ's df [n·Q·O] along v's coordinates, with f [Q·O].
+// realization the residual Jacobian and f_ψ's df [n·Q·O] and θ's dθ
+// [n·P] along v's coordinates, with f [Q·O]. (The prediction's
+// derivatives along v go into the Jacobian and are not kept.)
 type linearization struct {
-	js                []*mat.Dense
-	dpred, df, dtheta [][]float64  // dtheta [n·P]: θ's derivatives
-	f                 *nets.Tensor // [B·Q, O]
-	pred              *nets.Tensor // [B, G] the prediction at v
+	js         []*mat.Dense
+	df, dtheta [][]float64
+	f          *nets.Tensor // [B·Q, O]
+	pred       *nets.Tensor // [B, G] the prediction at v
 }
 
 // adopt copies realization b's part of o into l (both at the same size).
 func (l *linearization) adopt(o *linearization, b int) {
-	l.js[b], l.dpred[b], l.df[b], l.dtheta[b] = o.js[b], o.dpred[b], o.df[b], o.dtheta[b]
+	l.js[b], l.df[b], l.dtheta[b] = o.js[b], o.df[b], o.dtheta[b]
 	copy(l.pred.Row(b), o.pred.Row(b))
 	qo := l.f.Len() / l.pred.Rows
 	copy(l.f.Data[b*qo:(b+1)*qo], o.f.Data[b*qo:(b+1)*qo])
@@ -105,10 +106,10 @@ func (r *refiner) linearize(tc sims.TangentClosure, v *nets.Tensor, rows []int) 
 	lT, lD := r.zT.Cols, r.n-P-r.nT
 	xq := r.m.queryFeats
 	q := xq.Rows
-	vs := nets.NewTensor(len(rows), r.n)
+	vs := r.tensor(len(rows), r.n)
 	var att *nets.Tensor
 	if r.att != nil {
-		att = nets.NewTensor(len(rows)*q, r.att.Cols)
+		att = r.tensor(len(rows)*q, r.att.Cols)
 	}
 	for i, b := range rows {
 		copy(vs.Row(i), v.Row(b))
@@ -121,13 +122,16 @@ func (r *refiner) linearize(tc sims.TangentClosure, v *nets.Tensor, rows []int) 
 	outs := f.Cols
 	qo := q * outs
 	lin := &linearization{
-		js: make([]*mat.Dense, r.b), dpred: make([][]float64, r.b), df: make([][]float64, r.b),
-		dtheta: make([][]float64, r.b), f: nets.NewTensor(r.b*q, outs), pred: nets.NewTensor(r.b, r.m.Sys.Grid().Size()),
+		js: make([]*mat.Dense, r.b), df: make([][]float64, r.b),
+		dtheta: make([][]float64, r.b), f: r.tensor(r.b*q, outs), pred: r.tensor(r.b, r.m.Sys.Grid().Size()),
 	}
+	// The realizations' directions, taken from the arena here: the
+	// workers below must not share it.
+	dthetas, dfs := r.tensor(len(rows), r.n*P), r.tensor(len(rows), r.n*qo)
 	forEachOn(r.procs, len(rows), func(i int) {
 		b := rows[i]
 		// Directions: a_p moves s_p and θ_p, z_θ and z_δ only f_ψ's input.
-		dtheta, df := make([]float64, r.n*P), make([]float64, r.n*qo)
+		dtheta, df := dthetas.Row(i), dfs.Row(i)
 		for j := range r.n {
 			col, chain := 0, 1.0 // f_ψ input column (from z_θ's first) and ds/dv_j
 			switch {
@@ -149,10 +153,12 @@ func (r *refiner) linearize(tc sims.TangentClosure, v *nets.Tensor, rows []int) 
 		}
 		fb := f.Data[i*qo : (i+1)*qo]
 		copy(lin.f.Data[b*qo:(b+1)*qo], fb)
-		pred, dpred := tc.ApplyTangent(theta.Row(i), r.side.Row(b), fb, r.n, dtheta, df)
+		buf := tangentBuffers.get(r.n * lin.pred.Cols)
+		pred, dpred := tc.ApplyTangent(*buf, theta.Row(i), r.side.Row(b), fb, r.n, dtheta, df)
 		copy(lin.pred.Row(b), pred)
 		lin.js[b] = r.residualJacobian(b, v.Row(b), dpred)
-		lin.dpred[b], lin.df[b], lin.dtheta[b] = dpred, df, dtheta
+		tangentBuffers.put(buf)
+		lin.df[b], lin.dtheta[b] = df, dtheta
 	})
 	return lin
 }
@@ -172,11 +178,12 @@ func (r *refiner) linearSamples(tc sims.TangentClosure, lin *linearization, v, s
 	P := r.a0.Cols
 	g := lin.pred.Cols
 	qo := lin.f.Len() / r.b
-	sp, f = nets.NewTensor(r.b*k, g), nets.NewTensor(r.b*k*qo/lin.f.Cols, lin.f.Cols)
+	sp, f = r.tensor(r.b*k, g), r.tensor(r.b*k*qo/lin.f.Cols, lin.f.Cols)
 	theta, _ = r.thetaOf(samples)
 	modeTheta, _ := r.thetaOf(v)
+	dths, dfs := r.tensor(r.b, k*P), r.tensor(r.b, k*qo)
 	forEachOn(r.procs, r.b, func(b int) {
-		dth, df := make([]float64, k*P), make([]float64, k*qo)
+		dth, df := dths.Row(b), dfs.Row(b)
 		for s := range k {
 			row := samples.Row(b*k + s)
 			ts, fs := dth[s*P:(s+1)*P], df[s*qo:(s+1)*qo]
@@ -194,7 +201,9 @@ func (r *refiner) linearSamples(tc sims.TangentClosure, lin *linearization, v, s
 			}
 		}
 		fb := lin.f.Data[b*qo : (b+1)*qo]
-		_, dpred := tc.ApplyTangent(modeTheta.Row(b), r.side.Row(b), fb, k, dth, df)
+		buf := tangentBuffers.get(k * g)
+		defer tangentBuffers.put(buf)
+		_, dpred := tc.ApplyTangent(*buf, modeTheta.Row(b), r.side.Row(b), fb, k, dth, df)
 		for s := range k {
 			y := sp.Row(b*k + s)
 			for i, d := range dpred[s*g : (s+1)*g] {
@@ -223,7 +232,7 @@ func (r *refiner) residualJacobian(b int, v, dpred []float64) *mat.Dense {
 			}
 		}
 	}
-	j := mat.NewDense(len(r.terms[b])+len(hinted)+r.n, r.n, nil)
+	j := newJacobian(len(r.terms[b])+len(hinted)+r.n, r.n)
 	for i, t := range r.terms[b] {
 		row := j.RawRowView(i)
 		for c := range r.n {
@@ -294,9 +303,11 @@ func (r *refiner) fitExact(ctx context.Context, tc sims.TangentClosure, v *nets.
 				done[b] = cost[b]-c < refineTol*cost[b]
 				copy(v.Row(b), cand.Row(b))
 				res[b], cost[b] = rc, c
+				releaseJacobian(lin.js[b])
 				lin.adopt(cl, b)
 				lambda[b] = math.Max(lambda[b]/3, 1e-9)
 			} else {
+				releaseJacobian(cl.js[b])
 				lambda[b] = math.Min(lambda[b]*4, 1e9)
 			}
 			active = active || !done[b]

@@ -41,3 +41,10 @@ func (tp *Tape) MatMul(a, b *Var, transA, transB bool) *Var {
 		}
 	}, a, b)
 }
+
+// MatMulInto sets dst = a·b (a [m, k], b [k, n], dst [m, n]) on the
+// calling goroutine, with the values an inference tape's MatMul gives
+// for the same rows (whatever m is): a caller that needs a product
+// outside a tape (a closure's tangent beside its forward pass) gets the
+// forward pass's numbers.
+func MatMulInto(dst, a, b *Tensor) { gemmRowsOn(1, false, false, 1, a, b, 0, dst) }

@@ -23,7 +23,6 @@ type lotkaVolterra struct {
 	data    lvScheme // the data integrator
 	queries [][]float64
 	knots   *nets.Tensor // grid-time → stage-time interpolation
-	cols    *colSparse   // knots by columns, for the closure's tangent
 	bumps   lvBumpTable  // the truth's bumps at the data integrator's stage times
 }
 
@@ -34,7 +33,6 @@ func newLotkaVolterra() *lotkaVolterra {
 	}
 	data := newLVScheme(LVDataSubsteps, lvIntervals, lvHorizon/lvIntervals)
 	knots := lvKnotInterpolation(LVModelSubsteps)
-	cols := newColSparse(knots)
 	return &lotkaVolterra{
 		grid: Grid{
 			StateNames: []string{"t"},
@@ -46,7 +44,6 @@ func newLotkaVolterra() *lotkaVolterra {
 		data:    data,
 		queries: states,
 		knots:   knots,
-		cols:    &cols,
 		bumps:   newLVBumpTable(data.stageTimes(), LVForcingBumps),
 	}
 }
@@ -145,7 +142,7 @@ func (*lotkaVolterra) NominalOp(tp *nets.Tape, theta *nets.Var, side *nets.Tenso
 }
 
 func (s *lotkaVolterra) Closure() Closure {
-	return lvForcingClosure{queries: s.queries, knots: s.knots, cols: s.cols}
+	return lvForcingClosure{queries: s.queries, knots: s.knots}
 }
 
 // EncodeContext writes per observation
@@ -317,7 +314,6 @@ func (tb lvBumpTable) forcing(w []float64) []float64 {
 type lvForcingClosure struct {
 	queries [][]float64
 	knots   *nets.Tensor
-	cols    *colSparse // knots by columns (nil: built when needed)
 }
 
 func (lvForcingClosure) Name() string { return "forcing" }

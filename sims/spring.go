@@ -109,8 +109,7 @@ func (s *spring) Closure() Closure {
 		states = append(states, []float64{s.times[j]})
 	}
 	interp := knotInterpolation(knots, s.times)
-	cols := newColSparse(interp)
-	return springEnvelope{queries: states, times: s.times, interp: interp, cols: &cols}
+	return springEnvelope{queries: states, times: s.times, interp: interp}
 }
 
 // springKnotStride is the spacing, in grid points, of the knots where f_ψ
@@ -357,7 +356,6 @@ type springEnvelope struct {
 	queries [][]float64  // the knot states
 	times   []float64    // the grid times
 	interp  *nets.Tensor // [knots, grid times]
-	cols    *colSparse   // interp by columns (nil: built when needed)
 }
 
 func (springEnvelope) Name() string { return "envelope" }

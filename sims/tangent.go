@@ -19,7 +19,10 @@ type TangentClosure interface {
 	// given as dtheta [n·P] and df [n·Q·Outputs()], direction-major:
 	//
 	//	dpred[j·G : (j+1)·G] = ∂pred/∂θ · dθ_j + ∂pred/∂f · df_j.
-	ApplyTangent(theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64)
+	//
+	// buf is scratch for dpred: when its capacity holds n·G values they
+	// are written there (whatever it held), otherwise into a new slice.
+	ApplyTangent(buf, theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64)
 }
 
 var (
@@ -37,65 +40,36 @@ func checkTangent(name string, theta, f []float64, p, qo, n int, dtheta, df []fl
 	}
 }
 
-// colSparse is a matrix A [K, M] stored by columns, for products x·A
-// with an interpolation matrix that has one or two entries per column.
-type colSparse struct {
-	rows  int
-	start []int // column m's entries are row[start[m]:start[m+1]]
-	row   []int
-	w     []float64
-}
-
-func newColSparse(a *nets.Tensor) colSparse {
-	s := colSparse{rows: a.Rows, start: make([]int, a.Cols+1)}
-	for m := range a.Cols {
-		for k := range a.Rows {
-			if w := a.At(k, m); w != 0 {
-				s.row = append(s.row, k)
-				s.w = append(s.w, w)
-			}
-		}
-		s.start[m+1] = len(s.row)
+// tangentBuffer returns buf[:n] when buf can hold n values, else a new
+// slice.
+func tangentBuffer(buf []float64, n int) []float64 {
+	if cap(buf) >= n {
+		return buf[:n]
 	}
-	return s
-}
-
-// mul writes dst[m] = Σ_k x[k] A[k, m] for every column m.
-func (s colSparse) mul(dst, x []float64) {
-	for m := range dst {
-		var sum float64
-		for e := s.start[m]; e < s.start[m+1]; e++ {
-			sum += x[s.row[e]] * s.w[e]
-		}
-		dst[m] = sum
-	}
+	return make([]float64, n)
 }
 
 // ApplyTangent integrates the forced system and its tangent-linear
 // system in one pass (lvScheme.tangent); the forcing directions are
 // df_j interpolated to the stage times like f.
-func (c lvForcingClosure) ApplyTangent(theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
+func (c lvForcingClosure) ApplyTangent(buf, theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
 	k := c.knots.Rows
 	checkTangent("lv forcing", theta, f, 4, k, n, dtheta, df)
 	scheme := newLVScheme(LVModelSubsteps, lvIntervals, lvHorizon/lvIntervals)
-	cols := c.cols
-	if cols == nil {
-		s := newColSparse(c.knots)
-		cols = &s
-	}
 	m := scheme.forcingLen()
 	d := make([]float64, m)
-	cols.mul(d, f)
+	nets.MatMulInto(nets.FromSlice(1, m, d), nets.FromSlice(1, k, f), c.knots)
 	// The directions' forcing (n·M values, 0.1 MB at a refinement's
 	// 36 coordinates) is scratch, written in full: pooled as the
 	// integrator's stage states are.
 	dd := getLVStages(n * m)
 	defer putLVStages(dd)
-	for j := range n {
-		cols.mul(dd[j*m:(j+1)*m], df[j*k:(j+1)*k])
+	if n > 0 {
+		nets.MatMulInto(nets.FromSlice(n, m, dd[:n*m]), nets.FromSlice(n, k, df), c.knots)
 	}
 	pred = make([]float64, scheme.outLen())
-	dpred = make([]float64, n*scheme.outLen())
+	dpred = tangentBuffer(buf, n*scheme.outLen())
+	clear(dpred) // tangent leaves the fixed initial state's derivatives
 	scheme.tangent(theta, side, d, n, dtheta, dd, pred, dpred)
 	return pred, dpred
 }
@@ -177,31 +151,37 @@ func (s lvScheme) tangent(th, u0, d []float64, n int, dth, dd, out, dout []float
 // ApplyTangent differentiates y_t = sin(ω t) exp(f̃_t), f̃ = f·A:
 //
 //	dy_t = t cos(ω t) exp(f̃_t) dω + y_t (df·A)_t.
-func (e springEnvelope) ApplyTangent(theta, _, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
+func (e springEnvelope) ApplyTangent(buf, theta, _, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
 	k, g := e.interp.Rows, len(e.times)
 	checkTangent("spring envelope", theta, f, 1, k, n, dtheta, df)
-	cols := e.cols
-	if cols == nil {
-		s := newColSparse(e.interp)
-		cols = &s
+	// Scratch on the stack for the grids of up to 128 times (spring's
+	// 100): refinement calls this a few hundred times a second. pred
+	// takes the envelope first (a product's operands leave the stack).
+	var stack [3 * 128]float64
+	work := stack[:]
+	if 3*g > len(work) {
+		work = make([]float64, 3*g)
 	}
-	env := make([]float64, g)
-	cols.mul(env, f)
-	op := newSpringOp(e.times)
-	sin, cos := make([]float64, g), make([]float64, g)
-	op.sinCos(sin, cos, theta[0])
+	sin, cos, dw := work[:g], work[g:2*g], work[2*g:3*g] // dw: ∂y/∂ω
 	pred = make([]float64, g)
-	dw := make([]float64, g) // ∂y/∂ω
+	env := pred
+	nets.MatMulInto(nets.FromSlice(1, g, env), nets.FromSlice(1, k, f), e.interp)
+	op := newSpringOp(e.times)
+	op.sinCos(sin, cos, theta[0])
 	nets.ExpInto(env, env)
 	for t, tau := range e.times {
 		ex := env[t]
 		pred[t] = sin[t] * ex
 		dw[t] = tau * cos[t] * ex
 	}
-	dpred = make([]float64, n*g)
+	dpred = tangentBuffer(buf, n*g)
+	if n > 0 {
+		// (df·A) for every direction in one product, as the forward
+		// pass interpolates f.
+		nets.MatMulInto(nets.FromSlice(n, g, dpred), nets.FromSlice(n, k, df), e.interp)
+	}
 	for j := range n {
 		row := dpred[j*g : (j+1)*g]
-		cols.mul(row, df[j*k:(j+1)*k])
 		for t := range row {
 			row[t] = row[t]*pred[t] + dw[t]*dtheta[j]
 		}
@@ -213,7 +193,7 @@ func (e springEnvelope) ApplyTangent(theta, _, f []float64, n int, dtheta, df []
 // by (v, κ, c) in one pass of the spectral solver
 // (spectralSolver.solveTangent); the directions combine those three
 // fields, with dc = c (1 − c/ReactionRateMax) df.
-func (advdiffReaction) ApplyTangent(theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
+func (advdiffReaction) ApplyTangent(buf, theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
 	checkTangent("advdiff reaction", theta, f, 2, 1, n, dtheta, df)
 	s := advdiffSolver
 	c := ReactionRateMax * advdiffSigmoid(f[0])
@@ -231,7 +211,7 @@ func (advdiffReaction) ApplyTangent(theta, side, f []float64, n int, dtheta, df 
 	for i, u := range pred {
 		uc[i] = -float64(i/s.nx) * s.dt * u
 	}
-	dpred = make([]float64, n*size)
+	dpred = tangentBuffer(buf, n*size)
 	for j := range n {
 		dv, dk, dc := dtheta[2*j], dtheta[2*j+1], dcdf*df[j]
 		row := dpred[j*size : (j+1)*size]
