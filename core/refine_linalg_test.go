@@ -101,3 +101,29 @@ func TestLaplaceFactorInvertsTheGram(t *testing.T) {
 		}
 	}
 }
+
+// TestGramIsJTJ: gram gives JᵀJ (its upper triangle, all that its
+// readers use) for a contiguous Jacobian and for a strided view of one,
+// and a released buffer's old values do not leak into the next product.
+func TestGramIsJTJ(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 17))
+	for _, n := range []int{1, 7, 36} {
+		big := randomJacobian(rng, n+30, n+3)
+		for _, j := range []*mat.Dense{randomJacobian(rng, n+30, n), big.Slice(0, n+30, 1, n+1).(*mat.Dense)} {
+			_, release := gram(j) // leave old values in the pool's buffer
+			release()
+			a, release := gram(j)
+			var want mat.Dense
+			want.Mul(j.T(), j)
+			for r := 0; r < n; r++ {
+				for c := r; c < n; c++ {
+					got, w := a.Data[r*a.Stride+c], want.At(r, c)
+					if math.Abs(got-w) > 1e-12*math.Max(1, math.Abs(w)) {
+						t.Fatalf("n %d: (JᵀJ)[%d, %d] = %v, want %v", n, r, c, got, w)
+					}
+				}
+			}
+			release()
+		}
+	}
+}

@@ -42,9 +42,11 @@ func (tp *Tape) MatMul(a, b *Var, transA, transB bool) *Var {
 	}, a, b)
 }
 
-// MatMulInto sets dst = a·b (a [m, k], b [k, n], dst [m, n]) on the
-// calling goroutine, with the values an inference tape's MatMul gives
-// for the same rows (whatever m is): a caller that needs a product
-// outside a tape (a closure's tangent beside its forward pass) gets the
-// forward pass's numbers.
-func MatMulInto(dst, a, b *Tensor) { gemmRowsOn(1, false, false, 1, a, b, 0, dst) }
+// MatMulInto sets dst = op(a)·op(b), op transposing where the flag is
+// set, on the calling goroutine, with the values an inference tape's
+// MatMul gives for the same rows (whatever their number): a caller that
+// needs a product outside a tape (a closure's tangent beside its forward
+// pass, a Gauss–Newton matrix) gets the engine's kernel and numbers.
+func MatMulInto(dst, a, b *Tensor, transA, transB bool) {
+	gemmRowsOn(1, transA, transB, 1, a, b, 0, dst)
+}

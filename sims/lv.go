@@ -23,6 +23,7 @@ type lotkaVolterra struct {
 	data    lvScheme // the data integrator
 	queries [][]float64
 	knots   *nets.Tensor // grid-time → stage-time interpolation
+	band    *knotBand    // knots' band form, for the closure's tangent
 	bumps   lvBumpTable  // the truth's bumps at the data integrator's stage times
 }
 
@@ -44,6 +45,7 @@ func newLotkaVolterra() *lotkaVolterra {
 		data:    data,
 		queries: states,
 		knots:   knots,
+		band:    newKnotBand(knots),
 		bumps:   newLVBumpTable(data.stageTimes(), LVForcingBumps),
 	}
 }
@@ -142,7 +144,7 @@ func (*lotkaVolterra) NominalOp(tp *nets.Tape, theta *nets.Var, side *nets.Tenso
 }
 
 func (s *lotkaVolterra) Closure() Closure {
-	return lvForcingClosure{queries: s.queries, knots: s.knots}
+	return lvForcingClosure{queries: s.queries, knots: s.knots, band: s.band}
 }
 
 // EncodeContext writes per observation
@@ -314,6 +316,7 @@ func (tb lvBumpTable) forcing(w []float64) []float64 {
 type lvForcingClosure struct {
 	queries [][]float64
 	knots   *nets.Tensor
+	band    *knotBand // knots' band form (nil: the dense product)
 }
 
 func (lvForcingClosure) Name() string { return "forcing" }

@@ -109,7 +109,7 @@ func (s *spring) Closure() Closure {
 		states = append(states, []float64{s.times[j]})
 	}
 	interp := knotInterpolation(knots, s.times)
-	return springEnvelope{queries: states, times: s.times, interp: interp}
+	return springEnvelope{queries: states, times: s.times, interp: interp, band: newKnotBand(interp)}
 }
 
 // springKnotStride is the spacing, in grid points, of the knots where f_ψ
@@ -356,6 +356,7 @@ type springEnvelope struct {
 	queries [][]float64  // the knot states
 	times   []float64    // the grid times
 	interp  *nets.Tensor // [knots, grid times]
+	band    *knotBand    // interp's band form, for the tangent (nil: none)
 }
 
 func (springEnvelope) Name() string { return "envelope" }

@@ -58,15 +58,13 @@ func (c lvForcingClosure) ApplyTangent(buf, theta, side, f []float64, n int, dth
 	scheme := newLVScheme(LVModelSubsteps, lvIntervals, lvHorizon/lvIntervals)
 	m := scheme.forcingLen()
 	d := make([]float64, m)
-	nets.MatMulInto(nets.FromSlice(1, m, d), nets.FromSlice(1, k, f), c.knots)
+	interpolate(c.band, c.knots, d, f, 1)
 	// The directions' forcing (n·M values, 0.1 MB at a refinement's
 	// 36 coordinates) is scratch, written in full: pooled as the
 	// integrator's stage states are.
 	dd := getLVStages(n * m)
 	defer putLVStages(dd)
-	if n > 0 {
-		nets.MatMulInto(nets.FromSlice(n, m, dd[:n*m]), nets.FromSlice(n, k, df), c.knots)
-	}
+	interpolate(c.band, c.knots, dd[:n*m], df, n)
 	pred = make([]float64, scheme.outLen())
 	dpred = tangentBuffer(buf, n*scheme.outLen())
 	clear(dpred) // tangent leaves the fixed initial state's derivatives
@@ -165,7 +163,7 @@ func (e springEnvelope) ApplyTangent(buf, theta, _, f []float64, n int, dtheta, 
 	sin, cos, dw := work[:g], work[g:2*g], work[2*g:3*g] // dw: ∂y/∂ω
 	pred = make([]float64, g)
 	env := pred
-	nets.MatMulInto(nets.FromSlice(1, g, env), nets.FromSlice(1, k, f), e.interp)
+	interpolate(e.band, e.interp, env, f, 1)
 	op := newSpringOp(e.times)
 	op.sinCos(sin, cos, theta[0])
 	nets.ExpInto(env, env)
@@ -175,11 +173,7 @@ func (e springEnvelope) ApplyTangent(buf, theta, _, f []float64, n int, dtheta, 
 		dw[t] = tau * cos[t] * ex
 	}
 	dpred = tangentBuffer(buf, n*g)
-	if n > 0 {
-		// (df·A) for every direction in one product, as the forward
-		// pass interpolates f.
-		nets.MatMulInto(nets.FromSlice(n, g, dpred), nets.FromSlice(n, k, df), e.interp)
-	}
+	interpolate(e.band, e.interp, dpred, df, n) // (df·A), as the forward pass interpolates f
 	for j := range n {
 		row := dpred[j*g : (j+1)*g]
 		for t := range row {
