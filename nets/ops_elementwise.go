@@ -329,23 +329,11 @@ func (tp *Tape) Neg(a *Var) *Var { return tp.Scale(a, -1) }
 // a data-dependent branch mispredicts about half the time, which costs
 // several times more than the arithmetic.
 func (tp *Tape) ReLU(a *Var) *Var {
-	y := tp.like(a.Value)
+	y := tp.allocFull(a.Value.Rows, a.Value.Cols) // reluForward writes every value
 	yd := y.Data[:len(a.Value.Data)]
-	for i, v := range a.Value.Data {
-		// y is zeroed; a branch is faster than max, and !(v ≤ 0)
-		// still passes NaN through.
-		if !(v <= 0) {
-			yd[i] = v
-		}
-	}
+	reluForward(yd, a.Value.Data)
 	return tp.record(y, func(out *Var) {
-		ga, g := a.grad().Data[:len(yd)], out.Grad.Data[:len(yd)]
-		for i, v := range yd {
-			// y ≥ 0, so its bits read as a non-negative integer that is
-			// zero exactly when y = 0; mask is all ones when y > 0.
-			mask := uint64(-int64(math.Float64bits(v)) >> 63)
-			ga[i] += math.Float64frombits(math.Float64bits(g[i]) & mask)
-		}
+		reluBackward(a.grad().Data[:len(yd)], out.Grad.Data, yd)
 	}, a)
 }
 
@@ -422,16 +410,9 @@ func (tp *Tape) SiLU(a *Var) *Var {
 	// than the memory.
 	sig := make([]float64, len(x))
 	sigmoidInto(sig, x)
-	for i, v := range x {
-		yd[i] = v * sig[i]
-	}
+	mulTo(yd, x, sig)
 	return tp.record(y, func(out *Var) {
-		g, ga := out.Grad.Data[:len(x)], a.grad().Data[:len(x)]
-		sig := sig[:len(x)]
-		for i, v := range x {
-			s := sig[i]
-			ga[i] += g[i] * s * (1 + v*(1-s))
-		}
+		siluBackward(a.grad().Data[:len(x)], out.Grad.Data, x, sig)
 	}, a)
 }
 

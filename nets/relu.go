@@ -1,5 +1,7 @@
 package nets
 
+import "math"
+
 // The vector forms of reluInPlace, addReLU and addInto where the CPU has
 // them (relu_amd64.go): each does a leading part of the values and
 // returns how many; nil does none.
@@ -7,6 +9,10 @@ var (
 	reluFast    func(d []float64) int
 	addReLUFast func(d, b []float64) int
 	addFast     func(d, x, y []float64) int
+	reluFwdFast func(y, x []float64) int
+	reluBwdFast func(ga, g, y []float64) int
+	siluBwdFast func(ga, g, x, s []float64) int
+	mulFast     func(d, x, y []float64) int
 )
 
 // reluInPlace sets d[i] = reluBits(d[i]).
@@ -41,5 +47,63 @@ func addInto(d, x, y []float64) {
 	}
 	for ; i < len(d); i++ {
 		d[i] = x[i] + y[i]
+	}
+}
+
+// reluForward sets y[i] = x[i] where !(x[i] ≤ 0) (NaN passes) and +0
+// elsewhere: Tape.ReLU's forward, which keeps NaN of either sign.
+func reluForward(y, x []float64) {
+	x = x[:len(y)]
+	i := 0
+	if reluFwdFast != nil {
+		i = reluFwdFast(y, x)
+	}
+	for ; i < len(y); i++ {
+		v := x[i]
+		y[i] = 0
+		if !(v <= 0) {
+			y[i] = v
+		}
+	}
+}
+
+// reluBackward adds g[i] to ga[i] where the ReLU output y[i] is positive
+// (its bits a positive integer: y > 0 or a positive NaN), +0 elsewhere.
+func reluBackward(ga, g, y []float64) {
+	g, y = g[:len(ga)], y[:len(ga)]
+	i := 0
+	if reluBwdFast != nil {
+		i = reluBwdFast(ga, g, y)
+	}
+	for ; i < len(ga); i++ {
+		// y ≥ 0, so its bits read as a non-negative integer that is
+		// zero exactly when y = 0; mask is all ones when y > 0.
+		mask := uint64(-int64(math.Float64bits(y[i])) >> 63)
+		ga[i] += math.Float64frombits(math.Float64bits(g[i]) & mask)
+	}
+}
+
+// siluBackward adds g[i]·s[i]·(1 + x[i]·(1 − s[i])) to ga[i], s = σ(x):
+// SiLU's derivative times the output gradient.
+func siluBackward(ga, g, x, s []float64) {
+	g, x, s = g[:len(ga)], x[:len(ga)], s[:len(ga)]
+	i := 0
+	if siluBwdFast != nil {
+		i = siluBwdFast(ga, g, x, s)
+	}
+	for ; i < len(ga); i++ {
+		ga[i] += g[i] * s[i] * (1 + x[i]*(1-s[i]))
+	}
+}
+
+// mulTo sets d[i] = x[i]·y[i].
+func mulTo(d, x, y []float64) {
+	x, y = x[:len(d)], y[:len(d)]
+	i := 0
+	if mulFast != nil {
+		i = mulFast(d, x, y)
+	}
+	for ; i < len(d); i++ {
+		d[i] = x[i] * y[i]
 	}
 }

@@ -9,10 +9,63 @@ func addReLUAVX(d, b *float64, n int)
 //go:noescape
 func addAVX(d, x, y *float64, n int)
 
+//go:noescape
+func reluFwdAVX(y, x *float64, n int)
+
+//go:noescape
+func reluBwdAVX(gx, gy, y *float64, n int)
+
+//go:noescape
+func siluBwdAVX(gx, gy, x, s *float64, n int)
+
+//go:noescape
+func mulAVX(d, x, y *float64, n int)
+
 func init() {
 	if hasAVX2FMA {
 		reluFast, addReLUFast, addFast = reluAVX2, addReLUAVX2, addAVX2
+		reluFwdFast, reluBwdFast, siluBwdFast, mulFast = reluFwdAVX2, reluBwdAVX2, siluBwdAVX2, mulAVX2
 	}
+}
+
+// reluFwdAVX2 does reluForward's leading multiple of four values.
+func reluFwdAVX2(y, x []float64) int {
+	n := len(y) &^ 3
+	if n > 0 {
+		_ = x[n-1]
+		reluFwdAVX(&y[0], &x[0], n)
+	}
+	return n
+}
+
+// reluBwdAVX2 does reluBackward's leading multiple of four values.
+func reluBwdAVX2(ga, g, y []float64) int {
+	n := len(ga) &^ 3
+	if n > 0 {
+		_, _ = g[n-1], y[n-1]
+		reluBwdAVX(&ga[0], &g[0], &y[0], n)
+	}
+	return n
+}
+
+// siluBwdAVX2 does siluBackward's leading multiple of four values.
+func siluBwdAVX2(ga, g, x, s []float64) int {
+	n := len(ga) &^ 3
+	if n > 0 {
+		_, _, _ = g[n-1], x[n-1], s[n-1]
+		siluBwdAVX(&ga[0], &g[0], &x[0], &s[0], n)
+	}
+	return n
+}
+
+// mulAVX2 does mulTo's leading multiple of four values.
+func mulAVX2(d, x, y []float64) int {
+	n := len(d) &^ 3
+	if n > 0 {
+		_, _ = x[n-1], y[n-1]
+		mulAVX(&d[0], &x[0], &y[0], n)
+	}
+	return n
 }
 
 // reluAVX2 does reluInto's leading multiple of four values.

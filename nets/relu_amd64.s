@@ -68,3 +68,111 @@ addloop:
 adddone:
 	VZEROUPPER
 	RET
+
+// func reluFwdAVX(y, x *float64, n int)
+//
+// y[i] = x[i] unless x[i] ≤ 0 (ordered: NaN passes), else +0: Tape.ReLU's
+// forward.
+TEXT ·reluFwdAVX(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JZ fwddone
+	VXORPD Y15, Y15, Y15
+fwdloop:
+	VMOVUPD (SI), Y0
+	VCMPPD $2, Y15, Y0, Y1
+	VANDNPD Y0, Y1, Y2
+	VMOVUPD Y2, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ fwdloop
+fwddone:
+	VZEROUPPER
+	RET
+
+// func reluBwdAVX(gx, gy, y *float64, n int)
+//
+// gx[i] += gy[i] where y[i]'s bits, as a signed integer, are positive (y
+// > 0 or a positive NaN), else += +0: Tape.ReLU's backward.
+TEXT ·reluBwdAVX(SB), NOSPLIT, $0-32
+	MOVQ gx+0(FP), DI
+	MOVQ gy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JZ bwddone
+	VPXOR Y15, Y15, Y15
+bwdloop:
+	VMOVUPD (DX), Y0
+	VPCMPGTQ Y15, Y0, Y1
+	VANDPD (SI), Y1, Y2
+	VADDPD (DI), Y2, Y2
+	VMOVUPD Y2, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ bwdloop
+bwddone:
+	VZEROUPPER
+	RET
+
+// func siluBwdAVX(gx, gy, x, s *float64, n int)
+//
+// gx[i] += (gy[i]·s[i])·(1 + x[i]·(1 − s[i])), each operation rounded as
+// Go rounds Tape.SiLU's backward (no fused multiply-add).
+TEXT ·siluBwdAVX(SB), NOSPLIT, $0-40
+	MOVQ gx+0(FP), DI
+	MOVQ gy+8(FP), SI
+	MOVQ x+16(FP), DX
+	MOVQ s+24(FP), R8
+	MOVQ n+32(FP), CX
+	SHRQ $2, CX
+	JZ silubwddone
+	MOVQ $0x3ff0000000000000, AX
+	MOVQ AX, X14
+	VBROADCASTSD X14, Y14
+silubwdloop:
+	VMOVUPD (R8), Y0
+	VSUBPD Y0, Y14, Y1
+	VMULPD (DX), Y1, Y1
+	VADDPD Y1, Y14, Y1
+	VMULPD (SI), Y0, Y2
+	VMULPD Y1, Y2, Y2
+	VADDPD (DI), Y2, Y2
+	VMOVUPD Y2, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	DECQ CX
+	JNZ silubwdloop
+silubwddone:
+	VZEROUPPER
+	RET
+
+// func mulAVX(d, x, y *float64, n int)
+//
+// d[i] = x[i]·y[i].
+TEXT ·mulAVX(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JZ muldone
+mulloop:
+	VMOVUPD (SI), Y0
+	VMULPD (DX), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ mulloop
+muldone:
+	VZEROUPPER
+	RET

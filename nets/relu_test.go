@@ -43,3 +43,46 @@ func TestReLUPasses(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainingPasses: the tape's ReLU and SiLU passes give, bit for bit,
+// the scalar loops they replace, signed zeros included (a NaN for a NaN:
+// which operand's payload an operation keeps differs between the scalar
+// and vector instructions), at every length around the vector width.
+func TestTrainingPasses(t *testing.T) {
+	rng := newRNG(913)
+	special := []float64{math.Copysign(0, -1), 0, math.NaN(), math.Copysign(math.NaN(), -1), math.Inf(1), math.Inf(-1), -1e-310, 1e-310}
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+	}
+	for n := range 13 {
+		x, g, ga, s := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i], g[i], ga[i] = rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+			if i < len(special) && n > 4 {
+				x[i] = special[i]
+			}
+			s[i] = sigmoid(x[i])
+		}
+		y := make([]float64, n)
+		reluForward(y, x)
+		gr := append([]float64(nil), ga...)
+		reluBackward(gr, g, y)
+		gs := append([]float64(nil), ga...)
+		siluBackward(gs, g, x, s)
+		m := make([]float64, n)
+		mulTo(m, x, s)
+		for i, v := range x {
+			wy := 0.0
+			if !(v <= 0) {
+				wy = v
+			}
+			mask := uint64(-int64(math.Float64bits(wy)) >> 63)
+			wr := ga[i] + math.Float64frombits(math.Float64bits(g[i])&mask)
+			ws := ga[i] + g[i]*s[i]*(1+v*(1-s[i]))
+			if !same(y[i], wy) || !same(gr[i], wr) || !same(gs[i], ws) || !same(m[i], v*s[i]) {
+				t.Fatalf("n=%d, x=%v: relu %v/%v, relu′ %v/%v, silu′ %v/%v, x·σ %v/%v",
+					n, v, y[i], wy, gr[i], wr, gs[i], ws, m[i], v*s[i])
+			}
+		}
+	}
+}
