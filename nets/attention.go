@@ -106,9 +106,18 @@ func (m *MultiHeadAttention) Forward(tp *Tape, q, k, v *Var, batch int) *Var {
 	}
 	h := m.Heads
 	dh := m.Dim / h
+	scale := 1 / math.Sqrt(float64(dh))
+	if tp.noGrad && !q.needsGrad && !k.needsGrad && !v.needsGrad {
+		qp := m.Q.Forward(tp, q).Value
+		for i, x := range qp.Data {
+			qp.Data[i] = scale * x // as splitHeads scales
+		}
+		y := attentionInPlace(tp, qp, m.K.Forward(tp, k).Value, m.V.Forward(tp, v).Value, h, batch)
+		return m.O.Forward(tp, tp.record(y, nil))
+	}
 	// The 1/√dh score scale is applied to Q while splitting the heads: Q
 	// is smaller than the score matrix when Nk > dh.
-	qh := tp.splitHeads(m.Q.Forward(tp, q), h, 1/math.Sqrt(float64(dh)))
+	qh := tp.splitHeads(m.Q.Forward(tp, q), h, scale)
 	kh := tp.splitHeads(m.K.Forward(tp, k), h, 1)
 	vh := tp.splitHeads(m.V.Forward(tp, v), h, 1)
 	return m.O.Forward(tp, tp.mergeHeads(tp.AttentionCore(qh, kh, vh, h*batch), h))

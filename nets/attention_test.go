@@ -1,6 +1,7 @@
 package nets
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -163,4 +164,37 @@ func TestAttentionGroupsIsolated(t *testing.T) {
 	copy(permuted.Row(0), kv.Row(2))
 	copy(permuted.Row(2), kv.Row(0))
 	assertClose(t, "key order", run(permuted), base, 1e-14)
+}
+
+// TestAttentionInferenceInPlace: on an inference tape MultiHeadAttention
+// reads the heads in place (attentionInPlace) and gives the values of
+// the heads copied apart and back bit for bit, for several heads,
+// batches and sizes that make the products small (gonum) and large (the
+// kernel).
+func TestAttentionInferenceInPlace(t *testing.T) {
+	rng := newRNG(64)
+	for _, s := range []struct{ heads, dim, batch, nq, nk int }{
+		{1, 4, 1, 1, 3}, {2, 8, 3, 5, 7}, {4, 64, 1, 30, 30}, {4, 64, 2, 12, 30}, {4, 64, 1, 1, 30},
+	} {
+		ps := &Params{}
+		m := NewMultiHeadAttention("a", s.dim, s.dim, s.dim, s.dim, s.heads, ps, rng)
+		q := randSigned(rng, s.batch*s.nq, s.dim, 0, 1)
+		k := randSigned(rng, s.batch*s.nk, s.dim, 0, 1)
+		v := randSigned(rng, s.batch*s.nk, s.dim, 0, 1)
+		// The reference: the heads copied apart and back, on an inference
+		// tape (whose projections run on the row kernel, unlike a
+		// training tape's).
+		ref := NewInferenceTape()
+		scale := 1 / math.Sqrt(float64(s.dim/s.heads))
+		qh := ref.splitHeads(m.Q.Forward(ref, ref.Const(q)), s.heads, scale)
+		kh := ref.splitHeads(m.K.Forward(ref, ref.Const(k)), s.heads, 1)
+		vh := ref.splitHeads(m.V.Forward(ref, ref.Const(v)), s.heads, 1)
+		want := m.O.Forward(ref, ref.mergeHeads(ref.AttentionCore(qh, kh, vh, s.heads*s.batch), s.heads)).Value
+		inf := NewInferenceTape()
+		got := m.Forward(inf, inf.Const(q), inf.Const(k), inf.Const(v), s.batch)
+		assertClose(t, fmt.Sprintf("attention %+v", s), got.Value, want, 0)
+		if len(inf.nodes) != 0 {
+			t.Errorf("%+v: the inference tape recorded %d nodes", s, len(inf.nodes))
+		}
+	}
 }
