@@ -74,6 +74,9 @@ type gemmKernel struct {
 	// and B(p, 0:nr) at b[p·bStep:], unpacked, with the same sums in the
 	// same order (gemmProblem.direct).
 	strided func(k int, a []float64, aRow, aStep int, b []float64, bStep int, c []float64, ldc int, alpha, beta float64)
+	// half, when set, is strided for mr/2 rows: a last row sliver of at
+	// most mr/2 rows runs on it instead of being padded to mr.
+	half func(k int, a []float64, aRow, aStep int, b []float64, bStep int, c []float64, ldc int, alpha, beta float64)
 }
 
 // gemmDefault is the kernel gemm uses: the portable one unless an
@@ -278,7 +281,7 @@ func (p *gemmProblem) direct() {
 	buf := getGemmBuf()
 	defer gemmPool.Put(buf)
 	tmp := aligned(&buf.tmp, mr*nr)
-	var pb, pa []float64
+	var pb []float64
 	if p.transB {
 		pb = aligned(&buf.b, ceilMul(p.n, nr)*k)
 		packB(true, p.b, p.ldb, 0, 0, k, p.n, nr, pb)
@@ -286,9 +289,18 @@ func (p *gemmProblem) direct() {
 		pb = aligned(&buf.b, nr*k)
 		packB(false, p.b, p.ldb, 0, p.n-rest, k, rest, nr, pb)
 	}
-	if rest := p.m % mr; rest != 0 {
-		pa = aligned(&buf.a, mr*k)
-		packA(p.transA, p.a, p.lda, p.m-rest, 0, rest, k, mr, pa)
+	// The last row sliver runs on the half-height kernel when it fits
+	// there (30 rows: 12 + 12 + 6, not 12 + 12 + 12), read in place when
+	// it fills the kernel's rows and packed, zero-padded, otherwise.
+	full := p.m - p.m%mr
+	tail, tailMR := p.kern.strided, mr
+	if rest := p.m - full; rest > 0 && rest <= mr/2 && p.kern.half != nil {
+		tail, tailMR = p.kern.half, mr/2
+	}
+	var pa []float64
+	if rest := p.m - full; rest > 0 && rest < tailMR {
+		pa = aligned(&buf.a, tailMR*k)
+		packA(p.transA, p.a, p.lda, full, 0, rest, k, tailMR, pa)
 	}
 	for jr := 0; jr < p.n; jr += nr {
 		nrr := min(nr, p.n-jr)
@@ -301,21 +313,26 @@ func (p *gemmProblem) direct() {
 		}
 		for ir := 0; ir < p.m; ir += mr {
 			mrr := min(mr, p.m-ir)
-			as, aRow, aStep := p.a, p.lda, 1
+			kern, rows := p.kern.strided, mr
+			if mrr < mr {
+				kern, rows = tail, tailMR
+			}
+			var as []float64
+			var aRow, aStep int
 			switch {
-			case mrr < mr:
-				as, aRow, aStep = pa, 1, mr
+			case mrr < rows:
+				as, aRow, aStep = pa, 1, tailMR
 			case p.transA:
 				as, aRow, aStep = p.a[ir:], 1, p.lda
 			default:
-				as = p.a[ir*p.lda:]
+				as, aRow, aStep = p.a[ir*p.lda:], p.lda, 1
 			}
 			c := p.c[ir*p.ldc+jr:]
-			if mrr == mr && nrr == nr {
-				p.kern.strided(k, as, aRow, aStep, bs, bStep, c, p.ldc, p.alpha, p.beta)
+			if mrr == rows && nrr == nr {
+				kern(k, as, aRow, aStep, bs, bStep, c, p.ldc, p.alpha, p.beta)
 				continue
 			}
-			p.kern.strided(k, as, aRow, aStep, bs, bStep, tmp, nr, p.alpha, 0)
+			kern(k, as, aRow, aStep, bs, bStep, tmp, nr, p.alpha, 0)
 			addEdge(c, p.ldc, tmp, nr, mrr, nrr, p.beta)
 		}
 	}

@@ -8,7 +8,7 @@ var (
 	// avx2Kernel holds a 6×8 tile in twelve 4-wide registers.
 	avx2Kernel = gemmKernel{name: "avx2fma6x8", mr: 6, nr: 8, run: kernel6x8AVX2}
 	// avx512Kernel holds a 12×16 tile in twenty-four 8-wide registers.
-	avx512Kernel = gemmKernel{name: "avx512_12x16", mr: 12, nr: 16, run: kernel12x16AVX512, strided: kernel12x16StridedAVX512}
+	avx512Kernel = gemmKernel{name: "avx512_12x16", mr: 12, nr: 16, run: kernel12x16AVX512, strided: kernel12x16StridedAVX512, half: kernel6x16StridedAVX512}
 )
 
 var (
@@ -85,6 +85,23 @@ func kernel12x16StridedAVX512(k int, a []float64, aRow, aStep int, b []float64, 
 	_ = b[(k-1)*bStep+15]
 	_ = c[11*ldc+15]
 	dgemmKernel12x16Strided(k, &a[0], aRow, aStep, &b[0], bStep, &c[0], ldc, alpha, beta)
+}
+
+// dgemmKernel6x16Strided is dgemmKernel12x16Strided for six rows.
+//
+//go:noescape
+func dgemmKernel6x16Strided(k int, a *float64, aRow, aStep int, b *float64, bStep int, c *float64, ldc int, alpha, beta float64)
+
+// kernel6x16StridedAVX512 checks the slice bounds the assembly relies on.
+func kernel6x16StridedAVX512(k int, a []float64, aRow, aStep int, b []float64, bStep int, c []float64, ldc int, alpha, beta float64) {
+	if k == 0 {
+		scaleRows(6, 16, beta, c, ldc)
+		return
+	}
+	_ = a[5*aRow+(k-1)*aStep]
+	_ = b[(k-1)*bStep+15]
+	_ = c[5*ldc+15]
+	dgemmKernel6x16Strided(k, &a[0], aRow, aStep, &b[0], bStep, &c[0], ldc, alpha, beta)
 }
 
 // packRunsAVX sets dst[p·w + r] = src[p·ld + r] for p < kc, r < w, with w

@@ -340,7 +340,7 @@ func TestGemmDirectMatchesPacked(t *testing.T) {
 		tested = true
 		packed := *kern
 		packed.strided = nil
-		for _, s := range [][3]int{{12, 16, 1}, {24, 64, 64}, {30, 64, 34}, {13, 17, 30}, {1, 1, 7}, {384, 64, 256}, {5, 33, 3}, {30, 30, 16}} {
+		for _, s := range [][3]int{{12, 16, 1}, {24, 64, 64}, {30, 64, 34}, {13, 17, 30}, {1, 1, 7}, {384, 64, 256}, {5, 33, 3}, {30, 30, 16}, {7, 16, 5}, {18, 48, 9}} {
 			m, n, k := s[0], s[1], s[2]
 			for tr := range 4 {
 				transA, transB := tr&1 != 0, tr&2 != 0
