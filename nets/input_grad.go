@@ -127,12 +127,7 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 }
 
 // mulInto sets d[i] *= s[i].
-func mulInto(d, s []float64) {
-	s = s[:len(d)]
-	for i, v := range s {
-		d[i] *= v
-	}
-}
+func mulInto(d, s []float64) { mulTo(d, d, s) }
 
 // activateDeriv overwrites x with a(x) and writes a′(x) to d, with the
 // same values Activate gives:
@@ -144,12 +139,7 @@ func activateDeriv(a Activation, x, d []float64) {
 	d = d[:len(x)]
 	switch a {
 	case ActReLU:
-		for i, v := range x {
-			x[i], d[i] = reluBits(v), 0
-			if v > 0 {
-				d[i] = 1
-			}
-		}
+		reluDeriv(x, d)
 	case ActSiLU:
 		sigmoidInto(d, x)
 		for i, v := range x {

@@ -6,13 +6,14 @@ import "math"
 // them (relu_amd64.go): each does a leading part of the values and
 // returns how many; nil does none.
 var (
-	reluFast    func(d []float64) int
-	addReLUFast func(d, b []float64) int
-	addFast     func(d, x, y []float64) int
-	reluFwdFast func(y, x []float64) int
-	reluBwdFast func(ga, g, y []float64) int
-	siluBwdFast func(ga, g, x, s []float64) int
-	mulFast     func(d, x, y []float64) int
+	reluFast      func(d []float64) int
+	addReLUFast   func(d, b []float64) int
+	addFast       func(d, x, y []float64) int
+	reluFwdFast   func(y, x []float64) int
+	reluBwdFast   func(ga, g, y []float64) int
+	siluBwdFast   func(ga, g, x, s []float64) int
+	mulFast       func(d, x, y []float64) int
+	reluDerivFast func(x, d []float64) int
 )
 
 // reluInPlace sets d[i] = reluBits(d[i]).
@@ -105,5 +106,22 @@ func mulTo(d, x, y []float64) {
 	}
 	for ; i < len(d); i++ {
 		d[i] = x[i] * y[i]
+	}
+}
+
+// reluDeriv sets x[i] = reluBits(x[i]) and d[i] = 1 where x[i] > 0,
+// else 0: ReLU's value and derivative, in place.
+func reluDeriv(x, d []float64) {
+	d = d[:len(x)]
+	i := 0
+	if reluDerivFast != nil {
+		i = reluDerivFast(x, d)
+	}
+	for ; i < len(x); i++ {
+		v := x[i]
+		x[i], d[i] = reluBits(v), 0
+		if v > 0 {
+			d[i] = 1
+		}
 	}
 }

@@ -21,10 +21,14 @@ func siluBwdAVX(gx, gy, x, s *float64, n int)
 //go:noescape
 func mulAVX(d, x, y *float64, n int)
 
+//go:noescape
+func reluDerivAVX(x, d *float64, n int)
+
 func init() {
 	if hasAVX2FMA {
 		reluFast, addReLUFast, addFast = reluAVX2, addReLUAVX2, addAVX2
 		reluFwdFast, reluBwdFast, siluBwdFast, mulFast = reluFwdAVX2, reluBwdAVX2, siluBwdAVX2, mulAVX2
+		reluDerivFast = reluDerivAVX2
 	}
 }
 
@@ -93,6 +97,16 @@ func addAVX2(d, x, y []float64) int {
 	if n > 0 {
 		_, _ = x[n-1], y[n-1]
 		addAVX(&d[0], &x[0], &y[0], n)
+	}
+	return n
+}
+
+// reluDerivAVX2 does reluDeriv's leading multiple of four values.
+func reluDerivAVX2(x, d []float64) int {
+	n := len(x) &^ 3
+	if n > 0 {
+		_ = d[n-1]
+		reluDerivAVX(&x[0], &d[0], n)
 	}
 	return n
 }

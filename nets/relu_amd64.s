@@ -176,3 +176,32 @@ mulloop:
 muldone:
 	VZEROUPPER
 	RET
+
+// func reluDerivAVX(x, d *float64, n int)
+//
+// x[i] = reluBits(x[i]) (+0 where the sign bit is set) and d[i] = 1
+// where x[i] > 0 (ordered), else 0: activateDeriv for ReLU.
+TEXT ·reluDerivAVX(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JZ derivdone
+	VXORPD Y15, Y15, Y15
+	MOVQ $0x3ff0000000000000, AX
+	MOVQ AX, X14
+	VBROADCASTSD X14, Y14
+derivloop:
+	VMOVUPD (DI), Y0
+	VCMPPD $0x1e, Y15, Y0, Y1
+	VANDPD Y14, Y1, Y2
+	VBLENDVPD Y0, Y15, Y0, Y0
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y2, (SI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ derivloop
+derivdone:
+	VZEROUPPER
+	RET

@@ -71,7 +71,16 @@ func TestTrainingPasses(t *testing.T) {
 		siluBackward(gs, g, x, s)
 		m := make([]float64, n)
 		mulTo(m, x, s)
+		rx, rd := append([]float64(nil), x...), make([]float64, n)
+		reluDeriv(rx, rd)
 		for i, v := range x {
+			wd := 0.0
+			if v > 0 {
+				wd = 1
+			}
+			if !same(rx[i], reluBits(v)) || rd[i] != wd {
+				t.Fatalf("n=%d, x=%v: relu %v, derivative %v", n, v, rx[i], rd[i])
+			}
 			wy := 0.0
 			if !(v <= 0) {
 				wy = v

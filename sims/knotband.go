@@ -20,15 +20,20 @@ import (
 // multiplies by A on the tape, for finite x.
 type knotBand struct {
 	k      int
-	lo, hi []int // hi = lo+1, or lo for a column with one nonzero in the last row
-	w0, w1 []float64
+	w0, w1 []float64 // column c: the weights of rows lo and hi of its run
+	runs   []bandRun
 }
+
+// bandRun is a range of consecutive columns [c0, c1) that read the same
+// two rows: lo, and hi = lo+1 (or lo, weight 0, where lo is the last
+// row). The product's inner loop then reads no indices.
+type bandRun struct{ c0, c1, lo, hi int }
 
 // newKnotBand returns a's band form, or nil when some column's nonzeros
 // are more than two or not in adjacent rows.
 func newKnotBand(a *nets.Tensor) *knotBand {
 	m := a.Cols
-	b := &knotBand{k: a.Rows, lo: make([]int, m), hi: make([]int, m), w0: make([]float64, m), w1: make([]float64, m)}
+	b := &knotBand{k: a.Rows, w0: make([]float64, m), w1: make([]float64, m)}
 	for c := range m {
 		first := -1
 		for r := range a.Rows {
@@ -45,10 +50,15 @@ func newKnotBand(a *nets.Tensor) *knotBand {
 		if first < 0 {
 			first = 0 // an empty column: x_0·0
 		}
-		b.lo[c], b.w0[c] = first, a.At(first, c)
-		b.hi[c] = min(first+1, a.Rows-1)
-		if b.hi[c] != first {
-			b.w1[c] = a.At(first+1, c)
+		hi := min(first+1, a.Rows-1)
+		b.w0[c] = a.At(first, c)
+		if hi != first {
+			b.w1[c] = a.At(hi, c)
+		}
+		if n := len(b.runs); n > 0 && b.runs[n-1].lo == first {
+			b.runs[n-1].c1 = c + 1
+		} else {
+			b.runs = append(b.runs, bandRun{c0: c, c1: c + 1, lo: first, hi: hi})
 		}
 	}
 	return b
@@ -56,11 +66,16 @@ func newKnotBand(a *nets.Tensor) *knotBand {
 
 // mul sets dst [rows·M] to x [rows·K] times A, row by row.
 func (b *knotBand) mul(dst, x []float64, rows int) {
-	m := len(b.lo)
+	m := len(b.w0)
 	for r := range rows {
 		xr, d := x[r*b.k:(r+1)*b.k], dst[r*m:(r+1)*m]
-		for j := range d {
-			d[j] = math.FMA(xr[b.hi[j]], b.w1[j], xr[b.lo[j]]*b.w0[j])
+		for _, run := range b.runs {
+			x0, x1 := xr[run.lo], xr[run.hi]
+			dr, w0, w1 := d[run.c0:run.c1], b.w0[run.c0:run.c1], b.w1[run.c0:run.c1]
+			w0, w1 = w0[:len(dr)], w1[:len(dr)]
+			for j := range dr {
+				dr[j] = math.FMA(x1, w1[j], x0*w0[j])
+			}
 		}
 	}
 }
