@@ -103,7 +103,13 @@ func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *T
 // realization's prediction does not depend on the size of its batch,
 // its piece or its block, nor on the cores.
 func gemmRowsOn(procs int, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
-	gemmTensorsFor(procs, gemmDefault, true, transA, transB, alpha, a, b, beta, dst)
+	kern := gemmDefault
+	if kern == nil {
+		// No assembly kernel (a CPU without AVX2): the portable one, not
+		// gonum, whose arithmetic gemm would choose by the row count.
+		kern = &genericKernel
+	}
+	gemmTensorsFor(procs, kern, true, transA, transB, alpha, a, b, beta, dst)
 }
 
 // gemmOn is the value product of a tape operation: gemmRowsOn on an

@@ -50,3 +50,10 @@ func (tp *Tape) MatMul(a, b *Var, transA, transB bool) *Var {
 func MatMulInto(dst, a, b *Tensor, transA, transB bool) {
 	gemmRowsOn(1, transA, transB, 1, a, b, 0, dst)
 }
+
+// FusedProducts reports whether the engine's products (MatMul on an
+// inference tape, MatMulInto) round each multiply-add once, as the
+// AVX2 and AVX-512 kernels do, rather than twice, as the portable kernel
+// does on CPUs without them. Code that reproduces a product's values by
+// other means (sims' banded knot products) rounds the same way.
+func FusedProducts() bool { return gemmDefault != nil && gemmDefault != &genericKernel }

@@ -15,13 +15,14 @@ import (
 //
 // costs two products per column instead of K. The sum is rounded as the
 // engine's matrix product rounds it (the second product fused onto the
-// first, the zero rows adding nothing), so a closure's tangent that
-// interpolates this way gets the values of its forward pass, which
-// multiplies by A on the tape, for finite x.
+// first where the engine fuses, the zero rows adding nothing), so a
+// closure's tangent that interpolates this way gets the values of its
+// forward pass, which multiplies by A on the tape, for finite x.
 type knotBand struct {
 	k      int
 	w0, w1 []float64 // column c: the weights of rows lo and hi of its run
 	runs   []bandRun
+	fused  bool // the engine's products fuse multiply-adds (nets.FusedProducts)
 }
 
 // bandRun is a range of consecutive columns [c0, c1) that read the same
@@ -33,7 +34,7 @@ type bandRun struct{ c0, c1, lo, hi int }
 // are more than two or not in adjacent rows.
 func newKnotBand(a *nets.Tensor) *knotBand {
 	m := a.Cols
-	b := &knotBand{k: a.Rows, w0: make([]float64, m), w1: make([]float64, m)}
+	b := &knotBand{k: a.Rows, w0: make([]float64, m), w1: make([]float64, m), fused: nets.FusedProducts()}
 	for c := range m {
 		first := -1
 		for r := range a.Rows {
@@ -73,6 +74,12 @@ func (b *knotBand) mul(dst, x []float64, rows int) {
 			x0, x1 := xr[run.lo], xr[run.hi]
 			dr, w0, w1 := d[run.c0:run.c1], b.w0[run.c0:run.c1], b.w1[run.c0:run.c1]
 			w0, w1 = w0[:len(dr)], w1[:len(dr)]
+			if !b.fused {
+				for j := range dr {
+					dr[j] = x0*w0[j] + x1*w1[j]
+				}
+				continue
+			}
 			for j := range dr {
 				dr[j] = math.FMA(x1, w1[j], x0*w0[j])
 			}
