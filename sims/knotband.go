@@ -99,3 +99,35 @@ func interpolate(band *knotBand, a *nets.Tensor, dst, x []float64, rows int) {
 	}
 	nets.MatMulInto(nets.FromSlice(rows, a.Cols, dst), nets.FromSlice(rows, a.Rows, x), a, false, false)
 }
+
+// mulT is mul with dst [M·rows] stage-major: dst[c·rows + r] = (x_r·A)_c.
+func (b *knotBand) mulT(dst, x []float64, rows int) {
+	for r := range rows {
+		xr := x[r*b.k : (r+1)*b.k]
+		for _, run := range b.runs {
+			x0, x1 := xr[run.lo], xr[run.hi]
+			for c := run.c0; c < run.c1; c++ {
+				if b.fused {
+					dst[c*rows+r] = math.FMA(x1, b.w1[c], x0*b.w0[c])
+				} else {
+					dst[c*rows+r] = x0*b.w0[c] + x1*b.w1[c]
+				}
+			}
+		}
+	}
+}
+
+// interpolateT is interpolate with dst [M·rows] stage-major.
+func interpolateT(band *knotBand, a *nets.Tensor, dst, x []float64, rows int) {
+	if band != nil {
+		band.mulT(dst, x, rows)
+		return
+	}
+	tmp := make([]float64, rows*a.Cols)
+	interpolate(nil, a, tmp, x, rows)
+	for r := range rows {
+		for c, v := range tmp[r*a.Cols : (r+1)*a.Cols] {
+			dst[c*rows+r] = v
+		}
+	}
+}

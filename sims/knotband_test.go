@@ -38,6 +38,18 @@ func TestKnotBandMatchesProduct(t *testing.T) {
 					t.Fatalf("%s, %d rows: value %d = %v, product %v", name, rows, i, got[i], w)
 				}
 			}
+			// Stage-major, by the band and by the product's fallback.
+			for _, b := range []*knotBand{band, nil} {
+				gt := make([]float64, rows*a.Cols)
+				interpolateT(b, a, gt, x, rows)
+				for r := range rows {
+					for c := range a.Cols {
+						if g, w := gt[c*rows+r], want.At(r, c); math.Float64bits(g) != math.Float64bits(w) && !(g == 0 && w == 0) {
+							t.Fatalf("%s, %d rows, band %v: transposed (%d, %d) = %v, product %v", name, rows, b != nil, r, c, g, w)
+						}
+					}
+				}
+			}
 		}
 	}
 	for _, col := range [][]float64{{1, 1, 1}, {1, 0, 1}} {

@@ -60,11 +60,12 @@ func (c lvForcingClosure) ApplyTangent(buf, theta, side, f []float64, n int, dth
 	d := make([]float64, m)
 	interpolate(c.band, c.knots, d, f, 1)
 	// The directions' forcing (n·M values, 0.1 MB at a refinement's
-	// 36 coordinates) is scratch, written in full: pooled as the
-	// integrator's stage states are.
+	// 36 coordinates), stage-major for tangent's loop over directions,
+	// is scratch written in full: pooled as the integrator's stage
+	// states are.
 	dd := getLVStages(n * m)
 	defer putLVStages(dd)
-	interpolate(c.band, c.knots, dd[:n*m], df, n)
+	interpolateT(c.band, c.knots, dd[:n*m], df, n)
 	pred = make([]float64, scheme.outLen())
 	dpred = tangentBuffer(buf, n*scheme.outLen())
 	clear(dpred) // tangent leaves the fixed initial state's derivatives
@@ -74,7 +75,8 @@ func (c lvForcingClosure) ApplyTangent(buf, theta, side, f []float64, n int, dth
 
 // tangent is integrate for one realization (th [4], u0 [2], forcing d
 // [M]) together with the tangent-linear scheme along n directions: dth
-// [n·4] and dd [n·M] are the directions' (dα, dβ, dη, dγ) and forcing, u0
+// [n·4] and ddT [M·n] are the directions' (dα, dβ, dη, dγ) and forcing
+// (stage-major: ddT[s·n + j] is direction j's at stage time s), u0
 // fixed. It writes the grid values to out [outLen] and each direction's
 // derivative of them to dout[j·outLen:]. Every RK4 stage U_i = u + c_i h
 // k_{i−1} is differentiated as it is computed,
@@ -85,14 +87,16 @@ func (c lvForcingClosure) ApplyTangent(buf, theta, side, f []float64, n int, dth
 // with J = [[α − βy, −βx], [ηy, ηx − γ]] and ∂f/∂θ dθ =
 // (dα x − dβ xy, dη xy − dγ y): the exact derivative of the computed
 // trajectory, as the adjoint is for gradients.
-func (s lvScheme) tangent(th, u0, d []float64, n int, dth, dd, out, dout []float64) {
+func (s lvScheme) tangent(th, u0, d []float64, n int, dth, ddT, out, dout []float64) {
 	h := s.dt / float64(s.substeps)
 	hh, h6 := h/2, h/6
-	m, ol := s.forcingLen(), s.outLen()
+	ol := s.outLen()
 	alpha, beta, eta, gamma := th[0], th[1], th[2], th[3]
 	x, y := u0[0], u0[1]
 	out[0], out[1] = x, y
 	tx, ty := make([]float64, n), make([]float64, n)
+	dirs := newLVDirections(n, dth, ddT)
+	c := newLVStageCoefs(h)
 	for step := range s.steps() {
 		d1, d2, d3 := d[2*step], d[2*step+1], d[2*step+2]
 		k1x := alpha*x - beta*x*y + d1
@@ -106,25 +110,8 @@ func (s lvScheme) tangent(th, u0, d []float64, n int, dth, dd, out, dout []float
 		x4, y4 := x+h*k3x, y+h*k3y
 		k4x := alpha*x4 - beta*x4*y4 + d3
 		k4y := eta*x4*y4 - gamma*y4
-		for j := range n {
-			p := dth[4*j : 4*j+4 : 4*j+4]
-			da, db, de, dg := p[0], p[1], p[2], p[3]
-			e := dd[j*m+2*step : j*m+2*step+3 : j*m+2*step+3]
-			t1x, t1y := tx[j], ty[j]
-			q1x := (alpha-beta*y)*t1x - beta*x*t1y + da*x - db*x*y + e[0]
-			q1y := eta*y*t1x + (eta*x-gamma)*t1y + de*x*y - dg*y
-			t2x, t2y := t1x+hh*q1x, t1y+hh*q1y
-			q2x := (alpha-beta*y2)*t2x - beta*x2*t2y + da*x2 - db*x2*y2 + e[1]
-			q2y := eta*y2*t2x + (eta*x2-gamma)*t2y + de*x2*y2 - dg*y2
-			t3x, t3y := t1x+hh*q2x, t1y+hh*q2y
-			q3x := (alpha-beta*y3)*t3x - beta*x3*t3y + da*x3 - db*x3*y3 + e[1]
-			q3y := eta*y3*t3x + (eta*x3-gamma)*t3y + de*x3*y3 - dg*y3
-			t4x, t4y := t1x+h*q3x, t1y+h*q3y
-			q4x := (alpha-beta*y4)*t4x - beta*x4*t4y + da*x4 - db*x4*y4 + e[2]
-			q4y := eta*y4*t4x + (eta*x4-gamma)*t4y + de*x4*y4 - dg*y4
-			tx[j] = t1x + h6*(q1x+2*q2x+2*q3x+q4x)
-			ty[j] = t1y + h6*(q1y+2*q2y+2*q3y+q4y)
-		}
+		c.setStages(alpha, beta, eta, gamma, [4]float64{x, x2, x3, x4}, [4]float64{y, y2, y3, y4})
+		lvTangentStep(tx, ty, &dirs, 2*step, c)
 		x += h6 * (k1x + 2*k2x + 2*k3x + k4x)
 		y += h6 * (k1y + 2*k2y + 2*k3y + k4y)
 		// integrate's projection onto x, y ≥ 0 and its derivative.

@@ -1,0 +1,153 @@
+// The vector form of lvTangentStep (lvtangent.go), declared in
+// lvtangent_amd64.go: four directions at a time in 256-bit registers,
+// every operation in the scalar loop's order and rounding (no fused
+// multiply-add), so the values are the same bit for bit.
+
+#include "textflag.h"
+
+// func lvTangentAVX(tx, ty, da, db, de, dg, e0, e1, e2 *float64, n int, c *lvStageCoefs)
+//
+// Advances directions 0..n−1 (n a multiple of 4) by one RK4 step. AX is
+// the byte offset of the current four directions in every array; DX
+// points at the coefficients (stage i's A, B, x, y, E, F at 192·i + 0,
+// 32, …, 160; h/2, h, h/6 and 2 at 768, 800, 832, 864). Y0, Y1 hold
+// T, Y10, Y11 a stage's input, Y2, Y3 its K, Y8, Y9 the weighted sum
+// of the K.
+TEXT ·lvTangentAVX(SB), NOSPLIT, $0-88
+	MOVQ tx+0(FP), DI
+	MOVQ ty+8(FP), SI
+	MOVQ da+16(FP), R8
+	MOVQ db+24(FP), R9
+	MOVQ de+32(FP), R10
+	MOVQ dg+40(FP), R11
+	MOVQ e0+48(FP), R12
+	MOVQ e1+56(FP), R13
+	MOVQ e2+64(FP), BX
+	MOVQ n+72(FP), CX
+	MOVQ c+80(FP), DX
+	SHRQ $2, CX
+	JZ done
+	XORQ AX, AX
+loop:
+	VMOVUPD (DI)(AX*1), Y0
+	VMOVUPD (SI)(AX*1), Y1
+	VMULPD 0(DX), Y0, Y4
+	VMULPD 32(DX), Y1, Y5
+	VSUBPD Y5, Y4, Y4
+	VMOVUPD (R8)(AX*1), Y5
+	VMULPD 64(DX), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R9)(AX*1), Y5
+	VMULPD 64(DX), Y5, Y5
+	VMULPD 96(DX), Y5, Y5
+	VSUBPD Y5, Y4, Y4
+	VADDPD (R12)(AX*1), Y4, Y2
+	VMULPD 128(DX), Y0, Y4
+	VMULPD 160(DX), Y1, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R10)(AX*1), Y5
+	VMULPD 64(DX), Y5, Y5
+	VMULPD 96(DX), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R11)(AX*1), Y5
+	VMULPD 96(DX), Y5, Y5
+	VSUBPD Y5, Y4, Y3
+	VMOVAPD Y2, Y8
+	VMOVAPD Y3, Y9
+	VMULPD 768(DX), Y2, Y4
+	VADDPD Y4, Y0, Y10
+	VMULPD 768(DX), Y3, Y4
+	VADDPD Y4, Y1, Y11
+	VMULPD 192(DX), Y10, Y4
+	VMULPD 224(DX), Y11, Y5
+	VSUBPD Y5, Y4, Y4
+	VMOVUPD (R8)(AX*1), Y5
+	VMULPD 256(DX), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R9)(AX*1), Y5
+	VMULPD 256(DX), Y5, Y5
+	VMULPD 288(DX), Y5, Y5
+	VSUBPD Y5, Y4, Y4
+	VADDPD (R13)(AX*1), Y4, Y2
+	VMULPD 320(DX), Y10, Y4
+	VMULPD 352(DX), Y11, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R10)(AX*1), Y5
+	VMULPD 256(DX), Y5, Y5
+	VMULPD 288(DX), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R11)(AX*1), Y5
+	VMULPD 288(DX), Y5, Y5
+	VSUBPD Y5, Y4, Y3
+	VMULPD 864(DX), Y2, Y4
+	VADDPD Y4, Y8, Y8
+	VMULPD 864(DX), Y3, Y4
+	VADDPD Y4, Y9, Y9
+	VMULPD 768(DX), Y2, Y4
+	VADDPD Y4, Y0, Y10
+	VMULPD 768(DX), Y3, Y4
+	VADDPD Y4, Y1, Y11
+	VMULPD 384(DX), Y10, Y4
+	VMULPD 416(DX), Y11, Y5
+	VSUBPD Y5, Y4, Y4
+	VMOVUPD (R8)(AX*1), Y5
+	VMULPD 448(DX), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R9)(AX*1), Y5
+	VMULPD 448(DX), Y5, Y5
+	VMULPD 480(DX), Y5, Y5
+	VSUBPD Y5, Y4, Y4
+	VADDPD (R13)(AX*1), Y4, Y2
+	VMULPD 512(DX), Y10, Y4
+	VMULPD 544(DX), Y11, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R10)(AX*1), Y5
+	VMULPD 448(DX), Y5, Y5
+	VMULPD 480(DX), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R11)(AX*1), Y5
+	VMULPD 480(DX), Y5, Y5
+	VSUBPD Y5, Y4, Y3
+	VMULPD 864(DX), Y2, Y4
+	VADDPD Y4, Y8, Y8
+	VMULPD 864(DX), Y3, Y4
+	VADDPD Y4, Y9, Y9
+	VMULPD 800(DX), Y2, Y4
+	VADDPD Y4, Y0, Y10
+	VMULPD 800(DX), Y3, Y4
+	VADDPD Y4, Y1, Y11
+	VMULPD 576(DX), Y10, Y4
+	VMULPD 608(DX), Y11, Y5
+	VSUBPD Y5, Y4, Y4
+	VMOVUPD (R8)(AX*1), Y5
+	VMULPD 640(DX), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R9)(AX*1), Y5
+	VMULPD 640(DX), Y5, Y5
+	VMULPD 672(DX), Y5, Y5
+	VSUBPD Y5, Y4, Y4
+	VADDPD (BX)(AX*1), Y4, Y2
+	VMULPD 704(DX), Y10, Y4
+	VMULPD 736(DX), Y11, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R10)(AX*1), Y5
+	VMULPD 640(DX), Y5, Y5
+	VMULPD 672(DX), Y5, Y5
+	VADDPD Y5, Y4, Y4
+	VMOVUPD (R11)(AX*1), Y5
+	VMULPD 672(DX), Y5, Y5
+	VSUBPD Y5, Y4, Y3
+	VADDPD Y2, Y8, Y8
+	VADDPD Y3, Y9, Y9
+	VMULPD 832(DX), Y8, Y4
+	VADDPD Y4, Y0, Y0
+	VMOVUPD Y0, (DI)(AX*1)
+	VMULPD 832(DX), Y9, Y4
+	VADDPD Y4, Y1, Y1
+	VMOVUPD Y1, (SI)(AX*1)
+	ADDQ $32, AX
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET
