@@ -142,10 +142,7 @@ func activateDeriv(a Activation, x, d []float64) {
 		reluDeriv(x, d)
 	case ActSiLU:
 		sigmoidInto(d, x)
-		for i, v := range x {
-			s := d[i]
-			x[i], d[i] = v*s, s*(1+v*(1-s))
-		}
+		siluDeriv(x, d)
 	case ActTanh:
 		for i, v := range x {
 			t := math.Tanh(v)

@@ -14,6 +14,7 @@ var (
 	siluBwdFast   func(ga, g, x, s []float64) int
 	mulFast       func(d, x, y []float64) int
 	reluDerivFast func(x, d []float64) int
+	siluDerivFast func(x, d []float64) int
 )
 
 // reluInPlace sets d[i] = reluBits(d[i]).
@@ -123,5 +124,19 @@ func reluDeriv(x, d []float64) {
 		if v > 0 {
 			d[i] = 1
 		}
+	}
+}
+
+// siluDeriv turns x into x·σ(x) and d, holding σ(x), into SiLU's
+// derivative σ(x)·(1 + x·(1 − σ(x))), in place.
+func siluDeriv(x, d []float64) {
+	d = d[:len(x)]
+	i := 0
+	if siluDerivFast != nil {
+		i = siluDerivFast(x, d)
+	}
+	for ; i < len(x); i++ {
+		v, s := x[i], d[i]
+		x[i], d[i] = v*s, s*(1+v*(1-s))
 	}
 }

@@ -24,11 +24,14 @@ func mulAVX(d, x, y *float64, n int)
 //go:noescape
 func reluDerivAVX(x, d *float64, n int)
 
+//go:noescape
+func siluDerivAVX(x, d *float64, n int)
+
 func init() {
 	if hasAVX2FMA {
 		reluFast, addReLUFast, addFast = reluAVX2, addReLUAVX2, addAVX2
 		reluFwdFast, reluBwdFast, siluBwdFast, mulFast = reluFwdAVX2, reluBwdAVX2, siluBwdAVX2, mulAVX2
-		reluDerivFast = reluDerivAVX2
+		reluDerivFast, siluDerivFast = reluDerivAVX2, siluDerivAVX2
 	}
 }
 
@@ -107,6 +110,16 @@ func reluDerivAVX2(x, d []float64) int {
 	if n > 0 {
 		_ = d[n-1]
 		reluDerivAVX(&x[0], &d[0], n)
+	}
+	return n
+}
+
+// siluDerivAVX2 does siluDeriv's leading multiple of four values.
+func siluDerivAVX2(x, d []float64) int {
+	n := len(x) &^ 3
+	if n > 0 {
+		_ = d[n-1]
+		siluDerivAVX(&x[0], &d[0], n)
 	}
 	return n
 }

@@ -205,3 +205,34 @@ derivloop:
 derivdone:
 	VZEROUPPER
 	RET
+
+// func siluDerivAVX(x, d *float64, n int)
+//
+// With d[i] = σ(x[i]) on entry: x[i] = x[i]·σ and d[i] = σ·(1 + x[i]·(1 −
+// σ)), each operation rounded as activateDeriv's scalar loop rounds it.
+TEXT ·siluDerivAVX(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), DI
+	MOVQ d+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $2, CX
+	JZ siluderivdone
+	MOVQ $0x3ff0000000000000, AX
+	MOVQ AX, X14
+	VBROADCASTSD X14, Y14
+siluderivloop:
+	VMOVUPD (DI), Y0
+	VMOVUPD (SI), Y1
+	VSUBPD Y1, Y14, Y2
+	VMULPD Y0, Y2, Y2
+	VADDPD Y2, Y14, Y2
+	VMULPD Y1, Y2, Y2
+	VMULPD Y1, Y0, Y0
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y2, (SI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	DECQ CX
+	JNZ siluderivloop
+siluderivdone:
+	VZEROUPPER
+	RET

@@ -73,6 +73,8 @@ func TestTrainingPasses(t *testing.T) {
 		mulTo(m, x, s)
 		rx, rd := append([]float64(nil), x...), make([]float64, n)
 		reluDeriv(rx, rd)
+		sx, sd := append([]float64(nil), x...), append([]float64(nil), s...)
+		siluDeriv(sx, sd)
 		for i, v := range x {
 			wd := 0.0
 			if v > 0 {
@@ -80,6 +82,9 @@ func TestTrainingPasses(t *testing.T) {
 			}
 			if !same(rx[i], reluBits(v)) || rd[i] != wd {
 				t.Fatalf("n=%d, x=%v: relu %v, derivative %v", n, v, rx[i], rd[i])
+			}
+			if ws := s[i] * (1 + v*(1-s[i])); !same(sx[i], v*s[i]) || !same(sd[i], ws) {
+				t.Fatalf("n=%d, x=%v: silu %v/%v, derivative %v/%v", n, v, sx[i], v*s[i], sd[i], ws)
 			}
 			wy := 0.0
 			if !(v <= 0) {
