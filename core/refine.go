@@ -810,27 +810,28 @@ func symNorm1(a blas64.Symmetric) float64 {
 	return slices.Max(col)
 }
 
-// gram returns JᵀJ (both triangles) in pooled storage that release
-// hands back once the caller, who may overwrite it, is done. The product
-// runs on the engine's kernel: gonum's Dsyrk, row by row, took 7 % of a
-// refined spring calibration at these sizes (n ≤ 36 columns).
+// gram returns JᵀJ (at least its upper triangle, which its readers use)
+// in pooled storage that release hands back once the caller, who may
+// overwrite it, is done. The product runs on the engine's kernel:
+// gonum's Dsyrk, row by row, took 7 % of a refined spring calibration at
+// these sizes (n ≤ 36 columns).
 func gram(j *mat.Dense) (a blas64.Symmetric, release func()) {
 	raw := j.RawMatrix()
 	n := raw.Cols
-	buf := gramBuffers.get(n * n)
-	a = blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: *buf}
+	buf := gramBuffers.Get(n * n)
+	a = blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: buf}
 	if raw.Stride == n {
 		jt := nets.FromSlice(raw.Rows, n, raw.Data[:raw.Rows*n])
 		nets.MatMulInto(nets.FromSlice(n, n, a.Data), jt, jt, true, false)
 	} else {
 		blas64.Syrk(blas.Trans, 1, raw, 0, a) // beta 0: a's old values are not read
 	}
-	return a, func() { gramBuffers.put(buf) }
+	return a, func() { gramBuffers.Put(buf) }
 }
 
 // gramBuffers holds gram's matrices: an LM step, the leverages and the
 // Laplace factor each form one.
-var gramBuffers floatPool
+var gramBuffers nets.FloatPool
 
 // laplaceFactor returns the lower Cholesky factor of (JᵀJ)⁻¹, or nil if
 // JᵀJ is singular.

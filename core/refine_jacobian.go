@@ -153,11 +153,11 @@ func (r *refiner) linearize(tc sims.TangentClosure, v *nets.Tensor, rows []int) 
 		}
 		fb := f.Data[i*qo : (i+1)*qo]
 		copy(lin.f.Data[b*qo:(b+1)*qo], fb)
-		buf := tangentBuffers.get(r.n * lin.pred.Cols)
-		pred, dpred := tc.ApplyTangent(*buf, theta.Row(i), r.side.Row(b), fb, r.n, dtheta, df)
+		buf := tangentBuffers.Get(r.n * lin.pred.Cols)
+		pred, dpred := tc.ApplyTangent(buf, theta.Row(i), r.side.Row(b), fb, r.n, dtheta, df)
 		copy(lin.pred.Row(b), pred)
 		lin.js[b] = r.residualJacobian(b, v.Row(b), dpred)
-		tangentBuffers.put(buf)
+		tangentBuffers.Put(buf)
 		lin.df[b], lin.dtheta[b] = df, dtheta
 	})
 	return lin
@@ -201,9 +201,9 @@ func (r *refiner) linearSamples(tc sims.TangentClosure, lin *linearization, v, s
 			}
 		}
 		fb := lin.f.Data[b*qo : (b+1)*qo]
-		buf := tangentBuffers.get(k * g)
-		defer tangentBuffers.put(buf)
-		_, dpred := tc.ApplyTangent(*buf, modeTheta.Row(b), r.side.Row(b), fb, k, dth, df)
+		buf := tangentBuffers.Get(k * g)
+		defer tangentBuffers.Put(buf)
+		_, dpred := tc.ApplyTangent(buf, modeTheta.Row(b), r.side.Row(b), fb, k, dth, df)
 		for s := range k {
 			y := sp.Row(b*k + s)
 			for i, d := range dpred[s*g : (s+1)*g] {

@@ -28,19 +28,11 @@ func attentionInPlace(tp *Tape, q, k, v *Tensor, heads, batch int) *Tensor {
 		qo, ko := b*nq*d+h*dh, b*nk*d+h*dh
 		scores := gemmProblem{kern: gemmDefault, transB: true, m: nq, n: nk, k: dh, alpha: 1,
 			a: q.Data[qo:], b: k.Data[ko:], c: scratch, lda: d, ldb: d, ldc: nk}
-		scores.runOne()
+		scores.runHere(1) // one goroutine: never declined
 		softmaxRows(&Tensor{Rows: nq, Cols: nk, Data: scratch})
 		out := gemmProblem{kern: gemmDefault, m: nq, n: dh, k: nk, alpha: 1,
 			a: scratch, b: v.Data[ko:], c: y.Data[qo:], lda: nk, ldb: d, ldc: d}
-		out.runOne()
+		out.runHere(1)
 	})
 	return y
-}
-
-// runOne computes the product on the calling goroutine, by the choices
-// gemmSerial makes.
-func (p *gemmProblem) runOne() {
-	if !p.runHere(1) {
-		panic("nets: a one-goroutine product was not run")
-	}
 }

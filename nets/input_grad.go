@@ -49,9 +49,9 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 		hidden += l.Out
 	}
 	width = max(width, l0.Out)
-	buf := inferBuffer(rows*(hidden+2*width) + (q+r)*l0.Out)
+	buf := inferBuffers.Get(rows*(hidden+2*width) + (q+r)*l0.Out)
 	defer inferBuffers.Put(buf)
-	scratch := *buf
+	scratch := buf
 	take := func(rs, cs int) *Tensor {
 		t := FromSlice(rs, cs, scratch[:rs*cs:rs*cs])
 		scratch = scratch[rs*cs:]
@@ -109,7 +109,7 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 			}
 		}
 		for k := last - 1; k >= 0; k-- {
-			mulInto(delta.Data, derivs[k].Data)
+			mulTo(delta.Data, delta.Data, derivs[k].Data)
 			if k == 0 {
 				break
 			}
@@ -125,9 +125,6 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 	}
 	return y, g
 }
-
-// mulInto sets d[i] *= s[i].
-func mulInto(d, s []float64) { mulTo(d, d, s) }
 
 // activateDeriv overwrites x with a(x) and writes a′(x) to d, with the
 // same values Activate gives:

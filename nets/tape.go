@@ -74,7 +74,8 @@ func (tp *Tape) Input(t *Tensor) *Var {
 }
 
 // Param records a parameter; gradients accumulate into p.Grad. Recording
-// the same parameter twice on one tape returns the same var.
+// the same parameter twice on a training tape returns the same var (an
+// inference tape, which keeps no gradients, returns a fresh wrapper).
 func (tp *Tape) Param(p *Param) *Var {
 	if tp.noGrad {
 		// Nothing flows back to an inference tape's parameters, so a

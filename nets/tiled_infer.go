@@ -1,9 +1,6 @@
 package nets
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // inferRows is the number of rows inferTiled pushes through all layers
 // at once: the block's activations (rows × width) stay in the core's
@@ -90,7 +87,7 @@ func innerProcs(tp *Tape, workers, blocks int) int {
 func forBlocks(workers, blocks, size int, block func(b int, bufA, bufB []float64)) {
 	var next atomic.Int64
 	Parallel(workers, func() {
-		pa, pb := inferBuffer(size), inferBuffer(size)
+		pa, pb := inferBuffers.Get(size), inferBuffers.Get(size)
 		defer inferBuffers.Put(pa)
 		defer inferBuffers.Put(pb)
 		for {
@@ -98,26 +95,14 @@ func forBlocks(workers, blocks, size int, block func(b int, bufA, bufB []float64
 			if b >= blocks {
 				return
 			}
-			block(b, (*pa)[:size], (*pb)[:size])
+			block(b, pa, pb)
 		}
 	})
 }
 
-// inferBuffers recycles inferTiled's block buffers: at single-realization
-// latency their allocation (and the garbage collection it triggers) costs
-// as much as the arithmetic.
-var inferBuffers sync.Pool
-
-// inferBuffer returns a pooled buffer of at least n values (contents
-// arbitrary: every block overwrites what it reads).
-func inferBuffer(n int) *[]float64 {
-	if p, ok := inferBuffers.Get().(*[]float64); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	b := make([]float64, n)
-	return &b
-}
+// inferBuffers recycles inferTiled's and TiledInputGrad's block buffers
+// (every block overwrites what it reads).
+var inferBuffers FloatPool
 
 // addBias adds b to every row of t.
 func addBias(t *Tensor, b []float64) {

@@ -72,19 +72,20 @@ func (b *knotBand) mul(dst, x []float64, rows int) {
 		xr, d := x[r*b.k:(r+1)*b.k], dst[r*m:(r+1)*m]
 		for _, run := range b.runs {
 			x0, x1 := xr[run.lo], xr[run.hi]
-			dr, w0, w1 := d[run.c0:run.c1], b.w0[run.c0:run.c1], b.w1[run.c0:run.c1]
-			w0, w1 = w0[:len(dr)], w1[:len(dr)]
-			if !b.fused {
-				for j := range dr {
-					dr[j] = x0*w0[j] + x1*w1[j]
-				}
-				continue
-			}
-			for j := range dr {
-				dr[j] = math.FMA(x1, w1[j], x0*w0[j])
+			for c := run.c0; c < run.c1; c++ {
+				d[c] = b.at(c, x0, x1)
 			}
 		}
 	}
+}
+
+// at is column c's value for knot values x0 (row lo) and x1 (row hi),
+// rounded as the engine's products round it.
+func (b *knotBand) at(c int, x0, x1 float64) float64 {
+	if b.fused {
+		return math.FMA(x1, b.w1[c], x0*b.w0[c])
+	}
+	return x0*b.w0[c] + x1*b.w1[c]
 }
 
 // interpolate sets dst [rows·M] = x [rows·K]·a, through band when a has
@@ -107,11 +108,7 @@ func (b *knotBand) mulT(dst, x []float64, rows int) {
 		for _, run := range b.runs {
 			x0, x1 := xr[run.lo], xr[run.hi]
 			for c := run.c0; c < run.c1; c++ {
-				if b.fused {
-					dst[c*rows+r] = math.FMA(x1, b.w1[c], x0*b.w0[c])
-				} else {
-					dst[c*rows+r] = x0*b.w0[c] + x1*b.w1[c]
-				}
+				dst[c*rows+r] = b.at(c, x0, x1)
 			}
 		}
 	}

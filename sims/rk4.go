@@ -2,7 +2,6 @@ package sims
 
 import (
 	"fmt"
-	"sync"
 
 	"apic/nets"
 )
@@ -292,7 +291,7 @@ func (op *LVRK4) Forward(inputs []*nets.Tensor) *nets.Tensor {
 	theta, u0, forcing := op.check(inputs)
 	b := theta.Rows
 	steps := op.scheme.steps()
-	op.stages = getLVStages(b * steps * 8)
+	op.stages = lvStages.Get(b * steps * 8)
 	out := nets.NewTensor(b, op.scheme.outLen())
 	var d []float64
 	if forcing != nil {
@@ -344,7 +343,7 @@ func (op *LVRK4) Backward(inputs []*nets.Tensor, output, outGrad *nets.Tensor, i
 	if inGrads[0] != nil || inGrads[1] != nil || gd != nil {
 		op.scheme.adjoint(b, theta.Data, outGrad.Data, output.Data, op.stages, data(inGrads[0]), data(inGrads[1]), data(gd))
 	}
-	putLVStages(op.stages)
+	lvStages.Put(op.stages)
 	op.stages = nil
 }
 
@@ -352,16 +351,7 @@ func (op *LVRK4) Backward(inputs []*nets.Tensor, output, outGrad *nets.Tensor, i
 // large (B·steps·8 values, about 0.8 MB for B = 64) and live only from
 // Forward to Backward. Buffers of ops that never run Backward are left
 // to the garbage collector.
-var lvStagePool sync.Pool
-
-func getLVStages(n int) []float64 {
-	if p, ok := lvStagePool.Get().(*[]float64); ok && cap(*p) >= n {
-		return (*p)[:n]
-	}
-	return make([]float64, n)
-}
-
-func putLVStages(st []float64) { lvStagePool.Put(&st) }
+var lvStages nets.FloatPool
 
 // check validates the input shapes; mismatches are programming errors.
 func (op *LVRK4) check(inputs []*nets.Tensor) (theta, u0, forcing *nets.Tensor) {

@@ -63,8 +63,8 @@ func (c lvForcingClosure) ApplyTangent(buf, theta, side, f []float64, n int, dth
 	// 36 coordinates), stage-major for tangent's loop over directions,
 	// is scratch written in full: pooled as the integrator's stage
 	// states are.
-	dd := getLVStages(n * m)
-	defer putLVStages(dd)
+	dd := lvStages.Get(n * m)
+	defer lvStages.Put(dd)
 	interpolateT(c.band, c.knots, dd[:n*m], df, n)
 	pred = make([]float64, scheme.outLen())
 	dpred = tangentBuffer(buf, n*scheme.outLen())
