@@ -34,6 +34,10 @@ type ConditionScale struct {
 	// fit moves θ̂ toward it and its interval toward the prior's
 	// (thetaPriorWeight): the interval widens toward the prior, honestly.
 	ThetaPrior float64 `json:"theta_prior,omitempty"`
+	// ThetaShape is the shape of each parameter's intervals at the
+	// condition (thetashape.go): nil in a table fitted before them,
+	// whose intervals are Gaussian.
+	ThetaShape []ThetaShape `json:"theta_shape,omitempty"`
 }
 
 // LimitConditionCells bounds the cells of a stored condition table (a
@@ -55,6 +59,14 @@ func checkConditions(cells []ConditionScale) error {
 		if !ok {
 			return fmt.Errorf("condition scale %d %+v: context must be ≥ 1, noise finite and ≥ 0, scales finite and > 0, the prior weight in [0, 1]", i, c)
 		}
+		if len(c.ThetaShape) != len(cells[0].ThetaShape) {
+			return fmt.Errorf("condition scale %d has θ interval shapes for %d parameters, cell 0 for %d", i, len(c.ThetaShape), len(cells[0].ThetaShape))
+		}
+		for q, s := range c.ThetaShape {
+			if err := checkThetaShape(s); err != nil {
+				return fmt.Errorf("condition scale %d, parameter %d: %w", i, q, err)
+			}
+		}
 	}
 	return nil
 }
@@ -72,7 +84,11 @@ func scalesAt(cells []ConditionScale, n int, sigma float64) (recon, delta, theta
 // cellAt is scalesAt with the cell's prior weight ρ, interpolated
 // linearly (not in logarithms: it may be 0).
 func cellAt(cells []ConditionScale, n int, sigma float64) (recon, delta, theta, prior float64, ok bool) {
-	ws := cellWeights(cells, n, sigma)
+	return cellRead(cells, cellWeights(cells, n, sigma))
+}
+
+// cellRead is cellAt for the cells ws that a condition reads.
+func cellRead(cells []ConditionScale, ws []cellWeight) (recon, delta, theta, prior float64, ok bool) {
 	if len(ws) == 0 {
 		return 0, 0, 0, 0, false
 	}
@@ -224,23 +240,18 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
 	}
-	base := m.Config.Infer.SpreadFit
-	base.StdScale, base.DeltaStdScale, base.ThetaStdScale, base.Conditions = 0, 0, 0, nil
+	base := m.rawSpread()
 	var cells []ConditionScale
 	var data []cellSample
 	for i, cond := range CalibrationConditions(m.Sys) {
 		if cond.Context > m.Sys.Grid().Points()-1 {
 			continue
 		}
-		rng := rand.New(rand.NewPCG(m.Config.Train.Seed^0xc0dd1^uint64(i)<<20, valStream))
-		tasks, err := drawTasks(ctx, m.Sys, rng, n, cond.Context, cond.Noise)
+		sample, err := m.conditionSample(ctx, i, cond, n, &base)
 		if err != nil {
-			return fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
+			return err
 		}
-		tasks, preds, err := m.predictKept(ctx, tasks, &base)
-		if err != nil {
-			return fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
-		}
+		tasks, preds := sample.tasks, sample.preds
 		n := len(tasks)
 		deltas := make([][]float64, n)
 		ctxs := make([]sims.Context, n)
@@ -275,6 +286,71 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 		data = append(data, cellSample{tasks: tasks, preds: preds})
 	}
 	fitThetaScalesAsRead(cells, data, m.Sys.Params(), conditionThetaLevel)
+	fitThetaShapes(cells, data, m.Sys.Params())
+	m.Config.Infer.Conditions = cells
+	return nil
+}
+
+// rawSpread is the spread fit RecalibrateConditions predicts its
+// validation realizations with: the model's, without its single scales
+// and its table.
+func (m *Model) rawSpread() SpreadFit {
+	base := m.Config.Infer.SpreadFit
+	base.StdScale, base.DeltaStdScale, base.ThetaStdScale, base.Conditions = 0, 0, 0, nil
+	return base
+}
+
+// conditionSample draws and predicts the n validation realizations of
+// condition i of CalibrationConditions (cond) under spread: the same
+// realizations for the same model seed, i and n.
+func (m *Model) conditionSample(ctx context.Context, i int, cond Condition, n int, spread *SpreadFit) (cellSample, error) {
+	rng := rand.New(rand.NewPCG(m.Config.Train.Seed^0xc0dd1^uint64(i)<<20, valStream))
+	tasks, err := drawTasks(ctx, m.Sys, rng, n, cond.Context, cond.Noise)
+	if err != nil {
+		return cellSample{}, fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
+	}
+	tasks, preds, err := m.predictKept(ctx, tasks, spread)
+	if err != nil {
+		return cellSample{}, fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
+	}
+	return cellSample{tasks: tasks, preds: preds}, nil
+}
+
+// RecalibrateThetaShapes fits only the θ interval shapes of the model's
+// table (fitThetaShapes) on the n validation realizations per condition
+// that RecalibrateConditions draws, keeping every scale and prior
+// weight. The table must be the one RecalibrateConditions fits: one
+// cell per condition of CalibrationConditions that the grid has room
+// for.
+func (m *Model) RecalibrateThetaShapes(ctx context.Context, n int) error {
+	if n < 1 {
+		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
+	}
+	cells := slices.Clone(m.Config.Infer.Conditions)
+	base := m.rawSpread()
+	var data []cellSample
+	for i, cond := range CalibrationConditions(m.Sys) {
+		if cond.Context > m.Sys.Grid().Points()-1 {
+			continue
+		}
+		k := len(data)
+		if k >= len(cells) || cells[k].Context != cond.Context || cells[k].Noise != cond.Noise {
+			return fmt.Errorf("recalibrate: the model's table of %d cells is not the grid of conditions (context %d, noise %g is cell %d): fit the whole table (--recalibrate-only conditions)", len(cells), cond.Context, cond.Noise, k)
+		}
+		sample, err := m.conditionSample(ctx, i, cond, n, &base)
+		if err != nil {
+			return err
+		}
+		sample.reads = make([][]cellWeight, len(sample.preds))
+		for j, p := range sample.preds {
+			sample.reads[j] = cellWeights(cells, cond.Context, contextNoiseStd(p.NoiseStd))
+		}
+		data = append(data, sample)
+	}
+	if len(data) != len(cells) {
+		return fmt.Errorf("recalibrate: the model's table has %d cells, the grid of conditions %d: fit the whole table (--recalibrate-only conditions)", len(cells), len(data))
+	}
+	fitThetaShapes(cells, data, m.Sys.Params())
 	m.Config.Infer.Conditions = cells
 	return nil
 }

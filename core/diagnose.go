@@ -19,6 +19,10 @@ type DiagnoseOptions struct {
 	Seed    uint64  // evaluation seed; the SBC draws use their own stream of it
 	Samples int     // Monte-Carlo latent samples (32 when 0)
 	Refine  int     // refinement steps; negative: the model's setting
+	// GaussianTheta scores θ's intervals as Gaussian, θ̂ ± z σ_θ, even
+	// where the checkpoint has a calibrated shape for them (an
+	// ablation: what the shape changes).
+	GaussianTheta bool
 	// Progress, when set, is told after each batch how many of the
 	// realizations are done.
 	Progress func(done, total int)
@@ -65,14 +69,17 @@ type ThetaDiagnostic struct {
 
 // Diagnostics is Diagnose's result.
 type Diagnostics struct {
-	System      string             `json:"system"`
-	Backbone    string             `json:"backbone"`
-	Tasks       int                `json:"tasks"`
-	Context     int                `json:"context"`
-	Noise       float64            `json:"noise"`
-	Seed        uint64             `json:"seed"`
-	Samples     int                `json:"samples"`
-	Refine      int                `json:"refine"`
+	System   string  `json:"system"`
+	Backbone string  `json:"backbone"`
+	Tasks    int     `json:"tasks"`
+	Context  int     `json:"context"`
+	Noise    float64 `json:"noise"`
+	Seed     uint64  `json:"seed"`
+	Samples  int     `json:"samples"`
+	Refine   int     `json:"refine"`
+	// ThetaShaped says whether θ's intervals were scored with the
+	// checkpoint's calibrated shape (false: Gaussian).
+	ThetaShaped bool               `json:"theta_shaped"`
 	Levels      []float64          `json:"levels"`
 	Reliability []ReliabilityCurve `json:"reliability"`
 	Theta       []ThetaDiagnostic  `json:"theta"`
@@ -119,6 +126,9 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 				failed = append(failed, Failure{Index: lo + i, Reason: why})
 				continue
 			}
+			if opt.GaussianTheta {
+				preds[i].ThetaShape = nil
+			}
 			acc.add(t, preds[i])
 		}
 		if opt.Progress != nil {
@@ -136,6 +146,7 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	d.System, d.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)
 	d.Tasks, d.Context, d.Noise, d.Seed = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed
 	d.Samples, d.Refine = m.samplesDrawn(opt.Samples), opt.Refine
+	d.ThetaShaped = acc.shaped
 	if d.Refine < 0 {
 		d.Refine = m.Config.Infer.Refine
 	}
@@ -152,6 +163,7 @@ type diagnosis struct {
 	params       []ThetaDiagnostic
 	ranks        [][]int
 	rng          *rand.Rand
+	shaped       bool // some θ interval was scored with a calibrated shape
 }
 
 func newDiagnosis(sys sims.System, n int, rng *rand.Rand) *diagnosis {
@@ -186,8 +198,18 @@ func (d *diagnosis) add(t sims.Task, p Prediction) {
 		prm.Std = append(prm.Std, sd)
 		prm.Contraction = append(prm.Contraction, Contraction(sd, UniformPriorVariance(prm.PriorLo, prm.PriorHi)))
 		prm.ZScore = append(prm.ZScore, ZScore(th, est, sd))
-		d.theta[k].Add(est, sd, th)
-		d.ranks[k] = append(d.ranks[k], SBCRank(d.rng, SBCDraws, th, est, sd))
+		var shape ThetaShape
+		if k < len(p.ThetaShape) {
+			shape = p.ThetaShape[k]
+		}
+		d.shaped = d.shaped || shape != nil
+		if shape == nil {
+			d.theta[k].Add(est, sd, th)
+			d.ranks[k] = append(d.ranks[k], SBCRank(d.rng, SBCDraws, th, est, sd))
+			continue
+		}
+		d.theta[k].AddLevel(shape.Level(sd, math.Abs(th-est)), sd > 0 && !math.IsInf(sd, 0))
+		d.ranks[k] = append(d.ranks[k], SBCRankCDF(d.rng, SBCDraws, shape.CDF(th, est, sd), sd > 0 && !math.IsInf(sd, 0)))
 	}
 }
 

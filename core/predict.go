@@ -31,6 +31,10 @@ type Prediction struct {
 	// Theta and ThetaStd are θ̂ and its deviation over the samples (for
 	// a refined CNP, which draws one, the Laplace deviation).
 	Theta, ThetaStd []float64
+	// ThetaShape is the shape of each parameter's intervals at the
+	// context's condition (thetashape.go; ThetaHalfWidth reads it): nil
+	// where they are Gaussian (no table of shapes, a baseline's θ).
+	ThetaShape []ThetaShape
 	// Clipped reports that the closure's output sat at a clip for most
 	// samples (e.g. a reaction rate at its bound).
 	Clipped bool
@@ -319,10 +323,7 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 		if p.thetaScale > 0 {
 			st = p.thetaScale
 		}
-		shrinkTheta(m.Sys.Params(), &p, p.thetaPrior)
-		for q := range p.ThetaStd {
-			p.ThetaStd[q] = min(p.ThetaStd[q]*st, priorStd(m.Sys.Params()[q]))
-		}
+		applyThetaTable(m.Sys.Params(), &p, st, p.thetaPrior)
 	}
 	for l, j := range liveAt {
 		preds[j] = live[l]
@@ -331,6 +332,17 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 		out[i] = preds[j]
 	}
 	return nil
+}
+
+// applyThetaTable gives p's θ the condition's prior weight rho
+// (shrinkTheta) and scale st, its deviation capped at the prior's: what
+// a prediction reports, and what the table's fits (condtheta.go,
+// thetashapefit.go) score.
+func applyThetaTable(params []sims.Param, p *Prediction, st, rho float64) {
+	shrinkTheta(params, p, rho)
+	for q := range p.ThetaStd {
+		p.ThetaStd[q] = min(p.ThetaStd[q]*st, priorStd(params[q]))
+	}
 }
 
 // predictBatch is the one-pass prediction of a batch, recorded on the

@@ -67,6 +67,22 @@ func (c *Coverage) Add(mu, s, y float64) {
 	}
 }
 
+// AddLevel counts one residual by the smallest central level whose
+// interval holds it (a non-Gaussian posterior's, ThetaShape.Level);
+// ok false counts it in Skipped.
+func (c *Coverage) AddLevel(level float64, ok bool) {
+	if !ok || math.IsNaN(level) {
+		c.Skipped++
+		return
+	}
+	c.N++
+	for l, p := range c.Levels {
+		if level <= p {
+			c.Hits[l]++
+		}
+	}
+}
+
 // Empirical is coverage(p) at each level (NaN at every level when
 // nothing was counted).
 func (c *Coverage) Empirical() []float64 {
@@ -122,6 +138,23 @@ func SBCRank(rng *rand.Rand, draws int, theta, est, s float64) int {
 	rank := 0
 	for range draws {
 		if est+s*rng.NormFloat64() < theta {
+			rank++
+		}
+	}
+	return rank
+}
+
+// SBCRankCDF is SBCRank for a posterior given by its distribution
+// function: u = F(θ) is the truth's, and the rank counts the draws
+// below the truth, each with probability u; -1 when ok is false (no
+// posterior spread).
+func SBCRankCDF(rng *rand.Rand, draws int, u float64, ok bool) int {
+	if !ok || math.IsNaN(u) {
+		return -1
+	}
+	rank := 0
+	for range draws {
+		if rng.Float64() < u {
 			rank++
 		}
 	}

@@ -177,9 +177,11 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 		// size and its estimated noise (condscale.go).
 		sy, sd := sy, sd
 		p.thetaScale, p.thetaPrior = 0, 0
-		if ry, rd, rt, rp, ok := cellAt(s.Conditions, ctxs[b].Len(), contextNoiseStd(p.NoiseStd)); ok {
+		ws := cellWeights(s.Conditions, ctxs[b].Len(), contextNoiseStd(p.NoiseStd))
+		if ry, rd, rt, rp, ok := cellRead(s.Conditions, ws); ok {
 			sy, sd, p.thetaScale, p.thetaPrior = ry, rd, rt, rp
 		}
+		p.ThetaShape = shapeAt(s.Conditions, ws, len(p.Theta))
 		for g := range p.Std {
 			var n float64
 			if perCh {

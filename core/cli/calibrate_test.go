@@ -327,6 +327,9 @@ func TestCalibrateJSONShape(t *testing.T) {
 				if !(iv.Std >= 0) || math.Abs(iv.Lo95-lo) > 1e-3*iv.Std+1e-12 || math.Abs(iv.Hi95-hi) > 1e-3*iv.Std+1e-12 {
 					t.Errorf("theta %s = %+v is not mean ± 1.96 std cut to [%v, %v]", p.Name, iv, p.Lo, p.Hi)
 				}
+				if !(iv.Lo95 <= iv.Lo50 && iv.Lo50 <= iv.Mean && iv.Mean <= iv.Hi50 && iv.Hi50 <= iv.Hi95) {
+					t.Errorf("theta %s = %+v: the 50%% interval is not inside the 95%% one around the mean", p.Name, iv)
+				}
 			}
 			if len(res.T) != tc.shape[0] {
 				t.Errorf("t has %d values, want %d", len(res.T), tc.shape[0])

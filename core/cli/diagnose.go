@@ -24,11 +24,15 @@ uncertainty is, as sbi and BayesFlow diagnose amortized inference:
                 intervals at levels 0.05, 0.10, …, 0.95, signed
                 (empirical − nominal; below 0: over-confident), for the
                 reconstruction and the discrepancy against the true G and
-                δ on the targets, and for each θ
+                δ on the targets, and for each θ (its intervals as
+                reported: θ̂ ± z σ_θ, or the checkpoint's calibrated
+                interval shape)
   θ recovery    θ̂ against θ with its 95% interval
-  SBC           the rank of the true θ among 99 draws of the Gaussian
-                posterior N(θ̂, σ_θ²), histogrammed; flat when calibrated,
-                U-shaped when over-confident, with a chi-square test
+  SBC           the rank of the true θ among 99 draws of θ's reported
+                posterior (N(θ̂, σ_θ²), or the calibrated shape of θ's
+                intervals where the checkpoint has one), histogrammed;
+                flat when calibrated, U-shaped when over-confident, with
+                a chi-square test
   contraction   1 − σ_post²/σ_prior² (the prior is the system's uniform
                 θ box) against the z-score (θ̂ − θ)/σ_post
 
@@ -51,6 +55,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	refine := fs.Int("refine", -1, "refinement steps on the context, at most 1000 (0: one-pass amortized; -1: the checkpoint's setting)")
 	jsonOut := fs.Bool("json", false, "print one JSON object with every number")
 	pngPath := fs.String("png", "", "also write a multi-panel figure to this PNG `file`")
+	gaussianTheta := fs.Bool("gaussian-theta", false, "score θ's intervals as Gaussian (θ̂ ± z σ_θ) even where the checkpoint has a calibrated shape for them: an ablation")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
@@ -75,7 +80,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	if n := *contextSize; n > m.Sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
 	}
-	opt := core.DiagnoseOptions{Tasks: *tasks, Context: *contextSize, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine}
+	opt := core.DiagnoseOptions{Tasks: *tasks, Context: *contextSize, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, GaussianTheta: *gaussianTheta}
 	var prog *taskProgress
 	if env.StderrTerminal {
 		prog = newTaskProgress(env, "diagnose")

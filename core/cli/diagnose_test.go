@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -30,7 +31,7 @@ func TestDiagnoseJSONKeys(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
 	obj := diagnoseJSON(t, "--checkpoint", ckpt, "--tasks", "12", "--context", "8", "--noise", "0.02", "--seed", "3", "--samples", "4")
-	want := []string{"backbone", "checkpoint", "context", "failures", "levels", "noise", "refine", "reliability", "samples", "seed", "system", "tasks", "theta"}
+	want := []string{"backbone", "checkpoint", "context", "failures", "levels", "noise", "refine", "reliability", "samples", "seed", "system", "tasks", "theta", "theta_shaped"}
 	if got := sortedKeys(obj); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("keys %v, want %v", got, want)
 	}
@@ -89,6 +90,39 @@ func TestDiagnoseText(t *testing.T) {
 	}
 	if errOut != "" {
 		t.Errorf("stderr %q, want nothing when it is not a terminal", errOut)
+	}
+}
+
+// The shipped checkpoints' θ intervals have a calibrated shape, which
+// diagnose says it scores; --gaussian-theta scores θ̂ ± z σ_θ instead,
+// and the two give different θ curves but the same reconstruction.
+func TestDiagnoseGaussianTheta(t *testing.T) {
+	run := func(extra ...string) map[string]any {
+		args := append([]string{"diagnose", "--system", "spring", "--tasks", "40", "--samples", "4", "--json"}, extra...)
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	shaped, gauss := run(), run("--gaussian-theta")
+	if shaped["theta_shaped"] != true || gauss["theta_shaped"] != false {
+		t.Fatalf("theta_shaped %v and %v, want true and false", shaped["theta_shaped"], gauss["theta_shaped"])
+	}
+	curve := func(v map[string]any, i int) string { return fmt.Sprint(v["reliability"].([]any)[i]) }
+	if curve(shaped, 0) != curve(gauss, 0) {
+		t.Errorf("the reconstruction's curve changed with --gaussian-theta")
+	}
+	if curve(shaped, 2) == curve(gauss, 2) {
+		t.Errorf("θ's curve is the same with and without the shape: %s", curve(shaped, 2))
+	}
+	code, out, _ := runCLI(t, "diagnose", "--system", "spring", "--tasks", "10", "--samples", "4")
+	if code != 0 || !strings.Contains(out, "calibrated interval shape") {
+		t.Errorf("the text report does not say θ's intervals are shaped:\n%s", out)
 	}
 }
 

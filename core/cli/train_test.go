@@ -312,6 +312,58 @@ func TestTrainRecalibrateThetaOnly(t *testing.T) {
 	}
 }
 
+// TestTrainRecalibrateThetaShapeOnly: --recalibrate-only theta-shape
+// gives every cell of the file's table a valid shape per parameter and
+// changes nothing else; a file whose table is not the grid of
+// conditions is refused with what to run instead.
+func TestTrainRecalibrateThetaShapeOnly(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.safetensors")
+	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", first)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	before, info, err := core.LoadCheckpoint(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(dir, "second.safetensors")
+	code, _, stderr := runCLI(t, "train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate", "48", "--recalibrate-only", "theta-shape", "--out", second)
+	if code != 0 || !strings.Contains(stderr, "recalibrated the shapes of θ's intervals") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	after, _, err := core.LoadCheckpoint(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := after.Config.Infer.Conditions
+	if len(cells) == 0 || len(cells) != len(before.Config.Infer.Conditions) {
+		t.Fatalf("%d cells after, %d before", len(cells), len(before.Config.Infer.Conditions))
+	}
+	want := before.Config.Infer
+	want.Conditions = slices.Clone(want.Conditions)
+	for i, c := range cells {
+		if len(c.ThetaShape) != len(after.Sys.Params()) {
+			t.Fatalf("cell %d: shapes for %d parameters", i, len(c.ThetaShape))
+		}
+		want.Conditions[i].ThetaShape = c.ThetaShape
+	}
+	if !reflect.DeepEqual(after.Config.Infer, want) {
+		t.Errorf("inference settings changed beyond θ's shapes")
+	}
+	if name := sameWeightsCLI(before, after); name != "" {
+		t.Errorf("weights changed (first at %s)", name)
+	}
+	before.Config.Infer.Conditions = before.Config.Infer.Conditions[1:]
+	odd := filepath.Join(dir, "odd.safetensors")
+	if err := core.SaveCheckpoint(odd, before, info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, "train", "--init", odd, "--steps1", "0", "--steps2", "0", "--recalibrate", "48", "--recalibrate-only", "theta-shape", "--out", second)
+	if code == 0 || !strings.Contains(stderr, "--recalibrate-only conditions") {
+		t.Errorf("a table that is not the grid: exit %d, stderr %q", code, stderr)
+	}
+}
+
 // sameWeightsCLI returns the first parameter whose values differ.
 func sameWeightsCLI(a, b *core.Model) string {
 	for _, p := range a.Params.List() {
