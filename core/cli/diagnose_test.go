@@ -121,7 +121,7 @@ func TestDiagnoseGaussianTheta(t *testing.T) {
 		t.Errorf("θ's curve is the same with and without the shape: %s", curve(shaped, 2))
 	}
 	code, out, _ := runCLI(t, "diagnose", "--system", "spring", "--tasks", "10", "--samples", "4")
-	if code != 0 || !strings.Contains(out, "calibrated interval shape") {
+	if code != 0 || !strings.Contains(out, "calibrated shape") {
 		t.Errorf("the text report does not say θ's intervals are shaped:\n%s", out)
 	}
 }

@@ -67,7 +67,7 @@ func reliabilityTable(d core.Diagnostics) string {
 	b.WriteString("reliability: empirical − nominal coverage of central intervals\n")
 	b.WriteString("(below 0: intervals too narrow, over-confident; above 0: too wide)\n")
 	if d.ThetaShaped {
-		b.WriteString("(θ: the checkpoint's calibrated interval shape; --gaussian-theta: θ̂ ± z σ_θ)\n")
+		b.WriteString("(θ: intervals of the checkpoint's calibrated shape; apic diagnose --gaussian-theta scores θ̂ ± z σ_θ)\n")
 	}
 	b.WriteString(signedRows(d, tableLevels, curveLabel, 15))
 	return b.String()
