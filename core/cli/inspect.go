@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -120,6 +121,7 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f ×%.3f", spreadWords(*op), sy, sd, op.ThetaScale())
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  conditions: %s\n", conditionWords(in.Conditions))
 	fmt.Fprintf(w, "  wall time: %.1f s\n", info.WallSeconds)
 	if info.Metrics != nil {
 		fmt.Fprintf(w, "  validation (%s, context %d):\n", core.Count(info.Metrics.Tasks, "realization"), info.Metrics.Context)
@@ -130,6 +132,32 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(w, "    %-28s %s %v\n", n, f.DTypes[n], f.Shapes[n])
 	}
 	return nil
+}
+
+// conditionWords summarizes a table of scales per condition: its cells'
+// context sizes and noise levels, and whether θ's intervals have shapes
+// ('inspect --json' shows every number).
+func conditionWords(cells []core.ConditionScale) string {
+	if len(cells) == 0 {
+		return "no table of scales per condition"
+	}
+	var sizes []int
+	var noises []float64
+	for _, c := range cells {
+		if !slices.Contains(sizes, c.Context) {
+			sizes = append(sizes, c.Context)
+		}
+		if !slices.Contains(noises, c.Noise) {
+			noises = append(noises, c.Noise)
+		}
+	}
+	slices.Sort(sizes)
+	slices.Sort(noises)
+	shapes := "Gaussian θ intervals"
+	if len(cells[0].ThetaShape) > 0 {
+		shapes = "calibrated θ interval shapes"
+	}
+	return fmt.Sprintf("%d cells, context %v × noise %v, %s", len(cells), sizes, noises, shapes)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -148,7 +148,7 @@ func TestInspectShowsRecipeAndSpread(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("inspect: %s", stderr)
 	}
-	for _, want := range []string{"spring/cnp", "lr 0.002", "λδ 0.3", "inference: 5 refinement steps (z_θ prior ×", "noise, ", "spread ×", "(reconstruction)", "one pass:", "validation (2 realizations"} {
+	for _, want := range []string{"spring/cnp", "lr 0.002", "λδ 0.3", "inference: 5 refinement steps (z_θ prior ×", "noise, ", "spread ×", "(reconstruction)", "one pass:", "conditions: 24 cells, context [1 2 5 10 30 60] × noise [0 0.01 0.05 0.1], Gaussian θ intervals", "validation (2 realizations"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, stdout)
 		}
