@@ -17,19 +17,19 @@ var ThetaShapeLevels = []float64{0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.4
 
 // ThetaShape is the calibrated shape of one parameter's posterior
 // intervals. The scale of a condition (ConditionScale.Theta) fits θ's
-// 95% intervals only, and θ's errors are heavy-tailed against the
-// Laplace deviation: at noise 0 a Gaussian of that scale made the 50%
-// interval cover 0.93 of lv/anp's η (`apic diagnose --system lv
-// --backbone anp`). A shape stores, at each level L of ThetaShapeLevels,
-// the half-width of the central L-interval in units of the 95% one,
+// 95% intervals only, and θ's errors are not Gaussian at that scale: at
+// noise 0 a Gaussian 50% interval covered 0.91 of lv/anp's η and 0.16
+// of advdiff/cnp's κ (`apic diagnose --system S --backbone B
+// --gaussian-theta`). A shape stores, at each level L of
+// ThetaShapeLevels, the half-width of the central L-interval in units
+// of the 95% one,
 //
 //	h(L) = z_0.95 σ_θ · r_L,   0 < r_L ≤ r_L' ≤ 1 for L < L',
 //
-// fitted as the L-quantile of the validation errors |θ̂ − θ| / (z_0.95 σ_θ)
-// (fitGroupShape; z_0.95 ≈ 1.96). Between the levels h is linear in L,
-// from h(0) = 0 to h(0.95) = z_0.95 σ_θ; beyond 0.95 it is the
-// Gaussian's, z_L σ_θ. A nil
-// shape is the Gaussian's at every level.
+// r_L an L-quantile of the validation errors |θ̂ − θ| / (z_0.95 σ_θ)
+// (thetashapefit.go; z_0.95 ≈ 1.96). Between the levels h is linear in
+// L, from h(0) = 0 to h(0.95) = z_0.95 σ_θ; beyond 0.95 it is the
+// Gaussian's, z_L σ_θ. A nil shape is the Gaussian's at every level.
 type ThetaShape []float64
 
 // HalfWidth is the half-width of the central interval at level (in
