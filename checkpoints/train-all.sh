@@ -129,7 +129,8 @@ for b in cnp lnp anp; do recal_conditions "advdiff-$b.safetensors" 192; done
 # then given the shapes of θ's intervals per condition, and nothing
 # else, by the command below (it trains nothing and keeps every scale of
 # the table), on more realizations per condition than the table's
-# scales: a shape has 18 levels to fit (about nine minutes for all nine).
+# scales: a shape has 18 levels to fit. The nine runs took about eight
+# minutes together on the two-core machine (their wall times summed).
 recal_theta_shape() { # FILE N
   apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only theta-shape --out "$out/$1"
 }

@@ -243,11 +243,9 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 	base := m.rawSpread()
 	var cells []ConditionScale
 	var data []cellSample
-	for i, cond := range CalibrationConditions(m.Sys) {
-		if cond.Context > m.Sys.Grid().Points()-1 {
-			continue
-		}
-		sample, err := m.conditionSample(ctx, i, cond, n, &base)
+	for _, ic := range m.tableConditions() {
+		cond := ic.cond
+		sample, err := m.conditionSample(ctx, ic, n, &base)
 		if err != nil {
 			return err
 		}
@@ -300,11 +298,32 @@ func (m *Model) rawSpread() SpreadFit {
 	return base
 }
 
+// indexedCondition is a condition of CalibrationConditions and its
+// index there, which seeds its validation realizations.
+type indexedCondition struct {
+	i    int
+	cond Condition
+}
+
+// tableConditions returns the conditions of CalibrationConditions that
+// the table has a cell for, in order: those whose context leaves at
+// least one target on the system's grid.
+func (m *Model) tableConditions() []indexedCondition {
+	var out []indexedCondition
+	for i, cond := range CalibrationConditions(m.Sys) {
+		if cond.Context <= m.Sys.Grid().Points()-1 {
+			out = append(out, indexedCondition{i, cond})
+		}
+	}
+	return out
+}
+
 // conditionSample draws and predicts the n validation realizations of
-// condition i of CalibrationConditions (cond) under spread: the same
-// realizations for the same model seed, i and n.
-func (m *Model) conditionSample(ctx context.Context, i int, cond Condition, n int, spread *SpreadFit) (cellSample, error) {
-	rng := rand.New(rand.NewPCG(m.Config.Train.Seed^0xc0dd1^uint64(i)<<20, valStream))
+// condition ic under spread: the same realizations for the same model
+// seed, condition index and n.
+func (m *Model) conditionSample(ctx context.Context, ic indexedCondition, n int, spread *SpreadFit) (cellSample, error) {
+	cond := ic.cond
+	rng := rand.New(rand.NewPCG(m.Config.Train.Seed^0xc0dd1^uint64(ic.i)<<20, valStream))
 	tasks, err := drawTasks(ctx, m.Sys, rng, n, cond.Context, cond.Noise)
 	if err != nil {
 		return cellSample{}, fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
@@ -329,15 +348,12 @@ func (m *Model) RecalibrateThetaShapes(ctx context.Context, n int) error {
 	cells := slices.Clone(m.Config.Infer.Conditions)
 	base := m.rawSpread()
 	var data []cellSample
-	for i, cond := range CalibrationConditions(m.Sys) {
-		if cond.Context > m.Sys.Grid().Points()-1 {
-			continue
-		}
-		k := len(data)
+	for _, ic := range m.tableConditions() {
+		cond, k := ic.cond, len(data)
 		if k >= len(cells) || cells[k].Context != cond.Context || cells[k].Noise != cond.Noise {
 			return fmt.Errorf("recalibrate: the model's table of %d cells is not the grid of conditions (context %d, noise %g is cell %d): fit the whole table (--recalibrate-only conditions)", len(cells), cond.Context, cond.Noise, k)
 		}
-		sample, err := m.conditionSample(ctx, i, cond, n, &base)
+		sample, err := m.conditionSample(ctx, ic, n, &base)
 		if err != nil {
 			return err
 		}
