@@ -137,3 +137,17 @@ recal_theta_shape() { # FILE N
 for b in cnp lnp anp; do recal_theta_shape "spring-$b.safetensors" 1024; done
 for b in cnp lnp anp; do recal_theta_shape "lv-$b.safetensors" 768; done
 for b in cnp lnp anp; do recal_theta_shape "advdiff-$b.safetensors" 576; done
+
+# The one-pass predictions, which the explorer shows while its sliders
+# move, kept a single scale for all parameters fitted at the headline
+# condition (and a cnp's had no θ interval at all). All nine files were
+# then given the one-pass predictions' own table of scales with θ's
+# factors per parameter and condition and a cnp's floors
+# (core/thetabase.go), and nothing else, by the command below: it trains
+# nothing and keeps the weights and the default predictions' settings.
+recal_one_pass() { # FILE N
+  apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only one-pass --out "$out/$1"
+}
+for b in cnp lnp anp; do recal_one_pass "spring-$b.safetensors" 1024; done
+for b in cnp lnp anp; do recal_one_pass "lv-$b.safetensors" 768; done
+for b in cnp lnp anp; do recal_one_pass "advdiff-$b.safetensors" 576; done

@@ -38,6 +38,9 @@ type ConditionScale struct {
 	// condition (thetashape.go): nil in a table fitted before them,
 	// whose intervals are Gaussian.
 	ThetaShape []ThetaShape `json:"theta_shape,omitempty"`
+	// ThetaParam is each parameter's factor r_q on its deviation at the
+	// condition (thetabase.go): one-pass tables have them.
+	ThetaParam []float64 `json:"theta_param,omitempty"`
 }
 
 // LimitConditionCells bounds the cells of a stored condition table (a
@@ -61,6 +64,12 @@ func checkConditions(cells []ConditionScale) error {
 		}
 		if len(c.ThetaShape) != len(cells[0].ThetaShape) {
 			return fmt.Errorf("condition scale %d has θ interval shapes for %d parameters, cell 0 for %d", i, len(c.ThetaShape), len(cells[0].ThetaShape))
+		}
+		if len(c.ThetaParam) != len(cells[0].ThetaParam) {
+			return fmt.Errorf("condition scale %d has θ deviation factors for %d parameters, cell 0 for %d", i, len(c.ThetaParam), len(cells[0].ThetaParam))
+		}
+		if err := checkThetaBase(c.ThetaParam, nil); err != nil {
+			return fmt.Errorf("condition scale %d: %w", i, err)
 		}
 		for q, s := range c.ThetaShape {
 			if err := checkThetaShape(s); err != nil {
@@ -189,13 +198,13 @@ const conditionThetaLevel = 0.965
 // fit can diverge) is left out rather than failing the condition: the
 // others are predicted one by one, on their own streams, when the batch
 // fails. It fails only when ctx is done or no realization is left.
-func (m *Model) predictKept(ctx context.Context, tasks []sims.Task, spread *SpreadFit) ([]sims.Task, []Prediction, error) {
+func (m *Model) predictKept(ctx context.Context, tasks []sims.Task, spread *SpreadFit, refine int) ([]sims.Task, []Prediction, error) {
 	ctxs := make([]sims.Context, len(tasks))
 	sides := make([][]float64, len(tasks))
 	for j, t := range tasks {
 		ctxs[j], sides[j] = t.Context, t.Real.Side
 	}
-	opt := PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: -1}
+	opt := PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: refine}
 	preds, err := m.predictWith(ctx, ctxs, sides, opt, spread)
 	if err == nil || ctx.Err() != nil {
 		return tasks, preds, err
@@ -228,74 +237,162 @@ func CalibrationConditions(sys sims.System) []Condition {
 }
 
 // RecalibrateConditions fits the table of condition-dependent scales of
-// the default predictions (SpreadFit.Conditions): at each condition of
+// the default predictions (SpreadFit.Conditions) and, for a model that
+// refines by default, of its one-pass predictions
+// (RecalibrateOnePassConditions): at each condition of
 // CalibrationConditions, n validation realizations (the validation
 // stream, never the test stream) predicted with the fitted spread mode
 // and profile, then the reconstruction's and the discrepancy's scales
 // minimising their mean ECE and θ's 95% interval scale (as Recalibrate
 // fits its single scales), and the median σ̂. Every other setting is
-// kept; the single scales stay for predictions outside the table (the
-// one-pass fit of a refining model).
+// kept; the single scales stay for predictions outside the table.
 func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
 	}
-	base := m.rawSpread()
-	var cells []ConditionScale
-	var data []cellSample
-	for _, ic := range m.tableConditions() {
-		cond := ic.cond
-		sample, err := m.conditionSample(ctx, ic, n, &base)
-		if err != nil {
+	cells, err := m.fitConditionTable(ctx, n, rawSpread(m.Config.Infer.SpreadFit), -1)
+	if err != nil {
+		return err
+	}
+	if in := m.Config.Infer; in.Refine > 0 && in.OnePass != nil {
+		if err := m.RecalibrateOnePassConditions(ctx, n); err != nil {
 			return err
 		}
-		tasks, preds := sample.tasks, sample.preds
-		n := len(tasks)
-		deltas := make([][]float64, n)
-		ctxs := make([]sims.Context, n)
-		for j, t := range tasks {
-			ctxs[j], deltas[j] = t.Context, t.Real.Discrepancy()
-		}
-		cell := ConditionScale{Context: cond.Context, Noise: cond.Noise}
-		cell.ThetaPrior = thetaPriorWeight(m.Sys.Params(), tasks, preds)
-		shrunk := withPriorWeight(m.Sys.Params(), preds, cell.ThetaPrior)
-		// The cell's own fit is where fitThetaScalesAsRead starts.
-		if cell.Theta = thetaScaleAt(tasks, shrunk, conditionThetaLevel); cell.Theta == 0 {
-			cell.Theta = 1
-		}
-		recon := func(j int) ([]float64, []float64, []float64) { return preds[j].Mean, preds[j].Std, tasks[j].Real.True }
-		delta := func(j int) ([]float64, []float64, []float64) { return preds[j].DeltaMean, preds[j].DeltaStd, deltas[j] }
-		cell.Recon, _ = bestScale(tasks, m.Sys, recon)
-		cell.Delta, _ = bestScale(tasks, m.Sys, delta)
-		if slices.Contains(SmallContexts, cond.Context) {
-			// Below the calibration grid a band is judged by its LL
-			// (issue 21: wide, not wrong): never narrower than the
-			// likelihood's scale.
-			cell.Recon = max(cell.Recon, likelihoodScale(tasks, m.Sys, recon))
-			cell.Delta = max(cell.Delta, likelihoodScale(tasks, m.Sys, delta))
-		}
-		sig := make([]float64, n)
-		for j, p := range preds {
-			sig[j] = contextNoiseStd(p.NoiseStd)
-		}
-		slices.Sort(sig)
-		cell.NoiseStd = sig[n/2]
-		cells = append(cells, cell)
-		data = append(data, cellSample{tasks: tasks, preds: preds})
 	}
-	fitThetaScalesAsRead(cells, data, m.Sys.Params(), conditionThetaLevel)
-	fitThetaShapes(cells, data, m.Sys.Params())
-	m.Config.Infer.Conditions = cells
+	m.Config.Infer.Conditions = cells.cells
 	return nil
 }
 
-// rawSpread is the spread fit RecalibrateConditions predicts its
-// validation realizations with: the model's, without its single scales
-// and its table.
-func (m *Model) rawSpread() SpreadFit {
-	base := m.Config.Infer.SpreadFit
-	base.StdScale, base.DeltaStdScale, base.ThetaStdScale, base.Conditions = 0, 0, 0, nil
-	return base
+// RecalibrateOnePassConditions fits the one-pass predictions' own table
+// of scales and θ's base deviation (thetabase.go) as
+// RecalibrateConditions fits the default's: the explorer shows the one
+// pass while its sliders move, at every condition. A model without a
+// one-pass fit of its own (one that does not refine by default, whose
+// one pass is its default prediction) is refused.
+func (m *Model) RecalibrateOnePassConditions(ctx context.Context, n int) error {
+	in := &m.Config.Infer
+	if in.Refine <= 0 || in.OnePass == nil {
+		return fmt.Errorf("recalibrate: the model has no one-pass fit of its own (it does not refine by default, or was recalibrated before one-pass fits existed): recalibrate it whole")
+	}
+	if n < 1 {
+		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
+	}
+	t, err := m.fitConditionTable(ctx, n, rawSpread(*in.OnePass), 0)
+	if err != nil {
+		return err
+	}
+	op := *in.OnePass
+	op.Conditions, op.ThetaFloor = t.cells, t.thetaFloor
+	in.OnePass = &op
+	return nil
+}
+
+// conditionTable is what fitConditionTable fits.
+type conditionTable struct {
+	cells      []ConditionScale
+	thetaFloor []float64 // θ's floors (one pass only)
+}
+
+// fitConditionTable fits a table of scales for predictions with refine
+// refinement steps made under base (a spread without scales), on n
+// validation realizations per condition. For the one pass (refine 0) it
+// also fits θ's floors and each cell's factors per parameter
+// (thetabase.go) and the table's scales scale their deviations.
+func (m *Model) fitConditionTable(ctx context.Context, n int, base SpreadFit, refine int) (conditionTable, error) {
+	var t conditionTable
+	var data []cellSample
+	for _, ic := range m.tableConditions() {
+		sample, err := m.conditionSample(ctx, ic, n, &base, refine)
+		if err != nil {
+			return t, err
+		}
+		data = append(data, sample)
+		t.cells = append(t.cells, m.conditionCell(ic.cond, sample))
+	}
+	params := m.Sys.Params()
+	if refine == 0 {
+		t.thetaFloor = fitThetaFloor(data, params)
+		fitThetaFactors(t.cells, data, SpreadFit{ThetaFloor: t.thetaFloor}, params)
+	}
+	fitThetaScalesAsRead(t.cells, data, params, conditionThetaLevel)
+	fitThetaShapes(t.cells, data, params)
+	return t, nil
+}
+
+// fitThetaFactors floors the deviations of data's predictions under
+// floor, fits each cell's factors per parameter on its own sample
+// (cellThetaFactors), scales every prediction's deviations by the
+// factors it reads and restarts each cell's θ scale from its own sample
+// so scaled.
+func fitThetaFactors(cells []ConditionScale, data []cellSample, floor SpreadFit, params []sims.Param) {
+	P := len(params)
+	for i, d := range data {
+		for _, p := range d.preds {
+			floor.applyThetaFloor(p.ThetaStd)
+		}
+		cells[i].ThetaParam = cellThetaFactors(d, P)
+	}
+	for i, d := range data {
+		for _, p := range d.preds {
+			r := factorsAt(cells, cellWeights(cells, cells[i].Context, contextNoiseStd(p.NoiseStd)), P)
+			for q := range r {
+				p.ThetaStd[q] *= r[q]
+			}
+		}
+		cells[i].Theta = cellThetaStart(params, d, cells[i].ThetaPrior)
+	}
+}
+
+// conditionCell fits one cell's own scales, prior weight and median σ̂
+// on its validation sample (the θ scale is where fitThetaScalesAsRead
+// starts).
+func (m *Model) conditionCell(cond Condition, d cellSample) ConditionScale {
+	tasks, preds := d.tasks, d.preds
+	n := len(tasks)
+	deltas := make([][]float64, n)
+	for j, t := range tasks {
+		deltas[j] = t.Real.Discrepancy()
+	}
+	cell := ConditionScale{Context: cond.Context, Noise: cond.Noise}
+	cell.ThetaPrior = thetaPriorWeight(m.Sys.Params(), tasks, preds)
+	cell.Theta = cellThetaStart(m.Sys.Params(), d, cell.ThetaPrior)
+	recon := func(j int) ([]float64, []float64, []float64) { return preds[j].Mean, preds[j].Std, tasks[j].Real.True }
+	delta := func(j int) ([]float64, []float64, []float64) { return preds[j].DeltaMean, preds[j].DeltaStd, deltas[j] }
+	cell.Recon, _ = bestScale(tasks, m.Sys, recon)
+	cell.Delta, _ = bestScale(tasks, m.Sys, delta)
+	if slices.Contains(SmallContexts, cond.Context) {
+		// Below the calibration grid a band is judged by its LL
+		// (issue 21: wide, not wrong): never narrower than the
+		// likelihood's scale.
+		cell.Recon = max(cell.Recon, likelihoodScale(tasks, m.Sys, recon))
+		cell.Delta = max(cell.Delta, likelihoodScale(tasks, m.Sys, delta))
+	}
+	sig := make([]float64, n)
+	for j, p := range preds {
+		sig[j] = contextNoiseStd(p.NoiseStd)
+	}
+	slices.Sort(sig)
+	cell.NoiseStd = sig[n/2]
+	return cell
+}
+
+// cellThetaStart is a cell's own θ scale with prior weight rho on its
+// sample (1 where no parameter has a deviation).
+func cellThetaStart(params []sims.Param, d cellSample, rho float64) float64 {
+	shrunk := withPriorWeight(params, d.preds, rho)
+	if s := thetaScaleAt(d.tasks, shrunk, conditionThetaLevel); s > 0 {
+		return s
+	}
+	return 1
+}
+
+// rawSpread is the spread a table's validation realizations are
+// predicted with: s without its single scales, its table and its base
+// deviation of θ.
+func rawSpread(s SpreadFit) SpreadFit {
+	s.StdScale, s.DeltaStdScale, s.ThetaStdScale, s.Conditions = 0, 0, 0, nil
+	s.ThetaFloor = nil
+	return s
 }
 
 // indexedCondition is a condition of CalibrationConditions and its
@@ -321,14 +418,14 @@ func (m *Model) tableConditions() []indexedCondition {
 // conditionSample draws and predicts the n validation realizations of
 // condition ic under spread: the same realizations for the same model
 // seed, condition index and n.
-func (m *Model) conditionSample(ctx context.Context, ic indexedCondition, n int, spread *SpreadFit) (cellSample, error) {
+func (m *Model) conditionSample(ctx context.Context, ic indexedCondition, n int, spread *SpreadFit, refine int) (cellSample, error) {
 	cond := ic.cond
 	rng := rand.New(rand.NewPCG(m.Config.Train.Seed^0xc0dd1^uint64(ic.i)<<20, valStream))
 	tasks, err := drawTasks(ctx, m.Sys, rng, n, cond.Context, cond.Noise)
 	if err != nil {
 		return cellSample{}, fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
 	}
-	tasks, preds, err := m.predictKept(ctx, tasks, spread)
+	tasks, preds, err := m.predictKept(ctx, tasks, spread, refine)
 	if err != nil {
 		return cellSample{}, fmt.Errorf("recalibrate: condition %+v: %w", cond, err)
 	}
@@ -346,14 +443,14 @@ func (m *Model) RecalibrateThetaShapes(ctx context.Context, n int) error {
 		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
 	}
 	cells := slices.Clone(m.Config.Infer.Conditions)
-	base := m.rawSpread()
+	base := rawSpread(m.Config.Infer.SpreadFit)
 	var data []cellSample
 	for _, ic := range m.tableConditions() {
 		cond, k := ic.cond, len(data)
 		if k >= len(cells) || cells[k].Context != cond.Context || cells[k].Noise != cond.Noise {
 			return fmt.Errorf("recalibrate: the model's table of %d cells is not the grid of conditions (context %d, noise %g is cell %d): fit the whole table (--recalibrate-only conditions)", len(cells), cond.Context, cond.Noise, k)
 		}
-		sample, err := m.conditionSample(ctx, ic, n, &base)
+		sample, err := m.conditionSample(ctx, ic, n, &base, -1)
 		if err != nil {
 			return err
 		}

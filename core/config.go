@@ -286,6 +286,9 @@ func (c Config) Validate() error {
 			return fmt.Errorf("one-pass %w", err)
 		}
 	}
+	if err := c.checkThetaBaseLen(); err != nil {
+		return err
+	}
 	if !(c.Infer.ZThetaPrior >= 0) || math.IsInf(c.Infer.ZThetaPrior, 0) {
 		return fmt.Errorf("z_θ prior factor must be finite and ≥ 0, got %v", c.Infer.ZThetaPrior)
 	}
@@ -318,6 +321,31 @@ func (c Config) Validate() error {
 	}
 	if !(t.NoiseLowShare >= 0 && t.NoiseLowShare <= 1) {
 		return fmt.Errorf("noise-low-share must be between 0 and 1, got %v", t.NoiseLowShare)
+	}
+	return nil
+}
+
+// checkThetaBaseLen reports floors or factors of θ's deviation
+// (thetabase.go) for other than the system's number of parameters
+// (checkConditions makes the cells agree).
+func (c Config) checkThetaBaseLen() error {
+	sys, _ := sims.Lookup(c.Arch.System)
+	if sys == nil {
+		return nil
+	}
+	for _, s := range []*SpreadFit{&c.Infer.SpreadFit, c.Infer.OnePass} {
+		if s == nil {
+			continue
+		}
+		P := len(sys.Params())
+		if n := len(s.ThetaFloor); n != 0 && n != P {
+			return fmt.Errorf("θ deviation floors for %d parameters: %s has %d", n, c.Arch.System, P)
+		}
+		if len(s.Conditions) > 0 {
+			if n := len(s.Conditions[0].ThetaParam); n != 0 && n != P {
+				return fmt.Errorf("θ deviation factors for %d parameters: %s has %d", n, c.Arch.System, P)
+			}
+		}
 	}
 	return nil
 }

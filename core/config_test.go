@@ -43,6 +43,10 @@ func TestConfigValidateRejects(t *testing.T) {
 	}{
 		{"unknown system", func(c *Config) { c.Arch.System = "pendulum" }, "pendulum"},
 		{"unknown backbone", func(c *Config) { c.Arch.Backbone = "gp" }, "backbone"},
+		{"θ floors for 2 of 1 parameters", func(c *Config) { c.Infer.OnePass = &SpreadFit{ThetaFloor: []float64{1, 1}} }, "θ deviation floors for 2 parameters"},
+		{"θ factors for 3 of 1 parameters", func(c *Config) {
+			c.Infer.Conditions = []ConditionScale{{Context: 30, Recon: 1, Delta: 1, Theta: 1, ThetaParam: []float64{1, 1, 1}}}
+		}, "θ deviation factors for 3 parameters"},
 		{"unknown form", func(c *Config) { c.Arch.Form = "exotic" }, "form"},
 		{"unknown regularizer", func(c *Config) { c.Train.Reg = "l3" }, "regulariser"},
 		{"hidden 0", func(c *Config) { c.Arch.Hidden = 0 }, "hidden"},

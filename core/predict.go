@@ -55,6 +55,9 @@ type Prediction struct {
 	// fit's single scale); spread.go sets and reads them.
 	usedDOF    []float64
 	thetaScale float64
+	// thetaParam is each parameter's factor on its deviation at the
+	// context's condition (nil: none).
+	thetaParam []float64
 	thetaPrior float64 // the prior's weight in θ at the condition (shrinkTheta)
 
 	// sampleVarY and sampleVarD are the latent samples' variances before
@@ -319,6 +322,12 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 	// recalibration calls again on the same predictions (it recomputes
 	// the grid deviations but would compound this one).
 	for _, p := range live {
+		if th == nil { // θ set by hand is exact
+			spread.applyThetaFloor(p.ThetaStd)
+			for q, r := range p.thetaParam {
+				p.ThetaStd[q] *= r
+			}
+		}
 		st := spread.ThetaScale()
 		if p.thetaScale > 0 {
 			st = p.thetaScale

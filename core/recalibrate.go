@@ -216,12 +216,19 @@ func thetaScaleAt(tasks []sims.Task, preds []Prediction, level float64) float64 
 	if len(r) == 0 {
 		return 0
 	}
-	slices.Sort(r)
-	s := r[max(0, min(len(r)-1, int(math.Ceil(level*float64(len(r))))-1))]
+	s := orderQuantile(r, level)
 	// Up to 4096: at the sparsest contexts refinement's deviations can
 	// be that far below the error; predictions stop at the prior's
 	// deviation (priorStd) whatever the scale.
 	return math.Max(1.0/64, math.Min(4096, s))
+}
+
+// orderQuantile sorts r (not empty) and returns its empirical quantile
+// at level: the smallest value at or below which a share level of r
+// lies.
+func orderQuantile(r []float64, level float64) float64 {
+	slices.Sort(r)
+	return r[max(0, min(len(r)-1, int(math.Ceil(level*float64(len(r))))-1))]
 }
 
 // spreadCandidate is a spread setting and its validation ECE.

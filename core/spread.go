@@ -70,6 +70,11 @@ type SpreadFit struct {
 	// condscale.go): a spread calibrated at one condition is wrong at
 	// others. Fits made before it existed have none.
 	Conditions []ConditionScale `json:"conditions,omitempty"`
+	// ThetaFloor, when set, is the floor b_q of each parameter's
+	// deviation, √(σ_q² + b_q²), before any scale (thetabase.go): the
+	// one-pass fit of a refining cnp has it, whose one sample has no
+	// spread.
+	ThetaFloor []float64 `json:"theta_floor,omitempty"`
 }
 
 // maxProfileShape bounds the evolution profile's exponent in a stored
@@ -90,6 +95,9 @@ func (s SpreadFit) check() error {
 	}
 	if s.Shape > maxProfileShape {
 		return fmt.Errorf("spread profile exponent %v is above %v", s.Shape, maxProfileShape)
+	}
+	if err := checkThetaBase(nil, s.ThetaFloor); err != nil {
+		return err
 	}
 	return checkConditions(s.Conditions)
 }
@@ -182,6 +190,7 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 			sy, sd, p.thetaScale, p.thetaPrior = ry, rd, rt, rp
 		}
 		p.ThetaShape = shapeAt(s.Conditions, ws, len(p.Theta))
+		p.thetaParam = factorsAt(s.Conditions, ws, len(p.Theta))
 		for g := range p.Std {
 			var n float64
 			if perCh {

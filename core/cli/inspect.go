@@ -122,6 +122,13 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  conditions: %s\n", conditionWords(in.Conditions))
+	if op := in.OnePass; op != nil {
+		words := conditionWords(op.Conditions)
+		if len(op.ThetaFloor) > 0 {
+			words += ", θ deviation floors"
+		}
+		fmt.Fprintf(w, "  one-pass conditions: %s\n", words)
+	}
 	fmt.Fprintf(w, "  wall time: %.1f s\n", info.WallSeconds)
 	if info.Metrics != nil {
 		fmt.Fprintf(w, "  validation (%s, context %d):\n", core.Count(info.Metrics.Tasks, "realization"), info.Metrics.Context)
@@ -135,8 +142,9 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 }
 
 // conditionWords summarizes a table of scales per condition: its cells'
-// context sizes and noise levels, and whether θ's intervals have shapes
-// ('inspect --json' shows every number).
+// context sizes and noise levels, whether θ's intervals have shapes and
+// θ's deviations factors per parameter ('inspect --json' shows every
+// number).
 func conditionWords(cells []core.ConditionScale) string {
 	if len(cells) == 0 {
 		return "no table of scales per condition"
@@ -156,6 +164,9 @@ func conditionWords(cells []core.ConditionScale) string {
 	shapes := "Gaussian θ intervals"
 	if len(cells[0].ThetaShape) > 0 {
 		shapes = "calibrated θ interval shapes"
+	}
+	if len(cells[0].ThetaParam) > 0 {
+		shapes += ", θ factors per parameter"
 	}
 	return fmt.Sprintf("%d cells, context %v × noise %v, %s", len(cells), sizes, noises, shapes)
 }

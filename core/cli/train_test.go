@@ -148,7 +148,7 @@ func TestInspectShowsRecipeAndSpread(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("inspect: %s", stderr)
 	}
-	for _, want := range []string{"spring/cnp", "lr 0.002", "λδ 0.3", "inference: 5 refinement steps (z_θ prior ×", "noise, ", "spread ×", "(reconstruction)", "one pass:", "conditions: 24 cells, context [1 2 5 10 30 60] × noise [0 0.01 0.05 0.1], Gaussian θ intervals", "validation (2 realizations"} {
+	for _, want := range []string{"spring/cnp", "lr 0.002", "λδ 0.3", "inference: 5 refinement steps (z_θ prior ×", "noise, ", "spread ×", "(reconstruction)", "one pass:", "conditions: 24 cells, context [1 2 5 10 30 60] × noise [0 0.01 0.05 0.1], Gaussian θ intervals", "one-pass conditions: 24 cells, context [1 2 5 10 30 60] × noise [0 0.01 0.05 0.1], Gaussian θ intervals, θ deviation floors", "validation (2 realizations"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, stdout)
 		}
@@ -671,5 +671,60 @@ func TestTrainNoiseDefaults(t *testing.T) {
 		if got := noise(c.args...); got != c.want {
 			t.Errorf("%s: noise %v:%v (low share %v), want %v:%v (%v)", c.name, got[0], got[1], got[2], c.want[0], c.want[1], c.want[2])
 		}
+	}
+}
+
+// --recalibrate-only one-pass refits the one-pass predictions' table and
+// θ floors and nothing else; a model without a one-pass fit of its own
+// is refused.
+func TestTrainRecalibrateOnePassOnly(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.safetensors")
+	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", first)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	before, info, err := core.LoadCheckpoint(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Config.Infer.OnePass == nil {
+		t.Fatal("the tiny model has no one-pass fit to refit")
+	}
+	// An old file: its one-pass fit has no table.
+	before.Config.Infer.OnePass.Conditions, before.Config.Infer.OnePass.ThetaFloor = nil, nil
+	old := filepath.Join(dir, "old.safetensors")
+	if err := core.SaveCheckpoint(old, before, info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(dir, "second.safetensors")
+	code, _, stderr := runCLI(t, "train", "--init", old, "--steps1", "0", "--steps2", "0", "--recalibrate", "16", "--recalibrate-only", "one-pass", "--out", second)
+	if code != 0 || !strings.Contains(stderr, "recalibrated the one-pass predictions' scales at 24 conditions") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	after, _, err := core.LoadCheckpoint(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := after.Config.Infer.OnePass
+	if op == nil || len(op.Conditions) != 24 || len(op.ThetaFloor) != 1 {
+		t.Fatalf("one-pass fit after: %+v", op)
+	}
+	want := before.Config.Infer
+	wantOP := *want.OnePass
+	wantOP.Conditions, wantOP.ThetaFloor = op.Conditions, op.ThetaFloor
+	want.OnePass = &wantOP
+	if !reflect.DeepEqual(after.Config.Infer, want) {
+		t.Errorf("inference settings changed beyond the one-pass table")
+	}
+	if name := sameWeightsCLI(before, after); name != "" {
+		t.Errorf("weights changed (first at %s)", name)
+	}
+	before.Config.Infer.Refine, before.Config.Infer.OnePass = 0, nil
+	if err := core.SaveCheckpoint(old, before, info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, "train", "--init", old, "--steps1", "0", "--steps2", "0", "--recalibrate", "16", "--recalibrate-only", "one-pass", "--out", second)
+	if code == 0 || !strings.Contains(stderr, "no one-pass fit of its own") {
+		t.Errorf("a model that does not refine: exit %d, stderr %q", code, stderr)
 	}
 }

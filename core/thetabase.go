@@ -1,0 +1,183 @@
+package core
+
+import (
+	"fmt"
+	"math"
+
+	"apic/sims"
+)
+
+// θ's deviation per parameter. A one-pass prediction's σ_θ is the
+// spread of θ over its latent samples, which knows nothing of the
+// model's own error, and a table's scale (condscale.go) corrects it
+// with one factor per condition for all parameters together. Two things
+// one factor cannot fix:
+//
+//   - The parameters' spreads can be off by different factors, and by
+//     different factors at different conditions. On lv the θ hints make
+//     η and γ far more precise than their sample spread says, while α
+//     and β set the shared factor: their 50 % one-pass intervals held
+//     every parameter (`apic diagnose --system lv --backbone lnp
+//     --refine 0`).
+//   - A cnp draws one sample, so its spread is 0: its intervals had no
+//     width at all.
+//
+// So before the table's scale each parameter's deviation becomes
+//
+//	σ_q' = r_q √(σ_q² + b_q²),
+//
+// with a floor b_q per parameter (SpreadFit.ThetaFloor, fitThetaFloor)
+// and a factor r_q per parameter at the condition
+// (ConditionScale.ThetaParam, cellThetaFactors, read as the table's
+// other scales are). One-pass tables have both; the default tables of
+// refinement, whose parameters need no factors of their own, neither.
+
+// maxThetaBase bounds the parameters of a stored floor or factor list
+// (the systems have at most four).
+const maxThetaBase = 64
+
+// thetaFactorBound bounds a fitted factor r_q to [1/b, b].
+const thetaFactorBound = 64
+
+// checkThetaBase reports stored factors or floors beyond maxThetaBase
+// parameters, or not finite (factors > 0, floors ≥ 0).
+func checkThetaBase(factors, floor []float64) error {
+	if len(factors) > maxThetaBase || len(floor) > maxThetaBase {
+		return fmt.Errorf("θ deviation factors or floors for %d parameters: at most %d", max(len(factors), len(floor)), maxThetaBase)
+	}
+	for _, f := range factors {
+		if !(f > 0) || math.IsInf(f, 0) {
+			return fmt.Errorf("θ deviation factor %v: must be finite and > 0", f)
+		}
+	}
+	for _, b := range floor {
+		if !(b >= 0) || math.IsInf(b, 0) {
+			return fmt.Errorf("θ deviation floor %v: must be finite and ≥ 0", b)
+		}
+	}
+	return nil
+}
+
+// applyThetaFloor sets std to √(σ_q² + b_q²) (an unset floor is 0).
+func (s SpreadFit) applyThetaFloor(std []float64) {
+	for q := range min(len(std), len(s.ThetaFloor)) {
+		std[q] = math.Hypot(std[q], s.ThetaFloor[q])
+	}
+}
+
+// fitThetaFloor fits θ's floors on a table's raw validation predictions
+// (one sample per cell): nil where some prediction has a spread, and
+// otherwise (a cnp) per parameter the geometric mean over the cells of
+// the cell's median |θ̂_q − θ_q|, at least a millionth of the prior's
+// deviation (a parameter estimated exactly everywhere keeps a finite
+// width). The table's scale of each cell then sets the width.
+func fitThetaFloor(data []cellSample, params []sims.Param) []float64 {
+	if anyThetaSpread(data) {
+		return nil
+	}
+	floor := make([]float64, len(params))
+	for q := range floor {
+		tiny := 1e-6 * priorStd(params[q])
+		sum, n := 0.0, 0
+		for _, d := range data {
+			var errs []float64
+			for j, p := range d.preds {
+				if e := math.Abs(p.Theta[q] - d.tasks[j].Real.Theta[q]); !math.IsNaN(e) {
+					errs = append(errs, e)
+				}
+			}
+			if len(errs) > 0 {
+				sum += math.Log(max(median(errs), tiny))
+				n++
+			}
+		}
+		floor[q] = tiny
+		if n > 0 {
+			floor[q] = math.Exp(sum / float64(n))
+		}
+	}
+	return floor
+}
+
+// cellThetaFactors fits one cell's factors on its validation sample,
+//
+//	r_q = s_q / s,
+//
+// where s_q is the 95th percentile of |θ̂_q − θ_q| / σ_q over the cell's
+// realizations and s the same over all its parameters: how much wider
+// than the shared scale parameter q needs its intervals. Factors lie in
+// [1/64, 64]; a parameter without data keeps 1. It is nil for a single
+// parameter, which the shared scale fits alone.
+func cellThetaFactors(d cellSample, P int) []float64 {
+	if P < 2 {
+		return nil
+	}
+	shared := thetaRatioQuantile(d, -1)
+	out := make([]float64, P)
+	for q := range out {
+		out[q] = 1
+		if one := thetaRatioQuantile(d, q); shared > 0 && one > 0 {
+			out[q] = min(thetaFactorBound, max(1.0/thetaFactorBound, one/shared))
+		}
+	}
+	return out
+}
+
+// factorsAt interpolates the cells' factors geometrically with the
+// weights ws, as cellRead does the scales; nil where a cell read has no
+// factors for P parameters.
+func factorsAt(cells []ConditionScale, ws []cellWeight, P int) []float64 {
+	if len(ws) == 0 {
+		return nil
+	}
+	for _, w := range ws {
+		if len(cells[w.cell].ThetaParam) != P {
+			return nil
+		}
+	}
+	out := make([]float64, P)
+	for q := range out {
+		acc := 0.0
+		for _, w := range ws {
+			acc += w.w * math.Log(cells[w.cell].ThetaParam[q])
+		}
+		out[q] = math.Exp(acc)
+	}
+	return out
+}
+
+// anyThetaSpread reports whether some prediction has a nonzero θ
+// deviation.
+func anyThetaSpread(data []cellSample) bool {
+	for _, d := range data {
+		for _, p := range d.preds {
+			for _, s := range p.ThetaStd {
+				if s > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// thetaRatioQuantile is the 95th percentile of |θ̂_q − θ_q| / σ_q over
+// one cell's realizations, for parameter q or, with q < 0, all
+// parameters together; 0 without a usable pair.
+func thetaRatioQuantile(d cellSample, q int) float64 {
+	var r []float64
+	for j, p := range d.preds {
+		for k, th := range d.tasks[j].Real.Theta {
+			if q >= 0 && k != q {
+				continue
+			}
+			if sd := p.ThetaStd[k]; sd > 0 && !math.IsNaN(p.Theta[k]) {
+				r = append(r, math.Abs(p.Theta[k]-th)/sd)
+			}
+		}
+	}
+	if len(r) == 0 {
+		return 0
+	}
+	return orderQuantile(r, 0.95)
+}
