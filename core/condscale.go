@@ -41,6 +41,11 @@ type ConditionScale struct {
 	// ThetaParam is each parameter's factor r_q on its deviation at the
 	// condition (thetabase.go): one-pass tables have them.
 	ThetaParam []float64 `json:"theta_param,omitempty"`
+	// ReconShape and DeltaShape are the shapes of the reconstruction's
+	// and δ's bands at the condition (bandshape.go): nil in a table
+	// fitted before them, whose bands are Gaussian.
+	ReconShape *BandShape `json:"recon_shape,omitempty"`
+	DeltaShape *BandShape `json:"delta_shape,omitempty"`
 }
 
 // LimitConditionCells bounds the cells of a stored condition table (a
@@ -70,6 +75,14 @@ func checkConditions(cells []ConditionScale) error {
 		}
 		if err := checkThetaBase(c.ThetaParam, nil); err != nil {
 			return fmt.Errorf("condition scale %d: %w", i, err)
+		}
+		if (c.ReconShape == nil) != (cells[0].ReconShape == nil) || (c.DeltaShape == nil) != (cells[0].DeltaShape == nil) {
+			return fmt.Errorf("condition scale %d has band shapes where cell 0 has none, or none where it has", i)
+		}
+		for _, s := range []*BandShape{c.ReconShape, c.DeltaShape} {
+			if err := checkBandShape(s); err != nil {
+				return fmt.Errorf("condition scale %d: %w", i, err)
+			}
 		}
 		for q, s := range c.ThetaShape {
 			if err := checkThetaShape(s); err != nil {
@@ -244,8 +257,9 @@ func CalibrationConditions(sys sims.System) []Condition {
 // stream, never the test stream) predicted with the fitted spread mode
 // and profile, then the reconstruction's and the discrepancy's scales
 // minimising their mean ECE and θ's 95% interval scale (as Recalibrate
-// fits its single scales), and the median σ̂. Every other setting is
-// kept; the single scales stay for predictions outside the table.
+// fits its single scales), the median σ̂, and the shapes of θ's
+// intervals and of the two bands. Every other setting is kept; the
+// single scales stay for predictions outside the table.
 func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
@@ -316,6 +330,7 @@ func (m *Model) fitConditionTable(ctx context.Context, n int, base SpreadFit, re
 	}
 	fitThetaScalesAsRead(t.cells, data, params, conditionThetaLevel)
 	fitThetaShapes(t.cells, data, params)
+	m.fitBandShapes(t.cells, data)
 	return t, nil
 }
 
@@ -439,20 +454,66 @@ func (m *Model) conditionSample(ctx context.Context, ic indexedCondition, n int,
 // cell per condition of CalibrationConditions that the grid has room
 // for.
 func (m *Model) RecalibrateThetaShapes(ctx context.Context, n int) error {
-	if n < 1 {
-		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
-	}
 	cells := slices.Clone(m.Config.Infer.Conditions)
-	base := rawSpread(m.Config.Infer.SpreadFit)
+	data, err := m.tableSamples(ctx, n, cells, rawSpread(m.Config.Infer.SpreadFit), -1)
+	if err != nil {
+		return err
+	}
+	fitThetaShapes(cells, data, m.Sys.Params())
+	m.Config.Infer.Conditions = cells
+	return nil
+}
+
+// RecalibrateBandShapes fits only the shapes of the reconstruction's
+// and δ's bands (fitBandShapes) of the model's table and, where it has
+// one, of its one-pass table, on the n validation realizations per
+// condition that RecalibrateConditions draws, keeping every scale. The
+// tables must be the ones RecalibrateConditions fits.
+func (m *Model) RecalibrateBandShapes(ctx context.Context, n int) error {
+	in := &m.Config.Infer
+	cells := slices.Clone(in.Conditions)
+	data, err := m.tableSamples(ctx, n, cells, rawSpread(in.SpreadFit), -1)
+	if err != nil {
+		return err
+	}
+	m.fitBandShapes(cells, data)
+	var op *SpreadFit
+	if in.Refine > 0 && in.OnePass != nil && len(in.OnePass.Conditions) > 0 {
+		o := *in.OnePass
+		o.Conditions = slices.Clone(o.Conditions)
+		data, err := m.tableSamples(ctx, n, o.Conditions, rawSpread(o), 0)
+		if err != nil {
+			return fmt.Errorf("one pass: %w", err)
+		}
+		m.fitBandShapes(o.Conditions, data)
+		op = &o
+	}
+	in.Conditions = cells
+	if op != nil {
+		in.OnePass = op
+	}
+	return nil
+}
+
+// tableSamples draws and predicts, with refine refinement steps under
+// base, the n validation realizations per condition of
+// RecalibrateConditions for the table cells, with the cells each
+// prediction reads. The table must be one RecalibrateConditions fits:
+// one cell per condition of CalibrationConditions that the grid has
+// room for.
+func (m *Model) tableSamples(ctx context.Context, n int, cells []ConditionScale, base SpreadFit, refine int) ([]cellSample, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
+	}
 	var data []cellSample
 	for _, ic := range m.tableConditions() {
 		cond, k := ic.cond, len(data)
 		if k >= len(cells) || cells[k].Context != cond.Context || cells[k].Noise != cond.Noise {
-			return fmt.Errorf("recalibrate: the model's table of %d cells is not the grid of conditions (context %d, noise %g is cell %d): fit the whole table (--recalibrate-only conditions)", len(cells), cond.Context, cond.Noise, k)
+			return nil, fmt.Errorf("recalibrate: the model's table of %d cells is not the grid of conditions (context %d, noise %g is cell %d): fit the whole table (--recalibrate-only conditions)", len(cells), cond.Context, cond.Noise, k)
 		}
-		sample, err := m.conditionSample(ctx, ic, n, &base, -1)
+		sample, err := m.conditionSample(ctx, ic, n, &base, refine)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		sample.reads = make([][]cellWeight, len(sample.preds))
 		for j, p := range sample.preds {
@@ -461,11 +522,9 @@ func (m *Model) RecalibrateThetaShapes(ctx context.Context, n int) error {
 		data = append(data, sample)
 	}
 	if len(data) != len(cells) {
-		return fmt.Errorf("recalibrate: the model's table has %d cells, the grid of conditions %d: fit the whole table (--recalibrate-only conditions)", len(cells), len(data))
+		return nil, fmt.Errorf("recalibrate: the model's table has %d cells, the grid of conditions %d: fit the whole table (--recalibrate-only conditions)", len(cells), len(data))
 	}
-	fitThetaShapes(cells, data, m.Sys.Params())
-	m.Config.Infer.Conditions = cells
-	return nil
+	return data, nil
 }
 
 // NoiseInterval returns the 95% interval of the estimated noise σ̂_c of

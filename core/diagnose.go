@@ -23,6 +23,10 @@ type DiagnoseOptions struct {
 	// where the checkpoint has a calibrated shape for them (an
 	// ablation: what the shape changes).
 	GaussianTheta bool
+	// GaussianBands scores the reconstruction's and δ's bands as
+	// Gaussian, μ ± z σ, as BENCHMARKS.md's ECE does, even where the
+	// checkpoint has calibrated shapes for them.
+	GaussianBands bool
 	// Progress, when set, is told after each batch how many of the
 	// realizations are done.
 	Progress func(done, total int)
@@ -79,7 +83,10 @@ type Diagnostics struct {
 	Refine   int     `json:"refine"`
 	// ThetaShaped says whether θ's intervals were scored with the
 	// checkpoint's calibrated shape (false: Gaussian).
-	ThetaShaped bool               `json:"theta_shaped"`
+	ThetaShaped bool `json:"theta_shaped"`
+	// BandsShaped says whether the reconstruction's and δ's bands were
+	// scored with the checkpoint's calibrated shapes (false: Gaussian).
+	BandsShaped bool               `json:"bands_shaped"`
 	Levels      []float64          `json:"levels"`
 	Reliability []ReliabilityCurve `json:"reliability"`
 	Theta       []ThetaDiagnostic  `json:"theta"`
@@ -129,6 +136,9 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 			if opt.GaussianTheta {
 				preds[i].ThetaShape = nil
 			}
+			if opt.GaussianBands {
+				preds[i].ReconShape, preds[i].DeltaShape = nil, nil
+			}
 			acc.add(t, preds[i])
 		}
 		if opt.Progress != nil {
@@ -146,7 +156,7 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	d.System, d.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)
 	d.Tasks, d.Context, d.Noise, d.Seed = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed
 	d.Samples, d.Refine = m.samplesDrawn(opt.Samples), opt.Refine
-	d.ThetaShaped = acc.shaped
+	d.ThetaShaped, d.BandsShaped = acc.shaped, acc.bandsShaped
 	if d.Refine < 0 {
 		d.Refine = m.Config.Infer.Refine
 	}
@@ -164,6 +174,7 @@ type diagnosis struct {
 	ranks        [][]int
 	rng          *rand.Rand
 	shaped       bool // some θ interval was scored with a calibrated shape
+	bandsShaped  bool // some band was scored with a calibrated shape
 }
 
 func newDiagnosis(sys sims.System, n int, rng *rand.Rand) *diagnosis {
@@ -180,12 +191,24 @@ func newDiagnosis(sys sims.System, n int, rng *rand.Rand) *diagnosis {
 	return d
 }
 
+// addBand counts one band value y against its interval of mean mu and
+// deviation s, shaped where s has a shape.
+func addBand(c *Coverage, shape *BandShape, mu, s, y float64) {
+	if shape == nil {
+		c.Add(mu, s, y)
+		return
+	}
+	ok := s > 0 && !math.IsInf(s, 0) && !math.IsNaN(mu) && !math.IsNaN(y)
+	c.AddLevel(shape.Level(s, math.Abs(y-mu)), ok)
+}
+
 // add counts one realization's prediction against its truth.
 func (d *diagnosis) add(t sims.Task, p Prediction) {
 	truth, delta := t.Real.True, t.Real.Discrepancy()
+	d.bandsShaped = d.bandsShaped || p.ReconShape != nil || p.DeltaShape != nil
 	for _, i := range targetValues(d.sys, t.Targets) {
-		d.recon.Add(p.Mean[i], p.Std[i], truth[i])
-		d.delta.Add(p.DeltaMean[i], p.DeltaStd[i], delta[i])
+		addBand(d.recon, p.ReconShape, p.Mean[i], p.Std[i], truth[i])
+		addBand(d.delta, p.DeltaShape, p.DeltaMean[i], p.DeltaStd[i], delta[i])
 	}
 	for k := range d.params {
 		th, est, sd := t.Real.Theta[k], p.Theta[k], 0.0

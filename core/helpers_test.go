@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -101,4 +102,18 @@ func allFinite(xs []float64) bool {
 		}
 	}
 	return true
+}
+
+// jsonRoundTrip returns cells written to JSON and read back.
+func jsonRoundTrip(t *testing.T, cells []ConditionScale) []ConditionScale {
+	t.Helper()
+	b, err := json.Marshal(cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []ConditionScale
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return back
 }

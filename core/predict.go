@@ -35,6 +35,10 @@ type Prediction struct {
 	// context's condition (thetashape.go; ThetaHalfWidth reads it): nil
 	// where they are Gaussian (no table of shapes, a baseline's θ).
 	ThetaShape []ThetaShape
+	// ReconShape and DeltaShape are the shapes of the function bands
+	// (Std, DeltaStd) at the context's condition: nil where the
+	// checkpoint has none, and the bands are Gaussian.
+	ReconShape, DeltaShape *BandShape
 	// Clipped reports that the closure's output sat at a clip for most
 	// samples (e.g. a reaction rate at its bound).
 	Clipped bool

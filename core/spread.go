@@ -191,6 +191,8 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 		}
 		p.ThetaShape = shapeAt(s.Conditions, ws, len(p.Theta))
 		p.thetaParam = factorsAt(s.Conditions, ws, len(p.Theta))
+		p.ReconShape = bandShapeAt(s.Conditions, ws, reconShape)
+		p.DeltaShape = bandShapeAt(s.Conditions, ws, deltaShape)
 		for g := range p.Std {
 			var n float64
 			if perCh {

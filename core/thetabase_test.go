@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -149,14 +148,7 @@ func TestCheckThetaBase(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	b, err := json.Marshal([]ConditionScale{cell(0.5, 2)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back []ConditionScale
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	back := jsonRoundTrip(t, []ConditionScale{cell(0.5, 2)})
 	if back[0].ThetaParam[0] != 0.5 || back[0].ThetaParam[1] != 2 {
 		t.Errorf("factors %v after JSON, want [0.5 2]", back[0].ThetaParam)
 	}

@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -171,14 +170,7 @@ func TestCheckConditionsShapes(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	b, err := json.Marshal([]ConditionScale{cell(good)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back []ConditionScale
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
+	back := jsonRoundTrip(t, []ConditionScale{cell(good)})
 	for i := range good {
 		if back[0].ThetaShape[0][i] != good[i] {
 			t.Fatalf("ratio %d: %g after JSON, want %g", i, back[0].ThetaShape[0][i], good[i])

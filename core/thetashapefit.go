@@ -168,18 +168,24 @@ func groupReads(cells []ConditionScale, data []cellSample, t [][][]float64, g []
 	var out []weightedError
 	for i := range data {
 		for j, ws := range data[i].reads {
-			w := 0.0
-			for _, cw := range ws {
-				if slices.Contains(g, cw.cell) {
-					w += cw.w
-				}
-			}
-			if e := t[i][q][j]; w > 1e-9 && !math.IsNaN(e) {
+			if w, e := groupShare(ws, g), t[i][q][j]; w > 1e-9 && !math.IsNaN(e) {
 				out = append(out, weightedError{e, w})
 			}
 		}
 	}
 	return out
+}
+
+// groupShare is the weight a realization reading the cells ws gives
+// the cells of group g.
+func groupShare(ws []cellWeight, g []int) float64 {
+	w := 0.0
+	for _, cw := range ws {
+		if slices.Contains(g, cw.cell) {
+			w += cw.w
+		}
+	}
+	return w
 }
 
 // fitGroupShape fits one shape to weighted errors: at each level L its
@@ -195,6 +201,18 @@ func groupReads(cells []ConditionScale, data []cellSample, t [][][]float64, g []
 // held reports the levels left at the Gaussian's. It is nil for an
 // effective count below minShapeErrors.
 func fitGroupShape(errs []weightedError) (ThetaShape, []bool) {
+	total, sq := 0.0, 0.0
+	for _, e := range errs {
+		total, sq = total+e.w, sq+e.w*e.w
+	}
+	if total == 0 {
+		return nil, nil
+	}
+	return fitGroupShapeN(errs, total*total/sq)
+}
+
+// sortErrors sorts errs by t.
+func sortErrors(errs []weightedError) {
 	slices.SortFunc(errs, func(a, b weightedError) int {
 		switch {
 		case a.t < b.t:
@@ -204,14 +222,20 @@ func fitGroupShape(errs []weightedError) (ThetaShape, []bool) {
 		}
 		return 0
 	})
-	total, sq := 0.0, 0.0
+}
+
+// fitGroupShapeN is fitGroupShape with the errors' effective count
+// nEff given: a band's errors at one realization's targets move
+// together, so they count as one (fitGroupBand).
+func fitGroupShapeN(errs []weightedError, nEff float64) (ThetaShape, []bool) {
+	sortErrors(errs)
+	total := 0.0
 	for _, e := range errs {
-		total, sq = total+e.w, sq+e.w*e.w
+		total += e.w
 	}
-	if total == 0 || total*total/sq < minShapeErrors {
+	if total == 0 || nEff < minShapeErrors {
 		return nil, nil
 	}
-	nEff := total * total / sq
 	s := make(ThetaShape, len(ThetaShapeLevels))
 	held := make([]bool, len(s))
 	prev := 1e-6

@@ -10,6 +10,13 @@
 //  3. the corrected prediction ± 2σ with the context points,
 //  4. the ground truth against the prediction, with the nominal dimmed.
 //
+// A "± 2σ" band is the central 95.4% interval: μ ± 2σ where the
+// checkpoint's bands are Gaussian, the interval of that level under the
+// calibrated shape of the band at the context's condition where it has
+// one (core.BandShape: pooled over realizations, δ's errors are
+// heavy-tailed, and a Gaussian band of the scale that fits its inner
+// levels covers far less than 95%).
+//
 // Lotka–Volterra draws prey and predator as two coloured series.
 // Advection–diffusion shows a time slice ([ and ] move it) or, on v,
 // half-block heatmaps of truth, prediction, δ̂ and |error| on fixed

@@ -66,7 +66,8 @@ func (a axis1D) channel(vals []float64, c int) []float64 {
 	return out
 }
 
-// band returns mean − 2·std and mean + 2·std along the axis.
+// band returns mean − 2·std and mean + 2·std along the axis (std from
+// Prediction.BandDeviations: the calibrated band of ±2σ's level).
 func (a axis1D) band(mean, std []float64, c int) (lo, hi []float64) {
 	mu, sd := a.channel(mean, c), a.channel(std, c)
 	lo, hi = make([]float64, a.n), make([]float64, a.n)
@@ -194,6 +195,7 @@ func (m Model) linePanels() []linePlot {
 	a := m.axis()
 	real := res.task.Real
 	p := res.pred
+	bandY, bandD := p.BandDeviations()
 	override := m.overridden()
 	base := func(title string) linePlot {
 		return linePlot{title: title, n: a.n, xName: a.name, xLo: a.lo, xHi: a.hi}
@@ -241,7 +243,7 @@ func (m Model) linePanels() []linePlot {
 	}
 	p2.yLo, p2.yHi = dlo, dhi
 	for c := 0; c < a.channels; c++ {
-		lo, hi := a.band(p.DeltaMean, p.DeltaStd, c)
+		lo, hi := a.band(p.DeltaMean, bandD, c)
 		bm, bc := m.styleOf(roleBand, c, colDeltaBnd)
 		tm, tc := m.styleOf(roleTruth, c, colTruth)
 		mm, mc := m.styleOf(roleMean, c, colDelta)
@@ -273,7 +275,7 @@ func (m Model) linePanels() []linePlot {
 	p3 := base("3 corrected prediction ± 2σ" + sliceNote)
 	p3.yLo, p3.yHi = ylo, yhi
 	for c := 0; c < a.channels; c++ {
-		lo, hi := a.band(p.Mean, p.Std, c)
+		lo, hi := a.band(p.Mean, bandY, c)
 		bm, bc := m.styleOf(roleBand, c, colBand)
 		mm, mc := m.styleOf(roleMean, c, colMean)
 		p3.series = append(p3.series, series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc},

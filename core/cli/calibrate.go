@@ -302,10 +302,13 @@ func (c calibration) interval(i int) thetaInterval {
 	return thetaInterval{Mean: m, Std: s, Lo50: max(m-h50, p.Lo), Hi50: min(m+h50, p.Hi), Lo95: max(m-z95*s, p.Lo), Hi95: min(m+z95*s, p.Hi)}
 }
 
-// meanStd is a grid field's mean and standard deviation, shaped.
+// meanStd is a grid field's mean, standard deviation and the
+// half-width of its 95% band (the Gaussian's 1.96 std, or the
+// checkpoint's calibrated band shape's), shaped as the grid.
 type meanStd struct {
-	Mean any `json:"mean"`
-	Std  any `json:"std"`
+	Mean   any `json:"mean"`
+	Std    any `json:"std"`
+	Half95 any `json:"half95"`
 }
 
 // calibrationJSON is calibrate's --json output.
@@ -331,6 +334,7 @@ type calibrationJSON struct {
 type predictionBands struct {
 	Mean           any `json:"mean"`
 	Std            any `json:"std"`
+	Half95         any `json:"half95"` // the function band's 95% half-width, as meanStd's
 	ObservationStd any `json:"observation_std"`
 }
 
@@ -379,6 +383,8 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 		{"prediction observation std", &out.Prediction.ObservationStd, c.pred.ObservationStd()},
 		{"discrepancy mean", &out.Discrepancy.Mean, c.pred.DeltaMean},
 		{"discrepancy std", &out.Discrepancy.Std, c.pred.DeltaStd},
+		{"prediction half95", &out.Prediction.Half95, halfWidths95(c.pred.Std, c.pred.ReconShape)},
+		{"discrepancy half95", &out.Discrepancy.Half95, halfWidths95(c.pred.DeltaStd, c.pred.DeltaShape)},
 	}
 	for _, f := range fields {
 		v, err := shaped(f.vals, g)
@@ -391,6 +397,16 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 		return fmt.Errorf("writing JSON: %w", err)
 	}
 	return nil
+}
+
+// halfWidths95 is the half-width of the 95% band at each grid value
+// of deviation std under shape (Gaussian where nil).
+func halfWidths95(std []float64, shape *core.BandShape) []float64 {
+	out := make([]float64, len(std))
+	for i, s := range std {
+		out[i] = shape.HalfWidth(s, 0.95)
+	}
+	return out
 }
 
 // noiseSummary is one line of the estimated observation noise σ̂ per
@@ -537,6 +553,7 @@ func observedChannel(obs sims.Context, c, coord int, keep func(st []float64) boo
 func writeCalibrationLines(b *strings.Builder, env *Env, g sims.Grid, axis []float64, c calibration) {
 	nc := len(g.Channels)
 	p := c.pred
+	bandY, bandD := p.BandDeviations()
 	w := plotWidth
 	plot := LinePlot{Width: w, Height: plotHeight, XLo: axis[0], XHi: axis[len(axis)-1], Color: env.Color}
 	for ch, name := range g.Channels {
@@ -544,7 +561,7 @@ func writeCalibrationLines(b *strings.Builder, env *Env, g sims.Grid, axis []flo
 		if nc > 1 {
 			prefix = name + ": "
 		}
-		mean, std := channel(p.Mean, ch, nc), channel(p.Std, ch, nc)
+		mean, std := channel(p.Mean, ch, nc), channel(bandY, ch, nc)
 		lo, hi := band(mean, std, 2)
 		pos, val := observedChannel(c.obs, ch, 0, nil)
 		plot.Title = prefix + "observations, nominal F(θ̂) and corrected prediction ± 2σ"
@@ -556,7 +573,7 @@ func writeCalibrationLines(b *strings.Builder, env *Env, g sims.Grid, axis []flo
 			Series{Name: fmt.Sprintf("observations (%d)", len(pos)), Values: scatterSeries(pos, val, plot.XLo, plot.XHi, w)},
 		))
 		b.WriteString("\n")
-		dm, ds := channel(p.DeltaMean, ch, nc), channel(p.DeltaStd, ch, nc)
+		dm, ds := channel(p.DeltaMean, ch, nc), channel(bandD, ch, nc)
 		dlo, dhi := band(dm, ds, 2)
 		plot.Title = prefix + "learned discrepancy = prediction − nominal, ± 2σ"
 		b.WriteString(plot.Render(
@@ -604,13 +621,14 @@ func writeCalibrationProduct(b *strings.Builder, env *Env, g sims.Grid, axes [][
 		rowName, colName = g.StateNames[0], g.StateNames[1]
 	}
 	p := c.pred
+	bandY, _ := p.BandDeviations()
 	w := plotWidth
 	for ch, name := range g.Channels {
 		prefix := ""
 		if nc > 1 {
 			prefix = name + ": "
 		}
-		mean, std, nom := channel(p.Mean, ch, nc), channel(p.Std, ch, nc), channel(p.Nominal, ch, nc)
+		mean, std, nom := channel(p.Mean, ch, nc), channel(bandY, ch, nc), channel(p.Nominal, ch, nc)
 		lo, hi := band(mean, std, 2)
 		_, allVal := observedChannel(c.obs, ch, 1, nil)
 		yLo, yHi := finiteRange([]Series{{Values: lo}, {Values: hi}, {Values: nom}, {Values: allVal}})

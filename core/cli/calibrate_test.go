@@ -338,8 +338,17 @@ func TestCalibrateJSONShape(t *testing.T) {
 				t.Errorf("x has %d values, want %d", len(res.X), tc.shape[1])
 			}
 			pred, disc := raw["prediction"].(map[string]any), raw["discrepancy"].(map[string]any)
-			if len(pred) != 3 || len(disc) != 2 {
-				t.Errorf("prediction %d keys, discrepancy %d keys, want mean, std (and observation_std)", len(pred), len(disc))
+			if len(pred) != 4 || len(disc) != 3 {
+				t.Errorf("prediction %d keys, discrepancy %d keys, want mean, std, half95 (and observation_std)", len(pred), len(disc))
+			}
+			// The 95% band's half-width is positive wherever std is.
+			for _, band := range []map[string]any{pred, disc} {
+				sd, half := flatten(t, band["std"]), flatten(t, band["half95"])
+				for i := range sd {
+					if !(half[i] > 0) && sd[i] > 0 {
+						t.Fatalf("half95[%d] = %v where std is %v", i, half[i], sd[i])
+					}
+				}
 			}
 			// The observation band is the function band widened by the
 			// estimated noise, which is reported per channel.
@@ -354,7 +363,7 @@ func TestCalibrateJSONShape(t *testing.T) {
 				}
 			}
 			for name, v := range map[string]any{"nominal": raw["nominal"], "prediction.mean": pred["mean"], "prediction.std": pred["std"], "prediction.observation_std": pred["observation_std"],
-				"discrepancy.mean": disc["mean"], "discrepancy.std": disc["std"]} {
+				"discrepancy.mean": disc["mean"], "discrepancy.std": disc["std"], "prediction.half95": pred["half95"], "discrepancy.half95": disc["half95"]} {
 				if got := shapeOf(v); !reflect.DeepEqual(got, tc.shape) {
 					t.Errorf("%s shape %v, want %v", name, got, tc.shape)
 				}

@@ -55,6 +55,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	refine := fs.Int("refine", -1, "refinement steps on the context, at most 1000 (0: one-pass amortized; -1: the checkpoint's setting)")
 	jsonOut := fs.Bool("json", false, "print one JSON object with every number")
 	pngPath := fs.String("png", "", "also write a multi-panel figure to this PNG `file`")
+	gaussianBands := fs.Bool("gaussian-bands", false, "score the reconstruction's and δ's bands as Gaussian (μ ± z σ, as the ECE of eval) even where the checkpoint has calibrated shapes for them: an ablation")
 	gaussianTheta := fs.Bool("gaussian-theta", false, "score θ's intervals as Gaussian (θ̂ ± z σ_θ) even where the checkpoint has a calibrated shape for them: an ablation")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -80,7 +81,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	if n := *contextSize; n > m.Sys.Grid().Points()-1 {
 		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
 	}
-	opt := core.DiagnoseOptions{Tasks: *tasks, Context: *contextSize, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, GaussianTheta: *gaussianTheta}
+	opt := core.DiagnoseOptions{Tasks: *tasks, Context: *contextSize, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, GaussianTheta: *gaussianTheta, GaussianBands: *gaussianBands}
 	var prog *taskProgress
 	if env.StderrTerminal {
 		prog = newTaskProgress(env, "diagnose")

@@ -31,7 +31,7 @@ func TestDiagnoseJSONKeys(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
 	obj := diagnoseJSON(t, "--checkpoint", ckpt, "--tasks", "12", "--context", "8", "--noise", "0.02", "--seed", "3", "--samples", "4")
-	want := []string{"backbone", "checkpoint", "context", "failures", "levels", "noise", "refine", "reliability", "samples", "seed", "system", "tasks", "theta", "theta_shaped"}
+	want := []string{"backbone", "bands_shaped", "checkpoint", "context", "failures", "levels", "noise", "refine", "reliability", "samples", "seed", "system", "tasks", "theta", "theta_shaped"}
 	if got := sortedKeys(obj); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("keys %v, want %v", got, want)
 	}
@@ -98,16 +98,7 @@ func TestDiagnoseText(t *testing.T) {
 // and the two give different θ curves but the same reconstruction.
 func TestDiagnoseGaussianTheta(t *testing.T) {
 	run := func(extra ...string) map[string]any {
-		args := append([]string{"diagnose", "--system", "spring", "--tasks", "40", "--samples", "4", "--json"}, extra...)
-		code, out, errOut := runCLI(t, args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
-		}
-		var v map[string]any
-		if err := json.Unmarshal([]byte(out), &v); err != nil {
-			t.Fatal(err)
-		}
-		return v
+		return diagnoseJSON(t, append([]string{"--system", "spring", "--tasks", "40", "--samples", "4"}, extra...)...)
 	}
 	shaped, gauss := run(), run("--gaussian-theta")
 	if shaped["theta_shaped"] != true || gauss["theta_shaped"] != false {
@@ -123,6 +114,30 @@ func TestDiagnoseGaussianTheta(t *testing.T) {
 	code, out, _ := runCLI(t, "diagnose", "--system", "spring", "--tasks", "10", "--samples", "4")
 	if code != 0 || !strings.Contains(out, "calibrated shape") {
 		t.Errorf("the text report does not say θ's intervals are shaped:\n%s", out)
+	}
+}
+
+// The shipped files' bands have calibrated shapes, which diagnose says
+// it scores; --gaussian-bands scores μ ± z σ, as eval's ECE does, and
+// changes only the reconstruction's and δ's curves.
+func TestDiagnoseGaussianBands(t *testing.T) {
+	run := func(extra ...string) map[string]any {
+		return diagnoseJSON(t, append([]string{"--system", "lv", "--backbone", "cnp", "--tasks", "20", "--samples", "4"}, extra...)...)
+	}
+	shaped, gauss := run(), run("--gaussian-bands")
+	if shaped["bands_shaped"] != true || gauss["bands_shaped"] != false {
+		t.Fatalf("bands_shaped %v and %v, want true and false", shaped["bands_shaped"], gauss["bands_shaped"])
+	}
+	curve := func(v map[string]any, i int) string { return fmt.Sprint(v["reliability"].([]any)[i]) }
+	if curve(shaped, 1) == curve(gauss, 1) {
+		t.Errorf("δ's curve is the same with and without the shape: %s", curve(shaped, 1))
+	}
+	if curve(shaped, 2) != curve(gauss, 2) {
+		t.Errorf("θ's curve changed with --gaussian-bands")
+	}
+	code, out, _ := runCLI(t, "diagnose", "--system", "lv", "--backbone", "cnp", "--tasks", "5", "--samples", "4")
+	if code != 0 || !strings.Contains(out, "bands of the checkpoint's calibrated shape") {
+		t.Errorf("the text report does not say the bands are shaped:\n%s", out)
 	}
 }
 

@@ -69,6 +69,9 @@ func reliabilityTable(d core.Diagnostics) string {
 	if d.ThetaShaped {
 		b.WriteString("(θ: intervals of the checkpoint's calibrated shape; apic diagnose --gaussian-theta scores θ̂ ± z σ_θ)\n")
 	}
+	if d.BandsShaped {
+		b.WriteString("(recon, δ: bands of the checkpoint's calibrated shape; apic diagnose --gaussian-bands scores μ ± z σ, as eval's ECE)\n")
+	}
 	b.WriteString(signedRows(d, tableLevels, curveLabel, 15))
 	return b.String()
 }

@@ -212,11 +212,12 @@ func linePanels(c calibration) ([][]*plot.Plot, error) {
 	xName := g.StateNames[0]
 	nc := len(g.Channels)
 	p := c.pred
+	bandY, bandD := p.BandDeviations()
 	var rows [][]*plot.Plot
 	for ch, name := range g.Channels {
-		mean, std := channel(p.Mean, ch, nc), channel(p.Std, ch, nc)
+		mean, std := channel(p.Mean, ch, nc), channel(bandY, ch, nc)
 		nom := channel(p.Nominal, ch, nc)
-		dm, ds := channel(p.DeltaMean, ch, nc), channel(p.DeltaStd, ch, nc)
+		dm, ds := channel(p.DeltaMean, ch, nc), channel(bandD, ch, nc)
 		pos, val := observedChannel(c.obs, ch, 0, nil)
 
 		obsPanel := newPanel("context and nominal at estimated θ", xName, name)
@@ -303,6 +304,7 @@ func productPanels(c calibration) ([][]*plot.Plot, error) {
 	nr, ncol := g.Shape[0], g.Shape[1]
 	nc := len(g.Channels)
 	p := c.pred
+	bandY, _ := p.BandDeviations()
 	var rows [][]*plot.Plot
 	for ch, name := range g.Channels {
 		field := func(v []float64) gridField {
@@ -328,7 +330,7 @@ func productPanels(c calibration) ([][]*plot.Plot, error) {
 		}
 		rows = append(rows, []*plot.Plot{nomPanel, discPanel, predPanel})
 
-		mean, std, nom := channel(p.Mean, ch, nc), channel(p.Std, ch, nc), channel(p.Nominal, ch, nc)
+		mean, std, nom := channel(p.Mean, ch, nc), channel(bandY, ch, nc), channel(p.Nominal, ch, nc)
 		var slices []*plot.Plot
 		ks := sliceRows(nr)
 		for len(ks) < 3 {

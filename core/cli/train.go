@@ -92,7 +92,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off)", core.LimitRecalTasks.Max))
-	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ base deviation, keeping every other setting of FILE")
+	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
 	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("refinement steps (at most %d) stored as the model's inference default (-1: keep the default)", core.LimitRefine.Max))
@@ -177,6 +177,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			recalibrate = m.RecalibrateThetaShapes
 		case "one-pass":
 			recalibrate = m.RecalibrateOnePassConditions
+		case "band-shape":
+			recalibrate = m.RecalibrateBandShapes
 		}
 		if err := recalibrate(ctx, f.recalibrate); err != nil {
 			return failed(err)
@@ -237,6 +239,9 @@ func recalibrationNote(in core.Infer, only string) string {
 	}
 	if only == "theta-shape" {
 		return fmt.Sprintf("recalibrated the shapes of θ's intervals at %d conditions (context size × noise) only", len(in.Conditions))
+	}
+	if only == "band-shape" {
+		return fmt.Sprintf("recalibrated the shapes of the reconstruction's and δ's bands at %d conditions (context size × noise) only", len(in.Conditions))
 	}
 	if only == "one-pass" {
 		return fmt.Sprintf("recalibrated the one-pass predictions' scales at %d conditions (context size × noise) only", len(in.OnePass.Conditions))
@@ -305,8 +310,8 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	}
 	if f.recalibrateOnly != "" {
 		only := f.recalibrateOnly
-		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass"}, only) {
-			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta', 'conditions', 'theta-shape' and 'one-pass'", core.QuoteInput(only))
+		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass", "band-shape"}, only) {
+			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta', 'conditions', 'theta-shape', 'one-pass' and 'band-shape'", core.QuoteInput(only))
 		}
 		if f.init == "" || f.steps1 != 0 || f.steps2 != 0 || f.recalibrate < 1 {
 			return UsageError("--recalibrate-only %s needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1", only)

@@ -318,23 +318,9 @@ func TestTrainRecalibrateThetaOnly(t *testing.T) {
 // conditions is refused with what to run instead.
 func TestTrainRecalibrateThetaShapeOnly(t *testing.T) {
 	dir := t.TempDir()
-	first := filepath.Join(dir, "first.safetensors")
-	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", first)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
-	before, info, err := core.LoadCheckpoint(first)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first, before, info := trainTiny(t, dir)
 	second := filepath.Join(dir, "second.safetensors")
-	code, _, stderr := runCLI(t, "train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate", "48", "--recalibrate-only", "theta-shape", "--out", second)
-	if code != 0 || !strings.Contains(stderr, "recalibrated the shapes of θ's intervals") {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
-	}
-	after, _, err := core.LoadCheckpoint(second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := recalibrateOnly(t, dir, first, "theta-shape", "48", "recalibrated the shapes of θ's intervals")
 	cells := after.Config.Infer.Conditions
 	if len(cells) == 0 || len(cells) != len(before.Config.Infer.Conditions) {
 		t.Fatalf("%d cells after, %d before", len(cells), len(before.Config.Infer.Conditions))
@@ -358,10 +344,42 @@ func TestTrainRecalibrateThetaShapeOnly(t *testing.T) {
 	if err := core.SaveCheckpoint(odd, before, info, nets.F64); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = runCLI(t, "train", "--init", odd, "--steps1", "0", "--steps2", "0", "--recalibrate", "48", "--recalibrate-only", "theta-shape", "--out", second)
+	code, _, stderr := runCLI(t, "train", "--init", odd, "--steps1", "0", "--steps2", "0", "--recalibrate", "48", "--recalibrate-only", "theta-shape", "--out", second)
 	if code == 0 || !strings.Contains(stderr, "--recalibrate-only conditions") {
 		t.Errorf("a table that is not the grid: exit %d, stderr %q", code, stderr)
 	}
+}
+
+// trainTiny trains the tiny model into dir/first.safetensors and loads
+// it.
+func trainTiny(t *testing.T, dir string) (string, *core.Model, core.Info) {
+	t.Helper()
+	first := filepath.Join(dir, "first.safetensors")
+	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", first)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	m, info, err := core.LoadCheckpoint(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return first, m, info
+}
+
+// recalibrateOnly runs train --recalibrate-only only with n realizations
+// on from, writes dir/second.safetensors, checks that stderr says note,
+// and loads the result.
+func recalibrateOnly(t *testing.T, dir, from, only, n, note string) *core.Model {
+	t.Helper()
+	second := filepath.Join(dir, "second.safetensors")
+	code, _, stderr := runCLI(t, "train", "--init", from, "--steps1", "0", "--steps2", "0", "--recalibrate", n, "--recalibrate-only", only, "--out", second)
+	if code != 0 || !strings.Contains(stderr, note) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	m, _, err := core.LoadCheckpoint(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // sameWeightsCLI returns the first parameter whose values differ.
@@ -679,14 +697,7 @@ func TestTrainNoiseDefaults(t *testing.T) {
 // is refused.
 func TestTrainRecalibrateOnePassOnly(t *testing.T) {
 	dir := t.TempDir()
-	first := filepath.Join(dir, "first.safetensors")
-	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", first)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
-	before, info, err := core.LoadCheckpoint(first)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, before, info := trainTiny(t, dir)
 	if before.Config.Infer.OnePass == nil {
 		t.Fatal("the tiny model has no one-pass fit to refit")
 	}
@@ -697,14 +708,7 @@ func TestTrainRecalibrateOnePassOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := filepath.Join(dir, "second.safetensors")
-	code, _, stderr := runCLI(t, "train", "--init", old, "--steps1", "0", "--steps2", "0", "--recalibrate", "16", "--recalibrate-only", "one-pass", "--out", second)
-	if code != 0 || !strings.Contains(stderr, "recalibrated the one-pass predictions' scales at 24 conditions") {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
-	}
-	after, _, err := core.LoadCheckpoint(second)
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := recalibrateOnly(t, dir, old, "one-pass", "16", "recalibrated the one-pass predictions' scales at 24 conditions")
 	op := after.Config.Infer.OnePass
 	if op == nil || len(op.Conditions) != 24 || len(op.ThetaFloor) != 1 {
 		t.Fatalf("one-pass fit after: %+v", op)
@@ -723,8 +727,37 @@ func TestTrainRecalibrateOnePassOnly(t *testing.T) {
 	if err := core.SaveCheckpoint(old, before, info, nets.F64); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = runCLI(t, "train", "--init", old, "--steps1", "0", "--steps2", "0", "--recalibrate", "16", "--recalibrate-only", "one-pass", "--out", second)
+	code, _, stderr := runCLI(t, "train", "--init", old, "--steps1", "0", "--steps2", "0", "--recalibrate", "16", "--recalibrate-only", "one-pass", "--out", second)
 	if code == 0 || !strings.Contains(stderr, "no one-pass fit of its own") {
 		t.Errorf("a model that does not refine: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// --recalibrate-only band-shape fits the bands' shapes of both tables
+// and changes nothing else.
+func TestTrainRecalibrateBandShapeOnly(t *testing.T) {
+	dir := t.TempDir()
+	first, before, _ := trainTiny(t, dir)
+	after := recalibrateOnly(t, dir, first, "band-shape", "48", "recalibrated the shapes of the reconstruction's and δ's bands")
+	want := before.Config.Infer
+	want.Conditions = slices.Clone(want.Conditions)
+	op := *want.OnePass
+	op.Conditions = slices.Clone(op.Conditions)
+	want.OnePass = &op
+	for _, tc := range []struct{ got, want []core.ConditionScale }{
+		{after.Config.Infer.Conditions, want.Conditions}, {after.Config.Infer.OnePass.Conditions, op.Conditions},
+	} {
+		for i, c := range tc.got {
+			if c.ReconShape == nil || c.DeltaShape == nil {
+				t.Fatalf("cell %d has no band shapes", i)
+			}
+			tc.want[i].ReconShape, tc.want[i].DeltaShape = c.ReconShape, c.DeltaShape
+		}
+	}
+	if !reflect.DeepEqual(after.Config.Infer, want) {
+		t.Errorf("inference settings changed beyond the bands' shapes")
+	}
+	if name := sameWeightsCLI(before, after); name != "" {
+		t.Errorf("weights changed (first at %s)", name)
 	}
 }
