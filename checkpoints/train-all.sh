@@ -145,6 +145,10 @@ for b in cnp lnp anp; do recal_theta_shape "advdiff-$b.safetensors" 576; done
 # factors per parameter and condition and a cnp's floors
 # (core/thetabase.go), and nothing else, by the command below: it trains
 # nothing and keeps the weights and the default predictions' settings.
+# They were refitted by the same command once the one-pass noise
+# estimate fell back on the learned noise at one or two context points
+# (core/spread.go, shrinkContextNoise), after the band shapes below; the
+# command fits the one-pass table's band shapes too.
 recal_one_pass() { # FILE N
   apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only one-pass --out "$out/$1"
 }

@@ -41,6 +41,28 @@ func TestShrunkNoiseVarFewAndManyPoints(t *testing.T) {
 	}
 }
 
+// A one-pass prediction's context fit of the noise (no parameters fitted
+// to the context) falls back on the learned noise at one point and
+// keeps its fit from three points on.
+func TestShrinkContextNoiseOnePass(t *testing.T) {
+	const learned = 0.04
+	term := obsTerm{idx: []int{0}}
+	for _, tc := range []struct {
+		points int
+		want   float64
+	}{{1, 2.0/3*learned + 1.0/3*1e-10}, {3, 1e-10}, {10, 1e-10}} {
+		noise := []float64{1e-10}
+		terms := make([]obsTerm, tc.points)
+		for i := range terms {
+			terms[i] = term
+		}
+		shrinkContextNoise(noise, terms, nil, []float64{learned}, 1)
+		if want := math.Max(tc.want, noiseFloor*learned); math.Abs(noise[0]-want) > 1e-12 {
+			t.Errorf("%d points: σ̂² = %g, want %g", tc.points, noise[0], want)
+		}
+	}
+}
+
 // The leverages of a linear fit without prior rows sum to its number of
 // parameters; prior rows take some of it.
 func TestDataLeverages(t *testing.T) {
