@@ -142,9 +142,9 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 }
 
 // conditionWords summarizes a table of scales per condition: its cells'
-// context sizes and noise levels, whether θ's intervals have shapes and
-// θ's deviations factors per parameter ('inspect --json' shows every
-// number).
+// context sizes and noise levels, and whether it has θ interval shapes,
+// factors of θ's deviation per parameter and band shapes ('inspect
+// --json' shows every number).
 func conditionWords(cells []core.ConditionScale) string {
 	if len(cells) == 0 {
 		return "no table of scales per condition"
@@ -167,6 +167,9 @@ func conditionWords(cells []core.ConditionScale) string {
 	}
 	if len(cells[0].ThetaParam) > 0 {
 		shapes += ", θ factors per parameter"
+	}
+	if cells[0].ReconShape != nil || cells[0].DeltaShape != nil {
+		shapes += ", calibrated band shapes"
 	}
 	return fmt.Sprintf("%d cells, context %v × noise %v, %s", len(cells), sizes, noises, shapes)
 }

@@ -27,6 +27,17 @@ func TestInspectEmbedded(t *testing.T) {
 	if got.File != "embedded:spring-lnp.safetensors" || got.System != "spring" || got.Backbone != "lnp" || got.Parameters == 0 {
 		t.Errorf("inspect says %+v", got)
 	}
+	// The shipped files' tables: shapes of θ's intervals and of the
+	// bands in both, and θ's factors per parameter in the one pass's.
+	code, out, errOut = runCLI(t, "inspect", "embedded:lv-lnp.safetensors")
+	for _, want := range []string{
+		"  conditions: 24 cells, context [1 2 5 10 30 60] × noise [0 0.01 0.05 0.1], calibrated θ interval shapes, calibrated band shapes\n",
+		"  one-pass conditions: 24 cells, context [1 2 5 10 30 60] × noise [0 0.01 0.05 0.1], calibrated θ interval shapes, θ factors per parameter, calibrated band shapes\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("inspect lacks %q (exit %d, %s):\n%s", want, code, errOut, out)
+		}
+	}
 	code, _, errOut = runCLI(t, "inspect", "embedded:nope.safetensors")
 	if code != 2 || !strings.Contains(errOut, `no embedded checkpoint "nope.safetensors"`) || !strings.Contains(errOut, "lv-anp.safetensors") {
 		t.Errorf("unknown embedded name: exit %d, %q", code, errOut)
