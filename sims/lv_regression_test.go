@@ -139,3 +139,51 @@ func TestLVThetaHintSD(t *testing.T) {
 		t.Errorf("two observations gave hints %v", s)
 	}
 }
+
+// TestLVThetaHintCoverage: on noisy contexts the hint's deviation is
+// honest, its ±1.96 sd interval holding at least 0.90 of η and γ at every
+// context size; on noise-free ones the floor lvHintSD sets it, far wider
+// than the error from 30 points on (logged: `go test ./sims -run
+// TestLVThetaHintCoverage -v`), which the one-pass intervals inherit.
+func TestLVThetaHintCoverage(t *testing.T) {
+	lv := newLotkaVolterra()
+	params := lv.Params()
+	for _, noise := range []float64{0, 0.01, 0.05, 0.1} {
+		for _, c := range []int{10, 30, 60} {
+			rng := rand.New(rand.NewPCG(uint64(c), uint64(noise*1000)))
+			var z []float64
+			floored := 0
+			for range 200 {
+				r := Draw(lv, rng)
+				task, err := NewTask(lv, r, c, noise, rng)
+				if err != nil {
+					t.Fatal(err)
+				}
+				est, sd := lv.ThetaHint(task.Context, r.Side)
+				for _, p := range []int{2, 3} {
+					if math.IsNaN(est[p]) {
+						continue
+					}
+					z = append(z, math.Abs(est[p]-normLog(params[p], r.Theta[p]))/sd[p])
+					if sd[p] == lvHintSD {
+						floored++
+					}
+				}
+			}
+			share := func(k float64) float64 {
+				n := 0
+				for _, v := range z {
+					if v <= k {
+						n++
+					}
+				}
+				return float64(n) / float64(len(z))
+			}
+			c50, c95 := share(0.6745), share(1.96)
+			t.Logf("σ = %-4g C = %-2d: %3.0f%% at the floor, ±0.674 sd holds %.2f, ±1.96 sd %.2f", noise, c, 100*float64(floored)/float64(len(z)), c50, c95)
+			if noise > 0 && c95 < 0.90 {
+				t.Errorf("σ = %g, C = %d: the hints' 95%% intervals hold %.2f", noise, c, c95)
+			}
+		}
+	}
+}
