@@ -269,6 +269,31 @@ const (
 	offHeadlineMinSmallLL = -5
 )
 
+// diagnoseShipped runs core.Diagnose on the shipped file of sys and
+// backbone with opt.
+func diagnoseShipped(t *testing.T, sys, backbone string, opt core.DiagnoseOptions) core.Diagnostics {
+	t.Helper()
+	data, _ := checkpoints.Lookup(sys, backbone)
+	m, _, err := core.DecodeCheckpoint(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := core.Diagnose(context.Background(), m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// largestMiss is a reliability curve's largest |empirical − nominal|.
+func largestMiss(c core.ReliabilityCurve) float64 {
+	worst := 0.0
+	for _, s := range c.Signed {
+		worst = math.Max(worst, math.Abs(s))
+	}
+	return worst
+}
+
 // TestThetaIntervalShape: θ's errors are heavier-tailed than a Gaussian
 // of the 95% interval's scale, so its inner intervals were far too wide
 // (at noise 0 the 50% interval covered 0.87 of spring/anp's θ and 0.86
@@ -281,23 +306,12 @@ func TestThetaIntervalShape(t *testing.T) {
 		t.Skip("diagnoses two shipped files")
 	}
 	for _, tc := range []struct{ sys, backbone string }{{"spring", "anp"}, {"lv", "lnp"}} {
-		data, _ := checkpoints.Lookup(tc.sys, tc.backbone)
-		m, _, err := core.DecodeCheckpoint(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := core.Diagnose(context.Background(), m, core.DiagnoseOptions{Tasks: 200, Seed: 3, Samples: 8, Refine: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := diagnoseShipped(t, tc.sys, tc.backbone, core.DiagnoseOptions{Tasks: 200, Seed: 3, Samples: 8, Refine: -1})
 		for _, c := range d.Reliability {
 			if !strings.HasPrefix(c.Name, "theta:") {
 				continue
 			}
-			worst := 0.0
-			for _, s := range c.Signed {
-				worst = math.Max(worst, math.Abs(s))
-			}
+			worst := largestMiss(c)
 			t.Logf("%s/%s %s: largest |empirical − nominal| %.3f", tc.sys, tc.backbone, c.Name, worst)
 			if worst > 0.12 {
 				t.Errorf("%s/%s %s: reliability curve %.3f from the diagonal, want ≤ 0.12", tc.sys, tc.backbone, c.Name, worst)
@@ -323,23 +337,12 @@ func TestOnePassThetaIntervals(t *testing.T) {
 		context       int
 		noise         float64
 	}{{"lv", "lnp", 5, 0.1}, {"lv", "lnp", 10, 0.05}, {"advdiff", "cnp", 32, 0.1}, {"advdiff", "cnp", 128, 0.05}} {
-		data, _ := checkpoints.Lookup(tc.sys, tc.backbone)
-		m, _, err := core.DecodeCheckpoint(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := core.Diagnose(context.Background(), m, core.DiagnoseOptions{Tasks: 200, Seed: 3, Context: tc.context, Noise: tc.noise, Refine: 0})
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := diagnoseShipped(t, tc.sys, tc.backbone, core.DiagnoseOptions{Tasks: 200, Seed: 3, Context: tc.context, Noise: tc.noise, Refine: 0})
 		for _, c := range d.Reliability {
 			if !strings.HasPrefix(c.Name, "theta:") {
 				continue
 			}
-			worst := 0.0
-			for _, s := range c.Signed {
-				worst = math.Max(worst, math.Abs(s))
-			}
+			worst := largestMiss(c)
 			t.Logf("%s/%s C=%d σ=%g %s: largest |empirical − nominal| %.3f", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, worst)
 			if !(worst <= 0.12) {
 				t.Errorf("%s/%s C=%d σ=%g %s: one-pass reliability curve %.3f from the diagonal, want ≤ 0.12", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, worst)
@@ -362,23 +365,12 @@ func TestBandShapes(t *testing.T) {
 		context       int
 		noise         float64
 	}{{"lv", "cnp", 0, 0}, {"spring", "cnp", 5, 0.1}} {
-		data, _ := checkpoints.Lookup(tc.sys, tc.backbone)
-		m, _, err := core.DecodeCheckpoint(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := core.Diagnose(context.Background(), m, core.DiagnoseOptions{Tasks: 200, Seed: 3, Context: tc.context, Noise: tc.noise, Samples: 8, Refine: -1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := diagnoseShipped(t, tc.sys, tc.backbone, core.DiagnoseOptions{Tasks: 200, Seed: 3, Context: tc.context, Noise: tc.noise, Samples: 8, Refine: -1})
 		if !d.BandsShaped {
 			t.Fatalf("%s/%s: the bands were scored as Gaussian", tc.sys, tc.backbone)
 		}
 		for _, c := range d.Reliability[:2] {
-			worst := 0.0
-			for _, s := range c.Signed {
-				worst = math.Max(worst, math.Abs(s))
-			}
+			worst := largestMiss(c)
 			t.Logf("%s/%s C=%d σ=%g %s: largest |empirical − nominal| %.3f", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, worst)
 			if !(worst <= 0.08) {
 				t.Errorf("%s/%s C=%d σ=%g %s: band reliability %.3f from the diagonal, want ≤ 0.08", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, worst)

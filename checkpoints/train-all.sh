@@ -116,12 +116,21 @@ noise_aware advdiff-cnp.safetensors 2000
 # fitted as predictions read the table (core/condtheta.go), and once
 # more when refined θ deviations came from the Laplace covariance
 # instead of the latent samples' spread.
-recal_conditions() { # FILE N
-  apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only conditions --out "$out/$1"
+# recal_all PART N_SPRING N_LV N_ADVDIFF refits PART of all nine files
+# (apic train --recalibrate-only PART) on N validation realizations per
+# condition, training nothing and keeping every other setting.
+recal_all() {
+  local part=$1 n
+  shift
+  for s in spring lv advdiff; do
+    n=$1
+    shift
+    for b in cnp lnp anp; do
+      apic train --init "$out/$s-$b.safetensors" --steps1 0 --steps2 0 --recalibrate "$n" --recalibrate-only "$part" --out "$out/$s-$b.safetensors"
+    done
+  done
 }
-for b in cnp lnp anp; do recal_conditions "spring-$b.safetensors" 1024; done
-for b in cnp lnp anp; do recal_conditions "lv-$b.safetensors" 256; done
-for b in cnp lnp anp; do recal_conditions "advdiff-$b.safetensors" 192; done
+recal_all conditions 1024 256 192
 
 # θ's intervals were Gaussian of the scale that fits their 95% level,
 # and θ's errors are heavier-tailed: the inner intervals were far too
@@ -131,12 +140,7 @@ for b in cnp lnp anp; do recal_conditions "advdiff-$b.safetensors" 192; done
 # the table), on more realizations per condition than the table's
 # scales: a shape has 18 levels to fit. The nine runs took about eight
 # minutes together on the two-core machine (their wall times summed).
-recal_theta_shape() { # FILE N
-  apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only theta-shape --out "$out/$1"
-}
-for b in cnp lnp anp; do recal_theta_shape "spring-$b.safetensors" 1024; done
-for b in cnp lnp anp; do recal_theta_shape "lv-$b.safetensors" 768; done
-for b in cnp lnp anp; do recal_theta_shape "advdiff-$b.safetensors" 576; done
+recal_all theta-shape 1024 768 576
 
 # The one-pass predictions, which the explorer shows while its sliders
 # move, kept a single scale for all parameters fitted at the headline
@@ -149,12 +153,7 @@ for b in cnp lnp anp; do recal_theta_shape "advdiff-$b.safetensors" 576; done
 # estimate fell back on the learned noise at one or two context points
 # (core/spread.go, shrinkContextNoise), after the band shapes below; the
 # command fits the one-pass table's band shapes too.
-recal_one_pass() { # FILE N
-  apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only one-pass --out "$out/$1"
-}
-for b in cnp lnp anp; do recal_one_pass "spring-$b.safetensors" 1024; done
-for b in cnp lnp anp; do recal_one_pass "lv-$b.safetensors" 768; done
-for b in cnp lnp anp; do recal_one_pass "advdiff-$b.safetensors" 576; done
+recal_all one-pass 1024 768 576
 
 # The reconstruction's and δ's bands were Gaussian of the scale that
 # minimizes their mean ECE, and pooled over realizations their errors
@@ -163,9 +162,4 @@ for b in cnp lnp anp; do recal_one_pass "advdiff-$b.safetensors" 576; done
 # nine files were then given the bands' shapes in both tables, and
 # nothing else, by the command below (it trains nothing and keeps every
 # scale).
-recal_band_shape() { # FILE N
-  apic train --init "$out/$1" --steps1 0 --steps2 0 --recalibrate "$2" --recalibrate-only band-shape --out "$out/$1"
-}
-for b in cnp lnp anp; do recal_band_shape "spring-$b.safetensors" 1024; done
-for b in cnp lnp anp; do recal_band_shape "lv-$b.safetensors" 768; done
-for b in cnp lnp anp; do recal_band_shape "advdiff-$b.safetensors" 576; done
+recal_all band-shape 1024 768 576

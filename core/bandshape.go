@@ -73,17 +73,9 @@ func bandShapeAt(cells []ConditionScale, ws []cellWeight, pick func(*ConditionSc
 		}
 	}
 	out := &BandShape{Inner: make(ThetaShape, len(ThetaShapeLevels))}
-	wide := 0.0
-	for _, w := range ws {
-		wide += w.w * math.Log(pick(&cells[w.cell]).Wide)
-	}
-	out.Wide = math.Exp(wide)
+	out.Wide = readGeo(cells, ws, func(c *ConditionScale) float64 { return pick(c).Wide })
 	for i := range out.Inner {
-		acc := 0.0
-		for _, w := range ws {
-			acc += w.w * math.Log(pick(&cells[w.cell]).Inner[i])
-		}
-		out.Inner[i] = math.Min(1, math.Exp(acc))
+		out.Inner[i] = math.Min(1, readGeo(cells, ws, func(c *ConditionScale) float64 { return pick(c).Inner[i] }))
 	}
 	return out
 }
@@ -106,9 +98,11 @@ func shapedDeviations(std []float64, shape *BandShape) []float64 {
 	if shape == nil {
 		return std
 	}
+	// The half-width is linear in σ: one factor serves every value.
+	f := shape.HalfWidth(1, twoSigmaLevel) / 2
 	out := make([]float64, len(std))
 	for i, s := range std {
-		out[i] = shape.HalfWidth(s, twoSigmaLevel) / 2
+		out[i] = f * s
 	}
 	return out
 }

@@ -54,12 +54,8 @@ func (m *Model) bandErrors(cells []ConditionScale, data []cellSample) (recon, de
 	for i := range cells {
 		for j, task := range data[i].tasks {
 			p := data[i].preds[j]
-			ry, rd := 0.0, 0.0
-			for _, w := range data[i].reads[j] {
-				ry += w.w * math.Log(cells[w.cell].Recon)
-				rd += w.w * math.Log(cells[w.cell].Delta)
-			}
-			sy, sd := math.Exp(ry)*shapeUnit, math.Exp(rd)*shapeUnit
+			sy, sd, _, _, _ := cellRead(cells, data[i].reads[j])
+			sy, sd = sy*shapeUnit, sd*shapeUnit
 			truth, dtrue := task.Real.True, task.Real.Discrepancy()
 			var us, ds []float64
 			for _, k := range targetValues(m.Sys, task.Targets) {

@@ -114,15 +114,24 @@ func cellRead(cells []ConditionScale, ws []cellWeight) (recon, delta, theta, pri
 	if len(ws) == 0 {
 		return 0, 0, 0, 0, false
 	}
-	var lr, ld, lt float64
 	for _, w := range ws {
-		c := cells[w.cell]
-		lr += w.w * math.Log(c.Recon)
-		ld += w.w * math.Log(c.Delta)
-		lt += w.w * math.Log(c.Theta)
-		prior += w.w * c.ThetaPrior
+		prior += w.w * cells[w.cell].ThetaPrior
 	}
-	return math.Exp(lr), math.Exp(ld), math.Exp(lt), prior, true
+	recon = readGeo(cells, ws, func(c *ConditionScale) float64 { return c.Recon })
+	delta = readGeo(cells, ws, func(c *ConditionScale) float64 { return c.Delta })
+	theta = readGeo(cells, ws, func(c *ConditionScale) float64 { return c.Theta })
+	return recon, delta, theta, prior, true
+}
+
+// readGeo is the weighted geometric mean exp(Σ_k w_k log v(cell_k)) of
+// a value of the cells ws reads: how the table's scales, factors and
+// shape ratios are interpolated.
+func readGeo(cells []ConditionScale, ws []cellWeight, v func(*ConditionScale) float64) float64 {
+	acc := 0.0
+	for _, w := range ws {
+		acc += w.w * math.Log(v(&cells[w.cell]))
+	}
+	return math.Exp(acc)
 }
 
 // cellWeight is one cell's share in an interpolated condition.
@@ -278,7 +287,7 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 }
 
 // RecalibrateOnePassConditions fits the one-pass predictions' own table
-// of scales and θ's base deviation (thetabase.go) as
+// of scales and θ's floors and factors (thetabase.go) as
 // RecalibrateConditions fits the default's: the explorer shows the one
 // pass while its sliders move, at every condition. A model without a
 // one-pass fit of its own (one that does not refine by default, whose

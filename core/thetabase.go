@@ -137,11 +137,7 @@ func factorsAt(cells []ConditionScale, ws []cellWeight, P int) []float64 {
 	}
 	out := make([]float64, P)
 	for q := range out {
-		acc := 0.0
-		for _, w := range ws {
-			acc += w.w * math.Log(cells[w.cell].ThetaParam[q])
-		}
-		out[q] = math.Exp(acc)
+		out[q] = readGeo(cells, ws, func(c *ConditionScale) float64 { return c.ThetaParam[q] })
 	}
 	return out
 }

@@ -116,11 +116,7 @@ func shapeAt(cells []ConditionScale, ws []cellWeight, P int) []ThetaShape {
 	for q := range out {
 		out[q] = make(ThetaShape, len(ThetaShapeLevels))
 		for i := range out[q] {
-			acc := 0.0
-			for _, w := range ws {
-				acc += w.w * math.Log(cells[w.cell].ThetaShape[q][i])
-			}
-			out[q][i] = math.Min(1, math.Exp(acc))
+			out[q][i] = math.Min(1, readGeo(cells, ws, func(c *ConditionScale) float64 { return c.ThetaShape[q][i] }))
 		}
 	}
 	return out

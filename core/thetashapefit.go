@@ -140,12 +140,8 @@ func shapeErrors(cells []ConditionScale, data []cellSample, params []sims.Param)
 		for j, task := range data[i].tasks {
 			p := data[i].preds[j]
 			p.Theta, p.ThetaStd = slices.Clone(p.Theta), slices.Clone(p.ThetaStd)
-			rho, scale := 0.0, 0.0
-			for _, w := range data[i].reads[j] {
-				rho += w.w * cells[w.cell].ThetaPrior
-				scale += w.w * math.Log(cells[w.cell].Theta)
-			}
-			applyThetaTable(params, &p, math.Exp(scale), rho)
+			_, _, scale, rho, _ := cellRead(cells, data[i].reads[j])
+			applyThetaTable(params, &p, scale, rho)
 			for q, th := range task.Real.Theta {
 				e := math.NaN()
 				if q < len(p.ThetaStd) && p.ThetaStd[q] > 0 && !math.IsNaN(p.Theta[q]) {

@@ -400,11 +400,13 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 }
 
 // halfWidths95 is the half-width of the 95% band at each grid value
-// of deviation std under shape (Gaussian where nil).
+// of deviation std under shape (Gaussian where nil): linear in the
+// deviation, one factor times it.
 func halfWidths95(std []float64, shape *core.BandShape) []float64 {
+	f := shape.HalfWidth(1, 0.95)
 	out := make([]float64, len(std))
 	for i, s := range std {
-		out[i] = shape.HalfWidth(s, 0.95)
+		out[i] = f * s
 	}
 	return out
 }
