@@ -70,7 +70,7 @@ func reliabilityTable(d core.Diagnostics) string {
 		b.WriteString("(θ: intervals of the checkpoint's calibrated shape; apic diagnose --gaussian-theta scores θ̂ ± z σ_θ)\n")
 	}
 	if d.BandsShaped {
-		b.WriteString("(recon, δ: bands of the checkpoint's calibrated shape; apic diagnose --gaussian-bands scores μ ± z σ, as eval's ECE)\n")
+		b.WriteString("(recon, δ: bands of the checkpoint's calibrated shape; --gaussian-bands scores μ ± z σ)\n")
 	}
 	b.WriteString(signedRows(d, tableLevels, curveLabel, 15))
 	return b.String()
