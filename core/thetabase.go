@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"apic/sims"
 )
@@ -19,15 +20,16 @@ import (
 //     and β set the shared factor: their 50 % one-pass intervals held
 //     every parameter (`apic diagnose --system lv --backbone lnp
 //     --refine 0`).
-//   - A cnp draws one sample, so its spread is 0: its intervals had no
-//     width at all.
+//   - A cnp draws one sample, so its spread is 0 but for the hinted
+//     parameters' (hintThetaStd): the others' intervals had no width at
+//     all.
 //
 // So before the table's scale each parameter's deviation becomes
 //
 //	σ_q' = r_q √(σ_q² + b_q²),
 //
-// with a floor b_q per parameter (SpreadFit.ThetaFloor, fitThetaFloor)
-// and a factor r_q per parameter at the condition
+// with a floor b_q per parameter without a spread (SpreadFit.ThetaFloor,
+// fitThetaFloor) and a factor r_q per parameter at the condition
 // (ConditionScale.ThetaParam, cellThetaFactors, read as the table's
 // other scales are). One-pass tables have both; the default tables of
 // refinement, whose parameters need no factors of their own, neither.
@@ -66,37 +68,46 @@ func (s SpreadFit) applyThetaFloor(std []float64) {
 }
 
 // fitThetaFloor fits θ's floors on a table's raw validation predictions
-// (one sample per cell): nil where some prediction has a spread, and
-// otherwise (a cnp) per parameter the geometric mean over the cells of
-// the cell's median |θ̂_q − θ_q|, at least a millionth of the prior's
-// deviation (a parameter estimated exactly everywhere keeps a finite
-// width). The table's scale of each cell then sets the width.
+// (one sample per cell): per parameter without a spread in any
+// prediction (a cnp's, where no hint gives one), the geometric mean over
+// the cells of the cell's median |θ̂_q − θ_q|, at least a millionth of
+// the prior's deviation (a parameter estimated exactly everywhere keeps
+// a finite width); 0 for a parameter with a spread. The table's scale of
+// each cell then sets the width. nil where every parameter has a spread.
 func fitThetaFloor(data []cellSample, params []sims.Param) []float64 {
-	if anyThetaSpread(data) {
+	spread := thetaSpread(data, len(params))
+	if !slices.Contains(spread, false) {
 		return nil
 	}
 	floor := make([]float64, len(params))
 	for q := range floor {
-		tiny := 1e-6 * priorStd(params[q])
-		sum, n := 0.0, 0
-		for _, d := range data {
-			var errs []float64
-			for j, p := range d.preds {
-				if e := math.Abs(p.Theta[q] - d.tasks[j].Real.Theta[q]); !math.IsNaN(e) {
-					errs = append(errs, e)
-				}
-			}
-			if len(errs) > 0 {
-				sum += math.Log(max(median(errs), tiny))
-				n++
-			}
-		}
-		floor[q] = tiny
-		if n > 0 {
-			floor[q] = math.Exp(sum / float64(n))
+		if !spread[q] {
+			floor[q] = medianErrorFloor(data, q, 1e-6*priorStd(params[q]))
 		}
 	}
 	return floor
+}
+
+// medianErrorFloor is the geometric mean over the cells of the cell's
+// median |θ̂_q − θ_q|, each at least tiny (tiny without data).
+func medianErrorFloor(data []cellSample, q int, tiny float64) float64 {
+	sum, n := 0.0, 0
+	for _, d := range data {
+		var errs []float64
+		for j, p := range d.preds {
+			if e := math.Abs(p.Theta[q] - d.tasks[j].Real.Theta[q]); !math.IsNaN(e) {
+				errs = append(errs, e)
+			}
+		}
+		if len(errs) > 0 {
+			sum += math.Log(max(median(errs), tiny))
+			n++
+		}
+	}
+	if n == 0 {
+		return tiny
+	}
+	return math.Exp(sum / float64(n))
 }
 
 // cellThetaFactors fits one cell's factors on its validation sample,
@@ -142,19 +153,18 @@ func factorsAt(cells []ConditionScale, ws []cellWeight, P int) []float64 {
 	return out
 }
 
-// anyThetaSpread reports whether some prediction has a nonzero θ
-// deviation.
-func anyThetaSpread(data []cellSample) bool {
+// thetaSpread reports, per parameter of P, whether some prediction has
+// a nonzero θ deviation for it.
+func thetaSpread(data []cellSample, P int) []bool {
+	out := make([]bool, P)
 	for _, d := range data {
 		for _, p := range d.preds {
-			for _, s := range p.ThetaStd {
-				if s > 0 {
-					return true
-				}
+			for q, s := range p.ThetaStd[:min(P, len(p.ThetaStd))] {
+				out[q] = out[q] || s > 0
 			}
 		}
 	}
-	return false
+	return out
 }
 
 // thetaRatioQuantile is the 95th percentile of |θ̂_q − θ_q| / σ_q over

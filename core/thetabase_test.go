@@ -112,6 +112,26 @@ func TestFitThetaFloor(t *testing.T) {
 	}
 }
 
+// A parameter with a spread (a cnp's hinted one) gets floor 0, the
+// others their median errors.
+func TestFitThetaFloorPerParameter(t *testing.T) {
+	params := []sims.Param{{Name: "a", Lo: 0, Hi: 100}, {Name: "b", Lo: 0, Hi: 100}}
+	var c cellSample
+	for _, e := range []float64{-1, 3, 2} {
+		c.tasks = append(c.tasks, sims.Task{Real: sims.Realization{Theta: []float64{50, 50}}})
+		c.preds = append(c.preds, Prediction{Theta: []float64{50 + e, 50 + e}, ThetaStd: []float64{0, 0.2}})
+	}
+	floor := fitThetaFloor([]cellSample{c}, params)
+	if len(floor) != 2 || floor[0] != 2 || floor[1] != 0 {
+		t.Errorf("floors %v, want [2 0]", floor)
+	}
+	std := []float64{0, 0.2}
+	SpreadFit{ThetaFloor: floor}.applyThetaFloor(std)
+	if std[0] != 2 || std[1] != 0.2 {
+		t.Errorf("floored deviations %v, want [2 0.2]", std)
+	}
+}
+
 // The factors interpolate geometrically as the table's scales do.
 func TestFactorsAt(t *testing.T) {
 	cells := []ConditionScale{{ThetaParam: []float64{1, 4}}, {ThetaParam: []float64{4, 1}}}
@@ -155,9 +175,10 @@ func TestCheckThetaBase(t *testing.T) {
 }
 
 // One-pass predictions take the floors and the factors of the condition
-// they read; θ set by hand stays exact (deviation 0).
+// they read; θ set by hand stays exact (deviation 0). Without hints, so
+// that no parameter has a spread of its own.
 func TestOnePassThetaFloorAndFactors(t *testing.T) {
-	m := tinyModel(t, "lv", CNP, func(c *Config) { c.Infer.Refine = 1 })
+	m := tinyModel(t, "lv", CNP, func(c *Config) { c.Infer.Refine, c.Arch.ThetaHint = 1, false })
 	ctxs, sides := contextsOf(testTasks(t, m.Sys, 2, 0, 1))
 	floor := []float64{0.01, 0.02, 0.03, 0.04}
 	cell := ConditionScale{Context: 30, Recon: 1, Delta: 1, Theta: 2, ThetaParam: []float64{1, 2, 3, 4}}

@@ -10,8 +10,9 @@ import (
 
 // TestThetaHint: with hints on (lv's default), one-pass predictions take
 // η and γ from the system's predator-equation estimates: exactly with one
-// latent sample, and drawn from N(hint, sd²) with several, so the spread
-// carries the hint's uncertainty. α and β still come from the encoder.
+// latent sample (the hint's deviation as θ's), and drawn from
+// N(hint, sd²) with several, so the spread carries the hint's
+// uncertainty. α and β still come from the encoder.
 // Without hints none of this happens.
 func TestThetaHint(t *testing.T) {
 	sys, _ := sims.Lookup("lv")
@@ -42,11 +43,16 @@ func TestThetaHint(t *testing.T) {
 				if exact != (on && hinted) {
 					t.Errorf("hints %v, realization %d, %s: one-sample θ̂ %v, hint %v", on, i, param.Name, one[i].Theta[q], want)
 				}
+				// One sample has no spread; a hinted parameter takes the
+				// hint's, θ·span·sd by the delta method (hintThetaStd).
+				sdTheta := want * span * sd[q]
+				if got := one[i].ThetaStd[q]; on && hinted && math.Abs(got-sdTheta) > 1e-12*sdTheta || !(on && hinted) && got != 0 {
+					t.Errorf("hints %v, realization %d, %s: one-sample θ deviation %v, hint's %v", on, i, param.Name, got, sdTheta)
+				}
 				if !on || !hinted {
 					continue
 				}
 				// The spread of θ = exp(log lo + s·span) is about θ·span·sd.
-				sdTheta := want * span * sd[q]
 				if p := many[i]; math.Abs(p.Theta[q]-want) > 4*sdTheta/math.Sqrt(200)+1e-3*sdTheta ||
 					math.Abs(p.ThetaStd[q]/sdTheta-1) > 0.25 {
 					t.Errorf("realization %d, %s: θ̂ %v ± %v, hint %v ± %v", i, param.Name, p.Theta[q], p.ThetaStd[q], want, sdTheta)
