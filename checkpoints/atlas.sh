@@ -30,3 +30,12 @@ for d in "$work"/*/cells/*_seed=1 "$work"/appendix-b/*/cells/*_seed=1; do
   cp "$d/model.safetensors" "checkpoints/atlas/$sys-${cell/=/-}.safetensors"
 done
 cp checkpoints/atlas/advdiff-lambda-theta-1.safetensors checkpoints/atlas/advdiff-lambda-delta-1.safetensors
+# lv's θ hints then got a deviation floor that falls with the number of
+# observations (sims/lv_regression.go, lvHintFloor), and the lv files'
+# tables of scales, fitted under the old floor, were refitted as `apic
+# train` fits them (16 realizations per condition, a quarter of its
+# default --recalibrate 64), training nothing; this also gave them
+# one-pass tables.
+for f in checkpoints/atlas/lv-*.safetensors; do
+  apic train --init "$f" --steps1 0 --steps2 0 --recalibrate 16 --recalibrate-only conditions --out "$f"
+done
