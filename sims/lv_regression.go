@@ -30,7 +30,8 @@ func lvRegression(ctx Context, side []float64) [4]float64 {
 
 // lvRegressionSE is lvRegression with the estimates' standard errors,
 // √(RSS/(m − 2)·[(AᵀA)⁻¹]_pp) over the m regression rows (NaN when m ≤ 2:
-// an exact fit says nothing about its error).
+// an exact fit says nothing about its error), and n, the observations
+// the regression used (u0 among them; m = n − 1).
 func lvRegressionSE(ctx Context, side []float64) (est, se [4]float64, n int) {
 	nan := math.NaN()
 	est, se = [4]float64{nan, nan, nan, nan}, [4]float64{nan, nan, nan, nan}
