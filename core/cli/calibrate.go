@@ -135,6 +135,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if err == nil {
 		err = checkPredictionFinite(preds[0], sys, source)
 	}
+	if err == nil {
+		err = checkResolved(sys, preds[0].Theta, side)
+	}
 	if err != nil {
 		return blameData(err, sys, obs, side, dataName)
 	}

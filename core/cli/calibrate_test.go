@@ -809,3 +809,23 @@ func TestCalibrateTextShowsNoise(t *testing.T) {
 		t.Errorf("no noise line in:\n%s", out)
 	}
 }
+
+// TestUnresolvedLVRefused: lv initial populations in the hundreds are
+// within the sane range, but the solver's step does not follow their
+// orbit (sims.ResolutionChecker); simulate and calibrate refuse them
+// instead of printing finite nonsense, and populations of order one
+// stay accepted.
+func TestUnresolvedLVRefused(t *testing.T) {
+	code, _, errOut := runCLI(t, "simulate", "--system", "lv", "--theta", "alpha=1,beta=1,eta=1,gamma=1", "--u0", "1000,1000", "--json")
+	if code == 0 || !strings.Contains(errOut, "does not resolve") {
+		t.Errorf("simulate u0 = 1000: exit %d, stderr %q; want a refusal", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "simulate", "--system", "lv", "--theta", "alpha=1,beta=1,eta=1,gamma=1", "--u0", "1.2,0.9"); code != 0 {
+		t.Errorf("simulate u0 = (1.2, 0.9): exit %d, stderr %q", code, errOut)
+	}
+	data := writeFile(t, t.TempDir(), "far.csv", "t,prey,predator\n0.5,1.1,1.2\n1,1.3,1.1\n2,0.9,1.4\n3,1.0,1.0\n4,1.2,0.9\n")
+	code, _, errOut = runCLI(t, "calibrate", "--system", "lv", "--backbone", "cnp", "--data", data, "--u0", "500,500")
+	if code != 2 || !strings.Contains(errOut, "does not resolve") || !strings.Contains(errOut, "far.csv") {
+		t.Errorf("calibrate u0 = 500: exit %d, stderr %q; want 2 and the unresolved solve named", code, errOut)
+	}
+}

@@ -115,6 +115,9 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 	if err := checkFinite(r); err != nil {
 		return err
 	}
+	if err := checkResolved(sys, r.Theta, r.Side); err != nil {
+		return err
+	}
 	var seedPtr *uint64
 	if seedUsed {
 		seedPtr = seed
@@ -244,6 +247,16 @@ func checkFinite(r sims.Realization) error {
 				return fmt.Errorf("the %s process has non-finite values (θ or u0 far outside the prior?)", p.name)
 			}
 		}
+	}
+	return nil
+}
+
+// checkResolved fails where the system's solver does not resolve the
+// nominal process at θ and side (sims.ResolutionChecker): finite output
+// that is wrong, as lv's far outside the prior.
+func checkResolved(sys sims.System, theta, side []float64) error {
+	if rc, ok := sys.(sims.ResolutionChecker); ok {
+		return rc.CheckResolved(theta, side)
 	}
 	return nil
 }
