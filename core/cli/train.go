@@ -270,6 +270,84 @@ func recalibrationNote(in core.Infer, only string) string {
 var trainArchFlags = []string{"backbone", "form", "hidden", "layers", "latent", "latent-delta", "dec-hidden",
 	"dec-layers", "heads", "basis", "dec-act", "grid-summary", "no-theta-hint"}
 
+// initArchConflict refuses architecture flags given beside --init whose
+// values differ from the checkpoint's arch (a fine-tuned model keeps
+// its architecture); flags that repeat the checkpoint's values pass.
+func (f *trainFlags) initArchConflict(arch core.Arch) error {
+	for _, name := range trainArchFlags {
+		if !f.set[name] {
+			continue
+		}
+		a := arch
+		if err := f.applyArchFlag(name, &a); err != nil {
+			return err
+		}
+		if a.DecAct == "" {
+			a.DecAct = "silu"
+		}
+		if arch.DecAct == "" {
+			arch.DecAct = "silu"
+		}
+		if a != arch {
+			return UsageError("--%s cannot change the architecture of the --init checkpoint %s, whose %s (train without --init for a new model)", name, f.init, archSummary(name, arch))
+		}
+	}
+	return nil
+}
+
+// applyArchFlag sets the part of arch that flag name sets.
+func (f *trainFlags) applyArchFlag(name string, a *core.Arch) error {
+	var err error
+	switch name {
+	case "backbone":
+		a.Backbone, err = core.ParseBackbone(f.backbone)
+	case "form":
+		a.Form, err = core.ParseForm(f.form)
+	case "hidden":
+		a.Hidden = f.hidden
+	case "layers":
+		a.Layers = f.layers
+	case "latent":
+		a.LatentTheta = f.latent
+		if !f.set["latent-delta"] {
+			a.LatentDelta = f.latent
+		}
+	case "latent-delta":
+		a.LatentDelta = f.latentDelta
+	case "dec-hidden":
+		a.DecHidden = f.decHidden
+	case "dec-layers":
+		a.DecLayers = f.decLayers
+	case "heads":
+		a.Heads = f.heads
+	case "basis":
+		a.Basis = f.basis
+	case "dec-act":
+		a.DecAct = f.decAct
+	case "grid-summary":
+		a.GridSummary = f.gridSummary
+	case "no-theta-hint":
+		a.ThetaHint = a.ThetaHint && !f.noThetaHint
+	}
+	if err != nil {
+		return UsageError("%v", err)
+	}
+	return nil
+}
+
+// archSummary says what arch holds for the flag name, in the flag's
+// terms.
+func archSummary(name string, a core.Arch) string {
+	v := map[string]string{
+		"backbone": string(a.Backbone), "form": string(a.Form), "hidden": strconv.Itoa(a.Hidden),
+		"layers": strconv.Itoa(a.Layers), "latent": fmt.Sprintf("%d (z_δ %d)", a.LatentTheta, a.LatentDelta),
+		"latent-delta": strconv.Itoa(a.LatentDelta), "dec-hidden": strconv.Itoa(a.DecHidden),
+		"dec-layers": strconv.Itoa(a.DecLayers), "heads": strconv.Itoa(a.Heads), "basis": strconv.Itoa(a.Basis),
+		"dec-act": a.DecAct, "grid-summary": strconv.FormatBool(a.GridSummary), "no-theta-hint": strconv.FormatBool(!a.ThetaHint),
+	}[name]
+	return fmt.Sprintf("--%s is %s", name, v)
+}
+
 // trainCountFlags are the integer flags and the smallest value each may
 // be given: their defaults may be sentinels, but a given value below
 // these would otherwise be silently replaced (--refine documents -1).
@@ -278,16 +356,10 @@ var trainCountFlags = map[string]int{"steps1": 0, "steps2": 0, "batch": 1, "traj
 	"val-tasks": 0, "recalibrate": 0, "refine": -1}
 
 // checkGiven refuses, before any work, flags given with values that
-// would otherwise be ignored: architecture flags beside --init, negative
-// counts; and an --out path that cannot be written.
+// would otherwise be ignored: negative counts; and an --out path that
+// cannot be written. Architecture flags beside --init are checked
+// against the checkpoint once it is open (initArchConflict).
 func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
-	if f.init != "" {
-		for _, name := range trainArchFlags {
-			if f.set[name] {
-				return UsageError("--%s cannot change the architecture of the --init checkpoint %s (train without --init for a new model)", name, f.init)
-			}
-		}
-	}
 	for _, name := range slices.Sorted(maps.Keys(trainCountFlags)) {
 		least := trainCountFlags[name]
 		if !f.set[name] {
@@ -377,6 +449,9 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 		}
 		if f.system != "" && f.system != m.Config.Arch.System {
 			return core.Config{}, nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
+		}
+		if err := f.initArchConflict(m.Config.Arch); err != nil {
+			return core.Config{}, nil, err
 		}
 		init, cfg, f.initInfo = m, m.Config, info
 		f.system = cfg.Arch.System

@@ -110,6 +110,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "advdiff", "--basis", "4", "--out", filepath.Join(dir, "x")}, "basis"},
 		{[]string{"train", "--init", good, "--backbone", "anp", "--out", filepath.Join(dir, "x")}, "--backbone cannot change"},
 		{[]string{"train", "--init", good, "--basis", "3", "--out", filepath.Join(dir, "x")}, "--basis cannot change"},
+		{[]string{"train", "--init", good, "--hidden", "16", "--out", filepath.Join(dir, "x")}, "whose --hidden is 8"},
+		{[]string{"train", "--init", filepath.Join(dir, "nosuch.safetensors"), "--backbone", "cnp", "--out", filepath.Join(dir, "x")}, "nosuch.safetensors"},
 		{[]string{"train", "--system", "spring", "--steps1", "-5", "--out", filepath.Join(dir, "x")}, "--steps1 must be ≥ 0"},
 		{[]string{"train", "--system", "spring", "--batch", "-1", "--out", filepath.Join(dir, "x")}, "--batch must be ≥ 1"},
 		{[]string{"train", "--system", "spring", "--hidden", "0", "--out", filepath.Join(dir, "x")}, "--hidden must be ≥ 1, got 0"},
@@ -127,6 +129,22 @@ func TestTrainErrors(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
 			t.Fatalf("%v wrote a file despite the error", tc.args)
 		}
+	}
+}
+
+// TestTrainInitSameArch: architecture flags beside --init that repeat
+// the checkpoint's values are accepted (only a change is refused).
+func TestTrainInitSameArch(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", good)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	out := filepath.Join(dir, "again.safetensors")
+	args := []string{"train", "--init", good, "--backbone", "cnp", "--hidden", "8", "--latent", "4", "--dec-hidden", "8", "--dec-act", "silu",
+		"--steps1", "0", "--steps2", "1", "--batch", "4", "--val-every", "0", "--recalibrate", "0", "--out", out}
+	if code, _, stderr := runCLI(t, args...); code != 0 {
+		t.Errorf("the checkpoint's own architecture refused: %s", stderr)
 	}
 }
 
