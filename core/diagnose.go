@@ -93,6 +93,10 @@ type Diagnostics struct {
 	// Failures are the realizations whose prediction failed, left out
 	// of every statistic, as eval leaves them out of its means.
 	Failures Failures `json:"failures"`
+	// Warnings say where the condition (context size, noise) lies
+	// outside what the model was trained on (Model.RangeWarnings), as
+	// eval's do; empty, never null, when it does not.
+	Warnings []string `json:"warnings"`
 }
 
 // sbcStream is the PCG stream of the SBC posterior draws, apart from the
@@ -157,6 +161,7 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	d.Tasks, d.Context, d.Noise, d.Seed = len(tasks), tasks[0].Context.Len(), opt.Noise, opt.Seed
 	d.Samples, d.Refine = m.samplesDrawn(opt.Samples), opt.Refine
 	d.ThetaShaped, d.BandsShaped = acc.shaped, acc.bandsShaped
+	d.Warnings = append([]string{}, m.RangeWarnings(d.Context, opt.Noise)...)
 	if d.Refine < 0 {
 		d.Refine = m.Config.Infer.Refine
 	}

@@ -41,6 +41,8 @@ const (
 //     over prior draws, widened by a quarter of its width on each side);
 //   - fewer (or more) context points than the model's training range
 //     (RangeWarnings);
+//   - an estimated noise σ̂ above the training range even at the lower
+//     end of its 95% interval (noiseWarnings);
 //   - side information outside its plausible range (sims.SideInfo);
 //   - observations at the first time that contradict the initial state
 //     the side information fixes (lv's t = 0 row against --u0).
@@ -65,6 +67,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	}
 	out = append(out, observationWarnings(sys, ctx, ": check the data; the model fits them anyway")...)
 	out = append(out, m.RangeWarnings(ctx.Len(), math.NaN())...)
+	out = append(out, m.noiseWarnings(p, ctx)...)
 	out = append(out, sideWarnings(sys.Side(), side)...)
 	return append(out, initialWarnings(sys, ctx, side)...)
 }
@@ -108,6 +111,29 @@ func (m *Model) RangeWarnings(contextSize int, noise float64) []string {
 			seen = "noise-free contexts only"
 		}
 		out = append(out, fmt.Sprintf("noise σ = %g is more than the model was trained on (%s): its intervals do not account for the extra noise", noise, seen))
+	}
+	return out
+}
+
+// noiseWarnings warns, per channel, where the context's estimated noise
+// σ̂ is above the model's training range even at the lower end of its
+// 95% interval (NoiseInterval): a user's data do not say their noise
+// level, so RangeWarnings cannot, and intervals fitted on noise up to
+// the range's top are then too narrow.
+func (m *Model) noiseWarnings(p Prediction, ctx sims.Context) []string {
+	r := m.TrainingRange()
+	lo, hi := NoiseInterval(p, ctx)
+	channels := m.Sys.Grid().Channels
+	var out []string
+	for ch, l := range lo {
+		if !(l > r.NoiseHi*(1+1e-9)) || ch >= len(channels) {
+			continue
+		}
+		seen := fmt.Sprintf("at most σ = %g", r.NoiseHi)
+		if r.NoiseHi == 0 {
+			seen = "noise-free contexts only"
+		}
+		out = append(out, fmt.Sprintf("the %s noise σ̂ = %.3g (95%% interval [%.3g, %.3g]) is more than the model was trained on (%s): its intervals do not account for the extra noise", channels[ch], p.NoiseStd[ch], l, hi[ch], seen))
 	}
 	return out
 }

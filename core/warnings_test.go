@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -323,5 +324,22 @@ func TestSaneValueBound(t *testing.T) {
 	}
 	if b := SaneSideBound(sims.SideInfo{Len: 2}); !math.IsInf(b, 1) {
 		t.Errorf("side information without a range: bound %v, want +Inf", b)
+	}
+}
+
+// TestNoiseWarnings: an estimated noise whose 95% interval lies above
+// the training range is flagged with the channel; one whose interval
+// reaches into it is not.
+func TestNoiseWarnings(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.Noise, c.Train.NoiseMax = 0, 0.1 })
+	ctx := testTasks(t, m.Sys, 1, 0, 3)[0].Context
+	for _, c := range []struct {
+		sigma float64
+		want  bool
+	}{{0.3, true}, {0.1, false}, {0.01, false}} {
+		ws := m.noiseWarnings(Prediction{NoiseStd: []float64{c.sigma}}, ctx)
+		if got := len(ws) == 1 && strings.Contains(ws[0], "the y noise σ̂ = "+fmt.Sprint(c.sigma)) && strings.Contains(ws[0], "at most σ = 0.1"); got != c.want || (!c.want && len(ws) > 0) {
+			t.Errorf("σ̂ = %g over %d points: %q, want a warning: %v", c.sigma, ctx.Len(), ws, c.want)
+		}
 	}
 }

@@ -108,7 +108,11 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 		}{d, source})
 	}
 	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(d.Backbone), source)
-	fmt.Fprintf(env.Stdout, "%s, %s\n\n", diagnosisCondition(d), core.Count(d.Refine, "refinement step"))
+	fmt.Fprintf(env.Stdout, "%s, %s\n", diagnosisCondition(d), core.Count(d.Refine, "refinement step"))
+	for _, w := range d.Warnings {
+		fmt.Fprintf(env.Stdout, "warning: %s\n", w)
+	}
+	fmt.Fprint(env.Stdout, "\n")
 	fmt.Fprint(env.Stdout, DiagnosticsText(d, 80, false, env.Color))
 	if *pngPath != "" {
 		env.Notef("figure written to %s", *pngPath)

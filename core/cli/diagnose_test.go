@@ -31,7 +31,7 @@ func TestDiagnoseJSONKeys(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
 	obj := diagnoseJSON(t, "--checkpoint", ckpt, "--tasks", "12", "--context", "8", "--noise", "0.02", "--seed", "3", "--samples", "4")
-	want := []string{"backbone", "bands_shaped", "checkpoint", "context", "failures", "levels", "noise", "refine", "reliability", "samples", "seed", "system", "tasks", "theta", "theta_shaped"}
+	want := []string{"backbone", "bands_shaped", "checkpoint", "context", "failures", "levels", "noise", "refine", "reliability", "samples", "seed", "system", "tasks", "theta", "theta_shaped", "warnings"}
 	if got := sortedKeys(obj); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("keys %v, want %v", got, want)
 	}
@@ -90,6 +90,28 @@ func TestDiagnoseText(t *testing.T) {
 	}
 	if errOut != "" {
 		t.Errorf("stderr %q, want nothing when it is not a terminal", errOut)
+	}
+}
+
+// A condition outside the training range gets eval's warnings, in the
+// text and in JSON; one inside it an empty list.
+func TestDiagnoseRangeWarnings(t *testing.T) {
+	code, out, errOut := runCLI(t, "diagnose", "--system", "spring", "--backbone", "cnp", "--refine", "0", "--tasks", "4", "--context", "1", "--noise", "0.5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, w := range []string{"warning: only 1 context point", "warning: noise σ = 0.5 is more than the model was trained on"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	obj := diagnoseJSON(t, "--system", "spring", "--backbone", "cnp", "--refine", "0", "--tasks", "4", "--noise", "0.5")
+	if ws, ok := obj["warnings"].([]any); !ok || len(ws) != 1 {
+		t.Errorf("JSON warnings %v, want the noise's", obj["warnings"])
+	}
+	obj = diagnoseJSON(t, "--system", "spring", "--backbone", "cnp", "--refine", "0", "--tasks", "4")
+	if ws, ok := obj["warnings"].([]any); !ok || len(ws) != 0 {
+		t.Errorf("JSON warnings %v inside the training range, want []", obj["warnings"])
 	}
 }
 
