@@ -105,6 +105,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := f.checkGiven(fs); err != nil {
 		return err
 	}
+	if w := f.recalibrationWarning(); w != "" {
+		env.Warnf("%s", w)
+	}
 	cfg, init, err := f.config()
 	if err != nil {
 		return err
@@ -269,6 +272,31 @@ func recalibrationNote(in core.Infer, only string) string {
 // fine-tuned from --init keeps.
 var trainArchFlags = []string{"backbone", "form", "hidden", "layers", "latent", "latent-delta", "dec-hidden",
 	"dec-layers", "heads", "basis", "dec-act", "grid-summary", "no-theta-hint"}
+
+// minCellTasks is the fewest validation realizations per condition of
+// the table of scales that a recalibration fits without a warning: the
+// default --recalibrate's share. With 8 a cell's θ factor reached 30
+// where its neighbours' were 0.6–2, and the intervals jumped between
+// context sizes.
+const minCellTasks = core.DefaultRecalibrationTasks / 4
+
+// recalibrationWarning says when --recalibrate gives the table's cells
+// fewer than minCellTasks realizations each ("" otherwise): a full
+// recalibration gives each max(8, N/4), a --recalibrate-only one N.
+func (f *trainFlags) recalibrationWarning() string {
+	n := f.recalibrate
+	if n < 1 || f.recalibrateOnly == "theta" {
+		return ""
+	}
+	per := max(8, n/4)
+	if f.recalibrateOnly != "" {
+		per = n
+	}
+	if per >= minCellTasks {
+		return ""
+	}
+	return fmt.Sprintf("--recalibrate %d fits each condition's scales on %d validation realizations, fewer than %d: its intervals will be noisy (the default is %d)", n, per, minCellTasks, core.DefaultRecalibrationTasks)
+}
 
 // initArchConflict refuses architecture flags given beside --init whose
 // values differ from the checkpoint's arch (a fine-tuned model keeps

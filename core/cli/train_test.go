@@ -779,3 +779,26 @@ func TestTrainRecalibrateBandShapeOnly(t *testing.T) {
 		t.Errorf("weights changed (first at %s)", name)
 	}
 }
+
+// TestTrainWarnsFewRecalibrationTasks: a --recalibrate too small for
+// the table's cells is warned about; no recalibration, or the default's
+// share per cell, is not.
+func TestTrainWarnsFewRecalibrationTasks(t *testing.T) {
+	f := trainFlags{recalibrate: 2}
+	if w := f.recalibrationWarning(); !strings.Contains(w, "--recalibrate 2 fits each condition's scales on 8 validation realizations, fewer than 16") {
+		t.Errorf("--recalibrate 2: %q", w)
+	}
+	for _, ok := range []trainFlags{{recalibrate: 0}, {recalibrate: 64}, {recalibrate: 16, recalibrateOnly: "conditions"}, {recalibrate: 2, recalibrateOnly: "theta"}} {
+		if w := ok.recalibrationWarning(); w != "" {
+			t.Errorf("--recalibrate %d --recalibrate-only %q: %q, want no warning", ok.recalibrate, ok.recalibrateOnly, w)
+		}
+	}
+	if w := (&trainFlags{recalibrate: 8, recalibrateOnly: "one-pass"}).recalibrationWarning(); !strings.Contains(w, "on 8 validation") {
+		t.Errorf("--recalibrate-only one-pass with 8: %q", w)
+	}
+	dir := t.TempDir()
+	_, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", filepath.Join(dir, "m.safetensors"))...)
+	if !strings.Contains(stderr, "fewer than 16") {
+		t.Errorf("train --recalibrate 2: stderr %q lacks the warning", stderr)
+	}
+}
