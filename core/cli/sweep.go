@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,8 +131,8 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 func (f *sweepFlags) check() ([]sweepCell, error) {
 	s := &f.spec
 	s.vary, s.fix = f.vary.entries, f.fix.entries
-	if f.out == "" {
-		return nil, UsageError("--out DIR is required")
+	if err := checkSweepOut(f.out); err != nil {
+		return nil, err
 	}
 	if len(s.vary) == 0 {
 		return nil, UsageError("give at least one --vary AXIS=v1,v2,...")
@@ -164,6 +165,33 @@ func (f *sweepFlags) check() ([]sweepCell, error) {
 		return nil, UsageError("--system is required")
 	}
 	return s.cells()
+}
+
+// checkSweepOut refuses an --out the sweep cannot make its directory
+// in, before any cell runs and writes files: none given, an existing
+// file that is not a directory, or a path under one. The sweep creates
+// DIR and the directories above it that are missing, as a plan's lines
+// run on a fresh machine expect.
+func checkSweepOut(out string) error {
+	if out == "" {
+		return UsageError("--out DIR is required")
+	}
+	for p := filepath.Clean(out); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && !st.IsDir() && p == filepath.Clean(out):
+			return UsageError("--out %s exists and is not a directory", out)
+		case err == nil && !st.IsDir():
+			return UsageError("--out %s: %s is not a directory", out, p)
+		case err == nil:
+			return nil
+		case !errors.Is(err, fs.ErrNotExist):
+			return UsageError("--out %s: %v", out, err)
+		}
+		if filepath.Dir(p) == p {
+			return nil
+		}
+	}
 }
 
 // printPlan writes one 'apic sweep ... --only ID' line per cell: the

@@ -248,3 +248,41 @@ func TestSweepRefusesCellsOfOtherSettings(t *testing.T) {
 		t.Errorf("rerun with other --fix: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestSweepRefusesUpFront: values a cell's command would refuse, and an
+// --out that cannot be a directory, are refused before any cell runs,
+// so no cell directory is written.
+func TestSweepRefusesUpFront(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "results.csv", "kept\n")
+	out := filepath.Join(dir, "sw")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vary", "context=-1"}, "context value -1 is below 1"},
+		{[]string{"--vary", "noise=NaN"}, "noise value NaN is not finite"},
+		{[]string{"--vary", "noise=-0.1"}, "noise value -0.1 is below 0"},
+		{[]string{"--vary", "samples=0"}, "samples value 0 is below 1"},
+		{[]string{"--vary", "lambda-theta=1,-2"}, "lambda-theta value -2 is below 0"},
+		{[]string{"--vary", "steps1=-5"}, "steps1 value -5 is below 0"},
+	} {
+		args := append([]string{"sweep", "--system", "spring", "--tasks", "2", "--out", out}, tc.args...)
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v created %s", tc.args, out)
+		}
+	}
+	for _, bad := range []string{file, filepath.Join(file, "sub")} {
+		code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--tasks", "2", "--vary", "context=5", "--out", bad)
+		if code != 2 || !strings.Contains(stderr, "not a directory") {
+			t.Errorf("--out %s: exit %d, stderr %q, want 2 and 'not a directory'", bad, code, stderr)
+		}
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "kept\n" {
+		t.Errorf("the file given as --out was changed: %q, %v", b, err)
+	}
+}

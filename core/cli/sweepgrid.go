@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -83,14 +84,39 @@ func lookupAxis(name string) (sweepAxis, bool) {
 	return sweepAxis{}, false
 }
 
-// checkValue reports a value that the axis's flag would refuse to parse.
+// axisLeast is the smallest value of an int axis, as its flag checks it
+// (train's counts, trainCountFlags, and eval's).
+func axisLeast(a sweepAxis) int {
+	if least, ok := trainCountFlags[a.flag]; ok && a.train {
+		return least
+	}
+	return map[string]int{"context": 1, "samples": 1, "refine": -1}[a.name]
+}
+
+// nonNegativeAxes are the float axes whose flags refuse values below 0.
+var nonNegativeAxes = map[string]bool{"noise": true, "train-noise": true, "lambda-theta": true, "lambda-delta": true,
+	"clip": true, "lr": true, "lr-final": true}
+
+// checkValue reports a value that the axis's flag would refuse: one it
+// cannot parse, a count below its least, a float not finite or below 0
+// where the flag wants it ≥ 0. Caught here, before any cell runs and
+// writes its files.
 func (a sweepAxis) checkValue(v string) error {
 	var err error
 	switch a.kind {
 	case "int":
-		_, err = strconv.Atoi(v)
+		var n int
+		if n, err = strconv.Atoi(v); err == nil && n < axisLeast(a) {
+			return fmt.Errorf("%s value %d is below %d", a.name, n, axisLeast(a))
+		}
 	case "float":
-		_, err = strconv.ParseFloat(v, 64)
+		var x float64
+		if x, err = strconv.ParseFloat(v, 64); err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			return fmt.Errorf("%s value %s is not finite", a.name, v)
+		}
+		if err == nil && nonNegativeAxes[a.name] && x < 0 {
+			return fmt.Errorf("%s value %s is below 0", a.name, v)
+		}
 	case "bool":
 		_, err = strconv.ParseBool(v)
 	default:

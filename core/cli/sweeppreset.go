@@ -83,8 +83,8 @@ var sweepPresets = map[string][]sweepStudy{"appendix-b": appendixB}
 // runPresetFlags checks what a preset run may combine and runs it: the
 // preset sets the systems and axes; --seeds defaults to 3.
 func runPresetFlags(ctx context.Context, fs *flag.FlagSet, f sweepFlags, env *Env) error {
-	if f.out == "" {
-		return UsageError("--out DIR is required")
+	if err := checkSweepOut(f.out); err != nil {
+		return err
 	}
 	if len(f.vary.entries) > 0 || len(f.fix.entries) > 0 || f.spec.system != "" || f.spec.backbone != "" || f.only != "" {
 		return UsageError("--preset sets the system, backbone and axes: drop --system, --backbone, --vary, --fix and --only (the plan's lines carry their own --only)")
