@@ -34,6 +34,8 @@ const (
 // fixed order, as sentences for people; nil when nothing looks wrong:
 //
 //   - a parameter estimate θ̂_i within 2% of the prior width of a bound;
+//   - a parameter without an interval (deviation 0: a cnp's one pass
+//     without a recalibrated floor);
 //   - the closure at its clip for most samples (Prediction.Clipped);
 //   - observations outside the grid's domain;
 //   - observed values no real system can take (sims.PhysicalBounder);
@@ -59,6 +61,11 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 			out = append(out, fmt.Sprintf("%s = %.4g is within 2%% of its prior's lower bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Lo))
 		case th >= par.Hi-boundFrac*w:
 			out = append(out, fmt.Sprintf("%s = %.4g is within 2%% of its prior's upper bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Hi))
+		}
+	}
+	for i, par := range sys.Params() {
+		if i < len(p.ThetaStd) && p.ThetaStd[i] == 0 {
+			out = append(out, fmt.Sprintf("%s has no interval (deviation 0): the model gives it no spread (a cnp's one pass without a recalibrated floor; apic train --init FILE --steps1 0 --steps2 0 --recalibrate 64 --out FILE fits one)", par.Name))
 		}
 	}
 	if p.Clipped {

@@ -111,7 +111,7 @@ func TestWarningsSideInformation(t *testing.T) {
 	m := tinyModel(t, "lv", LNP, nil)
 	theta, side := []float64{1, 1, 1, 1}, []float64{1, 1.2}
 	ctx := gridContext(m.Sys, m.Sys.True(theta, side), 30)
-	p := Prediction{Theta: theta, ThetaStd: make([]float64, 4)}
+	p := Prediction{Theta: theta, ThetaStd: []float64{0.1, 0.1, 0.1, 0.1}}
 	if ws := Warnings(m, ctx, side, p); len(ws) != 0 {
 		t.Errorf("clean lv calibration warns: %q", ws)
 	}
@@ -126,7 +126,7 @@ func TestWarningsSideInformation(t *testing.T) {
 	ad := tinyModel(t, "advdiff", LNP, nil)
 	rng := sims.Draw(ad.Sys, rand.New(rand.NewPCG(3, 0)))
 	actx := gridContext(ad.Sys, rng.True, 256)
-	ap := Prediction{Theta: rng.Theta, ThetaStd: make([]float64, 2)}
+	ap := Prediction{Theta: rng.Theta, ThetaStd: []float64{0.1, 0.1}}
 	if ws := Warnings(ad, actx, rng.Side, ap); len(ws) != 0 {
 		t.Errorf("clean advdiff calibration warns: %q", ws)
 	}
@@ -168,7 +168,7 @@ func TestWarningsPhysicallyImpossible(t *testing.T) {
 	m := tinyModel(t, "lv", LNP, nil)
 	theta, side := []float64{1, 1, 1, 1}, []float64{1, 1.2}
 	ctx := gridContext(m.Sys, m.Sys.True(theta, side), 30)
-	p := Prediction{Theta: theta, ThetaStd: make([]float64, 4)}
+	p := Prediction{Theta: theta, ThetaStd: []float64{0.1, 0.1, 0.1, 0.1}}
 	ctx.Values[4][0] = -0.5
 	ctx.Mask[6][1], ctx.Values[6][1] = false, -3
 	ws := Warnings(m, ctx, side, p)
@@ -341,5 +341,22 @@ func TestNoiseWarnings(t *testing.T) {
 		if got := len(ws) == 1 && strings.Contains(ws[0], "the y noise σ̂ = "+fmt.Sprint(c.sigma)) && strings.Contains(ws[0], "at most σ = 0.1"); got != c.want || (!c.want && len(ws) > 0) {
 			t.Errorf("σ̂ = %g over %d points: %q, want a warning: %v", c.sigma, ctx.Len(), ws, c.want)
 		}
+	}
+}
+
+// TestWarningsNoInterval: a parameter whose deviation is 0 is named as
+// having no interval; the others are not.
+func TestWarningsNoInterval(t *testing.T) {
+	m := tinyModel(t, "lv", CNP, nil)
+	task := testTasks(t, m.Sys, 1, 0, 5)[0]
+	p := Prediction{Theta: []float64{1, 1, 1, 1}, ThetaStd: []float64{0, 0.1, 0.1, 0.1}}
+	var got []string
+	for _, w := range Warnings(m, task.Context, task.Real.Side, p) {
+		if strings.Contains(w, "has no interval") {
+			got = append(got, w)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "alpha has no interval") {
+		t.Errorf("warnings %q, want alpha's alone", got)
 	}
 }
