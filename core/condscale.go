@@ -65,7 +65,8 @@ func checkConditions(cells []ConditionScale) error {
 			ok = ok && s > 0 && !math.IsInf(s, 0)
 		}
 		if !ok {
-			return fmt.Errorf("condition scale %d %+v: context must be ≥ 1, noise finite and ≥ 0, scales finite and > 0, the prior weight in [0, 1]", i, c)
+			return fmt.Errorf("condition scale %d (context %d, noise %g, σ̂ %g, scales %g, %g, %g, prior weight %g): context must be ≥ 1, noise and σ̂ finite and ≥ 0, scales finite and > 0, the prior weight in [0, 1]",
+				i, c.Context, c.Noise, c.NoiseStd, c.Recon, c.Delta, c.Theta, c.ThetaPrior)
 		}
 		if len(c.ThetaShape) != len(cells[0].ThetaShape) {
 			return fmt.Errorf("condition scale %d has θ interval shapes for %d parameters, cell 0 for %d", i, len(c.ThetaShape), len(cells[0].ThetaShape))

@@ -485,7 +485,7 @@ func checkHeaderLength(n uint64, after int64) error {
 	case n < minHeaderBytes:
 		return fmt.Errorf("not a safetensors file (its first 8 bytes give a header length of %d, below the %d bytes of the smallest header {})", n, minHeaderBytes)
 	case after >= 0 && n > uint64(after):
-		return fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it", n, after)
+		return fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it (the file is truncated, or not a safetensors file)", n, after)
 	}
 	return nil
 }
@@ -551,7 +551,7 @@ func readSafetensors(r io.Reader, size, maxBytes int64) (*File, error) {
 	buf.Write(prefix[:])
 	if _, err := io.CopyN(&buf, r, int64(n)); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it", n, buf.Len()-8)
+			return nil, fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it (the data are truncated, or not safetensors)", n, buf.Len()-8)
 		}
 		return nil, err
 	}

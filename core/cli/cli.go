@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -158,6 +159,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		printCommands(stdout)
 		return 0
+	case name == "version" || name == "--version" || name == "-version":
+		fmt.Fprintln(stdout, versionLine())
+		return 0
 	default:
 		c, ok := commands[name]
 		if d, isDefault := commands[defaultCommand]; !ok && isDefault && strings.HasPrefix(name, "-") {
@@ -217,7 +221,7 @@ func printCommands(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "commands:")
 	cmds := Commands()
-	width := len("help")
+	width := len("version")
 	for _, c := range cmds {
 		width = max(width, len(c.Name))
 	}
@@ -225,6 +229,7 @@ func printCommands(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name, c.Summary)
 	}
 	fmt.Fprintf(w, "  %-*s  %s\n", width, "help", "show this list, or 'apic help COMMAND' for a command's flags")
+	fmt.Fprintf(w, "  %-*s  %s\n", width, "version", "print the program's version and build (also --version)")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "systems: %s\n", strings.Join(sims.Names(), ", "))
 }
@@ -309,4 +314,30 @@ var statesDefault = regexp.MustCompile(`\bdefault[ :]`)
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
+}
+
+// versionLine is "apic MODULE-VERSION (REVISION[, modified])" from the
+// binary's build information: the module version a `go install` gives,
+// or "(devel)" and the VCS revision for a build from a checkout.
+func versionLine() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "apic (no build information)"
+	}
+	line := "apic " + bi.Main.Version
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		line += " (" + rev + modified + ")"
+	}
+	return line + " " + bi.GoVersion
 }

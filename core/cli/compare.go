@@ -157,7 +157,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 	if n := *contextN; n > sys.Grid().Points()-1 {
-		return UsageError("--context %d leaves no targets (grid has %d points)", n, sys.Grid().Points())
+		return UsageError("--context %d leaves no targets (grid has %d points: at most %d)", n, sys.Grid().Points(), sys.Grid().Points()-1)
 	}
 	// Checked now, not after the APIC timing has run: KOH-GP would fail
 	// on the first realization.

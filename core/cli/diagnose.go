@@ -79,7 +79,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	if n := *contextSize; n > m.Sys.Grid().Points()-1 {
-		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
+		return UsageError("--context %d leaves no targets (grid has %d points: at most %d)", n, m.Sys.Grid().Points(), m.Sys.Grid().Points()-1)
 	}
 	opt := core.DiagnoseOptions{Tasks: *tasks, Context: *contextSize, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, GaussianTheta: *gaussianTheta, GaussianBands: *gaussianBands}
 	var prog *taskProgress

@@ -67,7 +67,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		m.UseRawSpread()
 	}
 	if n := *context; n > m.Sys.Grid().Points()-1 {
-		return UsageError("--context %d leaves no targets (grid has %d points)", n, m.Sys.Grid().Points())
+		return UsageError("--context %d leaves no targets (grid has %d points: at most %d)", n, m.Sys.Grid().Points(), m.Sys.Grid().Points()-1)
 	}
 	opt := core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, TrueTheta: *trueTheta}
 	if *grid {

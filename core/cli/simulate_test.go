@@ -395,3 +395,14 @@ func TestSimulateRealThetaOverride(t *testing.T) {
 		t.Errorf("off-grid x: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestVersion: --version and the version command print the build's
+// version line; neither is taken for the explorer's flags.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "version", "-version"} {
+		code, out, errOut := runCLI(t, arg)
+		if code != 0 || !strings.HasPrefix(out, "apic ") || !strings.Contains(out, "go1.") || errOut != "" {
+			t.Errorf("apic %s: exit %d, stdout %q, stderr %q", arg, code, out, errOut)
+		}
+	}
+}
