@@ -268,10 +268,52 @@ func recalibrationNote(in core.Infer, only string) string {
 	return note + fmt.Sprintf("; θ intervals ×%.3f", in.ThetaScale())
 }
 
-// trainArchFlags are the flags that set the architecture, which a model
-// fine-tuned from --init keeps.
-var trainArchFlags = []string{"backbone", "form", "hidden", "layers", "latent", "latent-delta", "dec-hidden",
-	"dec-layers", "heads", "basis", "dec-act", "grid-summary", "no-theta-hint"}
+// archFlag is one flag that sets the architecture, which a model
+// fine-tuned from --init keeps: set applies the flag's value to an Arch,
+// show says what an Arch holds for it, in the flag's terms.
+type archFlag struct {
+	name string
+	set  func(f *trainFlags, a *core.Arch) error
+	show func(a core.Arch) string
+}
+
+// intArch is the archFlag of an int flag that sets one field of Arch.
+func intArch(name string, flag func(*trainFlags) int, field func(*core.Arch) *int) archFlag {
+	return archFlag{name,
+		func(f *trainFlags, a *core.Arch) error { *field(a) = flag(f); return nil },
+		func(a core.Arch) string { return strconv.Itoa(*field(&a)) }}
+}
+
+// trainArchFlags are the architecture flags.
+var trainArchFlags = []archFlag{
+	{"backbone", func(f *trainFlags, a *core.Arch) (err error) {
+		a.Backbone, err = core.ParseBackbone(f.backbone)
+		return err
+	},
+		func(a core.Arch) string { return string(a.Backbone) }},
+	{"form", func(f *trainFlags, a *core.Arch) (err error) { a.Form, err = core.ParseForm(f.form); return err },
+		func(a core.Arch) string { return string(a.Form) }},
+	intArch("hidden", func(f *trainFlags) int { return f.hidden }, func(a *core.Arch) *int { return &a.Hidden }),
+	intArch("layers", func(f *trainFlags) int { return f.layers }, func(a *core.Arch) *int { return &a.Layers }),
+	{"latent", func(f *trainFlags, a *core.Arch) error {
+		a.LatentTheta = f.latent
+		if !f.set["latent-delta"] {
+			a.LatentDelta = f.latent
+		}
+		return nil
+	}, func(a core.Arch) string { return fmt.Sprintf("%d (z_δ %d)", a.LatentTheta, a.LatentDelta) }},
+	intArch("latent-delta", func(f *trainFlags) int { return f.latentDelta }, func(a *core.Arch) *int { return &a.LatentDelta }),
+	intArch("dec-hidden", func(f *trainFlags) int { return f.decHidden }, func(a *core.Arch) *int { return &a.DecHidden }),
+	intArch("dec-layers", func(f *trainFlags) int { return f.decLayers }, func(a *core.Arch) *int { return &a.DecLayers }),
+	intArch("heads", func(f *trainFlags) int { return f.heads }, func(a *core.Arch) *int { return &a.Heads }),
+	intArch("basis", func(f *trainFlags) int { return f.basis }, func(a *core.Arch) *int { return &a.Basis }),
+	{"dec-act", func(f *trainFlags, a *core.Arch) error { a.DecAct = f.decAct; return nil },
+		func(a core.Arch) string { return a.DecAct }},
+	{"grid-summary", func(f *trainFlags, a *core.Arch) error { a.GridSummary = f.gridSummary; return nil },
+		func(a core.Arch) string { return strconv.FormatBool(a.GridSummary) }},
+	{"no-theta-hint", func(f *trainFlags, a *core.Arch) error { a.ThetaHint = a.ThetaHint && !f.noThetaHint; return nil },
+		func(a core.Arch) string { return strconv.FormatBool(!a.ThetaHint) }},
+}
 
 // minCellTasks is the fewest validation realizations per condition of
 // the table of scales that a recalibration fits without a warning: the
@@ -302,78 +344,25 @@ func (f *trainFlags) recalibrationWarning() string {
 // values differ from the checkpoint's arch (a fine-tuned model keeps
 // its architecture); flags that repeat the checkpoint's values pass.
 func (f *trainFlags) initArchConflict(arch core.Arch) error {
-	for _, name := range trainArchFlags {
-		if !f.set[name] {
+	if arch.DecAct == "" {
+		arch.DecAct = "silu"
+	}
+	for _, af := range trainArchFlags {
+		if !f.set[af.name] {
 			continue
 		}
 		a := arch
-		if err := f.applyArchFlag(name, &a); err != nil {
-			return err
+		if err := af.set(f, &a); err != nil {
+			return UsageError("%v", err)
 		}
 		if a.DecAct == "" {
 			a.DecAct = "silu"
 		}
-		if arch.DecAct == "" {
-			arch.DecAct = "silu"
-		}
 		if a != arch {
-			return UsageError("--%s cannot change the architecture of the --init checkpoint %s, whose %s (train without --init for a new model)", name, f.init, archSummary(name, arch))
+			return UsageError("--%s cannot change the architecture of the --init checkpoint %s, whose --%s is %s (train without --init for a new model)", af.name, f.init, af.name, af.show(arch))
 		}
 	}
 	return nil
-}
-
-// applyArchFlag sets the part of arch that flag name sets.
-func (f *trainFlags) applyArchFlag(name string, a *core.Arch) error {
-	var err error
-	switch name {
-	case "backbone":
-		a.Backbone, err = core.ParseBackbone(f.backbone)
-	case "form":
-		a.Form, err = core.ParseForm(f.form)
-	case "hidden":
-		a.Hidden = f.hidden
-	case "layers":
-		a.Layers = f.layers
-	case "latent":
-		a.LatentTheta = f.latent
-		if !f.set["latent-delta"] {
-			a.LatentDelta = f.latent
-		}
-	case "latent-delta":
-		a.LatentDelta = f.latentDelta
-	case "dec-hidden":
-		a.DecHidden = f.decHidden
-	case "dec-layers":
-		a.DecLayers = f.decLayers
-	case "heads":
-		a.Heads = f.heads
-	case "basis":
-		a.Basis = f.basis
-	case "dec-act":
-		a.DecAct = f.decAct
-	case "grid-summary":
-		a.GridSummary = f.gridSummary
-	case "no-theta-hint":
-		a.ThetaHint = a.ThetaHint && !f.noThetaHint
-	}
-	if err != nil {
-		return UsageError("%v", err)
-	}
-	return nil
-}
-
-// archSummary says what arch holds for the flag name, in the flag's
-// terms.
-func archSummary(name string, a core.Arch) string {
-	v := map[string]string{
-		"backbone": string(a.Backbone), "form": string(a.Form), "hidden": strconv.Itoa(a.Hidden),
-		"layers": strconv.Itoa(a.Layers), "latent": fmt.Sprintf("%d (z_δ %d)", a.LatentTheta, a.LatentDelta),
-		"latent-delta": strconv.Itoa(a.LatentDelta), "dec-hidden": strconv.Itoa(a.DecHidden),
-		"dec-layers": strconv.Itoa(a.DecLayers), "heads": strconv.Itoa(a.Heads), "basis": strconv.Itoa(a.Basis),
-		"dec-act": a.DecAct, "grid-summary": strconv.FormatBool(a.GridSummary), "no-theta-hint": strconv.FormatBool(!a.ThetaHint),
-	}[name]
-	return fmt.Sprintf("--%s is %s", name, v)
 }
 
 // trainCountFlags are the integer flags and the smallest value each may
