@@ -277,3 +277,12 @@ func TestScatterPlot(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 }
+
+// fixed writes no sign on a value that rounds to zero.
+func TestFixedNoNegativeZero(t *testing.T) {
+	for v, want := range map[float64]string{-0.0004: "0.00", -0.004: "0.00", -0.006: "-0.01", 0.5: "0.50", math.NaN(): "n/a"} {
+		if got := fixed(v, 2); got != want {
+			t.Errorf("fixed(%v, 2) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -118,7 +118,7 @@ func DiagnosticsPanel(d core.Diagnostics) string {
 			b.WriteString(", no spread\n")
 			continue
 		}
-		fmt.Fprintf(&b, ", contraction %.2f\n", median(con))
+		fmt.Fprintf(&b, ", contraction %s\n", fixed(median(con), 2))
 		fmt.Fprintf(&b, "  z̃ %+.2f, |z|>2 %.0f%%, SBC |%s| %s\n", median(zs), 100*float64(outside)/float64(len(zs)),
 			histogramBars(th.SBC.Counts), pValue(float64(th.SBC.PValue)))
 	}
@@ -167,7 +167,11 @@ func fixed(v float64, decimals int) string {
 	if math.IsNaN(v) {
 		return "n/a"
 	}
-	return fmt.Sprintf("%.*f", decimals, v)
+	out := fmt.Sprintf("%.*f", decimals, v)
+	if strings.Trim(out, "-0.") == "" { // -0.00: a tiny negative is no sign
+		out = strings.TrimPrefix(out, "-")
+	}
+	return out
 }
 
 // truncate cuts s to n characters.
@@ -214,7 +218,7 @@ func thetaSummary(th core.ThetaDiagnostic) string {
 	}
 	// The median and the share beyond 2 are robust to the few huge z of
 	// near point estimates, which would swamp a mean and deviation.
-	fmt.Fprintf(&b, ", median contraction %.2f\n", median(con))
+	fmt.Fprintf(&b, ", median contraction %s\n", fixed(median(con), 2))
 	fmt.Fprintf(&b, "  z median %+.2f, |z| > 2 in %.0f%% (calibrated: 0 and 5%%)\n", median(zs), 100*float64(outside)/float64(len(zs)))
 	fmt.Fprintf(&b, "  SBC ranks |%s| %s χ² %.1f on %d df, %s\n", histogramBars(th.SBC.Counts), sbcShape(th.SBC.Counts),
 		float64(th.SBC.ChiSquare), th.SBC.DF, pValue(float64(th.SBC.PValue)))
