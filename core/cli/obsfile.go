@@ -145,11 +145,16 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		}
 		idx := loc.locate(state)
 		key := stateKey(state, idx)
+		written := state
 		if idx >= 0 {
 			state = append([]float64(nil), g.States[idx]...) // exactly on the grid
 		}
 		if first, dup := firstLine[key]; dup {
-			return sims.Context{}, bad(line, "duplicate observation at %s (first at line %d); give each state once, with all its channels in one row", describeState(g, state), first)
+			at, snapped := describeState(g, state), ""
+			if w := describeState(g, written); w != at {
+				at, snapped = w, ", the grid point "+at+" within the grid's tolerance"
+			}
+			return sims.Context{}, bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first, snapped)
 		}
 		firstLine[key] = line
 		obs.States = append(obs.States, state)

@@ -101,6 +101,7 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\n4.0000001,1\n", "f.csv:2: t = 4.0000001 is outside the domain [0, 4]"},
 		{"t,y\n2,1\n2e0,2\n", "f.csv:3: duplicate observation at t = 2 (first at line 2)"},
 		{"t,y\n-0,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2)"},
+		{"t,y\n0,1\n1e-12,2\n", "f.csv:3: duplicate observation at t = 1e-12 (first at line 2, the grid point t = 0 within the grid's tolerance)"},
 		{"t,y\n1,2\n\"3,4\n", "f.csv:3: not valid CSV"},
 		{"t,y\n1,2\x00\n", "f.csv: not a CSV text file (binary data)"},
 		{longCSV(1200) + "2,\x00\n", "f.csv:1202: not a CSV text file"},
