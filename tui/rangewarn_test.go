@@ -56,3 +56,38 @@ func TestRangeWarningOnSliders(t *testing.T) {
 		t.Errorf("noise 0.5: no warning in the header:\n%s", h)
 	}
 }
+
+// TestRangeWarningOutlivesMessages: a later message (a model loaded, a
+// file opened, an error) does not hide the range warning while the
+// sliders stay outside the range; back inside, the message stands alone.
+func TestRangeWarningOutlivesMessages(t *testing.T) {
+	m, err := New(Options{System: "spring", SaveDir: t.TempDir(), RefineDelay: -1, Averages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = send(t, m, tea.ColorProfileMsg{Profile: colorprofile.ASCII})
+	m = send(t, m, tea.WindowSizeMsg{Width: 160, Height: 48})
+	m, _ = run(t, m, m.Init())
+	m = focusOn(t, m, ctlNoise)
+	for range 10 {
+		m, _ = press(t, m, "right")
+	}
+	warn := "noise σ = 0.5 is more than the model was trained on"
+	for _, k := range []msgKind{msgInfo, msgErr} {
+		m.setMsg(k, "opened embedded:spring-cnp.safetensors")
+		h := strings.Join(m.header(), "\n")
+		if !strings.Contains(h, "opened embedded:spring-cnp.safetensors") || !strings.Contains(h, warn) {
+			t.Errorf("message of kind %d: the header lacks the message or the warning:\n%s", k, h)
+		}
+		if _, kind := m.shownMsg(); kind != max(k, msgWarn) {
+			t.Errorf("message of kind %d shown as kind %d", k, kind)
+		}
+	}
+	for range 10 {
+		m, _ = press(t, m, "left")
+	}
+	m.setMsg(msgInfo, "loaded atlas spring λθ=0.5")
+	if msg, kind := m.shownMsg(); msg != "loaded atlas spring λθ=0.5" || kind != msgInfo {
+		t.Errorf("inside the range: shown %q (kind %d)", msg, kind)
+	}
+}

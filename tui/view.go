@@ -88,6 +88,7 @@ func (m Model) tooSmall() string {
 // header is the title line (system, backbone, checkpoint, seed) and the
 // status line (idle / training / stale / untrained, and the last message).
 func (m Model) header() []string {
+	m.msg, m.msgKind = m.shownMsg() // m is header's copy
 	t := m.theme
 	sys := m.sys()
 	e := m.entry()
