@@ -128,17 +128,35 @@ func (m Model) averagedLines(w, room int) []string {
 		if m.res != nil {
 			one = fitNumber(m.res.metrics.Values[r[1]], oneW)
 		}
-		rows = append(rows, padRight(padRight(" "+padRight(r[0], 10)+one, 1+10+oneW+1)+m.averageText(r[1], avgW), w))
+		avg := m.averageText(r[1], avgW)
+		if m.run != nil {
+			avg = "…" // the weights on screen change with every step
+		}
+		rows = append(rows, padRight(padRight(" "+padRight(r[0], 10)+one, 1+10+oneW+1)+avg, w))
 	}
-	if room > len(rows) {
-		head := padRight(" "+spaces(10)+"this", 1+10+oneW+1) + avgHeading(avgW, m.opts.Averages)
+	// The heading goes first whenever two lines fit: two unlabelled
+	// columns of numbers read as one; the last rows give way instead.
+	if room >= 2 {
+		head := padRight(" "+spaces(10)+"this", 1+10+oneW+1) + m.avgHeading(avgW)
 		rows = append([]string{padRight(m.theme.paint(m.theme.label, head), w)}, rows...)
 	}
 	return rows[:max(0, min(len(rows), room))]
 }
 
-// avgHeading is the averages' column heading, cut to w cells.
-func avgHeading(w, n int) string { return truncate(fmt.Sprintf("mean±95%%/%d", n), w) }
+// avgHeading is the averages' column heading, cut to w cells. It says
+// when the averages are not of the prediction on screen: while training
+// ("this" follows the live weights, the averages wait for the run's
+// end) and with θ set by hand (the averages are at θ̂).
+func (m Model) avgHeading(w int) string {
+	h := fmt.Sprintf("mean±95%%/%d", m.opts.Averages)
+	switch {
+	case m.run != nil:
+		h = "mean: after run"
+	case m.overridden():
+		h = fmt.Sprintf("θ̂ mean±95%%/%d", m.opts.Averages)
+	}
+	return truncate(h, w)
+}
 
 // averageText is metric k's mean ± the half-width of its 95% interval,
 // within w cells: "…" while computing, "–" without a value.

@@ -92,3 +92,29 @@ func TestAveragesFromTheAblationView(t *testing.T) {
 		t.Errorf("averages %+v, want the curve's point %s %+v", m.avg.res, p.label, p.res)
 	}
 }
+
+// TestAveragesHeadingSaysWhatTheyAre: with θ set by hand the averages'
+// heading says they are at θ̂; while training, that they wait for the
+// run's end, with no stale values beside the live weights.
+func TestAveragesHeadingSaysWhatTheyAre(t *testing.T) {
+	m := newAvgTest(t, "spring", 160, 48)
+	if frame := m.render(); !strings.Contains(frame, "mean±95%/32") || strings.Contains(frame, "θ̂ mean") {
+		t.Fatalf("the averages' heading before any change:\n%s", frame)
+	}
+	m = focusOn(t, m, ctlTheta)
+	m, _ = press(t, m, "right", "right")
+	if frame := m.render(); !strings.Contains(frame, "θ̂ mean±95%/32") {
+		t.Errorf("θ set by hand: the heading does not say the averages are at θ̂:\n%s", frame)
+	}
+	m, _ = press(t, m, "a")
+	m, _ = startRun(t, m)
+	lines := m.averagedLines(38, 6)
+	if !strings.Contains(lines[0], "mean: after run") {
+		t.Errorf("training: heading %q", lines[0])
+	}
+	for _, l := range lines[1:] {
+		if strings.Contains(l, "±") {
+			t.Errorf("training: an average beside the live weights: %q", l)
+		}
+	}
+}
