@@ -406,7 +406,8 @@ func (m Model) ablCharts(w, h int) []string {
 	cur := m.ablCurrent()
 	w1, h1 := (w-1)/2, h/2
 	chart := func(i int) []string {
-		c := ablChart{title: ablMetrics[i][0], labels: labels, ivs: m.ablIntervals(ablMetrics[i][1]), cur: cur, width: w1, height: h1}
+		c := ablChart{title: ablMetrics[i][0], labels: labels, ivs: m.ablIntervals(ablMetrics[i][1]), cur: cur, width: w1, height: h1,
+			nonNegative: true} // every metric of ablMetrics is an MAE or an ECE
 		return block(c.render(m.theme), w1, h1)
 	}
 	gap := block(nil, 1, h1)

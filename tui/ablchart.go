@@ -19,6 +19,10 @@ type ablChart struct {
 	ivs           []core.Interval // NaN Mean: not computed yet
 	cur           int             // the current value's index, -1 if none
 	width, height int
+	// nonNegative marks a metric that cannot be below 0 (an MAE, an
+	// ECE): its axis starts at 0 at the lowest, where a wide interval
+	// would otherwise label it with a negative error.
+	nonNegative bool
 }
 
 // render draws the chart.
@@ -45,8 +49,8 @@ func (c ablChart) render(t theme) []string {
 	for y := 1; y <= body; y++ {
 		cv.set(labelW, y, '│', colLabel, nil)
 	}
-	row := func(v float64) int {
-		return 1 + int(math.Round((hi-y.of(v))/(hi-lo)*float64(body-1)))
+	row := func(v float64) int { // clipped to the body: an interval may reach below its axis
+		return min(max(1+int(math.Round((hi-y.of(v))/(hi-lo)*float64(body-1))), 1), body)
 	}
 	for i, iv := range c.ivs {
 		if math.IsNaN(iv.Mean) {
@@ -132,11 +136,15 @@ func (c ablChart) yRange(y yAxis) (lo, hi float64) {
 	if math.IsInf(lo, 0) {
 		return math.NaN(), math.NaN()
 	}
-	if pad := 0.05 * (hi - lo); pad > 0 {
-		return lo - pad, hi + pad
+	pad := 0.05 * (hi - lo)
+	if pad <= 0 {
+		pad = math.Max(1e-6, 0.1*math.Abs(hi))
 	}
-	pad := math.Max(1e-6, 0.1*math.Abs(hi))
-	return lo - pad, hi + pad
+	lo, hi = lo-pad, hi+pad
+	if c.nonNegative && !y.log && lo < 0 {
+		lo = 0
+	}
+	return lo, hi
 }
 
 // column is the x of value i, the values spread evenly from x0 to one

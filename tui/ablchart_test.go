@@ -33,3 +33,24 @@ func TestAblChartScale(t *testing.T) {
 		t.Errorf("a small span on a log scale:\n%s", strings.Join(lines, "\n"))
 	}
 }
+
+// TestAblChartNonNegative: an error metric's axis starts at 0 even where
+// an interval reaches below it, and the interval is clipped to the body
+// (never drawn over the value labels).
+func TestAblChartNonNegative(t *testing.T) {
+	ivs := []core.Interval{{Mean: 0.005, Lo: -0.001, Hi: 0.011, N: 32}, {Mean: 0.02, Lo: 0.015, Hi: 0.025, N: 32}}
+	c := ablChart{title: "θ MAE", labels: []string{"0", "1"}, cur: 0, width: 40, height: 9, ivs: ivs, nonNegative: true}
+	th := newTheme(colorprofile.ASCII)
+	lines := c.render(th)
+	frameOK(t, strings.Join(lines, "\n"), 40, 9)
+	if lo, _ := c.yRange(yAxis{}); lo != 0 {
+		t.Errorf("axis starts at %v, want 0", lo)
+	}
+	if frame := strings.Join(lines, "\n"); strings.Contains(frame, "-") || !strings.Contains(lines[8], "0") {
+		t.Errorf("a negative label, or the value labels overwritten:\n%s", frame)
+	}
+	c.nonNegative = false
+	if lo, _ := c.yRange(yAxis{}); lo >= 0 {
+		t.Errorf("a signed metric's axis starts at %v, want below 0", lo)
+	}
+}

@@ -351,6 +351,15 @@ func evenIndex(i, m, n int) int {
 }
 
 // axisNumber formats axis[i] briefly, or the index when there is no axis.
+// endLabel is an axis end v to three digits, 0 where v is rounding
+// noise beside the axis's span (a range computed as 1 − 1 + 2.2e-16).
+func endLabel(v, span float64) string {
+	if math.Abs(v) < 1e-9*math.Abs(span) {
+		v = 0
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
 func axisNumber(axis []float64, i int) string {
 	if i < len(axis) {
 		return strconv.FormatFloat(axis[i], 'g', 3, 64)
@@ -444,7 +453,7 @@ func (p ScatterPlot) Render(xs, ys []float64) string {
 			cells[r][c] = '*'
 		}
 	}
-	yl, yh := strconv.FormatFloat(yhi, 'g', 3, 64), strconv.FormatFloat(ylo, 'g', 3, 64)
+	yl, yh := endLabel(yhi, yhi-ylo), endLabel(ylo, yhi-ylo)
 	lw := max(utf8.RuneCountInString(yl), utf8.RuneCountInString(yh))
 	var b strings.Builder
 	if p.Title != "" {
@@ -461,7 +470,7 @@ func (p ScatterPlot) Render(xs, ys []float64) string {
 		fmt.Fprintf(&b, "%*s│%s\n", lw, label, strings.TrimRight(string(cells[r]), " "))
 	}
 	b.WriteString(strings.Repeat(" ", lw) + "└" + strings.Repeat("─", w) + "\n")
-	xl, xh := strconv.FormatFloat(xlo, 'g', 3, 64), strconv.FormatFloat(xhi, 'g', 3, 64)
+	xl, xh := endLabel(xlo, xhi-xlo), endLabel(xhi, xhi-xlo)
 	pad := max(1, w-utf8.RuneCountInString(xl)-utf8.RuneCountInString(xh))
 	b.WriteString(strings.Repeat(" ", lw+1) + xl + strings.Repeat(" ", pad) + xh + "\n")
 	return b.String()

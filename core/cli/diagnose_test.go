@@ -286,3 +286,15 @@ func TestFixedNoNegativeZero(t *testing.T) {
 		}
 	}
 }
+
+// An axis end that is rounding noise beside the span is labelled 0.
+func TestEndLabel(t *testing.T) {
+	for _, c := range []struct {
+		v, span float64
+		want    string
+	}{{-2.220446049250313e-16, 2, "0"}, {1e-5, 2e-5, "1e-05"}, {0.5, 1, "0.5"}, {-1.25, 3, "-1.25"}} {
+		if got := endLabel(c.v, c.span); got != c.want {
+			t.Errorf("endLabel(%g, %g) = %q, want %q", c.v, c.span, got, c.want)
+		}
+	}
+}
