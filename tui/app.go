@@ -410,13 +410,13 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.quitArmed = "" // the warning holds for the very next key only
 	}
 	if k.String() == "ctrl+c" {
-		return m.quit()
+		return m.quit(k.String())
 	}
 	if m.width < minWidth || m.height < minHeight {
 		// The "too small" screen shows none of the state a key would
 		// change; only quitting works there.
 		if key.Matches(k, m.keys.Quit) {
-			return m.quit()
+			return m.quit(k.String())
 		}
 		return m, nil
 	}
@@ -426,7 +426,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	keys := m.keys
 	switch {
 	case key.Matches(k, keys.Quit):
-		return m.quit()
+		return m.quit(k.String())
 	case key.Matches(k, keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
 	case key.Matches(k, keys.Up):
@@ -515,15 +515,17 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // quit exits, first stopping training: the goroutines end (each within a
 // training step) before the program does. A second q or ctrl+c exits at
 // once; runProgram still waits for the goroutines after the program has ended.
-func (m Model) quit() (tea.Model, tea.Cmd) {
+// pressed is the key that asked ("q" or "ctrl+c"), which the warning
+// about unsaved weights names as the one to press again.
+func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 	if u, behind := m.unsaved(); len(u) > 0 && !m.quitting {
 		// A run that ended since the warning changes what would be lost.
 		if what := fmt.Sprintf("%s (%d running)", strings.Join(u, ", "), len(m.runs)); m.quitArmed != what {
 			m.quitArmed = what
 			// Short, so that it fits at 80 columns beside a training
 			// status; the open prompt takes q as text.
-			again := "q"
-			if m.prompt.active() {
+			again := pressed
+			if m.prompt.active() || again == "" {
 				again = "ctrl+c"
 			}
 			// Weights an opened file hides are marked: u (on their own

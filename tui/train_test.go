@@ -350,6 +350,8 @@ func TestWarningsReadableWhileTraining(t *testing.T) {
 	if !m.prompt.active() || !strings.Contains(m.msg, "ctrl+c again quits") {
 		t.Errorf("ctrl+c over the prompt: prompt active %v, message %q", m.prompt.active(), m.msg)
 	}
+	m, _ = press(t, m, "esc", "ctrl+c") // the key pressed is the one named
+	shows(m, "unsaved: spring/lnp · s saves · ctrl+c again quits")
 	m, _ = press(t, m, "esc", "esc")
 	run(t, m, tea.Batch(cmds...))
 	settle(t, base)
