@@ -126,9 +126,14 @@ func (m *Model) RangeWarnings(contextSize int, noise float64) []string {
 // σ̂ is above the model's training range even at the lower end of its
 // 95% interval (NoiseInterval): a user's data do not say their noise
 // level, so RangeWarnings cannot, and intervals fitted on noise up to
-// the range's top are then too narrow.
+// the range's top are then too narrow. A model trained on noise-free
+// contexts only gets none: its σ̂ on clean data is its own misfit, above
+// 0 however clean the data.
 func (m *Model) noiseWarnings(p Prediction, ctx sims.Context) []string {
 	r := m.TrainingRange()
+	if r.NoiseHi == 0 {
+		return nil
+	}
 	lo, hi := NoiseInterval(p, ctx)
 	channels := m.Sys.Grid().Channels
 	var out []string
@@ -136,11 +141,7 @@ func (m *Model) noiseWarnings(p Prediction, ctx sims.Context) []string {
 		if !(l > r.NoiseHi*(1+1e-9)) || ch >= len(channels) {
 			continue
 		}
-		seen := fmt.Sprintf("at most σ = %g", r.NoiseHi)
-		if r.NoiseHi == 0 {
-			seen = "noise-free contexts only"
-		}
-		out = append(out, fmt.Sprintf("the %s noise σ̂ = %.3g (95%% interval [%.3g, %.3g]) is more than the model was trained on (%s): its intervals do not account for the extra noise", channels[ch], p.NoiseStd[ch], l, hi[ch], seen))
+		out = append(out, fmt.Sprintf("the %s noise σ̂ = %.3g (95%% interval [%.3g, %.3g]) is more than the model was trained on (at most σ = %g): its intervals do not account for the extra noise", channels[ch], p.NoiseStd[ch], l, hi[ch], r.NoiseHi))
 	}
 	return out
 }

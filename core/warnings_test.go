@@ -329,7 +329,7 @@ func TestSaneValueBound(t *testing.T) {
 
 // TestNoiseWarnings: an estimated noise whose 95% interval lies above
 // the training range is flagged with the channel; one whose interval
-// reaches into it is not.
+// reaches into it is not, nor any on a model trained noise-free.
 func TestNoiseWarnings(t *testing.T) {
 	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.Noise, c.Train.NoiseMax = 0, 0.1 })
 	ctx := testTasks(t, m.Sys, 1, 0, 3)[0].Context
@@ -341,6 +341,10 @@ func TestNoiseWarnings(t *testing.T) {
 		if got := len(ws) == 1 && strings.Contains(ws[0], "the y noise σ̂ = "+fmt.Sprint(c.sigma)) && strings.Contains(ws[0], "at most σ = 0.1"); got != c.want || (!c.want && len(ws) > 0) {
 			t.Errorf("σ̂ = %g over %d points: %q, want a warning: %v", c.sigma, ctx.Len(), ws, c.want)
 		}
+	}
+	clean := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.Noise, c.Train.NoiseMax = 0, 0 })
+	if ws := clean.noiseWarnings(Prediction{NoiseStd: []float64{0.3}}, ctx); len(ws) != 0 {
+		t.Errorf("a model trained noise-free, whose σ̂ is its misfit: %q", ws)
 	}
 }
 
