@@ -186,8 +186,11 @@ func truncate(s string, n int) string {
 func reliabilityPlot(d core.Diagnostics, width int, color bool) string {
 	var series []Series
 	span := 0.1
-	for _, c := range d.Reliability {
-		series = append(series, Series{Name: shortCurveLabel(c.Name), Values: c.Signed})
+	for i, c := range d.Reliability {
+		// The reconstruction's curve (the first, a solid line) is drawn
+		// over the others: where they coincide, near the diagonal, δ's
+		// and θ's marks would hide it.
+		series = append(series, Series{Name: shortCurveLabel(c.Name), Values: c.Signed, Under: i > 0})
 		for _, s := range c.Signed {
 			if !math.IsNaN(s) {
 				span = max(span, math.Abs(s))
