@@ -149,6 +149,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch name := args[0]; {
 	case name == "help" || isHelpFlag(name):
 		// "apic help help" is the list itself, not an unknown command.
+		if name == "help" && len(args) > 1 && args[1] == "version" {
+			fmt.Fprintln(stdout, "usage: apic version (or apic --version)\n\nPrints the program's version: the module version and, for a build\nfrom a checkout, its VCS revision, and the Go version that built it.")
+			return 0
+		}
 		if name == "help" && len(args) > 1 && !isHelpFlag(args[1]) && args[1] != "help" {
 			c, ok := commands[args[1]]
 			if !ok {

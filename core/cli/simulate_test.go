@@ -405,4 +405,7 @@ func TestVersion(t *testing.T) {
 			t.Errorf("apic %s: exit %d, stdout %q, stderr %q", arg, code, out, errOut)
 		}
 	}
+	if code, out, _ := runCLI(t, "help", "version"); code != 0 || !strings.Contains(out, "usage: apic version") {
+		t.Errorf("apic help version: exit %d, stdout %q", code, out)
+	}
 }
