@@ -332,23 +332,36 @@ func TestThetaIntervalShape(t *testing.T) {
 // intervals at 60 clean points held 0.84 of them).
 func TestOnePassThetaIntervals(t *testing.T) {
 	if testing.Short() {
-		t.Skip("diagnoses two shipped files")
+		t.Skip("diagnoses three shipped files")
 	}
-	for _, tc := range []struct {
-		sys, backbone string
-		context       int
-		noise         float64
-	}{{"lv", "lnp", 5, 0.1}, {"lv", "lnp", 10, 0.05}, {"lv", "cnp", 60, 0}, {"advdiff", "cnp", 32, 0.1}, {"advdiff", "cnp", 128, 0.05}} {
+	for _, tc := range []shippedCase{{"lv", "lnp", 5, 0.1}, {"lv", "lnp", 10, 0.05}, {"lv", "cnp", 60, 0}, {"advdiff", "cnp", 32, 0.1}, {"advdiff", "cnp", 128, 0.05}} {
 		d := diagnoseShipped(t, tc.sys, tc.backbone, core.DiagnoseOptions{Tasks: 200, Seed: 3, Context: tc.context, Noise: tc.noise, Refine: 0})
+		var theta []core.ReliabilityCurve
 		for _, c := range d.Reliability {
-			if !strings.HasPrefix(c.Name, "theta:") {
-				continue
+			if strings.HasPrefix(c.Name, "theta:") {
+				theta = append(theta, c)
 			}
-			worst := largestMiss(c)
-			t.Logf("%s/%s C=%d σ=%g %s: largest |empirical − nominal| %.3f", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, worst)
-			if !(worst <= 0.12) {
-				t.Errorf("%s/%s C=%d σ=%g %s: one-pass reliability curve %.3f from the diagonal, want ≤ 0.12", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, worst)
-			}
+		}
+		tc.checkCurves(t, theta, 0.12, "one-pass reliability curve")
+	}
+}
+
+// shippedCase is a shipped file diagnosed at a context size and noise.
+type shippedCase struct {
+	sys, backbone string
+	context       int
+	noise         float64
+}
+
+// checkCurves logs each curve's largest |empirical − nominal| and fails
+// those beyond limit.
+func (tc shippedCase) checkCurves(t *testing.T, curves []core.ReliabilityCurve, limit float64, what string) {
+	t.Helper()
+	for _, c := range curves {
+		worst := largestMiss(c)
+		t.Logf("%s/%s C=%d σ=%g %s: largest |empirical − nominal| %.3f", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, worst)
+		if !(worst <= limit) {
+			t.Errorf("%s/%s C=%d σ=%g %s: %s %.3f from the diagonal, want ≤ %g", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, what, worst, limit)
 		}
 	}
 }
@@ -362,21 +375,11 @@ func TestBandShapes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("diagnoses two shipped files")
 	}
-	for _, tc := range []struct {
-		sys, backbone string
-		context       int
-		noise         float64
-	}{{"lv", "cnp", 0, 0}, {"spring", "cnp", 5, 0.1}} {
+	for _, tc := range []shippedCase{{"lv", "cnp", 0, 0}, {"spring", "cnp", 5, 0.1}} {
 		d := diagnoseShipped(t, tc.sys, tc.backbone, core.DiagnoseOptions{Tasks: 200, Seed: 3, Context: tc.context, Noise: tc.noise, Samples: 8, Refine: -1})
 		if !d.BandsShaped {
 			t.Fatalf("%s/%s: the bands were scored as Gaussian", tc.sys, tc.backbone)
 		}
-		for _, c := range d.Reliability[:2] {
-			worst := largestMiss(c)
-			t.Logf("%s/%s C=%d σ=%g %s: largest |empirical − nominal| %.3f", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, worst)
-			if !(worst <= 0.08) {
-				t.Errorf("%s/%s C=%d σ=%g %s: band reliability %.3f from the diagonal, want ≤ 0.08", tc.sys, tc.backbone, tc.context, tc.noise, c.Name, worst)
-			}
-		}
+		tc.checkCurves(t, d.Reliability[:2], 0.08, "band reliability")
 	}
 }

@@ -14,13 +14,7 @@ import (
 // header's message line; moving back takes it off; noise beyond the
 // training noise (the slider's largest, 0.5) warns the same way.
 func TestRangeWarningOnSliders(t *testing.T) {
-	m, err := New(Options{System: "spring", SaveDir: t.TempDir(), RefineDelay: -1, Averages: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m = send(t, m, tea.ColorProfileMsg{Profile: colorprofile.ASCII})
-	m = send(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
-	m, _ = run(t, m, m.Init())
+	m := newShippedTest(t, 100, 30)
 	header := func() string { return strings.Join(m.header(), "\n") }
 	if strings.Contains(header(), "trained on") {
 		t.Fatalf("the test context warns already:\n%s", header())
@@ -61,13 +55,7 @@ func TestRangeWarningOnSliders(t *testing.T) {
 // file opened, an error) does not hide the range warning while the
 // sliders stay outside the range; back inside, the message stands alone.
 func TestRangeWarningOutlivesMessages(t *testing.T) {
-	m, err := New(Options{System: "spring", SaveDir: t.TempDir(), RefineDelay: -1, Averages: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m = send(t, m, tea.ColorProfileMsg{Profile: colorprofile.ASCII})
-	m = send(t, m, tea.WindowSizeMsg{Width: 160, Height: 48})
-	m, _ = run(t, m, m.Init())
+	m := newShippedTest(t, 160, 48)
 	m = focusOn(t, m, ctlNoise)
 	for range 10 {
 		m, _ = press(t, m, "right")
@@ -90,4 +78,18 @@ func TestRangeWarningOutlivesMessages(t *testing.T) {
 	if msg, kind := m.shownMsg(); msg != "loaded atlas spring λθ=0.5" || kind != msgInfo {
 		t.Errorf("inside the range: shown %q (kind %d)", msg, kind)
 	}
+}
+
+// newShippedTest is the explorer on the shipped spring model (whose
+// training range the warnings read), at w × h, after Init.
+func newShippedTest(t *testing.T, w, h int) Model {
+	t.Helper()
+	m, err := New(Options{System: "spring", SaveDir: t.TempDir(), RefineDelay: -1, Averages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = send(t, m, tea.ColorProfileMsg{Profile: colorprofile.ASCII})
+	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	m, _ = run(t, m, m.Init())
+	return m
 }

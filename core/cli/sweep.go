@@ -176,22 +176,16 @@ func checkSweepOut(out string) error {
 	if out == "" {
 		return UsageError("--out DIR is required")
 	}
-	for p := filepath.Clean(out); ; p = filepath.Dir(p) {
-		st, err := os.Stat(p)
-		switch {
-		case err == nil && !st.IsDir() && p == filepath.Clean(out):
-			return UsageError("--out %s exists and is not a directory", out)
-		case err == nil && !st.IsDir():
-			return UsageError("--out %s: %s is not a directory", out, p)
-		case err == nil:
-			return nil
-		case !errors.Is(err, fs.ErrNotExist):
-			return UsageError("--out %s: %v", out, err)
-		}
-		if filepath.Dir(p) == p {
-			return nil
-		}
+	// A path under a file fails its stat with "not a directory", not
+	// "does not exist"; only missing directories are left to the sweep.
+	st, err := os.Stat(out)
+	switch {
+	case err == nil && !st.IsDir():
+		return UsageError("--out %s exists and is not a directory", out)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return UsageError("--out %s: %v", out, err)
 	}
+	return nil
 }
 
 // printPlan writes one 'apic sweep ... --only ID' line per cell: the
