@@ -157,7 +157,7 @@ func TestGoldenAblation(t *testing.T) {
 func TestAblationKeyInHelp(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	m, _ = press(t, m, "?")
-	if frame := m.render(); !strings.Contains(frame, "A     ablation curves of the control") {
+	if frame := m.render(); !strings.Contains(frame, "A ablation curves (A/esc closes)") {
 		t.Errorf("the full help lacks A:\n%s", frame)
 	}
 }

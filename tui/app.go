@@ -82,6 +82,7 @@ type Model struct {
 	opts          Options
 	keys          KeyMap
 	help          help.Model
+	helpTop       int // the first line the ? help shows when it is taller than the screen
 	theme         theme
 	width, height int
 
@@ -429,6 +430,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.quit(k.String())
 	case key.Matches(k, keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
+		m.helpTop = 0
+	case m.help.ShowAll && key.Matches(k, keys.Up, keys.Down):
+		m.scrollHelp(k)
 	case key.Matches(k, keys.Up):
 		n := len(m.controls())
 		m.focus = (m.focus - 1 + n) % n

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -297,6 +298,42 @@ func TestHelpKey(t *testing.T) {
 	}
 }
 
+// TestHelpFitsSmallTerminal: at 80×24 the ? help shows every key of
+// advdiff (the system with the most) on its first screen, and ↓ scrolls
+// to the panels' descriptions, stopping at the last line.
+func TestHelpFitsSmallTerminal(t *testing.T) {
+	m := newTest(t, "advdiff", 80, 24)
+	m, _ = press(t, m, "?")
+	first := m.render()
+	frameOK(t, first, 80, 24)
+	for _, b := range m.keys.FullHelp() {
+		for _, k := range b {
+			if !strings.Contains(first, k.Help().Desc) {
+				t.Errorf("the first help screen lacks %q:\n%s", k.Help().Desc, first)
+			}
+		}
+	}
+	if !strings.Contains(first, "↑/↓ scroll · lines 1–20 of") {
+		t.Errorf("the help does not say it scrolls:\n%s", first)
+	}
+	for range 100 {
+		m, _ = press(t, m, "down")
+	}
+	last := m.render()
+	frameOK(t, last, 80, 24)
+	n := len(m.helpLines(80))
+	if want := fmt.Sprintf("lines %d–%d of %d", n-19, n, n); !strings.Contains(last, want) {
+		t.Errorf("↓ did not reach the help's last line:\n%s", last)
+	}
+	m, _ = press(t, m, "up")
+	if m.render() == last {
+		t.Error("↑ after the end did not scroll back at once")
+	}
+	if m.focus != 0 {
+		t.Errorf("scrolling the help moved the focus to %d", m.focus)
+	}
+}
+
 // TestNewRealizationSkipsSeedZero: r past the largest seed wraps to 1,
 // not to 0, which --seed refuses.
 func TestNewRealizationSkipsSeedZero(t *testing.T) {
@@ -568,12 +605,15 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 			t.Errorf("full help lacks %q", want)
 		}
 	}
-	// At the smallest size the keys and the controls' notes still show.
+	// At the smallest size the keys show, and the controls' notes a few
+	// lines down.
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		small := newTest(t, sys, 80, 24)
 		small, _ = press(t, small, "?")
-		if f := small.render(); !strings.Contains(f, "train mode: fine-tune") || !strings.Contains(f, "q quit") {
-			t.Errorf("%s at 80×24: the full help lost its keys or controls:\n%s", sys, f)
+		keys := small.render()
+		small, _ = press(t, small, "down", "down", "down")
+		if f := small.render(); !strings.Contains(f, "train mode: fine-tune") || !strings.Contains(keys, "q quit") {
+			t.Errorf("%s at 80×24: the full help lost its keys or controls:\n%s\n%s", sys, keys, f)
 		}
 	}
 	m, _ = press(t, m, "?", "v", "?")

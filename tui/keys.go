@@ -47,8 +47,8 @@ func DefaultKeyMap() KeyMap {
 		Heatmap:     key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "heatmaps / slice")),
 		Page:        key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "other panels")),
 		Diagnose:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diagnostics (d/esc closes)")),
-		Ablation:    key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "ablation curves of the control (A/esc closes)")),
-		Baselines:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "baselines KOH-GP/BCPI/PINN (c again clears)")),
+		Ablation:    key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "ablation curves (A/esc closes)")),
+		Baselines:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "baselines (c again clears)")),
 		Save:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save checkpoint")),
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open checkpoint")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -63,11 +63,13 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Help, k.Quit, k.Page, k.Up, k.Left, k.Train, k.Cancel, k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open}
 }
 
-// FullHelp is the help view on ?, in columns.
+// FullHelp is the help view on ?, in columns: the keys that move and
+// pick, the views, and training with its files. Each pair of columns fits
+// an 80-column terminal side by side.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Left, k.Right, k.AutoTheta, k.Realization, k.Diagnose, k.Ablation, k.Baselines},
-		{k.NextSystem, k.PrevSystem, k.Backbone, k.Heatmap, k.Page, k.SliceBack, k.SliceFwd, k.SliceBack8, k.SliceFwd8},
+		{k.Up, k.Down, k.Left, k.Right, k.AutoTheta, k.Realization, k.NextSystem, k.PrevSystem, k.Backbone},
+		{k.Diagnose, k.Ablation, k.Baselines, k.Heatmap, k.Page, k.SliceBack, k.SliceFwd, k.SliceBack8, k.SliceFwd8},
 		{k.Train, k.Mode, k.Cancel, k.Undo, k.Save, k.Open, k.Help, k.Quit},
 	}
 }

@@ -1,0 +1,92 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"apic/core"
+)
+
+// fullHelp is the help view of ?, h lines tall: the help from line
+// m.helpTop on, and when it does not fit, a last line saying how to see
+// the rest.
+func (m Model) fullHelp(w, h int) []string {
+	lines := m.helpLines(w)
+	if len(lines) <= h {
+		return block(lines, w, h)
+	}
+	top := min(max(m.helpTop, 0), len(lines)-(h-1))
+	more := fmt.Sprintf("↑/↓ scroll · lines %d–%d of %d", top+1, top+h-1, len(lines))
+	out := append(lines[top:top+h-1:top+h-1], m.theme.paint(m.theme.dim, more))
+	return block(out, w, h)
+}
+
+// helpHeight is the number of lines the help view gets.
+func (m Model) helpHeight() int { return m.height - len(m.header()) - 1 }
+
+// scrollHelp moves the help view a line up or down, within its length.
+func (m *Model) scrollHelp(k tea.KeyPressMsg) {
+	h := m.helpHeight()
+	n := len(m.helpLines(m.width))
+	if n <= h {
+		m.helpTop = 0
+		return
+	}
+	if key.Matches(k, m.keys.Up) {
+		m.helpTop--
+	} else {
+		m.helpTop++
+	}
+	m.helpTop = min(max(m.helpTop, 0), n-(h-1))
+}
+
+// helpLines is the whole help of ?: every key, the controls and what the
+// panels show, at width w.
+func (m Model) helpLines(w int) []string {
+	t := m.theme
+	hm := m.help
+	hm.SetWidth(w)
+	lines := []string{t.paint(t.bold, "keys") + "  (? or esc closes this help)"}
+	k := m.keysNow()
+	// The full help lists the training keys even when they do nothing
+	// yet, so that they can be found before the first run.
+	k.Cancel.SetEnabled(true)
+	k.Undo.SetEnabled(true)
+	k.Quit.SetHelp("q", "quit (also ctrl+c)")
+	// Two blocks of columns, not three side by side, which would not fit
+	// an 80-column terminal: the help model drops what overflows.
+	groups := k.FullHelp()
+	lines = append(lines, strings.Split(hm.FullHelpView(groups[:2]), "\n")...)
+	lines = append(lines, "")
+	train := groups[2]
+	half := (len(train) + 1) / 2
+	lines = append(lines, strings.Split(hm.FullHelpView([][]key.Binding{train[:half], train[half:]}), "\n")...)
+	lines = append(lines, "",
+		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
+		"context and noise σ re-infer at once on the same realization;",
+		"λθ, λδ, regulariser: the atlas model for the value (lnp), else t trains;",
+		fmt.Sprintf("θ rows: θ̂±σ over %s; set by hand to see what δ must absorb (a: auto).", core.Count(samplesFor(m.sys()), "sample")),
+		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
+		"", t.paint(t.bold, "panels"))
+	if m.is2D() && m.heat {
+		lines = append(lines,
+			"1 ground truth G(t, x); t runs down, x across",
+			"2 corrected prediction, on the same colour scale",
+			"3 learned discrepancy δ̂, on a scale symmetric about zero",
+			"4 |truth − prediction| on its own colour scale (see its bar)",
+		)
+	} else {
+		lines = append(lines,
+			"1 simulator F(x; θ̂) at the estimated parameters, with the context points",
+			"2 learned discrepancy δ̂ ± 2σ against the true δ = G − F(x; θ)",
+			"3 corrected prediction ± 2σ with the context points",
+			"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
+			"(ranges stay fixed per realization: points beyond sit on the edge as ↑ ↓)",
+			"c: baselines on 2 and 3 as k KOH-GP, b BCPI, p Correction-PINN; θ̂ and time by θ",
+		)
+	}
+	return lines
+}
