@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"apic/nets"
@@ -74,6 +75,17 @@ func TestDataLeverages(t *testing.T) {
 	}
 	if math.Abs(sum-2) > 1e-9 {
 		t.Errorf("leverages %v sum to %g, want 2", lev, sum)
+	}
+	// The hat matrix of a straight line: 1/n + (x_i − x̄)²/Σ(x − x̄)².
+	for i, want := range []float64{0.7, 0.3, 0.3, 0.7} {
+		if math.Abs(lev[i]-want) > 1e-9 {
+			t.Errorf("leverage %d = %g, want %g", i, lev[i], want)
+		}
+	}
+	// A view with a stride wider than its columns reads the same rows.
+	wide := mat.NewDense(4, 3, []float64{1, 0, 9, 1, 1, 9, 1, 2, 9, 1, 3, 9})
+	if lv := dataLeverages(wide.Slice(0, 4, 0, 2).(*mat.Dense), 4); !floats.EqualApprox(lv, lev, 1e-12) {
+		t.Errorf("strided view: leverages %v, want %v", lv, lev)
 	}
 	// The same fit with a prior row per parameter: fewer used.
 	jp := mat.NewDense(6, 2, []float64{1, 0, 1, 1, 1, 2, 1, 3, 1, 0, 0, 1})

@@ -717,40 +717,36 @@ func dataLeverages(j *mat.Dense, m int) []float64 {
 	_, n := j.Dims()
 	g, release := gram(j)
 	defer release()
-	a := mat.NewSymDense(n, g.Data)
 	for i := 0; i < n; i++ {
-		a.SetSym(i, i, a.At(i, i)+1e-12)
+		g.Data[i*g.Stride+i] += 1e-12
 	}
-	var ch mat.Cholesky
-	if !ch.Factorize(a) || ch.Cond() > mat.ConditionTolerance {
+	u, ok := cholesky(g)
+	if !ok {
 		return nil
 	}
 	if m == 0 {
 		return []float64{}
 	}
-	// With JᵀJ = L Lᵀ, leverage i is ‖L⁻¹ j_i‖²: one triangular solve
-	// for all data rows at once.
-	var l mat.TriDense
-	ch.LTo(&l)
-	var x mat.Dense
-	if err := x.Solve(&l, j.Slice(0, m, 0, n).T()); err != nil {
-		return nil
+	// With JᵀJ = UᵀU, leverage i is ‖j_i U⁻¹‖²: one triangular solve
+	// for all data rows at once, on a copy of them.
+	raw := j.RawMatrix()
+	buf := gramBuffers.Get(m * n)
+	defer gramBuffers.Put(buf)
+	x := blas64.General{Rows: m, Cols: n, Stride: n, Data: buf}
+	for i := 0; i < m; i++ {
+		copy(buf[i*n:(i+1)*n], raw.Data[i*raw.Stride:i*raw.Stride+n])
 	}
+	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, x)
 	lev := make([]float64, m)
-	for k := 0; k < n; k++ {
-		for i, v := range x.RawRowView(k) {
-			lev[i] += v * v
-		}
-	}
-	for i, v := range lev {
-		lev[i] = math.Min(1, math.Max(0, v))
+	for i := range lev {
+		lev[i] = math.Min(1, math.Max(0, sumSq(buf[i*n:(i+1)*n])))
 	}
 	return lev
 }
 
 // lmStep solves (JᵀJ + λ diag(JᵀJ) + εI) δ = −Jᵀr by Cholesky.
 //
-// The factorizations here call LAPACK directly rather than through
+// The factorizations here (and dataLeverages') call LAPACK directly rather than through
 // mat.Cholesky, whose condition estimate after every factorization
 // (LAPACK's dpocon) and allocations cost 12–19 % of a spring
 // refinement's CPU time (BenchmarkCalibrate/spring/lnp/refined). The

@@ -45,7 +45,7 @@ with the defaults). It prints the metrics of BENCHMARKS.md for each
 method as mean ± std over realizations, and each method's wall time per
 realization. APIC is timed one realization at a time (the whole pipeline:
 encoders, θ map, simulator, discrepancy, --samples Monte-Carlo samples,
-after one untimed warm-up call) and as batched throughput (all realizations
+after untimed warm-up calls for a tenth of a second) and as batched throughput (all realizations
 in one call: untimed warm-up calls for a tenth of a second, then the
 median of up to 500 calls over half a second); KOH-GP runs one
 realization per worker (--workers, default one per CPU), each fit timed
@@ -307,11 +307,20 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 // of calls repeated for at least batchSeconds, at most batchCalls).
 func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.Task, o core.PredictOptions) (core.MethodRun, core.BatchTiming, error) {
 	m := &core.APIC{Model: nm.model, Opt: o, Label: nm.name}
-	// One untimed call first, so that the latency does not include
-	// first-use costs (page faults of fresh buffers, pools filling up).
-	// A realization that diverges is counted by RunMethod, not here.
-	if _, err := m.Calibrate(ctx, test[0].Context, test[0].Real.Side); err != nil && !errors.Is(err, core.ErrDiverged) {
-		return core.MethodRun{}, core.BatchTiming{}, fmt.Errorf("%s: %w", nm.name, err)
+	// Untimed calls first, one realization at a time for a tenth of a
+	// second as TimeBatched warms up, so that the latency does not include
+	// first-use costs (page faults of fresh buffers, pools filling up, the
+	// collector's heap target): after a single warm-up call the first
+	// model timed in a process ran slower per realization than after a
+	// tenth of a second of them (spring/cnp, timed first: 0.48 ms
+	// against 0.18–0.19 ms, apic compare --system spring --tasks 20
+	// --seed 777). A realization that diverges is counted by
+	// RunMethod, not here.
+	for w, i := time.Now(), 0; i == 0 || time.Since(w) < singleWarmup; i++ {
+		t := test[i%len(test)]
+		if _, err := m.Calibrate(ctx, t.Context, t.Real.Side); err != nil && !errors.Is(err, core.ErrDiverged) {
+			return core.MethodRun{}, core.BatchTiming{}, fmt.Errorf("%s: %w", nm.name, err)
+		}
 	}
 	run, err := core.RunMethod(ctx, sys, m, test, 1, nil)
 	if err != nil {
@@ -323,6 +332,10 @@ func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.T
 	}
 	return run, batched, nil
 }
+
+// singleWarmup is how long timeAPIC calls the model untimed before it
+// times single realizations.
+const singleWarmup = 100 * time.Millisecond
 
 // batchSeconds and batchCalls bound the repeated batched calls of
 // timeAPIC.
