@@ -28,22 +28,31 @@ func main() {
 	os.Exit(code)
 }
 
-// interruptible returns a context that the first Ctrl-C or SIGTERM
-// cancels, so that long commands (training) stop cleanly and keep their
-// work (train saves a .partial file), and a function that releases the
-// signals. The first signal releases them too: a second Ctrl-C then has
-// its default effect and ends apic at once, should the clean stop take
-// too long or hang.
+// interruptible returns a context that the first Ctrl-C, SIGTERM or
+// SIGHUP (a closed terminal or SSH session) cancels, so that long
+// commands (training) stop cleanly and keep their work (train saves a
+// .partial file), and a function that releases the signals. The first
+// of those releases them too: a second Ctrl-C then has its default effect
+// and ends apic at once, should the clean stop take too long or hang.
+//
+// A write to a closed pipe ("apic train … | head") cancels the context
+// the same way, instead of killing apic by SIGPIPE with its work lost;
+// SIGPIPE stays caught to the end, so that the clean stop's own writes to
+// the pipe fail with an error rather than kill.
 func interruptible() (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	sigs, pipe := make(chan os.Signal, 1), make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(pipe, syscall.SIGPIPE)
 	go func() {
 		select {
 		case <-sigs:
 			// Released before the cancellation, so that whatever sees
 			// the context done knows the next signal kills.
 			signal.Stop(sigs)
+			cancel()
+		case <-pipe:
+			signal.Stop(sigs) // as for the others: a Ctrl-C now kills
 			cancel()
 		case <-ctx.Done():
 		}

@@ -48,13 +48,13 @@ apic() { go run . "$@"; }
 # "Noise-aware training"). anp trains at batch 16 for 400+2400 steps.
 apic train --system spring --backbone lnp --hidden 64 --latent 8 --dec-hidden 64 --dec-act relu --batch 32 \
   --steps1 1000 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --seed 1 \
-  --out "$out/spring-lnp.safetensors"
+  --force --out "$out/spring-lnp.safetensors"
 apic train --system spring --backbone cnp --hidden 64 --layers 1 --latent 8 --dec-hidden 64 --dec-act relu --batch 32 \
   --steps1 1000 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --seed 1 \
-  --out "$out/spring-cnp.safetensors"
+  --force --out "$out/spring-cnp.safetensors"
 apic train --system spring --backbone anp --hidden 64 --latent 8 --dec-hidden 64 --dec-act relu --batch 16 \
   --steps1 400 --steps2 2400 --lr 1e-3 --lr-final 1e-4 --val-every 1200 --seed 1 \
-  --out "$out/spring-anp.safetensors"
+  --force --out "$out/spring-anp.safetensors"
 # lv penalises the spread of the learned forcing across a batch's
 # realizations (--reg spread, λδ = 100) instead of its size, and trains
 # at batch 8 for as many steps as five minutes allow: lv's δ follows the
@@ -63,17 +63,17 @@ apic train --system spring --backbone anp --hidden 64 --latent 8 --dec-hidden 64
 for b in lnp cnp; do
   apic train --system lv --backbone "$b" --hidden 128 --latent 16 --dec-hidden 128 --batch 8 \
     --steps1 1500 --steps2 24000 --lr 1e-3 --lr-final 1e-4 --val-every 12000 --reg spread --lambda-delta 100 --noise 0 --seed 1 \
-    --out "$out/lv-$b.safetensors"
+    --force --out "$out/lv-$b.safetensors"
 done
 # lv/anp's stage-2 steps cost about four times as much: it takes
 # 1500+6000 (257 s).
 apic train --system lv --backbone anp --hidden 128 --latent 16 --dec-hidden 128 --batch 8 \
   --steps1 1500 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --reg spread --lambda-delta 100 --noise 0 --seed 1 \
-  --out "$out/lv-anp.safetensors"
+  --force --out "$out/lv-anp.safetensors"
 for b in lnp cnp; do
   apic train --system advdiff --backbone "$b" --hidden 64 --latent 16 --dec-hidden 64 --batch 16 \
     --steps1 1500 --steps2 2000 --lr 1e-3 --lr-final 1e-4 --val-every 1000 --refine 8 --noise 0 --seed 1 \
-    --out "$out/advdiff-$b.safetensors"
+    --force --out "$out/advdiff-$b.safetensors"
 done
 # advdiff/anp trains the lnp/cnp command noise-aware (train's default σ
 # range, half the realizations noise-free): 1256 s, sharing the two
@@ -81,7 +81,7 @@ done
 # training").
 apic train --system advdiff --backbone anp --hidden 64 --latent 16 --dec-hidden 64 --batch 16 \
   --steps1 1500 --steps2 2000 --lr 1e-3 --lr-final 1e-4 --val-every 1000 --refine 8 --noise-low-share 0.5 --seed 1 \
-  --out "$out/advdiff-anp.safetensors"
+  --force --out "$out/advdiff-anp.safetensors"
 
 # Issue 21: the lv and advdiff files were then made noise-aware by
 # fine-tuning them on contexts whose noise σ is 0 for half the

@@ -49,6 +49,14 @@ type Info struct {
 	Steps1, Steps2 int
 	WallSeconds    float64
 	Metrics        *Report
+	// Unfinished marks the weights of a training run stopped before its
+	// end (train's .partial file): its inference settings were fitted to
+	// the weights the run started from, or never, not to these.
+	Unfinished bool
+	// ValidationStep is the stage-2 step (of the run that wrote the
+	// file) at which Metrics was measured, when that was not the run's
+	// end; 0 otherwise.
+	ValidationStep int
 }
 
 // CheckStorable fails, naming the first parameter that is the cause,
@@ -88,6 +96,12 @@ func EncodeCheckpoint(w io.Writer, m *Model, info Info, dtype nets.DType) error 
 		"steps1":         strconv.Itoa(info.Steps1),
 		"steps2":         strconv.Itoa(info.Steps2),
 		"wall_seconds":   strconv.FormatFloat(info.WallSeconds, 'f', 3, 64),
+	}
+	if info.Unfinished {
+		meta["unfinished"] = "true"
+	}
+	if info.ValidationStep > 0 {
+		meta["validation_step"] = strconv.Itoa(info.ValidationStep)
 	}
 	if info.Metrics != nil {
 		b, err := json.Marshal(info.Metrics)
@@ -228,6 +242,8 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	info.Steps1, _ = strconv.Atoi(meta["steps1"])
 	info.Steps2, _ = strconv.Atoi(meta["steps2"])
 	info.WallSeconds, _ = strconv.ParseFloat(meta["wall_seconds"], 64)
+	info.Unfinished = meta["unfinished"] == "true"
+	info.ValidationStep, _ = strconv.Atoi(meta["validation_step"])
 	if s := meta["metrics"]; s != "" {
 		var r Report
 		if err := json.Unmarshal([]byte(s), &r); err != nil {

@@ -162,6 +162,11 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	d.Samples, d.Refine = m.samplesDrawn(opt.Samples), opt.Refine
 	d.ThetaShaped, d.BandsShaped = acc.shaped, acc.bandsShaped
 	d.Warnings = append([]string{}, m.RangeWarnings(d.Context, opt.Noise)...)
+	stds := make([][]float64, len(d.Theta))
+	for q, th := range d.Theta {
+		stds[q] = th.Std
+	}
+	d.Warnings = append(d.Warnings, priorCapWarnings(m.Sys.Params(), stds)...)
 	if d.Refine < 0 {
 		d.Refine = m.Config.Infer.Refine
 	}

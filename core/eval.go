@@ -56,6 +56,7 @@ type TaskMetrics struct {
 	Values   map[string]float64
 	ThetaAE  []float64 // |θ̂_p − θ_p| per parameter
 	ThetaErr []float64 // θ̂_p − θ_p per parameter (signed)
+	ThetaStd []float64 // the reported deviation per parameter (0: none)
 	// ReconCovered and DeltaCovered count, per ECE level, the targets
 	// inside the central interval of the function band (reconstruction
 	// and δ), out of Targets: Summarise pools them over realizations.
@@ -141,6 +142,11 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 		ae := math.Abs(p.Theta[i] - th)
 		tm.ThetaAE = append(tm.ThetaAE, ae)
 		tm.ThetaErr = append(tm.ThetaErr, p.Theta[i]-th)
+		sd := 0.0
+		if i < len(p.ThetaStd) {
+			sd = p.ThetaStd[i]
+		}
+		tm.ThetaStd = append(tm.ThetaStd, sd)
 		s += ae
 		// A parameter with no deviation (given by hand, or a one-pass
 		// CNP's point estimate) has no interval to cover it.
@@ -411,5 +417,14 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 		}
 		rep.ThetaBiasPerParam[prm.Name] = Summarize(xs)
 	}
+	stds := make([][]float64, len(sys.Params()))
+	for q := range stds {
+		for _, tm := range per {
+			if q < len(tm.ThetaStd) {
+				stds[q] = append(stds[q], tm.ThetaStd[q])
+			}
+		}
+	}
+	rep.Warnings = append(rep.Warnings, priorCapWarnings(sys.Params(), stds)...)
 	return rep
 }

@@ -41,6 +41,7 @@ type TrainResult struct {
 	Wall           time.Duration
 	Final          Losses
 	Val            *Report
+	ValStep        int // the stage-2 step Val was measured at
 }
 
 // ErrNonFinite is returned when the loss or gradients become NaN or Inf.
@@ -241,7 +242,7 @@ func (m *Model) Train(ctx context.Context, h Hooks) (TrainResult, error) {
 				if err != nil {
 					return err
 				}
-				val, res.Val = &r, &r
+				val, res.Val, res.ValStep = &r, &r, i+1
 			}
 			if h.Progress != nil && ((i+1)%h.ProgressEvery == 0 || i+1 == steps || val != nil) {
 				el := time.Since(start)

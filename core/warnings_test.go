@@ -68,6 +68,11 @@ func TestWarningsSpring(t *testing.T) {
 		}
 	}
 
+	capped := Prediction{Theta: []float64{5}, ThetaStd: []float64{priorStd(sys.Params()[0])}}
+	if ws := Warnings(m, clean, nil, capped); !hasWarning(ws, "omega's deviation is its prior's own", "the cap") {
+		t.Errorf("a deviation at the prior's: warnings %q", ws)
+	}
+
 	p := pred(5)
 	p.Clipped = true
 	if ws := Warnings(m, clean, nil, p); !hasWarning(ws, "envelope", "clip") {
@@ -126,7 +131,7 @@ func TestWarningsSideInformation(t *testing.T) {
 	ad := tinyModel(t, "advdiff", LNP, nil)
 	rng := sims.Draw(ad.Sys, rand.New(rand.NewPCG(3, 0)))
 	actx := gridContext(ad.Sys, rng.True, 256)
-	ap := Prediction{Theta: rng.Theta, ThetaStd: []float64{0.1, 0.1}}
+	ap := Prediction{Theta: rng.Theta, ThetaStd: []float64{0.01, 0.01}}
 	if ws := Warnings(ad, actx, rng.Side, ap); len(ws) != 0 {
 		t.Errorf("clean advdiff calibration warns: %q", ws)
 	}

@@ -112,7 +112,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 			}
 		}
 	}
-	m, _, source, err := loadModel(ctx, *path, *system, *backbone)
+	m, info, source, err := loadModel(ctx, *path, *system, *backbone)
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	p := preds[0]
 	c := calibration{
 		sys: sys, model: m, checkpoint: source, data: dataName, obs: obs, side: side,
-		pred: p, warnings: core.Warnings(m, obs, side, p), samples: *samples, seed: *seed,
+		pred: p, warnings: append(core.Warnings(m, obs, side, p), unfinishedWarning(info, source)...), samples: *samples, seed: *seed,
 	}
 	if *pngPath != "" {
 		if err := writeCalibrationFigure(*pngPath, c); err != nil {
@@ -430,7 +430,7 @@ func noiseSummary(c calibration) string {
 		}
 		parts[ch] = fmt.Sprintf("%s %.3g [%.3g, %s]", c.sys.Grid().Channels[ch], s, lo[ch], up)
 	}
-	return "  noise σ̂ (95% interval): " + strings.Join(parts, ", ") + "\n"
+	return "  noise σ̂ (noise and the model's misfit together; 95% interval): " + strings.Join(parts, ", ") + "\n"
 }
 
 // writeCalibrationText prints the parameter table, the warnings and the

@@ -805,7 +805,7 @@ func TestCalibrateTextShowsNoise(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !regexp.MustCompile(`noise σ̂ \(95% interval\): y [0-9.e-]+ \[[0-9.e-]+, [0-9.e-]+\]`).MatchString(out) {
+	if !regexp.MustCompile(`noise σ̂ \(noise and the model's misfit together; 95% interval\): y [0-9.e-]+ \[[0-9.e-]+, [0-9.e-]+\]`).MatchString(out) {
 		t.Errorf("no noise line in:\n%s", out)
 	}
 }

@@ -41,7 +41,7 @@ the nominal solution) and Correction-PINN (cpinn,
 JSON key "correction-pinn": per realization an ensemble of --members
 physics-informed networks with a correction inside the nominal equations,
 each trained for --steps full-batch Adam steps; about 150 s per realization
-with the defaults). It prints the metrics of BENCHMARKS.md for each
+with the defaults). It prints the metrics of docs/benchmarks.md for each
 method as mean ± std over realizations, and each method's wall time per
 realization. APIC is timed one realization at a time (the whole pipeline:
 encoders, θ map, simulator, discrepancy, --samples Monte-Carlo samples,
@@ -224,6 +224,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 type namedModel struct {
 	name, source string
 	model        *core.Model
+	warnings     []string // about the file (unfinishedWarning)
 }
 
 // lookupEmbedded finds an embedded checkpoint; a variable so that tests
@@ -251,10 +252,17 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 		out = append(out, namedModel{name: name, source: source, model: m})
 	}
 	for _, path := range files {
-		if included[path] {
-			continue // an embedded checkpoint of the system, compared already
+		key := path
+		if !strings.HasPrefix(path, embeddedPrefix) {
+			if abs, err := filepath.Abs(path); err == nil {
+				key = abs // ./m and m are one file
+			}
 		}
-		m, _, err := OpenCheckpointContext(ctx, path)
+		if included[key] {
+			continue // compared already: an embedded checkpoint of the system, or a file given twice
+		}
+		included[key] = true
+		m, info, err := OpenCheckpointContext(ctx, path)
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +278,7 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 			}
 		}
 		taken[name] = true
-		out = append(out, namedModel{name: name, source: path, model: m})
+		out = append(out, namedModel{name: name, source: path, model: m, warnings: unfinishedWarning(info, path)})
 	}
 	return out, nil
 }
@@ -284,6 +292,9 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 		refine = nm.model.Config.Infer.Refine
 	}
 	env.Notef("%s: %s one at a time, then batched (%s)", nm.name, core.Count(len(test), "realization"), nm.source)
+	for _, w := range nm.warnings {
+		env.Warnf("%s", w)
+	}
 	run, batched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine})
 	if err != nil {
 		return compareMethod{}, err

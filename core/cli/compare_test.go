@@ -104,6 +104,9 @@ func TestCompareJSON(t *testing.T) {
 			t.Errorf("JSON lacks %q", k)
 		}
 	}
+	if _, twice := got.Methods["apic-lnp:tiny-2"]; twice {
+		t.Error("the --checkpoint given twice was compared twice")
+	}
 	if got.System != "spring" || got.Tasks != 3 || got.Context != 30 {
 		t.Errorf("header %q %d %d", got.System, got.Tasks, got.Context)
 	}

@@ -200,27 +200,14 @@ type errorPoints struct {
 	plotter.YErrors
 }
 
-// recoveryPanel is θ̂ against θ with θ̂ ± 1.96 σ_post bars and the
-// diagonal.
+// recoveryPanel is θ̂ against θ with θ̂ ± 1.96 σ_post bars, cut to the
+// prior box as calibrate cuts its intervals, and the diagonal.
 func recoveryPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	p := diagPanel(fmt.Sprintf("θ recovery: %s (95%% cover %s)", th.Name, fixed(float64(th.Cover95), 2)), "true "+th.Name, "estimate "+th.Name, true, true)
 	if err := addLine(p, "estimate = truth", []float64{th.PriorLo, th.PriorHi}, []float64{th.PriorLo, th.PriorHi}, figNominal, true); err != nil {
 		return nil, err
 	}
-	var pts errorPoints
-	z := core.CentralZ(0.95)
-	for i := range th.Truth {
-		x, y := th.Truth[i], th.Estimate[i]
-		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(y, 0) {
-			continue
-		}
-		e := z * th.Std[i]
-		if !(e >= 0) || math.IsInf(e, 0) {
-			e = 0
-		}
-		pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: y})
-		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{e, e})
-	}
+	pts := recoveryPoints(th)
 	if len(pts.XYs) == 0 {
 		return p, nil
 	}
@@ -238,6 +225,27 @@ func recoveryPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	p.Legend.Add("estimate ± 1.96σ", s)
 	p.X.Min, p.X.Max = th.PriorLo, th.PriorHi
 	return p, nil
+}
+
+// recoveryPoints are the recovery panel's points (θ, θ̂) and their bars,
+// θ̂ ± 1.96 σ_post cut to the prior box.
+func recoveryPoints(th core.ThetaDiagnostic) errorPoints {
+	var pts errorPoints
+	z := core.CentralZ(0.95)
+	for i := range th.Truth {
+		x, y := th.Truth[i], th.Estimate[i]
+		if math.IsNaN(x) || math.IsNaN(y) || math.IsInf(y, 0) {
+			continue
+		}
+		e := z * th.Std[i]
+		if !(e >= 0) || math.IsInf(e, 0) {
+			e = 0
+		}
+		lo, hi := max(0, min(e, y-th.PriorLo)), max(0, min(e, th.PriorHi-y))
+		pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: y})
+		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{lo, hi})
+	}
+	return pts
 }
 
 // sbcPanel is the rank histogram with the uniform expectation and its

@@ -74,7 +74,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 			return UsageError("--png %s is the --checkpoint file, which the figure would overwrite; choose another name", *pngPath)
 		}
 	}
-	m, _, source, err := loadModel(ctx, *path, *system, *backbone)
+	m, info, source, err := loadModel(ctx, *path, *system, *backbone)
 	if err != nil {
 		return err
 	}
@@ -94,6 +94,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	d.Warnings = append(d.Warnings, unfinishedWarning(info, source)...)
 	if *pngPath != "" {
 		if err := writeDiagnosticsFigure(*pngPath, d, m.Sys.Title()); err != nil {
 			return err

@@ -21,7 +21,7 @@ func init() {
 Draws --tasks test realizations from --seed (a stream training never
 uses), splits each into --context context points and targets, runs
 amortized inference with --samples latent samples, and reports each metric
-of BENCHMARKS.md as mean ± std over realizations.`,
+of docs/benchmarks.md as mean ± std over realizations.`,
 		Run: runEval,
 	})
 }
@@ -38,7 +38,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	refine := fs.Int("refine", -1, fmt.Sprintf("refinement steps on the context, at most %d (0: one-pass amortized; -1: the checkpoint's setting)", core.LimitRefine.Max))
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
-	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (BENCHMARKS.md's predictive distribution as written)")
+	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (docs/benchmarks.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	grid := fs.Bool("grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition (not with --context, --noise or --true-theta)")
@@ -56,7 +56,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
 		return UsageError("--z-theta-prior must be ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
 	}
-	m, _, source, err := loadModel(ctx, *path, *system, *backbone)
+	m, info, source, err := loadModel(ctx, *path, *system, *backbone)
 	if err != nil {
 		return err
 	}
@@ -104,6 +104,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
+	rep.Warnings = append(rep.Warnings, unfinishedWarning(info, source)...)
 	if *jsonOut {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -210,6 +211,11 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f   (diagnostic: θ̂ − θ)\n", "θ bias "+name, s.Mean, s.Std)
 	}
 	if s, ok := rep.Metrics[core.KeyThetaCover]; ok {
-		fmt.Fprintf(w, "  %-14s %10.4f          (diagnostic: %s)\n", metricLabels[core.KeyThetaCover], s.Mean, diagnosticNotes[core.KeyThetaCover])
+		note := diagnosticNotes[core.KeyThetaCover]
+		if math.IsNaN(s.Mean) {
+			// Every θ came without a deviation: nothing to cover with.
+			note = "none: no θ̂ had a deviation (θ given, or one sample without refinement)"
+		}
+		fmt.Fprintf(w, "  %-14s %10.4f          (diagnostic: %s)\n", metricLabels[core.KeyThetaCover], s.Mean, note)
 	}
 }

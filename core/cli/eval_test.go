@@ -47,6 +47,11 @@ func TestEvalText(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// θ given: no deviations, and the NaN coverage says why.
+	code, out, _ = runCLI(t, "eval", "--checkpoint", ckpt, "--tasks", "2", "--samples", "2", "--true-theta")
+	if code != 0 || !strings.Contains(out, "NaN") || !strings.Contains(out, "no θ̂ had a deviation") {
+		t.Errorf("--true-theta: exit %d, output:\n%s", code, out)
+	}
 }
 
 func TestEvalErrors(t *testing.T) {

@@ -112,3 +112,23 @@ func TestCalibrationFigureFailures(t *testing.T) {
 		t.Errorf("directory holds %d entries, want 1", len(entries))
 	}
 }
+
+// TestRecoveryBarsStayInPrior: the θ-recovery panel cuts each error bar
+// to the prior box, as calibrate cuts its intervals; a bar inside the box
+// keeps its full length.
+func TestRecoveryBarsStayInPrior(t *testing.T) {
+	th := core.ThetaDiagnostic{Name: "omega", PriorLo: 3, PriorHi: 8,
+		Truth: core.JSONFloats{5, 7.5, 3.2}, Estimate: core.JSONFloats{5, 7.6, 3.1}, Std: core.JSONFloats{0.1, 1.44, 1.44}}
+	bars := recoveryPoints(th)
+	if _, err := recoveryPanel(th); err != nil {
+		t.Fatal(err)
+	}
+	z := core.CentralZ(0.95)
+	want := []struct{ lo, hi float64 }{{z * 0.1, z * 0.1}, {z * 1.44, 8 - 7.6}, {3.1 - 3, z * 1.44}}
+	for i, w := range want {
+		got := bars.YErrors[i]
+		if math.Abs(got.Low-w.lo) > 1e-12 || math.Abs(got.High-w.hi) > 1e-12 {
+			t.Errorf("bar %d: −%g +%g, want −%g +%g", i, got.Low, got.High, w.lo, w.hi)
+		}
+	}
+}

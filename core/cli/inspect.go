@@ -81,11 +81,15 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 			"system": m.Config.Arch.System, "backbone": m.Config.Arch.Backbone, "config": m.Config,
 			"parameters": m.Params.Count(), "steps1": info.Steps1, "steps2": info.Steps2,
 			"wall_seconds": info.WallSeconds, "metrics": info.Metrics, "tensors": tensors,
+			"unfinished": info.Unfinished, "validation_step": info.ValidationStep,
 		})
 	}
 	w := env.Stdout
 	a, t := m.Config.Arch, m.Config.Train
 	fmt.Fprintf(w, "%s\n  format version %s, %s/%s, %d parameters\n", path, f.Metadata["format_version"], a.System, a.Backbone, m.Params.Count())
+	if info.Unfinished {
+		fmt.Fprintf(w, "  unfinished: %s\n", unfinishedWords(path))
+	}
 	extras := ""
 	if a.DecAct != "" {
 		extras += ", f_ψ activation " + a.DecAct
@@ -111,8 +115,8 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	if info.Steps1 != t.Steps1 || info.Steps2 != t.Steps2 {
 		plan = fmt.Sprintf("the last command planned %d+%d", t.Steps1, t.Steps2)
 	}
-	fmt.Fprintf(w, "  training: steps %d+%d done (%s), batch %d, lr %g→%g, λθ %g, λδ %g, reg %s, %s, seed %d, trajectories %d%s\n",
-		info.Steps1, info.Steps2, plan, t.Batch, t.LR, t.LRFinal, t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, t.Trajectories, ctxRange)
+	fmt.Fprintf(w, "  training: steps %d+%d done (%s), batch %d, lr %s, λθ %g, λδ %g, reg %s, %s, seed %d, trajectories %d%s\n",
+		info.Steps1, info.Steps2, plan, t.Batch, lrWords(t), t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, t.Trajectories, ctxRange)
 	in := m.Config.Infer
 	sy, sd := in.Scales()
 	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
@@ -131,7 +135,11 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	}
 	fmt.Fprintf(w, "  wall time: %.1f s\n", info.WallSeconds)
 	if info.Metrics != nil {
-		fmt.Fprintf(w, "  validation (%s, context %d):\n", core.Count(info.Metrics.Tasks, "realization"), info.Metrics.Context)
+		at := ""
+		if info.ValidationStep > 0 {
+			at = fmt.Sprintf(", at stage 2 step %d of the run that wrote the file", info.ValidationStep)
+		}
+		fmt.Fprintf(w, "  validation (%s, context %d%s):\n", core.Count(info.Metrics.Tasks, "realization"), info.Metrics.Context, at)
 		writeReportTable(w, *info.Metrics)
 	}
 	fmt.Fprintf(w, "  tensors:\n")
@@ -139,6 +147,21 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(w, "    %-28s %s %v\n", n, f.DTypes[n], f.Shapes[n])
 	}
 	return nil
+}
+
+// lrWords says the learning-rate schedule: cosine from LR to LRFinal,
+// or constant (LRFinal 0).
+func lrWords(t core.Train) string {
+	if t.LRFinal <= 0 {
+		return fmt.Sprintf("%g (constant)", t.LR)
+	}
+	return fmt.Sprintf("%g→%g", t.LR, t.LRFinal)
+}
+
+// unfinishedWords says what an unfinished run's file (path) is and how
+// to make its intervals calibrated.
+func unfinishedWords(path string) string {
+	return fmt.Sprintf("the weights of a training run stopped before its end; its spread and θ intervals were not fitted to them (apic train --init %s --steps1 0 --steps2 0 --out NEW fits them)", shellQuote(path))
 }
 
 // conditionWords summarizes a table of scales per condition: its cells'

@@ -53,6 +53,15 @@ func loadModel(ctx context.Context, path, system, backbone string) (*core.Model,
 	return m, info, source, nil
 }
 
+// unfinishedWarning is the warning every command that uses a model
+// gives for an unfinished run's file (train's .partial): nil for others.
+func unfinishedWarning(info core.Info, source string) []string {
+	if !info.Unfinished {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s is unfinished: %s", source, unfinishedWords(source))}
+}
+
 // embeddedPrefix marks a checkpoint embedded in the program
 // (checkpoints.Prefix).
 const embeddedPrefix = checkpoints.Prefix

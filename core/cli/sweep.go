@@ -52,8 +52,8 @@ the onepass_* columns), so an ablation that refinement hides shows.
 --preset appendix-b runs the paper's Appendix B on spring/lnp as
 studies in DIR/STUDY (context, noise, lambda-theta, lambda-delta, reg,
 trajectories, and ours, lambda-theta-no-stage1; 3 seeds): 81 trainings
-at the shipped spring-lnp budget,
-which records 50 s of training on two cores (docs/ablations.md).`,
+of the shipped spring-lnp architecture at 1000+2000 steps (a third of
+its stage 2), each cell about 20 s on two cores (docs/ablations.md).`,
 		Run: runSweep,
 	})
 }

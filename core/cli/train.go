@@ -48,6 +48,7 @@ type trainFlags struct {
 	steps1, steps2, batch, trajectories                   int
 	hidden, layers, latent, decHidden, decLayers          int
 	heads, valEvery, valTasks, refine, recalibrate        int
+	force                                                 bool
 	basis, latentDelta                                    int
 	lr, lrFinal, lambdaTheta, lambdaDelta                 float64
 	noise, clip, noiseLowShare                            float64
@@ -67,8 +68,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
 	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen, spread")
 	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64 (finished weights beyond f32's range are saved as f64)")
-	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's)")
-	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's)")
+	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's; with --init, the plan the checkpoint records)")
+	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's; with --init, the plan the checkpoint records)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
 	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations held in memory, at most "+trajectoryBounds()+" (0: fresh every step)")
 	fs.StringVar(&f.noiseRange, "noise-range", defaultNoiseRange, "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (default 0:0.1, the explorer's slider; with --init, the checkpoint's); validation and recalibration use LO. --noise S trains at the one level S instead")
@@ -81,20 +82,21 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.latentDelta, "latent-delta", 0, "latent dimension of z_δ alone, overriding --latent (default: the same as z_θ)")
 	fs.IntVar(&f.basis, "basis", 0, "f_ψ as J learned basis functions of the query state with coefficients from the latents (0: one MLP on state and latents); needs one f_ψ value per query state (not advdiff's reaction rate, not lv's additive forms), and anp then drops its target attention")
 	fs.IntVar(&f.heads, "heads", 0, "attention heads for anp (default 4)")
-	fs.IntVar(&f.valEvery, "val-every", -1, "stage 2 steps between validations; the last step always validates when > 0 (0: no validation; default 500)")
+	fs.IntVar(&f.valEvery, "val-every", -1, "stage 2 steps between validations; the last step always validates when > 0 (0: none during training, only the final one after recalibration; default 500)")
 	fs.IntVar(&f.valTasks, "val-tasks", 0, fmt.Sprintf("validation realizations, at most %d (default 32)", core.LimitValTasks.Max))
 	fs.Float64Var(&f.lr, "lr", 5e-4, "Adam learning rate")
 	fs.Float64Var(&f.lrFinal, "lr-final", 0, "cosine-decay the learning rate to this value in each stage (0: constant)")
 	fs.Float64Var(&f.lambdaTheta, "lambda-theta", 1, "weight λθ of the supervised θ loss in stage 2")
 	fs.Float64Var(&f.lambdaDelta, "lambda-delta", 1, "weight λδ of the discrepancy regulariser")
 	fs.Float64Var(&f.noiseLowShare, "noise-low-share", 0, "with a noise range, draw this share of the realizations at its low end LO and the rest uniformly (0.5 with 0:0.1: half noise-free)")
-	fs.Float64Var(&f.noise, "noise", 0, "train at this one observation noise σ (contexts and targets) instead of --noise-range; --noise 0 trains noise-free")
+	fs.Float64Var(&f.noise, "noise", 0, "train at this one observation noise σ (contexts and targets) instead of --noise-range; --noise 0 trains noise-free (default: not set, the --noise-range)")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off)", core.LimitRecalTasks.Max))
 	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
+	fs.BoolVar(&f.force, "force", false, "replace --out when it exists (without it train refuses, unless --out is the --init file)")
 	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("refinement steps (at most %d) stored as the model's inference default (-1: keep the default)", core.LimitRefine.Max))
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
 	if err := env.Parse(fs, args); err != nil {
@@ -116,6 +118,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if init != nil {
 		m = init
 		m.Config.Train = cfg.Train
+		m.Config.Infer.Refine = cfg.Infer.Refine // --refine, if given
 	} else if m, err = core.NewModel(cfg); err != nil {
 		return UsageError("%v", err)
 	}
@@ -142,33 +145,48 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	// those of its last completed step) beside --out, which is left
 	// alone: the run is not the model asked for, and whatever file is
 	// there stays intact.
-	kept := func() string {
+	kept := func() (msg, path string) {
 		if res.Steps1+res.Steps2 == 0 {
-			return "nothing was written"
+			return "nothing was written", ""
 		}
 		// Only this run's validation describes these weights (not the
 		// --init file's), and the inference settings were fitted to the
 		// weights the run started from: the partial file keeps the plain
 		// spread and z_θ fixed in refinement, as the explorer does.
 		partial := info
-		partial.Metrics = res.Val
+		partial.Metrics, partial.Unfinished = res.Val, true
+		if res.Val != nil && res.ValStep < cfg.Train.Steps2 {
+			partial.ValidationStep = res.ValStep
+		}
 		m.DropFit()
 		return keepUnfinished(f.out, m, partial, dtype)
 	}
+	// resume is the command that trains an interrupted run's remaining
+	// steps from its partial file.
+	resume := func() string {
+		msg, path := kept()
+		if path == "" {
+			return msg
+		}
+		return fmt.Sprintf("%s; to train the remaining %d+%d steps from them (a new run: the learning-rate schedule and Adam's moments start afresh): apic train --init %s --steps1 %d --steps2 %d --out %s",
+			msg, cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2, shellQuote(path), cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2, shellQuote(f.out))
+	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted after %d+%d steps; %s", res.Steps1, res.Steps2, kept())
+			return fmt.Errorf("interrupted after %d+%d steps; %s", res.Steps1, res.Steps2, resume())
 		}
-		return fmt.Errorf("%w; %s", err, kept())
+		msg, _ := kept()
+		return fmt.Errorf("%w; %s", err, msg)
 	}
 	if f.recalibrate > 0 {
 		// An interruption here would otherwise read as a bare
 		// "interrupted", without saying what was kept.
 		failed := func(err error) error {
 			if errors.Is(err, context.Canceled) {
-				return fmt.Errorf("interrupted during the final recalibration, after %d+%d training steps; %s", res.Steps1, res.Steps2, kept())
+				return fmt.Errorf("interrupted during the final recalibration, after %d+%d training steps; %s", res.Steps1, res.Steps2, resume())
 			}
-			return fmt.Errorf("%w; %s", err, kept())
+			msg, _ := kept()
+			return fmt.Errorf("%w; %s", err, msg)
 		}
 		recalibrate := m.Recalibrate
 		switch f.recalibrateOnly {
@@ -227,8 +245,12 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	}
 	fmt.Fprintln(env.Stdout, ")")
 	if v := info.Metrics; v != nil {
-		fmt.Fprintf(env.Stdout, "validation (%s): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
-			core.Count(v.Tasks, "realization"), v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,
+		when := "at the last step"
+		if f.recalibrate > 0 {
+			when = "after recalibration"
+		}
+		fmt.Fprintf(env.Stdout, "validation %s (%s): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
+			when, core.Count(v.Tasks, "realization"), v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,
 			v.Metrics[core.KeyThetaMAE].Mean, v.Metrics[core.KeyReconECE].Mean)
 	}
 	return nil
@@ -410,8 +432,17 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 			return UsageError("--recalibrate-only %s keeps FILE's settings: drop --refine", only)
 		}
 	}
-	if f.out != "" {
-		return checkOutputPath("out", f.out)
+	if f.out == "" {
+		return nil
+	}
+	if err := checkOutputPath("out", f.out); err != nil {
+		return err
+	}
+	// A trained model is work that a mistyped --out would lose without a
+	// trace (the explorer never overwrites either); continuing FILE into
+	// itself (--init FILE --out FILE) names it twice, and is meant.
+	if _, err := os.Stat(f.out); err == nil && !f.force && !(f.init != "" && sameFile(f.init, f.out)) {
+		return UsageError("--out %s already exists: give --force to replace it, or another --out", f.out)
 	}
 	return nil
 }
@@ -666,7 +697,10 @@ func newProgressReporter(env *Env, s1, s2 int) *progressReporter {
 func (p *progressReporter) report(pr core.Progress) {
 	if pr.Val != nil {
 		p.clear()
-		fmt.Fprintf(p.env.Stderr, "validation at stage %d step %d: recon MAE %.4f, δ MAE %.4f, θ MAE %.4f\n", pr.Stage, pr.Step,
+		// The inference settings are the run's starting ones (a fresh
+		// model's: z_θ fixed in refinement, the raw spread) until the
+		// final recalibration fits them, which moves the refined MAE too.
+		fmt.Fprintf(p.env.Stderr, "validation at stage %d step %d (settings before recalibration): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f\n", pr.Stage, pr.Step,
 			pr.Val.Metrics[core.KeyReconMAE].Mean, pr.Val.Metrics[core.KeyDeltaMAE].Mean, pr.Val.Metrics[core.KeyThetaMAE].Mean)
 	}
 	now := time.Now()
@@ -724,13 +758,14 @@ func spreadName(mode string) string {
 }
 
 // keepUnfinished keeps an unfinished run's weights with keepPartial and
-// says where, or why no usable file could be kept.
-func keepUnfinished(out string, m *core.Model, info core.Info, dtype nets.DType) string {
+// says where (path: the file, "" when none could be kept), or why no
+// usable file could be kept.
+func keepUnfinished(out string, m *core.Model, info core.Info, dtype nets.DType) (msg, path string) {
 	// A diverged run's weights may hold NaN, Inf or values beyond the
 	// storage type's range: a file of them would not load, so none is
 	// promised.
 	if err := core.CheckStorable(m, dtype); err != nil {
-		return fmt.Sprintf("no usable partial file could be kept (%v: a checkpoint of these weights would not load); nothing was written", err)
+		return fmt.Sprintf("no usable partial file could be kept (%v: a checkpoint of these weights would not load); nothing was written", err), ""
 	}
 	path, err := keepPartial(out, m, info, dtype)
 	if err != nil {
@@ -738,10 +773,10 @@ func keepUnfinished(out string, m *core.Model, info core.Info, dtype nets.DType)
 		// temporary directory may still take them.
 		var terr error
 		if path, terr = keepInTemp(out, ".partial", m, info, dtype); terr != nil {
-			return fmt.Sprintf("the partly trained weights could not be saved (%v; %v); nothing was written", err, terr)
+			return fmt.Sprintf("the partly trained weights could not be saved (%v; %v); nothing was written", err, terr), ""
 		}
 	}
-	return fmt.Sprintf("the weights of those steps are in %s (--init %s continues from them); %s was not written", path, path, out)
+	return fmt.Sprintf("the weights of those steps are in %s; %s was not written", path, out), path
 }
 
 // keepInTemp saves m in os.TempDir() under a new name made of out's base

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -247,7 +248,9 @@ func TestTrainKeepsPartialWeights(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stderr := &cancelOnWrite{cancel: cancel, when: "stage 1 step"}
-	args := append(append([]string{}, tinyTrainArgs...), "--steps1", "30", "--out", out)
+	// --force: even a run allowed to replace --out leaves it alone
+	// when it does not finish.
+	args := append(append([]string{}, tinyTrainArgs...), "--steps1", "30", "--force", "--out", out)
 	code := Run(ctx, args, io.Discard, stderr)
 	partial := filepath.Join(dir, "model.partial-2.safetensors")
 	if code != 1 || !strings.Contains(stderr.String(), "interrupted after") || !strings.Contains(stderr.String(), partial) {
@@ -362,7 +365,7 @@ func TestTrainRecalibrateThetaShapeOnly(t *testing.T) {
 	if err := core.SaveCheckpoint(odd, before, info, nets.F64); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCLI(t, "train", "--init", odd, "--steps1", "0", "--steps2", "0", "--recalibrate", "48", "--recalibrate-only", "theta-shape", "--out", second)
+	code, _, stderr := runCLI(t, "train", "--init", odd, "--steps1", "0", "--steps2", "0", "--recalibrate", "48", "--recalibrate-only", "theta-shape", "--force", "--out", second)
 	if code == 0 || !strings.Contains(stderr, "--recalibrate-only conditions") {
 		t.Errorf("a table that is not the grid: exit %d, stderr %q", code, stderr)
 	}
@@ -453,19 +456,22 @@ func TestKeepUnfinishedRefusesUnloadableWeights(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.Params.List()[0].Value.Data[0] = tc.value
-		msg := keepUnfinished(out, m, core.Info{Steps1: 1}, tc.dtype)
+		msg, path := keepUnfinished(out, m, core.Info{Steps1: 1}, tc.dtype)
 		partial := filepath.Join(dir, "model.partial.safetensors")
 		if !tc.kept {
 			if !strings.Contains(msg, "no usable partial file could be kept") || !strings.Contains(msg, "nothing was written") {
 				t.Errorf("%v in %s: %q", tc.value, tc.dtype, msg)
+			}
+			if path != "" {
+				t.Errorf("%v in %s: kept path %q, want none", tc.value, tc.dtype, path)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 				t.Errorf("%v in %s: %d files written", tc.value, tc.dtype, len(entries))
 			}
 			continue
 		}
-		if !strings.Contains(msg, partial) {
-			t.Errorf("%v in %s: %q, want the weights kept in %s", tc.value, tc.dtype, msg, partial)
+		if !strings.Contains(msg, partial) || path != partial {
+			t.Errorf("%v in %s: %q (path %q), want the weights kept in %s", tc.value, tc.dtype, msg, path, partial)
 		}
 		if _, _, err := core.LoadCheckpoint(partial); err != nil {
 			t.Errorf("%v in %s: the kept file does not load: %v", tc.value, tc.dtype, err)
@@ -745,7 +751,7 @@ func TestTrainRecalibrateOnePassOnly(t *testing.T) {
 	if err := core.SaveCheckpoint(old, before, info, nets.F64); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCLI(t, "train", "--init", old, "--steps1", "0", "--steps2", "0", "--recalibrate", "16", "--recalibrate-only", "one-pass", "--out", second)
+	code, _, stderr := runCLI(t, "train", "--init", old, "--steps1", "0", "--steps2", "0", "--recalibrate", "16", "--recalibrate-only", "one-pass", "--force", "--out", second)
 	if code == 0 || !strings.Contains(stderr, "no one-pass fit of its own") {
 		t.Errorf("a model that does not refine: exit %d, stderr %q", code, stderr)
 	}
@@ -800,5 +806,92 @@ func TestTrainWarnsFewRecalibrationTasks(t *testing.T) {
 	_, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", filepath.Join(dir, "m.safetensors"))...)
 	if !strings.Contains(stderr, "fewer than 16") {
 		t.Errorf("train --recalibrate 2: stderr %q lacks the warning", stderr)
+	}
+}
+
+// TestTrainRefusesExistingOut: a trained file at --out is not replaced
+// without --force, and stays byte for byte; --force replaces it, and so
+// does continuing a file into itself (--init FILE --out FILE).
+func TestTrainRefusesExistingOut(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	before, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, append(tinyTrainArgs, "--seed", "8", "--out", out)...)
+	if code != 2 || !strings.Contains(stderr, out+" already exists") || !strings.Contains(stderr, "--force") {
+		t.Errorf("an existing --out: exit %d, stderr %q", code, stderr)
+	}
+	if after, _ := os.ReadFile(out); !bytes.Equal(after, before) {
+		t.Error("the refused run changed --out")
+	}
+	for _, args := range [][]string{
+		append(tinyTrainArgs, "--seed", "8", "--force", "--out", out),
+		{"train", "--init", out, "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--out", out},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
+	if after, _ := os.ReadFile(out); bytes.Equal(after, before) {
+		t.Error("--force did not replace --out")
+	}
+}
+
+// TestTrainInitStoresRefine: --refine is stored with --init as without
+// (it used to be dropped, the checkpoint's own count kept).
+func TestTrainInitStoresRefine(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	for _, refine := range []int{0, 3} {
+		args := []string{"train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--refine", strconv.Itoa(refine), "--force", "--out", second}
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: %s", args, stderr)
+		}
+		m, _, err := core.LoadCheckpoint(second)
+		if err != nil || m.Config.Infer.Refine != refine {
+			t.Errorf("--init with --refine %d: stored %d (%v)", refine, m.Config.Infer.Refine, err)
+		}
+	}
+}
+
+// TestInterruptedRunSaysHowToFinish: the interruption names the command
+// that trains the remaining steps from the partial file, and the file
+// says it is unfinished and at which step its validation was measured.
+func TestInterruptedRunSaysHowToFinish(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "model.safetensors")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOnWrite{cancel: cancel, when: "validation at stage 2 step 2 "}
+	args := append(append([]string{}, tinyTrainArgs...), "--steps2", "50", "--out", out)
+	if code := Run(ctx, args, io.Discard, stderr); code != 1 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	partial := filepath.Join(dir, "model.partial.safetensors")
+	_, info, err := core.LoadCheckpoint(partial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("apic train --init %s --steps1 0 --steps2 %d --out %s", partial, 50-info.Steps2, out)
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", stderr.String(), want)
+	}
+	if !info.Unfinished || info.Metrics == nil || info.ValidationStep < 2 || info.ValidationStep > info.Steps2 {
+		t.Errorf("partial file: unfinished %v, validation at step %d of %d, metrics %v", info.Unfinished, info.ValidationStep, info.Steps2, info.Metrics != nil)
+	}
+	code, stdout, _ := runCLI(t, "inspect", partial)
+	if code != 0 || !strings.Contains(stdout, "unfinished") || !strings.Contains(stdout, fmt.Sprintf("at stage 2 step %d", info.ValidationStep)) {
+		t.Errorf("inspect of the partial file:\n%s", stdout)
+	}
+	code, stdout, _ = runCLI(t, "eval", "--checkpoint", partial, "--tasks", "2", "--samples", "2")
+	if code != 0 || !strings.Contains(stdout, "warning: "+partial+" is unfinished") {
+		t.Errorf("eval of the partial file does not warn:\n%s", stdout)
 	}
 }

@@ -1,0 +1,43 @@
+package core
+
+import (
+	"fmt"
+
+	"apic/sims"
+)
+
+// atPriorCap reports whether a deviation sd of parameter p is its
+// prior's own, (hi − lo)/√12, the cap applyThetaTable puts on it. An
+// interval that wide says only that θ lies in its prior box: it covers
+// θ whatever the estimate, so a coverage that counts it is not evidence
+// of calibration.
+func atPriorCap(p sims.Param, sd float64) bool {
+	return sd >= priorStd(p)*(1-1e-9)
+}
+
+// priorCapWarning says that n of total realizations gave parameter p its
+// prior's deviation; "" when none did.
+func priorCapWarning(p sims.Param, n, total int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: the deviation is the prior's own (%.3g, the cap) in %d of %d realizations: there the context did not pin %s down for this model, and θ's coverage counts the prior box covering it", p.Name, priorStd(p), n, total, p.Name)
+}
+
+// priorCapWarnings is priorCapWarning for every parameter, the deviations
+// per parameter in stds.
+func priorCapWarnings(params []sims.Param, stds [][]float64) []string {
+	var out []string
+	for q, p := range params {
+		n := 0
+		for _, sd := range stds[q] {
+			if atPriorCap(p, sd) {
+				n++
+			}
+		}
+		if w := priorCapWarning(p, n, len(stds[q])); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
