@@ -237,7 +237,7 @@ func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]
 			np := max(1, min(pieces, len(part)/minPiece))
 			size := (len(part) + np - 1) / np
 			procs := 0 // the pieces share the cores: each runs on one
-			if np > 1 || m.serialAlone(len(part), k, refine) {
+			if np > 1 || m.serialAlone(len(part), k) {
 				procs = 1
 			}
 			errs := make([]error, np)
@@ -258,15 +258,18 @@ func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]
 // minPiece is the fewest realizations worth a piece of their own.
 const minPiece = 8
 
-// serialAlone reports whether a one-pass prediction of b realizations
-// with k samples runs faster on one core: a single realization whose
-// decoder has fewer than serialRows rows, where handing work to a second
-// core costs more than it saves (spring's cnp and lnp one pass, 32 × 12
-// rows, take about 0.75× and 0.85× the time on one core in interleaved
-// BenchmarkCalibrate runs; lv's 32 × 100 does not gain). Refinement
-// gains nothing measurable either way.
-func (m *Model) serialAlone(b, k, refine int) bool {
-	return b == 1 && refine == 0 && k*m.queryFeats.Rows < serialRows
+// serialAlone reports whether a prediction of b realizations with k
+// samples runs faster on one core: a single realization whose decoder
+// has fewer than serialRows rows, where handing work to a second core
+// costs more than it saves. Spring's cnp and lnp one pass, 32 × 12 rows,
+// take about 0.75× and 0.85× the time on one core in interleaved
+// BenchmarkCalibrate runs; its refined calibration 0.87–0.97× (cnp),
+// 0.84–1.0× (lnp) and 0.68–0.88× (anp) in interleaved
+// BenchmarkAPICLatencySpring runs beside other work. lv's 32 × 100
+// does not gain: its refinement took 1.07–1.09× on one core
+// (BenchmarkCalibrate/lv/lnp/refined).
+func (m *Model) serialAlone(b, k int) bool {
+	return b == 1 && k*m.queryFeats.Rows < serialRows
 }
 
 // serialRows is the decoder size below which a single one-pass

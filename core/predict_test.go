@@ -332,8 +332,8 @@ func TestPredictCNPPieces(t *testing.T) {
 // does not depend on the other realizations: moving realization 0 to
 // another context size (another batch, processed first) leaves every
 // other prediction unchanged bit for bit, and so does running the pieces
-// on 1, 3, 8 or 16 cores, for the stochastic LNP with and without
-// refinement.
+// on 1, 3, 8 or 16 cores, or predicting the first realization alone, for
+// the stochastic LNP with and without refinement.
 func TestPredictBatchIndependence(t *testing.T) {
 	m := tinyModel(t, "spring", LNP, nil)
 	perturb(m, 7, 0.02)
@@ -353,6 +353,14 @@ func TestPredictBatchIndependence(t *testing.T) {
 		}
 		comparePredictions(t, all[1:], other[1:], 0)
 		sameOnCores(t, m, ctxs, sides, o, all)
+		// The first realization alone (on one core: serialAlone) gives
+		// what it gives in the batch, drawing from the same stream, the
+		// call's first.
+		single, err := m.PredictWith(ctxs[:1], sides[:1], o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		comparePredictions(t, all[:1], single, 0)
 		if all[1].ThetaStd[0] == 0 {
 			t.Errorf("refine %d: LNP θ̂ has no spread", refine)
 		}
