@@ -541,7 +541,17 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 					names[i] += " under a file (u)"
 				}
 			}
-			m.setMsg(msgErr, "unsaved: %s · s saves · %s again quits", strings.Join(names, ", "), again)
+			// s saves the model on screen: where that is not the unsaved
+			// one (another system or backbone, or a file over it), it has
+			// to be shown first.
+			save, cur := "s saves", m.key().system+"/"+m.key().backbone
+			switch {
+			case !slices.Contains(u, cur) || slices.Contains(behind, cur):
+				save = "show it, then s saves"
+			case len(u) > 1:
+				save = "s saves the one shown"
+			}
+			m.setMsg(msgErr, "unsaved: %s · %s · %s again quits", strings.Join(names, ", "), save, again)
 			return m, nil
 		}
 	}

@@ -169,6 +169,16 @@ func (m *Model) switchAtlas(moved control) tea.Cmd {
 		return nil
 	}
 	want := settings{m.lamTheta.value(), m.lamDelta.value(), m.reg.value()}
+	// Settings back at those of the model under the atlas cells (the
+	// shipped one, a file, trained weights) bring that model back: the
+	// same controls must not show another model, trained on a smaller
+	// budget, with other numbers.
+	if e := m.entry(); e.src == srcAtlas && e.prev != nil && trainSettings(e.prev.model.Config.Train) == want {
+		m.entries[m.key()] = e.prev
+		m.syncTraining()
+		m.setMsg(msgInfo, "back to the %s model: λθ %s, λδ %s, %s", e.prev.sourceText(), formatLadder(want.lamTheta), formatLadder(want.lamDelta), want.reg)
+		return m.reinfer()
+	}
 	cell, ok := atlasPick(m.atlas, m.sys().Name(), m.backbone.value(), moved, want)
 	if !ok {
 		return nil

@@ -101,11 +101,12 @@ func TestAtlasSwitchesWithoutTraining(t *testing.T) {
 }
 
 // TestAtlasSnapsTheOtherSettings: moving λδ from a λθ-axis cell loads
-// the λδ axis's cell and sets λθ to what it was trained with; advdiff's
-// missing λδ = 1 is the λθ axis's cell 1; a regulariser the atlas lacks
-// marks the model stale.
+// the λδ axis's cell and sets λθ to what it was trained with; settings
+// back at the starting model's bring it back; a regulariser the atlas
+// lacks marks the model stale.
 func TestAtlasSnapsTheOtherSettings(t *testing.T) {
 	m := newAtlasTest(t, 80, 24, map[string]int{})
+	base := m.entry()
 	m = focusOn(t, m, ctlLamTheta)
 	m, _ = press(t, m, "left") // λθ 0.5
 	m = focusOn(t, m, ctlLamDelta)
@@ -113,18 +114,18 @@ func TestAtlasSnapsTheOtherSettings(t *testing.T) {
 	if e := m.entry(); e.cell.Axis != checkpoints.AxisLambdaDelta || e.cell.Value != "2" || m.lamTheta.value() != 1 || m.stale() {
 		t.Fatalf("λδ → 2: cell %v, λθ %g, stale %v", e.cell, m.lamTheta.value(), m.stale())
 	}
-	m, _ = press(t, m, "left") // λδ 1: the λθ axis's cell 1 (no λδ cell 1)
-	if e := m.entry(); e.cell.Axis != checkpoints.AxisLambdaTheta || e.cell.Value != "1" {
-		t.Fatalf("λδ → 1: cell %v, want the λθ axis's 1", e.cell)
+	m, _ = press(t, m, "left") // λδ 1: the starting settings bring the starting model back
+	if m.entry() != base || !strings.Contains(m.msg, "back to the "+base.sourceText()+" model") {
+		t.Fatalf("λδ → 1: %s (%q), want the model the explorer started with", m.entry().sourceText(), m.msg)
 	}
 	m = focusOn(t, m, ctlReg)
 	m, _ = press(t, m, "left") // l2 → l1
 	if e := m.entry(); e.cell.Axis != checkpoints.AxisReg || e.cell.Value != "l1" {
 		t.Fatalf("reg → l1: cell %v", e.cell)
 	}
-	m, _ = press(t, m, "right", "right") // l2 (λθ axis 1), orthogonal: none
-	if e := m.entry(); !m.stale() || e.cell.Value != "1" {
-		t.Errorf("reg orthogonal: cell %v, stale %v; want the l2 cell kept, stale", e.cell, m.stale())
+	m, _ = press(t, m, "right", "right") // l2 (the starting model), orthogonal: none
+	if m.entry() != base || !m.stale() {
+		t.Errorf("reg orthogonal: %s, stale %v; want the starting model kept, stale", m.entry().sourceText(), m.stale())
 	}
 }
 

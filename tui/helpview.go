@@ -70,6 +70,8 @@ func (m Model) helpLines(w int) []string {
 		"λθ, λδ, regulariser: the atlas model for the value (lnp), else t trains;",
 		fmt.Sprintf("θ rows: θ̂±σ over %s; set by hand to see what δ must absorb (a: auto).", core.Count(samplesFor(m.sys()), "sample")),
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
+		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", avgTasks, avgTasks),
+		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings.", avgTasks, avgSeed, samplesFor(m.sys())),
 		"", t.paint(t.bold, "panels"))
 	if m.is2D() && m.heat {
 		lines = append(lines,
@@ -84,7 +86,8 @@ func (m Model) helpLines(w int) []string {
 			"2 learned discrepancy δ̂ ± 2σ against the true δ = G − F(x; θ)",
 			"3 corrected prediction ± 2σ with the context points",
 			"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
-			"(ranges stay fixed per realization: points beyond sit on the edge as ↑ ↓)",
+			"(ranges stay fixed per realization, on advdiff per time slice; context points",
+			"beyond sit on the edge as ↑ ↓; curves and bands beyond run flat along it)",
 			"c: baselines on 2 and 3 as k KOH-GP, b BCPI, p Correction-PINN; θ̂ and time by θ",
 		)
 	}

@@ -66,20 +66,68 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 		set = sig3(c.value)
 	}
 	name := padRight(c.symbol(), 2)
-	estStd := shortNumber(est, 3) + "±" + shortNumber(std, 2)
-	switch {
-	case std == 0:
-		// One deterministic pass (the CNP before refinement) has no
-		// spread to show: "±0" would read as certainty.
-		estStd = shortNumber(est, 3) + "±–"
-	case len([]rune(estStd)) > 11:
-		// A tiny σ in a long form ("1.5e-6") would be cut mid-exponent:
-		// one significant digit ("2e-6") keeps it whole.
-		estStd = shortNumber(est, 3) + "±" + shortNumber(std, 1)
+	// The truth's column has 5 cells in the small sidebar (30 wide), 6
+	// in the large: with the value column the row is full.
+	tw := 5
+	if w >= 34 {
+		tw = 6
 	}
-	left := name + padRight(estStd, 11) + " " + padRight(compact(sig3(truth)), 5)
+	estStd, tr := thetaFigures(est, std, truth, tw)
+	left := name + padRight(estStd, 11) + " " + padRight(tr, tw)
 	k := math.Round((c.value - c.lo) / ((c.hi - c.lo) / thetaSteps))
 	return controlRow(t, w, focused, left, set, !c.set || k > 0, !c.set || k < thetaSteps)
+}
+
+// thetaFigures writes an estimate ± σ in at most 11 characters, and the
+// true value beside it, both to as many decimals as it takes to see σ:
+// at three significant digits "6.53±.0017" beside a truth "6.54" reads
+// as 6σ off when the two differ by 0.3σ, so the estimate and the truth
+// take the decimal of σ's leading digit ("6.535±.002", "6.535") where
+// that fits (the truth in truthWidth characters), and always the same
+// decimals as each other. A σ of 0 (one deterministic pass) shows as
+// "±–": "±0" would read as certainty.
+func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
+	if math.IsNaN(est) || math.IsNaN(std) || std <= 0 || tiny(std) || tiny(est) || math.Abs(est) >= 1e4 {
+		return thetaFiguresShort(est, std), compact(sig3(truth))
+	}
+	lead := int(-math.Floor(math.Log10(std))) // the decimal of σ's leading digit
+	at3 := max(0, 2-int(math.Floor(math.Log10(math.Abs(est)))))
+	at := func(d int) string { return compact(strconv.FormatFloat(est, 'f', max(d, 0), 64)) }
+	truthAt := func(d int) string {
+		if math.IsNaN(truth) {
+			return "–"
+		}
+		return compact(strconv.FormatFloat(truth, 'f', max(d, 0), 64))
+	}
+	for d := min(max(at3, lead+1), 8); d >= min(at3, lead); d-- {
+		sd := strconv.FormatFloat(std, 'f', max(d, 0), 64)
+		if strings.Trim(sd, "0.") == "" {
+			break // σ rounds to 0 at d decimals
+		}
+		if es := at(d) + "±" + compact(sd); len([]rune(es)) <= 11 && len([]rune(truthAt(d))) <= truthWidth {
+			return es, truthAt(d)
+		}
+	}
+	// σ's one digit in exponent form ("1.1399±4e-4") takes fewer
+	// characters than its decimals.
+	if es := at(lead) + "±" + shortExp(std, 0); lead > 0 && len([]rune(es)) <= 11 && len([]rune(truthAt(lead))) <= truthWidth {
+		return es, truthAt(lead)
+	}
+	return thetaFiguresShort(est, std), compact(sig3(truth))
+}
+
+// thetaFiguresShort is the estimate to three significant digits and σ
+// to two (one where two would not fit: a tiny σ in a long form,
+// "1.5e-6", would be cut mid-exponent).
+func thetaFiguresShort(est, std float64) string {
+	if std == 0 {
+		return shortNumber(est, 3) + "±–"
+	}
+	es := shortNumber(est, 3) + "±" + shortNumber(std, 2)
+	if len([]rune(es)) > 11 {
+		es = shortNumber(est, 3) + "±" + shortNumber(std, 1)
+	}
+	return es
 }
 
 // sig3 and sig2 print a value with three and two significant digits.

@@ -193,9 +193,17 @@ func TestQuitWarnsOfUnsavedWeights(t *testing.T) {
 	if m, quit = quits(m); quit {
 		t.Fatal("q quit without a warning with unsaved weights behind an opened file")
 	}
-	if want := "unsaved: spring/lnp under a file (u) · s saves · q again quits"; m.msg != want {
+	if want := "unsaved: spring/lnp under a file (u) · show it, then s saves · q again quits"; m.msg != want {
 		t.Errorf("warning %q, want %q", m.msg, want)
 	}
+	// On another system s would save that system's model: the warning
+	// says to show the unsaved one first.
+	m.entries[m.key()] = trained
+	m, _ = press(t, m, "j", "tab")
+	if m, quit = quits(m); quit || !strings.Contains(m.msg, "unsaved: spring/lnp · show it, then s saves") {
+		t.Errorf("on lv: quit %v, warning %q", quit, m.msg)
+	}
+	m, _ = press(t, m, "shift+tab")
 	m, _ = press(t, m, "j")
 	trained.saved = "somewhere.safetensors"
 	if _, quit = quits(m); !quit {
