@@ -309,8 +309,14 @@ func (m Model) sidebar(w, h int) []string {
 	}
 	out = append(out, section(m.metricsTitle()))
 	if m.opts.Averages > 0 {
-		// The training box below keeps its title and first line.
-		out = append(out, m.averagedLines(w, h-len(out)-2)...)
+		// The training box below keeps its title and first line, but
+		// before any run it only says how to start one (as the help
+		// does): then the metrics come first and it takes what is left.
+		room := h - len(out) - 2
+		if idle := m.run == nil && len(m.losses) == 0; idle {
+			room = max(room, min(h-len(out), len(m.averagedLines(w, h))))
+		}
+		out = append(out, m.averagedLines(w, room)...)
 	} else {
 		out = append(out, m.metricsLines(w)...)
 	}
