@@ -8,9 +8,9 @@ import (
 
 // atPriorCap reports whether a deviation sd of parameter p is its
 // prior's own, (hi − lo)/√12, the cap applyThetaTable puts on it. An
-// interval that wide says only that θ lies in its prior box: it covers
-// θ whatever the estimate, so a coverage that counts it is not evidence
-// of calibration.
+// interval that wide (θ̂ ± 1.96σ spans 1.13 prior widths) says little
+// more than that θ lies in its prior box, and covers θ from almost any
+// estimate: a coverage that counts it is not evidence of calibration.
 func atPriorCap(p sims.Param, sd float64) bool {
 	return sd >= priorStd(p)*(1-1e-9)
 }
