@@ -1,17 +1,44 @@
 package tui
 
-import "strings"
+import (
+	"fmt"
+	"strings"
 
-// rangeWarning is core's RangeWarnings for the context size and noise σ
-// on the sliders, joined, when they lie outside what the model on screen
-// was trained on (its intervals are not calibrated there); "" inside the
-// range, and for untrained weights, which have no range to leave.
+	"apic/core"
+)
+
+// rangeWarning says, as core's RangeWarnings do in fewer words, where the
+// context size and noise σ on the sliders lie outside what the model on
+// screen was trained on (its intervals are not calibrated there); "" inside
+// the range, and for untrained weights, which have no range to leave.
+// Short, so that it fits the message line of an 80-column terminal
+// beside the status: a wrapped warning pushes every panel down a row
+// and cuts the sidebar's last metrics.
 func (m Model) rangeWarning() string {
 	e := m.entry()
 	if e == nil || e.src == srcUntrained {
 		return ""
 	}
-	return strings.Join(e.model.RangeWarnings(int(m.ctxSteps[m.sys().Name()].value()), m.noise.value()), "; ")
+	return strings.Join(shortRangeWarnings(e.model.TrainingRange(), int(m.ctxSteps[m.sys().Name()].value()), m.noise.value()), "; ")
+}
+
+// shortRangeWarnings are RangeWarnings for range r, context size n and
+// noise σ, in the explorer's words.
+func shortRangeWarnings(r core.TrainingRange, n int, noise float64) []string {
+	var out []string
+	switch {
+	case n < r.ContextLo:
+		out = append(out, fmt.Sprintf("%d points, under the %d–%d trained on: intervals too narrow", n, r.ContextLo, r.ContextHi))
+	case n > r.ContextHi:
+		out = append(out, fmt.Sprintf("%d points, over the %d–%d trained on: spread extrapolated", n, r.ContextLo, r.ContextHi))
+	}
+	switch {
+	case noise > r.NoiseHi*(1+1e-9) && r.NoiseHi == 0:
+		out = append(out, fmt.Sprintf("σ %.3g, trained noise-free: intervals miss the noise", noise))
+	case noise > r.NoiseHi*(1+1e-9):
+		out = append(out, fmt.Sprintf("σ %.3g, over the %.3g trained on: intervals miss the extra noise", noise, r.NoiseHi))
+	}
+	return out
 }
 
 // noteRange puts the range warning on the message line when the sliders

@@ -2,21 +2,24 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+
+	"apic/core"
 )
 
 // TestRangeWarningOnSliders: moving the context slider below what the
-// shipped spring model was trained on puts core's warning on the
-// header's message line; moving back takes it off; noise beyond the
+// shipped spring model was trained on puts the warning on the header's
+// message line, on one line at 80 columns; moving back takes it off; noise beyond the
 // training noise (the slider's largest, 0.5) warns the same way.
 func TestRangeWarningOnSliders(t *testing.T) {
 	m := newShippedTest(t, 100, 30)
 	header := func() string { return strings.Join(m.header(), "\n") }
-	if strings.Contains(header(), "trained on") {
+	if strings.Contains(header(), "trained") {
 		t.Fatalf("the test context warns already:\n%s", header())
 	}
 	r := m.entry().model.TrainingRange()
@@ -28,25 +31,25 @@ func TestRangeWarningOnSliders(t *testing.T) {
 	if context() != r.ContextLo {
 		t.Skipf("the context ladder has no rung at the training minimum %d", r.ContextLo)
 	}
-	if h := header(); strings.Contains(h, "trained on") {
+	if h := header(); strings.Contains(h, "trained") {
 		t.Errorf("context %d is inside the training range, yet:\n%s", context(), h)
 	}
 	m, _ = press(t, m, "left")
 	frame := m.render()
 	frameOK(t, frame, 100, 30)
-	want := fmt.Sprintf("only %d context points; the model was trained on %d to %d", context(), r.ContextLo, r.ContextHi)
+	want := fmt.Sprintf("%d points, under the %d–%d trained on: intervals too narrow", context(), r.ContextLo, r.ContextHi)
 	if !strings.Contains(frame, want) || m.msgKind != msgWarn {
 		t.Errorf("context %d: the header lacks %q:\n%s", context(), want, header())
 	}
 	m, _ = press(t, m, "right")
-	if h := header(); strings.Contains(h, "context points") || !strings.Contains(h, "spring/lnp") {
+	if h := header(); strings.Contains(h, "trained on") || !strings.Contains(h, "spring/lnp") {
 		t.Errorf("back inside the range, the warning stays (or the model's description is not back):\n%s", h)
 	}
 	m = focusOn(t, m, ctlNoise)
 	for range 10 {
 		m, _ = press(t, m, "right")
 	}
-	if h := header(); !strings.Contains(h, "noise σ = 0.5 is more than the model was trained on") {
+	if h := header(); !strings.Contains(h, "σ 0.5, over the 0.1 trained on: intervals miss the extra noise") {
 		t.Errorf("noise 0.5: no warning in the header:\n%s", h)
 	}
 }
@@ -60,7 +63,7 @@ func TestRangeWarningOutlivesMessages(t *testing.T) {
 	for range 10 {
 		m, _ = press(t, m, "right")
 	}
-	warn := "noise σ = 0.5 is more than the model was trained on"
+	warn := "σ 0.5, over the 0.1 trained on"
 	for _, k := range []msgKind{msgInfo, msgErr} {
 		m.setMsg(k, "opened embedded:spring-cnp.safetensors")
 		h := strings.Join(m.header(), "\n")
@@ -92,4 +95,31 @@ func newShippedTest(t *testing.T, w, h int) Model {
 	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	m, _ = run(t, m, m.Init())
 	return m
+}
+
+// TestShortRangeWarningsAgreeWithCore: the explorer's short warnings
+// fire exactly where core's RangeWarnings do, one for one, and each fits
+// an 80-column message line beside the idle status.
+func TestShortRangeWarningsAgreeWithCore(t *testing.T) {
+	m := newShippedTest(t, 80, 24)
+	model := m.entry().model
+	r := model.TrainingRange()
+	for _, n := range []int{1, r.ContextLo - 1, r.ContextLo, r.ContextHi, r.ContextHi + 1, 1000} {
+		for _, noise := range []float64{0, r.NoiseHi, r.NoiseHi * 1.5, 0.5} {
+			short := shortRangeWarnings(r, n, noise)
+			long := model.RangeWarnings(n, noise)
+			if len(short) != len(long) {
+				t.Errorf("context %d, σ %g: %q against core's %q", n, noise, short, long)
+			}
+			for _, w := range short {
+				if width := len([]rune("● idle  │  " + w)); width > 80 {
+					t.Errorf("%q takes %d columns beside the status", w, width)
+				}
+			}
+		}
+	}
+	want := []string{"3 points, under the 5–60 trained on: intervals too narrow", "σ 0.02, trained noise-free: intervals miss the noise"}
+	if w := shortRangeWarnings(core.TrainingRange{ContextLo: 5, ContextHi: 60}, 3, 0.02); !slices.Equal(w, want) {
+		t.Errorf("a noise-free range: %q, want %q", w, want)
+	}
 }
