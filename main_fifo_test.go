@@ -15,9 +15,10 @@ import (
 	"time"
 )
 
-// TestFirstSignalEndsBlockedInput: "apic inspect FIFO" and "apic
-// calibrate --data FIFO" with no one writing the FIFO end at the first
-// SIGINT or SIGTERM (timeout(1) sends SIGTERM), with "interrupted"; they
+// TestFirstSignalEndsBlockedInput: "apic inspect FIFO", "apic calibrate
+// --data FIFO" and "apic train --init FIFO" with no one writing the FIFO
+// end at the first SIGINT, SIGTERM (timeout(1) sends it) or SIGHUP, with
+// "interrupted"; they
 // used to wait forever. The test runs the program's main as a child
 // process and signals it.
 func TestFirstSignalEndsBlockedInput(t *testing.T) {
@@ -39,6 +40,8 @@ func TestFirstSignalEndsBlockedInput(t *testing.T) {
 		{[]string{"inspect", fifo}, syscall.SIGTERM},
 		{[]string{"inspect", fifo}, syscall.SIGINT},
 		{[]string{"calibrate", "--system", "spring", "--data", fifo}, syscall.SIGINT},
+		{[]string{"train", "--init", fifo, "--out", filepath.Join(dir, "out.safetensors")}, syscall.SIGINT},
+		{[]string{"train", "--init", fifo, "--out", filepath.Join(dir, "out.safetensors")}, syscall.SIGHUP},
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestFirstSignalEndsBlockedInput$")
 		cmd.Env = append(os.Environ(), "APIC_FIFO_CHILD="+strings.Join(tc.args, "\n"))

@@ -21,7 +21,7 @@ func priorCapWarning(p sims.Param, n, total int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: the deviation is the prior's own (%.3g, the cap) in %d of %d realizations: there the context did not pin %s down for this model, and θ's coverage counts the prior box covering it", p.Name, priorStd(p), n, total, p.Name)
+	return fmt.Sprintf("%s: the deviation is the prior's own (%.3g, the cap) in %d of %d realizations: there the model claims to know %s no better than the prior does, however close its estimate, and θ's coverage counts intervals about as wide as the prior box", p.Name, priorStd(p), n, total, p.Name)
 }
 
 // priorCapWarnings is priorCapWarning for every parameter, the deviations

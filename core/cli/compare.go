@@ -89,7 +89,8 @@ type compareMethod struct {
 	OnePass        float64
 	OnePassBatched core.BatchTiming
 	// Warnings say where the compared condition lies outside what an
-	// APIC model was trained on (core.Model.RangeWarnings).
+	// APIC model was trained on (core.Model.RangeWarnings), and that a
+	// file is an unfinished run's (unfinishedWarning).
 	Warnings []string
 }
 
@@ -292,15 +293,12 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 		refine = nm.model.Config.Infer.Refine
 	}
 	env.Notef("%s: %s one at a time, then batched (%s)", nm.name, core.Count(len(test), "realization"), nm.source)
-	for _, w := range nm.warnings {
-		env.Warnf("%s", w)
-	}
 	run, batched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine})
 	if err != nil {
 		return compareMethod{}, err
 	}
 	out := compareMethod{Name: nm.name, Source: nm.source, Run: run, Batched: batched, Refine: refine}
-	out.Warnings = nm.model.RangeWarnings(test[0].Context.Len(), opt.Noise)
+	out.Warnings = append(nm.model.RangeWarnings(test[0].Context.Len(), opt.Noise), nm.warnings...)
 	out.OnePass, out.OnePassBatched = run.MedianSeconds(), batched
 	if refine > 0 {
 		one, oneBatched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: 0})

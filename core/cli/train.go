@@ -110,7 +110,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if w := f.recalibrationWarning(); w != "" {
 		env.Warnf("%s", w)
 	}
-	cfg, init, err := f.config()
+	cfg, init, err := f.config(ctx)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		// spread and z_θ fixed in refinement, as the explorer does.
 		partial := info
 		partial.Metrics, partial.Unfinished = res.Val, true
-		if res.Val != nil && res.ValStep < cfg.Train.Steps2 {
+		if res.Val != nil {
+			// Even a validation at the last step came before the
+			// recalibration an interrupted run never finished.
 			partial.ValidationStep = res.ValStep
 		}
 		m.DropFit()
@@ -168,8 +170,22 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		if path == "" {
 			return msg
 		}
-		return fmt.Sprintf("%s; to train the remaining %d+%d steps from them (a new run: the learning-rate schedule and Adam's moments start afresh): apic train --init %s --steps1 %d --steps2 %d --out %s",
-			msg, cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2, shellQuote(path), cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2, shellQuote(f.out))
+		s1, s2 := cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2
+		cmd := fmt.Sprintf("apic train --init %s --steps1 %d --steps2 %d", shellQuote(path), s1, s2)
+		if f.set["recalibrate"] {
+			cmd += fmt.Sprintf(" --recalibrate %d", f.recalibrate)
+		}
+		if f.recalibrateOnly != "" {
+			cmd += " --recalibrate-only " + f.recalibrateOnly
+		}
+		if _, err := os.Stat(f.out); err == nil {
+			cmd += " --force" // --out was there before this run, or it is the --init file
+		}
+		cmd += " --out " + shellQuote(f.out)
+		if s1+s2 == 0 {
+			return fmt.Sprintf("%s; to recalibrate them: %s", msg, cmd)
+		}
+		return fmt.Sprintf("%s; to train the remaining %d+%d steps from them (a new run: the learning-rate schedule and Adam's moments start afresh): %s", msg, s1, s2, cmd)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -481,7 +497,7 @@ func (f *trainFlags) checkLimits() error {
 
 // config turns the flags into a validated configuration, starting from
 // the system's defaults (or the --init checkpoint's architecture).
-func (f *trainFlags) config() (core.Config, *core.Model, error) {
+func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, error) {
 	if f.out == "" {
 		return core.Config{}, nil, UsageError("--out FILE is required")
 	}
@@ -491,7 +507,7 @@ func (f *trainFlags) config() (core.Config, *core.Model, error) {
 	var cfg core.Config
 	var init *core.Model
 	if f.init != "" {
-		m, info, err := OpenCheckpoint(f.init)
+		m, info, err := OpenCheckpointContext(ctx, f.init) // a FIFO waits for a writer: Ctrl-C ends the wait
 		if err != nil {
 			return core.Config{}, nil, err
 		}

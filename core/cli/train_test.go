@@ -220,10 +220,12 @@ func TestTrainInterruptedDuringRecalibration(t *testing.T) {
 		t.Fatalf("train: %s", stderr)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	defer cancel()
 	out := filepath.Join(dir, "second.safetensors")
-	var stdout, stderr bytes.Buffer
-	code := Run(ctx, []string{"train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate", "2", "--out", out}, &stdout, &stderr)
+	var stdout bytes.Buffer
+	// Cancelled once the checkpoint is read and the (empty) run begins.
+	stderr := &cancelOnWrite{cancel: cancel, when: "training spring/"}
+	code := Run(ctx, []string{"train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate", "2", "--out", out}, &stdout, stderr)
 	if code != 1 || !strings.Contains(stderr.String(), "interrupted during the final recalibration") || !strings.Contains(stderr.String(), "nothing was written") {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
 	}
@@ -879,12 +881,16 @@ func TestInterruptedRunSaysHowToFinish(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("apic train --init %s --steps1 0 --steps2 %d --out %s", partial, 50-info.Steps2, out)
+	want := fmt.Sprintf("apic train --init %s --steps1 0 --steps2 %d --recalibrate 2 --out %s", partial, 50-info.Steps2, out)
 	if !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q lacks %q", stderr.String(), want)
 	}
 	if !info.Unfinished || info.Metrics == nil || info.ValidationStep < 2 || info.ValidationStep > info.Steps2 {
 		t.Errorf("partial file: unfinished %v, validation at step %d of %d, metrics %v", info.Unfinished, info.ValidationStep, info.Steps2, info.Metrics != nil)
+	}
+	// The printed command runs as printed.
+	if code, _, errOut := runCLI(t, strings.Fields(want)[1:]...); code != 0 {
+		t.Errorf("%s: exit %d, %s", want, code, errOut)
 	}
 	code, stdout, _ := runCLI(t, "inspect", partial)
 	if code != 0 || !strings.Contains(stdout, "unfinished") || !strings.Contains(stdout, fmt.Sprintf("at stage 2 step %d", info.ValidationStep)) {
@@ -893,5 +899,9 @@ func TestInterruptedRunSaysHowToFinish(t *testing.T) {
 	code, stdout, _ = runCLI(t, "eval", "--checkpoint", partial, "--tasks", "2", "--samples", "2")
 	if code != 0 || !strings.Contains(stdout, "warning: "+partial+" is unfinished") {
 		t.Errorf("eval of the partial file does not warn:\n%s", stdout)
+	}
+	code, stdout, _ = runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--samples", "2", "--methods", "apic", "--checkpoint", partial, "--json")
+	if code != 0 || !strings.Contains(stdout, partial+" is unfinished") {
+		t.Errorf("compare --json of the partial file carries no warning:\n%s", stdout)
 	}
 }
