@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -252,11 +254,18 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 		taken[name], included[source] = true, true
 		out = append(out, namedModel{name: name, source: source, model: m})
 	}
+	var seen []os.FileInfo // the files compared, to know them under another name (a link)
 	for _, path := range files {
 		key := path
 		if !strings.HasPrefix(path, embeddedPrefix) {
 			if abs, err := filepath.Abs(path); err == nil {
 				key = abs // ./m and m are one file
+			}
+			if st, err := os.Stat(path); err == nil {
+				if slices.ContainsFunc(seen, func(o os.FileInfo) bool { return os.SameFile(o, st) }) {
+					continue // the same file under another name
+				}
+				seen = append(seen, st)
 			}
 		}
 		if included[key] {
