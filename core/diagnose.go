@@ -166,7 +166,7 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	for q, th := range d.Theta {
 		stds[q] = th.Std
 	}
-	d.Warnings = append(d.Warnings, priorCapWarnings(m.Sys.Params(), stds)...)
+	d.Warnings = append(d.Warnings, nearPriorWarnings(m.Sys.Params(), stds)...)
 	if d.Refine < 0 {
 		d.Refine = m.Config.Infer.Refine
 	}

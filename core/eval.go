@@ -425,6 +425,6 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 			}
 		}
 	}
-	rep.Warnings = append(rep.Warnings, priorCapWarnings(sys.Params(), stds)...)
+	rep.Warnings = append(rep.Warnings, nearPriorWarnings(sys.Params(), stds)...)
 	return rep
 }

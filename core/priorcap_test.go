@@ -7,22 +7,22 @@ import (
 	"apic/sims"
 )
 
-// A deviation at the prior's own, (hi − lo)/√12, is flagged; one just
-// below it is not, and eval's summary counts the realizations flagged.
-func TestPriorCapWarnings(t *testing.T) {
+// A deviation from 0.9 of the prior's own, (hi − lo)/√12, up is flagged;
+// one below is not, and eval's summary counts the realizations flagged.
+func TestNearPriorWarnings(t *testing.T) {
 	sys, err := sims.Lookup("spring")
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := sys.Params()[0]
 	cap := priorStd(p)
-	if !atPriorCap(p, cap) || atPriorCap(p, 0.999*cap) || atPriorCap(p, 0) {
-		t.Errorf("atPriorCap(%g): %v, (0.999×): %v, (0): %v", cap, atPriorCap(p, cap), atPriorCap(p, 0.999*cap), atPriorCap(p, 0))
+	if !nearPrior(p, cap) || !nearPrior(p, 0.9*cap) || nearPrior(p, 0.89*cap) || nearPrior(p, 0) {
+		t.Errorf("nearPrior(%g): %v, (0.9×): %v, (0.89×): %v, (0): %v", cap, nearPrior(p, cap), nearPrior(p, 0.9*cap), nearPrior(p, 0.89*cap), nearPrior(p, 0))
 	}
 	per := []TaskMetrics{
 		{ThetaAE: []float64{0.01}, ThetaErr: []float64{0.01}, ThetaStd: []float64{cap}},
 		{ThetaAE: []float64{0.01}, ThetaErr: []float64{0.01}, ThetaStd: []float64{0.1}},
-		{ThetaAE: []float64{0.01}, ThetaErr: []float64{0.01}, ThetaStd: []float64{cap}},
+		{ThetaAE: []float64{0.01}, ThetaErr: []float64{0.01}, ThetaStd: []float64{0.95 * cap}},
 	}
 	rep := Summarise(sys, per)
 	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "in 2 of 3 realizations") {

@@ -34,8 +34,8 @@ const (
 // fixed order, as sentences for people; nil when nothing looks wrong:
 //
 //   - a parameter estimate θ̂_i within 2% of the prior width of a bound;
-//   - a parameter whose deviation is its prior's own (the cap: the
-//     model claims to know it no better than the prior does);
+//   - a parameter whose deviation is nearly its prior's own (nearPrior:
+//     the model claims to know it little better than the prior does);
 //   - a parameter without an interval (deviation 0: a cnp's one pass
 //     without a recalibrated floor);
 //   - the closure at its clip for most samples (Prediction.Clipped);
@@ -66,8 +66,8 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		}
 	}
 	for i, par := range sys.Params() {
-		if i < len(p.ThetaStd) && atPriorCap(par, p.ThetaStd[i]) {
-			out = append(out, fmt.Sprintf("%s's deviation is its prior's own (%.3g, the cap): the model claims to know %s no better than the prior does, however close its estimate", par.Name, p.ThetaStd[i], par.Name))
+		if i < len(p.ThetaStd) && nearPrior(par, p.ThetaStd[i]) {
+			out = append(out, fmt.Sprintf("%s's deviation %.3g is at least %g of its prior's own (%.3g): the model claims to know %s little better than the prior does, however close its estimate", par.Name, p.ThetaStd[i], priorShare, priorStd(par), par.Name))
 		}
 		if i < len(p.ThetaStd) && p.ThetaStd[i] == 0 {
 			out = append(out, fmt.Sprintf("%s has no interval (deviation 0): the model gives it no spread (a cnp's one pass without a recalibrated floor; apic train --init FILE --steps1 0 --steps2 0 --recalibrate 64 --out FILE fits one)", par.Name))

@@ -69,7 +69,7 @@ func TestWarningsSpring(t *testing.T) {
 	}
 
 	capped := Prediction{Theta: []float64{5}, ThetaStd: []float64{priorStd(sys.Params()[0])}}
-	if ws := Warnings(m, clean, nil, capped); !hasWarning(ws, "omega's deviation is its prior's own", "the cap") {
+	if ws := Warnings(m, clean, nil, capped); !hasWarning(ws, "omega's deviation 1.44 is at least 0.9 of its prior's own (1.44)") {
 		t.Errorf("a deviation at the prior's: warnings %q", ws)
 	}
 
