@@ -432,3 +432,37 @@ func TestPromptTypesWideCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestLegendRowsAlignPanels: a panel given two legend lines (as the
+// panel beside it needs) puts its series at the range's foot on the row
+// the other's falls on, so that side-by-side plots line up; without, it
+// would sit a row lower.
+func TestLegendRowsAlignPanels(t *testing.T) {
+	flat := make([]float64, 50) // at the range's foot, the row that moves
+	for i := range flat {
+		flat[i] = -1
+	}
+	long := []legendItem{{mark: "─", name: "prediction"}, {mark: "─", name: "truth"}, {mark: "●", name: "context"},
+		{mark: "k", name: "koh-gp"}, {mark: "b", name: "bcpi"}, {mark: "p", name: "pinn"}}
+	wide := linePlot{width: 40, height: 14, n: 50, yLo: -1, yHi: 1, series: []series{{values: flat, mark: "#"}}, legend: long}
+	short := wide
+	short.legend = long[:1]
+	if wide.legendNeed(40, 14) != 2 || short.legendNeed(40, 14) != 1 {
+		t.Fatalf("legend lines needed: %d and %d, want 2 and 1", wide.legendNeed(40, 14), short.legendNeed(40, 14))
+	}
+	rowOf := func(p linePlot) int {
+		for i, l := range p.render(plainTheme) {
+			if strings.Contains(l, "#") {
+				return i
+			}
+		}
+		return -1
+	}
+	if rowOf(wide) == rowOf(short) {
+		t.Fatalf("the test does not separate the panels: both at row %d", rowOf(wide))
+	}
+	short.legendRows = 2
+	if a, b := rowOf(wide), rowOf(short); a != b {
+		t.Errorf("with two legend lines each: rows %d and %d", a, b)
+	}
+}

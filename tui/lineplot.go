@@ -52,6 +52,9 @@ type linePlot struct {
 	series   []series
 	points   []scatter
 	legend   []legendItem
+	// legendRows, when 2, gives the legend two lines even where one
+	// holds it (a panel beside one whose legend needs two).
+	legendRows int
 }
 
 // minPlotHeight is the smallest panel that still has a plot body.
@@ -66,9 +69,9 @@ func (p linePlot) render(t theme) []string {
 	}
 	lines := c.lines(t)
 	lines[0] = padRight(t.paint(t.bold, truncate(title, p.width)), p.width)
-	legendN := 1
-	if p.fitLegend(p.legend, 0, 1) < len(p.legend) && p.height >= minPlotHeight+2 {
-		legendN = 2 // not even one line from the left edge holds every item
+	legendN := p.legendNeed(p.width, p.height)
+	if p.legendRows == 2 && p.height >= minPlotHeight+2 {
+		legendN = 2
 	}
 	body := p.height - 2 - legendN // title, x axis, legend
 	rows := body - 1               // asciigraph draws rows+1 lines
@@ -184,6 +187,17 @@ func (p linePlot) render(t theme) []string {
 	lines[rows+2] = padRight(t.paint(t.label, truncate(axis, p.width)), p.width)
 	copy(lines[rows+3:], p.legendLines(t, max(prefix-2, 0), legendN))
 	return lines
+}
+
+// legendNeed is how many lines the legend takes in a w × h panel: two
+// where not even one line from the left edge holds every item and the
+// panel has the room, else one.
+func (p linePlot) legendNeed(w, h int) int {
+	p.width = w
+	if p.fitLegend(p.legend, 0, 1) < len(p.legend) && h >= minPlotHeight+2 {
+		return 2
+	}
+	return 1
 }
 
 // legendLines draws the legend, marks in their colours, on n lines

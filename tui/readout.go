@@ -87,7 +87,7 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 // decimals as each other. A σ of 0 (one deterministic pass) shows as
 // "±–": "±0" would read as certainty.
 func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
-	if math.IsNaN(est) || math.IsNaN(std) || std <= 0 || tiny(std) || tiny(est) || math.Abs(est) >= 1e4 {
+	if math.IsNaN(est) || math.IsNaN(std) || std <= 0 || std < 1e-8 || tiny(est) || math.Abs(est) >= 1e4 {
 		return thetaFiguresShort(est, std), compact(sig3(truth))
 	}
 	lead := int(-math.Floor(math.Log10(std))) // the decimal of σ's leading digit
@@ -99,7 +99,8 @@ func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
 		}
 		return compact(strconv.FormatFloat(truth, 'f', max(d, 0), 64))
 	}
-	for d := min(max(at3, lead+1), 8); d >= min(at3, lead); d-- {
+	// Fewer decimals than σ's leading one would round σ itself away.
+	for d := min(max(at3, lead+1), 8); d >= max(lead, 0); d-- {
 		sd := strconv.FormatFloat(std, 'f', max(d, 0), 64)
 		if strings.Trim(sd, "0.") == "" {
 			break // σ rounds to 0 at d decimals

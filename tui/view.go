@@ -229,7 +229,18 @@ func (m Model) plots(w, h int, big bool) []string {
 			})
 		}
 	} else {
-		for _, lp := range m.linePanels() {
+		lps := m.linePanels()
+		if big {
+			// Side by side, both panels of a row take as many legend
+			// lines as the one that needs more, so that their plots
+			// share rows and their x axes line up.
+			w1, h1 := (w-1)/2, h/2
+			for i := 0; i+1 < len(lps); i += 2 {
+				n := max(lps[i].legendNeed(w1, h1), lps[i+1].legendNeed(w1, h1))
+				lps[i].legendRows, lps[i+1].legendRows = n, n
+			}
+		}
+		for _, lp := range lps {
 			panels = append(panels, func(w, h int) []string {
 				lp.width, lp.height = w, h
 				return lp.render(m.theme)
