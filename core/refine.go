@@ -746,8 +746,8 @@ func dataLeverages(j *mat.Dense, m int) []float64 {
 
 // lmStep solves (JᵀJ + λ diag(JᵀJ) + εI) δ = −Jᵀr by Cholesky.
 //
-// The factorizations here (and dataLeverages') call LAPACK directly rather than through
-// mat.Cholesky, whose condition estimate after every factorization
+// The factorizations here (and dataLeverages') call LAPACK directly
+// rather than through mat.Cholesky, whose condition estimate after every factorization
 // (LAPACK's dpocon) and allocations cost 12–19 % of a spring
 // refinement's CPU time (BenchmarkCalibrate/spring/lnp/refined). The
 // systems are small (at most 36 coordinates), and the pivots of the

@@ -529,7 +529,7 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 			// Short, so that it fits at 80 columns beside a training
 			// status; the open prompt takes q as text.
 			again := pressed
-			if m.prompt.active() || again == "" {
+			if m.prompt.active() {
 				again = "ctrl+c"
 			}
 			// Weights an opened file hides are marked: u (on their own

@@ -87,7 +87,7 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 // decimals as each other. A σ of 0 (one deterministic pass) shows as
 // "±–": "±0" would read as certainty.
 func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
-	if math.IsNaN(est) || math.IsNaN(std) || std <= 0 || std < 1e-8 || tiny(est) || math.Abs(est) >= 1e4 {
+	if math.IsNaN(est) || !(std >= 1e-8) || tiny(est) || math.Abs(est) >= 1e4 {
 		return thetaFiguresShort(est, std), compact(sig3(truth))
 	}
 	lead := int(-math.Floor(math.Log10(std))) // the decimal of σ's leading digit

@@ -324,8 +324,8 @@ func (m Model) sidebar(w, h int) []string {
 		// before any run it only says how to start one (as the help
 		// does): then the metrics come first and it takes what is left.
 		room := h - len(out) - 2
-		if idle := m.run == nil && len(m.losses) == 0; idle {
-			room = max(room, min(h-len(out), len(m.averagedLines(w, h))))
+		if m.run == nil && len(m.losses) == 0 {
+			room = h - len(out) // the box is cut below what the metrics take
 		}
 		out = append(out, m.averagedLines(w, room)...)
 	} else {

@@ -350,7 +350,6 @@ func evenIndex(i, m, n int) int {
 	return int(math.Round(float64(i) * float64(n-1) / float64(m-1)))
 }
 
-// axisNumber formats axis[i] briefly, or the index when there is no axis.
 // endLabel is an axis end v to three digits, 0 where v is rounding
 // noise beside the axis's span (a range computed as 1 − 1 + 2.2e-16).
 func endLabel(v, span float64) string {
@@ -360,6 +359,7 @@ func endLabel(v, span float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
+// axisNumber formats axis[i] briefly, or the index when there is no axis.
 func axisNumber(axis []float64, i int) string {
 	if i < len(axis) {
 		return strconv.FormatFloat(axis[i], 'g', 3, 64)

@@ -159,8 +159,8 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 			return UsageError("--%v", err)
 		}
 	}
-	if n := *contextN; n > sys.Grid().Points()-1 {
-		return UsageError("--context %d leaves no targets (grid has %d points: at most %d)", n, sys.Grid().Points(), sys.Grid().Points()-1)
+	if err := checkLeavesTargets("--context", *contextN, sys.Grid()); err != nil {
+		return err
 	}
 	// Checked now, not after the APIC timing has run: KOH-GP would fail
 	// on the first realization.
@@ -256,22 +256,15 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 	}
 	var seen []os.FileInfo // the files compared, to know them under another name (a link)
 	for _, path := range files {
-		key := path
-		if !strings.HasPrefix(path, embeddedPrefix) {
-			if abs, err := filepath.Abs(path); err == nil {
-				key = abs // ./m and m are one file
-			}
-			if st, err := os.Stat(path); err == nil {
-				if slices.ContainsFunc(seen, func(o os.FileInfo) bool { return os.SameFile(o, st) }) {
-					continue // the same file under another name
-				}
-				seen = append(seen, st)
-			}
+		if included[path] {
+			continue // an embedded checkpoint of the system, compared already
 		}
-		if included[key] {
-			continue // compared already: an embedded checkpoint of the system, or a file given twice
+		if st, err := os.Stat(path); err == nil {
+			if slices.ContainsFunc(seen, func(o os.FileInfo) bool { return os.SameFile(o, st) }) {
+				continue // a file given already, perhaps under another name (./m, a link)
+			}
+			seen = append(seen, st)
 		}
-		included[key] = true
 		m, info, err := OpenCheckpointContext(ctx, path)
 		if err != nil {
 			return nil, err

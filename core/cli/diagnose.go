@@ -78,8 +78,8 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	if n := *contextSize; n > m.Sys.Grid().Points()-1 {
-		return UsageError("--context %d leaves no targets (grid has %d points: at most %d)", n, m.Sys.Grid().Points(), m.Sys.Grid().Points()-1)
+	if err := checkLeavesTargets("--context", *contextSize, m.Sys.Grid()); err != nil {
+		return err
 	}
 	opt := core.DiagnoseOptions{Tasks: *tasks, Context: *contextSize, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, GaussianTheta: *gaussianTheta, GaussianBands: *gaussianBands}
 	var prog *taskProgress

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"apic/core"
+	"apic/sims"
 )
 
 func init() {
@@ -66,8 +67,8 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *rawSpread {
 		m.UseRawSpread()
 	}
-	if n := *context; n > m.Sys.Grid().Points()-1 {
-		return UsageError("--context %d leaves no targets (grid has %d points: at most %d)", n, m.Sys.Grid().Points(), m.Sys.Grid().Points()-1)
+	if err := checkLeavesTargets("--context", *context, m.Sys.Grid()); err != nil {
+		return err
 	}
 	opt := core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, TrueTheta: *trueTheta}
 	if *grid {
@@ -164,6 +165,15 @@ func failureLine(f core.Failures, tasks int) string {
 	}
 	return fmt.Sprintf("%d of %d realizations failed and %s left out of the means (%s %s: %s)",
 		f.Count, tasks, verb, which, strings.Join(idx, ", "), strings.Join(reasons, "; "))
+}
+
+// checkLeavesTargets refuses a context size (what names it) that would
+// take every point of grid g, leaving no target to score.
+func checkLeavesTargets(what string, n int, g sims.Grid) error {
+	if n > g.Points()-1 {
+		return UsageError("%s %d leaves no targets (grid has %d points: at most %d)", what, n, g.Points(), g.Points()-1)
+	}
+	return nil
 }
 
 // evaluate is core.Evaluate; a variable so that tests can make

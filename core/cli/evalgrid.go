@@ -64,8 +64,8 @@ func gridConditions(m *core.Model, contexts, noises string) ([]core.Condition, e
 		}
 	}
 	for _, c := range cs {
-		if c > m.Sys.Grid().Points()-1 {
-			return nil, UsageError("--grid-contexts: context %d leaves no targets (grid has %d points: at most %d)", c, m.Sys.Grid().Points(), m.Sys.Grid().Points()-1)
+		if err := checkLeavesTargets("--grid-contexts: context", c, m.Sys.Grid()); err != nil {
+			return nil, err
 		}
 	}
 	conds := core.GridOf(cs, ns, small)
