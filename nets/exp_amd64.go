@@ -26,16 +26,33 @@ var expConsts = func() (t [12 + expDegree + 1][4]float64) {
 //go:noescape
 func expAVX2(dst, src *float64, n int, consts *float64, sigmoid bool)
 
+// expAVX512 is expAVX2 sixteen values at a time (n a multiple of
+// sixteen), with the same values.
+//
+//go:noescape
+func expAVX512(dst, src *float64, n int, consts *float64, sigmoid bool)
+
 // expVector does a leading multiple of four values of expInto (or of
-// sigmoidInto) with AVX2 and FMA and returns how many: none without
-// them. A plain call, not a function variable, so that the callers'
-// stack buffers stay on the stack.
+// sigmoidInto) with AVX-512 or AVX2 and FMA and returns how many: none
+// without them. A plain call, not a function variable, so that the
+// callers' stack buffers stay on the stack.
 func expVector(dst, src []float64, sigmoid bool) int {
 	n := len(src) &^ 3
 	if n == 0 || !hasAVX2FMA {
 		return 0
 	}
 	_ = dst[n-1]
-	expAVX2(&dst[0], &src[0], n, &expConsts[0][0], sigmoid)
+	done := 0
+	if n16 := n &^ 15; n16 > 0 && useExpAVX512 {
+		expAVX512(&dst[0], &src[0], n16, &expConsts[0][0], sigmoid)
+		done = n16
+	}
+	if done < n {
+		expAVX2(&dst[done], &src[done], n-done, &expConsts[0][0], sigmoid)
+	}
 	return n
 }
+
+// useExpAVX512 is whether expVector takes the AVX-512 form; a variable
+// so that the tests can compare both forms on a CPU that has it.
+var useExpAVX512 = hasAVX512

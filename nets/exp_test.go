@@ -17,6 +17,10 @@ func ulps(a, b float64) float64 {
 // at every position of a slice (the vector part and the tail), within
 // two ulps of math.Exp over its range, and the limits of e^x.
 func TestExpInto(t *testing.T) {
+	forEachExpForm(t, testExpInto)
+}
+
+func testExpInto(t *testing.T) {
 	rng := newRNG(80)
 	x := make([]float64, 100003)
 	for i := range x {
@@ -75,6 +79,10 @@ func TestExpInto(t *testing.T) {
 // TestSigmoidInto: the slice sigmoids, vector part and tail, give
 // sigmoid's values exactly, and siluInto x·σ(x), past its chunk.
 func TestSigmoidInto(t *testing.T) {
+	forEachExpForm(t, testSigmoidInto)
+}
+
+func testSigmoidInto(t *testing.T) {
 	rng := newRNG(81)
 	x := make([]float64, 3*expChunk+5)
 	for i := range x {
