@@ -79,7 +79,8 @@ func BenchmarkSelfAttention(b *testing.B) {
 
 // BenchmarkSigmoid evaluates SiLU, x·σ(x), on a hidden layer's worth of
 // pre-activations of both signs (100 rows × 256), as f_ψ's forward pass
-// and its input gradient do: one value at a time, and by siluInto.
+// and its input gradient do: one value at a time, and by siluInto in
+// each vector form this CPU has.
 func BenchmarkSigmoid(b *testing.B) {
 	rng := newRNG(7)
 	x := make([]float64, 100*256)
@@ -94,9 +95,11 @@ func BenchmarkSigmoid(b *testing.B) {
 			}
 		}
 	})
-	b.Run("siluInto", func(b *testing.B) {
-		for b.Loop() {
-			siluInto(d, x)
-		}
+	eachExpForm(func(name string) {
+		b.Run("siluInto/"+name, func(b *testing.B) {
+			for b.Loop() {
+				siluInto(d, x)
+			}
+		})
 	})
 }

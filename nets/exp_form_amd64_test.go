@@ -2,17 +2,21 @@ package nets
 
 import "testing"
 
-// forEachExpForm runs test with each vector form of the exponential
-// this CPU has: AVX-512 and AVX2, or only one.
+// eachExpForm calls run with the name of each vector form of the
+// exponential this CPU has (AVX-512 and AVX2, or one), that form in
+// use, and restores the default after.
+func eachExpForm(run func(name string)) {
+	defer func(old bool) { useExpAVX512 = old }(useExpAVX512)
+	useExpAVX512 = false
+	run("avx2")
+	if hasAVX512 {
+		useExpAVX512 = true
+		run("avx512")
+	}
+}
+
+// forEachExpForm runs test as a subtest with each vector form.
 func forEachExpForm(t *testing.T, test func(t *testing.T)) {
 	t.Helper()
-	defer func(old bool) { useExpAVX512 = old }(useExpAVX512)
-	forms := []bool{false}
-	if hasAVX512 {
-		forms = append(forms, true)
-	}
-	for _, wide := range forms {
-		useExpAVX512 = wide
-		t.Run(map[bool]string{false: "avx2", true: "avx512"}[wide], test)
-	}
+	eachExpForm(func(name string) { t.Run(name, test) })
 }

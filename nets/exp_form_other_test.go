@@ -4,8 +4,11 @@ package nets
 
 import "testing"
 
-// forEachExpForm runs test once: there is no vector form here.
+// eachExpForm calls run once: there is no vector form here.
+func eachExpForm(run func(name string)) { run("scalar") }
+
+// forEachExpForm runs test once as a subtest.
 func forEachExpForm(t *testing.T, test func(t *testing.T)) {
 	t.Helper()
-	t.Run("scalar", test)
+	eachExpForm(func(name string) { t.Run(name, test) })
 }

@@ -106,8 +106,8 @@ func testSigmoidInto(t *testing.T) {
 	}
 }
 
-// BenchmarkExp compares the vector exponential with math.Exp on a
-// softmax row's worth of values.
+// BenchmarkExp compares the vector exponential, in each form this CPU
+// has, with math.Exp on a softmax row's worth of values.
 func BenchmarkExp(b *testing.B) {
 	rng := newRNG(82)
 	x := make([]float64, 4096)
@@ -115,10 +115,12 @@ func BenchmarkExp(b *testing.B) {
 		x[i] = -4 * rng.Float64()
 	}
 	dst := make([]float64, len(x))
-	b.Run("expInto", func(b *testing.B) {
-		for b.Loop() {
-			expInto(dst, x)
-		}
+	eachExpForm(func(name string) {
+		b.Run("expInto/"+name, func(b *testing.B) {
+			for b.Loop() {
+				expInto(dst, x)
+			}
+		})
 	})
 	b.Run("math.Exp", func(b *testing.B) {
 		for b.Loop() {
