@@ -91,7 +91,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	seed := fs.Uint64("seed", 1, "seed of the latent samples")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots")
-	pngPath := fs.String("png", "", "also write a figure to this PNG `file`")
+	pngPath := fs.String("png", "", "also write a figure to this PNG `file` (an existing file is replaced only if it is a PNG)")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
@@ -110,6 +110,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 			if in.path != "" && in.path != "-" && !strings.HasPrefix(in.path, embeddedPrefix) && sameFile(*pngPath, in.path) {
 				return UsageError("--png %s is the --%s file, which the figure would overwrite; choose another name", *pngPath, in.flag)
 			}
+		}
+		if err := checkReplacesOnlyPNG(*pngPath); err != nil {
+			return err
 		}
 	}
 	m, info, source, err := loadModel(ctx, *path, *system, *backbone)

@@ -622,6 +622,47 @@ func TestCalibratePNG(t *testing.T) {
 	}
 }
 
+// TestPNGReplacesOnlyPNG: --png redraws an existing PNG or fills an
+// empty file, but refuses, before any work and leaving it byte for
+// byte, a file that is not a PNG, also behind a link.
+func TestPNGReplacesOnlyPNG(t *testing.T) {
+	dir := t.TempDir()
+	ckpts := untrained(t, dir)
+	obs := goodObservations(t, dir)
+	text := writeFile(t, dir, "notes.txt", "precious\n")
+	link := filepath.Join(dir, "link.png")
+	if err := os.Symlink(text, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	empty := writeFile(t, dir, "empty.png", "")
+	fig := filepath.Join(dir, "fig.png")
+	for _, c := range []struct {
+		path string
+		code int
+	}{{fig, 0}, {fig, 0}, {empty, 0}, {text, 2}, {link, 2}} {
+		args := append([]string{"calibrate", "--checkpoint", ckpts["spring"], "--png", c.path}, obs["spring"]...)
+		code, _, errOut := runCLI(t, args...)
+		if code != c.code {
+			t.Errorf("--png %s: exit %d, want %d; stderr %q", filepath.Base(c.path), code, c.code, errOut)
+		}
+		if c.code == 2 && !strings.Contains(errOut, "is not a PNG image: refusing to replace it") {
+			t.Errorf("--png %s: stderr %q", filepath.Base(c.path), errOut)
+		}
+		code, _, errOut = runCLI(t, "diagnose", "--checkpoint", ckpts["spring"], "--tasks", "2", "--png", c.path)
+		if code != c.code {
+			t.Errorf("diagnose --png %s: exit %d, want %d; stderr %q", filepath.Base(c.path), code, c.code, errOut)
+		}
+	}
+	if data, _ := os.ReadFile(text); string(data) != "precious\n" {
+		t.Errorf("the text file now holds %q", data)
+	}
+	for _, p := range []string{fig, empty} {
+		if data, _ := os.ReadFile(p); !bytes.HasPrefix(data, []byte(pngSignature)) {
+			t.Errorf("%s is not a PNG", filepath.Base(p))
+		}
+	}
+}
+
 // TestCalibrateIntervalInsidePrior: with one observation θ̂'s spread is
 // wide, and the 95% interval stops at the prior range (spring: ω in
 // [3, 8]) instead of claiming values the model cannot give.

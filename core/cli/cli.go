@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/charmbracelet/x/term"
 
@@ -129,11 +130,25 @@ const defaultCommand = "explore"
 
 // Run executes the command line args (without the program name) and
 // returns the process exit status: 0 on success or help, 2 on a usage
-// error, 1 on a runtime failure.
+// error, 1 on a runtime failure, output that could not be written
+// included (silently for a closed pipe).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	term := isTerminal(stdout)
+	out := &outputWriter{w: stdout}
+	code := dispatch(ctx, args, out, isTerminal(stdout), stderr)
+	if code == 0 && out.err != nil { // help, the list or the version
+		if !errors.Is(out.err, syscall.EPIPE) {
+			fmt.Fprintf(stderr, "apic: writing the output: %v\n", out.err)
+		}
+		return 1
+	}
+	return code
+}
+
+// dispatch is Run with standard output wrapped as out; term is whether
+// it is a terminal.
+func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, stderr io.Writer) int {
 	env := &Env{
-		Stdout:         stdout,
+		Stdout:         out,
 		Stderr:         stderr,
 		Terminal:       term,
 		StderrTerminal: isTerminal(stderr),
@@ -143,14 +158,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if c, ok := commands[defaultCommand]; ok && term {
 			return runCommand(ctx, c, nil, env)
 		}
-		printCommands(stdout)
+		printCommands(out)
 		return 0
 	}
 	switch name := args[0]; {
 	case name == "help" || isHelpFlag(name):
 		// "apic help help" is the list itself, not an unknown command.
 		if name == "help" && len(args) > 1 && args[1] == "version" {
-			fmt.Fprintln(stdout, "usage: apic version (or apic --version)\n\nPrints the program's version: the module version and, for a build\nfrom a checkout, its VCS revision, and the Go version that built it.")
+			fmt.Fprintln(out, "usage: apic version (or apic --version)\n\nPrints the program's version: the module version and, for a build\nfrom a checkout, its VCS revision, and the Go version that built it.")
 			return 0
 		}
 		if name == "help" && len(args) > 1 && !isHelpFlag(args[1]) && args[1] != "help" {
@@ -161,10 +176,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			}
 			return runCommand(ctx, c, []string{"--help"}, env)
 		}
-		printCommands(stdout)
+		printCommands(out)
 		return 0
 	case name == "version" || name == "--version" || name == "-version":
-		fmt.Fprintln(stdout, versionLine())
+		fmt.Fprintln(out, versionLine())
 		return 0
 	default:
 		c, ok := commands[name]
@@ -194,6 +209,16 @@ func isHelpFlag(arg string) bool {
 func runCommand(ctx context.Context, c *Command, args []string, env *Env) int {
 	env.cmd = c
 	err := c.Run(ctx, args, env)
+	if ow, ok := env.Stdout.(*outputWriter); ok && ow.err != nil {
+		switch {
+		case errors.Is(ow.err, syscall.EPIPE) && (err == nil || errors.Is(err, syscall.EPIPE)):
+			// The reader has gone ("apic eval | head"): what it wanted
+			// it has, and a message about the pipe would be noise.
+			return 1
+		case err == nil:
+			err = fmt.Errorf("writing the output: %w", ow.err)
+		}
+	}
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
@@ -215,6 +240,26 @@ func runCommand(ctx context.Context, c *Command, args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "apic %s: %v\n", c.Name, err)
 		return 1
 	}
+}
+
+// outputWriter is standard output as the commands see it. It keeps the
+// first write error, so that output lost to a full disk or a closed pipe
+// fails the command even where the command prints with fmt.Fprintf and
+// never looks at the error; every later write fails with it too.
+type outputWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (o *outputWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.err = err
+	}
+	return n, err
 }
 
 // printCommands writes the top-level help: the command list and systems.

@@ -54,7 +54,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	refine := fs.Int("refine", -1, "refinement steps on the context, at most 1000 (0: one-pass amortized; -1: the checkpoint's setting)")
 	jsonOut := fs.Bool("json", false, "print one JSON object with every number")
-	pngPath := fs.String("png", "", "also write a multi-panel figure to this PNG `file`")
+	pngPath := fs.String("png", "", "also write a multi-panel figure to this PNG `file` (an existing file is replaced only if it is a PNG)")
 	gaussianBands := fs.Bool("gaussian-bands", false, "score the reconstruction's and δ's bands as Gaussian (μ ± z σ, as the ECE of eval) even where the checkpoint has calibrated shapes for them: an ablation")
 	gaussianTheta := fs.Bool("gaussian-theta", false, "score θ's intervals as Gaussian (θ̂ ± z σ_θ) even where the checkpoint has a calibrated shape for them: an ablation")
 	if err := env.Parse(fs, args); err != nil {
@@ -72,6 +72,9 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 		}
 		if *path != "" && !strings.HasPrefix(*path, embeddedPrefix) && sameFile(*pngPath, *path) {
 			return UsageError("--png %s is the --checkpoint file, which the figure would overwrite; choose another name", *pngPath)
+		}
+		if err := checkReplacesOnlyPNG(*pngPath); err != nil {
+			return err
 		}
 	}
 	m, info, source, err := loadModel(ctx, *path, *system, *backbone)
