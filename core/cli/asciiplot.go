@@ -111,9 +111,15 @@ func (p LinePlot) Render(series ...Series) string {
 	if m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9)); math.Abs(m-2.5) < 1e-9 {
 		decimals++ // steps of 0.25 need one more digit than steps of 0.2
 	}
+	// Beyond a million, or with steps below 1e-4, fixed notation would
+	// print a row of digits: three significant ones and an exponent.
+	exponent := max(math.Abs(lo), math.Abs(hi)) >= 1e6 || step < 1e-4
 	label := func(v float64) string {
 		if math.Abs(v) < step*1e-6 {
 			v = 0 // not -1.1e-17
+		}
+		if exponent {
+			return strconv.FormatFloat(v, 'g', 3, 64)
 		}
 		return strconv.FormatFloat(v, 'f', decimals, 64)
 	}

@@ -39,6 +39,17 @@ func TestLinePlotRoundLabels(t *testing.T) {
 	}
 }
 
+// TestLinePlotHugeLabels: values in the 1e30s are labelled with an
+// exponent, not thirty-one digits.
+func TestLinePlotHugeLabels(t *testing.T) {
+	out := LinePlot{Width: 10, Height: 6}.Render(Series{Values: []float64{-2e30, 1e30, 2.4e30}})
+	for _, l := range yLabels(out) {
+		if len(l) > 8 || (l != "0" && !strings.Contains(l, "e+30")) {
+			t.Errorf("label %q, want three digits and an exponent", l)
+		}
+	}
+}
+
 func TestLinePlotDegenerate(t *testing.T) {
 	if out := (LinePlot{}).Render(Series{Values: []float64{2, 2, 2}}); !strings.Contains(out, "┼") {
 		t.Errorf("flat series not drawn:\n%s", out)

@@ -139,6 +139,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		err = checkPredictionFinite(preds[0], sys, source)
 	}
 	if err == nil {
+		err = checkPredictionScale(preds[0], obs)
+	}
+	if err == nil {
 		err = checkResolved(sys, preds[0].Theta, side)
 	}
 	if err != nil {
@@ -280,6 +283,40 @@ func checkPredictionFinite(p core.Prediction, sys sims.System, checkpoint string
 		for _, v := range s.values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return fmt.Errorf("the model's %s has non-finite values (%s)", s.name, hint)
+			}
+		}
+	}
+	return nil
+}
+
+// divergedFactor (a million) is how many times the largest observed magnitude (or
+// 1, if larger) a prediction, its spread or the noise σ̂ may reach before
+// the calibration counts as diverged: no simulator here comes near it
+// for θ in its prior, so only a network far outside its training data
+// (spring's y = 50 against a range of ±1 gave 1e30) gets there.
+const divergedFactor = 1e6
+
+// checkPredictionScale fails when the prediction has run away from the
+// data by more than divergedFactor: finite numbers that mean nothing,
+// which would otherwise be reported as a result. blameData then names
+// the observations when they lie outside the training range.
+func checkPredictionScale(p core.Prediction, obs sims.Context) error {
+	scale := 1.0
+	for _, row := range obs.Values {
+		for _, v := range row {
+			if !math.IsNaN(v) {
+				scale = max(scale, math.Abs(v))
+			}
+		}
+	}
+	for _, s := range []struct {
+		name   string
+		values []float64
+	}{{"prediction", p.Mean}, {"prediction std", p.Std}, {"discrepancy", p.DeltaMean},
+		{"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}, {"noise σ̂", p.NoiseStd}} {
+		for _, v := range s.values {
+			if math.Abs(v) > divergedFactor*scale {
+				return fmt.Errorf("the model diverged: its %s reaches %.3g, over a million times the largest observed magnitude %.3g", s.name, v, scale)
 			}
 		}
 	}

@@ -870,3 +870,28 @@ func TestUnresolvedLVRefused(t *testing.T) {
 		t.Errorf("calibrate u0 = 500: exit %d, stderr %q; want 2 and the unresolved solve named", code, errOut)
 	}
 }
+
+// checkPredictionScale passes a prediction of the data's order and fails
+// one (or its noise σ̂) a million times larger, naming what ran away.
+func TestCheckPredictionScale(t *testing.T) {
+	obs := sims.Context{Values: [][]float64{{0.5}, {-50}, {math.NaN()}}}
+	ok := core.Prediction{Mean: []float64{40, -3e7}, NoiseStd: []float64{2}}
+	if err := checkPredictionScale(ok, obs); err != nil {
+		t.Errorf("a prediction under a million times 50: %v", err)
+	}
+	for name, p := range map[string]core.Prediction{
+		"prediction": {Mean: []float64{1, -6e7}},
+		"noise σ̂":    {NoiseStd: []float64{1e30}},
+		"nominal":    {Nominal: []float64{2e9}},
+	} {
+		err := checkPredictionScale(p, obs)
+		if err == nil || !strings.Contains(err.Error(), "diverged: its "+name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// With only small observations the scale is 1.
+	small := sims.Context{Values: [][]float64{{1e-3}}}
+	if err := checkPredictionScale(core.Prediction{Std: []float64{2e6}}, small); err == nil {
+		t.Error("a spread of 2e6 over observations of 1e-3 passed")
+	}
+}
