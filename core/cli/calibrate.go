@@ -139,10 +139,10 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		err = checkPredictionFinite(preds[0], sys, source)
 	}
 	if err == nil {
-		err = checkPredictionScale(preds[0], obs)
+		err = checkResolved(sys, preds[0].Theta, side)
 	}
 	if err == nil {
-		err = checkResolved(sys, preds[0].Theta, side)
+		err = checkPredictionScale(preds[0], obs, side)
 	}
 	if err != nil {
 		return blameData(err, sys, obs, side, dataName)
@@ -289,20 +289,21 @@ func checkPredictionFinite(p core.Prediction, sys sims.System, checkpoint string
 	return nil
 }
 
-// divergedFactor (a million) is how many times the largest observed magnitude (or
-// 1, if larger) a prediction, its spread or the noise σ̂ may reach before
-// the calibration counts as diverged: no simulator here comes near it
-// for θ in its prior, so only a network far outside its training data
-// (spring's y = 50 against a range of ±1 gave 1e30) gets there.
+// divergedFactor (a million) is how many times the largest magnitude in
+// the data (observations, side information, or 1) a prediction, its
+// spread or the noise σ̂ may reach before the calibration counts as
+// diverged: no simulator here comes near it for θ in its prior, so only
+// a network far outside its training data gets there (spring's y = 50,
+// against ±1 in training, gave 1e30).
 const divergedFactor = 1e6
 
 // checkPredictionScale fails when the prediction has run away from the
 // data by more than divergedFactor: finite numbers that mean nothing,
 // which would otherwise be reported as a result. blameData then names
 // the observations when they lie outside the training range.
-func checkPredictionScale(p core.Prediction, obs sims.Context) error {
+func checkPredictionScale(p core.Prediction, obs sims.Context, side []float64) error {
 	scale := 1.0
-	for _, row := range obs.Values {
+	for _, row := range append(obs.Values, side) {
 		for _, v := range row {
 			if !math.IsNaN(v) {
 				scale = max(scale, math.Abs(v))
@@ -316,7 +317,7 @@ func checkPredictionScale(p core.Prediction, obs sims.Context) error {
 		{"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}, {"noise σ̂", p.NoiseStd}} {
 		for _, v := range s.values {
 			if math.Abs(v) > divergedFactor*scale {
-				return fmt.Errorf("the model diverged: its %s reaches %.3g, over a million times the largest observed magnitude %.3g", s.name, v, scale)
+				return fmt.Errorf("the model diverged: its %s reaches %.3g, over a million times the largest magnitude in the data %.3g", s.name, v, scale)
 			}
 		}
 	}

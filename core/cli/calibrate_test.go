@@ -876,22 +876,26 @@ func TestUnresolvedLVRefused(t *testing.T) {
 func TestCheckPredictionScale(t *testing.T) {
 	obs := sims.Context{Values: [][]float64{{0.5}, {-50}, {math.NaN()}}}
 	ok := core.Prediction{Mean: []float64{40, -3e7}, NoiseStd: []float64{2}}
-	if err := checkPredictionScale(ok, obs); err != nil {
+	if err := checkPredictionScale(ok, obs, nil); err != nil {
 		t.Errorf("a prediction under a million times 50: %v", err)
 	}
 	for name, p := range map[string]core.Prediction{
 		"prediction": {Mean: []float64{1, -6e7}},
-		"noise σ̂":    {NoiseStd: []float64{1e30}},
+		"noise σ̂":   {NoiseStd: []float64{1e30}},
 		"nominal":    {Nominal: []float64{2e9}},
 	} {
-		err := checkPredictionScale(p, obs)
+		err := checkPredictionScale(p, obs, nil)
 		if err == nil || !strings.Contains(err.Error(), "diverged: its "+name) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	// With only small observations the scale is 1.
 	small := sims.Context{Values: [][]float64{{1e-3}}}
-	if err := checkPredictionScale(core.Prediction{Std: []float64{2e6}}, small); err == nil {
+	if err := checkPredictionScale(core.Prediction{Std: []float64{2e6}}, small, nil); err == nil {
 		t.Error("a spread of 2e6 over observations of 1e-3 passed")
+	}
+	// Side information (initial populations) sets the scale too.
+	if err := checkPredictionScale(core.Prediction{Mean: []float64{2e8}}, small, []float64{500, 1}); err != nil {
+		t.Errorf("a prediction of 2e8 with u0 = 500: %v", err)
 	}
 }
