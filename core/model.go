@@ -158,6 +158,9 @@ type Batch struct {
 	// values of its inference tapes (nil: the heap); the caller resets
 	// it once the predictions are copied out.
 	arena *nets.Arena
+	// done, a prediction's ctx.Done(), stops its tapes' longest
+	// operations early (nets.Tape.SetDone); nil never does.
+	done <-chan struct{}
 }
 
 // inferenceTape returns an inference tape (its values in arena; nil:
@@ -165,6 +168,7 @@ type Batch struct {
 func (bt *Batch) inferenceTape(arena *nets.Arena) *nets.Tape {
 	tp := nets.NewArenaTape(arena)
 	tp.SetWorkers(bt.procs)
+	tp.SetDone(bt.done)
 	return tp
 }
 

@@ -301,7 +301,7 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 	if err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
-	bt.procs = procs
+	bt.procs, bt.done = procs, ctx.Done()
 	var preds []Prediction
 	if refine > 0 {
 		if preds, err = m.predictRefined(ctx, bt, k, refine, rng); err != nil {
@@ -309,6 +309,9 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 		}
 	} else {
 		preds = m.predictBatch(bt.inferenceTape(arena), bt, k, rng)
+	}
+	if err := ctx.Err(); err != nil { // the tapes may have stopped early
+		return err
 	}
 	// The spread is set on the realizations that did not diverge.
 	live, liveCtx, liveAt := preds[:0:0], cs[:0:0], []int(nil)

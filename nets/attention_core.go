@@ -194,6 +194,13 @@ const parallelAttention = 1 << 18
 // core); each goroutine has its own scratch slice of length size (nil
 // when size is 0).
 func forGroups(procs, n, size int, work func(g int, scratch []float64)) {
+	forGroupsUntil(nil, procs, n, size, work)
+}
+
+// forGroupsUntil is forGroups that starts no more groups once done is
+// closed (a cancelled prediction), leaving theirs unwritten: the caller
+// must then discard the result.
+func forGroupsUntil(done <-chan struct{}, procs, n, size int, work func(g int, scratch []float64)) {
 	procs = max(1, min(procs, n))
 	var next atomic.Int64
 	Parallel(procs, func() {
@@ -204,7 +211,7 @@ func forGroups(procs, n, size int, work func(g int, scratch []float64)) {
 		}
 		for {
 			g := int(next.Add(1)) - 1
-			if g >= n {
+			if g >= n || stopped(done) {
 				return
 			}
 			work(g, scratch)

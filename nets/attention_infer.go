@@ -23,16 +23,28 @@ func attentionInPlace(tp *Tape, q, k, v *Tensor, heads, batch int) *Tensor {
 	nq, nk := q.Rows/batch, k.Rows/batch
 	y := tp.allocFull(q.Rows, d) // every (row, head) band is written
 	procs := attentionProcs(tp, heads*batch*nq*nk*dh)
-	forGroups(procs, heads*batch, nq*nk, func(g int, scratch []float64) {
-		b, h := g/heads, g%heads
-		qo, ko := b*nq*d+h*dh, b*nk*d+h*dh
-		scores := gemmProblem{kern: gemmDefault, transB: true, m: nq, n: nk, k: dh, alpha: 1,
+	// Long contexts take the queries in blocks, so that the scores
+	// need not hold nq·nk values (800 MB for self-attention over 10⁴
+	// points); each row's softmax and products are unchanged.
+	rows := max(1, min(nq, attentionScoreBudget/max(1, nk)))
+	blocks := (nq + rows - 1) / rows
+	forGroupsUntil(tp.done, procs, heads*batch*blocks, rows*nk, func(g int, scratch []float64) {
+		bh, blk := g/blocks, g%blocks
+		b, h := bh/heads, bh%heads
+		r0 := blk * rows
+		m := min(rows, nq-r0)
+		qo, ko := (b*nq+r0)*d+h*dh, b*nk*d+h*dh
+		scores := gemmProblem{kern: gemmDefault, transB: true, m: m, n: nk, k: dh, alpha: 1,
 			a: q.Data[qo:], b: k.Data[ko:], c: scratch, lda: d, ldb: d, ldc: nk}
 		scores.runHere(1) // one goroutine: never declined
-		softmaxRows(&Tensor{Rows: nq, Cols: nk, Data: scratch})
-		out := gemmProblem{kern: gemmDefault, m: nq, n: dh, k: nk, alpha: 1,
+		softmaxRows(&Tensor{Rows: m, Cols: nk, Data: scratch[:m*nk]})
+		out := gemmProblem{kern: gemmDefault, m: m, n: dh, k: nk, alpha: 1,
 			a: scratch, b: v.Data[ko:], c: y.Data[qo:], lda: nk, ldb: d, ldc: d}
 		out.runHere(1)
 	})
 	return y
 }
+
+// attentionScoreBudget is the most attention scores one block of
+// queries holds (8 MB); a variable so that the tests can force blocks.
+var attentionScoreBudget = 1 << 20

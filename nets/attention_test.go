@@ -190,11 +190,40 @@ func TestAttentionInferenceInPlace(t *testing.T) {
 		kh := ref.splitHeads(m.K.Forward(ref, ref.Const(k)), s.heads, 1)
 		vh := ref.splitHeads(m.V.Forward(ref, ref.Const(v)), s.heads, 1)
 		want := m.O.Forward(ref, ref.mergeHeads(ref.AttentionCore(qh, kh, vh, s.heads*s.batch), s.heads)).Value
-		inf := NewInferenceTape()
-		got := m.Forward(inf, inf.Const(q), inf.Const(k), inf.Const(v), s.batch)
-		assertClose(t, fmt.Sprintf("attention %+v", s), got.Value, want, 0)
-		if len(inf.nodes) != 0 {
-			t.Errorf("%+v: the inference tape recorded %d nodes", s, len(inf.nodes))
+		// Also with the queries in blocks of a few rows, as long
+		// contexts take them.
+		for _, budget := range []int{attentionScoreBudget, 2 * s.nk} {
+			defer func(old int) { attentionScoreBudget = old }(attentionScoreBudget)
+			attentionScoreBudget = budget
+			inf := NewInferenceTape()
+			got := m.Forward(inf, inf.Const(q), inf.Const(k), inf.Const(v), s.batch)
+			assertClose(t, fmt.Sprintf("attention %+v, budget %d", s, budget), got.Value, want, 0)
+			if len(inf.nodes) != 0 {
+				t.Errorf("%+v: the inference tape recorded %d nodes", s, len(inf.nodes))
+			}
 		}
+	}
+}
+
+// TestAttentionStopsWhenDone: an inference tape whose done channel is
+// closed runs no attention block, and returns.
+func TestAttentionStopsWhenDone(t *testing.T) {
+	rng := newRNG(65)
+	q := randSigned(rng, 40, 8, 0, 1)
+	k := randSigned(rng, 40, 8, 0, 1)
+	done := make(chan struct{})
+	close(done)
+	ran := 0
+	forGroupsUntil(done, 1, 10, 0, func(int, []float64) { ran++ })
+	if ran != 0 {
+		t.Errorf("%d groups ran after done", ran)
+	}
+	tp := NewInferenceTape()
+	tp.SetDone(done)
+	attentionInPlace(tp, q, k, k, 2, 1) // must not panic or hang
+	ran = 0
+	forGroupsUntil(nil, 1, 10, 0, func(int, []float64) { ran++ })
+	if ran != 10 {
+		t.Errorf("without done, %d of 10 groups ran", ran)
 	}
 }

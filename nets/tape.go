@@ -37,6 +37,23 @@ type Tape struct {
 	noGrad  bool
 	arena   *Arena // forward values' storage (nil: the heap)
 	workers int    // goroutines an inference op may use (0: GOMAXPROCS)
+	done    <-chan struct{}
+}
+
+// SetDone makes this inference tape's longest operations (attention
+// over long contexts) stop early once done is closed, as a cancelled
+// context's Done channel is: their results are then incomplete, and the
+// caller, which sees its context cancelled, must discard them.
+func (tp *Tape) SetDone(done <-chan struct{}) { tp.done = done }
+
+// stopped reports whether done is closed (never, for nil).
+func stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }
 
 // SetWorkers caps the goroutines that this inference tape's operations
