@@ -60,9 +60,9 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		th, w := p.Theta[i], par.Hi-par.Lo
 		switch {
 		case th <= par.Lo+boundFrac*w:
-			out = append(out, fmt.Sprintf("%s = %.4g is within 2%% of its prior's lower bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Lo))
+			out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the lower bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Lo))
 		case th >= par.Hi-boundFrac*w:
-			out = append(out, fmt.Sprintf("%s = %.4g is within 2%% of its prior's upper bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Hi))
+			out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the upper bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Hi))
 		}
 	}
 	for i, par := range sys.Params() {

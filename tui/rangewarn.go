@@ -28,7 +28,7 @@ func shortRangeWarnings(r core.TrainingRange, n int, noise float64) []string {
 	var out []string
 	switch {
 	case n < r.ContextLo:
-		out = append(out, fmt.Sprintf("%d points, under the %d–%d trained on: intervals too narrow", n, r.ContextLo, r.ContextHi))
+		out = append(out, fmt.Sprintf("%s, under the %d–%d trained on: intervals too narrow", core.Count(n, "point"), r.ContextLo, r.ContextHi))
 	case n > r.ContextHi:
 		out = append(out, fmt.Sprintf("%d points, over the %d–%d trained on: spread extrapolated", n, r.ContextLo, r.ContextHi))
 	}

@@ -232,7 +232,7 @@ func runCells(ctx context.Context, s sweepSpec, cells []sweepCell, out string, e
 				if !errors.Is(err, context.Canceled) {
 					what = err.Error()
 				}
-				return &interruptedError{what: fmt.Sprintf("running the sweep after %d of %d cells (%s); rerun the same command to continue", i, len(todo), what), err: ctx.Err()}
+				return &interruptedError{what: fmt.Sprintf("running the sweep after %d of %d cells (%s); rerun the same command to run the rest: finished cells are kept, an interrupted cell starts again", i, len(todo), what), err: ctx.Err()}
 			}
 			return err
 		}
