@@ -122,6 +122,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	} else if m, err = core.NewModel(cfg); err != nil {
 		return UsageError("%v", err)
 	}
+	if err := f.checkOutFree(); err != nil {
+		return err
+	}
 	dtype := nets.F32
 	if f.dtype == "f64" {
 		dtype = nets.F64
@@ -451,13 +454,17 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	if f.out == "" {
 		return nil
 	}
-	if err := checkOutputPath("out", f.out); err != nil {
-		return err
-	}
+	return checkOutputPath("out", f.out)
+}
+
+// checkOutFree refuses an --out that exists, unless --force or --init
+// names the same file; checked once every other flag has been (a bad
+// --reg says so before a taken --out does), before any training.
+func (f *trainFlags) checkOutFree() error {
 	// A trained model is work that a mistyped --out would lose without a
 	// trace (the explorer never overwrites either); continuing FILE into
 	// itself (--init FILE --out FILE) names it twice, and is meant.
-	if _, err := os.Stat(f.out); err == nil && !f.force && !(f.init != "" && sameFile(f.init, f.out)) {
+	if _, err := os.Stat(f.out); err == nil && f.out != "" && !f.force && !(f.init != "" && sameFile(f.init, f.out)) {
 		return UsageError("--out %s already exists: give --force to replace it, or another --out", f.out)
 	}
 	return nil

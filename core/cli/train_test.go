@@ -830,6 +830,11 @@ func TestTrainRefusesExistingOut(t *testing.T) {
 	if after, _ := os.ReadFile(out); !bytes.Equal(after, before) {
 		t.Error("the refused run changed --out")
 	}
+	// Another bad flag is named first: a new --out would not fix it.
+	code, _, stderr = runCLI(t, append(tinyTrainArgs, "--reg", "bogus", "--out", out)...)
+	if code != 2 || !strings.Contains(stderr, `unknown regulariser "bogus"`) {
+		t.Errorf("--reg bogus with an existing --out: exit %d, stderr %q", code, stderr)
+	}
 	for _, args := range [][]string{
 		append(tinyTrainArgs, "--seed", "8", "--force", "--out", out),
 		{"train", "--init", out, "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--out", out},
