@@ -33,7 +33,8 @@ discrepancy and the corrected prediction ± 2σ on the system's grid.
 
 --data is a CSV with a header row naming the grid's state dimensions then
 its channels (spring: t,y; lv: t,prey,predator, where an empty cell means
-that channel was not observed; advdiff: t,x,u), one observation per row,
+that channel was not observed there, and a channel's column left out that
+it was not observed at all; advdiff: t,x,u), one observation per row,
 anywhere inside the domain and in any order; '-' reads stdin. Systems with
 side information need it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row
 per grid position) for advdiff.
@@ -90,7 +91,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff)")
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	seed := fs.Uint64("seed", 1, "seed of the latent samples")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots (a channel without observations has noise hi95 null: no upper end)")
 	pngPath := fs.String("png", "", "also write a figure to this PNG `file` (an existing file is replaced only if it is a PNG)")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -385,9 +386,9 @@ type predictionBands struct {
 // noiseEstimate is the estimated observation noise σ̂ of one channel of
 // the data and its 95% interval.
 type noiseEstimate struct {
-	Std  float64 `json:"std"`
-	Lo95 float64 `json:"lo95"`
-	Hi95 float64 `json:"hi95"`
+	Std  float64  `json:"std"`
+	Lo95 float64  `json:"lo95"`
+	Hi95 *float64 `json:"hi95"` // null: no upper end (a channel without data)
 }
 
 func writeCalibrationJSON(env *Env, c calibration) error {
@@ -408,8 +409,13 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 	out.Noise = map[string]noiseEstimate{}
 	lo, hi := core.NoiseInterval(c.pred, c.obs)
 	for ch, s := range c.pred.NoiseStd {
-		// JSON has no infinity: a channel without data has no upper end.
-		out.Noise[g.Channels[ch]] = noiseEstimate{Std: s, Lo95: lo[ch], Hi95: min(hi[ch], math.MaxFloat64)}
+		// JSON has no infinity: a channel without data has no upper
+		// end, written null.
+		est := noiseEstimate{Std: s, Lo95: lo[ch]}
+		if !math.IsInf(hi[ch], 1) {
+			est.Hi95 = &hi[ch]
+		}
+		out.Noise[g.Channels[ch]] = est
 	}
 	axes := gridAxes(g)
 	out.T = axes[0]

@@ -899,3 +899,26 @@ func TestCheckPredictionScale(t *testing.T) {
 		t.Errorf("a prediction of 2e8 with u0 = 500: %v", err)
 	}
 }
+
+// A channel without observations has a noise interval with no upper
+// end, which --json writes as null (JSON has no infinity), not as the
+// largest float.
+func TestCalibrateJSONUnboundedNoise(t *testing.T) {
+	data := writeFile(t, t.TempDir(), "predators.csv", "t,prey,predator\n1,,1.1\n2,,0.9\n3,,1.2\n4,,1.0\n")
+	code, out, errOut := runCLI(t, "calibrate", "--system", "lv", "--backbone", "cnp", "--data", data, "--u0", "1,1", "--samples", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var obj struct {
+		Noise map[string]map[string]any `json:"noise"`
+	}
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatal(err)
+	}
+	if hi, ok := obj.Noise["prey"]["hi95"]; !ok || hi != nil {
+		t.Errorf("prey (no data) hi95 = %v (present %v), want null", hi, ok)
+	}
+	if hi, ok := obj.Noise["predator"]["hi95"].(float64); !ok || !(hi < 1e300) {
+		t.Errorf("predator hi95 = %v, want a number", obj.Noise["predator"]["hi95"])
+	}
+}

@@ -17,7 +17,8 @@ import (
 // channels, e.g.
 //
 //	t,y              (spring)
-//	t,prey,predator  (lv; an empty channel cell means "not observed")
+//	t,prey,predator  (lv; an empty channel cell means "not observed";
+//	                  one channel's column may be left out)
 //	t,x,u            (advdiff)
 //
 // and one observation per row, at any state inside the grid's domain (not
@@ -77,12 +78,12 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 	}
 	header = append([]string(nil), header...)                              // ReuseRecord
 	header[0] = strings.TrimSpace(strings.TrimPrefix(header[0], "\ufeff")) // spreadsheet BOM
-	col, err := headerColumns(header, want)
+	ns, nc := len(g.StateNames), len(g.Channels)
+	col, err := headerColumns(header, want, ns)
 	if err != nil {
 		return sims.Context{}, bad(line, "%v", err)
 	}
-
-	ns, nc := len(g.StateNames), len(g.Channels)
+	fieldsText := strings.Join(header, ",")
 	loc := newGridLocator(g)
 	var obs sims.Context
 	firstLine := map[string]int{} // duplicate key → line of its first row
@@ -97,8 +98,8 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		if l := core.LimitObservations; obs.Len() == l.Max {
 			return sims.Context{}, bad(line, "more than %d observations, the %s limit (%s)", l.Max, l.Name, l.Why)
 		}
-		if len(rec) != len(want) {
-			msg := fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(want), wantText)
+		if len(rec) != len(header) {
+			msg := fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(header), fieldsText)
 			if d := foreignDelimiter(rec); d != "" {
 				msg += "; fields are separated by " + d + ", want commas"
 			}
@@ -122,6 +123,9 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		values, mask := make([]float64, nc), make([]bool, nc)
 		observed := 0
 		for c := range nc {
+			if col[ns+c] < 0 { // a channel the file has no column for
+				continue
+			}
 			text := rec[col[ns+c]]
 			if text == "" {
 				continue
@@ -168,9 +172,12 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 	return obs, nil
 }
 
-// headerColumns maps each wanted name to its column in header, or explains
-// what is wrong with the header.
-func headerColumns(header, want []string) ([]int, error) {
+// headerColumns maps each wanted name to its column in header (−1 for
+// a channel the file leaves out), or explains what is wrong with the
+// header. want's first ns names (the state) are required; of the
+// channels after them, one is enough (lv's t,prey: predators not
+// observed, as an empty cell says row by row).
+func headerColumns(header, want []string, ns int) ([]int, error) {
 	wantText := strings.Join(want, ",")
 	if len(header) == 1 {
 		if d := foreignDelimiter(header); d != "" {
@@ -201,9 +208,18 @@ func headerColumns(header, want []string) ([]int, error) {
 		col[i] = j
 	}
 	var missing []string
+	channels := 0
 	for i, c := range col {
-		if c < 0 {
+		switch {
+		case c >= 0 && i >= ns:
+			channels++
+		case c < 0 && i < ns:
 			missing = append(missing, want[i])
+		}
+	}
+	if channels == 0 {
+		for _, w := range want[ns:] {
+			missing = append(missing, w)
 		}
 	}
 	if len(missing) > 0 {

@@ -58,6 +58,8 @@ func TestParseObservations(t *testing.T) {
 			[]obs{{[]float64{0.5}, []float64{1.2, 0}, []bool{true, false}, -1}, {[]float64{1}, []float64{0, 0.8}, []bool{false, true}, -1}, {[]float64{2}, []float64{1, 2}, []bool{true, true}, -1}}},
 		{"lv quoted empty", lv, "t,prey,predator\n\"10\",\"\",3\n",
 			[]obs{{[]float64{10}, []float64{0, 3}, []bool{false, true}, 99}}},
+		{"lv one channel's column", lv, "predator,t\n0.8,1\n",
+			[]obs{{[]float64{1}, []float64{0, 0.8}, []bool{false, true}, -1}}},
 		{"advdiff grid point", adv, "t,x,u\n1,0.5,0.7\n",
 			[]obs{{[]float64{1, 0.5}, []float64{0.7}, []bool{true}, 63*64 + 32}}},
 		{"advdiff off grid", adv, "x,u,t\n0.999,0.1,0.33\n",
@@ -112,6 +114,19 @@ func TestParseObservationsErrors(t *testing.T) {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
+		}
+	}
+	// lv may leave a channel's column out, not both, and rows hold the
+	// header's fields.
+	lv := lookup(t, "lv").Grid()
+	for _, tc := range []struct{ text, want string }{
+		{"t\n1\n", "f.csv:1: missing column prey, predator"},
+		{"prey,predator\n1,2\n", "f.csv:1: missing column t"},
+		{"t,prey\n1,2,3\n", "f.csv:2: 3 fields, want 2 (t,prey)"},
+	} {
+		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", lv, nil)
+		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("lv %.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
 		}
 	}
 }
