@@ -108,7 +108,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
 	fs.Var(&files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of --system are always included)")
 	tasks := fs.Int("tasks", 50, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
-	contextN := fs.Int("context", 0, "context size (default: the system's test size)")
+	contextN := fs.Int("context", 0, "context size (0, the default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
 	seed := fs.Uint64("seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
 	samples := fs.Int("samples", 32, fmt.Sprintf("APIC Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))

@@ -33,7 +33,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	system := fs.String("system", "", "system, for the embedded checkpoint")
 	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	tasks := fs.Int("tasks", 200, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
-	context := fs.Int("context", 0, "context size (default: the system's test size)")
+	context := fs.Int("context", 0, "context size (0, the default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
 	seed := fs.Uint64("seed", 1, "evaluation seed")
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -61,7 +62,11 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 		return UsageError("%v", err)
 	}
 	side := sys.Side()
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	switch {
+	case given["theta"] && strings.TrimSpace(*thetaText) == "":
+		return UsageError("--theta is empty: give every parameter by name (%s=…), or leave --theta out to draw θ with --seed", strings.Join(paramNames(sys), "=…,"))
 	case *u0Text != "" && *u0File != "":
 		return UsageError("give --u0 or --u0-file, not both")
 	case (*u0Text != "" || *u0File != "") && side.Len == 0:
@@ -528,4 +533,13 @@ func writeProductPlots(b *strings.Builder, env *Env, g sims.Grid, axes [][]float
 		hm := Heatmap{Title: prefix + "discrepancy = true − nominal", Rows: 16, Cols: plotWidth, RowName: rowName, ColName: colName}
 		b.WriteString(hm.Render(field, axes[0], axes[1]))
 	}
+}
+
+// paramNames is the names of sys's parameters, in order.
+func paramNames(sys sims.System) []string {
+	var names []string
+	for _, p := range sys.Params() {
+		names = append(names, p.Name)
+	}
+	return names
 }

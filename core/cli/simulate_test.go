@@ -230,6 +230,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{[]string{"--system", "testsys", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--system", "testsys", "--theta", "p=1,zeta=2"}, `unknown parameter "zeta"`},
 		{[]string{"--system", "testsys", "--theta", "p=1"}, "missing parameter q"},
+		{[]string{"--system", "testsys", "--theta", ""}, "--theta is empty: give every parameter by name (p=…,q=…)"},
 		{[]string{"--system", "testsys", "--theta", "p=1,p=2,q=0"}, "parameter p given twice"},
 		{[]string{"--system", "testsys", "--theta", "p=abc,q=0"}, `"abc" is not a number`},
 		{[]string{"--system", "testsys", "--theta", "p=NaN,q=0"}, `"NaN" is not a finite number`},
