@@ -1041,6 +1041,12 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			e := m.entry()
 			return m, saveCmd(path, e)
 		}
+		// The open runs in the background; a named pipe waits there for
+		// its writer, which the status line says instead of nothing.
+		m.setMsg(msgInfo, "opening %s…", path)
+		if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
+			m.setMsg(msgInfo, "opening %s: a named pipe, waiting for its writer…", path)
+		}
 		return m, openCmd(path)
 	}
 	m.prompt = m.prompt.edit(k)

@@ -186,6 +186,10 @@ func (m *Model) startBaselines() tea.Cmd {
 		})
 	}
 	m.setMsg(msgInfo, "baselines: %s · c again stops", baseBudgetString)
+	if len(cmds) == 0 { // none could start
+		m.base.cancel()
+		m.setMsg(msgErr, "%s", m.base.failures())
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -204,8 +208,25 @@ func (m Model) onBaseline(msg baseMsg) (tea.Model, tea.Cmd) {
 	m.base.runs = runs
 	if m.base.allDone() {
 		m.base.cancel()
+		// The sidebar cuts a failure's reason to its width: the status
+		// line gives the whole of it.
+		if why := m.base.failures(); why != "" {
+			m.setMsg(msgErr, "%s", why)
+		}
 	}
 	return m, nil
+}
+
+// failures is "koh-gp failed: …; bcpi failed: …" for the fits that
+// ended in an error (not a cancellation), or "".
+func (b baseState) failures() string {
+	var parts []string
+	for _, r := range b.runs {
+		if r.done && r.err != nil && !errors.Is(r.err, context.Canceled) {
+			parts = append(parts, r.name+" failed: "+r.err.Error())
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // allDone reports whether every fit has ended.

@@ -188,10 +188,32 @@ func TestBaselinesCommandsDeliver(t *testing.T) {
 	if m.base.ctx.Err() == nil {
 		t.Error("the fits' context is still live after all ended")
 	}
+	// The status line has every reason whole.
+	if want := "bcpi failed: bcpi: system spring refused; correction-pinn failed: diverged"; m.msg != want || m.msgKind != msgErr {
+		t.Errorf("status %q (kind %v), want the error %q", m.msg, m.msgKind, want)
+	}
 	frame := m.render()
 	for _, want := range []string{"bcpi failed: bcpi: system", "pinn failed: diverged", "koh-gp done", "koh  ω " + shortNumber(good.Theta[0], 3)} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the frame lacks %q:\n%s", want, frame)
 		}
+	}
+}
+
+// When no baseline can start, the status line says why at once.
+func TestBaselinesNoneStart(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	saved := newBaselines
+	t.Cleanup(func() { newBaselines = saved })
+	newBaselines = func(sims.System) ([]core.Method, []error) {
+		return []core.Method{nil, nil, nil}, []error{errors.New("a"), errors.New("b"), errors.New("c")}
+	}
+	nm, cmd := m.Update(keyMsg("c"))
+	m, _ = run(t, nm.(Model), cmd)
+	if want := "koh-gp failed: a; bcpi failed: b; correction-pinn failed: c"; m.msg != want {
+		t.Errorf("status %q, want %q", m.msg, want)
+	}
+	if m.base.ctx.Err() == nil {
+		t.Error("the fits' context is still live")
 	}
 }

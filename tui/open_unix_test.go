@@ -3,36 +3,30 @@
 package tui
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
-// A --checkpoint that blocks (a FIFO nobody writes) ends when the
-// command's context is cancelled, instead of holding the explorer's
-// start until a second Ctrl-C kills it.
-func TestNewCheckpointFIFOHonoursContext(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "model.safetensors")
+// Opening a file says so at once, and a named pipe that it waits for a
+// writer, while the open runs in the background.
+func TestOpenSaysItIsWaiting(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
+		t.Skip("no named pipes here:", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		_, err := New(Options{Checkpoint: fifo, Context: ctx})
-		done <- err
-	}()
-	time.Sleep(100 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "interrupted") {
-			t.Errorf("New = %v, want an interruption", err)
+	for path, want := range map[string]string{
+		filepath.Join(dir, "m.safetensors"): "opening " + filepath.Join(dir, "m.safetensors") + "…",
+		fifo:                                "a named pipe, waiting for its writer",
+	} {
+		m := newTest(t, "spring", 80, 24)
+		m, _ = pressNoRun(t, m, "o")
+		m = typeText(t, m, path)
+		m, started := pressNoRun(t, m, "enter")
+		if !started || !strings.Contains(m.msg, want) {
+			t.Errorf("%s: status %q (open started %v), want %q", path, m.msg, started, want)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("New still blocks 5 s after the context was cancelled")
 	}
 }
