@@ -292,7 +292,12 @@ func heatPanel(title, rowName, colName string, f gridField, diverging bool) *plo
 	h.Min, h.Max = lo, hi
 	h.Rasterized = true
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s  [%.3g, %.3g]", title, lo, hi)
+	// No colour bar: the title gives the scale's ends and direction.
+	scale := "dark to bright"
+	if diverging {
+		scale = "blue < 0 < red"
+	}
+	p.Title.Text = fmt.Sprintf("%s\n%.3g to %.3g, %s", title, lo, hi, scale)
 	p.X.Label.Text, p.Y.Label.Text = colName, rowName
 	p.Add(h)
 	return p
