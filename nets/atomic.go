@@ -99,7 +99,9 @@ func AtomicTarget(path string) (string, error) {
 				return "", fmt.Errorf("writing %s: %w", path, err)
 			}
 			if !filepath.IsAbs(dest) {
-				dest = filepath.Join(filepath.Dir(cur), dest)
+				// Not filepath.Join, which would clean "lnk/../f"
+				// as text to "f": the system resolves lnk first.
+				dest = RawDir(cur) + dest
 			}
 			cur = dest
 			continue
@@ -111,6 +113,15 @@ func AtomicTarget(path string) (string, error) {
 		return "", fmt.Errorf("%s is %s, not a regular file: refusing to replace it", path, what)
 	}
 	return "", fmt.Errorf("writing %s: more than %d symbolic links to follow (a loop?)", path, maxLinkHops)
+}
+
+// RawDir is path's directory as the system reads it, with its
+// separator ("a/lnk/" of "a/lnk/f", "" of "f"): unlike filepath.Dir it
+// does not clean "lnk/.." away, which would name another directory
+// when lnk is a symbolic link.
+func RawDir(path string) string {
+	dir, _ := filepath.Split(path)
+	return dir
 }
 
 // fileKind names the kind of a file that is neither regular nor a link.

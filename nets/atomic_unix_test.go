@@ -122,3 +122,44 @@ func TestWriteFileAtomicFollowsSymlinks(t *testing.T) {
 		t.Errorf("the target's mode: %v, %v; want 0640 kept", st, err)
 	}
 }
+
+// A link whose target climbs out of another link ("lnk/../t.png", lnk
+// → far/deep) names far/t.png, as the system resolves it, not ./t.png,
+// as cleaning the text would: the save writes far/t.png and leaves
+// ./t.png alone.
+func TestWriteFileAtomicLinkThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "far", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range [][2]string{{"far/deep", "lnk"}, {"lnk/../t.png", "x.png"}} {
+		if err := os.Symlink(l[0], filepath.Join(dir, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t.png"), []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target, err := nets.AtomicTarget(filepath.Join(dir, "x.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(target); err == nil || !os.IsNotExist(err) {
+		t.Errorf("target %s exists (%v): want far/t.png, not yet written", target, st)
+	}
+	if err := nets.WriteFileAtomic(filepath.Join(dir, "x.png"), func(w io.Writer) error {
+		_, err := io.WriteString(w, "new")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "far", "t.png")); string(got) != "new" {
+		t.Errorf("far/t.png holds %q, want the save", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "t.png")); string(got) != "precious" {
+		t.Errorf("./t.png holds %q, want it untouched", got)
+	}
+	if nets.RawDir("a/lnk/../f") != "a/lnk/../" || nets.RawDir("f") != "" {
+		t.Errorf("RawDir: %q, %q", nets.RawDir("a/lnk/../f"), nets.RawDir("f"))
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -168,7 +169,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 // names cannot be created: its directory does not exist, takes no new
 // file, or the path is itself a directory.
 func checkOutputPath(flag, path string) error {
-	dir := filepath.Dir(path)
+	dir := cmp.Or(nets.RawDir(path), ".") // "a/lnk/..": as the system resolves it
 	st, err := os.Stat(dir)
 	switch {
 	case err != nil:
@@ -186,7 +187,7 @@ func checkOutputPath(flag, path string) error {
 	if err != nil {
 		return UsageError("--%s: %v", flag, err)
 	}
-	dir = filepath.Dir(target)
+	dir = cmp.Or(nets.RawDir(target), ".")
 	// An existing directory may still refuse the file (read-only, no
 	// permission, a full disk), which would otherwise be found only
 	// after the work, when saving: create a file there, with one byte
