@@ -117,7 +117,12 @@ type Model struct {
 	prog   *core.Progress
 	losses []float64
 
-	prompt   prompt
+	prompt prompt
+	// opening is the file an open still reads (a named pipe waits for
+	// its writer), "" when none; openGen numbers the opens, so that one
+	// superseded or given up is dropped when it ends.
+	opening  string
+	openGen  int
 	msg      string
 	msgKind  msgKind
 	rangeMsg string // the training-range warning noteRange last showed
@@ -486,6 +491,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.run.stopping = true
 			m.run.cancel()
 			m.setMsg(msgInfo, "stopping training…")
+		case m.opening != "":
+			m.setMsg(msgInfo, "stopped waiting for %s", m.opening)
+			m.opening = ""
+			m.openGen++ // what it reads later is dropped
 		case m.help.ShowAll:
 			m.help.ShowAll = false
 		}
@@ -988,6 +997,7 @@ type savedMsg struct {
 // openedMsg reports an opened checkpoint file.
 type openedMsg struct {
 	path  string
+	gen   int // the open's Model.openGen
 	model *core.Model
 	info  core.Info
 	err   error
@@ -1043,11 +1053,14 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		// The open runs in the background; a named pipe waits there for
 		// its writer, which the status line says instead of nothing.
+		// A newer open supersedes one still waiting (openGen).
 		m.setMsg(msgInfo, "opening %s…", path)
 		if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
-			m.setMsg(msgInfo, "opening %s: a named pipe, waiting for its writer…", path)
+			m.setMsg(msgInfo, "opening %s: a named pipe, waiting for its writer (esc stops waiting)…", path)
 		}
-		return m, openCmd(path)
+		m.openGen++
+		m.opening = path
+		return m, openCmd(path, m.openGen)
 	}
 	m.prompt = m.prompt.edit(k)
 	return m, nil
@@ -1117,15 +1130,19 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 }
 
 // openCmd loads a checkpoint file.
-func openCmd(path string) tea.Cmd {
+func openCmd(path string, gen int) tea.Cmd {
 	return func() tea.Msg {
 		model, info, err := cli.OpenCheckpoint(path)
-		return openedMsg{path: path, model: model, info: info, err: err}
+		return openedMsg{path: path, gen: gen, model: model, info: info, err: err}
 	}
 }
 
 // onOpened switches to the opened checkpoint's system and backbone.
 func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
+	if msg.gen != m.openGen {
+		return m, nil // superseded by a newer open, or given up (esc)
+	}
+	m.opening = ""
 	if msg.err != nil {
 		if strings.Contains(msg.err.Error(), msg.path) {
 			m.setMsg(msgErr, "cannot open: %v", msg.err) // the error names the file

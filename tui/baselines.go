@@ -217,13 +217,18 @@ func (m Model) onBaseline(msg baseMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// failures is "koh-gp failed: …; bcpi failed: …" for the fits that
-// ended in an error (not a cancellation), or "".
+// failures is "koh-gp: …; bcpi: …", why each fit that ended in an error
+// (not a cancellation) failed, or "". The sidebar already says which
+// failed; the errors mostly name their method themselves.
 func (b baseState) failures() string {
 	var parts []string
 	for _, r := range b.runs {
 		if r.done && r.err != nil && !errors.Is(r.err, context.Canceled) {
-			parts = append(parts, r.name+" failed: "+r.err.Error())
+			why := r.err.Error()
+			if !strings.HasPrefix(why, r.name+":") {
+				why = r.name + ": " + why
+			}
+			parts = append(parts, why)
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -189,7 +189,7 @@ func TestBaselinesCommandsDeliver(t *testing.T) {
 		t.Error("the fits' context is still live after all ended")
 	}
 	// The status line has every reason whole.
-	if want := "bcpi failed: bcpi: system spring refused; correction-pinn failed: diverged"; m.msg != want || m.msgKind != msgErr {
+	if want := "bcpi: system spring refused; correction-pinn: diverged"; m.msg != want || m.msgKind != msgErr {
 		t.Errorf("status %q (kind %v), want the error %q", m.msg, m.msgKind, want)
 	}
 	frame := m.render()
@@ -210,7 +210,7 @@ func TestBaselinesNoneStart(t *testing.T) {
 	}
 	nm, cmd := m.Update(keyMsg("c"))
 	m, _ = run(t, nm.(Model), cmd)
-	if want := "koh-gp failed: a; bcpi failed: b; correction-pinn failed: c"; m.msg != want {
+	if want := "koh-gp: a; bcpi: b; correction-pinn: c"; m.msg != want {
 		t.Errorf("status %q, want %q", m.msg, want)
 	}
 	if m.base.ctx.Err() == nil {

@@ -30,3 +30,36 @@ func TestOpenSaysItIsWaiting(t *testing.T) {
 		}
 	}
 }
+
+// An open still waiting on a named pipe is dropped when a newer open
+// supersedes it or esc gives it up: what it reads later changes nothing.
+func TestStaleOpenDropped(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	for _, then := range []string{"newer open", "esc"} {
+		m := newTest(t, "spring", 80, 24)
+		start := m.entry()
+		m, _ = pressNoRun(t, m, "o")
+		m = typeText(t, m, fifo)
+		m, _ = pressNoRun(t, m, "enter")
+		stale := m.openGen
+		if then == "esc" {
+			m, _ = pressNoRun(t, m, "esc")
+			if m.opening != "" || !strings.Contains(m.msg, "stopped waiting for "+fifo) {
+				t.Errorf("esc: opening %q, status %q", m.opening, m.msg)
+			}
+		} else {
+			m, _ = pressNoRun(t, m, "o")
+			m = typeText(t, m, filepath.Join(dir, "other.safetensors"))
+			m, _ = pressNoRun(t, m, "enter")
+		}
+		msg := m.msg
+		m = send(t, m, openedMsg{path: fifo, gen: stale, model: start.model, info: start.info})
+		if m.msg != msg || m.entry() != start {
+			t.Errorf("%s: the stale open was applied (status %q)", then, m.msg)
+		}
+	}
+}

@@ -67,6 +67,10 @@ func (m Model) shownMsg() (string, msgKind) {
 		return m.msg, m.msgKind
 	case m.msg == "":
 		return w, msgWarn
+	case m.msgKind == msgErr:
+		// A long error is cut from its start (its cause is at its
+		// end): the warning goes first.
+		return w + " · " + m.msg, msgErr
 	}
 	return m.msg + " · " + w, max(m.msgKind, msgWarn)
 }

@@ -70,8 +70,14 @@ func TestRangeWarningOutlivesMessages(t *testing.T) {
 		if !strings.Contains(h, "opened embedded:spring-cnp.safetensors") || !strings.Contains(h, warn) {
 			t.Errorf("message of kind %d: the header lacks the message or the warning:\n%s", k, h)
 		}
-		if _, kind := m.shownMsg(); kind != max(k, msgWarn) {
+		msg, kind := m.shownMsg()
+		if kind != max(k, msgWarn) {
 			t.Errorf("message of kind %d shown as kind %d", k, kind)
+		}
+		// An error, cut from its start when long, comes after the
+		// warning; a note before it.
+		if first := strings.HasPrefix(msg, warn); first != (k == msgErr) {
+			t.Errorf("message of kind %d shown as %q", k, msg)
 		}
 	}
 	for range 10 {
