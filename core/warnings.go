@@ -80,6 +80,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	out = append(out, observationWarnings(sys, ctx, ": check the data; the model fits them anyway")...)
 	out = append(out, m.RangeWarnings(ctx.Len(), math.NaN())...)
 	out = append(out, m.noiseWarnings(p, ctx)...)
+	out = append(out, misfitWarnings(p, ctx)...)
 	out = append(out, sideWarnings(sys.Side(), side)...)
 	return append(out, initialWarnings(sys, ctx, side)...)
 }
