@@ -169,6 +169,12 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 // names cannot be created: its directory does not exist, takes no new
 // file, or the path is itself a directory.
 func checkOutputPath(flag, path string) error {
+	switch {
+	case path == "-":
+		return UsageError("--%s -: the file is written to disk, not to standard output; give a file name", flag)
+	case os.IsPathSeparator(path[len(path)-1]):
+		return UsageError("--%s %s ends in a path separator: give a file name", flag, path)
+	}
 	dir := cmp.Or(nets.RawDir(path), ".") // "a/lnk/..": as the system resolves it
 	st, err := os.Stat(dir)
 	switch {

@@ -568,6 +568,8 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"not a checkpoint", append([]string{"--checkpoint", good["spring"][1]}, good["spring"]...), "checkpoint"},
 		{"png dir missing", append([]string{"--checkpoint", ckpts["spring"], "--png", filepath.Join(dir, "no", "f.png")}, good["spring"]...), "--png"},
 		{"png is dir", append([]string{"--checkpoint", ckpts["spring"], "--png", dir}, good["spring"]...), "is a directory"},
+		{"png to stdout", append([]string{"--checkpoint", ckpts["spring"], "--png", "-"}, good["spring"]...), "--png -: the file is written to disk, not to standard output"},
+		{"png ends in a separator", append([]string{"--checkpoint", ckpts["spring"], "--png", dir + "/new.png/"}, good["spring"]...), "new.png/ ends in a path separator"},
 		{"png through a missing dir", append([]string{"--checkpoint", ckpts["spring"], "--png", dir + "/nosuchdir/../f.png"}, good["spring"]...), "nosuchdir/../: no such file or directory"},
 		{"png is data", []string{"--checkpoint", ckpts["spring"], "--data", good["spring"][1], "--png", good["spring"][1]}, "is the --data file"},
 		{"png is data, spelt otherwise", []string{"--checkpoint", ckpts["spring"], "--data", good["spring"][1], "--png", filepath.Join(filepath.Dir(good["spring"][1]), ".", filepath.Base(good["spring"][1]))}, "is the --data file"},

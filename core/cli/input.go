@@ -328,6 +328,18 @@ func (c *csvRecords) bad(line int, format string, args ...any) error {
 // number; io.EOF at the end; an interruptedError when ctx ended; else a
 // usage error naming the file and line.
 func (c *csvRecords) next() (rec []string, line int, err error) {
+	for {
+		rec, line, err = c.nextRecord()
+		// A line of spaces is skipped as an empty one is (the CSV
+		// reader skips only the latter).
+		if err != nil || len(rec) != 1 || rec[0] != "" {
+			return rec, line, err
+		}
+	}
+}
+
+// nextRecord is next without skipping lines of spaces.
+func (c *csvRecords) nextRecord() (rec []string, line int, err error) {
 	rec, err = c.cr.Read()
 	var pe *csv.ParseError
 	var long *lineTooLongError

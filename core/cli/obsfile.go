@@ -142,10 +142,16 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 			observed++
 		}
 		if observed == 0 {
-			if nc == 1 {
-				return sims.Context{}, bad(line, "%s is empty", g.Channels[0])
+			var present []string // the file's channel columns
+			for c := range nc {
+				if col[ns+c] >= 0 {
+					present = append(present, g.Channels[c])
+				}
 			}
-			return sims.Context{}, bad(line, "no observed value (%s are all empty)", strings.Join(g.Channels, ", "))
+			if len(present) == 1 {
+				return sims.Context{}, bad(line, "%s is empty", present[0])
+			}
+			return sims.Context{}, bad(line, "no observed value (%s are all empty)", strings.Join(present, ", "))
 		}
 		idx := loc.locate(state)
 		key := stateKey(state, idx)
@@ -167,7 +173,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		obs.GridIndex = append(obs.GridIndex, idx)
 	}
 	if obs.Len() == 0 {
-		return sims.Context{}, UsageError("%s: no observations after the header %q", name, wantText)
+		return sims.Context{}, UsageError("%s: no observations after the header %q", name, fieldsText)
 	}
 	return obs, nil
 }

@@ -92,6 +92,7 @@ func TestParseObservationsErrors(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"", "f.csv: empty file"},
 		{"t,y\n", "f.csv: no observations"},
+		{"t,y\n   \n \t\n", "f.csv: no observations"},
 		{"t,y\n\n\n", "f.csv: no observations"},
 		{"t\n1\n", "f.csv:1: missing column y"},
 		{"t,,y\n1,2,3\n", "f.csv:1: header \"t,,y\" has an empty column name"},
@@ -123,6 +124,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t\n1\n", "f.csv:1: missing column prey, predator"},
 		{"prey,predator\n1,2\n", "f.csv:1: missing column t"},
 		{"t,prey\n1,2,3\n", "f.csv:2: 3 fields, want 2 (t,prey)"},
+		{"t,prey\n2,\n", "f.csv:2: prey is empty"},
+		{"predator,t\n", `f.csv: no observations after the header "predator,t"`},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", lv, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
