@@ -417,6 +417,9 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	if err != nil {
 		return nil, err
 	}
+	if err := ctx.Err(); err != nil { // the encoders may have stopped early
+		return nil, err
+	}
 	obsVar := m.obsVariance()
 	var fit *refineFit
 	if tc, ok := r.tangentClosure(); ok {
