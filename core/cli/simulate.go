@@ -65,13 +65,11 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	switch {
-	case given["theta"] && strings.TrimSpace(*thetaText) == "":
-		return UsageError("--theta is empty: give every parameter by name (%s=…), or leave --theta out to draw θ with --seed", strings.Join(paramNames(sys), "=…,"))
 	case *u0Text != "" && *u0File != "":
 		return UsageError("give --u0 or --u0-file, not both")
 	case (*u0Text != "" || *u0File != "") && side.Len == 0:
 		return UsageError("system %s has no side information, so --u0 and --u0-file do not apply", sys.Name())
-	case (*u0Text != "" || *u0File != "") && *thetaText == "":
+	case (*u0Text != "" || *u0File != "") && !given["theta"]:
 		return UsageError("--u0 and --u0-file need --theta (with --seed alone θ and u0 are both drawn)")
 	case *u0File != "" && side.Labels != nil:
 		return UsageError("%s's %s is (%s): give it with --u0", sys.Name(), side.Name, strings.Join(side.Labels, ", "))
@@ -80,7 +78,7 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 	var r sims.Realization
 	seedUsed := true
 	source := fmt.Sprintf("seed %d", *seed) // where θ and u0 came from, for the header
-	if *thetaText == "" {
+	if !given["theta"] {
 		r = DrawRealization(sys, *seed)
 	} else {
 		source = "θ from --theta"
@@ -143,6 +141,9 @@ func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
 	for i, p := range params {
 		index[p.Name] = i
 		names[i] = p.Name
+	}
+	if strings.TrimSpace(text) == "" {
+		return nil, UsageError("--theta is empty: give every parameter by name (%s=…), or leave --theta out to draw θ with --seed", strings.Join(names, "=…,"))
 	}
 	theta := make([]float64, len(params))
 	seen := make([]bool, len(params))
@@ -533,13 +534,4 @@ func writeProductPlots(b *strings.Builder, env *Env, g sims.Grid, axes [][]float
 		hm := Heatmap{Title: prefix + "discrepancy = true − nominal", Rows: 16, Cols: plotWidth, RowName: rowName, ColName: colName}
 		b.WriteString(hm.Render(field, axes[0], axes[1]))
 	}
-}
-
-// paramNames is the names of sys's parameters, in order.
-func paramNames(sys sims.System) []string {
-	var names []string
-	for _, p := range sys.Params() {
-		names = append(names, p.Name)
-	}
-	return names
 }
