@@ -32,7 +32,8 @@ import (
 //     ± 2σ over the observations;
 //   - two-dimensional (t, x) grids: per channel a row of heatmaps (the
 //     nominal, the learned discrepancy, the corrected prediction with the
-//     context positions marked) above a row of slices at the first,
+//     context positions marked; each over its colour bar, the nominal and
+//     the prediction on one scale) above a row of slices at the first,
 //     middle and last time (prediction ± 2σ, nominal, observations near
 //     that time).
 
@@ -75,8 +76,9 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 	}()
 	g := c.sys.Grid()
 	var rows [][]*plot.Plot
+	var bars map[*plot.Plot]*plot.Plot
 	if len(g.Shape) == 2 {
-		rows, err = productPanels(c)
+		rows, bars, err = productPanels(c)
 	} else {
 		rows, err = linePanels(c)
 	}
@@ -111,7 +113,11 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 	canvases := plot.Align(rows, tiles, body)
 	for i := range rows {
 		for j, p := range rows[i] {
-			if p != nil {
+			switch {
+			case p == nil:
+			case bars[p] != nil:
+				drawWithBar(canvases[i][j], p, bars[p])
+			default:
 				p.Draw(canvases[i][j])
 			}
 		}
@@ -271,41 +277,63 @@ func (f gridField) Z(c, r int) float64 { return f.values[r*len(f.cols)+c] }
 func (f gridField) X(c int) float64    { return f.cols[c] }
 func (f gridField) Y(r int) float64    { return f.rows[r] }
 
-// heatPanel is a heatmap of f; diverging fields get a colour scale
-// symmetric about zero.
-func heatPanel(title, rowName, colName string, f gridField, diverging bool) *plot.Plot {
-	lo, hi := finiteRange([]Series{{Values: f.values}})
+// heatPanel is a heatmap of f titled title, and the colour bar that
+// reads it (labelled label), its colours spanning the finite values of
+// scale (fields drawn side by side share one scale, so that their
+// colours compare); diverging fields get a colour scale symmetric about
+// zero, blue below and red above.
+func heatPanel(title, rowName, colName, label string, f gridField, scale []Series, diverging bool) (heat, bar *plot.Plot) {
+	lo, hi := finiteRange(scale)
 	if diverging {
 		a := max(math.Abs(lo), math.Abs(hi))
 		lo, hi = -a, a
 	}
 	lo, hi = widenFlat(lo, hi)
-	var cm palette.ColorMap
-	if diverging {
-		cm = moreland.SmoothBlueRed()
-	} else {
-		cm = moreland.ExtendedBlackBody()
+	cm := func() palette.ColorMap {
+		m := moreland.ExtendedBlackBody()
+		if diverging {
+			m = moreland.SmoothBlueRed()
+		}
+		m.SetMin(lo)
+		m.SetMax(hi)
+		return m
 	}
-	cm.SetMin(lo)
-	cm.SetMax(hi)
-	h := plotter.NewHeatMap(f, cm.Palette(255))
+	h := plotter.NewHeatMap(f, cm().Palette(255))
 	h.Min, h.Max = lo, hi
 	h.Rasterized = true
-	p := plot.New()
-	// No colour bar: the title gives the scale's ends and direction.
-	scale := "dark to bright"
-	if diverging {
-		scale = "blue < 0 < red"
-	}
-	p.Title.Text = fmt.Sprintf("%s\n%.3g to %.3g, %s", title, lo, hi, scale)
-	p.X.Label.Text, p.Y.Label.Text = colName, rowName
-	p.Add(h)
-	return p
+	heat = plot.New()
+	heat.Title.Text = title
+	heat.X.Label.Text, heat.Y.Label.Text = colName, rowName
+	heat.Add(h)
+
+	bar = plot.New()
+	bar.HideY()
+	bar.X.Padding = 0
+	bar.X.Label.Text = label
+	bar.Add(&plotter.ColorBar{ColorMap: cm()})
+	return heat, bar
+}
+
+// colourBarH is the height of the strip under a heatmap that holds its
+// colour bar, tick labels and label.
+const colourBarH = 0.6 * vg.Inch
+
+// drawWithBar draws the heatmap heat in c above its colour bar, the bar
+// as wide as the heatmap's data area.
+func drawWithBar(c draw.Canvas, heat, bar *plot.Plot) {
+	hc := c
+	hc.Min.Y += colourBarH
+	heat.Draw(hc)
+	data := heat.DataCanvas(hc)
+	bc := c
+	bc.Max.Y = c.Min.Y + colourBarH
+	bc.Min.X, bc.Max.X = data.Min.X, data.Max.X
+	bar.Draw(bc)
 }
 
 // productPanels builds, per channel of a two-dimensional grid, a row of
 // heatmaps and a row of slices.
-func productPanels(c calibration) ([][]*plot.Plot, error) {
+func productPanels(c calibration) (rows [][]*plot.Plot, bars map[*plot.Plot]*plot.Plot, err error) {
 	g := c.sys.Grid()
 	axes := gridAxes(g)
 	rowName, colName := g.StateNames[0], g.StateNames[len(g.StateNames)-1]
@@ -313,14 +341,17 @@ func productPanels(c calibration) ([][]*plot.Plot, error) {
 	nc := len(g.Channels)
 	p := c.pred
 	bandY, _ := p.BandDeviations()
-	var rows [][]*plot.Plot
+	bars = map[*plot.Plot]*plot.Plot{}
 	for ch, name := range g.Channels {
 		field := func(v []float64) gridField {
 			return gridField{values: channel(v, ch, nc), rows: axes[0], cols: axes[1]}
 		}
-		nomPanel := heatPanel("nominal "+name+" at estimated θ", rowName, colName, field(p.Nominal), false)
-		discPanel := heatPanel("learned discrepancy "+name, rowName, colName, field(p.DeltaMean), true)
-		predPanel := heatPanel("corrected prediction "+name, rowName, colName, field(p.Mean), false)
+		nomF, discF, predF := field(p.Nominal), field(p.DeltaMean), field(p.Mean)
+		both := []Series{{Values: nomF.values}, {Values: predF.values}}
+		nomPanel, nomBar := heatPanel("nominal "+name+" at estimated θ", rowName, colName, name, nomF, both, false)
+		discPanel, discBar := heatPanel("learned discrepancy "+name, rowName, colName, "δ "+name, discF, []Series{{Values: discF.values}}, true)
+		predPanel, predBar := heatPanel("corrected prediction "+name, rowName, colName, name, predF, both, false)
+		bars[nomPanel], bars[discPanel], bars[predPanel] = nomBar, discBar, predBar
 		// The context positions, as small open circles over the prediction.
 		var at plotter.XYs
 		for i, st := range c.obs.States {
@@ -331,7 +362,7 @@ func productPanels(c calibration) ([][]*plot.Plot, error) {
 		if len(at) > 0 {
 			s, err := plotter.NewScatter(at)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			s.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 0x30, G: 0xa0, B: 0xff, A: 0xff}, Radius: vg.Points(1.3), Shape: draw.RingGlyph{}}
 			predPanel.Add(s)
@@ -349,23 +380,23 @@ func productPanels(c calibration) ([][]*plot.Plot, error) {
 			sp := newPanel(fmt.Sprintf("%s = %.3g", rowName, axes[0][k]), colName, name)
 			lo, hi := band(seg(mean), seg(std), 2)
 			if err := addBand(sp, "± 2σ", axes[1], lo, hi, figBand); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if err := addLine(sp, "nominal", axes[1], seg(nom), figNominal, true); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if err := addLine(sp, "prediction", axes[1], seg(mean), figPrediction, false); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			pos, val := observedChannel(c.obs, ch, len(g.StateNames)-1, nearRow(axes[0], k))
 			if err := addObs(sp, pos, val); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			slices = append(slices, sp)
 		}
 		rows = append(rows, slices)
 	}
-	return rows, nil
+	return rows, bars, nil
 }
 
 // pngSignature is the eight bytes every PNG file starts with.
