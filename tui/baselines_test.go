@@ -217,3 +217,27 @@ func TestBaselinesNoneStart(t *testing.T) {
 		t.Error("the fits' context is still live")
 	}
 }
+
+// Several long baseline failures wrap over the lines below the status
+// line on a tall terminal: each method's reason starts where it can be
+// read, and the last one's cause (the end) is kept.
+func TestBaselineFailuresWrap(t *testing.T) {
+	m := newTest(t, "spring", 100, 30)
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	errs := []string{
+		"koh-gp: every one of the 8 L-BFGS starts failed: the covariance is not positive definite",
+		"bcpi: no positive-definite covariance after 3 starts of 500 MCMC steps",
+		"correction-pinn: the loss diverged at step 120 (NaN)",
+	}
+	for i, e := range errs {
+		m = send(t, m, baseMsg{gen: m.base.gen, idx: i, err: errors.New(e)})
+	}
+	frame := m.render()
+	frameOK(t, frame, 100, 30)
+	for _, want := range []string{"koh-gp: every one of the 8", "; bcpi: no", "diverged at step 120 (NaN)"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the frame lacks %q:\n%s", want, frame)
+		}
+	}
+}

@@ -119,48 +119,83 @@ func (m Model) header() []string {
 	}
 	lead := ansi.StringWidth(status) + 5 // "  │  "
 	line2 += t.paint(t.dim, "  │  ")
-	// An error or warning too long for the line wraps once onto a third
-	// line, so that its cause (at its end) stays readable; notes are cut,
-	// keeping the layout still while training reports.
-	parts := []string{m.msg}
-	indent := lead // the third line continues under the message
+	// An error or warning too long for the line wraps onto the lines
+	// below (one on a small terminal, up to three on a tall one), so that
+	// its cause (at its end) stays readable; notes are cut, keeping the
+	// layout still while training reports.
+	widths := []int{m.width - lead}
+	indent := lead // the lines below continue under the message
 	if m.msgKind != msgInfo && ansi.StringWidth(m.msg) > m.width-lead {
 		if m.width-lead < m.width/3 {
 			// A long status (training) leaves the message too little
-			// room beside it: all of it goes on the third line.
-			parts, indent = []string{"", m.msg}, 2
-		} else {
-			// The first line breaks at a space or after a slash; the
-			// rest is the message's own text from there (joining
-			// Wrap's later lines would put spaces into paths).
-			first, _, _ := strings.Cut(ansi.Wrap(m.msg, m.width-lead, " /"), "\n")
-			first = strings.TrimRight(first, " ")
-			if !strings.HasPrefix(m.msg, first) {
-				first = ansi.Cut(m.msg, 0, m.width-lead)
-			}
-			parts = []string{first, strings.TrimLeft(m.msg[len(first):], " ")}
+			// room beside it: all of it goes on the lines below.
+			widths, indent = []int{0}, 2
+		}
+		for range m.msgLines() {
+			widths = append(widths, m.width-indent)
 		}
 	}
+	parts := splitMsg(m.msg, widths)
 	if parts[0] == "" {
 		line2 = t.paint(st, status)
 	}
 	line2 = padRight(truncate(line2+t.paint(ms, parts[0]), m.width), m.width)
+	out := []string{line1, line2}
 	if len(parts) == 1 {
 		if m.run != nil && m.msgKind != msgInfo {
 			// The training status changes width with every step, and
 			// with it whether the message fits beside it: the third
 			// line stays, so the panels do not jump.
-			return []string{line1, line2, strings.Repeat(" ", m.width)}
+			out = append(out, strings.Repeat(" ", m.width))
 		}
-		return []string{line1, line2}
+		return out
 	}
-	rest := parts[1]
-	if avail := m.width - indent; ansi.StringWidth(rest) > avail {
-		// Keep the end, where an error says its cause.
-		rest = ansi.TruncateLeft(rest, ansi.StringWidth(rest)-avail+1, "…")
+	for _, p := range parts[1:] {
+		out = append(out, padRight(truncate(strings.Repeat(" ", indent)+t.paint(ms, p), m.width), m.width))
 	}
-	line3 := strings.Repeat(" ", indent) + t.paint(ms, rest)
-	return []string{line1, line2, padRight(truncate(line3, m.width), m.width)}
+	return out
+}
+
+// msgLines is how many lines below the status line a long error or
+// warning may take: one on the smallest terminals, three from 35 rows.
+func (m Model) msgLines() int {
+	return min(3, max(1, (m.height-20)/5))
+}
+
+// splitMsg cuts msg into lines of the given widths (a width of 0 leaves
+// its line empty), breaking at spaces or after slashes, and stops once
+// msg is used up. The last line keeps the end of what is left, where an
+// error says its cause, and starts with "…" when its start is cut; a
+// single width leaves msg whole.
+func splitMsg(msg string, widths []int) []string {
+	if len(widths) == 1 {
+		return []string{msg} // a note, cut at its end by the line
+	}
+	var out []string
+	for i, w := range widths {
+		switch {
+		case msg == "" && i > 0:
+			return out
+		case i == len(widths)-1:
+			if ansi.StringWidth(msg) > w {
+				msg = ansi.TruncateLeft(msg, ansi.StringWidth(msg)-w+1, "…")
+			}
+			return append(out, msg)
+		case w == 0:
+			out = append(out, "")
+			continue
+		}
+		// The message's own text up to the break (joining Wrap's lines
+		// would put spaces into paths).
+		first, _, _ := strings.Cut(ansi.Wrap(msg, w, " /"), "\n")
+		first = strings.TrimRight(first, " ")
+		if !strings.HasPrefix(msg, first) {
+			first = ansi.Cut(msg, 0, w)
+		}
+		out = append(out, first)
+		msg = strings.TrimLeft(msg[len(first):], " ")
+	}
+	return out
 }
 
 // status is the status word and its style.
