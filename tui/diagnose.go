@@ -131,11 +131,13 @@ func (m Model) diagView(w, h int) []string {
 	default:
 		body := cli.DiagnosticsPanel(*m.diag.res)
 		if w >= 80 {
-			// Room for the command line's layout; the plots too when
-			// they fit.
-			body = cli.DiagnosticsText(*m.diag.res, w, true, false)
-			if full := cli.DiagnosticsText(*m.diag.res, w, false, false); strings.Count(full, "\n")+2 <= h {
-				body = full
+			// Room for the command line's layout; the curves, and then
+			// the scatter plots, too when they fit.
+			body = cli.DiagnosticsText(*m.diag.res, w, cli.DiagnosticsCompact, false)
+			for _, detail := range []cli.DiagnosticsDetail{cli.DiagnosticsCurves, cli.DiagnosticsFull} {
+				if more := cli.DiagnosticsText(*m.diag.res, w, detail, false); strings.Count(more, "\n")+2 <= h {
+					body = more
+				}
 			}
 		}
 		lines = append(lines, strings.Split(strings.TrimRight(body, "\n"), "\n")...)

@@ -117,7 +117,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(env.Stdout, "warning: %s\n", w)
 	}
 	fmt.Fprint(env.Stdout, "\n")
-	fmt.Fprint(env.Stdout, DiagnosticsText(d, 80, false, env.Color))
+	fmt.Fprint(env.Stdout, DiagnosticsText(d, 80, DiagnosticsFull, env.Color))
 	if *pngPath != "" {
 		env.Notef("figure written to %s", *pngPath)
 	}

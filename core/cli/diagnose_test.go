@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"apic/core"
 )
 
 // diagnoseJSON runs diagnose --json and decodes its object.
@@ -296,5 +298,33 @@ func TestEndLabel(t *testing.T) {
 		if got := endLabel(c.v, c.span); got != c.want {
 			t.Errorf("endLabel(%g, %g) = %q, want %q", c.v, c.span, got, c.want)
 		}
+	}
+}
+
+// The bands' reliability curves get a plot of their own range: δ's
+// curve, a few hundredths from the reconstruction's, is not flattened
+// onto its row (and hidden under it) by θ's curve far from zero.
+func TestReliabilityPlotSeparatesBands(t *testing.T) {
+	levels := make([]float64, 19)
+	recon, delta, theta := make(core.JSONFloats, 19), make(core.JSONFloats, 19), make(core.JSONFloats, 19)
+	for i := range levels {
+		levels[i] = 0.05 * float64(i+1)
+		recon[i], delta[i], theta[i] = -0.04, 0.03, -0.5*levels[i]
+	}
+	d := core.Diagnostics{Levels: levels, Reliability: []core.ReliabilityCurve{
+		{Name: "reconstruction", Signed: recon}, {Name: "discrepancy", Signed: delta}, {Name: "theta:omega", Signed: theta},
+	}}
+	out := reliabilityPlot(d, 80, false)
+	bands, thetaPart, ok := strings.Cut(out, "signed reliability of θ")
+	if !ok {
+		t.Fatalf("no θ plot:\n%s", out)
+	}
+	for _, want := range []string{"••••••••", "────────", "0.03", "-0.04"} {
+		if !strings.Contains(bands, want) {
+			t.Errorf("the bands' plot lacks %q:\n%s", want, bands)
+		}
+	}
+	if strings.Contains(bands, "θ omega") || !strings.Contains(thetaPart, "θ omega") {
+		t.Errorf("θ's curve is not in its own plot:\n%s", out)
 	}
 }

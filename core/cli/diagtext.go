@@ -10,26 +10,39 @@ import (
 	"apic/core"
 )
 
+// DiagnosticsDetail says how much of a diagnosis DiagnosticsText draws.
+type DiagnosticsDetail int
+
+const (
+	// DiagnosticsCompact is the table and each parameter's summary lines.
+	DiagnosticsCompact DiagnosticsDetail = iota
+	// DiagnosticsCurves adds the reliability curves' plots.
+	DiagnosticsCurves
+	// DiagnosticsFull adds each parameter's two scatter plots.
+	DiagnosticsFull
+)
+
 // DiagnosticsText renders a diagnosis for a terminal of the given width:
 // the signed reliability table at a few levels, then per parameter its
-// recovery, z-scores, contraction and SBC histogram. Unless compact, the
-// signed reliability curves follow the table as a line plot and every
-// parameter gets two scatter plots, θ̂ against θ and contraction against
-// z-score. The explorer shows the compact form in its panel area.
-func DiagnosticsText(d core.Diagnostics, width int, compact, color bool) string {
+// recovery, z-scores, contraction and SBC histogram. From
+// DiagnosticsCurves on, the signed reliability curves follow the table
+// as line plots; DiagnosticsFull gives every parameter two scatter
+// plots, θ̂ against θ and contraction against z-score. The explorer
+// shows the most that fits its panel area.
+func DiagnosticsText(d core.Diagnostics, width int, detail DiagnosticsDetail, color bool) string {
 	var b strings.Builder
 	if line := failureLine(d.Failures, d.Tasks); line != "" {
 		b.WriteString(line + "\n")
 	}
 	b.WriteString(reliabilityTable(d))
-	if !compact {
+	if detail >= DiagnosticsCurves {
 		b.WriteString("\n")
 		b.WriteString(reliabilityPlot(d, width, color))
 	}
 	for _, th := range d.Theta {
 		b.WriteString("\n")
 		b.WriteString(thetaSummary(th))
-		if !compact {
+		if detail >= DiagnosticsFull {
 			b.WriteString(thetaScatters(th, width))
 		}
 	}
@@ -182,14 +195,47 @@ func truncate(s string, n int) string {
 	return string([]rune(s)[:n-1]) + "…"
 }
 
-// reliabilityPlot draws every signed curve against the nominal level.
+// reliabilityPlot draws the signed reliability curves against the
+// nominal level: the function bands' (reconstruction, δ) in one plot and
+// θ's in another, each on its own vertical range, so that the bands'
+// curves, usually within a few hundredths of zero, are not flattened
+// onto one row by θ's wider ones.
 func reliabilityPlot(d core.Diagnostics, width int, color bool) string {
+	var bands, theta []core.ReliabilityCurve
+	for _, c := range d.Reliability {
+		if strings.HasPrefix(c.Name, "theta:") {
+			theta = append(theta, c)
+		} else {
+			bands = append(bands, c)
+		}
+	}
+	var b strings.Builder
+	for _, part := range []struct {
+		title  string
+		curves []core.ReliabilityCurve
+	}{
+		{"signed reliability of the bands against nominal level", bands},
+		{"signed reliability of θ's intervals against nominal level", theta},
+	} {
+		if len(part.curves) == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(curvesPlot(part.title, part.curves, d.Levels, width, color))
+	}
+	return b.String()
+}
+
+// curvesPlot is one plot of signed reliability curves, its vertical
+// range the smallest of ±0.05, ±0.1, ±0.2, … ±1 that holds them all.
+// The first curve is a solid line drawn over the others: where they
+// coincide the later ones' marks would hide it.
+func curvesPlot(title string, curves []core.ReliabilityCurve, levels []float64, width int, color bool) string {
 	var series []Series
-	span := 0.1
-	for i, c := range d.Reliability {
-		// The reconstruction's curve (the first, a solid line) is drawn
-		// over the others: where they coincide, near the diagonal, δ's
-		// and θ's marks would hide it.
+	span := 0.05
+	for i, c := range curves {
 		series = append(series, Series{Name: shortCurveLabel(c.Name), Values: c.Signed, Under: i > 0})
 		for _, s := range c.Signed {
 			if !math.IsNaN(s) {
@@ -197,9 +243,11 @@ func reliabilityPlot(d core.Diagnostics, width int, color bool) string {
 			}
 		}
 	}
-	span = min(1, math.Ceil(span*10)/10)
-	lp := LinePlot{Title: "signed reliability against nominal level", Width: max(20, min(64, width-12)), Height: 8,
-		XLo: d.Levels[0], XHi: d.Levels[len(d.Levels)-1], YLo: -span, YHi: span, Color: color}
+	if span > 0.05 {
+		span = min(1, math.Ceil(span*10)/10)
+	}
+	lp := LinePlot{Title: title, Width: max(20, min(64, width-12)), Height: 8,
+		XLo: levels[0], XHi: levels[len(levels)-1], YLo: -span, YHi: span, Color: color}
 	return lp.Render(series...)
 }
 
