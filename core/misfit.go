@@ -21,36 +21,83 @@ const (
 	misfitLeast = 3
 )
 
+// outlierZ is how many observation-band deviations from the prediction
+// make a single observation worth naming on its own: one in 10²³ for a
+// calibrated Gaussian band, so a typo, a wrong unit or a glitch.
+const outlierZ = 10
+
 // misfitWarnings compares the context itself with the prediction's
 // observation band (mean ± z·ObservationStd, the function band with σ̂
-// added): when many observations lie beyond misfitZ deviations, the
-// model does not fit the data it was given, whatever its σ̂ says, and
-// its intervals are too narrow for them. Only observations on grid
-// points are compared (the prediction lives on the grid).
-func misfitWarnings(p Prediction, ctx sims.Context) []string {
-	osd := p.ObservationStd()
-	channels := len(p.NoiseStd)
-	if channels == 0 || len(p.Mean) != len(osd) {
-		return nil
+// added), read at each observation (interpolated between grid points
+// as refinement reads it): when many observations lie beyond misfitZ
+// deviations, the model does not fit the data it was given, whatever
+// its σ̂ says, and its intervals are too narrow for them; when only a
+// few do but lie beyond outlierZ, they are named, since one stray value
+// can pull the whole fit, θ̂ included.
+func (m *Model) misfitWarnings(p Prediction, ctx sims.Context) []string {
+	g := m.Sys.Grid()
+	ones := make([]float64, len(g.Channels))
+	for c := range ones {
+		ones[c] = 1
 	}
-	n, far, worst := 0, 0, 0.0
-	for i, g := range ctx.GridIndex {
-		for c, v := range ctx.Values[i] {
-			k := g*channels + c
-			if g < 0 || c >= channels || !ctx.Mask[i][c] || k >= len(p.Mean) || !(osd[k] > 0) {
-				continue
+	terms, err := m.contextTerms(ctx, ones)
+	if err != nil {
+		return nil // outside the domain: observationWarnings says so
+	}
+	var labels []string // per term, "y = 50 at t = 2.01"
+	for i, st := range ctx.States {
+		for c, name := range g.Channels {
+			if c < len(ctx.Mask[i]) && ctx.Mask[i][c] {
+				labels = append(labels, fmt.Sprintf("%s = %.4g at %s", name, ctx.Values[i][c], stateText(g, st)))
 			}
-			n++
-			z := math.Abs(v-p.Mean[k]) / osd[k]
-			if z > misfitZ {
-				far++
-			}
-			worst = max(worst, z)
 		}
 	}
-	if far < misfitLeast || float64(far) < misfitShare*float64(n) {
+	return misfitText(p, terms, labels)
+}
+
+// misfitText is misfitWarnings on the context's terms, labels[k]
+// describing term k.
+func misfitText(p Prediction, terms []obsTerm, labels []string) []string {
+	osd := p.ObservationStd()
+	if len(p.NoiseStd) == 0 || len(p.Mean) != len(osd) {
 		return nil
 	}
-	return []string{fmt.Sprintf("%d of %d observations lie more than %d deviations of the observation band from the prediction (up to %.3g): the model does not fit these data, and its intervals are too narrow for them",
-		far, n, misfitZ, worst)}
+	n, far, outliers, worst, worstAt := 0, 0, 0, 0.0, -1
+	for k, t := range terms {
+		mean, sd, ok := 0.0, 0.0, true
+		for e, i := range t.idx {
+			ok = ok && i < len(p.Mean)
+			if ok {
+				mean += t.w[e] * p.Mean[i]
+				sd += t.w[e] * osd[i]
+			}
+		}
+		if !ok || !(sd > 0) {
+			continue
+		}
+		n++
+		z := math.Abs(t.y-mean) / sd
+		if z > misfitZ {
+			far++
+		}
+		if z > outlierZ {
+			outliers++
+		}
+		if z > worst || math.IsNaN(z) {
+			worst, worstAt = z, k
+		}
+	}
+	if far >= misfitLeast && float64(far) >= misfitShare*float64(n) {
+		return []string{fmt.Sprintf("%d of %d observations lie more than %d deviations of the observation band from the prediction (up to %.3g): the model does not fit these data, and its intervals are too narrow for them",
+			far, n, misfitZ, worst)}
+	}
+	if outliers == 0 || worstAt >= len(labels) {
+		return nil
+	}
+	const why = "one stray value can pull the whole fit, θ̂ included; check it, and calibrate without it to compare"
+	if outliers == 1 {
+		return []string{fmt.Sprintf("the observation %s lies %.3g deviations of the observation band from the prediction: %s", labels[worstAt], worst, why)}
+	}
+	return []string{fmt.Sprintf("%d observations lie more than %d deviations of the observation band from the prediction (the farthest, %s, %.3g): %s",
+		outliers, outlierZ, labels[worstAt], worst, why)}
 }

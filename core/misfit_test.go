@@ -34,7 +34,7 @@ func TestMisfitWarningsRareOnFittingData(t *testing.T) {
 				}
 				flagged := 0
 				for i, p := range preds {
-					flagged += len(misfitWarnings(p, ctxs[i]))
+					flagged += len(m.misfitWarnings(p, ctxs[i]))
 				}
 				if flagged > 1 {
 					t.Errorf("%s/%s σ %g: %d of %d fitting contexts flagged", sys, bb, noise, flagged, len(tasks))
@@ -50,23 +50,88 @@ func TestMisfitWarningsRareOnFittingData(t *testing.T) {
 func TestMisfitWarnings(t *testing.T) {
 	p := Prediction{Mean: make([]float64, 50), Std: make([]float64, 50), NoiseStd: []float64{0.1}}
 	for _, c := range []struct{ n, far int }{{10, 2}, {10, 3}, {40, 3}, {40, 4}} {
-		var ctx sims.Context
+		var terms []obsTerm
+		var labels []string
 		for i := range c.n {
 			v := 0.05
 			if i < c.far {
 				v = 0.6 // six deviations
 			}
-			ctx.GridIndex = append(ctx.GridIndex, i)
-			ctx.Values = append(ctx.Values, []float64{v})
-			ctx.Mask = append(ctx.Mask, []bool{true})
+			terms = append(terms, obsTerm{idx: []int{i}, w: []float64{1}, y: v})
+			labels = append(labels, fmt.Sprintf("y = %g at t = %d", v, i))
 		}
-		w := misfitWarnings(p, ctx)
+		w := misfitText(p, terms, labels)
 		want := c.far >= misfitLeast && float64(c.far) >= misfitShare*float64(c.n)
 		if (len(w) == 1) != want {
 			t.Errorf("%d of %d far: warnings %q, want one: %v", c.far, c.n, w, want)
 		}
 		if want && !strings.HasPrefix(w[0], fmt.Sprintf("%d of %d observations lie more than 5 deviations", c.far, c.n)) {
 			t.Errorf("warning %q", w[0])
+		}
+	}
+}
+
+// TestOutlierWarning: one or two observations far beyond the band (10
+// deviations), too few for the misfit warning, are named on their own;
+// values within 10 deviations are not.
+func TestOutlierWarning(t *testing.T) {
+	p := Prediction{Mean: make([]float64, 40), Std: make([]float64, 40), NoiseStd: []float64{0.1}}
+	for _, c := range []struct {
+		far  []float64 // the outlying values (deviations of 0.1)
+		want string
+	}{
+		{nil, ""},
+		{[]float64{0.9}, ""},
+		{[]float64{2}, "the observation y = 2 at t = 0 lies 20 deviations"},
+		{[]float64{2, -5}, "2 observations lie more than 10 deviations of the observation band from the prediction (the farthest, y = -5 at t = 1, 50)"},
+	} {
+		var terms []obsTerm
+		var labels []string
+		for i := range 40 {
+			v := 0.01
+			if i < len(c.far) {
+				v = c.far[i]
+			}
+			terms = append(terms, obsTerm{idx: []int{i}, w: []float64{1}, y: v})
+			labels = append(labels, fmt.Sprintf("y = %g at t = %d", v, i))
+		}
+		w := misfitText(p, terms, labels)
+		switch {
+		case c.want == "" && len(w) > 0:
+			t.Errorf("outliers %v: warnings %q, want none", c.far, w)
+		case c.want != "" && (len(w) != 1 || !strings.HasPrefix(w[0], c.want)):
+			t.Errorf("outliers %v: warnings %q, want one starting %q", c.far, w, c.want)
+		}
+	}
+}
+
+// TestOutlierWarningOffGrid: a calibration whose context holds one wild
+// value between grid points (a user's data) names it; the same context
+// without it gets no such warning.
+func TestOutlierWarningOffGrid(t *testing.T) {
+	m, tasks := shippedModel(t, "spring", LNP, 1)
+	clean := tasks[0].Context
+	wild := sims.Context{
+		States:    append(append([][]float64(nil), clean.States...), []float64{2.01}),
+		Values:    append(append([][]float64(nil), clean.Values...), []float64{50}),
+		Mask:      append(append([][]bool(nil), clean.Mask...), []bool{true}),
+		GridIndex: append(append([]int(nil), clean.GridIndex...), -1),
+	}
+	for _, c := range []struct {
+		ctx  sims.Context
+		want bool
+	}{{clean, false}, {wild, true}} {
+		a := &APIC{Model: m, Opt: PredictOptions{Samples: 8, Seed: 1, Refine: -1}}
+		p, err := a.Calibrate(context.Background(), c.ctx, tasks[0].Real.Side)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := false
+		for _, w := range Warnings(m, c.ctx, tasks[0].Real.Side, p) {
+			got = got || strings.HasPrefix(w, "the observation y = 50 at t = 2.01 lies")
+		}
+		if got != c.want {
+			t.Errorf("outlier at t = 2.01 in the context: %v; named: %v", c.want, got)
 		}
 	}
 }

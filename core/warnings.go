@@ -53,23 +53,30 @@ const (
 func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string {
 	sys := m.Sys
 	var out []string
+	atBound := make([]bool, len(sys.Params()))
 	for i, par := range sys.Params() {
 		if i >= len(p.Theta) {
 			break
 		}
 		th, w := p.Theta[i], par.Hi-par.Lo
+		// θ's map flattens toward the bounds, and the deviation carried
+		// through it with it: an estimate pressed against a bound gets a
+		// narrow interval however little the data say.
+		const squeezed = ": the data may lie outside what the model was trained on, and the interval, squeezed against the bound, understates the uncertainty"
 		switch {
 		case th <= par.Lo+boundFrac*w:
-			out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the lower bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Lo))
+			out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the lower bound %g%s", par.Name, th, par.Lo, squeezed))
+			atBound[i] = true
 		case th >= par.Hi-boundFrac*w:
-			out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the upper bound %g: the data may lie outside what the model was trained on", par.Name, th, par.Hi))
+			out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the upper bound %g%s", par.Name, th, par.Hi, squeezed))
+			atBound[i] = true
 		}
 	}
 	for i, par := range sys.Params() {
 		if i < len(p.ThetaStd) && nearPrior(par, p.ThetaStd[i]) {
 			out = append(out, fmt.Sprintf("%s's deviation %.3g is at least %g of its prior's own (%.3g): the model claims to know %s little better than the prior does, however close its estimate", par.Name, p.ThetaStd[i], priorShare, priorStd(par), par.Name))
 		}
-		if i < len(p.ThetaStd) && p.ThetaStd[i] == 0 {
+		if i < len(p.ThetaStd) && p.ThetaStd[i] == 0 && !atBound[i] {
 			out = append(out, fmt.Sprintf("%s has no interval (deviation 0): the model gives it no spread (a cnp's one pass without a recalibrated floor; apic train --init FILE --steps1 0 --steps2 0 --recalibrate 64 --out FILE fits one)", par.Name))
 		}
 	}
@@ -80,7 +87,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	out = append(out, observationWarnings(sys, ctx, ": check the data; the model fits them anyway")...)
 	out = append(out, m.RangeWarnings(ctx.Len(), math.NaN())...)
 	out = append(out, m.noiseWarnings(p, ctx)...)
-	out = append(out, misfitWarnings(p, ctx)...)
+	out = append(out, m.misfitWarnings(p, ctx)...)
 	out = append(out, sideWarnings(sys.Side(), side)...)
 	return append(out, initialWarnings(sys, ctx, side)...)
 }

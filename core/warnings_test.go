@@ -68,6 +68,18 @@ func TestWarningsSpring(t *testing.T) {
 		}
 	}
 
+	// No deviation: a model without spread, unless the estimate is
+	// pressed against a bound, which squeezes any interval.
+	for _, tc := range []struct {
+		theta float64
+		want  string
+	}{{5, "omega has no interval (deviation 0)"}, {8, "understates the uncertainty"}} {
+		ws := Warnings(m, clean, nil, Prediction{Theta: []float64{tc.theta}, ThetaStd: []float64{0}})
+		if !hasWarning(ws, tc.want) || tc.theta == 8 && hasWarning(ws, "no interval") {
+			t.Errorf("θ̂ = %v with deviation 0: warnings %q, want %q", tc.theta, ws, tc.want)
+		}
+	}
+
 	capped := Prediction{Theta: []float64{5}, ThetaStd: []float64{priorStd(sys.Params()[0])}}
 	if ws := Warnings(m, clean, nil, capped); !hasWarning(ws, "omega's deviation 1.44 is at least 0.9 of its prior's own (1.44)") {
 		t.Errorf("a deviation at the prior's: warnings %q", ws)

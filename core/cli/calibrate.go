@@ -269,8 +269,24 @@ func blameData(err error, sys sims.System, obs sims.Context, side []float64, dat
 	if len(w) == 0 {
 		return err
 	}
-	return UsageError("%s: the model failed on these observations, which lie outside what it was trained on: %s (%v)", data, strings.Join(w, "; "), err)
+	what := err.Error()
+	var nf *nonFiniteError
+	if errors.As(err, &nf) {
+		what = nf.fault() // without its guesses at other causes
+	}
+	return UsageError("%s: the model failed on these observations, which lie outside what it was trained on: %s (%s)", data, strings.Join(w, "; "), what)
 }
+
+// nonFiniteError is a prediction with non-finite values in what (its
+// "prediction std", say), and hint, the causes to suspect when the
+// data are not to blame.
+type nonFiniteError struct{ what, hint string }
+
+func (e *nonFiniteError) fault() string {
+	return fmt.Sprintf("the model's %s has non-finite values", e.what)
+}
+
+func (e *nonFiniteError) Error() string { return e.fault() + " (" + e.hint + ")" }
 
 // checkPredictionFinite fails on non-finite model output, which JSON
 // cannot carry. Side information far outside anything sensible can make
@@ -290,7 +306,7 @@ func checkPredictionFinite(p core.Prediction, sys sims.System, checkpoint string
 		{"discrepancy", p.DeltaMean}, {"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}} {
 		for _, v := range s.values {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("the model's %s has non-finite values (%s)", s.name, hint)
+				return &nonFiniteError{what: s.name, hint: hint}
 			}
 		}
 	}

@@ -751,6 +751,12 @@ func TestBlameData(t *testing.T) {
 			t.Errorf("far data: %v, want a usage error containing %q", got, want)
 		}
 	}
+	// Far data take the blame alone: no guess at the checkpoint's weights.
+	nan := checkPredictionFinite(core.Prediction{Std: []float64{math.NaN()}}, sys, "x.safetensors")
+	got = blameData(nan, sys, huge, side, "big.csv")
+	if !strings.HasSuffix(got.Error(), "(the model's prediction std has non-finite values)") || strings.Contains(got.Error(), "x.safetensors") {
+		t.Errorf("far data, non-finite output: %v", got)
+	}
 	if got := blameData(context.Canceled, sys, huge, side, "big.csv"); got != context.Canceled {
 		t.Errorf("interrupted: %v", got)
 	}
