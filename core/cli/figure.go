@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -397,37 +394,6 @@ func productPanels(c calibration) (rows [][]*plot.Plot, bars map[*plot.Plot]*plo
 		rows = append(rows, slices)
 	}
 	return rows, bars, nil
-}
-
-// pngSignature is the eight bytes every PNG file starts with.
-const pngSignature = "\x89PNG\r\n\x1a\n"
-
-// checkReplacesOnlyPNG fails when the --png file exists and is not a
-// PNG: a figure may replace only a PNG. Rerunning a command redraws its figure, but a
-// mistyped name must not turn a data file, a script or a program (or
-// the file a link leads to) into a picture. An empty file may go too.
-func checkReplacesOnlyPNG(path string) error {
-	target, err := nets.AtomicTarget(path)
-	if err != nil {
-		return UsageError("--png: %v", err)
-	}
-	f, err := os.Open(target)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	} else if err != nil {
-		return UsageError("--png %s: %v", path, err)
-	}
-	defer f.Close()
-	head := make([]byte, len(pngSignature))
-	n, _ := io.ReadFull(f, head)
-	if n == 0 || string(head) == pngSignature {
-		return nil
-	}
-	what := path
-	if target != path {
-		what = path + " (a link to " + target + ")"
-	}
-	return UsageError("--png %s exists and is not a PNG image: refusing to replace it; remove it or choose another name", what)
 }
 
 // savePNG writes img to path as a PNG, atomically (nets.WriteFileAtomic):

@@ -96,7 +96,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
-	fs.BoolVar(&f.force, "force", false, "replace --out when it exists (without it train refuses, unless --out is the --init file)")
+	fs.BoolVar(&f.force, "force", false, "replace --out when it exists (without it train refuses, unless --out is the --init file); only a safetensors checkpoint is ever replaced")
 	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("refinement steps (at most %d) stored as the model's inference default (-1: keep the default)", core.LimitRefine.Max))
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
 	if err := env.Parse(fs, args); err != nil {
@@ -466,6 +466,11 @@ func (f *trainFlags) checkOutFree() error {
 	// itself (--init FILE --out FILE) names it twice, and is meant.
 	if _, err := os.Stat(f.out); err == nil && f.out != "" && !f.force && !(f.init != "" && sameFile(f.init, f.out)) {
 		return UsageError("--out %s already exists: give --force to replace it, or another --out", f.out)
+	}
+	// Even then, only a checkpoint goes: --force on a mistyped --out must
+	// not turn the data into weights.
+	if f.out != "" {
+		return checkReplacesOnlyCheckpoint(f.out)
 	}
 	return nil
 }

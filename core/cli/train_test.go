@@ -848,6 +848,50 @@ func TestTrainRefusesExistingOut(t *testing.T) {
 	}
 }
 
+// TestTrainForceReplacesOnlyCheckpoints: --force replaces a checkpoint,
+// not a data file, nor the file a link leads to; those stay byte for
+// byte. An empty file may go.
+func TestTrainForceReplacesOnlyCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "obs.csv", "t,y\n0.5,0.3\n1,0.2\n")
+	link := filepath.Join(dir, "link.safetensors")
+	if err := os.Symlink(data, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{data, link} {
+		code, _, stderr := runCLI(t, append(tinyTrainArgs, "--force", "--out", out)...)
+		if code != 2 || !strings.Contains(stderr, "is not a safetensors checkpoint: refusing to replace it") {
+			t.Errorf("--force --out %s: exit %d, stderr %q", out, code, stderr)
+		}
+	}
+	if got, _ := os.ReadFile(data); string(got) != "t,y\n0.5,0.3\n1,0.2\n" {
+		t.Errorf("the data file changed: %q", got)
+	}
+	empty := writeFile(t, dir, "empty.safetensors", "")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--force", "--out", empty)...); code != 0 {
+		t.Errorf("--force over an empty file: exit %d, %s", code, stderr)
+	}
+}
+
+func TestIsSafetensors(t *testing.T) {
+	for _, c := range []struct {
+		head string
+		size int64
+		want bool
+	}{
+		{"\x02\x00\x00\x00\x00\x00\x00\x00{}", 10, true},
+		{"\x02\x00\x00\x00\x00\x00\x00\x00{}", 9, false}, // header longer than the file
+		{"\x00\x00\x00\x00\x00\x00\x00\x00{", 9, false},  // empty header
+		{"t,y\n0.5,0.3", 11, false},
+		{"\x02\x00", 2, false},
+	} {
+		head := []byte(c.head)[:min(9, len(c.head))]
+		if got := isSafetensors(head, c.size); got != c.want {
+			t.Errorf("isSafetensors(%q, %d) = %v, want %v", c.head, c.size, got, c.want)
+		}
+	}
+}
+
 // TestTrainInitStoresRefine: --refine is stored with --init as without
 // (it used to be dropped, the checkpoint's own count kept).
 func TestTrainInitStoresRefine(t *testing.T) {
