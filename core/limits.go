@@ -49,6 +49,14 @@ var (
 	// LimitRefine bounds Levenberg–Marquardt refinement steps: it
 	// converges in a few (the checkpoints use 5).
 	LimitRefine = Limit{"refine", 0, 1000, "refinement converges in a few steps; more would run for hours"}
+	// LimitWidth bounds a layer's width or a latent size (hidden,
+	// latent, latent-delta, dec-hidden, basis); LimitLayers a network's
+	// depth; LimitBatch the realizations of one training step. Each is
+	// far above the paper's (128 wide, 3 deep, batch 64). Config.Validate
+	// checks a checkpoint's against the same bounds.
+	LimitWidth  = Limit{"hidden", 1, maxWidth, "a layer's weights and activations are held in memory"}
+	LimitLayers = Limit{"layers", 1, maxLayers, "each layer's activations are held for the backward pass"}
+	LimitBatch  = Limit{"batch", 1, maxBatch, "a step holds every realization's activations"}
 	// LimitSamples bounds Monte-Carlo latent samples.
 	LimitSamples = Limit{"samples", 1, 10000, "the sample tensors are held in memory"}
 	// LimitTasks bounds the test realizations of eval and compare.

@@ -213,7 +213,7 @@ func (c *Calibrator) newModel(obs sims.Context, side []float64) (*model, error) 
 	}
 	for ch := range C {
 		if counts[ch] < 2 {
-			return nil, fmt.Errorf("channel %s has %d context observations, need at least 2", g.Channels[ch], counts[ch])
+			return nil, fmt.Errorf("channel %s has %s, need at least 2", g.Channels[ch], core.Count(counts[ch], "context observation"))
 		}
 	}
 	opt := c.Opt.withDefaults(D)

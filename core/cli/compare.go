@@ -114,7 +114,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	samples := fs.Int("samples", 32, fmt.Sprintf("APIC Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	refine := fs.Int("refine", -1, fmt.Sprintf("APIC refinement steps on the context, at most %d (0: one-pass amortized; -1: each checkpoint's setting)", core.LimitRefine.Max))
 	starts := fs.Int("starts", 8, "KOH-GP L-BFGS starts per realization (Latin hypercube over the prior)")
-	workers := fs.Int("workers", 0, "KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel (default: GOMAXPROCS)")
+	workers := fs.Int("workers", 0, "KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel (default: GOMAXPROCS; never more than there are realizations or members to fit)")
 	methodList := fs.String("methods", strings.Join(compareDefaultMethods, ","), "the methods to compare, comma separated: "+strings.Join(compareMethodNames, ", ")+", or all (apic: every APIC checkpoint; bcpi and cpinn take seconds to minutes per realization)")
 	members := fs.Int("members", cpinn.DefaultMembers, "Correction-PINN ensemble members per realization (the paper's 20)")
 	pinnSteps := fs.Int("steps", cpinn.DefaultSteps, "Correction-PINN full-batch Adam steps per member")

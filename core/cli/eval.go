@@ -116,7 +116,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		}{rep, source, *rawSpread})
 	}
 	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(rep.Backbone), source)
-	fmt.Fprintf(env.Stdout, "%d realizations, context %d, noise %g, seed %d, %s, %s", rep.Tasks, rep.Context, rep.Noise, rep.Seed, core.Count(rep.Samples, "sample"), core.Count(rep.Refine, "refinement step"))
+	fmt.Fprintf(env.Stdout, "%s, context %d, noise %g, seed %d, %s, %s", core.Count(rep.Tasks, "realization"), rep.Context, rep.Noise, rep.Seed, core.Count(rep.Samples, "sample"), core.Count(rep.Refine, "refinement step"))
 	if rep.TrueTheta {
 		fmt.Fprint(env.Stdout, ", true θ given")
 	}

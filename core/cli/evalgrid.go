@@ -149,8 +149,8 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 		}{m.Sys.Name(), string(m.Config.Arch.Backbone), source, base.Tasks, base.Seed, outs})
 	}
 	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(string(m.Config.Arch.Backbone)), source)
-	fmt.Fprintf(env.Stdout, "%d realizations per cell, seed %d; function band scored against G, observation band (obs cov: 95%% coverage) on held-out noisy observations;\n"+
-		"ECE per realization then averaged (docs/benchmarks.md), and pooled over all realizations' targets (pool)\n\n", base.Tasks, base.Seed)
+	fmt.Fprintf(env.Stdout, "%s per cell, seed %d; function band scored against G, observation band (obs cov: 95%% coverage) on held-out noisy observations;\n"+
+		"ECE per realization then averaged (docs/benchmarks.md), and pooled over all realizations' targets (pool)\n\n", core.Count(base.Tasks, "realization"), base.Seed)
 	fmt.Fprintf(env.Stdout, "misses: the targets a cell fails: recon ECE ≤ %.2f, δ ECE ≤ %.2f, θ cov95 in [%.2f, %.2f];\n"+
 		"at contexts %s and noise 0: θ cov95 ≥ %.2f and recon LL ≥ %v\n\n",
 		gridMaxReconECE, gridMaxDeltaECE, gridMinCover, gridMaxCover, strings.Trim(strings.ReplaceAll(fmt.Sprint(core.SmallContexts), " ", ", "), "[]"), gridMinCover, gridMinSmallLL)

@@ -92,7 +92,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.Float64Var(&f.noise, "noise", 0, "train at this one observation noise σ (contexts and targets) instead of --noise-range; --noise 0 trains noise-free (default: not set, the --noise-range)")
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
-	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off)", core.LimitRecalTasks.Max))
+	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off); the table of scales per condition gets max(8, N/4) of them per cell", core.LimitRecalTasks.Max))
 	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
@@ -107,12 +107,12 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := f.checkGiven(fs); err != nil {
 		return err
 	}
-	if w := f.recalibrationWarning(); w != "" {
-		env.Warnf("%s", w)
-	}
 	cfg, init, err := f.config(ctx)
 	if err != nil {
 		return err
+	}
+	if w := f.recalibrationWarning(); w != "" { // once the flags are all good
+		env.Warnf("%s", w)
 	}
 	var m *core.Model
 	if init != nil {
@@ -438,6 +438,14 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	if f.set["lr-final"] && (!(f.lrFinal >= 0) || math.IsInf(f.lrFinal, 0)) {
 		return UsageError("--lr-final must be finite and ≥ 0 (0: constant), got %v", f.lrFinal)
 	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"clip", f.clip}, {"lambda-theta", f.lambdaTheta}, {"lambda-delta", f.lambdaDelta}} {
+		if f.set[c.name] && (!(c.v >= 0) || math.IsInf(c.v, 0)) {
+			return UsageError("--%s must be finite and ≥ 0, got %v", c.name, c.v)
+		}
+	}
 	if f.recalibrateOnly != "" {
 		only := f.recalibrateOnly
 		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass", "band-shape"}, only) {
@@ -498,6 +506,22 @@ func (f *trainFlags) checkLimits() error {
 	}
 	if err := checkLimit(core.LimitRecalTasks, f.recalibrate); err != nil {
 		return err
+	}
+	// The architecture's sizes, named as the flags are (a checkpoint's
+	// are checked by core.Config.Validate).
+	for _, c := range []struct {
+		limit core.Limit
+		name  string
+		v     int
+	}{{core.LimitWidth, "hidden", f.hidden}, {core.LimitWidth, "latent", f.latent}, {core.LimitWidth, "latent-delta", f.latentDelta},
+		{core.LimitWidth, "dec-hidden", f.decHidden}, {core.LimitLayers, "layers", f.layers}, {core.LimitLayers, "dec-layers", f.decLayers},
+		{core.LimitBatch, "batch", f.batch}} {
+		if f.set[c.name] {
+			c.limit.Name = c.name
+			if err := checkLimit(c.limit, c.v); err != nil {
+				return err
+			}
+		}
 	}
 	// Without --system (--init), the checkpoint's system is checked by
 	// core.Config.Validate once the file is read.

@@ -97,6 +97,12 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--init", junk, "--out", filepath.Join(dir, "x")}, "junk.safetensors"},
 		{[]string{"train", "--init", good, "--system", "lv", "--out", filepath.Join(dir, "x")}, "disagrees"},
 		{[]string{"train", "--system", "spring", "--lr", "-1", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got -1"},
+		{[]string{"train", "--system", "spring", "--clip", "-1", "--out", filepath.Join(dir, "x")}, "--clip must be finite and ≥ 0, got -1"},
+		{[]string{"train", "--system", "spring", "--lambda-delta", "NaN", "--out", filepath.Join(dir, "x")}, "--lambda-delta must be finite and ≥ 0, got NaN"},
+		{[]string{"train", "--system", "spring", "--hidden", "100000", "--out", filepath.Join(dir, "x")}, "--hidden must be between 1 and 4096"},
+		{[]string{"train", "--system", "spring", "--latent-delta", "5000", "--out", filepath.Join(dir, "x")}, "--latent-delta must be between 1 and 4096"},
+		{[]string{"train", "--system", "spring", "--dec-layers", "99", "--out", filepath.Join(dir, "x")}, "--dec-layers must be between 1 and 32"},
+		{[]string{"train", "--system", "spring", "--batch", "100000000", "--out", filepath.Join(dir, "x")}, "--batch must be between 1 and 4096"},
 		{[]string{"train", "--system", "spring", "--lr", "Inf", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got +Inf"},
 		{[]string{"train", "--system", "spring", "--lr", "NaN", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got NaN"},
 		{[]string{"train", "--system", "spring", "--lr", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got 0"},
@@ -242,8 +248,10 @@ func TestTrainKeepsPartialWeights(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "model.safetensors")
 	earlier := filepath.Join(dir, "model.partial.safetensors")
+	// Shaped as safetensors files are, which --force may replace.
+	const keep = "\x08\x00\x00\x00\x00\x00\x00\x00{\"k\":{}}keep me"
 	for _, p := range []string{out, earlier} {
-		if err := os.WriteFile(p, []byte("keep me"), 0o600); err != nil {
+		if err := os.WriteFile(p, []byte(keep), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -263,7 +271,7 @@ func TestTrainKeepsPartialWeights(t *testing.T) {
 		t.Fatalf("partial file: %v, %d+%d steps", err, info.Steps1, info.Steps2)
 	}
 	for _, p := range []string{out, earlier} {
-		if b, err := os.ReadFile(p); err != nil || string(b) != "keep me" {
+		if b, err := os.ReadFile(p); err != nil || string(b) != keep {
 			t.Errorf("%s was changed", p)
 		}
 	}
@@ -952,5 +960,14 @@ func TestInterruptedRunSaysHowToFinish(t *testing.T) {
 	code, stdout, _ = runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--samples", "2", "--methods", "apic", "--checkpoint", partial, "--json")
 	if code != 0 || !strings.Contains(stdout, partial+" is unfinished") {
 		t.Errorf("compare --json of the partial file carries no warning:\n%s", stdout)
+	}
+}
+
+// A bad flag is the only message: the warning about a small
+// --recalibrate waits until every flag is good.
+func TestTrainWarnsAfterFlagErrors(t *testing.T) {
+	code, _, stderr := runCLI(t, "train", "--system", "spring", "--recalibrate", "4")
+	if code != 2 || !strings.Contains(stderr, "--out FILE is required") || strings.Contains(stderr, "warning") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
