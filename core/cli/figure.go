@@ -206,8 +206,21 @@ func newPanel(title, xLabel, yLabel string) *plot.Plot {
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+// addZeroLine draws y = 0 across xs as a thin grey line under what
+// follows: the reference a discrepancy is read against.
+func addZeroLine(p *plot.Plot, xs []float64) error {
+	l, err := plotter.NewLine(plotter.XYs{{X: xs[0]}, {X: xs[len(xs)-1]}})
+	if err != nil {
+		return err
+	}
+	l.LineStyle = draw.LineStyle{Color: figNominal, Width: vg.Points(0.6)}
+	p.Add(l)
+	return nil
 }
 
 // linePanels builds the three panels per channel of a one-dimensional
@@ -235,6 +248,9 @@ func linePanels(c calibration) ([][]*plot.Plot, error) {
 		}
 
 		discPanel := newPanel("learned discrepancy ± 2σ", xName, "δ "+name)
+		if err := addZeroLine(discPanel, axis); err != nil {
+			return nil, err
+		}
 		lo, hi := band(dm, ds, 2)
 		if err := addBand(discPanel, "± 2σ", axis, lo, hi, figDiscBand); err != nil {
 			return nil, err
@@ -301,12 +317,14 @@ func heatPanel(title, rowName, colName, label string, f gridField, scale []Serie
 	heat = plot.New()
 	heat.Title.Text = title
 	heat.X.Label.Text, heat.Y.Label.Text = colName, rowName
+	heat.X.Tick.Marker, heat.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	heat.Add(h)
 
 	bar = plot.New()
 	bar.HideY()
 	bar.X.Padding = 0
 	bar.X.Label.Text = label
+	bar.X.Tick.Marker = niceTicks{}
 	bar.Add(&plotter.ColorBar{ColorMap: cm()})
 	return heat, bar
 }

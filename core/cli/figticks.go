@@ -1,0 +1,62 @@
+package cli
+
+import (
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+)
+
+// niceTicks places an axis's labelled ticks at the multiples of the
+// smallest round step (1, 2 or 5 × 10^k) that gives at most seven labels, so that zero
+// is labelled whenever the axis spans it (gonum's default ticker can
+// label 1.6, 0.4 and −0.8, and a discrepancy near zero is then hard to
+// read), with unlabelled ticks halfway between.
+type niceTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	step := roundStep((hi - lo) / 7)
+	for math.Floor(hi/step)-math.Ceil(lo/step)+1 > 7 {
+		step = roundStep(step * 1.5) // the next round step
+	}
+	format := tickFormat(step, math.Max(math.Abs(lo), math.Abs(hi)))
+	var ticks []plot.Tick
+	for k := math.Ceil(lo / step * 2); k <= math.Floor(hi/step*2); k++ {
+		v := k * step / 2
+		if math.Abs(v) < step*1e-9 {
+			v = 0 // not -0 or 1e-17
+		}
+		t := plot.Tick{Value: v}
+		if math.Mod(k, 2) == 0 {
+			t.Label = format(v)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
+// roundStep is the smallest of 1, 2 and 5 × 10^k at least x (x > 0).
+func roundStep(x float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*p >= x*(1-1e-9) {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// tickFormat prints labels at multiples of step on an axis reaching
+// magnitude big: as many decimals as the step needs, or three significant
+// digits and an exponent beyond a million or below 1e-4.
+func tickFormat(step, big float64) func(float64) string {
+	if big >= 1e6 || step < 1e-4 {
+		return func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+	}
+	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
+	return func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+}
