@@ -33,11 +33,12 @@ const (
 // context ctx (with side information side) whose prediction is p, in a
 // fixed order, as sentences for people; nil when nothing looks wrong:
 //
-//   - a parameter estimate θ̂_i within 2% of the prior width of a bound;
+//   - a parameter estimate θ̂_i within 2% of the prior width of a bound
+//     (whose interval the bounded map squeezes);
 //   - a parameter whose deviation is nearly its prior's own (nearPrior:
 //     the model claims to know it little better than the prior does);
-//   - a parameter without an interval (deviation 0: a cnp's one pass
-//     without a recalibrated floor);
+//   - a parameter without an interval away from its bounds (deviation 0:
+//     a cnp's one pass without a recalibrated floor);
 //   - the closure at its clip for most samples (Prediction.Clipped);
 //   - observations outside the grid's domain;
 //   - observed values no real system can take (sims.PhysicalBounder);
@@ -47,6 +48,8 @@ const (
 //     (RangeWarnings);
 //   - an estimated noise σ̂ above the training range even at the lower
 //     end of its 95% interval (noiseWarnings);
+//   - a context the prediction does not fit: many observations, or one
+//     or two far ones, outside its observation band (misfitWarnings);
 //   - side information outside its plausible range (sims.SideInfo);
 //   - observations at the first time that contradict the initial state
 //     the side information fixes (lv's t = 0 row against --u0).
