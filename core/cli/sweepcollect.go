@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -318,15 +319,41 @@ func finishSweep(dir string, jsonOut, png bool, env *Env) error {
 	return nil
 }
 
-// writeSweepTable prints each cell's MAEs as mean ± half-interval.
+// writeSweepTable prints each cell's MAEs as mean ± half-interval, a
+// column per axis. Columns are as wide as their widest entry, counted in
+// characters, not bytes: δ, θ, ± and — take two or three bytes each, and
+// byte padding would leave each header short of its column.
 func writeSweepTable(w io.Writer, sum sweepSummary) {
-	fmt.Fprintf(w, "%-32s %5s  %-22s %-22s %-22s\n", strings.Join(sum.Axes, " "), "seeds", "recon MAE", "δ MAE", "θ MAE")
+	head := append(append([]string{}, sum.Axes...), "seeds", "recon MAE", "δ MAE", "θ MAE")
+	seeds := len(sum.Axes) // the column of the seed counts, right-aligned
+	table := [][]string{head}
 	for _, g := range sum.Cells {
-		fmt.Fprintf(w, "%-32s %5d", strings.Join(g.order, " "), g.Seeds)
+		row := append(append([]string{}, g.order...), strconv.Itoa(g.Seeds))
 		for _, k := range sweepMetrics[:3] {
-			fmt.Fprintf(w, "  %-22s", g.Metrics[k].text())
+			row = append(row, g.Metrics[k].text())
 		}
-		fmt.Fprintln(w)
+		table = append(table, row)
+	}
+	width := make([]int, len(head))
+	for _, row := range table {
+		for i, cell := range row {
+			width[i] = max(width[i], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, row := range table {
+		var line strings.Builder
+		for i, cell := range row {
+			if i > 0 {
+				line.WriteString("  ")
+			}
+			gap := strings.Repeat(" ", width[i]-utf8.RuneCountInString(cell))
+			if i == seeds {
+				line.WriteString(gap + cell)
+			} else {
+				line.WriteString(cell + gap)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
 	}
 	fmt.Fprintln(w)
 }

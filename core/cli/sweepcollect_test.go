@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"apic/core"
+)
+
+// column is the character (not byte) offset of sub in line, -1 if absent.
+func column(line, sub string) int {
+	i := strings.Index(line, sub)
+	if i < 0 {
+		return -1
+	}
+	return utf8.RuneCountInString(line[:i])
+}
+
+func interval(mean, half float64) sweepInterval {
+	lo, hi := mean-half, mean+half
+	return sweepInterval{Mean: &mean, Lo: &lo, Hi: &hi, N: 3}
+}
+
+// TestSweepTableColumnsAlign: each header starts in the character
+// column of its values, though δ, θ, ± and — are several bytes each.
+func TestSweepTableColumnsAlign(t *testing.T) {
+	one := 0.2942
+	sum := sweepSummary{Axes: []string{"context", "noise"}, Cells: []sweepGroup{
+		{Seeds: 3, order: []string{"5", "0"}, Metrics: map[string]sweepInterval{
+			core.KeyReconMAE: interval(0.02063, 0.0043), core.KeyDeltaMAE: interval(0.04809, 0.0085), core.KeyThetaMAE: interval(0.1257, 0.028)}},
+		{Seeds: 1, order: []string{"30", "0.05"}, Metrics: map[string]sweepInterval{
+			core.KeyReconMAE: {Mean: &one, N: 1}, core.KeyDeltaMAE: {}, core.KeyThetaMAE: {Mean: &one, N: 1}}},
+	}}
+	var b bytes.Buffer
+	writeSweepTable(&b, sum)
+	lines := strings.Split(b.String(), "\n")
+	head, rows := lines[0], lines[1:3]
+	want := map[string][]string{
+		"noise":     {"0", "0.05"},
+		"recon MAE": {"0.02063 ± 0.0043", "0.2942"},
+		"δ MAE":     {"0.04809 ± 0.0085", "—"},
+		"θ MAE":     {"0.1257 ± 0.028", "0.2942"},
+	}
+	for label, values := range want {
+		at := column(head, label)
+		for i, v := range values {
+			// The value's first occurrence at or after the header's column.
+			got := column(string([]rune(rows[i])[min(at, utf8.RuneCountInString(rows[i])):]), v)
+			if at < 0 || got != 0 {
+				t.Errorf("header %q at column %d, its value %q not there in row %q\n%s", label, at, v, rows[i], b.String())
+			}
+		}
+	}
+	if strings.HasSuffix(head, " ") {
+		t.Errorf("header ends in blanks: %q", head)
+	}
+}
