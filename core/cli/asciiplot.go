@@ -107,19 +107,32 @@ func (p LinePlot) Render(series ...Series) string {
 	clampLo, clampHi := lo, hi
 	step, rows := niceStep(lo, hi, height)
 	lo, hi = math.Floor(lo/step+1e-9)*step, math.Ceil(hi/step-1e-9)*step
-	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
-	if m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9)); math.Abs(m-2.5) < 1e-9 {
+	// stepDigit is the place of the step's last digit: -1 for 0.1 and
+	// 0.2, -2 for 0.25.
+	stepDigit := int(math.Floor(math.Log10(step) + 1e-9))
+	decimals := max(0, -stepDigit)
+	if m := step / math.Pow(10, float64(stepDigit)); math.Abs(m-2.5) < 1e-9 {
 		decimals++ // steps of 0.25 need one more digit than steps of 0.2
+		stepDigit--
 	}
-	// Beyond a million, or with steps below 1e-4, fixed notation would
-	// print a row of digits: three significant ones and an exponent.
-	exponent := max(math.Abs(lo), math.Abs(hi)) >= 1e6 || step < 1e-4
+	// Beyond a million, or for values below 1e-4, fixed notation would
+	// print a row of digits or of zeros: significant digits and an
+	// exponent instead. Either way the labels carry the digits the step
+	// needs to differ from row to row: a nearly flat series (MAEs of
+	// 0.11995 to 0.1202) has a step far below its values, and three
+	// significant digits labelled every row 0.12.
+	magnitude := max(math.Abs(lo), math.Abs(hi))
+	exponent := magnitude >= 1e6 || magnitude < 1e-4
+	digits := 3
+	if exponent {
+		digits = max(digits, int(math.Floor(math.Log10(magnitude)+1e-9))-stepDigit+1)
+	}
 	label := func(v float64) string {
 		if math.Abs(v) < step*1e-6 {
 			v = 0 // not -1.1e-17
 		}
 		if exponent {
-			return strconv.FormatFloat(v, 'g', 3, 64)
+			return strconv.FormatFloat(v, 'g', digits, 64)
 		}
 		return strconv.FormatFloat(v, 'f', decimals, 64)
 	}

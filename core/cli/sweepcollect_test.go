@@ -57,3 +57,35 @@ func TestSweepTableColumnsAlign(t *testing.T) {
 		t.Errorf("header ends in blanks: %q", head)
 	}
 }
+
+// TestSweepCurvesLabelNearlyFlatSeries: a reg sweep's MAEs differ in
+// the fourth digit; the curves' y labels must still differ from row to
+// row (three significant digits printed 0.142 on every row), also for
+// nearly flat series of tiny and of huge values.
+func TestSweepCurvesLabelNearlyFlatSeries(t *testing.T) {
+	mae := func(v float64) map[string]sweepInterval {
+		return map[string]sweepInterval{core.KeyReconMAE: {Mean: &v, N: 1}, core.KeyDeltaMAE: {Mean: &v, N: 1}, core.KeyThetaMAE: {Mean: &v, N: 1}}
+	}
+	sum := sweepSummary{Axes: []string{"reg"}, Cells: []sweepGroup{
+		{Seeds: 1, order: []string{"l1"}, Metrics: mae(0.14201)},
+		{Seeds: 1, order: []string{"l2"}, Metrics: mae(0.14209)},
+	}}
+	var b bytes.Buffer
+	writeSweepCurves(&b, sum, false)
+	plots := []string{b.String()}
+	for _, v := range [][]float64{{1e-5, 1.00002e-5}, {1e7, 1e7 + 3}, {-0.5, -0.50001}} {
+		plots = append(plots, LinePlot{Width: 16, Height: 8}.Render(Series{Values: v}))
+	}
+	for _, plot := range plots {
+		labels := yLabels(plot)
+		if len(labels) < 3 {
+			t.Fatalf("%d y labels:\n%s", len(labels), plot)
+		}
+		for i := 1; i < len(labels); i++ {
+			if labels[i] == labels[i-1] {
+				t.Errorf("y label %q on two rows:\n%s", labels[i], plot)
+				break
+			}
+		}
+	}
+}
