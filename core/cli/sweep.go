@@ -41,7 +41,9 @@ skipped on a rerun, so an interrupted sweep (Ctrl-C) continues where it
 stopped. At the end DIR/results.csv (one row per cell × seed) and
 DIR/summary.json (per cell: mean and t-based 95% interval over seeds) are
 written from every finished cell in DIR, curves of the MAEs against the
-first axis are drawn, and with --png DIR/sweep.png.
+first axis are drawn, and with --png DIR/sweep.png, whose error bars stop
+at what a metric can take (coverage and ECE in [0, 1], MAE ≥ 0) where
+the t interval of summary.json runs past it.
 
 --plan prints 'apic sweep ... --only ID' per cell instead of running
 them; the lines share no state, so 'apic sweep ... --plan | parallel -j N'

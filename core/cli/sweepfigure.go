@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -64,18 +65,9 @@ func writeSweepFigure(path string, sum sweepSummary) (err error) {
 	rows := make([][]*plot.Plot, len(panels))
 	for r, metrics := range panels {
 		for _, k := range metrics {
-			p := newPanel(k, sum.Axes[0], k)
-			if !numeric {
-				ticks := make([]plot.Tick, len(xs))
-				for i, x := range xs {
-					ticks[i] = plot.Tick{Value: float64(i), Label: x}
-				}
-				p.X.Tick.Marker = plot.ConstantTicks(ticks)
-			}
-			for si, s := range series {
-				if err := addSweepSeries(p, s, k, pos, si); err != nil {
-					return fmt.Errorf("--png: %w", err)
-				}
+			p, err := sweepPanel(k, sum.Axes[0], xs, series, pos, numeric)
+			if err != nil {
+				return fmt.Errorf("--png: %w", err)
 			}
 			rows[r] = append(rows[r], p)
 		}
@@ -92,6 +84,52 @@ func writeSweepFigure(path string, sum sweepSummary) (err error) {
 	return savePNG(path, img)
 }
 
+// sweepPanel is the panel of metric k against the first axis, whose
+// values xs sit at pos (numeric: at their values, else at their index,
+// labelled with their names).
+func sweepPanel(k, axis string, xs []string, series []sweepSeries, pos []float64, numeric bool) (*plot.Plot, error) {
+	p := newPanel(k, axis, k)
+	if !numeric {
+		ticks := make([]plot.Tick, len(xs))
+		for i, x := range xs {
+			ticks[i] = plot.Tick{Value: float64(i), Label: x}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	}
+	for si, s := range series {
+		if err := addSweepSeries(p, s, k, pos, si); err != nil {
+			return nil, err
+		}
+	}
+	// The error bars stop at the metric's bounds; the axis, fitted to
+	// the data, must not run past them either. A flat panel (a coverage
+	// of 1 in every cell) gets some room, within the bounds: plot would
+	// widen it by 1 each way, to a coverage axis from 0 to 2.
+	lo, hi := metricRange(k)
+	if p.Y.Min == p.Y.Max {
+		pad := math.Abs(p.Y.Min) / 10
+		if pad == 0 {
+			pad = 1
+		}
+		p.Y.Min, p.Y.Max = p.Y.Min-pad, p.Y.Max+pad
+	}
+	p.Y.Min, p.Y.Max = max(p.Y.Min, lo), min(p.Y.Max, hi)
+	return p, nil
+}
+
+// errorBar is the error bar of metric k's interval iv: its ends, cut at
+// the metric's bounds (metricRange), as distances below and above the
+// mean; 0, 0 without an interval. With few seeds the t interval of a
+// coverage of 0.9 runs past 2, that of a small MAE below 0: values the
+// metric cannot take.
+func errorBar(iv sweepInterval, k string) (below, above float64) {
+	if iv.Mean == nil || iv.Lo == nil || iv.Hi == nil {
+		return 0, 0
+	}
+	least, most := metricRange(k)
+	return *iv.Mean - max(*iv.Lo, least), min(*iv.Hi, most) - *iv.Mean
+}
+
 // errPoints are a series' means with their intervals as error bars.
 type errPoints struct {
 	plotter.XYs
@@ -99,7 +137,7 @@ type errPoints struct {
 }
 
 // addSweepSeries adds one series of metric k: its line through the
-// means and error bars where a cell has an interval.
+// means and error bars (errorBar) where a cell has an interval.
 func addSweepSeries(p *plot.Plot, s sweepSeries, k string, pos []float64, index int) error {
 	var pts errPoints
 	for i, g := range s.cells {
@@ -108,10 +146,7 @@ func addSweepSeries(p *plot.Plot, s sweepSeries, k string, pos []float64, index 
 		}
 		iv := g.Metrics[k]
 		pts.XYs = append(pts.XYs, plotter.XY{X: pos[i], Y: *iv.Mean})
-		lo, hi := 0.0, 0.0
-		if iv.Lo != nil {
-			lo, hi = *iv.Mean-*iv.Lo, *iv.Hi-*iv.Mean
-		}
+		lo, hi := errorBar(iv, k)
 		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{lo, hi})
 	}
 	if len(pts.XYs) == 0 {

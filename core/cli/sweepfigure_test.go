@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"apic/core"
+)
+
+// TestSweepFigureKeepsMetricBounds: two seeds' t interval of a coverage
+// of 0.9 runs from -0.37 to 2.17, that of an MAE of 0.0017 below 0;
+// sweep.png's error bars and axes stop at 0 and 1 (MAE: 0), while the
+// log-likelihood, unbounded, keeps its interval.
+func TestSweepFigureKeepsMetricBounds(t *testing.T) {
+	span := func(mean, lo, hi float64) sweepInterval { return sweepInterval{Mean: &mean, Lo: &lo, Hi: &hi, N: 2} }
+	for _, tc := range []struct {
+		k            string
+		iv           sweepInterval
+		below, above float64
+	}{
+		{core.KeyThetaCover, span(0.9, -0.37, 2.17), 0.9, 0.1},
+		{core.KeyThetaMAE, span(0.0017, -0.0075, 0.011), 0.0017, 0.0093},
+		{onePassPrefix + core.KeyDeltaMAE, span(0.01, -0.02, 0.04), 0.01, 0.03},
+		{core.KeyReconECE, span(0.5, 0.2, 1.3), 0.3, 0.5},
+		{core.KeyReconLL, span(-1, -5, 3), 4, 4},
+	} {
+		below, above := errorBar(tc.iv, tc.k)
+		if math.Abs(below-tc.below) > 1e-12 || math.Abs(above-tc.above) > 1e-12 {
+			t.Errorf("%s: error bar %v below, %v above the mean; want %v, %v", tc.k, below, above, tc.below, tc.above)
+		}
+	}
+
+	one := 1.0
+	sum := sweepSummary{Axes: []string{"context"}, Cells: []sweepGroup{
+		{Seeds: 2, order: []string{"5"}, Metrics: map[string]sweepInterval{
+			core.KeyThetaCover: span(0.9, -0.37, 2.17), core.KeyThetaMAE: span(0.0017, -0.0075, 0.011), core.KeyReconLL: span(-1, -5, 3)}},
+		{Seeds: 1, order: []string{"30"}, Metrics: map[string]sweepInterval{
+			core.KeyThetaCover: {Mean: &one, N: 1}, core.KeyThetaMAE: {Mean: &one, N: 1}, core.KeyReconLL: {Mean: &one, N: 1}}},
+	}}
+	xs, series := sweepCurves(sum)
+	pos := []float64{5, 30}
+	for _, tc := range []struct {
+		k        string
+		min, max float64 // the axis must stay within these
+	}{
+		{core.KeyThetaCover, 0, 1},
+		{core.KeyThetaMAE, 0, math.Inf(1)},
+		{core.KeyReconLL, math.Inf(-1), math.Inf(1)},
+	} {
+		p, err := sweepPanel(tc.k, "context", xs, series, pos, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Y.Min < tc.min || p.Y.Max > tc.max {
+			t.Errorf("%s: y axis from %v to %v, outside [%v, %v]", tc.k, p.Y.Min, p.Y.Max, tc.min, tc.max)
+		}
+	}
+	if p, _ := sweepPanel(core.KeyReconLL, "context", xs, series, pos, true); p.Y.Min > -5 || p.Y.Max < 3 {
+		t.Errorf("recon_ll: y axis from %v to %v cuts its interval [-5, 3]", p.Y.Min, p.Y.Max)
+	}
+
+	// A coverage of 1 in every cell: room below 1, none above.
+	flat := sweepSummary{Axes: []string{"context"}, Cells: []sweepGroup{
+		{Seeds: 1, order: []string{"5"}, Metrics: map[string]sweepInterval{core.KeyThetaCover: {Mean: &one, N: 1}}},
+		{Seeds: 1, order: []string{"30"}, Metrics: map[string]sweepInterval{core.KeyThetaCover: {Mean: &one, N: 1}}},
+	}}
+	xs, series = sweepCurves(flat)
+	if p, _ := sweepPanel(core.KeyThetaCover, "context", xs, series, pos, true); !(p.Y.Min >= 0 && p.Y.Min < 1 && p.Y.Max == 1) {
+		t.Errorf("flat coverage of 1: y axis from %v to %v, want [x, 1] with 0 ≤ x < 1", p.Y.Min, p.Y.Max)
+	}
+
+	path := filepath.Join(t.TempDir(), "sweep.png")
+	if err := writeSweepFigure(path, sum); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Errorf("sweep.png not written: %v", err)
+	}
+}
