@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"apic/core"
@@ -38,12 +39,14 @@ Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
 command lines, which reproduce it alone), cell.json, eval.json and, for
 training cells, model.safetensors. A cell with eval.json is done and
 skipped on a rerun, so an interrupted sweep (Ctrl-C) continues where it
-stopped. At the end DIR/results.csv (one row per cell × seed) and
-DIR/summary.json (per cell: mean and t-based 95% interval over seeds) are
-written from every finished cell in DIR, curves of the MAEs against the
-first axis are drawn, and with --png DIR/sweep.png, whose error bars stop
-at what a metric can take (coverage and ECE in [0, 1], MAE ≥ 0) where
-the t interval of summary.json runs past it.
+stopped; the interrupted cell starts again, its training from step 0
+(unlike train alone, a sweep keeps no partial weights). At the end
+DIR/results.csv (one row per cell × seed) and DIR/summary.json (per
+cell: mean and t-based 95% interval over seeds) are written from every
+finished cell in DIR, curves of the MAEs against the first axis are
+drawn, and with --png DIR/sweep.png, whose error bars stop at what a
+metric can take (coverage and ECE in [0, 1], MAE ≥ 0) where the t
+interval of summary.json runs past it.
 
 --plan prints 'apic sweep ... --only ID' per cell instead of running
 them; the lines share no state, so 'apic sweep ... --plan | parallel -j N'
@@ -62,6 +65,10 @@ its stage 2), each cell about 20 s on two cores (docs/ablations.md).`,
 
 // sweepCellHook, when set (by tests), is called after each finished cell.
 var sweepCellHook func(id string)
+
+// sweepSubStderr, when set (by tests), receives the stderr of the train
+// and eval commands a cell runs, which the sweep otherwise drops.
+var sweepSubStderr io.Writer
 
 // planProgram starts every --plan line; tests point it at their binary.
 var planProgram = "apic"
@@ -228,13 +235,8 @@ func runCells(ctx context.Context, s sweepSpec, cells []sweepCell, out string, e
 	for i, c := range todo {
 		if _, err := runCell(ctx, s, c, out); err != nil {
 			if ctx.Err() != nil {
-				// train says what it kept without wrapping the
-				// cancellation; keep its words.
-				what := "cell " + c.ID
-				if !errors.Is(err, context.Canceled) {
-					what = err.Error()
-				}
-				return &interruptedError{what: fmt.Sprintf("running the sweep after %d of %d cells (%s); rerun the same command to run the rest: finished cells are kept, an interrupted cell starts again", i, len(todo), what), err: ctx.Err()}
+				return &interruptedError{what: fmt.Sprintf("running cell %s (%d of %d cells finished); rerun the same command to run the rest: finished cells are kept, and this one %s",
+					c.ID, i, len(todo), restartWords(s)), err: ctx.Err()}
 			}
 			return err
 		}
@@ -267,6 +269,14 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 		return false, err
 	}
 	dir := cellDir(out, c)
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			// Whatever train or eval said of the interruption (train:
+			// how to resume from its partial weights) is not what the
+			// sweep does, which restarts the cell; say that, once.
+			err = &interruptedError{what: fmt.Sprintf("running cell %s; rerun the same command to run it: the cell %s", c.ID, restartWords(s)), err: ctx.Err()}
+		}
+	}()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("cell %s: %w", c.ID, err)
 	}
@@ -284,7 +294,7 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 	}
 	if train != nil {
 		if _, err := os.Stat(model); err != nil {
-			if _, err := runSubcommand(ctx, "train", train); err != nil {
+			if err := trainCell(ctx, dir, train); err != nil {
 				return false, fmt.Errorf("cell %s: apic train: %w", c.ID, err)
 			}
 		}
@@ -306,6 +316,50 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 		return false, fmt.Errorf("cell %s: %w", c.ID, err)
 	}
 	return false, nil
+}
+
+// restartWords say how a rerun treats an interrupted cell of s.
+func restartWords(s sweepSpec) string {
+	if s.training {
+		return "starts again, its training from step 0"
+	}
+	return "starts again"
+}
+
+// partialGlob matches the files an interrupted train keeps beside the
+// cell's model.safetensors (keepPartial): model.partial.safetensors,
+// model.partial-2.safetensors, …
+const partialGlob = "model.partial*.safetensors"
+
+// trainCell runs train with args for the cell in dir. An interrupted
+// train keeps its completed steps in a partial file, for 'apic train
+// --init'; but a rerun of the sweep trains the cell from step 0 and never
+// reads it, so each interruption would leave one more file. The partial
+// files this run made are removed when it is interrupted, and all of the
+// cell's once its model is trained, when they are of no more use. A
+// partial file that train could only keep in the temporary directory
+// (a full disk) stays there.
+func trainCell(ctx context.Context, dir string, args []string) error {
+	before, err := filepath.Glob(filepath.Join(dir, partialGlob))
+	if err != nil {
+		return err
+	}
+	_, err = runSubcommand(ctx, "train", args)
+	after, gerr := filepath.Glob(filepath.Join(dir, partialGlob))
+	if gerr != nil {
+		return errors.Join(err, gerr)
+	}
+	if err != nil && ctx.Err() == nil {
+		return err // train's words on what it kept stay true
+	}
+	for _, p := range after {
+		if err == nil || !slices.Contains(before, p) {
+			if rerr := os.Remove(p); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+				err = errors.Join(err, fmt.Errorf("removing the stale partial weights: %w", rerr))
+			}
+		}
+	}
+	return err
 }
 
 // cellCommandText is cmd.txt of cell c: the apic command lines that
@@ -347,6 +401,9 @@ func runSubcommand(ctx context.Context, name string, args []string) ([]byte, err
 	c := commands[name]
 	var out bytes.Buffer
 	env := &Env{Stdout: &out, Stderr: io.Discard, cmd: c}
+	if sweepSubStderr != nil {
+		env.Stderr = sweepSubStderr
+	}
 	if err := c.Run(ctx, args, env); err != nil {
 		return nil, err
 	}

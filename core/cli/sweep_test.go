@@ -286,3 +286,72 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		t.Errorf("the file given as --out was changed: %q, %v", b, err)
 	}
 }
+
+// TestSweepInterruptedTrainingLeavesNoPartials: train keeps an
+// interrupted run's steps in model.partial*.safetensors and says how to
+// resume from it, but the sweep restarts the cell from step 0. So the
+// sweep says that alone, each interruption leaves no file behind, and
+// the cell's stale partial files go once its model is trained.
+func TestSweepInterruptedTrainingLeavesNoPartials(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"sweep", "--system", "spring", "--backbone", "cnp", "--vary", "lambda-theta=0.5",
+		"--fix", "hidden=8", "--fix", "latent=4", "--fix", "dec-hidden=8", "--fix", "batch=4", "--fix", "steps1=30",
+		"--fix", "steps2=2", "--fix", "val-every=2", "--fix", "val-tasks=2", "--fix", "recalibrate=2",
+		"--fix", "samples=2", "--tasks", "2", "--out", out}
+	cell := filepath.Join(out, "cells", "lambda-theta=0.5_seed=1")
+	defer func() { sweepSubStderr = nil }()
+	for range 2 {
+		ctx, cancel := context.WithCancel(context.Background())
+		// Stopped once train reports a step of stage 1: there are
+		// completed steps, which train alone keeps.
+		trainErr := &cancelOnWrite{cancel: cancel, when: "stage 1 step"}
+		sweepSubStderr = trainErr
+		var stdout, stderr bytes.Buffer
+		code := Run(ctx, args, &stdout, &stderr)
+		cancel()
+		if !strings.Contains(trainErr.String(), "stage 1 step") {
+			t.Fatalf("train reported no step before the interruption: %q", trainErr.String())
+		}
+		msg := stderr.String()
+		if code != 1 || !strings.Contains(msg, "rerun the same command") || !strings.Contains(msg, "its training from step 0") ||
+			strings.Contains(msg, "--init") || strings.Contains(msg, "partial") {
+			t.Fatalf("interrupted training sweep: exit %d, stderr %q; want one instruction, to rerun the sweep", code, msg)
+		}
+		if left, _ := filepath.Glob(filepath.Join(cell, "model.partial*")); len(left) != 0 {
+			t.Fatalf("the interruption left %v", left)
+		}
+	}
+	sweepSubStderr = nil
+	// A partial file from elsewhere (an older apic, train run by hand
+	// from cmd.txt) is of no use once the cell's model is trained.
+	stale := writeFile(t, cell, "model.partial.safetensors", "stale")
+	runSweepOK(t, args...)
+	if _, err := os.Stat(filepath.Join(cell, "model.safetensors")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("%s kept after the cell's model was trained", stale)
+	}
+}
+
+// TestSweepOnlyInterruptedSaysRestart: an interrupted --only line (a
+// plan's) says the cell starts again, without train's resume hint.
+func TestSweepOnlyInterruptedSaysRestart(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"sweep", "--system", "spring", "--backbone", "cnp", "--vary", "lambda-theta=0.5",
+		"--fix", "hidden=8", "--fix", "latent=4", "--fix", "dec-hidden=8", "--fix", "batch=4", "--fix", "steps1=30",
+		"--fix", "steps2=2", "--fix", "val-tasks=2", "--tasks", "2", "--out", out, "--only", "lambda-theta=0.5_seed=1"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sweepSubStderr = &cancelOnWrite{cancel: cancel, when: "stage 1 step"}
+	defer func() { sweepSubStderr = nil }()
+	var stdout, stderr bytes.Buffer
+	code := Run(ctx, args, &stdout, &stderr)
+	if msg := stderr.String(); code != 1 || !strings.Contains(msg, "interrupted while running cell lambda-theta=0.5_seed=1") ||
+		!strings.Contains(msg, "its training from step 0") || strings.Contains(msg, "partial") {
+		t.Errorf("interrupted --only: exit %d, stderr %q", code, msg)
+	}
+	if left, _ := filepath.Glob(filepath.Join(out, "cells", "*", "model.partial*")); len(left) != 0 {
+		t.Errorf("the interruption left %v", left)
+	}
+}
