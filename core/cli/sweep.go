@@ -51,6 +51,10 @@ interval of summary.json runs past it.
 --plan prints 'apic sweep ... --only ID' per cell instead of running
 them; the lines share no state, so 'apic sweep ... --plan | parallel -j N'
 runs the grid, and 'apic sweep --collect DIR' then summarises it.
+--collect reads DIR and writes only results.csv and summary.json (and
+sweep.png with --png) there; in a folder it cannot write to, a
+colleague's or an archive, it prints the summary all the same and warns
+that those two files were not written.
 
 A training cell is also scored without refinement (eval-onepass.json;
 the onepass_* columns), so an ablation that refinement hides shows.
@@ -95,7 +99,7 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.out, "out", "", "directory of the sweep's files (required)")
 	fs.BoolVar(&f.plan, "plan", false, "print one self-contained shell command per cell instead of running them")
 	fs.StringVar(&f.only, "only", "", "run only the cell with this ID (as --plan writes), without the summary")
-	fs.StringVar(&f.collect, "collect", "", "summarise the finished cells of this sweep directory")
+	fs.StringVar(&f.collect, "collect", "", "summarise the finished cells of this sweep directory (one it cannot write results.csv to with a warning)")
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of curves")
 	fs.BoolVar(&f.png, "png", false, "also draw the metrics against the first axis to DIR/sweep.png")
 	fs.StringVar(&f.preset, "preset", "", "run a preset set of studies into DIR/STUDY: appendix-b (the paper's Appendix B on spring/lnp; --seeds defaults to 3)")
@@ -106,10 +110,14 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 		if f.out != "" || len(f.vary.entries) > 0 || f.plan || f.only != "" || f.preset != "" {
 			return UsageError("--collect DIR takes only --json and --png")
 		}
-		if studies := presetOf(f.collect); studies != nil {
-			return collectPreset(studies, f.collect, f.jsonOut, f.png, env)
+		if err := checkSweepDir(f.collect); err != nil {
+			return err
 		}
-		return finishSweep(f.collect, f.jsonOut, f.png, env)
+		o := sweepOutput{json: f.jsonOut, png: f.png, collect: true}
+		if studies := presetOf(f.collect); studies != nil {
+			return collectPreset(studies, f.collect, o, env)
+		}
+		return finishSweep(f.collect, o, env)
 	}
 	if f.preset != "" {
 		return runPresetFlags(ctx, fs, f, env)
@@ -133,7 +141,7 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if err := runCells(ctx, f.spec, cells, f.out, env); err != nil {
 		return err
 	}
-	return finishSweep(f.out, f.jsonOut, f.png, env)
+	return finishSweep(f.out, sweepOutput{json: f.jsonOut, png: f.png}, env)
 }
 
 // check validates the flags and returns the cells.

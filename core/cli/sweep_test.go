@@ -233,8 +233,63 @@ func TestSweepUsageErrors(t *testing.T) {
 	if code, _, stderr := runCLI(t, "sweep", "--vary", "context=10", "--system", "spring"); code != 2 || !strings.Contains(stderr, "--out") {
 		t.Errorf("no --out: exit %d, stderr %q", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, "sweep", "--collect", filepath.Join(out, "none")); code != 2 || !strings.Contains(stderr, "no cells directory") {
-		t.Errorf("--collect of no sweep: exit %d, stderr %q", code, stderr)
+}
+
+// TestSweepCollectErrors: --collect of something that is no sweep's
+// folder is a usage error (exit 2) naming the folder; a sweep folder it
+// cannot write to is still summarised, with a warning.
+func TestSweepCollectErrors(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "good.csv", "a,b\n")
+	missing := filepath.Join(dir, "nonexist")
+	for _, c := range []struct{ arg, want string }{
+		{missing, "--collect " + missing + ": no such folder"},
+		{file, "--collect " + file + " is a file, not a folder"},
+		{filepath.Join(file, "sub"), "--collect " + filepath.Join(file, "sub") + ": "},
+		{dir, "--collect " + dir + " has no cells folder"},
+	} {
+		code, _, stderr := runCLI(t, "sweep", "--collect", c.arg)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "cells has") {
+			t.Errorf("--collect %s: exit %d, stderr %q; want exit 2 and %q", c.arg, code, stderr, c.want)
+		}
+	}
+
+	out := filepath.Join(dir, "sw")
+	runSweepOK(t, tinySweepArgs(out)...)
+	// A folder this user cannot write to: a results.csv that cannot be
+	// replaced stands for it even for root, which chmod does not stop.
+	csvPath := filepath.Join(out, "results.csv")
+	if err := os.Remove(csvPath); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(csvPath, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "sweep", "--collect", out)
+	if code != 0 || !strings.Contains(stdout, "recon MAE against context") || !strings.Contains(stdout, "not saved") ||
+		!strings.Contains(stderr, "warning: results.csv and summary.json could not be written in "+out) {
+		t.Errorf("--collect of a folder it cannot write: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	if code, stdout, _ := runCLI(t, "sweep", "--collect", out, "--json"); code != 0 || !strings.Contains(stdout, `"axes"`) {
+		t.Errorf("--collect --json of a folder it cannot write: exit %d, stdout %q", code, stdout)
+	}
+	// After a sweep runs, its folder took every cell: a results.csv it
+	// cannot write is an error.
+	if code, _, stderr := runCLI(t, tinySweepArgs(out)...); code != 1 || !strings.Contains(stderr, "results.csv") {
+		t.Errorf("sweep that cannot write results.csv: exit %d, stderr %q; want exit 1", code, stderr)
+	}
+
+	if os.Geteuid() == 0 {
+		return // root writes through chmod
+	}
+	ro := filepath.Join(dir, "ro")
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=5,10", "--tasks", "2", "--out", ro)
+	if err := os.Chmod(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(ro, 0o755)
+	if code, stdout, stderr := runCLI(t, "sweep", "--collect", ro); code != 0 || !strings.Contains(stdout, "θ MAE") || !strings.Contains(stderr, "could not be written") {
+		t.Errorf("--collect of a read-only sweep: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }
 

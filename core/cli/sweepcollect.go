@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -86,10 +87,7 @@ type sweepSummary struct {
 func readSweep(dir string) (axes []string, rows []sweepRow, err error) {
 	entries, err := os.ReadDir(filepath.Join(dir, "cells"))
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, UsageError("%s has no cells directory: not a sweep's --out, or no cell has started", filepath.Join(dir, "cells"))
-		}
-		return nil, nil, err
+		return nil, nil, sweepDirError(dir, err)
 	}
 	for _, e := range entries {
 		row, ok, err := readCell(filepath.Join(dir, "cells", e.Name()))
@@ -112,6 +110,36 @@ func readSweep(dir string) (axes []string, rows []sweepRow, err error) {
 	}
 	sortRows(axes, rows)
 	return axes, rows, nil
+}
+
+// checkSweepDir refuses a --collect folder that is no sweep's --out:
+// missing, not a folder, or without a cells folder. A preset's --out,
+// whose studies have the cells folders, is one.
+func checkSweepDir(dir string) error {
+	if presetOf(dir) != nil {
+		return nil
+	}
+	if _, err := os.ReadDir(filepath.Join(dir, "cells")); err != nil {
+		return sweepDirError(dir, err)
+	}
+	return nil
+}
+
+// sweepDirError says, as a usage error, why dir/cells could not be read
+// (err): dir missing, not a folder, no sweep's, or unreadable.
+func sweepDirError(dir string, err error) error {
+	st, serr := os.Stat(dir)
+	switch {
+	case errors.Is(serr, fs.ErrNotExist):
+		return UsageError("--collect %s: no such folder (give the --out DIR of a sweep)", dir)
+	case serr == nil && !st.IsDir():
+		return UsageError("--collect %s is a file, not a folder (give the --out DIR of a sweep)", dir)
+	case serr == nil && errors.Is(err, fs.ErrNotExist):
+		return UsageError("--collect %s has no cells folder: not the --out DIR of a sweep, or no cell of it has started", dir)
+	case serr != nil:
+		return UsageError("--collect %s: %v", dir, serr)
+	}
+	return UsageError("--collect %s: cannot read its cells: %v", dir, err)
 }
 
 // readCell reads one cell directory; ok is false for an unfinished cell.
@@ -305,19 +333,27 @@ func tInterval(xs []float64) sweepInterval {
 	return iv
 }
 
+// sweepOutput is what finishSweep prints and draws.
+type sweepOutput struct {
+	json, png bool
+	// collect is --collect, which may summarise a sweep in a folder this
+	// user cannot write to (a colleague's, a read-only archive): the
+	// summary is what was asked for, so results.csv and summary.json that
+	// cannot be written there are a warning, not an error. After a sweep
+	// ran, its folder took every cell: a failed write is an error.
+	collect bool
+}
+
 // finishSweep writes results.csv and summary.json from the finished
 // cells of dir, then prints the curves (or the summary as JSON) and
 // draws the figure with png.
-func finishSweep(dir string, jsonOut, png bool, env *Env) error {
+func finishSweep(dir string, o sweepOutput, env *Env) error {
 	axes, rows, err := readSweep(dir)
 	if err != nil {
 		return err
 	}
 	if len(rows) == 0 {
-		return fmt.Errorf("%s: no finished cell yet", dir)
-	}
-	if err := writeResultsCSV(filepath.Join(dir, "results.csv"), axes, rows); err != nil {
-		return fmt.Errorf("results.csv: %w", err)
+		return fmt.Errorf("%s: no finished cell yet (a cell is finished once its cells/ID/eval.json is written)", dir)
 	}
 	sum := summarize(axes, rows)
 	data, err := json.MarshalIndent(sum, "", "  ")
@@ -325,21 +361,38 @@ func finishSweep(dir string, jsonOut, png bool, env *Env) error {
 		return err
 	}
 	data = append(data, '\n')
-	if err := writeBytesAtomic(filepath.Join(dir, "summary.json"), data); err != nil {
-		return fmt.Errorf("summary.json: %w", err)
+	csvPath, sumPath := filepath.Join(dir, "results.csv"), filepath.Join(dir, "summary.json")
+	// The atomic writes' errors name the file.
+	werr := writeResultsCSV(csvPath, axes, rows)
+	if werr == nil {
+		werr = writeBytesAtomic(sumPath, data)
 	}
-	if png {
+	switch {
+	case werr != nil && !o.collect:
+		return werr
+	case werr != nil:
+		env.Warnf("results.csv and summary.json could not be written in %s (%v); the summary printed is of every finished cell all the same", dir, werr)
+	}
+	if o.json {
+		if _, err := env.Stdout.Write(data); err != nil {
+			return err
+		}
+	} else {
+		files := fmt.Sprintf(": %s, %s", csvPath, sumPath)
+		if werr != nil {
+			files = " (not saved: see the warning)"
+		}
+		fmt.Fprintf(env.Stdout, "%d finished cell × seed runs in %s%s\n\n", len(rows), dir, files)
+		writeSweepTable(env.Stdout, sum)
+		writeSweepCurves(env.Stdout, sum, env.Color)
+	}
+	// Drawn last: a figure that cannot be written fails the command,
+	// since --png asked for the file, but after the summary is printed.
+	if o.png {
 		if err := writeSweepFigure(filepath.Join(dir, "sweep.png"), sum); err != nil {
 			return err
 		}
 	}
-	if jsonOut {
-		_, err := env.Stdout.Write(data)
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "%d finished cell × seed runs in %s: %s, %s\n\n", len(rows), dir, filepath.Join(dir, "results.csv"), filepath.Join(dir, "summary.json"))
-	writeSweepTable(env.Stdout, sum)
-	writeSweepCurves(env.Stdout, sum, env.Color)
 	return nil
 }
 

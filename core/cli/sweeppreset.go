@@ -127,11 +127,11 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 	if plan {
 		return nil
 	}
-	return collectPreset(studies, out, jsonOut, png, env)
+	return collectPreset(studies, out, sweepOutput{json: jsonOut, png: png}, env)
 }
 
 // collectPreset summarises each study directory of a preset's out.
-func collectPreset(studies []sweepStudy, out string, jsonOut, png bool, env *Env) error {
+func collectPreset(studies []sweepStudy, out string, o sweepOutput, env *Env) error {
 	found := 0
 	for _, st := range studies {
 		dir := filepath.Join(out, st.name)
@@ -139,10 +139,10 @@ func collectPreset(studies []sweepStudy, out string, jsonOut, png bool, env *Env
 			continue
 		}
 		found++
-		if !jsonOut {
+		if !o.json {
 			fmt.Fprintf(env.Stdout, "== %s\n", st.name)
 		}
-		if err := finishSweep(dir, jsonOut, png, env); err != nil {
+		if err := finishSweep(dir, o, env); err != nil {
 			return fmt.Errorf("study %s: %w", st.name, err)
 		}
 	}
