@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -50,7 +51,9 @@ interval of summary.json runs past it.
 
 --plan prints 'apic sweep ... --only ID' per cell instead of running
 them; the lines share no state, so 'apic sweep ... --plan | parallel -j N'
-runs the grid, and 'apic sweep --collect DIR' then summarises it.
+runs the grid, and 'apic sweep --collect DIR' then summarises it. Each
+line calls apic from PATH, which must have it where the lines run (not
+a 'go run' binary, which is temporary): --plan warns when PATH has none.
 --collect reads DIR and writes only results.csv and summary.json (and
 sweep.png with --png) there; in a folder it cannot write to, a
 colleague's or an archive, it prints the summary all the same and warns
@@ -127,7 +130,11 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	if f.plan {
-		return printPlan(args, cells, env)
+		if err := printPlan(args, cells, env); err != nil {
+			return err
+		}
+		warnPlanPath(env)
+		return nil
 	}
 	if f.only != "" {
 		for _, c := range cells {
@@ -221,6 +228,25 @@ func printPlan(args []string, cells []sweepCell, env *Env) error {
 		}
 	}
 	return nil
+}
+
+// warnPlanPath warns when the plan's lines, which call apic from PATH,
+// would find none here: piped to bash they fail with "apic: command not
+// found". It names the running binary to put there, unless it is go
+// run's, which is deleted when go run ends.
+func warnPlanPath(env *Env) {
+	if planProgram != "apic" {
+		return // a test's binary, by its path
+	}
+	if _, err := exec.LookPath("apic"); err == nil {
+		return
+	}
+	self, err := os.Executable()
+	if err != nil || strings.Contains(filepath.ToSlash(self), "/go-build") {
+		env.Warnf("the plan's lines call apic from PATH, and PATH has none here: build it there first (go build -o DIR/apic . with DIR on PATH; go run's binary is temporary)")
+		return
+	}
+	env.Warnf("the plan's lines call apic from PATH, and PATH has none here: put this binary, %s, on PATH as apic before running them", self)
 }
 
 // runCells runs every unfinished cell, with a progress line on stderr.

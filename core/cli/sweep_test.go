@@ -410,3 +410,29 @@ func TestSweepOnlyInterruptedSaysRestart(t *testing.T) {
 		t.Errorf("the interruption left %v", left)
 	}
 }
+
+// TestSweepPlanWarnsWithoutApicOnPath: the plan's lines call apic from
+// PATH; where PATH has none, piping them to bash fails line by line,
+// so --plan warns, once, on stderr, and its lines stay as they are.
+func TestSweepPlanWarnsWithoutApicOnPath(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	out := filepath.Join(t.TempDir(), "sw")
+	code, stdout, stderr := runCLI(t, append(tinySweepArgs(out), "--plan")...)
+	if code != 0 || !strings.HasPrefix(stdout, "apic sweep ") || strings.Count(stderr, "warning: the plan's lines call apic from PATH, and PATH has none") != 1 {
+		t.Errorf("--plan without apic on PATH: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = runCLI(t, "sweep", "--preset", "appendix-b", "--out", out, "--plan")
+	if n := strings.Count(stderr, "call apic from PATH"); code != 0 || n != 1 {
+		t.Errorf("preset --plan without apic on PATH: exit %d, %d warnings, stderr %q; want one", code, n, stderr)
+	}
+
+	bin := t.TempDir()
+	writeFile(t, bin, "apic", "#!/bin/sh\n")
+	if err := os.Chmod(filepath.Join(bin, "apic"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	if code, _, stderr := runCLI(t, append(tinySweepArgs(out), "--plan")...); code != 0 || stderr != "" {
+		t.Errorf("--plan with apic on PATH: exit %d, stderr %q; want no warning", code, stderr)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -112,6 +113,14 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 	if !ok {
 		return UsageError("--preset %s is no preset (there is appendix-b)", core.QuoteInput(name))
 	}
+	studyEnv := env
+	if plan {
+		// A plan's only note is warnPlanPath's: once for the preset,
+		// not once per study. Errors are returned, not printed.
+		quiet := *env
+		quiet.Stderr = io.Discard
+		studyEnv = &quiet
+	}
 	for _, st := range studies {
 		args := append(append([]string{}, st.args...), "--seeds", strconv.Itoa(seeds), "--tasks", strconv.Itoa(tasks), "--out", filepath.Join(out, st.name))
 		if plan {
@@ -120,11 +129,12 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 		if !plan {
 			env.Notef("sweep: study %s (%s)", st.name, filepath.Join(out, st.name))
 		}
-		if err := runSweep(ctx, args, env); err != nil {
+		if err := runSweep(ctx, args, studyEnv); err != nil {
 			return fmt.Errorf("study %s: %w", st.name, err)
 		}
 	}
 	if plan {
+		warnPlanPath(env)
 		return nil
 	}
 	return collectPreset(studies, out, sweepOutput{json: jsonOut, png: png}, env)
