@@ -976,12 +976,29 @@ func (m Model) undo() (tea.Model, tea.Cmd) {
 		m.setMsg(msgWarn, "training is running — esc stops it first")
 		return m, nil
 	}
-	if e.prev == nil {
+	if !e.undoable() {
 		m.setMsg(msgInfo, "nothing to undo")
 		return m, nil
 	}
-	m.entries[m.key()] = e.prev
+	if e.prev != nil {
+		m.entries[m.key()] = e.prev
+	} else {
+		delete(m.entries, m.key()) // shown again, it loads as on first sight
+	}
 	m.prog, m.losses = nil, nil // the box would describe the run just undone
+	if e.from != (entryKey{}) {
+		// A file opened over another system or backbone: back to the
+		// one shown when it was opened.
+		m.backbone = m.backbone.set(e.from.backbone)
+		if idx := slices.IndexFunc(m.systems, func(s sims.System) bool { return s.Name() == e.from.system }); idx >= 0 && idx != m.sysIdx {
+			m.sysIdx = idx
+			m.enterSystem()
+		}
+		m.res = nil
+		cmd := m.enterEntry()
+		m.setMsg(msgInfo, "undid opening %s: back to %s/%s, %s checkpoint", e.path, m.sys().Name(), m.backbone.value(), m.entry().sourceText())
+		return m, cmd
+	}
 	m.syncTraining()
 	m.setMsg(msgInfo, "restored the previous weights (%s)", e.prev.sourceText())
 	return m, m.reinfer()
@@ -1160,8 +1177,17 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	stopped, stepped := m.abandonRun()
 	key := entryKey{arch.System, string(arch.Backbone)}
 	// The replaced weights (perhaps trained here and unsaved) stay one u
-	// away.
-	m.entries[key] = &entry{model: msg.model, src: srcFile, path: msg.path, info: msg.info, prev: m.entries[key]}
+	// away. A system and backbone not shown yet get their shipped (or
+	// fresh) weights under the file, as on first sight, and u from the
+	// file goes back to what is shown now.
+	e := &entry{model: msg.model, src: srcFile, path: msg.path, info: msg.info, prev: m.entries[key]}
+	if key != m.key() {
+		e.from = m.key()
+	}
+	if e.prev == nil {
+		e.prev, _, _ = loadEntry(key, m.opts.Embedded) // nil on an error: u then forgets the key
+	}
+	m.entries[key] = e
 	m.backbone = m.backbone.set(string(arch.Backbone))
 	if idx != m.sysIdx {
 		m.sysIdx = idx

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"apic/core"
+	"apic/sims"
 )
 
 func displayWidth(s string) int { return ansi.StringWidth(s) }
@@ -431,13 +432,18 @@ func TestSaveAndOpen(t *testing.T) {
 	if !strings.Contains(m.render(), "checkpoint: file") {
 		t.Error("header does not show the file")
 	}
-	// u goes back to the weights the file replaced, and forward again by
+	// u goes back to the system shown before the open, and the weights
+	// the file replaced are spring/lnp's again; forward again by
 	// reopening.
-	opened := m.entry()
+	opened, from := m.entry(), m.entries[entryKey{"lv", "lnp"}]
 	m, _ = press(t, m, "u")
-	if m.entry().model != before {
+	if m.sys().Name() != "lv" || m.entry() != from {
+		t.Errorf("u after o shows %s, want lv/lnp as before the open", m.sys().Name())
+	}
+	if m.entries[entryKey{"spring", "lnp"}].model != before {
 		t.Error("u after o did not restore the replaced weights")
 	}
+	m, _ = press(t, m, "shift+tab")
 	m.entries[m.key()] = opened
 
 	// A bad file gives a clear error and changes nothing.
@@ -493,6 +499,50 @@ func TestPromptEditing(t *testing.T) {
 	}
 	if p = p.edit(keyMsg("o")); len(p.matches) != 0 || !strings.Contains(p.view(120, plainTheme), "tab complete") {
 		t.Error("the matches outlived the next key")
+	}
+}
+
+// TestUndoOpenOfAnotherModel: a file of another system or backbone
+// opened over the one on screen goes back to it with u (system,
+// backbone and model), as the open's message promises, also where that
+// system and backbone had no model yet.
+func TestUndoOpenOfAnotherModel(t *testing.T) {
+	for _, to := range []entryKey{{"lv", "cnp"}, {"spring", "anp"}} {
+		t.Run(to.system+"-"+to.backbone, func(t *testing.T) {
+			m := newTest(t, "spring", 80, 24)
+			before := m.entry()
+			sys, err := sims.Lookup(to.system)
+			if err != nil {
+				t.Fatal(err)
+			}
+			model, err := core.NewModel(core.DefaultConfig(sys, core.Backbone(to.backbone)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			nm, cmd := m.Update(openedMsg{path: "other.safetensors", gen: m.openGen, model: model})
+			m, _ = run(t, nm.(Model), cmd)
+			if m.key() != to || m.entry().model != model || !strings.Contains(m.msg, "u goes back") {
+				t.Fatalf("after the open: %v, message %q", m.key(), m.msg)
+			}
+			if !m.keysNow().Undo.Enabled() {
+				t.Error("the short help leaves out the u the message promises")
+			}
+			m, _ = press(t, m, "u")
+			if m.key() != (entryKey{"spring", "lnp"}) || m.entry() != before || m.res == nil {
+				t.Fatalf("after u: %v (same model %v, result %v), message %q; want spring/lnp as before the open",
+					m.key(), m.entry() == before, m.res != nil, m.msg)
+			}
+			if !strings.Contains(m.msg, "back to spring/lnp") {
+				t.Errorf("message after u: %q", m.msg)
+			}
+			// The file is undone on its own system and backbone too.
+			if e := m.entries[to]; e != nil && e.model == model {
+				t.Errorf("%v still shows the undone file", to)
+			}
+			if m, _ = press(t, m, "u"); !strings.Contains(m.msg, "nothing to undo") {
+				t.Errorf("a second u: %q, want nothing to undo", m.msg)
+			}
+		})
 	}
 }
 

@@ -34,6 +34,16 @@ type entry struct {
 	saved string    // where the weights were last saved, if anywhere
 	prev  *entry    // the weights before the last training run or opened file (u)
 	cell  AtlasCell // the atlas cell for srcAtlas
+	// from is what was shown when this file was opened over another
+	// system or backbone (zero when opened in place): u then goes back
+	// there, as the message of the open promises, and not just to
+	// whatever this system and backbone held before.
+	from entryKey
+}
+
+// undoable reports whether u has something to go back to from e.
+func (e *entry) undoable() bool {
+	return e.prev != nil || e.from != entryKey{}
 }
 
 // sourceText describes the checkpoint for the header.

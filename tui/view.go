@@ -242,7 +242,7 @@ func (m Model) keysNow() KeyMap {
 		b.SetEnabled(twoD)
 	}
 	k.Cancel.SetEnabled(m.run != nil)
-	k.Undo.SetEnabled(m.entry().prev != nil)
+	k.Undo.SetEnabled(m.entry().undoable())
 	k.Page.SetEnabled(!(m.width >= bigWidth && m.height >= bigHeight))
 	return k
 }
