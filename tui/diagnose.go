@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"apic/core"
 	"apic/core/cli"
@@ -125,22 +126,53 @@ func (m Model) diagView(w, h int) []string {
 	lines := []string{t.paint(t.bold, truncate(title, w)), t.paint(t.dim, truncate("d/esc closes · context/noise recompute", w))}
 	switch {
 	case m.diag.err != nil:
-		lines = append(lines, "", t.paint(t.err, truncate("diagnostics failed: "+m.diag.err.Error(), w)))
+		lines = append(lines, "")
+		for _, l := range wrapLines("diagnostics failed: "+m.diag.err.Error(), w) {
+			lines = append(lines, t.paint(t.err, l))
+		}
 	case m.diag.res == nil:
 		lines = append(lines, "", fmt.Sprintf("computing over %d realizations…", diagTasks))
 	default:
-		body := cli.DiagnosticsPanel(*m.diag.res)
+		body := wrapLines(cli.DiagnosticsPanel(*m.diag.res), w)
 		if w >= 80 {
 			// Room for the command line's layout; the curves, and then
-			// the scatter plots, too when they fit.
-			body = cli.DiagnosticsText(*m.diag.res, w, cli.DiagnosticsCompact, false)
+			// the scatter plots, too when they fit. Fitting counts the
+			// lines as drawn, wrapped.
+			body = wrapLines(cli.DiagnosticsText(*m.diag.res, w, cli.DiagnosticsCompact, false), w)
 			for _, detail := range []cli.DiagnosticsDetail{cli.DiagnosticsCurves, cli.DiagnosticsFull} {
-				if more := cli.DiagnosticsText(*m.diag.res, w, detail, false); strings.Count(more, "\n")+2 <= h {
+				if more := wrapLines(cli.DiagnosticsText(*m.diag.res, w, detail, false), w); len(more)+2 <= h {
 					body = more
 				}
 			}
 		}
-		lines = append(lines, strings.Split(strings.TrimRight(body, "\n"), "\n")...)
+		lines = append(lines, body...)
 	}
 	return block(lines, w, h)
+}
+
+// wrapLines splits text into its lines and breaks each one wider than
+// w at spaces, the continuation indented one past the line's own
+// indent, so that it reads as part of it. The explanations of `apic
+// diagnose` are written for a terminal's full width and would
+// otherwise be cut at the sidebar, losing their ends (the flag to
+// pass); its plots and tables are drawn to w and stay whole.
+func wrapLines(text string, w int) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		if ansi.StringWidth(line) <= w || w < 2 {
+			out = append(out, line)
+			continue
+		}
+		hang := strings.Repeat(" ", len(line)-len(strings.TrimLeft(line, " "))+1)
+		if len(hang) > w/2 {
+			hang = ""
+		}
+		head, rest := cutAtSpace(line, w)
+		out = append(out, head)
+		for rest != "" {
+			head, rest = cutAtSpace(rest, w-len(hang))
+			out = append(out, hang+head)
+		}
+	}
+	return out
 }

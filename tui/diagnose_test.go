@@ -143,3 +143,46 @@ func TestGoldenDiagnostics(t *testing.T) {
 		})
 	}
 }
+
+// The notes on a checkpoint's calibrated shapes are wider than the
+// panel beside the sidebar: they wrap onto the next line instead of
+// being cut, and the choice of how much detail fits counts the wrapped
+// lines, so the θ summary at the bottom is never pushed off the panel.
+func TestDiagnosticsWrapLongLines(t *testing.T) {
+	m := newTest(t, "spring", 120, 40)
+	m, _ = press(t, m, "d")
+	if m.diag.res == nil {
+		t.Fatalf("no diagnosis (error %v)", m.diag.err)
+	}
+	d := *m.diag.res
+	d.ThetaShaped, d.BandsShaped = true, true
+	m.diag.res = &d
+	frame := m.render()
+	for _, want := range []string{"--gaussian-theta", "scores θ̂ ± z σ_θ)", "--gaussian-bands scores μ ±", " z σ)"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the frame lacks %q:\n%s", want, frame)
+		}
+	}
+	for h := 24; h <= 70; h++ {
+		m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: h})
+		frame := m.render()
+		frameOK(t, frame, 120, h)
+		if !strings.Contains(frame, "SBC ranks") {
+			t.Fatalf("at 120×%d the θ summary's last line is off the panel:\n%s", h, frame)
+		}
+	}
+}
+
+func TestWrapLines(t *testing.T) {
+	got := wrapLines("short\n(one two three four five)\n  ab cd ef gh\n", 12)
+	want := []string{"short", "(one two", " three four", " five)", "  ab cd ef", "   gh"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("wrapLines = %q, want %q", got, want)
+	}
+	// A flag's hyphens do not break it.
+	got = wrapLines("(a --gaussian-theta b)", 18)
+	want = []string{"(a", " --gaussian-theta", " b)"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("wrapLines = %q, want %q", got, want)
+	}
+}

@@ -40,6 +40,30 @@ func truncate(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
+// cutAtSpace splits s at the last space that leaves at most w cells
+// before it (at w cells when its first word is wider), the spaces at the
+// break dropped. Only spaces break: a hyphen may belong to a flag
+// ("--gaussian-theta"), a slash to a path.
+func cutAtSpace(s string, w int) (head, rest string) {
+	if ansi.StringWidth(s) <= w {
+		return s, ""
+	}
+	cut := -1
+	for i, r := range s {
+		if r == ' ' && i > 0 {
+			if ansi.StringWidth(s[:i]) > w {
+				break
+			}
+			cut = i
+		}
+	}
+	if cut < 0 || strings.TrimSpace(s[:cut]) == "" {
+		head = ansi.Cut(s, 0, max(w, 1))
+		return head, strings.TrimLeft(s[len(head):], " ")
+	}
+	return strings.TrimRight(s[:cut], " "), strings.TrimLeft(s[cut:], " ")
+}
+
 // block pads lines to w cells and h lines.
 func block(lines []string, w, h int) []string {
 	out := make([]string, h)
