@@ -371,15 +371,27 @@ var spinner = []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 func (m Model) ablView(w, h int) []string {
 	t := m.theme
 	k := m.abl.key
-	title := fmt.Sprintf("ablation: %s · mean ± 95%% over %d realizations", m.ablLabel(), avgTasks)
-	where := fmt.Sprintf("%s/%s, %s, context %d, σ %g", k.system, k.backbone, m.atlasNote(), int(m.ctxSteps[k.system].value()), m.noise.value())
+	// Shorter wordings where the panel beside the sidebar is narrow (80
+	// columns): the title loses its filler words, the settings line the
+	// system and backbone, which the header names. Like the charts, the
+	// lines leave the last column blank, next to the sidebar's border.
+	title := fitFirst(w-1,
+		fmt.Sprintf("ablation: %s · mean ± 95%% over %d realizations", m.ablLabel(), avgTasks),
+		fmt.Sprintf("ablation: %s · mean ± 95%%, %d realizations", m.ablLabel(), avgTasks),
+		fmt.Sprintf("ablation: %s · mean ± 95%%/%d", m.ablLabel(), avgTasks))
+	settings := fmt.Sprintf("%s, context %d, σ %g", m.atlasNote(), int(m.ctxSteps[k.system].value()), m.noise.value())
+	where := fitFirst(w-1, fmt.Sprintf("%s/%s, %s", k.system, k.backbone, settings), settings)
 	status := "A/esc closes · ↑/↓ another control · ◆ current"
 	if n := len(m.abl.points); m.abl.done < n {
 		status = fmt.Sprintf("%c computing %d/%d… · %s", spinner[m.abl.done%len(spinner)], m.abl.done, n, status)
 	}
-	lines := []string{t.paint(t.bold, truncate(title, w)), truncate(where, w), t.paint(t.dim, truncate(status, w))}
+	lines := []string{t.paint(t.bold, title), where, t.paint(t.dim, truncate(status, w-1))}
 	if m.abl.why != "" {
-		return block(append(lines, "", t.paint(t.warn, truncate(m.abl.why, w))), w, h)
+		lines = append(lines, "")
+		for _, l := range wrapLines(m.abl.why, w-1) {
+			lines = append(lines, t.paint(t.warn, l))
+		}
+		return block(lines, w, h)
 	}
 	if err := m.ablError(); err != nil {
 		lines = append(lines, t.paint(t.err, truncate("failed: "+err.Error(), w)))

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
@@ -183,5 +184,46 @@ func TestAblationInProgram(t *testing.T) {
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
 	if !final.abl.open || final.abl.key.ctl != ctlLamTheta {
 		t.Errorf("the view is open %v on control %d", final.abl.open, final.abl.key.ctl)
+	}
+}
+
+// panelArea is the frame's panel area left of the sidebar, as plain
+// text, one string per line below the header.
+func panelArea(m Model) []string {
+	sideW := 30
+	if m.width >= bigWidth && m.height >= bigHeight {
+		sideW = 36
+	}
+	lines := strings.Split(ansi.Strip(m.render()), "\n")
+	var out []string
+	for _, l := range lines[len(m.header()) : len(lines)-1] {
+		out = append(out, ansi.Cut(l, 0, m.width-sideW-1))
+	}
+	return out
+}
+
+// TestAblationTextFits: on the smallest terminal the view's title and
+// settings line take shorter wordings rather than being cut, and no
+// chart writes into the panel's last column, beside the sidebar's
+// border.
+func TestAblationTextFits(t *testing.T) {
+	for _, ctl := range ablControls {
+		m := newAtlasTest(t, 80, 24, map[string]int{})
+		m = focusOn(t, m, ctl)
+		m, _ = press(t, m, "A")
+		area := panelArea(m)
+		for i, l := range area[:2] {
+			if strings.Contains(l, "…") {
+				t.Errorf("%s: line %d is cut: %q", m.ablLabel(), i, l)
+			}
+		}
+		if !strings.Contains(area[0], "ablation: "+m.ablLabel()) || !strings.Contains(area[0], "32") || !strings.Contains(area[1], "context 30, σ 0") {
+			t.Errorf("%s: title %q, settings %q", m.ablLabel(), area[0], area[1])
+		}
+		for i, l := range area {
+			if last := ansi.Cut(l, 48, 49); ansi.StringWidth(l) != 49 || last != " " {
+				t.Errorf("%s: line %d reaches the sidebar: %q", m.ablLabel(), i, l)
+			}
+		}
 	}
 }

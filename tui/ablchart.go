@@ -25,18 +25,13 @@ type ablChart struct {
 	nonNegative bool
 }
 
-// render draws the chart.
+// render draws the chart. Its last column stays blank (title and value
+// labels included): the right chart of the view borders the sidebar.
 func (c ablChart) render(t theme) []string {
 	cv := newCanvas(c.width, c.height)
-	title := c.title
-	if c.cur >= 0 && c.cur < len(c.ivs) && !math.IsNaN(c.ivs[c.cur].Mean) {
-		title += " " + intervalText(c.ivs[c.cur], 12)
-	}
 	y, logY := c.yScale()
-	if logY {
-		title += " · log"
-	}
-	cv.text(0, 0, truncate(title, c.width), nil)
+	title := c.titleText(logY)
+	cv.text(0, 0, title, nil)
 	body := c.height - 2
 	lo, hi := c.yRange(y)
 	if body < 2 || math.IsNaN(lo) || c.width < 16 {
@@ -70,10 +65,28 @@ func (c ablChart) render(t theme) []string {
 	return c.finish(cv, t, title)
 }
 
+// titleText is the metric's name, the current value's interval and
+// the log mark, in one column less than the chart: the interval takes
+// fewer digits, or goes, where they would not fit.
+func (c ablChart) titleText(logY bool) string {
+	avail := c.width - 1
+	suffix := ""
+	if logY {
+		suffix = " · log"
+	}
+	title := c.title
+	if c.cur >= 0 && c.cur < len(c.ivs) && !math.IsNaN(c.ivs[c.cur].Mean) {
+		if room := min(12, avail-ansi.StringWidth(title+" "+suffix)); room >= 4 {
+			title += " " + intervalText(c.ivs[c.cur], room)
+		}
+	}
+	return truncate(title+suffix, avail)
+}
+
 // finish paints the title bold over the canvas's lines.
 func (c ablChart) finish(cv canvas, t theme, title string) []string {
 	lines := cv.lines(t)
-	lines[0] = padRight(t.paint(t.bold, truncate(title, c.width)), c.width)
+	lines[0] = padRight(t.paint(t.bold, title), c.width)
 	return lines
 }
 
@@ -166,7 +179,7 @@ func (c ablChart) drawLabels(cv canvas, x0 int) {
 	place := func(i int) {
 		s := c.labels[i]
 		n := ansi.StringWidth(s)
-		x := max(0, min(c.width-n, c.column(i, x0)-n/2))
+		x := max(0, min(c.width-1-n, c.column(i, x0)-n/2))
 		for j := max(0, x-1); j < min(c.width, x+n+1); j++ {
 			if used[j] {
 				return

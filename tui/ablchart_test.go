@@ -54,3 +54,21 @@ func TestAblChartNonNegative(t *testing.T) {
 		t.Errorf("a signed metric's axis starts at %v, want below 0", lo)
 	}
 }
+
+// TestAblChartTitleFits: in a narrow chart (80 columns, half the panel)
+// the title keeps the log mark and drops digits of the interval rather
+// than being cut, leaving the last column blank (the right chart
+// borders the sidebar).
+func TestAblChartTitleFits(t *testing.T) {
+	iv := func(m, half float64) core.Interval { return core.Interval{Mean: m, Lo: m - half, Hi: m + half, N: 32} }
+	c := ablChart{title: "δ MAE", labels: []string{"1", "30", "100"}, cur: 1, width: 24, height: 9, nonNegative: true,
+		ivs: []core.Interval{iv(0.2, 0.01), iv(0.00362, 0.0024), iv(0.0001, 0.00005)}}
+	lines := c.render(newTheme(colorprofile.ASCII))
+	if title := lines[0]; !strings.Contains(title, "· log") || !strings.Contains(title, ".0036±") || strings.Contains(title, "…") || !strings.HasSuffix(title, " ") {
+		t.Errorf("title %q: want the interval shortened, the log mark kept, the last column blank", title)
+	}
+	c.title = "recon MAE"
+	if title := c.render(newTheme(colorprofile.ASCII))[0]; !strings.Contains(title, "recon MAE .0036") || !strings.Contains(title, "· log") || !strings.HasSuffix(title, " ") {
+		t.Errorf("title %q: want the mean at least, and the log mark", title)
+	}
+}

@@ -40,6 +40,17 @@ func truncate(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
+// fitFirst is the first of texts (ordered longest wording first) that
+// fits in w cells, else the last cut to w.
+func fitFirst(w int, texts ...string) string {
+	for _, s := range texts {
+		if ansi.StringWidth(s) <= w {
+			return s
+		}
+	}
+	return truncate(texts[len(texts)-1], w)
+}
+
 // cutAtSpace splits s at the last space that leaves at most w cells
 // before it (at w cells when its first word is wider), the spaces at the
 // break dropped. Only spaces break: a hyphen may belong to a flag
