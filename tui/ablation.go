@@ -417,9 +417,19 @@ func (m Model) ablCharts(w, h int) []string {
 	}
 	cur := m.ablCurrent()
 	w1, h1 := (w-1)/2, h/2
-	chart := func(i int) []string {
-		c := ablChart{title: ablMetrics[i][0], labels: labels, ivs: m.ablIntervals(ablMetrics[i][1]), cur: cur, width: w1, height: h1,
+	charts := make([]ablChart, len(ablMetrics))
+	labelW := 0
+	for i, mt := range ablMetrics {
+		charts[i] = ablChart{title: mt[0], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, width: w1, height: h1,
 			nonNegative: true} // every metric of ablMetrics is an MAE or an ECE
+		labelW = max(labelW, charts[i].yLabelWidth())
+	}
+	chart := func(i int) []string {
+		// The charts share the x axis (the control's values): with the
+		// widest y labels' room each, their columns and value labels
+		// line up, rather than each labelling the values it fits.
+		c := charts[i]
+		c.labelW = labelW
 		return block(c.render(m.theme), w1, h1)
 	}
 	gap := block(nil, 1, h1)

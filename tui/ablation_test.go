@@ -227,3 +227,29 @@ func TestAblationTextFits(t *testing.T) {
 		}
 	}
 }
+
+// TestAblationChartsShareTicks: the four charts share the x axis (the
+// control's values), so they label the same values at the same
+// columns, whatever the width of each one's y labels.
+func TestAblationChartsShareTicks(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		m := newAtlasTest(t, sz[0], sz[1], map[string]int{})
+		m = focusOn(t, m, ctlContext)
+		m, _ = press(t, m, "A")
+		area := panelArea(m)
+		w := ansi.StringWidth(area[0])
+		w1, h1 := (w-1)/2, (len(area)-3)/2
+		var ticks []string
+		for _, row := range []string{area[3+h1-1], area[3+2*h1-1]} {
+			ticks = append(ticks, ansi.Cut(row, 0, w1), ansi.Cut(row, w1+1, 2*w1+1))
+		}
+		if !strings.Contains(ticks[0], "30") {
+			t.Fatalf("%dx%d: no value labels found: %q", sz[0], sz[1], ticks)
+		}
+		for i, tk := range ticks[1:] {
+			if tk != ticks[0] {
+				t.Errorf("%dx%d: chart %d labels the values %q, chart 0 %q", sz[0], sz[1], i+1, tk, ticks[0])
+			}
+		}
+	}
+}

@@ -23,6 +23,9 @@ type ablChart struct {
 	// ECE): its axis starts at 0 at the lowest, where a wide interval
 	// would otherwise label it with a negative error.
 	nonNegative bool
+	// labelW is the least room for the y labels: charts side by side
+	// pass their widest, so that their columns line up.
+	labelW int
 }
 
 // render draws the chart. Its last column stays blank (title and value
@@ -37,8 +40,8 @@ func (c ablChart) render(t theme) []string {
 	if body < 2 || math.IsNaN(lo) || c.width < 16 {
 		return c.finish(cv, t, title)
 	}
-	top, bottom := shortNumber(y.inverse(hi), 2), shortNumber(y.inverse(lo), 2)
-	labelW := max(ansi.StringWidth(top), ansi.StringWidth(bottom))
+	top, bottom := c.yLabels(y, lo, hi)
+	labelW := max(ansi.StringWidth(top), ansi.StringWidth(bottom), c.labelW)
 	cv.text(labelW-ansi.StringWidth(top), 1, top, colLabel)
 	cv.text(labelW-ansi.StringWidth(bottom), body, bottom, colLabel)
 	for y := 1; y <= body; y++ {
@@ -81,6 +84,23 @@ func (c ablChart) titleText(logY bool) string {
 		}
 	}
 	return truncate(title+suffix, avail)
+}
+
+// yLabels are the labels of the top and bottom of axis y's range.
+func (c ablChart) yLabels(y yAxis, lo, hi float64) (top, bottom string) {
+	return shortNumber(y.inverse(hi), 2), shortNumber(y.inverse(lo), 2)
+}
+
+// yLabelWidth is the room the chart's own y labels take, 0 when it has
+// nothing to draw yet.
+func (c ablChart) yLabelWidth() int {
+	y, _ := c.yScale()
+	lo, hi := c.yRange(y)
+	if math.IsNaN(lo) {
+		return 0
+	}
+	top, bottom := c.yLabels(y, lo, hi)
+	return max(ansi.StringWidth(top), ansi.StringWidth(bottom))
 }
 
 // finish paints the title bold over the canvas's lines.
@@ -171,8 +191,7 @@ func (c ablChart) column(i, x0 int) int {
 }
 
 // drawLabels writes the value labels on the last line under their
-// columns: the current value's first, then the others left to right
-// where they leave a space to their neighbours.
+// columns where they leave a space to their neighbours.
 func (c ablChart) drawLabels(cv canvas, x0 int) {
 	y := c.height - 1
 	used := make([]bool, c.width)
@@ -194,11 +213,16 @@ func (c ablChart) drawLabels(cv canvas, x0 int) {
 			used[j] = true
 		}
 	}
-	if c.cur >= 0 && c.cur < len(c.labels) {
-		place(c.cur)
-	}
+	// The current value first, then the ends, which show the axis's
+	// span, then the rest left to right.
+	order := []int{c.cur, 0, len(c.labels) - 1}
 	for i := range c.labels {
-		if i != c.cur {
+		order = append(order, i)
+	}
+	placed := make([]bool, len(c.labels))
+	for _, i := range order {
+		if i >= 0 && i < len(c.labels) && !placed[i] {
+			placed[i] = true
 			place(i)
 		}
 	}
