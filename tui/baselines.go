@@ -278,7 +278,11 @@ func (m Model) baseLines(w int) []string {
 		case !r.done:
 			row = label + "running…"
 		case r.err != nil:
-			row = label + t.paint(t.err, "failed: "+r.err.Error())
+			// The row has room for a few words of the reason: the
+			// method's name (the row's label says it) and a "failed:"
+			// (the status line says it) would take most of them.
+			why, _ := strings.CutPrefix(r.err.Error(), r.name+": ")
+			row = label + t.paint(t.err, "✗ "+why)
 		default:
 			var th []string
 			for j, v := range r.pred.Theta {

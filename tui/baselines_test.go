@@ -120,7 +120,7 @@ func TestGoldenBaselines(t *testing.T) {
 			m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("bcpi: no positive-definite covariance")})
 			frame := m.render()
 			frameOK(t, frame, tc.w, tc.h)
-			wants := []string{"k koh", "koh-gp done 0.12 s", "bcpi failed", "pinn running…", "bcpi failed: bcpi: no"}
+			wants := []string{"k koh", "koh-gp done 0.12 s", "bcpi failed", "pinn running…", "bcpi ✗ no positive"}
 			if tc.w >= bigWidth {
 				wants = append(wants, "cpinn running…", "bcpi 3 starts × 500 MCMC")
 			}
@@ -193,7 +193,7 @@ func TestBaselinesCommandsDeliver(t *testing.T) {
 		t.Errorf("status %q (kind %v), want the error %q", m.msg, m.msgKind, want)
 	}
 	frame := m.render()
-	for _, want := range []string{"bcpi failed: bcpi: system", "pinn failed: diverged", "koh-gp done", "koh  ω " + shortNumber(good.Theta[0], 3)} {
+	for _, want := range []string{"bcpi ✗ system spring", "pinn ✗ diverged", "koh-gp done", "koh  ω " + shortNumber(good.Theta[0], 3)} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the frame lacks %q:\n%s", want, frame)
 		}
@@ -239,5 +239,28 @@ func TestBaselineFailuresWrap(t *testing.T) {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the frame lacks %q:\n%s", want, frame)
 		}
+	}
+}
+
+// On the smallest terminal a message of several baseline failures has
+// one line below the status line: it keeps the last failure whole,
+// from its method's name, rather than starting inside a word, and the
+// sidebar's rows give their reasons without repeating what the row
+// and the status line say.
+func TestBaselineFailuresOnSmallTerminal(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	m = send(t, m, baseMsg{gen: m.base.gen, idx: 0, err: errors.New("koh-gp: need at least 2 context observations, got 1")})
+	m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("channel y has 1 context observations, need at least 2")})
+	m = send(t, m, fakeBaseline(m, m.base.gen, 2, 1.1))
+	frame := m.render()
+	frameOK(t, frame, 80, 24)
+	lines := strings.Split(frame, "\n")
+	if got, want := strings.TrimRight(lines[2], " "), "  …bcpi: channel y has 1 context observations, need at least 2"; got != want {
+		t.Errorf("the message's line is %q, want %q", got, want)
+	}
+	if !strings.Contains(frame, "koh  ✗ need at least 2") {
+		t.Errorf("the sidebar's koh row does not start with the reason:\n%s", frame)
 	}
 }

@@ -165,8 +165,8 @@ func (m Model) msgLines() int {
 // splitMsg cuts msg into lines of the given widths (a width of 0 leaves
 // its line empty), breaking at spaces or after slashes, and stops once
 // msg is used up. The last line keeps the end of what is left, where an
-// error says its cause, and starts with "…" when its start is cut; a
-// single width leaves msg whole.
+// error says its cause, and starts with "…" when its start is cut (see
+// msgTail); a single width leaves msg whole.
 func splitMsg(msg string, widths []int) []string {
 	if len(widths) == 1 {
 		return []string{msg} // a note, cut at its end by the line
@@ -178,7 +178,7 @@ func splitMsg(msg string, widths []int) []string {
 			return out
 		case i == len(widths)-1:
 			if ansi.StringWidth(msg) > w {
-				msg = ansi.TruncateLeft(msg, ansi.StringWidth(msg)-w+1, "…")
+				msg = "…" + msgTail(msg, w-1)
 			}
 			return append(out, msg)
 		case w == 0:
@@ -196,6 +196,34 @@ func splitMsg(msg string, widths []int) []string {
 		msg = strings.TrimLeft(msg[len(first):], " ")
 	}
 	return out
+}
+
+// msgSeparators join the parts of a message: the baselines' failures
+// ("koh-gp: …; bcpi: …"), the range warning and what follows it.
+var msgSeparators = []string{"; ", " · "}
+
+// msgTail is the end of msg in at most w cells, starting where a part of
+// it starts (the earliest such start in the last w cells), else at a
+// word: a part cut at its start has lost what it is about ("…observations,
+// got 1;"), and a word cut in two reads as another word.
+func msgTail(msg string, w int) string {
+	tail := ansi.TruncateLeft(msg, ansi.StringWidth(msg)-w, "")
+	cutWord := len(tail) < len(msg) && msg[len(msg)-len(tail)-1] != ' '
+	best := -1
+	for _, sep := range msgSeparators {
+		if i := strings.Index(tail, sep); i >= 0 && i+len(sep) < len(tail) && (best < 0 || i+len(sep) < best) {
+			best = i + len(sep)
+		}
+	}
+	switch {
+	case best >= 0:
+		return tail[best:]
+	case cutWord:
+		if i := strings.IndexByte(tail, ' '); i >= 0 && i+1 < len(tail) {
+			return tail[i+1:]
+		}
+	}
+	return strings.TrimLeft(tail, " ")
 }
 
 // status is the status word and its style.
