@@ -34,9 +34,10 @@
 //
 // Keys: ↑↓ select, ←→ change, tab/shift+tab system, b backbone, r new
 // realization, a θ back to the estimate, t train, m training mode, esc
-// stop training, u undo the last training, [ ] { } time slice, v heatmaps,
-// p other panels, d diagnostics, c baselines, s save, o open, ? help, q or
-// ctrl+c quit.
+// stop training, u undo the last training or open (back to the system
+// and backbone shown before a file of another), [ ] { } time slice, v
+// heatmaps, p other panels, d diagnostics, c baselines, s save, o open,
+// ? help, q or ctrl+c quit.
 //
 // c runs the paper's three per-realization baselines (KOH-GP, BCPI and
 // Correction-PINN, with interactive budgets) on the task on screen, one
