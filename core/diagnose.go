@@ -133,7 +133,7 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	failed := []Failure{}
 	err := m.predictTasks(ctx, tasks, o, false, func(lo int, part []sims.Task, preds []Prediction) {
 		for i, t := range part {
-			if why := preds[i].Problem(); why != "" {
+			if why := preds[i].problemIn(t); why != "" {
 				failed = append(failed, Failure{Index: lo + i, Reason: why})
 				continue
 			}

@@ -375,9 +375,9 @@ func (m *Model) predictTasks(ctx context.Context, tasks []sims.Task, o PredictOp
 }
 
 // scoreOrFail scores p, or marks the realization failed when p cannot
-// be scored.
+// be scored: not finite, or run away from its data (Runaway).
 func scoreOrFail(sys sims.System, t sims.Task, p Prediction) TaskMetrics {
-	if why := p.Problem(); why != "" {
+	if why := p.problemIn(t); why != "" {
 		return TaskMetrics{Failed: why}
 	}
 	return Score(sys, t, p)

@@ -218,14 +218,6 @@ func TestStage2LossFiniteDifference(t *testing.T) {
 	}
 }
 
-func maxAbs(xs []float64) float64 {
-	m := 0.0
-	for _, x := range xs {
-		m = math.Max(m, math.Abs(x))
-	}
-	return m
-}
-
 // TestGridSummaryPredicts: a model with the grid summary predicts in one
 // pass and with refinement (both paths encode the summary on first use).
 func TestGridSummaryPredicts(t *testing.T) {

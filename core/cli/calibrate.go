@@ -313,37 +313,13 @@ func checkPredictionFinite(p core.Prediction, sys sims.System, checkpoint string
 	return nil
 }
 
-// divergedFactor (a million) is how many times the largest magnitude in
-// the data (observations, side information, or 1) a prediction, its
-// spread or the noise σ̂ may reach before the calibration counts as
-// diverged: no simulator here comes near it for θ in its prior, so only
-// a network far outside its training data gets there (spring's y = 50,
-// against ±1 in training, gave 1e30).
-const divergedFactor = 1e6
-
 // checkPredictionScale fails when the prediction has run away from the
-// data by more than divergedFactor: finite numbers that mean nothing,
+// data (core.Prediction.Runaway): finite numbers that mean nothing,
 // which would otherwise be reported as a result. blameData then names
 // the observations when they lie outside the training range.
 func checkPredictionScale(p core.Prediction, obs sims.Context, side []float64) error {
-	scale := 1.0
-	for _, row := range append(obs.Values, side) {
-		for _, v := range row {
-			if !math.IsNaN(v) {
-				scale = max(scale, math.Abs(v))
-			}
-		}
-	}
-	for _, s := range []struct {
-		name   string
-		values []float64
-	}{{"prediction", p.Mean}, {"prediction std", p.Std}, {"discrepancy", p.DeltaMean},
-		{"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}, {"noise σ̂", p.NoiseStd}} {
-		for _, v := range s.values {
-			if math.Abs(v) > divergedFactor*scale {
-				return fmt.Errorf("the model diverged: its %s reaches %.3g, over a million times the largest magnitude in the data %.3g", s.name, v, scale)
-			}
-		}
+	if why := p.Runaway(obs, side); why != "" {
+		return errors.New(why)
 	}
 	return nil
 }

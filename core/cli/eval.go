@@ -135,12 +135,17 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	return nil
 }
 
-// maxFailureIndices is how many failed realizations failureLine names.
-const maxFailureIndices = 10
+// maxFailureIndices is how many failed realizations failureLine names,
+// and maxFailureReasons how many of their distinct reasons (a diverged
+// realization's names its own numbers; --json lists every one).
+const (
+	maxFailureIndices = 10
+	maxFailureReasons = 2
+)
 
 // failureLine says how many of tasks realizations failed, which ones
-// (the first maxFailureIndices) and why (each distinct reason once);
-// "" when none did.
+// (the first maxFailureIndices) and why (the first maxFailureReasons
+// distinct reasons); "" when none did.
 func failureLine(f core.Failures, tasks int) string {
 	if f.Count == 0 {
 		return ""
@@ -158,6 +163,9 @@ func failureLine(f core.Failures, tasks int) string {
 	}
 	if len(f.Realizations) > maxFailureIndices {
 		idx = append(idx, "…")
+	}
+	if n := len(reasons) - maxFailureReasons; n > 0 {
+		reasons = append(reasons[:maxFailureReasons], fmt.Sprintf("%s (--json lists each)", core.Count(n, "more reason")))
 	}
 	verb, which := "are", "realizations"
 	if f.Count == 1 {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -173,6 +174,14 @@ func TestFailureLine(t *testing.T) {
 	}
 	f.Count = 12
 	want := "12 of 40 realizations failed and are left out of the means (realizations 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, …: a; b)"
+	if got := failureLine(f, 40); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// Reasons that name their own numbers: the first two, and a count.
+	for i := range f.Realizations {
+		f.Realizations[i].Reason = fmt.Sprintf("diverged at %d", i)
+	}
+	want = "12 of 40 realizations failed and are left out of the means (realizations 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, …: diverged at 0; diverged at 1; 10 more reasons (--json lists each))"
 	if got := failureLine(f, 40); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}

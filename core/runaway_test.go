@@ -1,0 +1,35 @@
+package core
+
+import (
+	"strings"
+	"testing"
+
+	"apic/sims"
+)
+
+// A prediction a million times beyond its data (context values, side
+// information, or 1) has run away; eval and diagnose count it failed
+// instead of averaging its finite, meaningless numbers.
+func TestRunaway(t *testing.T) {
+	ctx := sims.Context{Values: [][]float64{{0.5, 3}, {-2, 1}}}
+	for _, c := range []struct {
+		p    Prediction
+		side []float64
+		want string
+	}{
+		{Prediction{Mean: []float64{1, -2.9e6}}, nil, ""},
+		{Prediction{Mean: []float64{1, -3.1e6}}, nil, "its prediction reaches -3.1e+06"},
+		{Prediction{Mean: []float64{1, -3.1e6}}, []float64{5}, ""},
+		{Prediction{NoiseStd: []float64{1e7}}, nil, "its noise σ̂ reaches 1e+07"},
+		{Prediction{Nominal: []float64{2e6}}, nil, ""},
+	} {
+		got := c.p.Runaway(ctx, c.side)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%+v, side %v: %q, want %q", c.p, c.side, got, c.want)
+		}
+	}
+	task := sims.Task{Context: ctx}
+	if tm := scoreOrFail(nil, task, Prediction{Mean: []float64{4e6}}); !strings.Contains(tm.Failed, "diverged") {
+		t.Errorf("scoreOrFail of a runaway prediction: %+v", tm)
+	}
+}
