@@ -381,3 +381,45 @@ func TestWarningsNoInterval(t *testing.T) {
 		t.Errorf("warnings %q, want alpha's alone", got)
 	}
 }
+
+// A context bunched at one time (or any narrow slice of a state
+// dimension) is flagged; one spread over the domain, or of fewer than
+// three points, is not.
+func TestSpanWarnings(t *testing.T) {
+	sys, err := sims.Lookup("advdiff")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := sys.Grid()
+	ctx := func(states ...[]float64) sims.Context { return sims.Context{States: states} }
+	for _, c := range []struct {
+		ctx  sims.Context
+		want string
+	}{
+		{ctx([]float64{0, 0.1}, []float64{0.5, 0.5}, []float64{1, 0.9}), ""},
+		{ctx([]float64{0, 0.1}, []float64{0, 0.5}, []float64{0, 0.9}), "the 3 observations span only t ∈ [0, 0] of its domain"},
+		{ctx([]float64{0.1, 0.5}, []float64{0.5, 0.51}, []float64{0.9, 0.52}), "span only x ∈ [0.5, 0.52]"},
+		{ctx([]float64{0, 0.1}, []float64{0, 0.5}), ""},
+	} {
+		w := spanWarnings(g, c.ctx)
+		if c.want == "" && len(w) > 0 || c.want != "" && !hasWarning(w, c.want) {
+			t.Errorf("states %v: warnings %q, want %q", c.ctx.States, w, c.want)
+		}
+	}
+}
+
+// A channel never observed is named; one observed at some points is not.
+func TestUnobservedWarnings(t *testing.T) {
+	sys, err := sims.Lookup("lv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	preyOnly := sims.Context{States: [][]float64{{1}, {2}}, Mask: [][]bool{{true, false}, {true, false}}}
+	if w := unobservedWarnings(sys.Grid(), preyOnly); len(w) != 1 || !strings.HasPrefix(w[0], "no predator observations") {
+		t.Errorf("prey only: %q", w)
+	}
+	some := sims.Context{States: [][]float64{{1}, {2}}, Mask: [][]bool{{true, false}, {true, true}}}
+	if w := unobservedWarnings(sys.Grid(), some); len(w) != 0 {
+		t.Errorf("predator at one point: %q", w)
+	}
+}

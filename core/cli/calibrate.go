@@ -28,7 +28,8 @@ Runs amortized inference on sparse measurements of a new realization and
 reports the physical parameters θ̂ with a 50% and a 95% interval (the
 95% one mean ± 1.96 std; the 50% one from the checkpoint's calibrated
 shape of θ's intervals, whose errors are heavier-tailed than a
-Gaussian's; both cut to the prior range, outside which θ̂ cannot lie),
+Gaussian's, or the Gaussian's where the deviation is nearly the
+prior's; both cut to the prior range, outside which θ̂ cannot lie),
 misspecification warnings, the nominal simulator F(x; θ̂), the learned
 discrepancy and the corrected prediction ± 2σ on the system's grid.
 
@@ -36,14 +37,25 @@ discrepancy and the corrected prediction ± 2σ on the system's grid.
 its channels (spring: t,y; lv: t,prey,predator, where an empty cell means
 that channel was not observed there, and a channel's column left out that
 it was not observed at all; advdiff: t,x,u), one observation per row,
-anywhere inside the domain and in any order; '-' reads stdin. Systems with
+anywhere inside the domain and in any order, each state at most once
+(average replicate measurements first); '-' reads stdin. Systems with
 side information need it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row
 per grid position) for advdiff.
 
 Numbers, in the files and in --u0, are decimal or exponent notation
 (-1.5, 2e-3, .5, 5., 1E+2), the same for every system; NaN, Inf,
 hexadecimal (0x1p1) and digit separators (1_0) are refused with the
-file's line. Lines may end in LF, CRLF or CR alone.` + inputLimitsHelp(),
+file's line. Lines may end in LF, CRLF or CR alone.
+
+--json prints one object: system, backbone, checkpoint, channels; theta
+(per parameter: mean, std, lo50, hi50, lo95, hi95); noise (per channel:
+std, the estimated σ̂, and its lo95, hi95; hi95 null for a channel without
+observations); on the grid (t, and x for advdiff), nominal F(x; θ̂),
+prediction (mean, std, half95 the 95% half-width of its band,
+observation_std the band of a new noisy observation) and discrepancy
+(mean, std, half95), laid out as simulate --json lays its grid (spring:
+one value per t; lv: per t, one per channel; advdiff: per t, one per x);
+and warnings.` + inputLimitsHelp(),
 		Run: runCalibrate,
 	})
 }
@@ -57,7 +69,9 @@ Limits, checked as the file is read: at most %d observations, %d
 fields per line, %d bytes per field and %d per line. An observed value
 more than %d times the largest magnitude the system's training saw
 (spring: |y| ≤ %d) is refused as a wrong unit or column, on every
-system alike; one merely far outside the training range is warned about.
+system alike; one merely far outside the training range is warned about,
+and a calibration the model diverges on (values a million times the
+data's) is refused, naming the observations that lie outside training.
 Ctrl-C stops the wait for input (a FIFO, a terminal).`,
 		core.LimitObservations.Max, core.LimitFieldsPerLine.Max, core.LimitFieldBytes.Max, core.LimitLineBytes.Max, core.SaneFactor, core.SaneFactor)
 }
@@ -92,7 +106,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff)")
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	seed := fs.Uint64("seed", 1, "seed of the latent samples")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots (a channel without observations has noise hi95 null: no upper end)")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots (its fields are listed above)")
 	pngPath := fs.String("png", "", "also write a figure to this PNG `file` (an existing file is replaced only if it is a PNG)")
 	if err := env.Parse(fs, args); err != nil {
 		return err
