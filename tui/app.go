@@ -336,7 +336,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if !ok {
 		return nm, cmd
 	}
-	next.syncBaselines()
+	next.syncBaselines(m.msg)
 	// The syncs change next: they run before it is returned.
 	cmd = tea.Batch(cmd, next.syncDiag(), next.syncAblation(), next.syncAverages())
 	return next, cmd

@@ -24,7 +24,8 @@ import (
 // time go under the θ readout. A new realization, another system, a
 // different context size or noise, or c again cancels the running fits
 // and drops their results: a baseline on screen is always one of the
-// realization on screen.
+// realization on screen. The status line says when a change dropped
+// them, and that c runs them again.
 
 // Interactive budgets: far below the paper's (BCPI 10 starts × 2000
 // steps, Correction-PINN 20 members × 3000 steps), so that a fit comes
@@ -146,11 +147,39 @@ func (m *Model) clearBaselines() {
 }
 
 // syncBaselines drops the baselines when the realization on screen is
-// no longer the one they fit.
-func (m *Model) syncBaselines() {
-	if m.base.active && m.base.key != m.baseKeyNow() {
-		m.clearBaselines()
+// no longer the one they fit, and says so: the status line would still
+// say "c again stops" while c would start new fits. prev is the message
+// before the update; one the update set stays, the note after it.
+func (m *Model) syncBaselines(prev string) {
+	now := m.baseKeyNow()
+	if !m.base.active || m.base.key == now {
+		return
 	}
+	verb := "cleared"
+	if !m.base.allDone() {
+		verb = "stopped"
+	}
+	note := fmt.Sprintf("baselines %s: %s · c runs them again", verb, m.base.key.change(now))
+	m.clearBaselines()
+	if m.msg != prev && m.msg != "" {
+		note = m.msg + " · " + note
+	}
+	// A warning, not a note: a note too long for the line is cut, and
+	// the end says how to get them back.
+	m.setMsg(max(m.msgKind, msgWarn), "%s", note)
+}
+
+// change names what differs between the key the baselines fit and now.
+func (k baseKey) change(now baseKey) string {
+	switch {
+	case k.system != now.system:
+		return "another system"
+	case k.seed != now.seed:
+		return "another realization"
+	case k.context != now.context:
+		return "the context size changed"
+	}
+	return "the noise changed"
 }
 
 // startBaselines starts one command per baseline on the current task.
@@ -185,7 +214,10 @@ func (m *Model) startBaselines() tea.Cmd {
 			return baseMsg{gen: gen, idx: i, pred: p, err: err, elapsed: time.Since(start)}
 		})
 	}
-	m.setMsg(msgInfo, "baselines: %s · c again stops", baseBudgetString)
+	// What c does next goes first: the status line's account of the
+	// fits leaves the message little room, and the budgets are in the
+	// sidebar's title too.
+	m.setMsg(msgInfo, "baselines: c again stops and clears them · %s", baseBudgetString)
 	if len(cmds) == 0 { // none could start
 		m.base.cancel()
 		m.setMsg(msgErr, "%s", m.base.failures())

@@ -104,6 +104,62 @@ func TestBaselinesStaleResultsDropped(t *testing.T) {
 	}
 }
 
+// A change that drops the baselines says so in the status line, and
+// what c does next: it no longer says "c again stops", and c starts the
+// fits again. A message the change set itself stays in front.
+func TestBaselinesDroppedSaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ctl  control
+		key  string
+		want []string
+	}{
+		{"noise", ctlNoise, "right", []string{"baselines stopped: the noise changed · c runs them again"}},
+		{"context", ctlContext, "right", []string{"baselines stopped: the context size changed · c runs them again"}},
+		{"realization", -1, "r", []string{"new realization, seed 2 · ", "baselines stopped: another realization · c runs them again"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newTest(t, "spring", 140, 44)
+			if tc.ctl >= 0 {
+				m = focusOn(t, m, tc.ctl)
+			}
+			m, _ = pressNoRun(t, m, "c")
+			if !strings.Contains(m.render(), "c again stops") {
+				t.Fatalf("the frame does not say what c does while the fits run:\n%s", m.render())
+			}
+			ctx := m.base.ctx
+			m, _ = pressNoRun(t, m, tc.key)
+			if ctx.Err() == nil || m.base.active {
+				t.Fatalf("%s did not stop the baselines", tc.key)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(m.msg, want) {
+					t.Errorf("status %q lacks %q", m.msg, want)
+				}
+			}
+			if frame := m.render(); strings.Contains(frame, "c again stops") || !strings.Contains(frame, "c runs them again") {
+				t.Errorf("the frame's status is not the dropped baselines':\n%s", frame)
+			}
+			m, hasCmd := pressNoRun(t, m, "c")
+			defer m.base.cancel()
+			if !m.base.active || !hasCmd {
+				t.Errorf("c after the drop: active %v, command %v; want the fits started", m.base.active, hasCmd)
+			}
+		})
+	}
+	// Finished fits are cleared, not stopped.
+	m := newTest(t, "spring", 140, 44)
+	m = focusOn(t, m, ctlNoise)
+	m, _ = pressNoRun(t, m, "c")
+	for i := range m.base.runs {
+		m = send(t, m, fakeBaseline(m, m.base.gen, i, 1.1))
+	}
+	m, _ = pressNoRun(t, m, "right")
+	if want := "baselines cleared: the noise changed · c runs them again"; m.msg != want {
+		t.Errorf("status %q, want %q", m.msg, want)
+	}
+}
+
 // TestGoldenBaselines is the overlay with injected results: KOH-GP done,
 // BCPI failed, Correction-PINN still running.
 // Regenerate with: go test ./tui -run TestGoldenBaselines -update
@@ -122,7 +178,9 @@ func TestGoldenBaselines(t *testing.T) {
 			frameOK(t, frame, tc.w, tc.h)
 			wants := []string{"k koh", "koh-gp done 0.12 s", "bcpi failed", "pinn running…", "bcpi ✗ no positive"}
 			if tc.w >= bigWidth {
-				wants = append(wants, "cpinn running…", "bcpi 3 starts × 500 MCMC")
+				// The message's start, what c does next, stays whole;
+				// the budgets are in the sidebar's title.
+				wants = append(wants, "cpinn running…", "c again stops and clears them", baseBudgetTitle)
 			}
 			for _, want := range wants {
 				if !strings.Contains(frame, want) {

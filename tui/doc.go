@@ -44,7 +44,8 @@
 // command each; their corrected predictions and δ̂ are drawn over panels
 // 3 and 2 (marks k, b, p), their θ̂ and wall times listed under the θ
 // rows. Another realization, system, context size or noise, or c again,
-// cancels them and drops late results.
+// cancels them and drops late results; the status line says when a
+// change did, and that c runs them again.
 //
 // No numerics live here: inference and training are package core's. The
 // UI stays responsive because inference runs in commands off the UI
