@@ -24,6 +24,10 @@ import (
 // come back in seconds.
 const diagTasks = 32
 
+// diagSeed is the realizations' seed: the view's numbers are those of
+// apic diagnose --tasks diagTasks --seed diagSeed --samples n.
+const diagSeed = 1
+
 // diagKey is what a diagnosis depends on; a change of any of it makes
 // the one on screen stale.
 type diagKey struct {
@@ -38,6 +42,7 @@ type diagState struct {
 	open   bool
 	gen    int // generation of the newest request; older results are dropped
 	key    diagKey
+	samp   int // latent samples per realization, for the header
 	cancel context.CancelFunc
 	res    *core.Diagnostics
 	err    error
@@ -95,8 +100,9 @@ func (m *Model) startDiag() tea.Cmd {
 	m.diag.key, m.diag.cancel = m.diagKeyNow(), cancel
 	m.diag.res, m.diag.err = nil, nil
 	gen, model := m.diag.gen, m.diag.key.model
+	m.diag.samp = samplesFor(m.sys())
 	opt := core.DiagnoseOptions{Tasks: diagTasks, Context: m.diag.key.context, Noise: m.diag.key.noise,
-		Seed: 1, Samples: samplesFor(m.sys()), Refine: -1}
+		Seed: diagSeed, Samples: m.diag.samp, Refine: -1}
 	return func() tea.Msg {
 		d, err := core.Diagnose(ctx, model, opt)
 		return diagMsg{gen: gen, d: d, err: err}
@@ -121,9 +127,7 @@ func (m Model) onDiag(msg diagMsg) (tea.Model, tea.Cmd) {
 // diagView draws the view in the panel area (w × h).
 func (m Model) diagView(w, h int) []string {
 	t := m.theme
-	k := m.diag.key
-	title := fmt.Sprintf("diagnostics: %d realizations, context %d, σ %g", diagTasks, k.context, k.noise)
-	lines := []string{t.paint(t.bold, truncate(title, w)), t.paint(t.dim, truncate("d/esc closes · context/noise recompute", w))}
+	lines := m.diagHeader(w)
 	switch {
 	case m.diag.err != nil:
 		lines = append(lines, "")
@@ -140,7 +144,7 @@ func (m Model) diagView(w, h int) []string {
 			// lines as drawn, wrapped.
 			body = wrapLines(cli.DiagnosticsText(*m.diag.res, w, cli.DiagnosticsCompact, false), w)
 			for _, detail := range []cli.DiagnosticsDetail{cli.DiagnosticsCurves, cli.DiagnosticsFull} {
-				if more := wrapLines(cli.DiagnosticsText(*m.diag.res, w, detail, false), w); len(more)+2 <= h {
+				if more := wrapLines(cli.DiagnosticsText(*m.diag.res, w, detail, false), w); len(lines)+len(more) <= h {
 					body = more
 				}
 			}
@@ -148,6 +152,26 @@ func (m Model) diagView(w, h int) []string {
 		lines = append(lines, body...)
 	}
 	return block(lines, w, h)
+}
+
+// diagHeader is the view's title and hint lines at width w. The title
+// gives the sample count with the realizations: the numbers depend on
+// it, and it is the system's interactive one (8 for lv, 16 else), not
+// the 32 that apic diagnose takes by default. Where the title does not
+// fit a line, context and σ start the hint line, whose hint shortens.
+func (m Model) diagHeader(w int) []string {
+	t := m.theme
+	k := m.diag.key
+	title := fmt.Sprintf("diagnostics: %d realizations, %d samples each", diagTasks, m.diag.samp)
+	where := fmt.Sprintf("context %d, σ %g", k.context, k.noise)
+	hint := "d/esc closes · context/noise recompute"
+	if full := title + ", " + where; ansi.StringWidth(full) <= w {
+		title = full
+	} else if hint = where + " · " + hint; ansi.StringWidth(hint) > w {
+		hint = where + " · d/esc closes"
+	}
+	lines := []string{t.paint(t.bold, truncate(title, w)), t.paint(t.dim, truncate(hint, w))}
+	return lines
 }
 
 // wrapLines splits text into its lines and breaks each one wider than

@@ -123,6 +123,42 @@ func TestDiagnosticsClose(t *testing.T) {
 	}
 }
 
+// The header gives the latent samples per realization the diagnosis
+// used (the system's interactive count), with the realizations: the
+// numbers are those of apic diagnose with these flags.
+func TestDiagnosticsHeaderSaysTheSamples(t *testing.T) {
+	for _, tc := range []struct {
+		sys     string
+		w, h    int
+		samples int
+	}{{"spring", 80, 24, 16}, {"spring", 160, 48, 16}, {"lv", 80, 24, 8}} {
+		t.Run(fmt.Sprintf("%s_%dx%d", tc.sys, tc.w, tc.h), func(t *testing.T) {
+			m := newTest(t, tc.sys, tc.w, tc.h)
+			m, _ = press(t, m, "d")
+			if m.diag.res == nil {
+				t.Fatalf("no diagnosis (error %v)", m.diag.err)
+			}
+			if got := m.diag.res.Samples; got != tc.samples {
+				t.Fatalf("diagnosed with %d samples, want %d", got, tc.samples)
+			}
+			frame := m.render()
+			for _, want := range []string{
+				fmt.Sprintf("diagnostics: %d realizations, %d samples each", m.diag.res.Tasks, m.diag.res.Samples),
+				fmt.Sprintf("context %d, σ %g", m.diag.res.Context, m.diag.res.Noise), "d/esc closes",
+			} {
+				if !strings.Contains(frame, want) {
+					t.Errorf("the frame lacks %q:\n%s", want, frame)
+				}
+			}
+			// The full help gives the command line of the same numbers.
+			help := strings.Join(m.helpLines(tc.w), "\n")
+			if want := fmt.Sprintf("apic diagnose --tasks %d --seed %d --samples %d", diagTasks, diagSeed, tc.samples); !strings.Contains(help, want) {
+				t.Errorf("the help lacks %q:\n%s", want, help)
+			}
+		})
+	}
+}
+
 // TestGoldenDiagnostics is the diagnostics view on untrained weights at
 // the smallest and a large terminal.
 // Regenerate with: go test ./tui -run TestGoldenDiagnostics -update
