@@ -17,7 +17,10 @@ import (
 // context size and noise, in the panel area. core.Diagnose runs in a
 // command off the UI goroutine; when the settings change while the view
 // is open the running computation is cancelled and a new one started,
-// and a result for settings no longer current is dropped.
+// and a result for settings no longer current is dropped. While a run
+// trains the model it diagnoses the weights the run started from (the
+// model's entry), and says so; the run's weights, landing in the entry
+// at its end, start a new diagnosis.
 
 // diagTasks is how many realizations the view diagnoses: enough for the
 // curves' shape (a coverage share within about ±0.09), few enough to
@@ -159,6 +162,8 @@ func (m Model) diagView(w, h int) []string {
 // it, and it is the system's interactive one (8 for lv, 16 else), not
 // the 32 that apic diagnose takes by default. Where the title does not
 // fit a line, context and σ start the hint line, whose hint shortens.
+// While the model on screen trains, a third line says which weights the
+// numbers are of.
 func (m Model) diagHeader(w int) []string {
 	t := m.theme
 	k := m.diag.key
@@ -171,6 +176,17 @@ func (m Model) diagHeader(w int) []string {
 		hint = where + " · d/esc closes"
 	}
 	lines := []string{t.paint(t.bold, truncate(title, w)), t.paint(t.dim, truncate(hint, w))}
+	if m.run != nil {
+		// The panels and the sidebar follow the run's weights step by
+		// step; the diagnosis is of the model's entry, the weights the
+		// run started from, until the run's weights land in it at its
+		// end and change the key (syncDiag).
+		note := "diagnosing the weights before this run; recomputed when it ends"
+		if ansi.StringWidth(note) > w {
+			note = "weights before this run; recomputed when it ends"
+		}
+		lines = append(lines, t.paint(t.warn, truncate(note, w)))
+	}
 	return lines
 }
 

@@ -159,6 +159,53 @@ func TestDiagnosticsHeaderSaysTheSamples(t *testing.T) {
 	}
 }
 
+// Opened while training, the view says that it diagnoses the weights
+// the run started from, which the panels no longer show; when the run
+// ends its weights are diagnosed and the note goes.
+func TestDiagnosticsWhileTrainingSayWhichWeights(t *testing.T) {
+	const note = "diagnosing the weights before this run; recomputed when it ends"
+	m := newTest(t, "spring", 140, 44)
+	m, cmds := startRun(t, m)
+	before := m.run.base.model
+	nm, cmd := m.Update(keyMsg("d"))
+	m = nm.(Model)
+	if m.diag.key.model != before {
+		t.Fatal("the view does not diagnose the weights the run started from")
+	}
+	if frame := m.render(); !strings.Contains(frame, note) {
+		t.Errorf("computing while training, the frame lacks %q:\n%s", note, frame)
+	}
+	msgs := diagMsgs(cmd)
+	if len(msgs) != 1 || msgs[0].err != nil {
+		t.Fatalf("command gave %+v, want one diagnosis", msgs)
+	}
+	m = send(t, m, msgs[0])
+	if frame := m.render(); m.diag.res == nil || !strings.Contains(frame, note) {
+		t.Errorf("with the result while training, the frame lacks %q:\n%s", note, frame)
+	}
+	m, _ = pump(t, m, cmds, func(m Model) bool { return m.run == nil })
+	if m.run != nil || m.entry().model == before {
+		t.Fatal("the run did not end with weights of its own")
+	}
+	if m.diag.key.model != m.entry().model || m.diag.res != nil {
+		t.Error("the run's weights are not being diagnosed after it ended")
+	}
+	if frame := m.render(); strings.Contains(frame, "before this run") {
+		t.Errorf("after the run the frame still has the note:\n%s", frame)
+	}
+	// The 49-column panel of an 80-column terminal gets the note's
+	// short form, whole.
+	m = newTest(t, "spring", 80, 24)
+	m, cmds = startRun(t, m)
+	m = send(t, m, keyMsg("d"))
+	if frame := m.render(); !strings.Contains(frame, "weights before this run; recomputed when it ends") {
+		t.Errorf("at 80 columns the frame lacks the note:\n%s", frame)
+	}
+	m = send(t, m, keyMsg("d"))
+	m, _ = press(t, m, "esc")
+	_, _ = pump(t, m, cmds, func(m Model) bool { return m.run == nil })
+}
+
 // TestGoldenDiagnostics is the diagnostics view on untrained weights at
 // the smallest and a large terminal.
 // Regenerate with: go test ./tui -run TestGoldenDiagnostics -update

@@ -72,7 +72,8 @@ func (m Model) helpLines(w int) []string {
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
 		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", avgTasks, avgTasks),
 		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings.", avgTasks, avgSeed, samplesFor(m.sys())),
-		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings.", diagTasks, diagSeed, samplesFor(m.sys())),
+		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", diagTasks, diagSeed, samplesFor(m.sys())),
+		"  while training, of the weights before the run (recomputed when it ends).",
 		"", t.paint(t.bold, "panels"))
 	if m.is2D() && m.heat {
 		lines = append(lines,
