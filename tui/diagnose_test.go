@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"apic/core"
+	"apic/core/cli"
 )
 
 // diagMsgs runs cmd (a batch or one command) and returns the diagnoses
@@ -207,13 +211,14 @@ func TestDiagnosticsWhileTrainingSayWhichWeights(t *testing.T) {
 }
 
 // TestGoldenDiagnostics is the diagnostics view on untrained weights at
-// the smallest and a large terminal.
+// the smallest and a large terminal, and advdiff at 140×44, where the
+// bands' reliability plot fits but not θ's with it.
 // Regenerate with: go test ./tui -run TestGoldenDiagnostics -update
 func TestGoldenDiagnostics(t *testing.T) {
 	for _, tc := range []struct {
 		sys  string
 		w, h int
-	}{{"spring", 80, 24}, {"spring", 160, 48}, {"lv", 80, 24}} {
+	}{{"spring", 80, 24}, {"spring", 160, 48}, {"lv", 80, 24}, {"advdiff", 140, 44}} {
 		t.Run(fmt.Sprintf("%s_%dx%d", tc.sys, tc.w, tc.h), func(t *testing.T) {
 			m := newTest(t, tc.sys, tc.w, tc.h)
 			m, _ = press(t, m, "d")
@@ -253,6 +258,62 @@ func TestDiagnosticsWrapLongLines(t *testing.T) {
 		if !strings.Contains(frame, "SBC ranks") {
 			t.Fatalf("at 120×%d the θ summary's last line is off the panel:\n%s", h, frame)
 		}
+	}
+}
+
+// Where the curves form does not fit but the bands' plot does (advdiff
+// at 140×44), the view shows the compact form with that plot where the
+// curves form has it: the curves form less θ's plot, every parameter's
+// summary kept. At every height the view shows the most that fits.
+func TestDiagnosticsBandsPlotWhenTheCurvesDoNotFit(t *testing.T) {
+	m := newTest(t, "advdiff", 140, 44)
+	m, _ = press(t, m, "d")
+	if m.diag.res == nil {
+		t.Fatalf("no diagnosis (error %v)", m.diag.err)
+	}
+	d := *m.diag.res
+	const bandsTitle, thetaTitle = "signed reliability of the bands", "signed reliability of θ's intervals"
+	frame := m.render()
+	if !strings.Contains(frame, bandsTitle) || strings.Contains(frame, thetaTitle) || strings.Count(frame, "SBC ranks") != len(d.Theta) {
+		t.Errorf("at 140×44 want the bands' plot, not θ's, and %d summaries:\n%s", len(d.Theta), frame)
+	}
+	// The composed text is the curves form less θ's plot, line for line.
+	w := 140 - 36 - 1
+	text, ok := withBandsPlot(d, w)
+	if !ok {
+		t.Fatal("no bands' plot for a diagnosis with band curves")
+	}
+	curves := cli.DiagnosticsText(d, w, cli.DiagnosticsCurves, false)
+	i := strings.Index(curves, thetaTitle)
+	if i < 0 {
+		t.Fatalf("the curves form has no θ plot:\n%s", curves)
+	}
+	j := strings.Index(curves, "\nθ ") // the first parameter's summary
+	if want := curves[:strings.LastIndex(curves[:i], "\n\n")+1] + curves[j:]; text != want {
+		t.Errorf("compact form with the bands' plot:\n%s\nwant:\n%s", text, want)
+	}
+	sizes := map[string]int{}
+	for _, detail := range []cli.DiagnosticsDetail{cli.DiagnosticsCompact, cli.DiagnosticsCurves, cli.DiagnosticsFull} {
+		sizes[fmt.Sprint(detail)] = len(wrapLines(cli.DiagnosticsText(d, w, detail, false), w))
+	}
+	bands := len(wrapLines(text, w))
+	for h := 24; h <= 120; h++ {
+		m = send(t, m, tea.WindowSizeMsg{Width: 140, Height: h})
+		frame := m.render()
+		frameOK(t, frame, 140, h)
+		room := h - 2 - 1 - 2 // header, help line, the view's header
+		full, both := sizes[fmt.Sprint(cli.DiagnosticsFull)] <= room, sizes[fmt.Sprint(cli.DiagnosticsCurves)] <= room
+		wantBands, wantTheta, wantScatter := both || bands <= room, both, full
+		if strings.Contains(frame, bandsTitle) != wantBands || strings.Contains(frame, thetaTitle) != wantTheta ||
+			strings.Contains(frame, "estimate against truth") != wantScatter {
+			t.Fatalf("at 140×%d (room %d; compact %v, bands %d, curves %v, full %v) the frame has the wrong detail:\n%s",
+				h, room, sizes[fmt.Sprint(cli.DiagnosticsCompact)], bands, sizes[fmt.Sprint(cli.DiagnosticsCurves)], sizes[fmt.Sprint(cli.DiagnosticsFull)], frame)
+		}
+	}
+	// Without band curves there is no such plot to add.
+	d.Reliability = slices.DeleteFunc(slices.Clone(d.Reliability), func(c core.ReliabilityCurve) bool { return !strings.HasPrefix(c.Name, "theta:") })
+	if _, ok := withBandsPlot(d, w); ok {
+		t.Error("a bands' plot without band curves")
 	}
 }
 
