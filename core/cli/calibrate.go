@@ -28,8 +28,7 @@ Runs amortized inference on sparse measurements of a new realization and
 reports the physical parameters θ̂ with a 50% and a 95% interval (the
 95% one mean ± 1.96 std; the 50% one from the checkpoint's calibrated
 shape of θ's intervals, whose errors are heavier-tailed than a
-Gaussian's, or the Gaussian's where the deviation is nearly the
-prior's; both cut to the prior range, outside which θ̂ cannot lie),
+Gaussian's; both cut to the prior range, outside which θ̂ cannot lie),
 misspecification warnings, the nominal simulator F(x; θ̂), the learned
 discrepancy and the corrected prediction ± 2σ on the system's grid.
 
