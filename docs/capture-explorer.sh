@@ -4,7 +4,7 @@
 # refined answer is on screen (at most 60 s), prints the pane, and ends
 # the session. Used by docs/regen.sh for the picture in README.md:
 #
-#   docs/capture-explorer.sh --system spring --backbone lnp --seed 1
+#   docs/capture-explorer.sh --system lv --backbone lnp --seed 1
 #
 # apic is the binary on PATH (regen.sh puts the one it built there), or
 # else one built from this tree.
