@@ -68,7 +68,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		// θ's map flattens toward the bounds, and the deviation carried
 		// through it with it: an estimate pressed against a bound gets a
 		// narrow interval however little the data say.
-		const squeezed = ": the data may lie outside what the model was trained on, and the interval, squeezed against the bound, understates the uncertainty"
+		const squeezed = ": the data may lie outside what the model was trained on, and an interval squeezed against the bound may understate the uncertainty"
 		switch {
 		case th <= par.Lo+boundFrac*w:
 			out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the lower bound %g%s", par.Name, th, par.Lo, squeezed))
