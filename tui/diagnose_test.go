@@ -138,10 +138,7 @@ func TestDiagnosticsHeaderSaysTheSamples(t *testing.T) {
 	}{{"spring", 80, 24, 16}, {"spring", 160, 48, 16}, {"lv", 80, 24, 8}} {
 		t.Run(fmt.Sprintf("%s_%dx%d", tc.sys, tc.w, tc.h), func(t *testing.T) {
 			m := newTest(t, tc.sys, tc.w, tc.h)
-			m, _ = press(t, m, "d")
-			if m.diag.res == nil {
-				t.Fatalf("no diagnosis (error %v)", m.diag.err)
-			}
+			m = openDiagnosis(t, m)
 			if got := m.diag.res.Samples; got != tc.samples {
 				t.Fatalf("diagnosed with %d samples, want %d", got, tc.samples)
 			}
@@ -221,10 +218,7 @@ func TestGoldenDiagnostics(t *testing.T) {
 	}{{"spring", 80, 24}, {"spring", 160, 48}, {"lv", 80, 24}, {"advdiff", 140, 44}} {
 		t.Run(fmt.Sprintf("%s_%dx%d", tc.sys, tc.w, tc.h), func(t *testing.T) {
 			m := newTest(t, tc.sys, tc.w, tc.h)
-			m, _ = press(t, m, "d")
-			if m.diag.res == nil {
-				t.Fatalf("no diagnosis (error %v)", m.diag.err)
-			}
+			m = openDiagnosis(t, m)
 			frame := m.render()
 			frameOK(t, frame, tc.w, tc.h)
 			golden.RequireEqual(t, []byte(frame))
@@ -238,10 +232,7 @@ func TestGoldenDiagnostics(t *testing.T) {
 // lines, so the θ summary at the bottom is never pushed off the panel.
 func TestDiagnosticsWrapLongLines(t *testing.T) {
 	m := newTest(t, "spring", 120, 40)
-	m, _ = press(t, m, "d")
-	if m.diag.res == nil {
-		t.Fatalf("no diagnosis (error %v)", m.diag.err)
-	}
+	m = openDiagnosis(t, m)
 	d := *m.diag.res
 	d.ThetaShaped, d.BandsShaped = true, true
 	m.diag.res = &d
@@ -267,10 +258,7 @@ func TestDiagnosticsWrapLongLines(t *testing.T) {
 // summary kept. At every height the view shows the most that fits.
 func TestDiagnosticsBandsPlotWhenTheCurvesDoNotFit(t *testing.T) {
 	m := newTest(t, "advdiff", 140, 44)
-	m, _ = press(t, m, "d")
-	if m.diag.res == nil {
-		t.Fatalf("no diagnosis (error %v)", m.diag.err)
-	}
+	m = openDiagnosis(t, m)
 	d := *m.diag.res
 	const bandsTitle, thetaTitle = "signed reliability of the bands", "signed reliability of θ's intervals"
 	frame := m.render()
@@ -329,4 +317,15 @@ func TestWrapLines(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("wrapLines = %q, want %q", got, want)
 	}
+}
+
+// openDiagnosis presses d and returns the model with its diagnosis
+// computed (tests compute it in the foreground).
+func openDiagnosis(t *testing.T, m Model) Model {
+	t.Helper()
+	m, _ = press(t, m, "d")
+	if m.diag.res == nil {
+		t.Fatalf("no diagnosis (error %v)", m.diag.err)
+	}
+	return m
 }

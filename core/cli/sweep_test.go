@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -161,10 +162,7 @@ func TestSweepPlanWithGNUParallel(t *testing.T) {
 
 func TestSweepTrainingAxis(t *testing.T) {
 	out := t.TempDir()
-	args := []string{"sweep", "--system", "spring", "--backbone", "cnp", "--vary", "lambda-theta=0,0.5",
-		"--fix", "hidden=8", "--fix", "latent=4", "--fix", "dec-hidden=8", "--fix", "batch=4", "--fix", "steps1=2",
-		"--fix", "steps2=2", "--fix", "val-every=2", "--fix", "val-tasks=2", "--fix", "recalibrate=2",
-		"--fix", "samples=2", "--tasks", "2", "--out", out}
+	args := tinyTrainingSweep("lambda-theta=0,0.5", 2, out)
 	// Stopped after the first cell, the second's training is
 	// interrupted and leaves no eval.json; the rerun finishes it.
 	ctx, cancel := context.WithCancel(context.Background())
@@ -349,10 +347,7 @@ func TestSweepRefusesUpFront(t *testing.T) {
 // the cell's stale partial files go once its model is trained.
 func TestSweepInterruptedTrainingLeavesNoPartials(t *testing.T) {
 	out := t.TempDir()
-	args := []string{"sweep", "--system", "spring", "--backbone", "cnp", "--vary", "lambda-theta=0.5",
-		"--fix", "hidden=8", "--fix", "latent=4", "--fix", "dec-hidden=8", "--fix", "batch=4", "--fix", "steps1=30",
-		"--fix", "steps2=2", "--fix", "val-every=2", "--fix", "val-tasks=2", "--fix", "recalibrate=2",
-		"--fix", "samples=2", "--tasks", "2", "--out", out}
+	args := tinyTrainingSweep("lambda-theta=0.5", 30, out)
 	cell := filepath.Join(out, "cells", "lambda-theta=0.5_seed=1")
 	defer func() { sweepSubStderr = nil }()
 	for range 2 {
@@ -435,4 +430,13 @@ func TestSweepPlanWarnsWithoutApicOnPath(t *testing.T) {
 	if code, _, stderr := runCLI(t, append(tinySweepArgs(out), "--plan")...); code != 0 || stderr != "" {
 		t.Errorf("--plan with apic on PATH: exit %d, stderr %q; want no warning", code, stderr)
 	}
+}
+
+// tinyTrainingSweep is a sweep over the training axis vary with a tiny
+// spring/cnp model, steps1 stage-1 steps and two of everything else.
+func tinyTrainingSweep(vary string, steps1 int, out string) []string {
+	return []string{"sweep", "--system", "spring", "--backbone", "cnp", "--vary", vary,
+		"--fix", "hidden=8", "--fix", "latent=4", "--fix", "dec-hidden=8", "--fix", "batch=4", "--fix", "steps1=" + strconv.Itoa(steps1),
+		"--fix", "steps2=2", "--fix", "val-every=2", "--fix", "val-tasks=2", "--fix", "recalibrate=2",
+		"--fix", "samples=2", "--tasks", "2", "--out", out}
 }
