@@ -74,6 +74,13 @@ func CheckStorable(m *Model, dtype nets.DType) error {
 			}
 		}
 	}
+	// The loader refuses these (checkLogNoise); a diverging run can
+	// reach them while every weight is still finite.
+	for _, v := range m.logNoise.Value.Data {
+		if math.Abs(v) > maxAbsLogNoise {
+			return fmt.Errorf("parameter obs.lognoise holds %g: the noise variance exp(%g) is outside e^±%d, which no checkpoint may hold", v, v, maxAbsLogNoise)
+		}
+	}
 	return nil
 }
 

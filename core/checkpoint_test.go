@@ -507,3 +507,17 @@ func TestDecodeCheckpointConfig(t *testing.T) {
 		t.Errorf("a foreign file: %v", err)
 	}
 }
+
+// A diverging run can leave a finite log noise beyond what the loader
+// accepts: CheckStorable refuses it, so no file is written that no
+// command can load.
+func TestCheckStorableRefusesUnloadableLogNoise(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	if err := CheckStorable(m, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	m.logNoise.Value.Data[0] = 657
+	if err := CheckStorable(m, nets.F64); err == nil || !strings.Contains(err.Error(), "obs.lognoise holds 657") {
+		t.Errorf("log noise 657: %v", err)
+	}
+}

@@ -278,7 +278,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	}
 	per, err := m.scoreTasks(ctx, tasks, PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, opt.TrueTheta, opt.Progress)
 	if err != nil {
-		return Report{}, nil, err
+		return Report{}, nil, fmt.Errorf("eval: %w", err)
 	}
 	rep := Summarise(m.Sys, per)
 	rep.System, rep.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)
@@ -331,10 +331,10 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
+		return nil, err
 	}
 	if err := AllFailed(per); err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
+		return nil, err
 	}
 	return per, nil
 }

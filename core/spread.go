@@ -481,3 +481,12 @@ func (m *Model) DropFit() {
 	m.UseRawSpread()
 	m.Config.Infer.ZThetaPrior = 0
 }
+
+// Fitted reports whether m holds an inference setting DropFit would
+// forget.
+func (m *Model) Fitted() bool {
+	in := m.Config.Infer
+	s := in.SpreadFit
+	return s.Spread != "" || s.Shape != 0 || s.StdScale != 0 || s.DeltaStdScale != 0 || s.ThetaStdScale != 0 ||
+		len(s.Conditions) > 0 || len(s.ThetaFloor) > 0 || in.OnePass != nil || in.ZThetaPrior != 0
+}

@@ -240,7 +240,7 @@ func (m *Model) Train(ctx context.Context, h Hooks) (TrainResult, error) {
 			if stage == 2 && t.ValEvery > 0 && t.ValTasks > 0 && ((i+1)%t.ValEvery == 0 || i+1 == steps) {
 				r, err := m.validate(ctx)
 				if err != nil {
-					return err
+					return fmt.Errorf("stage 2 step %d: %w", i+1, err)
 				}
 				val, res.Val, res.ValStep = &r, &r, i+1
 			}
@@ -290,7 +290,7 @@ func (m *Model) validate(ctx context.Context) (Report, error) {
 	}
 	per, err := m.ScoreTasks(ctx, tasks, valSamples, t.Seed)
 	if err != nil {
-		return Report{}, err
+		return Report{}, fmt.Errorf("validation: %w", err)
 	}
 	rep := Summarise(m.Sys, per)
 	rep.System, rep.Backbone, rep.Tasks, rep.Context, rep.Samples = m.Sys.Name(), string(m.Config.Arch.Backbone), len(tasks), m.Sys.TestContext(), m.samplesDrawn(valSamples)

@@ -197,6 +197,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		msg, _ := kept()
 		return fmt.Errorf("%w; %s", err, msg)
 	}
+	dropped := false // the --init file's fit, without a recalibration
 	if f.recalibrate > 0 {
 		// An interruption here would otherwise read as a bare
 		// "interrupted", without saying what was kept.
@@ -229,6 +230,18 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		info.Metrics = &val
 		env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly))
+	} else if init != nil && res.Steps1+res.Steps2 > 0 && m.Fitted() {
+		// The --init file's fit belongs to its weights, not to these:
+		// dropped, as the explorer and partial files drop it, and the
+		// validation, scored with it, redone without it.
+		m.DropFit()
+		env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out FILE refits them)", f.init, f.out)
+		val, err := m.Validate(ctx)
+		if err != nil {
+			msg, _ := kept()
+			return fmt.Errorf("%w; %s", err, msg)
+		}
+		info.Metrics, dropped = &val, true
 	}
 	// Weights beyond float32's range still fit float64; NaN or
 	// infinities fit nothing.
@@ -265,8 +278,11 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fmt.Fprintln(env.Stdout, ")")
 	if v := info.Metrics; v != nil {
 		when := "at the last step"
-		if f.recalibrate > 0 {
+		switch {
+		case f.recalibrate > 0:
 			when = "after recalibration"
+		case dropped:
+			when = "with the plain spread"
 		}
 		fmt.Fprintf(env.Stdout, "validation %s (%s): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
 			when, core.Count(v.Tasks, "realization"), v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,

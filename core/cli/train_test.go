@@ -971,3 +971,31 @@ func TestTrainWarnsAfterFlagErrors(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// Fine-tuning without a recalibration drops the --init file's fit,
+// which belongs to the weights it started from, says so, and validates
+// the model as saved; without training steps nothing is dropped.
+func TestTrainFineTuneWithoutRecalibrationDropsFit(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	if m, _, err := core.LoadCheckpoint(first); err != nil || !m.Fitted() {
+		t.Fatalf("the recalibrated file holds no fit (%v)", err)
+	}
+	code, stdout, stderr := runCLI(t, "train", "--init", first, "--steps1", "0", "--steps2", "2", "--recalibrate", "0", "--out", second)
+	if code != 0 || !strings.Contains(stderr, "are dropped; the model uses its plain spread") || !strings.Contains(stdout, "validation with the plain spread") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if m, _, err := core.LoadCheckpoint(second); err != nil || m.Fitted() {
+		t.Errorf("the fine-tuned file keeps the old fit (%v)", err)
+	}
+	third := filepath.Join(dir, "c.safetensors")
+	if code, _, stderr := runCLI(t, "train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", third); code != 0 || strings.Contains(stderr, "dropped") {
+		t.Errorf("no steps: exit %d, stderr %q", code, stderr)
+	}
+	if m, _, err := core.LoadCheckpoint(third); err != nil || !m.Fitted() {
+		t.Errorf("a run without steps dropped the fit (%v)", err)
+	}
+}
