@@ -96,7 +96,19 @@ func AllFailed(per []TaskMetrics) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("all %s failed (realization 0: %s)", Count(len(per), "realization"), per[0].Failed)
+	return &AllFailedError{Realizations: len(per), First: per[0].Failed}
+}
+
+// AllFailedError is AllFailed's error: every one of Realizations
+// failed, the first for reason First. A comparison of several methods
+// leaves such a method out and goes on (errors.As finds it).
+type AllFailedError struct {
+	Realizations int
+	First        string
+}
+
+func (e *AllFailedError) Error() string {
+	return fmt.Sprintf("all %s failed (realization 0: %s)", Count(e.Realizations, "realization"), e.First)
 }
 
 // targetValues expands target grid points to value indices (all

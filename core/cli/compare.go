@@ -55,7 +55,10 @@ by its worker, and so does BCPI; Correction-PINN runs one realization at
 a time with its members on --workers cores. The one-pass table sets APIC against KOH-GP
 by wall time per realization (KOH-GP's median fit over APIC's batch time
 per realization), by CPU time per realization and by throughput on the
-same cores. Ctrl-C stops.`,
+same cores. A realization a method fails is counted on its failures line
+and left out of its means; a method that fails every realization is left
+out of the comparison with its reason ("failed_methods" in --json), and
+the others are still compared. Ctrl-C stops.`,
 		Run: runCompare,
 	})
 }
@@ -194,20 +197,26 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	}
 
 	var methods []compareMethod
+	var failed []failedMethod
 	for _, m := range models {
 		cm, err := compareAPIC(ctx, env, sys, m, test, opt)
-		if err != nil {
+		if out, err := leaveOut(env, m.name, err, &failed); err != nil {
 			return err
+		} else if out {
+			continue
 		}
 		methods = append(methods, cm)
 	}
 	baselines, err := compareBaselines(ctx, env, sys, test, chosen, baselineSettings{
 		starts: *starts, seed: *seed, workers: *workers, members: *members, steps: *pinnSteps, mcmc: *mcmc, bcpiStarts: *bcpiStarts,
-	})
+	}, &failed)
 	if err != nil {
 		return err
 	}
 	methods = append(baselines, methods...)
+	if len(methods) == 0 && len(failed) > 0 {
+		return fmt.Errorf("compare: every method failed on every realization (%s: %s)", failed[0].Name, failed[0].Reason)
+	}
 	if len(methods) == 0 {
 		return UsageError("nothing to compare: --methods %s selects no method for %s", core.QuoteInput(*methodList), sys.Name())
 	}
@@ -217,10 +226,34 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		methods[i].Report = rep
 	}
 	if *jsonOut {
-		return writeCompareJSON(env.Stdout, sys, test, opt, methods, *starts, *workers, *rawSpread)
+		return writeCompareJSON(env.Stdout, sys, test, opt, methods, failed, *starts, *workers, *rawSpread)
 	}
 	writeCompareText(env.Stdout, sys, test, opt, methods, *starts, *workers, *rawSpread)
+	for _, f := range failed {
+		fmt.Fprintf(env.Stdout, "\nleft out: %s, %s\n", f.Name, f.Reason)
+	}
 	return nil
+}
+
+// failedMethod is a method left out of a comparison because every
+// realization failed, with why.
+type failedMethod struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// leaveOut records method name in failed when err says every one of its
+// realizations failed (core.AllFailedError), warns, and reports that it
+// did: the other methods are still compared (a model that diverges at
+// noise 10 must not cost KOH-GP's row). Any other error is returned.
+func leaveOut(env *Env, name string, err error, failed *[]failedMethod) (bool, error) {
+	var all *core.AllFailedError
+	if !errors.As(err, &all) {
+		return false, err
+	}
+	*failed = append(*failed, failedMethod{Name: name, Reason: all.Error()})
+	env.Warnf("%s is left out of the comparison: %v", name, err)
+	return true, nil
 }
 
 // namedModel is an APIC model with its method name and origin.
@@ -464,10 +497,11 @@ type compareMethodJSON struct {
 	MCMC int `json:"mcmc_steps,omitempty"`
 }
 
-func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) error {
+func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, failed []failedMethod, starts, workers int, rawSpread bool) error {
 	out := map[string]any{
 		"system": sys.Name(), "tasks": len(test), "context": test[0].Context.Len(),
 		"noise": opt.Noise, "seed": opt.Seed, "samples": opt.Samples,
+		"failed_methods": append([]failedMethod{}, failed...), // [] rather than null
 	}
 	ms := map[string]compareMethodJSON{}
 	koh, hasKOH := findMethod(methods, kohgp.Name)

@@ -121,26 +121,24 @@ type baselineSettings struct {
 
 // compareBaselines runs the chosen per-realization baselines in the
 // tables' order.
-func compareBaselines(ctx context.Context, env *Env, sys sims.System, test []sims.Task, chosen map[string]bool, b baselineSettings) ([]compareMethod, error) {
+func compareBaselines(ctx context.Context, env *Env, sys sims.System, test []sims.Task, chosen map[string]bool, b baselineSettings, failed *[]failedMethod) ([]compareMethod, error) {
 	var out []compareMethod
-	if chosen[kohgp.Name] {
-		koh, err := compareKOH(ctx, env, sys, test, b.starts, b.seed, b.workers)
-		if err != nil {
-			return nil, err
+	for _, c := range []struct {
+		name string
+		run  func() (compareMethod, error)
+	}{
+		{kohgp.Name, func() (compareMethod, error) { return compareKOH(ctx, env, sys, test, b.starts, b.seed, b.workers) }},
+		{bcpi.Name, func() (compareMethod, error) { return compareBCPI(ctx, env, sys, test, b) }},
+		{cpinn.Name, func() (compareMethod, error) { return compareCPINN(ctx, env, sys, test, b) }},
+	} {
+		if !chosen[c.name] {
+			continue
 		}
-		out = append(out, koh)
-	}
-	if chosen[bcpi.Name] {
-		m, err := compareBCPI(ctx, env, sys, test, b)
-		if err != nil {
+		m, err := c.run()
+		if left, err := leaveOut(env, c.name, err, failed); err != nil {
 			return nil, err
-		}
-		out = append(out, m)
-	}
-	if chosen[cpinn.Name] {
-		m, err := compareCPINN(ctx, env, sys, test, b)
-		if err != nil {
-			return nil, err
+		} else if left {
+			continue
 		}
 		out = append(out, m)
 	}
@@ -155,8 +153,10 @@ func compareCPINN(ctx context.Context, env *Env, sys sims.System, test []sims.Ta
 	if err != nil {
 		return compareMethod{}, err
 	}
+	// Fit trains at most one member per goroutine.
+	parallel := min(b.workers, b.members)
 	env.Notef("%s: training %s × %s on %s, one realization at a time (%s each)", cpinn.Name,
-		core.Count(len(test), "realization"), core.Count(b.members, "member"), core.Count(b.workers, "core"), core.Count(b.steps, "step"))
+		core.Count(len(test), "realization"), core.Count(b.members, "member"), core.Count(parallel, "worker"), core.Count(b.steps, "step"))
 	prog := newTaskProgress(env, cpinn.Name)
 	start := time.Now()
 	run, err := core.RunMethod(ctx, sys, c, test, 1, prog.report)
@@ -164,7 +164,7 @@ func compareCPINN(ctx context.Context, env *Env, sys sims.System, test []sims.Ta
 	if err != nil {
 		return compareMethod{}, err
 	}
-	settings := fmt.Sprintf("Correction-PINN: %s × %s per realization, members on %s", core.Count(b.members, "member"), core.Count(b.steps, "step"), core.Count(b.workers, "core"))
+	settings := fmt.Sprintf("Correction-PINN: %s × %s per realization, members on %s", core.Count(b.members, "member"), core.Count(b.steps, "step"), core.Count(parallel, "worker"))
 	return compareMethod{Name: cpinn.Name, Run: run, Wall: time.Since(start), Baseline: true, Workers: 1, Settings: settings,
 		members: b.members, steps: b.steps}, nil
 }

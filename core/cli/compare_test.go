@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -307,16 +311,21 @@ func TestCompareReportsFailures(t *testing.T) {
 		t.Errorf("a method without failures has a failures line:\n%s", text.String())
 	}
 	var js strings.Builder
-	if err := writeCompareJSON(&js, sys, test, opt, methods, 8, 1, false); err != nil {
+	left := []failedMethod{{Name: "apic-anp", Reason: "all 3 realizations failed (realization 0: diverged)"}}
+	if err := writeCompareJSON(&js, sys, test, opt, methods, left, 8, 1, false); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
 		Methods map[string]struct {
 			Failures *core.Failures `json:"failures"`
 		} `json:"methods"`
+		FailedMethods []failedMethod `json:"failed_methods"`
 	}
 	if err := json.Unmarshal([]byte(js.String()), &got); err != nil {
 		t.Fatal(err)
+	}
+	if len(got.FailedMethods) != 1 || got.FailedMethods[0] != left[0] {
+		t.Errorf("failed_methods %+v, want %+v", got.FailedMethods, left)
 	}
 	if f := got.Methods[kohgp.Name].Failures; f == nil || f.Count != 1 || f.Realizations[0].Index != 2 {
 		t.Errorf("koh-gp failures %+v, want realization 2", f)
@@ -376,5 +385,28 @@ func TestCompareHelpNamesDefaultMethods(t *testing.T) {
 	}
 	if strings.Contains(text, "(default: all)") || !strings.Contains(text, "(default: koh-gp,apic") {
 		t.Errorf("help compare misstates the default --methods:\n%s", text)
+	}
+}
+
+// A method whose every realization failed is left out, named with its
+// reason, and the comparison goes on; any other error stops it.
+func TestLeaveOut(t *testing.T) {
+	var errOut bytes.Buffer
+	env := &Env{Stdout: io.Discard, Stderr: &errOut}
+	var failed []failedMethod
+	all := fmt.Errorf("apic-anp: %w", &core.AllFailedError{Realizations: 4, First: "the model diverged"})
+	if out, err := leaveOut(env, "apic-anp", all, &failed); !out || err != nil || len(failed) != 1 || failed[0].Name != "apic-anp" ||
+		!strings.Contains(failed[0].Reason, "all 4 realizations failed (realization 0: the model diverged)") {
+		t.Errorf("all failed: left %v, err %v, failed %+v", out, err, failed)
+	}
+	if !strings.Contains(errOut.String(), "apic-anp is left out of the comparison") {
+		t.Errorf("no warning: %q", errOut.String())
+	}
+	other := errors.New("disk full")
+	if out, err := leaveOut(env, "koh-gp", other, &failed); out || err != other || len(failed) != 1 {
+		t.Errorf("another error: left %v, err %v", out, err)
+	}
+	if out, err := leaveOut(env, "koh-gp", nil, &failed); out || err != nil {
+		t.Errorf("no error: left %v, err %v", out, err)
 	}
 }

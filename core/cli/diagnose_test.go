@@ -328,3 +328,16 @@ func TestReliabilityPlotSeparatesBands(t *testing.T) {
 		t.Errorf("θ's curve is not in its own plot:\n%s", out)
 	}
 }
+
+// The SBC χ² test is reported only with five realizations per bin on
+// average; below, the line says there are too few.
+func TestSBCTestNeedsEnoughRealizations(t *testing.T) {
+	few := core.SBCHistogram{Counts: []int{1, 0, 2, 1, 0}, ChiSquare: 4, DF: 4, PValue: 0.4}
+	if got := sbcTest(few); !strings.Contains(got, "too few realizations for the χ² test: 4, it needs 25") {
+		t.Errorf("4 realizations: %q", got)
+	}
+	enough := core.SBCHistogram{Counts: []int{5, 6, 4, 5, 5}, ChiSquare: 0.4, DF: 4, PValue: 0.98}
+	if got := sbcTest(enough); got != "χ² 0.4 on 4 df, p = 0.98" {
+		t.Errorf("25 realizations: %q", got)
+	}
+}

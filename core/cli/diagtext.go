@@ -271,9 +271,26 @@ func thetaSummary(th core.ThetaDiagnostic) string {
 	// near point estimates, which would swamp a mean and deviation.
 	fmt.Fprintf(&b, ", median contraction %s\n", fixed(median(con), 2))
 	fmt.Fprintf(&b, "  z median %+.2f, |z| > 2 in %.0f%% (calibrated: 0 and 5%%)\n", median(zs), 100*float64(outside)/float64(len(zs)))
-	fmt.Fprintf(&b, "  SBC ranks |%s| %s χ² %.1f on %d df, %s\n", histogramBars(th.SBC.Counts), sbcShape(th.SBC.Counts),
-		float64(th.SBC.ChiSquare), th.SBC.DF, pValue(float64(th.SBC.PValue)))
+	fmt.Fprintf(&b, "  SBC ranks |%s| %s %s\n", histogramBars(th.SBC.Counts), sbcShape(th.SBC.Counts), sbcTest(th.SBC))
 	return b.String()
+}
+
+// minPerBin is the fewest realizations per SBC bin, on average, for
+// the chi-square test's p-value to mean something (the usual rule of
+// five expected counts per cell).
+const minPerBin = 5
+
+// sbcTest is "χ² 2.7 on 4 df, p = 0.61", or says that there are too few
+// realizations for the test.
+func sbcTest(s core.SBCHistogram) string {
+	n := 0
+	for _, c := range s.Counts {
+		n += c
+	}
+	if n < minPerBin*len(s.Counts) {
+		return fmt.Sprintf("(too few realizations for the χ² test: %d, it needs %d)", n, minPerBin*len(s.Counts))
+	}
+	return fmt.Sprintf("χ² %.1f on %d df, %s", float64(s.ChiSquare), s.DF, pValue(float64(s.PValue)))
 }
 
 // pValue is "p = 0.031" with two significant digits, "p < 1e-6" below.

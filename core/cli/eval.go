@@ -54,6 +54,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *trueTheta && *refine > 0 {
 		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --refine %d", *refine)
 	}
+	if *trueTheta && *zThetaPrior != -1 {
+		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --z-theta-prior %v, a refinement setting", *zThetaPrior)
+	}
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
 		return UsageError("--z-theta-prior must be ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
 	}
@@ -87,7 +90,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		if err != nil {
 			return err
 		}
-		return runEvalGrid(ctx, env, m, source, opt, conds, *jsonOut)
+		return runEvalGrid(ctx, env, m, source, opt, conds, *jsonOut, unfinishedWarning(info, source))
 	} else if *gridContexts != "" || *gridNoises != "" {
 		return UsageError("--grid-contexts and --grid-noises need --grid")
 	}

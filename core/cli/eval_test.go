@@ -68,6 +68,7 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--system", "spring", "--z-theta-prior", "-2"}, "--z-theta-prior"},
 		{[]string{"eval", "--system", "nosuch"}, "nosuch"},
 		{[]string{"eval", "--system", "spring", "--true-theta", "--refine", "3"}, "leaves nothing to refine"},
+		{[]string{"eval", "--system", "spring", "--true-theta", "--z-theta-prior", "3"}, "drop --z-theta-prior 3"},
 		{[]string{"eval", "--checkpoint", "/nonexistent/file.safetensors"}, "file.safetensors"},
 		{[]string{"eval", "--system", "spring", "--context", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--true-theta=maybe"}, "true-theta"},

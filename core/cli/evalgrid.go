@@ -117,7 +117,7 @@ func cellMisses(c core.GridCell, small bool) []string {
 
 // runEvalGrid evaluates every condition of the grid and prints one table
 // row (or one JSON object) per condition.
-func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, base core.EvalOptions, conds []core.Condition, jsonOut bool) error {
+func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, base core.EvalOptions, conds []core.Condition, jsonOut bool, warnings []string) error {
 	cells, err := core.EvaluateGrid(ctx, m, base, conds)
 	if err != nil {
 		return err
@@ -146,9 +146,13 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 			Tasks      int       `json:"tasks"`
 			Seed       uint64    `json:"seed"`
 			Cells      []cellOut `json:"cells"`
-		}{m.Sys.Name(), string(m.Config.Arch.Backbone), source, base.Tasks, base.Seed, outs})
+			Warnings   []string  `json:"warnings"`
+		}{m.Sys.Name(), string(m.Config.Arch.Backbone), source, base.Tasks, base.Seed, outs, append([]string{}, warnings...)})
 	}
 	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(string(m.Config.Arch.Backbone)), source)
+	for _, w := range warnings { // about the file, for every cell
+		fmt.Fprintf(env.Stdout, "warning: %s\n", w)
+	}
 	fmt.Fprintf(env.Stdout, "%s per cell, seed %d; function band scored against G, observation band (obs cov: 95%% coverage) on held-out noisy observations;\n"+
 		"ECE per realization then averaged (docs/benchmarks.md), and pooled over all realizations' targets (pool)\n\n", core.Count(base.Tasks, "realization"), base.Seed)
 	fmt.Fprintf(env.Stdout, "misses: the targets a cell fails: recon ECE ≤ %.2f, δ ECE ≤ %.2f, θ cov95 in [%.2f, %.2f];\n"+

@@ -2,8 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"apic/core"
+	"apic/nets"
 )
 
 func TestEvalGrid(t *testing.T) {
@@ -89,5 +93,30 @@ func TestTrainNoiseRangeFlag(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want an error mentioning %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// An unfinished run's file is warned about in the grid too, as in a
+// single evaluation: on the table and under "warnings" in JSON.
+func TestEvalGridWarnsUnfinished(t *testing.T) {
+	dir := t.TempDir()
+	m, info, err := core.LoadCheckpoint(tinyCheckpoint(t, dir, "spring", 2, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Unfinished = true
+	partial := filepath.Join(dir, "m.partial.safetensors")
+	if err := core.SaveCheckpoint(partial, m, info, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"eval", "--checkpoint", partial, "--tasks", "1", "--samples", "1", "--grid", "--grid-contexts", "5", "--grid-noises", "0"}
+	code, out, errOut := runCLI(t, args...)
+	if code != 0 || !strings.Contains(out, "warning: ") || !strings.Contains(out, "unfinished") {
+		t.Errorf("table: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, append(args, "--json")...)
+	var got struct{ Warnings []string }
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "unfinished") {
+		t.Errorf("JSON: exit %d, warnings %q (%v)", code, got.Warnings, err)
 	}
 }

@@ -64,7 +64,7 @@ func writeAtlas(w io.Writer, jsonOut bool) error {
 	for _, r := range rows {
 		total += r.Bytes
 	}
-	fmt.Fprintf(w, "ablation atlas: %d models, %.1f MB (checkpoints/atlas/README.md: how they were trained)\n", len(rows), float64(total)/(1<<20))
+	fmt.Fprintf(w, "ablation atlas: %d models, %.1f MiB (checkpoints/atlas/README.md: how they were trained)\n", len(rows), float64(total)/(1<<20))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "system\taxis\tvalue\tbackbone\tλθ\tλδ\treg\tsteps\twall s\tfile")
 	for _, r := range rows {
