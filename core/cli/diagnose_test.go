@@ -341,3 +341,11 @@ func TestSBCTestNeedsEnoughRealizations(t *testing.T) {
 		t.Errorf("25 realizations: %q", got)
 	}
 }
+
+func TestSigned2(t *testing.T) {
+	for x, want := range map[float64]string{-0.001: "+0.00", 0.004: "+0.00", -0.3: "-0.30", 1.239: "+1.24"} {
+		if got := signed2(x); got != want {
+			t.Errorf("signed2(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

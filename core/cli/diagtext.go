@@ -132,7 +132,7 @@ func DiagnosticsPanel(d core.Diagnostics) string {
 			continue
 		}
 		fmt.Fprintf(&b, ", contraction %s\n", fixed(median(con), 2))
-		fmt.Fprintf(&b, "  z̃ %+.2f, |z|>2 %.0f%%, SBC |%s| %s\n", median(zs), 100*float64(outside)/float64(len(zs)),
+		fmt.Fprintf(&b, "  z̃ %s, |z|>2 %.0f%%, SBC |%s| %s\n", signed2(median(zs)), 100*float64(outside)/float64(len(zs)),
 			histogramBars(th.SBC.Counts), pValue(float64(th.SBC.PValue)))
 	}
 	return b.String()
@@ -270,7 +270,7 @@ func thetaSummary(th core.ThetaDiagnostic) string {
 	// The median and the share beyond 2 are robust to the few huge z of
 	// near point estimates, which would swamp a mean and deviation.
 	fmt.Fprintf(&b, ", median contraction %s\n", fixed(median(con), 2))
-	fmt.Fprintf(&b, "  z median %+.2f, |z| > 2 in %.0f%% (calibrated: 0 and 5%%)\n", median(zs), 100*float64(outside)/float64(len(zs)))
+	fmt.Fprintf(&b, "  z median %s, |z| > 2 in %.0f%% (calibrated: 0 and 5%%)\n", signed2(median(zs)), 100*float64(outside)/float64(len(zs)))
 	fmt.Fprintf(&b, "  SBC ranks |%s| %s %s\n", histogramBars(th.SBC.Counts), sbcShape(th.SBC.Counts), sbcTest(th.SBC))
 	return b.String()
 }
@@ -425,4 +425,13 @@ func median(xs []float64) float64 {
 		return s[n/2]
 	}
 	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// signed2 is x with a sign and two decimals, a value that rounds to
+// zero printed +0.00, not -0.00.
+func signed2(x float64) string {
+	if math.Abs(x) < 0.005 {
+		x = 0
+	}
+	return fmt.Sprintf("%+.2f", x)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"unicode"
 
 	"apic/core"
 	"apic/sims"
@@ -211,11 +212,11 @@ var diagnosticNotes = map[string]string{
 func writeReportTable(w io.Writer, rep core.Report) {
 	for _, k := range core.MetricKeys {
 		s := rep.Metrics[k]
-		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f\n", metricLabels[k], s.Mean, s.Std)
+		fmt.Fprintf(w, "  %s %10.4f ± %.4f\n", padLabel(metricLabels[k], 14), s.Mean, s.Std)
 	}
 	for _, name := range sortedKeys(rep.ThetaPerParam) {
 		s := rep.ThetaPerParam[name]
-		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f\n", "θ MAE "+name, s.Mean, s.Std)
+		fmt.Fprintf(w, "  %s %10.4f ± %.4f\n", padLabel("θ MAE "+name, 14), s.Mean, s.Std)
 	}
 	for _, k := range core.DiagnosticKeys {
 		s, ok := rep.Metrics[k]
@@ -225,11 +226,11 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		if k == core.KeyThetaCover {
 			continue // after the bias, with the other θ diagnostics
 		}
-		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f   (diagnostic: %s)\n", metricLabels[k], s.Mean, s.Std, diagnosticNotes[k])
+		fmt.Fprintf(w, "  %s %10.4f ± %.4f   (diagnostic: %s)\n", padLabel(metricLabels[k], 14), s.Mean, s.Std, diagnosticNotes[k])
 	}
 	for _, name := range sortedKeys(rep.ThetaBiasPerParam) {
 		s := rep.ThetaBiasPerParam[name]
-		fmt.Fprintf(w, "  %-14s %10.4f ± %.4f   (diagnostic: θ̂ − θ)\n", "θ bias "+name, s.Mean, s.Std)
+		fmt.Fprintf(w, "  %s %10.4f ± %.4f   (diagnostic: θ̂ − θ)\n", padLabel("θ bias "+name, 14), s.Mean, s.Std)
 	}
 	if s, ok := rep.Metrics[core.KeyThetaCover]; ok {
 		note := diagnosticNotes[core.KeyThetaCover]
@@ -237,6 +238,18 @@ func writeReportTable(w io.Writer, rep core.Report) {
 			// Every θ came without a deviation: nothing to cover with.
 			note = "none: no θ̂ had a deviation (θ given, or one sample without refinement)"
 		}
-		fmt.Fprintf(w, "  %-14s %10.4f          (diagnostic: %s)\n", metricLabels[core.KeyThetaCover], s.Mean, note)
+		fmt.Fprintf(w, "  %s %10.4f          (diagnostic: %s)\n", padLabel(metricLabels[core.KeyThetaCover], 14), s.Mean, note)
 	}
+}
+
+// padLabel pads a row label to width terminal columns, as %-14s would
+// if combining marks (the hat of θ̂) took a column: they take none.
+func padLabel(s string, width int) string {
+	n := 0
+	for _, r := range s {
+		if !unicode.Is(unicode.Mn, r) {
+			n++
+		}
+	}
+	return s + strings.Repeat(" ", max(0, width-n))
 }

@@ -221,3 +221,14 @@ func TestEvalWarnsOutsideTrainingRange(t *testing.T) {
 		t.Errorf("the table lacks the warning:\n%s", out)
 	}
 }
+
+// Row labels pad to their width in terminal columns: θ̂'s combining hat
+// takes none, so "F(θ̂) MAE" lines up with "θ MAE omega".
+func TestPadLabel(t *testing.T) {
+	if a, b := padLabel("F(θ̂) MAE", 14), padLabel("θ MAE omega", 14); len([]rune(a))-1 != len([]rune(b)) {
+		t.Errorf("%q and %q are not one combining mark apart", a, b)
+	}
+	if got := padLabel("a very long label here", 14); got != "a very long label here" {
+		t.Errorf("a label beyond the width: %q", got)
+	}
+}
