@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -773,4 +774,47 @@ func dirNamesOf(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestSharedRangePanelsKeepTicks: panels 1 and 3 share a range, so they
+// draw it with the same ticks however long panel 2's legend grows (with
+// θ set by hand it needs two lines at 120×36, and panel 1 used to give
+// up a plot row for it, its ticks then differing from panel 3's).
+func TestSharedRangePanelsKeepTicks(t *testing.T) {
+	for _, size := range [][2]int{{120, 36}, {80, 24}} {
+		m := newTest(t, "lv", size[0], size[1])
+		m = focusOn(t, m, ctlTheta)
+		m, _ = press(t, m, "right", "right", "right")
+		if !m.overridden() {
+			t.Fatal("θ not set by hand")
+		}
+		tick := regexp.MustCompile(`^\s*(-?[0-9.]+) [┤┼]`)
+		ticks := func(frame, title string) []string {
+			var out []string
+			in := false
+			for _, l := range strings.Split(frame, "\n") {
+				if strings.HasPrefix(l, title) {
+					in = true
+					continue
+				}
+				if !in {
+					continue
+				}
+				g := tick.FindStringSubmatch(l)
+				if g == nil {
+					break
+				}
+				out = append(out, g[1])
+			}
+			return out
+		}
+		p1 := ticks(m.render(), "1 simulator")
+		if m.width < bigWidth || m.height < bigHeight {
+			m, _ = press(t, m, "p")
+		}
+		p3 := ticks(m.render(), "3 corrected")
+		if len(p1) == 0 || strings.Join(p1, " ") != strings.Join(p3, " ") {
+			t.Errorf("%dx%d: panel 1's ticks %v, panel 3's %v", size[0], size[1], p1, p3)
+		}
+	}
 }

@@ -53,7 +53,8 @@ type linePlot struct {
 	points   []scatter
 	legend   []legendItem
 	// legendRows, when 2, gives the legend two lines even where one
-	// holds it (a panel beside one whose legend needs two).
+	// holds it (a panel beside, or sharing a range with, one whose legend
+	// needs two).
 	legendRows int
 }
 

@@ -293,15 +293,23 @@ func (m Model) plots(w, h int, big bool) []string {
 		}
 	} else {
 		lps := m.linePanels()
+		// Every panel takes as many legend lines as the one that needs
+		// most: side by side, so that their plots share rows and their
+		// x axes line up; above or below each other (or on the other
+		// page), so that panels 1, 3 and 4, which share a range, draw it
+		// on the same rows with the same ticks (panel 2's legend, longer
+		// with θ set by hand or baselines shown, would otherwise shrink
+		// panel 1's plot alone).
+		w1, h1 := w, h/2
 		if big {
-			// Side by side, both panels of a row take as many legend
-			// lines as the one that needs more, so that their plots
-			// share rows and their x axes line up.
-			w1, h1 := (w-1)/2, h/2
-			for i := 0; i+1 < len(lps); i += 2 {
-				n := max(lps[i].legendNeed(w1, h1), lps[i+1].legendNeed(w1, h1))
-				lps[i].legendRows, lps[i+1].legendRows = n, n
-			}
+			w1 = (w - 1) / 2
+		}
+		n := 1
+		for _, lp := range lps {
+			n = max(n, lp.legendNeed(w1, h1))
+		}
+		for i := range lps {
+			lps[i].legendRows = n
 		}
 		for _, lp := range lps {
 			panels = append(panels, func(w, h int) []string {
