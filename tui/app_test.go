@@ -818,3 +818,31 @@ func TestSharedRangePanelsKeepTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestSliceNoteNeverCut: on advdiff every line plot's title keeps its
+// slice time whole at every slice, θ estimated or set by hand (panel 2's
+// title used to end "vs true δ at t=0.09…" at 120×36).
+func TestSliceNoteNeverCut(t *testing.T) {
+	for _, size := range [][2]int{{120, 36}, {120, 40}, {160, 48}, {80, 24}} {
+		for _, byHand := range []bool{false, true} {
+			m := newTest(t, "advdiff", size[0], size[1])
+			m.heat = false
+			if byHand {
+				m = focusOn(t, m, ctlTheta)
+				m, _ = press(t, m, "right")
+			}
+			panels := 4
+			if m.width < bigWidth || m.height < bigHeight {
+				panels = 2
+			}
+			for m.slice = 0; m.slice < m.sys().Grid().Shape[0]; m.slice++ {
+				note := fmt.Sprintf(" at t=%.3g", m.sys().Grid().States[m.slice*m.axis().n][0])
+				frame := m.render()
+				if n := strings.Count(frame, note+" ") + strings.Count(frame, note+"\n") + strings.Count(frame, note+"│"); n != panels {
+					t.Fatalf("%dx%d (θ by hand %v), slice %d: %d titles end %q, want %d:\n%s",
+						size[0], size[1], byHand, m.slice, n, note, panels, frame)
+				}
+			}
+		}
+	}
+}

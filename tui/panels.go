@@ -237,6 +237,7 @@ func (m Model) linePanels() []linePlot {
 
 	// 2. learned discrepancy ± 2σ against the true one.
 	p2 := base("2 discrepancy δ̂ ± 2σ vs true δ" + sliceNote)
+	p2.short = "2 δ̂ ± 2σ vs true δ" + sliceNote
 	if override {
 		p2.title = "2 δ̂ ± 2σ, true δ, and the δ needed at the set θ" + sliceNote
 		p2.short = "2 δ̂ ± 2σ, true δ, needed δ" + sliceNote
