@@ -319,6 +319,9 @@ func (m Model) stale() bool {
 	return t.LambdaTheta != m.lamTheta.value() || t.LambdaDelta != m.lamDelta.value() || string(t.Reg) != m.reg.value()
 }
 
+// thetaAutoMsg is what a says when it puts θ back to the estimate.
+const thetaAutoMsg = "θ back to the estimate θ̂"
+
 // msgLine turns line breaks and tabs into spaces.
 var msgLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
@@ -467,7 +470,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.theta[i].set = false
 		}
 		if any {
-			m.setMsg(msgInfo, "θ back to the estimate θ̂")
+			m.setMsg(msgInfo, "%s", thetaAutoMsg)
 			return m, m.reinfer()
 		}
 	case key.Matches(k, keys.Train):
@@ -648,6 +651,9 @@ func (m *Model) adjust(d int) tea.Cmd {
 		i := int(id - ctlTheta)
 		est := m.thetaEstimate(i)
 		m.theta[i] = m.theta[i].step(d, est)
+		if m.overridden() && m.msgKind == msgInfo && m.msg == thetaAutoMsg {
+			m.setMsg(msgInfo, "") // no longer true
+		}
 		return m.reinfer()
 	}
 	return nil
@@ -664,6 +670,7 @@ func (m Model) thetaEstimate(i int) float64 {
 
 func (m *Model) moveSlice(d int) {
 	if !m.is2D() {
+		m.setMsg(msgInfo, "time slices are for systems on a (t, x) grid (advdiff)")
 		return
 	}
 	nt := m.sys().Grid().Shape[0]

@@ -846,3 +846,30 @@ func TestSliceNoteNeverCut(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusDropsStaleMessages: setting θ by hand after a takes back a's
+// "θ back to the estimate" (the status line used to keep it), and on a
+// 1-D system the time-slice keys say that they are for advdiff instead
+// of leaving the previous message.
+func TestStatusDropsStaleMessages(t *testing.T) {
+	m := newTest(t, "lv", 120, 36)
+	m = focusOn(t, m, ctlTheta)
+	m, _ = press(t, m, "right", "a")
+	if !strings.Contains(m.render(), "θ back to the estimate") {
+		t.Fatalf("a did not say θ is back to the estimate: %q", m.msg)
+	}
+	m, _ = press(t, m, "right")
+	if !m.overridden() {
+		t.Fatal("θ not set by hand again")
+	}
+	if frame := m.render(); strings.Contains(frame, "back to the estimate") {
+		t.Errorf("θ set by hand, yet the status line says it is back to the estimate:\n%s", frame)
+	}
+	for _, k := range []string{"[", "]", "{", "}"} {
+		m, _ = press(t, m, "r")
+		m, _ = press(t, m, k)
+		if strings.Contains(m.msg, "new realization") || !strings.Contains(m.msg, "advdiff") || !strings.Contains(m.render(), "are for systems on a (t, x) grid") {
+			t.Errorf("%s on lv: status %q, want it to say slices are for advdiff", k, m.msg)
+		}
+	}
+}
