@@ -873,3 +873,36 @@ func TestStatusDropsStaleMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpSaysFullContextHasNoTargets: at the largest context (every
+// grid point) the help's apic eval and diagnose commands would be
+// refused, and the help says so, within 80 columns; below it, not.
+func TestHelpSaysFullContextHasNoTargets(t *testing.T) {
+	for _, sys := range []string{"lv", "advdiff"} {
+		m := newTest(t, sys, 80, 24)
+		note := "need a context that leaves targets"
+		if strings.Contains(strings.Join(m.helpLines(80), "\n"), note) {
+			t.Errorf("%s at context %v: the help says no targets are left", sys, m.ctxSteps[sys].value())
+		}
+		m = focusOn(t, m, ctlContext)
+		for range 40 {
+			m, _ = press(t, m, "right")
+		}
+		if got, want := int(m.ctxSteps[sys].value()), m.sys().Grid().Points(); got != want {
+			t.Fatalf("%s: context %d, want every grid point (%d)", sys, got, want)
+		}
+		lines := m.helpLines(80)
+		found := false
+		for _, l := range lines {
+			if w := displayWidth(l); w > 80 {
+				t.Errorf("%s: help line %d columns wide: %q", sys, w, l)
+			}
+			found = found || strings.Contains(l, note)
+		}
+		if !found {
+			t.Errorf("%s at context %d: the help does not say the commands need targets:\n%s", sys, m.sys().Grid().Points(), strings.Join(lines, "\n"))
+		}
+		m, _ = press(t, m, "?")
+		frameOK(t, m.render(), 80, 24)
+	}
+}

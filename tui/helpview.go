@@ -73,8 +73,12 @@ func (m Model) helpLines(w int) []string {
 		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", avgTasks, avgTasks),
 		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings.", avgTasks, avgSeed, samplesFor(m.sys())),
 		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", diagTasks, diagSeed, samplesFor(m.sys())),
-		"  while training, of the weights before the run (recomputed when it ends).",
-		"", t.paint(t.bold, "panels"))
+		"  while training, of the weights before the run (recomputed when it ends).")
+	if n := int(m.ctxSteps[m.sys().Name()].value()); n >= m.sys().Grid().Points() {
+		// Every grid point is context: both commands refuse it.
+		lines = append(lines, fmt.Sprintf("  (both commands need a context that leaves targets: %d leaves none)", n))
+	}
+	lines = append(lines, "", t.paint(t.bold, "panels"))
 	if m.is2D() && m.heat {
 		lines = append(lines,
 			"1 ground truth G(t, x); t runs down, x across",
