@@ -466,3 +466,37 @@ func TestLegendRowsAlignPanels(t *testing.T) {
 		t.Errorf("with two legend lines each: rows %d and %d", a, b)
 	}
 }
+
+// The selected time slice is marked ▸ in the gutter beside the picture
+// line that shows it: the first line for the first row, the last for
+// the last, in between for one in between; unmarked maps have none.
+func TestHeatmapMarksSlice(t *testing.T) {
+	vals := make([]float64, 64*64)
+	line := func(h heatmap, th theme) int {
+		for i, l := range h.render(th) {
+			if strings.Contains(l, "▸") {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, th := range []theme{plainTheme, colorTheme} {
+		h := heatmap{title: "field", width: 50, height: 20, rows: 64, cols: 64, values: vals, lo: 0, hi: 1,
+			cmap: sequential, rowName: "t", colName: "x", rowHi: 1, colHi: 1}
+		if got := line(h, th); got != -1 {
+			t.Errorf("unmarked map has a mark on line %d", got)
+		}
+		h.marked = true
+		first, mid, last := -1, -1, -1
+		for _, c := range []struct {
+			row int
+			at  *int
+		}{{0, &first}, {32, &mid}, {63, &last}} {
+			h.markRow = c.row
+			*c.at = line(h, th)
+		}
+		if first != 1 || !(first < mid && mid < last) || last != 1+(h.height-3)-1 {
+			t.Errorf("plain %v: marks on lines %d, %d, %d for rows 0, 32, 63", th.plain, first, mid, last)
+		}
+	}
+}

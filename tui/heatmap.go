@@ -24,6 +24,10 @@ type heatmap struct {
 	colName       string // e.g. "x", increasing to the right
 	rowLo, rowHi  float64
 	colLo, colHi  float64
+	// marked says to mark field row markRow, the one the time-slice
+	// keys select, with ▸ in the gutter beside the line that shows it.
+	marked  bool
+	markRow int
 }
 
 // shadeRamp runs from the low end of the range (blank) to the high end.
@@ -76,6 +80,9 @@ func (h heatmap) render(t theme) []string {
 	if lines > 1 {
 		c.text(0, lines-1, h.rowName+"="+formatAxis(h.rowHi), colLabel)
 	}
+	if y := h.markLine(pixRows, lines); y >= 0 {
+		c.text(gutter-1, y, "▸", colLabel)
+	}
 	for y, l := range c.lines(t) {
 		out[1+y] = l
 	}
@@ -87,6 +94,20 @@ func (h heatmap) render(t theme) []string {
 	}
 	out[body+2] = padRight(t.paint(t.label, axis), h.width)
 	return out
+}
+
+// markLine is the picture line that shows field row markRow (the first
+// whose pixel rows reach it), or -1 when there is no mark.
+func (h heatmap) markLine(pixRows, lines int) int {
+	if !h.marked || h.markRow < 0 || h.markRow >= h.rows {
+		return -1
+	}
+	for pr := range pixRows {
+		if evenIndex(pr, pixRows, h.rows) >= h.markRow {
+			return min(lines-1, pr*lines/pixRows)
+		}
+	}
+	return lines - 1
 }
 
 // unit maps v into [0, 1] over the panel's range; NaN stays NaN.

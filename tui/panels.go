@@ -345,7 +345,8 @@ func (m Model) heatPanels() []heatmap {
 	base := func(title string, vals []float64, lo, hi float64, cm colormap) heatmap {
 		return heatmap{title: title, rows: nt, cols: nx, values: field(vals), lo: lo, hi: hi, cmap: cm,
 			rowName: g.StateNames[0], colName: g.StateNames[1],
-			rowLo: g.States[0][0], rowHi: g.States[len(g.States)-1][0], colLo: g.States[0][1], colHi: g.States[nx-1][1]}
+			rowLo: g.States[0][0], rowHi: g.States[len(g.States)-1][0], colLo: g.States[0][1], colHi: g.States[nx-1][1],
+			marked: true, markRow: m.slice}
 	}
 	return []heatmap{
 		base("1 truth G(t, x)", real.True, lo, hi, sequential),
