@@ -229,8 +229,11 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		return writeCompareJSON(env.Stdout, sys, test, opt, methods, failed, *starts, *workers, *rawSpread)
 	}
 	writeCompareText(env.Stdout, sys, test, opt, methods, *starts, *workers, *rawSpread)
+	if len(failed) > 0 {
+		fmt.Fprintln(env.Stdout)
+	}
 	for _, f := range failed {
-		fmt.Fprintf(env.Stdout, "\nleft out: %s, %s\n", f.Name, f.Reason)
+		fmt.Fprintf(env.Stdout, "left out: %s, %s\n", f.Name, f.Reason)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ const (
 func DiagnosticsText(d core.Diagnostics, width int, detail DiagnosticsDetail, color bool) string {
 	var b strings.Builder
 	if line := failureLine(d.Failures, d.Tasks); line != "" {
-		b.WriteString(line + "\n")
+		b.WriteString("failures: " + line + "\n") // as eval labels it
 	}
 	b.WriteString(reliabilityTable(d))
 	if detail >= DiagnosticsCurves {

@@ -19,10 +19,7 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
-	step := roundStep((hi - lo) / 7)
-	for math.Floor(hi/step)-math.Ceil(lo/step)+1 > 7 {
-		step = roundStep(step * 1.5) // the next round step
-	}
+	step := tickStep(lo, hi)
 	format := tickFormat(step, math.Max(math.Abs(lo), math.Abs(hi)))
 	var ticks []plot.Tick
 	for k := math.Ceil(lo / step * 2); k <= math.Floor(hi/step*2); k++ {
@@ -37,6 +34,16 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 		ticks = append(ticks, t)
 	}
 	return ticks
+}
+
+// tickStep is the smallest round step whose multiples in [lo, hi] are
+// at most seven.
+func tickStep(lo, hi float64) float64 {
+	step := roundStep((hi - lo) / 7)
+	for math.Floor(hi/step)-math.Ceil(lo/step)+1 > 7 {
+		step = roundStep(step * 1.5) // the next round step
+	}
+	return step
 }
 
 // roundStep is the smallest of 1, 2 and 5 × 10^k at least x (x > 0).

@@ -107,6 +107,13 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 			}
 		}
 	}
+	for _, row := range rows {
+		for _, p := range row {
+			if p != nil && bars[p] == nil {
+				roundRange(&p.Y)
+			}
+		}
+	}
 	canvases := plot.Align(rows, tiles, body)
 	for i := range rows {
 		for j, p := range rows[i] {
@@ -120,6 +127,26 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 		}
 	}
 	return img, nil
+}
+
+// roundRange widens an axis to the round ticks (niceTicks) around its
+// data, so that both ends are labelled: a curve reaching −0.98 would
+// otherwise leave the axis past its last label, −0.5.
+func roundRange(ax *plot.Axis) {
+	if !(ax.Max > ax.Min) || math.IsInf(ax.Min, 0) || math.IsInf(ax.Max, 0) {
+		return
+	}
+	// Widening can coarsen the step, which may leave an end between
+	// labels again: repeat until the ends are multiples of the step the
+	// ticker will choose (a few rounds at most, the step only growing).
+	for range 4 {
+		step := tickStep(ax.Min, ax.Max)
+		lo, hi := math.Floor(ax.Min/step+1e-9)*step, math.Ceil(ax.Max/step-1e-9)*step
+		if lo == ax.Min && hi == ax.Max {
+			return
+		}
+		ax.Min, ax.Max = lo, hi
+	}
 }
 
 // legendRoom is the headroom above a line panel's data, as a fraction of
