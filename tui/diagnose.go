@@ -148,59 +148,19 @@ func (m Model) diagView(w, h int) []string {
 // diagBody is the diagnosis in w columns and, where it can, room lines.
 // From 80 columns on it is the command line's layout with the most
 // that fits: the scatter plots with the curves, the curves, the bands'
-// curves alone, or neither. The bands' plot alone fills the gap between
-// the compact form and the curves' two plots, which on a system with
-// two or more parameters (advdiff, lv) need more than a 44-line
-// terminal leaves. Fitting counts the lines as drawn, wrapped.
+// curves alone (on a system with two or more parameters, advdiff and
+// lv, the two plots need more than a 44-line terminal leaves), or
+// neither. Fitting counts the lines as drawn, wrapped.
 func diagBody(d core.Diagnostics, w, room int) []string {
 	if w < 80 {
 		return wrapLines(cli.DiagnosticsPanel(d), w)
 	}
-	for _, detail := range []cli.DiagnosticsDetail{cli.DiagnosticsFull, cli.DiagnosticsCurves} {
+	for _, detail := range []cli.DiagnosticsDetail{cli.DiagnosticsFull, cli.DiagnosticsCurves, cli.DiagnosticsBands} {
 		if body := wrapLines(cli.DiagnosticsText(d, w, detail, false), w); len(body) <= room {
 			return body
 		}
 	}
-	if text, ok := withBandsPlot(d, w); ok {
-		if body := wrapLines(text, w); len(body) <= room {
-			return body
-		}
-	}
 	return wrapLines(cli.DiagnosticsText(d, w, cli.DiagnosticsCompact, false), w)
-}
-
-// withBandsPlot is the compact form with the bands' (reconstruction, δ)
-// reliability plot between the table and the parameters' summaries,
-// where the curves form has it: that form less θ's plot. cli draws the
-// two plots only together, so the pieces come from DiagnosticsText of
-// parts of d: without its parameters, it ends at the table (the
-// summaries are what the compact form adds); with the bands' curves
-// alone, the curves form is the table and their plot. False when a
-// piece is not where that layout puts it, or there are no band curves.
-func withBandsPlot(d core.Diagnostics, w int) (string, bool) {
-	table := d
-	table.Theta = nil
-	head := cli.DiagnosticsText(table, w, cli.DiagnosticsCompact, false)
-	summaries, ok := strings.CutPrefix(cli.DiagnosticsText(d, w, cli.DiagnosticsCompact, false), head)
-	if !ok {
-		return "", false
-	}
-	bands := table
-	bands.Reliability = nil
-	for _, c := range d.Reliability {
-		if !strings.HasPrefix(c.Name, "theta:") { // core's name of a parameter's curve
-			bands.Reliability = append(bands.Reliability, c)
-		}
-	}
-	if len(bands.Reliability) == 0 {
-		return "", false
-	}
-	plot, ok := strings.CutPrefix(cli.DiagnosticsText(bands, w, cli.DiagnosticsCurves, false),
-		cli.DiagnosticsText(bands, w, cli.DiagnosticsCompact, false))
-	if !ok || strings.TrimSpace(plot) == "" {
-		return "", false
-	}
-	return head + plot + summaries, true
 }
 
 // diagHeader is the view's title and hint lines at width w. The title

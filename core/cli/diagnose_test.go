@@ -314,7 +314,7 @@ func TestReliabilityPlotSeparatesBands(t *testing.T) {
 	d := core.Diagnostics{Levels: levels, Reliability: []core.ReliabilityCurve{
 		{Name: "reconstruction", Signed: recon}, {Name: "discrepancy", Signed: delta}, {Name: "theta:omega", Signed: theta},
 	}}
-	out := reliabilityPlot(d, 80, false)
+	out := reliabilityPlot(d, 80, false, true)
 	bands, thetaPart, ok := strings.Cut(out, "signed reliability of θ")
 	if !ok {
 		t.Fatalf("no θ plot:\n%s", out)

@@ -16,7 +16,10 @@ type DiagnosticsDetail int
 const (
 	// DiagnosticsCompact is the table and each parameter's summary lines.
 	DiagnosticsCompact DiagnosticsDetail = iota
-	// DiagnosticsCurves adds the reliability curves' plots.
+	// DiagnosticsBands adds the plot of the bands' (reconstruction, δ)
+	// reliability curves, where a terminal has no room for θ's too.
+	DiagnosticsBands
+	// DiagnosticsCurves adds the plots of the bands' and θ's curves.
 	DiagnosticsCurves
 	// DiagnosticsFull adds each parameter's two scatter plots.
 	DiagnosticsFull
@@ -25,19 +28,20 @@ const (
 // DiagnosticsText renders a diagnosis for a terminal of the given width:
 // the signed reliability table at a few levels, then per parameter its
 // recovery, z-scores, contraction and SBC histogram. From
-// DiagnosticsCurves on, the signed reliability curves follow the table
-// as line plots; DiagnosticsFull gives every parameter two scatter
-// plots, θ̂ against θ and contraction against z-score. The explorer
-// shows the most that fits its panel area.
+// DiagnosticsBands on, the signed reliability curves follow the table
+// as line plots (the bands' only, then θ's too); DiagnosticsFull gives
+// every parameter two scatter plots, θ̂ against θ and contraction
+// against z-score. The explorer shows the most that fits its panel area.
 func DiagnosticsText(d core.Diagnostics, width int, detail DiagnosticsDetail, color bool) string {
 	var b strings.Builder
 	if line := failureLine(d.Failures, d.Tasks); line != "" {
 		b.WriteString("failures: " + line + "\n") // as eval labels it
 	}
 	b.WriteString(reliabilityTable(d))
-	if detail >= DiagnosticsCurves {
-		b.WriteString("\n")
-		b.WriteString(reliabilityPlot(d, width, color))
+	if detail >= DiagnosticsBands {
+		if plot := reliabilityPlot(d, width, color, detail >= DiagnosticsCurves); plot != "" {
+			b.WriteString("\n" + plot)
+		}
 	}
 	for _, th := range d.Theta {
 		b.WriteString("\n")
@@ -196,15 +200,17 @@ func truncate(s string, n int) string {
 }
 
 // reliabilityPlot draws the signed reliability curves against the
-// nominal level: the function bands' (reconstruction, δ) in one plot and
-// θ's in another, each on its own vertical range, so that the bands'
-// curves, usually within a few hundredths of zero, are not flattened
-// onto one row by θ's wider ones.
-func reliabilityPlot(d core.Diagnostics, width int, color bool) string {
+// nominal level: the function bands' (reconstruction, δ) in one plot and,
+// with withTheta, θ's in another, each on its own vertical range, so
+// that the bands' curves, usually within a few hundredths of zero, are
+// not flattened onto one row by θ's wider ones.
+func reliabilityPlot(d core.Diagnostics, width int, color, withTheta bool) string {
 	var bands, theta []core.ReliabilityCurve
 	for _, c := range d.Reliability {
 		if strings.HasPrefix(c.Name, "theta:") {
-			theta = append(theta, c)
+			if withTheta {
+				theta = append(theta, c)
+			}
 		} else {
 			bands = append(bands, c)
 		}
