@@ -24,6 +24,15 @@ var tinyTrainArgs = []string{"train", "--system", "spring", "--backbone", "cnp",
 	"--dec-hidden", "8", "--batch", "4", "--steps1", "2", "--steps2", "2", "--val-every", "2", "--val-tasks", "2",
 	"--recalibrate", "2", "--lr", "2e-3", "--lambda-delta", "0.3", "--seed", "7"}
 
+// trainTinyTo trains the tiny model of tinyTrainArgs into out, failing
+// the test when train does.
+func trainTinyTo(t *testing.T, out string) {
+	t.Helper()
+	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", out)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+}
+
 func TestTrainWritesCheckpoint(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "m.safetensors")
 	code, stdout, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...)
@@ -52,9 +61,7 @@ func TestTrainWritesCheckpoint(t *testing.T) {
 func TestTrainInitKeepsRecipe(t *testing.T) {
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, first)
 	code, _, stderr := runCLI(t, "train", "--init", first, "--steps1", "0", "--steps2", "0", "--lambda-theta", "0.5", "--recalibrate", "2", "--out", second)
 	if code != 0 {
 		t.Fatalf("train --init: %s", stderr)
@@ -144,9 +151,7 @@ func TestTrainErrors(t *testing.T) {
 func TestTrainInitSameArch(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", good)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, good)
 	out := filepath.Join(dir, "again.safetensors")
 	args := []string{"train", "--init", good, "--backbone", "cnp", "--hidden", "8", "--latent", "4", "--dec-hidden", "8", "--dec-act", "silu",
 		"--steps1", "0", "--steps2", "1", "--batch", "4", "--val-every", "0", "--recalibrate", "0", "--out", out}
@@ -166,9 +171,7 @@ func TestTrainHelp(t *testing.T) {
 // and the fitted spread of a trained file; --json carries the config.
 func TestInspectShowsRecipeAndSpread(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "m.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, out)
 	code, stdout, stderr := runCLI(t, "inspect", out)
 	if code != 0 {
 		t.Fatalf("inspect: %s", stderr)
@@ -222,9 +225,7 @@ func TestSpreadWords(t *testing.T) {
 func TestTrainInterruptedDuringRecalibration(t *testing.T) {
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, first)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := filepath.Join(dir, "second.safetensors")
@@ -386,9 +387,7 @@ func TestTrainRecalibrateThetaShapeOnly(t *testing.T) {
 func trainTiny(t *testing.T, dir string) (string, *core.Model, core.Info) {
 	t.Helper()
 	first := filepath.Join(dir, "first.safetensors")
-	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", first)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, first)
 	m, info, err := core.LoadCheckpoint(first)
 	if err != nil {
 		t.Fatal(err)
@@ -622,9 +621,7 @@ func TestTrainKeepsWeightsWhenSaveFails(t *testing.T) {
 func TestPartialDropsTheOldFit(t *testing.T) {
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, first)
 	m, info, err := core.LoadCheckpoint(first)
 	if err != nil {
 		t.Fatal(err)
@@ -704,9 +701,7 @@ func TestTrainNoiseDefaults(t *testing.T) {
 		return [3]float64{m.Config.Train.Noise, m.Config.Train.NoiseMax, m.Config.Train.NoiseLowShare}
 	}
 	fresh := filepath.Join(dir, "fresh.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", fresh)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, fresh)
 	initArgs := []string{"train", "--init", fresh, "--steps1", "0", "--steps2", "0", "--recalibrate", "0"}
 	for _, c := range []struct {
 		name string
@@ -824,9 +819,7 @@ func TestTrainWarnsFewRecalibrationTasks(t *testing.T) {
 // does continuing a file into itself (--init FILE --out FILE).
 func TestTrainRefusesExistingOut(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "m.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, out)
 	before, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -905,9 +898,7 @@ func TestIsSafetensors(t *testing.T) {
 func TestTrainInitStoresRefine(t *testing.T) {
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, first)
 	for _, refine := range []int{0, 3} {
 		args := []string{"train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--refine", strconv.Itoa(refine), "--force", "--out", second}
 		if code, _, stderr := runCLI(t, args...); code != 0 {
@@ -978,9 +969,7 @@ func TestTrainWarnsAfterFlagErrors(t *testing.T) {
 func TestTrainFineTuneWithoutRecalibrationDropsFit(t *testing.T) {
 	dir := t.TempDir()
 	first, second := filepath.Join(dir, "a.safetensors"), filepath.Join(dir, "b.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", first)...); code != 0 {
-		t.Fatalf("train: %s", stderr)
-	}
+	trainTinyTo(t, first)
 	if m, _, err := core.LoadCheckpoint(first); err != nil || !m.Fitted() {
 		t.Fatalf("the recalibrated file holds no fit (%v)", err)
 	}
