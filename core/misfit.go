@@ -44,20 +44,27 @@ func (m *Model) misfitWarnings(p Prediction, ctx sims.Context) []string {
 	if err != nil {
 		return nil // outside the domain: observationWarnings says so
 	}
-	var labels []string // per term, "y = 50 at t = 2.01"
-	for i, st := range ctx.States {
-		for c, name := range g.Channels {
-			if c < len(ctx.Mask[i]) && ctx.Mask[i][c] {
-				labels = append(labels, fmt.Sprintf("%s = %.4g at %s", name, ctx.Values[i][c], stateText(g, st)))
+	// Term k's observation, in contextTerms' order, written out only for
+	// the one a warning names.
+	label := func(k int) string {
+		for i, st := range ctx.States {
+			for c, name := range g.Channels {
+				if c < len(ctx.Mask[i]) && ctx.Mask[i][c] {
+					if k == 0 {
+						return fmt.Sprintf("%s = %.4g at %s", name, ctx.Values[i][c], stateText(g, st))
+					}
+					k--
+				}
 			}
 		}
+		return "?"
 	}
-	return misfitText(p, terms, labels)
+	return misfitText(p, terms, label)
 }
 
-// misfitText is misfitWarnings on the context's terms, labels[k]
-// describing term k.
-func misfitText(p Prediction, terms []obsTerm, labels []string) []string {
+// misfitText is misfitWarnings on the context's terms, label(k)
+// describing term k ("y = 50 at t = 2.01").
+func misfitText(p Prediction, terms []obsTerm, label func(k int) string) []string {
 	osd := p.ObservationStd()
 	if len(p.NoiseStd) == 0 || len(p.Mean) != len(osd) {
 		return nil
@@ -91,13 +98,13 @@ func misfitText(p Prediction, terms []obsTerm, labels []string) []string {
 		return []string{fmt.Sprintf("%d of %d observations lie more than %d deviations of the observation band from the prediction (up to %.3g): the model does not fit these data, and its intervals are too narrow for them",
 			far, n, misfitZ, worst)}
 	}
-	if outliers == 0 || worstAt >= len(labels) {
+	if outliers == 0 {
 		return nil
 	}
 	const why = "one stray value can pull the whole fit, θ̂ included; check it, and calibrate without it to compare"
 	if outliers == 1 {
-		return []string{fmt.Sprintf("the observation %s lies %.3g deviations of the observation band from the prediction: %s", labels[worstAt], worst, why)}
+		return []string{fmt.Sprintf("the observation %s lies %.3g deviations of the observation band from the prediction: %s", label(worstAt), worst, why)}
 	}
 	return []string{fmt.Sprintf("%d observations lie more than %d deviations of the observation band from the prediction (the farthest, %s, %.3g): %s",
-		outliers, outlierZ, labels[worstAt], worst, why)}
+		outliers, outlierZ, label(worstAt), worst, why)}
 }

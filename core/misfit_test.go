@@ -60,7 +60,7 @@ func TestMisfitWarnings(t *testing.T) {
 			terms = append(terms, obsTerm{idx: []int{i}, w: []float64{1}, y: v})
 			labels = append(labels, fmt.Sprintf("y = %g at t = %d", v, i))
 		}
-		w := misfitText(p, terms, labels)
+		w := misfitText(p, terms, func(k int) string { return labels[k] })
 		want := c.far >= misfitLeast && float64(c.far) >= misfitShare*float64(c.n)
 		if (len(w) == 1) != want {
 			t.Errorf("%d of %d far: warnings %q, want one: %v", c.far, c.n, w, want)
@@ -95,7 +95,7 @@ func TestOutlierWarning(t *testing.T) {
 			terms = append(terms, obsTerm{idx: []int{i}, w: []float64{1}, y: v})
 			labels = append(labels, fmt.Sprintf("y = %g at t = %d", v, i))
 		}
-		w := misfitText(p, terms, labels)
+		w := misfitText(p, terms, func(k int) string { return labels[k] })
 		switch {
 		case c.want == "" && len(w) > 0:
 			t.Errorf("outliers %v: warnings %q, want none", c.far, w)

@@ -360,8 +360,7 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 // condition's calibrated shape, even where that gives a 50% interval far
 // narrower than a Gaussian's: at the sparse noisy conditions where such
 // deviations are common, the shape's intervals cover as they say
-// (docs/uncertainty.md, "The one pass"), and a Gaussian's, or the
-// wider of the two, missed by up to 0.2 at 50%.
+// (docs/uncertainty.md, "The one pass").
 func applyThetaTable(params []sims.Param, p *Prediction, st, rho float64) {
 	shrinkTheta(params, p, rho)
 	for q := range p.ThetaStd {

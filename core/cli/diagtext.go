@@ -398,7 +398,7 @@ func sideBySide(a, b string, gap int) string {
 	la, lb := strings.Split(strings.TrimRight(a, "\n"), "\n"), strings.Split(strings.TrimRight(b, "\n"), "\n")
 	w := 0
 	for _, l := range la {
-		w = max(w, utf8.RuneCountInString(l))
+		w = max(w, displayWidth(l))
 	}
 	var out strings.Builder
 	for i := range max(len(la), len(lb)) {
@@ -411,7 +411,7 @@ func sideBySide(a, b string, gap int) string {
 		}
 		line := left
 		if right != "" {
-			line += strings.Repeat(" ", w-utf8.RuneCountInString(left)+gap) + right
+			line += strings.Repeat(" ", w-displayWidth(left)+gap) + right
 		}
 		out.WriteString(strings.TrimRight(line, " ") + "\n")
 	}

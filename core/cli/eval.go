@@ -242,14 +242,20 @@ func writeReportTable(w io.Writer, rep core.Report) {
 	}
 }
 
-// padLabel pads a row label to width terminal columns, as %-14s would
-// if combining marks (the hat of θ̂) took a column: they take none.
+// padLabel pads a row label to width terminal columns (displayWidth).
 func padLabel(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-displayWidth(s)))
+}
+
+// displayWidth is the terminal columns s takes: one per character, none
+// for a combining mark (the hat of θ̂), which fmt's widths and
+// utf8.RuneCountInString count as one.
+func displayWidth(s string) int {
 	n := 0
 	for _, r := range s {
 		if !unicode.Is(unicode.Mn, r) {
 			n++
 		}
 	}
-	return s + strings.Repeat(" ", max(0, width-n))
+	return n
 }

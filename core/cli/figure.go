@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/text"
@@ -329,16 +328,13 @@ func heatPanel(title, rowName, colName, label string, f gridField, scale []Serie
 		lo, hi = -a, a
 	}
 	lo, hi = widenFlat(lo, hi)
-	cm := func() palette.ColorMap {
-		m := moreland.ExtendedBlackBody()
-		if diverging {
-			m = moreland.SmoothBlueRed()
-		}
-		m.SetMin(lo)
-		m.SetMax(hi)
-		return m
+	cm := moreland.ExtendedBlackBody()
+	if diverging {
+		cm = moreland.SmoothBlueRed()
 	}
-	h := plotter.NewHeatMap(f, cm().Palette(255))
+	cm.SetMin(lo)
+	cm.SetMax(hi)
+	h := plotter.NewHeatMap(f, cm.Palette(255))
 	h.Min, h.Max = lo, hi
 	h.Rasterized = true
 	heat = plot.New()
@@ -352,7 +348,7 @@ func heatPanel(title, rowName, colName, label string, f gridField, scale []Serie
 	bar.X.Padding = 0
 	bar.X.Label.Text = label
 	bar.X.Tick.Marker = niceTicks{}
-	bar.Add(&plotter.ColorBar{ColorMap: cm()})
+	bar.Add(&plotter.ColorBar{ColorMap: cm})
 	return heat, bar
 }
 

@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -414,7 +413,7 @@ func writeSweepTable(w io.Writer, sum sweepSummary) {
 	width := make([]int, len(head))
 	for _, row := range table {
 		for i, cell := range row {
-			width[i] = max(width[i], utf8.RuneCountInString(cell))
+			width[i] = max(width[i], displayWidth(cell))
 		}
 	}
 	for _, row := range table {
@@ -423,7 +422,7 @@ func writeSweepTable(w io.Writer, sum sweepSummary) {
 			if i > 0 {
 				line.WriteString("  ")
 			}
-			gap := strings.Repeat(" ", width[i]-utf8.RuneCountInString(cell))
+			gap := strings.Repeat(" ", width[i]-displayWidth(cell))
 			if i == seeds {
 				line.WriteString(gap + cell)
 			} else {
