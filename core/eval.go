@@ -44,6 +44,26 @@ const (
 	KeyObsECE   = "obs_ece"
 )
 
+// metricBounds are the values a metric can take, by its key: a coverage
+// is a share, an ECE the mean gap between nominal and empirical
+// coverage, an MAE a mean of absolute errors; a log-likelihood is
+// unbounded, as is a key missing here.
+var metricBounds = map[string][2]float64{
+	KeyReconMAE: {0, math.Inf(1)}, KeyDeltaMAE: {0, math.Inf(1)}, KeyThetaMAE: {0, math.Inf(1)}, KeyNominalMAE: {0, math.Inf(1)},
+	KeyReconECE: {0, 1}, KeyDeltaECE: {0, 1}, KeyObsECE: {0, 1}, KeyThetaCover: {0, 1}, KeyObsCover: {0, 1},
+}
+
+// MetricRange is the interval of values the metric of key k can take
+// ((−∞, ∞) for an unbounded or unknown one): where an interval over
+// realizations or seeds, symmetric about its mean, runs past it, a
+// figure cuts it there.
+func MetricRange(k string) (lo, hi float64) {
+	if b, ok := metricBounds[k]; ok {
+		return b[0], b[1]
+	}
+	return math.Inf(-1), math.Inf(1)
+}
+
 // DiagnosticKeys lists the diagnostic keys reported after MetricKeys.
 var DiagnosticKeys = []string{KeyNominalMAE, KeyThetaCover, KeyObsCover, KeyObsECE}
 

@@ -216,3 +216,14 @@ func TestEvaluateProgress(t *testing.T) {
 // equality in which NaN equals NaN (a NaN diagnostic is a legitimate,
 // reproducible value).
 func sameValues(a, b any) bool { return fmt.Sprintf("%#v", a) == fmt.Sprintf("%#v", b) }
+
+// Coverages and ECEs lie in [0, 1], MAEs at or above 0; LLs are free.
+func TestMetricRange(t *testing.T) {
+	for k, want := range map[string][2]float64{
+		KeyThetaCover: {0, 1}, KeyDeltaECE: {0, 1}, KeyReconMAE: {0, math.Inf(1)}, KeyReconLL: {math.Inf(-1), math.Inf(1)}, "nosuch": {math.Inf(-1), math.Inf(1)},
+	} {
+		if lo, hi := MetricRange(k); lo != want[0] || hi != want[1] {
+			t.Errorf("MetricRange(%s) = [%g, %g], want %v", k, lo, hi, want)
+		}
+	}
+}

@@ -24,28 +24,12 @@ import (
 var sweepMetrics = []string{core.KeyReconMAE, core.KeyDeltaMAE, core.KeyThetaMAE, core.KeyReconECE, core.KeyDeltaECE, core.KeyReconLL, core.KeyThetaCover,
 	onePassPrefix + core.KeyReconMAE, onePassPrefix + core.KeyDeltaMAE, onePassPrefix + core.KeyThetaMAE}
 
-// metricBounds are the values each sweep metric can take, by the key
-// of eval's report (one-pass columns share their metric's): coverage is
-// a share, an ECE the mean gap between nominal and empirical coverage,
-// an MAE a mean of absolute errors; the log-likelihood is unbounded.
-// The figure cuts the seeds' t intervals, which are symmetric about the
-// mean and take no account of these bounds, at them (summary.json keeps
-// the intervals as computed). A metric missing here is unbounded.
-var metricBounds = map[string][2]float64{
-	core.KeyReconMAE:   {0, math.Inf(1)},
-	core.KeyDeltaMAE:   {0, math.Inf(1)},
-	core.KeyThetaMAE:   {0, math.Inf(1)},
-	core.KeyReconECE:   {0, 1},
-	core.KeyDeltaECE:   {0, 1},
-	core.KeyThetaCover: {0, 1},
-}
-
-// metricRange is the interval of values metric k can take.
+// metricRange is the interval of values sweep column k can take
+// (core.MetricRange; one-pass columns share their metric's). The figure
+// cuts the seeds' t intervals, which are symmetric about the mean and
+// take no account of it, there (summary.json keeps them as computed).
 func metricRange(k string) (lo, hi float64) {
-	if b, ok := metricBounds[strings.TrimPrefix(k, onePassPrefix)]; ok {
-		return b[0], b[1]
-	}
-	return math.Inf(-1), math.Inf(1)
+	return core.MetricRange(strings.TrimPrefix(k, onePassPrefix))
 }
 
 // onePassPrefix names the metrics of a training cell's one-pass
