@@ -735,11 +735,18 @@ func dataLeverages(j *mat.Dense, m int) []float64 {
 	raw := j.RawMatrix()
 	buf := gramBuffers.Get(m * n)
 	defer gramBuffers.Put(buf)
-	x := blas64.General{Rows: m, Cols: n, Stride: n, Data: buf}
 	for i := 0; i < m; i++ {
 		copy(buf[i*n:(i+1)*n], raw.Data[i*raw.Stride:i*raw.Stride+n])
 	}
-	blas64.Trsm(blas.Right, blas.NoTrans, 1, u, x)
+	if n <= smallDense {
+		var inv [smallDense]float64
+		for c := range n {
+			inv[c] = 1 / u.Data[c*u.Stride+c]
+		}
+		trsmRightUpper(u.Data, u.Stride, n, inv[:n], buf, m)
+	} else {
+		blas64.Trsm(blas.Right, blas.NoTrans, 1, u, blas64.General{Rows: m, Cols: n, Stride: n, Data: buf})
+	}
 	lev := make([]float64, m)
 	for i := range lev {
 		lev[i] = math.Min(1, math.Max(0, sumSq(buf[i*n:(i+1)*n])))
@@ -768,14 +775,26 @@ func lmStep(j *mat.Dense, res []float64, lambda float64) ([]float64, bool) {
 	if !ok {
 		return nil, false
 	}
-	g := mat.NewVecDense(n, nil)
-	g.MulVec(j.T(), mat.NewVecDense(len(res), res))
-	b := blas64.General{Rows: n, Cols: 1, Stride: 1, Data: g.RawVector().Data}
-	lapack64.Potrs(u, b)
-	for i := range b.Data {
-		b.Data[i] = -b.Data[i]
+	// g = Jᵀr, row by row of J.
+	raw := j.RawMatrix()
+	g := make([]float64, n)
+	for i, ri := range res {
+		if ri == 0 {
+			continue
+		}
+		for c, x := range raw.Data[i*raw.Stride : i*raw.Stride+n] {
+			g[c] += x * ri
+		}
 	}
-	return b.Data, true
+	if n <= smallDense {
+		potrsUpper(u.Data, u.Stride, n, g)
+	} else {
+		lapack64.Potrs(u, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: g})
+	}
+	for i := range g {
+		g[i] = -g[i]
+	}
+	return g, true
 }
 
 // cholesky factors a = UᵀU in place, failing where a is not positive
@@ -796,7 +815,13 @@ func cholesky(a blas64.Symmetric) (blas64.Triangular, bool) {
 // symNorm1 is the 1-norm (largest column sum of magnitudes) of a
 // symmetric matrix stored in its upper triangle.
 func symNorm1(a blas64.Symmetric) float64 {
-	col := make([]float64, a.N)
+	var stack [smallDense]float64
+	col := stack[:0]
+	if a.N <= smallDense {
+		col = stack[:a.N]
+	} else {
+		col = make([]float64, a.N)
+	}
 	for i := 0; i < a.N; i++ {
 		for q := i; q < a.N; q++ {
 			v := math.Abs(a.Data[i*a.Stride+q])
