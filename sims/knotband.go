@@ -71,21 +71,27 @@ func (b *knotBand) mul(dst, x []float64, rows int) {
 	for r := range rows {
 		xr, d := x[r*b.k:(r+1)*b.k], dst[r*m:(r+1)*m]
 		for _, run := range b.runs {
-			x0, x1 := xr[run.lo], xr[run.hi]
-			for c := run.c0; c < run.c1; c++ {
-				d[c] = b.at(c, x0, x1)
-			}
+			b.fill(d[run.c0:run.c1], run, xr[run.lo], xr[run.hi])
 		}
 	}
 }
 
-// at is column c's value for knot values x0 (row lo) and x1 (row hi),
-// rounded as the engine's products round it.
-func (b *knotBand) at(c int, x0, x1 float64) float64 {
+// fill sets d [c1 − c0] to run's columns for knot values x0 (row lo)
+// and x1 (row hi), rounded as the engine's products round them, the
+// rounding chosen once per run rather than per column.
+func (b *knotBand) fill(d []float64, run bandRun, x0, x1 float64) {
+	w0, w1 := b.w0[run.c0:run.c1], b.w1[run.c0:run.c1]
+	w1 = w1[:len(w0)]
+	d = d[:len(w0)]
 	if b.fused {
-		return math.FMA(x1, b.w1[c], x0*b.w0[c])
+		for i, a := range w0 {
+			d[i] = math.FMA(x1, w1[i], x0*a)
+		}
+		return
 	}
-	return x0*b.w0[c] + x1*b.w1[c]
+	for i, a := range w0 {
+		d[i] = x0*a + x1*w1[i]
+	}
 }
 
 // interpolate sets dst [rows·M] = x [rows·K]·a, through band when a has
@@ -102,13 +108,33 @@ func interpolate(band *knotBand, a *nets.Tensor, dst, x []float64, rows int) {
 }
 
 // mulT is mul with dst [M·rows] stage-major: dst[c·rows + r] = (x_r·A)_c.
+// Each run's columns are computed for all rows at once, from its two
+// knots' values gathered across the rows, so that the writes are
+// contiguous.
 func (b *knotBand) mulT(dst, x []float64, rows int) {
-	for r := range rows {
-		xr := x[r*b.k : (r+1)*b.k]
-		for _, run := range b.runs {
-			x0, x1 := xr[run.lo], xr[run.hi]
-			for c := run.c0; c < run.c1; c++ {
-				dst[c*rows+r] = b.at(c, x0, x1)
+	var stack [2 * 64]float64
+	var x0s, x1s []float64
+	if rows <= 64 {
+		x0s, x1s = stack[:rows], stack[64:64+rows]
+	} else {
+		x0s, x1s = make([]float64, rows), make([]float64, rows)
+	}
+	for _, run := range b.runs {
+		for r := range rows {
+			x0s[r], x1s[r] = x[r*b.k+run.lo], x[r*b.k+run.hi]
+		}
+		for c := run.c0; c < run.c1; c++ {
+			w0, w1 := b.w0[c], b.w1[c]
+			d := dst[c*rows : (c+1)*rows]
+			x0s, x1s := x0s[:len(d)], x1s[:len(d)]
+			if b.fused {
+				for r, x1 := range x1s {
+					d[r] = math.FMA(x1, w1, x0s[r]*w0)
+				}
+			} else {
+				for r, x1 := range x1s {
+					d[r] = x0s[r]*w0 + x1*w1
+				}
 			}
 		}
 	}
