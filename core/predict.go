@@ -462,8 +462,13 @@ func (m *Model) obsVariance() []float64 {
 	g := m.Sys.Grid()
 	c := len(g.Channels)
 	v := make([]float64, g.Size())
-	for i := range v {
-		v[i] = math.Exp(m.logNoise.Value.Data[i%c])
+	// One exponential per channel, then the grid is that pattern
+	// repeated (advdiff's has 4096 values of one channel).
+	for ch := 0; ch < c && ch < len(v); ch++ {
+		v[ch] = math.Exp(m.logNoise.Value.Data[ch])
+	}
+	for i := c; i < len(v); i++ {
+		v[i] = v[i-c]
 	}
 	return v
 }
