@@ -190,6 +190,11 @@ type refiner struct {
 	z0    *nets.Tensor // [B, Lδ] encoder mean of z_δ
 	zSig  *nets.Tensor // [B, Lδ] encoder σ of z_δ (1 for the deterministic cnp)
 	terms [][]obsTerm
+	// tanAt and tanPos: per realization, the grid values its terms read
+	// and where each term's are among them (buildTangentAt), for a
+	// closure whose derivatives can be had at those values only.
+	tanAt  [][]int
+	tanPos [][][]int
 	// hint, hintSD, hintMask [B, P]: the batch's direct estimates of s_θ
 	// (Batch.Hint), nil when the model uses no hints.
 	hint, hintSD, hintMask *nets.Tensor

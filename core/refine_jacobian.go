@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -125,6 +126,10 @@ func (r *refiner) linearize(tc sims.TangentClosure, v *nets.Tensor, rows []int) 
 		js: make([]*mat.Dense, r.b), df: make([][]float64, r.b),
 		dtheta: make([][]float64, r.b), f: r.tensor(r.b*q, outs), pred: r.tensor(r.b, r.m.Sys.Grid().Size()),
 	}
+	tca, at := tc.(sims.TangentAtClosure)
+	if at {
+		r.buildTangentAt(rows)
+	}
 	// The realizations' directions, taken from the arena here: the
 	// workers below must not share it.
 	dthetas, dfs := r.tensor(len(rows), r.n*P), r.tensor(len(rows), r.n*qo)
@@ -154,9 +159,18 @@ func (r *refiner) linearize(tc sims.TangentClosure, v *nets.Tensor, rows []int) 
 		fb := f.Data[i*qo : (i+1)*qo]
 		copy(lin.f.Data[b*qo:(b+1)*qo], fb)
 		buf := tangentBuffers.Get(r.n * lin.pred.Cols)
-		pred, dpred := tc.ApplyTangent(buf, theta.Row(i), r.side.Row(b), fb, r.n, dtheta, df)
+		var pred, dpred []float64
+		var pos [][]int
+		if at {
+			// The Jacobian reads the derivatives at the context's grid
+			// values only.
+			pred, dpred = tca.ApplyTangentAt(buf, theta.Row(i), r.side.Row(b), fb, r.n, dtheta, df, r.tanAt[b])
+			pos = r.tanPos[b]
+		} else {
+			pred, dpred = tc.ApplyTangent(buf, theta.Row(i), r.side.Row(b), fb, r.n, dtheta, df)
+		}
 		copy(lin.pred.Row(b), pred)
-		lin.js[b] = r.residualJacobian(b, v.Row(b), dpred)
+		lin.js[b] = r.residualJacobian(b, v.Row(b), dpred, pos)
 		tangentBuffers.Put(buf)
 		lin.df[b], lin.dtheta[b] = df, dtheta
 	})
@@ -218,10 +232,40 @@ func (r *refiner) linearSamples(tc sims.TangentClosure, lin *linearization, v, s
 	return sp, theta, f
 }
 
+// buildTangentAt sets, once, tanAt and tanPos of the realizations rows:
+// the grid values their context terms read, in ascending order, and
+// where each term's values are among them.
+func (r *refiner) buildTangentAt(rows []int) {
+	if r.tanAt == nil {
+		r.tanAt, r.tanPos = make([][]int, r.b), make([][][]int, r.b)
+	}
+	for _, b := range rows {
+		if r.tanPos[b] != nil {
+			continue
+		}
+		var at []int
+		for _, t := range r.terms[b] {
+			at = append(at, t.idx...)
+		}
+		slices.Sort(at)
+		at = slices.Compact(at)
+		pos := make([][]int, len(r.terms[b]))
+		for i, t := range r.terms[b] {
+			pos[i] = make([]int, len(t.idx))
+			for e, k := range t.idx {
+				pos[i][e], _ = slices.BinarySearch(at, k)
+			}
+		}
+		r.tanAt[b], r.tanPos[b] = at, pos
+	}
+}
+
 // residualJacobian assembles realization b's residual Jacobian from the
 // prediction's derivatives dpred [n·G] (direction j = coordinate j of v)
-// and the priors' own, in residuals' row order.
-func (r *refiner) residualJacobian(b int, v, dpred []float64) *mat.Dense {
+// and the priors' own, in residuals' row order. With pos (not nil)
+// dpred holds each direction's derivatives at some grid values only, and
+// pos[i] says where term i's are.
+func (r *refiner) residualJacobian(b int, v, dpred []float64, pos [][]int) *mat.Dense {
 	P := r.a0.Cols
 	g := len(dpred) / r.n
 	var hinted []int
@@ -238,8 +282,14 @@ func (r *refiner) residualJacobian(b int, v, dpred []float64) *mat.Dense {
 		for c := range r.n {
 			d := dpred[c*g : (c+1)*g]
 			y := 0.0
-			for e, k := range t.idx {
-				y += t.w[e] * d[k]
+			if pos != nil {
+				for e, k := range pos[i] {
+					y += t.w[e] * d[k]
+				}
+			} else {
+				for e, k := range t.idx {
+					y += t.w[e] * d[k]
+				}
 			}
 			row[c] = y / t.sigma
 		}

@@ -22,7 +22,8 @@ type knotBand struct {
 	k      int
 	w0, w1 []float64 // column c: the weights of rows lo and hi of its run
 	runs   []bandRun
-	fused  bool // the engine's products fuse multiply-adds (nets.FusedProducts)
+	lo     []int // column c's row lo
+	fused  bool  // the engine's products fuse multiply-adds (nets.FusedProducts)
 }
 
 // bandRun is a range of consecutive columns [c0, c1) that read the same
@@ -52,6 +53,7 @@ func newKnotBand(a *nets.Tensor) *knotBand {
 			first = 0 // an empty column: x_0·0
 		}
 		hi := min(first+1, a.Rows-1)
+		b.lo = append(b.lo, first)
 		b.w0[c] = a.At(first, c)
 		if hi != first {
 			b.w1[c] = a.At(hi, c)
@@ -92,6 +94,16 @@ func (b *knotBand) fill(d []float64, run bandRun, x0, x1 float64) {
 	for i, a := range w0 {
 		d[i] = x0*a + x1*w1[i]
 	}
+}
+
+// col is column c of x [K] times A, as mul computes it.
+func (b *knotBand) col(c int, x []float64) float64 {
+	lo := b.lo[c]
+	hi := min(lo+1, b.k-1)
+	if b.fused {
+		return math.FMA(x[hi], b.w1[c], x[lo]*b.w0[c])
+	}
+	return x[lo]*b.w0[c] + x[hi]*b.w1[c]
 }
 
 // interpolate sets dst [rows·M] = x [rows·K]·a, through band when a has

@@ -25,10 +25,26 @@ type TangentClosure interface {
 	ApplyTangent(buf, theta, side, f []float64, n int, dtheta, df []float64) (pred, dpred []float64)
 }
 
+// TangentAtClosure is a TangentClosure whose derivatives can be had at
+// some grid values only, for a caller that reads them there (a
+// calibration's Jacobian needs them at the context points, a third of
+// spring's grid) at less cost than on the whole grid.
+type TangentAtClosure interface {
+	TangentClosure
+	// ApplyTangentAt is ApplyTangent with dpred [n·len(at)] holding the
+	// derivatives at the grid values at only:
+	//
+	//	dpred[j·len(at) + i] = ApplyTangent's dpred[j·G + at[i]],
+	//
+	// the same values; pred is still the whole grid.
+	ApplyTangentAt(buf, theta, side, f []float64, n int, dtheta, df []float64, at []int) (pred, dpred []float64)
+}
+
 var (
-	_ TangentClosure = lvForcingClosure{}
-	_ TangentClosure = springEnvelope{}
-	_ TangentClosure = advdiffReaction{}
+	_ TangentAtClosure = springEnvelope{}
+	_ TangentClosure   = lvForcingClosure{}
+	_ TangentClosure   = springEnvelope{}
+	_ TangentClosure   = advdiffReaction{}
 )
 
 // checkTangent panics on inconsistent ApplyTangent lengths (programming
@@ -137,17 +153,41 @@ func (s lvScheme) tangent(th, u0, d []float64, n int, dth, ddT, out, dout []floa
 //
 //	dy_t = t cos(ω t) exp(f̃_t) dω + y_t (df·A)_t.
 func (e springEnvelope) ApplyTangent(buf, theta, _, f []float64, n int, dtheta, df []float64) (pred, dpred []float64) {
+	g := len(e.times)
+	var stack [128]float64
+	dw := stack[:]
+	if g > len(dw) {
+		dw = make([]float64, g)
+	}
+	pred = e.envelope(dw, theta, f, n, dtheta, df)
+	dpred = tangentBuffer(buf, n*g)
+	interpolate(e.band, e.interp, dpred, df, n) // (df·A), as the forward pass interpolates f
+	for j := range n {
+		row := dpred[j*g : (j+1)*g]
+		for t := range row {
+			row[t] = row[t]*pred[t] + dw[t]*dtheta[j]
+		}
+	}
+	return pred, dpred
+}
+
+// envelope returns the prediction y_t = sin(ω t) exp(f̃_t) and writes
+// ∂y_t/∂ω = t cos(ω t) exp(f̃_t), after checking ApplyTangent's
+// arguments;
+// dw is scratch of at least G values that the latter is written to.
+func (e springEnvelope) envelope(dw, theta, f []float64, n int, dtheta, df []float64) (pred []float64) {
 	k, g := e.interp.Rows, len(e.times)
 	checkTangent("spring envelope", theta, f, 1, k, n, dtheta, df)
 	// Scratch on the stack for the grids of up to 128 times (spring's
 	// 100): refinement calls this a few hundred times a second. pred
 	// takes the envelope first (a product's operands leave the stack).
-	var stack [3 * 128]float64
+	var stack [2 * 128]float64
 	work := stack[:]
-	if 3*g > len(work) {
-		work = make([]float64, 3*g)
+	if 2*g > len(work) {
+		work = make([]float64, 2*g)
 	}
-	sin, cos, dw := work[:g], work[g:2*g], work[2*g:3*g] // dw: ∂y/∂ω
+	sin, cos := work[:g], work[g:2*g]
+	dw = dw[:g]
 	pred = make([]float64, g)
 	env := pred
 	interpolate(e.band, e.interp, env, f, 1)
@@ -159,12 +199,36 @@ func (e springEnvelope) ApplyTangent(buf, theta, _, f []float64, n int, dtheta, 
 		pred[t] = sin[t] * ex
 		dw[t] = tau * cos[t] * ex
 	}
-	dpred = tangentBuffer(buf, n*g)
-	interpolate(e.band, e.interp, dpred, df, n) // (df·A), as the forward pass interpolates f
+	return pred
+}
+
+// ApplyTangentAt is ApplyTangent at the grid times at only: the
+// directions' log-envelopes are interpolated at those times alone.
+func (e springEnvelope) ApplyTangentAt(buf, theta, side, f []float64, n int, dtheta, df []float64, at []int) (pred, dpred []float64) {
+	k, g := e.interp.Rows, len(e.times)
+	if e.band == nil {
+		full := make([]float64, n*g)
+		pred, full = e.ApplyTangent(full, theta, side, f, n, dtheta, df)
+		dpred = tangentBuffer(buf, n*len(at))
+		for j := range n {
+			for i, t := range at {
+				dpred[j*len(at)+i] = full[j*g+t]
+			}
+		}
+		return pred, dpred
+	}
+	var stack [128]float64
+	dw := stack[:]
+	if g > len(dw) {
+		dw = make([]float64, g)
+	}
+	pred = e.envelope(dw, theta, f, n, dtheta, df)
+	dpred = tangentBuffer(buf, n*len(at))
 	for j := range n {
-		row := dpred[j*g : (j+1)*g]
-		for t := range row {
-			row[t] = row[t]*pred[t] + dw[t]*dtheta[j]
+		dfj := df[j*k : (j+1)*k]
+		row := dpred[j*len(at) : (j+1)*len(at)]
+		for i, t := range at {
+			row[i] = e.band.col(t, dfj)*pred[t] + dw[t]*dtheta[j]
 		}
 	}
 	return pred, dpred

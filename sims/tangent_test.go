@@ -103,3 +103,46 @@ func checkTangentAt(t *testing.T, name string, c TangentClosure, theta, side, f 
 		}
 	}
 }
+
+// TestApplyTangentAtMatchesApplyTangent: spring's derivatives at chosen
+// grid times are ApplyTangent's there, bit for bit, banded or not.
+func TestApplyTangentAtMatchesApplyTangent(t *testing.T) {
+	sys, err := Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sys.Closure().(springEnvelope)
+	rng := rand.New(rand.NewPCG(4, 9))
+	k, g, n := e.interp.Rows, len(e.times), 7
+	f, df, dth := make([]float64, k), make([]float64, n*k), make([]float64, n)
+	for i := range f {
+		f[i] = 0.3 * rng.NormFloat64()
+	}
+	for i := range df {
+		df[i] = rng.NormFloat64()
+	}
+	for i := range dth {
+		dth[i] = rng.NormFloat64()
+	}
+	at := []int{0, 3, 3, 17, g - 1, 50}
+	for _, banded := range []bool{true, false} {
+		c := e
+		if !banded {
+			c.band = nil
+		}
+		pred, full := c.ApplyTangent(nil, []float64{1.7}, nil, f, n, dth, df)
+		predAt, dAt := c.ApplyTangentAt(nil, []float64{1.7}, nil, f, n, dth, df, at)
+		for i := range pred {
+			if pred[i] != predAt[i] {
+				t.Fatalf("banded %v: pred[%d] = %v, ApplyTangent %v", banded, i, predAt[i], pred[i])
+			}
+		}
+		for j := range n {
+			for i, tt := range at {
+				if got, want := dAt[j*len(at)+i], full[j*g+tt]; got != want {
+					t.Fatalf("banded %v: direction %d at %d: %v, ApplyTangent %v", banded, j, tt, got, want)
+				}
+			}
+		}
+	}
+}
