@@ -148,12 +148,17 @@ func (m Model) averagedLines(w, room int) []string {
 // ("this" follows the live weights, the averages wait for the run's
 // end) and with θ set by hand (the averages are at θ̂).
 func (m Model) avgHeading(w int) string {
-	h := fmt.Sprintf("mean±95%%/%d", m.opts.Averages)
+	// One realization has no interval: "mean/1", as its rows show none.
+	mean := "mean±95%"
+	if m.opts.Averages < 2 {
+		mean = "mean"
+	}
+	h := fmt.Sprintf("%s/%d", mean, m.opts.Averages)
 	switch {
 	case m.run != nil:
 		h = "mean: after run"
 	case m.overridden():
-		h = fmt.Sprintf("θ̂ mean±95%%/%d", m.opts.Averages)
+		h = "θ̂ " + h
 	}
 	return truncate(h, w)
 }
@@ -174,8 +179,16 @@ func (m Model) averageText(k string, w int) string {
 }
 
 // intervalText writes an interval as "mean±half" in at most w cells,
-// with fewer digits where more would not fit.
+// with fewer digits where more would not fit. One realization has no
+// interval: its value shows alone, with "n=1" where that fits ("±0"
+// would read as certainty).
 func intervalText(iv core.Interval, w int) string {
+	if iv.N < 2 {
+		if s := shortNumber(iv.Mean, 3) + fmt.Sprintf(" n=%d", iv.N); ansi.StringWidth(s) <= w {
+			return s
+		}
+		return fitNumber(iv.Mean, w)
+	}
 	half := iv.Hi - iv.Mean
 	for _, d := range [][2]int{{3, 2}, {2, 1}, {1, 1}} {
 		s := shortNumber(iv.Mean, d[0]) + "±" + shortNumber(half, d[1])

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"apic/core"
@@ -115,6 +116,48 @@ func TestAveragesHeadingSaysWhatTheyAre(t *testing.T) {
 	for _, l := range lines[1:] {
 		if strings.Contains(l, "±") {
 			t.Errorf("training: an average beside the live weights: %q", l)
+		}
+	}
+}
+
+// sidebarLines are the frame's sidebar columns (the last w cells of
+// each line).
+func sidebarLines(frame string, w int) []string {
+	var out []string
+	for _, l := range strings.Split(frame, "\n") {
+		r := []rune(l)
+		out = append(out, string(r[max(0, len(r)-w):]))
+	}
+	return out
+}
+
+// TestAveragesOfOneRealization: one realization has no interval, so the
+// averages show its value with no "±" (a "±0" would read as certainty),
+// under a heading without "95%".
+func TestAveragesOfOneRealization(t *testing.T) {
+	m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ = run(t, m, func() tea.Msg { return tea.ColorProfileMsg{Profile: colorprofile.ASCII} })
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m, _ = run(t, m, m.Init())
+	if m.avg.res == nil || m.avg.res.Metrics[core.KeyReconMAE].N != 1 {
+		t.Fatalf("averages %+v, want one realization's", m.avg.res)
+	}
+	frame := m.render()
+	side := strings.Join(sidebarLines(frame, 30), "\n")
+	_, side, _ = strings.Cut(side, "metrics")
+	if strings.Contains(side, "±") || strings.Contains(side, "95%") {
+		t.Errorf("an interval from one realization:\n%s", frame)
+	}
+	if !strings.Contains(side, "mean/1") || !strings.Contains(side, "n=1") {
+		t.Errorf("the averages do not say they are of one realization:\n%s", frame)
+	}
+	for _, w := range []int{11, 6, 3} {
+		s := intervalText(core.Interval{Mean: 0.0123, Lo: 0.0123, Hi: 0.0123, N: 1}, w)
+		if strings.Contains(s, "±") || ansi.StringWidth(s) > w || !strings.HasPrefix(s, ".01") {
+			t.Errorf("one realization in %d cells: %q", w, s)
 		}
 	}
 }
