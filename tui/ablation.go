@@ -420,8 +420,7 @@ func (m Model) ablCharts(w, h int) []string {
 	charts := make([]ablChart, len(ablMetrics))
 	labelW := 0
 	for i, mt := range ablMetrics {
-		charts[i] = ablChart{title: mt[0], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, width: w1, height: h1,
-			nonNegative: true} // every metric of ablMetrics is an MAE or an ECE
+		charts[i] = ablChart{title: mt[0], metric: mt[1], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, width: w1, height: h1}
 		labelW = max(labelW, charts[i].yLabelWidth())
 	}
 	chart := func(i int) []string {

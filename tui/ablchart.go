@@ -19,10 +19,11 @@ type ablChart struct {
 	ivs           []core.Interval // NaN Mean: not computed yet
 	cur           int             // the current value's index, -1 if none
 	width, height int
-	// nonNegative marks a metric that cannot be below 0 (an MAE, an
-	// ECE): its axis starts at 0 at the lowest, where a wide interval
-	// would otherwise label it with a negative error.
-	nonNegative bool
+	// metric is the metric's key: its range (core.MetricRange) bounds
+	// the intervals and the axis, which for an MAE or an ECE starts at 0
+	// at the lowest, where a wide interval would otherwise label it with
+	// a negative error. An unknown key ("") bounds neither.
+	metric string
 	// labelW is the least room for the y labels: charts side by side
 	// pass their widest, so that their columns line up.
 	labelW int
@@ -54,6 +55,7 @@ func (c ablChart) render(t theme) []string {
 		if math.IsNaN(iv.Mean) {
 			continue
 		}
+		iv = clampInterval(c.metric, iv)
 		x := c.column(i, labelW+2)
 		for y := row(iv.Hi); y <= row(iv.Lo); y++ {
 			cv.set(x, y, '│', colBand, nil)
@@ -80,7 +82,7 @@ func (c ablChart) titleText(logY bool) string {
 	title := c.title
 	if c.cur >= 0 && c.cur < len(c.ivs) && !math.IsNaN(c.ivs[c.cur].Mean) {
 		if room := min(12, avail-ansi.StringWidth(title+" "+suffix)); room >= 4 {
-			title += " " + intervalText(c.ivs[c.cur], room)
+			title += " " + intervalText(c.metric, c.ivs[c.cur], room)
 		}
 	}
 	return truncate(title+suffix, avail)
@@ -141,6 +143,7 @@ const logSpan = 20
 func (c ablChart) yScale() (yAxis, bool) {
 	least, most := math.Inf(1), 0.0
 	for _, iv := range c.ivs {
+		iv = clampInterval(c.metric, iv)
 		switch {
 		case math.IsNaN(iv.Mean):
 		case iv.Mean <= 0:
@@ -160,6 +163,7 @@ func (c ablChart) yScale() (yAxis, bool) {
 func (c ablChart) yRange(y yAxis) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, iv := range c.ivs {
+		iv = clampInterval(c.metric, iv)
 		for _, v := range []float64{iv.Lo, iv.Hi, iv.Mean} {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
 				lo, hi = math.Min(lo, y.of(v)), math.Max(hi, y.of(v))
@@ -174,8 +178,9 @@ func (c ablChart) yRange(y yAxis) (lo, hi float64) {
 		pad = math.Max(1e-6, 0.1*math.Abs(hi))
 	}
 	lo, hi = lo-pad, hi+pad
-	if c.nonNegative && !y.log && lo < 0 {
-		lo = 0
+	if !y.log {
+		blo, bhi := core.MetricRange(c.metric)
+		lo, hi = math.Max(lo, blo), math.Min(hi, bhi)
 	}
 	return lo, hi
 }

@@ -39,7 +39,7 @@ func TestAblChartScale(t *testing.T) {
 // (never drawn over the value labels).
 func TestAblChartNonNegative(t *testing.T) {
 	ivs := []core.Interval{{Mean: 0.005, Lo: -0.001, Hi: 0.011, N: 32}, {Mean: 0.02, Lo: 0.015, Hi: 0.025, N: 32}}
-	c := ablChart{title: "θ MAE", labels: []string{"0", "1"}, cur: 0, width: 40, height: 9, ivs: ivs, nonNegative: true}
+	c := ablChart{title: "θ MAE", labels: []string{"0", "1"}, cur: 0, width: 40, height: 9, ivs: ivs, metric: core.KeyThetaMAE}
 	th := newTheme(colorprofile.ASCII)
 	lines := c.render(th)
 	frameOK(t, strings.Join(lines, "\n"), 40, 9)
@@ -49,7 +49,7 @@ func TestAblChartNonNegative(t *testing.T) {
 	if frame := strings.Join(lines, "\n"); strings.Contains(frame, "-") || !strings.Contains(lines[8], "0") {
 		t.Errorf("a negative label, or the value labels overwritten:\n%s", frame)
 	}
-	c.nonNegative = false
+	c.metric = core.KeyReconLL // unbounded
 	if lo, _ := c.yRange(yAxis{}); lo >= 0 {
 		t.Errorf("a signed metric's axis starts at %v, want below 0", lo)
 	}
@@ -61,7 +61,7 @@ func TestAblChartNonNegative(t *testing.T) {
 // borders the sidebar).
 func TestAblChartTitleFits(t *testing.T) {
 	iv := func(m, half float64) core.Interval { return core.Interval{Mean: m, Lo: m - half, Hi: m + half, N: 32} }
-	c := ablChart{title: "δ MAE", labels: []string{"1", "30", "100"}, cur: 1, width: 24, height: 9, nonNegative: true,
+	c := ablChart{title: "δ MAE", labels: []string{"1", "30", "100"}, cur: 1, width: 24, height: 9, metric: core.KeyDeltaMAE,
 		ivs: []core.Interval{iv(0.2, 0.01), iv(0.00362, 0.0024), iv(0.0001, 0.00005)}}
 	lines := c.render(newTheme(colorprofile.ASCII))
 	if title := lines[0]; !strings.Contains(title, "· log") || !strings.Contains(title, ".0036±") || strings.Contains(title, "…") || !strings.HasSuffix(title, " ") {

@@ -108,6 +108,21 @@ func (m Model) average(k string) (core.Interval, bool) {
 	return iv, ok
 }
 
+// clampInterval is iv with its ends cut to the values metric k can take
+// (core.MetricRange): a mean ± 95% interval is symmetric about its mean,
+// and over a few skewed realizations it runs below 0 for an error or
+// past 1 for a coverage, values no realization can have.
+func clampInterval(k string, iv core.Interval) core.Interval {
+	lo, hi := core.MetricRange(k)
+	if iv.Lo < lo {
+		iv.Lo = lo
+	}
+	if iv.Hi > hi {
+		iv.Hi = hi
+	}
+	return iv
+}
+
 // avgRows are the metrics the sidebar shows with their averages, in
 // order of importance (the last ones go first when room is short).
 var avgRows = [][2]string{
@@ -175,25 +190,52 @@ func (m Model) averageText(k string, w int) string {
 	case math.IsNaN(iv.Mean):
 		return "–"
 	}
-	return intervalText(iv, w)
+	return intervalText(k, iv, w)
 }
 
-// intervalText writes an interval as "mean±half" in at most w cells,
-// with fewer digits where more would not fit. One realization has no
+// intervalText writes metric k's interval in at most w cells, with
+// fewer digits where more would not fit: "mean±half", or "mean [lo,hi]"
+// where an end is cut to the metric's range (clampInterval), no longer
+// symmetric; where that does not fit, only the end not at the metric's
+// bound ("mean ≤hi" for an MAE from 0). One realization has no
 // interval: its value shows alone, with "n=1" where that fits ("±0"
 // would read as certainty).
-func intervalText(iv core.Interval, w int) string {
+func intervalText(k string, iv core.Interval, w int) string {
 	if iv.N < 2 {
 		if s := shortNumber(iv.Mean, 3) + fmt.Sprintf(" n=%d", iv.N); ansi.StringWidth(s) <= w {
 			return s
 		}
 		return fitNumber(iv.Mean, w)
 	}
-	half := iv.Hi - iv.Mean
-	for _, d := range [][2]int{{3, 2}, {2, 1}, {1, 1}} {
-		s := shortNumber(iv.Mean, d[0]) + "±" + shortNumber(half, d[1])
-		if ansi.StringWidth(s) <= w {
-			return s
+	raw := iv
+	iv = clampInterval(k, iv)
+	digits := [][2]int{{3, 2}, {2, 1}, {1, 1}}
+	below, above := iv.Mean-iv.Lo, iv.Hi-iv.Mean
+	if math.Abs(below-above) <= 1e-9*math.Max(math.Abs(below), math.Abs(above)) {
+		for _, d := range digits {
+			if s := shortNumber(iv.Mean, d[0]) + "±" + shortNumber(above, d[1]); ansi.StringWidth(s) <= w {
+				return s
+			}
+		}
+		return truncate(shortNumber(iv.Mean, 2), w)
+	}
+	var forms []func(d [2]int) string
+	for _, gap := range []string{" ", ""} {
+		forms = append(forms, func(d [2]int) string {
+			return shortNumber(iv.Mean, d[0]) + gap + "[" + shortNumber(iv.Lo, d[1]) + "," + shortNumber(iv.Hi, d[1]) + "]"
+		})
+	}
+	switch lo, hi := iv.Lo != raw.Lo, iv.Hi != raw.Hi; {
+	case lo && !hi:
+		forms = append(forms, func(d [2]int) string { return shortNumber(iv.Mean, d[0]) + " ≤" + shortNumber(iv.Hi, d[1]) })
+	case hi && !lo:
+		forms = append(forms, func(d [2]int) string { return shortNumber(iv.Mean, d[0]) + " ≥" + shortNumber(iv.Lo, d[1]) })
+	}
+	for _, form := range forms {
+		for _, d := range digits {
+			if s := form(d); ansi.StringWidth(s) <= w {
+				return s
+			}
 		}
 	}
 	return truncate(shortNumber(iv.Mean, 2), w)

@@ -41,8 +41,8 @@ func TestAveragesFollowTheSettings(t *testing.T) {
 	if m.avg.res == nil || m.avg.res.Metrics[core.KeyReconMAE] != want.Metrics[core.KeyReconMAE] {
 		t.Fatalf("averages %+v, want %+v", m.avg.res, want.Metrics[core.KeyReconMAE])
 	}
-	if frame := m.render(); !strings.Contains(frame, intervalText(want.Metrics[core.KeyReconMAE], 11)) {
-		t.Errorf("the sidebar lacks recon MAE %s:\n%s", intervalText(want.Metrics[core.KeyReconMAE], 11), frame)
+	if frame := m.render(); !strings.Contains(frame, intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11)) {
+		t.Errorf("the sidebar lacks recon MAE %s:\n%s", intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11), frame)
 	}
 	m = focusOn(t, m, ctlContext)
 	nm, cmd := m.Update(keyMsg("left"))
@@ -155,9 +155,59 @@ func TestAveragesOfOneRealization(t *testing.T) {
 		t.Errorf("the averages do not say they are of one realization:\n%s", frame)
 	}
 	for _, w := range []int{11, 6, 3} {
-		s := intervalText(core.Interval{Mean: 0.0123, Lo: 0.0123, Hi: 0.0123, N: 1}, w)
+		s := intervalText(core.KeyReconMAE, core.Interval{Mean: 0.0123, Lo: 0.0123, Hi: 0.0123, N: 1}, w)
 		if strings.Contains(s, "±") || ansi.StringWidth(s) > w || !strings.HasPrefix(s, ".01") {
 			t.Errorf("one realization in %d cells: %q", w, s)
 		}
+	}
+}
+
+// TestIntervalsWithinMetricRange: a mean ± 95% interval that runs below
+// 0 (an MAE) or past 1 (a coverage, an ECE) shows its ends cut to the
+// metric's range (core.MetricRange), in the sidebar's averages and the
+// ablation charts' titles.
+func TestIntervalsWithinMetricRange(t *testing.T) {
+	wide := core.Interval{Mean: 0.001, Lo: -0.002, Hi: 0.004, N: 32}
+	ece := core.Interval{Mean: 0.98, Lo: 0.95, Hi: 1.01, N: 32}
+	if iv := clampInterval(core.KeyReconMAE, wide); iv.Lo != 0 || iv.Hi != wide.Hi || iv.Mean != wide.Mean {
+		t.Errorf("clamped MAE %+v", iv)
+	}
+	if iv := clampInterval(core.KeyThetaCover, ece); iv.Hi != 1 || iv.Lo != ece.Lo {
+		t.Errorf("clamped coverage %+v", iv)
+	}
+	if iv := clampInterval(core.KeyReconLL, wide); iv != wide {
+		t.Errorf("an unbounded metric's interval was cut: %+v", iv)
+	}
+	for _, w := range []int{17, 11} {
+		if s := intervalText(core.KeyReconMAE, wide, w); strings.Contains(s, "-") || strings.Contains(s, "±") || !strings.Contains(s, "[0,") && !strings.Contains(s, " ≤.004") || ansi.StringWidth(s) > w {
+			t.Errorf("MAE interval in %d cells: %q, want its lower end at 0", w, s)
+		}
+		if s := intervalText(core.KeyReconECE, ece, w); strings.Contains(s, "±") || !strings.HasSuffix(s, ",1]") || ansi.StringWidth(s) > w {
+			t.Errorf("ECE interval in %d cells: %q, want its upper end at 1", w, s)
+		}
+	}
+
+	m := newTest(t, "spring", 80, 24)
+	m.opts.Averages = avgTasks
+	m.avg.key = m.avgKeyNow()
+	m.avg.res = &core.Intervals{Tasks: avgTasks, Metrics: map[string]core.Interval{
+		core.KeyReconMAE: wide, core.KeyDeltaMAE: wide, core.KeyThetaMAE: wide, core.KeyReconECE: ece, core.KeyReconLL: wide,
+	}}
+	frame := m.render()
+	side := sidebarLines(frame, 30)
+	for _, want := range []string{" recon MAE", " δ MAE", " θ error", " ECE"} {
+		for _, l := range side {
+			if !strings.HasPrefix(l, want) {
+				continue
+			}
+			if strings.Contains(l, "±") || strings.Contains(l, "1.01") || strings.Contains(l, "-.002") {
+				t.Errorf("%s: an interval past the metric's range: %q", want, l)
+			}
+		}
+	}
+
+	c := ablChart{title: "recon ECE", metric: core.KeyReconECE, labels: []string{"1", "2"}, cur: 0, width: 40, height: 9, ivs: []core.Interval{ece, ece}}
+	if lines := c.render(newTheme(colorprofile.ASCII)); strings.Contains(lines[0], "±") || !strings.Contains(lines[0], ",1]") {
+		t.Errorf("ablation chart title %q, want the interval cut at 1", lines[0])
 	}
 }
