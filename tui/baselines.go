@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"apic/core"
 	"apic/core/bcpi"
@@ -240,7 +241,7 @@ func (m Model) onBaseline(msg baseMsg) (tea.Model, tea.Cmd) {
 	m.base.runs = runs
 	if m.base.allDone() {
 		m.base.cancel()
-		// The sidebar cuts a failure's reason to its width: the status
+		// The sidebar wraps a failure's reason onto a few lines: the status
 		// line gives the whole of it.
 		if why := m.base.failures(); why != "" {
 			m.setMsg(msgErr, "%s", why)
@@ -299,34 +300,124 @@ func seconds(d time.Duration) string {
 }
 
 // baseLines are the θ readout's rows for the baselines: θ̂ and wall
-// time of each finished fit, or why it has none.
-func (m Model) baseLines(w int) []string {
+// time of each finished fit, or why it has none. Nothing is cut: a row
+// too long for the sidebar gives up its wall time (the status line has
+// it), the spaces after the symbols and then θ̂'s third digit, and else
+// wraps; a failure's reason
+// wraps onto up to reasonLines lines, an "…" where it goes on (the
+// status line has all of it).
+func (m Model) baseLines(w, reasonLines int) []string {
 	t := m.theme
 	out := []string{padRight(t.paint(t.label, truncate(baseBudgetTitle, w)), w)}
 	for i, r := range m.base.runs {
-		label := padRight(baseStyles[i].label, 5)
-		var row string
+		label := padRight(baseStyles[i].label, baseLabelW)
+		var rows []string
 		switch {
 		case !r.done:
-			row = label + "running…"
+			rows = []string{label + "running…"}
 		case r.err != nil:
-			// The row has room for a few words of the reason: the
-			// method's name (the row's label says it) and a "failed:"
-			// (the status line says it) would take most of them.
+			// The method's name (the row's label says it) and a
+			// "failed:" (the status line says it) would take most of
+			// the room.
 			why, _ := strings.CutPrefix(r.err.Error(), r.name+": ")
-			row = label + t.paint(t.err, "✗ "+why)
+			for j, l := range wrapReason("✗ "+why, w-baseLabelW, reasonLines) {
+				lead := label
+				if j > 0 {
+					lead = spaces(baseLabelW + 2) // under the reason, past "✗ "
+				}
+				rows = append(rows, lead+t.paint(t.err, l))
+			}
 		default:
-			var th []string
+			var th []float64
+			var syms []string
 			for j, v := range r.pred.Theta {
 				if j < len(m.theta) {
-					th = append(th, m.theta[j].symbol()+" "+shortNumber(v, 3))
+					th, syms = append(th, v), append(syms, m.theta[j].symbol())
 				}
 			}
-			row = label + strings.Join(th, " ") + " " + t.paint(t.dim, seconds(r.elapsed))
+			for j, l := range thetaRows(syms, th, seconds(r.elapsed), w-baseLabelW) {
+				lead := label
+				if j > 0 {
+					lead = spaces(baseLabelW)
+				}
+				// The wall time is the row's last word.
+				if head, ok := strings.CutSuffix(l, " "+seconds(r.elapsed)); ok {
+					l = head + " " + t.paint(t.dim, seconds(r.elapsed))
+				}
+				rows = append(rows, lead+l)
+			}
 		}
-		out = append(out, padRight(truncate(row, w), w))
+		for _, row := range rows {
+			out = append(out, padRight(truncate(row, w), w))
+		}
 	}
 	return out
+}
+
+// baseLabelW is the room of a baseline row's label ("bcpi ").
+const baseLabelW = 5
+
+// thetaRows writes a baseline's θ̂ ("α .896 β .86") and wall time in
+// lines of at most w cells: on one line with three significant digits
+// where it fits, else without the time, else without the space after
+// each symbol ("α.896"), else with two digits, else wrapped at three
+// digits between the parameters.
+func thetaRows(syms []string, th []float64, elapsed string, w int) []string {
+	items := func(digits int, gap string) []string {
+		out := make([]string, len(th))
+		for j, v := range th {
+			out[j] = syms[j] + gap + shortNumber(v, digits)
+		}
+		return out
+	}
+	three := items(3, " ")
+	for _, s := range []string{
+		strings.Join(append(three, elapsed), " "),
+		strings.Join(three, " "),
+		strings.Join(items(3, ""), " "),
+		strings.Join(items(2, ""), " "),
+	} {
+		if ansi.StringWidth(s) <= w {
+			return []string{s}
+		}
+	}
+	var lines []string
+	line := ""
+	for _, it := range append(three, elapsed) {
+		switch {
+		case line == "":
+			line = it
+		case ansi.StringWidth(line+" "+it) <= w:
+			line += " " + it
+		default:
+			lines, line = append(lines, line), it
+		}
+	}
+	return append(lines, line)
+}
+
+// wrapReason breaks a failure's reason at spaces into at most n lines,
+// the first of w cells and the others of w−2 (indented under the text
+// after "✗ "); where the reason goes on, the last line ends in "…".
+func wrapReason(why string, w, n int) []string {
+	head, rest := cutAtSpace(why, w)
+	lines := []string{head}
+	for rest != "" && len(lines) < n {
+		head, rest = cutAtSpace(rest, w-2)
+		lines = append(lines, head)
+	}
+	if rest != "" {
+		room := w - 1
+		if len(lines) > 1 {
+			room = w - 3
+		}
+		last := lines[len(lines)-1]
+		if ansi.StringWidth(last) > room {
+			last, _ = cutAtSpace(last, room)
+		}
+		lines[len(lines)-1] = last + "…"
+	}
+	return lines
 }
 
 // baseOverlay returns the finished baselines' curves of vals (their

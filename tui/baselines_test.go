@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"apic/core"
@@ -320,5 +321,68 @@ func TestBaselineFailuresOnSmallTerminal(t *testing.T) {
 	}
 	if !strings.Contains(frame, "koh  ✗ need at least 2") {
 		t.Errorf("the sidebar's koh row does not start with the reason:\n%s", frame)
+	}
+}
+
+// TestBaselineRowsNotCut: on the smallest terminal a baseline's θ̂ row
+// keeps every parameter, with fewer digits (or without its wall time,
+// which the status line has) rather than cut, and a failure's reason
+// wraps onto the next line rather than ending mid-word.
+func TestBaselineRowsNotCut(t *testing.T) {
+	m := newTest(t, "lv", 80, 24)
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+	m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("bcpi: no positive-definite covariance")})
+	frame := m.render()
+	frameOK(t, frame, 80, 24)
+	side := sidebarLines(frame, 30)
+	koh := -1
+	for i, l := range side {
+		if strings.HasPrefix(l, "koh ") {
+			koh = i
+		}
+	}
+	if koh < 0 {
+		t.Fatalf("no koh row:\n%s", frame)
+	}
+	row := side[koh]
+	for _, p := range m.theta {
+		if !strings.Contains(row, p.symbol()) {
+			t.Errorf("the koh row lacks %s: %q", p.symbol(), row)
+		}
+	}
+	if strings.Contains(row, "…") {
+		t.Errorf("the koh row is cut: %q", row)
+	}
+	reason := strings.Join(side[koh+1:koh+3], " ")
+	if !strings.Contains(reason, "✗ no positive-definite") || !strings.Contains(reason, " covariance ") || strings.Contains(reason, "…") {
+		t.Errorf("bcpi's reason is cut:\n%s", frame)
+	}
+
+	for _, tc := range []struct {
+		w    int
+		want []string
+	}{
+		{40, []string{"α .896 β 1.23 η .847 γ .901 12 s"}},
+		{27, []string{"α .896 β 1.23 η .847 γ .901"}},
+		{23, []string{"α.896 β1.23 η.847 γ.901"}},
+		{22, []string{"α.9 β1.2 η.85 γ.9"}},
+		{12, []string{"α .896", "β 1.23", "η .847", "γ .901 12 s"}},
+	} {
+		got := thetaRows([]string{"α", "β", "η", "γ"}, []float64{0.8961, 1.2302, 0.8471, 0.9012}, "12 s", tc.w)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("θ̂ in %d cells: %q, want %q", tc.w, got, tc.want)
+		}
+	}
+	long := "✗ observation 3 is not on the grid (grid index 17); BCPI's prior mean is known on the grid only"
+	got := wrapReason(long, 25, 3)
+	if len(got) != 3 || !strings.HasSuffix(got[2], "…") || strings.HasPrefix(got[1], " ") {
+		t.Errorf("a long reason in 3 lines: %q", got)
+	}
+	for i, l := range got {
+		if w := 25 - 2*min(i, 1); ansi.StringWidth(l) > w {
+			t.Errorf("line %d %q is wider than %d", i, l, w)
+		}
 	}
 }

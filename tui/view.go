@@ -387,7 +387,9 @@ func (m Model) sidebar(w, h int) []string {
 		}
 	}
 	if m.base.active {
-		out = append(out, m.baseLines(w)...)
+		// A failure's reason wraps onto more lines where the sidebar
+		// has the rows to spare.
+		out = append(out, m.baseLines(w, min(3, max(2, (h-15)/4)))...)
 	}
 	out = append(out, section(m.metricsTitle()))
 	if m.opts.Averages > 0 {
