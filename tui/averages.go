@@ -171,9 +171,9 @@ func (m Model) avgHeading(w int) string {
 	h := fmt.Sprintf("%s/%d", mean, m.opts.Averages)
 	switch {
 	case m.run != nil:
-		h = "mean: after run"
+		return fitFirst(w, "mean: after run", "after run")
 	case m.overridden():
-		h = "θ̂ " + h
+		return fitFirst(w, "θ̂ "+h, "θ̂ "+mean) // the count goes first
 	}
 	return truncate(h, w)
 }

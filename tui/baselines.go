@@ -277,21 +277,28 @@ func (b baseState) allDone() bool {
 	return true
 }
 
-// baseStatus is the status line's account of the fits.
-func (m Model) baseStatus() string {
-	parts := make([]string, len(m.base.runs))
+// baseStatus is the status line's account of the fits in at most w
+// cells: in words where they fit, else with marks ("koh-gp ✓ 0.12 s,
+// bcpi ✗"), else without the "baselines:" before them, so that the
+// last fit's state is not cut off the line.
+func (m Model) baseStatus(w int) string {
+	long := make([]string, len(m.base.runs))
+	short := make([]string, len(m.base.runs))
 	for i, r := range m.base.runs {
 		name := baseStyles[i].status
 		switch {
 		case !r.done:
-			parts[i] = name + " running…"
+			long[i], short[i] = name+" running…", name+" running…"
 		case r.err != nil:
-			parts[i] = name + " failed"
+			long[i], short[i] = name+" failed", name+" ✗"
 		default:
-			parts[i] = fmt.Sprintf("%s done %s", name, seconds(r.elapsed))
+			long[i], short[i] = fmt.Sprintf("%s done %s", name, seconds(r.elapsed)), fmt.Sprintf("%s ✓ %s", name, seconds(r.elapsed))
 		}
 	}
-	return "baselines: " + strings.Join(parts, ", ")
+	return fitFirst(w,
+		"baselines: "+strings.Join(long, ", "),
+		"baselines: "+strings.Join(short, ", "),
+		strings.Join(short, ", "))
 }
 
 // seconds is a wall time in short form ("0.1 s", "12 s").

@@ -113,7 +113,13 @@ func (p prompt) view(w int, t theme) string {
 	}
 	body := v + "█"
 	if len(p.value) == 0 && p.placeholder != "" {
-		body = "█" + t.paint(t.dim, p.placeholder)
+		// An example path too long beside the hint shows its file name
+		// ("checkpoint.safetensors"): the hint says how to go on.
+		ph := p.placeholder
+		if ansi.StringWidth(ph) > room-1 {
+			ph = truncate(filepath.Base(ph), room-1)
+		}
+		body = "█" + t.paint(t.dim, ph)
 	}
 	return padRight(t.paint(t.accent, label)+body+t.paint(t.label, hint), w)
 }

@@ -487,3 +487,30 @@ func TestHeaderKeepsItsHeightWhileTraining(t *testing.T) {
 	}
 	settle(t, base)
 }
+
+// TestNothingCutWhileTraining: at 80×24 the training status line, the
+// averages' heading and the training box fit their text to the room,
+// giving up words that are said elsewhere (the mode, the stage), rather
+// than cutting the ETA or a word.
+func TestNothingCutWhileTraining(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m.opts.Averages = avgTasks
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	m.prog = &core.Progress{Stage: 2, Step: 178, Steps: 300, Losses: core.Losses{Total: -0.92}, ETA: 3 * time.Second}
+	frame := m.render()
+	frameOK(t, frame, 80, 24)
+	lines := strings.Split(frame, "\n")
+	if status := strings.TrimRight(lines[1], " "); !strings.HasSuffix(status, "ETA 0:03 · esc stops") {
+		t.Errorf("the training status is cut: %q", status)
+	}
+	side := strings.Join(sidebarLines(frame, 30), "\n")
+	for _, want := range []string{"this    after run ", " s2 178/300 loss -.92 ETA 0:03"} {
+		if !strings.Contains(side, want) {
+			t.Errorf("the sidebar lacks %q:\n%s", want, side)
+		}
+	}
+	m, _ = press(t, m, "esc", "esc")
+	run(t, m, tea.Batch(cmds...))
+	settle(t, base)
+}

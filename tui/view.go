@@ -104,7 +104,7 @@ func (m Model) header() []string {
 
 	status, st := m.status()
 	if m.base.active {
-		status += " · " + m.baseStatus()
+		status += " · " + m.baseStatus(m.width-ansi.StringWidth(status)-3)
 	}
 	line2 := t.paint(st, status)
 	if m.msg == "" {
@@ -118,6 +118,10 @@ func (m Model) header() []string {
 		ms = t.err
 	}
 	lead := ansi.StringWidth(status) + 5 // "  │  "
+	if m.msgKind == msgInfo && m.width-lead < min(ansi.StringWidth(m.msg), minNote) {
+		// A note cut to a stub ("ba…") says nothing: it goes.
+		return []string{line1, padRight(truncate(line2, m.width), m.width)}
+	}
 	line2 += t.paint(t.dim, "  │  ")
 	// An error or warning too long for the line wraps onto the lines
 	// below (one on a small terminal, up to three on a tall one), so that
@@ -155,6 +159,10 @@ func (m Model) header() []string {
 	}
 	return out
 }
+
+// minNote is the least room a note beside the status is shown in, cut;
+// with less, the status line leaves it out.
+const minNote = 12
 
 // msgLines is how many lines below the status line a long error or
 // warning may take: one on the smallest terminals, three from 35 rows.
@@ -241,8 +249,14 @@ func (m Model) status() (string, ansi.Style) {
 		if p == nil {
 			return fmt.Sprintf("◐ training (%s) — starting", m.run.mode), t.accent
 		}
-		return fmt.Sprintf("◐ training (%s) stage %d/2 · step %d/%d · loss %s · ETA %s · esc stops",
-			m.run.mode, p.Stage, p.Step, p.Steps, sig3(p.Losses.Total), formatDuration(p.ETA)), t.accent
+		// On a small terminal the mode goes first (the sidebar's
+		// training box names it), then "esc stops" (the help has it),
+		// rather than the line cutting the ETA.
+		progress := fmt.Sprintf("stage %d/2 · step %d/%d · loss %s · ETA %s", p.Stage, p.Step, p.Steps, sig3(p.Losses.Total), formatDuration(p.ETA))
+		return fitFirst(m.width,
+			fmt.Sprintf("◐ training (%s) %s · esc stops", m.run.mode, progress),
+			"◐ training "+progress+" · esc stops",
+			"◐ training "+progress), t.accent
 	case m.entry().src == srcUntrained:
 		return "● untrained — press t to train", t.warn
 	case m.stale():
@@ -477,10 +491,18 @@ func (m Model) trainLines(w int) []string {
 	first := " last run"
 	if m.prog != nil {
 		p := m.prog
-		first = fmt.Sprintf(" s%d %d/%d loss %s", p.Stage, p.Step, p.Steps, sig3(p.Losses.Total))
+		// The stage and then the loss's leading zero give way before
+		// the ETA is cut, in the small sidebar.
+		eta := ""
 		if m.run != nil {
-			first += " ETA " + formatDuration(p.ETA)
+			eta = " ETA " + formatDuration(p.ETA)
 		}
+		step := fmt.Sprintf(" %d/%d", p.Step, p.Steps)
+		stage := fmt.Sprintf(" s%d", p.Stage)
+		first = fitFirst(w,
+			stage+step+" loss "+sig3(p.Losses.Total)+eta,
+			stage+step+" loss "+compact(sig3(p.Losses.Total))+eta,
+			step+" loss "+compact(sig3(p.Losses.Total))+eta)
 	}
 	spark := sparkline(m.losses, w-2)
 	return []string{padRight(first, w), padRight(" "+t.paint(t.fg(colSparks), spark), w)}

@@ -2,7 +2,10 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestSplitMsg(t *testing.T) {
@@ -29,5 +32,35 @@ func TestSplitMsg(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("splitMsg(%q, %v) = %q, want %q", tc.msg, tc.widths, got, tc.want)
 		}
+	}
+}
+
+// TestNoStubsAt80Columns: at 80 columns the open prompt keeps its hint
+// whole (the example path shows its file name), a note with no room
+// beside the baselines' status goes rather than showing as "ba…", and
+// the averages' heading with θ set by hand drops its count rather than
+// being cut.
+func TestNoStubsAt80Columns(t *testing.T) {
+	line := newPrompt(promptOpen, "", "path/to/checkpoint.safetensors").view(80, plainTheme)
+	if !strings.Contains(line, "tab complete") || !strings.Contains(line, "checkpoint.safetensors") || ansi.StringWidth(line) != 80 {
+		t.Errorf("open prompt at 80 columns: %q", line)
+	}
+
+	m := newTest(t, "spring", 80, 24)
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	if m.msg == "" || m.msgKind != msgInfo {
+		t.Fatalf("message %q (kind %v), want c's note", m.msg, m.msgKind)
+	}
+	if status := strings.Split(m.render(), "\n")[1]; strings.Contains(status, "│") || !strings.HasSuffix(strings.TrimRight(status, " "), "cpinn running…") {
+		t.Errorf("a stub of the note, or a cut status: %q", status)
+	}
+
+	m = newTest(t, "spring", 80, 24)
+	m.opts.Averages = avgTasks
+	m = focusOn(t, m, ctlTheta)
+	m, _ = press(t, m, "right")
+	if h := m.avgHeading(11); h != "θ̂ mean±95%" {
+		t.Errorf("heading with θ set by hand %q, want %q", h, "θ̂ mean±95%")
 	}
 }
