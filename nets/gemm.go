@@ -109,15 +109,33 @@ func gemmRowsOn(procs int, transA, transB bool, alpha float64, a, b *Tensor, bet
 		// gonum, whose arithmetic gemm would choose by the row count.
 		kern = &genericKernel
 	}
-	gemmTensorsFor(procs, kern, true, transA, transB, alpha, a, b, beta, dst)
+	gemmTensorsFor(procs, kern, true, nil, transA, transB, alpha, a, b, beta, dst)
+}
+
+// gemmRowsCached is gemmRowsOn with op(B)'s packed panels taken from,
+// and kept in, cache (nil: packed per call) when the product packs them:
+// for a weight matrix, which inference reads unchanged call after call.
+// The values are gemmRowsOn's bit for bit.
+func gemmRowsCached(procs int, cache *packCache, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+	kern := gemmDefault
+	if kern == nil {
+		kern = &genericKernel
+	}
+	gemmTensorsFor(procs, kern, true, cache, transA, transB, alpha, a, b, beta, dst)
 }
 
 // gemmOn is the value product of a tape operation: gemmRowsOn on an
 // inference tape, gemm otherwise (training keeps gemm's choice, which
 // its recorded recipes were run with).
 func (tp *Tape) gemmOn(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+	tp.gemmOnCached(nil, transA, transB, alpha, a, b, beta, dst)
+}
+
+// gemmOnCached is gemmOn with an inference tape's packed op(B) panels
+// kept in cache (gemmRowsCached), b being a parameter's values.
+func (tp *Tape) gemmOnCached(cache *packCache, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	if tp.noGrad {
-		gemmRowsOn(tp.procs(), transA, transB, alpha, a, b, beta, dst)
+		gemmRowsCached(tp.procs(), cache, transA, transB, alpha, a, b, beta, dst)
 		return
 	}
 	gemm(transA, transB, alpha, a, b, beta, dst)
@@ -137,12 +155,12 @@ func gemmTensors(kern *gemmKernel, transA, transB bool, alpha float64, a, b *Ten
 
 // gemmTensorsOn is gemmTensors on up to procs goroutines.
 func gemmTensorsOn(procs int, kern *gemmKernel, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
-	gemmTensorsFor(procs, kern, false, transA, transB, alpha, a, b, beta, dst)
+	gemmTensorsFor(procs, kern, false, nil, transA, transB, alpha, a, b, beta, dst)
 }
 
 // gemmTensorsFor is gemmTensorsOn; with rows set, small products use the
 // kernel too (gemmRowsOn).
-func gemmTensorsFor(procs int, kern *gemmKernel, rows, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
+func gemmTensorsFor(procs int, kern *gemmKernel, rows bool, cache *packCache, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	m, k := a.Rows, a.Cols
 	if transA {
 		m, k = k, m
@@ -156,7 +174,7 @@ func gemmTensorsFor(procs int, kern *gemmKernel, rows, transA, transB bool, alph
 			a.Shape(), transA, b.Shape(), transB, dst.Shape()))
 	}
 	p := gemmProblem{
-		kern: kern, rows: rows, transA: transA, transB: transB,
+		kern: kern, rows: rows, cache: cache, transA: transA, transB: transB,
 		m: m, n: n, k: k, alpha: alpha, beta: beta,
 		a: a.Data, b: b.Data, c: dst.Data, lda: a.Cols, ldb: b.Cols, ldc: dst.Cols,
 	}
@@ -175,7 +193,8 @@ func gemmTensorsFor(procs int, kern *gemmKernel, rows, transA, transB bool, alph
 // ldc.
 type gemmProblem struct {
 	kern           *gemmKernel
-	rows           bool // the kernel also for small products (gemmRowsOn)
+	rows           bool       // the kernel also for small products (gemmRowsOn)
+	cache          *packCache // op(B)'s packed panels for direct (nil: none)
 	transA, transB bool
 	m, n, k        int
 	alpha, beta    float64
@@ -287,11 +306,14 @@ func (p *gemmProblem) direct() {
 	buf := getGemmBuf()
 	defer gemmPool.Put(buf)
 	tmp := aligned(&buf.tmp, mr*nr)
-	var pb []float64
-	if p.transB {
+	pb, cached := p.cache.packedB(p)
+	switch {
+	case cached:
+	case p.transB:
 		pb = aligned(&buf.b, ceilMul(p.n, nr)*k)
 		packB(true, p.b, p.ldb, 0, 0, k, p.n, nr, pb)
-	} else if rest := p.n % nr; rest != 0 {
+	case p.n%nr != 0:
+		rest := p.n % nr
 		pb = aligned(&buf.b, nr*k)
 		packB(false, p.b, p.ldb, 0, p.n-rest, k, rest, nr, pb)
 	}

@@ -79,7 +79,7 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 		for i := range rows {
 			copy(next.Row(i), l.B.Value.Data)
 		}
-		gemmRowsOn(procs, false, false, 1, h, l.W.Value, 1, next)
+		gemmRowsCached(procs, &l.W.packs, false, false, 1, h, l.W.Value, 1, next)
 		h, bufA, bufB = next, bufB, bufA
 	}
 	y = h
@@ -113,14 +113,14 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 			if k == 0 {
 				break
 			}
-			w := m.Layers[k].W.Value
-			prev := FromSlice(rows, w.Rows, dB[:rows*w.Rows])
-			gemmRowsOn(procs, false, true, 1, delta, w, 0, prev)
+			w := m.Layers[k].W
+			prev := FromSlice(rows, w.Value.Rows, dB[:rows*w.Value.Rows])
+			gemmRowsCached(procs, &w.packs, false, true, 1, delta, w.Value, 0, prev)
 			delta, dA, dB = prev, dB, dA
 		}
 		g[o] = NewTensor(rows, n)
 		if n > 0 {
-			gemmRowsOn(procs, false, true, 1, delta, wIn, 0, g[o])
+			gemmRowsCached(procs, &l0.W.packs, false, true, 1, delta, wIn, 0, g[o])
 		}
 	}
 	return y, g

@@ -41,7 +41,7 @@ func (tp *Tape) affine(x, w, b *Var) *Var {
 	for i := range r {
 		copy(y.Data[i*out:(i+1)*out], b.Value.Data)
 	}
-	tp.gemmOn(false, false, 1, x.Value, w.Value, 1, y)
+	tp.gemmOnCached(w.packs, false, false, 1, x.Value, w.Value, 1, y)
 	return tp.record(y, func(o *Var) {
 		g := o.Grad
 		if x.needsGrad {

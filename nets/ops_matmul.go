@@ -20,7 +20,7 @@ func (tp *Tape) MatMul(a, b *Var, transA, transB bool) *Var {
 		panic(fmt.Sprintf("nets: MatMul inner dims %d vs %d (a %s T=%v, b %s T=%v)", ac, br, a.Value.Shape(), transA, b.Value.Shape(), transB))
 	}
 	y := tp.allocFull(ar, bc) // β = 0: gemm writes every value (zeros when ac = 0)
-	tp.gemmOn(transA, transB, 1, a.Value, b.Value, 0, y)
+	tp.gemmOnCached(b.packs, transA, transB, 1, a.Value, b.Value, 0, y)
 	return tp.record(y, func(out *Var) {
 		g := out.Grad
 		if a.needsGrad {

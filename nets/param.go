@@ -12,6 +12,10 @@ type Param struct {
 	Name  string
 	Value *Tensor
 	Grad  *Tensor
+
+	// packs keeps inference products' packed panels of Value, checked
+	// against Value's current contents on every use (packCache).
+	packs packCache
 }
 
 // NewParam returns a zero parameter of shape [rows, cols].

@@ -55,7 +55,7 @@ func (m *MLP) inferHiddenMean(tp *Tape, x *Tensor, n int) *Tensor {
 			for i := range rows {
 				copy(next.Row(i), l.B.Value.Data)
 			}
-			gemmRowsOn(inner, false, false, 1, h, l.W.Value, 1, next)
+			gemmRowsCached(inner, &l.W.packs, false, false, 1, h, l.W.Value, 1, next)
 			if !relu || li < len(hidden)-1 {
 				activateInPlace(m.Act, next.Data)
 			} // else the pooling below applies the ReLU as it reads

@@ -15,6 +15,9 @@ type Var struct {
 
 	needsGrad bool
 	back      func() // propagates Grad to the inputs' Grad
+	// packs is the parameter's packed-panel cache when the var records
+	// one on an inference tape (nil otherwise).
+	packs *packCache
 }
 
 // NeedsGrad reports whether gradients flow into this var.
@@ -97,7 +100,7 @@ func (tp *Tape) Param(p *Param) *Var {
 	if tp.noGrad {
 		// Nothing flows back to an inference tape's parameters, so a
 		// fresh wrapper is as good as a shared one and skips the map.
-		return &Var{Value: p.Value}
+		return &Var{Value: p.Value, packs: &p.packs}
 	}
 	if v, ok := tp.params[p]; ok {
 		return v

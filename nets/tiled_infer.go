@@ -57,7 +57,7 @@ func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 			} else {
 				next = FromSlice(rows, l.Out, bufB[:rows*l.Out])
 			}
-			gemmRowsOn(inner, false, false, 1, h, l.W.Value, 0, next)
+			gemmRowsCached(inner, &l.W.packs, false, false, 1, h, l.W.Value, 0, next)
 			if k+1 == last {
 				addBias(next, l.B.Value.Data)
 				break
