@@ -119,7 +119,7 @@ func (r *refiner) linearize(tc sims.TangentClosure, v *nets.Tensor, rows []int) 
 		}
 	}
 	theta, s := r.thetaOf(vs)
-	f, g := r.m.fpsi.TiledInputGrad(xq, r.fpsiGroupInput(rows, vs, s), att, xq.Cols, lT+lD+P, r.procs)
+	f, g := r.m.fpsi.TiledInputGradIn(r.arena, xq, r.fpsiGroupInput(rows, vs, s), att, xq.Cols, lT+lD+P, r.procs)
 	outs := f.Cols
 	qo := q * outs
 	lin := &linearization{

@@ -12,6 +12,50 @@ type Arena struct {
 	next  int // slab being filled
 	off   int // values used in slabs[next]
 	used  int // values handed out since Reset
+
+	// The tensors' and vars' headers come in chunks too, reused after
+	// Reset like the values: a refined calibration takes a few hundred,
+	// each a heap allocation otherwise.
+	tensors headers[Tensor]
+	vars    headers[Var]
+}
+
+// headers hands out *T from chunks that are reused after reset.
+type headers[T any] struct {
+	chunks [][]T
+	next   int // chunk being filled
+	off    int // headers used in chunks[next]
+}
+
+// headerChunk is the number of headers in a chunk.
+const headerChunk = 64
+
+// get returns a zero *T.
+func (h *headers[T]) get() *T {
+	for h.next < len(h.chunks) {
+		if c := h.chunks[h.next]; h.off < len(c) {
+			h.off++
+			return &c[h.off-1]
+		}
+		h.next++
+		h.off = 0
+	}
+	h.chunks = append(h.chunks, make([]T, headerChunk))
+	h.next, h.off = len(h.chunks)-1, 1
+	return &h.chunks[h.next][0]
+}
+
+// reset zeroes the headers handed out (so that they keep no storage
+// alive) and makes them available again.
+func (h *headers[T]) reset() {
+	for i := range h.chunks[:min(h.next+1, len(h.chunks))] {
+		if i == h.next {
+			clear(h.chunks[i][:h.off])
+		} else {
+			clear(h.chunks[i])
+		}
+	}
+	h.next, h.off = 0, 0
 }
 
 // arenaMinSlab is the smallest slab (values).
@@ -44,6 +88,8 @@ func (a *Arena) Reset() {
 		a.slabs = [][]float64{make([]float64, a.Cap())}
 	}
 	a.next, a.off, a.used = 0, 0, 0
+	a.tensors.reset()
+	a.vars.reset()
 }
 
 // Cap is the number of values the arena holds.
@@ -64,7 +110,8 @@ func NewArenaTape(a *Arena) *Tape {
 }
 
 // Tensor returns a zeroed [rows, cols] tensor from a; a nil arena
-// allocates it on the heap (NewTensor).
+// allocates it on the heap (NewTensor). The tensor, its header included,
+// is valid until a's next Reset.
 func (a *Arena) Tensor(rows, cols int) *Tensor { return a.tensor(rows, cols, true) }
 
 // tensor is Tensor, its values cleared only when zero is set (a heap
@@ -77,7 +124,20 @@ func (a *Arena) tensor(rows, cols int, zero bool) *Tensor {
 	if zero {
 		clear(d)
 	}
-	return &Tensor{Rows: rows, Cols: cols, Data: d}
+	t := a.tensors.get()
+	*t = Tensor{Rows: rows, Cols: cols, Data: d}
+	return t
+}
+
+// wrap returns a header holding t's fields: from a's headers (valid
+// until its Reset), or the heap's for a nil arena.
+func (a *Arena) wrap(t Tensor) *Tensor {
+	if a == nil {
+		return &t
+	}
+	h := a.tensors.get()
+	*h = t
+	return h
 }
 
 // Alloc returns a zeroed [rows, cols] tensor for an operation's output:
@@ -88,6 +148,16 @@ func (tp *Tape) Alloc(rows, cols int) *Tensor { return tp.arena.Tensor(rows, col
 // before reading it (a copied bias, a product with β = 0): an arena's
 // values are not cleared first.
 func (tp *Tape) allocFull(rows, cols int) *Tensor { return tp.arena.tensor(rows, cols, false) }
+
+// newVar returns a zero Var for the tape's record: from the arena's
+// headers when it has one (valid, like its values, until the arena's
+// Reset), else from the heap.
+func (tp *Tape) newVar() *Var {
+	if tp.arena == nil {
+		return new(Var)
+	}
+	return tp.arena.vars.get()
+}
 
 // like is Alloc with t's shape.
 func (tp *Tape) like(t *Tensor) *Tensor { return tp.Alloc(t.Rows, t.Cols) }

@@ -162,3 +162,50 @@ func TestGemmRowsIndependentOfRowCount(t *testing.T) {
 		}
 	}
 }
+
+// TestArenaHeaders: tensor and var headers come from the arena, are
+// distinct while live, and are cleared and handed out again after Reset.
+func TestArenaHeaders(t *testing.T) {
+	var a Arena
+	tp := NewArenaTape(&a)
+	seen := map[*Tensor]bool{}
+	for i := range 3 * headerChunk {
+		x := a.Tensor(1, 2)
+		if seen[x] {
+			t.Fatalf("header %d handed out twice before Reset", i)
+		}
+		seen[x] = true
+		x.Data[0] = float64(i)
+	}
+	v := tp.Const(a.Tensor(1, 1))
+	if v.Value == nil || v.needsGrad {
+		t.Fatal("Const on an arena tape")
+	}
+	a.Reset()
+	if v.Value != nil {
+		t.Fatal("Reset left a var header holding its tensor")
+	}
+	x := a.Tensor(2, 3)
+	if !seen[x] || x.Rows != 2 || x.Cols != 3 || len(x.Data) != 6 {
+		t.Fatalf("after Reset: header %p (reused %v) shape [%d, %d]", x, seen[x], x.Rows, x.Cols)
+	}
+}
+
+// TestTiledInputGradIn: the arena's outputs hold the heap's values.
+func TestTiledInputGradIn(t *testing.T) {
+	rng := newRNG(77)
+	for _, sizes := range [][]int{{9, 1}, {9, 32, 1}, {9, 32, 17, 2}} {
+		m := NewMLP("f", sizes, ActSiLU, new(Params), rng)
+		xq, xr, xf := randSigned(rng, 5, 3, -1, 1), randSigned(rng, 4, 4, -1, 1), randSigned(rng, 20, 2, -1, 1)
+		var a Arena
+		for range 2 {
+			y0, g0 := m.TiledInputGrad(xq, xr, xf, 1, 7, 1)
+			y1, g1 := m.TiledInputGradIn(&a, xq, xr, xf, 1, 7, 1)
+			sameBitsTensor(t, "y", y1, y0)
+			for o := range g0 {
+				sameBitsTensor(t, "g", g1[o], g0[o])
+			}
+			a.Reset()
+		}
+	}
+}

@@ -23,6 +23,12 @@ import (
 // cost a forward pass per coordinate, this about two for all of them.
 // The products run on up to procs goroutines (at least one).
 func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g []*Tensor) {
+	return m.TiledInputGradIn(nil, xq, xr, xf, lo, n, procs)
+}
+
+// TiledInputGradIn is TiledInputGrad with y and g's tensors taken from
+// the arena a (nil: the heap), valid until its Reset.
+func (m *MLP) TiledInputGradIn(a *Arena, xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g []*Tensor) {
 	kf := 0
 	if xf != nil {
 		kf = xf.Cols
@@ -42,7 +48,8 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 	// Scratch for each layer's act′(z) and two buffers, for the hidden
 	// values and then the reverse pass, from inferTiled's pool: at a
 	// calibration's sizes their allocation costs as much as the
-	// arithmetic.
+	// arithmetic. The scratch tensors' headers are values here, not
+	// heap objects.
 	width, hidden := 0, 0
 	for _, l := range m.Layers[:last] {
 		width = max(width, l.Out)
@@ -52,55 +59,61 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 	buf := inferBuffers.Get(rows*(hidden+2*width) + (q+r)*l0.Out)
 	defer inferBuffers.Put(buf)
 	scratch := buf
-	take := func(rs, cs int) *Tensor {
-		t := FromSlice(rs, cs, scratch[:rs*cs:rs*cs])
+	take := func(rs, cs int) Tensor {
+		t := Tensor{Rows: rs, Cols: cs, Data: scratch[: rs*cs : rs*cs]}
 		scratch = scratch[rs*cs:]
 		return t
 	}
 	bufA, bufB := take(rows, width).Data, take(rows, width).Data
 	// Forward, keeping each hidden layer's act′(z).
-	h := FromSlice(rows, l0.Out, bufA[:rows*l0.Out])
+	h := Tensor{Rows: rows, Cols: l0.Out, Data: bufA[:rows*l0.Out]}
 	perQuery, perGroup := take(q, l0.Out), take(r, l0.Out)
-	tiledPartsInto(tp, perQuery, perGroup, xq, xr, l0.W.Value, l0.B.Value)
-	addTiled(h, 0, perQuery, perGroup)
+	tiledPartsInto(tp, &perQuery, &perGroup, xq, xr, l0.W.Value, l0.B.Value)
+	addTiled(&h, 0, &perQuery, &perGroup)
 	if kf > 0 {
-		gemmRowsOn(procs, false, false, 1, xf, rowRange(l0.W.Value, xq.Cols+xr.Cols, kf), 1, h)
+		wf := Tensor{Rows: kf, Cols: l0.Out, Data: l0.W.Value.Data[(xq.Cols+xr.Cols)*l0.Out : in*l0.Out]}
+		gemmRowsOn(procs, false, false, 1, xf, &wf, 1, &h)
 	}
-	derivs := make([]*Tensor, last) // act′(z_k), k < last
+	var derivs0 [4]Tensor
+	derivs := derivs0[:0] // act′(z_k), k < last
 	for k, l := range m.Layers[1:] {
-		derivs[k] = take(rows, h.Cols)
+		derivs = append(derivs, take(rows, h.Cols))
 		activateDeriv(m.Act, h.Data, derivs[k].Data)
-		var next *Tensor
+		var next Tensor
 		if k+1 == last {
-			next = NewTensor(rows, l.Out) // y, returned
+			next = *a.tensor(rows, l.Out, false) // y, returned
 		} else {
-			next = FromSlice(rows, l.Out, bufB[:rows*l.Out])
+			next = Tensor{Rows: rows, Cols: l.Out, Data: bufB[:rows*l.Out]}
 		}
 		for i := range rows {
 			copy(next.Row(i), l.B.Value.Data)
 		}
-		gemmRowsCached(procs, &l.W.packs, false, false, 1, h, l.W.Value, 1, next)
+		gemmRowsCached(procs, &l.W.packs, false, false, 1, &h, l.W.Value, 1, &next)
 		h, bufA, bufB = next, bufB, bufA
 	}
-	y = h
 	if last == 0 {
-		y = h.Clone()
+		y = a.tensor(rows, h.Cols, false)
+		copy(y.Data, h.Data)
+	} else {
+		// h is the arena's (or the heap's) [rows, Out] output: hand
+		// back the header it came with.
+		y = a.wrap(h)
 	}
 	// Reverse, one output at a time.
-	wIn := rowRange(l0.W.Value, lo, n) // [n, H_0]
+	wIn := Tensor{Rows: n, Cols: l0.Out, Data: l0.W.Value.Data[lo*l0.Out : (lo+n)*l0.Out]} // [n, H_0]
 	g = make([]*Tensor, m.Out())
 	for o := range g {
 		dA, dB := bufA, bufB
-		var delta *Tensor
+		var delta Tensor
 		if last == 0 { // a single affine layer: ∂y/∂x = W_0ᵀ on every row
-			delta = FromSlice(rows, l0.Out, dA[:rows*l0.Out])
+			delta = Tensor{Rows: rows, Cols: l0.Out, Data: dA[:rows*l0.Out]}
 			clear(delta.Data)
 			for i := range rows {
 				delta.Set(i, o, 1)
 			}
 		} else {
 			wl := m.Layers[last].W.Value
-			delta = FromSlice(rows, wl.Rows, dA[:rows*wl.Rows])
+			delta = Tensor{Rows: rows, Cols: wl.Rows, Data: dA[:rows*wl.Rows]}
 			for i := range rows {
 				row := delta.Row(i)
 				for c := range row {
@@ -114,13 +127,13 @@ func (m *MLP) TiledInputGrad(xq, xr, xf *Tensor, lo, n, procs int) (y *Tensor, g
 				break
 			}
 			w := m.Layers[k].W
-			prev := FromSlice(rows, w.Value.Rows, dB[:rows*w.Value.Rows])
-			gemmRowsCached(procs, &w.packs, false, true, 1, delta, w.Value, 0, prev)
+			prev := Tensor{Rows: rows, Cols: w.Value.Rows, Data: dB[:rows*w.Value.Rows]}
+			gemmRowsCached(procs, &w.packs, false, true, 1, &delta, w.Value, 0, &prev)
 			delta, dA, dB = prev, dB, dA
 		}
-		g[o] = NewTensor(rows, n)
+		g[o] = a.tensor(rows, n, false)
 		if n > 0 {
-			gemmRowsCached(procs, &l0.W.packs, false, true, 1, delta, wIn, 0, g[o])
+			gemmRowsCached(procs, &l0.W.packs, false, true, 1, &delta, &wIn, 0, g[o])
 		}
 	}
 	return y, g

@@ -83,7 +83,11 @@ func NewTape() *Tape { return &Tape{params: make(map[*Param]*Var)} }
 func NewInferenceTape() *Tape { return &Tape{noGrad: true} }
 
 // Const records a tensor that receives no gradient.
-func (tp *Tape) Const(t *Tensor) *Var { return &Var{Value: t} }
+func (tp *Tape) Const(t *Tensor) *Var {
+	v := tp.newVar()
+	v.Value = t
+	return v
+}
 
 // Input records a tensor that receives a gradient (for gradient checks and
 // for derivatives with respect to data).
@@ -100,7 +104,9 @@ func (tp *Tape) Param(p *Param) *Var {
 	if tp.noGrad {
 		// Nothing flows back to an inference tape's parameters, so a
 		// fresh wrapper is as good as a shared one and skips the map.
-		return &Var{Value: p.Value, packs: &p.packs}
+		v := tp.newVar()
+		v.Value, v.packs = p.Value, &p.packs
+		return v
 	}
 	if v, ok := tp.params[p]; ok {
 		return v
@@ -117,7 +123,8 @@ func (tp *Tape) Param(p *Param) *Var {
 // record appends the result of an operation. back is only kept when some
 // input needs a gradient.
 func (tp *Tape) record(value *Tensor, back func(out *Var), inputs ...*Var) *Var {
-	out := &Var{Value: value}
+	out := tp.newVar()
+	out.Value = value
 	for _, in := range inputs {
 		if in.needsGrad {
 			out.needsGrad = true

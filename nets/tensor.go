@@ -29,9 +29,16 @@ func NewTensor(rows, cols int) *Tensor {
 // FromSlice wraps data (not copied) as a tensor of shape [rows, cols].
 func FromSlice(rows, cols int, data []float64) *Tensor {
 	if len(data) != rows*cols {
-		panic(fmt.Sprintf("nets: FromSlice: %d values for shape [%d, %d]", len(data), rows, cols))
+		fromSlicePanic(len(data), rows, cols)
 	}
+	// Small enough to inline: a tensor that its caller does not keep
+	// then lives on the caller's stack.
 	return &Tensor{Rows: rows, Cols: cols, Data: data}
+}
+
+//go:noinline
+func fromSlicePanic(n, rows, cols int) {
+	panic(fmt.Sprintf("nets: FromSlice: %d values for shape [%d, %d]", n, rows, cols))
 }
 
 // Scalar returns a 1×1 tensor holding v.
