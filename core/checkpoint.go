@@ -245,12 +245,10 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 		sort.Strings(extra)
 		return nil, Info{}, fmt.Errorf("tensors do not match the declared architecture: missing %s, unexpected %s", nameList(missing), nameList(extra))
 	}
-	info := Info{}
-	info.Steps1, _ = strconv.Atoi(meta["steps1"])
-	info.Steps2, _ = strconv.Atoi(meta["steps2"])
-	info.WallSeconds, _ = strconv.ParseFloat(meta["wall_seconds"], 64)
-	info.Unfinished = meta["unfinished"] == "true"
-	info.ValidationStep, _ = strconv.Atoi(meta["validation_step"])
+	info, err := checkpointInfo(meta)
+	if err != nil {
+		return nil, Info{}, err
+	}
 	if s := meta["metrics"]; s != "" {
 		var r Report
 		if err := json.Unmarshal([]byte(s), &r); err != nil {
@@ -259,6 +257,47 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 		info.Metrics = &r
 	}
 	return m, info, nil
+}
+
+// checkpointInfo reads the training record of the metadata: steps1,
+// steps2 and validation_step are whole numbers ≥ 0 as EncodeCheckpoint
+// writes them (plain decimal), wall_seconds a finite number ≥ 0,
+// unfinished "true" or "false". An entry that is absent reads as 0 (or
+// false); one that is present and anything else is refused, naming the
+// key and the value: "-5" steps or a NaN wall time would otherwise be
+// shown, added to a fine-tuned model's record and written back, and
+// "abc" would silently read as 0.
+func checkpointInfo(meta map[string]string) (Info, error) {
+	var info Info
+	for _, c := range []struct {
+		key string
+		dst *int
+	}{{"steps1", &info.Steps1}, {"steps2", &info.Steps2}, {"validation_step", &info.ValidationStep}} {
+		s, ok := meta[c.key]
+		if !ok {
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 0 || strconv.Itoa(v) != s {
+			return Info{}, fmt.Errorf("bad %s metadata %s: want a whole number of steps ≥ 0 in plain decimal", c.key, QuoteInput(s))
+		}
+		*c.dst = v
+	}
+	if s, ok := meta["wall_seconds"]; ok {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			return Info{}, fmt.Errorf("bad wall_seconds metadata %s: want a finite number of seconds ≥ 0", QuoteInput(s))
+		}
+		info.WallSeconds = v
+	}
+	switch s, ok := meta["unfinished"]; {
+	case !ok || s == "false":
+	case s == "true":
+		info.Unfinished = true
+	default:
+		return Info{}, fmt.Errorf("bad unfinished metadata %s: want true or false", QuoteInput(s))
+	}
+	return info, nil
 }
 
 // checkFormatVersion refuses a format_version this program does not

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -148,6 +149,49 @@ func TestCheckpointInfoRoundTrip(t *testing.T) {
 		if f.Metadata[k] != want {
 			t.Errorf("metadata %s = %q, want %q", k, f.Metadata[k], want)
 		}
+	}
+}
+
+// TestCheckpointRefusesBadInfo: the training record of the metadata is
+// read strictly (the data checksum does not cover it): a negative or
+// non-numeric step count, a wall time that is not a finite number ≥ 0,
+// an unfinished flag other than true or false are refused, naming the
+// key and the value; absent entries still read as 0.
+func TestCheckpointRefusesBadInfo(t *testing.T) {
+	m := fuzzModel(t)
+	ts, base := checkpointParts(t, m)
+	decode := func(meta map[string]string) (Info, error) {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := nets.EncodeSafetensors(&buf, ts, nil, meta, nets.F64); err != nil {
+			t.Fatal(err)
+		}
+		_, info, err := DecodeCheckpoint(buf.Bytes())
+		return info, err
+	}
+	for _, c := range []struct{ key, value string }{
+		{"wall_seconds", "NaN"}, {"wall_seconds", "Inf"}, {"wall_seconds", "-Inf"}, {"wall_seconds", "1e400"},
+		{"wall_seconds", "-3"}, {"wall_seconds", "abc"}, {"wall_seconds", ""},
+		{"steps1", "-5"}, {"steps1", "abc"}, {"steps1", ""}, {"steps1", "1.5"}, {"steps1", "99999999999999999999"},
+		{"steps2", "-1"}, {"steps2", " 3"}, {"validation_step", "x"}, {"unfinished", "yes"},
+	} {
+		meta := maps.Clone(base)
+		meta[c.key] = c.value
+		_, err := decode(meta)
+		if err == nil || !strings.Contains(err.Error(), c.key) || !strings.Contains(err.Error(), fmt.Sprintf("%q", c.value)) {
+			t.Errorf("%s %q: error %v, want one naming the key and the value", c.key, c.value, err)
+		}
+	}
+	meta := maps.Clone(base)
+	meta["steps2"], meta["wall_seconds"], meta["unfinished"], meta["validation_step"] = "7", "12.5", "true", "3"
+	if info, err := decode(meta); err != nil || info.Steps2 != 7 || info.WallSeconds != 12.5 || !info.Unfinished || info.ValidationStep != 3 {
+		t.Errorf("good entries: %+v, %v", info, err)
+	}
+	for _, k := range []string{"steps1", "steps2", "wall_seconds"} {
+		delete(meta, k)
+	}
+	if info, err := decode(meta); err != nil || info.Steps1 != 0 || info.WallSeconds != 0 {
+		t.Errorf("absent entries: %+v, %v", info, err)
 	}
 }
 
