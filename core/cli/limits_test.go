@@ -22,7 +22,7 @@ func TestTrainRefusesCountsBeyondMemory(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--val-tasks", "1000000000"}, "--val-tasks must be between 0 and 2000 (every validation realization is held in memory), got 1000000000"},
+		{[]string{"--val-tasks", "1000000000"}, "--val-tasks must be between 1 and 2000 (every validation realization is held in memory), got 1000000000"},
 		{[]string{"--recalibrate", "1000000000"}, "--recalibrate must be between 0 and 2000 (every recalibration realization is held in memory), got 1000000000"},
 		{[]string{"--trajectories", "1000000000"}, "--trajectories must be between 0 and 200000 (the training set is held in memory), got 1000000000"},
 		{[]string{"--refine", "1000000000"}, "--refine must be between 0 and 1000"},

@@ -83,7 +83,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.IntVar(&f.basis, "basis", 0, "f_ψ as J learned basis functions of the query state with coefficients from the latents (0: one MLP on state and latents); needs one f_ψ value per query state (not advdiff's reaction rate, not lv's additive forms), and anp then drops its target attention")
 	fs.IntVar(&f.heads, "heads", 0, "attention heads for anp (default 4)")
 	fs.IntVar(&f.valEvery, "val-every", -1, "stage 2 steps between validations; the last step always validates when > 0 (0: none during training, only the final one after recalibration; default 500)")
-	fs.IntVar(&f.valTasks, "val-tasks", 0, fmt.Sprintf("validation realizations, at most %d (default 32)", core.LimitValTasks.Max))
+	fs.IntVar(&f.valTasks, "val-tasks", 0, fmt.Sprintf("validation realizations, %d to %d (default 32)", valTasksLimit.Min, valTasksLimit.Max))
 	fs.Float64Var(&f.lr, "lr", 5e-4, "Adam learning rate")
 	fs.Float64Var(&f.lrFinal, "lr-final", 0, "cosine-decay the learning rate to this value in each stage (0: constant)")
 	fs.Float64Var(&f.lambdaTheta, "lambda-theta", 1, "weight λθ of the supervised θ loss in stage 2")
@@ -427,7 +427,12 @@ func (f *trainFlags) initArchConflict(arch core.Arch) error {
 // these would otherwise be silently replaced (--refine documents -1).
 var trainCountFlags = map[string]int{"steps1": 0, "steps2": 0, "batch": 1, "trajectories": 0, "hidden": 1, "layers": 1,
 	"latent": 1, "latent-delta": 1, "dec-hidden": 1, "dec-layers": 1, "heads": 1, "basis": 0, "val-every": 0,
-	"val-tasks": 0, "recalibrate": 0, "refine": -1}
+	"val-tasks": 1, "recalibrate": 0, "refine": -1}
+
+// valTasksLimit is --val-tasks' range: core.LimitValTasks from 1, not 0,
+// which the flag's default stands for (a checkpoint's config may hold 0,
+// read as no validation during training and one realization after).
+var valTasksLimit = core.Limit{Name: core.LimitValTasks.Name, Min: 1, Max: core.LimitValTasks.Max, Why: core.LimitValTasks.Why}
 
 // checkGiven refuses, before any work, flags given with values that
 // would otherwise be ignored: negative counts; and an --out path that
@@ -439,7 +444,11 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 		if !f.set[name] {
 			continue
 		}
-		if v, err := strconv.Atoi(fs.Lookup(name).Value.String()); err == nil && v < least {
+		v, err := strconv.Atoi(fs.Lookup(name).Value.String())
+		if err == nil && v < least && name == valTasksLimit.Name {
+			return checkLimit(valTasksLimit, v) // the range, as above it
+		}
+		if err == nil && v < least {
 			return UsageError("--%s must be ≥ %d, got %d", name, least, v)
 		}
 	}
@@ -517,8 +526,10 @@ func (f *trainFlags) checkLimits() error {
 	if err := checkRefine(f.refine); err != nil {
 		return err
 	}
-	if err := checkLimit(core.LimitValTasks, f.valTasks); err != nil {
-		return err
+	if f.set["val-tasks"] {
+		if err := checkLimit(valTasksLimit, f.valTasks); err != nil {
+			return err
+		}
 	}
 	if err := checkLimit(core.LimitRecalTasks, f.recalibrate); err != nil {
 		return err
@@ -639,6 +650,12 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 			*p.dst = p.v
 		}
 	}
+	// The cosine schedule decays from --lr to --lr-final: a final rate
+	// above the start would make it grow instead, towards a rate the
+	// run was never meant to reach (and diverge there).
+	if t.LRFinal > t.LR && (init == nil || f.set["lr"] || f.set["lr-final"]) {
+		return core.Config{}, nil, UsageError("--lr-final %v is above the learning rate %v (%s): the rate decays from --lr to --lr-final, so give --lr-final ≤ --lr (0: constant)", t.LRFinal, t.LR, lrSource(f, init != nil))
+	}
 	if given("seed") {
 		t.Seed = f.seed
 	}
@@ -667,6 +684,18 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 		return core.Config{}, nil, UsageError("%v", err)
 	}
 	return cfg, init, nil
+}
+
+// lrSource says where the learning rate that --lr-final is compared
+// with came from.
+func lrSource(f *trainFlags, fineTuned bool) string {
+	switch {
+	case f.set["lr"]:
+		return "--lr"
+	case fineTuned:
+		return "the --init checkpoint's"
+	}
+	return "--lr's default"
 }
 
 // defaultNoiseRange is a fresh model's training noise: each

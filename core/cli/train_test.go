@@ -146,6 +146,40 @@ func TestTrainErrors(t *testing.T) {
 	}
 }
 
+// TestTrainRefusesRisingRateAndNoValTasks: a --lr-final above the
+// learning rate (the cosine schedule would climb to it) and --val-tasks
+// 0 (once silently the default 32) are usage errors, exit 2, with the
+// values and the range, before anything is trained.
+func TestTrainRefusesRisingRateAndNoValTasks(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.safetensors")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--lr-final", "1e-3"}, "--lr-final 0.001 is above the learning rate 0.0005 (--lr's default)"},
+		{[]string{"--lr", "1e-4", "--lr-final", "2e-4"}, "--lr-final 0.0002 is above the learning rate 0.0001 (--lr)"},
+		{[]string{"--val-tasks", "0"}, "--val-tasks must be between 1 and 2000 (every validation realization is held in memory), got 0"},
+		{[]string{"--val-tasks", "-3"}, "--val-tasks must be between 1 and 2000"},
+	} {
+		// A tiny run, should the check be missing.
+		args := append([]string{"train", "--system", "spring", "--backbone", "cnp", "--hidden", "8", "--latent", "4", "--dec-hidden", "8",
+			"--batch", "4", "--steps1", "2", "--steps2", "2", "--val-every", "2", "--recalibrate", "0"}, tc.args...)
+		code, _, stderr := runCLI(t, append(args, "--out", out)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v wrote %s", tc.args, out)
+		}
+	}
+	// The rates may be equal: a constant rate by another name.
+	code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--lr", "1e-3", "--lr-final", "1e-3", "--val-tasks", "1", "--recalibrate", "0", "--out", out)...)
+	if code != 0 {
+		t.Errorf("--lr-final = --lr, --val-tasks 1: exit %d, %s", code, stderr)
+	}
+}
+
 // TestTrainInitSameArch: architecture flags beside --init that repeat
 // the checkpoint's values are accepted (only a change is refused).
 func TestTrainInitSameArch(t *testing.T) {
