@@ -51,6 +51,19 @@ type Env struct {
 	Color bool
 
 	cmd *Command // the command being run, for its help text
+	// check, when set, makes train and eval check their arguments as
+	// they would before any work, and return there (nil when they pass):
+	// a sweep checks every cell's commands before it runs the first.
+	check *checkOnly
+}
+
+// checkOnly is Env.check: what a command checks its arguments against
+// instead of files that do not exist yet.
+type checkOnly struct {
+	// system is that of eval's --checkpoint, which a training cell's
+	// train has not written yet: eval checks its flags against the
+	// system's grid instead of loading the file ("" loads it).
+	system string
 }
 
 // Warnf prints "warning: ..." on Stderr; warnings never change the exit

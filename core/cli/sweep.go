@@ -31,7 +31,10 @@ The cells are the cartesian product of the --vary lists × seeds 1..K.
 Evaluation axes re-evaluate a model: each cell is one 'apic eval --json'
 run with --seed K. Training axes train one model per cell with
 'apic train --seed K' (the flags of train; train-noise is its --noise)
-and evaluate it. --fix sets an axis for every cell.
+and evaluate it. --fix sets an axis for every cell. Every cell's train
+and eval flags are checked as those commands check them before the
+first cell runs (and by --plan); a value given twice, or spelled twice
+(0.1 and 1e-1), is refused.
 
   evaluation axes  ` + axisNames(evalAxes) + `
   training axes    ` + axisNames(trainAxes) + `
@@ -125,7 +128,7 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if f.preset != "" {
 		return runPresetFlags(ctx, fs, f, env)
 	}
-	cells, err := f.check()
+	cells, err := f.check(ctx)
 	if err != nil {
 		return err
 	}
@@ -152,7 +155,7 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 }
 
 // check validates the flags and returns the cells.
-func (f *sweepFlags) check() ([]sweepCell, error) {
+func (f *sweepFlags) check(ctx context.Context) ([]sweepCell, error) {
 	s := &f.spec
 	s.vary, s.fix = f.vary.entries, f.fix.entries
 	if err := checkSweepOut(f.out); err != nil {
@@ -188,7 +191,52 @@ func (f *sweepFlags) check() ([]sweepCell, error) {
 	if s.system == "" && !hasCheckpoint {
 		return nil, UsageError("--system is required")
 	}
-	return s.cells()
+	cells, err := s.cells()
+	if err != nil {
+		return nil, err
+	}
+	return cells, s.checkCells(ctx, cells)
+}
+
+// checkCells checks the train and eval command of every cell as those
+// commands check their flags before any work (Env.check), so that a
+// value they refuse (--vary hidden=32,5000: --hidden is at most 4096; a
+// context that leaves no targets) stops the sweep, or its --plan, before
+// the first cell runs, not after the cells before it have. Cells that
+// differ only in their seed share one check; an evaluation sweep's
+// checkpoints are read, a training sweep's models (not trained yet)
+// stand for a model of --system.
+func (s sweepSpec) checkCells(ctx context.Context, cells []sweepCell) error {
+	checked := map[string]bool{}
+	check := &checkOnly{}
+	if s.training {
+		check.system = s.system
+	}
+	for _, c := range cells {
+		one := c
+		one.Seed = 1
+		train, eval := s.commands(one, "model.safetensors")
+		for _, run := range []struct {
+			name string
+			args []string
+		}{{"train", train}, {"eval", eval}} {
+			key := run.name + "\x00" + strings.Join(run.args, "\x00")
+			if run.args == nil || checked[key] {
+				continue
+			}
+			checked[key] = true
+			env := &Env{Stdout: io.Discard, Stderr: io.Discard, cmd: commands[run.name], check: check}
+			err := env.cmd.Run(ctx, run.args, env)
+			switch {
+			case err == nil:
+			case IsUsageError(err):
+				return UsageError("cell %s: apic %s: %v", c.ID, run.name, err)
+			default:
+				return fmt.Errorf("cell %s: apic %s: %w", c.ID, run.name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // checkSweepOut refuses an --out the sweep cannot make its directory

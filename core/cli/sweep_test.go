@@ -306,6 +306,10 @@ func TestSweepRefusesCellsOfOtherSettings(t *testing.T) {
 // --out that cannot be a directory, are refused before any cell runs,
 // so no cell directory is written.
 func TestSweepRefusesUpFront(t *testing.T) {
+	// A training sweep's cells train this little, should a check fail to
+	// stop them.
+	tinyTraining := []string{"--fix", "steps1=1", "--fix", "steps2=1", "--fix", "batch=2", "--fix", "recalibrate=0", "--fix", "val-every=0",
+		"--fix", "val-tasks=1", "--fix", "latent=2", "--fix", "dec-hidden=8", "--fix", "samples=2"}
 	dir := t.TempDir()
 	file := writeFile(t, dir, "results.csv", "kept\n")
 	out := filepath.Join(dir, "sw")
@@ -319,11 +323,25 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		{[]string{"--vary", "samples=0"}, "samples value 0 is below 1"},
 		{[]string{"--vary", "lambda-theta=1,-2"}, "lambda-theta value -2 is below 0"},
 		{[]string{"--vary", "steps1=-5"}, "steps1 value -5 is below 0"},
+		{[]string{"--vary", "val-tasks=0"}, "val-tasks value 0 is below 1"},
+		// Values only train or eval can judge, checked in every cell's
+		// commands before the first cell runs (and by --plan).
+		{append([]string{"--vary", "hidden=8,5000"}, tinyTraining...), "cell hidden=5000_seed=1: apic train: --hidden must be between 1 and 4096"},
+		{[]string{"--vary", "context=5,10,30,100"}, "cell context=100_seed=1: apic eval: --context 100 leaves no targets (grid has 100 points: at most 99)"},
+		{[]string{"--vary", "context=5,100", "--plan"}, "cell context=100_seed=1: apic eval: --context 100 leaves no targets"},
+		{append([]string{"--vary", "context=5,100"}, tinyTraining...), "cell context=100_seed=1: apic eval: --context 100 leaves no targets"},
+		{append([]string{"--vary", "lr=1e-3,1e-5", "--fix", "lr-final=1e-4"}, tinyTraining...), "cell lr=1e-5_seed=1: apic train: --lr-final 0.0001 is above the learning rate 1e-05"},
+		{append([]string{"--vary", "hidden=8", "--vary", "heads=3", "--backbone", "anp"}, tinyTraining...), "cell hidden=8_heads=3_seed=1: apic train: heads must divide hidden"},
+		// Two spellings of one number would be two cells of one setting.
+		{[]string{"--vary", "noise=0.1,0.10"}, `noise values "0.1" and "0.10" are the same number`},
+		{[]string{"--vary", "noise=0.1,1e-1"}, `noise values "0.1" and "1e-1" are the same number`},
+		{[]string{"--vary", "context=5,05"}, `context values "5" and "05" are the same number`},
+		{[]string{"--vary", "grid-summary=true,1"}, `grid-summary values "true" and "1" are the same value`},
 	} {
 		args := append([]string{"sweep", "--system", "spring", "--tasks", "2", "--out", out}, tc.args...)
-		code, _, stderr := runCLI(t, args...)
-		if code != 2 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		code, stdout, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want 2 and %q, no plan", tc.args, code, stderr, stdout, tc.want)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("%v created %s", tc.args, out)

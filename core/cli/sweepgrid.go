@@ -130,6 +130,25 @@ func (a sweepAxis) checkValue(v string) error {
 	return nil
 }
 
+// sameAs is v as the axis's flag reads it, for telling duplicates: two
+// spellings of one number (0.1, 0.10 and 1e-1; 5 and 05) or boolean
+// (true and 1) would make two cells of one setting. v has passed
+// checkValue.
+func (a sweepAxis) sameAs(v string) string {
+	switch a.kind {
+	case "int":
+		n, _ := strconv.Atoi(v)
+		return strconv.Itoa(n)
+	case "float":
+		x, _ := strconv.ParseFloat(v, 64)
+		return strconv.FormatFloat(x+0, 'g', -1, 64) // +0: -0 is 0
+	case "bool":
+		b, _ := strconv.ParseBool(v)
+		return strconv.FormatBool(b)
+	}
+	return v
+}
+
 // axisList is a repeatable AXIS=v1,v2,... flag (--vary), or AXIS=VALUE
 // (--fix, single values: a value may then hold commas, as in 0:0.1).
 type axisList struct {
@@ -162,7 +181,7 @@ func (l *axisList) Set(s string) error {
 	if !l.single {
 		values = strings.Split(list, ",")
 	}
-	seen := map[string]bool{}
+	seen := map[string]string{} // the value as given, by a.sameAs
 	for _, v := range values {
 		if v == "" {
 			return fmt.Errorf("%s has an empty value in %s", name, core.QuoteInput(list))
@@ -170,10 +189,13 @@ func (l *axisList) Set(s string) error {
 		if err := a.checkValue(v); err != nil {
 			return err
 		}
-		if seen[v] {
+		if w, dup := seen[a.sameAs(v)]; dup && w == v {
 			return fmt.Errorf("%s value %s given twice", name, core.QuoteInput(v))
+		} else if dup {
+			what := map[bool]string{true: "value", false: "number"}[a.kind == "bool"]
+			return fmt.Errorf("%s values %s and %s are the same %s: give it once", name, core.QuoteInput(w), core.QuoteInput(v), what)
 		}
-		seen[v] = true
+		seen[a.sameAs(v)] = v
 	}
 	l.entries = append(l.entries, axisValues{a, values})
 	return nil

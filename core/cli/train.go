@@ -55,6 +55,9 @@ type trainFlags struct {
 	seed                                                  uint64
 	jsonOut, gridSummary, noThetaHint                     bool
 	set                                                   map[string]bool // flags given on the command line
+	// checkOnly: only the flags are checked (Env.check), not --out, whose
+	// directory a sweep makes once its cell runs.
+	checkOnly bool
 }
 
 func runTrain(ctx context.Context, args []string, env *Env) error {
@@ -104,11 +107,12 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	f.checkOnly = env.check != nil
 	if err := f.checkGiven(fs); err != nil {
 		return err
 	}
 	cfg, init, err := f.config(ctx)
-	if err != nil {
+	if err != nil || f.checkOnly {
 		return err
 	}
 	if w := f.recalibrationWarning(); w != "" { // once the flags are all good
@@ -484,7 +488,7 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 			return UsageError("--recalibrate-only %s keeps FILE's settings: drop --refine", only)
 		}
 	}
-	if f.out == "" {
+	if f.out == "" || f.checkOnly {
 		return nil
 	}
 	return checkOutputPath("out", f.out)
