@@ -32,7 +32,10 @@ with known θ; stage 2 trains the full model on true realizations with
 source seeded with --seed. Defaults for widths and steps come from the
 system (the paper's appendix A). Ctrl-C stops training; the weights of
 the completed steps go to NAME.partial.safetensors beside --out, which an
-unfinished run never writes. Weights that cannot be saved where they
+unfinished run never writes (NAME.partial-2.safetensors, … when that
+exists). A run that writes --out removes those partial files of earlier
+runs, and says so: the ones apic wrote (regular files marked unfinished),
+nothing else of that name. Weights that cannot be saved where they
 should (a full disk) go to the temporary directory, and the error says
 where.`,
 		Run: runTrain,
@@ -266,6 +269,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		return fmt.Errorf("%w; the trained weights are in %s instead (move it to %s)", err, path, f.out)
 	}
+	removePartialFiles(f.out, env)
 	if f.jsonOut {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")

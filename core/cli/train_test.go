@@ -970,10 +970,6 @@ func TestInterruptedRunSaysHowToFinish(t *testing.T) {
 	if !info.Unfinished || info.Metrics == nil || info.ValidationStep < 2 || info.ValidationStep > info.Steps2 {
 		t.Errorf("partial file: unfinished %v, validation at step %d of %d, metrics %v", info.Unfinished, info.ValidationStep, info.Steps2, info.Metrics != nil)
 	}
-	// The printed command runs as printed.
-	if code, _, errOut := runCLI(t, strings.Fields(want)[1:]...); code != 0 {
-		t.Errorf("%s: exit %d, %s", want, code, errOut)
-	}
 	code, stdout, _ := runCLI(t, "inspect", partial)
 	if code != 0 || !strings.Contains(stdout, "unfinished") || !strings.Contains(stdout, fmt.Sprintf("at stage 2 step %d", info.ValidationStep)) {
 		t.Errorf("inspect of the partial file:\n%s", stdout)
@@ -985,6 +981,74 @@ func TestInterruptedRunSaysHowToFinish(t *testing.T) {
 	code, stdout, _ = runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--samples", "2", "--methods", "apic", "--checkpoint", partial, "--json")
 	if code != 0 || !strings.Contains(stdout, partial+" is unfinished") {
 		t.Errorf("compare --json of the partial file carries no warning:\n%s", stdout)
+	}
+	// The printed command runs as printed, and the partial file it
+	// resumed from goes once --out holds the finished model.
+	code, _, errOut := runCLI(t, strings.Fields(want)[1:]...)
+	if code != 0 {
+		t.Errorf("%s: exit %d, %s", want, code, errOut)
+	}
+	if _, err := os.Stat(partial); err == nil || !strings.Contains(errOut, "removed "+partial) {
+		t.Errorf("after the resumed run: %s still there (%v), stderr %q", partial, err, errOut)
+	}
+}
+
+// TestTrainRemovesOwnPartialFiles: a run that writes --out removes the
+// partial files earlier unfinished runs of it left (diverged or
+// interrupted), and names them; files of other names, finished models,
+// links, directories and other contents under those names stay.
+func TestTrainRemovesOwnPartialFiles(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.safetensors")
+	trainTinyTo(t, src)
+	m, _, err := core.LoadCheckpoint(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	save := func(name string, unfinished bool) string {
+		path := filepath.Join(dir, name)
+		if err := core.SaveCheckpoint(path, m, core.Info{Steps1: 1, Unfinished: unfinished}, nets.F32); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	gone := []string{save("model.partial.safetensors", true), save("model.partial-2.safetensors", true), save("model.partial-12.safetensors", true)}
+	kept := []string{
+		save("model.partial-3.safetensors", false), // finished: a model someone named so
+		save("model.partial-1.safetensors", true), save("model.partial-07.safetensors", true), save("model.partial-x.safetensors", true),
+		save("other.partial.safetensors", true), save("model.partial.safetensors.bak", true), save("amodel.partial.safetensors", true),
+		writeFile(t, dir, "model.partial-4.safetensors", "notes, not weights\n"),
+	}
+	elsewhere := filepath.Join(t.TempDir(), "target.partial.safetensors")
+	if err := core.SaveCheckpoint(elsewhere, m, core.Info{Unfinished: true}, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "model.partial-5.safetensors")
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "model.partial-6.safetensors")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	kept = append(kept, link, elsewhere, sub)
+
+	out := filepath.Join(dir, "model.safetensors")
+	code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	for _, p := range gone {
+		if _, err := os.Lstat(p); err == nil || !strings.Contains(stderr, p) {
+			t.Errorf("%s: still there (%v) or not named in %q", p, err, stderr)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed", p)
+		} else if strings.Contains(stderr, p+",") || strings.HasSuffix(strings.TrimSpace(stderr), p) {
+			t.Errorf("%s named as removed: %q", p, stderr)
+		}
 	}
 }
 
