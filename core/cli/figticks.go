@@ -58,11 +58,17 @@ func roundStep(x float64) float64 {
 }
 
 // tickFormat prints labels at multiples of step on an axis reaching
-// magnitude big: as many decimals as the step needs, or three significant
-// digits and an exponent beyond a million or below 1e-4.
+// magnitude big: as many decimals as the step needs, or, beyond a
+// million or for a step below 1e-4, in exponent form with as many
+// significant digits as the step needs at big's magnitude (at least
+// three), so that neighbours always differ: a sweep's metric from
+// 0.02747 to 0.02763 has its labels 5e-5 apart, 0.0275, 0.02755 and
+// 0.0276, which three digits made 0.0275, 0.0276 and 0.0276.
 func tickFormat(step, big float64) func(float64) string {
 	if big >= 1e6 || step < 1e-4 {
-		return func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+		digits := int(math.Floor(math.Log10(big)+1e-9)) - int(math.Floor(math.Log10(step)+1e-9)) + 1
+		digits = max(3, min(digits, 17))
+		return func(v float64) string { return strconv.FormatFloat(v, 'g', digits, 64) }
 	}
 	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
 	return func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }

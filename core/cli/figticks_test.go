@@ -34,6 +34,42 @@ func TestNiceTicks(t *testing.T) {
 	}
 }
 
+// TestTickLabelsDiffer: neighbouring labels never read the same, however
+// narrow the range (a sweep's metric from 0.02747 to 0.02763 once had
+// two ticks labelled 0.0276), nor however far from zero.
+func TestTickLabelsDiffer(t *testing.T) {
+	for _, c := range [][2]float64{{0.02747, 0.02763}, {0.0274, 0.0277}, {1.00001, 1.00002}, {1234567, 1234568},
+		{-3e-7, 2e-7}, {0.9999, 1.0001}, {123.4561, 123.4563}, {5e9, 5.0000001e9}} {
+		ax := plot.Axis{Min: c[0], Max: c[1]}
+		roundRange(&ax)
+		for _, r := range []plot.Axis{{Min: c[0], Max: c[1]}, ax} {
+			var labels []string
+			for _, tk := range (niceTicks{}).Ticks(r.Min, r.Max) {
+				if tk.Label != "" {
+					labels = append(labels, tk.Label)
+				}
+			}
+			if len(labels) < 2 {
+				t.Errorf("[%g, %g]: labels %v, want at least two", r.Min, r.Max, labels)
+			}
+			for i := 1; i < len(labels); i++ {
+				if labels[i] == labels[i-1] {
+					t.Errorf("[%g, %g]: labels %v repeat %s", r.Min, r.Max, labels, labels[i])
+				}
+			}
+		}
+	}
+	var labels []string
+	for _, tk := range (niceTicks{}).Ticks(0.02747, 0.02763) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got, want := fmt.Sprint(labels), "[0.0275 0.02755 0.0276]"; got != want {
+		t.Errorf("[0.02747, 0.02763]: labels %s, want %s", got, want)
+	}
+}
+
 // roundRange widens an axis to labelled round ticks at both ends, even
 // where widening coarsens the step.
 func TestRoundRangeEndsOnLabels(t *testing.T) {

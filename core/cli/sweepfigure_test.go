@@ -79,3 +79,28 @@ func TestSweepFigureKeepsMetricBounds(t *testing.T) {
 		t.Errorf("sweep.png not written: %v", err)
 	}
 }
+
+// TestSweepPanelNarrowRangeLabels: a sweep whose metric spans 0.02747 to
+// 0.02763 gets y labels that all differ (two read 0.0276 once).
+func TestSweepPanelNarrowRangeLabels(t *testing.T) {
+	at := func(v float64) sweepInterval { return sweepInterval{Mean: &v, N: 1} }
+	sum := sweepSummary{Axes: []string{"context"}, Cells: []sweepGroup{
+		{Seeds: 1, order: []string{"5"}, Metrics: map[string]sweepInterval{core.KeyReconMAE: at(0.02747)}},
+		{Seeds: 1, order: []string{"30"}, Metrics: map[string]sweepInterval{core.KeyReconMAE: at(0.02763)}},
+	}}
+	xs, series := sweepCurves(sum)
+	p, err := sweepPanel(core.KeyReconMAE, "context", xs, series, []float64{5, 30}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		if tk.Label == "" {
+			continue
+		}
+		if seen[tk.Label] {
+			t.Errorf("y axis [%g, %g]: label %s twice", p.Y.Min, p.Y.Max, tk.Label)
+		}
+		seen[tk.Label] = true
+	}
+}
