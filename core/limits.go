@@ -93,6 +93,12 @@ var (
 	LimitSweepSeeds = Limit{"seeds", 1, 100, "replicates beyond a few dozen do not narrow the interval usefully"}
 	// LimitFieldBytes bounds one CSV field.
 	LimitFieldBytes = Limit{"field length", 0, 256, "a number or a column name is never longer"}
+	// LimitInputBytes bounds the bytes of one input file (observations,
+	// side information), blank lines and all, counted as it is read:
+	// 10000 observations on lines of the longest length allowed take 41
+	// MB, so more is no observation file, and an endless source (yes '' |
+	// apic calibrate --data -) ends here instead of being read forever.
+	LimitInputBytes = Limit{"input size", 1, 64 << 20, "10000 observations of the longest lines allowed are 41 MB"}
 	// LimitLineBytes bounds one CSV line (a record: a quoted field's
 	// line breaks do not end it), checked byte by byte as it is read,
 	// so that a line of 200 MB is refused after its first 4 kB.

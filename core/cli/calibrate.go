@@ -65,14 +65,16 @@ func inputLimitsHelp() string {
 	return fmt.Sprintf(`
 
 Limits, checked as the file is read: at most %d observations, %d
-fields per line, %d bytes per field and %d per line. An observed value
+fields per line, %d bytes per field, %d per line and %d MiB (%d bytes)
+in all, blank lines included. An observed value
 more than %d times the largest magnitude the system's training saw
 (spring: |y| ≤ %d) is refused as a wrong unit or column, on every
 system alike; one merely far outside the training range is warned about,
 and a calibration the model diverges on (values a million times the
 data's) is refused, naming the observations that lie outside training.
 Ctrl-C stops the wait for input (a FIFO, a terminal).`,
-		core.LimitObservations.Max, core.LimitFieldsPerLine.Max, core.LimitFieldBytes.Max, core.LimitLineBytes.Max, core.SaneFactor, core.SaneFactor)
+		core.LimitObservations.Max, core.LimitFieldsPerLine.Max, core.LimitFieldBytes.Max, core.LimitLineBytes.Max,
+		core.LimitInputBytes.Max>>20, core.LimitInputBytes.Max, core.SaneFactor, core.SaneFactor)
 }
 
 // calibrateStdin is what "--data -" reads; tests replace it.

@@ -27,7 +27,9 @@ import (
 //     between reads;
 //   - lines are counted and bounded as the bytes pass (core.LimitLineBytes),
 //     so that a 200 MB line is refused after its first 4 kB with the line
-//     number, never held in memory whole;
+//     number, never held in memory whole, and so are the bytes of the
+//     whole file (core.LimitInputBytes), blank lines included, so that an
+//     endless source is refused rather than read forever;
 //   - old Mac line endings (CR alone) and CRLF are turned into LF, so that
 //     "y\r0" is a header and a row, not a column name.
 
@@ -63,6 +65,14 @@ func (e *lineTooLongError) Error() string {
 	return fmt.Sprintf("line longer than %d bytes, the %s limit (%s)", l.Max, l.Name, l.Why)
 }
 
+// inputTooLargeError is input beyond core.LimitInputBytes.
+type inputTooLargeError struct{}
+
+func (e *inputTooLargeError) Error() string {
+	l := core.LimitInputBytes
+	return fmt.Sprintf("more than %d bytes (%d MiB), the %s limit (%s)", l.Max, l.Max>>20, l.Name, l.Why)
+}
+
 // inputChunk is one read of the goroutine: data, then the read's error.
 type inputChunk struct {
 	data []byte
@@ -81,6 +91,7 @@ type inputReader struct {
 	rest   []byte // of the last chunk, not yet returned
 	err    error  // sticky: the source's error once rest is drained, or the reader's own
 
+	total     int  // bytes read from the source so far
 	line      int  // the line being read, from 1
 	start     int  // the line the current record began on
 	lineBytes int  // bytes of the current record so far (a quoted line break does not end it)
@@ -199,6 +210,10 @@ func (r *inputReader) interrupted(err error) error {
 func (r *inputReader) translate(p []byte) int {
 	n, i := 0, 0
 	for ; i < len(r.rest) && n < len(p); i++ {
+		if r.total++; r.total > core.LimitInputBytes.Max {
+			r.err, r.rest = &inputTooLargeError{}, nil
+			return n
+		}
 		b := r.rest[i]
 		if r.skipLF {
 			r.skipLF = false
@@ -344,11 +359,14 @@ func (c *csvRecords) nextRecord() (rec []string, line int, err error) {
 	var pe *csv.ParseError
 	var long *lineTooLongError
 	var ie *interruptedError
+	var big *inputTooLargeError
 	switch {
 	case err == io.EOF:
 		return nil, 0, err
 	case errors.As(err, &ie):
 		return nil, 0, err
+	case errors.As(err, &big):
+		return nil, 0, UsageError("%s: %v", c.name, big)
 	case errors.As(err, &long):
 		return nil, long.line, c.bad(long.line, "%v", long)
 	case errors.As(err, &pe):

@@ -263,3 +263,52 @@ func TestParseReturnsWhenCancelled(t *testing.T) {
 		t.Errorf("cancelled before reading: %v", err)
 	}
 }
+
+// TestInputSizeLimit: an input file's bytes are bounded as they are read,
+// blank lines included: an endless source of blank lines (the output of
+// yes piped to apic calibrate --data -) once was read forever. The error names the
+// file and the limit; a file within the limit is read whole.
+func TestInputSizeLimit(t *testing.T) {
+	spring := lookup(t, "spring").Grid()
+	limit := fmt.Sprint(core.LimitInputBytes.Max)
+	for _, r := range []*endless{{head: []byte("t,y\n"), body: []byte("\n")}, {head: []byte("t,y\n1,0.5\n"), body: []byte("   \r\n")}} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := parseObservations(context.Background(), r, "f.csv", spring, nil)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !IsUsageError(err) || !strings.Contains(err.Error(), "f.csv: more than "+limit+" bytes") || !strings.Contains(err.Error(), "input size limit") {
+				t.Errorf("endless blank lines: %v, want a usage error naming f.csv and the %s-byte limit", err, limit)
+			}
+			if n := r.given.Load(); n > int64(core.LimitInputBytes.Max)+1<<20 {
+				t.Errorf("read %d bytes before refusing", n)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("endless blank lines: still reading after a minute")
+		}
+	}
+
+	// At a lowered limit, on a file: one byte over is refused, the
+	// limit itself is read (the side-information file too).
+	defer func(old int) { core.LimitInputBytes.Max = old }(core.LimitInputBytes.Max)
+	dir := t.TempDir()
+	text := "t,y\n1,0.5\n2,0.25\n\n\n\n"
+	core.LimitInputBytes.Max = len(text)
+	path := writeFile(t, dir, "obs.csv", text)
+	if _, err := readObservations(context.Background(), path, nil, spring, nil); err != nil {
+		t.Errorf("a file of exactly the limit: %v", err)
+	}
+	core.LimitInputBytes.Max = len(text) - 1
+	_, err := readObservations(context.Background(), path, nil, spring, nil)
+	if err == nil || !strings.Contains(err.Error(), path+": more than "+fmt.Sprint(len(text)-1)+" bytes") {
+		t.Errorf("a byte over the limit: %v", err)
+	}
+	adv := lookup(t, "advdiff")
+	side := writeFile(t, dir, "u0.csv", "x,u\n"+strings.Repeat("\n", 100))
+	_, err = readSideCSV(context.Background(), side, adv.Side(), sideAxisOf(adv.Grid(), adv.Side().Len))
+	if err == nil || !strings.Contains(err.Error(), side+": more than") {
+		t.Errorf("a side-information file over the limit: %v", err)
+	}
+}
