@@ -104,7 +104,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	data := fs.String("data", "", "observation CSV `file`; '-' reads stdin")
 	u0Text := fs.String("u0", "", "side information as comma-separated values (lv: x0,y0)")
-	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff)")
+	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff); '-' reads stdin (then --data must be a file)")
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	seed := fs.Uint64("seed", 1, "seed of the latent samples")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots (its fields are listed above)")
@@ -114,6 +114,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	}
 	if *data == "" {
 		return UsageError("--data FILE is required (a CSV of observations; '-' reads stdin)")
+	}
+	if *data == "-" && *u0File == "-" {
+		return UsageError("--data - and --u0-file - would both read stdin: give one of them as a file")
 	}
 	if err := checkLimit(core.LimitSamples, *samples); err != nil {
 		return err

@@ -944,3 +944,34 @@ func TestCalibrateJSONUnboundedNoise(t *testing.T) {
 		t.Errorf("predator hi95 = %v, want a number", obj.Noise["predator"]["hi95"])
 	}
 }
+
+// TestCalibrateU0FileStdin: --u0-file - reads the side information from
+// standard input, as --data - reads the observations, and calibrates as
+// the same file would; both reading stdin is refused before any work.
+func TestCalibrateU0FileStdin(t *testing.T) {
+	dir := t.TempDir()
+	ckpts := untrained(t, dir)
+	args := append([]string{"calibrate", "--checkpoint", ckpts["advdiff"], "--json"}, goodObservations(t, dir)["advdiff"]...)
+	code, want, stderr := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	u0 := args[len(args)-1]
+	old := sideStdin
+	defer func() { sideStdin = old }()
+	sideStdin = strings.NewReader(readText(t, u0))
+	args[len(args)-1] = "-"
+	code, got, stderr := runCLI(t, args...)
+	if code != 0 || got != strings.ReplaceAll(want, u0, "-") {
+		t.Errorf("--u0-file -: exit %d, %s\n%s\nwant\n%s", code, stderr, got, want)
+	}
+	code, _, stderr = runCLI(t, "calibrate", "--system", "advdiff", "--data", "-", "--u0-file", "-")
+	if code != 2 || !strings.Contains(stderr, "--data - and --u0-file - would both read stdin") {
+		t.Errorf("--data - --u0-file -: exit %d, %q", code, stderr)
+	}
+	sideStdin = strings.NewReader("x,u\n0,1\n")
+	code, _, stderr = runCLI(t, append(args[:len(args)-1:len(args)-1], "-")...)
+	if code != 2 || !strings.Contains(stderr, stdinName+": 1 data row") {
+		t.Errorf("a short --u0-file -: exit %d, %q, want the error to name %s", code, stderr, stdinName)
+	}
+}

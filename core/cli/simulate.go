@@ -48,7 +48,7 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 	seed := fs.Uint64("seed", 1, "seed of the prior draw of θ and u0")
 	thetaText := fs.String("theta", "", "every parameter by name, e.g. omega=5 (overrides the draw of θ)")
 	u0Text := fs.String("u0", "", "side information as comma-separated values (with --theta)")
-	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (with --theta)")
+	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (with --theta); '-' reads stdin")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of plots")
 	if err := env.Parse(fs, args); err != nil {
 		return err
