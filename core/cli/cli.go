@@ -177,8 +177,13 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 	switch name := args[0]; {
 	case name == "help" || isHelpFlag(name):
 		// "apic help help" is the list itself, not an unknown command.
+		if name == "help" && len(args) > 2 {
+			// "apic help eval extra": a command takes no arguments either.
+			fmt.Fprintf(stderr, "apic help: unexpected argument %q (apic help COMMAND shows one command's help)\n", args[2])
+			return 2
+		}
 		if name == "help" && len(args) > 1 && args[1] == "version" {
-			fmt.Fprintln(out, "usage: apic version (or apic --version)\n\nPrints the program's version: the module version and, for a build\nfrom a checkout, its VCS revision, and the Go version that built it.")
+			fmt.Fprintln(out, versionUsage)
 			return 0
 		}
 		if name == "help" && len(args) > 1 && !isHelpFlag(args[1]) && args[1] != "help" {
@@ -192,6 +197,14 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 		printCommands(out)
 		return 0
 	case name == "version" || name == "--version" || name == "-version":
+		switch {
+		case len(args) == 2 && isHelpFlag(args[1]):
+			fmt.Fprintln(out, versionUsage)
+			return 0
+		case len(args) > 1:
+			fmt.Fprintf(stderr, "apic version: unexpected argument %q\nrun 'apic help version' for usage\n", args[1])
+			return 2
+		}
 		fmt.Fprintln(out, versionLine())
 		return 0
 	default:
@@ -208,6 +221,9 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 		return runCommand(ctx, c, args[1:], env)
 	}
 }
+
+// versionUsage is the help of apic version, which takes no flags.
+const versionUsage = "usage: apic version (or apic --version)\n\nPrints the program's version: the module version and, for a build\nfrom a checkout, its VCS revision, and the Go version that built it."
 
 // isHelpFlag reports whether arg asks for help ("apic help --help").
 func isHelpFlag(arg string) bool {

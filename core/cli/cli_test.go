@@ -61,6 +61,15 @@ func TestRunExitStatus(t *testing.T) {
 		{[]string{"--help"}, 0, "testcmd  ", ""},
 		{[]string{"help", "--help"}, 0, "commands:", ""},
 		{[]string{"help", "help"}, 0, "commands:", ""},
+		// version and help take no arguments beyond their own, as no
+		// command does.
+		{[]string{"version"}, 0, "apic ", ""},
+		{[]string{"version", "--help"}, 0, "usage: apic version", ""},
+		{[]string{"help", "version"}, 0, "usage: apic version", ""},
+		{[]string{"version", "--foo"}, 2, "", `apic version: unexpected argument "--foo"`},
+		{[]string{"version", "extra"}, 2, "", `apic version: unexpected argument "extra"`},
+		{[]string{"--version", "extra"}, 2, "", `apic version: unexpected argument "extra"`},
+		{[]string{"help", "testcmd", "extra"}, 2, "", `apic help: unexpected argument "extra"`},
 	} {
 		code, out, errOut := runCLI(t, tc.args...)
 		if code != tc.code {
