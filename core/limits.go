@@ -82,6 +82,10 @@ var (
 	// LimitMCMC bounds BCPI's adaptive Metropolis steps per
 	// realization: each factorises the joint covariance.
 	LimitMCMC = Limit{"mcmc", 2, 10000000, "each step factorises a covariance matrix"}
+	// LimitKOHStarts bounds KOH-GP's L-BFGS starts per realization
+	// (compare --starts): the default is 8, and each start is a full
+	// search of θ and the GP's hyperparameters.
+	LimitKOHStarts = Limit{"starts", 1, 1000, "each start is a full L-BFGS search"}
 	// LimitBCPIStarts bounds BCPI's L-BFGS starts per realization: the
 	// authors use 10, and each start costs seconds to minutes.
 	LimitBCPIStarts = Limit{"bcpi-starts", 1, 1000, "each start is a full L-BFGS search"}

@@ -116,13 +116,13 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	seed := fs.Uint64("seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
 	samples := fs.Int("samples", 32, fmt.Sprintf("APIC Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	refine := fs.Int("refine", -1, fmt.Sprintf("APIC refinement steps on the context, at most %d (0: one-pass amortized; -1: each checkpoint's setting)", core.LimitRefine.Max))
-	starts := fs.Int("starts", 8, "KOH-GP L-BFGS starts per realization (Latin hypercube over the prior)")
+	starts := fs.Int("starts", 8, fmt.Sprintf("KOH-GP L-BFGS starts per realization (Latin hypercube over the prior), at most %d", core.LimitKOHStarts.Max))
 	workers := fs.Int("workers", 0, "KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel (default: GOMAXPROCS; never more than there are realizations or members to fit)")
 	methodList := fs.String("methods", strings.Join(compareDefaultMethods, ","), "the methods to compare, comma separated: "+strings.Join(compareMethodNames, ", ")+", or all (apic: every APIC checkpoint; bcpi and cpinn take seconds to minutes per realization)")
-	members := fs.Int("members", cpinn.DefaultMembers, "Correction-PINN ensemble members per realization (the paper's 20)")
-	pinnSteps := fs.Int("steps", cpinn.DefaultSteps, "Correction-PINN full-batch Adam steps per member")
-	bcpiStarts := fs.Int("bcpi-starts", bcpi.DefaultStarts, "BCPI L-BFGS starts of the MAP search per realization (the authors' 10)")
-	mcmc := fs.Int("mcmc", bcpi.DefaultSteps, "BCPI adaptive Metropolis steps per realization after the MAP (the second half is kept)")
+	members := fs.Int("members", cpinn.DefaultMembers, fmt.Sprintf("Correction-PINN ensemble members per realization (the paper's 20), at most %d", core.LimitMembers.Max))
+	pinnSteps := fs.Int("steps", cpinn.DefaultSteps, fmt.Sprintf("Correction-PINN full-batch Adam steps per member, at most %d", core.LimitSteps.Max))
+	bcpiStarts := fs.Int("bcpi-starts", bcpi.DefaultStarts, fmt.Sprintf("BCPI L-BFGS starts of the MAP search per realization (the authors' 10), at most %d", core.LimitBCPIStarts.Max))
+	mcmc := fs.Int("mcmc", bcpi.DefaultSteps, fmt.Sprintf("BCPI adaptive Metropolis steps per realization after the MAP (the second half is kept), %d to %d", core.LimitMCMC.Min, core.LimitMCMC.Max))
 	rawSpread := fs.Bool("raw-spread", false, "score APIC's Monte-Carlo mixture collapsed to its mean and variance, without the checkpoints' recalibrated spread")
 	jsonOut := fs.Bool("json", false, "print one JSON object")
 	if err := env.Parse(fs, args); err != nil {
@@ -137,9 +137,6 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	}
 	if err := checkCounts(*tasks, *samples, *contextN, *noise, *refine); err != nil {
 		return err
-	}
-	if *starts < 1 {
-		return UsageError("--starts must be ≥ 1, got %d", *starts)
 	}
 	if *workers < 0 {
 		return UsageError("--workers must be ≥ 0 (0: one per core), got %d", *workers)
@@ -157,7 +154,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	for _, c := range []struct {
 		l core.Limit
 		v int
-	}{{core.LimitMembers, *members}, {core.LimitSteps, *pinnSteps}, {core.LimitMCMC, *mcmc}, {core.LimitBCPIStarts, *bcpiStarts}} {
+	}{{core.LimitKOHStarts, *starts}, {core.LimitMembers, *members}, {core.LimitSteps, *pinnSteps}, {core.LimitMCMC, *mcmc}, {core.LimitBCPIStarts, *bcpiStarts}} {
 		if err := c.l.Check(c.v); err != nil {
 			return UsageError("--%v", err)
 		}
@@ -422,9 +419,9 @@ func speedWords(s float64) string {
 	case math.Abs(s-1) < 0.005:
 		return "takes as long per realization as KOH-GP"
 	case s < 1:
-		return fmt.Sprintf("is %.3g× slower per realization than KOH-GP", 1/s)
+		return fmt.Sprintf("is %s slower per realization than KOH-GP", fmtRatio(1/s))
 	}
-	return fmt.Sprintf("is %.3g× faster per realization than KOH-GP", s)
+	return fmt.Sprintf("is %s faster per realization than KOH-GP", fmtRatio(s))
 }
 
 // onePassRatios are APIC's one-pass speed-ups over KOH-GP.
@@ -643,7 +640,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		case m.Name == kohgp.Name:
 			row = append(row, "1×")
 		case hasKOH:
-			row = append(row, fmt.Sprintf("%.3g×, %.3g×", speedup(koh, m), cpuSpeedup(koh, m)))
+			row = append(row, fmtRatio(speedup(koh, m))+", "+fmtRatio(cpuSpeedup(koh, m)))
 		default:
 			row = append(row, "—")
 		}
@@ -694,10 +691,15 @@ func writeMethodWarnings(w io.Writer, methods []compareMethod) {
 	}
 }
 
-// fmtRatio formats a speed-up ("—" when unknown).
+// fmtRatio formats a speed-up ("—" when unknown): three significant
+// digits, and from 100 on a plain whole number (1460×, not 1.46e+03×
+// beside 854× in one column).
 func fmtRatio(r float64) string {
-	if math.IsNaN(r) || math.IsInf(r, 0) {
+	switch {
+	case math.IsNaN(r) || math.IsInf(r, 0):
 		return "—"
+	case math.Abs(r) >= 99.95:
+		return fmt.Sprintf("%.0f×", r)
 	}
 	return fmt.Sprintf("%.3g×", r)
 }

@@ -238,7 +238,8 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "spring", "--tasks", "0"}, "--tasks must be between 1 and 2000"},
 		{[]string{"compare", "--system", "spring", "--tasks", "1", "--refine", "5000"}, "--refine must be between 0 and 1000"},
 		{[]string{"compare", "--system", "spring", "--tasks", "2001"}, "--tasks must be between 1 and 2000"},
-		{[]string{"compare", "--system", "spring", "--starts", "0"}, "--starts must be ≥ 1"},
+		{[]string{"compare", "--system", "spring", "--starts", "0"}, "--starts must be between 1 and 1000"},
+		{[]string{"compare", "--system", "spring", "--starts", "1000000000"}, "--starts must be between 1 and 1000 (each start is a full L-BFGS search), got 1000000000"},
 		{[]string{"compare", "--system", "spring", "--members", "3"}, "--members sets correction-pinn's budget, which --methods leaves out"},
 		{[]string{"compare", "--system", "spring", "--methods", "apic", "--starts", "2"}, "--starts sets koh-gp's budget"},
 		{[]string{"compare", "--system", "spring", "--workers", "-1"}, "--workers must be ≥ 0"},
@@ -279,9 +280,23 @@ func TestSpeedWords(t *testing.T) {
 		3.2: "is 3.2× faster per realization than KOH-GP", 1.006: "is 1.01× faster per realization than KOH-GP",
 		1: "takes as long per realization as KOH-GP", 0.997: "takes as long per realization as KOH-GP",
 		0.5: "is 2× slower per realization than KOH-GP", 0.885: "is 1.13× slower per realization than KOH-GP",
+		1460.4: "is 1460× faster per realization than KOH-GP", 854.2: "is 854× faster per realization than KOH-GP",
+		99.96: "is 100× faster per realization than KOH-GP", 0.0004: "is 2500× slower per realization than KOH-GP",
 	} {
 		if got := speedWords(s); got != want {
 			t.Errorf("speedWords(%v) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestFmtRatioOneNotation: speed-ups of one table share one notation,
+// whole numbers without an exponent from 100 on (1.46e+03× once stood
+// beside 854×).
+func TestFmtRatioOneNotation(t *testing.T) {
+	for r, want := range map[float64]string{1460.4: "1460×", 854.2: "854×", 123456: "123456×", 99.94: "99.9×", 99.96: "100×",
+		3.21: "3.21×", 0.5: "0.5×", math.NaN(): "—", math.Inf(1): "—"} {
+		if got := fmtRatio(r); got != want {
+			t.Errorf("fmtRatio(%v) = %q, want %q", r, got, want)
 		}
 	}
 }
