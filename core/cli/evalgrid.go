@@ -84,6 +84,10 @@ const (
 	gridMinSmallLL  = -5
 )
 
+// thetaCoverHead names θ's 95% coverage in the grid's table: its column
+// head and, where a cell misses its target, in the misses column.
+const thetaCoverHead = "θ cov95"
+
 // cellMisses lists the targets a grid cell misses (issue 21): in the
 // calibration grid recon ECE ≤ 0.10, δ ECE ≤ 0.15 and θ 95% coverage in
 // [0.90, 0.99]; at the small contexts θ coverage ≥ 0.90 and recon LL ≥ −5.
@@ -96,7 +100,7 @@ func cellMisses(c core.GridCell, small bool) []string {
 	cover := mt[core.KeyThetaCover].Mean
 	if small {
 		if !(cover >= gridMinCover) {
-			miss = append(miss, "θ cover")
+			miss = append(miss, thetaCoverHead)
 		}
 		if !(mt[core.KeyReconLL].Mean >= gridMinSmallLL) {
 			miss = append(miss, "recon LL")
@@ -110,7 +114,7 @@ func cellMisses(c core.GridCell, small bool) []string {
 		miss = append(miss, "δ ECE")
 	}
 	if !(cover >= gridMinCover && cover <= gridMaxCover) {
-		miss = append(miss, "θ cover")
+		miss = append(miss, thetaCoverHead)
 	}
 	return miss
 }
@@ -158,7 +162,7 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 	fmt.Fprintf(env.Stdout, "misses: the targets a cell fails: recon ECE ≤ %.2f, δ ECE ≤ %.2f, θ cov95 in [%.2f, %.2f];\n"+
 		"at contexts %s and noise 0: θ cov95 ≥ %.2f and recon LL ≥ %v\n\n",
 		gridMaxReconECE, gridMaxDeltaECE, gridMinCover, gridMaxCover, strings.Trim(strings.ReplaceAll(fmt.Sprint(core.SmallContexts), " ", ", "), "[]"), gridMinCover, gridMinSmallLL)
-	fmt.Fprintf(env.Stdout, "%7s %6s %9s %10s %9s %6s %6s %6s %8s %9s %8s  %s\n", "context", "noise", "recon MAE", "recon LL", "recon ECE", "pool", "δ ECE", "pool", "θ cov95", "θ MAE", "obs cov", "misses")
+	fmt.Fprintf(env.Stdout, "%7s %6s %9s %10s %9s %6s %6s %6s %8s %9s %8s  %s\n", "context", "noise", "recon MAE", "recon LL", "recon ECE", "pool", "δ ECE", "pool", thetaCoverHead, "θ MAE", "obs cov", "misses")
 	for _, c := range outs {
 		if c.Report == nil {
 			fmt.Fprintf(env.Stdout, "%7d %6g  failed: %s\n", c.Context, c.Noise, c.Error)

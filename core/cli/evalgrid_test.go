@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -118,5 +119,22 @@ func TestEvalGridWarnsUnfinished(t *testing.T) {
 	var got struct{ Warnings []string }
 	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Warnings) != 1 || !strings.Contains(got.Warnings[0], "unfinished") {
 		t.Errorf("JSON: exit %d, warnings %q (%v)", code, got.Warnings, err)
+	}
+}
+
+// TestCellMissesNameTheColumn: a missed θ coverage is named as its
+// column is, θ cov95 (it once read "θ cover" beside that head).
+func TestCellMissesNameTheColumn(t *testing.T) {
+	cell := func(cover float64) core.GridCell {
+		return core.GridCell{Report: &core.Report{Metrics: map[string]core.Summary{
+			core.KeyThetaCover: {Mean: cover}, core.KeyReconLL: {Mean: 0}, core.KeyReconECE: {Mean: 0}, core.KeyDeltaECE: {Mean: 0}}}}
+	}
+	for _, small := range []bool{false, true} {
+		if got := cellMisses(cell(0.5), small); !reflect.DeepEqual(got, []string{"θ cov95"}) {
+			t.Errorf("small %v, coverage 0.5: misses %q, want [θ cov95]", small, got)
+		}
+		if got := cellMisses(cell(0.95), small); len(got) != 0 {
+			t.Errorf("small %v, coverage 0.95: misses %q, want none", small, got)
+		}
 	}
 }
