@@ -15,7 +15,7 @@ import (
 )
 
 // The ablation view (A): for the selected control, each metric's mean
-// and 95% interval over avgTasks seeded realizations across the
+// and 95% interval over Model.realizations seeded realizations across the
 // control's values, the current value marked. Context and noise
 // evaluate the model on screen at each value of their ladder; λθ, λδ
 // and the regulariser evaluate each atlas model of that axis at the
@@ -189,7 +189,7 @@ func (m Model) ablPoints() []ablPoint {
 // ablPointCmd evaluates point i.
 func (m Model) ablPointCmd(ctx context.Context, i int) tea.Cmd {
 	p, gen, model, cache := m.abl.points[i], m.abl.gen, m.abl.key.model, m.atlasModels
-	opt := m.evalOptions(avgTasks, p.context, p.noise)
+	opt := m.evalOptions(m.realizations(), p.context, p.noise)
 	return func() tea.Msg {
 		if p.cell != nil {
 			var err error
@@ -376,9 +376,9 @@ func (m Model) ablView(w, h int) []string {
 	// system and backbone, which the header names. Like the charts, the
 	// lines leave the last column blank, next to the sidebar's border.
 	title := fitFirst(w-1,
-		fmt.Sprintf("ablation: %s · mean ± 95%% over %d realizations", m.ablLabel(), avgTasks),
-		fmt.Sprintf("ablation: %s · mean ± 95%%, %d realizations", m.ablLabel(), avgTasks),
-		fmt.Sprintf("ablation: %s · mean ± 95%%/%d", m.ablLabel(), avgTasks))
+		fmt.Sprintf("ablation: %s · mean ± 95%% over %d realizations", m.ablLabel(), m.realizations()),
+		fmt.Sprintf("ablation: %s · mean ± 95%%, %d realizations", m.ablLabel(), m.realizations()),
+		fmt.Sprintf("ablation: %s · mean ± 95%%/%d", m.ablLabel(), m.realizations()))
 	settings := fmt.Sprintf("%s, context %d, σ %g", m.atlasNote(), int(m.ctxSteps[k.system].value()), m.noise.value())
 	where := fitFirst(w-1, fmt.Sprintf("%s/%s, %s", k.system, k.backbone, settings), settings)
 	status := "A/esc closes · ↑/↓ another control · ◆ current"

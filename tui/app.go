@@ -44,8 +44,10 @@ type Options struct {
 	// Atlas lists the ablation atlas (default EmbeddedAtlas); tests pass
 	// one that finds none, or their own.
 	Atlas func() []AtlasCell
-	// Averages is how many realizations the sidebar's averages evaluate
-	// (default avgTasks); negative shows the one realization only.
+	// Averages is how many realizations the sidebar's averages, the
+	// ablation view and the diagnostics evaluate (default avgTasks;
+	// explore's --realizations); negative shows the one realization
+	// only in the sidebar, the views then taking avgTasks.
 	Averages int
 }
 

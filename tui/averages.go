@@ -18,13 +18,28 @@ import (
 // realization's luck. core.EvaluateIntervals runs in a command off the
 // UI goroutine; a change of the settings cancels it and starts anew.
 
-// avgTasks is how many realizations the averages and the ablation view
-// evaluate, with the evaluation seed avgSeed: a fixed set, the same for
-// every model and setting compared.
+// avgTasks is how many realizations the averages, the ablation view and
+// the diagnostics evaluate by default (explore --realizations sets it),
+// with the evaluation seed avgSeed: a fixed set, the same for every
+// model and setting compared.
 const (
 	avgTasks = 32
 	avgSeed  = 1
 )
+
+// LimitRealizations bounds explore's --realizations: an interval needs
+// two realizations, and the top is what apic eval --tasks allows.
+var LimitRealizations = core.Limit{Name: "realizations", Min: 2, Max: core.LimitTasks.Max, Why: "a 95% interval needs two; " + core.LimitTasks.Why}
+
+// realizations is how many seeded realizations the sidebar's averages,
+// the ablation view and the diagnostics evaluate: Options.Averages
+// (explore's --realizations), or avgTasks where it shows none.
+func (m Model) realizations() int {
+	if m.opts.Averages > 0 {
+		return m.opts.Averages
+	}
+	return avgTasks
+}
 
 // avgKey is what the averages depend on.
 type avgKey struct {
@@ -255,9 +270,6 @@ func fitNumber(v float64, w int) string {
 // averages at k would be (the same model, context size, noise and
 // realizations), if it has one.
 func (m Model) ablResultFor(k avgKey) *core.Intervals {
-	if m.opts.Averages != avgTasks {
-		return nil
-	}
 	for _, p := range m.abl.points {
 		model := m.abl.key.model
 		if p.cell != nil {

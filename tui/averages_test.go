@@ -211,3 +211,36 @@ func TestIntervalsWithinMetricRange(t *testing.T) {
 		t.Errorf("ablation chart title %q, want the interval cut at 1", lines[0])
 	}
 }
+
+// Options.Averages (explore --realizations) sets the count everywhere
+// the explorer averages: the sidebar's heading, the ablation and
+// diagnostics views' evaluations and titles, and the help's commands.
+func TestRealizationsCount(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m.opts.Averages = 5
+	if got := m.avgHeading(20); got != "mean±95%/5" {
+		t.Errorf("heading %q, want mean±95%%/5", got)
+	}
+	if got := m.evalOptions(m.realizations(), 30, 0).Tasks; got != 5 {
+		t.Errorf("ablation evaluates %d realizations, want 5", got)
+	}
+	help := strings.Join(m.helpLines(100), "\n")
+	for _, want := range []string{"mean±95%/5: the same 5 realizations", "apic eval --tasks 5 ", "apic diagnose --tasks 5 "} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+	nm, cmd := m.Update(keyMsg("d"))
+	m, _ = run(t, nm.(Model), cmd)
+	if m.diag.res == nil || m.diag.res.Tasks != 5 {
+		t.Errorf("diagnostics of %+v, want 5 realizations", m.diag.res)
+	}
+	if got := strings.Join(m.diagHeader(70), "\n"); !strings.Contains(got, "diagnostics: 5 realizations") {
+		t.Errorf("diagnostics header %q, want 5 realizations", got)
+	}
+	m, _ = pressNoRun(t, m, "A")
+	defer m.closeAblation()
+	if got := strings.Join(m.ablView(69, 20), "\n"); !strings.Contains(got, "/5") && !strings.Contains(got, "5 realizations") {
+		t.Errorf("ablation view does not say 5 realizations:\n%s", got)
+	}
+}

@@ -13,7 +13,7 @@ import (
 )
 
 // The diagnostics view (d): the calibration diagnostics of `apic
-// diagnose` over diagTasks realizations at the current system, model,
+// diagnose` over Model.realizations realizations at the current system, model,
 // context size and noise, in the panel area. core.Diagnose runs in a
 // command off the UI goroutine; when the settings change while the view
 // is open the running computation is cancelled and a new one started,
@@ -22,13 +22,12 @@ import (
 // model's entry), and says so; the run's weights, landing in the entry
 // at its end, start a new diagnosis.
 
-// diagTasks is how many realizations the view diagnoses: enough for the
-// curves' shape (a coverage share within about ±0.09), few enough to
-// come back in seconds.
-const diagTasks = 32
+// The view diagnoses Model.realizations realizations (avgTasks, 32, by
+// default: enough for the curves' shape, a coverage share within about
+// ±0.09, few enough to come back in seconds).
 
 // diagSeed is the realizations' seed: the view's numbers are those of
-// apic diagnose --tasks diagTasks --seed diagSeed --samples n.
+// apic diagnose --tasks N --seed diagSeed --samples n.
 const diagSeed = 1
 
 // diagKey is what a diagnosis depends on; a change of any of it makes
@@ -104,7 +103,7 @@ func (m *Model) startDiag() tea.Cmd {
 	m.diag.res, m.diag.err = nil, nil
 	gen, model := m.diag.gen, m.diag.key.model
 	m.diag.samp = samplesFor(m.sys())
-	opt := core.DiagnoseOptions{Tasks: diagTasks, Context: m.diag.key.context, Noise: m.diag.key.noise,
+	opt := core.DiagnoseOptions{Tasks: m.realizations(), Context: m.diag.key.context, Noise: m.diag.key.noise,
 		Seed: diagSeed, Samples: m.diag.samp, Refine: -1}
 	return func() tea.Msg {
 		d, err := core.Diagnose(ctx, model, opt)
@@ -138,7 +137,7 @@ func (m Model) diagView(w, h int) []string {
 			lines = append(lines, t.paint(t.err, l))
 		}
 	case m.diag.res == nil:
-		lines = append(lines, "", fmt.Sprintf("computing over %d realizations…", diagTasks))
+		lines = append(lines, "", fmt.Sprintf("computing over %d realizations…", m.realizations()))
 	default:
 		lines = append(lines, diagBody(*m.diag.res, w, h-len(lines))...)
 	}
@@ -173,7 +172,7 @@ func diagBody(d core.Diagnostics, w, room int) []string {
 func (m Model) diagHeader(w int) []string {
 	t := m.theme
 	k := m.diag.key
-	title := fmt.Sprintf("diagnostics: %d realizations, %d samples each", diagTasks, m.diag.samp)
+	title := fmt.Sprintf("diagnostics: %d realizations, %d samples each", m.realizations(), m.diag.samp)
 	where := fmt.Sprintf("context %d, σ %g", k.context, k.noise)
 	hint := "d/esc closes · context/noise recompute"
 	if full := title + ", " + where; ansi.StringWidth(full) <= w {

@@ -54,8 +54,8 @@ func TestDiagnosticsRunOffTheUIGoroutine(t *testing.T) {
 		t.Fatalf("command gave %+v, want one diagnosis", msgs)
 	}
 	m = send(t, m, msgs[0])
-	if m.diag.res == nil || m.diag.res.Tasks != diagTasks || m.diag.res.Context != 30 {
-		t.Fatalf("result %+v, want %d realizations at context 30", m.diag.res, diagTasks)
+	if m.diag.res == nil || m.diag.res.Tasks != avgTasks || m.diag.res.Context != 30 {
+		t.Fatalf("result %+v, want %d realizations at context 30", m.diag.res, avgTasks)
 	}
 	if frame := m.render(); !strings.Contains(frame, "θ omega: 95% cover") {
 		t.Errorf("the frame lacks the result:\n%s", frame)
@@ -153,7 +153,7 @@ func TestDiagnosticsHeaderSaysTheSamples(t *testing.T) {
 			}
 			// The full help gives the command line of the same numbers.
 			help := strings.Join(m.helpLines(tc.w), "\n")
-			if want := fmt.Sprintf("apic diagnose --tasks %d --seed %d --samples %d", diagTasks, diagSeed, tc.samples); !strings.Contains(help, want) {
+			if want := fmt.Sprintf("apic diagnose --tasks %d --seed %d --samples %d", avgTasks, diagSeed, tc.samples); !strings.Contains(help, want) {
 				t.Errorf("the help lacks %q:\n%s", want, help)
 			}
 		})

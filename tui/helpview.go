@@ -64,15 +64,16 @@ func (m Model) helpLines(w int) []string {
 	train := groups[2]
 	half := (len(train) + 1) / 2
 	lines = append(lines, strings.Split(hm.FullHelpView([][]key.Binding{train[:half], train[half:]}), "\n")...)
+	n := m.realizations() // explore --realizations
 	lines = append(lines, "",
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
 		"context and noise σ re-infer at once on the same realization;",
 		"λθ, λδ, regulariser: the atlas model for the value (lnp), else t trains;",
 		fmt.Sprintf("θ rows: θ̂±σ over %s; set by hand to see what δ must absorb (a: auto).", core.Count(samplesFor(m.sys()), "sample")),
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
-		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", avgTasks, avgTasks),
-		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings.", avgTasks, avgSeed, samplesFor(m.sys())),
-		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", diagTasks, diagSeed, samplesFor(m.sys())),
+		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", n, n),
+		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings.", n, avgSeed, samplesFor(m.sys())),
+		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", n, diagSeed, samplesFor(m.sys())),
 		"  while training, of the weights before the run (recomputed when it ends).")
 	if n := int(m.ctxSteps[m.sys().Name()].value()); n >= m.sys().Grid().Points() {
 		// Every grid point is context: both commands refuse it.

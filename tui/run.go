@@ -54,7 +54,7 @@ func Command() cli.Command {
 	return cli.Command{
 		Name:    "explore",
 		Summary: "open the interactive explorer (the default on a terminal)",
-		Usage: `apic explore [--system SYS] [--backbone B] [--checkpoint FILE] [--seed N] [--ascii]
+		Usage: `apic explore [--system SYS] [--backbone B] [--checkpoint FILE] [--seed N] [--realizations N] [--ascii]
 
 Opens a terminal UI over the engine: pick a system and backbone, move the
 context size, noise and θ by hand and watch amortized inference answer at
@@ -62,8 +62,10 @@ once; change λθ, λδ or the regularizer to load the embedded ablation
 atlas's model trained at that value (lnp; apic inspect --atlas lists
 them), or retrain in the background; save and reopen checkpoints. The
 metrics show the realization on screen beside the mean ± 95% interval
-over 32 seeded realizations; A draws those averages across the selected
-control's values (the ablation view). Press ? inside for every key.
+over 32 seeded realizations (--realizations: fewer answer sooner over a
+slow link, more give smoother curves); A draws those averages across the
+selected control's values (the ablation view), d the calibration
+diagnostics over the same realizations. Press ? inside for every key.
 Needs a terminal of at least 80×24; --ascii draws without colours (for
 plain terminals).
 
@@ -79,6 +81,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	backbone := fs.String("backbone", string(core.LNP), "neural-process backbone: cnp, lnp or anp")
 	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file`, or a shipped one as embedded:NAME (its system and backbone win over the flags)")
 	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
+	realizations := fs.Int("realizations", avgTasks, fmt.Sprintf("seeded realizations the sidebar's mean ± 95%%, the ablation view (A) and the diagnostics (d) average over, %d to %d", LimitRealizations.Min, LimitRealizations.Max))
 	ascii := fs.Bool("ascii", false, "no colours (the plots keep their Unicode marks and box lines)")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -93,9 +96,12 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 		// Options reads 0 as "the default"; r steps on from seed 1.
 		return cli.UsageError("--seed must be ≥ 1, got 0")
 	}
+	if err := LimitRealizations.Check(*realizations); err != nil {
+		return cli.UsageError("--%v", err)
+	}
 	// The model is built before the terminal is needed, so a checkpoint
 	// file that cannot be read is a usage error as in the other commands.
-	opts := Options{System: *system, Backbone: *backbone, Checkpoint: *checkpoint, Seed: *seed, ASCII: *ascii, Context: ctx}
+	opts := Options{System: *system, Backbone: *backbone, Checkpoint: *checkpoint, Seed: *seed, Averages: *realizations, ASCII: *ascii, Context: ctx}
 	m, err := New(opts)
 	if err != nil {
 		return cli.UsageError("%v", err)

@@ -39,3 +39,28 @@ func TestExploreSeedZero(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// TestExploreRealizationsBound: --realizations outside its documented
+// bound is a usage error naming the bound, checked before the model is
+// built or the terminal needed; the help names the flag and its bound.
+func TestExploreRealizationsBound(t *testing.T) {
+	registerOnce.Do(func() { cli.RegisterExternal(Command()) })
+	for _, v := range []string{"1", "0", "-3", "2001"} {
+		var out, errOut bytes.Buffer
+		code := cli.Run(context.Background(), []string{"explore", "--realizations", v}, &out, &errOut)
+		if code != 2 || !strings.Contains(errOut.String(), "--realizations must be between 2 and 2000") {
+			t.Errorf("--realizations %s: exit %d, stderr %q", v, code, errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	// Within the bound it gets as far as the terminal, which a test lacks.
+	code := cli.Run(context.Background(), []string{"explore", "--realizations", "8"}, &out, &errOut)
+	if code != 2 || !strings.Contains(errOut.String(), "needs a terminal") {
+		t.Errorf("--realizations 8: exit %d, stderr %q; want the terminal refusal", code, errOut.String())
+	}
+	out.Reset()
+	cli.Run(context.Background(), []string{"help", "explore"}, &out, &errOut)
+	if !strings.Contains(out.String(), "--realizations") || !strings.Contains(out.String(), "2 to 2000") {
+		t.Errorf("explore's help lacks --realizations and its bound:\n%s", out.String())
+	}
+}
