@@ -21,8 +21,9 @@ import (
 // The baselines (c): the paper's three per-realization methods — KOH-GP,
 // BCPI and Correction-PINN — calibrated on the realization on screen,
 // each in a command of its own off the UI goroutine. Their corrected
-// predictions and δ̂ are drawn over panels 3 and 2, their θ̂ and wall
-// time go under the θ readout. A new realization, another system, a
+// predictions and δ̂ are drawn over panels 3 and 2 (in the advdiff
+// heatmap view, over the ▸ time slice in panel 4: baseSlicePanel), their
+// θ̂ and wall time go under the θ readout. A new realization, another system, a
 // different context size or noise, or c again cancels the running fits
 // and drops their results: a baseline on screen is always one of the
 // realization on screen. The status line says when a change dropped

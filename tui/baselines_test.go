@@ -389,3 +389,70 @@ func TestBaselineRowsNotCut(t *testing.T) {
 		}
 	}
 }
+
+// In the advdiff heatmap view the baselines are compared along the ▸
+// time slice: panel 4 becomes the slice's truth, prediction and
+// baselines' curves while they are shown, follows [ ], and gives the
+// |error| map back when c clears them.
+func TestBaselinesInHeatmapView(t *testing.T) {
+	m := newTest(t, "advdiff", 160, 48)
+	m, _ = press(t, m, "v")
+	if !strings.Contains(m.render(), "4 |truth − prediction|") {
+		t.Fatal("no |error| map before the baselines")
+	}
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+	at := func(m Model) string {
+		g := m.sys().Grid()
+		return fmt.Sprintf("4 ▸ t=%.3g: truth, prediction and baselines", g.States[m.slice*g.Shape[1]][0])
+	}
+	frame := m.render()
+	for _, want := range []string{at(m), "k koh", "1 truth G(t, x)", "3 learned discrepancy δ̂"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the frame lacks %q:\n%s", want, frame)
+		}
+	}
+	if strings.Contains(frame, "|truth − prediction|") {
+		t.Error("the |error| map is still shown beside the baselines")
+	}
+	before := at(m)
+	m, _ = pressNoRun(t, m, "]")
+	if at(m) == before || !strings.Contains(m.render(), at(m)) {
+		t.Errorf("] did not move the baselines' slice: %q", at(m))
+	}
+	help := strings.Join(m.helpLines(100), "\n")
+	if !strings.Contains(help, "4 then shows the ▸ slice") {
+		t.Errorf("the help does not say where the baselines are:\n%s", help)
+	}
+	m, _ = pressNoRun(t, m, "c")
+	if !strings.Contains(m.render(), "4 |truth − prediction|") {
+		t.Error("c did not give the |error| map back")
+	}
+}
+
+// TestGoldenHeatmapBaselines is the heatmap view with injected
+// baselines (KOH-GP done, BCPI failed, Correction-PINN running); at
+// 80×24 the second page, where panel 4 is.
+// Regenerate with: go test ./tui -run TestGoldenHeatmapBaselines -update
+func TestGoldenHeatmapBaselines(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			m := newTest(t, "advdiff", sz[0], sz[1])
+			m, _ = press(t, m, "v")
+			if sz[0] < bigWidth {
+				m, _ = press(t, m, "p")
+			}
+			m, _ = pressNoRun(t, m, "c")
+			defer m.base.cancel()
+			m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+			m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("bcpi: no positive-definite covariance")})
+			frame := m.render()
+			frameOK(t, frame, sz[0], sz[1])
+			if !strings.Contains(frame, "k koh") {
+				t.Error("the frame lacks the baseline's legend")
+			}
+			golden.RequireEqual(t, []byte(frame))
+		})
+	}
+}

@@ -43,7 +43,8 @@
 // Correction-PINN, with interactive budgets) on the task on screen, one
 // command each; their corrected predictions and δ̂ are drawn over panels
 // 3 and 2 (marks k, b, p), their θ̂ and wall times listed under the θ
-// rows. Another realization, system, context size or noise, or c again,
+// rows. In the advdiff heatmap view panel 4 (|error|) gives way to the
+// ▸ time slice with the truth, the prediction and the baselines'. Another realization, system, context size or noise, or c again,
 // cancels them and drops late results; the status line says when a
 // change did, and that c runs them again.
 //

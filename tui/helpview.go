@@ -86,6 +86,8 @@ func (m Model) helpLines(w int) []string {
 			"2 corrected prediction, on the same colour scale",
 			"3 learned discrepancy δ̂, on a scale symmetric about zero",
 			"4 |truth − prediction| on its own colour scale (see its bar)",
+			"c: baselines; 4 then shows the ▸ slice ([ ] move it): truth, prediction",
+			"  and k KOH-GP, b BCPI, p Correction-PINN; θ̂ and time by θ; c again clears",
 		)
 	} else {
 		lines = append(lines,

@@ -358,6 +358,37 @@ func (m Model) heatPanels() []heatmap {
 	}
 }
 
+// baseSlicePanel is the heatmap view's fourth panel while baselines are
+// shown (c): along the time slice the heatmaps mark with ▸, the truth,
+// the corrected prediction and each finished baseline's, on the slice
+// view's fixed range. The heatmaps have no room for three more fields,
+// and a field per method would not compare at a glance; [ ] move the
+// slice through time.
+func (m Model) baseSlicePanel() linePlot {
+	res := m.res
+	a := m.axis()
+	real := res.task.Real
+	at := fmt.Sprintf("t=%.3g", m.sys().Grid().States[a.offset][0])
+	p := linePlot{title: "4 ▸ " + at + ": truth, prediction and baselines", short: "4 ▸ " + at + ": vs baselines",
+		n: a.n, xName: a.name, xLo: a.lo, xHi: a.hi}
+	var onAxis [][]float64
+	for c := 0; c < a.channels; c++ {
+		onAxis = append(onAxis, a.channel(real.True, c), a.channel(real.Nominal, c))
+	}
+	p.yLo, p.yHi = panelRange(onAxis...)
+	for c := 0; c < a.channels; c++ {
+		tm, tc := m.styleOf(roleTruth, c, colTruth)
+		mm, mc := m.styleOf(roleMean, c, colMean)
+		p.series = append(p.series, series{values: a.channel(real.True, c), mark: tm, color: tc},
+			series{values: a.channel(res.pred.Mean, c), mark: mm, color: mc})
+	}
+	p.legend = m.legendFor([]role{roleMean, roleTruth}, []string{"prediction", "truth G"}, []color.Color{colMean, colTruth})
+	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
+	p.series = append(p.series, baseMean...)
+	p.legend = append(p.legend, baseLegend...)
+	return p
+}
+
 // overridden reports whether θ is set by hand.
 func (m Model) overridden() bool {
 	for _, c := range m.theta {

@@ -299,10 +299,24 @@ func (m Model) plots(w, h int, big bool) []string {
 	}
 	var panels []func(w, h int) []string
 	if m.is2D() && m.heat {
-		for _, hm := range m.heatPanels() {
+		hms := m.heatPanels()
+		if m.base.active {
+			// The baselines' fields are compared along the ▸ slice in
+			// place of the |error| map, which the slice shows for
+			// APIC as the gap between truth and prediction.
+			hms = hms[:3]
+		}
+		for _, hm := range hms {
 			panels = append(panels, func(w, h int) []string {
 				hm.width, hm.height = w, h
 				return hm.render(m.theme)
+			})
+		}
+		if m.base.active {
+			lp := m.baseSlicePanel()
+			panels = append(panels, func(w, h int) []string {
+				lp.width, lp.height = w, h
+				return lp.render(m.theme)
 			})
 		}
 	} else {
