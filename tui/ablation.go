@@ -322,6 +322,20 @@ func (m Model) ablCurrent() int {
 	return -1
 }
 
+// ablCurrentOther reports whether the current value's point is of
+// another model than the one on screen: on an atlas axis, the atlas
+// model at the current value while the embedded checkpoint, weights
+// trained here or an opened file are shown (the embedded λθ = 1 model
+// is not the atlas's λθ = 1 cell, and their averages differ).
+func (m Model) ablCurrentOther() bool {
+	i := m.ablCurrent()
+	if i < 0 || m.abl.points[i].cell == nil {
+		return false
+	}
+	e := m.entry()
+	return e.src != srcAtlas || e.cell.File() != m.abl.points[i].cell.File()
+}
+
 // ablIntervals are metric k's intervals at every point, NaN where not
 // computed (or failed).
 func (m Model) ablIntervals(k string) []core.Interval {
@@ -382,6 +396,12 @@ func (m Model) ablView(w, h int) []string {
 	settings := fmt.Sprintf("%s, context %d, σ %g", m.atlasNote(), int(m.ctxSteps[k.system].value()), m.noise.value())
 	where := fitFirst(w-1, fmt.Sprintf("%s/%s, %s", k.system, k.backbone, settings), settings)
 	status := "A/esc closes · ↑/↓ another control · ◆ current"
+	if m.ablCurrentOther() {
+		status = fitFirst(w-1,
+			"A/esc closes · ↑/↓ another control · ◇ the atlas model at the current value, not the one on screen",
+			"A/esc closes · ◇ the atlas model at the current value, not the one on screen",
+			"A/esc closes · ◇ atlas model, not the one shown")
+	}
 	if n := len(m.abl.points); m.abl.done < n {
 		status = fmt.Sprintf("%c computing %d/%d… · %s", spinner[m.abl.done%len(spinner)], m.abl.done, n, status)
 	}
@@ -415,12 +435,12 @@ func (m Model) ablCharts(w, h int) []string {
 	for i, p := range m.abl.points {
 		labels[i] = p.label
 	}
-	cur := m.ablCurrent()
+	cur, other := m.ablCurrent(), m.ablCurrentOther()
 	w1, h1 := (w-1)/2, h/2
 	charts := make([]ablChart, len(ablMetrics))
 	labelW := 0
 	for i, mt := range ablMetrics {
-		charts[i] = ablChart{title: mt[0], metric: mt[1], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, width: w1, height: h1}
+		charts[i] = ablChart{title: mt[0], metric: mt[1], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, other: other, width: w1, height: h1}
 		labelW = max(labelW, charts[i].yLabelWidth())
 	}
 	chart := func(i int) []string {

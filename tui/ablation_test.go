@@ -253,3 +253,36 @@ func TestAblationChartsShareTicks(t *testing.T) {
 		}
 	}
 }
+
+// On an atlas axis the current value's point is the atlas model at that
+// value. Where another model is on screen (here the untrained weights,
+// in use the embedded checkpoint, which is not the atlas's cell at its
+// λθ), the point is marked ◇ and its interval stays out of the titles,
+// where it would read as the sidebar's mean for the model on screen;
+// once that atlas model is on screen it is ◆ with its interval.
+func TestAblationCurrentIsTheModelOnScreen(t *testing.T) {
+	m := newAtlasTest(t, 160, 48, map[string]int{})
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "A")
+	if !m.ablCurrentOther() {
+		t.Fatal("the untrained model on screen is taken for the atlas's λθ = 1 model")
+	}
+	frame := m.render()
+	if !strings.Contains(frame, "◇ the atlas model at the current value, not the one on screen") || strings.Contains(frame, "◆") {
+		t.Errorf("the point of another model is not marked ◇:\n%s", frame)
+	}
+	titled := func(frame string) bool { // a chart title with an interval
+		return strings.Contains(frame, "\nrecon MAE .")
+	}
+	if titled(frame) {
+		t.Errorf("a title shows another model's interval as the current one's:\n%s", frame)
+	}
+	m, _ = press(t, m, "left") // λθ 1 → 0.5: the atlas model, now on screen
+	if m.entry().src != srcAtlas || m.ablCurrentOther() {
+		t.Fatalf("after loading the atlas cell: source %v, other %v", m.entry().src, m.ablCurrentOther())
+	}
+	frame = m.render()
+	if !strings.Contains(frame, "◆ current") || strings.Contains(frame, "◇") || !titled(frame) {
+		t.Errorf("the model on screen's point is not ◆ with its interval:\n%s", frame)
+	}
+}

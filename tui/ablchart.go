@@ -10,14 +10,20 @@ import (
 
 // ablChart is one metric of the ablation view: a column per value of
 // the axis, its 95% interval drawn as a bar │ with the mean ● on it, the
-// current value's mean ◆; values not computed yet stay blank. Drawn
+// current value's mean ◆ (◇ where it is not the model on screen);
+// values not computed yet stay blank. Drawn
 // exactly width × height cells: a title, the body and a line of value
 // labels (the current one always, the others where they fit).
 type ablChart struct {
-	title         string
-	labels        []string
-	ivs           []core.Interval // NaN Mean: not computed yet
-	cur           int             // the current value's index, -1 if none
+	title  string
+	labels []string
+	ivs    []core.Interval // NaN Mean: not computed yet
+	cur    int             // the current value's index, -1 if none
+	// other says the current value's point is of another model than
+	// the one on screen (an atlas model, where the embedded, a trained
+	// or an opened one is shown): marked ◇, its interval left out of
+	// the title, where it would read as the sidebar's.
+	other         bool
 	width, height int
 	// metric is the metric's key: its range (core.MetricRange) bounds
 	// the intervals and the axis, which for an MAE or an ECE starts at 0
@@ -63,6 +69,9 @@ func (c ablChart) render(t theme) []string {
 		mark, col := '●', colMean
 		if i == c.cur {
 			mark, col = '◆', colContext
+			if c.other {
+				mark = '◇'
+			}
 		}
 		cv.set(x, row(iv.Mean), mark, col, nil)
 	}
@@ -80,7 +89,7 @@ func (c ablChart) titleText(logY bool) string {
 		suffix = " · log"
 	}
 	title := c.title
-	if c.cur >= 0 && c.cur < len(c.ivs) && !math.IsNaN(c.ivs[c.cur].Mean) {
+	if c.cur >= 0 && c.cur < len(c.ivs) && !c.other && !math.IsNaN(c.ivs[c.cur].Mean) {
 		if room := min(12, avail-ansi.StringWidth(title+" "+suffix)); room >= 4 {
 			title += " " + intervalText(c.metric, c.ivs[c.cur], room)
 		}
