@@ -128,6 +128,10 @@ type Model struct {
 	msg      string
 	msgKind  msgKind
 	rangeMsg string // the training-range warning noteRange last showed
+	// atlasMsg is the note switchAtlas last set ("loaded atlas …",
+	// "back to the … model"); it goes when the controls leave the
+	// settings it names.
+	atlasMsg string
 	quitting bool
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.

@@ -177,10 +177,17 @@ func (m *Model) switchAtlas(moved control) tea.Cmd {
 		m.entries[m.key()] = e.prev
 		m.syncTraining()
 		m.setMsg(msgInfo, "back to the %s model: λθ %s, λδ %s, %s", e.prev.sourceText(), formatLadder(want.lamTheta), formatLadder(want.lamDelta), want.reg)
+		m.atlasMsg = m.msg
 		return m.reinfer()
 	}
 	cell, ok := atlasPick(m.atlas, m.sys().Name(), m.backbone.value(), moved, want)
 	if !ok {
+		// The model stays, now stale (the status line says so): a note
+		// that it was loaded at, or brought back by, the settings the
+		// controls just left no longer describes them.
+		if m.msgKind == msgInfo && m.msg != "" && m.msg == m.atlasMsg {
+			m.setMsg(msgInfo, "")
+		}
 		return nil
 	}
 	if e := m.entry(); e.src == srcAtlas && e.cell.File() == cell.File() {
@@ -204,5 +211,6 @@ func (m *Model) switchAtlas(moved control) tea.Cmd {
 		t := cell.Train
 		m.setMsg(msgInfo, "loaded atlas %s: λθ %s, λδ %s, %s · u goes back", cell.label(), formatLadder(t.LambdaTheta), formatLadder(t.LambdaDelta), t.Reg)
 	}
+	m.atlasMsg = m.msg
 	return m.reinfer()
 }

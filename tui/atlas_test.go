@@ -151,3 +151,35 @@ func TestAtlasSwitchIsFast(t *testing.T) {
 		t.Errorf("λθ → %g took %v (source %v), want an atlas model within 100 ms", m.lamTheta.value(), took, m.entry().sourceText())
 	}
 }
+
+// TestAtlasNoteGoesWhenTheSettingsMoveOn: the note that an atlas model
+// was loaded names the settings it was loaded at; stepping λθ on to a
+// value without a cell leaves that model on screen, stale, and the
+// note, no longer true, goes (the status line says stale).
+func TestAtlasNoteGoesWhenTheSettingsMoveOn(t *testing.T) {
+	m := newAtlasTest(t, 100, 30, map[string]int{})
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "right") // 1 → 2: an atlas cell
+	if e := m.entry(); e.src != srcAtlas || e.cell.Value != "2" || !strings.Contains(m.render(), "loaded atlas spring λθ=2") {
+		t.Fatalf("λθ → 2: source %v, cell %v, message %q", e.src, e.cell, m.msg)
+	}
+	m, _ = press(t, m, "right") // 2 → 3: none
+	frame := m.render()
+	if m.lamTheta.value() != 3 || !m.stale() || !strings.Contains(frame, "stale") {
+		t.Fatalf("λθ → %g: stale %v, want 3 and stale:\n%s", m.lamTheta.value(), m.stale(), frame)
+	}
+	if strings.Contains(frame, "loaded atlas") || strings.Contains(frame, "u goes back") {
+		t.Errorf("λθ 3: the note of the λθ=2 load stays:\n%s", frame)
+	}
+	if !strings.Contains(frame, "atlas: spring λθ=2") {
+		t.Errorf("λθ 3: the header no longer names the model on screen:\n%s", frame)
+	}
+	m, _ = press(t, m, "left", "left") // 2, then 1: the model before the atlas
+	if !strings.Contains(m.msg, "back to the") {
+		t.Fatalf("λθ → 1: message %q", m.msg)
+	}
+	m, _ = press(t, m, "right", "right") // 2, then 3: the load note goes again
+	if strings.Contains(m.render(), "loaded atlas") {
+		t.Errorf("λθ 2 → 3 again: the load note stays (%q)", m.msg)
+	}
+}
