@@ -443,7 +443,7 @@ func (m Model) baseOverlay(a axis1D, vals func(p *core.Prediction) []float64) ([
 			continue // not a prediction on this grid
 		}
 		for c := 0; c < a.channels; c++ {
-			ss = append(ss, series{values: a.channel(v, c), mark: st.mark, color: st.color})
+			ss = append(ss, series{values: a.channel(v, c), mark: st.mark, color: st.color, overlay: true})
 		}
 		legend = append(legend, legendItem{mark: st.mark, name: st.label, color: st.color})
 	}

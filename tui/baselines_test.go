@@ -456,3 +456,54 @@ func TestGoldenHeatmapBaselines(t *testing.T) {
 		})
 	}
 }
+
+// plotMarks counts r in a rendered plot's body: the lines between its
+// title and its x axis, past the y labels.
+func plotMarks(p linePlot, t theme, r rune) int {
+	lines := p.render(t)
+	n := 0
+	for _, l := range lines[1 : len(lines)-3] {
+		_, body, _ := strings.Cut(ansi.Strip(l), "┤")
+		n += strings.Count(body, string(r))
+	}
+	return n
+}
+
+// A baseline that agrees with APIC goes under it: the prediction (and δ̂)
+// and the truth are drawn over the baselines, in panels 2 and 3 of the
+// line view and the heatmap view's slice panel, so that a
+// Correction-PINN as good as APIC does not hide APIC's curve.
+func TestBaselinesDrawnUnderThePrediction(t *testing.T) {
+	for _, sys := range []string{"advdiff", "lv"} {
+		t.Run(sys, func(t *testing.T) {
+			m := newTest(t, sys, 100, 30)
+			m, _ = pressNoRun(t, m, "c")
+			defer m.base.cancel()
+			p := m.res.pred
+			same := core.Prediction{Mean: slices.Clone(p.Mean), DeltaMean: slices.Clone(p.DeltaMean), Theta: slices.Clone(p.Theta)}
+			m = send(t, m, baseMsg{gen: m.base.gen, idx: 2, pred: same, elapsed: time.Second})
+			sized := func(p linePlot) linePlot { p.width, p.height = 70, 16; return p }
+			panels := m.linePanels()
+			for name, pl := range map[string]linePlot{"2": panels[1], "3": panels[2]} {
+				if n := plotMarks(sized(pl), m.theme, 'p'); n > 0 {
+					t.Errorf("panel %s: %d cells of the baseline that equals APIC's curve show over it:\n%s",
+						name, n, strings.Join(sized(pl).render(m.theme), "\n"))
+				}
+			}
+			if !m.is2D() {
+				return
+			}
+			if n := plotMarks(sized(m.baseSlicePanel()), m.theme, 'p'); n > 0 {
+				t.Errorf("slice panel: %d cells of the baseline that equals the prediction show over it", n)
+			}
+			// A baseline equal to the truth leaves every truth mark in sight.
+			m.base.runs[2].pred.Mean = slices.Clone(m.res.task.Real.True)
+			with := plotMarks(sized(m.baseSlicePanel()), m.theme, '•')
+			m.base.runs[2].pred = nil
+			without := plotMarks(sized(m.baseSlicePanel()), m.theme, '•')
+			if with != without || without == 0 {
+				t.Errorf("slice panel: %d truth marks with a baseline on the truth, %d without", with, without)
+			}
+		})
+	}
+}

@@ -18,6 +18,10 @@ type series struct {
 	values []float64
 	mark   string // "" draws a line, otherwise every cell of the curve is this mark
 	color  color.Color
+	// overlay marks a curve drawn under others (a baseline's) that
+	// leaves the y axis to them: asciigraph's ┼ marks where the axis's
+	// curve starts.
+	overlay bool
 }
 
 // scatter is a set of points of a line plot: x given as sample indices
@@ -128,7 +132,7 @@ func (p linePlot) render(t theme) []string {
 			for _, r := range line {
 				switch {
 				case col < prefix:
-					if !haveAxis {
+					if !haveAxis && !s.overlay {
 						graph.set(col, y, r, colLabel, nil)
 					}
 				case r != ' ':
@@ -137,7 +141,7 @@ func (p linePlot) render(t theme) []string {
 				col++
 			}
 		}
-		haveAxis = true
+		haveAxis = haveAxis || !s.overlay
 	}
 	if !haveAxis {
 		lines[1] = padRight("  (nothing to plot yet)", p.width)

@@ -243,14 +243,17 @@ func (m Model) linePanels() []linePlot {
 		p2.short = "2 δ̂ ± 2σ, true δ, needed δ" + sliceNote
 	}
 	p2.yLo, p2.yHi = dlo, dhi
+	// The baselines' curves go over the band but under the truth and
+	// APIC's own: where they agree, δ̂ and the true δ stay in sight.
+	baseDelta, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.DeltaMean })
+	var over []series
 	for c := 0; c < a.channels; c++ {
 		lo, hi := a.band(p.DeltaMean, bandD, c)
 		bm, bc := m.styleOf(roleBand, c, colDeltaBnd)
 		tm, tc := m.styleOf(roleTruth, c, colTruth)
 		mm, mc := m.styleOf(roleMean, c, colDelta)
-		p2.series = append(p2.series,
-			series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc},
-			series{values: a.channel(delta, c), mark: tm, color: tc})
+		p2.series = append(p2.series, series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc})
+		over = append(over, series{values: a.channel(delta, c), mark: tm, color: tc})
 		if override {
 			// What the discrepancy must absorb when θ is set by hand:
 			// the truth minus the simulator at the set θ.
@@ -259,36 +262,34 @@ func (m Model) linePanels() []linePlot {
 				need[i] = real.True[i] - p.Nominal[i]
 			}
 			nm, nc := m.styleOf(roleNeeded, c, colNeeded)
-			p2.series = append(p2.series, series{values: a.channel(need, c), mark: nm, color: nc})
+			over = append(over, series{values: a.channel(need, c), mark: nm, color: nc})
 		}
-		p2.series = append(p2.series, series{values: a.channel(p.DeltaMean, c), mark: mm, color: mc})
+		over = append(over, series{values: a.channel(p.DeltaMean, c), mark: mm, color: mc})
 	}
+	p2.series = append(append(p2.series, baseDelta...), over...)
 	roles, names, cols := []role{roleMean, roleBand, roleTruth}, []string{"δ̂", "±2σ", "true δ"}, []color.Color{colDelta, colDeltaBnd, colTruth}
 	if override {
 		roles, names, cols = append(roles, roleNeeded), append(names, "needed δ"), append(cols, colNeeded)
 	}
-	p2.legend = m.legendFor(roles, names, cols)
-	baseDelta, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.DeltaMean })
-	p2.series = append(p2.series, baseDelta...)
-	p2.legend = append(p2.legend, baseLegend...)
+	p2.legend = append(m.legendFor(roles, names, cols), baseLegend...)
 
 	// 3. corrected prediction ± 2σ with the context points.
 	p3 := base("3 corrected prediction ± 2σ" + sliceNote)
 	p3.yLo, p3.yHi = ylo, yhi
+	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
+	over = nil
 	for c := 0; c < a.channels; c++ {
 		lo, hi := a.band(p.Mean, bandY, c)
 		bm, bc := m.styleOf(roleBand, c, colBand)
 		mm, mc := m.styleOf(roleMean, c, colMean)
-		p3.series = append(p3.series, series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc},
-			series{values: a.channel(p.Mean, c), mark: mm, color: mc})
+		p3.series = append(p3.series, series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc})
+		over = append(over, series{values: a.channel(p.Mean, c), mark: mm, color: mc})
 		idx, vals := a.points(res.task.Context, c)
 		cm, cc := m.styleOf(roleContext, c, colContext)
 		p3.points = append(p3.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
 	}
-	p3.legend = m.legendFor([]role{roleMean, roleBand, roleContext}, []string{"prediction", "±2σ", "context"}, []color.Color{colMean, colBand, colContext})
-	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
-	p3.series = append(p3.series, baseMean...)
-	p3.legend = append(p3.legend, baseLegend...)
+	p3.series = append(append(p3.series, baseMean...), over...)
+	p3.legend = append(m.legendFor([]role{roleMean, roleBand, roleContext}, []string{"prediction", "±2σ", "context"}, []color.Color{colMean, colBand, colContext}), baseLegend...)
 
 	// 4. ground truth against the corrected prediction, nominal dimmed.
 	p4 := base("4 truth vs prediction (nominal dimmed)" + sliceNote)
@@ -376,16 +377,17 @@ func (m Model) baseSlicePanel() linePlot {
 		onAxis = append(onAxis, a.channel(real.True, c), a.channel(real.Nominal, c))
 	}
 	p.yLo, p.yHi = panelRange(onAxis...)
+	// The baselines first, so that the truth and the prediction are
+	// drawn over them where they agree.
+	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
+	p.series = append(p.series, baseMean...)
 	for c := 0; c < a.channels; c++ {
 		tm, tc := m.styleOf(roleTruth, c, colTruth)
 		mm, mc := m.styleOf(roleMean, c, colMean)
 		p.series = append(p.series, series{values: a.channel(real.True, c), mark: tm, color: tc},
 			series{values: a.channel(res.pred.Mean, c), mark: mm, color: mc})
 	}
-	p.legend = m.legendFor([]role{roleMean, roleTruth}, []string{"prediction", "truth G"}, []color.Color{colMean, colTruth})
-	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
-	p.series = append(p.series, baseMean...)
-	p.legend = append(p.legend, baseLegend...)
+	p.legend = append(m.legendFor([]role{roleMean, roleTruth}, []string{"prediction", "truth G"}, []color.Color{colMean, colTruth}), baseLegend...)
 	return p
 }
 
