@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -305,8 +306,16 @@ func TestFormatHelpers(t *testing.T) {
 	if formatDuration(0) != "0:00" || formatDuration(75e9) != "1:15" || formatDuration(3725e9) != "1:02:05" {
 		t.Fatal("formatDuration")
 	}
-	if formatValue(math.NaN()) != "–" || formatValue(0.5) != "0.5000" {
-		t.Fatalf("formatValue %q", formatValue(0.5))
+	fixed, exp := barFormat(0, 1, -0.22259, 0.19), barFormat(0, 1, 1.53e-4)
+	for _, c := range []struct{ got, want string }{
+		{fixed(math.NaN()), "–"}, {fixed(0), "0"}, {fixed(1), "1.00"}, {fixed(-0.22259), "-0.223"},
+		{fixed(0.19), "0.190"}, {fixed(0.99996), "1.00"}, {fixed(123.4), "123"},
+		{exp(1), "1.00e0"}, {exp(0), "0"}, {exp(1.53e-4), "1.53e-4"}, {exp(-0.22259), "-2.23e-1"},
+		{barFormat(2e4)(2e4), "2.00e4"},
+	} {
+		if c.got != c.want {
+			t.Errorf("barFormat: %q, want %q", c.got, c.want)
+		}
 	}
 	if got := padRight("ab", 4); got != "ab  " {
 		t.Fatal(got)
@@ -498,5 +507,54 @@ func TestHeatmapMarksSlice(t *testing.T) {
 		if first != 1 || !(first < mid && mid < last) || last != 1+(h.height-3)-1 {
 			t.Errorf("plain %v: marks on lines %d, %d, %d for rows 0, 32, 63", th.plain, first, mid, last)
 		}
+	}
+}
+
+// barNumbers are the numbers at the ends of the colour bars in a plain
+// frame: "lo ramp hi".
+var barNumbers = regexp.MustCompile(`(-?\d[\d.e-]*) +[.:]+[.:=+*#%@-]*@ (-?\d[\d.e-]*)`)
+
+// TestHeatmapBarsShareAFormat: the colour bars of the heatmap view write
+// their numbers alike — three significant digits each, in fixed
+// notation, or when one of them needs an exponent (a near-exact fit's
+// tiny |error|), every one with an exponent — not "0.2226" beside
+// "1.000" and "1.53e-04".
+func TestHeatmapBarsShareAFormat(t *testing.T) {
+	sig := func(s string) int {
+		s, _, _ = strings.Cut(strings.TrimPrefix(s, "-"), "e")
+		return len(strings.TrimLeft(strings.ReplaceAll(s, ".", ""), "0"))
+	}
+	for _, tc := range []struct {
+		name string
+		gap  float64 // the prediction is the truth plus gap, if not 0
+		exp  bool
+	}{{"model", 0, false}, {"near-exact", 1.5e-4, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newTest(t, "advdiff", 160, 48)
+			if tc.gap != 0 {
+				res := *m.res
+				res.pred.Mean = slices.Clone(res.task.Real.True)
+				for i := range res.pred.Mean {
+					res.pred.Mean[i] += tc.gap * float64(i%3) / 2
+				}
+				m.res = &res
+			}
+			m, _ = press(t, m, "v")
+			frame := m.render()
+			found := barNumbers.FindAllStringSubmatch(frame, -1)
+			if len(found) != 4 {
+				t.Fatalf("%d colour bars, want 4:\n%s", len(found), frame)
+			}
+			for _, f := range found {
+				for _, num := range f[1:] {
+					if num == "0" {
+						continue
+					}
+					if strings.Contains(num, "e") != tc.exp || sig(num) != 3 {
+						t.Errorf("bar number %q (bar %q): want three significant digits, exponent %v", num, f[0], tc.exp)
+					}
+				}
+			}
+		})
 	}
 }

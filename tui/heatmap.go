@@ -28,6 +28,9 @@ type heatmap struct {
 	// keys select, with ▸ in the gutter beside the line that shows it.
 	marked  bool
 	markRow int
+	// format writes the colour bar's numbers: one format for every bar
+	// of a view (barFormat); nil formats lo and hi by themselves.
+	format func(float64) string
 }
 
 // shadeRamp runs from the low end of the range (blank) to the high end.
@@ -120,7 +123,11 @@ func (h heatmap) unit(v float64) float64 {
 
 // colorBar is "lo ▕ramp▏ hi" under the picture.
 func (h heatmap) colorBar(t theme, gutter, cw int) string {
-	lo, hi := formatValue(h.lo), formatValue(h.hi)
+	f := h.format
+	if f == nil {
+		f = barFormat(h.lo, h.hi)
+	}
+	lo, hi := f(h.lo), f(h.hi)
 	n := cw - len(lo) - len(hi) - 2
 	if n < 4 {
 		return strings.Repeat(" ", h.width)

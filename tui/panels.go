@@ -359,6 +359,20 @@ func (m Model) heatPanels() []heatmap {
 	}
 }
 
+// shareBarFormat gives the heatmaps shown together one colour-bar number
+// format, so that bars side by side do not mix "0.2226", "1.000" and
+// "1.53e-04".
+func shareBarFormat(maps []heatmap) {
+	var bounds []float64
+	for _, h := range maps {
+		bounds = append(bounds, h.lo, h.hi)
+	}
+	f := barFormat(bounds...)
+	for i := range maps {
+		maps[i].format = f
+	}
+}
+
 // baseSlicePanel is the heatmap view's fourth panel while baselines are
 // shown (c): along the time slice the heatmaps mark with ▸, the truth,
 // the corrected prediction and each finished baseline's, on the slice

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"strings"
@@ -181,7 +182,7 @@ func shortExp(v float64, prec int) string {
 	if sign == "+" {
 		sign = ""
 	}
-	return mant + "e" + sign + strings.TrimLeft(exp[1:], "0")
+	return mant + "e" + sign + cmp.Or(strings.TrimLeft(exp[1:], "0"), "0")
 }
 
 // compact drops the leading zero of a number below one (".0123"), so the

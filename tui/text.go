@@ -107,24 +107,37 @@ func joinH(blocks ...[]string) []string {
 	return out
 }
 
-// formatValue prints a number in about four significant digits.
-func formatValue(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "–"
-	case math.IsInf(v, 1):
-		return "∞"
-	case math.IsInf(v, -1):
-		return "-∞"
-	case v == 0:
-		return "0"
+// barFormat is the number format of the colour bars of one view, whose
+// bars span bounds: three significant digits each, in fixed notation
+// ("0.223", "1.00") unless a bound needs an exponent (a magnitude below
+// 0.001 or from 10⁴), and then every bar of the view has one ("2.23e-1",
+// "1.00e0", "1.53e-4"), so that bars side by side read alike; zero is
+// "0".
+func barFormat(bounds ...float64) func(float64) string {
+	exp := false
+	for _, v := range bounds {
+		if a := math.Abs(v); a != 0 && !math.IsNaN(v) && !math.IsInf(v, 0) && (a < 1e-3 || a >= 1e4) {
+			exp = true
+		}
 	}
-	a := math.Abs(v)
-	if a >= 1e4 || a < 1e-3 {
-		return strconv.FormatFloat(v, 'e', 2, 64)
+	return func(v float64) string {
+		switch {
+		case math.IsNaN(v):
+			return "–"
+		case math.IsInf(v, 1):
+			return "∞"
+		case math.IsInf(v, -1):
+			return "-∞"
+		case v == 0:
+			return "0"
+		case exp:
+			return shortExp(v, 2)
+		}
+		// The exponent of v rounded to three digits (0.9996 is 1.00).
+		_, e, _ := strings.Cut(strconv.FormatFloat(v, 'e', 2, 64), "e")
+		n, _ := strconv.Atoi(e)
+		return strconv.FormatFloat(v, 'f', max(0, 2-n), 64)
 	}
-	d := max(0, 3-int(math.Floor(math.Log10(a))))
-	return strconv.FormatFloat(v, 'f', d, 64)
 }
 
 // formatLadder prints a control value briefly (0.01, 1, 10).
