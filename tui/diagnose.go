@@ -151,6 +151,7 @@ func (m Model) diagView(w, h int) []string {
 // lv, the two plots need more than a 44-line terminal leaves), or
 // neither. Fitting counts the lines as drawn, wrapped.
 func diagBody(d core.Diagnostics, w, room int) []string {
+	d = cli.DiagnosticsSymbols(d) // "θ ω", as the sidebar names ω
 	if w < 80 {
 		return wrapLines(cli.DiagnosticsPanel(d), w)
 	}

@@ -57,7 +57,7 @@ func TestDiagnosticsRunOffTheUIGoroutine(t *testing.T) {
 	if m.diag.res == nil || m.diag.res.Tasks != avgTasks || m.diag.res.Context != 30 {
 		t.Fatalf("result %+v, want %d realizations at context 30", m.diag.res, avgTasks)
 	}
-	if frame := m.render(); !strings.Contains(frame, "θ omega: 95% cover") {
+	if frame := m.render(); !strings.Contains(frame, "θ ω: 95% cover") {
 		t.Errorf("the frame lacks the result:\n%s", frame)
 	}
 }
@@ -328,4 +328,36 @@ func openDiagnosis(t *testing.T, m Model) Model {
 		t.Fatalf("no diagnosis (error %v)", m.diag.err)
 	}
 	return m
+}
+
+// The diagnostics view names each parameter as the sidebar does, by its
+// symbol ("θ ω", not "θ omega"), in the 80-column panel and in the
+// command line's layout on a large terminal alike; a parameter without
+// a symbol of its own (advdiff's v) keeps its name.
+func TestDiagnosticsNameParametersAsTheSidebar(t *testing.T) {
+	for _, tc := range []struct {
+		sys       string
+		w, h      int
+		want, not []string
+	}{
+		{"spring", 80, 24, []string{"θ ω"}, []string{"omega"}},
+		{"spring", 160, 48, []string{"θ ω"}, []string{"omega"}},
+		{"lv", 80, 24, []string{"θ α", "θ γ"}, []string{"alpha", "gamma"}},
+		{"advdiff", 140, 44, []string{"θ v", "θ κ"}, []string{"kappa"}},
+	} {
+		t.Run(fmt.Sprintf("%s_%dx%d", tc.sys, tc.w, tc.h), func(t *testing.T) {
+			m := openDiagnosis(t, newTest(t, tc.sys, tc.w, tc.h))
+			frame := m.render()
+			for _, w := range tc.want {
+				if !strings.Contains(frame, w) {
+					t.Errorf("the view lacks %q:\n%s", w, frame)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(frame, n) {
+					t.Errorf("the view names a parameter %q:\n%s", n, frame)
+				}
+			}
+		})
+	}
 }

@@ -349,3 +349,42 @@ func TestSigned2(t *testing.T) {
 		}
 	}
 }
+
+// DiagnosticsSymbols names the parameters by their symbols for the
+// explorer ("θ ω", as its sidebar), keeping a parameter without one by
+// name and leaving the diagnosis it was given alone: the command-line
+// text names them as eval and calibrate do ("θ omega").
+func TestDiagnosticsSymbols(t *testing.T) {
+	levels := []float64{0.1, 0.5, 0.9, 0.95}
+	curve := func(name string) core.ReliabilityCurve {
+		return core.ReliabilityCurve{Name: name, Signed: core.JSONFloats{0.01, -0.02, 0.03, 0}}
+	}
+	d := core.Diagnostics{Levels: levels,
+		Reliability: []core.ReliabilityCurve{curve("reconstruction"), curve("discrepancy"), curve("theta:omega"), curve("theta:b")},
+		Theta:       []core.ThetaDiagnostic{{Name: "omega", Symbol: "ω", PriorLo: 3, PriorHi: 8}, {Name: "b", PriorLo: 0, PriorHi: 1}},
+	}
+	named, symbols := DiagnosticsText(d, 80, DiagnosticsCurves, false), DiagnosticsText(DiagnosticsSymbols(d), 80, DiagnosticsCurves, false)
+	panel := DiagnosticsPanel(DiagnosticsSymbols(d))
+	for _, c := range []struct {
+		name, text string
+		want, not  []string
+	}{
+		{"text", named, []string{"θ omega (prior", "θ omega ", "θ b "}, []string{"ω"}},
+		{"symbols", symbols, []string{"θ ω (prior", "θ ω ", "θ b "}, []string{"omega"}},
+		{"panel", panel, []string{"θ ω: 95% cover", "θ ω ", "θ b: 95% cover"}, []string{"omega"}},
+	} {
+		for _, w := range c.want {
+			if !strings.Contains(c.text, w) {
+				t.Errorf("%s lacks %q:\n%s", c.name, w, c.text)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(c.text, n) {
+				t.Errorf("%s has %q:\n%s", c.name, n, c.text)
+			}
+		}
+	}
+	if d.Theta[0].Name != "omega" || d.Reliability[2].Name != "theta:omega" {
+		t.Errorf("DiagnosticsSymbols changed its argument: %q, %q", d.Theta[0].Name, d.Reliability[2].Name)
+	}
+}

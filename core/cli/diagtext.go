@@ -53,6 +53,30 @@ func DiagnosticsText(d core.Diagnostics, width int, detail DiagnosticsDetail, co
 	return b.String()
 }
 
+// DiagnosticsSymbols is d with each parameter named by its symbol where
+// the system gives one ("ω" for omega), as the explorer's sidebar names
+// it, in its θ summaries and its reliability curves ("θ ω"). The
+// command-line text keeps the names, as eval and calibrate print them
+// (and a terminal without the symbols' glyphs can show them); d is not
+// changed.
+func DiagnosticsSymbols(d core.Diagnostics) core.Diagnostics {
+	sym := map[string]string{}
+	d.Theta = slices.Clone(d.Theta)
+	for i, th := range d.Theta {
+		if th.Symbol != "" {
+			sym["theta:"+th.Name] = "theta:" + th.Symbol
+			d.Theta[i].Name = th.Symbol
+		}
+	}
+	d.Reliability = slices.Clone(d.Reliability)
+	for i, c := range d.Reliability {
+		if s, ok := sym[c.Name]; ok {
+			d.Reliability[i].Name = s
+		}
+	}
+	return d
+}
+
 // tableLevels are the reliability table's columns: a few of the 19
 // levels, enough to see the curve's shape in 80 columns.
 var tableLevels = []float64{0.1, 0.3, 0.5, 0.7, 0.9, 0.95}
