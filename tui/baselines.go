@@ -39,6 +39,9 @@ const (
 	basePINNSteps    = 1000
 	baseSeed         = 1
 	baseBudgetString = "koh-gp default · bcpi 3 starts × 500 MCMC · pinn 4 members × 1000 steps"
+	// baseAgainNote starts the note that c started the fits: the status
+	// line's account of them gives it room (see header).
+	baseAgainNote = "c again stops and clears them"
 	// baseBudgetTitle heads the θ readout's baseline rows (30 cells, the
 	// small sidebar's width).
 	baseBudgetTitle = "baselines bcpi 3×500 pinn 4×1k"
@@ -219,7 +222,7 @@ func (m *Model) startBaselines() tea.Cmd {
 	// What c does next goes first: the status line's account of the
 	// fits leaves the message little room, and the budgets are in the
 	// sidebar's title too.
-	m.setMsg(msgInfo, "baselines: c again stops and clears them · %s", baseBudgetString)
+	m.setMsg(msgInfo, "%s · %s", baseAgainNote, baseBudgetString)
 	if len(cmds) == 0 { // none could start
 		m.base.cancel()
 		m.setMsg(msgErr, "%s", m.base.failures())
@@ -279,27 +282,38 @@ func (b baseState) allDone() bool {
 }
 
 // baseStatus is the status line's account of the fits in at most w
-// cells: in words where they fit, else with marks ("koh-gp ✓ 0.12 s,
-// bcpi ✗"), else without the "baselines:" before them, so that the
-// last fit's state is not cut off the line.
+// cells: the first of baseStatusForms that fits.
 func (m Model) baseStatus(w int) string {
-	long := make([]string, len(m.base.runs))
-	short := make([]string, len(m.base.runs))
+	return fitFirst(w, m.baseStatusForms()...)
+}
+
+// baseStatusForms are the wordings of the status line's account of the
+// fits, longest first: in words, with marks ("koh-gp ✓ 0.12 s, bcpi
+// ✗"), without the "baselines:" before them, and at the least with
+// marks alone ("koh-gp ✓, bcpi ✗, cpinn …"; the sidebar has the times),
+// so that the last fit's state is not cut off the line and a note
+// beside it has room.
+func (m Model) baseStatusForms() []string {
+	n := len(m.base.runs)
+	long, short, least := make([]string, n), make([]string, n), make([]string, n)
 	for i, r := range m.base.runs {
 		name := baseStyles[i].status
 		switch {
 		case !r.done:
-			long[i], short[i] = name+" running…", name+" running…"
+			long[i], short[i], least[i] = name+" running…", name+" running…", name+" …"
 		case r.err != nil:
-			long[i], short[i] = name+" failed", name+" ✗"
+			long[i], short[i], least[i] = name+" failed", name+" ✗", name+" ✗"
 		default:
 			long[i], short[i] = fmt.Sprintf("%s done %s", name, seconds(r.elapsed)), fmt.Sprintf("%s ✓ %s", name, seconds(r.elapsed))
+			least[i] = name + " ✓"
 		}
 	}
-	return fitFirst(w,
-		"baselines: "+strings.Join(long, ", "),
-		"baselines: "+strings.Join(short, ", "),
-		strings.Join(short, ", "))
+	return []string{
+		"baselines: " + strings.Join(long, ", "),
+		"baselines: " + strings.Join(short, ", "),
+		strings.Join(short, ", "),
+		strings.Join(least, ", "),
+	}
 }
 
 // seconds is a wall time in short form ("0.1 s", "12 s").

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -184,7 +185,7 @@ func TestGoldenBaselines(t *testing.T) {
 				wants[1] = "koh-gp done 0.12 s, bcpi failed, cpinn running…"
 				// The message's start, what c does next, stays whole;
 				// the budgets are in the sidebar's title.
-				wants = append(wants, "cpinn running…", "c again stops and clears them", baseBudgetTitle)
+				wants = append(wants, "cpinn running…", baseAgainNote, baseBudgetTitle)
 			}
 			for _, want := range wants {
 				if !strings.Contains(frame, want) {
@@ -504,6 +505,60 @@ func TestBaselinesDrawnUnderThePrediction(t *testing.T) {
 			if with != without || without == 0 {
 				t.Errorf("slice panel: %d truth marks with a baseline on the truth, %d without", with, without)
 			}
+		})
+	}
+}
+
+// At 80 and 100 columns the note that c started the baselines keeps
+// what c does next whole ("c again stops and clears them"), while the
+// fits run and as they end: the status line's account of them takes a
+// shorter form (down to "koh-gp ✓, bcpi ✗, cpinn …") to leave it room,
+// and still gives every fit's state; the rest of the note goes whole
+// parts at a time.
+func TestBaselinesNoteFits(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		embedded bool
+		w, h     int
+	}{
+		{"idle", true, 80, 24},
+		{"idle", true, 100, 30},
+		{"untrained", false, 100, 30},
+		{"idle", true, 160, 48},
+	} {
+		t.Run(fmt.Sprintf("%s_%dx%d", tc.name, tc.w, tc.h), func(t *testing.T) {
+			var m Model
+			if tc.embedded {
+				var err error
+				m, err = New(Options{System: "advdiff", SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: -1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				m = sized(t, m, tc.w, tc.h)
+				m, _ = run(t, m, m.Init())
+			} else {
+				m = newTest(t, "advdiff", tc.w, tc.h)
+			}
+			m, _ = pressNoRun(t, m, "c")
+			defer m.base.cancel()
+			check := func(when string, states ...[]string) {
+				t.Helper()
+				line := ansi.Strip(strings.Split(m.render(), "\n")[1])
+				_, note, _ := strings.Cut(line, "│  ")
+				if !strings.HasPrefix(note, baseAgainNote) || strings.Contains(note, "· …") || regexp.MustCompile(`\pL…`).MatchString(note) {
+					t.Errorf("%s: the note is cut within a part:\n%s", when, line)
+				}
+				for _, alts := range states {
+					if !slices.ContainsFunc(alts, func(s string) bool { return strings.Contains(line, s) }) {
+						t.Errorf("%s: the status line has none of %q:\n%s", when, alts, line)
+					}
+				}
+			}
+			running := func(name string) []string { return []string{name + " running…", name + " …"} }
+			check("running", running("koh-gp"), running("bcpi"), running("cpinn"))
+			m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+			m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("bcpi: no positive-definite covariance")})
+			check("two ended", []string{"koh-gp done 0.12 s", "koh-gp ✓"}, []string{"bcpi failed", "bcpi ✗"}, running("cpinn"))
 		})
 	}
 }

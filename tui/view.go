@@ -104,7 +104,18 @@ func (m Model) header() []string {
 
 	status, st := m.status()
 	if m.base.active {
-		status += " · " + m.baseStatus(m.width-ansi.StringWidth(status)-3)
+		room := m.width - ansi.StringWidth(status) - 3
+		forms := m.baseStatusForms()
+		w := room
+		// A note gets the room of its first part (what a key does next,
+		// "c again stops …") where a shorter account of the fits leaves
+		// it: a note is cut, not wrapped.
+		if lead, _, _ := strings.Cut(m.msg, " · "); m.msgKind == msgInfo && lead != "" {
+			if need := ansi.StringWidth(lead) + 5 + 2; ansi.StringWidth(forms[len(forms)-1]) <= room-need { // "  │  ", " …"
+				w = room - need
+			}
+		}
+		status += " · " + fitFirst(w, forms...)
 	}
 	line2 := t.paint(st, status)
 	if m.msg == "" {
@@ -140,6 +151,9 @@ func (m Model) header() []string {
 		}
 	}
 	parts := splitMsg(m.msg, widths)
+	if m.msgKind == msgInfo && len(widths) == 1 {
+		parts[0] = fitNote(m.msg, widths[0])
+	}
 	if parts[0] == "" {
 		line2 = t.paint(st, status)
 	}
@@ -158,6 +172,21 @@ func (m Model) header() []string {
 		out = append(out, padRight(truncate(strings.Repeat(" ", indent)+t.paint(ms, p), m.width), m.width))
 	}
 	return out
+}
+
+// fitNote is a note in w cells: whole, else as many of its parts
+// (joined by " · ") as fit with " …" after them, else cut.
+func fitNote(msg string, w int) string {
+	if ansi.StringWidth(msg) <= w {
+		return msg
+	}
+	parts := strings.Split(msg, " · ")
+	for n := len(parts) - 1; n > 0; n-- {
+		if head := strings.Join(parts[:n], " · ") + " …"; ansi.StringWidth(head) <= w {
+			return head
+		}
+	}
+	return truncate(msg, w)
 }
 
 // minNote is the least room a note beside the status is shown in, cut;
