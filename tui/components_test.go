@@ -558,3 +558,35 @@ func TestHeatmapBarsShareAFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestHeatmapPageBarsOwnFormat: two heatmaps a page (small terminal), the
+// first page's bars keep plain numbers when only the error map on the
+// other page needs an exponent.
+func TestHeatmapPageBarsOwnFormat(t *testing.T) {
+	m := newTest(t, "advdiff", 100, 30)
+	res := *m.res
+	res.pred.Mean = slices.Clone(res.task.Real.True)
+	for i := range res.pred.Mean {
+		res.pred.Mean[i] += 1.5e-4 * float64(i%3) / 2
+	}
+	m.res = &res
+	m, _ = press(t, m, "v")
+	first := barNumbers.FindAllStringSubmatch(m.render(), -1)
+	m, _ = press(t, m, "p")
+	second := barNumbers.FindAllStringSubmatch(m.render(), -1)
+	if len(first) != 2 || len(second) != 2 {
+		t.Fatalf("bars per page: %d and %d, want 2 and 2", len(first), len(second))
+	}
+	for _, f := range first {
+		if strings.Contains(f[0], "e") {
+			t.Errorf("page 1 bar %q has an exponent; only page 2's error map needs one", f[0])
+		}
+	}
+	exp := false
+	for _, f := range second {
+		exp = exp || strings.Contains(f[0], "e")
+	}
+	if !exp {
+		t.Errorf("page 2 bars %q: want the error map's exponent", second)
+	}
+}
