@@ -17,7 +17,10 @@ import (
 // only within one file system), which is fsynced, closed and renamed over
 // path, and then the directory is fsynced so the rename itself is durable.
 // On any error (or a panic in write) the temporary file is removed and path
-// is left untouched. The new file keeps the mode of the file it replaces,
+// is left untouched. That last sync is best effort: once the rename is done
+// path holds the new data, so a directory that cannot be synced (one
+// without read permission cannot even be opened) is no error, which would
+// tell the caller nothing was written. The new file keeps the mode of the file it replaces,
 // or gets 0644 if there was none.
 //
 // Only a regular file (or nothing) is replaced: a symbolic link is
@@ -69,8 +72,12 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	done = true
-	return syncDir(dir)
+	_ = syncDirHook(dir) // best effort: path is in place (see above)
+	return nil
 }
+
+// syncDirHook is syncDir, replaceable by tests to simulate a failure.
+var syncDirHook = syncDir
 
 // maxLinkHops bounds the symbolic links AtomicTarget follows, as the
 // kernel does (ELOOP), so that a loop of links ends in an error.
