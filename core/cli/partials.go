@@ -8,12 +8,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"apic/core"
 	"apic/nets"
 )
 
-// partialFilesOf lists the partial files of earlier unfinished runs that
+// partialFilesOf lists the partial files of unfinished runs that
 // keepPartial wrote beside out: in out's directory, named
 // NAME.partial.safetensors or NAME.partial-N.safetensors (N ≥ 2, as
 // keepPartial counts), regular files (not links, whose target may be
@@ -74,25 +75,51 @@ func isUnfinishedCheckpoint(path string) bool {
 	return err == nil && meta["format"] == core.FormatName && meta["unfinished"] == "true"
 }
 
-// removePartialFiles removes the partial files of earlier unfinished
-// runs of out (partialFilesOf) once out holds a finished model, which
-// supersedes them (the run may have resumed from one of them), and says
-// which it removed; one it cannot remove is a warning, not a failure.
-func removePartialFiles(out string, env *Env) {
+// settlePartialFiles runs once out holds a finished model. It removes
+// the partial file this run resumed from, which out now supersedes:
+// init (the --init flag, recorded as initStat when the run started),
+// when that is one of out's partial files (partialFilesOf: a regular
+// file, an unfinished apic checkpoint, named as keepPartial names them
+// beside out), the same file as when the run started, and not modified
+// since start. Every other partial file of out stays (another run's, an
+// unrelated system's, a colleague's, or one written while this run
+// went on), and one line names them. One it cannot remove is a
+// warning, not a failure.
+func settlePartialFiles(out, init string, initStat os.FileInfo, start time.Time, env *Env) {
 	paths, err := partialFilesOf(out)
 	if err != nil {
-		env.Warnf("looking for the partial files of earlier runs of %s: %v", out, err)
+		env.Warnf("looking for the partial files beside %s: %v", out, err)
 		return
 	}
-	var removed []string
-	for _, p := range paths {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			env.Warnf("could not remove %s, the partial weights of an earlier unfinished run of %s: %v", p, out, err)
-			continue
+	resumed := ""
+	if init != "" && initStat != nil && !strings.HasPrefix(init, "embedded:") {
+		if st, err := os.Lstat(init); err == nil && st.Mode().IsRegular() &&
+			os.SameFile(st, initStat) && !st.ModTime().After(start) {
+			for _, p := range paths {
+				if sameFile(p, init) {
+					resumed = p
+				}
+			}
 		}
-		removed = append(removed, p)
 	}
-	if len(removed) > 0 {
-		env.Notef("removed %s: the partial weights of earlier unfinished runs of %s, which it now supersedes", strings.Join(removed, ", "), out)
+	var left []string
+	for _, p := range paths {
+		if p != resumed {
+			left = append(left, shellQuote(p))
+		}
+	}
+	if resumed != "" {
+		if err := os.Remove(resumed); err != nil && !errors.Is(err, os.ErrNotExist) {
+			env.Warnf("could not remove %s, the partial weights this run resumed from: %v", shellQuote(resumed), err)
+		} else {
+			env.Notef("removed %s: the partial weights this run resumed from, which %s now supersedes", shellQuote(resumed), shellQuote(out))
+		}
+	}
+	switch len(left) {
+	case 0:
+	case 1:
+		env.Notef("left %s: an unfinished run's weights (apic train --init %s … resumes it); remove it when no longer needed", left[0], left[0])
+	default:
+		env.Notef("left %s: unfinished runs' weights (apic train --init NAME … resumes one); remove them when no longer needed", strings.Join(left, " "))
 	}
 }

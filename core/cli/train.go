@@ -33,9 +33,13 @@ source seeded with --seed. Defaults for widths and steps come from the
 system (the paper's appendix A). Ctrl-C stops training; the weights of
 the completed steps go to NAME.partial.safetensors beside --out, which an
 unfinished run never writes (NAME.partial-2.safetensors, … when that
-exists). A run that writes --out removes those partial files of earlier
-runs, and says so: the ones apic wrote (regular files marked unfinished),
-nothing else of that name. Weights that cannot be saved where they
+exists). A run that writes --out removes only the partial file it
+resumed from, and says so: its --init file, when that is one of --out's
+partial files (a regular file apic wrote, marked unfinished) not
+modified since the run started. Other partial files (another run's, an
+unrelated system's) stay, and one line names them: "left NAME: an
+unfinished run's weights (apic train --init NAME … resumes it); remove
+it when no longer needed". Weights that cannot be saved where they
 should (a full disk) go to the temporary directory, and the error says
 where.`,
 		Run: runTrain,
@@ -64,6 +68,7 @@ type trainFlags struct {
 }
 
 func runTrain(ctx context.Context, args []string, env *Env) error {
+	start := time.Now() // a partial file modified since is not the one resumed
 	var f trainFlags
 	fs := env.FlagSet()
 	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
@@ -114,6 +119,10 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := f.checkGiven(fs); err != nil {
 		return err
 	}
+	// The --init file as it was when the run started: the partial file
+	// the run resumes from, if it is one, is removed once --out is
+	// written, and only if it is still that file (settlePartialFiles).
+	initStat, _ := os.Lstat(f.init)
 	cfg, init, err := f.config(ctx)
 	if err != nil || f.checkOnly {
 		return err
@@ -269,7 +278,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		return fmt.Errorf("%w; the trained weights are in %s instead (move it to %s)", err, path, f.out)
 	}
-	removePartialFiles(f.out, env)
+	settlePartialFiles(f.out, f.init, initStat, start, env)
 	if f.jsonOut {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"apic/core"
 	"apic/nets"
@@ -993,11 +994,11 @@ func TestInterruptedRunSaysHowToFinish(t *testing.T) {
 	}
 }
 
-// TestTrainRemovesOwnPartialFiles: a run that writes --out removes the
-// partial files earlier unfinished runs of it left (diverged or
-// interrupted), and names them; files of other names, finished models,
-// links, directories and other contents under those names stay.
-func TestTrainRemovesOwnPartialFiles(t *testing.T) {
+// TestTrainLeavesOtherPartialFiles: a run that writes --out removes no
+// partial file it did not resume from (another run's, perhaps of another
+// system), and names those it leaves in one line, quoted as the resume
+// command quotes them; with --init one of them, only that one goes.
+func TestTrainLeavesOtherPartialFiles(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.safetensors")
 	trainTinyTo(t, src)
@@ -1012,42 +1013,115 @@ func TestTrainRemovesOwnPartialFiles(t *testing.T) {
 		}
 		return path
 	}
-	gone := []string{save("model.partial.safetensors", true), save("model.partial-2.safetensors", true), save("model.partial-12.safetensors", true)}
-	kept := []string{
+	partials := []string{save("model.partial.safetensors", true), save("model.partial-2.safetensors", true), save("model.partial-12.safetensors", true)}
+	others := []string{
 		save("model.partial-3.safetensors", false), // finished: a model someone named so
-		save("model.partial-1.safetensors", true), save("model.partial-07.safetensors", true), save("model.partial-x.safetensors", true),
-		save("other.partial.safetensors", true), save("model.partial.safetensors.bak", true), save("amodel.partial.safetensors", true),
-		writeFile(t, dir, "model.partial-4.safetensors", "notes, not weights\n"),
+		save("model.partial-1.safetensors", true), save("model.partial-x.safetensors", true),
+		save("other.partial.safetensors", true), writeFile(t, dir, "model.partial-4.safetensors", "notes, not weights\n"),
 	}
-	elsewhere := filepath.Join(t.TempDir(), "target.partial.safetensors")
-	if err := core.SaveCheckpoint(elsewhere, m, core.Info{Unfinished: true}, nets.F32); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "model.partial-5.safetensors")
-	if err := os.Symlink(elsewhere, link); err != nil {
-		t.Fatal(err)
-	}
-	sub := filepath.Join(dir, "model.partial-6.safetensors")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	kept = append(kept, link, elsewhere, sub)
-
 	out := filepath.Join(dir, "model.safetensors")
 	code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", out)...)
 	if code != 0 {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
-	for _, p := range gone {
-		if _, err := os.Lstat(p); err == nil || !strings.Contains(stderr, p) {
-			t.Errorf("%s: still there (%v) or not named in %q", p, err, stderr)
+	for _, p := range append(append([]string{}, partials...), others...) {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed by a run that did not resume from it; stderr %q", p, stderr)
 		}
 	}
-	for _, p := range kept {
+	// In the directory's order: partial-12, partial-2, partial.
+	want := fmt.Sprintf("left %s %s %s: unfinished runs' weights (apic train --init NAME … resumes one); remove them when no longer needed", partials[2], partials[1], partials[0])
+	if !strings.Contains(stderr, want) || strings.Contains(stderr, "removed") {
+		t.Errorf("stderr %q, want the line %q and nothing removed", stderr, want)
+	}
+	for _, p := range others {
+		if strings.Contains(stderr, p) {
+			t.Errorf("%s, not a partial file of %s, named: %q", p, out, stderr)
+		}
+	}
+
+	// Resuming from one removes that one, and names the rest.
+	code, _, stderr = runCLI(t, "train", "--init", partials[1], "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--force", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	if _, err := os.Lstat(partials[1]); err == nil || !strings.Contains(stderr, "removed "+partials[1]+": the partial weights this run resumed from") {
+		t.Errorf("the resumed %s: still there (%v), stderr %q", partials[1], err, stderr)
+	}
+	for _, p := range []string{partials[0], partials[2]} {
 		if _, err := os.Lstat(p); err != nil {
 			t.Errorf("%s was removed", p)
-		} else if strings.Contains(stderr, p+",") || strings.HasSuffix(strings.TrimSpace(stderr), p) {
-			t.Errorf("%s named as removed: %q", p, stderr)
+		}
+	}
+	if want := fmt.Sprintf("left %s %s: ", partials[2], partials[0]); !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q lacks %q", stderr, want)
+	}
+}
+
+// TestSettlePartialFiles: the --init file goes only when it is a partial
+// file of out, a regular file, still the file the run started from, and
+// not modified after the run started; a name that needs quoting is
+// quoted as the resume command quotes it.
+func TestSettlePartialFiles(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src.safetensors")
+	trainTinyTo(t, src)
+	m, _, err := core.LoadCheckpoint(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		prepare func(dir, partial string) (init string, initStat os.FileInfo, start time.Time)
+		removed bool
+	}{
+		{"resumed", func(dir, p string) (string, os.FileInfo, time.Time) {
+			st, _ := os.Lstat(p)
+			return p, st, time.Now().Add(time.Second)
+		}, true},
+		{"modified after the start", func(dir, p string) (string, os.FileInfo, time.Time) {
+			st, _ := os.Lstat(p)
+			return p, st, time.Now().Add(-time.Hour)
+		}, false},
+		{"replaced since the start", func(dir, p string) (string, os.FileInfo, time.Time) {
+			st, _ := os.Lstat(src)
+			return p, st, time.Now().Add(time.Second)
+		}, false},
+		{"through a link", func(dir, p string) (string, os.FileInfo, time.Time) {
+			link := filepath.Join(dir, "link.safetensors")
+			if err := os.Symlink(p, link); err != nil {
+				t.Fatal(err)
+			}
+			st, _ := os.Lstat(link)
+			return link, st, time.Now().Add(time.Second)
+		}, false},
+		{"another file", func(dir, p string) (string, os.FileInfo, time.Time) {
+			st, _ := os.Lstat(src)
+			return src, st, time.Now().Add(time.Second)
+		}, false},
+		{"no --init", func(dir, p string) (string, os.FileInfo, time.Time) {
+			return "", nil, time.Now().Add(time.Second)
+		}, false},
+	}
+	for _, tc := range cases {
+		dir := filepath.Join(t.TempDir(), "a b")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "m.safetensors")
+		partial := filepath.Join(dir, "m.partial.safetensors")
+		if err := core.SaveCheckpoint(partial, m, core.Info{Unfinished: true}, nets.F32); err != nil {
+			t.Fatal(err)
+		}
+		init, st, start := tc.prepare(dir, partial)
+		var stderr strings.Builder
+		settlePartialFiles(out, init, st, start, &Env{Stdout: io.Discard, Stderr: &stderr})
+		_, err := os.Lstat(partial)
+		q := "'" + partial + "'"
+		switch {
+		case tc.removed && (err == nil || !strings.Contains(stderr.String(), "removed "+q)):
+			t.Errorf("%s: %s still there (%v), stderr %q", tc.name, partial, err, stderr.String())
+		case !tc.removed && (err != nil || !strings.Contains(stderr.String(), "left "+q+": an unfinished run's weights (apic train --init "+q+" … resumes it); remove it when no longer needed")):
+			t.Errorf("%s: %s removed (%v) or not named, stderr %q", tc.name, partial, err, stderr.String())
 		}
 	}
 }
