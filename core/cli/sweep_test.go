@@ -337,6 +337,13 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		{[]string{"--vary", "noise=0.1,1e-1"}, `noise values "0.1" and "1e-1" are the same number`},
 		{[]string{"--vary", "context=5,05"}, `context values "5" and "05" are the same number`},
 		{[]string{"--vary", "grid-summary=true,1"}, `grid-summary values "true" and "1" are the same value`},
+		{[]string{"--vary", "noise-range=0:0.1,0:.1,0.0:0.10"}, `noise-range values "0:0.1" and "0:.1" are the same range`},
+		{[]string{"--vary", "context-range=5:10,05:10"}, `context-range values "5:10" and "05:10" are the same range`},
+		// Context sizes are integers, and the message says so.
+		{[]string{"--vary", "context-range=5:10.0"}, `context-range value "5:10.0": MAX "10.0" is not a whole number: context sizes are integers`},
+		{[]string{"--fix", "context-range=5", "--vary", "noise=0"}, `context-range value "5": not MIN:MAX`},
+		{[]string{"--vary", "context-range=0:3", "--plan"}, `context-range value "0:3" must satisfy 1 ≤ MIN ≤ MAX`},
+		{[]string{"--vary", "noise-range=0.2:0.1"}, `noise-range value "0.2:0.1" is not LO:HI`},
 	} {
 		args := append([]string{"sweep", "--system", "spring", "--tasks", "2", "--out", out}, tc.args...)
 		code, stdout, stderr := runCLI(t, args...)

@@ -55,8 +55,8 @@ var trainAxes = []sweepAxis{
 	{"lr", "lr", "float", true},
 	{"lr-final", "lr-final", "float", true},
 	{"clip", "clip", "float", true},
-	{"noise-range", "noise-range", "string", true},
-	{"context-range", "context-range", "string", true},
+	{"noise-range", "noise-range", "range", true},
+	{"context-range", "context-range", "intrange", true},
 	{"train-noise", "noise", "float", true},
 	{"recalibrate", "recalibrate", "int", true},
 	{"val-tasks", "val-tasks", "int", true},
@@ -119,6 +119,18 @@ func (a sweepAxis) checkValue(v string) error {
 		}
 	case "bool":
 		_, err = strconv.ParseBool(v)
+	case "range":
+		if _, _, err := parseNoiseRange(v); err != nil {
+			return fmt.Errorf("%s value %s is not LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1)", a.name, core.QuoteInput(v), core.MaxNoise)
+		}
+	case "intrange":
+		lo, hi, err := parseRange(v)
+		if err != nil {
+			return fmt.Errorf("%s value %s: %v", a.name, core.QuoteInput(v), err)
+		}
+		if lo < 1 || hi < lo {
+			return fmt.Errorf("%s value %s must satisfy 1 ≤ MIN ≤ MAX", a.name, core.QuoteInput(v))
+		}
 	default:
 		if v == "" {
 			err = fmt.Errorf("empty")
@@ -131,8 +143,9 @@ func (a sweepAxis) checkValue(v string) error {
 }
 
 // sameAs is v as the axis's flag reads it, for telling duplicates: two
-// spellings of one number (0.1, 0.10 and 1e-1; 5 and 05) or boolean
-// (true and 1) would make two cells of one setting. v has passed
+// spellings of one number (0.1, 0.10 and 1e-1; 5 and 05), boolean
+// (true and 1) or range (0:0.1 and 0.0:.1; 5:10 and 05:10) would make
+// two cells of one setting. v has passed
 // checkValue.
 func (a sweepAxis) sameAs(v string) string {
 	switch a.kind {
@@ -145,6 +158,12 @@ func (a sweepAxis) sameAs(v string) string {
 	case "bool":
 		b, _ := strconv.ParseBool(v)
 		return strconv.FormatBool(b)
+	case "range":
+		lo, hi, _ := parseNoiseRange(v)
+		return strconv.FormatFloat(lo+0, 'g', -1, 64) + ":" + strconv.FormatFloat(hi+0, 'g', -1, 64)
+	case "intrange":
+		lo, hi, _ := parseRange(v)
+		return strconv.Itoa(lo) + ":" + strconv.Itoa(hi)
 	}
 	return v
 }
@@ -192,7 +211,10 @@ func (l *axisList) Set(s string) error {
 		if w, dup := seen[a.sameAs(v)]; dup && w == v {
 			return fmt.Errorf("%s value %s given twice", name, core.QuoteInput(v))
 		} else if dup {
-			what := map[bool]string{true: "value", false: "number"}[a.kind == "bool"]
+			what := map[string]string{"bool": "value", "range": "range", "intrange": "range"}[a.kind]
+			if what == "" {
+				what = "number"
+			}
 			return fmt.Errorf("%s values %s and %s are the same %s: give it once", name, core.QuoteInput(w), core.QuoteInput(v), what)
 		}
 		seen[a.sameAs(v)] = v

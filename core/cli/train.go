@@ -682,7 +682,7 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	if f.contextRange != "" {
 		lo, hi, err := parseRange(f.contextRange)
 		if err != nil {
-			return core.Config{}, nil, UsageError("--context-range: %v", err)
+			return core.Config{}, nil, UsageError("--context-range %s: %v", core.QuoteInput(f.contextRange), err)
 		}
 		// 0:0 in the configuration means "the system's range": given
 		// here it would be silently replaced, so it is refused as 5:2 is.
@@ -774,17 +774,25 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 	return lo, hi, nil
 }
 
-// parseRange reads "MIN:MAX" (two integers).
+// parseRange reads "MIN:MAX" (two integers: context sizes are whole
+// numbers of observations, so 10.0 is refused as 10.5 is).
 func parseRange(s string) (lo, hi int, err error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
-		return 0, 0, fmt.Errorf("%q is not MIN:MAX", s)
+		return 0, 0, fmt.Errorf("not MIN:MAX (two whole numbers, e.g. 5:10)")
 	}
-	if lo, err = strconv.Atoi(strings.TrimSpace(a)); err != nil {
-		return 0, 0, fmt.Errorf("%q: minimum: %w", s, err)
+	whole := func(what, v string) (int, error) {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, fmt.Errorf("%s %s is not a whole number: context sizes are integers", what, core.QuoteInput(v))
+		}
+		return n, nil
 	}
-	if hi, err = strconv.Atoi(strings.TrimSpace(b)); err != nil {
-		return 0, 0, fmt.Errorf("%q: maximum: %w", s, err)
+	if lo, err = whole("MIN", a); err != nil {
+		return 0, 0, err
+	}
+	if hi, err = whole("MAX", b); err != nil {
+		return 0, 0, err
 	}
 	return lo, hi, nil
 }
