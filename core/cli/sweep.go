@@ -33,8 +33,9 @@ run with --seed K. Training axes train one model per cell with
 'apic train --seed K' (the flags of train; train-noise is its --noise)
 and evaluate it. --fix sets an axis for every cell. Every cell's train
 and eval flags are checked as those commands check them before the
-first cell runs (and by --plan); a value given twice, or spelled twice
-(0.1 and 1e-1), is refused.
+first cell runs (every cell by --plan; the unfinished ones, or the
+--only one, by a run); a value given twice, or spelled twice (0.1 and
+1e-1, 0:0.1 and 0:.1), is refused.
 
   evaluation axes  ` + axisNames(evalAxes) + `
   training axes    ` + axisNames(trainAxes) + `
@@ -128,11 +129,14 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if f.preset != "" {
 		return runPresetFlags(ctx, fs, f, env)
 	}
-	cells, err := f.check(ctx)
+	cells, err := f.check()
 	if err != nil {
 		return err
 	}
 	if f.plan {
+		if err := f.spec.checkCells(ctx, cells); err != nil {
+			return err
+		}
 		if err := printPlan(args, cells, env); err != nil {
 			return err
 		}
@@ -142,11 +146,17 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if f.only != "" {
 		for _, c := range cells {
 			if c.ID == f.only {
+				if err := f.spec.checkCells(ctx, unfinished(f.out, []sweepCell{c})); err != nil {
+					return err
+				}
 				_, err := runCell(ctx, f.spec, c, f.out)
 				return err
 			}
 		}
 		return UsageError("--only %s is no cell of this sweep (--plan lists them)", core.QuoteInput(f.only))
+	}
+	if err := f.spec.checkCells(ctx, unfinished(f.out, cells)); err != nil {
+		return err
 	}
 	if err := runCells(ctx, f.spec, cells, f.out, env); err != nil {
 		return err
@@ -154,8 +164,10 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	return finishSweep(f.out, sweepOutput{json: f.jsonOut, png: f.png}, env)
 }
 
-// check validates the flags and returns the cells.
-func (f *sweepFlags) check(ctx context.Context) ([]sweepCell, error) {
+// check validates the flags and returns the cells, whose train and eval
+// commands the caller checks (checkCells): all of them for --plan, the
+// unfinished ones for a run.
+func (f *sweepFlags) check() ([]sweepCell, error) {
 	s := &f.spec
 	s.vary, s.fix = f.vary.entries, f.fix.entries
 	if err := checkSweepOut(f.out); err != nil {
@@ -191,11 +203,21 @@ func (f *sweepFlags) check(ctx context.Context) ([]sweepCell, error) {
 	if s.system == "" && !hasCheckpoint {
 		return nil, UsageError("--system is required")
 	}
-	cells, err := s.cells()
-	if err != nil {
-		return nil, err
+	return s.cells()
+}
+
+// unfinished are the cells that have no eval.json in out yet: those a
+// run (or a rerun, or --only) still runs, so the only ones whose
+// commands checkCells need check. A finished cell's inputs may be gone
+// since (its checkpoint moved), and it runs nothing.
+func unfinished(out string, cells []sweepCell) []sweepCell {
+	var todo []sweepCell
+	for _, c := range cells {
+		if !cellDone(out, c) {
+			todo = append(todo, c)
+		}
 	}
-	return cells, s.checkCells(ctx, cells)
+	return todo
 }
 
 // checkCells checks the train and eval command of every cell as those

@@ -465,3 +465,44 @@ func tinyTrainingSweep(vary string, steps1 int, out string) []string {
 		"--fix", "steps2=2", "--fix", "val-every=2", "--fix", "val-tasks=2", "--fix", "recalibrate=2",
 		"--fix", "samples=2", "--tasks", "2", "--out", out}
 }
+
+// TestSweepRerunSkipsFinishedCellsChecks: the up-front check of the
+// cells' commands skips finished cells (eval.json), which run nothing:
+// a rerun, or --only, still works once a finished cell's checkpoint has
+// been moved. --plan still checks every cell it prints.
+func TestSweepRerunSkipsFinishedCellsChecks(t *testing.T) {
+	dir := t.TempDir()
+	c1, c2 := filepath.Join(dir, "c1.safetensors"), filepath.Join(dir, "c2.safetensors")
+	trainTinyTo(t, c1)
+	data, err := os.ReadFile(c1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c2, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "sw")
+	args := []string{"sweep", "--vary", "checkpoint=" + c1 + "," + c2, "--tasks", "2", "--fix", "samples=2", "--out", out}
+	if code, _, stderr := runCLI(t, args...); code != 0 {
+		t.Fatalf("exit %d, %s", code, stderr)
+	}
+	if err := os.Rename(c2, c2+".bak"); err != nil {
+		t.Fatal(err)
+	}
+	cells, err := filepath.Glob(filepath.Join(out, "cells", "*"))
+	if err != nil || len(cells) != 2 {
+		t.Fatalf("cells %v (%v)", cells, err)
+	}
+	if code, _, stderr := runCLI(t, args...); code != 0 || !strings.Contains(stderr, "2 of 2 cells already finished") {
+		t.Errorf("rerun: exit %d, stderr %q", code, stderr)
+	}
+	for _, cell := range cells {
+		id := filepath.Base(cell)
+		if code, _, stderr := runCLI(t, append(append([]string{}, args...), "--only", id)...); code != 0 {
+			t.Errorf("--only %s: exit %d, stderr %q", id, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, append(append([]string{}, args...), "--plan")...); code == 0 || !strings.Contains(stderr, c2) {
+		t.Errorf("--plan with %s gone: exit %d, stderr %q; want its load error", c2, code, stderr)
+	}
+}
