@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -691,17 +692,25 @@ func writeMethodWarnings(w io.Writer, methods []compareMethod) {
 	}
 }
 
-// fmtRatio formats a speed-up ("—" when unknown): three significant
-// digits, and from 100 on a plain whole number (1460×, not 1.46e+03×
-// beside 854× in one column).
+// fmtRatio formats a speed-up ("—" when unknown) in one notation for
+// every row of a column: three significant digits with trailing zeros
+// kept (9.20× beside 9.36×, not 9.2×), from 100 on a plain whole number
+// (1460×, not 1.46e+03× beside 854×), and below 0.01 "<0.01×" (not
+// 4.5e-05× beside 20.2×): a method 100 times slower than KOH-GP.
 func fmtRatio(r float64) string {
 	switch {
 	case math.IsNaN(r) || math.IsInf(r, 0):
 		return "—"
 	case math.Abs(r) >= 99.95:
 		return fmt.Sprintf("%.0f×", r)
+	case math.Abs(r) < 0.01: // a ratio is never below 0
+		return "<0.01×"
 	}
-	return fmt.Sprintf("%.3g×", r)
+	// The decimals that leave three significant digits, counted from r
+	// rounded to them (9.996 is 10.0, with one decimal).
+	sci := strconv.FormatFloat(r, 'e', 2, 64) // 9.20e+00
+	e, _ := strconv.Atoi(sci[strings.IndexByte(sci, 'e')+1:])
+	return strconv.FormatFloat(r, 'f', max(0, 2-e), 64) + "×"
 }
 
 func headsOf(keys []string) []string {

@@ -277,9 +277,9 @@ func TestCompareInterrupted(t *testing.T) {
 
 func TestSpeedWords(t *testing.T) {
 	for s, want := range map[float64]string{
-		3.2: "is 3.2× faster per realization than KOH-GP", 1.006: "is 1.01× faster per realization than KOH-GP",
+		3.2: "is 3.20× faster per realization than KOH-GP", 1.006: "is 1.01× faster per realization than KOH-GP",
 		1: "takes as long per realization as KOH-GP", 0.997: "takes as long per realization as KOH-GP",
-		0.5: "is 2× slower per realization than KOH-GP", 0.885: "is 1.13× slower per realization than KOH-GP",
+		0.5: "is 2.00× slower per realization than KOH-GP", 0.885: "is 1.13× slower per realization than KOH-GP",
 		1460.4: "is 1460× faster per realization than KOH-GP", 854.2: "is 854× faster per realization than KOH-GP",
 		99.96: "is 100× faster per realization than KOH-GP", 0.0004: "is 2500× slower per realization than KOH-GP",
 	} {
@@ -289,12 +289,16 @@ func TestSpeedWords(t *testing.T) {
 	}
 }
 
-// TestFmtRatioOneNotation: speed-ups of one table share one notation,
-// whole numbers without an exponent from 100 on (1.46e+03× once stood
-// beside 854×).
+// TestFmtRatioOneNotation: speed-ups of one table share one notation:
+// three significant digits with trailing zeros kept (9.2× once stood
+// beside 9.36×), whole numbers without an exponent from 100 on
+// (1.46e+03× beside 854×), and "<0.01×" below 0.01 (4.5e-05× beside
+// 20.2×).
 func TestFmtRatioOneNotation(t *testing.T) {
 	for r, want := range map[float64]string{1460.4: "1460×", 854.2: "854×", 123456: "123456×", 99.94: "99.9×", 99.96: "100×",
-		3.21: "3.21×", 0.5: "0.5×", math.NaN(): "—", math.Inf(1): "—"} {
+		3.21: "3.21×", 0.5: "0.500×", 9.2: "9.20×", 9.36: "9.36×", 20.2: "20.2×", 20: "20.0×", 1: "1.00×", 9.996: "10.0×",
+		0.0123: "0.0123×", 0.01: "0.0100×", 0.0099: "<0.01×", 4.5e-05: "<0.01×", 0: "<0.01×",
+		math.NaN(): "—", math.Inf(1): "—"} {
 		if got := fmtRatio(r); got != want {
 			t.Errorf("fmtRatio(%v) = %q, want %q", r, got, want)
 		}
