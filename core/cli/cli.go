@@ -176,20 +176,25 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 	}
 	switch name := args[0]; {
 	case name == "help" || isHelpFlag(name):
-		// "apic help help" is the list itself, not an unknown command.
-		if name == "help" && len(args) > 2 {
+		// "apic --help eval" is "apic help eval", and a lone "--" ends
+		// the flags as it does for any command.
+		rest := args[1:]
+		if len(rest) > 0 && rest[0] == "--" {
+			rest = rest[1:]
+		}
+		if len(rest) > 1 {
 			// "apic help eval extra": a command takes no arguments either.
-			fmt.Fprintf(stderr, "apic help: unexpected argument %q (apic help COMMAND shows one command's help)\n", args[2])
+			fmt.Fprintf(stderr, "apic help: unexpected argument %q (apic help COMMAND shows one command's help)\n", rest[1])
 			return 2
 		}
-		if name == "help" && len(args) > 1 && args[1] == "version" {
+		if len(rest) == 1 && rest[0] == "version" {
 			fmt.Fprintln(out, versionUsage)
 			return 0
 		}
-		if name == "help" && len(args) > 1 && !isHelpFlag(args[1]) && args[1] != "help" {
-			c, ok := commands[args[1]]
+		if len(rest) == 1 && !isHelpFlag(rest[0]) && rest[0] != "help" {
+			c, ok := commands[rest[0]]
 			if !ok {
-				fmt.Fprintf(stderr, "apic help: unknown command %q\n", args[1])
+				fmt.Fprintf(stderr, "apic help: unknown command %q\n", rest[0])
 				return 2
 			}
 			return runCommand(ctx, c, []string{"--help"}, env)
@@ -197,16 +202,25 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 		printCommands(out)
 		return 0
 	case name == "version" || name == "--version" || name == "-version":
+		rest := args[1:]
+		if len(rest) > 0 && rest[0] == "--" { // a lone terminator
+			rest = rest[1:]
+		}
 		switch {
 		case len(args) == 2 && isHelpFlag(args[1]):
 			fmt.Fprintln(out, versionUsage)
 			return 0
-		case len(args) > 1:
-			fmt.Fprintf(stderr, "apic version: unexpected argument %q\nrun 'apic help version' for usage\n", args[1])
+		case len(rest) > 0:
+			fmt.Fprintf(stderr, "apic version: unexpected argument %q\nrun 'apic help version' for usage\n", rest[0])
 			return 2
 		}
 		fmt.Fprintln(out, versionLine())
 		return 0
+	case name == "-v" || name == "--v" || name == "-V" || name == "--V":
+		// Not the default command's unknown flag ("apic explore: flag
+		// provided but not defined"): what was likely meant.
+		fmt.Fprintf(stderr, "apic: no flag %s: apic --version prints the version, apic help lists the commands\n", name)
+		return 2
 	default:
 		c, ok := commands[name]
 		if d, isDefault := commands[defaultCommand]; !ok && isDefault && strings.HasPrefix(name, "-") {
@@ -335,8 +349,18 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	err := fs.Parse(args)
+	// What follows --help is parsed too: "apic eval --help extra" is
+	// refused as "apic eval extra" is, and as "apic help eval extra".
+	for errors.Is(err, flag.ErrHelp) && fs.NArg() > 0 {
+		if err = fs.Parse(fs.Args()); err == nil {
+			err = flag.ErrHelp // with any argument left, refused below
+			break
+		}
+	}
 	fs.SetOutput(out)
 	switch {
+	case errors.Is(err, flag.ErrHelp) && fs.NArg() > 0:
+		return UsageError("unexpected argument %q", fs.Arg(0))
 	case errors.Is(err, flag.ErrHelp):
 		e.printUsage(fs)
 		return flag.ErrHelp

@@ -70,6 +70,21 @@ func TestRunExitStatus(t *testing.T) {
 		{[]string{"version", "extra"}, 2, "", `apic version: unexpected argument "extra"`},
 		{[]string{"--version", "extra"}, 2, "", `apic version: unexpected argument "extra"`},
 		{[]string{"help", "testcmd", "extra"}, 2, "", `apic help: unexpected argument "extra"`},
+		// Extras after --help are refused as after help COMMAND, a lone
+		// "--" ends the flags, and -v is no flag of the default command.
+		{[]string{"--help", "extra"}, 2, "", `apic help: unknown command "extra"`},
+		{[]string{"--help", "testcmd"}, 0, "usage: apic testcmd", ""},
+		{[]string{"-h", "testcmd", "extra"}, 2, "", `apic help: unexpected argument "extra"`},
+		{[]string{"testcmd", "--help", "extra"}, 2, "", `apic testcmd: unexpected argument "extra"`},
+		{[]string{"testcmd", "--help", "--", "extra"}, 2, "", `apic testcmd: unexpected argument "extra"`},
+		{[]string{"testcmd", "--help", "--bogus"}, 2, "", `apic testcmd: flag provided but not defined: --bogus`},
+		{[]string{"testcmd", "--help", "--n", "4"}, 0, "usage: apic testcmd", ""},
+		{[]string{"version", "--"}, 0, "apic ", ""},
+		{[]string{"--version", "--"}, 0, "apic ", ""},
+		{[]string{"version", "--", "extra"}, 2, "", `apic version: unexpected argument "extra"`},
+		{[]string{"help", "--", "testcmd"}, 0, "usage: apic testcmd", ""},
+		{[]string{"help", "--"}, 0, "commands:", ""},
+		{[]string{"-v"}, 2, "", "apic: no flag -v: apic --version prints the version, apic help lists the commands"},
 	} {
 		code, out, errOut := runCLI(t, tc.args...)
 		if code != tc.code {
