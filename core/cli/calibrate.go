@@ -65,9 +65,9 @@ func inputLimitsHelp() string {
 	return fmt.Sprintf(`
 
 Limits, checked as the file is read: at most %d observations, %d
-fields per line, %d bytes per field, %d per line and %d MiB (%d bytes)
-in all, blank lines included. An observed value
-more than %d times the largest magnitude the system's training saw
+fields per line, %d bytes per field, %d per line and %d MiB
+(%d bytes) in all, blank lines included. An observed value more
+than %d times the largest magnitude the system's training saw
 (spring: |y| ≤ %d) is refused as a wrong unit or column, on every
 system alike; one merely far outside the training range is warned about,
 and a calibration the model diverges on (values a million times the

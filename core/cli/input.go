@@ -65,12 +65,18 @@ func (e *lineTooLongError) Error() string {
 	return fmt.Sprintf("line longer than %d bytes, the %s limit (%s)", l.Max, l.Name, l.Why)
 }
 
-// inputTooLargeError is input beyond core.LimitInputBytes.
-type inputTooLargeError struct{}
+// inputTooLargeError is input beyond core.LimitInputBytes; why is the
+// reason given for the bound (core.LimitInputBytes.Why, which speaks of
+// observations, when empty).
+type inputTooLargeError struct{ why string }
 
 func (e *inputTooLargeError) Error() string {
 	l := core.LimitInputBytes
-	return fmt.Sprintf("more than %d bytes (%d MiB), the %s limit (%s)", l.Max, l.Max>>20, l.Name, l.Why)
+	why := e.why
+	if why == "" {
+		why = l.Why
+	}
+	return fmt.Sprintf("more than %d bytes (%d MiB), the %s limit (%s)", l.Max, l.Max>>20, l.Name, why)
 }
 
 // inputChunk is one read of the goroutine: data, then the read's error.
@@ -91,12 +97,13 @@ type inputReader struct {
 	rest   []byte // of the last chunk, not yet returned
 	err    error  // sticky: the source's error once rest is drained, or the reader's own
 
-	total     int  // bytes read from the source so far
-	line      int  // the line being read, from 1
-	start     int  // the line the current record began on
-	lineBytes int  // bytes of the current record so far (a quoted line break does not end it)
-	skipLF    bool // the previous byte was a CR turned into LF: drop an LF after it
-	inQuote   bool // inside a quoted field, as far as counting quotes tells
+	sizeWhy   string // the reason for the size limit, when not --data's (inputTooLargeError)
+	total     int    // bytes read from the source so far
+	line      int    // the line being read, from 1
+	start     int    // the line the current record began on
+	lineBytes int    // bytes of the current record so far (a quoted line break does not end it)
+	skipLF    bool   // the previous byte was a CR turned into LF: drop an LF after it
+	inQuote   bool   // inside a quoted field, as far as counting quotes tells
 }
 
 // newInputReader starts reading src; what names it in an interruption
@@ -211,7 +218,7 @@ func (r *inputReader) translate(p []byte) int {
 	n, i := 0, 0
 	for ; i < len(r.rest) && n < len(p); i++ {
 		if r.total++; r.total > core.LimitInputBytes.Max {
-			r.err, r.rest = &inputTooLargeError{}, nil
+			r.err, r.rest = &inputTooLargeError{r.sizeWhy}, nil
 			return n
 		}
 		b := r.rest[i]

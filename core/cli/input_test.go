@@ -311,4 +311,27 @@ func TestInputSizeLimit(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), side+": more than") {
 		t.Errorf("a side-information file over the limit: %v", err)
 	}
+	// Each gives its own reason: --data's observations are no reason
+	// for --u0-file's bound.
+	if err == nil || strings.Contains(err.Error(), "observations") || !strings.Contains(err.Error(), fmt.Sprintf("a --u0-file is a header and %d rows of x,u", adv.Side().Len)) {
+		t.Errorf("a side-information file over the limit: %v, want --u0-file's own reason", err)
+	}
+	if _, err := readObservations(context.Background(), path, nil, spring, nil); err == nil || !strings.Contains(err.Error(), core.LimitInputBytes.Why) {
+		t.Errorf("an observation file over the limit: %v, want the reason %q", err, core.LimitInputBytes.Why)
+	}
+}
+
+// TestCalibrateHelpLimitsWrapped: the limits paragraph of calibrate
+// --help has no line cut short in mid-sentence (once "An observed
+// value" ended a line of its own after a line too long).
+func TestCalibrateHelpLimitsWrapped(t *testing.T) {
+	lines := strings.Split(strings.TrimSpace(inputLimitsHelp()), "\n")
+	for i, l := range lines {
+		if len(l) > 72 {
+			t.Errorf("line %d is %d bytes long: %q", i+1, len(l), l)
+		}
+		if i+1 < len(lines) && len(l) < 55 {
+			t.Errorf("line %d is cut short (%d bytes): %q", i+1, len(l), l)
+		}
+	}
 }
