@@ -597,7 +597,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		row := []string{m.Name}
 		for _, k := range compareColumns {
 			s := m.Report.Metrics[k]
-			row = append(row, fmtMeanStd(s))
+			row = append(row, fmtMeanStd(s, scored(m.Report)))
 		}
 		rows = append(rows, row)
 	}
@@ -619,7 +619,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		for _, m := range methods {
 			row := []string{m.Name}
 			for _, p := range params {
-				row = append(row, fmtMeanStd(m.Report.ThetaPerParam[p.Name]))
+				row = append(row, fmtMeanStd(m.Report.ThetaPerParam[p.Name], scored(m.Report)))
 			}
 			rows = append(rows, row)
 		}
@@ -721,14 +721,24 @@ func headsOf(keys []string) []string {
 	return out
 }
 
-// fmtMeanStd formats a summary with four significant decimals for the
-// small errors and fewer for large log-likelihoods.
-func fmtMeanStd(s core.Summary) string {
+// fmtMeanStd formats a summary of n scored realizations with four
+// significant decimals for the small errors and fewer for large
+// log-likelihoods. One realization has no spread to state: its value
+// stands alone, not beside a "± 0.0000" that would read as certainty.
+func fmtMeanStd(s core.Summary, n int) string {
+	prec := 4
 	if math.Abs(s.Mean) >= 100 {
-		return fmt.Sprintf("%.1f ± %.1f", s.Mean, s.Std)
+		prec = 1
 	}
-	return fmt.Sprintf("%.4f ± %.4f", s.Mean, s.Std)
+	if n == 1 {
+		return fmt.Sprintf("%.*f", prec, s.Mean)
+	}
+	return fmt.Sprintf("%.*f ± %.*f", prec, s.Mean, prec, s.Std)
 }
+
+// scored is the number of a report's realizations that its means
+// average: those whose prediction did not fail.
+func scored(rep core.Report) int { return rep.Tasks - rep.Failures.Count }
 
 // fmtSeconds formats a duration in seconds with a readable unit.
 func fmtSeconds(s float64) string {

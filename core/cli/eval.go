@@ -220,15 +220,28 @@ var diagnosticNotes = map[string]string{
 	core.KeyObsECE:     "observation band's ECE on held-out noisy y",
 }
 
-// writeReportTable prints every metric as mean ± std, then θ per parameter.
+// writeReportTable prints every metric as mean ± std, then θ per parameter
+// (the value alone when one realization was scored: fmtMeanStd).
 func writeReportTable(w io.Writer, rep core.Report) {
+	n := scored(rep)
+	row := func(label string, s core.Summary, note string) {
+		v := fmt.Sprintf("%10.4f", s.Mean)
+		if n != 1 {
+			v += fmt.Sprintf(" ± %.4f", s.Std)
+		}
+		if note != "" {
+			v += "   (diagnostic: " + note + ")"
+		}
+		fmt.Fprintf(w, "  %s %s\n", padLabel(label, 14), v)
+	}
+	if n == 1 {
+		fmt.Fprintln(w, "  one realization scored: values without a spread")
+	}
 	for _, k := range core.MetricKeys {
-		s := rep.Metrics[k]
-		fmt.Fprintf(w, "  %s %10.4f ± %.4f\n", padLabel(metricLabels[k], 14), s.Mean, s.Std)
+		row(metricLabels[k], rep.Metrics[k], "")
 	}
 	for _, name := range sortedKeys(rep.ThetaPerParam) {
-		s := rep.ThetaPerParam[name]
-		fmt.Fprintf(w, "  %s %10.4f ± %.4f\n", padLabel("θ MAE "+name, 14), s.Mean, s.Std)
+		row("θ MAE "+name, rep.ThetaPerParam[name], "")
 	}
 	for _, k := range core.DiagnosticKeys {
 		s, ok := rep.Metrics[k]
@@ -238,11 +251,10 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		if k == core.KeyThetaCover {
 			continue // after the bias, with the other θ diagnostics
 		}
-		fmt.Fprintf(w, "  %s %10.4f ± %.4f   (diagnostic: %s)\n", padLabel(metricLabels[k], 14), s.Mean, s.Std, diagnosticNotes[k])
+		row(metricLabels[k], s, diagnosticNotes[k])
 	}
 	for _, name := range sortedKeys(rep.ThetaBiasPerParam) {
-		s := rep.ThetaBiasPerParam[name]
-		fmt.Fprintf(w, "  %s %10.4f ± %.4f   (diagnostic: θ̂ − θ)\n", padLabel("θ bias "+name, 14), s.Mean, s.Std)
+		row("θ bias "+name, rep.ThetaBiasPerParam[name], "θ̂ − θ")
 	}
 	if s, ok := rep.Metrics[core.KeyThetaCover]; ok {
 		note := diagnosticNotes[core.KeyThetaCover]
@@ -250,7 +262,11 @@ func writeReportTable(w io.Writer, rep core.Report) {
 			// Every θ came without a deviation: nothing to cover with.
 			note = "none: no θ̂ had a deviation (θ given, or one sample without refinement)"
 		}
-		fmt.Fprintf(w, "  %s %10.4f          (diagnostic: %s)\n", padLabel(metricLabels[core.KeyThetaCover], 14), s.Mean, note)
+		gap := "   "
+		if n != 1 {
+			gap += strings.Repeat(" ", len(" ± 0.0000"))
+		}
+		fmt.Fprintf(w, "  %s %10.4f%s(diagnostic: %s)\n", padLabel(metricLabels[core.KeyThetaCover], 14), s.Mean, gap, note)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -230,5 +231,40 @@ func TestPadLabel(t *testing.T) {
 	}
 	if got := padLabel("a very long label here", 14); got != "a very long label here" {
 		t.Errorf("a label beyond the width: %q", got)
+	}
+}
+
+// TestEvalOneRealization: one scored realization has no spread, so no
+// row may state one ("± 0.0000" reads as certainty); two still do.
+func TestEvalOneRealization(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 0, 0)
+	code, out, errOut := runCLI(t, "eval", "--checkpoint", ckpt, "--tasks", "1", "--samples", "2", "--refine", "0")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	spread := regexp.MustCompile(`[0-9] ± [0-9]`)
+	if spread.MatchString(out) || !strings.Contains(out, "one realization scored") {
+		t.Errorf("--tasks 1 states a spread, or not why it has none:\n%s", out)
+	}
+	_, out, _ = runCLI(t, "eval", "--checkpoint", ckpt, "--tasks", "2", "--samples", "2", "--refine", "0")
+	if !spread.MatchString(out) {
+		t.Errorf("--tasks 2 lost its spread:\n%s", out)
+	}
+}
+
+func TestFmtMeanStd(t *testing.T) {
+	for _, tc := range []struct {
+		s    core.Summary
+		n    int
+		want string
+	}{
+		{core.Summary{Mean: 0.0123, Std: 0}, 1, "0.0123"},
+		{core.Summary{Mean: 0.0123, Std: 0.002}, 5, "0.0123 ± 0.0020"},
+		{core.Summary{Mean: -250.25, Std: 3}, 1, "-250.2"},
+		{core.Summary{Mean: -250.25, Std: 3}, 2, "-250.2 ± 3.0"},
+	} {
+		if got := fmtMeanStd(tc.s, tc.n); got != tc.want {
+			t.Errorf("fmtMeanStd(%v, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
 	}
 }
