@@ -906,3 +906,22 @@ func TestHelpSaysFullContextHasNoTargets(t *testing.T) {
 		frameOK(t, m.render(), 80, 24)
 	}
 }
+
+// TestHelpExplainsCutIntervals: the sidebar's averages and the ablation
+// read "mean [lo,hi]" or "mean ≤hi" where an interval is cut at a
+// metric's bound; without a word in the help "≤.008" reads as a bound
+// on the mean, not as the interval's upper end.
+func TestHelpExplainsCutIntervals(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	help := strings.Join(m.helpLines(80), "\n")
+	for _, want := range []string{"[lo,hi]", "≤hi", "≥lo"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("the help does not explain %q:\n%s", want, help)
+		}
+	}
+	for _, l := range m.helpLines(80) {
+		if w := displayWidth(l); w > 80 {
+			t.Errorf("help line %d columns wide: %q", w, l)
+		}
+	}
+}
