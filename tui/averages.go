@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -190,7 +191,10 @@ func (m Model) avgHeading(w int) string {
 	case m.overridden():
 		return fitFirst(w, "θ̂ "+h, "θ̂ "+mean) // the count goes first
 	}
-	return truncate(h, w)
+	// Cut, "mean±95%/2000" would read "mean±95%/2…", a count of 2:
+	// "mean" gives way before the count does.
+	short := strings.TrimPrefix(h, "mean")
+	return fitFirst(w, h, short, fmt.Sprintf("/%d", m.opts.Averages))
 }
 
 // averageText is metric k's mean ± the half-width of its 95% interval,

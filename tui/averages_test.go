@@ -244,3 +244,19 @@ func TestRealizationsCount(t *testing.T) {
 		t.Errorf("ablation view does not say 5 realizations:\n%s", got)
 	}
 }
+
+// TestAvgHeadingKeepsCount: explore --realizations 2000 leaves the
+// sidebar's column too narrow for "mean±95%/2000"; cut at the end it
+// read "mean±95%/2…", a count of 2.
+func TestAvgHeadingKeepsCount(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m.opts.Averages = 2000
+	for w := 5; w <= 14; w++ {
+		if got := m.avgHeading(w); !strings.HasSuffix(got, "/2000") || displayWidth(got) > w {
+			t.Errorf("heading in %d cells %q, want one ending /2000", w, got)
+		}
+	}
+	if got := m.avgHeading(13); got != "mean±95%/2000" {
+		t.Errorf("heading in 13 cells %q, want it whole", got)
+	}
+}
