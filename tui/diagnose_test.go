@@ -317,6 +317,18 @@ func TestWrapLines(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("wrapLines = %q, want %q", got, want)
 	}
+	// A relation keeps its sides: the SBC line of d at 80 columns ended
+	// "… p" with "< 1e-6" alone on the next.
+	got = wrapLines("  SBC |▅▇█| p < 1e-6", 16)
+	want = []string{"  SBC |▅▇█|", "   p < 1e-6"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("wrapLines = %q, want %q", got, want)
+	}
+	got = wrapLines("xx yy p = 0.031", 10)
+	want = []string{"xx yy", " p = 0.031"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("wrapLines = %q, want %q", got, want)
+	}
 }
 
 // openDiagnosis presses d and returns the model with its diagnosis

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -54,14 +55,15 @@ func fitFirst(w int, texts ...string) string {
 // cutAtSpace splits s at the last space that leaves at most w cells
 // before it (at w cells when its first word is wider), the spaces at the
 // break dropped. Only spaces break: a hyphen may belong to a flag
-// ("--gaussian-theta"), a slash to a path.
+// ("--gaussian-theta"), a slash to a path. Nor do the spaces about a
+// relation: "p < 1e-6" cut after "p" would read "< 1e-6" alone.
 func cutAtSpace(s string, w int) (head, rest string) {
 	if ansi.StringWidth(s) <= w {
 		return s, ""
 	}
 	cut := -1
 	for i, r := range s {
-		if r == ' ' && i > 0 {
+		if r == ' ' && i > 0 && !besideRelation(s, i) {
 			if ansi.StringWidth(s[:i]) > w {
 				break
 			}
@@ -160,4 +162,17 @@ func twoDigits(n int) string {
 		return "0" + strconv.Itoa(n)
 	}
 	return strconv.Itoa(n)
+}
+
+// besideRelation is whether the space at byte i of s has a relation
+// sign (=, <, >, ≤, ≥) as its neighbour across the spaces either side.
+func besideRelation(s string, i int) bool {
+	const signs = "=<>≤≥"
+	before := strings.TrimRight(s[:i], " ")
+	after := strings.TrimLeft(s[i:], " ")
+	if r, _ := utf8.DecodeLastRuneInString(before); before != "" && strings.ContainsRune(signs, r) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(after)
+	return after != "" && strings.ContainsRune(signs, r)
 }
