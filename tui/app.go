@@ -97,7 +97,8 @@ type Model struct {
 	noise, lamTheta, lamDelta stepper
 	reg, mode                 picker
 	theta                     []thetaControl
-	slice                     int // time index of the advdiff slice
+	slice                     int            // time index of the advdiff slice
+	slices                    map[string]int // the slice each 2-D system was left at, as ctxSteps keeps its context
 	heat                      bool
 	page                      int
 	focus                     int
@@ -195,6 +196,7 @@ func New(opts Options) (Model, error) {
 		backbone:    newPicker("backbone", backbones, opts.Backbone),
 		entries:     map[entryKey]*entry{},
 		ctxSteps:    map[string]stepper{},
+		slices:      map[string]int{},
 		noise:       newStepper("noise σ", []float64{0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}, 0, nil),
 		reg:         newPicker("regulariser", regs, string(core.RegL2)),
 		mode:        newPicker("train mode", trainModes, string(modeFineTune)),
@@ -287,6 +289,9 @@ func (m *Model) enterSystem() {
 	m.theta = newThetaControls(sys)
 	if m.is2D() {
 		m.slice = sys.Grid().Shape[0] / 2
+		if s, ok := m.slices[sys.Name()]; ok {
+			m.slice = s
+		}
 	}
 	if _, ok := m.ctxSteps[sys.Name()]; !ok {
 		m.ctxSteps[sys.Name()] = newStepper("context", contextLadder(sys.Grid().Points()), float64(sys.TestContext()), nil)
@@ -681,6 +686,7 @@ func (m *Model) moveSlice(d int) {
 	}
 	nt := m.sys().Grid().Shape[0]
 	m.slice = max(0, min(nt-1, m.slice+d))
+	m.slices[m.sys().Name()] = m.slice
 }
 
 // setSystem switches to system i (wrapping around).

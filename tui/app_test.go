@@ -925,3 +925,18 @@ func TestHelpExplainsCutIntervals(t *testing.T) {
 		}
 	}
 }
+
+// TestSliceKeptPerSystem: advdiff's time slice survives a round trip
+// through another system, as the context size does.
+func TestSliceKeptPerSystem(t *testing.T) {
+	m := newTest(t, "advdiff", 100, 30)
+	m, _ = press(t, m, "]", "]", "]")
+	s := m.slice
+	m, _ = press(t, m, "tab", "shift+tab")
+	if m.sys().Name() != "advdiff" {
+		t.Fatalf("tab, shift+tab ended on %s", m.sys().Name())
+	}
+	if m.slice != s {
+		t.Errorf("slice after leaving and returning: %d, want %d", m.slice, s)
+	}
+}
