@@ -74,12 +74,10 @@ func CheckStorable(m *Model, dtype nets.DType) error {
 			}
 		}
 	}
-	// The loader refuses these (checkLogNoise); a diverging run can
-	// reach them while every weight is still finite.
-	for _, v := range m.logNoise.Value.Data {
-		if math.Abs(v) > maxAbsLogNoise {
-			return fmt.Errorf("parameter obs.lognoise holds %g: the noise variance exp(%g) is outside e^±%d, which no checkpoint may hold", v, v, maxAbsLogNoise)
-		}
+	// The loader refuses these; a diverging run can reach them while
+	// every weight is still finite.
+	if v, bad := badLogNoise(m.logNoise.Value.Data); bad {
+		return fmt.Errorf("parameter obs.lognoise holds %g: %s, which no checkpoint may hold", v, logNoiseRange(v))
 	}
 	return nil
 }
@@ -229,8 +227,8 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 			return nil, Info{}, fmt.Errorf("tensor %q holds NaN or Inf", p.Name)
 		}
 		if p == m.logNoise {
-			if err := checkLogNoise(t.Data); err != nil {
-				return nil, Info{}, err
+			if v, bad := badLogNoise(t.Data); bad {
+				return nil, Info{}, fmt.Errorf("tensor %q holds %g: %s, which no trained model has (a damaged or edited checkpoint?)", p.Name, v, logNoiseRange(v))
 			}
 		}
 		copy(p.Value.Data, t.Data)
@@ -339,14 +337,20 @@ func checkpointConfig(meta map[string]string) (Config, error) {
 // that every prediction's spread would be infinite or zero.
 const maxAbsLogNoise = 100
 
-// checkLogNoise refuses log noise variances outside ±maxAbsLogNoise.
-func checkLogNoise(logVar []float64) error {
+// badLogNoise returns the first log noise variance outside
+// ±maxAbsLogNoise, the rule that the loader and CheckStorable share.
+func badLogNoise(logVar []float64) (float64, bool) {
 	for _, v := range logVar {
 		if math.Abs(v) > maxAbsLogNoise {
-			return fmt.Errorf("tensor %q holds %g: the observation noise variance exp(%g) is outside e^±%d, which no trained model has (a damaged or edited checkpoint?)", "obs.lognoise", v, v, maxAbsLogNoise)
+			return v, true
 		}
 	}
-	return nil
+	return 0, false
+}
+
+// logNoiseRange says why a log noise variance v is refused.
+func logNoiseRange(v float64) string {
+	return fmt.Sprintf("the observation noise variance exp(%g) is outside e^±%d", v, maxAbsLogNoise)
 }
 
 // nameMissingTensors turns a decoding error about bytes that belong to

@@ -279,17 +279,15 @@ func (r *refiner) residualJacobian(b int, v, dpred []float64, pos [][]int) *mat.
 	j := newJacobian(len(r.terms[b])+len(hinted)+r.n, r.n)
 	for i, t := range r.terms[b] {
 		row := j.RawRowView(i)
+		idx := t.idx // into the grid, or into the tangent's times (pos)
+		if pos != nil {
+			idx = pos[i]
+		}
 		for c := range r.n {
 			d := dpred[c*g : (c+1)*g]
 			y := 0.0
-			if pos != nil {
-				for e, k := range pos[i] {
-					y += t.w[e] * d[k]
-				}
-			} else {
-				for e, k := range t.idx {
-					y += t.w[e] * d[k]
-				}
+			for e, k := range idx {
+				y += t.w[e] * d[k]
 			}
 			row[c] = y / t.sigma
 		}

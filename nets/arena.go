@@ -129,17 +129,6 @@ func (a *Arena) tensor(rows, cols int, zero bool) *Tensor {
 	return t
 }
 
-// wrap returns a header holding t's fields: from a's headers (valid
-// until its Reset), or the heap's for a nil arena.
-func (a *Arena) wrap(t Tensor) *Tensor {
-	if a == nil {
-		return &t
-	}
-	h := a.tensors.get()
-	*h = t
-	return h
-}
-
 // Alloc returns a zeroed [rows, cols] tensor for an operation's output:
 // from the tape's arena when it has one, else freshly allocated.
 func (tp *Tape) Alloc(rows, cols int) *Tensor { return tp.arena.Tensor(rows, cols) }

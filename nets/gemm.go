@@ -103,13 +103,7 @@ func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *T
 // realization's prediction does not depend on the size of its batch,
 // its piece or its block, nor on the cores.
 func gemmRowsOn(procs int, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
-	kern := gemmDefault
-	if kern == nil {
-		// No assembly kernel (a CPU without AVX2): the portable one, not
-		// gonum, whose arithmetic gemm would choose by the row count.
-		kern = &genericKernel
-	}
-	gemmTensorsFor(procs, kern, true, nil, transA, transB, alpha, a, b, beta, dst)
+	gemmRowsCached(procs, nil, transA, transB, alpha, a, b, beta, dst)
 }
 
 // gemmRowsCached is gemmRowsOn with op(B)'s packed panels taken from,
@@ -119,6 +113,8 @@ func gemmRowsOn(procs int, transA, transB bool, alpha float64, a, b *Tensor, bet
 func gemmRowsCached(procs int, cache *packCache, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	kern := gemmDefault
 	if kern == nil {
+		// No assembly kernel (a CPU without AVX2): the portable one, not
+		// gonum, whose arithmetic gemm would choose by the row count.
 		kern = &genericKernel
 	}
 	gemmTensorsFor(procs, kern, true, cache, transA, transB, alpha, a, b, beta, dst)

@@ -81,7 +81,8 @@ func (m *MLP) TiledInputGradIn(a *Arena, xq, xr, xf *Tensor, lo, n, procs int) (
 		activateDeriv(m.Act, h.Data, derivs[k].Data)
 		var next Tensor
 		if k+1 == last {
-			next = *a.tensor(rows, l.Out, false) // y, returned
+			y = a.tensor(rows, l.Out, false) // returned
+			next = *y
 		} else {
 			next = Tensor{Rows: rows, Cols: l.Out, Data: bufB[:rows*l.Out]}
 		}
@@ -94,10 +95,6 @@ func (m *MLP) TiledInputGradIn(a *Arena, xq, xr, xf *Tensor, lo, n, procs int) (
 	if last == 0 {
 		y = a.tensor(rows, h.Cols, false)
 		copy(y.Data, h.Data)
-	} else {
-		// h is the arena's (or the heap's) [rows, Out] output: hand
-		// back the header it came with.
-		y = a.wrap(h)
 	}
 	// Reverse, one output at a time.
 	wIn := Tensor{Rows: n, Cols: l0.Out, Data: l0.W.Value.Data[lo*l0.Out : (lo+n)*l0.Out]} // [n, H_0]

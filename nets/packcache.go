@@ -8,8 +8,8 @@ import (
 // packCache keeps a weight matrix's packed op(B) panels for the
 // products that gemmProblem.direct would otherwise pack on every call:
 // the transposed weights of TiledInputGrad's reverse pass and the last,
-// partial column sliver of a layer whose width is no multiple of the
-// kernel's nr (an output layer of one column packs 16 per row).
+// partial column sliver of a layer narrower than the kernel's nr (an
+// output layer of one column packs 16 per row).
 // Inference weights do not change between calls, but nothing stops a
 // caller from writing a Param's values (training, loading, restoring,
 // tests), so an entry is a memo on content, never on identity: it holds
@@ -51,7 +51,10 @@ func (c *packCache) packedB(p *gemmProblem) ([]float64, bool) {
 	}
 	nr := p.kern.nr
 	rest := p.n % nr
-	if !p.transB && rest == 0 {
+	if !p.transB && (rest == 0 || p.n > nr) {
+		// Unpacked B is packed only in its last partial sliver; the
+		// memo compares all of B, which costs no more than packing
+		// only when the sliver is all of B (a layer narrower than nr).
 		return nil, false
 	}
 	// The region of b the product reads: n rows of k (transB) or k rows
