@@ -281,12 +281,6 @@ func (b baseState) allDone() bool {
 	return true
 }
 
-// baseStatus is the status line's account of the fits in at most w
-// cells: the first of baseStatusForms that fits.
-func (m Model) baseStatus(w int) string {
-	return fitFirst(w, m.baseStatusForms()...)
-}
-
 // baseStatusForms are the wordings of the status line's account of the
 // fits, longest first: in words, with marks ("koh-gp ✓ 0.12 s, bcpi
 // ✗"), without the "baselines:" before them, and at the least with

@@ -278,8 +278,8 @@ func (m Model) status() (string, ansi.Style) {
 		if p == nil {
 			return fmt.Sprintf("◐ training (%s) — starting", m.run.mode), t.accent
 		}
-		// On a small terminal the mode goes first (the sidebar's
-		// training box names it), then "esc stops" (the help has it),
+		// On a small terminal the mode goes first (the "train mode"
+		// control row shows the picker's), then "esc stops" (the help has it),
 		// rather than the line cutting the ETA.
 		progress := fmt.Sprintf("stage %d/2 · step %d/%d · loss %s · ETA %s", p.Stage, p.Step, p.Steps, sig3(p.Losses.Total), formatDuration(p.ETA))
 		return fitFirst(m.width,
@@ -535,7 +535,7 @@ func (m Model) trainLines(w int) []string {
 	first := " last run"
 	if m.prog != nil {
 		p := m.prog
-		// The stage and then the loss's leading zero give way before
+		// The loss's leading zero and then the stage give way before
 		// the ETA is cut, in the small sidebar.
 		eta := ""
 		if m.run != nil {
