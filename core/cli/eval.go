@@ -264,7 +264,7 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		}
 		gap := "   "
 		if n != 1 {
-			gap += strings.Repeat(" ", len(" ± 0.0000"))
+			gap += strings.Repeat(" ", displayWidth(" ± 0.0000"))
 		}
 		fmt.Fprintf(w, "  %s %10.4f%s(diagnostic: %s)\n", padLabel(metricLabels[core.KeyThetaCover], 14), s.Mean, gap, note)
 	}

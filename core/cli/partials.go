@@ -92,7 +92,7 @@ func settlePartialFiles(out, init string, initStat os.FileInfo, start time.Time,
 		return
 	}
 	resumed := ""
-	if init != "" && initStat != nil && !strings.HasPrefix(init, "embedded:") {
+	if init != "" && initStat != nil && !strings.HasPrefix(init, embeddedPrefix) {
 		if st, err := os.Lstat(init); err == nil && st.Mode().IsRegular() &&
 			os.SameFile(st, initStat) && !st.ModTime().After(start) {
 			for _, p := range paths {
