@@ -483,7 +483,8 @@ func (m *Model) DropFit() {
 }
 
 // Fitted reports whether m holds an inference setting DropFit would
-// forget.
+// forget. It names every field; TestFittedSeesEveryFitField fails when
+// one is added to Infer or SpreadFit without a line here.
 func (m *Model) Fitted() bool {
 	in := m.Config.Infer
 	s := in.SpreadFit
