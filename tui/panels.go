@@ -189,6 +189,25 @@ func symRange(floor float64, vals ...[]float64) (lo, hi float64) {
 	return -1.2 * a, 1.2 * a
 }
 
+// sliceView is what the output plots along the axis share, the line
+// panels and the heatmap view's ▸ slice panel alike: the time of the
+// slice shown ("t=0.5"; "" on a 1-D grid) and the vertical range. The
+// range is fixed by the realization's truth and nominal on that slice,
+// not by the prediction, so that moving controls never rescales and
+// the two views of one slice read on one scale.
+func (m Model) sliceView(a axis1D) (at string, lo, hi float64) {
+	real := m.res.task.Real
+	if m.is2D() {
+		at = fmt.Sprintf("t=%.3g", m.sys().Grid().States[a.offset][0])
+	}
+	var onAxis [][]float64
+	for c := 0; c < a.channels; c++ {
+		onAxis = append(onAxis, a.channel(real.True, c), a.channel(real.Nominal, c))
+	}
+	lo, hi = panelRange(onAxis...)
+	return at, lo, hi
+}
+
 // linePanels builds the four line plots of the current result.
 func (m Model) linePanels() []linePlot {
 	res := m.res
@@ -200,20 +219,17 @@ func (m Model) linePanels() []linePlot {
 	base := func(title string) linePlot {
 		return linePlot{title: title, n: a.n, xName: a.name, xLo: a.lo, xHi: a.hi}
 	}
+	at, ylo, yhi := m.sliceView(a)
 	sliceNote := ""
-	if m.is2D() {
-		sliceNote = fmt.Sprintf(" at t=%.3g", m.sys().Grid().States[a.offset][0])
+	if at != "" {
+		sliceNote = " at " + at
 	}
-
-	// Ranges are fixed by the realization (on a 2-D grid: by the slice
-	// shown), not by the prediction, so moving controls never rescales.
-	var onAxis, deltaOnAxis [][]float64
+	// δ's range is fixed as the outputs' is (see sliceView).
+	var deltaOnAxis [][]float64
 	delta := real.Discrepancy()
 	for c := 0; c < a.channels; c++ {
-		onAxis = append(onAxis, a.channel(real.True, c), a.channel(real.Nominal, c))
 		deltaOnAxis = append(deltaOnAxis, a.channel(delta, c))
 	}
-	ylo, yhi := panelRange(onAxis...)
 	dlo, dhi := symRange(0.05*math.Max(math.Abs(ylo), math.Abs(yhi)), deltaOnAxis...)
 
 	// 1. simulator output with the context points.
@@ -392,14 +408,9 @@ func (m Model) baseSlicePanel() linePlot {
 	res := m.res
 	a := m.axis()
 	real := res.task.Real
-	at := fmt.Sprintf("t=%.3g", m.sys().Grid().States[a.offset][0])
+	at, ylo, yhi := m.sliceView(a)
 	p := linePlot{title: "4 ▸ " + at + ": truth, prediction and baselines", short: "4 ▸ " + at + ": vs baselines",
-		n: a.n, xName: a.name, xLo: a.lo, xHi: a.hi}
-	var onAxis [][]float64
-	for c := 0; c < a.channels; c++ {
-		onAxis = append(onAxis, a.channel(real.True, c), a.channel(real.Nominal, c))
-	}
-	p.yLo, p.yHi = panelRange(onAxis...)
+		n: a.n, xName: a.name, xLo: a.lo, xHi: a.hi, yLo: ylo, yHi: yhi}
 	// The baselines first, so that the truth and the prediction are
 	// drawn over them where they agree.
 	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
