@@ -44,7 +44,6 @@ type diagState struct {
 	open   bool
 	gen    int // generation of the newest request; older results are dropped
 	key    diagKey
-	samp   int // latent samples per realization, for the header
 	cancel context.CancelFunc
 	res    *core.Diagnostics
 	err    error
@@ -102,9 +101,8 @@ func (m *Model) startDiag() tea.Cmd {
 	m.diag.key, m.diag.cancel = m.diagKeyNow(), cancel
 	m.diag.res, m.diag.err = nil, nil
 	gen, model := m.diag.gen, m.diag.key.model
-	m.diag.samp = samplesFor(m.sys())
 	opt := core.DiagnoseOptions{Tasks: m.realizations(), Context: m.diag.key.context, Noise: m.diag.key.noise,
-		Seed: diagSeed, Samples: m.diag.samp, Refine: -1}
+		Seed: diagSeed, Samples: samplesFor(m.sys()), Refine: -1}
 	return func() tea.Msg {
 		d, err := core.Diagnose(ctx, model, opt)
 		return diagMsg{gen: gen, d: d, err: err}
@@ -166,14 +164,19 @@ func diagBody(d core.Diagnostics, w, room int) []string {
 // diagHeader is the view's title and hint lines at width w. The title
 // gives the sample count with the realizations: the numbers depend on
 // it, and it is the system's interactive one (8 for lv, 16 else), not
-// the 32 that apic diagnose takes by default. Where the title does not
+// the 32 that apic diagnose takes by default. It is the count the
+// result reports drawn, so it appears with the result: a cnp draws one
+// sample whatever was asked. Where the title does not
 // fit a line, context and σ start the hint line, whose hint shortens.
 // While the model on screen trains, a third line says which weights the
 // numbers are of.
 func (m Model) diagHeader(w int) []string {
 	t := m.theme
 	k := m.diag.key
-	title := fmt.Sprintf("diagnostics: %d realizations, %d samples each", m.realizations(), m.diag.samp)
+	title := fmt.Sprintf("diagnostics: %d realizations", m.realizations())
+	if d := m.diag.res; d != nil {
+		title += fmt.Sprintf(", %s each", core.Count(d.Samples, "sample"))
+	}
 	where := fmt.Sprintf("context %d, σ %g", k.context, k.noise)
 	hint := "d/esc closes · context/noise recompute"
 	if full := title + ", " + where; ansi.StringWidth(full) <= w {

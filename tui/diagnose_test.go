@@ -331,6 +331,33 @@ func TestWrapLines(t *testing.T) {
 	}
 }
 
+// The title's sample count is the one drawn: a cnp is deterministic
+// and draws one sample whatever was asked (16 for spring), and the
+// title said 16. Until the result is in, it gives no count.
+func TestDiagnosticsTitleCountsTheSamplesDrawn(t *testing.T) {
+	for _, tc := range []struct {
+		backbone, want string
+	}{{"cnp", "32 realizations, 1 sample each"}, {"lnp", "32 realizations, 16 samples each"}} {
+		t.Run(tc.backbone, func(t *testing.T) {
+			m, err := New(Options{System: "spring", Backbone: tc.backbone, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+			m, _ = run(t, m, m.Init())
+			m = send(t, m, keyMsg("d"))
+			if title := m.diagHeader(80)[0]; strings.Contains(title, "sample") {
+				t.Errorf("while computing the title gives a count: %q", title)
+			}
+			m = send(t, m, keyMsg("d"))
+			m = openDiagnosis(t, m)
+			if title := m.diagHeader(80)[0]; !strings.Contains(title, tc.want) {
+				t.Errorf("title %q, want %q", title, tc.want)
+			}
+		})
+	}
+}
+
 // openDiagnosis presses d and returns the model with its diagnosis
 // computed (tests compute it in the foreground).
 func openDiagnosis(t *testing.T, m Model) Model {
