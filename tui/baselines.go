@@ -38,29 +38,30 @@ const (
 	basePINNMembers  = 4
 	basePINNSteps    = 1000
 	baseSeed         = 1
-	baseBudgetString = "koh-gp default · bcpi 3 starts × 500 MCMC · pinn 4 members × 1000 steps"
+	baseBudgetString = "koh-gp default · bcpi 3 starts × 500 MCMC · cpinn 4 members × 1000 steps"
 	// baseAgainNote starts the note that c started the fits: the status
 	// line's account of them gives it room (see header).
 	baseAgainNote = "c again stops and clears them"
 	// baseBudgetTitle heads the θ readout's baseline rows (30 cells, the
-	// small sidebar's width).
-	baseBudgetTitle = "baselines bcpi 3×500 pinn 4×1k"
+	// small sidebar's width): "baseline" heads their names' column.
+	baseBudgetTitle = "baseline bcpi 3×500 cpinn 4×1k"
 )
 
-// baseStyle is how one baseline is drawn: its short label (θ readout,
-// status), plot mark and colour.
+// baseStyle is how one baseline is drawn: its name (status line, θ
+// readout, legends), plot mark and colour.
 type baseStyle struct {
-	label  string
-	status string // its name in the status line
-	mark   string
-	color  color.Color
+	name  string
+	mark  string
+	color color.Color
 }
 
-// baseStyles are the three baselines' styles, in run order.
+// baseStyles are the three baselines' styles, in run order. Their names
+// are the command line's (apic compare --methods), in every place the
+// explorer names them: one method under two names reads as two.
 var baseStyles = []baseStyle{
-	{label: "koh", status: "koh-gp", mark: "k", color: rgb(0xff, 0xa6, 0x4d)},
-	{label: "bcpi", status: "bcpi", mark: "b", color: rgb(0x4d, 0xe0, 0xd0)},
-	{label: "pinn", status: "cpinn", mark: "p", color: rgb(0xc8, 0xe0, 0x4d)},
+	{name: "koh-gp", mark: "k", color: rgb(0xff, 0xa6, 0x4d)},
+	{name: "bcpi", mark: "b", color: rgb(0x4d, 0xe0, 0xd0)},
+	{name: "cpinn", mark: "p", color: rgb(0xc8, 0xe0, 0x4d)},
 }
 
 // baseKey is what a baseline fit depends on; a change of any of it
@@ -74,7 +75,7 @@ type baseKey struct {
 
 // baseRun is one baseline's state.
 type baseRun struct {
-	name    string // the method's name, or its package's when it refused the system
+	name    string // the method's own name, which starts its errors (correction-pinn)
 	done    bool
 	err     error // refused the system or failed
 	pred    *core.Prediction
@@ -256,16 +257,14 @@ func (m Model) onBaseline(msg baseMsg) (tea.Model, tea.Cmd) {
 
 // failures is "koh-gp: …; bcpi: …", why each fit that ended in an error
 // (not a cancellation) failed, or "". The sidebar already says which
-// failed; the errors mostly name their method themselves.
+// failed. An error that starts with its method's own name
+// ("correction-pinn: …") has it replaced by the explorer's.
 func (b baseState) failures() string {
 	var parts []string
-	for _, r := range b.runs {
+	for i, r := range b.runs {
 		if r.done && r.err != nil && !errors.Is(r.err, context.Canceled) {
-			why := r.err.Error()
-			if !strings.HasPrefix(why, r.name+":") {
-				why = r.name + ": " + why
-			}
-			parts = append(parts, why)
+			why, _ := strings.CutPrefix(r.err.Error(), r.name+": ")
+			parts = append(parts, baseStyles[i].name+": "+why)
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -291,7 +290,7 @@ func (m Model) baseStatusForms() []string {
 	n := len(m.base.runs)
 	long, short, least := make([]string, n), make([]string, n), make([]string, n)
 	for i, r := range m.base.runs {
-		name := baseStyles[i].status
+		name := baseStyles[i].name
 		switch {
 		case !r.done:
 			long[i], short[i], least[i] = name+" running…", name+" running…", name+" …"
@@ -326,7 +325,7 @@ func (m Model) baseLines(w, reasonLines int) []string {
 	t := m.theme
 	out := []string{padRight(t.paint(t.label, truncate(baseBudgetTitle, w)), w)}
 	for i, r := range m.base.runs {
-		label := padRight(baseStyles[i].label, baseLabelW)
+		label := padRight(baseStyles[i].name, baseLabelW)
 		var rows []string
 		switch {
 		case !r.done:
@@ -370,8 +369,8 @@ func (m Model) baseLines(w, reasonLines int) []string {
 	return out
 }
 
-// baseLabelW is the room of a baseline row's label ("bcpi ").
-const baseLabelW = 5
+// baseLabelW is the room of a baseline row's label ("koh-gp ").
+const baseLabelW = 7
 
 // thetaRows writes a baseline's θ̂ ("α .896 β .86") and wall time in
 // lines of at most w cells: on one line with three significant digits
@@ -453,7 +452,7 @@ func (m Model) baseOverlay(a axis1D, vals func(p *core.Prediction) []float64) ([
 		for c := 0; c < a.channels; c++ {
 			ss = append(ss, series{values: a.channel(v, c), mark: st.mark, color: st.color, overlay: true})
 		}
-		legend = append(legend, legendItem{mark: st.mark, name: st.label, color: st.color})
+		legend = append(legend, legendItem{mark: st.mark, name: st.name, color: st.color})
 	}
 	return ss, legend
 }

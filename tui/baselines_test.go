@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"apic/core"
+	"apic/core/cpinn"
 	"apic/sims"
 )
 
@@ -45,7 +46,7 @@ func TestBaselinesRunOffTheUIGoroutine(t *testing.T) {
 	frame := m.render()
 	// On the smallest terminal the status line drops its "baselines:"
 	// rather than cut the last fit's state.
-	for _, want := range []string{"koh-gp running…, bcpi running…, cpinn running…", "koh  running…", baseBudgetTitle} {
+	for _, want := range []string{"koh-gp running…, bcpi running…, cpinn running…", "koh-gp running…", "cpinn  running…", baseBudgetTitle} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the frame lacks %q:\n%s", want, frame)
 		}
@@ -180,7 +181,7 @@ func TestGoldenBaselines(t *testing.T) {
 			m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("bcpi: no positive-definite covariance")})
 			frame := m.render()
 			frameOK(t, frame, tc.w, tc.h)
-			wants := []string{"k koh", "koh-gp ✓ 0.12 s, bcpi ✗, cpinn running…", "pinn running…", "bcpi ✗ no positive"}
+			wants := []string{"k koh-gp", "koh-gp ✓ 0.12 s, bcpi ✗, cpinn running…", "cpinn  running…", "bcpi   ✗ no positive"}
 			if tc.w >= bigWidth {
 				wants[1] = "koh-gp done 0.12 s, bcpi failed, cpinn running…"
 				// The message's start, what c does next, stays whole;
@@ -246,17 +247,17 @@ func TestBaselinesCommandsDeliver(t *testing.T) {
 		t.Errorf("koh-gp: %+v, want its prediction", runs[0])
 	}
 	if !runs[1].done || runs[1].err == nil || !runs[2].done || runs[2].err == nil {
-		t.Errorf("bcpi %+v, pinn %+v: want both failed", runs[1], runs[2])
+		t.Errorf("bcpi %+v, cpinn %+v: want both failed", runs[1], runs[2])
 	}
 	if m.base.ctx.Err() == nil {
 		t.Error("the fits' context is still live after all ended")
 	}
 	// The status line has every reason whole.
-	if want := "bcpi: system spring refused; correction-pinn: diverged"; m.msg != want || m.msgKind != msgErr {
+	if want := "bcpi: system spring refused; cpinn: diverged"; m.msg != want || m.msgKind != msgErr {
 		t.Errorf("status %q (kind %v), want the error %q", m.msg, m.msgKind, want)
 	}
 	frame := m.render()
-	for _, want := range []string{"bcpi ✗ system spring", "pinn ✗ diverged", "koh-gp ✓ ", "koh  ω " + shortNumber(good.Theta[0], 3)} {
+	for _, want := range []string{"bcpi   ✗ system spring", "cpinn  ✗ diverged", "koh-gp ✓ ", "koh-gp ω " + shortNumber(good.Theta[0], 3)} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the frame lacks %q:\n%s", want, frame)
 		}
@@ -269,11 +270,13 @@ func TestBaselinesNoneStart(t *testing.T) {
 	saved := newBaselines
 	t.Cleanup(func() { newBaselines = saved })
 	newBaselines = func(sims.System) ([]core.Method, []error) {
-		return []core.Method{nil, nil, nil}, []error{errors.New("a"), errors.New("b"), errors.New("c")}
+		// Correction-PINN's errors start with its own name: the explorer
+		// calls it cpinn, as the command line does.
+		return []core.Method{nil, nil, nil}, []error{errors.New("a"), errors.New("b"), errors.New(cpinn.Name + ": c")}
 	}
 	nm, cmd := m.Update(keyMsg("c"))
 	m, _ = run(t, nm.(Model), cmd)
-	if want := "koh-gp: a; bcpi: b; correction-pinn: c"; m.msg != want {
+	if want := "koh-gp: a; bcpi: b; cpinn: c"; m.msg != want {
 		t.Errorf("status %q, want %q", m.msg, want)
 	}
 	if m.base.ctx.Err() == nil {
@@ -323,7 +326,7 @@ func TestBaselineFailuresOnSmallTerminal(t *testing.T) {
 	if got, want := strings.TrimRight(lines[2], " "), "  …bcpi: channel y has 1 context observations, need at least 2"; got != want {
 		t.Errorf("the message's line is %q, want %q", got, want)
 	}
-	if !strings.Contains(frame, "koh  ✗ need at least 2") {
+	if !strings.Contains(frame, "koh-gp ✗ need at least 2") {
 		t.Errorf("the sidebar's koh row does not start with the reason:\n%s", frame)
 	}
 }
@@ -343,7 +346,7 @@ func TestBaselineRowsNotCut(t *testing.T) {
 	side := sidebarLines(frame, 30)
 	koh := -1
 	for i, l := range side {
-		if strings.HasPrefix(l, "koh ") {
+		if strings.HasPrefix(l, "koh-gp ") {
 			koh = i
 		}
 	}

@@ -452,7 +452,7 @@ func TestLegendRowsAlignPanels(t *testing.T) {
 		flat[i] = -1
 	}
 	long := []legendItem{{mark: "─", name: "prediction"}, {mark: "─", name: "truth"}, {mark: "●", name: "context"},
-		{mark: "k", name: "koh-gp"}, {mark: "b", name: "bcpi"}, {mark: "p", name: "pinn"}}
+		{mark: "k", name: "koh-gp"}, {mark: "b", name: "bcpi"}, {mark: "p", name: "cpinn"}}
 	wide := linePlot{width: 40, height: 14, n: 50, yLo: -1, yHi: 1, series: []series{{values: flat, mark: "#"}}, legend: long}
 	short := wide
 	short.legend = long[:1]
