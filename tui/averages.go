@@ -174,27 +174,47 @@ func (m Model) averagedLines(w, room int) []string {
 	return rows[:max(0, min(len(rows), room))]
 }
 
+// avgFew is the count of realizations below which the averages'
+// heading calls them few: Student's t widens the interval for the
+// count, but the spread it scales is itself estimated from a handful
+// of values, skewed ones (an error's) at that, so the interval is rough.
+const avgFew = 10
+
+// fewRealizations reports whether an interval over n realizations is
+// rough (one realization has none).
+func fewRealizations(n int) bool { return n >= 2 && n < avgFew }
+
 // avgHeading is the averages' column heading, cut to w cells. It says
 // when the averages are not of the prediction on screen: while training
 // ("this" follows the live weights, the averages wait for the run's
-// end) and with θ set by hand (the averages are at θ̂).
+// end) and with θ set by hand (the averages are at θ̂). Over fewer than
+// avgFew realizations, "(few)" marks the interval rough where it fits.
 func (m Model) avgHeading(w int) string {
+	n := m.opts.Averages
 	// One realization has no interval: "mean/1", as its rows show none.
 	mean := "mean±95%"
-	if m.opts.Averages < 2 {
+	if n < 2 {
 		mean = "mean"
 	}
-	h := fmt.Sprintf("%s/%d", mean, m.opts.Averages)
+	h := fmt.Sprintf("%s/%d", mean, n)
+	// Cut, "mean±95%/2000" would read "mean±95%/2…", a count of 2:
+	// "mean" gives way before the count does.
+	short := strings.TrimPrefix(h, "mean")
+	var few []string // the marked forms, tried first
+	if fewRealizations(n) {
+		few = []string{h + " (few)", short + " (few)", short + "(few)"}
+	}
 	switch {
 	case m.run != nil:
 		return fitFirst(w, "mean: after run", "after run")
 	case m.overridden():
-		return fitFirst(w, "θ̂ "+h, "θ̂ "+mean) // the count goes first
+		// That the averages are at θ̂ matters more than the marker.
+		if few != nil {
+			few = []string{"θ̂ " + h + " (few)", "θ̂ " + short + " (few)"}
+		}
+		return fitFirst(w, append(few, "θ̂ "+h, "θ̂ "+mean)...)
 	}
-	// Cut, "mean±95%/2000" would read "mean±95%/2…", a count of 2:
-	// "mean" gives way before the count does.
-	short := strings.TrimPrefix(h, "mean")
-	return fitFirst(w, h, short, fmt.Sprintf("/%d", m.opts.Averages))
+	return fitFirst(w, append(few, h, short, fmt.Sprintf("/%d", n))...)
 }
 
 // averageText is metric k's mean ± the half-width of its 95% interval,

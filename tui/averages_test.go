@@ -17,7 +17,13 @@ import (
 // newAvgTest is newTest with the sidebar's averages, computed.
 func newAvgTest(t testing.TB, sys string, w, h int) Model {
 	t.Helper()
-	m, err := New(Options{System: sys, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas})
+	return newAvgTestOf(t, avgTasks, sys, w, h)
+}
+
+// newAvgTestOf is newAvgTest with the averages over n realizations.
+func newAvgTestOf(t testing.TB, n int, sys string, w, h int) Model {
+	t.Helper()
+	m, err := New(Options{System: sys, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: n})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +137,51 @@ func sidebarLines(frame string, w int) []string {
 	return out
 }
 
+// TestAveragesHeadingSaysFew: over fewer than avgFew realizations the
+// averages' heading marks the interval rough with "(few)", on the
+// smallest terminal too, and the help says what the mark means; from
+// avgFew on, neither does. With θ set by hand, "θ̂" keeps its place.
+func TestAveragesHeadingSaysFew(t *testing.T) {
+	for _, tc := range []struct {
+		n, w, h, sideW int
+		want           string // the heading's averages column; "" for no mark
+	}{{5, 80, 24, 30, "±95%/5(few)"}, {5, 160, 48, 36, "mean±95%/5 (few)"}, {9, 80, 24, 30, "±95%/9(few)"}, {avgFew, 80, 24, 30, ""}} {
+		t.Run(fmt.Sprintf("%d_%dx%d", tc.n, tc.w, tc.h), func(t *testing.T) {
+			m := newAvgTestOf(t, tc.n, "spring", tc.w, tc.h)
+			frame := m.render()
+			frameOK(t, frame, tc.w, tc.h)
+			head := ""
+			for _, l := range sidebarLines(frame, tc.sideW) {
+				if strings.Contains(l, "this") {
+					head = l
+				}
+			}
+			help := strings.Join(m.helpLines(tc.w), "\n")
+			if tc.want == "" {
+				if strings.Contains(head, "few") || strings.Contains(help, "(few)") {
+					t.Errorf("%d realizations marked few: heading %q", tc.n, head)
+				}
+				return
+			}
+			if !strings.HasSuffix(strings.TrimRight(head, " "), " "+tc.want) {
+				t.Errorf("heading %q, want it to end in %q", head, tc.want)
+			}
+			if !strings.Contains(help, "(few): under 10 realizations the interval is rough") {
+				t.Errorf("the help does not say what (few) means:\n%s", help)
+			}
+		})
+	}
+	m := newAvgTestOf(t, 5, "spring", 160, 48)
+	m = focusOn(t, m, ctlTheta)
+	m, _ = press(t, m, "right")
+	if got := m.avgHeading(17); got != "θ̂ ±95%/5 (few)" {
+		t.Errorf("θ set by hand: heading %q", got)
+	}
+	if got := m.avgHeading(11); got != "θ̂ mean±95%" {
+		t.Errorf("θ set by hand, 11 cells: heading %q", got)
+	}
+}
+
 // TestAveragesOfOneRealization: one realization has no interval, so the
 // averages show its value with no "±" (a "±0" would read as certainty),
 // under a heading without "95%".
@@ -218,8 +269,8 @@ func TestIntervalsWithinMetricRange(t *testing.T) {
 func TestRealizationsCount(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	m.opts.Averages = 5
-	if got := m.avgHeading(20); got != "mean±95%/5" {
-		t.Errorf("heading %q, want mean±95%%/5", got)
+	if got := m.avgHeading(20); got != "mean±95%/5 (few)" {
+		t.Errorf("heading %q, want mean±95%%/5 (few)", got)
 	}
 	if got := m.evalOptions(m.realizations(), 30, 0).Tasks; got != 5 {
 		t.Errorf("ablation evaluates %d realizations, want 5", got)

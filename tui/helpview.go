@@ -74,7 +74,11 @@ func (m Model) helpLines(w int) []string {
 		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", n, n),
 		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings.", n, avgSeed, samplesFor(m.sys())),
 		"  An interval cut where a metric ends (an error at 0, a coverage at 1)",
-		"  reads mean [lo,hi]; short of room, mean ≤hi or mean ≥lo, the uncut end.",
+		"  reads mean [lo,hi]; short of room, mean ≤hi or mean ≥lo, the uncut end.")
+	if fewRealizations(n) {
+		lines = append(lines, fmt.Sprintf("  (few): under %d realizations the interval is rough (explore --realizations).", avgFew))
+	}
+	lines = append(lines,
 		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", n, diagSeed, samplesFor(m.sys())),
 		"  while training, of the weights before the run (recomputed when it ends).")
 	if n := int(m.ctxSteps[m.sys().Name()].value()); n >= m.sys().Grid().Points() {
