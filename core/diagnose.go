@@ -45,13 +45,32 @@ type ReliabilityCurve struct {
 }
 
 // SBCHistogram is a parameter's simulation-based calibration: the rank
-// of the truth among Draws posterior draws per realization, binned.
+// of the truth among Draws posterior draws per realization, binned,
+// and the chi-square test of its uniformity.
 type SBCHistogram struct {
 	Draws     int       `json:"draws"`
 	Counts    []int     `json:"counts"`
 	ChiSquare JSONFloat `json:"chi_square"`
 	DF        int       `json:"df"`
-	PValue    JSONFloat `json:"p_value"` // P(χ²_df ≥ chi_square) under uniform ranks
+	// PValue is P(χ²_df ≥ chi_square) under uniform ranks; NaN ("NaN"
+	// in JSON) where PValueWithheld gives a reason.
+	PValue JSONFloat `json:"p_value"`
+	// PValueWithheld says why there is no p-value (SBCWithheld: too few
+	// realizations per bin for the χ² approximation); absent when there
+	// is one. Every output of a diagnosis (text, figure, JSON) follows it.
+	PValueWithheld string `json:"p_value_withheld,omitempty"`
+}
+
+// NewSBCHistogram is the histogram counts of ranks among SBCDraws
+// draws with its chi-square test, the p-value withheld where
+// SBCWithheld says the test does not apply.
+func NewSBCHistogram(counts []int) SBCHistogram {
+	stat, df, p := ChiSquareUniform(counts)
+	h := SBCHistogram{Draws: SBCDraws, Counts: counts, ChiSquare: JSONFloat(stat), DF: df, PValue: JSONFloat(p)}
+	if why := SBCWithheld(counts); why != "" {
+		h.PValue, h.PValueWithheld = JSONFloat(math.NaN()), why
+	}
+	return h
 }
 
 // ThetaDiagnostic is one parameter's recovery, SBC and contraction over
@@ -270,9 +289,7 @@ func (d *diagnosis) result() Diagnostics {
 		if counted > 0 {
 			prm.Cover95 = JSONFloat(float64(covered) / float64(counted))
 		}
-		counts := RankHistogram(d.ranks[k], SBCDraws, SBCBins(counted))
-		stat, df, p := ChiSquareUniform(counts)
-		prm.SBC = SBCHistogram{Draws: SBCDraws, Counts: counts, ChiSquare: JSONFloat(stat), DF: df, PValue: JSONFloat(p)}
+		prm.SBC = NewSBCHistogram(RankHistogram(d.ranks[k], SBCDraws, SBCBins(counted)))
 		out.Theta = append(out.Theta, prm)
 	}
 	return out

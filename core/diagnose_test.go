@@ -197,6 +197,9 @@ func TestDiagnoseModel(t *testing.T) {
 		if n != 6 {
 			t.Errorf("%s: SBC histogram holds %d ranks, want 6", th.Name, n)
 		}
+		if !math.IsNaN(float64(th.SBC.PValue)) || !strings.Contains(th.SBC.PValueWithheld, "6, it needs 10") {
+			t.Errorf("%s: 6 realizations give p %v (withheld %q), want none", th.Name, th.SBC.PValue, th.SBC.PValueWithheld)
+		}
 	}
 	again, err := Diagnose(context.Background(), m, opt)
 	if err != nil {
@@ -214,6 +217,30 @@ func TestDiagnoseModel(t *testing.T) {
 		if !strings.Contains(string(a), key) {
 			t.Errorf("JSON lacks %s", key)
 		}
+	}
+}
+
+// The χ² p-value of an SBC histogram with fewer than SBCMinPerBin
+// ranks per bin is withheld, NaN with the reason beside it, in the
+// struct and in its JSON; with enough it is given and no reason is.
+func TestSBCPValueWithheld(t *testing.T) {
+	few := NewSBCHistogram([]int{4, 5})
+	if !math.IsNaN(float64(few.PValue)) || few.PValueWithheld != "too few realizations for the χ² test: 9, it needs 10" {
+		t.Errorf("9 ranks in 2 bins: p %v, withheld %q", few.PValue, few.PValueWithheld)
+	}
+	b, err := json.Marshal(few)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"p_value":"NaN","p_value_withheld":"too few realizations for the χ² test: 9, it needs 10"`) {
+		t.Errorf("JSON %s does not say why the p-value is absent", b)
+	}
+	enough := NewSBCHistogram([]int{4, 6})
+	if p := float64(enough.PValue); math.IsNaN(p) || enough.PValueWithheld != "" || enough.Draws != SBCDraws || enough.DF != 1 {
+		t.Errorf("10 ranks in 2 bins: %+v, want a p-value and no reason", enough)
+	}
+	if b, _ := json.Marshal(enough); strings.Contains(string(b), "withheld") {
+		t.Errorf("JSON %s names a reason beside a p-value", b)
 	}
 }
 

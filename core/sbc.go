@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -201,17 +202,36 @@ func ChiSquareUniform(counts []int) (stat float64, df int, p float64) {
 	return stat, df, mathext.GammaIncRegComp(float64(df)/2, stat/2)
 }
 
+// SBCMinPerBin is the fewest ranks per histogram bin, on average, for
+// ChiSquareUniform's p-value to mean something: the usual condition of
+// five expected counts per cell for the chi-square approximation.
+const SBCMinPerBin = 5
+
 // SBCBins chooses the histogram's bins for n realizations: the most of
 // 20, 10, 5, 4 and 2 (all dividing SBCDraws + 1 = 100) that leaves at
-// least five realizations per bin expected, the usual condition for the
-// chi-square approximation; at least 2.
+// least SBCMinPerBin realizations per bin expected; at least 2, which
+// fewer than 2·SBCMinPerBin realizations do not fill (SBCWithheld).
 func SBCBins(n int) int {
 	for _, b := range []int{20, 10, 5, 4} {
-		if n >= 5*b {
+		if n >= SBCMinPerBin*b {
 			return b
 		}
 	}
 	return 2
+}
+
+// SBCWithheld says why a rank histogram gets no chi-square p-value: it
+// holds fewer than SBCMinPerBin ranks per bin, where the approximation
+// fails and the p-value would mislead; "" when the test applies.
+func SBCWithheld(counts []int) string {
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	if need := SBCMinPerBin * len(counts); n < need {
+		return fmt.Sprintf("too few realizations for the χ² test: %d, it needs %d", n, need)
+	}
+	return ""
 }
 
 // SBCDraws is the number L of posterior draws each SBC rank is taken

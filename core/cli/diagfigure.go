@@ -252,7 +252,7 @@ func recoveryPoints(th core.ThetaDiagnostic) errorPoints {
 // 99% binomial band.
 func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	sbc := th.SBC
-	title := fmt.Sprintf("SBC ranks: %s (χ² %s)", th.Name, pValue(float64(sbc.PValue)))
+	title := fmt.Sprintf("SBC ranks: %s (%s)", th.Name, sbcBrief(sbc, "χ² "))
 	p := diagPanel(title, fmt.Sprintf("rank of θ among %d posterior draws", sbc.Draws), "realizations", true, false)
 	n := 0
 	for _, c := range sbc.Counts {

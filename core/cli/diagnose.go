@@ -32,7 +32,9 @@ uncertainty is, as sbi and BayesFlow diagnose amortized inference:
                 posterior (N(θ̂, σ_θ²), or the calibrated shape of θ's
                 intervals where the checkpoint has one), histogrammed;
                 flat when calibrated, U-shaped when over-confident, with
-                a chi-square test
+                a chi-square test, whose p-value is withheld below 5
+                realizations per bin (--json: p_value "NaN" and
+                p_value_withheld saying why)
   contraction   1 − σ_post²/σ_prior² (the prior is the system's uniform
                 θ box) against the z-score (θ̂ − θ)/σ_post
 

@@ -330,15 +330,47 @@ func TestReliabilityPlotSeparatesBands(t *testing.T) {
 }
 
 // The SBC χ² test is reported only with five realizations per bin on
-// average; below, the line says there are too few.
+// average; below, every output says there are too few: the text's
+// line, the explorer's panel and the figure's title.
 func TestSBCTestNeedsEnoughRealizations(t *testing.T) {
-	few := core.SBCHistogram{Counts: []int{1, 0, 2, 1, 0}, ChiSquare: 4, DF: 4, PValue: 0.4}
+	few := core.NewSBCHistogram([]int{1, 0, 2, 1, 0})
 	if got := sbcTest(few); !strings.Contains(got, "too few realizations for the χ² test: 4, it needs 25") {
 		t.Errorf("4 realizations: %q", got)
 	}
-	enough := core.SBCHistogram{Counts: []int{5, 6, 4, 5, 5}, ChiSquare: 0.4, DF: 4, PValue: 0.98}
+	enough := core.NewSBCHistogram([]int{5, 6, 4, 5, 5})
 	if got := sbcTest(enough); got != "χ² 0.4 on 4 df, p = 0.98" {
 		t.Errorf("25 realizations: %q", got)
+	}
+	th := core.ThetaDiagnostic{Name: "omega", PriorLo: 3, PriorHi: 8, ZScore: core.JSONFloats{0.5}, Contraction: core.JSONFloats{0.9}, SBC: few}
+	panel := DiagnosticsPanel(core.Diagnostics{Theta: []core.ThetaDiagnostic{th}})
+	if !strings.Contains(panel, "too few for χ²") || strings.Contains(panel, "p = ") {
+		t.Errorf("panel with 4 realizations gives a p-value:\n%s", panel)
+	}
+	p, err := sbcPanel(th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Title.Text; got != "SBC ranks: omega (too few for χ²)" {
+		t.Errorf("figure title with 4 realizations %q", got)
+	}
+	th.SBC = enough
+	if p, _ := sbcPanel(th); p.Title.Text != "SBC ranks: omega (χ² p = 0.98)" {
+		t.Errorf("figure title with 25 realizations %q", p.Title.Text)
+	}
+}
+
+// diagnose --json withholds the p-value of fewer than five realizations
+// per bin as its text does, saying why beside it.
+func TestDiagnoseJSONWithholdsPValue(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 0, 0)
+	args := []string{"--checkpoint", ckpt, "--tasks", "6", "--context", "8", "--samples", "2"}
+	sbc := diagnoseJSON(t, args...)["theta"].([]any)[0].(map[string]any)["sbc"].(map[string]any)
+	if sbc["p_value"] != "NaN" || sbc["p_value_withheld"] != "too few realizations for the χ² test: 6, it needs 10" {
+		t.Errorf("6 realizations: p_value %v, p_value_withheld %v", sbc["p_value"], sbc["p_value_withheld"])
+	}
+	code, out, errOut := runCLI(t, append([]string{"diagnose"}, args...)...)
+	if code != 0 || !strings.Contains(out, "(too few realizations for the χ² test: 6, it needs 10)") {
+		t.Errorf("text (exit %d, %s) does not withhold the p-value:\n%s", code, errOut, out)
 	}
 }
 

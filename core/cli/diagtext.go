@@ -161,7 +161,7 @@ func DiagnosticsPanel(d core.Diagnostics) string {
 		}
 		fmt.Fprintf(&b, ", contraction %s\n", fixed(median(con), 2))
 		fmt.Fprintf(&b, "  z̃ %s, |z|>2 %.0f%%, SBC |%s| %s\n", signed2(median(zs)), 100*float64(outside)/float64(len(zs)),
-			histogramBars(th.SBC.Counts), pValue(float64(th.SBC.PValue)))
+			histogramBars(th.SBC.Counts), sbcBrief(th.SBC, ""))
 	}
 	return b.String()
 }
@@ -305,22 +305,23 @@ func thetaSummary(th core.ThetaDiagnostic) string {
 	return b.String()
 }
 
-// minPerBin is the fewest realizations per SBC bin, on average, for
-// the chi-square test's p-value to mean something (the usual rule of
-// five expected counts per cell).
-const minPerBin = 5
-
-// sbcTest is "χ² 2.7 on 4 df, p = 0.61", or says that there are too few
-// realizations for the test.
+// sbcTest is "χ² 2.7 on 4 df, p = 0.61", or why core withheld the test
+// ("(too few realizations for the χ² test: 4, it needs 10)").
 func sbcTest(s core.SBCHistogram) string {
-	n := 0
-	for _, c := range s.Counts {
-		n += c
-	}
-	if n < minPerBin*len(s.Counts) {
-		return fmt.Sprintf("(too few realizations for the χ² test: %d, it needs %d)", n, minPerBin*len(s.Counts))
+	if s.PValueWithheld != "" {
+		return "(" + s.PValueWithheld + ")"
 	}
 	return fmt.Sprintf("χ² %.1f on %d df, %s", float64(s.ChiSquare), s.DF, pValue(float64(s.PValue)))
+}
+
+// sbcBrief is sbcTest in a few characters, for the explorer's narrow
+// panel and the figure's title: label and the p-value ("χ² p = 0.61"
+// with label "χ² "), or "too few for χ²" where core withheld it.
+func sbcBrief(s core.SBCHistogram, label string) string {
+	if s.PValueWithheld != "" {
+		return "too few for χ²"
+	}
+	return label + pValue(float64(s.PValue))
 }
 
 // pValue is "p = 0.031" with two significant digits, "p < 1e-6" below.
