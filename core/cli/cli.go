@@ -64,6 +64,37 @@ type checkOnly struct {
 	// train has not written yet: eval checks its flags against the
 	// system's grid instead of loading the file ("" loads it).
 	system string
+	// grids are the grids of the models eval's checks loaded, by their
+	// --checkpoint, --system and --backbone: an evaluation sweep's
+	// cells share a few checkpoints, each read once, not once per cell.
+	grids map[string]sims.Grid
+}
+
+// grid is the grid that eval's --context is checked against: the
+// system's, or that of the model that --checkpoint, --system and
+// --backbone name, loaded (and checked as loadModel checks them) the
+// first time these flags are seen.
+func (c *checkOnly) grid(ctx context.Context, path, system, backbone string) (sims.Grid, error) {
+	if c.system != "" {
+		sys, err := sims.Lookup(c.system)
+		if err != nil {
+			return sims.Grid{}, UsageError("%v", err)
+		}
+		return sys.Grid(), nil
+	}
+	key := path + "\x00" + system + "\x00" + backbone
+	if g, ok := c.grids[key]; ok {
+		return g, nil
+	}
+	m, _, _, err := loadModel(ctx, path, system, backbone)
+	if err != nil {
+		return sims.Grid{}, err
+	}
+	if c.grids == nil {
+		c.grids = map[string]sims.Grid{}
+	}
+	c.grids[key] = m.Sys.Grid()
+	return c.grids[key], nil
 }
 
 // Warnf prints "warning: ..." on Stderr; warnings never change the exit

@@ -61,14 +61,12 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
 		return UsageError("--z-theta-prior must be ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
 	}
-	if env.check != nil && env.check.system != "" {
-		// The checkpoint is a model not trained yet: its system's grid
-		// is what the context is checked against.
-		sys, err := sims.Lookup(env.check.system)
+	if env.check != nil {
+		grid, err := env.check.grid(ctx, *path, *system, *backbone)
 		if err != nil {
-			return UsageError("%v", err)
+			return err
 		}
-		return checkLeavesTargets("--context", *context, sys.Grid())
+		return checkLeavesTargets("--context", *context, grid)
 	}
 	m, info, source, err := loadModel(ctx, *path, *system, *backbone)
 	if err != nil {
@@ -82,9 +80,6 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	}
 	if err := checkLeavesTargets("--context", *context, m.Sys.Grid()); err != nil {
 		return err
-	}
-	if env.check != nil {
-		return nil
 	}
 	opt := core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, TrueTheta: *trueTheta}
 	if *grid {

@@ -225,9 +225,9 @@ func unfinished(out string, cells []sweepCell) []sweepCell {
 // value they refuse (--vary hidden=32,5000: --hidden is at most 4096; a
 // context that leaves no targets) stops the sweep, or its --plan, before
 // the first cell runs, not after the cells before it have. Cells that
-// differ only in their seed share one check; an evaluation sweep's
-// checkpoints are read, a training sweep's models (not trained yet)
-// stand for a model of --system.
+// differ only in their seed share one check; each of an evaluation
+// sweep's checkpoints is read once (checkOnly.grid), a training sweep's
+// models (not trained yet) stand for a model of --system.
 func (s sweepSpec) checkCells(ctx context.Context, cells []sweepCell) error {
 	checked := map[string]bool{}
 	check := &checkOnly{}
