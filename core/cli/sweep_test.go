@@ -342,7 +342,7 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		// Context sizes are integers, and the message says so.
 		{[]string{"--vary", "context-range=5:10.0"}, `context-range value "5:10.0": MAX "10.0" is not a whole number: context sizes are integers`},
 		{[]string{"--fix", "context-range=5", "--vary", "noise=0"}, `context-range value "5": not MIN:MAX`},
-		{[]string{"--vary", "context-range=0:3", "--plan"}, `context-range value "0:3" must satisfy 1 ≤ MIN ≤ MAX`},
+		{[]string{"--vary", "context-range=0:3", "--plan"}, `context-range value "0:3": must satisfy 1 ≤ MIN ≤ MAX`},
 		{[]string{"--vary", "noise-range=0.2:0.1"}, `noise-range value "0.2:0.1" is not LO:HI`},
 	} {
 		args := append([]string{"sweep", "--system", "spring", "--tasks", "2", "--out", out}, tc.args...)

@@ -124,12 +124,8 @@ func (a sweepAxis) checkValue(v string) error {
 			return fmt.Errorf("%s value %s is not LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1)", a.name, core.QuoteInput(v), core.MaxNoise)
 		}
 	case "intrange":
-		lo, hi, err := parseRange(v)
-		if err != nil {
+		if _, _, err := parseContextRange(v); err != nil {
 			return fmt.Errorf("%s value %s: %v", a.name, core.QuoteInput(v), err)
-		}
-		if lo < 1 || hi < lo {
-			return fmt.Errorf("%s value %s must satisfy 1 ≤ MIN ≤ MAX", a.name, core.QuoteInput(v))
 		}
 	default:
 		if v == "" {
@@ -162,7 +158,7 @@ func (a sweepAxis) sameAs(v string) string {
 		lo, hi, _ := parseNoiseRange(v)
 		return strconv.FormatFloat(lo+0, 'g', -1, 64) + ":" + strconv.FormatFloat(hi+0, 'g', -1, 64)
 	case "intrange":
-		lo, hi, _ := parseRange(v)
+		lo, hi, _ := parseContextRange(v)
 		return strconv.Itoa(lo) + ":" + strconv.Itoa(hi)
 	}
 	return v

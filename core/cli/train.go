@@ -680,14 +680,9 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 		t.Trajectories = f.trajectories
 	}
 	if f.contextRange != "" {
-		lo, hi, err := parseRange(f.contextRange)
+		lo, hi, err := parseContextRange(f.contextRange)
 		if err != nil {
 			return core.Config{}, nil, UsageError("--context-range %s: %v", core.QuoteInput(f.contextRange), err)
-		}
-		// 0:0 in the configuration means "the system's range": given
-		// here it would be silently replaced, so it is refused as 5:2 is.
-		if lo < 1 || hi < lo {
-			return core.Config{}, nil, UsageError("--context-range %s must satisfy 1 ≤ MIN ≤ MAX", f.contextRange)
 		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
@@ -774,9 +769,13 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 	return lo, hi, nil
 }
 
-// parseRange reads "MIN:MAX" (two integers: context sizes are whole
-// numbers of observations, so 10.0 is refused as 10.5 is).
-func parseRange(s string) (lo, hi int, err error) {
+// parseContextRange reads --context-range "MIN:MAX", for train and
+// sweep's context-range axis: two integers (context sizes are whole
+// numbers of observations, so 10.0 is refused as 10.5 is) with
+// 1 ≤ MIN ≤ MAX. 0:0 in the configuration means "the system's range":
+// given here it would be silently replaced, so it is refused as 5:2 is.
+// The errors name the part that is wrong, not the flag.
+func parseContextRange(s string) (lo, hi int, err error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
 		return 0, 0, fmt.Errorf("not MIN:MAX (two whole numbers, e.g. 5:10)")
@@ -793,6 +792,9 @@ func parseRange(s string) (lo, hi int, err error) {
 	}
 	if hi, err = whole("MAX", b); err != nil {
 		return 0, 0, err
+	}
+	if lo < 1 || hi < lo {
+		return 0, 0, fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX")
 	}
 	return lo, hi, nil
 }

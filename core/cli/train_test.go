@@ -120,7 +120,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--context-range", "20:x", "--out", filepath.Join(dir, "x")}, `--context-range "20:x": MAX "x" is not a whole number`},
 		{[]string{"train", "--system", "spring", "--context-range", "20:40.0", "--out", filepath.Join(dir, "x")}, `MAX "40.0" is not a whole number: context sizes are integers`},
 		{[]string{"train", "--system", "spring", "--context-range", "40:20", "--out", filepath.Join(dir, "x")}, "1 ≤ MIN ≤ MAX"},
-		{[]string{"train", "--system", "spring", "--context-range", "0:0", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--context-range 0:0 must satisfy 1 ≤ MIN ≤ MAX"},
+		{[]string{"train", "--system", "spring", "--context-range", "0:0", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, `--context-range "0:0": must satisfy 1 ≤ MIN ≤ MAX`},
 		{[]string{"train", "--system", "spring", "--context-range", "0:5", "--out", filepath.Join(dir, "x")}, "1 ≤ MIN ≤ MAX"},
 		{[]string{"train", "--system", "spring", "--context-range", "5:100000", "--out", filepath.Join(dir, "x")}, "context range"},
 		{[]string{"train", "--system", "advdiff", "--basis", "4", "--out", filepath.Join(dir, "x")}, "basis"},
@@ -152,6 +152,21 @@ func TestTrainErrors(t *testing.T) {
 // learning rate (the cosine schedule would climb to it) and --val-tasks
 // 0 (once silently the default 32) are usage errors, exit 2, with the
 // values and the range, before anything is trained.
+// train --context-range and sweep's context-range axis refuse the same
+// values for the same reason, each naming the value.
+func TestContextRangeOneRule(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x")
+	for _, v := range []string{"0:0", "0:3", "5:2", "-1:4", "5:x", "5"} {
+		_, _, trainErr := runCLI(t, "train", "--system", "spring", "--context-range", v, "--out", out)
+		_, _, sweepErr := runCLI(t, "sweep", "--system", "spring", "--vary", "context-range="+v, "--out", out, "--plan")
+		quoted := fmt.Sprintf("%q: ", v)
+		_, why, ok := strings.Cut(strings.SplitN(trainErr, "\n", 2)[0], quoted)
+		if !ok || why == "" || !strings.Contains(sweepErr, "context-range value "+quoted+why) {
+			t.Errorf("%s: train says %q, sweep %q: want the same reason after the value", v, trainErr, sweepErr)
+		}
+	}
+}
+
 func TestTrainRefusesRisingRateAndNoValTasks(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.safetensors")
