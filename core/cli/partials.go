@@ -3,10 +3,11 @@ package cli
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,31 +15,60 @@ import (
 	"apic/nets"
 )
 
-// partialFilesOf lists the partial files of unfinished runs that
-// keepPartial wrote beside out: in out's directory, named
-// NAME.partial.safetensors or NAME.partial-N.safetensors (N ≥ 2, as
-// keepPartial counts), regular files (not links, whose target may be
-// anything), and apic checkpoints that carry the unfinished flag. Nothing
-// else is listed, whatever its name: a finished model renamed so, a
-// user's notes, a link.
-func partialFilesOf(out string) ([]string, error) {
-	dir := filepath.Dir(out)
+// partialName is the path of the n-th partial file (n ≥ 1) that
+// keepPartial writes beside out: NAME.partial.safetensors, then
+// NAME.partial-2.safetensors, NAME.partial-3.safetensors, …
+func partialName(out string, n int) string {
+	base := strings.TrimSuffix(out, ".safetensors")
+	if n == 1 {
+		return base + ".partial.safetensors"
+	}
+	return fmt.Sprintf("%s.partial-%d.safetensors", base, n)
+}
+
+// isPartialName reports whether name, a file name in out's directory,
+// is one that partialName gives out: read back through partialName, so
+// that the two cannot disagree ("-02" and "-1" are no partial names).
+func isPartialName(out, name string) bool {
 	base := filepath.Base(strings.TrimSuffix(out, ".safetensors"))
-	name := regexp.MustCompile(`^` + regexp.QuoteMeta(base) + `\.partial(?:-([2-9]|[1-9][0-9]+))?\.safetensors$`)
+	if name == filepath.Base(partialName(out, 1)) {
+		return true
+	}
+	digits := strings.TrimSuffix(strings.TrimPrefix(name, base+".partial-"), ".safetensors")
+	n, err := strconv.Atoi(digits)
+	return err == nil && n >= 2 && filepath.Base(partialName(out, n)) == name
+}
+
+// partialNamesOf lists the entries of out's directory named as out's
+// partial files (isPartialName), whatever they hold.
+func partialNamesOf(out string) ([]string, error) {
+	dir := filepath.Dir(out)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var found []string
 	for _, e := range entries {
-		if !name.MatchString(e.Name()) || !e.Type().IsRegular() {
-			continue
+		if isPartialName(out, e.Name()) {
+			found = append(found, filepath.Join(dir, e.Name()))
 		}
-		path := filepath.Join(dir, e.Name())
-		if sameFile(path, out) {
-			continue
-		}
-		if isUnfinishedCheckpoint(path) {
+	}
+	return found, nil
+}
+
+// partialFilesOf lists the partial files of unfinished runs that
+// keepPartial wrote beside out: named so (partialNamesOf), regular
+// files (not links, whose target may be anything), and apic checkpoints
+// that carry the unfinished flag. Nothing else is listed, whatever its
+// name: a finished model renamed so, a user's notes, a link.
+func partialFilesOf(out string) ([]string, error) {
+	named, err := partialNamesOf(out)
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	for _, path := range named {
+		if !sameFile(path, out) && isUnfinishedCheckpoint(path) {
 			found = append(found, path)
 		}
 	}

@@ -398,7 +398,7 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 	}
 	if train != nil {
 		if _, err := os.Stat(model); err != nil {
-			if err := trainCell(ctx, dir, train); err != nil {
+			if err := trainCell(ctx, model, train); err != nil {
 				return false, fmt.Errorf("cell %s: apic train: %w", c.ID, err)
 			}
 		}
@@ -430,26 +430,22 @@ func restartWords(s sweepSpec) string {
 	return "starts again"
 }
 
-// partialGlob matches the files an interrupted train keeps beside the
-// cell's model.safetensors (keepPartial): model.partial.safetensors,
-// model.partial-2.safetensors, …
-const partialGlob = "model.partial*.safetensors"
-
-// trainCell runs train with args for the cell in dir. An interrupted
-// train keeps its completed steps in a partial file, for 'apic train
-// --init'; but a rerun of the sweep trains the cell from step 0 and never
-// reads it, so each interruption would leave one more file. The partial
-// files this run made are removed when it is interrupted, and all of the
-// cell's once its model is trained, when they are of no more use. A
-// partial file that train could only keep in the temporary directory
-// (a full disk) stays there.
-func trainCell(ctx context.Context, dir string, args []string) error {
-	before, err := filepath.Glob(filepath.Join(dir, partialGlob))
+// trainCell runs train with args for the cell whose model is model. An
+// interrupted train keeps its completed steps in a partial file beside
+// it (keepPartial), for 'apic train --init'; but a rerun of the sweep
+// trains the cell from step 0 and never reads it, so each interruption
+// would leave one more file. The partial files this run made are
+// removed when it is interrupted, and every file named as one
+// (partialNamesOf: the sweep owns the cell's directory) once its model
+// is trained, when they are of no more use. A partial file that train
+// could only keep in the temporary directory (a full disk) stays there.
+func trainCell(ctx context.Context, model string, args []string) error {
+	before, err := partialNamesOf(model)
 	if err != nil {
 		return err
 	}
 	_, err = runSubcommand(ctx, "train", args)
-	after, gerr := filepath.Glob(filepath.Join(dir, partialGlob))
+	after, gerr := partialNamesOf(model)
 	if gerr != nil {
 		return errors.Join(err, gerr)
 	}

@@ -923,21 +923,18 @@ func keepInTemp(out, infix string, m *core.Model, info core.Info, dtype nets.DTy
 	return path, nil
 }
 
-// keepPartial saves an unfinished run's model beside out, as
-// NAME.partial.safetensors (or NAME.partial-2.safetensors, … when that
-// exists: no file is overwritten), and returns its path.
+// keepPartial saves an unfinished run's model beside out, as the first
+// partialName that no file has (no file is overwritten), and returns
+// its path.
 func keepPartial(out string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
-	base := strings.TrimSuffix(out, ".safetensors")
-	path := base + ".partial.safetensors"
-	for i := 2; ; i++ {
+	for n := 1; ; n++ {
+		path := partialName(out, n)
 		_, err := os.Stat(path)
 		if errors.Is(err, os.ErrNotExist) {
-			break
+			return path, core.SaveCheckpoint(path, m, info, dtype)
 		}
 		if err != nil {
 			return "", err // unreadable directory: no name can be checked
 		}
-		path = fmt.Sprintf("%s.partial-%d.safetensors", base, i)
 	}
-	return path, core.SaveCheckpoint(path, m, info, dtype)
 }
