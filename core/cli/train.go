@@ -458,13 +458,12 @@ var valTasksLimit = core.Limit{Name: core.LimitValTasks.Name, Min: 1, Max: core.
 func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	for _, name := range slices.Sorted(maps.Keys(trainCountFlags)) {
 		least := trainCountFlags[name]
-		if !f.set[name] {
+		// checkLimits checks --val-tasks' whole range, and says it below
+		// the range as above it.
+		if !f.set[name] || name == valTasksLimit.Name {
 			continue
 		}
 		v, err := strconv.Atoi(fs.Lookup(name).Value.String())
-		if err == nil && v < least && name == valTasksLimit.Name {
-			return checkLimit(valTasksLimit, v) // the range, as above it
-		}
 		if err == nil && v < least {
 			return UsageError("--%s must be ≥ %d, got %d", name, least, v)
 		}
