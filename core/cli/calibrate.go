@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -77,9 +76,6 @@ Ctrl-C stops the wait for input (a FIFO, a terminal).`,
 		core.LimitInputBytes.Max>>20, core.LimitInputBytes.Max, core.SaneFactor, core.SaneFactor)
 }
 
-// calibrateStdin is what "--data -" reads; tests replace it.
-var calibrateStdin io.Reader = os.Stdin
-
 // z95 is the two-sided 95% quantile of the standard normal.
 const z95 = 1.959963984540054
 
@@ -144,7 +140,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	obs, err := readObservations(ctx, *data, calibrateStdin, sys.Grid(), core.SaneValueBound(sys))
+	obs, err := readObservations(ctx, *data, sys.Grid(), core.SaneValueBound(sys))
 	if err != nil {
 		return err
 	}

@@ -454,19 +454,19 @@ func TestCalibrateWarnings(t *testing.T) {
 func TestCalibrateStdin(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
-	old := calibrateStdin
-	defer func() { calibrateStdin = old }()
+	old := stdin
+	defer func() { stdin = old }()
 	var rows strings.Builder
 	rows.WriteString("t,y\n")
 	for i := range 20 {
 		fmt.Fprintf(&rows, "%v,%v\n", 0.2*float64(i)+0.01, math.Sin(float64(i)))
 	}
-	calibrateStdin = strings.NewReader(rows.String())
+	stdin = strings.NewReader(rows.String())
 	res, _ := calibrateJSON(t, "--checkpoint", ckpt, "--data", "-")
 	if res.System != "spring" {
 		t.Errorf("system %q", res.System)
 	}
-	calibrateStdin = strings.NewReader("t,y\n1,x\n")
+	stdin = strings.NewReader("t,y\n1,x\n")
 	code, _, errOut := runCLI(t, "calibrate", "--checkpoint", ckpt, "--data", "-")
 	if code != 2 || !strings.Contains(errOut, "<stdin>:2: y = \"x\" is not a number") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
@@ -957,9 +957,9 @@ func TestCalibrateU0FileStdin(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	u0 := args[len(args)-1]
-	old := sideStdin
-	defer func() { sideStdin = old }()
-	sideStdin = strings.NewReader(readText(t, u0))
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader(readText(t, u0))
 	args[len(args)-1] = "-"
 	code, got, stderr := runCLI(t, args...)
 	if code != 0 || got != strings.ReplaceAll(want, u0, "-") {
@@ -969,7 +969,7 @@ func TestCalibrateU0FileStdin(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--data - and --u0-file - would both read stdin") {
 		t.Errorf("--data - --u0-file -: exit %d, %q", code, stderr)
 	}
-	sideStdin = strings.NewReader("x,u\n0,1\n")
+	stdin = strings.NewReader("x,u\n0,1\n")
 	code, _, stderr = runCLI(t, append(args[:len(args)-1:len(args)-1], "-")...)
 	if code != 2 || !strings.Contains(stderr, stdinName+": 1 data row") {
 		t.Errorf("a short --u0-file -: exit %d, %q, want the error to name %s", code, stderr, stdinName)

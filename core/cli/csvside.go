@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -45,17 +44,13 @@ func sideAxisOf(g sims.Grid, n int) sideAxis {
 	return a
 }
 
-// sideStdin is what "--u0-file -" reads; tests replace it.
-var sideStdin io.Reader = os.Stdin
-
 // readSideCSV reads the side information si from the CSV file path ("-":
-// standard input, sideStdin): a
-// header row "x,u" (in any case), then one row per position in
+// stdin): a header row "x,u" (in any case), then one row per position in
 // increasing x, si.Len rows in all. A cancelled ctx ends the wait for
 // input with an interruptedError.
 func readSideCSV(ctx context.Context, path string, si sims.SideInfo, axis sideAxis) ([]float64, error) {
 	if path == "-" {
-		return parseSideCSV(ctx, sideStdin, stdinName, si, axis)
+		return parseSideCSV(ctx, stdin, stdinName, si, axis)
 	}
 	f, err := openInput(ctx, "--u0-file", path)
 	if err != nil {

@@ -41,6 +41,11 @@ const (
 	directChunkBytes = 4 << 10
 )
 
+// stdin is what an input file given as "-" reads (--data -, --u0-file
+// -); tests replace it. One command reads it for one flag at most
+// (calibrate refuses --data - beside --u0-file -).
+var stdin io.Reader = os.Stdin
+
 // interruptedError is a read or open that Ctrl-C (the context) stopped.
 // It unwraps to the context's error, so that commands treat it as any
 // interruption; its message says what was being waited for.

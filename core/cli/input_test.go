@@ -297,11 +297,11 @@ func TestInputSizeLimit(t *testing.T) {
 	text := "t,y\n1,0.5\n2,0.25\n\n\n\n"
 	core.LimitInputBytes.Max = len(text)
 	path := writeFile(t, dir, "obs.csv", text)
-	if _, err := readObservations(context.Background(), path, nil, spring, nil); err != nil {
+	if _, err := readObservations(context.Background(), path, spring, nil); err != nil {
 		t.Errorf("a file of exactly the limit: %v", err)
 	}
 	core.LimitInputBytes.Max = len(text) - 1
-	_, err := readObservations(context.Background(), path, nil, spring, nil)
+	_, err := readObservations(context.Background(), path, spring, nil)
 	if err == nil || !strings.Contains(err.Error(), path+": more than "+fmt.Sprint(len(text)-1)+" bytes") {
 		t.Errorf("a byte over the limit: %v", err)
 	}
@@ -316,7 +316,7 @@ func TestInputSizeLimit(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "observations") || !strings.Contains(err.Error(), fmt.Sprintf("a --u0-file is a header and %d rows of x,u", adv.Side().Len)) {
 		t.Errorf("a side-information file over the limit: %v, want --u0-file's own reason", err)
 	}
-	if _, err := readObservations(context.Background(), path, nil, spring, nil); err == nil || !strings.Contains(err.Error(), core.LimitInputBytes.Why) {
+	if _, err := readObservations(context.Background(), path, spring, nil); err == nil || !strings.Contains(err.Error(), core.LimitInputBytes.Why) {
 		t.Errorf("an observation file over the limit: %v, want the reason %q", err, core.LimitInputBytes.Why)
 	}
 }

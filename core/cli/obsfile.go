@@ -26,7 +26,7 @@ import (
 // names match case-insensitively. Everything about the layout is derived
 // from sims.Grid, so a new system needs no change here.
 
-// stdinName labels errors in observations read from standard input.
+// stdinName labels errors in an input file read from standard input.
 const stdinName = "<stdin>"
 
 // readObservations reads the observation file at path for grid g; path
@@ -34,7 +34,7 @@ const stdinName = "<stdin>"
 // see core.SaneValueBound). Every problem with the file is a
 // UsageError; a cancelled ctx ends the wait for input with an
 // interruptedError.
-func readObservations(ctx context.Context, path string, stdin io.Reader, g sims.Grid, sane []float64) (sims.Context, error) {
+func readObservations(ctx context.Context, path string, g sims.Grid, sane []float64) (sims.Context, error) {
 	if path == "-" {
 		return parseObservations(ctx, stdin, stdinName, g, sane)
 	}

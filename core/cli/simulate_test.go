@@ -206,9 +206,9 @@ func TestSimulateU0File(t *testing.T) {
 		t.Errorf("nominal %v, want %v", got, sys.Nominal([]float64{1, 1}, side))
 	}
 	// '-' is standard input.
-	old := sideStdin
-	defer func() { sideStdin = old }()
-	sideStdin = strings.NewReader("x,u\n0,0.1\n0.25,0.2\n0.5,0.3\n0.75,0.4\n")
+	old := stdin
+	defer func() { stdin = old }()
+	stdin = strings.NewReader("x,u\n0,0.1\n0.25,0.2\n0.5,0.3\n0.75,0.4\n")
 	obj = simulateJSON(t, "--system", "testfield", "--theta", "p=1,q=1", "--u0-file", "-")
 	if got := flatten(t, obj["nominal"]); !reflect.DeepEqual(got, sys.Nominal([]float64{1, 1}, side)) {
 		t.Errorf("--u0-file -: nominal %v, want %v", got, sys.Nominal([]float64{1, 1}, side))
