@@ -207,12 +207,8 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 	}
 	switch name := args[0]; {
 	case name == "help" || isHelpFlag(name):
-		// "apic --help eval" is "apic help eval", and a lone "--" ends
-		// the flags as it does for any command.
-		rest := args[1:]
-		if len(rest) > 0 && rest[0] == "--" {
-			rest = rest[1:]
-		}
+		// "apic --help eval" is "apic help eval".
+		rest := afterTerminator(args[1:])
 		if len(rest) > 1 {
 			// "apic help eval extra": a command takes no arguments either.
 			fmt.Fprintf(stderr, "apic help: unexpected argument %q (apic help COMMAND shows one command's help)\n", rest[1])
@@ -233,10 +229,7 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 		printCommands(out)
 		return 0
 	case name == "version" || name == "--version" || name == "-version":
-		rest := args[1:]
-		if len(rest) > 0 && rest[0] == "--" { // a lone terminator
-			rest = rest[1:]
-		}
+		rest := afterTerminator(args[1:])
 		switch {
 		case len(args) == 2 && isHelpFlag(args[1]):
 			fmt.Fprintln(out, versionUsage)
@@ -265,6 +258,15 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 		}
 		return runCommand(ctx, c, args[1:], env)
 	}
+}
+
+// afterTerminator is args without a lone "--" at its start: it ends
+// the flags of help and version as it does any command's.
+func afterTerminator(args []string) []string {
+	if len(args) > 0 && args[0] == "--" {
+		return args[1:]
+	}
+	return args
 }
 
 // versionUsage is the help of apic version, which takes no flags.
