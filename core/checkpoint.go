@@ -159,14 +159,8 @@ func DecodeCheckpoint(data []byte) (*Model, Info, error) {
 // from its header alone, without building the model: a listing of many
 // checkpoints (the ablation atlas) reads them at little cost.
 func DecodeCheckpointConfig(data []byte) (Config, error) {
-	meta, err := nets.DecodeSafetensorsMetadata(data)
+	meta, err := checkpointMetadata(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("decode checkpoint: %w", err)
-	}
-	if meta["format"] != FormatName {
-		return Config{}, fmt.Errorf("not an apic checkpoint (metadata format %s)", QuoteInput(meta["format"]))
-	}
-	if err := checkFormatVersion(meta["format_version"]); err != nil {
 		return Config{}, err
 	}
 	cfg, err := checkpointConfig(meta)
@@ -177,6 +171,34 @@ func DecodeCheckpointConfig(data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("config metadata: %w", err)
 	}
 	return cfg, nil
+}
+
+// DecodeCheckpointInfo reads the training record (steps, wall time,
+// whether training finished) of a checkpoint from its header alone:
+// data needs to hold only the 8-byte length and the header it gives.
+func DecodeCheckpointInfo(data []byte) (Info, error) {
+	meta, err := checkpointMetadata(data)
+	if err != nil {
+		return Info{}, err
+	}
+	return checkpointInfo(meta)
+}
+
+// checkpointMetadata is the metadata of a checkpoint held in memory
+// (its header at least), refused unless it names apic's format and a
+// version this program reads.
+func checkpointMetadata(data []byte) (map[string]string, error) {
+	meta, err := nets.DecodeSafetensorsMetadata(data)
+	if err != nil {
+		return nil, fmt.Errorf("decode checkpoint: %w", err)
+	}
+	if meta["format"] != FormatName {
+		return nil, fmt.Errorf("not an apic checkpoint (metadata format %s)", QuoteInput(meta["format"]))
+	}
+	if err := checkFormatVersion(meta["format_version"]); err != nil {
+		return nil, err
+	}
+	return meta, nil
 }
 
 // FromSafetensors builds the model and its training record from a

@@ -552,6 +552,34 @@ func TestDecodeCheckpointConfig(t *testing.T) {
 	}
 }
 
+// TestDecodeCheckpointInfo: the training record read from the header
+// bytes alone is the one written, and a file that is no checkpoint or
+// records a malformed step count is refused.
+func TestDecodeCheckpointInfo(t *testing.T) {
+	m := tinyModel(t, "spring", CNP, nil)
+	want := Info{Steps1: 7, Steps2: 3, WallSeconds: 1.5, Unfinished: true}
+	data := encodeModel(t, m, want, nets.F32)
+	header := data[:8+binary.LittleEndian.Uint64(data[:8])]
+	if got, err := DecodeCheckpointInfo(header); err != nil || got != want {
+		t.Errorf("info %+v, %v; want %+v", got, err, want)
+	}
+	for _, c := range []struct {
+		meta map[string]string
+		why  string
+	}{
+		{map[string]string{"format": "pt"}, "not an apic checkpoint"},
+		{map[string]string{"format": FormatName, "format_version": "1", "steps1": "-5"}, "bad steps1"},
+	} {
+		var other bytes.Buffer
+		if err := nets.EncodeSafetensors(&other, map[string]*nets.Tensor{"w": nets.Scalar(1)}, nil, c.meta, nets.F32); err != nil {
+			t.Fatal(err)
+		}
+		if info, err := DecodeCheckpointInfo(other.Bytes()); err == nil || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("metadata %v: %+v, %v; want an error with %q", c.meta, info, err, c.why)
+		}
+	}
+}
+
 // A diverging run can leave a finite log noise beyond what the loader
 // accepts: CheckStorable refuses it, so no file is written that no
 // command can load.

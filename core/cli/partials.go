@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"apic/core"
-	"apic/nets"
 )
 
 // partialName is the path of the n-th partial file (n ≥ 1) that
@@ -101,8 +100,8 @@ func isUnfinishedCheckpoint(path string) bool {
 	if _, err := io.ReadFull(f, buf[8:]); err != nil {
 		return false
 	}
-	meta, err := nets.DecodeSafetensorsMetadata(buf)
-	return err == nil && meta["format"] == core.FormatName && meta["unfinished"] == "true"
+	info, err := core.DecodeCheckpointInfo(buf)
+	return err == nil && info.Unfinished
 }
 
 // settlePartialFiles runs once out holds a finished model. It removes
