@@ -101,10 +101,15 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 }
 
 // TrainingRange is the range of conditions a model saw in training:
-// the context sizes of its batches and the largest context noise σ.
+// the context sizes of its batches and the largest context noise σ;
+// and the smallest context size its spread was recalibrated at
+// (CalibratedLo, 0 without a table over conditions): below ContextLo
+// but from CalibratedLo on, the intervals were fitted for the size,
+// though the estimates they surround are rougher.
 type TrainingRange struct {
 	ContextLo, ContextHi int
 	NoiseHi              float64
+	CalibratedLo         int
 }
 
 // TrainingRange returns the conditions m was trained on: the context
@@ -114,20 +119,51 @@ type TrainingRange struct {
 func (m *Model) TrainingRange() TrainingRange {
 	t := m.Config.Train
 	lo, hi := t.contextRange(m.Sys)
-	return TrainingRange{ContextLo: lo, ContextHi: hi, NoiseHi: math.Max(t.Noise, t.NoiseMax)}
+	return TrainingRange{ContextLo: lo, ContextHi: hi, NoiseHi: math.Max(t.Noise, t.NoiseMax), CalibratedLo: m.calibratedContextLo()}
+}
+
+// calibratedContextLo is the smallest context size that both spreads
+// of m (refined and one pass, where it has both) were recalibrated at,
+// or 0 where either has no table over conditions.
+func (m *Model) calibratedContextLo() int {
+	in := m.Config.Infer
+	lo := smallestContext(in.SpreadFit.Conditions)
+	if in.OnePass == nil {
+		return lo
+	}
+	op := smallestContext(in.OnePass.Conditions)
+	if op == 0 || lo == 0 {
+		return 0
+	}
+	return max(lo, op)
+}
+
+// smallestContext is the smallest context size of a condition table, 0
+// for none.
+func smallestContext(cs []ConditionScale) int {
+	lo := 0
+	for _, c := range cs {
+		if lo == 0 || c.Context < lo {
+			lo = c.Context
+		}
+	}
+	return lo
 }
 
 // RangeWarnings are the warnings for predicting from contexts of
 // contextSize points with observation noise σ = noise (NaN: unknown, as
 // for a user's data) outside m's TrainingRange, as sentences for people;
 // nil inside it. Below the range the model has never seen so little
-// information and its intervals are not calibrated there; above it they
-// are an extrapolation. eval, compare, calibrate and the explorer all
+// information: its intervals are not calibrated there unless
+// recalibration fitted them down to that size (CalibratedLo), and its
+// estimates are rougher either way; above it they are an extrapolation. eval, compare, calibrate and the explorer all
 // show these.
 func (m *Model) RangeWarnings(contextSize int, noise float64) []string {
 	r := m.TrainingRange()
 	var out []string
 	switch {
+	case contextSize < r.ContextLo && r.CalibratedLo > 0 && contextSize >= r.CalibratedLo:
+		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d: its intervals were recalibrated for contexts down to %d, but θ and the discrepancy are rougher than inside the range", Count(contextSize, "context point"), r.ContextLo, r.ContextHi, r.CalibratedLo))
 	case contextSize < r.ContextLo:
 		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", Count(contextSize, "context point"), r.ContextLo, r.ContextHi))
 	case contextSize > r.ContextHi:

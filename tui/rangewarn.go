@@ -27,6 +27,8 @@ func (m Model) rangeWarning() string {
 func shortRangeWarnings(r core.TrainingRange, n int, noise float64) []string {
 	var out []string
 	switch {
+	case n < r.ContextLo && r.CalibratedLo > 0 && n >= r.CalibratedLo:
+		out = append(out, fmt.Sprintf("%s, under the %d–%d trained on: a rougher fit", core.Count(n, "point"), r.ContextLo, r.ContextHi))
 	case n < r.ContextLo:
 		out = append(out, fmt.Sprintf("%s, under the %d–%d trained on: intervals too narrow", core.Count(n, "point"), r.ContextLo, r.ContextHi))
 	case n > r.ContextHi:

@@ -37,7 +37,9 @@ func TestRangeWarningOnSliders(t *testing.T) {
 	m, _ = press(t, m, "left")
 	frame := m.render()
 	frameOK(t, frame, 100, 30)
-	want := fmt.Sprintf("%d points, under the %d–%d trained on: intervals too narrow", context(), r.ContextLo, r.ContextHi)
+	// The shipped spread is recalibrated down to a single point: below
+	// the training sizes the intervals hold, the fit is rougher.
+	want := fmt.Sprintf("%d points, under the %d–%d trained on: a rougher fit", context(), r.ContextLo, r.ContextHi)
 	if !strings.Contains(frame, want) || m.msgKind != msgWarn {
 		t.Errorf("context %d: the header lacks %q:\n%s", context(), want, header())
 	}
@@ -127,5 +129,12 @@ func TestShortRangeWarningsAgreeWithCore(t *testing.T) {
 	want := []string{"3 points, under the 5–60 trained on: intervals too narrow", "σ 0.02, trained noise-free: intervals miss the noise"}
 	if w := shortRangeWarnings(core.TrainingRange{ContextLo: 5, ContextHi: 60}, 3, 0.02); !slices.Equal(w, want) {
 		t.Errorf("a noise-free range: %q, want %q", w, want)
+	}
+	recal := core.TrainingRange{ContextLo: 5, ContextHi: 60, CalibratedLo: 2}
+	if w := shortRangeWarnings(recal, 2, 0); !slices.Equal(w, []string{"2 points, under the 5–60 trained on: a rougher fit"}) {
+		t.Errorf("recalibrated down to 2, context 2: %q", w)
+	}
+	if w := shortRangeWarnings(recal, 1, 0); !slices.Equal(w, []string{"1 point, under the 5–60 trained on: intervals too narrow"}) {
+		t.Errorf("recalibrated down to 2, context 1: %q", w)
 	}
 }
