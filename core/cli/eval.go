@@ -42,7 +42,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
 	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (docs/benchmarks.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
-	jsonOut := fs.Bool("json", false, "print one JSON object")
+	jsonOut := fs.Bool("json", false, "print one JSON object (a value that does not exist, such as θ coverage without a θ spread, is the string \"NaN\"; ±Inf \"Infinity\", \"-Infinity\")")
 	grid := fs.Bool("grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition (not with --context, --noise or --true-theta)")
 	gridContexts := fs.String("grid-contexts", "", "with --grid, these comma-separated context sizes instead of the system's (then no small contexts)")
 	gridNoises := fs.String("grid-noises", "", "with --grid, these comma-separated noise levels σ (each at most 1000) instead of 0,0.01,0.05,0.1")
