@@ -79,8 +79,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
 	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen, spread")
 	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64 (finished weights beyond f32's range are saved as f64)")
-	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's; with --init, the plan the checkpoint records)")
-	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's; with --init, the plan the checkpoint records)")
+	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
+	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
 	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations held in memory, at most "+trajectoryBounds()+" (0: fresh every step)")
 	fs.StringVar(&f.noiseRange, "noise-range", defaultNoiseRange, "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (default 0:0.1, the explorer's slider; with --init, the checkpoint's); validation and recalibration use LO. --noise S trains at the one level S instead")
@@ -651,6 +651,9 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	if f.steps2 >= 0 {
 		t.Steps2 = f.steps2
 	}
+	if err := f.checkInheritedPlan(*t, init != nil); err != nil {
+		return core.Config{}, nil, err
+	}
 	if f.valEvery >= 0 {
 		t.ValEvery = f.valEvery
 	}
@@ -695,6 +698,20 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 		return core.Config{}, nil, UsageError("%v", err)
 	}
 	return cfg, init, nil
+}
+
+// checkInheritedPlan refuses a fine-tuning run whose plan t is 0+0
+// steps with either count taken from the --init checkpoint: every
+// shipped file's last command was a recalibration (0+0), so "--init
+// FILE" alone would train nothing and only refit FILE's fit, worse than
+// the one it ships with, while recording the training flags given as if
+// it had trained with them. 0+0 given outright is the recalibration.
+func (f *trainFlags) checkInheritedPlan(t core.Train, fineTuned bool) error {
+	if !fineTuned || t.Steps1+t.Steps2 > 0 || (f.set["steps1"] && f.set["steps2"]) {
+		return nil
+	}
+	return UsageError("--init %s: its last command planned 0+0 steps (it only recalibrated), and without --steps1 and --steps2 this run would repeat that plan and train nothing: "+
+		"give --steps1 and --steps2 to fine-tune (e.g. --steps1 0 --steps2 1000), or --steps1 0 --steps2 0 to only recalibrate (--recalibrate-only for one part)", f.init)
 }
 
 // lrSource says where the learning rate that --lr-final is compared

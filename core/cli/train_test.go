@@ -1176,3 +1176,27 @@ func TestTrainFineTuneWithoutRecalibrationDropsFit(t *testing.T) {
 		t.Errorf("a run without steps dropped the fit (%v)", err)
 	}
 }
+
+// TestTrainInitRefusesInheritedZeroPlan: a checkpoint whose last command
+// planned 0+0 (every shipped file's: a recalibration) is not fine-tuned
+// by a plan taken from it, which would train nothing and refit its
+// calibration; 0+0 given outright still recalibrates.
+func TestTrainInitRefusesInheritedZeroPlan(t *testing.T) {
+	dir := t.TempDir()
+	init := tinyCheckpoint(t, dir, "spring", 0, 0)
+	out := filepath.Join(dir, "ft.safetensors")
+	for _, extra := range [][]string{nil, {"--noise-range", "0:0.2"}, {"--steps2", "0"}, {"--steps1", "0"}} {
+		args := append([]string{"train", "--init", init, "--out", out}, extra...)
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, "its last command planned 0+0 steps") || !strings.Contains(stderr, "give --steps1 and --steps2") {
+			t.Errorf("%v: exit %d, %q", extra, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: %s was written", extra, out)
+		}
+	}
+	code, _, stderr := runCLI(t, "train", "--init", init, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", out)
+	if code != 0 {
+		t.Errorf("--steps1 0 --steps2 0 given: exit %d, %s", code, stderr)
+	}
+}
