@@ -24,7 +24,8 @@ func init() {
 	register(Command{
 		Name:    "train",
 		Summary: "train an APIC model (two stages) and save a checkpoint",
-		Usage: `apic train --system SYS --backbone cnp|lnp|anp --out FILE [flags]
+		Usage: `apic train --system SYS [--backbone cnp|lnp|anp] --out FILE [flags]
+apic train --init FILE --out FILE [flags]
 
 Stage 1 trains the physics path (encoder and θ map) on nominal realizations
 with known θ; stage 2 trains the full model on true realizations with
@@ -71,7 +72,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	start := time.Now() // a partial file modified since is not the one resumed
 	var f trainFlags
 	fs := env.FlagSet()
-	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
+	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --init, whose file names it)")
 	fs.StringVar(&f.backbone, "backbone", "lnp", "backbone: cnp, lnp or anp")
 	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required)")
 	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model: a file, or embedded:NAME for one shipped with the program")
@@ -81,7 +82,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64 (finished weights beyond f32's range are saved as f64)")
 	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
 	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
-	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default: the system's, 64)")
+	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default "+systemsBatch()+"; with --init, the checkpoint's)")
 	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations held in memory, at most "+trajectoryBounds()+" (0: fresh every step)")
 	fs.StringVar(&f.noiseRange, "noise-range", defaultNoiseRange, "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (default 0:0.1, the explorer's slider; with --init, the checkpoint's); validation and recalibration use LO. --noise S trains at the one level S instead")
 	fs.StringVar(&f.contextRange, "context-range", "", "training context sizes MIN:MAX, drawn uniformly (default: the system's range)")
@@ -522,6 +523,25 @@ func (f *trainFlags) checkOutFree() error {
 		return checkReplacesOnlyCheckpoint(f.out)
 	}
 	return nil
+}
+
+// systemsBatch says the systems' default batch sizes, for --help: one
+// number while they all agree, so that it cannot read as a choice
+// between "the system's" and that number.
+func systemsBatch() string {
+	var parts []string
+	batches := map[int]bool{}
+	b := 0
+	for _, name := range sims.Names() {
+		sys, _ := sims.Lookup(name)
+		b = core.DefaultConfig(sys, core.LNP).Train.Batch
+		batches[b] = true
+		parts = append(parts, fmt.Sprintf("%d for %s", b, name))
+	}
+	if len(batches) == 1 {
+		return fmt.Sprintf("%d for every system", b)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // trajectoryBounds lists --trajectories' bound per system, for --help.

@@ -1200,3 +1200,18 @@ func TestTrainInitRefusesInheritedZeroPlan(t *testing.T) {
 		t.Errorf("--steps1 0 --steps2 0 given: exit %d, %s", code, stderr)
 	}
 }
+
+// TestTrainHelpSaysWhatInitChanges: train's help says that --init
+// stands in for --system, and gives --batch's default as one number.
+func TestTrainHelpSaysWhatInitChanges(t *testing.T) {
+	code, stdout, _ := runCLI(t, "help", "train")
+	for _, want := range []string{
+		"\napic train --init FILE --out FILE [flags]\n",
+		"(required unless --init, whose file names it)",
+		"realizations per step (default 64 for every system; with --init, the checkpoint's)\n",
+	} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("help train lacks %q (exit %d)", want, code)
+		}
+	}
+}
