@@ -109,14 +109,8 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	if t.ContextMin > 0 {
 		ctxRange = fmt.Sprintf(", contexts %d–%d", t.ContextMin, t.ContextMax)
 	}
-	// A file fine-tuned or recalibrated with --init holds the last
-	// command's plan beside the steps done by every command together.
-	plan := fmt.Sprintf("planned %d+%d", t.Steps1, t.Steps2)
-	if info.Steps1 != t.Steps1 || info.Steps2 != t.Steps2 {
-		plan = fmt.Sprintf("the last command planned %d+%d", t.Steps1, t.Steps2)
-	}
-	fmt.Fprintf(w, "  training: steps %d+%d done (%s), batch %d, lr %s, λθ %g, λδ %g, reg %s, %s, seed %d, trajectories %d%s\n",
-		info.Steps1, info.Steps2, plan, t.Batch, lrWords(t), t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, t.Trajectories, ctxRange)
+	fmt.Fprintf(w, "  training: %s, batch %d, lr %s, λθ %g, λδ %g, reg %s, %s, seed %d, %s%s\n",
+		stepsWords(info, t), t.Batch, lrWords(t), t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, trajectoriesWords(t.Trajectories), ctxRange)
 	in := m.Config.Infer
 	sy, sd := in.Scales()
 	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
@@ -133,7 +127,9 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		}
 		fmt.Fprintf(w, "  one-pass conditions: %s\n", words)
 	}
-	fmt.Fprintf(w, "  wall time: %.1f s\n", info.WallSeconds)
+	// Each run with --init adds its training time to its file's, so a
+	// short fine-tune shows the whole history's.
+	fmt.Fprintf(w, "  wall time: %.1f s of training, all runs together (recalibrations not counted)\n", info.WallSeconds)
 	if info.Metrics != nil {
 		at := ""
 		if info.ValidationStep > 0 {
@@ -147,6 +143,30 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		fmt.Fprintf(w, "    %-28s %s %v\n", n, f.DTypes[n], f.Shapes[n])
 	}
 	return nil
+}
+
+// stepsWords says the steps a file's weights were trained for and the
+// plan of the last command that wrote it. A file fine-tuned or
+// recalibrated with --init holds the steps of every command together
+// beside the last command's plan, which for a recalibration is 0+0.
+func stepsWords(info core.Info, t core.Train) string {
+	done := fmt.Sprintf("steps %d+%d done", info.Steps1, info.Steps2)
+	switch {
+	case info.Steps1 == t.Steps1 && info.Steps2 == t.Steps2:
+		return fmt.Sprintf("%s (planned %d+%d)", done, t.Steps1, t.Steps2)
+	case t.Steps1+t.Steps2 == 0:
+		return done + " in all runs (the last planned 0+0: it only recalibrated)"
+	}
+	return fmt.Sprintf("%s in all runs (the last planned %d+%d)", done, t.Steps1, t.Steps2)
+}
+
+// trajectoriesWords says what the training realizations were: drawn
+// afresh every step (Train.Trajectories 0), or a fixed pool.
+func trajectoriesWords(n int) string {
+	if n == 0 {
+		return "fresh realizations every step"
+	}
+	return fmt.Sprintf("a fixed pool of %s", core.Count(n, "realization"))
 }
 
 // lrWords says the learning-rate schedule: cosine from LR to LRFinal,

@@ -3,10 +3,14 @@ package cli
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"apic/checkpoints"
+	"apic/core"
+	"apic/nets"
+	"apic/sims"
 )
 
 // TestInspectEmbedded: inspect reads the checkpoints embedded in the
@@ -89,5 +93,36 @@ func TestInspectAtlas(t *testing.T) {
 	}
 	if code, _, errOut := runCLI(t, "inspect", "--atlas", "x.safetensors"); code != 2 || !strings.Contains(errOut, "takes no FILE") {
 		t.Errorf("--atlas with a FILE: exit %d, %q", code, errOut)
+	}
+}
+
+// TestInspectSaysWhatTheRecordHolds: inspect's text says that a file's
+// steps and wall time add up every run that wrote it, that a last plan
+// of 0+0 was a recalibration, and what "trajectories 0" stands for.
+func TestInspectSaysWhatTheRecordHolds(t *testing.T) {
+	sys, err := sims.Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := core.DefaultConfig(sys, core.CNP)
+	cfg.Arch.Hidden, cfg.Arch.LatentTheta, cfg.Arch.LatentDelta, cfg.Arch.DecHidden = 8, 4, 4, 8
+	cfg.Train.Steps1, cfg.Train.Steps2 = 0, 0 // as a recalibration records it
+	m, err := core.NewModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.safetensors")
+	if err := core.SaveCheckpoint(path, m, core.Info{Steps1: 1000, Steps2: 6000, WallSeconds: 94.6}, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "inspect", path)
+	for _, want := range []string{
+		"training: steps 1000+6000 done in all runs (the last planned 0+0: it only recalibrated), ",
+		", fresh realizations every step\n",
+		"  wall time: 94.6 s of training, all runs together (recalibrations not counted)\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("inspect lacks %q (exit %d, %s):\n%s", want, code, errOut, out)
+		}
 	}
 }

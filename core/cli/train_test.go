@@ -78,7 +78,7 @@ func TestTrainInitKeepsRecipe(t *testing.T) {
 	if info.Steps1 != 2 || info.Steps2 != 2 {
 		t.Errorf("steps done %d+%d, want the init file's 2+2", info.Steps1, info.Steps2)
 	}
-	if code, stdout, _ := runCLI(t, "inspect", second); code != 0 || !strings.Contains(stdout, "steps 2+2 done (the last command planned 0+0)") {
+	if code, stdout, _ := runCLI(t, "inspect", second); code != 0 || !strings.Contains(stdout, "steps 2+2 done in all runs (the last planned 0+0: it only recalibrated)") {
 		t.Errorf("inspect after --init: exit %d\n%s", code, stdout)
 	}
 }
