@@ -14,15 +14,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"regexp"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -221,7 +224,7 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 		if len(rest) == 1 && !isHelpFlag(rest[0]) && rest[0] != "help" {
 			c, ok := commands[rest[0]]
 			if !ok {
-				fmt.Fprintf(stderr, "apic help: unknown command %q\n", rest[0])
+				fmt.Fprintf(stderr, "apic help: unknown command %q (run 'apic help' for the list)\n", rest[0])
 				return 2
 			}
 			return runCommand(ctx, c, []string{"--help"}, env)
@@ -398,6 +401,9 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 		e.printUsage(fs)
 		return flag.ErrHelp
 	case err != nil:
+		if msg, ok := numberFlagError(fs, err); ok {
+			return UsageError("%s", msg)
+		}
 		// The flag package names flags with one dash; apic's help and
 		// README use two.
 		return UsageError("%s", flagName.ReplaceAllString(err.Error(), "$1--$2"))
@@ -434,6 +440,60 @@ func (e *Env) printUsage(fs *flag.FlagSet) {
 		}
 		fmt.Fprintln(w, line)
 	})
+}
+
+// badFlagValue matches the flag package's error for a value its Set
+// refused: the value quoted, the flag's name and Set's error.
+var badFlagValue = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (.*)$`)
+
+// numberFlagError says what a numeric flag's value must be when the flag
+// package could not parse it, for every command's flags in one place:
+// its own error, 'invalid value "-1" for flag -seed: parse error', says
+// neither that a seed is a whole number ≥ 0 nor what was wrong. ok is
+// false for other errors, which keep the flag package's words.
+func numberFlagError(fs *flag.FlagSet, err error) (msg string, ok bool) {
+	m := badFlagValue.FindStringSubmatch(err.Error())
+	if m == nil || (m[3] != flagParseError && m[3] != flagRangeError) {
+		return "", false
+	}
+	v, uerr := strconv.Unquote(m[1])
+	fl := fs.Lookup(m[2])
+	if uerr != nil || fl == nil {
+		return "", false
+	}
+	want, limits := numberWords(fl.Value)
+	switch {
+	case want == "":
+		return "", false
+	case m[3] == flagRangeError:
+		return fmt.Sprintf("--%s %s is out of range: it must be %s, %s", fl.Name, core.QuoteInput(v), want, limits), true
+	}
+	return fmt.Sprintf("--%s must be %s, got %s", fl.Name, want, core.QuoteInput(v)), true
+}
+
+// The flag package's errors for a number it cannot parse and for one
+// beyond its type's range (its errParse and errRange).
+const (
+	flagParseError = "parse error"
+	flagRangeError = "value out of range"
+)
+
+// numberWords says what a numeric flag's values are and the range of
+// its type ("" for a flag of another type).
+func numberWords(v flag.Value) (want, limits string) {
+	g, ok := v.(flag.Getter)
+	if !ok {
+		return "", ""
+	}
+	switch g.Get().(type) {
+	case uint64, uint:
+		return "a whole number ≥ 0", fmt.Sprintf("at most %d", uint64(math.MaxUint64))
+	case int, int64:
+		return "a whole number", fmt.Sprintf("from %d to %d", math.MinInt64, math.MaxInt64)
+	case float64:
+		return "a number (decimal or exponent notation, e.g. 0.5 or 1e-3)", fmt.Sprintf("at most %.4g in magnitude", math.MaxFloat64)
+	}
+	return "", ""
 }
 
 // flagName matches a flag named with one dash in the flag package's

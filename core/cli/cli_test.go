@@ -19,6 +19,8 @@ func init() {
 			fs := env.FlagSet()
 			fail := fs.String("fail", "", "usage, wrapped, runtime or cancel")
 			n := fs.Int("n", 3, "a number")
+			fs.Uint64("u", 1, "a count")
+			fs.Float64("x", 0, "a level")
 			if err := env.Parse(fs, args); err != nil {
 				return err
 			}
@@ -50,12 +52,19 @@ func TestRunExitStatus(t *testing.T) {
 		{[]string{"testcmd", "--fail", "wrapped"}, 2, "", "apic testcmd: context: deep"},
 		{[]string{"testcmd", "--fail", "runtime"}, 1, "", "apic testcmd: disk full"},
 		{[]string{"testcmd", "--fail", "cancel"}, 1, "", "apic testcmd: interrupted"},
-		{[]string{"testcmd", "--n", "x"}, 2, "", `apic testcmd: invalid value "x" for flag --n`},
+		// A number the flag package cannot parse says what the flag
+		// takes, for every numeric type.
+		{[]string{"testcmd", "--n", "x"}, 2, "", `apic testcmd: --n must be a whole number, got "x"`},
+		{[]string{"testcmd", "--u", "-1"}, 2, "", `apic testcmd: --u must be a whole number ≥ 0, got "-1"`},
+		{[]string{"testcmd", "--u", "1.5"}, 2, "", `apic testcmd: --u must be a whole number ≥ 0, got "1.5"`},
+		{[]string{"testcmd", "--u", "18446744073709551616"}, 2, "", `apic testcmd: --u "18446744073709551616" is out of range: it must be a whole number ≥ 0, at most 18446744073709551615`},
+		{[]string{"testcmd", "--x", "0,5"}, 2, "", `apic testcmd: --x must be a number (decimal or exponent notation, e.g. 0.5 or 1e-3), got "0,5"`},
+		{[]string{"testcmd", "--fail=usage", "--n=9223372036854775808"}, 2, "", `apic testcmd: --n "9223372036854775808" is out of range: it must be a whole number, from -9223372036854775808 to 9223372036854775807`},
 		{[]string{"testcmd", "--help"}, 0, "usage: apic testcmd [--fail KIND]", ""},
 		{[]string{"testcmd", "-h"}, 0, "--n int\n      a number (default 3)", ""},
 		{[]string{"help", "testcmd"}, 0, "usage: apic testcmd", ""},
 		{[]string{"nosuch"}, 2, "", `apic: unknown command "nosuch"`},
-		{[]string{"help", "nosuch"}, 2, "", `unknown command "nosuch"`},
+		{[]string{"help", "nosuch"}, 2, "", `apic help: unknown command "nosuch" (run 'apic help' for the list)`},
 		{[]string{}, 0, "commands:", ""},
 		{[]string{"help"}, 0, "simulate", ""},
 		{[]string{"--help"}, 0, "testcmd  ", ""},

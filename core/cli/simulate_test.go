@@ -234,7 +234,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{[]string{}, "--system is required"},
 		{[]string{"--system", "nope"}, `unknown system "nope"`},
 		{[]string{"--system", "testsys", "--bogus"}, "flag provided but not defined: --bogus"},
-		{[]string{"--system", "testsys", "--seed", "-1"}, `invalid value "-1" for flag --seed`},
+		{[]string{"--system", "testsys", "--seed", "-1"}, `--seed must be a whole number ≥ 0, got "-1"`},
 		{[]string{"--system", "testsys", "extra"}, `unexpected argument "extra"`},
 		{[]string{"--system", "testsys", "--theta", "p=1,zeta=2"}, `unknown parameter "zeta"`},
 		{[]string{"--system", "testsys", "--theta", "p=1"}, "missing parameter q"},
