@@ -126,3 +126,24 @@ func TestInspectSaysWhatTheRecordHolds(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectNotACheckpoint: a file that is not safetensors (a README)
+// is first said not to be a checkpoint, with the reason after; a file
+// that cannot be opened keeps the system's words.
+func TestInspectNotACheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "README.md")
+	if err := os.WriteFile(text, []byte("# apic\n\nAmortized physics-informed calibration.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := text + " is not a checkpoint (safetensors) file: its first 8 bytes give a header length of "
+	for _, args := range [][]string{{"inspect", text}, {"eval", "--checkpoint", text}} {
+		if code, _, errOut := runCLI(t, args...); code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%v: exit %d, %q; want %q", args, code, errOut, want)
+		}
+	}
+	missing := filepath.Join(dir, "none.safetensors")
+	if code, _, errOut := runCLI(t, "inspect", missing); code != 2 || !strings.Contains(errOut, "load checkpoint: open "+missing+": no such file or directory") {
+		t.Errorf("missing file: exit %d, %q", code, errOut)
+	}
+}

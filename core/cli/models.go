@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"apic/checkpoints"
@@ -121,8 +122,26 @@ func readCheckpoint(ctx context.Context, path string) (*nets.File, *core.Model, 
 		// A shipped file that fails to load is the program's fault.
 		return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
 	case f == nil:
-		return nil, nil, core.Info{}, UsageError("load checkpoint: %v", err) // the read's error names the file
+		return nil, nil, core.Info{}, unreadableCheckpoint(path, err)
 	default:
 		return nil, nil, core.Info{}, UsageError("load checkpoint %s: %v", path, err)
 	}
+}
+
+// unreadableCheckpoint is the usage error for a checkpoint file that
+// could not be read as safetensors (err, which names path). A file that
+// could not be opened or read keeps the system's words; any other file
+// is first said not to be a checkpoint, with the reason after: "the
+// header length of 723499994654515235" alone leaves the user of
+// "apic inspect README.md" guessing what is wrong.
+func unreadableCheckpoint(path string, err error) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return UsageError("load checkpoint: %v", err) // the system's error names the file
+	}
+	why := strings.TrimPrefix(err.Error(), path+": ")
+	why = strings.TrimPrefix(why, "safetensors: ")
+	if inner, ok := strings.CutPrefix(why, "not a safetensors file ("); ok {
+		why = strings.TrimSuffix(inner, ")")
+	}
+	return UsageError("%s is not a checkpoint (safetensors) file: %s", path, why)
 }
