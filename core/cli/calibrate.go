@@ -114,6 +114,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if *data == "-" && *u0File == "-" {
 		return UsageError("--data - and --u0-file - would both read stdin: give one of them as a file")
 	}
+	if err := checkDataFile(*data); err != nil {
+		return err
+	}
 	if err := checkLimit(core.LimitSamples, *samples); err != nil {
 		return err
 	}
@@ -177,6 +180,27 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		return writeCalibrationJSON(env, c)
 	}
 	return writeCalibrationText(env, c)
+}
+
+// checkDataFile refuses a --data file that does not exist or is a
+// directory before the model is loaded and the side information checked:
+// a mistyped --data is then the error, not the --u0 that the system
+// needs. Stat does not block on a FIFO, which openInput opens later.
+func checkDataFile(path string) error {
+	if path == "-" {
+		return nil
+	}
+	st, err := os.Stat(path)
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return UsageError("--data %s: %v", path, pe.Err)
+	case err != nil:
+		return UsageError("--data %s: %v", path, err)
+	case st.IsDir():
+		return UsageError("--data: %s is a directory", path)
+	}
+	return nil
 }
 
 // checkOutputPath fails early, before any work, when the file the flag

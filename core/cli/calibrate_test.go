@@ -558,7 +558,10 @@ func TestCalibrateBadInput(t *testing.T) {
 		want string
 	}{
 		{"no data", []string{"--checkpoint", ckpts["spring"]}, "--data FILE is required"},
-		{"data missing", []string{"--checkpoint", ckpts["spring"], "--data", filepath.Join(dir, "nope.csv")}, "--data: open"},
+		{"data missing", []string{"--checkpoint", ckpts["spring"], "--data", filepath.Join(dir, "nope.csv")}, "--data " + filepath.Join(dir, "nope.csv") + ": no such file or directory"},
+		// Before the side information lv needs, and the model.
+		{"data missing, u0 too", []string{"--system", "lv", "--data", filepath.Join(dir, "nope.csv")}, "--data " + filepath.Join(dir, "nope.csv") + ": no such file or directory"},
+		{"data missing, checkpoint too", []string{"--checkpoint", filepath.Join(dir, "nope.safetensors"), "--data", filepath.Join(dir, "nope.csv")}, "--data " + filepath.Join(dir, "nope.csv") + ": no such file or directory"},
 		{"data directory", []string{"--checkpoint", ckpts["spring"], "--data", dir}, "is a directory"},
 		{"samples", append([]string{"--checkpoint", ckpts["spring"], "--samples", "0"}, good["spring"]...), "--samples must be between 1 and 10000 (the sample tensors are held in memory), got 0"},
 		{"too many samples", append([]string{"--checkpoint", ckpts["spring"], "--samples", "100000000"}, good["spring"]...), "--samples must be between 1 and 10000"},
