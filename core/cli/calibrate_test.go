@@ -978,3 +978,22 @@ func TestCalibrateU0FileStdin(t *testing.T) {
 		t.Errorf("a short --u0-file -: exit %d, %q, want the error to name %s", code, stderr, stdinName)
 	}
 }
+
+// TestCalibrateNotesShaped50: under the θ table a line says that the
+// 50% intervals come from the checkpoint's calibrated shape, only where
+// one makes them differ from the Gaussian's ± 0.674 std (the shipped lv
+// model's) and not where they are the Gaussian's (an untrained model
+// without a table of scales).
+func TestCalibrateNotesShaped50(t *testing.T) {
+	dir := t.TempDir()
+	obs := goodObservations(t, dir)
+	const note = "50% intervals: the checkpoint's calibrated shape of θ's errors, not a Gaussian's ± 0.674 std"
+	code, out, errOut := runCLI(t, append([]string{"calibrate", "--system", "lv"}, obs["lv"]...)...)
+	if code != 0 || !strings.Contains(out, "  gamma ") || !strings.Contains(out, note) {
+		t.Errorf("shipped lv model: exit %d, %s, no note under the table:\n%s", code, errOut, out)
+	}
+	code, out, errOut = runCLI(t, append([]string{"calibrate", "--checkpoint", untrained(t, dir)["lv"]}, obs["lv"]...)...)
+	if code != 0 || strings.Contains(out, note) {
+		t.Errorf("untrained model, Gaussian intervals: exit %d, %s, a note:\n%s", code, errOut, out)
+	}
+}
