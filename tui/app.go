@@ -1173,6 +1173,22 @@ func openCmd(path string, gen int) tea.Cmd {
 	}
 }
 
+// openError is the status line's account of a failed open, "cannot
+// open PATH: cause". The loader's own wrapping ("load checkpoint:", and
+// an os error's "open PATH:") repeats what "cannot open" says, and at 80
+// columns the room it takes is the cause's.
+func openError(path string, err error) string {
+	s := err.Error()
+	if rest, ok := strings.CutPrefix(s, "load checkpoint "+path+": "); ok {
+		s = rest
+	} else {
+		s = strings.TrimPrefix(s, "load checkpoint: ")
+		s = strings.TrimPrefix(s, "open "+path+": ")
+		s = strings.TrimPrefix(s, path+": ")
+	}
+	return "cannot open " + path + ": " + s
+}
+
 // onOpened switches to the opened checkpoint's system and backbone.
 func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	if msg.gen != m.openGen {
@@ -1180,11 +1196,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	}
 	m.opening = ""
 	if msg.err != nil {
-		if strings.Contains(msg.err.Error(), msg.path) {
-			m.setMsg(msgErr, "cannot open: %v", msg.err) // the error names the file
-		} else {
-			m.setMsg(msgErr, "cannot open %s: %v", msg.path, msg.err)
-		}
+		m.setMsg(msgErr, "%s", openError(msg.path, msg.err))
 		return m, nil
 	}
 	arch := msg.model.Config.Arch

@@ -712,6 +712,37 @@ func TestLongMessageWraps(t *testing.T) {
 	}
 }
 
+// TestOpenErrorWording: a failed open reads "cannot open PATH: cause",
+// without the loader's "load checkpoint:" or an os error's "open PATH:"
+// saying it again, so that at 80 columns the room goes to the cause.
+func TestOpenErrorWording(t *testing.T) {
+	dir := t.TempDir()
+	// A text file's first 8 bytes read as an absurd header length.
+	text := filepath.Join(dir, "README.md")
+	if err := os.WriteFile(text, []byte("# apic — amortized physics calibration\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A safetensors file with no tensors is read, then refused as a model.
+	empty := filepath.Join(dir, "empty.safetensors")
+	if err := os.WriteFile(empty, []byte("\x02\x00\x00\x00\x00\x00\x00\x00{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "nosuch.safetensors")
+	causes := map[string]string{text: "not a safetensors file (", empty: "not an apic checkpoint", missing: "no such file or directory"}
+	for path, cause := range causes {
+		m := newTest(t, "spring", 80, 24)
+		m, _ = press(t, m, "o")
+		m = typeText(t, m, path)
+		m, _ = press(t, m, "enter")
+		if want := "cannot open " + path + ": " + cause; m.msgKind != msgErr || !strings.HasPrefix(m.msg, want) {
+			t.Errorf("opening %s: %q, want it to start %q", filepath.Base(path), m.msg, want)
+		}
+		if strings.Count(m.msg, path) != 1 || strings.Contains(m.msg, "load checkpoint") {
+			t.Errorf("opening %s: %q repeats the path or the loader's wrapping", filepath.Base(path), m.msg)
+		}
+	}
+}
+
 // TestCheckpointOptionTakesEmbeddedNames: --checkpoint embedded:NAME
 // opens a shipped file, as the other commands' flags do; an unknown name
 // is an error listing the shipped ones.
