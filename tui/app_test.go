@@ -712,6 +712,31 @@ func TestLongMessageWraps(t *testing.T) {
 	}
 }
 
+// TestHelpShowsCutMessage: an error the status line cuts (its middle
+// elided at 80×24) is whole in the ? help, under the header; one the
+// line shows whole is not repeated there.
+func TestHelpShowsCutMessage(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	long := "cannot open README.md: not a safetensors file (its first 8 bytes give a header length of 723499994654515235, above the 100000000-byte limit) and a few more words to be sure"
+	m.setMsg(msgErr, "%s", long)
+	noSpace := strings.NewReplacer(" ", "")
+	header := strings.Join(m.header(), "\n")
+	if !m.msgCut() || strings.Contains(noSpace.Replace(header), noSpace.Replace(long)) {
+		t.Fatalf("the status line shows all of the message; the test needs a longer one:\n%s", header)
+	}
+	m, _ = press(t, m, "?")
+	frame := m.render()
+	frameOK(t, frame, 80, 24)
+	body := strings.Join(strings.Split(frame, "\n")[len(m.header()):], "")
+	if !strings.Contains(noSpace.Replace(body), noSpace.Replace(long)) {
+		t.Errorf("the help does not show the whole message:\n%s", frame)
+	}
+	m.setMsg(msgErr, "cannot open x: no such file or directory")
+	if frame = m.render(); m.msgCut() || strings.Contains(frame, "in full; the status line cuts it") {
+		t.Errorf("the help repeats a message the status line shows whole:\n%s", frame)
+	}
+}
+
 // TestOpenErrorWording: a failed open reads "cannot open PATH: cause",
 // without the loader's "load checkpoint:" or an os error's "open PATH:"
 // saying it again, so that at 80 columns the room goes to the cause.

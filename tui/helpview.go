@@ -49,7 +49,8 @@ func (m Model) helpLines(w int) []string {
 	t := m.theme
 	hm := m.help
 	hm.SetWidth(w)
-	lines := []string{t.paint(t.bold, "keys") + "  (? or esc closes this help)"}
+	lines := m.wholeMsg(w)
+	lines = append(lines, t.paint(t.bold, "keys")+"  (? or esc closes this help)")
 	k := m.keysNow()
 	// The full help lists the training keys even when they do nothing
 	// yet, so that they can be found before the first run.
@@ -107,4 +108,20 @@ func (m Model) helpLines(w int) []string {
 		)
 	}
 	return lines
+}
+
+// wholeMsg is the message the status line cuts, wrapped to width w
+// under a heading, with a blank line after it: the help is where a long
+// error's elided middle can be read. Nothing when the line shows it all.
+func (m Model) wholeMsg(w int) []string {
+	if !m.msgCut() {
+		return nil
+	}
+	t := m.theme
+	msg, kind := m.shownMsg()
+	lines := []string{t.paint(t.bold, "message") + "  (in full; the status line cuts it)"}
+	for _, l := range wrapLines(msg, w) {
+		lines = append(lines, t.paint(t.msgStyle(kind), l))
+	}
+	return append(lines, "")
 }

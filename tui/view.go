@@ -121,13 +121,7 @@ func (m Model) header() []string {
 	if m.msg == "" {
 		return []string{line1, padRight(truncate(line2, m.width), m.width)}
 	}
-	ms := t.label
-	switch m.msgKind {
-	case msgWarn:
-		ms = t.warn
-	case msgErr:
-		ms = t.err
-	}
+	ms := t.msgStyle(m.msgKind)
 	lead := ansi.StringWidth(status) + 5 // "  │  "
 	if m.msgKind == msgInfo && m.width-lead < min(ansi.StringWidth(m.msg), minNote) {
 		// A note cut to a stub ("ba…") says nothing: it goes.
@@ -172,6 +166,31 @@ func (m Model) header() []string {
 		out = append(out, padRight(truncate(strings.Repeat(" ", indent)+t.paint(ms, p), m.width), m.width))
 	}
 	return out
+}
+
+// msgStyle is the colour of a message of kind k.
+func (t theme) msgStyle(k msgKind) ansi.Style {
+	switch k {
+	case msgWarn:
+		return t.warn
+	case msgErr:
+		return t.err
+	}
+	return t.label
+}
+
+// msgCut reports whether the status line shows less than the whole
+// message: a note cut or left out, an error whose middle is elided.
+// Line breaks and the indent below are spaces, so the comparison leaves
+// spaces out.
+func (m Model) msgCut() bool {
+	msg, _ := m.shownMsg()
+	if msg == "" {
+		return false
+	}
+	noSpace := strings.NewReplacer(" ", "")
+	shown := ansi.Strip(strings.Join(m.header()[1:], ""))
+	return !strings.Contains(noSpace.Replace(shown), noSpace.Replace(msg))
 }
 
 // fitNote is a note in w cells: whole, else as many of its parts
