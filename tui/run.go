@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -79,7 +80,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	fs := env.FlagSet()
 	system := fs.String("system", "spring", "benchmark system: "+strings.Join(sims.Names(), ", "))
 	backbone := fs.String("backbone", string(core.LNP), "neural-process backbone: cnp, lnp or anp")
-	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file`, or a shipped one as embedded:NAME (its system and backbone win over the flags)")
+	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file`, or a shipped one as embedded:NAME (it names the system and backbone; --system and --backbone, if given, must match it)")
 	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
 	realizations := fs.Int("realizations", avgTasks, fmt.Sprintf("seeded realizations the sidebar's mean ± 95%%, the ablation view (A) and the diagnostics (d) average over, %d to %d", LimitRealizations.Min, LimitRealizations.Max))
 	ascii := fs.Bool("ascii", false, "no colours (the plots keep their Unicode marks and box lines)")
@@ -106,8 +107,29 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	if err != nil {
 		return cli.UsageError("%v", err)
 	}
+	if err := checkpointAgrees(m, fs, *checkpoint); err != nil {
+		return err
+	}
 	if !env.Terminal {
 		return cli.UsageError("the explorer needs a terminal (stdout is not one); for scripts use the other commands")
 	}
 	return runProgram(m, nil, nil)
+}
+
+// checkpointAgrees refuses a --system or --backbone given beside
+// --checkpoint that is not the checkpoint's, as eval and calibrate do:
+// the explorer would otherwise open the checkpoint's and drop the flag
+// without a word. A flag left at its default says nothing and passes.
+func checkpointAgrees(m Model, fs *flag.FlagSet, path string) error {
+	if path == "" {
+		return nil
+	}
+	have := map[string]string{"system": m.sys().Name(), "backbone": m.backbone.value()}
+	var err error
+	fs.Visit(func(f *flag.Flag) { // in name order: backbone before system
+		if want, ok := have[f.Name]; ok && err == nil && f.Value.String() != want {
+			err = cli.UsageError("--%s %s disagrees with checkpoint %s (%s %s)", f.Name, f.Value, path, f.Name, want)
+		}
+	})
+	return err
 }

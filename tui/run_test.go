@@ -64,3 +64,28 @@ func TestExploreRealizationsBound(t *testing.T) {
 		t.Errorf("explore's help lacks --realizations and its bound:\n%s", out.String())
 	}
 }
+
+// TestExploreCheckpointMismatch: --system or --backbone given beside a
+// --checkpoint of another system or backbone is refused (exit 2, naming
+// both), as eval and calibrate refuse it, rather than dropped; matching
+// flags, or none, get as far as the terminal, which a test lacks.
+func TestExploreCheckpointMismatch(t *testing.T) {
+	registerOnce.Do(func() { cli.RegisterExternal(Command()) })
+	ck := "embedded:spring-lnp.safetensors"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--system", "lv"}, "--system lv disagrees with checkpoint " + ck + " (system spring)"},
+		{[]string{"--backbone", "cnp"}, "--backbone cnp disagrees with checkpoint " + ck + " (backbone lnp)"},
+		{[]string{"--system", "spring", "--backbone", "lnp"}, "needs a terminal"},
+		{nil, "needs a terminal"},
+	} {
+		var out, errOut bytes.Buffer
+		args := append([]string{"explore", "--checkpoint", ck}, tc.args...)
+		code := cli.Run(context.Background(), args, &out, &errOut)
+		if code != 2 || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut.String(), tc.want)
+		}
+	}
+}
