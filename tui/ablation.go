@@ -65,6 +65,9 @@ type ablState struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	why    string // why there is no curve
+	// note is the status note A set on a control without a curve; it
+	// goes with the curve it explains (dropNote).
+	note string
 }
 
 // ablMsg is one computed point.
@@ -109,7 +112,49 @@ func (m Model) toggleAblation() (tea.Model, tea.Cmd) {
 	}
 	m.closeDiag()
 	m.abl.open = true
+	if id := m.controls()[m.focus]; !slices.Contains(ablControls, id) {
+		// The view opens on another control's curve, which its title
+		// names; the note says why, so the key does not seem to have
+		// ignored the selection.
+		m.setMsg(msgInfo, "A sweeps %s, not %s", ablAxesText(), m.controlName(id))
+		m.abl.note = m.msg
+	}
 	return m, m.startAblation()
+}
+
+// dropNote clears the status note A set, if it is still the one shown:
+// once the view closes or follows another control it would mislead.
+func (m *Model) dropNote() {
+	if m.abl.note != "" && m.msg == m.abl.note {
+		m.setMsg(msgInfo, "")
+	}
+	m.abl.note = ""
+}
+
+// ablAxesText lists the controls with a curve: "context, noise σ, λθ,
+// λδ or regulariser".
+func ablAxesText() string {
+	names := make([]string, len(ablControls))
+	for i, id := range ablControls {
+		names[i] = ablAxisLabel(id)
+	}
+	last := len(names) - 1
+	return strings.Join(names[:last], ", ") + " or " + names[last]
+}
+
+// controlName names a control without a curve as a note speaks of it.
+func (m Model) controlName(id control) string {
+	switch id {
+	case ctlSystem:
+		return "the system"
+	case ctlBackbone:
+		return "the backbone"
+	case ctlMode:
+		return m.mode.label
+	case ctlSlice:
+		return "the time slice"
+	}
+	return "θ"
 }
 
 // closeAblation closes the view and stops its computation.
@@ -117,6 +162,7 @@ func (m *Model) closeAblation() {
 	if m.abl.cancel != nil {
 		m.abl.cancel()
 	}
+	m.dropNote()
 	m.abl = ablState{gen: m.abl.gen}
 }
 
@@ -125,6 +171,9 @@ func (m *Model) closeAblation() {
 func (m *Model) syncAblation() tea.Cmd {
 	if !m.abl.open || m.abl.key == m.ablKeyNow() {
 		return nil
+	}
+	if m.abl.key.ctl != m.ablControl() {
+		m.dropNote()
 	}
 	return m.startAblation()
 }
@@ -149,8 +198,11 @@ func (m *Model) startAblation() tea.Cmd {
 }
 
 // ablLabel names the view's control.
-func (m Model) ablLabel() string {
-	switch m.abl.key.ctl {
+func (m Model) ablLabel() string { return ablAxisLabel(m.abl.key.ctl) }
+
+// ablAxisLabel names a control of ablControls.
+func ablAxisLabel(id control) string {
+	switch id {
 	case ctlContext:
 		return "context"
 	case ctlNoise:

@@ -286,3 +286,55 @@ func TestAblationCurrentIsTheModelOnScreen(t *testing.T) {
 		t.Errorf("the model on screen's point is not ◆ with its interval:\n%s", frame)
 	}
 }
+
+// TestAblationOnControlWithoutCurve: A on a control the view cannot
+// sweep (train mode, the system, θ) opens the context curve, as before,
+// and a note on the status line says which controls it sweeps, so the
+// key does not seem to have ignored the selection; the note stays while
+// the curve computes and goes with it. On a control with a curve there
+// is no note.
+func TestAblationOnControlWithoutCurve(t *testing.T) {
+	for _, tc := range []struct {
+		id   control
+		note string
+	}{
+		{ctlMode, "A sweeps context, noise σ, λθ, λδ or regulariser, not train mode"},
+		{ctlSystem, "not the system"},
+		{ctlTheta, "not θ"},
+		{ctlNoise, ""},
+	} {
+		// 100 columns: the untrained weights' status leaves the note
+		// its 64 cells (at 80, 45, and the ? help has the rest).
+		m := newTest(t, "spring", 100, 30)
+		m = focusOn(t, m, tc.id)
+		nm, cmd := m.Update(keyMsg("A"))
+		m = nm.(Model)
+		status := strings.Split(m.render(), "\n")[1]
+		if tc.note == "" {
+			if strings.Contains(m.msg, "A sweeps") {
+				t.Errorf("A on noise σ noted %q", m.msg)
+			}
+			continue
+		}
+		if !m.abl.open || m.abl.key.ctl != ctlContext {
+			t.Errorf("control %d: A left the view open %v on control %d, want the context curve", tc.id, m.abl.open, m.abl.key.ctl)
+		}
+		if !strings.Contains(status, tc.note) {
+			t.Errorf("control %d: status line %q lacks %q", tc.id, status, tc.note)
+		}
+		if tc.id != ctlMode {
+			continue
+		}
+		if m, _ = run(t, m, cmd); !strings.Contains(m.msg, tc.note) {
+			t.Errorf("the note went while the curve computed: %q", m.msg)
+		}
+		// It goes with the curve it explains: when the view closes, or
+		// follows the focus to another control.
+		if closed, _ := press(t, m, "A"); closed.msg != "" {
+			t.Errorf("the note outlived the view: %q", closed.msg)
+		}
+		if moved, _ := press(t, m, "up"); moved.abl.key.ctl != ctlReg || moved.msg != "" {
+			t.Errorf("following the regulariser, the view kept the note %q", moved.msg)
+		}
+	}
+}
