@@ -146,12 +146,16 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 }
 
 // stepsWords says the steps a file's weights were trained for and the
-// plan of the last command that wrote it. A file fine-tuned or
+// plan of the last command that wrote it, or for a partial file the
+// steps its run had left. A file fine-tuned or
 // recalibrated with --init holds the steps of every command together
 // beside the last command's plan, which for a recalibration is 0+0.
 func stepsWords(info core.Info, t core.Train) string {
 	done := fmt.Sprintf("steps %d+%d done", info.Steps1, info.Steps2)
 	switch {
+	case info.Unfinished:
+		// train writes a partial file's plan as what its run had left.
+		return fmt.Sprintf("%s in all runs (%d+%d of the stopped run remain; --init alone trains them)", done, t.Steps1, t.Steps2)
 	case info.Steps1 == t.Steps1 && info.Steps2 == t.Steps2:
 		return fmt.Sprintf("%s (planned %d+%d)", done, t.Steps1, t.Steps2)
 	case t.Steps1+t.Steps2 == 0:

@@ -181,6 +181,10 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			partial.ValidationStep = res.ValStep
 		}
 		m.DropFit()
+		// The partial's plan is what remains of this run's, so that
+		// "--init PARTIAL" alone trains the rest, not the whole plan
+		// again on top of the steps done.
+		m.Config.Train.Steps1, m.Config.Train.Steps2 = cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2
 		return keepUnfinished(f.out, m, partial, dtype)
 	}
 	// resume is the command that trains an interrupted run's remaining
@@ -729,6 +733,9 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 func (f *trainFlags) checkInheritedPlan(t core.Train, fineTuned bool) error {
 	if !fineTuned || t.Steps1+t.Steps2 > 0 || (f.set["steps1"] && f.set["steps2"]) {
 		return nil
+	}
+	if f.initInfo.Unfinished {
+		return UsageError("--init %s: the run that wrote it had done all its steps when it stopped (0+0 remain): give --steps1 0 --steps2 0 to recalibrate it, or --steps1 and --steps2 to train on", f.init)
 	}
 	return UsageError("--init %s: its last command planned 0+0 steps (it only recalibrated), and without --steps1 and --steps2 this run would repeat that plan and train nothing: "+
 		"give --steps1 and --steps2 to fine-tune (e.g. --steps1 0 --steps2 1000), or --steps1 0 --steps2 0 to only recalibrate (--recalibrate-only for one part)", f.init)

@@ -976,11 +976,15 @@ func TestInterruptedRunSaysHowToFinish(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 	partial := filepath.Join(dir, "model.partial.safetensors")
-	_, info, err := core.LoadCheckpoint(partial)
+	pm, info, err := core.LoadCheckpoint(partial)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("apic train --init %s --steps1 0 --steps2 %d --recalibrate 2 --out %s", partial, 50-info.Steps2, out)
+	// The partial's plan is the rest of the run's: --init alone trains it.
+	if tr := pm.Config.Train; tr.Steps1 != 0 || tr.Steps2 != 50-info.Steps2 {
+		t.Errorf("the partial file plans %d+%d, want the remaining 0+%d", tr.Steps1, tr.Steps2, 50-info.Steps2)
+	}
 	if !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q lacks %q", stderr.String(), want)
 	}
@@ -988,7 +992,8 @@ func TestInterruptedRunSaysHowToFinish(t *testing.T) {
 		t.Errorf("partial file: unfinished %v, validation at step %d of %d, metrics %v", info.Unfinished, info.ValidationStep, info.Steps2, info.Metrics != nil)
 	}
 	code, stdout, _ := runCLI(t, "inspect", partial)
-	if code != 0 || !strings.Contains(stdout, "unfinished") || !strings.Contains(stdout, fmt.Sprintf("at stage 2 step %d", info.ValidationStep)) {
+	remain := fmt.Sprintf("(0+%d of the stopped run remain; --init alone trains them)", 50-info.Steps2)
+	if code != 0 || !strings.Contains(stdout, "unfinished") || !strings.Contains(stdout, fmt.Sprintf("at stage 2 step %d", info.ValidationStep)) || !strings.Contains(stdout, remain) {
 		t.Errorf("inspect of the partial file:\n%s", stdout)
 	}
 	code, stdout, _ = runCLI(t, "eval", "--checkpoint", partial, "--tasks", "2", "--samples", "2")
@@ -1194,6 +1199,19 @@ func TestTrainInitRefusesInheritedZeroPlan(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("%v: %s was written", extra, out)
 		}
+	}
+	// A partial file with nothing left of its run's plan (stopped in the
+	// final recalibration) says so, not that it only recalibrated.
+	m, _, err := core.LoadCheckpoint(init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := filepath.Join(dir, "done.partial.safetensors")
+	if err := core.SaveCheckpoint(partial, m, core.Info{Steps2: 3, Unfinished: true}, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "train", "--init", partial, "--out", out); code != 2 || !strings.Contains(stderr, "had done all its steps when it stopped (0+0 remain)") {
+		t.Errorf("a partial with 0+0 left: exit %d, %q", code, stderr)
 	}
 	code, _, stderr := runCLI(t, "train", "--init", init, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", out)
 	if code != 0 {
