@@ -1185,6 +1185,7 @@ func openError(path string, err error) string {
 		s = strings.TrimPrefix(s, "load checkpoint: ")
 		s = strings.TrimPrefix(s, "open "+path+": ")
 		s = strings.TrimPrefix(s, path+": ")
+		s = strings.TrimPrefix(s, path+" is ") // "PATH is not a checkpoint …"
 	}
 	return "cannot open " + path + ": " + s
 }

@@ -753,7 +753,7 @@ func TestOpenErrorWording(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "nosuch.safetensors")
-	causes := map[string]string{text: "not a safetensors file (", empty: "not an apic checkpoint", missing: "no such file or directory"}
+	causes := map[string]string{text: "not a checkpoint (safetensors) file: ", empty: "not an apic checkpoint", missing: "no such file or directory"}
 	for path, cause := range causes {
 		m := newTest(t, "spring", 80, 24)
 		m, _ = press(t, m, "o")
