@@ -41,17 +41,17 @@ first cell runs (every cell by --plan; the unfinished ones, or the
   training axes    ` + axisNames(trainAxes) + `
 
 Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
-command lines, which reproduce it alone), cell.json, eval.json and, for
-training cells, model.safetensors. A cell with eval.json is done and
-skipped on a rerun, so an interrupted sweep (Ctrl-C) continues where it
-stopped; the interrupted cell starts again, its training from step 0
-(unlike train alone, a sweep keeps no partial weights). At the end
-DIR/results.csv (one row per cell × seed) and DIR/summary.json (per
-cell: mean and t-based 95% interval over seeds) are written from every
-finished cell in DIR, curves of the MAEs against the first axis are
-drawn, and with --png DIR/sweep.png, whose error bars stop at what a
-metric can take (coverage and ECE in [0, 1], MAE ≥ 0) where the t
-interval of summary.json runs past it.
+command lines, which reproduce it alone when run in DIR), cell.json,
+eval.json and, for training cells, model.safetensors. A cell with
+eval.json is done and skipped on a rerun, so an interrupted sweep
+(Ctrl-C) continues where it stopped; the interrupted cell starts again,
+its training from step 0 (unlike train alone, a sweep keeps no partial
+weights). At the end DIR/results.csv (one row per cell × seed) and
+DIR/summary.json (per cell: mean and t-based 95% interval over seeds)
+are written from every finished cell in DIR, curves of the MAEs against
+the first axis are drawn, and with --png DIR/sweep.png, whose error bars
+stop at what a metric can take (coverage and ECE in [0, 1], MAE ≥ 0)
+where the t interval of summary.json runs past it.
 
 --plan prints 'apic sweep ... --only ID' per cell instead of running
 them; the lines share no state, so 'apic sweep ... --plan | parallel -j N'
@@ -386,7 +386,7 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 	}
 	model := filepath.Join(dir, "model.safetensors")
 	train, eval := s.commands(c, model)
-	cmd := cellCommandText(s, c, out)
+	cmd := cellCommandText(s, c)
 	meta, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return false, err
@@ -463,19 +463,113 @@ func trainCell(ctx context.Context, model string, args []string) error {
 }
 
 // cellCommandText is cmd.txt of cell c: the apic command lines that
-// reproduce it alone.
-func cellCommandText(s sweepSpec, c sweepCell, out string) string {
+// reproduce it alone, run in the sweep's folder (cd DIR first). Its
+// paths are relative to that folder, not under --out as typed, so that
+// a rerun that spells --out otherwise (sw, ./sw, $PWD/sw, or ../sw from
+// elsewhere) writes, and expects, the same text. A relative checkpoint,
+// which the sweep reads from the working directory, is made absolute
+// for the lines to find it from DIR.
+func cellCommandText(s sweepSpec, c sweepCell) string {
+	return commandLines(s, c, ".", absCheckpoint)
+}
+
+// commandLines are the cmd.txt lines of cell c with its files under
+// out, each argument of the commands passed through arg (nil: as is).
+// An older apic wrote them with out as --out was typed, and no arg.
+func commandLines(s sweepSpec, c sweepCell, out string, arg func(string) string) string {
 	dir := cellDir(out, c)
-	train, eval := s.commands(c, filepath.Join(dir, "model.safetensors"))
+	model := filepath.Join(dir, "model.safetensors")
+	line := func(name string, args []string) string {
+		words := []string{"apic", name}
+		for _, a := range args {
+			if arg != nil {
+				a = arg(a)
+			}
+			words = append(words, a)
+		}
+		return shellLine(words)
+	}
+	train, eval := s.commands(c, model)
 	var cmd strings.Builder
 	if train != nil {
-		cmd.WriteString(shellLine(append([]string{"apic", "train"}, train...)) + "\n")
+		cmd.WriteString(line("train", train) + "\n")
 	}
-	if one := s.onePassEval(c, filepath.Join(dir, "model.safetensors")); one != nil {
-		cmd.WriteString(shellLine(append([]string{"apic", "eval"}, one...)) + " > " + shellQuote(filepath.Join(dir, onePassFile)) + "\n")
+	if one := s.onePassEval(c, model); one != nil {
+		cmd.WriteString(line("eval", one) + " > " + shellQuote(filepath.Join(dir, onePassFile)) + "\n")
 	}
-	cmd.WriteString(shellLine(append([]string{"apic", "eval"}, eval...)) + " > " + shellQuote(filepath.Join(dir, "eval.json")) + "\n")
+	cmd.WriteString(line("eval", eval) + " > " + shellQuote(filepath.Join(dir, "eval.json")) + "\n")
 	return cmd.String()
+}
+
+// absCheckpoint is arg with the path of a --checkpoint=FILE setting
+// made absolute; other arguments, and embedded checkpoints, as they are.
+// Only the sweep's settings spell --checkpoint with '=': a training
+// cell's own model (--checkpoint FILE) stays relative to DIR.
+func absCheckpoint(arg string) string {
+	path, ok := strings.CutPrefix(arg, "--checkpoint=")
+	if !ok || filepath.IsAbs(path) || strings.HasPrefix(path, embeddedPrefix) {
+		return arg
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return arg // no working directory: the path as given
+	}
+	return "--checkpoint=" + abs
+}
+
+// sameCellCommand reports whether old, the cmd.txt of an existing cell,
+// is what this sweep writes for c, and returns the text old was compared
+// with. An older apic wrote the cell's paths under --out as typed then
+// (sw/cells/ID/eval.json): such a cmd.txt is compared with the lines
+// under that folder, read from it, so that its sweep still resumes
+// however --out is spelled now.
+func sameCellCommand(old string, s sweepSpec, c sweepCell) (want string, same bool) {
+	want = cellCommandText(s, c)
+	if old == want {
+		return want, true
+	}
+	if out, ok := legacyFolder(old, c); ok {
+		legacy := commandLines(s, c, out, nil)
+		if old == legacy {
+			return legacy, true
+		}
+		if out != "." {
+			want = legacy // the differences shown are then the settings'
+		}
+	}
+	return want, false
+}
+
+// legacyFolder is the folder under which cmd.txt text old writes cell
+// c's eval.json, as its last line's redirection names it: "sw" for
+// "... > sw/cells/ID/eval.json", "." for this apic's relative paths.
+func legacyFolder(old string, c sweepCell) (string, bool) {
+	lines := strings.Split(strings.TrimRight(old, "\n"), "\n")
+	last := lines[len(lines)-1]
+	i := strings.LastIndex(last, " > ")
+	if i < 0 {
+		return "", false
+	}
+	path := shellUnquote(last[i+len(" > "):])
+	prefix, ok := strings.CutSuffix(path, filepath.Join("cells", c.ID, "eval.json"))
+	sep := string(filepath.Separator)
+	switch {
+	case !ok:
+		return "", false
+	case prefix == "":
+		return ".", true
+	case prefix == sep:
+		return sep, true
+	}
+	return strings.CutSuffix(prefix, sep)
+}
+
+// shellUnquote undoes shellQuote.
+func shellUnquote(s string) string {
+	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' {
+		return s
+	}
+	return strings.ReplaceAll(s[1:len(s)-1], `'\''`, "'")
 }
 
 // checkCellCommand refuses a cell directory that another command made
@@ -488,7 +582,7 @@ func checkCellCommand(s sweepSpec, c sweepCell, out string) error {
 	} else if err != nil {
 		return fmt.Errorf("cell %s: %w", c.ID, err)
 	}
-	if string(old) != cellCommandText(s, c, out) {
+	if _, same := sameCellCommand(string(old), s, c); !same {
 		return UsageError("%s was made by other settings (its cmd.txt: %s): choose another --out for this sweep", cellDir(out, c), core.QuoteInput(strings.TrimSpace(string(old))))
 	}
 	return nil

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSweepResumesWithOutSpelledOtherwise: a rerun resumes the sweep
+// whatever way --out names its folder: relative or absolute, with a
+// trailing slash, or from another directory.
+func TestSweepResumesWithOutSpelledOtherwise(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	runSweepOK(t, tinySweepArgs("sw")...)
+	if err := os.Remove(filepath.Join("sw", "cells", "context=10_noise=0_seed=1", "eval.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir("sub", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ cwd, out, skipped string }{
+		{dir, filepath.Join(dir, "sw"), "7 of 8"}, // runs the unfinished cell
+		{dir, "./sw/", "8 of 8"},
+		{filepath.Join(dir, "sub"), "../sw", "8 of 8"},
+	} {
+		t.Chdir(c.cwd)
+		code, _, stderr := runCLI(t, tinySweepArgs(c.out)...)
+		if code != 0 || !strings.Contains(stderr, c.skipped+" cells already finished") {
+			t.Errorf("rerun with --out %s from %s: exit %d, stderr %q; want %s cells finished", c.out, c.cwd, code, stderr, c.skipped)
+		}
+		id := "context=30_noise=0.05_seed=2"
+		if code, _, stderr := runCLI(t, append(tinySweepArgs(c.out), "--only", id)...); code != 0 {
+			t.Errorf("--only %s with --out %s: exit %d, stderr %q", id, c.out, code, stderr)
+		}
+	}
+}
+
+// TestSweepCmdTxtRunsInTheSweepFolder: a cell's cmd.txt, run by hand in
+// the sweep's folder, writes the cell's eval.json again: its paths are
+// relative to that folder, a relative checkpoint made absolute.
+func TestSweepCmdTxtRunsInTheSweepFolder(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	ckpt := filepath.Base(tinyCheckpoint(t, dir, "spring", 0, 0))
+	for _, c := range []struct {
+		args []string
+		cell string
+	}{
+		{[]string{"sweep", "--fix", "checkpoint=" + ckpt, "--vary", "noise=0,0.05", "--tasks", "2", "--fix", "samples=2", "--out", "ev"},
+			"noise=0.05_seed=1"},
+		{tinyTrainingSweep("lambda-theta=0.5", 2, "tr"), "lambda-theta=0.5_seed=1"},
+	} {
+		runSweepOK(t, c.args...)
+		out := c.args[len(c.args)-1]
+		cell := filepath.Join(dir, out, "cells", c.cell)
+		cmd := readText(t, filepath.Join(cell, "cmd.txt"))
+		if strings.Contains(cmd, dir) != (out == "ev") {
+			t.Errorf("cmd.txt %q: want folder-relative paths, the checkpoint's absolute", cmd)
+		}
+		// The model is trained again (its file records the wall time),
+		// the evaluations must come out as they did.
+		want := map[string]string{}
+		for _, name := range []string{"eval.json", "eval-onepass.json", "model.safetensors"} {
+			if b, err := os.ReadFile(filepath.Join(cell, name)); err == nil {
+				if name != "model.safetensors" {
+					want[name] = string(b)
+				}
+				if err := os.Remove(filepath.Join(cell, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		runCmdTxt(t, filepath.Join(dir, out), cmd)
+		for name, w := range want {
+			if got := readText(t, filepath.Join(cell, name)); withoutSource(got) != withoutSource(w) {
+				t.Errorf("%s of %s run by hand differs from the sweep's:\n%s\nwant\n%s", name, cmd, got, w)
+			}
+		}
+	}
+}
+
+// runCmdTxt runs cmd, a cell's cmd.txt, with bash in dir, with the test
+// binary as apic on PATH.
+func runCmdTxt(t *testing.T, dir, cmd string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(exe, filepath.Join(bin, "apic")); err != nil {
+		t.Fatal(err)
+	}
+	sh := exec.Command("bash", "-e", "-c", cmd)
+	sh.Dir = dir
+	sh.Env = append(os.Environ(), sweepMainEnv+"=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if msg, err := sh.CombinedOutput(); err != nil {
+		t.Fatalf("cmd.txt %q in %s: %v\n%s", cmd, dir, err, msg)
+	}
+}
+
+// withoutSource drops the "checkpoint" line of an eval.json, which
+// names the weights as the command was given them.
+func withoutSource(evalJSON string) string {
+	var kept []string
+	for _, l := range strings.Split(evalJSON, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), `"checkpoint":`) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+// TestSweepResumesOlderCmdTxt: a cmd.txt written by an older apic, with
+// its paths under --out as typed then, still resumes, however --out is
+// spelled now.
+func TestSweepResumesOlderCmdTxt(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	runSweepOK(t, tinySweepArgs("sw")...)
+	cells, err := filepath.Glob(filepath.Join("sw", "cells", "*", "cmd.txt"))
+	if err != nil || len(cells) != 8 {
+		t.Fatalf("cmd.txt files %v (%v)", cells, err)
+	}
+	for _, path := range cells {
+		old := strings.Replace(readText(t, path), " > cells/", " > sw/cells/", 1)
+		writeFile(t, filepath.Dir(path), "cmd.txt", old)
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(cells[0]), "eval.json")); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, tinySweepArgs(filepath.Join(dir, "sw"))...); code != 0 || !strings.Contains(stderr, "7 of 8 cells already finished") {
+		t.Errorf("rerun of a sweep of older cmd.txt files: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestSweepOlderTrainingCmdTxt: an older apic's cmd.txt of a training
+// cell, its paths under an --out that needed quoting, is this sweep's;
+// with another --tasks it is not, and the text it is compared with
+// differs in --tasks alone.
+func TestSweepOlderTrainingCmdTxt(t *testing.T) {
+	axis, _ := lookupAxis("lambda-theta")
+	s := sweepSpec{system: "spring", vary: []axisValues{{axis, []string{"0.5"}}}, seeds: 1, tasks: 2, training: true}
+	cells, err := s.cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := `'/x y'\''z/sw/cells/lambda-theta=0.5_seed=1/`
+	old := "apic train --system spring --lambda-theta=0.5 --seed 1 --out " + q + "model.safetensors'\n" +
+		"apic eval --checkpoint " + q + "model.safetensors' --tasks 2 --refine 0 --json > " + q + "eval-onepass.json'\n" +
+		"apic eval --checkpoint " + q + "model.safetensors' --tasks 2 --json > " + q + "eval.json'\n"
+	if _, same := sameCellCommand(old, s, cells[0]); !same {
+		t.Errorf("older cmd.txt %q not taken as this sweep's", old)
+	}
+	s.tasks = 3
+	want, same := sameCellCommand(old, s, cells[0])
+	if same || want != strings.ReplaceAll(old, "--tasks 2", "--tasks 3") {
+		t.Errorf("with --tasks 3: same %v, compared with %q", same, want)
+	}
+}
