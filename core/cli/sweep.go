@@ -46,7 +46,9 @@ eval.json and, for training cells, model.safetensors. A cell with
 eval.json is done and skipped on a rerun, so an interrupted sweep
 (Ctrl-C) continues where it stopped; the interrupted cell starts again,
 its training from step 0 (unlike train alone, a sweep keeps no partial
-weights). At the end DIR/results.csv (one row per cell × seed) and
+weights). A DIR holds one sweep: one of other axes or settings is
+refused before any cell runs; more --vary values or --seeds add cells
+to it. At the end DIR/results.csv (one row per cell × seed) and
 DIR/summary.json (per cell: mean and t-based 95% interval over seeds)
 are written from every finished cell in DIR, curves of the MAEs against
 the first axis are drawn, and with --png DIR/sweep.png, whose error bars
@@ -131,6 +133,9 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	}
 	cells, err := f.check()
 	if err != nil {
+		return err
+	}
+	if err := checkSweepFolder(f.spec, cells, f.out); err != nil {
 		return err
 	}
 	if f.plan {
@@ -320,16 +325,9 @@ func warnPlanPath(env *Env) {
 }
 
 // runCells runs every unfinished cell, with a progress line on stderr.
+// The finished ones are this sweep's: checkSweepFolder checked them.
 func runCells(ctx context.Context, s sweepSpec, cells []sweepCell, out string, env *Env) error {
-	var todo []sweepCell
-	for _, c := range cells {
-		if err := checkCellCommand(s, c, out); err != nil {
-			return err
-		}
-		if !cellDone(out, c) {
-			todo = append(todo, c)
-		}
-	}
+	todo := unfinished(out, cells)
 	if skipped := len(cells) - len(todo); skipped > 0 {
 		env.Notef("sweep: %d of %d cells already finished in %s", skipped, len(cells), out)
 	}
@@ -575,6 +573,9 @@ func shellUnquote(s string) string {
 // checkCellCommand refuses a cell directory that another command made
 // (other --fix settings, --tasks or --backbone into the same --out): its
 // results would be skipped as finished or mixed into this sweep's.
+// checkSweepFolder checked every cell before the first ran; this checks
+// the one about to be written again, since a sweep run beside this one
+// (another --only line) may have made it since.
 func checkCellCommand(s sweepSpec, c sweepCell, out string) error {
 	old, err := os.ReadFile(filepath.Join(cellDir(out, c), "cmd.txt"))
 	if errors.Is(err, os.ErrNotExist) {
@@ -582,8 +583,8 @@ func checkCellCommand(s sweepSpec, c sweepCell, out string) error {
 	} else if err != nil {
 		return fmt.Errorf("cell %s: %w", c.ID, err)
 	}
-	if _, same := sameCellCommand(string(old), s, c); !same {
-		return UsageError("%s was made by other settings (its cmd.txt: %s): choose another --out for this sweep", cellDir(out, c), core.QuoteInput(strings.TrimSpace(string(old))))
+	if want, same := sameCellCommand(string(old), s, c); !same {
+		return otherSettingsError(out, c, string(old), want)
 	}
 	return nil
 }

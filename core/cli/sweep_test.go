@@ -297,7 +297,7 @@ func TestSweepRefusesCellsOfOtherSettings(t *testing.T) {
 	args := tinySweepArgs(out)
 	args[len(args)-3] = "samples=3" // --fix samples=2 → 3
 	code, _, stderr := runCLI(t, args...)
-	if code != 2 || !strings.Contains(stderr, "made by other settings") {
+	if code != 2 || !strings.Contains(stderr, `ran with "--samples=2" where this sweep has "--samples=3"`) {
 		t.Errorf("rerun with other --fix: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -161,3 +161,95 @@ func TestSweepOlderTrainingCmdTxt(t *testing.T) {
 		t.Errorf("with --tasks 3: same %v, compared with %q", same, want)
 	}
 }
+
+// folderFiles is every file under dir and its contents.
+func folderFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		files[path] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestSweepRefusesAnotherSweepsFolder: a sweep into the folder of
+// another, of other axes or other settings, is refused before any cell
+// runs, by a run, --plan or --only, even where no cell shares a name
+// with the other sweep's; the folder is left as it was, and a sweep of
+// the same axes and settings extends it.
+func TestSweepRefusesAnotherSweepsFolder(t *testing.T) {
+	out := t.TempDir()
+	runSweepOK(t, tinySweepArgs(out)...)
+	before := folderFiles(t, out)
+	base := []string{"sweep", "--system", "spring", "--seeds", "2", "--out", out}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--vary", "noise=0,0.05", "--tasks", "2", "--fix", "samples=2"},
+			[]string{"holds another sweep, which varies context, noise (" + filepath.Join(out, "cells", "context=10_noise=0.05_seed=1", "cell.json"), "this one varies noise", "Choose another --out"}},
+		{[]string{"--vary", "context=20", "--vary", "noise=0.1", "--tasks", "3", "--fix", "samples=2"},
+			[]string{`holds another sweep, of other settings: its cell context=10_noise=0.05_seed=1 ran with "--tasks 2" where this sweep has "--tasks 3"`}},
+		{[]string{"--vary", "context=20", "--vary", "noise=0.1", "--tasks", "2"},
+			[]string{`ran with "--samples=2" where this sweep has nothing`}},
+		{[]string{"--vary", "context=20", "--vary", "noise=0.1", "--tasks", "2", "--fix", "samples=2", "--backbone", "cnp"},
+			[]string{`ran with nothing where this sweep has "--backbone cnp"`}},
+	} {
+		for _, mode := range [][]string{nil, {"--plan"}, {"--only", "context=20_noise=0.1_seed=1"}} {
+			if c.args[1] == "noise=0,0.05" && len(mode) == 2 {
+				mode = []string{"--only", "noise=0_seed=1"}
+			}
+			args := append(append(append([]string{}, base...), c.args...), mode...)
+			code, stdout, stderr := runCLI(t, args...)
+			ok := code == 2 && stdout == ""
+			for _, w := range c.want {
+				ok = ok && strings.Contains(stderr, w)
+			}
+			if !ok {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", args[7:], code, stdout, stderr, c.want)
+			}
+		}
+	}
+	if after := folderFiles(t, out); len(after) != len(before) {
+		t.Errorf("the refused sweeps left %d files, not %d", len(after), len(before))
+	} else {
+		for path, text := range before {
+			if after[path] != text {
+				t.Errorf("the refused sweeps changed %s", path)
+			}
+		}
+	}
+	runSweepOK(t, "sweep", "--collect", out)
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10,20", "--vary", "noise=0.05", "--seeds", "3",
+		"--tasks", "2", "--fix", "samples=2", "--out", out)
+	if n := strings.Count(readText(t, filepath.Join(out, "results.csv")), "\n"); n != 1+8+4 {
+		t.Errorf("the extended sweep has %d lines of results, want 13", n)
+	}
+}
+
+// TestSweepFolderWithBrokenCellJSON: a cell.json that cannot be read
+// is refused before any cell runs, naming it and what to do.
+func TestSweepFolderWithBrokenCellJSON(t *testing.T) {
+	out := t.TempDir()
+	cell := filepath.Join(out, "cells", "context=5_seed=1")
+	if err := os.MkdirAll(cell, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, cell, "cmd.txt", "apic eval\n")
+	writeFile(t, cell, "cell.json", "{")
+	code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--out", out)
+	if code != 2 || !strings.Contains(stderr, filepath.Join(cell, "cell.json")+": ") || !strings.Contains(stderr, "remove that cell's folder") {
+		t.Errorf("exit %d, stderr %q; want 2, the file and what to do", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "cells", "context=10_seed=1")); err == nil {
+		t.Error("a cell ran")
+	}
+}

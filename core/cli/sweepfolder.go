@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"apic/core"
+)
+
+// checkSweepFolder refuses an --out that holds another sweep's cells,
+// before any cell runs or file is written: a folder holds one sweep.
+// Cells of other axes make --collect fail, and cells made by other
+// settings (--system, --backbone, --fix, --tasks) would be mixed into
+// this sweep's results, or skipped as finished. Every existing cell is
+// compared with what this sweep writes for its values and seed, so
+// that cells this sweep does not share (other --vary values, seeds) are
+// checked too. Those of the same axes and settings are this sweep's: a
+// rerun with more values or seeds extends it.
+func checkSweepFolder(s sweepSpec, cells []sweepCell, out string) error {
+	entries, err := os.ReadDir(filepath.Join(out, "cells"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return UsageError("--out %s: reading the cells of the sweep there: %v", out, err)
+	}
+	ours := map[string]sweepCell{}
+	for _, c := range cells {
+		ours[c.ID] = c
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := checkOldCell(s, out, e.Name(), ours); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkOldCell checks the existing cell folder out/cells/id against
+// this sweep (checkSweepFolder). A folder without cmd.txt ran nothing.
+// One without cell.json, which runCell writes beside cmd.txt (an
+// interruption may come between the two), is taken as this sweep's cell
+// of that name, if it has one, and is otherwise left to the sweep that
+// made it.
+func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error {
+	dir := filepath.Join(out, "cells", id)
+	old, err := os.ReadFile(filepath.Join(dir, "cmd.txt"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err // it names the file
+	}
+	c, ok, err := readCellJSON(dir)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if c, ok = ours[id]; !ok {
+			return nil
+		}
+	}
+	if theirs, mine := settingNames(c.Axes), axisNamesOf(s.vary); theirs != mine {
+		return UsageError("--out %s holds another sweep, which varies %s (%s); this one varies %s, and a folder holds one sweep. "+
+			"Choose another --out, or continue that sweep with its own --vary axes and settings (in %s)",
+			out, theirs, filepath.Join(dir, "cell.json"), mine, filepath.Join(dir, "cmd.txt"))
+	}
+	c.ID, c.values = id, nil
+	for _, v := range s.vary {
+		c.values = append(c.values, v.axis)
+	}
+	if want, same := sameCellCommand(string(old), s, c); !same {
+		return otherSettingsError(out, c, string(old), want)
+	}
+	return nil
+}
+
+// readCellJSON is the cell that dir's cell.json describes; ok is false
+// where it has none.
+func readCellJSON(dir string) (c sweepCell, ok bool, err error) {
+	path := filepath.Join(dir, "cell.json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, false, nil
+	} else if err != nil {
+		return c, false, err
+	}
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, false, UsageError("%s: %v: remove that cell's folder, or choose another --out", path, err)
+	}
+	return c, true, nil
+}
+
+// settingNames are the axes of a cell's settings, as the messages name
+// them: "context, noise".
+func settingNames(settings []cellSetting) string {
+	names := make([]string, len(settings))
+	for i, a := range settings {
+		names[i] = a.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// axisNamesOf are the names of the varied axes, as settingNames.
+func axisNamesOf(vary []axisValues) string {
+	names := make([]string, len(vary))
+	for i, v := range vary {
+		names[i] = v.axis.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// otherSettingsError refuses cell c of out, whose cmd.txt old is not
+// want, the text this sweep writes for it, and says where they differ.
+func otherSettingsError(out string, c sweepCell, old, want string) error {
+	was, now := commandDifference(old, want)
+	return UsageError("--out %s holds another sweep, of other settings: its cell %s ran with %s where this sweep has %s (%s). "+
+		"Choose another --out, or continue that sweep with its --system, --backbone, --fix and --tasks (more --vary values or --seeds add cells to it)",
+		out, c.ID, quoteWords(was), quoteWords(now), filepath.Join(cellDir(out, c), "cmd.txt"))
+}
+
+// commandDifference is where two cmd.txt texts differ, for a message:
+// the words of the first line that differs, less those the two lines
+// share at either end, a value with its flag ("--tasks 200" against
+// "--tasks 20").
+func commandDifference(old, want string) (was, now []string) {
+	a, b := firstDifferentLine(old, want)
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	q := 0
+	for q < len(a)-p && q < len(b)-p && a[len(a)-1-q] == b[len(b)-1-q] {
+		q++
+	}
+	first := append(append([]string{}, a[p:len(a)-q]...), b[p:len(b)-q]...)
+	if p > 0 && len(first) > 0 && !strings.HasPrefix(first[0], "-") {
+		p--
+	}
+	return a[p : len(a)-q], b[p : len(b)-q]
+}
+
+// firstDifferentLine is the words of the first line where a and b
+// differ, of each (none past its last line).
+func firstDifferentLine(a, b string) (wa, wb []string) {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(la), len(lb)); i++ {
+		if i >= len(la) || i >= len(lb) || la[i] != lb[i] {
+			if i < len(la) {
+				wa = strings.Fields(la[i])
+			}
+			if i < len(lb) {
+				wb = strings.Fields(lb[i])
+			}
+			return wa, wb
+		}
+	}
+	return nil, nil
+}
+
+// quoteWords quotes the words of a difference, "nothing" for none.
+func quoteWords(words []string) string {
+	if len(words) == 0 {
+		return "nothing"
+	}
+	return core.QuoteInput(strings.Join(words, " "))
+}
