@@ -415,7 +415,25 @@ func writeSweepTable(w io.Writer, sum sweepSummary) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
 	}
+	if hasInterval(sum) {
+		// eval's ± is a standard deviation over realizations: say which
+		// this one is.
+		fmt.Fprintln(w, "mean over seeds ± half-width of its t-based 95% interval")
+	}
 	fmt.Fprintln(w)
+}
+
+// hasInterval reports whether some cell of the table has a ± (two
+// seeds or more with the metric).
+func hasInterval(sum sweepSummary) bool {
+	for _, g := range sum.Cells {
+		for _, k := range sweepMetrics[:3] {
+			if g.Metrics[k].Lo != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (iv sweepInterval) text() string {

@@ -89,3 +89,22 @@ func TestSweepCurvesLabelNearlyFlatSeries(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepTableSaysWhatPlusMinusIs: the table's ± is a t-based 95%
+// half-width over seeds, not eval's standard deviation, and says so
+// where it shows one.
+func TestSweepTableSaysWhatPlusMinusIs(t *testing.T) {
+	one := 0.2942
+	single := map[string]sweepInterval{core.KeyReconMAE: {Mean: &one, N: 1}, core.KeyDeltaMAE: {Mean: &one, N: 1}, core.KeyThetaMAE: {Mean: &one, N: 1}}
+	seeds := map[string]sweepInterval{core.KeyReconMAE: interval(0.02, 0.004), core.KeyDeltaMAE: {}, core.KeyThetaMAE: {}}
+	for _, c := range []struct {
+		metrics map[string]sweepInterval
+		want    bool
+	}{{single, false}, {seeds, true}} {
+		var b bytes.Buffer
+		writeSweepTable(&b, sweepSummary{Axes: []string{"context"}, Cells: []sweepGroup{{Seeds: 1, order: []string{"5"}, Metrics: c.metrics}}})
+		if got := strings.Contains(b.String(), "± half-width of its t-based 95% interval"); got != c.want {
+			t.Errorf("table says what ± is: %v, want %v:\n%s", got, c.want, b.String())
+		}
+	}
+}
