@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -106,5 +107,57 @@ func TestSweepTableSaysWhatPlusMinusIs(t *testing.T) {
 		if got := strings.Contains(b.String(), "± half-width of its t-based 95% interval"); got != c.want {
 			t.Errorf("table says what ± is: %v, want %v:\n%s", got, c.want, b.String())
 		}
+	}
+}
+
+// TestSweepCurvesLabelTheirX: under each curve plot, every value of the
+// first axis is written under the column where its sample is drawn: a
+// spike at one value peaks under its label.
+func TestSweepCurvesLabelTheirX(t *testing.T) {
+	xs := []string{"l1", "l2", "orthogonal", "spectral", "gradpen"}
+	for k := range xs {
+		sum := sweepSummary{Axes: []string{"reg"}}
+		for i, x := range xs {
+			v := 0.0
+			if i == k {
+				v = 1
+			}
+			m := map[string]sweepInterval{core.KeyReconMAE: {Mean: &v, N: 1}, core.KeyDeltaMAE: {Mean: &v, N: 1}, core.KeyThetaMAE: {Mean: &v, N: 1}}
+			sum.Cells = append(sum.Cells, sweepGroup{Seeds: 1, order: []string{x}, Metrics: m})
+		}
+		var b bytes.Buffer
+		writeSweepCurves(&b, sum, false)
+		plot := strings.Split(b.String(), "\n\n")[0]
+		lines := strings.Split(plot, "\n")
+		labelLine := -1
+		for i, l := range lines {
+			if strings.ContainsAny(l, "┤┼") {
+				labelLine = i + 1
+			}
+		}
+		top, under := []rune(lines[1]), []rune(lines[labelLine])
+		axis := slices.IndexFunc(top, func(r rune) bool { return r == '┤' || r == '┼' })
+		for _, x := range xs {
+			if !strings.Contains(string(under), x) {
+				t.Errorf("label %s missing under the plot:\n%s", x, plot)
+			}
+		}
+		at := utf8.RuneCountInString(string(under)[:strings.Index(string(under), xs[k])])
+		for c := axis + 1; c < len(top); c++ {
+			if top[c] != ' ' && (c < at-1 || c > at+len(xs[k])) {
+				t.Errorf("the spike at %s is drawn at column %d, its label at %d–%d:\n%s", xs[k], c, at, at+len(xs[k])-1, plot)
+			}
+		}
+	}
+}
+
+// TestSweepXLabelsLeaveOutWhatDoesNotFit: a label that would run into
+// another, or past the plot, is left out, never overwritten or cut.
+func TestSweepXLabelsLeaveOutWhatDoesNotFit(t *testing.T) {
+	if got := xLabelRow([]string{"first", "a-long-middle-label", "last"}, 16); strings.Join(strings.Fields(got), " ") != "first last" {
+		t.Errorf("labels %q, want first and last alone", got)
+	}
+	if got := xLabelRow([]string{"/a/long/path/one.safetensors", "/a/long/path/two.safetensors"}, 16); strings.TrimSpace(got) != "" {
+		t.Errorf("labels %q, want none", got)
 	}
 }
