@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -74,6 +75,7 @@ func readSweep(dir string) (axes []string, rows []sweepRow, err error) {
 	if err != nil {
 		return nil, nil, sweepDirError(dir, err)
 	}
+	byAxes := map[string][]string{} // the cells' names per list of axes
 	for _, e := range entries {
 		row, ok, err := readCell(filepath.Join(dir, "cells", e.Name()))
 		if err != nil {
@@ -86,15 +88,37 @@ func readSweep(dir string) (axes []string, rows []sweepRow, err error) {
 		for i, a := range row.cell.Axes {
 			names[i] = a.Name
 		}
-		if axes == nil {
+		key := strings.Join(names, ",")
+		if len(byAxes) == 0 {
 			axes = names
-		} else if strings.Join(axes, ",") != strings.Join(names, ",") {
-			return nil, nil, fmt.Errorf("%s: cell %s varies %s, others %s: one sweep per directory", dir, e.Name(), strings.Join(names, ","), strings.Join(axes, ","))
 		}
+		byAxes[key] = append(byAxes[key], e.Name())
 		rows = append(rows, row)
+	}
+	if len(byAxes) > 1 {
+		return nil, nil, mixedSweepsError(dir, byAxes)
 	}
 	sortRows(axes, rows)
 	return axes, rows, nil
+}
+
+// mixedSweepsError says that dir/cells holds the cells of more than one
+// sweep (cells by their lists of axes), naming each group's cells, so
+// that they can be moved apart: a folder written before sweep refused
+// to run another sweep into it.
+func mixedSweepsError(dir string, byAxes map[string][]string) error {
+	var groups []string
+	for _, key := range slices.Sorted(maps.Keys(byAxes)) {
+		cells := byAxes[key]
+		shown := cells[:min(len(cells), 3)]
+		more := ""
+		if len(cells) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(cells)-len(shown))
+		}
+		groups = append(groups, fmt.Sprintf("%s varying %s (%s%s)", core.Count(len(cells), "cell"), key, strings.Join(shown, ", "), more))
+	}
+	return fmt.Errorf("%s/cells holds the cells of %d sweeps, and a folder holds one: %s; move each sweep's cells to a folder of its own (DIR/cells/ID) and collect them apart",
+		dir, len(groups), strings.Join(groups, "; "))
 }
 
 // checkSweepDir refuses a --collect folder that is no sweep's --out:

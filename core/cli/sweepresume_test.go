@@ -253,3 +253,23 @@ func TestSweepFolderWithBrokenCellJSON(t *testing.T) {
 		t.Error("a cell ran")
 	}
 }
+
+// TestSweepCollectNamesMixedSweeps: a folder that holds the cells of two
+// sweeps (as one written before sweep refused that could) is not
+// collected, and the error names each sweep's axes and cells, so that
+// they can be moved apart.
+func TestSweepCollectNamesMixedSweeps(t *testing.T) {
+	out, other := t.TempDir(), t.TempDir()
+	runSweepOK(t, tinySweepArgs(out)...)
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "noise=0", "--seeds", "1", "--tasks", "2", "--fix", "samples=2", "--out", other)
+	foreign := filepath.Join("cells", "noise=0_seed=1")
+	if err := os.CopyFS(filepath.Join(out, foreign), os.DirFS(filepath.Join(other, foreign))); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "sweep", "--collect", out)
+	for _, want := range []string{"holds the cells of 2 sweeps", "8 cells varying context,noise (context=10_noise=0.05_seed=1, ", " and 5 more)", "1 cell varying noise (noise=0_seed=1)", "move each sweep's cells"} {
+		if code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr %q lacks %q", code, stderr, want)
+		}
+	}
+}
