@@ -69,6 +69,9 @@ func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error 
 			"Choose another --out, or continue that sweep with its own --vary axes and settings (in %s)",
 			out, theirs, filepath.Join(dir, "cell.json"), mine, filepath.Join(dir, "cmd.txt"))
 	}
+	if err := checkSpelling(s, out, dir, c); err != nil {
+		return err
+	}
 	c.ID, c.values = id, nil
 	for _, v := range s.vary {
 		c.values = append(c.values, v.axis)
@@ -168,4 +171,24 @@ func quoteWords(words []string) string {
 		return "nothing"
 	}
 	return core.QuoteInput(strings.Join(words, " "))
+}
+
+// checkSpelling refuses a value of this sweep that is an existing cell's
+// value spelled another way (noise 0.05 against the cell's 5e-2): the
+// two would be cells of different names for one setting, two rows of
+// one value in the collected results.
+func checkSpelling(s sweepSpec, out, dir string, c sweepCell) error {
+	for i, v := range s.vary {
+		if i >= len(c.Axes) {
+			break
+		}
+		had := c.Axes[i].Value
+		for _, given := range v.values {
+			if given != had && v.axis.sameAs(given) == v.axis.sameAs(had) {
+				return UsageError("--out %s holds a cell of %s=%s (%s); this sweep spells it %s: give %s as the folder does, so that the value's cells stay together",
+					out, v.axis.name, had, filepath.Join(dir, "cell.json"), core.QuoteInput(given), core.QuoteInput(had))
+			}
+		}
+	}
+	return nil
 }

@@ -273,3 +273,17 @@ func TestSweepCollectNamesMixedSweeps(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepRefusesAValueSpelledAnotherWay: extending a sweep with a
+// value its folder holds under another spelling (5e-2 for 0.05) is
+// refused, naming the folder's spelling: the two cells would be one
+// setting under two names.
+func TestSweepRefusesAValueSpelledAnotherWay(t *testing.T) {
+	out := t.TempDir()
+	runSweepOK(t, tinySweepArgs(out)...)
+	code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "context=10", "--vary", "noise=5e-2",
+		"--seeds", "2", "--tasks", "2", "--fix", "samples=2", "--out", out)
+	if code != 2 || !strings.Contains(stderr, `this sweep spells it "5e-2": give "0.05" as the folder does`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
