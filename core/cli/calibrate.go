@@ -538,7 +538,7 @@ func writeCalibrationText(env *Env, c calibration) error {
 		fmt.Fprintf(&b, "  %-*s  %11.5g  %10.3g  %-25s  %-25s  U(%s, %s)\n", nameWidth, p.Name, iv.Mean, iv.Std, c50, c95, fmtFloat(p.Lo), fmtFloat(p.Hi))
 	}
 	if !gaussian50(c.pred) {
-		b.WriteString("  50% intervals: the checkpoint's calibrated shape of θ's errors, not a Gaussian's ± 0.674 std; 95%: ± 1.96 std\n")
+		b.WriteString("  50% intervals: the checkpoint's calibrated shape of θ's errors, not a Gaussian's ± 0.674 std; 95%: ± 1.96 std; both cut to the prior\n")
 	}
 	b.WriteString(sideSummary(c.sys.Side(), c.side))
 	b.WriteString(noiseSummary(c))

@@ -153,6 +153,8 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 func stepsWords(info core.Info, t core.Train) string {
 	done := fmt.Sprintf("steps %d+%d done", info.Steps1, info.Steps2)
 	switch {
+	case info.Unfinished && t.Steps1+t.Steps2 == 0:
+		return done + " in all runs (its run stopped after its last step, before the final recalibration)"
 	case info.Unfinished:
 		// train writes a partial file's plan as what its run had left.
 		return fmt.Sprintf("%s in all runs (%d+%d of the stopped run remain; --init alone trains them)", done, t.Steps1, t.Steps2)

@@ -196,6 +196,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		s1, s2 := cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2
 		cmd := fmt.Sprintf("apic train --init %s --steps1 %d --steps2 %d", shellQuote(path), s1, s2)
+		if f.set["dtype"] {
+			cmd += " --dtype " + f.dtype // --init does not carry the storage type
+		}
 		if f.set["recalibrate"] {
 			cmd += fmt.Sprintf(" --recalibrate %d", f.recalibrate)
 		}
@@ -678,6 +681,9 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	if err := f.checkInheritedPlan(*t, init != nil); err != nil {
 		return core.Config{}, nil, err
 	}
+	if err := f.checkUnfinishedNoop(*t); err != nil {
+		return core.Config{}, nil, err
+	}
 	if f.valEvery >= 0 {
 		t.ValEvery = f.valEvery
 	}
@@ -734,11 +740,31 @@ func (f *trainFlags) checkInheritedPlan(t core.Train, fineTuned bool) error {
 	if !fineTuned || t.Steps1+t.Steps2 > 0 || (f.set["steps1"] && f.set["steps2"]) {
 		return nil
 	}
+	plan := "its last command planned 0+0 steps (it only recalibrated)"
 	if f.initInfo.Unfinished {
-		return UsageError("--init %s: the run that wrote it had done all its steps when it stopped (0+0 remain): give --steps1 0 --steps2 0 to recalibrate it, or --steps1 and --steps2 to train on", f.init)
+		plan = "the run that wrote it had done all its steps when it stopped (0+0 remain)"
 	}
-	return UsageError("--init %s: its last command planned 0+0 steps (it only recalibrated), and without --steps1 and --steps2 this run would repeat that plan and train nothing: "+
-		"give --steps1 and --steps2 to fine-tune (e.g. --steps1 0 --steps2 1000), or --steps1 0 --steps2 0 to only recalibrate (--recalibrate-only for one part)", f.init)
+	for _, stage := range []string{"steps1", "steps2"} {
+		if f.set[stage] { // the other count is the file's 0
+			other := map[string]string{"steps1": "stage 2's", "steps2": "stage 1's"}[stage]
+			plan = fmt.Sprintf("--%s 0 with %s 0 steps from its plan makes 0+0", stage, other)
+		}
+	}
+	return UsageError("--init %s: %s, and this run would train nothing: "+
+		"give --steps1 and --steps2 to fine-tune (e.g. --steps1 0 --steps2 1000), or --steps1 0 --steps2 0 to only recalibrate (--recalibrate-only for one part)", f.init, plan)
+}
+
+// checkUnfinishedNoop refuses a run on an unfinished --init file
+// (a partial) that trains nothing and recalibrates nothing: it would
+// only write the stopped run's weights without their unfinished mark,
+// which is what warns eval, calibrate and the explorer that their
+// spread was never fitted to them.
+func (f *trainFlags) checkUnfinishedNoop(t core.Train) error {
+	if !f.initInfo.Unfinished || t.Steps1+t.Steps2 > 0 || f.recalibrate > 0 {
+		return nil
+	}
+	return UsageError("--init %s is an unfinished run's weights, and --steps1 0 --steps2 0 --recalibrate 0 would only copy them without that mark: "+
+		"give --recalibrate N to fit their spread, or --steps1/--steps2 to train on", f.init)
 }
 
 // lrSource says where the learning rate that --lr-final is compared

@@ -313,10 +313,14 @@ func TestTrainKeepsPartialWeights(t *testing.T) {
 	// --force: even a run allowed to replace --out leaves it alone
 	// when it does not finish.
 	args := append(append([]string{}, tinyTrainArgs...), "--steps1", "30", "--force", "--out", out)
-	code := Run(ctx, args, io.Discard, stderr)
+	code := Run(ctx, append(args, "--dtype", "f64"), io.Discard, stderr)
 	partial := filepath.Join(dir, "model.partial-2.safetensors")
 	if code != 1 || !strings.Contains(stderr.String(), "interrupted after") || !strings.Contains(stderr.String(), partial) {
 		t.Fatalf("exit %d, stderr %q; want an interruption and the partial file %s", code, stderr.String(), partial)
+	}
+	// --init does not carry the storage type: the resume command does.
+	if !strings.Contains(stderr.String(), " --dtype f64 ") {
+		t.Errorf("the resume command drops --dtype f64: %q", stderr.String())
 	}
 	_, info, err := core.LoadCheckpoint(partial)
 	if err != nil || info.Steps1 < 1 || info.Steps2 != 0 {
@@ -1190,10 +1194,15 @@ func TestTrainInitRefusesInheritedZeroPlan(t *testing.T) {
 	dir := t.TempDir()
 	init := tinyCheckpoint(t, dir, "spring", 0, 0)
 	out := filepath.Join(dir, "ft.safetensors")
-	for _, extra := range [][]string{nil, {"--noise-range", "0:0.2"}, {"--steps2", "0"}, {"--steps1", "0"}} {
-		args := append([]string{"train", "--init", init, "--out", out}, extra...)
+	for extra, why := range map[string]string{
+		"":                    "its last command planned 0+0 steps",
+		"--noise-range 0:0.2": "its last command planned 0+0 steps",
+		"--steps2 0":          "--steps2 0 with stage 1's 0 steps from its plan makes 0+0",
+		"--steps1 0":          "--steps1 0 with stage 2's 0 steps from its plan makes 0+0",
+	} {
+		args := append([]string{"train", "--init", init, "--out", out}, strings.Fields(extra)...)
 		code, _, stderr := runCLI(t, args...)
-		if code != 2 || !strings.Contains(stderr, "its last command planned 0+0 steps") || !strings.Contains(stderr, "give --steps1 and --steps2") {
+		if code != 2 || !strings.Contains(stderr, why) || !strings.Contains(stderr, "give --steps1 and --steps2") {
 			t.Errorf("%v: exit %d, %q", extra, code, stderr)
 		}
 		if _, err := os.Stat(out); err == nil {
@@ -1213,7 +1222,15 @@ func TestTrainInitRefusesInheritedZeroPlan(t *testing.T) {
 	if code, _, stderr := runCLI(t, "train", "--init", partial, "--out", out); code != 2 || !strings.Contains(stderr, "had done all its steps when it stopped (0+0 remain)") {
 		t.Errorf("a partial with 0+0 left: exit %d, %q", code, stderr)
 	}
-	code, _, stderr := runCLI(t, "train", "--init", init, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", out)
+	if code, stdout, _ := runCLI(t, "inspect", partial); code != 0 || !strings.Contains(stdout, "its run stopped after its last step, before the final recalibration") {
+		t.Errorf("inspect of a partial with 0+0 left:\n%s", stdout)
+	}
+	// Training and recalibrating nothing would only drop the mark.
+	code, _, stderr := runCLI(t, "train", "--init", partial, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", out)
+	if _, err := os.Stat(out); code != 2 || !strings.Contains(stderr, "would only copy them without that mark") || err == nil {
+		t.Errorf("a partial copied without training or recalibration: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "train", "--init", init, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", out)
 	if code != 0 {
 		t.Errorf("--steps1 0 --steps2 0 given: exit %d, %s", code, stderr)
 	}
