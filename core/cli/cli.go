@@ -211,26 +211,7 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 	switch name := args[0]; {
 	case name == "help" || isHelpFlag(name):
 		// "apic --help eval" is "apic help eval".
-		rest := afterTerminator(args[1:])
-		if len(rest) > 1 {
-			// "apic help eval extra": a command takes no arguments either.
-			fmt.Fprintf(stderr, "apic help: unexpected argument %q (apic help COMMAND shows one command's help)\n", rest[1])
-			return 2
-		}
-		if len(rest) == 1 && rest[0] == "version" {
-			fmt.Fprintln(out, versionUsage)
-			return 0
-		}
-		if len(rest) == 1 && !isHelpFlag(rest[0]) && rest[0] != "help" {
-			c, ok := commands[rest[0]]
-			if !ok {
-				fmt.Fprintf(stderr, "apic help: unknown command %q (run 'apic help' for the list)\n", rest[0])
-				return 2
-			}
-			return runCommand(ctx, c, []string{"--help"}, env)
-		}
-		printCommands(out)
-		return 0
+		return help(ctx, afterTerminator(args[1:]), env)
 	case name == "version" || name == "--version" || name == "-version":
 		rest := afterTerminator(args[1:])
 		switch {
@@ -261,6 +242,33 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 		}
 		return runCommand(ctx, c, args[1:], env)
 	}
+}
+
+// help runs "apic help [COMMAND]", rest being what follows help. An
+// unknown command is named before any extra argument: "apic help foo
+// bar" is about foo.
+func help(ctx context.Context, rest []string, env *Env) int {
+	var c *Command
+	if len(rest) > 0 && rest[0] != "version" && rest[0] != "help" && !isHelpFlag(rest[0]) {
+		var ok bool
+		if c, ok = commands[rest[0]]; !ok {
+			fmt.Fprintf(env.Stderr, "apic help: unknown command %q (run 'apic help' for the list)\n", rest[0])
+			return 2
+		}
+	}
+	switch {
+	case len(rest) > 1:
+		// "apic help eval extra": a command takes no arguments either.
+		fmt.Fprintf(env.Stderr, "apic help: unexpected argument %q (apic help COMMAND shows one command's help)\n", rest[1])
+		return 2
+	case c != nil:
+		return runCommand(ctx, c, []string{"--help"}, env)
+	case len(rest) == 1 && rest[0] == "version":
+		fmt.Fprintln(env.Stdout, versionUsage)
+		return 0
+	}
+	printCommands(env.Stdout)
+	return 0
 }
 
 // afterTerminator is args without a lone "--" at its start: it ends

@@ -65,6 +65,7 @@ func TestRunExitStatus(t *testing.T) {
 		{[]string{"help", "testcmd"}, 0, "usage: apic testcmd", ""},
 		{[]string{"nosuch"}, 2, "", `apic: unknown command "nosuch"`},
 		{[]string{"help", "nosuch"}, 2, "", `apic help: unknown command "nosuch" (run 'apic help' for the list)`},
+		{[]string{"help", "nosuch", "extra"}, 2, "", `apic help: unknown command "nosuch" (run 'apic help' for the list)`},
 		{[]string{}, 0, "commands:", ""},
 		{[]string{"help"}, 0, "simulate", ""},
 		{[]string{"--help"}, 0, "testcmd  ", ""},
