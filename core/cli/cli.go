@@ -314,19 +314,45 @@ func runCommand(ctx context.Context, c *Command, args []string, env *Env) int {
 		fmt.Fprintf(env.Stderr, "run 'apic %s --help' for usage\n", c.Name)
 		return 2
 	case errors.Is(err, context.Canceled):
-		// "interrupted while reading --data obs.csv" says what was
-		// waited for; other interruptions say only that.
-		msg := "interrupted"
-		var ie *interruptedError
-		if errors.As(err, &ie) {
-			msg = ie.Error()
-		}
-		fmt.Fprintf(env.Stderr, "apic %s: %s\n", c.Name, msg)
+		fmt.Fprintf(env.Stderr, "apic %s: %s\n", c.Name, interruptedWords(err))
 		return 1
 	default:
 		fmt.Fprintf(env.Stderr, "apic %s: %v\n", c.Name, err)
 		return 1
 	}
+}
+
+// interruptedWords is what Run prints for an error that wraps
+// context.Canceled: "interrupted" ("interrupted while reading --data
+// obs.csv" for an interruptedError) and what wrappers added after the
+// cancellation as a clause of their own: "context canceled; the weights
+// of those steps are in F" ends "interrupted; the weights of those
+// steps are in F". What they put before it ("realization 3: context
+// canceled") says where the work stopped, noise to whoever pressed
+// Ctrl-C.
+func interruptedWords(err error) string {
+	head, cause := "interrupted", canceledCause(err)
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		head, cause = ie.Error(), ie
+	}
+	text, rest := err.Error(), ""
+	if i := strings.LastIndex(text, cause.Error()); i >= 0 {
+		rest = text[i+len(cause.Error()):]
+	}
+	if rest == "" || !strings.ContainsRune(";:,", rune(rest[0])) {
+		return head // nothing after, or no clause of its own
+	}
+	return head + rest
+}
+
+// canceledCause is the innermost error of err's chain that still
+// wraps (or is) context.Canceled.
+func canceledCause(err error) error {
+	for next := errors.Unwrap(err); next != nil && errors.Is(next, context.Canceled); next = errors.Unwrap(err) {
+		err = next
+	}
+	return err
 }
 
 // outputWriter is standard output as the commands see it. It keeps the

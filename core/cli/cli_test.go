@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -33,6 +35,10 @@ func init() {
 				return errors.New("disk full")
 			case "cancel":
 				return context.Canceled
+			case "cancel-where":
+				return fmt.Errorf("realization 3: %w", context.Canceled)
+			case "cancel-kept":
+				return fmt.Errorf("%w; the weights of those steps are in f.partial", fmt.Errorf("validating: %w", context.Canceled))
 			}
 			fmt.Fprintln(env.Stdout, "ok")
 			return nil
@@ -51,7 +57,10 @@ func TestRunExitStatus(t *testing.T) {
 		{[]string{"testcmd", "--fail", "usage"}, 2, "", "apic testcmd: bad value 3"},
 		{[]string{"testcmd", "--fail", "wrapped"}, 2, "", "apic testcmd: context: deep"},
 		{[]string{"testcmd", "--fail", "runtime"}, 1, "", "apic testcmd: disk full"},
-		{[]string{"testcmd", "--fail", "cancel"}, 1, "", "apic testcmd: interrupted"},
+		{[]string{"testcmd", "--fail", "cancel"}, 1, "", "apic testcmd: interrupted\n"},
+		// Where the work stopped is noise; what was kept is not.
+		{[]string{"testcmd", "--fail", "cancel-where"}, 1, "", "apic testcmd: interrupted\n"},
+		{[]string{"testcmd", "--fail", "cancel-kept"}, 1, "", "apic testcmd: interrupted; the weights of those steps are in f.partial\n"},
 		// A number the flag package cannot parse says what the flag
 		// takes, for every numeric type.
 		{[]string{"testcmd", "--n", "x"}, 2, "", `apic testcmd: --n must be a whole number, got "x"`},
@@ -109,6 +118,25 @@ func TestRunExitStatus(t *testing.T) {
 		if tc.code == 0 && errOut != "" {
 			t.Errorf("%v: unexpected stderr %q", tc.args, errOut)
 		}
+	}
+}
+
+// TestInterruptedValidationNamesPartial: Ctrl-C in the validation that
+// follows an --init run's training under --recalibrate 0 keeps the
+// partial file, and the message says where it is, not only
+// "interrupted".
+func TestInterruptedValidationNamesPartial(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "first.safetensors")
+	trainTinyTo(t, first)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := filepath.Join(dir, "second.safetensors")
+	stderr := &cancelOnWrite{cancel: cancel, when: "--recalibrate 0: the spread"}
+	code := Run(ctx, []string{"train", "--init", first, "--steps1", "1", "--steps2", "0", "--recalibrate", "0", "--out", out}, io.Discard, stderr)
+	msg := stderr.String()
+	if code != 1 || !strings.Contains(msg, "apic train: interrupted; the weights of those steps are in "+filepath.Join(dir, "second.partial.safetensors")) {
+		t.Errorf("exit %d, stderr %q", code, msg)
 	}
 }
 
