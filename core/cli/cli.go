@@ -3,9 +3,10 @@
 //
 // Adding a command is one new file whose init function calls register with
 // a Command. Its Run function builds a flag set with env.FlagSet, parses it
-// with env.Parse (which handles --help and turns flag problems into usage
-// errors) and returns UsageError for bad input (exit 2) or any other error
-// for a runtime failure (exit 1).
+// with env.Parse (which handles --help, reads number flags as plain
+// decimal and turns flag problems into usage errors) and returns
+// UsageError for bad input (exit 2) or any other error for a runtime
+// failure (exit 1).
 package cli
 
 import (
@@ -16,6 +17,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"sort"
@@ -412,12 +414,14 @@ func (e *Env) FlagSet() *flag.FlagSet {
 // Parse parses args into fs. On -h/--help it prints the command's usage
 // and flags on Stdout and returns flag.ErrHelp (exit 0); on a bad flag,
 // a bad flag value or a stray positional argument it returns a UsageError.
+// Number flags read plain decimal only (see decimalFlag).
 func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 	// The flag package would print its own message and the whole usage
 	// on every error; keep errors to one line and help on demand.
 	out := fs.Output()
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	numbers := decimalFlags(fs)
 	err := fs.Parse(args)
 	// What follows --help is parsed too: "apic eval --help extra" is
 	// refused as "apic eval extra" is, and as "apic help eval extra".
@@ -427,17 +431,17 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 			break
 		}
 	}
+	refused := numbers.restore()
 	fs.SetOutput(out)
 	switch {
+	case refused != nil:
+		return UsageError("%v", refused)
 	case errors.Is(err, flag.ErrHelp) && fs.NArg() > 0:
 		return UsageError("unexpected argument %q", fs.Arg(0))
 	case errors.Is(err, flag.ErrHelp):
 		e.printUsage(fs)
 		return flag.ErrHelp
 	case err != nil:
-		if msg, ok := numberFlagError(fs, err); ok {
-			return UsageError("%s", msg)
-		}
 		// The flag package names flags with one dash; apic's help and
 		// README use two.
 		return UsageError("%s", flagName.ReplaceAllString(err.Error(), "$1--$2"))
@@ -476,58 +480,184 @@ func (e *Env) printUsage(fs *flag.FlagSet) {
 	})
 }
 
-// badFlagValue matches the flag package's error for a value its Set
-// refused: the value quoted, the flag's name and Set's error.
-var badFlagValue = regexp.MustCompile(`^invalid value ("(?:[^"\\]|\\.)*") for flag -([\w-]+): (.*)$`)
+// numberKind is the kind of number a flag of the flag package holds.
+type numberKind int
 
-// numberFlagError says what a numeric flag's value must be when the flag
-// package could not parse it, for every command's flags in one place:
-// its own error, 'invalid value "-1" for flag -seed: parse error', says
-// neither that a seed is a whole number ≥ 0 nor what was wrong. ok is
-// false for other errors, which keep the flag package's words.
-func numberFlagError(fs *flag.FlagSet, err error) (msg string, ok bool) {
-	m := badFlagValue.FindStringSubmatch(err.Error())
-	if m == nil || (m[3] != flagParseError && m[3] != flagRangeError) {
-		return "", false
-	}
-	v, uerr := strconv.Unquote(m[1])
-	fl := fs.Lookup(m[2])
-	if uerr != nil || fl == nil {
-		return "", false
-	}
-	want, limits := numberWords(fl.Value)
-	switch {
-	case want == "":
-		return "", false
-	case m[3] == flagRangeError:
-		return fmt.Sprintf("--%s %s is out of range: it must be %s, %s", fl.Name, core.QuoteInput(v), want, limits), true
-	}
-	return fmt.Sprintf("--%s must be %s, got %s", fl.Name, want, core.QuoteInput(v)), true
-}
-
-// The flag package's errors for a number it cannot parse and for one
-// beyond its type's range (its errParse and errRange).
 const (
-	flagParseError = "parse error"
-	flagRangeError = "value out of range"
+	notNumber numberKind = iota
+	signedNumber
+	unsignedNumber
+	floatNumber
 )
 
-// numberWords says what a numeric flag's values are and the range of
-// its type ("" for a flag of another type).
-func numberWords(v flag.Value) (want, limits string) {
+// decimalFlag stands in, while Env.Parse parses, for a number flag of
+// the flag package, which reads Go's syntax: 030 as octal 24, 0x10,
+// 0b11 and 1_000 as 16, 3 and 1000, and 0x1p-4 as 0.0625, silently.
+// It reads plain decimal instead, for every command's flags in one
+// place: whole numbers as digits, with a sign unless unsigned (leading
+// zeros are decimal, 030 is 30), and floats by parseNumber's grammar,
+// that of the data files, except that NaN and Inf are left to each
+// command's check (nonFinite). What it reads it hands on as canonical
+// text.
+type decimalFlag struct {
+	flag.Value // the flag package's own
+	fl         *flag.Flag
+	kind       numberKind
+	bits       int
+	refused    error // why Set refused a value, for Parse to report
+}
+
+// decimalFlagSet is the number flags of a flag set being parsed.
+type decimalFlagSet []*decimalFlag
+
+// decimalFlags puts a decimalFlag in place of every number flag of fs.
+func decimalFlags(fs *flag.FlagSet) decimalFlagSet {
+	var set decimalFlagSet
+	fs.VisitAll(func(f *flag.Flag) {
+		if kind, bits := numberKindOf(f.Value); kind != notNumber {
+			d := &decimalFlag{Value: f.Value, fl: f, kind: kind, bits: bits}
+			f.Value = d
+			set = append(set, d)
+		}
+	})
+	return set
+}
+
+// restore puts the flag package's values back (its help names their
+// types: "--seed uint") and returns the first value refused, if any.
+func (set decimalFlagSet) restore() error {
+	var refused error
+	for _, d := range set {
+		d.fl.Value = d.Value
+		if refused == nil {
+			refused = d.refused
+		}
+	}
+	return refused
+}
+
+// numberKindOf says which number a value of the flag package holds and
+// its size in bits; a Value of another package (a list, a custom type)
+// is notNumber, whatever its Get returns.
+func numberKindOf(v flag.Value) (numberKind, int) {
 	g, ok := v.(flag.Getter)
-	if !ok {
-		return "", ""
+	if t := reflect.TypeOf(v); !ok || t.Kind() != reflect.Pointer || t.Elem().PkgPath() != "flag" {
+		return notNumber, 0
 	}
 	switch g.Get().(type) {
-	case uint64, uint:
-		return "a whole number ≥ 0", fmt.Sprintf("at most %d", uint64(math.MaxUint64))
-	case int, int64:
-		return "a whole number", fmt.Sprintf("from %d to %d", math.MinInt64, math.MaxInt64)
+	case int:
+		return signedNumber, strconv.IntSize
+	case int64:
+		return signedNumber, 64
+	case uint:
+		return unsignedNumber, strconv.IntSize
+	case uint64:
+		return unsignedNumber, 64
 	case float64:
-		return "a number (decimal or exponent notation, e.g. 0.5 or 1e-3)", fmt.Sprintf("at most %.4g in magnitude", math.MaxFloat64)
+		return floatNumber, 64
 	}
-	return "", ""
+	return notNumber, 0
+}
+
+func (d *decimalFlag) Set(text string) error {
+	canonical, err := d.decimal(text)
+	if err != nil {
+		d.refused = err
+		return err
+	}
+	return d.Value.Set(canonical)
+}
+
+// decimal reads text by the flag's rule and returns its canonical
+// decimal form, or an error naming the flag, the value and the rule.
+func (d *decimalFlag) decimal(text string) (string, error) {
+	switch d.kind {
+	case floatNumber:
+		v, err := parseNumber(text)
+		if err != nil {
+			var ok bool
+			if v, ok = nonFinite(text); !ok {
+				return "", fmt.Errorf("--%s: %w", d.fl.Name, err)
+			}
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64), nil
+	case unsignedNumber:
+		v, err := strconv.ParseUint(text, 10, d.bits)
+		if err != nil {
+			return "", d.wholeNumberError(text, err)
+		}
+		return strconv.FormatUint(v, 10), nil
+	}
+	v, err := strconv.ParseInt(text, 10, d.bits)
+	if err != nil {
+		return "", d.wholeNumberError(text, err)
+	}
+	return strconv.FormatInt(v, 10), nil
+}
+
+// nonFinite reads NaN, Inf and Infinity (any case, one optional
+// sign), which parseNumber refuses: a float flag hands them on, for its
+// command to refuse with the flag's own range ("--lr must be finite and
+// > 0, got NaN"), as it did before flags read decimal only.
+func nonFinite(text string) (float64, bool) {
+	word, sign := text, 1
+	if word != "" && (word[0] == '+' || word[0] == '-') {
+		if word[0] == '-' {
+			sign = -1
+		}
+		word = word[1:]
+	}
+	switch strings.ToLower(word) {
+	case "nan":
+		return math.NaN(), true
+	case "inf", "infinity":
+		return math.Inf(sign), true
+	}
+	return 0, false
+}
+
+// wholeNumberError says why text is no value of a whole-number flag.
+func (d *decimalFlag) wholeNumberError(text string, err error) error {
+	if errors.Is(err, strconv.ErrRange) {
+		return d.rangeError(text)
+	}
+	want, why := "a whole number", notDecimalWhy(text)
+	if d.kind == unsignedNumber {
+		want += " ≥ 0"
+		if strings.HasPrefix(text, "+") {
+			why = " (digits only: no sign)"
+		}
+	}
+	return fmt.Errorf("--%s must be %s, got %s%s", d.fl.Name, want, core.QuoteInput(text), why)
+}
+
+// rangeError refuses a whole number beyond its type's range. It says
+// only "too large" (or small), not the type's bounds: the flag's own,
+// checked later and given by --help, are far narrower, except for an
+// unsigned flag's (a seed's), which are the type's.
+func (d *decimalFlag) rangeError(text string) error {
+	q := core.QuoteInput(text)
+	switch {
+	case d.kind == unsignedNumber:
+		max := uint64(math.MaxUint64) >> (64 - d.bits)
+		return fmt.Errorf("--%s %s is too large: it must be at most %d", d.fl.Name, q, max)
+	case strings.HasPrefix(text, "-"):
+		return fmt.Errorf("--%s %s is too small", d.fl.Name, q)
+	}
+	return fmt.Errorf("--%s %s is too large", d.fl.Name, q)
+}
+
+// notDecimalWhy says, as " (...)", what Go syntax a whole number's
+// text holds that apic does not read ("" for none).
+func notDecimalWhy(text string) string {
+	digits := strings.ToLower(strings.TrimLeft(text, "+-"))
+	switch {
+	case len(digits) > 1 && digits[0] == '0' && strings.ContainsRune("xob", rune(digits[1])):
+		return " (decimal digits only: 0x, 0o and 0b prefixes are not read)"
+	case strings.Contains(text, "_"):
+		return " (decimal digits only: _ separators are not read)"
+	}
+	return ""
 }
 
 // flagName matches a flag named with one dash in the flag package's

@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // testcmd returns whatever error its --fail flag names, to check how Run
@@ -21,8 +23,8 @@ func init() {
 			fs := env.FlagSet()
 			fail := fs.String("fail", "", "usage, wrapped, runtime or cancel")
 			n := fs.Int("n", 3, "a number")
-			fs.Uint64("u", 1, "a count")
-			fs.Float64("x", 0, "a level")
+			u := fs.Uint64("u", 1, "a count")
+			x := fs.Float64("x", 0, "a level")
 			if err := env.Parse(fs, args); err != nil {
 				return err
 			}
@@ -39,6 +41,9 @@ func init() {
 				return fmt.Errorf("realization 3: %w", context.Canceled)
 			case "cancel-kept":
 				return fmt.Errorf("%w; the weights of those steps are in f.partial", fmt.Errorf("validating: %w", context.Canceled))
+			case "print":
+				fmt.Fprintln(env.Stdout, *n, *u, *x)
+				return nil
 			}
 			fmt.Fprintln(env.Stdout, "ok")
 			return nil
@@ -66,11 +71,13 @@ func TestRunExitStatus(t *testing.T) {
 		{[]string{"testcmd", "--n", "x"}, 2, "", `apic testcmd: --n must be a whole number, got "x"`},
 		{[]string{"testcmd", "--u", "-1"}, 2, "", `apic testcmd: --u must be a whole number ≥ 0, got "-1"`},
 		{[]string{"testcmd", "--u", "1.5"}, 2, "", `apic testcmd: --u must be a whole number ≥ 0, got "1.5"`},
-		{[]string{"testcmd", "--u", "18446744073709551616"}, 2, "", `apic testcmd: --u "18446744073709551616" is out of range: it must be a whole number ≥ 0, at most 18446744073709551615`},
-		{[]string{"testcmd", "--x", "0,5"}, 2, "", `apic testcmd: --x must be a number (decimal or exponent notation, e.g. 0.5 or 1e-3), got "0,5"`},
-		{[]string{"testcmd", "--fail=usage", "--n=9223372036854775808"}, 2, "", `apic testcmd: --n "9223372036854775808" is out of range: it must be a whole number, from -9223372036854775808 to 9223372036854775807`},
+		{[]string{"testcmd", "--u", "18446744073709551616"}, 2, "", `apic testcmd: --u "18446744073709551616" is too large: it must be at most 18446744073709551615`},
+		{[]string{"testcmd", "--x", "0,5"}, 2, "", `apic testcmd: --x: "0,5" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)`},
+		{[]string{"testcmd", "--fail=usage", "--n=9223372036854775808"}, 2, "", "apic testcmd: --n \"9223372036854775808\" is too large\n"},
+		{[]string{"testcmd", "--n=-9223372036854775809"}, 2, "", "apic testcmd: --n \"-9223372036854775809\" is too small\n"},
 		{[]string{"testcmd", "--help"}, 0, "usage: apic testcmd [--fail KIND]", ""},
 		{[]string{"testcmd", "-h"}, 0, "--n int\n      a number (default 3)", ""},
+		{[]string{"testcmd", "-h"}, 0, "--u uint\n      a count (default 1)\n  --x float\n", ""},
 		{[]string{"help", "testcmd"}, 0, "usage: apic testcmd", ""},
 		{[]string{"nosuch"}, 2, "", `apic: unknown command "nosuch"`},
 		{[]string{"help", "nosuch"}, 2, "", `apic help: unknown command "nosuch" (run 'apic help' for the list)`},
@@ -120,6 +127,97 @@ func TestRunExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberFlagsReadDecimal: number flags read plain decimal, never
+// Go's base prefixes (030 is 30, not octal 24) or digit separators.
+func TestNumberFlagsReadDecimal(t *testing.T) {
+	for _, tc := range []struct{ args, want string }{
+		{"--n 030 --u 010 --x 030", "30 10 30"},
+		{"--n -030 --u 0 --x -0.5e1", "-30 0 -5"},
+		{"--n +7 --u 18446744073709551615 --x .5", "7 18446744073709551615 0.5"},
+		{"--n=0 --x 1e-400", "0 1 0"},
+		// NaN and Inf are the commands' to refuse, with each flag's range.
+		{"--x nan", "3 1 NaN"},
+		{"--x -Infinity", "3 1 -Inf"},
+		{"--x +inf", "3 1 +Inf"},
+	} {
+		args := append([]string{"testcmd", "--fail", "print"}, strings.Fields(tc.args)...)
+		code, out, errOut := runCLI(t, args...)
+		if code != 0 || strings.TrimSpace(out) != tc.want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+// TestSeedWithLeadingZero: a command's own flags read decimal too:
+// simulate --seed 010 is seed 10, not octal 8.
+func TestSeedWithLeadingZero(t *testing.T) {
+	got := simulateJSON(t, "--system", "testsys", "--seed", "010")
+	want := simulateJSON(t, "--system", "testsys", "--seed", "10")
+	if fmt.Sprint(got) != fmt.Sprint(want) || got["seed"] != float64(10) {
+		t.Errorf("--seed 010 gave %v, want --seed 10's %v", got, want)
+	}
+}
+
+// TestNumberFlagsRefuseGoSyntax: a base prefix, a digit separator, a
+// sign on an unsigned flag and hexadecimal floats are refused, naming
+// the flag, the value and the rule.
+func TestNumberFlagsRefuseGoSyntax(t *testing.T) {
+	const prefix = `(decimal digits only: 0x, 0o and 0b prefixes are not read)`
+	for _, tc := range []struct{ flag, value, want string }{
+		{"n", "0x10", `--n must be a whole number, got "0x10" ` + prefix},
+		{"n", "-0X10", `--n must be a whole number, got "-0X10" ` + prefix},
+		{"n", "0b11", `--n must be a whole number, got "0b11" ` + prefix},
+		{"n", "0o17", `--n must be a whole number, got "0o17" ` + prefix},
+		{"n", "1_000", `--n must be a whole number, got "1_000" (decimal digits only: _ separators are not read)`},
+		{"u", "0x10", `--u must be a whole number ≥ 0, got "0x10" ` + prefix},
+		{"u", "1_0", `--u must be a whole number ≥ 0, got "1_0" (decimal digits only: _ separators are not read)`},
+		{"u", "+5", `--u must be a whole number ≥ 0, got "+5" (digits only: no sign)`},
+		{"x", "0_1", `--x: "0_1" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)`},
+		{"x", "0x1p-4", `--x: "0x1p-4" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)`},
+		{"x", "1e999", `--x: "1e999" is not a finite number`},
+		{"x", "--inf", `--x: "--inf" is not a`},
+	} {
+		code, out, errOut := runCLI(t, "testcmd", "--fail", "print", "--"+tc.flag, tc.value)
+		if code != 2 || out != "" || !strings.Contains(errOut, "apic testcmd: "+tc.want) {
+			t.Errorf("--%s %s: exit %d, stdout %q, stderr %q; want %q", tc.flag, tc.value, code, out, errOut, tc.want)
+		}
+	}
+}
+
+// TestDecimalFlagsLeaveOtherValues: only the flag package's number
+// flags are read as decimal; durations, lists and other Values keep
+// their own Set, and Parse leaves every flag's Value as it was.
+func TestDecimalFlagsLeaveOtherValues(t *testing.T) {
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard}
+	fs := env.FlagSet()
+	d := fs.Duration("d", 0, "a duration")
+	var list stringList
+	fs.Var(&list, "list", "a list")
+	var got []string
+	fs.Func("f", "a func", func(s string) error { got = append(got, s); return nil })
+	fs.Var(intGetter{}, "custom", "a Getter of another package's kind")
+	n := fs.Int("n", 0, "a number")
+	before := map[string]string{} // each Value's type (a Func's is not comparable)
+	fs.VisitAll(func(f *flag.Flag) { before[f.Name] = fmt.Sprintf("%T", f.Value) })
+	err := env.Parse(fs, []string{"--d", "1h30m", "--list", "0x10", "--list", "1_0", "--f", "010", "--custom", "0x10", "--n", "010"})
+	if err != nil || *d != 90*time.Minute || fmt.Sprint(list) != "[0x10 1_0]" || fmt.Sprint(got) != "[010]" || *n != 10 {
+		t.Fatalf("err %v, d %v, list %v, f %v, n %d", err, *d, list, got, *n)
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if typ := fmt.Sprintf("%T", f.Value); typ != before[f.Name] {
+			t.Errorf("--%s: Parse left %s in place of %s", f.Name, typ, before[f.Name])
+		}
+	})
+}
+
+// intGetter is a flag.Getter of whole numbers outside the flag package,
+// whose Set has its own grammar (here: anything).
+type intGetter struct{}
+
+func (intGetter) String() string   { return "" }
+func (intGetter) Set(string) error { return nil }
+func (intGetter) Get() any         { return 0 }
 
 // TestInterruptedValidationNamesPartial: Ctrl-C in the validation that
 // follows an --init run's training under --recalibrate 0 keeps the
