@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,6 +69,11 @@ func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error 
 		return UsageError("--out %s holds another sweep, which varies %s (%s); this one varies %s, and a folder holds one sweep. "+
 			"Choose another --out, or continue that sweep with its own --vary axes and settings (in %s)",
 			out, theirs, filepath.Join(dir, "cell.json"), mine, filepath.Join(dir, "cmd.txt"))
+	}
+	if mine, ok := ours[id]; ok {
+		if err := checkSameCell(out, dir, c, mine); err != nil {
+			return err
+		}
 	}
 	if err := checkSpelling(s, out, dir, c); err != nil {
 		return err
@@ -191,4 +197,45 @@ func checkSpelling(s sweepSpec, out, dir string, c sweepCell) error {
 		}
 	}
 	return nil
+}
+
+// checkSameCell refuses an existing cell, had, whose folder dir has the
+// name of this sweep's cell mine but which is of other values (or
+// another seed): values that differ only in characters a folder name
+// does not keep ("m 1.safetensors" and "m_1.safetensors") share a
+// folder, and the sweep would skip mine as finished and show had's
+// results for it. had has mine's axes (checkOldCell).
+func checkSameCell(out, dir string, had, mine sweepCell) error {
+	same := had.Seed == mine.Seed
+	for i, a := range mine.values {
+		same = same && sameValue(a, had.Axes[i].Value, mine.Axes[i].Value)
+	}
+	if same {
+		return nil
+	}
+	return UsageError("--out %s holds the cell %s of %s (%s), a folder this sweep would use for %s: the values differ only in characters that a cell folder's name does not keep "+
+		"(other than letters, digits, '.', '+' and '-'). Give this sweep's value another name (a checkpoint: a renamed or linked copy), or choose another --out",
+		out, filepath.Base(dir), cellWords(had), filepath.Join(dir, "cell.json"), cellWords(mine))
+}
+
+// sameValue reports whether x and y are one value of axis a: the same
+// text, or spellings of one number (sameAs) where both are values of a.
+func sameValue(a sweepAxis, x, y string) bool {
+	if x == y {
+		return true
+	}
+	if a.checkValue(x) != nil || a.checkValue(y) != nil {
+		return false
+	}
+	return a.sameAs(x) == a.sameAs(y)
+}
+
+// cellWords are a cell's values and seed, as messages name them:
+// checkpoint="m 1.safetensors", seed 1.
+func cellWords(c sweepCell) string {
+	var words []string
+	for _, a := range c.Axes {
+		words = append(words, a.Name+"="+core.QuoteInput(a.Value))
+	}
+	return strings.Join(append(words, fmt.Sprintf("seed %d", c.Seed)), ", ")
 }
