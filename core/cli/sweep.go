@@ -123,7 +123,7 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 			return err
 		}
 		o := sweepOutput{json: f.jsonOut, png: f.png, collect: true}
-		if studies := presetOf(f.collect); studies != nil {
+		if studies, _, _ := presetOf(f.collect); studies != nil {
 			return collectPreset(studies, f.collect, o, env)
 		}
 		return finishSweep(f.collect, o, env)

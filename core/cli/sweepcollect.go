@@ -123,12 +123,18 @@ func mixedSweepsError(dir string, byAxes map[string][]string) error {
 
 // checkSweepDir refuses a --collect folder that is no sweep's --out:
 // missing, not a folder, or without a cells folder. A preset's --out,
-// whose studies have the cells folders, is one.
+// whose studies have the cells folders, is one; one that holds both, a
+// sweep's cells and a preset's studies, is not: the one collected would
+// hide the other.
 func checkSweepDir(dir string) error {
-	if presetOf(dir) != nil {
-		return nil
-	}
-	if _, err := os.ReadDir(filepath.Join(dir, "cells")); err != nil {
+	_, err := os.ReadDir(filepath.Join(dir, "cells"))
+	studies, name, study := presetOf(dir)
+	switch {
+	case studies != nil && err == nil:
+		return UsageError("--collect %s holds both a sweep (%s) and the studies of --preset %s (%s), and a folder holds one of them: "+
+			"move the sweep's cells folder, or the studies' folders, to a folder of its own and collect each apart",
+			dir, filepath.Join(dir, "cells"), name, study)
+	case studies == nil && err != nil:
 		return sweepDirError(dir, err)
 	}
 	return nil

@@ -20,8 +20,12 @@ import (
 // compared with what this sweep writes for its values and seed, so
 // that cells this sweep does not share (other --vary values, seeds) are
 // checked too. Those of the same axes and settings are this sweep's: a
-// rerun with more values or seeds extends it.
+// rerun with more values or seeds extends it. A preset's folder, which
+// holds its studies' sweeps, is refused too.
 func checkSweepFolder(s sweepSpec, cells []sweepCell, out string) error {
+	if err := checkNotPresetFolder(out); err != nil {
+		return err
+	}
 	entries, err := os.ReadDir(filepath.Join(out, "cells"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"apic/core"
@@ -63,20 +65,43 @@ var appendixB = []sweepStudy{
 	{"lambda-theta-no-stage1", append([]string{"--system", "spring", "--backbone", "lnp", "--vary", "lambda-theta=0,0.2,1", "--fix", "lambda-delta=1"}, withoutStage1()...)},
 }
 
-// presetOf is the preset whose studies are directories of dir, for
-// --collect of a preset's --out; nil when dir is none.
-func presetOf(dir string) []sweepStudy {
-	if _, err := os.Stat(filepath.Join(dir, "cells")); err == nil {
-		return nil
-	}
-	for _, studies := range sweepPresets {
-		for _, st := range studies {
+// presetOf is the preset whose studies are folders of dir (DIR/STUDY/
+// cells), its name and the first such folder; nil when dir holds none.
+// A dir that also holds a sweep of its own (DIR/cells) is refused by
+// --collect and by runs (checkSweepFolder, checkPresetFolder).
+func presetOf(dir string) (studies []sweepStudy, name, study string) {
+	for _, name := range slices.Sorted(maps.Keys(sweepPresets)) {
+		for _, st := range sweepPresets[name] {
 			if _, err := os.Stat(filepath.Join(dir, st.name, "cells")); err == nil {
-				return studies
+				return sweepPresets[name], name, filepath.Join(dir, st.name)
 			}
 		}
 	}
-	return nil
+	return nil, "", ""
+}
+
+// checkPresetFolder refuses a preset's --out that holds a sweep of its
+// own (DIR/cells): a folder holds one sweep or one preset's studies, and
+// --collect would summarise the one and not the other.
+func checkPresetFolder(name, out string) error {
+	cells := filepath.Join(out, "cells")
+	if _, err := os.Stat(cells); err != nil {
+		return nil
+	}
+	return UsageError("--out %s holds a sweep of its own (%s), and a folder holds one sweep or one preset's studies: choose another --out for --preset %s",
+		out, cells, name)
+}
+
+// checkNotPresetFolder refuses a sweep's --out that holds a preset's
+// studies, as checkPresetFolder refuses the reverse.
+func checkNotPresetFolder(out string) error {
+	studies, name, study := presetOf(out)
+	if studies == nil {
+		return nil
+	}
+	return UsageError("--out %s holds the studies of --preset %s (%s), and a folder holds one sweep or one preset's studies: "+
+		"choose another --out, or continue the preset with --preset %s --out %s",
+		out, name, study, name, out)
 }
 
 // sweepPresets are the --preset names.
@@ -112,6 +137,9 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 	studies, ok := sweepPresets[name]
 	if !ok {
 		return UsageError("--preset %s is no preset (there is appendix-b)", core.QuoteInput(name))
+	}
+	if err := checkPresetFolder(name, out); err != nil {
+		return err
 	}
 	studyEnv := env
 	if plan {

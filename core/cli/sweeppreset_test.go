@@ -63,3 +63,30 @@ func TestSweepPresetCollect(t *testing.T) {
 		t.Errorf("collect: exit %d, stderr %q, stdout:\n%s", code, errOut, got)
 	}
 }
+
+// A folder holds one sweep or one preset's studies: a sweep into a
+// preset's --out, and a preset into a sweep's, are refused before any
+// cell runs, by a run, --plan and --only, and --collect of a folder
+// that holds both (as one written before that was refused could) names
+// both instead of summarising one and hiding the other.
+func TestSweepPresetAndSweepShareNoFolder(t *testing.T) {
+	preset, plain := t.TempDir(), t.TempDir()
+	sweep := func(out string, mode ...string) []string {
+		return append([]string{"sweep", "--system", "spring", "--vary", "context=5,10", "--tasks", "2", "--out", out}, mode...)
+	}
+	runSweepOK(t, sweep(filepath.Join(preset, "context"))...)
+	runSweepOK(t, sweep(plain)...)
+	before := map[string]map[string]string{preset: folderFiles(t, preset), plain: folderFiles(t, plain)}
+	for _, mode := range [][]string{nil, {"--plan"}, {"--only", "context=5_seed=1"}} {
+		checkRefused(t, sweep(preset, mode...), "--out "+preset+" holds the studies of --preset appendix-b ("+filepath.Join(preset, "context")+")",
+			"continue the preset with --preset appendix-b --out "+preset)
+	}
+	checkRefused(t, []string{"sweep", "--preset", "appendix-b", "--out", plain, "--plan"},
+		"--out "+plain+" holds a sweep of its own ("+filepath.Join(plain, "cells")+")", "choose another --out for --preset appendix-b")
+	for dir, files := range before {
+		checkUnchanged(t, dir, files)
+	}
+	runSweepOK(t, sweep(filepath.Join(plain, "context"))...)
+	checkRefused(t, []string{"sweep", "--collect", plain}, "--collect "+plain+" holds both a sweep ("+filepath.Join(plain, "cells")+
+		") and the studies of --preset appendix-b ("+filepath.Join(plain, "context")+")", "collect each apart")
+}
