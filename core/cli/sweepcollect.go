@@ -166,11 +166,14 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 		return row, false, err
 	}
 	meta, err := os.ReadFile(filepath.Join(dir, "cell.json"))
-	if err != nil {
-		return row, false, fmt.Errorf("finished cell without its description: %w", err)
+	if errors.Is(err, os.ErrNotExist) {
+		return row, false, fmt.Errorf("the cell %s is finished (eval.json) but has no cell.json, which names its values in the results: "+
+			"remove that cell's folder (%s) and rerun its sweep to run it again", filepath.Base(dir), dir)
+	} else if err != nil {
+		return row, false, err // it names the file
 	}
-	if err := json.Unmarshal(meta, &row.cell); err != nil {
-		return row, false, fmt.Errorf("%s: %w", filepath.Join(dir, "cell.json"), err)
+	if row.cell, err = parseCellJSON(meta); err != nil {
+		return row, false, fmt.Errorf("%s: %w: remove that cell's folder (%s) and rerun its sweep to run it again", filepath.Join(dir, "cell.json"), err, dir)
 	}
 	var rep core.Report
 	if err := json.Unmarshal(result, &rep); err != nil {

@@ -47,27 +47,14 @@ func checkSweepFolder(s sweepSpec, cells []sweepCell, out string) error {
 }
 
 // checkOldCell checks the existing cell folder out/cells/id against
-// this sweep (checkSweepFolder). A folder without cmd.txt ran nothing.
-// One without cell.json, which runCell writes beside cmd.txt (an
-// interruption may come between the two), is taken as this sweep's cell
-// of that name, if it has one, and is otherwise left to the sweep that
-// made it.
+// this sweep (checkSweepFolder): its files (readOldCell), its axes, its
+// values where it has the name of one of this sweep's cells, their
+// spelling and its settings (cmd.txt).
 func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error {
 	dir := filepath.Join(out, "cells", id)
-	old, err := os.ReadFile(filepath.Join(dir, "cmd.txt"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	} else if err != nil {
-		return err // it names the file
-	}
-	c, ok, err := readCellJSON(dir)
-	if err != nil {
+	old, c, ok, err := readOldCell(out, dir, ours)
+	if err != nil || !ok {
 		return err
-	}
-	if !ok {
-		if c, ok = ours[id]; !ok {
-			return nil
-		}
 	}
 	if theirs, mine := settingNames(c.Axes), axisNamesOf(s.vary); theirs != mine {
 		return UsageError("--out %s holds another sweep, which varies %s (%s); this one varies %s, and a folder holds one sweep. "+
@@ -86,10 +73,50 @@ func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error 
 	for _, v := range s.vary {
 		c.values = append(c.values, v.axis)
 	}
-	if want, same := sameCellCommand(string(old), s, c); !same {
-		return otherSettingsError(out, c, string(old), want)
+	if want, same := sameCellCommand(old, s, c); !same {
+		return otherSettingsError(out, c, old, want)
 	}
 	return nil
+}
+
+// readOldCell reads the cmd.txt and cell.json of the cell folder dir of
+// out; ok is false for a folder that is left alone. A folder without
+// cmd.txt ran nothing. One without cell.json, which runCell writes
+// beside cmd.txt (an interruption may come between the two), is taken as
+// this sweep's cell of that name, if it has one (ours), and is otherwise
+// left to the sweep that made it. A finished cell (eval.json) lacking
+// either is refused (checkFinishedHas).
+func readOldCell(out, dir string, ours map[string]sweepCell) (old string, c sweepCell, ok bool, err error) {
+	cmd, err := os.ReadFile(filepath.Join(dir, "cmd.txt"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", c, false, checkFinishedHas(out, dir, "cmd.txt")
+	} else if err != nil {
+		return "", c, false, err // it names the file
+	}
+	c, ok, err = readCellJSON(dir)
+	if err != nil || ok {
+		return string(cmd), c, ok, err
+	}
+	if err := checkFinishedHas(out, dir, "cell.json"); err != nil {
+		return "", c, false, err
+	}
+	c, ok = ours[filepath.Base(dir)]
+	return string(cmd), c, ok, nil
+}
+
+// checkFinishedHas refuses the finished cell (eval.json) of folder dir
+// that lacks file, which runCell writes before it runs anything: its
+// cmd.txt, without which its settings cannot be checked against this
+// sweep's, or its cell.json, which names its values in the results.
+// Neither is missing but by hand (or a partial copy of the folder).
+func checkFinishedHas(out, dir, file string) error {
+	if _, err := os.Stat(filepath.Join(dir, "eval.json")); err != nil {
+		return nil
+	}
+	why := map[string]string{"cmd.txt": "so its settings cannot be checked against this sweep's",
+		"cell.json": "which names its values in the results"}[file]
+	return UsageError("--out %s: the cell %s is finished (eval.json) but has no %s, %s: remove that cell's folder (%s) to run it again, or choose another --out",
+		out, filepath.Base(dir), file, why, dir)
 }
 
 // readCellJSON is the cell that dir's cell.json describes; ok is false
@@ -102,10 +129,28 @@ func readCellJSON(dir string) (c sweepCell, ok bool, err error) {
 	} else if err != nil {
 		return c, false, err
 	}
-	if err := json.Unmarshal(data, &c); err != nil {
+	if c, err = parseCellJSON(data); err != nil {
 		return c, false, UsageError("%s: %v: remove that cell's folder, or choose another --out", path, err)
 	}
 	return c, true, nil
+}
+
+// parseCellJSON is the cell that a cell.json's data describes, refused
+// where it is none: not JSON, or without axes, a named axis or a seed
+// (null, {}).
+func parseCellJSON(data []byte) (c sweepCell, err error) {
+	if err := json.Unmarshal(data, &c); err != nil {
+		return c, err
+	}
+	if len(c.Axes) == 0 || c.Seed < 1 {
+		return c, errors.New("no axes or no seed: not the description of a sweep's cell")
+	}
+	for _, a := range c.Axes {
+		if a.Name == "" {
+			return c, errors.New("an axis without a name: not the description of a sweep's cell")
+		}
+	}
+	return c, nil
 }
 
 // settingNames are the axes of a cell's settings, as the messages name

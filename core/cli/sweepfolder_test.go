@@ -81,3 +81,51 @@ func TestSweepRefusesAValueOfAnotherCellsFolder(t *testing.T) {
 		runSweepOK(t, sweep(c.first)...)
 	}
 }
+
+// TestSweepRefusesAFinishedCellMissingAFile: a finished cell (eval.json)
+// without its cmd.txt, whose settings cannot then be checked, or its
+// cell.json, which names its values, is refused before any cell runs,
+// whether it is one of this sweep's cells or not, naming the cell and
+// what to do; --collect says what to do too.
+func TestSweepRefusesAFinishedCellMissingAFile(t *testing.T) {
+	id := "context=10_noise=0.05_seed=1"
+	for _, missing := range []string{"cmd.txt", "cell.json"} {
+		out := t.TempDir()
+		runSweepOK(t, tinySweepArgs(out)...)
+		cell := filepath.Join(out, "cells", id)
+		if err := os.Remove(filepath.Join(cell, missing)); err != nil {
+			t.Fatal(err)
+		}
+		before := folderFiles(t, out)
+		other := []string{"sweep", "--system", "spring", "--vary", "context=20", "--vary", "noise=0.1", "--tasks", "2", "--fix", "samples=2", "--out", out}
+		for _, args := range [][]string{tinySweepArgs(out), append(tinySweepArgs(out), "--only", id), other} {
+			checkRefused(t, args, "--out "+out+": the cell "+id+" is finished (eval.json) but has no "+missing,
+				"remove that cell's folder ("+cell+") to run it again")
+		}
+		checkUnchanged(t, out, before)
+		if missing == "cell.json" {
+			code, _, stderr := runCLI(t, "sweep", "--collect", out)
+			if code == 0 || !strings.Contains(stderr, "has no cell.json") || !strings.Contains(stderr, "remove that cell's folder ("+cell+")") {
+				t.Errorf("--collect without %s: exit %d, stderr %q", missing, code, stderr)
+			}
+		}
+	}
+}
+
+// TestSweepRefusesACellJSONOfNoCell: a cell.json that is JSON but no
+// cell's description (null, {}, an axis without a name) is refused as
+// such, naming it, by a sweep and by --collect.
+func TestSweepRefusesACellJSONOfNoCell(t *testing.T) {
+	id := "context=10_noise=0.05_seed=1"
+	for _, text := range []string{"null", "{}", `{"id":"x","axes":[{"name":"","value":"1"}],"seed":1}`} {
+		out := t.TempDir()
+		runSweepOK(t, tinySweepArgs(out)...)
+		path := filepath.Join(out, "cells", id, "cell.json")
+		writeFile(t, filepath.Dir(path), "cell.json", text)
+		checkRefused(t, tinySweepArgs(out), path+": ", "not the description of a sweep's cell", "remove that cell's folder")
+		code, _, stderr := runCLI(t, "sweep", "--collect", out)
+		if code == 0 || !strings.Contains(stderr, path+": ") || !strings.Contains(stderr, "not the description of a sweep's cell") {
+			t.Errorf("--collect with cell.json %s: exit %d, stderr %q", text, code, stderr)
+		}
+	}
+}
