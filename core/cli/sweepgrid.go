@@ -106,7 +106,7 @@ func (a sweepAxis) checkValue(v string) error {
 	switch a.kind {
 	case "int":
 		var n int
-		if n, err = strconv.Atoi(v); err == nil && n < axisLeast(a) {
+		if n, err = parseIntFlag(v); err == nil && n < axisLeast(a) {
 			return fmt.Errorf("%s value %d is below %d", a.name, n, axisLeast(a))
 		}
 	case "float":
@@ -138,15 +138,22 @@ func (a sweepAxis) checkValue(v string) error {
 	return nil
 }
 
+// parseIntFlag is v as an int flag of train and eval reads it: with Go's
+// prefixes, so that 010 is 8 (octal) and 0x10 16.
+func parseIntFlag(v string) (int, error) {
+	n, err := strconv.ParseInt(v, 0, strconv.IntSize)
+	return int(n), err
+}
+
 // sameAs is v as the axis's flag reads it, for telling duplicates: two
-// spellings of one number (0.1, 0.10 and 1e-1; 5 and 05), boolean
+// spellings of one number (0.1, 0.10 and 1e-1; 5 and 05; 8 and 010), boolean
 // (true and 1) or range (0:0.1 and 0.0:.1; 5:10 and 05:10) would make
 // two cells of one setting. v has passed
 // checkValue.
 func (a sweepAxis) sameAs(v string) string {
 	switch a.kind {
 	case "int":
-		n, _ := strconv.Atoi(v)
+		n, _ := parseIntFlag(v)
 		return strconv.Itoa(n)
 	case "float":
 		x, _ := strconv.ParseFloat(v, 64)
