@@ -47,8 +47,9 @@ eval.json is done and skipped on a rerun, so an interrupted sweep
 (Ctrl-C) continues where it stopped; the interrupted cell starts again,
 its training from step 0 (unlike train alone, a sweep keeps no partial
 weights). A DIR holds one sweep: one of other axes or settings is
-refused before any cell runs; more --vary values or --seeds add cells
-to it. At the end DIR/results.csv (one row per cell × seed) and
+refused before any cell runs (settings in another order or spelling,
+or eval's defaults given or not, are the same); more --vary values or
+--seeds add cells to it. At the end DIR/results.csv (one row per cell × seed) and
 DIR/summary.json (per cell: mean and t-based 95% interval over seeds)
 are written from every finished cell in DIR, curves of the MAEs against
 the first axis are drawn, and with --png DIR/sweep.png, whose error bars
@@ -516,19 +517,19 @@ func absCheckpoint(arg string) string {
 }
 
 // sameCellCommand reports whether old, the cmd.txt of an existing cell,
-// is what this sweep writes for c, and returns the text old was compared
-// with. An older apic wrote the cell's paths under --out as typed then
+// runs what this sweep writes for c (sameSettings), and returns the text
+// old was compared with. An older apic wrote the cell's paths under --out as typed then
 // (sw/cells/ID/eval.json): such a cmd.txt is compared with the lines
 // under that folder, read from it, so that its sweep still resumes
 // however --out is spelled now.
 func sameCellCommand(old string, s sweepSpec, c sweepCell) (want string, same bool) {
 	want = cellCommandText(s, c)
-	if old == want {
+	if sameSettings(old, want) {
 		return want, true
 	}
 	if out, ok := legacyFolder(old, c); ok {
 		legacy := commandLines(s, c, out, nil)
-		if old == legacy {
+		if sameSettings(old, legacy) {
 			return legacy, true
 		}
 		if out != "." {

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"apic/core"
@@ -173,9 +175,10 @@ func axisNamesOf(vary []axisValues) string {
 }
 
 // otherSettingsError refuses cell c of out, whose cmd.txt old is not
-// want, the text this sweep writes for it, and says where they differ.
+// want, the text this sweep writes for it, and says where they differ
+// (of the two as sameSettings compares them).
 func otherSettingsError(out string, c sweepCell, old, want string) error {
-	was, now := commandDifference(old, want)
+	was, now := commandDifference(canonicalCommand(old), canonicalCommand(want))
 	return UsageError("--out %s holds another sweep, of other settings: its cell %s ran with %s where this sweep has %s (%s). "+
 		"Choose another --out, or continue that sweep with its --system, --backbone, --fix and --tasks (more --vary values or --seeds add cells to it)",
 		out, c.ID, quoteWords(was), quoteWords(now), filepath.Join(cellDir(out, c), "cmd.txt"))
@@ -287,4 +290,153 @@ func cellWords(c sweepCell) string {
 		words = append(words, a.Name+"="+core.QuoteInput(a.Value))
 	}
 	return strings.Join(append(words, fmt.Sprintf("seed %d", c.Seed)), ", ")
+}
+
+// sameSettings reports whether the cmd.txt texts a and b run the same
+// commands: equal but for the order of the sweep's settings (--fix
+// samples=2 --fix noise=0.01 and the other way round), the spelling of
+// their numbers (noise 0.01 and 1e-2) and the settings that are the
+// command's defaults (canonicalCommand).
+func sameSettings(a, b string) bool {
+	return a == b || canonicalCommand(a) == canonicalCommand(b)
+}
+
+// canonicalCommand is cmd.txt text as sameSettings compares it: on each
+// line the sweep's settings, its --flag=value words, in the order of
+// their flags, each number as the axis's flag reads it (sameAs), less
+// those that are the command's default (defaultSetting).
+func canonicalCommand(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = canonicalLine(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// canonicalLine is one line of canonicalCommand: "apic CMD" and its
+// words, as shellLine writes them, the settings where the first was.
+// The sweep's --backbone (given apart: --backbone B) is a setting too
+// where it is the default.
+func canonicalLine(line string) string {
+	words := shellWords(line)
+	if len(words) < 2 || words[0].text != "apic" {
+		return line
+	}
+	var kept, settings []string
+	at := -1
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		setting, ok := strings.CutPrefix(w.text, "--")
+		if ok && w.text == "--backbone" && i+1 < len(words) && words[i+1].text == "lnp" {
+			setting, i = "backbone=lnp", i+1
+		} else if !ok || !strings.Contains(setting, "=") {
+			kept = append(kept, w.raw)
+			continue
+		}
+		if at < 0 {
+			at = len(kept)
+		}
+		settings = append(settings, setting)
+	}
+	if at < 0 {
+		at = len(kept)
+	}
+	settings = canonicalSettings(words[1].text, hasCheckpointWord(words), settings)
+	return strings.Join(slices.Insert(kept, at, settings...), " ")
+}
+
+// canonicalSettings are the settings (FLAG=VALUE) of command cmd, sorted,
+// each value as its axis reads it, less the defaults, as words of a
+// line. ckpt is whether the command has a --checkpoint.
+func canonicalSettings(cmd string, ckpt bool, settings []string) []string {
+	var words []string
+	for _, setting := range settings {
+		flag, value, _ := strings.Cut(setting, "=")
+		if a, ok := axisOfFlag(flag); ok && a.checkValue(value) == nil {
+			value = a.sameAs(value)
+		}
+		if !defaultSetting(cmd, ckpt, flag, value) {
+			words = append(words, "--"+flag+"="+value)
+		}
+	}
+	sort.Strings(words)
+	for i, w := range words {
+		words[i] = shellQuote(w)
+	}
+	return words
+}
+
+// evalDefaults are the defaults of eval's flags that a sweep may set,
+// as sameAs spells them: a cell that sets one runs as one that does not.
+var evalDefaults = map[string]string{"noise": "0", "samples": "32", "refine": "-1", "z-theta-prior": "-1"}
+
+// defaultSetting reports whether --flag=value (value as sameAs spells
+// it) is what command cmd does without it: one of evalDefaults, or the
+// backbone lnp, train's default and eval's for the model of --system
+// (not with a --checkpoint, whose own backbone it must then match).
+func defaultSetting(cmd string, ckpt bool, flag, value string) bool {
+	if flag == "backbone" {
+		return value == "lnp" && !ckpt
+	}
+	def, ok := evalDefaults[flag]
+	return cmd == "eval" && ok && value == def
+}
+
+// axisOfFlag is an axis that sets flag: of train's noise, the evaluation
+// axis noise, read alike.
+func axisOfFlag(flag string) (sweepAxis, bool) {
+	for _, a := range append(append([]sweepAxis{}, evalAxes...), trainAxes...) {
+		if a.flag == flag {
+			return a, true
+		}
+	}
+	return sweepAxis{}, false
+}
+
+// hasCheckpointWord reports whether a line's words give --checkpoint.
+func hasCheckpointWord(words []shellWord) bool {
+	for _, w := range words {
+		if w.text == "--checkpoint" || strings.HasPrefix(w.text, "--checkpoint=") {
+			return true
+		}
+	}
+	return false
+}
+
+// shellWord is a word of a cmd.txt line, as written (raw) and as the
+// shell reads it (text).
+type shellWord struct{ raw, text string }
+
+// shellWords splits a line that shellLine wrote into its words: runs
+// of characters outside '...' quotes, a backslash escaping the next.
+func shellWords(line string) []shellWord {
+	var words []shellWord
+	var raw, text strings.Builder
+	quoted := false
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case !quoted && ch == ' ':
+			if raw.Len() > 0 {
+				words = append(words, shellWord{raw.String(), text.String()})
+				raw.Reset()
+				text.Reset()
+			}
+			continue
+		case ch == '\'':
+			quoted = !quoted
+		case !quoted && ch == '\\' && i+1 < len(line):
+			raw.WriteByte(ch)
+			i++
+			ch = line[i]
+			text.WriteByte(ch)
+		default:
+			text.WriteByte(ch)
+		}
+		raw.WriteByte(ch)
+	}
+	if raw.Len() > 0 {
+		words = append(words, shellWord{raw.String(), text.String()})
+	}
+	return words
 }

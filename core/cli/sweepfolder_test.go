@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -126,6 +127,104 @@ func TestSweepRefusesACellJSONOfNoCell(t *testing.T) {
 		code, _, stderr := runCLI(t, "sweep", "--collect", out)
 		if code == 0 || !strings.Contains(stderr, path+": ") || !strings.Contains(stderr, "not the description of a sweep's cell") {
 			t.Errorf("--collect with cell.json %s: exit %d, stderr %q", text, code, stderr)
+		}
+	}
+}
+
+// TestShellWordsReadsShellLine: shellWords reads back the words that
+// shellLine quoted.
+func TestShellWordsReadsShellLine(t *testing.T) {
+	want := []string{"apic", "eval", "--checkpoint=/a b/m's.safetensors", "--noise=0.1", "", ">"}
+	var got []string
+	for _, w := range shellWords(shellLine(want) + " > cells/x/eval.json") {
+		got = append(got, w.text)
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|")+"|>|cells/x/eval.json" {
+		t.Errorf("words %q of %q", got, shellLine(want))
+	}
+}
+
+// TestSameSettings: cmd.txt texts that run the same commands are the
+// same settings: their --fix settings in another order, numbers spelled
+// otherwise, eval's defaults and the default backbone given or not.
+// Texts that differ in what the flags read are not.
+func TestSameSettings(t *testing.T) {
+	eval := "apic eval --system spring %s--seed 1 --tasks 2 --json > cells/x/eval.json\n"
+	ckpt := "apic eval --checkpoint=/m.safetensors %s--seed 1 --tasks 2 --json > cells/x/eval.json\n"
+	train := "apic train --system spring %s--seed 1 --out cells/x/model.safetensors\n"
+	for _, c := range []struct {
+		form, a, b string
+		same       bool
+	}{
+		{eval, "--samples=2 --noise=0.01 ", "--noise=0.01 --samples=2 ", true},
+		{eval, "--noise=0.01 ", "--noise=1e-2 ", true},
+		{eval, "--noise=0.01 ", "--noise=0.010 ", true},
+		{eval, "", "--backbone lnp ", true},
+		{eval, "", "--backbone=lnp ", true},
+		{eval, "", "--noise=0 --samples=32 --refine=-1 --z-theta-prior=-1 ", true},
+		{eval, "--context=5 ", "--context=05 ", true},
+		{train, "--hidden=8 ", "--hidden=010 ", true},
+		{train, "", "--backbone lnp ", true},
+		{train, "--noise-range=0:0.1 ", "--noise-range=0:.1 ", true},
+		{eval, "--noise=0.01 ", "--noise=0.02 ", false},
+		{eval, "", "--backbone cnp ", false},
+		{eval, "", "--samples=2 ", false},
+		{ckpt, "", "--backbone=lnp ", false}, // a check of the file's backbone
+		{train, "--hidden=10 ", "--hidden=010 ", false},
+		{train, "", "--noise=0 ", false}, // train at noise 0, not the range
+		{train, "--lambda-theta=1 --lambda-delta=2 ", "--lambda-theta=2 --lambda-delta=1 ", false},
+	} {
+		a, b := strings.Replace(c.form, "%s", c.a, 1), strings.Replace(c.form, "%s", c.b, 1)
+		if got := sameSettings(a, b); got != c.same {
+			t.Errorf("sameSettings(%q, %q) = %v, want %v", a, b, got, c.same)
+		}
+	}
+}
+
+// TestSweepResumesEquivalentSettings: a rerun that gives the folder's
+// settings in another order or spelling, or gives eval's defaults the
+// folder's cells left out, resumes the sweep; where a setting differs,
+// the message names it alone, whatever the order of the --fix flags.
+func TestSweepResumesEquivalentSettings(t *testing.T) {
+	out := t.TempDir()
+	sweep := func(more ...string) []string {
+		return append([]string{"sweep", "--system", "spring", "--vary", "context=10,20", "--tasks", "2", "--out", out}, more...)
+	}
+	runSweepOK(t, sweep("--fix", "samples=2", "--fix", "noise=0.01")...)
+	for _, more := range [][]string{
+		{"--fix", "noise=0.01", "--fix", "samples=2"},
+		{"--fix", "samples=2", "--fix", "noise=1e-2"},
+		{"--fix", "samples=2", "--fix", "noise=0.01", "--backbone", "lnp"},
+		{"--fix", "samples=2", "--fix", "noise=0.01", "--fix", "refine=-1"},
+	} {
+		if code, _, stderr := runCLI(t, sweep(more...)...); code != 0 || !strings.Contains(stderr, "2 of 2 cells already finished") {
+			t.Errorf("rerun with %v: exit %d, stderr %q", more, code, stderr)
+		}
+	}
+	checkRefused(t, sweep("--fix", "noise=0.02", "--fix", "samples=2"), `ran with "--noise=0.01" where this sweep has "--noise=0.02"`)
+	other := t.TempDir()
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", other)
+	if code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--fix", "noise=0", "--out", other); code != 0 {
+		t.Errorf("rerun with --fix noise=0, eval's default: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestDefaultSettingsAreTheCommands: the settings sameSettings takes as
+// the commands' defaults are those their help states: eval's
+// evalDefaults, and train's backbone lnp (eval's, of the embedded
+// models, is loadModel's).
+func TestDefaultSettingsAreTheCommands(t *testing.T) {
+	defaults := map[string]map[string]string{"eval": evalDefaults, "train": {"backbone": "lnp"}}
+	for cmd, flags := range defaults {
+		code, help, stderr := runCLI(t, cmd, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d, stderr %q", cmd, code, stderr)
+		}
+		for flag, def := range flags {
+			re := regexp.MustCompile(`(?m)^  --` + regexp.QuoteMeta(flag) + ` \w+\n      .*\(default ` + regexp.QuoteMeta(def) + `\)$`)
+			if !re.MatchString(help) {
+				t.Errorf("%s --help does not give --%s the default %s", cmd, flag, def)
+			}
 		}
 	}
 }
