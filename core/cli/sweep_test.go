@@ -336,9 +336,11 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		{[]string{"--vary", "noise=0.1,0.10"}, `noise values "0.1" and "0.10" are the same number`},
 		{[]string{"--vary", "noise=0.1,1e-1"}, `noise values "0.1" and "1e-1" are the same number`},
 		{[]string{"--vary", "context=5,05"}, `context values "5" and "05" are the same number`},
-		// Int flags read a leading 0 as octal: 010 is 8, and 08 none.
-		{[]string{"--vary", "samples=010,8"}, `samples values "010" and "8" are the same number`},
-		{[]string{"--vary", "samples=08"}, `samples value "08" is not an int`},
+		// Int flags read plain decimal: 010 is 10, and 0x10 none.
+		{[]string{"--vary", "samples=010,10"}, `samples values "010" and "10" are the same number`},
+		{[]string{"--vary", "samples=0x10"}, `samples value "0x10" is not an int`},
+		{[]string{"--vary", "noise=0x1p-4"}, `noise value "0x1p-4" is not a float`},
+		{[]string{"--vary", "noise=NaN"}, `noise value NaN is not finite`},
 		{[]string{"--vary", "grid-summary=true,1"}, `grid-summary values "true" and "1" are the same value`},
 		{[]string{"--vary", "noise-range=0:0.1,0:.1,0.0:0.10"}, `noise-range values "0:0.1" and "0:.1" are the same range`},
 		{[]string{"--vary", "context-range=5:10,05:10"}, `context-range values "5:10" and "05:10" are the same range`},

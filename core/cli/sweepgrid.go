@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -111,9 +110,12 @@ func (a sweepAxis) checkValue(v string) error {
 		}
 	case "float":
 		var x float64
-		if x, err = strconv.ParseFloat(v, 64); err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		if _, word := nonFinite(v); word {
 			return fmt.Errorf("%s value %s is not finite", a.name, v)
 		}
+		// As the float flags read it (Env.Parse): decimal or exponent
+		// notation, no hexadecimal or separators.
+		x, err = parseNumber(v)
 		if err == nil && nonNegativeAxes[a.name] && x < 0 {
 			return fmt.Errorf("%s value %s is below 0", a.name, v)
 		}
@@ -138,15 +140,15 @@ func (a sweepAxis) checkValue(v string) error {
 	return nil
 }
 
-// parseIntFlag is v as an int flag of train and eval reads it: with Go's
-// prefixes, so that 010 is 8 (octal) and 0x10 16.
+// parseIntFlag is v as an int flag of train and eval reads it: plain
+// decimal (Env.Parse), 010 as 10, with no base prefix or separator.
 func parseIntFlag(v string) (int, error) {
-	n, err := strconv.ParseInt(v, 0, strconv.IntSize)
+	n, err := strconv.ParseInt(v, 10, strconv.IntSize)
 	return int(n), err
 }
 
 // sameAs is v as the axis's flag reads it, for telling duplicates: two
-// spellings of one number (0.1, 0.10 and 1e-1; 5 and 05; 8 and 010), boolean
+// spellings of one number (0.1, 0.10 and 1e-1; 5 and 05), boolean
 // (true and 1) or range (0:0.1 and 0.0:.1; 5:10 and 05:10) would make
 // two cells of one setting. v has passed
 // checkValue.
