@@ -163,14 +163,14 @@ func TestSameSettings(t *testing.T) {
 		{eval, "", "--backbone=lnp ", true},
 		{eval, "", "--noise=0 --samples=32 --refine=-1 --z-theta-prior=-1 ", true},
 		{eval, "--context=5 ", "--context=05 ", true},
-		{train, "--hidden=8 ", "--hidden=010 ", true},
+		{train, "--hidden=10 ", "--hidden=010 ", true}, // decimal, as the flags read it
 		{train, "", "--backbone lnp ", true},
 		{train, "--noise-range=0:0.1 ", "--noise-range=0:.1 ", true},
 		{eval, "--noise=0.01 ", "--noise=0.02 ", false},
 		{eval, "", "--backbone cnp ", false},
 		{eval, "", "--samples=2 ", false},
 		{ckpt, "", "--backbone=lnp ", false}, // a check of the file's backbone
-		{train, "--hidden=10 ", "--hidden=010 ", false},
+		{train, "--hidden=8 ", "--hidden=010 ", false},
 		{train, "", "--noise=0 ", false}, // train at noise 0, not the range
 		{train, "--lambda-theta=1 --lambda-delta=2 ", "--lambda-theta=2 --lambda-delta=1 ", false},
 	} {
