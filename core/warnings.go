@@ -102,14 +102,14 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 
 // TrainingRange is the range of conditions a model saw in training:
 // the context sizes of its batches and the largest context noise σ;
-// and the smallest context size its spread was recalibrated at
-// (CalibratedLo, 0 without a table over conditions): below ContextLo
-// but from CalibratedLo on, the intervals were fitted for the size,
-// though the estimates they surround are rougher.
+// and the context sizes its spread was recalibrated at, CalibratedLo to
+// CalibratedHi (0 to 0 without a table over conditions): outside the
+// training sizes but within those, the intervals were fitted for the
+// size, though the estimates they surround are rougher.
 type TrainingRange struct {
-	ContextLo, ContextHi int
-	NoiseHi              float64
-	CalibratedLo         int
+	ContextLo, ContextHi       int
+	NoiseHi                    float64
+	CalibratedLo, CalibratedHi int
 }
 
 // TrainingRange returns the conditions m was trained on: the context
@@ -119,35 +119,43 @@ type TrainingRange struct {
 func (m *Model) TrainingRange() TrainingRange {
 	t := m.Config.Train
 	lo, hi := t.contextRange(m.Sys)
-	return TrainingRange{ContextLo: lo, ContextHi: hi, NoiseHi: math.Max(t.Noise, t.NoiseMax), CalibratedLo: m.calibratedContextLo()}
+	r := TrainingRange{ContextLo: lo, ContextHi: hi, NoiseHi: math.Max(t.Noise, t.NoiseMax)}
+	r.CalibratedLo, r.CalibratedHi = m.calibratedContexts()
+	return r
 }
 
-// calibratedContextLo is the smallest context size that both spreads
-// of m (refined and one pass, where it has both) were recalibrated at,
-// or 0 where either has no table over conditions.
-func (m *Model) calibratedContextLo() int {
+// calibratedContexts is the range of context sizes that both spreads of
+// m (refined and one pass, where it has both) were recalibrated at, or
+// 0, 0 where either has no table over conditions.
+func (m *Model) calibratedContexts() (lo, hi int) {
 	in := m.Config.Infer
-	lo := smallestContext(in.SpreadFit.Conditions)
+	lo, hi = contextSpan(in.SpreadFit.Conditions)
 	if in.OnePass == nil {
-		return lo
+		return lo, hi
 	}
-	op := smallestContext(in.OnePass.Conditions)
-	if op == 0 || lo == 0 {
-		return 0
+	olo, ohi := contextSpan(in.OnePass.Conditions)
+	if olo == 0 || lo == 0 {
+		return 0, 0
 	}
-	return max(lo, op)
+	return max(lo, olo), min(hi, ohi)
 }
 
-// smallestContext is the smallest context size of a condition table, 0
-// for none.
-func smallestContext(cs []ConditionScale) int {
-	lo := 0
+// contextSpan is the smallest and largest context size of a condition
+// table, 0, 0 for none.
+func contextSpan(cs []ConditionScale) (lo, hi int) {
 	for _, c := range cs {
 		if lo == 0 || c.Context < lo {
 			lo = c.Context
 		}
+		hi = max(hi, c.Context)
 	}
-	return lo
+	return lo, hi
+}
+
+// Calibrated reports whether context size n lies within the sizes the
+// spread was recalibrated at.
+func (r TrainingRange) Calibrated(n int) bool {
+	return r.CalibratedLo > 0 && n >= r.CalibratedLo && n <= r.CalibratedHi
 }
 
 // RangeWarnings are the warnings for predicting from contexts of
@@ -162,10 +170,12 @@ func (m *Model) RangeWarnings(contextSize int, noise float64) []string {
 	r := m.TrainingRange()
 	var out []string
 	switch {
-	case contextSize < r.ContextLo && r.CalibratedLo > 0 && contextSize >= r.CalibratedLo:
+	case contextSize < r.ContextLo && r.Calibrated(contextSize):
 		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d: its intervals were recalibrated for contexts down to %d, but θ and the discrepancy are rougher than inside the range", Count(contextSize, "context point"), r.ContextLo, r.ContextHi, r.CalibratedLo))
 	case contextSize < r.ContextLo:
 		out = append(out, fmt.Sprintf("only %s; the model was trained on %d to %d, so θ and the discrepancy are less certain than it reports", Count(contextSize, "context point"), r.ContextLo, r.ContextHi))
+	case contextSize > r.ContextHi && r.Calibrated(contextSize):
+		out = append(out, fmt.Sprintf("%d context points, more than the %d to %d the model was trained on: its intervals were recalibrated for contexts up to %d, but its estimates are an extrapolation", contextSize, r.ContextLo, r.ContextHi, r.CalibratedHi))
 	case contextSize > r.ContextHi:
 		out = append(out, fmt.Sprintf("%d context points, more than the %d to %d the model was trained on: its uncertainty is an extrapolation", contextSize, r.ContextLo, r.ContextHi))
 	}

@@ -311,19 +311,20 @@ func TestRangeWarnings(t *testing.T) {
 	}
 }
 
-// TestRangeWarningsRecalibrated: below the training sizes but at or
-// above the smallest size the spread was recalibrated at, the warning
-// says the intervals were fitted there and the estimates are rougher;
-// below that size, or where the one-pass spread has no table, it says
-// the intervals are not to be trusted.
+// TestRangeWarningsRecalibrated: outside the training sizes but within
+// the sizes the spread was recalibrated at, the warning says the
+// intervals were fitted there and the estimates are rougher (below) or
+// extrapolated (above); beyond them, or where the one-pass spread has
+// no table, it says the intervals are not to be trusted.
 func TestRangeWarningsRecalibrated(t *testing.T) {
 	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 10, 40 })
-	m.Config.Infer.SpreadFit.Conditions = []ConditionScale{{Context: 30}, {Context: 5}, {Context: 10}}
-	if r := m.TrainingRange(); r.CalibratedLo != 5 {
-		t.Errorf("CalibratedLo %d, want 5", r.CalibratedLo)
+	m.Config.Infer.SpreadFit.Conditions = []ConditionScale{{Context: 30}, {Context: 5}, {Context: 60}, {Context: 10}}
+	if r := m.TrainingRange(); r.CalibratedLo != 5 || r.CalibratedHi != 60 {
+		t.Errorf("calibrated %d to %d, want 5 to 60", r.CalibratedLo, r.CalibratedHi)
 	}
 	fitted, rough := "recalibrated for contexts down to 5, but θ and the discrepancy are rougher", "less certain than it reports"
-	for n, want := range map[int]string{5: fitted, 9: fitted, 4: rough} {
+	above, beyond := "recalibrated for contexts up to 60, but its estimates are an extrapolation", "its uncertainty is an extrapolation"
+	for n, want := range map[int]string{5: fitted, 9: fitted, 4: rough, 41: above, 60: above, 61: beyond} {
 		if ws := m.RangeWarnings(n, 0); len(ws) != 1 || !strings.Contains(ws[0], want) {
 			t.Errorf("context %d: %q, want %q", n, ws, want)
 		}
@@ -332,9 +333,9 @@ func TestRangeWarningsRecalibrated(t *testing.T) {
 	if ws := m.RangeWarnings(5, 0); m.TrainingRange().CalibratedLo != 0 || len(ws) != 1 || !strings.Contains(ws[0], rough) {
 		t.Errorf("a one-pass spread without a table: %q", ws)
 	}
-	m.Config.Infer.OnePass.Conditions = []ConditionScale{{Context: 8}}
-	if r := m.TrainingRange(); r.CalibratedLo != 8 {
-		t.Errorf("tables down to 5 and 8: CalibratedLo %d, want 8", r.CalibratedLo)
+	m.Config.Infer.OnePass.Conditions = []ConditionScale{{Context: 8}, {Context: 50}}
+	if r := m.TrainingRange(); r.CalibratedLo != 8 || r.CalibratedHi != 50 {
+		t.Errorf("tables over 5 to 60 and 8 to 50: calibrated %d to %d, want 8 to 50", r.CalibratedLo, r.CalibratedHi)
 	}
 }
 

@@ -27,10 +27,12 @@ func (m Model) rangeWarning() string {
 func shortRangeWarnings(r core.TrainingRange, n int, noise float64) []string {
 	var out []string
 	switch {
-	case n < r.ContextLo && r.CalibratedLo > 0 && n >= r.CalibratedLo:
+	case n < r.ContextLo && r.Calibrated(n):
 		out = append(out, fmt.Sprintf("%s, under the %d–%d trained on: a rougher fit", core.Count(n, "point"), r.ContextLo, r.ContextHi))
 	case n < r.ContextLo:
 		out = append(out, fmt.Sprintf("%s, under the %d–%d trained on: intervals too narrow", core.Count(n, "point"), r.ContextLo, r.ContextHi))
+	case n > r.ContextHi && r.Calibrated(n):
+		out = append(out, fmt.Sprintf("%d points, over the %d–%d trained on: an extrapolated fit", n, r.ContextLo, r.ContextHi))
 	case n > r.ContextHi:
 		out = append(out, fmt.Sprintf("%d points, over the %d–%d trained on: spread extrapolated", n, r.ContextLo, r.ContextHi))
 	}

@@ -130,7 +130,13 @@ func TestShortRangeWarningsAgreeWithCore(t *testing.T) {
 	if w := shortRangeWarnings(core.TrainingRange{ContextLo: 5, ContextHi: 60}, 3, 0.02); !slices.Equal(w, want) {
 		t.Errorf("a noise-free range: %q, want %q", w, want)
 	}
-	recal := core.TrainingRange{ContextLo: 5, ContextHi: 60, CalibratedLo: 2}
+	recal := core.TrainingRange{ContextLo: 5, ContextHi: 60, CalibratedLo: 2, CalibratedHi: 100}
+	if w := shortRangeWarnings(recal, 100, 0); !slices.Equal(w, []string{"100 points, over the 5–60 trained on: an extrapolated fit"}) {
+		t.Errorf("recalibrated up to 100, context 100: %q", w)
+	}
+	if w := shortRangeWarnings(recal, 101, 0); !slices.Equal(w, []string{"101 points, over the 5–60 trained on: spread extrapolated"}) {
+		t.Errorf("recalibrated up to 100, context 101: %q", w)
+	}
 	if w := shortRangeWarnings(recal, 2, 0); !slices.Equal(w, []string{"2 points, under the 5–60 trained on: a rougher fit"}) {
 		t.Errorf("recalibrated down to 2, context 2: %q", w)
 	}
