@@ -19,7 +19,24 @@ func (m Model) rangeWarning() string {
 	if e == nil || e.src == srcUntrained {
 		return ""
 	}
-	return strings.Join(shortRangeWarnings(e.model.TrainingRange(), int(m.ctxSteps[m.sys().Name()].value()), m.noise.value()), "; ")
+	r, n, noise := e.model.TrainingRange(), int(m.ctxSteps[m.sys().Name()].value()), m.noise.value()
+	ws := shortRangeWarnings(r, n, noise)
+	if len(ws) == 2 {
+		return bothOutside(r, n, noise)
+	}
+	return strings.Join(ws, "; ")
+}
+
+// bothOutside is the one warning for a context size and a noise both
+// outside training's range r: the two short warnings side by side
+// wrapped to two lines at 80 columns, pushing the frame's last line
+// out.
+func bothOutside(r core.TrainingRange, n int, noise float64) string {
+	seen := fmt.Sprintf("σ ≤ %.3g", r.NoiseHi)
+	if r.NoiseHi == 0 {
+		seen = "noise-free"
+	}
+	return fmt.Sprintf("%s, σ %.3g: beyond training (%d–%d points, %s)", core.Count(n, "point"), noise, r.ContextLo, r.ContextHi, seen)
 }
 
 // shortRangeWarnings are RangeWarnings for range r, context size n and

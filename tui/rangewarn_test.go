@@ -130,6 +130,9 @@ func TestShortRangeWarningsAgreeWithCore(t *testing.T) {
 	if w := shortRangeWarnings(core.TrainingRange{ContextLo: 5, ContextHi: 60}, 3, 0.02); !slices.Equal(w, want) {
 		t.Errorf("a noise-free range: %q, want %q", w, want)
 	}
+	if w := bothOutside(core.TrainingRange{ContextLo: 15, ContextHi: 100, NoiseHi: 0.1}, 1, 0.5); w != "1 point, σ 0.5: beyond training (15–100 points, σ ≤ 0.1)" {
+		t.Errorf("both outside: %q", w)
+	}
 	recal := core.TrainingRange{ContextLo: 5, ContextHi: 60, CalibratedLo: 2, CalibratedHi: 100}
 	if w := shortRangeWarnings(recal, 100, 0); !slices.Equal(w, []string{"100 points, over the 5–60 trained on: an extrapolated fit"}) {
 		t.Errorf("recalibrated up to 100, context 100: %q", w)
@@ -142,5 +145,27 @@ func TestShortRangeWarningsAgreeWithCore(t *testing.T) {
 	}
 	if w := shortRangeWarnings(recal, 1, 0); !slices.Equal(w, []string{"1 point, under the 5–60 trained on: intervals too narrow"}) {
 		t.Errorf("recalibrated down to 2, context 1: %q", w)
+	}
+}
+
+// TestBothOutsideOnOneLine: a context size and a noise both outside the
+// training range give one warning that fits the message line at 80
+// columns, not two side by side that wrap.
+func TestBothOutsideOnOneLine(t *testing.T) {
+	m := newShippedTest(t, 80, 24)
+	m = focusOn(t, m, ctlContext)
+	for range 20 {
+		m, _ = press(t, m, "left")
+	}
+	m = focusOn(t, m, ctlNoise)
+	for range 10 {
+		m, _ = press(t, m, "right")
+	}
+	r := m.entry().model.TrainingRange()
+	want := bothOutside(r, int(m.ctxSteps["spring"].value()), m.noise.value())
+	frame := m.render()
+	frameOK(t, frame, 80, 24)
+	if !strings.Contains(frame, want) {
+		t.Errorf("the frame lacks %q on one line:\n%s", want, frame)
 	}
 }
