@@ -565,3 +565,31 @@ func TestBaselinesNoteFits(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpNamesBaselinesAsShown: the help names the baselines as the
+// status line, sidebar and legends do (the CLI's names), in both the
+// slice and the heatmap help, within 80 columns; one method under two
+// names reads as two.
+func TestHelpNamesBaselinesAsShown(t *testing.T) {
+	slice := newTest(t, "spring", 80, 24)
+	heat, _ := press(t, newTest(t, "advdiff", 80, 24), "v")
+	for name, m := range map[string]Model{"slice": slice, "heatmap": heat} {
+		lines := m.helpLines(80)
+		help := strings.Join(lines, "\n")
+		for _, s := range baseStyles {
+			if !strings.Contains(help, s.mark+" "+s.name) {
+				t.Errorf("%s help lacks %q:\n%s", name, s.mark+" "+s.name, help)
+			}
+		}
+		for _, old := range []string{"k KOH-GP", "b BCPI", "p Correction-PINN"} {
+			if strings.Contains(help, old) {
+				t.Errorf("%s help still names a baseline %q", name, old)
+			}
+		}
+		for _, l := range lines {
+			if w := displayWidth(l); w > 80 {
+				t.Errorf("%s help line %d columns wide: %q", name, w, l)
+			}
+		}
+	}
+}

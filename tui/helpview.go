@@ -94,7 +94,8 @@ func (m Model) helpLines(w int) []string {
 			"3 learned discrepancy δ̂, on a scale symmetric about zero",
 			"4 |truth − prediction| on its own colour scale (see its bar)",
 			"c: baselines; 4 then shows the ▸ slice ([ ] move it): truth, prediction",
-			"  and k KOH-GP, b BCPI, p Correction-PINN; θ̂ and time by θ; c again clears",
+			"  and "+baseMarks()+"; θ̂ and time by θ; c again clears",
+			baseLongNames,
 		)
 	} else {
 		lines = append(lines,
@@ -104,11 +105,26 @@ func (m Model) helpLines(w int) []string {
 			"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
 			"(ranges stay fixed per realization, on advdiff per time slice; context points",
 			"beyond sit on the edge as ↑ ↓; curves and bands beyond run flat along it)",
-			"c: baselines on 2 and 3 as k KOH-GP, b BCPI, p Correction-PINN; θ̂ and time by θ",
+			"c: baselines on 2 and 3 as "+baseMarks()+"; θ̂ and time by θ",
+			baseLongNames,
 		)
 	}
 	return lines
 }
+
+// baseMarks lists the baselines as their plot marks and names, the
+// names the status line, sidebar and legends use: "k koh-gp, b bcpi, …".
+func baseMarks() string {
+	parts := make([]string, len(baseStyles))
+	for i, s := range baseStyles {
+		parts[i] = s.mark + " " + s.name
+	}
+	return strings.Join(parts, ", ")
+}
+
+// baseLongNames spells out the short names once, for a reader who knows
+// the methods from the paper rather than from apic compare --methods.
+const baseLongNames = "  (koh-gp: Kennedy–O'Hagan GP; cpinn: Correction-PINN)"
 
 // wholeMsg is the message the status line cuts, wrapped to width w
 // under a heading, with a blank line after it: the help is where a long
