@@ -400,3 +400,35 @@ func TestDiagnosticsNameParametersAsTheSidebar(t *testing.T) {
 		})
 	}
 }
+
+// The help's θ rows say what the backbone on screen draws: a cnp draws
+// one sample whatever is asked, and the help said "over 16 samples".
+// The commands keep --samples 16, which is what they would be run with.
+func TestHelpCountsTheSamplesDrawn(t *testing.T) {
+	for _, tc := range []struct {
+		backbone, want, not string
+	}{{"cnp", "1 sample", "over 16 samples"}, {"lnp", "over 16 samples", "deterministic"}} {
+		t.Run(tc.backbone, func(t *testing.T) {
+			m, err := New(Options{System: "spring", Backbone: tc.backbone, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+			lines := m.helpLines(80)
+			help := strings.Join(lines, "\n")
+			for _, want := range []string{tc.want, "diagnose --tasks 32 --seed", "--samples 16"} {
+				if !strings.Contains(help, want) {
+					t.Errorf("the help lacks %q:\n%s", want, help)
+				}
+			}
+			if strings.Contains(help, tc.not) {
+				t.Errorf("the help says %q:\n%s", tc.not, help)
+			}
+			for _, l := range lines {
+				if w := displayWidth(l); w > 80 {
+					t.Errorf("help line %d columns wide: %q", w, l)
+				}
+			}
+		})
+	}
+}

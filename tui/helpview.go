@@ -70,7 +70,9 @@ func (m Model) helpLines(w int) []string {
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
 		"context and noise σ re-infer at once on the same realization;",
 		"λθ, λδ, regulariser: the atlas model for the value (lnp), else t trains;",
-		fmt.Sprintf("θ rows: θ̂±σ over %s; set by hand to see what δ must absorb (a: auto).", core.Count(samplesFor(m.sys()), "sample")),
+	)
+	lines = append(lines, m.thetaRowsHelp()...)
+	lines = append(lines,
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
 		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", n, n),
 		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings.", n, avgSeed, samplesFor(m.sys())),
@@ -82,6 +84,9 @@ func (m Model) helpLines(w int) []string {
 	lines = append(lines,
 		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", n, diagSeed, samplesFor(m.sys())),
 		"  while training, of the weights before the run (recomputed when it ends).")
+	if asked, drawn := samplesFor(m.sys()), samplesDrawn(m.sys(), m.backbone.value()); drawn != asked {
+		lines = append(lines, fmt.Sprintf("  (a %s draws %s whatever --samples asks: it is deterministic)", m.backbone.value(), core.Count(drawn, "sample")))
+	}
 	if n := int(m.ctxSteps[m.sys().Name()].value()); n >= m.sys().Grid().Points() {
 		// Every grid point is context: both commands refuse it.
 		lines = append(lines, fmt.Sprintf("  (both commands need a context that leaves targets: %d leaves none)", n))
@@ -110,6 +115,21 @@ func (m Model) helpLines(w int) []string {
 		)
 	}
 	return lines
+}
+
+// thetaRowsHelp explains the θ rows, with the samples the backbone on
+// screen draws: a cnp draws one whatever is asked, and the system's
+// budget (16) would claim a spread over samples that were never drawn.
+func (m Model) thetaRowsHelp() []string {
+	const hand = "set by hand to see what δ must absorb (a: auto)."
+	n := samplesDrawn(m.sys(), m.backbone.value())
+	if n == samplesFor(m.sys()) {
+		return []string{fmt.Sprintf("θ rows: θ̂±σ over %s; %s", core.Count(n, "sample"), hand)}
+	}
+	return []string{
+		fmt.Sprintf("θ rows: θ̂±σ from the %s's single deterministic pass (%s);", m.backbone.value(), core.Count(n, "sample")),
+		"  " + hand,
+	}
 }
 
 // baseMarks lists the baselines as their plot marks and names, the

@@ -117,5 +117,17 @@ func (r inferRequest) run() inferMsg {
 }
 
 // samplesFor is the number of Monte-Carlo latent samples the explorer
-// draws: the system's interactive budget (sims.Hints).
+// asks for: the system's interactive budget (sims.Hints). It is what the
+// commands the explorer matches are run with (--samples); what a model
+// draws is samplesDrawn.
 func samplesFor(sys sims.System) int { return sims.HintsFor(sys).InteractiveSamples }
+
+// samplesDrawn is how many latent samples a model of backbone b draws
+// when asked for samplesFor(sys): a cnp is deterministic and draws one
+// whatever is asked, as core records in its reports.
+func samplesDrawn(sys sims.System, b string) int {
+	if b == string(core.CNP) {
+		return 1
+	}
+	return samplesFor(sys)
+}
