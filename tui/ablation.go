@@ -481,29 +481,38 @@ func (m Model) ablError() error {
 	return nil
 }
 
-// ablCharts lays the four charts out in a 2×2 grid of w × h.
+// ablCharts lays the four charts out in a 2×2 grid of w × h, under a
+// legend of the values where the charts cannot label every point.
 func (m Model) ablCharts(w, h int) []string {
 	labels := make([]string, len(m.abl.points))
 	for i, p := range m.abl.points {
 		labels[i] = p.label
 	}
 	cur, other := m.ablCurrent(), m.ablCurrentOther()
-	w1, h1 := (w-1)/2, h/2
+	w1 := (w - 1) / 2
 	charts := make([]ablChart, len(ablMetrics))
 	labelW := 0
 	for i, mt := range ablMetrics {
-		charts[i] = ablChart{title: mt[0], metric: mt[1], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, other: other, width: w1, height: h1}
+		charts[i] = ablChart{title: mt[0], metric: mt[1], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, other: other, width: w1}
 		labelW = max(labelW, charts[i].yLabelWidth())
 	}
+	var out []string
+	if _, all := charts[0].fitLabels(labelW + 2); !all && !slices.ContainsFunc(labels, isNumber) {
+		// Points left unlabelled, or labelled in two letters, would
+		// leave the regularisers apart only by order. A number ladder
+		// reads between its labelled values.
+		out = append(out, m.theme.paint(m.theme.dim, truncate("values left to right: "+strings.Join(labels, " "), w-1)))
+	}
+	h1 := (h - len(out)) / 2
 	chart := func(i int) []string {
 		// The charts share the x axis (the control's values): with the
 		// widest y labels' room each, their columns and value labels
 		// line up, rather than each labelling the values it fits.
 		c := charts[i]
-		c.labelW = labelW
+		c.labelW, c.height = labelW, h1
 		return block(c.render(m.theme), w1, h1)
 	}
 	gap := block(nil, 1, h1)
-	out := joinH(chart(0), gap, chart(1))
+	out = append(out, joinH(chart(0), gap, chart(1))...)
 	return append(out, joinH(chart(2), gap, chart(3))...)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,9 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"apic/checkpoints"
 	"apic/core"
+	"apic/sims"
 )
 
 // ablMsgs runs cmd (a batch or one command) and returns the ablation
@@ -336,5 +339,109 @@ func TestAblationOnControlWithoutCurve(t *testing.T) {
 		if moved, _ := press(t, m, "up"); moved.abl.key.ctl != ctlReg || moved.msg != "" {
 			t.Errorf("following the regulariser, the view kept the note %q", moved.msg)
 		}
+	}
+}
+
+// regAtlas is fakeAtlas with orthogonal and spectral added, so that the
+// regulariser axis has five values, as the shipped atlas for spring.
+func regAtlas(t testing.TB) func() []AtlasCell {
+	sys, err := sims.Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := fakeAtlas(t, map[string]int{})()
+	for _, reg := range []core.Regularizer{core.RegOrthogonal, core.RegSpectral} {
+		cfg := core.DefaultConfig(sys, core.LNP)
+		cfg.Train.Reg = reg
+		cfg.Train.Seed = uint64(len(cells) + 1)
+		c := AtlasCell{Cell: checkpoints.Cell{System: "spring", Axis: checkpoints.AxisReg, Value: string(reg)}, Backbone: "lnp", Train: cfg.Train}
+		c.Load = func() (*core.Model, core.Info, error) {
+			m, err := core.NewModel(cfg)
+			return m, core.Info{Steps1: 1, Steps2: 2}, err
+		}
+		cells = append(cells, c)
+	}
+	return func() []AtlasCell { return cells }
+}
+
+// TestAblationLabelsEveryRegulariser: on the regulariser axis every
+// point can be told apart. The labels were dropped where they did not
+// fit, and the last, pushed in from the right edge, sat under the 4th
+// point: "l1 l2 grad" for five values. Each label now lies under its
+// own point, and where some are cut or left out a legend names the
+// values in order.
+func TestAblationLabelsEveryRegulariser(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}} {
+		m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: regAtlas(t), Averages: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m = sized(t, m, sz[0], sz[1])
+		m, _ = run(t, m, m.Init())
+		m = focusOn(t, m, ctlReg)
+		m, _ = press(t, m, "A")
+		var labels []string
+		for _, p := range m.abl.points {
+			labels = append(labels, p.label)
+		}
+		if got := strings.Join(labels, " "); got != "l1 l2 orth spec grad" || m.abl.done != 5 {
+			t.Fatalf("%v: regulariser axis %q (%d done)", sz, got, m.abl.done)
+		}
+		checkAblLabels(t, fmt.Sprint(sz), panelArea(m), labels)
+	}
+}
+
+// checkAblLabels checks the first chart's value labels in the view's
+// panel area: each under its own point, and a legend of every value
+// where not all are written out in full.
+func checkAblLabels(t *testing.T, name string, area, labels []string) {
+	t.Helper()
+	w1 := (ansi.StringWidth(area[0]) - 1) / 2
+	legend := strings.Contains(strings.Join(area[:4], "\n"), "values left to right: "+strings.Join(labels, " "))
+	var marks []int // the points' columns, left to right
+	row := -1
+	for i, l := range area {
+		if strings.Contains(l, "recon MAE") {
+			row = i
+		}
+		if row < 0 || i == row {
+			continue
+		}
+		cells := []rune(ansi.Strip(ansi.Cut(l, 0, w1)))
+		for x, r := range cells {
+			if strings.ContainsRune("●◆◇", r) && !slices.Contains(marks, x) {
+				marks = append(marks, x)
+			}
+		}
+		if strings.Contains(ansi.Cut(l, 0, w1), labels[0]) {
+			row = i // the label line ends the chart
+			break
+		}
+	}
+	slices.Sort(marks)
+	if len(marks) != len(labels) {
+		t.Fatalf("%s: %d points found, want %d:\n%s", name, len(marks), len(labels), strings.Join(area, "\n"))
+	}
+	line := []rune(ansi.Strip(ansi.Cut(area[row], 0, w1)))
+	full := 0
+	for x := 0; x < len(line); x++ {
+		if line[x] == ' ' {
+			continue
+		}
+		end := x
+		for end < len(line) && line[end] != ' ' {
+			end++
+		}
+		word := string(line[x:end])
+		i := slices.IndexFunc(marks, func(c int) bool { return c >= x && c < end })
+		if i < 0 || !strings.HasPrefix(labels[i], word) {
+			t.Errorf("%s: label %q at %d–%d is not under its point (points at %v):\n%s", name, word, x, end, marks, string(line))
+		} else if word == labels[i] {
+			full++
+		}
+		x = end
+	}
+	if full < len(labels) && !legend {
+		t.Errorf("%s: %d of %d values labelled in full, and no legend:\n%s", name, full, len(labels), strings.Join(area, "\n"))
 	}
 }

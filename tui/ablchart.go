@@ -2,6 +2,8 @@ package tui
 
 import (
 	"math"
+	"slices"
+	"strconv"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -205,39 +207,123 @@ func (c ablChart) column(i, x0 int) int {
 }
 
 // drawLabels writes the value labels on the last line under their
-// columns where they leave a space to their neighbours.
+// columns: those of fitLabels, each where it leaves a space to its
+// neighbours.
 func (c ablChart) drawLabels(cv canvas, x0 int) {
-	y := c.height - 1
-	used := make([]bool, c.width)
-	place := func(i int) {
-		s := c.labels[i]
-		n := ansi.StringWidth(s)
-		x := max(0, min(c.width-1-n, c.column(i, x0)-n/2))
-		for j := max(0, x-1); j < min(c.width, x+n+1); j++ {
-			if used[j] {
-				return
-			}
+	labels, _ := c.fitLabels(x0)
+	for i, x := range c.layoutLabels(labels, x0) {
+		if x < 0 {
+			continue
 		}
 		col := colLabel
 		if i == c.cur {
 			col = colContext
 		}
-		cv.text(x, y, s, col)
+		cv.text(x, c.height-1, labels[i], col)
+	}
+}
+
+// fitLabels are the value labels to draw with the first column at x0:
+// the chart's own where each fits under its point, else, for words (a
+// regulariser's), their shortest distinct prefixes of two letters or
+// more that all fit; numbers are never cut, "10" for "100" would lie.
+// all is false when some label is left out or cut, so that the view
+// can name the values in a legend.
+func (c ablChart) fitLabels(x0 int) (labels []string, all bool) {
+	if fits(c.layoutLabels(c.labels, x0)) {
+		return c.labels, true
+	}
+	if !slices.ContainsFunc(c.labels, isNumber) {
+		for n := maxWidth(c.labels) - 1; n >= 2; n-- {
+			cut := prefixes(c.labels, n)
+			if distinct(cut) && fits(c.layoutLabels(cut, x0)) {
+				return cut, false
+			}
+		}
+	}
+	return c.labels, false
+}
+
+// layoutLabels is the x of each label on the last line, -1 for one
+// left out: the current value first, then the ends, which show the
+// axis's span, then the rest left to right, each where it keeps a
+// space to those placed and still lies under its own point (pushed in
+// from the right edge it might otherwise sit under a neighbour's).
+func (c ablChart) layoutLabels(labels []string, x0 int) []int {
+	xs := make([]int, len(labels))
+	for i := range xs {
+		xs[i] = -1
+	}
+	used := make([]bool, c.width)
+	place := func(i int) {
+		n := ansi.StringWidth(labels[i])
+		col := c.column(i, x0)
+		x := max(0, min(c.width-1-n, col-n/2))
+		if col < x || col >= x+n {
+			return
+		}
+		for j := max(0, x-1); j < min(c.width, x+n+1); j++ {
+			if used[j] {
+				return
+			}
+		}
+		xs[i] = x
 		for j := x; j < x+n; j++ {
 			used[j] = true
 		}
 	}
-	// The current value first, then the ends, which show the axis's
-	// span, then the rest left to right.
-	order := []int{c.cur, 0, len(c.labels) - 1}
-	for i := range c.labels {
+	order := []int{c.cur, 0, len(labels) - 1}
+	for i := range labels {
 		order = append(order, i)
 	}
-	placed := make([]bool, len(c.labels))
+	placed := make([]bool, len(labels))
 	for _, i := range order {
-		if i >= 0 && i < len(c.labels) && !placed[i] {
+		if i >= 0 && i < len(labels) && !placed[i] {
 			placed[i] = true
 			place(i)
 		}
 	}
+	return xs
+}
+
+// fits says every label was placed.
+func fits(xs []int) bool { return !slices.Contains(xs, -1) }
+
+// isNumber says label s reads as a number ("30", ".01", "1e-3").
+func isNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
+
+// maxWidth is the widest of labels.
+func maxWidth(labels []string) int {
+	w := 0
+	for _, s := range labels {
+		w = max(w, ansi.StringWidth(s))
+	}
+	return w
+}
+
+// prefixes cuts each label to its first n runes.
+func prefixes(labels []string, n int) []string {
+	out := make([]string, len(labels))
+	for i, s := range labels {
+		if r := []rune(s); len(r) > n {
+			s = string(r[:n])
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// distinct says no two labels are the same.
+func distinct(labels []string) bool {
+	seen := map[string]bool{}
+	for _, s := range labels {
+		if seen[s] {
+			return false
+		}
+		seen[s] = true
+	}
+	return true
 }
