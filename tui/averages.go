@@ -171,7 +171,7 @@ func (m Model) averagedLines(w, room int) []string {
 		head := padRight(" "+spaces(10)+"this", 1+10+oneW+1) + m.avgHeading(avgW)
 		rows = append([]string{padRight(m.theme.paint(m.theme.label, head), w)}, rows...)
 	}
-	return rows[:max(0, min(len(rows), room))]
+	return m.theme.cutMarked(rows, w, max(0, room), sideMore)
 }
 
 // avgFew is the count of realizations below which the averages'

@@ -311,3 +311,35 @@ func TestAvgHeadingKeepsCount(t *testing.T) {
 		t.Errorf("heading in 13 cells %q, want it whole", got)
 	}
 }
+
+// TestSidebarCutSaysSo: rows the sidebar has no room for are counted on
+// its last line, never dropped unmarked. With the baselines on at 80×24
+// lv's δ MAE, θ error, ECE and LL rows vanished, and with 200
+// realizations the training box did.
+func TestSidebarCutSaysSo(t *testing.T) {
+	m := newAvgTest(t, "lv", 80, 24)
+	check := func(name string, m Model) {
+		t.Helper()
+		for h := 14; h <= 40; h++ {
+			side := ansi.Strip(strings.Join(m.sidebar(30, h), "\n"))
+			if n := len(m.sidebar(30, h)); n > h {
+				t.Errorf("%s h %d: %d sidebar lines", name, h, n)
+			}
+			// Before any run the sidebar is cut once, from the bottom: the
+			// count is of the rows a tall one has below the cut.
+			if n := len(m.sidebar(30, 1000)) - (h - 1); n > 1 && strings.Contains(side, "more row") && !strings.Contains(side, core.Count(n, "more row")) {
+				t.Errorf("%s h %d: the mark does not count %d rows:\n%s", name, h, n, side)
+			}
+			for _, row := range []string{"recon MAE", "δ MAE", "θ error", "ECE", "LL", "training", " t train"} {
+				if !strings.Contains(side, row) && !strings.Contains(side, "more row") {
+					t.Errorf("%s h %d: no %q, and no mark of rows left out:\n%s", name, h, row, side)
+				}
+			}
+		}
+	}
+	check("plain", m)
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+	check("baselines", m)
+}

@@ -139,7 +139,15 @@ func (m Model) diagView(w, h int) []string {
 	default:
 		lines = append(lines, diagBody(*m.diag.res, w, h-len(lines))...)
 	}
-	return block(lines, w, h)
+	return block(t.cutMarked(lines, w, h, diagMore), w, h)
+}
+
+// diagMore is the line that ends a diagnosis cut for room: the whole
+// one is in a taller terminal, or apic diagnose (the ? help has the
+// command line).
+func diagMore(n int) []string {
+	more := "… " + core.Count(n, "more line")
+	return []string{more + ": a taller terminal, or apic diagnose (? help)", more + ": taller terminal"}
 }
 
 // diagBody is the diagnosis in w columns and, where it can, room lines.

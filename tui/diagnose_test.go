@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"apic/core"
@@ -430,5 +431,27 @@ func TestHelpCountsTheSamplesDrawn(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A diagnosis taller than the panel shows that it is cut: with 200
+// realizations lv's SBC lines took one line more than 80×24 leaves,
+// and the last (θ γ's p-value) was dropped without a word. Here the
+// panel is made short instead.
+func TestDiagnosticsCutSaysSo(t *testing.T) {
+	m := newTest(t, "lv", 80, 24)
+	m = openDiagnosis(t, m)
+	full := m.diagHeader(49)
+	full = append(full, diagBody(*m.diag.res, 49, 1000)...)
+	for _, h := range []int{8, 12, len(full) - 1} {
+		lines := m.diagView(49, h)
+		last := ansi.Strip(lines[h-1])
+		want := fmt.Sprintf("… %s", core.Count(len(full)-(h-1), "more line"))
+		if len(lines) != h || !strings.HasPrefix(last, want) {
+			t.Errorf("h %d: last line %q, want it to start %q", h, last, want)
+		}
+	}
+	if lines := m.diagView(49, len(full)); strings.Contains(strings.Join(lines, "\n"), "more line") {
+		t.Errorf("a diagnosis that fits is marked cut:\n%s", strings.Join(lines, "\n"))
 	}
 }

@@ -77,6 +77,21 @@ func cutAtSpace(s string, w int) (head, rest string) {
 	return strings.TrimRight(s[:cut], " "), strings.TrimLeft(s[cut:], " ")
 }
 
+// cutMarked keeps lines within h: where they do not fit, the first h-1
+// and a dim last line that says how many were left out and how to see
+// them: the first of more's wordings for the count that fits w. Cut
+// silently, the last lines of a view read as all there is.
+func (t theme) cutMarked(lines []string, w, h int, more func(n int) []string) []string {
+	if len(lines) <= h {
+		return lines
+	}
+	if h < 1 {
+		return nil
+	}
+	n := len(lines) - (h - 1)
+	return append(lines[:h-1:h-1], padRight(t.paint(t.dim, fitFirst(w, more(n)...)), w))
+}
+
 // block pads lines to w cells and h lines.
 func block(lines []string, w, h int) []string {
 	out := make([]string, h)

@@ -472,18 +472,31 @@ func (m Model) sidebar(w, h int) []string {
 	if m.opts.Averages > 0 {
 		// The training box below keeps its title and first line, but
 		// before any run it only says how to start one (as the help
-		// does): then the metrics come first and it takes what is left.
+		// does): then the metrics come first and it takes what is left,
+		// the whole cut counted once, at the bottom.
 		room := h - len(out) - 2
 		if m.run == nil && len(m.losses) == 0 {
-			room = h - len(out) // the box is cut below what the metrics take
+			room = h
 		}
 		out = append(out, m.averagedLines(w, room)...)
 	} else {
 		out = append(out, m.metricsLines(w)...)
 	}
 	out = append(out, section("training"))
-	out = append(out, m.trainLines(w)...)
-	return out
+	train := m.trainLines(w)
+	if m.run != nil || len(m.losses) > 0 {
+		// The sparkline is the history of the loss on the line above:
+		// it gives way first, and no number goes with it.
+		train = train[:max(1, min(len(train), h-len(out)))]
+	}
+	out = append(out, train...)
+	return t.cutMarked(out, w, h, sideMore)
+}
+
+// sideMore is the line that ends a sidebar cut for room.
+func sideMore(n int) []string {
+	more := " … " + core.Count(n, "more row")
+	return []string{more + ": a taller terminal", more + ": taller window", more}
 }
 
 var nan = math.NaN()
