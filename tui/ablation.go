@@ -122,6 +122,27 @@ func (m Model) toggleAblation() (tea.Model, tea.Cmd) {
 	return m, m.startAblation()
 }
 
+// syncAblNote keeps A's note in step with the selected control while
+// the view is open: a control it sweeps needs none (the chart is its
+// own), and one it does not is named, whichever way the selection got
+// there; a note naming a control no longer selected would mislead. An
+// error or a warning on the line stays: the note only replaces notes.
+func (m *Model) syncAblNote() {
+	if !m.abl.open {
+		return
+	}
+	id := m.controls()[m.focus]
+	if slices.Contains(ablControls, id) {
+		m.dropNote()
+		return
+	}
+	note := fmt.Sprintf("A sweeps %s, not %s", ablAxesText(), m.controlName(id))
+	if note != m.abl.note && m.msgKind == msgInfo {
+		m.setMsg(msgInfo, "%s", note)
+		m.abl.note = note
+	}
+}
+
 // dropNote clears the status note A set, if it is still the one shown:
 // once the view closes or follows another control it would mislead.
 func (m *Model) dropNote() {

@@ -445,3 +445,38 @@ func checkAblLabels(t *testing.T, name string, area, labels []string) {
 		t.Errorf("%s: %d of %d values labelled in full, and no legend:\n%s", name, full, len(labels), strings.Join(area, "\n"))
 	}
 }
+
+// TestAblationNoteFollowsTheSelection: A's note names the control
+// selected while the view is open. After A on the system, ↓ to the
+// backbone kept "not the system", and ↓ to the context (a curve) kept
+// it beside the context's chart; moving onto train mode gave no note.
+func TestAblationNoteFollowsTheSelection(t *testing.T) {
+	m := newTest(t, "spring", 100, 30)
+	m = focusOn(t, m, ctlSystem)
+	m, _ = press(t, m, "A")
+	for _, step := range []struct {
+		key, want string
+	}{
+		{"down", "not the backbone"},
+		{"down", ""}, // context
+		{"up", "not the backbone"},
+	} {
+		m, _ = press(t, m, step.key)
+		if step.want == "" && strings.Contains(m.msg, "A sweeps") || !strings.Contains(m.msg, step.want) {
+			t.Errorf("after %s on %v: message %q, want %q", step.key, m.controls()[m.focus], m.msg, step.want)
+		}
+	}
+	m = focusOn(t, m, ctlMode)
+	if m, _ = press(t, m, "up", "down"); !strings.Contains(m.msg, "not train mode") {
+		t.Errorf("on train mode with the view open: message %q", m.msg)
+	}
+	if m, _ = press(t, m, "A"); m.msg != "" {
+		t.Errorf("the note outlived the view: %q", m.msg)
+	}
+	// An error on the line is not replaced by the note.
+	m, _ = press(t, m, "A")
+	m.setMsg(msgErr, "boom")
+	if m, _ = press(t, m, "down"); m.msg != "boom" { // onto θ
+		t.Errorf("the note replaced an error: %q", m.msg)
+	}
+}

@@ -351,6 +351,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return nm, cmd
 	}
 	next.syncBaselines(m.msg)
+	next.syncAblNote()
 	// The syncs change next: they run before it is returned.
 	cmd = tea.Batch(cmd, next.syncDiag(), next.syncAblation(), next.syncAverages())
 	return next, cmd
