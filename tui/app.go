@@ -124,10 +124,14 @@ type Model struct {
 	// opening is the file an open still reads (a named pipe waits for
 	// its writer), "" when none; openGen numbers the opens, so that one
 	// superseded or given up is dropped when it ends.
-	opening  string
-	openGen  int
-	msg      string
-	msgKind  msgKind
+	opening string
+	openGen int
+	msg     string
+	msgKind msgKind
+	// keyNote says msg is a note on what the last key did (or could not
+	// do): the next key that acts takes it off, where it would read as
+	// about that key's doing. Any other message clears it.
+	keyNote  bool
 	rangeMsg string // the training-range warning noteRange last showed
 	// atlasMsg is the note switchAtlas last set ("loaded atlas …",
 	// "back to the … model"); it goes when the controls leave the
@@ -339,6 +343,23 @@ var msgLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 func (m *Model) setMsg(k msgKind, format string, args ...any) {
 	// One line of text: an error's own newlines would push the frame.
 	m.msgKind, m.msg = k, msgLine.Replace(fmt.Sprintf(format, args...))
+	m.keyNote = false
+}
+
+// setKeyNote sets a note on what the key just pressed did, which the
+// next key that acts takes off (see dropKeyNote).
+func (m *Model) setKeyNote(format string, args ...any) {
+	m.setMsg(msgInfo, format, args...)
+	m.keyNote = true
+}
+
+// dropKeyNote takes the last key's note off before key k acts. The
+// help (? and its scrolling) changes nothing the note is about, so the
+// note is still there when it closes.
+func (m *Model) dropKeyNote(k tea.KeyPressMsg) {
+	if m.keyNote && !m.help.ShowAll && !key.Matches(k, m.keys.Help) {
+		m.setMsg(msgInfo, "")
+	}
 }
 
 // Update handles messages; an open diagnostics or ablation view, and
@@ -444,6 +465,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.prompt.active() {
 		return m.promptKey(k)
 	}
+	m.dropKeyNote(k)
 	keys := m.keys
 	switch {
 	case key.Matches(k, keys.Quit):
@@ -482,7 +504,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.theta[i].set = false
 		}
 		if any {
-			m.setMsg(msgInfo, "%s", thetaAutoMsg)
+			m.setKeyNote("%s", thetaAutoMsg)
 			return m, m.reinfer()
 		}
 	case key.Matches(k, keys.Train):
@@ -527,7 +549,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		if m.is2D() {
 			m.heat = !m.heat
 		} else {
-			m.setMsg(msgInfo, "heatmaps are for systems on a (t, x) grid (advdiff)")
+			m.setKeyNote("heatmaps are for systems on a (t, x) grid (advdiff)")
 		}
 	case key.Matches(k, keys.Page):
 		m.page = 1 - m.page
@@ -682,7 +704,7 @@ func (m Model) thetaEstimate(i int) float64 {
 
 func (m *Model) moveSlice(d int) {
 	if !m.is2D() {
-		m.setMsg(msgInfo, "time slices are for systems on a (t, x) grid (advdiff)")
+		m.setKeyNote("time slices are for systems on a (t, x) grid (advdiff)")
 		return
 	}
 	nt := m.sys().Grid().Shape[0]
@@ -1069,7 +1091,7 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	switch k.String() {
 	case "esc":
 		m.prompt = prompt{}
-		m.setMsg(msgInfo, "cancelled")
+		m.setKeyNote("cancelled")
 		return m, nil
 	case "enter":
 		path, kind := m.prompt.path(), m.prompt.kind

@@ -996,3 +996,58 @@ func TestSliceKeptPerSystem(t *testing.T) {
 		t.Errorf("slice after leaving and returning: %d, want %d", m.slice, s)
 	}
 }
+
+// TestKeyNotesGo: a note on what a key did goes when the next key acts,
+// where it would read as about that key: "heatmaps are for …" stayed
+// after p, "θ back to the estimate θ̂" while the context moved,
+// "cancelled" after the save prompt had closed, "baselines cleared"
+// through the ablation view. The help does not take it off.
+func TestKeyNotesGo(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		keys       []string // the last sets the note
+		note, next string
+	}{
+		{"heatmaps", []string{"v"}, "heatmaps are for", "p"},
+		{"theta", []string{"a"}, thetaAutoMsg, "right"},
+		{"cancelled", []string{"s", "esc"}, "cancelled", "right"},
+		{"baselines", []string{"c", "c"}, "baselines cleared", "A"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newTest(t, "spring", 100, 30)
+			// On the context, where a key moves it and A sweeps it; θ
+			// set by hand for a to put back.
+			m = focusOn(t, m, ctlContext)
+			m.theta[0].set = true
+			for _, k := range tc.keys {
+				m, _ = pressNoRun(t, m, k)
+			}
+			if !strings.Contains(m.msg, tc.note) {
+				t.Fatalf("after %v: message %q, want %q", tc.keys, m.msg, tc.note)
+			}
+			if m, _ = pressNoRun(t, m, "?"); !strings.Contains(m.msg, tc.note) {
+				t.Errorf("? took the note off")
+			}
+			m, _ = pressNoRun(t, m, "?")
+			if m, _ = pressNoRun(t, m, tc.next); strings.Contains(m.msg, tc.note) {
+				t.Errorf("after %s the note stays: %q", tc.next, m.msg)
+			}
+			if m.base.cancel != nil {
+				m.base.cancel()
+			}
+		})
+	}
+}
+
+// Once every baseline has ended, the note no longer says c stops them.
+func TestBaselineNoteWhenDone(t *testing.T) {
+	m := newTest(t, "spring", 100, 30)
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	for i := range m.base.runs {
+		m = send(t, m, fakeBaseline(m, m.base.gen, i, 1.1))
+	}
+	if strings.Contains(m.msg, "stops") || m.msg != baseDoneNote {
+		t.Errorf("all done: message %q, want %q", m.msg, baseDoneNote)
+	}
+}

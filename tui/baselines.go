@@ -42,6 +42,8 @@ const (
 	// baseAgainNote starts the note that c started the fits: the status
 	// line's account of them gives it room (see header).
 	baseAgainNote = "c again stops and clears them"
+	// baseDoneNote replaces it once every fit has ended.
+	baseDoneNote = "c again clears them"
 	// baseBudgetTitle heads the θ readout's baseline rows (30 cells, the
 	// small sidebar's width): "baseline" heads their names' column.
 	baseBudgetTitle = "baseline bcpi 3×500 cpinn 4×1k"
@@ -138,7 +140,7 @@ var baseNames = []string{kohgp.Name, bcpi.Name, cpinn.Name}
 func (m Model) toggleBaselines() (tea.Model, tea.Cmd) {
 	if m.base.active {
 		m.clearBaselines()
-		m.setMsg(msgInfo, "baselines cleared")
+		m.setKeyNote("baselines cleared")
 		return m, nil
 	}
 	return m, m.startBaselines()
@@ -250,6 +252,9 @@ func (m Model) onBaseline(msg baseMsg) (tea.Model, tea.Cmd) {
 		// line gives the whole of it.
 		if why := m.base.failures(); why != "" {
 			m.setMsg(msgErr, "%s", why)
+		} else if strings.HasPrefix(m.msg, baseAgainNote) {
+			// Nothing is left to stop.
+			m.setKeyNote("%s", baseDoneNote)
 		}
 	}
 	return m, nil
