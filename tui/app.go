@@ -1210,6 +1210,13 @@ func openError(path string, err error) string {
 		s = strings.TrimPrefix(s, path+": ")
 		s = strings.TrimPrefix(s, path+" is ") // "PATH is not a checkpoint …"
 	}
+	// The os calls after open name the path too: a directory opens,
+	// then fails to read ("read PATH: is a directory"). The error comes
+	// through the loader as text, so the words are matched, not the
+	// *fs.PathError.
+	for _, op := range []string{"read ", "stat "} {
+		s = strings.TrimPrefix(s, op+path+": ")
+	}
 	return "cannot open " + path + ": " + s
 }
 

@@ -739,7 +739,7 @@ func TestHelpShowsCutMessage(t *testing.T) {
 
 // TestOpenErrorWording: a failed open reads "cannot open PATH: cause",
 // without the loader's "load checkpoint:" or an os error's "open PATH:"
-// saying it again, so that at 80 columns the room goes to the cause.
+// (or "read PATH:", for a directory) saying it again, so that at 80 columns the room goes to the cause.
 func TestOpenErrorWording(t *testing.T) {
 	dir := t.TempDir()
 	// A text file's first 8 bytes read as an absurd header length.
@@ -753,7 +753,12 @@ func TestOpenErrorWording(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "nosuch.safetensors")
-	causes := map[string]string{text: "not a checkpoint (safetensors) file: ", empty: "not an apic checkpoint", missing: "no such file or directory"}
+	// A directory opens, then fails to read: "read PATH: is a directory".
+	sub := filepath.Join(dir, "apic")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	causes := map[string]string{text: "not a checkpoint (safetensors) file: ", empty: "not an apic checkpoint", missing: "no such file or directory", sub: "is a directory"}
 	for path, cause := range causes {
 		m := newTest(t, "spring", 80, 24)
 		m, _ = press(t, m, "o")
