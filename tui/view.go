@@ -234,7 +234,7 @@ func splitMsg(msg string, widths []int) []string {
 			return out
 		case i == len(widths)-1:
 			if ansi.StringWidth(msg) > w {
-				msg = "…" + msgTail(msg, w-1)
+				msg = elideStart(msg, w)
 			}
 			return append(out, msg)
 		case w == 0:
@@ -252,6 +252,22 @@ func splitMsg(msg string, widths []int) []string {
 		msg = strings.TrimLeft(msg[len(first):], " ")
 	}
 	return out
+}
+
+// elideStart is the end of msg in w cells after a "…" that says its
+// start is cut. Before a word that starts with a digit the mark takes
+// a space: "…5 points" reads as a number cut to its last digit. Cut
+// inside a word ("…7/with/…" of a path) the mark stays against it.
+func elideStart(msg string, w int) string {
+	tail := msgTail(msg, w-1)
+	start := len(msg) - len(tail)
+	if tail == "" || tail[0] < '0' || tail[0] > '9' || start > 0 && msg[start-1] != ' ' {
+		return "…" + tail
+	}
+	if ansi.StringWidth(tail) <= w-2 {
+		return "… " + tail
+	}
+	return "… " + msgTail(msg, w-2)
 }
 
 // msgSeparators join the parts of a message: the baselines' failures

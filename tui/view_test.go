@@ -27,6 +27,9 @@ func TestSplitMsg(t *testing.T) {
 			[]int{0, 78}, []string{"", "…bcpi: channel y has 1 context observations, need at least 2"}},
 		{"a long range warning here · cannot open x: no such file", []int{0, 40}, []string{"", "…cannot open x: no such file"}},
 		{"see /a/very/long/path/name", []int{12, 30}, []string{"see /a/very/", "long/path/name"}},
+		// Before a digit the mark stands apart: "…5 points" reads as a
+		// number cut to its last digit.
+		{"training (fine-tune) · 5 points, under the 15–100 trained on", []int{0, 39}, []string{"", "… 5 points, under the 15–100 trained on"}},
 	} {
 		got := splitMsg(tc.msg, tc.widths)
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
