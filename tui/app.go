@@ -495,7 +495,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.seed = 1 // past the largest seed: 0 is not a seed (--seed refuses it)
 		}
 		m.real, m.split = drawRealization(m.sys(), m.seed)
-		m.setMsg(msgInfo, "new realization, seed %d", m.seed)
+		m.setKeyNote("new realization, seed %d", m.seed)
 		return m, m.reinfer()
 	case key.Matches(k, keys.AutoTheta):
 		any := false
@@ -1019,7 +1019,7 @@ func (m Model) undo() (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if !e.undoable() {
-		m.setMsg(msgInfo, "nothing to undo")
+		m.setKeyNote("nothing to undo")
 		return m, nil
 	}
 	if e.prev != nil {

@@ -553,6 +553,10 @@ func TestUndoKey(t *testing.T) {
 	if !strings.Contains(m.msg, "nothing to undo") {
 		t.Fatalf("u with nothing to undo: %q", m.msg)
 	}
+	// A note on what a key did goes when the next key acts.
+	if next, _ := press(t, m, "j"); strings.Contains(next.msg, "nothing to undo") {
+		t.Errorf("after j the message still reads %q", next.msg)
+	}
 	old := m.entry()
 	newer := &entry{model: old.model, src: srcTrained, prev: old}
 	m.entries[m.key()] = newer

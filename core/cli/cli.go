@@ -624,8 +624,8 @@ func (d *decimalFlag) wholeNumberError(text string, err error) error {
 	want, why := "a whole number", notDecimalWhy(text)
 	if d.kind == unsignedNumber {
 		want += " ≥ 0"
-		if strings.HasPrefix(text, "+") {
-			why = " (digits only: no sign)"
+		if strings.HasPrefix(text, "+") || strings.HasPrefix(text, "-") {
+			why = " (digits only: no sign)" // even -0, which is ≥ 0
 		}
 	}
 	return fmt.Errorf("--%s must be %s, got %s%s", d.fl.Name, want, core.QuoteInput(text), why)

@@ -173,6 +173,7 @@ func TestNumberFlagsRefuseGoSyntax(t *testing.T) {
 		{"u", "0x10", `--u must be a whole number ≥ 0, got "0x10" ` + prefix},
 		{"u", "1_0", `--u must be a whole number ≥ 0, got "1_0" (decimal digits only: _ separators are not read)`},
 		{"u", "+5", `--u must be a whole number ≥ 0, got "+5" (digits only: no sign)`},
+		{"u", "-0", `--u must be a whole number ≥ 0, got "-0" (digits only: no sign)`},
 		{"x", "0_1", `--x: "0_1" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)`},
 		{"x", "0x1p-4", `--x: "0x1p-4" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)`},
 		{"x", "1e999", `--x: "1e999" is not a finite number`},

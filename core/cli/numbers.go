@@ -42,6 +42,9 @@ func parseNumber(text string) (float64, error) {
 	if math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%s is not a finite number (beyond ±%g)", core.QuoteInput(text), math.MaxFloat64)
 	}
+	if v == 0 {
+		v = 0 // -0 (or -1e-400) is 0: "-0" would be shown and saved
+	}
 	return v, nil
 }
 

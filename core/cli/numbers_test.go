@@ -24,6 +24,13 @@ func TestParseNumberGrammar(t *testing.T) {
 			t.Errorf("parseNumber(%q) = %v, %v; want %v", text, got, err, want)
 		}
 	}
+	// -0 reads as 0, not negative zero, which would be printed and saved
+	// as "-0".
+	for _, text := range []string{"-0", "-0.0", "-1e-400"} {
+		if got, err := parseNumber(text); err != nil || got != 0 || math.Signbit(got) {
+			t.Errorf("parseNumber(%q) = %v (sign bit %v), %v; want 0", text, got, math.Signbit(got), err)
+		}
+	}
 	for text, want := range map[string]string{
 		"1_0":       "is not a number",
 		"0x1p1":     "is not a number",
