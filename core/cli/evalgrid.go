@@ -35,7 +35,7 @@ func parseIntList(flag, text string) ([]int, error) {
 func parseNoiseList(flag, text string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(text, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		v, err := parseNumber(strings.TrimSpace(f)) // as --noise reads it
 		if err != nil || !(v >= 0) || !(v <= core.MaxNoise) {
 			return nil, UsageError("--%s wants comma-separated noise levels 0 ≤ σ ≤ %v, got %s", flag, core.MaxNoise, core.QuoteInput(f))
 		}
