@@ -442,6 +442,9 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 		e.printUsage(fs)
 		return flag.ErrHelp
 	case err != nil:
+		if m := badBool.FindStringSubmatch(err.Error()); m != nil {
+			return UsageError("--%s is a switch: give it alone, or as --%s=true or --%s=false (got %s)", m[2], m[2], m[2], m[1])
+		}
 		// The flag package names flags with one dash; apic's help and
 		// README use two.
 		return UsageError("%s", flagName.ReplaceAllString(err.Error(), "$1--$2"))
@@ -450,6 +453,10 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// badBool matches the flag package's error for a switch given a value
+// it does not read: the value, quoted, and the flag's name.
+var badBool = regexp.MustCompile(`^invalid boolean value ("(?:[^"\\]|\\.)*") for -([\w-]+): parse error$`)
 
 // printUsage writes the running command's usage text and its flags with
 // their defaults.

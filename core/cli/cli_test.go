@@ -270,3 +270,13 @@ func TestHelpStatesEachDefaultOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchGivenAValue: a boolean flag given a value it does not read
+// says it is a switch and how to spell one, not the flag package's
+// "parse error".
+func TestSwitchGivenAValue(t *testing.T) {
+	code, _, errOut := runCLI(t, "inspect", "--json=2", "x")
+	if want := `apic inspect: --json is a switch: give it alone, or as --json=true or --json=false (got "2")`; code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+}
