@@ -86,11 +86,19 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		// The grid sets every cell's context and noise itself: a
 		// --context or --noise beside it would silently do nothing.
 		var clash []string
+		var empty error
 		fs.Visit(func(f *flag.Flag) {
 			if f.Name == "context" || f.Name == "noise" || f.Name == "true-theta" {
 				clash = append(clash, "--"+f.Name)
 			}
+			// Given empty, a list would silently be the system's.
+			if (f.Name == "grid-contexts" || f.Name == "grid-noises") && f.Value.String() == "" && empty == nil {
+				empty = UsageError("--%s is empty: give comma-separated values, or leave the flag out for the system's", f.Name)
+			}
 		})
+		if empty != nil {
+			return empty
+		}
 		if len(clash) > 0 {
 			return UsageError("--grid sets each cell's context and noise (use --grid-contexts and --grid-noises) and scores θ's intervals; drop %s", strings.Join(clash, " and "))
 		}
