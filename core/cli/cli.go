@@ -445,6 +445,10 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 		if m := badBool.FindStringSubmatch(err.Error()); m != nil {
 			return UsageError("--%s is a switch: give it alone, or as --%s=true or --%s=false (got %s)", m[2], m[2], m[2], m[1])
 		}
+		if m := badValue.FindStringSubmatch(err.Error()); m != nil {
+			// A Value's own Set error names the value already.
+			return UsageError("--%s: %s", m[1], m[2])
+		}
 		// The flag package names flags with one dash; apic's help and
 		// README use two.
 		return UsageError("%s", flagName.ReplaceAllString(err.Error(), "$1--$2"))
@@ -457,6 +461,10 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 // badBool matches the flag package's error for a switch given a value
 // it does not read: the value, quoted, and the flag's name.
 var badBool = regexp.MustCompile(`^invalid boolean value ("(?:[^"\\]|\\.)*") for -([\w-]+): parse error$`)
+
+// badValue matches the flag package's error for a value a flag's own
+// Set refused (--vary, --fix, --theta): its name and Set's error.
+var badValue = regexp.MustCompile(`^invalid value "(?:[^"\\]|\\.)*" for flag -([\w-]+): (.*)$`)
 
 // printUsage writes the running command's usage text and its flags with
 // their defaults.

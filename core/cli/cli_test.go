@@ -280,3 +280,19 @@ func TestSwitchGivenAValue(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
 	}
 }
+
+// TestFlagValueErrorsNameTheFlag: a value a flag's own Set refuses is
+// reported as "--FLAG: why", without the flag package's "invalid value
+// … for flag -…" around it, which repeated the value.
+func TestFlagValueErrorsNameTheFlag(t *testing.T) {
+	for _, tc := range []struct{ args []string }{
+		{[]string{"simulate", "--system", "spring", "--theta", "omega=abc"}},
+		{[]string{"sweep", "--system", "spring", "--vary", "context=0x10", "--out", t.TempDir()}},
+	} {
+		code, _, errOut := runCLI(t, tc.args...)
+		want := "apic " + tc.args[0] + ": " + tc.args[3] + ": "
+		if code != 2 || !strings.HasPrefix(errOut, want) || strings.Contains(errOut, "invalid value") {
+			t.Errorf("%v: exit %d, stderr %q; want it to start %q", tc.args, code, errOut, want)
+		}
+	}
+}

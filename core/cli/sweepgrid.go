@@ -135,9 +135,23 @@ func (a sweepAxis) checkValue(v string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%s value %s is not a%s %s", a.name, core.QuoteInput(v), map[bool]string{true: "n", false: ""}[a.kind == "int"], a.kind)
+		return fmt.Errorf("%s value %s is not %s", a.name, core.QuoteInput(v), kindWords(a.kind, v))
 	}
 	return nil
+}
+
+// kindWords says what a value of an axis of kind must be, as the flags
+// of that kind say it ("a whole number (decimal digits only: …)").
+func kindWords(kind, v string) string {
+	switch kind {
+	case "int":
+		return "a whole number" + notDecimalWhy(v)
+	case "float":
+		return "a number (decimal or exponent notation, e.g. 0.05 or 5e-2)"
+	case "bool":
+		return "true or false"
+	}
+	return "a " + kind
 }
 
 // parseIntFlag is v as an int flag of train and eval reads it: plain
