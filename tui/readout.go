@@ -64,7 +64,7 @@ func (c thetaControl) symbol() string {
 func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64) string {
 	set := "auto"
 	if c.set {
-		set = sig3(c.value)
+		set = compact(sig3(c.value)) // ".0761": a cell more for the truth
 	}
 	name := padRight(c.symbol(), 2)
 	// The truth's column has 5 cells in the small sidebar (30 wide), 6
@@ -115,7 +115,16 @@ func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
 	if es := at(lead) + "±" + shortExp(std, 0); lead > 0 && len([]rune(es)) <= 11 && len([]rune(truthAt(lead))) <= truthWidth {
 		return es, truthAt(lead)
 	}
-	return thetaFiguresShort(est, std), compact(sig3(truth))
+	// Short of room, the truth still takes the estimate's decimals
+	// where it fits: ".0509±2e-5" beside ".051" read as five σ off.
+	es := thetaFiguresShort(est, std)
+	mant, _, _ := strings.Cut(es, "±")
+	if _, frac, ok := strings.Cut(mant, "."); ok && !strings.ContainsAny(mant, "e") {
+		if tr := truthAt(len(frac)); len([]rune(tr)) <= truthWidth {
+			return es, tr
+		}
+	}
+	return es, compact(sig3(truth))
 }
 
 // thetaFiguresShort is the estimate to three significant digits and σ

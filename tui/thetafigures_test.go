@@ -34,4 +34,9 @@ func TestThetaFigures(t *testing.T) {
 	if es, tr := thetaFigures(0.9011, 0.0022, 1.1276, 5); es != ".901±.002" || tr != "1.128" {
 		t.Errorf("truth width 5: %q, %q", es, tr)
 	}
+	// Where σ's decimals fit neither, the truth still takes the
+	// estimate's: ".051" beside ".0509±2e-5" read as five σ off.
+	if es, tr := thetaFigures(0.050931, 2e-5, 0.0509519, 5); es != ".0509±2e-5" || tr != ".0510" {
+		t.Errorf("advdiff κ, truth width 5: %q, %q; want the truth at the estimate's decimals", es, tr)
+	}
 }
