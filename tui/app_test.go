@@ -430,8 +430,9 @@ func TestSaveAndOpen(t *testing.T) {
 	if m.entry().model == before {
 		t.Error("the opened model is the old one")
 	}
-	if !strings.Contains(m.render(), "checkpoint: file") {
-		t.Error("header does not show the file")
+	// At 80 columns a temporary path leaves room for its name only.
+	if h := m.header()[0]; !strings.Contains(h, "file …/"+filepath.Base(want)) {
+		t.Errorf("header does not show the file's name:\n%s", h)
 	}
 	// u goes back to the system shown before the open, and the weights
 	// the file replaced are spring/lnp's again; forward again by
@@ -1058,5 +1059,29 @@ func TestBaselineNoteWhenDone(t *testing.T) {
 	}
 	if strings.Contains(m.msg, "stops") || m.msg != baseDoneNote {
 		t.Errorf("all done: message %q, want %q", m.msg, baseDoneNote)
+	}
+}
+
+// TestHeaderKeepsTheFileName: short of room the header drops the
+// system's title, then "checkpoint:", then a file's folders, so that the
+// file's name stays whole rather than cut at the end.
+func TestHeaderKeepsTheFileName(t *testing.T) {
+	for src, want := range map[string]string{
+		"file /tmp/a/b/model.safetensors":               "file …/model.safetensors",
+		"file embedded:lv-cnp.safetensors":              "file …:lv-cnp.safetensors",
+		"file /x/m.safetensors, saved /y/z.safetensors": "file …/m.safetensors, saved",
+		"embedded": "embedded",
+	} {
+		if got := baseOfPath(src); got != want {
+			t.Errorf("baseOfPath(%q) = %q, want %q", src, got, want)
+		}
+	}
+	m, err := New(Options{Checkpoint: "embedded:lv-cnp.safetensors", SaveDir: t.TempDir(), RefineDelay: -1, Averages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if h := m.header()[0]; !strings.Contains(h, "file embedded:lv-cnp.safetensors") || strings.Contains(h, "…") {
+		t.Errorf("80 columns: %q", h)
 	}
 }

@@ -85,6 +85,23 @@ func (m Model) tooSmall() string {
 	return strings.Join(out, "\n")
 }
 
+// baseOfPath shortens the path in a checkpoint's description ("file
+// DIR/NAME, saved …") to "…/NAME"; other descriptions stay.
+func baseOfPath(src string) string {
+	rest, ok := strings.CutPrefix(src, "file ")
+	if !ok {
+		return src
+	}
+	path, saved, _ := strings.Cut(rest, ", saved ")
+	if i := strings.LastIndexAny(path, "/:"); i >= 0 {
+		path = "…" + path[i:]
+	}
+	if saved != "" {
+		return "file " + path + ", saved"
+	}
+	return "file " + path
+}
+
 // header is the title line (system, backbone, checkpoint, seed) and the
 // status line (idle / training / stale / untrained, and the last message).
 func (m Model) header() []string {
@@ -99,8 +116,16 @@ func (m Model) header() []string {
 	if e.src == srcAtlas {
 		src = e.sourceText() // "atlas: spring λθ=0.2"
 	}
-	info := fmt.Sprintf(" %s · %s │ %s │ seed %d │ %s", sys.Name(), sys.Title(), m.backbone.value(), m.seed, src)
-	line1 := padRight(truncate(title+info, m.width), m.width)
+	// Short of room the system's title goes first, then "checkpoint:",
+	// then a file's folders: cut at the end, a path lost its name
+	// ("file embedded:lv-cnp.sa…").
+	short := strings.TrimPrefix(src, "checkpoint: ")
+	info := fitFirst(m.width-ansi.StringWidth(title),
+		fmt.Sprintf(" %s · %s │ %s │ seed %d │ %s", sys.Name(), sys.Title(), m.backbone.value(), m.seed, src),
+		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, src),
+		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, short),
+		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, baseOfPath(short)))
+	line1 := padRight(title+info, m.width)
 
 	status, st := m.status()
 	if m.base.active {
