@@ -142,8 +142,8 @@ func clampInterval(k string, iv core.Interval) core.Interval {
 // avgRows are the metrics the sidebar shows with their averages, in
 // order of importance (the last ones go first when room is short).
 var avgRows = [][2]string{
-	{"recon MAE", core.KeyReconMAE}, {"δ MAE", core.KeyDeltaMAE}, {"θ error", core.KeyThetaMAE},
-	{"ECE", core.KeyReconECE}, {"LL", core.KeyReconLL},
+	{"recon MAE", core.KeyReconMAE}, {"δ MAE", core.KeyDeltaMAE}, {"θ MAE", core.KeyThetaMAE},
+	{"recon ECE", core.KeyReconECE}, {"LL", core.KeyReconLL},
 }
 
 // averagedLines shows each metric of the realization on screen beside

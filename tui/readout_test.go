@@ -55,7 +55,7 @@ func TestMetricsFitTheSidebar(t *testing.T) {
 	vals[core.KeyReconMAE], vals[core.KeyDeltaMAE], vals[core.KeyThetaMAE] = 0.000999, 0.000888, 0.000777
 	vals[core.KeyReconLL], vals[core.KeyReconECE] = -1.5e30, 0.0123
 	lines := m.metricsLines(30)
-	for _, want := range []string{"recon MAE .001 ", "δ MAE .00089", "θ error   .00078", "LL    -1e30", "ECE       .0123"} {
+	for _, want := range []string{"recon MAE .001 ", "δ MAE .00089", "θ MAE     .00078", "LL    -1e30", "recon ECE .0123"} {
 		if !strings.Contains(strings.Join(lines, "\n"), want) {
 			t.Errorf("30 cells: %q missing from\n%s", want, strings.Join(lines, "\n"))
 		}

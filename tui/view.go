@@ -579,8 +579,8 @@ func (m Model) metricsLines(w int) []string {
 	}
 	rows := [][4]string{
 		{"recon MAE", get(core.KeyReconMAE), "δ MAE", get(core.KeyDeltaMAE)},
-		{"θ error  ", get(core.KeyThetaMAE), "LL   ", get(core.KeyReconLL)},
-		{"ECE      ", get(core.KeyReconECE), "", ""},
+		{"θ MAE    ", get(core.KeyThetaMAE), "LL   ", get(core.KeyReconLL)},
+		{"recon ECE", get(core.KeyReconECE), "", ""},
 	}
 	// The second column starts one space after the widest first one, so
 	// that it lines up whatever the values' lengths.
