@@ -1085,3 +1085,23 @@ func TestHeaderKeepsTheFileName(t *testing.T) {
 		t.Errorf("80 columns: %q", h)
 	}
 }
+
+// TestHelpExplainsSpringBaselines: on spring, where KOH-GP's θ̂ runs to
+// the prior's edge (docs/baselines.md), the help says it is the expected
+// failure, so that a class does not read it as a broken baseline; other
+// systems' help does not.
+func TestHelpExplainsSpringBaselines(t *testing.T) {
+	const want = "koh-gp's θ̂ often runs to the prior's edge"
+	for sys, has := range map[string]bool{"spring": true, "lv": false} {
+		m := newTest(t, sys, 80, 24)
+		help := strings.Join(m.helpLines(80), "\n")
+		if strings.Contains(help, want) != has {
+			t.Errorf("%s: help mentions the edge: %v, want %v", sys, !has, has)
+		}
+		for _, l := range m.helpLines(80) {
+			if w := ansi.StringWidth(l); w > 80 {
+				t.Errorf("%s: help line of %d cells: %q", sys, w, l)
+			}
+		}
+	}
+}

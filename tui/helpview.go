@@ -116,6 +116,10 @@ func (m Model) helpLines(w int) []string {
 			"c: baselines on 2 and 3 as "+baseMarks()+"; θ̂ and time by θ",
 			baseLongNames,
 		)
+		if m.sys().Name() == "spring" {
+			lines = append(lines, "  On spring koh-gp's θ̂ often runs to the prior's edge: its GP absorbs",
+				"  the damping, the failure the paper reports (docs/baselines.md).")
+		}
 	}
 	return lines
 }
