@@ -556,7 +556,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Save):
 		return m.startSave()
 	case key.Matches(k, keys.Open):
-		m.prompt = newPrompt(promptOpen, "", "path/to/checkpoint.safetensors")
+		m.prompt = newPrompt(promptOpen, "", "e.g. path/to/checkpoint.safetensors")
 		return m, nil
 	}
 	return m, nil
@@ -1097,7 +1097,11 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		path, kind := m.prompt.path(), m.prompt.kind
 		m.prompt = prompt{}
 		if path == "" {
-			m.setMsg(msgWarn, "no path given")
+			how := "type one (tab completes)"
+			if kind == promptOpen {
+				how += ", or embedded:NAME for a shipped file"
+			}
+			m.setMsg(msgWarn, "no path given: %s", how)
 			return m, nil
 		}
 		if kind == promptSave {

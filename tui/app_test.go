@@ -1105,3 +1105,18 @@ func TestHelpExplainsSpringBaselines(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenPromptPlaceholderIsAnExample: the open prompt's example path
+// reads as one ("e.g. …"), and enter on the empty prompt says how to give
+// a path, not only that none was given.
+func TestOpenPromptPlaceholderIsAnExample(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "o")
+	if frame := m.render(); !strings.Contains(frame, "e.g. ") {
+		t.Errorf("the open prompt's placeholder does not read as an example:\n%s", frame)
+	}
+	m, _ = press(t, m, "enter")
+	if !strings.Contains(m.msg, "no path given: type one (tab completes), or embedded:NAME") {
+		t.Errorf("enter on an empty open prompt: %q", m.msg)
+	}
+}

@@ -117,7 +117,13 @@ func (p prompt) view(w int, t theme) string {
 		// ("checkpoint.safetensors"): the hint says how to go on.
 		ph := p.placeholder
 		if ansi.StringWidth(ph) > room-1 {
-			ph = truncate(filepath.Base(ph), room-1)
+			eg, rest, ok := strings.Cut(ph, "e.g. ")
+			if !ok || eg != "" {
+				eg, rest = "", ph
+			} else {
+				eg = "e.g. " // kept: without it the name reads as a default
+			}
+			ph = truncate(eg+filepath.Base(rest), room-1)
 		}
 		body = "█" + t.paint(t.dim, ph)
 	}
