@@ -511,6 +511,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.startTrain()
 	case key.Matches(k, keys.Mode):
 		m.mode = m.mode.step(1)
+		m.noteModeDuringRun()
 	case key.Matches(k, keys.Diagnose):
 		m.closeAblation()
 		return m.toggleDiag()
@@ -679,6 +680,7 @@ func (m *Model) adjust(d int) tea.Cmd {
 		return m.switchAtlas(id)
 	case id == ctlMode:
 		m.mode = m.mode.step(d)
+		m.noteModeDuringRun()
 	case id == ctlSlice:
 		m.moveSlice(d)
 	case id >= ctlTheta:
@@ -1083,6 +1085,15 @@ func suggestPath(dir string, k entryKey) string {
 		if _, err := os.Stat(p); err != nil {
 			return p
 		}
+	}
+}
+
+// noteModeDuringRun says, when the training mode changes while a run
+// goes on, that the new mode is the next run's: the sidebar shows the
+// control's value beside a status line that names the run's own.
+func (m *Model) noteModeDuringRun() {
+	if m.run != nil && trainMode(m.mode.value()) != m.run.mode {
+		m.setKeyNote("train mode %s is the next run's; this one goes on as %s", m.mode.value(), m.run.mode)
 	}
 }
 

@@ -1120,3 +1120,20 @@ func TestOpenPromptPlaceholderIsAnExample(t *testing.T) {
 		t.Errorf("enter on an empty open prompt: %q", m.msg)
 	}
 }
+
+// TestModeChangeDuringRunSaysNextRun: m while a run goes on changes the
+// next run's mode, which the sidebar shows beside a status naming the
+// run's own; a note says which is which.
+func TestModeChangeDuringRunSaysNextRun(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m.run = &trainRun{mode: trainMode(m.mode.value())}
+	m, _ = press(t, m, "m")
+	want := fmt.Sprintf("train mode %s is the next run's; this one goes on as %s", m.mode.value(), m.run.mode)
+	if m.msg != want {
+		t.Errorf("m during a run: %q, want %q", m.msg, want)
+	}
+	m.run = nil
+	if m, _ = press(t, m, "m"); strings.Contains(m.msg, "next run's") {
+		t.Errorf("m with no run: %q", m.msg)
+	}
+}
