@@ -973,7 +973,7 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 			m.setMsg(msgErr, "%v — trained weights kept with the plain spread (u undoes, s saves)", r.err)
 		case errors.Is(r.err, context.Canceled):
 			if steps > 0 {
-				m.setMsg(msgInfo, "stopped at %s: weights kept — s saves, u undoes", where)
+				m.setMsg(msgInfo, "stopped at %s: weights kept, plain spread — s saves, u undoes", where)
 			} else {
 				m.setMsg(msgInfo, "training stopped before the first step")
 			}

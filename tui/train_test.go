@@ -514,3 +514,23 @@ func TestNothingCutWhileTraining(t *testing.T) {
 	run(t, m, tea.Batch(cmds...))
 	settle(t, base)
 }
+
+// TestStoppedRunSaysPlainSpread: a run stopped between its steps keeps
+// the weights of the steps done with the plain spread (its fit belonged
+// to the weights it started from), and its message says so.
+func TestStoppedRunSaysPlainSpread(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m.entry().model.Config.Infer.SpreadFit = core.SpreadFit{StdScale: 50}
+	m, cmds := startRun(t, m)
+	m, cmds = pump(t, m, cmds, func(m Model) bool { return m.run == nil || m.prog != nil })
+	if m.run == nil {
+		t.Skip("the run ended before its first progress report")
+	}
+	m, _ = press(t, m, "esc")
+	m, _ = pump(t, m, cmds, func(m Model) bool { return m.run == nil })
+	if got := m.entry().model.Config.Infer.SpreadFit; !strings.Contains(m.msg, "weights kept, plain spread") || !reflect.DeepEqual(got, core.SpreadFit{}) {
+		t.Errorf("stopped run: message %q, spread %+v", m.msg, got)
+	}
+	settle(t, base)
+}
