@@ -557,7 +557,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Save):
 		return m.startSave()
 	case key.Matches(k, keys.Open):
-		m.prompt = newPrompt(promptOpen, "", "e.g. path/to/checkpoint.safetensors")
+		m.prompt = newPrompt(promptOpen, "", "e.g. path/to/model.safetensors")
 		return m, nil
 	}
 	return m, nil
@@ -973,7 +973,7 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 			m.setMsg(msgErr, "%v — trained weights kept with the plain spread (u undoes, s saves)", r.err)
 		case errors.Is(r.err, context.Canceled):
 			if steps > 0 {
-				m.setMsg(msgInfo, "stopped at %s: weights kept, plain spread — s saves, u undoes", where)
+				m.setMsg(msgInfo, "stopped (%s): plain spread — s saves, u undoes", where)
 			} else {
 				m.setMsg(msgInfo, "training stopped before the first step")
 			}

@@ -1068,9 +1068,11 @@ func TestBaselineNoteWhenDone(t *testing.T) {
 func TestHeaderKeepsTheFileName(t *testing.T) {
 	for src, want := range map[string]string{
 		"file /tmp/a/b/model.safetensors":               "file …/model.safetensors",
-		"file embedded:lv-cnp.safetensors":              "file …:lv-cnp.safetensors",
-		"file /x/m.safetensors, saved /y/z.safetensors": "file …/m.safetensors, saved",
-		"embedded": "embedded",
+		"file embedded:lv-cnp.safetensors":              "file embedded:lv-cnp.safetensors",
+		"file /x/m.safetensors, saved /y/z.safetensors": "file …/m.safetensors, saved …/z.safetensors",
+		"embedded, saved /tmp/long/dir/a.safetensors":   "embedded, saved …/a.safetensors",
+		"trained here, saved /t/b.safetensors":          "trained here, saved …/b.safetensors",
+		"embedded":                                      "embedded",
 	} {
 		if got := baseOfPath(src); got != want {
 			t.Errorf("baseOfPath(%q) = %q, want %q", src, got, want)
@@ -1112,7 +1114,7 @@ func TestHelpExplainsSpringBaselines(t *testing.T) {
 func TestOpenPromptPlaceholderIsAnExample(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	m, _ = press(t, m, "o")
-	if frame := m.render(); !strings.Contains(frame, "e.g. ") {
+	if frame := m.render(); !strings.Contains(frame, "e.g. model.safetensors") {
 		t.Errorf("the open prompt's placeholder does not read as an example:\n%s", frame)
 	}
 	m, _ = press(t, m, "enter")
@@ -1131,6 +1133,11 @@ func TestModeChangeDuringRunSaysNextRun(t *testing.T) {
 	want := fmt.Sprintf("train mode %s is the next run's; this one goes on as %s", m.mode.value(), m.run.mode)
 	if m.msg != want {
 		t.Errorf("m during a run: %q, want %q", m.msg, want)
+	}
+	// The status line has no room for the note at 80 columns; the
+	// sidebar's row says whose mode it is.
+	if frame := m.render(); !strings.Contains(frame, "next run's mode") {
+		t.Errorf("the sidebar's mode row reads as the run's:\n%s", frame)
 	}
 	m.run = nil
 	if m, _ = press(t, m, "m"); strings.Contains(m.msg, "next run's") {

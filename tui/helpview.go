@@ -78,8 +78,8 @@ func (m Model) helpLines(w int) []string {
 		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings.", n, avgSeed, samplesFor(m.sys())),
 		"  An interval cut where a metric ends (an error at 0, a coverage at 1)",
 		"  reads mean [lo,hi]; short of room, mean ≤hi or mean ≥lo, the uncut end.",
-		"  ECE is per realization, then averaged: one realization's errors move",
-		"  together, so even a calibrated band scores high where it is wide (few",
+		"  recon ECE is per realization, then averaged: one realization's errors",
+		"  move together, so even a calibrated band scores high where it is wide (few",
 		"  context points); d's reliability pools realizations (docs/uncertainty.md).")
 	if fewRealizations(n) {
 		lines = append(lines, fmt.Sprintf("  (few): under %d realizations the interval is rough (explore --realizations).", avgFew))

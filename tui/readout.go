@@ -131,14 +131,30 @@ func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
 // to two (one where two would not fit: a tiny σ in a long form,
 // "1.5e-6", would be cut mid-exponent).
 func thetaFiguresShort(est, std float64) string {
+	e := sig3Fixed(est)
 	if std == 0 {
-		return shortNumber(est, 3) + "±–"
+		return e + "±–"
 	}
-	es := shortNumber(est, 3) + "±" + shortNumber(std, 2)
+	es := e + "±" + shortNumber(std, 2)
 	if len([]rune(es)) > 11 {
-		es = shortNumber(est, 3) + "±" + shortNumber(std, 1)
+		es = e + "±" + shortNumber(std, 1)
 	}
 	return es
+}
+
+// sig3Fixed is shortNumber(v, 3) with its trailing zeros kept (".0510",
+// not ".051"), so that the truth beside it takes as many decimals: the
+// third digit is as certain when it is a zero.
+func sig3Fixed(v float64) string {
+	s := shortNumber(v, 3)
+	if strings.ContainsAny(s, "e–") || v == 0 {
+		return s
+	}
+	d := 2 - int(math.Floor(math.Log10(math.Abs(v))))
+	if d <= 0 {
+		return s
+	}
+	return compact(strconv.FormatFloat(v, 'f', d, 64))
 }
 
 // sig3 and sig2 print a value with three and two significant digits.

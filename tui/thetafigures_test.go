@@ -39,4 +39,9 @@ func TestThetaFigures(t *testing.T) {
 	if es, tr := thetaFigures(0.050931, 2e-5, 0.0509519, 5); es != ".0509±2e-5" || tr != ".0510" {
 		t.Errorf("advdiff κ, truth width 5: %q, %q; want the truth at the estimate's decimals", es, tr)
 	}
+	// A third digit of 0 is kept, and the truth takes its decimal:
+	// ".051±3.0e-5 .051" hid four decimals the two differ in.
+	if es, tr := thetaFigures(0.05100, 3e-5, 0.0509519, 5); es != ".0510±3e-5" || tr != ".0510" {
+		t.Errorf("advdiff/cnp κ, truth width 5: %q, %q", es, tr)
+	}
 }

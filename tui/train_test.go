@@ -529,7 +529,7 @@ func TestStoppedRunSaysPlainSpread(t *testing.T) {
 	}
 	m, _ = press(t, m, "esc")
 	m, _ = pump(t, m, cmds, func(m Model) bool { return m.run == nil })
-	if got := m.entry().model.Config.Infer.SpreadFit; !strings.Contains(m.msg, "weights kept, plain spread") || !reflect.DeepEqual(got, core.SpreadFit{}) {
+	if got := m.entry().model.Config.Infer.SpreadFit; !strings.Contains(m.msg, "plain spread — s saves, u undoes") || !reflect.DeepEqual(got, core.SpreadFit{}) {
 		t.Errorf("stopped run: message %q, spread %+v", m.msg, got)
 	}
 	settle(t, base)

@@ -85,21 +85,26 @@ func (m Model) tooSmall() string {
 	return strings.Join(out, "\n")
 }
 
-// baseOfPath shortens the path in a checkpoint's description ("file
-// DIR/NAME, saved …") to "…/NAME"; other descriptions stay.
+// baseOfPath shortens the paths in a checkpoint's description ("file
+// DIR/NAME", "…, saved DIR/NAME") to "…/NAME", so that a file's name
+// survives where its folders do not fit; other descriptions stay.
 func baseOfPath(src string) string {
-	rest, ok := strings.CutPrefix(src, "file ")
-	if !ok {
-		return src
+	head, saved, isSaved := strings.Cut(src, ", saved ")
+	if path, ok := strings.CutPrefix(head, "file "); ok {
+		head = "file " + shortPath(path)
 	}
-	path, saved, _ := strings.Cut(rest, ", saved ")
-	if i := strings.LastIndexAny(path, "/:"); i >= 0 {
-		path = "…" + path[i:]
+	if isSaved {
+		return head + ", saved " + shortPath(saved)
 	}
-	if saved != "" {
-		return "file " + path + ", saved"
+	return head
+}
+
+// shortPath is "…/NAME" for a path with folders, else the path.
+func shortPath(path string) string {
+	if i := strings.LastIndex(path, "/"); i >= 0 {
+		return "…" + path[i:]
 	}
-	return "file " + path
+	return path
 }
 
 // header is the title line (system, backbone, checkpoint, seed) and the
@@ -487,7 +492,13 @@ func (m Model) sidebar(w, h int) []string {
 		case id == ctlReg:
 			out = append(out, m.reg.view(w, focused, t))
 		case id == ctlMode:
-			out = append(out, m.mode.view(w, focused, t))
+			mode := m.mode
+			if m.run != nil && trainMode(mode.value()) != m.run.mode {
+				// The status line at 80 columns has no room for the
+				// run's mode: the row must not read as the run's.
+				mode.label = "next run's mode"
+			}
+			out = append(out, mode.view(w, focused, t))
 		case id == ctlSlice:
 			g := m.sys().Grid()
 			v := fmt.Sprintf("t=%.3f", g.States[m.slice*g.Shape[1]][0])
