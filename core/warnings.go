@@ -161,11 +161,11 @@ func (r TrainingRange) Calibrated(n int) bool {
 // RangeWarnings are the warnings for predicting from contexts of
 // contextSize points with observation noise σ = noise (NaN: unknown, as
 // for a user's data) outside m's TrainingRange, as sentences for people;
-// nil inside it. Below the range the model has never seen so little
-// information: its intervals are not calibrated there unless
-// recalibration fitted them down to that size (CalibratedLo), and its
-// estimates are rougher either way; above it they are an extrapolation. eval, compare, calibrate and the explorer all
-// show these.
+// nil inside it. Outside the training sizes the estimates are rougher
+// (below: the model never saw so little information) or extrapolated
+// (above); the intervals are calibrated there only where recalibration
+// fitted them at that size (TrainingRange.Calibrated). eval, compare,
+// calibrate and the explorer all show these.
 func (m *Model) RangeWarnings(contextSize int, noise float64) []string {
 	r := m.TrainingRange()
 	var out []string

@@ -17,11 +17,11 @@ import (
 // only within one file system), which is fsynced, closed and renamed over
 // path, and then the directory is fsynced so the rename itself is durable.
 // On any error (or a panic in write) the temporary file is removed and path
-// is left untouched. That last sync is best effort: once the rename is done
-// path holds the new data, so a directory that cannot be synced (one
+// is left untouched. That last sync is best effort: once the rename is
+// done path holds the new data, so a directory that cannot be synced (one
 // without read permission cannot even be opened) is no error, which would
-// tell the caller nothing was written. The new file keeps the mode of the file it replaces,
-// or gets 0644 if there was none.
+// tell the caller nothing was written. The new file keeps the mode of the
+// file it replaces, or gets 0644 if there was none.
 //
 // Only a regular file (or nothing) is replaced: a symbolic link is
 // followed, so the file it names is written and the link stays, and a
