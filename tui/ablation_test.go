@@ -117,12 +117,7 @@ func TestAblationFollowsTheSettings(t *testing.T) {
 func TestAblationAtlasAxis(t *testing.T) {
 	loads := map[string]int{}
 	m := newAtlasTest(t, 80, 24, loads)
-	m = focusOn(t, m, ctlLamDelta)
-	m, _ = press(t, m, "A")
-	var labels []string
-	for _, p := range m.abl.points {
-		labels = append(labels, p.label)
-	}
+	m, labels := ablateOn(t, m, ctlLamDelta)
 	if got := strings.Join(labels, " "); got != "0 .1 .2 .5 1 2 5" || m.abl.done != 7 {
 		t.Fatalf("λδ axis %q (%d done), want 0 .1 .2 .5 1 2 5 with 1 from the λθ axis", got, m.abl.done)
 	}
@@ -378,17 +373,25 @@ func TestAblationLabelsEveryRegulariser(t *testing.T) {
 		}
 		m = sized(t, m, sz[0], sz[1])
 		m, _ = run(t, m, m.Init())
-		m = focusOn(t, m, ctlReg)
-		m, _ = press(t, m, "A")
-		var labels []string
-		for _, p := range m.abl.points {
-			labels = append(labels, p.label)
-		}
+		m, labels := ablateOn(t, m, ctlReg)
 		if got := strings.Join(labels, " "); got != "l1 l2 orth spec grad" || m.abl.done != 5 {
 			t.Fatalf("%v: regulariser axis %q (%d done)", sz, got, m.abl.done)
 		}
 		checkAblLabels(t, fmt.Sprint(sz), panelArea(m), labels)
 	}
+}
+
+// ablateOn opens the ablation view on control id and gives its points'
+// labels, in order.
+func ablateOn(t *testing.T, m Model, id control) (Model, []string) {
+	t.Helper()
+	m = focusOn(t, m, id)
+	m, _ = press(t, m, "A")
+	var labels []string
+	for _, p := range m.abl.points {
+		labels = append(labels, p.label)
+	}
+	return m, labels
 }
 
 // checkAblLabels checks the first chart's value labels in the view's

@@ -47,10 +47,7 @@ func TestRangeWarningOnSliders(t *testing.T) {
 	if h := header(); strings.Contains(h, "trained on") || !strings.Contains(h, "spring/lnp") {
 		t.Errorf("back inside the range, the warning stays (or the model's description is not back):\n%s", h)
 	}
-	m = focusOn(t, m, ctlNoise)
-	for range 10 {
-		m, _ = press(t, m, "right")
-	}
+	m = topNoise(t, m)
 	if h := header(); !strings.Contains(h, "σ 0.5, over the 0.1 trained on: intervals miss the extra noise") {
 		t.Errorf("noise 0.5: no warning in the header:\n%s", h)
 	}
@@ -61,10 +58,7 @@ func TestRangeWarningOnSliders(t *testing.T) {
 // sliders stay outside the range; back inside, the message stands alone.
 func TestRangeWarningOutlivesMessages(t *testing.T) {
 	m := newShippedTest(t, 160, 48)
-	m = focusOn(t, m, ctlNoise)
-	for range 10 {
-		m, _ = press(t, m, "right")
-	}
+	m = topNoise(t, m)
 	warn := "σ 0.5, over the 0.1 trained on"
 	for _, k := range []msgKind{msgInfo, msgErr} {
 		m.setMsg(k, "opened embedded:spring-cnp.safetensors")
@@ -89,6 +83,17 @@ func TestRangeWarningOutlivesMessages(t *testing.T) {
 	if msg, kind := m.shownMsg(); msg != "loaded atlas spring λθ=0.5" || kind != msgInfo {
 		t.Errorf("inside the range: shown %q (kind %d)", msg, kind)
 	}
+}
+
+// topNoise sets the noise control to the top of its ladder (σ 0.5),
+// above the shipped model's training noise.
+func topNoise(t *testing.T, m Model) Model {
+	t.Helper()
+	m = focusOn(t, m, ctlNoise)
+	for range 10 {
+		m, _ = press(t, m, "right")
+	}
+	return m
 }
 
 // newShippedTest is the explorer on the shipped spring model (whose
@@ -157,10 +162,7 @@ func TestBothOutsideOnOneLine(t *testing.T) {
 	for range 20 {
 		m, _ = press(t, m, "left")
 	}
-	m = focusOn(t, m, ctlNoise)
-	for range 10 {
-		m, _ = press(t, m, "right")
-	}
+	m = topNoise(t, m)
 	r := m.entry().model.TrainingRange()
 	want := bothOutside(r, int(m.ctxSteps["spring"].value()), m.noise.value())
 	frame := m.render()
