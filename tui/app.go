@@ -1212,26 +1212,20 @@ func openCmd(path string, gen int) tea.Cmd {
 }
 
 // openError is the status line's account of a failed open, "cannot
-// open PATH: cause". The loader's own wrapping ("load checkpoint:", and
-// an os error's "open PATH:") repeats what "cannot open" says, and at 80
-// columns the room it takes is the cause's.
+// open PATH: cause". The loader's own wrapping ("load checkpoint:") and
+// any prefix that names the path again ("load checkpoint PATH:", an os
+// error's "open PATH:", "read PATH:" for a directory, "PATH is not a
+// checkpoint …") repeat what "cannot open PATH" says, and at 80 columns
+// the room they take is the cause's. The error comes through the
+// loader as text, so the words are matched, not the *fs.PathError.
 func openError(path string, err error) string {
-	s := err.Error()
-	if rest, ok := strings.CutPrefix(s, "load checkpoint "+path+": "); ok {
-		s = rest
-	} else {
-		s = strings.TrimPrefix(s, "load checkpoint: ")
-		s = strings.TrimPrefix(s, "open "+path+": ")
-		s = strings.TrimPrefix(s, path+": ")
-		s = strings.TrimPrefix(s, path+" is ") // "PATH is not a checkpoint …"
+	s := strings.TrimPrefix(err.Error(), "load checkpoint: ")
+	// Outer wrapping first: the reader's "PATH:" wraps the os error's
+	// "read PATH:".
+	for _, lead := range []string{"load checkpoint ", "open ", "", "read ", "stat "} {
+		s = strings.TrimPrefix(s, lead+path+": ")
 	}
-	// The os calls after open name the path too: a directory opens,
-	// then fails to read ("read PATH: is a directory"). The error comes
-	// through the loader as text, so the words are matched, not the
-	// *fs.PathError.
-	for _, op := range []string{"read ", "stat "} {
-		s = strings.TrimPrefix(s, op+path+": ")
-	}
+	s = strings.TrimPrefix(s, path+" is ")
 	return "cannot open " + path + ": " + s
 }
 
