@@ -1092,9 +1092,15 @@ func suggestPath(dir string, k entryKey) string {
 // goes on, that the new mode is the next run's: the sidebar shows the
 // control's value beside a status line that names the run's own.
 func (m *Model) noteModeDuringRun() {
-	if m.run != nil && trainMode(m.mode.value()) != m.run.mode {
+	if m.modeIsNextRuns() {
 		m.setKeyNote("train mode %s is the next run's; this one goes on as %s", m.mode.value(), m.run.mode)
 	}
+}
+
+// modeIsNextRuns is whether a run goes on in a mode other than the
+// train mode control's, which is then the next run's.
+func (m Model) modeIsNextRuns() bool {
+	return m.run != nil && trainMode(m.mode.value()) != m.run.mode
 }
 
 // promptKey handles keys while the path prompt is open.

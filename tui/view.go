@@ -493,7 +493,7 @@ func (m Model) sidebar(w, h int) []string {
 			out = append(out, m.reg.view(w, focused, t))
 		case id == ctlMode:
 			mode := m.mode
-			if m.run != nil && trainMode(mode.value()) != m.run.mode {
+			if m.modeIsNextRuns() {
 				// The status line at 80 columns has no room for the
 				// run's mode: the row must not read as the run's.
 				mode.label = "next run's mode"
