@@ -150,7 +150,7 @@ func sig3Fixed(v float64) string {
 	if strings.ContainsAny(s, "e–") || v == 0 {
 		return s
 	}
-	d := 2 - int(math.Floor(math.Log10(math.Abs(v))))
+	d := sig3Decimals(v)
 	if d <= 0 {
 		return s
 	}

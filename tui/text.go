@@ -150,11 +150,17 @@ func barFormat(bounds ...float64) func(float64) string {
 		case exp:
 			return shortExp(v, 2)
 		}
-		// The exponent of v rounded to three digits (0.9996 is 1.00).
-		_, e, _ := strings.Cut(strconv.FormatFloat(v, 'e', 2, 64), "e")
-		n, _ := strconv.Atoi(e)
-		return strconv.FormatFloat(v, 'f', max(0, 2-n), 64)
+		return strconv.FormatFloat(v, 'f', max(0, sig3Decimals(v)), 64)
 	}
+}
+
+// sig3Decimals is how many decimals print a finite, non-zero v to three
+// significant digits, counted after the rounding (0.9996 is 1.00: two,
+// not four); negative from 1000 up.
+func sig3Decimals(v float64) int {
+	_, e, _ := strings.Cut(strconv.FormatFloat(v, 'e', 2, 64), "e")
+	n, _ := strconv.Atoi(e)
+	return 2 - n
 }
 
 // formatLadder prints a control value briefly (0.01, 1, 10).
