@@ -105,7 +105,9 @@ func (a sweepAxis) checkValue(v string) error {
 	switch a.kind {
 	case "int":
 		var n int
-		if n, err = parseIntFlag(v); err == nil && n < axisLeast(a) {
+		// strconv.Atoi reads as the int flags do (Env.Parse): plain
+		// decimal, 010 as 10, no base prefix or separator.
+		if n, err = strconv.Atoi(v); err == nil && n < axisLeast(a) {
 			return fmt.Errorf("%s value %d is below %d", a.name, n, axisLeast(a))
 		}
 	case "float":
@@ -154,13 +156,6 @@ func kindWords(kind, v string) string {
 	return "a " + kind
 }
 
-// parseIntFlag is v as an int flag of train and eval reads it: plain
-// decimal (Env.Parse), 010 as 10, with no base prefix or separator.
-func parseIntFlag(v string) (int, error) {
-	n, err := strconv.ParseInt(v, 10, strconv.IntSize)
-	return int(n), err
-}
-
 // sameAs is v as the axis's flag reads it, for telling duplicates: two
 // spellings of one number (0.1, 0.10 and 1e-1; 5 and 05), boolean
 // (true and 1) or range (0:0.1 and 0.0:.1; 5:10 and 05:10) would make
@@ -169,7 +164,7 @@ func parseIntFlag(v string) (int, error) {
 func (a sweepAxis) sameAs(v string) string {
 	switch a.kind {
 	case "int":
-		n, _ := parseIntFlag(v)
+		n, _ := strconv.Atoi(v)
 		return strconv.Itoa(n)
 	case "float":
 		x, _ := strconv.ParseFloat(v, 64)
