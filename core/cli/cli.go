@@ -610,27 +610,6 @@ func (d *decimalFlag) decimal(text string) (string, error) {
 	return strconv.FormatInt(v, 10), nil
 }
 
-// nonFinite reads NaN, Inf and Infinity (any case, one optional
-// sign), which parseNumber refuses: a float flag hands them on, for its
-// command to refuse with the flag's own range ("--lr must be finite and
-// > 0, got NaN"), as it did before flags read decimal only.
-func nonFinite(text string) (float64, bool) {
-	word, sign := text, 1
-	if word != "" && (word[0] == '+' || word[0] == '-') {
-		if word[0] == '-' {
-			sign = -1
-		}
-		word = word[1:]
-	}
-	switch strings.ToLower(word) {
-	case "nan":
-		return math.NaN(), true
-	case "inf", "infinity":
-		return math.Inf(sign), true
-	}
-	return 0, false
-}
-
 // wholeNumberError says why text is no value of a whole-number flag.
 func (d *decimalFlag) wholeNumberError(text string, err error) error {
 	if errors.Is(err, strconv.ErrRange) {

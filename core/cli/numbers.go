@@ -28,8 +28,7 @@ import (
 // as 0. Leading and trailing spaces are the caller's to trim.
 func parseNumber(text string) (float64, error) {
 	if !numberSyntax(text) {
-		switch strings.ToLower(strings.TrimLeft(text, "+-")) {
-		case "nan", "inf", "infinity":
+		if _, word := nonFinite(text); word {
 			return 0, fmt.Errorf("%s is not a finite number (NaN and Inf are refused)", core.QuoteInput(text))
 		}
 		return 0, fmt.Errorf("%s is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)", core.QuoteInput(text))
@@ -46,6 +45,27 @@ func parseNumber(text string) (float64, error) {
 		v = 0 // -0 (or -1e-400) is 0: "-0" would be shown and saved
 	}
 	return v, nil
+}
+
+// nonFinite reads NaN, Inf and Infinity (any case, one optional
+// sign), which parseNumber refuses: a float flag hands them on, for its
+// command to refuse with the flag's own range ("--lr must be finite and
+// > 0, got NaN"), as it did before flags read decimal only.
+func nonFinite(text string) (float64, bool) {
+	word, sign := text, 1
+	if word != "" && (word[0] == '+' || word[0] == '-') {
+		if word[0] == '-' {
+			sign = -1
+		}
+		word = word[1:]
+	}
+	switch strings.ToLower(word) {
+	case "nan":
+		return math.NaN(), true
+	case "inf", "infinity":
+		return math.Inf(sign), true
+	}
+	return 0, false
 }
 
 // numberSyntax reports whether text is a number in parseNumber's grammar.
