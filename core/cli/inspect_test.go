@@ -10,7 +10,6 @@ import (
 	"apic/checkpoints"
 	"apic/core"
 	"apic/nets"
-	"apic/sims"
 )
 
 // TestInspectEmbedded: inspect reads the checkpoints embedded in the
@@ -100,12 +99,7 @@ func TestInspectAtlas(t *testing.T) {
 // steps and wall time add up every run that wrote it, that a last plan
 // of 0+0 was a recalibration, and what "trajectories 0" stands for.
 func TestInspectSaysWhatTheRecordHolds(t *testing.T) {
-	sys, err := sims.Lookup("spring")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := core.DefaultConfig(sys, core.CNP)
-	cfg.Arch.Hidden, cfg.Arch.LatentTheta, cfg.Arch.LatentDelta, cfg.Arch.DecHidden = 8, 4, 4, 8
+	cfg := tinySpringConfig(t)
 	cfg.Train.Steps1, cfg.Train.Steps2 = 0, 0 // as a recalibration records it
 	m, err := core.NewModel(cfg)
 	if err != nil {

@@ -543,16 +543,24 @@ func TestKeepUnfinishedRefusesUnloadableWeights(t *testing.T) {
 	}
 }
 
-// TestTrainSavesBeyondFloat32AsFloat64: a finished model whose weights
-// exceed float32's range is saved at --out as float64, with a note,
-// instead of failing the save.
-func TestTrainSavesBeyondFloat32AsFloat64(t *testing.T) {
+// tinySpringConfig is the configuration of a tiny, untrained CNP model
+// of the spring system, for tests that build a checkpoint by hand.
+func tinySpringConfig(t *testing.T) core.Config {
+	t.Helper()
 	sys, err := sims.Lookup("spring")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := core.DefaultConfig(sys, core.CNP)
 	cfg.Arch.Hidden, cfg.Arch.LatentTheta, cfg.Arch.LatentDelta, cfg.Arch.DecHidden = 8, 4, 4, 8
+	return cfg
+}
+
+// TestTrainSavesBeyondFloat32AsFloat64: a finished model whose weights
+// exceed float32's range is saved at --out as float64, with a note,
+// instead of failing the save.
+func TestTrainSavesBeyondFloat32AsFloat64(t *testing.T) {
+	cfg := tinySpringConfig(t)
 	m, err := core.NewModel(cfg)
 	if err != nil {
 		t.Fatal(err)
