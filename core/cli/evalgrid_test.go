@@ -88,6 +88,7 @@ func TestTrainNoiseRangeFlag(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--noise-range", "0.1", "--out", "x.safetensors"}, "--noise-range wants LO:HI"},
 		{[]string{"train", "--system", "spring", "--noise-range", "0:inf", "--out", "x.safetensors"}, "0 ≤ LO ≤ HI ≤ 1000"},
 		{[]string{"train", "--system", "spring", "--noise-range", "0:1e300", "--out", "x.safetensors"}, `--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ 1000 (e.g. 0:0.1), got "0:1e300"`},
+		{[]string{"train", "--system", "spring", "--noise-range", "0:0x1p-4", "--out", "x.safetensors"}, `--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ 1000 (e.g. 0:0.1), got "0:0x1p-4"`},
 		{[]string{"train", "--system", "spring", "--noise-range", "0:0.1", "--noise", "0.05", "--out", "x.safetensors"}, "drop --noise"},
 		{[]string{"train", "--system", "spring", "--noise", "0.05", "--noise-low-share", "0.5", "--out", "x.safetensors"}, "--noise-low-share needs a noise range"},
 		{[]string{"train", "--system", "spring", "--noise-low-share", "1.5", "--out", "x.safetensors"}, "noise-low-share must be between 0 and 1, got 1.5"},

@@ -827,9 +827,10 @@ func noiseWords(t core.Train) string {
 func parseNoiseRange(s string) (lo, hi float64, err error) {
 	a, b, ok := strings.Cut(s, ":")
 	if ok {
-		lo, err = strconv.ParseFloat(strings.TrimSpace(a), 64)
+		// As --noise reads a number: no hexadecimal or separators.
+		lo, err = parseNumber(strings.TrimSpace(a))
 		if err == nil {
-			hi, err = strconv.ParseFloat(strings.TrimSpace(b), 64)
+			hi, err = parseNumber(strings.TrimSpace(b))
 		}
 	}
 	if !ok || err != nil || !(lo >= 0) || !(hi >= lo) || !(hi <= core.MaxNoise) {
