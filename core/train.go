@@ -149,6 +149,11 @@ func (s *sampler) noiseOf() float64 {
 
 // lrAt is the learning rate at step i of n: cosine decay from LR to
 // LRFinal when LRFinal > 0, otherwise constant.
+// newStepTape returns a training step's tape, its values and gradients
+// taken from the arena that is reset before the next step (a variable so
+// that a test can compare training on the heap).
+var newStepTape = nets.NewTrainingTape
+
 func lrAt(t Train, i, n int) float64 {
 	if t.LRFinal <= 0 || n <= 1 {
 		return t.LR
@@ -185,12 +190,14 @@ func (m *Model) Train(ctx context.Context, h Hooks) (TrainResult, error) {
 		// objective, so stage 1's moment estimates do not carry over.
 		opt = nets.NewAdam(t.LR)
 		opt.ClipNorm = t.ClipNorm
+		arena := new(nets.Arena)
 		for i := 0; i < steps; i++ {
+			arena.Reset()
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			n := s.contextSize()
-			tp := nets.NewTape()
+			tp := newStepTape(arena)
 			var loss *nets.Var
 			var ls Losses
 			if stage == 1 {

@@ -109,6 +109,17 @@ func NewArenaTape(a *Arena) *Tape {
 	return tp
 }
 
+// NewTrainingTape returns a tape (as NewTape) whose forward values and
+// gradients come from a: a training loop that resets a after each step's
+// optimizer update reuses the same storage every step, where fresh
+// tensors cost the runtime a clearing pass each (and their collection).
+// Parameters' gradients stay in Param.Grad.
+func NewTrainingTape(a *Arena) *Tape {
+	tp := NewTape()
+	tp.arena = a
+	return tp
+}
+
 // Tensor returns a zeroed [rows, cols] tensor from a; a nil arena
 // allocates it on the heap (NewTensor). The tensor, its header included,
 // is valid until a's next Reset.

@@ -18,15 +18,18 @@ type Var struct {
 	// packs is the parameter's packed-panel cache when the var records
 	// one on an inference tape (nil otherwise).
 	packs *packCache
+	// arena holds Grad when the var was recorded on a training tape with
+	// an arena (nil: the heap).
+	arena *Arena
 }
 
 // NeedsGrad reports whether gradients flow into this var.
 func (v *Var) NeedsGrad() bool { return v.needsGrad }
 
-// grad returns v.Grad, allocating it on first use.
+// grad returns v.Grad, allocating it zeroed on first use.
 func (v *Var) grad() *Tensor {
 	if v.Grad == nil {
-		v.Grad = NewTensor(v.Value.Rows, v.Value.Cols)
+		v.Grad = v.arena.Tensor(v.Value.Rows, v.Value.Cols)
 	}
 	return v.Grad
 }
@@ -125,6 +128,9 @@ func (tp *Tape) Param(p *Param) *Var {
 func (tp *Tape) record(value *Tensor, back func(out *Var), inputs ...*Var) *Var {
 	out := tp.newVar()
 	out.Value = value
+	if !tp.noGrad {
+		out.arena = tp.arena
+	}
 	for _, in := range inputs {
 		if in.needsGrad {
 			out.needsGrad = true
@@ -189,7 +195,9 @@ func (tp *Tape) Apply(op Op, inputs ...*Var) *Var {
 		vals[i] = in.Value
 	}
 	var y *Tensor
-	if io, ok := op.(IntoOp); ok && tp.arena != nil {
+	// Only an inference tape writes into the arena: ForwardInto need not
+	// keep the state Backward reads.
+	if io, ok := op.(IntoOp); ok && tp.arena != nil && tp.noGrad {
 		y = tp.allocFull(io.OutShape(vals))
 		io.ForwardInto(y, vals)
 	} else {

@@ -108,6 +108,7 @@ func (p *problem) train(ctx context.Context, opt Options, m int) (Member, error)
 	thetaAdam.Beta2 = adamBeta2
 	decay := math.Log(finalLRFraction) / float64(max(1, opt.Steps-1))
 	var last, lastMisfit float64
+	arena := new(nets.Arena) // every step's tape reuses it
 	for step := range opt.Steps {
 		if step%ctxCheckSteps == 0 {
 			if err := ctx.Err(); err != nil {
@@ -118,7 +119,8 @@ func (p *problem) train(ctx context.Context, opt Options, m int) (Member, error)
 		thetaAdam.LR = thetaLRFactor * adam.LR
 		mb.ps.ZeroGrad()
 		mb.phys.ZeroGrad()
-		tp := nets.NewTape()
+		arena.Reset()
+		tp := nets.NewTrainingTape(arena)
 		loss, misfit := p.loss(tp, mb, opt.CorrectionPenalty, min(1, float64(step+1)/(warmupShare*float64(opt.Steps))))
 		tp.Backward(loss)
 		adam.Step(&mb.ps)
