@@ -159,5 +159,16 @@ func (tp *Tape) newVar() *Var {
 	return tp.arena.vars.get()
 }
 
-// like is Alloc with t's shape.
-func (tp *Tape) like(t *Tensor) *Tensor { return tp.Alloc(t.Rows, t.Cols) }
+// scratch returns n values with arbitrary contents for an operation's
+// own use, valid as long as the tape's values: from the arena when the
+// tape has one, else the heap.
+func (tp *Tape) scratch(n int) []float64 {
+	if tp.arena == nil {
+		return make([]float64, n)
+	}
+	return tp.arena.allocDirty(n)
+}
+
+// like is allocFull with t's shape: every operation that takes its
+// output from like writes all of it.
+func (tp *Tape) like(t *Tensor) *Tensor { return tp.allocFull(t.Rows, t.Cols) }

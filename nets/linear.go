@@ -26,6 +26,15 @@ func (l *Linear) Forward(tp *Tape, x *Var) *Var {
 	return tp.affine(x, tp.Param(l.W), tp.Param(l.B))
 }
 
+// betaFor is the β of a gradient product into storage that is fresh
+// (arbitrary contents: set it) or holds earlier contributions (add).
+func betaFor(fresh bool) float64 {
+	if fresh {
+		return 0
+	}
+	return 1
+}
+
 // affine records the fused y = x W + b (b a [1, Out] row) with one gemm:
 // the bias is written into every row of y first and the product added on
 // top. The gradients are
@@ -45,16 +54,14 @@ func (tp *Tape) affine(x, w, b *Var) *Var {
 	return tp.record(y, func(o *Var) {
 		g := o.Grad
 		if x.needsGrad {
-			gemm(false, true, 1, g, w.Value, 1, x.grad())
+			gx, fresh := x.gradToSet()
+			gemm(false, true, 1, g, w.Value, betaFor(fresh), gx)
 		}
 		if w.needsGrad {
 			gemm(true, false, 1, x.Value, g, 1, w.grad())
 		}
 		if b.needsGrad {
-			gb := b.grad().Data
-			for i := range r {
-				accumulate(gb, g.Data[i*out:(i+1)*out])
-			}
+			sumRows(b.grad().Data, g.Data, r, out, false)
 		}
 	}, x, w, b)
 }

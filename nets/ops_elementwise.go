@@ -285,10 +285,7 @@ func divBwd(g, y, _, b, ga, gb []float64) {
 
 // accumulate sets dst += src.
 func accumulate(dst, src []float64) {
-	dst = dst[:len(src)]
-	for i, v := range src {
-		dst[i] += v
-	}
+	addInto(dst[:len(src)], dst, src) // vector adds where the CPU has them
 }
 
 // accumulateScaled sets dst += s·src.
@@ -408,7 +405,7 @@ func (tp *Tape) SiLU(a *Var) *Var {
 	}
 	// σ(a) is kept for the backward pass: an exp per element costs more
 	// than the memory.
-	sig := make([]float64, len(x))
+	sig := tp.scratch(len(x))
 	sigmoidInto(sig, x)
 	mulTo(yd, x, sig)
 	return tp.record(y, func(out *Var) {

@@ -34,6 +34,18 @@ func (v *Var) grad() *Tensor {
 	return v.Grad
 }
 
+// gradToSet returns v's gradient and whether it was just allocated with
+// arbitrary contents: a backward pass that is the first to reach v then
+// writes every value (a product with β = 0) instead of clearing the
+// storage first and adding to it.
+func (v *Var) gradToSet() (g *Tensor, fresh bool) {
+	if v.Grad != nil {
+		return v.Grad, false
+	}
+	v.Grad = v.arena.tensor(v.Value.Rows, v.Value.Cols, false)
+	return v.Grad, true
+}
+
 // Tape records operations for reverse-mode differentiation. A Tape is used
 // for one forward/backward pass and then discarded; it is not safe for
 // concurrent use.

@@ -54,15 +54,7 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 	}
 	return tp.record(y, func(o *Var) {
 		g := o.Grad
-		sumQ, sumR := NewTensor(q, out), NewTensor(r, out) // Σ_i G_i, Σ_j G_{·j}
-		for i := range r {
-			gr := sumR.Row(i)
-			for j := range q {
-				row := g.Row(i*q + j)
-				accumulate(sumQ.Row(j), row)
-				accumulate(gr, row)
-			}
-		}
+		sumQ, sumR := tiledSums(tp, g, r, q)
 		if w.needsGrad {
 			gw := w.grad()
 			if kq > 0 {
@@ -85,12 +77,24 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 			gemm(false, true, 1, sharedOr(sharedF, sumQ, g), wf, 1, xf.grad())
 		}
 		if b.needsGrad {
-			gb := b.grad().Data
-			for i := range r {
-				accumulate(gb, sumR.Row(i))
-			}
+			sumRows(b.grad().Data, sumR.Data, r, out, false)
 		}
 	}, inputs...)
+}
+
+// tiledSums returns Σ_i G_i [Q, Out] and Σ_j G_{·j} [R, Out] of the
+// gradient g [R·Q, Out], each summed in row order, group by group so
+// that a group's rows are still in cache for the second sum.
+func tiledSums(tp *Tape, g *Tensor, r, q int) (sumQ, sumR *Tensor) {
+	out := g.Cols
+	sumQ, sumR = tp.Alloc(q, out), tp.Alloc(r, out)
+	for i := range r { // group i's rows, read from memory once
+		sumRows(sumR.Row(i), g.Data[i*q*out:], q, out, false)
+		for j := range q {
+			accumulate(sumQ.Row(j), g.Row(i*q+j))
+		}
+	}
+	return sumQ, sumR
 }
 
 // sharedOr returns perQuery when x_f is shared by every group, full
