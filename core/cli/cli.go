@@ -511,9 +511,9 @@ const (
 // It reads plain decimal instead, for every command's flags in one
 // place: whole numbers as digits, with a sign unless unsigned (leading
 // zeros are decimal, 030 is 30), and floats by parseNumber's grammar,
-// that of the data files, except that NaN and Inf are left to each
-// command's check (nonFinite). What it reads it hands on as canonical
-// text.
+// that of the data files, except that NaN, Inf and numbers beyond
+// float64's range are left to each command's check (floatFlagValue).
+// What it reads it hands on as canonical text.
 type decimalFlag struct {
 	flag.Value // the flag package's own
 	fl         *flag.Flag
@@ -588,12 +588,9 @@ func (d *decimalFlag) Set(text string) error {
 func (d *decimalFlag) decimal(text string) (string, error) {
 	switch d.kind {
 	case floatNumber:
-		v, err := parseNumber(text)
+		v, err := floatFlagValue(text)
 		if err != nil {
-			var ok bool
-			if v, ok = nonFinite(text); !ok {
-				return "", fmt.Errorf("--%s: %w", d.fl.Name, err)
-			}
+			return "", fmt.Errorf("--%s: %w", d.fl.Name, err)
 		}
 		return strconv.FormatFloat(v, 'g', -1, 64), nil
 	case unsignedNumber:
@@ -608,6 +605,28 @@ func (d *decimalFlag) decimal(text string) (string, error) {
 		return "", d.wholeNumberError(text, err)
 	}
 	return strconv.FormatInt(v, 10), nil
+}
+
+// floatFlagValue reads a float flag's text by parseNumber's grammar,
+// except that NaN, Inf and a number beyond float64's range (1e999, which
+// is +Inf as float64 reads it) are handed on, as NaN and ±Inf, for the
+// command to refuse with the flag's own range: "--noise 1e999" and
+// "--noise inf" are one mistake, and read as one ("--noise must be
+// between 0 and 1000 …, got +Inf").
+func floatFlagValue(text string) (float64, error) {
+	v, err := parseNumber(text)
+	if err == nil {
+		return v, nil
+	}
+	if w, ok := nonFinite(text); ok {
+		return w, nil
+	}
+	if numberSyntax(text) {
+		if w, rerr := strconv.ParseFloat(text, 64); errors.Is(rerr, strconv.ErrRange) && math.IsInf(w, 0) {
+			return w, nil
+		}
+	}
+	return 0, err
 }
 
 // wholeNumberError says why text is no value of a whole-number flag.

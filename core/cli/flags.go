@@ -36,11 +36,20 @@ func checkCounts(tasks, samples, context int, noise float64, refine int) error {
 	if err := checkLimit(core.LimitSamples, samples); err != nil {
 		return err
 	}
-	switch {
-	case context < 0:
+	if context < 0 {
 		return UsageError("--context must be ≥ 0 (0: the system's test size), got %d", context)
-	case !(noise >= 0) || !(noise <= core.MaxNoise):
-		return UsageError("--noise must be between 0 and %v (the data are of order 1), got %v", core.MaxNoise, noise)
+	}
+	if err := checkNoise(noise); err != nil {
+		return err
 	}
 	return checkRefine(refine)
+}
+
+// checkNoise refuses a --noise σ outside 0 to core.MaxNoise (NaN and
+// ±Inf included), for every command that has the flag.
+func checkNoise(noise float64) error {
+	if !(noise >= 0) || !(noise <= core.MaxNoise) {
+		return UsageError("--noise must be between 0 and %v (the data are of order 1), got %v", core.MaxNoise, noise)
+	}
+	return nil
 }

@@ -479,21 +479,8 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	if err := f.checkLimits(); err != nil {
 		return err
 	}
-	// core.Config.Validate refuses the same rates; checked here first
-	// so that the error names the flag.
-	if f.set["lr"] && (!(f.lr > 0) || math.IsInf(f.lr, 0)) {
-		return UsageError("--lr must be finite and > 0, got %v", f.lr)
-	}
-	if f.set["lr-final"] && (!(f.lrFinal >= 0) || math.IsInf(f.lrFinal, 0)) {
-		return UsageError("--lr-final must be finite and ≥ 0 (0: constant), got %v", f.lrFinal)
-	}
-	for _, c := range []struct {
-		name string
-		v    float64
-	}{{"clip", f.clip}, {"lambda-theta", f.lambdaTheta}, {"lambda-delta", f.lambdaDelta}} {
-		if f.set[c.name] && (!(c.v >= 0) || math.IsInf(c.v, 0)) {
-			return UsageError("--%s must be finite and ≥ 0, got %v", c.name, c.v)
-		}
+	if err := f.checkFloats(); err != nil {
+		return err
 	}
 	if f.recalibrateOnly != "" {
 		only := f.recalibrateOnly
@@ -512,6 +499,37 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 		return nil
 	}
 	return checkOutputPath("out", f.out)
+}
+
+// checkFloats refuses a float flag given outside its range, naming the
+// flag: NaN and ±Inf included, which number flags hand on (and so any
+// number beyond float64's range, which reads as ±Inf).
+func (f *trainFlags) checkFloats() error {
+	// core.Config.Validate refuses the same values; checked here first
+	// so that the error names the flag (and --noise's its limit).
+	if f.set["lr"] && (!(f.lr > 0) || math.IsInf(f.lr, 0)) {
+		return UsageError("--lr must be finite and > 0, got %v", f.lr)
+	}
+	if f.set["lr-final"] && (!(f.lrFinal >= 0) || math.IsInf(f.lrFinal, 0)) {
+		return UsageError("--lr-final must be finite and ≥ 0 (0: constant), got %v", f.lrFinal)
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"clip", f.clip}, {"lambda-theta", f.lambdaTheta}, {"lambda-delta", f.lambdaDelta}} {
+		if f.set[c.name] && (!(c.v >= 0) || math.IsInf(c.v, 0)) {
+			return UsageError("--%s must be finite and ≥ 0, got %v", c.name, c.v)
+		}
+	}
+	if f.set["noise"] {
+		if err := checkNoise(f.noise); err != nil {
+			return err
+		}
+	}
+	if f.set["noise-low-share"] && !(f.noiseLowShare >= 0 && f.noiseLowShare <= 1) {
+		return UsageError("--noise-low-share must be between 0 and 1, got %v", f.noiseLowShare)
+	}
+	return nil
 }
 
 // checkOutFree refuses an --out that exists, unless --force or --init
