@@ -79,7 +79,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.decAct, "dec-act", "silu", "activation of f_ψ: silu, relu, tanh, softplus, sigmoid, identity")
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
 	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen, spread")
-	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64 (finished weights beyond f32's range are saved as f64)")
+	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64 (default f32; with --init, the checkpoint's; finished weights beyond f32's range are saved as f64)")
 	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
 	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default "+systemsBatch()+"; with --init, the checkpoint's)")
@@ -195,10 +195,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			return msg
 		}
 		s1, s2 := cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2
+		// The partial file has the run's storage type, which --init keeps.
 		cmd := fmt.Sprintf("apic train --init %s --steps1 %d --steps2 %d", shellQuote(path), s1, s2)
-		if f.set["dtype"] {
-			cmd += " --dtype " + f.dtype // --init does not carry the storage type
-		}
 		if f.set["recalibrate"] {
 			cmd += fmt.Sprintf(" --recalibrate %d", f.recalibrate)
 		}
@@ -631,9 +629,12 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	var cfg core.Config
 	var init *core.Model
 	if f.init != "" {
-		m, info, err := OpenCheckpointContext(ctx, f.init) // a FIFO waits for a writer: Ctrl-C ends the wait
+		file, m, info, err := readCheckpoint(ctx, f.init) // a FIFO waits for a writer: Ctrl-C ends the wait
 		if err != nil {
 			return core.Config{}, nil, err
+		}
+		if !f.set["dtype"] {
+			f.dtype = storageType(file)
 		}
 		if f.system != "" && f.system != m.Config.Arch.System {
 			return core.Config{}, nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
@@ -746,6 +747,18 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 		return core.Config{}, nil, UsageError("%v", err)
 	}
 	return cfg, init, nil
+}
+
+// storageType is the --dtype that keeps a checkpoint's storage type:
+// f64 when any of its tensors is stored as F64 (apic writes them all in
+// one type), f32 otherwise.
+func storageType(file *nets.File) string {
+	for _, d := range file.DTypes {
+		if d == nets.F64 {
+			return "f64"
+		}
+	}
+	return "f32"
 }
 
 // checkInheritedPlan refuses a fine-tuning run whose plan t is 0+0

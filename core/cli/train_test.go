@@ -320,9 +320,10 @@ func TestTrainKeepsPartialWeights(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr.String(), "interrupted after") || !strings.Contains(stderr.String(), partial) {
 		t.Fatalf("exit %d, stderr %q; want an interruption and the partial file %s", code, stderr.String(), partial)
 	}
-	// --init does not carry the storage type: the resume command does.
-	if !strings.Contains(stderr.String(), " --dtype f64 ") {
-		t.Errorf("the resume command drops --dtype f64: %q", stderr.String())
+	// The partial file keeps the storage type, which the resume
+	// command's --init then keeps.
+	if got := storedType(t, partial); got != "f64" {
+		t.Errorf("the partial file of a --dtype f64 run is %s", got)
 	}
 	_, info, err := core.LoadCheckpoint(partial)
 	if err != nil || info.Steps1 < 1 || info.Steps2 != 0 {
@@ -332,6 +333,61 @@ func TestTrainKeepsPartialWeights(t *testing.T) {
 		if b, err := os.ReadFile(p); err != nil || string(b) != keep {
 			t.Errorf("%s was changed", p)
 		}
+	}
+}
+
+// storedType is the --dtype that path's tensors are stored as.
+func storedType(t *testing.T, path string) string {
+	t.Helper()
+	file, err := nets.ReadSafetensorsFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return storageType(file)
+}
+
+// TestTrainInitKeepsStorageType: a fine-tune stores its weights as its
+// --init file does unless --dtype says otherwise, and so does the run
+// that the command printed on an interruption resumes.
+func TestTrainInitKeepsStorageType(t *testing.T) {
+	dir := t.TempDir()
+	f64 := filepath.Join(dir, "f64.safetensors")
+	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--dtype", "f64", "--out", f64)...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	tune := []string{"train", "--init", f64, "--steps1", "0", "--steps2", "1", "--recalibrate", "0"}
+	for _, tc := range []struct{ dtype, want string }{{"", "f64"}, {"f32", "f32"}, {"f64", "f64"}} {
+		out := filepath.Join(dir, "tuned-"+tc.want+tc.dtype+".safetensors")
+		args := append(append([]string{}, tune...), "--out", out)
+		if tc.dtype != "" {
+			args = append(args, "--dtype", tc.dtype)
+		}
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: %s", args, stderr)
+		}
+		if got := storedType(t, out); got != tc.want {
+			t.Errorf("%v stored %s, want %s", args, got, tc.want)
+		}
+	}
+	// Interrupted, the fine-tune's partial file is f64, and the printed
+	// command, without --dtype, finishes it as f64.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelOnWrite{cancel: cancel, when: "validation at stage 2 step 2 "}
+	out := filepath.Join(dir, "resumed.safetensors")
+	args := []string{"train", "--init", f64, "--steps1", "0", "--steps2", "40", "--recalibrate", "0", "--out", out}
+	if code := Run(ctx, args, io.Discard, stderr); code != 1 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	_, cmd, ok := strings.Cut(stderr.String(), "): apic ")
+	if !ok || strings.Contains(cmd, "--dtype") {
+		t.Fatalf("no resume command without --dtype in %q", stderr.String())
+	}
+	if code, _, errOut := runCLI(t, strings.Fields(cmd)...); code != 0 {
+		t.Fatalf("apic %s: %s", cmd, errOut)
+	}
+	if got := storedType(t, out); got != "f64" {
+		t.Errorf("the resumed fine-tune of an f64 file stored %s", got)
 	}
 }
 
@@ -575,7 +631,8 @@ func TestTrainSavesBeyondFloat32AsFloat64(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.safetensors")
 	var stderr bytes.Buffer
-	code := Run(context.Background(), []string{"train", "--init", init, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", out}, io.Discard, &stderr)
+	// --dtype f32: without it the run keeps init's float64.
+	code := Run(context.Background(), []string{"train", "--init", init, "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--dtype", "f32", "--out", out}, io.Discard, &stderr)
 	if code != 0 || !strings.Contains(stderr.String(), "saving them as float64") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
