@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -104,44 +105,101 @@ func isUnfinishedCheckpoint(path string) bool {
 	return err == nil && info.Unfinished
 }
 
+// resumedRun is the --init file of a train run as it was when the run
+// started. When that is one of --out's partial files, the run resumed
+// an unfinished run of --out's lineage, and the next file of that
+// lineage it writes (--out, or its own partial file when interrupted
+// again) supersedes it.
+type resumedRun struct {
+	init  string      // the --init flag ("" for none)
+	stat  os.FileInfo // init's Lstat at the start; nil when it had none
+	start time.Time
+}
+
+// partialOf returns the partial file of out that the run resumed from,
+// or "": its --init file, when that is one of out's partial files
+// (partialFilesOf: a regular file, an unfinished apic checkpoint, named
+// as keepPartial names them beside out), the same file as when the run
+// started, and not modified since. No other file is ever taken for it:
+// another run's partial file, an unrelated system's, a colleague's, a
+// link, or one written while this run went on.
+func (r resumedRun) partialOf(out string) string {
+	if r.init == "" || r.stat == nil || strings.HasPrefix(r.init, embeddedPrefix) {
+		return ""
+	}
+	st, err := os.Lstat(r.init)
+	if err != nil || !st.Mode().IsRegular() || !os.SameFile(st, r.stat) || st.ModTime().After(r.start) {
+		return ""
+	}
+	paths, err := partialFilesOf(out)
+	if err != nil {
+		return ""
+	}
+	for _, p := range paths {
+		if sameFile(p, r.init) {
+			return p
+		}
+	}
+	return ""
+}
+
+// supersede removes the partial file of out the run resumed from
+// (partialOf), now that by, the finished model at out or the run's own
+// partial file beside it, holds its steps and more, and says so. It
+// returns the path of that partial file ("" for none); one it cannot
+// remove is a warning, not a failure.
+func (r resumedRun) supersede(out, by string, env *Env) string {
+	resumed := r.partialOf(out)
+	if resumed == "" || sameFile(resumed, by) || !besideOut(out, by) {
+		return ""
+	}
+	if err := os.Remove(resumed); err != nil && !errors.Is(err, os.ErrNotExist) {
+		env.Warnf("could not remove %s, the partial weights this run resumed from: %v", shellQuote(resumed), err)
+	} else {
+		env.Notef("removed %s: the partial weights this run resumed from, which %s now supersedes", shellQuote(resumed), shellQuote(by))
+	}
+	return resumed
+}
+
+// afterPartial settles the partial file of out that a run stopped by
+// err resumed from, once the run kept its own weights in path ("" for
+// none). The partial file of an interruption supersedes it (supersede);
+// after a failure, such as a diverged loss, it stays, perhaps the better
+// start, and the words returned say so, to follow what was kept.
+func (r resumedRun) afterPartial(out, path string, err error, env *Env) string {
+	if path == "" {
+		return ""
+	}
+	if errors.Is(err, context.Canceled) && r.supersede(out, path, env) != "" {
+		return ""
+	}
+	if resumed := r.partialOf(out); resumed != "" {
+		return fmt.Sprintf("; %s, the partial file this run resumed from, stays", shellQuote(resumed))
+	}
+	return ""
+}
+
+// besideOut reports whether path is out or one of out's partial names
+// in out's directory (not a copy kept in the temporary directory).
+func besideOut(out, path string) bool {
+	return path == out || (filepath.Dir(path) == filepath.Dir(out) && isPartialName(out, filepath.Base(path)))
+}
+
 // settlePartialFiles runs once out holds a finished model. It removes
-// the partial file this run resumed from, which out now supersedes:
-// init (the --init flag, recorded as initStat when the run started),
-// when that is one of out's partial files (partialFilesOf: a regular
-// file, an unfinished apic checkpoint, named as keepPartial names them
-// beside out), the same file as when the run started, and not modified
-// since start. Every other partial file of out stays (another run's, an
-// unrelated system's, a colleague's, or one written while this run
-// went on), and one line names them. One it cannot remove is a
-// warning, not a failure.
-func settlePartialFiles(out, init string, initStat os.FileInfo, start time.Time, env *Env) {
+// the partial file this run resumed from (resumedRun.supersede), which
+// out now supersedes. Every other partial file of out stays, and one
+// line names them.
+func settlePartialFiles(out string, r resumedRun, env *Env) {
+	resumed := r.supersede(out, out, env)
 	paths, err := partialFilesOf(out)
 	if err != nil {
 		env.Warnf("looking for the partial files beside %s: %v", out, err)
 		return
 	}
-	resumed := ""
-	if init != "" && initStat != nil && !strings.HasPrefix(init, embeddedPrefix) {
-		if st, err := os.Lstat(init); err == nil && st.Mode().IsRegular() &&
-			os.SameFile(st, initStat) && !st.ModTime().After(start) {
-			for _, p := range paths {
-				if sameFile(p, init) {
-					resumed = p
-				}
-			}
-		}
-	}
 	var left []string
 	for _, p := range paths {
 		if p != resumed {
 			left = append(left, shellQuote(p))
-		}
-	}
-	if resumed != "" {
-		if err := os.Remove(resumed); err != nil && !errors.Is(err, os.ErrNotExist) {
-			env.Warnf("could not remove %s, the partial weights this run resumed from: %v", shellQuote(resumed), err)
-		} else {
-			env.Notef("removed %s: the partial weights this run resumed from, which %s now supersedes", shellQuote(resumed), shellQuote(out))
 		}
 	}
 	switch len(left) {

@@ -34,15 +34,17 @@ source seeded with --seed. Defaults for widths and steps come from the
 system (the paper's appendix A). Ctrl-C stops training; the weights of
 the completed steps go to NAME.partial.safetensors beside --out, which an
 unfinished run never writes (NAME.partial-2.safetensors, … when that
-exists). A run that writes --out removes only the partial file it
-resumed from, and says so: its --init file, when that is one of --out's
-partial files (a regular file apic wrote, marked unfinished) not
-modified since the run started. Other partial files (another run's, an
-unrelated system's) stay, and one line names them: "left NAME: an
-unfinished run's weights (apic train --init NAME … resumes it); remove
-it when no longer needed". Weights that cannot be saved where they
-should (a full disk) go to the temporary directory, and the error says
-where.`,
+exists). A run that writes --out, or is interrupted again and keeps a
+new partial file beside it, removes only the partial file it resumed
+from, and says so: its --init file, when that is one of --out's partial
+files (a regular file apic wrote, marked unfinished) not modified since
+the run started; a run that fails (a diverged loss) leaves it. So a
+chain of resumed runs leaves no partial file once it finishes. Other
+partial files (another run's, an unrelated system's) stay, and one line
+names them: "left NAME: an unfinished run's weights (apic train --init
+NAME … resumes it); remove it when no longer needed". Weights that
+cannot be saved where they should (a full disk) go to the temporary
+directory, and the error says where.`,
 		Run: runTrain,
 	})
 }
@@ -121,9 +123,13 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	// The --init file as it was when the run started: the partial file
-	// the run resumes from, if it is one, is removed once --out is
-	// written, and only if it is still that file (settlePartialFiles).
-	initStat, _ := os.Lstat(f.init)
+	// the run resumes from, if it is one, is removed once --out or a
+	// new partial file holds its steps, and only if it is still that
+	// file (resumedRun.supersede).
+	from := resumedRun{init: f.init, start: start}
+	if st, err := os.Lstat(f.init); err == nil {
+		from.stat = st
+	}
 	cfg, init, err := f.config(ctx)
 	if err != nil || f.checkOnly {
 		return err
@@ -187,10 +193,16 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		m.Config.Train.Steps1, m.Config.Train.Steps2 = cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2
 		return keepUnfinished(f.out, m, partial, dtype)
 	}
+	// keep keeps the weights (kept) of a run that stopped with err, and
+	// settles the partial file it resumed from (resumedRun.afterPartial).
+	keep := func(err error) (msg, path string) {
+		msg, path = kept()
+		return msg + from.afterPartial(f.out, path, err, env), path
+	}
 	// resume is the command that trains an interrupted run's remaining
 	// steps from its partial file.
 	resume := func() string {
-		msg, path := kept()
+		msg, path := keep(context.Canceled)
 		if path == "" {
 			return msg
 		}
@@ -216,7 +228,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted after %d+%d steps; %s", res.Steps1, res.Steps2, resume())
 		}
-		msg, _ := kept()
+		msg, _ := keep(err)
 		return fmt.Errorf("%w; %s", err, msg)
 	}
 	dropped := false // the --init file's fit, without a recalibration
@@ -227,7 +239,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted during the final recalibration, after %d+%d training steps; %s", res.Steps1, res.Steps2, resume())
 			}
-			msg, _ := kept()
+			msg, _ := keep(err)
 			return fmt.Errorf("%w; %s", err, msg)
 		}
 		recalibrate := m.Recalibrate
@@ -260,7 +272,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out FILE refits them)", f.init, f.out)
 		val, err := m.Validate(ctx)
 		if err != nil {
-			msg, _ := kept()
+			msg, _ := keep(err)
 			return fmt.Errorf("%w; %s", err, msg)
 		}
 		info.Metrics, dropped = &val, true
@@ -284,7 +296,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		return fmt.Errorf("%w; the trained weights are in %s instead (move it to %s)", err, path, f.out)
 	}
-	settlePartialFiles(f.out, f.init, initStat, start, env)
+	settlePartialFiles(f.out, from, env)
 	if f.jsonOut {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")

@@ -1150,6 +1150,98 @@ func TestTrainLeavesOtherPartialFiles(t *testing.T) {
 	}
 }
 
+// TestResumeChainLeavesNoPartial: train, interrupt, resume from the
+// partial file, interrupt again, finish: each partial file goes once the
+// next file of the chain (a partial file, then --out) holds its steps,
+// so none is left; another run's partial file stays throughout.
+func TestResumeChainLeavesNoPartial(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "model.safetensors")
+	other := filepath.Join(dir, "model.partial-7.safetensors")
+	trainTinyTo(t, other) // finished: then marked unfinished, as another run's
+	m, info, err := core.LoadCheckpoint(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info.Unfinished = true
+	if err := core.SaveCheckpoint(other, m, info, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	interrupt := func(args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		stderr := &cancelOnWrite{cancel: cancel, when: "validation at stage 2 step 2 "}
+		if code := Run(ctx, args, io.Discard, stderr); code != 1 {
+			t.Fatalf("exit %d, stderr %q", code, stderr.String())
+		}
+		return stderr.String()
+	}
+	interrupt(append(append([]string{}, tinyTrainArgs...), "--steps2", "50", "--out", out)...)
+	first, second := filepath.Join(dir, "model.partial.safetensors"), filepath.Join(dir, "model.partial-2.safetensors")
+	msg := interrupt("train", "--init", first, "--recalibrate", "0", "--out", out)
+	if _, err := os.Stat(first); err == nil || !strings.Contains(msg, "removed "+first+": the partial weights this run resumed from, which "+second+" now supersedes") {
+		t.Errorf("after the second interruption %s is still there (%v), stderr %q", first, err, msg)
+	}
+	code, _, msg := runCLI(t, "train", "--init", second, "--recalibrate", "0", "--out", out)
+	if code != 0 || !strings.Contains(msg, "removed "+second+": ") {
+		t.Fatalf("exit %d, stderr %q", code, msg)
+	}
+	names, err := partialNamesOf(out)
+	if err != nil || !reflect.DeepEqual(names, []string{other}) || !strings.Contains(msg, "left "+other+": ") {
+		t.Errorf("partial files left: %v (%v), want only %s; stderr %q", names, err, other, msg)
+	}
+}
+
+// TestAfterPartialKeepsOnFailure: the partial file a run resumed from
+// goes when an interruption's partial file beside --out supersedes it,
+// and stays, said so, after a failure (a diverged loss: the resumed
+// file may be the better start) or when the new weights went elsewhere.
+func TestAfterPartialKeepsOnFailure(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src.safetensors")
+	trainTinyTo(t, src)
+	m, _, err := core.LoadCheckpoint(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		err     error
+		newPath func(dir string) string
+		removed bool
+	}{
+		{"interrupted", fmt.Errorf("stage 2: %w", context.Canceled), func(dir string) string { return filepath.Join(dir, "m.partial-2.safetensors") }, true},
+		{"diverged", core.ErrNonFinite, func(dir string) string { return filepath.Join(dir, "m.partial-2.safetensors") }, false},
+		{"kept in the temporary directory", context.Canceled, func(string) string { return filepath.Join(t.TempDir(), "m.partial.1.safetensors") }, false},
+		{"nothing kept", context.Canceled, func(string) string { return "" }, false},
+	} {
+		dir := t.TempDir()
+		out, resumed := filepath.Join(dir, "m.safetensors"), filepath.Join(dir, "m.partial.safetensors")
+		if err := core.SaveCheckpoint(resumed, m, core.Info{Unfinished: true}, nets.F32); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := os.Lstat(resumed)
+		from := resumedRun{init: resumed, stat: st, start: time.Now().Add(time.Second)}
+		newPath := tc.newPath(dir)
+		if newPath != "" {
+			if err := core.SaveCheckpoint(newPath, m, core.Info{Unfinished: true}, nets.F32); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var stderr strings.Builder
+		words := from.afterPartial(out, newPath, tc.err, &Env{Stdout: io.Discard, Stderr: &stderr})
+		_, err := os.Lstat(resumed)
+		switch {
+		case tc.removed && (err == nil || words != "" || !strings.Contains(stderr.String(), "removed "+resumed)):
+			t.Errorf("%s: %s still there (%v), words %q, stderr %q", tc.name, resumed, err, words, stderr.String())
+		case !tc.removed && (err != nil || stderr.Len() > 0):
+			t.Errorf("%s: %s removed (%v), stderr %q", tc.name, resumed, err, stderr.String())
+		case !tc.removed && newPath != "" && words != "; "+resumed+", the partial file this run resumed from, stays":
+			t.Errorf("%s: words %q do not say that %s stays", tc.name, words, resumed)
+		}
+	}
+}
+
 // TestSettlePartialFiles: the --init file goes only when it is a partial
 // file of out, a regular file, still the file the run started from, and
 // not modified after the run started; a name that needs quoting is
@@ -1206,7 +1298,7 @@ func TestSettlePartialFiles(t *testing.T) {
 		}
 		init, st, start := tc.prepare(dir, partial)
 		var stderr strings.Builder
-		settlePartialFiles(out, init, st, start, &Env{Stdout: io.Discard, Stderr: &stderr})
+		settlePartialFiles(out, resumedRun{init: init, stat: st, start: start}, &Env{Stdout: io.Discard, Stderr: &stderr})
 		_, err := os.Lstat(partial)
 		q := "'" + partial + "'"
 		switch {
