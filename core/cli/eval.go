@@ -59,7 +59,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --z-theta-prior %v, a refinement setting", *zThetaPrior)
 	}
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
-		return UsageError("--z-theta-prior must be ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
+		return UsageError("--z-theta-prior must be a finite number ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
 	}
 	if env.check != nil {
 		grid, err := env.check.grid(ctx, *path, *system, *backbone)
