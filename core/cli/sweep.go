@@ -542,14 +542,14 @@ func sameCellCommand(old string, s sweepSpec, c sweepCell) (want string, same bo
 // legacyFolder is the folder under which cmd.txt text old writes cell
 // c's eval.json, as its last line's redirection names it: "sw" for
 // "... > sw/cells/ID/eval.json", "." for this apic's relative paths.
+// The line is read with shellWords, which shellLine's quoting round-
+// trips, so a quoted folder holding " > " or a quote reads as written.
 func legacyFolder(old string, c sweepCell) (string, bool) {
 	lines := strings.Split(strings.TrimRight(old, "\n"), "\n")
-	last := lines[len(lines)-1]
-	i := strings.LastIndex(last, " > ")
-	if i < 0 {
+	path, ok := redirectTarget(lines[len(lines)-1])
+	if !ok {
 		return "", false
 	}
-	path := shellUnquote(last[i+len(" > "):])
 	prefix, ok := strings.CutSuffix(path, filepath.Join("cells", c.ID, "eval.json"))
 	sep := string(filepath.Separator)
 	switch {
@@ -563,12 +563,16 @@ func legacyFolder(old string, c sweepCell) (string, bool) {
 	return strings.CutSuffix(prefix, sep)
 }
 
-// shellUnquote undoes shellQuote.
-func shellUnquote(s string) string {
-	if len(s) < 2 || s[0] != '\'' || s[len(s)-1] != '\'' {
-		return s
+// redirectTarget is the file that line's last unquoted '>' writes to,
+// as the shell reads its name.
+func redirectTarget(line string) (string, bool) {
+	words := shellWords(line)
+	for i := len(words) - 2; i >= 0; i-- {
+		if words[i].raw == ">" {
+			return words[i+1].text, true
+		}
 	}
-	return strings.ReplaceAll(s[1:len(s)-1], `'\''`, "'")
+	return "", false
 }
 
 // checkCellCommand refuses a cell directory that another command made

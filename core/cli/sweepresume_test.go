@@ -287,3 +287,24 @@ func TestSweepRefusesAValueSpelledAnotherWay(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestSweepOlderCmdTxtOfAQuotedFolder: an older apic's cmd.txt whose
+// --out needed quoting, with " > " or a quote in its name, is read back
+// as the shell reads it (shellWords) and is this sweep's.
+func TestSweepOlderCmdTxtOfAQuotedFolder(t *testing.T) {
+	axis, _ := lookupAxis("context")
+	s := sweepSpec{system: "spring", vary: []axisValues{{axis, []string{"10"}}}, seeds: 1, tasks: 2}
+	cells, err := s.cells()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{"a > b", "/x y'z > w/sw", "plain"} {
+		old := commandLines(s, cells[0], out, nil)
+		if got, ok := legacyFolder(old, cells[0]); !ok || got != out {
+			t.Errorf("legacyFolder of %q = %q, %v; want %q", old, got, ok, out)
+		}
+		if _, same := sameCellCommand(old, s, cells[0]); !same {
+			t.Errorf("older cmd.txt %q not taken as this sweep's", old)
+		}
+	}
+}
