@@ -161,10 +161,12 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 		}
 		return UsageError("--only %s is no cell of this sweep (--plan lists them)", core.QuoteInput(f.only))
 	}
-	if err := f.spec.checkCells(ctx, unfinished(f.out, cells)); err != nil {
+	// The cells checked are the cells run: one look at the folder.
+	todo := unfinished(f.out, cells)
+	if err := f.spec.checkCells(ctx, todo); err != nil {
 		return err
 	}
-	if err := runCells(ctx, f.spec, cells, f.out, env); err != nil {
+	if err := runCells(ctx, f.spec, todo, len(cells), f.out, env); err != nil {
 		return err
 	}
 	return finishSweep(f.out, sweepOutput{json: f.jsonOut, png: f.png}, env)
@@ -325,12 +327,12 @@ func warnPlanPath(env *Env) {
 	env.Warnf("the plan's lines call apic from PATH, and PATH has none here: put this binary, %s, on PATH as apic before running them", self)
 }
 
-// runCells runs every unfinished cell, with a progress line on stderr.
-// The finished ones are this sweep's: checkSweepFolder checked them.
-func runCells(ctx context.Context, s sweepSpec, cells []sweepCell, out string, env *Env) error {
-	todo := unfinished(out, cells)
-	if skipped := len(cells) - len(todo); skipped > 0 {
-		env.Notef("sweep: %d of %d cells already finished in %s", skipped, len(cells), out)
+// runCells runs todo, the unfinished cells of the sweep's total, with a
+// progress line on stderr. The finished ones are this sweep's:
+// checkSweepFolder checked them.
+func runCells(ctx context.Context, s sweepSpec, todo []sweepCell, total int, out string, env *Env) error {
+	if skipped := total - len(todo); skipped > 0 {
+		env.Notef("sweep: %d of %d cells already finished in %s", skipped, total, out)
 	}
 	prog := newTaskProgress(env, "sweep")
 	prog.unit = "cells"
@@ -356,14 +358,24 @@ const onePassFile = "eval-onepass.json"
 
 func cellDir(out string, c sweepCell) string { return filepath.Join(out, "cells", c.ID) }
 
+// cellDoneHook, when set (by tests), is called on each look at whether
+// a cell is finished (cellDone).
+var cellDoneHook func(id string)
+
 func cellDone(out string, c sweepCell) bool {
+	if cellDoneHook != nil {
+		cellDoneHook(c.ID)
+	}
 	_, err := os.Stat(filepath.Join(cellDir(out, c), "eval.json"))
 	return err == nil
 }
 
 // runCell trains (training sweeps, unless the model is already there)
 // and evaluates one cell, writing its files; eval.json last, so that its
-// presence means the cell is finished. done reports a skipped cell.
+// presence means the cell is finished. skipped reports a cell finished
+// already: the list of unfinished cells was made before the first ran,
+// and a plan's --only line run beside this sweep may have finished it
+// since.
 func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped bool, err error) {
 	if cellDone(out, c) {
 		return true, nil

@@ -308,3 +308,28 @@ func TestSweepOlderCmdTxtOfAQuotedFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepRerunLooksAtEachFinishedCellOnce: a rerun tells the finished
+// cells from the unfinished ones once, for the up-front checks and the
+// run alike; only the cell it runs is looked at again, just before it
+// runs (another sweep beside it may have finished it meanwhile).
+func TestSweepRerunLooksAtEachFinishedCellOnce(t *testing.T) {
+	out := t.TempDir()
+	runSweepOK(t, tinySweepArgs(out)...)
+	todo := "context=10_noise=0.05_seed=1"
+	if err := os.Remove(filepath.Join(out, "cells", todo, "eval.json")); err != nil {
+		t.Fatal(err)
+	}
+	looks := map[string]int{}
+	cellDoneHook = func(id string) { looks[id]++ }
+	defer func() { cellDoneHook = nil }()
+	runSweepOK(t, tinySweepArgs(out)...)
+	if len(looks) != 8 {
+		t.Errorf("looked at %d cells, want 8: %v", len(looks), looks)
+	}
+	for id, n := range looks {
+		if want := map[bool]int{true: 2, false: 1}[id == todo]; n != want {
+			t.Errorf("looked %d times whether %s is finished, want %d", n, id, want)
+		}
+	}
+}
