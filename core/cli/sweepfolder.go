@@ -295,8 +295,9 @@ func cellWords(c sweepCell) string {
 // sameSettings reports whether the cmd.txt texts a and b run the same
 // commands: equal but for the order of the sweep's settings (--fix
 // samples=2 --fix noise=0.01 and the other way round), the spelling of
-// their numbers (noise 0.01 and 1e-2) and the settings that are the
-// command's defaults (canonicalCommand).
+// their numbers (noise 0.01 and 1e-2), --backbone B given apart or as
+// --fix backbone=B, and the settings that are the command's defaults
+// (canonicalCommand).
 func sameSettings(a, b string) bool {
 	return a == b || canonicalCommand(a) == canonicalCommand(b)
 }
@@ -315,8 +316,9 @@ func canonicalCommand(text string) string {
 
 // canonicalLine is one line of canonicalCommand: "apic CMD" and its
 // words, as shellLine writes them, the settings where the first was.
-// The sweep's --backbone (given apart: --backbone B) is a setting too
-// where it is the default.
+// The sweep's --backbone B, written apart (--backbone B), is the
+// setting --backbone=B that --fix backbone=B writes: the command reads
+// the two alike.
 func canonicalLine(line string) string {
 	words := shellWords(line)
 	if len(words) < 2 || words[0].text != "apic" {
@@ -327,8 +329,8 @@ func canonicalLine(line string) string {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		setting, ok := strings.CutPrefix(w.text, "--")
-		if ok && w.text == "--backbone" && i+1 < len(words) && words[i+1].text == "lnp" {
-			setting, i = "backbone=lnp", i+1
+		if ok && w.text == "--backbone" && i+1 < len(words) {
+			setting, i = "backbone="+words[i+1].text, i+1
 		} else if !ok || !strings.Contains(setting, "=") {
 			kept = append(kept, w.raw)
 			continue

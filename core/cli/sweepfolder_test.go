@@ -165,6 +165,9 @@ func TestSameSettings(t *testing.T) {
 		{eval, "--context=5 ", "--context=05 ", true},
 		{train, "--hidden=10 ", "--hidden=010 ", true}, // decimal, as the flags read it
 		{train, "", "--backbone lnp ", true},
+		{eval, "--backbone cnp ", "--backbone=cnp ", true}, // --backbone B and --fix backbone=B
+		{train, "--backbone anp --hidden=8 ", "--hidden=8 --backbone=anp ", true},
+		{train, "--backbone anp ", "--backbone=cnp ", false},
 		{train, "--noise-range=0:0.1 ", "--noise-range=0:.1 ", true},
 		{eval, "--noise=0.01 ", "--noise=0.02 ", false},
 		{eval, "", "--backbone cnp ", false},
@@ -206,6 +209,23 @@ func TestSweepResumesEquivalentSettings(t *testing.T) {
 	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", other)
 	if code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--fix", "noise=0", "--out", other); code != 0 {
 		t.Errorf("rerun with --fix noise=0, eval's default: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestSweepBackboneFlagIsTheFixSetting: a sweep given --backbone B
+// resumes as one given --fix backbone=B and the other way round: the
+// two run the same commands.
+func TestSweepBackboneFlagIsTheFixSetting(t *testing.T) {
+	flag, fix := []string{"--backbone", "cnp"}, []string{"--fix", "backbone=cnp"}
+	for _, c := range [][2][]string{{flag, fix}, {fix, flag}} {
+		out := t.TempDir()
+		sweep := func(backbone []string) []string {
+			return append([]string{"sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", out}, backbone...)
+		}
+		runSweepOK(t, sweep(c[0])...)
+		if code, _, stderr := runCLI(t, sweep(c[1])...); code != 0 || !strings.Contains(stderr, "1 of 1 cells already finished") {
+			t.Errorf("%v after %v: exit %d, stderr %q; want the sweep resumed", c[1], c[0], code, stderr)
+		}
 	}
 }
 

@@ -201,7 +201,7 @@ func TestSweepRefusesAnotherSweepsFolder(t *testing.T) {
 		{[]string{"--vary", "context=20", "--vary", "noise=0.1", "--tasks", "2"},
 			[]string{`ran with "--samples=2" where this sweep has nothing`}},
 		{[]string{"--vary", "context=20", "--vary", "noise=0.1", "--tasks", "2", "--fix", "samples=2", "--backbone", "cnp"},
-			[]string{`ran with nothing where this sweep has "--backbone cnp"`}},
+			[]string{`ran with nothing where this sweep has "--backbone=cnp"`}},
 	} {
 		for _, mode := range [][]string{nil, {"--plan"}, {"--only", "context=20_noise=0.1_seed=1"}} {
 			if c.args[1] == "noise=0,0.05" && len(mode) == 2 {
