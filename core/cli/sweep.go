@@ -48,8 +48,9 @@ eval.json is done and skipped on a rerun, so an interrupted sweep
 its training from step 0 (unlike train alone, a sweep keeps no partial
 weights). A DIR holds one sweep: one of other axes or settings is
 refused before any cell runs (settings in another order or spelling,
---backbone B or --fix backbone=B, or eval's defaults given or not, are
-the same); more --vary values or --seeds add cells to it. At the end DIR/results.csv (one row per cell × seed) and
+--backbone B or --fix backbone=B, or eval's and train's defaults given
+or not, are the same); more --vary values or --seeds add cells to it.
+At the end DIR/results.csv (one row per cell × seed) and
 DIR/summary.json (per cell: mean and t-based 95% interval over seeds)
 are written from every finished cell in DIR, curves of the MAEs against
 the first axis are drawn, and with --png DIR/sweep.png, whose error bars

@@ -305,7 +305,7 @@ func sameSettings(a, b string) bool {
 // canonicalCommand is cmd.txt text as sameSettings compares it: on each
 // line the sweep's settings, its --flag=value words, in the order of
 // their flags, each number as the axis's flag reads it (sameAs), less
-// those that are the command's default (defaultSetting).
+// those that are the command's default (commandDefaults).
 func canonicalCommand(text string) string {
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
@@ -343,45 +343,35 @@ func canonicalLine(line string) string {
 	if at < 0 {
 		at = len(kept)
 	}
-	settings = canonicalSettings(words[1].text, hasCheckpointWord(words), settings)
+	settings = canonicalSettings(words, settings)
 	return strings.Join(slices.Insert(kept, at, settings...), " ")
 }
 
-// canonicalSettings are the settings (FLAG=VALUE) of command cmd, sorted,
-// each value as its axis reads it, less the defaults, as words of a
-// line. ckpt is whether the command has a --checkpoint.
-func canonicalSettings(cmd string, ckpt bool, settings []string) []string {
-	var words []string
-	for _, setting := range settings {
+// canonicalSettings are the settings (FLAG=VALUE) of the line of words
+// (command words[1]), sorted, each value as its axis reads it, less
+// those that are the command's defaults (commandDefaults), as words of
+// a line.
+func canonicalSettings(words []shellWord, settings []string) []string {
+	flags, values := make([]string, len(settings)), map[string]string{}
+	for i, setting := range settings {
 		flag, value, _ := strings.Cut(setting, "=")
 		if a, ok := axisOfFlag(flag); ok && a.checkValue(value) == nil {
 			value = a.sameAs(value)
 		}
-		if !defaultSetting(cmd, ckpt, flag, value) {
-			words = append(words, "--"+flag+"="+value)
+		flags[i], values[flag] = flag, value
+	}
+	defaults := commandDefaults(words, values)
+	var kept []string
+	for _, flag := range flags {
+		if def, ok := defaults[flag]; !ok || def != values[flag] {
+			kept = append(kept, "--"+flag+"="+values[flag])
 		}
 	}
-	sort.Strings(words)
-	for i, w := range words {
-		words[i] = shellQuote(w)
+	sort.Strings(kept)
+	for i, w := range kept {
+		kept[i] = shellQuote(w)
 	}
-	return words
-}
-
-// evalDefaults are the defaults of eval's flags that a sweep may set,
-// as sameAs spells them: a cell that sets one runs as one that does not.
-var evalDefaults = map[string]string{"noise": "0", "samples": "32", "refine": "-1", "z-theta-prior": "-1"}
-
-// defaultSetting reports whether --flag=value (value as sameAs spells
-// it) is what command cmd does without it: one of evalDefaults, or the
-// backbone lnp, train's default and eval's for the model of --system
-// (not with a --checkpoint, whose own backbone it must then match).
-func defaultSetting(cmd string, ckpt bool, flag, value string) bool {
-	if flag == "backbone" {
-		return value == "lnp" && !ckpt
-	}
-	def, ok := evalDefaults[flag]
-	return cmd == "eval" && ok && value == def
+	return kept
 }
 
 // axisOfFlag is an axis that sets flag: of train's noise, the evaluation
@@ -393,16 +383,6 @@ func axisOfFlag(flag string) (sweepAxis, bool) {
 		}
 	}
 	return sweepAxis{}, false
-}
-
-// hasCheckpointWord reports whether a line's words give --checkpoint.
-func hasCheckpointWord(words []shellWord) bool {
-	for _, w := range words {
-		if w.text == "--checkpoint" || strings.HasPrefix(w.text, "--checkpoint=") {
-			return true
-		}
-	}
-	return false
 }
 
 // shellWord is a word of a cmd.txt line, as written (raw) and as the

@@ -168,6 +168,14 @@ func TestSameSettings(t *testing.T) {
 		{eval, "--backbone cnp ", "--backbone=cnp ", true}, // --backbone B and --fix backbone=B
 		{train, "--backbone anp --hidden=8 ", "--hidden=8 --backbone=anp ", true},
 		{train, "--backbone anp ", "--backbone=cnp ", false},
+		// train's defaults, spring's where they are the system's
+		{train, "", "--lambda-delta=1 --lr=5e-4 --reg=l2 --noise-range=0:0.10 --dtype=f32 --recalibrate=64 ", true},
+		{train, "--hidden=8 ", "--hidden=8 --layers=2 --heads=4 --dec-hidden=64 --steps1=3000 --context-range=15:100 ", true},
+		{train, "--latent=4 ", "--latent=4 --latent-delta=4 ", true}, // z_δ's width is z_θ's
+		{train, "", "--latent-delta=8 ", true},
+		{train, "", "--latent-delta=4 ", false},
+		{train, "", "--hidden=128 ", false},    // another system's
+		{eval, "", "--lambda-delta=1 ", false}, // not eval's
 		{train, "--noise-range=0:0.1 ", "--noise-range=0:.1 ", true},
 		{eval, "--noise=0.01 ", "--noise=0.02 ", false},
 		{eval, "", "--backbone cnp ", false},

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"apic/core"
+	"apic/nets"
+	"apic/sims"
+)
+
+// TestTrainDefaultsTrainAsWithout: each setting sameSettings takes as
+// one of train's defaults (trainDefaults) trains what train trains
+// without it: the same configuration, stored as the same type. The
+// steps are left out (a model of the system's thousands of steps is no
+// unit test): they are core.DefaultConfig's, as the widths are. A
+// second system and backbone check the defaults that are the system's
+// (those of every system once: lv's recalibration takes seconds).
+func TestTrainDefaultsTrainAsWithout(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range []struct{ system, backbone string }{{"spring", "lnp"}, {"lv", "anp"}} {
+		defaults := trainDefaults(c.system, map[string]string{"backbone": c.backbone})
+		for _, flag := range slices.Sorted(maps.Keys(defaults)) {
+			_, everySystem := trainFlagDefaults[flag]
+			if flag == "steps1" || flag == "steps2" || i > 0 && everySystem {
+				continue
+			}
+			base := []string{"train", "--system", c.system, "--backbone", c.backbone, "--steps1", "0", "--steps2", "0"}
+			if flag != "recalibrate" {
+				base = append(base, "--recalibrate", "0")
+			}
+			without, with := filepath.Join(dir, "without.safetensors"), filepath.Join(dir, "with.safetensors")
+			runSweepOK(t, append(base, "--force", "--out", without)...)
+			runSweepOK(t, append(base, "--force", "--"+flag+"="+defaults[flag], "--out", with)...)
+			if a, b := trainedAs(t, without), trainedAs(t, with); a != b {
+				t.Errorf("%s/%s: --%s=%s trains\n%s\nwithout it\n%s", c.system, c.backbone, flag, defaults[flag], b, a)
+			}
+		}
+	}
+}
+
+// trainedAs is the configuration of the checkpoint at path, as JSON,
+// its context range resolved (train records a --context-range given,
+// and leaves the system's to the system), and the types it stores its
+// weights as.
+func trainedAs(t *testing.T, path string) string {
+	t.Helper()
+	m, _, err := core.LoadCheckpoint(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.Config
+	if sys, err := sims.Lookup(cfg.Arch.System); err == nil && cfg.Train.ContextMin == 0 {
+		cfg.Train.ContextMin, cfg.Train.ContextMax = sys.TrainContext()
+	}
+	text, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := nets.ReadSafetensorsFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := slices.Sorted(maps.Values(f.DTypes))
+	return fmt.Sprintf("%s stored as %v", text, slices.Compact(types))
+}
+
+// TestSweepResumesWithTrainDefaultsGivenOrNot: a training sweep that
+// gives train's defaults resumes without them, and the other way round,
+// as one that gives eval's does: the cells run the same commands.
+func TestSweepResumesWithTrainDefaultsGivenOrNot(t *testing.T) {
+	defaults := []string{"--fix", "lambda-delta=1", "--fix", "dtype=f32", "--fix", "layers=2"}
+	for _, first := range []bool{true, false} {
+		out := t.TempDir()
+		plain := tinyTrainingSweep("lambda-theta=0.5", 0, out)
+		given := append(append([]string{}, plain...), defaults...)
+		a, b := given, plain
+		if !first {
+			a, b = plain, given
+		}
+		runSweepOK(t, a...)
+		if code, _, stderr := runCLI(t, b...); code != 0 || !strings.Contains(stderr, "1 of 1 cells already finished") {
+			t.Errorf("%v after %v: exit %d, stderr %q; want the sweep resumed", b[len(b)-6:], a[len(a)-6:], code, stderr)
+		}
+	}
+}
