@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -175,6 +176,9 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 	if row.cell, err = parseCellJSON(meta); err != nil {
 		return row, false, fmt.Errorf("%s: %w: remove that cell's folder (%s) and rerun its sweep to run it again", filepath.Join(dir, "cell.json"), err, dir)
 	}
+	for i, a := range row.cell.Axes {
+		row.cell.Axes[i].Value = valueLabel(a)
+	}
 	var rep core.Report
 	if err := json.Unmarshal(result, &rep); err != nil {
 		return row, false, fmt.Errorf("%s: %w", filepath.Join(dir, "eval.json"), err)
@@ -213,6 +217,30 @@ func readOnePass(dir string, metrics map[string]float64) error {
 		}
 	}
 	return nil
+}
+
+// leadingZeros are the zeros before a number's first digit that it
+// does not need: those of 010 and -00.5.
+var leadingZeros = regexp.MustCompile(`^([+-]?)0+([0-9])`)
+
+// valueLabel is a cell's value as the results name it: a number of an
+// axis as its flag reads it, plain decimal, so that 010 is labelled 10,
+// the number it sorts as (sortRows), not by a spelling that reads as
+// another (octal 8). An int is written as strconv writes it (sameAs),
+// a float less its leading zeros only: 5e-2 stays as given, the number
+// it sorts as. Other values, and values their axis refuses, as given.
+func valueLabel(s cellSetting) string {
+	a, ok := lookupAxis(s.Name)
+	if !ok || a.checkValue(s.Value) != nil {
+		return s.Value
+	}
+	switch a.kind {
+	case "int", "intrange":
+		return a.sameAs(s.Value)
+	case "float":
+		return leadingZeros.ReplaceAllString(s.Value, "$1$2")
+	}
+	return s.Value
 }
 
 func sortRows(axes []string, rows []sweepRow) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -159,5 +160,35 @@ func TestSweepXLabelsLeaveOutWhatDoesNotFit(t *testing.T) {
 	}
 	if got := xLabelRow([]string{"/a/long/path/one.safetensors", "/a/long/path/two.safetensors"}, 16); strings.TrimSpace(got) != "" {
 		t.Errorf("labels %q, want none", got)
+	}
+}
+
+// TestSweepLabelsNumbersAsTheySort: a value written with leading zeros
+// (context 010, noise 00.05) sorts as its number and is labelled by it
+// in the table, the curves, results.csv and summary.json, as the flags
+// read it (plain decimal: 010 is 10, not octal 8); a float keeps its
+// notation otherwise.
+func TestSweepLabelsNumbersAsTheySort(t *testing.T) {
+	out := t.TempDir()
+	stdout := runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=010,9", "--vary", "noise=00.05,1e-2",
+		"--tasks", "2", "--fix", "samples=2", "--out", out)
+	var rows []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[2] == "1" {
+			rows = append(rows, f[0]+" "+f[1])
+		}
+	}
+	if want := []string{"9 1e-2", "9 0.05", "10 1e-2", "10 0.05"}; !slices.Equal(rows, want) {
+		t.Errorf("table rows %q, want %q:\n%s", rows, want, stdout)
+	}
+	if !strings.Contains(stdout, "against context = 9, 10\n") {
+		t.Errorf("curves not labelled 9, 10:\n%s", stdout)
+	}
+	csv := readText(t, filepath.Join(out, "results.csv"))
+	if lines := strings.Split(csv, "\n"); len(lines) < 5 || !strings.HasPrefix(lines[1], "9,1e-2,1,") || !strings.HasPrefix(lines[4], "10,0.05,1,") {
+		t.Errorf("results.csv:\n%s", csv)
+	}
+	if sum := readText(t, filepath.Join(out, "summary.json")); strings.Contains(sum, `"010"`) || strings.Contains(sum, `"00.05"`) {
+		t.Errorf("summary.json keeps the leading zeros:\n%s", sum)
 	}
 }
