@@ -341,6 +341,8 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		{[]string{"--vary", "samples=0x10"}, `samples value "0x10" is not a whole number (decimal digits only: 0x, 0o and 0b prefixes are not read)`},
 		{[]string{"--vary", "noise=0x1p-4"}, `noise value "0x1p-4" is not a number (decimal or exponent notation, e.g. 0.05 or 5e-2)`},
 		{[]string{"--vary", "noise=NaN"}, `noise value NaN is not finite`},
+		// Beyond float64's range reads as Inf does, as the float flags read it.
+		{[]string{"--vary", "noise=1e400"}, `noise value 1e400 is not finite`},
 		{[]string{"--vary", "grid-summary=true,1"}, `grid-summary values "true" and "1" are the same value`},
 		{[]string{"--vary", "noise-range=0:0.1,0:.1,0.0:0.10"}, `noise-range values "0:0.1" and "0:.1" are the same range`},
 		{[]string{"--vary", "context-range=5:10,05:10"}, `context-range values "5:10" and "05:10" are the same range`},

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strconv"
@@ -112,7 +113,9 @@ func (a sweepAxis) checkValue(v string) error {
 		}
 	case "float":
 		var x float64
-		if _, word := nonFinite(v); word {
+		// NaN, Inf and numbers beyond float64's range (1e400), which the
+		// float flags read as ±Inf, get one message.
+		if w, ferr := floatFlagValue(v); ferr == nil && (math.IsNaN(w) || math.IsInf(w, 0)) {
 			return fmt.Errorf("%s value %s is not finite", a.name, v)
 		}
 		// As the float flags read it (Env.Parse): decimal or exponent
