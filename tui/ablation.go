@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"apic/checkpoints"
 	"apic/core"
@@ -358,13 +359,15 @@ func compareSetting(a, b any) int {
 	return slices.Index(core.Regularizers, core.Regularizer(ra)) - slices.Index(core.Regularizers, core.Regularizer(rb))
 }
 
-// shortLabel is an atlas value as the charts label it: numbers without
-// a leading zero, regularisers in four letters at most ("orth").
+// shortLabel is an atlas value as the view names it: numbers without a
+// leading zero, regularisers by the names apic train --reg takes
+// ("orthogonal", not "orth"), which the legend then lists. The charts
+// cut a name that does not fit under its point themselves (fitLabels).
 func shortLabel(v string) string {
-	if r := []rune(v); len(r) > 4 && !strings.ContainsAny(v, "0123456789") {
-		return string(r[:4])
+	if isNumber(v) {
+		return compact(v)
 	}
-	return compact(v)
+	return v
 }
 
 // axisValue is the cell's value of control id's setting, as a label.
@@ -522,7 +525,9 @@ func (m Model) ablCharts(w, h int) []string {
 		// Points left unlabelled, or labelled in two letters, would
 		// leave the regularisers apart only by order. A number ladder
 		// reads between its labelled values.
-		out = append(out, m.theme.paint(m.theme.dim, truncate("values left to right: "+strings.Join(labels, " "), w-1)))
+		for _, l := range ablLegend(labels, w-1) {
+			out = append(out, m.theme.paint(m.theme.dim, l))
+		}
 	}
 	h1 := (h - len(out)) / 2
 	chart := func(i int) []string {
@@ -536,4 +541,15 @@ func (m Model) ablCharts(w, h int) []string {
 	gap := block(nil, 1, h1)
 	out = append(out, joinH(chart(0), gap, chart(1))...)
 	return append(out, joinH(chart(2), gap, chart(3))...)
+}
+
+// ablLegend names the axis's values in order in w cells: shorter
+// wordings first, then wrapped onto a second line, never cut (a name
+// cut to "spectral…" is again not one --reg takes).
+func ablLegend(labels []string, w int) []string {
+	vals := strings.Join(labels, " ")
+	if s := "values left to right: " + vals; ansi.StringWidth(s) <= w {
+		return []string{s}
+	}
+	return wrapLines("values: "+vals, w)
 }

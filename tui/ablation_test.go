@@ -364,7 +364,8 @@ func regAtlas(t testing.TB) func() []AtlasCell {
 // fit, and the last, pushed in from the right edge, sat under the 4th
 // point: "l1 l2 grad" for five values. Each label now lies under its
 // own point, and where some are cut or left out a legend names the
-// values in order.
+// values in order, by the names apic train --reg takes: it said "orth
+// spec grad", which --reg refuses.
 func TestAblationLabelsEveryRegulariser(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}} {
 		m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: regAtlas(t), Averages: -1})
@@ -374,8 +375,13 @@ func TestAblationLabelsEveryRegulariser(t *testing.T) {
 		m = sized(t, m, sz[0], sz[1])
 		m, _ = run(t, m, m.Init())
 		m, labels := ablateOn(t, m, ctlReg)
-		if got := strings.Join(labels, " "); got != "l1 l2 orth spec grad" || m.abl.done != 5 {
+		if got := strings.Join(labels, " "); got != "l1 l2 orthogonal spectral gradpen" || m.abl.done != 5 {
 			t.Fatalf("%v: regulariser axis %q (%d done)", sz, got, m.abl.done)
+		}
+		for _, l := range labels {
+			if _, err := core.ParseRegularizer(l); err != nil {
+				t.Errorf("%v: the view names a regulariser %q: %v", sz, l, err)
+			}
 		}
 		checkAblLabels(t, fmt.Sprint(sz), panelArea(m), labels)
 	}
@@ -400,7 +406,14 @@ func ablateOn(t *testing.T, m Model, id control) (Model, []string) {
 func checkAblLabels(t *testing.T, name string, area, labels []string) {
 	t.Helper()
 	w1 := (ansi.StringWidth(area[0]) - 1) / 2
-	legend := strings.Contains(strings.Join(area[:4], "\n"), "values left to right: "+strings.Join(labels, " "))
+	// The legend may wrap: its lines joined read the values in order.
+	head := make([]string, 6)
+	for i := range head {
+		head[i] = strings.TrimSpace(area[i])
+	}
+	text := strings.Join(head, " ")
+	_, vals, legend := strings.Cut(text, "values")
+	legend = legend && strings.Contains(vals, " "+strings.Join(labels, " ")+" ")
 	var marks []int // the points' columns, left to right
 	row := -1
 	for i, l := range area {
@@ -481,5 +494,26 @@ func TestAblationNoteFollowsTheSelection(t *testing.T) {
 	m.setMsg(msgErr, "boom")
 	if m, _ = press(t, m, "down"); m.msg != "boom" { // onto θ
 		t.Errorf("the note replaced an error: %q", m.msg)
+	}
+}
+
+// TestAblationLegendNeverCuts: the legend of the regulariser axis names
+// every value whole, wrapping where the panel is too narrow for one
+// line, rather than cutting the last name to "spectral…".
+func TestAblationLegendNeverCuts(t *testing.T) {
+	var regs []string
+	for _, r := range core.Regularizers {
+		regs = append(regs, string(r))
+	}
+	for _, w := range []int{48, 60, 120} {
+		lines := ablLegend(regs, w)
+		for _, l := range lines {
+			if ansi.StringWidth(l) > w || strings.Contains(l, "…") {
+				t.Errorf("width %d: legend line %q", w, l)
+			}
+		}
+		if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); !strings.HasSuffix(got, ": "+strings.Join(regs, " ")) {
+			t.Errorf("width %d: legend %q does not name %v in order", w, got, regs)
+		}
 	}
 }
