@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -513,6 +514,46 @@ func TestNothingCutWhileTraining(t *testing.T) {
 	m, _ = press(t, m, "esc", "esc")
 	run(t, m, tea.Batch(cmds...))
 	settle(t, base)
+}
+
+// TestSparklineKeptWhenShort: at 80×24 on lv, with the averages on,
+// the sidebar has no row left for the loss sparkline while a run
+// trains. It was dropped without a mark; it now goes beside the
+// training box's heading, shorter. Where it has its row (spring), the
+// heading stays plain.
+func TestSparklineKeptWhenShort(t *testing.T) {
+	losses := []float64{3, 2.5, 2, 1.6, 1.2, 1, 0.8, 0.7, 0.65, 0.6}
+	for _, tc := range []struct {
+		sys    string
+		inHead bool
+	}{{"lv", true}, {"spring", false}} {
+		m := newTest(t, tc.sys, 80, 24)
+		m.opts.Averages = avgTasks
+		base := runtime.NumGoroutine()
+		m, cmds := startRun(t, m)
+		m.prog = &core.Progress{Stage: 2, Step: 178, Steps: 300, Losses: core.Losses{Total: 0.6}, ETA: 3 * time.Second}
+		m.losses = losses
+		frame := m.render()
+		frameOK(t, frame, 80, 24)
+		side := sidebarLines(frame, 30)
+		head := slices.IndexFunc(side, func(l string) bool { return strings.HasPrefix(l, "training") })
+		if head < 0 {
+			t.Fatalf("%s: no training box:\n%s", tc.sys, strings.Join(side, "\n"))
+		}
+		spark := sparkline(losses, 30-2)
+		inHead := strings.Contains(side[head], sparkline(losses, 30-len("training ")-1))
+		inRow := head+2 < len(side) && strings.Contains(side[head+2], spark)
+		if inHead != tc.inHead || inRow == tc.inHead {
+			t.Errorf("%s: sparkline beside the heading %v, on its own row %v; want beside the heading %v:\n%s",
+				tc.sys, inHead, inRow, tc.inHead, strings.Join(side, "\n"))
+		}
+		if !strings.Contains(side[head+1], "178/300 loss") {
+			t.Errorf("%s: the line under the heading is %q, want the step and loss", tc.sys, side[head+1])
+		}
+		m, _ = press(t, m, "esc")
+		run(t, m, tea.Batch(cmds...))
+		settle(t, base)
+	}
 }
 
 // TestStoppedRunSaysPlainSpread: a run stopped between its steps keeps

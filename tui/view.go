@@ -536,13 +536,24 @@ func (m Model) sidebar(w, h int) []string {
 	}
 	out = append(out, section("training"))
 	train := m.trainLines(w)
-	if m.run != nil || len(m.losses) > 0 {
-		// The sparkline is the history of the loss on the line above:
-		// it gives way first, and no number goes with it.
-		train = train[:max(1, min(len(train), h-len(out)))]
+	if (m.run != nil || len(m.losses) > 0) && len(out)+len(train) > h {
+		// The sparkline is the history of the loss on the line below
+		// the heading: short of a row of its own it goes beside the
+		// heading, shorter, rather than silently.
+		out[len(out)-1] = m.trainHeading(w)
+		train = train[:1]
 	}
 	out = append(out, train...)
 	return t.cutMarked(out, w, h, sideMore)
+}
+
+// trainHeading is the training box's heading with the loss sparkline
+// beside it, for a sidebar without a row for the sparkline.
+func (m Model) trainHeading(w int) string {
+	t := m.theme
+	const head = "training "
+	spark := sparkline(m.losses, w-len(head)-1)
+	return padRight(t.paint(t.label, head)+t.paint(t.fg(colSparks), spark), w)
 }
 
 // sideMore is the line that ends a sidebar cut for room.
