@@ -141,7 +141,11 @@ type Model struct {
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
-	initCmd   tea.Cmd // the first inference, started by Init
+	// switchArmed: the last key asked to show another system or backbone
+	// and warned of the work that would stop; the same key again goes
+	// ahead, any other takes the warning off.
+	switchArmed switchArm
+	initCmd     tea.Cmd // the first inference, started by Init
 
 	diag diagState // the diagnostics view (d)
 	base baseState // the baselines (c)
@@ -451,6 +455,11 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !key.Matches(k, m.keys.Quit) {
 		m.quitArmed = "" // the warning holds for the very next key only
 	}
+	armed := m.switchArmed
+	m.switchArmed = switchArm{} // so does this one
+	if armed.key != "" && k.String() != armed.key && m.msg == armed.msg {
+		m.setMsg(msgInfo, "") // no longer true
+	}
 	if k.String() == "ctrl+c" {
 		return m.quit(k.String())
 	}
@@ -480,16 +489,30 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.focus = (m.focus - 1 + n) % n
 	case key.Matches(k, keys.Down):
 		m.focus = (m.focus + 1) % len(m.controls())
-	case key.Matches(k, keys.Left):
-		return m, m.adjust(-1)
-	case key.Matches(k, keys.Right):
-		return m, m.adjust(+1)
-	case key.Matches(k, keys.NextSystem):
-		return m, m.setSystem(m.sysIdx + 1)
-	case key.Matches(k, keys.PrevSystem):
-		return m, m.setSystem(m.sysIdx - 1)
+	case key.Matches(k, keys.Left, keys.Right):
+		d := 1
+		if key.Matches(k, keys.Left) {
+			d = -1
+		}
+		if !m.confirmAdjust(k.String(), armed, d) {
+			return m, nil
+		}
+		return m, m.adjust(d)
+	case key.Matches(k, keys.NextSystem, keys.PrevSystem):
+		i := m.sysIdx + 1
+		if key.Matches(k, keys.PrevSystem) {
+			i = m.sysIdx - 1
+		}
+		if !m.confirmSwitch(k.String(), armed, i, m.backbone.value()) {
+			return m, nil
+		}
+		return m, m.setSystem(i)
 	case key.Matches(k, keys.Backbone):
-		return m, m.setBackbone(m.backbone.step(1).value())
+		b := m.backbone.step(1).value()
+		if !m.confirmSwitch(k.String(), armed, m.sysIdx, b) {
+			return m, nil
+		}
+		return m, m.setBackbone(b)
 	case key.Matches(k, keys.Realization):
 		if m.seed++; m.seed == 0 {
 			m.seed = 1 // past the largest seed: 0 is not a seed (--seed refuses it)

@@ -37,7 +37,10 @@
 // stop training, u undo the last training or open (back to the system
 // and backbone shown before a file of another), [ ] { } time slice, v
 // heatmaps, p other panels, d diagnostics, c baselines, s save, o open,
-// ? help, q or ctrl+c quit.
+// ? help, q or ctrl+c quit. A key that would show another system or
+// backbone while a run trains (or another system while the baselines
+// fit) asks first, as q does; the same key again goes ahead and stops
+// that work.
 //
 // c runs the paper's three per-realization baselines (KOH-GP, BCPI and
 // Correction-PINN, with interactive budgets) on the task on screen, one

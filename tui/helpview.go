@@ -65,6 +65,9 @@ func (m Model) helpLines(w int) []string {
 	train := groups[2]
 	half := (len(train) + 1) / 2
 	lines = append(lines, strings.Split(hm.FullHelpView([][]key.Binding{train[:half], train[half:]}), "\n")...)
+	lines = append(lines,
+		"a key that shows another system or backbone while a run trains (or another",
+		"  system while baselines fit) asks first; pressed again it stops that work.")
 	n := m.realizations() // explore --realizations
 	lines = append(lines, "",
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",

@@ -218,6 +218,10 @@ func TestSwitchingSystemAbandonsRun(t *testing.T) {
 	base := runtime.NumGoroutine()
 	springLNP := m.entry()
 	m, cmds := startRun(t, m)
+	m, _ = press(t, m, "tab") // asks first (TestSwitchAsksWhileBusy)
+	if m.run == nil || m.run.stopping || m.sys().Name() != "spring" {
+		t.Fatal("the first tab during a run switched without asking")
+	}
 	m, _ = press(t, m, "tab")
 	if m.run != nil || m.sys().Name() != "lv" {
 		t.Fatal("switching system kept following the run")
@@ -238,6 +242,75 @@ func TestSwitchingSystemAbandonsRun(t *testing.T) {
 		t.Error("the abandoned run touched another system's model")
 	}
 	settle(t, base)
+}
+
+// TestSwitchAsksWhileBusy: a key that shows another system or backbone
+// while a run trains stopped the run at once, where q asks before it
+// stops one. Each such key (tab, shift+tab, b, ←/→ on the system and
+// backbone rows) now warns first, naming what would stop, and goes ahead
+// when pressed again; any other key takes the warning off, and the next
+// switch asks again. Running baselines, which are of the system on
+// screen, ask for another system, not for another backbone.
+func TestSwitchAsksWhileBusy(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	run0 := m.run
+	for _, tc := range []struct {
+		keys []string // pressed after focusing row (-1: none)
+		row  control
+		want string
+	}{
+		{[]string{"tab"}, -1, "tab again stops training spring/lnp and shows lv/lnp"},
+		{[]string{"shift+tab"}, -1, "shift+tab again stops training spring/lnp and shows advdiff/lnp"},
+		{[]string{"b"}, -1, "b again stops training spring/lnp and shows spring/anp"},
+		{[]string{"right"}, ctlSystem, "→ again stops training spring/lnp and shows lv/lnp"},
+		{[]string{"left"}, ctlBackbone, "← again stops training spring/lnp and shows spring/cnp"},
+		{[]string{"tab", "b"}, -1, "b again stops training spring/lnp and shows spring/anp"},
+	} {
+		if tc.row >= 0 {
+			m = focusOn(t, m, tc.row)
+		}
+		m, _ = press(t, m, tc.keys...)
+		if m.run != run0 || run0.stopping || m.key() != (entryKey{"spring", "lnp"}) {
+			t.Fatalf("%v: switched to %v without asking (run stopping %v)", tc.keys, m.key(), run0.stopping)
+		}
+		if m.msg != tc.want || m.msgKind != msgWarn {
+			t.Errorf("%v: message %q, want the warning %q", tc.keys, m.msg, tc.want)
+		}
+		if !strings.Contains(m.render(), tc.want) {
+			t.Errorf("%v: the frame does not show the warning:\n%s", tc.keys, m.render())
+		}
+		m, _ = press(t, m, "up")
+		if m.msg != "" {
+			t.Errorf("%v: another key left the warning %q", tc.keys, m.msg)
+		}
+	}
+	// Pressed again, the key goes ahead and stops the run.
+	m, _ = press(t, m, "b", "b")
+	if m.key() != (entryKey{"spring", "anp"}) || m.run != nil || !run0.stopping {
+		t.Fatalf("b b: showing %v, run stopping %v", m.key(), run0.stopping)
+	}
+	m, _ = run(t, m, tea.Batch(cmds...))
+	// Nothing running: no question.
+	if m, _ = press(t, m, "b"); m.key() != (entryKey{"spring", "cnp"}) {
+		t.Errorf("b with nothing running: showing %v", m.key())
+	}
+	settle(t, base)
+
+	// Baselines fitting: another system asks, another backbone not.
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	if m, _ = pressNoRun(t, m, "b"); m.key() != (entryKey{"spring", "lnp"}) || !m.base.active {
+		t.Errorf("b with baselines fitting: showing %v, baselines active %v", m.key(), m.base.active)
+	}
+	m, _ = pressNoRun(t, m, "tab")
+	if want := "tab again stops the baselines and shows lv/lnp"; m.sys().Name() != "spring" || m.msg != want || m.base.ctx.Err() != nil {
+		t.Errorf("tab with baselines fitting: on %s, message %q (want %q)", m.sys().Name(), m.msg, want)
+	}
+	if m, _ = pressNoRun(t, m, "tab"); m.sys().Name() != "lv" || m.base.active {
+		t.Errorf("tab tab with baselines fitting: on %s, baselines active %v", m.sys().Name(), m.base.active)
+	}
 }
 
 func TestStopAllWaits(t *testing.T) {

@@ -1,0 +1,71 @@
+package tui
+
+import "strings"
+
+// Showing another system or backbone stops the work that belongs to the
+// one on screen: its training run, and on another system the
+// baselines' fits. As q does before quitting, the key that would stop
+// it asks first; the same key again goes ahead (esc stops a run without
+// leaving).
+
+// switchArm is a switch that warned: the key that asked and the
+// warning it left on the status line.
+type switchArm struct{ key, msg string }
+
+// switchStops names the background work that showing system index
+// sysIdx with backbone b would stop, "" when none: a run that trains
+// (one already stopping is on its way out), and the baselines' fits
+// still running, which are of the system on screen.
+func (m Model) switchStops(sysIdx int, b string) string {
+	otherSys := sysIdx != m.sysIdx
+	if !otherSys && b == m.backbone.value() {
+		return ""
+	}
+	var what []string
+	if m.run != nil && !m.run.stopping {
+		what = append(what, "training "+m.run.key.system+"/"+m.run.key.backbone)
+	}
+	if otherSys && m.base.active && !m.base.allDone() {
+		what = append(what, "the baselines")
+	}
+	return strings.Join(what, " and ")
+}
+
+// confirmSwitch reports whether the key pressed, asking to show system
+// index i (wrapping around) with backbone b, goes ahead: at once when
+// nothing would stop, else when it is the key that warned (armed). Else
+// it warns, and arms the key.
+func (m *Model) confirmSwitch(pressed string, armed switchArm, i int, b string) bool {
+	n := len(m.systems)
+	i = ((i % n) + n) % n
+	what := m.switchStops(i, b)
+	if what == "" || armed.key == pressed {
+		return true
+	}
+	m.setMsg(msgWarn, "%s again stops %s and shows %s/%s", keyName(pressed), what, m.systems[i].Name(), b)
+	m.switchArmed = switchArm{key: pressed, msg: m.msg}
+	return false
+}
+
+// confirmAdjust is confirmSwitch for ←/→ by d on the focused control,
+// which asks only on the system and backbone rows.
+func (m *Model) confirmAdjust(pressed string, armed switchArm, d int) bool {
+	switch m.controls()[m.focus] {
+	case ctlSystem:
+		return m.confirmSwitch(pressed, armed, m.sysIdx+d, m.backbone.value())
+	case ctlBackbone:
+		return m.confirmSwitch(pressed, armed, m.sysIdx, m.backbone.step(d).value())
+	}
+	return true
+}
+
+// keyName is a key as the status line names it: arrows as arrows.
+func keyName(k string) string {
+	switch k {
+	case "left":
+		return "←"
+	case "right":
+		return "→"
+	}
+	return k
+}
