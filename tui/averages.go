@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -153,17 +154,10 @@ var avgRows = [][2]string{
 func (m Model) averagedLines(w, room int) []string {
 	oneW := 7
 	avgW := max(1, w-1-10-oneW-1)
+	ones, avgs := m.avgCells(oneW, avgW)
 	var rows []string
-	for _, r := range avgRows {
-		one := "–"
-		if m.res != nil {
-			one = fitNumber(m.res.metrics.Values[r[1]], oneW)
-		}
-		avg := m.averageText(r[1], avgW)
-		if m.run != nil {
-			avg = "…" // the weights on screen change with every step
-		}
-		rows = append(rows, padRight(padRight(" "+padRight(r[0], 10)+one, 1+10+oneW+1)+avg, w))
+	for i, r := range avgRows {
+		rows = append(rows, padRight(padRight(" "+padRight(r[0], 10)+ones[i], 1+10+oneW+1)+avgs[i], w))
 	}
 	// The heading goes first whenever two lines fit: two unlabelled
 	// columns of numbers read as one; the last rows give way instead.
@@ -217,75 +211,150 @@ func (m Model) avgHeading(w int) string {
 	return fitFirst(w, append(few, h, short, fmt.Sprintf("/%d", n))...)
 }
 
-// averageText is metric k's mean ± the half-width of its 95% interval,
-// within w cells: "…" while computing, "–" without a value.
-func (m Model) averageText(k string, w int) string {
-	iv, ok := m.average(k)
-	switch {
-	case !ok && m.avg.err != nil:
-		return "–"
-	case !ok:
-		return "…"
-	case math.IsNaN(iv.Mean):
-		return "–"
+// numDigits are the significant digits a number takes, most first: of a
+// value (a metric, a mean) and of a half-width or an interval's ends.
+// Numbers are written with sigFixed, their trailing zeros kept.
+var numDigits = [][2]int{{3, 2}, {2, 1}, {1, 1}}
+
+// tableDigits is the index in numDigits of the most significant digits
+// at which every cell of a table fits (fits(i)), trying three and two:
+// the values of a table are compared with each other, and read alike
+// only at the same digits. Where not every cell fits at two, two it is;
+// a cell that does not fit at two takes fewer alone.
+func tableDigits(fits func(i int) bool) int {
+	if fits(0) {
+		return 0
 	}
-	return intervalText(k, iv, w)
+	return 1
 }
 
-// intervalText writes metric k's interval in at most w cells, with
-// fewer digits where more would not fit: "mean±half", or "mean [lo,hi]"
-// where an end is cut to the metric's range (clampInterval), no longer
-// symmetric; where that does not fit, only the end not at the metric's
-// bound ("mean ≤hi" for an MAE from 0). One realization has no
-// interval: its value shows alone, with "n=1" where that fits ("±0"
-// would read as certainty).
-func intervalText(k string, iv core.Interval, w int) string {
-	if iv.N < 2 {
-		if s := shortNumber(iv.Mean, 3) + fmt.Sprintf(" n=%d", iv.N); ansi.StringWidth(s) <= w {
-			return s
+// avgCells are the metrics table's cells, avgRows' "this" values in
+// oneW cells and averages in avgW cells, all at one count of
+// significant digits (tableDigits): ".00234" beside ".0018±.0003"
+// compared three digits with two.
+func (m Model) avgCells(oneW, avgW int) (ones, avgs []string) {
+	cells := func(i int) (ones, avgs []string, fit bool) {
+		fit = true
+		for _, r := range avgRows {
+			one, ok1 := m.thisAt(r[1], oneW, numDigits[i][0])
+			avg, ok2 := m.averageAt(r[1], avgW, numDigits[i])
+			ones, avgs, fit = append(ones, one), append(avgs, avg), fit && ok1 && ok2
 		}
-		return fitNumber(iv.Mean, w)
+		return ones, avgs, fit
+	}
+	ones, avgs, _ = cells(tableDigits(func(i int) bool { _, _, fit := cells(i); return fit }))
+	for j, r := range avgRows {
+		if ansi.StringWidth(ones[j]) > oneW {
+			ones[j] = fitNumber(m.res.metrics.Values[r[1]], oneW)
+		}
+		if ansi.StringWidth(avgs[j]) > avgW {
+			iv, _ := m.average(r[1])
+			avgs[j] = intervalText(r[1], iv, avgW)
+		}
+	}
+	return ones, avgs
+}
+
+// thisAt is the realization on screen's metric k at digits significant
+// digits, and whether it fits w cells; "–" before the first result.
+func (m Model) thisAt(k string, w, digits int) (string, bool) {
+	if m.res == nil {
+		return "–", true
+	}
+	s := sigFixed(m.res.metrics.Values[k], digits)
+	return s, ansi.StringWidth(s) <= w
+}
+
+// averageAt is metric k's mean ± the half-width of its 95% interval at
+// digits (see intervalAt), and whether it fits w cells: "…" while
+// computing or training (the weights on screen change with every
+// step), "–" without a value.
+func (m Model) averageAt(k string, w int, digits [2]int) (string, bool) {
+	iv, ok := m.average(k)
+	switch {
+	case m.run != nil:
+		return "…", true
+	case !ok && m.avg.err != nil:
+		return "–", true
+	case !ok:
+		return "…", true
+	case math.IsNaN(iv.Mean):
+		return "–", true
+	}
+	return intervalAt(k, iv, w, digits)
+}
+
+// intervalText writes metric k's interval in at most w cells: the
+// first of its forms (intervalForms) that fits at some digits, with
+// fewer digits where more would not fit.
+func intervalText(k string, iv core.Interval, w int) string {
+	for f := 0; f < 3; f++ {
+		for _, d := range numDigits {
+			if forms := intervalForms(k, iv, d); f < len(forms) && ansi.StringWidth(forms[f]) <= w {
+				return forms[f]
+			}
+		}
+	}
+	return truncate(sigFixed(iv.Mean, 2), w)
+}
+
+// intervalAt is the first of metric k's interval forms at digits d
+// that fits w cells, and whether one did.
+func intervalAt(k string, iv core.Interval, w int, d [2]int) (string, bool) {
+	forms := intervalForms(k, iv, d)
+	for _, s := range forms {
+		if ansi.StringWidth(s) <= w {
+			return s, true
+		}
+	}
+	return forms[0], false
+}
+
+// intervalForms are the ways to write metric k's interval at digits d
+// (of the mean, of the half-width or ends), longest first: "mean±half",
+// or "mean [lo,hi]" where an end is cut to the metric's range
+// (clampInterval), no longer symmetric, and short of room only the end
+// not at the metric's bound ("mean ≤hi" for an MAE from 0). One
+// realization has no interval: its value shows alone, with "n=1" where
+// that fits ("±0" would read as certainty).
+func intervalForms(k string, iv core.Interval, d [2]int) []string {
+	mean := sigFixed(iv.Mean, d[0])
+	if iv.N < 2 {
+		return []string{mean + fmt.Sprintf(" n=%d", iv.N), mean}
 	}
 	raw := iv
 	iv = clampInterval(k, iv)
-	digits := [][2]int{{3, 2}, {2, 1}, {1, 1}}
+	end := func(v float64) string { return sigFixed(v, d[1]) }
 	below, above := iv.Mean-iv.Lo, iv.Hi-iv.Mean
 	if math.Abs(below-above) <= 1e-9*math.Max(math.Abs(below), math.Abs(above)) {
-		for _, d := range digits {
-			if s := shortNumber(iv.Mean, d[0]) + "±" + shortNumber(above, d[1]); ansi.StringWidth(s) <= w {
-				return s
-			}
-		}
-		return truncate(shortNumber(iv.Mean, 2), w)
+		return []string{mean + "±" + end(above)}
 	}
-	var forms []func(d [2]int) string
-	for _, gap := range []string{" ", ""} {
-		forms = append(forms, func(d [2]int) string {
-			return shortNumber(iv.Mean, d[0]) + gap + "[" + shortNumber(iv.Lo, d[1]) + "," + shortNumber(iv.Hi, d[1]) + "]"
-		})
+	// An end cut to the metric's bound is the bound, exactly ("1", not
+	// "1.0").
+	lo, hi := iv.Lo != raw.Lo, iv.Hi != raw.Hi
+	loS, hiS := end(iv.Lo), end(iv.Hi)
+	if lo {
+		loS = compact(strconv.FormatFloat(iv.Lo, 'g', -1, 64))
 	}
-	switch lo, hi := iv.Lo != raw.Lo, iv.Hi != raw.Hi; {
+	if hi {
+		hiS = compact(strconv.FormatFloat(iv.Hi, 'g', -1, 64))
+	}
+	forms := []string{mean + " [" + loS + "," + hiS + "]", mean + "[" + loS + "," + hiS + "]"}
+	switch {
 	case lo && !hi:
-		forms = append(forms, func(d [2]int) string { return shortNumber(iv.Mean, d[0]) + " ≤" + shortNumber(iv.Hi, d[1]) })
+		forms = append(forms, mean+" ≤"+hiS)
 	case hi && !lo:
-		forms = append(forms, func(d [2]int) string { return shortNumber(iv.Mean, d[0]) + " ≥" + shortNumber(iv.Lo, d[1]) })
+		forms = append(forms, mean+" ≥"+loS)
 	}
-	for _, form := range forms {
-		for _, d := range digits {
-			if s := form(d); ansi.StringWidth(s) <= w {
-				return s
-			}
-		}
-	}
-	return truncate(shortNumber(iv.Mean, 2), w)
+	return forms
 }
 
 // fitNumber is v in at most w cells, three significant digits where
 // they fit.
 func fitNumber(v float64, w int) string {
-	s := shortNumber(v, 3)
+	s := sigFixed(v, 3)
 	for digits := 2; digits >= 1 && ansi.StringWidth(s) > w; digits-- {
-		s = shortNumber(v, digits)
+		s = sigFixed(v, digits)
 	}
 	return s
 }

@@ -343,3 +343,50 @@ func TestSidebarCutSaysSo(t *testing.T) {
 	m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
 	check("baselines", m)
 }
+
+// TestAveragesOneFormat: in the metrics table beside the averages every
+// value, the realization's and the means, has the same significant
+// digits, and every half-width one fewer. Each cell chose its own
+// before: ".00234" beside ".0018±.0003", ".0833±.016" below
+// ".00226±.002", "4.2" for 4.20.
+func TestAveragesOneFormat(t *testing.T) {
+	for _, tc := range []struct {
+		w, h, sideW, digits int
+	}{{80, 24, 30, 2}, {160, 48, 36, 3}} {
+		m := newTest(t, "spring", tc.w, tc.h)
+		m.opts.Averages = avgTasks
+		vals := m.res.metrics.Values
+		vals[core.KeyReconMAE], vals[core.KeyDeltaMAE], vals[core.KeyThetaMAE] = 0.00234, 0.00276, 0.000976
+		vals[core.KeyReconECE], vals[core.KeyReconLL] = 0.0667, 4.2
+		iv := func(mean, half float64) core.Interval {
+			return core.Interval{Mean: mean, Lo: mean - half, Hi: mean + half, N: avgTasks}
+		}
+		m.avg.key = m.avgKeyNow()
+		m.avg.res = &core.Intervals{Tasks: avgTasks, Metrics: map[string]core.Interval{
+			core.KeyReconMAE: iv(0.00183, 0.00031), core.KeyDeltaMAE: iv(0.00362, 0.0024), core.KeyThetaMAE: iv(0.00226, 0.0020),
+			core.KeyReconECE: iv(0.0833, 0.016), core.KeyReconLL: iv(4.7, 0.16),
+		}}
+		side := sidebarLines(m.render(), tc.sideW)
+		rows := 0
+		for _, r := range avgRows {
+			for _, l := range side {
+				rest, ok := strings.CutPrefix(l, " "+r[0]+" ")
+				if !ok {
+					continue
+				}
+				rows++
+				f := strings.Fields(rest)
+				if len(f) != 2 {
+					t.Fatalf("%dx%d: row %q", tc.w, tc.h, l)
+				}
+				mean, half, _ := strings.Cut(f[1], "±")
+				if sigDigits(f[0]) != tc.digits || sigDigits(mean) != tc.digits || sigDigits(half) != tc.digits-1 {
+					t.Errorf("%dx%d: %s row %q: want %d significant digits, %d for the half-width", tc.w, tc.h, r[0], l, tc.digits, tc.digits-1)
+				}
+			}
+		}
+		if rows < 4 {
+			t.Errorf("%dx%d: %d metric rows found:\n%s", tc.w, tc.h, rows, strings.Join(side, "\n"))
+		}
+	}
+}

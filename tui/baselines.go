@@ -329,6 +329,15 @@ func seconds(d time.Duration) string {
 func (m Model) baseLines(w, reasonLines int) []string {
 	t := m.theme
 	out := []string{padRight(t.paint(t.label, truncate(baseBudgetTitle, w)), w)}
+	// The methods' θ̂ are compared with each other: all at the same
+	// significant digits, three unless a method's row fits only at two.
+	digits := 3
+	for _, r := range m.base.runs {
+		if r.done && r.err == nil {
+			syms, th := m.baseTheta(r)
+			digits = min(digits, thetaDigits(syms, th, w-baseLabelW))
+		}
+	}
 	for i, r := range m.base.runs {
 		label := padRight(baseStyles[i].name, baseLabelW)
 		var rows []string
@@ -348,14 +357,8 @@ func (m Model) baseLines(w, reasonLines int) []string {
 				rows = append(rows, lead+t.paint(t.err, l))
 			}
 		default:
-			var th []float64
-			var syms []string
-			for j, v := range r.pred.Theta {
-				if j < len(m.theta) {
-					th, syms = append(th, v), append(syms, m.theta[j].symbol())
-				}
-			}
-			for j, l := range thetaRows(syms, th, seconds(r.elapsed), w-baseLabelW) {
+			syms, th := m.baseTheta(r)
+			for j, l := range thetaRows(syms, th, seconds(r.elapsed), w-baseLabelW, digits) {
 				lead := label
 				if j > 0 {
 					lead = spaces(baseLabelW)
@@ -377,25 +380,47 @@ func (m Model) baseLines(w, reasonLines int) []string {
 // baseLabelW is the room of a baseline row's label ("koh-gp ").
 const baseLabelW = 7
 
-// thetaRows writes a baseline's θ̂ ("α .896 β .86") and wall time in
-// lines of at most w cells: on one line with three significant digits
-// where it fits, else without the time, else without the space after
-// each symbol ("α.896"), else with two digits, else wrapped at three
-// digits between the parameters.
-func thetaRows(syms []string, th []float64, elapsed string, w int) []string {
-	items := func(digits int, gap string) []string {
-		out := make([]string, len(th))
-		for j, v := range th {
-			out[j] = syms[j] + gap + shortNumber(v, digits)
+// baseTheta is a finished baseline's θ̂ with the parameters' symbols.
+func (m Model) baseTheta(r baseRun) (syms []string, th []float64) {
+	for j, v := range r.pred.Theta {
+		if j < len(m.theta) {
+			th, syms = append(th, v), append(syms, m.theta[j].symbol())
 		}
-		return out
 	}
-	three := items(3, " ")
+	return syms, th
+}
+
+// thetaItems are "α .896"-like items of θ̂ at digits significant
+// digits (sigFixed: "β .860", not "β .86"), gap after each symbol.
+func thetaItems(syms []string, th []float64, digits int, gap string) []string {
+	out := make([]string, len(th))
+	for j, v := range th {
+		out[j] = syms[j] + gap + sigFixed(v, digits)
+	}
+	return out
+}
+
+// thetaDigits is the significant digits a baseline's θ̂ takes in w
+// cells: two where only two fit on one line, else three (on one line,
+// or wrapped).
+func thetaDigits(syms []string, th []float64, w int) int {
+	if ansi.StringWidth(strings.Join(thetaItems(syms, th, 3, ""), " ")) > w &&
+		ansi.StringWidth(strings.Join(thetaItems(syms, th, 2, ""), " ")) <= w {
+		return 2
+	}
+	return 3
+}
+
+// thetaRows writes a baseline's θ̂ ("α .896 β .860") at digits
+// significant digits and its wall time in lines of at most w cells: on
+// one line where it fits, else without the time, else without the space
+// after each symbol ("α.896"), else wrapped between the parameters.
+func thetaRows(syms []string, th []float64, elapsed string, w, digits int) []string {
+	spaced := thetaItems(syms, th, digits, " ")
 	for _, s := range []string{
-		strings.Join(append(three, elapsed), " "),
-		strings.Join(three, " "),
-		strings.Join(items(3, ""), " "),
-		strings.Join(items(2, ""), " "),
+		strings.Join(append(spaced, elapsed), " "),
+		strings.Join(spaced, " "),
+		strings.Join(thetaItems(syms, th, digits, ""), " "),
 	} {
 		if ansi.StringWidth(s) <= w {
 			return []string{s}
@@ -403,7 +428,7 @@ func thetaRows(syms []string, th []float64, elapsed string, w int) []string {
 	}
 	var lines []string
 	line := ""
-	for _, it := range append(three, elapsed) {
+	for _, it := range append(spaced, elapsed) {
 		switch {
 		case line == "":
 			line = it

@@ -379,10 +379,11 @@ func TestBaselineRowsNotCut(t *testing.T) {
 		{40, []string{"α .896 β 1.23 η .847 γ .901 12 s"}},
 		{27, []string{"α .896 β 1.23 η .847 γ .901"}},
 		{23, []string{"α.896 β1.23 η.847 γ.901"}},
-		{22, []string{"α.9 β1.2 η.85 γ.9"}},
+		{22, []string{"α.90 β1.2 η.85 γ.90"}}, // "α.9 β1.2 η.85 γ.9" before: %g dropped the zeros
 		{12, []string{"α .896", "β 1.23", "η .847", "γ .901 12 s"}},
 	} {
-		got := thetaRows([]string{"α", "β", "η", "γ"}, []float64{0.8961, 1.2302, 0.8471, 0.9012}, "12 s", tc.w)
+		syms, th := []string{"α", "β", "η", "γ"}, []float64{0.8961, 1.2302, 0.8471, 0.9012}
+		got := thetaRows(syms, th, "12 s", tc.w, thetaDigits(syms, th, tc.w))
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("θ̂ in %d cells: %q, want %q", tc.w, got, tc.want)
 		}

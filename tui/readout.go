@@ -89,7 +89,7 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 // "±–": "±0" would read as certainty.
 func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
 	if math.IsNaN(est) || !(std >= 1e-8) || tiny(est) || math.Abs(est) >= 1e4 {
-		return thetaFiguresShort(est, std), compact(sig3(truth))
+		return thetaFiguresShort(est, std), sig3Fixed(truth)
 	}
 	lead := int(-math.Floor(math.Log10(std))) // the decimal of σ's leading digit
 	at3 := max(0, 2-int(math.Floor(math.Log10(math.Abs(est)))))
@@ -124,7 +124,7 @@ func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
 			return es, tr
 		}
 	}
-	return es, compact(sig3(truth))
+	return es, sig3Fixed(truth)
 }
 
 // thetaFiguresShort is the estimate to three significant digits and σ
@@ -142,20 +142,26 @@ func thetaFiguresShort(est, std float64) string {
 	return es
 }
 
-// sig3Fixed is shortNumber(v, 3) with its trailing zeros kept (".0510",
-// not ".051"), so that the truth beside it takes as many decimals: the
-// third digit is as certain when it is a zero.
-func sig3Fixed(v float64) string {
-	s := shortNumber(v, 3)
-	if strings.ContainsAny(s, "e–") || v == 0 {
+// sigFixed is shortNumber(v, digits) with its trailing zeros kept
+// (".0510", "4.20", not ".051", "4.2"): the last digit is as certain when
+// it is a zero, and numbers side by side at the same significant digits
+// then read alike, as %g's dropped zeros would not. Exponent forms, zero,
+// infinities and "–" stay as shortNumber writes them.
+func sigFixed(v float64, digits int) string {
+	s := shortNumber(v, digits)
+	if strings.ContainsAny(s, "e–") || v == 0 || math.IsInf(v, 0) {
 		return s
 	}
-	d := sig3Decimals(v)
+	d := sigDecimals(v, digits)
 	if d <= 0 {
 		return s
 	}
 	return compact(strconv.FormatFloat(v, 'f', d, 64))
 }
+
+// sig3Fixed is sigFixed(v, 3), so that the truth beside the estimate
+// takes as many decimals.
+func sig3Fixed(v float64) string { return sigFixed(v, 3) }
 
 // sig3 and sig2 print a value with three and two significant digits.
 func sig3(v float64) string {

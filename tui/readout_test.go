@@ -46,22 +46,28 @@ func TestThetaRowKeepsSmallSigmaWhole(t *testing.T) {
 	}
 }
 
-// TestMetricsFitTheSidebar: seven-character values that would be cut in
-// a 30-cell sidebar (the 100×30 layout) drop to fewer digits instead, so
-// every value shows whole; where they fit, three digits stay.
+// TestMetricsFitTheSidebar: the metrics take one count of significant
+// digits for the whole table, trailing zeros kept: three where every
+// value fits, else two. Each value chose its own before: ".001" (one
+// digit, %g's zeros dropped) above ".00089" and ".0123". A value that
+// fits at neither (a failed fit's LL) takes fewer alone, so no value
+// is ever cut.
 func TestMetricsFitTheSidebar(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	vals := m.res.metrics.Values
 	vals[core.KeyReconMAE], vals[core.KeyDeltaMAE], vals[core.KeyThetaMAE] = 0.000999, 0.000888, 0.000777
 	vals[core.KeyReconLL], vals[core.KeyReconECE] = -1.5e30, 0.0123
 	lines := m.metricsLines(30)
-	for _, want := range []string{"recon MAE .001 ", "δ MAE .00089", "θ MAE     .00078", "LL    -1e30", "recon ECE .0123"} {
+	for _, want := range []string{"recon MAE .0010 ", "δ MAE .00089", "θ MAE     .00078", "LL    -1e30", "recon ECE .012"} {
 		if !strings.Contains(strings.Join(lines, "\n"), want) {
 			t.Errorf("30 cells: %q missing from\n%s", want, strings.Join(lines, "\n"))
 		}
 	}
-	if wide := strings.Join(m.metricsLines(40), "\n"); !strings.Contains(wide, "recon MAE .000999") {
-		t.Errorf("40 cells: three digits lost:\n%s", wide)
+	wide := strings.Join(m.metricsLines(40), "\n")
+	for _, want := range []string{"recon MAE .000999", "LL    -1.5e30", "recon ECE .0123"} {
+		if !strings.Contains(wide, want) {
+			t.Errorf("40 cells: three digits lost, %q missing from\n%s", want, wide)
+		}
 	}
 	// Tiny values: a negative LL and a two-digit exponent.
 	vals[core.KeyReconLL], vals[core.KeyReconMAE] = -4.04e-5, 1.23e-10
@@ -70,5 +76,32 @@ func TestMetricsFitTheSidebar(t *testing.T) {
 		if !strings.Contains(joined, want) {
 			t.Errorf("30 cells: %q missing from\n%s", want, joined)
 		}
+	}
+}
+
+// sigDigits counts the significant digits a number is written with
+// (".0010": 2, "4.20": 3, "-3.5e-5": 2).
+func sigDigits(s string) int {
+	s, _, _ = strings.Cut(strings.TrimLeft(s, "-"), "e")
+	s = strings.TrimLeft(strings.ReplaceAll(s, ".", ""), "0")
+	return len(s)
+}
+
+// TestSigFixed: the significant digits asked for, trailing zeros kept.
+func TestSigFixed(t *testing.T) {
+	for _, tc := range []struct {
+		v      float64
+		digits int
+		want   string
+	}{
+		{0.22, 3, ".220"}, {4.2, 3, "4.20"}, {4.2, 2, "4.2"}, {0.000999, 2, ".0010"}, {-0.92, 3, "-.920"},
+		{0.9996, 3, "1.00"}, {123, 3, "123"}, {1234.5, 3, "1.2e3"}, {3.5e-5, 3, "3.5e-5"}, {0, 3, "0"},
+	} {
+		if got := sigFixed(tc.v, tc.digits); got != tc.want {
+			t.Errorf("sigFixed(%v, %d) = %q, want %q", tc.v, tc.digits, got, tc.want)
+		}
+	}
+	if sigDigits(".0010") != 2 || sigDigits("4.20") != 3 || sigDigits("-3.5e-5") != 2 {
+		t.Error("sigDigits miscounts")
 	}
 }

@@ -157,10 +157,13 @@ func barFormat(bounds ...float64) func(float64) string {
 // sig3Decimals is how many decimals print a finite, non-zero v to three
 // significant digits, counted after the rounding (0.9996 is 1.00: two,
 // not four); negative from 1000 up.
-func sig3Decimals(v float64) int {
-	_, e, _ := strings.Cut(strconv.FormatFloat(v, 'e', 2, 64), "e")
+func sig3Decimals(v float64) int { return sigDecimals(v, 3) }
+
+// sigDecimals is sig3Decimals for digits significant digits.
+func sigDecimals(v float64, digits int) int {
+	_, e, _ := strings.Cut(strconv.FormatFloat(v, 'e', digits-1, 64), "e")
 	n, _ := strconv.Atoi(e)
-	return 2 - n
+	return digits - 1 - n
 }
 
 // formatLadder prints a control value briefly (0.01, 1, 10).

@@ -346,7 +346,7 @@ func (m Model) status() (string, ansi.Style) {
 		// On a small terminal the mode goes first (the "train mode"
 		// control row shows the picker's), then "esc stops" (the help has it),
 		// rather than the line cutting the ETA.
-		progress := fmt.Sprintf("stage %d/2 · step %d/%d · loss %s · ETA %s", p.Stage, p.Step, p.Steps, sig3(p.Losses.Total), formatDuration(p.ETA))
+		progress := fmt.Sprintf("stage %d/2 · step %d/%d · loss %s · ETA %s", p.Stage, p.Step, p.Steps, lossText(p.Losses.Total), formatDuration(p.ETA))
 		return fitFirst(m.width,
 			fmt.Sprintf("◐ training (%s) %s · esc stops", m.run.mode, progress),
 			"◐ training "+progress+" · esc stops",
@@ -547,6 +547,21 @@ func (m Model) sidebar(w, h int) []string {
 	return t.cutMarked(out, w, h, sideMore)
 }
 
+// lossText is the training loss as the status line and the training
+// box write it: three significant digits with the trailing zeros kept
+// (sigFixed, "0.920", not "0.92", whose width would jump with every
+// step), and the leading zero, which the box drops short of room.
+func lossText(v float64) string {
+	s := sigFixed(v, 3)
+	switch {
+	case strings.HasPrefix(s, "."):
+		return "0" + s
+	case strings.HasPrefix(s, "-."):
+		return "-0" + s[1:]
+	}
+	return s
+}
+
 // trainHeading is the training box's heading with the loss sparkline
 // beside it, for a sidebar without a row for the sparkline.
 func (m Model) trainHeading(w int) string {
@@ -584,18 +599,24 @@ func (m Model) metricsTitle() string {
 
 // metricsLines shows the realization's metrics from core.Score.
 func (m Model) metricsLines(w int) []string {
-	// Each value takes at most limit cells: three significant digits
-	// where that fits, fewer for the one that would not (".000999" in a
-	// 30-cell sidebar), so no value is ever cut.
+	// Each value takes at most limit cells, all at the same significant
+	// digits (tableDigits): three where every value fits, else two; one
+	// that fits at neither (".000999" in a 30-cell sidebar takes
+	// ".0010") takes fewer alone, so no value is ever cut.
 	limit := min(7, (w-18)/2) // " recon MAE " v " δ MAE " v
-	get := func(k string) string {
-		if m.res == nil {
-			return "–"
+	keys := []string{core.KeyReconMAE, core.KeyDeltaMAE, core.KeyThetaMAE, core.KeyReconLL, core.KeyReconECE}
+	d := tableDigits(func(i int) bool {
+		for _, k := range keys {
+			if _, ok := m.thisAt(k, limit, numDigits[i][0]); !ok {
+				return false
+			}
 		}
-		v := m.res.metrics.Values[k]
-		s := shortNumber(v, 3)
-		for digits := 2; digits >= 1 && ansi.StringWidth(s) > limit; digits-- {
-			s = shortNumber(v, digits)
+		return true
+	})
+	get := func(k string) string {
+		s, ok := m.thisAt(k, limit, numDigits[d][0])
+		if !ok {
+			s = fitNumber(m.res.metrics.Values[k], limit)
 		}
 		return s
 	}
@@ -638,10 +659,11 @@ func (m Model) trainLines(w int) []string {
 		}
 		step := fmt.Sprintf(" %d/%d", p.Step, p.Steps)
 		stage := fmt.Sprintf(" s%d", p.Stage)
+		loss := lossText(p.Losses.Total)
 		first = fitFirst(w,
-			stage+step+" loss "+sig3(p.Losses.Total)+eta,
-			stage+step+" loss "+compact(sig3(p.Losses.Total))+eta,
-			step+" loss "+compact(sig3(p.Losses.Total))+eta)
+			stage+step+" loss "+loss+eta,
+			stage+step+" loss "+compact(loss)+eta,
+			step+" loss "+compact(loss)+eta)
 	}
 	spark := sparkline(m.losses, w-2)
 	return []string{padRight(first, w), padRight(" "+t.paint(t.fg(colSparks), spark), w)}
