@@ -288,6 +288,14 @@ func accumulate(dst, src []float64) {
 	addInto(dst[:len(src)], dst, src) // vector adds where the CPU has them
 }
 
+// scaleTo sets dst = s·src.
+func scaleTo(dst []float64, s float64, src []float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = s * v
+	}
+}
+
 // accumulateScaled sets dst += s·src.
 func accumulateScaled(dst []float64, s float64, src []float64) {
 	dst = dst[:len(src)]
@@ -330,7 +338,8 @@ func (tp *Tape) ReLU(a *Var) *Var {
 	yd := y.Data[:len(a.Value.Data)]
 	reluForward(yd, a.Value.Data)
 	return tp.record(y, func(out *Var) {
-		reluBackward(a.grad().Data[:len(yd)], out.Grad.Data, yd)
+		ga, fresh := a.gradToSet()
+		reluBackward(ga.Data[:len(yd)], out.Grad.Data, yd, fresh)
 	}, a)
 }
 
@@ -409,7 +418,8 @@ func (tp *Tape) SiLU(a *Var) *Var {
 	sigmoidInto(sig, x)
 	mulTo(yd, x, sig)
 	return tp.record(y, func(out *Var) {
-		siluBackward(a.grad().Data[:len(x)], out.Grad.Data, x, sig)
+		ga, fresh := a.gradToSet()
+		siluBackward(ga.Data[:len(x)], out.Grad.Data, x, sig, fresh)
 	}, a)
 }
 

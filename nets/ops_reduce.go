@@ -115,11 +115,16 @@ func (tp *Tape) segment(op string, a *Var, n int, s float64) *Var {
 		}
 	}
 	return tp.record(y, func(out *Var) {
-		ga, g := a.grad().Data, out.Grad.Data
+		gat, fresh := a.gradToSet()
+		ga, g := gat.Data, out.Grad.Data
 		for k := range groups {
 			gk := g[k*c : (k+1)*c]
 			for i := k * n; i < (k+1)*n; i++ {
-				accumulateScaled(ga[i*c:(i+1)*c], s, gk)
+				if fresh {
+					scaleTo(ga[i*c:(i+1)*c], s, gk)
+				} else {
+					accumulateScaled(ga[i*c:(i+1)*c], s, gk)
+				}
 			}
 		}
 	}, a)

@@ -10,8 +10,8 @@ var (
 	addReLUFast   func(d, b []float64) int
 	addFast       func(d, x, y []float64) int
 	reluFwdFast   func(y, x []float64) int
-	reluBwdFast   func(ga, g, y []float64) int
-	siluBwdFast   func(ga, g, x, s []float64) int
+	reluBwdFast   func(ga, g, y []float64, set bool) int
+	siluBwdFast   func(ga, g, x, s []float64, set bool) int
 	mulFast       func(d, x, y []float64) int
 	reluDerivFast func(x, d []float64) int
 	siluDerivFast func(x, d []float64) int
@@ -70,31 +70,43 @@ func reluForward(y, x []float64) {
 }
 
 // reluBackward adds g[i] to ga[i] where the ReLU output y[i] is positive
-// (its bits a positive integer: y > 0 or a positive NaN), +0 elsewhere.
-func reluBackward(ga, g, y []float64) {
+// (its bits a positive integer: y > 0 or a positive NaN), +0 elsewhere;
+// with set, it writes those values over ga's (ga's first gradient).
+func reluBackward(ga, g, y []float64, set bool) {
 	g, y = g[:len(ga)], y[:len(ga)]
 	i := 0
 	if reluBwdFast != nil {
-		i = reluBwdFast(ga, g, y)
+		i = reluBwdFast(ga, g, y, set)
 	}
 	for ; i < len(ga); i++ {
 		// y ≥ 0, so its bits read as a non-negative integer that is
 		// zero exactly when y = 0; mask is all ones when y > 0.
 		mask := uint64(-int64(math.Float64bits(y[i])) >> 63)
-		ga[i] += math.Float64frombits(math.Float64bits(g[i]) & mask)
+		v := math.Float64frombits(math.Float64bits(g[i]) & mask)
+		if set {
+			ga[i] = v
+		} else {
+			ga[i] += v
+		}
 	}
 }
 
 // siluBackward adds g[i]·s[i]·(1 + x[i]·(1 − s[i])) to ga[i], s = σ(x):
-// SiLU's derivative times the output gradient.
-func siluBackward(ga, g, x, s []float64) {
+// SiLU's derivative times the output gradient; with set, it writes
+// them over ga's.
+func siluBackward(ga, g, x, s []float64, set bool) {
 	g, x, s = g[:len(ga)], x[:len(ga)], s[:len(ga)]
 	i := 0
 	if siluBwdFast != nil {
-		i = siluBwdFast(ga, g, x, s)
+		i = siluBwdFast(ga, g, x, s, set)
 	}
 	for ; i < len(ga); i++ {
-		ga[i] += g[i] * s[i] * (1 + x[i]*(1-s[i]))
+		v := g[i] * s[i] * (1 + x[i]*(1-s[i]))
+		if set {
+			ga[i] = v
+		} else {
+			ga[i] += v
+		}
 	}
 }
 

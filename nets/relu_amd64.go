@@ -19,6 +19,12 @@ func reluBwdAVX(gx, gy, y *float64, n int)
 func siluBwdAVX(gx, gy, x, s *float64, n int)
 
 //go:noescape
+func reluBwdSetAVX(gx, gy, y *float64, n int)
+
+//go:noescape
+func siluBwdSetAVX(gx, gy, x, s *float64, n int)
+
+//go:noescape
 func mulAVX(d, x, y *float64, n int)
 
 //go:noescape
@@ -46,21 +52,29 @@ func reluFwdAVX2(y, x []float64) int {
 }
 
 // reluBwdAVX2 does reluBackward's leading multiple of four values.
-func reluBwdAVX2(ga, g, y []float64) int {
+func reluBwdAVX2(ga, g, y []float64, set bool) int {
 	n := len(ga) &^ 3
 	if n > 0 {
 		_, _ = g[n-1], y[n-1]
-		reluBwdAVX(&ga[0], &g[0], &y[0], n)
+		if set {
+			reluBwdSetAVX(&ga[0], &g[0], &y[0], n)
+		} else {
+			reluBwdAVX(&ga[0], &g[0], &y[0], n)
+		}
 	}
 	return n
 }
 
 // siluBwdAVX2 does siluBackward's leading multiple of four values.
-func siluBwdAVX2(ga, g, x, s []float64) int {
+func siluBwdAVX2(ga, g, x, s []float64, set bool) int {
 	n := len(ga) &^ 3
 	if n > 0 {
 		_, _, _ = g[n-1], x[n-1], s[n-1]
-		siluBwdAVX(&ga[0], &g[0], &x[0], &s[0], n)
+		if set {
+			siluBwdSetAVX(&ga[0], &g[0], &x[0], &s[0], n)
+		} else {
+			siluBwdAVX(&ga[0], &g[0], &x[0], &s[0], n)
+		}
 	}
 	return n
 }

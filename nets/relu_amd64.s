@@ -120,6 +120,32 @@ bwddone:
 	VZEROUPPER
 	RET
 
+// func reluBwdSetAVX(gx, gy, y *float64, n int)
+//
+// gx[i] = gy[i] where y[i]'s bits, as a signed integer, are positive,
+// else +0: reluBwdAVX into storage not yet holding a gradient.
+TEXT ·reluBwdSetAVX(SB), NOSPLIT, $0-32
+	MOVQ gx+0(FP), DI
+	MOVQ gy+8(FP), SI
+	MOVQ y+16(FP), DX
+	MOVQ n+24(FP), CX
+	SHRQ $2, CX
+	JZ bwdsetdone
+	VPXOR Y15, Y15, Y15
+bwdsetloop:
+	VMOVUPD (DX), Y0
+	VPCMPGTQ Y15, Y0, Y1
+	VANDPD (SI), Y1, Y2
+	VMOVUPD Y2, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	DECQ CX
+	JNZ bwdsetloop
+bwdsetdone:
+	VZEROUPPER
+	RET
+
 // func siluBwdAVX(gx, gy, x, s *float64, n int)
 //
 // gx[i] += (gy[i]·s[i])·(1 + x[i]·(1 − s[i])), each operation rounded as
@@ -151,6 +177,39 @@ silubwdloop:
 	DECQ CX
 	JNZ silubwdloop
 silubwddone:
+	VZEROUPPER
+	RET
+
+// func siluBwdSetAVX(gx, gy, x, s *float64, n int)
+//
+// gx[i] = (gy[i]·s[i])·(1 + x[i]·(1 − s[i])): siluBwdAVX into storage
+// not yet holding a gradient.
+TEXT ·siluBwdSetAVX(SB), NOSPLIT, $0-40
+	MOVQ gx+0(FP), DI
+	MOVQ gy+8(FP), SI
+	MOVQ x+16(FP), DX
+	MOVQ s+24(FP), R8
+	MOVQ n+32(FP), CX
+	SHRQ $2, CX
+	JZ silubwdsetdone
+	MOVQ $0x3ff0000000000000, AX
+	MOVQ AX, X14
+	VBROADCASTSD X14, Y14
+silubwdsetloop:
+	VMOVUPD (R8), Y0
+	VSUBPD Y0, Y14, Y1
+	VMULPD (DX), Y1, Y1
+	VADDPD Y1, Y14, Y1
+	VMULPD (SI), Y0, Y2
+	VMULPD Y1, Y2, Y2
+	VMOVUPD Y2, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, R8
+	DECQ CX
+	JNZ silubwdsetloop
+silubwdsetdone:
 	VZEROUPPER
 	RET
 

@@ -2,6 +2,7 @@ package nets
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -47,7 +48,8 @@ func TestReLUPasses(t *testing.T) {
 // TestTrainingPasses: the tape's ReLU and SiLU passes give, bit for bit,
 // the scalar loops they replace, signed zeros included (a NaN for a NaN:
 // which operand's payload an operation keeps differs between the scalar
-// and vector instructions), at every length around the vector width.
+// and vector instructions), at every length around the vector width,
+// in their adding and their setting forms.
 func TestTrainingPasses(t *testing.T) {
 	rng := newRNG(913)
 	special := []float64{math.Copysign(0, -1), 0, math.NaN(), math.Copysign(math.NaN(), -1), math.Inf(1), math.Inf(-1), -1e-310, 1e-310}
@@ -66,9 +68,13 @@ func TestTrainingPasses(t *testing.T) {
 		y := make([]float64, n)
 		reluForward(y, x)
 		gr := append([]float64(nil), ga...)
-		reluBackward(gr, g, y)
+		reluBackward(gr, g, y, false)
 		gs := append([]float64(nil), ga...)
-		siluBackward(gs, g, x, s)
+		siluBackward(gs, g, x, s, false)
+		// The set forms write what they would add, whatever was there.
+		gr0, gs0 := slices.Repeat([]float64{math.NaN()}, n), slices.Repeat([]float64{math.NaN()}, n)
+		reluBackward(gr0, g, y, true)
+		siluBackward(gs0, g, x, s, true)
 		m := make([]float64, n)
 		mulTo(m, x, s)
 		rx, rd := append([]float64(nil), x...), make([]float64, n)
@@ -93,6 +99,11 @@ func TestTrainingPasses(t *testing.T) {
 			mask := uint64(-int64(math.Float64bits(wy)) >> 63)
 			wr := ga[i] + math.Float64frombits(math.Float64bits(g[i])&mask)
 			ws := ga[i] + g[i]*s[i]*(1+v*(1-s[i]))
+			wr0 := math.Float64frombits(math.Float64bits(g[i]) & mask)
+			ws0 := g[i] * s[i] * (1 + v*(1-s[i]))
+			if !same(gr0[i], wr0) || !same(gs0[i], ws0) {
+				t.Fatalf("n=%d, x=%v: set relu′ %v/%v, set silu′ %v/%v", n, v, gr0[i], wr0, gs0[i], ws0)
+			}
 			if !same(y[i], wy) || !same(gr[i], wr) || !same(gs[i], ws) || !same(m[i], v*s[i]) {
 				t.Fatalf("n=%d, x=%v: relu %v/%v, relu′ %v/%v, silu′ %v/%v, x·σ %v/%v",
 					n, v, y[i], wy, gr[i], wr, gs[i], ws, m[i], v*s[i])

@@ -7,8 +7,9 @@ import (
 
 // TestTrainingTapeMatchesHeap: gradients on a training tape whose arena
 // holds NaNs left by an earlier use equal those of a heap tape, for a
-// graph where one value feeds two products (the first gradient product
-// to reach it writes its storage, the second adds) and the tiled layer.
+// graph where one value feeds a mean and two products (the first
+// gradient to reach it writes its storage, the others add), through
+// ReLU, SiLU and the tiled layer.
 func TestTrainingTapeMatchesHeap(t *testing.T) {
 	rng := newRNG(7)
 	x := randSigned(rng, 6, 3, 0.1, 1)
@@ -23,7 +24,8 @@ func TestTrainingTapeMatchesHeap(t *testing.T) {
 		b := tp.Tanh(tp.affine(h, in[5], in[6]))
 		q := tp.Exp(tp.Scale(in[0], 0.5))                    // 6 queries
 		tiled := tp.TiledAffine(q, in[7], nil, in[8], in[9]) // 2 groups × 6
-		return tp.Add(tp.Add(wsum(tp, a), wsum(tp, b)), wsum(tp, tiled))
+		seg := tp.SegmentMean(h, 2)                          // recorded last: the first to reach h
+		return tp.Add(tp.Add(tp.Add(wsum(tp, a), wsum(tp, b)), wsum(tp, tiled)), wsum(tp, seg))
 	}
 	inputs := []*Tensor{x, w1, b1, w2, b2, w3, b3, xr, wt, bt}
 	grads := func(tp *Tape) []*Tensor {
