@@ -618,6 +618,9 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 			switch {
 			case !slices.Contains(u, cur) || slices.Contains(behind, cur):
 				save = "show it, then s saves"
+			case m.run != nil:
+				// s refuses while the run on screen trains or stops.
+				save = m.saveAfterRun()
 			case len(u) > 1:
 				save = "s saves the one shown"
 			}
@@ -637,6 +640,16 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 	}
 	m.setMsg(msgInfo, "stopping training before quitting… (q again to force)")
 	return m, nil
+}
+
+// saveAfterRun is how the quit warning says to save the weights of the
+// run on screen, which s refuses while it trains or stops: stopped
+// with esc, or once it has stopped.
+func (m Model) saveAfterRun() string {
+	if m.run.stopping {
+		return "s saves once it stops"
+	}
+	return "esc stops it, then s saves"
 }
 
 // unsaved names, in a fixed order, the system/backbone pairs whose
