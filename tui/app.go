@@ -377,6 +377,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	next.syncBaselines(m.msg)
 	next.syncAblNote()
+	next.syncSwitchWarning()
 	// The syncs change next: they run before it is returned.
 	cmd = tea.Batch(cmd, next.syncDiag(), next.syncAblation(), next.syncAverages())
 	return next, cmd

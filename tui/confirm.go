@@ -8,9 +8,15 @@ import "strings"
 // it asks first; the same key again goes ahead (esc stops a run without
 // leaving).
 
-// switchArm is a switch that warned: the key that asked and the
-// warning it left on the status line.
-type switchArm struct{ key, msg string }
+// switchArm is a switch that warned: the key that asked, the warning
+// it left on the status line, the system index and backbone it would
+// show, and the work it named as stopping.
+type switchArm struct {
+	key, msg string
+	sysIdx   int
+	backbone string
+	stops    string
+}
 
 // switchStops names the background work that showing system index
 // sysIdx with backbone b would stop, "" when none: a run that trains
@@ -42,9 +48,35 @@ func (m *Model) confirmSwitch(pressed string, armed switchArm, i int, b string) 
 	if what == "" || armed.key == pressed {
 		return true
 	}
-	m.setMsg(msgWarn, "%s again stops %s and shows %s/%s", keyName(pressed), what, m.systems[i].Name(), b)
-	m.switchArmed = switchArm{key: pressed, msg: m.msg}
+	m.warnSwitch(switchArm{key: pressed, sysIdx: i, backbone: b, stops: what})
 	return false
+}
+
+// warnSwitch puts a's warning on the status line and arms its key.
+func (m *Model) warnSwitch(a switchArm) {
+	m.setMsg(msgWarn, "%s again stops %s and shows %s/%s", keyName(a.key), a.stops, m.systems[a.sysIdx].Name(), a.backbone)
+	a.msg = m.msg
+	m.switchArmed = a
+}
+
+// syncSwitchWarning keeps a switch's warning, while it is on the
+// status line, true of the work that ends meanwhile: the baselines'
+// last fit (a run's end says so itself) leaves it naming work that is
+// no longer there to stop. It then names what is left, or goes.
+func (m *Model) syncSwitchWarning() {
+	a := m.switchArmed
+	if a.key == "" || m.msg != a.msg {
+		return
+	}
+	switch what := m.switchStops(a.sysIdx, a.backbone); what {
+	case a.stops:
+	case "":
+		m.setMsg(msgInfo, "")
+		m.switchArmed = switchArm{}
+	default:
+		a.stops = what
+		m.warnSwitch(a)
+	}
 }
 
 // confirmAdjust is confirmSwitch for ←/→ by d on the focused control,

@@ -313,6 +313,52 @@ func TestSwitchAsksWhileBusy(t *testing.T) {
 	}
 }
 
+// TestSwitchWarningFollowsTheWork: the baselines' last fit ending under
+// a switch's warning takes the warning off (nothing is left to stop),
+// and while a run still trains the warning names only the run.
+func TestSwitchWarningFollowsTheWork(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	shown := m // a prediction to make the fits' results of
+	finish := func(m Model) Model {
+		t.Helper()
+		for i := range m.base.runs {
+			m = send(t, m, fakeBaseline(shown, m.base.gen, i, 1.1))
+		}
+		return m
+	}
+	m, _ = pressNoRun(t, m, "c")
+	m, _ = pressNoRun(t, m, "tab")
+	if want := "tab again stops the baselines and shows lv/lnp"; m.msg != want {
+		t.Fatalf("tab with baselines fitting: message %q, want %q", m.msg, want)
+	}
+	m = finish(m)
+	if m.msg != "" || strings.Contains(m.render(), "again stops") {
+		t.Errorf("every fit done: the warning %q stays", m.msg)
+	}
+	if m, _ = pressNoRun(t, m, "tab"); m.sys().Name() != "lv" {
+		t.Errorf("tab with nothing to stop: on %s", m.sys().Name())
+	}
+
+	m, _ = press(t, m, "shift+tab")
+	m, _ = pressNoRun(t, m, "c")
+	m, cmds := startRun(t, m)
+	m, _ = pressNoRun(t, m, "tab")
+	if want := "tab again stops training spring/lnp and the baselines and shows lv/lnp"; m.msg != want {
+		t.Fatalf("tab with a run and the baselines: message %q, want %q", m.msg, want)
+	}
+	m = finish(m)
+	if want := "tab again stops training spring/lnp and shows lv/lnp"; m.msg != want || m.msgKind != msgWarn {
+		t.Errorf("fits done, run going on: message %q, want %q", m.msg, want)
+	}
+	m, _ = pressNoRun(t, m, "tab")
+	if m.sys().Name() != "lv" || m.run != nil {
+		t.Errorf("tab again: on %s, run %v", m.sys().Name(), m.run)
+	}
+	run(t, m, tea.Batch(cmds...))
+	settle(t, base)
+}
+
 func TestStopAllWaits(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	base := runtime.NumGoroutine()
