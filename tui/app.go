@@ -1242,7 +1242,11 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	msg.entry.saved = msg.path
-	m.setMsg(msgInfo, "saved %s/%s to %s", msg.entry.model.Config.Arch.System, msg.entry.model.Config.Arch.Backbone, msg.path)
+	// The file's name first: where the save picked it (a directory
+	// given) it is news, and at 80 columns the note is cut at its end,
+	// while the directory was typed or shown in the prompt. The model
+	// saved is the one the header names.
+	m.setMsg(msgInfo, "saved %s in %s", filepath.Base(msg.path), filepath.Dir(msg.path))
 	return m, nil
 }
 

@@ -801,16 +801,25 @@ func TestCheckpointOptionTakesEmbeddedNames(t *testing.T) {
 // says so.
 func TestSaveIntoDirectory(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
-	dir := filepath.Join(t.TempDir(), "x")
+	dir := filepath.Join(t.TempDir(), "experiments", "models")
+	if err := os.Mkdir(filepath.Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for _, typed := range []string{dir, dir + string(filepath.Separator)} {
+	for i, typed := range []string{dir, dir + string(filepath.Separator)} {
 		m, _ = press(t, m, "s", "ctrl+u")
 		m = typeText(t, m, typed)
 		m, _ = press(t, m, "enter")
-		if m.msgKind != msgInfo || !strings.Contains(m.msg, filepath.Join(dir, "apic-spring-lnp-")) {
-			t.Errorf("saving to %s: %q", typed, m.msg)
+		// The name the save picked is what the line must show at 80
+		// columns, ahead of the long directory typed.
+		name := fmt.Sprintf("apic-spring-lnp-%d.safetensors", i+1)
+		if want := "saved " + name + " in " + dir; m.msgKind != msgInfo || m.msg != want {
+			t.Errorf("saving to %s: %q, want %q", typed, m.msg, want)
+		}
+		if status := strings.Split(m.render(), "\n")[1]; !strings.Contains(status, name) {
+			t.Errorf("saving to %s: the status line does not show the file's name:\n%s", typed, status)
 		}
 	}
 	if _, err := os.Stat(dir + ".safetensors"); err == nil {
