@@ -1213,6 +1213,13 @@ func saveCmd(path string, e *entry) tea.Cmd {
 			return savedMsg{path: path, err: err}
 		}
 		err = core.SaveCheckpoint(path, model, info, nets.F64)
+		if errors.Is(err, fs.ErrNotExist) {
+			// "No such file" where the directory is there: it takes no
+			// new files (/proc), which "does not exist" would deny.
+			if st, serr := os.Stat(filepath.Dir(path)); serr == nil && st.IsDir() {
+				err = fmt.Errorf("%s takes no new files; choose another directory", filepath.Dir(path))
+			}
+		}
 		if abs, aerr := filepath.Abs(path); aerr == nil {
 			path = abs
 		}

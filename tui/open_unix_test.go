@@ -3,6 +3,7 @@
 package tui
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -61,5 +62,20 @@ func TestStaleOpenDropped(t *testing.T) {
 		if m.msg != msg || m.entry() != start {
 			t.Errorf("%s: the stale open was applied (status %q)", then, m.msg)
 		}
+	}
+}
+
+// Saving where the directory exists but takes no files (/proc) says
+// so, not that the directory does not exist.
+func TestSaveWhereNoFileCanBeMade(t *testing.T) {
+	if st, err := os.Stat("/proc/self"); err != nil || !st.IsDir() {
+		t.Skip("no /proc here")
+	}
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "s", "ctrl+u")
+	m = typeText(t, m, "/proc/apic.safetensors")
+	m, _ = press(t, m, "enter")
+	if want := "save failed: /proc takes no new files; choose another directory"; m.msg != want {
+		t.Errorf("saving into /proc: %q, want %q", m.msg, want)
 	}
 }
