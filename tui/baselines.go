@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -334,10 +336,11 @@ func (m Model) baseLines(w, reasonLines int) []string {
 	digits := 3
 	for _, r := range m.base.runs {
 		if r.done && r.err == nil {
-			syms, th := m.baseTheta(r)
-			digits = min(digits, thetaDigits(syms, th, w-baseLabelW))
+			syms, th, edge := m.baseTheta(r)
+			digits = min(digits, thetaDigits(syms, th, edge, w-baseLabelW))
 		}
 	}
+	anyEdge := false
 	for i, r := range m.base.runs {
 		label := padRight(baseStyles[i].name, baseLabelW)
 		var rows []string
@@ -357,8 +360,9 @@ func (m Model) baseLines(w, reasonLines int) []string {
 				rows = append(rows, lead+t.paint(t.err, l))
 			}
 		default:
-			syms, th := m.baseTheta(r)
-			for j, l := range thetaRows(syms, th, seconds(r.elapsed), w-baseLabelW, digits) {
+			syms, th, edge := m.baseTheta(r)
+			anyEdge = anyEdge || slices.Contains(edge, true)
+			for j, l := range thetaRows(syms, th, edge, seconds(r.elapsed), w-baseLabelW, digits) {
 				lead := label
 				if j > 0 {
 					lead = spaces(baseLabelW)
@@ -374,28 +378,54 @@ func (m Model) baseLines(w, reasonLines int) []string {
 			out = append(out, padRight(truncate(row, w), w))
 		}
 	}
+	if anyEdge {
+		// An estimate on its prior's bound is where the fit stopped, not
+		// a value it found (koh-gp's failure on spring in the paper).
+		note := fitFirst(w, edgeMark+" on its prior's bound: the fit stopped there", edgeMark+" on its prior's bound")
+		out = append(out, padRight(t.paint(t.dim, note), w))
+	}
 	return out
+}
+
+// edgeMark follows a baseline's θ̂ that lies on its prior's bound.
+const edgeMark = "!"
+
+// baseEdgeHelp is the help's line on edgeMark.
+const baseEdgeHelp = "  " + edgeMark + " after a θ̂: on its prior's bound, where the fit stopped"
+
+// atEdge reports whether v lies on the bound of [lo, hi], within a
+// thousandth of the range.
+func atEdge(v, lo, hi float64) bool {
+	tol := 1e-3 * (hi - lo)
+	return math.Abs(v-lo) <= tol || math.Abs(v-hi) <= tol
 }
 
 // baseLabelW is the room of a baseline row's label ("koh-gp ").
 const baseLabelW = 7
 
-// baseTheta is a finished baseline's θ̂ with the parameters' symbols.
-func (m Model) baseTheta(r baseRun) (syms []string, th []float64) {
+// baseTheta is a finished baseline's θ̂ with the parameters' symbols,
+// and which values lie on their prior's bound.
+func (m Model) baseTheta(r baseRun) (syms []string, th []float64, edge []bool) {
 	for j, v := range r.pred.Theta {
 		if j < len(m.theta) {
-			th, syms = append(th, v), append(syms, m.theta[j].symbol())
+			c := m.theta[j]
+			th, syms = append(th, v), append(syms, c.symbol())
+			edge = append(edge, atEdge(v, c.lo, c.hi))
 		}
 	}
-	return syms, th
+	return syms, th, edge
 }
 
 // thetaItems are "α .896"-like items of θ̂ at digits significant
-// digits (sigFixed: "β .860", not "β .86"), gap after each symbol.
-func thetaItems(syms []string, th []float64, digits int, gap string) []string {
+// digits (sigFixed: "β .860", not "β .86"), gap after each symbol, and
+// edgeMark after a value on its prior's bound (edge may be nil).
+func thetaItems(syms []string, th []float64, edge []bool, digits int, gap string) []string {
 	out := make([]string, len(th))
 	for j, v := range th {
 		out[j] = syms[j] + gap + sigFixed(v, digits)
+		if j < len(edge) && edge[j] {
+			out[j] += edgeMark
+		}
 	}
 	return out
 }
@@ -403,9 +433,9 @@ func thetaItems(syms []string, th []float64, digits int, gap string) []string {
 // thetaDigits is the significant digits a baseline's θ̂ takes in w
 // cells: two where only two fit on one line, else three (on one line,
 // or wrapped).
-func thetaDigits(syms []string, th []float64, w int) int {
-	if ansi.StringWidth(strings.Join(thetaItems(syms, th, 3, ""), " ")) > w &&
-		ansi.StringWidth(strings.Join(thetaItems(syms, th, 2, ""), " ")) <= w {
+func thetaDigits(syms []string, th []float64, edge []bool, w int) int {
+	if ansi.StringWidth(strings.Join(thetaItems(syms, th, edge, 3, ""), " ")) > w &&
+		ansi.StringWidth(strings.Join(thetaItems(syms, th, edge, 2, ""), " ")) <= w {
 		return 2
 	}
 	return 3
@@ -415,12 +445,12 @@ func thetaDigits(syms []string, th []float64, w int) int {
 // significant digits and its wall time in lines of at most w cells: on
 // one line where it fits, else without the time, else without the space
 // after each symbol ("α.896"), else wrapped between the parameters.
-func thetaRows(syms []string, th []float64, elapsed string, w, digits int) []string {
-	spaced := thetaItems(syms, th, digits, " ")
+func thetaRows(syms []string, th []float64, edge []bool, elapsed string, w, digits int) []string {
+	spaced := thetaItems(syms, th, edge, digits, " ")
 	for _, s := range []string{
 		strings.Join(append(spaced, elapsed), " "),
 		strings.Join(spaced, " "),
-		strings.Join(thetaItems(syms, th, digits, ""), " "),
+		strings.Join(thetaItems(syms, th, edge, digits, ""), " "),
 	} {
 		if ansi.StringWidth(s) <= w {
 			return []string{s}

@@ -383,7 +383,7 @@ func TestBaselineRowsNotCut(t *testing.T) {
 		{12, []string{"α .896", "β 1.23", "η .847", "γ .901 12 s"}},
 	} {
 		syms, th := []string{"α", "β", "η", "γ"}, []float64{0.8961, 1.2302, 0.8471, 0.9012}
-		got := thetaRows(syms, th, "12 s", tc.w, thetaDigits(syms, th, tc.w))
+		got := thetaRows(syms, th, nil, "12 s", tc.w, thetaDigits(syms, th, nil, tc.w))
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("θ̂ in %d cells: %q, want %q", tc.w, got, tc.want)
 		}
@@ -597,5 +597,35 @@ func TestHelpNamesBaselinesAsShown(t *testing.T) {
 				t.Errorf("%s help line %d columns wide: %q", name, w, l)
 			}
 		}
+	}
+}
+
+// A baseline's θ̂ on its prior's bound is where the fit stopped (koh-gp
+// on spring in the paper): it is marked, and a note under the rows says
+// what the mark means; one inside the prior is not.
+func TestBaselineThetaAtPriorEdgeMarked(t *testing.T) {
+	m := newTest(t, "spring", 100, 30)
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	inside := fakeBaseline(m, m.base.gen, 1, 1.01)
+	m = send(t, m, inside)
+	if frame := m.render(); strings.Contains(frame, "prior's bound") {
+		t.Fatalf("an estimate inside the prior is marked:\n%s", frame)
+	}
+	edge := fakeBaseline(m, m.base.gen, 0, 1)
+	edge.pred.Theta[0] = m.theta[0].lo
+	m = send(t, m, edge)
+	frame := m.render()
+	want := "ω " + sigFixed(m.theta[0].lo, 3) + edgeMark
+	for _, s := range []string{want, edgeMark + " on its prior's bound"} {
+		if !strings.Contains(frame, s) {
+			t.Errorf("the frame lacks %q:\n%s", s, frame)
+		}
+	}
+	if strings.Contains(frame, sigFixed(inside.pred.Theta[0], 3)+edgeMark) {
+		t.Errorf("the inside estimate is marked too:\n%s", frame)
+	}
+	if help := strings.Join(m.helpLines(100), "\n"); !strings.Contains(help, baseEdgeHelp) {
+		t.Errorf("the help does not say what %s means:\n%s", edgeMark, help)
 	}
 }

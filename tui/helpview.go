@@ -107,6 +107,7 @@ func (m Model) helpLines(w int) []string {
 			"c: baselines; 4 then shows the ▸ slice ([ ] move it): truth, prediction",
 			"  and "+baseMarks()+"; θ̂ and time by θ; c again clears",
 			baseLongNames,
+			baseEdgeHelp,
 		)
 	} else {
 		lines = append(lines,
@@ -118,6 +119,7 @@ func (m Model) helpLines(w int) []string {
 			"beyond sit on the edge as ↑ ↓; curves and bands beyond run flat along it)",
 			"c: baselines on 2 and 3 as "+baseMarks()+"; θ̂ and time by θ",
 			baseLongNames,
+			baseEdgeHelp,
 		)
 		if m.sys().Name() == "spring" {
 			lines = append(lines, "  On spring koh-gp's θ̂ often runs to the prior's edge: its GP absorbs",
