@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"apic/core"
@@ -38,5 +40,57 @@ func TestPartialNamesAreKeepPartials(t *testing.T) {
 	}
 	if !isPartialName(out, "model.partial-12.safetensors") {
 		t.Error("model.partial-12.safetensors is not taken for a partial file")
+	}
+}
+
+// TestKeepPartialConcurrentRunsKeepTheirOwn: runs of one --out that are
+// interrupted at once each keep their weights in a file of their own;
+// none replaces another's partial file (a name checked free and then
+// saved to could be taken by the other run in between). A name that a
+// dangling link holds is passed over, not written through.
+func TestKeepPartialConcurrentRunsKeepTheirOwn(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "model.safetensors")
+	elsewhere := filepath.Join(t.TempDir(), "target.safetensors")
+	if err := os.Symlink(elsewhere, partialName(out, 1)); err != nil {
+		t.Fatal(err)
+	}
+	m, err := core.NewModel(tinySpringConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runs = 8
+	paths := make([]string, runs)
+	errs := make([]error, runs)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			paths[i], errs[i] = keepPartial(out, m, core.Info{Steps2: i + 1, Unfinished: true}, nets.F32)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	seen := map[string]bool{}
+	for i, p := range paths {
+		if errs[i] != nil {
+			t.Fatalf("run %d: %v", i, errs[i])
+		}
+		if seen[p] {
+			t.Errorf("two runs kept their weights in %s", p)
+		}
+		seen[p] = true
+		_, info, err := core.LoadCheckpoint(p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+		} else if info.Steps2 != i+1 {
+			t.Errorf("%s holds run %d's weights, want run %d's", p, info.Steps2-1, i)
+		}
+	}
+	if _, err := os.Lstat(elsewhere); err == nil {
+		t.Errorf("a partial file was written through the dangling link to %s", elsewhere)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -1038,16 +1039,25 @@ func keepInTemp(out, infix string, m *core.Model, info core.Info, dtype nets.DTy
 
 // keepPartial saves an unfinished run's model beside out, as the first
 // partialName that no file has (no file is overwritten), and returns
-// its path.
+// its path. The name is taken by creating it exclusively before the
+// save replaces that empty file: two runs of one --out interrupted at
+// once each keep their own file, and a name that a link holds, even a
+// dangling one, is passed over rather than written through.
 func keepPartial(out string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
 	for n := 1; ; n++ {
 		path := partialName(out, n)
-		_, err := os.Stat(path)
-		if errors.Is(err, os.ErrNotExist) {
-			return path, core.SaveCheckpoint(path, m, info, dtype)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
 		}
 		if err != nil {
-			return "", err // unreadable directory: no name can be checked
+			return "", err // unwritable directory: no name can be taken
 		}
+		f.Close()
+		if err := core.SaveCheckpoint(path, m, info, dtype); err != nil {
+			os.Remove(path) // the empty file this run created
+			return "", err
+		}
+		return path, nil
 	}
 }
