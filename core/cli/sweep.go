@@ -43,7 +43,7 @@ first cell runs (every cell by --plan; the unfinished ones, or the
 Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
 command lines, which reproduce it alone when run in DIR), cell.json,
 eval.json and, for training cells, model.safetensors. A cell with
-eval.json is done and skipped on a rerun, so an interrupted sweep
+eval.json (not empty) is done and skipped on a rerun, so an interrupted sweep
 (Ctrl-C) continues where it stopped; the interrupted cell starts again,
 its training from step 0 (unlike train alone, a sweep keeps no partial
 weights). A DIR holds one sweep: one of other axes or settings is
@@ -367,8 +367,16 @@ func cellDone(out string, c sweepCell) bool {
 	if cellDoneHook != nil {
 		cellDoneHook(c.ID)
 	}
-	_, err := os.Stat(filepath.Join(cellDir(out, c), "eval.json"))
-	return err == nil
+	return evalWritten(cellDir(out, c))
+}
+
+// evalWritten reports whether the cell folder dir holds its eval.json,
+// the mark of a finished cell. An empty one is no mark: the shell makes
+// it for cmd.txt's "apic eval … > eval.json" before eval runs, and it
+// stays so when that eval fails or is interrupted.
+func evalWritten(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "eval.json"))
+	return err == nil && st.Size() > 0
 }
 
 // runCell trains (training sweeps, unless the model is already there)

@@ -161,8 +161,8 @@ func sweepDirError(dir string, err error) error {
 // readCell reads one cell directory; ok is false for an unfinished cell.
 func readCell(dir string) (row sweepRow, ok bool, err error) {
 	result, err := os.ReadFile(filepath.Join(dir, "eval.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return row, false, nil
+	if errors.Is(err, os.ErrNotExist) || err == nil && len(result) == 0 {
+		return row, false, nil // an empty one is no result (evalWritten)
 	} else if err != nil {
 		return row, false, err
 	}
@@ -174,14 +174,14 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 		return row, false, err // it names the file
 	}
 	if row.cell, err = parseCellJSON(meta); err != nil {
-		return row, false, fmt.Errorf("%s: %w: remove that cell's folder (%s) and rerun its sweep to run it again", filepath.Join(dir, "cell.json"), err, dir)
+		return row, false, unreadableCellFile(dir, "cell.json", err)
 	}
 	for i, a := range row.cell.Axes {
 		row.cell.Axes[i].Value = valueLabel(a)
 	}
 	var rep core.Report
 	if err := json.Unmarshal(result, &rep); err != nil {
-		return row, false, fmt.Errorf("%s: %w", filepath.Join(dir, "eval.json"), err)
+		return row, false, unreadableCellFile(dir, "eval.json", err)
 	}
 	row.metrics = map[string]float64{}
 	for _, k := range sweepMetrics {
@@ -196,18 +196,24 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 	return row, true, nil
 }
 
+// unreadableCellFile says that the file name of the cell folder dir
+// could not be read (err), and how to run the cell again.
+func unreadableCellFile(dir, name string, err error) error {
+	return fmt.Errorf("%s: %w: remove that cell's folder (%s) and rerun its sweep to run it again", filepath.Join(dir, name), err, dir)
+}
+
 // readOnePass adds the one-pass metrics of dir's eval-onepass.json, if
 // the cell has one.
 func readOnePass(dir string, metrics map[string]float64) error {
 	data, err := os.ReadFile(filepath.Join(dir, onePassFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
+	if errors.Is(err, os.ErrNotExist) || err == nil && len(data) == 0 {
+		return nil // an empty one, as cmd.txt's redirection leaves it, is none
 	} else if err != nil {
 		return err
 	}
 	var rep core.Report
 	if err := json.Unmarshal(data, &rep); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, onePassFile), err)
+		return unreadableCellFile(dir, onePassFile, err)
 	}
 	for _, k := range sweepMetrics {
 		if base, ok := strings.CutPrefix(k, onePassPrefix); ok {

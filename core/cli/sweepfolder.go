@@ -112,7 +112,7 @@ func readOldCell(out, dir string, ours map[string]sweepCell) (old string, c swee
 // sweep's, or its cell.json, which names its values in the results.
 // Neither is missing but by hand (or a partial copy of the folder).
 func checkFinishedHas(out, dir, file string) error {
-	if _, err := os.Stat(filepath.Join(dir, "eval.json")); err != nil {
+	if !evalWritten(dir) {
 		return nil
 	}
 	why := map[string]string{"cmd.txt": "so its settings cannot be checked against this sweep's",

@@ -333,3 +333,37 @@ func TestSweepRerunLooksAtEachFinishedCellOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepRerunsACellWhoseCmdTxtEvalFailed: cmd.txt run by hand makes
+// the cell's eval.json (and eval-onepass.json) empty before eval runs,
+// and leaves them so when eval fails or is interrupted. A rerun of the
+// sweep runs that cell again rather than skip it as finished and then
+// fail on its empty results; --collect leaves it out meanwhile. A
+// result that does hold text but no report says how to run it again.
+func TestSweepRerunsACellWhoseCmdTxtEvalFailed(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sw")
+	args := tinyTrainingSweep("lambda-theta=0.5,1", 0, out)
+	runSweepOK(t, args...)
+	cell := filepath.Join(out, "cells", "lambda-theta=0.5_seed=1")
+	want := readText(t, filepath.Join(cell, "eval.json"))
+	for _, name := range []string{"eval.json", onePassFile} {
+		if err := os.WriteFile(filepath.Join(cell, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, stdout, stderr := runCLI(t, "sweep", "--collect", out); code != 0 || !strings.Contains(stdout, "1 finished cell × seed run") {
+		t.Errorf("--collect with an empty eval.json: exit %d, stdout %q, stderr %q; want the other cell alone", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, args...); code != 0 || !strings.Contains(stderr, "1 of 2 cells already finished") {
+		t.Fatalf("rerun: exit %d, stderr %q; want the cell of the empty eval.json run again", code, stderr)
+	}
+	if got := readText(t, filepath.Join(cell, "eval.json")); withoutSource(got) != withoutSource(want) {
+		t.Errorf("eval.json after the rerun:\n%s\nwant\n%s", got, want)
+	}
+	if err := os.WriteFile(filepath.Join(cell, "eval.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "sweep", "--collect", out); code == 0 || !strings.Contains(stderr, "remove that cell's folder ("+cell+")") {
+		t.Errorf("--collect with a truncated eval.json: exit %d, stderr %q; want how to run the cell again", code, stderr)
+	}
+}
