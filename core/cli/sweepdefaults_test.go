@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -86,6 +87,29 @@ func TestSweepResumesWithTrainDefaultsGivenOrNot(t *testing.T) {
 		runSweepOK(t, a...)
 		if code, _, stderr := runCLI(t, b...); code != 0 || !strings.Contains(stderr, "1 of 1 cells already finished") {
 			t.Errorf("%v after %v: exit %d, stderr %q; want the sweep resumed", b[len(b)-6:], a[len(a)-6:], code, stderr)
+		}
+	}
+}
+
+// TestTrainingSweepKeepsOnePassWithDefaultRefine: --fix refine=-1 is
+// eval's default, so a training sweep that gives it runs the cells'
+// commands of one that does not, one-pass evaluation included, and
+// each resumes the other.
+func TestTrainingSweepKeepsOnePassWithDefaultRefine(t *testing.T) {
+	for _, first := range []bool{true, false} {
+		out := t.TempDir()
+		plain := tinyTrainingSweep("lambda-theta=0.5", 0, out)
+		given := append(append([]string{}, plain...), "--fix", "refine=-1")
+		a, b := given, plain
+		if !first {
+			a, b = plain, given
+		}
+		runSweepOK(t, a...)
+		if _, err := os.Stat(filepath.Join(out, "cells", "lambda-theta=0.5_seed=1", onePassFile)); err != nil {
+			t.Errorf("%v: no one-pass evaluation: %v", a[len(a)-4:], err)
+		}
+		if code, _, stderr := runCLI(t, b...); code != 0 || !strings.Contains(stderr, "1 of 1 cells already finished") {
+			t.Errorf("%v after %v: exit %d, stderr %q; want the sweep resumed", b[len(b)-4:], a[len(a)-4:], code, stderr)
 		}
 	}
 }

@@ -376,18 +376,38 @@ func (s sweepSpec) commands(c sweepCell, model string) (train, eval []string) {
 // onePassEval is the eval arguments that score a training cell's model
 // without refinement as well (--refine 0): the amortized one pass beside
 // the default calibration, for an ablation whose effect refinement may
-// hide. Nil for evaluation sweeps and where the cell sets refine itself.
+// hide. Nil for evaluation sweeps and where the cell sets refine itself:
+// varied, or fixed to another value than eval's default, -1, which runs
+// as no setting does (evalDefaults), and so keeps the one pass.
 func (s sweepSpec) onePassEval(c sweepCell, model string) []string {
 	_, eval := s.commands(c, model)
-	if !s.training {
+	if !s.training || !s.refinesAsDefault() {
 		return nil
 	}
-	for _, a := range eval {
-		if strings.HasPrefix(a, "--refine=") {
-			return nil
+	var args []string
+	for _, a := range eval[:len(eval)-1] { // less --json
+		if !strings.HasPrefix(a, "--refine=") {
+			args = append(args, a)
 		}
 	}
-	return append(eval[:len(eval)-1:len(eval)-1], "--refine", "0", "--json")
+	return append(args, "--refine", "0", "--json")
+}
+
+// refinesAsDefault reports whether the sweep's evaluations refine as
+// eval does by default: refine neither varied nor fixed but to the
+// default.
+func (s sweepSpec) refinesAsDefault() bool {
+	for _, v := range s.vary {
+		if v.axis.name == "refine" {
+			return false
+		}
+	}
+	for _, f := range s.fix {
+		if f.axis.name == "refine" && f.axis.sameAs(f.values[0]) != evalDefaults["refine"] {
+			return false
+		}
+	}
+	return true
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
