@@ -781,7 +781,7 @@ func storageType(file *nets.File) string {
 // the one it ships with, while recording the training flags given as if
 // it had trained with them. 0+0 given outright is the recalibration.
 func (f *trainFlags) checkInheritedPlan(t core.Train, fineTuned bool) error {
-	if !fineTuned || t.Steps1+t.Steps2 > 0 || (f.set["steps1"] && f.set["steps2"]) {
+	if !fineTuned || trainsAny(t) || (f.set["steps1"] && f.set["steps2"]) {
 		return nil
 	}
 	plan := "its last command planned 0+0 steps (it only recalibrated)"
@@ -798,13 +798,20 @@ func (f *trainFlags) checkInheritedPlan(t core.Train, fineTuned bool) error {
 		"give --steps1 and --steps2 to fine-tune (e.g. --steps1 0 --steps2 1000), or --steps1 0 --steps2 0 to only recalibrate (--recalibrate-only for one part)", f.init, plan)
 }
 
+// trainsAny reports whether the plan t trains a step: either count
+// above 0, not their sum, which wraps below 0 for counts near the int
+// range's end (--steps1 and --steps2 take any count).
+func trainsAny(t core.Train) bool {
+	return t.Steps1 > 0 || t.Steps2 > 0
+}
+
 // checkUnfinishedNoop refuses a run on an unfinished --init file
 // (a partial) that trains nothing and recalibrates nothing: it would
 // only write the stopped run's weights without their unfinished mark,
 // which is what warns eval, calibrate and the explorer that their
 // spread was never fitted to them.
 func (f *trainFlags) checkUnfinishedNoop(t core.Train) error {
-	if !f.initInfo.Unfinished || t.Steps1+t.Steps2 > 0 || f.recalibrate > 0 {
+	if !f.initInfo.Unfinished || trainsAny(t) || f.recalibrate > 0 {
 		return nil
 	}
 	return UsageError("--init %s is an unfinished run's weights, and --steps1 0 --steps2 0 --recalibrate 0 would only copy them without that mark: "+

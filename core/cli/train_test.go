@@ -1409,3 +1409,20 @@ func TestTrainHelpSaysWhatInitChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainHugePlanTrains: step counts near the int range's end are a
+// plan that trains (each stage's count is checked, not their sum, which
+// wraps below 0), not the 0+0 plans that --init refuses.
+func TestTrainHugePlanTrains(t *testing.T) {
+	huge := core.Train{Steps1: math.MaxInt, Steps2: math.MaxInt}
+	f := trainFlags{init: "p.safetensors", initInfo: core.Info{Unfinished: true}, set: map[string]bool{}}
+	if err := f.checkUnfinishedNoop(huge); err != nil {
+		t.Errorf("checkUnfinishedNoop(%d+%d steps): %v", huge.Steps1, huge.Steps2, err)
+	}
+	if err := f.checkInheritedPlan(huge, true); err != nil {
+		t.Errorf("checkInheritedPlan(%d+%d steps): %v", huge.Steps1, huge.Steps2, err)
+	}
+	if err := f.checkUnfinishedNoop(core.Train{}); err == nil {
+		t.Error("checkUnfinishedNoop(0+0 steps) passed an unfinished file with nothing to do")
+	}
+}
