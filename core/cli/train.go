@@ -903,7 +903,9 @@ func parseContextRange(s string) (lo, hi int, err error) {
 	}
 	whole := func(what, v string) (int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil {
+		if errors.Is(err, strconv.ErrRange) {
+			return 0, fmt.Errorf("%s %s is out of range: context sizes run from 1 to the grid's states", what, core.QuoteInput(v))
+		} else if err != nil {
 			return 0, fmt.Errorf("%s %s is not a whole number: context sizes are integers", what, core.QuoteInput(v))
 		}
 		return n, nil

@@ -1426,3 +1426,20 @@ func TestTrainHugePlanTrains(t *testing.T) {
 		t.Error("checkUnfinishedNoop(0+0 steps) passed an unfinished file with nothing to do")
 	}
 }
+
+// TestContextRangeTooLarge: a context size beyond int's range is a
+// whole number out of range, not "not a whole number", in train as in
+// sweep's context-range axis.
+func TestContextRangeTooLarge(t *testing.T) {
+	for _, v := range []string{"5:99999999999999999999", "-99999999999999999999:5"} {
+		for _, args := range [][]string{
+			{"train", "--system", "spring", "--context-range", v, "--out", filepath.Join(t.TempDir(), "x")},
+			{"sweep", "--system", "spring", "--vary", "context-range=" + v, "--out", t.TempDir(), "--plan"},
+		} {
+			_, _, stderr := runCLI(t, args...)
+			if !strings.Contains(stderr, "is out of range: context sizes run from 1 to the grid's states") {
+				t.Errorf("%s --context-range %s: %q; want the size out of range", args[0], v, stderr)
+			}
+		}
+	}
+}
