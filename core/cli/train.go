@@ -45,7 +45,9 @@ partial files (another run's, an unrelated system's) stay, and one line
 names them: "left NAME: an unfinished run's weights (apic train --init
 NAME … resumes it); remove it when no longer needed". Weights that
 cannot be saved where they should (a full disk) go to the temporary
-directory, and the error says where.`,
+directory, and the error says where; a --out that another run made
+while this one trained is left, without --force, and the weights go
+beside it under a new name.`,
 		Run: runTrain,
 	})
 }
@@ -149,6 +151,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := f.checkOutFree(); err != nil {
 		return err
 	}
+	_, err = os.Lstat(f.out)
+	outAtStart := err == nil // a file made at --out since is not to replace
 	dtype := nets.F32
 	if f.dtype == "f64" {
 		dtype = nets.F64
@@ -286,6 +290,13 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		env.Notef("the weights exceed float32's range (%v); saving them as float64", err)
 		dtype = nets.F64
+	}
+	if f.outTakenSince(outAtStart) {
+		path, err := keepIn(filepath.Dir(f.out), f.out, "", m, info, dtype)
+		if err != nil {
+			return fmt.Errorf("--out %s was made while this run trained (another run's?), and the trained weights could not be kept beside it (%v); nothing was written", f.out, err)
+		}
+		return fmt.Errorf("--out %s was made while this run trained (another run's?) and stays as it is: the trained weights are in %s instead (give --force to replace --out)", f.out, path)
 	}
 	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
 		// --out was writable when training began (checkOutputPath), but
@@ -1026,14 +1037,31 @@ func keepUnfinished(out string, m *core.Model, info core.Info, dtype nets.DType)
 	return fmt.Sprintf("the weights of those steps are in %s; %s was not written", path, out), path
 }
 
+// outTakenSince reports whether --out, absent when the run checked it
+// (outAtStart false), is there now: another run of the same --out, or
+// anything else, made it while this one trained, and without --force
+// it is not to be replaced, as it would not have been at the start.
+func (f *trainFlags) outTakenSince(outAtStart bool) bool {
+	if f.force || outAtStart {
+		return false
+	}
+	_, err := os.Lstat(f.out)
+	return err == nil
+}
+
 // keepInTemp saves m in os.TempDir() under a new name made of out's base
 // name, infix and a random part (model.partial.123.safetensors), for
 // when out's own directory cannot take it, and returns its path.
 func keepInTemp(out, infix string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
+	return keepIn(os.TempDir(), out, infix, m, info, dtype)
+}
+
+// keepIn saves m in dir as keepInTemp does in os.TempDir().
+func keepIn(dir, out, infix string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
 	base := strings.TrimSuffix(filepath.Base(out), ".safetensors")
 	// CreateTemp picks a name no other file has; the save then replaces
 	// the empty file atomically.
-	f, err := os.CreateTemp(os.TempDir(), base+infix+".*.safetensors")
+	f, err := os.CreateTemp(dir, base+infix+".*.safetensors")
 	if err != nil {
 		return "", err
 	}

@@ -1443,3 +1443,60 @@ func TestContextRangeTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// createOnWrite is a buffer that writes data to path once a write
+// contains when: another run finishing the same --out meanwhile.
+type createOnWrite struct {
+	bytes.Buffer
+	path, when string
+	data       []byte
+}
+
+func (c *createOnWrite) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.when) {
+		if err := os.WriteFile(c.path, c.data, 0o644); err != nil {
+			return 0, err
+		}
+	}
+	return c.Buffer.Write(p)
+}
+
+// TestTrainLeavesAnOutMadeWhileItTrained: two runs of one --out pass
+// its check at the start; the one that ends second must not replace
+// the other's model without --force. It keeps its weights beside --out
+// and says where; with --force it replaces --out.
+func TestTrainLeavesAnOutMadeWhileItTrained(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other.safetensors")
+	trainTinyTo(t, other)
+	theirs, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, force := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "model.safetensors")
+		args := append(append([]string{}, tinyTrainArgs...), "--seed", "8", "--out", out)
+		if force {
+			args = append(args, "--force")
+		}
+		stderr := &createOnWrite{path: out, when: "stage 2 step", data: theirs}
+		code := Run(context.Background(), args, io.Discard, stderr)
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if force {
+			if code != 0 || bytes.Equal(got, theirs) {
+				t.Errorf("--force: exit %d, --out replaced %v; want it replaced\n%s", code, !bytes.Equal(got, theirs), stderr.String())
+			}
+			continue
+		}
+		kept, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "model.*.safetensors"))
+		if code != 1 || !bytes.Equal(got, theirs) || len(kept) != 1 || !strings.Contains(stderr.String(), "the trained weights are in "+kept[0]) {
+			t.Fatalf("exit %d, --out kept %v, files %v, stderr %q; want --out left and the weights beside it", code, bytes.Equal(got, theirs), kept, stderr.String())
+		}
+		if _, info, err := core.LoadCheckpoint(kept[0]); err != nil || info.Steps1 != 2 || info.Steps2 != 2 || info.Unfinished {
+			t.Errorf("kept %s: %v, %+v", kept[0], err, info)
+		}
+	}
+}
