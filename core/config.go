@@ -271,8 +271,8 @@ func (c Config) Validate() error {
 	if a.Backbone == ANP && (a.Heads < 1 || a.Hidden%a.Heads != 0) {
 		return fmt.Errorf("heads must divide hidden (%d %% %d)", a.Hidden, a.Heads)
 	}
-	if t.Steps1 < 0 || t.Steps2 < 0 {
-		return fmt.Errorf("steps must be ≥ 0")
+	if t.Steps1 < 0 || t.Steps2 < 0 || t.Steps1 > LimitTrainSteps.Max || t.Steps2 > LimitTrainSteps.Max {
+		return fmt.Errorf("steps must be between 0 and %d per stage, got %d and %d", LimitTrainSteps.Max, t.Steps1, t.Steps2)
 	}
 	// JSON, and so a checkpoint's header, has no Inf or NaN.
 	if !(t.LR > 0) || math.IsInf(t.LR, 0) || !(t.LRFinal >= 0) || math.IsInf(t.LRFinal, 0) {

@@ -60,6 +60,7 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"heads 0", func(c *Config) { c.Arch.Backbone, c.Arch.Heads = ANP, 0 }, "heads"},
 		{"negative steps1", func(c *Config) { c.Train.Steps1 = -1 }, "steps"},
 		{"negative steps2", func(c *Config) { c.Train.Steps2 = -5 }, "steps"},
+		{"steps beyond the bound", func(c *Config) { c.Train.Steps2 = LimitTrainSteps.Max + 1 }, "between 0 and 100000000"},
 		{"zero lr", func(c *Config) { c.Train.LR = 0 }, "learning rate"},
 		{"NaN lr", func(c *Config) { c.Train.LR = math.NaN() }, "learning rate"},
 		{"negative final lr", func(c *Config) { c.Train.LRFinal = -1e-4 }, "learning rate"},

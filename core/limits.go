@@ -57,6 +57,10 @@ var (
 	LimitWidth  = Limit{"hidden", 1, maxWidth, "a layer's weights and activations are held in memory"}
 	LimitLayers = Limit{"layers", 1, maxLayers, "each layer's activations are held for the backward pass"}
 	LimitBatch  = Limit{"batch", 1, maxBatch, "a step holds every realization's activations"}
+	// LimitTrainSteps bounds each training stage's steps: the shipped
+	// plans take tens of thousands, and a step takes milliseconds, so
+	// the bound is days of training.
+	LimitTrainSteps = Limit{"steps1", 0, 100_000_000, "a step takes milliseconds: more would train for weeks"}
 	// LimitSamples bounds Monte-Carlo latent samples.
 	LimitSamples = Limit{"samples", 1, 10000, "the sample tensors are held in memory"}
 	// LimitTasks bounds the test realizations of eval and compare.

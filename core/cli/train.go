@@ -85,8 +85,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
 	fs.StringVar(&f.reg, "reg", "l2", "discrepancy regulariser: l1, l2, orthogonal, spectral, gradpen, spread")
 	fs.StringVar(&f.dtype, "dtype", "f32", "storage type of the weights: f32 or f64 (default f32; with --init, the checkpoint's; finished weights beyond f32's range are saved as f64)")
-	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
-	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
+	fs.IntVar(&f.steps1, "steps1", -1, "stage 1 steps, at most 100000000 (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
+	fs.IntVar(&f.steps2, "steps2", -1, "stage 2 steps, at most 100000000 (default: the system's; with --init, the plan the checkpoint records, unless that is 0+0: then give both)")
 	fs.IntVar(&f.batch, "batch", 0, "realizations per step (default "+systemsBatch()+"; with --init, the checkpoint's)")
 	fs.IntVar(&f.trajectories, "trajectories", 0, "train on a fixed pool of N realizations held in memory, at most "+trajectoryBounds()+" (0: fresh every step)")
 	fs.StringVar(&f.noiseRange, "noise-range", defaultNoiseRange, "noise-aware training: each realization's observation noise σ drawn uniformly from LO:HI (default 0:0.1, the explorer's slider; with --init, the checkpoint's); validation and recalibration use LO. --noise S trains at the one level S instead")
@@ -625,7 +625,7 @@ func (f *trainFlags) checkLimits() error {
 		v     int
 	}{{core.LimitWidth, "hidden", f.hidden}, {core.LimitWidth, "latent", f.latent}, {core.LimitWidth, "latent-delta", f.latentDelta},
 		{core.LimitWidth, "dec-hidden", f.decHidden}, {core.LimitLayers, "layers", f.layers}, {core.LimitLayers, "dec-layers", f.decLayers},
-		{core.LimitBatch, "batch", f.batch}} {
+		{core.LimitBatch, "batch", f.batch}, {core.LimitTrainSteps, "steps1", f.steps1}, {core.LimitTrainSteps, "steps2", f.steps2}} {
 		if f.set[c.name] {
 			c.limit.Name = c.name
 			if err := checkLimit(c.limit, c.v); err != nil {

@@ -108,6 +108,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--clip", "-1", "--out", filepath.Join(dir, "x")}, "--clip must be finite and ≥ 0, got -1"},
 		{[]string{"train", "--system", "spring", "--lambda-delta", "NaN", "--out", filepath.Join(dir, "x")}, "--lambda-delta must be finite and ≥ 0, got NaN"},
 		{[]string{"train", "--system", "spring", "--hidden", "100000", "--out", filepath.Join(dir, "x")}, "--hidden must be between 1 and 4096"},
+		{[]string{"train", "--system", "spring", "--steps2", "100000001", "--out", filepath.Join(dir, "x")}, "--steps2 must be between 0 and 100000000"},
 		{[]string{"train", "--system", "spring", "--latent-delta", "5000", "--out", filepath.Join(dir, "x")}, "--latent-delta must be between 1 and 4096"},
 		{[]string{"train", "--system", "spring", "--dec-layers", "99", "--out", filepath.Join(dir, "x")}, "--dec-layers must be between 1 and 32"},
 		{[]string{"train", "--system", "spring", "--batch", "100000000", "--out", filepath.Join(dir, "x")}, "--batch must be between 1 and 4096"},
