@@ -100,6 +100,44 @@ func TestRegenMarkersAreWellFormed(t *testing.T) {
 	checkDocs(t, markerProblems)
 }
 
+// TestTablesShowTheirCommand: a regen-md table ends with its command as
+// a reader types it, visible on the rendered page (the marker is an HTML
+// comment, which renderers hide); a regen-md-quiet table's prose gives it.
+func TestTablesShowTheirCommand(t *testing.T) {
+	checkDocs(t, tableCommandProblems)
+}
+
+// tableCommandProblems lists the regen-md tables of a Markdown file
+// whose last two lines are not a blank and "`$ CMD`".
+func tableCommandProblems(file, text string) []string {
+	var problems []string
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		m := markerPattern.FindStringSubmatch(line)
+		if m == nil || m[1] != "-md" {
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && lines[j] != "<!-- /regen -->" {
+			j++
+		}
+		want := "`$ " + shownCommand(m[2]) + "`"
+		if j < i+3 || j == len(lines) || lines[j-1] != want || lines[j-2] != "" {
+			problems = append(problems, fmt.Sprintf("%s:%d: the table does not end with a blank line and %s (docs/regen.sh writes it)", file, i+1, want))
+		}
+	}
+	return problems
+}
+
+// shownCommand is a marker's command as docs/regen.sh shows it: apic as
+// `go run .`, evaltable as `go run docs/evaltable.go`.
+func shownCommand(cmd string) string {
+	for _, tool := range [][2]string{{"apic ", "go run . "}, {"evaltable ", "go run docs/evaltable.go "}} {
+		cmd = regexp.MustCompile(`(^|[|;&(] *)`+tool[0]).ReplaceAllString(cmd, "${1}"+tool[1])
+	}
+	return cmd
+}
+
 func TestMarkerProblemsFindsUnendedBlocks(t *testing.T) {
 	good := "<!-- regen: apic help -->\n```\nout\n```\n<!-- regen-md: x -->\n| a |\n<!-- /regen -->\n<!-- regen-run: y -->\n"
 	if got := markerProblems("good.md", good); len(got) != 0 {
@@ -117,7 +155,7 @@ func TestMarkerProblemsFindsUnendedBlocks(t *testing.T) {
 	}
 }
 
-var markerPattern = regexp.MustCompile(`^<!-- regen(-quiet|-md|-run)?: (.*) -->$`)
+var markerPattern = regexp.MustCompile(`^<!-- regen(-quiet|-md|-md-quiet|-run)?: (.*) -->$`)
 
 // markerProblems lists the regen markers of a Markdown file that
 // docs/regen.sh would refuse or misread.
@@ -139,7 +177,7 @@ func markerProblems(file string, text string) []string {
 		switch m[1] {
 		case "-run":
 			continue
-		case "-md":
+		case "-md", "-md-quiet":
 			end = "<!-- /regen -->"
 		default:
 			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "```") {

@@ -15,7 +15,11 @@
 #   <!-- regen-quiet: CMD -->  the fenced block right below becomes CMD's
 #                              output alone
 #   <!-- regen-md: CMD -->     the lines up to <!-- /regen --> become CMD's
-#                              output (a Markdown table)
+#                              output (a Markdown table), a blank line and
+#                              "`$ CMD`" (as regen's blocks show it), so
+#                              that a reader of the rendered page sees it
+#   <!-- regen-md-quiet: CMD --> the table alone, where the prose beside
+#                              it gives the command
 #   <!-- regen-run: CMD -->    CMD runs (it writes a figure or a file);
 #                              nothing is replaced
 #
@@ -77,12 +81,13 @@ output() {
   sed 's/[[:space:]]*$//' "$tmp/cmd.out"
 }
 
-# shown writes CMD as a reader types it: apic as `go run .`.
+# shown writes CMD as a reader types it: apic as `go run .`, evaltable
+# as `go run docs/evaltable.go`.
 shown() {
-  sed -E 's/(^|[|;&(] *)apic /\1go run . /g' <<< "$1"
+  sed -E 's/(^|[|;&(] *)apic /\1go run . /g; s/(^|[|;&(] *)evaltable /\1go run docs\/evaltable.go /g' <<< "$1"
 }
 
-marker='^<!-- regen(-quiet|-md|-run)?: (.*) -->$'
+marker='^<!-- regen(-quiet|-md|-md-quiet|-run)?: (.*) -->$'
 
 regen_file() {
   local file=$1 out="$tmp/file.out" state=copy n=0 cmd= kind= line
@@ -100,8 +105,11 @@ regen_file() {
         fi
         case $kind in
         -run) output "$file" "$n" "$cmd" > /dev/null ;;
-        -md)
+        -md | -md-quiet)
           output "$file" "$n" "$cmd" >> "$out"
+          if [[ $kind == -md ]]; then
+            printf '\n`$ %s`\n' "$(shown "$cmd")" >> "$out"
+          fi
           state=skip-md
           ;;
         *) state=want-fence ;;
