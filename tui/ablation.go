@@ -117,10 +117,17 @@ func (m Model) toggleAblation() (tea.Model, tea.Cmd) {
 		// The view opens on another control's curve, which its title
 		// names; the note says why, so the key does not seem to have
 		// ignored the selection.
-		m.setMsg(msgInfo, "A sweeps %s, not %s", ablAxesText(), m.controlName(id))
+		m.setMsg(msgInfo, "%s", m.ablFallbackNote(id))
 		m.abl.note = m.msg
 	}
 	return m, m.startAblation()
+}
+
+// ablFallbackNote says which curve the view shows while control id,
+// which it cannot sweep, is selected, and which it can: what it shows
+// first, since the status line may cut the rest.
+func (m Model) ablFallbackNote(id control) string {
+	return fmt.Sprintf("A shows %s: no curve for %s", ablAxisLabel(m.ablControl()), m.controlName(id))
 }
 
 // syncAblNote keeps A's note in step with the selected control while
@@ -137,7 +144,7 @@ func (m *Model) syncAblNote() {
 		m.dropNote()
 		return
 	}
-	note := fmt.Sprintf("A sweeps %s, not %s", ablAxesText(), m.controlName(id))
+	note := m.ablFallbackNote(id)
 	if note != m.abl.note && m.msgKind == msgInfo {
 		m.setMsg(msgInfo, "%s", note)
 		m.abl.note = note

@@ -296,9 +296,9 @@ func TestAblationOnControlWithoutCurve(t *testing.T) {
 		id   control
 		note string
 	}{
-		{ctlMode, "A sweeps context, noise σ, λθ, λδ or regulariser, not train mode"},
-		{ctlSystem, "not the system"},
-		{ctlTheta, "not θ"},
+		{ctlMode, "A shows context: no curve for train mode"},
+		{ctlSystem, "A shows context: no curve for the system"},
+		{ctlTheta, "A shows context: no curve for θ"},
 		{ctlNoise, ""},
 	} {
 		// 100 columns: the untrained weights' status leaves the note
@@ -309,7 +309,7 @@ func TestAblationOnControlWithoutCurve(t *testing.T) {
 		m = nm.(Model)
 		status := strings.Split(m.render(), "\n")[1]
 		if tc.note == "" {
-			if strings.Contains(m.msg, "A sweeps") {
+			if strings.Contains(m.msg, "no curve") {
 				t.Errorf("A on noise σ noted %q", m.msg)
 			}
 			continue
@@ -473,17 +473,17 @@ func TestAblationNoteFollowsTheSelection(t *testing.T) {
 	for _, step := range []struct {
 		key, want string
 	}{
-		{"down", "not the backbone"},
+		{"down", "no curve for the backbone"},
 		{"down", ""}, // context
-		{"up", "not the backbone"},
+		{"up", "no curve for the backbone"},
 	} {
 		m, _ = press(t, m, step.key)
-		if step.want == "" && strings.Contains(m.msg, "A sweeps") || !strings.Contains(m.msg, step.want) {
+		if step.want == "" && strings.Contains(m.msg, "no curve") || !strings.Contains(m.msg, step.want) {
 			t.Errorf("after %s on %v: message %q, want %q", step.key, m.controls()[m.focus], m.msg, step.want)
 		}
 	}
 	m = focusOn(t, m, ctlMode)
-	if m, _ = press(t, m, "up", "down"); !strings.Contains(m.msg, "not train mode") {
+	if m, _ = press(t, m, "up", "down"); !strings.Contains(m.msg, "no curve for train mode") {
 		t.Errorf("on train mode with the view open: message %q", m.msg)
 	}
 	if m, _ = press(t, m, "A"); m.msg != "" {

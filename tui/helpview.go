@@ -88,6 +88,7 @@ func (m Model) helpLines(w int) []string {
 		lines = append(lines, fmt.Sprintf("  (few): under %d realizations the interval is rough (explore --realizations).", avgFew))
 	}
 	lines = append(lines,
+		"A: metrics over "+ablAxesText()+" (else the last shown)",
 		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", n, diagSeed, samplesFor(m.sys())),
 		"  while training, of the weights before the run (recomputed when it ends).")
 	if asked, drawn := samplesFor(m.sys()), samplesDrawn(m.sys(), m.backbone.value()); drawn != asked {
