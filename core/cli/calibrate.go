@@ -176,10 +176,17 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 			return err
 		}
 	}
+	write := writeCalibrationText
 	if *asJSON {
-		return writeCalibrationJSON(env, c)
+		write = writeCalibrationJSON
 	}
-	return writeCalibrationText(env, c)
+	if err := write(env, c); err != nil {
+		return err
+	}
+	if *pngPath != "" {
+		env.noteFigure(*pngPath)
+	}
+	return nil
 }
 
 // checkDataFile refuses a --data file that does not exist or is a

@@ -114,6 +114,13 @@ func (e *Env) Notef(format string, args ...any) {
 	fmt.Fprintf(e.Stderr, format+"\n", args...)
 }
 
+// noteFigure says on Stderr which file a --png figure went to: the one
+// line every command with --png prints once the figure is written, in
+// text and JSON modes alike.
+func (e *Env) noteFigure(path string) {
+	e.Notef("figure written to %s", path)
+}
+
 // usageError is a problem with what the user typed; Run exits 2 on it.
 type usageError struct{ msg string }
 

@@ -106,24 +106,35 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 	if *jsonOut {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			core.Diagnostics
-			Checkpoint string `json:"checkpoint"`
-		}{d, source})
+		err = writeDiagnosisJSON(env, d, source)
+	} else {
+		writeDiagnosisText(env, d, m.Sys.Title(), source)
 	}
-	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(d.Backbone), source)
+	if err == nil && *pngPath != "" {
+		env.noteFigure(*pngPath)
+	}
+	return err
+}
+
+// writeDiagnosisJSON prints the diagnostics as one JSON object.
+func writeDiagnosisJSON(env *Env, d core.Diagnostics, source string) error {
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		core.Diagnostics
+		Checkpoint string `json:"checkpoint"`
+	}{d, source})
+}
+
+// writeDiagnosisText prints the heading, the warnings and the tables.
+func writeDiagnosisText(env *Env, d core.Diagnostics, title, source string) {
+	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", title, strings.ToUpper(d.Backbone), source)
 	fmt.Fprintf(env.Stdout, "%s, %s\n", diagnosisCondition(d), core.Count(d.Refine, "refinement step"))
 	for _, w := range d.Warnings {
 		fmt.Fprintf(env.Stdout, "warning: %s\n", w)
 	}
 	fmt.Fprint(env.Stdout, "\n")
 	fmt.Fprint(env.Stdout, DiagnosticsText(d, 80, DiagnosticsFull, env.Color))
-	if *pngPath != "" {
-		env.Notef("figure written to %s", *pngPath)
-	}
-	return nil
 }
 
 // diagnosisCondition is "200 realizations, context 30, noise 0, seed 1,

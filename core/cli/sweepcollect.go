@@ -441,9 +441,11 @@ func finishSweep(dir string, o sweepOutput, env *Env) error {
 	// Drawn last: a figure that cannot be written fails the command,
 	// since --png asked for the file, but after the summary is printed.
 	if o.png {
-		if err := writeSweepFigure(filepath.Join(dir, "sweep.png"), sum); err != nil {
+		fig := filepath.Join(dir, "sweep.png")
+		if err := writeSweepFigure(fig, sum); err != nil {
 			return err
 		}
+		env.noteFigure(fig)
 	}
 	return nil
 }

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestEveryPNGSaysWhichFigure: calibrate, diagnose and sweep each name
+// the figure that --png wrote, with one line on stderr, in text and JSON
+// modes alike.
+func TestEveryPNGSaysWhichFigure(t *testing.T) {
+	dir := t.TempDir()
+	ckpts := untrained(t, dir)
+	obs := goodObservations(t, dir)
+	sw := filepath.Join(dir, "sw")
+	runSweepOK(t, tinySweepArgs(sw)...)
+	for _, tc := range []struct {
+		name string
+		args []string
+		fig  string
+	}{
+		{"calibrate", append([]string{"calibrate", "--checkpoint", ckpts["spring"], "--png", filepath.Join(dir, "c.png")}, obs["spring"]...), filepath.Join(dir, "c.png")},
+		{"calibrate --json", append([]string{"calibrate", "--json", "--checkpoint", ckpts["lv"], "--png", filepath.Join(dir, "cj.png")}, obs["lv"]...), filepath.Join(dir, "cj.png")},
+		{"diagnose --json", []string{"diagnose", "--json", "--checkpoint", ckpts["spring"], "--tasks", "4", "--samples", "2", "--context", "10", "--png", filepath.Join(dir, "d.png")}, filepath.Join(dir, "d.png")},
+		{"sweep --collect", []string{"sweep", "--collect", sw, "--png"}, filepath.Join(sw, "sweep.png")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			if want := "figure written to " + tc.fig + "\n"; code != 0 || !strings.Contains(stderr, want) {
+				t.Errorf("exit %d, stderr %q; want 0 and %q", code, stderr, want)
+			}
+		})
+	}
+}
