@@ -223,6 +223,8 @@ func checkOutputPath(flag, path string) error {
 	dir := cmp.Or(nets.RawDir(path), ".") // "a/lnk/..": as the system resolves it
 	st, err := os.Stat(dir)
 	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return UsageError("directory %s does not exist (for --%s %s)", trimSeparator(dir), flag, path)
 	case err != nil:
 		return UsageError("--%s %s: %v", flag, path, err)
 	case !st.IsDir():
@@ -257,6 +259,16 @@ func checkOutputPath(flag, path string) error {
 		return UsageError("--%s %s: cannot create a file in %s: %v", flag, path, dir, err)
 	}
 	return nil
+}
+
+// trimSeparator drops the path separators that end dir, as
+// filepath.Split leaves them, but keeps a root ("/") whole.
+func trimSeparator(dir string) string {
+	trimmed := strings.TrimRightFunc(dir, func(r rune) bool { return r < 0x80 && os.IsPathSeparator(uint8(r)) })
+	if trimmed == "" || strings.HasSuffix(trimmed, ":") { // "/", or "C:\" on Windows
+		return dir
+	}
+	return trimmed
 }
 
 // sameFile reports whether paths a and b name the same file: the same

@@ -573,7 +573,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"png is dir", append([]string{"--checkpoint", ckpts["spring"], "--png", dir}, good["spring"]...), "is a directory"},
 		{"png to stdout", append([]string{"--checkpoint", ckpts["spring"], "--png", "-"}, good["spring"]...), "--png -: the file is written to disk, not to standard output"},
 		{"png ends in a separator", append([]string{"--checkpoint", ckpts["spring"], "--png", dir + "/new.png/"}, good["spring"]...), "new.png/ ends in a path separator"},
-		{"png through a missing dir", append([]string{"--checkpoint", ckpts["spring"], "--png", dir + "/nosuchdir/../f.png"}, good["spring"]...), "nosuchdir/../: no such file or directory"},
+		{"png through a missing dir", append([]string{"--checkpoint", ckpts["spring"], "--png", dir + "/nosuchdir/../f.png"}, good["spring"]...), "directory " + dir + "/nosuchdir/.. does not exist (for --png " + dir + "/nosuchdir/../f.png)"},
 		{"png is data", []string{"--checkpoint", ckpts["spring"], "--data", good["spring"][1], "--png", good["spring"][1]}, "is the --data file"},
 		{"png is data, spelt otherwise", []string{"--checkpoint", ckpts["spring"], "--data", good["spring"][1], "--png", filepath.Join(filepath.Dir(good["spring"][1]), ".", filepath.Base(good["spring"][1]))}, "is the --data file"},
 		{"png is checkpoint", append([]string{"--checkpoint", ckpts["spring"], "--png", ckpts["spring"]}, good["spring"]...), "is the --checkpoint file"},

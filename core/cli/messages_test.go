@@ -33,3 +33,31 @@ func TestEveryPNGSaysWhichFigure(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputInMissingDirectory: an output file whose directory does not
+// exist is refused with the directory named, not with stat's error.
+func TestOutputInMissingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	ckpts := untrained(t, dir)
+	obs := goodObservations(t, dir)
+	missing := filepath.Join(dir, "nosuchdir")
+	for _, tc := range []struct {
+		name string
+		args []string
+		flag string
+		file string
+	}{
+		{"calibrate", append([]string{"calibrate", "--checkpoint", ckpts["spring"]}, obs["spring"]...), "png", "x.png"},
+		{"diagnose", []string{"diagnose", "--checkpoint", ckpts["spring"]}, "png", "x.png"},
+		{"train", []string{"train", "--system", "spring"}, "out", "m.safetensors"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(missing, tc.file)
+			code, _, stderr := runCLI(t, append(tc.args, "--"+tc.flag, path)...)
+			want := "directory " + missing + " does not exist (for --" + tc.flag + " " + path + ")"
+			if code != 2 || !strings.Contains(stderr, want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+			}
+		})
+	}
+}
