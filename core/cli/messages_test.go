@@ -61,3 +61,24 @@ func TestOutputInMissingDirectory(t *testing.T) {
 		})
 	}
 }
+
+// TestMissingCheckpointHintsShipped: a checkpoint named as a shipped
+// one's bare name, with no such file here, hints at embedded:NAME, in
+// every command that opens a checkpoint; other missing names do not.
+func TestMissingCheckpointHintsShipped(t *testing.T) {
+	t.Chdir(t.TempDir())
+	hint := "; did you mean embedded:spring-cnp.safetensors?"
+	for _, args := range [][]string{
+		{"inspect", "spring-cnp.safetensors"},
+		{"eval", "--checkpoint", "spring-cnp.safetensors", "--tasks", "2"},
+		{"train", "--init", "spring-cnp.safetensors", "--out", "m.safetensors"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if want := "open spring-cnp.safetensors: no such file or directory" + hint; code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", args, code, stderr, want)
+		}
+	}
+	if code, _, stderr := runCLI(t, "inspect", "spring-xnp.safetensors"); code != 2 || strings.Contains(stderr, "did you mean") {
+		t.Errorf("inspect of an unshipped name: exit %d, stderr %q; want 2 and no hint", code, stderr)
+	}
+}

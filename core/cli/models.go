@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"apic/checkpoints"
@@ -128,6 +129,18 @@ func readCheckpoint(ctx context.Context, path string) (*nets.File, *core.Model, 
 	}
 }
 
+// shippedNamed returns embedded:path when path, as typed, is the name
+// of a checkpoint shipped in the program ("spring-cnp.safetensors" for
+// embedded:spring-cnp.safetensors): the file a user who left out the
+// prefix most likely meant.
+func shippedNamed(path string) (string, bool) {
+	shipped := embeddedPrefix + filepath.ToSlash(path)
+	if _, ok, err := checkpoints.FromPath(shipped); !ok || err != nil {
+		return "", false
+	}
+	return shipped, true
+}
+
 // unreadableCheckpoint is the usage error for a checkpoint file that
 // could not be read as safetensors (err, which names path). A file that
 // could not be opened or read keeps the system's words; any other file
@@ -136,6 +149,9 @@ func readCheckpoint(ctx context.Context, path string) (*nets.File, *core.Model, 
 // "apic inspect README.md" guessing what is wrong.
 func unreadableCheckpoint(path string, err error) error {
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		if shipped, ok := shippedNamed(path); ok && errors.Is(err, fs.ErrNotExist) {
+			return UsageError("load checkpoint: %v; did you mean %s?", err, shipped)
+		}
 		return UsageError("load checkpoint: %v", err) // the system's error names the file
 	}
 	why := strings.TrimPrefix(err.Error(), path+": ")
