@@ -1,9 +1,16 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"apic/core"
+	"apic/nets"
 )
 
 // TestEveryPNGSaysWhichFigure: calibrate, diagnose and sweep each name
@@ -80,5 +87,41 @@ func TestMissingCheckpointHintsShipped(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "inspect", "spring-xnp.safetensors"); code != 2 || strings.Contains(stderr, "did you mean") {
 		t.Errorf("inspect of an unshipped name: exit %d, stderr %q; want 2 and no hint", code, stderr)
+	}
+}
+
+// TestTrainResumeReportsInOrder: a run resumed from a partial file says
+// it wrote --out before it says it removed the partial file, and gives
+// its own time and the total in one format.
+func TestTrainResumeReportsInOrder(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.safetensors")
+	trainTinyTo(t, src)
+	m, _, err := core.LoadCheckpoint(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := filepath.Join(dir, "model.partial.safetensors")
+	if err := core.SaveCheckpoint(partial, m, core.Info{Steps1: 1, WallSeconds: 2.5, Unfinished: true}, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	var both bytes.Buffer // stdout and stderr as a terminal interleaves them
+	args := []string{"train", "--init", partial, "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--out", filepath.Join(dir, "model.safetensors")}
+	if code := Run(context.Background(), args, &both, &both); code != 0 {
+		t.Fatalf("exit %d: %s", code, both.String())
+	}
+	text := both.String()
+	wrote, removed := strings.Index(text, "wrote "), strings.Index(text, "removed "+partial)
+	if wrote < 0 || removed < wrote {
+		t.Errorf("want \"wrote\" before \"removed\", got:\n%s", text)
+	}
+	times := regexp.MustCompile(`steps in (\S+); \d+\+\d+ steps in (\S+) in all\)`).FindStringSubmatch(text)
+	if times == nil {
+		t.Fatalf("no run and total times in:\n%s", text)
+	}
+	for _, s := range times[1:] {
+		if _, err := time.ParseDuration(s); err != nil {
+			t.Errorf("time %q is not in the run's format: %v", s, err)
+		}
 	}
 }

@@ -308,7 +308,17 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		}
 		return fmt.Errorf("%w; the trained weights are in %s instead (move it to %s)", err, path, f.out)
 	}
+	// What was written comes first; the partial files it settles
+	// (removed, or left) follow from it.
+	err = reportTrained(env, &f, cfg, res, info, init != nil, dropped)
 	settlePartialFiles(f.out, from, env)
+	return err
+}
+
+// reportTrained prints what train wrote to --out: its JSON object, or
+// the "wrote" line and the validation metrics. resumed says the run
+// began from --init, whose steps and time the totals include.
+func reportTrained(env *Env, f *trainFlags, cfg core.Config, res core.TrainResult, info core.Info, resumed, dropped bool) error {
 	if f.jsonOut {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -318,9 +328,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			"final_loss": res.Final, "validation": info.Metrics,
 		})
 	}
-	fmt.Fprintf(env.Stdout, "wrote %s (%d+%d steps in %s", f.out, res.Steps1, res.Steps2, res.Wall.Round(time.Millisecond))
-	if init != nil {
-		fmt.Fprintf(env.Stdout, "; %d+%d steps in %.1f s in all", info.Steps1, info.Steps2, info.WallSeconds)
+	fmt.Fprintf(env.Stdout, "wrote %s (%d+%d steps in %s", f.out, res.Steps1, res.Steps2, wallText(res.Wall))
+	if resumed {
+		fmt.Fprintf(env.Stdout, "; %d+%d steps in %s in all", info.Steps1, info.Steps2, wallText(time.Duration(info.WallSeconds*float64(time.Second))))
 	}
 	fmt.Fprintln(env.Stdout, ")")
 	if v := info.Metrics; v != nil {
@@ -336,6 +346,12 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			v.Metrics[core.KeyThetaMAE].Mean, v.Metrics[core.KeyReconECE].Mean)
 	}
 	return nil
+}
+
+// wallText is a training time as train prints it, to the millisecond
+// ("24.948s"), the run's own and the total of its runs alike.
+func wallText(d time.Duration) string {
+	return d.Round(time.Millisecond).String()
 }
 
 // recalibrationNote says what the final recalibration fitted: only θ's
