@@ -87,8 +87,9 @@ type compareMethod struct {
 	Baseline bool
 	Workers  int
 	Settings string // a baseline's budget in words, for the text header
-	// members and steps are Correction-PINN's budget, mcmc BCPI's.
-	members, steps, mcmc int
+	// members and steps are Correction-PINN's budget, mcmc BCPI's;
+	// memberWorkers is how many of its members trained at once.
+	members, steps, mcmc, memberWorkers int
 	// OnePass and OnePassBatched are APIC's median single-realization
 	// latency (seconds) and batched timing without refinement: the
 	// paper's amortized inference.
@@ -98,6 +99,18 @@ type compareMethod struct {
 	// APIC model was trained on (core.Model.RangeWarnings), and that a
 	// file is an unfinished run's (unfinishedWarning).
 	Warnings []string
+}
+
+// elapsedText is a baseline's elapsed time over the whole run, with the
+// workers it ran on: realizations at once for KOH-GP and BCPI; for
+// Correction-PINN, which fits one realization at a time, the members
+// trained at once, in the words of its settings line.
+func elapsedText(m compareMethod) string {
+	wall := fmtSeconds(m.Wall.Seconds())
+	if m.memberWorkers > 0 {
+		return fmt.Sprintf("(%s elapsed, members on %s)", wall, core.Count(m.memberWorkers, "worker"))
+	}
+	return fmt.Sprintf("(%s elapsed on %s)", wall, core.Count(m.Workers, "worker"))
 }
 
 // kohThroughput is KOH-GP's realizations per second over its parallel
@@ -633,7 +646,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	for _, m := range methods {
 		row := []string{m.Name, fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(m.Run.TotalSeconds()), fmtSeconds(m.Run.CPUPerRealization())}
 		if m.Baseline {
-			row = append(row, fmt.Sprintf("(%s elapsed on %s)", fmtSeconds(m.Wall.Seconds()), core.Count(m.Workers, "worker")))
+			row = append(row, elapsedText(m))
 		} else {
 			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched.RealizationsPerSecond(len(test))))
 		}

@@ -166,7 +166,7 @@ func compareCPINN(ctx context.Context, env *Env, sys sims.System, test []sims.Ta
 	}
 	settings := fmt.Sprintf("Correction-PINN: %s × %s per realization, members on %s", core.Count(b.members, "member"), core.Count(b.steps, "step"), core.Count(parallel, "worker"))
 	return compareMethod{Name: cpinn.Name, Run: run, Wall: time.Since(start), Baseline: true, Workers: 1, Settings: settings,
-		members: b.members, steps: b.steps}, nil
+		members: b.members, steps: b.steps, memberWorkers: parallel}, nil
 }
 
 // compareBCPI fits BCPI to every task on a worker pool, like KOH-GP.

@@ -125,3 +125,21 @@ func TestTrainResumeReportsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareCPINNWorkersAgree: Correction-PINN fits one realization at
+// a time, its members in parallel; the timing row names the same
+// workers as the settings line, not "1 worker".
+func TestCompareCPINNWorkersAgree(t *testing.T) {
+	code, out, stderr := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--methods", "cpinn", "--members", "2", "--steps", "10", "--workers", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"Correction-PINN: 2 members × 10 steps per realization, members on 2 workers", " elapsed, members on 2 workers)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "elapsed on 1 worker") {
+		t.Errorf("timing row still counts 1 worker:\n%s", out)
+	}
+}
