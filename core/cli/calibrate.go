@@ -47,8 +47,8 @@ file's line. Lines may end in LF, CRLF or CR alone.
 
 --json prints one object: system, backbone, checkpoint, channels; theta
 (per parameter: mean, std, lo50, hi50, lo95, hi95); noise (per channel:
-std, the estimated σ̂, and its lo95, hi95; hi95 null for a channel without
-observations); on the grid (t, and x for advdiff), nominal F(x; θ̂),
+std, the estimated σ̂, and its lo95, hi95; all three null for a channel
+without observations, whose noise the data do not say); on the grid (t, and x for advdiff), nominal F(x; θ̂),
 prediction (mean, std, half95 the 95% half-width of its band,
 observation_std the band of a new noisy observation) and discrepancy
 (mean, std, half95), laid out as simulate --json lays its grid (spring:
@@ -414,18 +414,18 @@ type meanStd struct {
 
 // calibrationJSON is calibrate's --json output.
 type calibrationJSON struct {
-	System      string                   `json:"system"`
-	Backbone    string                   `json:"backbone"`
-	Checkpoint  string                   `json:"checkpoint"`
-	Channels    []string                 `json:"channels"` // the columns of lv's [t][channel] arrays
-	Theta       map[string]thetaInterval `json:"theta"`
-	T           []float64                `json:"t"`
-	X           []float64                `json:"x,omitempty"`
-	Nominal     any                      `json:"nominal"`
-	Prediction  predictionBands          `json:"prediction"`
-	Discrepancy meanStd                  `json:"discrepancy"`
-	Noise       map[string]noiseEstimate `json:"noise"` // σ̂ per channel
-	Warnings    []string                 `json:"warnings"`
+	System      string                    `json:"system"`
+	Backbone    string                    `json:"backbone"`
+	Checkpoint  string                    `json:"checkpoint"`
+	Channels    []string                  `json:"channels"` // the columns of lv's [t][channel] arrays
+	Theta       map[string]thetaInterval  `json:"theta"`
+	T           []float64                 `json:"t"`
+	X           []float64                 `json:"x,omitempty"`
+	Nominal     any                       `json:"nominal"`
+	Prediction  predictionBands           `json:"prediction"`
+	Discrepancy meanStd                   `json:"discrepancy"`
+	Noise       map[string]*noiseEstimate `json:"noise"` // σ̂ per channel
+	Warnings    []string                  `json:"warnings"`
 }
 
 // predictionBands is the reconstruction's mean and its two bands: std,
@@ -441,10 +441,35 @@ type predictionBands struct {
 
 // noiseEstimate is the estimated observation noise σ̂ of one channel of
 // the data and its 95% interval.
+// The fields are null for a channel without observations.
 type noiseEstimate struct {
-	Std  float64  `json:"std"`
-	Lo95 float64  `json:"lo95"`
-	Hi95 *float64 `json:"hi95"` // null: no upper end (a channel without data)
+	Std  *float64 `json:"std"`
+	Lo95 *float64 `json:"lo95"`
+	Hi95 *float64 `json:"hi95"`
+}
+
+// noiseEstimates is each channel's σ̂ and its 95% interval, nil for a
+// channel without observations: the model's σ̂ there (which the
+// observation band still uses) is no estimate from the data.
+func noiseEstimates(c calibration) []*noiseEstimate {
+	lo, hi := core.NoiseInterval(c.pred, c.obs)
+	out := make([]*noiseEstimate, len(c.pred.NoiseStd))
+	for ch, s := range c.pred.NoiseStd {
+		if channelObserved(c.obs, ch) {
+			out[ch] = &noiseEstimate{Std: &s, Lo95: &lo[ch], Hi95: &hi[ch]}
+		}
+	}
+	return out
+}
+
+// channelObserved reports whether obs holds any value of channel ch.
+func channelObserved(obs sims.Context, ch int) bool {
+	for _, m := range obs.Mask {
+		if ch < len(m) && m[ch] {
+			return true
+		}
+	}
+	return false
 }
 
 func writeCalibrationJSON(env *Env, c calibration) error {
@@ -462,16 +487,9 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 	for i, p := range c.sys.Params() {
 		out.Theta[p.Name] = c.interval(i)
 	}
-	out.Noise = map[string]noiseEstimate{}
-	lo, hi := core.NoiseInterval(c.pred, c.obs)
-	for ch, s := range c.pred.NoiseStd {
-		// JSON has no infinity: a channel without data has no upper
-		// end, written null.
-		est := noiseEstimate{Std: s, Lo95: lo[ch]}
-		if !math.IsInf(hi[ch], 1) {
-			est.Hi95 = &hi[ch]
-		}
-		out.Noise[g.Channels[ch]] = est
+	out.Noise = map[string]*noiseEstimate{}
+	for ch, est := range noiseEstimates(c) {
+		out.Noise[g.Channels[ch]] = cmp.Or(est, &noiseEstimate{}) // no data: all null
 	}
 	axes := gridAxes(g)
 	out.T = axes[0]
@@ -524,14 +542,14 @@ func noiseSummary(c calibration) string {
 	if len(c.pred.NoiseStd) == 0 {
 		return ""
 	}
-	lo, hi := core.NoiseInterval(c.pred, c.obs)
 	parts := make([]string, len(c.pred.NoiseStd))
-	for ch, s := range c.pred.NoiseStd {
-		up := "∞"
-		if !math.IsInf(hi[ch], 1) {
-			up = fmt.Sprintf("%.3g", hi[ch])
+	for ch, est := range noiseEstimates(c) {
+		name := c.sys.Grid().Channels[ch]
+		if est == nil {
+			parts[ch] = name + " — (no data)"
+			continue
 		}
-		parts[ch] = fmt.Sprintf("%s %.3g [%.3g, %s]", c.sys.Grid().Channels[ch], s, lo[ch], up)
+		parts[ch] = fmt.Sprintf("%s %.3g [%.3g, %.3g]", name, *est.Std, *est.Lo95, *est.Hi95)
 	}
 	return "  noise σ̂ (noise and the model's misfit together; 95% interval): " + strings.Join(parts, ", ") + "\n"
 }

@@ -925,10 +925,10 @@ func TestCheckPredictionScale(t *testing.T) {
 	}
 }
 
-// A channel without observations has a noise interval with no upper
-// end, which --json writes as null (JSON has no infinity), not as the
-// largest float.
-func TestCalibrateJSONUnboundedNoise(t *testing.T) {
+// A channel without observations has no noise estimate from the data:
+// --json writes its std, lo95 and hi95 as null (not the model's σ̂, nor
+// the largest float for the missing upper end), and the text "—".
+func TestCalibrateNoNoiseEstimateWithoutData(t *testing.T) {
 	data := writeFile(t, t.TempDir(), "predators.csv", "t,prey,predator\n1,,1.1\n2,,0.9\n3,,1.2\n4,,1.0\n")
 	code, out, errOut := runCLI(t, "calibrate", "--system", "lv", "--backbone", "cnp", "--data", data, "--u0", "1,1", "--samples", "4", "--json")
 	if code != 0 {
@@ -940,11 +940,18 @@ func TestCalibrateJSONUnboundedNoise(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatal(err)
 	}
-	if hi, ok := obj.Noise["prey"]["hi95"]; !ok || hi != nil {
-		t.Errorf("prey (no data) hi95 = %v (present %v), want null", hi, ok)
+	for _, k := range []string{"std", "lo95", "hi95"} {
+		if v, ok := obj.Noise["prey"][k]; !ok || v != nil {
+			t.Errorf("prey (no data) %s = %v (present %v), want null", k, v, ok)
+		}
+		if v, ok := obj.Noise["predator"][k].(float64); !ok || !(v < 1e300) {
+			t.Errorf("predator %s = %v, want a number", k, obj.Noise["predator"][k])
+		}
 	}
-	if hi, ok := obj.Noise["predator"]["hi95"].(float64); !ok || !(hi < 1e300) {
-		t.Errorf("predator hi95 = %v, want a number", obj.Noise["predator"]["hi95"])
+	code, out, errOut = runCLI(t, "calibrate", "--system", "lv", "--backbone", "cnp", "--data", data, "--u0", "1,1", "--samples", "4")
+	line := regexp.MustCompile(`noise σ̂ .*: prey (.*), predator (\S+) \[`).FindStringSubmatch(out)
+	if code != 0 || line == nil || line[1] != "— (no data)" {
+		t.Errorf("exit %d, noise line %q, want prey \"— (no data)\" and a predator estimate; stderr %q", code, line, errOut)
 	}
 }
 
