@@ -444,7 +444,12 @@ func gridSummary(g sims.Grid) string {
 	var dims []string
 	for d, name := range g.StateNames {
 		if d < len(g.Lo) && d < len(g.Hi) {
-			dims = append(dims, fmt.Sprintf("%s ∈ [%.4g, %.4g]", name, g.Lo[d], g.Hi[d]))
+			dim := fmt.Sprintf("%s ∈ [%.4g, %.4g]", name, g.Lo[d], g.Hi[d])
+			if g.IsPeriodic(d) {
+				// Hi is Lo again: the grid stops one step short of it.
+				dim = fmt.Sprintf("%s ∈ [%.4g, %.4g) periodic", name, g.Lo[d], g.Hi[d])
+			}
+			dims = append(dims, dim)
 		}
 	}
 	shape := fmt.Sprintf("%d points", g.Points())

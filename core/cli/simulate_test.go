@@ -418,3 +418,15 @@ func TestVersion(t *testing.T) {
 		t.Errorf("apic help version: exit %d, stdout %q", code, out)
 	}
 }
+
+// TestSimulateGridSaysPeriodic: advdiff's x wraps around and its grid
+// stops one step short of 1, so its range is half-open and says so;
+// spring's t is a closed interval.
+func TestSimulateGridSaysPeriodic(t *testing.T) {
+	for sys, want := range map[string]string{"advdiff": "x ∈ [0, 1) periodic", "spring": "t ∈ [0, 4];"} {
+		code, stdout, stderr := runCLI(t, "simulate", "--system", sys)
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("simulate --system %s: exit %d, output lacks %q:\n%s%s", sys, code, want, stdout, stderr)
+		}
+	}
+}
