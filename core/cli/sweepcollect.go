@@ -577,7 +577,10 @@ func writeSweepCurves(w io.Writer, sum sweepSummary, color bool) {
 			}
 			ss = append(ss, Series{Name: name, Values: v})
 		}
-		p := LinePlot{Title: fmt.Sprintf("%s against %s = %s", labels[k], sum.Axes[0], strings.Join(xs, ", ")), Height: 8, Width: curveWidth(xs), Color: color}
+		// The columns are the values in order, evenly spaced, where the
+		// --png figure has a numeric axis: the title says which.
+		title := fmt.Sprintf("%s against %s = %s (one column each)", labels[k], sum.Axes[0], strings.Join(xs, ", "))
+		p := LinePlot{Title: title, Height: 8, Width: curveWidth(xs), Color: color}
 		fmt.Fprintln(w, withXLabels(p.Render(ss...), xs, p.Width))
 	}
 }
