@@ -226,6 +226,12 @@ func checkOutputPath(flag, path string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return UsageError("directory %s does not exist (for --%s %s)", trimSeparator(dir), flag, path)
 	case err != nil:
+		// The cause without Go's "stat DIR/:" ("a/file/x.png": the
+		// directory named is a file, "not a directory").
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return UsageError("--%s %s: %s: %v", flag, path, trimSeparator(dir), pe.Err)
+		}
 		return UsageError("--%s %s: %v", flag, path, err)
 	case !st.IsDir():
 		return UsageError("--%s %s: %s is not a directory", flag, path, dir)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -48,6 +49,10 @@ func TestOutputInMissingDirectory(t *testing.T) {
 	ckpts := untrained(t, dir)
 	obs := goodObservations(t, dir)
 	missing := filepath.Join(dir, "nosuchdir")
+	plain := filepath.Join(dir, "plain.txt")
+	if err := os.WriteFile(plain, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -63,6 +68,14 @@ func TestOutputInMissingDirectory(t *testing.T) {
 			code, _, stderr := runCLI(t, append(tc.args, "--"+tc.flag, path)...)
 			want := "directory " + missing + " does not exist (for --" + tc.flag + " " + path + ")"
 			if code != 2 || !strings.Contains(stderr, want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+			}
+			// Under a regular file: that file is named, without Go's
+			// "stat …/:".
+			under := filepath.Join(plain, tc.file)
+			code, _, stderr = runCLI(t, append(tc.args, "--"+tc.flag, under)...)
+			want = "--" + tc.flag + " " + under + ": " + plain + ": not a directory"
+			if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "stat ") {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
 			}
 		})
