@@ -513,3 +513,21 @@ func TestSweepRerunSkipsFinishedCellsChecks(t *testing.T) {
 		t.Errorf("--plan with %s gone: exit %d, stderr %q; want its load error", c2, code, stderr)
 	}
 }
+
+// TestCommandDifferenceLineMissing: where one cmd.txt has a command the
+// other lacks (a one-pass evaluation), the refusal names that command
+// against nothing, not against the next, unrelated line.
+func TestCommandDifferenceLineMissing(t *testing.T) {
+	for _, tc := range []struct {
+		old, want, was, now string
+	}{
+		{"apic train --x 1\napic eval", "apic train --x 2\napic eval", "--x 1", "--x 2"},
+		{"apic train\napic eval --refine 0\napic eval", "apic train\napic eval", "apic eval --refine 0", ""},
+		{"apic train\napic eval", "apic train\napic eval --refine 0\napic eval", "", "apic eval --refine 0"},
+	} {
+		was, now := commandDifference(tc.old, tc.want)
+		if strings.Join(was, " ") != tc.was || strings.Join(now, " ") != tc.now {
+			t.Errorf("commandDifference(%q, %q) = %q, %q; want %q, %q", tc.old, tc.want, was, now, tc.was, tc.now)
+		}
+	}
+}

@@ -206,19 +206,28 @@ func commandDifference(old, want string) (was, now []string) {
 }
 
 // firstDifferentLine is the words of the first line where a and b
-// differ, of each (none past its last line).
+// differ, of each (none past its last line). A line that one text has
+// and the other lacks, the rest alike (a one-pass evaluation that one
+// sweep runs), is that line against none, not against the next line.
 func firstDifferentLine(a, b string) (wa, wb []string) {
 	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := 0; i < max(len(la), len(lb)); i++ {
-		if i >= len(la) || i >= len(lb) || la[i] != lb[i] {
-			if i < len(la) {
-				wa = strings.Fields(la[i])
-			}
-			if i < len(lb) {
-				wb = strings.Fields(lb[i])
-			}
-			return wa, wb
+		if i < len(la) && i < len(lb) && la[i] == lb[i] {
+			continue
 		}
+		switch {
+		case len(la) == len(lb)+1 && slices.Equal(la[i+1:], lb[i:]):
+			return strings.Fields(la[i]), nil
+		case len(lb) == len(la)+1 && slices.Equal(lb[i+1:], la[i:]):
+			return nil, strings.Fields(lb[i])
+		}
+		if i < len(la) {
+			wa = strings.Fields(la[i])
+		}
+		if i < len(lb) {
+			wb = strings.Fields(lb[i])
+		}
+		return wa, wb
 	}
 	return nil, nil
 }
