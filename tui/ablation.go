@@ -527,6 +527,10 @@ func (m Model) ablCharts(w, h int) []string {
 		charts[i] = ablChart{title: mt[0], metric: mt[1], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, other: other, width: w1}
 		labelW = max(labelW, charts[i].yLabelWidth())
 	}
+	digits := sharedDigits(charts)
+	for i := range charts {
+		charts[i].digits = digits
+	}
 	var out []string
 	if _, all := charts[0].fitLabels(labelW + 2); !all && !slices.ContainsFunc(labels, isNumber) {
 		// Points left unlabelled, or labelled in two letters, would

@@ -35,6 +35,11 @@ type ablChart struct {
 	// labelW is the least room for the y labels: charts side by side
 	// pass their widest, so that their columns line up.
 	labelW int
+	// digits are the significant digits of the title's interval (of
+	// the mean, of the half-width), shared by the charts of one view
+	// (sharedDigits) so that their titles read alike; zero: the most
+	// that fit this chart's title.
+	digits [2]int
 }
 
 // render draws the chart. Its last column stays blank (title and value
@@ -85,18 +90,59 @@ func (c ablChart) render(t theme) []string {
 // the log mark, in one column less than the chart: the interval takes
 // fewer digits, or goes, where they would not fit.
 func (c ablChart) titleText(logY bool) string {
-	avail := c.width - 1
-	suffix := ""
+	room, suffix := c.titleRoom(logY)
+	title := c.title
+	if c.hasTitleInterval() && room >= 4 {
+		iv := c.ivs[c.cur]
+		s, ok := intervalAt(c.metric, iv, room, c.digits)
+		if c.digits == ([2]int{}) || !ok {
+			s = intervalText(c.metric, iv, room)
+		}
+		title += " " + s
+	}
+	return truncate(title+suffix, c.width-1)
+}
+
+// hasTitleInterval reports whether the title shows the current value's
+// interval: one computed, of the model on screen.
+func (c ablChart) hasTitleInterval() bool {
+	return c.cur >= 0 && c.cur < len(c.ivs) && !c.other && !math.IsNaN(c.ivs[c.cur].Mean)
+}
+
+// titleRoom is the room of the title's interval (at most 12 cells)
+// beside the name and the log mark, and that mark.
+func (c ablChart) titleRoom(logY bool) (room int, suffix string) {
 	if logY {
 		suffix = " · log"
 	}
-	title := c.title
-	if c.cur >= 0 && c.cur < len(c.ivs) && !c.other && !math.IsNaN(c.ivs[c.cur].Mean) {
-		if room := min(12, avail-ansi.StringWidth(title+" "+suffix)); room >= 4 {
-			title += " " + intervalText(c.metric, c.ivs[c.cur], room)
+	return min(12, c.width-1-ansi.StringWidth(c.title+" "+suffix)), suffix
+}
+
+// sharedDigits are the most significant digits (of numDigits) at which
+// every chart's title interval fits, for all of them to take: "recon
+// MAE .0018±.0003" beside "δ MAE .00362±.0024" read as of different
+// precision. Zero where no chart shows one, or one fits at none.
+func sharedDigits(charts []ablChart) [2]int {
+	worst := 0
+	for _, c := range charts {
+		if !c.hasTitleInterval() {
+			continue
 		}
+		_, logY := c.yScale()
+		room, _ := c.titleRoom(logY)
+		i := 0
+		for i < len(numDigits) {
+			if _, ok := intervalAt(c.metric, c.ivs[c.cur], room, numDigits[i]); ok {
+				break
+			}
+			i++
+		}
+		worst = max(worst, i)
 	}
-	return truncate(title+suffix, avail)
+	if worst == len(numDigits) {
+		return [2]int{}
+	}
+	return numDigits[worst]
 }
 
 // yLabels are the labels of the top and bottom of axis y's range.

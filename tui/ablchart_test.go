@@ -72,3 +72,36 @@ func TestAblChartTitleFits(t *testing.T) {
 		t.Errorf("title %q: want the mean at least, and the log mark", title)
 	}
 }
+
+// TestAblationTitlesShareDigits: the view's charts write their titles'
+// intervals at one precision, the most that fits every title, where
+// each alone took the most that fit it (".0018±.0003" beside
+// ".00362±.0024").
+func TestAblationTitlesShareDigits(t *testing.T) {
+	mk := func(title, metric string, w int, iv core.Interval) ablChart {
+		return ablChart{title: title, metric: metric, labels: []string{"1", "2"}, cur: 0, width: w, height: 9,
+			ivs: []core.Interval{iv, iv}}
+	}
+	charts := []ablChart{
+		mk("recon MAE", core.KeyReconMAE, 22, core.Interval{Mean: 0.0018341, Lo: 0.0015271, Hi: 0.0021411, N: 32}),
+		mk("δ MAE", core.KeyDeltaMAE, 40, core.Interval{Mean: 0.0036213, Lo: 0.0012202, Hi: 0.0060224, N: 32}),
+	}
+	th := newTheme(colorprofile.ASCII)
+	alone := []string{charts[0].render(th)[0], charts[1].render(th)[0]}
+	d := sharedDigits(charts)
+	if d == ([2]int{}) {
+		t.Fatal("no shared digits for two titles that fit")
+	}
+	for i := range charts {
+		charts[i].digits = d
+		_, logY := charts[i].yScale()
+		room, _ := charts[i].titleRoom(logY)
+		want, _ := intervalAt(charts[i].metric, charts[i].ivs[0], room, d)
+		if got := charts[i].render(th)[0]; !strings.Contains(got, want) {
+			t.Errorf("chart %d title %q (alone %q), want the interval %q at digits %v", i, got, alone[i], want, d)
+		}
+	}
+	if alone[1] == charts[1].render(th)[0] {
+		t.Errorf("the wide chart's title kept its own digits: %q", alone[1])
+	}
+}
