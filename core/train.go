@@ -147,13 +147,13 @@ func (s *sampler) noiseOf() float64 {
 	return s.noise
 }
 
-// lrAt is the learning rate at step i of n: cosine decay from LR to
-// LRFinal when LRFinal > 0, otherwise constant.
 // newStepTape returns a training step's tape, its values and gradients
 // taken from the arena that is reset before the next step (a variable so
 // that a test can compare training on the heap).
 var newStepTape = nets.NewTrainingTape
 
+// lrAt is the learning rate at step i of n: cosine decay from LR to
+// LRFinal when LRFinal > 0, otherwise constant.
 func lrAt(t Train, i, n int) float64 {
 	if t.LRFinal <= 0 || n <= 1 {
 		return t.LR

@@ -307,9 +307,7 @@ func accumulateScaled(dst []float64, s float64, src []float64) {
 // Scale returns s·a.
 func (tp *Tape) Scale(a *Var, s float64) *Var {
 	y := tp.like(a.Value)
-	for i, v := range a.Value.Data {
-		y.Data[i] = s * v
-	}
+	scaleTo(y.Data, s, a.Value.Data)
 	return tp.record(y, func(out *Var) {
 		accumulateScaled(a.grad().Data, s, out.Grad.Data)
 	}, a)

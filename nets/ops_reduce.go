@@ -117,14 +117,14 @@ func (tp *Tape) segment(op string, a *Var, n int, s float64) *Var {
 	return tp.record(y, func(out *Var) {
 		gat, fresh := a.gradToSet()
 		ga, g := gat.Data, out.Grad.Data
+		spread := accumulateScaled
+		if fresh {
+			spread = scaleTo // the first gradient to reach a: write it
+		}
 		for k := range groups {
 			gk := g[k*c : (k+1)*c]
 			for i := k * n; i < (k+1)*n; i++ {
-				if fresh {
-					scaleTo(ga[i*c:(i+1)*c], s, gk)
-				} else {
-					accumulateScaled(ga[i*c:(i+1)*c], s, gk)
-				}
+				spread(ga[i*c:(i+1)*c], s, gk)
 			}
 		}
 	}, a)
