@@ -192,13 +192,19 @@ func checkpointMetadata(data []byte) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode checkpoint: %w", err)
 	}
-	if meta["format"] != FormatName {
-		return nil, fmt.Errorf("not an apic checkpoint (metadata format %s)", QuoteInput(meta["format"]))
-	}
-	if err := checkFormatVersion(meta["format_version"]); err != nil {
+	if err := checkFormat(meta); err != nil {
 		return nil, err
 	}
 	return meta, nil
+}
+
+// checkFormat refuses metadata that does not name apic's format and a
+// version this program reads.
+func checkFormat(meta map[string]string) error {
+	if meta["format"] != FormatName {
+		return fmt.Errorf("not an apic checkpoint (metadata format %s)", QuoteInput(meta["format"]))
+	}
+	return checkFormatVersion(meta["format_version"])
 }
 
 // FromSafetensors builds the model and its training record from a
@@ -206,10 +212,7 @@ func checkpointMetadata(data []byte) (map[string]string, error) {
 // tensors themselves (inspect).
 func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	meta := f.Metadata
-	if meta["format"] != FormatName {
-		return nil, Info{}, fmt.Errorf("not an apic checkpoint (metadata format %s)", QuoteInput(meta["format"]))
-	}
-	if err := checkFormatVersion(meta["format_version"]); err != nil {
+	if err := checkFormat(meta); err != nil {
 		return nil, Info{}, err
 	}
 	cfg, err := checkpointConfig(meta)

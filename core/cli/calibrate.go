@@ -198,16 +198,22 @@ func checkDataFile(path string) error {
 		return nil
 	}
 	st, err := os.Stat(path)
-	var pe *fs.PathError
 	switch {
-	case errors.As(err, &pe):
-		return UsageError("--data %s: %v", path, pe.Err)
 	case err != nil:
-		return UsageError("--data %s: %v", path, err)
+		return UsageError("--data %s: %v", path, statCause(err))
 	case st.IsDir():
 		return UsageError("--data: %s is a directory", path)
 	}
 	return nil
+}
+
+// statCause is a stat error's cause without Go's "stat PATH:", which
+// the messages name in their own words.
+func statCause(err error) error {
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // checkOutputPath fails early, before any work, when the file the flag
@@ -225,14 +231,8 @@ func checkOutputPath(flag, path string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return UsageError("directory %s does not exist (for --%s %s)", trimSeparator(dir), flag, path)
-	case err != nil:
-		// The cause without Go's "stat DIR/:" ("a/file/x.png": the
-		// directory named is a file, "not a directory").
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return UsageError("--%s %s: %s: %v", flag, path, trimSeparator(dir), pe.Err)
-		}
-		return UsageError("--%s %s: %v", flag, path, err)
+	case err != nil: // "a/file/x.png": the directory named is a file
+		return UsageError("--%s %s: %s: %v", flag, path, trimSeparator(dir), statCause(err))
 	case !st.IsDir():
 		return UsageError("--%s %s: %s is not a directory", flag, path, dir)
 	}
@@ -461,21 +461,11 @@ func noiseEstimates(c calibration) []*noiseEstimate {
 	lo, hi := core.NoiseInterval(c.pred, c.obs)
 	out := make([]*noiseEstimate, len(c.pred.NoiseStd))
 	for ch, s := range c.pred.NoiseStd {
-		if channelObserved(c.obs, ch) {
+		if !math.IsInf(hi[ch], 1) { // NoiseInterval: [0, +Inf) for a channel without observations
 			out[ch] = &noiseEstimate{Std: &s, Lo95: &lo[ch], Hi95: &hi[ch]}
 		}
 	}
 	return out
-}
-
-// channelObserved reports whether obs holds any value of channel ch.
-func channelObserved(obs sims.Context, ch int) bool {
-	for _, m := range obs.Mask {
-		if ch < len(m) && m[ch] {
-			return true
-		}
-	}
-	return false
 }
 
 func writeCalibrationJSON(env *Env, c calibration) error {

@@ -458,10 +458,12 @@ func writeSweepTable(w io.Writer, sum sweepSummary) {
 	head := append(append([]string{}, sum.Axes...), "seeds", "recon MAE", "δ MAE", "θ MAE")
 	seeds := len(sum.Axes) // the column of the seed counts, right-aligned
 	table := [][]string{head}
+	anyInterval := false // some cell has a ± (two seeds or more)
 	for _, g := range sum.Cells {
 		row := append(append([]string{}, g.order...), strconv.Itoa(g.Seeds))
 		for _, k := range sweepMetrics[:3] {
 			row = append(row, g.Metrics[k].text())
+			anyInterval = anyInterval || g.Metrics[k].Lo != nil
 		}
 		table = append(table, row)
 	}
@@ -486,25 +488,12 @@ func writeSweepTable(w io.Writer, sum sweepSummary) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
 	}
-	if hasInterval(sum) {
+	if anyInterval {
 		// eval's ± is a standard deviation over realizations: say which
 		// this one is.
 		fmt.Fprintln(w, "mean over seeds ± half-width of its t-based 95% interval")
 	}
 	fmt.Fprintln(w)
-}
-
-// hasInterval reports whether some cell of the table has a ± (two
-// seeds or more with the metric).
-func hasInterval(sum sweepSummary) bool {
-	for _, g := range sum.Cells {
-		for _, k := range sweepMetrics[:3] {
-			if g.Metrics[k].Lo != nil {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (iv sweepInterval) text() string {

@@ -113,14 +113,13 @@ func (a sweepAxis) checkValue(v string) error {
 		}
 	case "float":
 		var x float64
-		// NaN, Inf and numbers beyond float64's range (1e400), which the
-		// float flags read as ±Inf, get one message.
-		if w, ferr := floatFlagValue(v); ferr == nil && (math.IsNaN(w) || math.IsInf(w, 0)) {
+		// As the float flags read it (Env.Parse): decimal or exponent
+		// notation, no hexadecimal or separators; NaN, Inf and numbers
+		// beyond float64's range (1e400, read as ±Inf) get one message.
+		x, err = floatFlagValue(v)
+		if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
 			return fmt.Errorf("%s value %s is not finite", a.name, v)
 		}
-		// As the float flags read it (Env.Parse): decimal or exponent
-		// notation, no hexadecimal or separators.
-		x, err = parseNumber(v)
 		if err == nil && nonNegativeAxes[a.name] && x < 0 {
 			return fmt.Errorf("%s value %s is below 0", a.name, v)
 		}

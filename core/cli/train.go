@@ -825,9 +825,7 @@ func (f *trainFlags) checkInheritedPlan(t core.Train, fineTuned bool) error {
 		"give --steps1 and --steps2 to fine-tune (e.g. --steps1 0 --steps2 1000), or --steps1 0 --steps2 0 to only recalibrate (--recalibrate-only for one part)", f.init, plan)
 }
 
-// trainsAny reports whether the plan t trains a step: either count
-// above 0, not their sum, which wraps below 0 for counts near the int
-// range's end (--steps1 and --steps2 take any count).
+// trainsAny reports whether the plan t trains a step in either stage.
 func trainsAny(t core.Train) bool {
 	return t.Steps1 > 0 || t.Steps2 > 0
 }
