@@ -131,16 +131,14 @@ func (r resumedRun) partialOf(out string) string {
 	if err != nil || !st.Mode().IsRegular() || !os.SameFile(st, r.stat) || st.ModTime().After(r.start) {
 		return ""
 	}
-	paths, err := partialFilesOf(out)
-	if err != nil {
+	// The one candidate, by name, rather than every partial file of
+	// out: partialFilesOf's tests on it alone.
+	name := filepath.Base(r.init)
+	p := filepath.Join(filepath.Dir(out), name)
+	if !isPartialName(out, name) || !sameFile(p, r.init) || sameFile(p, out) || !isUnfinishedCheckpoint(p) {
 		return ""
 	}
-	for _, p := range paths {
-		if sameFile(p, r.init) {
-			return p
-		}
-	}
-	return ""
+	return p
 }
 
 // supersede removes the partial file of out the run resumed from
