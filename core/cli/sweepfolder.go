@@ -386,12 +386,7 @@ func canonicalSettings(words []shellWord, settings []string) []string {
 // axisOfFlag is an axis that sets flag: of train's noise, the evaluation
 // axis noise, read alike.
 func axisOfFlag(flag string) (sweepAxis, bool) {
-	for _, a := range append(append([]sweepAxis{}, evalAxes...), trainAxes...) {
-		if a.flag == flag {
-			return a, true
-		}
-	}
-	return sweepAxis{}, false
+	return findAxis(func(a sweepAxis) bool { return a.flag == flag })
 }
 
 // shellWord is a word of a cmd.txt line, as written (raw) and as the

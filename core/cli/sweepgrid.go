@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,10 +76,17 @@ func axisNames(axes []sweepAxis) string {
 	return strings.Join(names, ", ")
 }
 
+// lookupAxis is the axis named name.
 func lookupAxis(name string) (sweepAxis, bool) {
-	for _, a := range append(append([]sweepAxis{}, evalAxes...), trainAxes...) {
-		if a.name == name {
-			return a, true
+	return findAxis(func(a sweepAxis) bool { return a.name == name })
+}
+
+// findAxis is the first axis, of evaluation then training, that match
+// accepts.
+func findAxis(match func(sweepAxis) bool) (sweepAxis, bool) {
+	for _, axes := range [][]sweepAxis{evalAxes, trainAxes} {
+		if i := slices.IndexFunc(axes, match); i >= 0 {
+			return axes[i], true
 		}
 	}
 	return sweepAxis{}, false
