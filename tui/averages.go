@@ -216,22 +216,12 @@ func (m Model) avgHeading(w int) string {
 // Numbers are written with sigFixed, their trailing zeros kept.
 var numDigits = [][2]int{{3, 2}, {2, 1}, {1, 1}}
 
-// tableDigits is the index in numDigits of the most significant digits
-// at which every cell of a table fits (fits(i)), trying three and two:
-// the values of a table are compared with each other, and read alike
-// only at the same digits. Where not every cell fits at two, two it is;
-// a cell that does not fit at two takes fewer alone.
-func tableDigits(fits func(i int) bool) int {
-	if fits(0) {
-		return 0
-	}
-	return 1
-}
-
 // avgCells are the metrics table's cells, avgRows' "this" values in
 // oneW cells and averages in avgW cells, all at one count of
-// significant digits (tableDigits): ".00234" beside ".0018±.0003"
-// compared three digits with two.
+// significant digits: ".00234" beside ".0018±.0003" compared three
+// digits with two. The values of a table are compared with each other,
+// and read alike only at the same digits: three where every cell fits,
+// else two; a cell that does not fit at two takes fewer alone.
 func (m Model) avgCells(oneW, avgW int) (ones, avgs []string) {
 	cells := func(i int) (ones, avgs []string, fit bool) {
 		fit = true
@@ -242,7 +232,10 @@ func (m Model) avgCells(oneW, avgW int) (ones, avgs []string) {
 		}
 		return ones, avgs, fit
 	}
-	ones, avgs, _ = cells(tableDigits(func(i int) bool { _, _, fit := cells(i); return fit }))
+	ones, avgs, fit := cells(0)
+	if !fit {
+		ones, avgs, _ = cells(1)
+	}
 	for j, r := range avgRows {
 		if ansi.StringWidth(ones[j]) > oneW {
 			ones[j] = fitNumber(m.res.metrics.Values[r[1]], oneW)

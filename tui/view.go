@@ -600,25 +600,27 @@ func (m Model) metricsTitle() string {
 // metricsLines shows the realization's metrics from core.Score.
 func (m Model) metricsLines(w int) []string {
 	// Each value takes at most limit cells, all at the same significant
-	// digits (tableDigits): three where every value fits, else two; one
-	// that fits at neither (".000999" in a 30-cell sidebar takes
-	// ".0010") takes fewer alone, so no value is ever cut.
+	// digits: three where every value fits, else two; one that fits at
+	// neither (".000999" in a 30-cell sidebar takes ".0010") takes fewer
+	// alone, so no value is ever cut.
 	limit := min(7, (w-18)/2) // " recon MAE " v " δ MAE " v
-	keys := []string{core.KeyReconMAE, core.KeyDeltaMAE, core.KeyThetaMAE, core.KeyReconLL, core.KeyReconECE}
-	d := tableDigits(func(i int) bool {
-		for _, k := range keys {
-			if _, ok := m.thisAt(k, limit, numDigits[i][0]); !ok {
-				return false
-			}
+	cells := func(i int) (vals map[string]string, fit bool) {
+		vals, fit = make(map[string]string, len(avgRows)), true
+		for _, r := range avgRows {
+			s, ok := m.thisAt(r[1], limit, numDigits[i][0])
+			vals[r[1]], fit = s, fit && ok
 		}
-		return true
-	})
+		return vals, fit
+	}
+	vals, fit := cells(0)
+	if !fit {
+		vals, _ = cells(1)
+	}
 	get := func(k string) string {
-		s, ok := m.thisAt(k, limit, numDigits[d][0])
-		if !ok {
-			s = fitNumber(m.res.metrics.Values[k], limit)
+		if s := vals[k]; ansi.StringWidth(s) <= limit {
+			return s
 		}
-		return s
+		return fitNumber(m.res.metrics.Values[k], limit)
 	}
 	rows := [][4]string{
 		{"recon MAE", get(core.KeyReconMAE), "δ MAE", get(core.KeyDeltaMAE)},
