@@ -201,9 +201,6 @@ func (m *Model) syncAblation() tea.Cmd {
 	if !m.abl.open || m.abl.key == m.ablKeyNow() {
 		return nil
 	}
-	if m.abl.key.ctl != m.ablControl() {
-		m.dropNote()
-	}
 	return m.startAblation()
 }
 
