@@ -117,10 +117,9 @@ func (p prompt) view(w int, t theme) string {
 		// ("checkpoint.safetensors"): the hint says how to go on.
 		ph := p.placeholder
 		if ansi.StringWidth(ph) > room-1 {
-			eg, rest, ok := strings.Cut(ph, "e.g. ")
-			if !ok || eg != "" {
-				eg, rest = "", ph
-			} else {
+			eg := ""
+			rest, ok := strings.CutPrefix(ph, "e.g. ")
+			if ok {
 				eg = "e.g. " // kept: without it the name reads as a default
 			}
 			ph = truncate(eg+filepath.Base(rest), room-1)

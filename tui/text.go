@@ -150,16 +150,13 @@ func barFormat(bounds ...float64) func(float64) string {
 		case exp:
 			return shortExp(v, 2)
 		}
-		return strconv.FormatFloat(v, 'f', max(0, sig3Decimals(v)), 64)
+		return strconv.FormatFloat(v, 'f', max(0, sigDecimals(v, 3)), 64)
 	}
 }
 
-// sig3Decimals is how many decimals print a finite, non-zero v to three
-// significant digits, counted after the rounding (0.9996 is 1.00: two,
-// not four); negative from 1000 up.
-func sig3Decimals(v float64) int { return sigDecimals(v, 3) }
-
-// sigDecimals is sig3Decimals for digits significant digits.
+// sigDecimals is how many decimals print a finite, non-zero v to digits
+// significant digits, counted after the rounding (0.9996 at three is
+// 1.00: two, not four); negative from 10^digits up.
 func sigDecimals(v float64, digits int) int {
 	_, e, _ := strings.Cut(strconv.FormatFloat(v, 'e', digits-1, 64), "e")
 	n, _ := strconv.Atoi(e)
