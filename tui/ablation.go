@@ -526,10 +526,16 @@ func (m Model) ablCharts(w, h int) []string {
 	}
 	digits := sharedDigits(charts)
 	for i := range charts {
-		charts[i].digits = digits
+		// The charts share the x axis (the control's values): with the
+		// widest y labels' room each, their columns and value labels
+		// line up, rather than each labelling the values it fits.
+		charts[i].digits, charts[i].labelW = digits, labelW
 	}
+	// The charts share the labels, the width and x0: the labels are
+	// fitted once, for all four.
+	fitted, all := charts[0].fitLabels(charts[0].x0())
 	var out []string
-	if _, all := charts[0].fitLabels(labelW + 2); !all && !slices.ContainsFunc(labels, isNumber) {
+	if !all && !slices.ContainsFunc(labels, isNumber) {
 		// Points left unlabelled, or labelled in two letters, would
 		// leave the regularisers apart only by order. A number ladder
 		// reads between its labelled values.
@@ -539,11 +545,8 @@ func (m Model) ablCharts(w, h int) []string {
 	}
 	h1 := (h - len(out)) / 2
 	chart := func(i int) []string {
-		// The charts share the x axis (the control's values): with the
-		// widest y labels' room each, their columns and value labels
-		// line up, rather than each labelling the values it fits.
 		c := charts[i]
-		c.labelW, c.height = labelW, h1
+		c.height, c.fitted = h1, fitted
 		return block(c.render(m.theme), w1, h1)
 	}
 	gap := block(nil, 1, h1)

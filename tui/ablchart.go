@@ -35,6 +35,10 @@ type ablChart struct {
 	// labelW is the least room for the y labels: charts side by side
 	// pass their widest, so that their columns line up.
 	labelW int
+	// fitted are the value labels to draw (fitLabels at x0): the view
+	// fits them once for its four charts, which share the labels, the
+	// width and x0. Nil: drawLabels fits them.
+	fitted []string
 	// digits are the significant digits of the title's interval (of
 	// the mean, of the half-width), shared by the charts of one view
 	// (sharedDigits) so that their titles read alike; zero: the most
@@ -55,11 +59,11 @@ func (c ablChart) render(t theme) []string {
 		return c.finish(cv, t, title)
 	}
 	top, bottom := c.yLabels(y, lo, hi)
-	labelW := max(ansi.StringWidth(top), ansi.StringWidth(bottom), c.labelW)
-	cv.text(labelW-ansi.StringWidth(top), 1, top, colLabel)
-	cv.text(labelW-ansi.StringWidth(bottom), body, bottom, colLabel)
+	c.labelW = max(ansi.StringWidth(top), ansi.StringWidth(bottom), c.labelW) // c is render's copy
+	cv.text(c.labelW-ansi.StringWidth(top), 1, top, colLabel)
+	cv.text(c.labelW-ansi.StringWidth(bottom), body, bottom, colLabel)
 	for y := 1; y <= body; y++ {
-		cv.set(labelW, y, '│', colLabel, nil)
+		cv.set(c.labelW, y, '│', colLabel, nil)
 	}
 	row := func(v float64) int { // clipped to the body: an interval may reach below its axis
 		return min(max(1+int(math.Round((hi-y.of(v))/(hi-lo)*float64(body-1))), 1), body)
@@ -69,7 +73,7 @@ func (c ablChart) render(t theme) []string {
 			continue
 		}
 		iv = clampInterval(c.metric, iv)
-		x := c.column(i, labelW+2)
+		x := c.column(i, c.x0())
 		for y := row(iv.Hi); y <= row(iv.Lo); y++ {
 			cv.set(x, y, '│', colBand, nil)
 		}
@@ -82,7 +86,7 @@ func (c ablChart) render(t theme) []string {
 		}
 		cv.set(x, row(iv.Mean), mark, col, nil)
 	}
-	c.drawLabels(cv, labelW+2)
+	c.drawLabels(cv, c.x0())
 	return c.finish(cv, t, title)
 }
 
@@ -252,11 +256,18 @@ func (c ablChart) column(i, x0 int) int {
 	return x0 + int(math.Round(float64(i*span)/float64(len(c.ivs)-1)))
 }
 
+// x0 is the first point's column: after the y labels' room (labelW),
+// the axis and a space.
+func (c ablChart) x0() int { return c.labelW + 2 }
+
 // drawLabels writes the value labels on the last line under their
-// columns: those of fitLabels, each where it leaves a space to its
-// neighbours.
+// columns: those of fitLabels (c.fitted where the view fitted them),
+// each where it leaves a space to its neighbours.
 func (c ablChart) drawLabels(cv canvas, x0 int) {
-	labels, _ := c.fitLabels(x0)
+	labels := c.fitted
+	if labels == nil {
+		labels, _ = c.fitLabels(x0)
+	}
 	for i, x := range c.layoutLabels(labels, x0) {
 		if x < 0 {
 			continue
