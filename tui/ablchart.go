@@ -125,25 +125,24 @@ func (c ablChart) titleRoom(logY bool) (room int, suffix string) {
 // sharedDigits are the most significant digits (of numDigits) at which
 // every chart's title interval fits, for all of them to take: "recon
 // MAE .0018±.0003" beside "δ MAE .00362±.0024" read as of different
-// precision. Zero where no chart shows one, or one fits at none.
+// precision. A title whose interval fits at none (its mean alone shows)
+// does not hold the others back; zero where no chart shows one.
 func sharedDigits(charts []ablChart) [2]int {
-	worst := 0
+	worst, any := 0, false
 	for _, c := range charts {
 		if !c.hasTitleInterval() {
 			continue
 		}
 		_, logY := c.yScale()
 		room, _ := c.titleRoom(logY)
-		i := 0
-		for i < len(numDigits) {
-			if _, ok := intervalAt(c.metric, c.ivs[c.cur], room, numDigits[i]); ok {
+		for i, d := range numDigits {
+			if _, ok := intervalAt(c.metric, c.ivs[c.cur], room, d); ok {
+				worst, any = max(worst, i), true
 				break
 			}
-			i++
 		}
-		worst = max(worst, i)
 	}
-	if worst == len(numDigits) {
+	if !any {
 		return [2]int{}
 	}
 	return numDigits[worst]

@@ -104,4 +104,10 @@ func TestAblationTitlesShareDigits(t *testing.T) {
 	if alone[1] == charts[1].render(th)[0] {
 		t.Errorf("the wide chart's title kept its own digits: %q", alone[1])
 	}
+	// A title too narrow for any interval (its mean alone shows) does
+	// not undo the sharing of the others.
+	narrow := mk("recon MAE", core.KeyReconMAE, 18, core.Interval{Mean: 0.0018341, Lo: 0.0015271, Hi: 0.0021411, N: 32})
+	if got := sharedDigits(append(charts, narrow)); got != d {
+		t.Errorf("with a title that fits no interval: digits %v, want %v", got, d)
+	}
 }
