@@ -61,7 +61,7 @@ func (tp *Tape) affine(x, w, b *Var) *Var {
 			gemm(true, false, 1, x.Value, g, 1, w.grad())
 		}
 		if b.needsGrad {
-			sumRows(b.grad().Data, g.Data, r, out, false)
+			sumRowsOn(tp.procs(), b.grad().Data, g.Data, r, out)
 		}
 	}, x, w, b)
 }

@@ -333,11 +333,15 @@ func (tp *Tape) Neg(a *Var) *Var { return tp.Scale(a, -1) }
 // several times more than the arithmetic.
 func (tp *Tape) ReLU(a *Var) *Var {
 	y := tp.allocFull(a.Value.Rows, a.Value.Cols) // reluForward writes every value
-	yd := y.Data[:len(a.Value.Data)]
-	reluForward(yd, a.Value.Data)
+	yd, x := y.Data[:len(a.Value.Data)], a.Value.Data
+	procs := tp.procs()
+	forRange(procs, len(yd), 1, func(lo, hi int) { reluForward(yd[lo:hi], x[lo:hi]) })
 	return tp.record(y, func(out *Var) {
 		ga, fresh := a.gradToSet()
-		reluBackward(ga.Data[:len(yd)], out.Grad.Data, yd, fresh)
+		gd, od := ga.Data[:len(yd)], out.Grad.Data
+		forRange(procs, len(yd), 1, func(lo, hi int) {
+			reluBackward(gd[lo:hi], od[lo:hi], yd[lo:hi], fresh)
+		})
 	}, a)
 }
 
@@ -413,11 +417,17 @@ func (tp *Tape) SiLU(a *Var) *Var {
 	// σ(a) is kept for the backward pass: an exp per element costs more
 	// than the memory.
 	sig := tp.scratch(len(x))
-	sigmoidInto(sig, x)
-	mulTo(yd, x, sig)
+	procs := tp.procs()
+	forRange(procs, len(x), 1, func(lo, hi int) {
+		sigmoidInto(sig[lo:hi], x[lo:hi])
+		mulTo(yd[lo:hi], x[lo:hi], sig[lo:hi])
+	})
 	return tp.record(y, func(out *Var) {
 		ga, fresh := a.gradToSet()
-		siluBackward(ga.Data[:len(x)], out.Grad.Data, x, sig, fresh)
+		gd, od := ga.Data[:len(x)], out.Grad.Data
+		forRange(procs, len(x), 1, func(lo, hi int) {
+			siluBackward(gd[lo:hi], od[lo:hi], x[lo:hi], sig[lo:hi], fresh)
+		})
 	}, a)
 }
 

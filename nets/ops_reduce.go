@@ -105,15 +105,18 @@ func (tp *Tape) segment(op string, a *Var, n int, s float64) *Var {
 	}
 	groups := r / n
 	y := tp.Alloc(groups, c)
-	for k := range groups {
-		yk := y.Data[k*c : (k+1)*c]
-		sumRows(yk, a.Value.Data[k*n*c:], n, c, false)
-		if s != 1 {
-			for j := range yk {
-				yk[j] *= s
+	procs := tp.procs()
+	forRange(procs, groups, n*c, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			yk := y.Data[k*c : (k+1)*c]
+			sumRows(yk, a.Value.Data[k*n*c:], n, c, false)
+			if s != 1 {
+				for j := range yk {
+					yk[j] *= s
+				}
 			}
 		}
-	}
+	})
 	return tp.record(y, func(out *Var) {
 		gat, fresh := a.gradToSet()
 		ga, g := gat.Data, out.Grad.Data
@@ -121,11 +124,10 @@ func (tp *Tape) segment(op string, a *Var, n int, s float64) *Var {
 		if fresh {
 			spread = scaleTo // the first gradient to reach a: write it
 		}
-		for k := range groups {
-			gk := g[k*c : (k+1)*c]
-			for i := k * n; i < (k+1)*n; i++ {
-				spread(ga[i*c:(i+1)*c], s, gk)
+		forRange(procs, r, c, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				spread(ga[i*c:(i+1)*c], s, g[i/n*c:(i/n+1)*c])
 			}
-		}
+		})
 	}, a)
 }

@@ -111,3 +111,45 @@ func helper() {
 		}
 	}
 }
+
+// elemChunk is the number of values one worker of forRange takes at a
+// time: large enough that a claim costs nothing against the pass, small
+// enough that two workers finish together. elemParallelMin is the fewest
+// values worth a second worker: below it handing work over costs more
+// than the pass. (Variables so that tests can send small passes through
+// the parallel path.)
+var elemChunk, elemParallelMin = 1 << 13, 1 << 15
+
+// forRange calls fn(lo, hi) over the items [0, n), each touching width
+// values, in pieces of about elemChunk values on up to procs goroutines
+// (one when the pass touches fewer than elemParallelMin values). Every
+// item is done by one call in its own order, so the results do not
+// depend on procs: elementwise passes over a training step's activations
+// are memory-bound, and a second core brings its own bandwidth.
+func forRange(procs, n, width int, fn func(lo, hi int)) {
+	width = max(width, 1)
+	if procs <= 1 || n*width < elemParallelMin {
+		fn(0, n)
+		return
+	}
+	step := max(1, elemChunk/width)
+	var next atomic.Int64
+	Parallel(min(procs, ceilDiv(n, step)), func() {
+		for {
+			lo := int(next.Add(1)-1) * step
+			if lo >= n {
+				return
+			}
+			fn(lo, min(lo+step, n))
+		}
+	})
+}
+
+// sumRowsOn is sumRows on up to procs goroutines, each summing its own
+// blocks of 16 columns (the same sums in the same order).
+func sumRowsOn(procs int, dst, src []float64, rows, ld int) {
+	const block = 16
+	forRange(procs, ceilDiv(len(dst), block), block*rows, func(lo, hi int) {
+		sumRows(dst[lo*block:min(hi*block, len(dst))], src[lo*block:], rows, ld, false)
+	})
+}

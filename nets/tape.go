@@ -54,7 +54,7 @@ type Tape struct {
 	params  map[*Param]*Var
 	noGrad  bool
 	arena   *Arena // forward values' storage (nil: the heap)
-	workers int    // goroutines an inference op may use (0: GOMAXPROCS)
+	workers int    // goroutines an op may use (0: GOMAXPROCS)
 	done    <-chan struct{}
 }
 
@@ -74,14 +74,14 @@ func stopped(done <-chan struct{}) bool {
 	}
 }
 
-// SetWorkers caps the goroutines that this inference tape's operations
+// SetWorkers caps the goroutines that this tape's operations
 // run on (n ≤ 0: GOMAXPROCS, the default). A caller that already runs
 // several tapes side by side sets 1, so that their products do not
 // spawn goroutines to compete for the same cores. Values do not depend
 // on it.
 func (tp *Tape) SetWorkers(n int) { tp.workers = n }
 
-// procs is the goroutines an inference operation may use.
+// procs is the goroutines an operation may use.
 func (tp *Tape) procs() int {
 	if tp.workers > 0 {
 		return tp.workers

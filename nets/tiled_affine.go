@@ -77,7 +77,7 @@ func (tp *Tape) TiledAffine(xq, xr, xf, w, b *Var) *Var {
 			gemm(false, true, 1, sharedOr(sharedF, sumQ, g), wf, 1, xf.grad())
 		}
 		if b.needsGrad {
-			sumRows(b.grad().Data, sumR.Data, r, out, false)
+			sumRowsOn(tp.procs(), b.grad().Data, sumR.Data, r, out)
 		}
 	}, inputs...)
 }

@@ -109,6 +109,10 @@ func (p *problem) train(ctx context.Context, opt Options, m int) (Member, error)
 	decay := math.Log(finalLRFraction) / float64(max(1, opt.Steps-1))
 	var last, lastMisfit float64
 	arena := new(nets.Arena) // every step's tape reuses it
+	stepWorkers := 0
+	if min(opt.Workers, opt.Members) > 1 {
+		stepWorkers = 1
+	}
 	for step := range opt.Steps {
 		if step%ctxCheckSteps == 0 {
 			if err := ctx.Err(); err != nil {
@@ -121,6 +125,7 @@ func (p *problem) train(ctx context.Context, opt Options, m int) (Member, error)
 		mb.phys.ZeroGrad()
 		arena.Reset()
 		tp := nets.NewTrainingTape(arena)
+		tp.SetWorkers(stepWorkers) // members side by side keep a core each
 		loss, misfit := p.loss(tp, mb, opt.CorrectionPenalty, min(1, float64(step+1)/(warmupShare*float64(opt.Steps))))
 		tp.Backward(loss)
 		adam.Step(&mb.ps)
