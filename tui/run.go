@@ -117,19 +117,14 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 }
 
 // checkpointAgrees refuses a --system or --backbone given beside
-// --checkpoint that is not the checkpoint's, as eval and calibrate do:
-// the explorer would otherwise open the checkpoint's and drop the flag
-// without a word. A flag left at its default says nothing and passes.
+// --checkpoint that is not the checkpoint's, by the rule of eval and
+// calibrate (cli.CheckpointAgrees). Only flags given count: a flag left
+// at its default says nothing and passes.
 func checkpointAgrees(m Model, fs *flag.FlagSet, path string) error {
 	if path == "" {
 		return nil
 	}
-	have := map[string]string{"system": m.sys().Name(), "backbone": m.backbone.value()}
-	var err error
-	fs.Visit(func(f *flag.Flag) { // in name order: backbone before system
-		if want, ok := have[f.Name]; ok && err == nil && f.Value.String() != want {
-			err = cli.UsageError("--%s %s disagrees with checkpoint %s (%s %s)", f.Name, f.Value, path, f.Name, want)
-		}
-	})
-	return err
+	given := map[string]string{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = f.Value.String() })
+	return cli.CheckpointAgrees(path, m.entry().model.Config.Arch, given["system"], given["backbone"])
 }

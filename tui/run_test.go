@@ -67,8 +67,9 @@ func TestExploreRealizationsBound(t *testing.T) {
 
 // TestExploreCheckpointMismatch: --system or --backbone given beside a
 // --checkpoint of another system or backbone is refused (exit 2, naming
-// both), as eval and calibrate refuse it, rather than dropped; matching
-// flags, or none, get as far as the terminal, which a test lacks.
+// both), by the rule eval and calibrate refuse it with, rather than
+// dropped; matching flags, or none, get as far as the terminal, which
+// a test lacks.
 func TestExploreCheckpointMismatch(t *testing.T) {
 	registerOnce.Do(func() { cli.RegisterExternal(Command()) })
 	ck := "embedded:spring-lnp.safetensors"
@@ -78,6 +79,8 @@ func TestExploreCheckpointMismatch(t *testing.T) {
 	}{
 		{[]string{"--system", "lv"}, "--system lv disagrees with checkpoint " + ck + " (system spring)"},
 		{[]string{"--backbone", "cnp"}, "--backbone cnp disagrees with checkpoint " + ck + " (backbone lnp)"},
+		// Both wrong: the system is named, as eval names it (one rule).
+		{[]string{"--backbone", "cnp", "--system", "lv"}, "--system lv disagrees with checkpoint " + ck + " (system spring)"},
 		{[]string{"--system", "spring", "--backbone", "lnp"}, "needs a terminal"},
 		{nil, "needs a terminal"},
 	} {

@@ -24,11 +24,8 @@ func loadModel(ctx context.Context, path, system, backbone string) (*core.Model,
 		if err != nil {
 			return nil, core.Info{}, "", err
 		}
-		if system != "" && system != m.Config.Arch.System {
-			return nil, core.Info{}, "", UsageError("--system %s disagrees with checkpoint %s (system %s)", system, path, m.Config.Arch.System)
-		}
-		if b := m.Config.Arch.Backbone; backbone != "" && backbone != string(b) {
-			return nil, core.Info{}, "", UsageError("--backbone %s disagrees with checkpoint %s (backbone %s)", backbone, path, b)
+		if err := CheckpointAgrees(path, m.Config.Arch, system, backbone); err != nil {
+			return nil, core.Info{}, "", err
 		}
 		return m, info, path, nil
 	}
@@ -53,6 +50,20 @@ func loadModel(ctx context.Context, path, system, backbone string) (*core.Model,
 		return nil, core.Info{}, "", err
 	}
 	return m, info, source, nil
+}
+
+// CheckpointAgrees refuses, as a usage error, a --system or --backbone
+// given beside --checkpoint path that is not the checkpoint's (arch):
+// a command would otherwise work on the checkpoint's and drop the flag
+// without a word. An empty system or backbone was not given and passes.
+func CheckpointAgrees(path string, arch core.Arch, system, backbone string) error {
+	if system != "" && system != arch.System {
+		return UsageError("--system %s disagrees with checkpoint %s (system %s)", system, path, arch.System)
+	}
+	if backbone != "" && backbone != string(arch.Backbone) {
+		return UsageError("--backbone %s disagrees with checkpoint %s (backbone %s)", backbone, path, arch.Backbone)
+	}
+	return nil
 }
 
 // unfinishedWarning is the warning every command that uses a model
