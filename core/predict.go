@@ -142,14 +142,18 @@ func (p Prediction) Problem() string {
 	return ""
 }
 
-// samplesDrawn is how many latent samples a prediction asked for k
-// draws: k, or one for the deterministic CNP.
-func (m *Model) samplesDrawn(k int) int {
-	if m.Config.Arch.Backbone == CNP {
+// SamplesDrawn is how many latent samples a prediction of a model of
+// backbone b asked for k draws: k, or one for the deterministic CNP.
+// The reports record it; the explorer's help quotes it.
+func (b Backbone) SamplesDrawn(k int) int {
+	if b == CNP {
 		return 1
 	}
 	return k
 }
+
+// samplesDrawn is SamplesDrawn for m's backbone.
+func (m *Model) samplesDrawn(k int) int { return m.Config.Arch.Backbone.SamplesDrawn(k) }
 
 // PredictWith is Predict with options.
 func (m *Model) PredictWith(ctxs []sims.Context, sides [][]float64, o PredictOptions) ([]Prediction, error) {

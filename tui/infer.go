@@ -123,11 +123,8 @@ func (r inferRequest) run() inferMsg {
 func samplesFor(sys sims.System) int { return sims.HintsFor(sys).InteractiveSamples }
 
 // samplesDrawn is how many latent samples a model of backbone b draws
-// when asked for samplesFor(sys): a cnp is deterministic and draws one
-// whatever is asked, as core records in its reports.
+// when asked for samplesFor(sys), by core's rule (a cnp draws one
+// whatever is asked), the count core records in its reports.
 func samplesDrawn(sys sims.System, b string) int {
-	if b == string(core.CNP) {
-		return 1
-	}
-	return samplesFor(sys)
+	return core.Backbone(b).SamplesDrawn(samplesFor(sys))
 }
