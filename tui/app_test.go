@@ -1075,16 +1075,23 @@ func TestBaselineNoteWhenDone(t *testing.T) {
 // system's title, then "checkpoint:", then a file's folders, so that the
 // file's name stays whole rather than cut at the end.
 func TestHeaderKeepsTheFileName(t *testing.T) {
-	for src, want := range map[string]string{
-		"file /tmp/a/b/model.safetensors":               "file …/model.safetensors",
-		"file embedded:lv-cnp.safetensors":              "file embedded:lv-cnp.safetensors",
-		"file /x/m.safetensors, saved /y/z.safetensors": "file …/m.safetensors, saved …/z.safetensors",
-		"embedded, saved /tmp/long/dir/a.safetensors":   "embedded, saved …/a.safetensors",
-		"trained here, saved /t/b.safetensors":          "trained here, saved …/b.safetensors",
-		"embedded":                                      "embedded",
+	for _, tc := range []struct {
+		e    entry
+		want string
+	}{
+		{entry{src: srcFile, path: "/tmp/a/b/model.safetensors"}, "file …/model.safetensors"},
+		{entry{src: srcFile, path: "embedded:lv-cnp.safetensors"}, "file embedded:lv-cnp.safetensors"},
+		{entry{src: srcFile, path: "/x/m.safetensors", saved: "/y/z.safetensors"}, "file …/m.safetensors, saved …/z.safetensors"},
+		// The name of a file is whatever it is: ", saved " in it is not
+		// the header's own words.
+		{entry{src: srcFile, path: "/d/a, saved b/c.safetensors"}, "file …/c.safetensors"},
+		{entry{src: srcEmbedded, saved: "/tmp/long/dir/a.safetensors"}, "embedded, saved …/a.safetensors"},
+		{entry{src: srcTrained, saved: "/t/b.safetensors"}, "trained here, saved …/b.safetensors"},
+		{entry{src: srcTrained}, "trained here (unsaved)"},
+		{entry{src: srcEmbedded}, "embedded"},
 	} {
-		if got := baseOfPath(src); got != want {
-			t.Errorf("baseOfPath(%q) = %q, want %q", src, got, want)
+		if got := tc.e.shortSourceText(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
 		}
 	}
 	m, err := New(Options{Checkpoint: "embedded:lv-cnp.safetensors", SaveDir: t.TempDir(), RefineDelay: -1, Averages: -1})

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"apic/core"
 	"apic/core/cli"
@@ -48,9 +49,20 @@ func (e *entry) undoable() bool {
 
 // sourceText describes the checkpoint for the header.
 func (e *entry) sourceText() string {
+	return e.describe(func(path string) string { return path })
+}
+
+// shortSourceText is sourceText with every path shortened to "…/NAME",
+// for a header short of room: a file's name survives where its folders
+// do not fit.
+func (e *entry) shortSourceText() string { return e.describe(shortPath) }
+
+// describe is sourceText with each path (the file opened, the file
+// saved) written as path writes it.
+func (e *entry) describe(path func(string) string) string {
 	saved := ""
 	if e.saved != "" {
-		saved = ", saved " + e.saved
+		saved = ", saved " + path(e.saved)
 	}
 	switch e.src {
 	case srcEmbedded:
@@ -58,14 +70,22 @@ func (e *entry) sourceText() string {
 	case srcAtlas:
 		return "atlas: " + e.cell.label() + saved
 	case srcFile:
-		return "file " + e.path + saved
+		return "file " + path(e.path) + saved
 	case srcTrained:
 		if e.saved != "" {
-			return "trained here, saved " + e.saved
+			return "trained here" + saved
 		}
 		return "trained here (unsaved)"
 	}
 	return "untrained"
+}
+
+// shortPath is "…/NAME" for a path with folders, else the path.
+func shortPath(path string) string {
+	if i := strings.LastIndex(path, "/"); i >= 0 {
+		return "…" + path[i:]
+	}
+	return path
 }
 
 // loadEntry returns the shipped checkpoint for key, or a model with fresh

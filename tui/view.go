@@ -85,28 +85,6 @@ func (m Model) tooSmall() string {
 	return strings.Join(out, "\n")
 }
 
-// baseOfPath shortens the paths in a checkpoint's description ("file
-// DIR/NAME", "…, saved DIR/NAME") to "…/NAME", so that a file's name
-// survives where its folders do not fit; other descriptions stay.
-func baseOfPath(src string) string {
-	head, saved, isSaved := strings.Cut(src, ", saved ")
-	if path, ok := strings.CutPrefix(head, "file "); ok {
-		head = "file " + shortPath(path)
-	}
-	if isSaved {
-		return head + ", saved " + shortPath(saved)
-	}
-	return head
-}
-
-// shortPath is "…/NAME" for a path with folders, else the path.
-func shortPath(path string) string {
-	if i := strings.LastIndex(path, "/"); i >= 0 {
-		return "…" + path[i:]
-	}
-	return path
-}
-
 // header is the title line (system, backbone, checkpoint, seed) and the
 // status line (idle / training / stale / untrained, and the last message).
 func (m Model) header() []string {
@@ -124,12 +102,11 @@ func (m Model) header() []string {
 	// Short of room the system's title goes first, then "checkpoint:",
 	// then a file's folders: cut at the end, a path lost its name
 	// ("file embedded:lv-cnp.sa…").
-	short := strings.TrimPrefix(src, "checkpoint: ")
 	info := fitFirst(m.width-ansi.StringWidth(title),
 		fmt.Sprintf(" %s · %s │ %s │ seed %d │ %s", sys.Name(), sys.Title(), m.backbone.value(), m.seed, src),
 		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, src),
-		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, short),
-		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, baseOfPath(short)))
+		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, e.sourceText()),
+		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, e.shortSourceText()))
 	line1 := padRight(title+info, m.width)
 
 	status, st := m.status()
