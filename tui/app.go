@@ -129,8 +129,9 @@ type Model struct {
 	msg     string
 	msgKind msgKind
 	// keyNote says msg is a note on what the last key did (or could not
-	// do): the next key that acts takes it off, where it would read as
-	// about that key's doing. Any other message clears it.
+	// do), or a warning of what it does pressed again (switchArmed): the
+	// next key that acts takes it off, where it would read as about that
+	// key's doing. Any other message clears it.
 	keyNote  bool
 	rangeMsg string // the training-range warning noteRange last showed
 	// atlasMsg is the note switchAtlas last set ("loaded atlas …",
@@ -141,9 +142,9 @@ type Model struct {
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
-	// switchArmed: the last key asked to show another system or backbone
-	// and warned of the work that would stop; the same key again goes
-	// ahead, any other takes the warning off.
+	// switchArmed: the key note is the warning of a key that asked to
+	// show another system or backbone and named the work that would
+	// stop; the same key again goes ahead. It goes with the note.
 	switchArmed switchArm
 	initCmd     tea.Cmd // the first inference, started by Init
 
@@ -347,13 +348,19 @@ var msgLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 func (m *Model) setMsg(k msgKind, format string, args ...any) {
 	// One line of text: an error's own newlines would push the frame.
 	m.msgKind, m.msg = k, msgLine.Replace(fmt.Sprintf(format, args...))
-	m.keyNote = false
+	m.keyNote, m.switchArmed = false, switchArm{}
 }
 
 // setKeyNote sets a note on what the key just pressed did, which the
 // next key that acts takes off (see dropKeyNote).
 func (m *Model) setKeyNote(format string, args ...any) {
-	m.setMsg(msgInfo, format, args...)
+	m.setKeyMsg(msgInfo, format, args...)
+}
+
+// setKeyMsg is setKeyNote for a message of kind k: a warning of what
+// the key does pressed again goes as a note does.
+func (m *Model) setKeyMsg(k msgKind, format string, args ...any) {
+	m.setMsg(k, format, args...)
 	m.keyNote = true
 }
 
@@ -456,11 +463,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !key.Matches(k, m.keys.Quit) {
 		m.quitArmed = "" // the warning holds for the very next key only
 	}
+	// A switch's warning goes with its key note (dropKeyNote): the key
+	// that armed it goes ahead with this copy.
 	armed := m.switchArmed
-	m.switchArmed = switchArm{} // so does this one
-	if armed.key != "" && k.String() != armed.key && m.msg == armed.msg {
-		m.setMsg(msgInfo, "") // no longer true
-	}
 	if k.String() == "ctrl+c" {
 		return m.quit(k.String())
 	}

@@ -8,11 +8,11 @@ import "strings"
 // it asks first; the same key again goes ahead (esc stops a run without
 // leaving).
 
-// switchArm is a switch that warned: the key that asked, the warning
-// it left on the status line, the system index and backbone it would
-// show, and the work it named as stopping.
+// switchArm is a switch that warned: the key that asked, the system
+// index and backbone it would show, and the work it named as stopping.
+// The warning is a key note (setKeyMsg), and the arm goes with it.
 type switchArm struct {
-	key, msg string
+	key      string
 	sysIdx   int
 	backbone string
 	stops    string
@@ -54,8 +54,7 @@ func (m *Model) confirmSwitch(pressed string, armed switchArm, i int, b string) 
 
 // warnSwitch puts a's warning on the status line and arms its key.
 func (m *Model) warnSwitch(a switchArm) {
-	m.setMsg(msgWarn, "%s again stops %s and shows %s/%s", keyName(a.key), a.stops, m.systems[a.sysIdx].Name(), a.backbone)
-	a.msg = m.msg
+	m.setKeyMsg(msgWarn, "%s again stops %s and shows %s/%s", keyName(a.key), a.stops, m.systems[a.sysIdx].Name(), a.backbone)
 	m.switchArmed = a
 }
 
@@ -65,14 +64,13 @@ func (m *Model) warnSwitch(a switchArm) {
 // no longer there to stop. It then names what is left, or goes.
 func (m *Model) syncSwitchWarning() {
 	a := m.switchArmed
-	if a.key == "" || m.msg != a.msg {
+	if a.key == "" {
 		return
 	}
 	switch what := m.switchStops(a.sysIdx, a.backbone); what {
 	case a.stops:
 	case "":
 		m.setMsg(msgInfo, "")
-		m.switchArmed = switchArm{}
 	default:
 		a.stops = what
 		m.warnSwitch(a)

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"runtime"
 	"slices"
@@ -354,6 +355,35 @@ func TestSwitchWarningFollowsTheWork(t *testing.T) {
 	m, _ = pressNoRun(t, m, "tab")
 	if m.sys().Name() != "lv" || m.run != nil {
 		t.Errorf("tab again: on %s, run %v", m.sys().Name(), m.run)
+	}
+	run(t, m, tea.Batch(cmds...))
+	settle(t, base)
+}
+
+// TestSwitchWarningGoesAsAKeyNote: a switch's warning is its key's note
+// and the arm goes with it. The help (?), which leaves a note, leaves
+// the warning armed, so the key then goes ahead as the line still says;
+// a message from elsewhere that replaces the warning disarms it, so the
+// key asks again rather than stop work with no warning shown.
+func TestSwitchWarningGoesAsAKeyNote(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	run0 := m.run
+	const want = "tab again stops training spring/lnp and shows lv/lnp"
+	m, _ = pressNoRun(t, m, "tab")
+	m, _ = pressNoRun(t, m, "?")
+	if m.msg != want || !m.keyNote {
+		t.Fatalf("? took the warning off: %q", m.msg)
+	}
+	m, _ = pressNoRun(t, m, "?")
+	m = send(t, m, inferMsg{gen: m.gen, err: errors.New("no result")})
+	if m, _ = pressNoRun(t, m, "tab"); m.sys().Name() != "spring" || m.msg != want {
+		t.Fatalf("tab after the warning was replaced: on %s, message %q; want the warning again", m.sys().Name(), m.msg)
+	}
+	m, _ = pressNoRun(t, m, "?")
+	if m, _ = pressNoRun(t, m, "tab"); m.sys().Name() != "lv" || !run0.stopping {
+		t.Errorf("tab, ?, tab: on %s, run stopping %v; want lv and the run stopped", m.sys().Name(), run0.stopping)
 	}
 	run(t, m, tea.Batch(cmds...))
 	settle(t, base)
