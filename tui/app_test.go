@@ -323,7 +323,7 @@ func TestHelpFitsSmallTerminal(t *testing.T) {
 	}
 	last := m.render()
 	frameOK(t, last, 80, 24)
-	n := len(m.helpLines(80))
+	n := len(helpAt(m, 80))
 	if want := fmt.Sprintf("lines %d–%d of %d", n-19, n, n); !strings.Contains(last, want) {
 		t.Errorf("↓ did not reach the help's last line:\n%s", last)
 	}
@@ -725,8 +725,9 @@ func TestHelpShowsCutMessage(t *testing.T) {
 	long := "cannot open README.md: not a safetensors file (its first 8 bytes give a header length of 723499994654515235, above the 100000000-byte limit) and a few more words to be sure"
 	m.setMsg(msgErr, "%s", long)
 	noSpace := strings.NewReplacer(" ", "")
-	header := strings.Join(m.header(), "\n")
-	if !m.msgCut() || strings.Contains(noSpace.Replace(header), noSpace.Replace(long)) {
+	lines, cut := m.headerCut()
+	header := strings.Join(lines, "\n")
+	if !cut || strings.Contains(noSpace.Replace(header), noSpace.Replace(long)) {
 		t.Fatalf("the status line shows all of the message; the test needs a longer one:\n%s", header)
 	}
 	m, _ = press(t, m, "?")
@@ -737,7 +738,8 @@ func TestHelpShowsCutMessage(t *testing.T) {
 		t.Errorf("the help does not show the whole message:\n%s", frame)
 	}
 	m.setMsg(msgErr, "cannot open x: no such file or directory")
-	if frame = m.render(); m.msgCut() || strings.Contains(frame, "in full; the status line cuts it") {
+	_, cut = m.headerCut()
+	if frame = m.render(); cut || strings.Contains(frame, "in full; the status line cuts it") {
 		t.Errorf("the help repeats a message the status line shows whole:\n%s", frame)
 	}
 }
@@ -956,7 +958,7 @@ func TestHelpSaysFullContextHasNoTargets(t *testing.T) {
 	for _, sys := range []string{"lv", "advdiff"} {
 		m := newTest(t, sys, 80, 24)
 		note := "need a context that leaves targets"
-		if strings.Contains(strings.Join(m.helpLines(80), "\n"), note) {
+		if strings.Contains(strings.Join(helpAt(m, 80), "\n"), note) {
 			t.Errorf("%s at context %v: the help says no targets are left", sys, m.ctxSteps[sys].value())
 		}
 		m = focusOn(t, m, ctlContext)
@@ -966,7 +968,7 @@ func TestHelpSaysFullContextHasNoTargets(t *testing.T) {
 		if got, want := int(m.ctxSteps[sys].value()), m.sys().Grid().Points(); got != want {
 			t.Fatalf("%s: context %d, want every grid point (%d)", sys, got, want)
 		}
-		lines := m.helpLines(80)
+		lines := helpAt(m, 80)
 		found := false
 		for _, l := range lines {
 			if w := displayWidth(l); w > 80 {
@@ -988,13 +990,13 @@ func TestHelpSaysFullContextHasNoTargets(t *testing.T) {
 // on the mean, not as the interval's upper end.
 func TestHelpExplainsCutIntervals(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
-	help := strings.Join(m.helpLines(80), "\n")
+	help := strings.Join(helpAt(m, 80), "\n")
 	for _, want := range []string{"[lo,hi]", "≤hi", "≥lo"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("the help does not explain %q:\n%s", want, help)
 		}
 	}
-	for _, l := range m.helpLines(80) {
+	for _, l := range helpAt(m, 80) {
 		if w := displayWidth(l); w > 80 {
 			t.Errorf("help line %d columns wide: %q", w, l)
 		}
@@ -1112,11 +1114,11 @@ func TestHelpExplainsSpringBaselines(t *testing.T) {
 	const want = "koh-gp's θ̂ often runs to the prior's edge"
 	for sys, has := range map[string]bool{"spring": true, "lv": false} {
 		m := newTest(t, sys, 80, 24)
-		help := strings.Join(m.helpLines(80), "\n")
+		help := strings.Join(helpAt(m, 80), "\n")
 		if strings.Contains(help, want) != has {
 			t.Errorf("%s: help mentions the edge: %v, want %v", sys, !has, has)
 		}
-		for _, l := range m.helpLines(80) {
+		for _, l := range helpAt(m, 80) {
 			if w := ansi.StringWidth(l); w > 80 {
 				t.Errorf("%s: help line of %d cells: %q", sys, w, l)
 			}

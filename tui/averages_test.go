@@ -156,7 +156,7 @@ func TestAveragesHeadingSaysFew(t *testing.T) {
 					head = l
 				}
 			}
-			help := strings.Join(m.helpLines(tc.w), "\n")
+			help := strings.Join(helpAt(m, tc.w), "\n")
 			if tc.want == "" {
 				if strings.Contains(head, "few") || strings.Contains(help, "(few)") {
 					t.Errorf("%d realizations marked few: heading %q", tc.n, head)
@@ -275,7 +275,7 @@ func TestRealizationsCount(t *testing.T) {
 	if got := m.evalOptions(m.realizations(), 30, 0).Tasks; got != 5 {
 		t.Errorf("ablation evaluates %d realizations, want 5", got)
 	}
-	help := strings.Join(m.helpLines(100), "\n")
+	help := strings.Join(helpAt(m, 100), "\n")
 	for _, want := range []string{"mean±95%/5: the same 5 realizations", "apic eval --tasks 5 ", "apic diagnose --tasks 5 "} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks %q:\n%s", want, help)

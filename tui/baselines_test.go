@@ -431,7 +431,7 @@ func TestBaselinesInHeatmapView(t *testing.T) {
 	if at(m) == before || !strings.Contains(m.render(), at(m)) {
 		t.Errorf("] did not move the baselines' slice: %q", at(m))
 	}
-	help := strings.Join(m.helpLines(100), "\n")
+	help := strings.Join(helpAt(m, 100), "\n")
 	if !strings.Contains(help, "4 then shows the ▸ slice") {
 		t.Errorf("the help does not say where the baselines are:\n%s", help)
 	}
@@ -580,7 +580,7 @@ func TestHelpNamesBaselinesAsShown(t *testing.T) {
 	slice := newTest(t, "spring", 80, 24)
 	heat, _ := press(t, newTest(t, "advdiff", 80, 24), "v")
 	for name, m := range map[string]Model{"slice": slice, "heatmap": heat} {
-		lines := m.helpLines(80)
+		lines := helpAt(m, 80)
 		help := strings.Join(lines, "\n")
 		for _, s := range baseStyles {
 			if !strings.Contains(help, s.mark+" "+s.name) {
@@ -625,7 +625,7 @@ func TestBaselineThetaAtPriorEdgeMarked(t *testing.T) {
 	if strings.Contains(frame, sigFixed(inside.pred.Theta[0], 3)+edgeMark) {
 		t.Errorf("the inside estimate is marked too:\n%s", frame)
 	}
-	if help := strings.Join(m.helpLines(100), "\n"); !strings.Contains(help, baseEdgeHelp) {
+	if help := strings.Join(helpAt(m, 100), "\n"); !strings.Contains(help, baseEdgeHelp) {
 		t.Errorf("the help does not say what %s means:\n%s", edgeMark, help)
 	}
 }

@@ -153,7 +153,7 @@ func TestDiagnosticsHeaderSaysTheSamples(t *testing.T) {
 				}
 			}
 			// The full help gives the command line of the same numbers.
-			help := strings.Join(m.helpLines(tc.w), "\n")
+			help := strings.Join(helpAt(m, tc.w), "\n")
 			if want := fmt.Sprintf("apic diagnose --tasks %d --seed %d --samples %d", avgTasks, diagSeed, tc.samples); !strings.Contains(help, want) {
 				t.Errorf("the help lacks %q:\n%s", want, help)
 			}
@@ -415,7 +415,7 @@ func TestHelpCountsTheSamplesDrawn(t *testing.T) {
 				t.Fatal(err)
 			}
 			m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-			lines := m.helpLines(80)
+			lines := helpAt(m, 80)
 			help := strings.Join(lines, "\n")
 			for _, want := range []string{tc.want, "diagnose --tasks 32 --seed", "--samples 16"} {
 				if !strings.Contains(help, want) {

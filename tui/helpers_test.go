@@ -151,3 +151,10 @@ func frameOK(t testing.TB, frame string, w, h int) {
 		}
 	}
 }
+
+// helpAt is the ? help at width w as the view shows it under m's status
+// line: with the message in full where that line cuts it.
+func helpAt(m Model, w int) []string {
+	_, msgCut := m.headerCut()
+	return m.helpLines(w, msgCut)
+}

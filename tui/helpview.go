@@ -12,9 +12,9 @@ import (
 
 // fullHelp is the help view of ?, h lines tall: the help from line
 // m.helpTop on, and when it does not fit, a last line saying how to see
-// the rest.
-func (m Model) fullHelp(w, h int) []string {
-	lines := m.helpLines(w)
+// the rest. msgCut says the status line cuts the message (headerCut).
+func (m Model) fullHelp(w, h int, msgCut bool) []string {
+	lines := m.helpLines(w, msgCut)
 	if len(lines) <= h {
 		return block(lines, w, h)
 	}
@@ -24,13 +24,11 @@ func (m Model) fullHelp(w, h int) []string {
 	return block(out, w, h)
 }
 
-// helpHeight is the number of lines the help view gets.
-func (m Model) helpHeight() int { return m.height - len(m.header()) - 1 }
-
 // scrollHelp moves the help view a line up or down, within its length.
 func (m *Model) scrollHelp(k tea.KeyPressMsg) {
-	h := m.helpHeight()
-	n := len(m.helpLines(m.width))
+	header, msgCut := m.headerCut()
+	h := m.height - len(header) - 1 // the lines the help view gets
+	n := len(m.helpLines(m.width, msgCut))
 	if n <= h {
 		m.helpTop = 0
 		return
@@ -44,12 +42,16 @@ func (m *Model) scrollHelp(k tea.KeyPressMsg) {
 }
 
 // helpLines is the whole help of ?: every key, the controls and what the
-// panels show, at width w.
-func (m Model) helpLines(w int) []string {
+// panels show, at width w; first the message in full when the status
+// line cuts it (msgCut).
+func (m Model) helpLines(w int, msgCut bool) []string {
 	t := m.theme
 	hm := m.help
 	hm.SetWidth(w)
-	lines := m.wholeMsg(w)
+	var lines []string
+	if msgCut {
+		lines = m.wholeMsg(w)
+	}
 	lines = append(lines, t.paint(t.bold, "keys")+"  (? or esc closes this help)")
 	k := m.keysNow()
 	// The full help lists the training keys even when they do nothing
@@ -161,11 +163,8 @@ const baseLongNames = "  (koh-gp: Kennedy–O'Hagan GP; cpinn: Correction-PINN)"
 
 // wholeMsg is the message the status line cuts, wrapped to width w
 // under a heading, with a blank line after it: the help is where a long
-// error's elided middle can be read. Nothing when the line shows it all.
+// error's elided middle can be read.
 func (m Model) wholeMsg(w int) []string {
-	if !m.msgCut() {
-		return nil
-	}
 	t := m.theme
 	msg, kind := m.shownMsg()
 	lines := []string{t.paint(t.bold, "message") + "  (in full; the status line cuts it)"}

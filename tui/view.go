@@ -37,13 +37,13 @@ func (m Model) render() string {
 	if big {
 		sideW = 36
 	}
-	lines := m.header()
+	lines, msgCut := m.headerCut()
 	mainH := m.height - len(lines) - 1
 	plotW := m.width - sideW - 1
 	if m.help.ShowAll {
 		// The help takes the whole width: beside the sidebar its columns
 		// would not fit a small terminal.
-		lines = append(lines, block(m.fullHelp(m.width, mainH), m.width, mainH)...)
+		lines = append(lines, block(m.fullHelp(m.width, mainH, msgCut), m.width, mainH)...)
 		return strings.Join(append(lines, m.footer()), "\n")
 	}
 
@@ -88,7 +88,15 @@ func (m Model) tooSmall() string {
 // header is the title line (system, backbone, checkpoint, seed) and the
 // status line (idle / training / stale / untrained, and the last message).
 func (m Model) header() []string {
-	m.msg, m.msgKind = m.shownMsg() // m is header's copy
+	lines, _ := m.headerCut()
+	return lines
+}
+
+// headerCut is header, and whether its status line shows less than the
+// whole message: a note cut or left out, an error whose start the last
+// line elides. The ? help then shows the message in full.
+func (m Model) headerCut() (lines []string, msgCut bool) {
+	m.msg, m.msgKind = m.shownMsg() // m is headerCut's copy
 	t := m.theme
 	sys := m.sys()
 	e := m.entry()
@@ -126,13 +134,13 @@ func (m Model) header() []string {
 	}
 	line2 := t.paint(st, status)
 	if m.msg == "" {
-		return []string{line1, padRight(truncate(line2, m.width), m.width)}
+		return []string{line1, padRight(truncate(line2, m.width), m.width)}, false
 	}
 	ms := t.msgStyle(m.msgKind)
 	lead := ansi.StringWidth(status) + 5 // "  │  "
 	if m.msgKind == msgInfo && m.width-lead < min(ansi.StringWidth(m.msg), minNote) {
 		// A note cut to a stub ("ba…") says nothing: it goes.
-		return []string{line1, padRight(truncate(line2, m.width), m.width)}
+		return []string{line1, padRight(truncate(line2, m.width), m.width)}, true
 	}
 	line2 += t.paint(t.dim, "  │  ")
 	// An error or warning too long for the line wraps onto the lines
@@ -151,9 +159,10 @@ func (m Model) header() []string {
 			widths = append(widths, m.width-indent)
 		}
 	}
-	parts := splitMsg(m.msg, widths)
+	parts, msgCut := splitMsg(m.msg, widths)
 	if m.msgKind == msgInfo && len(widths) == 1 {
 		parts[0] = fitNote(m.msg, widths[0])
+		msgCut = parts[0] != m.msg
 	}
 	if parts[0] == "" {
 		line2 = t.paint(st, status)
@@ -167,12 +176,12 @@ func (m Model) header() []string {
 			// line stays, so the panels do not jump.
 			out = append(out, strings.Repeat(" ", m.width))
 		}
-		return out
+		return out, msgCut
 	}
 	for _, p := range parts[1:] {
 		out = append(out, padRight(truncate(strings.Repeat(" ", indent)+t.paint(ms, p), m.width), m.width))
 	}
-	return out
+	return out, msgCut
 }
 
 // msgStyle is the colour of a message of kind k.
@@ -184,20 +193,6 @@ func (t theme) msgStyle(k msgKind) ansi.Style {
 		return t.err
 	}
 	return t.label
-}
-
-// msgCut reports whether the status line shows less than the whole
-// message: a note cut or left out, an error whose middle is elided.
-// Line breaks and the indent below are spaces, so the comparison leaves
-// spaces out.
-func (m Model) msgCut() bool {
-	msg, _ := m.shownMsg()
-	if msg == "" {
-		return false
-	}
-	noSpace := strings.NewReplacer(" ", "")
-	shown := ansi.Strip(strings.Join(m.header()[1:], ""))
-	return !strings.Contains(noSpace.Replace(shown), noSpace.Replace(msg))
 }
 
 // fitNote is a note in w cells: whole, else as many of its parts
@@ -229,21 +224,21 @@ func (m Model) msgLines() int {
 // its line empty), breaking at spaces or after slashes, and stops once
 // msg is used up. The last line keeps the end of what is left, where an
 // error says its cause, and starts with "…" when its start is cut (see
-// msgTail); a single width leaves msg whole.
-func splitMsg(msg string, widths []int) []string {
+// msgTail), which cut reports; a single width leaves msg whole.
+func splitMsg(msg string, widths []int) (lines []string, cut bool) {
 	if len(widths) == 1 {
-		return []string{msg} // a note, cut at its end by the line
+		return []string{msg}, false // a note, cut at its end by the line
 	}
 	var out []string
 	for i, w := range widths {
 		switch {
 		case msg == "" && i > 0:
-			return out
+			return out, false
 		case i == len(widths)-1:
 			if ansi.StringWidth(msg) > w {
-				msg = elideStart(msg, w)
+				return append(out, elideStart(msg, w)), true
 			}
-			return append(out, msg)
+			return append(out, msg), false
 		case w == 0:
 			out = append(out, "")
 			continue
@@ -258,7 +253,7 @@ func splitMsg(msg string, widths []int) []string {
 		out = append(out, first)
 		msg = strings.TrimLeft(msg[len(first):], " ")
 	}
-	return out
+	return out, false
 }
 
 // elideStart is the end of msg in w cells after a "…" that says its

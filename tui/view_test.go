@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"apic/core"
 )
 
 func TestSplitMsg(t *testing.T) {
@@ -31,7 +33,7 @@ func TestSplitMsg(t *testing.T) {
 		// number cut to its last digit.
 		{"training (fine-tune) · 5 points, under the 15–100 trained on", []int{0, 39}, []string{"", "… 5 points, under the 15–100 trained on"}},
 	} {
-		got := splitMsg(tc.msg, tc.widths)
+		got, _ := splitMsg(tc.msg, tc.widths)
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("splitMsg(%q, %v) = %q, want %q", tc.msg, tc.widths, got, tc.want)
 		}
@@ -65,5 +67,38 @@ func TestNoStubsAt80Columns(t *testing.T) {
 	m, _ = press(t, m, "right")
 	if h := m.avgHeading(11); h != "θ̂ mean±95%" {
 		t.Errorf("heading with θ set by hand %q, want %q", h, "θ̂ mean±95%")
+	}
+}
+
+// TestHeaderSaysWhenItCutsTheMessage: the cut headerCut reports (which
+// the ? help acts on) is whether the status line's text, spaces aside
+// (line breaks and the indent below are spaces), lacks the message: for
+// notes, warnings and errors of every length, beside the idle and the
+// long training status, at the smallest and larger sizes.
+func TestHeaderSaysWhenItCutsTheMessage(t *testing.T) {
+	words := strings.Fields("cannot open /home/someone/experiments/run-17.safetensors: header length 4294967295 exceeds the file · and so on")
+	noSpace := strings.NewReplacer(" ", "")
+	for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}} {
+		m := newTest(t, "spring", sz[0], sz[1])
+		for _, training := range []bool{false, true} {
+			if training {
+				m.run = &trainRun{mode: modeFineTune}
+				m.prog = &core.Progress{Stage: 2, Step: 1234, Steps: 5000}
+			}
+			for _, kind := range []msgKind{msgInfo, msgWarn, msgErr} {
+				for n := 1; n <= 4*len(words); n++ {
+					var parts []string
+					for i := range n {
+						parts = append(parts, words[i%len(words)])
+					}
+					m.setMsg(kind, "%s", strings.Join(parts, " "))
+					lines, cut := m.headerCut()
+					shown := ansi.Strip(strings.Join(lines[1:], ""))
+					if want := !strings.Contains(noSpace.Replace(shown), noSpace.Replace(m.msg)); cut != want {
+						t.Fatalf("%v, training %v, kind %d, %d words: cut %v, want %v:\n%s", sz, training, kind, n, cut, want, strings.Join(lines, "\n"))
+					}
+				}
+			}
+		}
 	}
 }
