@@ -143,8 +143,9 @@ type Model struct {
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
 	// switchArmed: the key note is the warning of a key that asked to
-	// show another system or backbone and named the work that would
-	// stop; the same key again goes ahead. It goes with the note.
+	// show another system or backbone (or to open a checkpoint) and
+	// named the work that would stop; the same key again goes ahead.
+	// It goes with the note.
 	switchArmed switchArm
 	initCmd     tea.Cmd // the first inference, started by Init
 
@@ -586,6 +587,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Save):
 		return m.startSave()
 	case key.Matches(k, keys.Open):
+		if !m.confirmOpen(k.String(), armed) {
+			return m, nil
+		}
 		m.prompt = newPrompt(promptOpen, "", "e.g. path/to/model.safetensors")
 		return m, nil
 	}

@@ -1,35 +1,42 @@
 package tui
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Showing another system or backbone stops the work that belongs to the
 // one on screen: its training run, and on another system the
-// baselines' fits. As q does before quitting, the key that would stop
-// it asks first; the same key again goes ahead (esc stops a run without
-// leaving).
+// baselines' fits; opening a checkpoint stops the run too. As q does
+// before quitting, the key that would stop it asks first; the same key
+// again goes ahead (esc stops a run without leaving).
 
-// switchArm is a switch that warned: the key that asked, the system
-// index and backbone it would show, and the work it named as stopping.
-// The warning is a key note (setKeyMsg), and the arm goes with it.
+// switchArm is a switch (or an open) that warned: the key that asked,
+// the system index and backbone it would show, and the work it named as
+// stopping. The warning is a key note (setKeyMsg), and the arm goes
+// with it.
 type switchArm struct {
-	key      string
+	key string
+	// open: the key opens a checkpoint, whose system and backbone are
+	// not known until it is read; sysIdx and backbone are unset.
+	open     bool
 	sysIdx   int
 	backbone string
 	stops    string
 }
 
 // switchStops names the background work that showing system index
-// sysIdx with backbone b would stop, "" when none: a run that trains
-// (one already stopping is on its way out), and the baselines' fits
-// still running, which are of the system on screen.
+// sysIdx with backbone b would stop, "" when none: a run that trains,
+// and the baselines' fits still running, which are of the system on
+// screen.
 func (m Model) switchStops(sysIdx int, b string) string {
 	otherSys := sysIdx != m.sysIdx
 	if !otherSys && b == m.backbone.value() {
 		return ""
 	}
 	var what []string
-	if m.run != nil && !m.run.stopping {
-		what = append(what, "training "+m.run.key.system+"/"+m.run.key.backbone)
+	if run := m.runStops(); run != "" {
+		what = append(what, run)
 	}
 	if otherSys && m.base.active && !m.base.allDone() {
 		what = append(what, "the baselines")
@@ -37,25 +44,62 @@ func (m Model) switchStops(sysIdx int, b string) string {
 	return strings.Join(what, " and ")
 }
 
+// runStops names the run that showing another model stops, "" when
+// none trains (one already stopping is on its way out).
+func (m Model) runStops() string {
+	if m.run == nil || m.run.stopping {
+		return ""
+	}
+	return "training " + m.run.key.system + "/" + m.run.key.backbone
+}
+
+// armStops names the work that a's key, pressed again, would stop now.
+func (m Model) armStops(a switchArm) string {
+	if a.open {
+		return m.runStops()
+	}
+	return m.switchStops(a.sysIdx, a.backbone)
+}
+
 // confirmSwitch reports whether the key pressed, asking to show system
-// index i (wrapping around) with backbone b, goes ahead: at once when
-// nothing would stop, else when it is the key that warned (armed). Else
-// it warns, and arms the key.
+// index i (wrapping around) with backbone b, goes ahead (confirm).
 func (m *Model) confirmSwitch(pressed string, armed switchArm, i int, b string) bool {
 	n := len(m.systems)
-	i = ((i % n) + n) % n
-	what := m.switchStops(i, b)
-	if what == "" || armed.key == pressed {
+	return m.confirm(armed, switchArm{key: pressed, sysIdx: ((i % n) + n) % n, backbone: b})
+}
+
+// confirmOpen reports whether the key pressed, asking for a checkpoint
+// to open, goes ahead (confirm): opening one stops the run that trains.
+func (m *Model) confirmOpen(pressed string, armed switchArm) bool {
+	return m.confirm(armed, switchArm{key: pressed, open: true})
+}
+
+// confirm reports whether the key of a goes ahead: at once when nothing
+// would stop, else when it is the key that warned (armed). Else it
+// warns, and arms the key.
+func (m *Model) confirm(armed, a switchArm) bool {
+	a.stops = m.armStops(a)
+	if a.stops == "" || armed.key == a.key {
 		return true
 	}
-	m.warnSwitch(switchArm{key: pressed, sysIdx: i, backbone: b, stops: what})
+	m.warnSwitch(a)
 	return false
 }
 
 // warnSwitch puts a's warning on the status line and arms its key.
 func (m *Model) warnSwitch(a switchArm) {
-	m.setKeyMsg(msgWarn, "%s again stops %s and shows %s/%s", keyName(a.key), a.stops, m.systems[a.sysIdx].Name(), a.backbone)
+	m.setKeyMsg(msgWarn, "%s", m.switchWarning(a))
 	m.switchArmed = a
+}
+
+// switchWarning is what a's key, pressed again, does and stops.
+func (m Model) switchWarning(a switchArm) string {
+	if a.open {
+		// The run stops once a file opens: esc at the prompt, or a file
+		// that cannot be read, leaves it training.
+		return fmt.Sprintf("%s again opens a checkpoint, which stops %s", keyName(a.key), a.stops)
+	}
+	return fmt.Sprintf("%s again stops %s and shows %s/%s", keyName(a.key), a.stops, m.systems[a.sysIdx].Name(), a.backbone)
 }
 
 // syncSwitchWarning keeps a switch's warning, while it is on the
@@ -67,7 +111,7 @@ func (m *Model) syncSwitchWarning() {
 	if a.key == "" {
 		return
 	}
-	switch what := m.switchStops(a.sysIdx, a.backbone); what {
+	switch what := m.armStops(a); what {
 	case a.stops:
 	case "":
 		m.setMsg(msgInfo, "")

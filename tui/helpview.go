@@ -68,8 +68,8 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	half := (len(train) + 1) / 2
 	lines = append(lines, strings.Split(hm.FullHelpView([][]key.Binding{train[:half], train[half:]}), "\n")...)
 	lines = append(lines,
-		"a key that shows another system or backbone while a run trains (or another",
-		"  system while baselines fit) asks first; pressed again it stops that work.")
+		"a key that shows another system or backbone, or o (open), while a run trains",
+		"  (or another system while baselines fit) asks first: press it again to go on.")
 	n := m.realizations() // explore --realizations
 	lines = append(lines, "",
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"apic/core"
+	"apic/nets"
 	"apic/sims"
 )
 
@@ -461,6 +463,50 @@ func TestOpenDuringRunKeepsItsWeights(t *testing.T) {
 	settle(t, base)
 }
 
+// TestOpenAsksWhileTraining: opening a file during a run stopped the
+// run without asking, where a switch of system or backbone asks first.
+// o now warns as a switch does, naming the run, and opens the prompt
+// when pressed again; any other key takes the warning off. The run
+// goes on until a file opens: esc at the prompt leaves it training.
+func TestOpenAsksWhileTraining(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	path := filepath.Join(t.TempDir(), "start.safetensors")
+	if err := core.SaveCheckpoint(path, m.entry().model, m.entry().info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	m, cmds := startRun(t, m)
+	run0 := m.run
+	const want = "o again opens a checkpoint, which stops training spring/lnp"
+	m, _ = press(t, m, "o")
+	if m.prompt.active() || m.msg != want || m.msgKind != msgWarn {
+		t.Fatalf("o during a run: prompt %v, message %q; want no prompt and the warning %q", m.prompt.active(), m.msg, want)
+	}
+	frame := m.render()
+	frameOK(t, frame, 80, 24)
+	if lines := strings.Split(frame, "\n"); !strings.Contains(strings.Join(strings.Fields(lines[1]+" "+lines[2]), " "), want) {
+		t.Errorf("the frame does not show the warning whole:\n%s", frame)
+	}
+	if m, _ = press(t, m, "up"); m.msg != "" {
+		t.Errorf("another key left the warning %q", m.msg)
+	}
+	m, _ = press(t, m, "o", "o")
+	if !m.prompt.active() || m.run != run0 || run0.stopping {
+		t.Fatalf("o o: prompt %v, run stopping %v; want the prompt and the run going on", m.prompt.active(), run0.stopping)
+	}
+	if m, _ = press(t, m, "esc"); m.run != run0 || run0.stopping {
+		t.Fatal("esc at the prompt stopped the run")
+	}
+	m, _ = press(t, m, "o", "o")
+	m = typeText(t, m, path)
+	m, _ = press(t, m, "enter")
+	if m.run != nil || !run0.stopping || m.entry().src != srcFile || !strings.Contains(m.msg, "training of spring/lnp stopped") {
+		t.Errorf("the file opened: run stopping %v, source %v, message %q", run0.stopping, m.entry().src, m.msg)
+	}
+	run(t, m, tea.Batch(cmds...))
+	settle(t, base)
+}
+
 // TestQuitAfterSavingTheLastRun: saving the weights on screen is enough;
 // the earlier run they grew from does not keep q warning.
 func TestQuitAfterSavingTheLastRun(t *testing.T) {
@@ -508,7 +554,7 @@ func TestWarningsReadableWhileTraining(t *testing.T) {
 	shows(m, "training is running — wait for it or stop it (esc), then save")
 	m, _ = press(t, m, "q")
 	shows(m, "unsaved: spring/lnp · esc stops it, then s saves · q again quits")
-	m, _ = press(t, m, "o", "ctrl+c")
+	m, _ = press(t, m, "o", "o", "ctrl+c") // o asks first during a run
 	if !m.prompt.active() || !strings.Contains(m.msg, "ctrl+c again quits") {
 		t.Errorf("ctrl+c over the prompt: prompt active %v, message %q", m.prompt.active(), m.msg)
 	}
