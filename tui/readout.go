@@ -62,10 +62,6 @@ func (c thetaControl) symbol() string {
 // view draws "ω  5.12±0.20  5.43  auto" with est/σ from the prediction
 // (NaN while none is on screen) and the true value.
 func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64) string {
-	set := "auto"
-	if c.set {
-		set = compact(sig3(c.value)) // ".0761": a cell more for the truth
-	}
 	name := padRight(c.symbol(), 2)
 	// The truth's column has 5 cells in the small sidebar (30 wide), 6
 	// in the large: with the value column the row is full.
@@ -75,6 +71,17 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 	}
 	estStd, tr := thetaFigures(est, std, truth, tw)
 	left := name + padRight(estStd, 11) + " " + padRight(tr, tw)
+	set := "auto"
+	if c.set {
+		set = compact(sig3(c.value)) // ".0761": a cell more for the truth
+		// The row cuts its label, the truth first, where the value does
+		// not fit beside it: a set value takes two digits rather than
+		// cut the truth (".0566" in the small sidebar).
+		const frame = 7 // the marker, a space and the arrows: "▸ ", " ", "◂ ", " ▸"
+		if room := w - frame - len([]rune(left)); len(set) > room {
+			set = compact(sig2(c.value))
+		}
+	}
 	k := math.Round((c.value - c.lo) / ((c.hi - c.lo) / thetaSteps))
 	return controlRow(t, w, focused, left, set, !c.set || k > 0, !c.set || k < thetaSteps)
 }

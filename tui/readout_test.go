@@ -46,6 +46,27 @@ func TestThetaRowKeepsSmallSigmaWhole(t *testing.T) {
 	}
 }
 
+// TestThetaRowKeepsTheTruthBesideASetValue: a value set by hand of five
+// characters (".0566" on advdiff's κ ladder) cut the truth beside it to
+// ".05…" in the small sidebar. It takes two digits there instead, and
+// its three where they fit.
+func TestThetaRowKeepsTheTruthBesideASetValue(t *testing.T) {
+	c := thetaControl{name: "kappa", sym: "κ", lo: 0.002, hi: 0.08, set: true, value: 0.0566}
+	for _, focused := range []bool{false, true} {
+		row := c.view(30, focused, plainTheme, 0.0510, 6e-5, 0.0510)
+		if !strings.Contains(row, " .0510 ") || !strings.Contains(row, " .057 ") || strings.Contains(row, "…") {
+			t.Errorf("focused %v, 30 cells: row %q; want the truth .0510 whole and the value .057", focused, row)
+		}
+	}
+	if row := c.view(36, true, plainTheme, 0.0510, 6e-5, 0.0510); !strings.Contains(row, " .0566 ") {
+		t.Errorf("36 cells: row %q; want the value's three digits", row)
+	}
+	c.value = 1.125
+	if row := c.view(30, true, plainTheme, 1.13993, 0.00041, 1.14012); !strings.Contains(row, " 1.12 ") {
+		t.Errorf("30 cells: row %q; want the value's three digits, which fit", row)
+	}
+}
+
 // TestMetricsFitTheSidebar: the metrics take one count of significant
 // digits for the whole table, trailing zeros kept: three where every
 // value fits, else two. Each value chose its own before: ".001" (one
