@@ -40,7 +40,8 @@
 // ? help, q or ctrl+c quit. A key that would show another system or
 // backbone while a run trains (or another system while the baselines
 // fit) asks first, as q does; the same key again goes ahead and stops
-// that work.
+// that work. So does o while a run trains: the run stops once a file
+// opens.
 //
 // c runs the paper's three per-realization baselines (KOH-GP, BCPI and
 // Correction-PINN, with interactive budgets) on the task on screen, one
