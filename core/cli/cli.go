@@ -333,35 +333,21 @@ func runCommand(ctx context.Context, c *Command, args []string, env *Env) int {
 
 // interruptedWords is what Run prints for an error that wraps
 // context.Canceled: "interrupted" ("interrupted while reading --data
-// obs.csv" for an interruptedError) and what wrappers added after the
-// cancellation as a clause of their own: "context canceled; the weights
-// of those steps are in F" ends "interrupted; the weights of those
-// steps are in F". What they put before it ("realization 3: context
-// canceled") says where the work stopped, noise to whoever pressed
-// Ctrl-C.
+// obs.csv" for an interruptedError), followed by where train kept the
+// weights of a run it stopped (a keptWeightsError). The rest of the
+// error's text ("realization 3: context canceled") says where the work
+// stopped, noise to whoever pressed Ctrl-C.
 func interruptedWords(err error) string {
-	head, cause := "interrupted", canceledCause(err)
+	words := "interrupted"
 	var ie *interruptedError
 	if errors.As(err, &ie) {
-		head, cause = ie.Error(), ie
+		words = ie.Error()
 	}
-	text, rest := err.Error(), ""
-	if i := strings.LastIndex(text, cause.Error()); i >= 0 {
-		rest = text[i+len(cause.Error()):]
+	var kept *keptWeightsError
+	if errors.As(err, &kept) {
+		words += "; " + kept.kept
 	}
-	if rest == "" || !strings.ContainsRune(";:,", rune(rest[0])) {
-		return head // nothing after, or no clause of its own
-	}
-	return head + rest
-}
-
-// canceledCause is the innermost error of err's chain that still
-// wraps (or is) context.Canceled.
-func canceledCause(err error) error {
-	for next := errors.Unwrap(err); next != nil && errors.Is(next, context.Canceled); next = errors.Unwrap(err) {
-		err = next
-	}
-	return err
+	return words
 }
 
 // outputWriter is standard output as the commands see it. It keeps the

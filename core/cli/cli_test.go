@@ -41,7 +41,11 @@ func init() {
 			case "cancel-where":
 				return fmt.Errorf("realization 3: %w", context.Canceled)
 			case "cancel-kept":
-				return fmt.Errorf("%w; the weights of those steps are in f.partial", fmt.Errorf("validating: %w", context.Canceled))
+				return &keptWeightsError{err: fmt.Errorf("validating: %w", context.Canceled), kept: "the weights of those steps are in f.partial"}
+			case "cancel-clause":
+				return fmt.Errorf("%w; a clause of no kept weights", context.Canceled)
+			case "cancel-read-kept":
+				return &keptWeightsError{err: &interruptedError{what: "reading f.csv", err: context.Canceled}, kept: "nothing was written"}
 			case "print":
 				fmt.Fprintln(env.Stdout, *n, *u, *x)
 				return nil
@@ -67,6 +71,8 @@ func TestRunExitStatus(t *testing.T) {
 		// Where the work stopped is noise; what was kept is not.
 		{[]string{"testcmd", "--fail", "cancel-where"}, 1, "", "apic testcmd: interrupted\n"},
 		{[]string{"testcmd", "--fail", "cancel-kept"}, 1, "", "apic testcmd: interrupted; the weights of those steps are in f.partial\n"},
+		{[]string{"testcmd", "--fail", "cancel-clause"}, 1, "", "apic testcmd: interrupted\n"},
+		{[]string{"testcmd", "--fail", "cancel-read-kept"}, 1, "", "apic testcmd: interrupted while reading f.csv; nothing was written\n"},
 		// A number the flag package cannot parse says what the flag
 		// takes, for every numeric type.
 		{[]string{"testcmd", "--n", "x"}, 2, "", `apic testcmd: --n must be a whole number, got "x"`},

@@ -205,6 +205,12 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		msg, path = kept()
 		return msg + from.afterPartial(f.out, path, err, env), path
 	}
+	// keptAfter is err, which stopped the run (a failed training, or a
+	// failure or Ctrl-C after it), with where keep kept the weights.
+	keptAfter := func(err error) error {
+		msg, _ := keep(err)
+		return &keptWeightsError{err: err, kept: msg}
+	}
 	// resume is the command that trains an interrupted run's remaining
 	// steps from its partial file.
 	resume := func() string {
@@ -234,8 +240,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		if errors.Is(err, context.Canceled) {
 			return fmt.Errorf("interrupted after %d+%d steps; %s", res.Steps1, res.Steps2, resume())
 		}
-		msg, _ := keep(err)
-		return fmt.Errorf("%w; %s", err, msg)
+		return keptAfter(err)
 	}
 	dropped := false // the --init file's fit, without a recalibration
 	if f.recalibrate > 0 {
@@ -245,8 +250,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			if errors.Is(err, context.Canceled) {
 				return fmt.Errorf("interrupted during the final recalibration, after %d+%d training steps; %s", res.Steps1, res.Steps2, resume())
 			}
-			msg, _ := keep(err)
-			return fmt.Errorf("%w; %s", err, msg)
+			return keptAfter(err)
 		}
 		recalibrate := m.Recalibrate
 		switch f.recalibrateOnly {
@@ -278,8 +282,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out FILE refits them)", f.init, f.out)
 		val, err := m.Validate(ctx)
 		if err != nil {
-			msg, _ := keep(err)
-			return fmt.Errorf("%w; %s", err, msg)
+			return keptAfter(err)
 		}
 		info.Metrics, dropped = &val, true
 	}
@@ -1029,6 +1032,18 @@ func spreadName(mode string) string {
 	}
 	return mode
 }
+
+// keptWeightsError is a run that err stopped after its weights were
+// kept: kept says where ("the weights of those steps are in F; OUT was
+// not written"). Run prints kept after "interrupted" when err is a
+// Ctrl-C, as it prints nothing else of the error's text.
+type keptWeightsError struct {
+	err  error
+	kept string
+}
+
+func (e *keptWeightsError) Error() string { return e.err.Error() + "; " + e.kept }
+func (e *keptWeightsError) Unwrap() error { return e.err }
 
 // keepUnfinished keeps an unfinished run's weights with keepPartial and
 // says where (path: the file, "" when none could be kept), or why no
