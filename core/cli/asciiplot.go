@@ -38,6 +38,12 @@ type LinePlot struct {
 	// XLo and XHi are the x values of the first and last sample, used to
 	// label the x axis; equal values draw no x axis.
 	XLo, XHi float64
+	// XLabels, two or more, name the samples' x values in place of XLo
+	// and XHi's numeric axis: a line under the plot area writes each
+	// under its column (a sweep's values, 10, 20, 50 or l1, l2, drawn
+	// evenly spaced whatever they are), leaving out those that do not
+	// fit (xLabelRow).
+	XLabels []string
 	// YLo and YHi fix the vertical range when YLo < YHi; values outside it
 	// are clamped onto its edges. Otherwise the range fits the finite data.
 	YLo, YHi float64
@@ -127,14 +133,17 @@ func (p LinePlot) Render(series ...Series) string {
 	if exponent {
 		digits = max(digits, int(math.Floor(math.Log10(magnitude)+1e-9))-stepDigit+1)
 	}
+	labelWidth := 0 // the widest label asciigraph asked for
 	label := func(v float64) string {
 		if math.Abs(v) < step*1e-6 {
 			v = 0 // not -1.1e-17
 		}
+		l := strconv.FormatFloat(v, 'f', decimals, 64)
 		if exponent {
-			return strconv.FormatFloat(v, 'g', digits, 64)
+			l = strconv.FormatFloat(v, 'g', digits, 64)
 		}
-		return strconv.FormatFloat(v, 'f', decimals, 64)
+		labelWidth = max(labelWidth, utf8.RuneCountInString(l))
+		return l
 	}
 
 	// Colours follow the position, an unnamed series keeps the previous
@@ -174,7 +183,8 @@ func (p LinePlot) Render(series ...Series) string {
 		asciigraph.SeriesChars(chars...),
 		asciigraph.YAxisValueFormatter(label),
 	}
-	if p.XLo != p.XHi {
+	xLabelled := len(p.XLabels) >= 2
+	if p.XLo != p.XHi && !xLabelled {
 		opts = append(opts, asciigraph.XAxisRange(p.XLo, p.XHi))
 	}
 	if p.Color {
@@ -182,6 +192,14 @@ func (p LinePlot) Render(series ...Series) string {
 	}
 	b.WriteString(asciigraph.PlotMany(data, opts...))
 	b.WriteString("\n")
+	if xLabelled {
+		// asciigraph right-aligns the y labels in one column more than
+		// the widest and leaves a space before the axis (its default
+		// offset of 3); the plot area starts in the column after it.
+		axis := labelWidth + 2
+		row := strings.Repeat(" ", axis+1) + xLabelRow(p.XLabels, width)
+		b.WriteString(strings.TrimRight(row, " ") + "\n")
+	}
 
 	// asciigraph's own legend always emits ANSI escapes; write a plain one.
 	var legend []string
@@ -199,6 +217,36 @@ func (p LinePlot) Render(series ...Series) string {
 		b.WriteString("     " + strings.Join(legend, "   ") + "\n")
 	}
 	return b.String()
+}
+
+// xLabelRow writes the labels xs under the columns of evenly spaced
+// samples across width columns, as asciigraph draws them: sample k at
+// column k·(width−1)/(n−1), the last one at width−2, the last column it
+// draws. The first label starts at its column, the last ends at its
+// own, the others are centred; one that would run into another, or
+// past the plot, is left out (the title lists them all).
+func xLabelRow(xs []string, width int) string {
+	row := []rune(strings.Repeat(" ", width-1))
+	lastStart := width - 1 - utf8.RuneCountInString(xs[len(xs)-1])
+	free := 0 // the first column the next label may take
+	for k, x := range xs {
+		label := []rune(x)
+		col := min(width-2, int(math.Round(float64(k*(width-1))/float64(len(xs)-1))))
+		start := col - len(label)/2
+		switch k {
+		case 0:
+			start = 0
+		case len(xs) - 1:
+			start = lastStart
+		}
+		end := start + len(label) // one past the label
+		if start < free || end > len(row) || (k < len(xs)-1 && end >= lastStart) {
+			continue
+		}
+		copy(row[start:], label)
+		free = end + 1
+	}
+	return string(row)
 }
 
 // niceStep returns the smallest round step (1, 2, 2.5 or 5 times a power

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -146,5 +147,32 @@ func TestLinePlotBandUnderCurve(t *testing.T) {
 	}
 	if strings.Count(legend, "±2σ") != 1 || !strings.Contains(legend, "· ±2σ") || !strings.Contains(legend, "─ curve") {
 		t.Errorf("legend %q: want one ±2σ entry marked ·, and the curve", legend)
+	}
+}
+
+// TestLinePlotXLabels: the x labels are the line under the plot area,
+// the first starting in the area's first column, whatever the width of
+// the y labels; they take the place of a numeric x axis.
+func TestLinePlotXLabels(t *testing.T) {
+	for _, values := range [][]float64{{0, 8, 3}, {0.0012, 0.0031, 0.0007}, {-2e30, 1e30, 2.4e30}} {
+		p := LinePlot{Width: 20, Height: 6, XLo: 1, XHi: 3, XLabels: []string{"a", "b", "c"}}
+		lines := strings.Split(p.Render(Series{Name: "s", Values: values}), "\n")
+		last := -1
+		for i, l := range lines {
+			if strings.ContainsAny(l, "┤┼") {
+				last = i
+			}
+		}
+		if last < 0 || last+2 >= len(lines) {
+			t.Fatalf("no plot area and legend:\n%s", strings.Join(lines, "\n"))
+		}
+		bottom, under := []rune(lines[last]), lines[last+1]
+		axis := slices.IndexFunc(bottom, func(r rune) bool { return r == '┤' || r == '┼' })
+		if want := strings.Repeat(" ", axis+1) + "a"; !strings.HasPrefix(under, want) || strings.Join(strings.Fields(under), " ") != "a b c" {
+			t.Errorf("values %v: label line %q, want a, b, c from column %d:\n%s", values, under, axis+1, strings.Join(lines, "\n"))
+		}
+		if !strings.Contains(lines[last+2], "─ s") {
+			t.Errorf("values %v: the legend does not follow the labels:\n%s", values, strings.Join(lines, "\n"))
+		}
 	}
 }

@@ -569,8 +569,8 @@ func writeSweepCurves(w io.Writer, sum sweepSummary, color bool) {
 		// The columns are the values in order, evenly spaced, where the
 		// --png figure has a numeric axis: the title says which.
 		title := fmt.Sprintf("%s against %s = %s (one column each)", labels[k], sum.Axes[0], strings.Join(xs, ", "))
-		p := LinePlot{Title: title, Height: 8, Width: curveWidth(xs), Color: color}
-		fmt.Fprintln(w, withXLabels(p.Render(ss...), xs, p.Width))
+		p := LinePlot{Title: title, Height: 8, Width: curveWidth(xs), XLabels: xs, Color: color}
+		fmt.Fprintln(w, p.Render(ss...))
 	}
 }
 
@@ -582,53 +582,4 @@ func curveWidth(xs []string) int {
 		longest = max(longest, utf8.RuneCountInString(x))
 	}
 	return max(16, min(64, max(8, longest+2)*len(xs)))
-}
-
-// withXLabels adds under the plot area of plot (LinePlot.Render's, of
-// width columns) a line of the first axis's values xs at their columns.
-// LinePlot labels only an evenly spaced numeric x axis; a sweep's
-// values (10, 20, 50; l1, l2) are drawn evenly spaced whatever they are.
-func withXLabels(plot string, xs []string, width int) string {
-	lines := strings.Split(plot, "\n")
-	last, axis := -1, 0
-	for i, l := range lines {
-		if j := strings.IndexAny(l, "┤┼"); j >= 0 {
-			last, axis = i, utf8.RuneCountInString(l[:j])
-		}
-	}
-	if last < 0 {
-		return plot // no plot area: "(no finite values to plot)"
-	}
-	row := strings.TrimRight(strings.Repeat(" ", axis+1)+xLabelRow(xs, width), " ")
-	return strings.Join(slices.Insert(lines, last+1, row), "\n")
-}
-
-// xLabelRow writes the labels xs under the columns of evenly spaced
-// samples across width columns, as asciigraph draws them: sample k at
-// column k·(width−1)/(n−1), the last one at width−2, the last column it
-// draws. The first label starts at its column, the last ends at its
-// own, the others are centred; one that would run into another, or
-// past the plot, is left out (the title lists them all).
-func xLabelRow(xs []string, width int) string {
-	row := []rune(strings.Repeat(" ", width-1))
-	lastStart := width - 1 - utf8.RuneCountInString(xs[len(xs)-1])
-	free := 0 // the first column the next label may take
-	for k, x := range xs {
-		label := []rune(x)
-		col := min(width-2, int(math.Round(float64(k*(width-1))/float64(len(xs)-1))))
-		start := col - len(label)/2
-		switch k {
-		case 0:
-			start = 0
-		case len(xs) - 1:
-			start = lastStart
-		}
-		end := start + len(label) // one past the label
-		if start < free || end > len(row) || (k < len(xs)-1 && end >= lastStart) {
-			continue
-		}
-		copy(row[start:], label)
-		free = end + 1
-	}
-	return string(row)
 }
