@@ -211,7 +211,7 @@ func checkDataChecksum(meta map[string]string, section []byte) (bool, error) {
 	delete(meta, DataChecksumKey)
 	got := sha256.Sum256(section)
 	if want != hex.EncodeToString(got[:]) {
-		return false, fmt.Errorf("safetensors: the tensor data do not match the checksum in the header (%s %s): the file is damaged or was edited", DataChecksumKey, QuoteInput(want))
+		return false, formatErrorf("the tensor data do not match the checksum in the header (%s %s): the file is damaged or was edited", DataChecksumKey, QuoteInput(want))
 	}
 	return true, nil
 }
@@ -285,7 +285,7 @@ type span struct {
 // anything is allocated from it.
 func DecodeSafetensors(data []byte) (*File, error) {
 	if len(data) < 8 {
-		return nil, fmt.Errorf("safetensors: file is %d bytes, shorter than the 8-byte header length", len(data))
+		return nil, formatErrorf("file is %d bytes, shorter than the 8-byte header length", len(data))
 	}
 	n := binary.LittleEndian.Uint64(data[:8])
 	if err := checkHeaderLength(n, int64(len(data)-8)); err != nil {
@@ -305,7 +305,7 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	}
 	if raw, ok := entries[metadataKey]; ok {
 		if err := json.Unmarshal(raw, &f.Metadata); err != nil {
-			return nil, fmt.Errorf("safetensors: __metadata__ must map strings to strings: %w", err)
+			return nil, formatErrorf("__metadata__ must map strings to strings: %w", err)
 		}
 		if f.Metadata == nil { // "__metadata__": null
 			f.Metadata = make(map[string]string)
@@ -322,35 +322,35 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	for _, name := range names {
 		var e tensorEntry
 		if err := json.Unmarshal(entries[name], &e); err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %s: %w", QuoteInput(name), err)
+			return nil, formatErrorf("tensor %s: %w", QuoteInput(name), err)
 		}
 		if e.DType == nil || e.Shape == nil || e.Offsets == nil {
-			return nil, fmt.Errorf("safetensors: tensor %s: missing dtype, shape or data_offsets", QuoteInput(name))
+			return nil, formatErrorf("tensor %s: missing dtype, shape or data_offsets", QuoteInput(name))
 		}
 		dtype := DType(*e.DType)
 		size := dtype.size()
 		if size == 0 {
-			return nil, fmt.Errorf("safetensors: tensor %s: unsupported dtype %s", QuoteInput(name), QuoteInput(*e.DType))
+			return nil, formatErrorf("tensor %s: unsupported dtype %s", QuoteInput(name), QuoteInput(*e.DType))
 		}
 		shape := *e.Shape
 		count, err := elementCount(shape)
 		if err != nil {
-			return nil, fmt.Errorf("safetensors: tensor %s: %w", QuoteInput(name), err)
+			return nil, formatErrorf("tensor %s: %w", QuoteInput(name), err)
 		}
 		if len(*e.Offsets) != 2 {
-			return nil, fmt.Errorf("safetensors: tensor %s: data_offsets has %d entries, want 2", QuoteInput(name), len(*e.Offsets))
+			return nil, formatErrorf("tensor %s: data_offsets has %d entries, want 2", QuoteInput(name), len(*e.Offsets))
 		}
 		begin, end := (*e.Offsets)[0], (*e.Offsets)[1]
 		switch {
 		case begin < 0 || end < 0:
-			return nil, fmt.Errorf("safetensors: tensor %s: negative data_offsets [%d, %d]", QuoteInput(name), begin, end)
+			return nil, formatErrorf("tensor %s: negative data_offsets [%d, %d]", QuoteInput(name), begin, end)
 		case begin > end:
-			return nil, fmt.Errorf("safetensors: tensor %s: data_offsets begin %d > end %d", QuoteInput(name), begin, end)
+			return nil, formatErrorf("tensor %s: data_offsets begin %d > end %d", QuoteInput(name), begin, end)
 		case end > len(section):
-			return nil, fmt.Errorf("safetensors: tensor %s: data_offsets [%d, %d] outside the %d-byte data section", QuoteInput(name), begin, end, len(section))
+			return nil, formatErrorf("tensor %s: data_offsets [%d, %d] outside the %d-byte data section", QuoteInput(name), begin, end, len(section))
 		case (end-begin)%size != 0 || (end-begin)/size != count:
 			// Division, not count*size, so a huge count cannot overflow.
-			return nil, fmt.Errorf("safetensors: tensor %s: shape %s of %s needs %d elements but data_offsets span %d bytes", QuoteInput(name), shapeString(shape), dtype, count, end-begin)
+			return nil, formatErrorf("tensor %s: shape %s of %s needs %d elements but data_offsets span %d bytes", QuoteInput(name), shapeString(shape), dtype, count, end-begin)
 		}
 		spans = append(spans, span{name, begin, end})
 
@@ -382,15 +382,15 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	pos, prev := 0, ""
 	for _, s := range spans {
 		if s.begin < pos {
-			return nil, fmt.Errorf("safetensors: tensor %s overlaps tensor %s", QuoteInput(s.name), QuoteInput(prev))
+			return nil, formatErrorf("tensor %s overlaps tensor %s", QuoteInput(s.name), QuoteInput(prev))
 		}
 		if s.begin > pos {
-			return nil, &UnindexedError{Begin: pos, End: s.begin, Section: len(section), File: f}
+			return nil, unindexed(&UnindexedError{Begin: pos, End: s.begin, Section: len(section), File: f})
 		}
 		pos, prev = s.end, s.name
 	}
 	if pos != len(section) {
-		return nil, &UnindexedError{Begin: pos, End: len(section), Section: len(section), File: f}
+		return nil, unindexed(&UnindexedError{Begin: pos, End: len(section), Section: len(section), File: f})
 	}
 	// Last, once the layout is known good, so that a truncated or
 	// misindexed file is named as such, not only as damaged.
@@ -411,9 +411,17 @@ type UnindexedError struct {
 	File       *File
 }
 
-func (e *UnindexedError) Error() string {
-	return fmt.Sprintf("safetensors: bytes [%d, %d) of the %d-byte data section belong to no tensor in the header (a tensor's entry is missing?); safetensors requires every byte to belong to one",
+func (e *UnindexedError) Error() string { return "safetensors: " + e.reason() }
+
+func (e *UnindexedError) reason() string {
+	return fmt.Sprintf("bytes [%d, %d) of the %d-byte data section belong to no tensor in the header (a tensor's entry is missing?); safetensors requires every byte to belong to one",
 		e.Begin, e.End, e.Section)
+}
+
+// unindexed is e as the FormatError DecodeSafetensors returns, which
+// errors.As still finds e in.
+func unindexed(e *UnindexedError) *FormatError {
+	return &FormatError{Reason: e.reason(), Err: e}
 }
 
 // headerEntries splits the header's top-level JSON object into raw values,
@@ -464,11 +472,11 @@ func headerEntries(header []byte) (entries map[string]json.RawMessage, err error
 // checkHeader parses the JSON header into its entries.
 func checkHeader(header []byte) (map[string]json.RawMessage, error) {
 	if !utf8.Valid(header) {
-		return nil, errors.New("safetensors: header is not valid UTF-8")
+		return nil, formatErrorf("header is not valid UTF-8")
 	}
 	entries, err := headerEntries(header)
 	if err != nil {
-		return nil, fmt.Errorf("safetensors: invalid header JSON: %w", err)
+		return nil, formatErrorf("invalid header JSON: %w", err)
 	}
 	return entries, nil
 }
@@ -481,11 +489,11 @@ const minHeaderBytes = 2
 func checkHeaderLength(n uint64, after int64) error {
 	switch {
 	case n > maxHeaderBytes:
-		return fmt.Errorf("not a safetensors file (its first 8 bytes give a header length of %d, above the %d-byte limit)", n, maxHeaderBytes)
+		return notSafetensorsf("its first 8 bytes give a header length of %d, above the %d-byte limit", n, maxHeaderBytes)
 	case n < minHeaderBytes:
-		return fmt.Errorf("not a safetensors file (its first 8 bytes give a header length of %d, below the %d bytes of the smallest header {})", n, minHeaderBytes)
+		return notSafetensorsf("its first 8 bytes give a header length of %d, below the %d bytes of the smallest header {}", n, minHeaderBytes)
 	case after >= 0 && n > uint64(after):
-		return fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it (the file is truncated, or not a safetensors file)", n, after)
+		return formatErrorf("header length %d exceeds the %d bytes after it (the file is truncated, or not a safetensors file)", n, after)
 	}
 	return nil
 }
@@ -504,7 +512,7 @@ func ReadSafetensorsFile(path string, maxBytes int64) (*File, error) {
 	size := int64(-1) // unknown: a device or a pipe reports no useful size
 	if st, err := fh.Stat(); err == nil {
 		if st.Size() > maxBytes {
-			return nil, fmt.Errorf("%s: %d bytes exceeds the %d-byte limit", path, st.Size(), maxBytes)
+			return nil, fmt.Errorf("%s: %w", path, &LimitError{What: fmt.Sprintf("%d bytes", st.Size()), Limit: maxBytes})
 		}
 		if st.Mode().IsRegular() {
 			size = st.Size()
@@ -527,7 +535,7 @@ func readSafetensors(r io.Reader, size, maxBytes int64) (*File, error) {
 	var prefix [8]byte
 	if k, err := io.ReadFull(r, prefix[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("safetensors: file is %d bytes, shorter than the 8-byte header length", k)
+			return nil, formatErrorf("file is %d bytes, shorter than the 8-byte header length", k)
 		}
 		return nil, err
 	}
@@ -540,7 +548,7 @@ func readSafetensors(r io.Reader, size, maxBytes int64) (*File, error) {
 		return nil, err
 	}
 	if int64(n) > maxBytes-8 {
-		return nil, fmt.Errorf("header length %d exceeds the %d-byte limit", n, maxBytes)
+		return nil, &LimitError{What: fmt.Sprintf("header length %d", n), Limit: maxBytes}
 	}
 	var buf bytes.Buffer
 	if size >= 0 {
@@ -551,7 +559,7 @@ func readSafetensors(r io.Reader, size, maxBytes int64) (*File, error) {
 	buf.Write(prefix[:])
 	if _, err := io.CopyN(&buf, r, int64(n)); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("safetensors: header length %d exceeds the %d bytes after it (the data are truncated, or not safetensors)", n, buf.Len()-8)
+			return nil, formatErrorf("header length %d exceeds the %d bytes after it (the data are truncated, or not safetensors)", n, buf.Len()-8)
 		}
 		return nil, err
 	}
@@ -567,7 +575,7 @@ func readSafetensors(r io.Reader, size, maxBytes int64) (*File, error) {
 		return nil, err
 	}
 	if int64(buf.Len()) > maxBytes {
-		return nil, fmt.Errorf("exceeds the %d-byte limit", maxBytes)
+		return nil, &LimitError{Limit: maxBytes}
 	}
 	return DecodeSafetensors(buf.Bytes())
 }

@@ -3,7 +3,6 @@ package nets
 import (
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 )
 
 // DecodeSafetensorsMetadata reads only the "__metadata__" entries of a
@@ -13,7 +12,7 @@ import (
 // checks it; the tensors and the data checksum are not.
 func DecodeSafetensorsMetadata(data []byte) (map[string]string, error) {
 	if len(data) < 8 {
-		return nil, fmt.Errorf("safetensors: file is %d bytes, shorter than the 8-byte header length", len(data))
+		return nil, formatErrorf("file is %d bytes, shorter than the 8-byte header length", len(data))
 	}
 	n := binary.LittleEndian.Uint64(data[:8])
 	if err := checkHeaderLength(n, int64(len(data)-8)); err != nil {
@@ -26,7 +25,7 @@ func DecodeSafetensorsMetadata(data []byte) (map[string]string, error) {
 	meta := map[string]string{}
 	if raw, ok := entries[metadataKey]; ok {
 		if err := json.Unmarshal(raw, &meta); err != nil {
-			return nil, fmt.Errorf("safetensors: __metadata__ must map strings to strings: %w", err)
+			return nil, formatErrorf("__metadata__ must map strings to strings: %w", err)
 		}
 		if meta == nil { // "__metadata__": null
 			meta = map[string]string{}

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
@@ -229,6 +231,60 @@ func TestDecodeSafetensorsRejects(t *testing.T) {
 				t.Errorf("%s: error %q does not contain %q", tc.name, err, want)
 			}
 		}
+		checkFormatError(t, tc.name, err)
+	}
+}
+
+// checkFormatError: a decoding failure is a FormatError whose Reason
+// is its message without the words that frame it, so that a caller
+// can say it in a sentence of its own.
+func checkFormatError(t *testing.T, name string, err error) {
+	t.Helper()
+	var fe *nets.FormatError
+	if !errors.As(err, &fe) {
+		t.Errorf("%s: %v (%T) is not a FormatError", name, err, err)
+		return
+	}
+	if err.Error() != "safetensors: "+fe.Reason && err.Error() != "not a safetensors file ("+fe.Reason+")" {
+		t.Errorf("%s: message %q is not framed reason %q", name, err, fe.Reason)
+	}
+}
+
+// TestReadSafetensorsFileErrorTypes: a file that does not decode is a
+// FormatError, beyond the size limit a LimitError, unreadable the
+// system's *fs.PathError; each names the file, and an unindexed byte
+// range is still an UnindexedError for whoever names the missing
+// tensors.
+func TestReadSafetensorsFileErrorTypes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	readme := write("README.md", []byte("# not a safetensors file\n"))
+	gap := write("gap.safetensors", craft(`{"w":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}}`, f64s(1, 2)))
+	var fe *nets.FormatError
+	var ue *nets.UnindexedError
+	var le *nets.LimitError
+	var pe *fs.PathError
+	_, err := nets.ReadSafetensorsFile(readme, 0)
+	if !errors.As(err, &fe) || !fe.NotSafetensors || err.Error() != readme+": not a safetensors file ("+fe.Reason+")" {
+		t.Errorf("README: %v", err)
+	}
+	_, err = nets.ReadSafetensorsFile(gap, 0)
+	if !errors.As(err, &fe) || !errors.As(err, &ue) || ue.Begin != 0 || ue.End != 8 || err.Error() != gap+": "+ue.Error() {
+		t.Errorf("unindexed bytes: %v", err)
+	}
+	_, err = nets.ReadSafetensorsFile(gap, 10)
+	if !errors.As(err, &le) || le.Limit != 10 || err.Error() != gap+": "+le.Error() || errors.As(err, &fe) {
+		t.Errorf("beyond the limit: %v", err)
+	}
+	_, err = nets.ReadSafetensorsFile(filepath.Join(dir, "none"), 0)
+	if !errors.As(err, &pe) || errors.As(err, &fe) {
+		t.Errorf("missing file: %v", err)
 	}
 }
 

@@ -136,6 +136,15 @@ func TestInspectNotACheckpoint(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want %q", args, code, errOut, want)
 		}
 	}
+	// A damaged one: the reason alone, without the decoder's framing
+	// ("safetensors: ") or the path again.
+	cut := filepath.Join(dir, "cut.safetensors")
+	if err := os.WriteFile(cut, []byte("\x07\x00\x00\x00\x00\x00\x00\x00{\"a\""), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "inspect", cut); code != 2 || errOut != "apic inspect: "+cut+" is not a checkpoint (safetensors) file: header length 7 exceeds the 4 bytes after it (the file is truncated, or not a safetensors file)\nrun 'apic inspect --help' for usage\n" {
+		t.Errorf("damaged file: exit %d, %q", code, errOut)
+	}
 	missing := filepath.Join(dir, "none.safetensors")
 	if code, _, errOut := runCLI(t, "inspect", missing); code != 2 || !strings.Contains(errOut, "load checkpoint: open "+missing+": no such file or directory") {
 		t.Errorf("missing file: exit %d, %q", code, errOut)

@@ -165,10 +165,13 @@ func unreadableCheckpoint(path string, err error) error {
 		}
 		return UsageError("load checkpoint: %v", err) // the system's error names the file
 	}
-	why := strings.TrimPrefix(err.Error(), path+": ")
-	why = strings.TrimPrefix(why, "safetensors: ")
-	if inner, ok := strings.CutPrefix(why, "not a safetensors file ("); ok {
-		why = strings.TrimSuffix(inner, ")")
+	var fe *nets.FormatError
+	if errors.As(err, &fe) {
+		return UsageError("%s is not a checkpoint (safetensors) file: %s", path, fe.Reason)
 	}
-	return UsageError("%s is not a checkpoint (safetensors) file: %s", path, why)
+	var le *nets.LimitError
+	if errors.As(err, &le) {
+		return UsageError("%s is not a checkpoint (safetensors) file: %v", path, le)
+	}
+	return UsageError("load checkpoint: %v", err) // err names the file
 }
