@@ -1089,9 +1089,33 @@ func keepInTemp(out, infix string, m *core.Model, info core.Info, dtype nets.DTy
 // keepIn saves m in dir as keepInTemp does in os.TempDir().
 func keepIn(dir, out, infix string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
 	base := strings.TrimSuffix(filepath.Base(out), ".safetensors")
-	// CreateTemp picks a name no other file has; the save then replaces
-	// the empty file atomically.
-	f, err := os.CreateTemp(dir, base+infix+".*.safetensors")
+	return keepClaimed(func() (*os.File, error) {
+		return os.CreateTemp(dir, base+infix+".*.safetensors") // a name no other file has
+	}, m, info, dtype)
+}
+
+// keepPartial saves an unfinished run's model beside out, as the first
+// partialName that no file has (no file is overwritten), and returns
+// its path. Two runs of one --out interrupted at once each keep their
+// own file, and a name that a link holds, even a dangling one, is
+// passed over rather than written through.
+func keepPartial(out string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
+	return keepClaimed(func() (*os.File, error) {
+		for n := 1; ; n++ {
+			f, err := os.OpenFile(partialName(out, n), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if !errors.Is(err, fs.ErrExist) {
+				return f, err // an unwritable directory: no name can be taken
+			}
+		}
+	}, m, info, dtype)
+}
+
+// keepClaimed saves m under the name that claim takes by creating an
+// empty file exclusively, and returns its path: the atomic save then
+// replaces that empty file, a regular one of this run's own, and
+// removes it when the save fails.
+func keepClaimed(claim func() (*os.File, error), m *core.Model, info core.Info, dtype nets.DType) (string, error) {
+	f, err := claim()
 	if err != nil {
 		return "", err
 	}
@@ -1102,29 +1126,4 @@ func keepIn(dir, out, infix string, m *core.Model, info core.Info, dtype nets.DT
 		return "", err
 	}
 	return path, nil
-}
-
-// keepPartial saves an unfinished run's model beside out, as the first
-// partialName that no file has (no file is overwritten), and returns
-// its path. The name is taken by creating it exclusively before the
-// save replaces that empty file: two runs of one --out interrupted at
-// once each keep their own file, and a name that a link holds, even a
-// dangling one, is passed over rather than written through.
-func keepPartial(out string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
-	for n := 1; ; n++ {
-		path := partialName(out, n)
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err // unwritable directory: no name can be taken
-		}
-		f.Close()
-		if err := core.SaveCheckpoint(path, m, info, dtype); err != nil {
-			os.Remove(path) // the empty file this run created
-			return "", err
-		}
-		return path, nil
-	}
 }
