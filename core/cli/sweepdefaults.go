@@ -2,7 +2,9 @@ package cli
 
 import (
 	"cmp"
+	"flag"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,15 +17,31 @@ import (
 var evalDefaults = map[string]string{"noise": "0", "samples": "32", "refine": "-1", "z-theta-prior": "-1"}
 
 // trainFlagDefaults are the defaults of train's flags that a sweep may
-// set and that are the same for every system, as train's help states
-// them and sameAs spells them. The widths, steps and ranges that are
-// the system's come from core.DefaultConfig (trainDefaults).
-var trainFlagDefaults = map[string]string{
-	"backbone": "lnp", "form": "native", "reg": "l2", "dec-act": "silu", "dtype": "f32",
-	"lr": "0.0005", "lr-final": "0", "lambda-theta": "1", "lambda-delta": "1", "clip": "10",
-	"trajectories": "0", "basis": "0", "noise-range": defaultNoiseRange, "grid-summary": "false", "no-theta-hint": "false",
-	"recalibrate": strconv.Itoa(core.DefaultRecalibrationTasks),
-}
+// set (its training axes, and the backbone) and that are the same for
+// every system, read from train's flags themselves (register) and
+// spelled as sameAs spells them. Left out are the flags whose default
+// stands for the system's (systemDefaultFlags: trainDefaults takes
+// those from core.DefaultConfig) and --noise, whose default is not to
+// set it: no value of it trains as its absence does.
+var trainFlagDefaults = func() map[string]string {
+	var f trainFlags
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	f.register(fs)
+	backbone, _ := lookupAxis("backbone")
+	defaults := map[string]string{}
+	for _, a := range append([]sweepAxis{backbone}, trainAxes...) {
+		if a.flag != "noise" && !slices.Contains(systemDefaultFlags, a.flag) {
+			defaults[a.flag] = a.sameAs(fs.Lookup(a.flag).DefValue)
+		}
+	}
+	return defaults
+}()
+
+// systemDefaultFlags are train's flags whose default is the system's
+// (or the backbone's): their flag default only stands for it (0, -1,
+// ""), and trainDefaults reads the value from core.DefaultConfig.
+var systemDefaultFlags = []string{"hidden", "layers", "latent", "latent-delta", "dec-hidden", "dec-layers", "heads",
+	"steps1", "steps2", "batch", "val-every", "val-tasks", "context-range"}
 
 // commandDefaults are the settings, by flag and as sameAs spells them,
 // that the command of a cmd.txt line's words does without them, so

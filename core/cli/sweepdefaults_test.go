@@ -45,6 +45,31 @@ func TestTrainDefaultsTrainAsWithout(t *testing.T) {
 	}
 }
 
+// TestTrainDefaultsCoverTheAxes: every flag a training sweep may set
+// has a default in trainDefaults (so that giving it is giving nothing),
+// but --noise, which no value leaves unset; those of systemDefaultFlags
+// come from the system, the others from train's own flags.
+func TestTrainDefaultsCoverTheAxes(t *testing.T) {
+	defaults := trainDefaults("spring", map[string]string{})
+	for _, a := range trainAxes {
+		_, have := defaults[a.flag]
+		if have == (a.flag == "noise") {
+			t.Errorf("--%s: has a default %v", a.flag, have)
+		}
+	}
+	for _, flag := range systemDefaultFlags {
+		if _, fromFlags := trainFlagDefaults[flag]; fromFlags || defaults[flag] == "" {
+			t.Errorf("--%s: from train's flags %v, from the system %q", flag, fromFlags, defaults[flag])
+		}
+	}
+	if len(defaults) != len(trainFlagDefaults)+len(systemDefaultFlags) {
+		t.Errorf("trainDefaults sets %d flags, want %d of train's and %d of the system's", len(defaults), len(trainFlagDefaults), len(systemDefaultFlags))
+	}
+	if defaults["backbone"] != "lnp" || defaults["lr"] != "0.0005" {
+		t.Errorf("backbone %q, lr %q: want train's lnp and 0.0005", defaults["backbone"], defaults["lr"])
+	}
+}
+
 // trainedAs is the configuration of the checkpoint at path, as JSON,
 // its context range resolved (train records a --context-range given,
 // and leaves the system's to the system), and the types it stores its

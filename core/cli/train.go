@@ -52,8 +52,9 @@ beside it under a new name.`,
 	})
 }
 
-// archFlags binds the architecture and training flags onto fs, with the
-// defaults filled in once the system and backbone are known.
+// trainFlags are train's flags (register), the architecture's and the
+// training's with their defaults filled in once the system and backbone
+// are known.
 type trainFlags struct {
 	initInfo                                              core.Info // what the --init checkpoint recorded
 	system, backbone, out, form, reg, dtype, init, decAct string
@@ -73,10 +74,9 @@ type trainFlags struct {
 	checkOnly bool
 }
 
-func runTrain(ctx context.Context, args []string, env *Env) error {
-	start := time.Now() // a partial file modified since is not the one resumed
-	var f trainFlags
-	fs := env.FlagSet()
+// register defines train's flags on fs, bound to f's fields: runTrain
+// parses them, and a sweep reads their defaults (trainFlagDefaults).
+func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --init, whose file names it)")
 	fs.StringVar(&f.backbone, "backbone", "lnp", "backbone: cnp, lnp or anp")
 	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required)")
@@ -116,6 +116,13 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	fs.BoolVar(&f.force, "force", false, "replace --out when it exists (without it train refuses, unless --out is the --init file); only a safetensors checkpoint is ever replaced")
 	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("refinement steps (at most %d) stored as the model's inference default (-1: keep the default)", core.LimitRefine.Max))
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
+}
+
+func runTrain(ctx context.Context, args []string, env *Env) error {
+	start := time.Now() // a partial file modified since is not the one resumed
+	var f trainFlags
+	fs := env.FlagSet()
+	f.register(fs)
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
