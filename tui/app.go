@@ -1275,21 +1275,17 @@ func openCmd(path string, gen int) tea.Cmd {
 }
 
 // openError is the status line's account of a failed open, "cannot
-// open PATH: cause". The loader's own wrapping ("load checkpoint:") and
-// any prefix that names the path again ("load checkpoint PATH:", an os
-// error's "open PATH:", "read PATH:" for a directory, "PATH is not a
-// checkpoint …") repeat what "cannot open PATH" says, and at 80 columns
-// the room they take is the cause's. The error comes through the
-// loader as text, so the words are matched, not the *fs.PathError.
+// open PATH: cause". The command line's message frames the cause with
+// the path again ("load checkpoint: open PATH: …", "PATH is not a
+// checkpoint …"), and at 80 columns the room it takes is the cause's:
+// a CheckpointError's Cause is the words alone.
 func openError(path string, err error) string {
-	s := strings.TrimPrefix(err.Error(), "load checkpoint: ")
-	// Outer wrapping first: the reader's "PATH:" wraps the os error's
-	// "read PATH:".
-	for _, lead := range []string{"load checkpoint ", "open ", "", "read ", "stat "} {
-		s = strings.TrimPrefix(s, lead+path+": ")
+	cause := err.Error()
+	var ce *cli.CheckpointError
+	if errors.As(err, &ce) {
+		cause = ce.Cause
 	}
-	s = strings.TrimPrefix(s, path+" is ")
-	return "cannot open " + path + ": " + s
+	return "cannot open " + path + ": " + cause
 }
 
 // onOpened switches to the opened checkpoint's system and backbone.

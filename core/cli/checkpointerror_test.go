@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -74,7 +76,28 @@ func TestOpenCheckpointMessages(t *testing.T) {
 			if !IsUsageError(err) {
 				t.Errorf("%v is not a usage error", err)
 			}
+			var ce *CheckpointError
+			if !errors.As(err, &ce) || ce.Path != tc.path {
+				t.Errorf("%v is not a CheckpointError for %s", err, tc.path)
+			}
 		})
+	}
+}
+
+// TestCheckpointErrorReachesTheLoaders: through a CheckpointError,
+// errors.Is and errors.As find the loader's own error.
+func TestCheckpointErrorReachesTheLoaders(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := OpenCheckpoint(filepath.Join(dir, "nosuch.safetensors")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v is not fs.ErrNotExist", err)
+	}
+	text := filepath.Join(dir, "README.md")
+	if err := os.WriteFile(text, []byte("# apic\n\nAmortized physics-informed calibration.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var fe *nets.FormatError
+	if _, _, err := OpenCheckpoint(text); !errors.As(err, &fe) || !fe.NotSafetensors {
+		t.Errorf("text file: %v is not a nets.FormatError marked not safetensors", err)
 	}
 }
 

@@ -132,10 +132,12 @@ func UsageError(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
-// IsUsageError reports whether err is, or wraps, a UsageError.
+// IsUsageError reports whether err is, or wraps, a UsageError or a
+// CheckpointError that the input is at fault for.
 func IsUsageError(err error) bool {
 	var u *usageError
-	return errors.As(err, &u)
+	var c *CheckpointError
+	return errors.As(err, &u) || errors.As(err, &c) && c.usage
 }
 
 var commands = map[string]*Command{}

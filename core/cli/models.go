@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -80,17 +79,18 @@ func unfinishedWarning(info core.Info, source string) []string {
 const embeddedPrefix = checkpoints.Prefix
 
 // embeddedCheckpoint is checkpoints.FromPath with an unknown name as a
-// usage error.
+// usage error (a *CheckpointError).
 func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
 	data, ok, err = checkpoints.FromPath(path)
 	if err != nil {
-		return nil, true, UsageError("%v", err)
+		return nil, true, unknownEmbedded(path, err)
 	}
 	return data, ok, nil
 }
 
 // OpenCheckpoint loads the checkpoint a flag (or the explorer) names: a file, or
-// embedded:NAME. Problems with a file are usage errors.
+// embedded:NAME. Problems with a file are usage errors; every error but
+// an interruption is a *CheckpointError.
 func OpenCheckpoint(path string) (*core.Model, core.Info, error) {
 	return OpenCheckpointContext(context.Background(), path)
 }
@@ -132,11 +132,11 @@ func readCheckpoint(ctx context.Context, path string) (*nets.File, *core.Model, 
 		return f, m, info, nil
 	case embedded:
 		// A shipped file that fails to load is the program's fault.
-		return nil, nil, core.Info{}, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, core.Info{}, brokenEmbedded(path, err)
 	case f == nil:
 		return nil, nil, core.Info{}, unreadableCheckpoint(path, err)
 	default:
-		return nil, nil, core.Info{}, UsageError("load checkpoint %s: %v", path, err)
+		return nil, nil, core.Info{}, unloadableCheckpoint(path, err)
 	}
 }
 
@@ -150,28 +150,4 @@ func shippedNamed(path string) (string, bool) {
 		return "", false
 	}
 	return shipped, true
-}
-
-// unreadableCheckpoint is the usage error for a checkpoint file that
-// could not be read as safetensors (err, which names path). A file that
-// could not be opened or read keeps the system's words; any other file
-// is first said not to be a checkpoint, with the reason after: "the
-// header length of 723499994654515235" alone leaves the user of
-// "apic inspect README.md" guessing what is wrong.
-func unreadableCheckpoint(path string, err error) error {
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		if shipped, ok := shippedNamed(path); ok && errors.Is(err, fs.ErrNotExist) {
-			return UsageError("load checkpoint: %v; did you mean %s?", err, shipped)
-		}
-		return UsageError("load checkpoint: %v", err) // the system's error names the file
-	}
-	var fe *nets.FormatError
-	if errors.As(err, &fe) {
-		return UsageError("%s is not a checkpoint (safetensors) file: %s", path, fe.Reason)
-	}
-	var le *nets.LimitError
-	if errors.As(err, &le) {
-		return UsageError("%s is not a checkpoint (safetensors) file: %v", path, le)
-	}
-	return UsageError("load checkpoint: %v", err) // err names the file
 }

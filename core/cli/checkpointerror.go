@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"apic/nets"
+)
+
+// CheckpointError is a checkpoint that could not be opened: a file that
+// could not be read, one that is not safetensors, one that holds no
+// model this program reads, or an embedded:NAME not shipped. Error is
+// the command line's message. Cause is what is wrong in words that
+// follow the path, for a caller that names the path itself (the
+// explorer's "cannot open PATH: cause"), where the message's framing
+// ("load checkpoint: open PATH: …") would say the path again.
+type CheckpointError struct {
+	Path  string // as given: a file, or embedded:NAME
+	Cause string // "no such file or directory", "not a checkpoint (safetensors) file: …"
+	Err   error  // the loader's error: an *fs.PathError, a *nets.FormatError, …
+
+	message string // what Error returns
+	usage   bool   // the input is at fault (Run exits 2), not the program
+}
+
+func (e *CheckpointError) Error() string { return e.message }
+
+func (e *CheckpointError) Unwrap() error { return e.Err }
+
+// unreadableCheckpoint is the usage error for a checkpoint file that
+// could not be read as safetensors (err, which names path). A file that
+// could not be opened or read keeps the system's words; any other file
+// is first said not to be a checkpoint, with the reason after: "the
+// header length of 723499994654515235" alone leaves the user of
+// "apic inspect README.md" guessing what is wrong.
+func unreadableCheckpoint(path string, err error) error {
+	var pe *fs.PathError
+	var fe *nets.FormatError
+	var le *nets.LimitError
+	switch {
+	case errors.As(err, &pe):
+		hint := ""
+		if shipped, ok := shippedNamed(path); ok && errors.Is(err, fs.ErrNotExist) {
+			hint = "; did you mean " + shipped + "?"
+		}
+		// The system's error names the file (pe.Path is path).
+		return &CheckpointError{Path: path, Cause: pe.Err.Error() + hint, Err: err,
+			message: "load checkpoint: " + err.Error() + hint, usage: true}
+	case errors.As(err, &fe):
+		return notCheckpoint(path, fe.Reason, err)
+	case errors.As(err, &le):
+		return notCheckpoint(path, le.Error(), err)
+	}
+	// The reader puts the path before any error but os.Open's.
+	cause := err
+	if under := errors.Unwrap(err); under != nil {
+		cause = under
+	}
+	return &CheckpointError{Path: path, Cause: cause.Error(), Err: err, message: "load checkpoint: " + err.Error(), usage: true}
+}
+
+// notCheckpoint is the usage error for a file that is not a safetensors
+// file, or not a whole one, for reason.
+func notCheckpoint(path, reason string, err error) error {
+	cause := "not a checkpoint (safetensors) file: " + reason
+	return &CheckpointError{Path: path, Cause: cause, Err: err, message: path + " is " + cause, usage: true}
+}
+
+// unloadableCheckpoint is the usage error for a safetensors file that
+// holds no model this program reads (err, from core.FromSafetensors).
+func unloadableCheckpoint(path string, err error) error {
+	return &CheckpointError{Path: path, Cause: err.Error(), Err: err,
+		message: fmt.Sprintf("load checkpoint %s: %v", path, err), usage: true}
+}
+
+// unknownEmbedded is the usage error for an embedded:NAME not shipped
+// (err, from checkpoints.FromPath, lists those that are).
+func unknownEmbedded(path string, err error) error {
+	return &CheckpointError{Path: path, Cause: err.Error(), Err: err, message: err.Error(), usage: true}
+}
+
+// brokenEmbedded is the error for a shipped checkpoint that fails to
+// load: the program's fault, not a usage error.
+func brokenEmbedded(path string, err error) error {
+	return &CheckpointError{Path: path, Cause: err.Error(), Err: err, message: path + ": " + err.Error()}
+}
