@@ -137,11 +137,7 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if err != nil {
 		return err
 	}
-	only := f.only // a plan's line, which its --plan checked with the rest
-	if f.plan {
-		only = "" // --plan checks every cell, --only or not
-	}
-	if err := checkSweepFolder(f.spec, cells, f.out, only); err != nil {
+	if err := checkSweepFolder(f.spec, cells, f.out); err != nil {
 		return err
 	}
 	if f.plan {
@@ -603,7 +599,7 @@ func redirectTarget(line string) (string, bool) {
 // checkCellCommand refuses a cell directory that another command made
 // (other --fix settings, --tasks or --backbone into the same --out): its
 // results would be skipped as finished or mixed into this sweep's.
-// checkSweepFolder checked the cells before the first ran; this checks
+// checkSweepFolder checked every cell before the first ran; this checks
 // the one about to be written again, since a sweep run beside this one
 // (another --only line) may have made it since.
 func checkCellCommand(s sweepSpec, c sweepCell, out string) error {

@@ -24,13 +24,7 @@ import (
 // checked too. Those of the same axes and settings are this sweep's: a
 // rerun with more values or seeds extends it. A preset's folder, which
 // holds its studies' sweeps, is refused too.
-//
-// A plan's --only line (only, the cell's ID; "" for a whole sweep)
-// checks its own cell and one other: its --plan checked every cell
-// once, and as a folder holds one sweep, any one of its cells stands
-// for the rest, so a line of another sweep is still refused, while a
-// plan of n lines reads 2n cell folders, not n².
-func checkSweepFolder(s sweepSpec, cells []sweepCell, out, only string) error {
+func checkSweepFolder(s sweepSpec, cells []sweepCell, out string) error {
 	if err := checkNotPresetFolder(out); err != nil {
 		return err
 	}
@@ -44,16 +38,12 @@ func checkSweepFolder(s sweepSpec, cells []sweepCell, out, only string) error {
 	for _, c := range cells {
 		ours[c.ID] = c
 	}
-	otherChecked := false // for --only: a cell besides its own
 	for _, e := range entries {
-		if !e.IsDir() || only != "" && e.Name() != only && otherChecked {
-			continue
+		if e.IsDir() {
+			if err := checkOldCell(s, out, e.Name(), ours); err != nil {
+				return err
+			}
 		}
-		checked, err := checkOldCell(s, out, e.Name(), ours)
-		if err != nil {
-			return err
-		}
-		otherChecked = otherChecked || checked && e.Name() != only
 	}
 	return nil
 }
@@ -61,35 +51,34 @@ func checkSweepFolder(s sweepSpec, cells []sweepCell, out, only string) error {
 // checkOldCell checks the existing cell folder out/cells/id against
 // this sweep (checkSweepFolder): its files (readOldCell), its axes, its
 // values where it has the name of one of this sweep's cells, their
-// spelling and its settings (cmd.txt). checked is false for a folder
-// readOldCell leaves alone.
-func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) (checked bool, err error) {
+// spelling and its settings (cmd.txt).
+func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error {
 	dir := filepath.Join(out, "cells", id)
 	old, c, ok, err := readOldCell(out, dir, ours)
 	if err != nil || !ok {
-		return false, err
+		return err
 	}
 	if theirs, mine := settingNames(c.Axes), axisNamesOf(s.vary); theirs != mine {
-		return true, UsageError("--out %s holds another sweep, which varies %s (%s); this one varies %s, and a folder holds one sweep. "+
+		return UsageError("--out %s holds another sweep, which varies %s (%s); this one varies %s, and a folder holds one sweep. "+
 			"Choose another --out, or continue that sweep with its own --vary axes and settings (in %s)",
 			out, theirs, filepath.Join(dir, "cell.json"), mine, filepath.Join(dir, "cmd.txt"))
 	}
 	if mine, ok := ours[id]; ok {
 		if err := checkSameCell(out, dir, c, mine); err != nil {
-			return true, err
+			return err
 		}
 	}
 	if err := checkSpelling(s, out, dir, c); err != nil {
-		return true, err
+		return err
 	}
 	c.ID, c.values = id, nil
 	for _, v := range s.vary {
 		c.values = append(c.values, v.axis)
 	}
 	if want, same := sameCellCommand(old, s, c); !same {
-		return true, otherSettingsError(out, c, old, want)
+		return otherSettingsError(out, c, old, want)
 	}
-	return true, nil
+	return nil
 }
 
 // readOldCell reads the cmd.txt and cell.json of the cell folder dir of

@@ -256,29 +256,3 @@ func TestDefaultSettingsAreTheCommands(t *testing.T) {
 		}
 	}
 }
-
-// TestSweepOnlyLineChecksTwoCells: a plan's --only line checks its own
-// cell folder and one other, not every one, which its --plan checked:
-// a damaged cell (a finished one without cell.json) that a whole run
-// refuses is left to the lines of other cells, and refused by its own.
-func TestSweepOnlyLineChecksTwoCells(t *testing.T) {
-	out := t.TempDir()
-	runSweepOK(t, tinySweepArgs(out)...)
-	entries, err := os.ReadDir(filepath.Join(out, "cells"))
-	if err != nil || len(entries) != 8 {
-		t.Fatalf("%d cells, %v", len(entries), err)
-	}
-	for _, e := range entries[2:] {
-		if err := os.Remove(filepath.Join(out, "cells", e.Name(), "cell.json")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	damaged := entries[len(entries)-1].Name()
-	checkRefused(t, tinySweepArgs(out), "has no cell.json")
-	checkRefused(t, append(tinySweepArgs(out), "--only", damaged), "the cell "+damaged+" is finished (eval.json) but has no cell.json")
-	for _, e := range entries[:2] {
-		if code, _, stderr := runCLI(t, append(tinySweepArgs(out), "--only", e.Name())...); code != 0 {
-			t.Errorf("--only %s: exit %d, stderr %q; want its cell and one other checked", e.Name(), code, stderr)
-		}
-	}
-}

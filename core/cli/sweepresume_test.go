@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -283,6 +284,26 @@ func TestSweepRefusesAValueSpelledAnotherWay(t *testing.T) {
 	runSweepOK(t, tinySweepArgs(out)...)
 	code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "context=10", "--vary", "noise=5e-2",
 		"--seeds", "2", "--tasks", "2", "--fix", "samples=2", "--out", out)
+	if code != 2 || !strings.Contains(stderr, `this sweep spells it "5e-2": give "0.05" as the folder does`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestSweepOnlyRefusesAValueSpelledAnotherWay: a hand-typed --only
+// line that spells a value the folder holds another way is refused as
+// the whole sweep is, whichever cells the folder holds beside it.
+func TestSweepOnlyRefusesAValueSpelledAnotherWay(t *testing.T) {
+	out := t.TempDir()
+	runSweepOK(t, tinySweepArgs(out)...)
+	// Only context=30's cells keep the value 0.05, so the folders read
+	// first hold noise=0 alone.
+	for seed := range 2 {
+		if err := os.RemoveAll(filepath.Join(out, "cells", "context=10_noise=0.05_seed="+strconv.Itoa(seed+1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "context=10,30", "--vary", "noise=0,5e-2",
+		"--seeds", "2", "--tasks", "2", "--fix", "samples=2", "--out", out, "--only", "context=10_noise=0_seed=1")
 	if code != 2 || !strings.Contains(stderr, `this sweep spells it "5e-2": give "0.05" as the folder does`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
