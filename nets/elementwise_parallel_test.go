@@ -3,18 +3,20 @@ package nets
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 )
 
 // TestParallelPassesGradCheck: ReLU, SiLU, SegmentMean and an affine
-// layer's bias, their passes split into pieces of three values on three
-// goroutines, match finite differences.
+// layer's bias (20 columns: two blocks of the column split), their
+// passes split into pieces of three values on three goroutines, match
+// finite differences.
 func TestParallelPassesGradCheck(t *testing.T) {
 	defer func(c, m, p int) { elemChunk, elemParallelMin = c, m; runtime.GOMAXPROCS(p) }(elemChunk, elemParallelMin, runtime.GOMAXPROCS(3))
 	elemChunk, elemParallelMin = 3, 1
 	rng := newRNG(5)
 	x := randSigned(rng, 8, 3, 0.1, 1)
-	w, b := randSigned(rng, 3, 5, 0.1, 1), randSigned(rng, 1, 5, 0.1, 1)
+	w, b := randSigned(rng, 3, 20, 0.1, 1), randSigned(rng, 1, 20, 0.1, 1)
 	checkGrad(t, "parallel passes", func(tp *Tape, in []*Var) *Var {
 		h := tp.SiLU(tp.affine(in[0], in[1], in[2]))
 		a := tp.ReLU(tp.Sub(h, tp.Mean(h))) // ReLU of mixed signs
@@ -69,6 +71,11 @@ func TestSumRowsOnMatchesSumRows(t *testing.T) {
 				t.Fatalf("cols %d: column %d = %v, want %v", cols, i, got[i], want[i])
 			}
 		}
+	}
+	wide := make([]float64, 16*elemParallelMin) // no rows: nothing to add
+	sumRowsOn(2, wide, nil, 0, len(wide))
+	if slices.ContainsFunc(wide, func(v float64) bool { return v != 0 }) {
+		t.Error("no rows changed the sums")
 	}
 }
 

@@ -149,6 +149,9 @@ func forRange(procs, n, width int, fn func(lo, hi int)) {
 // blocks of 16 columns (the same sums in the same order).
 func sumRowsOn(procs int, dst, src []float64, rows, ld int) {
 	const block = 16
+	if rows <= 0 {
+		return // nothing to add (forRange would take the empty src for wide)
+	}
 	forRange(procs, ceilDiv(len(dst), block), block*rows, func(lo, hi int) {
 		sumRows(dst[lo*block:min(hi*block, len(dst))], src[lo*block:], rows, ld, false)
 	})

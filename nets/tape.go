@@ -54,7 +54,7 @@ type Tape struct {
 	params  map[*Param]*Var
 	noGrad  bool
 	arena   *Arena // forward values' storage (nil: the heap)
-	workers int    // goroutines an op may use (0: GOMAXPROCS)
+	workers int    // goroutines an op may use (0: GOMAXPROCS; SetWorkers)
 	done    <-chan struct{}
 }
 
@@ -74,11 +74,12 @@ func stopped(done <-chan struct{}) bool {
 	}
 }
 
-// SetWorkers caps the goroutines that this tape's operations
-// run on (n ≤ 0: GOMAXPROCS, the default). A caller that already runs
-// several tapes side by side sets 1, so that their products do not
-// spawn goroutines to compete for the same cores. Values do not depend
-// on it.
+// SetWorkers caps the goroutines that this tape's operations run on
+// (n ≤ 0: GOMAXPROCS, the default): an inference tape's products and
+// attention, and every tape's elementwise passes and bias sums (a
+// training tape's products take GOMAXPROCS). A caller that already runs
+// several tapes side by side sets 1, so that they do not spawn
+// goroutines to compete for the same cores. Values do not depend on it.
 func (tp *Tape) SetWorkers(n int) { tp.workers = n }
 
 // procs is the goroutines an operation may use.

@@ -125,7 +125,7 @@ func (p *problem) train(ctx context.Context, opt Options, m int) (Member, error)
 		mb.phys.ZeroGrad()
 		arena.Reset()
 		tp := nets.NewTrainingTape(arena)
-		tp.SetWorkers(stepWorkers) // members side by side keep a core each
+		tp.SetWorkers(stepWorkers) // members side by side: no split elementwise passes
 		loss, misfit := p.loss(tp, mb, opt.CorrectionPenalty, min(1, float64(step+1)/(warmupShare*float64(opt.Steps))))
 		tp.Backward(loss)
 		adam.Step(&mb.ps)
