@@ -12,11 +12,12 @@ import (
 // default goal of twice the live heap it then collects every few steps
 // and hands the freed pages back to the operating system, which the next
 // steps fault in again: a quarter of lv's training CPU time went to the
-// kernel. The ballast counts as live, which raises the goal by its size,
-// yet its pages, fresh from the operating system, are never written and
-// so cost no resident memory; the garbage between collections costs at
-// most this much more. It changes no value, only when the collector
-// runs (BenchmarkTrainLV compares it with none).
+// kernel. The ballast counts as live, which raises the goal by its size
+// times the collector's percent (trainGCPercent during training), yet
+// its pages, fresh from the operating system, are never written and so
+// cost no resident memory. It changes no value, only when the collector
+// runs (BenchmarkTrainLV compares it with none: since training steps
+// take their tensors from an arena, it saves little).
 const gcBallastBytes = 256 << 20
 
 var (
@@ -41,9 +42,12 @@ func holdGCBallast() {
 const trainGCPercent = 25
 
 // tuneGCForTraining sets the collector's goal to trainGCPercent unless
-// the user chose one with GOGC (gogc is its value).
-func tuneGCForTraining(gogc string) {
-	if gogc == "" {
-		debug.SetGCPercent(trainGCPercent)
+// the user chose one with GOGC (gogc is its value), and returns what
+// puts the earlier goal back.
+func tuneGCForTraining(gogc string) (restore func()) {
+	if gogc != "" {
+		return func() {}
 	}
+	prev := debug.SetGCPercent(trainGCPercent)
+	return func() { debug.SetGCPercent(prev) }
 }

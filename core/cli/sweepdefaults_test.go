@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,8 +66,15 @@ func TestTrainDefaultsCoverTheAxes(t *testing.T) {
 	if len(defaults) != len(trainFlagDefaults)+len(systemDefaultFlags) {
 		t.Errorf("trainDefaults sets %d flags, want %d of train's and %d of the system's", len(defaults), len(trainFlagDefaults), len(systemDefaultFlags))
 	}
-	if defaults["backbone"] != "lnp" || defaults["lr"] != "0.0005" {
-		t.Errorf("backbone %q, lr %q: want train's lnp and 0.0005", defaults["backbone"], defaults["lr"])
+	// The values train's --help shows, as the sweep compares them.
+	want := map[string]string{
+		"backbone": "lnp", "form": "native", "reg": "l2", "dec-act": "silu", "dtype": "f32",
+		"lr": "0.0005", "lr-final": "0", "lambda-theta": "1", "lambda-delta": "1", "clip": "10",
+		"trajectories": "0", "basis": "0", "noise-range": defaultNoiseRange, "grid-summary": "false", "no-theta-hint": "false",
+		"recalibrate": strconv.Itoa(core.DefaultRecalibrationTasks),
+	}
+	if !maps.Equal(trainFlagDefaults, want) {
+		t.Errorf("train's flag defaults\n%v\nwant\n%v", trainFlagDefaults, want)
 	}
 }
 

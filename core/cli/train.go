@@ -168,8 +168,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		cfg.Arch.System, cfg.Arch.Backbone, m.Params.Count(), cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.Batch, noiseWords(cfg.Train))
 	rep := newProgressReporter(env, cfg.Train.Steps1, cfg.Train.Steps2)
 	holdGCBallast()
-	tuneGCForTraining(os.Getenv("GOGC"))
+	restoreGC := tuneGCForTraining(os.Getenv("GOGC"))
 	res, err := m.Train(ctx, core.Hooks{Progress: rep.report, ProgressEvery: 10})
+	restoreGC() // a sweep's later cells run in this process
 	rep.finish()
 	info := core.Info{Steps1: res.Steps1, Steps2: res.Steps2, WallSeconds: res.Wall.Seconds(), Metrics: res.Val}
 	if init != nil {
