@@ -474,7 +474,13 @@ type ScatterPlot struct {
 	// Diagonal draws the line y = x with '·' under the points (an
 	// estimate against its truth).
 	Diagonal bool
+	// XName and YName name the axes: XName centred between the x
+	// axis's end labels, YName on a line of its own above the y axis.
+	XName, YName string
 }
+
+// ScatterGlyphs says what a ScatterPlot's cells show, for a legend.
+const ScatterGlyphs = "• 1, 2–9 that many, * 10 or more"
 
 // Render draws the points (xs[i], ys[i]). The result ends with a
 // newline.
@@ -526,6 +532,9 @@ func (p ScatterPlot) Render(xs, ys []float64) string {
 	if p.Title != "" {
 		b.WriteString(strings.Repeat(" ", lw+1) + p.Title + "\n")
 	}
+	if p.YName != "" {
+		b.WriteString(p.YName + "\n")
+	}
 	for r := range h {
 		label := ""
 		switch r {
@@ -539,6 +548,11 @@ func (p ScatterPlot) Render(xs, ys []float64) string {
 	b.WriteString(strings.Repeat(" ", lw) + "└" + strings.Repeat("─", w) + "\n")
 	xl, xh := endLabel(xlo, xhi-xlo), endLabel(xhi, xhi-xlo)
 	pad := max(1, w-utf8.RuneCountInString(xl)-utf8.RuneCountInString(xh))
-	b.WriteString(strings.Repeat(" ", lw+1) + xl + strings.Repeat(" ", pad) + xh + "\n")
+	mid := strings.Repeat(" ", pad)
+	if n := displayWidth(p.XName); p.XName != "" && n+2 <= pad {
+		left := (pad - n) / 2
+		mid = strings.Repeat(" ", left) + p.XName + strings.Repeat(" ", pad-n-left)
+	}
+	b.WriteString(strings.Repeat(" ", lw+1) + xl + mid + xh + "\n")
 	return b.String()
 }

@@ -37,6 +37,9 @@ func DiagnosticsText(d core.Diagnostics, width int, detail DiagnosticsDetail, co
 	if line := failureLine(d.Failures, d.Tasks); line != "" {
 		b.WriteString("failures: " + line + "\n") // as eval labels it
 	}
+	if v := verdictLines(d); v != "" {
+		b.WriteString(v + "\n")
+	}
 	b.WriteString(reliabilityTable(d))
 	if detail >= DiagnosticsBands {
 		if plot := reliabilityPlot(d, width, color, detail >= DiagnosticsCurves); plot != "" {
@@ -150,6 +153,7 @@ func signedRows(d core.Diagnostics, levels []float64, label func(string) string,
 // levels, then two lines per parameter.
 func DiagnosticsPanel(d core.Diagnostics) string {
 	var b strings.Builder
+	b.WriteString(verdictBrief(d))
 	b.WriteString("coverage − nominal (< 0: over-confident)\n")
 	b.WriteString(signedRows(d, []float64{0.1, 0.5, 0.9, 0.95}, shortCurveLabel, 9))
 	for _, th := range d.Theta {
@@ -401,7 +405,8 @@ func thetaScatters(th core.ThetaDiagnostic, width int) string {
 	// 4 fit side by side in 2w + 18 columns.
 	w := max(20, min(40, (width-18)/2))
 	rec := ScatterPlot{Title: "estimate against truth", Width: w, Height: 8,
-		XLo: th.PriorLo, XHi: th.PriorHi, YLo: th.PriorLo, YHi: th.PriorHi, Diagonal: true}.Render(th.Truth, th.Estimate)
+		XLo: th.PriorLo, XHi: th.PriorHi, YLo: th.PriorLo, YHi: th.PriorHi, Diagonal: true,
+		XName: "true θ", YName: "θ̂"}.Render(th.Truth, th.Estimate)
 	// The axes stop where the figure's do; points beyond sit on the edge.
 	zlim, cmin := 3.0, 0.0
 	for i, z := range th.ZScore {
@@ -411,11 +416,14 @@ func thetaScatters(th core.ThetaDiagnostic, width int) string {
 		}
 	}
 	con := ScatterPlot{Title: "contraction against z-score", Width: w, Height: 8,
-		XLo: -zlim, XHi: zlim, YLo: cmin, YHi: 1}.Render(th.ZScore, th.Contraction)
+		XLo: -zlim, XHi: zlim, YLo: cmin, YHi: 1,
+		XName: "z = (θ̂ − θ)/σ", YName: "contraction"}.Render(th.ZScore, th.Contraction)
+	// One legend for both: their cells count alike.
+	legend := "  realizations per cell: " + ScatterGlyphs + "; · θ̂ = θ\n"
 	if width < 2*w+18 {
-		return rec + con
+		return rec + con + legend
 	}
-	return sideBySide(rec, con, 4)
+	return sideBySide(rec, con, 4) + legend
 }
 
 // sideBySide joins two blocks of lines with gap spaces between them.
