@@ -45,7 +45,8 @@ JSON key "correction-pinn": per realization an ensemble of --members
 physics-informed networks with a correction inside the nominal equations,
 each trained for --steps full-batch Adam steps; about 150 s per realization
 with the defaults). It prints the metrics of docs/benchmarks.md for each
-method as mean ± std over realizations, and each method's wall time per
+method as mean ± std over realizations (the spread of single ones, not an
+interval of the mean), and each method's wall time per
 realization. APIC is timed one realization at a time (the whole pipeline:
 encoders, θ map, simulator, discrepancy, --samples Monte-Carlo samples,
 after untimed warm-up calls for a tenth of a second) and as batched throughput (all realizations
@@ -59,7 +60,7 @@ per realization), by CPU time per realization and by throughput on the
 same cores. A realization a method fails is counted on its failures line
 and left out of its means; a method that fails every realization is left
 out of the comparison with its reason ("failed_methods" in --json), and
-the others are still compared. Ctrl-C stops.`,
+the others are still compared. Ctrl-C stops.` + metricGlossary,
 		Run: runCompare,
 	})
 }
@@ -615,6 +616,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		rows = append(rows, row)
 	}
 	writeAligned(w, rows)
+	writeMetricsFooter(w, methods, len(test))
 	for _, m := range methods {
 		if line := failureLine(m.Report.Failures, len(test)); line != "" {
 			fmt.Fprintf(w, "  %s: %s\n", m.Name, line)
@@ -684,6 +686,19 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 			m.Name, m.Source, m.Refine, speedWords(speedup(koh, m)), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()),
 			fmtSeconds(m.Run.CPUPerRealization()), fmtSeconds(koh.Run.CPUPerRealization()))
 	}
+}
+
+// writeMetricsFooter says under the metrics table what its ± is and
+// which way each column is better.
+func writeMetricsFooter(w io.Writer, methods []compareMethod, tasks int) {
+	fewer := false
+	for _, m := range methods {
+		fewer = fewer || scored(m.Report) != tasks
+	}
+	if tasks > 1 {
+		fmt.Fprintf(w, "  %s\n", sdFooter(tasks, fewer))
+	}
+	fmt.Fprintf(w, "  %s\n", betterLine(compareColumns))
 }
 
 // writeMethodWarnings prints each distinct warning of the methods once,

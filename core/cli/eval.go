@@ -23,7 +23,8 @@ func init() {
 Draws --tasks test realizations from --seed (a stream training never
 uses), splits each into --context context points and targets, runs
 amortized inference with --samples latent samples, and reports each metric
-of docs/benchmarks.md as mean ± std over realizations.`,
+of docs/benchmarks.md as mean ± std over realizations: the ± is the
+spread of single realizations, not an interval of the mean.` + metricGlossary,
 		Run: runEval,
 	})
 }
@@ -151,6 +152,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	}
 	fmt.Fprint(env.Stdout, "\n")
 	writeReportTable(env.Stdout, rep)
+	if n := scored(rep); n > 1 {
+		fmt.Fprintln(env.Stdout, sdFooter(n, false))
+	}
 	return nil
 }
 

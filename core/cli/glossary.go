@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"strings"
+
+	"apic/core"
+)
+
+// metricGlossary is the legend of the metrics that eval, compare and
+// diagnose print, for their --help: a reader meets "recon ECE" or
+// "δ LL" in a table with nothing else to say what it measures or which
+// way is better. The definitions are docs/benchmarks.md's, in a line
+// each.
+const metricGlossary = `
+
+Metrics (each over a realization's target points, then over realizations):
+  recon MAE    mean |prediction − G|, the corrected prediction's error;
+               lower is better
+  δ MAE        mean |δ̂ − δ|, the learned discrepancy's error; lower is better
+  θ MAE        mean |θ̂ − θ|, per parameter and averaged; lower is better
+  F(θ̂) MAE     mean |F(x; θ̂) − F(x; θ)|, the simulator at θ̂; lower is better
+  recon LL     mean log-density of G under the Gaussian band N(μ, σ²);
+  δ LL         the same for δ; higher is better
+  recon ECE    calibration error: mean |share inside − level| of the central
+  δ ECE        intervals at levels 0.1, …, 0.9; 0 is perfect
+  obs cover95  share of held-out noisy observations inside the 95% band of
+               a new observation; 0.95 is calibrated, lower over-confident`
+
+// sdFooter is the line under a table of mean ± std that says what the
+// ± is: the spread of single realizations, not an interval of the
+// mean (the explorer's sidebar shows that one, and says so). n is the
+// realizations scored; with each (compare, where a method that failed
+// some scores fewer) the count is each method's own.
+func sdFooter(n int, each bool) string {
+	over := core.Count(n, "realization")
+	if each {
+		over = "each method's scored realizations"
+	}
+	return "± : standard deviation over " + over + ", not an interval of the mean"
+}
+
+// metricBetter is which way each metric of compare's table is better:
+// "lower", "higher", or the value it targets.
+var metricBetter = map[string]string{
+	core.KeyReconMAE: "lower", core.KeyDeltaMAE: "lower", core.KeyThetaMAE: "lower",
+	core.KeyReconECE: "lower", core.KeyDeltaECE: "lower",
+	core.KeyReconLL: "higher", core.KeyDeltaLL: "higher",
+	core.KeyObsCover: "0.95",
+}
+
+// betterLine says which way each of compare's columns keys is better,
+// in their order: a reader of a row of numbers needs it to tell the
+// winner, and that a coverage is best at its target, not at 1.
+func betterLine(keys []string) string {
+	var lower, higher, target []string
+	for _, k := range keys {
+		switch head, way := compareHeads[k], metricBetter[k]; way {
+		case "lower":
+			lower = append(lower, head)
+		case "higher":
+			higher = append(higher, head)
+		default:
+			target = append(target, head+" targets "+way)
+		}
+	}
+	parts := []string{"lower is better: " + strings.Join(lower, ", ")}
+	if len(higher) > 0 {
+		parts = append(parts, "higher is better: "+strings.Join(higher, ", "))
+	}
+	return strings.Join(append(parts, target...), "; ")
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"apic/core"
+	"apic/core/kohgp"
+	"apic/sims"
+)
+
+// eval, compare and diagnose --help define the metrics they print and
+// say which way each is better.
+func TestHelpDefinesMetrics(t *testing.T) {
+	for cmd, wants := range map[string][]string{
+		"eval":     {"recon ECE", "0 is perfect", "δ LL", "higher is better", "recon MAE", "lower is better", "not an interval of the mean"},
+		"compare":  {"recon ECE", "0 is perfect", "obs cover95", "0.95 is calibrated", "not an", "interval of the mean"},
+		"diagnose": {"95% cover", "0.95 if", "verdict", "5% level", "• one, 2–9 that many"},
+	} {
+		code, out, _ := runCLI(t, cmd, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d", cmd, code)
+		}
+		for _, w := range wants {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s --help lacks %q", cmd, w)
+			}
+		}
+	}
+}
+
+// eval's table ends with what its ± is: the spread over realizations.
+func TestEvalSaysWhatPlusMinusIs(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 0, 0)
+	code, out, errOut := runCLI(t, "eval", "--checkpoint", ckpt, "--tasks", "2", "--samples", "2", "--refine", "0")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if want := "± : standard deviation over 2 realizations, not an interval of the mean\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("output does not end with %q:\n%s", want, out)
+	}
+}
+
+// compare's metrics table is followed by what its ± is and which way
+// each column is better; where a method scored fewer realizations the
+// count is each one's own.
+func TestCompareSaysWhatColumnsMean(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	test, err := core.TestTasks(sys, core.EvalOptions{Tasks: 3, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := core.Failures{Realizations: []core.Failure{}}
+	methods := []compareMethod{
+		{Name: kohgp.Name, Run: core.MethodRun{Seconds: []float64{1, 1, 1}}, Report: core.Report{Tasks: 3, Failures: none}, Wall: time.Second, Baseline: true, Workers: 1},
+		{Name: "apic-lnp", Source: "x", Run: core.MethodRun{Seconds: []float64{1e-3, 1e-3, 1e-3}}, Report: core.Report{Tasks: 3, Failures: none},
+			Batched: core.BatchTiming{Seconds: 1e-3}, OnePass: 1e-3, OnePassBatched: core.BatchTiming{Seconds: 1e-3}},
+	}
+	opt := core.EvalOptions{Tasks: 3, Seed: 4, Samples: 2}
+	var text strings.Builder
+	writeCompareText(&text, sys, test, opt, methods, 8, 1, false)
+	for _, want := range []string{
+		"  ± : standard deviation over 3 realizations, not an interval of the mean\n",
+		"  lower is better: recon MAE, recon ECE, δ MAE, δ ECE, θ MAE; higher is better: recon LL, δ LL; obs cover95 targets 0.95\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	methods[0].Report.Failures = core.Failures{Count: 1, Realizations: []core.Failure{{Index: 2, Reason: "no fit"}}}
+	text.Reset()
+	writeCompareText(&text, sys, test, opt, methods, 8, 1, false)
+	if want := "± : standard deviation over each method's scored realizations"; !strings.Contains(text.String(), want) {
+		t.Errorf("with a failure, text lacks %q:\n%s", want, text.String())
+	}
+}
