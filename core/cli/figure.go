@@ -24,14 +24,19 @@ import (
 //
 //   - one-dimensional grids: one row per channel with three panels side
 //     by side: the context observations with the nominal simulator
-//     F(x; θ̂); the learned discrepancy ± 2σ; the corrected prediction
-//     ± 2σ over the observations;
+//     F(x; θ̂); the learned discrepancy with its 95% band; the corrected
+//     prediction with its 95% band over the observations;
 //   - two-dimensional (t, x) grids: per channel a row of heatmaps (the
 //     nominal, the learned discrepancy, the corrected prediction with the
 //     context positions marked; each over its colour bar, the nominal and
 //     the prediction on one scale) above a row of slices at the first,
-//     middle and last time (prediction ± 2σ, nominal, observations near
-//     that time).
+//     middle and last time (prediction and 95% band, nominal,
+//     observations near that time).
+//
+// The bands are the calibrated ones (Prediction.BandDeviations): μ ± 2σ'
+// with σ' the band shape's deviation at ±2σ's level, 95.4%, usually
+// wider than μ ± 2 std (calibrate --json's std), and labelled for what
+// they are, figBandLabel, not "± 2σ", which would read as twice that std.
 
 // Figure colours: the paper's palette of blue predictions, grey nominal
 // and black observations.
@@ -152,11 +157,24 @@ func roundRange(ax *plot.Axis) {
 // its range: room for four legend lines at the figure's panel height.
 const legendRoom = 0.4
 
-// figureTitle is "Damped spring · omega = 5.03 ± 0.04 · 30 observations".
+// figBandLabel names the calibrated bands the figure draws, in legends
+// and panel titles.
+const figBandLabel = "95% band"
+
+// figureTitle is "Damped spring · omega = 5.03 ± 0.04 (± 1 sd) · 30
+// observations": the ± is θ's posterior standard deviation, said so,
+// where the panels below draw 95% bands.
 func figureTitle(c calibration) string {
 	s := c.sys.Title()
 	for i, p := range c.sys.Params() {
-		s += fmt.Sprintf(" · %s = %.4g ± %.2g", p.Name, c.pred.Theta[i], c.pred.ThetaStd[i])
+		sep := ","
+		if i == 0 {
+			sep = " ·"
+		}
+		s += fmt.Sprintf("%s %s = %.4g ± %.2g", sep, p.Name, c.pred.Theta[i], c.pred.ThetaStd[i])
+	}
+	if len(c.sys.Params()) > 0 {
+		s += " (± 1 sd)"
 	}
 	return s + " · " + core.Count(c.obs.Len(), "observation")
 }
@@ -273,21 +291,21 @@ func linePanels(c calibration) ([][]*plot.Plot, error) {
 			return nil, err
 		}
 
-		discPanel := newPanel("learned discrepancy ± 2σ", xName, "δ "+name)
+		discPanel := newPanel("learned discrepancy, "+figBandLabel, xName, "δ "+name)
 		if err := addZeroLine(discPanel, axis); err != nil {
 			return nil, err
 		}
 		lo, hi := band(dm, ds, 2)
-		if err := addBand(discPanel, "± 2σ", axis, lo, hi, figDiscBand); err != nil {
+		if err := addBand(discPanel, figBandLabel, axis, lo, hi, figDiscBand); err != nil {
 			return nil, err
 		}
 		if err := addLine(discPanel, "discrepancy", axis, dm, figDiscrepancy, false); err != nil {
 			return nil, err
 		}
 
-		predPanel := newPanel("corrected prediction ± 2σ", xName, name)
+		predPanel := newPanel("corrected prediction, "+figBandLabel, xName, name)
 		lo, hi = band(mean, std, 2)
-		if err := addBand(predPanel, "± 2σ", axis, lo, hi, figBand); err != nil {
+		if err := addBand(predPanel, figBandLabel, axis, lo, hi, figBand); err != nil {
 			return nil, err
 		}
 		if err := addLine(predPanel, "nominal", axis, nom, figNominal, true); err != nil {
@@ -417,7 +435,7 @@ func productPanels(c calibration) (rows [][]*plot.Plot, bars map[*plot.Plot]*plo
 			seg := func(v []float64) []float64 { return v[k*ncol : (k+1)*ncol] }
 			sp := newPanel(fmt.Sprintf("%s = %.3g", rowName, axes[0][k]), colName, name)
 			lo, hi := band(seg(mean), seg(std), 2)
-			if err := addBand(sp, "± 2σ", axes[1], lo, hi, figBand); err != nil {
+			if err := addBand(sp, figBandLabel, axes[1], lo, hi, figBand); err != nil {
 				return nil, nil, err
 			}
 			if err := addLine(sp, "nominal", axes[1], seg(nom), figNominal, true); err != nil {

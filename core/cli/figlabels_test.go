@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
+)
+
+// drawnText is every string p draws (title, axis labels, ticks and
+// legend), in order.
+func drawnText(p *plot.Plot) []string {
+	var rec recorder.Canvas
+	p.Draw(draw.NewCanvas(&rec, 4*vg.Inch, 3*vg.Inch))
+	var out []string
+	for _, a := range rec.Actions {
+		if f, ok := a.(*recorder.FillString); ok {
+			out = append(out, f.String)
+		}
+	}
+	return out
+}
+
+// The calibration figure labels its bands for what they are, the
+// calibrated 95% band, not "± 2σ", which reads as twice the std that
+// calibrate --json prints beside it; its title says θ's ± is one sd.
+func TestCalibrationFigureLabelsBands(t *testing.T) {
+	for _, name := range []string{"spring", "advdiff"} {
+		c := syntheticCalibration(lookup(t, name), false)
+		var rows [][]*plot.Plot
+		var err error
+		if name == "advdiff" {
+			rows, _, err = productPanels(c)
+		} else {
+			rows, err = linePanels(c)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		bands := 0
+		for _, row := range rows {
+			for _, p := range row {
+				text := strings.Join(drawnText(p), "\n")
+				if strings.Contains(text, "2σ") {
+					t.Errorf("%s: panel %q still says 2σ:\n%s", name, p.Title.Text, text)
+				}
+				bands += strings.Count(text, "\n95% band")
+			}
+		}
+		if want := map[string]int{"spring": 2, "advdiff": 3}[name]; bands != want {
+			t.Errorf("%s: %d legend entries \"95%% band\", want %d", name, bands, want)
+		}
+	}
+	if got := figureTitle(syntheticCalibration(lookup(t, "spring"), false)); !strings.Contains(got, "omega = 0 ± 0 (± 1 sd)") {
+		t.Errorf("title %q does not say its ± is one sd", got)
+	}
+}
