@@ -6,11 +6,12 @@
 // untrained), four panels, a sidebar and a help line:
 //
 //  1. the simulator output F(x; θ̂) with the context points,
-//  2. the learned discrepancy δ̂ ± 2σ against the true δ = G − F(x; θ),
-//  3. the corrected prediction ± 2σ with the context points,
-//  4. the ground truth against the prediction, with the nominal dimmed.
+//  2. the learned discrepancy δ̂ with its 95% band against the true
+//     δ = G − F(x; θ),
+//  3. the corrected prediction with its 95% band and the context points,
+//  4. the ground truth drawn over the prediction, the nominal dimmed.
 //
-// A "± 2σ" band is the central 95.4% interval: μ ± 2σ where the
+// A "95% band" is the central 95.4% interval (±2σ's level): μ ± 2σ where the
 // checkpoint's bands are Gaussian, the interval of that level under the
 // calibrated shape of the band at the context's condition where it has
 // one (core.BandShape: pooled over realizations, δ's errors are
@@ -26,7 +27,7 @@
 //
 // The sidebar holds the controls (↑/↓ select, ←/→ change): system,
 // backbone, context size, noise σ, λθ, λδ, regularizer, training mode, the
-// advdiff time slice, and one row per parameter showing θ̂ ± σ against the
+// advdiff time slice, and one row per parameter showing θ̂ ± 1σ against the
 // true θ, where ←/→ set θ by hand (a: back to θ̂) so the panels show what
 // the discrepancy must absorb. Below them are the metrics of the
 // realization on screen (core.Score: recon MAE, δ MAE, θ MAE, LL, recon ECE)

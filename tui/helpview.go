@@ -115,9 +115,9 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	} else {
 		lines = append(lines,
 			"1 simulator F(x; θ̂) at the estimated parameters, with the context points",
-			"2 learned discrepancy δ̂ ± 2σ against the true δ = G − F(x; θ)",
-			"3 corrected prediction ± 2σ with the context points",
-			"4 ground truth G against the prediction; the nominal F(x; θ) dimmed",
+			"2 learned discrepancy δ̂ with its 95% band against the true δ = G − F(x; θ)",
+			"3 corrected prediction with its 95% band and the context points",
+			"4 ground truth G (drawn over the prediction) and the nominal F(x; θ), dimmed",
 			"(ranges stay fixed per realization, on advdiff per time slice; context points",
 			"beyond sit on the edge as ↑ ↓; curves and bands beyond run flat along it)",
 			"c: baselines on 2 and 3 as "+baseMarks()+"; θ̂ and time by θ",

@@ -12,8 +12,9 @@ import (
 )
 
 // Panels: the four views of a prediction. They only pick values out of
-// the realization and the prediction and arrange them (the ±2σ band is
-// mean ± 2·std); every number comes from package core.
+// the realization and the prediction and arrange them (the band is
+// mean ± 2·σ' with σ' from Prediction.BandDeviations); every number
+// comes from package core.
 
 // role is what a curve shows; it picks the curve's mark.
 type role int
@@ -67,7 +68,9 @@ func (a axis1D) channel(vals []float64, c int) []float64 {
 }
 
 // band returns mean − 2·std and mean + 2·std along the axis (std from
-// Prediction.BandDeviations: the calibrated band of ±2σ's level).
+// Prediction.BandDeviations: the calibrated band of ±2σ's level,
+// 95.4%). The plots call it bandName, not "±2σ": it is often several
+// times wider than twice the std that calibrate --json prints.
 func (a axis1D) band(mean, std []float64, c int) (lo, hi []float64) {
 	mu, sd := a.channel(mean, c), a.channel(std, c)
 	lo, hi = make([]float64, a.n), make([]float64, a.n)
@@ -176,6 +179,10 @@ func panelRange(vals ...[]float64) (lo, hi float64) {
 	return lo - pad, hi + pad
 }
 
+// bandName is what the plots call the band they draw around δ̂ and the
+// prediction (axis1D.band): the calibrated central 95% (95.4%) band.
+const bandName = "95% band"
+
 // symRange is ± the largest |value| widened by a fifth (for discrepancies).
 func symRange(floor float64, vals ...[]float64) (lo, hi float64) {
 	a := floor
@@ -251,12 +258,12 @@ func (m Model) linePanels() []linePlot {
 	}
 	p1.legend = m.legendFor([]role{roleMean, roleContext}, []string{simName, "context"}, []color.Color{colSim, colContext})
 
-	// 2. learned discrepancy ± 2σ against the true one.
-	p2 := base("2 discrepancy δ̂ ± 2σ vs true δ" + sliceNote)
-	p2.short = "2 δ̂ ± 2σ vs true δ" + sliceNote
+	// 2. learned discrepancy with its band against the true one.
+	p2 := base("2 discrepancy δ̂ with " + bandName + " vs true δ" + sliceNote)
+	p2.short = "2 δ̂, " + bandName + " vs true δ" + sliceNote
 	if override {
-		p2.title = "2 δ̂ ± 2σ, true δ, and the δ needed at the set θ" + sliceNote
-		p2.short = "2 δ̂ ± 2σ, true δ, needed δ" + sliceNote
+		p2.title = "2 δ̂, " + bandName + ", true δ, and the δ needed at the set θ" + sliceNote
+		p2.short = "2 δ̂, band, true δ, needed δ" + sliceNote
 	}
 	p2.yLo, p2.yHi = dlo, dhi
 	// The baselines' curves go over the band but under the truth and
@@ -283,14 +290,15 @@ func (m Model) linePanels() []linePlot {
 		over = append(over, series{values: a.channel(p.DeltaMean, c), mark: mm, color: mc})
 	}
 	p2.series = append(append(p2.series, baseDelta...), over...)
-	roles, names, cols := []role{roleMean, roleBand, roleTruth}, []string{"δ̂", "±2σ", "true δ"}, []color.Color{colDelta, colDeltaBnd, colTruth}
+	roles, names, cols := []role{roleMean, roleBand, roleTruth}, []string{"δ̂", bandName, "true δ"}, []color.Color{colDelta, colDeltaBnd, colTruth}
 	if override {
 		roles, names, cols = append(roles, roleNeeded), append(names, "needed δ"), append(cols, colNeeded)
 	}
 	p2.legend = append(m.legendFor(roles, names, cols), baseLegend...)
 
-	// 3. corrected prediction ± 2σ with the context points.
-	p3 := base("3 corrected prediction ± 2σ" + sliceNote)
+	// 3. corrected prediction with its band and the context points.
+	p3 := base("3 corrected prediction with " + bandName + sliceNote)
+	p3.short = "3 prediction with " + bandName + sliceNote
 	p3.yLo, p3.yHi = ylo, yhi
 	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
 	over = nil
@@ -305,9 +313,11 @@ func (m Model) linePanels() []linePlot {
 		p3.points = append(p3.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
 	}
 	p3.series = append(append(p3.series, baseMean...), over...)
-	p3.legend = append(m.legendFor([]role{roleMean, roleBand, roleContext}, []string{"prediction", "±2σ", "context"}, []color.Color{colMean, colBand, colContext}), baseLegend...)
+	p3.legend = append(m.legendFor([]role{roleMean, roleBand, roleContext}, []string{"prediction", bandName, "context"}, []color.Color{colMean, colBand, colContext}), baseLegend...)
 
 	// 4. ground truth against the corrected prediction, nominal dimmed.
+	// The truth is drawn last, over the prediction: a good fit runs
+	// along it, and a line drawn over the truth's dots hid them.
 	p4 := base("4 truth vs prediction (nominal dimmed)" + sliceNote)
 	p4.short = "4 truth vs prediction" + sliceNote
 	p4.yLo, p4.yHi = ylo, yhi
@@ -316,8 +326,8 @@ func (m Model) linePanels() []linePlot {
 		tm, tc := m.styleOf(roleTruth, c, colTruth)
 		mm, mc := m.styleOf(roleMean, c, colMean)
 		p4.series = append(p4.series, series{values: a.channel(real.Nominal, c), mark: nm, color: nc},
-			series{values: a.channel(real.True, c), mark: tm, color: tc},
-			series{values: a.channel(p.Mean, c), mark: mm, color: mc})
+			series{values: a.channel(p.Mean, c), mark: mm, color: mc},
+			series{values: a.channel(real.True, c), mark: tm, color: tc})
 	}
 	p4.legend = m.legendFor([]role{roleMean, roleTruth, roleNominal}, []string{"prediction", "truth G", "nominal"}, []color.Color{colMean, colTruth, colNominal})
 	return []linePlot{p1, p2, p3, p4}
@@ -411,15 +421,16 @@ func (m Model) baseSlicePanel() linePlot {
 	at, ylo, yhi := m.sliceView(a)
 	p := linePlot{title: "4 ▸ " + at + ": truth, prediction and baselines", short: "4 ▸ " + at + ": vs baselines",
 		n: a.n, xName: a.name, xLo: a.lo, xHi: a.hi, yLo: ylo, yHi: yhi}
-	// The baselines first, so that the truth and the prediction are
-	// drawn over them where they agree.
+	// The baselines first, so that the prediction and the truth are
+	// drawn over them where they agree; the truth last, over the
+	// prediction, as on the line panels' fourth.
 	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
 	p.series = append(p.series, baseMean...)
 	for c := 0; c < a.channels; c++ {
 		tm, tc := m.styleOf(roleTruth, c, colTruth)
 		mm, mc := m.styleOf(roleMean, c, colMean)
-		p.series = append(p.series, series{values: a.channel(real.True, c), mark: tm, color: tc},
-			series{values: a.channel(res.pred.Mean, c), mark: mm, color: mc})
+		p.series = append(p.series, series{values: a.channel(res.pred.Mean, c), mark: mm, color: mc},
+			series{values: a.channel(real.True, c), mark: tm, color: tc})
 	}
 	p.legend = append(m.legendFor([]role{roleMean, roleTruth}, []string{"prediction", "truth G"}, []color.Color{colMean, colTruth}), baseLegend...)
 	return p

@@ -26,10 +26,10 @@ type theme struct {
 var (
 	colTruth    = rgb(0x4e, 0xc9, 0x8c) // ground truth
 	colMean     = rgb(0x5a, 0xa9, 0xff) // corrected prediction
-	colBand     = rgb(0x3d, 0x6f, 0xa8) // its ±2σ band
+	colBand     = rgb(0x3d, 0x6f, 0xa8) // its 95% band
 	colSim      = rgb(0xdd, 0xcc, 0x44) // simulator output F(x; θ̂); yellow, not red, in 16 colours
 	colDelta    = rgb(0xd0, 0x7b, 0xe0) // learned discrepancy δ̂
-	colDeltaBnd = rgb(0x86, 0x52, 0x92) // its ±2σ band
+	colDeltaBnd = rgb(0x86, 0x52, 0x92) // its 95% band
 	colNeeded   = rgb(0xff, 0x8c, 0x5a) // discrepancy a θ override needs
 	colNominal  = rgb(0x78, 0x78, 0x78) // nominal process, dimmed
 	colContext  = rgb(0xff, 0x5f, 0x87) // context observations
