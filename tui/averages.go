@@ -208,7 +208,13 @@ func (m Model) avgHeading(w int) string {
 		}
 		return fitFirst(w, append(few, "θ̂ "+h, "θ̂ "+mean)...)
 	}
-	return fitFirst(w, append(few, h, short, fmt.Sprintf("/%d", n))...)
+	// Where it fits, "CI" says the ± is a confidence interval of the
+	// mean, not eval's sd over the realizations.
+	var ci []string
+	if n >= 2 {
+		ci = []string{fmt.Sprintf("mean±95%% CI/%d", n)}
+	}
+	return fitFirst(w, append(append(few, ci...), h, short, fmt.Sprintf("/%d", n))...)
 }
 
 // numDigits are the significant digits a number takes, most first: of a

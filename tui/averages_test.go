@@ -105,7 +105,7 @@ func TestAveragesFromTheAblationView(t *testing.T) {
 // run's end, with no stale values beside the live weights.
 func TestAveragesHeadingSaysWhatTheyAre(t *testing.T) {
 	m := newAvgTest(t, "spring", 160, 48)
-	if frame := m.render(); !strings.Contains(frame, "mean±95%/32") || strings.Contains(frame, "θ̂ mean") {
+	if frame := m.render(); !strings.Contains(frame, "mean±95% CI/32") || strings.Contains(frame, "θ̂ mean") {
 		t.Fatalf("the averages' heading before any change:\n%s", frame)
 	}
 	m = focusOn(t, m, ctlTheta)

@@ -80,7 +80,8 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	lines = append(lines,
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
 		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", n, n),
-		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings.", n, avgSeed, samplesFor(m.sys())),
+		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings:", n, avgSeed, samplesFor(m.sys())),
+		"  their mean ± a 95% confidence interval of it (eval's ± is their sd).",
 		"  An interval cut where a metric ends (an error at 0, a coverage at 1)",
 		"  reads mean [lo,hi]; short of room, mean ≤hi or mean ≥lo, the uncut end.",
 		"  recon ECE is per realization, then averaged: one realization's errors",
@@ -91,8 +92,10 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	}
 	lines = append(lines,
 		"A: metrics over "+ablAxesText()+" (else the last shown)",
+		"  each point the mean ± 95% confidence interval, as the sidebar's",
 		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", n, diagSeed, samplesFor(m.sys())),
-		"  while training, of the weights before the run (recomputed when it ends).")
+		"  while training, of the weights before the run (recomputed when it ends).",
+		"  Its verdict: θ's 95% cover against 0.95 ± 2 s.e., then the SBC test at 5%.")
 	if asked, drawn := samplesFor(m.sys()), samplesDrawn(m.sys(), m.backbone.value()); drawn != asked {
 		lines = append(lines, fmt.Sprintf("  (a %s draws %s whatever --samples asks: it is deterministic)", m.backbone.value(), core.Count(drawn, "sample")))
 	}
@@ -118,6 +121,8 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 			"2 learned discrepancy δ̂ with its 95% band against the true δ = G − F(x; θ)",
 			"3 corrected prediction with its 95% band and the context points",
 			"4 ground truth G (drawn over the prediction) and the nominal F(x; θ), dimmed",
+			"(95% band: the calibrated band's 95.4% interval, μ ± 2σ' with σ' the band",
+			"  shape's deviation, often wider than 2 × the model's σ: docs/uncertainty.md)",
 			"(ranges stay fixed per realization, on advdiff per time slice; context points",
 			"beyond sit on the edge as ↑ ↓; curves and bands beyond run flat along it)",
 			"c: baselines on 2 and 3 as "+baseMarks()+"; θ̂ and time by θ",
@@ -129,7 +134,8 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 				"  the damping, the failure the paper reports (docs/baselines.md).")
 		}
 	}
-	return lines
+	lines = append(lines, "", t.paint(t.bold, "metrics")+"  (on the targets: the realization's points not in context)")
+	return append(lines, metricsHelp...)
 }
 
 // thetaRowsHelp explains the θ rows, with the samples the backbone on
@@ -139,12 +145,23 @@ func (m Model) thetaRowsHelp() []string {
 	const hand = "set by hand to see what δ must absorb (a: auto)."
 	n := samplesDrawn(m.sys(), m.backbone.value())
 	if n == samplesFor(m.sys()) {
-		return []string{fmt.Sprintf("θ rows: θ̂±σ over %s; %s", core.Count(n, "sample"), hand)}
+		return []string{fmt.Sprintf("θ rows: θ̂±1σ over %s; %s", core.Count(n, "sample"), hand)}
 	}
 	return []string{
-		fmt.Sprintf("θ rows: θ̂±σ from the %s's single deterministic pass (%s);", m.backbone.value(), core.Count(n, "sample")),
+		fmt.Sprintf("θ rows: θ̂ ± 1σ from the %s's single deterministic pass (%s);", m.backbone.value(), core.Count(n, "sample")),
 		"  " + hand,
 	}
+}
+
+// metricsHelp says what the sidebar's metrics measure and which way
+// each is better: the names alone (recon ECE, LL) say neither.
+var metricsHelp = []string{
+	"  recon MAE: mean |G − prediction|; δ MAE: mean |δ − δ̂|; θ MAE: mean |θ − θ̂|;",
+	"    all errors: 0 is perfect, lower is better",
+	"  LL: mean log-density of G under N(prediction, σ²); higher is better",
+	"  recon ECE: calibration error of the band's intervals, 0 is perfect",
+	"  one pass: the encoder's amortized guess; refined (N LM steps): then N",
+	"    Levenberg–Marquardt steps fitting θ̂ and δ̂ to the context",
 }
 
 // baseMarks lists the baselines as their plot marks and names, the

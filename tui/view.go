@@ -477,7 +477,7 @@ func (m Model) sidebar(w, h int) []string {
 			out = append(out, controlRow(t, w, focused, "time slice", v, m.slice > 0, m.slice < g.Shape[0]-1))
 		case id >= ctlTheta:
 			if id == ctlTheta {
-				out = append(out, section("θ  estimate±σ  true   set"))
+				out = append(out, section("θ  estimate±1σ true   set"))
 			}
 			j := int(id - ctlTheta)
 			e, s := nan, nan

@@ -1,0 +1,31 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The ? help defines each metric the sidebar shows and which way it is
+// better, what each ± means, and the band; every line fits 80 columns.
+func TestHelpDefinesMetricsAndPlusMinus(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	lines := helpAt(m, 80)
+	whole := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"recon MAE: mean |G − prediction|", "δ MAE", "θ MAE", "lower is better",
+		"LL: mean log-density", "higher is better", "recon ECE: calibration error", "0 is perfect",
+		"refined (N LM steps)", "θ̂±1σ", "95% confidence interval", "eval's ± is their sd",
+		"95% band: the calibrated band's 95.4% interval", "verdict",
+	} {
+		if !strings.Contains(whole, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("help line %d wide: %q", w, l)
+		}
+	}
+}
