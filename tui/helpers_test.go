@@ -158,3 +158,9 @@ func helpAt(m Model, w int) []string {
 	_, msgCut := m.headerCut()
 	return m.helpLines(w, msgCut)
 }
+
+// header is headerCut's lines, for tests that read the header alone.
+func (m Model) header() []string {
+	lines, _ := m.headerCut()
+	return lines
+}

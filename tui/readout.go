@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"apic/sims"
 )
 
@@ -77,8 +79,7 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 		// The row cuts its label, the truth first, where the value does
 		// not fit beside it: a set value takes two digits rather than
 		// cut the truth (".0566" in the small sidebar).
-		const frame = 7 // the marker, a space and the arrows: "▸ ", " ", "◂ ", " ▸"
-		if room := w - frame - len([]rune(left)); len(set) > room {
+		if room := w - controlFrame - ansi.StringWidth(left); ansi.StringWidth(set) > room {
 			set = compact(sig2(c.value))
 		}
 	}

@@ -43,10 +43,15 @@ func (s stepper) view(w int, focused bool, t theme) string {
 	return controlRow(t, w, focused, s.label, s.format(s.value()), s.idx > 0, s.idx < len(s.values)-1)
 }
 
+// controlFrame is the cells controlRow adds to its label and value: the
+// marker "▸ ", at least one space, "◂ " and " ▸".
+const controlFrame = 7
+
 // controlRow draws one control: a focus marker, the label on the left and
 // the value on the right, with ◂ ▸ on the focused row where a step is
 // possible.
 func controlRow(t theme, w int, focused bool, label, value string, canDec, canInc bool) string {
+	// The cells around label and value: controlFrame.
 	marker, l, r := "  ", " ", " "
 	if focused {
 		marker = "▸ "

@@ -85,16 +85,11 @@ func (m Model) tooSmall() string {
 	return strings.Join(out, "\n")
 }
 
-// header is the title line (system, backbone, checkpoint, seed) and the
-// status line (idle / training / stale / untrained, and the last message).
-func (m Model) header() []string {
-	lines, _ := m.headerCut()
-	return lines
-}
-
-// headerCut is header, and whether its status line shows less than the
-// whole message: a note cut or left out, an error whose start the last
-// line elides. The ? help then shows the message in full.
+// headerCut is the title line (system, backbone, checkpoint, seed) and
+// the status line (idle / training / stale / untrained, and the last
+// message), and whether that line shows less than the whole message: a
+// note cut or left out, an error whose start the last line elides. The
+// ? help then shows the message in full.
 func (m Model) headerCut() (lines []string, msgCut bool) {
 	m.msg, m.msgKind = m.shownMsg() // m is headerCut's copy
 	t := m.theme
