@@ -82,6 +82,14 @@ func newAdvDiff() *advDiff {
 func (*advDiff) Name() string  { return "advdiff" }
 func (*advDiff) Title() string { return "Advection-diffusion" }
 
+func (*advDiff) Formulas() []string {
+	return []string{
+		"F: u_t + v·u_x = κ·u_xx on periodic x ∈ [0, 1),  u(0, x) = u0(x)",
+		"G: u_t + v·u_x = κ·u_xx − c·u,  c = min(softplus(0.5 ln v − 0.3 ln κ − 1), 1)",
+		"δ = G − F: the decay of the sink c·u that F leaves out",
+	}
+}
+
 func (*advDiff) Params() []Param {
 	return []Param{{Name: "v", Lo: 0.3, Hi: 2.0, Symbol: "v"}, {Name: "kappa", Lo: 0.002, Hi: 0.08, Symbol: "κ"}}
 }

@@ -75,6 +75,14 @@ func lvKnotInterpolation(substeps int) *nets.Tensor {
 func (*lotkaVolterra) Name() string  { return "lv" }
 func (*lotkaVolterra) Title() string { return "Lotka-Volterra" }
 
+func (*lotkaVolterra) Formulas() []string {
+	return []string{
+		"F: x′ = αx − βxy,  y′ = ηxy − γy,  (x, y)(0) = u0  (x prey, y predator)",
+		"G: x′ = αx − βxy + d(t), y′ as F;  d(t) = (1 − e^(−t))·Σₖ wₖ·e^(−(t − cₖ)²/2) ≥ 0, wₖ from θ, u0",
+		"δ = G − F: the populations' response to the prey forcing d that F leaves out",
+	}
+}
+
 func (*lotkaVolterra) Params() []Param {
 	return []Param{
 		{Name: "alpha", Lo: 0.5, Hi: 1.5, Symbol: "α"},

@@ -60,6 +60,17 @@ func newSpring() *spring {
 func (*spring) Name() string  { return "spring" }
 func (*spring) Title() string { return "Damped spring" }
 
+// Formulas prints the damping from springDamping, so that the text
+// cannot drift from the law True computes.
+func (*spring) Formulas() []string {
+	envelope := fmt.Sprintf("e^(−%gωt)", springDamping)
+	return []string{
+		"F(t) = sin(ωt)  (undamped: ü + ω²u = 0, u(0) = 0, u̇(0) = ω)",
+		"G(t) = sin(ωt)·" + envelope + "  (damped)",
+		"δ(t) = G − F = sin(ωt)·(" + envelope + " − 1), the damping F leaves out",
+	}
+}
+
 func (*spring) Params() []Param { return []Param{{Name: "omega", Lo: 3, Hi: 8, Symbol: "ω"}} }
 
 func (s *spring) Grid() Grid { return s.grid }

@@ -89,6 +89,10 @@ type System interface {
 	Name() string
 	// Title is a human-readable name ("Damped spring").
 	Title() string
+	// Formulas states, in one to three lines of plain text, the nominal
+	// simulator F, the true process G and their discrepancy δ = G − F:
+	// what simulate shows a reader who has not read docs/benchmarks.md.
+	Formulas() []string
 	// Params lists the physical parameters θ and their priors.
 	Params() []Param
 	// Grid returns the observation grid. The returned value must not be

@@ -59,6 +59,9 @@ func newFake(name string) *fakeSys {
 
 func (f *fakeSys) Name() string  { return f.name }
 func (f *fakeSys) Title() string { return "Fake " + f.name }
+func (f *fakeSys) Formulas() []string {
+	return []string{"F = a fake nominal", "G = a fake truth"}
+}
 func (f *fakeSys) Params() []sims.Param {
 	return []sims.Param{{Name: "p", Lo: 0, Hi: 1}, {Name: "q", Lo: -1, Hi: 1}}
 }

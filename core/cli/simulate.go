@@ -20,9 +20,10 @@ func init() {
 		Summary: "print one realization of a system: θ, nominal, true and discrepancy",
 		Usage: `apic simulate --system SYS [--seed N | --theta name=value,... [--u0 a,b,... | --u0-file FILE]] [--json]
 
-Prints one realization of a benchmark system: its parameters θ, its side
-information u0 (the initial condition), and on the observation grid the
-nominal simulator F, the true process G and the discrepancy G − F.
+Prints one realization of a benchmark system: the formulas of its nominal
+simulator F, its true process G and their discrepancy G − F (--json: as
+"formulas"), its parameters θ, its side information u0 (the initial
+condition), and on the observation grid F, G and G − F.
 
 By default θ and u0 are drawn from the prior with --seed. --theta sets every
 parameter by name instead; u0 then comes from --u0 (comma-separated values)
@@ -335,6 +336,7 @@ func shaped(values []float64, g sims.Grid) (any, error) {
 // realizationJSON is simulate's --json output.
 type realizationJSON struct {
 	System      string             `json:"system"`
+	Formulas    []string           `json:"formulas"` // F, G and δ in plain text (sims.System.Formulas)
 	Seed        *uint64            `json:"seed,omitempty"`
 	Theta       map[string]float64 `json:"theta"`
 	Channels    []string           `json:"channels"`
@@ -352,6 +354,7 @@ func writeRealizationJSON(env *Env, sys sims.System, r sims.Realization, seed *u
 	g := sys.Grid()
 	out := realizationJSON{
 		System:   sys.Name(),
+		Formulas: sys.Formulas(),
 		Seed:     seed,
 		Theta:    map[string]float64{},
 		Channels: g.Channels,
@@ -397,6 +400,10 @@ func writeRealizationText(env *Env, sys sims.System, r sims.Realization, source 
 	var b strings.Builder
 	g := sys.Grid()
 	fmt.Fprintf(&b, "%s (%s), %s\n\n", sys.Title(), sys.Name(), source)
+	for _, line := range sys.Formulas() {
+		fmt.Fprintf(&b, "  %s\n", line)
+	}
+	b.WriteString("\n")
 
 	params := sys.Params()
 	nameWidth := 0

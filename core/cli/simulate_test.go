@@ -430,3 +430,26 @@ func TestSimulateGridSaysPeriodic(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateShowsFormulas: simulate states the system's F and G (and
+// δ), in the text under the title and in --json as "formulas".
+func TestSimulateShowsFormulas(t *testing.T) {
+	sys, err := sims.Lookup("spring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "simulate", "--system", "spring", "--seed", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, line := range sys.Formulas() {
+		if !strings.Contains(out, "\n  "+line+"\n") {
+			t.Errorf("text output lacks the formula line %q:\n%s", line, out)
+		}
+	}
+	obj := simulateJSON(t, "--system", "spring", "--seed", "1")
+	got, _ := obj["formulas"].([]any)
+	if len(got) != len(sys.Formulas()) || got[1] != "G(t) = sin(ωt)·e^(−0.15ωt)  (damped)" {
+		t.Errorf("JSON formulas = %v, want %q", obj["formulas"], sys.Formulas())
+	}
+}
