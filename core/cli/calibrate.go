@@ -130,7 +130,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 				return UsageError("--png %s is the --%s file, which the figure would overwrite; choose another name", *pngPath, in.flag)
 			}
 		}
-		if err := checkReplacesOnlyPNG(*pngPath); err != nil {
+		if err := checkPNGTarget(*pngPath); err != nil {
 			return err
 		}
 	}

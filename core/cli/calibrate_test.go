@@ -635,7 +635,7 @@ func TestPNGReplacesOnlyPNG(t *testing.T) {
 	dir := t.TempDir()
 	ckpts := untrained(t, dir)
 	obs := goodObservations(t, dir)
-	text := writeFile(t, dir, "notes.txt", "precious\n")
+	text := writeFile(t, dir, "notes.png", "precious\n") // named .png, holding text
 	link := filepath.Join(dir, "link.png")
 	if err := os.Symlink(text, link); err != nil {
 		t.Skip("no symbolic links here:", err)

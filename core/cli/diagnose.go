@@ -89,7 +89,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 		if *path != "" && !strings.HasPrefix(*path, embeddedPrefix) && sameFile(*pngPath, *path) {
 			return UsageError("--png %s is the --checkpoint file, which the figure would overwrite; choose another name", *pngPath)
 		}
-		if err := checkReplacesOnlyPNG(*pngPath); err != nil {
+		if err := checkPNGTarget(*pngPath); err != nil {
 			return err
 		}
 	}
