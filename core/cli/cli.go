@@ -409,7 +409,8 @@ func (e *Env) FlagSet() *flag.FlagSet {
 // Parse parses args into fs. On -h/--help it prints the command's usage
 // and flags on Stdout and returns flag.ErrHelp (exit 0); on a bad flag,
 // a bad flag value or a stray positional argument it returns a UsageError.
-// Number flags read plain decimal only (see decimalFlag).
+// Number flags read plain decimal only (see decimalFlag); --system and
+// --backbone take their names in any case (canonicalNames).
 func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 	// The flag package would print its own message and the whole usage
 	// on every error; keep errors to one line and help on demand.
@@ -450,6 +451,7 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 	case fs.NArg() > 0:
 		return UsageError("unexpected argument %q", fs.Arg(0))
 	}
+	canonicalNames(fs)
 	return nil
 }
 
