@@ -139,11 +139,13 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	sys := m.Sys
-	side, err := calibrationSide(ctx, sys, *u0Text, *u0File)
+	// The data first: a file of another system's columns is the error
+	// to report, not the --u0 that the system would need.
+	obs, err := readObservations(ctx, *data, sys.Grid(), core.SaneValueBound(sys))
 	if err != nil {
 		return err
 	}
-	obs, err := readObservations(ctx, *data, sys.Grid(), core.SaneValueBound(sys))
+	side, err := calibrationSide(ctx, sys, *u0Text, *u0File)
 	if err != nil {
 		return err
 	}

@@ -54,7 +54,10 @@ func runCancelled(args []string) (code int, stderr string, after time.Duration) 
 // (Ctrl-C, SIGTERM), with exit 1 and a message saying what it waited
 // for. It used to wait forever, through the first Ctrl-C.
 func TestInterruptWhileInputBlocks(t *testing.T) {
-	data := writeFile(t, t.TempDir(), "obs.csv", "t,y\n1,0.5\n2,0.25\n")
+	dir := t.TempDir()
+	data := writeFile(t, dir, "obs.csv", "t,y\n1,0.5\n2,0.25\n")
+	// calibrate reads --data before --u0-file: advdiff's must be valid.
+	field := writeFile(t, dir, "field.csv", "t,x,u\n0.5,0.5,1\n")
 	for _, tc := range []struct {
 		name   string
 		args   func(fifo string) []string
@@ -67,7 +70,7 @@ func TestInterruptWhileInputBlocks(t *testing.T) {
 		{"calibrate data", func(f string) []string { return []string{"calibrate", "--system", "spring", "--data", f} }, false, "interrupted while opening --data"},
 		{"calibrate data, silent writer", func(f string) []string { return []string{"calibrate", "--system", "spring", "--data", f} }, true, "interrupted while reading "},
 		{"calibrate u0-file", func(f string) []string {
-			return []string{"calibrate", "--system", "advdiff", "--u0-file", f, "--data", data}
+			return []string{"calibrate", "--system", "advdiff", "--u0-file", f, "--data", field}
 		}, false, "interrupted while opening --u0-file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
