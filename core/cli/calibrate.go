@@ -41,9 +41,11 @@ side information need it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row
 per grid position) for advdiff.
 
 Numbers, in the files and in --u0, are decimal or exponent notation
-(-1.5, 2e-3, .5, 5., 1E+2), the same for every system; NaN, Inf,
-hexadecimal (0x1p1) and digit separators (1_0) are refused with the
-file's line. Lines may end in LF, CRLF or CR alone.
+(-1.5, 2e-3, .5, 5., 1E+2) with a decimal point, not a comma, the same
+for every system; NaN, Inf, hexadecimal (0x1p1) and digit separators
+(1_0) are refused with the file's line. Lines that start with # are
+comments and skipped, in both files. Lines may end in LF, CRLF or CR
+alone.
 
 --json prints one object: system, backbone, checkpoint, channels; theta
 (per parameter: mean, std, lo50, hi50, lo95, hi95); noise (per channel:

@@ -492,6 +492,8 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"unknown column", "spring", "t,y,z\n1,2,3\n", nil, `f.csv:1: unknown column "z"`},
 		{"wrong system's columns", "lv", "t,y\n1,2\n", lvU0, `f.csv:1: unknown column "y" (want "t,prey,predator")`},
 		{"wrong system's columns, no u0", "lv", "t,y\n1,2\n", nil, `f.csv:1: unknown column "y" (want "t,prey,predator")`},
+		{"comment lines", "spring", "# my lab data\nt,y\n# run 2\n1,zz\n", nil, `f.csv:4: y = "zz" is not a number`},
+		{"decimal commas", "spring", "t,y\n0,2020,0,8560\n", nil, "f.csv:2: 4 fields, want 2 (t,y); decimal commas?"},
 		{"twice", "spring", "t,y,t\n1,2,3\n", nil, `f.csv:1: column "t" appears twice`},
 		{"no header", "spring", "1,2\n", nil, `f.csv:1: missing header row "t,y"`},
 		{"non-numeric", "spring", "t,y\n1,0.5\n2,abc\n", nil, `f.csv:3: y = "abc" is not a number`},

@@ -80,9 +80,6 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 	case err != nil:
 		return nil, err
 	}
-	if len(header) > 0 {
-		header[0] = strings.TrimSpace(strings.TrimPrefix(header[0], "\ufeff")) // spreadsheet BOM
-	}
 	// Names match case-insensitively, as in observation files ("X,U").
 	if len(header) != 2 || !strings.EqualFold(header[0], "x") || !strings.EqualFold(header[1], "u") {
 		if len(header) > 0 && numberSyntax(header[0]) {
@@ -102,6 +99,9 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 			return nil, err
 		}
 		if len(rec) != 2 {
+			if hint := decimalCommaHint(rec, 2); hint != "" {
+				return nil, bad(line, "%d fields, want 2 (x,u); %s", len(rec), hint)
+			}
 			return nil, bad(line, "%d fields, want 2 (x,u)", len(rec))
 		}
 		if len(values) == n {

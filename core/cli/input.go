@@ -315,12 +315,16 @@ func interruptible[T any](ctx context.Context, what string, do func() (T, error)
 // inputReader, and checks what every input CSV must satisfy: valid CSV,
 // text (UTF-8, no NUL), at most core.LimitFieldsPerLine fields of at
 // most core.LimitFieldBytes bytes, lines of at most
-// core.LimitLineBytes. Fields come trimmed of spaces.
+// core.LimitLineBytes. Fields come trimmed of spaces. A line that
+// starts with '#' is a comment and skipped (a lab file's "# sample 3,
+// 20 °C" above its header), as is a spreadsheet's byte-order mark
+// before the first line.
 type csvRecords struct {
-	name string // labels the errors: "name:line: problem"
-	in   *inputReader
-	br   *bufio.Reader
-	cr   *csv.Reader
+	name    string // labels the errors: "name:line: problem"
+	in      *inputReader
+	br      *bufio.Reader
+	cr      *csv.Reader
+	started bool // the byte-order mark, if any, is skipped
 }
 
 // newCSVRecords reads r, which name labels in errors, until ctx ends.
@@ -332,6 +336,7 @@ func newCSVRecords(ctx context.Context, r io.Reader, name string) *csvRecords {
 	cr.FieldsPerRecord = -1 // count fields ourselves for a clearer message
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
+	cr.Comment = '#'
 	return &csvRecords{name: name, in: in, br: br, cr: cr}
 }
 
@@ -344,6 +349,21 @@ func (c *csvRecords) Close() { c.in.Close() }
 func (c *csvRecords) looksBinary() bool {
 	head, _ := c.br.Peek(4096) // a shorter file, or an error, shows at the first record
 	return bytes.IndexByte(head, 0) >= 0
+}
+
+// byteOrderMark is the UTF-8 byte-order mark that spreadsheets write
+// at the start of a CSV file.
+const byteOrderMark = "\ufeff"
+
+// skipByteOrderMark drops a byte-order mark at the start of the file,
+// so that the first line is read as written: a header, or a comment
+// the CSV reader skips only when '#' is its first byte. cr reads
+// through br (csv.NewReader does not wrap a large enough
+// bufio.Reader), so what br drops cr never sees.
+func (c *csvRecords) skipByteOrderMark() {
+	if head, _ := c.br.Peek(len(byteOrderMark)); string(head) == byteOrderMark {
+		_, _ = c.br.Discard(len(byteOrderMark))
+	}
 }
 
 // bad is a usage error about line of the file.
@@ -367,6 +387,10 @@ func (c *csvRecords) next() (rec []string, line int, err error) {
 
 // nextRecord is next without skipping lines of spaces.
 func (c *csvRecords) nextRecord() (rec []string, line int, err error) {
+	if !c.started {
+		c.started = true
+		c.skipByteOrderMark()
+	}
 	rec, err = c.cr.Read()
 	var pe *csv.ParseError
 	var long *lineTooLongError

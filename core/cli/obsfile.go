@@ -76,8 +76,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 	case err != nil:
 		return sims.Context{}, err
 	}
-	header = append([]string(nil), header...)                              // ReuseRecord
-	header[0] = strings.TrimSpace(strings.TrimPrefix(header[0], "\ufeff")) // spreadsheet BOM
+	header = append([]string(nil), header...) // ReuseRecord
 	ns, nc := len(g.StateNames), len(g.Channels)
 	col, err := headerColumns(header, want, ns)
 	if err != nil {
@@ -102,6 +101,8 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 			msg := fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(header), fieldsText)
 			if d := foreignDelimiter(rec); d != "" {
 				msg += "; fields are separated by " + d + ", want commas"
+			} else if hint := decimalCommaHint(rec, len(header)); hint != "" {
+				msg += "; " + hint
 			}
 			return sims.Context{}, bad(line, "%s", msg)
 		}
@@ -249,6 +250,23 @@ func foreignDelimiter(rec []string) string {
 		}
 	}
 	return ""
+}
+
+// decimalCommaHint explains a row of want fields that came out as more
+// because its numbers were written with decimal commas (0,2020,0,8560
+// for 0.2020 and 0.8560, as spreadsheets in many locales write), or
+// returns "": a row of plain digit groups, no decimal point anywhere,
+// at most two fields per wanted one.
+func decimalCommaHint(rec []string, want int) string {
+	if len(rec) <= want || len(rec) > 2*want {
+		return ""
+	}
+	for _, f := range rec {
+		if strings.Contains(f, ".") || !numberSyntax(f) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("decimal commas? %s reads as %d numbers; write a decimal point (0.5, not 0,5)", core.QuoteInput(strings.Join(rec, ",")), len(rec))
 }
 
 // parseCell parses one numeric cell of column name (parseNumber's

@@ -52,6 +52,8 @@ func TestParseObservations(t *testing.T) {
 			[]obs{{[]float64{0}, []float64{0.5}, []bool{true}, 0}, {[]float64{1.5}, []float64{-0.25}, []bool{true}, -1}, {[]float64{4}, []float64{1}, []bool{true}, 99}}},
 		{"any order, spaces, CRLF, BOM, case", spring, "\ufeff Y , T \r\n 0.3 , 2 \r\n0.1,1\r\n",
 			[]obs{{[]float64{2}, []float64{0.3}, []bool{true}, -1}, {[]float64{1}, []float64{0.1}, []bool{true}, -1}}},
+		{"comment lines skipped, a BOM before one too", spring, "\ufeff# my lab data\nt,y\n# run 2, 20 °C\n1,0.5\n",
+			[]obs{{[]float64{1}, []float64{0.5}, []bool{true}, -1}}},
 		{"snapped to the grid", spring, "t,y\n0.0404040404,1\n",
 			[]obs{{[]float64{4.0 / 99}, []float64{1}, []bool{true}, 1}}},
 		{"lv masks", lv, "t,prey,predator\n0.5,1.2,\n1,,0.8\n2,1,2\n",
@@ -111,6 +113,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\n1,\xff\n", "f.csv:2: not a CSV text file"},
 		{"\x00\x01\x02\x03", "f.csv: not a CSV text file (binary data)"},
 		{"t|y\n", "fields are separated by '|'"},
+		{"t,y\n0,2020,0,8560\n", `f.csv:2: 4 fields, want 2 (t,y); decimal commas? "0,2020,0,8560" reads as 4 numbers; write a decimal point`},
+		{"t,y\n1,5,2\n", "f.csv:2: 3 fields, want 2 (t,y); decimal commas?"},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
@@ -130,6 +134,28 @@ func TestParseObservationsErrors(t *testing.T) {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", lv, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("lv %.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// TestDecimalCommaHintOnlyForDigitGroups: a row with too many fields is
+// blamed on decimal commas only when it looks like one: digit groups,
+// no decimal point, at most two per wanted field.
+func TestDecimalCommaHintOnlyForDigitGroups(t *testing.T) {
+	for _, tc := range []struct {
+		rec  []string
+		want int
+		hint bool
+	}{
+		{[]string{"0", "2020", "0", "8560"}, 2, true},
+		{[]string{"1", "5", "2"}, 2, true},
+		{[]string{"1.5", "2", "3"}, 2, false}, // a decimal point: a stray field instead
+		{[]string{"1", "2", "3", "4", "5"}, 2, false},
+		{[]string{"1", "a", "3"}, 2, false},
+		{[]string{"1", "2"}, 2, false},
+	} {
+		if got := decimalCommaHint(tc.rec, tc.want) != ""; got != tc.hint {
+			t.Errorf("%q (want %d fields): hint %v, want %v", tc.rec, tc.want, got, tc.hint)
 		}
 	}
 }
