@@ -327,21 +327,49 @@ func calibrationSide(ctx context.Context, sys sims.System, u0Text, u0File string
 // output) into a usage error that points at the data when the
 // observations or side information lie far from anything the model was
 // trained on, which is then the likely cause: the bare error would read
-// as a fault of the model. data is the data's name as messages give it.
+// as a fault of the model. A divergence on data that look plausible is
+// worded for the file too (divergedOn): core's "realization 0" means
+// nothing to someone calibrating their own file. data is the data's
+// name as messages give it.
 func blameData(err error, sys sims.System, obs sims.Context, side []float64, data string) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
+	diverged := errors.Is(err, core.ErrDiverged)
 	w := core.DataWarnings(sys, obs, side)
-	if len(w) == 0 {
+	switch {
+	case len(w) == 0 && diverged:
+		return divergedOn(sys, data)
+	case len(w) == 0:
 		return err
 	}
 	what := err.Error()
 	var nf *nonFiniteError
-	if errors.As(err, &nf) {
+	switch {
+	case errors.As(err, &nf):
 		what = nf.fault() // without its guesses at other causes
+	case diverged:
+		what = divergedWords
 	}
 	return UsageError("%s: the model failed on these observations, which lie outside what it was trained on: %s (%s)", data, strings.Join(w, "; "), what)
+}
+
+// divergedWords say what core.ErrDiverged means, without its
+// realization number.
+const divergedWords = "the model diverged: every latent sample gave a non-finite prediction"
+
+// divergedOn is the error of a model that diverged on the observations
+// of file data that core.DataWarnings finds nothing wrong with: it
+// names the file and the values the model was trained on, against
+// which to check the file's units and scale.
+func divergedOn(sys sims.System, data string) error {
+	lo, hi := core.TrainingValueRange(sys)
+	ranges := make([]string, len(lo))
+	for c, name := range sys.Grid().Channels {
+		ranges[c] = fmt.Sprintf("%s in [%.3g, %.3g]", name, lo[c], hi[c])
+	}
+	return fmt.Errorf("%s: %s; check the file's units and scale (the model was trained on %s), or try another --seed",
+		data, divergedWords, strings.Join(ranges, ", "))
 }
 
 // nonFiniteError is a prediction with non-finite values in what (its

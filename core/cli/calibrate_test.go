@@ -736,26 +736,41 @@ func TestCalibrateStopsOnInterrupt(t *testing.T) {
 
 // TestBlameData: a failed prediction on observations far from anything
 // the model was trained on is a usage error that names the data file and
-// what is wrong with it; on plausible data, or on an interruption, the
-// error stays as it was.
+// what is wrong with it; a divergence on plausible data names the file
+// and asks for its units and scale; any other failure on plausible
+// data, or an interruption, stays as it was. None speaks of core's
+// "realization 0", which means nothing for a user's file.
 func TestBlameData(t *testing.T) {
 	sys, err := sims.Lookup("lv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	diverged := errors.New("predict: realization 0: every latent sample gave a non-finite prediction (the model diverged)")
+	diverged := fmt.Errorf("predict: realization 0: %w", core.ErrDiverged) // as core.Model.PredictContext fails
 	d := simulateDraw(t, "lv", 5)
 	side := d.u0
 	plausible := sims.Context{States: [][]float64{{1}, {2}}, Values: [][]float64{{1, 1}, {2, 1}}, Mask: [][]bool{{true, true}, {true, true}}, GridIndex: []int{-1, -1}}
-	if got := blameData(diverged, sys, plausible, side, "ok.csv"); got != diverged {
-		t.Errorf("plausible data: %v, want the error unchanged", got)
+	got := blameData(diverged, sys, plausible, side, "ok.csv")
+	for _, want := range []string{"ok.csv: the model diverged: every latent sample gave a non-finite prediction", "check the file's units and scale (the model was trained on prey in [", "], predator in ["} {
+		if !strings.Contains(got.Error(), want) {
+			t.Errorf("plausible data, diverged: %v, want it to contain %q", got, want)
+		}
+	}
+	if strings.Contains(got.Error(), "realization") {
+		t.Errorf("plausible data, diverged: %v speaks of a realization", got)
+	}
+	other := errors.New("some other failure")
+	if got := blameData(other, sys, plausible, side, "ok.csv"); got != other {
+		t.Errorf("plausible data, other failure: %v, want the error unchanged", got)
 	}
 	huge := sims.Context{States: [][]float64{{1}, {2}}, Values: [][]float64{{1e6, 1e6}, {2e6, -5}}, Mask: [][]bool{{true, true}, {true, true}}, GridIndex: []int{-1, -1}}
-	got := blameData(diverged, sys, huge, side, "big.csv")
-	for _, want := range []string{"big.csv: the model failed on these observations, which lie outside what it was trained on", "prey observations lie far outside the range seen in training", "physically impossible", "the model diverged"} {
+	got = blameData(diverged, sys, huge, side, "big.csv")
+	for _, want := range []string{"big.csv: the model failed on these observations, which lie outside what it was trained on", "prey observations lie far outside the range seen in training", "physically impossible", "(the model diverged: every latent sample gave a non-finite prediction)"} {
 		if !IsUsageError(got) || !strings.Contains(got.Error(), want) {
 			t.Errorf("far data: %v, want a usage error containing %q", got, want)
 		}
+	}
+	if strings.Contains(got.Error(), "realization") {
+		t.Errorf("far data: %v speaks of a realization", got)
 	}
 	// Far data take the blame alone: no guess at the checkpoint's weights.
 	nan := checkPredictionFinite(core.Prediction{Std: []float64{math.NaN()}}, sys, "x.safetensors")
