@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"math"
@@ -108,7 +109,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots (its fields are listed above)")
 	pngPath := fs.String("png", "", "also write a figure to this PNG `file` (an existing file is replaced only if it is a PNG)")
 	if err := env.Parse(fs, args); err != nil {
-		return err
+		return withDataFlagHint(err, fs, *data)
 	}
 	if *data == "" {
 		return UsageError("--data FILE is required (a CSV of observations; '-' reads stdin)")
@@ -191,6 +192,22 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		env.noteFigure(*pngPath)
 	}
 	return nil
+}
+
+// withDataFlagHint adds to the error of a stray argument (calibrate
+// --system spring spring.csv) that looks like the observation file,
+// one that exists or ends in .csv, the flag it needs: --data. data is
+// --data's value: when given, the argument is something else.
+func withDataFlagHint(err error, flags *flag.FlagSet, data string) error {
+	if flags.NArg() == 0 || data != "" || !IsUsageError(err) {
+		return err
+	}
+	arg := flags.Arg(0)
+	st, statErr := os.Stat(arg)
+	if !strings.EqualFold(filepath.Ext(arg), ".csv") && (statErr != nil || st.IsDir()) {
+		return err
+	}
+	return UsageError("%v: did you mean --data %s?", err, arg)
 }
 
 // checkDataFile refuses a --data file that does not exist or is a

@@ -1022,3 +1022,26 @@ func TestCalibrateNotesShaped50(t *testing.T) {
 		t.Errorf("untrained model, Gaussian intervals: exit %d, %s, a note:\n%s", code, errOut, out)
 	}
 }
+
+// TestCalibrateStrayFileSuggestsData: calibrate --system spring
+// spring.csv said only "unexpected argument"; an argument that names a
+// file or ends in .csv now suggests --data, and any other stray
+// argument, or one beside --data, stays unexpected.
+func TestCalibrateStrayFileSuggestsData(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "obs.txt", "t,y\n1,0.5\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{data}, `unexpected argument "` + data + `": did you mean --data ` + data + `?`},
+		{[]string{"missing.CSV"}, `unexpected argument "missing.CSV": did you mean --data missing.CSV?`},
+		{[]string{"missing"}, `unexpected argument "missing"` + "\n"},
+		{[]string{"--data", data, "more.csv"}, `unexpected argument "more.csv"` + "\n"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"calibrate", "--system", "spring"}, tc.args...)...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
