@@ -39,7 +39,8 @@ it was not observed at all; advdiff: t,x,u), one observation per row,
 anywhere inside the domain and in any order, each state at most once
 (average replicate measurements first); '-' reads stdin. Systems with
 side information need it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row
-per grid position) for advdiff.
+per grid position) for advdiff. To practise, 'apic simulate --csv FILE'
+writes such a file, sparse and noisy, and the command that calibrates it.
 
 Numbers, in the files and in --u0, are decimal or exponent notation
 (-1.5, 2e-3, .5, 5., 1E+2) with a decimal point, not a comma, the same

@@ -11,10 +11,10 @@ import (
 	"testing"
 )
 
-// TestOutputsRefuseSpecialFiles: train --out and calibrate --png refuse a
-// named pipe, a character device and a link to one before any work,
-// leaving them as they were (issue 19: train --out on a copy of /dev/null
-// exited 0 and left a regular file).
+// TestOutputsRefuseSpecialFiles: train --out, calibrate --png and
+// simulate --csv refuse a named pipe, a character device and a link to
+// one before any work, leaving them as they were (issue 19: train --out
+// on a copy of /dev/null exited 0 and left a regular file).
 func TestOutputsRefuseSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -39,6 +39,7 @@ func TestOutputsRefuseSpecialFiles(t *testing.T) {
 		for _, args := range [][]string{
 			{"train", "--system", "spring", "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--out", path},
 			append([]string{"calibrate", "--checkpoint", ckpt, "--png", path}, obs...),
+			{"simulate", "--system", "spring", "--csv", path},
 		} {
 			code, _, stderr := runCLI(t, args...)
 			if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, path) {

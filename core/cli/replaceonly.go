@@ -36,6 +36,11 @@ func isSafetensors(head []byte, size int64) bool {
 	return n > 0 && n <= uint64(size-8) && head[8] == '{'
 }
 
+// replaceOnlyHead is how many of a file's first bytes checkReplacesOnly
+// shows the kind's test: a safetensors header length and its brace (9),
+// a PNG signature (8), a CSV header line (isApicCSV).
+const replaceOnlyHead = 64
+
 // checkReplacesOnly fails when path (given as --flag) exists, is not
 // empty and is not what it should be (the kind, "a PNG image").
 func checkReplacesOnly(flag, path, kind string, is func(head []byte, size int64) bool) error {
@@ -54,7 +59,7 @@ func checkReplacesOnly(flag, path, kind string, is func(head []byte, size int64)
 	if err != nil {
 		return UsageError("--%s %s: %v", flag, path, err)
 	}
-	head := make([]byte, 9)
+	head := make([]byte, replaceOnlyHead)
 	n, _ := io.ReadFull(f, head)
 	if n == 0 || is(head[:n], info.Size()) {
 		return nil

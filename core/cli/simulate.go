@@ -18,7 +18,7 @@ func init() {
 	register(Command{
 		Name:    "simulate",
 		Summary: "print one realization of a system: θ, nominal, true and discrepancy",
-		Usage: `apic simulate --system SYS [--seed N | --theta name=value,... [--u0 a,b,... | --u0-file FILE]] [--json]
+		Usage: `apic simulate --system SYS [--seed N | --theta name=value,... [--u0 a,b,... | --u0-file FILE]] [--json] [--csv FILE [--context N] [--noise σ]]
 
 Prints one realization of a benchmark system: the formulas of its nominal
 simulator F, its true process G and their discrepancy G − F (--json: as
@@ -28,7 +28,7 @@ condition), and on the observation grid F, G and G − F.
 By default θ and u0 are drawn from the prior with --seed. --theta sets every
 parameter by name instead; u0 then comes from --u0 (comma-separated values)
 or --u0-file (CSV with header x,u and one row per grid position), or, when
-neither is given, from the --seed draw.`,
+neither is given, from the --seed draw.` + simulateCSVHelp,
 		Run: runSimulate,
 	})
 }
@@ -46,11 +46,14 @@ func DrawRealization(sys sims.System, seed uint64) sims.Realization {
 func runSimulate(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	system := fs.String("system", "", "benchmark system: "+strings.Join(sims.Names(), ", "))
-	seed := fs.Uint64("seed", 1, "seed of the prior draw of θ and u0")
+	seed := fs.Uint64("seed", 1, "seed of the prior draw of θ and u0, and of --csv's points and noise")
 	thetaText := fs.String("theta", "", "every parameter by name, e.g. omega=5 (overrides the draw of θ)")
 	u0Text := fs.String("u0", "", "side information as comma-separated values (with --theta)")
 	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (with --theta); '-' reads stdin")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of plots")
+	csvPath := fs.String("csv", "", "also write observations of the true process to this CSV `file`, in calibrate --data's format")
+	contextSize := fs.Int("context", 0, "observation points --csv writes, at most the grid's (0: the system's test context size)")
+	noise := fs.Float64("noise", 0, fmt.Sprintf("Gaussian noise σ on the values --csv writes, at most %v", core.MaxNoise))
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
@@ -74,6 +77,10 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 		return UsageError("--u0 and --u0-file need --theta (with --seed alone θ and u0 are both drawn)")
 	case *u0File != "" && side.Labels != nil:
 		return UsageError("%s's %s is (%s): give it with --u0", sys.Name(), side.Name, strings.Join(side.Labels, ", "))
+	}
+	csvReq, err := checkCSVRequest(sys, *csvPath, *contextSize, *noise, given, *u0File)
+	if err != nil {
+		return err
 	}
 
 	var r sims.Realization
@@ -121,6 +128,12 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 	}
 	if err := checkResolved(sys, r.Theta, r.Side); err != nil {
 		return err
+	}
+	if csvReq.path != "" {
+		if err := writeCSVExercise(env, sys, r, csvReq, *seed); err != nil {
+			return err
+		}
+		seedUsed = true // the points and the noise came from it
 	}
 	var seedPtr *uint64
 	if seedUsed {

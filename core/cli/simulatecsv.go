@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"apic/core"
+	"apic/nets"
+	"apic/sims"
+)
+
+// simulate --csv writes an exercise for calibrate: a sparse, noisy
+// observation file of one realization's true process, in exactly the
+// format calibrate --data reads, and the command that calibrates it.
+
+// csvSplitStream is the PCG stream of --csv's choice of points and
+// noise. It is not simulateStream, so that --seed N names the same
+// realization with --csv as without.
+const csvSplitStream = 0x73696d2d637376 // "sim-csv" in ASCII
+
+// csvRequest is what simulate's --csv, --context and --noise ask for.
+type csvRequest struct {
+	path     string  // the observation file
+	sidePath string  // the side-information file (a field, as advdiff's u0), or ""
+	context  int     // observation points
+	noise    float64 // Gaussian noise σ on each observed value
+}
+
+// simulateCSVHelp is the paragraph of simulate --help on --csv.
+const simulateCSVHelp = `
+
+--csv FILE writes observations of the true process G for calibrate
+--data to practise on: --context N grid points (default: the system's
+test context size, 30 for spring and lv, 256 for advdiff) chosen at
+random as eval chooses its context, each value with Gaussian noise of
+standard deviation --noise σ (default 0), both drawn from --seed. It
+then prints the calibrate command that reads FILE: for lv with the --u0
+to give; advdiff's u0, a field, goes to a second file beside FILE
+(obs.csv: obs-u0.csv) for --u0-file. An existing file is replaced only
+if it is such a CSV (its first line a header these files have).`
+
+// checkCSVRequest checks simulate's --csv, --context and --noise up
+// front, before anything is drawn or written; given says which flags
+// were set. u0File is simulate's --u0-file input, which the output must
+// not overwrite.
+func checkCSVRequest(sys sims.System, path string, context int, noise float64, given map[string]bool, u0File string) (csvRequest, error) {
+	if path == "" {
+		if given["context"] || given["noise"] {
+			return csvRequest{}, UsageError("--context and --noise choose the observations that --csv writes: give --csv FILE too")
+		}
+		return csvRequest{}, nil
+	}
+	points := min(sys.Grid().Points(), core.LimitObservations.Max)
+	switch {
+	case context < 0:
+		return csvRequest{}, UsageError("--context must be ≥ 0 (0: the system's test size, %d), got %d", sys.TestContext(), context)
+	case context > points:
+		return csvRequest{}, UsageError("--context %d is more than the %d points of %s's grid", context, points, sys.Name())
+	case context == 0:
+		context = sys.TestContext()
+	}
+	if err := checkNoise(noise); err != nil {
+		return csvRequest{}, err
+	}
+	req := csvRequest{path: path, context: context, noise: noise}
+	if side := sys.Side(); side.Len > 0 && side.Labels == nil {
+		req.sidePath = sideCSVPath(path)
+	}
+	for _, out := range []string{req.path, req.sidePath} {
+		if out == "" {
+			continue
+		}
+		if err := checkOutputPath("csv", out); err != nil {
+			return csvRequest{}, err
+		}
+		if u0File != "" && u0File != "-" && sameFile(out, u0File) {
+			return csvRequest{}, UsageError("--csv would write %s, the --u0-file it reads; choose another name", out)
+		}
+		if err := checkReplacesOnly("csv", out, "a CSV of observations or of u0", isApicCSV); err != nil {
+			return csvRequest{}, err
+		}
+	}
+	return req, nil
+}
+
+// sideCSVPath is where --csv path writes a side-information field:
+// beside it, its name less a .csv extension, then "-u0.csv".
+func sideCSVPath(path string) string {
+	base := path
+	if ext := filepath.Ext(path); strings.EqualFold(ext, ".csv") {
+		base = strings.TrimSuffix(path, ext)
+	}
+	return base + "-u0.csv"
+}
+
+// isApicCSV reports whether head, a file's first bytes, starts with a
+// header line of the files --csv writes (any system's observation
+// header, or x,u): rerunning simulate --csv replaces its own file, but
+// a mistyped name never a script or someone's notes.
+func isApicCSV(head []byte, _ int64) bool {
+	text := strings.TrimPrefix(string(head), byteOrderMark)
+	line, _, found := strings.Cut(text, "\n")
+	if !found {
+		return false
+	}
+	line = strings.TrimSuffix(line, "\r")
+	headers := []string{"x,u"}
+	for _, sys := range sims.All() {
+		headers = append(headers, strings.Join(obsHeader(sys.Grid()), ","))
+	}
+	return slices.Contains(headers, line)
+}
+
+// drawObservations draws req.context observations of r's true process
+// with noise req.noise from seed, as eval splits a realization
+// (sims.Split: a permutation of the grid points, then one normal draw
+// per value), in grid order. Values beyond what calibrate accepts
+// (core.SaneValueBound, which only a huge --noise reaches) are refused.
+func drawObservations(sys sims.System, r sims.Realization, req csvRequest, seed uint64) (sims.Context, error) {
+	rng := rand.New(rand.NewPCG(seed, csvSplitStream))
+	task, err := sims.NewSplit(sys, rng).Task(sys, r, r.True, req.context, req.noise)
+	if err != nil {
+		return sims.Context{}, fmt.Errorf("--csv: %w", err)
+	}
+	obs := task.Context
+	order := make([]int, obs.Len())
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return obs.GridIndex[a] - obs.GridIndex[b] })
+	var sorted sims.Context
+	for _, i := range order {
+		sorted.States = append(sorted.States, obs.States[i])
+		sorted.Values = append(sorted.Values, obs.Values[i])
+		sorted.Mask = append(sorted.Mask, obs.Mask[i])
+		sorted.GridIndex = append(sorted.GridIndex, obs.GridIndex[i])
+	}
+	sane := core.SaneValueBound(sys)
+	channels := sys.Grid().Channels
+	for _, values := range sorted.Values {
+		for c, v := range values {
+			if math.Abs(v) > sane[c] {
+				return sims.Context{}, UsageError("--noise %v puts %s = %s beyond the range |%s| ≤ %.4g that calibrate accepts: give a smaller --noise", req.noise, channels[c], fmtFloat(v), channels[c], sane[c])
+			}
+		}
+	}
+	return sorted, nil
+}
+
+// writeObservationCSV writes obs in calibrate --data's format: the
+// header of sys's grid (obsHeader), then one row per observation, every
+// number in the shortest form that reads back to the same float64, so
+// that states land exactly on the grid.
+func writeObservationCSV(path string, sys sims.System, obs sims.Context) error {
+	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
+		if _, err := fmt.Fprintln(w, strings.Join(obsHeader(sys.Grid()), ",")); err != nil {
+			return err
+		}
+		for i, state := range obs.States {
+			fields := make([]string, 0, len(state)+len(obs.Values[i]))
+			for _, v := range state {
+				fields = append(fields, fmtFloat(v))
+			}
+			for _, v := range obs.Values[i] {
+				fields = append(fields, fmtFloat(v))
+			}
+			if _, err := fmt.Fprintln(w, strings.Join(fields, ",")); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("--csv: %w", err)
+	}
+	return nil
+}
+
+// writeSideCSV writes a side-information field in --u0-file's format:
+// the header x,u, then one row per grid position.
+func writeSideCSV(path string, sys sims.System, side []float64) error {
+	axis := sideAxisOf(sys.Grid(), len(side))
+	if axis.pos == nil {
+		return fmt.Errorf("--csv: %s's %s has no grid positions to write", sys.Name(), sys.Side().Name)
+	}
+	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
+		if _, err := fmt.Fprintln(w, "x,u"); err != nil {
+			return err
+		}
+		for i, v := range side {
+			if _, err := fmt.Fprintf(w, "%s,%s\n", fmtFloat(axis.pos[i]), fmtFloat(v)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("--csv: %w", err)
+	}
+	return nil
+}
+
+// writeCSVExercise draws the observations req asks for, writes them
+// (and a side field) and says on stderr what it wrote and the calibrate
+// command that reads it.
+func writeCSVExercise(env *Env, sys sims.System, r sims.Realization, req csvRequest, seed uint64) error {
+	obs, err := drawObservations(sys, r, req, seed)
+	if err != nil {
+		return err
+	}
+	if err := writeObservationCSV(req.path, sys, obs); err != nil {
+		return err
+	}
+	args := []string{"apic", "calibrate", "--system", sys.Name(), "--data", shellQuote(req.path)}
+	wrote := req.path
+	switch side := sys.Side(); {
+	case req.sidePath != "":
+		if err := writeSideCSV(req.sidePath, sys, r.Side); err != nil {
+			return err
+		}
+		args = append(args, "--u0-file", shellQuote(req.sidePath))
+		wrote += fmt.Sprintf(" and its %s to %s", side.Name, req.sidePath)
+	case side.Len > 0:
+		values := make([]string, len(r.Side))
+		for i, v := range r.Side {
+			values[i] = fmtFloat(v)
+		}
+		args = append(args, "--u0", strings.Join(values, ","))
+	}
+	env.Notef("wrote %s of the true process (noise σ = %v, seed %d) to %s; calibrate them with:\n  %s",
+		core.Count(obs.Len(), "observation"), req.noise, seed, wrote, strings.Join(args, " "))
+	return nil
+}
