@@ -29,6 +29,14 @@ const (
 	rangeSeed  = 0x617069632d726e67
 )
 
+// AtPriorBound reports whether θ̂ = th lies within boundFrac of par's
+// prior width from one of its bounds, where θ's map flattens and the
+// interval carried through it narrows however little the data say.
+func AtPriorBound(par sims.Param, th float64) bool {
+	w := par.Hi - par.Lo
+	return th <= par.Lo+boundFrac*w || th >= par.Hi-boundFrac*w
+}
+
 // Warnings returns the misspecification alarms for a calibration of the
 // context ctx (with side information side) whose prediction is p, in a
 // fixed order, as sentences for people; nil when nothing looks wrong:
@@ -64,19 +72,20 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		if i >= len(p.Theta) {
 			break
 		}
-		th, w := p.Theta[i], par.Hi-par.Lo
+		th := p.Theta[i]
+		if !AtPriorBound(par, th) {
+			continue
+		}
 		// θ's map flattens toward the bounds, and the deviation carried
 		// through it with it: an estimate pressed against a bound gets a
 		// narrow interval however little the data say.
-		const squeezed = ": the data may lie outside what the model was trained on, and an interval squeezed against the bound may understate the uncertainty"
-		switch {
-		case th <= par.Lo+boundFrac*w:
-			out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the lower bound %g%s", par.Name, th, par.Lo, squeezed))
-			atBound[i] = true
-		case th >= par.Hi-boundFrac*w:
-			out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the upper bound %g%s", par.Name, th, par.Hi, squeezed))
-			atBound[i] = true
+		side, bound := "upper", par.Hi
+		if th <= par.Lo+boundFrac*(par.Hi-par.Lo) {
+			side, bound = "lower", par.Lo
 		}
+		out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the %s bound %g: the data may lie outside what the model was trained on, "+
+			"and an interval squeezed against the bound may understate the uncertainty", par.Name, th, side, bound))
+		atBound[i] = true
 	}
 	for i, par := range sys.Params() {
 		if i < len(p.ThetaStd) && nearPrior(par, p.ThetaStd[i]) {

@@ -30,7 +30,8 @@ reports the physical parameters θ̂ with a 50% and a 95% interval (the
 shape of θ's intervals, whose errors are heavier-tailed than a
 Gaussian's; both cut to the prior range, outside which θ̂ cannot lie),
 misspecification warnings, the nominal simulator F(x; θ̂), the learned
-discrepancy and the corrected prediction ± 2σ on the system's grid.
+discrepancy and the corrected prediction with its 95% band on the
+system's grid.
 
 --data is a CSV with a header row naming the grid's state dimensions then
 its channels (spring: t,y; lv: t,prey,predator, where an empty cell means
@@ -50,10 +51,14 @@ comments and skipped, in both files. Lines may end in LF, CRLF or CR
 alone.
 
 --json prints one object: system, backbone, checkpoint, channels; theta
-(per parameter: mean, std, lo50, hi50, lo95, hi95); noise (per channel:
+(per parameter: mean, std, lo50, hi50, lo95, hi95, and at_prior_bound:
+θ̂ within 2% of its prior's width from a bound, where its intervals
+understate the uncertainty); noise (per channel:
 std, the estimated σ̂, and its lo95, hi95; all three null for a channel
 without observations, whose noise the data do not say); on the grid (t, and x for advdiff), nominal F(x; θ̂),
-prediction (mean, std, half95 the 95% half-width of its band,
+prediction (mean, std, half95 the half-width of its 95% band: 1.96 std
+times the checkpoint's band-shape factor, so the band drawn is not
+mean ± 1.96 std where a shape is fitted;
 observation_std the band of a new noisy observation) and discrepancy
 (mean, std, half95), laid out as simulate --json lays its grid (spring:
 one value per t; lv: per t, one per channel; advdiff: per t, one per x);
@@ -445,6 +450,9 @@ type thetaInterval struct {
 	Hi50 float64 `json:"hi50"`
 	Lo95 float64 `json:"lo95"`
 	Hi95 float64 `json:"hi95"`
+	// AtPriorBound marks θ̂ pressed against its prior's bound, whose
+	// intervals understate the uncertainty (see the warnings).
+	AtPriorBound bool `json:"at_prior_bound"`
 }
 
 // interval is parameter i's central 50% and 95% intervals (the 95% one
@@ -456,7 +464,8 @@ func (c calibration) interval(i int) thetaInterval {
 	m, s := c.pred.Theta[i], c.pred.ThetaStd[i]
 	p := c.sys.Params()[i]
 	h50 := c.pred.ThetaHalfWidth(i, 0.5)
-	return thetaInterval{Mean: m, Std: s, Lo50: max(m-h50, p.Lo), Hi50: min(m+h50, p.Hi), Lo95: max(m-z95*s, p.Lo), Hi95: min(m+z95*s, p.Hi)}
+	return thetaInterval{Mean: m, Std: s, Lo50: max(m-h50, p.Lo), Hi50: min(m+h50, p.Hi), Lo95: max(m-z95*s, p.Lo), Hi95: min(m+z95*s, p.Hi),
+		AtPriorBound: core.AtPriorBound(p, m)}
 }
 
 // meanStd is a grid field's mean, standard deviation and the
@@ -583,7 +592,7 @@ func halfWidths95(std []float64, shape *core.BandShape) []float64 {
 
 // noiseSummary is one line of the estimated observation noise σ̂ per
 // channel with its 95% interval: the observation band is the function
-// band (the plots' ± 2σ) widened by it.
+// band (the plots' 95% band) widened by it.
 func noiseSummary(c calibration) string {
 	if len(c.pred.NoiseStd) == 0 {
 		return ""
@@ -618,7 +627,11 @@ func writeCalibrationText(env *Env, c calibration) error {
 		iv := c.interval(i)
 		c50 := fmt.Sprintf("[%.5g, %.5g]", iv.Lo50, iv.Hi50)
 		c95 := fmt.Sprintf("[%.5g, %.5g]", iv.Lo95, iv.Hi95)
-		fmt.Fprintf(&b, "  %-*s  %11.5g  %10.3g  %-25s  %-25s  U(%s, %s)\n", nameWidth, p.Name, iv.Mean, iv.Std, c50, c95, fmtFloat(p.Lo), fmtFloat(p.Hi))
+		mark := ""
+		if iv.AtPriorBound {
+			mark = "  ! at the prior's bound: the intervals understate the uncertainty"
+		}
+		fmt.Fprintf(&b, "  %-*s  %11.5g  %10.3g  %-25s  %-25s  U(%s, %s)%s\n", nameWidth, p.Name, iv.Mean, iv.Std, c50, c95, fmtFloat(p.Lo), fmtFloat(p.Hi), mark)
 	}
 	if !gaussian50(c.pred) {
 		b.WriteString("  50% intervals: the checkpoint's calibrated shape of θ's errors, not a Gaussian's ± 0.674 std; 95%: ± 1.96 std; both cut to the prior\n")
@@ -739,7 +752,7 @@ func observedChannel(obs sims.Context, c, coord int, keep func(st []float64) boo
 
 // writeCalibrationLines draws, over a one-dimensional grid and per
 // channel, the observations with the nominal and the corrected prediction
-// ± 2σ, then the learned discrepancy ± 2σ.
+// with its 95% band, then the learned discrepancy with its band.
 func writeCalibrationLines(b *strings.Builder, env *Env, g sims.Grid, axis []float64, c calibration) {
 	nc := len(g.Channels)
 	p := c.pred
@@ -754,21 +767,21 @@ func writeCalibrationLines(b *strings.Builder, env *Env, g sims.Grid, axis []flo
 		mean, std := channel(p.Mean, ch, nc), channel(bandY, ch, nc)
 		lo, hi := band(mean, std, 2)
 		pos, val := observedChannel(c.obs, ch, 0, nil)
-		plot.Title = prefix + "observations, nominal F(θ̂) and corrected prediction ± 2σ"
+		plot.Title = prefix + "observations, nominal F(θ̂) and corrected prediction, " + figBandLabel
 		b.WriteString(plot.Render(
 			Series{Name: "prediction", Values: resample(mean, w)},
 			Series{Name: "nominal", Values: resample(channel(p.Nominal, ch, nc), w)},
-			Series{Name: "±2σ", Values: resample(lo, w), Mark: "·", Under: true},
+			Series{Name: figBandLabel, Values: resample(lo, w), Mark: "·", Under: true},
 			Series{Values: resample(hi, w), Mark: "·", Under: true},
 			Series{Name: fmt.Sprintf("observations (%d)", len(pos)), Values: scatterSeries(pos, val, plot.XLo, plot.XHi, w)},
 		))
 		b.WriteString("\n")
 		dm, ds := channel(p.DeltaMean, ch, nc), channel(bandD, ch, nc)
 		dlo, dhi := band(dm, ds, 2)
-		plot.Title = prefix + "learned discrepancy = prediction − nominal, ± 2σ"
+		plot.Title = prefix + "learned discrepancy = prediction − nominal, " + figBandLabel
 		b.WriteString(plot.Render(
 			Series{Name: "discrepancy", Values: resample(dm, w)},
-			Series{Name: "±2σ", Values: resample(dlo, w), Mark: "·", Under: true},
+			Series{Name: figBandLabel, Values: resample(dlo, w), Mark: "·", Under: true},
 			Series{Values: resample(dhi, w), Mark: "·", Under: true},
 		))
 		if ch < nc-1 {
@@ -801,7 +814,7 @@ func nearRow(axis []float64, k int) func(st []float64) bool {
 
 // writeCalibrationProduct draws, over a two-dimensional grid and per
 // channel, slices at the first, middle and last row (observations near
-// the slice, nominal, corrected prediction ± 2σ) and the learned
+// the slice, nominal, corrected prediction with its 95% band) and the learned
 // discrepancy as a heatmap.
 func writeCalibrationProduct(b *strings.Builder, env *Env, g sims.Grid, axes [][]float64, c calibration) {
 	nc := len(g.Channels)
@@ -826,11 +839,11 @@ func writeCalibrationProduct(b *strings.Builder, env *Env, g sims.Grid, axes [][
 		for _, k := range sliceRows(nr) {
 			row := func(v []float64) []float64 { return resample(v[k*ncol:(k+1)*ncol], w) }
 			pos, val := observedChannel(c.obs, ch, 1, nearRow(axes[0], k))
-			plot.Title = fmt.Sprintf("%sprediction ± 2σ, nominal and observations at %s = %.4g", prefix, rowName, axes[0][k])
+			plot.Title = fmt.Sprintf("%sprediction with its %s, nominal and observations at %s = %.4g", prefix, figBandLabel, rowName, axes[0][k])
 			b.WriteString(plot.Render(
 				Series{Name: "prediction", Values: row(mean)},
 				Series{Name: "nominal", Values: row(nom)},
-				Series{Name: "±2σ", Values: row(lo), Mark: "·", Under: true},
+				Series{Name: figBandLabel, Values: row(lo), Mark: "·", Under: true},
 				Series{Values: row(hi), Mark: "·", Under: true},
 				Series{Name: fmt.Sprintf("observations (%d)", len(pos)), Values: scatterSeries(pos, val, plot.XLo, plot.XHi, w)},
 			))

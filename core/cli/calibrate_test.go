@@ -414,7 +414,7 @@ func TestCalibrateText(t *testing.T) {
 		system string
 		want   []string
 	}{
-		{"spring", []string{"omega", "95% interval", "U(3, 8)", "observations (30)", "corrected prediction ± 2σ", "learned discrepancy"}},
+		{"spring", []string{"omega", "95% interval", "U(3, 8)", "observations (30)", "corrected prediction, 95% band", "learned discrepancy"}},
 		{"lv", []string{"alpha", "gamma", "x0 =", "prey: observations", "predator: learned discrepancy"}},
 		{"advdiff", []string{"kappa", "at t = 0", "at t = 1", "learned discrepancy", "x=0"}},
 	} {
@@ -684,6 +684,38 @@ func TestCalibrateIntervalInsidePrior(t *testing.T) {
 	}
 	if iv.Mean-1.96*iv.Std >= 3 && iv.Mean+1.96*iv.Std <= 8 {
 		t.Errorf("ω %+v: the Gaussian interval lies inside the prior, so this test no longer exercises the cut", iv)
+	}
+}
+
+// TestCalibrateMarksThetaAtTheBound: data thirty times the size of a
+// spring realization press ω̂ against the prior's upper bound, whose
+// squeezed interval the row and the JSON mark; the realization itself
+// is marked nowhere.
+func TestCalibrateMarksThetaAtTheBound(t *testing.T) {
+	d := simulateDraw(t, "spring", 3)
+	var plain, scaled strings.Builder
+	plain.WriteString("t,y\n")
+	scaled.WriteString("t,y\n")
+	for i := 0; i < len(d.t); i += 5 {
+		fmt.Fprintf(&plain, "%s,%s\n", fmtFloat(d.t[i]), fmtFloat(d.truth[i]))
+		fmt.Fprintf(&scaled, "%s,%s\n", fmtFloat(d.t[i]), fmtFloat(30*d.truth[i]))
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		file    string
+		atBound bool
+	}{{writeFile(t, dir, "plain.csv", plain.String()), false}, {writeFile(t, dir, "x30.csv", scaled.String()), true}} {
+		res, _ := calibrateJSON(t, "--system", "spring", "--data", c.file)
+		if got := res.Theta["omega"].AtPriorBound; got != c.atBound {
+			t.Errorf("%s: at_prior_bound %v, want %v (ω̂ %v)", c.file, got, c.atBound, res.Theta["omega"].Mean)
+		}
+		code, out, errOut := runCLI(t, "calibrate", "--system", "spring", "--data", c.file)
+		if code != 0 {
+			t.Fatalf("%s: exit %d, %s", c.file, code, errOut)
+		}
+		if got := strings.Contains(out, "U(3, 8)  ! at the prior's bound: the intervals understate the uncertainty"); got != c.atBound {
+			t.Errorf("%s: the ω row marked %v, want %v:\n%s", c.file, got, c.atBound, out)
+		}
 	}
 }
 
