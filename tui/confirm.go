@@ -7,7 +7,8 @@ import (
 
 // Showing another system or backbone stops the work that belongs to the
 // one on screen: its training run, and on another system the
-// baselines' fits; opening a checkpoint stops the run too. As q does
+// baselines' fits; opening a checkpoint stops the run too, and the
+// baselines when the file is of another system. As q does
 // before quitting, the key that would stop it asks first; the same key
 // again goes ahead (esc stops a run without leaving).
 
@@ -54,11 +55,20 @@ func (m Model) runStops() string {
 }
 
 // armStops names the work that a's key, pressed again, would stop now.
+// An open's file is not read yet: the baselines stop if it is of
+// another system.
 func (m Model) armStops(a switchArm) string {
-	if a.open {
-		return m.runStops()
+	if !a.open {
+		return m.switchStops(a.sysIdx, a.backbone)
 	}
-	return m.switchStops(a.sysIdx, a.backbone)
+	var what []string
+	if run := m.runStops(); run != "" {
+		what = append(what, run)
+	}
+	if m.base.active && !m.base.allDone() {
+		what = append(what, "the baselines if it is another system's")
+	}
+	return strings.Join(what, " and ")
 }
 
 // confirmSwitch reports whether the key pressed, asking to show system
@@ -69,7 +79,8 @@ func (m *Model) confirmSwitch(pressed string, armed switchArm, i int, b string) 
 }
 
 // confirmOpen reports whether the key pressed, asking for a checkpoint
-// to open, goes ahead (confirm): opening one stops the run that trains.
+// to open, goes ahead (confirm): opening one stops the run that trains,
+// and the baselines if it is of another system.
 func (m *Model) confirmOpen(pressed string, armed switchArm) bool {
 	return m.confirm(armed, switchArm{key: pressed, open: true})
 }

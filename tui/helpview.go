@@ -69,7 +69,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	lines = append(lines, strings.Split(hm.FullHelpView([][]key.Binding{train[:half], train[half:]}), "\n")...)
 	lines = append(lines,
 		"a key that shows another system or backbone, or o (open), while a run trains",
-		"  (or another system while baselines fit) asks first: press it again to go on.")
+		"  (another system or o while baselines fit) asks first: press it again to go on.")
 	n := m.realizations() // explore --realizations
 	lines = append(lines, "",
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",

@@ -316,6 +316,29 @@ func TestSwitchAsksWhileBusy(t *testing.T) {
 	}
 }
 
+// TestOpenAsksWhileBaselinesFit: o with the baselines fitting asks
+// first (a file of another system stops them), and goes on the second
+// time; the warning goes when the last fit ends.
+func TestOpenAsksWhileBaselinesFit(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	shown := m
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	m, _ = pressNoRun(t, m, "o")
+	if want := "o again opens a checkpoint, which stops the baselines if it is another system's"; m.prompt.active() || m.msg != want {
+		t.Fatalf("o with baselines fitting: prompt %v, message %q; want no prompt and %q", m.prompt.active(), m.msg, want)
+	}
+	for i := range m.base.runs {
+		m = send(t, m, fakeBaseline(shown, m.base.gen, i, 1.1))
+	}
+	if m.msg != "" {
+		t.Errorf("every fit done: the warning %q stays", m.msg)
+	}
+	if m, _ = pressNoRun(t, m, "o"); !m.prompt.active() {
+		t.Error("o with nothing to stop did not open the prompt")
+	}
+}
+
 // TestSwitchWarningFollowsTheWork: the baselines' last fit ending under
 // a switch's warning takes the warning off (nothing is left to stop),
 // and while a run still trains the warning names only the run.
