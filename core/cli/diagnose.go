@@ -48,8 +48,10 @@ The verdict on top judges each parameter: over- or under-confident
 where its 95% cover lies more than two binomial standard errors from
 0.95 (the figure's grey band); else, where the SBC χ² test rejects
 uniform ranks at the 5% level, what the histogram's shape says
-(over-confident, under-confident, biased); else "calibrated within
-sampling error". The scatter plots count realizations per
+(over-confident, under-confident, biased, or "miscalibrated" where no
+one shape fits); else "calibrated within sampling error". It reads the
+95% cover and the SBC ranks only: the reliability rows at other levels
+may stray further. The scatter plots count realizations per
 character cell: • one, 2–9 that many, * 10 or more; · marks θ̂ = θ.
 
 ASCII plots on the terminal, every number with --json, a multi-panel

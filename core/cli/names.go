@@ -2,7 +2,6 @@ package cli
 
 import (
 	"flag"
-	"strings"
 
 	"apic/core"
 	"apic/sims"
@@ -15,21 +14,47 @@ import (
 // takes them as CSV headers are taken, case-insensitively. A value that
 // names nothing is left alone, for the command's own "unknown" message.
 func canonicalNames(fs *flag.FlagSet) {
-	backbones := make([]string, len(core.Backbones))
-	for i, b := range core.Backbones {
-		backbones[i] = string(b)
-	}
-	for flagName, names := range map[string][]string{"system": sims.Names(), "backbone": backbones} {
+	for flagName, names := range map[string][]string{"system": sims.Names(), "backbone": backboneNames()} {
 		f := fs.Lookup(flagName)
 		if f == nil {
 			continue
 		}
-		given := f.Value.String()
-		for _, name := range names {
-			if given != name && strings.EqualFold(given, name) {
-				// Value.Set, not fs.Set: a default stays unmarked as given.
-				_ = f.Value.Set(name) // a string flag takes any value
-			}
+		if given := f.Value.String(); canonicalName(given, names) != given {
+			// Value.Set, not fs.Set: a default stays unmarked as given.
+			_ = f.Value.Set(canonicalName(given, names)) // a string flag takes any value
 		}
 	}
+}
+
+// backboneNames are the backbones' registered names.
+func backboneNames() []string {
+	names := make([]string, len(core.Backbones))
+	for i, b := range core.Backbones {
+		names[i] = string(b)
+	}
+	return names
+}
+
+// canonicalName is the name of names that given spells in another ASCII
+// case, else given. Only ASCII letters fold: Unicode's case folding
+// would take "ſpring" (a long s) for spring.
+func canonicalName(given string, names []string) string {
+	for _, name := range names {
+		if len(given) == len(name) && asciiLower(given) == name {
+			return name
+		}
+	}
+	return given
+}
+
+// asciiLower is s with its ASCII capitals in lower case, every other
+// byte kept.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
 }

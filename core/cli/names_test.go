@@ -44,3 +44,24 @@ func TestCanonicalNamesLeavesDefaultsUnset(t *testing.T) {
 		}
 	})
 }
+
+// TestCanonicalNameASCIIOnly: only ASCII capitals fold; a long s or a
+// Kelvin sign, which Unicode folds to s and k, names nothing.
+func TestCanonicalNameASCIIOnly(t *testing.T) {
+	names := []string{"spring", "lnp"}
+	for given, want := range map[string]string{"SPRING": "spring", "Lnp": "lnp", "ſpring": "ſpring", "spring ": "spring ", "\u212Anp": "\u212Anp"} {
+		if got := canonicalName(given, names); got != want {
+			t.Errorf("canonicalName(%q) = %q, want %q", given, got, want)
+		}
+	}
+}
+
+// TestSweepBackboneValuesAnyCase: a sweep's backbone values are taken
+// in any case, as --backbone takes them, so CNP and cnp are one value
+// given twice, not two cells of one setting.
+func TestSweepBackboneValuesAnyCase(t *testing.T) {
+	code, _, errOut := runCLI(t, "sweep", "--system", "spring", "--vary", "backbone=CNP,cnp", "--tasks", "1", "--plan", "--out", t.TempDir())
+	if code != 2 || !strings.Contains(errOut, `backbone value "cnp" given twice`) {
+		t.Errorf("exit %d, stderr %q; want the value refused as given twice", code, errOut)
+	}
+}

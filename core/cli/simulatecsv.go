@@ -42,7 +42,8 @@ standard deviation --noise σ (default 0), both drawn from --seed. It
 then prints the calibrate command that reads FILE: for lv with the --u0
 to give; advdiff's u0, a field, goes to a second file beside FILE
 (obs.csv: obs-u0.csv) for --u0-file. An existing file is replaced only
-if it is such a CSV (its first line a header these files have).`
+if --csv wrote it (its first line the comment "# written by apic simulate
+--csv", which calibrate skips).`
 
 // checkCSVRequest checks simulate's --csv, --context and --noise up
 // front, before anything is drawn or written; given says which flags
@@ -98,22 +99,17 @@ func sideCSVPath(path string) string {
 	return base + "-u0.csv"
 }
 
-// isApicCSV reports whether head, a file's first bytes, starts with a
-// header line of the files --csv writes (any system's observation
-// header, or x,u): rerunning simulate --csv replaces its own file, but
-// a mistyped name never a script or someone's notes.
+// simulateCSVMark opens the first line of every file --csv writes, a
+// comment that calibrate skips: only such a file is replaced, never a
+// measurement file with the same header.
+const simulateCSVMark = "# written by apic simulate --csv"
+
+// isApicCSV reports whether head, a file's first bytes, opens with the
+// line simulateCSVMark begins: rerunning simulate --csv replaces its
+// own file, but not notes, a script or someone's measurements.
 func isApicCSV(head []byte, _ int64) bool {
 	text := strings.TrimPrefix(string(head), byteOrderMark)
-	line, _, found := strings.Cut(text, "\n")
-	if !found {
-		return false
-	}
-	line = strings.TrimSuffix(line, "\r")
-	headers := []string{"x,u"}
-	for _, sys := range sims.All() {
-		headers = append(headers, strings.Join(obsHeader(sys.Grid()), ","))
-	}
-	return slices.Contains(headers, line)
+	return strings.HasPrefix(text, simulateCSVMark)
 }
 
 // drawObservations draws req.context observations of r's true process
@@ -158,7 +154,7 @@ func drawObservations(sys sims.System, r sims.Realization, req csvRequest, seed 
 // that states land exactly on the grid.
 func writeObservationCSV(path string, sys sims.System, obs sims.Context) error {
 	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
-		if _, err := fmt.Fprintln(w, strings.Join(obsHeader(sys.Grid()), ",")); err != nil {
+		if _, err := fmt.Fprintf(w, "%s (%s): observations for calibrate --data\n%s\n", simulateCSVMark, sys.Name(), strings.Join(obsHeader(sys.Grid()), ",")); err != nil {
 			return err
 		}
 		for i, state := range obs.States {
@@ -189,7 +185,7 @@ func writeSideCSV(path string, sys sims.System, side []float64) error {
 		return fmt.Errorf("--csv: %s's %s has no grid positions to write", sys.Name(), sys.Side().Name)
 	}
 	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
-		if _, err := fmt.Fprintln(w, "x,u"); err != nil {
+		if _, err := fmt.Fprintf(w, "%s (%s): the initial state for calibrate --u0-file\nx,u\n", simulateCSVMark, sys.Name()); err != nil {
 			return err
 		}
 		for i, v := range side {

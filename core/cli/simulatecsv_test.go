@@ -77,8 +77,8 @@ func TestSimulateCSVFormat(t *testing.T) {
 		return string(text)
 	}
 	text := write("a.csv", "--seed", "5", "--context", "7")
-	if !strings.HasPrefix(text, "t,prey,predator\n") {
-		t.Fatalf("file starts %.30q, want the header t,prey,predator", text)
+	if !strings.HasPrefix(text, simulateCSVMark+" (lv): observations for calibrate --data\nt,prey,predator\n") {
+		t.Fatalf("file starts %.80q, want the mark, then the header t,prey,predator", text)
 	}
 	obs, err := parseObservations(context.Background(), strings.NewReader(text), "a.csv", sys.Grid(), nil)
 	if err != nil {
@@ -113,7 +113,8 @@ func TestSimulateCSVUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "obs.csv")
 	notes := writeFile(t, dir, "notes.txt", "precious\n")
-	oldCSV := writeFile(t, dir, "old.csv", "t,y\n1,2\n")
+	oldCSV := writeFile(t, dir, "old.csv", simulateCSVMark+" (spring): observations for calibrate --data\nt,y\n1,2\n")
+	measured := writeFile(t, dir, "measured.csv", "t,y\n1,2\n")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -128,6 +129,7 @@ func TestSimulateCSVUsageErrors(t *testing.T) {
 		{[]string{"--csv", dir}, "is a directory"},
 		{[]string{"--csv", filepath.Join(dir, "no", "obs.csv")}, "does not exist"},
 		{[]string{"--csv", notes}, "notes.txt exists and is not a CSV of observations or of u0: refusing to replace it"},
+		{[]string{"--csv", measured}, "measured.csv exists and is not a CSV of observations or of u0"},
 	} {
 		code, stdout, errOut := runCLI(t, append([]string{"simulate", "--system", "spring"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || stdout != "" {
@@ -141,7 +143,7 @@ func TestSimulateCSVUsageErrors(t *testing.T) {
 		t.Errorf("notes.txt now holds %q", data)
 	}
 	code, _, errOut := runCLI(t, "simulate", "--system", "spring", "--csv", oldCSV)
-	if data, _ := os.ReadFile(oldCSV); code != 0 || strings.Count(string(data), "\n") != 31 {
+	if data, _ := os.ReadFile(oldCSV); code != 0 || strings.Count(string(data), "\n") != 32 {
 		t.Errorf("rerun over an earlier --csv file: exit %d, stderr %q, file %.40q", code, errOut, data)
 	}
 }
@@ -155,12 +157,12 @@ func TestSideCSVPath(t *testing.T) {
 	}
 }
 
-// TestIsApicCSV: only the header lines --csv writes make a file
-// replaceable.
+// TestIsApicCSV: only the mark --csv writes first makes a file
+// replaceable; a measurement file with calibrate's header is not.
 func TestIsApicCSV(t *testing.T) {
 	for head, want := range map[string]bool{
-		"t,y\n1,2\n": true, "t,prey,predator\r\n": true, "\ufefft,x,u\n": true, "x,u\n0,1": true,
-		"t,y": false, "# notes\nt,y\n": false, "y,t\n": false, "precious\n": false,
+		simulateCSVMark + " (lv): observations\nt,prey,predator\n": true, "\ufeff" + simulateCSVMark + " (advdiff)\nx,u\n": true,
+		"t,y\n1,2\n": false, "t,prey,predator\r\n": false, "x,u\n0,1": false, "# notes\nt,y\n": false, "precious\n": false,
 	} {
 		if got := isApicCSV([]byte(head), int64(len(head))); got != want {
 			t.Errorf("isApicCSV(%q) = %v, want %v", head, got, want)

@@ -224,6 +224,11 @@ func (l *axisList) Set(s string) error {
 	if !l.single {
 		values = strings.Split(list, ",")
 	}
+	if name == "backbone" { // in any case, as --backbone takes it
+		for i, v := range values {
+			values[i] = canonicalName(v, backboneNames())
+		}
+	}
 	seen := map[string]string{} // the value as given, by a.sameAs
 	for _, v := range values {
 		if v == "" {
