@@ -512,7 +512,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"invalid utf8", "spring", "t,y\n1,\xff\xfe\n", nil, "f.csv:2: not a CSV text file"},
 		{"semicolons", "spring", "t;y\n1;2\n", nil, "f.csv:1: header \"t;y\": fields are separated by semicolons"},
 		{"tabs", "lv", "t\tprey\tpredator\n1\t2\t3\n", lvU0, "f.csv:1: header \"t\\tprey\\tpredator\": fields are separated by tabs"},
-		{"semicolon row", "spring", "t,y\n1;2\n", nil, "f.csv:2: 1 fields, want 2 (t,y); fields are separated by semicolons"},
+		{"semicolon row", "spring", "t,y\n1;2\n", nil, "f.csv:2: 1 field, want 2 (t,y); fields are separated by semicolons"},
 		{"too many fields", "spring", "t,y\n1,2,3\n", nil, "f.csv:2: 3 fields, want 2 (t,y)"},
 		{"bad quote", "spring", "t,y\n1,\"2\n", nil, "f.csv:2: not valid CSV"},
 		{"time outside", "spring", "t,y\n1,0\n4.5,0\n", nil, "f.csv:3: t = 4.5 is outside the domain [0, 4]"},

@@ -100,9 +100,9 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 		}
 		if len(rec) != 2 {
 			if hint := decimalCommaHint(rec, 2); hint != "" {
-				return nil, bad(line, "%d fields, want 2 (x,u); %s", len(rec), hint)
+				return nil, bad(line, "%s, want 2 (x,u); %s", core.Count(len(rec), "field"), hint)
 			}
-			return nil, bad(line, "%d fields, want 2 (x,u)", len(rec))
+			return nil, bad(line, "%s, want 2 (x,u)", core.Count(len(rec), "field"))
 		}
 		if len(values) == n {
 			return nil, bad(line, "more than %d data rows", n)

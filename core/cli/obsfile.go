@@ -98,7 +98,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 			return sims.Context{}, bad(line, "more than %d observations, the %s limit (%s)", l.Max, l.Name, l.Why)
 		}
 		if len(rec) != len(header) {
-			msg := fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(header), fieldsText)
+			msg := fmt.Sprintf("%s, want %d (%s)", core.Count(len(rec), "field"), len(header), fieldsText)
 			if d := foreignDelimiter(rec); d != "" {
 				msg += "; fields are separated by " + d + ", want commas"
 			} else if hint := decimalCommaHint(rec, len(header)); hint != "" {
