@@ -72,21 +72,28 @@ func checkCSVRequest(sys sims.System, path string, context int, noise float64, g
 	if side := sys.Side(); side.Len > 0 && side.Labels == nil {
 		req.sidePath = sideCSVPath(path)
 	}
-	for _, out := range []string{req.path, req.sidePath} {
-		if out == "" {
-			continue
-		}
-		if err := checkOutputPath("csv", out); err != nil {
-			return csvRequest{}, err
-		}
-		if u0File != "" && u0File != "-" && sameFile(out, u0File) {
-			return csvRequest{}, UsageError("--csv would write %s, the --u0-file it reads; choose another name", out)
-		}
-		if err := checkReplacesOnly("csv", out, "a CSV of observations or of u0", isApicCSV); err != nil {
-			return csvRequest{}, err
+	if err := checkCSVTarget(req.path, u0File); err != nil {
+		return csvRequest{}, err
+	}
+	if req.sidePath != "" {
+		if err := checkCSVTarget(req.sidePath, u0File); err != nil {
+			return csvRequest{}, UsageError("the u0 file --csv %s writes beside it: %v", path, err)
 		}
 	}
 	return req, nil
+}
+
+// checkCSVTarget checks a file --csv would write, out, before anything
+// is drawn: a path it can save to, not the --u0-file it reads, and
+// empty or written by --csv before (isApicCSV).
+func checkCSVTarget(out, u0File string) error {
+	if err := checkOutputPath("csv", out); err != nil {
+		return err
+	}
+	if u0File != "" && u0File != "-" && sameFile(out, u0File) {
+		return UsageError("--csv would write %s, the --u0-file it reads; choose another name", out)
+	}
+	return checkReplacesOnly("csv", out, "a CSV of observations or of u0", isApicCSV)
 }
 
 // sideCSVPath is where --csv path writes a side-information field:

@@ -148,6 +148,23 @@ func TestSimulateCSVUsageErrors(t *testing.T) {
 	}
 }
 
+// TestSideCSVRefusedNamesIt: a u0 file advdiff's --csv cannot write
+// is named as the one written beside --csv's file, not as --csv.
+func TestSideCSVRefusedNamesIt(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "obs-u0.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	obs := filepath.Join(dir, "obs.csv")
+	code, _, errOut := runCLI(t, "simulate", "--system", "advdiff", "--csv", obs)
+	if want := "the u0 file --csv " + obs + " writes beside it: --csv " + filepath.Join(dir, "obs-u0.csv") + " is a directory"; code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, want)
+	}
+	if _, err := os.Stat(obs); err == nil {
+		t.Error("the observation file was written")
+	}
+}
+
 // TestSideCSVPath: advdiff's u0 goes beside the observation file.
 func TestSideCSVPath(t *testing.T) {
 	for path, want := range map[string]string{"obs.csv": "obs-u0.csv", "d/Run.CSV": "d/Run-u0.csv", "data": "data-u0.csv"} {
