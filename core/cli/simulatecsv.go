@@ -126,62 +126,36 @@ func isApicCSV(head []byte, _ int64) bool {
 // (core.SaneValueBound, which only a huge --noise reaches) are refused.
 func drawObservations(sys sims.System, r sims.Realization, req csvRequest, seed uint64) (sims.Context, error) {
 	rng := rand.New(rand.NewPCG(seed, csvSplitStream))
-	task, err := sims.NewSplit(sys, rng).Task(sys, r, r.True, req.context, req.noise)
+	split := sims.NewSplit(sys, rng)
+	// The context is the permutation's first points, each with its own
+	// noise draw (Eps is laid out as the grid): in grid order they are
+	// the same observations.
+	slices.Sort(split.Perm[:min(req.context, len(split.Perm))])
+	task, err := split.Task(sys, r, r.True, req.context, req.noise)
 	if err != nil {
 		return sims.Context{}, fmt.Errorf("--csv: %w", err)
 	}
-	obs := task.Context
-	order := make([]int, obs.Len())
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return obs.GridIndex[a] - obs.GridIndex[b] })
-	var sorted sims.Context
-	for _, i := range order {
-		sorted.States = append(sorted.States, obs.States[i])
-		sorted.Values = append(sorted.Values, obs.Values[i])
-		sorted.Mask = append(sorted.Mask, obs.Mask[i])
-		sorted.GridIndex = append(sorted.GridIndex, obs.GridIndex[i])
-	}
 	sane := core.SaneValueBound(sys)
 	channels := sys.Grid().Channels
-	for _, values := range sorted.Values {
+	for _, values := range task.Context.Values {
 		for c, v := range values {
 			if math.Abs(v) > sane[c] {
 				return sims.Context{}, UsageError("--noise %v puts %s = %s beyond the range |%s| ≤ %.4g that calibrate accepts: give a smaller --noise", req.noise, channels[c], fmtFloat(v), channels[c], sane[c])
 			}
 		}
 	}
-	return sorted, nil
+	return task.Context, nil
 }
 
 // writeObservationCSV writes obs in calibrate --data's format: the
-// header of sys's grid (obsHeader), then one row per observation, every
-// number in the shortest form that reads back to the same float64, so
-// that states land exactly on the grid.
+// header of sys's grid (obsHeader), then one row per observation, its
+// states then its values.
 func writeObservationCSV(path string, sys sims.System, obs sims.Context) error {
-	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
-		if _, err := fmt.Fprintf(w, "%s (%s): observations for calibrate --data\n%s\n", simulateCSVMark, sys.Name(), strings.Join(obsHeader(sys.Grid()), ",")); err != nil {
-			return err
-		}
-		for i, state := range obs.States {
-			fields := make([]string, 0, len(state)+len(obs.Values[i]))
-			for _, v := range state {
-				fields = append(fields, fmtFloat(v))
-			}
-			for _, v := range obs.Values[i] {
-				fields = append(fields, fmtFloat(v))
-			}
-			if _, err := fmt.Fprintln(w, strings.Join(fields, ",")); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("--csv: %w", err)
+	rows := make([][]float64, len(obs.States))
+	for i, state := range obs.States {
+		rows[i] = append(slices.Clip(state), obs.Values[i]...)
 	}
-	return nil
+	return writeMarkedCSV(path, "("+sys.Name()+"): observations for calibrate --data", obsHeader(sys.Grid()), rows)
 }
 
 // writeSideCSV writes a side-information field in --u0-file's format:
@@ -191,12 +165,28 @@ func writeSideCSV(path string, sys sims.System, side []float64) error {
 	if axis.pos == nil {
 		return fmt.Errorf("--csv: %s's %s has no grid positions to write", sys.Name(), sys.Side().Name)
 	}
+	rows := make([][]float64, len(side))
+	for i, v := range side {
+		rows[i] = []float64{axis.pos[i], v}
+	}
+	return writeMarkedCSV(path, "("+sys.Name()+"): the initial state for calibrate --u0-file", []string{"x", "u"}, rows)
+}
+
+// writeMarkedCSV saves, atomically, simulateCSVMark's line followed by
+// note, the header and the rows, every number in the shortest
+// form that reads back to the same float64, so that states land
+// exactly on the grid.
+func writeMarkedCSV(path, note string, header []string, rows [][]float64) error {
 	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
-		if _, err := fmt.Fprintf(w, "%s (%s): the initial state for calibrate --u0-file\nx,u\n", simulateCSVMark, sys.Name()); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %s\n%s\n", simulateCSVMark, note, strings.Join(header, ",")); err != nil {
 			return err
 		}
-		for i, v := range side {
-			if _, err := fmt.Fprintf(w, "%s,%s\n", fmtFloat(axis.pos[i]), fmtFloat(v)); err != nil {
+		for _, row := range rows {
+			fields := make([]string, len(row))
+			for k, v := range row {
+				fields[k] = fmtFloat(v)
+			}
+			if _, err := fmt.Fprintln(w, strings.Join(fields, ",")); err != nil {
 				return err
 			}
 		}
