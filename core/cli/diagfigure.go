@@ -170,7 +170,7 @@ func addSEBand(p *plot.Plot, levels []float64, n int) error {
 	x = append(x, 1)
 	lo, hi := make([]float64, len(x)), make([]float64, len(x))
 	for i, q := range x {
-		se := 2 * math.Sqrt(q*(1-q)/float64(n))
+		se := twoBinomialSE(q, n)
 		lo[i], hi[i] = -se, se
 	}
 	return addBand(p, "", x, lo, hi, color.NRGBA{A: 0x28})

@@ -14,10 +14,15 @@ import (
 const sbcLevel = 0.05
 
 // coverSlack is how far a calibrated θ's 95% coverage over n
-// realizations strays by chance: two binomial standard errors,
-// 2·√(0.95·0.05/n), the grey band of diagnose's figure (addSEBand).
-func coverSlack(n int) float64 {
-	return 2 * math.Sqrt(0.95*0.05/float64(n))
+// realizations strays by chance: the grey band of diagnose's figure
+// (addSEBand) at 0.95.
+func coverSlack(n int) float64 { return twoBinomialSE(0.95, n) }
+
+// twoBinomialSE is two standard errors of a share q measured over n
+// draws, 2·√(q(1 − q)/n): how far a calibrated coverage strays by
+// chance.
+func twoBinomialSE(q float64, n int) float64 {
+	return 2 * math.Sqrt(q*(1-q)/float64(n))
 }
 
 // thetaVerdict is a parameter's calibration in a word or three, from
