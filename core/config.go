@@ -34,6 +34,15 @@ const (
 // Backbones lists the valid backbones.
 var Backbones = []Backbone{CNP, LNP, ANP}
 
+// BackboneNames are Backbones' names.
+func BackboneNames() []string {
+	names := make([]string, len(Backbones))
+	for i, b := range Backbones {
+		names[i] = string(b)
+	}
+	return names
+}
+
 // ParseBackbone validates a backbone name.
 func ParseBackbone(s string) (Backbone, error) {
 	for _, b := range Backbones {

@@ -189,10 +189,7 @@ func New(opts Options) (Model, error) {
 	if opts.Averages == 0 {
 		opts.Averages = avgTasks
 	}
-	backbones := make([]string, len(core.Backbones))
-	for i, b := range core.Backbones {
-		backbones[i] = string(b)
-	}
+	backbones := core.BackboneNames()
 	regs := make([]string, len(core.Regularizers))
 	for i, r := range core.Regularizers {
 		regs[i] = string(r)

@@ -14,7 +14,7 @@ import (
 // takes them as CSV headers are taken, case-insensitively. A value that
 // names nothing is left alone, for the command's own "unknown" message.
 func canonicalNames(fs *flag.FlagSet) {
-	for flagName, names := range map[string][]string{"system": sims.Names(), "backbone": backboneNames()} {
+	for flagName, names := range map[string][]string{"system": sims.Names(), "backbone": core.BackboneNames()} {
 		f := fs.Lookup(flagName)
 		if f == nil {
 			continue
@@ -24,15 +24,6 @@ func canonicalNames(fs *flag.FlagSet) {
 			_ = f.Value.Set(canonicalName(given, names)) // a string flag takes any value
 		}
 	}
-}
-
-// backboneNames are the backbones' registered names.
-func backboneNames() []string {
-	names := make([]string, len(core.Backbones))
-	for i, b := range core.Backbones {
-		names[i] = string(b)
-	}
-	return names
 }
 
 // canonicalName is the name of names that given spells in another ASCII

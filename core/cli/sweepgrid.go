@@ -226,7 +226,7 @@ func (l *axisList) Set(s string) error {
 	}
 	if name == "backbone" { // in any case, as --backbone takes it
 		for i, v := range values {
-			values[i] = canonicalName(v, backboneNames())
+			values[i] = canonicalName(v, core.BackboneNames())
 		}
 	}
 	seen := map[string]string{} // the value as given, by a.sameAs
