@@ -26,25 +26,6 @@ type switchArm struct {
 	stops    string
 }
 
-// switchStops names the background work that showing system index
-// sysIdx with backbone b would stop, "" when none: a run that trains,
-// and the baselines' fits still running, which are of the system on
-// screen.
-func (m Model) switchStops(sysIdx int, b string) string {
-	otherSys := sysIdx != m.sysIdx
-	if !otherSys && b == m.backbone.value() {
-		return ""
-	}
-	var what []string
-	if run := m.runStops(); run != "" {
-		what = append(what, run)
-	}
-	if otherSys && m.base.active && !m.base.allDone() {
-		what = append(what, "the baselines")
-	}
-	return strings.Join(what, " and ")
-}
-
 // runStops names the run that showing another model stops, "" when
 // none trains (one already stopping is on its way out).
 func (m Model) runStops() string {
@@ -54,19 +35,25 @@ func (m Model) runStops() string {
 	return "training " + m.run.key.system + "/" + m.run.key.backbone
 }
 
-// armStops names the work that a's key, pressed again, would stop now.
-// An open's file is not read yet: the baselines stop if it is of
-// another system.
+// armStops names the work that a's key, pressed again, would stop now,
+// "" when none: a run that trains, and the baselines' fits still
+// running, which are of the system on screen (an open's file is not
+// read yet: they stop if it is of another system).
 func (m Model) armStops(a switchArm) string {
-	if !a.open {
-		return m.switchStops(a.sysIdx, a.backbone)
+	otherSys := a.open || a.sysIdx != m.sysIdx
+	if !otherSys && a.backbone == m.backbone.value() {
+		return ""
 	}
 	var what []string
 	if run := m.runStops(); run != "" {
 		what = append(what, run)
 	}
-	if m.base.active && !m.base.allDone() {
+	switch {
+	case !otherSys || !m.base.active || m.base.allDone():
+	case a.open:
 		what = append(what, "the baselines if it is another system's")
+	default:
+		what = append(what, "the baselines")
 	}
 	return strings.Join(what, " and ")
 }
