@@ -80,7 +80,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		// through it with it: an estimate pressed against a bound gets a
 		// narrow interval however little the data say.
 		side, bound := "upper", par.Hi
-		if th <= par.Lo+boundFrac*(par.Hi-par.Lo) {
+		if th-par.Lo < par.Hi-th {
 			side, bound = "lower", par.Lo
 		}
 		out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the %s bound %g: the data may lie outside what the model was trained on, "+
