@@ -360,20 +360,37 @@ func histogramBars(counts []int) string {
 	return b.String()
 }
 
-// sbcShape names what a rank histogram's shape says, the standard reading
-// of SBC: a U (truth in both tails) is an over-confident posterior, a
-// hump an under-confident one, a slope a biased one.
-func sbcShape(counts []int) string {
+// sbcPattern is what a rank histogram's shape says, the standard
+// reading of SBC: a U (truth in both tails) is an over-confident
+// posterior, a hump an under-confident one, a slope a biased one.
+type sbcPattern int
+
+const (
+	sbcUnread sbcPattern = iota // no shape stands out, or too few bins
+	sbcTooFew                   // too few realizations to read
+	sbcU                        // over-confident
+	sbcHump                     // under-confident
+	sbcAbove                    // θ̂ above θ
+	sbcBelow                    // θ̂ below θ
+)
+
+// String is the pattern as the text report shows it beside the bars.
+func (p sbcPattern) String() string {
+	return [...]string{"", "(too few realizations to read)", "U: over-confident", "∩: under-confident", "slope: θ̂ above θ", "slope: θ̂ below θ"}[p]
+}
+
+// sbcShape reads the pattern of a rank histogram's counts.
+func sbcShape(counts []int) sbcPattern {
 	n := len(counts)
 	if n < 4 {
-		return ""
+		return sbcUnread
 	}
 	total := 0
 	for _, c := range counts {
 		total += c
 	}
 	if total < 2*n {
-		return "(too few realizations to read)"
+		return sbcTooFew
 	}
 	e := float64(total) / float64(n)
 	q := n / 4
@@ -387,15 +404,15 @@ func sbcShape(counts []int) string {
 	left, right, mid := sum(counts[:q]), sum(counts[n-q:]), sum(counts[q:n-q])
 	switch {
 	case left > 1.5 && right > 1.5:
-		return "U: over-confident"
+		return sbcU
 	case mid > 1.3 && left < 0.6 && right < 0.6:
-		return "∩: under-confident"
+		return sbcHump
 	case left > 1.5 && right < 0.6:
-		return "slope: θ̂ above θ"
+		return sbcAbove
 	case right > 1.5 && left < 0.6:
-		return "slope: θ̂ below θ"
+		return sbcBelow
 	}
-	return ""
+	return sbcUnread
 }
 
 // thetaScatters draws θ̂ against θ (with the diagonal) beside contraction

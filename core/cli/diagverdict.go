@@ -51,13 +51,15 @@ func thetaVerdict(th core.ThetaDiagnostic) string {
 	case !(float64(th.SBC.PValue) < sbcLevel):
 		return "calibrated"
 	}
-	switch shape := sbcShape(th.SBC.Counts); {
-	case strings.HasPrefix(shape, "U"):
+	switch sbcShape(th.SBC.Counts) {
+	case sbcU:
 		return "over-confident"
-	case strings.HasPrefix(shape, "∩"):
+	case sbcHump:
 		return "under-confident"
-	case strings.HasPrefix(shape, "slope: "):
-		return "biased, " + strings.TrimPrefix(shape, "slope: ")
+	case sbcAbove:
+		return "biased, θ̂ above θ"
+	case sbcBelow:
+		return "biased, θ̂ below θ"
 	}
 	return "miscalibrated"
 }
