@@ -353,10 +353,10 @@ func (r *refiner) fitExact(ctx context.Context, tc sims.TangentClosure, v *nets.
 				res[b], cost[b] = rc, c
 				releaseJacobian(lin.js[b])
 				lin.adopt(cl, b)
-				lambda[b] = math.Max(lambda[b]/3, 1e-9)
+				lambda[b] = lmAccepted(lambda[b])
 			} else {
 				releaseJacobian(cl.js[b])
-				lambda[b] = math.Min(lambda[b]*4, 1e9)
+				lambda[b] = lmRejected(lambda[b])
 			}
 			active = active || !done[b]
 		}
