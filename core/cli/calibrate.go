@@ -202,16 +202,22 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 
 // withDataFlagHint adds to the error of a stray argument (calibrate
 // --system spring spring.csv) that looks like the observation file,
-// one that exists or ends in .csv, the flag it needs: --data. data is
-// --data's value: when given, the argument is something else.
+// one that exists or ends in .csv, the flag it needs: --data. A
+// directory named *.csv is no such file, and --data would refuse it:
+// the hint says so instead. data is --data's value: when given, the
+// argument is something else.
 func withDataFlagHint(err error, flags *flag.FlagSet, data string) error {
 	if flags.NArg() == 0 || data != "" || !IsUsageError(err) {
 		return err
 	}
 	arg := flags.Arg(0)
 	st, statErr := os.Stat(arg)
-	if !strings.EqualFold(filepath.Ext(arg), ".csv") && (statErr != nil || st.IsDir()) {
+	isDir := statErr == nil && st.IsDir()
+	switch {
+	case !strings.EqualFold(filepath.Ext(arg), ".csv") && (statErr != nil || isDir):
 		return err
+	case isDir:
+		return UsageError("%v: %s is a directory; --data takes a CSV file", err, arg)
 	}
 	return UsageError("%v: did you mean --data %s?", err, arg)
 }

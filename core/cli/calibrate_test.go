@@ -1062,6 +1062,10 @@ func TestCalibrateNotesShaped50(t *testing.T) {
 func TestCalibrateStrayFileSuggestsData(t *testing.T) {
 	dir := t.TempDir()
 	data := writeFile(t, dir, "obs.txt", "t,y\n1,0.5\n")
+	csvDir := filepath.Join(dir, "runs.csv")
+	if err := os.Mkdir(csvDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -1070,6 +1074,9 @@ func TestCalibrateStrayFileSuggestsData(t *testing.T) {
 		{[]string{"missing.CSV"}, `unexpected argument "missing.CSV": did you mean --data missing.CSV?`},
 		{[]string{"missing"}, `unexpected argument "missing"` + "\n"},
 		{[]string{"--data", data, "more.csv"}, `unexpected argument "more.csv"` + "\n"},
+		// A directory, though named .csv, is no file for --data.
+		{[]string{csvDir}, `unexpected argument "` + csvDir + `": ` + csvDir + " is a directory; --data takes a CSV file\n"},
+		{[]string{dir}, `unexpected argument "` + dir + `"` + "\n"},
 	} {
 		code, _, errOut := runCLI(t, append([]string{"calibrate", "--system", "spring"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
