@@ -114,7 +114,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 			}
 			v, err := parseCell(want[d], text)
 			if err != nil {
-				return sims.Context{}, bad(line, "%v", err)
+				return sims.Context{}, bad(line, "%v%s", err, cellHint(rec, text))
 			}
 			if d < len(g.Lo) && d < len(g.Hi) && (v < g.Lo[d] || v > g.Hi[d]) {
 				return sims.Context{}, bad(line, "%s = %s is outside the domain [%s, %s]", want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
@@ -133,7 +133,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 			}
 			v, err := parseCell(want[ns+c], text)
 			if err != nil {
-				return sims.Context{}, bad(line, "%v", err)
+				return sims.Context{}, bad(line, "%v%s", err, cellHint(rec, text))
 			}
 			if c < len(sane) && math.Abs(v) > sane[c] {
 				return sims.Context{}, bad(line, "%s = %s is beyond the sane range |%s| ≤ %.4g (%d times the largest |%s| the system's training saw): check the units and the columns",
@@ -235,6 +235,16 @@ func headerColumns(header, want []string, ns int) ([]int, error) {
 	return col, nil
 }
 
+// cellHint explains why text, a cell of rec that is not a number, is
+// none, or returns "": text is a number with a decimal comma (a quoted
+// "0,5").
+func cellHint(rec []string, text string) string {
+	if hint := decimalCommaCellHint(text); hint != "" {
+		return "; " + hint
+	}
+	return ""
+}
+
 // foreignDelimiter names the separator of a row that was evidently split
 // with something other than commas (semicolons or tabs, as spreadsheets
 // in many locales write), or returns "".
@@ -250,23 +260,6 @@ func foreignDelimiter(rec []string) string {
 		}
 	}
 	return ""
-}
-
-// decimalCommaHint explains a row of want fields that came out as more
-// because its numbers were written with decimal commas (0,2020,0,8560
-// for 0.2020 and 0.8560, as spreadsheets in many locales write), or
-// returns "": a row of plain digit groups, no decimal point anywhere,
-// at most two fields per wanted one.
-func decimalCommaHint(rec []string, want int) string {
-	if len(rec) <= want || len(rec) > 2*want {
-		return ""
-	}
-	for _, f := range rec {
-		if strings.Contains(f, ".") || !numberSyntax(f) {
-			return ""
-		}
-	}
-	return fmt.Sprintf("decimal commas? %s reads as %d numbers; write a decimal point (0.5, not 0,5)", core.QuoteInput(strings.Join(rec, ",")), len(rec))
 }
 
 // parseCell parses one numeric cell of column name (parseNumber's

@@ -138,9 +138,10 @@ func TestParseObservationsErrors(t *testing.T) {
 	}
 }
 
-// TestDecimalCommaHintOnlyForDigitGroups: a row with too many fields is
-// blamed on decimal commas only when it looks like one: digit groups,
-// no decimal point, at most two per wanted field.
+// TestDecimalCommaHintOnlyForDigitGroups: a row is blamed on decimal
+// commas only when it looks like one: its fields group into the wanted
+// numbers, each a whole number, a quoted "0,5", or a whole part and a
+// fraction part (an exponent only after the comma), no decimal point.
 func TestDecimalCommaHintOnlyForDigitGroups(t *testing.T) {
 	for _, tc := range []struct {
 		rec  []string
@@ -153,9 +154,36 @@ func TestDecimalCommaHintOnlyForDigitGroups(t *testing.T) {
 		{[]string{"1", "2", "3", "4", "5"}, 2, false},
 		{[]string{"1", "a", "3"}, 2, false},
 		{[]string{"1", "2"}, 2, false},
+		// An exponent that follows no decimal comma: a stray field.
+		{[]string{"1e-3", "5", "7"}, 2, false},
+		{[]string{"1e-3", "5"}, 2, false},
+		{[]string{"1", "5E-03", "2"}, 2, true}, // 1,5E-03 and 2
+		// A quoted "0,5" holds its decimal comma in one field.
+		{[]string{"0", "0,5"}, 2, true},
+		{[]string{"0,5", "1", "5"}, 2, true},
+		{[]string{"0,5", "1,5", "3"}, 2, false},
+		{[]string{"0,5,1"}, 1, false},
 	} {
 		if got := decimalCommaHint(tc.rec, tc.want) != ""; got != tc.hint {
 			t.Errorf("%q (want %d fields): hint %v, want %v", tc.rec, tc.want, got, tc.hint)
+		}
+	}
+}
+
+// TestObservationLocaleHints: the whole message for a spreadsheet's
+// locale export (semicolons and decimal commas), a commented-out
+// header, and rows that only look like decimal commas, which get no
+// hint.
+func TestObservationLocaleHints(t *testing.T) {
+	spring := lookup(t, "spring").Grid()
+	for _, tc := range []struct{ text, want string }{
+		{"t,y\n0,\"0,5\"\n", `f.csv:2: y = "0,5" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); decimal comma? write a decimal point (0.5, not 0,5)`},
+		{"t,y\n\"0,5\",1,5\n", `f.csv:2: 3 fields, want 2 (t,y); decimal commas? "\"0,5\",1,5" reads as 3 numbers; write a decimal point (0.5, not 0,5)`},
+		{"t,y\n1e-3,5,7\n", `f.csv:2: 3 fields, want 2 (t,y)`},
+	} {
+		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
+		if err == nil || !IsUsageError(err) || err.Error() != tc.want {
+			t.Errorf("%q:\nerror %v\nwant  %s", tc.text, err, tc.want)
 		}
 	}
 }
