@@ -78,6 +78,37 @@ func decimalCommaCellHint(text string) string {
 	return fmt.Sprintf("decimal comma? write a decimal point (%s, not %s)", strings.Replace(text, ",", ".", 1), text)
 }
 
+// semicolonDecimalHint explains a row, as text, of want numbers that
+// are separated by semicolons and written with decimal commas (0;1,5
+// for 0 and 1.5), as spreadsheets export CSV where the comma is the
+// decimal mark; or returns "". Each piece between semicolons must be a
+// number as parseNumber reads it, without a decimal point, or one with
+// a decimal comma (decimalCommaNumber), and one at least the latter.
+func semicolonDecimalHint(row string, want int) string {
+	pieces := strings.Split(row, ";")
+	if len(pieces) != want {
+		return ""
+	}
+	commas := 0
+	for i, p := range pieces {
+		p = strings.TrimSpace(p)
+		switch {
+		case decimalCommaNumber(p):
+			commas++
+			pieces[i] = strings.Replace(p, ",", ".", 1)
+		case numberSyntax(p) && !strings.Contains(p, "."):
+			pieces[i] = p
+		default:
+			return ""
+		}
+	}
+	if commas == 0 {
+		return ""
+	}
+	return fmt.Sprintf(`the file uses ";" between fields and "," as decimal mark; calibrate needs "," between fields and "." for decimals: write %s, not %s`,
+		core.QuoteInput(strings.Join(pieces, ",")), core.QuoteInput(row))
+}
+
 // wholeNumber reports whether text is [sign] digits.
 func wholeNumber(text string) bool {
 	digits := strings.TrimLeft(text, "+-")

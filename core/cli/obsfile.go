@@ -80,7 +80,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 	ns, nc := len(g.StateNames), len(g.Channels)
 	col, err := headerColumns(header, want, ns)
 	if err != nil {
-		return sims.Context{}, bad(line, "%v", err)
+		return sims.Context{}, bad(line, "%v%s", err, headerHint(recs, header))
 	}
 	fieldsText := strings.Join(header, ",")
 	loc := newGridLocator(g)
@@ -99,7 +99,9 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		}
 		if len(rec) != len(header) {
 			msg := fmt.Sprintf("%s, want %d (%s)", core.Count(len(rec), "field"), len(header), fieldsText)
-			if d := foreignDelimiter(rec); d != "" {
+			if hint := semicolonDecimalHint(strings.Join(rec, ","), len(header)); hint != "" {
+				msg += "; " + hint
+			} else if d := foreignDelimiter(rec); d != "" {
 				msg += "; fields are separated by " + d + ", want commas"
 			} else if hint := decimalCommaHint(rec, len(header)); hint != "" {
 				msg += "; " + hint
@@ -235,10 +237,34 @@ func headerColumns(header, want []string, ns int) ([]int, error) {
 	return col, nil
 }
 
+// headerHint adds to the error about a refused header what the lines
+// around it tell, or returns "": below a header separated by
+// semicolons, a row that shows decimal commas as well (t;y above
+// 0;1,5). It reads the record after the header (--data - typed at a
+// terminal waits for that line).
+func headerHint(recs *csvRecords, header []string) string {
+	switch {
+	case len(header) == 1 && strings.Contains(header[0], ";"):
+		rec, line, err := recs.next()
+		if err != nil {
+			return "" // the header's own error is the one to give
+		}
+		columns := strings.Count(header[0], ";") + 1
+		if hint := semicolonDecimalHint(strings.Join(rec, ","), columns); hint != "" {
+			return fmt.Sprintf("; as line %d shows, %s", line, hint)
+		}
+	}
+	return ""
+}
+
 // cellHint explains why text, a cell of rec that is not a number, is
-// none, or returns "": text is a number with a decimal comma (a quoted
-// "0,5").
+// none, or returns "": rec is a row separated by semicolons with
+// decimal commas (0;1,5 read as the cells "0;1" and "5"), or text is a
+// number with a decimal comma (a quoted "0,5").
 func cellHint(rec []string, text string) string {
+	if hint := semicolonDecimalHint(strings.Join(rec, ","), len(rec)); hint != "" {
+		return "; " + hint
+	}
 	if hint := decimalCommaCellHint(text); hint != "" {
 		return "; " + hint
 	}

@@ -175,11 +175,16 @@ func TestDecimalCommaHintOnlyForDigitGroups(t *testing.T) {
 // header, and rows that only look like decimal commas, which get no
 // hint.
 func TestObservationLocaleHints(t *testing.T) {
+	const european = `the file uses ";" between fields and "," as decimal mark; calibrate needs "," between fields and "." for decimals: write `
 	spring := lookup(t, "spring").Grid()
 	for _, tc := range []struct{ text, want string }{
+		{"t;y\n0;1,5\n", `f.csv:1: header "t;y": fields are separated by semicolons, want commas ("t,y"); as line 2 shows, ` + european + `"0,1.5", not "0;1,5"`},
+		{"t,y\n0;1,5\n", `f.csv:2: t = "0;1" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); ` + european + `"0,1.5", not "0;1,5"`},
+		{"t,y\n0,5;1,5\n", `f.csv:2: 3 fields, want 2 (t,y); ` + european + `"0.5,1.5", not "0,5;1,5"`},
 		{"t,y\n0,\"0,5\"\n", `f.csv:2: y = "0,5" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); decimal comma? write a decimal point (0.5, not 0,5)`},
 		{"t,y\n\"0,5\",1,5\n", `f.csv:2: 3 fields, want 2 (t,y); decimal commas? "\"0,5\",1,5" reads as 3 numbers; write a decimal point (0.5, not 0,5)`},
 		{"t,y\n1e-3,5,7\n", `f.csv:2: 3 fields, want 2 (t,y)`},
+		{"t;y\n0;1\n", `f.csv:1: header "t;y": fields are separated by semicolons, want commas ("t,y")`},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
 		if err == nil || !IsUsageError(err) || err.Error() != tc.want {
