@@ -318,10 +318,12 @@ func interruptible[T any](ctx context.Context, what string, do func() (T, error)
 // core.LimitLineBytes. Fields come trimmed of spaces. A line that
 // starts with '#' is a comment and skipped (a lab file's "# sample 3,
 // 20 °C" above its header), as is a spreadsheet's byte-order mark
-// before the first line.
+// before the first line. The comments above the first record are kept
+// (leadingComments) for the messages about a header.
 type csvRecords struct {
 	name    string // labels the errors: "name:line: problem"
 	in      *inputReader
+	tap     *commentTap
 	br      *bufio.Reader
 	cr      *csv.Reader
 	started bool // the byte-order mark, if any, is skipped
@@ -331,14 +333,20 @@ type csvRecords struct {
 // Close it when done.
 func newCSVRecords(ctx context.Context, r io.Reader, name string) *csvRecords {
 	in := newInputReader(ctx, r, "reading "+name)
-	br := bufio.NewReader(in)
+	tap := newCommentTap(in)
+	br := bufio.NewReader(tap)
 	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1 // count fields ourselves for a clearer message
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
 	cr.Comment = '#'
-	return &csvRecords{name: name, in: in, br: br, cr: cr}
+	return &csvRecords{name: name, in: in, tap: tap, br: br, cr: cr}
 }
+
+// leadingComments returns the comment lines above the first record
+// (the last maxLeadingComments of them), complete once the first
+// record has been read.
+func (c *csvRecords) leadingComments() []commentLine { return c.tap.comments }
 
 // Close stops the reading goroutine.
 func (c *csvRecords) Close() { c.in.Close() }

@@ -185,6 +185,9 @@ func TestObservationLocaleHints(t *testing.T) {
 		{"t,y\n\"0,5\",1,5\n", `f.csv:2: 3 fields, want 2 (t,y); decimal commas? "\"0,5\",1,5" reads as 3 numbers; write a decimal point (0.5, not 0,5)`},
 		{"t,y\n1e-3,5,7\n", `f.csv:2: 3 fields, want 2 (t,y)`},
 		{"t;y\n0;1\n", `f.csv:1: header "t;y": fields are separated by semicolons, want commas ("t,y")`},
+		{"#t,y\n0,1\n", `f.csv:2: missing header row "t,y" (the first row holds numbers); the header "t,y" is commented out on line 1; remove the #`},
+		{byteOrderMark + "# sample 3, 20 °C\n#  Y , T\n\n  \n0,1\n", `f.csv:5: missing header row "t,y" (the first row holds numbers); the header "Y , T" is commented out on line 2; remove the #`},
+		{"# sample 3, 20 °C\n0,1\n", `f.csv:2: missing header row "t,y" (the first row holds numbers)`},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
 		if err == nil || !IsUsageError(err) || err.Error() != tc.want {
