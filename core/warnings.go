@@ -52,6 +52,8 @@ func AtPriorBound(par sims.Param, th float64) bool {
 //   - observed values no real system can take (sims.PhysicalBounder);
 //   - observed values far outside the range seen in training (the range
 //     over prior draws, widened by a quarter of its width on each side);
+//   - a corrected prediction far larger or smaller than the nominal
+//     against their ratio over prior draws (sizeWarnings);
 //   - fewer (or more) context points than the model's training range
 //     (RangeWarnings);
 //   - an estimated noise σ̂ above the training range even at the lower
@@ -100,6 +102,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		out = append(out, fmt.Sprintf("the %s closure sits at its clip for most samples (%s): the discrepancy may be larger than the model can represent", c.Name(), c.Doc()))
 	}
 	out = append(out, observationWarnings(sys, ctx, ": check the data; the model fits them anyway")...)
+	out = append(out, sizeWarnings(sys, ctx, p)...)
 	out = append(out, m.RangeWarnings(ctx.Len(), math.NaN())...)
 	out = append(out, m.noiseWarnings(p, ctx)...)
 	out = append(out, m.misfitWarnings(p, ctx)...)
@@ -494,9 +497,14 @@ func sideWarnings(si sims.SideInfo, side []float64) []string {
 // valueRange is a per-channel range of values.
 type valueRange struct{ lo, hi []float64 }
 
+// trainingRanges are a system's per-channel ranges over prior draws: of
+// the values (nominal and true processes) and of the size ratio
+// ‖G‖/‖F‖ (sizeRatios).
+type trainingRanges struct{ values, ratio valueRange }
+
 var (
 	valueRangeMu    sync.Mutex
-	valueRangeCache = map[string]valueRange{}
+	valueRangeCache = map[string]trainingRanges{}
 )
 
 // TrainingValueRange estimates, per channel, the range of values the
@@ -505,36 +513,71 @@ var (
 // the result is cached per system name). Callers must not modify the
 // returned slices.
 func TrainingValueRange(sys sims.System) (lo, hi []float64) {
+	r := priorRanges(sys)
+	return r.values.lo, r.values.hi
+}
+
+// TrainingSizeRatio is, per channel, the range over the same prior draws
+// of the true process's size against the nominal's, ‖G‖/‖F‖ over the
+// grid (sizeRatios).
+func TrainingSizeRatio(sys sims.System) (lo, hi []float64) {
+	r := priorRanges(sys)
+	return r.ratio.lo, r.ratio.hi
+}
+
+// priorRanges computes (once per system name) the ranges of
+// TrainingValueRange and TrainingSizeRatio.
+func priorRanges(sys sims.System) trainingRanges {
 	valueRangeMu.Lock()
 	defer valueRangeMu.Unlock()
 	if r, ok := valueRangeCache[sys.Name()]; ok {
-		return r.lo, r.hi
+		return r
 	}
 	nc := len(sys.Grid().Channels)
-	lo, hi = make([]float64, nc), make([]float64, nc)
-	for c := range lo {
-		lo[c], hi[c] = math.Inf(1), math.Inf(-1)
-	}
+	vals, ratio := emptyRange(nc), emptyRange(nc)
 	rng := rand.New(rand.NewPCG(rangeSeed, 0))
 	for range rangeDraws {
 		r := sims.Draw(sys, rng)
-		for _, vals := range [][]float64{r.Nominal, r.True} {
-			for i, v := range vals {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					continue
-				}
-				c := i % nc
-				lo[c], hi[c] = min(lo[c], v), max(hi[c], v)
-			}
+		vals.include(r.Nominal, nc)
+		vals.include(r.True, nc)
+		ratio.include(sizeRatios(r.True, r.Nominal, nc), nc)
+	}
+	vals.openIfEmpty()
+	ratio.openIfEmpty()
+	out := trainingRanges{values: vals, ratio: ratio}
+	valueRangeCache[sys.Name()] = out
+	return out
+}
+
+// emptyRange is a range of nc channels holding no value yet.
+func emptyRange(nc int) valueRange {
+	r := valueRange{lo: make([]float64, nc), hi: make([]float64, nc)}
+	for c := range r.lo {
+		r.lo[c], r.hi[c] = math.Inf(1), math.Inf(-1)
+	}
+	return r
+}
+
+// include widens r to the finite values of a grid-major vector of nc
+// channels.
+func (r valueRange) include(vals []float64, nc int) {
+	for i, v := range vals {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		c := i % nc
+		r.lo[c], r.hi[c] = min(r.lo[c], v), max(r.hi[c], v)
+	}
+}
+
+// openIfEmpty makes a channel with no finite value unbounded: flag
+// nothing there.
+func (r valueRange) openIfEmpty() {
+	for c := range r.lo {
+		if r.lo[c] > r.hi[c] {
+			r.lo[c], r.hi[c] = math.Inf(-1), math.Inf(1)
 		}
 	}
-	for c := range lo {
-		if lo[c] > hi[c] { // no finite value at all: flag nothing
-			lo[c], hi[c] = math.Inf(-1), math.Inf(1)
-		}
-	}
-	valueRangeCache[sys.Name()] = valueRange{lo: lo, hi: hi}
-	return lo, hi
 }
 
 // SaneFactor is how far beyond the training data's magnitude an input
