@@ -233,20 +233,11 @@ func checkDataFile(path string) error {
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return UsageError("--data %s: %v", path, statCause(err))
+		return UsageError("--data %s: %v", path, pathCause(err))
 	case st.IsDir():
 		return UsageError("--data: %s is a directory", path)
 	}
 	return nil
-}
-
-// statCause is a stat error's cause without Go's "stat PATH:", which
-// the messages name in their own words.
-func statCause(err error) error {
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // checkOutputPath fails early, before any work, when the file the flag
@@ -265,7 +256,7 @@ func checkOutputPath(flag, path string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return UsageError("directory %s does not exist (for --%s %s)", trimSeparator(dir), flag, path)
 	case err != nil: // "a/file/x.png": the directory named is a file
-		return UsageError("--%s %s: %s: %v", flag, path, trimSeparator(dir), statCause(err))
+		return UsageError("--%s %s: %s: %v", flag, path, trimSeparator(dir), pathCause(err))
 	case !st.IsDir():
 		return UsageError("--%s %s: %s is not a directory", flag, path, dir)
 	}
@@ -290,12 +281,8 @@ func checkOutputPath(flag, path string) error {
 		probe.Close()
 		os.Remove(probe.Name())
 	}
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the probe's own name would only confuse
-		}
-		return UsageError("--%s %s: cannot create a file in %s: %v", flag, path, dir, err)
+	if err != nil { // the probe's own name would only confuse
+		return UsageError("--%s %s: cannot create a file in %s: %v", flag, path, dir, pathCause(err))
 	}
 	return nil
 }

@@ -35,17 +35,16 @@ func (e *CheckpointError) Unwrap() error { return e.Err }
 // header length of 723499994654515235" alone leaves the user of
 // "apic inspect README.md" guessing what is wrong.
 func unreadableCheckpoint(path string, err error) error {
-	var pe *fs.PathError
 	var fe *nets.FormatError
 	var le *nets.LimitError
 	switch {
-	case errors.As(err, &pe):
+	case errors.As(err, new(*fs.PathError)):
 		hint := ""
 		if shipped, ok := shippedNamed(path); ok && errors.Is(err, fs.ErrNotExist) {
 			hint = "; did you mean " + shipped + "?"
 		}
-		// The system's error names the file (pe.Path is path).
-		return &CheckpointError{Path: path, Cause: pe.Err.Error() + hint, Err: err,
+		// The system's error names the file (its Path is path).
+		return &CheckpointError{Path: path, Cause: pathCause(err).Error() + hint, Err: err,
 			message: "load checkpoint: " + err.Error() + hint, usage: true}
 	case errors.As(err, &fe):
 		return notCheckpoint(path, fe.Reason, err)
