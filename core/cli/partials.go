@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -159,16 +158,17 @@ func (r resumedRun) supersede(out, by string, env *Env) string {
 	return resumed
 }
 
-// afterPartial settles the partial file of out that a run stopped by
-// err resumed from, once the run kept its own weights in path ("" for
-// none). The partial file of an interruption supersedes it (supersede);
-// after a failure, such as a diverged loss, it stays, perhaps the better
-// start, and the words returned say so, to follow what was kept.
-func (r resumedRun) afterPartial(out, path string, err error, env *Env) string {
+// afterPartial settles the partial file of out that a stopped run
+// resumed from, once the run kept its own weights in path ("" for
+// none). The partial file of an interruption (interrupted: the run was
+// cancelled) supersedes it (supersede); after a failure, such as a
+// diverged loss, it stays, perhaps the better start, and the words
+// returned say so, to follow what was kept.
+func (r resumedRun) afterPartial(out, path string, interrupted bool, env *Env) string {
 	if path == "" {
 		return ""
 	}
-	if errors.Is(err, context.Canceled) && r.supersede(out, path, env) != "" {
+	if interrupted && r.supersede(out, path, env) != "" {
 		return ""
 	}
 	if resumed := r.partialOf(out); resumed != "" {

@@ -208,22 +208,23 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		m.Config.Train.Steps1, m.Config.Train.Steps2 = cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2
 		return keepUnfinished(f.out, m, partial, dtype)
 	}
-	// keep keeps the weights (kept) of a run that stopped with err, and
-	// settles the partial file it resumed from (resumedRun.afterPartial).
-	keep := func(err error) (msg, path string) {
+	// keep keeps the weights (kept) of a run that stopped, interrupted
+	// or failed, and settles the partial file it resumed from
+	// (resumedRun.afterPartial).
+	keep := func(interrupted bool) (msg, path string) {
 		msg, path = kept()
-		return msg + from.afterPartial(f.out, path, err, env), path
+		return msg + from.afterPartial(f.out, path, interrupted, env), path
 	}
 	// keptAfter is err, which stopped the run (a failed training, or a
 	// failure or Ctrl-C after it), with where keep kept the weights.
 	keptAfter := func(err error) error {
-		msg, _ := keep(err)
+		msg, _ := keep(errors.Is(err, context.Canceled))
 		return &keptWeightsError{err: err, kept: msg}
 	}
 	// resume is the command that trains an interrupted run's remaining
 	// steps from its partial file.
 	resume := func() string {
-		msg, path := keep(context.Canceled)
+		msg, path := keep(true)
 		if path == "" {
 			return msg
 		}

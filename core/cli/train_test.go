@@ -1206,15 +1206,15 @@ func TestAfterPartialKeepsOnFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name    string
-		err     error
-		newPath func(dir string) string
-		removed bool
+		name        string
+		interrupted bool // else failed, as a diverged loss fails
+		newPath     func(dir string) string
+		removed     bool
 	}{
-		{"interrupted", fmt.Errorf("stage 2: %w", context.Canceled), func(dir string) string { return filepath.Join(dir, "m.partial-2.safetensors") }, true},
-		{"diverged", core.ErrNonFinite, func(dir string) string { return filepath.Join(dir, "m.partial-2.safetensors") }, false},
-		{"kept in the temporary directory", context.Canceled, func(string) string { return filepath.Join(t.TempDir(), "m.partial.1.safetensors") }, false},
-		{"nothing kept", context.Canceled, func(string) string { return "" }, false},
+		{"interrupted", true, func(dir string) string { return filepath.Join(dir, "m.partial-2.safetensors") }, true},
+		{"diverged", false, func(dir string) string { return filepath.Join(dir, "m.partial-2.safetensors") }, false},
+		{"kept in the temporary directory", true, func(string) string { return filepath.Join(t.TempDir(), "m.partial.1.safetensors") }, false},
+		{"nothing kept", true, func(string) string { return "" }, false},
 	} {
 		dir := t.TempDir()
 		out, resumed := filepath.Join(dir, "m.safetensors"), filepath.Join(dir, "m.partial.safetensors")
@@ -1230,7 +1230,7 @@ func TestAfterPartialKeepsOnFailure(t *testing.T) {
 			}
 		}
 		var stderr strings.Builder
-		words := from.afterPartial(out, newPath, tc.err, &Env{Stdout: io.Discard, Stderr: &stderr})
+		words := from.afterPartial(out, newPath, tc.interrupted, &Env{Stdout: io.Discard, Stderr: &stderr})
 		_, err := os.Lstat(resumed)
 		switch {
 		case tc.removed && (err == nil || words != "" || !strings.Contains(stderr.String(), "removed "+resumed)):
