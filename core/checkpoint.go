@@ -125,7 +125,19 @@ func EncodeCheckpoint(w io.Writer, m *Model, info Info, dtype nets.DType) error 
 // SaveCheckpoint writes the checkpoint atomically (temporary file, fsync,
 // rename): an interrupted save never leaves a partial file at path.
 func SaveCheckpoint(path string, m *Model, info Info, dtype nets.DType) error {
-	err := nets.WriteFileAtomic(path, func(w io.Writer) error { return EncodeCheckpoint(w, m, info, dtype) })
+	return saveCheckpointWith(nets.WriteFileAtomic, path, m, info, dtype)
+}
+
+// SaveNewCheckpoint writes the checkpoint as SaveCheckpoint does, but
+// only where no file is once it is written (nets.WriteNewFileAtomic):
+// a file made at path meanwhile stays, and the error is fs.ErrExist.
+func SaveNewCheckpoint(path string, m *Model, info Info, dtype nets.DType) error {
+	return saveCheckpointWith(nets.WriteNewFileAtomic, path, m, info, dtype)
+}
+
+// saveCheckpointWith writes the checkpoint to path with writeFile.
+func saveCheckpointWith(writeFile func(string, func(io.Writer) error) error, path string, m *Model, info Info, dtype nets.DType) error {
+	err := writeFile(path, func(w io.Writer) error { return EncodeCheckpoint(w, m, info, dtype) })
 	if err != nil {
 		return fmt.Errorf("save checkpoint %s: %w", path, err)
 	}

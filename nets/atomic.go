@@ -32,13 +32,33 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(target); err == nil {
 		mode = st.Mode().Perm()
+	}
+	return writeAtomic(path, target, mode, write, os.Rename)
+}
+
+// WriteNewFileAtomic writes path as WriteFileAtomic does, but only where
+// nothing is when the data is in place: the complete temporary file is
+// linked to path, which fails, in the same step that would create it,
+// when any file holds the name (a symbolic link, even a dangling one,
+// included). Nothing is replaced then, and the error is fs.ErrExist.
+// A check before a rename would leave a moment, as long as the write,
+// in which a file made at path (another run's) is replaced and lost.
+// The new file gets mode 0644.
+func WriteNewFileAtomic(path string, write func(w io.Writer) error) error {
+	return writeAtomic(path, path, 0o644, write, linkNew)
+}
+
+// writeAtomic writes the data produced by write to a temporary file
+// beside target, gives it mode, syncs it and puts it at target with
+// publish (a rename, or linkNew), then syncs the directory; path is
+// target as the caller named it, for the errors.
+func writeAtomic(path, target string, mode os.FileMode, write func(w io.Writer) error, publish func(tmp, target string) error) error {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
@@ -68,11 +88,32 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("writing %s: close: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), target); err != nil {
+	if err := publish(tmp.Name(), target); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	done = true
 	_ = syncDirHook(dir) // best effort: path is in place (see above)
+	return nil
+}
+
+// linkNew puts the file tmp at target unless a file is there (link(2)
+// fails with EEXIST), then removes the name tmp. A file system without
+// hard links (FAT, some network shares) fails the link otherwise: there
+// target is checked and tmp renamed to it, with a moment between.
+func linkNew(tmp, target string) error {
+	err := os.Link(tmp, target)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return err
+	case err != nil:
+		if _, lerr := os.Lstat(target); lerr == nil {
+			return &fs.PathError{Op: "create", Path: target, Err: fs.ErrExist}
+		}
+		return os.Rename(tmp, target)
+	}
+	// target holds the data now: a name tmp left behind is litter, no
+	// failure to report.
+	_ = os.Remove(tmp)
 	return nil
 }
 

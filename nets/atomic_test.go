@@ -3,6 +3,7 @@ package nets_test
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,5 +92,53 @@ func TestWriteFileAtomicMissingDir(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no", "such", "dir", "f")
 	if err := nets.WriteFileAtomic(path, writeString("x")); err == nil {
 		t.Error("write into a missing directory succeeded")
+	}
+}
+
+// TestWriteNewFileAtomic: the file is made where there was none, with
+// mode 0644, and leaves no temporary file; where one is, it stays as it
+// is, and the error is fs.ErrExist.
+func TestWriteNewFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	if err := nets.WriteNewFileAtomic(path, writeString("first")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("new file: %v, %v; want mode 0644", st, err)
+	}
+	err := nets.WriteNewFileAtomic(path, writeString("second"))
+	if !errors.Is(err, fs.ErrExist) {
+		t.Errorf("writing over a file: %v, want fs.ErrExist", err)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != "first" {
+		t.Errorf("file holds %q (%v), want the first", got, err)
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
+		t.Errorf("directory holds %v, want only out.bin", names)
+	}
+}
+
+// TestWriteNewFileAtomicKeepsAFileMadeMeanwhile: a file made at path
+// while the data is written (another run finishing the same output)
+// stays; a check before the write would have let the save replace it.
+func TestWriteNewFileAtomicKeepsAFileMadeMeanwhile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	err := nets.WriteNewFileAtomic(path, func(w io.Writer) error {
+		if err := os.WriteFile(path, []byte("theirs"), 0o644); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "ours")
+		return err
+	})
+	if !errors.Is(err, fs.ErrExist) {
+		t.Errorf("error %v, want fs.ErrExist", err)
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != "theirs" {
+		t.Errorf("file holds %q (%v), want theirs", got, err)
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
+		t.Errorf("directory holds %v, want only out.bin", names)
 	}
 }

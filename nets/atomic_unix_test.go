@@ -3,6 +3,7 @@
 package nets_test
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"net"
@@ -161,5 +162,22 @@ func TestWriteFileAtomicLinkThroughLink(t *testing.T) {
 	}
 	if nets.RawDir("a/lnk/../f") != "a/lnk/../" || nets.RawDir("f") != "" {
 		t.Errorf("RawDir: %q, %q", nets.RawDir("a/lnk/../f"), nets.RawDir("f"))
+	}
+}
+
+// TestWriteNewFileAtomicLeavesALink: a symbolic link at path, even a
+// dangling one, holds the name: nothing is written through it.
+func TestWriteNewFileAtomicLeavesALink(t *testing.T) {
+	dir := t.TempDir()
+	fresh := filepath.Join(dir, "fresh.bin")
+	dangling := filepath.Join(dir, "dangling.bin")
+	if err := os.Symlink(fresh, dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := nets.WriteNewFileAtomic(dangling, writeString("x")); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("error %v, want fs.ErrExist", err)
+	}
+	if _, err := os.Lstat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s was made through the link (%v)", fresh, err)
 	}
 }

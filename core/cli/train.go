@@ -160,7 +160,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	_, err = os.Lstat(f.out)
-	outAtStart := err == nil // a file made at --out since is not to replace
+	outAtStart := err == nil // a file made at --out since is not to replace (saveOut)
 	dtype := nets.F32
 	if f.dtype == "f64" {
 		dtype = nets.F64
@@ -305,14 +305,15 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		env.Notef("the weights exceed float32's range (%v); saving them as float64", err)
 		dtype = nets.F64
 	}
-	if f.outTakenSince(outAtStart) {
+	err = f.saveOut(outAtStart, m, info, dtype)
+	if errors.Is(err, errOutTaken) {
 		path, err := keepIn(filepath.Dir(f.out), f.out, "", m, info, dtype)
 		if err != nil {
 			return fmt.Errorf("--out %s was made while this run trained (another run's?), and the trained weights could not be kept beside it (%v); nothing was written", f.out, err)
 		}
 		return fmt.Errorf("--out %s was made while this run trained (another run's?) and stays as it is: the trained weights are in %s instead (give --force to replace --out)", f.out, path)
 	}
-	if err := core.SaveCheckpoint(f.out, m, info, dtype); err != nil {
+	if err != nil {
 		// --out was writable when training began (checkOutputPath), but
 		// the disk may have filled or the directory gone since: the
 		// trained weights must not be lost with the error.
@@ -1077,16 +1078,26 @@ func keepUnfinished(out string, m *core.Model, info core.Info, dtype nets.DType)
 	return fmt.Sprintf("the weights of those steps are in %s; %s was not written", path, out), path
 }
 
-// outTakenSince reports whether --out, absent when the run checked it
-// (outAtStart false), is there now: another run of the same --out, or
-// anything else, made it while this one trained, and without --force
-// it is not to be replaced, as it would not have been at the start.
-func (f *trainFlags) outTakenSince(outAtStart bool) bool {
+// errOutTaken is saveOut's error for an --out made while the run
+// trained, which stays as it is.
+var errOutTaken = errors.New("--out was made while the run trained")
+
+// saveOut saves m at --out. A file made there while the run trained, when
+// there was none at the start (outAtStart false), is not replaced without
+// --force, as it would not have been at the start: another run of the
+// same --out, or anything else, made it. The save makes --out only where
+// nothing is, in one step with the check (core.SaveNewCheckpoint): a
+// check before the save would leave the save's length for another run
+// to finish, and its model to be replaced. That is errOutTaken.
+func (f *trainFlags) saveOut(outAtStart bool, m *core.Model, info core.Info, dtype nets.DType) error {
 	if f.force || outAtStart {
-		return false
+		return core.SaveCheckpoint(f.out, m, info, dtype)
 	}
-	_, err := os.Lstat(f.out)
-	return err == nil
+	err := core.SaveNewCheckpoint(f.out, m, info, dtype)
+	if errors.Is(err, fs.ErrExist) {
+		return errOutTaken
+	}
+	return err
 }
 
 // keepInTemp saves m in os.TempDir() under a new name made of out's base

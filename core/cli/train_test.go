@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -1498,6 +1499,49 @@ func TestTrainLeavesAnOutMadeWhileItTrained(t *testing.T) {
 		}
 		if _, info, err := core.LoadCheckpoint(kept[0]); err != nil || info.Steps1 != 2 || info.Steps2 != 2 || info.Unfinished {
 			t.Errorf("kept %s: %v, %+v", kept[0], err, info)
+		}
+	}
+}
+
+// TestSaveOutLeavesAFileMadeSince: without --force, an --out that was
+// absent at the start and is there at the save stays as it is
+// (errOutTaken); --force, or an --out there from the start (the --init
+// file), is replaced.
+func TestSaveOutLeavesAFileMadeSince(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src.safetensors")
+	trainTinyTo(t, src)
+	m, info, err := core.LoadCheckpoint(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theirs := []byte("another run's model")
+	for _, tc := range []struct {
+		name              string
+		force, outAtStart bool
+		replaced          bool
+	}{
+		{"made since", false, false, false},
+		{"made since, --force", true, false, true},
+		{"there at the start", false, true, true},
+	} {
+		out := filepath.Join(t.TempDir(), "model.safetensors")
+		if err := os.WriteFile(out, theirs, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f := trainFlags{out: out, force: tc.force}
+		err := f.saveOut(tc.outAtStart, m, info, nets.F32)
+		got, rerr := os.ReadFile(out)
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		switch {
+		case tc.replaced && (err != nil || bytes.Equal(got, theirs)):
+			t.Errorf("%s: %v, replaced %v; want --out replaced", tc.name, err, !bytes.Equal(got, theirs))
+		case !tc.replaced && (!errors.Is(err, errOutTaken) || !bytes.Equal(got, theirs)):
+			t.Errorf("%s: %v, replaced %v; want errOutTaken and --out left", tc.name, err, !bytes.Equal(got, theirs))
+		}
+		if names, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "*")); len(names) != 1 {
+			t.Errorf("%s: directory holds %v, want --out alone", tc.name, names)
 		}
 	}
 }
