@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"flag"
 	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -20,7 +19,7 @@ var evalDefaults = map[string]string{"noise": "0", "samples": "32", "refine": "-
 // set (its training axes, and the backbone) and that are the same for
 // every system, read from train's flags themselves (register) and
 // spelled as sameAs spells them. Left out are the flags whose default
-// stands for the system's (systemDefaultFlags: trainDefaults takes
+// stands for the system's (systemDefaults: trainDefaults takes
 // those from core.DefaultConfig) and --noise, whose default is not to
 // set it: no value of it trains as its absence does.
 var trainFlagDefaults = func() map[string]string {
@@ -30,18 +29,35 @@ var trainFlagDefaults = func() map[string]string {
 	backbone, _ := lookupAxis("backbone")
 	defaults := map[string]string{}
 	for _, a := range append([]sweepAxis{backbone}, trainAxes...) {
-		if a.flag != "noise" && !slices.Contains(systemDefaultFlags, a.flag) {
+		if _, system := systemDefaults[a.flag]; a.flag != "noise" && !system {
 			defaults[a.flag] = a.sameAs(fs.Lookup(a.flag).DefValue)
 		}
 	}
 	return defaults
 }()
 
-// systemDefaultFlags are train's flags whose default is the system's
-// (or the backbone's): their flag default only stands for it (0, -1,
-// ""), and trainDefaults reads the value from core.DefaultConfig.
-var systemDefaultFlags = []string{"hidden", "layers", "latent", "latent-delta", "dec-hidden", "dec-layers", "heads",
-	"steps1", "steps2", "batch", "val-every", "val-tasks", "context-range"}
+// systemDefaults are train's flags whose default is the system's (or
+// the backbone's), each with how trainDefaults reads it from the system
+// and its default configuration (core.DefaultConfig): their flag default
+// only stands for it (0, -1, "").
+var systemDefaults = map[string]func(sys sims.System, cfg core.Config) string{
+	"hidden":       func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Arch.Hidden) },
+	"layers":       func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Arch.Layers) },
+	"latent":       func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Arch.LatentTheta) },
+	"latent-delta": func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Arch.LatentDelta) },
+	"dec-hidden":   func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Arch.DecHidden) },
+	"dec-layers":   func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Arch.DecLayers) },
+	"heads":        func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Arch.Heads) },
+	"steps1":       func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Train.Steps1) },
+	"steps2":       func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Train.Steps2) },
+	"batch":        func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Train.Batch) },
+	"val-every":    func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Train.ValEvery) },
+	"val-tasks":    func(_ sims.System, cfg core.Config) string { return strconv.Itoa(cfg.Train.ValTasks) },
+	"context-range": func(sys sims.System, _ core.Config) string {
+		lo, hi := sys.TrainContext()
+		return strconv.Itoa(lo) + ":" + strconv.Itoa(hi)
+	},
+}
 
 // commandDefaults are the settings, by flag and as sameAs spells them,
 // that the command of a cmd.txt line's words does without them, so
@@ -80,14 +96,9 @@ func trainDefaults(system string, values map[string]string) map[string]string {
 		return defaults
 	}
 	cfg := core.DefaultConfig(sys, b)
-	a, t := cfg.Arch, cfg.Train
-	for flag, n := range map[string]int{"hidden": a.Hidden, "layers": a.Layers, "latent": a.LatentTheta,
-		"latent-delta": a.LatentDelta, "dec-hidden": a.DecHidden, "dec-layers": a.DecLayers, "heads": a.Heads,
-		"steps1": t.Steps1, "steps2": t.Steps2, "batch": t.Batch, "val-every": t.ValEvery, "val-tasks": t.ValTasks} {
-		defaults[flag] = strconv.Itoa(n)
+	for flag, read := range systemDefaults {
+		defaults[flag] = read(sys, cfg)
 	}
-	lo, hi := sys.TrainContext()
-	defaults["context-range"] = strconv.Itoa(lo) + ":" + strconv.Itoa(hi)
 	if latent, ok := values["latent"]; ok {
 		defaults["latent-delta"] = latent
 	}

@@ -48,7 +48,7 @@ func TestTrainDefaultsTrainAsWithout(t *testing.T) {
 
 // TestTrainDefaultsCoverTheAxes: every flag a training sweep may set
 // has a default in trainDefaults (so that giving it is giving nothing),
-// but --noise, which no value leaves unset; those of systemDefaultFlags
+// but --noise, which no value leaves unset; those of systemDefaults
 // come from the system, the others from train's own flags.
 func TestTrainDefaultsCoverTheAxes(t *testing.T) {
 	defaults := trainDefaults("spring", map[string]string{})
@@ -58,13 +58,13 @@ func TestTrainDefaultsCoverTheAxes(t *testing.T) {
 			t.Errorf("--%s: has a default %v", a.flag, have)
 		}
 	}
-	for _, flag := range systemDefaultFlags {
+	for flag := range systemDefaults {
 		if _, fromFlags := trainFlagDefaults[flag]; fromFlags || defaults[flag] == "" {
 			t.Errorf("--%s: from train's flags %v, from the system %q", flag, fromFlags, defaults[flag])
 		}
 	}
-	if len(defaults) != len(trainFlagDefaults)+len(systemDefaultFlags) {
-		t.Errorf("trainDefaults sets %d flags, want %d of train's and %d of the system's", len(defaults), len(trainFlagDefaults), len(systemDefaultFlags))
+	if len(defaults) != len(trainFlagDefaults)+len(systemDefaults) {
+		t.Errorf("trainDefaults sets %d flags, want %d of train's and %d of the system's", len(defaults), len(trainFlagDefaults), len(systemDefaults))
 	}
 	// The values train's --help shows, as the sweep compares them.
 	want := map[string]string{
@@ -75,6 +75,33 @@ func TestTrainDefaultsCoverTheAxes(t *testing.T) {
 	}
 	if !maps.Equal(trainFlagDefaults, want) {
 		t.Errorf("train's flag defaults\n%v\nwant\n%v", trainFlagDefaults, want)
+	}
+}
+
+// TestTrainDefaultsOfTheSystem pins the defaults trainDefaults takes
+// from the system and backbone (core.DefaultConfig, TrainContext):
+// those of systemDefaults; --latent-delta follows a
+// --latent the line gives. A change of a system's defaults changes
+// these values too.
+func TestTrainDefaultsOfTheSystem(t *testing.T) {
+	want := map[string]map[string]string{
+		"spring/lnp": {"batch": "64", "context-range": "15:100", "dec-hidden": "64", "dec-layers": "2", "heads": "4",
+			"hidden": "64", "latent": "8", "latent-delta": "8", "layers": "2", "steps1": "3000", "steps2": "4000",
+			"val-every": "500", "val-tasks": "32"},
+		"lv/anp": {"batch": "64", "context-range": "20:100", "dec-hidden": "128", "dec-layers": "2", "heads": "4",
+			"hidden": "128", "latent": "16", "latent-delta": "16", "layers": "2", "steps1": "3000", "steps2": "4000",
+			"val-every": "500", "val-tasks": "32"},
+	}
+	for name, w := range want {
+		system, backbone, _ := strings.Cut(name, "/")
+		got := maps.Clone(trainDefaults(system, map[string]string{"backbone": backbone}))
+		maps.DeleteFunc(got, func(flag, _ string) bool { _, fromFlags := trainFlagDefaults[flag]; return fromFlags })
+		if !maps.Equal(got, w) {
+			t.Errorf("%s: the system's defaults\n%v\nwant\n%v", name, got, w)
+		}
+	}
+	if got := trainDefaults("spring", map[string]string{"latent": "6"})["latent-delta"]; got != "6" {
+		t.Errorf("--latent 6: --latent-delta's default %q, want 6", got)
 	}
 }
 
