@@ -521,7 +521,7 @@ func (m Model) ablCharts(w, h int) []string {
 	charts := make([]ablChart, len(ablMetrics))
 	labelW := 0
 	for i, mt := range ablMetrics {
-		charts[i] = ablChart{title: mt[0], metric: mt[1], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, other: other, width: w1}
+		charts[i] = ablChart{title: mt[0], metric: mt[1], labels: labels, ivs: m.ablIntervals(mt[1]), cur: cur, other: other, width: w1}.scaled()
 		labelW = max(labelW, charts[i].yLabelWidth())
 	}
 	digits := sharedDigits(charts)

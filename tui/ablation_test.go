@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -515,5 +516,32 @@ func TestAblationLegendNeverCuts(t *testing.T) {
 		if got := strings.Join(strings.Fields(strings.Join(lines, " ")), " "); !strings.HasSuffix(got, ": "+strings.Join(regs, " ")) {
 			t.Errorf("width %d: legend %q does not name %v in order", w, got, regs)
 		}
+	}
+}
+
+// TestAblationViewPicksLogScale: the view's chart of means spanning
+// more than logSpan is drawn on a log scale, title and y labels alike
+// (ablCharts picks each chart's scale, once a frame, for all to read).
+func TestAblationViewPicksLogScale(t *testing.T) {
+	m := newAtlasTest(t, 160, 48, map[string]int{})
+	m = focusOn(t, m, ctlContext)
+	m, _ = press(t, m, "A")
+	for i := range m.abl.points {
+		mean := 0.001 * math.Pow(10, float64(i%3)) // .001 to .1: a hundredfold span
+		res := core.Intervals{Metrics: map[string]core.Interval{}}
+		for _, mt := range ablMetrics {
+			res.Metrics[mt[1]] = core.Interval{Mean: mean, Lo: 0.9 * mean, Hi: 1.1 * mean, N: 32}
+		}
+		m.abl.points[i].res = &res
+	}
+	frame := ansi.Strip(m.render())
+	if strings.Count(frame, "· log") != len(ablMetrics) {
+		t.Errorf("%d charts on a log scale, want %d:\n%s", strings.Count(frame, "· log"), len(ablMetrics), frame)
+	}
+	// The bottom label is the bottom of the log range (below .0009),
+	// not of a linear one, which starts at 0, and the labels' room
+	// (yLabelWidth) is that of the log labels.
+	if strings.Count(frame, ".00071│") != len(ablMetrics) {
+		t.Errorf("not every chart labels its log range's bottom:\n%s", frame)
 	}
 }

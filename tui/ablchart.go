@@ -44,14 +44,24 @@ type ablChart struct {
 	// (sharedDigits) so that their titles read alike; zero: the most
 	// that fit this chart's title.
 	digits [2]int
+	// y is the y scale that ivs take (yScale), picked once a frame by
+	// scaled, for the labels' room, the title and the drawing to read;
+	// the zero value is linear.
+	y yAxis
+}
+
+// scaled is c with the y scale of its intervals picked (yScale).
+func (c ablChart) scaled() ablChart {
+	c.y = c.yScale()
+	return c
 }
 
 // render draws the chart. Its last column stays blank (title and value
 // labels included): the right chart of the view borders the sidebar.
 func (c ablChart) render(t theme) []string {
 	cv := newCanvas(c.width, c.height)
-	y, logY := c.yScale()
-	title := c.titleText(logY)
+	y := c.y
+	title := c.titleText()
 	cv.text(0, 0, title, nil)
 	body := c.height - 2
 	lo, hi := c.yRange(y)
@@ -93,8 +103,8 @@ func (c ablChart) render(t theme) []string {
 // titleText is the metric's name, the current value's interval and
 // the log mark, in one column less than the chart: the interval takes
 // fewer digits, or goes, where they would not fit.
-func (c ablChart) titleText(logY bool) string {
-	room, suffix := c.titleRoom(logY)
+func (c ablChart) titleText() string {
+	room, suffix := c.titleRoom()
 	title := c.title
 	if c.hasTitleInterval() && room >= 4 {
 		iv := c.ivs[c.cur]
@@ -115,8 +125,8 @@ func (c ablChart) hasTitleInterval() bool {
 
 // titleRoom is the room of the title's interval (at most 12 cells)
 // beside the name and the log mark, and that mark.
-func (c ablChart) titleRoom(logY bool) (room int, suffix string) {
-	if logY {
+func (c ablChart) titleRoom() (room int, suffix string) {
+	if c.y.log {
 		suffix = " · log"
 	}
 	return min(12, c.width-1-ansi.StringWidth(c.title+" "+suffix)), suffix
@@ -133,8 +143,7 @@ func sharedDigits(charts []ablChart) [2]int {
 		if !c.hasTitleInterval() {
 			continue
 		}
-		_, logY := c.yScale()
-		room, _ := c.titleRoom(logY)
+		room, _ := c.titleRoom()
 		for i, d := range numDigits {
 			if _, ok := intervalAt(c.metric, c.ivs[c.cur], room, d); ok {
 				worst, any = max(worst, i), true
@@ -156,12 +165,11 @@ func (c ablChart) yLabels(y yAxis, lo, hi float64) (top, bottom string) {
 // yLabelWidth is the room the chart's own y labels take, 0 when it has
 // nothing to draw yet.
 func (c ablChart) yLabelWidth() int {
-	y, _ := c.yScale()
-	lo, hi := c.yRange(y)
+	lo, hi := c.yRange(c.y)
 	if math.IsNaN(lo) {
 		return 0
 	}
-	top, bottom := c.yLabels(y, lo, hi)
+	top, bottom := c.yLabels(c.y, lo, hi)
 	return max(ansi.StringWidth(top), ansi.StringWidth(bottom))
 }
 
@@ -200,22 +208,22 @@ const logSpan = 20
 
 // yScale picks the log scale when every mean is positive and they span
 // more than logSpan; it floors the intervals a decade below the least.
-func (c ablChart) yScale() (yAxis, bool) {
+func (c ablChart) yScale() yAxis {
 	least, most := math.Inf(1), 0.0
 	for _, iv := range c.ivs {
 		iv = clampInterval(c.metric, iv)
 		switch {
 		case math.IsNaN(iv.Mean):
 		case iv.Mean <= 0:
-			return yAxis{}, false
+			return yAxis{}
 		default:
 			least, most = math.Min(least, iv.Mean), math.Max(most, iv.Hi)
 		}
 	}
 	if math.IsInf(least, 0) || most/least <= logSpan {
-		return yAxis{}, false
+		return yAxis{}
 	}
-	return yAxis{log: true, floor: least / 10}, true
+	return yAxis{log: true, floor: least / 10}
 }
 
 // yRange spans the computed intervals on axis y, widened where they are

@@ -18,7 +18,7 @@ func TestAblChartScale(t *testing.T) {
 	iv := func(m float64) core.Interval { return core.Interval{Mean: m, Lo: 0.9 * m, Hi: 1.1 * m, N: 32} }
 	none := core.Interval{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 	c := ablChart{title: "recon MAE", labels: []string{"l1", "l2", "orth", "grad"}, cur: 1, width: 40, height: 9,
-		ivs: []core.Interval{iv(0.003), iv(0.0035), none, iv(0.13)}}
+		ivs: []core.Interval{iv(0.003), iv(0.0035), none, iv(0.13)}}.scaled()
 	th := newTheme(colorprofile.ASCII)
 	lines := c.render(th)
 	frameOK(t, strings.Join(lines, "\n"), 40, 9)
@@ -29,7 +29,7 @@ func TestAblChartScale(t *testing.T) {
 		t.Errorf("%d means drawn, want 3 (one not computed)", got)
 	}
 	c.ivs[3] = iv(0.004)
-	if lines = c.render(th); strings.Contains(lines[0], "log") {
+	if lines = c.scaled().render(th); strings.Contains(lines[0], "log") {
 		t.Errorf("a small span on a log scale:\n%s", strings.Join(lines, "\n"))
 	}
 }
@@ -39,7 +39,7 @@ func TestAblChartScale(t *testing.T) {
 // (never drawn over the value labels).
 func TestAblChartNonNegative(t *testing.T) {
 	ivs := []core.Interval{{Mean: 0.005, Lo: -0.001, Hi: 0.011, N: 32}, {Mean: 0.02, Lo: 0.015, Hi: 0.025, N: 32}}
-	c := ablChart{title: "θ MAE", labels: []string{"0", "1"}, cur: 0, width: 40, height: 9, ivs: ivs, metric: core.KeyThetaMAE}
+	c := ablChart{title: "θ MAE", labels: []string{"0", "1"}, cur: 0, width: 40, height: 9, ivs: ivs, metric: core.KeyThetaMAE}.scaled()
 	th := newTheme(colorprofile.ASCII)
 	lines := c.render(th)
 	frameOK(t, strings.Join(lines, "\n"), 40, 9)
@@ -62,7 +62,7 @@ func TestAblChartNonNegative(t *testing.T) {
 func TestAblChartTitleFits(t *testing.T) {
 	iv := func(m, half float64) core.Interval { return core.Interval{Mean: m, Lo: m - half, Hi: m + half, N: 32} }
 	c := ablChart{title: "δ MAE", labels: []string{"1", "30", "100"}, cur: 1, width: 24, height: 9, metric: core.KeyDeltaMAE,
-		ivs: []core.Interval{iv(0.2, 0.01), iv(0.00362, 0.0024), iv(0.0001, 0.00005)}}
+		ivs: []core.Interval{iv(0.2, 0.01), iv(0.00362, 0.0024), iv(0.0001, 0.00005)}}.scaled()
 	lines := c.render(newTheme(colorprofile.ASCII))
 	if title := lines[0]; !strings.Contains(title, "· log") || !strings.Contains(title, ".0036±") || strings.Contains(title, "…") || !strings.HasSuffix(title, " ") {
 		t.Errorf("title %q: want the interval shortened, the log mark kept, the last column blank", title)
@@ -80,7 +80,7 @@ func TestAblChartTitleFits(t *testing.T) {
 func TestAblationTitlesShareDigits(t *testing.T) {
 	mk := func(title, metric string, w int, iv core.Interval) ablChart {
 		return ablChart{title: title, metric: metric, labels: []string{"1", "2"}, cur: 0, width: w, height: 9,
-			ivs: []core.Interval{iv, iv}}
+			ivs: []core.Interval{iv, iv}}.scaled()
 	}
 	charts := []ablChart{
 		mk("recon MAE", core.KeyReconMAE, 22, core.Interval{Mean: 0.0018341, Lo: 0.0015271, Hi: 0.0021411, N: 32}),
@@ -94,8 +94,7 @@ func TestAblationTitlesShareDigits(t *testing.T) {
 	}
 	for i := range charts {
 		charts[i].digits = d
-		_, logY := charts[i].yScale()
-		room, _ := charts[i].titleRoom(logY)
+		room, _ := charts[i].titleRoom()
 		want, _ := intervalAt(charts[i].metric, charts[i].ivs[0], room, d)
 		if got := charts[i].render(th)[0]; !strings.Contains(got, want) {
 			t.Errorf("chart %d title %q (alone %q), want the interval %q at digits %v", i, got, alone[i], want, d)

@@ -257,7 +257,7 @@ func TestIntervalsWithinMetricRange(t *testing.T) {
 		}
 	}
 
-	c := ablChart{title: "recon ECE", metric: core.KeyReconECE, labels: []string{"1", "2"}, cur: 0, width: 40, height: 9, ivs: []core.Interval{ece, ece}}
+	c := ablChart{title: "recon ECE", metric: core.KeyReconECE, labels: []string{"1", "2"}, cur: 0, width: 40, height: 9, ivs: []core.Interval{ece, ece}}.scaled()
 	if lines := c.render(newTheme(colorprofile.ASCII)); strings.Contains(lines[0], "±") || !strings.Contains(lines[0], ",1]") {
 		t.Errorf("ablation chart title %q, want the interval cut at 1", lines[0])
 	}
