@@ -217,41 +217,25 @@ func (m Model) avgHeading(w int) string {
 	return fitFirst(w, append(append(few, ci...), h, short, fmt.Sprintf("/%d", n))...)
 }
 
-// numDigits are the significant digits a number takes, most first: of a
-// value (a metric, a mean) and of a half-width or an interval's ends.
-// Numbers are written with sigFixed, their trailing zeros kept.
-var numDigits = [][2]int{{3, 2}, {2, 1}, {1, 1}}
-
 // avgCells are the metrics table's cells, avgRows' "this" values in
 // oneW cells and averages in avgW cells, all at one count of
-// significant digits: ".00234" beside ".0018±.0003" compared three
-// digits with two. The values of a table are compared with each other,
-// and read alike only at the same digits: three where every cell fits,
-// else two; a cell that does not fit at two takes fewer alone.
+// significant digits (atOneDigits): ".00234" beside ".0018±.0003"
+// compared three digits with two.
 func (m Model) avgCells(oneW, avgW int) (ones, avgs []string) {
-	cells := func(i int) (ones, avgs []string, fit bool) {
-		fit = true
-		for _, r := range avgRows {
-			one, ok1 := m.thisAt(r[1], oneW, numDigits[i][0])
-			avg, ok2 := m.averageAt(r[1], avgW, numDigits[i])
-			ones, avgs, fit = append(ones, one), append(avgs, avg), fit && ok1 && ok2
+	n := len(avgRows) // cells 0 to n-1 are the "this" values, then the averages
+	cells := atOneDigits(2*n, func(i int, d [2]int) (string, bool) {
+		if i < n {
+			return m.thisAt(avgRows[i][1], oneW, d[0])
 		}
-		return ones, avgs, fit
-	}
-	ones, avgs, fit := cells(0)
-	if !fit {
-		ones, avgs, _ = cells(1)
-	}
-	for j, r := range avgRows {
-		if ansi.StringWidth(ones[j]) > oneW {
-			ones[j] = fitNumber(m.res.metrics.Values[r[1]], oneW)
+		return m.averageAt(avgRows[i-n][1], avgW, d)
+	}, func(i int) string {
+		if i < n {
+			return fitNumber(m.res.metrics.Values[avgRows[i][1]], oneW)
 		}
-		if ansi.StringWidth(avgs[j]) > avgW {
-			iv, _ := m.average(r[1])
-			avgs[j] = intervalText(r[1], iv, avgW)
-		}
-	}
-	return ones, avgs
+		iv, _ := m.average(avgRows[i-n][1])
+		return intervalText(avgRows[i-n][1], iv, avgW)
+	})
+	return cells[:n], cells[n:]
 }
 
 // thisAt is the realization on screen's metric k at digits significant
@@ -346,16 +330,6 @@ func intervalForms(k string, iv core.Interval, d [2]int) []string {
 		forms = append(forms, mean+" ≥"+loS)
 	}
 	return forms
-}
-
-// fitNumber is v in at most w cells, three significant digits where
-// they fit.
-func fitNumber(v float64, w int) string {
-	s := sigFixed(v, 3)
-	for digits := 2; digits >= 1 && ansi.StringWidth(s) > w; digits-- {
-		s = sigFixed(v, digits)
-	}
-	return s
 }
 
 // ablResultFor is the ablation view's point evaluated exactly as the

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,6 +98,28 @@ func TestMetricsFitTheSidebar(t *testing.T) {
 		if !strings.Contains(joined, want) {
 			t.Errorf("30 cells: %q missing from\n%s", want, joined)
 		}
+	}
+}
+
+// TestMetricsMisfitHoldsTheTableAtTwo pins the sidebar's rule for a
+// value that fits at neither three digits nor two (a tiny negative LL
+// in 6 cells): it takes fewer alone, and the table takes two digits,
+// not three ("three where every value fits"), in the metrics box and
+// in the table beside the averages alike.
+func TestMetricsMisfitHoldsTheTableAtTwo(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	vals := m.res.metrics.Values
+	vals[core.KeyReconMAE], vals[core.KeyDeltaMAE], vals[core.KeyThetaMAE] = 0.0123, 0.0234, 0.0344
+	vals[core.KeyReconLL], vals[core.KeyReconECE] = -4.04e-5, 0.0456
+	joined := strings.Join(m.metricsLines(30), "\n")
+	for _, want := range []string{"recon MAE .012 ", "δ MAE .023", "θ MAE     .034", "LL    -4e-5", "recon ECE .046"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("metrics box: %q missing from\n%s", want, joined)
+		}
+	}
+	ones, _ := m.avgCells(5, 11) // "-4.0e-5" fits 5 cells at neither
+	if want := []string{".012", ".023", ".034", ".046", "-4e-5"}; !slices.Equal(ones, want) {
+		t.Errorf("table beside the averages: %q, want %q", ones, want)
 	}
 }
 

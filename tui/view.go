@@ -567,32 +567,22 @@ func (m Model) metricsTitle() string {
 // metricsLines shows the realization's metrics from core.Score.
 func (m Model) metricsLines(w int) []string {
 	// Each value takes at most limit cells, all at the same significant
-	// digits: three where every value fits, else two; one that fits at
-	// neither (".000999" in a 30-cell sidebar takes ".0010") takes fewer
-	// alone, so no value is ever cut.
+	// digits (atOneDigits: ".000999" in a 30-cell sidebar takes ".0010"),
+	// so no value is ever cut.
 	limit := min(7, (w-18)/2) // " recon MAE " v " δ MAE " v
-	cells := func(i int) (vals map[string]string, fit bool) {
-		vals, fit = make(map[string]string, len(avgRows)), true
-		for _, r := range avgRows {
-			s, ok := m.thisAt(r[1], limit, numDigits[i][0])
-			vals[r[1]], fit = s, fit && ok
-		}
-		return vals, fit
-	}
-	vals, fit := cells(0)
-	if !fit {
-		vals, _ = cells(1)
-	}
-	get := func(k string) string {
-		if s := vals[k]; ansi.StringWidth(s) <= limit {
-			return s
-		}
-		return fitNumber(m.res.metrics.Values[k], limit)
+	cells := atOneDigits(len(avgRows), func(i int, d [2]int) (string, bool) {
+		return m.thisAt(avgRows[i][1], limit, d[0])
+	}, func(i int) string {
+		return fitNumber(m.res.metrics.Values[avgRows[i][1]], limit)
+	})
+	vals := make(map[string]string, len(avgRows))
+	for i, r := range avgRows {
+		vals[r[1]] = cells[i]
 	}
 	rows := [][4]string{
-		{"recon MAE", get(core.KeyReconMAE), "δ MAE", get(core.KeyDeltaMAE)},
-		{"θ MAE    ", get(core.KeyThetaMAE), "LL   ", get(core.KeyReconLL)},
-		{"recon ECE", get(core.KeyReconECE), "", ""},
+		{"recon MAE", vals[core.KeyReconMAE], "δ MAE", vals[core.KeyDeltaMAE]},
+		{"θ MAE    ", vals[core.KeyThetaMAE], "LL   ", vals[core.KeyReconLL]},
+		{"recon ECE", vals[core.KeyReconECE], "", ""},
 	}
 	// The second column starts one space after the widest first one, so
 	// that it lines up whatever the values' lengths.
