@@ -1213,12 +1213,19 @@ func saveCmd(path string, e *entry) tea.Cmd {
 		case filepath.Ext(path) == "":
 			path += ".safetensors"
 		}
-		if _, err := os.Stat(path); err == nil {
-			return savedMsg{path: path, err: fmt.Errorf("%s already exists — the explorer never overwrites a file; choose a new name", path)}
+		exists := fmt.Errorf("%s already exists — the explorer never overwrites a file; choose a new name", path)
+		if _, err := os.Lstat(path); err == nil {
+			return savedMsg{path: path, err: exists}
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return savedMsg{path: path, err: err}
 		}
-		err = core.SaveCheckpoint(path, model, info, nets.F64)
+		// Created only where nothing holds the name when the file is
+		// linked in, so a file made meanwhile (another explorer saving
+		// the same name) is kept, not replaced.
+		err = core.SaveNewCheckpoint(path, model, info, nets.F64)
+		if errors.Is(err, fs.ErrExist) {
+			return savedMsg{path: path, err: exists}
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			// "No such file" where the directory is there: it takes no
 			// new files (/proc), which "does not exist" would deny.

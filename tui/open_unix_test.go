@@ -79,3 +79,27 @@ func TestSaveWhereNoFileCanBeMade(t *testing.T) {
 		t.Errorf("saving into /proc: %q, want %q", m.msg, want)
 	}
 }
+
+// TestSaveKeepsADanglingLink: a save to a name a symbolic link holds,
+// even one pointing nowhere, is refused as existing: the explorer never
+// writes through a link nor replaces it.
+func TestSaveKeepsADanglingLink(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	dir := t.TempDir()
+	link, target := filepath.Join(dir, "link.safetensors"), filepath.Join(dir, "target.safetensors")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	m, _ = press(t, m, "s", "ctrl+u")
+	m = typeText(t, m, link)
+	m, _ = press(t, m, "enter")
+	if m.msgKind != msgErr || !strings.Contains(m.msg, "already exists") {
+		t.Errorf("saving over a dangling link: %q", m.msg)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced or removed: %v", err)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Error("the save created the link's target")
+	}
+}
