@@ -29,7 +29,9 @@ import (
 //     so that a 200 MB line is refused after its first 4 kB with the line
 //     number, never held in memory whole, and so are the bytes of the
 //     whole file (core.LimitInputBytes), blank lines included, so that an
-//     endless source is refused rather than read forever;
+//     endless source is refused rather than read forever; the lines of
+//     a quoted field count as one record, and a quote in a comment line
+//     opens no field (classifyLine);
 //   - old Mac line endings (CR alone) and CRLF are turned into LF, so that
 //     "y\r0" is a header and a row, not a column name.
 
@@ -109,6 +111,8 @@ type inputReader struct {
 	lineBytes int    // bytes of the current record so far (a quoted line break does not end it)
 	skipLF    bool   // the previous byte was a CR turned into LF: drop an LF after it
 	inQuote   bool   // inside a quoted field, as far as counting quotes tells
+	undecided bool   // the current line begins a record, and no byte of it yet tells whether it is a comment
+	inComment bool   // the current line is a comment, which the CSV reader skips whole, quotes and all
 }
 
 // newInputReader starts reading src; what names it in an interruption
@@ -116,7 +120,7 @@ type inputReader struct {
 // returns from the read in progress; closing src as well unblocks that
 // read where the source allows it (a pipe or FIFO opened by os.Open).
 func newInputReader(ctx context.Context, src io.Reader, what string) *inputReader {
-	r := &inputReader{ctx: ctx, what: what, chunks: make(chan inputChunk), done: make(chan struct{}), line: 1, start: 1}
+	r := &inputReader{ctx: ctx, what: what, chunks: make(chan inputChunk), done: make(chan struct{}), line: 1, start: 1, undecided: true}
 	if !mayBlock(src) {
 		r.direct = src
 		return r
@@ -236,12 +240,16 @@ func (r *inputReader) translate(p []byte) int {
 		if b == '\r' {
 			b, r.skipLF = '\n', true
 		}
+		if r.undecided {
+			r.classifyLine(b)
+		}
 		switch {
-		case b == '"':
+		case b == '"' && !r.inComment:
 			r.inQuote = !r.inQuote // "" inside a quoted field toggles twice
 		case b == '\n' && !r.inQuote:
 			r.line++
 			r.start, r.lineBytes = r.line, 0
+			r.undecided, r.inComment = true, false
 			p[n] = b
 			n++
 			continue
@@ -258,6 +266,22 @@ func (r *inputReader) translate(p []byte) int {
 	}
 	r.rest = r.rest[i:]
 	return n
+}
+
+// classifyLine decides, from b, the next byte of a line that begins a
+// record, whether the line is a comment, by the rule of the CSV reader
+// above (csvRecords): '#' as the line's first byte, after the
+// byte-order mark that csvRecords drops at the start of the file. A
+// quote in a comment line ("# probe 20\" wide") opens no quoted field,
+// so the lines below it are counted one by one; a line that starts
+// with spaces before the '#' is a record, as it is to the CSV reader.
+// The mark's own bytes leave the decision open.
+func (r *inputReader) classifyLine(b byte) {
+	if r.line == 1 && r.lineBytes < len(byteOrderMark) && b == byteOrderMark[r.lineBytes] {
+		return
+	}
+	r.undecided = false
+	r.inComment = b == '#' && (r.lineBytes == 0 || r.lineBytes == len(byteOrderMark))
 }
 
 // openInput opens the input file a flag names. Its errors are usage

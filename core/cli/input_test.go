@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"apic/core"
@@ -107,6 +108,63 @@ func TestInputLimitsWhileReading(t *testing.T) {
 				t.Errorf("took %v", d)
 			}
 		})
+	}
+}
+
+// TestCommentQuotesOpenNoField: a quote in a comment line opens no
+// quoted field for the line-length bound, so a file over
+// core.LimitLineBytes below "# probe 20" wide" is read line by line
+// (it once was refused as one record from line 1). A line is a
+// comment by the CSV reader's rule: '#' first, after a byte-order mark
+// only at the start of the file; a line that continues a quoted field
+// is none. Reads of one byte at a time split the mark and the lines.
+func TestCommentQuotesOpenNoField(t *testing.T) {
+	rows := strings.Repeat("0,1\n", core.LimitLineBytes.Max/4+10)
+	for _, tc := range []struct {
+		name, head string
+		start      int // of the record refused as too long; 0: none is
+	}{
+		{"comment", "# probe 20\" wide\n", 0},
+		{"comment after the mark", byteOrderMark + "# probe 20\" wide\n", 0},
+		{"comment below the header", "t,y\n0,1\n# \"\n", 0},
+		{"comment of quotes", "#\"\"\"\n", 0},
+		{"continued quoted field", "0,\"a\n# b\"\n", 0},
+		{"space before #", " # probe 20\" wide\n", 1},
+		{"broken mark", byteOrderMark[:2] + "# probe 20\" wide\n", 1},
+		{"mark below line 1", "t,y\n" + byteOrderMark + "# probe 20\" wide\n", 2},
+		{"quote in a record", "0,\"1\n", 1},
+	} {
+		for _, src := range []struct {
+			how string
+			r   io.Reader
+		}{{"whole", strings.NewReader(tc.head + rows)}, {"byte by byte", iotest.OneByteReader(strings.NewReader(tc.head + rows))}} {
+			in := newInputReader(context.Background(), src.r, "reading f.csv")
+			_, err := io.ReadAll(in)
+			in.Close()
+			var long *lineTooLongError
+			switch {
+			case tc.start == 0 && err != nil:
+				t.Errorf("%s, %s: %v, want the file read whole", tc.name, src.how, err)
+			case tc.start > 0 && (!errors.As(err, &long) || long.start != tc.start):
+				t.Errorf("%s, %s: %v, want the record from line %d refused as too long", tc.name, src.how, err, tc.start)
+			}
+		}
+	}
+
+	// The whole path: calibrate --data, and --u0-file.
+	spring := lookup(t, "spring").Grid()
+	obs, err := parseObservations(context.Background(), strings.NewReader("# probe 20\" wide\n"+longCSV(1000)), "f.csv", spring, nil)
+	if err != nil || obs.Len() != 1000 {
+		t.Errorf("observations below a comment with a quote: %d, %v; want 1000", obs.Len(), err)
+	}
+	var side strings.Builder
+	side.WriteString(byteOrderMark + "# probe 20\" wide\nx,u\n")
+	for i := range 400 {
+		fmt.Fprintf(&side, "%.4f,0.5\n", float64(i)/400)
+	}
+	u0, err := parseSideCSV(context.Background(), strings.NewReader(side.String()), "u.csv", sims.SideInfo{Len: 400}, sideAxis{lo: 0, hi: 1})
+	if err != nil || len(u0) != 400 {
+		t.Errorf("side information below a comment with a quote: %d values, %v; want 400", len(u0), err)
 	}
 }
 
