@@ -80,7 +80,11 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 	ns, nc := len(g.StateNames), len(g.Channels)
 	col, err := headerColumns(header, want, ns)
 	if err != nil {
-		return sims.Context{}, bad(line, "%v%s", err, headerHint(recs, header, want, ns))
+		isHeader := func(fields []string) bool {
+			_, err := headerColumns(fields, want, ns)
+			return err == nil
+		}
+		return sims.Context{}, bad(line, "%v%s", err, headerHint(recs, header, isHeader))
 	}
 	fieldsText := strings.Join(header, ",")
 	loc := newGridLocator(g)
@@ -235,46 +239,6 @@ func headerColumns(header, want []string, ns int) ([]int, error) {
 		return nil, fmt.Errorf("missing column %s (want %q)", strings.Join(missing, ", "), wantText)
 	}
 	return col, nil
-}
-
-// headerHint adds to the error about a refused header what the lines
-// around it tell, or returns "": that the header is commented out above
-// the numbers the file starts with (#t,y), or, below a header separated
-// by semicolons, a row that shows decimal commas as well (t;y above
-// 0;1,5). The latter reads the record after the header (--data - typed
-// at a terminal waits for that line).
-func headerHint(recs *csvRecords, header, want []string, ns int) string {
-	switch {
-	case numberSyntax(header[0]):
-		if c, ok := commentedHeader(recs.leadingComments(), want, ns); ok {
-			return fmt.Sprintf("; the header %s is commented out on line %d; remove the #", core.QuoteInput(c.text), c.line)
-		}
-	case len(header) == 1 && strings.Contains(header[0], ";"):
-		rec, line, err := recs.next()
-		if err != nil {
-			return "" // the header's own error is the one to give
-		}
-		columns := strings.Count(header[0], ";") + 1
-		if hint := semicolonDecimalHint(strings.Join(rec, ","), columns); hint != "" {
-			return fmt.Sprintf("; as line %d shows, %s", line, hint)
-		}
-	}
-	return ""
-}
-
-// commentedHeader returns the last of comments that reads as a header
-// of want (as headerColumns accepts it), if any.
-func commentedHeader(comments []commentLine, want []string, ns int) (commentLine, bool) {
-	for i := len(comments) - 1; i >= 0; i-- {
-		fields := strings.Split(comments[i].text, ",")
-		for j := range fields {
-			fields[j] = strings.TrimSpace(fields[j])
-		}
-		if _, err := headerColumns(fields, want, ns); err == nil {
-			return comments[i], true
-		}
-	}
-	return commentLine{}, false
 }
 
 // cellHint explains why text, a cell of rec that is not a number, is
