@@ -80,12 +80,13 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 	case err != nil:
 		return nil, err
 	}
-	// Names match case-insensitively, as in observation files ("X,U").
-	if len(header) != 2 || !strings.EqualFold(header[0], "x") || !strings.EqualFold(header[1], "u") {
-		if len(header) > 0 && numberSyntax(header[0]) {
-			return nil, bad(line, "missing header row \"x,u\"")
+	if !isSideHeader(header) {
+		header = append([]string(nil), header...) // ReuseRecord: headerHint may read on
+		hint := headerHint(recs, header, isSideHeader)
+		if numberSyntax(header[0]) {
+			return nil, bad(line, "missing header row \"x,u\"%s", hint)
 		}
-		return nil, bad(line, "header is %s, want \"x,u\"", core.QuoteInput(strings.Join(header, ",")))
+		return nil, bad(line, "header is %s, want \"x,u\"%s", core.QuoteInput(strings.Join(header, ",")), hint)
 	}
 
 	values := make([]float64, 0, n)
@@ -99,7 +100,7 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 			return nil, err
 		}
 		if len(rec) != 2 {
-			if hint := decimalCommaHint(rec, 2); hint != "" {
+			if hint := sideFieldsHint(rec); hint != "" {
 				return nil, bad(line, "%s, want 2 (x,u); %s", core.Count(len(rec), "field"), hint)
 			}
 			return nil, bad(line, "%s, want 2 (x,u)", core.Count(len(rec), "field"))
@@ -111,6 +112,9 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 		for i, col := range [2]string{"x", "u"} {
 			v, err := parseCell(col, rec[i])
 			if err != nil {
+				if hint := semicolonDecimalHint(strings.Join(rec, ","), 2); hint != "" {
+					return nil, bad(line, "%v; %s", err, hint)
+				}
 				return nil, bad(line, "%v", err)
 			}
 			xu[i] = v
@@ -138,6 +142,23 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 		return nil, UsageError("%s: %d data rows, want %d", name, len(values), n)
 	}
 	return values, nil
+}
+
+// isSideHeader reports whether fields are the header of a side
+// information file: x,u, the names matched case-insensitively, as in
+// observation files ("X,U").
+func isSideHeader(fields []string) bool {
+	return len(fields) == 2 && strings.EqualFold(fields[0], "x") && strings.EqualFold(fields[1], "u")
+}
+
+// sideFieldsHint explains a row of other than two fields that a
+// spreadsheet wrote with decimal commas, separated by semicolons
+// (0,5;1,5) or by commas (0,5,1,5), or returns "".
+func sideFieldsHint(rec []string) string {
+	if hint := semicolonDecimalHint(strings.Join(rec, ","), 2); hint != "" {
+		return hint
+	}
+	return decimalCommaHint(rec, 2)
 }
 
 // fmtFloat formats v in the shortest form that reads back exactly.

@@ -55,6 +55,31 @@ func TestParseSideCSV(t *testing.T) {
 	}
 }
 
+// TestSideLocaleHints: --u0-file gives the hints of calibrate --data
+// for a commented-out header and for a spreadsheet's locale export
+// (semicolons and decimal commas), with the whole message; a comment
+// that is no x,u header in that order, and semicolons without decimal
+// commas, get none.
+func TestSideLocaleHints(t *testing.T) {
+	const european = `the file uses ";" between fields and "," as decimal mark; calibrate needs "," between fields and "." for decimals: write `
+	for _, tc := range []struct{ text, want string }{
+		{"#x,u\n0,1\n", `f.csv:2: missing header row "x,u"; the header "x,u" is commented out on line 1; remove the #`},
+		{byteOrderMark + "# initial field, 20 °C\n#  X , U \n\n  \n0,1\n", `f.csv:5: missing header row "x,u"; the header "X , U" is commented out on line 2; remove the #`},
+		{"#u,x\n0,1\n", `f.csv:2: missing header row "x,u"`},
+		{"# initial field\n0,1\n", `f.csv:2: missing header row "x,u"`},
+		{"x;u\n0;1,5\n", `f.csv:1: header is "x;u", want "x,u"; as line 2 shows, ` + european + `"0,1.5", not "0;1,5"`},
+		{"x;u\n0;1\n", `f.csv:1: header is "x;u", want "x,u"`},
+		{"x,u\n0;1,5\n", `f.csv:2: x = "0;1" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); ` + european + `"0,1.5", not "0;1,5"`},
+		{"x,u\n0,5;1,5\n", `f.csv:2: 3 fields, want 2 (x,u); ` + european + `"0.5,1.5", not "0,5;1,5"`},
+		{"x,u\n0,\"0,5\"\n", `f.csv:2: u = "0,5" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)`},
+	} {
+		_, err := parseSideCSV(context.Background(), strings.NewReader(tc.text), "f.csv", sims.SideInfo{Len: 4}, sideAxis{lo: 0, hi: 1})
+		if err == nil || !IsUsageError(err) || err.Error() != tc.want {
+			t.Errorf("%q:\nerror %v\nwant  %s", tc.text, err, tc.want)
+		}
+	}
+}
+
 func TestSideAxisOf(t *testing.T) {
 	field := newFake("testfield")
 	a := sideAxisOf(field.Grid(), 4)
