@@ -61,7 +61,7 @@ func TestParseSideCSV(t *testing.T) {
 // that is no x,u header in that order, and semicolons without decimal
 // commas, get none.
 func TestSideLocaleHints(t *testing.T) {
-	const european = `the file uses ";" between fields and "," as decimal mark; calibrate needs "," between fields and "." for decimals: write `
+	const european = `the file uses ";" between fields and "," as decimal mark; apic reads "," between fields and "." for decimals: write `
 	for _, tc := range []struct{ text, want string }{
 		{"#x,u\n0,1\n", `f.csv:2: missing header row "x,u"; the header "x,u" is commented out on line 1; remove the #`},
 		{byteOrderMark + "# initial field, 20 °C\n#  X , U \n\n  \n0,1\n", `f.csv:5: missing header row "x,u"; the header "X , U" is commented out on line 2; remove the #`},

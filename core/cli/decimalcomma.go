@@ -105,7 +105,7 @@ func semicolonDecimalHint(row string, want int) string {
 	if commas == 0 {
 		return ""
 	}
-	return fmt.Sprintf(`the file uses ";" between fields and "," as decimal mark; calibrate needs "," between fields and "." for decimals: write %s, not %s`,
+	return fmt.Sprintf(`the file uses ";" between fields and "," as decimal mark; apic reads "," between fields and "." for decimals: write %s, not %s`,
 		core.QuoteInput(strings.Join(pieces, ",")), core.QuoteInput(row))
 }
 

@@ -175,7 +175,7 @@ func TestDecimalCommaHintOnlyForDigitGroups(t *testing.T) {
 // header, and rows that only look like decimal commas, which get no
 // hint.
 func TestObservationLocaleHints(t *testing.T) {
-	const european = `the file uses ";" between fields and "," as decimal mark; calibrate needs "," between fields and "." for decimals: write `
+	const european = `the file uses ";" between fields and "," as decimal mark; apic reads "," between fields and "." for decimals: write `
 	spring := lookup(t, "spring").Grid()
 	for _, tc := range []struct{ text, want string }{
 		{"t;y\n0;1,5\n", `f.csv:1: header "t;y": fields are separated by semicolons, want commas ("t,y"); as line 2 shows, ` + european + `"0,1.5", not "0;1,5"`},
