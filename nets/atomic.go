@@ -23,10 +23,11 @@ import (
 // tell the caller nothing was written. The new file keeps the mode of the
 // file it replaces, or gets 0644 if there was none.
 //
-// Only a regular file (or nothing) is replaced: a symbolic link is
-// followed, so the file it names is written and the link stays, and a
-// directory, device, named pipe or socket is refused (see AtomicTarget).
-// A rename would otherwise put a regular file in place of /dev/null.
+// Only a regular file (or nothing) is replaced: a symbolic link to a
+// regular file is followed, so the file it names is written and the
+// link stays; a dangling link, and a directory, device, named pipe or
+// socket, are refused (see AtomicTarget). A rename would otherwise put
+// a regular file in place of /dev/null.
 func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 	target, err := AtomicTarget(path)
 	if err != nil {
@@ -126,15 +127,18 @@ const maxLinkHops = 40
 
 // AtomicTarget is the file WriteFileAtomic(path) writes: path itself
 // when it is a regular file or does not exist, the end of its chain of
-// symbolic links when it is one (which may not exist yet: a dangling
-// link is followed too), and an error naming path and what it is when
-// that is anything else (a directory, a device, a named pipe, a socket),
-// which the save must not replace.
+// symbolic links when that is a regular file, and an error naming path
+// and what it is when that is anything else (a directory, a device, a
+// named pipe, a socket), which the save must not replace. A dangling
+// link is refused too: following it would create a file wherever the
+// link points, one that no one named, perhaps far from path.
 func AtomicTarget(path string) (string, error) {
 	cur := path
 	for range maxLinkHops {
 		st, err := os.Lstat(cur)
 		switch {
+		case errors.Is(err, fs.ErrNotExist) && cur != path:
+			return "", fmt.Errorf("%s is a symbolic link to %s, which does not exist: refusing to create a file through the link; remove the link or choose another name", path, cur)
 		case errors.Is(err, fs.ErrNotExist):
 			return cur, nil
 		case err != nil:

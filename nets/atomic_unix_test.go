@@ -79,9 +79,8 @@ func TestWriteFileAtomicRefusesSpecialFiles(t *testing.T) {
 	}
 }
 
-// TestWriteFileAtomicFollowsSymlinks: a link to a regular file, or a
-// dangling one, is followed: the file it names gets the data and the
-// link stays a link.
+// TestWriteFileAtomicFollowsSymlinks: a link to a regular file is
+// followed: the file it names gets the data and the link stays a link.
 func TestWriteFileAtomicFollowsSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	other := t.TempDir()
@@ -99,15 +98,9 @@ func TestWriteFileAtomicFollowsSymlinks(t *testing.T) {
 	if err := os.Symlink("link.bin", link2); err != nil {
 		t.Fatal(err)
 	}
-	dangling := filepath.Join(dir, "dangling.bin")
-	fresh := filepath.Join(other, "fresh.bin")
-	if err := os.Symlink(fresh, dangling); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct{ link, target, content string }{
 		{link, target, "via the link"},
 		{link2, target, "via two links"},
-		{dangling, fresh, "through a dangling link"},
 	} {
 		if err := nets.WriteFileAtomic(tc.link, writeString(tc.content)); err != nil {
 			t.Fatalf("%s: %v", tc.link, err)
@@ -124,9 +117,43 @@ func TestWriteFileAtomicFollowsSymlinks(t *testing.T) {
 	}
 }
 
+// TestWriteFileAtomicRefusesDanglingLink: a link to nothing is refused,
+// naming the link and where it leads, before write runs: following it
+// used to create the file the link named, wherever that was.
+func TestWriteFileAtomicRefusesDanglingLink(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	fresh := filepath.Join(other, "fresh.bin")
+	dangling := filepath.Join(dir, "dangling.bin")
+	if err := os.Symlink(fresh, dangling); err != nil {
+		t.Fatal(err)
+	}
+	// Two hops, the last one dangling.
+	viaLink := filepath.Join(dir, "via.bin")
+	if err := os.Symlink("dangling.bin", viaLink); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{dangling, viaLink} {
+		called := false
+		err := nets.WriteFileAtomic(path, func(w io.Writer) error { called = true; return nil })
+		want := path + " is a symbolic link to " + fresh + ", which does not exist"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", path, err, want)
+		}
+		if called {
+			t.Errorf("%s: the data was produced before the refusal", path)
+		}
+		if _, err := os.Lstat(fresh); err == nil {
+			t.Fatalf("%s: the link's target %s was created", path, fresh)
+		}
+		if st, err := os.Lstat(path); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a symbolic link (%v, %v)", path, st, err)
+		}
+	}
+}
+
 // A link whose target climbs out of another link ("lnk/../t.png", lnk
 // → far/deep) names far/t.png, as the system resolves it, not ./t.png,
-// as cleaning the text would: the save writes far/t.png and leaves
+// as cleaning the text would: the save replaces far/t.png and leaves
 // ./t.png alone.
 func TestWriteFileAtomicLinkThroughLink(t *testing.T) {
 	dir := t.TempDir()
@@ -141,12 +168,19 @@ func TestWriteFileAtomicLinkThroughLink(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "t.png"), []byte("precious"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// far/t.png exists (a dangling link is refused), so the two
+	// readings name two existing files, told apart by identity.
+	if err := os.WriteFile(filepath.Join(dir, "far", "t.png"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	target, err := nets.AtomicTarget(filepath.Join(dir, "x.png"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(target); err == nil || !os.IsNotExist(err) {
-		t.Errorf("target %s exists (%v): want far/t.png, not yet written", target, st)
+	got, _ := os.Stat(target)
+	want, _ := os.Stat(filepath.Join(dir, "far", "t.png"))
+	if got == nil || want == nil || !os.SameFile(got, want) {
+		t.Errorf("target %s: want far/t.png", target)
 	}
 	if err := nets.WriteFileAtomic(filepath.Join(dir, "x.png"), func(w io.Writer) error {
 		_, err := io.WriteString(w, "new")

@@ -56,12 +56,16 @@ func TestOutputsRefuseSpecialFiles(t *testing.T) {
 // the file the link names and keeps the link.
 func TestTrainOutFollowsSymlink(t *testing.T) {
 	dir, other := t.TempDir(), t.TempDir()
-	target := filepath.Join(other, "real.safetensors")
+	target := tinyCheckpoint(t, other, "spring", 0, 0) // a dangling link is refused
 	link := filepath.Join(dir, "link.safetensors")
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", link)...); code != 0 {
+	before, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--force", "--out", link)...); code != 0 {
 		t.Fatalf("train: exit %d: %s", code, stderr)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
@@ -69,5 +73,37 @@ func TestTrainOutFollowsSymlink(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "inspect", target); code != 0 {
 		t.Errorf("the link's target is not a checkpoint: %s", stderr)
+	}
+	if after, _ := os.ReadFile(target); string(after) == string(before) {
+		t.Error("the link's target was not replaced")
+	}
+}
+
+// TestOutputsRefuseDanglingLinks: train --out, calibrate --png and
+// simulate --csv naming a link to nothing refuse it before any work,
+// naming the link, and create nothing where it points (they used to
+// create the link's target).
+func TestOutputsRefuseDanglingLinks(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
+	obs := goodObservations(t, dir)["spring"]
+	for name, args := range map[string][]string{
+		"out.safetensors": {"train", "--system", "spring", "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--out"},
+		"out.png":         append([]string{"calibrate", "--checkpoint", ckpt}, append(obs, "--png")...),
+		"out.csv":         {"simulate", "--system", "spring", "--csv"},
+	} {
+		target := filepath.Join(other, name)
+		link := filepath.Join(dir, "link-"+name)
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCLI(t, append(args, link)...)
+		want := link + " is a symbolic link to " + target + ", which does not exist"
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%s to %s: exit %d, stderr %q, want exit 2 and %q", args[0], link, code, stderr, want)
+		}
+		if _, err := os.Lstat(target); err == nil {
+			t.Errorf("%s created %s through the link", args[0], target)
+		}
 	}
 }
