@@ -130,16 +130,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	if *pngPath != "" {
-		if err := checkOutputPath("png", *pngPath); err != nil {
-			return err
-		}
-		inputs := []struct{ flag, path string }{{"data", *data}, {"u0-file", *u0File}, {"checkpoint", *path}}
-		for _, in := range inputs {
-			if in.path != "" && in.path != "-" && !strings.HasPrefix(in.path, embeddedPrefix) && sameFile(*pngPath, in.path) {
-				return UsageError("--png %s is the --%s file, which the figure would overwrite; choose another name", *pngPath, in.flag)
-			}
-		}
-		if err := checkPNGTarget(*pngPath); err != nil {
+		if err := checkPNGOutput(*pngPath, pngInput{"data", *data}, pngInput{"u0-file", *u0File}, pngInput{"checkpoint", *path}); err != nil {
 			return err
 		}
 	}

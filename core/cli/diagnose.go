@@ -85,13 +85,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	if *pngPath != "" {
-		if err := checkOutputPath("png", *pngPath); err != nil {
-			return err
-		}
-		if *path != "" && !strings.HasPrefix(*path, embeddedPrefix) && sameFile(*pngPath, *path) {
-			return UsageError("--png %s is the --checkpoint file, which the figure would overwrite; choose another name", *pngPath)
-		}
-		if err := checkPNGTarget(*pngPath); err != nil {
+		if err := checkPNGOutput(*pngPath, pngInput{"checkpoint", *path}); err != nil {
 			return err
 		}
 	}

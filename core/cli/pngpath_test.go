@@ -37,3 +37,26 @@ func TestPNGNeedsPNGExtension(t *testing.T) {
 		t.Errorf("calibrate --png OUT.PNG: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestCheckPNGOutputOrder: checkPNGOutput runs its checks in one order,
+// the first failing one speaking: a missing directory before a wrong
+// extension, an input before "exists and is not a PNG", and an
+// input's "-" (stdin) is no file.
+func TestCheckPNGOutputOrder(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "obs.csv", "t,y\n0.5,0.3\n")
+	for _, tc := range []struct {
+		path   string
+		inputs []pngInput
+		want   string
+	}{
+		{filepath.Join(dir, "none", "out.jpg"), nil, "directory " + filepath.Join(dir, "none") + " does not exist (for --png"},
+		{data, []pngInput{{"data", data}}, "is the --data file, which the figure would overwrite"},
+		{data, []pngInput{{"data", "-"}}, "ends in .csv: the figure is a PNG image"},
+	} {
+		err := checkPNGOutput(tc.path, tc.inputs...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("checkPNGOutput(%s, %v): %v, want %q", tc.path, tc.inputs, err, tc.want)
+		}
+	}
+}
