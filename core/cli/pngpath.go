@@ -47,5 +47,8 @@ func checkPNGTarget(path string) error {
 	case !strings.EqualFold(ext, ".png"):
 		return UsageError("--png %s ends in %s: the figure is a PNG image, so give a name ending in .png", path, ext)
 	}
+	if err := checkHasStem("png", path, "figure.png"); err != nil {
+		return err
+	}
 	return checkReplacesOnlyPNG(path)
 }

@@ -9,7 +9,8 @@ import (
 
 // TestPNGNeedsPNGExtension: --png out.jpg used to write PNG bytes into
 // a .jpg; every command with --png now refuses, before any work, a name
-// whose extension is not .png, naming it, and takes .PNG as .png.
+// whose extension is not .png, or that is only .png, naming it, and
+// takes .PNG as .png.
 func TestPNGNeedsPNGExtension(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
@@ -22,6 +23,7 @@ func TestPNGNeedsPNGExtension(t *testing.T) {
 		for path, want := range map[string]string{
 			filepath.Join(dir, "out.jpg"): "out.jpg ends in .jpg: the figure is a PNG image, so give a name ending in .png",
 			filepath.Join(dir, "out"):     "out has no extension",
+			filepath.Join(dir, ".png"):    ".png has no name before its extension .png: give a file name, such as figure.png",
 		} {
 			code, _, errOut := runCLI(t, append(args, "--png", path)...)
 			if code != 2 || !strings.Contains(errOut, want) {

@@ -90,6 +90,9 @@ func checkCSVTarget(out, u0File string) error {
 	if err := checkOutputPath("csv", out); err != nil {
 		return err
 	}
+	if err := checkHasStem("csv", out, "obs.csv"); err != nil {
+		return err
+	}
 	if u0File != "" && u0File != "-" && sameFile(out, u0File) {
 		return UsageError("--csv would write %s, the --u0-file it reads; choose another name", out)
 	}

@@ -165,6 +165,23 @@ func TestSideCSVRefusedNamesIt(t *testing.T) {
 	}
 }
 
+// TestCSVNeedsAName: --csv .csv wrote a hidden .csv and, for advdiff,
+// its u0 as -u0.csv; a name that is only an extension is now refused,
+// naming it, before anything is written.
+func TestCSVNeedsAName(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{".csv", ".CSV", ".obs"} {
+		path := filepath.Join(dir, name)
+		code, _, errOut := runCLI(t, "simulate", "--system", "advdiff", "--csv", path)
+		if want := "--csv " + path + " has no name before its extension " + name + ": give a file name, such as obs.csv"; code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("--csv %s: exit %d, stderr %q; want 2 and %q", name, code, errOut, want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("a refused --csv wrote %s", entries[0].Name())
+	}
+}
+
 // TestSideCSVPath: advdiff's u0 goes beside the observation file.
 func TestSideCSVPath(t *testing.T) {
 	for path, want := range map[string]string{"obs.csv": "obs-u0.csv", "d/Run.CSV": "d/Run-u0.csv", "data": "data-u0.csv"} {
