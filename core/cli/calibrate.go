@@ -117,6 +117,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return withDataFlagHint(err, fs, *data)
 	}
+	if err := refuseEmptyPaths(fs, "data", "u0-file", "checkpoint", "png"); err != nil {
+		return err
+	}
 	if *data == "" {
 		return UsageError("--data FILE is required (a CSV of observations; '-' reads stdin)")
 	}

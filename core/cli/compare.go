@@ -143,6 +143,9 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
+	if slices.Contains(files, "") {
+		return emptyPathError("checkpoint")
+	}
 	if *system == "" {
 		return UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))
 	}

@@ -50,6 +50,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
+	if err := refuseEmptyPaths(fs, "checkpoint"); err != nil {
+		return err
+	}
 	if err := checkCounts(*tasks, *samples, *context, *noise, *refine); err != nil {
 		return err
 	}

@@ -57,6 +57,9 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
+	if err := refuseEmptyPaths(fs, "csv", "u0-file"); err != nil {
+		return err
+	}
 
 	if *system == "" {
 		return UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))

@@ -117,6 +117,9 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
+	if err := refuseEmptyPaths(fs, "out", "collect"); err != nil {
+		return err
+	}
 	if f.collect != "" {
 		if f.out != "" || len(f.vary.entries) > 0 || f.plan || f.only != "" || f.preset != "" {
 			return UsageError("--collect DIR takes only --json and --png")

@@ -127,6 +127,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
+	if err := refuseEmptyPaths(fs, "out", "init"); err != nil {
+		return err
+	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	f.checkOnly = env.check != nil
