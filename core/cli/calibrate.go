@@ -236,7 +236,8 @@ func checkDataFile(path string) error {
 
 // checkOutputPath fails early, before any work, when the file the flag
 // names cannot be created: its directory does not exist, takes no new
-// file, or the path is itself a directory.
+// file (one on the kernel's /proc or /sys is named so), or the path is
+// itself a directory.
 func checkOutputPath(flag, path string) error {
 	switch {
 	case path == "-":
@@ -265,6 +266,9 @@ func checkOutputPath(flag, path string) error {
 		return UsageError("--%s: %v", flag, err)
 	}
 	dir = cmp.Or(nets.RawDir(target), ".")
+	if name := virtualFileSystem(dir); name != "" {
+		return UsageError("--%s %s cannot be written: %s is on the kernel's %s file system, which shows the system's state as files and takes no new ones; choose a directory on disk", flag, path, trimSeparator(dir), name)
+	}
 	// An existing directory may still refuse the file (read-only, no
 	// permission, a full disk), which would otherwise be found only
 	// after the work, when saving: create a file there, with one byte
