@@ -30,14 +30,17 @@ var compareMethodNames = []string{kohgp.Name, bcpi.Name, compareCPINNFlag, compa
 var compareDefaultMethods = []string{kohgp.Name, compareAPICName}
 
 // parseCompareMethods reads --methods into a set keyed by kohgp.Name,
-// bcpi.Name, cpinn.Name and compareAPICName.
+// bcpi.Name, cpinn.Name and compareAPICName, each name in any case.
 func parseCompareMethods(list string) (map[string]bool, error) {
 	chosen := map[string]bool{}
-	if strings.TrimSpace(list) == "all" {
+	if canonicalName(strings.TrimSpace(list), []string{"all"}) == "all" {
 		list = strings.Join(compareMethodNames, ",")
 	}
+	// In any ASCII case, as --system takes names: KOH-GP is koh-gp, and
+	// koh-gp,KOH-GP one method given twice.
+	known := append([]string{cpinn.Name}, compareMethodNames...)
 	for _, name := range strings.Split(list, ",") {
-		switch name = strings.TrimSpace(name); name {
+		switch name = canonicalName(strings.TrimSpace(name), known); name {
 		case kohgp.Name, bcpi.Name, compareAPICName:
 			chosen[name] = true
 		case compareCPINNFlag, cpinn.Name:

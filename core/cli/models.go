@@ -78,10 +78,12 @@ func unfinishedWarning(info core.Info, source string) []string {
 // (checkpoints.Prefix).
 const embeddedPrefix = checkpoints.Prefix
 
-// embeddedCheckpoint is checkpoints.FromPath with an unknown name as a
-// usage error (a *CheckpointError).
+// embeddedCheckpoint is checkpoints.FromPath, NAME in any ASCII case,
+// with an unknown name as a usage error (a *CheckpointError).
 func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
-	data, ok, err = checkpoints.FromPath(path)
+	// A flag's value is folded already (canonicalNames); inspect's FILE
+	// and the explorer's are not.
+	data, ok, err = checkpoints.FromPath(canonicalCheckpoint(path))
 	if err != nil {
 		return nil, true, unknownEmbedded(path, err)
 	}

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"flag"
+	"strings"
 
+	"apic/checkpoints"
 	"apic/core"
 	"apic/sims"
 )
@@ -13,17 +15,53 @@ import (
 // everything a command hands the name to: checkpoint lookups, configs)
 // takes them as CSV headers are taken, case-insensitively. A value that
 // names nothing is left alone, for the command's own "unknown" message.
+// The checkpoint flags' embedded:NAME fold the same way
+// (canonicalCheckpoint).
 func canonicalNames(fs *flag.FlagSet) {
-	for flagName, names := range map[string][]string{"system": sims.Names(), "backbone": core.BackboneNames()} {
+	for flagName, canonical := range map[string]func(string) string{
+		"system":     func(s string) string { return canonicalName(s, sims.Names()) },
+		"backbone":   func(s string) string { return canonicalName(s, core.BackboneNames()) },
+		"checkpoint": canonicalCheckpoint,
+		"init":       canonicalCheckpoint,
+	} {
 		f := fs.Lookup(flagName)
 		if f == nil {
 			continue
 		}
-		if given := f.Value.String(); canonicalName(given, names) != given {
+		if list, ok := f.Value.(*stringList); ok { // compare's repeatable --checkpoint
+			for i, given := range *list {
+				(*list)[i] = canonical(given)
+			}
+			continue
+		}
+		if given := f.Value.String(); canonical(given) != given {
 			// Value.Set, not fs.Set: a default stays unmarked as given.
-			_ = f.Value.Set(canonicalName(given, names)) // a string flag takes any value
+			_ = f.Value.Set(canonical(given)) // a string flag takes any value
 		}
 	}
+}
+
+// canonicalCheckpoint is path with the NAME of embedded:NAME in the
+// spelling of the shipped checkpoint (or atlas cell) it names in
+// another ASCII case ("embedded:Spring-LNP.safetensors"), else path: a
+// file's name is the file system's to match, and an unknown NAME is
+// left for the "no embedded checkpoint" message.
+func canonicalCheckpoint(path string) string {
+	name, ok := strings.CutPrefix(path, embeddedPrefix)
+	if !ok {
+		return path
+	}
+	return embeddedPrefix + canonicalName(name, embeddedNames())
+}
+
+// embeddedNames are the names embedded:NAME takes: the shipped
+// checkpoints and the atlas cells (atlas/FILE).
+func embeddedNames() []string {
+	names := checkpoints.List()
+	for _, c := range checkpoints.Atlas() {
+		names = append(names, c.Name())
+	}
+	return names
 }
 
 // canonicalName is the name of names that given spells in another ASCII

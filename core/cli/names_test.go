@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,49 @@ func TestSweepBackboneValuesAnyCase(t *testing.T) {
 	code, _, errOut := runCLI(t, "sweep", "--system", "spring", "--vary", "backbone=CNP,cnp", "--tasks", "1", "--plan", "--out", t.TempDir())
 	if code != 2 || !strings.Contains(errOut, `backbone value "cnp" given twice`) {
 		t.Errorf("exit %d, stderr %q; want the value refused as given twice", code, errOut)
+	}
+}
+
+// TestCompareMethodsAnyCase: --methods KOH-GP,APIC was refused; method
+// names (and all) are now taken in any ASCII case, as --system is, and
+// one named twice in two spellings is one method.
+func TestCompareMethodsAnyCase(t *testing.T) {
+	chosen, err := parseCompareMethods("KOH-GP,APIC,koh-gp,Correction-PINN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]bool{"koh-gp": true, "apic": true, "correction-pinn": true}; !reflect.DeepEqual(chosen, want) {
+		t.Errorf("chosen %v, want %v", chosen, want)
+	}
+	if all, err := parseCompareMethods(" ALL "); err != nil || len(all) != len(compareMethodNames) {
+		t.Errorf("ALL: %v, %v", all, err)
+	}
+	if _, err := parseCompareMethods("KOH-ǦP"); err == nil || !strings.Contains(err.Error(), `unknown method "KOH-ǦP"`) {
+		t.Errorf("a non-ASCII spelling: %v, want it unknown, as given", err)
+	}
+}
+
+// TestEmbeddedCheckpointAnyCase: --checkpoint embedded:Spring-LNP.safetensors
+// was "no embedded checkpoint"; NAME now folds as --system does, to the
+// shipped spelling (an atlas cell's too), and a file path is left as is.
+func TestEmbeddedCheckpointAnyCase(t *testing.T) {
+	for given, want := range map[string]string{
+		"embedded:Spring-LNP.safetensors":          "embedded:spring-lnp.safetensors",
+		"embedded:ATLAS/Spring-Reg-L1.safetensors": "embedded:atlas/spring-reg-l1.safetensors",
+		"embedded:Sprung-LNP.safetensors":          "embedded:Sprung-LNP.safetensors",
+		"Spring-LNP.safetensors":                   "Spring-LNP.safetensors",
+	} {
+		if got := canonicalCheckpoint(given); got != want {
+			t.Errorf("canonicalCheckpoint(%q) = %q, want %q", given, got, want)
+		}
+	}
+	data := writeFile(t, t.TempDir(), "obs.csv", "t,y\n0.5,0.3\n1,0.2\n1.5,-0.4\n")
+	code, out, errOut := runCLI(t, "calibrate", "--checkpoint", "embedded:Spring-LNP.safetensors", "--data", data, "--samples", "2")
+	if code != 0 || !strings.Contains(out, "embedded:spring-lnp.safetensors") {
+		t.Errorf("calibrate --checkpoint embedded:Spring-LNP.safetensors: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "sweep", "--vary", "checkpoint=embedded:spring-lnp.safetensors,embedded:Spring-LNP.safetensors", "--tasks", "1", "--plan", "--out", t.TempDir())
+	if code != 2 || !strings.Contains(errOut, `checkpoint value "embedded:spring-lnp.safetensors" given twice`) {
+		t.Errorf("sweep: exit %d, stderr %q; want the value refused as given twice", code, errOut)
 	}
 }

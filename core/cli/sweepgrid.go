@@ -229,6 +229,11 @@ func (l *axisList) Set(s string) error {
 			values[i] = canonicalName(v, core.BackboneNames())
 		}
 	}
+	if name == "checkpoint" { // embedded:NAME in any case, as --checkpoint takes it
+		for i, v := range values {
+			values[i] = canonicalCheckpoint(v)
+		}
+	}
 	seen := map[string]string{} // the value as given, by a.sameAs
 	for _, v := range values {
 		if v == "" {
