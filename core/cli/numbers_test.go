@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -129,3 +130,22 @@ func FuzzParseNumber(f *testing.F) {
 // and at most core.QuoteMax characters of input, each quoted in at most
 // 10 bytes (\U0010ffff).
 const maxErrorBytes = 400 + 10*core.QuoteMax
+
+// TestNoiseTakesSeventeenDigits: a σ written with 17 significant digits
+// (or more), as a float64 prints with %.17g, is read as ParseFloat reads
+// it, not refused; beyond the bound, and NaN, are still refused.
+func TestNoiseTakesSeventeenDigits(t *testing.T) {
+	dir := t.TempDir()
+	for _, text := range []string{"0.10000000000000001", "1.0000000000000001e-1", "0.1000000000000000055511151231257827"} {
+		code, _, errOut := runCLI(t, "simulate", "--system", "spring", "--csv", filepath.Join(dir, "obs.csv"), "--noise", text)
+		if code != 0 || !strings.Contains(errOut, "noise σ = 0.1,") {
+			t.Errorf("--noise %s: exit %d, stderr %q; want σ = 0.1", text, code, errOut)
+		}
+	}
+	for _, text := range []string{"1000.0000000000001", "NaN"} {
+		code, _, errOut := runCLI(t, "simulate", "--system", "spring", "--csv", filepath.Join(dir, "obs.csv"), "--noise", text)
+		if code != 2 || !strings.Contains(errOut, "--noise must be between 0 and 1000") {
+			t.Errorf("--noise %s: exit %d, stderr %q; want it refused", text, code, errOut)
+		}
+	}
+}
