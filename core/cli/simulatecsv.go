@@ -201,6 +201,41 @@ func writeMarkedCSV(path, note string, header []string, rows [][]float64) error 
 	return nil
 }
 
+// warnNoiseBeyondShipped warns when --noise σ is above the noise the
+// system's shipped checkpoints were trained on (shippedNoiseRange):
+// allowed, since a model trained on more may calibrate the file, but a
+// σ of 1 typed for 0.1 would otherwise be seen only in calibrate's
+// intervals.
+func warnNoiseBeyondShipped(env *Env, sys sims.System, noise float64) {
+	lo, hi, ok := shippedNoiseRange(sys)
+	if ok && noise > hi*(1+1e-9) { // the tolerance of core's RangeWarnings
+		env.Warnf("--noise %v is more than the shipped %s checkpoints were trained on (σ from %v to %v): calibrating this file with them, their intervals do not account for the extra noise", noise, sys.Name(), lo, hi)
+	}
+}
+
+// shippedNoiseRange is the range of noise σ the system's embedded
+// checkpoints were trained on, from the lowest of their Train.Noise to
+// the highest of their top (core.Model.TrainingRange's NoiseHi); ok is
+// false when none is shipped.
+func shippedNoiseRange(sys sims.System) (lo, hi float64, ok bool) {
+	for _, b := range core.Backbones {
+		data, found := lookupEmbedded(sys.Name(), string(b))
+		if !found {
+			continue
+		}
+		cfg, err := core.DecodeCheckpointConfig(data)
+		if err != nil {
+			continue // a broken shipped file is the commands' to report
+		}
+		t := cfg.Train
+		if !ok || t.Noise < lo {
+			lo = t.Noise
+		}
+		hi, ok = max(hi, t.Noise, t.NoiseMax), true
+	}
+	return lo, hi, ok
+}
+
 // writeCSVExercise draws the observations req asks for, writes them
 // (and a side field) and says on stderr what it wrote and the calibrate
 // command that reads it.
@@ -209,6 +244,7 @@ func writeCSVExercise(env *Env, sys sims.System, r sims.Realization, req csvRequ
 	if err != nil {
 		return err
 	}
+	warnNoiseBeyondShipped(env, sys, req.noise)
 	if err := writeObservationCSV(req.path, sys, obs); err != nil {
 		return err
 	}

@@ -203,3 +203,17 @@ func TestIsApicCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateCSVWarnsNoiseBeyondShipped: --noise 1 (typed for 0.1) is
+// written, but with a warning naming the noise the shipped checkpoints
+// were trained on; 0.1, within it, gets none.
+func TestSimulateCSVWarnsNoiseBeyondShipped(t *testing.T) {
+	dir := t.TempDir()
+	for noise, warned := range map[string]bool{"1": true, "0.1": false, "0": false} {
+		code, _, errOut := runCLI(t, "simulate", "--system", "spring", "--csv", filepath.Join(dir, "obs.csv"), "--noise", noise)
+		want := "warning: --noise " + noise + " is more than the shipped spring checkpoints were trained on (σ from 0 to 0.1)"
+		if code != 0 || strings.Contains(errOut, want) != warned || strings.Contains(errOut, "warning:") != warned {
+			t.Errorf("--noise %s: exit %d, stderr %q; want exit 0 and a warning %v", noise, code, errOut, warned)
+		}
+	}
+}
