@@ -253,7 +253,7 @@ func checkOutputPath(flag, path string) error {
 	case err != nil: // "a/file/x.png": the directory named is a file
 		return UsageError("--%s %s: %s: %v", flag, path, trimSeparator(dir), pathCause(err))
 	case !st.IsDir():
-		return UsageError("--%s %s: %s is not a directory", flag, path, dir)
+		return UsageError("--%s %s: %s is not a directory", flag, path, trimSeparator(dir))
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return UsageError("--%s %s is a directory", flag, path)
@@ -280,7 +280,7 @@ func checkOutputPath(flag, path string) error {
 		os.Remove(probe.Name())
 	}
 	if err != nil { // the probe's own name would only confuse
-		return UsageError("--%s %s: cannot create a file in %s: %v", flag, path, dir, pathCause(err))
+		return UsageError("--%s %s: cannot create a file in %s: %v", flag, path, trimSeparator(dir), pathCause(err))
 	}
 	return nil
 }
