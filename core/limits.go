@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"math"
 
 	"apic/nets"
 	"apic/sims"
@@ -125,7 +126,7 @@ func QuoteInput(s string) string { return nets.QuoteInput(s) }
 // trajectoryPoolBytes is the memory the fixed training set of
 // --trajectories may take: a quarter of a small laptop's, beside the
 // model, the batches and the validation set.
-const trajectoryPoolBytes = 2 << 30
+const trajectoryPoolBytes = min(2<<30, math.MaxInt) // 2 GiB, less on 32-bit systems
 
 // RealizationBytes is the memory one drawn realization holds: its nominal
 // and true values on the grid, θ and the side information as float64,
