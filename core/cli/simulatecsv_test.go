@@ -217,3 +217,17 @@ func TestSimulateCSVWarnsNoiseBeyondShipped(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainOutNeedsAName: train --out refuses a name that is only an
+// extension, as --csv and --png do, before training.
+func TestTrainOutNeedsAName(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".safetensors")
+	code, _, errOut := runCLI(t, "train", "--system", "spring", "--steps1", "1", "--steps2", "1", "--out", path)
+	if want := "--out " + path + " has no name before its extension .safetensors: give a file name, such as model.safetensors"; code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("a refused --out wrote %s", entries[0].Name())
+	}
+}

@@ -554,7 +554,10 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	if f.out == "" || f.checkOnly {
 		return nil
 	}
-	return checkOutputPath("out", f.out)
+	if err := checkOutputPath("out", f.out); err != nil {
+		return err
+	}
+	return checkHasStem("out", f.out, "model.safetensors")
 }
 
 // checkFloats refuses a float flag given outside its range, naming the
