@@ -265,8 +265,8 @@ func (intGetter) Get() any         { return 0 }
 
 // TestInterruptedValidationNamesPartial: Ctrl-C in the validation that
 // follows an --init run's training under --recalibrate 0 keeps the
-// partial file, and the message says where it is, not only
-// "interrupted".
+// partial file, and the message says where it stopped, where the file
+// is and the command that validates and saves it.
 func TestInterruptedValidationNamesPartial(t *testing.T) {
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.safetensors")
@@ -277,8 +277,14 @@ func TestInterruptedValidationNamesPartial(t *testing.T) {
 	stderr := &cancelOnWrite{cancel: cancel, when: "--recalibrate 0: the spread"}
 	code := Run(ctx, []string{"train", "--init", first, "--steps1", "1", "--steps2", "0", "--recalibrate", "0", "--out", out}, io.Discard, stderr)
 	msg := stderr.String()
-	if code != 1 || !strings.Contains(msg, "apic train: interrupted; the weights of those steps are in "+filepath.Join(dir, "second.partial.safetensors")) {
-		t.Errorf("exit %d, stderr %q", code, msg)
+	partial := filepath.Join(dir, "second.partial.safetensors")
+	for _, want := range []string{
+		"apic train: interrupted during the final validation, after 1+0 training steps; the weights of those steps are in " + partial,
+		"to validate and save them: apic train --init " + partial + " --steps1 0 --steps2 0 --recalibrate 0 --out " + out,
+	} {
+		if code != 1 || !strings.Contains(msg, want) {
+			t.Errorf("exit %d, stderr %q: no %q", code, msg, want)
+		}
 	}
 }
 

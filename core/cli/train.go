@@ -244,6 +244,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			cmd += " --force" // --out was there before this run, or it is the --init file
 		}
 		cmd += " --out " + shellQuote(f.out)
+		if s1+s2 == 0 && f.recalibrate == 0 {
+			return fmt.Sprintf("%s; to validate and save them: %s", msg, cmd)
+		}
 		if s1+s2 == 0 {
 			return fmt.Sprintf("%s; to recalibrate them: %s", msg, cmd)
 		}
@@ -294,6 +297,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		m.DropFit()
 		env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out FILE refits them)", f.init, f.out)
 		val, err := m.Validate(ctx)
+		if errors.Is(err, context.Canceled) {
+			return fmt.Errorf("interrupted during the final validation, after %d+%d training steps; %s", res.Steps1, res.Steps2, resume())
+		}
 		if err != nil {
 			return keptAfter(err)
 		}
