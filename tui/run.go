@@ -23,7 +23,12 @@ import (
 // the model's context (SIGTERM) quits as well.
 func runProgram(m Model, in io.Reader, out io.Writer) error {
 	ctx := m.opts.Context // New sets it
-	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	// The command line's signal handler (main.go) cancels ctx on
+	// SIGTERM, SIGHUP and an external SIGINT, which quits the program as
+	// an interruption. Bubble Tea's own handler would race it: with both,
+	// its quit message could be sent after the event loop had stopped for
+	// the cancelled context, and the program then waited for it forever.
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if in != nil {
 		popts = append(popts, tea.WithInput(in))
 	}
