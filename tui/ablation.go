@@ -388,7 +388,7 @@ func (c AtlasCell) axisValue(id control) string {
 // ablCurrent is the index of the point at the current setting, -1 when
 // the setting is none of the axis's values.
 func (m Model) ablCurrent() int {
-	now := settings{m.lamTheta.value(), m.lamDelta.value(), m.reg.value()}
+	now := m.trainControls()
 	for i, p := range m.abl.points {
 		switch {
 		case m.abl.key.ctl == ctlContext && p.context == int(m.ctxSteps[m.abl.key.system].value()):

@@ -712,14 +712,23 @@ func (m *Model) adjust(d int) tea.Cmd {
 		m.noise = m.noise.step(d)
 		m.noteRange()
 		return m.reinfer()
-	case id == ctlLamTheta:
-		m.lamTheta = m.lamTheta.step(d)
-		return m.switchAtlas(id)
-	case id == ctlLamDelta:
-		m.lamDelta = m.lamDelta.step(d)
-		return m.switchAtlas(id)
-	case id == ctlReg:
-		m.reg = m.reg.step(d)
+	case id == ctlLamTheta, id == ctlLamDelta, id == ctlReg:
+		before := m.trainControls()
+		switch id {
+		case ctlLamTheta:
+			m.lamTheta = m.lamTheta.step(d)
+		case ctlLamDelta:
+			m.lamDelta = m.lamDelta.step(d)
+		default:
+			m.reg = m.reg.step(d)
+		}
+		if m.trainControls() == before {
+			// At the end of its ladder the control does not move, and
+			// nothing may change: a model loaded for the settings it
+			// already had could change the other two behind the user's
+			// back.
+			return nil
+		}
 		return m.switchAtlas(id)
 	case id == ctlMode:
 		m.mode = m.mode.step(d)

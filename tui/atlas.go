@@ -65,6 +65,11 @@ type settings struct {
 	reg                string
 }
 
+// trainControls are the settings the controls show.
+func (m Model) trainControls() settings {
+	return settings{m.lamTheta.value(), m.lamDelta.value(), m.reg.value()}
+}
+
 func trainSettings(t core.Train) settings {
 	return settings{t.LambdaTheta, t.LambdaDelta, string(t.Reg)}
 }
@@ -168,7 +173,7 @@ func (m *Model) switchAtlas(moved control) tea.Cmd {
 	if m.run != nil {
 		return nil
 	}
-	want := settings{m.lamTheta.value(), m.lamDelta.value(), m.reg.value()}
+	want := m.trainControls()
 	// Settings back at those of the model under the atlas cells (the
 	// shipped one, a file, trained weights) bring that model back: the
 	// same controls must not show another model, trained on a smaller

@@ -183,3 +183,17 @@ func TestAtlasNoteGoesWhenTheSettingsMoveOn(t *testing.T) {
 		t.Errorf("λθ 2 → 3 again: the load note stays (%q)", m.msg)
 	}
 }
+
+// TestAtlasControlAtItsEndChangesNothing: pressing on λδ at the end of
+// its ladder loads no model and leaves λθ alone (it loaded the cell at
+// that λδ and snapped λθ to the cell's value).
+func TestAtlasControlAtItsEndChangesNothing(t *testing.T) {
+	m := newAtlasTest(t, 80, 24, map[string]int{})
+	m.lamTheta, m.lamDelta = m.lamTheta.step(100), m.lamDelta.step(-100) // λθ 10 (no cell), λδ 0
+	before := m.entry()
+	m = focusOn(t, m, ctlLamDelta)
+	m, _ = press(t, m, "left")
+	if m.entry() != before || m.lamTheta.value() != 10 || m.lamDelta.value() != 0 {
+		t.Errorf("λδ at 0, ← : model %s, λθ %g, λδ %g; want nothing changed (λθ 10)", m.entry().sourceText(), m.lamTheta.value(), m.lamDelta.value())
+	}
+}
