@@ -651,7 +651,8 @@ func TestRefinesWhenControlsRest(t *testing.T) {
 }
 
 // TestFullHelpListsEveryKey: the ? help lists the training keys before
-// any run, and describes the panels of the view on screen.
+// any run, says what λθ, λδ and the regularisers weigh, and describes
+// the panels of the view on screen.
 func TestFullHelpListsEveryKey(t *testing.T) {
 	m := newTest(t, "advdiff", 120, 40)
 	m, _ = press(t, m, "?")
@@ -671,8 +672,8 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 		small := newTest(t, sys, 80, 24)
 		small, _ = press(t, small, "?")
 		keys := small.render()
-		small, _ = press(t, small, "down", "down", "down")
-		if f := small.render(); !strings.Contains(f, "train mode: fine-tune") || !strings.Contains(keys, "q quit") {
+		small, _ = press(t, small, "down", "down", "down", "down", "down", "down", "down")
+		if f := small.render(); !strings.Contains(f, "train mode: fine-tune") || !strings.Contains(f, "λδ·L_δ") || !strings.Contains(keys, "q quit") {
 			t.Errorf("%s at 80×24: the full help lost its keys or controls:\n%s\n%s", sys, keys, f)
 		}
 	}
