@@ -60,7 +60,15 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding {
 	// Help, quit and the other panels (on a small terminal) first: the
 	// line is cut at the terminal's width.
-	return []key.Binding{k.Help, k.Quit, k.Page, k.Up, k.Left, k.Train, k.Cancel, k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open}
+	return []key.Binding{k.Help, k.Quit, k.Page, pairHelp(k.Up, k.Down, "↑↓", "select"), pairHelp(k.Left, k.Right, "←→", "change"),
+		k.Train, k.Cancel, k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open}
+}
+
+// pairHelp is one short-help entry for two opposite bindings (↑ and ↓),
+// which the full help lists one by one: "↑/k previous control" alone
+// left ↓ and → out of the footer at every width.
+func pairHelp(a, b key.Binding, keys, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...), key.WithHelp(keys, desc))
 }
 
 // FullHelp is the help view on ?, in columns: the keys that move and
