@@ -668,20 +668,11 @@ func (m Model) unsaved() (names, behindFile []string) {
 	for k, e := range m.entries {
 		// Look past opened files and atlas models only: weights they
 		// replaced are one u away and lost on quitting just the same,
-		// while the runs behind
-		// trained weights are superseded by them.
-		for top := e; e != nil; e = e.prev {
-			if e.src == srcTrained {
-				if e.saved == "" {
-					out = append(out, k.system+"/"+k.backbone)
-					if e != top {
-						behindFile = append(behindFile, k.system+"/"+k.backbone)
-					}
-				}
-				break
-			}
-			if e.src != srcFile && e.src != srcAtlas {
-				break
+		// while the runs behind trained weights are superseded by them.
+		if u := unsavedTrained(e); u != nil {
+			out = append(out, k.system+"/"+k.backbone)
+			if u != e {
+				behindFile = append(behindFile, k.system+"/"+k.backbone)
 			}
 		}
 	}

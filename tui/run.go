@@ -39,15 +39,19 @@ func runProgram(m Model, in io.Reader, out io.Writer) error {
 		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
 	}
 	final, err := tea.NewProgram(m, popts...).Run()
-	if fm, ok := final.(Model); ok {
-		fm.stopAll()
-	} else {
-		m.stopAll()
+	fm, ok := final.(Model)
+	if !ok {
+		fm = m
 	}
+	fm.stopAll()
 	switch {
 	case errors.Is(err, tea.ErrInterrupted):
 		return context.Canceled
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
+		// A signal, not a key: no one was asked about unsaved weights.
+		if kept := fm.keepUnsaved(); len(kept) > 0 {
+			return cli.KeptWeights(ctx.Err(), keptText(kept))
+		}
 		return ctx.Err()
 	case err != nil:
 		return fmt.Errorf("terminal: %w", err)
@@ -73,7 +77,9 @@ slow link, more give smoother curves); A draws those averages across the
 selected control's values (the ablation view), d the calibration
 diagnostics over the same realizations. Press ? inside for every key.
 Needs a terminal of at least 80×24; --ascii draws without colours (for
-plain terminals).
+plain terminals). q and Ctrl-C ask twice while weights trained in the
+session are unsaved; a SIGTERM or a closed SSH session (SIGHUP) saves
+them instead, to new files in the current directory, and says where.
 
 Without a shipped checkpoint for the chosen system and backbone the
 explorer starts from untrained weights and says so; press t to train.`,

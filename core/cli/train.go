@@ -1065,6 +1065,11 @@ type keptWeightsError struct {
 	kept string
 }
 
+// KeptWeights is err (a context.Canceled, say) with where the work it
+// stopped was kept, for Run to print after "interrupted": the explorer's
+// saves of unsaved weights when its session ends by a signal.
+func KeptWeights(err error, kept string) error { return &keptWeightsError{err: err, kept: kept} }
+
 func (e *keptWeightsError) Error() string { return e.err.Error() + "; " + e.kept }
 func (e *keptWeightsError) Unwrap() error { return e.err }
 
