@@ -814,7 +814,7 @@ func (m *Model) describeEntry() {
 		m.setMsg(msgWarn, "no %s/%s checkpoint is shipped yet", m.sys().Name(), m.backbone.value())
 		return
 	}
-	m.setMsg(msgInfo, "%s/%s: %s checkpoint", m.sys().Name(), m.backbone.value(), e.sourceText())
+	m.setMsg(msgInfo, "%s/%s: %s", m.sys().Name(), m.backbone.value(), e.phrase())
 }
 
 // abandonRun stops the shown run because the user moved to another
@@ -1083,7 +1083,7 @@ func (m Model) undo() (tea.Model, tea.Cmd) {
 		}
 		m.res = nil
 		cmd := m.enterEntry()
-		m.setMsg(msgInfo, "undid opening %s: back to %s/%s, %s checkpoint", e.path, m.sys().Name(), m.backbone.value(), m.entry().sourceText())
+		m.setMsg(msgInfo, "undid opening %s: back to %s/%s, %s", e.path, m.sys().Name(), m.backbone.value(), m.entry().phrase())
 		return m, cmd
 	}
 	m.syncTraining()

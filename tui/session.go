@@ -80,6 +80,34 @@ func (e *entry) describe(path func(string) string) string {
 	return "untrained"
 }
 
+// phrase names the weights in a sentence ("spring/lnp: the shipped
+// checkpoint"), where sourceText is a header's label ("atlas: spring
+// λθ=0.5", which "… checkpoint" after it garbled).
+func (e *entry) phrase() string {
+	switch e.src {
+	case srcEmbedded:
+		return "the shipped checkpoint" + e.savedPhrase()
+	case srcAtlas:
+		return "the atlas model " + e.cell.label() + e.savedPhrase()
+	case srcFile:
+		return "the checkpoint " + e.path + e.savedPhrase()
+	case srcTrained:
+		if e.saved == "" {
+			return "weights trained here, unsaved"
+		}
+		return "weights trained here" + e.savedPhrase()
+	}
+	return "untrained weights"
+}
+
+// savedPhrase is ", saved as FILE" when the weights were saved.
+func (e *entry) savedPhrase() string {
+	if e.saved == "" {
+		return ""
+	}
+	return ", saved as " + e.saved
+}
+
 // shortPath is "…/NAME" for a path with folders, else the path.
 func shortPath(path string) string {
 	if i := strings.LastIndex(path, "/"); i >= 0 {

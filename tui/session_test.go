@@ -20,3 +20,32 @@ func TestSourceTextNamesSaves(t *testing.T) {
 		}
 	}
 }
+
+// TestPhraseReadsAsASentence: the status line's "spring/lnp: …" names
+// the weights in words, without a header label run into "checkpoint"
+// ("atlas: spring reg=gradpen checkpoint").
+func TestPhraseReadsAsASentence(t *testing.T) {
+	cell := AtlasCell{}
+	cell.System, cell.Axis, cell.Value = "spring", "reg", "gradpen"
+	for _, tc := range []struct {
+		e    entry
+		want string
+	}{
+		{entry{src: srcEmbedded}, "the shipped checkpoint"},
+		{entry{src: srcAtlas, cell: cell}, "the atlas model " + cell.label()},
+		{entry{src: srcFile, path: "b.safetensors", saved: "c.safetensors"}, "the checkpoint b.safetensors, saved as c.safetensors"},
+		{entry{src: srcTrained}, "weights trained here, unsaved"},
+		{entry{src: srcTrained, saved: "d.safetensors"}, "weights trained here, saved as d.safetensors"},
+		{entry{src: srcUntrained}, "untrained weights"},
+	} {
+		if got := tc.e.phrase(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
+		}
+	}
+	m := newTest(t, "spring", 80, 24)
+	m.entries[m.key()] = &entry{model: m.entry().model, src: srcAtlas, cell: cell}
+	m.describeEntry()
+	if want := "spring/lnp: the atlas model " + cell.label(); m.msg != want {
+		t.Errorf("describeEntry: %q, want %q", m.msg, want)
+	}
+}
