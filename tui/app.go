@@ -981,13 +981,7 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 	steps := r.res.Steps1 + r.res.Steps2
 	var cmd tea.Cmd
 	if steps > 0 && r.model != nil {
-		info := core.Info{Steps1: r.res.Steps1, Steps2: r.res.Steps2, WallSeconds: r.res.Wall.Seconds(), Metrics: r.res.Val}
-		if r.mode == modeFineTune {
-			info.Steps1 += r.base.info.Steps1
-			info.Steps2 += r.base.info.Steps2
-			info.WallSeconds += r.base.info.WallSeconds
-		}
-		trained := &entry{model: r.model, src: srcTrained, info: info, prev: r.base}
+		trained := &entry{model: r.model, src: srcTrained, info: r.info(), prev: r.base}
 		placed := false
 		for e := m.entries[r.key]; e != nil && !placed; e = e.prev {
 			if e.prev == r.base {

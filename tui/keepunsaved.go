@@ -15,11 +15,10 @@ import (
 // SIGTERM, or SIGHUP from a closed SSH session: no one is there to be
 // asked twice, as q asks): those trained here and not saved, and those
 // of the runs it stopped, each to a new file in the save directory
-// named as s would suggest. It returns "FILE (system/backbone)" per
-// file saved and "system/backbone: cause" per failure.
-func (m Model) keepUnsaved() []string {
-	var out []string
-	keep := func(k entryKey, model *core.Model, info core.Info) {
+// named as s would suggest. It returns "FILE (system/backbone, what)"
+// per file saved, and "system/backbone (what): cause" per failure.
+func (m Model) keepUnsaved() (saved, failed []string) {
+	keep := func(k entryKey, what string, model *core.Model, info core.Info) {
 		for range 100 { // a name taken meanwhile: the next one
 			path := suggestPath(m.opts.SaveDir, k)
 			err := core.SaveNewCheckpoint(path, model, info, nets.F64)
@@ -27,24 +26,24 @@ func (m Model) keepUnsaved() []string {
 				continue
 			}
 			if err != nil {
-				out = append(out, fmt.Sprintf("%s/%s: %v", k.system, k.backbone, err))
+				failed = append(failed, fmt.Sprintf("%s/%s (%s): %v", k.system, k.backbone, what, err))
 			} else {
-				out = append(out, fmt.Sprintf("%s (%s/%s)", path, k.system, k.backbone))
+				saved = append(saved, fmt.Sprintf("%s (%s/%s, %s)", path, k.system, k.backbone, what))
 			}
 			return
 		}
 	}
 	for _, k := range sortedKeys(m.entries) {
 		if e := unsavedTrained(m.entries[k]); e != nil {
-			keep(k, e.model, e.info)
+			keep(k, "trained", e.model, e.info)
 		}
 	}
 	for _, r := range m.runs { // ended: stopAll waited for them
 		if r.model != nil && r.res.Steps1+r.res.Steps2 > 0 {
-			keep(r.key, r.model, core.Info{Steps1: r.res.Steps1, Steps2: r.res.Steps2, WallSeconds: r.res.Wall.Seconds()})
+			keep(r.key, "its run stopped", r.model, r.info())
 		}
 	}
-	return out
+	return saved, failed
 }
 
 // unsavedTrained is the weights trained in this session and not saved
@@ -62,10 +61,17 @@ func unsavedTrained(e *entry) *entry {
 	return nil
 }
 
-// keptText is what keepUnsaved kept, as the sentence the command line
-// prints after "interrupted".
-func keptText(kept []string) string {
-	return "the weights trained here and not saved are in " + strings.Join(kept, ", ")
+// keptText is what keepUnsaved kept and lost, as the sentences the
+// command line prints after "interrupted"; "" when there was nothing.
+func keptText(saved, failed []string) string {
+	var parts []string
+	if len(saved) > 0 {
+		parts = append(parts, "the weights trained here and not saved are in "+strings.Join(saved, ", "))
+	}
+	if len(failed) > 0 {
+		parts = append(parts, "the weights of "+strings.Join(failed, "; ")+" could not be saved and are lost")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // sortedKeys are the keys of entries by system, then backbone.

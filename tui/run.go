@@ -49,8 +49,8 @@ func runProgram(m Model, in io.Reader, out io.Writer) error {
 		return context.Canceled
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
 		// A signal, not a key: no one was asked about unsaved weights.
-		if kept := fm.keepUnsaved(); len(kept) > 0 {
-			return cli.KeptWeights(ctx.Err(), keptText(kept))
+		if kept := keptText(fm.keepUnsaved()); kept != "" {
+			return cli.KeptWeights(ctx.Err(), kept)
 		}
 		return ctx.Err()
 	case err != nil:

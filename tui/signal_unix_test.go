@@ -91,7 +91,7 @@ func TestTermKeepsUnsavedWeights(t *testing.T) {
 		t.Fatal("the explorer did not quit on SIGTERM")
 	}
 	path := filepath.Join(dir, "apic-spring-lnp-1.safetensors")
-	if want := "the weights trained here and not saved are in " + path + " (spring/lnp)"; !errors.Is(runErr, context.Canceled) || !strings.Contains(runErr.Error(), want) {
+	if want := "the weights trained here and not saved are in " + path + " (spring/lnp, trained)"; !errors.Is(runErr, context.Canceled) || !strings.Contains(runErr.Error(), want) {
 		t.Errorf("SIGTERM returned %v, want an interruption naming %q", runErr, want)
 	}
 	if _, info, err := core.LoadCheckpoint(path); err != nil || info.Steps1 != 3 || info.Steps2 != 4 {

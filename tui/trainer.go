@@ -87,6 +87,21 @@ type trainRun struct {
 	refitStarted bool
 }
 
+// info is what a checkpoint of the run's weights records (the run has
+// ended): its steps and wall time, those of the weights it fine-tuned
+// added, and whether it was stopped before its training ended, when
+// the inference settings it carries were fitted to other weights.
+func (r *trainRun) info() core.Info {
+	info := core.Info{Steps1: r.res.Steps1, Steps2: r.res.Steps2, WallSeconds: r.res.Wall.Seconds(), Metrics: r.res.Val}
+	if r.mode == modeFineTune {
+		info.Steps1 += r.base.info.Steps1
+		info.Steps2 += r.base.info.Steps2
+		info.WallSeconds += r.base.info.WallSeconds
+	}
+	info.Unfinished = r.err != nil && !r.refitStarted
+	return info
+}
+
 // trainRecalibratingMsg says training has ended and recalibration begun.
 type trainRecalibratingMsg struct{ run *trainRun }
 
