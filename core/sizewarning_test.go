@@ -10,8 +10,9 @@ import (
 // TestSizeWarning: spring data a hundred times smaller than the
 // system's (inside the training value range, so no other warning
 // speaks) are flagged, the same data at their own scale are not, and
-// no shipped checkpoint's test realizations at 10 and 30 context points
-// and noise 0 and 0.05 are flagged.
+// no shipped checkpoint's test realizations at 20 and 30 context points
+// and noise 0, 0.05 and 0.1 (the most the checkpoints were trained on)
+// are flagged.
 func TestSizeWarning(t *testing.T) {
 	m, tasks := shippedModel(t, "spring", LNP, 1)
 	a := &APIC{Model: m, Opt: PredictOptions{Samples: 8, Seed: 1, Refine: -1}}
@@ -34,8 +35,8 @@ func TestSizeWarning(t *testing.T) {
 		for _, bb := range Backbones {
 			m, _ := shippedModel(t, sys, bb, 1)
 			a := &APIC{Model: m, Opt: PredictOptions{Samples: 8, Seed: 1, Refine: -1}}
-			for _, n := range []int{10, 30} {
-				for _, noise := range []float64{0, 0.05} {
+			for _, n := range []int{20, 30} {
+				for _, noise := range []float64{0, 0.05, 0.1} {
 					tasks, err := TestTasks(m.Sys, EvalOptions{Tasks: 10, Seed: 7, Context: n, Noise: noise})
 					if err != nil {
 						t.Fatal(err)
