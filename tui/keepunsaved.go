@@ -16,7 +16,7 @@ import (
 // asked twice, as q asks): those trained here and not saved, and those
 // of the runs it stopped, each to a new file in the save directory
 // named as s would suggest. It returns "FILE (system/backbone, what)"
-// per file saved, and "system/backbone (what): cause" per failure.
+// per file saved, and "system/backbone (what) …: cause" per failure.
 func (m Model) keepUnsaved() (saved, failed []string) {
 	keep := func(k entryKey, what string, model *core.Model, info core.Info) {
 		for range 100 { // a name taken meanwhile: the next one
@@ -26,12 +26,13 @@ func (m Model) keepUnsaved() (saved, failed []string) {
 				continue
 			}
 			if err != nil {
-				failed = append(failed, fmt.Sprintf("%s/%s (%s): %v", k.system, k.backbone, what, err))
+				failed = append(failed, fmt.Sprintf("%s/%s (%s) could not be saved and are lost: %v", k.system, k.backbone, what, err))
 			} else {
 				saved = append(saved, fmt.Sprintf("%s (%s/%s, %s)", path, k.system, k.backbone, what))
 			}
 			return
 		}
+		failed = append(failed, fmt.Sprintf("%s/%s (%s) could not be saved and are lost: no free name in %s", k.system, k.backbone, what, m.opts.SaveDir))
 	}
 	for _, k := range sortedKeys(m.entries) {
 		if e := unsavedTrained(m.entries[k]); e != nil {
@@ -40,7 +41,7 @@ func (m Model) keepUnsaved() (saved, failed []string) {
 	}
 	for _, r := range m.runs { // ended: stopAll waited for them
 		if r.model != nil && r.res.Steps1+r.res.Steps2 > 0 {
-			keep(r.key, "its run stopped", r.model, r.info())
+			keep(r.key, "a stopped run", r.model, r.info())
 		}
 	}
 	return saved, failed
@@ -69,7 +70,7 @@ func keptText(saved, failed []string) string {
 		parts = append(parts, "the weights trained here and not saved are in "+strings.Join(saved, ", "))
 	}
 	if len(failed) > 0 {
-		parts = append(parts, "the weights of "+strings.Join(failed, "; ")+" could not be saved and are lost")
+		parts = append(parts, "the weights of "+strings.Join(failed, "; the weights of "))
 	}
 	return strings.Join(parts, "; ")
 }

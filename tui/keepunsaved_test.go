@@ -19,10 +19,10 @@ func TestKeepUnsavedSaysWhatWasLost(t *testing.T) {
 	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, prev: base}
 	saved, failed := m.keepUnsaved()
 	text := keptText(saved, failed)
-	if len(saved) != 0 || len(failed) != 1 || !strings.HasPrefix(text, "the weights of spring/lnp (trained): ") || !strings.HasSuffix(text, " could not be saved and are lost") {
+	if len(saved) != 0 || len(failed) != 1 || !strings.HasPrefix(text, "the weights of spring/lnp (trained) could not be saved and are lost: ") {
 		t.Errorf("saved %q, failed %q: %q", saved, failed, text)
 	}
-	if got := keptText([]string{"a.safetensors (spring/lnp, trained)"}, []string{"lv/cnp (trained): no room"}); got != "the weights trained here and not saved are in a.safetensors (spring/lnp, trained); the weights of lv/cnp (trained): no room could not be saved and are lost" {
+	if got := keptText([]string{"a.safetensors (spring/lnp, trained)"}, []string{"lv/cnp (trained) could not be saved and are lost: no room"}); got != "the weights trained here and not saved are in a.safetensors (spring/lnp, trained); the weights of lv/cnp (trained) could not be saved and are lost: no room" {
 		t.Errorf("both: %q", got)
 	}
 	if got := keptText(nil, nil); got != "" {
