@@ -1207,18 +1207,12 @@ func saveCmd(path string, e *entry) tea.Cmd {
 		case filepath.Ext(path) == "":
 			path += ".safetensors"
 		}
-		exists := fmt.Errorf("%s already exists — the explorer never overwrites a file; choose a new name", path)
-		if _, err := os.Lstat(path); err == nil {
-			return savedMsg{path: path, err: exists}
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return savedMsg{path: path, err: err}
-		}
 		// Created only where nothing holds the name when the file is
-		// linked in, so a file made meanwhile (another explorer saving
-		// the same name) is kept, not replaced.
+		// linked in: a file there, one made meanwhile (another explorer
+		// saving the same name) or a link, even a dangling one, is kept.
 		err = core.SaveNewCheckpoint(path, model, info, nets.F64)
 		if errors.Is(err, fs.ErrExist) {
-			return savedMsg{path: path, err: exists}
+			return savedMsg{path: path, err: fmt.Errorf("%s already exists — the explorer never overwrites a file; choose a new name", path)}
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			// "No such file" where the directory is there: it takes no

@@ -222,7 +222,7 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	// failure or Ctrl-C after it), with where keep kept the weights.
 	keptAfter := func(err error) error {
 		msg, _ := keep(errors.Is(err, context.Canceled))
-		return &keptWeightsError{err: err, kept: msg}
+		return KeptWeights(err, msg)
 	}
 	// resume is the command that trains an interrupted run's remaining
 	// steps from its partial file.
