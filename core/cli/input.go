@@ -113,6 +113,7 @@ type inputReader struct {
 	inQuote   bool   // inside a quoted field, as far as counting quotes tells
 	undecided bool   // the current line begins a record, and no byte of it yet tells whether it is a comment
 	inComment bool   // the current line is a comment, which the CSV reader skips whole, quotes and all
+	leading   leadingComment
 }
 
 // newInputReader starts reading src; what names it in an interruption
@@ -243,6 +244,9 @@ func (r *inputReader) translate(p []byte) int {
 		if r.undecided {
 			r.classifyLine(b)
 		}
+		if !r.undecided && !r.inQuote || b == '\n' {
+			r.leading.noteByte(b, r.line, r.inComment)
+		}
 		switch {
 		case b == '"' && !r.inComment:
 			r.inQuote = !r.inQuote // "" inside a quoted field toggles twice
@@ -347,7 +351,6 @@ func interruptible[T any](ctx context.Context, what string, do func() (T, error)
 type csvRecords struct {
 	name    string // labels the errors: "name:line: problem"
 	in      *inputReader
-	tap     *commentTap
 	br      *bufio.Reader
 	cr      *csv.Reader
 	started bool // the byte-order mark, if any, is skipped
@@ -357,20 +360,19 @@ type csvRecords struct {
 // Close it when done.
 func newCSVRecords(ctx context.Context, r io.Reader, name string) *csvRecords {
 	in := newInputReader(ctx, r, "reading "+name)
-	tap := newCommentTap(in)
-	br := bufio.NewReader(tap)
+	br := bufio.NewReader(in)
 	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1 // count fields ourselves for a clearer message
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true
 	cr.Comment = '#'
-	return &csvRecords{name: name, in: in, tap: tap, br: br, cr: cr}
+	return &csvRecords{name: name, in: in, br: br, cr: cr}
 }
 
 // leadingComments returns the comment lines above the first record
 // (the last maxLeadingComments of them), complete once the first
 // record has been read.
-func (c *csvRecords) leadingComments() []commentLine { return c.tap.comments }
+func (c *csvRecords) leadingComments() []commentLine { return c.in.leading.comments }
 
 // Close stops the reading goroutine.
 func (c *csvRecords) Close() { c.in.Close() }
