@@ -141,10 +141,12 @@ func clampInterval(k string, iv core.Interval) core.Interval {
 }
 
 // avgRows are the metrics the sidebar shows with their averages, in
-// order of importance (the last ones go first when room is short).
+// order of importance (the last ones go first when room is short). The
+// log-likelihood is the reconstruction's, as eval's "recon LL" is: a
+// bare "LL" read as the model's, or δ's.
 var avgRows = [][2]string{
 	{"recon MAE", core.KeyReconMAE}, {"δ MAE", core.KeyDeltaMAE}, {"θ MAE", core.KeyThetaMAE},
-	{"recon ECE", core.KeyReconECE}, {"LL", core.KeyReconLL},
+	{"recon ECE", core.KeyReconECE}, {"recon LL", core.KeyReconLL},
 }
 
 // averagedLines shows each metric of the realization on screen beside

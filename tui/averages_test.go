@@ -330,7 +330,7 @@ func TestSidebarCutSaysSo(t *testing.T) {
 			if n := len(m.sidebar(30, 1000)) - (h - 1); n > 1 && strings.Contains(side, "more row") && !strings.Contains(side, core.Count(n, "more row")) {
 				t.Errorf("%s h %d: the mark does not count %d rows:\n%s", name, h, n, side)
 			}
-			for _, row := range []string{"recon MAE", "δ MAE", "θ MAE", "recon ECE", "LL", "training", " t train"} {
+			for _, row := range []string{"recon MAE", "δ MAE", "θ MAE", "recon ECE", "recon LL", "training", " t train"} {
 				if !strings.Contains(side, row) && !strings.Contains(side, "more row") {
 					t.Errorf("%s h %d: no %q, and no mark of rows left out:\n%s", name, h, row, side)
 				}

@@ -30,8 +30,9 @@
 // advdiff time slice, and one row per parameter showing θ̂ ± 1σ against the
 // true θ, where ←/→ set θ by hand (a: back to θ̂) so the panels show what
 // the discrepancy must absorb. Below them are the metrics of the
-// realization on screen (core.Score: recon MAE, δ MAE, θ MAE, LL, recon ECE)
-// and the training box (stage, step, loss, ETA and a loss sparkline).
+// realization on screen (core.Score: recon MAE, δ MAE, θ MAE, recon LL,
+// recon ECE) and the training box (stage, step, loss, ETA and a loss
+// sparkline).
 //
 // Keys: ↑↓ select, ←→ change, tab/shift+tab system, b backbone, r new
 // realization, a θ back to the estimate, t train, m training mode, esc

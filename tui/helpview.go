@@ -158,11 +158,11 @@ func (m Model) thetaRowsHelp() []string {
 }
 
 // metricsHelp says what the sidebar's metrics measure and which way
-// each is better: the names alone (recon ECE, LL) say neither.
+// each is better: the names alone (recon ECE, recon LL) say neither.
 var metricsHelp = []string{
 	"  recon MAE: mean |G − prediction|; δ MAE: mean |δ − δ̂|; θ MAE: mean |θ − θ̂|;",
 	"    all errors: 0 is perfect, lower is better",
-	"  LL: mean log-density of G under N(prediction, σ²); higher is better",
+	"  recon LL: mean log-density of G under N(prediction, σ²); higher is better",
 	"  recon ECE: calibration error of the band's intervals, 0 is perfect",
 	"  one pass: the encoder's amortized guess; refined (N LM steps): then N",
 	"    Levenberg–Marquardt steps fitting θ̂ and δ̂ to the context",

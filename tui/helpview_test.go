@@ -15,7 +15,7 @@ func TestHelpDefinesMetricsAndPlusMinus(t *testing.T) {
 	whole := strings.Join(lines, "\n")
 	for _, want := range []string{
 		"recon MAE: mean |G − prediction|", "δ MAE", "θ MAE", "lower is better",
-		"LL: mean log-density", "higher is better", "recon ECE: calibration error", "0 is perfect",
+		"recon LL: mean log-density", "higher is better", "recon ECE: calibration error", "0 is perfect",
 		"refined (N LM steps)", "θ̂±1σ", "95% confidence interval", "eval's ± is their sd",
 		"95% band: the calibrated band's 95.4% interval", "verdict",
 	} {

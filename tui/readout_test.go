@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"apic/core"
 )
 
@@ -80,13 +82,13 @@ func TestMetricsFitTheSidebar(t *testing.T) {
 	vals[core.KeyReconMAE], vals[core.KeyDeltaMAE], vals[core.KeyThetaMAE] = 0.000999, 0.000888, 0.000777
 	vals[core.KeyReconLL], vals[core.KeyReconECE] = -1.5e30, 0.0123
 	lines := m.metricsLines(30)
-	for _, want := range []string{"recon MAE .0010 ", "δ MAE .00089", "θ MAE     .00078", "LL    -1e30", "recon ECE .012"} {
+	for _, want := range []string{"recon MAE .0010 ", "δ MAE .00089", "θ MAE .00078", "recon LL  -1e30", "recon ECE .012"} {
 		if !strings.Contains(strings.Join(lines, "\n"), want) {
 			t.Errorf("30 cells: %q missing from\n%s", want, strings.Join(lines, "\n"))
 		}
 	}
 	wide := strings.Join(m.metricsLines(40), "\n")
-	for _, want := range []string{"recon MAE .000999", "LL    -1.5e30", "recon ECE .0123"} {
+	for _, want := range []string{"recon MAE .000999", "recon LL  -1.5e30", "recon ECE .0123"} {
 		if !strings.Contains(wide, want) {
 			t.Errorf("40 cells: three digits lost, %q missing from\n%s", want, wide)
 		}
@@ -94,7 +96,7 @@ func TestMetricsFitTheSidebar(t *testing.T) {
 	// Tiny values: a negative LL and a two-digit exponent.
 	vals[core.KeyReconLL], vals[core.KeyReconMAE] = -4.04e-5, 1.23e-10
 	joined := strings.Join(m.metricsLines(30), "\n")
-	for _, want := range []string{"LL    -4e-5", "recon MAE 1e-10"} {
+	for _, want := range []string{"recon LL  -4e-5", "recon MAE 1e-10"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("30 cells: %q missing from\n%s", want, joined)
 		}
@@ -112,7 +114,7 @@ func TestMetricsMisfitHoldsTheTableAtTwo(t *testing.T) {
 	vals[core.KeyReconMAE], vals[core.KeyDeltaMAE], vals[core.KeyThetaMAE] = 0.0123, 0.0234, 0.0344
 	vals[core.KeyReconLL], vals[core.KeyReconECE] = -4.04e-5, 0.0456
 	joined := strings.Join(m.metricsLines(30), "\n")
-	for _, want := range []string{"recon MAE .012 ", "δ MAE .023", "θ MAE     .034", "LL    -4e-5", "recon ECE .046"} {
+	for _, want := range []string{"recon MAE .012 ", "δ MAE .023", "θ MAE .034", "recon LL  -4e-5", "recon ECE .046"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("metrics box: %q missing from\n%s", want, joined)
 		}
@@ -147,5 +149,32 @@ func TestSigFixed(t *testing.T) {
 	}
 	if sigDigits(".0010") != 2 || sigDigits("4.20") != 3 || sigDigits("-3.5e-5") != 2 {
 		t.Error("sigDigits miscounts")
+	}
+}
+
+// TestSidebarLLIsTheReconstructions: the log-likelihood the sidebar
+// shows is the reconstruction's (core.KeyReconLL), and both metric
+// tables and the ? help call it "recon LL", as eval does: a bare "LL"
+// read as the model's, or δ's.
+func TestSidebarLLIsTheReconstructions(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m.res.metrics.Values[core.KeyReconLL] = 4.25
+	avg := newAvgTest(t, "spring", 80, 24)
+	avg.res.metrics.Values[core.KeyReconLL] = 4.25
+	for name, lines := range map[string][]string{
+		"metrics box":         m.metricsLines(30),
+		"beside the averages": avg.averagedLines(30, 10),
+	} {
+		side := ansi.Strip(strings.Join(lines, "\n"))
+		if !strings.Contains(side, "recon LL") || !strings.Contains(side, "4.25") {
+			t.Errorf("%s: no \"recon LL\" beside 4.25:\n%s", name, side)
+		}
+		if n, labelled := strings.Count(side, "LL"), strings.Count(side, "recon LL"); n != labelled {
+			t.Errorf("%s: %d LL, %d of them labelled recon LL:\n%s", name, n, labelled, side)
+		}
+	}
+	help := strings.Join(helpAt(m, 80), "\n")
+	if !strings.Contains(help, "  recon LL: mean log-density of G") {
+		t.Errorf("the help defines no recon LL:\n%s", help)
 	}
 }

@@ -579,9 +579,11 @@ func (m Model) metricsLines(w int) []string {
 	for i, r := range avgRows {
 		vals[r[1]] = cells[i]
 	}
+	// The reconstruction's metrics share the first column, whose labels
+	// are as long as "recon LL" needs.
 	rows := [][4]string{
 		{"recon MAE", vals[core.KeyReconMAE], "δ MAE", vals[core.KeyDeltaMAE]},
-		{"θ MAE    ", vals[core.KeyThetaMAE], "LL   ", vals[core.KeyReconLL]},
+		{"recon LL ", vals[core.KeyReconLL], "θ MAE", vals[core.KeyThetaMAE]},
 		{"recon ECE", vals[core.KeyReconECE], "", ""},
 	}
 	// The second column starts one space after the widest first one, so
