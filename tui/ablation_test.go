@@ -189,10 +189,7 @@ func TestAblationInProgram(t *testing.T) {
 // panelArea is the frame's panel area left of the sidebar, as plain
 // text, one string per line below the header.
 func panelArea(m Model) []string {
-	sideW := 30
-	if m.width >= bigWidth && m.height >= bigHeight {
-		sideW = 36
-	}
+	sideW := m.sideWidth()
 	lines := strings.Split(ansi.Strip(m.render()), "\n")
 	var out []string
 	for _, l := range lines[len(m.header()) : len(lines)-1] {
@@ -220,7 +217,8 @@ func TestAblationTextFits(t *testing.T) {
 			t.Errorf("%s: title %q, settings %q", m.ablLabel(), area[0], area[1])
 		}
 		for i, l := range area {
-			if last := ansi.Cut(l, 48, 49); ansi.StringWidth(l) != 49 || last != " " {
+			plotW := m.width - m.sideWidth() - 1
+			if last := ansi.Cut(l, plotW-1, plotW); ansi.StringWidth(l) != plotW || last != " " {
 				t.Errorf("%s: line %d reaches the sidebar: %q", m.ablLabel(), i, l)
 			}
 		}

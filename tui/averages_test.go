@@ -145,7 +145,7 @@ func TestAveragesHeadingSaysFew(t *testing.T) {
 	for _, tc := range []struct {
 		n, w, h, sideW int
 		want           string // the heading's averages column; "" for no mark
-	}{{5, 80, 24, 30, "±95%/5(few)"}, {5, 160, 48, 36, "mean±95%/5 (few)"}, {9, 80, 24, 30, "±95%/9(few)"}, {avgFew, 80, 24, 30, ""}} {
+	}{{5, 80, 24, smallSideW, "±95%/5 (few)"}, {5, 160, 48, bigSideW, "mean±95%/5 (few)"}, {9, 80, 24, smallSideW, "±95%/9 (few)"}, {avgFew, 80, 24, smallSideW, ""}} {
 		t.Run(fmt.Sprintf("%d_%dx%d", tc.n, tc.w, tc.h), func(t *testing.T) {
 			m := newAvgTestOf(t, tc.n, "spring", tc.w, tc.h)
 			frame := m.render()
@@ -197,7 +197,7 @@ func TestAveragesOfOneRealization(t *testing.T) {
 		t.Fatalf("averages %+v, want one realization's", m.avg.res)
 	}
 	frame := m.render()
-	side := strings.Join(sidebarLines(frame, 30), "\n")
+	side := strings.Join(sidebarLines(frame, smallSideW), "\n")
 	_, side, _ = strings.Cut(side, "metrics")
 	if strings.Contains(side, "±") || strings.Contains(side, "95%") {
 		t.Errorf("an interval from one realization:\n%s", frame)
@@ -245,7 +245,7 @@ func TestIntervalsWithinMetricRange(t *testing.T) {
 		core.KeyReconMAE: wide, core.KeyDeltaMAE: wide, core.KeyThetaMAE: wide, core.KeyReconECE: ece, core.KeyReconLL: wide,
 	}}
 	frame := m.render()
-	side := sidebarLines(frame, 30)
+	side := sidebarLines(frame, smallSideW)
 	for _, want := range []string{" recon MAE", " δ MAE", " θ MAE", " recon ECE"} {
 		for _, l := range side {
 			if !strings.HasPrefix(l, want) {
@@ -321,13 +321,13 @@ func TestSidebarCutSaysSo(t *testing.T) {
 	check := func(name string, m Model) {
 		t.Helper()
 		for h := 14; h <= 40; h++ {
-			side := ansi.Strip(strings.Join(m.sidebar(30, h), "\n"))
-			if n := len(m.sidebar(30, h)); n > h {
+			side := ansi.Strip(strings.Join(m.sidebar(smallSideW, h), "\n"))
+			if n := len(m.sidebar(smallSideW, h)); n > h {
 				t.Errorf("%s h %d: %d sidebar lines", name, h, n)
 			}
 			// Before any run the sidebar is cut once, from the bottom: the
 			// count is of the rows a tall one has below the cut.
-			if n := len(m.sidebar(30, 1000)) - (h - 1); n > 1 && strings.Contains(side, "more row") && !strings.Contains(side, core.Count(n, "more row")) {
+			if n := len(m.sidebar(smallSideW, 1000)) - (h - 1); n > 1 && strings.Contains(side, "more row") && !strings.Contains(side, core.Count(n, "more row")) {
 				t.Errorf("%s h %d: the mark does not count %d rows:\n%s", name, h, n, side)
 			}
 			for _, row := range []string{"recon MAE", "δ MAE", "θ MAE", "recon ECE", "recon LL", "training", " t train"} {
@@ -352,7 +352,7 @@ func TestSidebarCutSaysSo(t *testing.T) {
 func TestAveragesOneFormat(t *testing.T) {
 	for _, tc := range []struct {
 		w, h, sideW, digits int
-	}{{80, 24, 30, 2}, {160, 48, 36, 3}} {
+	}{{80, 24, smallSideW, 2}, {160, 48, bigSideW, 3}} {
 		m := newTest(t, "spring", tc.w, tc.h)
 		m.opts.Averages = avgTasks
 		vals := m.res.metrics.Values

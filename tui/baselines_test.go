@@ -348,7 +348,7 @@ func TestBaselineRowsNotCut(t *testing.T) {
 	m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("bcpi: no positive-definite covariance")})
 	frame := m.render()
 	frameOK(t, frame, 80, 24)
-	side := sidebarLines(frame, 30)
+	side := sidebarLines(frame, smallSideW)
 	koh := -1
 	for i, l := range side {
 		if strings.HasPrefix(l, "koh-gp ") {

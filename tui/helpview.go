@@ -147,13 +147,16 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 // budget (16) would claim a spread over samples that were never drawn.
 func (m Model) thetaRowsHelp() []string {
 	const hand = "set by hand to see what δ must absorb (a: auto)."
+	// The parenthesised σ (thetaFigures) is read nowhere else.
+	const paren = "  θ̂ to σ's leading digit; short of room, σ in θ̂'s last digit: 1.13990(9) ±.00009"
 	n := samplesDrawn(m.sys(), m.backbone.value())
 	if n == samplesFor(m.sys()) {
-		return []string{fmt.Sprintf("θ rows: θ̂±1σ over %s; %s", core.Count(n, "sample"), hand)}
+		return []string{fmt.Sprintf("θ rows: θ̂±1σ over %s; %s", core.Count(n, "sample"), hand), paren}
 	}
 	return []string{
 		fmt.Sprintf("θ rows: θ̂ ± 1σ from the %s's single deterministic pass (%s);", m.backbone.value(), core.Count(n, "sample")),
 		"  " + hand,
+		paren,
 	}
 }
 

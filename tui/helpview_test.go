@@ -16,7 +16,7 @@ func TestHelpDefinesMetricsAndPlusMinus(t *testing.T) {
 	for _, want := range []string{
 		"recon MAE: mean |G − prediction|", "δ MAE", "θ MAE", "lower is better",
 		"recon LL: mean log-density", "higher is better", "recon ECE: calibration error", "0 is perfect",
-		"refined (N LM steps)", "θ̂±1σ", "95% confidence interval", "eval's ± is their sd",
+		"refined (N LM steps)", "θ̂±1σ", "1.13990(9) ±.00009", "95% confidence interval", "eval's ± is their sd",
 		"95% band: the calibrated band's 95.4% interval", "verdict",
 	} {
 		if !strings.Contains(whole, want) {

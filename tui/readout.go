@@ -65,14 +65,9 @@ func (c thetaControl) symbol() string {
 // (NaN while none is on screen) and the true value.
 func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64) string {
 	name := padRight(c.symbol(), 2)
-	// The truth's column has 5 cells in the small sidebar (30 wide), 6
-	// in the large: with the value column the row is full.
-	tw := 5
-	if w >= 34 {
-		tw = 6
-	}
-	estStd, tr := thetaFigures(est, std, truth, tw)
-	left := name + padRight(estStd, 11) + " " + padRight(tr, tw)
+	estW, truthW := thetaColumns(w)
+	estStd, tr := thetaFigures(est, std, truth, estW, truthW)
+	left := name + thetaCells(estStd, tr, estW, truthW)
 	set := "auto"
 	if c.set {
 		set = compact(sig3(c.value)) // ".0761": a cell more for the truth
@@ -87,19 +82,55 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 	return controlRow(t, w, focused, left, set, !c.set || k > 0, !c.set || k < thetaSteps)
 }
 
-// thetaFigures writes an estimate ± σ in at most 11 characters, and the
-// true value beside it, both to as many decimals as it takes to see σ:
-// at three significant digits "6.53±.0017" beside a truth "6.54" reads
-// as 6σ off when the two differ by 0.3σ, so the estimate and the truth
-// take the decimal of σ's leading digit ("6.535±.002", "6.535") where
-// that fits (the truth in truthWidth characters), and always the same
-// decimals as each other. A σ of 0 (one deterministic pass) shows as
-// "±–": "±0" would read as certainty.
-func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
+// thetaColumns are the characters a θ row gives the estimate ± σ and
+// the truth in a sidebar w cells wide: 11 and 6 in the small one, with
+// the name, the focus marker and a set value the row is full; the large
+// one has room for an estimate to one more decimal in the ± form
+// ("1.13990±9e-5", "1.13990").
+func thetaColumns(w int) (estW, truthW int) {
+	if w >= 34 {
+		return 13, 7
+	}
+	return 11, 6
+}
+
+// thetaHeading is the θ rows' heading in a sidebar w cells wide, each
+// word over its column: "set" over a set value, which controlRow puts
+// before the row's last two cells.
+func thetaHeading(w int) string {
+	estW, _ := thetaColumns(w)
+	return padRight("θ   "+padRight("estimate±1σ", estW)+" true", w-6) + "set"
+}
+
+// thetaCells lays the estimate ± σ and the truth out in their columns.
+// A σ in parentheses (thetaFigures) is shorter than its column, and
+// lends the truth what it leaves: the two then fill the columns
+// together, the truth a cell or two left of the other rows'.
+func thetaCells(estStd, tr string, estW, truthW int) string {
+	if ansi.StringWidth(estStd) <= estW && ansi.StringWidth(tr) <= truthW {
+		return padRight(estStd, estW) + " " + padRight(tr, truthW)
+	}
+	return padRight(estStd+" "+tr, estW+1+truthW)
+}
+
+// thetaFigures writes an estimate ± σ in at most estW characters, and
+// the true value beside it in truthW, both to as many decimals as it
+// takes to see σ: at three significant digits "6.53±.0017" beside a
+// truth "6.54" reads as 6σ off when the two differ by 0.3σ, so the
+// estimate and the truth take the decimal of σ's leading digit
+// ("6.535±.002", "6.535"), and always the same decimals as each other.
+// Where no ± form fits (advdiff's v at context 512, σ 9e-5: "1.13990±9e-5"
+// beside "1.13990"), σ goes in parentheses as the digits of the
+// estimate's last place, "1.13990(9)", the short form metrology uses,
+// which lends the truth its spare cell (thetaCells); only where that
+// does not fit either do the two fall back to three significant
+// digits. A σ of 0 (one deterministic pass) shows as "±–": "±0" would
+// read as certainty.
+func thetaFigures(est, std, truth float64, estW, truthW int) (estStd, tr string) {
 	if math.IsNaN(est) || !(std >= 1e-8) || tiny(est) || math.Abs(est) >= 1e4 {
 		return thetaFiguresShort(est, std), sig3Fixed(truth)
 	}
-	lead := int(-math.Floor(math.Log10(std))) // the decimal of σ's leading digit
+	lead := sigmaPlace(std)
 	at3 := max(0, 2-int(math.Floor(math.Log10(math.Abs(est)))))
 	at := func(d int) string { return compact(strconv.FormatFloat(est, 'f', max(d, 0), 64)) }
 	truthAt := func(d int) string {
@@ -108,31 +139,50 @@ func thetaFigures(est, std, truth float64, truthWidth int) (estStd, tr string) {
 		}
 		return compact(strconv.FormatFloat(truth, 'f', max(d, 0), 64))
 	}
+	fits := func(es string, d int) bool {
+		return len([]rune(es)) <= estW && len([]rune(truthAt(d))) <= truthW
+	}
 	// Fewer decimals than σ's leading one would round σ itself away.
 	for d := min(max(at3, lead+1), 8); d >= max(lead, 0); d-- {
 		sd := strconv.FormatFloat(std, 'f', max(d, 0), 64)
 		if strings.Trim(sd, "0.") == "" {
 			break // σ rounds to 0 at d decimals
 		}
-		if es := at(d) + "±" + compact(sd); len([]rune(es)) <= 11 && len([]rune(truthAt(d))) <= truthWidth {
+		if es := at(d) + "±" + compact(sd); fits(es, d) {
 			return es, truthAt(d)
 		}
 	}
 	// σ's one digit in exponent form ("1.1399±4e-4") takes fewer
 	// characters than its decimals.
-	if es := at(lead) + "±" + shortExp(std, 0); lead > 0 && len([]rune(es)) <= 11 && len([]rune(truthAt(lead))) <= truthWidth {
+	if es := at(lead) + "±" + shortExp(std, 0); lead > 0 && fits(es, lead) {
 		return es, truthAt(lead)
+	}
+	if lead > 0 {
+		digit := strconv.FormatFloat(std*math.Pow10(lead), 'f', 0, 64)
+		if es := at(lead) + "(" + digit + ")"; len([]rune(es))+1+len([]rune(truthAt(lead))) <= estW+1+truthW {
+			return es, truthAt(lead)
+		}
 	}
 	// Short of room, the truth still takes the estimate's decimals
 	// where it fits: ".0509±2e-5" beside ".051" read as five σ off.
 	es := thetaFiguresShort(est, std)
 	mant, _, _ := strings.Cut(es, "±")
 	if _, frac, ok := strings.Cut(mant, "."); ok && !strings.ContainsAny(mant, "e") {
-		if tr := truthAt(len(frac)); len([]rune(tr)) <= truthWidth {
+		if tr := truthAt(len(frac)); len([]rune(tr)) <= truthW {
 			return es, tr
 		}
 	}
 	return es, sig3Fixed(truth)
+}
+
+// sigmaPlace is the decimal of σ's leading digit once σ is rounded to
+// one digit: 4 for 4.1e-4, and for 9.6e-5, which rounds to 1e-4.
+func sigmaPlace(std float64) int {
+	lead := int(-math.Floor(math.Log10(std)))
+	if math.Round(std*math.Pow10(lead)) >= 10 {
+		lead--
+	}
+	return lead
 }
 
 // thetaFiguresShort is the estimate to three significant digits and σ

@@ -33,19 +33,20 @@ func TestShortNumber(t *testing.T) {
 }
 
 // TestThetaRowKeepsSmallSigmaWhole: a σ that would not fit at two
-// significant digits is shown at one, never cut mid-exponent.
+// significant digits is shown at one, never cut mid-exponent, and the
+// estimate reaches its place.
 func TestThetaRowKeepsSmallSigmaWhole(t *testing.T) {
 	c := thetaControl{name: "kappa", sym: "κ", lo: 0.002, hi: 0.08}
 	row := c.view(40, false, plainTheme, 0.0312, 1.5e-6, 0.0312)
-	if !strings.Contains(row, ".0312±2e-6 ") {
-		t.Errorf("row %q: want .0312±2e-6", row)
+	if !strings.Contains(row, ".031200±2e-6 ") {
+		t.Errorf("row %q: want .031200±2e-6", row)
 	}
 	if row = c.view(40, false, plainTheme, 0.0312, 0, 0.0312); !strings.Contains(row, ".0312±– ") {
 		t.Errorf("row %q: want .0312±– (no spread, not ±0)", row)
 	}
 	row = c.view(40, false, plainTheme, 1.14, 2.0e-5, 1.14)
-	if !strings.Contains(row, "1.14±2.0e-5") {
-		t.Errorf("row %q: want 1.14±2.0e-5 (two digits fit)", row)
+	if !strings.Contains(row, "1.14000±2e-5") {
+		t.Errorf("row %q: want 1.14000±2e-5", row)
 	}
 }
 
@@ -56,17 +57,17 @@ func TestThetaRowKeepsSmallSigmaWhole(t *testing.T) {
 func TestThetaRowKeepsTheTruthBesideASetValue(t *testing.T) {
 	c := thetaControl{name: "kappa", sym: "κ", lo: 0.002, hi: 0.08, set: true, value: 0.0566}
 	for _, focused := range []bool{false, true} {
-		row := c.view(30, focused, plainTheme, 0.0510, 6e-5, 0.0510)
-		if !strings.Contains(row, " .0510 ") || !strings.Contains(row, " .057 ") || strings.Contains(row, "…") {
-			t.Errorf("focused %v, 30 cells: row %q; want the truth .0510 whole and the value .057", focused, row)
+		row := c.view(smallSideW, focused, plainTheme, 0.0510, 6e-5, 0.0510)
+		if !strings.Contains(row, " .05100 ") || !strings.Contains(row, " .057 ") || strings.Contains(row, "…") {
+			t.Errorf("focused %v, %d cells: row %q; want the truth .05100 whole and the value .057", focused, smallSideW, row)
 		}
 	}
-	if row := c.view(36, true, plainTheme, 0.0510, 6e-5, 0.0510); !strings.Contains(row, " .0566 ") {
-		t.Errorf("36 cells: row %q; want the value's three digits", row)
+	if row := c.view(bigSideW, true, plainTheme, 0.0510, 6e-5, 0.0510); !strings.Contains(row, " .0566 ") {
+		t.Errorf("%d cells: row %q; want the value's three digits", bigSideW, row)
 	}
 	c.value = 1.125
-	if row := c.view(30, true, plainTheme, 1.13993, 0.00041, 1.14012); !strings.Contains(row, " 1.12 ") {
-		t.Errorf("30 cells: row %q; want the value's three digits, which fit", row)
+	if row := c.view(smallSideW, true, plainTheme, 1.13993, 0.00041, 1.14012); !strings.Contains(row, " 1.12 ") {
+		t.Errorf("%d cells: row %q; want the value's three digits, which fit", smallSideW, row)
 	}
 }
 

@@ -730,7 +730,7 @@ func TestNothingCutWhileTraining(t *testing.T) {
 	if status := strings.TrimRight(lines[1], " "); !strings.HasSuffix(status, "ETA 0:03 · esc stops") {
 		t.Errorf("the training status is cut: %q", status)
 	}
-	side := strings.Join(sidebarLines(frame, 30), "\n")
+	side := strings.Join(sidebarLines(frame, smallSideW), "\n")
 	// The loss keeps its third digit's zero (sigFixed): the stage, which
 	// the status line says, gives way to it.
 	for _, want := range []string{"this    after run ", " 178/300 loss -.920 ETA 0:03"} {
@@ -762,7 +762,7 @@ func TestSparklineKeptWhenShort(t *testing.T) {
 		m.losses = losses
 		frame := m.render()
 		frameOK(t, frame, 80, 24)
-		side := sidebarLines(frame, 30)
+		side := sidebarLines(frame, smallSideW)
 		head := slices.IndexFunc(side, func(l string) bool { return strings.HasPrefix(l, "training") })
 		if head < 0 {
 			t.Fatalf("%s: no training box:\n%s", tc.sys, strings.Join(side, "\n"))

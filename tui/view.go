@@ -19,6 +19,13 @@ const (
 	bigWidth, bigHeight = 120, 36
 )
 
+// The sidebar's width below and from bigWidth × bigHeight. 31 cells
+// are what a θ row needs to show an estimate to the decimal of its σ
+// beside the truth at as many decimals ("κ .05093±2e-5 .05095 auto"):
+// at 30 the truth's column held five characters, and advdiff's
+// estimates fell back to three significant digits (thetaColumns).
+const smallSideW, bigSideW = 31, 36
+
 // View draws the frame in the alternate screen.
 func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
@@ -33,10 +40,7 @@ func (m Model) render() string {
 		return m.tooSmall()
 	}
 	big := m.width >= bigWidth && m.height >= bigHeight
-	sideW := 30
-	if big {
-		sideW = 36
-	}
+	sideW := m.sideWidth()
 	lines, msgCut := m.headerCut()
 	mainH := m.height - len(lines) - 1
 	plotW := m.width - sideW - 1
@@ -62,6 +66,14 @@ func (m Model) render() string {
 	lines = append(lines, joinH(block(panels(plotW, mainH, big), plotW, mainH), sep, side)...)
 	lines = append(lines, m.footer())
 	return strings.Join(lines, "\n")
+}
+
+// sideWidth is the sidebar's width on the terminal.
+func (m Model) sideWidth() int {
+	if m.width >= bigWidth && m.height >= bigHeight {
+		return bigSideW
+	}
+	return smallSideW
 }
 
 // tooSmall is the screen below the minimum size.
@@ -472,7 +484,7 @@ func (m Model) sidebar(w, h int) []string {
 			out = append(out, controlRow(t, w, focused, "time slice", v, m.slice > 0, m.slice < g.Shape[0]-1))
 		case id >= ctlTheta:
 			if id == ctlTheta {
-				out = append(out, section("θ  estimate±1σ true   set"))
+				out = append(out, section(thetaHeading(w)))
 			}
 			j := int(id - ctlTheta)
 			e, s := nan, nan
