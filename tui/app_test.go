@@ -315,7 +315,7 @@ func TestHelpFitsSmallTerminal(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(first, "↑/↓ scroll · lines 1–20 of") {
+	if !strings.Contains(first, "↑/↓ scroll · lines 1–19 of") {
 		t.Errorf("the help does not say it scrolls:\n%s", first)
 	}
 	for range 100 {
@@ -324,7 +324,7 @@ func TestHelpFitsSmallTerminal(t *testing.T) {
 	last := m.render()
 	frameOK(t, last, 80, 24)
 	n := len(helpAt(m, 80))
-	if want := fmt.Sprintf("lines %d–%d of %d", n-19, n, n); !strings.Contains(last, want) {
+	if want := fmt.Sprintf("lines %d–%d of %d", n-18, n, n); !strings.Contains(last, want) {
 		t.Errorf("↓ did not reach the help's last line:\n%s", last)
 	}
 	m, _ = press(t, m, "up")
@@ -672,7 +672,7 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 		small := newTest(t, sys, 80, 24)
 		small, _ = press(t, small, "?")
 		keys := small.render()
-		small, _ = press(t, small, "down", "down", "down", "down", "down", "down", "down", "down")
+		small, _ = press(t, small, "down", "down", "down", "down", "down", "down", "down", "down", "down")
 		if f := small.render(); !strings.Contains(f, "train mode: fine-tune") || !strings.Contains(f, "λδ·L_δ") || !strings.Contains(keys, "q quit") {
 			t.Errorf("%s at 80×24: the full help lost its keys or controls:\n%s\n%s", sys, keys, f)
 		}
@@ -684,8 +684,8 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 }
 
 // TestLongMessageWraps: an error too long for the status line goes on
-// onto a third line, so its end (the cause) stays readable, and the frame
-// keeps its size; other messages are cut.
+// onto the third line, so its end (the cause) stays readable, and the
+// frame keeps its size; other messages are cut.
 func TestLongMessageWraps(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	m.setMsg(msgErr, "cannot open /home/someone/experiments/2026/spring/checkpoints/run-17.safetensors: header length 4294967295 exceeds the file")
@@ -695,13 +695,16 @@ func TestLongMessageWraps(t *testing.T) {
 	if !strings.Contains(lines[2], "exceeds the file") {
 		t.Errorf("the message's end is not on the third line:\n%s\n%s\n%s", lines[0], lines[1], lines[2])
 	}
-	// What the third line shows of a message too long for two is its
-	// very end, not the end of a re-spaced copy.
+	// What the third line shows of a message too long for two is the
+	// start of what the second left and the message's very end, not
+	// the end of a re-spaced copy.
 	long := "cannot open this file: /home/someone/experiments/2026/spring/checkpoints/run-17/with/a/long/name/in/many/parts.safetensors"
 	m.setMsg(msgErr, "%s", long)
 	lines = strings.Split(m.render(), "\n")
-	if tail := strings.TrimPrefix(strings.TrimSpace(lines[2]), "…"); !strings.HasSuffix(long, tail) {
-		t.Errorf("third line %q is not the message's end", tail)
+	second := strings.TrimSpace(lines[1][strings.Index(lines[1], "cannot"):])
+	head, tail, ok := strings.Cut(strings.TrimSpace(lines[2]), "… ")
+	if !ok || !strings.HasPrefix(long, second+head) || !strings.HasSuffix(long, tail) {
+		t.Errorf("third line %q does not go on from %q and keep the message's end", lines[2], second)
 	}
 	// A path split between the lines comes through whole: no spaces put
 	// into it.

@@ -289,9 +289,9 @@ func TestBaselinesNoneStart(t *testing.T) {
 	}
 }
 
-// Several long baseline failures wrap over the lines below the status
-// line on a tall terminal: each method's reason starts where it can be
-// read, and the last one's cause (the end) is kept.
+// Several long baseline failures go on onto the line below the status
+// line: the first method's reason whole from its start, a mark for the
+// others, and the ? help with every one whole.
 func TestBaselineFailuresWrap(t *testing.T) {
 	m := newTest(t, "spring", 100, 30)
 	m, _ = pressNoRun(t, m, "c")
@@ -306,16 +306,22 @@ func TestBaselineFailuresWrap(t *testing.T) {
 	}
 	frame := m.render()
 	frameOK(t, frame, 100, 30)
-	for _, want := range []string{"koh-gp: every one of the 8", "; bcpi: no", "diverged at step 120 (NaN)"} {
-		if !strings.Contains(frame, want) {
-			t.Errorf("the frame lacks %q:\n%s", want, frame)
+	if !strings.Contains(frame, errs[0]+"; …") {
+		t.Errorf("the frame lacks %q and the mark of more:\n%s", errs[0], frame)
+	}
+	m, _ = press(t, m, "?")
+	noSpace := strings.NewReplacer(" ", "", "\n", "")
+	help := noSpace.Replace(m.render())
+	for _, want := range []string{errs[0], errs[1], "the loss diverged at step 120 (NaN)"} {
+		if !strings.Contains(help, noSpace.Replace(want)) {
+			t.Errorf("the help lacks %q:\n%s", want, m.render())
 		}
 	}
 }
 
 // On the smallest terminal a message of several baseline failures has
-// one line below the status line: it keeps the last failure whole,
-// from its method's name, rather than starting inside a word, and the
+// one line below the status line: it keeps the first failure whole and
+// the start and end of the next, from its method's name, and the
 // sidebar's rows give their reasons without repeating what the row
 // and the status line say.
 func TestBaselineFailuresOnSmallTerminal(t *testing.T) {
@@ -328,7 +334,7 @@ func TestBaselineFailuresOnSmallTerminal(t *testing.T) {
 	frame := m.render()
 	frameOK(t, frame, 80, 24)
 	lines := strings.Split(frame, "\n")
-	if got, want := strings.TrimRight(lines[2], " "), "  …bcpi: channel y has 1 context observations, need at least 2"; got != want {
+	if got, want := strings.TrimRight(lines[2], " "), "  koh-gp: need at least 2 context observations, got 1; bcpi: channel… at least 2"; got != want {
 		t.Errorf("the message's line is %q, want %q", got, want)
 	}
 	if !strings.Contains(frame, "koh-gp ✗ need at least 2") {

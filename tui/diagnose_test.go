@@ -267,7 +267,7 @@ func TestDiagnosticsBandsPlotWhenTheCurvesDoNotFit(t *testing.T) {
 		t.Errorf("at 140×44 want the bands' plot, not θ's, and %d summaries:\n%s", len(d.Theta), frame)
 	}
 	// The composed text is the curves form less θ's plot, line for line.
-	w := 140 - 36 - 1
+	w := 140 - bigSideW - 1
 	text := cli.DiagnosticsText(d, w, cli.DiagnosticsBands, false)
 	if !strings.Contains(text, bandsTitle) {
 		t.Fatal("no bands' plot for a diagnosis with band curves")
@@ -290,7 +290,7 @@ func TestDiagnosticsBandsPlotWhenTheCurvesDoNotFit(t *testing.T) {
 		m = send(t, m, tea.WindowSizeMsg{Width: 140, Height: h})
 		frame := m.render()
 		frameOK(t, frame, 140, h)
-		room := h - 2 - 1 - 2 // header, help line, the view's header
+		room := h - headerLines - 1 - 2 // header, help line, the view's header
 		full, both := sizes[fmt.Sprint(cli.DiagnosticsFull)] <= room, sizes[fmt.Sprint(cli.DiagnosticsCurves)] <= room
 		wantBands, wantTheta, wantScatter := both || bands <= room, both, full
 		if strings.Contains(frame, bandsTitle) != wantBands || strings.Contains(frame, thetaTitle) != wantTheta ||

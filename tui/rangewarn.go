@@ -12,8 +12,7 @@ import (
 // screen was trained on (its intervals are not calibrated there); "" inside
 // the range, and for untrained weights, which have no range to leave.
 // Short, so that it fits the message line of an 80-column terminal
-// beside the status: a wrapped warning pushes every panel down a row
-// and cuts the sidebar's last metrics.
+// beside the status, and leaves the line below to a message beside it.
 func (m Model) rangeWarning() string {
 	e := m.entry()
 	if e == nil || e.src == srcUntrained {
@@ -89,8 +88,9 @@ func (m Model) shownMsg() (string, msgKind) {
 	case m.msg == "":
 		return w, msgWarn
 	case m.msgKind == msgErr:
-		// A long error is cut from its start (its cause is at its
-		// end): the warning goes first.
+		// The warning fits the status line whole; a long error after it
+		// keeps its start and its cause on the line below (lastLine).
+		// Before it, the error would push the warning off the lines.
 		return w + " · " + m.msg, msgErr
 	}
 	return m.msg + " · " + w, max(m.msgKind, msgWarn)

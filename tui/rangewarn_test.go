@@ -70,8 +70,8 @@ func TestRangeWarningOutlivesMessages(t *testing.T) {
 		if kind != max(k, msgWarn) {
 			t.Errorf("message of kind %d shown as kind %d", k, kind)
 		}
-		// An error, cut from its start when long, comes after the
-		// warning; a note before it.
+		// An error comes after the warning, on the line below where it
+		// is long; a note before it.
 		if first := strings.HasPrefix(msg, warn); first != (k == msgErr) {
 			t.Errorf("message of kind %d shown as %q", k, msg)
 		}

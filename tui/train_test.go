@@ -694,22 +694,24 @@ func TestRunUndonePastKeepsItsWeights(t *testing.T) {
 	settle(t, base)
 }
 
-// TestHeaderKeepsItsHeightWhileTraining: a warning beside a training
-// status keeps the third header line even when it fits beside the status,
-// whose width changes with every step, so the panels below stay put.
+// TestHeaderKeepsItsHeightWhileTraining: the header is three lines
+// with and without a run, message, short or long, so the panels below
+// stay put while the training status changes width with every step.
 func TestHeaderKeepsItsHeightWhileTraining(t *testing.T) {
 	m := newTest(t, "spring", 200, 40)
 	base := runtime.NumGoroutine()
 	m, cmds := startRun(t, m)
 	m.setMsg(msgWarn, "short")
-	if n := len(m.header()); n != 3 {
-		t.Errorf("header of %d lines with a short warning during a run, want 3", n)
+	if n := len(m.header()); n != headerLines {
+		t.Errorf("header of %d lines with a short warning during a run, want %d", n, headerLines)
 	}
 	m, _ = press(t, m, "esc")
 	m, _ = run(t, m, tea.Batch(cmds...))
-	m.setMsg(msgWarn, "short")
-	if n := len(m.header()); n != 2 {
-		t.Errorf("header of %d lines with a short warning and no run, want 2", n)
+	for _, msg := range []string{"", "short", strings.Repeat("a warning long enough to wrap ", 10)} {
+		m.setMsg(msgWarn, "%s", msg)
+		if n := len(m.header()); n != headerLines {
+			t.Errorf("header of %d lines with the warning %q and no run, want %d", n, msg, headerLines)
+		}
 	}
 	settle(t, base)
 }
@@ -746,29 +748,30 @@ func TestNothingCutWhileTraining(t *testing.T) {
 // TestSparklineKeptWhenShort: at 80×24 on lv, with the averages on,
 // the sidebar has no row left for the loss sparkline while a run
 // trains. It was dropped without a mark; it now goes beside the
-// training box's heading, shorter. Where it has its row (spring), the
-// heading stays plain.
+// training box's heading, shorter. Where it has its row (spring at
+// 80×25), the heading stays plain.
 func TestSparklineKeptWhenShort(t *testing.T) {
 	losses := []float64{3, 2.5, 2, 1.6, 1.2, 1, 0.8, 0.7, 0.65, 0.6}
 	for _, tc := range []struct {
 		sys    string
+		h      int
 		inHead bool
-	}{{"lv", true}, {"spring", false}} {
-		m := newTest(t, tc.sys, 80, 24)
+	}{{"lv", 24, true}, {"spring", 25, false}} {
+		m := newTest(t, tc.sys, 80, tc.h)
 		m.opts.Averages = avgTasks
 		base := runtime.NumGoroutine()
 		m, cmds := startRun(t, m)
 		m.prog = &core.Progress{Stage: 2, Step: 178, Steps: 300, Losses: core.Losses{Total: 0.6}, ETA: 3 * time.Second}
 		m.losses = losses
 		frame := m.render()
-		frameOK(t, frame, 80, 24)
+		frameOK(t, frame, 80, tc.h)
 		side := sidebarLines(frame, smallSideW)
 		head := slices.IndexFunc(side, func(l string) bool { return strings.HasPrefix(l, "training") })
 		if head < 0 {
 			t.Fatalf("%s: no training box:\n%s", tc.sys, strings.Join(side, "\n"))
 		}
-		spark := sparkline(losses, 30-2)
-		inHead := strings.Contains(side[head], sparkline(losses, 30-len("training ")-1))
+		spark := sparkline(losses, smallSideW-2)
+		inHead := strings.Contains(side[head], sparkline(losses, smallSideW-len("training ")-1))
 		inRow := head+2 < len(side) && strings.Contains(side[head+2], spark)
 		if inHead != tc.inHead || inRow == tc.inHead {
 			t.Errorf("%s: sparkline beside the heading %v, on its own row %v; want beside the heading %v:\n%s",

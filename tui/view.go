@@ -97,11 +97,11 @@ func (m Model) tooSmall() string {
 	return strings.Join(out, "\n")
 }
 
-// headerCut is the title line (system, backbone, checkpoint, seed) and
-// the status line (idle / training / stale / untrained, and the last
-// message), and whether that line shows less than the whole message: a
-// note cut or left out, an error whose start the last line elides. The
-// ? help then shows the message in full.
+// headerCut is the title line (system, backbone, checkpoint, seed), the
+// status line (idle / training / stale / untrained, and the last
+// message) and the line below it (headerLines), and whether they show
+// less than the whole message: a note cut, a longer message cut in its
+// parts (lastLine). The ? help then shows the message in full.
 func (m Model) headerCut() (lines []string, msgCut bool) {
 	m.msg, m.msgKind = m.shownMsg() // m is headerCut's copy
 	t := m.theme
@@ -140,55 +140,59 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 		status += " · " + fitFirst(w, forms...)
 	}
 	line2 := t.paint(st, status)
+	below := strings.Repeat(" ", m.width)
 	if m.msg == "" {
-		return []string{line1, padRight(truncate(line2, m.width), m.width)}, false
+		return []string{line1, padRight(truncate(line2, m.width), m.width), below}, false
 	}
-	ms := t.msgStyle(m.msgKind)
-	lead := ansi.StringWidth(status) + 5 // "  │  "
-	if m.msgKind == msgInfo && m.width-lead < min(ansi.StringWidth(m.msg), minNote) {
-		// A note cut to a stub ("ba…") says nothing: it goes.
-		return []string{line1, padRight(truncate(line2, m.width), m.width)}, true
+	parts, indent, msgCut := m.msgParts(ansi.StringWidth(status))
+	if parts[0] != "" {
+		line2 += t.paint(t.dim, "  │  ") + t.paint(t.msgStyle(m.msgKind), parts[0])
 	}
-	line2 += t.paint(t.dim, "  │  ")
-	// An error or warning too long for the line wraps onto the lines
-	// below (one on a small terminal, up to three on a tall one), so that
-	// its cause (at its end) stays readable; notes are cut, keeping the
-	// layout still while training reports.
-	widths := []int{m.width - lead}
-	indent := lead // the lines below continue under the message
-	if m.msgKind != msgInfo && ansi.StringWidth(m.msg) > m.width-lead {
-		if m.width-lead < m.width/3 {
-			// A long status (training) leaves the message too little
-			// room beside it: all of it goes on the lines below.
-			widths, indent = []int{0}, 2
+	if len(parts) > 1 {
+		below = strings.Repeat(" ", indent) + t.paint(t.msgStyle(m.msgKind), parts[1])
+	}
+	return []string{line1, padRight(truncate(line2, m.width), m.width), padRight(truncate(below, m.width), m.width)}, msgCut
+}
+
+// headerLines is the header's height: the title, the status line and
+// the line below it, which a message too long for the status line goes
+// on onto. The line stays, blank, when no message needs it: the panels
+// below then keep their place when one comes or goes (a range warning
+// beside a note, an error, a training status whose width changes every
+// step), and on the terminals whose panel area has an odd height (80×24,
+// 120×36) it costs the panels nothing: half of the odd row was blank.
+const headerLines = 3
+
+// msgParts is the message on the status line beside a status statusW
+// cells wide ("" where all of it goes below) and on the line below,
+// indented by indent, and whether they show less than all of it. A
+// long status (training) leaves the message too little room beside it:
+// then it all goes below. A note takes one of the two lines, cut by its
+// parts; an error or warning goes on from the status line onto the line
+// below (splitMsg), under its start beside a short status.
+func (m Model) msgParts(statusW int) (parts []string, indent int, cut bool) {
+	lead := statusW + 5 // "  │  "
+	beside, indent := m.width-lead, lead
+	if lead > m.width/4 {
+		indent = 2 // under the message, the line below would lose half its room
+	}
+	msgW := ansi.StringWidth(m.msg)
+	if msgW > beside && beside < m.width/3 {
+		beside = 0
+	}
+	if m.msgKind == msgInfo {
+		if beside > 0 {
+			note := fitNote(m.msg, beside)
+			return []string{note}, indent, note != m.msg
 		}
-		for range m.msgLines() {
-			widths = append(widths, m.width-indent)
-		}
+		note := fitNote(m.msg, m.width-indent)
+		return []string{"", note}, indent, note != m.msg
 	}
-	parts, msgCut := splitMsg(m.msg, widths)
-	if m.msgKind == msgInfo && len(widths) == 1 {
-		parts[0] = fitNote(m.msg, widths[0])
-		msgCut = parts[0] != m.msg
+	if msgW <= beside {
+		return []string{m.msg}, indent, false
 	}
-	if parts[0] == "" {
-		line2 = t.paint(st, status)
-	}
-	line2 = padRight(truncate(line2+t.paint(ms, parts[0]), m.width), m.width)
-	out := []string{line1, line2}
-	if len(parts) == 1 {
-		if m.run != nil && m.msgKind != msgInfo {
-			// The training status changes width with every step, and
-			// with it whether the message fits beside it: the third
-			// line stays, so the panels do not jump.
-			out = append(out, strings.Repeat(" ", m.width))
-		}
-		return out, msgCut
-	}
-	for _, p := range parts[1:] {
-		out = append(out, padRight(truncate(strings.Repeat(" ", indent)+t.paint(ms, p), m.width), m.width))
-	}
-	return out, msgCut
+	parts, cut = splitMsg(m.msg, []int{beside, m.width - indent})
+	return parts, indent, cut
 }
 
 // msgStyle is the colour of a message of kind k.
@@ -217,21 +221,10 @@ func fitNote(msg string, w int) string {
 	return truncate(msg, w)
 }
 
-// minNote is the least room a note beside the status is shown in, cut;
-// with less, the status line leaves it out.
-const minNote = 12
-
-// msgLines is how many lines below the status line a long error or
-// warning may take: one on the smallest terminals, three from 35 rows.
-func (m Model) msgLines() int {
-	return min(3, max(1, (m.height-20)/5))
-}
-
 // splitMsg cuts msg into lines of the given widths (a width of 0 leaves
 // its line empty), breaking at spaces or after slashes, and stops once
-// msg is used up. The last line keeps the end of what is left, where an
-// error says its cause, and starts with "…" when its start is cut (see
-// msgTail), which cut reports; a single width leaves msg whole.
+// msg is used up. The last line holds what is left in its width
+// (lastLine), which cut reports; a single width leaves msg whole.
 func splitMsg(msg string, widths []int) (lines []string, cut bool) {
 	if len(widths) == 1 {
 		return []string{msg}, false // a note, cut at its end by the line
@@ -242,41 +235,107 @@ func splitMsg(msg string, widths []int) (lines []string, cut bool) {
 		case msg == "" && i > 0:
 			return out, false
 		case i == len(widths)-1:
-			if ansi.StringWidth(msg) > w {
-				return append(out, elideStart(msg, w)), true
-			}
-			return append(out, msg), false
+			return append(out, lastLine(msg, w)), ansi.StringWidth(msg) > w
 		case w == 0:
 			out = append(out, "")
 			continue
 		}
-		// The message's own text up to the break (joining Wrap's lines
-		// would put spaces into paths).
-		first, _, _ := strings.Cut(ansi.Wrap(msg, w, " /"), "\n")
-		first = strings.TrimRight(first, " ")
-		if !strings.HasPrefix(msg, first) {
-			first = ansi.Cut(msg, 0, w)
-		}
+		first := lineStart(msg, w)
 		out = append(out, first)
 		msg = strings.TrimLeft(msg[len(first):], " ")
 	}
 	return out, false
 }
 
-// elideStart is the end of msg in w cells after a "…" that says its
-// start is cut. Before a word that starts with a digit the mark takes
-// a space: "…5 points" reads as a number cut to its last digit. Cut
-// inside a word ("…7/with/…" of a path) the mark stays against it.
-func elideStart(msg string, w int) string {
-	tail := msgTail(msg, w-1)
-	start := len(msg) - len(tail)
-	if tail == "" || tail[0] < '0' || tail[0] > '9' || start > 0 && msg[start-1] != ' ' {
-		return "…" + tail
+// lineStart is the start of msg up to the last break (a space, or
+// after a slash) within w cells, else its first w cells: the message's
+// own text (joining Wrap's lines would put spaces into paths).
+func lineStart(msg string, w int) string {
+	first, _, _ := strings.Cut(ansi.Wrap(msg, w, " /"), "\n")
+	first = strings.TrimRight(first, " ")
+	if !strings.HasPrefix(msg, first) {
+		first = ansi.Cut(msg, 0, w)
 	}
-	if ansi.StringWidth(tail) <= w-2 {
-		return "… " + tail
+	return first
+}
+
+// lastLine is msg in w cells, on the last line a message has. Its
+// parts (msgSeparators: the baselines' failures, a message and the
+// range warning) go whole from its start while they fit; the first
+// that does not keeps its start, which names what went wrong ("cannot
+// open PATH", "bcpi:"), and its end, which says why (elideMiddle),
+// where it has the room, and "…" stands for the parts left out. Beside
+// a range warning the old cut, which kept the message's end, showed an
+// error's cause without what had failed.
+func lastLine(msg string, w int) string {
+	if ansi.StringWidth(msg) <= w {
+		return msg
 	}
-	return "… " + msgTail(msg, w-2)
+	var out string
+	for {
+		part, rest := nextPart(msg)
+		room := w - ansi.StringWidth(out)
+		if rest != "" && ansi.StringWidth(part)+1 <= room { // "…" if the next does not fit
+			out, msg = out+part, rest
+			continue
+		}
+		text, sep := cutSeparator(part)
+		more := ""
+		if rest != "" {
+			more = sep + "…"
+		}
+		if room -= ansi.StringWidth(more); room < minElided {
+			return out + "…"
+		}
+		return out + elideMiddle(text, room) + more
+	}
+}
+
+// minElided is the least room a part of a message is shown in with its
+// middle elided; with less its place is marked "…".
+const minElided = 20
+
+// nextPart cuts msg after its first separator (msgSeparators): the
+// part with the separator, and the rest ("" for the last part).
+func nextPart(msg string) (part, rest string) {
+	end := -1
+	for _, sep := range msgSeparators {
+		if i := strings.Index(msg, sep); i >= 0 && (end < 0 || i+len(sep) < end) {
+			end = i + len(sep)
+		}
+	}
+	if end < 0 {
+		return msg, ""
+	}
+	return msg[:end], msg[end:]
+}
+
+// cutSeparator is a part without the separator after it, and that
+// separator.
+func cutSeparator(part string) (text, sep string) {
+	for _, sep := range msgSeparators {
+		if text, ok := strings.CutSuffix(part, sep); ok {
+			return text, sep
+		}
+	}
+	return part, ""
+}
+
+// elideMiddle is msg in w cells: whole where it fits, else its start,
+// "…" where it is cut, and its end: at most half the line, from where a
+// part or a word starts (msgTail), so that a message a few cells too
+// long loses only those ("cannot open /home/me/models/spring-run3.saf… no
+// such file or directory").
+func elideMiddle(msg string, w int) string {
+	if ansi.StringWidth(msg) <= w {
+		return msg
+	}
+	tail := msgTail(msg, (w-2)/2)
+	head := strings.TrimRight(ansi.Cut(msg, 0, w-2-ansi.StringWidth(tail)), " ")
+	if head == "" || tail == "" {
+		return truncate(msg, w)
+	}
+	return head + "… " + tail
 }
 
 // msgSeparators join the parts of a message: the baselines' failures

@@ -20,18 +20,19 @@ func TestSplitMsg(t *testing.T) {
 		{"a note longer than its line", []int{10}, []string{"a note longer than its line"}},
 		{"one two three", []int{0, 20}, []string{"", "one two three"}},
 		{"one two three four", []int{8, 8, 8}, []string{"one two", "three", "four"}},
-		// The last line starts at a word, never inside one.
-		{"one two three four five six", []int{8, 8}, []string{"one two", "…six"}},
-		{"aaa bbb ccc", []int{0, 8}, []string{"", "…bbb ccc"}},
-		{"see /a/very/long/path", []int{0, 8}, []string{"", "…ng/path"}},
-		// ... and at a part of the message where one starts in it.
-		{"koh-gp: need at least 2 context observations, got 1; bcpi: channel y has 1 context observations, need at least 2",
-			[]int{0, 78}, []string{"", "…bcpi: channel y has 1 context observations, need at least 2"}},
-		{"a long range warning here · cannot open x: no such file", []int{0, 40}, []string{"", "…cannot open x: no such file"}},
 		{"see /a/very/long/path/name", []int{12, 30}, []string{"see /a/very/", "long/path/name"}},
-		// Before a digit the mark stands apart: "…5 points" reads as a
-		// number cut to its last digit.
-		{"training (fine-tune) · 5 points, under the 15–100 trained on", []int{0, 39}, []string{"", "… 5 points, under the 15–100 trained on"}},
+		// The last line keeps the start of what is left, where an error
+		// says what failed, and its end, where it says why.
+		{"cannot open /home/someone/experiments/2026/spring/run-17.safetensors: no such file or directory", []int{0, 60},
+			[]string{"", "cannot open /home/someone/experim… no such file or directory"}},
+		// Its parts go whole while they fit, the next from its start.
+		{"koh-gp: need at least 2 context observations, got 1; bcpi: channel y has 1 context observations, need at least 2",
+			[]int{0, 78}, []string{"", "koh-gp: need at least 2 context observations, got 1; bcpi: channel… at least 2"}},
+		// A message beside the range warning keeps its start.
+		{"cannot open /tmp/no-such-dir/some/long/folder/model-trained-yesterday.safetensors: no such file or directory · σ 0.5, over the 0.1 trained on: intervals miss the extra noise",
+			[]int{69, 69}, []string{"cannot open /tmp/no-such-dir/some/long/folder/model-trained-", "yesterday.safetensors: no such file or directory · …"}},
+		// Too short for a part's start and end, a mark holds its place.
+		{"one two three four five six", []int{8, 8}, []string{"one two", "…"}},
 	} {
 		got, _ := splitMsg(tc.msg, tc.widths)
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
@@ -42,7 +43,8 @@ func TestSplitMsg(t *testing.T) {
 
 // TestNoStubsAt80Columns: at 80 columns the open prompt keeps its hint
 // whole (the example path shows its file name), a note with no room
-// beside the baselines' status goes rather than showing as "ba…", and
+// beside the baselines' status goes onto the line below rather than
+// showing as "ba…", and
 // the averages' heading with θ set by hand drops its count rather than
 // being cut.
 func TestNoStubsAt80Columns(t *testing.T) {
@@ -57,8 +59,12 @@ func TestNoStubsAt80Columns(t *testing.T) {
 	if m.msg == "" || m.msgKind != msgInfo {
 		t.Fatalf("message %q (kind %v), want c's note", m.msg, m.msgKind)
 	}
-	if status := strings.Split(m.render(), "\n")[1]; strings.Contains(status, "│") || !strings.HasSuffix(strings.TrimRight(status, " "), "cpinn running…") {
+	lines := strings.Split(m.render(), "\n")
+	if status := lines[1]; strings.Contains(status, "│") || !strings.HasSuffix(strings.TrimRight(status, " "), "cpinn running…") {
 		t.Errorf("a stub of the note, or a cut status: %q", status)
+	}
+	if lead, _, _ := strings.Cut(m.msg, " · "); !strings.HasPrefix(strings.TrimSpace(lines[2]), lead) {
+		t.Errorf("the line below the status %q, want the note %q", lines[2], m.msg)
 	}
 
 	m = newTest(t, "spring", 80, 24)

@@ -1,0 +1,60 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestPanelsKeepTheirPlace: at 80×24 a range warning beside the note
+// of an atlas model wraps onto the line below the status line; the
+// panels and the sidebar stay where they were, as the header keeps
+// that line, blank, while no message needs it. They moved down a row,
+// and the sidebar lost its last, mid-session.
+func TestPanelsKeepTheirPlace(t *testing.T) {
+	m := newShippedTest(t, 80, 24)
+	before := strings.Split(ansi.Strip(m.render()), "\n")
+	m = topNoise(t, m)
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "left")
+	if m.entry().src != srcAtlas {
+		t.Fatalf("λθ %v shows %s, want an atlas model", m.lamTheta.value(), m.entry().sourceText())
+	}
+	frame := m.render()
+	frameOK(t, frame, 80, 24)
+	after := strings.Split(ansi.Strip(frame), "\n")
+	if strings.TrimSpace(before[2]) != "" || !strings.Contains(after[2], "intervals miss the extra noise") {
+		t.Errorf("the line below the status line: %q before, %q with the wrapped warning", before[2], after[2])
+	}
+	for _, row := range []string{"1 simulator", "│controls", "│metrics", "2 discrepancy"} {
+		at := func(lines []string) int {
+			return slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, row) })
+		}
+		if a, b := at(before), at(after); a < 0 || a != b {
+			t.Errorf("%q on row %d, on row %d with the wrapped warning:\n%s", row, a, b, frame)
+		}
+	}
+}
+
+// TestErrorBesideRangeWarningKeepsItsStart: at 80×24 an error too long
+// for the line below the range warning keeps its start, which names
+// what failed, and its cause; it kept only its end ("…no such file or
+// directory").
+func TestErrorBesideRangeWarningKeepsItsStart(t *testing.T) {
+	m := newShippedTest(t, 80, 24)
+	m = topNoise(t, m)
+	m.setMsg(msgErr, "cannot open /home/someone/experiments/2026/spring/model-trained-yesterday.safetensors: no such file or directory")
+	lines, cut := m.headerCut()
+	frameOK(t, strings.Join(lines, "\n"), 80, headerLines)
+	status, below := ansi.Strip(lines[1]), strings.TrimSpace(ansi.Strip(lines[2]))
+	if !strings.Contains(status, "σ 0.5, over the 0.1 trained on: intervals miss the extra noise") {
+		t.Errorf("the status line lost the warning: %q", status)
+	}
+	if !strings.HasPrefix(below, "cannot open /home/someone/") || !strings.HasSuffix(below, "… no such file or directory") || !cut {
+		t.Errorf("the line below: %q (cut %v), want the error's start, its cause and the cut marked", below, cut)
+	}
+	golden.RequireEqual(t, []byte(strings.Join(lines, "\n")))
+}
