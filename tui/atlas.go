@@ -58,6 +58,48 @@ func (c AtlasCell) label() string {
 	return fmt.Sprintf("%s %s=%s", c.System, axisSymbol[c.Axis], c.Value)
 }
 
+// atlasSources are the header's labels of atlas entry e, longest
+// first, each with its training budget and, where it differs, that of
+// the model under the atlas, which the controls go back to: "atlas:
+// spring λθ=0.5, 1000+2000 steps (shipped 1000+6000)". The atlas was
+// trained on a smaller budget than the shipped models, so a user
+// comparing λθ values compares budgets too; the note that said so
+// when the model loaded went with the next message.
+func (e *entry) atlasSources() []string {
+	axis := fmt.Sprintf("%s=%s", axisSymbol[e.cell.Axis], e.cell.Value)
+	split := fmt.Sprintf("%d+%d steps", e.info.Steps1, e.info.Steps2)
+	total := fmt.Sprintf("%d steps", e.info.Steps1+e.info.Steps2)
+	if under, ok := e.budgetUnder(); ok {
+		split += fmt.Sprintf(" (%s %d+%d)", under, e.prev.info.Steps1, e.prev.info.Steps2)
+		total += fmt.Sprintf(" (%s %d)", under, e.prev.info.Steps1+e.prev.info.Steps2)
+	}
+	short := e.savedText(shortPath)
+	return []string{
+		"atlas: " + e.cell.label() + ", " + split + e.savedText(func(p string) string { return p }),
+		"atlas " + axis + ", " + split + short,
+		"atlas " + axis + ", " + total + short,
+		"atlas " + axis + ", " + total,
+	}
+}
+
+// budgetUnder names the model under atlas entry e ("shipped"), when it
+// was trained on another budget than e.
+func (e *entry) budgetUnder() (string, bool) {
+	p := e.prev
+	if p == nil || p.info.Steps1+p.info.Steps2 == 0 || p.info.Steps1 == e.info.Steps1 && p.info.Steps2 == e.info.Steps2 {
+		return "", false
+	}
+	switch p.src {
+	case srcEmbedded:
+		return "shipped", true
+	case srcFile:
+		return "file", true
+	case srcTrained:
+		return "trained here", true
+	}
+	return "", false
+}
+
 // settings are the values of λθ, λδ and the regulariser a model was
 // trained with, or the controls show.
 type settings struct {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +196,40 @@ func TestAtlasControlAtItsEndChangesNothing(t *testing.T) {
 	m, _ = press(t, m, "left")
 	if m.entry() != before || m.lamTheta.value() != 10 || m.lamDelta.value() != 0 {
 		t.Errorf("λδ at 0, ← : model %s, λθ %g, λδ %g; want nothing changed (λθ 10)", m.entry().sourceText(), m.lamTheta.value(), m.lamDelta.value())
+	}
+}
+
+// TestAtlasHeaderSaysItsBudget: an atlas model's header names its
+// training steps beside those of the shipped model the controls go back
+// to, at 80 columns too, and keeps them after the next message; the
+// note that said so when it loaded went with it ("new realization").
+// The ? help says the atlas trained fewer steps.
+// Without a model of another budget under it, the steps stand alone.
+func TestAtlasHeaderSaysItsBudget(t *testing.T) {
+	for _, w := range []int{80, 160} {
+		m := newShippedTest(t, w, 48)
+		m = focusOn(t, m, ctlLamTheta)
+		m, _ = press(t, m, "left", "r")
+		e := m.entry()
+		if e.src != srcAtlas || e.prev.src != srcEmbedded {
+			t.Fatalf("%d columns: %s over %s, want an atlas model over the shipped one", w, e.sourceText(), e.prev.sourceText())
+		}
+		a, s := e.info, e.prev.info
+		if a.Steps1+a.Steps2 >= s.Steps1+s.Steps2 {
+			t.Fatalf("atlas steps %d+%d, shipped %d+%d: the test needs a smaller atlas budget", a.Steps1, a.Steps2, s.Steps1, s.Steps2)
+		}
+		want := fmt.Sprintf("%d+%d steps (shipped %d+%d)", a.Steps1, a.Steps2, s.Steps1, s.Steps2)
+		if title := m.header()[0]; !strings.Contains(title, want) || strings.Contains(title, "…") {
+			t.Errorf("%d columns: title %q lacks %q", w, title, want)
+		}
+		if help := strings.Join(helpAt(m, w), "\n"); !strings.Contains(help, "atlas model (lnp, fewer steps)") {
+			t.Errorf("%d columns: the help does not say the atlas models trained fewer steps", w)
+		}
+	}
+	m := newAtlasTest(t, 80, 24, map[string]int{})
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "left")
+	if title := m.header()[0]; !strings.Contains(title, "atlas: spring λθ=0.5, 1+2 steps") || strings.Contains(title, "(") {
+		t.Errorf("over untrained weights: title %q", title)
 	}
 }

@@ -74,7 +74,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	lines = append(lines, "",
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
 		"context and noise σ re-infer at once on the same realization;",
-		"λθ, λδ, regulariser: the atlas model for the value (lnp), else t trains;",
+		"λθ, λδ, regulariser: the value's atlas model (lnp, fewer steps), else t trains;",
 		"  stage 2 minimises −ELBO + λθ·L_θ + λδ·L_δ: L_θ the θ loss on draws with",
 		"  known θ, L_δ the regulariser on δ̂: l1, l2 its size; orthogonal z_δ against",
 		"  z_θ; spectral f_ψ's largest singular values; gradpen its roughness; spread",

@@ -60,10 +60,7 @@ func (e *entry) shortSourceText() string { return e.describe(shortPath) }
 // describe is sourceText with each path (the file opened, the file
 // saved) written as path writes it.
 func (e *entry) describe(path func(string) string) string {
-	saved := ""
-	if e.saved != "" {
-		saved = ", saved " + path(e.saved)
-	}
+	saved := e.savedText(path)
 	switch e.src {
 	case srcEmbedded:
 		return "embedded" + saved
@@ -78,6 +75,15 @@ func (e *entry) describe(path func(string) string) string {
 		return "trained here (unsaved)"
 	}
 	return "untrained"
+}
+
+// savedText is ", saved PATH" when the weights were saved, the path as
+// path writes it.
+func (e *entry) savedText(path func(string) string) string {
+	if e.saved == "" {
+		return ""
+	}
+	return ", saved " + path(e.saved)
 }
 
 // phrase names the weights in a sentence ("spring/lnp: the shipped

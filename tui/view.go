@@ -110,19 +110,19 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 	title := t.paint(t.title, " APIC ")
 	// The seed goes before the checkpoint, whose saved path may be long
 	// and is the part to cut.
-	src := "checkpoint: " + e.sourceText()
+	srcs := []string{"checkpoint: " + e.sourceText(), e.sourceText(), e.shortSourceText()}
 	if e.src == srcAtlas {
-		src = e.sourceText() // "atlas: spring λθ=0.2"
+		srcs = append(e.atlasSources(), e.sourceText(), e.shortSourceText()) // "atlas: spring λθ=0.2, …"
 	}
-	// Short of room the system's title goes first, then "checkpoint:",
-	// then a file's folders: cut at the end, a path lost its name
-	// ("file embedded:lv-cnp.sa…").
-	info := fitFirst(m.width-ansi.StringWidth(title),
-		fmt.Sprintf(" %s · %s │ %s │ seed %d │ %s", sys.Name(), sys.Title(), m.backbone.value(), m.seed, src),
-		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, src),
-		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, e.sourceText()),
-		fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, e.shortSourceText()))
-	line1 := padRight(title+info, m.width)
+	// Short of room the system's title goes first, then "checkpoint:"
+	// (an atlas model's budget its stages, then its system), then a
+	// file's folders: cut at the end, a path lost its name ("file
+	// embedded:lv-cnp.sa…").
+	forms := []string{fmt.Sprintf(" %s · %s │ %s │ seed %d │ %s", sys.Name(), sys.Title(), m.backbone.value(), m.seed, srcs[0])}
+	for _, src := range srcs {
+		forms = append(forms, fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, src))
+	}
+	line1 := padRight(title+fitFirst(m.width-ansi.StringWidth(title), forms...), m.width)
 
 	status, st := m.status()
 	if m.base.active {
