@@ -35,8 +35,9 @@ import (
 type Command struct {
 	Name    string // as typed: "simulate"
 	Summary string // one line for the command list
-	// Usage is the synopsis line (after "usage: ") followed, after a blank
-	// line, by an optional description; the flags are listed after it.
+	// Usage is the synopsis (after "usage: "; any further synopsis lines
+	// indented under the first's "apic") followed, after a blank line, by
+	// an optional description; the flags are listed after it.
 	Usage string
 	Run   func(ctx context.Context, args []string, env *Env) error
 }

@@ -320,6 +320,22 @@ func TestHelpStatesEachDefaultOnce(t *testing.T) {
 	}
 }
 
+// TestUsageSynopsesAlign: a command with several synopsis lines indents
+// the later ones under the first's "apic", so that "usage: " reads as
+// their common heading and none looks like the description's first line.
+func TestUsageSynopsesAlign(t *testing.T) {
+	for _, c := range Commands() {
+		_, out, _ := runCLI(t, c.Name, "--help")
+		synopsis, _, _ := strings.Cut(out, "\n\n")
+		lines := strings.Split(synopsis, "\n")
+		for _, line := range lines[1:] {
+			if !strings.HasPrefix(line, strings.Repeat(" ", len("usage: "))) {
+				t.Errorf("%s --help: synopsis line %q is not indented under %q", c.Name, line, lines[0])
+			}
+		}
+	}
+}
+
 // TestSwitchGivenAValue: a boolean flag given a value it does not read
 // says it is a switch and how to spell one, not the flag package's
 // "parse error".

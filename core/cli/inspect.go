@@ -16,7 +16,7 @@ func init() {
 		Name:    "inspect",
 		Summary: "describe a checkpoint: system, backbone, config, tensors, metrics",
 		Usage: `apic inspect [--json] FILE
-apic inspect [--json] --atlas
+       apic inspect [--json] --atlas
 
 Describes a checkpoint file: format version, system and backbone, the
 architecture and training configuration, parameter and tensor shapes,

@@ -26,7 +26,7 @@ func init() {
 		Name:    "train",
 		Summary: "train an APIC model (two stages) and save a checkpoint",
 		Usage: `apic train --system SYS [--backbone cnp|lnp|anp] --out FILE [flags]
-apic train --init FILE --out FILE [flags]
+       apic train --init FILE --out FILE [flags]
 
 Stage 1 trains the physics path (encoder and θ map) on nominal realizations
 with known θ; stage 2 trains the full model on true realizations with

@@ -1410,7 +1410,7 @@ func TestTrainInitRefusesInheritedZeroPlan(t *testing.T) {
 func TestTrainHelpSaysWhatInitChanges(t *testing.T) {
 	code, stdout, _ := runCLI(t, "help", "train")
 	for _, want := range []string{
-		"\napic train --init FILE --out FILE [flags]\n",
+		"\n       apic train --init FILE --out FILE [flags]\n",
 		"(required unless --init, whose file names it)",
 		"realizations per step (default 64 for every system; with --init, the checkpoint's)\n",
 	} {
