@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"apic/sims"
 )
 
 // testcmd returns whatever error its --fail flag names, to check how Run
@@ -332,6 +334,22 @@ func TestUsageSynopsesAlign(t *testing.T) {
 			if !strings.HasPrefix(line, strings.Repeat(" ", len("usage: "))) {
 				t.Errorf("%s --help: synopsis line %q is not indented under %q", c.Name, line, lines[0])
 			}
+		}
+	}
+}
+
+// TestSystemFlagsNameTheSystems: every --system flag's help lists the
+// systems it takes, so that a newcomer need not guess at "lotka".
+func TestSystemFlagsNameTheSystems(t *testing.T) {
+	names := strings.Join(sims.Names(), ", ")
+	for _, c := range Commands() {
+		_, out, _ := runCLI(t, c.Name, "--help")
+		_, after, ok := strings.Cut(out, "\n  --system string\n")
+		if !ok {
+			continue
+		}
+		if line, _, _ := strings.Cut(after, "\n"); !strings.Contains(line, names) {
+			t.Errorf("%s --help: --system says %q, not the systems %s", c.Name, strings.TrimSpace(line), names)
 		}
 	}
 }

@@ -32,7 +32,7 @@ spread of single realizations, not an interval of the mean.` + metricGlossary,
 func runEval(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	path := fs.String("checkpoint", "", "checkpoint `file`, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
-	system := fs.String("system", "", "system, for the embedded checkpoint")
+	system := fs.String("system", "", "system of the embedded checkpoint: "+strings.Join(sims.Names(), ", "))
 	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	tasks := fs.Int("tasks", 200, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
 	context := fs.Int("context", 0, "context size (0, the default: the system's test size)")

@@ -16,6 +16,7 @@ import (
 
 	"apic/core"
 	"apic/nets"
+	"apic/sims"
 )
 
 func init() {
@@ -101,7 +102,7 @@ type sweepFlags struct {
 func runSweep(ctx context.Context, args []string, env *Env) error {
 	f := sweepFlags{fix: axisList{single: true}}
 	fs := env.FlagSet()
-	fs.StringVar(&f.spec.system, "system", "", "system (required unless --collect or a checkpoint axis)")
+	fs.StringVar(&f.spec.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --collect or a checkpoint axis)")
 	fs.StringVar(&f.spec.backbone, "backbone", "", "backbone: cnp, lnp or anp (default: eval's and train's, lnp)")
 	fs.Var(&f.vary, "vary", "AXIS=v1,v2,...: an axis of the grid and its values (repeatable)")
 	fs.Var(&f.fix, "fix", "AXIS=VALUE: a setting of every cell, not a column of the results (repeatable)")
