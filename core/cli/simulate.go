@@ -197,7 +197,11 @@ func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return nil, UsageError("--theta: missing parameter %s (give all of %s)", strings.Join(missing, ", "), strings.Join(names, ", "))
+		noun := "parameter"
+		if len(missing) > 1 {
+			noun = "parameters"
+		}
+		return nil, UsageError("--theta: missing %s %s (give all of %s)", noun, strings.Join(missing, ", "), strings.Join(names, ", "))
 	}
 	for i, p := range params {
 		if theta[i] < p.Lo || theta[i] > p.Hi {
