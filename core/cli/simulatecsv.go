@@ -96,7 +96,7 @@ func checkCSVTarget(out, u0File string) error {
 	if u0File != "" && u0File != "-" && sameFile(out, u0File) {
 		return UsageError("--csv would write %s, the --u0-file it reads; choose another name", out)
 	}
-	return checkReplacesOnly("csv", out, "a CSV of observations or of u0", isApicCSV)
+	return checkReplacesOnly("csv", out, "a file that simulate --csv wrote", isApicCSV)
 }
 
 // sideCSVPath is where --csv path writes a side-information field:

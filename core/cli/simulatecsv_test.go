@@ -128,8 +128,10 @@ func TestSimulateCSVUsageErrors(t *testing.T) {
 		{[]string{"--csv", "-"}, "--csv -: the file is written to disk"},
 		{[]string{"--csv", dir}, "is a directory"},
 		{[]string{"--csv", filepath.Join(dir, "no", "obs.csv")}, "does not exist"},
-		{[]string{"--csv", notes}, "notes.txt exists and is not a CSV of observations or of u0: refusing to replace it"},
-		{[]string{"--csv", measured}, "measured.csv exists and is not a CSV of observations or of u0"},
+		{[]string{"--csv", notes}, "notes.txt exists and is not a file that simulate --csv wrote: refusing to replace it"},
+		// Measurements are observations too: the refusal says what the
+		// file lacks, that --csv did not write it.
+		{[]string{"--csv", measured}, "measured.csv exists and is not a file that simulate --csv wrote"},
 	} {
 		code, stdout, errOut := runCLI(t, append([]string{"simulate", "--system", "spring"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || stdout != "" {
