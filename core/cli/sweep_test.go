@@ -71,7 +71,7 @@ func TestSweepEvalGridWritesResults(t *testing.T) {
 	if strings.Count(sum, `"seeds": 2`) != 4 || !strings.Contains(sum, "ci95_lo") {
 		t.Errorf("summary.json lacks 4 cells of 2 seeds with intervals:\n%s", sum)
 	}
-	if !strings.Contains(stdout, "recon MAE against context") || !strings.Contains(stdout, "(one column each)") {
+	if !strings.Contains(stdout, "recon MAE against context") || !strings.Contains(stdout, "(values evenly spaced)") {
 		t.Errorf("no curves on stdout:\n%s", stdout)
 	}
 }

@@ -567,8 +567,9 @@ func writeSweepCurves(w io.Writer, sum sweepSummary, color bool) {
 			ss = append(ss, Series{Name: name, Values: v})
 		}
 		// The columns are the values in order, evenly spaced, where the
-		// --png figure has a numeric axis: the title says which.
-		title := fmt.Sprintf("%s against %s = %s (one column each)", labels[k], sum.Axes[0], strings.Join(xs, ", "))
+		// --png figure has a numeric axis: the title says so, lest 5, 10,
+		// 20 read as a linear axis.
+		title := fmt.Sprintf("%s against %s = %s (values evenly spaced)", labels[k], sum.Axes[0], strings.Join(xs, ", "))
 		p := LinePlot{Title: title, Height: 8, Width: curveWidth(xs), XLabels: xs, Color: color}
 		fmt.Fprintln(w, p.Render(ss...))
 	}

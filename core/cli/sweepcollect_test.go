@@ -181,7 +181,7 @@ func TestSweepLabelsNumbersAsTheySort(t *testing.T) {
 	if want := []string{"9 1e-2", "9 0.05", "10 1e-2", "10 0.05"}; !slices.Equal(rows, want) {
 		t.Errorf("table rows %q, want %q:\n%s", rows, want, stdout)
 	}
-	if !strings.Contains(stdout, "against context = 9, 10 (one column each)\n") {
+	if !strings.Contains(stdout, "against context = 9, 10 (values evenly spaced)\n") {
 		t.Errorf("curves not labelled 9, 10:\n%s", stdout)
 	}
 	csv := readText(t, filepath.Join(out, "results.csv"))
