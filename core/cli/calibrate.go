@@ -199,9 +199,10 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 // one that exists or ends in .csv, the flag it needs: --data. A
 // directory named *.csv is no such file, and --data would refuse it:
 // the hint says so instead. data is --data's value: when given, the
-// argument is something else.
+// argument is something else. An error that suggests a flag already
+// (--dat for --data) keeps its one suggestion.
 func withDataFlagHint(err error, flags *flag.FlagSet, data string) error {
-	if flags.NArg() == 0 || data != "" || !IsUsageError(err) {
+	if flags.NArg() == 0 || data != "" || !IsUsageError(err) || strings.Contains(err.Error(), "; did you mean ") {
 		return err
 	}
 	arg := flags.Arg(0)

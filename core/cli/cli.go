@@ -249,7 +249,7 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 			return runCommand(ctx, d, args, env)
 		}
 		if !ok {
-			fmt.Fprintf(stderr, "apic: unknown command %q (run 'apic help' for the list)\n", name)
+			fmt.Fprintf(stderr, "apic: unknown command %q%s (run 'apic help' for the list)\n", name, didYouMean(name, "", commandNames()))
 			return 2
 		}
 		return runCommand(ctx, c, args[1:], env)
@@ -264,7 +264,7 @@ func help(ctx context.Context, rest []string, env *Env) int {
 	if len(rest) > 0 && rest[0] != "version" && rest[0] != "help" && !isHelpFlag(rest[0]) {
 		var ok bool
 		if c, ok = commands[rest[0]]; !ok {
-			fmt.Fprintf(env.Stderr, "apic help: unknown command %q (run 'apic help' for the list)\n", rest[0])
+			fmt.Fprintf(env.Stderr, "apic help: unknown command %q%s (run 'apic help' for the list)\n", rest[0], didYouMean(rest[0], "", commandNames()))
 			return 2
 		}
 	}
@@ -448,7 +448,11 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 		}
 		// The flag package names flags with one dash; apic's help and
 		// README use two.
-		return UsageError("%s", flagName.ReplaceAllString(err.Error(), "$1--$2"))
+		msg := flagName.ReplaceAllString(err.Error(), "$1--$2")
+		if name, ok := strings.CutPrefix(err.Error(), undefinedFlag); ok {
+			msg += didYouMean(strings.TrimLeft(name, "-"), "--", flagNames(fs))
+		}
+		return UsageError("%s", msg)
 	case fs.NArg() > 0:
 		return UsageError("unexpected argument %q", fs.Arg(0))
 	}
@@ -670,6 +674,10 @@ func notDecimalWhy(text string) string {
 	}
 	return ""
 }
+
+// undefinedFlag opens the flag package's error for a flag fs does not
+// define; the name as typed, with its dashes, follows.
+const undefinedFlag = "flag provided but not defined: "
 
 // flagName matches a flag named with one dash in the flag package's
 // errors ("flag needs an argument: -tasks").
