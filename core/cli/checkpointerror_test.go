@@ -52,6 +52,8 @@ func TestOpenCheckpointMessages(t *testing.T) {
 		{"missing file", missing, "load checkpoint: open " + missing + ": no such file or directory"},
 		{"shipped name without its prefix", "spring-cnp.safetensors",
 			"load checkpoint: open spring-cnp.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
+		{"shipped name with its prefix in capitals", "EMBEDDED:SPRING-CNP.safetensors",
+			"load checkpoint: open EMBEDDED:SPRING-CNP.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
 		{"directory", sub, "load checkpoint: " + sub + ": read " + sub + ": is a directory"},
 		{"text file", text, text + notCheckpoint + "its first 8 bytes give a header length of 723499994654515235, above the 100000000-byte limit"},
 		{"header length below the smallest", tiny, tiny + notCheckpoint + "its first 8 bytes give a header length of 1, below the 2 bytes of the smallest header {}"},

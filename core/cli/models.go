@@ -145,9 +145,15 @@ func readCheckpoint(ctx context.Context, path string) (*nets.File, *core.Model, 
 // shippedNamed returns embedded:path when path, as typed, is the name
 // of a checkpoint shipped in the program ("spring-cnp.safetensors" for
 // embedded:spring-cnp.safetensors): the file a user who left out the
-// prefix most likely meant.
+// prefix most likely meant. So is one whose prefix is in another case
+// (EMBEDDED:spring-cnp.safetensors): the name after it is read in any
+// case, the prefix only as written. The name returned is as shipped.
 func shippedNamed(path string) (string, bool) {
-	shipped := embeddedPrefix + filepath.ToSlash(path)
+	name := filepath.ToSlash(path)
+	if n := len(embeddedPrefix); len(name) > n && strings.EqualFold(name[:n], embeddedPrefix) {
+		name = name[n:]
+	}
+	shipped := canonicalCheckpoint(embeddedPrefix + name)
 	if _, ok, err := checkpoints.FromPath(shipped); !ok || err != nil {
 		return "", false
 	}
