@@ -51,18 +51,17 @@ comments and skipped, in both files. Lines may end in LF, CRLF or CR
 alone.
 
 --json prints one object: system, backbone, checkpoint, channels; theta
-(per parameter: mean, std, lo50, hi50, lo95, hi95, and at_prior_bound:
-θ̂ within 2% of its prior's width from a bound, where its intervals
-understate the uncertainty); noise (per channel:
-std, the estimated σ̂, and its lo95, hi95; all three null for a channel
-without observations, whose noise the data do not say); on the grid (t, and x for advdiff), nominal F(x; θ̂),
-prediction (mean, std, half95 the half-width of its 95% band: 1.96 std
-times the checkpoint's band-shape factor, so the band drawn is not
-mean ± 1.96 std where a shape is fitted;
-observation_std the band of a new noisy observation) and discrepancy
-(mean, std, half95), laid out as simulate --json lays its grid (spring:
-one value per t; lv: per t, one per channel; advdiff: per t, one per x);
-and warnings.` + inputLimitsHelp(),
+(per parameter: mean, std, lo50, hi50, lo95, hi95, and at_prior_bound: θ̂
+within 2% of its prior's width from a bound, where its intervals
+understate the uncertainty); noise (per channel: std, the estimated σ̂,
+and its lo95, hi95; all three null for a channel without observations,
+whose noise the data do not say); on the grid (t, and x for advdiff),
+nominal F(x; θ̂), prediction (mean, std, half95 the half-width of its 95%
+band: 1.96 std times the checkpoint's band-shape factor, so the band drawn
+is not mean ± 1.96 std where a shape is fitted; observation_std the band
+of a new noisy observation) and discrepancy (mean, std, half95), laid out
+as simulate --json lays its grid (spring: one value per t; lv: per t, one
+per channel; advdiff: per t, one per x); and warnings.` + inputLimitsHelp(),
 		Run: runCalibrate,
 	})
 }

@@ -31,36 +31,36 @@ func init() {
 		Usage: `apic compare --system SYS [--methods koh-gp,bcpi,cpinn,apic] [--tasks N --context N --noise S --seed N]
              [--checkpoint FILE]... [--starts N] [--bcpi-starts N --mcmc N] [--members N --steps N] [--json]
 
-Draws --tasks test realizations exactly as 'apic eval' does and runs, on the
-same realizations and contexts, the --methods (default: koh-gp,apic;
+Draws --tasks test realizations exactly as 'apic eval' does and runs, on
+the same realizations and contexts, the --methods (default: koh-gp,apic;
 all: every one): every APIC checkpoint of the system (the embedded ones
-and each --checkpoint FILE),
-the Kennedy–O'Hagan GP baseline (koh-gp: θ and a discrepancy GP fitted per
-realization by maximum marginal likelihood), BCPI (bcpi: a GP prior on the
-nominal solution conditioned on the nominal equation at collocation points,
-a discrepancy GP, MAP from --bcpi-starts L-BFGS starts, then --mcmc steps of
-adaptive Metropolis; for lv, our extension linearises the equations around
-the nominal solution) and Correction-PINN (cpinn,
-JSON key "correction-pinn": per realization an ensemble of --members
-physics-informed networks with a correction inside the nominal equations,
-each trained for --steps full-batch Adam steps; about 150 s per realization
-with the defaults). It prints the metrics of docs/benchmarks.md for each
-method as mean ± std over realizations (the spread of single ones, not an
-interval of the mean), and each method's wall time per
-realization. APIC is timed one realization at a time (the whole pipeline:
-encoders, θ map, simulator, discrepancy, --samples Monte-Carlo samples,
-after untimed warm-up calls for a tenth of a second) and as batched throughput (all realizations
-in one call: untimed warm-up calls for a tenth of a second, then the
-median of up to 500 calls over half a second); KOH-GP runs one
-realization per worker (--workers, default one per CPU), each fit timed
-by its worker, and so does BCPI; Correction-PINN runs one realization at
-a time with its members on --workers cores. The one-pass table sets APIC against KOH-GP
-by wall time per realization (KOH-GP's median fit over APIC's batch time
-per realization), by CPU time per realization and by throughput on the
-same cores. A realization a method fails is counted on its failures line
-and left out of its means; a method that fails every realization is left
-out of the comparison with its reason ("failed_methods" in --json), and
-the others are still compared. Ctrl-C stops.` + metricGlossary,
+and each --checkpoint FILE), the Kennedy–O'Hagan GP baseline (koh-gp: θ
+and a discrepancy GP fitted per realization by maximum marginal
+likelihood), BCPI (bcpi: a GP prior on the nominal solution conditioned on
+the nominal equation at collocation points, a discrepancy GP, MAP from
+--bcpi-starts L-BFGS starts, then --mcmc steps of adaptive Metropolis; for
+lv, our extension linearises the equations around the nominal solution)
+and Correction-PINN (cpinn, JSON key "correction-pinn": per realization an
+ensemble of --members physics-informed networks with a correction inside
+the nominal equations, each trained for --steps full-batch Adam steps;
+about 150 s per realization with the defaults). It prints the metrics of
+docs/benchmarks.md for each method as mean ± std over realizations (the
+spread of single ones, not an interval of the mean), and each method's
+wall time per realization. APIC is timed one realization at a time (the
+whole pipeline: encoders, θ map, simulator, discrepancy, --samples
+Monte-Carlo samples, after untimed warm-up calls for a tenth of a second)
+and as batched throughput (all realizations in one call: untimed warm-up
+calls for a tenth of a second, then the median of up to 500 calls over
+half a second); KOH-GP runs one realization per worker (--workers, default
+one per CPU), each fit timed by its worker, and so does BCPI;
+Correction-PINN runs one realization at a time with its members on
+--workers cores. The one-pass table sets APIC against KOH-GP by wall time
+per realization (KOH-GP's median fit over APIC's batch time per
+realization), by CPU time per realization and by throughput on the same
+cores. A realization a method fails is counted on its failures line and
+left out of its means; a method that fails every realization is left out
+of the comparison with its reason ("failed_methods" in --json), and the
+others are still compared. Ctrl-C stops.` + metricGlossary,
 		Run: runCompare,
 	})
 }
