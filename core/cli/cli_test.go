@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"apic/sims"
 )
@@ -350,6 +351,22 @@ func TestSystemFlagsNameTheSystems(t *testing.T) {
 		}
 		if line, _, _ := strings.Cut(after, "\n"); !strings.Contains(line, names) {
 			t.Errorf("%s --help: --system says %q, not the systems %s", c.Name, strings.TrimSpace(line), names)
+		}
+	}
+}
+
+// TestHelpDescriptionsFitATerminal: the description between a command's
+// synopsis and its flags keeps to 80 columns, so that a terminal does
+// not break its lines (a list of names wraps under its own start).
+func TestHelpDescriptionsFitATerminal(t *testing.T) {
+	for _, c := range Commands() {
+		_, out, _ := runCLI(t, c.Name, "--help")
+		_, description, _ := strings.Cut(out, "\n\n")
+		description, _, _ = strings.Cut(description, "\nflags:\n")
+		for _, line := range strings.Split(description, "\n") {
+			if n := utf8.RuneCountInString(line); n > 80 {
+				t.Errorf("%s --help: a line of %d columns: %q", c.Name, n, line)
+			}
 		}
 	}
 }

@@ -38,8 +38,8 @@ first cell runs (every cell by --plan; the unfinished ones, or the
 --only one, by a run); a value given twice, or spelled twice (0.1 and
 1e-1, 0:0.1 and 0:.1), is refused.
 
-  evaluation axes  ` + axisNames(evalAxes) + `
-  training axes    ` + axisNames(trainAxes) + `
+  evaluation axes  ` + hangingList(strings.Split(axisNames(evalAxes), ", "), 74, 19) + `
+  training axes    ` + hangingList(strings.Split(axisNames(trainAxes), ", "), 74, 19) + `
 
 Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
 command lines, which reproduce it alone when run in DIR), cell.json,
