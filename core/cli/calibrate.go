@@ -97,7 +97,7 @@ type calibration struct {
 	side       []float64
 	pred       core.Prediction
 	warnings   []string
-	samples    int
+	samples    int // latent samples drawn: 1 for the deterministic CNP, as eval says
 	seed       uint64
 }
 
@@ -173,7 +173,8 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	p := preds[0]
 	c := calibration{
 		sys: sys, model: m, checkpoint: source, data: dataName, obs: obs, side: side,
-		pred: p, warnings: append(core.Warnings(m, obs, side, p), unfinishedWarning(info, source)...), samples: *samples, seed: *seed,
+		pred: p, warnings: append(core.Warnings(m, obs, side, p), unfinishedWarning(info, source)...),
+		samples: m.Config.Arch.Backbone.SamplesDrawn(*samples), seed: *seed,
 	}
 	if *pngPath != "" {
 		if err := writeCalibrationFigure(*pngPath, c); err != nil {

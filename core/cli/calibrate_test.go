@@ -432,6 +432,20 @@ func TestCalibrateText(t *testing.T) {
 	}
 }
 
+// TestCalibrateHeaderCountsSamplesDrawn: the header gives the latent
+// samples a prediction drew, as eval's does: one for the deterministic
+// CNP whatever --samples asks, --samples for a latent backbone.
+func TestCalibrateHeaderCountsSamplesDrawn(t *testing.T) {
+	dir := t.TempDir()
+	obs := goodObservations(t, dir)["spring"]
+	for backbone, want := range map[string]string{"cnp": " · 1 sample · seed 1\n", "lnp": " · 32 samples · seed 1\n"} {
+		code, out, errOut := runCLI(t, append([]string{"calibrate", "--system", "spring", "--backbone", backbone}, obs...)...)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("%s: exit %d, stderr %q; want a header with %q:\n%.300s", backbone, code, errOut, want, out)
+		}
+	}
+}
+
 func TestCalibrateWarnings(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
