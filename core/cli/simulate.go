@@ -219,7 +219,9 @@ func parseFinite(s string) (float64, error) { return parseNumber(s) }
 func parseSideValues(text string, side sims.SideInfo) ([]float64, error) {
 	parts := strings.Split(text, ",")
 	if len(parts) != side.Len {
-		want := fmt.Sprintf("%d values", side.Len)
+		// "1.0 1.3" or "1.0;1.3" is one value to the split: the want
+		// names the separator.
+		want := fmt.Sprintf("%d comma-separated values", side.Len)
 		if side.Labels != nil {
 			want += " (" + strings.Join(side.Labels, ", ") + ")"
 		}

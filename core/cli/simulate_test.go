@@ -246,7 +246,7 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{[]string{"--system", "testsys", "--theta", "p=Inf,q=0"}, `"Inf" is not a finite number`},
 		{[]string{"--system", "testsys", "--theta", "p=1e999,q=0"}, `"1e999" is not a finite number`},
 		{[]string{"--system", "testsys", "--theta", "p1,q=0"}, `"p1" is not name=value`},
-		{[]string{"--system", "testsys", "--theta", "p=1,q=0", "--u0", "1,2,3"}, "--u0: got 3 values, want 2 values (a0, b0)"},
+		{[]string{"--system", "testsys", "--theta", "p=1,q=0", "--u0", "1,2,3"}, "--u0: got 3 values, want 2 comma-separated values (a0, b0)"},
 		{[]string{"--system", "testsys", "--theta", "p=1,q=0", "--u0", "1,NaN"}, "value 2 (b0)"},
 		{[]string{"--system", "lv", "--theta", "alpha=1,beta=1,eta=1,gamma=1", "--u0", "0,2"}, "--u0: x0 = 0 must be > 0"},
 		{[]string{"--system", "advdiff", "--theta", "v=-2,kappa=0.01"}, "--theta: v=-2 must be > 0 (its prior is [0.3, 2])"},
