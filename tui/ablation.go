@@ -127,7 +127,7 @@ func (m Model) toggleAblation() (tea.Model, tea.Cmd) {
 // which it cannot sweep, is selected, and which it can: what it shows
 // first, since the status line may cut the rest.
 func (m Model) ablFallbackNote(id control) string {
-	return fmt.Sprintf("A shows %s: no curve for %s", ablAxisLabel(m.ablControl()), m.controlName(id))
+	return fmt.Sprintf("A shows %s: %s cannot be swept", ablAxisLabel(m.ablControl()), m.controlName(id))
 }
 
 // syncAblNote keeps A's note in step with the selected control while

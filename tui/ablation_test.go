@@ -295,9 +295,9 @@ func TestAblationOnControlWithoutCurve(t *testing.T) {
 		id   control
 		note string
 	}{
-		{ctlMode, "A shows context: no curve for train mode"},
-		{ctlSystem, "A shows context: no curve for the system"},
-		{ctlTheta, "A shows context: no curve for θ"},
+		{ctlMode, "A shows context: train mode cannot be swept"},
+		{ctlSystem, "A shows context: the system cannot be swept"},
+		{ctlTheta, "A shows context: θ cannot be swept"},
 		{ctlNoise, ""},
 	} {
 		// 100 columns: the untrained weights' status leaves the note
@@ -472,9 +472,9 @@ func TestAblationNoteFollowsTheSelection(t *testing.T) {
 	for _, step := range []struct {
 		key, want string
 	}{
-		{"down", "no curve for the backbone"},
+		{"down", "the backbone cannot be swept"},
 		{"down", ""}, // context
-		{"up", "no curve for the backbone"},
+		{"up", "the backbone cannot be swept"},
 	} {
 		m, _ = press(t, m, step.key)
 		if step.want == "" && strings.Contains(m.msg, "no curve") || !strings.Contains(m.msg, step.want) {
@@ -482,7 +482,7 @@ func TestAblationNoteFollowsTheSelection(t *testing.T) {
 		}
 	}
 	m = focusOn(t, m, ctlMode)
-	if m, _ = press(t, m, "up", "down"); !strings.Contains(m.msg, "no curve for train mode") {
+	if m, _ = press(t, m, "up", "down"); !strings.Contains(m.msg, "train mode cannot be swept") {
 		t.Errorf("on train mode with the view open: message %q", m.msg)
 	}
 	if m, _ = press(t, m, "A"); m.msg != "" {

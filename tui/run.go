@@ -68,7 +68,7 @@ func Command() cli.Command {
 
 Opens a terminal UI over the engine: pick a system and backbone, move the
 context size, noise and θ by hand and watch amortized inference answer at
-once; change λθ, λδ or the regularizer to load the embedded ablation
+once; change λθ, λδ or the regulariser to load the embedded ablation
 atlas's model trained at that value (lnp; apic inspect --atlas lists
 them), or retrain in the background; save and reopen checkpoints. The
 metrics show the realization on screen beside the mean ± 95% interval
