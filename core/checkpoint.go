@@ -124,6 +124,7 @@ func EncodeCheckpoint(w io.Writer, m *Model, info Info, dtype nets.DType) error 
 
 // SaveCheckpoint writes the checkpoint atomically (temporary file, fsync,
 // rename): an interrupted save never leaves a partial file at path.
+// Only a regular file is replaced (CheckSaveTarget).
 func SaveCheckpoint(path string, m *Model, info Info, dtype nets.DType) error {
 	return saveCheckpointWith(nets.WriteFileAtomic, path, m, info, dtype)
 }
@@ -135,8 +136,24 @@ func SaveNewCheckpoint(path string, m *Model, info Info, dtype nets.DType) error
 	return saveCheckpointWith(nets.WriteNewFileAtomic, path, m, info, dtype)
 }
 
+// CheckSaveTarget fails, with a *NotRegularFileError, when path names
+// an existing file that is not a regular one (a directory, a device, a
+// named pipe, a socket, or a link to one), which no checkpoint is saved
+// over (see CheckRegularFile). Every save of a checkpoint applies it
+// first: SaveCheckpoint and SaveNewCheckpoint here, train --out before
+// its training, and the explorer's save before it picks a file name.
+func CheckSaveTarget(path string) error {
+	if err := CheckRegularFile(path); err != nil {
+		return fmt.Errorf("%w: refusing to save a checkpoint over it", err)
+	}
+	return nil
+}
+
 // saveCheckpointWith writes the checkpoint to path with writeFile.
 func saveCheckpointWith(writeFile func(string, func(io.Writer) error) error, path string, m *Model, info Info, dtype nets.DType) error {
+	if err := CheckSaveTarget(path); err != nil {
+		return fmt.Errorf("save checkpoint: %w", err) // the error names path
+	}
 	err := writeFile(path, func(w io.Writer) error { return EncodeCheckpoint(w, m, info, dtype) })
 	if err != nil {
 		return fmt.Errorf("save checkpoint %s: %w", path, err)
@@ -144,8 +161,12 @@ func saveCheckpointWith(writeFile func(string, func(io.Writer) error) error, pat
 	return nil
 }
 
-// LoadCheckpoint reads a checkpoint file.
+// LoadCheckpoint reads a checkpoint file; a path that names anything
+// but a regular file is refused unopened (CheckRegularFile).
 func LoadCheckpoint(path string) (*Model, Info, error) {
+	if err := CheckRegularFile(path); err != nil {
+		return nil, Info{}, fmt.Errorf("load checkpoint: %w", err)
+	}
 	f, err := nets.ReadSafetensorsFile(path, 0)
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("load checkpoint: %w", nameMissingTensors(err))

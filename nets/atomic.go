@@ -158,7 +158,7 @@ func AtomicTarget(path string) (string, error) {
 			cur = dest
 			continue
 		}
-		what := fileKind(st.Mode())
+		what := FileKind(st.Mode())
 		if cur != path {
 			return "", fmt.Errorf("%s links to %s, which is %s, not a regular file: refusing to replace it", path, cur, what)
 		}
@@ -176,8 +176,9 @@ func RawDir(path string) string {
 	return dir
 }
 
-// fileKind names the kind of a file that is neither regular nor a link.
-func fileKind(m fs.FileMode) string {
+// FileKind names the kind of a file that is neither regular nor a link
+// ("a directory", "a named pipe (FIFO)"), as messages say it.
+func FileKind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"

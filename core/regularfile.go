@@ -1,0 +1,56 @@
+package core
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"apic/nets"
+)
+
+// Checkpoints and input files are read and written only as regular
+// files. A named pipe waits, at the open, for a writer that may never
+// come; a device gives bytes without end (/dev/zero) or takes them
+// without keeping them (/dev/full, /dev/null); a directory holds no
+// data. A save over one of them would put a regular file in its place
+// (as root, /dev/null) or fail late, and one that picked another name
+// instead would leave the user looking for a file they did not name.
+
+// NotRegularFileError is a path that names, itself or through symbolic
+// links, an existing file other than a regular one.
+type NotRegularFileError struct {
+	Path   string // as given
+	Target string // the file Path's links lead to; "" when Path is no link, or the chain could not be followed
+	Kind   string // what the file is, in nets.FileKind's words: "a named pipe (FIFO)"
+}
+
+// What is what Path names, in words that follow the path: "a named
+// pipe (FIFO), not a regular file", or "a link to /dev/full, which is
+// a character device, not a regular file".
+func (e *NotRegularFileError) What() string {
+	if e.Target != "" {
+		return "a link to " + e.Target + ", which is " + e.Kind + ", not a regular file"
+	}
+	return e.Kind + ", not a regular file"
+}
+
+func (e *NotRegularFileError) Error() string { return e.Path + " is " + e.What() }
+
+// CheckRegularFile returns a *NotRegularFileError when path names an
+// existing file, after any symbolic links, that is not a regular file,
+// and nil otherwise: a regular file, and a path that does not exist or
+// cannot be examined, whose read or write then says why in its own
+// words. It never opens path, which for a named pipe would block.
+func CheckRegularFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() {
+		return nil
+	}
+	e := &NotRegularFileError{Path: path, Kind: nets.FileKind(st.Mode())}
+	if lst, err := os.Lstat(path); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		if target, err := filepath.EvalSymlinks(path); err == nil {
+			e.Target = target
+		}
+	}
+	return e
+}
