@@ -768,12 +768,12 @@ func TestOpenErrorWording(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "nosuch.safetensors")
-	// A directory opens, then fails to read: "read PATH: is a directory".
+	// A directory is refused unopened, as not a regular file.
 	sub := filepath.Join(dir, "apic")
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	causes := map[string]string{text: "not a checkpoint (safetensors) file: ", empty: "not an apic checkpoint", missing: "no such file or directory", sub: "is a directory"}
+	causes := map[string]string{text: "not a checkpoint (safetensors) file: ", empty: "not an apic checkpoint", missing: "no such file or directory", sub: "a directory, not a regular file"}
 	for path, cause := range causes {
 		m := newTest(t, "spring", 80, 24)
 		m, _ = press(t, m, "o")

@@ -40,7 +40,7 @@ func TestOpenErrorCauses(t *testing.T) {
 	cases := []struct{ name, path, want string }{
 		{"missing file", filepath.Join(dir, "nosuch.safetensors"), "no such file or directory"},
 		{"shipped name without its prefix", "spring-cnp.safetensors", "no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
-		{"directory", sub, "is a directory"},
+		{"directory", sub, "a directory, not a regular file"},
 		{"text file", file("README.md", []byte("# apic\n\nAmortized physics-informed calibration.\n")),
 			"not a checkpoint (safetensors) file: its first 8 bytes give a header length of 723499994654515235, above the 100000000-byte limit"},
 		{"header length below the smallest", file("tiny.safetensors", []byte("\x01\x00\x00\x00\x00\x00\x00\x00{")),

@@ -79,7 +79,8 @@ than %d times the largest magnitude the system's training saw
 system alike; one merely far outside the training range is warned about,
 and a calibration the model diverges on (values a million times the
 data's) is refused, naming the observations that lie outside training.
-Ctrl-C stops the wait for input (a FIFO, a terminal).`,
+Input files must be regular files; a pipe goes to '-' (stdin), and
+Ctrl-C stops the wait for it, or for a terminal.`,
 		core.LimitObservations.Max, core.LimitFieldsPerLine.Max, core.LimitFieldBytes.Max, core.LimitLineBytes.Max,
 		core.LimitInputBytes.Max>>20, core.LimitInputBytes.Max, core.SaneFactor, core.SaneFactor)
 }
@@ -217,22 +218,18 @@ func withDataFlagHint(err error, flags *flag.FlagSet, data string) error {
 	return UsageError("%v: did you mean --data %s?", err, arg)
 }
 
-// checkDataFile refuses a --data file that does not exist or is a
-// directory before the model is loaded and the side information checked:
-// a mistyped --data is then the error, not the --u0 that the system
-// needs. Stat does not block on a FIFO, which openInput opens later.
+// checkDataFile refuses a --data file that does not exist or is not a
+// regular file before the model is loaded and the side information
+// checked: a mistyped --data is then the error, not the --u0 that the
+// system needs. Stat does not block on a FIFO, as an open would.
 func checkDataFile(path string) error {
 	if path == "-" {
 		return nil
 	}
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
+	if _, err := os.Stat(path); err != nil {
 		return UsageError("--data %s: %v", path, pathCause(err))
-	case st.IsDir():
-		return UsageError("--data: %s is a directory", path)
 	}
-	return nil
+	return notRegularInput("--data", path)
 }
 
 // checkOutputPath fails early, before any work, when the file the flag

@@ -54,7 +54,7 @@ func TestOpenCheckpointMessages(t *testing.T) {
 			"load checkpoint: open spring-cnp.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
 		{"shipped name with its prefix in capitals", "EMBEDDED:SPRING-CNP.safetensors",
 			"load checkpoint: open EMBEDDED:SPRING-CNP.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
-		{"directory", sub, "load checkpoint: " + sub + ": read " + sub + ": is a directory"},
+		{"directory", sub, "load checkpoint: " + sub + " is a directory, not a regular file"},
 		{"text file", text, text + notCheckpoint + "its first 8 bytes give a header length of 723499994654515235, above the 100000000-byte limit"},
 		{"header length below the smallest", tiny, tiny + notCheckpoint + "its first 8 bytes give a header length of 1, below the 2 bytes of the smallest header {}"},
 		{"shorter than the header length", short, short + notCheckpoint + "file is 3 bytes, shorter than the 8-byte header length"},

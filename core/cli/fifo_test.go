@@ -5,6 +5,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,54 +49,93 @@ func runCancelled(args []string) (code int, stderr string, after time.Duration) 
 	return code, errOut.String(), time.Since(cancelled)
 }
 
-// TestInterruptWhileInputBlocks: a FIFO that no one writes blocks the
-// open (no writer yet) or the reads (a writer that stays silent); every
-// command that reads input ends within a second of the cancellation
-// (Ctrl-C, SIGTERM), with exit 1 and a message saying what it waited
-// for. It used to wait forever, through the first Ctrl-C.
-func TestInterruptWhileInputBlocks(t *testing.T) {
+// runWithin runs the command line and returns its exit status and
+// stderr, or -1 when it still runs after limit (left running).
+func runWithin(args []string, limit time.Duration) (code int, stderr string) {
+	done := make(chan int, 1)
+	var out, errOut bytes.Buffer
+	go func() { done <- Run(context.Background(), args, &out, &errOut) }()
+	select {
+	case code = <-done:
+		return code, errOut.String()
+	case <-time.After(limit):
+		return -1, fmt.Sprintf("still running after %v", limit)
+	}
+}
+
+// TestInputsRefuseNamedPipes: every command that reads a checkpoint
+// or an input file refuses a named pipe, or a link to one, at once with
+// exit 2, naming it and saying what it is. They used to open it and
+// wait for a writer until Ctrl-C, and then exit 1 as if interrupted.
+func TestInputsRefuseNamedPipes(t *testing.T) {
 	dir := t.TempDir()
 	data := writeFile(t, dir, "obs.csv", "t,y\n1,0.5\n2,0.25\n")
 	// calibrate reads --data before --u0-file: advdiff's must be valid.
 	field := writeFile(t, dir, "field.csv", "t,x,u\n0.5,0.5,1\n")
 	for _, tc := range []struct {
-		name   string
-		args   func(fifo string) []string
-		silent bool // a writer opens the FIFO and writes nothing
-		want   string
+		name string
+		args func(fifo string) []string
 	}{
-		{"inspect", func(f string) []string { return []string{"inspect", f} }, false, "interrupted while reading checkpoint"},
-		{"eval checkpoint", func(f string) []string { return []string{"eval", "--checkpoint", f} }, false, "interrupted while reading checkpoint"},
-		{"calibrate checkpoint", func(f string) []string { return []string{"calibrate", "--checkpoint", f, "--data", data} }, false, "interrupted while reading checkpoint"},
-		{"calibrate data", func(f string) []string { return []string{"calibrate", "--system", "spring", "--data", f} }, false, "interrupted while opening --data"},
-		{"calibrate data, silent writer", func(f string) []string { return []string{"calibrate", "--system", "spring", "--data", f} }, true, "interrupted while reading "},
+		{"inspect", func(f string) []string { return []string{"inspect", f} }},
+		{"eval checkpoint", func(f string) []string { return []string{"eval", "--checkpoint", f} }},
+		{"calibrate checkpoint", func(f string) []string { return []string{"calibrate", "--checkpoint", f, "--data", data} }},
+		{"calibrate data", func(f string) []string { return []string{"calibrate", "--system", "spring", "--data", f} }},
 		{"calibrate u0-file", func(f string) []string {
 			return []string{"calibrate", "--system", "advdiff", "--u0-file", f, "--data", field}
-		}, false, "interrupted while opening --u0-file"},
+		}},
+		{"simulate u0-file", func(f string) []string {
+			return []string{"simulate", "--system", "advdiff", "--theta", "kappa=0.05,v=0.5", "--u0-file", f}
+		}},
+		{"train init", func(f string) []string {
+			return []string{"train", "--init", f, "--out", filepath.Join(dir, "out.safetensors")}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fifo := mkfifo(t)
-			if tc.silent {
-				opened := make(chan *os.File, 1)
-				go func() {
-					w, err := os.OpenFile(fifo, os.O_WRONLY, 0) // blocks until the command opens it
-					if err == nil {
-						opened <- w
-					}
-					close(opened)
-				}()
-				t.Cleanup(func() {
-					if w, ok := <-opened; ok {
-						w.Close()
-					}
-				})
+			link := filepath.Join(filepath.Dir(fifo), "link")
+			if err := os.Symlink(fifo, link); err != nil {
+				t.Fatal(err)
 			}
-			code, stderr, after := runCancelled(tc.args(fifo))
+			for path, want := range map[string]string{
+				fifo: fifo + " is a named pipe (FIFO), not a regular file",
+				link: link + " is a link to " + fifo + ", which is a named pipe (FIFO), not a regular file",
+			} {
+				code, stderr := runWithin(tc.args(path), 10*time.Second)
+				if code != 2 || !strings.Contains(stderr, want) {
+					t.Errorf("%s: exit %d, stderr %q, want exit 2 and %q", path, code, stderr, want)
+				}
+			}
+		})
+	}
+}
+
+// TestInterruptWhileStdinBlocks: standard input (--data -, --u0-file
+// -), the way to give a pipe, may block: a writer that stays silent, a
+// terminal. The command ends within a second of the cancellation
+// (Ctrl-C, SIGTERM), with exit 1 and a message saying what it waited
+// for.
+func TestInterruptWhileStdinBlocks(t *testing.T) {
+	dir := t.TempDir()
+	data := writeFile(t, dir, "obs.csv", "t,x,u\n0.5,0.5,1\n")
+	for name, args := range map[string][]string{
+		"calibrate data":    {"calibrate", "--system", "spring", "--data", "-"},
+		"calibrate u0-file": {"calibrate", "--system", "advdiff", "--u0-file", "-", "--data", data},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r, w, err := os.Pipe() // w stays open and silent
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { w.Close(); r.Close() })
+			old := stdin
+			stdin = r
+			t.Cleanup(func() { stdin = old })
+			code, stderr, after := runCancelled(args)
 			if after > time.Second {
 				t.Errorf("ran %v after the cancellation", after)
 			}
-			if code != 1 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, tc.want)
+			if want := "interrupted while reading " + stdinName; code != 1 || !strings.Contains(stderr, want) {
+				t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
 			}
 		})
 	}

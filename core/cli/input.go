@@ -289,12 +289,16 @@ func (r *inputReader) classifyLine(b byte) {
 }
 
 // openInput opens the input file a flag names. Its errors are usage
-// errors naming the flag; so is a directory, which would otherwise fail
-// only at the first read, with a message that names neither the flag
-// nor the cause plainly. The open itself may block (a FIFO waits for a
-// writer), so it runs in a goroutine and a cancelled ctx ends the wait
-// with an interruptedError.
+// errors naming the flag; so is anything but a regular file, refused
+// unopened (notRegularInput): a named pipe would wait for a writer, a
+// directory fail only at the first read, with a message that names
+// neither the flag nor the cause plainly. The open runs in a goroutine
+// all the same, and a cancelled ctx ends its wait with an
+// interruptedError: a file made a named pipe since the check blocks it.
 func openInput(ctx context.Context, flag, path string) (*os.File, error) {
+	if err := notRegularInput(flag, path); err != nil {
+		return nil, err
+	}
 	f, err := interruptible(ctx, "opening "+flag+" "+path, func() (*os.File, error) { return os.Open(path) },
 		func(f *os.File) { f.Close() })
 	var ie *interruptedError
@@ -309,6 +313,16 @@ func openInput(ctx context.Context, flag, path string) (*os.File, error) {
 		return nil, UsageError("%s: %s is a directory", flag, path)
 	}
 	return f, nil
+}
+
+// notRegularInput is the usage error for an input file (of flag) that
+// is not a regular file (core.CheckRegularFile), nil for any other.
+// Standard input, which "-" reads, is the way to give a pipe.
+func notRegularInput(flag, path string) error {
+	if err := core.CheckRegularFile(path); err != nil {
+		return UsageError("%s: %v; give a file, or - to read standard input", flag, err)
+	}
+	return nil
 }
 
 // interruptible runs do in a goroutine and returns its result, or an

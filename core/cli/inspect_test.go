@@ -47,16 +47,16 @@ func TestInspectEmbedded(t *testing.T) {
 	}
 }
 
-// TestInspectDevZero: an endless non-checkpoint (/dev/zero) is refused on
-// its header length, as a usage error, instead of being read up to the
-// 1 GiB file limit first.
+// TestInspectDevZero: an endless non-checkpoint (/dev/zero) is refused
+// unread, as a usage error, as a device: no checkpoint is read from
+// anything but a regular file.
 func TestInspectDevZero(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
 	for _, args := range [][]string{{"inspect", "/dev/zero"}, {"eval", "--checkpoint", "/dev/zero"}} {
 		code, _, errOut := runCLI(t, args...)
-		if code != 2 || !strings.Contains(errOut, "header length of 0") {
+		if code != 2 || !strings.Contains(errOut, "/dev/zero is a character device, not a regular file") {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
 		}
 	}

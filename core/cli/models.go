@@ -105,6 +105,25 @@ func OpenCheckpointContext(ctx context.Context, path string) (*core.Model, core.
 	return m, info, err
 }
 
+// CheckCheckpointFile refuses, as OpenCheckpoint does, a checkpoint
+// path that names anything but a regular file (core.CheckRegularFile),
+// with a usage *CheckpointError; embedded:NAME and a regular or missing
+// file pass, whose open says what is wrong with them. It opens nothing,
+// so that it never waits: the explorer checks a path with it before
+// its open, in the background, begins.
+func CheckCheckpointFile(path string) error {
+	if strings.HasPrefix(path, embeddedPrefix) {
+		return nil
+	}
+	err := core.CheckRegularFile(path)
+	var nr *core.NotRegularFileError
+	if !errors.As(err, &nr) {
+		return nil
+	}
+	return &CheckpointError{Path: path, Cause: nr.What(), Err: err,
+		message: "load checkpoint: " + err.Error(), usage: true}
+}
+
 // readCheckpoint reads the checkpoint OpenCheckpoint names, both as
 // safetensors (for inspect's tensor list) and as a model.
 func readCheckpoint(ctx context.Context, path string) (*nets.File, *core.Model, core.Info, error) {
@@ -116,8 +135,12 @@ func readCheckpoint(ctx context.Context, path string) (*nets.File, *core.Model, 
 	if embedded {
 		f, err = nets.DecodeSafetensors(data)
 	} else {
+		if err := CheckCheckpointFile(path); err != nil {
+			return nil, nil, core.Info{}, err
+		}
 		// The read runs on, abandoned, after an interruption: the
-		// command returns and the process ends.
+		// command returns and the process ends. (A regular file made
+		// a named pipe since the check would wait here for a writer.)
 		f, err = interruptible(ctx, "reading checkpoint "+path, func() (*nets.File, error) { return nets.ReadSafetensorsFile(path, 0) }, nil)
 		var ie *interruptedError
 		if errors.As(err, &ie) {

@@ -560,6 +560,11 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	if f.out == "" || f.checkOnly {
 		return nil
 	}
+	// The rule every save of a checkpoint applies, the explorer's too,
+	// in the same words, checked before the work.
+	if err := core.CheckSaveTarget(f.out); err != nil {
+		return UsageError("--out: %v", err)
+	}
 	if err := checkOutputPath("out", f.out); err != nil {
 		return err
 	}
