@@ -1185,10 +1185,13 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 // saveCmd writes e's model to a new file, refusing to overwrite anything
 // (an embedded checkpoint included); the write is atomic. A path without
-// an extension gets .safetensors; an existing directory (or a path
-// ending in a separator) is where the file goes, under the first free
-// apic-SYSTEM-BACKBONE-N.safetensors name, rather than beside it as
-// DIR.safetensors.
+// an extension, where nothing is, gets .safetensors: a name that is
+// taken is refused as it was typed, never saved beside under another
+// (/dev/full as /dev/full.safetensors); anything but a regular file is
+// refused as such (core.CheckSaveTarget). An existing directory (or a
+// path ending in a separator) is where the file goes, under the first
+// free apic-SYSTEM-BACKBONE-N.safetensors name, rather than beside it
+// as DIR.safetensors.
 func saveCmd(path string, e *entry) tea.Cmd {
 	model, info := e.model, e.info
 	key := entryKey{model.Config.Arch.System, string(model.Config.Arch.Backbone)}
@@ -1204,7 +1207,7 @@ func saveCmd(path string, e *entry) tea.Cmd {
 				err = fmt.Errorf("%s is not a directory", path)
 			}
 			return savedMsg{path: path, err: err}
-		case filepath.Ext(path) == "":
+		case filepath.Ext(path) == "" && !nameTaken(path):
 			path += ".safetensors"
 		}
 		// Created only where nothing holds the name when the file is
@@ -1228,12 +1231,22 @@ func saveCmd(path string, e *entry) tea.Cmd {
 	}
 }
 
+// nameTaken reports whether any file holds path's name, a link (even
+// a dangling one) included.
+func nameTaken(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
 func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
 		// The underlying error repeats the path and names the temporary
 		// file of the atomic write; the common causes read better plainly.
 		dir := filepath.Dir(msg.path)
+		var notRegular *core.NotRegularFileError
 		switch {
+		case errors.As(msg.err, &notRegular):
+			m.setMsg(msgErr, "save failed: %v; give a file name", notRegular)
 		case errors.Is(msg.err, fs.ErrNotExist):
 			m.setMsg(msgErr, "save failed: directory %s does not exist", dir)
 		case errors.Is(msg.err, fs.ErrPermission):
