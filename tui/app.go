@@ -1090,6 +1090,7 @@ type savedMsg struct {
 	path  string
 	entry *entry
 	err   error
+	inDir string // a free name in the directory path names, which was refused
 }
 
 // openedMsg reports an opened checkpoint file.
@@ -1188,10 +1189,9 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // an extension, where nothing is, gets .safetensors: a name that is
 // taken is refused as it was typed, never saved beside under another
 // (/dev/full as /dev/full.safetensors); anything but a regular file is
-// refused as such (core.CheckSaveTarget). An existing directory (or a
-// path ending in a separator) is where the file goes, under the first
-// free apic-SYSTEM-BACKBONE-N.safetensors name, rather than beside it
-// as DIR.safetensors.
+// refused as such (core.CheckSaveTarget), a directory too: the refusal
+// offers a free apic-SYSTEM-BACKBONE-N.safetensors name in it, where
+// the save used to put the file unasked.
 func saveCmd(path string, e *entry) tea.Cmd {
 	model, info := e.model, e.info
 	key := entryKey{model.Config.Arch.System, string(model.Config.Arch.Backbone)}
@@ -1199,7 +1199,7 @@ func saveCmd(path string, e *entry) tea.Cmd {
 		st, err := os.Stat(path)
 		switch {
 		case err == nil && st.IsDir():
-			path = suggestPath(path, key)
+			return savedMsg{path: path, err: core.CheckSaveTarget(path), inDir: suggestPath(path, key)}
 		case strings.HasSuffix(path, string(filepath.Separator)):
 			// A directory meant, which Stat failed to find as one (the
 			// kernel refuses "file/" as not a directory).
@@ -1246,7 +1246,11 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 		var notRegular *core.NotRegularFileError
 		switch {
 		case errors.As(msg.err, &notRegular):
-			m.setMsg(msgErr, "save failed: %v; give a file name", notRegular)
+			hint := "give a file name"
+			if msg.inDir != "" {
+				hint += " such as " + msg.inDir
+			}
+			m.setMsg(msgErr, "save failed: %v; %s", notRegular, hint)
 		case errors.Is(msg.err, fs.ErrNotExist):
 			m.setMsg(msgErr, "save failed: directory %s does not exist", dir)
 		case errors.Is(msg.err, fs.ErrPermission):
@@ -1263,8 +1267,7 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	msg.entry.saved = msg.path
-	// The file's name first: where the save picked it (a directory
-	// given) it is news, and at 80 columns the note is cut at its end,
+	// The file's name first: at 80 columns the note is cut at its end,
 	// while the directory was typed or shown in the prompt. The model
 	// saved is the one the header names.
 	m.setMsg(msgInfo, "saved %s in %s", filepath.Base(msg.path), filepath.Dir(msg.path))

@@ -805,11 +805,12 @@ func TestCheckpointOptionTakesEmbeddedNames(t *testing.T) {
 	}
 }
 
-// TestSaveIntoDirectory: a save path that is an existing directory saves
-// inside it under the suggested name, never beside it as
-// DIR.safetensors; a path ending in a separator that is no directory
-// says so.
-func TestSaveIntoDirectory(t *testing.T) {
+// TestSaveRefusesDirectory: a save path that is an existing directory
+// is refused as not a regular file, and the message offers a free name
+// in it; the save used to put the file there under that name unasked.
+// Nothing is written, in it or beside it as DIR.safetensors; a path
+// ending in a separator that is no directory says so.
+func TestSaveRefusesDirectory(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	dir := filepath.Join(t.TempDir(), "experiments", "models")
 	if err := os.Mkdir(filepath.Dir(dir), 0o700); err != nil {
@@ -818,25 +819,20 @@ func TestSaveIntoDirectory(t *testing.T) {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for i, typed := range []string{dir, dir + string(filepath.Separator)} {
+	for _, typed := range []string{dir, dir + string(filepath.Separator)} {
 		m, _ = press(t, m, "s", "ctrl+u")
 		m = typeText(t, m, typed)
 		m, _ = press(t, m, "enter")
-		// The name the save picked is what the line must show at 80
-		// columns, ahead of the long directory typed.
-		name := fmt.Sprintf("apic-spring-lnp-%d.safetensors", i+1)
-		if want := "saved " + name + " in " + dir; m.msgKind != msgInfo || m.msg != want {
+		want := "save failed: " + typed + " is a directory, not a regular file; give a file name such as " + filepath.Join(dir, "apic-spring-lnp-1.safetensors")
+		if m.msgKind != msgErr || m.msg != want {
 			t.Errorf("saving to %s: %q, want %q", typed, m.msg, want)
-		}
-		if status := strings.Split(m.render(), "\n")[1]; !strings.Contains(status, name) {
-			t.Errorf("saving to %s: the status line does not show the file's name:\n%s", typed, status)
 		}
 	}
 	if _, err := os.Stat(dir + ".safetensors"); err == nil {
 		t.Error("the save wrote DIR.safetensors beside the directory")
 	}
-	if names := dirNamesOf(t, dir); len(names) != 2 {
-		t.Errorf("the directory holds %v, want two saved files", names)
+	if names := dirNamesOf(t, dir); len(names) != 0 {
+		t.Errorf("the directory holds %v, want nothing saved", names)
 	}
 	m, _ = press(t, m, "s", "ctrl+u")
 	missing := filepath.Join(dir, "nosuch") + string(filepath.Separator)
