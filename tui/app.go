@@ -121,9 +121,9 @@ type Model struct {
 	losses []float64
 
 	prompt prompt
-	// opening is the file an open still reads (a named pipe waits for
-	// its writer), "" when none; openGen numbers the opens, so that one
-	// superseded or given up is dropped when it ends.
+	// opening is the file an open still reads, "" when none; openGen
+	// numbers the opens, so that one superseded or given up is dropped
+	// when it ends.
 	opening string
 	openGen int
 	msg     string
@@ -221,7 +221,8 @@ func New(opts Options) (Model, error) {
 	var e *entry
 	if opts.Checkpoint != "" {
 		// Read under the command's context, so that Ctrl-C ends a read
-		// that blocks (a FIFO named by --checkpoint).
+		// that blocks (a named pipe is refused unopened, but a file can
+		// become one after the check).
 		cm, info, err := cli.OpenCheckpointContext(opts.Context, opts.Checkpoint)
 		if err != nil {
 			return Model{}, err
@@ -535,6 +536,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			return m, m.reinfer()
 		}
 	case key.Matches(k, keys.Train):
+		if m.waitForOpen() {
+			return m, nil
+		}
 		return m.startTrain()
 	case key.Matches(k, keys.Mode):
 		m.mode = m.mode.step(1)
@@ -564,6 +568,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.help.ShowAll = false
 		}
 	case key.Matches(k, keys.Undo):
+		if m.waitForOpen() {
+			return m, nil
+		}
 		return m.undo()
 	case key.Matches(k, keys.SliceBack):
 		m.moveSlice(-1)
@@ -582,6 +589,9 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Page):
 		m.page = 1 - m.page
 	case key.Matches(k, keys.Save):
+		if m.waitForOpen() {
+			return m, nil
+		}
 		return m.startSave()
 	case key.Matches(k, keys.Open):
 		if !m.confirmOpen(k.String(), armed) {
@@ -1169,13 +1179,16 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			e := m.entry()
 			return m, saveCmd(path, e)
 		}
-		// The open runs in the background; a named pipe waits there for
-		// its writer, which the status line says instead of nothing.
-		// A newer open supersedes one still waiting (openGen).
-		m.setMsg(msgInfo, "opening %s…", path)
-		if st, err := os.Stat(path); err == nil && st.Mode()&os.ModeNamedPipe != 0 {
-			m.setMsg(msgInfo, "opening %s: a named pipe, waiting for its writer (esc stops waiting)…", path)
+		// Anything but a regular file is refused before the open, which
+		// on a named pipe would wait for a writer (CheckCheckpointFile
+		// opens nothing). The open runs in the background, keys that act
+		// on the weights wait for it (waitForOpen), and a newer open
+		// supersedes one still reading (openGen).
+		if err := cli.CheckCheckpointFile(path); err != nil {
+			m.setMsg(msgErr, "%s", openError(path, err))
+			return m, nil
 		}
+		m.setMsg(msgInfo, "opening %s…", path)
 		m.openGen++
 		m.opening = path
 		return m, openCmd(path, m.openGen)

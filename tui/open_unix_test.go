@@ -10,46 +10,57 @@ import (
 	"testing"
 )
 
-// Opening a file says so at once, and a named pipe that it waits for a
-// writer, while the open runs in the background.
-func TestOpenSaysItIsWaiting(t *testing.T) {
+// TestOpenRefusesNamedPipe: opening a named pipe, or a link to one, is
+// refused at once, naming it and what it is, and no open starts (it
+// used to wait in the background for a writer, while t trained the
+// weights the open would then replace). A regular file's open says it
+// has begun.
+func TestOpenRefusesNamedPipe(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "pipe")
+	fifo, link := filepath.Join(dir, "pipe"), filepath.Join(dir, "link")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no named pipes here:", err)
 	}
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
 	for path, want := range map[string]string{
-		filepath.Join(dir, "m.safetensors"): "opening " + filepath.Join(dir, "m.safetensors") + "…",
-		fifo:                                "a named pipe, waiting for its writer",
+		fifo: "cannot open " + fifo + ": a named pipe (FIFO), not a regular file",
+		link: "cannot open " + link + ": a link to " + fifo + ", which is a named pipe (FIFO), not a regular file",
 	} {
 		m := newTest(t, "spring", 80, 24)
 		m, _ = pressNoRun(t, m, "o")
 		m = typeText(t, m, path)
 		m, started := pressNoRun(t, m, "enter")
-		if !started || !strings.Contains(m.msg, want) {
-			t.Errorf("%s: status %q (open started %v), want %q", path, m.msg, started, want)
+		if started || m.opening != "" || m.msgKind != msgErr || m.msg != want {
+			t.Errorf("%s: status %q (open started %v, opening %q), want %q", path, m.msg, started, m.opening, want)
 		}
+	}
+	file := filepath.Join(dir, "m.safetensors")
+	m := newTest(t, "spring", 80, 24)
+	m, _ = pressNoRun(t, m, "o")
+	m = typeText(t, m, file)
+	m, started := pressNoRun(t, m, "enter")
+	if want := "opening " + file + "…"; !started || m.opening != file || m.msg != want {
+		t.Errorf("%s: status %q (open started %v), want %q", file, m.msg, started, want)
 	}
 }
 
-// An open still waiting on a named pipe is dropped when a newer open
-// supersedes it or esc gives it up: what it reads later changes nothing.
+// An open still reading is dropped when a newer open supersedes it or
+// esc gives it up: what it reads later changes nothing.
 func TestStaleOpenDropped(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no named pipes here:", err)
-	}
+	first := filepath.Join(dir, "first.safetensors")
 	for _, then := range []string{"newer open", "esc"} {
 		m := newTest(t, "spring", 80, 24)
 		start := m.entry()
 		m, _ = pressNoRun(t, m, "o")
-		m = typeText(t, m, fifo)
+		m = typeText(t, m, first)
 		m, _ = pressNoRun(t, m, "enter")
 		stale := m.openGen
 		if then == "esc" {
 			m, _ = pressNoRun(t, m, "esc")
-			if m.opening != "" || !strings.Contains(m.msg, "stopped waiting for "+fifo) {
+			if m.opening != "" || !strings.Contains(m.msg, "stopped waiting for "+first) {
 				t.Errorf("esc: opening %q, status %q", m.opening, m.msg)
 			}
 		} else {
@@ -58,7 +69,7 @@ func TestStaleOpenDropped(t *testing.T) {
 			m, _ = pressNoRun(t, m, "enter")
 		}
 		msg := m.msg
-		m = send(t, m, openedMsg{path: fifo, gen: stale, model: start.model, info: start.info})
+		m = send(t, m, openedMsg{path: first, gen: stale, model: start.model, info: start.info})
 		if m.msg != msg || m.entry() != start {
 			t.Errorf("%s: the stale open was applied (status %q)", then, m.msg)
 		}
