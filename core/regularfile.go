@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"apic/nets"
 )
@@ -53,4 +54,27 @@ func CheckRegularFile(path string) error {
 		}
 	}
 	return e
+}
+
+// IsAnonymousPipe reports whether path leads, through symbolic links,
+// to an unnamed pipe: on Linux /dev/stdin, /dev/fd/N and a shell's
+// process substitution <(cmd) are links whose last target reads
+// "pipe:[inode]". Such a pipe always has a writer (the process that
+// made it), so reading it cannot wait forever the way a named pipe
+// with no writer does; inputs accept it.
+func IsAnonymousPipe(path string) bool {
+	for range 16 {
+		target, err := os.Readlink(path)
+		if err != nil {
+			return false
+		}
+		if strings.HasPrefix(target, "pipe:[") {
+			return true
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return false
 }

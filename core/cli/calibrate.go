@@ -79,8 +79,9 @@ than %d times the largest magnitude the system's training saw
 system alike; one merely far outside the training range is warned about,
 and a calibration the model diverges on (values a million times the
 data's) is refused, naming the observations that lie outside training.
-Input files must be regular files; a pipe goes to '-' (stdin), and
-Ctrl-C stops the wait for it, or for a terminal.`,
+Input files must be regular files or unnamed pipes (a shell's <(cmd));
+a named pipe goes to '-' (stdin), and Ctrl-C stops the wait for it, or
+for a terminal.`,
 		core.LimitObservations.Max, core.LimitFieldsPerLine.Max, core.LimitFieldBytes.Max, core.LimitLineBytes.Max,
 		core.LimitInputBytes.Max>>20, core.LimitInputBytes.Max, core.SaneFactor, core.SaneFactor)
 }

@@ -140,3 +140,31 @@ func TestInterruptWhileStdinBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestUnnamedPipeIsRead: an unnamed pipe given by path (a shell's
+// <(cmd) is /dev/fd/N) has a writer and is read, not refused as the
+// named pipes above are.
+func TestUnnamedPipeIsRead(t *testing.T) {
+	if _, err := os.Stat("/dev/fd/0"); err != nil {
+		t.Skipf("no /dev/fd: %v", err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() {
+		defer w.Close()
+		fmt.Fprintln(w, "t,y")
+		for i := range 20 {
+			fmt.Fprintf(w, "%g,%g\n", 0.2*float64(i), 0.5)
+		}
+	}()
+	path := fmt.Sprintf("/dev/fd/%d", r.Fd())
+	if err := notRegularInput("--data", path); err != nil {
+		t.Fatalf("notRegularInput(%s) = %v, want nil for an unnamed pipe", path, err)
+	}
+	if err := notRegularInput("--data", mkfifo(t)); err == nil {
+		t.Error("a named pipe was accepted")
+	}
+}
