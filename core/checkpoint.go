@@ -162,9 +162,10 @@ func saveCheckpointWith(writeFile func(string, func(io.Writer) error) error, pat
 }
 
 // LoadCheckpoint reads a checkpoint file; a path that names anything
-// but a regular file is refused unopened (CheckRegularFile).
+// but a regular file or an unnamed pipe is refused unopened
+// (CheckReadableFile).
 func LoadCheckpoint(path string) (*Model, Info, error) {
-	if err := CheckRegularFile(path); err != nil {
+	if err := CheckReadableFile(path); err != nil {
 		return nil, Info{}, fmt.Errorf("load checkpoint: %w", err)
 	}
 	f, err := nets.ReadSafetensorsFile(path, 0)

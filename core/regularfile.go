@@ -56,13 +56,22 @@ func CheckRegularFile(path string) error {
 	return e
 }
 
-// IsAnonymousPipe reports whether path leads, through symbolic links,
+// CheckReadableFile is CheckRegularFile for a file that is only read:
+// an unnamed pipe (isAnonymousPipe) passes too, since its writer exists.
+func CheckReadableFile(path string) error {
+	if isAnonymousPipe(path) {
+		return nil
+	}
+	return CheckRegularFile(path)
+}
+
+// isAnonymousPipe reports whether path leads, through symbolic links,
 // to an unnamed pipe: on Linux /dev/stdin, /dev/fd/N and a shell's
 // process substitution <(cmd) are links whose last target reads
 // "pipe:[inode]". Such a pipe always has a writer (the process that
 // made it), so reading it cannot wait forever the way a named pipe
-// with no writer does; inputs accept it.
-func IsAnonymousPipe(path string) bool {
+// with no writer does.
+func isAnonymousPipe(path string) bool {
 	for range 16 {
 		target, err := os.Readlink(path)
 		if err != nil {

@@ -164,6 +164,9 @@ func TestUnnamedPipeIsRead(t *testing.T) {
 	if err := notRegularInput("--data", path); err != nil {
 		t.Fatalf("notRegularInput(%s) = %v, want nil for an unnamed pipe", path, err)
 	}
+	if err := CheckCheckpointFile(path); err != nil {
+		t.Errorf("CheckCheckpointFile(%s) = %v, want nil for an unnamed pipe", path, err)
+	}
 	if err := notRegularInput("--data", mkfifo(t)); err == nil {
 		t.Error("a named pipe was accepted")
 	}

@@ -316,14 +316,12 @@ func openInput(ctx context.Context, flag, path string) (*os.File, error) {
 }
 
 // notRegularInput is the usage error for an input file (of flag) that
-// is not a regular file (core.CheckRegularFile), nil for any other.
+// is neither a regular file nor an unnamed pipe (core.CheckReadableFile),
+// nil for any other.
 // Standard input, which "-" reads, is the way to give a named pipe; an
 // unnamed one (/dev/stdin, a shell's <(cmd)) has a writer and is read.
 func notRegularInput(flag, path string) error {
-	if core.IsAnonymousPipe(path) {
-		return nil
-	}
-	if err := core.CheckRegularFile(path); err != nil {
+	if err := core.CheckReadableFile(path); err != nil {
 		return UsageError("%s: %v; give a file, or - to read standard input", flag, err)
 	}
 	return nil

@@ -106,16 +106,16 @@ func OpenCheckpointContext(ctx context.Context, path string) (*core.Model, core.
 }
 
 // CheckCheckpointFile refuses, as OpenCheckpoint does, a checkpoint
-// path that names anything but a regular file (core.CheckRegularFile),
-// with a usage *CheckpointError; embedded:NAME and a regular or missing
-// file pass, whose open says what is wrong with them. It opens nothing,
-// so that it never waits: the explorer checks a path with it before
-// its open, in the background, begins.
+// path that names anything but a regular file or an unnamed pipe
+// (core.CheckReadableFile), with a usage *CheckpointError; embedded:NAME
+// and a regular or missing file pass, whose open says what is wrong
+// with them. It opens nothing, so that it never waits: the explorer
+// checks a path with it before its open, in the background, begins.
 func CheckCheckpointFile(path string) error {
 	if strings.HasPrefix(path, embeddedPrefix) {
 		return nil
 	}
-	err := core.CheckRegularFile(path)
+	err := core.CheckReadableFile(path)
 	var nr *core.NotRegularFileError
 	if !errors.As(err, &nr) {
 		return nil
