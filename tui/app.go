@@ -223,7 +223,7 @@ func New(opts Options) (Model, error) {
 		// Read under the command's context, so that Ctrl-C ends a read
 		// that blocks (a named pipe is refused unopened, but a file can
 		// become one after the check).
-		cm, info, err := cli.OpenCheckpointContext(opts.Context, opts.Checkpoint)
+		cm, info, err := cli.OpenFlagCheckpoint(opts.Context, "checkpoint", opts.Checkpoint)
 		if err != nil {
 			return Model{}, err
 		}

@@ -92,3 +92,16 @@ func TestExploreCheckpointMismatch(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreCheckpointErrorNamesTheFlag: a --checkpoint file that
+// cannot be read is refused (exit 2) naming the flag and the path, as
+// in the other commands.
+func TestExploreCheckpointErrorNamesTheFlag(t *testing.T) {
+	registerOnce.Do(func() { cli.RegisterExternal(Command()) })
+	missing := filepath.Join(t.TempDir(), "x.safetensors")
+	var out, errOut bytes.Buffer
+	code := cli.Run(context.Background(), []string{"explore", "--checkpoint", missing}, &out, &errOut)
+	if want := "--checkpoint " + missing + ": no such file or directory"; code != 2 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
+	}
+}

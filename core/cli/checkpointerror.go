@@ -84,3 +84,20 @@ func unknownEmbedded(path string, err error) error {
 func brokenEmbedded(path string, err error) error {
 	return &CheckpointError{Path: path, Cause: err.Error(), Err: err, message: path + ": " + err.Error()}
 }
+
+// checkpointFlagError is err with, when it is a CheckpointError the
+// input is at fault for, a message that names the flag that gave the
+// path, as --data's does ("--checkpoint m.safetensors: no such file or
+// directory"): a command reads several files, and "load checkpoint:
+// open m.safetensors" left the user to work out which flag was wrong.
+// The cause keeps its did-you-mean hint; any other error is returned
+// as it is.
+func checkpointFlagError(flag string, err error) error {
+	var ce *CheckpointError
+	if !errors.As(err, &ce) || !ce.usage {
+		return err
+	}
+	named := *ce
+	named.message = "--" + flag + " " + ce.Path + ": " + ce.Cause
+	return &named
+}

@@ -125,3 +125,45 @@ func renamedTensorCheckpoint(t *testing.T) ([]byte, string) {
 	}
 	return buf.Bytes(), first
 }
+
+// TestCheckpointFlagErrorsNameTheFlag: a checkpoint that a flag names
+// and that cannot be read, or is no checkpoint, is refused (exit 2)
+// naming the flag and the path, in every command with --checkpoint or
+// --init, as --data's refusal names --data.
+func TestCheckpointFlagErrorsNameTheFlag(t *testing.T) {
+	t.Chdir(t.TempDir())
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "models", "x.safetensors")
+	text := filepath.Join(dir, "README.md")
+	if err := os.WriteFile(text, []byte("# apic\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	obs := goodObservations(t, dir)["spring"]
+	commands := []struct {
+		name, flag string
+		args       []string
+	}{
+		{"eval", "checkpoint", []string{"eval", "--tasks", "2"}},
+		{"calibrate", "checkpoint", append([]string{"calibrate"}, obs...)},
+		{"compare", "checkpoint", []string{"compare", "--system", "spring", "--tasks", "2"}},
+		{"diagnose", "checkpoint", []string{"diagnose", "--tasks", "2"}},
+		{"train", "init", []string{"train", "--out", filepath.Join(dir, "m.safetensors")}},
+	}
+	files := []struct{ path, cause string }{
+		{missing, "no such file or directory"},
+		{text, "not a checkpoint (safetensors) file: "},
+	}
+	for _, c := range commands {
+		for _, f := range files {
+			code, _, stderr := runCLI(t, append(c.args, "--"+c.flag, f.path)...)
+			if want := "--" + c.flag + " " + f.path + ": " + f.cause; code != 2 || !strings.Contains(stderr, want) {
+				t.Errorf("%s --%s %s: exit %d, stderr %q; want 2 and %q", c.name, c.flag, f.path, code, stderr, want)
+			}
+		}
+	}
+	// A sweep's cell runs eval with the file.
+	code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "checkpoint="+missing, "--out", filepath.Join(dir, "sweep"))
+	if want := "--checkpoint " + missing + ": no such file or directory"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("sweep: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}

@@ -316,7 +316,7 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 			}
 			seen = append(seen, st)
 		}
-		m, info, err := OpenCheckpointContext(ctx, path)
+		m, info, err := OpenFlagCheckpoint(ctx, "checkpoint", path)
 		if err != nil {
 			return nil, err
 		}

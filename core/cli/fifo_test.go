@@ -74,19 +74,20 @@ func TestInputsRefuseNamedPipes(t *testing.T) {
 	field := writeFile(t, dir, "field.csv", "t,x,u\n0.5,0.5,1\n")
 	for _, tc := range []struct {
 		name string
+		flag string // the checkpoint flag that gives the pipe, which the refusal names
 		args func(fifo string) []string
 	}{
-		{"inspect", func(f string) []string { return []string{"inspect", f} }},
-		{"eval checkpoint", func(f string) []string { return []string{"eval", "--checkpoint", f} }},
-		{"calibrate checkpoint", func(f string) []string { return []string{"calibrate", "--checkpoint", f, "--data", data} }},
-		{"calibrate data", func(f string) []string { return []string{"calibrate", "--system", "spring", "--data", f} }},
-		{"calibrate u0-file", func(f string) []string {
+		{"inspect", "", func(f string) []string { return []string{"inspect", f} }},
+		{"eval checkpoint", "checkpoint", func(f string) []string { return []string{"eval", "--checkpoint", f} }},
+		{"calibrate checkpoint", "checkpoint", func(f string) []string { return []string{"calibrate", "--checkpoint", f, "--data", data} }},
+		{"calibrate data", "", func(f string) []string { return []string{"calibrate", "--system", "spring", "--data", f} }},
+		{"calibrate u0-file", "", func(f string) []string {
 			return []string{"calibrate", "--system", "advdiff", "--u0-file", f, "--data", field}
 		}},
-		{"simulate u0-file", func(f string) []string {
+		{"simulate u0-file", "", func(f string) []string {
 			return []string{"simulate", "--system", "advdiff", "--theta", "kappa=0.05,v=0.5", "--u0-file", f}
 		}},
-		{"train init", func(f string) []string {
+		{"train init", "init", func(f string) []string {
 			return []string{"train", "--init", f, "--out", filepath.Join(dir, "out.safetensors")}
 		}},
 	} {
@@ -96,10 +97,14 @@ func TestInputsRefuseNamedPipes(t *testing.T) {
 			if err := os.Symlink(fifo, link); err != nil {
 				t.Fatal(err)
 			}
-			for path, want := range map[string]string{
-				fifo: fifo + " is a named pipe (FIFO), not a regular file",
-				link: link + " is a link to " + fifo + ", which is a named pipe (FIFO), not a regular file",
+			for path, what := range map[string]string{
+				fifo: "a named pipe (FIFO), not a regular file",
+				link: "a link to " + fifo + ", which is a named pipe (FIFO), not a regular file",
 			} {
+				want := path + " is " + what
+				if tc.flag != "" {
+					want = "--" + tc.flag + " " + path + ": " + what
+				}
 				code, stderr := runWithin(tc.args(path), 10*time.Second)
 				if code != 2 || !strings.Contains(stderr, want) {
 					t.Errorf("%s: exit %d, stderr %q, want exit 2 and %q", path, code, stderr, want)

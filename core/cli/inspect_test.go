@@ -54,10 +54,16 @@ func TestInspectDevZero(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
-	for _, args := range [][]string{{"inspect", "/dev/zero"}, {"eval", "--checkpoint", "/dev/zero"}} {
-		code, _, errOut := runCLI(t, args...)
-		if code != 2 || !strings.Contains(errOut, "/dev/zero is a character device, not a regular file") {
-			t.Errorf("%v: exit %d, %q", args, code, errOut)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inspect", "/dev/zero"}, "/dev/zero is a character device, not a regular file"},
+		{[]string{"eval", "--checkpoint", "/dev/zero"}, "--checkpoint /dev/zero: a character device, not a regular file"},
+	} {
+		code, _, errOut := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, errOut, tc.want)
 		}
 	}
 }
@@ -130,10 +136,16 @@ func TestInspectNotACheckpoint(t *testing.T) {
 	if err := os.WriteFile(text, []byte("# apic\n\nAmortized physics-informed calibration.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := text + " is not a checkpoint (safetensors) file: its first 8 bytes give a header length of "
-	for _, args := range [][]string{{"inspect", text}, {"eval", "--checkpoint", text}} {
-		if code, _, errOut := runCLI(t, args...); code != 2 || !strings.Contains(errOut, want) {
-			t.Errorf("%v: exit %d, %q; want %q", args, code, errOut, want)
+	what := "not a checkpoint (safetensors) file: its first 8 bytes give a header length of "
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"inspect", text}, text + " is " + what},
+		{[]string{"eval", "--checkpoint", text}, "--checkpoint " + text + ": " + what},
+	} {
+		if code, _, errOut := runCLI(t, tc.args...); code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, errOut, tc.want)
 		}
 	}
 	// A damaged one: the reason alone, without the decoder's framing

@@ -87,15 +87,18 @@ func TestOutputInMissingDirectory(t *testing.T) {
 // every command that opens a checkpoint; other missing names do not.
 func TestMissingCheckpointHintsShipped(t *testing.T) {
 	t.Chdir(t.TempDir())
-	hint := "; did you mean embedded:spring-cnp.safetensors?"
-	for _, args := range [][]string{
-		{"inspect", "spring-cnp.safetensors"},
-		{"eval", "--checkpoint", "spring-cnp.safetensors", "--tasks", "2"},
-		{"train", "--init", "spring-cnp.safetensors", "--out", "m.safetensors"},
+	hint := "spring-cnp.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"
+	for _, tc := range []struct {
+		args []string
+		want string // what the hint follows: the open, or the flag
+	}{
+		{[]string{"inspect", "spring-cnp.safetensors"}, "open "},
+		{[]string{"eval", "--checkpoint", "spring-cnp.safetensors", "--tasks", "2"}, "--checkpoint "},
+		{[]string{"train", "--init", "spring-cnp.safetensors", "--out", "m.safetensors"}, "--init "},
 	} {
-		code, _, stderr := runCLI(t, args...)
-		if want := "open spring-cnp.safetensors: no such file or directory" + hint; code != 2 || !strings.Contains(stderr, want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", args, code, stderr, want)
+		code, _, stderr := runCLI(t, tc.args...)
+		if want := tc.want + hint; code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, want)
 		}
 	}
 	if code, _, stderr := runCLI(t, "inspect", "spring-xnp.safetensors"); code != 2 || strings.Contains(stderr, "did you mean") {

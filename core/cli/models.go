@@ -19,7 +19,7 @@ import (
 // returns a description of where the weights came from.
 func loadModel(ctx context.Context, path, system, backbone string) (*core.Model, core.Info, string, error) {
 	if path != "" {
-		m, info, err := OpenCheckpointContext(ctx, path)
+		m, info, err := OpenFlagCheckpoint(ctx, "checkpoint", path)
 		if err != nil {
 			return nil, core.Info{}, "", err
 		}
@@ -90,8 +90,8 @@ func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
 	return data, ok, nil
 }
 
-// OpenCheckpoint loads the checkpoint a flag (or the explorer) names: a file, or
-// embedded:NAME. Problems with a file are usage errors; every error but
+// OpenCheckpoint loads a checkpoint: a file, or embedded:NAME (inspect's
+// FILE, the explorer's o; a flag's goes through OpenFlagCheckpoint). Problems with a file are usage errors; every error but
 // an interruption is a *CheckpointError.
 func OpenCheckpoint(path string) (*core.Model, core.Info, error) {
 	return OpenCheckpointContext(context.Background(), path)
@@ -103,6 +103,14 @@ func OpenCheckpoint(path string) (*core.Model, core.Info, error) {
 func OpenCheckpointContext(ctx context.Context, path string) (*core.Model, core.Info, error) {
 	_, m, info, err := readCheckpoint(ctx, path)
 	return m, info, err
+}
+
+// OpenFlagCheckpoint is OpenCheckpointContext for the path a flag
+// (--checkpoint, --init) gives: its usage errors name the flag
+// (checkpointFlagError).
+func OpenFlagCheckpoint(ctx context.Context, flag, path string) (*core.Model, core.Info, error) {
+	m, info, err := OpenCheckpointContext(ctx, path)
+	return m, info, checkpointFlagError(flag, err)
 }
 
 // CheckCheckpointFile refuses, as OpenCheckpoint does, a checkpoint

@@ -703,7 +703,7 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	if f.init != "" {
 		file, m, info, err := readCheckpoint(ctx, f.init) // a FIFO waits for a writer: Ctrl-C ends the wait
 		if err != nil {
-			return core.Config{}, nil, err
+			return core.Config{}, nil, checkpointFlagError("init", err)
 		}
 		if !f.set["dtype"] {
 			f.dtype = storageType(file)
