@@ -22,7 +22,7 @@ func init() {
 	register(Command{
 		Name:    "calibrate",
 		Summary: "calibrate your own observations: θ with uncertainty, discrepancy, corrected prediction",
-		Usage: `apic calibrate --data FILE|- (--checkpoint FILE | --system SYS [--backbone B]) [--u0 a,b | --u0-file FILE] [--samples K] [--seed N] [--json] [--png FILE]
+		Usage: `apic calibrate --data FILE|- (--checkpoint FILE | --system SYS [--backbone B]) [--u0 a,b | --u0-file FILE] [--samples K] [--seed N] [--refine N] [--json] [--png FILE]
 
 Runs amortized inference on sparse measurements of a new realization and
 reports the physical parameters θ̂ with a 50% and a 95% interval (the
@@ -50,7 +50,8 @@ for every system; NaN, Inf, hexadecimal (0x1p1) and digit separators
 comments and skipped, in both files. Lines may end in LF, CRLF or CR
 alone.
 
---json prints one object: system, backbone, checkpoint, channels; theta
+--json prints one object: system, backbone, checkpoint, channels, refine
+(the refinement steps run); theta
 (per parameter: mean, std, lo50, hi50, lo95, hi95, and at_prior_bound: θ̂
 within 2% of its prior's width from a bound, where its intervals
 understate the uncertainty); noise (per channel: std, the estimated σ̂,
@@ -101,6 +102,7 @@ type calibration struct {
 	warnings   []string
 	samples    int // latent samples drawn: 1 for the deterministic CNP, as eval says
 	seed       uint64
+	refine     int // refinement steps run: --refine, or the checkpoint's setting
 }
 
 func runCalibrate(ctx context.Context, args []string, env *Env) error {
@@ -113,6 +115,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff); '-' reads stdin (then --data must be a file)")
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	seed := fs.Uint64("seed", 1, "seed of the latent samples")
+	refine := fs.Int("refine", -1, refineUsage)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots (its fields are listed above)")
 	pngPath := fs.String("png", "", "also write a figure to this PNG `file` (an existing file is replaced only if it is a PNG)")
 	if err := env.Parse(fs, args); err != nil {
@@ -131,6 +134,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	if err := checkLimit(core.LimitSamples, *samples); err != nil {
+		return err
+	}
+	if err := checkRefine(*refine); err != nil {
 		return err
 	}
 	if *pngPath != "" {
@@ -158,8 +164,12 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		dataName = stdinName
 	}
 	// Ctrl-C stops the prediction, whose refinement steps (as many as
-	// the checkpoint says) may take long.
-	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: -1})
+	// --refine or the checkpoint says) may take long.
+	steps := *refine
+	if steps < 0 {
+		steps = m.Config.Infer.Refine
+	}
+	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: steps})
 	if err == nil {
 		err = checkPredictionFinite(preds[0], sys, source)
 	}
@@ -176,7 +186,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	c := calibration{
 		sys: sys, model: m, checkpoint: source, data: dataName, obs: obs, side: side,
 		pred: p, warnings: append(core.Warnings(m, obs, side, p), unfinishedWarning(info, source)...),
-		samples: m.Config.Arch.Backbone.SamplesDrawn(*samples), seed: *seed,
+		samples: m.Config.Arch.Backbone.SamplesDrawn(*samples), seed: *seed, refine: steps,
 	}
 	if *pngPath != "" {
 		if err := writeCalibrationFigure(*pngPath, c); err != nil {
@@ -473,6 +483,7 @@ type calibrationJSON struct {
 	Backbone    string                    `json:"backbone"`
 	Checkpoint  string                    `json:"checkpoint"`
 	Channels    []string                  `json:"channels"` // the columns of lv's [t][channel] arrays
+	Refine      int                       `json:"refine"`   // refinement steps run (0: one pass)
 	Theta       map[string]thetaInterval  `json:"theta"`
 	T           []float64                 `json:"t"`
 	X           []float64                 `json:"x,omitempty"`
@@ -523,6 +534,7 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 		System:     c.sys.Name(),
 		Checkpoint: c.checkpoint,
 		Channels:   g.Channels,
+		Refine:     c.refine,
 		Theta:      map[string]thetaInterval{},
 		Warnings:   append([]string{}, c.warnings...), // [] rather than null
 	}
@@ -605,7 +617,7 @@ func writeCalibrationText(env *Env, c calibration) error {
 	var b strings.Builder
 	g := c.sys.Grid()
 	fmt.Fprintf(&b, "%s (%s) · %s\n", c.sys.Title(), c.sys.Name(), c.checkpoint)
-	fmt.Fprintf(&b, "%s from %s · %s · seed %d\n\n", core.Count(c.obs.Len(), "observation"), c.data, core.Count(c.samples, "sample"), c.seed)
+	fmt.Fprintf(&b, "%s from %s · %s · seed %d · %s\n\n", core.Count(c.obs.Len(), "observation"), c.data, core.Count(c.samples, "sample"), c.seed, core.Count(c.refine, "refinement step"))
 
 	params := c.sys.Params()
 	nameWidth := len("parameter")

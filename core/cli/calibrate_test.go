@@ -303,7 +303,7 @@ func TestCalibrateJSONShape(t *testing.T) {
 		t.Run(tc.system, func(t *testing.T) {
 			res, raw := calibrateJSON(t, append([]string{"--checkpoint", ckpts[tc.system]}, obs[tc.system]...)...)
 			keys := sortedKeys(raw)
-			want := []string{"backbone", "channels", "checkpoint", "discrepancy", "noise", "nominal", "prediction", "system", "t", "theta", "warnings"}
+			want := []string{"backbone", "channels", "checkpoint", "discrepancy", "noise", "nominal", "prediction", "refine", "system", "t", "theta", "warnings"}
 			if tc.system == "advdiff" {
 				want = append(want, "x")
 				sort.Strings(want)
@@ -438,7 +438,7 @@ func TestCalibrateText(t *testing.T) {
 func TestCalibrateHeaderCountsSamplesDrawn(t *testing.T) {
 	dir := t.TempDir()
 	obs := goodObservations(t, dir)["spring"]
-	for backbone, want := range map[string]string{"cnp": " · 1 sample · seed 1\n", "lnp": " · 32 samples · seed 1\n"} {
+	for backbone, want := range map[string]string{"cnp": " · 1 sample · seed 1 · ", "lnp": " · 32 samples · seed 1 · "} {
 		code, out, errOut := runCLI(t, append([]string{"calibrate", "--system", "spring", "--backbone", backbone}, obs...)...)
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("%s: exit %d, stderr %q; want a header with %q:\n%.300s", backbone, code, errOut, want, out)
@@ -1096,6 +1096,74 @@ func TestCalibrateStrayFileSuggestsData(t *testing.T) {
 		code, _, errOut := runCLI(t, append([]string{"calibrate", "--system", "spring"}, tc.args...)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestCalibrateRefine: --refine N runs N refinement steps, as eval's
+// and compare's --refine do: 0 gives the model's one-pass prediction
+// (what eval --refine 0 scores), the default the checkpoint's steps;
+// the header and --json say how many ran, and a count outside the
+// bound is refused naming it.
+func TestCalibrateRefine(t *testing.T) {
+	dir := t.TempDir()
+	obs := goodObservations(t, dir)["spring"]
+	m, _, err := OpenCheckpoint("embedded:spring-lnp.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := readObservations(context.Background(), obs[1], m.Sys.Grid(), core.SaneValueBound(m.Sys))
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, err := calibrationSide(context.Background(), m.Sys, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	predict := func(refine int) core.Prediction {
+		preds, err := m.PredictContext(context.Background(), []sims.Context{data}, [][]float64{side}, core.PredictOptions{Samples: 32, Seed: 1, Refine: refine})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return preds[0]
+	}
+	steps := m.Config.Infer.Refine
+	if steps == 0 {
+		t.Fatal("the shipped spring-lnp does not refine: nothing to tell one pass from")
+	}
+	onePass, refined := predict(0), predict(steps)
+	if onePass.Theta[0] == refined.Theta[0] {
+		t.Fatal("one pass and refined give the same θ̂: the test would tell nothing")
+	}
+	for _, tc := range []struct {
+		args  []string
+		want  core.Prediction
+		steps int
+	}{
+		{[]string{"--refine", "0"}, onePass, 0},
+		{nil, refined, steps},
+		{[]string{"--refine", "-1"}, refined, steps},
+	} {
+		res, raw := calibrateJSON(t, append(append([]string{"--system", "spring"}, obs...), tc.args...)...)
+		got := res.Theta["omega"]
+		if got.Mean != tc.want.Theta[0] || got.Std != tc.want.ThetaStd[0] {
+			t.Errorf("%v: θ̂ %v ± %v, want the model's %d-step %v ± %v", tc.args, got.Mean, got.Std, tc.steps, tc.want.Theta[0], tc.want.ThetaStd[0])
+		}
+		if raw["refine"] != float64(tc.steps) {
+			t.Errorf("%v: --json refine %v, want %d", tc.args, raw["refine"], tc.steps)
+		}
+	}
+	code, out, errOut := runCLI(t, append([]string{"calibrate", "--system", "spring", "--refine", "0"}, obs...)...)
+	if want := " · seed 1 · 0 refinement steps\n"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, stderr %q; want a header with %q:\n%.300s", code, errOut, want, out)
+	}
+	for v, want := range map[string]string{
+		"1001": "--refine must be between 0 and 1000",
+		"-2":   "--refine must be ≥ 0, or -1 for the checkpoint's setting",
+	} {
+		code, _, errOut := runCLI(t, append([]string{"calibrate", "--system", "spring", "--refine", v}, obs...)...)
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("--refine %s: exit %d, stderr %q; want 2 and %q", v, code, errOut, want)
 		}
 	}
 }

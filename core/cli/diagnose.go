@@ -71,7 +71,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
 	seed := fs.Uint64("seed", 1, "evaluation seed (eval's: the same realizations)")
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
-	refine := fs.Int("refine", -1, "refinement steps on the context, at most 1000 (0: one-pass amortized; -1: the checkpoint's setting)")
+	refine := fs.Int("refine", -1, refineUsage)
 	jsonOut := fs.Bool("json", false, "print one JSON object with every number")
 	pngPath := fs.String("png", "", "also write a multi-panel figure to this PNG `file` (an existing file is replaced only if it is a PNG)")
 	gaussianBands := fs.Bool("gaussian-bands", false, "score the reconstruction's and δ's bands as Gaussian (μ ± z σ, as the ECE of eval) even where the checkpoint has calibrated shapes for them: an ablation")

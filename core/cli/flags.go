@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"apic/core"
 )
 
@@ -14,6 +16,10 @@ func checkLimit(l core.Limit, v int) error {
 	}
 	return nil
 }
+
+// refineUsage is the help of --refine, the refinement steps on the
+// context of a command that predicts from a checkpoint.
+var refineUsage = fmt.Sprintf("refinement steps on the context, at most %d (0: one-pass amortized; -1: the checkpoint's setting)", core.LimitRefine.Max)
 
 // checkRefine refuses a --refine outside core.LimitRefine; -1 (the
 // checkpoint's setting) is the one value below it allowed.
