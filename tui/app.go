@@ -46,7 +46,7 @@ type Options struct {
 	Atlas func() []AtlasCell
 	// Averages is how many realizations the sidebar's averages, the
 	// ablation view and the diagnostics evaluate (default avgTasks;
-	// explore's --realizations); negative shows the one realization
+	// explore's --tasks); negative shows the one realization
 	// only in the sidebar, the views then taking avgTasks.
 	Averages int
 }

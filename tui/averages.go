@@ -21,7 +21,7 @@ import (
 // UI goroutine; a change of the settings cancels it and starts anew.
 
 // avgTasks is how many realizations the averages, the ablation view and
-// the diagnostics evaluate by default (explore --realizations sets it),
+// the diagnostics evaluate by default (explore --tasks sets it),
 // with the evaluation seed avgSeed: a fixed set, the same for every
 // model and setting compared.
 const (
@@ -29,13 +29,13 @@ const (
 	avgSeed  = 1
 )
 
-// LimitRealizations bounds explore's --realizations: an interval needs
-// two realizations, and the top is what apic eval --tasks allows.
-var LimitRealizations = core.Limit{Name: "realizations", Min: 2, Max: core.LimitTasks.Max, Why: "a 95% interval needs two; " + core.LimitTasks.Why}
+// LimitRealizations bounds explore's --tasks: an interval needs two
+// realizations, and the top is what apic eval --tasks allows.
+var LimitRealizations = core.Limit{Name: "tasks", Min: 2, Max: core.LimitTasks.Max, Why: "a 95% interval needs two; " + core.LimitTasks.Why}
 
 // realizations is how many seeded realizations the sidebar's averages,
 // the ablation view and the diagnostics evaluate: Options.Averages
-// (explore's --realizations), or avgTasks where it shows none.
+// (explore's --tasks), or avgTasks where it shows none.
 func (m Model) realizations() int {
 	if m.opts.Averages > 0 {
 		return m.opts.Averages

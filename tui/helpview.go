@@ -70,7 +70,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	lines = append(lines,
 		"a key that shows another system or backbone, or o (open), while a run trains",
 		"  (another system or o while baselines fit) asks first: press it again to go on.")
-	n := m.realizations() // explore --realizations
+	n := m.realizations() // explore --tasks
 	lines = append(lines, "",
 		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
 		"context and noise σ re-infer at once on the same realization;",
@@ -92,7 +92,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 		"  move together, so even a calibrated band scores high where it is wide (few",
 		"  context points); d's reliability pools realizations (docs/uncertainty.md).")
 	if fewRealizations(n) {
-		lines = append(lines, fmt.Sprintf("  (few): under %d realizations the interval is rough (explore --realizations).", avgFew))
+		lines = append(lines, fmt.Sprintf("  (few): under %d realizations the interval is rough (explore --tasks).", avgFew))
 	}
 	lines = append(lines,
 		"A: metrics over "+ablAxesText()+" (else the last shown)",

@@ -64,7 +64,7 @@ func Command() cli.Command {
 	return cli.Command{
 		Name:    "explore",
 		Summary: "open the interactive explorer (the default on a terminal)",
-		Usage: `apic explore [--system SYS] [--backbone B] [--checkpoint FILE] [--seed N] [--realizations N] [--ascii]
+		Usage: `apic explore [--system SYS] [--backbone B] [--checkpoint FILE] [--seed N] [--tasks N] [--ascii]
 
 Opens a terminal UI over the engine: pick a system and backbone, move the
 context size, noise and θ by hand and watch amortized inference answer at
@@ -72,10 +72,11 @@ once; change λθ, λδ or the regulariser to load the embedded ablation
 atlas's model trained at that value (lnp; apic inspect --atlas lists
 them), or retrain in the background; save and reopen checkpoints. The
 metrics show the realization on screen beside the mean ± 95% interval
-over 32 seeded realizations (--realizations: fewer answer sooner over a
-slow link, more give smoother curves); A draws those averages across the
-selected control's values (the ablation view), d the calibration
-diagnostics over the same realizations. Press ? inside for every key.
+over 32 seeded realizations (--tasks N: fewer answer sooner over a slow
+link, more give smoother curves; --realizations N, its former name,
+works too); A draws those averages across the selected control's values
+(the ablation view), d the calibration diagnostics over the same
+realizations. Press ? inside for every key.
 Needs a terminal of at least 80×24; --ascii draws without colours (for
 plain terminals). q and Ctrl-C ask twice while weights trained in the
 session are unsaved; a SIGTERM or a closed SSH session (SIGHUP) saves
@@ -93,7 +94,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	backbone := fs.String("backbone", string(core.LNP), "neural-process backbone: cnp, lnp or anp")
 	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file`, or a shipped one as embedded:NAME (it names the system and backbone; --system and --backbone, if given, must match it)")
 	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
-	realizations := fs.Int("realizations", avgTasks, fmt.Sprintf("seeded realizations the sidebar's mean ± 95%%, the ablation view (A) and the diagnostics (d) average over, %d to %d", LimitRealizations.Min, LimitRealizations.Max))
+	tasks := tasksFlag(fs)
 	ascii := fs.Bool("ascii", false, "no colours (the plots keep their Unicode marks and box lines)")
 	if err := env.Parse(fs, args); err != nil {
 		return err
@@ -108,12 +109,12 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 		// Options reads 0 as "the default"; r steps on from seed 1.
 		return cli.UsageError("--seed must be ≥ 1, got 0")
 	}
-	if err := LimitRealizations.Check(*realizations); err != nil {
-		return cli.UsageError("--%v", err)
+	if err := checkTasks(fs, *tasks); err != nil {
+		return err
 	}
 	// The model is built before the terminal is needed, so a checkpoint
 	// file that cannot be read is a usage error as in the other commands.
-	opts := Options{System: *system, Backbone: *backbone, Checkpoint: *checkpoint, Seed: *seed, Averages: *realizations, ASCII: *ascii, Context: ctx}
+	opts := Options{System: *system, Backbone: *backbone, Checkpoint: *checkpoint, Seed: *seed, Averages: *tasks, ASCII: *ascii, Context: ctx}
 	m, err := New(opts)
 	if err != nil {
 		return cli.UsageError("%v", err)
@@ -125,6 +126,40 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 		return cli.UsageError("the explorer needs a terminal (stdout is not one); for scripts use the other commands")
 	}
 	return runProgram(m, nil, nil)
+}
+
+// tasksFlag registers explore's --tasks, the number of seeded
+// realizations the averages, the ablation view and the diagnostics
+// evaluate: every other command's name for that count. --realizations,
+// the explorer's name for it before, stays as an alias, so that no
+// command line written for it breaks.
+func tasksFlag(fs *flag.FlagSet) *int {
+	n := fs.Int("tasks", avgTasks, fmt.Sprintf("seeded realizations the sidebar's mean ± 95%%, the ablation view (A) and the diagnostics (d) average over, %d to %d", LimitRealizations.Min, LimitRealizations.Max))
+	fs.IntVar(n, "realizations", avgTasks, "the same as --tasks (the explorer's former name for it)")
+	return n
+}
+
+// checkTasks refuses an n outside LimitRealizations, naming the flag
+// given (--tasks or its alias --realizations), and the two given at
+// once, which would leave the later to win unseen.
+func checkTasks(fs *flag.FlagSet, n int) error {
+	var given []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "tasks" || f.Name == "realizations" {
+			given = append(given, "--"+f.Name)
+		}
+	})
+	if len(given) > 1 {
+		return cli.UsageError("--realizations is the former name of --tasks: give one of them")
+	}
+	limit := LimitRealizations
+	if len(given) == 1 {
+		limit.Name = strings.TrimPrefix(given[0], "--")
+	}
+	if err := limit.Check(n); err != nil {
+		return cli.UsageError("--%v", err)
+	}
+	return nil
 }
 
 // checkpointAgrees refuses a --system or --backbone given beside

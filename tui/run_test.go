@@ -40,28 +40,37 @@ func TestExploreSeedZero(t *testing.T) {
 	}
 }
 
-// TestExploreRealizationsBound: --realizations outside its documented
-// bound is a usage error naming the bound, checked before the model is
-// built or the terminal needed; the help names the flag and its bound.
-func TestExploreRealizationsBound(t *testing.T) {
+// TestExploreTasksBound: --tasks (every command's name for the number
+// of seeded realizations), or --realizations (the explorer's former
+// name, an alias), outside its documented bound is a usage error naming
+// the flag given and the bound, checked before the model is built or the
+// terminal needed; both at once are refused; the help names --tasks and
+// its bound.
+func TestExploreTasksBound(t *testing.T) {
 	registerOnce.Do(func() { cli.RegisterExternal(Command()) })
-	for _, v := range []string{"1", "0", "-3", "2001"} {
+	run := func(args ...string) (int, string) {
 		var out, errOut bytes.Buffer
-		code := cli.Run(context.Background(), []string{"explore", "--realizations", v}, &out, &errOut)
-		if code != 2 || !strings.Contains(errOut.String(), "--realizations must be between 2 and 2000") {
-			t.Errorf("--realizations %s: exit %d, stderr %q", v, code, errOut.String())
+		code := cli.Run(context.Background(), append([]string{"explore"}, args...), &out, &errOut)
+		return code, errOut.String()
+	}
+	for _, name := range []string{"tasks", "realizations"} {
+		for _, v := range []string{"1", "0", "-3", "2001"} {
+			if code, stderr := run("--"+name, v); code != 2 || !strings.Contains(stderr, "--"+name+" must be between 2 and 2000") {
+				t.Errorf("--%s %s: exit %d, stderr %q", name, v, code, stderr)
+			}
+		}
+		// Within the bound it gets as far as the terminal, which a test lacks.
+		if code, stderr := run("--"+name, "8"); code != 2 || !strings.Contains(stderr, "needs a terminal") {
+			t.Errorf("--%s 8: exit %d, stderr %q; want the terminal refusal", name, code, stderr)
 		}
 	}
-	var out, errOut bytes.Buffer
-	// Within the bound it gets as far as the terminal, which a test lacks.
-	code := cli.Run(context.Background(), []string{"explore", "--realizations", "8"}, &out, &errOut)
-	if code != 2 || !strings.Contains(errOut.String(), "needs a terminal") {
-		t.Errorf("--realizations 8: exit %d, stderr %q; want the terminal refusal", code, errOut.String())
+	if code, stderr := run("--tasks", "8", "--realizations", "16"); code != 2 || !strings.Contains(stderr, "give one of them") {
+		t.Errorf("--tasks and --realizations: exit %d, stderr %q; want the refusal of both", code, stderr)
 	}
-	out.Reset()
+	var out, errOut bytes.Buffer
 	cli.Run(context.Background(), []string{"help", "explore"}, &out, &errOut)
-	if !strings.Contains(out.String(), "--realizations") || !strings.Contains(out.String(), "2 to 2000") {
-		t.Errorf("explore's help lacks --realizations and its bound:\n%s", out.String())
+	if !strings.Contains(out.String(), "[--tasks N]") || !strings.Contains(out.String(), "2 to 2000") {
+		t.Errorf("explore's help lacks --tasks and its bound:\n%s", out.String())
 	}
 }
 
