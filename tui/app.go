@@ -1199,12 +1199,13 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 
 // saveCmd writes e's model to a new file, refusing to overwrite anything
 // (an embedded checkpoint included); the write is atomic. A path without
-// an extension, where nothing is, gets .safetensors: a name that is
-// taken is refused as it was typed, never saved beside under another
-// (/dev/full as /dev/full.safetensors); anything but a regular file is
-// refused as such (core.CheckSaveTarget), a directory too: the refusal
-// offers a free apic-SYSTEM-BACKBONE-N.safetensors name in it, where
-// the save used to put the file unasked.
+// an extension, where nothing is, gets .safetensors, as train --out's
+// (core.CheckpointFileName): a name that is taken is refused as it was
+// typed, never saved beside under another (/dev/full as
+// /dev/full.safetensors); anything but a regular file is refused as
+// such (core.CheckSaveTarget), a directory too: the refusal offers a
+// free apic-SYSTEM-BACKBONE-N.safetensors name in it, where the save
+// used to put the file unasked.
 func saveCmd(path string, e *entry) tea.Cmd {
 	model, info := e.model, e.info
 	key := entryKey{model.Config.Arch.System, string(model.Config.Arch.Backbone)}
@@ -1220,8 +1221,8 @@ func saveCmd(path string, e *entry) tea.Cmd {
 				err = fmt.Errorf("%s is not a directory", path)
 			}
 			return savedMsg{path: path, err: err}
-		case filepath.Ext(path) == "" && !nameTaken(path):
-			path += ".safetensors"
+		default:
+			path = core.CheckpointFileName(path)
 		}
 		// Created only where nothing holds the name when the file is
 		// linked in: a file there, one made meanwhile (another explorer
@@ -1242,13 +1243,6 @@ func saveCmd(path string, e *entry) tea.Cmd {
 		}
 		return savedMsg{path: path, entry: e, err: err}
 	}
-}
-
-// nameTaken reports whether any file holds path's name, a link (even
-// a dangling one) included.
-func nameTaken(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {

@@ -79,7 +79,7 @@ type trainFlags struct {
 func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --init, whose file names it)")
 	fs.StringVar(&f.backbone, "backbone", "lnp", "backbone: cnp, lnp or anp")
-	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required)")
+	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required; a name without an extension, where no file is, gets .safetensors, as the explorer's save does)")
 	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model: a file, or embedded:NAME for one shipped with the program")
 	fs.StringVar(&f.decAct, "dec-act", "silu", "activation of f_ψ: silu, relu, tanh, softplus, sigmoid, identity")
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
@@ -129,6 +129,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	}
 	if err := refuseEmptyPaths(fs, "out", "init"); err != nil {
 		return err
+	}
+	if f.out != "-" { // refused below as standard output, by that name
+		f.out = core.CheckpointFileName(f.out)
 	}
 	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })

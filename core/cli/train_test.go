@@ -57,6 +57,46 @@ func TestTrainWritesCheckpoint(t *testing.T) {
 	}
 }
 
+// TestTrainOutGetsExtension: --out NAME without an extension writes
+// NAME.safetensors, as the explorer's save does, and the wrote line
+// names it; a name with another extension is kept, and a bare name a
+// file holds is taken as typed (refused without --force, replaced with
+// it), never saved beside under another.
+func TestTrainOutGetsExtension(t *testing.T) {
+	dir := t.TempDir()
+	bare := filepath.Join(dir, "m")
+	code, stdout, stderr := runCLI(t, append(tinyTrainArgs, "--out", bare)...)
+	if want := "wrote " + bare + ".safetensors ("; code != 0 || !strings.Contains(stdout, want) {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
+	}
+	if _, _, err := core.LoadCheckpoint(bare + ".safetensors"); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Lstat(bare); err == nil {
+		t.Errorf("%s was written too", bare)
+	}
+	// Again: the name it gets is taken now, and refused by that name.
+	code, _, stderr = runCLI(t, append(tinyTrainArgs, "--out", bare)...)
+	if want := "--out " + bare + ".safetensors already exists"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("second run: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	other := filepath.Join(dir, "m.ckpt")
+	if code, stdout, _ = runCLI(t, append(tinyTrainArgs, "--out", other)...); code != 0 || !strings.Contains(stdout, "wrote "+other+" (") {
+		t.Errorf("--out %s: exit %d, stdout %q", other, code, stdout)
+	}
+	taken := filepath.Join(dir, "taken")
+	if err := os.Rename(bare+".safetensors", taken); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI(t, append(tinyTrainArgs, "--out", taken, "--force")...)
+	if code != 0 || !strings.Contains(stdout, "wrote "+taken+" (") {
+		t.Errorf("--out %s --force: exit %d, stdout %q, stderr %q; want it replaced as typed", taken, code, stdout, stderr)
+	}
+	if _, err := os.Lstat(taken + ".safetensors"); err == nil {
+		t.Errorf("%s.safetensors was written beside the file named", taken)
+	}
+}
+
 // TestTrainInitKeepsRecipe: fine-tuning (here zero steps, which only
 // recalibrates) keeps the --init file's training settings and step
 // counts, except the flags given.

@@ -17,7 +17,7 @@ func TestOutputsOnProcSayWhy(t *testing.T) {
 		want string
 	}{
 		{[]string{"simulate", "--system", "spring", "--csv", "/proc/self/x.csv"}, "--csv /proc/self/x.csv cannot be written: /proc/self is on the kernel's proc file system"},
-		{[]string{"train", "--system", "spring", "--out", "/proc/foo"}, "--out /proc/foo cannot be written: /proc is on the kernel's proc file system"},
+		{[]string{"train", "--system", "spring", "--out", "/proc/foo.safetensors"}, "--out /proc/foo.safetensors cannot be written: /proc is on the kernel's proc file system"},
 		{[]string{"diagnose", "--system", "spring", "--png", "/proc/self/x.png"}, "--png /proc/self/x.png cannot be written: /proc/self is on the kernel's proc"},
 	} {
 		code, _, errOut := runCLI(t, tc.args...)
