@@ -20,8 +20,15 @@ type Progress struct {
 	Losses  Losses
 	LR      float64
 	Elapsed time.Duration // since training started
-	ETA     time.Duration // for both stages, from the recent step rate
-	Val     *Report       // set when this report carries a validation
+	// ETA is the time left for both stages at the mean step rate since
+	// training started, stage 1's cheaper steps included: an
+	// underestimate (a stage 2 step costs about three of stage 1 on
+	// spring and lv), which the explorer shows.
+	ETA time.Duration
+	// StageETA is the time left in this stage at its own mean step rate:
+	// in stage 2, the time left for the training steps of the run.
+	StageETA time.Duration
+	Val      *Report // set when this report carries a validation
 }
 
 // Hooks observe a training run. All are optional and are called from the
@@ -191,6 +198,7 @@ func (m *Model) Train(ctx context.Context, h Hooks) (TrainResult, error) {
 		opt = nets.NewAdam(t.LR)
 		opt.ClipNorm = t.ClipNorm
 		arena := new(nets.Arena)
+		stageStart := time.Now()
 		for i := 0; i < steps; i++ {
 			arena.Reset()
 			if err := ctx.Err(); err != nil {
@@ -254,7 +262,8 @@ func (m *Model) Train(ctx context.Context, h Hooks) (TrainResult, error) {
 			if h.Progress != nil && ((i+1)%h.ProgressEvery == 0 || i+1 == steps || val != nil) {
 				el := time.Since(start)
 				eta := time.Duration(float64(el) / float64(done) * float64(total-done))
-				h.Progress(Progress{Stage: stage, Step: i + 1, Steps: steps, Losses: ls, LR: opt.LR, Elapsed: el, ETA: eta, Val: val})
+				stageETA := time.Duration(float64(time.Since(stageStart)) / float64(i+1) * float64(steps-i-1))
+				h.Progress(Progress{Stage: stage, Step: i + 1, Steps: steps, Losses: ls, LR: opt.LR, Elapsed: el, ETA: eta, StageETA: stageETA, Val: val})
 			}
 		}
 		return nil

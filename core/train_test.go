@@ -114,6 +114,25 @@ func centreThetaMAE(sys sims.System, opt EvalOptions) float64 {
 	return s / float64(len(tasks))
 }
 
+// TestTrainProgressStageETA: StageETA is the time left in the stage
+// reported, 0 at each stage's end, while ETA counts both stages: at
+// stage 1's end it is still the time for stage 2.
+func TestTrainProgressStageETA(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.Steps1, c.Train.Steps2 = 4, 4 })
+	last := map[int]Progress{}
+	if _, err := m.Train(context.Background(), Hooks{ProgressEvery: 1, Progress: func(p Progress) { last[p.Stage] = p }}); err != nil {
+		t.Fatal(err)
+	}
+	for stage, p := range last {
+		if p.Step != p.Steps || p.StageETA != 0 {
+			t.Errorf("stage %d's last report: step %d/%d, StageETA %v; want its end and 0", stage, p.Step, p.Steps, p.StageETA)
+		}
+	}
+	if p := last[1]; !(p.ETA > 0) {
+		t.Errorf("stage 1's end: ETA %v, want the time left for stage 2", p.ETA)
+	}
+}
+
 // TestTrainProgressHook: Progress reports every ProgressEvery steps and at
 // each stage's end, in order, with the planned step counts.
 func TestTrainProgressHook(t *testing.T) {

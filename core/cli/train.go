@@ -1020,7 +1020,7 @@ func (p *progressReporter) report(pr core.Progress) {
 		frac := float64(pr.Step) / float64(max(pr.Steps, 1))
 		n := int(frac * width)
 		bar := strings.Repeat("█", n) + strings.Repeat("░", width-n)
-		fmt.Fprintf(p.env.Stderr, "\r\x1b[Kstage %d %s %5d/%-5d loss %9.4f  ETA %s", pr.Stage, bar, pr.Step, pr.Steps, pr.Losses.Total, pr.ETA.Round(time.Second))
+		fmt.Fprintf(p.env.Stderr, "\r\x1b[Kstage %d %s %5d/%-5d loss %9.4f  %s", pr.Stage, bar, pr.Step, pr.Steps, pr.Losses.Total, stageETAText(pr))
 		p.drawn = true
 		return
 	}
@@ -1028,9 +1028,19 @@ func (p *progressReporter) report(pr core.Progress) {
 		return
 	}
 	p.last = now
-	fmt.Fprintf(p.env.Stderr, "stage %d step %d/%d loss %.4f (nll %.4f kl %.4f θ %.4f δ %.4f) elapsed %s ETA %s\n",
+	fmt.Fprintf(p.env.Stderr, "stage %d step %d/%d loss %.4f (nll %.4f kl %.4f θ %.4f δ %.4f) elapsed %s, %s\n",
 		pr.Stage, pr.Step, pr.Steps, pr.Losses.Total, pr.Losses.NLL, pr.Losses.KL, pr.Losses.Theta, pr.Losses.Delta,
-		pr.Elapsed.Round(time.Second), pr.ETA.Round(time.Second))
+		pr.Elapsed.Round(time.Second), stageETAText(pr))
+}
+
+// stageETAText is the time left in the stage, "stage 1 ETA 2m5s": said
+// of the stage, as it is, since a bare "ETA" in stage 1 read as the
+// whole run's. Stage 1's rate says little of stage 2, whose steps cost
+// about three times as much, so the whole run's time is not guessed; in
+// stage 2 the stage's end is the training's (the recalibration after it
+// is reported on its own).
+func stageETAText(pr core.Progress) string {
+	return fmt.Sprintf("stage %d ETA %s", pr.Stage, pr.StageETA.Round(time.Second))
 }
 
 func (p *progressReporter) clear() {

@@ -1593,3 +1593,25 @@ func TestSaveOutLeavesAFileMadeSince(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressSaysWhoseETA: the progress lines, plain and redrawn on a
+// terminal, give the time left as the stage's ("stage 1 ETA 3s"), not
+// a bare ETA that read as the whole run's.
+func TestProgressSaysWhoseETA(t *testing.T) {
+	for _, terminal := range []bool{false, true} {
+		var stderr bytes.Buffer
+		p := newProgressReporter(&Env{Stderr: &stderr, StderrTerminal: terminal}, 10, 20)
+		p.report(core.Progress{Stage: 1, Step: 10, Steps: 10, ETA: 9 * time.Second})
+		p.report(core.Progress{Stage: 2, Step: 5, Steps: 20, ETA: 7 * time.Second, StageETA: 7 * time.Second})
+		p.report(core.Progress{Stage: 2, Step: 20, Steps: 20})
+		text := stderr.String()
+		for _, want := range []string{"stage 1 ETA 0s", "stage 2 ETA 0s"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("terminal %v: progress lacks %q:\n%q", terminal, want, text)
+			}
+		}
+		if strings.Contains(text, "ETA 9s") {
+			t.Errorf("terminal %v: stage 1's end gives both stages' ETA as if the stage's:\n%q", terminal, text)
+		}
+	}
+}
