@@ -87,6 +87,9 @@ type compareMethod struct {
 	// batched timing. Workers is how many realizations ran at once.
 	Baseline bool
 	Workers  int
+	// Samples is how many latent samples an APIC model drew per
+	// realization (core.Backbone.SamplesDrawn: one for a CNP).
+	Samples  int
 	Settings string // a baseline's budget in words, for the text header
 	// members and steps are Correction-PINN's budget, mcmc BCPI's;
 	// memberWorkers is how many of its members trained at once.
@@ -351,6 +354,7 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 		return compareMethod{}, err
 	}
 	out := compareMethod{Name: nm.name, Source: nm.source, Run: run, Batched: batched, Refine: refine}
+	out.Samples = nm.model.Config.Arch.Backbone.SamplesDrawn(opt.Samples)
 	out.Warnings = append(nm.model.RangeWarnings(test[0].Context.Len(), opt.Noise), nm.warnings...)
 	out.OnePass, out.OnePassBatched = run.MedianSeconds(), batched
 	if refine > 0 {
@@ -591,6 +595,28 @@ var compareHeads = map[string]string{
 	core.KeyObsCover: "obs cover95",
 }
 
+// apicSamplesText says how many latent samples the APIC models drew
+// when asked for requested: "32 samples" when they agree, else the
+// requested count with the exceptions named, "32 samples (apic-cnp: 1)",
+// as a CNP draws one whatever --samples asks.
+func apicSamplesText(apics []compareMethod, requested int) string {
+	usual := apics[0].Samples
+	if slices.ContainsFunc(apics, func(m compareMethod) bool { return m.Samples == requested }) {
+		usual = requested
+	}
+	var others []string
+	for _, m := range apics {
+		if m.Samples != usual {
+			others = append(others, fmt.Sprintf("%s: %d", m.Name, m.Samples))
+		}
+	}
+	text := core.Count(usual, "sample")
+	if len(others) > 0 {
+		text += " (" + strings.Join(others, ", ") + ")"
+	}
+	return text
+}
+
 func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) {
 	fmt.Fprintf(w, "%s · %s, context %d, noise %g, seed %d\n", sys.Title(), core.Count(len(test), "realization"), test[0].Context.Len(), opt.Noise, opt.Seed)
 	raw := ""
@@ -603,8 +629,8 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 			settings = append(settings, m.Settings)
 		}
 	}
-	if len(apicMethods(methods)) > 0 {
-		settings = append(settings, fmt.Sprintf("APIC: %s%s", core.Count(opt.Samples, "sample"), raw))
+	if apics := apicMethods(methods); len(apics) > 0 {
+		settings = append(settings, fmt.Sprintf("APIC: %s%s", apicSamplesText(apics, opt.Samples), raw))
 	}
 	fmt.Fprintf(w, "%s\n\n", strings.Join(settings, "; "))
 

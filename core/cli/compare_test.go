@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -427,5 +428,38 @@ func TestLeaveOut(t *testing.T) {
 	}
 	if out, err := leaveOut(env, "koh-gp", nil, &failed); out || err != nil {
 		t.Errorf("no error: left %v, err %v", out, err)
+	}
+}
+
+// TestCompareCountsCNPSamples: the settings line counts the latent
+// samples each APIC model drew, one for a CNP, as eval and calibrate do.
+func TestCompareCountsCNPSamples(t *testing.T) {
+	defer func(l func(string, string) ([]byte, bool)) { lookupEmbedded = l }(lookupEmbedded)
+	embedded := lookupEmbedded
+	for _, tc := range []struct {
+		backbones []string
+		want      string
+	}{
+		{[]string{"cnp"}, "APIC: 1 sample\n"},
+		{[]string{"cnp", "lnp"}, "APIC: 32 samples (apic-cnp: 1)\n"},
+	} {
+		lookupEmbedded = func(system, backbone string) ([]byte, bool) {
+			if !slices.Contains(tc.backbones, backbone) {
+				return nil, false
+			}
+			return embedded(system, backbone)
+		}
+		for _, b := range tc.backbones {
+			if _, ok := embedded("spring", b); !ok {
+				t.Skipf("no embedded spring-%s", b)
+			}
+		}
+		code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "1", "--methods", "apic")
+		if code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", tc.backbones, code, errOut)
+		}
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%v: output lacks %q:\n%s", tc.backbones, tc.want, out)
+		}
 	}
 }
