@@ -592,7 +592,7 @@ var compareColumns = []string{
 var compareHeads = map[string]string{
 	core.KeyReconMAE: "recon MAE", core.KeyReconLL: "recon LL", core.KeyReconECE: "recon ECE",
 	core.KeyDeltaMAE: "δ MAE", core.KeyDeltaLL: "δ LL", core.KeyDeltaECE: "δ ECE", core.KeyThetaMAE: "θ MAE",
-	core.KeyObsCover: "obs cover95",
+	core.KeyObsCover: obsCoverLabel,
 }
 
 // apicSamplesText says how many latent samples the APIC models drew

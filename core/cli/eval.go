@@ -218,8 +218,8 @@ var evaluate = core.Evaluate
 var metricLabels = map[string]string{
 	core.KeyReconMAE: "recon MAE", core.KeyReconLL: "recon LL", core.KeyReconECE: "recon ECE",
 	core.KeyDeltaMAE: "δ MAE", core.KeyDeltaLL: "δ LL", core.KeyDeltaECE: "δ ECE", core.KeyThetaMAE: "θ MAE (mean)",
-	core.KeyNominalMAE: "F(θ̂) MAE", core.KeyThetaCover: "θ 95% cover",
-	core.KeyObsCover: "obs 95% cover", core.KeyObsECE: "obs ECE",
+	core.KeyNominalMAE: "F(θ̂) MAE", core.KeyThetaCover: thetaCoverLabel,
+	core.KeyObsCover: obsCoverLabel, core.KeyObsECE: "obs ECE",
 }
 
 // diagnosticNotes say what each diagnostic row measures.
@@ -264,7 +264,7 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		row(metricLabels[k], s, diagnosticNotes[k])
 	}
 	for _, name := range sortedKeys(rep.ThetaBiasPerParam) {
-		row("θ bias "+name, rep.ThetaBiasPerParam[name], "θ̂ − θ")
+		row(thetaBiasLabel+" "+name, rep.ThetaBiasPerParam[name], "θ̂ − θ")
 	}
 	if s, ok := rep.Metrics[core.KeyThetaCover]; ok {
 		note := diagnosticNotes[core.KeyThetaCover]

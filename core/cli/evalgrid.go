@@ -84,10 +84,6 @@ const (
 	gridMinSmallLL  = -5
 )
 
-// thetaCoverHead names θ's 95% coverage in the grid's table: its column
-// head and, where a cell misses its target, in the misses column.
-const thetaCoverHead = "θ cov95"
-
 // cellMisses lists the targets a grid cell misses (issue 21): in the
 // calibration grid recon ECE ≤ 0.10, δ ECE ≤ 0.15 and θ 95% coverage in
 // [0.90, 0.99]; at the small contexts θ coverage ≥ 0.90 and recon LL ≥ −5.
@@ -100,7 +96,7 @@ func cellMisses(c core.GridCell, small bool) []string {
 	cover := mt[core.KeyThetaCover].Mean
 	if small {
 		if !(cover >= gridMinCover) {
-			miss = append(miss, thetaCoverHead)
+			miss = append(miss, thetaCoverLabel)
 		}
 		if !(mt[core.KeyReconLL].Mean >= gridMinSmallLL) {
 			miss = append(miss, "recon LL")
@@ -114,7 +110,7 @@ func cellMisses(c core.GridCell, small bool) []string {
 		miss = append(miss, "δ ECE")
 	}
 	if !(cover >= gridMinCover && cover <= gridMaxCover) {
-		miss = append(miss, thetaCoverHead)
+		miss = append(miss, thetaCoverLabel)
 	}
 	return miss
 }
@@ -157,19 +153,19 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 	for _, w := range warnings { // about the file, for every cell
 		fmt.Fprintf(env.Stdout, "warning: %s\n", w)
 	}
-	fmt.Fprintf(env.Stdout, "%s per cell, seed %d; function band scored against G, observation band (obs cov: 95%% coverage) on held-out noisy observations;\n"+
-		"ECE per realization then averaged (docs/benchmarks.md), and pooled over all realizations' targets (pool)\n\n", core.Count(base.Tasks, "realization"), base.Seed)
-	fmt.Fprintf(env.Stdout, "misses: the targets a cell fails: recon ECE ≤ %.2f, δ ECE ≤ %.2f, θ cov95 in [%.2f, %.2f];\n"+
-		"at contexts %s and noise 0: θ cov95 ≥ %.2f and recon LL ≥ %v\n\n",
-		gridMaxReconECE, gridMaxDeltaECE, gridMinCover, gridMaxCover, strings.Trim(strings.ReplaceAll(fmt.Sprint(core.SmallContexts), " ", ", "), "[]"), gridMinCover, gridMinSmallLL)
-	fmt.Fprintf(env.Stdout, "%7s %6s %9s %10s %9s %6s %6s %6s %8s %9s %8s  %s\n", "context", "noise", "recon MAE", "recon LL", "recon ECE", "pool", "δ ECE", "pool", thetaCoverHead, "θ MAE", "obs cov", "misses")
+	fmt.Fprintf(env.Stdout, "%s per cell, seed %d; function band scored against G, observation band (%s: its 95%% coverage) on held-out noisy observations;\n"+
+		"ECE per realization then averaged (docs/benchmarks.md), and pooled over all realizations' targets (pool)\n\n", core.Count(base.Tasks, "realization"), base.Seed, obsCoverLabel)
+	fmt.Fprintf(env.Stdout, "misses: the targets a cell fails: recon ECE ≤ %.2f, δ ECE ≤ %.2f, %s in [%.2f, %.2f];\n"+
+		"at contexts %s and noise 0: %s ≥ %.2f and recon LL ≥ %v\n\n",
+		gridMaxReconECE, gridMaxDeltaECE, thetaCoverLabel, gridMinCover, gridMaxCover, strings.Trim(strings.ReplaceAll(fmt.Sprint(core.SmallContexts), " ", ", "), "[]"), thetaCoverLabel, gridMinCover, gridMinSmallLL)
+	fmt.Fprintf(env.Stdout, "%7s %6s %9s %10s %9s %6s %6s %6s %9s %9s %11s  %s\n", "context", "noise", "recon MAE", "recon LL", "recon ECE", "pool", "δ ECE", "pool", thetaCoverLabel, "θ MAE", obsCoverLabel, "misses")
 	for _, c := range outs {
 		if c.Report == nil {
 			fmt.Fprintf(env.Stdout, "%7d %6g  failed: %s\n", c.Context, c.Noise, c.Error)
 			continue
 		}
 		mt := c.Report.Metrics
-		row := fmt.Sprintf("%7d %6g %9.4f %10.3g %9.3f %6.3f %6.3f %6.3f %8.3f %9.4f %8.3f  %s", c.Report.Context, c.Noise,
+		row := fmt.Sprintf("%7d %6g %9.4f %10.3g %9.3f %6.3f %6.3f %6.3f %9.3f %9.4f %11.3f  %s", c.Report.Context, c.Noise,
 			mt[core.KeyReconMAE].Mean, mt[core.KeyReconLL].Mean, mt[core.KeyReconECE].Mean, c.Report.Pooled.Recon, mt[core.KeyDeltaECE].Mean, c.Report.Pooled.Delta,
 			mt[core.KeyThetaCover].Mean, mt[core.KeyThetaMAE].Mean, mt[core.KeyObsCover].Mean, strings.Join(c.Misses, ", "))
 		fmt.Fprintln(env.Stdout, strings.TrimRight(row, " "))

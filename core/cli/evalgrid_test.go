@@ -45,7 +45,7 @@ func TestEvalGrid(t *testing.T) {
 	if rows := strings.Count(out, "\n") - 8; rows != 18 {
 		t.Errorf("default grid printed %d rows, want 18:\n%s", rows, out)
 	}
-	for _, w := range []string{"recon ECE", "θ cov95", "obs cov", "misses", "misses: the targets a cell fails: recon ECE ≤ 0.10"} {
+	for _, w := range []string{"recon ECE", "θ cover95", "obs cover95", "misses", "misses: the targets a cell fails: recon ECE ≤ 0.10"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("grid table lacks %q:\n%s", w, out)
 		}
@@ -126,15 +126,15 @@ func TestEvalGridWarnsUnfinished(t *testing.T) {
 }
 
 // TestCellMissesNameTheColumn: a missed θ coverage is named as its
-// column is, θ cov95 (it once read "θ cover" beside that head).
+// column is, θ cover95 (it once read "θ cover" beside that head).
 func TestCellMissesNameTheColumn(t *testing.T) {
 	cell := func(cover float64) core.GridCell {
 		return core.GridCell{Report: &core.Report{Metrics: map[string]core.Summary{
 			core.KeyThetaCover: {Mean: cover}, core.KeyReconLL: {Mean: 0}, core.KeyReconECE: {Mean: 0}, core.KeyDeltaECE: {Mean: 0}}}}
 	}
 	for _, small := range []bool{false, true} {
-		if got := cellMisses(cell(0.5), small); !reflect.DeepEqual(got, []string{"θ cov95"}) {
-			t.Errorf("small %v, coverage 0.5: misses %q, want [θ cov95]", small, got)
+		if got := cellMisses(cell(0.5), small); !reflect.DeepEqual(got, []string{"θ cover95"}) {
+			t.Errorf("small %v, coverage 0.5: misses %q, want [θ cover95]", small, got)
 		}
 		if got := cellMisses(cell(0.95), small); len(got) != 0 {
 			t.Errorf("small %v, coverage 0.95: misses %q, want none", small, got)

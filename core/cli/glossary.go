@@ -6,6 +6,17 @@ import (
 	"apic/core"
 )
 
+// thetaCoverLabel and obsCoverLabel name θ's and the observation
+// band's 95% coverage wherever a table prints them (eval, eval --grid,
+// compare), as the glossary defines them: one name each, so that a
+// reader can look up what a column says. thetaBiasLabel heads eval's
+// per-parameter bias rows.
+const (
+	thetaCoverLabel = "θ cover95"
+	obsCoverLabel   = "obs cover95"
+	thetaBiasLabel  = "θ bias"
+)
+
 // metricGlossary is the legend of the metrics that eval, compare and
 // diagnose print, for their --help: a reader meets "recon ECE" or
 // "δ LL" in a table with nothing else to say what it measures or which
@@ -18,13 +29,18 @@ Metrics (each over a realization's target points, then over realizations):
                lower is better
   δ MAE        mean |δ̂ − δ|, the learned discrepancy's error; lower is better
   θ MAE        mean |θ̂ − θ|, per parameter and averaged; lower is better
+  θ bias       mean θ̂ − θ per parameter; 0 is unbiased
   F(θ̂) MAE     mean |F(x; θ̂) − F(x; θ)|, the simulator at θ̂; lower is better
   recon LL     mean log-density of G under the Gaussian band N(μ, σ²);
   δ LL         the same for δ; higher is better
   recon ECE    calibration error: mean |share inside − level| of the central
   δ ECE        intervals at levels 0.1, …, 0.9; 0 is perfect
+  θ cover95    share of the true θ inside θ̂ ± 1.96σ_θ; 0.95 is calibrated,
+               lower over-confident
   obs cover95  share of held-out noisy observations inside the 95% band of
-               a new observation; 0.95 is calibrated, lower over-confident`
+               a new observation; 0.95 is calibrated, lower over-confident
+  obs ECE      the observation band's calibration error on those
+               observations; 0 is perfect`
 
 // sdFooter is the line under a table of mean ± std that says what the
 // ± is: the spread of single realizations, not an interval of the

@@ -75,3 +75,21 @@ func TestCompareSaysWhatColumnsMean(t *testing.T) {
 		t.Errorf("with a failure, text lacks %q:\n%s", want, text.String())
 	}
 }
+
+// TestGlossaryDefinesTableLabels: every metric label that eval's and
+// compare's tables print (eval --grid prints the same coverage labels)
+// starts a definition in the glossary of their --help.
+func TestGlossaryDefinesTableLabels(t *testing.T) {
+	labels := []string{thetaCoverLabel, obsCoverLabel, thetaBiasLabel}
+	for _, l := range metricLabels {
+		labels = append(labels, strings.TrimSuffix(l, " (mean)")) // "θ MAE (mean)" averages the θ MAE rows
+	}
+	for _, l := range compareHeads {
+		labels = append(labels, l)
+	}
+	for _, l := range labels {
+		if !strings.Contains(metricGlossary, "\n  "+l+" ") {
+			t.Errorf("the glossary does not define %q", l)
+		}
+	}
+}
