@@ -165,7 +165,7 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 			continue
 		}
 		mt := c.Report.Metrics
-		row := fmt.Sprintf("%7d %6g %9.4f %10.3g %9.3f %6.3f %6.3f %6.3f %9.3f %9.4f %11.3f  %s", c.Report.Context, c.Noise,
+		row := fmt.Sprintf("%7d %6g %9.4f %10.4f %9.3f %6.3f %6.3f %6.3f %9.3f %9.4f %11.3f  %s", c.Report.Context, c.Noise,
 			mt[core.KeyReconMAE].Mean, mt[core.KeyReconLL].Mean, mt[core.KeyReconECE].Mean, c.Report.Pooled.Recon, mt[core.KeyDeltaECE].Mean, c.Report.Pooled.Delta,
 			mt[core.KeyThetaCover].Mean, mt[core.KeyThetaMAE].Mean, mt[core.KeyObsCover].Mean, strings.Join(c.Misses, ", "))
 		fmt.Fprintln(env.Stdout, strings.TrimRight(row, " "))

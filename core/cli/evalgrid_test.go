@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -139,5 +140,27 @@ func TestCellMissesNameTheColumn(t *testing.T) {
 		if got := cellMisses(cell(0.95), small); len(got) != 0 {
 			t.Errorf("small %v, coverage 0.95: misses %q, want none", small, got)
 		}
+	}
+}
+
+// TestEvalGridReconLLAsEval: the grid prints recon LL with eval's four
+// decimals (it once printed three significant digits, "4.82").
+func TestEvalGridReconLLAsEval(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 2, 2)
+	args := []string{"eval", "--checkpoint", ckpt, "--tasks", "1", "--samples", "1", "--grid", "--grid-contexts", "5", "--grid-noises", "0"}
+	code, out, errOut := runCLI(t, append(args, "--json")...)
+	var got struct {
+		Cells []struct {
+			Report struct{ Metrics map[string]core.Summary }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Cells) != 1 {
+		t.Fatalf("JSON: exit %d, stderr %q, %v", code, errOut, err)
+	}
+	want := fmt.Sprintf(" %10.4f ", got.Cells[0].Report.Metrics[core.KeyReconLL].Mean)
+	code, out, errOut = runCLI(t, args...)
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || !strings.Contains(rows[len(rows)-1], want) {
+		t.Errorf("exit %d, stderr %q: the row lacks recon LL as %q:\n%s", code, errOut, want, out)
 	}
 }
