@@ -27,7 +27,7 @@ func nearPriorWarning(p sims.Param, n, total int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s: the deviation is at least %g of the prior's own (%.3g) in %d of %d realizations: there the model claims to know %s little better than the prior does, however close its estimate, and θ's coverage counts intervals about as wide as the prior box", p.Name, priorShare, priorStd(p), n, total, p.Name)
+	return fmt.Sprintf("%s: its std is at least %g of the prior's own (%.3g) in %d of %d realizations: there the model claims to know %s little better than the prior does, however close its estimate, and θ's coverage counts intervals about as wide as the prior box", p.Name, priorShare, priorStd(p), n, total, p.Name)
 }
 
 // nearPriorWarnings is nearPriorWarning for every parameter, the

@@ -25,7 +25,7 @@ func TestNearPriorWarnings(t *testing.T) {
 		{ThetaAE: []float64{0.01}, ThetaErr: []float64{0.01}, ThetaStd: []float64{0.95 * cap}},
 	}
 	rep := Summarise(sys, per)
-	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "in 2 of 3 realizations") {
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "omega: its std is at least 0.9 of the prior's own") || !strings.Contains(rep.Warnings[0], "in 2 of 3 realizations") {
 		t.Errorf("warnings %q, want one counting 2 of 3", rep.Warnings)
 	}
 	per[0].ThetaStd[0], per[2].ThetaStd[0] = 0.1, 0.1

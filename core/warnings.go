@@ -91,10 +91,10 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	}
 	for i, par := range sys.Params() {
 		if i < len(p.ThetaStd) && nearPrior(par, p.ThetaStd[i]) {
-			out = append(out, fmt.Sprintf("%s's deviation %.3g is at least %g of its prior's own (%.3g): the model claims to know %s little better than the prior does, however close its estimate", par.Name, p.ThetaStd[i], priorShare, priorStd(par), par.Name))
+			out = append(out, fmt.Sprintf("%s's std %.3g is at least %g of its prior's own (%.3g): the model claims to know %s little better than the prior does, however close its estimate", par.Name, p.ThetaStd[i], priorShare, priorStd(par), par.Name))
 		}
 		if i < len(p.ThetaStd) && p.ThetaStd[i] == 0 && !atBound[i] {
-			out = append(out, fmt.Sprintf("%s has no interval (deviation 0): the model gives it no spread (a cnp's one pass without a recalibrated floor; apic train --init FILE --steps1 0 --steps2 0 --recalibrate 64 --out FILE fits one)", par.Name))
+			out = append(out, fmt.Sprintf("%s has no interval (std 0): the model gives it no spread (a cnp's one pass without a recalibrated floor; apic train --init FILE --steps1 0 --steps2 0 --recalibrate 64 --out FILE fits one)", par.Name))
 		}
 	}
 	if p.Clipped {
