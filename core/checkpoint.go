@@ -143,10 +143,7 @@ func SaveNewCheckpoint(path string, m *Model, info Info, dtype nets.DType) error
 // first: SaveCheckpoint and SaveNewCheckpoint here, train --out before
 // its training, and the explorer's save before it picks a file name.
 func CheckSaveTarget(path string) error {
-	if err := CheckRegularFile(path); err != nil {
-		return fmt.Errorf("%w: refusing to save a checkpoint over it", err)
-	}
-	return nil
+	return CheckWriteTarget(path, "a checkpoint")
 }
 
 // saveCheckpointWith writes the checkpoint to path with writeFile.

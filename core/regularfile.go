@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,6 +55,16 @@ func CheckRegularFile(path string) error {
 		}
 	}
 	return e
+}
+
+// CheckWriteTarget is CheckRegularFile for a file about to be written
+// with what ("a checkpoint", "a figure"): the refusal says what would
+// have been saved over the file, in the same words for every output.
+func CheckWriteTarget(path, what string) error {
+	if err := CheckRegularFile(path); err != nil {
+		return fmt.Errorf("%w: refusing to save %s over it", err, what)
+	}
+	return nil
 }
 
 // CheckReadableFile is CheckRegularFile for a file that is only read:

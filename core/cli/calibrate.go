@@ -246,8 +246,9 @@ func checkDataFile(path string) error {
 // checkOutputPath fails early, before any work, when the file the flag
 // names cannot be created: its directory does not exist, takes no new
 // file (one on the kernel's /proc or /sys is named so), or the path is
-// itself a directory.
-func checkOutputPath(flag, path string) error {
+// itself a directory. what is what the file will hold ("a figure"),
+// for the refusal of a file that is not a regular one.
+func checkOutputPath(flag, path, what string) error {
 	switch {
 	case path == "-":
 		return UsageError("--%s -: the file is written to disk, not to standard output; give a file name", flag)
@@ -264,12 +265,14 @@ func checkOutputPath(flag, path string) error {
 	case !st.IsDir():
 		return UsageError("--%s %s: %s is not a directory", flag, path, trimSeparator(dir))
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return UsageError("--%s %s is a directory", flag, path)
+	// The save replaces only a regular file: a directory, a device, a
+	// named pipe or a socket (or a link to one) is refused now, before
+	// the work, in the words a checkpoint's save uses
+	// (core.CheckSaveTarget); a link is followed to the file the save
+	// will write, and one that leads nowhere is refused by AtomicTarget.
+	if err := core.CheckWriteTarget(path, what); err != nil {
+		return UsageError("--%s: %v", flag, err)
 	}
-	// The save replaces only a regular file: a device, a named pipe or
-	// a socket is refused now, before the work, and a link is followed
-	// to the file the save will write.
 	target, err := nets.AtomicTarget(path)
 	if err != nil {
 		return UsageError("--%s: %v", flag, err)

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,9 +13,12 @@ import (
 )
 
 // TestOutputsRefuseSpecialFiles: train --out, calibrate --png and
-// simulate --csv refuse a named pipe, a character device and a link to
-// one before any work, leaving them as they were (issue 19: train --out
-// on a copy of /dev/null exited 0 and left a regular file).
+// simulate --csv refuse a named pipe, a character device, a directory
+// and a link to one before any work, leaving them as they were (issue
+// 19: train --out on a copy of /dev/null exited 0 and left a regular
+// file), in the words of a checkpoint's save (core.CheckSaveTarget):
+// the outputs once said "f links to p, which is …: refusing to replace
+// it" where train said "f is a link to p, which is …".
 func TestOutputsRefuseSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -25,10 +29,18 @@ func TestOutputsRefuseSpecialFiles(t *testing.T) {
 	if err := os.Symlink(fifo, link); err != nil {
 		t.Fatal(err)
 	}
-	targets := map[string]string{fifo: "is a named pipe (FIFO), not a regular file", link: "which is a named pipe (FIFO)"}
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	targets := map[string]string{
+		fifo: fifo + " is a named pipe (FIFO), not a regular file",
+		link: link + " is a link to " + fifo + ", which is a named pipe (FIFO), not a regular file",
+		sub:  sub + " is a directory, not a regular file",
+	}
 	null := filepath.Join(dir, "null")
 	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err == nil {
-		targets[null] = "is a character device, not a regular file"
+		targets[null] = null + " is a character device, not a regular file"
 	} else {
 		t.Logf("no character device test: mknod: %v", err)
 	}
@@ -36,13 +48,17 @@ func TestOutputsRefuseSpecialFiles(t *testing.T) {
 	obs := goodObservations(t, dir)["spring"]
 	for path, want := range targets {
 		before, _ := os.Lstat(path)
-		for _, args := range [][]string{
-			{"train", "--system", "spring", "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--out", path},
-			append([]string{"calibrate", "--checkpoint", ckpt, "--png", path}, obs...),
-			{"simulate", "--system", "spring", "--csv", path},
+		for _, tc := range []struct {
+			args []string
+			what string
+		}{
+			{[]string{"train", "--system", "spring", "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--out", path}, "--out: %s: refusing to save a checkpoint over it"},
+			{append([]string{"calibrate", "--checkpoint", ckpt, "--png", path}, obs...), "--png: %s: refusing to save a figure over it"},
+			{[]string{"simulate", "--system", "spring", "--csv", path}, "--csv: %s: refusing to save a CSV file over it"},
 		} {
+			args := tc.args
 			code, _, stderr := runCLI(t, args...)
-			if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, path) {
+			if want := fmt.Sprintf(tc.what, want); code != 2 || !strings.Contains(stderr, want) {
 				t.Errorf("%s to %s: exit %d, stderr %q, want exit 2 and %q", args[0], path, code, stderr, want)
 			}
 			if after, err := os.Lstat(path); err != nil || after.Mode() != before.Mode() {

@@ -48,7 +48,7 @@ func TestOutputProbeMessage(t *testing.T) {
 	}
 	defer os.Chmod(dir, 0o700)
 	path := filepath.Join(dir, "model.safetensors")
-	err := checkOutputPath("out", path+"")
+	err := checkOutputPath("out", path+"", "a checkpoint")
 	want := "--out " + path + ": cannot create a file in " + dir + ": permission denied"
 	if err == nil || err.Error() != want || !IsUsageError(err) {
 		t.Fatalf("got %v, want usage error %q", err, want)

@@ -16,7 +16,7 @@ type pngInput struct{ flag, path string }
 // content, not where it goes; then that it is none of the command's
 // inputs; then its name and what it would replace (checkPNGTarget).
 func checkPNGOutput(path string, inputs ...pngInput) error {
-	if err := checkOutputPath("png", path); err != nil {
+	if err := checkOutputPath("png", path, "a figure"); err != nil {
 		return err
 	}
 	for _, in := range inputs {

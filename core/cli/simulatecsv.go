@@ -87,7 +87,7 @@ func checkCSVRequest(sys sims.System, path string, context int, noise float64, g
 // is drawn: a path it can save to, not the --u0-file it reads, and
 // empty or written by --csv before (isApicCSV).
 func checkCSVTarget(out, u0File string) error {
-	if err := checkOutputPath("csv", out); err != nil {
+	if err := checkOutputPath("csv", out, "a CSV file"); err != nil {
 		return err
 	}
 	if err := checkHasStem("csv", out, "obs.csv"); err != nil {

@@ -159,7 +159,7 @@ func TestSideCSVRefusedNamesIt(t *testing.T) {
 	}
 	obs := filepath.Join(dir, "obs.csv")
 	code, _, errOut := runCLI(t, "simulate", "--system", "advdiff", "--csv", obs)
-	if want := "the u0 file --csv " + obs + " writes beside it: --csv " + filepath.Join(dir, "obs-u0.csv") + " is a directory"; code != 2 || !strings.Contains(errOut, want) {
+	if want := "the u0 file --csv " + obs + " writes beside it: --csv: " + filepath.Join(dir, "obs-u0.csv") + " is a directory, not a regular file: refusing to save a CSV file over it"; code != 2 || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut, want)
 	}
 	if _, err := os.Stat(obs); err == nil {

@@ -568,7 +568,7 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	if err := core.CheckSaveTarget(f.out); err != nil {
 		return UsageError("--out: %v", err)
 	}
-	if err := checkOutputPath("out", f.out); err != nil {
+	if err := checkOutputPath("out", f.out, "a checkpoint"); err != nil {
 		return err
 	}
 	return checkHasStem("out", f.out, "model.safetensors")
