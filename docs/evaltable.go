@@ -46,7 +46,7 @@ var headers = map[string]string{
 	"delta_ece":     "δ ECE",
 	"theta_mae":     "θ MAE",
 	"nominal_mae":   "F(θ̂) MAE",
-	"theta_cover95": "θ 95% cover",
+	"theta_cover95": "θ cover95",
 }
 
 // greek names the parameters in column titles as the paper writes them.
