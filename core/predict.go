@@ -124,9 +124,10 @@ type PredictOptions struct {
 var ErrDiverged = errors.New("every latent sample gave a non-finite prediction (the model diverged)")
 
 // Problem says why p cannot be scored: the reason it failed, or the
-// first of its mean, deviation, discrepancy or θ that is not finite
-// (samples that overflow without diverging can give an infinite
-// deviation); "" when it can.
+// first of its mean, std, discrepancy, discrepancy std or θ that is not
+// finite (samples that overflow without diverging can give an infinite
+// std), named as calibrate's table and Runaway name them; "" when it
+// can.
 func (p Prediction) Problem() string {
 	if p.Failed != "" {
 		return p.Failed
@@ -134,9 +135,9 @@ func (p Prediction) Problem() string {
 	for _, f := range []struct {
 		name string
 		vals []float64
-	}{{"mean", p.Mean}, {"standard deviation", p.Std}, {"discrepancy", p.DeltaMean}, {"discrepancy deviation", p.DeltaStd}, {"θ", p.Theta}} {
+	}{{"the prediction", p.Mean}, {"the prediction std", p.Std}, {"the discrepancy", p.DeltaMean}, {"the discrepancy std", p.DeltaStd}, {"θ̂", p.Theta}} {
 		if !finite(f.vals) {
-			return "the prediction's " + f.name + " is not finite"
+			return f.name + " is not finite"
 		}
 	}
 	return ""

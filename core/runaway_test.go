@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -31,5 +32,27 @@ func TestRunaway(t *testing.T) {
 	task := sims.Task{Context: ctx}
 	if tm := scoreOrFail(nil, task, Prediction{Mean: []float64{4e6}}); !strings.Contains(tm.Failed, "diverged") {
 		t.Errorf("scoreOrFail of a runaway prediction: %+v", tm)
+	}
+}
+
+// Problem names what is not finite as calibrate's table and Runaway do:
+// "std", not "standard deviation" in one place and "deviation" in
+// another.
+func TestProblemNamesAsCalibrate(t *testing.T) {
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		p    Prediction
+		want string
+	}{
+		{Prediction{Mean: []float64{math.NaN()}}, "the prediction is not finite"},
+		{Prediction{Std: []float64{inf}}, "the prediction std is not finite"},
+		{Prediction{DeltaMean: []float64{inf}}, "the discrepancy is not finite"},
+		{Prediction{DeltaStd: []float64{inf}}, "the discrepancy std is not finite"},
+		{Prediction{Theta: []float64{math.NaN()}}, "θ̂ is not finite"},
+		{Prediction{Mean: []float64{1}, Std: []float64{0.1}}, ""},
+	} {
+		if got := c.p.Problem(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.p, got, c.want)
+		}
 	}
 }
