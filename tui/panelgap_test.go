@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,6 +46,35 @@ func gapOK(t *testing.T, m Model, what string) {
 	for i, l := range panelArea(m) {
 		if last := ansi.Cut(l, plotW-1, plotW); ansi.StringWidth(l) != plotW || last != " " {
 			t.Errorf("%s: line %d reaches the sidebar: %q", what, i, l)
+		}
+	}
+}
+
+// TestPanelsLeaveAGap: the line plots' titles and legends, like their
+// plot bodies, leave each panel's last column blank, so that none runs
+// into the sidebar's border or the panel beside it: lv's δ̂ legend at
+// 80×24, advdiff's truth-vs-prediction legend at 120×40 and the
+// baselines' legend reached it.
+func TestPanelsLeaveAGap(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
+		for _, sys := range []string{"spring", "lv", "advdiff"} {
+			m := newTest(t, sys, sz[0], sz[1])
+			for page := range 2 {
+				what := fmt.Sprintf("%s %dx%d page %d", sys, sz[0], sz[1], page+1)
+				gapOK(t, m, what)
+				if m.width >= bigWidth && m.height >= bigHeight {
+					// Two panels side by side: the left one's last
+					// column too, before the gap between them.
+					w1 := (m.width - m.sideWidth() - 1 - 1) / 2
+					for i, l := range panelArea(m) {
+						if ansi.Cut(l, w1-1, w1) != " " {
+							t.Errorf("%s: line %d of the left panels reaches the right ones: %q", what, i, l)
+						}
+					}
+					break
+				}
+				m, _ = press(t, m, "p")
+			}
 		}
 	}
 }
