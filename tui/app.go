@@ -1118,7 +1118,7 @@ func (m Model) startSave() (tea.Model, tea.Cmd) {
 		m.setMsg(msgWarn, "training is running — wait for it or stop it (esc), then save")
 		return m, nil
 	}
-	m.prompt = newPrompt(promptSave, suggestPath(m.opts.SaveDir, m.key()), "file.safetensors")
+	m.prompt = newSuggestingPrompt(promptSave, suggestPath(m.opts.SaveDir, m.key()))
 	return m, nil
 }
 

@@ -57,7 +57,7 @@ func TestLinePlotShortTitle(t *testing.T) {
 	for _, tc := range []struct {
 		width int
 		want  string
-	}{{60, p.title}, {40, p.short}, {20, "4 truth vs predicti…"}} {
+	}{{60, p.title}, {40, p.short}, {21, "4 truth vs predicti…"}} {
 		p.width = tc.width
 		if got := strings.TrimRight(p.render(plainTheme)[0], " "); got != tc.want {
 			t.Errorf("width %d: title %q, want %q", tc.width, got, tc.want)
@@ -331,17 +331,18 @@ func TestFormatHelpers(t *testing.T) {
 func TestLegendTightensBeforeDropping(t *testing.T) {
 	items := []legendItem{{mark: "──", name: "prediction"}, {mark: "•", name: "truth G"}, {mark: "∘", name: "nominal"}}
 	// Items 13 + 9 + 9 wide: 33 with one space between them; with a lead
-	// of 2, 37 with two spaces, 35 with one.
+	// of 2, 37 with two spaces, 35 with one; each a panel a column
+	// wider, whose last column stays blank.
 	for _, tc := range []struct {
 		width, lines int
 		want         []string
 		drop         string
 	}{
-		{37, 1, []string{"  ── prediction  • truth G  ∘ nominal"}, ""},
-		{35, 1, []string{"  ── prediction • truth G ∘ nominal"}, ""},
-		{33, 1, []string{"── prediction • truth G ∘ nominal"}, ""},
-		{30, 1, []string{"prediction • truth G"}, "nominal"},
-		{30, 2, []string{"── prediction • truth G", "∘ nominal"}, ""},
+		{38, 1, []string{"  ── prediction  • truth G  ∘ nominal"}, ""},
+		{36, 1, []string{"  ── prediction • truth G ∘ nominal"}, ""},
+		{34, 1, []string{"── prediction • truth G ∘ nominal"}, ""},
+		{31, 1, []string{"prediction • truth G"}, "nominal"},
+		{31, 2, []string{"── prediction • truth G", "∘ nominal"}, ""},
 	} {
 		p := linePlot{width: tc.width, legend: items}
 		lines := p.legendLines(plainTheme, 2, tc.lines)

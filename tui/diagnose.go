@@ -124,22 +124,25 @@ func (m Model) onDiag(msg diagMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// diagView draws the view in the panel area (w × h).
+// diagView draws the view in the panel area (w × h). Like the plots and
+// the ablation view it leaves the area's last column blank, a gap
+// beside the sidebar's border: the text takes w-1 columns.
 func (m Model) diagView(w, h int) []string {
 	t := m.theme
-	lines := m.diagHeader(w)
+	textW := w - 1
+	lines := m.diagHeader(textW)
 	switch {
 	case m.diag.err != nil:
 		lines = append(lines, "")
-		for _, l := range wrapLines("diagnostics failed: "+m.diag.err.Error(), w) {
+		for _, l := range wrapLines("diagnostics failed: "+m.diag.err.Error(), textW) {
 			lines = append(lines, t.paint(t.err, l))
 		}
 	case m.diag.res == nil:
 		lines = append(lines, "", fmt.Sprintf("computing over %d realizations…", m.realizations()))
 	default:
-		lines = append(lines, diagBody(*m.diag.res, w, h-len(lines))...)
+		lines = append(lines, diagBody(*m.diag.res, textW, h-len(lines))...)
 	}
-	return block(t.cutMarked(lines, w, h, diagMore), w, h)
+	return block(t.cutMarked(lines, textW, h, diagMore), w, h)
 }
 
 // diagMore is the line that ends a diagnosis cut for room: the whole
@@ -151,8 +154,9 @@ func diagMore(n int) []string {
 }
 
 // diagBody is the diagnosis in w columns and, where it can, room lines.
-// From 80 columns on it is the command line's layout with the most
-// that fits: the scatter plots with the curves, the curves, the bands'
+// Below 80 columns it is cli.DiagnosticsPanel, whose table takes the 47
+// the view has at 80 columns; from 80 on it is the command line's
+// layout with the most that fits: the scatter plots with the curves, the curves, the bands'
 // curves alone (on a system with two or more parameters, advdiff and
 // lv, the two plots need more than a 44-line terminal leaves), or
 // neither. Fitting counts the lines as drawn, wrapped.
@@ -200,7 +204,7 @@ func (m Model) diagHeader(w int) []string {
 		// end and change the key (syncDiag).
 		note := "diagnosing the weights before this run; recomputed when it ends"
 		if ansi.StringWidth(note) > w {
-			note = "weights before this run; recomputed when it ends"
+			note = "weights before this run; recomputed at its end"
 		}
 		lines = append(lines, t.paint(t.warn, truncate(note, w)))
 	}

@@ -195,12 +195,12 @@ func TestDiagnosticsWhileTrainingSayWhichWeights(t *testing.T) {
 	if frame := m.render(); strings.Contains(frame, "before this run") {
 		t.Errorf("after the run the frame still has the note:\n%s", frame)
 	}
-	// The 49-column panel of an 80-column terminal gets the note's
-	// short form, whole.
+	// The 47 columns the view has at 80 (the panel area's 48 less
+	// the gap beside the sidebar) get the note's short form, whole.
 	m = newTest(t, "spring", 80, 24)
 	m, cmds = startRun(t, m)
 	m = send(t, m, keyMsg("d"))
-	if frame := m.render(); !strings.Contains(frame, "weights before this run; recomputed when it ends") {
+	if frame := m.render(); !strings.Contains(frame, "weights before this run; recomputed at its end") {
 		t.Errorf("at 80 columns the frame lacks the note:\n%s", frame)
 	}
 	m = send(t, m, keyMsg("d"))

@@ -35,7 +35,9 @@ type scatter struct {
 }
 
 // linePlot is a panel with a title, an asciigraph plot body, an x axis
-// line and a legend. It is drawn exactly width × height cells.
+// line and a legend. It is drawn exactly width × height cells, the last
+// column blank: beside the sidebar's border or the next panel, a title
+// or a legend that reached it would run into the border or the panel.
 //
 // asciigraph widens its range to fit every value and never clips, so the
 // plot clamps values into its range itself, and it draws each series
@@ -69,11 +71,11 @@ const minPlotHeight = 6
 func (p linePlot) render(t theme) []string {
 	c := newCanvas(p.width, p.height)
 	title := p.title
-	if p.short != "" && ansi.StringWidth(title) > p.width {
+	if p.short != "" && ansi.StringWidth(title) > p.width-1 {
 		title = p.short
 	}
 	lines := c.lines(t)
-	lines[0] = padRight(t.paint(t.bold, truncate(title, p.width)), p.width)
+	lines[0] = padRight(t.paint(t.bold, truncate(title, p.width-1)), p.width)
 	legendN := p.legendNeed(p.width, p.height)
 	if p.legendRows == 2 && p.height >= minPlotHeight+2 {
 		legendN = 2
@@ -234,7 +236,7 @@ func (p linePlot) legendLines(t theme, lead, n int) []string {
 }
 
 // fitLegend is how many of items fit on one line from column lead, sep
-// spaces apart.
+// spaces apart, short of the panel's last column.
 func (p linePlot) fitLegend(items []legendItem, lead, sep int) int {
 	width := lead
 	for i, it := range items {
@@ -242,7 +244,7 @@ func (p linePlot) fitLegend(items []legendItem, lead, sep int) int {
 		if i > 0 {
 			w += sep
 		}
-		if width+w > p.width {
+		if width+w > p.width-1 {
 			return i
 		}
 		width += w

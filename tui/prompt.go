@@ -25,9 +25,13 @@ const (
 // name, enter accepts and esc cancels. (bubbles' textinput would pull a
 // clipboard dependency for no gain here.)
 type prompt struct {
-	kind        promptKind
-	value       []rune
+	kind  promptKind
+	value []rune
+	// placeholder shows, dimmed after the cursor, while the value is
+	// empty: the open's example path, or the save's suggested file
+	// name (suggested), which enter then takes as it is shown.
 	placeholder string
+	suggested   bool
 	// matches are the names a tab left to choose from (more than one),
 	// shown until the next key.
 	matches []string
@@ -36,6 +40,14 @@ type prompt struct {
 // newPrompt opens a prompt prefilled with value.
 func newPrompt(kind promptKind, value, placeholder string) prompt {
 	return prompt{kind: kind, value: []rune(value), placeholder: placeholder}
+}
+
+// newSuggestingPrompt opens an empty prompt that offers suggestion in
+// place of its value: enter takes it, typing or a paste replaces it,
+// tab or → puts it in the value to edit. Prefilled as the value, a name
+// typed after s was appended to it ("apic-spring-lnp-1.safetensorsmine").
+func newSuggestingPrompt(kind promptKind, suggestion string) prompt {
+	return prompt{kind: kind, placeholder: suggestion, suggested: true}
 }
 
 func (p prompt) active() bool { return p.kind != promptNone }
@@ -50,7 +62,12 @@ func (p prompt) edit(k tea.KeyPressMsg) prompt {
 		}
 	case "ctrl+u":
 		p.value = nil
+	case "right":
+		p = p.takeSuggestion()
 	case "tab":
+		if len(p.value) == 0 && p.suggested {
+			return p.takeSuggestion()
+		}
 		v, names := complete(string(p.value))
 		p.value = []rune(v)
 		if len(names) > 1 {
@@ -60,6 +77,15 @@ func (p prompt) edit(k tea.KeyPressMsg) prompt {
 		if k.Text != "" && k.Mod&^tea.ModShift == 0 {
 			p.value = append(p.value, []rune(k.Text)...)
 		}
+	}
+	return p
+}
+
+// takeSuggestion puts the suggestion, while it shows, in the value,
+// for the keys to edit.
+func (p prompt) takeSuggestion() prompt {
+	if len(p.value) == 0 && p.suggested {
+		p.value = []rune(p.placeholder)
 	}
 	return p
 }
@@ -79,9 +105,13 @@ func (p prompt) paste(text string) prompt {
 	return p
 }
 
-// path is the entered path with a leading ~/ expanded.
+// path is the entered path, or the suggestion where none is, with a
+// leading ~/ expanded.
 func (p prompt) path() string {
 	v := strings.TrimSpace(string(p.value))
+	if v == "" && p.suggested {
+		v = p.placeholder
+	}
 	if strings.HasPrefix(v, "~/") {
 		if home, err := os.UserHomeDir(); err == nil {
 			v = filepath.Join(home, v[2:])
@@ -116,7 +146,12 @@ func (p prompt) view(w int, t theme) string {
 		// An example path too long beside the hint shows its file name
 		// ("checkpoint.safetensors"): the hint says how to go on.
 		ph := p.placeholder
-		if ansi.StringWidth(ph) > room-1 {
+		switch {
+		case ansi.StringWidth(ph) <= room-1:
+		case p.suggested:
+			// Cut as a typed value is: its end, the file name, shows.
+			ph = "…" + tailOfWidth(ph, room-2)
+		default:
 			eg := ""
 			rest, ok := strings.CutPrefix(ph, "e.g. ")
 			if ok {

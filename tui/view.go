@@ -497,12 +497,48 @@ func (m Model) plots(w, h int, big bool) []string {
 }
 
 // sidebar is the controls panel, the θ readout, the metrics and the
-// training box.
+// training box, packed as tightly as h rows need (sideLayoutFor).
 func (m Model) sidebar(w, h int) []string {
+	lay := m.sideLayoutFor(w, h)
+	out := append(m.sideTop(w, h, lay), m.sideSection(w, m.metricsTitle()))
+	box := m.trainBox(w, lay)
+	running := m.run != nil || len(m.losses) > 0
+	if m.opts.Averages > 0 {
+		// A run's box keeps its heading and first line. Before any run
+		// the box only says how to start one (as the help does): it goes
+		// before the metrics' last rows, never before the three errors
+		// (avgKeepRows); short of that room the metrics come first and
+		// it takes what is left, the whole cut counted once, at the
+		// bottom.
+		room := h - len(out) - 2
+		if !running {
+			room = h - len(out) - len(box)
+			if room < avgKeepRows {
+				room = h
+			}
+		}
+		out = append(out, m.averagedLines(w, room)...)
+	} else {
+		out = append(out, m.metricsLines(w)...)
+	}
+	if running && len(out)+len(box) > h {
+		// The sparkline is the history of the loss on the line below
+		// the heading: short of a row of its own it goes beside the
+		// heading, shorter, rather than silently.
+		box = []string{m.trainHeading(w), box[1]}
+	}
+	out = append(out, box...)
+	return m.theme.cutMarked(out, w, h, sideMore)
+}
+
+// sideTop is the sidebar above the metrics: the controls, the θ rows
+// and, while shown, the baselines' rows.
+func (m Model) sideTop(w, h int, lay sideLayout) []string {
 	t := m.theme
-	section := func(s string) string { return padRight(t.paint(t.label, s), w) }
 	var out []string
-	out = append(out, section("controls"))
+	if lay < sideNoControlsHeading {
+		out = append(out, m.sideSection(w, "controls"))
+	}
 	ctls := m.controls()
 	var est, std []float64
 	if m.res != nil {
@@ -543,7 +579,7 @@ func (m Model) sidebar(w, h int) []string {
 			out = append(out, controlRow(t, w, focused, "time slice", v, m.slice > 0, m.slice < g.Shape[0]-1))
 		case id >= ctlTheta:
 			if id == ctlTheta {
-				out = append(out, section(thetaHeading(w)))
+				out = append(out, m.sideSection(w, thetaHeading(w)))
 			}
 			j := int(id - ctlTheta)
 			e, s := nan, nan
@@ -558,31 +594,12 @@ func (m Model) sidebar(w, h int) []string {
 		// has the rows to spare.
 		out = append(out, m.baseLines(w, min(3, max(2, (h-15)/4)))...)
 	}
-	out = append(out, section(m.metricsTitle()))
-	if m.opts.Averages > 0 {
-		// The training box below keeps its title and first line, but
-		// before any run it only says how to start one (as the help
-		// does): then the metrics come first and it takes what is left,
-		// the whole cut counted once, at the bottom.
-		room := h - len(out) - 2
-		if m.run == nil && len(m.losses) == 0 {
-			room = h
-		}
-		out = append(out, m.averagedLines(w, room)...)
-	} else {
-		out = append(out, m.metricsLines(w)...)
-	}
-	out = append(out, section("training"))
-	train := m.trainLines(w)
-	if (m.run != nil || len(m.losses) > 0) && len(out)+len(train) > h {
-		// The sparkline is the history of the loss on the line below
-		// the heading: short of a row of its own it goes beside the
-		// heading, shorter, rather than silently.
-		out[len(out)-1] = m.trainHeading(w)
-		train = train[:1]
-	}
-	out = append(out, train...)
-	return t.cutMarked(out, w, h, sideMore)
+	return out
+}
+
+// sideSection is a section heading of the sidebar.
+func (m Model) sideSection(w int, s string) string {
+	return padRight(m.theme.paint(m.theme.label, s), w)
 }
 
 // lossText is the training loss as the status line and the training
@@ -670,16 +687,10 @@ func (m Model) metricsLines(w int) []string {
 	return out
 }
 
-// trainLines is the training box: stage, step, loss and ETA with a loss
-// sparkline, or how to start.
+// trainLines is the training box under its heading once a run has
+// started: stage, step, loss and ETA with a loss sparkline.
 func (m Model) trainLines(w int) []string {
 	t := m.theme
-	if m.run == nil && len(m.losses) == 0 {
-		return []string{
-			padRight(fmt.Sprintf(" t train (%s) · m mode", m.mode.value()), w),
-			padRight(t.paint(t.label, " esc stops · s saves · o opens"), w),
-		}
-	}
 	first := " last run"
 	if m.prog != nil {
 		p := m.prog

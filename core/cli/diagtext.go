@@ -148,14 +148,16 @@ func signedRows(d core.Diagnostics, levels []float64, label func(string) string,
 	return b.String()
 }
 
-// DiagnosticsPanel is the diagnosis in 50 columns, for the explorer's
-// panel area on an 80-column terminal: the signed reliability at four
-// levels, then two lines per parameter.
+// DiagnosticsPanel is the diagnosis in DiagnosticsPanelWidth columns,
+// for the explorer's panel area on an 80-column terminal: the signed
+// reliability at four levels, then two lines per parameter.
 func DiagnosticsPanel(d core.Diagnostics) string {
 	var b strings.Builder
 	b.WriteString(verdictBrief(d))
 	b.WriteString("coverage − nominal (< 0: over-confident)\n")
-	b.WriteString(signedRows(d, []float64{0.1, 0.5, 0.9, 0.95}, shortCurveLabel, 9))
+	// Labels of 8 hold "θ " and a 6-letter name ("θ kappa"); the
+	// table's rows are then DiagnosticsPanelWidth wide.
+	b.WriteString(signedRows(d, []float64{0.1, 0.5, 0.9, 0.95}, shortCurveLabel, 8))
 	for _, th := range d.Theta {
 		zs, con, outside := finiteZ(th)
 		fmt.Fprintf(&b, "θ %s: 95%% cover %s", truncate(th.Name, 8), fixed(float64(th.Cover95), 2))
@@ -169,6 +171,12 @@ func DiagnosticsPanel(d core.Diagnostics) string {
 	}
 	return b.String()
 }
+
+// DiagnosticsPanelWidth is the width of DiagnosticsPanel's table: the
+// explorer's panel area at 80 columns (48) less the blank column it
+// leaves beside the sidebar's border. The lines of words may be longer,
+// for the explorer to wrap; the table's must not be.
+const DiagnosticsPanelWidth = 47
 
 // finiteZ is a parameter's z-scores and contractions where it has a
 // posterior spread, and how many of those z lie beyond ±2.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"apic/checkpoints"
+	"apic/checkpoints/checkpointstest"
 	"apic/core"
 	"apic/nets"
 )
@@ -131,11 +132,8 @@ func TestInspectSaysWhatTheRecordHolds(t *testing.T) {
 // is first said not to be a checkpoint, with the reason after; a file
 // that cannot be opened keeps the system's words.
 func TestInspectNotACheckpoint(t *testing.T) {
-	dir := t.TempDir()
-	text := filepath.Join(dir, "README.md")
-	if err := os.WriteFile(text, []byte("# apic\n\nAmortized physics-informed calibration.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	d := checkpointstest.WriteDamaged(t)
+	text := d.Text
 	what := "not a checkpoint (safetensors) file: its first 8 bytes give a header length of "
 	for _, tc := range []struct {
 		args []string
@@ -150,14 +148,11 @@ func TestInspectNotACheckpoint(t *testing.T) {
 	}
 	// A damaged one: the reason alone, without the decoder's framing
 	// ("safetensors: ") or the path again.
-	cut := filepath.Join(dir, "cut.safetensors")
-	if err := os.WriteFile(cut, []byte("\x07\x00\x00\x00\x00\x00\x00\x00{\"a\""), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := d.Cut
 	if code, _, errOut := runCLI(t, "inspect", cut); code != 2 || errOut != "apic inspect: "+cut+" is not a checkpoint (safetensors) file: header length 7 exceeds the 4 bytes after it (the file is truncated, or not a safetensors file)\nrun 'apic inspect --help' for usage\n" {
 		t.Errorf("damaged file: exit %d, %q", code, errOut)
 	}
-	missing := filepath.Join(dir, "none.safetensors")
+	missing := d.Missing
 	if code, _, errOut := runCLI(t, "inspect", missing); code != 2 || !strings.Contains(errOut, "load checkpoint: open "+missing+": no such file or directory") {
 		t.Errorf("missing file: exit %d, %q", code, errOut)
 	}
