@@ -23,7 +23,7 @@ type Progress struct {
 	// ETA is the time left for both stages at the mean step rate since
 	// training started, stage 1's cheaper steps included: an
 	// underestimate (a stage 2 step costs about three of stage 1 on
-	// spring and lv), which the explorer shows.
+	// spring and lv), so train and the explorer show StageETA.
 	ETA time.Duration
 	// StageETA is the time left in this stage at its own mean step rate:
 	// in stage 2, the time left for the training steps of the run.

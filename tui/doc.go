@@ -31,7 +31,7 @@
 // true θ, where ←/→ set θ by hand (a: back to θ̂) so the panels show what
 // the discrepancy must absorb. Below them are the metrics of the
 // realization on screen (core.Score: recon MAE, δ MAE, θ MAE, recon LL,
-// recon ECE) and the training box (stage, step, loss, ETA and a loss
+// recon ECE) and the training box (stage, step, loss, the stage's ETA and a loss
 // sparkline).
 //
 // Keys: ↑↓ select, ←→ change, tab/shift+tab system, b backbone, r new

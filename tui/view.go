@@ -384,7 +384,7 @@ func (m Model) status() (string, ansi.Style) {
 		// On a small terminal the mode goes first (the "train mode"
 		// control row shows the picker's), then "esc stops" (the help has it),
 		// rather than the line cutting the ETA.
-		progress := fmt.Sprintf("stage %d/2 · step %d/%d · loss %s · ETA %s", p.Stage, p.Step, p.Steps, lossText(p.Losses.Total), formatDuration(p.ETA))
+		progress := fmt.Sprintf("stage %d/2 · step %d/%d · loss %s · stage ETA %s", p.Stage, p.Step, p.Steps, lossText(p.Losses.Total), formatDuration(p.StageETA))
 		return fitFirst(m.width,
 			fmt.Sprintf("◐ training (%s) %s · esc stops", m.run.mode, progress),
 			"◐ training "+progress+" · esc stops",
@@ -698,7 +698,7 @@ func (m Model) trainLines(w int) []string {
 		// the ETA is cut, in the small sidebar.
 		eta := ""
 		if m.run != nil {
-			eta = " ETA " + formatDuration(p.ETA)
+			eta = " ETA " + formatDuration(p.StageETA)
 		}
 		step := fmt.Sprintf(" %d/%d", p.Step, p.Steps)
 		stage := fmt.Sprintf(" s%d", p.Stage)
