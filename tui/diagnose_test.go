@@ -58,7 +58,7 @@ func TestDiagnosticsRunOffTheUIGoroutine(t *testing.T) {
 	if m.diag.res == nil || m.diag.res.Tasks != avgTasks || m.diag.res.Context != 30 {
 		t.Fatalf("result %+v, want %d realizations at context 30", m.diag.res, avgTasks)
 	}
-	if frame := m.render(); !strings.Contains(frame, "θ ω: 95% cover") {
+	if frame := m.render(); !strings.Contains(frame, "θ ω: cover95") {
 		t.Errorf("the frame lacks the result:\n%s", frame)
 	}
 }

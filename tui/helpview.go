@@ -99,7 +99,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 		"  each point the mean ± 95% confidence interval, as the sidebar's",
 		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", n, diagSeed, samplesFor(m.sys())),
 		"  while training, of the weights before the run (recomputed when it ends).",
-		"  Its verdict: θ's 95% cover against 0.95 ± 2 s.e., then the SBC test at 5%.")
+		"  Its verdict: θ's cover95 against 0.95 ± 2 s.e., then the SBC test at 5%.")
 	if asked, drawn := samplesFor(m.sys()), samplesDrawn(m.sys(), m.backbone.value()); drawn != asked {
 		lines = append(lines, fmt.Sprintf("  (a %s draws %s whatever --samples asks: it is deterministic)", m.backbone.value(), core.Count(drawn, "sample")))
 	}

@@ -41,17 +41,17 @@ uncertainty is, as sbi and BayesFlow diagnose amortized inference:
 
 Each parameter's lines read:
   MAE           mean |θ̂ − θ|; lower is better
-  95% cover     share of the true θ inside its 95% interval; 0.95 if
+  cover95       share of the true θ inside its 95% interval; 0.95 if
                 calibrated, lower over-confident, higher under-confident
   z             (θ̂ − θ)/σ_post; calibrated: median 0, |z| > 2 in 5%
   contraction   near 1: the data pinned θ down; near 0: the prior did
 The verdict on top judges each parameter: over- or under-confident
-where its 95% cover lies more than two binomial standard errors from
+where its cover95 lies more than two binomial standard errors from
 0.95 (the figure's grey band); else, where the SBC χ² test rejects
 uniform ranks at the 5% level, what the histogram's shape says
 (over-confident, under-confident, biased, or "miscalibrated" where no
 one shape fits); else "calibrated within sampling error". It reads the
-95% cover and the SBC ranks only: the reliability rows at other levels
+cover95 and the SBC ranks only: the reliability rows at other levels
 may stray further. The scatter plots count realizations per
 character cell: • one, 2–9 that many, * 10 or more; · marks θ̂ = θ.
 

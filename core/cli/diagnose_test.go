@@ -85,7 +85,7 @@ func TestDiagnoseText(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, w := range []string{"Damped spring · LNP · embedded:", "10 realizations, context 30, noise 0, seed 1", "reliability: empirical − nominal",
-		"reconstruction", "discrepancy", "θ omega", "signed reliability", "95% cover", "SBC ranks", "χ²", "estimate against truth", "contraction against z-score"} {
+		"reconstruction", "discrepancy", "θ omega", "signed reliability", "cover95", "SBC ranks", "χ²", "estimate against truth", "contraction against z-score"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
@@ -403,7 +403,7 @@ func TestDiagnosticsSymbols(t *testing.T) {
 	}{
 		{"text", named, []string{"θ omega (prior", "θ omega ", "θ b "}, []string{"ω"}},
 		{"symbols", symbols, []string{"θ ω (prior", "θ ω ", "θ b "}, []string{"omega"}},
-		{"panel", panel, []string{"θ ω: 95% cover", "θ ω ", "θ b: 95% cover"}, []string{"omega"}},
+		{"panel", panel, []string{"θ ω: cover95", "θ ω ", "θ b: cover95"}, []string{"omega"}},
 	} {
 		for _, w := range c.want {
 			if !strings.Contains(c.text, w) {

@@ -160,7 +160,7 @@ func DiagnosticsPanel(d core.Diagnostics) string {
 	b.WriteString(signedRows(d, []float64{0.1, 0.5, 0.9, 0.95}, shortCurveLabel, 8))
 	for _, th := range d.Theta {
 		zs, con, outside := finiteZ(th)
-		fmt.Fprintf(&b, "θ %s: 95%% cover %s", truncate(th.Name, 8), fixed(float64(th.Cover95), 2))
+		fmt.Fprintf(&b, "θ %s: cover95 %s", truncate(th.Name, 8), fixed(float64(th.Cover95), 2))
 		if len(zs) == 0 {
 			b.WriteString(", no spread\n")
 			continue
@@ -304,7 +304,7 @@ func thetaSummary(th core.ThetaDiagnostic) string {
 	}
 	zs, con, outside := finiteZ(th)
 	mae /= float64(max(1, len(th.Truth)))
-	fmt.Fprintf(&b, "  MAE %.4g, 95%% cover %s", mae, fixed(float64(th.Cover95), 2))
+	fmt.Fprintf(&b, "  MAE %.4g, cover95 %s", mae, fixed(float64(th.Cover95), 2))
 	if len(zs) == 0 {
 		b.WriteString(" (point estimates: no posterior spread to diagnose)\n")
 		return b.String()

@@ -66,12 +66,12 @@ func thetaVerdict(th core.ThetaDiagnostic) string {
 
 // verdictLines are a diagnosis's summary, a line per parameter
 // (thetaVerdict; the --help and the explorer's ? say what decides it):
-// "verdict θ omega: calibrated within sampling error, 95% cover 0.97
+// "verdict θ omega: calibrated within sampling error, cover95 0.97
 // (SBC p = 0.56)".
 func verdictLines(d core.Diagnostics) string {
 	var b strings.Builder
 	for _, th := range d.Theta {
-		cover := fmt.Sprintf("95%% cover %s", fixed(float64(th.Cover95), 2))
+		cover := fmt.Sprintf("cover95 %s", fixed(float64(th.Cover95), 2))
 		sbc := "SBC " + pValue(float64(th.SBC.PValue))
 		switch v := thetaVerdict(th); v {
 		case "point estimates":

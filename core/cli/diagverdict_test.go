@@ -47,8 +47,8 @@ func TestDiagnosticsTextOpensWithVerdict(t *testing.T) {
 	d := core.Diagnostics{Levels: []float64{0.5, 0.95}, Theta: []core.ThetaDiagnostic{
 		verdictTheta("omega", []int{20, 21, 19, 20, 20}, 0.95), verdictTheta("b", []int{40, 5, 5, 5, 45}, 0.87)}}
 	text := DiagnosticsText(d, 80, DiagnosticsCompact, false)
-	want := "verdict θ omega: calibrated within sampling error, 95% cover 0.95 (SBC p = 1)\n" +
-		"verdict θ b: over-confident, 95% cover 0.87 (SBC p < 1e-6)\n\n"
+	want := "verdict θ omega: calibrated within sampling error, cover95 0.95 (SBC p = 1)\n" +
+		"verdict θ b: over-confident, cover95 0.87 (SBC p < 1e-6)\n\n"
 	if !strings.HasPrefix(text, want) {
 		t.Errorf("text opens\n%s\nwant\n%s", text, want)
 	}

@@ -16,7 +16,7 @@ func TestHelpDefinesMetrics(t *testing.T) {
 	for cmd, wants := range map[string][]string{
 		"eval":     {"recon ECE", "0 is perfect", "δ LL", "higher is better", "recon MAE", "lower is better", "not an interval of the mean"},
 		"compare":  {"recon ECE", "0 is perfect", "obs cover95", "0.95 is calibrated", "not an", "interval of the mean"},
-		"diagnose": {"95% cover", "0.95 if", "verdict", "5% level", "• one, 2–9 that many"},
+		"diagnose": {"cover95", "0.95 if", "verdict", "5% level", "• one, 2–9 that many"},
 	} {
 		code, out, _ := runCLI(t, cmd, "--help")
 		if code != 0 {
