@@ -67,11 +67,11 @@ func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canva
 	body.Max.Y -= head
 	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 5,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
-	canvases := plot.Align(rows, tiles, body)
+	canvases := alignWithLegends(rows, tiles, body, nil)
 	for i := range rows {
 		for j, p := range rows[i] {
 			if p != nil {
-				p.Draw(canvases[i][j])
+				drawPanel(p, canvases[i][j])
 			}
 		}
 	}
@@ -79,7 +79,7 @@ func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canva
 }
 
 // diagPanel is a panel with the figure's styling, the legend in the
-// given corner.
+// given corner where it covers no data (placeLegend).
 func diagPanel(title, xLabel, yLabel string, legendTop, legendLeft bool) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -280,7 +280,7 @@ func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 		return nil, err
 	}
 	p.Y.Min = 0
-	p.Y.Max = max(p.Y.Max, e+half) * (1 + legendRoom)
+	p.Y.Max = max(p.Y.Max, e+half)
 	return p, nil
 }
 

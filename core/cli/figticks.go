@@ -22,7 +22,9 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	step := tickStep(lo, hi)
 	format := tickFormat(step, math.Max(math.Abs(lo), math.Abs(hi)))
 	var ticks []plot.Tick
-	for k := math.Ceil(lo / step * 2); k <= math.Floor(hi/step*2); k++ {
+	// The ends roundRange gives are multiples of step up to rounding
+	// (3 × 0.2 = 0.6000000000000001): they keep their ticks and labels.
+	for k := math.Ceil(lo/step*2 - 1e-9); k <= math.Floor(hi/step*2+1e-9); k++ {
 		v := k * step / 2
 		if math.Abs(v) < step*1e-9 {
 			v = 0 // not -0 or 1e-17

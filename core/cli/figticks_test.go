@@ -71,9 +71,11 @@ func TestTickLabelsDiffer(t *testing.T) {
 }
 
 // roundRange widens an axis to labelled round ticks at both ends, even
-// where widening coarsens the step.
+// where widening coarsens the step, and where the end is a multiple of
+// the step only up to rounding: [0.62, 1.62] rounds to [3 × 0.2, 1.8],
+// 3 × 0.2 being 0.6000000000000001, whose label 0.6 was left out.
 func TestRoundRangeEndsOnLabels(t *testing.T) {
-	for _, c := range [][2]float64{{-1.33, 1.61}, {-0.98, 1.7}, {0.31, 0.42}, {-3e-5, 2e-5}, {0, 4}} {
+	for _, c := range [][2]float64{{-1.33, 1.61}, {-0.98, 1.7}, {0.31, 0.42}, {-3e-5, 2e-5}, {0, 4}, {0.62, 1.62}} {
 		ax := plot.Axis{Min: c[0], Max: c[1]}
 		roundRange(&ax)
 		tol := 1e-9 * (c[1] - c[0]) // the ends are multiples of the step as floats make them

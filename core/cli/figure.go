@@ -104,21 +104,14 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 	for _, row := range rows {
 		for _, p := range row {
-			if p != nil && p.Legend.Top {
-				// Headroom above the data for the legend (top right), so
-				// that it does not sit on the curves and points.
-				p.Y.Max += legendRoom * (p.Y.Max - p.Y.Min)
-			}
-		}
-	}
-	for _, row := range rows {
-		for _, p := range row {
 			if p != nil && bars[p] == nil {
 				roundRange(&p.Y)
 			}
 		}
 	}
-	canvases := plot.Align(rows, tiles, body)
+	// Only line panels have legends, so a raised axis is always one that
+	// roundRange fits.
+	canvases := alignWithLegends(rows, tiles, body, roundRange)
 	for i := range rows {
 		for j, p := range rows[i] {
 			switch {
@@ -126,7 +119,7 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 			case bars[p] != nil:
 				drawWithBar(canvases[i][j], p, bars[p])
 			default:
-				p.Draw(canvases[i][j])
+				drawPanel(p, canvases[i][j])
 			}
 		}
 	}
@@ -152,10 +145,6 @@ func roundRange(ax *plot.Axis) {
 		ax.Min, ax.Max = lo, hi
 	}
 }
-
-// legendRoom is the headroom above a line panel's data, as a fraction of
-// its range: room for four legend lines at the figure's panel height.
-const legendRoom = 0.4
 
 // figBandLabel names the calibrated bands the figure draws, in legends
 // and panel titles.

@@ -44,6 +44,10 @@ const onePassPrefix = "onepass_"
 type sweepRow struct {
 	cell    sweepCell
 	metrics map[string]float64
+	// system, backbone and tasks are its evaluation's, for sweep.png's
+	// title.
+	system, backbone string
+	tasks            int
 }
 
 // sweepGroup is one cell over its seeds.
@@ -183,6 +187,7 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 	if err := json.Unmarshal(result, &rep); err != nil {
 		return row, false, unreadableCellFile(dir, "eval.json", err)
 	}
+	row.system, row.backbone, row.tasks = rep.System, rep.Backbone, rep.Tasks
 	row.metrics = map[string]float64{}
 	for _, k := range sweepMetrics {
 		row.metrics[k] = math.NaN()
@@ -442,7 +447,7 @@ func finishSweep(dir string, o sweepOutput, env *Env) error {
 	// since --png asked for the file, but after the summary is printed.
 	if o.png {
 		fig := filepath.Join(dir, "sweep.png")
-		if err := writeSweepFigure(fig, sum); err != nil {
+		if err := writeSweepFigure(fig, sum, sweepFigureTitle(axes, rows, sum)); err != nil {
 			return err
 		}
 		env.noteFigure(fig)

@@ -2,13 +2,16 @@ package cli
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -40,13 +43,30 @@ func figureRows(sum sweepSummary) [][]string {
 
 // writeSweepFigure draws each metric against the first axis, one line
 // per value of the other axes, with error bars of the seeds' 95%
-// interval, and writes it atomically as PNG.
-func writeSweepFigure(path string, sum sweepSummary) (err error) {
+// interval, under title and a legend of the lines, and writes it
+// atomically as PNG.
+func writeSweepFigure(path string, sum sweepSummary, title string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("--png: drawing failed: %v", r)
 		}
 	}()
+	rows, legend, err := sweepFigurePanels(sum)
+	if err != nil {
+		return fmt.Errorf("--png: %w", err)
+	}
+	head := sweepTitleHeight + legend.height()
+	img := vgimg.NewWith(vgimg.UseWH(3*figPanelW, vg.Length(len(rows))*figPanelH+head), vgimg.UseDPI(figDPI))
+	drawSweepFigure(draw.New(img), rows, title, legend)
+	return savePNG(path, img)
+}
+
+// sweepTitleHeight is the height of sweep.png's title line.
+const sweepTitleHeight = 0.4 * vg.Inch
+
+// sweepFigurePanels are sum's panels (figureRows) and the legend of
+// their lines, which all panels share.
+func sweepFigurePanels(sum sweepSummary) ([][]*plot.Plot, figureLegend, error) {
 	xs, series := sweepCurves(sum)
 	// Numeric axis values are placed at their value, others evenly with
 	// their names as ticks.
@@ -67,21 +87,47 @@ func writeSweepFigure(path string, sum sweepSummary) (err error) {
 		for _, k := range metrics {
 			p, err := sweepPanel(k, sum.Axes[0], xs, series, pos, numeric)
 			if err != nil {
-				return fmt.Errorf("--png: %w", err)
+				return nil, figureLegend{}, err
 			}
 			rows[r] = append(rows[r], p)
 		}
 	}
-	img := vgimg.NewWith(vgimg.UseWH(3*figPanelW, vg.Length(len(rows))*figPanelH), vgimg.UseDPI(figDPI))
+	var entries []figureLegendEntry
+	for si, s := range series {
+		if name := strings.TrimSpace(s.name); name != "" {
+			line, points, err := sweepSeriesMarks(plotter.XYs{{}}, si)
+			if err != nil {
+				return nil, figureLegend{}, err
+			}
+			entries = append(entries, figureLegendEntry{name, []plot.Thumbnailer{line, points}})
+		}
+	}
+	return rows, newFigureLegend(entries, 3*figPanelW-vg.Inch), nil
+}
+
+// drawSweepFigure draws title and the legend across the top of c, the
+// panels below. The legend is the figure's, not each panel's: the
+// panels' lines are the same series, and a legend inside a panel sits on
+// its error bars, which run the panel's height.
+func drawSweepFigure(c draw.Canvas, rows [][]*plot.Plot, title string, legend figureLegend) {
+	top := c
+	top.Min.Y = top.Max.Y - sweepTitleHeight
+	sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 13), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter}
+	top.FillText(sty, vg.Point{X: (top.Min.X + top.Max.X) / 2, Y: (top.Min.Y + top.Max.Y) / 2}, title)
+	strip := c
+	strip.Max.Y = top.Min.Y
+	strip.Min.Y = strip.Max.Y - legend.height()
+	legend.draw(strip)
+	body := c
+	body.Max.Y = strip.Min.Y
 	tiles := draw.Tiles{Rows: len(rows), Cols: 3, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	canvases := plot.Align(rows, tiles, draw.New(img))
+	canvases := plot.Align(rows, tiles, body)
 	for i := range rows {
 		for j, p := range rows[i] {
 			p.Draw(canvases[i][j])
 		}
 	}
-	return savePNG(path, img)
 }
 
 // sweepPanel is the panel of metric k against the first axis, whose
@@ -137,7 +183,8 @@ type errPoints struct {
 }
 
 // addSweepSeries adds one series of metric k: its line through the
-// means and error bars (errorBar) where a cell has an interval.
+// means and error bars (errorBar) where a cell has an interval. The
+// figure's legend names it (sweepFigurePanels).
 func addSweepSeries(p *plot.Plot, s sweepSeries, k string, pos []float64, index int) error {
 	var pts errPoints
 	for i, g := range s.cells {
@@ -152,21 +199,27 @@ func addSweepSeries(p *plot.Plot, s sweepSeries, k string, pos []float64, index 
 	if len(pts.XYs) == 0 {
 		return nil
 	}
-	line, points, err := plotter.NewLinePoints(pts.XYs)
+	line, points, err := sweepSeriesMarks(pts.XYs, index)
 	if err != nil {
 		return err
 	}
-	col := plotutil.Color(index)
-	line.Color, points.Color = col, col
 	bars, err := plotter.NewYErrorBars(pts)
 	if err != nil {
 		return err
 	}
-	bars.Color = col
+	bars.Color = line.Color
 	p.Add(line, points, bars)
-	name := strings.TrimSpace(s.name)
-	if name != "" {
-		p.Legend.Add(name, line, points)
-	}
 	return nil
+}
+
+// sweepSeriesMarks are the line and points of series index through pts,
+// in its colour.
+func sweepSeriesMarks(pts plotter.XYs, index int) (*plotter.Line, *plotter.Scatter, error) {
+	line, points, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return nil, nil, err
+	}
+	col := plotutil.Color(index)
+	line.Color, points.Color = col, col
+	return line, points, nil
 }

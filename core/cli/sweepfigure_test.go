@@ -4,7 +4,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 
 	"apic/core"
 )
@@ -72,7 +77,7 @@ func TestSweepFigureKeepsMetricBounds(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "sweep.png")
-	if err := writeSweepFigure(path, sum); err != nil {
+	if err := writeSweepFigure(path, sum, "Damped spring · sweep of context"); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
@@ -102,5 +107,62 @@ func TestSweepPanelNarrowRangeLabels(t *testing.T) {
 			t.Errorf("y axis [%g, %g]: label %s twice", p.Y.Min, p.Y.Max, tk.Label)
 		}
 		seen[tk.Label] = true
+	}
+}
+
+// sweep.png has a title saying what was swept on which system and
+// backbone, and one legend for all panels, between the title and the
+// panels, where no error bar runs through it (each panel had its own,
+// at its top right, over the bars).
+func TestSweepFigureTitleAndLegend(t *testing.T) {
+	at := func(v float64) sweepInterval { return sweepInterval{Mean: &v, N: 1} }
+	var sum sweepSummary
+	sum.Axes = []string{"context", "noise"}
+	for _, x := range []string{"5", "30"} {
+		for _, noise := range []string{"0", "0.05"} {
+			sum.Cells = append(sum.Cells, sweepGroup{Seeds: 2, order: []string{x, noise}, Metrics: map[string]sweepInterval{
+				core.KeyReconMAE: at(0.01), core.KeyThetaCover: at(0.9)}})
+		}
+	}
+	var rows []sweepRow
+	for range sum.Cells {
+		rows = append(rows, sweepRow{system: "spring", backbone: "lnp", tasks: 8})
+	}
+	title := sweepFigureTitle(sum.Axes, rows, sum)
+	if want := "Damped spring · LNP · sweep of context, a line per noise · 2 seeds × 8 realizations"; title != want {
+		t.Errorf("title %q, want %q", title, want)
+	}
+
+	panels, legend, err := sweepFigurePanels(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder.Canvas
+	c := draw.NewCanvas(&rec, 3*figPanelW, vg.Length(len(panels))*figPanelH+sweepTitleHeight+legend.height())
+	drawSweepFigure(c, panels, title, legend)
+	stripBottom := c.Max.Y - sweepTitleHeight - legend.height()
+	drawn := map[string]int{}
+	for _, a := range rec.Actions {
+		f, ok := a.(*recorder.FillString)
+		if !ok {
+			continue
+		}
+		drawn[f.String]++
+		if f.String == title || strings.HasPrefix(f.String, "noise=") {
+			if f.Point.Y < stripBottom {
+				t.Errorf("%q drawn at y %v, below the heading (from %v)", f.String, f.Point.Y, stripBottom)
+			}
+		}
+	}
+	for _, s := range []string{title, "noise=0", "noise=0.05"} {
+		if drawn[s] != 1 {
+			t.Errorf("%q drawn %d times, want once", s, drawn[s])
+		}
+	}
+
+	// Cells of another backbone each, and seeds that differ.
+	rows[0].backbone, sum.Cells[0].Seeds = "cnp", 1
+	if got, want := sweepFigureTitle(sum.Axes[:1], rows, sum), "Damped spring · sweep of context · 1–2 seeds × 8 realizations"; got != want {
+		t.Errorf("title %q, want %q", got, want)
 	}
 }
