@@ -203,7 +203,7 @@ type errorPoints struct {
 // recoveryPanel is θ̂ against θ with θ̂ ± 1.96 σ_post bars, cut to the
 // prior box as calibrate cuts its intervals, and the diagonal.
 func recoveryPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
-	p := diagPanel(fmt.Sprintf("θ recovery: %s (95%% cover %s)", th.Name, fixed(float64(th.Cover95), 2)), "true "+th.Name, "estimate "+th.Name, true, true)
+	p := diagPanel(fmt.Sprintf("θ recovery: %s (cover95 %s)", th.Name, fixed(float64(th.Cover95), 2)), "true "+th.Name, "estimate "+th.Name, true, true)
 	if err := addLine(p, "estimate = truth", []float64{th.PriorLo, th.PriorHi}, []float64{th.PriorLo, th.PriorHi}, figNominal, true); err != nil {
 		return nil, err
 	}
