@@ -54,7 +54,7 @@ func TestCalibrationFigureLabelsBands(t *testing.T) {
 			t.Errorf("%s: %d legend entries \"95%% band\", want %d", name, bands, want)
 		}
 	}
-	if got := figureTitle(syntheticCalibration(lookup(t, "spring"), false)); !strings.Contains(got, "omega = 0 ± 0 (± 1 sd)") {
+	if got := figureTitle(syntheticCalibration(lookup(t, "spring"), false)); !strings.Contains(got, "omega = 0 ± 0 (± 1 std)") {
 		t.Errorf("title %q does not say its ± is one sd", got)
 	}
 }

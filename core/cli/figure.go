@@ -150,7 +150,7 @@ func roundRange(ax *plot.Axis) {
 // and panel titles.
 const figBandLabel = "95% band"
 
-// figureTitle is "Damped spring · omega = 5.03 ± 0.04 (± 1 sd) · 30
+// figureTitle is "Damped spring · omega = 5.03 ± 0.04 (± 1 std) · 30
 // observations": the ± is θ's posterior standard deviation, said so,
 // where the panels below draw 95% bands.
 func figureTitle(c calibration) string {
@@ -163,7 +163,7 @@ func figureTitle(c calibration) string {
 		s += fmt.Sprintf("%s %s = %.4g ± %.2g", sep, p.Name, c.pred.Theta[i], c.pred.ThetaStd[i])
 	}
 	if len(c.sys.Params()) > 0 {
-		s += " (± 1 sd)"
+		s += " (± 1 std)"
 	}
 	return s + " · " + core.Count(c.obs.Len(), "observation")
 }
