@@ -132,6 +132,11 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 		if studies, _, _ := presetOf(f.collect); studies != nil {
 			return collectPreset(studies, f.collect, o, env)
 		}
+		if f.png {
+			if err := checkSweepFigures(f.collect); err != nil {
+				return err
+			}
+		}
 		return finishSweep(f.collect, o, env)
 	}
 	if f.preset != "" {
@@ -170,6 +175,11 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	todo := unfinished(f.out, cells)
 	if err := f.spec.checkCells(ctx, todo); err != nil {
 		return err
+	}
+	if f.png {
+		if err := checkSweepFigures(f.out); err != nil {
+			return err
+		}
 	}
 	if err := runCells(ctx, f.spec, todo, len(cells), f.out, env); err != nil {
 		return err

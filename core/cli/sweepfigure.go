@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -222,4 +223,23 @@ func sweepSeriesMarks(pts plotter.XYs, index int) (*plotter.Line, *plotter.Scatt
 	col := plotutil.Color(index)
 	line.Color, points.Color = col, col
 	return line, points, nil
+}
+
+// checkSweepFigures checks, before any cell runs, the sweep.png that
+// --png will write in each sweep folder of dirs: a directory, pipe or
+// device there (or a link to one), or a file that is not a PNG, is
+// refused now rather than after hours of cells. Whether the folder
+// takes new files is left to the run's folder check (a --collect of a
+// read-only folder still prints its summary).
+func checkSweepFigures(dirs ...string) error {
+	for _, dir := range dirs {
+		fig := filepath.Join(dir, "sweep.png")
+		if err := core.CheckWriteTarget(fig, "a figure"); err != nil {
+			return UsageError("--png: %v", err)
+		}
+		if err := checkReplacesOnlyPNG(fig); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -141,6 +141,11 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 	if err := checkPresetFolder(name, out); err != nil {
 		return err
 	}
+	if png && !plan {
+		if err := checkSweepFigures(studyDirs(studies, out)...); err != nil {
+			return err
+		}
+	}
 	studyEnv := env
 	if plan {
 		// A plan's only note is warnPlanPath's: once for the preset,
@@ -170,6 +175,11 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 
 // collectPreset summarises each study directory of a preset's out.
 func collectPreset(studies []sweepStudy, out string, o sweepOutput, env *Env) error {
+	if o.png {
+		if err := checkSweepFigures(studyDirs(studies, out)...); err != nil {
+			return err
+		}
+	}
 	found := 0
 	for _, st := range studies {
 		dir := filepath.Join(out, st.name)
@@ -188,4 +198,13 @@ func collectPreset(studies []sweepStudy, out string, o sweepOutput, env *Env) er
 		return UsageError("%s has no study with finished cells", out)
 	}
 	return nil
+}
+
+// studyDirs are the folders of a preset's studies under out.
+func studyDirs(studies []sweepStudy, out string) []string {
+	dirs := make([]string, len(studies))
+	for i, st := range studies {
+		dirs[i] = filepath.Join(out, st.name)
+	}
+	return dirs
 }
