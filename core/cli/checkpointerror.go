@@ -2,9 +2,10 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
+	"os"
 
+	"apic/core"
 	"apic/nets"
 )
 
@@ -13,8 +14,8 @@ import (
 // model this program reads, or an embedded:NAME not shipped. Error is
 // the command line's message. Cause is what is wrong in words that
 // follow the path, for a caller that names the path itself (the
-// explorer's "cannot open PATH: cause"), where the message's framing
-// ("load checkpoint: open PATH: …") would say the path again.
+// explorer's "cannot open PATH: cause"); the message, for inspect's
+// argument, is "PATH: cause", and checkpointFlagError names the flag.
 type CheckpointError struct {
 	Path  string // as given: a file, or embedded:NAME
 	Cause string // "no such file or directory", "not a checkpoint (safetensors) file: …"
@@ -40,12 +41,11 @@ func unreadableCheckpoint(path string, err error) error {
 	switch {
 	case errors.As(err, new(*fs.PathError)):
 		hint := ""
-		if shipped, ok := shippedNamed(path); ok && errors.Is(err, fs.ErrNotExist) {
-			hint = "; did you mean " + shipped + "?"
+		if errors.Is(err, fs.ErrNotExist) {
+			hint = missingCheckpointHint(path)
 		}
-		// The system's error names the file (its Path is path).
-		return &CheckpointError{Path: path, Cause: pathCause(err).Error() + hint, Err: err,
-			message: "load checkpoint: " + err.Error() + hint, usage: true}
+		cause := pathCause(err).Error() + hint
+		return &CheckpointError{Path: path, Cause: cause, Err: err, message: path + ": " + cause, usage: true}
 	case errors.As(err, &fe):
 		return notCheckpoint(path, fe.Reason, err)
 	case errors.As(err, &le):
@@ -56,7 +56,23 @@ func unreadableCheckpoint(path string, err error) error {
 	if under := errors.Unwrap(err); under != nil {
 		cause = under
 	}
-	return &CheckpointError{Path: path, Cause: cause.Error(), Err: err, message: "load checkpoint: " + err.Error(), usage: true}
+	return &CheckpointError{Path: path, Cause: cause.Error(), Err: err, message: path + ": " + cause.Error(), usage: true}
+}
+
+// missingCheckpointHint is "; did you mean NAME?" for a checkpoint path
+// that does not exist: the shipped file of that name, or the path with
+// core.CheckpointExt, which a save of a bare name writes (train --out m
+// writes m.safetensors); "" when neither is likely.
+func missingCheckpointHint(path string) string {
+	if shipped, ok := shippedNamed(path); ok {
+		return "; did you mean " + shipped + "?"
+	}
+	if named := core.CheckpointFileName(path); named != path {
+		if st, err := os.Stat(named); err == nil && st.Mode().IsRegular() {
+			return "; did you mean " + named + "?"
+		}
+	}
+	return ""
 }
 
 // notCheckpoint is the usage error for a file that is not a safetensors
@@ -70,7 +86,7 @@ func notCheckpoint(path, reason string, err error) error {
 // holds no model this program reads (err, from core.FromSafetensors).
 func unloadableCheckpoint(path string, err error) error {
 	return &CheckpointError{Path: path, Cause: err.Error(), Err: err,
-		message: fmt.Sprintf("load checkpoint %s: %v", path, err), usage: true}
+		message: path + ": " + err.Error(), usage: true}
 }
 
 // unknownEmbedded is the usage error for an embedded:NAME not shipped

@@ -22,20 +22,20 @@ func TestOpenCheckpointMessages(t *testing.T) {
 	d := checkpointstest.WriteDamaged(t)
 	notCheckpoint := " is not a checkpoint (safetensors) file: "
 	cases := []struct{ name, path, want string }{
-		{"missing file", d.Missing, "load checkpoint: open " + d.Missing + ": no such file or directory"},
+		{"missing file", d.Missing, d.Missing + ": no such file or directory"},
 		{"shipped name without its prefix", "spring-cnp.safetensors",
-			"load checkpoint: open spring-cnp.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
+			"spring-cnp.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
 		{"shipped name with its prefix in capitals", "EMBEDDED:SPRING-CNP.safetensors",
-			"load checkpoint: open EMBEDDED:SPRING-CNP.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
-		{"directory", d.Dir, "load checkpoint: " + d.Dir + " is a directory, not a regular file"},
+			"EMBEDDED:SPRING-CNP.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
+		{"directory", d.Dir, d.Dir + " is a directory, not a regular file"},
 		{"text file", d.Text, d.Text + notCheckpoint + "its first 8 bytes give a header length of 723499994654515235, above the 100000000-byte limit"},
 		{"header length below the smallest", d.Tiny, d.Tiny + notCheckpoint + "its first 8 bytes give a header length of 1, below the 2 bytes of the smallest header {}"},
 		{"shorter than the header length", d.Short, d.Short + notCheckpoint + "file is 3 bytes, shorter than the 8-byte header length"},
 		{"truncated", d.Cut, d.Cut + notCheckpoint + "header length 7 exceeds the 4 bytes after it (the file is truncated, or not a safetensors file)"},
 		{"header not JSON", d.BadJSON, d.BadJSON + notCheckpoint + "invalid header JSON: invalid character 'x'"},
 		{"oversized file", d.Huge, d.Huge + notCheckpoint + "1073741825 bytes exceeds the 1073741824-byte limit"},
-		{"no apic metadata", d.Empty, "load checkpoint " + d.Empty + `: not an apic checkpoint (metadata format "")`},
-		{"wrong tensors", d.Renamed, "load checkpoint " + d.Renamed + ": tensors do not match the declared architecture: missing [" + d.Stray + "], unexpected [stray]"},
+		{"no apic metadata", d.Empty, d.Empty + `: not an apic checkpoint (metadata format "")`},
+		{"wrong tensors", d.Renamed, d.Renamed + ": tensors do not match the declared architecture: missing [" + d.Stray + "], unexpected [stray]"},
 		{"unknown embedded name", "embedded:nosuch.safetensors",
 			`no embedded checkpoint "nosuch.safetensors" (embedded: ` + strings.Join(checkpoints.List(), ", ") + "; the ablation atlas's as atlas/FILE: apic inspect --atlas lists them)"},
 	}

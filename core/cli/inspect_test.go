@@ -153,7 +153,7 @@ func TestInspectNotACheckpoint(t *testing.T) {
 		t.Errorf("damaged file: exit %d, %q", code, errOut)
 	}
 	missing := d.Missing
-	if code, _, errOut := runCLI(t, "inspect", missing); code != 2 || !strings.Contains(errOut, "load checkpoint: open "+missing+": no such file or directory") {
+	if code, _, errOut := runCLI(t, "inspect", missing); code != 2 || !strings.Contains(errOut, "apic inspect: "+missing+": no such file or directory") {
 		t.Errorf("missing file: exit %d, %q", code, errOut)
 	}
 }

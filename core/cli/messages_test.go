@@ -82,6 +82,34 @@ func TestOutputInMissingDirectory(t *testing.T) {
 	}
 }
 
+// TestMissingCheckpointHintsExtension: after train --out m, which writes
+// m.safetensors, the commands that open m point to m.safetensors; a
+// missing name with no such file beside it gets no hint.
+func TestMissingCheckpointHintsExtension(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	tinyCheckpoint(t, dir, "spring", 0, 0)
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("tinyCheckpoint wrote %v (%v), want one file", entries, err)
+	}
+	name := entries[0].Name()
+	bare := strings.TrimSuffix(name, ".safetensors")
+	hint := bare + ": no such file or directory; did you mean " + name + "?"
+	for _, args := range [][]string{
+		{"inspect", bare},
+		{"eval", "--checkpoint", bare, "--tasks", "2"},
+		{"diagnose", "--checkpoint", bare, "--tasks", "2"},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.Contains(stderr, hint) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", args, code, stderr, hint)
+		}
+	}
+	if code, _, stderr := runCLI(t, "inspect", "other"); code != 2 || strings.Contains(stderr, "did you mean") {
+		t.Errorf("inspect of a name with no file beside it: exit %d, stderr %q; want 2 and no hint", code, stderr)
+	}
+}
+
 // TestMissingCheckpointHintsShipped: a checkpoint named as a shipped
 // one's bare name, with no such file here, hints at embedded:NAME, in
 // every command that opens a checkpoint; other missing names do not.
@@ -90,9 +118,9 @@ func TestMissingCheckpointHintsShipped(t *testing.T) {
 	hint := "spring-cnp.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"
 	for _, tc := range []struct {
 		args []string
-		want string // what the hint follows: the open, or the flag
+		want string // what the hint follows: the command, or the flag
 	}{
-		{[]string{"inspect", "spring-cnp.safetensors"}, "open "},
+		{[]string{"inspect", "spring-cnp.safetensors"}, "apic inspect: "},
 		{[]string{"eval", "--checkpoint", "spring-cnp.safetensors", "--tasks", "2"}, "--checkpoint "},
 		{[]string{"train", "--init", "spring-cnp.safetensors", "--out", "m.safetensors"}, "--init "},
 	} {

@@ -129,7 +129,7 @@ func CheckCheckpointFile(path string) error {
 		return nil
 	}
 	return &CheckpointError{Path: path, Cause: nr.What(), Err: err,
-		message: "load checkpoint: " + err.Error(), usage: true}
+		message: err.Error(), usage: true}
 }
 
 // readCheckpoint reads the checkpoint OpenCheckpoint names, both as
