@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 
+	"apic/checkpoints"
 	"apic/core"
 	"apic/nets"
 )
@@ -92,7 +94,22 @@ func unloadableCheckpoint(path string, err error) error {
 // unknownEmbedded is the usage error for an embedded:NAME not shipped
 // (err, from checkpoints.FromPath, lists those that are).
 func unknownEmbedded(path string, err error) error {
-	return &CheckpointError{Path: path, Cause: err.Error(), Err: err, message: err.Error(), usage: true}
+	cause := err.Error() + embeddedHint(path)
+	return &CheckpointError{Path: path, Cause: cause, Err: err, message: cause, usage: true}
+}
+
+// embeddedHint is "; did you mean embedded:NAME?" for an embedded name
+// not shipped: the shipped one it names without its extension
+// (embedded:spring-cnp), or the one within a slip of it
+// (embedded:sprng-cnp.safetensors); "" when none is.
+func embeddedHint(path string) string {
+	name := path[min(len(embeddedPrefix), len(path)):]
+	if filepath.Ext(name) == "" {
+		if shipped, ok := shippedNamed(name + core.CheckpointExt); ok {
+			return "; did you mean " + shipped + "?"
+		}
+	}
+	return didYouMean(name, embeddedPrefix, checkpoints.List())
 }
 
 // brokenEmbedded is the error for a shipped checkpoint that fails to

@@ -187,3 +187,22 @@ func TestCompareCPINNWorkersAgree(t *testing.T) {
 		t.Errorf("timing row still counts 1 worker:\n%s", out)
 	}
 }
+
+// TestUnknownEmbeddedHints: an embedded name that is not shipped is
+// answered with the shipped one meant, when one is near: the name
+// without its extension, or one within a slip; a name far from every
+// shipped one gets only the list.
+func TestUnknownEmbeddedHints(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"embedded:spring-cnp", "; did you mean embedded:spring-cnp.safetensors?"},
+		{"embedded:sprng-cnp.safetensors", "; did you mean embedded:spring-cnp.safetensors?"},
+		{"embedded:lv-cnpp.safetensors", "; did you mean embedded:lv-cnp.safetensors?"},
+		{"embedded:foo", ""},
+	} {
+		code, _, stderr := runCLI(t, "inspect", c.name)
+		if code != 2 || !strings.Contains(stderr, "no embedded checkpoint") || strings.Contains(stderr, "did you mean") != (c.want != "") ||
+			!strings.Contains(stderr, c.want) {
+			t.Errorf("inspect %s: exit %d, stderr %q; want 2 and %q", c.name, code, stderr, c.want)
+		}
+	}
+}
