@@ -49,7 +49,7 @@ var (
 	LimitTrajectories = Limit{"trajectories", 0, 200000, "the training set is held in memory"}
 	// LimitRefine bounds Levenberg–Marquardt refinement steps: it
 	// converges in a few (the checkpoints use 5).
-	LimitRefine = Limit{"refine", 0, 1000, "refinement converges in a few steps; more would run for hours"}
+	LimitRefine = Limit{"refine", 0, 1000, "refinement stops within a few steps, once a step lowers its cost by under 1%"}
 	// LimitWidth bounds a layer's width or a latent size (hidden,
 	// latent, latent-delta, dec-hidden, basis); LimitLayers a network's
 	// depth; LimitBatch the realizations of one training step. Each is

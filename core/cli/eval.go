@@ -39,7 +39,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
 	seed := fs.Uint64("seed", 1, "evaluation seed")
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
-	refine := fs.Int("refine", -1, fmt.Sprintf("refinement steps on the context, at most %d (0: one-pass amortized; -1: the checkpoint's setting)", core.LimitRefine.Max))
+	refine := fs.Int("refine", -1, refineUsage)
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
 	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (docs/benchmarks.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")

@@ -62,7 +62,7 @@ func TestEvalErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"eval", "--system", "spring", "--tasks", "0"}, "--tasks must be between 1 and 2000 (every realization is held in memory), got 0"},
-		{[]string{"eval", "--system", "spring", "--tasks", "1", "--refine", "1001"}, "--refine must be between 0 and 1000 (refinement converges in a few steps; more would run for hours), got 1001"},
+		{[]string{"eval", "--system", "spring", "--tasks", "1", "--refine", "1001"}, "--refine must be between 0 and 1000 (refinement stops within a few steps, once a step lowers its cost by under 1%), got 1001"},
 		{[]string{"eval", "--system", "advdiff", "--tasks", "100000"}, "--tasks must be between 1 and 2000 (every realization is held in memory), got 100000"},
 		{[]string{"eval", "--system", "spring", "--noise", "-1"}, "--noise must be between 0 and 1000 (the data are of order 1), got -1"},
 		{[]string{"eval", "--system", "spring", "--noise", "1e300"}, "--noise must be between 0 and 1000 (the data are of order 1), got 1e+300"},

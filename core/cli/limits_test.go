@@ -53,7 +53,7 @@ func TestCheckpointCountsBeyondLimits(t *testing.T) {
 	}{
 		{"val_tasks", func(c *core.Config) { c.Train.ValTasks = 1e9 }, "train.val_tasks: val-tasks must be between 0 and 2000 (every validation realization is held in memory), got 1000000000"},
 		{"trajectories", func(c *core.Config) { c.Train.Trajectories = 1e9 }, "train.trajectories: trajectories must be between 0 and 200000"},
-		{"refine 1e9", func(c *core.Config) { c.Infer.Refine = 1e9 }, "infer.refine: refine must be between 0 and 1000 (refinement converges in a few steps; more would run for hours), got 1000000000"},
+		{"refine 1e9", func(c *core.Config) { c.Infer.Refine = 1e9 }, "infer.refine: refine must be between 0 and 1000 (refinement stops within a few steps, once a step lowers its cost by under 1%), got 1000000000"},
 		{"refine 1001", func(c *core.Config) { c.Infer.Refine = 1001 }, "got 1001"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

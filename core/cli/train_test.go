@@ -174,7 +174,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--batch", "-1", "--out", filepath.Join(dir, "x")}, "--batch must be ≥ 1"},
 		{[]string{"train", "--system", "spring", "--hidden", "0", "--out", filepath.Join(dir, "x")}, "--hidden must be ≥ 1, got 0"},
 		{[]string{"train", "--system", "spring", "--refine", "-3", "--out", filepath.Join(dir, "x")}, "--refine must be ≥ -1"},
-		{[]string{"train", "--system", "spring", "--refine", "1001", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--refine must be between 0 and 1000 (refinement converges in a few steps; more would run for hours), got 1001"},
+		{[]string{"train", "--system", "spring", "--refine", "1001", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--refine must be between 0 and 1000 (refinement stops within a few steps, once a step lowers its cost by under 1%), got 1001"},
 		{[]string{"train", "--system", "spring", "--noise", "nan", "--out", filepath.Join(dir, "x")}, "--noise must be between 0 and 1000 (the data are of order 1), got NaN"},
 		{[]string{"train", "--system", "spring", "--noise", "1e400", "--out", filepath.Join(dir, "x")}, "--noise must be between 0 and 1000 (the data are of order 1), got +Inf"},
 		{[]string{"train", "--system", "spring", "--noise-low-share", "-inf", "--out", filepath.Join(dir, "x")}, "--noise-low-share must be between 0 and 1, got -Inf"},
