@@ -58,3 +58,15 @@ func TestCalibrationFigureLabelsBands(t *testing.T) {
 		t.Errorf("title %q does not say its ± is one sd", got)
 	}
 }
+
+// TestFigureTitleSaysHowPredicted: calibrate --png's title tells a
+// one-pass answer (--refine 0) from a refined one.
+func TestFigureTitleSaysHowPredicted(t *testing.T) {
+	c := syntheticCalibration(lookup(t, "spring"), false)
+	for steps, want := range map[int]string{0: "observations, one pass", 5: "observations, refined"} {
+		c.refine = steps
+		if got := figureTitle(c); !strings.HasSuffix(got, want) {
+			t.Errorf("%d refinement steps: title %q, want it to end %q", steps, got, want)
+		}
+	}
+}

@@ -151,8 +151,8 @@ func roundRange(ax *plot.Axis) {
 const figBandLabel = "95% band"
 
 // figureTitle is "Damped spring · omega = 5.03 ± 0.04 (± 1 std) · 30
-// observations": the ± is θ's posterior standard deviation, said so,
-// where the panels below draw 95% bands.
+// observations, refined": the ± is θ's posterior standard
+// deviation, said so, where the panels below draw 95% bands.
 func figureTitle(c calibration) string {
 	s := c.sys.Title()
 	for i, p := range c.sys.Params() {
@@ -165,7 +165,18 @@ func figureTitle(c calibration) string {
 	if len(c.sys.Params()) > 0 {
 		s += " (± 1 std)"
 	}
-	return s + " · " + core.Count(c.obs.Len(), "observation")
+	return s + " · " + core.Count(c.obs.Len(), "observation") + ", " + refinementWords(c.refine)
+}
+
+// refinementWords says how a prediction was made, for a figure that
+// would otherwise not tell a one-pass answer from a refined one: "one
+// pass" or "refined" (the step count is in calibrate's header; lv's
+// four parameters leave the title no room for it).
+func refinementWords(steps int) string {
+	if steps == 0 {
+		return "one pass"
+	}
+	return "refined"
 }
 
 // xys pairs an axis with values.
