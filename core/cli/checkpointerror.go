@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"apic/checkpoints"
 	"apic/core"
@@ -68,6 +69,12 @@ func unreadableCheckpoint(path string, err error) error {
 func missingCheckpointHint(path string) string {
 	if shipped, ok := shippedNamed(path); ok {
 		return "; did you mean " + shipped + "?"
+	}
+	// EMBEDDED:NAME in another case is read as embedded only for a
+	// shipped NAME (canonicalCheckpoint); for any other, the slip is
+	// likelier in NAME than in meaning a file.
+	if n := len(embeddedPrefix); len(path) > n && strings.EqualFold(path[:n], embeddedPrefix) {
+		return embeddedHint(embeddedPrefix + path[n:])
 	}
 	if named := core.CheckpointFileName(path); named != path {
 		if st, err := os.Stat(named); err == nil && st.Mode().IsRegular() {

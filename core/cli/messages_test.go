@@ -205,4 +205,10 @@ func TestUnknownEmbeddedHints(t *testing.T) {
 			t.Errorf("inspect %s: exit %d, stderr %q; want 2 and %q", c.name, code, stderr, c.want)
 		}
 	}
+	// The prefix in capitals before an unshipped name reads as a file
+	// path, which is missing: the hint is the shipped name all the same.
+	want := "EMBEDDED:sprng-cnp.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"
+	if code, _, stderr := runCLI(t, "eval", "--checkpoint", "EMBEDDED:sprng-cnp.safetensors", "--tasks", "2"); code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("eval --checkpoint EMBEDDED:sprng-cnp.safetensors: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
 }
