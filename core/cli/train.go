@@ -537,7 +537,11 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 			continue
 		}
 		v, err := strconv.Atoi(fs.Lookup(name).Value.String())
-		if err == nil && v < least {
+		switch {
+		case err == nil && v < least && name == "refine":
+			// As eval's --refine says it (checkRefine), with train's -1.
+			return UsageError("--refine must be ≥ 0, or -1 to keep the default, got %d", v)
+		case err == nil && v < least:
 			return UsageError("--%s must be ≥ %d, got %d", name, least, v)
 		}
 	}

@@ -173,7 +173,7 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--steps1", "-5", "--out", filepath.Join(dir, "x")}, "--steps1 must be ≥ 0"},
 		{[]string{"train", "--system", "spring", "--batch", "-1", "--out", filepath.Join(dir, "x")}, "--batch must be ≥ 1"},
 		{[]string{"train", "--system", "spring", "--hidden", "0", "--out", filepath.Join(dir, "x")}, "--hidden must be ≥ 1, got 0"},
-		{[]string{"train", "--system", "spring", "--refine", "-3", "--out", filepath.Join(dir, "x")}, "--refine must be ≥ -1"},
+		{[]string{"train", "--system", "spring", "--refine", "-3", "--out", filepath.Join(dir, "x")}, "--refine must be ≥ 0, or -1 to keep the default, got -3"},
 		{[]string{"train", "--system", "spring", "--refine", "1001", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--refine must be between 0 and 1000 (refinement stops within a few steps, once a step lowers its cost by under 1%), got 1001"},
 		{[]string{"train", "--system", "spring", "--noise", "nan", "--out", filepath.Join(dir, "x")}, "--noise must be between 0 and 1000 (the data are of order 1), got NaN"},
 		{[]string{"train", "--system", "spring", "--noise", "1e400", "--out", filepath.Join(dir, "x")}, "--noise must be between 0 and 1000 (the data are of order 1), got +Inf"},
