@@ -554,6 +554,15 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.closeDiag() // esc closes the view before it stops training
 	case m.abl.open && key.Matches(k, keys.Cancel):
 		m.closeAblation()
+	case armed.key != "" && key.Matches(k, keys.Cancel):
+		// Esc answers the warning on screen, as it does a prompt: the
+		// switch is called off and what it would stop goes on; esc
+		// again stops a run.
+		verb := "goes on"
+		if strings.Contains(armed.stops, " and ") {
+			verb = "go on"
+		}
+		m.setMsg(msgInfo, "%s called off: %s %s", armed.key, armed.stops, verb)
 	case key.Matches(k, keys.Cancel):
 		switch {
 		case m.run != nil && !m.run.stopping:

@@ -513,6 +513,11 @@ func TestOpenAsksWhileTraining(t *testing.T) {
 	if m, _ = press(t, m, "up"); m.msg != "" {
 		t.Errorf("another key left the warning %q", m.msg)
 	}
+	// Esc answers the warning: the open is called off, the run goes on;
+	// esc again would stop it.
+	if m, _ = press(t, m, "o", "esc"); m.run != run0 || run0.stopping || m.msg != "o called off: training spring/lnp goes on" {
+		t.Fatalf("o esc: run stopping %v, message %q; want the run going on and the open called off", run0.stopping, m.msg)
+	}
 	m, _ = press(t, m, "o", "o")
 	if !m.prompt.active() || m.run != run0 || run0.stopping {
 		t.Fatalf("o o: prompt %v, run stopping %v; want the prompt and the run going on", m.prompt.active(), run0.stopping)
