@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
@@ -207,6 +208,43 @@ func (c *atlasCache) cached(cell AtlasCell) *core.Model {
 	return c.models[cell.File()].model
 }
 
+// backToBase brings back base, the model under the atlas cells, whose
+// settings the controls then show, saying so and naming any setting of
+// want it could not keep.
+func (m *Model) backToBase(base *entry, want settings) tea.Cmd {
+	m.entries[m.key()] = base
+	m.syncTraining()
+	have := trainSettings(base.model.Config.Train)
+	m.setMsg(msgInfo, "back to the %s model: %s%s", base.sourceText(), have, unmatched(want, have))
+	m.atlasMsg = m.msg
+	return m.reinfer()
+}
+
+// String is "λθ 1, λδ 100, spread".
+func (s settings) String() string {
+	return fmt.Sprintf("λθ %s, λδ %s, %s", formatLadder(s.lamTheta), formatLadder(s.lamDelta), s.reg)
+}
+
+// unmatched is " (no model at λδ 10)" naming the settings of want that
+// the model loaded for it, trained at have, does not share: the
+// controls were set back, and the note says from what. "" when none.
+func unmatched(want, have settings) string {
+	var left []string
+	if want.lamTheta != have.lamTheta {
+		left = append(left, "λθ "+formatLadder(want.lamTheta))
+	}
+	if want.lamDelta != have.lamDelta {
+		left = append(left, "λδ "+formatLadder(want.lamDelta))
+	}
+	if want.reg != have.reg {
+		left = append(left, want.reg)
+	}
+	if len(left) == 0 {
+		return ""
+	}
+	return " (no model at " + strings.Join(left, ", ") + ")"
+}
+
 // switchAtlas loads the atlas model for the controls after control
 // moved changed, when the atlas has one; otherwise the model on screen
 // stays and is marked stale. It does nothing while a run trains (the
@@ -220,12 +258,12 @@ func (m *Model) switchAtlas(moved control) tea.Cmd {
 	// shipped one, a file, trained weights) bring that model back: the
 	// same controls must not show another model, trained on a smaller
 	// budget, with other numbers.
-	if e := m.entry(); e.src == srcAtlas && e.prev != nil && trainSettings(e.prev.model.Config.Train) == want {
-		m.entries[m.key()] = e.prev
-		m.syncTraining()
-		m.setMsg(msgInfo, "back to the %s model: λθ %s, λδ %s, %s", e.prev.sourceText(), formatLadder(want.lamTheta), formatLadder(want.lamDelta), want.reg)
-		m.atlasMsg = m.msg
-		return m.reinfer()
+	base := m.entry()
+	if base.src == srcAtlas && base.prev != nil {
+		base = base.prev // atlas cells replace each other: u goes back past them all
+	}
+	if base != m.entry() && trainSettings(base.model.Config.Train) == want {
+		return m.backToBase(base, want)
 	}
 	cell, ok := atlasPick(m.atlas, m.sys().Name(), m.backbone.value(), moved, want)
 	if !ok {
@@ -237,6 +275,13 @@ func (m *Model) switchAtlas(moved control) tea.Cmd {
 		}
 		return nil
 	}
+	// A cell trained at the settings of the model under the atlas (the
+	// shipped one, say: the λθ axis passes through its λθ) brings that
+	// model back, on its full budget, as reaching those settings by
+	// another control does.
+	if trainSettings(base.model.Config.Train) == trainSettings(cell.Train) {
+		return m.backToBase(base, want)
+	}
 	if e := m.entry(); e.src == srcAtlas && e.cell.File() == cell.File() {
 		m.syncTraining()
 		return nil
@@ -246,17 +291,12 @@ func (m *Model) switchAtlas(moved control) tea.Cmd {
 		m.setMsg(msgErr, "atlas: %v", err)
 		return nil
 	}
-	base := m.entry()
-	if base.src == srcAtlas {
-		base = base.prev // atlas cells replace each other: u goes back past them all
-	}
 	m.entries[m.key()] = &entry{model: model, src: srcAtlas, info: info, cell: cell, prev: base}
 	m.syncTraining()
-	if trainSettings(cell.Train) == want {
+	if have := trainSettings(cell.Train); have == want {
 		m.setMsg(msgInfo, "loaded atlas %s (%d+%d steps) · u goes back", cell.label(), info.Steps1, info.Steps2)
 	} else {
-		t := cell.Train
-		m.setMsg(msgInfo, "loaded atlas %s: λθ %s, λδ %s, %s · u goes back", cell.label(), formatLadder(t.LambdaTheta), formatLadder(t.LambdaDelta), t.Reg)
+		m.setMsg(msgInfo, "loaded atlas %s: %s%s · u goes back", cell.label(), have, unmatched(want, have))
 	}
 	m.atlasMsg = m.msg
 	return m.reinfer()

@@ -128,6 +128,20 @@ func TestAtlasSnapsTheOtherSettings(t *testing.T) {
 	if m.entry() != base || !m.stale() {
 		t.Errorf("reg orthogonal: %s, stale %v; want the starting model kept, stale", m.entry().sourceText(), m.stale())
 	}
+	// Back to l2 from there: the λθ=1 cell is trained at the starting
+	// model's settings, which comes back in its place.
+	m, _ = press(t, m, "left")
+	if m.entry() != base || m.stale() || !strings.HasPrefix(m.msg, "back to the "+base.sourceText()+" model: λθ 1, λδ 1, l2") {
+		t.Fatalf("reg orthogonal → l2: %s, stale %v (%q); want the starting model back", m.entry().sourceText(), m.stale(), m.msg)
+	}
+	// A setting the loaded cell does not share is named, not set back
+	// silently.
+	m, _ = press(t, m, "right") // orthogonal again: none, stale
+	m = focusOn(t, m, ctlLamDelta)
+	m, _ = press(t, m, "right") // λδ 2: its cell, trained with l2
+	if want := "loaded atlas spring λδ=2: λθ 1, λδ 2, l2 (no model at orthogonal)"; !strings.HasPrefix(m.msg, want) || m.reg.value() != "l2" {
+		t.Errorf("λδ → 2 at orthogonal: message %q, reg %s; want %q and l2", m.msg, m.reg.value(), want)
+	}
 }
 
 // TestAtlasSwitchIsFast: with the embedded atlas, a λθ step onto a cell
