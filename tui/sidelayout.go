@@ -38,17 +38,15 @@ const avgKeepRows = 5
 // rows, or the tightest. It is chosen as before any run, whatever is
 // running: a layout that changed as a run started would move every row
 // under the "controls" heading; the run's box makes its own room
-// (Model.sidebar).
+// (Model.sidebar). Each layout is one row shorter than the one before
+// it (TestSideLayoutsSaveARowEach), so the full layout's overflow is
+// the layout, and the sidebar is built once here, not once per layout
+// tried: this runs in every View.
 func (m Model) sideLayoutFor(w, h int) sideLayout {
 	before := m
 	before.run, before.losses = nil, nil
-	lay := sideFull
-	for ; lay < sideNoControlsHeading; lay++ {
-		if len(before.sidebarUncut(w, h, lay)) <= h {
-			break
-		}
-	}
-	return lay
+	over := len(before.sidebarUncut(w, h, sideFull)) - h
+	return sideLayout(min(max(over, 0), int(sideNoControlsHeading)))
 }
 
 // sidebarUncut is the sidebar in layout lay with all its rows: the
