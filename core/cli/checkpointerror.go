@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"apic/checkpoints"
 	"apic/core"
@@ -73,8 +72,8 @@ func missingCheckpointHint(path string) string {
 	// EMBEDDED:NAME in another case is read as embedded only for a
 	// shipped NAME (canonicalCheckpoint); for any other, the slip is
 	// likelier in NAME than in meaning a file.
-	if n := len(embeddedPrefix); len(path) > n && strings.EqualFold(path[:n], embeddedPrefix) {
-		return embeddedHint(embeddedPrefix + path[n:])
+	if _, ok := cutEmbeddedPrefix(path); ok {
+		return embeddedHint(path)
 	}
 	if named := core.CheckpointFileName(path); named != path {
 		if st, err := os.Stat(named); err == nil && st.Mode().IsRegular() {
@@ -110,7 +109,7 @@ func unknownEmbedded(path string, err error) error {
 // (embedded:spring-cnp), or the one within a slip of it
 // (embedded:sprng-cnp.safetensors); "" when none is.
 func embeddedHint(path string) string {
-	name := path[min(len(embeddedPrefix), len(path)):]
+	name, _ := cutEmbeddedPrefix(path)
 	if filepath.Ext(name) == "" {
 		if shipped, ok := shippedNamed(name + core.CheckpointExt); ok {
 			return "; did you mean " + shipped + "?"

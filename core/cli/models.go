@@ -91,8 +91,9 @@ func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
 }
 
 // OpenCheckpoint loads a checkpoint: a file, or embedded:NAME (inspect's
-// FILE, the explorer's o; a flag's goes through OpenFlagCheckpoint). Problems with a file are usage errors; every error but
-// an interruption is a *CheckpointError.
+// FILE, the explorer's o; a flag's goes through OpenFlagCheckpoint).
+// Problems with a file are usage errors; every error but an
+// interruption is a *CheckpointError.
 func OpenCheckpoint(path string) (*core.Model, core.Info, error) {
 	return OpenCheckpointContext(context.Background(), path)
 }
@@ -180,10 +181,7 @@ func readCheckpoint(ctx context.Context, path string) (*nets.File, *core.Model, 
 // (EMBEDDED:spring-cnp.safetensors): the name after it is read in any
 // case, the prefix only as written. The name returned is as shipped.
 func shippedNamed(path string) (string, bool) {
-	name := filepath.ToSlash(path)
-	if n := len(embeddedPrefix); len(name) > n && strings.EqualFold(name[:n], embeddedPrefix) {
-		name = name[n:]
-	}
+	name, _ := cutEmbeddedPrefix(filepath.ToSlash(path))
 	shipped := canonicalCheckpoint(embeddedPrefix + name)
 	if _, ok, err := checkpoints.FromPath(shipped); !ok || err != nil {
 		return "", false

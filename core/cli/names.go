@@ -54,6 +54,15 @@ func canonicalCheckpoint(path string) string {
 	return embeddedPrefix + canonicalName(name, embeddedNames())
 }
 
+// cutEmbeddedPrefix is path without its embedded: prefix, written in
+// any case ("EMBEDDED:spring-cnp.safetensors"), and whether it had one.
+func cutEmbeddedPrefix(path string) (string, bool) {
+	if n := len(embeddedPrefix); len(path) > n && strings.EqualFold(path[:n], embeddedPrefix) {
+		return path[n:], true
+	}
+	return path, false
+}
+
 // embeddedNames are the names embedded:NAME takes: the shipped
 // checkpoints and the atlas cells (atlas/FILE).
 func embeddedNames() []string {
