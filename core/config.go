@@ -9,6 +9,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"apic/nets"
@@ -192,6 +193,11 @@ type Infer struct {
 	// (refine.go); 0 keeps z_θ at the encoder mean. Recalibration picks
 	// it on validation realizations.
 	ZThetaPrior float64 `json:"z_theta_prior,omitempty"`
+	// ThetaPrior is the form of refinement's prior on θ's logits a
+	// around the encoder's estimate a₀ (refine.go, logitPriorWidth):
+	// ThetaPriorLogit ("" in files fitted before there was a choice) or
+	// ThetaPriorTheta. Recalibration picks it on validation realizations.
+	ThetaPrior string `json:"theta_prior,omitempty"`
 	// SpreadFit is the predictive spread of the default predictions: how
 	// the noise term is set per realization and the post-hoc scales,
 	// fitted on validation realizations after training (spread.go,
@@ -300,6 +306,9 @@ func (c Config) Validate() error {
 	}
 	if !(c.Infer.ZThetaPrior >= 0) || math.IsInf(c.Infer.ZThetaPrior, 0) {
 		return fmt.Errorf("z_θ prior factor must be finite and ≥ 0, got %v", c.Infer.ZThetaPrior)
+	}
+	if p := c.Infer.ThetaPrior; p != "" && !slices.Contains(ThetaPriors, p) {
+		return fmt.Errorf("θ prior %s: the forms are %s", QuoteInput(p), strings.Join(ThetaPriors, " and "))
 	}
 	if err := c.checkLimits(); err != nil {
 		return err

@@ -77,6 +77,10 @@ type TaskMetrics struct {
 	ThetaAE  []float64 // |θ̂_p − θ_p| per parameter
 	ThetaErr []float64 // θ̂_p − θ_p per parameter (signed)
 	ThetaStd []float64 // the reported deviation per parameter (0: none)
+	// Bound counts the parameters whose estimate lies at a prior bound
+	// (AtPriorBound) and has a deviation, and how many of their
+	// intervals hold the true value.
+	Bound BoundCoverage
 	// ReconCovered and DeltaCovered count, per ECE level, the targets
 	// inside the central interval of the function band (reconstruction
 	// and δ), out of Targets: Summarise pools them over realizations.
@@ -184,9 +188,11 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 		// CNP's point estimate) has no interval to cover it.
 		if i < len(p.ThetaStd) && p.ThetaStd[i] > 0 {
 			withSD++
-			if ae <= 1.96*p.ThetaStd[i] {
+			in := ae <= 1.96*p.ThetaStd[i]
+			if in {
 				covered++
 			}
+			tm.Bound.add(sys.Params()[i], p.Theta[i], in)
 		}
 	}
 	tm.Values[KeyThetaMAE] = s / float64(len(task.Real.Theta))
@@ -243,6 +249,10 @@ type Report struct {
 	// ThetaBiasPerParam is the diagnostic mean signed error θ̂_p − θ_p
 	// per parameter: the systematic part of the θ error.
 	ThetaBiasPerParam map[string]Summary `json:"theta_bias_per_param,omitempty"`
+	// ThetaAtBound is the diagnostic coverage of θ's 95% intervals at
+	// the prior's bounds, which the pooled θ cover95 hides: few
+	// estimates lie there, and their intervals cover least.
+	ThetaAtBound BoundCoverage `json:"theta_at_bound"`
 	// Failures are the realizations whose prediction failed, counted
 	// in Tasks and left out of every mean.
 	Failures Failures `json:"failures"`
@@ -456,6 +466,11 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 				stds[q] = append(stds[q], tm.ThetaStd[q])
 			}
 		}
+	}
+	for _, tm := range per {
+		rep.ThetaAtBound.Estimates += tm.Bound.Estimates
+		rep.ThetaAtBound.AtBound += tm.Bound.AtBound
+		rep.ThetaAtBound.Covered += tm.Bound.Covered
 	}
 	rep.Warnings = append(rep.Warnings, nearPriorWarnings(sys.Params(), stds)...)
 	return rep

@@ -38,8 +38,8 @@ import (
 // otherwise each step costs a decode and n+1 more for forward
 // differences, and the samples are decoded.
 
-// refineSigmaA is the prior width of the θ logits around the encoder's
-// estimate.
+// refineSigmaA is σ_a, the width of the θ logits' prior around the
+// encoder's estimate.
 const refineSigmaA = 2.0
 
 // refineStep is the forward-difference step in v.
@@ -187,9 +187,12 @@ type refiner struct {
 	att   *nets.Tensor // [B*Q, H] or nil
 	side  *nets.Tensor
 	a0    *nets.Tensor // [B, P]
-	z0    *nets.Tensor // [B, Lδ] encoder mean of z_δ
-	zSig  *nets.Tensor // [B, Lδ] encoder σ of z_δ (1 for the deterministic cnp)
-	terms [][]obsTerm
+	// sigmaA [B, P] is the prior width of the logits a around a0
+	// (logitPriorWidth).
+	sigmaA *nets.Tensor
+	z0     *nets.Tensor // [B, Lδ] encoder mean of z_δ
+	zSig   *nets.Tensor // [B, Lδ] encoder σ of z_δ (1 for the deterministic cnp)
+	terms  [][]obsTerm
 	// tanAt and tanPos: per realization, the grid values its terms read
 	// and where each term's are among them (buildTangentAt), for a
 	// closure whose derivatives can be had at those values only.
@@ -269,7 +272,7 @@ func (r *refiner) residuals(b int, v, pred []float64) []float64 {
 		out = append(out, (y-t.y)/t.sigma)
 	}
 	for p := 0; p < P; p++ {
-		out = append(out, (v[p]-r.a0.At(b, p))/refineSigmaA)
+		out = append(out, (v[p]-r.a0.At(b, p))/r.sigmaA.At(b, p))
 	}
 	if r.hint != nil {
 		for p := 0; p < P; p++ {
@@ -355,7 +358,7 @@ func (m *Model) newRefiner(bt *Batch) (*refiner, *nets.Tensor, error) {
 	disc := m.disc.forward(tp, feats, summary, bt.B, bt.N)
 	_, s0 := m.thetaHat(tp, phys.mu)
 	P, L := s0.Value.Cols, disc.mu.Value.Cols
-	r := &refiner{m: m, b: bt.B, n: P + L, zT: phys.mu.Value, side: bt.Side, a0: nets.NewTensor(bt.B, P), procs: bt.procs, arena: bt.arena}
+	r := &refiner{m: m, b: bt.B, n: P + L, zT: phys.mu.Value, side: bt.Side, a0: nets.NewTensor(bt.B, P), sigmaA: nets.NewTensor(bt.B, P), procs: bt.procs, arena: bt.arena}
 	if m.Config.Infer.ZThetaPrior > 0 {
 		r.nT = phys.mu.Value.Cols
 		r.n += r.nT
@@ -375,6 +378,7 @@ func (m *Model) newRefiner(bt *Batch) (*refiner, *nets.Tensor, error) {
 		for p := 0; p < P; p++ {
 			a := logit(s0.Value.At(b, p), 1e-9)
 			r.a0.Set(b, p, a)
+			r.sigmaA.Set(b, p, logitPriorWidth(m.Config.Infer.ThetaPrior, s0.Value.At(b, p)))
 			v.Set(b, p, a)
 		}
 		copy(v.Row(b)[P:], phys.mu.Value.Row(b)[:r.nT])
@@ -910,4 +914,37 @@ func laplaceFactor(j *mat.Dense) *mat.TriDense {
 		}
 	}
 	return l
+}
+
+// The forms of refinement's prior on θ's logits (Infer.ThetaPrior).
+const (
+	// ThetaPriorLogit is N(a₀, σ_a²) on every logit.
+	ThetaPriorLogit = "logit"
+	// ThetaPriorTheta is N(a₀, (σ_a / 4s₀(1 − s₀))²), s₀ = sigmoid(a₀):
+	// the logit prior's strength carried to θ at the encoder's estimate,
+	// the same wherever a₀ lies.
+	ThetaPriorTheta = "theta"
+)
+
+// ThetaPriors lists the forms, the default first.
+var ThetaPriors = []string{ThetaPriorLogit, ThetaPriorTheta}
+
+// maxLogitPriorWidth caps the θ form's width (s₀ at 1e-9 of a bound
+// would make it 10⁹): past it the prior no longer matters.
+const maxLogitPriorWidth = 100.0
+
+// logitPriorWidth is the width of the prior on a logit whose encoder
+// estimate is s₀ = sigmoid(a₀), in the form named (ThetaPriors; ""
+// is the logit form). θ's map θ = lo + (hi − lo)·s flattens toward its
+// bounds (dθ/da = (hi − lo)·s(1 − s), and as much for a log-scaled θ in
+// log θ), so there the data pin a down loosely. A fixed σ_a then pulls θ̂
+// toward the encoder's estimate, and so toward the interior, by several
+// of its deviations (spring, context 30: 3 of 11 intervals at a bound
+// held θ); the θ form widens the prior where the map flattens, as a
+// prior of fixed width in θ would be in a.
+func logitPriorWidth(form string, s0 float64) float64 {
+	if form != ThetaPriorTheta {
+		return refineSigmaA
+	}
+	return min(maxLogitPriorWidth, refineSigmaA/max(4*s0*(1-s0), 1e-12))
 }

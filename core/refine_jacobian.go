@@ -294,7 +294,7 @@ func (r *refiner) residualJacobian(b int, v, dpred []float64, pos [][]int) *mat.
 	}
 	i := len(r.terms[b])
 	for p := range P {
-		j.Set(i, p, 1/refineSigmaA)
+		j.Set(i, p, 1/r.sigmaA.At(b, p))
 		i++
 	}
 	for _, p := range hinted {

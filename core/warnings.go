@@ -30,8 +30,9 @@ const (
 )
 
 // AtPriorBound reports whether θ̂ = th lies within boundFrac of par's
-// prior width from one of its bounds, where θ's map flattens and the
-// interval carried through it narrows however little the data say.
+// prior width from one of its bounds, where θ's map flattens: the data
+// pin its logit down loosely, and refinement's prior on the logit in its
+// logit form pulls θ̂ toward the interior (logitPriorWidth).
 func AtPriorBound(par sims.Param, th float64) bool {
 	w := par.Hi - par.Lo
 	return th <= par.Lo+boundFrac*w || th >= par.Hi-boundFrac*w
@@ -78,15 +79,15 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		if !AtPriorBound(par, th) {
 			continue
 		}
-		// θ's map flattens toward the bounds, and the deviation carried
-		// through it with it: an estimate pressed against a bound gets a
-		// narrow interval however little the data say.
+		// θ's map flattens toward the bounds: an estimate there is the
+		// least reliable, whether θ is there or the data are unlike
+		// the training population's.
 		side, bound := "upper", par.Hi
 		if th-par.Lo < par.Hi-th {
 			side, bound = "lower", par.Lo
 		}
-		out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the %s bound %g: the data may lie outside what the model was trained on, "+
-			"and an interval squeezed against the bound may understate the uncertainty", par.Name, th, side, bound))
+		out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the %s bound %g: %s may lie that near it, or the data outside what the model was trained on; "+
+			"an interval there is the least reliable (eval's 'θ at a bound' counts how many such intervals hold θ)", par.Name, th, side, bound, par.Name))
 		atBound[i] = true
 	}
 	for i, par := range sys.Params() {

@@ -53,8 +53,8 @@ alone.
 --json prints one object: system, backbone, checkpoint, channels, refine
 (the refinement steps run); theta
 (per parameter: mean, std, lo50, hi50, lo95, hi95, and at_prior_bound: θ̂
-within 2% of its prior's width from a bound, where its intervals
-understate the uncertainty); noise (per channel: std, the estimated σ̂,
+within 2% of its prior's width from a bound, where its intervals are
+the least reliable); noise (per channel: std, the estimated σ̂,
 and its lo95, hi95; all three null for a channel without observations,
 whose noise the data do not say); on the grid (t, and x for advdiff),
 nominal F(x; θ̂), prediction (mean, std, half95 the half-width of its 95%
@@ -454,7 +454,7 @@ type thetaInterval struct {
 	Lo95 float64 `json:"lo95"`
 	Hi95 float64 `json:"hi95"`
 	// AtPriorBound marks θ̂ pressed against its prior's bound, whose
-	// intervals understate the uncertainty (see the warnings).
+	// intervals are the least reliable (see the warnings).
 	AtPriorBound bool `json:"at_prior_bound"`
 }
 
@@ -634,7 +634,7 @@ func writeCalibrationText(env *Env, c calibration) error {
 		c95 := fmt.Sprintf("[%.5g, %.5g]", iv.Lo95, iv.Hi95)
 		mark := ""
 		if iv.AtPriorBound {
-			mark = "  ! at the prior's bound: the intervals understate the uncertainty"
+			mark = "  ! at the prior's bound: the least reliable intervals (see the warnings)"
 		}
 		fmt.Fprintf(&b, "  %-*s  %11.5g  %10.3g  %-25s  %-25s  U(%s, %s)%s\n", nameWidth, p.Name, iv.Mean, iv.Std, c50, c95, fmtFloat(p.Lo), fmtFloat(p.Hi), mark)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -41,6 +42,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
 	refine := fs.Int("refine", -1, refineUsage)
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
+	thetaPrior := fs.String("theta-prior", "", "form of refinement's prior on θ's logits around the encoder's estimate: 'logit' (a fixed width) or 'theta' (widened where θ's map flattens near a bound); default: the checkpoint's")
 	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (docs/benchmarks.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
 	jsonOut := fs.Bool("json", false, "print one JSON object (a value that does not exist, such as θ coverage without a θ spread, is the string \"NaN\"; ±Inf \"Infinity\", \"-Infinity\")")
@@ -62,6 +64,12 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *trueTheta && *zThetaPrior != -1 {
 		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --z-theta-prior %v, a refinement setting", *zThetaPrior)
 	}
+	if *trueTheta && *thetaPrior != "" {
+		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --theta-prior %s, a refinement setting", core.QuoteInput(*thetaPrior))
+	}
+	if p := *thetaPrior; p != "" && !slices.Contains(core.ThetaPriors, p) {
+		return UsageError("--theta-prior %s: the forms are %s", core.QuoteInput(p), strings.Join(core.ThetaPriors, " and "))
+	}
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
 		return UsageError("--z-theta-prior must be a finite number ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
 	}
@@ -78,6 +86,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	}
 	if *zThetaPrior >= 0 {
 		m.Config.Infer.ZThetaPrior = *zThetaPrior
+	}
+	if *thetaPrior != "" {
+		m.Config.Infer.ThetaPrior = *thetaPrior
 	}
 	if *rawSpread {
 		m.UseRawSpread()
@@ -278,6 +289,22 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		}
 		fmt.Fprintf(w, "  %s %10.4f%s(diagnostic: %s)\n", padLabel(metricLabels[core.KeyThetaCover], 14), s.Mean, gap, note)
 	}
+	writeBoundCoverage(w, rep.ThetaAtBound, n)
+}
+
+// writeBoundCoverage adds the θ cover95 of the estimates at a prior
+// bound, when there are any: the pooled share hides that they cover
+// least (the same 2% of the prior's width as calibrate's warning).
+func writeBoundCoverage(w io.Writer, b core.BoundCoverage, n int) {
+	if b.AtBound == 0 {
+		return
+	}
+	gap := "   "
+	if n != 1 {
+		gap += strings.Repeat(" ", displayWidth(" ± 0.0000"))
+	}
+	fmt.Fprintf(w, "  %s %10s%s(diagnostic: intervals holding θ, of the %d of %d θ̂ within 2%% of a prior bound)\n",
+		padLabel(thetaAtBoundLabel, 14), fmt.Sprintf("%d of %d", b.Covered, b.AtBound), gap, b.AtBound, b.Estimates)
 }
 
 // padLabel pads a row label to width terminal columns (displayWidth).

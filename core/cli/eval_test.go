@@ -70,6 +70,8 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--system", "nosuch"}, "nosuch"},
 		{[]string{"eval", "--system", "spring", "--true-theta", "--refine", "3"}, "leaves nothing to refine"},
 		{[]string{"eval", "--system", "spring", "--true-theta", "--z-theta-prior", "3"}, "drop --z-theta-prior 3"},
+		{[]string{"eval", "--system", "spring", "--theta-prior", "flat"}, `--theta-prior "flat": the forms are logit and theta`},
+		{[]string{"eval", "--system", "spring", "--true-theta", "--theta-prior", "theta"}, `drop --theta-prior "theta"`},
 		{[]string{"eval", "--checkpoint", "/nonexistent/file.safetensors"}, "file.safetensors"},
 		{[]string{"eval", "--system", "spring", "--context", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--true-theta=maybe"}, "true-theta"},
@@ -266,5 +268,20 @@ func TestFmtMeanStd(t *testing.T) {
 		if got := fmtMeanStd(tc.s, tc.n); got != tc.want {
 			t.Errorf("fmtMeanStd(%v, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestEvalPrintsBoundCoverage prints the at-bound line only when an
+// estimate lies at a bound, with its counts.
+func TestEvalPrintsBoundCoverage(t *testing.T) {
+	var b strings.Builder
+	writeBoundCoverage(&b, core.BoundCoverage{Estimates: 450}, 450)
+	if b.Len() != 0 {
+		t.Errorf("no estimate at a bound, yet printed %q", b.String())
+	}
+	writeBoundCoverage(&b, core.BoundCoverage{Estimates: 450, AtBound: 24, Covered: 7}, 450)
+	want := "  θ at a bound      7 of 24            (diagnostic: intervals holding θ, of the 24 of 450 θ̂ within 2% of a prior bound)\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
 	}
 }

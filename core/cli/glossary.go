@@ -13,8 +13,11 @@ import (
 // per-parameter bias rows.
 const (
 	thetaCoverLabel = "θ cover95"
-	obsCoverLabel   = "obs cover95"
-	thetaBiasLabel  = "θ bias"
+	// thetaAtBoundLabel counts the θ intervals that hold the truth among
+	// the estimates at a prior bound.
+	thetaAtBoundLabel = "θ at a bound"
+	obsCoverLabel     = "obs cover95"
+	thetaBiasLabel    = "θ bias"
 )
 
 // metricGlossary is the legend of the metrics that eval, compare and
@@ -37,6 +40,8 @@ Metrics (each over a realization's target points, then over realizations):
   δ ECE        intervals at levels 0.1, …, 0.9; 0 is perfect
   θ cover95    share of the true θ inside θ̂ ± 1.96σ_θ; 0.95 is calibrated,
                lower over-confident
+  θ at a bound how many of the θ̂ within 2% of a prior bound hold θ in that
+               interval (eval prints it when any do): they cover least
   obs cover95  share of held-out noisy observations inside the 95% band of
                a new observation; 0.95 is calibrated, lower over-confident
   obs ECE      the observation band's calibration error on those

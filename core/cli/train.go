@@ -111,7 +111,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off); the table of scales per condition gets max(8, N/4) of them per cell", core.LimitRecalTasks.Max))
-	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, keeping every other setting of FILE")
+	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, 'theta-prior' only the form of refinement's prior on θ's logits, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
 	fs.BoolVar(&f.force, "force", false, "replace --out when it exists (without it train refuses, unless --out is the --init file); only a safetensors checkpoint is ever replaced")
@@ -283,6 +283,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			recalibrate = m.RecalibrateOnePassConditions
 		case "band-shape":
 			recalibrate = m.RecalibrateBandShapes
+		case "theta-prior":
+			recalibrate = m.RecalibrateThetaPrior
 		}
 		if err := recalibrate(ctx, f.recalibrate); err != nil {
 			return failed(err)
@@ -393,6 +395,9 @@ func recalibrationNote(in core.Infer, only string) string {
 	if only == "band-shape" {
 		return fmt.Sprintf("recalibrated the shapes of the reconstruction's and δ's bands at %d conditions (context size × noise) only", len(in.Conditions))
 	}
+	if only == "theta-prior" {
+		return fmt.Sprintf("picked the form of refinement's θ prior only: %s", thetaPriorForm(in))
+	}
 	if only == "one-pass" {
 		return fmt.Sprintf("recalibrated the one-pass predictions' scales at %d conditions (context size × noise) only", len(in.OnePass.Conditions))
 	}
@@ -410,7 +415,7 @@ func recalibrationNote(in core.Infer, only string) string {
 		note += fmt.Sprintf("; one pass: %s, ×%.3f, ×%.3f", spreadWords(*op), sy, sd)
 	}
 	if in.Refine > 0 {
-		note += fmt.Sprintf("; refinement z_θ prior ×%g", in.ZThetaPrior)
+		note += fmt.Sprintf("; refinement z_θ prior ×%g, θ prior %s", in.ZThetaPrior, thetaPriorForm(in))
 	}
 	return note + fmt.Sprintf("; θ intervals ×%.3f", in.ThetaScale())
 }
@@ -474,7 +479,7 @@ const minCellTasks = core.DefaultRecalibrationTasks / 4
 // recalibration gives each max(8, N/4), a --recalibrate-only one N.
 func (f *trainFlags) recalibrationWarning() string {
 	n := f.recalibrate
-	if n < 1 || f.recalibrateOnly == "theta" {
+	if n < 1 || f.recalibrateOnly == "theta" || f.recalibrateOnly == "theta-prior" {
 		return ""
 	}
 	per := max(8, n/4)
@@ -553,8 +558,8 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	}
 	if f.recalibrateOnly != "" {
 		only := f.recalibrateOnly
-		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass", "band-shape"}, only) {
-			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta', 'conditions', 'theta-shape', 'one-pass' and 'band-shape'", core.QuoteInput(only))
+		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass", "band-shape", "theta-prior"}, only) {
+			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta', 'conditions', 'theta-shape', 'one-pass', 'band-shape' and 'theta-prior'", core.QuoteInput(only))
 		}
 		if f.init == "" || f.steps1 != 0 || f.steps2 != 0 || f.recalibrate < 1 {
 			return UsageError("--recalibrate-only %s needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1", only)

@@ -1,0 +1,86 @@
+package core
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestThetaPriorFormAtBounds checks what the θ form of the logits'
+// prior is for: on the shipped spring cnp at the headline condition, the
+// logit form pulls the estimates at a prior bound toward the interior,
+// so that most of their intervals miss θ, and the θ form, which widens
+// the prior where θ's map flattens, leaves them covered as the rest are,
+// with a lower θ error overall.
+func TestThetaPriorFormAtBounds(t *testing.T) {
+	m, _ := shippedModel(t, "spring", CNP, 1)
+	opt := EvalOptions{Tasks: 200, Seed: 1, Samples: 1, Refine: -1}
+	run := func(form string) Report {
+		m.Config.Infer.ThetaPrior = form
+		rep, _, err := Evaluate(context.Background(), m, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	logit, theta := run(ThetaPriorLogit), run(ThetaPriorTheta)
+	lb, tb := logit.ThetaAtBound, theta.ThetaAtBound
+	if lb.AtBound < 5 || tb.AtBound < 5 {
+		t.Fatalf("too few estimates at a bound to compare: logit %+v, theta %+v", lb, tb)
+	}
+	if share := float64(lb.Covered) / float64(lb.AtBound); share > 0.5 {
+		t.Errorf("logit form: %d of %d intervals at a bound hold θ; the pull toward the interior that the θ form removes is gone", lb.Covered, lb.AtBound)
+	}
+	if share := float64(tb.Covered) / float64(tb.AtBound); share < 0.9 {
+		t.Errorf("θ form: only %d of %d intervals at a bound hold θ, want ≥ 90%%", tb.Covered, tb.AtBound)
+	}
+	if lm, tm := logit.Metrics[KeyThetaMAE].Mean, theta.Metrics[KeyThetaMAE].Mean; tm > 0.6*lm {
+		t.Errorf("θ MAE: θ form %.5f, logit form %.5f; want the θ form's at most 0.6 of it", tm, lm)
+	}
+}
+
+// TestLogitPriorWidth checks the widths: the logit form's is σ_a
+// everywhere; the θ form's is σ_a at the centre, grows as 1/(4s(1 − s))
+// toward a bound (the flattening of θ's map), and is capped.
+func TestLogitPriorWidth(t *testing.T) {
+	for _, s0 := range []float64{1e-12, 0.01, 0.5, 0.9} {
+		if got := logitPriorWidth(ThetaPriorLogit, s0); got != refineSigmaA {
+			t.Errorf("logit form at s₀ = %g: width %g, want %g", s0, got, refineSigmaA)
+		}
+		if got := logitPriorWidth("", s0); got != refineSigmaA {
+			t.Errorf("a file without a form at s₀ = %g: width %g, want the logit form's %g", s0, got, refineSigmaA)
+		}
+	}
+	for _, c := range []struct{ s0, want float64 }{
+		{0.5, refineSigmaA}, {0.1, refineSigmaA / 0.36}, {0.9, refineSigmaA / 0.36}, {1e-12, maxLogitPriorWidth},
+	} {
+		if got := logitPriorWidth(ThetaPriorTheta, c.s0); math.Abs(got-c.want) > 1e-9*c.want {
+			t.Errorf("θ form at s₀ = %g: width %g, want %g", c.s0, got, c.want)
+		}
+	}
+}
+
+// TestThetaPriorValidated refuses a stored form that is not one.
+func TestThetaPriorValidated(t *testing.T) {
+	m, _ := shippedModel(t, "spring", CNP, 1)
+	cfg := m.Config
+	cfg.Infer.ThetaPrior = "flat"
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), `θ prior "flat": the forms are logit and theta`) {
+		t.Fatalf("a config with θ prior \"flat\": err %v", err)
+	}
+}
+
+// TestRecalibrateThetaPriorPicksTheta: on spring's validation
+// realizations the θ form scores clearly lower, and recalibration picks it.
+func TestRecalibrateThetaPriorPicksTheta(t *testing.T) {
+	m, _ := shippedModel(t, "spring", CNP, 1)
+	m.Config.Infer.ThetaPrior = ""
+	if err := m.RecalibrateThetaPrior(context.Background(), 64); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Config.Infer.ThetaPrior; got != ThetaPriorTheta {
+		t.Errorf("picked %q, want %q", got, ThetaPriorTheta)
+	}
+}
