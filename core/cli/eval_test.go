@@ -262,6 +262,10 @@ func TestFmtMeanStd(t *testing.T) {
 		{core.Summary{Mean: 0.0123, Std: 0.002}, 5, "0.0123 ± 0.0020"},
 		{core.Summary{Mean: -250.25, Std: 3}, 1, "-250.2"},
 		{core.Summary{Mean: -250.25, Std: 3}, 2, "-250.2 ± 3.0"},
+		{core.Summary{Mean: -123456.7, Std: 2}, 2, "-123456.7 ± 2.0"},
+		// From tableExpBound on, exponent notation (compare's columns).
+		{core.Summary{Mean: -1.2e9, Std: 4e8}, 2, "-1.200e+09 ± 4.000e+08"},
+		{core.Summary{Mean: -1.2e9, Std: 5}, 1, "-1.200e+09"},
 	} {
 		if got := fmtMeanStd(tc.s, tc.n); got != tc.want {
 			t.Errorf("fmtMeanStd(%v, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
