@@ -1,7 +1,7 @@
 package core
 
 import (
-	"fmt"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,24 +19,9 @@ import (
 // instead would leave the user looking for a file they did not name.
 
 // NotRegularFileError is a path that names, itself or through symbolic
-// links, an existing file other than a regular one.
-type NotRegularFileError struct {
-	Path   string // as given
-	Target string // the file Path's links lead to; "" when Path is no link, or the chain could not be followed
-	Kind   string // what the file is, in nets.FileKind's words: "a named pipe (FIFO)"
-}
-
-// What is what Path names, in words that follow the path: "a named
-// pipe (FIFO), not a regular file", or "a link to /dev/full, which is
-// a character device, not a regular file".
-func (e *NotRegularFileError) What() string {
-	if e.Target != "" {
-		return "a link to " + e.Target + ", which is " + e.Kind + ", not a regular file"
-	}
-	return e.Kind + ", not a regular file"
-}
-
-func (e *NotRegularFileError) Error() string { return e.Path + " is " + e.What() }
+// links, an existing file other than a regular one: nets's, whose
+// AtomicTarget refuses a save over one in the same words.
+type NotRegularFileError = nets.NotRegularFileError
 
 // CheckRegularFile returns a *NotRegularFileError when path names an
 // existing file, after any symbolic links, that is not a regular file,
@@ -61,8 +46,9 @@ func CheckRegularFile(path string) error {
 // with what ("a checkpoint", "a figure"): the refusal says what would
 // have been saved over the file, in the same words for every output.
 func CheckWriteTarget(path, what string) error {
-	if err := CheckRegularFile(path); err != nil {
-		return fmt.Errorf("%w: refusing to save %s over it", err, what)
+	var e *NotRegularFileError
+	if errors.As(CheckRegularFile(path), &e) {
+		return nets.RefuseSave(e, what)
 	}
 	return nil
 }

@@ -117,3 +117,48 @@ func TestLoadRefusesNamedPipe(t *testing.T) {
 		t.Fatal("loading a named pipe still waits after 5 s")
 	}
 }
+
+// TestWriteRefusalsAgree: CheckWriteTarget, which the commands apply
+// before their work, and nets.AtomicTarget, which every atomic save
+// applies, say the same of a directory, a named pipe, a character
+// device, and a link to one, or to a link to one (AtomicTarget said
+// "f links to p, which is …: refusing to replace it").
+func TestWriteRefusalsAgree(t *testing.T) {
+	dir, want := specialFiles(t)
+	paths := []string{}
+	for path := range want {
+		paths = append(paths, path)
+	}
+	linkToDir, linkToLink := filepath.Join(dir, "link-to-sub"), filepath.Join(dir, "link-to-link")
+	if err := os.Symlink("sub", linkToDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("link", linkToLink); err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, linkToDir, linkToLink)
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err == nil {
+		paths = append(paths, null, filepath.Join(dir, "link-to-null"))
+		if err := os.Symlink(null, filepath.Join(dir, "link-to-null")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		t.Logf("no character device test: mknod: %v", err)
+	}
+	for _, path := range paths {
+		checked := CheckWriteTarget(path, "")
+		_, atomic := nets.AtomicTarget(path)
+		if checked == nil || atomic == nil || checked.Error() != atomic.Error() {
+			t.Errorf("%s:\nCheckWriteTarget says %v\nAtomicTarget says     %v", path, checked, atomic)
+			continue
+		}
+		var e *NotRegularFileError
+		if !errors.As(atomic, &e) || !strings.HasSuffix(atomic.Error(), ": refusing to save over it") {
+			t.Errorf("%s: AtomicTarget's %v is no refusal of a *NotRegularFileError", path, atomic)
+		}
+		if named := CheckWriteTarget(path, "a figure").Error(); named != strings.TrimSuffix(atomic.Error(), "over it")+"a figure over it" {
+			t.Errorf("%s: CheckWriteTarget with what to save says %q", path, named)
+		}
+	}
+}

@@ -129,7 +129,8 @@ const maxLinkHops = 40
 // when it is a regular file or does not exist, the end of its chain of
 // symbolic links when that is a regular file, and an error naming path
 // and what it is when that is anything else (a directory, a device, a
-// named pipe, a socket), which the save must not replace. A dangling
+// named pipe, a socket), which the save must not replace: RefuseSave
+// of a *NotRegularFileError, as core.CheckWriteTarget words it. A dangling
 // link is refused too: following it would create a file wherever the
 // link points, one that no one named, perhaps far from path.
 func AtomicTarget(path string) (string, error) {
@@ -158,13 +159,24 @@ func AtomicTarget(path string) (string, error) {
 			cur = dest
 			continue
 		}
-		what := FileKind(st.Mode())
-		if cur != path {
-			return "", fmt.Errorf("%s links to %s, which is %s, not a regular file: refusing to replace it", path, cur, what)
-		}
-		return "", fmt.Errorf("%s is %s, not a regular file: refusing to replace it", path, what)
+		return "", RefuseSave(notRegular(path, cur, st.Mode()), "")
 	}
 	return "", fmt.Errorf("writing %s: more than %d symbolic links to follow (a loop?)", path, maxLinkHops)
+}
+
+// notRegular is the refusal of path, whose chain of links ends at cur,
+// a file of mode m that is not a regular one. The link's target is
+// named as core.CheckRegularFile names it, resolved (EvalSymlinks), so
+// that both checks say the same of one file.
+func notRegular(path, cur string, m fs.FileMode) *NotRegularFileError {
+	e := &NotRegularFileError{Path: path, Kind: FileKind(m)}
+	if cur != path {
+		e.Target = cur
+		if resolved, err := filepath.EvalSymlinks(path); err == nil {
+			e.Target = resolved
+		}
+	}
+	return e
 }
 
 // RawDir is path's directory as the system reads it, with its

@@ -48,7 +48,7 @@ func TestWriteFileAtomicRefusesSpecialFiles(t *testing.T) {
 		fifo:       "is a named pipe (FIFO), not a regular file",
 		sub:        "is a directory, not a regular file",
 		sock:       "is a socket, not a regular file",
-		linkToFifo: "links to " + fifo + ", which is a named pipe (FIFO)",
+		linkToFifo: "is a link to " + fifo + ", which is a named pipe (FIFO), not a regular file: refusing to save over it",
 		loop:       "symbolic links",
 	}
 	// A character device, like /dev/null, where this user may make one.

@@ -779,8 +779,9 @@ func headsOf(keys []string) []string {
 }
 
 // fmtMeanStd formats a summary of n scored realizations with four
-// significant decimals for the small errors and fewer for large
-// log-likelihoods. One realization has no spread to state: its value
+// significant decimals for the small errors, fewer for large
+// log-likelihoods, and in exponent notation from tableExpBound on
+// (tableNumber). One realization has no spread to state: its value
 // stands alone, not beside a "± 0.0000" that would read as certainty.
 func fmtMeanStd(s core.Summary, n int) string {
 	prec := 4
@@ -788,9 +789,9 @@ func fmtMeanStd(s core.Summary, n int) string {
 		prec = 1
 	}
 	if n == 1 {
-		return fmt.Sprintf("%.*f", prec, s.Mean)
+		return tableNumber(s.Mean, prec)
 	}
-	return fmt.Sprintf("%.*f ± %.*f", prec, s.Mean, prec, s.Std)
+	return tableNumber(s.Mean, prec) + " ± " + tableNumber(s.Std, prec)
 }
 
 // scored is the number of a report's realizations that its means

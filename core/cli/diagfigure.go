@@ -7,10 +7,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -54,17 +52,13 @@ func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canva
 		}
 		rows = append(rows, row)
 	}
-	const head = 0.5 * vg.Inch
 	nr, nc := len(rows), len(rows[0])
-	img = vgimg.NewWith(vgimg.UseWH(vg.Length(nc)*figPanelW, vg.Length(nr)*figPanelH+head), vgimg.UseDPI(figDPI))
+	heading := newFigureHeading(diagnosticsFigureTitle(d, title), vg.Length(nc)*figPanelW, 0.5*vg.Inch)
+	img = vgimg.NewWith(vgimg.UseWH(vg.Length(nc)*figPanelW, vg.Length(nr)*figPanelH+heading.height()), vgimg.UseDPI(figDPI))
 	dc := draw.New(img)
-	top := dc
-	top.Min.Y = top.Max.Y - head
-	sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 13), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter}
-	heading := fmt.Sprintf("%s · %s · %s, %s", title, strings.ToUpper(d.Backbone), diagnosisCondition(d), core.Count(d.Refine, "refinement step"))
-	top.FillText(sty, vg.Point{X: (top.Min.X + top.Max.X) / 2, Y: (top.Min.Y + top.Max.Y) / 2}, heading)
+	heading.draw(dc)
 	body := dc
-	body.Max.Y -= head
+	body.Max.Y -= heading.height()
 	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 5,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
 	canvases := alignWithLegends(rows, tiles, body, nil)
@@ -76,6 +70,13 @@ func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canva
 		}
 	}
 	return img, nil
+}
+
+// diagnosticsFigureTitle is the diagnostics figure's title: "Damped
+// spring · LNP · 200 realizations, context 30, noise 0, seed 1, 32
+// samples, 5 refinement steps".
+func diagnosticsFigureTitle(d core.Diagnostics, system string) string {
+	return fmt.Sprintf("%s · %s · %s, %s", system, strings.ToUpper(d.Backbone), diagnosisCondition(d), core.Count(d.Refine, "refinement step"))
 }
 
 // diagPanel is a panel with the figure's styling, the legend in the

@@ -242,27 +242,61 @@ var diagnosticNotes = map[string]string{
 }
 
 // writeReportTable prints every metric as mean ± std, then θ per parameter
-// (the value alone when one realization was scored: fmtMeanStd).
+// (the value alone when one realization was scored: fmtMeanStd), the
+// means and the deviations each right-aligned in a column as wide as its
+// widest value (reportRows).
 func writeReportTable(w io.Writer, rep core.Report) {
 	n := scored(rep)
-	row := func(label string, s core.Summary, note string) {
-		v := fmt.Sprintf("%10.4f", s.Mean)
-		if n != 1 {
-			v += fmt.Sprintf(" ± %.4f", s.Std)
-		}
-		if note != "" {
-			v += "   (diagnostic: " + note + ")"
-		}
-		fmt.Fprintf(w, "  %s %s\n", padLabel(label, 14), v)
-	}
 	if n == 1 {
 		fmt.Fprintln(w, "  one realization scored: values without a spread")
 	}
+	rows := reportRows(rep)
+	var cells [][]string
+	for _, r := range rows {
+		if r.text != "" {
+			cells = append(cells, []string{r.text, ""})
+			continue
+		}
+		cells = append(cells, []string{tableNumber(r.value.Mean, 4), tableNumber(r.value.Std, 4)})
+	}
+	meanW, stdW := columnWidth(cells, 0, 10), columnWidth(cells, 1, displayWidth("0.0000"))
+	for i, r := range rows {
+		v := padLeft(cells[i][0], meanW)
+		switch {
+		case n == 1:
+		case r.alone: // its note where the others' notes stand
+			v += strings.Repeat(" ", displayWidth(" ± ")+stdW)
+		default:
+			v += " ± " + padLeft(cells[i][1], stdW)
+		}
+		if r.note != "" {
+			v += "   (diagnostic: " + r.note + ")"
+		}
+		fmt.Fprintf(w, "  %s %s\n", padLabel(r.label, 14), v)
+	}
+}
+
+// reportRow is a row of the report table: a summary, its label and its
+// note ("" for none); alone for a value printed without its spread.
+type reportRow struct {
+	label, note string
+	value       core.Summary
+	alone       bool
+	// text, when set, stands in the mean's column for a value that is
+	// not a number (a count), alone.
+	text string
+}
+
+// reportRows are the report table's rows in order: the metrics, θ MAE
+// per parameter, the diagnostics, θ's bias per parameter, then θ
+// cover95 and the count of θ at a bound, alone.
+func reportRows(rep core.Report) []reportRow {
+	var rows []reportRow
 	for _, k := range core.MetricKeys {
-		row(metricLabels[k], rep.Metrics[k], "")
+		rows = append(rows, reportRow{label: metricLabels[k], value: rep.Metrics[k]})
 	}
 	for _, name := range sortedKeys(rep.ThetaPerParam) {
-		row("θ MAE "+name, rep.ThetaPerParam[name], "")
+		rows = append(rows, reportRow{label: "θ MAE " + name, value: rep.ThetaPerParam[name]})
 	}
 	for _, k := range core.DiagnosticKeys {
 		s, ok := rep.Metrics[k]
@@ -272,10 +306,10 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		if k == core.KeyThetaCover {
 			continue // after the bias, with the other θ diagnostics
 		}
-		row(metricLabels[k], s, diagnosticNotes[k])
+		rows = append(rows, reportRow{label: metricLabels[k], value: s, note: diagnosticNotes[k]})
 	}
 	for _, name := range sortedKeys(rep.ThetaBiasPerParam) {
-		row(thetaBiasLabel+" "+name, rep.ThetaBiasPerParam[name], "θ̂ − θ")
+		rows = append(rows, reportRow{label: thetaBiasLabel + " " + name, value: rep.ThetaBiasPerParam[name], note: "θ̂ − θ"})
 	}
 	if s, ok := rep.Metrics[core.KeyThetaCover]; ok {
 		note := diagnosticNotes[core.KeyThetaCover]
@@ -283,28 +317,24 @@ func writeReportTable(w io.Writer, rep core.Report) {
 			// Every θ came without a deviation: nothing to cover with.
 			note = "none: no θ̂ had a deviation (θ given, or one sample without refinement)"
 		}
-		gap := "   "
-		if n != 1 {
-			gap += strings.Repeat(" ", displayWidth(" ± 0.0000"))
-		}
-		fmt.Fprintf(w, "  %s %10.4f%s(diagnostic: %s)\n", padLabel(metricLabels[core.KeyThetaCover], 14), s.Mean, gap, note)
+		rows = append(rows, reportRow{label: metricLabels[core.KeyThetaCover], value: core.Summary{Mean: s.Mean}, note: note, alone: true})
 	}
-	writeBoundCoverage(w, rep.ThetaAtBound, n)
+	if b := rep.ThetaAtBound; b.AtBound > 0 {
+		// The pooled share hides that the estimates at a bound cover
+		// least (the same 2% of the prior's width as calibrate's warning).
+		rows = append(rows, reportRow{label: thetaAtBoundLabel, text: fmt.Sprintf("%d of %d", b.Covered, b.AtBound), alone: true,
+			note: fmt.Sprintf("intervals holding θ, of the %d of %d θ̂ within 2%% of a prior bound", b.AtBound, b.Estimates)})
+	}
+	return rows
 }
 
-// writeBoundCoverage adds the θ cover95 of the estimates at a prior
-// bound, when there are any: the pooled share hides that they cover
-// least (the same 2% of the prior's width as calibrate's warning).
-func writeBoundCoverage(w io.Writer, b core.BoundCoverage, n int) {
-	if b.AtBound == 0 {
-		return
+// columnWidth is the display width of column i of cells, at least least.
+func columnWidth(cells [][]string, i, least int) int {
+	width := least
+	for _, r := range cells {
+		width = max(width, displayWidth(r[i]))
 	}
-	gap := "   "
-	if n != 1 {
-		gap += strings.Repeat(" ", displayWidth(" ± 0.0000"))
-	}
-	fmt.Fprintf(w, "  %s %10s%s(diagnostic: intervals holding θ, of the %d of %d θ̂ within 2%% of a prior bound)\n",
-		padLabel(thetaAtBoundLabel, 14), fmt.Sprintf("%d of %d", b.Covered, b.AtBound), gap, b.AtBound, b.Estimates)
+	return width
 }
 
 // padLabel pads a row label to width terminal columns (displayWidth).

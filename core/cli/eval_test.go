@@ -264,6 +264,10 @@ func TestFmtMeanStd(t *testing.T) {
 		{core.Summary{Mean: 0.0123, Std: 0.002}, 5, "0.0123 ± 0.0020"},
 		{core.Summary{Mean: -250.25, Std: 3}, 1, "-250.2"},
 		{core.Summary{Mean: -250.25, Std: 3}, 2, "-250.2 ± 3.0"},
+		{core.Summary{Mean: -123456.7, Std: 2}, 2, "-123456.7 ± 2.0"},
+		// From tableExpBound on, exponent notation (compare's columns).
+		{core.Summary{Mean: -1.2e9, Std: 4e8}, 2, "-1.200e+09 ± 4.000e+08"},
+		{core.Summary{Mean: -1.2e9, Std: 5}, 1, "-1.200e+09"},
 	} {
 		if got := fmtMeanStd(tc.s, tc.n); got != tc.want {
 			t.Errorf("fmtMeanStd(%v, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
@@ -271,17 +275,24 @@ func TestFmtMeanStd(t *testing.T) {
 	}
 }
 
-// TestEvalPrintsBoundCoverage prints the at-bound line only when an
-// estimate lies at a bound, with its counts.
+// TestEvalPrintsBoundCoverage prints the at-bound row only when an
+// estimate lies at a bound, with its counts, in the mean's column.
 func TestEvalPrintsBoundCoverage(t *testing.T) {
+	rep := core.Report{Tasks: 450, Metrics: map[string]core.Summary{core.KeyThetaCover: {Mean: 0.95}}, ThetaAtBound: core.BoundCoverage{Estimates: 450}}
 	var b strings.Builder
-	writeBoundCoverage(&b, core.BoundCoverage{Estimates: 450}, 450)
-	if b.Len() != 0 {
-		t.Errorf("no estimate at a bound, yet printed %q", b.String())
+	writeReportTable(&b, rep)
+	if strings.Contains(b.String(), thetaAtBoundLabel) {
+		t.Errorf("no estimate at a bound, yet printed\n%s", b.String())
 	}
-	writeBoundCoverage(&b, core.BoundCoverage{Estimates: 450, AtBound: 24, Covered: 7}, 450)
-	want := "  θ at a bound      7 of 24            (diagnostic: intervals holding θ, of the 24 of 450 θ̂ within 2% of a prior bound)\n"
-	if b.String() != want {
-		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	rep.ThetaAtBound = core.BoundCoverage{Estimates: 450, AtBound: 24, Covered: 7}
+	b.Reset()
+	writeReportTable(&b, rep)
+	want := regexp.MustCompile(`(?m)^  θ at a bound +7 of 24 +\(diagnostic: intervals holding θ, of the 24 of 450 θ̂ within 2% of a prior bound\)$`)
+	if !want.MatchString(b.String()) {
+		t.Errorf("no at-bound row in\n%s", b.String())
+	}
+	cover := regexp.MustCompile(`(?m)^  θ cover95 +0\.9500 +\(`).FindStringIndex(b.String())
+	if cover == nil {
+		t.Fatalf("no θ cover95 row in\n%s", b.String())
 	}
 }

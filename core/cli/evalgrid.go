@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,6 +116,13 @@ func cellMisses(c core.GridCell, small bool) []string {
 	return miss
 }
 
+// cellOut is a grid cell as eval --grid prints it: with the targets it
+// misses (cellMisses).
+type cellOut struct {
+	core.GridCell
+	Misses []string `json:"misses,omitempty"`
+}
+
 // runEvalGrid evaluates every condition of the grid and prints one table
 // row (or one JSON object) per condition.
 func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, base core.EvalOptions, conds []core.Condition, jsonOut bool, warnings []string) error {
@@ -127,10 +135,6 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 		for _, c := range core.SmallContexts {
 			smallAt[core.Condition{Context: c}] = true
 		}
-	}
-	type cellOut struct {
-		core.GridCell
-		Misses []string `json:"misses,omitempty"`
 	}
 	outs := make([]cellOut, len(cells))
 	for i, c := range cells {
@@ -158,17 +162,37 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 	fmt.Fprintf(env.Stdout, "misses: the targets a cell fails: recon ECE ≤ %.2f, δ ECE ≤ %.2f, %s in [%.2f, %.2f];\n"+
 		"at contexts %s and noise 0: %s ≥ %.2f and recon LL ≥ %v\n\n",
 		gridMaxReconECE, gridMaxDeltaECE, thetaCoverLabel, gridMinCover, gridMaxCover, strings.Trim(strings.ReplaceAll(fmt.Sprint(core.SmallContexts), " ", ", "), "[]"), thetaCoverLabel, gridMinCover, gridMinSmallLL)
-	fmt.Fprintf(env.Stdout, "%7s %6s %9s %10s %9s %6s %6s %6s %9s %9s %11s  %s\n", "context", "noise", "recon MAE", "recon LL", "recon ECE", "pool", "δ ECE", "pool", thetaCoverLabel, "θ MAE", obsCoverLabel, "misses")
+	writeGridTable(env.Stdout, outs)
+	return nil
+}
+
+// gridHeads are eval --grid's column heads before "misses", and
+// gridLeast their widths (each column widens to its widest value).
+var (
+	gridHeads = []string{"context", "noise", "recon MAE", "recon LL", "recon ECE", "pool", "δ ECE", "pool", thetaCoverLabel, "θ MAE", obsCoverLabel}
+	gridLeast = []int{7, 6, 9, 10, 9, 6, 6, 6, 9, 9, 11}
+)
+
+// writeGridTable prints a row per cell: its condition, its numbers
+// right-aligned in columns (alignRight), and the targets it misses, or
+// why it failed.
+func writeGridTable(w io.Writer, outs []cellOut) {
+	rows := [][]string{gridHeads}
+	tails := []string{"misses"}
 	for _, c := range outs {
 		if c.Report == nil {
-			fmt.Fprintf(env.Stdout, "%7d %6g  failed: %s\n", c.Context, c.Noise, c.Error)
+			rows = append(rows, []string{strconv.Itoa(c.Context), trimFloat(c.Noise)})
+			tails = append(tails, "failed: "+c.Error)
 			continue
 		}
 		mt := c.Report.Metrics
-		row := fmt.Sprintf("%7d %6g %9.4f %10.4f %9.3f %6.3f %6.3f %6.3f %9.3f %9.4f %11.3f  %s", c.Report.Context, c.Noise,
-			mt[core.KeyReconMAE].Mean, mt[core.KeyReconLL].Mean, mt[core.KeyReconECE].Mean, c.Report.Pooled.Recon, mt[core.KeyDeltaECE].Mean, c.Report.Pooled.Delta,
-			mt[core.KeyThetaCover].Mean, mt[core.KeyThetaMAE].Mean, mt[core.KeyObsCover].Mean, strings.Join(c.Misses, ", "))
-		fmt.Fprintln(env.Stdout, strings.TrimRight(row, " "))
+		rows = append(rows, []string{strconv.Itoa(c.Report.Context), trimFloat(c.Noise),
+			tableNumber(mt[core.KeyReconMAE].Mean, 4), tableNumber(mt[core.KeyReconLL].Mean, 4), tableNumber(mt[core.KeyReconECE].Mean, 3),
+			tableNumber(c.Report.Pooled.Recon, 3), tableNumber(mt[core.KeyDeltaECE].Mean, 3), tableNumber(c.Report.Pooled.Delta, 3),
+			tableNumber(mt[core.KeyThetaCover].Mean, 3), tableNumber(mt[core.KeyThetaMAE].Mean, 4), tableNumber(mt[core.KeyObsCover].Mean, 3)})
+		tails = append(tails, strings.Join(c.Misses, ", "))
 	}
-	return nil
+	for i, line := range alignRight(rows, gridLeast) {
+		fmt.Fprintln(w, strings.TrimRight(line+"  "+tails[i], " "))
+	}
 }

@@ -7,10 +7,8 @@ import (
 	"math"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -90,16 +88,13 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 		return nil, fmt.Errorf("grid has no channels")
 	}
 	nr, nc := len(rows), len(rows[0])
-	img = vgimg.NewWith(vgimg.UseWH(vg.Length(nc)*figPanelW, vg.Length(nr)*figPanelH+0.4*vg.Inch), vgimg.UseDPI(figDPI))
+	// A title across the top: system, θ̂ and the observations.
+	heading := newFigureHeading(figureTitle(c), vg.Length(nc)*figPanelW, 0.4*vg.Inch)
+	img = vgimg.NewWith(vgimg.UseWH(vg.Length(nc)*figPanelW, vg.Length(nr)*figPanelH+heading.height()), vgimg.UseDPI(figDPI))
 	dc := draw.New(img)
-	// A title line across the top: system, θ̂ and the source.
-	title := figureTitle(c)
-	top := dc
-	top.Min.Y = top.Max.Y - 0.4*vg.Inch
-	sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 13), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter}
-	top.FillText(sty, vg.Point{X: (top.Min.X + top.Max.X) / 2, Y: (top.Min.Y + top.Max.Y) / 2}, title)
+	heading.draw(dc)
 	body := dc
-	body.Max.Y -= 0.4 * vg.Inch
+	body.Max.Y -= heading.height()
 	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 	for _, row := range rows {

@@ -43,7 +43,10 @@ func TestEveryPNGSaysWhichFigure(t *testing.T) {
 }
 
 // TestOutputInMissingDirectory: an output file whose directory does not
-// exist is refused with the directory named, not with stat's error.
+// exist is refused with the directory named, not with stat's error, and
+// the directory is not created: every file flag follows the rule (sweep
+// --out, a folder, is the exception its --help states:
+// TestSweepOutCreatesMissingDirectories).
 func TestOutputInMissingDirectory(t *testing.T) {
 	dir := t.TempDir()
 	ckpts := untrained(t, dir)
@@ -62,6 +65,7 @@ func TestOutputInMissingDirectory(t *testing.T) {
 		{"calibrate", append([]string{"calibrate", "--checkpoint", ckpts["spring"]}, obs["spring"]...), "png", "x.png"},
 		{"diagnose", []string{"diagnose", "--checkpoint", ckpts["spring"]}, "png", "x.png"},
 		{"train", []string{"train", "--system", "spring"}, "out", "m.safetensors"},
+		{"simulate", []string{"simulate", "--system", "spring"}, "csv", "x.csv"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(missing, tc.file)
@@ -69,6 +73,9 @@ func TestOutputInMissingDirectory(t *testing.T) {
 			want := "directory " + missing + " does not exist (for --" + tc.flag + " " + path + ")"
 			if code != 2 || !strings.Contains(stderr, want) {
 				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, want)
+			}
+			if _, err := os.Stat(missing); err == nil {
+				t.Errorf("--%s created %s", tc.flag, missing)
 			}
 			// Under a regular file: that file is named, without Go's
 			// "stat …/:".

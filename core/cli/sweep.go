@@ -108,7 +108,7 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	fs.Var(&f.fix, "fix", "AXIS=VALUE: a setting of every cell, not a column of the results (repeatable)")
 	fs.IntVar(&f.spec.seeds, "seeds", 1, fmt.Sprintf("replicates per cell, seeds 1..K, at most %d", core.LimitSweepSeeds.Max))
 	fs.IntVar(&f.spec.tasks, "tasks", 200, fmt.Sprintf("test realizations of each evaluation, at most %d", core.LimitTasks.Max))
-	fs.StringVar(&f.out, "out", "", "directory of the sweep's files (required)")
+	fs.StringVar(&f.out, "out", "", "directory of the sweep's files (required), created with any missing directories above it, as a plan's lines on a fresh machine need (the file flags of other commands, such as --png, --csv and train --out, refuse a missing directory instead)")
 	fs.BoolVar(&f.plan, "plan", false, "print one self-contained shell command per cell instead of running them")
 	fs.StringVar(&f.only, "only", "", "run only the cell with this ID (as --plan writes), without the summary")
 	fs.StringVar(&f.collect, "collect", "", "summarise the finished cells of this sweep directory (one it cannot write results.csv to with a warning)")
@@ -162,8 +162,14 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if f.only != "" {
 		for _, c := range cells {
 			if c.ID == f.only {
-				if err := f.spec.checkCells(ctx, unfinished(f.out, []sweepCell{c})); err != nil {
+				todo := unfinished(f.out, []sweepCell{c})
+				if err := f.spec.checkCells(ctx, todo); err != nil {
 					return err
+				}
+				if len(todo) > 0 {
+					if err := checkSweepOutWritable(f.out); err != nil {
+						return err
+					}
 				}
 				_, err := runCell(ctx, f.spec, c, f.out)
 				return err
@@ -175,6 +181,11 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	todo := unfinished(f.out, cells)
 	if err := f.spec.checkCells(ctx, todo); err != nil {
 		return err
+	}
+	if len(todo) > 0 {
+		if err := checkSweepOutWritable(f.out); err != nil {
+			return err
+		}
 	}
 	if f.png {
 		if err := checkSweepFigures(f.out); err != nil {
@@ -280,27 +291,6 @@ func (s sweepSpec) checkCells(ctx context.Context, cells []sweepCell) error {
 				return fmt.Errorf("cell %s: apic %s: %w", c.ID, run.name, err)
 			}
 		}
-	}
-	return nil
-}
-
-// checkSweepOut refuses an --out the sweep cannot make its directory
-// in, before any cell runs and writes files: none given, an existing
-// file that is not a directory, or a path under one. The sweep creates
-// DIR and the directories above it that are missing, as a plan's lines
-// run on a fresh machine expect.
-func checkSweepOut(out string) error {
-	if out == "" {
-		return UsageError("--out DIR is required")
-	}
-	// A path under a file fails its stat with "not a directory", not
-	// "does not exist"; only missing directories are left to the sweep.
-	st, err := os.Stat(out)
-	switch {
-	case err == nil && !st.IsDir():
-		return UsageError("--out %s exists and is not a directory", out)
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return UsageError("--out %s: %v", out, err)
 	}
 	return nil
 }

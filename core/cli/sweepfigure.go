@@ -2,17 +2,14 @@ package cli
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -56,13 +53,14 @@ func writeSweepFigure(path string, sum sweepSummary, title string) (err error) {
 	if err != nil {
 		return fmt.Errorf("--png: %w", err)
 	}
-	head := sweepTitleHeight + legend.height()
+	heading := newFigureHeading(title, 3*figPanelW, sweepTitleHeight)
+	head := heading.height() + legend.height()
 	img := vgimg.NewWith(vgimg.UseWH(3*figPanelW, vg.Length(len(rows))*figPanelH+head), vgimg.UseDPI(figDPI))
-	drawSweepFigure(draw.New(img), rows, title, legend)
+	drawSweepFigure(draw.New(img), rows, heading, legend)
 	return savePNG(path, img)
 }
 
-// sweepTitleHeight is the height of sweep.png's title line.
+// sweepTitleHeight is the height of sweep.png's first title line.
 const sweepTitleHeight = 0.4 * vg.Inch
 
 // sweepFigurePanels are sum's panels (figureRows) and the legend of
@@ -106,17 +104,14 @@ func sweepFigurePanels(sum sweepSummary) ([][]*plot.Plot, figureLegend, error) {
 	return rows, newFigureLegend(entries, 3*figPanelW-vg.Inch), nil
 }
 
-// drawSweepFigure draws title and the legend across the top of c, the
+// drawSweepFigure draws heading and the legend across the top of c, the
 // panels below. The legend is the figure's, not each panel's: the
 // panels' lines are the same series, and a legend inside a panel sits on
 // its error bars, which run the panel's height.
-func drawSweepFigure(c draw.Canvas, rows [][]*plot.Plot, title string, legend figureLegend) {
-	top := c
-	top.Min.Y = top.Max.Y - sweepTitleHeight
-	sty := text.Style{Color: color.Black, Font: font.From(plot.DefaultFont, 13), Handler: plot.DefaultTextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter}
-	top.FillText(sty, vg.Point{X: (top.Min.X + top.Max.X) / 2, Y: (top.Min.Y + top.Max.Y) / 2}, title)
+func drawSweepFigure(c draw.Canvas, rows [][]*plot.Plot, heading figureHeading, legend figureLegend) {
+	heading.draw(c)
 	strip := c
-	strip.Max.Y = top.Min.Y
+	strip.Max.Y = c.Max.Y - heading.height()
 	strip.Min.Y = strip.Max.Y - legend.height()
 	legend.draw(strip)
 	body := c

@@ -138,9 +138,10 @@ func TestSweepFigureTitleAndLegend(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec recorder.Canvas
-	c := draw.NewCanvas(&rec, 3*figPanelW, vg.Length(len(panels))*figPanelH+sweepTitleHeight+legend.height())
-	drawSweepFigure(c, panels, title, legend)
-	stripBottom := c.Max.Y - sweepTitleHeight - legend.height()
+	heading := newFigureHeading(title, 3*figPanelW, sweepTitleHeight)
+	c := draw.NewCanvas(&rec, 3*figPanelW, vg.Length(len(panels))*figPanelH+heading.height()+legend.height())
+	drawSweepFigure(c, panels, heading, legend)
+	stripBottom := c.Max.Y - heading.height() - legend.height()
 	drawn := map[string]int{}
 	for _, a := range rec.Actions {
 		f, ok := a.(*recorder.FillString)
