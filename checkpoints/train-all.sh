@@ -179,3 +179,31 @@ for b in cnp lnp anp; do
     apic train --init "$f" --steps1 0 --steps2 0 --recalibrate 768 --recalibrate-only "$part" --out "$f"
   done
 done
+
+# Refinement's prior on θ's logits came to have two forms
+# (core/refine.go, logitPriorWidth): the fixed width every file had, and
+# one widened where θ's map flattens near a prior bound, which stopped
+# pulling those estimates toward the interior. Each file was given the
+# form its validation realizations score better with, and nothing else
+# (the logit form unless the θ form scores 2% lower); where that was
+# the θ form, the refined predictions' tables were refitted in the
+# order their parts were first fitted, training nothing.
+for s in spring advdiff lv; do
+  case $s in
+    spring) n_table=1024 n_shape=1024 ;;
+    advdiff) n_table=192 n_shape=576 ;;
+    lv) n_table=256 n_shape=768 ;;
+  esac
+  for b in cnp lnp anp; do
+    f="$out/$s-$b.safetensors"
+    apic train --init "$f" --steps1 0 --steps2 0 --recalibrate 256 --recalibrate-only theta-prior --out "$f"
+    case "$(apic inspect "$f")" in
+      *"θ prior theta"*)
+        apic train --init "$f" --steps1 0 --steps2 0 --recalibrate "$n_table" --recalibrate-only conditions --out "$f"
+        for part in theta-shape band-shape; do
+          apic train --init "$f" --steps1 0 --steps2 0 --recalibrate "$n_shape" --recalibrate-only "$part" --out "$f"
+        done
+        ;;
+    esac
+  done
+done
