@@ -504,14 +504,27 @@ func (m Model) sidebar(w, h int) []string {
 	box := m.trainBox(w, lay)
 	running := m.run != nil || len(m.losses) > 0
 	if m.opts.Averages > 0 {
-		// A run's box keeps its heading and first line. Before any run
-		// the box only says how to start one (as the help does): it goes
-		// before the metrics' last rows, never before the three errors
-		// (avgKeepRows); short of that room the metrics come first and
-		// it takes what is left, the whole cut counted once, at the
-		// bottom.
-		room := h - len(out) - 2
-		if !running {
+		var room int
+		switch {
+		case m.run != nil:
+			// A run's box keeps its heading and first line: the
+			// averages wait for the run's end.
+			room = h - len(out) - 2
+		case running:
+			// After a run the averages of the new weights are what is
+			// read, and the status line says how the run went: short
+			// of room for every metric, the box gives up rows, down to
+			// one (finishedRunRow). At 80×24 lv then keeps the three
+			// errors (avgKeepRows), which the box's three rows cut to
+			// two.
+			box = m.finishedRunBox(w, h-len(out)-(len(avgRows)+1), box)
+			room = h - len(out) - len(box)
+		default:
+			// Before any run the box only says how to start one (as
+			// the help does): it goes before the metrics' last rows,
+			// never before the three errors; short of that room the
+			// metrics come first and it takes what is left, the whole
+			// cut counted once, at the bottom.
 			room = h - len(out) - len(box)
 			if room < avgKeepRows {
 				room = h
@@ -521,7 +534,7 @@ func (m Model) sidebar(w, h int) []string {
 	} else {
 		out = append(out, m.metricsLines(w)...)
 	}
-	if running && len(out)+len(box) > h {
+	if m.run != nil && len(out)+len(box) > h {
 		// The sparkline is the history of the loss on the line below
 		// the heading: short of a row of its own it goes beside the
 		// heading, shorter, rather than silently.
@@ -624,6 +637,33 @@ func (m Model) trainHeading(w int) string {
 	const head = "training "
 	spark := sparkline(m.losses, w-len(head)-1)
 	return padRight(t.paint(t.label, head)+t.paint(t.fg(colSparks), spark), w)
+}
+
+// finishedRunBox is a finished run's training box (full) in at most
+// rows rows: whole, or its heading with the sparkline beside it and the
+// last step's line, or one row.
+func (m Model) finishedRunBox(w, rows int, full []string) []string {
+	switch {
+	case rows >= len(full):
+		return full
+	case rows >= 2:
+		return []string{m.trainHeading(w), full[1]}
+	}
+	return []string{m.finishedRunRow(w)}
+}
+
+// finishedRunRow is a finished run's training box on one row: the
+// heading, the loss sparkline and the last loss, for a sidebar that
+// keeps its rows for the averages of the new weights.
+func (m Model) finishedRunRow(w int) string {
+	t := m.theme
+	const head = "training "
+	last := ""
+	if m.prog != nil {
+		last = " loss " + compact(lossText(m.prog.Losses.Total))
+	}
+	spark := sparkline(m.losses, w-len(head)-len(last)-1)
+	return padRight(t.paint(t.label, head)+t.paint(t.fg(colSparks), spark)+last, w)
 }
 
 // sideMore is the line that ends a sidebar cut for room.
