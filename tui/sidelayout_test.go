@@ -55,17 +55,26 @@ func TestTrainingHintFitsSmallTerminal(t *testing.T) {
 
 // TestSideLayoutsSaveARowEach: before any run, each sidebar layout is
 // one row shorter than the one before it, on every system, with the
-// averages and without: sideLayoutFor reads the layout off the full
-// one's overflow.
+// averages and without, and with the baselines shown (whose title the
+// tightest layout leaves out): sideLayoutFor reads the layout off the
+// full one's overflow.
 func TestSideLayoutsSaveARowEach(t *testing.T) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		for _, averages := range []int{avgTasks, -1} {
-			m := newTest(t, sys, 80, 24)
-			m.opts.Averages = averages
-			full := len(m.sidebarUncut(smallSideW, 24, sideFull))
-			for lay := sideFull; lay <= sideNoControlsHeading; lay++ {
-				if got := len(m.sidebarUncut(smallSideW, 24, lay)); got != full-int(lay) {
-					t.Errorf("%s, averages %d: layout %d has %d rows, want %d", sys, averages, lay, got, full-int(lay))
+			for _, baselines := range []bool{false, true} {
+				m := newTest(t, sys, 80, 24)
+				m.opts.Averages = averages
+				tightest := sideNoControlsHeading
+				if baselines {
+					m, _ = pressNoRun(t, m, "c")
+					m.base.cancel()
+					tightest = sideNoBaselineTitle
+				}
+				full := len(m.sidebarUncut(smallSideW, 24, sideFull))
+				for lay := sideFull; lay <= tightest; lay++ {
+					if got := len(m.sidebarUncut(smallSideW, 24, lay)); got != full-int(lay) {
+						t.Errorf("%s, averages %d, baselines %v: layout %d has %d rows, want %d", sys, averages, baselines, lay, got, full-int(lay))
+					}
 				}
 			}
 		}
