@@ -142,6 +142,9 @@ type Model struct {
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
+	// saveArmed: the last key was an s that said the weights on screen
+	// are saved already; another s goes ahead and saves a copy.
+	saveArmed bool
 	// switchArmed: the key note is the warning of a key that asked to
 	// show another system or backbone (or to open a checkpoint) and
 	// named the work that would stop; the same key again goes ahead.
@@ -462,6 +465,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !key.Matches(k, m.keys.Quit) {
 		m.quitArmed = "" // the warning holds for the very next key only
 	}
+	saveAgain := m.saveArmed
+	m.saveArmed = false // as quitArmed, for the very next key only
 	// A switch's warning goes with its key note (dropKeyNote): the key
 	// that armed it goes ahead with this copy.
 	armed := m.switchArmed
@@ -598,7 +603,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, keys.Page):
 		m.page = 1 - m.page
 	case key.Matches(k, keys.Save):
-		if m.waitForOpen() {
+		if m.waitForOpen() || !m.confirmSaveAgain(saveAgain) {
 			return m, nil
 		}
 		return m.startSave()
@@ -1131,6 +1136,22 @@ func (m Model) startSave() (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// confirmSaveAgain reports whether s goes on to the save prompt. For
+// weights saved already, s used to write another copy under the next
+// free name without a word: it now says where they are, and s again
+// (again, the very next key) saves the copy.
+func (m *Model) confirmSaveAgain(again bool) bool {
+	e := m.entry()
+	if e.saved == "" || again {
+		return true
+	}
+	m.saveArmed = true
+	// A warning, as a switch's is: it goes on onto the line below where
+	// a note would be cut, and the path is long.
+	m.setKeyMsg(msgWarn, "s again saves a copy: these weights are saved already, as %s", e.saved)
+	return false
+}
+
 // suggestPath is the first apic-SYSTEM-BACKBONE-N.safetensors in dir that
 // does not exist yet.
 func suggestPath(dir string, k entryKey) string {
@@ -1232,6 +1253,9 @@ func saveCmd(path string, e *entry) tea.Cmd {
 			return savedMsg{path: path, err: err}
 		default:
 			path = core.CheckpointFileName(path)
+			if err := checkpointExtError(path); err != nil {
+				return savedMsg{path: path, err: err}
+			}
 		}
 		// Created only where nothing holds the name when the file is
 		// linked in: a file there, one made meanwhile (another explorer

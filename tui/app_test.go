@@ -374,8 +374,9 @@ func TestSaveAndOpen(t *testing.T) {
 	if _, err := os.Stat(want); err != nil {
 		t.Fatal(err)
 	}
-	// A second save suggests a new name; typing an existing one fails.
-	m, _ = press(t, m, "s")
+	// A second save, asked for twice (TestSaveAgainAsks), suggests a
+	// new name; typing an existing one fails.
+	m, _ = press(t, m, "s", "s")
 	if got := m.prompt.path(); got != filepath.Join(dir, "apic-spring-lnp-2.safetensors") {
 		t.Fatalf("second suggestion %q", got)
 	}
@@ -387,7 +388,7 @@ func TestSaveAndOpen(t *testing.T) {
 	}
 	// A directory that does not exist is named plainly, without the
 	// atomic write's temporary file.
-	m, _ = press(t, m, "s", "ctrl+u")
+	m, _ = press(t, m, "s", "s", "ctrl+u")
 	m = typeText(t, m, filepath.Join(dir, "nosuch", "x.safetensors"))
 	m, _ = press(t, m, "enter")
 	if want := "save failed: directory " + filepath.Join(dir, "nosuch") + " does not exist"; m.msg != want {
@@ -395,7 +396,7 @@ func TestSaveAndOpen(t *testing.T) {
 	}
 	// Other causes are named without the temporary file too: here a
 	// "directory" that is a file.
-	m, _ = press(t, m, "s", "ctrl+u")
+	m, _ = press(t, m, "s", "s", "ctrl+u")
 	notDir := filepath.Join(want, "x.safetensors")
 	m = typeText(t, m, notDir)
 	m, _ = press(t, m, "enter")
@@ -403,14 +404,14 @@ func TestSaveAndOpen(t *testing.T) {
 		t.Fatalf("saving under a file: %q", m.msg)
 	}
 	// A shipped checkpoint's name is not a place to save.
-	m, _ = press(t, m, "s", "ctrl+u")
+	m, _ = press(t, m, "s", "s", "ctrl+u")
 	m = typeText(t, m, "embedded:mine.safetensors")
 	m, _ = press(t, m, "enter")
 	if m.msgKind != msgErr || !strings.Contains(m.msg, "read-only") {
 		t.Fatalf("saving as embedded:NAME: %q", m.msg)
 	}
 	// esc cancels a prompt.
-	m, _ = press(t, m, "s", "esc")
+	m, _ = press(t, m, "s", "s", "esc")
 	if m.prompt.active() {
 		t.Fatal("esc left the prompt open")
 	}

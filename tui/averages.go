@@ -163,10 +163,9 @@ func (m Model) averagedLines(w, room int) []string {
 	}
 	// The heading goes first whenever two lines fit: two unlabelled
 	// columns of numbers read as one; the last rows give way instead.
-	if room >= 2 {
-		head := padRight(" "+spaces(10)+"this", 1+10+oneW+1) + m.avgHeading(avgW)
-		rows = append([]string{padRight(m.theme.paint(m.theme.label, head), w)}, rows...)
-	}
+	// In one line the mark counts it with the rows.
+	head := padRight(" "+spaces(10)+"this", 1+10+oneW+1) + m.avgHeading(avgW)
+	rows = append([]string{padRight(m.theme.paint(m.theme.label, head), w)}, rows...)
 	return m.theme.cutMarked(rows, w, max(0, room), sideMore)
 }
 

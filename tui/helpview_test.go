@@ -29,3 +29,26 @@ func TestHelpDefinesMetricsAndPlusMinus(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpIndentsWhatGoesOn: a help entry that goes on past its first
+// line indents the lines after it, as a parenthesis does up to its
+// closing ")": the panels' note on fixed ranges went on at the margin,
+// reading as an entry of its own ("beyond sit on the edge …").
+func TestHelpIndentsWhatGoesOn(t *testing.T) {
+	for _, sys := range []string{"spring", "lv", "advdiff"} {
+		m := newTest(t, sys, 80, 24)
+		open := false
+		for _, l := range helpAt(m, 80) {
+			l = ansi.Strip(l)
+			if open && !strings.HasPrefix(l, "  ") {
+				t.Errorf("%s: a line inside a parenthesis at the margin: %q", sys, l)
+			}
+			if strings.HasPrefix(l, "(") {
+				open = true
+			}
+			if strings.HasSuffix(strings.TrimSpace(l), ")") {
+				open = false
+			}
+		}
+	}
+}

@@ -35,20 +35,21 @@ func TestSavePromptSuggestionIsReplaced(t *testing.T) {
 		t.Error("the save also wrote the suggested name")
 	}
 
-	m, _ = press(t, m, "s")
+	// Saved already: s warns, s again opens the prompt.
+	m, _ = press(t, m, "s", "s")
 	m = send(t, m, tea.PasteMsg{Content: mine + "\n"})
 	if got := m.prompt.path(); got != mine {
 		t.Errorf("pasted %q, the prompt holds %q", mine, got)
 	}
 	for _, key := range []string{"tab", "right"} {
-		m, _ = press(t, m, "esc", "s", key)
+		m, _ = press(t, m, "esc", "s", "s", key)
 		m = typeText(t, m, "x")
 		if got := m.prompt.path(); got != suggested+"x" {
 			t.Errorf("%s then x: %q, want the suggestion edited", key, got)
 		}
 	}
 	// Untouched, or cleared back to the suggestion, enter takes it.
-	m, _ = press(t, m, "esc", "s", "backspace", "enter")
+	m, _ = press(t, m, "esc", "s", "s", "backspace", "enter")
 	if _, err := os.Stat(suggested); err != nil || !strings.Contains(m.msg, "saved") {
 		t.Fatalf("enter on the untouched prompt: %q, %v", m.msg, err)
 	}

@@ -7,7 +7,8 @@ import "fmt"
 // before, so that the training box's hint keeps its row. At 80×24 the
 // spring fits with sideOneHint; advdiff and lv, with more controls or θ
 // rows, need sideNoControlsHeading, lv's metrics then losing their last
-// two rows to a mark (avgKeepRows).
+// two rows to a mark (avgKeepRows); with the baselines shown every
+// system needs sideNoBaselineTitle, and the metrics give up rows.
 type sideLayout int
 
 const (
@@ -24,14 +25,19 @@ const (
 	// sideNoControlsHeading leaves out the "controls" heading as well:
 	// the rows under it read as controls by their ◂ ▸ and focus marker.
 	sideNoControlsHeading
+	// sideNoBaselineTitle, with the baselines shown, leaves out their
+	// title (baseBudgetTitle) too: the rows read as baselines by the
+	// methods' names, which the panels' legends repeat, and the budgets
+	// are in c's note, which the help (?) shows whole.
+	sideNoBaselineTitle
 )
 
 // trainHint is the training box's hint on one row.
 const trainHint = "t trains · s saves · o opens"
 
-// avgKeepRows is the fewest rows the averages keep before the training
-// box's hint is given a row: their heading, the three errors
-// (reconstruction, δ, θ) and the mark of the rows left out.
+// avgKeepRows is the rows the averages need for the three errors
+// (reconstruction, δ, θ): their heading, the errors and the mark of the
+// rows left out. A finished run's box gives up rows for them.
 const avgKeepRows = 5
 
 // sideLayoutFor is the first layout in which the whole sidebar fits h
@@ -46,18 +52,18 @@ func (m Model) sideLayoutFor(w, h int) sideLayout {
 	before := m
 	before.run, before.losses = nil, nil
 	over := len(before.sidebarUncut(w, h, sideFull)) - h
-	return sideLayout(min(max(over, 0), int(sideNoControlsHeading)))
+	tightest := sideNoControlsHeading
+	if m.base.active {
+		tightest = sideNoBaselineTitle
+	}
+	return sideLayout(min(max(over, 0), int(tightest)))
 }
 
 // sidebarUncut is the sidebar in layout lay with all its rows: the
 // metrics all shown, nothing cut.
 func (m Model) sidebarUncut(w, h int, lay sideLayout) []string {
 	out := append(m.sideTop(w, h, lay), m.sideSection(w, m.metricsTitle()))
-	if m.opts.Averages > 0 {
-		out = append(out, m.averagedLines(w, len(avgRows)+1)...)
-	} else {
-		out = append(out, m.metricsLines(w)...)
-	}
+	out = append(out, m.metricsRows(w)...)
 	return append(out, m.trainBox(w, lay)...)
 }
 

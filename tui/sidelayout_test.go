@@ -8,6 +8,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"apic/core"
 )
 
 // TestTrainingHintFitsSmallTerminal: at 80×24 the sidebar keeps the
@@ -52,19 +55,56 @@ func TestTrainingHintFitsSmallTerminal(t *testing.T) {
 
 // TestSideLayoutsSaveARowEach: before any run, each sidebar layout is
 // one row shorter than the one before it, on every system, with the
-// averages and without: sideLayoutFor reads the layout off the full
-// one's overflow.
+// averages and without, and with the baselines shown (whose title the
+// tightest layout leaves out): sideLayoutFor reads the layout off the
+// full one's overflow.
 func TestSideLayoutsSaveARowEach(t *testing.T) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		for _, averages := range []int{avgTasks, -1} {
-			m := newTest(t, sys, 80, 24)
-			m.opts.Averages = averages
-			full := len(m.sidebarUncut(smallSideW, 24, sideFull))
-			for lay := sideFull; lay <= sideNoControlsHeading; lay++ {
-				if got := len(m.sidebarUncut(smallSideW, 24, lay)); got != full-int(lay) {
-					t.Errorf("%s, averages %d: layout %d has %d rows, want %d", sys, averages, lay, got, full-int(lay))
+			for _, baselines := range []bool{false, true} {
+				m := newTest(t, sys, 80, 24)
+				m.opts.Averages = averages
+				tightest := sideNoControlsHeading
+				if baselines {
+					m, _ = pressNoRun(t, m, "c")
+					m.base.cancel()
+					tightest = sideNoBaselineTitle
+				}
+				full := len(m.sidebarUncut(smallSideW, 24, sideFull))
+				for lay := sideFull; lay <= tightest; lay++ {
+					if got := len(m.sidebarUncut(smallSideW, 24, lay)); got != full-int(lay) {
+						t.Errorf("%s, averages %d, baselines %v: layout %d has %d rows, want %d", sys, averages, baselines, lay, got, full-int(lay))
+					}
 				}
 			}
 		}
+	}
+}
+
+// TestGoldenFinishedRun: after a run, at 80×24, the sidebar keeps the
+// three errors' averages (avgKeepRows) on every system, the training
+// box giving up rows for them: lv's box had cut the averages to recon
+// and δ MAE. Where every metric fits beside the whole box (120×40), the
+// box stays whole.
+func TestGoldenFinishedRun(t *testing.T) {
+	for _, tc := range []struct {
+		sys  string
+		w, h int
+	}{{"spring", 80, 24}, {"lv", 80, 24}, {"advdiff", 80, 24}, {"lv", 120, 40}} {
+		t.Run(fmt.Sprintf("%s_%dx%d", tc.sys, tc.w, tc.h), func(t *testing.T) {
+			m := newAvgTest(t, tc.sys, tc.w, tc.h)
+			// A finished run leaves its last report and the loss history.
+			m.prog = &core.Progress{Stage: 2, Step: 300, Steps: 300, Losses: core.Losses{Total: 1.23}}
+			m.losses = []float64{3, 2.5, 2, 1.6, 1.2, 1.4, 1.3, 1.25, 1.2, 1.23}
+			frame := m.render()
+			frameOK(t, frame, tc.w, tc.h)
+			side := strings.Join(sidebarLines(frame, m.sideWidth()), "\n")
+			for _, row := range []string{"recon MAE", "δ MAE", "θ MAE", "training", "1.23"} {
+				if !strings.Contains(side, row) {
+					t.Errorf("the sidebar lacks %q after a run:\n%s", row, side)
+				}
+			}
+			golden.RequireEqual(t, []byte(frame))
+		})
 	}
 }

@@ -502,26 +502,36 @@ func (m Model) sidebar(w, h int) []string {
 	lay := m.sideLayoutFor(w, h)
 	out := append(m.sideTop(w, h, lay), m.sideSection(w, m.metricsTitle()))
 	box := m.trainBox(w, lay)
-	running := m.run != nil || len(m.losses) > 0
+	room := h - len(out) - len(box)
+	switch {
+	case m.run != nil:
+		// A run's box keeps its heading and first line: the averages
+		// wait for the run's end.
+		room = h - len(out) - 2
+	case len(m.losses) > 0:
+		// After a run the metrics of the new weights are what is read,
+		// and the status line says how the run went: short of room for
+		// every metric, the box gives up rows, down to one
+		// (finishedRunRow). At 80×24 lv then keeps the three errors'
+		// averages (avgKeepRows), which the box's three rows cut to two.
+		box = m.finishedRunBox(w, h-len(out)-len(m.metricsRows(w)), box)
+		room = h - len(out) - len(box)
+	}
+	// Before any run the box says how to start one, save and open,
+	// which the footer at 80 columns cuts: it keeps its row, and the
+	// metrics' last rows give way to it (with the baselines shown at
+	// 80×24, the errors too). Without a row left for the metrics' mark
+	// (below the smallest size), they come first and the sidebar is cut
+	// once, at the bottom.
+	if room < 1 && m.run == nil {
+		room = h
+	}
 	if m.opts.Averages > 0 {
-		// A run's box keeps its heading and first line. Before any run
-		// the box only says how to start one (as the help does): it goes
-		// before the metrics' last rows, never before the three errors
-		// (avgKeepRows); short of that room the metrics come first and
-		// it takes what is left, the whole cut counted once, at the
-		// bottom.
-		room := h - len(out) - 2
-		if !running {
-			room = h - len(out) - len(box)
-			if room < avgKeepRows {
-				room = h
-			}
-		}
 		out = append(out, m.averagedLines(w, room)...)
 	} else {
-		out = append(out, m.metricsLines(w)...)
+		out = append(out, m.theme.cutMarked(m.metricsLines(w), w, room, sideMore)...)
 	}
-	if running && len(out)+len(box) > h {
+	if m.run != nil && len(out)+len(box) > h {
 		// The sparkline is the history of the loss on the line below
 		// the heading: short of a row of its own it goes beside the
 		// heading, shorter, rather than silently.
@@ -529,6 +539,15 @@ func (m Model) sidebar(w, h int) []string {
 	}
 	out = append(out, box...)
 	return m.theme.cutMarked(out, w, h, sideMore)
+}
+
+// metricsRows are the metrics' rows uncut: with the averages, their
+// heading and a row a metric; without, two metrics a row.
+func (m Model) metricsRows(w int) []string {
+	if m.opts.Averages > 0 {
+		return m.averagedLines(w, len(avgRows)+1)
+	}
+	return m.metricsLines(w)
 }
 
 // sideTop is the sidebar above the metrics: the controls, the θ rows
@@ -592,7 +611,11 @@ func (m Model) sideTop(w, h int, lay sideLayout) []string {
 	if m.base.active {
 		// A failure's reason wraps onto more lines where the sidebar
 		// has the rows to spare.
-		out = append(out, m.baseLines(w, min(3, max(2, (h-15)/4)))...)
+		lines := m.baseLines(w, min(3, max(2, (h-15)/4)))
+		if lay >= sideNoBaselineTitle {
+			lines = lines[1:]
+		}
+		out = append(out, lines...)
 	}
 	return out
 }
@@ -624,6 +647,33 @@ func (m Model) trainHeading(w int) string {
 	const head = "training "
 	spark := sparkline(m.losses, w-len(head)-1)
 	return padRight(t.paint(t.label, head)+t.paint(t.fg(colSparks), spark), w)
+}
+
+// finishedRunBox is a finished run's training box (full) in at most
+// rows rows: whole, or its heading with the sparkline beside it and the
+// last step's line, or one row.
+func (m Model) finishedRunBox(w, rows int, full []string) []string {
+	switch {
+	case rows >= len(full):
+		return full
+	case rows >= 2:
+		return []string{m.trainHeading(w), full[1]}
+	}
+	return []string{m.finishedRunRow(w)}
+}
+
+// finishedRunRow is a finished run's training box on one row: the
+// heading, the loss sparkline and the last loss, for a sidebar that
+// keeps its rows for the averages of the new weights.
+func (m Model) finishedRunRow(w int) string {
+	t := m.theme
+	const head = "training "
+	last := ""
+	if m.prog != nil {
+		last = " loss " + compact(lossText(m.prog.Losses.Total))
+	}
+	spark := sparkline(m.losses, w-len(head)-len(last)-1)
+	return padRight(t.paint(t.label, head)+t.paint(t.fg(colSparks), spark)+last, w)
 }
 
 // sideMore is the line that ends a sidebar cut for room.

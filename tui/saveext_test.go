@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSaveRefusesOtherExtensions: s writes a safetensors checkpoint,
+// as the prompt's suggestion says; fig.png was written as one, no
+// image. A name with another extension is now refused, naming the one
+// allowed, and nothing is written; .safetensors in any case and a name
+// without an extension (which gets it) are saved.
+func TestSaveRefusesOtherExtensions(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	dir := m.opts.SaveDir
+	for _, name := range []string{"fig.png", "model.ckpt"} {
+		m, _ = press(t, m, "s")
+		m = typeText(t, m, filepath.Join(dir, name))
+		m, _ = press(t, m, "enter")
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s: written", name)
+		}
+		if m.msgKind != msgErr || !strings.Contains(m.msg, name+": s writes a model checkpoint, named .safetensors or with no extension") {
+			t.Errorf("%s: message %q", name, m.msg)
+		}
+		if figure := strings.Contains(m.msg, "saves no figures"); figure != (name == "fig.png") {
+			t.Errorf("%s: says the explorer saves no figures %v", name, figure)
+		}
+	}
+	for _, tc := range []struct{ typed, written string }{{"a.SafeTensors", "a.SafeTensors"}, {"b", "b.safetensors"}} {
+		if m, _ = press(t, m, "s"); !m.prompt.active() {
+			m, _ = press(t, m, "s") // saved already (TestSaveAgainAsks)
+		}
+		m = typeText(t, m, filepath.Join(dir, tc.typed))
+		m, _ = press(t, m, "enter")
+		if _, err := os.Stat(filepath.Join(dir, tc.written)); err != nil || m.msgKind != msgInfo {
+			t.Errorf("%s: %v, message %q", tc.typed, err, m.msg)
+		}
+	}
+}
+
+// TestSaveAgainAsks: s on weights saved already used to write another
+// copy under the next free name without a word. It now says where they
+// are saved and opens no prompt; s again, as the very next key, saves
+// the copy, and any other key in between disarms it.
+func TestSaveAgainAsks(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	first := filepath.Join(m.opts.SaveDir, "apic-spring-lnp-1.safetensors")
+	m, _ = press(t, m, "s", "enter")
+	if _, err := os.Stat(first); err != nil {
+		t.Fatal(err)
+	}
+	m, _ = press(t, m, "s")
+	if m.prompt.active() || m.msgKind != msgWarn || m.msg != "s again saves a copy: these weights are saved already, as "+first {
+		t.Fatalf("s after a save: prompt %v, message %q", m.prompt.active(), m.msg)
+	}
+	if lines := m.header(); !strings.Contains(strings.Join(lines, ""), "s again saves a copy") {
+		t.Errorf("the header at 80×24 lacks the warning:\n%s", strings.Join(lines, "\n"))
+	}
+	m, _ = press(t, m, "r", "s")
+	if m.prompt.active() {
+		t.Fatal("r between the two s: the second opened the prompt")
+	}
+	m, _ = press(t, m, "s", "enter")
+	if _, err := os.Stat(filepath.Join(m.opts.SaveDir, "apic-spring-lnp-2.safetensors")); err != nil || m.msgKind != msgInfo {
+		t.Errorf("s again: %v, message %q", err, m.msg)
+	}
+}
