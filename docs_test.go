@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -130,12 +131,50 @@ func tableCommandProblems(file, text string) []string {
 }
 
 // shownCommand is a marker's command as docs/regen.sh shows it: apic as
-// `go run .`, evaltable as `go run docs/evaltable.go`.
+// `go run .`, evaltable as `go run docs/evaltable.go`, wherever bash
+// reads them as a command (regen.sh's shown has the same pattern).
 func shownCommand(cmd string) string {
+	const commandStart = `(^|[|;&(] *|[|;&( ](do|then|else) +)`
 	for _, tool := range [][2]string{{"apic ", "go run . "}, {"evaltable ", "go run docs/evaltable.go "}} {
-		cmd = regexp.MustCompile(`(^|[|;&(] *)`+tool[0]).ReplaceAllString(cmd, "${1}"+tool[1])
+		cmd = regexp.MustCompile(commandStart+tool[0]).ReplaceAllString(cmd, "${1}"+tool[1])
 	}
 	return cmd
+}
+
+// shownCases are commands and their shown form, for shownCommand and
+// regen.sh's shown alike.
+var shownCases = map[string]string{
+	"apic eval | evaltable -paper":               "go run . eval | go run docs/evaltable.go -paper",
+	"for b in x; do apic eval; apic eval; done":  "for b in x; do go run . eval; go run . eval; done",
+	"if true; then apic a; else apic b; fi":      "if true; then go run . a; else go run . b; fi",
+	"(apic a) && apic b || evaltable -x":         "(go run . a) && go run . b || go run docs/evaltable.go -x",
+	"echo apic eval; todo apic x; jq -f apic.jq": "echo apic eval; todo apic x; jq -f apic.jq",
+}
+
+func TestShownCommandRewritesEveryCommandPosition(t *testing.T) {
+	for cmd, want := range shownCases {
+		if got := shownCommand(cmd); got != want {
+			t.Errorf("shownCommand(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+// TestRegenShownMatchesShownCommand runs regen.sh's own shown function,
+// so that the test's copy of its pattern cannot drift from it.
+func TestRegenShownMatchesShownCommand(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script := `eval "$(sed -n '/^shown() {/,/^}/p' docs/regen.sh)"; shown "$1"`
+	for cmd, want := range shownCases {
+		out, err := exec.Command("bash", "-c", script, "shown", cmd).Output()
+		if err != nil {
+			t.Fatalf("regen.sh's shown on %q: %v", cmd, err)
+		}
+		if got := strings.TrimSuffix(string(out), "\n"); got != want {
+			t.Errorf("regen.sh's shown(%q) = %q, want %q", cmd, got, want)
+		}
+	}
 }
 
 func TestMarkerProblemsFindsUnendedBlocks(t *testing.T) {

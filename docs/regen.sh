@@ -82,9 +82,12 @@ output() {
 }
 
 # shown writes CMD as a reader types it: apic as `go run .`, evaltable
-# as `go run docs/evaltable.go`.
+# as `go run docs/evaltable.go`, wherever bash reads them as a command
+# (at the start, after | ; & or (, and after the keywords do, then and
+# else, which loops and conditionals put before their first command).
 shown() {
-  sed -E 's/(^|[|;&(] *)apic /\1go run . /g; s/(^|[|;&(] *)evaltable /\1go run docs\/evaltable.go /g' <<< "$1"
+  local at='(^|[|;&(] *|[|;&( ](do|then|else) +)'
+  sed -E "s/${at}apic /\\1go run . /g; s/${at}evaltable /\\1go run docs\\/evaltable.go /g" <<< "$1"
 }
 
 marker='^<!-- regen(-quiet|-md|-md-quiet|-run)?: (.*) -->$'
