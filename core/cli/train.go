@@ -28,26 +28,30 @@ func init() {
 		Usage: `apic train --system SYS [--backbone cnp|lnp|anp] --out FILE [flags]
        apic train --init FILE --out FILE [flags]
 
-Stage 1 trains the physics path (encoder and θ map) on nominal realizations
-with known θ; stage 2 trains the full model on true realizations with
-−ELBO + λθ·Lθ + λδ·Lδ. Fresh realizations are drawn every step from a
-source seeded with --seed. Defaults for widths and steps come from the
-system (the paper's appendix A). Ctrl-C stops training; the weights of
-the completed steps go to NAME.partial.safetensors beside --out, which an
-unfinished run never writes (NAME.partial-2.safetensors, … when that
-exists). A run that writes --out, or is interrupted again and keeps a
-new partial file beside it, removes only the partial file it resumed
-from, and says so: its --init file, when that is one of --out's partial
-files (a regular file apic wrote, marked unfinished) not modified since
-the run started; a run that fails (a diverged loss) leaves it. So a
-chain of resumed runs leaves no partial file once it finishes. Other
-partial files (another run's, an unrelated system's) stay, and one line
-names them: "left NAME: an unfinished run's weights (apic train --init
-NAME … resumes it); remove it when no longer needed". Weights that
-cannot be saved where they should (a full disk) go to the temporary
-directory, and the error says where; a --out that another run made
-while this one trained is left, without --force, and the weights go
-beside it under a new name.`,
+Stage 1 trains the physics path (encoder and θ map) on nominal
+realizations with known θ; stage 2 trains the full model on true
+realizations with −ELBO + λθ·Lθ + λδ·Lδ. Fresh realizations are drawn
+every step from a source seeded with --seed. Step counts and batch default
+to the paper's appendix A (spring and lv 3000+4000 steps, advdiff
+4000+10000; batch 64). Widths and latents default to sizes smaller than
+the paper's, for CPUs: 2 hidden layers of 64 (spring) or 128 (lv, advdiff)
+in the encoders and f_ψ, latents of 8 or 16, where the paper's encoders
+are 128→64 (spring) and 512→256→256 wide with latents of 1 and 64. Ctrl-C
+stops training; the weights of the completed steps go to
+NAME.partial.safetensors beside --out, which an unfinished run never
+writes (NAME.partial-2.safetensors, … when that exists). A run that writes
+--out, or is interrupted again and keeps a new partial file beside it,
+removes only the partial file it resumed from, and says so: its --init
+file, when that is one of --out's partial files (a regular file apic
+wrote, marked unfinished) not modified since the run started; a run that
+fails (a diverged loss) leaves it. So a chain of resumed runs leaves no
+partial file once it finishes. Other partial files (another run's, an
+unrelated system's) stay, and one line names them: "left NAME: an
+unfinished run's weights (apic train --init NAME … resumes it); remove it
+when no longer needed". Weights that cannot be saved where they should (a
+full disk) go to the temporary directory, and the error says where; a
+--out that another run made while this one trained is left, without
+--force, and the weights go beside it under a new name.`,
 		Run: runTrain,
 	})
 }

@@ -1615,3 +1615,37 @@ func TestProgressSaysWhoseETA(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainHelpGivesTheSystemsDefaults: train's help states the
+// defaults the systems' hints set, and credits the paper's appendix A
+// only with the step counts and batch, not with the smaller widths.
+func TestTrainHelpGivesTheSystemsDefaults(t *testing.T) {
+	hints := map[string]sims.Hints{}
+	for _, name := range []string{"spring", "lv", "advdiff"} {
+		sys, err := sims.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hints[name] = sims.HintsFor(sys)
+	}
+	spring, lv, advdiff := hints["spring"], hints["lv"], hints["advdiff"]
+	if lv.Hidden != advdiff.Hidden || lv.Latent != advdiff.Latent || lv.Steps1 != spring.Steps1 || lv.Steps2 != spring.Steps2 ||
+		lv.Batch != spring.Batch || advdiff.Batch != spring.Batch || spring.DecHidden != spring.Hidden || lv.DecHidden != lv.Hidden || advdiff.DecHidden != advdiff.Hidden {
+		t.Fatalf("the help groups the systems' defaults as the hints no longer do; hints %+v", hints)
+	}
+	code, stdout, _ := runCLI(t, "help", "train")
+	help := strings.Join(strings.Fields(stdout), " ")
+	for _, want := range []string{
+		fmt.Sprintf("Step counts and batch default to the paper's appendix A (spring and lv %d+%d steps, advdiff %d+%d; batch %d).",
+			spring.Steps1, spring.Steps2, advdiff.Steps1, advdiff.Steps2, spring.Batch),
+		fmt.Sprintf("2 hidden layers of %d (spring) or %d (lv, advdiff) in the encoders and f_ψ, latents of %d or %d,",
+			spring.Hidden, lv.Hidden, spring.Latent, lv.Latent),
+	} {
+		if code != 0 || !strings.Contains(help, want) {
+			t.Errorf("help train lacks %q (exit %d)", want, code)
+		}
+	}
+	if strings.Contains(help, "widths and steps come from the system (the paper's appendix A)") {
+		t.Error("help train still credits the paper's appendix A with the widths")
+	}
+}
