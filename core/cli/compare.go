@@ -43,7 +43,8 @@ lv, our extension linearises the equations around the nominal solution)
 and Correction-PINN (cpinn, JSON key "correction-pinn": per realization an
 ensemble of --members physics-informed networks with a correction inside
 the nominal equations, each trained for --steps full-batch Adam steps;
-about 150 s per realization with the defaults). It prints the metrics of
+the paper reports 150 s per realization for its 20 members, and
+docs/baselines.md times it here at cut budgets). It prints the metrics of
 docs/benchmarks.md for each method as mean ± std over realizations (the
 spread of single ones, not an interval of the mean), and each method's
 wall time per realization. APIC is timed one realization at a time (the
