@@ -113,7 +113,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	data := fs.String("data", "", "observation CSV `file`; '-' reads stdin")
 	u0Text := fs.String("u0", "", "side information as comma-separated values (lv: x0,y0)")
 	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff); '-' reads stdin (then --data must be a file)")
-	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
+	samples := fs.Int("samples", 32, samplesUsage)
 	seed := fs.Uint64("seed", 1, "seed of the latent samples")
 	refine := fs.Int("refine", -1, refineUsage)
 	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots (its fields are listed above)")

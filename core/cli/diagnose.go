@@ -70,7 +70,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	contextSize := fs.Int("context", 0, "context size (0, the default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
 	seed := fs.Uint64("seed", 1, "evaluation seed (eval's: the same realizations)")
-	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
+	samples := fs.Int("samples", 32, samplesUsage)
 	refine := fs.Int("refine", -1, refineUsage)
 	jsonOut := fs.Bool("json", false, "print one JSON object with every number")
 	pngPath := fs.String("png", "", "also write a multi-panel figure to this PNG `file` (an existing file is replaced only if it is a PNG)")

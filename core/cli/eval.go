@@ -39,7 +39,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	context := fs.Int("context", 0, "context size (0, the default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
 	seed := fs.Uint64("seed", 1, "evaluation seed")
-	samples := fs.Int("samples", 32, fmt.Sprintf("Monte-Carlo latent samples, at most %d", core.LimitSamples.Max))
+	samples := fs.Int("samples", 32, samplesUsage)
 	refine := fs.Int("refine", -1, refineUsage)
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
 	thetaPrior := fs.String("theta-prior", "", "form of refinement's prior on θ's logits around the encoder's estimate: 'logit' (a fixed width) or 'theta' (widened where θ's map flattens near a bound); default: the checkpoint's")

@@ -21,6 +21,12 @@ func checkLimit(l core.Limit, v int) error {
 // context of a command that predicts from a checkpoint.
 var refineUsage = fmt.Sprintf("refinement steps on the context, at most %d (0: one-pass amortized; -1: the checkpoint's setting)", core.LimitRefine.Max)
 
+// samplesUsage is the help of --samples, the Monte-Carlo latent
+// samples of a command that predicts from a checkpoint. A cnp's latents
+// have no spread to sample, so it draws one whatever the flag says
+// (and the header of its output says "1 sample").
+var samplesUsage = fmt.Sprintf("Monte-Carlo latent samples, at most %d; a cnp checkpoint is deterministic and draws one", core.LimitSamples.Max)
+
 // checkRefine refuses a --refine outside core.LimitRefine; -1 (the
 // checkpoint's setting) is the one value below it allowed.
 func checkRefine(n int) error {
