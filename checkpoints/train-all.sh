@@ -5,14 +5,15 @@
 #
 # The spring files are the outputs of their commands below with the
 # current program, their condition tables then refitted on more
-# realizations (the end of this script). The lv and advdiff commands
-# but advdiff/anp's train noise-free (--noise 0; train's default became
-# noise-aware after they were made); their lnp and cnp files and lv's
-# anp were then fine-tuned noise-aware (noise_aware below). Recalibration
+# realizations (the end of this script). The lv commands and advdiff's
+# cnp and lnp ones train noise-free (--noise 0; train's default became
+# noise-aware after they were made); those five files were then
+# fine-tuned noise-aware (noise_aware below). Recalibration
 # picks the spread mode by the reconstruction's and δ's ECE together;
 # every file but lv/anp was recalibrated when it read the
-# reconstruction's alone, and keeps the mode picked then. The advdiff files were
-# trained by their commands with the engine of their time and then
+# reconstruction's alone, and keeps the mode picked then. The advdiff
+# cnp and lnp files were trained by their commands with the engine of
+# their time and then
 # recalibrated with the program of that time, which trains nothing: it
 # picks the refinement's z_θ prior factor and fits the predictive spread
 # (mode and factors) on validation realizations, then re-validates:
@@ -31,8 +32,8 @@
 #
 # (the full recalibration of the commands below fits it too); the
 # spring files, trained since, had it from their commands. The lv
-# files are the direct outputs of their commands below, run later
-# (`--reg spread`), with nothing done to them since.
+# files come from their commands below, run later (`--reg spread`),
+# then went through the fine-tuning and refits after them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out=${OUT:-checkpoints}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,7 +29,14 @@ condition), and on the observation grid F, G and G − F.
 By default θ and u0 are drawn from the prior with --seed. --theta sets every
 parameter by name instead; u0 then comes from --u0 (comma-separated values)
 or --u0-file (CSV with header x,u and one row per grid position), or, when
-neither is given, from the --seed draw.` + simulateCSVHelp,
+neither is given, from the --seed draw.
+
+--no-discrepancy makes the true process the nominal simulator, G = F:
+data with δ = 0, which no realization of a model's training population
+has. A model's discrepancy is a prior learned from that population, and
+calibrate fits such data with a discrepancy and a θ̂ from it, without
+necessarily warning (docs/uncertainty.md, "Where the targets are
+missed").` + simulateCSVHelp,
 		Run: runSimulate,
 	})
 }
@@ -54,6 +62,7 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 	csvPath := fs.String("csv", "", "also write observations of the true process to this CSV `file`, in calibrate --data's format")
 	contextSize := fs.Int("context", 0, "observation points --csv writes, at most the grid's (0: the system's test context size)")
 	noise := fs.Float64("noise", 0, fmt.Sprintf("Gaussian noise σ on the values --csv writes, at most %v", core.MaxNoise))
+	noDisc := fs.Bool("no-discrepancy", false, "make the true process the nominal simulator (G = F, δ = 0): data unlike every realization a model was trained on, to see what calibrate makes of them")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
@@ -122,6 +131,10 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 		if !sys.Valid(r.True) {
 			env.Warnf("the true process fails %s's validity check (training data would redraw this realization)", sys.Name())
 		}
+	}
+	if *noDisc {
+		r.True = slices.Clone(r.Nominal)
+		env.Notef("--no-discrepancy: G = F, so δ = 0, which no realization of the training population has")
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -454,3 +454,38 @@ func TestSimulateShowsFormulas(t *testing.T) {
 		t.Errorf("JSON formulas = %v, want %q", obj["formulas"], sys.Formulas())
 	}
 }
+
+// TestSimulateNoDiscrepancy makes the true process the nominal one, in
+// the printed realization and in the observations --csv writes, and
+// says so.
+func TestSimulateNoDiscrepancy(t *testing.T) {
+	code, out, errOut := runCLI(t, "simulate", "--system", "lv", "--seed", "7", "--no-discrepancy", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r struct {
+		Nominal     [][]float64 `json:"nominal"`
+		True        [][]float64 `json:"true"`
+		Discrepancy [][]float64 `json:"discrepancy"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.True) == 0 || !reflect.DeepEqual(r.True, r.Nominal) {
+		t.Errorf("true process differs from the nominal one")
+	}
+	for _, ch := range r.Discrepancy {
+		for _, d := range ch {
+			if d != 0 {
+				t.Fatalf("discrepancy %v, want 0", d)
+			}
+		}
+	}
+	if !strings.Contains(errOut, "--no-discrepancy: G = F") {
+		t.Errorf("no note that G = F: %q", errOut)
+	}
+	_, with, _ := runCLI(t, "simulate", "--system", "lv", "--seed", "7", "--json")
+	if with == out {
+		t.Error("--no-discrepancy changed nothing")
+	}
+}
