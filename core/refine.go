@@ -929,9 +929,14 @@ const (
 // ThetaPriors lists the forms, the default first.
 var ThetaPriors = []string{ThetaPriorLogit, ThetaPriorTheta}
 
-// maxLogitPriorWidth caps the θ form's width (s₀ at 1e-9 of a bound
-// would make it 10⁹): past it the prior no longer matters.
-const maxLogitPriorWidth = 100.0
+// maxLogitPriorWidth caps the θ form's width at ten times σ_a, reached
+// where s₀ is within about 2.5% of a bound. Wider, the prior no longer
+// holds a logit whose data are wild: a context with one value far off
+// (TestOutlierWarningOffGrid) sent spring's θ̂ to the other bound with a
+// noise estimate of 8, where a cap of 20 keeps the fit, and the outlier
+// it names, as the logit form has them; the estimates at a bound are as
+// accurate at 20 as at 100 (spring and advdiff, eval --tasks 200).
+const maxLogitPriorWidth = 10 * refineSigmaA
 
 // logitPriorWidth is the width of the prior on a logit whose encoder
 // estimate is s₀ = sigmoid(a₀), in the form named (ThetaPriors; ""
