@@ -235,14 +235,17 @@ type EvalOptions struct {
 // Report is an evaluation's result: each metric's mean and standard
 // deviation over realizations.
 type Report struct {
-	System        string             `json:"system"`
-	Backbone      string             `json:"backbone"`
-	Tasks         int                `json:"tasks"`
-	Context       int                `json:"context"`
-	Noise         float64            `json:"noise"`
-	Seed          uint64             `json:"seed"`    // eval's --seed; in a training validation report, the training seed (its realizations come from the validation stream, which eval never draws)
-	Samples       int                `json:"samples"` // latent samples drawn per realization (1 for the deterministic CNP)
-	Refine        int                `json:"refine"`
+	System   string  `json:"system"`
+	Backbone string  `json:"backbone"`
+	Tasks    int     `json:"tasks"`
+	Context  int     `json:"context"`
+	Noise    float64 `json:"noise"`
+	Seed     uint64  `json:"seed"`    // eval's --seed; in a training validation report, the training seed (its realizations come from the validation stream, which eval never draws)
+	Samples  int     `json:"samples"` // latent samples drawn per realization (1 for the deterministic CNP)
+	Refine   int     `json:"refine"`
+	// ThetaPrior is the form of refinement's prior on θ's logits
+	// (Infer.ThetaPrior), "" when nothing was refined.
+	ThetaPrior    string             `json:"theta_prior,omitempty"`
 	TrueTheta     bool               `json:"true_theta,omitempty"`
 	Metrics       map[string]Summary `json:"metrics"`
 	ThetaPerParam map[string]Summary `json:"theta_mae_per_param"`
@@ -331,6 +334,9 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	}
 	if opt.TrueTheta {
 		rep.Refine, rep.TrueTheta = 0, true
+	}
+	if rep.Refine > 0 {
+		rep.ThetaPrior = m.Config.Infer.ThetaPriorForm()
 	}
 	rep.Warnings = append(rep.Warnings, m.RangeWarnings(rep.Context, opt.Noise)...)
 	return rep, per, nil

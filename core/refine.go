@@ -929,6 +929,15 @@ const (
 // ThetaPriors lists the forms, the default first.
 var ThetaPriors = []string{ThetaPriorLogit, ThetaPriorTheta}
 
+// ThetaPriorForm names the form of θ's prior refinement uses with in:
+// the stored one, or the logit form where a file stores none.
+func (in Infer) ThetaPriorForm() string {
+	if in.ThetaPrior != "" {
+		return in.ThetaPrior
+	}
+	return ThetaPriorLogit
+}
+
 // maxLogitPriorWidth caps the θ form's width at ten times σ_a, reached
 // where s₀ is within about 2.5% of a bound. Wider, the prior no longer
 // holds a logit whose data are wild: a context with one value far off

@@ -634,7 +634,7 @@ func writeCalibrationText(env *Env, c calibration) error {
 		c95 := fmt.Sprintf("[%.5g, %.5g]", iv.Lo95, iv.Hi95)
 		mark := ""
 		if iv.AtPriorBound {
-			mark = "  ! at the prior's bound: the least reliable intervals (see the warnings)"
+			mark = "  ! at a bound (warnings)"
 		}
 		fmt.Fprintf(&b, "  %-*s  %11.5g  %10.3g  %-25s  %-25s  U(%s, %s)%s\n", nameWidth, p.Name, iv.Mean, iv.Std, c50, c95, fmtFloat(p.Lo), fmtFloat(p.Hi), mark)
 	}

@@ -64,11 +64,14 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *trueTheta && *zThetaPrior != -1 {
 		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --z-theta-prior %v, a refinement setting", *zThetaPrior)
 	}
-	if *trueTheta && *thetaPrior != "" {
-		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --theta-prior %s, a refinement setting", core.QuoteInput(*thetaPrior))
-	}
 	if p := *thetaPrior; p != "" && !slices.Contains(core.ThetaPriors, p) {
 		return UsageError("--theta-prior %s: the forms are %s", core.QuoteInput(p), strings.Join(core.ThetaPriors, " and "))
+	}
+	if *trueTheta && *thetaPrior != "" {
+		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --theta-prior %s, a refinement setting", *thetaPrior)
+	}
+	if *refine == 0 && *thetaPrior != "" {
+		return UsageError("--refine 0 runs no refinement: drop --theta-prior %s, a refinement setting", *thetaPrior)
 	}
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
 		return UsageError("--z-theta-prior must be a finite number ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
@@ -156,6 +159,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	}
 	if *rawSpread {
 		fmt.Fprint(env.Stdout, ", raw spread")
+	}
+	if *thetaPrior != "" { // a setting in place of the checkpoint's
+		fmt.Fprintf(env.Stdout, ", θ prior %s", rep.ThetaPrior)
 	}
 	fmt.Fprint(env.Stdout, "\n")
 	if line := failureLine(rep.Failures, rep.Tasks); line != "" {
@@ -323,7 +329,7 @@ func reportRows(rep core.Report) []reportRow {
 		// The pooled share hides that the estimates at a bound cover
 		// least (the same 2% of the prior's width as calibrate's warning).
 		rows = append(rows, reportRow{label: thetaAtBoundLabel, text: fmt.Sprintf("%d of %d", b.Covered, b.AtBound), alone: true,
-			note: fmt.Sprintf("intervals holding θ, of the %d of %d θ̂ within 2%% of a prior bound", b.AtBound, b.Estimates)})
+			note: fmt.Sprintf("intervals holding θ, of the %d of %d θ̂ within 2%% of the prior's width of a bound", b.AtBound, b.Estimates)})
 	}
 	return rows
 }

@@ -71,7 +71,9 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--system", "spring", "--true-theta", "--refine", "3"}, "leaves nothing to refine"},
 		{[]string{"eval", "--system", "spring", "--true-theta", "--z-theta-prior", "3"}, "drop --z-theta-prior 3"},
 		{[]string{"eval", "--system", "spring", "--theta-prior", "flat"}, `--theta-prior "flat": the forms are logit and theta`},
-		{[]string{"eval", "--system", "spring", "--true-theta", "--theta-prior", "theta"}, `drop --theta-prior "theta"`},
+		{[]string{"eval", "--system", "spring", "--true-theta", "--theta-prior", "theta"}, `drop --theta-prior theta`},
+		{[]string{"eval", "--system", "spring", "--refine", "0", "--theta-prior", "theta"}, "--refine 0 runs no refinement: drop --theta-prior theta"},
+		{[]string{"eval", "--system", "spring", "--true-theta", "--theta-prior", "bogus"}, `--theta-prior "bogus": the forms are`},
 		{[]string{"eval", "--checkpoint", "/nonexistent/file.safetensors"}, "file.safetensors"},
 		{[]string{"eval", "--system", "spring", "--context", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--true-theta=maybe"}, "true-theta"},
@@ -287,12 +289,37 @@ func TestEvalPrintsBoundCoverage(t *testing.T) {
 	rep.ThetaAtBound = core.BoundCoverage{Estimates: 450, AtBound: 24, Covered: 7}
 	b.Reset()
 	writeReportTable(&b, rep)
-	want := regexp.MustCompile(`(?m)^  θ at a bound +7 of 24 +\(diagnostic: intervals holding θ, of the 24 of 450 θ̂ within 2% of a prior bound\)$`)
+	want := regexp.MustCompile(`(?m)^  θ at a bound +7 of 24 +\(diagnostic: intervals holding θ, of the 24 of 450 θ̂ within 2% of the prior's width of a bound\)$`)
 	if !want.MatchString(b.String()) {
 		t.Errorf("no at-bound row in\n%s", b.String())
 	}
 	cover := regexp.MustCompile(`(?m)^  θ cover95 +0\.9500 +\(`).FindStringIndex(b.String())
 	if cover == nil {
 		t.Fatalf("no θ cover95 row in\n%s", b.String())
+	}
+}
+
+// TestEvalSaysThetaPrior records the form of θ's prior: in --json
+// whenever eval refines, in the header when --theta-prior set it.
+func TestEvalSaysThetaPrior(t *testing.T) {
+	_, out, _ := runCLI(t, "eval", "--system", "spring", "--backbone", "cnp", "--tasks", "2", "--theta-prior", "logit")
+	if !strings.Contains(out, "5 refinement steps, θ prior logit\n") {
+		t.Errorf("header does not name the θ prior:\n%s", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{{nil, "theta"}, {[]string{"--theta-prior", "logit"}, "logit"}, {[]string{"--refine", "0"}, ""}} {
+		args := append([]string{"eval", "--system", "spring", "--backbone", "cnp", "--tasks", "2", "--json"}, c.args...)
+		_, out, errOut := runCLI(t, args...)
+		var rep struct {
+			ThetaPrior string `json:"theta_prior"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %v (%s)", c.args, err, errOut)
+		}
+		if rep.ThetaPrior != c.want {
+			t.Errorf("%v: theta_prior %q, want %q", c.args, rep.ThetaPrior, c.want)
+		}
 	}
 }

@@ -113,7 +113,7 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		stepsWords(info, t), t.Batch, lrWords(t), t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, trajectoriesWords(t.Trajectories), ctxRange)
 	in := m.Config.Infer
 	sy, sd := in.Scales()
-	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g, θ prior %s), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, thetaPriorForm(in), spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
+	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g, θ prior %s), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, in.ThetaPriorForm(), spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
 	if op := in.OnePass; op != nil {
 		sy, sd := op.Scales()
 		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f ×%.3f", spreadWords(*op), sy, sd, op.ThetaScale())
@@ -230,13 +230,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// thetaPriorForm names the form of θ's prior refinement uses with in:
-// the stored one, or the logit form where a file stores none.
-func thetaPriorForm(in core.Infer) string {
-	if in.ThetaPrior != "" {
-		return in.ThetaPrior
-	}
-	return core.ThetaPriorLogit
 }

@@ -132,6 +132,7 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 			env.Warnf("the true process fails %s's validity check (training data would redraw this realization)", sys.Name())
 		}
 	}
+	csvReq.noDiscrepancy = *noDisc
 	if *noDisc {
 		r.True = slices.Clone(r.Nominal)
 		env.Notef("--no-discrepancy: G = F, so δ = 0, which no realization of the training population has")
@@ -156,9 +157,9 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 		seedPtr = seed
 	}
 	if *asJSON {
-		return writeRealizationJSON(env, sys, r, seedPtr)
+		return writeRealizationJSON(env, sys, r, seedPtr, *noDisc)
 	}
-	return writeRealizationText(env, sys, r, source)
+	return writeRealizationText(env, sys, r, source, *noDisc)
 }
 
 // parseTheta reads "name=value,..." naming every parameter exactly once.
@@ -370,29 +371,33 @@ func shaped(values []float64, g sims.Grid) (any, error) {
 
 // realizationJSON is simulate's --json output.
 type realizationJSON struct {
-	System      string             `json:"system"`
-	Formulas    []string           `json:"formulas"` // F, G and δ in plain text (sims.System.Formulas)
-	Seed        *uint64            `json:"seed,omitempty"`
-	Theta       map[string]float64 `json:"theta"`
-	Channels    []string           `json:"channels"`
-	T           []float64          `json:"t"`
-	X           []float64          `json:"x,omitempty"`
-	U0          []float64          `json:"u0,omitempty"`
-	Nominal     any                `json:"nominal"`
-	True        any                `json:"true"`
-	Discrepancy any                `json:"discrepancy"`
+	System   string   `json:"system"`
+	Formulas []string `json:"formulas"` // F, G and δ in plain text (shownFormulas)
+	// NoDiscrepancy marks a realization whose true process was made the
+	// nominal one (--no-discrepancy).
+	NoDiscrepancy bool               `json:"no_discrepancy,omitempty"`
+	Seed          *uint64            `json:"seed,omitempty"`
+	Theta         map[string]float64 `json:"theta"`
+	Channels      []string           `json:"channels"`
+	T             []float64          `json:"t"`
+	X             []float64          `json:"x,omitempty"`
+	U0            []float64          `json:"u0,omitempty"`
+	Nominal       any                `json:"nominal"`
+	True          any                `json:"true"`
+	Discrepancy   any                `json:"discrepancy"`
 }
 
 // writeRealizationJSON prints r as one realizationJSON object; seed is nil
 // when nothing was drawn from it.
-func writeRealizationJSON(env *Env, sys sims.System, r sims.Realization, seed *uint64) error {
+func writeRealizationJSON(env *Env, sys sims.System, r sims.Realization, seed *uint64, noDisc bool) error {
 	g := sys.Grid()
 	out := realizationJSON{
-		System:   sys.Name(),
-		Formulas: sys.Formulas(),
-		Seed:     seed,
-		Theta:    map[string]float64{},
-		Channels: g.Channels,
+		System:        sys.Name(),
+		Formulas:      shownFormulas(sys, noDisc),
+		NoDiscrepancy: noDisc,
+		Seed:          seed,
+		Theta:         map[string]float64{},
+		Channels:      g.Channels,
 	}
 	for i, p := range sys.Params() {
 		out.Theta[p.Name] = r.Theta[i]
@@ -422,6 +427,17 @@ func writeRealizationJSON(env *Env, sys sims.System, r sims.Realization, seed *u
 	return nil
 }
 
+// shownFormulas are the formulas simulate prints: sys's F, G and δ
+// (sims.System.Formulas, in that order), or with --no-discrepancy F
+// and what replaced G and δ.
+func shownFormulas(sys sims.System, noDisc bool) []string {
+	f := sys.Formulas()
+	if !noDisc || len(f) == 0 {
+		return f
+	}
+	return []string{f[0], "G = F  (--no-discrepancy)", "δ = 0"}
+}
+
 // Plot sizes of simulate's text output.
 const (
 	plotWidth   = 64
@@ -431,11 +447,11 @@ const (
 
 // writeRealizationText prints the header and plots; source says where θ
 // and u0 came from.
-func writeRealizationText(env *Env, sys sims.System, r sims.Realization, source string) error {
+func writeRealizationText(env *Env, sys sims.System, r sims.Realization, source string, noDisc bool) error {
 	var b strings.Builder
 	g := sys.Grid()
 	fmt.Fprintf(&b, "%s (%s), %s\n\n", sys.Title(), sys.Name(), source)
-	for _, line := range sys.Formulas() {
+	for _, line := range shownFormulas(sys, noDisc) {
 		fmt.Fprintf(&b, "  %s\n", line)
 	}
 	b.WriteString("\n")

@@ -464,9 +464,11 @@ func TestSimulateNoDiscrepancy(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var r struct {
-		Nominal     [][]float64 `json:"nominal"`
-		True        [][]float64 `json:"true"`
-		Discrepancy [][]float64 `json:"discrepancy"`
+		Nominal       [][]float64 `json:"nominal"`
+		True          [][]float64 `json:"true"`
+		Discrepancy   [][]float64 `json:"discrepancy"`
+		Formulas      []string    `json:"formulas"`
+		NoDiscrepancy bool        `json:"no_discrepancy"`
 	}
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
@@ -483,6 +485,24 @@ func TestSimulateNoDiscrepancy(t *testing.T) {
 	}
 	if !strings.Contains(errOut, "--no-discrepancy: G = F") {
 		t.Errorf("no note that G = F: %q", errOut)
+	}
+	if !r.NoDiscrepancy || len(r.Formulas) != 3 || r.Formulas[1] != "G = F  (--no-discrepancy)" || r.Formulas[2] != "δ = 0" {
+		t.Errorf("JSON does not say G = F: no_discrepancy %v, formulas %q", r.NoDiscrepancy, r.Formulas)
+	}
+	_, text, _ := runCLI(t, "simulate", "--system", "lv", "--seed", "7", "--no-discrepancy")
+	if !strings.Contains(text, "  G = F  (--no-discrepancy)\n") || strings.Contains(text, "d(t)") {
+		t.Errorf("text formulas do not say G = F:\n%s", text)
+	}
+	csv := filepath.Join(t.TempDir(), "lv.csv")
+	if code, _, errOut := runCLI(t, "simulate", "--system", "lv", "--seed", "7", "--no-discrepancy", "--csv", csv); code != 0 {
+		t.Fatalf("--csv: exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), simulateCSVMark+" (lv, --no-discrepancy: G = F): observations") {
+		t.Errorf("CSV's first line does not say G = F: %q", strings.SplitN(string(data), "\n", 2)[0])
 	}
 	_, with, _ := runCLI(t, "simulate", "--system", "lv", "--seed", "7", "--json")
 	if with == out {

@@ -29,6 +29,9 @@ type csvRequest struct {
 	sidePath string  // the side-information file (a field, as advdiff's u0), or ""
 	context  int     // observation points
 	noise    float64 // Gaussian noise σ on each observed value
+	// noDiscrepancy marks observations of G = F (--no-discrepancy) in
+	// the file's first line.
+	noDiscrepancy bool
 }
 
 // simulateCSVHelp is the paragraph of simulate --help on --csv.
@@ -153,12 +156,16 @@ func drawObservations(sys sims.System, r sims.Realization, req csvRequest, seed 
 // writeObservationCSV writes obs in calibrate --data's format: the
 // header of sys's grid (obsHeader), then one row per observation, its
 // states then its values.
-func writeObservationCSV(path string, sys sims.System, obs sims.Context) error {
+func writeObservationCSV(path string, sys sims.System, obs sims.Context, noDiscrepancy bool) error {
 	rows := make([][]float64, len(obs.States))
 	for i, state := range obs.States {
 		rows[i] = append(slices.Clip(state), obs.Values[i]...)
 	}
-	return writeMarkedCSV(path, "("+sys.Name()+"): observations for calibrate --data", obsHeader(sys.Grid()), rows)
+	what := "(" + sys.Name() + ")"
+	if noDiscrepancy {
+		what = "(" + sys.Name() + ", --no-discrepancy: G = F)"
+	}
+	return writeMarkedCSV(path, what+": observations for calibrate --data", obsHeader(sys.Grid()), rows)
 }
 
 // writeSideCSV writes a side-information field in --u0-file's format:
@@ -245,7 +252,7 @@ func writeCSVExercise(env *Env, sys sims.System, r sims.Realization, req csvRequ
 		return err
 	}
 	warnNoiseBeyondShipped(env, sys, req.noise)
-	if err := writeObservationCSV(req.path, sys, obs); err != nil {
+	if err := writeObservationCSV(req.path, sys, obs, req.noDiscrepancy); err != nil {
 		return err
 	}
 	args := []string{"apic", "calibrate", "--system", sys.Name(), "--data", shellQuote(req.path)}
