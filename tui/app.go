@@ -1148,7 +1148,7 @@ func (m *Model) confirmSaveAgain(again bool) bool {
 	m.saveArmed = true
 	// A warning, as a switch's is: it goes on onto the line below where
 	// a note would be cut, and the path is long.
-	m.setKeyMsg(msgWarn, "s again saves a copy: these weights are saved already, as %s", e.saved)
+	m.setKeyMsg(msgWarn, "saved already (s again saves a copy) as %s", e.saved)
 	return false
 }
 
@@ -1262,7 +1262,7 @@ func saveCmd(path string, e *entry) tea.Cmd {
 		// saving the same name) or a link, even a dangling one, is kept.
 		err = core.SaveNewCheckpoint(path, model, info, nets.F64)
 		if errors.Is(err, fs.ErrExist) {
-			return savedMsg{path: path, err: fmt.Errorf("%s already exists — the explorer never overwrites a file; choose a new name", path)}
+			return savedMsg{path: path, err: fmt.Errorf("exists, and the explorer never overwrites: %s", path)}
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			// "No such file" where the directory is there: it takes no

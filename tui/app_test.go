@@ -383,7 +383,7 @@ func TestSaveAndOpen(t *testing.T) {
 	m, _ = press(t, m, "ctrl+u")
 	m = typeText(t, m, want)
 	m, _ = press(t, m, "enter")
-	if m.msgKind != msgErr || !strings.Contains(m.msg, "already exists") {
+	if m.msgKind != msgErr || !strings.Contains(m.msg, "exists, and the explorer never overwrites") {
 		t.Fatalf("overwriting: %q", m.msg)
 	}
 	// A directory that does not exist is named plainly, without the

@@ -104,7 +104,7 @@ func TestSaveKeepsADanglingLink(t *testing.T) {
 	m, _ = press(t, m, "s", "ctrl+u")
 	m = typeText(t, m, link)
 	m, _ = press(t, m, "enter")
-	if m.msgKind != msgErr || !strings.Contains(m.msg, "already exists") {
+	if m.msgKind != msgErr || !strings.Contains(m.msg, "exists, and the explorer never overwrites") {
 		t.Errorf("saving over a dangling link: %q", m.msg)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {

@@ -22,9 +22,9 @@ func checkpointExtError(path string) error {
 	if ext == "" || ext == core.CheckpointExt {
 		return nil
 	}
-	err := fmt.Errorf("%s: s writes a model checkpoint, named %s or with no extension (which gets it)", filepath.Base(path), core.CheckpointExt)
+	// Short, the name last: the status line is 80 columns at the least.
 	if slices.Contains(figureExts, ext) {
-		err = fmt.Errorf("%w; the explorer saves no figures", err)
+		return fmt.Errorf("s saves the model, no figure; name it %s: %s", core.CheckpointExt, filepath.Base(path))
 	}
-	return err
+	return fmt.Errorf("name it %s or leave the extension off: %s", core.CheckpointExt, filepath.Base(path))
 }

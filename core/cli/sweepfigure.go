@@ -134,7 +134,7 @@ func sweepPanel(k, axis string, xs []string, series []sweepSeries, pos []float64
 	if !numeric {
 		ticks := make([]plot.Tick, len(xs))
 		for i, x := range xs {
-			ticks[i] = plot.Tick{Value: float64(i), Label: x}
+			ticks[i] = plot.Tick{Value: float64(i), Label: shortTickLabel(x)}
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 	}
@@ -237,4 +237,27 @@ func checkSweepFigures(dirs ...string) error {
 		}
 	}
 	return nil
+}
+
+// maxTickRunes is the longest category tick label a sweep panel draws:
+// a panel is a few inches wide, and a label longer than it (a
+// checkpoint's path) pushed the panels off the figure and their lines
+// out of their frames.
+const maxTickRunes = 16
+
+// shortTickLabel is x as a tick shows it: a checkpoint's path by its
+// file name without the extension, then cut to maxTickRunes runes by an
+// ellipsis in the middle, keeping its start and its end; the run's
+// results.csv keeps the whole value.
+func shortTickLabel(x string) string {
+	if strings.Contains(x, "/") || strings.HasSuffix(x, core.CheckpointExt) {
+		x = strings.TrimSuffix(filepath.Base(x), core.CheckpointExt)
+	}
+	r := []rune(x)
+	if len(r) <= maxTickRunes {
+		return x
+	}
+	head := (maxTickRunes - 1) / 2
+	tail := maxTickRunes - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
