@@ -377,7 +377,7 @@ func (m *Model) tuneZThetaPrior(ctx context.Context, tasks []sims.Task, ctxs []s
 // thetaPriorGain is how much lower than the logit form's the θ form's
 // validation score must be for recalibration to pick it: on lv the two
 // score within a percent at the validation condition, and the θ form
-// fits contexts of 2 to 10 points worse (by 10–17% in recon MAE on the
+// fits contexts of 2 to 10 points worse (by 9–17% in recon MAE on the
 // shipped lnp), so a near tie keeps the form every file had.
 const thetaPriorGain = 0.02
 

@@ -730,6 +730,9 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 		if err := f.initArchConflict(m.Config.Arch); err != nil {
 			return core.Config{}, nil, err
 		}
+		if f.recalibrateOnly == "theta-prior" && m.Config.Infer.Refine <= 0 {
+			return core.Config{}, nil, UsageError("--recalibrate-only theta-prior: --init %s does not refine (its inference default is one pass), so θ's prior has no effect", f.init)
+		}
 		init, cfg, f.initInfo = m, m.Config, info
 		f.system = cfg.Arch.System
 	} else {

@@ -1649,3 +1649,24 @@ func TestTrainHelpGivesTheSystemsDefaults(t *testing.T) {
 		t.Error("help train still credits the paper's appendix A with the widths")
 	}
 }
+
+// TestTrainRecalibrateThetaPriorOnOnePass: a file whose inference
+// default is one pass has no refinement for θ's prior to shape, and
+// --recalibrate-only theta-prior on it is refused up front, writing
+// nothing.
+func TestTrainRecalibrateThetaPriorOnOnePass(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "one.safetensors")
+	args := append(append([]string{}, tinyTrainArgs...), "--refine", "0", "--out", first)
+	if code, _, stderr := runCLI(t, args...); code != 0 {
+		t.Fatalf("train: %s", stderr)
+	}
+	second := filepath.Join(dir, "two.safetensors")
+	code, _, stderr := runCLI(t, "train", "--init", first, "--steps1", "0", "--steps2", "0", "--recalibrate", "16", "--recalibrate-only", "theta-prior", "--out", second)
+	if code != 2 || !strings.Contains(stderr, "does not refine") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(second); err == nil {
+		t.Error("a file was written")
+	}
+}
