@@ -14,6 +14,13 @@ type BoundCoverage struct {
 	Covered   int `json:"covered"`   // of those at a bound, inside their interval
 }
 
+// merge adds o's counts to b's.
+func (b *BoundCoverage) merge(o BoundCoverage) {
+	b.Estimates += o.Estimates
+	b.AtBound += o.AtBound
+	b.Covered += o.Covered
+}
+
 // add counts one estimate th of par with a deviation, covered or not.
 func (b *BoundCoverage) add(par sims.Param, th float64, covered bool) {
 	b.Estimates++

@@ -373,11 +373,7 @@ func fitThetaFactors(cells []ConditionScale, data []cellSample, floor SpreadFit,
 // starts).
 func (m *Model) conditionCell(cond Condition, d cellSample) ConditionScale {
 	tasks, preds := d.tasks, d.preds
-	n := len(tasks)
-	deltas := make([][]float64, n)
-	for j, t := range tasks {
-		deltas[j] = t.Real.Discrepancy()
-	}
+	n, deltas := len(tasks), taskDiscrepancies(tasks)
 	cell := ConditionScale{Context: cond.Context, Noise: cond.Noise}
 	cell.ThetaPrior = thetaPriorWeight(m.Sys.Params(), tasks, preds)
 	cell.Theta = cellThetaStart(m.Sys.Params(), d, cell.ThetaPrior)

@@ -474,9 +474,7 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 		}
 	}
 	for _, tm := range per {
-		rep.ThetaAtBound.Estimates += tm.Bound.Estimates
-		rep.ThetaAtBound.AtBound += tm.Bound.AtBound
-		rep.ThetaAtBound.Covered += tm.Bound.Covered
+		rep.ThetaAtBound.merge(tm.Bound)
 	}
 	rep.Warnings = append(rep.Warnings, nearPriorWarnings(sys.Params(), stds)...)
 	return rep

@@ -55,10 +55,7 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 	if err != nil {
 		return err
 	}
-	deltas := make([][]float64, n)
-	for i, task := range tasks {
-		deltas[i] = task.Real.Discrepancy()
-	}
+	deltas := taskDiscrepancies(tasks)
 	if m.Config.Infer.Refine > 0 {
 		if err := m.tuneZThetaPrior(ctx, tasks, ctxs, sides, deltas); err != nil {
 			return err
@@ -157,11 +154,18 @@ func (m *Model) RecalibrateThetaPrior(ctx context.Context, n int) error {
 	if err != nil {
 		return err
 	}
-	deltas := make([][]float64, n)
+	deltas := taskDiscrepancies(tasks)
+	return m.tuneThetaPrior(ctx, tasks, ctxs, sides, deltas)
+}
+
+// taskDiscrepancies are the tasks' true discrepancies δ = G − F, in
+// order: what the fits score δ's predictions against.
+func taskDiscrepancies(tasks []sims.Task) [][]float64 {
+	deltas := make([][]float64, len(tasks))
 	for i, task := range tasks {
 		deltas[i] = task.Real.Discrepancy()
 	}
-	return m.tuneThetaPrior(ctx, tasks, ctxs, sides, deltas)
+	return deltas
 }
 
 // recalibrationPredict predicts the validation realizations with refine
