@@ -1235,7 +1235,8 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // /dev/full.safetensors); anything but a regular file is refused as
 // such (core.CheckSaveTarget), a directory too: the refusal offers a
 // free apic-SYSTEM-BACKBONE-N.safetensors name in it, where the save
-// used to put the file unasked.
+// used to put the file unasked. Any name left that does not end in
+// .safetensors is refused with the one to use (checkpointNameError).
 func saveCmd(path string, e *entry) tea.Cmd {
 	model, info := e.model, e.info
 	key := entryKey{model.Config.Arch.System, string(model.Config.Arch.Backbone)}
@@ -1253,7 +1254,12 @@ func saveCmd(path string, e *entry) tea.Cmd {
 			return savedMsg{path: path, err: err}
 		default:
 			path = core.CheckpointFileName(path)
-			if err := checkpointExtError(path); err != nil {
+			// What the name holds first (a named pipe called "pipe"),
+			// then the name, as train --out checks them.
+			if err := core.CheckSaveTarget(path); err != nil {
+				return savedMsg{path: path, err: err}
+			}
+			if err := checkpointNameError(path); err != nil {
 				return savedMsg{path: path, err: err}
 			}
 		}

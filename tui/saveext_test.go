@@ -9,9 +9,10 @@ import (
 
 // TestSaveRefusesOtherExtensions: s writes a safetensors checkpoint,
 // as the prompt's suggestion says; fig.png was written as one, no
-// image. A name with another extension is now refused, naming the one
-// allowed, and nothing is written; .safetensors in any case and a name
-// without an extension (which gets it) are saved.
+// image. A name with another extension is now refused, in train
+// --out's words, naming the name to use, and nothing is written;
+// .safetensors in any case and a name without an extension (which gets
+// it) are saved.
 func TestSaveRefusesOtherExtensions(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	dir := m.opts.SaveDir
@@ -22,8 +23,12 @@ func TestSaveRefusesOtherExtensions(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 			t.Errorf("%s: written", name)
 		}
-		if m.msgKind != msgErr || !strings.Contains(m.msg, "name it .safetensors") || !strings.HasSuffix(m.msg, ": "+name) {
-			t.Errorf("%s: message %q", name, m.msg)
+		try := strings.TrimSuffix(name, filepath.Ext(name)) + ".safetensors"
+		if want := name + ": a checkpoint's name ends in .safetensors (try " + try + ")"; m.msgKind != msgErr || !strings.HasSuffix(m.msg, want) {
+			t.Errorf("%s: message %q, want it to end in %q", name, m.msg, want)
+		}
+		if _, cut := m.headerCut(); cut {
+			t.Errorf("%s: the message is cut at 80×24: %q", name, m.msg)
 		}
 		if figure := strings.Contains(m.msg, "s saves the model, no figure"); figure != (name == "fig.png") {
 			t.Errorf("%s: says the explorer saves no figures %v", name, figure)
