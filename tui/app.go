@@ -143,7 +143,7 @@ type Model struct {
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
 	// saveArmed: the last key was an s that said the weights on screen
-	// are saved already; another s goes ahead and saves a copy.
+	// are in a file already; another s goes ahead and saves a copy.
 	saveArmed bool
 	// switchArmed: the key note is the warning of a key that asked to
 	// show another system or backbone (or to open a checkpoint) and
@@ -1137,18 +1137,26 @@ func (m Model) startSave() (tea.Model, tea.Cmd) {
 }
 
 // confirmSaveAgain reports whether s goes on to the save prompt. For
-// weights saved already, s used to write another copy under the next
-// free name without a word: it now says where they are, and s again
-// (again, the very next key) saves the copy.
+// weights in a file already, saved here or opened (o) and not trained
+// since, s used to write another copy under the next free name without
+// a word: it now says where they are, and s again (again, the very
+// next key) saves the copy.
 func (m *Model) confirmSaveAgain(again bool) bool {
 	e := m.entry()
-	if e.saved == "" || again {
+	if again {
+		return true
+	}
+	// A warning, as a switch's is: it goes on onto the line below where
+	// a note would be cut, and the path, last, is long.
+	switch {
+	case e.saved != "":
+		m.setKeyMsg(msgWarn, "saved already (s again saves a copy) as %s", e.saved)
+	case e.openedFile() != "":
+		m.setKeyMsg(msgWarn, "weights already in a file (s again saves a copy): %s", e.openedFile())
+	default:
 		return true
 	}
 	m.saveArmed = true
-	// A warning, as a switch's is: it goes on onto the line below where
-	// a note would be cut, and the path is long.
-	m.setKeyMsg(msgWarn, "saved already (s again saves a copy) as %s", e.saved)
 	return false
 }
 

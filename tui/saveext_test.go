@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"apic/core"
+	"apic/nets"
 )
 
 // TestSaveRefusesOtherExtensions: s writes a safetensors checkpoint,
@@ -71,5 +74,43 @@ func TestSaveAgainAsks(t *testing.T) {
 	m, _ = press(t, m, "s", "enter")
 	if _, err := os.Stat(filepath.Join(m.opts.SaveDir, "apic-spring-lnp-2.safetensors")); err != nil || m.msgKind != msgInfo {
 		t.Errorf("s again: %v, message %q", err, m.msg)
+	}
+}
+
+// TestSaveOpenedFileAsks: s on weights opened from a file (o), which
+// are in that file already, used to open the save prompt without a
+// word. It now says so, as for weights saved here, at 80 columns in
+// full; s again saves the copy. A shipped checkpoint opened as
+// embedded:NAME is in no file: s saves it at once.
+func TestSaveOpenedFileAsks(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	opened := filepath.Join(t.TempDir(), "x.safetensors")
+	if err := core.SaveCheckpoint(opened, m.entry().model, m.entry().info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, opened)
+	m, _ = press(t, m, "enter", "s")
+	want := "weights already in a file (s again saves a copy): " + opened
+	if m.prompt.active() || m.msgKind != msgWarn || m.msg != want {
+		t.Fatalf("s after opening %s: prompt %v, message %q, want %q", opened, m.prompt.active(), m.msg, want)
+	}
+	if _, cut := m.headerCut(); cut {
+		t.Errorf("the warning is cut at 80×24:\n%s", strings.Join(m.header(), "\n"))
+	}
+	m, _ = press(t, m, "s", "enter")
+	if _, err := os.Stat(filepath.Join(m.opts.SaveDir, "apic-spring-lnp-1.safetensors")); err != nil || m.msgKind != msgInfo {
+		t.Errorf("s again: %v, message %q", err, m.msg)
+	}
+
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, "embedded:spring-cnp.safetensors")
+	m, _ = press(t, m, "enter")
+	if m.entry().src != srcFile {
+		t.Fatalf("opening a shipped checkpoint: %q", m.msg)
+	}
+	m, _ = press(t, m, "s")
+	if !m.prompt.active() {
+		t.Errorf("s after opening a shipped checkpoint: no prompt, message %q", m.msg)
 	}
 }
