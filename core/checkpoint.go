@@ -124,7 +124,8 @@ func EncodeCheckpoint(w io.Writer, m *Model, info Info, dtype nets.DType) error 
 
 // SaveCheckpoint writes the checkpoint atomically (temporary file, fsync,
 // rename): an interrupted save never leaves a partial file at path.
-// Only a regular file is replaced (CheckSaveTarget).
+// Only a regular file is replaced (CheckSaveTarget), and only a name
+// ending in CheckpointExt is written (CheckCheckpointName).
 func SaveCheckpoint(path string, m *Model, info Info, dtype nets.DType) error {
 	return saveCheckpointWith(nets.WriteFileAtomic, path, m, info, dtype)
 }
@@ -150,6 +151,9 @@ func CheckSaveTarget(path string) error {
 func saveCheckpointWith(writeFile func(string, func(io.Writer) error) error, path string, m *Model, info Info, dtype nets.DType) error {
 	if err := CheckSaveTarget(path); err != nil {
 		return fmt.Errorf("save checkpoint: %w", err) // the error names path
+	}
+	if err := CheckCheckpointName(path); err != nil {
+		return fmt.Errorf("save checkpoint %s: %w", path, err)
 	}
 	err := writeFile(path, func(w io.Writer) error { return EncodeCheckpoint(w, m, info, dtype) })
 	if err != nil {

@@ -242,6 +242,16 @@ func TestSaveLoadCheckpoint(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "bad.safetensors")); !os.IsNotExist(err) {
 		t.Error("a failed save left a file behind")
 	}
+	// Only a name ending in .safetensors is written, whoever saves.
+	for _, save := range []func(string, *Model, Info, nets.DType) error{SaveCheckpoint, SaveNewCheckpoint} {
+		other := filepath.Join(dir, "m.ckpt")
+		if err := save(other, m, info, nets.F64); err == nil || !strings.Contains(err.Error(), "ends in .safetensors (try ") {
+			t.Errorf("saving to %s: %v, want it refused by its name", other, err)
+		}
+		if _, err := os.Lstat(other); !os.IsNotExist(err) {
+			t.Errorf("a save refused by its name wrote %s", other)
+		}
+	}
 }
 
 // TestSaveRefusesUnloadableWeights: weights that would not load back

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +14,12 @@ const CheckpointExt = ".safetensors"
 // writes, the rule of every save (train --out, the explorer's s):
 // a name without an extension ("m") gets CheckpointExt, as the files
 // the program writes and offers have it; any other name is kept as
-// given (m.ckpt stays m.ckpt). So is a name any file holds, a link
-// (even a dangling one) included: it is refused, or replaced, as it
-// was typed, never saved beside under another (/dev/full as
-// /dev/full.safetensors). A path ending in a separator names a
-// directory, not a file, and is kept for the save to refuse.
+// given, for CheckCheckpointName to refuse unless it ends in
+// CheckpointExt. So is a name any file holds, a link (even a dangling
+// one) included: it is refused as it was typed, never saved beside
+// under another (/dev/full as /dev/full.safetensors). A path ending
+// in a separator names a directory, not a file, and is kept for the
+// save to refuse.
 func CheckpointFileName(path string) string {
 	if path == "" || filepath.Ext(path) != "" || strings.HasSuffix(path, string(filepath.Separator)) {
 		return path
@@ -26,4 +28,19 @@ func CheckpointFileName(path string) string {
 		return path
 	}
 	return path + CheckpointExt
+}
+
+// CheckCheckpointName refuses a checkpoint's name (as CheckpointFileName
+// gives it) that does not end in CheckpointExt, in any case, saying the
+// name to use instead. Every save applies it before its work: train
+// used to write --out m.ckpt while the explorer refused it, and a
+// checkpoint under another name is one neither the open prompt's
+// completion nor a reader of the directory takes for one. Reading is
+// not bound by it: a file is recognised by its content.
+func CheckCheckpointName(path string) error {
+	if strings.EqualFold(filepath.Ext(path), CheckpointExt) {
+		return nil
+	}
+	try := strings.TrimSuffix(path, filepath.Ext(path)) + CheckpointExt
+	return fmt.Errorf("a checkpoint's name ends in %s (try %s)", CheckpointExt, try)
 }

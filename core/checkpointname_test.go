@@ -37,3 +37,24 @@ func TestCheckpointFileName(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCheckpointName: a checkpoint's name ends in .safetensors, in
+// any case; any other, a bare one included, is refused with the name
+// to use, its extension replaced.
+func TestCheckCheckpointName(t *testing.T) {
+	for _, ok := range []string{"m.safetensors", "dir/m.SafeTensors", "v1.2/m.safetensors"} {
+		if err := CheckCheckpointName(ok); err != nil {
+			t.Errorf("CheckCheckpointName(%q) = %v, want nil", ok, err)
+		}
+	}
+	for path, want := range map[string]string{
+		"m.ckpt":      "a checkpoint's name ends in .safetensors (try m.safetensors)",
+		"dir/fig.png": "a checkpoint's name ends in .safetensors (try dir/fig.safetensors)",
+		"taken":       "a checkpoint's name ends in .safetensors (try taken.safetensors)",
+		"v1.2/m.pt":   "a checkpoint's name ends in .safetensors (try v1.2/m.safetensors)",
+	} {
+		if err := CheckCheckpointName(path); err == nil || err.Error() != want {
+			t.Errorf("CheckCheckpointName(%q) = %v, want %q", path, err, want)
+		}
+	}
+}

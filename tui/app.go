@@ -143,7 +143,7 @@ type Model struct {
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
 	// saveArmed: the last key was an s that said the weights on screen
-	// are saved already; another s goes ahead and saves a copy.
+	// are in a file already; another s goes ahead and saves a copy.
 	saveArmed bool
 	// switchArmed: the key note is the warning of a key that asked to
 	// show another system or backbone (or to open a checkpoint) and
@@ -1137,18 +1137,26 @@ func (m Model) startSave() (tea.Model, tea.Cmd) {
 }
 
 // confirmSaveAgain reports whether s goes on to the save prompt. For
-// weights saved already, s used to write another copy under the next
-// free name without a word: it now says where they are, and s again
-// (again, the very next key) saves the copy.
+// weights in a file already, saved here or opened (o) and not trained
+// since, s used to write another copy under the next free name without
+// a word: it now says where they are, and s again (again, the very
+// next key) saves the copy.
 func (m *Model) confirmSaveAgain(again bool) bool {
 	e := m.entry()
-	if e.saved == "" || again {
+	if again {
+		return true
+	}
+	// A warning, as a switch's is: it goes on onto the line below where
+	// a note would be cut, and the path, last, is long.
+	switch {
+	case e.saved != "":
+		m.setKeyMsg(msgWarn, "saved already (s again saves a copy) as %s", e.saved)
+	case e.openedFile() != "":
+		m.setKeyMsg(msgWarn, "weights already in a file (s again saves a copy): %s", e.openedFile())
+	default:
 		return true
 	}
 	m.saveArmed = true
-	// A warning, as a switch's is: it goes on onto the line below where
-	// a note would be cut, and the path is long.
-	m.setKeyMsg(msgWarn, "saved already (s again saves a copy) as %s", e.saved)
 	return false
 }
 
@@ -1235,7 +1243,8 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 // /dev/full.safetensors); anything but a regular file is refused as
 // such (core.CheckSaveTarget), a directory too: the refusal offers a
 // free apic-SYSTEM-BACKBONE-N.safetensors name in it, where the save
-// used to put the file unasked.
+// used to put the file unasked. Any name left that does not end in
+// .safetensors is refused with the one to use (checkpointNameError).
 func saveCmd(path string, e *entry) tea.Cmd {
 	model, info := e.model, e.info
 	key := entryKey{model.Config.Arch.System, string(model.Config.Arch.Backbone)}
@@ -1253,7 +1262,12 @@ func saveCmd(path string, e *entry) tea.Cmd {
 			return savedMsg{path: path, err: err}
 		default:
 			path = core.CheckpointFileName(path)
-			if err := checkpointExtError(path); err != nil {
+			// What the name holds first (a named pipe called "pipe"),
+			// then the name, as train --out checks them.
+			if err := core.CheckSaveTarget(path); err != nil {
+				return savedMsg{path: path, err: err}
+			}
+			if err := checkpointNameError(path); err != nil {
 				return savedMsg{path: path, err: err}
 			}
 		}

@@ -13,18 +13,20 @@ import (
 // picture of the screen, which the explorer does not draw.
 var figureExts = []string{".png", ".svg", ".pdf", ".jpg", ".jpeg"}
 
-// checkpointExtError refuses a save path whose extension is not
-// core.CheckpointExt: s writes a safetensors checkpoint whatever the
-// name, and fig.png held one, no image. A name without an extension
-// gets the checkpoint's (core.CheckpointFileName) before this check.
-func checkpointExtError(path string) error {
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext == "" || ext == core.CheckpointExt {
+// checkpointNameError refuses, as train --out does, a save path whose
+// name does not end in core.CheckpointExt (core.CheckCheckpointName):
+// fig.png would hold a checkpoint, no image. A name without an
+// extension gets the checkpoint's (core.CheckpointFileName) before
+// this check. The file's name alone is said, and the name to use: the
+// status line is 80 columns at the least, and the directory was typed.
+func checkpointNameError(path string) error {
+	name := filepath.Base(path)
+	err := core.CheckCheckpointName(name)
+	if err == nil {
 		return nil
 	}
-	// Short, the name last: the status line is 80 columns at the least.
-	if slices.Contains(figureExts, ext) {
-		return fmt.Errorf("s saves the model, no figure; name it %s: %s", core.CheckpointExt, filepath.Base(path))
+	if slices.Contains(figureExts, strings.ToLower(filepath.Ext(name))) {
+		return fmt.Errorf("s saves the model, no figure; %s: %w", name, err)
 	}
-	return fmt.Errorf("name it %s or leave the extension off: %s", core.CheckpointExt, filepath.Base(path))
+	return fmt.Errorf("%s: %w", name, err)
 }

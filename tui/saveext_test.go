@@ -5,13 +5,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"apic/core"
+	"apic/nets"
 )
 
 // TestSaveRefusesOtherExtensions: s writes a safetensors checkpoint,
 // as the prompt's suggestion says; fig.png was written as one, no
-// image. A name with another extension is now refused, naming the one
-// allowed, and nothing is written; .safetensors in any case and a name
-// without an extension (which gets it) are saved.
+// image. A name with another extension is now refused, in train
+// --out's words, naming the name to use, and nothing is written;
+// .safetensors in any case and a name without an extension (which gets
+// it) are saved.
 func TestSaveRefusesOtherExtensions(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	dir := m.opts.SaveDir
@@ -22,8 +26,12 @@ func TestSaveRefusesOtherExtensions(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 			t.Errorf("%s: written", name)
 		}
-		if m.msgKind != msgErr || !strings.Contains(m.msg, "name it .safetensors") || !strings.HasSuffix(m.msg, ": "+name) {
-			t.Errorf("%s: message %q", name, m.msg)
+		try := strings.TrimSuffix(name, filepath.Ext(name)) + ".safetensors"
+		if want := name + ": a checkpoint's name ends in .safetensors (try " + try + ")"; m.msgKind != msgErr || !strings.HasSuffix(m.msg, want) {
+			t.Errorf("%s: message %q, want it to end in %q", name, m.msg, want)
+		}
+		if _, cut := m.headerCut(); cut {
+			t.Errorf("%s: the message is cut at 80×24: %q", name, m.msg)
 		}
 		if figure := strings.Contains(m.msg, "s saves the model, no figure"); figure != (name == "fig.png") {
 			t.Errorf("%s: says the explorer saves no figures %v", name, figure)
@@ -66,5 +74,43 @@ func TestSaveAgainAsks(t *testing.T) {
 	m, _ = press(t, m, "s", "enter")
 	if _, err := os.Stat(filepath.Join(m.opts.SaveDir, "apic-spring-lnp-2.safetensors")); err != nil || m.msgKind != msgInfo {
 		t.Errorf("s again: %v, message %q", err, m.msg)
+	}
+}
+
+// TestSaveOpenedFileAsks: s on weights opened from a file (o), which
+// are in that file already, used to open the save prompt without a
+// word. It now says so, as for weights saved here, at 80 columns in
+// full; s again saves the copy. A shipped checkpoint opened as
+// embedded:NAME is in no file: s saves it at once.
+func TestSaveOpenedFileAsks(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	opened := filepath.Join(t.TempDir(), "x.safetensors")
+	if err := core.SaveCheckpoint(opened, m.entry().model, m.entry().info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, opened)
+	m, _ = press(t, m, "enter", "s")
+	want := "weights already in a file (s again saves a copy): " + opened
+	if m.prompt.active() || m.msgKind != msgWarn || m.msg != want {
+		t.Fatalf("s after opening %s: prompt %v, message %q, want %q", opened, m.prompt.active(), m.msg, want)
+	}
+	if _, cut := m.headerCut(); cut {
+		t.Errorf("the warning is cut at 80×24:\n%s", strings.Join(m.header(), "\n"))
+	}
+	m, _ = press(t, m, "s", "enter")
+	if _, err := os.Stat(filepath.Join(m.opts.SaveDir, "apic-spring-lnp-1.safetensors")); err != nil || m.msgKind != msgInfo {
+		t.Errorf("s again: %v, message %q", err, m.msg)
+	}
+
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, "embedded:spring-cnp.safetensors")
+	m, _ = press(t, m, "enter")
+	if m.entry().src != srcFile {
+		t.Fatalf("opening a shipped checkpoint: %q", m.msg)
+	}
+	m, _ = press(t, m, "s")
+	if !m.prompt.active() {
+		t.Errorf("s after opening a shipped checkpoint: no prompt, message %q", m.msg)
 	}
 }

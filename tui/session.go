@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"apic/checkpoints"
 	"apic/core"
 	"apic/core/cli"
 	"apic/sims"
@@ -45,6 +46,16 @@ type entry struct {
 // undoable reports whether u has something to go back to from e.
 func (e *entry) undoable() bool {
 	return e.prev != nil || e.from != entryKey{}
+}
+
+// openedFile is the file on disk whose weights e shows, opened with o
+// (not a shipped one opened as embedded:NAME, which is in no file), or
+// "". An entry's model never changes: training makes a new one.
+func (e *entry) openedFile() string {
+	if e.src != srcFile || strings.HasPrefix(e.path, checkpoints.Prefix) {
+		return ""
+	}
+	return e.path
 }
 
 // sourceText describes the checkpoint for the header.

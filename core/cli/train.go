@@ -83,7 +83,7 @@ type trainFlags struct {
 func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --init, whose file names it)")
 	fs.StringVar(&f.backbone, "backbone", "lnp", "backbone: cnp, lnp or anp")
-	fs.StringVar(&f.out, "out", "", "checkpoint file to write (required; a name without an extension, where no file is, gets .safetensors, as the explorer's save does)")
+	fs.StringVar(&f.out, "out", "", "checkpoint file to write, its name ending in .safetensors (required; a name without an extension, where no file is, gets it, as the explorer's save does)")
 	fs.StringVar(&f.init, "init", "", "start from this checkpoint's weights (fine-tuning) instead of a fresh model: a file, or embedded:NAME for one shipped with the program")
 	fs.StringVar(&f.decAct, "dec-act", "silu", "activation of f_ψ: silu, relu, tanh, softplus, sigmoid, identity")
 	fs.StringVar(&f.form, "form", "native", "discrepancy form: native, additive or multiplicative")
@@ -573,18 +573,31 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 			return UsageError("--recalibrate-only %s keeps FILE's settings: drop --refine", only)
 		}
 	}
+	return f.checkOut()
+}
+
+// checkOut refuses, before any work, an --out that no checkpoint is
+// saved at: the rules every save of a checkpoint applies, the
+// explorer's too, in the same words.
+func (f *trainFlags) checkOut() error {
 	if f.out == "" || f.checkOnly {
 		return nil
 	}
-	// The rule every save of a checkpoint applies, the explorer's too,
-	// in the same words, checked before the work.
 	if err := core.CheckSaveTarget(f.out); err != nil {
 		return UsageError("--out: %v", err)
 	}
 	if err := checkOutputPath("out", f.out, "a checkpoint"); err != nil {
 		return err
 	}
-	return checkHasStem("out", f.out, "model.safetensors")
+	if err := checkHasStem("out", f.out, "model.safetensors"); err != nil {
+		return err
+	}
+	// After the checks above, whose words fit "-", "dir/" and ".ckpt"
+	// better than a suggested name would.
+	if err := core.CheckCheckpointName(f.out); err != nil {
+		return UsageError("--out %s: %v", f.out, err)
+	}
+	return nil
 }
 
 // checkFloats refuses a float flag given outside its range, naming the

@@ -59,9 +59,9 @@ func TestTrainWritesCheckpoint(t *testing.T) {
 
 // TestTrainOutGetsExtension: --out NAME without an extension writes
 // NAME.safetensors, as the explorer's save does, and the wrote line
-// names it; a name with another extension is kept, and a bare name a
-// file holds is taken as typed (refused without --force, replaced with
-// it), never saved beside under another.
+// names it; a bare name a file holds is taken as typed, never saved
+// beside under another, and refused, --force or not, as no
+// checkpoint's name (TestTrainRefusesOtherExtension).
 func TestTrainOutGetsExtension(t *testing.T) {
 	dir := t.TempDir()
 	bare := filepath.Join(dir, "m")
@@ -80,20 +80,44 @@ func TestTrainOutGetsExtension(t *testing.T) {
 	if want := "--out " + bare + ".safetensors already exists"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("second run: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
-	other := filepath.Join(dir, "m.ckpt")
-	if code, stdout, _ = runCLI(t, append(tinyTrainArgs, "--out", other)...); code != 0 || !strings.Contains(stdout, "wrote "+other+" (") {
-		t.Errorf("--out %s: exit %d, stdout %q", other, code, stdout)
-	}
 	taken := filepath.Join(dir, "taken")
 	if err := os.Rename(bare+".safetensors", taken); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr = runCLI(t, append(tinyTrainArgs, "--out", taken, "--force")...)
-	if code != 0 || !strings.Contains(stdout, "wrote "+taken+" (") {
-		t.Errorf("--out %s --force: exit %d, stdout %q, stderr %q; want it replaced as typed", taken, code, stdout, stderr)
+	code, _, stderr = runCLI(t, append(tinyTrainArgs, "--out", taken, "--force")...)
+	if want := "--out " + taken + ": a checkpoint's name ends in .safetensors (try " + taken + ".safetensors)"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("--out %s --force: exit %d, stderr %q; want 2 and %q", taken, code, stderr, want)
 	}
 	if _, err := os.Lstat(taken + ".safetensors"); err == nil {
 		t.Errorf("%s.safetensors was written beside the file named", taken)
+	}
+}
+
+// TestTrainRefusesOtherExtension: train used to write --out m.ckpt (or
+// fig.png) as a checkpoint, which the explorer's save refused. Now a
+// name with an extension other than .safetensors is refused before any
+// training, naming the value and the name to use, and nothing is
+// written; so it is for a recalibration (--init … --recalibrate-only),
+// before its --init file is read.
+func TestTrainRefusesOtherExtension(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "m.ckpt")
+	missing := filepath.Join(dir, "nosuch.safetensors")
+	for _, args := range [][]string{
+		append(append([]string{}, tinyTrainArgs...), "--out", out),
+		{"train", "--init", missing, "--steps1", "0", "--steps2", "0", "--recalibrate", "2", "--recalibrate-only", "theta", "--out", out},
+	} {
+		code, stdout, stderr := runCLI(t, args...)
+		want := "--out " + out + ": a checkpoint's name ends in .safetensors (try " + filepath.Join(dir, "m.safetensors") + ")"
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", args, code, stderr, want)
+		}
+		if strings.Contains(stderr+stdout, "training ") {
+			t.Errorf("%v: trained before refusing --out:\n%s", args, stderr)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%v: the directory holds %v, want nothing", args, entries)
+		}
 	}
 }
 
@@ -1023,7 +1047,8 @@ func TestTrainRefusesExistingOut(t *testing.T) {
 
 // TestTrainForceReplacesOnlyCheckpoints: --force replaces a checkpoint,
 // not a data file, nor the file a link leads to; those stay byte for
-// byte. An empty file may go.
+// byte. An empty file may go. A data file's name (obs.csv) is refused
+// as no checkpoint's before its content is looked at.
 func TestTrainForceReplacesOnlyCheckpoints(t *testing.T) {
 	dir := t.TempDir()
 	data := writeFile(t, dir, "obs.csv", "t,y\n0.5,0.3\n1,0.2\n")
@@ -1031,10 +1056,13 @@ func TestTrainForceReplacesOnlyCheckpoints(t *testing.T) {
 	if err := os.Symlink(data, link); err != nil {
 		t.Fatal(err)
 	}
-	for _, out := range []string{data, link} {
+	for out, want := range map[string]string{
+		data: "a checkpoint's name ends in .safetensors",
+		link: "is not a safetensors checkpoint: refusing to replace it",
+	} {
 		code, _, stderr := runCLI(t, append(tinyTrainArgs, "--force", "--out", out)...)
-		if code != 2 || !strings.Contains(stderr, "is not a safetensors checkpoint: refusing to replace it") {
-			t.Errorf("--force --out %s: exit %d, stderr %q", out, code, stderr)
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("--force --out %s: exit %d, stderr %q, want %q", out, code, stderr, want)
 		}
 	}
 	if got, _ := os.ReadFile(data); string(got) != "t,y\n0.5,0.3\n1,0.2\n" {
