@@ -198,6 +198,14 @@ type Infer struct {
 	// ThetaPriorLogit ("" in files fitted before there was a choice) or
 	// ThetaPriorTheta. Recalibration picks it on validation realizations.
 	ThetaPrior string `json:"theta_prior,omitempty"`
+	// ThetaPriorScale widens that prior, its cap included, by this
+	// factor (0, unset: 1), within [MinThetaPriorScale,
+	// MaxThetaPriorScale]. Recalibration leaves it unset: eval
+	// --theta-prior-scale sets it, to show what the prior's width does
+	// (docs/uncertainty.md: wider, advdiff's fits without noise come
+	// closer and its intervals at a bound hold θ, but the reconstruction's
+	// bands fit worse).
+	ThetaPriorScale float64 `json:"theta_prior_scale,omitempty"`
 	// SpreadFit is the predictive spread of the default predictions: how
 	// the noise term is set per realization and the post-hoc scales,
 	// fitted on validation realizations after training (spread.go,
@@ -309,6 +317,9 @@ func (c Config) Validate() error {
 	}
 	if p := c.Infer.ThetaPrior; p != "" && !slices.Contains(ThetaPriors, p) {
 		return fmt.Errorf("θ prior %s: the forms are %s", QuoteInput(p), strings.Join(ThetaPriors, " and "))
+	}
+	if k := c.Infer.ThetaPriorScale; k != 0 && !(k >= MinThetaPriorScale && k <= MaxThetaPriorScale) {
+		return fmt.Errorf("θ prior scale %v: want 0 (unset) or a factor in [%g, %g]", k, MinThetaPriorScale, MaxThetaPriorScale)
 	}
 	if err := c.checkLimits(); err != nil {
 		return err

@@ -245,10 +245,13 @@ type Report struct {
 	Refine   int     `json:"refine"`
 	// ThetaPrior is the form of refinement's prior on θ's logits
 	// (Infer.ThetaPrior), "" when nothing was refined.
-	ThetaPrior    string             `json:"theta_prior,omitempty"`
-	TrueTheta     bool               `json:"true_theta,omitempty"`
-	Metrics       map[string]Summary `json:"metrics"`
-	ThetaPerParam map[string]Summary `json:"theta_mae_per_param"`
+	ThetaPrior string `json:"theta_prior,omitempty"`
+	// ThetaPriorScale is the factor on that prior's width
+	// (Infer.ThetaPriorScale, 1 where unset), 0 when nothing was refined.
+	ThetaPriorScale float64            `json:"theta_prior_scale,omitempty"`
+	TrueTheta       bool               `json:"true_theta,omitempty"`
+	Metrics         map[string]Summary `json:"metrics"`
+	ThetaPerParam   map[string]Summary `json:"theta_mae_per_param"`
 	// ThetaBiasPerParam is the diagnostic mean signed error θ̂_p − θ_p
 	// per parameter: the systematic part of the θ error.
 	ThetaBiasPerParam map[string]Summary `json:"theta_bias_per_param,omitempty"`
@@ -337,6 +340,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	}
 	if rep.Refine > 0 {
 		rep.ThetaPrior = m.Config.Infer.ThetaPriorForm()
+		rep.ThetaPriorScale = m.Config.Infer.ThetaPriorWidthScale()
 	}
 	rep.Warnings = append(rep.Warnings, m.RangeWarnings(rep.Context, opt.Noise)...)
 	return rep, per, nil

@@ -378,7 +378,7 @@ func (m *Model) newRefiner(bt *Batch) (*refiner, *nets.Tensor, error) {
 		for p := 0; p < P; p++ {
 			a := logit(s0.Value.At(b, p), 1e-9)
 			r.a0.Set(b, p, a)
-			r.sigmaA.Set(b, p, logitPriorWidth(m.Config.Infer.ThetaPrior, s0.Value.At(b, p)))
+			r.sigmaA.Set(b, p, m.Config.Infer.ThetaPriorWidthScale()*logitPriorWidth(m.Config.Infer.ThetaPrior, s0.Value.At(b, p)))
 			v.Set(b, p, a)
 		}
 		copy(v.Row(b)[P:], phys.mu.Value.Row(b)[:r.nT])
@@ -936,6 +936,34 @@ func (in Infer) ThetaPriorForm() string {
 		return in.ThetaPrior
 	}
 	return ThetaPriorLogit
+}
+
+// ThetaPriorWords names the prior on θ's logits refinement uses with
+// in: its form, and the factor on its width where that is not 1
+// ("theta ×10").
+func (in Infer) ThetaPriorWords() string {
+	if k := in.ThetaPriorWidthScale(); k != 1 {
+		return fmt.Sprintf("%s ×%g", in.ThetaPriorForm(), k)
+	}
+	return in.ThetaPriorForm()
+}
+
+// The bounds of Infer.ThetaPriorScale: a thousandfold wider prior
+// leaves θ to the data alone, and one a hundred times narrower holds it
+// at the encoder's estimate.
+const (
+	MinThetaPriorScale = 0.01
+	MaxThetaPriorScale = 1000.0
+)
+
+// ThetaPriorWidthScale is the factor on the width of θ's prior that
+// refinement uses with in: the stored one, or 1 where a file stores
+// none.
+func (in Infer) ThetaPriorWidthScale() float64 {
+	if in.ThetaPriorScale != 0 {
+		return in.ThetaPriorScale
+	}
+	return 1
 }
 
 // maxLogitPriorWidth caps the θ form's width at ten times σ_a, reached

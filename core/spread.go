@@ -475,12 +475,14 @@ func (m *Model) UseRawSpread() {
 
 // DropFit forgets every inference setting fitted on validation
 // realizations (the spread, θ's interval scale and the refinement's z_θ
-// prior, left at 0: z_θ fixed, and the θ logits' prior, left at its default form), for weights that training has changed
+// prior, left at 0: z_θ fixed, and the θ logits' prior, left at its
+// default form and width), for weights that training has changed
 // since the fit and that no recalibration has refitted.
 func (m *Model) DropFit() {
 	m.UseRawSpread()
 	m.Config.Infer.ZThetaPrior = 0
 	m.Config.Infer.ThetaPrior = ""
+	m.Config.Infer.ThetaPriorScale = 0
 }
 
 // Fitted reports whether m holds an inference setting DropFit would
@@ -490,5 +492,6 @@ func (m *Model) Fitted() bool {
 	in := m.Config.Infer
 	s := in.SpreadFit
 	return s.Spread != "" || s.Shape != 0 || s.StdScale != 0 || s.DeltaStdScale != 0 || s.ThetaStdScale != 0 ||
-		len(s.Conditions) > 0 || len(s.ThetaFloor) > 0 || in.OnePass != nil || in.ZThetaPrior != 0 || in.ThetaPrior != ""
+		len(s.Conditions) > 0 || len(s.ThetaFloor) > 0 || in.OnePass != nil || in.ZThetaPrior != 0 || in.ThetaPrior != "" ||
+		in.ThetaPriorScale != 0
 }

@@ -43,6 +43,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	refine := fs.Int("refine", -1, refineUsage)
 	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
 	thetaPrior := fs.String("theta-prior", "", "form of refinement's prior on θ's logits around the encoder's estimate: 'logit' (a fixed width) or 'theta' (widened where θ's map flattens near a bound); default: the checkpoint's")
+	thetaPriorScale := fs.Float64("theta-prior-scale", 0, fmt.Sprintf("widen refinement's prior on θ's logits, its cap included, by this factor in [%g, %g] (0: the checkpoint's)", core.MinThetaPriorScale, core.MaxThetaPriorScale))
 	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (docs/benchmarks.md's predictive distribution as written)")
 	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
 	jsonOut := fs.Bool("json", false, "print one JSON object (a value that does not exist, such as θ coverage without a θ spread, is the string \"NaN\"; ±Inf \"Infinity\", \"-Infinity\")")
@@ -73,6 +74,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *refine == 0 && *thetaPrior != "" {
 		return UsageError("--refine 0 runs no refinement: drop --theta-prior %s, a refinement setting", *thetaPrior)
 	}
+	if err := checkThetaPriorScale(*thetaPriorScale, *trueTheta, *refine); err != nil {
+		return err
+	}
 	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
 		return UsageError("--z-theta-prior must be a finite number ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
 	}
@@ -92,6 +96,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	}
 	if *thetaPrior != "" {
 		m.Config.Infer.ThetaPrior = *thetaPrior
+	}
+	if *thetaPriorScale != 0 {
+		m.Config.Infer.ThetaPriorScale = *thetaPriorScale
 	}
 	if *rawSpread {
 		m.UseRawSpread()
@@ -160,8 +167,8 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if *rawSpread {
 		fmt.Fprint(env.Stdout, ", raw spread")
 	}
-	if *thetaPrior != "" { // a setting in place of the checkpoint's
-		fmt.Fprintf(env.Stdout, ", θ prior %s", rep.ThetaPrior)
+	if *thetaPrior != "" || *thetaPriorScale != 0 { // a setting in place of the checkpoint's
+		fmt.Fprintf(env.Stdout, ", θ prior %s", m.Config.Infer.ThetaPriorWords())
 	}
 	fmt.Fprint(env.Stdout, "\n")
 	if line := failureLine(rep.Failures, rep.Tasks); line != "" {
@@ -359,4 +366,22 @@ func displayWidth(s string) int {
 		}
 	}
 	return n
+}
+
+// checkThetaPriorScale refuses an eval --theta-prior-scale k outside its
+// bounds, or given where nothing is refined (--true-theta, --refine 0).
+func checkThetaPriorScale(k float64, trueTheta bool, refine int) error {
+	if k == 0 {
+		return nil
+	}
+	if !(k >= core.MinThetaPriorScale && k <= core.MaxThetaPriorScale) {
+		return UsageError("--theta-prior-scale %v: want a factor in [%g, %g] (or 0 for the checkpoint's)", k, core.MinThetaPriorScale, core.MaxThetaPriorScale)
+	}
+	if trueTheta {
+		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --theta-prior-scale %v, a refinement setting", k)
+	}
+	if refine == 0 {
+		return UsageError("--refine 0 runs no refinement: drop --theta-prior-scale %v, a refinement setting", k)
+	}
+	return nil
 }

@@ -74,6 +74,11 @@ func TestEvalErrors(t *testing.T) {
 		{[]string{"eval", "--system", "spring", "--true-theta", "--theta-prior", "theta"}, `drop --theta-prior theta`},
 		{[]string{"eval", "--system", "spring", "--refine", "0", "--theta-prior", "theta"}, "--refine 0 runs no refinement: drop --theta-prior theta"},
 		{[]string{"eval", "--system", "spring", "--true-theta", "--theta-prior", "bogus"}, `--theta-prior "bogus": the forms are`},
+		{[]string{"eval", "--system", "spring", "--theta-prior-scale", "2000"}, "--theta-prior-scale 2000: want a factor in [0.01, 1000]"},
+		{[]string{"eval", "--system", "spring", "--theta-prior-scale", "NaN"}, "--theta-prior-scale NaN: want a factor"},
+		{[]string{"eval", "--system", "spring", "--theta-prior-scale", "-3"}, "--theta-prior-scale -3: want a factor"},
+		{[]string{"eval", "--system", "spring", "--true-theta", "--theta-prior-scale", "10"}, "drop --theta-prior-scale 10"},
+		{[]string{"eval", "--system", "spring", "--refine", "0", "--theta-prior-scale", "10"}, "--refine 0 runs no refinement: drop --theta-prior-scale 10"},
 		{[]string{"eval", "--checkpoint", "/nonexistent/file.safetensors"}, "file.safetensors"},
 		{[]string{"eval", "--system", "spring", "--context", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--true-theta=maybe"}, "true-theta"},
@@ -321,5 +326,36 @@ func TestEvalSaysThetaPrior(t *testing.T) {
 		if rep.ThetaPrior != c.want {
 			t.Errorf("%v: theta_prior %q, want %q", c.args, rep.ThetaPrior, c.want)
 		}
+	}
+}
+
+// TestEvalSaysThetaPriorScale: --theta-prior-scale widens the prior of
+// the evaluation (header and --json say so) and moves the fit; without
+// it the report says 1.
+func TestEvalSaysThetaPriorScale(t *testing.T) {
+	_, out, _ := runCLI(t, "eval", "--system", "advdiff", "--backbone", "cnp", "--tasks", "2", "--theta-prior-scale", "10")
+	if !strings.Contains(out, "refinement steps, θ prior theta ×10\n") {
+		t.Errorf("header does not name the θ prior's scale:\n%s", out)
+	}
+	thetaMAE := map[float64]float64{}
+	for _, k := range []float64{0, 10} {
+		args := []string{"eval", "--system", "advdiff", "--backbone", "cnp", "--tasks", "4", "--json", "--theta-prior-scale", fmt.Sprint(k)}
+		_, out, errOut := runCLI(t, args...)
+		var rep struct {
+			Scale   float64 `json:"theta_prior_scale"`
+			Metrics map[string]struct {
+				Mean float64 `json:"mean"`
+			} `json:"metrics"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%v: %v (%s)", args, err, errOut)
+		}
+		if want := max(k, 1); rep.Scale != want {
+			t.Errorf("%v: theta_prior_scale %g, want %g", args, rep.Scale, want)
+		}
+		thetaMAE[k] = rep.Metrics["theta_mae"].Mean
+	}
+	if thetaMAE[10] == thetaMAE[0] {
+		t.Errorf("θ MAE %g with and without --theta-prior-scale 10: the flag changed nothing", thetaMAE[0])
 	}
 }

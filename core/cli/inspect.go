@@ -113,7 +113,7 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		stepsWords(info, t), t.Batch, lrWords(t), t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, trajectoriesWords(t.Trajectories), ctxRange)
 	in := m.Config.Infer
 	sy, sd := in.Scales()
-	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g, θ prior %s), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, in.ThetaPriorForm(), spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
+	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g, θ prior %s), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, in.ThetaPriorWords(), spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
 	if op := in.OnePass; op != nil {
 		sy, sd := op.Scales()
 		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f ×%.3f", spreadWords(*op), sy, sd, op.ThetaScale())

@@ -13,7 +13,7 @@ import (
 
 // evalDefaults are the defaults of eval's flags that a sweep may set,
 // as sameAs spells them: a cell that sets one runs as one that does not.
-var evalDefaults = map[string]string{"noise": "0", "samples": "32", "refine": "-1", "z-theta-prior": "-1"}
+var evalDefaults = map[string]string{"noise": "0", "samples": "32", "refine": "-1", "z-theta-prior": "-1", "theta-prior-scale": "0"}
 
 // trainFlagDefaults are the defaults of train's flags that a sweep may
 // set (its training axes, and the backbone) and that are the same for

@@ -162,6 +162,8 @@ func TestSameSettings(t *testing.T) {
 		{eval, "", "--backbone lnp ", true},
 		{eval, "", "--backbone=lnp ", true},
 		{eval, "", "--noise=0 --samples=32 --refine=-1 --z-theta-prior=-1 ", true},
+		{eval, "", "--theta-prior-scale=0 ", true},
+		{eval, "", "--theta-prior-scale=10 ", false},
 		{eval, "--context=5 ", "--context=05 ", true},
 		{train, "--hidden=10 ", "--hidden=010 ", true}, // decimal, as the flags read it
 		{train, "", "--backbone lnp ", true},

@@ -31,6 +31,7 @@ var evalAxes = []sweepAxis{
 	{"backbone", "backbone", "string", false},
 	{"checkpoint", "checkpoint", "string", false},
 	{"z-theta-prior", "z-theta-prior", "float", false},
+	{"theta-prior-scale", "theta-prior-scale", "float", false},
 }
 
 // trainAxes are train's flags; train-noise is train's --noise (noise is

@@ -400,7 +400,7 @@ func recalibrationNote(in core.Infer, only string) string {
 		return fmt.Sprintf("recalibrated the shapes of the reconstruction's and δ's bands at %d conditions (context size × noise) only", len(in.Conditions))
 	}
 	if only == "theta-prior" {
-		return fmt.Sprintf("picked the form of refinement's θ prior only: %s", in.ThetaPriorForm())
+		return fmt.Sprintf("picked the form of refinement's θ prior only: %s", in.ThetaPriorWords())
 	}
 	if only == "one-pass" {
 		return fmt.Sprintf("recalibrated the one-pass predictions' scales at %d conditions (context size × noise) only", len(in.OnePass.Conditions))
@@ -419,7 +419,7 @@ func recalibrationNote(in core.Infer, only string) string {
 		note += fmt.Sprintf("; one pass: %s, ×%.3f, ×%.3f", spreadWords(*op), sy, sd)
 	}
 	if in.Refine > 0 {
-		note += fmt.Sprintf("; refinement z_θ prior ×%g, θ prior %s", in.ZThetaPrior, in.ThetaPriorForm())
+		note += fmt.Sprintf("; refinement z_θ prior ×%g, θ prior %s", in.ZThetaPrior, in.ThetaPriorWords())
 	}
 	return note + fmt.Sprintf("; θ intervals ×%.3f", in.ThetaScale())
 }
