@@ -50,8 +50,9 @@ for every system; NaN, Inf, hexadecimal (0x1p1) and digit separators
 comments and skipped, in both files. Lines may end in LF, CRLF or CR
 alone.
 
---json prints one object: system, backbone, checkpoint, channels, refine
-(the refinement steps run); theta
+--json prints one object: system, backbone, checkpoint, channels, samples
+and seed (of the latent draws; a cnp draws one sample), refine (the
+refinement steps run); theta
 (per parameter: mean, std, lo50, hi50, lo95, hi95, and at_prior_bound: θ̂
 within 2% of its prior's width from a bound, where its intervals are
 the least reliable); noise (per channel: std, the estimated σ̂,
@@ -486,7 +487,9 @@ type calibrationJSON struct {
 	Backbone    string                    `json:"backbone"`
 	Checkpoint  string                    `json:"checkpoint"`
 	Channels    []string                  `json:"channels"` // the columns of lv's [t][channel] arrays
-	Refine      int                       `json:"refine"`   // refinement steps run (0: one pass)
+	Samples     int                       `json:"samples"`  // latent samples drawn: 1 for a cnp
+	Seed        uint64                    `json:"seed"`
+	Refine      int                       `json:"refine"` // refinement steps run (0: one pass)
 	Theta       map[string]thetaInterval  `json:"theta"`
 	T           []float64                 `json:"t"`
 	X           []float64                 `json:"x,omitempty"`
@@ -537,6 +540,8 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 		System:     c.sys.Name(),
 		Checkpoint: c.checkpoint,
 		Channels:   g.Channels,
+		Samples:    c.samples,
+		Seed:       c.seed,
 		Refine:     c.refine,
 		Theta:      map[string]thetaInterval{},
 		Warnings:   append([]string{}, c.warnings...), // [] rather than null

@@ -287,6 +287,23 @@ func goodObservations(t *testing.T, dir string) map[string][]string {
 	return out
 }
 
+// TestCalibrateJSONRecordsDraws: --json records the samples drawn and
+// their seed, as the text's header does, so that a saved result says
+// how to reproduce it; a cnp draws one sample whatever --samples says.
+func TestCalibrateJSONRecordsDraws(t *testing.T) {
+	obs := goodObservations(t, t.TempDir())["spring"]
+	for _, tc := range []struct {
+		backbone string
+		samples  float64
+	}{{"lnp", 7}, {"cnp", 1}} {
+		args := append([]string{"--system", "spring", "--backbone", tc.backbone, "--samples", "7", "--seed", "9"}, obs...)
+		_, raw := calibrateJSON(t, args...)
+		if raw["samples"] != tc.samples || raw["seed"] != float64(9) {
+			t.Errorf("%s: --json samples %v, seed %v; want %v and 9", tc.backbone, raw["samples"], raw["seed"], tc.samples)
+		}
+	}
+}
+
 func TestCalibrateJSONShape(t *testing.T) {
 	dir := t.TempDir()
 	ckpts := untrained(t, dir)
@@ -303,7 +320,7 @@ func TestCalibrateJSONShape(t *testing.T) {
 		t.Run(tc.system, func(t *testing.T) {
 			res, raw := calibrateJSON(t, append([]string{"--checkpoint", ckpts[tc.system]}, obs[tc.system]...)...)
 			keys := sortedKeys(raw)
-			want := []string{"backbone", "channels", "checkpoint", "discrepancy", "noise", "nominal", "prediction", "refine", "system", "t", "theta", "warnings"}
+			want := []string{"backbone", "channels", "checkpoint", "discrepancy", "noise", "nominal", "prediction", "refine", "samples", "seed", "system", "t", "theta", "warnings"}
 			if tc.system == "advdiff" {
 				want = append(want, "x")
 				sort.Strings(want)

@@ -170,6 +170,9 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if err := checkBudgetFlags(fs, chosen); err != nil {
 		return err
 	}
+	if err := checkAPICFlags(fs, chosen); err != nil {
+		return err
+	}
 	if err := dropUnsupported(env, fs, sys, chosen); err != nil {
 		return err
 	}

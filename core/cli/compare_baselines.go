@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +67,25 @@ func checkBudgetFlags(fs *flag.FlagSet, chosen map[string]bool) error {
 	fs.Visit(func(f *flag.Flag) {
 		if m, ok := budgetFlags[f.Name]; ok && !chosen[m] && err == nil {
 			err = UsageError("--%s sets %s's budget, which --methods leaves out (add it, e.g. --methods all)", f.Name, m)
+		}
+	})
+	return err
+}
+
+// apicFlags are the flags that only the APIC checkpoints read.
+var apicFlags = []string{"checkpoint", "samples", "refine", "raw-spread"}
+
+// checkAPICFlags refuses an APIC flag when --methods leaves APIC out, as
+// checkBudgetFlags refuses a baseline's: a --checkpoint FILE would go
+// unread, even unchecked, and its row the user asked for never appear.
+func checkAPICFlags(fs *flag.FlagSet, chosen map[string]bool) error {
+	if chosen[compareAPICName] {
+		return nil
+	}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(apicFlags, f.Name) && err == nil {
+			err = UsageError("--%s applies to the APIC checkpoints, which --methods leaves out (add %s to --methods)", f.Name, compareAPICName)
 		}
 	})
 	return err

@@ -114,6 +114,45 @@ func TestInputsRefuseNamedPipes(t *testing.T) {
 	}
 }
 
+// TestSweepRefusesNamedPipesInCells: a named pipe in a cell folder, in
+// place of a file the sweep reads there, is refused unopened by a
+// rerun and by --collect, naming it; both used to open it and wait for a
+// writer, past a first Ctrl-C.
+func TestSweepRefusesNamedPipesInCells(t *testing.T) {
+	for _, name := range []string{"eval.json", "cell.json", "cmd.txt"} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "sw")
+			args := []string{"sweep", "--system", "spring", "--vary", "context=5", "--tasks", "1", "--fix", "samples=1", "--out", out}
+			if code, stderr := runWithin(args, time.Minute); code != 0 {
+				t.Fatalf("sweep: exit %d, stderr %q", code, stderr)
+			}
+			path := filepath.Join(out, "cells", "context=5_seed=1", name)
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(path, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			t.Cleanup(func() { // releases an open(2) still blocked
+				if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					f.Close()
+				}
+			})
+			want := path + " is a named pipe (FIFO), not a regular file"
+			runs := [][]string{{"sweep", "--collect", out}, args}
+			if name == "cmd.txt" {
+				runs = runs[1:] // --collect does not read it
+			}
+			for _, run := range runs {
+				code, stderr := runWithin(run, 10*time.Second)
+				if code <= 0 || !strings.Contains(stderr, want) {
+					t.Errorf("%v: exit %d, stderr %q; want a failure naming %q", run[:2], code, stderr, want)
+				}
+			}
+		})
+	}
+}
+
 // TestInterruptWhileStdinBlocks: standard input (--data -, --u0-file
 // -), the way to give a pipe, may block: a writer that stays silent, a
 // terminal. The command ends within a second of the cancellation

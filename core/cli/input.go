@@ -421,6 +421,18 @@ func (c *csvRecords) bad(line int, format string, args ...any) error {
 	return UsageError("%s:%d: %s", c.name, line, fmt.Sprintf(format, args...))
 }
 
+// csvSyntaxWords says what is wrong with a record the CSV reader
+// refused, for a message about the line where the record starts. A
+// quote left open there swallows the lines below it, and the reader
+// notices only where the file or a later quote ends them: that line
+// alone would send the user to a row with nothing wrong in it.
+func csvSyntaxWords(pe *csv.ParseError) string {
+	if pe.Line > pe.StartLine {
+		return fmt.Sprintf("not valid CSV: the quote opened on this line is not closed before line %d (%v)", pe.Line, pe.Err)
+	}
+	return fmt.Sprintf("not valid CSV: %v", pe.Err)
+}
+
 // next returns the next record (valid until the next call) and its line
 // number; io.EOF at the end; an interruptedError when ctx ended; else a
 // usage error naming the file and line.
@@ -456,7 +468,7 @@ func (c *csvRecords) nextRecord() (rec []string, line int, err error) {
 	case errors.As(err, &long):
 		return nil, long.line, c.bad(long.line, "%v", long)
 	case errors.As(err, &pe):
-		return nil, pe.Line, c.bad(pe.Line, "not valid CSV: %v", pe.Err)
+		return nil, pe.StartLine, c.bad(pe.StartLine, "%s", csvSyntaxWords(pe))
 	case err != nil:
 		return nil, 0, UsageError("%s: %v", c.name, err)
 	}

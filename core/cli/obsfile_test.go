@@ -108,6 +108,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\n-0,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2)"},
 		{"t,y\n0,1\n1e-12,2\n", "f.csv:3: duplicate observation at t = 1e-12 (first at line 2, the grid point t = 0 within the grid's tolerance)"},
 		{"t,y\n1,2\n\"3,4\n", "f.csv:3: not valid CSV"},
+		{"t,y\n0.5,\"0.3\n0.1,0.2\n0.2,0.3\n", "f.csv:2: not valid CSV: the quote opened on this line is not closed before line 4"},
+		{"t,y\n0.5,\"0.3\n0.1,0.2\n0.2,\"0.3\n", "f.csv:2: not valid CSV: the quote opened on this line is not closed before line 4"},
 		{"t,y\n1,2\x00\n", "f.csv: not a CSV text file (binary data)"},
 		{longCSV(1200) + "2,\x00\n", "f.csv:1202: not a CSV text file"},
 		{"t,y\n1,\xff\n", "f.csv:2: not a CSV text file"},

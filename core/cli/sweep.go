@@ -607,7 +607,7 @@ func redirectTarget(line string) (string, bool) {
 // the one about to be written again, since a sweep run beside this one
 // (another --only line) may have made it since.
 func checkCellCommand(s sweepSpec, c sweepCell, out string) error {
-	old, err := os.ReadFile(filepath.Join(cellDir(out, c), "cmd.txt"))
+	old, err := readCellFile(filepath.Join(cellDir(out, c), "cmd.txt"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	} else if err != nil {

@@ -164,13 +164,13 @@ func sweepDirError(dir string, err error) error {
 
 // readCell reads one cell directory; ok is false for an unfinished cell.
 func readCell(dir string) (row sweepRow, ok bool, err error) {
-	result, err := os.ReadFile(filepath.Join(dir, "eval.json"))
+	result, err := readCellFile(filepath.Join(dir, "eval.json"))
 	if errors.Is(err, os.ErrNotExist) || err == nil && len(result) == 0 {
 		return row, false, nil // an empty one is no result (evalWritten)
 	} else if err != nil {
 		return row, false, err
 	}
-	meta, err := os.ReadFile(filepath.Join(dir, "cell.json"))
+	meta, err := readCellFile(filepath.Join(dir, "cell.json"))
 	if errors.Is(err, os.ErrNotExist) {
 		return row, false, fmt.Errorf("the cell %s is finished (eval.json) but has no cell.json, which names its values in the results: "+
 			"remove that cell's folder (%s) and rerun its sweep to run it again", filepath.Base(dir), dir)
@@ -210,7 +210,7 @@ func unreadableCellFile(dir, name string, err error) error {
 // readOnePass adds the one-pass metrics of dir's eval-onepass.json, if
 // the cell has one.
 func readOnePass(dir string, metrics map[string]float64) error {
-	data, err := os.ReadFile(filepath.Join(dir, onePassFile))
+	data, err := readCellFile(filepath.Join(dir, onePassFile))
 	if errors.Is(err, os.ErrNotExist) || err == nil && len(data) == 0 {
 		return nil // an empty one, as cmd.txt's redirection leaves it, is none
 	} else if err != nil {

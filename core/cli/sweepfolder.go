@@ -81,6 +81,17 @@ func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error 
 	return nil
 }
 
+// readCellFile reads a file of a cell folder, refusing one that is not
+// a regular file unopened: a named pipe there (made by hand, or left by
+// a tool) would block the open, a sweep or --collect waiting for a
+// writer that never comes, out of Ctrl-C's reach.
+func readCellFile(path string) ([]byte, error) {
+	if err := core.CheckRegularFile(path); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+}
+
 // readOldCell reads the cmd.txt and cell.json of the cell folder dir of
 // out; ok is false for a folder that is left alone. A folder without
 // cmd.txt ran nothing. One without cell.json, which runCell writes
@@ -89,7 +100,7 @@ func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error 
 // left to the sweep that made it. A finished cell (eval.json) lacking
 // either is refused (checkFinishedHas).
 func readOldCell(out, dir string, ours map[string]sweepCell) (old string, c sweepCell, ok bool, err error) {
-	cmd, err := os.ReadFile(filepath.Join(dir, "cmd.txt"))
+	cmd, err := readCellFile(filepath.Join(dir, "cmd.txt"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", c, false, checkFinishedHas(out, dir, "cmd.txt")
 	} else if err != nil {
@@ -125,7 +136,7 @@ func checkFinishedHas(out, dir, file string) error {
 // where it has none.
 func readCellJSON(dir string) (c sweepCell, ok bool, err error) {
 	path := filepath.Join(dir, "cell.json")
-	data, err := os.ReadFile(path)
+	data, err := readCellFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return c, false, nil
 	} else if err != nil {
