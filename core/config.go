@@ -202,9 +202,7 @@ type Infer struct {
 	// factor (0, unset: 1), within [MinThetaPriorScale,
 	// MaxThetaPriorScale]. Recalibration leaves it unset: eval
 	// --theta-prior-scale sets it, to show what the prior's width does
-	// (docs/uncertainty.md: wider, advdiff's fits without noise come
-	// closer and its intervals at a bound hold θ, but the reconstruction's
-	// bands fit worse).
+	// (docs/uncertainty.md, "θ at a prior bound").
 	ThetaPriorScale float64 `json:"theta_prior_scale,omitempty"`
 	// SpreadFit is the predictive spread of the default predictions: how
 	// the noise term is set per realization and the post-hoc scales,

@@ -657,8 +657,12 @@ func logit(s, eps float64) float64 {
 
 // noiseFloor is the smallest re-estimated noise variance, relative to the
 // learned one: only a guard against zero, since a near-exact fit (advdiff
-// cnp) must be allowed a near-zero spread to stay calibrated.
-const noiseFloor = 1e-8
+// cnp) must be allowed a near-zero spread to stay calibrated. At 10⁻⁸
+// (a deviation 10⁻⁴ of the learned one) it still bound on advdiff
+// without noise, where the shipped cnp fits some realizations to 10⁻⁶
+// and its band stayed at the floor's 5·10⁻⁶, several times too wide
+// (TestNoiseFloorLetsExactFitsShrink).
+const noiseFloor = 1e-12
 
 // reestimateNoise sets the σ of realization b's observation terms from
 // its residuals per channel and returns the variance per grid value:
@@ -887,7 +891,10 @@ func gram(j *mat.Dense) (a blas64.Symmetric, release func()) {
 var gramBuffers nets.FloatPool
 
 // laplaceFactor returns the lower Cholesky factor of (JᵀJ)⁻¹, or nil if
-// JᵀJ is singular.
+// JᵀJ is singular. Where JᵀJ is too ill-conditioned to factor (its
+// condition number is J's squared: a near-exact fit's rows, scaled by a
+// tiny σ̂, beside the prior's), the factor comes from J itself
+// (laplaceFactorQR).
 func laplaceFactor(j *mat.Dense) *mat.TriDense {
 	_, n := j.Dims()
 	a, release := gram(j)
@@ -895,22 +902,72 @@ func laplaceFactor(j *mat.Dense) *mat.TriDense {
 	norm := symNorm1(a)
 	u, ok := cholesky(a)
 	if !ok {
-		return nil
+		return laplaceFactorQR(j)
 	}
 	// With the inverse at hand the condition number is exact.
 	inv, ok := lapack64.Potri(u)
 	if !ok || norm*symNorm1(inv) > mat.ConditionTolerance {
-		return nil
+		return laplaceFactorQR(j)
 	}
 	// Factor (JᵀJ)⁻¹ = VᵀV in place; L = Vᵀ.
 	v, ok := cholesky(inv)
 	if !ok {
-		return nil
+		return laplaceFactorQR(j)
 	}
 	l := mat.NewTriDense(n, mat.Lower, nil)
 	for i := 0; i < n; i++ {
 		for q := i; q < n; q++ {
 			l.SetTri(q, i, v.Data[i*v.Stride+q])
+		}
+	}
+	return l
+}
+
+// laplaceFactorQR returns a lower-triangular L with L Lᵀ = (JᵀJ)⁻¹ from
+// the QR factorization of J with its columns reversed, J P = Q R (P the
+// reversal), without forming JᵀJ:
+//
+//	(JᵀJ)⁻¹ = P R⁻¹ R⁻ᵀ P = L Lᵀ,   L = P R⁻¹ P,
+//
+// lower triangular because R⁻¹ is upper. R's condition number is J's,
+// the square root of JᵀJ's, so this factors fits whose JᵀJ is beyond
+// Cholesky's reach in float64. nil where R is singular or its condition
+// passes mat.ConditionTolerance.
+func laplaceFactorQR(j *mat.Dense) *mat.TriDense {
+	m, n := j.Dims()
+	if m < n {
+		return nil
+	}
+	rev := mat.NewDense(m, n, nil)
+	for i := 0; i < m; i++ {
+		for c := 0; c < n; c++ {
+			rev.Set(i, n-1-c, j.At(i, c))
+		}
+	}
+	var qr mat.QR
+	qr.Factorize(rev)
+	var r mat.Dense
+	qr.RTo(&r)
+	// Rows of R signed to a positive diagonal (Q's columns absorb the
+	// signs): L is then the Cholesky factor, with its positive diagonal.
+	upper := mat.NewTriDense(n, mat.Upper, nil)
+	for i := 0; i < n; i++ {
+		sign := 1.0
+		if r.At(i, i) < 0 {
+			sign = -1
+		}
+		for c := i; c < n; c++ {
+			upper.SetTri(i, c, sign*r.At(i, c))
+		}
+	}
+	var inv mat.TriDense
+	if err := inv.InverseTri(upper); err != nil {
+		return nil
+	}
+	l := mat.NewTriDense(n, mat.Lower, nil)
+	for i := 0; i < n; i++ {
+		for c := 0; c <= i; c++ {
+			l.SetTri(i, c, inv.At(n-1-i, n-1-c))
 		}
 	}
 	return l

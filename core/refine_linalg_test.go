@@ -127,3 +127,59 @@ func TestGramIsJTJ(t *testing.T) {
 		}
 	}
 }
+
+// whitened returns ‖(J L)ᵀ(J L) − I‖_max: zero when L Lᵀ = (JᵀJ)⁻¹,
+// measured without forming JᵀJ, whose rounding would swamp an
+// ill-conditioned case.
+func whitened(j *mat.Dense, l *mat.TriDense) float64 {
+	var jl, g mat.Dense
+	jl.Mul(j, l)
+	g.Mul(jl.T(), &jl)
+	worst := 0.0
+	n, _ := g.Dims()
+	for i := 0; i < n; i++ {
+		for q := 0; q < n; q++ {
+			want := 0.0
+			if i == q {
+				want = 1
+			}
+			worst = math.Max(worst, math.Abs(g.At(i, q)-want))
+		}
+	}
+	return worst
+}
+
+// TestLaplaceFactorNearExactFit: a fit whose data rows, scaled by a
+// tiny σ̂, pin some coordinates 10¹⁰ times more tightly than the prior
+// rows hold the rest has JᵀJ beyond Cholesky's reach (condition 10²⁰);
+// the factor comes from J's QR and still whitens J. A well-conditioned
+// J gets the same factor both ways.
+func TestLaplaceFactorNearExactFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	const m, n, data = 60, 8, 3 // data pins 3 of 8 coordinates
+	j := mat.NewDense(m+n, n, nil)
+	for r := 0; r < m; r++ {
+		for c := 0; c < data; c++ {
+			j.Set(r, c, 1e10*rng.NormFloat64())
+		}
+	}
+	for c := 0; c < n; c++ {
+		j.Set(m+c, c, 1) // the prior rows
+	}
+	l := laplaceFactor(j)
+	if l == nil {
+		t.Fatal("no factor for a near-exact fit")
+	}
+	if w := whitened(j, l); w > 1e-6 {
+		t.Errorf("near-exact fit: (JL)ᵀ(JL) is %g from I", w)
+	}
+	well := randomJacobian(rng, 50, n)
+	chol, qr := laplaceFactor(well), laplaceFactorQR(well)
+	for i := 0; i < n; i++ {
+		for c := 0; c <= i; c++ {
+			if a, b := chol.At(i, c), qr.At(i, c); math.Abs(a-b) > 1e-9*(math.Abs(a)+1e-12) && math.Abs(a-b) > 1e-12 {
+				t.Errorf("L[%d][%d]: Cholesky %g, QR %g", i, c, a, b)
+			}
+		}
+	}
+}
