@@ -703,7 +703,7 @@ func TestLongMessageWraps(t *testing.T) {
 	m.setMsg(msgErr, "%s", long)
 	lines = strings.Split(m.render(), "\n")
 	second := strings.TrimSpace(lines[1][strings.Index(lines[1], "cannot"):])
-	head, tail, ok := strings.Cut(strings.TrimSpace(lines[2]), "… ")
+	head, tail, ok := strings.Cut(strings.TrimSpace(lines[2]), "…") // inside a path, no space after it
 	if !ok || !strings.HasPrefix(long, second+head) || !strings.HasSuffix(long, tail) {
 		t.Errorf("third line %q does not go on from %q and keep the message's end", lines[2], second)
 	}

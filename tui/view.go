@@ -335,7 +335,13 @@ func elideMiddle(msg string, w int) string {
 	if head == "" || tail == "" {
 		return truncate(msg, w)
 	}
-	return head + "… " + tail
+	// A tail that starts a word or a part of the message is set off by
+	// a space; one that starts inside a word (a long path's last
+	// cells) is not, so that the path still reads as one.
+	if strings.HasSuffix(strings.TrimSuffix(msg, tail), " ") {
+		return head + "… " + tail
+	}
+	return head + "…" + tail
 }
 
 // msgSeparators join the parts of a message: the baselines' failures

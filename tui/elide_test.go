@@ -1,0 +1,28 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// TestElideMiddleKeepsAPathWhole: a message cut in the middle keeps its
+// head and tail within the width; a tail that begins inside a path
+// joins the ellipsis without a space (a space there read as two paths),
+// and one that begins a word keeps it.
+func TestElideMiddleKeepsAPathWhole(t *testing.T) {
+	path := "weights already in a file: /home/someone/experiments/long/directory/name/spring-lnp-finetuned.safetensors"
+	got := elideMiddle(path, 60)
+	if w := ansi.StringWidth(got); w > 60 {
+		t.Errorf("%q is %d cells wide, want ≤ 60", got, w)
+	}
+	if strings.Contains(got, "… ") || !strings.Contains(got, "…") || !strings.HasSuffix(got, "finetuned.safetensors") {
+		t.Errorf("path elided as %q", got)
+	}
+	words := "the baseline failed on this realization because the context has too few points to fit a GP to"
+	got = elideMiddle(words, 50)
+	if !strings.Contains(got, "… ") {
+		t.Errorf("words elided as %q, want the tail set off by a space", got)
+	}
+}
