@@ -526,8 +526,13 @@ type compareMethodJSON struct {
 func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, failed []failedMethod, starts, workers int, rawSpread bool) error {
 	out := map[string]any{
 		"system": sys.Name(), "tasks": len(test), "context": test[0].Context.Len(),
-		"noise": opt.Noise, "seed": opt.Seed, "samples": opt.Samples,
+		"noise": opt.Noise, "seed": opt.Seed,
 		"failed_methods": append([]failedMethod{}, failed...), // [] rather than null
+	}
+	// The latent samples are APIC's alone: a run without an APIC model
+	// drew none, and says nothing of them.
+	if slices.ContainsFunc(methods, func(m compareMethod) bool { return m.Samples > 0 }) {
+		out["samples"] = opt.Samples
 	}
 	ms := map[string]compareMethodJSON{}
 	koh, hasKOH := findMethod(methods, kohgp.Name)

@@ -467,3 +467,24 @@ func TestCompareCountsCNPSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareJSONSamplesOnlyWithAPIC: the latent sample count is APIC's;
+// a compare of the baselines alone records none.
+func TestCompareJSONSamplesOnlyWithAPIC(t *testing.T) {
+	for _, c := range []struct {
+		methods string
+		want    bool
+	}{{"koh-gp", false}, {"koh-gp,apic", true}} {
+		code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "2", "--methods", c.methods, "--json")
+		if code != 0 {
+			t.Fatalf("--methods %s: exit %d: %s", c.methods, code, errOut)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(out), &raw); err != nil {
+			t.Fatalf("--methods %s: not JSON: %v", c.methods, err)
+		}
+		if _, has := raw["samples"]; has != c.want {
+			t.Errorf("--methods %s: \"samples\" recorded %v, want %v", c.methods, has, c.want)
+		}
+	}
+}
