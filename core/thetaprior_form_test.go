@@ -16,29 +16,37 @@ import (
 func TestThetaPriorFormAtBounds(t *testing.T) {
 	m, _ := shippedModel(t, "spring", CNP, 1)
 	opt := EvalOptions{Tasks: 200, Seed: 1, Samples: 1, Refine: -1}
-	run := func(form string) Report {
-		m.Config.Infer.ThetaPrior = form
-		rep, _, err := Evaluate(context.Background(), m, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep
-	}
-	logit, theta := run(ThetaPriorLogit), run(ThetaPriorTheta)
+	logit, theta := evalWithThetaPrior(t, m, opt, ThetaPriorLogit, 0), evalWithThetaPrior(t, m, opt, ThetaPriorTheta, 0)
 	lb, tb := logit.ThetaAtBound, theta.ThetaAtBound
 	if lb.AtBound < 5 || tb.AtBound < 5 {
 		t.Fatalf("too few estimates at a bound to compare: logit %+v, theta %+v", lb, tb)
 	}
-	if share := float64(lb.Covered) / float64(lb.AtBound); share > 0.5 {
+	if coveredShare(lb) > 0.5 {
 		t.Errorf("logit form: %d of %d intervals at a bound hold θ; the pull toward the interior that the θ form removes is gone", lb.Covered, lb.AtBound)
 	}
-	if share := float64(tb.Covered) / float64(tb.AtBound); share < 0.9 {
+	if coveredShare(tb) < 0.9 {
 		t.Errorf("θ form: only %d of %d intervals at a bound hold θ, want ≥ 90%%", tb.Covered, tb.AtBound)
 	}
 	if lm, tm := logit.Metrics[KeyThetaMAE].Mean, theta.Metrics[KeyThetaMAE].Mean; tm > 0.6*lm {
 		t.Errorf("θ MAE: θ form %.5f, logit form %.5f; want the θ form's at most 0.6 of it", tm, lm)
 	}
 }
+
+// evalWithThetaPrior evaluates m with refinement's θ prior in the form
+// named and widened by scale (0: unset), the settings left so.
+func evalWithThetaPrior(t *testing.T, m *Model, opt EvalOptions, form string, scale float64) Report {
+	t.Helper()
+	m.Config.Infer.ThetaPrior, m.Config.Infer.ThetaPriorScale = form, scale
+	rep, _, err := Evaluate(context.Background(), m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// coveredShare is the share of the estimates at a bound whose interval
+// holds θ (b.AtBound > 0).
+func coveredShare(b BoundCoverage) float64 { return float64(b.Covered) / float64(b.AtBound) }
 
 // TestLogitPriorWidth checks the widths: the logit form's is σ_a
 // everywhere; the θ form's is σ_a at the centre, grows as 1/(4s(1 − s))

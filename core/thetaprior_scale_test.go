@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"math"
 	"slices"
 	"strings"
@@ -17,23 +16,15 @@ import (
 func TestThetaPriorScaleAtBounds(t *testing.T) {
 	m, _ := shippedModel(t, "advdiff", LNP, 1)
 	opt := EvalOptions{Tasks: 300, Seed: 1, Samples: 1, Refine: -1}
-	run := func(k float64) Report {
-		m.Config.Infer.ThetaPrior, m.Config.Infer.ThetaPriorScale = ThetaPriorTheta, k
-		rep, _, err := Evaluate(context.Background(), m, opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep
-	}
-	narrow, wide := run(1), run(30)
+	narrow, wide := evalWithThetaPrior(t, m, opt, ThetaPriorTheta, 1), evalWithThetaPrior(t, m, opt, ThetaPriorTheta, 30)
 	nb, wb := narrow.ThetaAtBound, wide.ThetaAtBound
 	if nb.AtBound < 8 || wb.AtBound < 8 {
 		t.Fatalf("too few estimates at a bound to compare: ×1 %+v, ×30 %+v", nb, wb)
 	}
-	if share := float64(nb.Covered) / float64(nb.AtBound); share > 0.6 {
+	if coveredShare(nb) > 0.6 {
 		t.Errorf("×1: %d of %d intervals at a bound hold θ; the pull toward the interior that a wider prior removes is gone", nb.Covered, nb.AtBound)
 	}
-	if share := float64(wb.Covered) / float64(wb.AtBound); share < 0.9 {
+	if coveredShare(wb) < 0.9 {
 		t.Errorf("×30: only %d of %d intervals at a bound hold θ, want ≥ 90%%", wb.Covered, wb.AtBound)
 	}
 	if nm, wm := narrow.Metrics[KeyThetaMAE].Mean, wide.Metrics[KeyThetaMAE].Mean; wm > 0.75*nm {

@@ -63,16 +63,15 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --refine %d", *refine)
 	}
 	if *trueTheta && *zThetaPrior != -1 {
-		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --z-theta-prior %v, a refinement setting", *zThetaPrior)
+		return refinementSettingRefused(fmt.Sprintf("--z-theta-prior %v", *zThetaPrior), true, *refine)
 	}
 	if p := *thetaPrior; p != "" && !slices.Contains(core.ThetaPriors, p) {
 		return UsageError("--theta-prior %s: the forms are %s", core.QuoteInput(p), strings.Join(core.ThetaPriors, " and "))
 	}
-	if *trueTheta && *thetaPrior != "" {
-		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --theta-prior %s, a refinement setting", *thetaPrior)
-	}
-	if *refine == 0 && *thetaPrior != "" {
-		return UsageError("--refine 0 runs no refinement: drop --theta-prior %s, a refinement setting", *thetaPrior)
+	if *thetaPrior != "" {
+		if err := refinementSettingRefused("--theta-prior "+*thetaPrior, *trueTheta, *refine); err != nil {
+			return err
+		}
 	}
 	if err := checkThetaPriorScale(*thetaPriorScale, *trueTheta, *refine); err != nil {
 		return err
@@ -377,11 +376,18 @@ func checkThetaPriorScale(k float64, trueTheta bool, refine int) error {
 	if !(k >= core.MinThetaPriorScale && k <= core.MaxThetaPriorScale) {
 		return UsageError("--theta-prior-scale %v: want a factor in [%g, %g] (or 0 for the checkpoint's)", k, core.MinThetaPriorScale, core.MaxThetaPriorScale)
 	}
+	return refinementSettingRefused(fmt.Sprintf("--theta-prior-scale %v", k), trueTheta, refine)
+}
+
+// refinementSettingRefused refuses a refinement setting (a flag and its
+// value, as typed) where eval refines nothing: --true-theta gives θ,
+// and --refine 0 runs no steps. nil where refinement runs.
+func refinementSettingRefused(setting string, trueTheta bool, refine int) error {
 	if trueTheta {
-		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --theta-prior-scale %v, a refinement setting", k)
+		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop %s, a refinement setting", setting)
 	}
 	if refine == 0 {
-		return UsageError("--refine 0 runs no refinement: drop --theta-prior-scale %v, a refinement setting", k)
+		return UsageError("--refine 0 runs no refinement: drop %s, a refinement setting", setting)
 	}
 	return nil
 }
