@@ -322,11 +322,11 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	}
 	tasks, err := TestTasksContext(ctx, m.Sys, opt)
 	if err != nil {
-		return Report{}, nil, fmt.Errorf("eval: %w", err)
+		return Report{}, nil, fmt.Errorf("drawing the test realizations: %w", err)
 	}
 	per, err := m.scoreTasks(ctx, tasks, PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, opt.TrueTheta, opt.Progress)
 	if err != nil {
-		return Report{}, nil, fmt.Errorf("eval: %w", err)
+		return Report{}, nil, fmt.Errorf("calibrating the test realizations: %w", err)
 	}
 	rep := Summarise(m.Sys, per)
 	rep.System, rep.Backbone = m.Sys.Name(), string(m.Config.Arch.Backbone)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"apic/sims"
@@ -98,8 +99,12 @@ func TestEvaluateOptions(t *testing.T) {
 	if _, _, err := Evaluate(context.Background(), m, EvalOptions{Tasks: 0}); err == nil {
 		t.Error("zero tasks accepted")
 	}
+	// The error says which step failed, not the command's name, which
+	// the CLI already prints before it ("apic eval: eval: …" otherwise).
 	if _, _, err := Evaluate(context.Background(), m, EvalOptions{Tasks: 2, Context: m.Sys.Grid().Points() + 1}); err == nil {
 		t.Error("a context larger than the grid accepted")
+	} else if msg := err.Error(); strings.HasPrefix(msg, "eval:") || !strings.Contains(msg, "test realizations") {
+		t.Errorf("error %q: want the failed step named, without an \"eval:\" prefix", msg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

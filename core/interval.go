@@ -61,7 +61,7 @@ type Intervals struct {
 // not fail. ctx cancels between batches.
 func EvaluateIntervals(ctx context.Context, m *Model, opt EvalOptions) (Intervals, error) {
 	if err := LimitTasks.Check(opt.Tasks); err != nil {
-		return Intervals{}, fmt.Errorf("eval: %w", err)
+		return Intervals{}, fmt.Errorf("evaluating intervals: %w", err)
 	}
 	rep, per, err := Evaluate(ctx, m, opt)
 	if err != nil {
