@@ -6,38 +6,14 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"apic/core/internal/nominaltask"
 	"apic/sims"
 )
-
-// nominalTask is a task of sys whose context (n points) comes from the
-// nominal model at theta.
-func nominalTask(t *testing.T, name string, theta, side []float64, n int) (sims.System, sims.Task) {
-	t.Helper()
-	sys, err := sims.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nom := sys.Nominal(theta, side)
-	r := sims.Realization{Theta: theta, Side: side, Nominal: nom, True: nom}
-	task, err := sims.NewSplit(sys, rand.New(rand.NewPCG(7, 3))).Task(sys, r, nom, n, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sys, task
-}
-
-func amplitude(vs []float64) float64 {
-	m := 0.0
-	for _, v := range vs {
-		m = max(m, math.Abs(v))
-	}
-	return m
-}
 
 // TestRecoversSpringOmega fits 30 points of sin(ωt) on a small budget:
 // ω is recovered and the discrepancy is near zero.
 func TestRecoversSpringOmega(t *testing.T) {
-	sys, task := nominalTask(t, "spring", []float64{5.3}, nil, 30)
+	sys, task := nominaltask.New(t, "spring", []float64{5.3}, nil, 30)
 	c, err := New(sys, Options{Starts: 3, Steps: 300, Draws: 5, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -50,11 +26,11 @@ func TestRecoversSpringOmega(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("θ̂ %.4f ± %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", p.Theta[0], p.ThetaStd[0], f.model.decode(f.MAP).theta[0], f.Accept, amplitude(p.DeltaMean))
+	t.Logf("θ̂ %.4f ± %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", p.Theta[0], p.ThetaStd[0], f.model.decode(f.MAP).theta[0], f.Accept, nominaltask.Amplitude(p.DeltaMean))
 	if e := math.Abs(p.Theta[0] - 5.3); e > 0.02 {
 		t.Errorf("θ̂ = %.4f, want 5.3 ± 0.02", p.Theta[0])
 	}
-	if a := amplitude(p.DeltaMean); a > 0.05 {
+	if a := nominaltask.Amplitude(p.DeltaMean); a > 0.05 {
 		t.Errorf("discrepancy amplitude %.4f, want < 0.05 on nominal data", a)
 	}
 }
@@ -95,7 +71,7 @@ func TestAdvDiffRuns(t *testing.T) {
 // solution: θ is recovered and the discrepancy is near zero.
 func TestRecoversLVTheta(t *testing.T) {
 	theta := []float64{1.1, 0.8, 1.2, 0.9}
-	sys, task := nominalTask(t, "lv", theta, []float64{1.2, 0.9}, 30)
+	sys, task := nominaltask.New(t, "lv", theta, []float64{1.2, 0.9}, 30)
 	c, err := New(sys, Options{Starts: 3, MaxIterations: 100, Steps: 200, Draws: 3, Collocation: 30, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -108,13 +84,13 @@ func TestRecoversLVTheta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("θ̂ %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", p.Theta, f.model.decode(f.MAP).theta, f.Accept, amplitude(p.DeltaMean))
+	t.Logf("θ̂ %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", p.Theta, f.model.decode(f.MAP).theta, f.Accept, nominaltask.Amplitude(p.DeltaMean))
 	for i, th := range theta {
 		if e := math.Abs(p.Theta[i] - th); e > 0.05 {
 			t.Errorf("θ̂_%d = %.4f, want %.2f ± 0.05", i, p.Theta[i], th)
 		}
 	}
-	if a := amplitude(p.DeltaMean); a > 0.1 {
+	if a := nominaltask.Amplitude(p.DeltaMean); a > 0.1 {
 		t.Errorf("discrepancy amplitude %.4f, want < 0.1 on nominal data", a)
 	}
 	// The chain barely moves on nominal data, so the draws agree to many
@@ -139,7 +115,7 @@ func TestRecoversAdvDiffTheta(t *testing.T) {
 	}
 	for k, theta := range [][]float64{{1.1, 0.02}, {1.7, 0.006}} {
 		side := sys.SampleSide(rand.New(rand.NewPCG(5, uint64(5+k))))
-		sys, task := nominalTask(t, "advdiff", theta, side, 64)
+		sys, task := nominaltask.New(t, "advdiff", theta, side, 64)
 		c, err := New(sys, Options{Starts: 1, MaxIterations: 25, Steps: 30, Draws: 2, Collocation: 48, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -152,14 +128,14 @@ func TestRecoversAdvDiffTheta(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("θ %v: θ̂ %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", theta, p.Theta, f.model.decode(f.MAP).theta, f.Accept, amplitude(p.DeltaMean))
+		t.Logf("θ %v: θ̂ %.4f, MAP %.4f, acceptance %.2f, δ amplitude %.4f", theta, p.Theta, f.model.decode(f.MAP).theta, f.Accept, nominaltask.Amplitude(p.DeltaMean))
 		if e := math.Abs(p.Theta[0] - theta[0]); e > 0.01 {
 			t.Errorf("v̂ = %.4f, want %.2f ± 0.01", p.Theta[0], theta[0])
 		}
 		if e := math.Abs(p.Theta[1] - theta[1]); e > 0.002 {
 			t.Errorf("κ̂ = %.4f, want %.3f ± 0.002", p.Theta[1], theta[1])
 		}
-		if a := amplitude(p.DeltaMean); a > 0.02 {
+		if a := nominaltask.Amplitude(p.DeltaMean); a > 0.02 {
 			t.Errorf("discrepancy amplitude %.4f, want < 0.02 on nominal data", a)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/diff/fd"
 
+	"apic/core/internal/nominaltask"
 	"apic/sims"
 )
 
@@ -36,7 +37,7 @@ func TestSEDerivsScale(t *testing.T) {
 // gradModel is a small BCPI model of sys on nominal data.
 func gradModel(t *testing.T, name string, theta, side []float64, n, collocation int) *model {
 	t.Helper()
-	sys, task := nominalTask(t, name, theta, side, n)
+	sys, task := nominaltask.New(t, name, theta, side, n)
 	c, err := New(sys, Options{Collocation: collocation, Seed: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -8,40 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"apic/core/internal/nominaltask"
 	"apic/sims"
 )
-
-// nominalTask is a task of sys whose context (n points) comes from the
-// nominal model at theta: the truth the recovery tests ask for.
-func nominalTask(t *testing.T, name string, theta, side []float64, n int) (sims.System, sims.Task) {
-	t.Helper()
-	sys, err := sims.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nom := sys.Nominal(theta, side)
-	r := sims.Realization{Theta: theta, Side: side, Nominal: nom, True: nom}
-	task, err := sims.NewSplit(sys, rand.New(rand.NewPCG(7, 3))).Task(sys, r, nom, n, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sys, task
-}
-
-// amplitude is the largest |v|.
-func amplitude(vs []float64) float64 {
-	m := 0.0
-	for _, v := range vs {
-		m = max(m, math.Abs(v))
-	}
-	return m
-}
 
 // TestRecoversSpringOmega fits one member to 30 points of sin(ωt) on a
 // small budget (1000 steps; ω = 5.5 gave 5.4995 too): ω is recovered and
 // the discrepancy is near zero.
 func TestRecoversSpringOmega(t *testing.T) {
-	sys, task := nominalTask(t, "spring", []float64{3.2}, nil, 30)
+	sys, task := nominaltask.New(t, "spring", []float64{3.2}, nil, 30)
 	c, err := New(sys, Options{Members: 1, Steps: 1000, LearningRate: 5e-3, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -50,18 +25,18 @@ func TestRecoversSpringOmega(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("θ̂ %.4f ± %.4f, δ amplitude %.4f", p.Theta[0], p.ThetaStd[0], amplitude(p.DeltaMean))
+	t.Logf("θ̂ %.4f ± %.4f, δ amplitude %.4f", p.Theta[0], p.ThetaStd[0], nominaltask.Amplitude(p.DeltaMean))
 	if e := math.Abs(p.Theta[0] - 3.2); e > 0.05 {
 		t.Errorf("θ̂ = %.4f, want 3.2 ± 0.05", p.Theta[0])
 	}
-	if a := amplitude(p.DeltaMean); a > 0.1 {
+	if a := nominaltask.Amplitude(p.DeltaMean); a > 0.1 {
 		t.Errorf("discrepancy amplitude %.4f, want < 0.1 on nominal data", a)
 	}
 }
 
 // TestRejectsBadInput names what is wrong instead of training on it.
 func TestRejectsBadInput(t *testing.T) {
-	sys, task := nominalTask(t, "lv", []float64{1, 1, 1, 1}, []float64{1, 1}, 10)
+	sys, task := nominaltask.New(t, "lv", []float64{1, 1, 1, 1}, []float64{1, 1}, 10)
 	c, err := New(sys, Options{Members: 1, Steps: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +56,7 @@ func TestRejectsBadInput(t *testing.T) {
 
 // TestStopsWhenCancelled returns the context's error without training.
 func TestStopsWhenCancelled(t *testing.T) {
-	sys, task := nominalTask(t, "spring", []float64{4}, nil, 10)
+	sys, task := nominaltask.New(t, "spring", []float64{4}, nil, 10)
 	c, _ := New(sys, Options{Members: 3, Steps: 100000})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -97,19 +72,19 @@ func TestStopsWhenCancelled(t *testing.T) {
 // 100 collocation times gave errors ≤ 0.008.)
 func TestRecoversLVTheta(t *testing.T) {
 	theta := []float64{1.1, 0.8, 1.2, 0.9}
-	sys, task := nominalTask(t, "lv", theta, []float64{1.2, 0.9}, 30)
+	sys, task := nominaltask.New(t, "lv", theta, []float64{1.2, 0.9}, 30)
 	c, _ := New(sys, Options{Members: 1, Steps: 1500, LearningRate: 8e-3, Collocation: 40, Seed: 1})
 	p, err := c.Calibrate(context.Background(), task.Context, task.Real.Side)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("θ̂ %.4f, δ amplitude %.4f", p.Theta, amplitude(p.DeltaMean))
+	t.Logf("θ̂ %.4f, δ amplitude %.4f", p.Theta, nominaltask.Amplitude(p.DeltaMean))
 	for i, th := range theta {
 		if e := math.Abs(p.Theta[i] - th); e > 0.05 {
 			t.Errorf("θ̂_%d = %.4f, want %.2f ± 0.05", i, p.Theta[i], th)
 		}
 	}
-	if a := amplitude(p.DeltaMean); a > 0.1 {
+	if a := nominaltask.Amplitude(p.DeltaMean); a > 0.1 {
 		t.Errorf("discrepancy amplitude %.4f, want < 0.1 on nominal data", a)
 	}
 }
@@ -167,19 +142,19 @@ func TestRecoversAdvDiffTheta(t *testing.T) {
 	theta := []float64{1.1, 0.03}
 	sys, _ := sims.Lookup("advdiff")
 	side := sys.SampleSide(rand.New(rand.NewPCG(5, 5)))
-	sys, task := nominalTask(t, "advdiff", theta, side, 256)
+	sys, task := nominaltask.New(t, "advdiff", theta, side, 256)
 	c, _ := New(sys, Options{Members: 1, Steps: 2500, LearningRate: 6e-3, Seed: 1})
 	p, err := c.Calibrate(context.Background(), task.Context, side)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("θ̂ %.4f, δ amplitude %.4f", p.Theta, amplitude(p.DeltaMean))
+	t.Logf("θ̂ %.4f, δ amplitude %.4f", p.Theta, nominaltask.Amplitude(p.DeltaMean))
 	for i, tol := range []float64{0.12, 0.01} {
 		if e := math.Abs(p.Theta[i] - theta[i]); e > tol {
 			t.Errorf("θ̂_%d = %.4f, want %.2f ± %g", i, p.Theta[i], theta[i], tol)
 		}
 	}
-	if a := amplitude(p.DeltaMean); a > 0.15 {
+	if a := nominaltask.Amplitude(p.DeltaMean); a > 0.15 {
 		t.Errorf("discrepancy amplitude %.4f, want < 0.15 on nominal data", a)
 	}
 }
