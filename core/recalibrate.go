@@ -90,15 +90,9 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 			}
 		}
 		chosen := pickSpread(cands)
-		// The discrepancy's spread has no profile of its own, but its
-		// noise term is the one fitted under the chosen profile, so its
-		// scale is fitted after the choice.
-		if err := m.applySpread(preds, ctxs, chosen, 0); err != nil {
-			return nil, fmt.Errorf("recalibrate: %w", err)
+		if err := m.fitDeltaSpread(tasks, ctxs, deltas, preds, &chosen); err != nil {
+			return nil, err
 		}
-		chosen.DeltaStdScale, _ = bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
-			return preds[i].DeltaMean, preds[i].DeltaStd, deltas[i]
-		})
 		chosen.ThetaStdScale = thetaScale(tasks, preds)
 		return &chosen, nil
 	}
@@ -118,6 +112,67 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 	// as many realizations per condition (at least 8): there are 24
 	// conditions, and the explorer refits after every training run.
 	return m.RecalibrateConditions(ctx, max(8, n/4))
+}
+
+// fitDeltaSpread fits the discrepancy's time profile and scale of f
+// (tuneDeltaProfile, bestScale) on preds, the validation predictions of
+// tasks, and leaves preds with f's deviations. δ's noise term is the one
+// fitted under f's mode and evolution profile, so δ's spread is fitted
+// after their choice.
+func (m *Model) fitDeltaSpread(tasks []sims.Task, ctxs []sims.Context, deltas [][]float64, preds []Prediction, f *SpreadFit) error {
+	f.DeltaProfile, f.DeltaStdScale = 0, 0
+	if err := m.applySpread(preds, ctxs, *f, 0); err != nil {
+		return fmt.Errorf("recalibrate: %w", err)
+	}
+	f.DeltaProfile = tuneDeltaProfile(m.Sys, tasks, preds, deltas)
+	if err := m.applySpread(preds, ctxs, *f, 0); err != nil {
+		return fmt.Errorf("recalibrate: %w", err)
+	}
+	f.DeltaStdScale, _ = bestScale(tasks, m.Sys, func(i int) ([]float64, []float64, []float64) {
+		return preds[i].DeltaMean, preds[i].DeltaStd, deltas[i]
+	})
+	return nil
+}
+
+// RecalibrateDeltaProfile fits only the discrepancy's time profile and
+// its single scale (fitDeltaSpread) on Recalibrate's n validation
+// realizations, for the default predictions and, for a model that
+// refines by default, the one-pass ones, keeping every other setting.
+// A fit whose profile comes out as stored is left as it was; where it
+// changes, the tables were fitted to δ deviations without it, so the
+// parts that read them are refitted after it (checkpoints/train-all.sh).
+func (m *Model) RecalibrateDeltaProfile(ctx context.Context, n int) error {
+	tasks, ctxs, sides, err := m.recalibrationTasks(ctx, n)
+	if err != nil {
+		return err
+	}
+	deltas := taskDiscrepancies(tasks)
+	in := m.Config.Infer
+	fits := []*SpreadFit{&in.SpreadFit}
+	if in.Refine > 0 && in.OnePass != nil {
+		onePass := *in.OnePass
+		in.OnePass = &onePass
+		fits = append(fits, in.OnePass)
+	}
+	for i, f := range fits {
+		preds, err := m.recalibrationPredict(ctx, ctxs, sides, []int{-1, 0}[i])
+		if err != nil {
+			return err
+		}
+		// The single scales are those of the fit's table-free form.
+		raw := *f
+		raw.Conditions = nil
+		if err := m.fitDeltaSpread(tasks, ctxs, deltas, preds, &raw); err != nil {
+			return err
+		}
+		// An unchanged profile keeps its fitted scale, so that a file
+		// whose δ band stays flat is left exactly as it was.
+		if raw.DeltaProfile != f.DeltaProfile {
+			f.DeltaProfile, f.DeltaStdScale = raw.DeltaProfile, raw.DeltaStdScale
+		}
+	}
+	m.Config.Infer = in
+	return nil
 }
 
 // recalibrationTasks draws Recalibrate's n validation realizations (the

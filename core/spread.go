@@ -17,9 +17,9 @@ import (
 // where v_j is the spread of the latent (or Laplace) samples at value j,
 // σ_c² the noise variance of channel c, h the evolution profile of
 // profile.go (1 unless SpreadFit.Shape is set) and s the post-hoc scale
-// of recalibrate.go. The discrepancy's variance has its own scale and no
-// profile: its error includes F(θ̂) − F(θ), which does not follow the
-// reconstruction's.
+// of recalibrate.go. The discrepancy's variance has its own scale and
+// profile, over time (deltaprofile.go): its error includes
+// F(θ̂) − F(θ), which does not follow the reconstruction's.
 const (
 	// SpreadModel takes σ_c² from the model: the learned noise, or after
 	// refinement the context residuals' RSS/n.
@@ -61,6 +61,10 @@ type SpreadFit struct {
 	Shape         float64 `json:"shape,omitempty"`
 	StdScale      float64 `json:"std_scale,omitempty"`
 	DeltaStdScale float64 `json:"delta_std_scale,omitempty"`
+	// DeltaProfile is the exponent q of the discrepancy deviation's time
+	// profile (deltaprofile.go; zero: flat), fitted by recalibration
+	// since it was introduced.
+	DeltaProfile float64 `json:"delta_profile,omitempty"`
 	// ThetaStdScale scales θ's reported deviation so that θ̂ ± 1.96 σ_θ
 	// covers 95% of the validation parameters (recalibrate.go): the
 	// latent spread alone knows nothing of the model's own error.
@@ -88,13 +92,16 @@ func (s SpreadFit) check() error {
 	if err := checkSpread(s.Spread); err != nil {
 		return err
 	}
-	for _, v := range []float64{s.Shape, s.StdScale, s.DeltaStdScale, s.ThetaStdScale} {
+	for _, v := range []float64{s.Shape, s.StdScale, s.DeltaStdScale, s.ThetaStdScale, s.DeltaProfile} {
 		if !(v >= 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("spread exponent and scales must be finite and ≥ 0, got %+v", s)
 		}
 	}
 	if s.Shape > maxProfileShape {
 		return fmt.Errorf("spread profile exponent %v is above %v", s.Shape, maxProfileShape)
+	}
+	if s.DeltaProfile > maxProfileShape {
+		return fmt.Errorf("discrepancy time profile exponent %v is above %v", s.DeltaProfile, maxProfileShape)
 	}
 	if err := checkThetaBase(nil, s.ThetaFloor); err != nil {
 		return err
@@ -145,7 +152,8 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 	c := len(grid.Channels)
 	learned := m.obsVariance()
 	sy, sd := s.Scales()
-	var zeros []float64 // SpreadResidual's sample variances (read only)
+	hd := deltaProfileFor(grid, s) // nil when flat
+	var zeros []float64            // SpreadResidual's sample variances (read only)
 	if s.Spread == SpreadResidual {
 		zeros = make([]float64, grid.Size())
 	}
@@ -206,6 +214,9 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 			}
 			p.Std[g] = sy * hg * math.Sqrt(sampY[g]+n)
 			p.DeltaStd[g] = sd * math.Sqrt(sampD[g]+n)
+			if hd != nil {
+				p.DeltaStd[g] *= hd[g]
+			}
 		}
 	})
 	for _, err := range errs {
@@ -491,7 +502,7 @@ func (m *Model) DropFit() {
 func (m *Model) Fitted() bool {
 	in := m.Config.Infer
 	s := in.SpreadFit
-	return s.Spread != "" || s.Shape != 0 || s.StdScale != 0 || s.DeltaStdScale != 0 || s.ThetaStdScale != 0 ||
+	return s.Spread != "" || s.Shape != 0 || s.StdScale != 0 || s.DeltaStdScale != 0 || s.DeltaProfile != 0 || s.ThetaStdScale != 0 ||
 		len(s.Conditions) > 0 || len(s.ThetaFloor) > 0 || in.OnePass != nil || in.ZThetaPrior != 0 || in.ThetaPrior != "" ||
 		in.ThetaPriorScale != 0
 }

@@ -174,7 +174,7 @@ func TestConfigRejectsUnknownSpread(t *testing.T) {
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "bogus") {
 		t.Errorf("one-pass spread \"bogus\": %v", err)
 	}
-	for _, bad := range []SpreadFit{{Shape: -0.1}, {Shape: math.NaN()}, {Shape: maxProfileShape + 1}, {StdScale: math.Inf(1)}, {DeltaStdScale: -1}} {
+	for _, bad := range []SpreadFit{{Shape: -0.1}, {Shape: math.NaN()}, {Shape: maxProfileShape + 1}, {StdScale: math.Inf(1)}, {DeltaStdScale: -1}, {DeltaProfile: -0.5}, {DeltaProfile: math.NaN()}, {DeltaProfile: maxProfileShape + 1}} {
 		cfg = m.Config
 		cfg.Infer.SpreadFit = bad
 		if err := cfg.Validate(); err == nil {

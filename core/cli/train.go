@@ -115,7 +115,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off); the table of scales per condition gets max(8, N/4) of them per cell", core.LimitRecalTasks.Max))
-	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, 'theta-prior' only the form of refinement's prior on θ's logits, keeping every other setting of FILE")
+	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, 'theta-prior' only the form of refinement's prior on θ's logits, 'delta-profile' only the time profile and scale of δ's deviation, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
 	fs.BoolVar(&f.force, "force", false, "replace --out when it exists (without it train refuses, unless --out is the --init file); only a safetensors checkpoint is ever replaced")
@@ -289,6 +289,8 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 			recalibrate = m.RecalibrateBandShapes
 		case "theta-prior":
 			recalibrate = m.RecalibrateThetaPrior
+		case "delta-profile":
+			recalibrate = m.RecalibrateDeltaProfile
 		}
 		if err := recalibrate(ctx, f.recalibrate); err != nil {
 			return failed(err)
@@ -402,6 +404,9 @@ func recalibrationNote(in core.Infer, only string) string {
 	if only == "theta-prior" {
 		return fmt.Sprintf("picked the form of refinement's θ prior only: %s", in.ThetaPriorWords())
 	}
+	if only == "delta-profile" {
+		return "fitted δ's time profile and scale only: " + deltaProfileWords(in)
+	}
 	if only == "one-pass" {
 		return fmt.Sprintf("recalibrated the one-pass predictions' scales at %d conditions (context size × noise) only", len(in.OnePass.Conditions))
 	}
@@ -483,7 +488,7 @@ const minCellTasks = core.DefaultRecalibrationTasks / 4
 // recalibration gives each max(8, N/4), a --recalibrate-only one N.
 func (f *trainFlags) recalibrationWarning() string {
 	n := f.recalibrate
-	if n < 1 || f.recalibrateOnly == "theta" || f.recalibrateOnly == "theta-prior" {
+	if n < 1 || f.recalibrateOnly == "theta" || f.recalibrateOnly == "theta-prior" || f.recalibrateOnly == "delta-profile" {
 		return ""
 	}
 	per := max(8, n/4)
@@ -562,8 +567,8 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	}
 	if f.recalibrateOnly != "" {
 		only := f.recalibrateOnly
-		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass", "band-shape", "theta-prior"}, only) {
-			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta', 'conditions', 'theta-shape', 'one-pass', 'band-shape' and 'theta-prior'", core.QuoteInput(only))
+		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass", "band-shape", "theta-prior", "delta-profile"}, only) {
+			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta', 'conditions', 'theta-shape', 'one-pass', 'band-shape', 'theta-prior' and 'delta-profile'", core.QuoteInput(only))
 		}
 		if f.init == "" || f.steps1 != 0 || f.steps2 != 0 || f.recalibrate < 1 {
 			return UsageError("--recalibrate-only %s needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1", only)
@@ -1092,7 +1097,26 @@ func spreadWords(f core.SpreadFit) string {
 	if f.Shape != 0 {
 		w += fmt.Sprintf(", evolution profile ^%g", f.Shape)
 	}
+	if f.DeltaProfile != 0 {
+		w += fmt.Sprintf(", δ time profile ^%g", f.DeltaProfile)
+	}
 	return w
+}
+
+// deltaProfileWords names the exponents of δ's time profile of the
+// default and, where there is one, the one-pass spread ("flat" for 0).
+func deltaProfileWords(in core.Infer) string {
+	w := func(q float64) string {
+		if q == 0 {
+			return "flat"
+		}
+		return fmt.Sprintf("^%g", q)
+	}
+	words := "δ time profile " + w(in.DeltaProfile) + fmt.Sprintf(" ×%.3f", in.SpreadFit.DeltaStdScale)
+	if op := in.OnePass; op != nil {
+		words += "; one pass " + w(op.DeltaProfile) + fmt.Sprintf(" ×%.3f", op.DeltaStdScale)
+	}
+	return words
 }
 
 // spreadName names a spread mode for people ("model" for the default).
