@@ -458,7 +458,7 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 		}
 		return UsageError("%s", msg)
 	case fs.NArg() > 0:
-		return UsageError("unexpected argument %q", fs.Arg(0))
+		return UsageError("unexpected argument %q%s", fs.Arg(0), switchValueHint(fs, args))
 	}
 	canonicalNames(fs)
 	return nil
