@@ -121,7 +121,8 @@ func unknownEmbedded(path string, err error) error {
 // embeddedHint is "; did you mean embedded:NAME?" for an embedded name
 // not shipped: the shipped one it names without its extension
 // (embedded:spring-cnp), or the one within a slip of it
-// (embedded:sprng-cnp.safetensors); "" when none is.
+// (embedded:sprng-cnp.safetensors, or the atlas's
+// embedded:atlas/sprng-reg-l1.safetensors); "" when none is.
 func embeddedHint(path string) string {
 	name, _ := cutEmbeddedPrefix(path)
 	if filepath.Ext(name) == "" {
@@ -129,7 +130,11 @@ func embeddedHint(path string) string {
 			return "; did you mean " + shipped + "?"
 		}
 	}
-	return didYouMean(name, embeddedPrefix, checkpoints.List())
+	names := checkpoints.List()
+	for _, c := range checkpoints.Atlas() {
+		names = append(names, c.Name())
+	}
+	return didYouMean(name, embeddedPrefix, names)
 }
 
 // brokenEmbedded is the error for a shipped checkpoint that fails to

@@ -38,6 +38,8 @@ func TestOpenCheckpointMessages(t *testing.T) {
 		{"wrong tensors", d.Renamed, d.Renamed + ": tensors do not match the declared architecture: missing [" + d.Stray + "], unexpected [stray]"},
 		{"unknown embedded name", "embedded:nosuch.safetensors",
 			`no embedded checkpoint "nosuch.safetensors" (embedded: ` + strings.Join(checkpoints.List(), ", ") + "; the ablation atlas's as atlas/FILE: apic inspect --atlas lists them)"},
+		{"atlas name with a slip", "embedded:atlas/sprng-reg-l1.safetensors",
+			`no embedded checkpoint "atlas/sprng-reg-l1.safetensors" (embedded: ` + strings.Join(checkpoints.List(), ", ") + "; the ablation atlas's as atlas/FILE: apic inspect --atlas lists them); did you mean embedded:atlas/spring-reg-l1.safetensors?"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
