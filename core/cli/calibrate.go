@@ -146,6 +146,9 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 	m, info, source, err := loadModel(ctx, *path, *system, *backbone)
+	if err != nil && *path == "" && *system == "" {
+		return UsageError("%v%s", err, dataSystemHint(ctx, *data))
+	}
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,10 @@ type CheckpointError struct {
 
 	message string // what Error returns
 	usage   bool   // the input is at fault (Run exits 2), not the program
+	// told is the cause as the command line words it where it says more
+	// than Cause, which the explorer shows ("a CSV file … that begins
+	// …" for a text file's absurd header length); "" for Cause.
+	told string
 }
 
 func (e *CheckpointError) Error() string { return e.message }
@@ -36,7 +40,8 @@ func (e *CheckpointError) Unwrap() error { return e.Err }
 // could not be opened or read keeps the system's words; any other file
 // is first said not to be a checkpoint, with the reason after: "the
 // header length of 723499994654515235" alone leaves the user of
-// "apic inspect README.md" guessing what is wrong.
+// "apic inspect README.md" guessing what is wrong, and the command line
+// says of a text file what it is instead (textCheckpointReason).
 func unreadableCheckpoint(path string, err error) error {
 	var fe *nets.FormatError
 	var le *nets.LimitError
@@ -49,7 +54,12 @@ func unreadableCheckpoint(path string, err error) error {
 		cause := pathCause(err).Error() + hint
 		return &CheckpointError{Path: path, Cause: cause, Err: err, message: path + ": " + cause, usage: true}
 	case errors.As(err, &fe):
-		return notCheckpoint(path, fe.Reason, err)
+		e := notCheckpoint(path, fe.Reason, err)
+		if what, ok := textCheckpointReason(path); ok && fe.NotSafetensors {
+			e.told = notCheckpointWords + what
+			e.message = path + " is " + e.told
+		}
+		return e
 	case errors.As(err, &le):
 		return notCheckpoint(path, le.Error(), err)
 	}
@@ -83,10 +93,14 @@ func missingCheckpointHint(path string) string {
 	return ""
 }
 
+// notCheckpointWords begins the cause of every file refused as not a
+// safetensors file.
+const notCheckpointWords = "not a checkpoint (safetensors) file: "
+
 // notCheckpoint is the usage error for a file that is not a safetensors
 // file, or not a whole one, for reason.
-func notCheckpoint(path, reason string, err error) error {
-	cause := "not a checkpoint (safetensors) file: " + reason
+func notCheckpoint(path, reason string, err error) *CheckpointError {
+	cause := notCheckpointWords + reason
 	return &CheckpointError{Path: path, Cause: cause, Err: err, message: path + " is " + cause, usage: true}
 }
 
@@ -107,7 +121,8 @@ func unknownEmbedded(path string, err error) error {
 // embeddedHint is "; did you mean embedded:NAME?" for an embedded name
 // not shipped: the shipped one it names without its extension
 // (embedded:spring-cnp), or the one within a slip of it
-// (embedded:sprng-cnp.safetensors); "" when none is.
+// (embedded:sprng-cnp.safetensors, or the atlas's
+// embedded:atlas/sprng-reg-l1.safetensors); "" when none is.
 func embeddedHint(path string) string {
 	name, _ := cutEmbeddedPrefix(path)
 	if filepath.Ext(name) == "" {
@@ -115,7 +130,11 @@ func embeddedHint(path string) string {
 			return "; did you mean " + shipped + "?"
 		}
 	}
-	return didYouMean(name, embeddedPrefix, checkpoints.List())
+	names := checkpoints.List()
+	for _, c := range checkpoints.Atlas() {
+		names = append(names, c.Name())
+	}
+	return didYouMean(name, embeddedPrefix, names)
 }
 
 // brokenEmbedded is the error for a shipped checkpoint that fails to
@@ -137,6 +156,10 @@ func checkpointFlagError(flag string, err error) error {
 		return err
 	}
 	named := *ce
-	named.message = "--" + flag + " " + ce.Path + ": " + ce.Cause
+	cause := ce.Cause
+	if ce.told != "" {
+		cause = ce.told
+	}
+	named.message = "--" + flag + " " + ce.Path + ": " + cause
 	return &named
 }

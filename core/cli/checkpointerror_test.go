@@ -28,7 +28,7 @@ func TestOpenCheckpointMessages(t *testing.T) {
 		{"shipped name with its prefix in capitals", "EMBEDDED:SPRING-CNP.safetensors",
 			"EMBEDDED:SPRING-CNP.safetensors: no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
 		{"directory", d.Dir, d.Dir + " is a directory, not a regular file"},
-		{"text file", d.Text, d.Text + notCheckpoint + "its first 8 bytes give a header length of 723499994654515235, above the 100000000-byte limit"},
+		{"text file", d.Text, d.Text + notCheckpoint + `a text file that begins "# apic", not the binary weights that apic train writes`},
 		{"header length below the smallest", d.Tiny, d.Tiny + notCheckpoint + "its first 8 bytes give a header length of 1, below the 2 bytes of the smallest header {}"},
 		{"shorter than the header length", d.Short, d.Short + notCheckpoint + "file is 3 bytes, shorter than the 8-byte header length"},
 		{"truncated", d.Cut, d.Cut + notCheckpoint + "header length 7 exceeds the 4 bytes after it (the file is truncated, or not a safetensors file)"},
@@ -38,6 +38,8 @@ func TestOpenCheckpointMessages(t *testing.T) {
 		{"wrong tensors", d.Renamed, d.Renamed + ": tensors do not match the declared architecture: missing [" + d.Stray + "], unexpected [stray]"},
 		{"unknown embedded name", "embedded:nosuch.safetensors",
 			`no embedded checkpoint "nosuch.safetensors" (embedded: ` + strings.Join(checkpoints.List(), ", ") + "; the ablation atlas's as atlas/FILE: apic inspect --atlas lists them)"},
+		{"atlas name with a slip", "embedded:atlas/sprng-reg-l1.safetensors",
+			`no embedded checkpoint "atlas/sprng-reg-l1.safetensors" (embedded: ` + strings.Join(checkpoints.List(), ", ") + "; the ablation atlas's as atlas/FILE: apic inspect --atlas lists them); did you mean embedded:atlas/spring-reg-l1.safetensors?"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -74,6 +74,9 @@ type checkOnly struct {
 	// --checkpoint, --system and --backbone: an evaluation sweep's
 	// cells share a few checkpoints, each read once, not once per cell.
 	grids map[string]sims.Grid
+	// systems are the systems of the checkpoint files those checks
+	// loaded, by path (recordSystem).
+	systems map[string]string
 }
 
 // grid is the grid that eval's --context is checked against: the
@@ -100,6 +103,7 @@ func (c *checkOnly) grid(ctx context.Context, path, system, backbone string) (si
 		c.grids = map[string]sims.Grid{}
 	}
 	c.grids[key] = m.Sys.Grid()
+	c.recordSystem(path, m.Sys.Name())
 	return c.grids[key], nil
 }
 
@@ -454,7 +458,7 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 		}
 		return UsageError("%s", msg)
 	case fs.NArg() > 0:
-		return UsageError("unexpected argument %q", fs.Arg(0))
+		return UsageError("unexpected argument %q%s", fs.Arg(0), switchValueHint(fs, args))
 	}
 	canonicalNames(fs)
 	return nil

@@ -28,7 +28,7 @@ func init() {
 	register(Command{
 		Name:    "compare",
 		Summary: "compare APIC checkpoints with the per-realization baselines (KOH-GP, BCPI, Correction-PINN), side by side",
-		Usage: `apic compare --system SYS [--methods koh-gp,bcpi,cpinn,apic] [--tasks N --context N --noise S --seed N]
+		Usage: `apic compare (--system SYS | --checkpoint FILE) [--methods koh-gp,bcpi,cpinn,apic] [--tasks N --context N --noise S --seed N]
              [--checkpoint FILE]... [--starts N] [--bcpi-starts N --mcmc N] [--members N --steps N] [--json]
 
 Draws --tasks test realizations exactly as 'apic eval' does and runs, on
@@ -127,8 +127,8 @@ func kohThroughput(koh compareMethod) float64 {
 func runCompare(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
 	var files stringList
-	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required)")
-	fs.Var(&files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of --system are always included)")
+	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --checkpoint, whose first file names it)")
+	fs.Var(&files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of the system are always included)")
 	tasks := fs.Int("tasks", 50, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
 	contextN := fs.Int("context", 0, "context size (0, the default: the system's test size)")
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
@@ -150,12 +150,9 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if slices.Contains(files, "") {
 		return emptyPathError("checkpoint")
 	}
-	if *system == "" {
-		return UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))
-	}
-	sys, err := sims.Lookup(*system)
+	sys, err := compareSystem(ctx, *system, files)
 	if err != nil {
-		return UsageError("%v", err)
+		return err
 	}
 	if err := checkCounts(*tasks, *samples, *contextN, *noise, *refine); err != nil {
 		return err

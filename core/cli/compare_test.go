@@ -234,7 +234,8 @@ func TestCompareErrors(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"compare"}, "--system is required"},
+		{[]string{"compare"}, "give --system (one of spring, lv, advdiff, "},
+		{[]string{"compare", "--checkpoint", lvCkpt, "--checkpoint", compareCheckpoint(t, "spring", "spring", 0)}, "spring.safetensors is for system spring, not lv"},
 		{[]string{"compare", "--system", "nosuch"}, `unknown system "nosuch"`},
 		{[]string{"compare", "--system", "spring", "--tasks", "0"}, "--tasks must be between 1 and 2000"},
 		{[]string{"compare", "--system", "spring", "--tasks", "1", "--refine", "5000"}, "--refine must be between 0 and 1000"},

@@ -129,12 +129,12 @@ func TestInspectSaysWhatTheRecordHolds(t *testing.T) {
 }
 
 // TestInspectNotACheckpoint: a file that is not safetensors (a README)
-// is first said not to be a checkpoint, with the reason after; a file
+// is first said not to be a checkpoint, with what it is after; a file
 // that cannot be opened keeps the system's words.
 func TestInspectNotACheckpoint(t *testing.T) {
 	d := checkpointstest.WriteDamaged(t)
 	text := d.Text
-	what := "not a checkpoint (safetensors) file: its first 8 bytes give a header length of "
+	what := `not a checkpoint (safetensors) file: a text file that begins "# apic", `
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -84,7 +84,11 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 			_, err := headerColumns(fields, want, ns)
 			return err == nil
 		}
-		return sims.Context{}, bad(line, "%v%s", err, headerHint(recs, header, isHeader))
+		hint := headerHint(recs, header, isHeader)
+		if hint == "" {
+			hint = headerSystemHint(header, &g)
+		}
+		return sims.Context{}, bad(line, "%v%s", err, hint)
 	}
 	fieldsText := strings.Join(header, ",")
 	loc := newGridLocator(g)

@@ -102,8 +102,8 @@ type sweepFlags struct {
 func runSweep(ctx context.Context, args []string, env *Env) error {
 	f := sweepFlags{fix: axisList{single: true}}
 	fs := env.FlagSet()
-	fs.StringVar(&f.spec.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --collect or a checkpoint axis)")
-	fs.StringVar(&f.spec.backbone, "backbone", "", "backbone: cnp, lnp or anp (default: eval's and train's, lnp)")
+	fs.StringVar(&f.spec.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --collect or a checkpoint axis, whose files must be of one system, and of this one where given)")
+	fs.StringVar(&f.spec.backbone, "backbone", "", "backbone: cnp, lnp or anp (default: eval's and train's, lnp; with a checkpoint axis, the files', which must then match it)")
 	fs.Var(&f.vary, "vary", "AXIS=v1,v2,...: an axis of the grid and its values (repeatable)")
 	fs.Var(&f.fix, "fix", "AXIS=VALUE: a setting of every cell, not a column of the results (repeatable)")
 	fs.IntVar(&f.spec.seeds, "seeds", 1, fmt.Sprintf("replicates per cell, seeds 1..K, at most %d", core.LimitSweepSeeds.Max))
@@ -260,8 +260,9 @@ func unfinished(out string, cells []sweepCell) []sweepCell {
 // context that leaves no targets) stops the sweep, or its --plan, before
 // the first cell runs, not after the cells before it have. Cells that
 // differ only in their seed share one check; each of an evaluation
-// sweep's checkpoints is read once (checkOnly.grid), a training sweep's
-// models (not trained yet) stand for a model of --system.
+// sweep's checkpoints is read once (checkOnly.grid) and checked against
+// --system and --backbone (sweepmodels.go), a training sweep's models
+// (not trained yet) stand for a model of --system.
 func (s sweepSpec) checkCells(ctx context.Context, cells []sweepCell) error {
 	checked := map[string]bool{}
 	check := &checkOnly{}
@@ -272,6 +273,7 @@ func (s sweepSpec) checkCells(ctx context.Context, cells []sweepCell) error {
 		one := c
 		one.Seed = 1
 		train, eval := s.commands(one, "model.safetensors")
+		eval = s.modelCheckArgs(one, eval)
 		for _, run := range []struct {
 			name string
 			args []string
@@ -292,7 +294,7 @@ func (s sweepSpec) checkCells(ctx context.Context, cells []sweepCell) error {
 			}
 		}
 	}
-	return nil
+	return s.checkOneSystem(cells, check)
 }
 
 // printPlan writes one 'apic sweep ... --only ID' line per cell: the
