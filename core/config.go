@@ -323,13 +323,8 @@ func (c Config) Validate() error {
 		return err
 	}
 	if t.ContextMin != 0 || t.ContextMax != 0 {
-		sys, _ := sims.Lookup(a.System)
-		most := 0
-		if sys != nil {
-			most = len(sys.Grid().States)
-		}
-		if t.ContextMin < 1 || t.ContextMax < t.ContextMin || (sys != nil && t.ContextMax > most) {
-			return fmt.Errorf("training context range %d:%d must satisfy 1 ≤ min ≤ max ≤ %d (the grid's states)", t.ContextMin, t.ContextMax, most)
+		if err := CheckContextRange(a.System, t.ContextMin, t.ContextMax); err != nil {
+			return fmt.Errorf("training context range %w", err)
 		}
 	}
 	for _, v := range []struct {
@@ -413,4 +408,20 @@ const (
 func hasThetaHint(sys sims.System) bool {
 	_, ok := sys.(sims.ThetaHinter)
 	return ok
+}
+
+// CheckContextRange reports a training context range lo:hi outside
+// 1 ≤ lo ≤ hi ≤ the number of grid states of the system named (the
+// bound on hi is skipped for a system that does not exist, which
+// Validate reports on its own).
+func CheckContextRange(system string, lo, hi int) error {
+	sys, _ := sims.Lookup(system)
+	most := 0
+	if sys != nil {
+		most = len(sys.Grid().States)
+	}
+	if lo < 1 || hi < lo || (sys != nil && hi > most) {
+		return fmt.Errorf("%d:%d must satisfy 1 ≤ min ≤ max ≤ %d (the grid's states)", lo, hi, most)
+	}
+	return nil
 }

@@ -844,6 +844,9 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 		if err != nil {
 			return core.Config{}, nil, UsageError("--context-range %s: %v", core.QuoteInput(f.contextRange), err)
 		}
+		if err := core.CheckContextRange(cfg.Arch.System, lo, hi); err != nil {
+			return core.Config{}, nil, UsageError("--context-range %v", err)
+		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
 	if err := setTrainNoise(t, f, init == nil); err != nil {
