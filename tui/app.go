@@ -601,7 +601,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.setKeyNote("heatmaps are for systems on a (t, x) grid (advdiff)")
 		}
 	case key.Matches(k, keys.Page):
-		m.page = 1 - m.page
+		m.flipPage()
 	case key.Matches(k, keys.Save):
 		if m.waitForOpen() || !m.confirmSaveAgain(saveAgain) {
 			return m, nil

@@ -423,7 +423,7 @@ func (m Model) keysNow() KeyMap {
 	}
 	k.Cancel.SetEnabled(m.run != nil)
 	k.Undo.SetEnabled(m.entry().undoable())
-	k.Page.SetEnabled(!(m.width >= bigWidth && m.height >= bigHeight))
+	k.Page.SetEnabled(!m.fourPanels())
 	return k
 }
 
