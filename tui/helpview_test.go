@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,5 +51,21 @@ func TestHelpIndentsWhatGoesOn(t *testing.T) {
 				open = false
 			}
 		}
+	}
+}
+
+// TestHelpUndoNamesAtlasModels: the help's u says what it takes back,
+// an atlas model loaded by λθ, λδ or the regulariser included (the
+// status line says "u goes back" for one), where it named training
+// and open only; and its column still fits 80.
+func TestHelpUndoNamesAtlasModels(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	lines := helpAt(m, 80)
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "undo last training, open or atlas model") })
+	if i < 0 {
+		t.Fatalf("the help's u does not name atlas models:\n%s", strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(lines[i], "quit (also ctrl+c)") {
+		t.Errorf("the column beside u's is gone: %q", lines[i])
 	}
 }
