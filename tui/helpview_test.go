@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -68,4 +70,22 @@ func TestHelpUndoNamesAtlasModels(t *testing.T) {
 	if !strings.Contains(lines[i], "quit (also ctrl+c)") {
 		t.Errorf("the column beside u's is gone: %q", lines[i])
 	}
+}
+
+// TestEscClosesHelpOverARun: the help says esc closes it, and so it
+// does while a run trains; esc stopped the run and left the help open.
+func TestEscClosesHelpOverARun(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	run0 := m.run
+	m, _ = press(t, m, "?", "esc")
+	if m.help.ShowAll || run0.stopping {
+		t.Errorf("? esc during a run: help open %v, run stopping %v; want the help closed, the run going on", m.help.ShowAll, run0.stopping)
+	}
+	if m, _ = press(t, m, "esc"); !run0.stopping {
+		t.Error("esc after the help closed did not stop the run")
+	}
+	run(t, m, tea.Batch(cmds...))
+	settle(t, base)
 }
