@@ -432,6 +432,12 @@ func (m Model) ablIntervals(k string) []core.Interval {
 // atlasNote says where an atlas axis's models come from.
 func (m Model) atlasNote() string {
 	if m.abl.key.ctl == ctlContext || m.abl.key.ctl == ctlNoise {
+		if m.run != nil {
+			// As the diagnostics: the curve is of the model's entry, the
+			// weights the run started from, while the panels follow the
+			// run's; its end changes the key (syncAblation).
+			return "weights before this run (redone at its end)"
+		}
 		return "the model on screen"
 	}
 	note := "atlas models"
@@ -473,8 +479,12 @@ func (m Model) ablView(w, h int) []string {
 		fmt.Sprintf("ablation: %s · mean ± 95%% over %d realizations", m.ablLabel(), m.realizations()),
 		fmt.Sprintf("ablation: %s · mean ± 95%%, %d realizations", m.ablLabel(), m.realizations()),
 		fmt.Sprintf("ablation: %s · mean ± 95%%/%d", m.ablLabel(), m.realizations()))
-	settings := fmt.Sprintf("%s, context %d, σ %g", m.atlasNote(), int(m.ctxSteps[k.system].value()), m.noise.value())
-	where := fitFirst(w-1, fmt.Sprintf("%s/%s, %s", k.system, k.backbone, settings), settings)
+	settings := func(note string) string {
+		return fmt.Sprintf("%s, context %d, σ %g", note, int(m.ctxSteps[k.system].value()), m.noise.value())
+	}
+	note := m.atlasNote()
+	short, _, _ := strings.Cut(note, " (") // "weights before this run"
+	where := fitFirst(w-1, fmt.Sprintf("%s/%s, %s", k.system, k.backbone, settings(note)), settings(note), settings(short))
 	status := "A/esc closes · ↑/↓ another control · ◆ current"
 	if m.ablCurrentOther() {
 		status = fitFirst(w-1,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -541,5 +542,25 @@ func TestAblationViewPicksLogScale(t *testing.T) {
 	// (yLabelWidth) is that of the log labels.
 	if strings.Count(frame, ".00071│") != len(ablMetrics) {
 		t.Errorf("not every chart labels its log range's bottom:\n%s", frame)
+	}
+}
+
+// TestAblationDuringRunNamesItsWeights: while a run trains, a context
+// curve is of the weights the run started from (the panels follow the
+// run's), and the view says so, as the diagnostics do; it called them
+// "the model on screen".
+func TestAblationDuringRunNamesItsWeights(t *testing.T) {
+	for _, w := range []int{80, 120} {
+		m := newTest(t, "spring", w, 40)
+		base := runtime.NumGoroutine()
+		m, cmds := startRun(t, m)
+		m, _ = press(t, m, "A")
+		frame := m.render()
+		if !strings.Contains(frame, "weights before this run") || !strings.Contains(frame, ", context 30") || strings.Contains(frame, "model on screen") {
+			t.Errorf("at %d columns during a run:\n%s", w, frame)
+		}
+		m, _ = press(t, m, "esc", "esc")
+		run(t, m, tea.Batch(cmds...))
+		settle(t, base)
 	}
 }

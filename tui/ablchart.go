@@ -78,7 +78,8 @@ func (c ablChart) render(t theme) []string {
 	row := func(v float64) int { // clipped to the body: an interval may reach below its axis
 		return min(max(1+int(math.Round((hi-y.of(v))/(hi-lo)*float64(body-1))), 1), body)
 	}
-	for i, iv := range c.ivs {
+	for _, i := range c.drawOrder() {
+		iv := c.ivs[i]
 		if math.IsNaN(iv.Mean) {
 			continue
 		}
@@ -98,6 +99,23 @@ func (c ablChart) render(t theme) []string {
 	}
 	c.drawLabels(cv, c.x0())
 	return c.finish(cv, t, title)
+}
+
+// drawOrder is the order the points are drawn in: the current value's
+// last. On a narrow chart values share a column (advdiff's 28 context
+// sizes in 14 at 80 columns), and a neighbour's bar or mean drawn after
+// it hid the ◆ that the status line says marks the current value.
+func (c ablChart) drawOrder() []int {
+	order := make([]int, 0, len(c.ivs))
+	for i := range c.ivs {
+		if i != c.cur {
+			order = append(order, i)
+		}
+	}
+	if c.cur >= 0 && c.cur < len(c.ivs) {
+		order = append(order, c.cur)
+	}
+	return order
 }
 
 // titleText is the metric's name, the current value's interval and

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +109,30 @@ func TestAblationTitlesShareDigits(t *testing.T) {
 	narrow := mk("recon MAE", core.KeyReconMAE, 18, core.Interval{Mean: 0.0018341, Lo: 0.0015271, Hi: 0.0021411, N: 32})
 	if got := sharedDigits(append(charts, narrow)); got != d {
 		t.Errorf("with a title that fits no interval: digits %v, want %v", got, d)
+	}
+}
+
+// TestAblChartCurrentOverNeighbours: where values share a column (28
+// context sizes in an 80-column view), the current value's ◆ is drawn
+// over its neighbours' bars and means, at every width; drawn in order,
+// the next value's bar covered it.
+func TestAblChartCurrentOverNeighbours(t *testing.T) {
+	ladder := contextLadder(4096)
+	labels := make([]string, len(ladder))
+	ivs := make([]core.Interval, len(ladder))
+	for i, n := range ladder {
+		labels[i] = formatLadder(n)
+		m := 0.1 / math.Sqrt(n) // falling, on a log scale, the intervals overlapping
+		ivs[i] = core.Interval{Mean: m, Lo: 0.1 * m, Hi: 10 * m, N: 32}
+	}
+	for _, cur := range []int{slices.Index(ladder, 256), slices.Index(ladder, 30)} {
+		for w := 18; w <= 40; w++ {
+			c := ablChart{title: "recon MAE", metric: core.KeyReconMAE, labels: labels, ivs: ivs, cur: cur, width: w, height: 10}.scaled()
+			lines := c.render(newTheme(colorprofile.ASCII))
+			frameOK(t, strings.Join(lines, "\n"), w, 10)
+			if body := strings.Join(lines[1:9], "\n"); !strings.Contains(body, "◆") {
+				t.Errorf("width %d: the current value's ◆ (%s) is hidden:\n%s", w, labels[cur], strings.Join(lines, "\n"))
+			}
+		}
 	}
 }

@@ -555,6 +555,10 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m.toggleAblation()
 	case key.Matches(k, keys.Baselines):
 		return m.toggleBaselines()
+	case m.help.ShowAll && key.Matches(k, keys.Cancel):
+		// The help says esc closes it: over a run, esc stopped the run
+		// and left the help open.
+		m.help.ShowAll = false
 	case m.diag.open && key.Matches(k, keys.Cancel):
 		m.closeDiag() // esc closes the view before it stops training
 	case m.abl.open && key.Matches(k, keys.Cancel):
@@ -578,8 +582,6 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.setMsg(msgInfo, "stopped waiting for %s", m.opening)
 			m.opening = ""
 			m.openGen++ // what it reads later is dropped
-		case m.help.ShowAll:
-			m.help.ShowAll = false
 		}
 	case key.Matches(k, keys.Undo):
 		if m.waitForOpen() {
@@ -601,7 +603,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.setKeyNote("heatmaps are for systems on a (t, x) grid (advdiff)")
 		}
 	case key.Matches(k, keys.Page):
-		m.page = 1 - m.page
+		m.flipPage()
 	case key.Matches(k, keys.Save):
 		if m.waitForOpen() || !m.confirmSaveAgain(saveAgain) {
 			return m, nil

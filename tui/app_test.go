@@ -658,7 +658,7 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 	m := newTest(t, "advdiff", 120, 40)
 	m, _ = press(t, m, "?")
 	frame := m.render()
-	for _, want := range []string{"esc", "stop training", "undo last training or open", "ctrl+c"} {
+	for _, want := range []string{"esc", "stop training", "undo last training, open or atlas model", "ctrl+c"} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("full help lacks %q", want)
 		}

@@ -36,10 +36,10 @@
 //
 // Keys: ↑↓ select, ←→ change, tab/shift+tab system, b backbone, r new
 // realization, a θ back to the estimate, t train, m training mode, esc
-// stop training, u undo the last training or open (back to the system
-// and backbone shown before a file of another), [ ] { } time slice, v
-// heatmaps, p other panels, d diagnostics, c baselines, s save, o open,
-// ? help, q or ctrl+c quit. A key that would show another system or
+// stop training, u undo the last training, open or atlas model (back to
+// the system and backbone shown before a file of another), [ ] { } time
+// slice, v heatmaps, p other panels, d diagnostics, c baselines, s save,
+// o open, ? help, q or ctrl+c quit. A key that would show another system or
 // backbone while a run trains (or another system while the baselines
 // fit) asks first, as q does; the same key again goes ahead and stops
 // that work. So does o while a run trains: the run stops once a file

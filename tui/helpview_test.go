@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -51,4 +54,38 @@ func TestHelpIndentsWhatGoesOn(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestHelpUndoNamesAtlasModels: the help's u says what it takes back,
+// an atlas model loaded by λθ, λδ or the regulariser included (the
+// status line says "u goes back" for one), where it named training
+// and open only; and its column still fits 80.
+func TestHelpUndoNamesAtlasModels(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	lines := helpAt(m, 80)
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "undo last training, open or atlas model") })
+	if i < 0 {
+		t.Fatalf("the help's u does not name atlas models:\n%s", strings.Join(lines, "\n"))
+	}
+	if !strings.Contains(lines[i], "quit (also ctrl+c)") {
+		t.Errorf("the column beside u's is gone: %q", lines[i])
+	}
+}
+
+// TestEscClosesHelpOverARun: the help says esc closes it, and so it
+// does while a run trains; esc stopped the run and left the help open.
+func TestEscClosesHelpOverARun(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	run0 := m.run
+	m, _ = press(t, m, "?", "esc")
+	if m.help.ShowAll || run0.stopping {
+		t.Errorf("? esc during a run: help open %v, run stopping %v; want the help closed, the run going on", m.help.ShowAll, run0.stopping)
+	}
+	if m, _ = press(t, m, "esc"); !run0.stopping {
+		t.Error("esc after the help closed did not stop the run")
+	}
+	run(t, m, tea.Batch(cmds...))
+	settle(t, base)
 }

@@ -39,7 +39,7 @@ func DefaultKeyMap() KeyMap {
 		Train:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
 		Mode:        key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "training mode")),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop training")),
-		Undo:        key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last training or open")),
+		Undo:        key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last training, open or atlas model")),
 		SliceBack:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "earlier time slice")),
 		SliceFwd:    key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "later time slice")),
 		SliceBack8:  key.NewBinding(key.WithKeys("{"), key.WithHelp("{", "8 slices earlier")),

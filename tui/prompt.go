@@ -9,6 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"apic/checkpoints"
 )
 
 // promptKind is what a path prompt is for.
@@ -68,7 +70,7 @@ func (p prompt) edit(k tea.KeyPressMsg) prompt {
 		if len(p.value) == 0 && p.suggested {
 			return p.takeSuggestion()
 		}
-		v, names := complete(string(p.value))
+		v, names := p.complete()
 		p.value = []rune(v)
 		if len(names) > 1 {
 			p.matches = names
@@ -184,6 +186,50 @@ func tailOfWidth(s string, w int) string {
 	return s[cut:]
 }
 
+// complete is the value completed by tab, and the names it matched:
+// the open prompt completes a shipped checkpoint's name after
+// embedded:, which it offers as an example to type, besides files.
+func (p prompt) complete() (string, []string) {
+	v := string(p.value)
+	if name, ok := strings.CutPrefix(v, checkpoints.Prefix); ok && p.kind == promptOpen {
+		done, names := completeName(name, embeddedNames(name))
+		return checkpoints.Prefix + done, names
+	}
+	return complete(v)
+}
+
+// embeddedNames are the names embedded:NAME takes that could complete
+// name: the shipped checkpoints and the atlas folder, or, once name
+// is in the folder, the atlas's files in it.
+func embeddedNames(name string) []string {
+	if strings.HasPrefix(name, atlasFolder) {
+		var out []string
+		for _, c := range checkpoints.Atlas() {
+			out = append(out, c.Name())
+		}
+		return out
+	}
+	return append(checkpoints.List(), atlasFolder)
+}
+
+// atlasFolder is where embedded:NAME finds the atlas's files.
+const atlasFolder = "atlas/"
+
+// completeName extends name to the longest common prefix of those of
+// names it starts, and returns them.
+func completeName(name string, names []string) (string, []string) {
+	var matches []string
+	for _, n := range names {
+		if strings.HasPrefix(n, name) {
+			matches = append(matches, n)
+		}
+	}
+	if len(matches) == 0 {
+		return name, nil
+	}
+	return commonPrefix(matches), matches
+}
+
 // complete extends a path to the longest common prefix of the matching
 // entries of its directory (directories get a trailing separator), and
 // returns the matching names.
@@ -210,11 +256,17 @@ func complete(v string) (string, []string) {
 	if len(names) == 0 {
 		return v, nil
 	}
+	return dir + commonPrefix(names), names
+}
+
+// commonPrefix is the longest prefix of every one of names (at least
+// one).
+func commonPrefix(names []string) string {
 	prefix := names[0]
 	for _, n := range names[1:] {
 		for !strings.HasPrefix(n, prefix) {
 			prefix = prefix[:len(prefix)-1]
 		}
 	}
-	return dir + prefix, names
+	return prefix
 }

@@ -87,11 +87,15 @@ func (m Model) shownMsg() (string, msgKind) {
 		return m.msg, m.msgKind
 	case m.msg == "":
 		return w, msgWarn
-	case m.msgKind == msgErr:
+	case m.msgKind == msgErr && m.quitArmed == "":
 		// The warning fits the status line whole; a long error after it
 		// keeps its start and its cause on the line below (lastLine).
 		// Before it, the error would push the warning off the lines.
 		return w + " · " + m.msg, msgErr
 	}
+	// The quit warning goes first, as a key's notes do: it ends in what
+	// the key does pressed again ("q again quits"), which beside a
+	// training status has one line to fit in, and after the range
+	// warning was the part cut.
 	return m.msg + " · " + w, max(m.msgKind, msgWarn)
 }

@@ -2,12 +2,15 @@ package tui
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 
 	"apic/core"
 )
@@ -169,5 +172,27 @@ func TestBothOutsideOnOneLine(t *testing.T) {
 	frameOK(t, frame, 80, 24)
 	if !strings.Contains(frame, want) {
 		t.Errorf("the frame lacks %q on one line:\n%s", want, frame)
+	}
+}
+
+// TestQuitWarningBeforeRangeWarning: beside a training status, which
+// leaves the message the line below alone, the quit warning with the
+// noise outside the training range still ends in the key that quits;
+// after the range warning, that end was the part cut.
+func TestQuitWarningBeforeRangeWarning(t *testing.T) {
+	for _, w := range []int{80, 120} {
+		m := newShippedTest(t, w, 40)
+		base := runtime.NumGoroutine()
+		m = topNoise(t, m)
+		m, cmds := startRun(t, m)
+		m.prog = &core.Progress{Stage: 1, Step: 891, Steps: 3000, StageETA: 7 * time.Second}
+		m, _ = press(t, m, "q")
+		lines, _ := m.headerCut()
+		if below := ansi.Strip(lines[2]); !strings.Contains(below, "unsaved: spring/lnp · esc stops it, then s saves · q again quits") {
+			t.Errorf("at %d columns the quit warning is cut:\n%s\n%s", w, ansi.Strip(lines[1]), below)
+		}
+		m, _ = press(t, m, "esc")
+		run(t, m, tea.Batch(cmds...))
+		settle(t, base)
 	}
 }

@@ -76,27 +76,6 @@ func (m Model) sideWidth() int {
 	return smallSideW
 }
 
-// tooSmall is the screen below the minimum size.
-func (m Model) tooSmall() string {
-	w, h := max(m.width, 1), max(m.height, 1)
-	msg := []string{
-		"terminal too small",
-		fmt.Sprintf("%d×%d, need %d×%d", m.width, m.height, minWidth, minHeight),
-		"enlarge it, or q to quit",
-	}
-	out := make([]string, h)
-	top := max(0, (h-len(msg))/2)
-	for i := range out {
-		s := ""
-		if j := i - top; j >= 0 && j < len(msg) {
-			s = truncate(msg[j], w)
-			s = strings.Repeat(" ", max(0, (w-ansi.StringWidth(s))/2)) + s
-		}
-		out[i] = padRight(s, w)
-	}
-	return strings.Join(out, "\n")
-}
-
 // headerCut is the title line (system, backbone, checkpoint, seed), the
 // status line (idle / training / stale / untrained, and the last
 // message) and the line below it (headerLines), and whether they show
@@ -423,7 +402,7 @@ func (m Model) keysNow() KeyMap {
 	}
 	k.Cancel.SetEnabled(m.run != nil)
 	k.Undo.SetEnabled(m.entry().undoable())
-	k.Page.SetEnabled(!(m.width >= bigWidth && m.height >= bigHeight))
+	k.Page.SetEnabled(!m.fourPanels())
 	return k
 }
 

@@ -1,0 +1,35 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// TestPageKeyWhereNothingFlips: p with all four panels on screen, or
+// under the diagnostics or the ablation view, says why it flips
+// nothing and leaves the pair shown: it flipped it out of sight, and
+// the terminal made smaller (or the view closed) then came back on
+// panels 3 and 4 unasked.
+func TestPageKeyWhereNothingFlips(t *testing.T) {
+	m := newTest(t, "spring", 120, 40)
+	m, _ = press(t, m, "p")
+	if m.page != 0 || !strings.Contains(m.msg, "all four panels are on screen") {
+		t.Errorf("p at 120×40: page %d, message %q", m.page, m.msg)
+	}
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if frame := m.render(); !strings.Contains(frame, "1 simulator") {
+		t.Errorf("made smaller after p, the frame does not show panel 1:\n%s", frame)
+	}
+	for _, view := range []string{"d", "A"} {
+		m, _ = press(t, m, view, "p")
+		if m.page != 0 || !strings.Contains(m.msg, "shows them, then p flips them") {
+			t.Errorf("p under %s: page %d, message %q", view, m.page, m.msg)
+		}
+		m, _ = press(t, m, view)
+	}
+	if m, _ = press(t, m, "p"); m.page != 1 {
+		t.Error("p on the panels at 80×24 did not flip them")
+	}
+}
