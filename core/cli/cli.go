@@ -252,6 +252,10 @@ func dispatch(ctx context.Context, args []string, out *outputWriter, term bool, 
 			// default command's, as "apic" alone is.
 			return runCommand(ctx, d, args, env)
 		}
+		if !ok && looksLikeCheckpoint(name) {
+			fmt.Fprintf(stderr, "apic: unknown command %q: a checkpoint opens in the explorer with apic --checkpoint %s (apic inspect %s describes it)\n", name, name, name)
+			return 2
+		}
 		if !ok {
 			fmt.Fprintf(stderr, "apic: unknown command %q%s (run 'apic help' for the list)\n", name, didYouMean(name, "", commandNames()))
 			return 2
@@ -722,4 +726,11 @@ func versionLine() string {
 		line += " (" + rev + modified + ")"
 	}
 	return line + " " + bi.GoVersion
+}
+
+// looksLikeCheckpoint reports whether a word given where a command goes
+// names a checkpoint file ("apic model.safetensors"): one that ends in
+// the checkpoint extension or an embedded name.
+func looksLikeCheckpoint(word string) bool {
+	return strings.HasSuffix(word, ".safetensors") || strings.HasPrefix(word, "embedded:")
 }
