@@ -20,7 +20,7 @@ func TestOpenErrorCauses(t *testing.T) {
 		{"shipped name without its prefix", "spring-cnp.safetensors", "no such file or directory; did you mean embedded:spring-cnp.safetensors?"},
 		{"directory", d.Dir, "a directory, not a regular file"},
 		{"text file", d.Text,
-			"not a checkpoint (safetensors) file: its first 8 bytes give a header length of 723499994654515235, above the 100000000-byte limit"},
+			`not a checkpoint (safetensors) file: a text file that begins "# apic", not the binary weights that apic train writes`},
 		{"header length below the smallest", d.Tiny,
 			"not a checkpoint (safetensors) file: its first 8 bytes give a header length of 1, below the 2 bytes of the smallest header {}"},
 		{"shorter than the header length", d.Short,

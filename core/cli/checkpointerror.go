@@ -25,10 +25,6 @@ type CheckpointError struct {
 
 	message string // what Error returns
 	usage   bool   // the input is at fault (Run exits 2), not the program
-	// told is the cause as the command line words it where it says more
-	// than Cause, which the explorer shows ("a CSV file … that begins
-	// …" for a text file's absurd header length); "" for Cause.
-	told string
 }
 
 func (e *CheckpointError) Error() string { return e.message }
@@ -56,8 +52,8 @@ func unreadableCheckpoint(path string, err error) error {
 	case errors.As(err, &fe):
 		e := notCheckpoint(path, fe.Reason, err)
 		if what, ok := textCheckpointReason(path); ok && fe.NotSafetensors {
-			e.told = notCheckpointWords + what
-			e.message = path + " is " + e.told
+			e.Cause = notCheckpointWords + what
+			e.message = path + " is " + e.Cause
 		}
 		return e
 	case errors.As(err, &le):
@@ -156,10 +152,6 @@ func checkpointFlagError(flag string, err error) error {
 		return err
 	}
 	named := *ce
-	cause := ce.Cause
-	if ce.told != "" {
-		cause = ce.told
-	}
-	named.message = "--" + flag + " " + ce.Path + ": " + cause
+	named.message = "--" + flag + " " + ce.Path + ": " + ce.Cause
 	return &named
 }
