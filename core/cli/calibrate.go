@@ -340,7 +340,12 @@ func calibrationSide(ctx context.Context, sys sims.System, u0Text, u0File string
 	case side.Len == 0:
 		return nil, nil
 	case u0Text != "":
-		return parseSideValues(u0Text, side)
+		u0, err := parseSideValues(u0Text, side)
+		if err != nil && side.Labels == nil {
+			// A field (advdiff's 64 values) is easier to give as a file.
+			return nil, UsageError("%v; or give %s's %s as a CSV file with --u0-file FILE (header x,u)", err, sys.Name(), side.Name)
+		}
+		return u0, err
 	case u0File != "":
 		if side.Labels != nil {
 			return nil, UsageError("%s's %s is (%s): give it with --u0", sys.Name(), side.Name, strings.Join(side.Labels, ", "))

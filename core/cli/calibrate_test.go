@@ -559,6 +559,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"u0 file for lv", "lv", "t,prey,predator\n1,1,1\n", []string{"--u0-file", u0File}, "give it with --u0"},
 		{"u0-file missing", "advdiff", "t,x,u\n0.5,0.5,1\n", nil, "system advdiff needs its side information u0 (64 values): give --u0-file"},
 		{"u0-file short", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", short}, "u0short.csv: 2 data rows, want 64"},
+		{"u0 list for a field", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0", "1,2"}, "--u0: got 2 values, want 64 comma-separated values; or give advdiff's u0 as a CSV file with --u0-file FILE (header x,u)"},
 		{"u0 both", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", u0File, "--u0", "1"}, "give --u0 or --u0-file, not both"},
 		{"u0-file directory", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", dir}, "--u0-file: " + dir + " is a directory"},
 		{"u0 for spring", "spring", "t,y\n1,1\n", []string{"--u0", "1,2"}, "system spring has no side information"},
