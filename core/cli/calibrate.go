@@ -52,7 +52,8 @@ alone.
 
 --json prints one object: system, backbone, checkpoint, channels, samples
 and seed (of the latent draws; a cnp draws one sample), refine (the
-refinement steps run); theta
+refinement steps run), observations (the data rows' count) and u0 (the
+side information used; absent for spring); theta
 (per parameter: mean, std, lo50, hi50, lo95, hi95, and at_prior_bound: θ̂
 within 2% of its prior's width from a bound, where its intervals are
 the least reliable); noise (per channel: std, the estimated σ̂,
@@ -491,21 +492,24 @@ type meanStd struct {
 
 // calibrationJSON is calibrate's --json output.
 type calibrationJSON struct {
-	System      string                    `json:"system"`
-	Backbone    string                    `json:"backbone"`
-	Checkpoint  string                    `json:"checkpoint"`
-	Channels    []string                  `json:"channels"` // the columns of lv's [t][channel] arrays
-	Samples     int                       `json:"samples"`  // latent samples drawn: 1 for a cnp
-	Seed        uint64                    `json:"seed"`
-	Refine      int                       `json:"refine"` // refinement steps run (0: one pass)
-	Theta       map[string]thetaInterval  `json:"theta"`
-	T           []float64                 `json:"t"`
-	X           []float64                 `json:"x,omitempty"`
-	Nominal     any                       `json:"nominal"`
-	Prediction  predictionBands           `json:"prediction"`
-	Discrepancy meanStd                   `json:"discrepancy"`
-	Noise       map[string]*noiseEstimate `json:"noise"` // σ̂ per channel
-	Warnings    []string                  `json:"warnings"`
+	System     string   `json:"system"`
+	Backbone   string   `json:"backbone"`
+	Checkpoint string   `json:"checkpoint"`
+	Channels   []string `json:"channels"` // the columns of lv's [t][channel] arrays
+	Samples    int      `json:"samples"`  // latent samples drawn: 1 for a cnp
+	Seed       uint64   `json:"seed"`
+	Refine     int      `json:"refine"` // refinement steps run (0: one pass)
+	// Observations counts the data rows, as the text's header does.
+	Observations int                       `json:"observations"`
+	U0           []float64                 `json:"u0,omitempty"` // the side information used
+	Theta        map[string]thetaInterval  `json:"theta"`
+	T            []float64                 `json:"t"`
+	X            []float64                 `json:"x,omitempty"`
+	Nominal      any                       `json:"nominal"`
+	Prediction   predictionBands           `json:"prediction"`
+	Discrepancy  meanStd                   `json:"discrepancy"`
+	Noise        map[string]*noiseEstimate `json:"noise"` // σ̂ per channel
+	Warnings     []string                  `json:"warnings"`
 }
 
 // predictionBands is the reconstruction's mean and its two bands: std,
@@ -545,14 +549,16 @@ func noiseEstimates(c calibration) []*noiseEstimate {
 func writeCalibrationJSON(env *Env, c calibration) error {
 	g := c.sys.Grid()
 	out := calibrationJSON{
-		System:     c.sys.Name(),
-		Checkpoint: c.checkpoint,
-		Channels:   g.Channels,
-		Samples:    c.samples,
-		Seed:       c.seed,
-		Refine:     c.refine,
-		Theta:      map[string]thetaInterval{},
-		Warnings:   append([]string{}, c.warnings...), // [] rather than null
+		System:       c.sys.Name(),
+		Checkpoint:   c.checkpoint,
+		Channels:     g.Channels,
+		Samples:      c.samples,
+		Seed:         c.seed,
+		Refine:       c.refine,
+		Observations: c.obs.Len(),
+		U0:           c.side,
+		Theta:        map[string]thetaInterval{},
+		Warnings:     append([]string{}, c.warnings...), // [] rather than null
 	}
 	if c.model != nil {
 		out.Backbone = string(c.model.Config.Arch.Backbone)

@@ -304,6 +304,19 @@ func TestCalibrateJSONRecordsDraws(t *testing.T) {
 	}
 }
 
+// TestCalibrateJSONRecordsInputs: --json records the data rows' count
+// and the side information, as the text's header and prediction use them.
+func TestCalibrateJSONRecordsInputs(t *testing.T) {
+	obs := writeFile(t, t.TempDir(), "lv.csv", "t,prey,predator\n1,1.1,0.9\n2,1.2,\n3,,0.8\n")
+	_, raw := calibrateJSON(t, "--system", "lv", "--data", obs, "--u0", "1.25,0.75")
+	if raw["observations"] != float64(3) {
+		t.Errorf("observations %v, want 3 (the data rows)", raw["observations"])
+	}
+	if u0, ok := raw["u0"].([]any); !ok || len(u0) != 2 || u0[0] != 1.25 || u0[1] != 0.75 {
+		t.Errorf("u0 %v, want [1.25 0.75]", raw["u0"])
+	}
+}
+
 func TestCalibrateJSONShape(t *testing.T) {
 	dir := t.TempDir()
 	ckpts := untrained(t, dir)
@@ -320,11 +333,14 @@ func TestCalibrateJSONShape(t *testing.T) {
 		t.Run(tc.system, func(t *testing.T) {
 			res, raw := calibrateJSON(t, append([]string{"--checkpoint", ckpts[tc.system]}, obs[tc.system]...)...)
 			keys := sortedKeys(raw)
-			want := []string{"backbone", "channels", "checkpoint", "discrepancy", "noise", "nominal", "prediction", "refine", "samples", "seed", "system", "t", "theta", "warnings"}
+			want := []string{"backbone", "channels", "checkpoint", "discrepancy", "noise", "nominal", "observations", "prediction", "refine", "samples", "seed", "system", "t", "theta", "warnings"}
+			if tc.system != "spring" {
+				want = append(want, "u0")
+			}
 			if tc.system == "advdiff" {
 				want = append(want, "x")
-				sort.Strings(want)
 			}
+			sort.Strings(want)
 			if !reflect.DeepEqual(keys, want) {
 				t.Errorf("keys %v, want %v", keys, want)
 			}
