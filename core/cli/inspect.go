@@ -76,8 +76,10 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 		}
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
+		// "checkpoint" is the key eval, calibrate and train give the
+		// file; "file" is kept for the scripts that read it.
 		return enc.Encode(map[string]any{
-			"file": path, "format_version": f.Metadata["format_version"],
+			"file": path, "checkpoint": path, "format_version": f.Metadata["format_version"],
 			"system": m.Config.Arch.System, "backbone": m.Config.Arch.Backbone, "config": m.Config,
 			"parameters": m.Params.Count(), "steps1": info.Steps1, "steps2": info.Steps2,
 			"wall_seconds": info.WallSeconds, "metrics": info.Metrics, "tensors": tensors,

@@ -22,13 +22,13 @@ func TestInspectEmbedded(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var got struct {
-		File, System, Backbone string
-		Parameters             int
+		File, Checkpoint, System, Backbone string
+		Parameters                         int
 	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("not JSON: %v", err)
 	}
-	if got.File != "embedded:spring-lnp.safetensors" || got.System != "spring" || got.Backbone != "lnp" || got.Parameters == 0 {
+	if got.File != "embedded:spring-lnp.safetensors" || got.Checkpoint != got.File || got.System != "spring" || got.Backbone != "lnp" || got.Parameters == 0 {
 		t.Errorf("inspect says %+v", got)
 	}
 	// The shipped files' tables: shapes of θ's intervals and of the
