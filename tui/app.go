@@ -486,6 +486,11 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	m.dropKeyNote(k)
 	keys := m.keys
+	if m.help.ShowAll && !key.Matches(k, keys.Help, keys.Up, keys.Down, keys.Cancel, keys.Quit) {
+		// The help covers the panels: a key that changes them closes it
+		// first, so that what it does is seen, not done out of sight.
+		m.help.ShowAll = false
+	}
 	switch {
 	case key.Matches(k, keys.Quit):
 		return m.quit(k.String())

@@ -52,7 +52,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	if msgCut {
 		lines = m.wholeMsg(w)
 	}
-	lines = append(lines, t.paint(t.bold, "keys")+"  (? or esc closes this help)")
+	lines = append(lines, t.paint(t.bold, "keys")+"  (? or esc closes this help; a key below closes it and acts)")
 	k := m.keysNow()
 	// The full help lists the training keys even when they do nothing
 	// yet, so that they can be found before the first run.

@@ -89,3 +89,19 @@ func TestEscClosesHelpOverARun(t *testing.T) {
 	run(t, m, tea.Batch(cmds...))
 	settle(t, base)
 }
+
+// TestKeyBehindHelpClosesIt: a key that changes the panels, pressed
+// with the help open, closes the help and acts, so its effect is seen;
+// the help's own keys keep it open.
+func TestKeyBehindHelpClosesIt(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "?", "down")
+	if !m.help.ShowAll {
+		t.Fatal("↓ in the help closed it; want it scrolled")
+	}
+	seed := m.seed
+	m, _ = press(t, m, "r")
+	if m.help.ShowAll || m.seed == seed {
+		t.Errorf("r over the help: help open %v, seed %d (was %d); want the help closed and a new realization", m.help.ShowAll, m.seed, seed)
+	}
+}
