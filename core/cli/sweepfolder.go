@@ -189,10 +189,24 @@ func axisNamesOf(vary []axisValues) string {
 // want, the text this sweep writes for it, and says where they differ
 // (of the two as sameSettings compares them).
 func otherSettingsError(out string, c sweepCell, old, want string) error {
+	if len(old) < len(want) && strings.HasPrefix(want, old) {
+		return cutShortCommandError(out, c, old, want)
+	}
 	was, now := commandDifference(canonicalCommand(old), canonicalCommand(want))
 	return UsageError("--out %s holds another sweep, of other settings: its cell %s ran with %s where this sweep has %s (%s). "+
 		"Choose another --out, or continue that sweep with its --system, --backbone, --fix and --tasks (more --vary values or --seeds add cells to it)",
 		out, c.ID, quoteWords(was), quoteWords(now), filepath.Join(cellDir(out, c), "cmd.txt"))
+}
+
+// cutShortCommandError refuses cell c of out, whose cmd.txt old is the
+// start of want and no more: a file cut short (a disk that filled, an
+// editor, a partial copy), not another sweep's settings, so the cure is
+// to run that cell again rather than to choose another --out.
+func cutShortCommandError(out string, c sweepCell, old, want string) error {
+	dir := cellDir(out, c)
+	return UsageError("--out %s: the cell %s's %s is cut short (%d bytes, the start of the %d this sweep writes for it), so its settings cannot be checked: "+
+		"remove that cell's folder (%s) to run it again",
+		out, c.ID, filepath.Join(dir, "cmd.txt"), len(old), len(want), dir)
 }
 
 // commandDifference is where two cmd.txt texts differ, for a message:

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -386,5 +387,29 @@ func TestSweepRerunsACellWhoseCmdTxtEvalFailed(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "sweep", "--collect", out); code == 0 || !strings.Contains(stderr, "remove that cell's folder ("+cell+")") {
 		t.Errorf("--collect with a truncated eval.json: exit %d, stderr %q; want how to run the cell again", code, stderr)
+	}
+}
+
+// TestSweepNamesACutShortCmdTxt: a cmd.txt that is the start of the one
+// this sweep writes (a file cut short) is refused as cut short, naming
+// the file and to rerun the cell, not as another sweep's settings; by a
+// run, --plan and --only alike.
+func TestSweepNamesACutShortCmdTxt(t *testing.T) {
+	out := t.TempDir()
+	runSweepOK(t, tinySweepArgs(out)...)
+	cell := filepath.Join(out, "cells", "context=10_noise=0.05_seed=1")
+	cmd := readText(t, filepath.Join(cell, "cmd.txt"))
+	for _, keep := range []int{0, 20, len(cmd) - 1} {
+		writeFile(t, cell, "cmd.txt", cmd[:keep])
+		for _, mode := range [][]string{nil, {"--plan"}, {"--only", "context=30_noise=0_seed=1"}} {
+			args := append(tinySweepArgs(out), mode...)
+			code, _, stderr := runCLI(t, args...)
+			want := fmt.Sprintf("the cell context=10_noise=0.05_seed=1's %s is cut short (%d bytes, the start of the %d",
+				filepath.Join(cell, "cmd.txt"), keep, len(cmd))
+			if code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "remove that cell's folder ("+cell+")") ||
+				strings.Contains(stderr, "another sweep") {
+				t.Errorf("cmd.txt of %d bytes, %v: exit %d, stderr %q; want 2 and %q", keep, mode, code, stderr, want)
+			}
+		}
 	}
 }
