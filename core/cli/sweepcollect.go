@@ -183,8 +183,8 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 	for i, a := range row.cell.Axes {
 		row.cell.Axes[i].Value = valueLabel(a)
 	}
-	var rep core.Report
-	if err := json.Unmarshal(result, &rep); err != nil {
+	rep, err := parseEvalReport(result)
+	if err != nil {
 		return row, false, unreadableCellFile(dir, "eval.json", err)
 	}
 	row.system, row.backbone, row.tasks = rep.System, rep.Backbone, rep.Tasks
@@ -199,6 +199,20 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 		return row, false, err
 	}
 	return row, true, nil
+}
+
+// parseEvalReport is the report of an 'apic eval --json' output, refused
+// where data is JSON but no such report ({}, null): read as one, every
+// metric of the cell would be missing, and the cell would silently drop
+// out of its means instead of being run again.
+func parseEvalReport(data []byte) (rep core.Report, err error) {
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return rep, err
+	}
+	if rep.System == "" || rep.Metrics == nil {
+		return rep, errors.New("no system or no metrics: not the output of apic eval --json")
+	}
+	return rep, nil
 }
 
 // unreadableCellFile says that the file name of the cell folder dir
@@ -216,8 +230,8 @@ func readOnePass(dir string, metrics map[string]float64) error {
 	} else if err != nil {
 		return err
 	}
-	var rep core.Report
-	if err := json.Unmarshal(data, &rep); err != nil {
+	rep, err := parseEvalReport(data)
+	if err != nil {
 		return unreadableCellFile(dir, onePassFile, err)
 	}
 	for _, k := range sweepMetrics {

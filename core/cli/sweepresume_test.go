@@ -413,3 +413,24 @@ func TestSweepNamesACutShortCmdTxt(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepRefusesAnEvalJSONThatIsNoReport: an eval.json that is JSON
+// but no eval report ({}, null) is refused by --collect and a rerun,
+// naming it and how to run the cell again, rather than collected as a
+// cell whose every metric is missing, which its means then leave out.
+func TestSweepRefusesAnEvalJSONThatIsNoReport(t *testing.T) {
+	out := t.TempDir()
+	args := tinySweepArgs(out)
+	runSweepOK(t, args...)
+	cell := filepath.Join(out, "cells", "context=10_noise=0.05_seed=1")
+	for _, text := range []string{"{}", "null", `{"metrics": {}}`} {
+		writeFile(t, cell, "eval.json", text)
+		for _, run := range [][]string{{"sweep", "--collect", out}, args} {
+			code, _, stderr := runCLI(t, run...)
+			want := filepath.Join(cell, "eval.json") + ": no system or no metrics"
+			if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "remove that cell's folder ("+cell+")") {
+				t.Errorf("eval.json %s, %v: exit %d, stderr %q; want %q and how to run the cell again", text, run[1], code, stderr, want)
+			}
+		}
+	}
+}
