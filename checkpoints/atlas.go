@@ -27,6 +27,10 @@ var atlasFiles embed.FS
 // in embedded:atlas/FILE.
 const atlasDir = "atlas"
 
+// AtlasPrefix begins the name of every atlas file after "embedded:"
+// (Cell.Name).
+const AtlasPrefix = atlasDir + "/"
+
 // The atlas's axes, as spelled in its file names (the train flags).
 const (
 	AxisLambdaTheta = "lambda-theta"
@@ -52,7 +56,7 @@ func (c Cell) File() string { return c.System + "-" + c.Axis + "-" + c.Value + s
 
 // Name is the cell as the commands name embedded checkpoints after
 // "embedded:" (atlas/spring-lambda-theta-0.1.safetensors).
-func (c Cell) Name() string { return atlasDir + "/" + c.File() }
+func (c Cell) Name() string { return AtlasPrefix + c.File() }
 
 // Number is a λ axis's value as a number (NaN on the reg axis).
 func (c Cell) Number() float64 {

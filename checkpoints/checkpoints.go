@@ -28,7 +28,7 @@ func Lookup(system, backbone string) ([]byte, bool) { return byName(Name(system,
 // gives it, or atlas/FILE for an atlas cell, as Cell.Name gives it).
 func byName(name string) ([]byte, bool) {
 	fsys := fs.FS(files)
-	if cell, ok := strings.CutPrefix(name, atlasDir+"/"); ok {
+	if cell, ok := strings.CutPrefix(name, AtlasPrefix); ok {
 		// An atlas file: embedded:atlas/spring-reg-l1.safetensors.
 		fsys = atlasFiles
 		if _, ok := parseCell(cell); !ok {

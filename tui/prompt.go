@@ -202,18 +202,15 @@ func (p prompt) complete() (string, []string) {
 // name: the shipped checkpoints and the atlas folder, or, once name
 // is in the folder, the atlas's files in it.
 func embeddedNames(name string) []string {
-	if strings.HasPrefix(name, atlasFolder) {
+	if strings.HasPrefix(name, checkpoints.AtlasPrefix) {
 		var out []string
 		for _, c := range checkpoints.Atlas() {
 			out = append(out, c.Name())
 		}
 		return out
 	}
-	return append(checkpoints.List(), atlasFolder)
+	return append(checkpoints.List(), checkpoints.AtlasPrefix)
 }
-
-// atlasFolder is where embedded:NAME finds the atlas's files.
-const atlasFolder = "atlas/"
 
 // completeName extends name to the longest common prefix of those of
 // names it starts, and returns them.
