@@ -13,9 +13,9 @@ var deltaProfileShapes = []float64{0, 0.25, 0.5, 0.75, 1, 1.25, 1.5}
 
 // deltaProfileECECost is the most validation δ ECE a time profile may
 // cost against the flat band: the profile is chosen by likelihood, and
-// on advdiff/lnp the likeliest one moved the 50% band's coverage enough
-// to raise the ECE by 0.03 for an LL gain of 0.26, where lv/anp's cost
-// 0.006 for a gain of 3.3.
+// where the band's tails are already right (advdiff, LL above 8) the
+// likeliest profile can buy a small LL gain with a large shift of the
+// inner intervals' coverage.
 const deltaProfileECECost = 0.01
 
 // deltaProfileTolerance is how much validation δ LL a steeper time
@@ -51,16 +51,11 @@ func deltaTimeProfile(dst []float64, g sims.Grid, q float64) {
 		slices = g.Shape[0]
 	}
 	perSlice := g.Points() / slices
-	logMean := 0.0
 	for j := range dst {
 		k := (j / c) / perSlice
 		dst[j] = math.Log(float64(k+1) / float64(slices))
-		logMean += dst[j]
 	}
-	logMean /= float64(len(dst))
-	for j := range dst {
-		dst[j] = math.Exp(q * (dst[j] - logMean))
-	}
+	powerOverGeoMean(dst, q)
 }
 
 // deltaProfileFor returns the time profile of δ's deviation for fit s

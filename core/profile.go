@@ -49,12 +49,21 @@ func evolutionProfile(dst, mean []float64, g sims.Grid, q float64) {
 	if floor == 0 {
 		floor = profileFloor
 	}
-	logMean := 0.0
 	for j := range dst {
 		p, ch := j/c, j%c
 		first := (p%stride)*c + ch
 		dst[j] = math.Log(math.Abs(mean[j]-mean[first]) + floor)
-		logMean += dst[j]
+	}
+	powerOverGeoMean(dst, q)
+}
+
+// powerOverGeoMean turns logs, dst_j = log a_j, into (a_j/ā)^q, with ā
+// the geometric mean of a: a profile that leaves a band's level to its
+// scale.
+func powerOverGeoMean(dst []float64, q float64) {
+	logMean := 0.0
+	for _, v := range dst {
+		logMean += v
 	}
 	logMean /= float64(len(dst))
 	for j := range dst {

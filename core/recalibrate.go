@@ -148,14 +148,19 @@ func (m *Model) RecalibrateDeltaProfile(ctx context.Context, n int) error {
 	}
 	deltas := taskDiscrepancies(tasks)
 	in := m.Config.Infer
-	fits := []*SpreadFit{&in.SpreadFit}
+	type fitOf struct {
+		fit    *SpreadFit
+		refine int // the predictions it spreads: -1 the default, 0 one pass
+	}
+	fits := []fitOf{{&in.SpreadFit, -1}}
 	if in.Refine > 0 && in.OnePass != nil {
 		onePass := *in.OnePass
 		in.OnePass = &onePass
-		fits = append(fits, in.OnePass)
+		fits = append(fits, fitOf{in.OnePass, 0})
 	}
-	for i, f := range fits {
-		preds, err := m.recalibrationPredict(ctx, ctxs, sides, []int{-1, 0}[i])
+	for _, fo := range fits {
+		f := fo.fit
+		preds, err := m.recalibrationPredict(ctx, ctxs, sides, fo.refine)
 		if err != nil {
 			return err
 		}
