@@ -33,9 +33,10 @@ const deltaProfileTolerance = 0.05
 // τ̄ the geometric mean of τ over the values, so that h leaves the
 // band's level to its scale. δ's error is mostly F(x; θ̂) − F(x; θ),
 // and a trajectory integrated with a slightly wrong θ drifts from the
-// true one as time passes: with a flat band, lv/cnp's refined δ errors
-// at context 30 were 0.35 deviations (root mean square) in the first
-// tenth of the time span and 4.1–6.5 in the last. The reconstruction's
+// true one as time passes: with a flat band, the shipped lv/cnp's
+// refined δ errors at context 30 are 0.31 deviations (root mean square)
+// in the first tenth of the time span and 5.1 in the last (go test
+// ./core -run TestDeltaTimeProfileEvensErrors -v). The reconstruction's
 // band keeps its own profile (profile.go), fitted to the data. q = 0
 // gives h = 1.
 func deltaTimeProfile(dst []float64, g sims.Grid, q float64) {

@@ -82,7 +82,7 @@ func TestPickDeltaProfile(t *testing.T) {
 // TestTuneDeltaProfileKnownGrowth: δ errors whose deviation grows as the
 // time slice's (k + 1)^1 under a flat reported deviation get q = 1 or
 // the next flatter exponent (the LL tolerance prefers a flatter profile
-// that scores nearly as well: 0.75 here, 0.045 below q = 1's LL), and
+// that scores nearly as well: 0.75 here), and
 // errors of a constant deviation keep the band flat.
 func TestTuneDeltaProfileKnownGrowth(t *testing.T) {
 	sys, err := sims.Lookup("lv")
@@ -151,4 +151,69 @@ func TestApplySpreadDeltaProfile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDeltaTimeProfileEvensErrors: on the shipped lv/cnp at its test
+// context (200 realizations), δ's errors in deviations of a band flat in
+// time are several times larger in the last tenth of the time span than
+// in the first; the file's time profile brings the two tenths within a
+// factor of three of each other. -v prints the root-mean-square
+// standardized errors.
+func TestDeltaTimeProfileEvensErrors(t *testing.T) {
+	m, _ := shippedModel(t, "lv", CNP, 1)
+	tasks, err := TestTasks(m.Sys, EvalOptions{Tasks: 200, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped := m.Config.Infer.DeltaProfile
+	if shipped == 0 {
+		t.Fatal("the shipped lv/cnp has no δ time profile")
+	}
+	ratio := func(q float64) float64 {
+		m.Config.Infer.DeltaProfile = q
+		early, late := deltaTenthsRMS(t, m, tasks)
+		t.Logf("profile ^%g: RMS standardized δ error %.2f in the first tenth, %.2f in the last", q, early, late)
+		return late / early
+	}
+	flat, profiled := ratio(0), ratio(shipped)
+	if flat < 5 {
+		t.Errorf("flat band: last tenth's errors %.1f times the first's, want ≥ 5 (the drift the profile is for)", flat)
+	}
+	if profiled > 3 || profiled < 1.0/3 {
+		t.Errorf("profile ^%g: last tenth's errors %.2f times the first's, want within a factor of 3", shipped, profiled)
+	}
+}
+
+// deltaTenthsRMS is the root-mean-square of (δ − δ̂)/σ_δ over the
+// targets of tasks in the first and in the last tenth of the time span,
+// predicted by m's default settings.
+func deltaTenthsRMS(t *testing.T, m *Model, tasks []sims.Task) (early, late float64) {
+	t.Helper()
+	var sums, counts [2]float64
+	n := m.Sys.Grid().Points()
+	c := len(m.Sys.Grid().Channels)
+	err := m.predictTasks(context.Background(), tasks, PredictOptions{Samples: 32, Seed: 1, Refine: -1}, false, func(_ int, part []sims.Task, preds []Prediction) {
+		for i, task := range part {
+			d := task.Real.Discrepancy()
+			for _, pt := range task.Targets {
+				tenth := -1
+				switch {
+				case pt < n/10:
+					tenth = 0
+				case pt >= n-n/10:
+					tenth = 1
+				}
+				for ch := 0; ch < c && tenth >= 0; ch++ {
+					j := pt*c + ch
+					z := (d[j] - preds[i].DeltaMean[j]) / preds[i].DeltaStd[j]
+					sums[tenth] += z * z
+					counts[tenth]++
+				}
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return math.Sqrt(sums[0] / counts[0]), math.Sqrt(sums[1] / counts[1])
 }
