@@ -17,18 +17,37 @@ func TestThetaPriorFormAtBounds(t *testing.T) {
 	m, _ := shippedModel(t, "spring", CNP, 1)
 	opt := EvalOptions{Tasks: 200, Seed: 1, Samples: 1, Refine: -1}
 	logit, theta := evalWithThetaPrior(t, m, opt, ThetaPriorLogit, 0), evalWithThetaPrior(t, m, opt, ThetaPriorTheta, 0)
-	lb, tb := logit.ThetaAtBound, theta.ThetaAtBound
-	if lb.AtBound < 5 || tb.AtBound < 5 {
-		t.Fatalf("too few estimates at a bound to compare: logit %+v, theta %+v", lb, tb)
+	checkFreedAtBounds(t, boundsCase{"logit form", "θ form", 5, 0.5, 0.6}, logit, theta)
+}
+
+// boundsCase is what checkFreedAtBounds asks of two evaluations, held
+// and freed: both have at least minAt estimates at a bound, at most
+// maxHeld of the held one's intervals there hold θ, at least 90% of the
+// freed one's do, and the freed one's θ MAE is at most maxMAE of the
+// held one's.
+type boundsCase struct {
+	held, freed     string
+	minAt           int
+	maxHeld, maxMAE float64
+}
+
+// checkFreedAtBounds checks c on held and freed, evaluations whose θ
+// prior holds the estimates at a bound toward the interior and one that
+// frees them.
+func checkFreedAtBounds(t *testing.T, c boundsCase, held, freed Report) {
+	t.Helper()
+	hb, fb := held.ThetaAtBound, freed.ThetaAtBound
+	if hb.AtBound < c.minAt || fb.AtBound < c.minAt {
+		t.Fatalf("too few estimates at a bound to compare: %s %+v, %s %+v", c.held, hb, c.freed, fb)
 	}
-	if coveredShare(lb) > 0.5 {
-		t.Errorf("logit form: %d of %d intervals at a bound hold θ; the pull toward the interior that the θ form removes is gone", lb.Covered, lb.AtBound)
+	if coveredShare(hb) > c.maxHeld {
+		t.Errorf("%s: %d of %d intervals at a bound hold θ; the pull toward the interior that the %s removes is gone", c.held, hb.Covered, hb.AtBound, c.freed)
 	}
-	if coveredShare(tb) < 0.9 {
-		t.Errorf("θ form: only %d of %d intervals at a bound hold θ, want ≥ 90%%", tb.Covered, tb.AtBound)
+	if coveredShare(fb) < 0.9 {
+		t.Errorf("%s: only %d of %d intervals at a bound hold θ, want ≥ 90%%", c.freed, fb.Covered, fb.AtBound)
 	}
-	if lm, tm := logit.Metrics[KeyThetaMAE].Mean, theta.Metrics[KeyThetaMAE].Mean; tm > 0.6*lm {
-		t.Errorf("θ MAE: θ form %.5f, logit form %.5f; want the θ form's at most 0.6 of it", tm, lm)
+	if hm, fm := held.Metrics[KeyThetaMAE].Mean, freed.Metrics[KeyThetaMAE].Mean; fm > c.maxMAE*hm {
+		t.Errorf("θ MAE: %s %.6f, %s %.6f; want the %s's at most %g of it", c.freed, fm, c.held, hm, c.freed, c.maxMAE)
 	}
 }
 

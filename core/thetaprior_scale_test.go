@@ -17,19 +17,7 @@ func TestThetaPriorScaleAtBounds(t *testing.T) {
 	m, _ := shippedModel(t, "advdiff", LNP, 1)
 	opt := EvalOptions{Tasks: 300, Seed: 1, Samples: 1, Refine: -1}
 	narrow, wide := evalWithThetaPrior(t, m, opt, ThetaPriorTheta, 1), evalWithThetaPrior(t, m, opt, ThetaPriorTheta, 30)
-	nb, wb := narrow.ThetaAtBound, wide.ThetaAtBound
-	if nb.AtBound < 8 || wb.AtBound < 8 {
-		t.Fatalf("too few estimates at a bound to compare: ×1 %+v, ×30 %+v", nb, wb)
-	}
-	if coveredShare(nb) > 0.6 {
-		t.Errorf("×1: %d of %d intervals at a bound hold θ; the pull toward the interior that a wider prior removes is gone", nb.Covered, nb.AtBound)
-	}
-	if coveredShare(wb) < 0.9 {
-		t.Errorf("×30: only %d of %d intervals at a bound hold θ, want ≥ 90%%", wb.Covered, wb.AtBound)
-	}
-	if nm, wm := narrow.Metrics[KeyThetaMAE].Mean, wide.Metrics[KeyThetaMAE].Mean; wm > 0.75*nm {
-		t.Errorf("θ MAE: ×30 %.6f, ×1 %.6f; want the wider prior's at most 0.75 of it", wm, nm)
-	}
+	checkFreedAtBounds(t, boundsCase{"×1", "×30 prior", 8, 0.6, 0.75}, narrow, wide)
 	if wide.ThetaPriorScale != 30 || narrow.ThetaPriorScale != 1 {
 		t.Errorf("reports name scales %g and %g, want 1 and 30", narrow.ThetaPriorScale, wide.ThetaPriorScale)
 	}
