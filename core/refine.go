@@ -429,7 +429,6 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	if err := ctx.Err(); err != nil { // the encoders may have stopped early
 		return nil, err
 	}
-	obsVar := m.obsVariance()
 	var fit *refineFit
 	if tc, ok := r.tangentClosure(); ok {
 		fit, err = r.fitExact(ctx, tc, v, steps)
@@ -439,68 +438,9 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	if err != nil {
 		return nil, err
 	}
-	pred, res, js, lin := fit.pred, fit.res, fit.js, fit.lin
-	// The learned noise σ_c describes the one-pass prediction's error;
-	// after refinement the fit is closer, so each realization's noise is
-	// re-estimated from its context residuals (reestimateNoise), counting
-	// the degrees of freedom the fit used up and shrunk toward the
-	// learned value: with few points the fit can be exact, and RSS/n
-	// would collapse the spread. The Laplace approximation and the
-	// predictive variance both use σ̂. The Jacobian at v* under the
-	// learned σ gives the leverages; its data rows are r/σ, so they are
-	// rescaled to σ̂ exactly.
-	obsVars := make([][]float64, bt.B)
-	used := make([][]float64, bt.B) // per realization, the leverages' sum per channel
-	for b := 0; b < bt.B; b++ {
-		lev := dataLeverages(js[b], len(r.terms[b]))
-		used[b] = r.leverageByChannel(b, lev)
-		old := make([]float64, len(r.terms[b]))
-		for i, t := range r.terms[b] {
-			old[i] = t.sigma
-		}
-		obsVars[b] = r.reestimateNoise(b, pred.Row(b), obsVar, lev)
-		for i, t := range r.terms[b] {
-			row := js[b].RawRowView(i)
-			for j := range row {
-				row[j] *= old[i] / t.sigma
-			}
-		}
-		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
-	}
-	// Laplace approximation: sample v ~ N(v*, (JᵀJ)⁻¹).
-	samples := r.tensor(bt.B*k, r.n)
-	eps := make([]float64, r.n)
-	// θ's deviations are the Laplace covariance's, carried through θ's
-	// map to first order, not the spread of the k samples: the samples'
-	// spread is a noisy estimate whose intervals covered more the more
-	// samples were drawn (advdiff/lnp at 1024 points, σ = 0.05: 0.963,
-	// 0.980, 0.993 and 0.998 of θ at 8, 16, 32 and 64 samples), so that
-	// scales fitted at one sample count missed at another.
-	thetaSD := make([][]float64, bt.B)
-	for b := 0; b < bt.B; b++ {
-		chol := laplaceFactor(js[b])
-		if chol != nil {
-			thetaSD[b] = r.thetaStd(v.Row(b), chol)
-		}
-		for j := 0; j < k; j++ {
-			row := samples.Row(b*k + j)
-			copy(row, v.Row(b))
-			if chol == nil || k == 1 {
-				continue
-			}
-			for i := range eps {
-				eps[i] = rng.normal(b)
-			}
-			// row += L ε with Σ = L Lᵀ.
-			for i := 0; i < r.n; i++ {
-				acc := 0.0
-				for q := 0; q <= i; q++ {
-					acc += chol.At(i, q) * eps[q]
-				}
-				row[i] += acc
-			}
-		}
-	}
+	pred, js, lin := fit.pred, fit.js, fit.lin
+	obsVars, used := r.refitNoise(pred, js, m.obsVariance())
+	samples, thetaSD := r.laplaceSamples(v, js, k, rng)
 	for b, j := range js {
 		releaseJacobian(j)
 		js[b] = nil
@@ -530,6 +470,82 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		preds[b].usedDOF = used[b]
 	}
 	return preds, nil
+}
+
+// refitNoise re-estimates every realization's observation noise from
+// its context residuals at the fit (reestimateNoise) and rescales the
+// Jacobians' data rows to it, returning the variances per grid value
+// and, per realization, the degrees of freedom the fit used per channel
+// (its leverages' sums).
+//
+// The learned noise σ_c describes the one-pass prediction's error;
+// after refinement the fit is closer, so each realization's noise is
+// re-estimated from its context residuals, counting the degrees of
+// freedom the fit used up and shrunk toward the learned value: with few
+// points the fit can be exact, and RSS/n would collapse the spread. The
+// Laplace approximation and the predictive variance both use σ̂. The
+// Jacobian at v* under the learned σ gives the leverages; its data rows
+// are r/σ, so they are rescaled to σ̂ exactly.
+func (r *refiner) refitNoise(pred *nets.Tensor, js []*mat.Dense, learned []float64) (obsVars, used [][]float64) {
+	obsVars, used = make([][]float64, r.b), make([][]float64, r.b)
+	for b := range r.b {
+		lev := dataLeverages(js[b], len(r.terms[b]))
+		used[b] = r.leverageByChannel(b, lev)
+		old := make([]float64, len(r.terms[b]))
+		for i, t := range r.terms[b] {
+			old[i] = t.sigma
+		}
+		obsVars[b] = r.reestimateNoise(b, pred.Row(b), learned, lev)
+		for i, t := range r.terms[b] {
+			row := js[b].RawRowView(i)
+			for j := range row {
+				row[j] *= old[i] / t.sigma
+			}
+		}
+	}
+	return obsVars, used
+}
+
+// laplaceSamples draws k samples per realization (rows b·k … b·k+k−1)
+// from the Laplace approximation v ~ N(v*, (JᵀJ)⁻¹) at the fit v, and
+// returns them with θ's deviations (nil for a realization whose JᵀJ is
+// not positive definite; its samples are then all v*).
+//
+// θ's deviations are the Laplace covariance's, carried through θ's map
+// to first order, not the spread of the k samples: the samples' spread
+// is a noisy estimate whose intervals covered more the more samples
+// were drawn (advdiff/lnp at 1024 points, σ = 0.05: 0.963, 0.980, 0.993
+// and 0.998 of θ at 8, 16, 32 and 64 samples), so that scales fitted at
+// one sample count missed at another.
+func (r *refiner) laplaceSamples(v *nets.Tensor, js []*mat.Dense, k int, rng *noise) (samples *nets.Tensor, thetaSD [][]float64) {
+	samples = r.tensor(r.b*k, r.n)
+	eps := make([]float64, r.n)
+	thetaSD = make([][]float64, r.b)
+	for b := range r.b {
+		chol := laplaceFactor(js[b])
+		if chol != nil {
+			thetaSD[b] = r.thetaStd(v.Row(b), chol)
+		}
+		for j := range k {
+			row := samples.Row(b*k + j)
+			copy(row, v.Row(b))
+			if chol == nil || k == 1 {
+				continue
+			}
+			for i := range eps {
+				eps[i] = rng.normal(b)
+			}
+			// row += L ε with Σ = L Lᵀ.
+			for i := range r.n {
+				acc := 0.0
+				for q := 0; q <= i; q++ {
+					acc += chol.At(i, q) * eps[q]
+				}
+				row[i] += acc
+			}
+		}
+	}
+	return samples, thetaSD
 }
 
 // refineFit is a refinement's result: the fitted v (in place), the
