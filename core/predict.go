@@ -498,105 +498,138 @@ type center struct {
 // (nil: the sample averages) and the variances as mean squared
 // deviations of the samples from them.
 func (m *Model) collapseAround(B, k int, pred, nom, theta, f *nets.Tensor, obsVars [][]float64, c *center, procs int) []Prediction {
-	gc, P := pred.Cols, theta.Cols
-	fPer := f.Len() / (B * k)
 	out := make([]Prediction, B)
 	learned := m.obsVariance()
-	one := k == 1 && c == nil // a single sample's moments in one pass
 	forEachOn(procs, B, func(b int) {
 		obsVar := learned
 		if obsVars != nil {
 			obsVar = obsVars[b]
 		}
-		// One allocation for the prediction's slices (each capped, so that
-		// an append elsewhere cannot run into its neighbour).
-		store := make([]float64, 7*gc+2*P)
-		next := func(n int) []float64 {
-			v := store[:n:n]
-			store = store[n:]
-			return v
-		}
-		p := Prediction{
-			Mean: next(gc), Std: next(gc), DeltaMean: next(gc), DeltaStd: next(gc),
-			Nominal: next(gc), Theta: next(P), ThetaStd: next(P),
-		}
-		varY, varD := next(gc), next(gc)
-		// θ's moments are accumulated as deviations from the first usable
-		// sample (the shifted-data algorithm): samples that agree, such as
-		// hinted parameters, then give a spread of exactly 0.
-		var thRef []float64
-		clipped, used := 0, 0
-		for j := 0; j < k; j++ {
-			r := b*k + j
-			yr, nr := pred.Row(r), nom.Row(r)
-			// A latent sample far in the tail can make the closure or
-			// the simulator overflow; it is left out rather than
-			// poisoning the mean (PredictWith fails if all are).
-			if !finite(yr) || !finite(nr) {
-				continue
-			}
-			used++
-			if one {
-				momentsOfOne(p, varY, varD, yr, nr, obsVar)
-			} else {
-				for g := 0; g < gc; g++ {
-					d := yr[g] - nr[g]
-					p.Mean[g] += yr[g]
-					varY[g] += yr[g] * yr[g]
-					p.DeltaMean[g] += d
-					varD[g] += d * d
-					p.Nominal[g] += nr[g]
-				}
-			}
-			if thRef == nil {
-				thRef = theta.Row(r)
-			}
-			for q, th := range theta.Row(r) {
-				d := th - thRef[q]
-				p.Theta[q] += d
-				p.ThetaStd[q] += d * d
-			}
-			if m.closure.Clipped(f.Data[r*fPer : (r+1)*fPer]) {
-				clipped++
-			}
-		}
-		inv := 1 / float64(used) // +Inf when every sample diverged: NaN mean
-		for g := 0; g < gc && !(one && used == 1); g++ {
-			p.Mean[g] *= inv
-			p.DeltaMean[g] *= inv
-			p.Nominal[g] *= inv
-			varY[g] = max(0, varY[g]*inv-p.Mean[g]*p.Mean[g])
-			varD[g] = max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g])
-			if c != nil && used > 0 {
-				// E[(y − y*)²] = Var y + (E y − y*)².
-				yc, nc := c.pred.At(b, g), c.nom.At(b, g)
-				varY[g] += (p.Mean[g] - yc) * (p.Mean[g] - yc)
-				varD[g] += (p.DeltaMean[g] - (yc - nc)) * (p.DeltaMean[g] - (yc - nc))
-				p.Mean[g], p.DeltaMean[g], p.Nominal[g] = yc, yc-nc, nc
-			}
-			p.Std[g] = math.Sqrt(varY[g] + obsVar[g])
-			p.DeltaStd[g] = math.Sqrt(varD[g] + obsVar[g])
-		}
-		for q := range p.Theta {
-			d := p.Theta[q] * inv
-			v := max(0, p.ThetaStd[q]*inv-d*d)
-			p.Theta[q] = math.NaN()
-			if thRef != nil {
-				p.Theta[q] = thRef[q] + d
-			}
-			if c != nil && used > 0 {
-				// As above, around the point estimate θ*.
-				tc := c.theta.At(b, q)
-				v += (p.Theta[q] - tc) * (p.Theta[q] - tc)
-				p.Theta[q] = tc
-			}
-			p.ThetaStd[q] = math.Sqrt(v)
-		}
-		p.Clipped = 2*clipped > used
-		p.sampleVarY, p.sampleVarD, p.noiseVar = varY, varD, obsVar
-		out[b] = p
+		out[b] = m.collapseOne(b, k, sampleRows{pred, nom, theta, f}, obsVar, c)
 	})
 	return out
+}
+
+// sampleRows are the B·k samples collapse reduces (rows
+// realization-major): the prediction, the nominal at θ̂, θ̂ and the
+// closure's output.
+type sampleRows struct{ pred, nom, theta, f *nets.Tensor }
+
+// newPrediction returns a Prediction with its slices for gc grid values
+// and P parameters, and the two variance accumulators, in one
+// allocation (each slice capped, so that an append elsewhere cannot run
+// into its neighbour).
+func newPrediction(gc, P int) (p Prediction, varY, varD []float64) {
+	store := make([]float64, 7*gc+2*P)
+	next := func(n int) []float64 {
+		v := store[:n:n]
+		store = store[n:]
+		return v
+	}
+	p = Prediction{
+		Mean: next(gc), Std: next(gc), DeltaMean: next(gc), DeltaStd: next(gc),
+		Nominal: next(gc), Theta: next(P), ThetaStd: next(P),
+	}
+	return p, next(gc), next(gc)
+}
+
+// collapseOne is collapseAround for realization b: its k samples'
+// sums, then their moments.
+func (m *Model) collapseOne(b, k int, s sampleRows, obsVar []float64, c *center) Prediction {
+	gc, P := s.pred.Cols, s.theta.Cols
+	fPer := s.f.Len() / (s.pred.Rows)
+	p, varY, varD := newPrediction(gc, P)
+	one := k == 1 && c == nil // a single sample's moments in one pass
+	// θ's moments are accumulated as deviations from the first usable
+	// sample (the shifted-data algorithm): samples that agree, such as
+	// hinted parameters, then give a spread of exactly 0.
+	var thRef []float64
+	clipped, used := 0, 0
+	for j := range k {
+		r := b*k + j
+		yr, nr := s.pred.Row(r), s.nom.Row(r)
+		// A latent sample far in the tail can make the closure or
+		// the simulator overflow; it is left out rather than
+		// poisoning the mean (PredictWith fails if all are).
+		if !finite(yr) || !finite(nr) {
+			continue
+		}
+		used++
+		if one {
+			momentsOfOne(p, varY, varD, yr, nr, obsVar)
+		} else {
+			for g := range gc {
+				d := yr[g] - nr[g]
+				p.Mean[g] += yr[g]
+				varY[g] += yr[g] * yr[g]
+				p.DeltaMean[g] += d
+				varD[g] += d * d
+				p.Nominal[g] += nr[g]
+			}
+		}
+		if thRef == nil {
+			thRef = s.theta.Row(r)
+		}
+		for q, th := range s.theta.Row(r) {
+			d := th - thRef[q]
+			p.Theta[q] += d
+			p.ThetaStd[q] += d * d
+		}
+		if m.closure.Clipped(s.f.Data[r*fPer : (r+1)*fPer]) {
+			clipped++
+		}
+	}
+	inv := 1 / float64(used) // +Inf when every sample diverged: NaN mean
+	if !(one && used == 1) {
+		functionMoments(p, varY, varD, inv, obsVar, b, c, used > 0)
+	}
+	thetaMoments(p, thRef, inv, b, c, used > 0)
+	p.Clipped = 2*clipped > used
+	p.sampleVarY, p.sampleVarD, p.noiseVar = varY, varD, obsVar
+	return p
+}
+
+// functionMoments turns the sums in p, varY and varD (inv = 1/samples)
+// into the means and deviations of the prediction and δ, adding the
+// observation variance obsVar; with a center c (and some sample used)
+// the mean is c's point prediction and the variance is measured around
+// it: E[(y − y*)²] = Var y + (E y − y*)².
+func functionMoments(p Prediction, varY, varD []float64, inv float64, obsVar []float64, b int, c *center, around bool) {
+	for g := range p.Mean {
+		p.Mean[g] *= inv
+		p.DeltaMean[g] *= inv
+		p.Nominal[g] *= inv
+		varY[g] = max(0, varY[g]*inv-p.Mean[g]*p.Mean[g])
+		varD[g] = max(0, varD[g]*inv-p.DeltaMean[g]*p.DeltaMean[g])
+		if c != nil && around {
+			yc, nc := c.pred.At(b, g), c.nom.At(b, g)
+			varY[g] += (p.Mean[g] - yc) * (p.Mean[g] - yc)
+			varD[g] += (p.DeltaMean[g] - (yc - nc)) * (p.DeltaMean[g] - (yc - nc))
+			p.Mean[g], p.DeltaMean[g], p.Nominal[g] = yc, yc-nc, nc
+		}
+		p.Std[g] = math.Sqrt(varY[g] + obsVar[g])
+		p.DeltaStd[g] = math.Sqrt(varD[g] + obsVar[g])
+	}
+}
+
+// thetaMoments turns θ's sums of deviations from the reference sample
+// thRef into θ̂ and its deviation (NaN without a usable sample), around
+// c's point estimate θ* when there is one.
+func thetaMoments(p Prediction, thRef []float64, inv float64, b int, c *center, around bool) {
+	for q := range p.Theta {
+		d := p.Theta[q] * inv
+		v := max(0, p.ThetaStd[q]*inv-d*d)
+		p.Theta[q] = math.NaN()
+		if thRef != nil {
+			p.Theta[q] = thRef[q] + d
+		}
+		if c != nil && around {
+			tc := c.theta.At(b, q)
+			v += (p.Theta[q] - tc) * (p.Theta[q] - tc)
+			p.Theta[q] = tc
+		}
+		p.ThetaStd[q] = math.Sqrt(v)
+	}
 }
 
 // momentsOfOne sets p's grid moments from a single finite sample (y,
