@@ -180,100 +180,129 @@ func (m *Model) Train(ctx context.Context, h Hooks) (TrainResult, error) {
 	if h.ProgressEvery <= 0 {
 		h.ProgressEvery = 10
 	}
-	start := time.Now()
-	s := newSampler(m.Sys, t)
-	var res TrainResult
-	if err := s.drawPool(ctx, t.Trajectories); err != nil {
-		return res, err
+	tr := &trainer{m: m, t: t, h: h, start: time.Now(), s: newSampler(m.Sys, t), total: t.Steps1 + t.Steps2, physOnly: m.physicsParams()}
+	if err := tr.s.drawPool(ctx, t.Trajectories); err != nil {
+		return tr.res, err
 	}
-	opt := nets.NewAdam(t.LR)
-	opt.ClipNorm = t.ClipNorm
-	total := t.Steps1 + t.Steps2
-	done := 0
-	physOnly := m.physicsParams()
-
-	run := func(stage, steps int) error {
-		// A fresh optimizer per stage: stage 2 adds parameters and a new
-		// objective, so stage 1's moment estimates do not carry over.
-		opt = nets.NewAdam(t.LR)
-		opt.ClipNorm = t.ClipNorm
-		arena := new(nets.Arena)
-		stageStart := time.Now()
-		for i := 0; i < steps; i++ {
-			arena.Reset()
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			n := s.contextSize()
-			tp := newStepTape(arena)
-			var loss *nets.Var
-			var ls Losses
-			if stage == 1 {
-				nb, err := s.batch(t.Batch, n, true)
-				if err != nil {
-					return err
-				}
-				loss, ls = m.stage1Loss(tp, nb, s.rng)
-			} else {
-				rb, err := s.batch(t.Batch, n, false)
-				if err != nil {
-					return err
-				}
-				var nb *Batch
-				if t.LambdaTheta > 0 {
-					if nb, err = s.batch(t.Batch, n, true); err != nil {
-						return err
-					}
-				}
-				loss, ls = m.stage2Loss(tp, rb, nb, s.rng)
-			}
-			if math.IsNaN(ls.Total) || math.IsInf(ls.Total, 0) {
-				return fmt.Errorf("stage %d step %d: loss %v: %w", stage, i+1, ls.Total, ErrNonFinite)
-			}
-			m.Params.ZeroGrad()
-			tp.Backward(loss)
-			ps := m.Params
-			if stage == 1 {
-				ps = physOnly
-			}
-			if g := ps.GradNorm(); math.IsNaN(g) || math.IsInf(g, 0) {
-				return fmt.Errorf("stage %d step %d: gradient norm %v: %w", stage, i+1, g, ErrNonFinite)
-			}
-			opt.LR = lrAt(t, i, steps)
-			opt.Step(ps)
-			done++
-			if stage == 1 {
-				res.Steps1++
-			} else {
-				res.Steps2++
-			}
-			res.Final = ls
-			if h.Snapshot != nil && h.SnapshotEvery > 0 && (i+1)%h.SnapshotEvery == 0 {
-				h.Snapshot(stage, i+1, m.Params.Snapshot())
-			}
-			var val *Report
-			if stage == 2 && t.ValEvery > 0 && t.ValTasks > 0 && ((i+1)%t.ValEvery == 0 || i+1 == steps) {
-				r, err := m.validate(ctx)
-				if err != nil {
-					return fmt.Errorf("stage 2 step %d: %w", i+1, err)
-				}
-				val, res.Val, res.ValStep = &r, &r, i+1
-			}
-			if h.Progress != nil && ((i+1)%h.ProgressEvery == 0 || i+1 == steps || val != nil) {
-				el := time.Since(start)
-				eta := time.Duration(float64(el) / float64(done) * float64(total-done))
-				stageETA := time.Duration(float64(time.Since(stageStart)) / float64(i+1) * float64(steps-i-1))
-				h.Progress(Progress{Stage: stage, Step: i + 1, Steps: steps, Losses: ls, LR: opt.LR, Elapsed: el, ETA: eta, StageETA: stageETA, Val: val})
-			}
-		}
-		return nil
-	}
-	err := run(1, t.Steps1)
+	err := tr.runStage(ctx, 1, t.Steps1)
 	if err == nil {
-		err = run(2, t.Steps2)
+		err = tr.runStage(ctx, 2, t.Steps2)
 	}
-	res.Wall = time.Since(start)
-	return res, err
+	tr.res.Wall = time.Since(tr.start)
+	return tr.res, err
+}
+
+// trainer is one Train call's state across its two stages.
+type trainer struct {
+	m        *Model
+	t        Train
+	h        Hooks
+	s        *sampler
+	res      TrainResult
+	start    time.Time
+	total    int // steps of both stages
+	done     int // steps taken so far, both stages
+	physOnly *nets.Params
+}
+
+// runStage takes steps optimizer steps of stage 1 (the physics encoder
+// alone) or 2 (everything), reporting through the hooks.
+func (tr *trainer) runStage(ctx context.Context, stage, steps int) error {
+	// A fresh optimizer per stage: stage 2 adds parameters and a new
+	// objective, so stage 1's moment estimates do not carry over.
+	opt := nets.NewAdam(tr.t.LR)
+	opt.ClipNorm = tr.t.ClipNorm
+	arena := new(nets.Arena)
+	stageStart := time.Now()
+	for i := 0; i < steps; i++ {
+		arena.Reset()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ls, err := tr.step(opt, arena, stage, i, steps)
+		if err != nil {
+			return err
+		}
+		if h := tr.h; h.Snapshot != nil && h.SnapshotEvery > 0 && (i+1)%h.SnapshotEvery == 0 {
+			h.Snapshot(stage, i+1, tr.m.Params.Snapshot())
+		}
+		var val *Report
+		if stage == 2 && tr.t.ValEvery > 0 && tr.t.ValTasks > 0 && ((i+1)%tr.t.ValEvery == 0 || i+1 == steps) {
+			r, err := tr.m.validate(ctx)
+			if err != nil {
+				return fmt.Errorf("stage 2 step %d: %w", i+1, err)
+			}
+			val, tr.res.Val, tr.res.ValStep = &r, &r, i+1
+		}
+		if tr.h.Progress != nil && ((i+1)%tr.h.ProgressEvery == 0 || i+1 == steps || val != nil) {
+			el := time.Since(tr.start)
+			eta := time.Duration(float64(el) / float64(tr.done) * float64(tr.total-tr.done))
+			stageETA := time.Duration(float64(time.Since(stageStart)) / float64(i+1) * float64(steps-i-1))
+			tr.h.Progress(Progress{Stage: stage, Step: i + 1, Steps: steps, Losses: ls, LR: opt.LR, Elapsed: el, ETA: eta, StageETA: stageETA, Val: val})
+		}
+	}
+	return nil
+}
+
+// step takes step i of a stage's steps: a fresh batch's loss, its
+// gradient and the optimizer's update, failing on a loss or gradient
+// that is not finite.
+func (tr *trainer) step(opt *nets.Adam, arena *nets.Arena, stage, i, steps int) (Losses, error) {
+	tp := newStepTape(arena)
+	loss, ls, err := tr.loss(tp, stage)
+	if err != nil {
+		return ls, err
+	}
+	if math.IsNaN(ls.Total) || math.IsInf(ls.Total, 0) {
+		return ls, fmt.Errorf("stage %d step %d: loss %v: %w", stage, i+1, ls.Total, ErrNonFinite)
+	}
+	tr.m.Params.ZeroGrad()
+	tp.Backward(loss)
+	ps := tr.m.Params
+	if stage == 1 {
+		ps = tr.physOnly
+	}
+	if g := ps.GradNorm(); math.IsNaN(g) || math.IsInf(g, 0) {
+		return ls, fmt.Errorf("stage %d step %d: gradient norm %v: %w", stage, i+1, g, ErrNonFinite)
+	}
+	opt.LR = lrAt(tr.t, i, steps)
+	opt.Step(ps)
+	tr.done++
+	if stage == 1 {
+		tr.res.Steps1++
+	} else {
+		tr.res.Steps2++
+	}
+	tr.res.Final = ls
+	return ls, nil
+}
+
+// loss records on tp the stage's loss on fresh batches at one context
+// size: stage 1 on nominal realizations, stage 2 on real ones (with a
+// nominal batch for the θ term when λθ > 0).
+func (tr *trainer) loss(tp *nets.Tape, stage int) (*nets.Var, Losses, error) {
+	t, s := tr.t, tr.s
+	n := s.contextSize()
+	if stage == 1 {
+		nb, err := s.batch(t.Batch, n, true)
+		if err != nil {
+			return nil, Losses{}, err
+		}
+		loss, ls := tr.m.stage1Loss(tp, nb, s.rng)
+		return loss, ls, nil
+	}
+	rb, err := s.batch(t.Batch, n, false)
+	if err != nil {
+		return nil, Losses{}, err
+	}
+	var nb *Batch
+	if t.LambdaTheta > 0 {
+		if nb, err = s.batch(t.Batch, n, true); err != nil {
+			return nil, Losses{}, err
+		}
+	}
+	loss, ls := tr.m.stage2Loss(tp, rb, nb, s.rng)
+	return loss, ls, nil
 }
 
 // physicsParams is the stage 1 parameter set: the physics encoder and g_φ.
