@@ -222,30 +222,16 @@ func RunMethod(ctx context.Context, sys sims.System, m Method, tasks []sims.Task
 				if ctx.Err() != nil {
 					continue // drain: a failure or the caller stopped the run
 				}
-				t := tasks[i]
-				start := time.Now()
-				var p Prediction
-				var err error
-				if tc, ok := m.(taskCalibrator); ok {
-					p, err = tc.CalibrateTask(ctx, i, t.Context, t.Real.Side)
-				} else {
-					p, err = m.Calibrate(ctx, t.Context, t.Real.Side)
-				}
-				el := time.Since(start)
+				tm, sec, err := calibrateTask(ctx, sys, m, i, tasks[i])
 				switch {
 				case ctx.Err() != nil:
 					continue // stopped: the run returns ctx's error
-				case err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
-					fail(fmt.Errorf("%s: realization %d: %w", m.Name(), i, err))
-					continue
-				case errors.Is(err, ErrDiverged):
-					run.Metrics[i] = TaskMetrics{Failed: ErrDiverged.Error()}
 				case err != nil:
-					run.Metrics[i] = TaskMetrics{Failed: err.Error()}
-				default:
-					run.Metrics[i] = scoreOrFail(sys, t, p)
+					fail(err)
+					continue
 				}
-				run.Seconds[i] = el.Seconds()
+				run.Metrics[i] = tm
+				run.Seconds[i] = sec
 				mu.Lock()
 				done++
 				if progress != nil {
@@ -280,6 +266,31 @@ feed:
 		run.CPUSeconds = (cpu1 - cpu0).Seconds()
 	}
 	return run, nil
+}
+
+// calibrateTask calibrates realization i, task t, with m and scores it,
+// returning its metrics and wall seconds. A calibration that fails
+// counts as a failed realization (TaskMetrics.Failed); only a stopped
+// context is an error.
+func calibrateTask(ctx context.Context, sys sims.System, m Method, i int, t sims.Task) (TaskMetrics, float64, error) {
+	start := time.Now()
+	var p Prediction
+	var err error
+	if tc, ok := m.(taskCalibrator); ok {
+		p, err = tc.CalibrateTask(ctx, i, t.Context, t.Real.Side)
+	} else {
+		p, err = m.Calibrate(ctx, t.Context, t.Real.Side)
+	}
+	sec := time.Since(start).Seconds()
+	switch {
+	case err != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		return TaskMetrics{}, sec, fmt.Errorf("%s: realization %d: %w", m.Name(), i, err)
+	case errors.Is(err, ErrDiverged):
+		return TaskMetrics{Failed: ErrDiverged.Error()}, sec, nil
+	case err != nil:
+		return TaskMetrics{Failed: err.Error()}, sec, nil
+	}
+	return scoreOrFail(sys, t, p), sec, nil
 }
 
 // CalibrateBatched calibrates all tasks in one CalibrateBatch call and
