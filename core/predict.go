@@ -182,32 +182,10 @@ func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]
 	if spread == nil {
 		spread = m.spreadFor(refine)
 	}
-	if o.Theta != nil && len(o.Theta) != len(ctxs) {
-		return nil, fmt.Errorf("predict: %d θ overrides for %d realizations", len(o.Theta), len(ctxs))
-	}
-	for i, th := range o.Theta {
-		if len(th) != len(m.Sys.Params()) {
-			return nil, fmt.Errorf("predict: θ override %d has %d values, want %d", i, len(th), len(m.Sys.Params()))
-		}
-		for _, v := range th {
-			if !(v > 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("predict: θ override %d must be positive and finite, got %v", i, v)
-			}
-		}
-	}
-	if len(ctxs) != len(sides) {
-		return nil, fmt.Errorf("predict: %d contexts but %d side vectors", len(ctxs), len(sides))
-	}
-	if k < 1 {
-		return nil, fmt.Errorf("predict: need at least one sample, got %d", k)
+	if err := m.checkPredictInputs(ctxs, sides, o); err != nil {
+		return nil, err
 	}
 	k = m.samplesDrawn(k)
-	want := m.Sys.Side().Len
-	for i, s := range sides {
-		if len(s) != want {
-			return nil, fmt.Errorf("predict: realization %d has %d side values, want %d", i, len(s), want)
-		}
-	}
 	rngs := realizationNoise(seed, o.First, len(ctxs))
 	out := make([]Prediction, len(ctxs))
 	// Group realizations by context size (a batch shares N), and cap the
@@ -215,16 +193,9 @@ func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]
 	// and f_ψ's B·K·Q rows of hidden units, stay near 8 MB.
 	per := k * max(m.Sys.Grid().Size(), len(m.closure.Queries())*m.Config.Arch.DecHidden)
 	maxB := max(1, 1_000_000/per)
-	groups := map[int][]int{}
-	var order []int
-	for i, c := range ctxs {
-		if c.Len() == 0 {
-			return nil, fmt.Errorf("predict: realization %d has an empty context", i)
-		}
-		if _, ok := groups[c.Len()]; !ok {
-			order = append(order, c.Len())
-		}
-		groups[c.Len()] = append(groups[c.Len()], i)
+	order, groups, err := groupByContextSize(ctxs)
+	if err != nil {
+		return nil, err
 	}
 	// A batch runs in independent pieces, one per core: the network's
 	// products already use every core, but the per-realization features,
@@ -258,6 +229,56 @@ func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]
 		}
 	}
 	return out, nil
+}
+
+// checkPredictInputs checks a prediction's inputs against the model:
+// one side vector of the system's length per context, at least one
+// sample, and θ overrides (if any) one per realization, each positive
+// and finite.
+func (m *Model) checkPredictInputs(ctxs []sims.Context, sides [][]float64, o PredictOptions) error {
+	if o.Theta != nil && len(o.Theta) != len(ctxs) {
+		return fmt.Errorf("predict: %d θ overrides for %d realizations", len(o.Theta), len(ctxs))
+	}
+	for i, th := range o.Theta {
+		if len(th) != len(m.Sys.Params()) {
+			return fmt.Errorf("predict: θ override %d has %d values, want %d", i, len(th), len(m.Sys.Params()))
+		}
+		for _, v := range th {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("predict: θ override %d must be positive and finite, got %v", i, v)
+			}
+		}
+	}
+	if len(ctxs) != len(sides) {
+		return fmt.Errorf("predict: %d contexts but %d side vectors", len(ctxs), len(sides))
+	}
+	if o.Samples < 1 {
+		return fmt.Errorf("predict: need at least one sample, got %d", o.Samples)
+	}
+	want := m.Sys.Side().Len
+	for i, s := range sides {
+		if len(s) != want {
+			return fmt.Errorf("predict: realization %d has %d side values, want %d", i, len(s), want)
+		}
+	}
+	return nil
+}
+
+// groupByContextSize groups the realizations' indices by context size
+// (a batch shares N), the sizes in order of first appearance; an empty
+// context is an error.
+func groupByContextSize(ctxs []sims.Context) (order []int, groups map[int][]int, err error) {
+	groups = map[int][]int{}
+	for i, c := range ctxs {
+		if c.Len() == 0 {
+			return nil, nil, fmt.Errorf("predict: realization %d has an empty context", i)
+		}
+		if _, ok := groups[c.Len()]; !ok {
+			order = append(order, c.Len())
+		}
+		groups[c.Len()] = append(groups[c.Len()], i)
+	}
+	return order, groups, nil
 }
 
 // minPiece is the fewest realizations worth a piece of their own.
