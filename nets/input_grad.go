@@ -41,43 +41,61 @@ func (m *MLP) TiledInputGradIn(a *Arena, xq, xr, xf *Tensor, lo, n, procs int) (
 			xq.Shape(), xr.Shape(), kf, lo, lo+n, l0.In))
 	}
 	procs = max(1, procs)
-	tp := NewInferenceTape()
-	tp.SetWorkers(procs)
 	rows := r * q
-	last := len(m.Layers) - 1
 	// Scratch for each layer's act′(z) and two buffers, for the hidden
 	// values and then the reverse pass, from inferTiled's pool: at a
 	// calibration's sizes their allocation costs as much as the
-	// arithmetic. The scratch tensors' headers are values here, not
-	// heap objects.
-	width, hidden := 0, 0
-	for _, l := range m.Layers[:last] {
+	// arithmetic.
+	width, hidden := l0.Out, 0
+	for _, l := range m.Layers[:len(m.Layers)-1] {
 		width = max(width, l.Out)
 		hidden += l.Out
 	}
-	width = max(width, l0.Out)
 	buf := inferBuffers.Get(rows*(hidden+2*width) + (q+r)*l0.Out)
 	defer inferBuffers.Put(buf)
-	scratch := buf
-	take := func(rs, cs int) Tensor {
-		t := Tensor{Rows: rs, Cols: cs, Data: scratch[: rs*cs : rs*cs]}
-		scratch = scratch[rs*cs:]
-		return t
+	sc := &gradScratch{free: buf}
+	bufA, bufB := sc.take(rows, width).Data, sc.take(rows, width).Data
+	y, derivs := m.tiledForwardDerivs(a, sc, xq, xr, xf, bufA, bufB, procs)
+	wIn := Tensor{Rows: n, Cols: l0.Out, Data: l0.W.Value.Data[lo*l0.Out : (lo+n)*l0.Out]} // [n, H_0]
+	g = make([]*Tensor, m.Out())
+	for o := range g {
+		g[o] = a.tensor(rows, n, false)
+		m.inputGradOfOutput(g[o], o, derivs, &wIn, bufA, bufB, procs)
 	}
-	bufA, bufB := take(rows, width).Data, take(rows, width).Data
-	// Forward, keeping each hidden layer's act′(z).
+	return y, g
+}
+
+// gradScratch hands out tensors from one pooled buffer; their headers
+// are values, not heap objects.
+type gradScratch struct{ free []float64 }
+
+func (s *gradScratch) take(rows, cols int) Tensor {
+	t := Tensor{Rows: rows, Cols: cols, Data: s.free[: rows*cols : rows*cols]}
+	s.free = s.free[rows*cols:]
+	return t
+}
+
+// tiledForwardDerivs is TiledInputGradIn's forward pass: the output y
+// (from the arena a) and each hidden layer's act′(z_k) (from sc), the
+// hidden values alternating between bufA and bufB.
+func (m *MLP) tiledForwardDerivs(a *Arena, sc *gradScratch, xq, xr, xf *Tensor, bufA, bufB []float64, procs int) (y *Tensor, derivs []Tensor) {
+	q, r := xq.Rows, xr.Rows
+	rows := r * q
+	l0 := m.Layers[0]
+	last := len(m.Layers) - 1
+	tp := NewInferenceTape()
+	tp.SetWorkers(procs)
 	h := Tensor{Rows: rows, Cols: l0.Out, Data: bufA[:rows*l0.Out]}
-	perQuery, perGroup := take(q, l0.Out), take(r, l0.Out)
+	perQuery, perGroup := sc.take(q, l0.Out), sc.take(r, l0.Out)
 	tiledPartsInto(tp, &perQuery, &perGroup, xq, xr, l0.W.Value, l0.B.Value)
 	addTiled(&h, 0, &perQuery, &perGroup)
-	if kf > 0 {
-		wf := Tensor{Rows: kf, Cols: l0.Out, Data: l0.W.Value.Data[(xq.Cols+xr.Cols)*l0.Out : in*l0.Out]}
+	if xf != nil && xf.Cols > 0 {
+		wf := Tensor{Rows: xf.Cols, Cols: l0.Out, Data: l0.W.Value.Data[(xq.Cols+xr.Cols)*l0.Out : l0.In*l0.Out]}
 		gemmRowsOn(procs, false, false, 1, xf, &wf, 1, &h)
 	}
-	var derivs0 [4]Tensor
-	derivs := derivs0[:0] // act′(z_k), k < last
+	derivs = make([]Tensor, 0, last)
 	for k, l := range m.Layers[1:] {
-		derivs = append(derivs, take(rows, h.Cols))
+		derivs = append(derivs, sc.take(rows, h.Cols))
 		activateDeriv(m.Act, h.Data, derivs[k].Data)
 		var next Tensor
 		if k+1 == last {
@@ -96,44 +114,45 @@ func (m *MLP) TiledInputGradIn(a *Arena, xq, xr, xf *Tensor, lo, n, procs int) (
 		y = a.tensor(rows, h.Cols, false)
 		copy(y.Data, h.Data)
 	}
-	// Reverse, one output at a time.
-	wIn := Tensor{Rows: n, Cols: l0.Out, Data: l0.W.Value.Data[lo*l0.Out : (lo+n)*l0.Out]} // [n, H_0]
-	g = make([]*Tensor, m.Out())
-	for o := range g {
-		dA, dB := bufA, bufB
-		var delta Tensor
-		if last == 0 { // a single affine layer: ∂y/∂x = W_0ᵀ on every row
-			delta = Tensor{Rows: rows, Cols: l0.Out, Data: dA[:rows*l0.Out]}
-			clear(delta.Data)
-			for i := range rows {
-				delta.Set(i, o, 1)
-			}
-		} else {
-			wl := m.Layers[last].W.Value
-			delta = Tensor{Rows: rows, Cols: wl.Rows, Data: dA[:rows*wl.Rows]}
-			for i := range rows {
-				row := delta.Row(i)
-				for c := range row {
-					row[c] = wl.At(c, o)
-				}
-			}
+	return y, derivs
+}
+
+// inputGradOfOutput writes to dst [rows, n] the derivatives of output o
+// by the input columns wIn selects (the reverse pass of
+// TiledInputGradIn, through the act′ derivs), using dA and dB as
+// scratch.
+func (m *MLP) inputGradOfOutput(dst *Tensor, o int, derivs []Tensor, wIn *Tensor, dA, dB []float64, procs int) {
+	rows, l0, last := dst.Rows, m.Layers[0], len(m.Layers)-1
+	var delta Tensor
+	if last == 0 { // a single affine layer: ∂y/∂x = W_0ᵀ on every row
+		delta = Tensor{Rows: rows, Cols: l0.Out, Data: dA[:rows*l0.Out]}
+		clear(delta.Data)
+		for i := range rows {
+			delta.Set(i, o, 1)
 		}
-		for k := last - 1; k >= 0; k-- {
-			mulTo(delta.Data, delta.Data, derivs[k].Data)
-			if k == 0 {
-				break
+	} else {
+		wl := m.Layers[last].W.Value
+		delta = Tensor{Rows: rows, Cols: wl.Rows, Data: dA[:rows*wl.Rows]}
+		for i := range rows {
+			row := delta.Row(i)
+			for c := range row {
+				row[c] = wl.At(c, o)
 			}
-			w := m.Layers[k].W
-			prev := Tensor{Rows: rows, Cols: w.Value.Rows, Data: dB[:rows*w.Value.Rows]}
-			gemmRowsCached(procs, &w.packs, false, true, 1, &delta, w.Value, 0, &prev)
-			delta, dA, dB = prev, dB, dA
-		}
-		g[o] = a.tensor(rows, n, false)
-		if n > 0 {
-			gemmRowsCached(procs, &l0.W.packs, false, true, 1, &delta, &wIn, 0, g[o])
 		}
 	}
-	return y, g
+	for k := last - 1; k >= 0; k-- {
+		mulTo(delta.Data, delta.Data, derivs[k].Data)
+		if k == 0 {
+			break
+		}
+		w := m.Layers[k].W
+		prev := Tensor{Rows: rows, Cols: w.Value.Rows, Data: dB[:rows*w.Value.Rows]}
+		gemmRowsCached(procs, &w.packs, false, true, 1, &delta, w.Value, 0, &prev)
+		delta, dA, dB = prev, dB, dA
+	}
+	if wIn.Rows > 0 {
+		gemmRowsCached(procs, &l0.W.packs, false, true, 1, &delta, wIn, 0, dst)
+	}
 }
 
 // activateDeriv overwrites x with a(x) and writes a′(x) to d, with the
