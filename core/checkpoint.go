@@ -317,12 +317,24 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	return m, info, nil
 }
 
+// The training record's bounds: a million runs of the longest training
+// train allows, and a million years. A fine-tuning run adds its steps
+// and time to its --init file's, so a record past them (only an edited
+// file has one) would overflow the step count to a negative one, which
+// the file written would then be refused for, or print a wall time of
+// hundreds of digits.
+const (
+	maxRecordedSteps   = 1_000_000 * 100_000_000 // LimitTrainSteps.Max per run
+	maxRecordedSeconds = 3.2e13
+)
+
 // checkpointInfo reads the training record of the metadata: steps1,
-// steps2 and validation_step are whole numbers ≥ 0 as EncodeCheckpoint
-// writes them (plain decimal), wall_seconds a finite number ≥ 0,
-// unfinished "true" or "false". An entry that is absent reads as 0 (or
-// false); one that is present and anything else is refused, naming the
-// key and the value: "-5" steps or a NaN wall time would otherwise be
+// steps2 and validation_step are whole numbers from 0 to
+// maxRecordedSteps as EncodeCheckpoint writes them (plain decimal),
+// wall_seconds a number from 0 to maxRecordedSeconds, unfinished "true"
+// or "false". An entry that is absent reads as 0 (or false); one that
+// is present and anything else is refused, naming the key, the value
+// and the bound: "-5" steps or a NaN wall time would otherwise be
 // shown, added to a fine-tuned model's record and written back, and
 // "abc" would silently read as 0.
 func checkpointInfo(meta map[string]string) (Info, error) {
@@ -336,15 +348,15 @@ func checkpointInfo(meta map[string]string) (Info, error) {
 			continue
 		}
 		v, err := strconv.Atoi(s)
-		if err != nil || v < 0 || strconv.Itoa(v) != s {
-			return Info{}, fmt.Errorf("bad %s metadata %s: want a whole number of steps ≥ 0 in plain decimal", c.key, QuoteInput(s))
+		if err != nil || v < 0 || v > maxRecordedSteps || strconv.Itoa(v) != s {
+			return Info{}, fmt.Errorf("bad %s metadata %s: want a whole number of steps from 0 to %d in plain decimal", c.key, QuoteInput(s), maxRecordedSteps)
 		}
 		*c.dst = v
 	}
 	if s, ok := meta["wall_seconds"]; ok {
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return Info{}, fmt.Errorf("bad wall_seconds metadata %s: want a finite number of seconds ≥ 0", QuoteInput(s))
+		if err != nil || !(v >= 0 && v <= maxRecordedSeconds) {
+			return Info{}, fmt.Errorf("bad wall_seconds metadata %s: want a number of seconds from 0 to %g", QuoteInput(s), maxRecordedSeconds)
 		}
 		info.WallSeconds = v
 	}

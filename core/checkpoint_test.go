@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -174,6 +175,10 @@ func TestCheckpointRefusesBadInfo(t *testing.T) {
 		{"wall_seconds", "-3"}, {"wall_seconds", "abc"}, {"wall_seconds", ""},
 		{"steps1", "-5"}, {"steps1", "abc"}, {"steps1", ""}, {"steps1", "1.5"}, {"steps1", "99999999999999999999"},
 		{"steps2", "-1"}, {"steps2", " 3"}, {"validation_step", "x"}, {"unfinished", "yes"},
+		// Within int, beyond the record's bounds: a fine-tuning run's
+		// steps added to them would overflow.
+		{"steps1", "9223372036854775807"}, {"steps2", "100000000000001"}, {"validation_step", "9223372036854775807"},
+		{"wall_seconds", "1e308"},
 	} {
 		meta := maps.Clone(base)
 		meta[c.key] = c.value
@@ -186,6 +191,13 @@ func TestCheckpointRefusesBadInfo(t *testing.T) {
 	meta["steps2"], meta["wall_seconds"], meta["unfinished"], meta["validation_step"] = "7", "12.5", "true", "3"
 	if info, err := decode(meta); err != nil || info.Steps2 != 7 || info.WallSeconds != 12.5 || !info.Unfinished || info.ValidationStep != 3 {
 		t.Errorf("good entries: %+v, %v", info, err)
+	}
+	if maxRecordedSteps != 1_000_000*LimitTrainSteps.Max {
+		t.Errorf("maxRecordedSteps %d is not a million runs of %d steps", maxRecordedSteps, LimitTrainSteps.Max)
+	}
+	meta["steps1"], meta["wall_seconds"] = strconv.Itoa(maxRecordedSteps), "3.2e13"
+	if info, err := decode(meta); err != nil || info.Steps1 != maxRecordedSteps || info.Steps1+LimitTrainSteps.Max < 0 {
+		t.Errorf("entries at the bounds: %+v, %v", info, err)
 	}
 	for _, k := range []string{"steps1", "steps2", "wall_seconds"} {
 		delete(meta, k)
