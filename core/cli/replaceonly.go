@@ -38,8 +38,10 @@ func isSafetensors(head []byte, size int64) bool {
 
 // replaceOnlyHead is how many of a file's first bytes checkReplacesOnly
 // shows the kind's test: a safetensors header length and its brace (9),
-// a PNG signature (8), a CSV header line (isApicCSV).
-const replaceOnlyHead = 64
+// a PNG signature (8), a CSV's first line (isApicCSV; a sweep's
+// results.csv header, a column per axis, in isSweepResultsCSV), as
+// long as calibrate reads a line.
+const replaceOnlyHead = 4096
 
 // checkReplacesOnly fails when path (given as --flag) exists, is not
 // empty and is not what it should be (the kind, "a PNG image").

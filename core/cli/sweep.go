@@ -66,7 +66,9 @@ a 'go run' binary, which is temporary): --plan warns when PATH has none.
 --collect reads DIR and writes only results.csv and summary.json (and
 sweep.png with --png) there; in a folder it cannot write to, a
 colleague's or an archive, it prints the summary all the same and warns
-that those two files were not written.
+that those two files were not written. Those files are replaced only
+where a sweep wrote them: one that is something else (a link to your
+own table) is refused, by a run before its first cell.
 
 A training cell is also scored without refinement (eval-onepass.json;
 the onepass_* columns), so an ablation that refinement hides shows.
@@ -186,6 +188,9 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 		if err := checkSweepOutWritable(f.out); err != nil {
 			return err
 		}
+	}
+	if err := checkSweepSummaries("out", f.out); err != nil {
+		return err
 	}
 	if f.png {
 		if err := checkSweepFigures(f.out); err != nil {

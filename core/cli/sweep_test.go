@@ -271,10 +271,10 @@ func TestSweepCollectErrors(t *testing.T) {
 	if code, stdout, _ := runCLI(t, "sweep", "--collect", out, "--json"); code != 0 || !strings.Contains(stdout, `"axes"`) {
 		t.Errorf("--collect --json of a folder it cannot write: exit %d, stdout %q", code, stdout)
 	}
-	// After a sweep runs, its folder took every cell: a results.csv it
-	// cannot write is an error.
-	if code, _, stderr := runCLI(t, tinySweepArgs(out)...); code != 1 || !strings.Contains(stderr, "results.csv") {
-		t.Errorf("sweep that cannot write results.csv: exit %d, stderr %q; want exit 1", code, stderr)
+	// A sweep that runs took every cell in its folder: a results.csv it
+	// cannot write is an error, found before any cell runs.
+	if code, _, stderr := runCLI(t, tinySweepArgs(out)...); code != 2 || !strings.Contains(stderr, "results.csv is a directory") {
+		t.Errorf("sweep that cannot write results.csv: exit %d, stderr %q; want exit 2", code, stderr)
 	}
 
 	if os.Geteuid() == 0 {
@@ -288,6 +288,52 @@ func TestSweepCollectErrors(t *testing.T) {
 	defer os.Chmod(ro, 0o755)
 	if code, stdout, stderr := runCLI(t, "sweep", "--collect", ro); code != 0 || !strings.Contains(stdout, "θ MAE") || !strings.Contains(stderr, "could not be written") {
 		t.Errorf("--collect of a read-only sweep: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
+	}
+}
+
+// TestSweepSummaryReplacesOnlyItsOwnFiles: results.csv and summary.json
+// are replaced only when the sweep wrote them; a link from results.csv
+// to the user's own table, or notes saved as summary.json, are left as
+// they are, refused before a run's cells and warned of by --collect.
+func TestSweepSummaryReplacesOnlyItsOwnFiles(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sw")
+	args := []string{"sweep", "--system", "spring", "--vary", "context=5,10", "--tasks", "2", "--out", out}
+	runSweepOK(t, args...)
+	runSweepOK(t, args...) // its own files are replaced
+	data := writeFile(t, dir, "data.csv", "t,y\n1,2\n")
+	for _, tc := range []struct {
+		name, kind string
+		place      func(path string) error
+	}{
+		{"results.csv", "a sweep's results table", func(path string) error { return os.Symlink(data, path) }},
+		{"summary.json", "a sweep's summary", func(path string) error { return os.WriteFile(path, []byte("notes\n"), 0o644) }},
+	} {
+		path := filepath.Join(out, tc.name)
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.place(path); err != nil {
+			t.Fatal(err)
+		}
+		before := readText(t, path)
+		want := "exists and is not " + tc.kind + ": refusing to replace it"
+		if code, _, stderr := runCLI(t, args...); code != 2 || !strings.Contains(stderr, "--out "+path) || !strings.Contains(stderr, want) {
+			t.Errorf("sweep over a foreign %s: exit %d, stderr %q; want 2 and %q", tc.name, code, stderr, want)
+		}
+		code, stdout, stderr := runCLI(t, "sweep", "--collect", out)
+		if code != 0 || !strings.Contains(stdout, "not saved") || !strings.Contains(stderr, "--collect "+path) || !strings.Contains(stderr, want) {
+			t.Errorf("--collect over a foreign %s: exit %d, stderr %q, stdout:\n%s", tc.name, code, stderr, stdout)
+		}
+		if after := readText(t, path); after != before {
+			t.Errorf("%s was replaced: %q, want %q", tc.name, after, before)
+		}
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readText(t, data); got != "t,y\n1,2\n" {
+		t.Errorf("the linked table was changed: %q", got)
 	}
 }
 

@@ -415,6 +415,65 @@ type sweepOutput struct {
 	collect bool
 }
 
+// flag is the flag that named the sweep's folder, as refusals say it.
+func (o sweepOutput) flag() string {
+	if o.collect {
+		return "collect"
+	}
+	return "out"
+}
+
+// The files finishSweep writes in a sweep's folder.
+const (
+	sweepResultsFile = "results.csv"
+	sweepSummaryFile = "summary.json"
+)
+
+// checkSweepSummaries refuses, in each sweep folder of dirs (named by
+// --flag), a results.csv or summary.json that the summary must not
+// replace: a directory, pipe or device (or a link to one), or a file
+// the sweep did not write, such as a link to the user's own table
+// (replaceonly.go). A run checks before its first cell; the summary
+// checks again, as a --collect finds the folder.
+func checkSweepSummaries(flag string, dirs ...string) error {
+	files := []struct {
+		name, kind string
+		is         func(head []byte, size int64) bool
+	}{
+		{sweepResultsFile, "a sweep's results table", isSweepResultsCSV},
+		{sweepSummaryFile, "a sweep's summary", isSweepSummaryJSON},
+	}
+	for _, dir := range dirs {
+		for _, f := range files {
+			path := filepath.Join(dir, f.name)
+			if err := core.CheckWriteTarget(path, f.kind); err != nil {
+				return UsageError("--%s: %v", flag, err)
+			}
+			if err := checkReplacesOnly(flag, path, f.kind, f.is); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// isSweepResultsCSV reports whether head, a file's first bytes, opens
+// with a results.csv header as writeResultsCSV writes it: the axes,
+// then seed and the first metric.
+func isSweepResultsCSV(head []byte, _ int64) bool {
+	line, _, _ := strings.Cut(string(head), "\n")
+	fields := strings.Split(strings.TrimSuffix(line, "\r"), ",")
+	i := slices.Index(fields, "seed")
+	return i >= 1 && i+1 < len(fields) && fields[i+1] == sweepMetrics[0]
+}
+
+// isSweepSummaryJSON reports whether head opens a summary.json as
+// finishSweep writes it: an object whose first key is "axes".
+func isSweepSummaryJSON(head []byte, _ int64) bool {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(string(head), " \t\r\n"), "{")
+	return ok && strings.HasPrefix(strings.TrimLeft(rest, " \t\r\n"), `"axes"`)
+}
+
 // finishSweep writes results.csv and summary.json from the finished
 // cells of dir, then prints the curves (or the summary as JSON) and
 // draws the figure with png.
@@ -432,9 +491,12 @@ func finishSweep(dir string, o sweepOutput, env *Env) error {
 		return err
 	}
 	data = append(data, '\n')
-	csvPath, sumPath := filepath.Join(dir, "results.csv"), filepath.Join(dir, "summary.json")
+	csvPath, sumPath := filepath.Join(dir, sweepResultsFile), filepath.Join(dir, sweepSummaryFile)
 	// The atomic writes' errors name the file.
-	werr := writeResultsCSV(csvPath, axes, rows)
+	werr := checkSweepSummaries(o.flag(), dir)
+	if werr == nil {
+		werr = writeResultsCSV(csvPath, axes, rows)
+	}
 	if werr == nil {
 		werr = writeBytesAtomic(sumPath, data)
 	}

@@ -141,6 +141,11 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 	if err := checkPresetFolder(name, out); err != nil {
 		return err
 	}
+	if !plan {
+		if err := checkSweepSummaries("out", studyDirs(studies, out)...); err != nil {
+			return err
+		}
+	}
 	if png && !plan {
 		if err := checkSweepFigures(studyDirs(studies, out)...); err != nil {
 			return err
