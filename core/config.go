@@ -289,7 +289,11 @@ func (c Config) Validate() error {
 			return fmt.Errorf("basis: %s's %s form gives %d value(s) at %d state(s); a basis decoder needs one value at each of several states", a.System, cl.Name(), cl.Outputs(), len(q))
 		}
 	}
-	if a.Backbone == ANP && (a.Heads < 1 || a.Hidden%a.Heads != 0) {
+	switch {
+	case a.Backbone != ANP:
+	case a.Heads < 1: // a checkpoint's header can say 0, which divides nothing
+		return fmt.Errorf("heads must be ≥ 1, got %d", a.Heads)
+	case a.Hidden%a.Heads != 0:
 		return fmt.Errorf("heads must divide hidden (%d %% %d)", a.Hidden, a.Heads)
 	}
 	if t.Steps1 < 0 || t.Steps2 < 0 || t.Steps1 > LimitTrainSteps.Max || t.Steps2 > LimitTrainSteps.Max {
