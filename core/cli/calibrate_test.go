@@ -529,6 +529,7 @@ func TestCalibrateBadInput(t *testing.T) {
 	u0 := simulateDraw(t, "advdiff", 5).u0
 	u0File := fieldCSV(t, dir, u0)
 	short := writeFile(t, dir, "u0short.csv", "x,u\n0,1\n0.015625,1\n")
+	commentsOnly := writeFile(t, dir, "u0comments.csv", "# x,u\n")
 	lvU0 := []string{"--u0", "1,1"}
 	for _, tc := range []struct {
 		name, system, data string
@@ -554,6 +555,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"duplicate advdiff", "advdiff", "t,x,u\n0.5,0.25,1\n0.5,0.25,2\n", []string{"--u0-file", u0File}, "f.csv:3: duplicate observation at t = 0.5, x = 0.25"},
 		{"empty file", "spring", "", nil, "f.csv: empty file"},
 		{"blank lines only", "spring", "\n\n\n", nil, "f.csv: empty file"},
+		{"comment lines only", "spring", "# run 3\n\n# t,y\n", nil, `f.csv: no header row, only comment lines (starting with #); want a header "t,y"`},
 		{"header only", "spring", "t,y\n", nil, "f.csv: no observations"},
 		{"binary", "spring", "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00", nil, "f.csv: not a CSV text file"},
 		{"invalid utf8", "spring", "t,y\n1,\xff\xfe\n", nil, "f.csv:2: not a CSV text file"},
@@ -574,6 +576,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"u0 missing", "lv", "t,prey,predator\n1,1,1\n", nil, "system lv needs its side information u0 (x0, y0): give --u0 x0,y0"},
 		{"u0 file for lv", "lv", "t,prey,predator\n1,1,1\n", []string{"--u0-file", u0File}, "give it with --u0"},
 		{"u0-file missing", "advdiff", "t,x,u\n0.5,0.5,1\n", nil, "system advdiff needs its side information u0 (64 values): give --u0-file"},
+		{"u0-file comments only", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", commentsOnly}, `u0comments.csv: no header row, only comment lines (starting with #), want a header "x,u" and 64 rows`},
 		{"u0-file short", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", short}, "u0short.csv: 2 data rows, want 64"},
 		{"u0 list for a field", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0", "1,2"}, "--u0: got 2 values, want 64 comma-separated values; or give advdiff's u0 as a CSV file with --u0-file FILE (header x,u)"},
 		{"u0 both", "advdiff", "t,x,u\n0.5,0.5,1\n", []string{"--u0-file", u0File, "--u0", "1"}, "give --u0 or --u0-file, not both"},

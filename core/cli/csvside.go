@@ -76,7 +76,7 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 	header, line, err := read()
 	switch {
 	case err == io.EOF:
-		return nil, UsageError("%s: empty file, want a header \"x,u\" and %d rows", name, n)
+		return nil, UsageError("%s: %s, want a header \"x,u\" and %d rows", name, recs.noRecordWhat(), n)
 	case err != nil:
 		return nil, err
 	}

@@ -393,6 +393,17 @@ func (c *csvRecords) leadingComments() []commentLine { return c.in.leading.comme
 // Close stops the reading goroutine.
 func (c *csvRecords) Close() { c.in.Close() }
 
+// noRecordWhat says what a file that gave no record holds, for the
+// refusal "name: WHAT; want a header ...": "empty file", unless it
+// has comment lines, which a reader who sees text in the file would
+// otherwise not take for empty.
+func (c *csvRecords) noRecordWhat() string {
+	if len(c.leadingComments()) > 0 {
+		return "no header row, only comment lines (starting with #)"
+	}
+	return "empty file"
+}
+
 // looksBinary reports whether the file's first bytes hold a NUL, which
 // no text CSV has: catching binary data up front gives a clearer
 // message than the CSV reader's complaint about quotes.

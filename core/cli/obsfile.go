@@ -72,7 +72,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 	header, line, err := read()
 	switch {
 	case err == io.EOF:
-		return sims.Context{}, UsageError("%s: empty file; want a header %q and one observation per row", name, wantText)
+		return sims.Context{}, UsageError("%s: %s; want a header %q and one observation per row", name, recs.noRecordWhat(), wantText)
 	case err != nil:
 		return sims.Context{}, err
 	}
