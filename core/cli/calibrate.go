@@ -38,7 +38,8 @@ its channels (spring: t,y; lv: t,prey,predator, where an empty cell means
 that channel was not observed there, and a channel's column left out that
 it was not observed at all; advdiff: t,x,u), one observation per row,
 anywhere inside the domain and in any order, each state at most once
-(average replicate measurements first); '-' reads stdin. Systems with
+(average replicate measurements first; advdiff's x is periodic, so x = 1
+is x = 0); '-' reads stdin. Systems with
 side information need it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row
 per grid position) for advdiff. To practise, 'apic simulate --csv FILE'
 writes such a file, sparse and noisy, and the command that calibrates it.

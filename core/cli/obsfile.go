@@ -164,18 +164,23 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 			}
 			return sims.Context{}, bad(line, "no observed value (%s are all empty)", strings.Join(present, ", "))
 		}
+		written := state
+		state, wrapped := loc.wrap(state)
 		idx := loc.locate(state)
 		key := stateKey(state, idx)
-		written := state
 		if idx >= 0 {
 			state = append([]float64(nil), g.States[idx]...) // exactly on the grid
 		}
 		if first, dup := firstLine[key]; dup {
-			at, snapped := describeState(g, state), ""
+			at, same := describeState(g, state), ""
 			if w := describeState(g, written); w != at {
-				at, snapped = w, ", the grid point "+at+" within the grid's tolerance"
+				same = ", the grid point " + at + " within the grid's tolerance"
+				if wrapped {
+					same = ", the same state as " + at + ", where the periodic domain wraps around"
+				}
+				at = w
 			}
-			return sims.Context{}, bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first, snapped)
+			return sims.Context{}, bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first, same)
 		}
 		firstLine[key] = line
 		obs.States = append(obs.States, state)
@@ -354,6 +359,27 @@ func newGridLocator(g sims.Grid) gridLocator {
 		l.stride = []int{1}
 	}
 	return l
+}
+
+// wrap returns state with each periodic coordinate at its domain's
+// upper end (within the grid's tolerance) moved to the lower end, the
+// same point (advdiff's x = 1 is x = 0), and whether any was: the
+// refinement already reads it there, the encoder then does too, and a
+// second observation of that point is a duplicate.
+func (l gridLocator) wrap(state []float64) ([]float64, bool) {
+	var wrapped []float64
+	for d, v := range state {
+		if l.g.IsPeriodic(d) && d < len(l.g.Hi) && math.Abs(v-l.g.Hi[d]) <= l.tol[d] {
+			if wrapped == nil {
+				wrapped = append([]float64(nil), state...)
+			}
+			wrapped[d] = l.g.Lo[d]
+		}
+	}
+	if wrapped == nil {
+		return state, false
+	}
+	return wrapped, true
 }
 
 // locate returns the index of the grid point at state, or -1.

@@ -68,6 +68,9 @@ func TestParseObservations(t *testing.T) {
 			[]obs{{[]float64{0.33, 0.999}, []float64{0.1}, []bool{true}, -1}}},
 		{"advdiff columns reordered", adv, "u,x,t\n0.2,0.25,0\n",
 			[]obs{{[]float64{0, 0.25}, []float64{0.2}, []bool{true}, 16}}},
+		// x is periodic on [0, 1): x = 1 is x = 0, on the grid or off it.
+		{"advdiff x = 1 wraps to 0", adv, "t,x,u\n1,1,0.7\n0.33,1,0.1\n",
+			[]obs{{[]float64{1, 0}, []float64{0.7}, []bool{true}, 63 * 64}, {[]float64{0.33, 0}, []float64{0.1}, []bool{true}, -1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", tc.g, nil)
@@ -121,6 +124,17 @@ func TestParseObservationsErrors(t *testing.T) {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
+		}
+	}
+	// advdiff's x wraps around: x = 0 and x = 1 are one state.
+	adv := lookup(t, "advdiff").Grid()
+	for _, tc := range []struct{ text, want string }{
+		{"t,x,u\n1,0,1\n1,1,2\n", "f.csv:3: duplicate observation at t = 1, x = 1 (first at line 2, the same state as t = 1, x = 0, where the periodic domain wraps around)"},
+		{"t,x,u\n0.33,1,1\n0.33,0,2\n", "f.csv:3: duplicate observation at t = 0.33, x = 0 (first at line 2)"},
+	} {
+		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", adv, nil)
+		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("advdiff %.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
 		}
 	}
 	// lv may leave a channel's column out, not both, and rows hold the
