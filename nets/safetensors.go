@@ -66,6 +66,12 @@ const (
 	metadataKey = "__metadata__"
 	// maxHeaderBytes bounds the JSON header as the reference implementation does.
 	maxHeaderBytes = 100_000_000
+	// maxHeaderEntries bounds the tensors a header may list (with its
+	// metadata entry). A model holds tens of tensors, a large one
+	// thousands; a header within maxHeaderBytes can list over a million
+	// empty ones, which took a gigabyte and seconds to parse before the
+	// file was refused for what it lacked.
+	maxHeaderEntries = 1 << 16
 	// defaultMaxFileBytes is ReadSafetensorsFile's limit when none is given.
 	defaultMaxFileBytes = 1 << 30
 )
@@ -424,6 +430,9 @@ func unindexed(e *UnindexedError) *FormatError {
 	return &FormatError{Reason: e.reason(), Err: e}
 }
 
+// errTooManyEntries is a header of more than maxHeaderEntries entries.
+var errTooManyEntries = fmt.Errorf("header lists more than %d entries, the limit (a model's tensors number tens to thousands)", maxHeaderEntries)
+
 // headerEntries splits the header's top-level JSON object into raw values,
 // rejecting duplicate keys, which json.Unmarshal would silently merge.
 func headerEntries(header []byte) (entries map[string]json.RawMessage, err error) {
@@ -451,6 +460,9 @@ func headerEntries(header []byte) (entries map[string]json.RawMessage, err error
 		if _, dup := entries[key]; dup {
 			return nil, fmt.Errorf("duplicate key %s", QuoteInput(key))
 		}
+		if len(entries) == maxHeaderEntries {
+			return nil, errTooManyEntries
+		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			if err == io.EOF {
@@ -475,6 +487,9 @@ func checkHeader(header []byte) (map[string]json.RawMessage, error) {
 		return nil, formatErrorf("header is not valid UTF-8")
 	}
 	entries, err := headerEntries(header)
+	if errors.Is(err, errTooManyEntries) { // valid JSON, perhaps
+		return nil, formatErrorf("%w", err)
+	}
 	if err != nil {
 		return nil, formatErrorf("invalid header JSON: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,31 @@ func TestReadSafetensorsHeaderBeyondSize(t *testing.T) {
 	_, err = readSafetensors(bytes.NewReader(data), -1, 100)
 	if err == nil || !strings.Contains(err.Error(), "100-byte limit") {
 		t.Errorf("error %v, want the header length checked against the limit", err)
+	}
+}
+
+// TestDecodeSafetensorsBoundsEntries: a header may list at most
+// maxHeaderEntries entries; one more is refused as it is parsed, with
+// the limit named, rather than after holding every one in memory.
+func TestDecodeSafetensorsBoundsEntries(t *testing.T) {
+	header := func(n int) []byte {
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"t%d":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}`, i)
+		}
+		b.WriteByte('}')
+		return append(binary.LittleEndian.AppendUint64(nil, uint64(b.Len())), b.Bytes()...)
+	}
+	f, err := DecodeSafetensors(header(maxHeaderEntries))
+	if err != nil || len(f.Tensors) != maxHeaderEntries {
+		t.Fatalf("%d entries: error %v", maxHeaderEntries, err)
+	}
+	_, err = DecodeSafetensors(header(maxHeaderEntries + 1))
+	if err == nil || !strings.Contains(err.Error(), "header lists more than 65536 entries, the limit") {
+		t.Errorf("%d entries: error %v, want the entry limit named", maxHeaderEntries+1, err)
 	}
 }
