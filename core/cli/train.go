@@ -597,6 +597,12 @@ func (f *trainFlags) checkOut() error {
 	if err := checkHasStem("out", f.out, "model.safetensors"); err != nil {
 		return err
 	}
+	// A file named embedded:NAME could be written, but not read back by
+	// that name, which every --checkpoint and --init takes for a shipped
+	// checkpoint.
+	if _, ok := cutEmbeddedPrefix(f.out); ok {
+		return UsageError("--out %s: a name beginning %s names a shipped checkpoint wherever apic reads one, so no command would read this file by it; write ./%s for a file of that name", f.out, embeddedPrefix, f.out)
+	}
 	// After the checks above, whose words fit "-", "dir/" and ".ckpt"
 	// better than a suggested name would.
 	if err := core.CheckCheckpointName(f.out); err != nil {

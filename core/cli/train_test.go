@@ -711,6 +711,27 @@ func TestTrainSavesBeyondFloat32AsFloat64(t *testing.T) {
 	}
 }
 
+// TestTrainOutRefusesEmbeddedName: an --out of embedded:NAME, in any
+// case, is refused before training, since every command reads that name
+// as a shipped checkpoint; ./embedded:NAME is a file, written and read.
+func TestTrainOutRefusesEmbeddedName(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, out := range []string{"embedded:mine.safetensors", "EMBEDDED:mine"} {
+		code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", out)...)
+		want := "--out " + core.CheckpointFileName(out) + ": a name beginning embedded: names a shipped checkpoint"
+		if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "training") {
+			t.Errorf("--out %s: exit %d, stderr %q; want 2 and %q before training", out, code, stderr, want)
+		}
+	}
+	if entries, _ := os.ReadDir("."); len(entries) != 0 {
+		t.Errorf("refused --out left %d files", len(entries))
+	}
+	trainTinyTo(t, "./embedded:mine.safetensors")
+	if code, _, stderr := runCLI(t, "inspect", "./embedded:mine.safetensors"); code != 0 {
+		t.Errorf("inspect ./embedded:mine.safetensors: exit %d, stderr %q", code, stderr)
+	}
+}
+
 // TestTrainOutMustTakeAFile: an --out directory that exists but takes no
 // new file is refused before training, not after it; the probe leaves
 // nothing behind.
