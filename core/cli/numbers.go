@@ -31,7 +31,7 @@ func parseNumber(text string) (float64, error) {
 		if _, word := nonFinite(text); word {
 			return 0, fmt.Errorf("%s is not a finite number (NaN and Inf are refused)", core.QuoteInput(text))
 		}
-		return 0, fmt.Errorf("%s is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)", core.QuoteInput(text))
+		return 0, fmt.Errorf("%s is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)%s", core.QuoteInput(text), minusHint(text))
 	}
 	v, err := strconv.ParseFloat(text, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
@@ -45,6 +45,31 @@ func parseNumber(text string) (float64, error) {
 		v = 0 // -0 (or -1e-400) is 0: "-0" would be shown and saved
 	}
 	return v, nil
+}
+
+// typographicMinus are the dashes that word processors and PDFs set
+// for a minus sign (U+2212 minus, U+2013 en dash, U+2012 figure dash,
+// U+2010 hyphen): a number copied from a paper or a report has them.
+const typographicMinus = "\u2212\u2013\u2012\u2010"
+
+// minusHint says, as "; ...", that text would be a number with ASCII
+// minus signs in place of its typographic dashes, or returns "": the
+// two look alike, and "not a number" alone would leave the reader
+// staring at a number.
+func minusHint(text string) string {
+	if !strings.ContainsAny(text, typographicMinus) {
+		return ""
+	}
+	ascii := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(typographicMinus, r) {
+			return '-'
+		}
+		return r
+	}, text)
+	if !numberSyntax(ascii) {
+		return ""
+	}
+	return fmt.Sprintf("; its minus sign is a typographic dash, not the ASCII hyphen-minus: write %s", core.QuoteInput(ascii))
 }
 
 // nonFinite reads NaN, Inf and Infinity (any case, one optional

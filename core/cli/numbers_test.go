@@ -64,6 +64,29 @@ func TestParseNumberGrammar(t *testing.T) {
 	}
 }
 
+// TestParseNumberNamesTypographicMinus: a number whose minus signs are
+// the dashes a paper or a word processor sets (−, –) is refused saying
+// so, with the number as it should be written; other text is not
+// blamed on them.
+func TestParseNumberNamesTypographicMinus(t *testing.T) {
+	for text, want := range map[string]string{
+		"\u22120.5":        `write "-0.5"`,
+		"1.5e\u22123":      `write "1.5e-3"`,
+		"\u20132":          `write "-2"`,
+		"\u2212.5e\u22121": `write "-.5e-1"`,
+	} {
+		_, err := parseNumber(text)
+		if err == nil || !strings.Contains(err.Error(), "its minus sign is a typographic dash") || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseNumber(%q): error %v, want the dash named and %s", text, err, want)
+		}
+	}
+	for _, text := range []string{"\u2212", "a\u22121", "\u2212\u22121", "-1x"} {
+		if _, err := parseNumber(text); err == nil || strings.Contains(err.Error(), "typographic") {
+			t.Errorf("parseNumber(%q): error %v, want one without the dash hint", text, err)
+		}
+	}
+}
+
 // TestParseNumberQuotesShortly: a huge bad value is quoted cut short.
 func TestParseNumberQuotesShortly(t *testing.T) {
 	_, err := parseNumber(strings.Repeat("9", 1000) + "x")
