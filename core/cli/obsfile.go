@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -143,7 +144,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 			}
 			v, err := parseCell(want[ns+c], text)
 			if err != nil {
-				return sims.Context{}, bad(line, "%v%s", err, cellHint(rec, text))
+				return sims.Context{}, bad(line, "%v%s%s", err, cellHint(rec, text), missingHint(text, nc))
 			}
 			if c < len(sane) && math.Abs(v) > sane[c] {
 				return sims.Context{}, bad(line, "%s = %s is beyond the sane range |%s| ≤ %.4g (%d times the largest |%s| the system's training saw): check the units and the columns",
@@ -262,6 +263,25 @@ func cellHint(rec []string, text string) string {
 		return "; " + hint
 	}
 	return ""
+}
+
+// missingMarkers are what spreadsheets, R (NA), pandas and NumPy (nan)
+// and databases (NULL) write for a value that was not measured, in
+// lower case.
+var missingMarkers = []string{"na", "n/a", "#n/a", "nan", "null", "none", "missing", "-", "?"}
+
+// missingHint says, as "; ...", how a file says that a channel was not
+// measured, when text, a channel's cell, is one of missingMarkers; or
+// returns "". With more than one channel an empty cell does (the row
+// keeps the others); with one, the row has nothing to give.
+func missingHint(text string, channels int) string {
+	if !slices.Contains(missingMarkers, strings.ToLower(text)) {
+		return ""
+	}
+	if channels > 1 {
+		return "; if it marks a value not measured, leave the cell empty"
+	}
+	return "; if it marks a value not measured, leave the row out"
 }
 
 // foreignDelimiter names the separator of a row that was evidently split

@@ -120,6 +120,7 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t|y\n", "fields are separated by '|'"},
 		{"t,y\n0,2020,0,8560\n", `f.csv:2: 4 fields, want 2 (t,y); decimal commas? "0,2020,0,8560" reads as 4 numbers; write a decimal point`},
 		{"t,y\n1,5,2\n", "f.csv:2: 3 fields, want 2 (t,y); decimal commas?"},
+		{"t,y\n1,NULL\n", `f.csv:2: y = "NULL" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); if it marks a value not measured, leave the row out`},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
@@ -138,9 +139,13 @@ func TestParseObservationsErrors(t *testing.T) {
 		}
 	}
 	// lv may leave a channel's column out, not both, and rows hold the
-	// header's fields.
+	// header's fields; a value not measured is an empty cell, and the
+	// markers other programs write for one say so.
 	lv := lookup(t, "lv").Grid()
 	for _, tc := range []struct{ text, want string }{
+		{"t,prey,predator\n1,0.5,NA\n", `f.csv:2: predator = "NA" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); if it marks a value not measured, leave the cell empty`},
+		{"t,prey,predator\n1,nan,0.5\n", `f.csv:2: prey = "nan" is not a finite number (NaN and Inf are refused); if it marks a value not measured, leave the cell empty`},
+		{"t,prey,predator\n1,#N/A,0.5\n", "leave the cell empty"},
 		{"t\n1\n", "f.csv:1: missing column prey, predator"},
 		{"prey,predator\n1,2\n", "f.csv:1: missing column t"},
 		{"t,prey\n1,2,3\n", "f.csv:2: 3 fields, want 2 (t,prey)"},
