@@ -31,7 +31,7 @@ func parseNumber(text string) (float64, error) {
 		if _, word := nonFinite(text); word {
 			return 0, fmt.Errorf("%s is not a finite number (NaN and Inf are refused)", core.QuoteInput(text))
 		}
-		return 0, fmt.Errorf("%s is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)%s", core.QuoteInput(text), minusHint(text))
+		return 0, fmt.Errorf("%s is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)%s%s", core.QuoteInput(text), minusHint(text), fortranExponentHint(text))
 	}
 	v, err := strconv.ParseFloat(text, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
@@ -70,6 +70,21 @@ func minusHint(text string) string {
 		return ""
 	}
 	return fmt.Sprintf("; its minus sign is a typographic dash, not the ASCII hyphen-minus: write %s", core.QuoteInput(ascii))
+}
+
+// fortranExponentHint says, as "; ...", that text would be a number
+// with its exponent marked E rather than Fortran's D (1.5D-3), which
+// Fortran programs print for double precision; or returns "".
+func fortranExponentHint(text string) string {
+	i := strings.IndexAny(text, "dD")
+	if i < 0 {
+		return ""
+	}
+	e := text[:i] + "e" + text[i+1:]
+	if !numberSyntax(e) {
+		return ""
+	}
+	return fmt.Sprintf("; Fortran's D exponent is not read: write %s", core.QuoteInput(e))
 }
 
 // nonFinite reads NaN, Inf and Infinity (any case, one optional

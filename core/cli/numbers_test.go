@@ -87,6 +87,22 @@ func TestParseNumberNamesTypographicMinus(t *testing.T) {
 	}
 }
 
+// TestParseNumberNamesFortranExponent: 1.5D-3, as Fortran prints a
+// double, is refused saying how to write it; a D elsewhere is not
+// blamed on Fortran.
+func TestParseNumberNamesFortranExponent(t *testing.T) {
+	for text, want := range map[string]string{"1.5D-3": `write "1.5e-3"`, "-2d+02": `write "-2e+02"`, "3D0": `write "3e0"`} {
+		if _, err := parseNumber(text); err == nil || !strings.Contains(err.Error(), "Fortran's D exponent is not read: "+want) {
+			t.Errorf("parseNumber(%q): error %v, want the D exponent named and %s", text, err, want)
+		}
+	}
+	for _, text := range []string{"D3", "1.5D", "1.5Dx", "1e3D2"} {
+		if _, err := parseNumber(text); err == nil || strings.Contains(err.Error(), "Fortran") {
+			t.Errorf("parseNumber(%q): error %v, want one without the Fortran hint", text, err)
+		}
+	}
+}
+
 // TestParseNumberQuotesShortly: a huge bad value is quoted cut short.
 func TestParseNumberQuotesShortly(t *testing.T) {
 	_, err := parseNumber(strings.Repeat("9", 1000) + "x")
