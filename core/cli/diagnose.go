@@ -56,7 +56,12 @@ may stray further. The scatter plots count realizations per
 character cell: • one, 2–9 that many, * 10 or more; · marks θ̂ = θ.
 
 ASCII plots on the terminal, every number with --json, a multi-panel
-figure with --png.`,
+figure with --png. In --json each theta entry holds its per-realization
+arrays and the lines' summary: verdict ("calibrated",
+"over-confident", "under-confident", "biased, θ̂ above θ", "biased, θ̂
+below θ", "miscalibrated", "untested" or "point estimates"), mae,
+cover95, z_median, z_beyond_2 (the share of |z| > 2),
+contraction_median and sbc.`,
 		Run: runDiagnose,
 	})
 }
@@ -130,14 +135,50 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	return err
 }
 
-// writeDiagnosisJSON prints the diagnostics as one JSON object.
+// thetaJSON is a parameter's diagnostics with the summary the text
+// prints from them (thetaSummary, verdictLines), so that a script reads
+// the verdict and the statistics it rests on without recomputing them.
+type thetaJSON struct {
+	core.ThetaDiagnostic
+	// Verdict is thetaVerdict's word: "calibrated" (within sampling
+	// error), "over-confident", "under-confident", "biased, θ̂ above
+	// θ", "biased, θ̂ below θ", "miscalibrated", "untested" or "point
+	// estimates".
+	Verdict string         `json:"verdict"`
+	MAE     core.JSONFloat `json:"mae"`
+	// The medians and the share of |z| > 2 are over the realizations
+	// with a posterior spread: NaN for point estimates.
+	ZMedian           core.JSONFloat `json:"z_median"`
+	ZBeyond2          core.JSONFloat `json:"z_beyond_2"`
+	ContractionMedian core.JSONFloat `json:"contraction_median"`
+}
+
+// newThetaJSON summarises th as the text does.
+func newThetaJSON(th core.ThetaDiagnostic) thetaJSON {
+	zs, con, outside := finiteZ(th)
+	beyond := math.NaN()
+	if len(zs) > 0 {
+		beyond = float64(outside) / float64(len(zs))
+	}
+	return thetaJSON{ThetaDiagnostic: th, Verdict: thetaVerdict(th), MAE: core.JSONFloat(thetaMAE(th)),
+		ZMedian: core.JSONFloat(median(zs)), ZBeyond2: core.JSONFloat(beyond), ContractionMedian: core.JSONFloat(median(con))}
+}
+
+// writeDiagnosisJSON prints the diagnostics as one JSON object; its
+// theta entries carry the text's summary too (thetaJSON).
 func writeDiagnosisJSON(env *Env, d core.Diagnostics, source string) error {
+	theta := make([]thetaJSON, len(d.Theta))
+	for i, th := range d.Theta {
+		theta[i] = newThetaJSON(th)
+	}
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetIndent("", "  ")
+	// Theta, at the outer level, takes the place of the embedded one.
 	return enc.Encode(struct {
 		core.Diagnostics
-		Checkpoint string `json:"checkpoint"`
-	}{d, source})
+		Theta      []thetaJSON `json:"theta"`
+		Checkpoint string      `json:"checkpoint"`
+	}{d, theta, source})
 }
 
 // writeDiagnosisText prints the heading, the warnings and the tables.

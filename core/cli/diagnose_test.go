@@ -55,7 +55,8 @@ func TestDiagnoseJSONKeys(t *testing.T) {
 		t.Errorf("curves %v", names)
 	}
 	th := obj["theta"].([]any)[0].(map[string]any)
-	want = []string{"contraction", "cover95", "estimate", "name", "prior_hi", "prior_lo", "sbc", "std", "symbol", "truth", "z_score"}
+	want = []string{"contraction", "contraction_median", "cover95", "estimate", "mae", "name", "prior_hi", "prior_lo", "sbc", "std", "symbol", "truth",
+		"verdict", "z_beyond_2", "z_median", "z_score"}
 	if got := sortedKeys(th); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("theta keys %v, want %v", got, want)
 	}
@@ -65,6 +66,53 @@ func TestDiagnoseJSONKeys(t *testing.T) {
 	sbc := th["sbc"].(map[string]any)
 	if got := sortedKeys(sbc); strings.Join(got, ",") != "chi_square,counts,df,draws,p_value" {
 		t.Errorf("sbc keys %v", got)
+	}
+}
+
+// diagnose --json carries each θ's verdict and the summary numbers the
+// text prints, with the same values, so a script need not recompute
+// them from the per-realization arrays.
+func TestDiagnoseJSONSummaryMatchesText(t *testing.T) {
+	args := []string{"--system", "spring", "--tasks", "20", "--samples", "4"}
+	obj := diagnoseJSON(t, args...)
+	code, text, errOut := runCLI(t, append([]string{"diagnose"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	th := obj["theta"].([]any)[0].(map[string]any)
+	verdict := th["verdict"].(string)
+	if verdict == "calibrated" {
+		verdict = "calibrated within sampling error"
+	}
+	for _, w := range []string{
+		"verdict θ omega: " + verdict + ",",
+		fmt.Sprintf("MAE %.4g, cover95 %.2f, median contraction %.2f", th["mae"], th["cover95"], th["contraction_median"]),
+		fmt.Sprintf("z median %s, |z| > 2 in %.0f%%", signed2(th["z_median"].(float64)), 100*th["z_beyond_2"].(float64)),
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q, which the JSON gives:\n%s", w, text)
+		}
+	}
+}
+
+// Point estimates have no z-scores: their summary says so, and the
+// medians are JSON's "NaN", not a number that was never measured.
+func TestDiagnoseJSONPointEstimates(t *testing.T) {
+	nan := math.NaN()
+	th := core.ThetaDiagnostic{Name: "omega", Truth: core.JSONFloats{5, 6}, Estimate: core.JSONFloats{5.5, 6},
+		Std: core.JSONFloats{0, 0}, Contraction: core.JSONFloats{nan, nan}, ZScore: core.JSONFloats{nan, nan}}
+	got := newThetaJSON(th)
+	if got.Verdict != "point estimates" || float64(got.MAE) != 0.25 {
+		t.Errorf("verdict %q, mae %v; want point estimates, 0.25", got.Verdict, got.MAE)
+	}
+	data, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{`"z_median":"NaN"`, `"z_beyond_2":"NaN"`, `"contraction_median":"NaN"`} {
+		if !strings.Contains(string(data), w) {
+			t.Errorf("JSON lacks %s: %s", w, data)
+		}
 	}
 }
 

@@ -298,13 +298,8 @@ func curvesPlot(title string, curves []core.ReliabilityCurve, levels []float64, 
 func thetaSummary(th core.ThetaDiagnostic) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "θ %s (prior U(%.4g, %.4g))\n", th.Name, th.PriorLo, th.PriorHi)
-	mae := 0.0
-	for i := range th.Truth {
-		mae += math.Abs(th.Estimate[i] - th.Truth[i])
-	}
 	zs, con, outside := finiteZ(th)
-	mae /= float64(max(1, len(th.Truth)))
-	fmt.Fprintf(&b, "  MAE %.4g, cover95 %s", mae, fixed(float64(th.Cover95), 2))
+	fmt.Fprintf(&b, "  MAE %.4g, cover95 %s", thetaMAE(th), fixed(float64(th.Cover95), 2))
 	if len(zs) == 0 {
 		b.WriteString(" (point estimates: no posterior spread to diagnose)\n")
 		return b.String()
@@ -315,6 +310,16 @@ func thetaSummary(th core.ThetaDiagnostic) string {
 	fmt.Fprintf(&b, "  z median %s, |z| > 2 in %.0f%% (calibrated: 0 and 5%%)\n", signed2(median(zs)), 100*float64(outside)/float64(len(zs)))
 	fmt.Fprintf(&b, "  SBC ranks |%s| %s %s\n", histogramBars(th.SBC.Counts), sbcShape(th.SBC.Counts), sbcTest(th.SBC))
 	return b.String()
+}
+
+// thetaMAE is the mean |θ̂ − θ| over a parameter's realizations (0
+// for none).
+func thetaMAE(th core.ThetaDiagnostic) float64 {
+	mae := 0.0
+	for i := range th.Truth {
+		mae += math.Abs(th.Estimate[i] - th.Truth[i])
+	}
+	return mae / float64(max(1, len(th.Truth)))
 }
 
 // sbcTest is "χ² 2.7 on 4 df, p = 0.61", or why core withheld the test
