@@ -114,7 +114,7 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	fs.BoolVar(&f.plan, "plan", false, "print one self-contained shell command per cell instead of running them")
 	fs.StringVar(&f.only, "only", "", "run only the cell with this ID (as --plan writes), without the summary")
 	fs.StringVar(&f.collect, "collect", "", "summarise the finished cells of this sweep directory (one it cannot write results.csv to with a warning)")
-	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of curves")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of curves (its summary.json; for a preset, one object: {\"preset\", \"studies\": [{\"study\", \"dir\", \"summary\"}]})")
 	fs.BoolVar(&f.png, "png", false, "also draw the metrics against the first axis to DIR/sweep.png")
 	fs.StringVar(&f.preset, "preset", "", "run a preset set of studies into DIR/STUDY: appendix-b (the paper's Appendix B on spring/lnp; --seeds defaults to 3)")
 	if err := env.Parse(fs, args); err != nil {
@@ -131,8 +131,8 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 			return err
 		}
 		o := sweepOutput{json: f.jsonOut, png: f.png, collect: true}
-		if studies, _, _ := presetOf(f.collect); studies != nil {
-			return collectPreset(studies, f.collect, o, env)
+		if studies, name, _ := presetOf(f.collect); studies != nil {
+			return collectPreset(name, studies, f.collect, o, env)
 		}
 		if f.png {
 			if err := checkSweepFigures(f.collect); err != nil {

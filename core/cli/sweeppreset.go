@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -151,14 +153,18 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 			return err
 		}
 	}
-	studyEnv := env
+	quiet := *env
 	if plan {
 		// A plan's only note is warnPlanPath's: once for the preset,
 		// not once per study. Errors are returned, not printed.
-		quiet := *env
 		quiet.Stderr = io.Discard
-		studyEnv = &quiet
+	} else {
+		// collectPreset prints every study's summary at the end, in
+		// the one JSON object of --json: a study's own summary, as it
+		// finishes, would print each twice and break that object.
+		quiet.Stdout = io.Discard
 	}
+	studyEnv := &quiet
 	for _, st := range studies {
 		args := append(append([]string{}, st.args...), "--seeds", strconv.Itoa(seeds), "--tasks", strconv.Itoa(tasks), "--out", filepath.Join(out, st.name))
 		if plan {
@@ -175,34 +181,62 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 		warnPlanPath(env)
 		return nil
 	}
-	return collectPreset(studies, out, sweepOutput{json: jsonOut, png: png}, env)
+	return collectPreset(name, studies, out, sweepOutput{json: jsonOut, png: png}, env)
 }
 
-// collectPreset summarises each study directory of a preset's out.
-func collectPreset(studies []sweepStudy, out string, o sweepOutput, env *Env) error {
+// presetStudyJSON is one study of a preset's --json object: its name,
+// its folder and its summary.json.
+type presetStudyJSON struct {
+	Study   string          `json:"study"`
+	Dir     string          `json:"dir"`
+	Summary json.RawMessage `json:"summary"`
+}
+
+// collectPreset summarises each study directory of a preset's out: as
+// text, a heading and the summary per study; with --json, one object
+// {"preset", "studies": [{"study", "dir", "summary"}]}, since two
+// studies may share an axis and their bare summaries would not say
+// which is which.
+func collectPreset(name string, studies []sweepStudy, out string, o sweepOutput, env *Env) error {
 	if o.png {
 		if err := checkSweepFigures(studyDirs(studies, out)...); err != nil {
 			return err
 		}
 	}
-	found := 0
+	found := []presetStudyJSON{}
 	for _, st := range studies {
 		dir := filepath.Join(out, st.name)
 		if _, err := os.Stat(filepath.Join(dir, "cells")); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		found++
-		if !o.json {
+		studyEnv, summary := env, &bytes.Buffer{}
+		if o.json {
+			captured := *env
+			captured.Stdout = summary
+			studyEnv = &captured
+		} else {
 			fmt.Fprintf(env.Stdout, "== %s\n", st.name)
 		}
-		if err := finishSweep(dir, o, env); err != nil {
+		if err := finishSweep(dir, o, studyEnv); err != nil {
 			return fmt.Errorf("study %s: %w", st.name, err)
 		}
+		found = append(found, presetStudyJSON{Study: st.name, Dir: dir, Summary: summary.Bytes()})
 	}
-	if found == 0 {
+	if len(found) == 0 {
 		return UsageError("%s has no study with finished cells", out)
 	}
-	return nil
+	if !o.json {
+		return nil
+	}
+	data, err := json.MarshalIndent(struct {
+		Preset  string            `json:"preset"`
+		Studies []presetStudyJSON `json:"studies"`
+	}{name, found}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = env.Stdout.Write(append(data, '\n'))
+	return err
 }
 
 // studyDirs are the folders of a preset's studies under out.

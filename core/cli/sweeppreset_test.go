@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,4 +90,61 @@ func TestSweepPresetAndSweepShareNoFolder(t *testing.T) {
 	runSweepOK(t, sweep(filepath.Join(plain, "context"))...)
 	checkRefused(t, []string{"sweep", "--collect", plain}, "--collect "+plain+" holds both a sweep ("+filepath.Join(plain, "cells")+
 		") and the studies of --preset appendix-b ("+filepath.Join(plain, "context")+")", "collect each apart")
+}
+
+// withTinyPreset registers a preset of two small evaluation studies for
+// the test's length.
+func withTinyPreset(t *testing.T) []string {
+	t.Helper()
+	studies := []sweepStudy{
+		{"tiny-context", []string{"--system", "spring", "--vary", "context=5,10"}},
+		{"tiny-noise", []string{"--system", "spring", "--vary", "noise=0,0.05"}},
+	}
+	sweepPresets["tiny"] = studies
+	t.Cleanup(func() { delete(sweepPresets, "tiny") })
+	return []string{"tiny-context", "tiny-noise"}
+}
+
+// A preset run prints each study's summary once, after the last study:
+// not also as each study finishes.
+func TestSweepPresetPrintsEachStudyOnce(t *testing.T) {
+	withTinyPreset(t)
+	out := runSweepOK(t, "sweep", "--preset", "tiny", "--out", t.TempDir(), "--seeds", "1", "--tasks", "2")
+	if n := strings.Count(out, "finished cell × seed runs in"); n != 2 {
+		t.Errorf("%d summaries, want one per study (2):\n%s", n, out)
+	}
+}
+
+// preset --json, run or collected, prints one JSON object naming each
+// study: two studies may share an axis (lambda-theta and
+// lambda-theta-no-stage1 do), so a stream of bare summaries would not
+// say which is which.
+func TestSweepPresetJSONIsOneObject(t *testing.T) {
+	names := withTinyPreset(t)
+	dir := t.TempDir()
+	run := runSweepOK(t, "sweep", "--preset", "tiny", "--out", dir, "--seeds", "1", "--tasks", "2", "--json")
+	collected := runSweepOK(t, "sweep", "--collect", dir, "--json")
+	for label, out := range map[string]string{"run": run, "collect": collected} {
+		var obj struct {
+			Preset  string `json:"preset"`
+			Studies []struct {
+				Study   string       `json:"study"`
+				Dir     string       `json:"dir"`
+				Summary sweepSummary `json:"summary"`
+			} `json:"studies"`
+		}
+		dec := json.NewDecoder(strings.NewReader(out))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&obj); err != nil || dec.More() {
+			t.Fatalf("%s: not one JSON object (%v):\n%s", label, err, out)
+		}
+		if obj.Preset != "tiny" || len(obj.Studies) != 2 {
+			t.Fatalf("%s: preset %q, %d studies; want tiny, 2", label, obj.Preset, len(obj.Studies))
+		}
+		for i, st := range obj.Studies {
+			if st.Study != names[i] || st.Dir != filepath.Join(dir, names[i]) || len(st.Summary.Cells) != 2 {
+				t.Errorf("%s: study %d is %q in %s with %d cells; want %s in %s with 2", label, i, st.Study, st.Dir, len(st.Summary.Cells), names[i], filepath.Join(dir, names[i]))
+			}
+		}
+	}
 }
