@@ -47,10 +47,14 @@ eval.json and, for training cells, model.safetensors. A cell with
 eval.json (not empty) is done and skipped on a rerun, so an interrupted sweep
 (Ctrl-C) continues where it stopped; the interrupted cell starts again,
 its training from step 0 (unlike train alone, a sweep keeps no partial
-weights). A DIR holds one sweep: one of other axes or settings is
-refused before any cell runs (settings in another order or spelling,
---backbone B or --fix backbone=B, or eval's and train's defaults given
-or not, are the same); more --vary values or --seeds add cells to it.
+weights). A cell that fails (a training that diverges, an evaluation
+in which every realization fails) is reported as it fails and the
+others run: the summary is of the finished cells, the exit status 1,
+and a rerun retries the failed ones. A DIR holds one sweep: one of
+other axes or settings is refused before any cell runs (settings in
+another order or spelling, --backbone B or --fix backbone=B, or eval's
+and train's defaults given or not, are the same); more --vary values
+or --seeds add cells to it.
 At the end DIR/results.csv (one row per cell × seed) and
 DIR/summary.json (per cell: mean and t-based 95% interval over seeds)
 are written from every finished cell in DIR, curves of the MAEs against
@@ -197,10 +201,37 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 			return err
 		}
 	}
-	if err := runCells(ctx, f.spec, todo, len(cells), f.out, env); err != nil {
+	failed := runCells(ctx, f.spec, todo, len(cells), f.out, env)
+	var cf *cellFailures
+	if failed != nil && !errors.As(failed, &cf) {
+		return failed
+	}
+	if cf != nil && cf.failed == len(cells) {
+		return failed // no finished cell to summarise
+	}
+	if err := finishSweep(f.out, sweepOutput{json: f.jsonOut, png: f.png}, env); err != nil {
 		return err
 	}
-	return finishSweep(f.out, sweepOutput{json: f.jsonOut, png: f.png}, env)
+	return failed
+}
+
+// cellFailures is a sweep whose cells ran to the end but some failed:
+// the summary of the others is printed all the same, and the command
+// exits 1.
+type cellFailures struct {
+	ids    []string
+	failed int // of this run's cells
+	total  int // cells this run tried
+}
+
+func (e *cellFailures) Error() string {
+	ids := e.ids
+	more := ""
+	if len(ids) > 5 {
+		ids, more = ids[:5], fmt.Sprintf(", %d more", len(e.ids)-5)
+	}
+	return fmt.Sprintf("%d of %d cells failed (%s%s; each error is above): rerun the same command to retry them; the finished cells are kept",
+		e.failed, e.total, strings.Join(ids, ", "), more)
 }
 
 // check validates the flags and returns the cells, whose train and eval
@@ -342,6 +373,12 @@ func warnPlanPath(env *Env) {
 // runCells runs todo, the unfinished cells of the sweep's total, with a
 // progress line on stderr. The finished ones are this sweep's:
 // checkSweepFolder checked them.
+//
+// A cell that fails (a training that diverges) does not stop the
+// others, which an ablation's grid is run to compare: its error is
+// printed as it happens, and runCells returns a *cellFailures naming
+// every failed cell once the rest have run. An interruption stops at
+// once.
 func runCells(ctx context.Context, s sweepSpec, todo []sweepCell, total int, out string, env *Env) error {
 	if skipped := total - len(todo); skipped > 0 {
 		env.Notef("sweep: %d of %d cells already finished in %s", skipped, total, out)
@@ -349,18 +386,23 @@ func runCells(ctx context.Context, s sweepSpec, todo []sweepCell, total int, out
 	prog := newTaskProgress(env, "sweep")
 	prog.unit = "cells"
 	defer prog.finish()
+	var failed []string
 	for i, c := range todo {
 		if _, err := runCell(ctx, s, c, out); err != nil {
 			if ctx.Err() != nil {
 				return &interruptedError{what: fmt.Sprintf("running cell %s (%d of %d cells finished); rerun the same command to run the rest: finished cells are kept, and this one %s",
-					c.ID, i, len(todo), restartWords(s)), err: ctx.Err()}
+					c.ID, i-len(failed), len(todo), restartWords(s)), err: ctx.Err()}
 			}
-			return err
+			failed = append(failed, c.ID)
+			fmt.Fprintf(env.Stderr, "apic sweep: %v; the other cells go on\n", err)
 		}
 		prog.report(i+1, len(todo))
 		if sweepCellHook != nil {
 			sweepCellHook(c.ID)
 		}
+	}
+	if len(failed) > 0 {
+		return &cellFailures{ids: failed, failed: len(failed), total: len(todo)}
 	}
 	return nil
 }

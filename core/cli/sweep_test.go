@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -575,5 +576,37 @@ func TestCommandDifferenceLineMissing(t *testing.T) {
 		if strings.Join(was, " ") != tc.was || strings.Join(now, " ") != tc.now {
 			t.Errorf("commandDifference(%q, %q) = %q, %q; want %q, %q", tc.old, tc.want, was, now, tc.was, tc.now)
 		}
+	}
+}
+
+// A cell that fails at run time (here every realization of noise 1000
+// fails) does not stop the sweep: the cells after it run, the summary
+// of the finished ones is printed (valid JSON with --json), and the
+// command exits 1 naming the failed cell.
+func TestSweepGoesOnPastAFailedCell(t *testing.T) {
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "noise=1000,0", "--tasks", "2", "--out", out, "--json")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %s", code, stderr)
+	}
+	for _, w := range []string{"cell noise=1000_seed=1: apic eval:", "the other cells go on", "1 of 2 cells failed (noise=1000_seed=1;", "rerun the same command to retry them"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	var sum sweepSummary
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("stdout is not the summary JSON (%v):\n%s", err, stdout)
+	}
+	if len(sum.Cells) != 1 || sum.Cells[0].Values["noise"] != "0" {
+		t.Errorf("summary cells %+v, want the one of noise 0", sum.Cells)
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.csv")); err != nil {
+		t.Errorf("results.csv of the finished cell: %v", err)
+	}
+	// Nothing finished: the failure alone, and no summary.
+	code, stdout, stderr = runCLI(t, "sweep", "--system", "spring", "--vary", "noise=500,1000", "--tasks", "2", "--out", t.TempDir(), "--json")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "2 of 2 cells failed") {
+		t.Errorf("every cell failing: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"apic/core"
 )
@@ -165,6 +166,7 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 		quiet.Stdout = io.Discard
 	}
 	studyEnv := &quiet
+	var failedStudies []string
 	for _, st := range studies {
 		args := append(append([]string{}, st.args...), "--seeds", strconv.Itoa(seeds), "--tasks", strconv.Itoa(tasks), "--out", filepath.Join(out, st.name))
 		if plan {
@@ -173,7 +175,14 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 		if !plan {
 			env.Notef("sweep: study %s (%s)", st.name, filepath.Join(out, st.name))
 		}
-		if err := runSweep(ctx, args, studyEnv); err != nil {
+		err := runSweep(ctx, args, studyEnv)
+		var cf *cellFailures
+		switch {
+		case errors.As(err, &cf):
+			// As a sweep goes on past a failed cell, a preset goes on
+			// past a study with one.
+			failedStudies = append(failedStudies, fmt.Sprintf("study %s: %v", st.name, err))
+		case err != nil:
 			return fmt.Errorf("study %s: %w", st.name, err)
 		}
 	}
@@ -181,7 +190,13 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 		warnPlanPath(env)
 		return nil
 	}
-	return collectPreset(name, studies, out, sweepOutput{json: jsonOut, png: png}, env)
+	if err := collectPreset(name, studies, out, sweepOutput{json: jsonOut, png: png}, env); err != nil {
+		return err
+	}
+	if len(failedStudies) > 0 {
+		return errors.New(strings.Join(failedStudies, "; "))
+	}
+	return nil
 }
 
 // presetStudyJSON is one study of a preset's --json object: its name,

@@ -148,3 +148,22 @@ func TestSweepPresetJSONIsOneObject(t *testing.T) {
 		}
 	}
 }
+
+// A study with a failed cell does not stop the preset: the next study
+// runs, both are summarised, and the command exits 1 naming the study.
+func TestSweepPresetGoesOnPastAFailedStudy(t *testing.T) {
+	sweepPresets["failing"] = []sweepStudy{
+		{"failing-noise", []string{"--system", "spring", "--vary", "noise=0,1000"}},
+		{"failing-context", []string{"--system", "spring", "--vary", "context=5,10"}},
+	}
+	t.Cleanup(func() { delete(sweepPresets, "failing") })
+	code, stdout, stderr := runCLI(t, "sweep", "--preset", "failing", "--out", t.TempDir(), "--seeds", "1", "--tasks", "2")
+	if code != 1 || !strings.Contains(stderr, "study failing-noise: 1 of 2 cells failed (noise=1000_seed=1;") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+	for _, w := range []string{"== failing-noise", "== failing-context"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+}
