@@ -206,8 +206,10 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if failed != nil && !errors.As(failed, &cf) {
 		return failed
 	}
-	if cf != nil && cf.failed == len(cells) {
-		return failed // no finished cell to summarise
+	if cf != nil && cf.failed == len(cells) || isPresetStudy(ctx) {
+		// No finished cell to summarise; or a preset's study, which
+		// the preset summarises with the others once all have run.
+		return failed
 	}
 	if err := finishSweep(f.out, sweepOutput{json: f.jsonOut, png: f.png}, env); err != nil {
 		return err

@@ -610,3 +610,21 @@ func TestSweepGoesOnPastAFailedCell(t *testing.T) {
 		t.Errorf("every cell failing: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 }
+
+// A finished cell whose evaluation left out failed realizations (3 of
+// 4 at noise 20) is named in a warning with the count: results.csv and
+// the summary carry only the means. A preset says it once per study,
+// with the summary, not also as the study finishes.
+func TestSweepWarnsOfFailedRealizations(t *testing.T) {
+	code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "noise=0,20", "--tasks", "4", "--out", t.TempDir(), "--json")
+	want := "realizations failed and are left out of the means of: noise=20_seed=1: 3 of 4 (each cell's eval.json lists them)"
+	if code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr lacks %q:\n%s", code, want, stderr)
+	}
+	sweepPresets["noisy"] = []sweepStudy{{"noisy-noise", []string{"--system", "spring", "--vary", "noise=0,20"}}}
+	t.Cleanup(func() { delete(sweepPresets, "noisy") })
+	code, _, stderr = runCLI(t, "sweep", "--preset", "noisy", "--out", t.TempDir(), "--seeds", "1", "--tasks", "4")
+	if n := strings.Count(stderr, want); code != 0 || n != 1 {
+		t.Errorf("preset: exit %d, the warning %d times, want once:\n%s", code, n, stderr)
+	}
+}

@@ -48,6 +48,10 @@ type sweepRow struct {
 	// title.
 	system, backbone string
 	tasks            int
+	// failed counts the realizations of its evaluation (refined, or
+	// one pass where more) whose prediction failed: left out of the
+	// means, which results.csv does not show.
+	failed int
 }
 
 // sweepGroup is one cell over its seeds.
@@ -187,7 +191,7 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 	if err != nil {
 		return row, false, unreadableCellFile(dir, "eval.json", err)
 	}
-	row.system, row.backbone, row.tasks = rep.System, rep.Backbone, rep.Tasks
+	row.system, row.backbone, row.tasks, row.failed = rep.System, rep.Backbone, rep.Tasks, rep.Failures.Count
 	row.metrics = map[string]float64{}
 	for _, k := range sweepMetrics {
 		row.metrics[k] = math.NaN()
@@ -195,9 +199,11 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 			row.metrics[k] = v.Mean
 		}
 	}
-	if err := readOnePass(dir, row.metrics); err != nil {
+	onePassFailed, err := readOnePass(dir, row.metrics)
+	if err != nil {
 		return row, false, err
 	}
+	row.failed = max(row.failed, onePassFailed)
 	return row, true, nil
 }
 
@@ -223,16 +229,16 @@ func unreadableCellFile(dir, name string, err error) error {
 
 // readOnePass adds the one-pass metrics of dir's eval-onepass.json, if
 // the cell has one.
-func readOnePass(dir string, metrics map[string]float64) error {
+func readOnePass(dir string, metrics map[string]float64) (failed int, err error) {
 	data, err := readCellFile(filepath.Join(dir, onePassFile))
 	if errors.Is(err, os.ErrNotExist) || err == nil && len(data) == 0 {
-		return nil // an empty one, as cmd.txt's redirection leaves it, is none
+		return 0, nil // an empty one, as cmd.txt's redirection leaves it, is none
 	} else if err != nil {
-		return err
+		return 0, err
 	}
 	rep, err := parseEvalReport(data)
 	if err != nil {
-		return unreadableCellFile(dir, onePassFile, err)
+		return 0, unreadableCellFile(dir, onePassFile, err)
 	}
 	for _, k := range sweepMetrics {
 		if base, ok := strings.CutPrefix(k, onePassPrefix); ok {
@@ -241,7 +247,30 @@ func readOnePass(dir string, metrics map[string]float64) error {
 			}
 		}
 	}
-	return nil
+	return rep.Failures.Count, nil
+}
+
+// warnFailedRealizations says which finished cells' means leave out
+// realizations whose prediction failed, as eval's own output does:
+// results.csv and the summary have only the means, which would read as
+// over every realization. A few cells by name, then a count.
+func warnFailedRealizations(dir string, rows []sweepRow, env *Env) {
+	const named = 5
+	var lines []string
+	for _, r := range rows {
+		if r.failed > 0 {
+			lines = append(lines, fmt.Sprintf("%s: %d of %d", r.cell.ID, r.failed, r.tasks))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	more := ""
+	if len(lines) > named {
+		lines, more = lines[:named], fmt.Sprintf("; %d more cells", len(lines)-named)
+	}
+	env.Warnf("in %s, realizations failed and are left out of the means of: %s%s (each cell's eval.json lists them)",
+		dir, strings.Join(lines, "; "), more)
 }
 
 // leadingZeros are the zeros before a number's first digit that it
@@ -485,6 +514,7 @@ func finishSweep(dir string, o sweepOutput, env *Env) error {
 	if len(rows) == 0 {
 		return fmt.Errorf("%s: no finished cell yet (a cell is finished once its cells/ID/eval.json is written)", dir)
 	}
+	warnFailedRealizations(dir, rows, env)
 	sum := summarize(axes, rows)
 	data, err := json.MarshalIndent(sum, "", "  ")
 	if err != nil {

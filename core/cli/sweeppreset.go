@@ -154,18 +154,18 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 			return err
 		}
 	}
-	quiet := *env
+	studyEnv := env
 	if plan {
 		// A plan's only note is warnPlanPath's: once for the preset,
 		// not once per study. Errors are returned, not printed.
+		quiet := *env
 		quiet.Stderr = io.Discard
-	} else {
-		// collectPreset prints every study's summary at the end, in
-		// the one JSON object of --json: a study's own summary, as it
-		// finishes, would print each twice and break that object.
-		quiet.Stdout = io.Discard
+		studyEnv = &quiet
 	}
-	studyEnv := &quiet
+	// collectPreset prints every study's summary at the end, in the one
+	// JSON object of --json: a study's own summary as it finished would
+	// print each twice and break that object.
+	ctx = context.WithValue(ctx, presetStudyKey{}, true)
 	var failedStudies []string
 	for _, st := range studies {
 		args := append(append([]string{}, st.args...), "--seeds", strconv.Itoa(seeds), "--tasks", strconv.Itoa(tasks), "--out", filepath.Join(out, st.name))
@@ -197,6 +197,16 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 		return errors.New(strings.Join(failedStudies, "; "))
 	}
 	return nil
+}
+
+// presetStudyKey marks the context of a preset's study, which leaves
+// its summary to the preset (isPresetStudy).
+type presetStudyKey struct{}
+
+// isPresetStudy reports whether ctx runs a study of a preset.
+func isPresetStudy(ctx context.Context) bool {
+	study, _ := ctx.Value(presetStudyKey{}).(bool)
+	return study
 }
 
 // presetStudyJSON is one study of a preset's --json object: its name,
