@@ -45,7 +45,15 @@ Metrics (each over a realization's target points, then over realizations):
   obs cover95  share of held-out noisy observations inside the 95% band of
                a new observation; 0.95 is calibrated, lower over-confident
   obs ECE      the observation band's calibration error on those
-               observations; 0 is perfect`
+               observations; 0 is perfect
+
+In --json (eval: metrics.KEY; compare: methods.NAME.metrics.KEY) each is
+a {mean, std}, KEY one of recon_mae, delta_mae, theta_mae, nominal_mae
+(F(θ̂) MAE), recon_ll, delta_ll, recon_ece, delta_ece, theta_cover95,
+obs_cover95, obs_ece; theta_mae_per_param and theta_bias_per_param hold
+each θ's by name, failures {count, realizations} the realizations left
+out, and eval's theta_at_bound {estimates, at_bound, covered} the
+count. A value that does not exist is the string "NaN".`
 
 // sdFooter is the line under a table of mean ± std that says what the
 // ± is: the spread of single realizations, not an interval of the

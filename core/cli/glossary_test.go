@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +92,38 @@ func TestGlossaryDefinesTableLabels(t *testing.T) {
 	for _, l := range labels {
 		if !strings.Contains(metricGlossary, "\n  "+l+" ") {
 			t.Errorf("the glossary does not define %q", l)
+		}
+	}
+}
+
+// The glossary names every key of eval's and compare's --json metrics
+// objects, and every top-level key of eval --json it describes, so a
+// script's author finds them in --help; a key added to the output
+// without a word there fails here.
+func TestGlossaryNamesJSONKeys(t *testing.T) {
+	code, out, errOut := runCLI(t, "eval", "--system", "spring", "--tasks", "3", "--samples", "2", "--json")
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s", code, errOut)
+	}
+	var rep map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var metrics map[string]any
+	if err := json.Unmarshal(rep["metrics"], &metrics); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range metrics {
+		keys = append(keys, k)
+	}
+	keys = append(keys, "theta_mae_per_param", "theta_bias_per_param", "failures", "theta_at_bound")
+	for _, k := range keys {
+		if !regexp.MustCompile(`[\s(]` + k + `[\s,;)]`).MatchString(metricGlossary) {
+			t.Errorf("the glossary does not name the JSON key %s", k)
+		}
+		if _, ok := rep[k]; !ok && metrics[k] == nil {
+			t.Errorf("the glossary names %s, which eval --json lacks", k)
 		}
 	}
 }
