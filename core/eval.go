@@ -259,6 +259,11 @@ type Report struct {
 	// the prior's bounds, which the pooled θ cover95 hides: few
 	// estimates lie there, and their intervals cover least.
 	ThetaAtBound BoundCoverage `json:"theta_at_bound"`
+	// ThetaCoverOf is how many of the realizations that did not fail
+	// had a θ deviation, and so a θ cover95: the metric's mean is over
+	// these (a refined fit whose Laplace Gram matrix is singular, or a
+	// one-pass CNP, gives none).
+	ThetaCoverOf int `json:"theta_cover_realizations"`
 	// Failures are the realizations whose prediction failed, counted
 	// in Tasks and left out of every mean.
 	Failures Failures `json:"failures"`
@@ -452,9 +457,14 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 	rep.Failures.Count = len(rep.Failures.Realizations)
 	rep.Pooled = poolECE(per)
 	for _, k := range append(MetricKeys[:len(MetricKeys):len(MetricKeys)], DiagnosticKeys...) {
-		xs := make([]float64, len(per))
-		for i, tm := range per {
-			xs[i] = tm.Values[k]
+		xs := make([]float64, 0, len(per))
+		for _, tm := range per {
+			if v := tm.Values[k]; k != KeyThetaCover || !math.IsNaN(v) {
+				xs = append(xs, v)
+			}
+		}
+		if k == KeyThetaCover {
+			rep.ThetaCoverOf = len(xs)
 		}
 		rep.Metrics[k] = Summarize(xs)
 	}

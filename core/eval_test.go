@@ -232,3 +232,29 @@ func TestMetricRange(t *testing.T) {
 		}
 	}
 }
+
+// A realization whose θ̂ has no deviation has no θ cover95; the mean is
+// over the others, and the report counts them, rather than one NaN
+// turning the whole mean into NaN.
+func TestSummariseThetaCoverSkipsNoDeviation(t *testing.T) {
+	sys, _ := sims.Lookup("spring")
+	mk := func(cover float64) TaskMetrics {
+		vals := map[string]float64{}
+		for _, k := range append(MetricKeys[:len(MetricKeys):len(MetricKeys)], DiagnosticKeys...) {
+			vals[k] = 0.5
+		}
+		vals[KeyThetaCover] = cover
+		return TaskMetrics{Values: vals, ThetaAE: []float64{0.1}, ThetaErr: []float64{0.1}, ThetaStd: []float64{0.2}}
+	}
+	rep := Summarise(sys, []TaskMetrics{mk(1), mk(math.NaN()), mk(0), {Failed: "diverged"}})
+	if got := rep.Metrics[KeyThetaCover].Mean; got != 0.5 {
+		t.Errorf("θ cover95 mean = %v, want 0.5 (over the two realizations with a deviation)", got)
+	}
+	if rep.ThetaCoverOf != 2 {
+		t.Errorf("ThetaCoverOf = %d, want 2", rep.ThetaCoverOf)
+	}
+	none := Summarise(sys, []TaskMetrics{mk(math.NaN())})
+	if !math.IsNaN(none.Metrics[KeyThetaCover].Mean) || none.ThetaCoverOf != 0 {
+		t.Errorf("with no deviation at all: cover %v over %d, want NaN over 0", none.Metrics[KeyThetaCover].Mean, none.ThetaCoverOf)
+	}
+}

@@ -325,9 +325,12 @@ func reportRows(rep core.Report) []reportRow {
 	}
 	if s, ok := rep.Metrics[core.KeyThetaCover]; ok {
 		note := diagnosticNotes[core.KeyThetaCover]
-		if math.IsNaN(s.Mean) {
+		switch done := rep.Tasks - rep.Failures.Count; {
+		case math.IsNaN(s.Mean):
 			// Every θ came without a deviation: nothing to cover with.
 			note = "none: no θ̂ had a deviation (θ given, or one sample without refinement)"
+		case rep.ThetaCoverOf < done:
+			note = fmt.Sprintf("over the %d of %d realizations whose θ̂ had a deviation", rep.ThetaCoverOf, done)
 		}
 		rows = append(rows, reportRow{label: metricLabels[core.KeyThetaCover], value: core.Summary{Mean: s.Mean}, note: note, alone: true})
 	}

@@ -52,8 +52,10 @@ a {mean, std}, KEY one of recon_mae, delta_mae, theta_mae, nominal_mae
 (F(θ̂) MAE), recon_ll, delta_ll, recon_ece, delta_ece, theta_cover95,
 obs_cover95, obs_ece; theta_mae_per_param and theta_bias_per_param hold
 each θ's by name, failures {count, realizations} the realizations left
-out, and eval's theta_at_bound {estimates, at_bound, covered} the
-count. A value that does not exist is the string "NaN".`
+out, eval's theta_at_bound {estimates, at_bound, covered} the count,
+and eval's theta_cover_realizations how many realizations' θ̂ had a
+deviation (theta_cover95's mean is over those). A value that does not
+exist is the string "NaN".`
 
 // sdFooter is the line under a table of mean ± std that says what the
 // ± is: the spread of single realizations, not an interval of the

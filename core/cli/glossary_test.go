@@ -117,7 +117,7 @@ func TestGlossaryNamesJSONKeys(t *testing.T) {
 	for k := range metrics {
 		keys = append(keys, k)
 	}
-	keys = append(keys, "theta_mae_per_param", "theta_bias_per_param", "failures", "theta_at_bound")
+	keys = append(keys, "theta_mae_per_param", "theta_bias_per_param", "failures", "theta_at_bound", "theta_cover_realizations")
 	for _, k := range keys {
 		if !regexp.MustCompile(`[\s(]` + k + `[\s,;)]`).MatchString(metricGlossary) {
 			t.Errorf("the glossary does not name the JSON key %s", k)
