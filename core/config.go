@@ -314,8 +314,8 @@ func (c Config) Validate() error {
 	if err := c.checkThetaBaseLen(); err != nil {
 		return err
 	}
-	if !(c.Infer.ZThetaPrior >= 0) || math.IsInf(c.Infer.ZThetaPrior, 0) {
-		return fmt.Errorf("z_θ prior factor must be finite and ≥ 0, got %v", c.Infer.ZThetaPrior)
+	if !(c.Infer.ZThetaPrior >= 0 && c.Infer.ZThetaPrior <= MaxZThetaPrior) {
+		return fmt.Errorf("z_θ prior factor must be in [0, %g], got %v", MaxZThetaPrior, c.Infer.ZThetaPrior)
 	}
 	if p := c.Infer.ThetaPrior; p != "" && !slices.Contains(ThetaPriors, p) {
 		return fmt.Errorf("θ prior %s: the forms are %s", QuoteInput(p), strings.Join(ThetaPriors, " and "))

@@ -1029,6 +1029,10 @@ const (
 	MaxThetaPriorScale = 1000.0
 )
 
+// MaxZThetaPrior bounds Infer.ZThetaPrior: a prior on z_θ a thousand
+// times the encoder's posterior already leaves z_θ to the data.
+const MaxZThetaPrior = 1000.0
+
 // ThetaPriorWidthScale is the factor on the width of θ's prior that
 // refinement uses with in: the stored one, or 1 where a file stores
 // none.

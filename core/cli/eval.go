@@ -41,7 +41,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	seed := fs.Uint64("seed", 1, "evaluation seed")
 	samples := fs.Int("samples", 32, samplesUsage)
 	refine := fs.Int("refine", -1, refineUsage)
-	zThetaPrior := fs.Float64("z-theta-prior", -1, "refine z_θ with the encoder's posterior widened by this factor as its prior (0: z_θ fixed; -1: the checkpoint's setting)")
+	zThetaPrior := fs.Float64("z-theta-prior", -1, fmt.Sprintf("refine z_θ with the encoder's posterior widened by this factor, at most %g, as its prior (0: z_θ fixed; -1: the checkpoint's setting)", core.MaxZThetaPrior))
 	thetaPrior := fs.String("theta-prior", "", "form of refinement's prior on θ's logits around the encoder's estimate: 'logit' (a fixed width) or 'theta' (widened where θ's map flattens near a bound); default: the checkpoint's")
 	thetaPriorScale := fs.Float64("theta-prior-scale", 0, fmt.Sprintf("widen refinement's prior on θ's logits, its cap included, by this factor in [%g, %g] (0: the checkpoint's)", core.MinThetaPriorScale, core.MaxThetaPriorScale))
 	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (docs/benchmarks.md's predictive distribution as written)")
@@ -76,8 +76,8 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if err := checkThetaPriorScale(*thetaPriorScale, *trueTheta, *refine); err != nil {
 		return err
 	}
-	if z := *zThetaPrior; !(z >= 0 || z == -1) || math.IsInf(z, 0) {
-		return UsageError("--z-theta-prior must be a finite number ≥ 0 (or -1 for the checkpoint's setting), got %v", z)
+	if z := *zThetaPrior; !(z >= 0 && z <= core.MaxZThetaPrior || z == -1) {
+		return UsageError("--z-theta-prior %v: want a factor in [0, %g] (or -1 for the checkpoint's setting)", z, core.MaxZThetaPrior)
 	}
 	if env.check != nil {
 		grid, err := env.check.grid(ctx, *path, *system, *backbone)
