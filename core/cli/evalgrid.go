@@ -19,10 +19,10 @@ var maxGridCells = core.Limit{Name: "grid cells", Min: 1, Max: 64, Why: "each ce
 // parseIntList parses a comma-separated list of context sizes (each ≥ 1).
 func parseIntList(flag, text string) ([]int, error) {
 	var out []int
-	for _, f := range strings.Split(text, ",") {
+	for i, f := range strings.Split(text, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 1 {
-			return nil, UsageError("--%s wants comma-separated context sizes ≥ 1, got %s", flag, core.QuoteInput(f))
+			return nil, UsageError("--%s wants comma-separated context sizes ≥ 1, got %s%s", flag, core.QuoteInput(f), listEntry(text, i))
 		}
 		if slices.Contains(out, v) {
 			return nil, UsageError("--%s lists context %d twice", flag, v)
@@ -32,13 +32,24 @@ func parseIntList(flag, text string) ([]int, error) {
 	return out, nil
 }
 
+// listEntry names entry i of a comma-separated list of more than one
+// entry (" as entry 2 of 3"), so that an empty or mistyped entry can be
+// found in a long list; "" for a single value.
+func listEntry(text string, i int) string {
+	n := strings.Count(text, ",") + 1
+	if n == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" as entry %d of %d", i+1, n)
+}
+
 // parseNoiseList parses a comma-separated list of noise levels (finite, ≥ 0).
 func parseNoiseList(flag, text string) ([]float64, error) {
 	var out []float64
-	for _, f := range strings.Split(text, ",") {
+	for i, f := range strings.Split(text, ",") {
 		v, err := parseNumber(strings.TrimSpace(f)) // as --noise reads it
 		if err != nil || !(v >= 0) || !(v <= core.MaxNoise) {
-			return nil, UsageError("--%s wants comma-separated noise levels 0 ≤ σ ≤ %v, got %s", flag, core.MaxNoise, core.QuoteInput(f))
+			return nil, UsageError("--%s wants comma-separated noise levels 0 ≤ σ ≤ %v, got %s%s", flag, core.MaxNoise, core.QuoteInput(f), listEntry(text, i))
 		}
 		if slices.Contains(out, v) {
 			return nil, UsageError("--%s lists noise %v twice", flag, v)

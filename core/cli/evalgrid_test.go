@@ -58,7 +58,8 @@ func TestEvalGridErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "5,x"}, `--grid-contexts wants comma-separated context sizes ≥ 1, got "x"`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "5,x"}, `--grid-contexts wants comma-separated context sizes ≥ 1, got "x" as entry 2 of 2`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "1,,2"}, `got "" as entry 2 of 3`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "0"}, "context sizes ≥ 1"},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "-1"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "-1"`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0,1e300"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "1e300"`},
