@@ -158,176 +158,257 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if w := f.recalibrationWarning(); w != "" { // once the flags are all good
 		env.Warnf("%s", w)
 	}
-	var m *core.Model
-	if init != nil {
-		m = init
-		m.Config.Train = cfg.Train
-		m.Config.Infer.Refine = cfg.Infer.Refine // --refine, if given
-	} else if m, err = core.NewModel(cfg); err != nil {
-		return UsageError("%v", err)
-	}
-	if err := f.checkOutFree(); err != nil {
+	run := &trainRun{env: env, f: &f, cfg: cfg, init: init, from: from}
+	return run.run(ctx)
+}
+
+// trainRun is one train command past its flags: the model it trains,
+// what the run did, and the files it writes.
+type trainRun struct {
+	env        *Env
+	f          *trainFlags
+	cfg        core.Config
+	init       *core.Model // the --init model, nil for a fresh one
+	from       resumedRun
+	m          *core.Model
+	res        core.TrainResult
+	info       core.Info
+	dtype      nets.DType
+	outAtStart bool // a file was at --out when the run began
+}
+
+// run trains the model, fits its inference settings and saves it.
+func (r *trainRun) run(ctx context.Context) error {
+	if err := r.newModel(); err != nil {
 		return err
 	}
-	_, err = os.Lstat(f.out)
-	outAtStart := err == nil // a file made at --out since is not to replace (saveOut)
-	dtype := nets.F32
-	if f.dtype == "f64" {
-		dtype = nets.F64
+	if err := r.f.checkOutFree(); err != nil {
+		return err
 	}
-	env.Notef("training %s/%s (%d parameters): stage 1 %d steps, stage 2 %d steps, batch %d, %s",
-		cfg.Arch.System, cfg.Arch.Backbone, m.Params.Count(), cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.Batch, noiseWords(cfg.Train))
-	rep := newProgressReporter(env, cfg.Train.Steps1, cfg.Train.Steps2)
+	_, err := os.Lstat(r.f.out)
+	r.outAtStart = err == nil // a file made at --out since is not to replace (saveOut)
+	r.dtype = nets.F32
+	if r.f.dtype == "f64" {
+		r.dtype = nets.F64
+	}
+	cfg := r.cfg
+	r.env.Notef("training %s/%s (%d parameters): stage 1 %d steps, stage 2 %d steps, batch %d, %s",
+		cfg.Arch.System, cfg.Arch.Backbone, r.m.Params.Count(), cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.Batch, noiseWords(cfg.Train))
+	rep := newProgressReporter(r.env, cfg.Train.Steps1, cfg.Train.Steps2)
 	holdGCBallast()
 	restoreGC := tuneGCForTraining(os.Getenv("GOGC"))
-	res, err := m.Train(ctx, core.Hooks{Progress: rep.report, ProgressEvery: 10})
+	r.res, err = r.m.Train(ctx, core.Hooks{Progress: rep.report, ProgressEvery: 10})
 	restoreGC() // a sweep's later cells run in this process
 	rep.finish()
-	info := core.Info{Steps1: res.Steps1, Steps2: res.Steps2, WallSeconds: res.Wall.Seconds(), Metrics: res.Val}
-	if init != nil {
-		info.Steps1 += f.initInfo.Steps1
-		info.Steps2 += f.initInfo.Steps2
-		info.WallSeconds += f.initInfo.WallSeconds
-		if info.Metrics == nil {
-			info.Metrics = f.initInfo.Metrics
-		}
-	}
-	// kept saves the steps an unfinished run did take (its weights are
-	// those of its last completed step) beside --out, which is left
-	// alone: the run is not the model asked for, and whatever file is
-	// there stays intact.
-	kept := func() (msg, path string) {
-		if res.Steps1+res.Steps2 == 0 {
-			return "nothing was written", ""
-		}
-		// Only this run's validation describes these weights (not the
-		// --init file's), and the inference settings were fitted to the
-		// weights the run started from: the partial file keeps the plain
-		// spread and z_θ fixed in refinement, as the explorer does.
-		partial := info
-		partial.Metrics, partial.Unfinished = res.Val, true
-		if res.Val != nil {
-			// Even a validation at the last step came before the
-			// recalibration an interrupted run never finished.
-			partial.ValidationStep = res.ValStep
-		}
-		m.DropFit()
-		// The partial's plan is what remains of this run's, so that
-		// "--init PARTIAL" alone trains the rest, not the whole plan
-		// again on top of the steps done.
-		m.Config.Train.Steps1, m.Config.Train.Steps2 = cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2
-		return keepUnfinished(f.out, m, partial, dtype)
-	}
-	// keep keeps the weights (kept) of a run that stopped, interrupted
-	// or failed, and settles the partial file it resumed from
-	// (resumedRun.afterPartial).
-	keep := func(interrupted bool) (msg, path string) {
-		msg, path = kept()
-		return msg + from.afterPartial(f.out, path, interrupted, env), path
-	}
-	// keptAfter is err, which stopped the run (a failed training, or a
-	// failure or Ctrl-C after it), with where keep kept the weights.
-	keptAfter := func(err error) error {
-		msg, _ := keep(errors.Is(err, context.Canceled))
-		return KeptWeights(err, msg)
-	}
-	// resume is the command that trains an interrupted run's remaining
-	// steps from its partial file.
-	resume := func() string {
-		msg, path := keep(true)
-		if path == "" {
-			return msg
-		}
-		s1, s2 := cfg.Train.Steps1-res.Steps1, cfg.Train.Steps2-res.Steps2
-		// The partial file has the run's storage type, which --init keeps.
-		cmd := fmt.Sprintf("apic train --init %s --steps1 %d --steps2 %d", shellQuote(path), s1, s2)
-		if f.set["recalibrate"] {
-			cmd += fmt.Sprintf(" --recalibrate %d", f.recalibrate)
-		}
-		if f.recalibrateOnly != "" {
-			cmd += " --recalibrate-only " + f.recalibrateOnly
-		}
-		if _, err := os.Stat(f.out); err == nil {
-			cmd += " --force" // --out was there before this run, or it is the --init file
-		}
-		cmd += " --out " + shellQuote(f.out)
-		if s1+s2 == 0 && f.recalibrate == 0 {
-			return fmt.Sprintf("%s; to validate and save them: %s", msg, cmd)
-		}
-		if s1+s2 == 0 {
-			return fmt.Sprintf("%s; to recalibrate them: %s", msg, cmd)
-		}
-		return fmt.Sprintf("%s; to train the remaining %d+%d steps from them (a new run: the learning-rate schedule and Adam's moments start afresh): %s", msg, s1, s2, cmd)
-	}
+	r.setInfo()
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted after %d+%d steps; %s", res.Steps1, res.Steps2, resume())
+			return fmt.Errorf("interrupted after %d+%d steps; %s", r.res.Steps1, r.res.Steps2, r.resume())
 		}
-		return keptAfter(err)
+		return r.keptAfter(err)
 	}
-	dropped := false // the --init file's fit, without a recalibration
+	dropped, err := r.fit(ctx)
+	if err != nil {
+		return err
+	}
+	if err := r.save(); err != nil {
+		return err
+	}
+	// What was written comes first; the partial files it settles
+	// (removed, or left) follow from it.
+	err = reportTrained(r.env, r.f, r.cfg, r.res, r.info, r.init != nil, dropped)
+	settlePartialFiles(r.f.out, r.from, r.env)
+	return err
+}
+
+// newModel is the model to train: the --init one with this run's
+// training plan (and --refine, if given), or a fresh one.
+func (r *trainRun) newModel() error {
+	if r.init != nil {
+		r.m = r.init
+		r.m.Config.Train = r.cfg.Train
+		r.m.Config.Infer.Refine = r.cfg.Infer.Refine
+		return nil
+	}
+	m, err := core.NewModel(r.cfg)
+	if err != nil {
+		return UsageError("%v", err)
+	}
+	r.m = m
+	return nil
+}
+
+// setInfo records the run's steps, time and validation, added to the
+// --init file's.
+func (r *trainRun) setInfo() {
+	res := r.res
+	r.info = core.Info{Steps1: res.Steps1, Steps2: res.Steps2, WallSeconds: res.Wall.Seconds(), Metrics: res.Val}
+	if r.init != nil {
+		r.info.Steps1 += r.f.initInfo.Steps1
+		r.info.Steps2 += r.f.initInfo.Steps2
+		r.info.WallSeconds += r.f.initInfo.WallSeconds
+		if r.info.Metrics == nil {
+			r.info.Metrics = r.f.initInfo.Metrics
+		}
+	}
+}
+
+// kept saves the steps an unfinished run did take (its weights are
+// those of its last completed step) beside --out, which is left alone:
+// the run is not the model asked for, and whatever file is there stays
+// intact.
+func (r *trainRun) kept() (msg, path string) {
+	res := r.res
+	if res.Steps1+res.Steps2 == 0 {
+		return "nothing was written", ""
+	}
+	// Only this run's validation describes these weights (not the
+	// --init file's), and the inference settings were fitted to the
+	// weights the run started from: the partial file keeps the plain
+	// spread and z_θ fixed in refinement, as the explorer does.
+	partial := r.info
+	partial.Metrics, partial.Unfinished = res.Val, true
+	if res.Val != nil {
+		// Even a validation at the last step came before the
+		// recalibration an interrupted run never finished.
+		partial.ValidationStep = res.ValStep
+	}
+	r.m.DropFit()
+	// The partial's plan is what remains of this run's, so that
+	// "--init PARTIAL" alone trains the rest, not the whole plan again
+	// on top of the steps done.
+	r.m.Config.Train.Steps1, r.m.Config.Train.Steps2 = r.cfg.Train.Steps1-res.Steps1, r.cfg.Train.Steps2-res.Steps2
+	return keepUnfinished(r.f.out, r.m, partial, r.dtype)
+}
+
+// keep keeps the weights (kept) of a run that stopped, interrupted or
+// failed, and settles the partial file it resumed from
+// (resumedRun.afterPartial).
+func (r *trainRun) keep(interrupted bool) (msg, path string) {
+	msg, path = r.kept()
+	return msg + r.from.afterPartial(r.f.out, path, interrupted, r.env), path
+}
+
+// keptAfter is err, which stopped the run (a failed training, or a
+// failure or Ctrl-C after it), with where keep kept the weights.
+func (r *trainRun) keptAfter(err error) error {
+	msg, _ := r.keep(errors.Is(err, context.Canceled))
+	return KeptWeights(err, msg)
+}
+
+// resume is the command that trains an interrupted run's remaining
+// steps from its partial file.
+func (r *trainRun) resume() string {
+	msg, path := r.keep(true)
+	if path == "" {
+		return msg
+	}
+	f := r.f
+	s1, s2 := r.cfg.Train.Steps1-r.res.Steps1, r.cfg.Train.Steps2-r.res.Steps2
+	// The partial file has the run's storage type, which --init keeps.
+	cmd := fmt.Sprintf("apic train --init %s --steps1 %d --steps2 %d", shellQuote(path), s1, s2)
+	if f.set["recalibrate"] {
+		cmd += fmt.Sprintf(" --recalibrate %d", f.recalibrate)
+	}
+	if f.recalibrateOnly != "" {
+		cmd += " --recalibrate-only " + f.recalibrateOnly
+	}
+	if _, err := os.Stat(f.out); err == nil {
+		cmd += " --force" // --out was there before this run, or it is the --init file
+	}
+	cmd += " --out " + shellQuote(f.out)
+	if s1+s2 == 0 && f.recalibrate == 0 {
+		return fmt.Sprintf("%s; to validate and save them: %s", msg, cmd)
+	}
+	if s1+s2 == 0 {
+		return fmt.Sprintf("%s; to recalibrate them: %s", msg, cmd)
+	}
+	return fmt.Sprintf("%s; to train the remaining %d+%d steps from them (a new run: the learning-rate schedule and Adam's moments start afresh): %s", msg, s1, s2, cmd)
+}
+
+// fit recalibrates the trained model (--recalibrate) and validates it,
+// or drops an --init file's fit that no longer matches the weights;
+// dropped says it did the latter.
+func (r *trainRun) fit(ctx context.Context) (dropped bool, err error) {
+	f, m, res := r.f, r.m, r.res
 	if f.recalibrate > 0 {
 		// An interruption here would otherwise read as a bare
 		// "interrupted", without saying what was kept.
 		failed := func(err error) error {
 			if errors.Is(err, context.Canceled) {
-				return fmt.Errorf("interrupted during the final recalibration, after %d+%d training steps; %s", res.Steps1, res.Steps2, resume())
+				return fmt.Errorf("interrupted during the final recalibration, after %d+%d training steps; %s", res.Steps1, res.Steps2, r.resume())
 			}
-			return keptAfter(err)
+			return r.keptAfter(err)
 		}
-		recalibrate := m.Recalibrate
-		switch f.recalibrateOnly {
-		case "theta":
-			recalibrate = m.RecalibrateTheta
-		case "conditions":
-			recalibrate = m.RecalibrateConditions
-		case "theta-shape":
-			recalibrate = m.RecalibrateThetaShapes
-		case "one-pass":
-			recalibrate = m.RecalibrateOnePassConditions
-		case "band-shape":
-			recalibrate = m.RecalibrateBandShapes
-		case "theta-prior":
-			recalibrate = m.RecalibrateThetaPrior
-		case "delta-profile":
-			recalibrate = m.RecalibrateDeltaProfile
-		}
-		if err := recalibrate(ctx, f.recalibrate); err != nil {
-			return failed(err)
+		if err := recalibrationOf(m, f.recalibrateOnly)(ctx, f.recalibrate); err != nil {
+			return false, failed(err)
 		}
 		val, err := m.Validate(ctx)
 		if err != nil {
-			return failed(err)
+			return false, failed(err)
 		}
-		info.Metrics = &val
-		env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly))
-	} else if init != nil && res.Steps1+res.Steps2 > 0 && m.Fitted() {
-		// The --init file's fit belongs to its weights, not to these:
-		// dropped, as the explorer and partial files drop it, and the
-		// validation, scored with it, redone without it.
-		m.DropFit()
-		env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out FILE refits them)", f.init, f.out)
-		val, err := m.Validate(ctx)
-		if errors.Is(err, context.Canceled) {
-			return fmt.Errorf("interrupted during the final validation, after %d+%d training steps; %s", res.Steps1, res.Steps2, resume())
-		}
-		if err != nil {
-			return keptAfter(err)
-		}
-		info.Metrics, dropped = &val, true
+		r.info.Metrics = &val
+		r.env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly))
+		return false, nil
 	}
+	if r.init == nil || res.Steps1+res.Steps2 == 0 || !m.Fitted() {
+		return false, nil
+	}
+	// The --init file's fit belongs to its weights, not to these:
+	// dropped, as the explorer and partial files drop it, and the
+	// validation, scored with it, redone without it.
+	m.DropFit()
+	r.env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out FILE refits them)", f.init, f.out)
+	val, err := m.Validate(ctx)
+	if errors.Is(err, context.Canceled) {
+		return false, fmt.Errorf("interrupted during the final validation, after %d+%d training steps; %s", res.Steps1, res.Steps2, r.resume())
+	}
+	if err != nil {
+		return false, r.keptAfter(err)
+	}
+	r.info.Metrics = &val
+	return true, nil
+}
+
+// recalibrationOf is the model's recalibration that --recalibrate-only
+// names ("": all of it).
+func recalibrationOf(m *core.Model, only string) func(context.Context, int) error {
+	switch only {
+	case "theta":
+		return m.RecalibrateTheta
+	case "conditions":
+		return m.RecalibrateConditions
+	case "theta-shape":
+		return m.RecalibrateThetaShapes
+	case "one-pass":
+		return m.RecalibrateOnePassConditions
+	case "band-shape":
+		return m.RecalibrateBandShapes
+	case "theta-prior":
+		return m.RecalibrateThetaPrior
+	case "delta-profile":
+		return m.RecalibrateDeltaProfile
+	}
+	return m.Recalibrate
+}
+
+// save writes the model to --out in the run's storage type (float64
+// where the weights exceed float32's range), keeping the weights
+// elsewhere, and saying where, when --out cannot take them.
+func (r *trainRun) save() error {
+	m, f := r.m, r.f
 	// Weights beyond float32's range still fit float64; NaN or
 	// infinities fit nothing.
-	if err := core.CheckStorable(m, dtype); err != nil {
+	if err := core.CheckStorable(m, r.dtype); err != nil {
 		if core.CheckStorable(m, nets.F64) != nil {
 			return fmt.Errorf("%w: the weights hold values no checkpoint can load, so nothing was written", err)
 		}
-		env.Notef("the weights exceed float32's range (%v); saving them as float64", err)
-		dtype = nets.F64
+		r.env.Notef("the weights exceed float32's range (%v); saving them as float64", err)
+		r.dtype = nets.F64
 	}
-	err = f.saveOut(outAtStart, m, info, dtype)
+	err := f.saveOut(r.outAtStart, m, r.info, r.dtype)
 	if errors.Is(err, errOutTaken) {
-		path, err := keepIn(filepath.Dir(f.out), f.out, "", m, info, dtype)
+		path, err := keepIn(filepath.Dir(f.out), f.out, "", m, r.info, r.dtype)
 		if err != nil {
 			return fmt.Errorf("--out %s was made while this run trained (another run's?), and the trained weights could not be kept beside it (%v); nothing was written", f.out, err)
 		}
@@ -337,17 +418,13 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 		// --out was writable when training began (checkOutputPath), but
 		// the disk may have filled or the directory gone since: the
 		// trained weights must not be lost with the error.
-		path, kerr := keepInTemp(f.out, "", m, info, dtype)
+		path, kerr := keepInTemp(f.out, "", m, r.info, r.dtype)
 		if kerr != nil {
 			return fmt.Errorf("%w; the trained weights could not be kept elsewhere either (%v)", err, kerr)
 		}
 		return fmt.Errorf("%w; the trained weights are in %s instead (move it to %s)", err, path, f.out)
 	}
-	// What was written comes first; the partial files it settles
-	// (removed, or left) follow from it.
-	err = reportTrained(env, &f, cfg, res, info, init != nil, dropped)
-	settlePartialFiles(f.out, from, env)
-	return err
+	return nil
 }
 
 // reportTrained prints what train wrote to --out: its JSON object, or
