@@ -32,106 +32,43 @@ spread of single realizations, not an interval of the mean.` + metricGlossary,
 
 func runEval(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
-	path := fs.String("checkpoint", "", "checkpoint `file`, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
-	system := fs.String("system", "", "system of the embedded checkpoint: "+strings.Join(sims.Names(), ", "))
-	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
-	tasks := fs.Int("tasks", 200, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
-	context := fs.Int("context", 0, "context size (0, the default: the system's test size)")
-	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
-	seed := fs.Uint64("seed", 1, "evaluation seed")
-	samples := fs.Int("samples", 32, samplesUsage)
-	refine := fs.Int("refine", -1, refineUsage)
-	zThetaPrior := fs.Float64("z-theta-prior", -1, fmt.Sprintf("refine z_θ with the encoder's posterior widened by this factor, at most %g, as its prior (0: z_θ fixed; -1: the checkpoint's setting)", core.MaxZThetaPrior))
-	thetaPrior := fs.String("theta-prior", "", "form of refinement's prior on θ's logits around the encoder's estimate: 'logit' (a fixed width) or 'theta' (widened where θ's map flattens near a bound); default: the checkpoint's")
-	thetaPriorScale := fs.Float64("theta-prior-scale", 0, fmt.Sprintf("widen refinement's prior on θ's logits, its cap included, by this factor in [%g, %g] (0: the checkpoint's)", core.MinThetaPriorScale, core.MaxThetaPriorScale))
-	rawSpread := fs.Bool("raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (docs/benchmarks.md's predictive distribution as written)")
-	trueTheta := fs.Bool("true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
-	jsonOut := fs.Bool("json", false, "print one JSON object (a value that does not exist, such as θ coverage without a θ spread, is the string \"NaN\"; ±Inf \"Infinity\", \"-Infinity\")")
-	grid := fs.Bool("grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition (not with --context, --noise or --true-theta)")
-	gridContexts := fs.String("grid-contexts", "", "with --grid, these comma-separated context sizes instead of the system's (then no small contexts)")
-	gridNoises := fs.String("grid-noises", "", "with --grid, these comma-separated noise levels σ (each at most 1000) instead of 0,0.01,0.05,0.1")
+	var f evalFlags
+	f.register(fs)
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if err := refuseEmptyPaths(fs, "checkpoint"); err != nil {
 		return err
 	}
-	if err := checkCounts(*tasks, *samples, *context, *noise, *refine); err != nil {
+	if err := f.check(); err != nil {
 		return err
-	}
-	if *trueTheta && *refine > 0 {
-		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --refine %d", *refine)
-	}
-	if *trueTheta && *zThetaPrior != -1 {
-		return refinementSettingRefused(fmt.Sprintf("--z-theta-prior %v", *zThetaPrior), true, *refine)
-	}
-	if p := *thetaPrior; p != "" && !slices.Contains(core.ThetaPriors, p) {
-		return UsageError("--theta-prior %s: the forms are %s", core.QuoteInput(p), strings.Join(core.ThetaPriors, " and "))
-	}
-	if *thetaPrior != "" {
-		if err := refinementSettingRefused("--theta-prior "+*thetaPrior, *trueTheta, *refine); err != nil {
-			return err
-		}
-	}
-	if err := checkThetaPriorScale(*thetaPriorScale, *trueTheta, *refine); err != nil {
-		return err
-	}
-	if z := *zThetaPrior; !(z >= 0 && z <= core.MaxZThetaPrior || z == -1) {
-		return UsageError("--z-theta-prior %v: want a factor in [0, %g] (or -1 for the checkpoint's setting)", z, core.MaxZThetaPrior)
 	}
 	if env.check != nil {
-		grid, err := env.check.grid(ctx, *path, *system, *backbone)
+		grid, err := env.check.grid(ctx, f.path, f.system, f.backbone)
 		if err != nil {
 			return err
 		}
-		return checkLeavesTargets("--context", *context, grid)
+		return checkLeavesTargets("--context", f.context, grid)
 	}
-	m, info, source, err := loadModel(ctx, *path, *system, *backbone)
+	m, info, source, err := loadModel(ctx, f.path, f.system, f.backbone)
 	if err != nil {
 		return err
 	}
-	if *zThetaPrior >= 0 {
-		m.Config.Infer.ZThetaPrior = *zThetaPrior
-	}
-	if *thetaPrior != "" {
-		m.Config.Infer.ThetaPrior = *thetaPrior
-	}
-	if *thetaPriorScale != 0 {
-		m.Config.Infer.ThetaPriorScale = *thetaPriorScale
-	}
-	if *rawSpread {
-		m.UseRawSpread()
-	}
-	if err := checkLeavesTargets("--context", *context, m.Sys.Grid()); err != nil {
+	f.apply(m)
+	if err := checkLeavesTargets("--context", f.context, m.Sys.Grid()); err != nil {
 		return err
 	}
-	opt := core.EvalOptions{Tasks: *tasks, Context: *context, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine, TrueTheta: *trueTheta}
-	if *grid {
-		// The grid sets every cell's context and noise itself: a
-		// --context or --noise beside it would silently do nothing.
-		var clash []string
-		var empty error
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "context" || f.Name == "noise" || f.Name == "true-theta" {
-				clash = append(clash, "--"+f.Name)
-			}
-			// Given empty, a list would silently be the system's.
-			if (f.Name == "grid-contexts" || f.Name == "grid-noises") && f.Value.String() == "" && empty == nil {
-				empty = UsageError("--%s is empty: give comma-separated values, or leave the flag out for the system's", f.Name)
-			}
-		})
-		if empty != nil {
-			return empty
+	opt := core.EvalOptions{Tasks: f.tasks, Context: f.context, Noise: f.noise, Seed: f.seed, Samples: f.samples, Refine: f.refine, TrueTheta: f.trueTheta}
+	if f.grid {
+		if err := checkGridFlags(fs); err != nil {
+			return err
 		}
-		if len(clash) > 0 {
-			return UsageError("--grid sets each cell's context and noise (use --grid-contexts and --grid-noises) and scores θ's intervals; drop %s", strings.Join(clash, " and "))
-		}
-		conds, err := gridConditions(m, *gridContexts, *gridNoises)
+		conds, err := gridConditions(m, f.gridContexts, f.gridNoises)
 		if err != nil {
 			return err
 		}
-		return runEvalGrid(ctx, env, m, source, opt, conds, *jsonOut, unfinishedWarning(info, source))
-	} else if *gridContexts != "" || *gridNoises != "" {
+		return runEvalGrid(ctx, env, m, source, opt, conds, f.jsonOut, unfinishedWarning(info, source))
+	} else if f.gridContexts != "" || f.gridNoises != "" {
 		return UsageError("--grid-contexts and --grid-noises need --grid")
 	}
 	var prog *taskProgress
@@ -149,39 +86,148 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	rep.Warnings = append(rep.Warnings, unfinishedWarning(info, source)...)
-	if *jsonOut {
+	if f.jsonOut {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			core.Report
 			Checkpoint string `json:"checkpoint"`           // where the weights came from
 			RawSpread  bool   `json:"raw_spread,omitempty"` // scored without the recalibrated spread
-		}{rep, source, *rawSpread})
+		}{rep, source, f.rawSpread})
 	}
-	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(rep.Backbone), source)
-	fmt.Fprintf(env.Stdout, "%s, context %d, noise %g, seed %d, %s, %s", core.Count(rep.Tasks, "realization"), rep.Context, rep.Noise, rep.Seed, core.Count(rep.Samples, "sample"), core.Count(rep.Refine, "refinement step"))
-	if rep.TrueTheta {
-		fmt.Fprint(env.Stdout, ", true θ given")
+	writeEvalText(env.Stdout, m, rep, source, &f)
+	return nil
+}
+
+// evalFlags are eval's flags.
+type evalFlags struct {
+	path, system, backbone              string
+	tasks, context, samples, refine     int
+	noise, zThetaPrior, thetaPriorScale float64
+	seed                                uint64
+	thetaPrior                          string
+	rawSpread, trueTheta, jsonOut, grid bool
+	gridContexts, gridNoises            string
+}
+
+func (f *evalFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.path, "checkpoint", "", "checkpoint `file`, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
+	fs.StringVar(&f.system, "system", "", "system of the embedded checkpoint: "+strings.Join(sims.Names(), ", "))
+	fs.StringVar(&f.backbone, "backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
+	fs.IntVar(&f.tasks, "tasks", 200, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
+	fs.IntVar(&f.context, "context", 0, "context size (0, the default: the system's test size)")
+	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to the context, at most 1000")
+	fs.Uint64Var(&f.seed, "seed", 1, "evaluation seed")
+	fs.IntVar(&f.samples, "samples", 32, samplesUsage)
+	fs.IntVar(&f.refine, "refine", -1, refineUsage)
+	fs.Float64Var(&f.zThetaPrior, "z-theta-prior", -1, fmt.Sprintf("refine z_θ with the encoder's posterior widened by this factor, at most %g, as its prior (0: z_θ fixed; -1: the checkpoint's setting)", core.MaxZThetaPrior))
+	fs.StringVar(&f.thetaPrior, "theta-prior", "", "form of refinement's prior on θ's logits around the encoder's estimate: 'logit' (a fixed width) or 'theta' (widened where θ's map flattens near a bound); default: the checkpoint's")
+	fs.Float64Var(&f.thetaPriorScale, "theta-prior-scale", 0, fmt.Sprintf("widen refinement's prior on θ's logits, its cap included, by this factor in [%g, %g] (0: the checkpoint's)", core.MinThetaPriorScale, core.MaxThetaPriorScale))
+	fs.BoolVar(&f.rawSpread, "raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (docs/benchmarks.md's predictive distribution as written)")
+	fs.BoolVar(&f.trueTheta, "true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
+	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object (a value that does not exist, such as θ coverage without a θ spread, is the string \"NaN\"; ±Inf \"Infinity\", \"-Infinity\")")
+	fs.BoolVar(&f.grid, "grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition (not with --context, --noise or --true-theta)")
+	fs.StringVar(&f.gridContexts, "grid-contexts", "", "with --grid, these comma-separated context sizes instead of the system's (then no small contexts)")
+	fs.StringVar(&f.gridNoises, "grid-noises", "", "with --grid, these comma-separated noise levels σ (each at most 1000) instead of 0,0.01,0.05,0.1")
+}
+
+// check refuses flag values out of their bounds and refinement settings
+// that a run without refinement would ignore.
+func (f *evalFlags) check() error {
+	if err := checkCounts(f.tasks, f.samples, f.context, f.noise, f.refine); err != nil {
+		return err
 	}
-	if *rawSpread {
-		fmt.Fprint(env.Stdout, ", raw spread")
+	if f.trueTheta && f.refine > 0 {
+		return UsageError("--true-theta gives the model θ, which leaves nothing to refine: drop --refine %d", f.refine)
 	}
-	if *thetaPrior != "" || *thetaPriorScale != 0 { // a setting in place of the checkpoint's
-		fmt.Fprintf(env.Stdout, ", θ prior %s", m.Config.Infer.ThetaPriorWords())
+	if f.trueTheta && f.zThetaPrior != -1 {
+		return refinementSettingRefused(fmt.Sprintf("--z-theta-prior %v", f.zThetaPrior), true, f.refine)
 	}
-	fmt.Fprint(env.Stdout, "\n")
-	if line := failureLine(rep.Failures, rep.Tasks); line != "" {
-		fmt.Fprintf(env.Stdout, "failures: %s\n", line)
+	if p := f.thetaPrior; p != "" && !slices.Contains(core.ThetaPriors, p) {
+		return UsageError("--theta-prior %s: the forms are %s", core.QuoteInput(p), strings.Join(core.ThetaPriors, " and "))
 	}
-	for _, w := range rep.Warnings {
-		fmt.Fprintf(env.Stdout, "warning: %s\n", w)
+	if f.thetaPrior != "" {
+		if err := refinementSettingRefused("--theta-prior "+f.thetaPrior, f.trueTheta, f.refine); err != nil {
+			return err
+		}
 	}
-	fmt.Fprint(env.Stdout, "\n")
-	writeReportTable(env.Stdout, rep)
-	if n := scored(rep); n > 1 {
-		fmt.Fprintln(env.Stdout, sdFooter(n, false))
+	if err := checkThetaPriorScale(f.thetaPriorScale, f.trueTheta, f.refine); err != nil {
+		return err
+	}
+	if z := f.zThetaPrior; !(z >= 0 && z <= core.MaxZThetaPrior || z == -1) {
+		return UsageError("--z-theta-prior %v: want a factor in [0, %g] (or -1 for the checkpoint's setting)", z, core.MaxZThetaPrior)
 	}
 	return nil
+}
+
+// apply sets the inference settings the flags give in place of the
+// checkpoint's.
+func (f *evalFlags) apply(m *core.Model) {
+	if f.zThetaPrior >= 0 {
+		m.Config.Infer.ZThetaPrior = f.zThetaPrior
+	}
+	if f.thetaPrior != "" {
+		m.Config.Infer.ThetaPrior = f.thetaPrior
+	}
+	if f.thetaPriorScale != 0 {
+		m.Config.Infer.ThetaPriorScale = f.thetaPriorScale
+	}
+	if f.rawSpread {
+		m.UseRawSpread()
+	}
+}
+
+// checkGridFlags refuses, beside --grid, the flags it overrides and an
+// empty list.
+func checkGridFlags(fs *flag.FlagSet) error {
+	// The grid sets every cell's context and noise itself: a --context
+	// or --noise beside it would silently do nothing.
+	var clash []string
+	var empty error
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "context" || f.Name == "noise" || f.Name == "true-theta" {
+			clash = append(clash, "--"+f.Name)
+		}
+		// Given empty, a list would silently be the system's.
+		if (f.Name == "grid-contexts" || f.Name == "grid-noises") && f.Value.String() == "" && empty == nil {
+			empty = UsageError("--%s is empty: give comma-separated values, or leave the flag out for the system's", f.Name)
+		}
+	})
+	if empty != nil {
+		return empty
+	}
+	if len(clash) > 0 {
+		return UsageError("--grid sets each cell's context and noise (use --grid-contexts and --grid-noises) and scores θ's intervals; drop %s", strings.Join(clash, " and "))
+	}
+	return nil
+}
+
+// writeEvalText prints eval's report as text: what was evaluated, the
+// failures and warnings, and the metrics' table.
+func writeEvalText(w io.Writer, m *core.Model, rep core.Report, source string, f *evalFlags) {
+	fmt.Fprintf(w, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(rep.Backbone), source)
+	fmt.Fprintf(w, "%s, context %d, noise %g, seed %d, %s, %s", core.Count(rep.Tasks, "realization"), rep.Context, rep.Noise, rep.Seed, core.Count(rep.Samples, "sample"), core.Count(rep.Refine, "refinement step"))
+	if rep.TrueTheta {
+		fmt.Fprint(w, ", true θ given")
+	}
+	if f.rawSpread {
+		fmt.Fprint(w, ", raw spread")
+	}
+	if f.thetaPrior != "" || f.thetaPriorScale != 0 { // a setting in place of the checkpoint's
+		fmt.Fprintf(w, ", θ prior %s", m.Config.Infer.ThetaPriorWords())
+	}
+	fmt.Fprint(w, "\n")
+	if line := failureLine(rep.Failures, rep.Tasks); line != "" {
+		fmt.Fprintf(w, "failures: %s\n", line)
+	}
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	fmt.Fprint(w, "\n")
+	writeReportTable(w, rep)
+	if n := scored(rep); n > 1 {
+		fmt.Fprintln(w, sdFooter(n, false))
+	}
 }
 
 // maxFailureIndices is how many failed realizations failureLine names,
