@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -126,87 +127,37 @@ func kohThroughput(koh compareMethod) float64 {
 
 func runCompare(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
-	var files stringList
-	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --checkpoint, whose first file names it)")
-	fs.Var(&files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of the system are always included)")
-	tasks := fs.Int("tasks", 50, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
-	contextN := fs.Int("context", 0, "context size (0, the default: the system's test size)")
-	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
-	seed := fs.Uint64("seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
-	samples := fs.Int("samples", 32, "APIC "+samplesUsage)
-	refine := fs.Int("refine", -1, fmt.Sprintf("APIC refinement steps on the context, at most %d (0: one-pass amortized; -1: each checkpoint's setting)", core.LimitRefine.Max))
-	starts := fs.Int("starts", 8, fmt.Sprintf("KOH-GP L-BFGS starts per realization (Latin hypercube over the prior), at most %d", core.LimitKOHStarts.Max))
-	workers := fs.Int("workers", 0, "KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel (default: GOMAXPROCS; never more than there are realizations or members to fit)")
-	methodList := fs.String("methods", strings.Join(compareDefaultMethods, ","), "the methods to compare, comma separated: "+strings.Join(compareMethodNames, ", ")+", or all (apic: every APIC checkpoint; bcpi and cpinn take seconds to minutes per realization)")
-	members := fs.Int("members", cpinn.DefaultMembers, fmt.Sprintf("Correction-PINN ensemble members per realization (the paper's 20), at most %d", core.LimitMembers.Max))
-	pinnSteps := fs.Int("steps", cpinn.DefaultSteps, fmt.Sprintf("Correction-PINN full-batch Adam steps per member, at most %d", core.LimitSteps.Max))
-	bcpiStarts := fs.Int("bcpi-starts", bcpi.DefaultStarts, fmt.Sprintf("BCPI L-BFGS starts of the MAP search per realization (the authors' 10), at most %d", core.LimitBCPIStarts.Max))
-	mcmc := fs.Int("mcmc", bcpi.DefaultSteps, fmt.Sprintf("BCPI adaptive Metropolis steps per realization after the MAP (the second half is kept), %d to %d", core.LimitMCMC.Min, core.LimitMCMC.Max))
-	rawSpread := fs.Bool("raw-spread", false, "score APIC's Monte-Carlo mixture collapsed to its mean and variance, without the checkpoints' recalibrated spread")
-	jsonOut := fs.Bool("json", false, "print one JSON object")
+	var f compareFlags
+	f.register(fs)
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if slices.Contains(files, "") {
+	if slices.Contains(f.files, "") {
 		return emptyPathError("checkpoint")
 	}
-	sys, err := compareSystem(ctx, *system, files)
+	sys, err := compareSystem(ctx, f.system, f.files)
 	if err != nil {
 		return err
 	}
-	if err := checkCounts(*tasks, *samples, *contextN, *noise, *refine); err != nil {
-		return err
-	}
-	if *workers < 0 {
-		return UsageError("--workers must be ≥ 0 (0: one per core), got %d", *workers)
-	}
-	chosen, err := parseCompareMethods(*methodList)
+	chosen, err := f.check(env, fs, sys)
 	if err != nil {
 		return err
-	}
-	if err := checkBudgetFlags(fs, chosen); err != nil {
-		return err
-	}
-	if err := checkAPICFlags(fs, chosen); err != nil {
-		return err
-	}
-	if err := dropUnsupported(env, fs, sys, chosen); err != nil {
-		return err
-	}
-	for _, c := range []struct {
-		l core.Limit
-		v int
-	}{{core.LimitKOHStarts, *starts}, {core.LimitMembers, *members}, {core.LimitSteps, *pinnSteps}, {core.LimitMCMC, *mcmc}, {core.LimitBCPIStarts, *bcpiStarts}} {
-		if err := c.l.Check(c.v); err != nil {
-			return UsageError("--%v", err)
-		}
-	}
-	if err := checkLeavesTargets("--context", *contextN, sys.Grid()); err != nil {
-		return err
-	}
-	// Checked now, not after the APIC timing has run: KOH-GP would fail
-	// on the first realization.
-	if n := cmp.Or(*contextN, sys.TestContext()); chosen[kohgp.Name] && n < kohgp.MinContext {
-		return UsageError("--context must be ≥ %d for compare (KOH-GP needs at least %d context observations), got %d", kohgp.MinContext, kohgp.MinContext, n)
-	}
-	if math.IsNaN(*noise) || math.IsInf(*noise, 0) {
-		return UsageError("--noise must be finite")
 	}
 	var models []namedModel
 	if chosen[compareAPICName] {
-		if models, err = compareModels(ctx, sys.Name(), files); err != nil {
+		if models, err = compareModels(ctx, sys.Name(), f.files); err != nil {
 			return err
 		}
 	}
-	if *rawSpread {
+	if f.rawSpread {
 		for _, nm := range models {
 			nm.model.UseRawSpread()
 		}
 	}
-	if *workers == 0 {
-		*workers = runtime.GOMAXPROCS(0)
+	if f.workers == 0 {
+		f.workers = runtime.GOMAXPROCS(0)
 	}
-	opt := core.EvalOptions{Tasks: *tasks, Context: *contextN, Noise: *noise, Seed: *seed, Samples: *samples, Refine: *refine}
+	opt := core.EvalOptions{Tasks: f.tasks, Context: f.context, Noise: f.noise, Seed: f.seed, Samples: f.samples, Refine: f.refine}
 	test, err := core.TestTasksContext(ctx, sys, opt)
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
@@ -214,47 +165,131 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if len(models) == 0 && chosen[compareAPICName] {
 		env.Notef("no APIC checkpoint for %s (none embedded, none given with --checkpoint); running the baselines only", sys.Name())
 	}
+	methods, failed, err := runCompareMethods(ctx, env, sys, models, test, opt, chosen, &f)
+	if err != nil {
+		return err
+	}
+	if f.jsonOut {
+		return writeCompareJSON(env.Stdout, sys, test, opt, methods, failed, f.starts, f.workers, f.rawSpread)
+	}
+	writeCompareText(env.Stdout, sys, test, opt, methods, f.starts, f.workers, f.rawSpread)
+	if len(failed) > 0 {
+		fmt.Fprintln(env.Stdout)
+	}
+	for _, fm := range failed {
+		fmt.Fprintf(env.Stdout, "left out: %s, %s\n", fm.Name, fm.Reason)
+	}
+	return nil
+}
 
-	var methods []compareMethod
-	var failed []failedMethod
+// compareFlags are compare's flags.
+type compareFlags struct {
+	files                                    stringList
+	system, methodList                       string
+	tasks, context, samples, refine, workers int
+	starts, members, pinnSteps, bcpiStarts   int
+	mcmc                                     int
+	noise                                    float64
+	seed                                     uint64
+	rawSpread, jsonOut                       bool
+}
+
+func (f *compareFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --checkpoint, whose first file names it)")
+	fs.Var(&f.files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of the system are always included)")
+	fs.IntVar(&f.tasks, "tasks", 50, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
+	fs.IntVar(&f.context, "context", 0, "context size (0, the default: the system's test size)")
+	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to the context, at most 1000")
+	fs.Uint64Var(&f.seed, "seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
+	fs.IntVar(&f.samples, "samples", 32, "APIC "+samplesUsage)
+	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("APIC refinement steps on the context, at most %d (0: one-pass amortized; -1: each checkpoint's setting)", core.LimitRefine.Max))
+	fs.IntVar(&f.starts, "starts", 8, fmt.Sprintf("KOH-GP L-BFGS starts per realization (Latin hypercube over the prior), at most %d", core.LimitKOHStarts.Max))
+	fs.IntVar(&f.workers, "workers", 0, "KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel (default: GOMAXPROCS; never more than there are realizations or members to fit)")
+	fs.StringVar(&f.methodList, "methods", strings.Join(compareDefaultMethods, ","), "the methods to compare, comma separated: "+strings.Join(compareMethodNames, ", ")+", or all (apic: every APIC checkpoint; bcpi and cpinn take seconds to minutes per realization)")
+	fs.IntVar(&f.members, "members", cpinn.DefaultMembers, fmt.Sprintf("Correction-PINN ensemble members per realization (the paper's 20), at most %d", core.LimitMembers.Max))
+	fs.IntVar(&f.pinnSteps, "steps", cpinn.DefaultSteps, fmt.Sprintf("Correction-PINN full-batch Adam steps per member, at most %d", core.LimitSteps.Max))
+	fs.IntVar(&f.bcpiStarts, "bcpi-starts", bcpi.DefaultStarts, fmt.Sprintf("BCPI L-BFGS starts of the MAP search per realization (the authors' 10), at most %d", core.LimitBCPIStarts.Max))
+	fs.IntVar(&f.mcmc, "mcmc", bcpi.DefaultSteps, fmt.Sprintf("BCPI adaptive Metropolis steps per realization after the MAP (the second half is kept), %d to %d", core.LimitMCMC.Min, core.LimitMCMC.Max))
+	fs.BoolVar(&f.rawSpread, "raw-spread", false, "score APIC's Monte-Carlo mixture collapsed to its mean and variance, without the checkpoints' recalibrated spread")
+	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object")
+}
+
+// check refuses flag values out of their bounds or that the chosen
+// methods would ignore, and returns the methods chosen.
+func (f *compareFlags) check(env *Env, fs *flag.FlagSet, sys sims.System) (map[string]bool, error) {
+	if err := checkCounts(f.tasks, f.samples, f.context, f.noise, f.refine); err != nil {
+		return nil, err
+	}
+	if f.workers < 0 {
+		return nil, UsageError("--workers must be ≥ 0 (0: one per core), got %d", f.workers)
+	}
+	chosen, err := parseCompareMethods(f.methodList)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkBudgetFlags(fs, chosen); err != nil {
+		return nil, err
+	}
+	if err := checkAPICFlags(fs, chosen); err != nil {
+		return nil, err
+	}
+	if err := dropUnsupported(env, fs, sys, chosen); err != nil {
+		return nil, err
+	}
+	for _, c := range []struct {
+		l core.Limit
+		v int
+	}{{core.LimitKOHStarts, f.starts}, {core.LimitMembers, f.members}, {core.LimitSteps, f.pinnSteps}, {core.LimitMCMC, f.mcmc}, {core.LimitBCPIStarts, f.bcpiStarts}} {
+		if err := c.l.Check(c.v); err != nil {
+			return nil, UsageError("--%v", err)
+		}
+	}
+	if err := checkLeavesTargets("--context", f.context, sys.Grid()); err != nil {
+		return nil, err
+	}
+	// Checked now, not after the APIC timing has run: KOH-GP would fail
+	// on the first realization.
+	if n := cmp.Or(f.context, sys.TestContext()); chosen[kohgp.Name] && n < kohgp.MinContext {
+		return nil, UsageError("--context must be ≥ %d for compare (KOH-GP needs at least %d context observations), got %d", kohgp.MinContext, kohgp.MinContext, n)
+	}
+	if math.IsNaN(f.noise) || math.IsInf(f.noise, 0) {
+		return nil, UsageError("--noise must be finite")
+	}
+	return chosen, nil
+}
+
+// runCompareMethods runs every APIC model and the chosen baselines on
+// the test realizations and summarises each method that scored some;
+// failed lists those left out.
+func runCompareMethods(ctx context.Context, env *Env, sys sims.System, models []namedModel, test []sims.Task, opt core.EvalOptions, chosen map[string]bool, f *compareFlags) (methods []compareMethod, failed []failedMethod, err error) {
 	for _, m := range models {
 		cm, err := compareAPIC(ctx, env, sys, m, test, opt)
 		if out, err := leaveOut(env, m.name, err, &failed); err != nil {
-			return err
+			return nil, nil, err
 		} else if out {
 			continue
 		}
 		methods = append(methods, cm)
 	}
 	baselines, err := compareBaselines(ctx, env, sys, test, chosen, baselineSettings{
-		starts: *starts, seed: *seed, workers: *workers, members: *members, steps: *pinnSteps, mcmc: *mcmc, bcpiStarts: *bcpiStarts,
+		starts: f.starts, seed: f.seed, workers: f.workers, members: f.members, steps: f.pinnSteps, mcmc: f.mcmc, bcpiStarts: f.bcpiStarts,
 	}, &failed)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	methods = append(baselines, methods...)
 	if len(methods) == 0 && len(failed) > 0 {
-		return fmt.Errorf("compare: every method failed on every realization (%s: %s)", failed[0].Name, failed[0].Reason)
+		return nil, nil, fmt.Errorf("compare: every method failed on every realization (%s: %s)", failed[0].Name, failed[0].Reason)
 	}
 	if len(methods) == 0 {
-		return UsageError("nothing to compare: --methods %s selects no method for %s", core.QuoteInput(*methodList), sys.Name())
+		return nil, nil, UsageError("nothing to compare: --methods %s selects no method for %s", core.QuoteInput(f.methodList), sys.Name())
 	}
 	for i := range methods {
 		rep := core.Summarise(sys, methods[i].Run.Metrics)
-		rep.System, rep.Tasks, rep.Context, rep.Noise, rep.Seed = sys.Name(), len(test), test[0].Context.Len(), *noise, *seed
+		rep.System, rep.Tasks, rep.Context, rep.Noise, rep.Seed = sys.Name(), len(test), test[0].Context.Len(), f.noise, f.seed
 		methods[i].Report = rep
 	}
-	if *jsonOut {
-		return writeCompareJSON(env.Stdout, sys, test, opt, methods, failed, *starts, *workers, *rawSpread)
-	}
-	writeCompareText(env.Stdout, sys, test, opt, methods, *starts, *workers, *rawSpread)
-	if len(failed) > 0 {
-		fmt.Fprintln(env.Stdout)
-	}
-	for _, f := range failed {
-		fmt.Fprintf(env.Stdout, "left out: %s, %s\n", f.Name, f.Reason)
-	}
-	return nil
+	return methods, failed, nil
 }
 
 // failedMethod is a method left out of a comparison because every
