@@ -64,13 +64,10 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 	wantText := strings.Join(want, ",")
 	recs := newCSVRecords(ctx, r, name)
 	defer recs.Close()
-	bad := recs.bad
 	if recs.looksBinary() {
 		return sims.Context{}, UsageError("%s: not a CSV text file (binary data); want a header %q and one observation per row", name, wantText)
 	}
-	read := recs.next
-
-	header, line, err := read()
+	header, line, err := recs.next()
 	switch {
 	case err == io.EOF:
 		return sims.Context{}, UsageError("%s: %s; want a header %q and one observation per row", name, recs.noRecordWhat(), wantText)
@@ -78,7 +75,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		return sims.Context{}, err
 	}
 	header = append([]string(nil), header...) // ReuseRecord
-	ns, nc := len(g.StateNames), len(g.Channels)
+	ns := len(g.StateNames)
 	col, err := headerColumns(header, want, ns)
 	if err != nil {
 		isHeader := func(fields []string) bool {
@@ -89,14 +86,12 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		if hint == "" {
 			hint = headerSystemHint(header, &g)
 		}
-		return sims.Context{}, bad(line, "%v%s", err, hint)
+		return sims.Context{}, recs.bad(line, "%v%s", err, hint)
 	}
-	fieldsText := strings.Join(header, ",")
-	loc := newGridLocator(g)
+	p := &obsParser{g: g, want: want, header: header, col: col, sane: sane, bad: recs.bad, loc: newGridLocator(g), firstLine: map[string]int{}}
 	var obs sims.Context
-	firstLine := map[string]int{} // duplicate key → line of its first row
 	for {
-		rec, line, err := read()
+		rec, line, err := recs.next()
 		if err == io.EOF {
 			break
 		}
@@ -104,95 +99,160 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 			return sims.Context{}, err
 		}
 		if l := core.LimitObservations; obs.Len() == l.Max {
-			return sims.Context{}, bad(line, "more than %d observations, the %s limit (%s)", l.Max, l.Name, l.Why)
+			return sims.Context{}, recs.bad(line, "more than %d observations, the %s limit (%s)", l.Max, l.Name, l.Why)
 		}
-		if len(rec) != len(header) {
-			msg := fmt.Sprintf("%s, want %d (%s)", core.Count(len(rec), "field"), len(header), fieldsText)
-			if hint := semicolonDecimalHint(strings.Join(rec, ","), len(header)); hint != "" {
-				msg += "; " + hint
-			} else if d := foreignDelimiter(rec); d != "" {
-				msg += "; fields are separated by " + d + ", want commas"
-			} else if hint := decimalCommaHint(rec, len(header)); hint != "" {
-				msg += "; " + hint
-			}
-			return sims.Context{}, bad(line, "%s", msg)
+		if err := p.row(&obs, rec, line); err != nil {
+			return sims.Context{}, err
 		}
-		state := make([]float64, ns)
-		for d := range ns {
-			text := rec[col[d]]
-			if text == "" {
-				return sims.Context{}, bad(line, "%s is empty", want[d])
-			}
-			v, err := parseCell(want[d], text)
-			if err != nil {
-				return sims.Context{}, bad(line, "%v%s", err, cellHint(rec, text))
-			}
-			if d < len(g.Lo) && d < len(g.Hi) && (v < g.Lo[d] || v > g.Hi[d]) {
-				return sims.Context{}, bad(line, "%s = %s is outside the domain [%s, %s]", want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
-			}
-			state[d] = v
-		}
-		values, mask := make([]float64, nc), make([]bool, nc)
-		observed := 0
-		for c := range nc {
-			if col[ns+c] < 0 { // a channel the file has no column for
-				continue
-			}
-			text := rec[col[ns+c]]
-			if text == "" {
-				continue
-			}
-			v, err := parseCell(want[ns+c], text)
-			if err != nil {
-				return sims.Context{}, bad(line, "%v%s%s", err, cellHint(rec, text), missingHint(text, nc))
-			}
-			if c < len(sane) && math.Abs(v) > sane[c] {
-				return sims.Context{}, bad(line, "%s = %s is beyond the sane range |%s| ≤ %.4g (%d times the largest |%s| the system's training saw): check the units and the columns",
-					want[ns+c], fmtFloat(v), want[ns+c], sane[c], core.SaneFactor, want[ns+c])
-			}
-			values[c], mask[c] = v, true
-			observed++
-		}
-		if observed == 0 {
-			var present []string // the file's channel columns
-			for c := range nc {
-				if col[ns+c] >= 0 {
-					present = append(present, g.Channels[c])
-				}
-			}
-			if len(present) == 1 {
-				return sims.Context{}, bad(line, "%s is empty", present[0])
-			}
-			return sims.Context{}, bad(line, "no observed value (%s are all empty)", strings.Join(present, ", "))
-		}
-		written := state
-		state, wrapped := loc.wrap(state)
-		idx := loc.locate(state)
-		key := stateKey(state, idx)
-		if idx >= 0 {
-			state = append([]float64(nil), g.States[idx]...) // exactly on the grid
-		}
-		if first, dup := firstLine[key]; dup {
-			at, same := describeState(g, state), ""
-			if w := describeState(g, written); w != at {
-				same = ", the grid point " + at + " within the grid's tolerance"
-				if wrapped {
-					same = ", the same state as " + at + ", where the periodic domain wraps around"
-				}
-				at = w
-			}
-			return sims.Context{}, bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first, same)
-		}
-		firstLine[key] = line
-		obs.States = append(obs.States, state)
-		obs.Values = append(obs.Values, values)
-		obs.Mask = append(obs.Mask, mask)
-		obs.GridIndex = append(obs.GridIndex, idx)
 	}
 	if obs.Len() == 0 {
-		return sims.Context{}, UsageError("%s: no observations after the header %q", name, fieldsText)
+		return sims.Context{}, UsageError("%s: no observations after the header %q", name, strings.Join(header, ","))
 	}
 	return obs, nil
+}
+
+// obsParser reads the rows of an observations file after its header:
+// want are the columns a file may have (states, then channels), col
+// where each is in the file's header (−1: absent), sane the largest
+// magnitude accepted per channel.
+type obsParser struct {
+	g            sims.Grid
+	want, header []string
+	col          []int
+	sane         []float64
+	bad          func(line int, format string, args ...any) error
+	loc          gridLocator
+	firstLine    map[string]int // duplicate key → line of its first row
+}
+
+// row appends the observation of record rec, at line, to obs.
+func (p *obsParser) row(obs *sims.Context, rec []string, line int) error {
+	if len(rec) != len(p.header) {
+		return p.fieldCountError(rec, line)
+	}
+	state, err := p.state(rec, line)
+	if err != nil {
+		return err
+	}
+	values, mask, err := p.values(rec, line)
+	if err != nil {
+		return err
+	}
+	state, idx, err := p.place(state, line)
+	if err != nil {
+		return err
+	}
+	obs.States = append(obs.States, state)
+	obs.Values = append(obs.Values, values)
+	obs.Mask = append(obs.Mask, mask)
+	obs.GridIndex = append(obs.GridIndex, idx)
+	return nil
+}
+
+// fieldCountError is the error for a record with the wrong number of
+// fields, with a hint where another separator or decimal comma explains
+// it.
+func (p *obsParser) fieldCountError(rec []string, line int) error {
+	msg := fmt.Sprintf("%s, want %d (%s)", core.Count(len(rec), "field"), len(p.header), strings.Join(p.header, ","))
+	if hint := semicolonDecimalHint(strings.Join(rec, ","), len(p.header)); hint != "" {
+		msg += "; " + hint
+	} else if d := foreignDelimiter(rec); d != "" {
+		msg += "; fields are separated by " + d + ", want commas"
+	} else if hint := decimalCommaHint(rec, len(p.header)); hint != "" {
+		msg += "; " + hint
+	}
+	return p.bad(line, "%s", msg)
+}
+
+// state reads a record's state coordinates, each inside the domain.
+func (p *obsParser) state(rec []string, line int) ([]float64, error) {
+	g := p.g
+	state := make([]float64, len(g.StateNames))
+	for d := range state {
+		text := rec[p.col[d]]
+		if text == "" {
+			return nil, p.bad(line, "%s is empty", p.want[d])
+		}
+		v, err := parseCell(p.want[d], text)
+		if err != nil {
+			return nil, p.bad(line, "%v%s", err, cellHint(rec, text))
+		}
+		if d < len(g.Lo) && d < len(g.Hi) && (v < g.Lo[d] || v > g.Hi[d]) {
+			return nil, p.bad(line, "%s = %s is outside the domain [%s, %s]", p.want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
+		}
+		state[d] = v
+	}
+	return state, nil
+}
+
+// values reads a record's channel values (an empty cell or absent
+// column: not observed), each within its sane range, at least one
+// observed.
+func (p *obsParser) values(rec []string, line int) (values []float64, mask []bool, err error) {
+	ns, nc := len(p.g.StateNames), len(p.g.Channels)
+	values, mask = make([]float64, nc), make([]bool, nc)
+	observed := 0
+	for c := range nc {
+		if p.col[ns+c] < 0 { // a channel the file has no column for
+			continue
+		}
+		text := rec[p.col[ns+c]]
+		if text == "" {
+			continue
+		}
+		name := p.want[ns+c]
+		v, err := parseCell(name, text)
+		if err != nil {
+			return nil, nil, p.bad(line, "%v%s%s", err, cellHint(rec, text), missingHint(text, nc))
+		}
+		if c < len(p.sane) && math.Abs(v) > p.sane[c] {
+			return nil, nil, p.bad(line, "%s = %s is beyond the sane range |%s| ≤ %.4g (%d times the largest |%s| the system's training saw): check the units and the columns",
+				name, fmtFloat(v), name, p.sane[c], core.SaneFactor, name)
+		}
+		values[c], mask[c] = v, true
+		observed++
+	}
+	if observed > 0 {
+		return values, mask, nil
+	}
+	var present []string // the file's channel columns
+	for c := range nc {
+		if p.col[ns+c] >= 0 {
+			present = append(present, p.g.Channels[c])
+		}
+	}
+	if len(present) == 1 {
+		return nil, nil, p.bad(line, "%s is empty", present[0])
+	}
+	return nil, nil, p.bad(line, "no observed value (%s are all empty)", strings.Join(present, ", "))
+}
+
+// place puts a state on the grid where it lies on it (within the grid's
+// tolerance, a periodic coordinate wrapped), returning the state and its
+// grid index (−1: off the grid), and refuses a second observation of a
+// state.
+func (p *obsParser) place(state []float64, line int) ([]float64, int, error) {
+	g := p.g
+	written := state
+	state, wrapped := p.loc.wrap(state)
+	idx := p.loc.locate(state)
+	key := stateKey(state, idx)
+	if idx >= 0 {
+		state = append([]float64(nil), g.States[idx]...) // exactly on the grid
+	}
+	if first, dup := p.firstLine[key]; dup {
+		at, same := describeState(g, state), ""
+		if w := describeState(g, written); w != at {
+			same = ", the grid point " + at + " within the grid's tolerance"
+			if wrapped {
+				same = ", the same state as " + at + ", where the periodic domain wraps around"
+			}
+			at = w
+		}
+		return nil, 0, p.bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first, same)
+	}
+	p.firstLine[key] = line
+	return state, idx, nil
 }
 
 // headerColumns maps each wanted name to its column in header (−1 for
