@@ -47,3 +47,19 @@ func nearPriorWarnings(params []sims.Param, stds [][]float64) []string {
 	}
 	return out
 }
+
+// PriorWide is how many of the diagnosis's realizations gave this
+// parameter nearly its prior's deviation (nearPrior): intervals that
+// cover θ from almost any estimate, so that a coverage counting them
+// says little. The explorer shows it beside the verdict, as diagnose's
+// warning does.
+func (th ThetaDiagnostic) PriorWide() int {
+	p := sims.Param{Name: th.Name, Lo: th.PriorLo, Hi: th.PriorHi}
+	n := 0
+	for _, sd := range th.Std {
+		if nearPrior(p, sd) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -31,5 +32,17 @@ func TestNearPriorWarnings(t *testing.T) {
 	per[0].ThetaStd[0], per[2].ThetaStd[0] = 0.1, 0.1
 	if rep := Summarise(sys, per); len(rep.Warnings) != 0 {
 		t.Errorf("no deviation at the cap, warnings %q", rep.Warnings)
+	}
+}
+
+// PriorWide counts the realizations whose σ is nearly the prior's own,
+// by the rule of diagnose's warning: from 0.9 of (hi − lo)/√12 up,
+// NaN and 0 (a point estimate) not.
+func TestThetaDiagnosticPriorWide(t *testing.T) {
+	prior := (8.0 - 3.0) / math.Sqrt(12)
+	th := ThetaDiagnostic{Name: "omega", PriorLo: 3, PriorHi: 8,
+		Std: JSONFloats{prior, 0.9 * prior, 0.89 * prior, 0.01, 0, math.NaN()}}
+	if got := th.PriorWide(); got != 2 {
+		t.Fatalf("PriorWide = %d, want 2 (σ = prior's and 0.9 of it)", got)
 	}
 }

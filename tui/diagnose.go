@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -140,9 +141,32 @@ func (m Model) diagView(w, h int) []string {
 	case m.diag.res == nil:
 		lines = append(lines, "", fmt.Sprintf("computing over %d realizations…", m.realizations()))
 	default:
+		if note := priorWideNote(*m.diag.res); note != "" {
+			for _, l := range wrapLines(note, textW) {
+				lines = append(lines, t.paint(t.warn, l))
+			}
+		}
 		lines = append(lines, diagBody(*m.diag.res, textW, h-len(lines))...)
 	}
 	return block(t.cutMarked(lines, textW, h, diagMore), w, h)
+}
+
+// priorWideNote says which parameters had nearly their prior's
+// deviation in how many realizations ("" when none did), as apic
+// diagnose warns: such an interval covers θ from almost any estimate,
+// so the verdict's coverage and a "calibrated" counting them say
+// little, and θ̂ ± σ in the sidebar then means "anywhere in the prior".
+func priorWideNote(d core.Diagnostics) string {
+	var parts []string
+	for _, th := range d.Theta {
+		if n := th.PriorWide(); n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d/%d", cmp.Or(th.Symbol, th.Name), n, len(th.Std)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "σ ≈ the prior's own in " + strings.Join(parts, ", ") + ": those intervals cover θ from almost any θ̂"
 }
 
 // diagMore is the line that ends a diagnosis cut for room: the whole

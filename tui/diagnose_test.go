@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -453,5 +454,39 @@ func TestDiagnosticsCutSaysSo(t *testing.T) {
 	}
 	if lines := m.diagView(49, len(full)); strings.Contains(strings.Join(lines, "\n"), "more line") {
 		t.Errorf("a diagnosis that fits is marked cut:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// Where a parameter's σ is nearly its prior's own, the view says in how
+// many realizations, as apic diagnose warns: the verdict read
+// "calibrated" over intervals as wide as the prior box (spring at
+// context 8, σ 0.02: 16 of 32), which cover θ from almost any θ̂.
+func TestDiagnosticsSayWhereSigmaIsThePriors(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := openDiagnosis(t, newTest(t, "spring", size[0], size[1]))
+			if frame := m.render(); strings.Contains(frame, "prior's own") {
+				t.Fatalf("the note shows with no σ at the prior's:\n%s", frame)
+			}
+			res := *m.diag.res
+			res.Theta = slices.Clone(res.Theta)
+			th := &res.Theta[0]
+			th.Std = slices.Clone(th.Std)
+			wide := (th.PriorHi - th.PriorLo) / math.Sqrt(12)
+			for i := 0; i < 3; i++ {
+				th.Std[i] = wide
+			}
+			m.diag.res = &res
+			frame := m.render()
+			want := fmt.Sprintf("ω 3/%d", len(th.Std))
+			if !strings.Contains(frame, "σ ≈ the prior's own in "+want) {
+				t.Errorf("the view lacks the prior-wide note %q:\n%s", want, frame)
+			}
+			for i, l := range strings.Split(frame, "\n") {
+				if w := displayWidth(l); w > size[0] {
+					t.Errorf("line %d is %d columns wide: %q", i, w, l)
+				}
+			}
+		})
 	}
 }
