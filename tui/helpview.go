@@ -1,13 +1,16 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"apic/core"
+	"apic/sims"
 )
 
 // fullHelp is the help view of ?, h lines tall: the help from line
@@ -151,13 +154,37 @@ func (m Model) thetaRowsHelp() []string {
 	const paren = "  θ̂ to σ's leading digit; short of room, σ in θ̂'s last digit: 1.13990(9) ±.00009"
 	n := samplesDrawn(m.sys(), m.backbone.value())
 	if n == samplesFor(m.sys()) {
-		return []string{fmt.Sprintf("θ rows: θ̂±1σ over %s; %s", core.Count(n, "sample"), hand), paren}
+		return []string{fmt.Sprintf("θ rows: θ̂±1σ over %s; %s", core.Count(n, "sample"), hand), paren, priorStdHelp(m.sys())}
 	}
 	return []string{
 		fmt.Sprintf("θ rows: θ̂ ± 1σ from the %s's single deterministic pass (%s);", m.backbone.value(), core.Count(n, "sample")),
 		"  " + hand,
 		paren,
+		priorStdHelp(m.sys()),
 	}
+}
+
+// priorStdHelp says where a θ row's σ stops: at its uniform prior's own
+// deviation, (hi − lo)/√12, the σ of knowing nothing but the prior box.
+// Without it a sparse context's "5.48±1.44" beside a truth of 5.47 reads
+// as a fair interval, where 1.44 is spring's cap and says that the
+// points pinned ω no better than the prior did. Parameters with the same
+// prior share one figure ("α β η γ .289").
+func priorStdHelp(sys sims.System) string {
+	var order []string
+	names := map[string][]string{}
+	for _, p := range sys.Params() {
+		sd := compact(sig3((p.Hi - p.Lo) / math.Sqrt(12)))
+		if names[sd] == nil {
+			order = append(order, sd)
+		}
+		names[sd] = append(names[sd], cmp.Or(p.Symbol, p.Name))
+	}
+	parts := make([]string, len(order))
+	for i, sd := range order {
+		parts[i] = strings.Join(names[sd], " ") + " " + sd
+	}
+	return "  σ ≤ its prior's, (hi − lo)/√12, " + strings.Join(parts, ", ") + ": near it, data barely pin θ"
 }
 
 // metricsHelp says what the sidebar's metrics measure and which way

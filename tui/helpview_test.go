@@ -105,3 +105,25 @@ func TestKeyBehindHelpClosesIt(t *testing.T) {
 		t.Errorf("r over the help: help open %v, seed %d (was %d); want the help closed and a new realization", m.help.ShowAll, m.seed, seed)
 	}
 }
+
+// The help says where a θ row's σ stops, the prior's own deviation, and
+// gives it for the system on screen: spring at 5 points read
+// "ω 5.48±1.44" beside a truth of 5.47 with nothing to say that 1.44 is
+// the cap, the σ of knowing only the prior box.
+func TestHelpSaysThetaSigmaStopsAtThePriors(t *testing.T) {
+	for _, tc := range []struct{ sys, want string }{
+		{"spring", "ω 1.44:"}, {"lv", "α β η γ .289:"}, {"advdiff", "v .491, κ .0225:"},
+	} {
+		m := newTest(t, tc.sys, 80, 24)
+		lines := helpAt(m, 80)
+		whole := ansi.Strip(strings.Join(lines, "\n"))
+		if !strings.Contains(whole, "σ ≤ its prior's, (hi − lo)/√12, "+tc.want) {
+			t.Errorf("%s: the help lacks the prior's σ %q", tc.sys, tc.want)
+		}
+		for _, l := range lines {
+			if w := ansi.StringWidth(l); w > 80 {
+				t.Errorf("%s: help line %d wide: %q", tc.sys, w, l)
+			}
+		}
+	}
+}
