@@ -817,69 +817,101 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	}
 	var cfg core.Config
 	var init *core.Model
+	var err error
 	if f.init != "" {
-		file, m, info, err := readCheckpoint(ctx, f.init) // a FIFO waits for a writer: Ctrl-C ends the wait
-		if err != nil {
-			return core.Config{}, nil, checkpointFlagError("init", err)
-		}
-		if !f.set["dtype"] {
-			f.dtype = storageType(file)
-		}
-		if f.system != "" && f.system != m.Config.Arch.System {
-			return core.Config{}, nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
-		}
-		if err := f.initArchConflict(m.Config.Arch); err != nil {
+		if init, err = f.initModel(ctx); err != nil {
 			return core.Config{}, nil, err
 		}
-		if f.recalibrateOnly == "theta-prior" && m.Config.Infer.Refine <= 0 {
-			return core.Config{}, nil, UsageError("--recalibrate-only theta-prior: --init %s does not refine (its inference default is one pass), so θ's prior has no effect", f.init)
-		}
-		init, cfg, f.initInfo = m, m.Config, info
-		f.system = cfg.Arch.System
-	} else {
-		if f.system == "" {
-			return core.Config{}, nil, UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))
-		}
-		sys, err := sims.Lookup(f.system)
-		if err != nil {
-			return core.Config{}, nil, UsageError("%v", err)
-		}
-		b, err := core.ParseBackbone(f.backbone)
-		if err != nil {
-			return core.Config{}, nil, UsageError("%v", err)
-		}
-		cfg = core.DefaultConfig(sys, b)
-		form, err := core.ParseForm(f.form)
-		if err != nil {
-			return core.Config{}, nil, UsageError("%v", err)
-		}
-		cfg.Arch.Form = form
-		setPos(&cfg.Arch.Hidden, f.hidden)
-		setPos(&cfg.Arch.Layers, f.layers)
-		setPos(&cfg.Arch.LatentTheta, f.latent)
-		setPos(&cfg.Arch.LatentDelta, f.latent)
-		setPos(&cfg.Arch.LatentDelta, f.latentDelta)
-		setPos(&cfg.Arch.DecHidden, f.decHidden)
-		setPos(&cfg.Arch.DecLayers, f.decLayers)
-		setPos(&cfg.Arch.Heads, f.heads)
-		cfg.Arch.GridSummary = f.gridSummary
-		cfg.Arch.Basis = f.basis
-		if f.noThetaHint {
-			cfg.Arch.ThetaHint = false
-		}
-		if f.decAct != "silu" {
-			cfg.Arch.DecAct = f.decAct
-		}
+		cfg = init.Config
+	} else if cfg, err = f.freshConfig(); err != nil {
+		return core.Config{}, nil, err
 	}
-	// A fresh model takes every training flag (defaults included); a
-	// fine-tuned one keeps the --init checkpoint's settings except those
-	// given, so its file still records how it was trained.
-	given := func(name string) bool { return init == nil || f.set[name] }
-	t := &cfg.Train
+	if err := f.setTrain(&cfg.Train, cfg.Arch.System, init != nil); err != nil {
+		return core.Config{}, nil, err
+	}
+	if f.refine >= 0 {
+		cfg.Infer.Refine = f.refine
+	}
+	if err := cfg.Validate(); err != nil {
+		return core.Config{}, nil, UsageError("%v", err)
+	}
+	return cfg, init, nil
+}
+
+// initModel reads the --init checkpoint, checks the flags against it
+// and takes its storage type (unless --dtype is given), system and
+// record of training.
+func (f *trainFlags) initModel(ctx context.Context) (*core.Model, error) {
+	file, m, info, err := readCheckpoint(ctx, f.init) // a FIFO waits for a writer: Ctrl-C ends the wait
+	if err != nil {
+		return nil, checkpointFlagError("init", err)
+	}
+	if !f.set["dtype"] {
+		f.dtype = storageType(file)
+	}
+	if f.system != "" && f.system != m.Config.Arch.System {
+		return nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
+	}
+	if err := f.initArchConflict(m.Config.Arch); err != nil {
+		return nil, err
+	}
+	if f.recalibrateOnly == "theta-prior" && m.Config.Infer.Refine <= 0 {
+		return nil, UsageError("--recalibrate-only theta-prior: --init %s does not refine (its inference default is one pass), so θ's prior has no effect", f.init)
+	}
+	f.initInfo, f.system = info, m.Config.Arch.System
+	return m, nil
+}
+
+// freshConfig is the default configuration of --system and --backbone
+// with the architecture flags given.
+func (f *trainFlags) freshConfig() (core.Config, error) {
+	if f.system == "" {
+		return core.Config{}, UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))
+	}
+	sys, err := sims.Lookup(f.system)
+	if err != nil {
+		return core.Config{}, UsageError("%v", err)
+	}
+	b, err := core.ParseBackbone(f.backbone)
+	if err != nil {
+		return core.Config{}, UsageError("%v", err)
+	}
+	cfg := core.DefaultConfig(sys, b)
+	form, err := core.ParseForm(f.form)
+	if err != nil {
+		return core.Config{}, UsageError("%v", err)
+	}
+	a := &cfg.Arch
+	a.Form = form
+	setPos(&a.Hidden, f.hidden)
+	setPos(&a.Layers, f.layers)
+	setPos(&a.LatentTheta, f.latent)
+	setPos(&a.LatentDelta, f.latent)
+	setPos(&a.LatentDelta, f.latentDelta)
+	setPos(&a.DecHidden, f.decHidden)
+	setPos(&a.DecLayers, f.decLayers)
+	setPos(&a.Heads, f.heads)
+	a.GridSummary = f.gridSummary
+	a.Basis = f.basis
+	if f.noThetaHint {
+		a.ThetaHint = false
+	}
+	if f.decAct != "silu" {
+		a.DecAct = f.decAct
+	}
+	return cfg, nil
+}
+
+// setTrain sets the training plan t of a model of system from the
+// flags. A fresh model takes every training flag (defaults included); a
+// fine-tuned one (resumed) keeps the --init checkpoint's settings except
+// those given, so its file still records how it was trained.
+func (f *trainFlags) setTrain(t *core.Train, system string, resumed bool) error {
+	given := func(name string) bool { return !resumed || f.set[name] }
 	if given("reg") {
 		reg, err := core.ParseRegularizer(f.reg)
 		if err != nil {
-			return core.Config{}, nil, UsageError("%v", err)
+			return UsageError("%v", err)
 		}
 		t.Reg = reg
 	}
@@ -889,11 +921,11 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	if f.steps2 >= 0 {
 		t.Steps2 = f.steps2
 	}
-	if err := f.checkInheritedPlan(*t, init != nil); err != nil {
-		return core.Config{}, nil, err
+	if err := f.checkInheritedPlan(*t, resumed); err != nil {
+		return err
 	}
 	if err := f.checkUnfinishedNoop(*t); err != nil {
-		return core.Config{}, nil, err
+		return err
 	}
 	if f.valEvery >= 0 {
 		t.ValEvery = f.valEvery
@@ -913,8 +945,8 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	// The cosine schedule decays from --lr to --lr-final: a final rate
 	// above the start would make it grow instead, towards a rate the
 	// run was never meant to reach (and diverge there).
-	if t.LRFinal > t.LR && (init == nil || f.set["lr"] || f.set["lr-final"]) {
-		return core.Config{}, nil, UsageError("--lr-final %v is above the learning rate %v (%s): the rate decays from --lr to --lr-final, so give --lr-final ≤ --lr (0: constant)", t.LRFinal, t.LR, lrSource(f, init != nil))
+	if t.LRFinal > t.LR && (!resumed || f.set["lr"] || f.set["lr-final"]) {
+		return UsageError("--lr-final %v is above the learning rate %v (%s): the rate decays from --lr to --lr-final, so give --lr-final ≤ --lr (0: constant)", t.LRFinal, t.LR, lrSource(f, resumed))
 	}
 	if given("seed") {
 		t.Seed = f.seed
@@ -925,23 +957,14 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	if f.contextRange != "" {
 		lo, hi, err := parseContextRange(f.contextRange)
 		if err != nil {
-			return core.Config{}, nil, UsageError("--context-range %s: %v", core.QuoteInput(f.contextRange), err)
+			return UsageError("--context-range %s: %v", core.QuoteInput(f.contextRange), err)
 		}
-		if err := core.CheckContextRange(cfg.Arch.System, lo, hi); err != nil {
-			return core.Config{}, nil, UsageError("--context-range %v", err)
+		if err := core.CheckContextRange(system, lo, hi); err != nil {
+			return UsageError("--context-range %v", err)
 		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
-	if err := setTrainNoise(t, f, init == nil); err != nil {
-		return core.Config{}, nil, err
-	}
-	if f.refine >= 0 {
-		cfg.Infer.Refine = f.refine
-	}
-	if err := cfg.Validate(); err != nil {
-		return core.Config{}, nil, UsageError("%v", err)
-	}
-	return cfg, init, nil
+	return setTrainNoise(t, f, !resumed)
 }
 
 // storageType is the --dtype that keeps a checkpoint's storage type:
