@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
 
 	"apic/core"
+	"apic/nets"
 )
 
 func init() {
@@ -70,65 +72,48 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	}
 	sort.Strings(names)
 	if *jsonOut {
-		tensors := map[string]any{}
-		for _, n := range names {
-			tensors[n] = map[string]any{"dtype": f.DTypes[n], "shape": f.Shapes[n]}
-		}
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		// "checkpoint" is the key eval, calibrate and train give the
-		// file; "file" is kept for the scripts that read it.
-		return enc.Encode(map[string]any{
-			"file": path, "checkpoint": path, "format_version": f.Metadata["format_version"],
-			"system": m.Config.Arch.System, "backbone": m.Config.Arch.Backbone, "config": m.Config,
-			"parameters": m.Params.Count(), "steps1": info.Steps1, "steps2": info.Steps2,
-			"wall_seconds": info.WallSeconds, "metrics": info.Metrics, "tensors": tensors,
-			"unfinished": info.Unfinished, "validation_step": info.ValidationStep,
-		})
+		return writeInspectJSON(env.Stdout, path, f, m, info, names)
 	}
-	w := env.Stdout
+	writeInspectText(env.Stdout, path, f, m, info, names)
+	return nil
+}
+
+// writeInspectJSON prints a checkpoint's description as one JSON
+// object.
+func writeInspectJSON(w io.Writer, path string, f *nets.File, m *core.Model, info core.Info, names []string) error {
+	tensors := map[string]any{}
+	for _, n := range names {
+		tensors[n] = map[string]any{"dtype": f.DTypes[n], "shape": f.Shapes[n]}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	// "checkpoint" is the key eval, calibrate and train give the file;
+	// "file" is kept for the scripts that read it.
+	return enc.Encode(map[string]any{
+		"file": path, "checkpoint": path, "format_version": f.Metadata["format_version"],
+		"system": m.Config.Arch.System, "backbone": m.Config.Arch.Backbone, "config": m.Config,
+		"parameters": m.Params.Count(), "steps1": info.Steps1, "steps2": info.Steps2,
+		"wall_seconds": info.WallSeconds, "metrics": info.Metrics, "tensors": tensors,
+		"unfinished": info.Unfinished, "validation_step": info.ValidationStep,
+	})
+}
+
+// writeInspectText prints a checkpoint's description: its model, how it
+// was trained, its inference settings, its validation and its tensors.
+func writeInspectText(w io.Writer, path string, f *nets.File, m *core.Model, info core.Info, names []string) {
 	a, t := m.Config.Arch, m.Config.Train
 	fmt.Fprintf(w, "%s\n  format version %s, %s/%s, %d parameters\n", path, f.Metadata["format_version"], a.System, a.Backbone, m.Params.Count())
 	if info.Unfinished {
 		fmt.Fprintf(w, "  unfinished: %s\n", unfinishedWords(path))
 	}
-	extras := ""
-	if a.DecAct != "" {
-		extras += ", f_ψ activation " + a.DecAct
-	}
-	if a.Basis > 0 {
-		extras += fmt.Sprintf(", f_ψ on %d basis functions", a.Basis)
-	}
-	if a.ThetaHint {
-		extras += ", θ hints"
-	}
-	if a.GridSummary {
-		extras += ", grid summary"
-	}
-	fmt.Fprintf(w, "  architecture: form %s, hidden %d×%d, latents θ %d δ %d, f_ψ %d×%d, heads %d%s\n",
-		a.Form, a.Hidden, a.Layers, a.LatentTheta, a.LatentDelta, a.DecHidden, a.DecLayers, a.Heads, extras)
+	fmt.Fprintf(w, "  architecture: %s\n", archWords(a))
 	ctxRange := ""
 	if t.ContextMin > 0 {
 		ctxRange = fmt.Sprintf(", contexts %d–%d", t.ContextMin, t.ContextMax)
 	}
 	fmt.Fprintf(w, "  training: %s, batch %d, lr %s, λθ %g, λδ %g, reg %s, %s, seed %d, %s%s\n",
 		stepsWords(info, t), t.Batch, lrWords(t), t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, trajectoriesWords(t.Trajectories), ctxRange)
-	in := m.Config.Infer
-	sy, sd := in.Scales()
-	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g, θ prior %s), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, in.ThetaPriorWords(), spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
-	if op := in.OnePass; op != nil {
-		sy, sd := op.Scales()
-		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f ×%.3f", spreadWords(*op), sy, sd, op.ThetaScale())
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  conditions: %s\n", conditionWords(in.Conditions))
-	if op := in.OnePass; op != nil {
-		words := conditionWords(op.Conditions)
-		if len(op.ThetaFloor) > 0 {
-			words += ", θ deviation floors"
-		}
-		fmt.Fprintf(w, "  one-pass conditions: %s\n", words)
-	}
+	writeInferenceWords(w, m.Config.Infer)
 	// Each run with --init adds its training time to its file's, so a
 	// short fine-tune shows the whole history's.
 	fmt.Fprintf(w, "  wall time: %.1f s of training, all runs together (recalibrations not counted)\n", info.WallSeconds)
@@ -144,7 +129,45 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	for _, n := range names {
 		fmt.Fprintf(w, "    %-28s %s %v\n", n, f.DTypes[n], f.Shapes[n])
 	}
-	return nil
+}
+
+// archWords describes an architecture in one line.
+func archWords(a core.Arch) string {
+	extras := ""
+	if a.DecAct != "" {
+		extras += ", f_ψ activation " + a.DecAct
+	}
+	if a.Basis > 0 {
+		extras += fmt.Sprintf(", f_ψ on %d basis functions", a.Basis)
+	}
+	if a.ThetaHint {
+		extras += ", θ hints"
+	}
+	if a.GridSummary {
+		extras += ", grid summary"
+	}
+	return fmt.Sprintf("form %s, hidden %d×%d, latents θ %d δ %d, f_ψ %d×%d, heads %d%s",
+		a.Form, a.Hidden, a.Layers, a.LatentTheta, a.LatentDelta, a.DecHidden, a.DecLayers, a.Heads, extras)
+}
+
+// writeInferenceWords prints the inference settings' lines: refinement
+// and spreads, then the conditions' tables.
+func writeInferenceWords(w io.Writer, in core.Infer) {
+	sy, sd := in.Scales()
+	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g, θ prior %s), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, in.ThetaPriorWords(), spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
+	if op := in.OnePass; op != nil {
+		sy, sd := op.Scales()
+		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f ×%.3f", spreadWords(*op), sy, sd, op.ThetaScale())
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  conditions: %s\n", conditionWords(in.Conditions))
+	if op := in.OnePass; op != nil {
+		words := conditionWords(op.Conditions)
+		if len(op.ThetaFloor) > 0 {
+			words += ", θ deviation floors"
+		}
+		fmt.Fprintf(w, "  one-pass conditions: %s\n", words)
+	}
 }
 
 // stepsWords says the steps a file's weights were trained for and the
