@@ -110,46 +110,20 @@ type calibration struct {
 
 func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
-	system := fs.String("system", "", "system: "+strings.Join(sims.Names(), ", ")+" (with --checkpoint it must match)")
-	path := fs.String("checkpoint", "", "checkpoint `file`, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
-	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
-	data := fs.String("data", "", "observation CSV `file`; '-' reads stdin")
-	u0Text := fs.String("u0", "", "side information as comma-separated values (lv: x0,y0)")
-	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (advdiff); '-' reads stdin (then --data must be a file)")
-	samples := fs.Int("samples", 32, samplesUsage)
-	seed := fs.Uint64("seed", 1, "seed of the latent samples")
-	refine := fs.Int("refine", -1, refineUsage)
-	asJSON := fs.Bool("json", false, "print one JSON object instead of the table and plots (its fields are listed above)")
-	pngPath := fs.String("png", "", "also write a figure to this PNG `file` (an existing file is replaced only if it is a PNG)")
+	var f calibrateFlags
+	f.register(fs)
 	if err := env.Parse(fs, args); err != nil {
-		return withDataFlagHint(err, fs, *data)
+		return withDataFlagHint(err, fs, f.data)
 	}
 	if err := refuseEmptyPaths(fs, "data", "u0-file", "checkpoint", "png"); err != nil {
 		return err
 	}
-	if *data == "" {
-		return UsageError("--data FILE is required (a CSV of observations; '-' reads stdin)")
-	}
-	if *data == "-" && *u0File == "-" {
-		return UsageError("--data - and --u0-file - would both read stdin: give one of them as a file")
-	}
-	if err := checkDataFile(*data); err != nil {
+	if err := f.check(); err != nil {
 		return err
 	}
-	if err := checkLimit(core.LimitSamples, *samples); err != nil {
-		return err
-	}
-	if err := checkRefine(*refine); err != nil {
-		return err
-	}
-	if *pngPath != "" {
-		if err := checkPNGOutput(*pngPath, pngInput{"data", *data}, pngInput{"u0-file", *u0File}, pngInput{"checkpoint", *path}); err != nil {
-			return err
-		}
-	}
-	m, info, source, err := loadModel(ctx, *path, *system, *backbone)
-	if err != nil && *path == "" && *system == "" {
-		return UsageError("%v%s", err, dataSystemHint(ctx, *data))
+	m, info, source, err := loadModel(ctx, f.path, f.system, f.backbone)
+	if err != nil && f.path == "" && f.system == "" {
+		return UsageError("%v%s", err, dataSystemHint(ctx, f.data))
 	}
 	if err != nil {
 		return err
@@ -157,59 +131,113 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	sys := m.Sys
 	// The data first: a file of another system's columns is the error
 	// to report, not the --u0 that the system would need.
-	obs, err := readObservations(ctx, *data, sys.Grid(), core.SaneValueBound(sys))
+	obs, err := readObservations(ctx, f.data, sys.Grid(), core.SaneValueBound(sys))
 	if err != nil {
 		return err
 	}
-	side, err := calibrationSide(ctx, sys, *u0Text, *u0File)
+	side, err := calibrationSide(ctx, sys, f.u0Text, f.u0File)
 	if err != nil {
 		return err
 	}
-	dataName := *data // what messages and the report call the data
+	dataName := f.data // what messages and the report call the data
 	if dataName == "-" {
 		dataName = stdinName
 	}
-	// Ctrl-C stops the prediction, whose refinement steps (as many as
-	// --refine or the checkpoint says) may take long.
-	steps := *refine
+	steps := f.refine
 	if steps < 0 {
 		steps = m.Config.Infer.Refine
 	}
-	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, core.PredictOptions{Samples: *samples, Seed: *seed, Refine: steps})
-	if err == nil {
-		err = checkPredictionFinite(preds[0], sys, source)
-	}
-	if err == nil {
-		err = checkResolved(sys, preds[0].Theta, side)
-	}
-	if err == nil {
-		err = checkPredictionScale(preds[0], obs, side)
-	}
+	p, err := calibrateOne(ctx, m, source, obs, side, core.PredictOptions{Samples: f.samples, Seed: f.seed, Refine: steps})
 	if err != nil {
 		return blameData(err, sys, obs, side, dataName)
 	}
-	p := preds[0]
 	c := calibration{
 		sys: sys, model: m, checkpoint: source, data: dataName, obs: obs, side: side,
 		pred: p, warnings: append(core.Warnings(m, obs, side, p), unfinishedWarning(info, source)...),
-		samples: m.Config.Arch.Backbone.SamplesDrawn(*samples), seed: *seed, refine: steps,
+		samples: m.Config.Arch.Backbone.SamplesDrawn(f.samples), seed: f.seed, refine: steps,
 	}
-	if *pngPath != "" {
-		if err := writeCalibrationFigure(*pngPath, c); err != nil {
+	if f.png != "" {
+		if err := writeCalibrationFigure(f.png, c); err != nil {
 			return err
 		}
 	}
 	write := writeCalibrationText
-	if *asJSON {
+	if f.json {
 		write = writeCalibrationJSON
 	}
 	if err := write(env, c); err != nil {
 		return err
 	}
-	if *pngPath != "" {
-		env.noteFigure(*pngPath)
+	if f.png != "" {
+		env.noteFigure(f.png)
 	}
 	return nil
+}
+
+// calibrateFlags are calibrate's flags.
+type calibrateFlags struct {
+	system, path, backbone, data, u0Text, u0File, png string
+	samples, refine                                   int
+	seed                                              uint64
+	json                                              bool
+}
+
+func (f *calibrateFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (with --checkpoint it must match)")
+	fs.StringVar(&f.path, "checkpoint", "", "checkpoint `file`, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
+	fs.StringVar(&f.backbone, "backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
+	fs.StringVar(&f.data, "data", "", "observation CSV `file`; '-' reads stdin")
+	fs.StringVar(&f.u0Text, "u0", "", "side information as comma-separated values (lv: x0,y0)")
+	fs.StringVar(&f.u0File, "u0-file", "", "side information from a CSV `file` with header x,u (advdiff); '-' reads stdin (then --data must be a file)")
+	fs.IntVar(&f.samples, "samples", 32, samplesUsage)
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the latent samples")
+	fs.IntVar(&f.refine, "refine", -1, refineUsage)
+	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of the table and plots (its fields are listed above)")
+	fs.StringVar(&f.png, "png", "", "also write a figure to this PNG `file` (an existing file is replaced only if it is a PNG)")
+}
+
+// check refuses a missing or unreadable --data, two readers of stdin,
+// counts out of bounds and a --png that would replace an input or a
+// file that is not a PNG.
+func (f *calibrateFlags) check() error {
+	if f.data == "" {
+		return UsageError("--data FILE is required (a CSV of observations; '-' reads stdin)")
+	}
+	if f.data == "-" && f.u0File == "-" {
+		return UsageError("--data - and --u0-file - would both read stdin: give one of them as a file")
+	}
+	if err := checkDataFile(f.data); err != nil {
+		return err
+	}
+	if err := checkLimit(core.LimitSamples, f.samples); err != nil {
+		return err
+	}
+	if err := checkRefine(f.refine); err != nil {
+		return err
+	}
+	if f.png != "" {
+		return checkPNGOutput(f.png, pngInput{"data", f.data}, pngInput{"u0-file", f.u0File}, pngInput{"checkpoint", f.path})
+	}
+	return nil
+}
+
+// calibrateOne calibrates the observations obs with side information
+// side, failing where the prediction is not finite, leaves θ
+// unresolved, or runs away from the data's scale. Ctrl-C (ctx) stops
+// the prediction, whose refinement steps may take long.
+func calibrateOne(ctx context.Context, m *core.Model, source string, obs sims.Context, side []float64, o core.PredictOptions) (core.Prediction, error) {
+	preds, err := m.PredictContext(ctx, []sims.Context{obs}, [][]float64{side}, o)
+	if err != nil {
+		return core.Prediction{}, err
+	}
+	p := preds[0]
+	if err := checkPredictionFinite(p, m.Sys, source); err != nil {
+		return p, err
+	}
+	if err := checkResolved(m.Sys, p.Theta, side); err != nil {
+		return p, err
+	}
+	return p, checkPredictionScale(p, obs, side)
 }
 
 // withDataFlagHint adds to the error of a stray argument (calibrate
