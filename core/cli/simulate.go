@@ -53,87 +53,36 @@ func DrawRealization(sys sims.System, seed uint64) sims.Realization {
 
 func runSimulate(ctx context.Context, args []string, env *Env) error {
 	fs := env.FlagSet()
-	system := fs.String("system", "", "benchmark system: "+strings.Join(sims.Names(), ", "))
-	seed := fs.Uint64("seed", 1, "seed of the prior draw of θ and u0, and of --csv's points and noise")
-	thetaText := fs.String("theta", "", "every parameter by name, e.g. omega=5 (overrides the draw of θ)")
-	u0Text := fs.String("u0", "", "side information as comma-separated values (with --theta)")
-	u0File := fs.String("u0-file", "", "side information from a CSV `file` with header x,u (with --theta); '-' reads stdin")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of plots")
-	csvPath := fs.String("csv", "", "also write observations of the true process to this CSV `file`, in calibrate --data's format")
-	contextSize := fs.Int("context", 0, "observation points --csv writes, at most the grid's (0: the system's test context size)")
-	noise := fs.Float64("noise", 0, fmt.Sprintf("Gaussian noise σ on the values --csv writes, at most %v", core.MaxNoise))
-	noDisc := fs.Bool("no-discrepancy", false, "make the true process the nominal simulator (G = F, δ = 0): data unlike every realization a model was trained on, to see what calibrate makes of them")
+	var f simulateFlags
+	f.register(fs)
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
 	if err := refuseEmptyPaths(fs, "csv", "u0-file"); err != nil {
 		return err
 	}
-
-	if *system == "" {
+	if f.system == "" {
 		return UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))
 	}
-	sys, err := sims.Lookup(*system)
+	sys, err := sims.Lookup(f.system)
 	if err != nil {
 		return UsageError("%v", err)
 	}
-	side := sys.Side()
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	switch {
-	case *u0Text != "" && *u0File != "":
-		return UsageError("give --u0 or --u0-file, not both")
-	case (*u0Text != "" || *u0File != "") && side.Len == 0:
-		return UsageError("system %s has no side information, so --u0 and --u0-file do not apply", sys.Name())
-	case (*u0Text != "" || *u0File != "") && !given["theta"]:
-		return UsageError("--u0 and --u0-file need --theta (with --seed alone θ and u0 are both drawn)")
-	case *u0File != "" && side.Labels != nil:
-		return UsageError("%s's %s is (%s): give it with --u0", sys.Name(), side.Name, strings.Join(side.Labels, ", "))
+	f.given = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
+	if err := f.checkSide(sys); err != nil {
+		return err
 	}
-	csvReq, err := checkCSVRequest(sys, *csvPath, *contextSize, *noise, given, *u0File)
+	csvReq, err := checkCSVRequest(sys, f.csvPath, f.context, f.noise, f.given, f.u0File)
 	if err != nil {
 		return err
 	}
-
-	var r sims.Realization
-	seedUsed := true
-	source := fmt.Sprintf("seed %d", *seed) // where θ and u0 came from, for the header
-	if !given["theta"] {
-		r = DrawRealization(sys, *seed)
-	} else {
-		source = "θ from --theta"
-		theta, err := parseTheta(*thetaText, sys.Params(), env)
-		if err != nil {
-			return err
-		}
-		var u0 []float64
-		switch {
-		case *u0Text != "":
-			if u0, err = parseSideValues(*u0Text, side); err != nil {
-				return err
-			}
-		case *u0File != "":
-			if u0, err = readSideCSV(ctx, *u0File, side, sideAxisOf(sys.Grid(), side.Len)); err != nil {
-				return err
-			}
-		case side.Len > 0:
-			u0 = DrawRealization(sys, *seed).Side
-			env.Notef("%s not given: using the %s drawn with --seed %d", side.Name, side.Name, *seed)
-			source += fmt.Sprintf(", %s from seed %d", side.Name, *seed)
-		default:
-			seedUsed = false
-		}
-		if *u0Text != "" || *u0File != "" {
-			seedUsed = false
-			warnSideRange(env, side, u0)
-		}
-		r = sims.Realization{Theta: theta, Side: u0, Nominal: sys.Nominal(theta, u0), True: sys.True(theta, u0)}
-		if !sys.Valid(r.True) {
-			env.Warnf("the true process fails %s's validity check (training data would redraw this realization)", sys.Name())
-		}
+	r, source, seedUsed, err := f.realization(ctx, env, sys)
+	if err != nil {
+		return err
 	}
-	csvReq.noDiscrepancy = *noDisc
-	if *noDisc {
+	csvReq.noDiscrepancy = f.noDisc
+	if f.noDisc {
 		r.True = slices.Clone(r.Nominal)
 		env.Notef("--no-discrepancy: G = F, so δ = 0, which no realization of the training population has")
 	}
@@ -147,19 +96,101 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	if csvReq.path != "" {
-		if err := writeCSVExercise(env, sys, r, csvReq, *seed); err != nil {
+		if err := writeCSVExercise(env, sys, r, csvReq, f.seed); err != nil {
 			return err
 		}
 		seedUsed = true // the points and the noise came from it
 	}
 	var seedPtr *uint64
 	if seedUsed {
-		seedPtr = seed
+		seedPtr = &f.seed
 	}
-	if *asJSON {
-		return writeRealizationJSON(env, sys, r, seedPtr, *noDisc)
+	if f.json {
+		return writeRealizationJSON(env, sys, r, seedPtr, f.noDisc)
 	}
-	return writeRealizationText(env, sys, r, source, *noDisc)
+	return writeRealizationText(env, sys, r, source, f.noDisc)
+}
+
+// simulateFlags are simulate's flags; given are those on the command
+// line.
+type simulateFlags struct {
+	system, thetaText, u0Text, u0File, csvPath string
+	seed                                       uint64
+	context                                    int
+	noise                                      float64
+	json, noDisc                               bool
+	given                                      map[string]bool
+}
+
+func (f *simulateFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.system, "system", "", "benchmark system: "+strings.Join(sims.Names(), ", "))
+	fs.Uint64Var(&f.seed, "seed", 1, "seed of the prior draw of θ and u0, and of --csv's points and noise")
+	fs.StringVar(&f.thetaText, "theta", "", "every parameter by name, e.g. omega=5 (overrides the draw of θ)")
+	fs.StringVar(&f.u0Text, "u0", "", "side information as comma-separated values (with --theta)")
+	fs.StringVar(&f.u0File, "u0-file", "", "side information from a CSV `file` with header x,u (with --theta); '-' reads stdin")
+	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of plots")
+	fs.StringVar(&f.csvPath, "csv", "", "also write observations of the true process to this CSV `file`, in calibrate --data's format")
+	fs.IntVar(&f.context, "context", 0, "observation points --csv writes, at most the grid's (0: the system's test context size)")
+	fs.Float64Var(&f.noise, "noise", 0, fmt.Sprintf("Gaussian noise σ on the values --csv writes, at most %v", core.MaxNoise))
+	fs.BoolVar(&f.noDisc, "no-discrepancy", false, "make the true process the nominal simulator (G = F, δ = 0): data unlike every realization a model was trained on, to see what calibrate makes of them")
+}
+
+// checkSide refuses side information the system has no use for, or
+// that is given without --theta or in the wrong form.
+func (f *simulateFlags) checkSide(sys sims.System) error {
+	side := sys.Side()
+	switch {
+	case f.u0Text != "" && f.u0File != "":
+		return UsageError("give --u0 or --u0-file, not both")
+	case (f.u0Text != "" || f.u0File != "") && side.Len == 0:
+		return UsageError("system %s has no side information, so --u0 and --u0-file do not apply", sys.Name())
+	case (f.u0Text != "" || f.u0File != "") && !f.given["theta"]:
+		return UsageError("--u0 and --u0-file need --theta (with --seed alone θ and u0 are both drawn)")
+	case f.u0File != "" && side.Labels != nil:
+		return UsageError("%s's %s is (%s): give it with --u0", sys.Name(), side.Name, strings.Join(side.Labels, ", "))
+	}
+	return nil
+}
+
+// realization is the realization to simulate: drawn from --seed, or
+// with θ from --theta and u0 given (or drawn); source says where θ and
+// u0 came from, and seedUsed whether --seed drew any of it.
+func (f *simulateFlags) realization(ctx context.Context, env *Env, sys sims.System) (r sims.Realization, source string, seedUsed bool, err error) {
+	if !f.given["theta"] {
+		return DrawRealization(sys, f.seed), fmt.Sprintf("seed %d", f.seed), true, nil
+	}
+	side := sys.Side()
+	source, seedUsed = "θ from --theta", true
+	theta, err := parseTheta(f.thetaText, sys.Params(), env)
+	if err != nil {
+		return r, "", false, err
+	}
+	var u0 []float64
+	switch {
+	case f.u0Text != "":
+		if u0, err = parseSideValues(f.u0Text, side); err != nil {
+			return r, "", false, err
+		}
+	case f.u0File != "":
+		if u0, err = readSideCSV(ctx, f.u0File, side, sideAxisOf(sys.Grid(), side.Len)); err != nil {
+			return r, "", false, err
+		}
+	case side.Len > 0:
+		u0 = DrawRealization(sys, f.seed).Side
+		env.Notef("%s not given: using the %s drawn with --seed %d", side.Name, side.Name, f.seed)
+		source += fmt.Sprintf(", %s from seed %d", side.Name, f.seed)
+	default:
+		seedUsed = false
+	}
+	if f.u0Text != "" || f.u0File != "" {
+		seedUsed = false
+		warnSideRange(env, side, u0)
+	}
+	r = sims.Realization{Theta: theta, Side: u0, Nominal: sys.Nominal(theta, u0), True: sys.True(theta, u0)}
+	if !sys.Valid(r.True) {
+		env.Warnf("the true process fails %s's validity check (training data would redraw this realization)", sys.Name())
+	}
+	return r, source, seedUsed, nil
 }
 
 // parseTheta reads "name=value,..." naming every parameter exactly once.
