@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -108,6 +109,43 @@ type sweepFlags struct {
 func runSweep(ctx context.Context, args []string, env *Env) error {
 	f := sweepFlags{fix: axisList{single: true}}
 	fs := env.FlagSet()
+	f.register(fs)
+	if err := env.Parse(fs, args); err != nil {
+		return err
+	}
+	if err := refuseEmptyPaths(fs, "out", "collect"); err != nil {
+		return err
+	}
+	if f.collect != "" {
+		return f.runCollect(env)
+	}
+	if f.preset != "" {
+		return runPresetFlags(ctx, fs, f, env)
+	}
+	cells, err := f.check()
+	if err != nil {
+		return err
+	}
+	if err := checkSweepFolder(f.spec, cells, f.out); err != nil {
+		return err
+	}
+	switch {
+	case f.plan:
+		if err := f.spec.checkCells(ctx, cells); err != nil {
+			return err
+		}
+		if err := printPlan(args, cells, env); err != nil {
+			return err
+		}
+		warnPlanPath(env)
+		return nil
+	case f.only != "":
+		return f.runOnly(ctx, cells)
+	}
+	return f.runAll(ctx, cells, env)
+}
+
+func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.spec.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --collect or a checkpoint axis, whose files must be of one system, and of this one where given)")
 	fs.StringVar(&f.spec.backbone, "backbone", "", "backbone: cnp, lnp or anp (default: eval's and train's, lnp; with a checkpoint axis, the files', which must then match it)")
 	fs.Var(&f.vary, "vary", "AXIS=v1,v2,...: an axis of the grid and its values (repeatable)")
@@ -121,68 +159,53 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of curves (its summary.json; for a preset, one object: {\"preset\", \"studies\": [{\"study\", \"dir\", \"summary\"}]})")
 	fs.BoolVar(&f.png, "png", false, "also draw the metrics against the first axis to DIR/sweep.png")
 	fs.StringVar(&f.preset, "preset", "", "run a preset set of studies into DIR/STUDY: appendix-b (the paper's Appendix B on spring/lnp; --seeds defaults to 3)")
-	if err := env.Parse(fs, args); err != nil {
+}
+
+// runCollect summarises the finished cells of the sweep (or preset)
+// directory --collect names.
+func (f *sweepFlags) runCollect(env *Env) error {
+	if f.out != "" || len(f.vary.entries) > 0 || f.plan || f.only != "" || f.preset != "" {
+		return UsageError("--collect DIR takes only --json and --png")
+	}
+	if err := checkSweepDir(f.collect); err != nil {
 		return err
 	}
-	if err := refuseEmptyPaths(fs, "out", "collect"); err != nil {
-		return err
+	o := sweepOutput{json: f.jsonOut, png: f.png, collect: true}
+	if studies, name, _ := presetOf(f.collect); studies != nil {
+		return collectPreset(name, studies, f.collect, o, env)
 	}
-	if f.collect != "" {
-		if f.out != "" || len(f.vary.entries) > 0 || f.plan || f.only != "" || f.preset != "" {
-			return UsageError("--collect DIR takes only --json and --png")
-		}
-		if err := checkSweepDir(f.collect); err != nil {
+	if f.png {
+		if err := checkSweepFigures(f.collect); err != nil {
 			return err
 		}
-		o := sweepOutput{json: f.jsonOut, png: f.png, collect: true}
-		if studies, name, _ := presetOf(f.collect); studies != nil {
-			return collectPreset(name, studies, f.collect, o, env)
+	}
+	return finishSweep(f.collect, o, env)
+}
+
+// runOnly runs the one cell --only names, without the summary.
+func (f *sweepFlags) runOnly(ctx context.Context, cells []sweepCell) error {
+	for _, c := range cells {
+		if c.ID != f.only {
+			continue
 		}
-		if f.png {
-			if err := checkSweepFigures(f.collect); err != nil {
+		todo := unfinished(f.out, []sweepCell{c})
+		if err := f.spec.checkCells(ctx, todo); err != nil {
+			return err
+		}
+		if len(todo) > 0 {
+			if err := checkSweepOutWritable(f.out); err != nil {
 				return err
 			}
 		}
-		return finishSweep(f.collect, o, env)
-	}
-	if f.preset != "" {
-		return runPresetFlags(ctx, fs, f, env)
-	}
-	cells, err := f.check()
-	if err != nil {
+		_, err := runCell(ctx, f.spec, c, f.out)
 		return err
 	}
-	if err := checkSweepFolder(f.spec, cells, f.out); err != nil {
-		return err
-	}
-	if f.plan {
-		if err := f.spec.checkCells(ctx, cells); err != nil {
-			return err
-		}
-		if err := printPlan(args, cells, env); err != nil {
-			return err
-		}
-		warnPlanPath(env)
-		return nil
-	}
-	if f.only != "" {
-		for _, c := range cells {
-			if c.ID == f.only {
-				todo := unfinished(f.out, []sweepCell{c})
-				if err := f.spec.checkCells(ctx, todo); err != nil {
-					return err
-				}
-				if len(todo) > 0 {
-					if err := checkSweepOutWritable(f.out); err != nil {
-						return err
-					}
-				}
-				_, err := runCell(ctx, f.spec, c, f.out)
-				return err
-			}
-		}
-		return UsageError("--only %s is no cell of this sweep (--plan lists them)", core.QuoteInput(f.only))
-	}
+	return UsageError("--only %s is no cell of this sweep (--plan lists them)", core.QuoteInput(f.only))
+}
+
+// runAll runs the cells not yet finished and summarises them all; a
+// cell that fails leaves the others to run, and the command exits 1.
+func (f *sweepFlags) runAll(ctx context.Context, cells []sweepCell, env *Env) error {
 	// The cells checked are the cells run: one look at the folder.
 	todo := unfinished(f.out, cells)
 	if err := f.spec.checkCells(ctx, todo); err != nil {
