@@ -674,8 +674,19 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		settings = append(settings, fmt.Sprintf("APIC: %s%s", apicSamplesText(apics, opt.Samples), raw))
 	}
 	fmt.Fprintf(w, "%s\n\n", strings.Join(settings, "; "))
+	writeCompareMetrics(w, sys, methods, len(test))
+	fmt.Fprintln(w)
+	writeCompareTimes(w, methods, len(test))
+	koh, hasKOH := findMethod(methods, kohgp.Name)
+	if apics := apicMethods(methods); hasKOH && len(apics) > 0 {
+		writeOnePassSpeed(w, koh, apics, len(test), workers)
+	}
+}
 
-	// Metrics, mean ± std over realizations, methods as rows.
+// writeCompareMetrics writes the metrics' table (mean ± std over
+// realizations, methods as rows), the failures and warnings, and θ's
+// MAE per parameter where there are several.
+func writeCompareMetrics(w io.Writer, sys sims.System, methods []compareMethod, tasks int) {
 	rows := [][]string{append([]string{"method"}, headsOf(compareColumns)...)}
 	for _, m := range methods {
 		row := []string{m.Name}
@@ -686,41 +697,45 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		rows = append(rows, row)
 	}
 	writeAligned(w, rows)
-	writeMetricsFooter(w, methods, len(test))
+	writeMetricsFooter(w, methods, tasks)
 	for _, m := range methods {
-		if line := failureLine(m.Report.Failures, len(test)); line != "" {
+		if line := failureLine(m.Report.Failures, tasks); line != "" {
 			fmt.Fprintf(w, "  %s: %s\n", m.Name, line)
 		}
 	}
 	writeMethodWarnings(w, methods)
-
-	if params := sys.Params(); len(params) > 1 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "θ MAE per parameter:")
-		rows = [][]string{{"method"}}
-		for _, p := range params {
-			rows[0] = append(rows[0], p.Name)
-		}
-		for _, m := range methods {
-			row := []string{m.Name}
-			for _, p := range params {
-				row = append(row, fmtMeanStd(m.Report.ThetaPerParam[p.Name], scored(m.Report)))
-			}
-			rows = append(rows, row)
-		}
-		writeAligned(w, rows)
+	params := sys.Params()
+	if len(params) <= 1 {
+		return
 	}
-
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "θ MAE per parameter:")
+	rows = [][]string{{"method"}}
+	for _, p := range params {
+		rows[0] = append(rows[0], p.Name)
+	}
+	for _, m := range methods {
+		row := []string{m.Name}
+		for _, p := range params {
+			row = append(row, fmtMeanStd(m.Report.ThetaPerParam[p.Name], scored(m.Report)))
+		}
+		rows = append(rows, row)
+	}
+	writeAligned(w, rows)
+}
+
+// writeCompareTimes writes each method's time per realization and its
+// speed-up against KOH-GP.
+func writeCompareTimes(w io.Writer, methods []compareMethod, tasks int) {
 	fmt.Fprintln(w, "time per realization (wall: median and total of the per-realization times; CPU: the process's CPU time over the run / realizations):")
-	rows = [][]string{{"method", "wall median", "wall total", "CPU", "batched", "speed-up vs KOH-GP (wall, CPU)"}}
+	rows := [][]string{{"method", "wall median", "wall total", "CPU", "batched", "speed-up vs KOH-GP (wall, CPU)"}}
 	koh, hasKOH := findMethod(methods, kohgp.Name)
 	for _, m := range methods {
 		row := []string{m.Name, fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(m.Run.TotalSeconds()), fmtSeconds(m.Run.CPUPerRealization())}
 		if m.Baseline {
 			row = append(row, elapsedText(m))
 		} else {
-			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched.RealizationsPerSecond(len(test))))
+			row = append(row, fmt.Sprintf("%.0f realizations/s", m.Batched.RealizationsPerSecond(tasks)))
 		}
 		switch {
 		case m.Name == kohgp.Name:
@@ -733,22 +748,24 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		rows = append(rows, row)
 	}
 	writeAligned(w, rows)
-	apics := apicMethods(methods)
-	if !hasKOH || len(apics) == 0 {
-		return
-	}
+}
+
+// writeOnePassSpeed writes the APIC methods' one-pass latency, batched
+// time and throughput against KOH-GP's (koh), then each default
+// calibration's speed-up in words.
+func writeOnePassSpeed(w io.Writer, koh compareMethod, apics []compareMethod, tasks, workers int) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "APIC without refinement (one pass, the paper's amortized inference), one at a time (latency: median wall)")
-	fmt.Fprintf(w, "and batched (all %d in one call, median of repeated calls), each against KOH-GP's median fit (%s wall),\n", len(test), fmtSeconds(koh.Run.MedianSeconds()))
-	fmt.Fprintf(w, "CPU per realization (%s) and throughput on the same cores (%.3g realizations/s on %s):\n", fmtSeconds(koh.Run.CPUPerRealization()), kohThroughput(koh), core.Count(min(workers, len(test)), "worker"))
-	rows = [][]string{{"method", "latency", "×", "batched wall", "×", "batched CPU", "×", "throughput", "×"}}
+	fmt.Fprintf(w, "and batched (all %d in one call, median of repeated calls), each against KOH-GP's median fit (%s wall),\n", tasks, fmtSeconds(koh.Run.MedianSeconds()))
+	fmt.Fprintf(w, "CPU per realization (%s) and throughput on the same cores (%.3g realizations/s on %s):\n", fmtSeconds(koh.Run.CPUPerRealization()), kohThroughput(koh), core.Count(min(workers, tasks), "worker"))
+	rows := [][]string{{"method", "latency", "×", "batched wall", "×", "batched CPU", "×", "throughput", "×"}}
 	for _, m := range apics {
-		one := onePassSpeedups(koh, m, len(test))
+		one := onePassSpeedups(koh, m, tasks)
 		rows = append(rows, []string{m.Name,
 			fmtSeconds(m.OnePass), fmtRatio(one.latency),
-			fmtSeconds(m.OnePassBatched.Seconds / float64(len(test))), fmtRatio(one.batched),
+			fmtSeconds(m.OnePassBatched.Seconds / float64(tasks)), fmtRatio(one.batched),
 			fmtSeconds(m.OnePassBatched.CPUPerRealization), fmtRatio(one.cpu),
-			fmt.Sprintf("%.0f realizations/s", m.OnePassBatched.RealizationsPerSecond(len(test))), fmtRatio(one.throughput)})
+			fmt.Sprintf("%.0f realizations/s", m.OnePassBatched.RealizationsPerSecond(tasks)), fmtRatio(one.throughput)})
 	}
 	writeAligned(w, rows)
 	for _, m := range apics {
