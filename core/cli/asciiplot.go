@@ -92,7 +92,6 @@ func (p LinePlot) Render(series ...Series) string {
 	if height < 2 {
 		height = 10
 	}
-
 	var kept []Series
 	for _, s := range series {
 		if len(s.Values) > 0 {
@@ -107,81 +106,16 @@ func (p LinePlot) Render(series ...Series) string {
 		b.WriteString("  (no finite values to plot)\n")
 		return b.String()
 	}
-	lo, hi = widenFlat(lo, hi)
-	// Clamp to the requested range first, then round it outwards to
-	// multiples of a round step so the axis labels are round numbers.
-	clampLo, clampHi := lo, hi
-	step, rows := niceStep(lo, hi, height)
-	lo, hi = math.Floor(lo/step+1e-9)*step, math.Ceil(hi/step-1e-9)*step
-	// stepDigit is the place of the step's last digit: -1 for 0.1 and
-	// 0.2, -2 for 0.25.
-	stepDigit := int(math.Floor(math.Log10(step) + 1e-9))
-	decimals := max(0, -stepDigit)
-	if m := step / math.Pow(10, float64(stepDigit)); math.Abs(m-2.5) < 1e-9 {
-		decimals++ // steps of 0.25 need one more digit than steps of 0.2
-		stepDigit--
-	}
-	// Beyond a million, or for values below 1e-4, fixed notation would
-	// print a row of digits or of zeros: significant digits and an
-	// exponent instead. Either way the labels carry the digits the step
-	// needs to differ from row to row: a nearly flat series (MAEs of
-	// 0.11995 to 0.1202) has a step far below its values, and three
-	// significant digits labelled every row 0.12.
-	magnitude := max(math.Abs(lo), math.Abs(hi))
-	exponent := magnitude >= 1e6 || magnitude < 1e-4
-	digits := 3
-	if exponent {
-		digits = max(digits, int(math.Floor(math.Log10(magnitude)+1e-9))-stepDigit+1)
-	}
-	labelWidth := 0 // the widest label asciigraph asked for
-	label := func(v float64) string {
-		if math.Abs(v) < step*1e-6 {
-			v = 0 // not -1.1e-17
-		}
-		l := strconv.FormatFloat(v, 'f', decimals, 64)
-		if exponent {
-			l = strconv.FormatFloat(v, 'g', digits, 64)
-		}
-		labelWidth = max(labelWidth, utf8.RuneCountInString(l))
-		return l
-	}
-
-	// Colours follow the position, an unnamed series keeps the previous
-	// one's; the drawing order puts Under series first.
-	colors := make([]asciigraph.AnsiColor, len(kept))
-	for i, s := range kept {
-		colors[i] = seriesColors[i%len(seriesColors)]
-		if s.Name == "" && i > 0 {
-			colors[i] = colors[i-1]
-		}
-	}
-	var order []int
-	for _, under := range []bool{true, false} {
-		for i, s := range kept {
-			if s.Under == under {
-				order = append(order, i)
-			}
-		}
-	}
-	data := make([][]float64, len(kept))
-	chars := make([]asciigraph.CharSet, len(kept))
-	drawColors := make([]asciigraph.AnsiColor, len(kept))
-	for j, i := range order {
-		s := kept[i]
-		data[j] = ClampSeries(s.Values, clampLo, clampHi)
-		chars[j] = asciigraph.DefaultCharSet
-		if m := s.mark(i); m != "" {
-			chars[j] = asciigraph.CreateCharSet(m)
-		}
-		drawColors[j] = colors[i]
-	}
+	ax := newYAxis(lo, hi, height)
+	colors := seriesColorsOf(kept)
+	data, chars, drawColors := ax.layers(kept, colors)
 	opts := []asciigraph.Option{
 		asciigraph.Width(width),
-		asciigraph.Height(rows),
-		asciigraph.LowerBound(lo),
-		asciigraph.UpperBound(hi),
+		asciigraph.Height(ax.rows),
+		asciigraph.LowerBound(ax.lo),
+		asciigraph.UpperBound(ax.hi),
 		asciigraph.SeriesChars(chars...),
-		asciigraph.YAxisValueFormatter(label),
+		asciigraph.YAxisValueFormatter(ax.label),
 	}
 	xLabelled := len(p.XLabels) >= 2
 	if p.XLo != p.XHi && !xLabelled {
@@ -196,27 +130,125 @@ func (p LinePlot) Render(series ...Series) string {
 		// asciigraph right-aligns the y labels in one column more than
 		// the widest and leaves a space before the axis (its default
 		// offset of 3); the plot area starts in the column after it.
-		axis := labelWidth + 2
+		axis := ax.labelWidth + 2
 		row := strings.Repeat(" ", axis+1) + xLabelRow(p.XLabels, width)
 		b.WriteString(strings.TrimRight(row, " ") + "\n")
 	}
+	if legend := legendLine(kept, colors, p.Color); legend != "" {
+		b.WriteString("     " + legend + "\n")
+	}
+	return b.String()
+}
 
-	// asciigraph's own legend always emits ANSI escapes; write a plain one.
+// yAxis is a plot's vertical axis: the data's range clampLo..clampHi,
+// rounded outwards to lo..hi in rows steps of a round step, and how its
+// labels are written.
+type yAxis struct {
+	lo, hi, clampLo, clampHi, step float64
+	rows, decimals, digits         int
+	exponent                       bool
+	labelWidth                     int // the widest label asciigraph asked for
+}
+
+func newYAxis(lo, hi float64, height int) *yAxis {
+	lo, hi = widenFlat(lo, hi)
+	// Clamp to the requested range first, then round it outwards to
+	// multiples of a round step so the axis labels are round numbers.
+	ax := &yAxis{clampLo: lo, clampHi: hi}
+	ax.step, ax.rows = niceStep(lo, hi, height)
+	step := ax.step
+	ax.lo, ax.hi = math.Floor(lo/step+1e-9)*step, math.Ceil(hi/step-1e-9)*step
+	// stepDigit is the place of the step's last digit: -1 for 0.1 and
+	// 0.2, -2 for 0.25.
+	stepDigit := int(math.Floor(math.Log10(step) + 1e-9))
+	ax.decimals = max(0, -stepDigit)
+	if m := step / math.Pow(10, float64(stepDigit)); math.Abs(m-2.5) < 1e-9 {
+		ax.decimals++ // steps of 0.25 need one more digit than steps of 0.2
+		stepDigit--
+	}
+	// Beyond a million, or for values below 1e-4, fixed notation would
+	// print a row of digits or of zeros: significant digits and an
+	// exponent instead. Either way the labels carry the digits the step
+	// needs to differ from row to row: a nearly flat series (MAEs of
+	// 0.11995 to 0.1202) has a step far below its values, and three
+	// significant digits labelled every row 0.12.
+	magnitude := max(math.Abs(ax.lo), math.Abs(ax.hi))
+	ax.exponent = magnitude >= 1e6 || magnitude < 1e-4
+	ax.digits = 3
+	if ax.exponent {
+		ax.digits = max(ax.digits, int(math.Floor(math.Log10(magnitude)+1e-9))-stepDigit+1)
+	}
+	return ax
+}
+
+// label writes the axis label of v, noting its width.
+func (ax *yAxis) label(v float64) string {
+	if math.Abs(v) < ax.step*1e-6 {
+		v = 0 // not -1.1e-17
+	}
+	l := strconv.FormatFloat(v, 'f', ax.decimals, 64)
+	if ax.exponent {
+		l = strconv.FormatFloat(v, 'g', ax.digits, 64)
+	}
+	ax.labelWidth = max(ax.labelWidth, utf8.RuneCountInString(l))
+	return l
+}
+
+// seriesColorsOf gives each series its colour: by position, an unnamed
+// series keeping the previous one's.
+func seriesColorsOf(kept []Series) []asciigraph.AnsiColor {
+	colors := make([]asciigraph.AnsiColor, len(kept))
+	for i, s := range kept {
+		colors[i] = seriesColors[i%len(seriesColors)]
+		if s.Name == "" && i > 0 {
+			colors[i] = colors[i-1]
+		}
+	}
+	return colors
+}
+
+// layers are the series in drawing order (Under series first), clamped
+// to the axis, with their marks and colours.
+func (ax *yAxis) layers(kept []Series, colors []asciigraph.AnsiColor) (data [][]float64, chars []asciigraph.CharSet, drawColors []asciigraph.AnsiColor) {
+	var order []int
+	for _, under := range []bool{true, false} {
+		for i, s := range kept {
+			if s.Under == under {
+				order = append(order, i)
+			}
+		}
+	}
+	data = make([][]float64, len(kept))
+	chars = make([]asciigraph.CharSet, len(kept))
+	drawColors = make([]asciigraph.AnsiColor, len(kept))
+	for j, i := range order {
+		s := kept[i]
+		data[j] = ClampSeries(s.Values, ax.clampLo, ax.clampHi)
+		chars[j] = asciigraph.DefaultCharSet
+		if m := s.mark(i); m != "" {
+			chars[j] = asciigraph.CreateCharSet(m)
+		}
+		drawColors[j] = colors[i]
+	}
+	return data, chars, drawColors
+}
+
+// legendLine is the plot's legend ("" with no named series): asciigraph's
+// own always emits ANSI escapes, so this writes a plain one (coloured
+// marks with color).
+func legendLine(kept []Series, colors []asciigraph.AnsiColor, color bool) string {
 	var legend []string
 	for i, s := range kept {
 		if s.Name == "" {
 			continue
 		}
 		mark := legendMark(s, i)
-		if p.Color {
+		if color {
 			mark = colors[i].String() + mark + asciigraph.Default.String()
 		}
 		legend = append(legend, mark+" "+s.Name)
 	}
-	if len(legend) > 0 {
-		b.WriteString("     " + strings.Join(legend, "   ") + "\n")
-	}
-	return b.String()
+	return strings.Join(legend, "   ")
 }
 
 // xLabelRow writes the labels xs under the columns of evenly spaced
