@@ -244,34 +244,55 @@ func DefaultConfig(sys sims.System, b Backbone) Config {
 
 // Validate checks a configuration for values that cannot work.
 func (c Config) Validate() error {
-	a, t := c.Arch, c.Train
-	if _, err := sims.Lookup(a.System); err != nil {
+	for _, check := range []func() error{c.checkNames, c.Arch.check, c.Train.check, c.Infer.check, c.checkThetaBaseLen, c.checkLimits} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	if t := c.Train; t.ContextMin != 0 || t.ContextMax != 0 {
+		if err := CheckContextRange(c.Arch.System, t.ContextMin, t.ContextMax); err != nil {
+			return fmt.Errorf("training context range %w", err)
+		}
+	}
+	return nil
+}
+
+// checkNames refuses an unknown system, backbone, form or regulariser.
+func (c Config) checkNames() error {
+	if _, err := sims.Lookup(c.Arch.System); err != nil {
 		return err
 	}
-	if _, err := ParseBackbone(string(a.Backbone)); err != nil {
+	if _, err := ParseBackbone(string(c.Arch.Backbone)); err != nil {
 		return err
 	}
-	if _, err := ParseForm(string(a.Form)); err != nil {
+	if _, err := ParseForm(string(c.Arch.Form)); err != nil {
 		return err
 	}
-	if _, err := ParseRegularizer(string(t.Reg)); err != nil {
-		return err
-	}
-	// The upper bounds are far above any useful model; they keep a
-	// mistyped flag or a crafted checkpoint header from asking for more
-	// memory than exists, which the runtime cannot recover from.
+	_, err := ParseRegularizer(string(c.Train.Reg))
+	return err
+}
+
+// check refuses sizes out of their bounds and settings the system or
+// backbone cannot take. The upper bounds are far above any useful
+// model; they keep a mistyped flag or a crafted checkpoint header from
+// asking for more memory than exists, which the runtime cannot recover
+// from.
+func (a Arch) check() error {
 	sizes := []struct {
 		name    string
 		v, most int
 	}{{"hidden", a.Hidden, maxWidth}, {"layers", a.Layers, maxLayers}, {"latent-theta", a.LatentTheta, maxWidth},
-		{"latent-delta", a.LatentDelta, maxWidth}, {"dec-hidden", a.DecHidden, maxWidth}, {"dec-layers", a.DecLayers, maxLayers},
-		{"batch", t.Batch, maxBatch}}
+		{"latent-delta", a.LatentDelta, maxWidth}, {"dec-hidden", a.DecHidden, maxWidth}, {"dec-layers", a.DecLayers, maxLayers}}
 	for _, p := range sizes {
 		if p.v < 1 || p.v > p.most {
 			return fmt.Errorf("%s must be between 1 and %d, got %d", p.name, p.most, p.v)
 		}
 	}
-	if sys, _ := sims.Lookup(a.System); a.ThetaHint && !hasThetaHint(sys) {
+	sys, err := sims.Lookup(a.System)
+	if err != nil {
+		return err
+	}
+	if a.ThetaHint && !hasThetaHint(sys) {
 		return fmt.Errorf("theta-hint: system %s gives no parameter hints", a.System)
 	}
 	if a.DecAct != "" {
@@ -283,7 +304,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("basis must be between 0 and %d, got %d", maxWidth, a.Basis)
 	}
 	if a.Basis > 0 {
-		sys, _ := sims.Lookup(a.System)
 		cl := closureFor(sys, a.Form)
 		if q := cl.Queries(); cl.Outputs() != 1 || len(q) < 2 || len(q[0]) == 0 {
 			return fmt.Errorf("basis: %s's %s form gives %d value(s) at %d state(s); a basis decoder needs one value at each of several states", a.System, cl.Name(), cl.Outputs(), len(q))
@@ -296,40 +316,21 @@ func (c Config) Validate() error {
 	case a.Hidden%a.Heads != 0:
 		return fmt.Errorf("heads must divide hidden (%d %% %d)", a.Hidden, a.Heads)
 	}
+	return nil
+}
+
+// check refuses a training plan out of its bounds: steps, batch,
+// learning rates, weights and noise. JSON, and so a checkpoint's
+// header, has no Inf or NaN.
+func (t Train) check() error {
+	if t.Batch < 1 || t.Batch > maxBatch {
+		return fmt.Errorf("batch must be between 1 and %d, got %d", maxBatch, t.Batch)
+	}
 	if t.Steps1 < 0 || t.Steps2 < 0 || t.Steps1 > LimitTrainSteps.Max || t.Steps2 > LimitTrainSteps.Max {
 		return fmt.Errorf("steps must be between 0 and %d per stage, got %d and %d", LimitTrainSteps.Max, t.Steps1, t.Steps2)
 	}
-	// JSON, and so a checkpoint's header, has no Inf or NaN.
 	if !(t.LR > 0) || math.IsInf(t.LR, 0) || !(t.LRFinal >= 0) || math.IsInf(t.LRFinal, 0) {
 		return fmt.Errorf("learning rate must be finite and > 0, and its final value finite and ≥ 0; got %v and %v", t.LR, t.LRFinal)
-	}
-	if err := c.Infer.SpreadFit.check(); err != nil {
-		return err
-	}
-	if c.Infer.OnePass != nil {
-		if err := c.Infer.OnePass.check(); err != nil {
-			return fmt.Errorf("one-pass %w", err)
-		}
-	}
-	if err := c.checkThetaBaseLen(); err != nil {
-		return err
-	}
-	if !(c.Infer.ZThetaPrior >= 0 && c.Infer.ZThetaPrior <= MaxZThetaPrior) {
-		return fmt.Errorf("z_θ prior factor must be in [0, %g], got %v", MaxZThetaPrior, c.Infer.ZThetaPrior)
-	}
-	if p := c.Infer.ThetaPrior; p != "" && !slices.Contains(ThetaPriors, p) {
-		return fmt.Errorf("θ prior %s: the forms are %s", QuoteInput(p), strings.Join(ThetaPriors, " and "))
-	}
-	if k := c.Infer.ThetaPriorScale; k != 0 && !(k >= MinThetaPriorScale && k <= MaxThetaPriorScale) {
-		return fmt.Errorf("θ prior scale %v: want 0 (unset) or a factor in [%g, %g]", k, MinThetaPriorScale, MaxThetaPriorScale)
-	}
-	if err := c.checkLimits(); err != nil {
-		return err
-	}
-	if t.ContextMin != 0 || t.ContextMax != 0 {
-		if err := CheckContextRange(a.System, t.ContextMin, t.ContextMax); err != nil {
-			return fmt.Errorf("training context range %w", err)
-		}
 	}
 	for _, v := range []struct {
 		name string
@@ -347,6 +348,29 @@ func (c Config) Validate() error {
 	}
 	if !(t.NoiseLowShare >= 0 && t.NoiseLowShare <= 1) {
 		return fmt.Errorf("noise-low-share must be between 0 and 1, got %v", t.NoiseLowShare)
+	}
+	return nil
+}
+
+// check refuses inference settings out of their bounds: the spreads'
+// fits, z_θ's prior factor, θ's prior form and scale.
+func (in Infer) check() error {
+	if err := in.SpreadFit.check(); err != nil {
+		return err
+	}
+	if in.OnePass != nil {
+		if err := in.OnePass.check(); err != nil {
+			return fmt.Errorf("one-pass %w", err)
+		}
+	}
+	if !(in.ZThetaPrior >= 0 && in.ZThetaPrior <= MaxZThetaPrior) {
+		return fmt.Errorf("z_θ prior factor must be in [0, %g], got %v", MaxZThetaPrior, in.ZThetaPrior)
+	}
+	if p := in.ThetaPrior; p != "" && !slices.Contains(ThetaPriors, p) {
+		return fmt.Errorf("θ prior %s: the forms are %s", QuoteInput(p), strings.Join(ThetaPriors, " and "))
+	}
+	if k := in.ThetaPriorScale; k != 0 && !(k >= MinThetaPriorScale && k <= MaxThetaPriorScale) {
+		return fmt.Errorf("θ prior scale %v: want 0 (unset) or a factor in [%g, %g]", k, MinThetaPriorScale, MaxThetaPriorScale)
 	}
 	return nil
 }
