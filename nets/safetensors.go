@@ -326,59 +326,87 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	slices.Sort(names) // deterministic error messages
 	spans := make([]span, 0, len(names))
 	for _, name := range names {
-		var e tensorEntry
-		if err := json.Unmarshal(entries[name], &e); err != nil {
-			return nil, formatErrorf("tensor %s: %w", QuoteInput(name), err)
-		}
-		if e.DType == nil || e.Shape == nil || e.Offsets == nil {
-			return nil, formatErrorf("tensor %s: missing dtype, shape or data_offsets", QuoteInput(name))
-		}
-		dtype := DType(*e.DType)
-		size := dtype.size()
-		if size == 0 {
-			return nil, formatErrorf("tensor %s: unsupported dtype %s", QuoteInput(name), QuoteInput(*e.DType))
-		}
-		shape := *e.Shape
-		count, err := elementCount(shape)
+		t, shape, dtype, sp, err := decodeTensor(name, entries[name], section)
 		if err != nil {
-			return nil, formatErrorf("tensor %s: %w", QuoteInput(name), err)
+			return nil, err
 		}
-		if len(*e.Offsets) != 2 {
-			return nil, formatErrorf("tensor %s: data_offsets has %d entries, want 2", QuoteInput(name), len(*e.Offsets))
-		}
-		begin, end := (*e.Offsets)[0], (*e.Offsets)[1]
-		switch {
-		case begin < 0 || end < 0:
-			return nil, formatErrorf("tensor %s: negative data_offsets [%d, %d]", QuoteInput(name), begin, end)
-		case begin > end:
-			return nil, formatErrorf("tensor %s: data_offsets begin %d > end %d", QuoteInput(name), begin, end)
-		case end > len(section):
-			return nil, formatErrorf("tensor %s: data_offsets [%d, %d] outside the %d-byte data section", QuoteInput(name), begin, end, len(section))
-		case (end-begin)%size != 0 || (end-begin)/size != count:
-			// Division, not count*size, so a huge count cannot overflow.
-			return nil, formatErrorf("tensor %s: shape %s of %s needs %d elements but data_offsets span %d bytes", QuoteInput(name), shapeString(shape), dtype, count, end-begin)
-		}
-		spans = append(spans, span{name, begin, end})
-
-		// Sizes are now bounded by len(data), so allocating is safe.
-		rows, cols := 1, count
-		if len(shape) >= 2 {
-			cols = shape[len(shape)-1]
-			rows, _ = elementCount(shape[:len(shape)-1])
-		}
-		t := &Tensor{Rows: rows, Cols: cols, Data: make([]float64, count)}
-		raw := section[begin:end]
-		for i := range t.Data {
-			if dtype == F32 {
-				t.Data[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
-			} else {
-				t.Data[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
-			}
-		}
-		f.Tensors[name], f.Shapes[name], f.DTypes[name] = t, slices.Clone(shape), dtype
+		spans = append(spans, sp)
+		f.Tensors[name], f.Shapes[name], f.DTypes[name] = t, shape, dtype
 	}
+	if err := checkTiling(spans, section, f); err != nil {
+		return nil, err
+	}
+	// Last, once the layout is known good, so that a truncated or
+	// misindexed file is named as such, not only as damaged.
+	if f.Checksummed, err = checkDataChecksum(f.Metadata, section); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
 
-	// The tensors must tile the data section exactly.
+// decodeTensor reads the tensor name from its header entry raw and the
+// data section: its values (as a [rows, cols] tensor, cols the last
+// dimension), shape, storage type and the span of bytes it covers,
+// every field checked against the section before anything is
+// allocated.
+func decodeTensor(name string, raw json.RawMessage, section []byte) (*Tensor, []int, DType, span, error) {
+	fail := func(format string, args ...any) (*Tensor, []int, DType, span, error) {
+		return nil, nil, "", span{}, formatErrorf("tensor %s: "+format, append([]any{QuoteInput(name)}, args...)...)
+	}
+	var e tensorEntry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return fail("%w", err)
+	}
+	if e.DType == nil || e.Shape == nil || e.Offsets == nil {
+		return fail("missing dtype, shape or data_offsets")
+	}
+	dtype := DType(*e.DType)
+	size := dtype.size()
+	if size == 0 {
+		return fail("unsupported dtype %s", QuoteInput(*e.DType))
+	}
+	shape := *e.Shape
+	count, err := elementCount(shape)
+	if err != nil {
+		return fail("%w", err)
+	}
+	if len(*e.Offsets) != 2 {
+		return fail("data_offsets has %d entries, want 2", len(*e.Offsets))
+	}
+	begin, end := (*e.Offsets)[0], (*e.Offsets)[1]
+	switch {
+	case begin < 0 || end < 0:
+		return fail("negative data_offsets [%d, %d]", begin, end)
+	case begin > end:
+		return fail("data_offsets begin %d > end %d", begin, end)
+	case end > len(section):
+		return fail("data_offsets [%d, %d] outside the %d-byte data section", begin, end, len(section))
+	case (end-begin)%size != 0 || (end-begin)/size != count:
+		// Division, not count*size, so a huge count cannot overflow.
+		return fail("shape %s of %s needs %d elements but data_offsets span %d bytes", shapeString(shape), dtype, count, end-begin)
+	}
+	// Sizes are now bounded by len(data), so allocating is safe.
+	rows, cols := 1, count
+	if len(shape) >= 2 {
+		cols = shape[len(shape)-1]
+		rows, _ = elementCount(shape[:len(shape)-1])
+	}
+	t := &Tensor{Rows: rows, Cols: cols, Data: make([]float64, count)}
+	data := section[begin:end]
+	for i := range t.Data {
+		if dtype == F32 {
+			t.Data[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:])))
+		} else {
+			t.Data[i] = math.Float64frombits(binary.LittleEndian.Uint64(data[8*i:]))
+		}
+	}
+	return t, slices.Clone(shape), dtype, span{name, begin, end}, nil
+}
+
+// checkTiling checks that the tensors' spans tile the data section
+// exactly: no overlap, no gap, nothing after the last (f, the tensors
+// read, goes with an UnindexedError).
+func checkTiling(spans []span, section []byte, f *File) error {
 	slices.SortFunc(spans, func(a, b span) int {
 		if a.begin != b.begin {
 			return a.begin - b.begin
@@ -388,22 +416,17 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	pos, prev := 0, ""
 	for _, s := range spans {
 		if s.begin < pos {
-			return nil, formatErrorf("tensor %s overlaps tensor %s", QuoteInput(s.name), QuoteInput(prev))
+			return formatErrorf("tensor %s overlaps tensor %s", QuoteInput(s.name), QuoteInput(prev))
 		}
 		if s.begin > pos {
-			return nil, unindexed(&UnindexedError{Begin: pos, End: s.begin, Section: len(section), File: f})
+			return unindexed(&UnindexedError{Begin: pos, End: s.begin, Section: len(section), File: f})
 		}
 		pos, prev = s.end, s.name
 	}
 	if pos != len(section) {
-		return nil, unindexed(&UnindexedError{Begin: pos, End: len(section), Section: len(section), File: f})
+		return unindexed(&UnindexedError{Begin: pos, End: len(section), Section: len(section), File: f})
 	}
-	// Last, once the layout is known good, so that a truncated or
-	// misindexed file is named as such, not only as damaged.
-	if f.Checksummed, err = checkDataChecksum(f.Metadata, section); err != nil {
-		return nil, err
-	}
-	return f, nil
+	return nil
 }
 
 // UnindexedError reports bytes of the data section that no header entry
