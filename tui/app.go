@@ -165,33 +165,7 @@ type Model struct {
 // drawing the realization; it fails on an unknown system or backbone or an
 // unreadable checkpoint file.
 func New(opts Options) (Model, error) {
-	if opts.System == "" {
-		opts.System = "spring"
-	}
-	if opts.Backbone == "" {
-		opts.Backbone = string(core.LNP)
-	}
-	if opts.Seed == 0 {
-		opts.Seed = 1
-	}
-	if opts.SaveDir == "" {
-		opts.SaveDir = "."
-	}
-	if opts.Embedded == nil {
-		opts.Embedded = checkpoints.Lookup
-	}
-	if opts.Context == nil {
-		opts.Context = context.Background()
-	}
-	if opts.RefineDelay == 0 {
-		opts.RefineDelay = 150 * time.Millisecond
-	}
-	if opts.Atlas == nil {
-		opts.Atlas = EmbeddedAtlas
-	}
-	if opts.Averages == 0 {
-		opts.Averages = avgTasks
-	}
+	opts = opts.withDefaults()
 	backbones := core.BackboneNames()
 	regs := make([]string, len(core.Regularizers))
 	for i, r := range core.Regularizers {
@@ -221,43 +195,8 @@ func New(opts Options) (Model, error) {
 	}
 	m.help.Styles = m.theme.helpStyles()
 
-	var e *entry
-	if opts.Checkpoint != "" {
-		// Read under the command's context, so that Ctrl-C ends a read
-		// that blocks (a named pipe is refused unopened, but a file can
-		// become one after the check).
-		cm, info, err := cli.OpenFlagCheckpoint(opts.Context, "checkpoint", opts.Checkpoint)
-		if err != nil {
-			return Model{}, err
-		}
-		opts.System, opts.Backbone = cm.Config.Arch.System, string(cm.Config.Arch.Backbone)
-		m.backbone = m.backbone.set(opts.Backbone)
-		e = &entry{model: cm, src: srcFile, path: opts.Checkpoint, info: info}
-		m.entries[entryKey{opts.System, opts.Backbone}] = e
-	}
-	idx := slices.IndexFunc(m.systems, func(s sims.System) bool { return s.Name() == opts.System })
-	if idx < 0 {
-		_, err := sims.Lookup(opts.System)
+	if err := m.loadFirst(); err != nil {
 		return Model{}, err
-	}
-	if _, err := core.ParseBackbone(opts.Backbone); err != nil {
-		return Model{}, err
-	}
-	m.sysIdx = idx
-	if e == nil {
-		var warn string
-		var err error
-		e, warn, err = loadEntry(m.key(), opts.Embedded)
-		if err != nil {
-			return Model{}, err
-		}
-		m.entries[m.key()] = e
-		m.describeEntry()
-		if warn != "" {
-			m.setMsg(msgWarn, "%s", warn)
-		}
-	} else {
-		m.describeEntry()
 	}
 	m.enterSystem()
 	m.syncTraining()
@@ -491,9 +430,27 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		// first, so that what it does is seen, not done out of sight.
 		m.help.ShowAll = false
 	}
+	// The groups are tried in turn, as one switch's cases would be.
+	for _, group := range []func(tea.KeyPressMsg, switchArm, bool) (tea.Model, tea.Cmd, bool){m.controlKey, m.actionKey, m.cancelKey, m.viewKey} {
+		if next, cmd, ok := group(k, armed, saveAgain); ok {
+			return next, cmd
+		}
+	}
+	return m, nil
+}
+
+// handled is a key group's answer for a key it acted on.
+func handled(next tea.Model, cmd tea.Cmd) (tea.Model, tea.Cmd, bool) { return next, cmd, true }
+
+// controlKey handles quitting, help, focus, the sliders and the
+// switches of system, backbone, realization and θ. Like each key group
+// (handleKey), it reports whether the key was one of its own; armed is
+// the switch warning the key may answer, saveAgain a save's.
+func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+	keys := m.keys
 	switch {
 	case key.Matches(k, keys.Quit):
-		return m.quit(k.String())
+		return handled(m.quit(k.String()))
 	case key.Matches(k, keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		m.helpTop = 0
@@ -510,31 +467,31 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			d = -1
 		}
 		if !m.confirmAdjust(k.String(), armed, d) {
-			return m, nil
+			return m, nil, true
 		}
-		return m, m.adjust(d)
+		return m, m.adjust(d), true
 	case key.Matches(k, keys.NextSystem, keys.PrevSystem):
 		i := m.sysIdx + 1
 		if key.Matches(k, keys.PrevSystem) {
 			i = m.sysIdx - 1
 		}
 		if !m.confirmSwitch(k.String(), armed, i, m.backbone.value()) {
-			return m, nil
+			return m, nil, true
 		}
-		return m, m.setSystem(i)
+		return m, m.setSystem(i), true
 	case key.Matches(k, keys.Backbone):
 		b := m.backbone.step(1).value()
 		if !m.confirmSwitch(k.String(), armed, m.sysIdx, b) {
-			return m, nil
+			return m, nil, true
 		}
-		return m, m.setBackbone(b)
+		return m, m.setBackbone(b), true
 	case key.Matches(k, keys.Realization):
 		if m.seed++; m.seed == 0 {
 			m.seed = 1 // past the largest seed: 0 is not a seed (--seed refuses it)
 		}
 		m.real, m.split = drawRealization(m.sys(), m.seed)
 		m.setKeyNote("new realization, seed %d", m.seed)
-		return m, m.reinfer()
+		return m, m.reinfer(), true
 	case key.Matches(k, keys.AutoTheta):
 		any := false
 		for i := range m.theta {
@@ -543,23 +500,45 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		if any {
 			m.setKeyNote("%s", thetaAutoMsg)
-			return m, m.reinfer()
+			return m, m.reinfer(), true
 		}
+	default:
+		return m, nil, false
+	}
+	return m, nil, true
+}
+
+// actionKey handles training, the mode and the views (diagnostics,
+// ablation, baselines).
+func (m Model) actionKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+	keys := m.keys
+	switch {
 	case key.Matches(k, keys.Train):
 		if m.waitForOpen() {
-			return m, nil
+			return m, nil, true
 		}
-		return m.startTrain()
+		return handled(m.startTrain())
 	case key.Matches(k, keys.Mode):
 		m.mode = m.mode.step(1)
 		m.noteModeDuringRun()
 	case key.Matches(k, keys.Diagnose):
 		m.closeAblation()
-		return m.toggleDiag()
+		return handled(m.toggleDiag())
 	case key.Matches(k, keys.Ablation):
-		return m.toggleAblation()
+		return handled(m.toggleAblation())
 	case key.Matches(k, keys.Baselines):
-		return m.toggleBaselines()
+		return handled(m.toggleBaselines())
+	default:
+		return m, nil, false
+	}
+	return m, nil, true
+}
+
+// cancelKey handles esc: it closes the help or a view, answers a
+// switch's warning, or stops a run or a wait for a file.
+func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+	keys := m.keys
+	switch {
 	case m.help.ShowAll && key.Matches(k, keys.Cancel):
 		// The help says esc closes it: over a run, esc stopped the run
 		// and left the help open.
@@ -588,11 +567,22 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.opening = ""
 			m.openGen++ // what it reads later is dropped
 		}
+	default:
+		return m, nil, false
+	}
+	return m, nil, true
+}
+
+// viewKey handles undo, the slice and page of the view, heatmaps,
+// saving and opening.
+func (m Model) viewKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+	keys := m.keys
+	switch {
 	case key.Matches(k, keys.Undo):
 		if m.waitForOpen() {
-			return m, nil
+			return m, nil, true
 		}
-		return m.undo()
+		return handled(m.undo())
 	case key.Matches(k, keys.SliceBack):
 		m.moveSlice(-1)
 	case key.Matches(k, keys.SliceFwd):
@@ -611,17 +601,94 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.flipPage()
 	case key.Matches(k, keys.Save):
 		if m.waitForOpen() || !m.confirmSaveAgain(saveAgain) {
-			return m, nil
+			return m, nil, true
 		}
-		return m.startSave()
+		return handled(m.startSave())
 	case key.Matches(k, keys.Open):
 		if !m.confirmOpen(k.String(), armed) {
-			return m, nil
+			return m, nil, true
 		}
 		m.prompt = newPrompt(promptOpen, "", "e.g. path/to/model.safetensors")
-		return m, nil
+	default:
+		return m, nil, false
 	}
-	return m, nil
+	return m, nil, true
+}
+
+// withDefaults fills in the options left unset.
+func (opts Options) withDefaults() Options {
+	if opts.System == "" {
+		opts.System = "spring"
+	}
+	if opts.Backbone == "" {
+		opts.Backbone = string(core.LNP)
+	}
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.SaveDir == "" {
+		opts.SaveDir = "."
+	}
+	if opts.Embedded == nil {
+		opts.Embedded = checkpoints.Lookup
+	}
+	if opts.Context == nil {
+		opts.Context = context.Background()
+	}
+	if opts.RefineDelay == 0 {
+		opts.RefineDelay = 150 * time.Millisecond
+	}
+	if opts.Atlas == nil {
+		opts.Atlas = EmbeddedAtlas
+	}
+	if opts.Averages == 0 {
+		opts.Averages = avgTasks
+	}
+	return opts
+}
+
+// loadFirst loads the model the explorer opens on: the --checkpoint
+// file (whose system and backbone then replace the options'), or the
+// embedded checkpoint of the options' system and backbone.
+func (m *Model) loadFirst() error {
+	opts := &m.opts
+	var e *entry
+	if opts.Checkpoint != "" {
+		// Read under the command's context, so that Ctrl-C ends a read
+		// that blocks (a named pipe is refused unopened, but a file can
+		// become one after the check).
+		cm, info, err := cli.OpenFlagCheckpoint(opts.Context, "checkpoint", opts.Checkpoint)
+		if err != nil {
+			return err
+		}
+		opts.System, opts.Backbone = cm.Config.Arch.System, string(cm.Config.Arch.Backbone)
+		m.backbone = m.backbone.set(opts.Backbone)
+		e = &entry{model: cm, src: srcFile, path: opts.Checkpoint, info: info}
+		m.entries[entryKey{opts.System, opts.Backbone}] = e
+	}
+	idx := slices.IndexFunc(m.systems, func(s sims.System) bool { return s.Name() == opts.System })
+	if idx < 0 {
+		_, err := sims.Lookup(opts.System)
+		return err
+	}
+	if _, err := core.ParseBackbone(opts.Backbone); err != nil {
+		return err
+	}
+	m.sysIdx = idx
+	if e != nil {
+		m.describeEntry()
+		return nil
+	}
+	e, warn, err := loadEntry(m.key(), opts.Embedded)
+	if err != nil {
+		return err
+	}
+	m.entries[m.key()] = e
+	m.describeEntry()
+	if warn != "" {
+		m.setMsg(msgWarn, "%s", warn)
+	}
+	return nil
 }
 
 // quit exits, first stopping training: the goroutines end (each within a

@@ -113,6 +113,25 @@ func (p linePlot) render(t theme) []string {
 	}
 
 	graph := newCanvas(p.width, rows+1)
+	if !p.drawSeries(graph, lo, hi, rows, prefix, dataW, label) {
+		lines[1] = padRight("  (nothing to plot yet)", p.width)
+		return lines
+	}
+	p.drawPoints(graph, lo, hi, rows, prefix, dataW)
+	gl := graph.lines(t)
+	for y := 0; y <= rows && 1+y < p.height; y++ {
+		lines[1+y] = gl[y]
+	}
+
+	lines[rows+2] = padRight(t.paint(t.label, truncate(p.xAxis(prefix, dataW), p.width)), p.width)
+	copy(lines[rows+3:], p.legendLines(t, max(prefix-2, 0), legendN))
+	return lines
+}
+
+// drawSeries draws the series onto graph with asciigraph, the y axis
+// and its labels from the first series that is not an overlay; false
+// when no such series has two values to draw.
+func (p linePlot) drawSeries(graph canvas, lo, hi float64, rows, prefix, dataW int, label func(float64) string) bool {
 	haveAxis := false
 	for _, s := range p.series {
 		if len(s.values) < 2 {
@@ -145,12 +164,12 @@ func (p linePlot) render(t theme) []string {
 		}
 		haveAxis = haveAxis || !s.overlay
 	}
-	if !haveAxis {
-		lines[1] = padRight("  (nothing to plot yet)", p.width)
-		return lines
-	}
-	// Scatter points use asciigraph's own row mapping so they sit on the
-	// curves they belong to.
+	return haveAxis
+}
+
+// drawPoints draws the scatter points onto graph, on asciigraph's own
+// row mapping so that they sit on the curves they belong to.
+func (p linePlot) drawPoints(graph canvas, lo, hi float64, rows, prefix, dataW int) {
 	ratio := float64(rows) / (hi - lo)
 	min2 := agRound(lo * ratio)
 	for _, sc := range p.points {
@@ -176,12 +195,11 @@ func (p linePlot) render(t theme) []string {
 			graph.set(x, y, mark, sc.color, nil)
 		}
 	}
-	gl := graph.lines(t)
-	for y := 0; y <= rows && 1+y < p.height; y++ {
-		lines[1+y] = gl[y]
-	}
+}
 
-	// x axis: first value, name, last value under the data columns.
+// xAxis is the x axis line: the first value, the axis name and the last
+// value under the data columns.
+func (p linePlot) xAxis(prefix, dataW int) string {
 	left, right := formatAxis(p.xLo), formatAxis(p.xHi)
 	axis := strings.Repeat(" ", prefix-1) + left
 	mid := (prefix + dataW/2) - len([]rune(p.xName))/2
@@ -191,9 +209,7 @@ func (p linePlot) render(t theme) []string {
 	if pad := prefix + dataW - len(right) - len([]rune(axis)); pad > 0 {
 		axis += strings.Repeat(" ", pad) + right
 	}
-	lines[rows+2] = padRight(t.paint(t.label, truncate(axis, p.width)), p.width)
-	copy(lines[rows+3:], p.legendLines(t, max(prefix-2, 0), legendN))
-	return lines
+	return axis
 }
 
 // legendNeed is how many lines the legend takes in a w × h panel: two

@@ -217,55 +217,73 @@ func (m Model) sliceView(a axis1D) (at string, lo, hi float64) {
 
 // linePanels builds the four line plots of the current result.
 func (m Model) linePanels() []linePlot {
-	res := m.res
 	a := m.axis()
-	real := res.task.Real
-	p := res.pred
-	bandY, bandD := p.BandDeviations()
-	override := m.overridden()
-	base := func(title string) linePlot {
-		return linePlot{title: title, n: a.n, xName: a.name, xLo: a.lo, xHi: a.hi}
-	}
+	v := panelView{a: a, override: m.overridden()}
 	at, ylo, yhi := m.sliceView(a)
-	sliceNote := ""
 	if at != "" {
-		sliceNote = " at " + at
+		v.note = " at " + at
 	}
+	v.ylo, v.yhi = ylo, yhi
 	// δ's range is fixed as the outputs' is (see sliceView).
 	var deltaOnAxis [][]float64
-	delta := real.Discrepancy()
+	delta := m.res.task.Real.Discrepancy()
 	for c := 0; c < a.channels; c++ {
 		deltaOnAxis = append(deltaOnAxis, a.channel(delta, c))
 	}
-	dlo, dhi := symRange(0.05*math.Max(math.Abs(ylo), math.Abs(yhi)), deltaOnAxis...)
+	v.dlo, v.dhi = symRange(0.05*math.Max(math.Abs(ylo), math.Abs(yhi)), deltaOnAxis...)
+	return []linePlot{m.simPanel(v), m.deltaPanel(v, delta), m.predictionPanel(v), m.truthPanel(v)}
+}
 
-	// 1. simulator output with the context points.
+// panelView is what the four line panels share: the axis they are drawn
+// along, the slice they show (note), the outputs' and δ's fixed ranges,
+// and whether θ is set by hand.
+type panelView struct {
+	a                  axis1D
+	note               string
+	ylo, yhi, dlo, dhi float64
+	override           bool
+}
+
+// base is an empty panel titled title along the view's axis.
+func (v panelView) base(title string) linePlot {
+	return linePlot{title: title + v.note, n: v.a.n, xName: v.a.name, xLo: v.a.lo, xHi: v.a.hi}
+}
+
+// simPanel is panel 1: the simulator's output with the context points.
+func (m Model) simPanel(v panelView) linePlot {
+	a, p := v.a, m.res.pred
 	simTitle, simName := "1 simulator F(x; θ̂)", "F(x; θ̂)"
-	if override {
+	if v.override {
 		simTitle, simName = "1 simulator F(x; θ set by hand)", "F(x; θ)"
 	}
-	p1 := base(simTitle + sliceNote)
-	if override {
-		p1.short = "1 F(x; θ set by hand)" + sliceNote
+	p1 := v.base(simTitle)
+	if v.override {
+		p1.short = "1 F(x; θ set by hand)" + v.note
 	}
-	p1.yLo, p1.yHi = ylo, yhi
+	p1.yLo, p1.yHi = v.ylo, v.yhi
 	for c := 0; c < a.channels; c++ {
 		mk, col := m.styleOf(roleMean, c, colSim)
 		p1.series = append(p1.series, series{values: a.channel(p.Nominal, c), mark: mk, color: col})
-		idx, vals := a.points(res.task.Context, c)
+		idx, vals := a.points(m.res.task.Context, c)
 		cm, cc := m.styleOf(roleContext, c, colContext)
 		p1.points = append(p1.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
 	}
 	p1.legend = m.legendFor([]role{roleMean, roleContext}, []string{simName, "context"}, []color.Color{colSim, colContext})
+	return p1
+}
 
-	// 2. learned discrepancy with its band against the true one.
-	p2 := base("2 discrepancy δ̂ with " + bandName + " vs true δ" + sliceNote)
-	p2.short = "2 δ̂, " + bandName + " vs true δ" + sliceNote
-	if override {
-		p2.title = "2 δ̂, " + bandName + ", true δ, and the δ needed at the set θ" + sliceNote
-		p2.short = "2 δ̂, band, true δ, needed δ" + sliceNote
+// deltaPanel is panel 2: the learned discrepancy with its band against
+// the true one (delta), and with θ set by hand the δ that θ needs.
+func (m Model) deltaPanel(v panelView, delta []float64) linePlot {
+	a, p, real := v.a, m.res.pred, m.res.task.Real
+	_, bandD := p.BandDeviations()
+	p2 := v.base("2 discrepancy δ̂ with " + bandName + " vs true δ")
+	p2.short = "2 δ̂, " + bandName + " vs true δ" + v.note
+	if v.override {
+		p2.title = "2 δ̂, " + bandName + ", true δ, and the δ needed at the set θ" + v.note
+		p2.short = "2 δ̂, band, true δ, needed δ" + v.note
 	}
-	p2.yLo, p2.yHi = dlo, dhi
+	p2.yLo, p2.yHi = v.dlo, v.dhi
 	// The baselines' curves go over the band but under the truth and
 	// APIC's own: where they agree, δ̂ and the true δ stay in sight.
 	baseDelta, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.DeltaMean })
@@ -277,7 +295,7 @@ func (m Model) linePanels() []linePlot {
 		mm, mc := m.styleOf(roleMean, c, colDelta)
 		p2.series = append(p2.series, series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc})
 		over = append(over, series{values: a.channel(delta, c), mark: tm, color: tc})
-		if override {
+		if v.override {
 			// What the discrepancy must absorb when θ is set by hand:
 			// the truth minus the simulator at the set θ.
 			need := make([]float64, len(real.True))
@@ -291,36 +309,47 @@ func (m Model) linePanels() []linePlot {
 	}
 	p2.series = append(append(p2.series, baseDelta...), over...)
 	roles, names, cols := []role{roleMean, roleBand, roleTruth}, []string{"δ̂", bandName, "true δ"}, []color.Color{colDelta, colDeltaBnd, colTruth}
-	if override {
+	if v.override {
 		roles, names, cols = append(roles, roleNeeded), append(names, "needed δ"), append(cols, colNeeded)
 	}
 	p2.legend = append(m.legendFor(roles, names, cols), baseLegend...)
+	return p2
+}
 
-	// 3. corrected prediction with its band and the context points.
-	p3 := base("3 corrected prediction with " + bandName + sliceNote)
-	p3.short = "3 prediction with " + bandName + sliceNote
-	p3.yLo, p3.yHi = ylo, yhi
+// predictionPanel is panel 3: the corrected prediction with its band
+// and the context points.
+func (m Model) predictionPanel(v panelView) linePlot {
+	a, p := v.a, m.res.pred
+	bandY, _ := p.BandDeviations()
+	p3 := v.base("3 corrected prediction with " + bandName)
+	p3.short = "3 prediction with " + bandName + v.note
+	p3.yLo, p3.yHi = v.ylo, v.yhi
 	baseMean, baseLegend := m.baseOverlay(a, func(p *core.Prediction) []float64 { return p.Mean })
-	over = nil
+	var over []series
 	for c := 0; c < a.channels; c++ {
 		lo, hi := a.band(p.Mean, bandY, c)
 		bm, bc := m.styleOf(roleBand, c, colBand)
 		mm, mc := m.styleOf(roleMean, c, colMean)
 		p3.series = append(p3.series, series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc})
 		over = append(over, series{values: a.channel(p.Mean, c), mark: mm, color: mc})
-		idx, vals := a.points(res.task.Context, c)
+		idx, vals := a.points(m.res.task.Context, c)
 		cm, cc := m.styleOf(roleContext, c, colContext)
 		p3.points = append(p3.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
 	}
 	p3.series = append(append(p3.series, baseMean...), over...)
 	p3.legend = append(m.legendFor([]role{roleMean, roleBand, roleContext}, []string{"prediction", bandName, "context"}, []color.Color{colMean, colBand, colContext}), baseLegend...)
+	return p3
+}
 
-	// 4. ground truth against the corrected prediction, nominal dimmed.
-	// The truth is drawn last, over the prediction: a good fit runs
-	// along it, and a line drawn over the truth's dots hid them.
-	p4 := base("4 truth vs prediction (nominal dimmed)" + sliceNote)
-	p4.short = "4 truth vs prediction" + sliceNote
-	p4.yLo, p4.yHi = ylo, yhi
+// truthPanel is panel 4: the ground truth against the corrected
+// prediction, the nominal dimmed. The truth is drawn last, over the
+// prediction: a good fit runs along it, and a line drawn over the
+// truth's dots hid them.
+func (m Model) truthPanel(v panelView) linePlot {
+	a, p, real := v.a, m.res.pred, m.res.task.Real
+	p4 := v.base("4 truth vs prediction (nominal dimmed)")
+	p4.short = "4 truth vs prediction" + v.note
+	p4.yLo, p4.yHi = v.ylo, v.yhi
 	for c := 0; c < a.channels; c++ {
 		nm, nc := m.styleOf(roleNominal, c, colNominal)
 		tm, tc := m.styleOf(roleTruth, c, colTruth)
@@ -330,7 +359,7 @@ func (m Model) linePanels() []linePlot {
 			series{values: a.channel(real.True, c), mark: tm, color: tc})
 	}
 	p4.legend = m.legendFor([]role{roleMean, roleTruth, roleNominal}, []string{"prediction", "truth G", "nominal"}, []color.Color{colMean, colTruth, colNominal})
-	return []linePlot{p1, p2, p3, p4}
+	return p4
 }
 
 // heatPanels builds the four heatmaps of a product-grid result: truth,
