@@ -312,9 +312,29 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 		if err := json.Unmarshal([]byte(s), &r); err != nil {
 			return nil, Info{}, fmt.Errorf("bad metrics metadata: %s", cutMessage(err))
 		}
+		if err := checkRecordedReport(r, m.Config.Arch.System); err != nil {
+			return nil, Info{}, fmt.Errorf("bad metrics metadata: %w", err)
+		}
 		info.Metrics = &r
 	}
 	return m, info, nil
+}
+
+// checkRecordedReport refuses a stored validation report that no run
+// of the file's system could have written: a count of realizations or
+// a context size out of its bounds (shown as "-5 realizations"), or
+// another system's name.
+func checkRecordedReport(r Report, system string) error {
+	if r.System != "" && r.System != system {
+		return fmt.Errorf("the validation is of system %s, the model of %s", QuoteInput(r.System), system)
+	}
+	if r.Tasks < 0 || r.Tasks > LimitTasks.Max {
+		return fmt.Errorf("%d validation realizations, want 0 to %d", r.Tasks, LimitTasks.Max)
+	}
+	if r.Context < 0 || r.Context > LimitObservations.Max {
+		return fmt.Errorf("validation context %d, want 0 to %d", r.Context, LimitObservations.Max)
+	}
+	return nil
 }
 
 // The training record's bounds: a million runs of the longest training

@@ -615,3 +615,44 @@ func TestCheckStorableRefusesUnloadableLogNoise(t *testing.T) {
 		t.Errorf("log noise 657: %v", err)
 	}
 }
+
+// A stored validation report is shown by inspect and carried into a
+// fine-tuned file: one that no run of the file's system could write (a
+// negative count of realizations, another system's name) is refused,
+// naming what is wrong; a plausible one reads back.
+func TestCheckpointRefusesBadRecordedReport(t *testing.T) {
+	m := fuzzModel(t)
+	ts, base := checkpointParts(t, m)
+	decode := func(r Report) (Info, error) {
+		t.Helper()
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta := maps.Clone(base)
+		meta["metrics"] = string(b)
+		var buf bytes.Buffer
+		if err := nets.EncodeSafetensors(&buf, ts, nil, meta, nets.F64); err != nil {
+			t.Fatal(err)
+		}
+		_, info, err := DecodeCheckpoint(buf.Bytes())
+		return info, err
+	}
+	sys := m.Config.Arch.System
+	for _, c := range []struct {
+		r    Report
+		want string
+	}{
+		{Report{System: sys, Tasks: -5, Context: 30}, "-5 validation realizations, want 0 to 2000"},
+		{Report{System: sys, Tasks: 32, Context: -1}, "validation context -1"},
+		{Report{System: "nosuch", Tasks: 32, Context: 30}, `the validation is of system "nosuch"`},
+	} {
+		if _, err := decode(c.r); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want one saying %q", c.r, err, c.want)
+		}
+	}
+	info, err := decode(Report{System: sys, Tasks: 32, Context: 30})
+	if err != nil || info.Metrics == nil || info.Metrics.Tasks != 32 {
+		t.Errorf("a plausible report: %+v, %v", info.Metrics, err)
+	}
+}
