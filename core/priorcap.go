@@ -12,12 +12,12 @@ import (
 // spans at least a prior width.
 const priorShare = 0.9
 
-// nearPrior reports whether a deviation sd of parameter p is nearly its
+// NearPrior reports whether a deviation sd of parameter p is nearly its
 // prior's own (at least priorShare of it; applyThetaTable caps it
-// there). An interval that wide says little more than that θ lies in
+// there): the rule of diagnose's warning and of the explorer's θ rows. An interval that wide says little more than that θ lies in
 // its prior box, and covers θ from almost any estimate: a coverage that
 // counts it is not evidence of calibration.
-func nearPrior(p sims.Param, sd float64) bool {
+func NearPrior(p sims.Param, sd float64) bool {
 	return sd >= priorShare*priorStd(p)*(1-1e-9)
 }
 
@@ -37,7 +37,7 @@ func nearPriorWarnings(params []sims.Param, stds [][]float64) []string {
 	for q, p := range params {
 		n := 0
 		for _, sd := range stds[q] {
-			if nearPrior(p, sd) {
+			if NearPrior(p, sd) {
 				n++
 			}
 		}
@@ -49,7 +49,7 @@ func nearPriorWarnings(params []sims.Param, stds [][]float64) []string {
 }
 
 // PriorWide is how many of the diagnosis's realizations gave this
-// parameter nearly its prior's deviation (nearPrior): intervals that
+// parameter nearly its prior's deviation (NearPrior): intervals that
 // cover θ from almost any estimate, so that a coverage counting them
 // says little. The explorer shows it beside the verdict, as diagnose's
 // warning does.
@@ -57,7 +57,7 @@ func (th ThetaDiagnostic) PriorWide() int {
 	p := sims.Param{Name: th.Name, Lo: th.PriorLo, Hi: th.PriorHi}
 	n := 0
 	for _, sd := range th.Std {
-		if nearPrior(p, sd) {
+		if NearPrior(p, sd) {
 			n++
 		}
 	}

@@ -17,8 +17,8 @@ func TestNearPriorWarnings(t *testing.T) {
 	}
 	p := sys.Params()[0]
 	cap := priorStd(p)
-	if !nearPrior(p, cap) || !nearPrior(p, 0.9*cap) || nearPrior(p, 0.89*cap) || nearPrior(p, 0) {
-		t.Errorf("nearPrior(%g): %v, (0.9×): %v, (0.89×): %v, (0): %v", cap, nearPrior(p, cap), nearPrior(p, 0.9*cap), nearPrior(p, 0.89*cap), nearPrior(p, 0))
+	if !NearPrior(p, cap) || !NearPrior(p, 0.9*cap) || NearPrior(p, 0.89*cap) || NearPrior(p, 0) {
+		t.Errorf("NearPrior(%g): %v, (0.9×): %v, (0.89×): %v, (0): %v", cap, NearPrior(p, cap), NearPrior(p, 0.9*cap), NearPrior(p, 0.89*cap), NearPrior(p, 0))
 	}
 	per := []TaskMetrics{
 		{ThetaAE: []float64{0.01}, ThetaErr: []float64{0.01}, ThetaStd: []float64{cap}},

@@ -44,7 +44,7 @@ func AtPriorBound(par sims.Param, th float64) bool {
 //
 //   - a parameter estimate θ̂_i within 2% of the prior width of a bound
 //     (whose interval the bounded map squeezes);
-//   - a parameter whose deviation is nearly its prior's own (nearPrior:
+//   - a parameter whose deviation is nearly its prior's own (NearPrior:
 //     the model claims to know it little better than the prior does);
 //   - a parameter without an interval away from its bounds (deviation 0:
 //     a cnp's one pass without a recalibrated floor);
@@ -91,7 +91,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 		atBound[i] = true
 	}
 	for i, par := range sys.Params() {
-		if i < len(p.ThetaStd) && nearPrior(par, p.ThetaStd[i]) {
+		if i < len(p.ThetaStd) && NearPrior(par, p.ThetaStd[i]) {
 			out = append(out, fmt.Sprintf("%s's std %.3g is at least %g of its prior's own (%.3g): the model claims to know %s little better than the prior does, however close its estimate", par.Name, p.ThetaStd[i], priorShare, priorStd(par), par.Name))
 		}
 		if i < len(p.ThetaStd) && p.ThetaStd[i] == 0 && !atBound[i] {

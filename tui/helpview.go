@@ -154,13 +154,14 @@ func (m Model) thetaRowsHelp() []string {
 	const paren = "  θ̂ to σ's leading digit; short of room, σ in θ̂'s last digit: 1.13990(9) ±.00009"
 	n := samplesDrawn(m.sys(), m.backbone.value())
 	if n == samplesFor(m.sys()) {
-		return []string{fmt.Sprintf("θ rows: θ̂±1σ over %s; %s", core.Count(n, "sample"), hand), paren, priorStdHelp(m.sys())}
+		return []string{fmt.Sprintf("θ rows: θ̂±1σ over %s; %s", core.Count(n, "sample"), hand), paren, priorStdHelp(m.sys()), nearPriorHelp}
 	}
 	return []string{
 		fmt.Sprintf("θ rows: θ̂ ± 1σ from the %s's single deterministic pass (%s);", m.backbone.value(), core.Count(n, "sample")),
 		"  " + hand,
 		paren,
 		priorStdHelp(m.sys()),
+		nearPriorHelp,
 	}
 }
 

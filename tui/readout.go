@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -53,6 +54,19 @@ func (c thetaControl) step(d int, est float64) thetaControl {
 	return c
 }
 
+// param is the parameter the row controls, with its prior box.
+func (c thetaControl) param() sims.Param {
+	return sims.Param{Name: c.name, Symbol: c.sym, Lo: c.lo, Hi: c.hi}
+}
+
+// nearPriorMark follows a σ that is nearly the prior's own deviation
+// (core.NearPrior, diagnose's rule): θ̂ ± σ then spans about the whole
+// prior box, and a truth inside it says nothing of the fit.
+const nearPriorMark = "*"
+
+// nearPriorHelp is the help's line on nearPriorMark.
+const nearPriorHelp = "  " + nearPriorMark + " after σ: σ nearly the prior's, as diagnose warns: θ̂ ± σ spans the box"
+
 // symbol is the parameter's usual symbol, or its name.
 func (c thetaControl) symbol() string {
 	if c.sym != "" {
@@ -67,6 +81,9 @@ func (c thetaControl) view(w int, focused bool, t theme, est, std, truth float64
 	name := padRight(c.symbol(), 2)
 	estW, truthW := thetaColumns(w)
 	estStd, tr := thetaFigures(est, std, truth, estW, truthW)
+	if !math.IsNaN(est) && core.NearPrior(c.param(), std) {
+		estStd += nearPriorMark
+	}
 	left := name + thetaCells(estStd, tr, estW, truthW)
 	set := "auto"
 	if c.set {

@@ -179,3 +179,33 @@ func TestSidebarLLIsTheReconstructions(t *testing.T) {
 		t.Errorf("the help defines no recon LL:\n%s", help)
 	}
 }
+
+// TestThetaRowMarksAPriorWideSigma: a σ nearly the prior's own
+// (core.NearPrior, the rule of diagnose's warning) is marked on the row,
+// so "5.94±1.44" beside a truth of 5.47 does not read as a fit; a
+// narrower σ is not, and the mark never cuts the truth. The help says
+// what the mark means.
+func TestThetaRowMarksAPriorWideSigma(t *testing.T) {
+	omega := thetaControl{name: "omega", sym: "ω", lo: 3, hi: 8}
+	capSD := (omega.hi - omega.lo) / math.Sqrt(12)
+	for _, tc := range []struct {
+		sd   float64
+		mark bool
+	}{{capSD, true}, {0.9 * capSD, true}, {0.85 * capSD, false}, {0.2, false}} {
+		for _, w := range []int{smallSideW, bigSideW} {
+			row := omega.view(w, false, plainTheme, 5.94, tc.sd, 5.47)
+			if strings.Contains(row, nearPriorMark) != tc.mark || !strings.Contains(row, " 5.47 ") {
+				t.Errorf("σ %.3g, %d cells: row %q; want the mark %v and the truth 5.47 whole", tc.sd, w, row, tc.mark)
+			}
+		}
+	}
+	// lv's α on a one-point context: the prior's σ at one decimal.
+	alpha := thetaControl{name: "alpha", sym: "α", lo: 0.5, hi: 1.5}
+	if row := alpha.view(smallSideW, true, plainTheme, 0.9716, 0.2887, 0.9931); !strings.Contains(row, nearPriorMark+" ") || strings.Contains(row, "…") {
+		t.Errorf("row %q: want the mark and nothing cut", row)
+	}
+	m := newTest(t, "spring", 120, 40)
+	if !slices.Contains(m.thetaRowsHelp(), nearPriorHelp) {
+		t.Errorf("the θ rows' help %q does not explain %s", m.thetaRowsHelp(), nearPriorMark)
+	}
+}
