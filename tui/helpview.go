@@ -56,6 +56,9 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 		lines = m.wholeMsg(w)
 	}
 	lines = append(lines, t.paint(t.bold, "keys")+"  (? or esc closes this help; a key below closes it and acts)")
+	if m.opts.ASCII {
+		lines = append(lines, asciiHelp...)
+	}
 	k := m.keysNow()
 	// The full help lists the training keys even when they do nothing
 	// yet, so that they can be found before the first run.

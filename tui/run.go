@@ -77,8 +77,8 @@ link, more give smoother curves; --realizations N, its former name,
 works too); A draws those averages across the selected control's values
 (the ablation view), d the calibration diagnostics over the same
 realizations. Press ? inside for every key.
-Needs a terminal of at least 80×24; --ascii draws without colours (for
-plain terminals). q and Ctrl-C ask twice while weights trained in the
+Needs a terminal of at least 80×24; --ascii draws in ASCII alone, without
+colours (for terminals without UTF-8). q and Ctrl-C ask twice while weights trained in the
 session are unsaved; a SIGTERM or a closed SSH session (SIGHUP) saves
 them instead, to new files in the current directory, and says where.
 
@@ -95,7 +95,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file`, or a shipped one as embedded:NAME (it names the system and backbone; --system and --backbone, if given, must match it)")
 	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
 	tasks := tasksFlag(fs)
-	ascii := fs.Bool("ascii", false, "no colours (the plots keep their Unicode marks and box lines)")
+	ascii := fs.Bool("ascii", false, "ASCII alone, without colours: lines as - | / \\, Greek letters as the Symbol font's keys (θ q, ω w)")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}

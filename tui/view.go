@@ -28,9 +28,13 @@ const smallSideW, bigSideW = 31, 36
 
 // View draws the frame in the alternate screen.
 func (m Model) View() tea.View {
-	v := tea.NewView(m.render())
+	frame, title := m.render(), "apic explorer — "+m.sys().Name()+"/"+m.backbone.value()
+	if m.opts.ASCII {
+		frame, title = toASCII(frame), toASCII(title)
+	}
+	v := tea.NewView(frame)
 	v.AltScreen = true
-	v.WindowTitle = "apic explorer — " + m.sys().Name() + "/" + m.backbone.value()
+	v.WindowTitle = title
 	return v
 }
 

@@ -1,0 +1,66 @@
+package tui
+
+import (
+	"strings"
+	"unicode"
+)
+
+// asciiRunes writes each non-ASCII rune the explorer draws as one ASCII
+// character, so that --ascii frames keep every column where it was:
+// box and curve lines as - | / \ +, plot marks as distinct characters
+// (a panel tells its series apart by them), arrows as < > ^ v, and
+// Greek letters as the keys the Symbol font gives them (θ q, ω w, η h),
+// a convention of long standing. ± has no one-character form: it is ~,
+// as the help says in --ascii.
+var asciiRunes = map[rune]rune{
+	// Box drawing and asciigraph's curves: a rising step is ╭ over ╯,
+	// a falling one ╮ over ╰.
+	'─': '-', '│': '|', '┤': '|', '├': '|', '┼': '+', '┬': '+', '┴': '+',
+	'┌': '+', '┐': '+', '└': '+', '┘': '+', '╭': '/', '╯': '/', '╮': '\\', '╰': '\\',
+	'▕': '|', '▏': '|',
+	// Plot marks, one character each and apart from those of the second
+	// channel (+ : ~ x) and the baselines (k b p).
+	'·': '.', '•': '*', '∘': 'o', '×': 'X', '●': '@', '▪': '#', '▲': 'A',
+	'◆': '#', '◇': 'O', '↑': '^', '↓': 'v', '←': '<', '→': '>', '◂': '<', '▸': '>',
+	// Blocks: the prompt's cursor, the sparklines' ramp, heatmaps in
+	// colour (--ascii draws them with a character ramp instead).
+	'█': '#', '▀': '#', '▁': '.', '▂': ',', '▃': ':', '▄': '-', '▅': '=', '▆': '+', '▇': '*',
+	// Status: the busy marks and the activity spinner's frames.
+	'◐': '*', '✓': '+', '✗': 'x', '⠋': '|', '⠙': '/', '⠹': '-', '⠸': '\\', '⠼': '|',
+	'⠴': '/', '⠦': '-', '⠧': '\\', '⠇': '|', '⠏': '/',
+	// Text.
+	'…': '.', '–': '-', '—': '-', '−': '-', '±': '~', '≈': '~', '≤': '<', '≥': '>',
+	'∞': 'I', '√': 'V', '²': '2', '∈': 'E', '‖': '|', '∂': 'd', '′': '\'', 'ₖ': 'k',
+	'₊': '+', 'ᵀ': 'T', 'ü': 'u', 'û': 'u', 'é': 'e',
+	// Greek, as the Symbol font's keys.
+	'α': 'a', 'β': 'b', 'γ': 'g', 'δ': 'd', 'ε': 'e', 'ζ': 'z', 'η': 'h', 'θ': 'q',
+	'κ': 'k', 'λ': 'l', 'μ': 'm', 'ν': 'n', 'ξ': 'x', 'π': 'p', 'ρ': 'r', 'σ': 's',
+	'τ': 't', 'φ': 'f', 'χ': 'c', 'ψ': 'y', 'ω': 'w', 'Δ': 'D', 'Σ': 'S', 'Θ': 'Q', 'Ω': 'W',
+}
+
+// asciiHelp is the help's note on what --ascii writes instead, in
+// ASCII itself: a θ in it would be drawn q.
+var asciiHelp = []string{
+	"--ascii: ~ is +/-; Greek letters are the Symbol font's keys: q theta,",
+	"  w omega, a alpha, b beta, h eta, g gamma, k kappa, d delta, l lambda, s sigma",
+}
+
+// toASCII writes s in ASCII, one character for each rune it draws in a
+// cell: a combining mark (θ̂'s hat) takes no cell and is left out, a
+// rune asciiRunes lacks becomes ?. Escape sequences are ASCII already.
+func toASCII(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch a, ok := asciiRunes[r]; {
+		case r < 0x80:
+			b.WriteRune(r)
+		case ok:
+			b.WriteRune(a)
+		case unicode.Is(unicode.Mn, r):
+		default:
+			b.WriteByte('?')
+		}
+	}
+	return b.String()
+}

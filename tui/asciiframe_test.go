@@ -1,0 +1,80 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+// asciiState is one screen of the explorer: the keys that lead to it
+// from the first frame.
+type asciiState struct {
+	name string
+	keys []string
+}
+
+// TestASCIIFramesArePureASCII: with --ascii every frame is ASCII, where
+// box lines, plot marks, arrows and Greek letters were drawn in Unicode
+// whatever the flag; each non-ASCII rune of the Unicode frame has its
+// own character in asciiRunes (none falls back to ?), and the frame
+// keeps its size, line by line.
+func TestASCIIFramesArePureASCII(t *testing.T) {
+	common := []asciiState{
+		{"panels", nil},
+		{"help", []string{"?"}},
+		{"other panels", []string{"p"}},
+		{"theta by hand", []string{"a"}}, // set below, on a θ row
+		{"open prompt", []string{"o"}},
+	}
+	for _, tc := range []struct {
+		sys    string
+		w, h   int
+		states []asciiState
+	}{
+		{"spring", 80, 24, append(common, asciiState{"diagnostics", []string{"d"}}, asciiState{"ablation", []string{"A"}})},
+		{"spring", 160, 48, common},
+		{"lv", 80, 24, append(common, asciiState{"diagnostics", []string{"d"}})},
+		{"lv", 160, 48, common},
+		{"advdiff", 80, 24, append(common, asciiState{"heatmaps", []string{"v"}}, asciiState{"slice", []string{"]"}})},
+		{"advdiff", 160, 48, append(common, asciiState{"heatmaps", []string{"v"}})},
+	} {
+		for _, st := range tc.states {
+			t.Run(fmt.Sprintf("%s_%dx%d_%s", tc.sys, tc.w, tc.h, st.name), func(t *testing.T) {
+				m := newTest(t, tc.sys, tc.w, tc.h)
+				if st.name == "theta by hand" {
+					m = focusOn(t, m, ctlTheta)
+					st.keys = []string{"right", "right"}
+				}
+				m, _ = press(t, m, st.keys...)
+				if st.name == "diagnostics" && m.diag.res == nil || st.name == "ablation" && !m.abl.open {
+					t.Fatalf("%s: not on screen", st.name)
+				}
+				checkASCIIFrame(t, m)
+			})
+		}
+	}
+}
+
+// checkASCIIFrame checks m's frame and window title under --ascii
+// against the same frame in Unicode.
+func checkASCIIFrame(t *testing.T, m Model) {
+	t.Helper()
+	uni := m.render()
+	m.opts.ASCII = true
+	v := m.View()
+	frameOK(t, v.Content, m.width, m.height)
+	for i, l := range strings.Split(v.Content, "\n") {
+		if j := strings.IndexFunc(l, func(r rune) bool { return r >= 0x80 }); j >= 0 {
+			t.Fatalf("line %d has a non-ASCII rune at byte %d: %q", i, j, l)
+		}
+	}
+	if strings.IndexFunc(v.WindowTitle, func(r rune) bool { return r >= 0x80 }) >= 0 {
+		t.Errorf("window title %q is not ASCII", v.WindowTitle)
+	}
+	for _, r := range uni {
+		if _, ok := asciiRunes[r]; r >= 0x80 && !ok && !unicode.Is(unicode.Mn, r) {
+			t.Errorf("%q (%U) has no ASCII character: it is drawn ?", r, r)
+		}
+	}
+}
