@@ -591,3 +591,35 @@ func TestHeatmapPageBarsOwnFormat(t *testing.T) {
 		t.Errorf("page 2 bars %q: want the error map's exponent", second)
 	}
 }
+
+// TestLinePlotSaysABandIsThinnerThanARow: a band whose edges fall in
+// its curve's row (advdiff's δ̂, σ ~1e-4 on a 0.03 row) shows no cell
+// of its own, and "· 95% band" over no dot read as a band not drawn;
+// its legend then says it is under a row. A band with a cell in sight
+// keeps its name, and so does one whose note would not fit the legend.
+func TestLinePlotSaysABandIsThinnerThanARow(t *testing.T) {
+	mean := make([]float64, 50)
+	for i := range mean {
+		mean[i] = math.Sin(float64(i) / 8)
+	}
+	plot := func(width int, halfWidth float64) []string {
+		lo, hi := make([]float64, len(mean)), make([]float64, len(mean))
+		for i, v := range mean {
+			lo[i], hi[i] = v-halfWidth, v+halfWidth
+		}
+		p := linePlot{width: width, height: 14, n: len(mean), yLo: -1.2, yHi: 1.2,
+			series: []series{{values: lo, mark: "·"}, {values: hi, mark: "·"}, {values: mean}},
+			legend: []legendItem{{mark: "──", name: "δ̂"}, {mark: "·", name: "95% band", hidden: "95% band" + thinBand}}}
+		return p.render(plainTheme)
+	}
+	legend := func(lines []string) string { return lines[len(lines)-1] }
+	if lines := plot(60, 1e-4); !strings.Contains(legend(lines), "95% band"+thinBand) {
+		t.Errorf("thin band: legend %q, want the note:\n%s", legend(lines), strings.Join(lines, "\n"))
+	}
+	if lines := plot(60, 0.3); strings.Contains(legend(lines), thinBand) || !strings.Contains(strings.Join(lines[1:len(lines)-2], ""), "·") {
+		t.Errorf("wide band: legend %q, want no note and the band drawn:\n%s", legend(lines), strings.Join(lines, "\n"))
+	}
+	if lines := plot(24, 1e-4); strings.Contains(legend(lines), thinBand) || !strings.Contains(legend(lines), "· 95% band") {
+		t.Errorf("narrow panel: legend %q, want the band's name without the note", legend(lines))
+	}
+}

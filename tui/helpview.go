@@ -133,6 +133,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 			"4 ground truth G (drawn over the prediction) and the nominal F(x; θ), dimmed",
 			"(95% band: the calibrated band's 95.4% interval, μ ± 2σ' with σ' the band",
 			"  shape's deviation, often wider than 2 × the model's σ: docs/uncertainty.md)",
+			"  a band thinner than a row lies under its curve: its legend then adds"+thinBand,
 			"(ranges stay fixed per realization, on advdiff per time slice; context points",
 			"  beyond sit on the edge as ↑ ↓; curves and bands beyond run flat along it)",
 			"c: baselines on 2 and 3 as "+baseMarks()+"; θ̂ and time by θ",

@@ -3,6 +3,7 @@ package tui
 import (
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -118,6 +119,7 @@ func (p linePlot) render(t theme) []string {
 		return lines
 	}
 	p.drawPoints(graph, lo, hi, rows, prefix, dataW)
+	p.legend = p.noteHidden(graph, prefix, legendN)
 	gl := graph.lines(t)
 	for y := 0; y <= rows && 1+y < p.height; y++ {
 		lines[1+y] = gl[y]
@@ -249,6 +251,39 @@ func (p linePlot) legendLines(t theme, lead, n int) []string {
 	first := p.fitLegend(p.legend, 0, 1)
 	rest := p.legend[first:]
 	return []string{line(p.legend[:first], 0, 1), line(rest[:p.fitLegend(rest, 0, 1)], 0, 1)}
+}
+
+// noteHidden is the legend with each item none of whose marks the plot
+// body (graph from column x0) shows under its hidden name, where the
+// legend still fits its n lines; otherwise the legend as it was.
+func (p linePlot) noteHidden(graph canvas, x0, n int) []legendItem {
+	noted := slices.Clone(p.legend)
+	changed := false
+	for i, it := range noted {
+		if it.hidden != "" && !graph.showsAny(it.mark, x0) {
+			noted[i].name, changed = it.hidden, true
+		}
+	}
+	if !changed {
+		return p.legend
+	}
+	q := p
+	q.legend = noted
+	if q.legendFits(n) {
+		return noted
+	}
+	return p.legend
+}
+
+// legendFits reports whether every legend item fits on n lines (1 or 2)
+// as legendLines lays them out.
+func (p linePlot) legendFits(n int) bool {
+	first := p.fitLegend(p.legend, 0, 1)
+	if n == 1 || first == len(p.legend) {
+		return first == len(p.legend)
+	}
+	rest := p.legend[first:]
+	return p.fitLegend(rest, 0, 1) == len(rest)
 }
 
 // fitLegend is how many of items fit on one line from column lead, sep

@@ -118,7 +118,14 @@ type legendItem struct {
 	mark  string
 	name  string
 	color color.Color
+	// hidden, when set, replaces name where the plot shows none of the
+	// item's marks: a band thinner than a row lies under its curve
+	// (advdiff's δ̂), and "· 95% band" over no dot reads as none drawn.
+	hidden string
 }
+
+// thinBand is a band's legend name where no cell of the band shows.
+const thinBand = " (< 1 row)"
 
 // legendFor lists the roles a panel shows; with two channels it starts
 // with the channels' colours and shows each role's marks for both.
@@ -152,7 +159,11 @@ func (m Model) legendFor(roles []role, names []string, single []color.Color) []l
 		if len(g.Channels) > 1 {
 			col = colLabel
 		}
-		out = append(out, legendItem{mark: strings.Join(marks, ""), name: names[i], color: col})
+		it := legendItem{mark: strings.Join(marks, ""), name: names[i], color: col}
+		if r == roleBand {
+			it.hidden = names[i] + thinBand
+		}
+		out = append(out, it)
 	}
 	return out
 }
