@@ -423,6 +423,11 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if m.prompt.active() {
 		return m.promptKey(k)
 	}
+	if rest, ok := m.escThenKey(k); ok {
+		next, cmd := m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape})
+		after, more := next.(Model).handleKey(rest)
+		return after, tea.Batch(cmd, more)
+	}
 	m.dropKeyNote(k)
 	keys := m.keys
 	if m.help.ShowAll && !key.Matches(k, keys.Help, keys.Up, keys.Down, keys.Cancel, keys.Quit) {

@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// sendKey applies one key press and runs what it leads to.
+func sendKey(t *testing.T, m Model, k tea.KeyPressMsg) Model {
+	t.Helper()
+	nm, cmd := m.Update(k)
+	m, _ = run(t, nm.(Model), cmd)
+	return m
+}
+
+// TestEscThenKeyOnASlowLink: esc then a key in one read of a slow link
+// arrives as alt+key (ESC d is alt+d). Where esc closes what is on
+// screen, the explorer reads it as the two keys: the help closes and d
+// opens the diagnostics; d's view closes and A opens the ablation view.
+// Elsewhere an alt+key does nothing, as before: esc would stop a run.
+func TestEscThenKeyOnASlowLink(t *testing.T) {
+	altD := tea.KeyPressMsg{Code: 'd', Mod: tea.ModAlt}
+	altA := tea.KeyPressMsg{Code: 'a', ShiftedCode: 'A', Mod: tea.ModAlt | tea.ModShift}
+
+	m := newTest(t, "spring", 80, 24)
+	if m = sendKey(t, m, altD); m.diag.open || m.help.ShowAll {
+		t.Fatal("alt+d with nothing for esc to close acted")
+	}
+	m, _ = press(t, m, "?")
+	if m = sendKey(t, m, altD); m.help.ShowAll || !m.diag.open {
+		t.Fatalf("help open, esc d as alt+d: help %v, diagnostics %v; want the help closed and d's view open", m.help.ShowAll, m.diag.open)
+	}
+	m = focusOn(t, m, ctlContext)
+	if m = sendKey(t, m, altA); m.diag.open || !m.abl.open {
+		t.Fatalf("d's view open, esc A as alt+A: diagnostics %v, ablation %v; want d closed and A open", m.diag.open, m.abl.open)
+	}
+	if m = sendKey(t, m, tea.KeyPressMsg{Code: tea.KeyEscape, Mod: tea.ModAlt}); m.abl.open || m.run != nil {
+		t.Fatalf("esc esc as alt+esc: ablation %v; want it closed and nothing else", m.abl.open)
+	}
+}
