@@ -52,6 +52,41 @@ func WriteNewFileAtomic(path string, write func(w io.Writer) error) error {
 	return writeAtomic(path, path, 0o644, write, linkNew)
 }
 
+// WriteOwnFileAtomic writes path as WriteFileAtomic does, but follows
+// no symbolic link: path must be a regular file or nothing, and anything
+// else, a link to a regular file included, is refused in RefuseSave's
+// words, with what saved ("a sweep's cell file"). It is for the files a
+// command keeps in a folder of its own, which only it writes: a link
+// planted there would have the save replace a file the command never
+// named. The rename replaces the name path itself, so a link put there
+// after the check is replaced, not written through.
+func WriteOwnFileAtomic(path, what string, write func(w io.Writer) error) error {
+	mode := os.FileMode(0o644)
+	st, err := os.Lstat(path)
+	switch {
+	case err == nil && st.Mode().IsRegular():
+		mode = st.Mode().Perm()
+	case err == nil:
+		return RefuseSave(NotOwnFile(path, st.Mode()), what)
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return writeAtomic(path, path, mode, write, os.Rename)
+}
+
+// NotOwnFile is the refusal, by WriteOwnFileAtomic, of path, a file of mode m (as Lstat sees
+// it) that is not a regular one: a link is named with its target.
+func NotOwnFile(path string, m fs.FileMode) *NotRegularFileError {
+	if m&fs.ModeSymlink == 0 {
+		return &NotRegularFileError{Path: path, Kind: FileKind(m)}
+	}
+	kind := "a symbolic link"
+	if dest, err := os.Readlink(path); err == nil {
+		kind += " to " + dest
+	}
+	return &NotRegularFileError{Path: path, Kind: kind}
+}
+
 // writeAtomic writes the data produced by write to a temporary file
 // beside target, gives it mode, syncs it and puts it at target with
 // publish (a rename, or linkNew), then syncs the directory; path is

@@ -215,3 +215,51 @@ func TestWriteNewFileAtomicLeavesALink(t *testing.T) {
 		t.Errorf("%s was made through the link (%v)", fresh, err)
 	}
 }
+
+// TestWriteOwnFileAtomicFollowsNoLink: a file of a command's own folder
+// is written only as a regular file: a link, even to a regular file, is
+// refused and what it leads to is left as it was; a named pipe is
+// refused; a regular file is replaced and a missing one created.
+func TestWriteOwnFileAtomicFollowsNoLink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(victim, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "cell.json")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "eval.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		link: link + " is a symbolic link to " + victim + ", not a regular file: refusing to save a cell file over it",
+		fifo: fifo + " is a named pipe (FIFO), not a regular file: refusing to save a cell file over it",
+	} {
+		err := nets.WriteOwnFileAtomic(path, "a cell file", writeString("x"))
+		if err == nil || err.Error() != want {
+			t.Errorf("error %v, want %q", err, want)
+		}
+		var nr *nets.NotRegularFileError
+		if !errors.As(err, &nr) {
+			t.Errorf("error %v is no *NotRegularFileError", err)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "mine" {
+		t.Errorf("the link's target holds %q, want it untouched", b)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was replaced (%v)", err)
+	}
+	for _, name := range []string{"fresh.json", "fresh.json"} { // created, then replaced
+		path := filepath.Join(dir, name)
+		if err := nets.WriteOwnFileAtomic(path, "a cell file", writeString("new")); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "new" {
+			t.Errorf("%s holds %q, want %q", path, b, "new")
+		}
+	}
+}

@@ -13,7 +13,7 @@ import "fmt"
 type NotRegularFileError struct {
 	Path   string // as given
 	Target string // the file Path's links lead to; "" when Path is no link, or the chain could not be followed
-	Kind   string // what the file is, in FileKind's words: "a named pipe (FIFO)"
+	Kind   string // what the file is, in FileKind's words ("a named pipe (FIFO)"), or "a symbolic link to T" where a save follows no link (WriteOwnFileAtomic)
 }
 
 // What is what Path names, in words that follow the path: "a named

@@ -44,18 +44,20 @@ first cell runs (every cell by --plan; the unfinished ones, or the
 
 Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
 command lines, which reproduce it alone when run in DIR), cell.json,
-eval.json and, for training cells, model.safetensors. A cell with
-eval.json (not empty) is done and skipped on a rerun, so an interrupted sweep
-(Ctrl-C) continues where it stopped; the interrupted cell starts again,
-its training from step 0 (unlike train alone, a sweep keeps no partial
-weights). A cell that fails (a training that diverges, an evaluation
-in which every realization fails) is reported as it fails and the
-others run: the summary is of the finished cells, the exit status 1,
-and a rerun retries the failed ones. A DIR holds one sweep: one of
-other axes or settings is refused before any cell runs (settings in
-another order or spelling, --backbone B or --fix backbone=B, or eval's
-and train's defaults given or not, are the same); more --vary values
-or --seeds add cells to it.
+eval.json and, for training cells, model.safetensors, all regular
+files the sweep writes itself (one that is a link is refused, not
+written through). A cell with eval.json (not empty) is done and
+skipped on a rerun, so an interrupted sweep (Ctrl-C) continues where
+it stopped; the interrupted cell starts again, its training from step
+0 (unlike train alone, a sweep keeps no partial weights). A cell that
+fails (a training that diverges, an evaluation in which every
+realization fails) is reported as it fails and the others run: the
+summary is of the finished cells, the exit status 1, and a rerun
+retries the failed ones. A DIR holds one sweep: one of other axes or
+settings is refused before any cell runs (settings in another order or
+spelling, --backbone B or --fix backbone=B, or eval's and train's
+defaults given or not, are the same); more --vary values or --seeds
+add cells to it.
 At the end DIR/results.csv (one row per cell × seed) and
 DIR/summary.json (per cell: mean and t-based 95% interval over seeds)
 are written from every finished cell in DIR, curves of the MAEs against
@@ -213,6 +215,11 @@ func (f *sweepFlags) runAll(ctx context.Context, cells []sweepCell, env *Env) er
 	}
 	if len(todo) > 0 {
 		if err := checkSweepOutWritable(f.out); err != nil {
+			return err
+		}
+	}
+	for _, c := range todo {
+		if err := checkCellFiles(f.out, c); err != nil {
 			return err
 		}
 	}
@@ -470,6 +477,9 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 	if err := checkCellCommand(s, c, out); err != nil {
 		return false, err
 	}
+	if err := checkCellFiles(out, c); err != nil {
+		return false, err
+	}
 	dir := cellDir(out, c)
 	defer func() {
 		if err != nil && ctx.Err() != nil {
@@ -490,7 +500,7 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 		return false, err
 	}
 	for name, data := range map[string][]byte{"cmd.txt": []byte(cmd), "cell.json": append(meta, '\n')} {
-		if err := writeBytesAtomic(filepath.Join(dir, name), data); err != nil {
+		if err := writeCellFile(filepath.Join(dir, name), data); err != nil {
 			return false, fmt.Errorf("cell %s: %w", c.ID, err)
 		}
 	}
@@ -506,7 +516,7 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 		if err != nil {
 			return false, fmt.Errorf("cell %s: apic eval --refine 0: %w", c.ID, err)
 		}
-		if err := writeBytesAtomic(filepath.Join(dir, onePassFile), result); err != nil {
+		if err := writeCellFile(filepath.Join(dir, onePassFile), result); err != nil {
 			return false, fmt.Errorf("cell %s: %w", c.ID, err)
 		}
 	}
@@ -514,7 +524,7 @@ func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped
 	if err != nil {
 		return false, fmt.Errorf("cell %s: apic eval: %w", c.ID, err)
 	}
-	if err := writeBytesAtomic(filepath.Join(dir, "eval.json"), result); err != nil {
+	if err := writeCellFile(filepath.Join(dir, "eval.json"), result); err != nil {
 		return false, fmt.Errorf("cell %s: %w", c.ID, err)
 	}
 	return false, nil
@@ -714,4 +724,38 @@ func writeBytesAtomic(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// writeCellFile writes one of the files a sweep keeps in a cell's
+// folder (cellFiles), atomically and only as a regular file: the folder
+// is the sweep's own, and a link planted there (cell.json -> a user's
+// notes) is refused, not written through.
+func writeCellFile(path string, data []byte) error {
+	return nets.WriteOwnFileAtomic(path, "a sweep's cell file", func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// cellFiles are the files a sweep writes in a cell's folder: train
+// writes model.safetensors, runCell the others (writeCellFile).
+var cellFiles = []string{"cmd.txt", "cell.json", "model.safetensors", onePassFile, "eval.json"}
+
+// checkCellFiles refuses, before cell c of out runs, a file of its
+// folder that the cell would write and that is not a regular file: a
+// symbolic link (to a file of the user's, which the sweep would
+// overwrite or, for model.safetensors, evaluate as its own model), a
+// directory, a pipe or a device.
+func checkCellFiles(out string, c sweepCell) error {
+	dir := cellDir(out, c)
+	for _, name := range cellFiles {
+		path := filepath.Join(dir, name)
+		st, err := os.Lstat(path)
+		if err != nil || st.Mode().IsRegular() {
+			continue // a missing file is written; an unreadable one says why then
+		}
+		return UsageError("--out %s: %v; a sweep writes its cells' files itself and follows no link there: remove %s, then run the sweep again",
+			out, nets.RefuseSave(nets.NotOwnFile(path, st.Mode()), "a sweep's cell file"), path)
+	}
+	return nil
 }

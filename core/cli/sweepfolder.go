@@ -54,6 +54,13 @@ func checkSweepFolder(s sweepSpec, cells []sweepCell, out string) error {
 // spelling and its settings (cmd.txt).
 func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error {
 	dir := filepath.Join(out, "cells", id)
+	if mine, ours := ours[id]; ours && !evalWritten(dir) {
+		// Before its files are read: a link among them is refused as
+		// one, not as a cmd.txt of other settings.
+		if err := checkCellFiles(out, mine); err != nil {
+			return err
+		}
+	}
 	old, c, ok, err := readOldCell(out, dir, ours)
 	if err != nil || !ok {
 		return err
