@@ -89,6 +89,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		return sims.Context{}, recs.bad(line, "%v%s", err, hint)
 	}
 	p := &obsParser{g: g, want: want, header: header, col: col, sane: sane, bad: recs.bad, loc: newGridLocator(g), firstLine: map[string]int{}}
+	p.offGrid = newOffGridStates(p.loc)
 	var obs sims.Context
 	for {
 		rec, line, err := recs.next()
@@ -123,6 +124,7 @@ type obsParser struct {
 	bad          func(line int, format string, args ...any) error
 	loc          gridLocator
 	firstLine    map[string]int // duplicate key → line of its first row
+	offGrid      *offGridStates // the off-grid states so far, for near-duplicates
 }
 
 // row appends the observation of record rec, at line, to obs.
@@ -250,6 +252,14 @@ func (p *obsParser) place(state []float64, line int) ([]float64, int, error) {
 			at = w
 		}
 		return nil, 0, p.bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first, same)
+	}
+	if idx < 0 {
+		if first, dup := p.offGrid.near(state); dup {
+			return nil, 0, p.bad(line, "duplicate observation at %s: line %d has %s, the same state up to rounding "+
+				"(states within %g of the domain's width in every coordinate are one); give each state once, with all its channels in one row",
+				describeExact(g, written), first.line, describeExact(g, first.state), gridTol)
+		}
+		p.offGrid.add(state, line)
 	}
 	p.firstLine[key] = line
 	return state, idx, nil
