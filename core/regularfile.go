@@ -34,6 +34,10 @@ func CheckRegularFile(path string) error {
 		return nil
 	}
 	e := &NotRegularFileError{Path: path, Kind: nets.FileKind(st.Mode())}
+	if st.Mode()&fs.ModeNamedPipe != 0 && isAnonymousPipe(path) {
+		// /dev/stdout into "| cmd", /dev/fd/N: a pipe, but no named one.
+		e.Kind = "an unnamed pipe"
+	}
 	if lst, err := os.Lstat(path); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
 		if target, err := filepath.EvalSymlinks(path); err == nil {
 			e.Target = target

@@ -301,6 +301,9 @@ func checkOutputPath(flag, path, what string) error {
 	case !st.IsDir():
 		return UsageError("--%s %s: %s is not a directory", flag, path, trimSeparator(dir))
 	}
+	if err := checkNotStdStream(flag, path, what); err != nil {
+		return err
+	}
 	// The save replaces only a regular file: a directory, a device, a
 	// named pipe or a socket (or a link to one) is refused now, before
 	// the work, in the words a checkpoint's save uses
