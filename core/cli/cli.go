@@ -654,20 +654,51 @@ func (d *decimalFlag) wholeNumberError(text string, err error) error {
 	return fmt.Errorf("--%s must be %s, got %s%s", d.fl.Name, want, core.QuoteInput(text), why)
 }
 
-// rangeError refuses a whole number beyond its type's range. It says
-// only "too large" (or small), not the type's bounds: the flag's own,
-// checked later and given by --help, are far narrower, except for an
-// unsigned flag's (a seed's), which are the type's.
+// rangeError refuses a whole number beyond its type's range with the
+// bound the flag's help gives (documentedBound: "at most 10000"), the
+// one the value would have been refused by once read; a flag whose help
+// gives none is bounded by its type alone, whose bound is said.
 func (d *decimalFlag) rangeError(text string) error {
 	q := core.QuoteInput(text)
+	lo, hi, ranged := documentedBound(d.fl.Usage)
 	switch {
 	case d.kind == unsignedNumber:
 		max := uint64(math.MaxUint64) >> (64 - d.bits)
 		return fmt.Errorf("--%s %s is too large: it must be at most %d", d.fl.Name, q, max)
+	case ranged && lo != "":
+		small := map[bool]string{true: "small", false: "large"}[strings.HasPrefix(text, "-")]
+		return fmt.Errorf("--%s %s is too %s: it must be between %s and %s", d.fl.Name, q, small, lo, hi)
+	case strings.HasPrefix(text, "-") && ranged:
+		return fmt.Errorf("--%s %s is too small: it is below any value the flag takes (at most %s; --help gives its range)", d.fl.Name, q, hi)
 	case strings.HasPrefix(text, "-"):
-		return fmt.Errorf("--%s %s is too small", d.fl.Name, q)
+		return fmt.Errorf("--%s %s is too small: it must be at least %d", d.fl.Name, q, int64(-1)<<(d.bits-1))
+	case ranged:
+		return fmt.Errorf("--%s %s is too large: it must be at most %s", d.fl.Name, q, hi)
 	}
-	return fmt.Errorf("--%s %s is too large", d.fl.Name, q)
+	return fmt.Errorf("--%s %s is too large: it must be at most %d", d.fl.Name, q, int64(uint64(1)<<(d.bits-1)-1))
+}
+
+// Bounds as a flag's help gives them: "1 to 2000", "between 1 and 10",
+// "at most 10000" and "at most the grid's" (up to a ; or parenthesis).
+var (
+	boundRange  = regexp.MustCompile(`\b(\d+) to (\d+)\b|\bbetween (\d+) and (\d+)\b`)
+	boundAtMost = regexp.MustCompile(`\bat most ([^;()]*[^;() ])`)
+)
+
+// documentedBound is the bound that usage, a flag's help, gives its
+// value: lo and hi of a range, or hi alone (lo "") of an upper bound;
+// ok is false where it gives none.
+func documentedBound(usage string) (lo, hi string, ok bool) {
+	if m := boundRange.FindStringSubmatch(usage); m != nil {
+		if m[1] != "" {
+			return m[1], m[2], true
+		}
+		return m[3], m[4], true
+	}
+	if m := boundAtMost.FindStringSubmatch(usage); m != nil {
+		return "", m[1], true
+	}
+	return "", "", false
 }
 
 // notDecimalWhy says, as " (...)", what Go syntax a whole number's

@@ -198,7 +198,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --checkpoint, whose first file names it)")
 	fs.Var(&f.files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of the system are always included)")
 	fs.IntVar(&f.tasks, "tasks", 50, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
-	fs.IntVar(&f.context, "context", 0, "context size (0, the default: the system's test size)")
+	fs.IntVar(&f.context, "context", 0, contextUsage)
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to the context, at most 1000")
 	fs.Uint64Var(&f.seed, "seed", 1, "evaluation seed (the same realizations as 'apic eval --seed')")
 	fs.IntVar(&f.samples, "samples", 32, "APIC "+samplesUsage)

@@ -72,7 +72,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	system := fs.String("system", "", "system of the embedded checkpoint: "+strings.Join(sims.Names(), ", "))
 	backbone := fs.String("backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	tasks := fs.Int("tasks", 200, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
-	contextSize := fs.Int("context", 0, "context size (0, the default: the system's test size)")
+	contextSize := fs.Int("context", 0, contextUsage)
 	noise := fs.Float64("noise", 0, "observation noise σ added to the context, at most 1000")
 	seed := fs.Uint64("seed", 1, "evaluation seed (eval's: the same realizations)")
 	samples := fs.Int("samples", 32, samplesUsage)

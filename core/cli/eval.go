@@ -115,7 +115,7 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "system of the embedded checkpoint: "+strings.Join(sims.Names(), ", "))
 	fs.StringVar(&f.backbone, "backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	fs.IntVar(&f.tasks, "tasks", 200, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
-	fs.IntVar(&f.context, "context", 0, "context size (0, the default: the system's test size)")
+	fs.IntVar(&f.context, "context", 0, contextUsage)
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to the context, at most 1000")
 	fs.Uint64Var(&f.seed, "seed", 1, "evaluation seed")
 	fs.IntVar(&f.samples, "samples", 32, samplesUsage)

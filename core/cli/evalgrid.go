@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -21,6 +22,9 @@ func parseIntList(flag, text string) ([]int, error) {
 	var out []int
 	for i, f := range strings.Split(text, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(strings.TrimSpace(f), "-") {
+			return nil, UsageError("--%s: context %s%s is too large: context sizes are at most the grid's points less one", flag, core.QuoteInput(f), listEntry(text, i))
+		}
 		if err != nil || v < 1 {
 			return nil, UsageError("--%s wants comma-separated context sizes ≥ 1, got %s%s", flag, core.QuoteInput(f), listEntry(text, i))
 		}

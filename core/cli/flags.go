@@ -65,3 +65,7 @@ func checkNoise(noise float64) error {
 	}
 	return nil
 }
+
+// contextUsage is the help of --context, the context size of a command
+// that evaluates test realizations (eval, compare, diagnose).
+const contextUsage = "context size, at most the grid's points less one (0, the default: the system's test size; the points left are the targets)"

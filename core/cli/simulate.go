@@ -130,7 +130,7 @@ func (f *simulateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.u0File, "u0-file", "", "side information from a CSV `file` with header x,u (with --theta); '-' reads stdin")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of plots")
 	fs.StringVar(&f.csvPath, "csv", "", "also write observations of the true process to this CSV `file`, in calibrate --data's format")
-	fs.IntVar(&f.context, "context", 0, "observation points --csv writes, at most the grid's (0: the system's test context size)")
+	fs.IntVar(&f.context, "context", 0, "observation points --csv writes, at most the grid's points (0: the system's test context size)")
 	fs.Float64Var(&f.noise, "noise", 0, fmt.Sprintf("Gaussian noise σ on the values --csv writes, at most %v", core.MaxNoise))
 	fs.BoolVar(&f.noDisc, "no-discrepancy", false, "make the true process the nominal simulator (G = F, δ = 0): data unlike every realization a model was trained on, to see what calibrate makes of them")
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -120,6 +121,15 @@ func (a sweepAxis) checkValue(v string) error {
 		if n, err = strconv.Atoi(v); err == nil && n < axisLeast(a) {
 			return fmt.Errorf("%s value %d is below %d", a.name, n, axisLeast(a))
 		}
+		if errors.Is(err, strconv.ErrRange) && strings.HasPrefix(v, "-") {
+			return fmt.Errorf("%s value %s is below %d", a.name, core.QuoteInput(v), axisLeast(a))
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			// A whole number beyond int's range: the cells' check
+			// (checkCells) refuses it in its flag's words, with the
+			// bound the flag's help gives.
+			err = nil
+		}
 	case "float":
 		var x float64
 		// As the float flags read it (Env.Parse): decimal or exponent
@@ -175,7 +185,10 @@ func kindWords(kind, v string) string {
 func (a sweepAxis) sameAs(v string) string {
 	switch a.kind {
 	case "int":
-		n, _ := strconv.Atoi(v)
+		n, err := strconv.Atoi(v)
+		if err != nil { // beyond int's range (checkValue): refused by checkCells
+			return v
+		}
 		return strconv.Itoa(n)
 	case "float":
 		x, _ := strconv.ParseFloat(v, 64)

@@ -1501,7 +1501,7 @@ func TestTrainHelpSaysWhatInitChanges(t *testing.T) {
 	for _, want := range []string{
 		"\n       apic train --init FILE --out FILE [flags]\n",
 		"(required unless --init, whose file names it)",
-		"realizations per step (default 64 for every system; with --init, the checkpoint's)\n",
+		"realizations per step, at most 4096 (default 64 for every system; with --init, the checkpoint's)\n",
 	} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("help train lacks %q (exit %d)", want, code)
