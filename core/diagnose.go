@@ -153,7 +153,7 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	err := m.predictTasks(ctx, tasks, o, false, func(lo int, part []sims.Task, preds []Prediction) {
 		for i, t := range part {
 			if why := preds[i].problemIn(t); why != "" {
-				failed = append(failed, Failure{Index: lo + i, Reason: why})
+				failed = append(failed, Failure{Index: lo + i, Reason: m.failureAtNoise(why, opt.Noise)})
 				continue
 			}
 			if opt.GaussianTheta {

@@ -329,7 +329,7 @@ func Evaluate(ctx context.Context, m *Model, opt EvalOptions) (Report, []TaskMet
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("drawing the test realizations: %w", err)
 	}
-	per, err := m.scoreTasks(ctx, tasks, PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, opt.TrueTheta, opt.Progress)
+	per, err := m.scoreTasks(ctx, tasks, PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, opt.Noise, opt.TrueTheta, opt.Progress)
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("calibrating the test realizations: %w", err)
 	}
@@ -359,7 +359,7 @@ func (m *Model) ScoreTasks(ctx context.Context, tasks []sims.Task, samples int, 
 
 // ScoreTasksWith is ScoreTasks with prediction options.
 func (m *Model) ScoreTasksWith(ctx context.Context, tasks []sims.Task, o PredictOptions) ([]TaskMetrics, error) {
-	return m.scoreTasks(ctx, tasks, o, false, nil)
+	return m.scoreTasks(ctx, tasks, o, math.NaN(), false, nil)
 }
 
 // evalChunk is how many realizations an evaluation predicts per call;
@@ -376,12 +376,18 @@ func TaskStream(seed uint64, i int) (uint64, int) {
 }
 
 // scoreTasks is ScoreTasksWith, giving the model each task's true θ when
-// trueTheta is set and telling progress (if set) after each call.
-func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool, progress func(done, total int)) ([]TaskMetrics, error) {
+// trueTheta is set and telling progress (if set) after each call; a
+// failed realization's reason names the tasks' noise σ = noise when it
+// is beyond the training range (failureAtNoise; NaN: unknown).
+func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, noise float64, trueTheta bool, progress func(done, total int)) ([]TaskMetrics, error) {
 	per := make([]TaskMetrics, 0, len(tasks))
 	err := m.predictTasks(ctx, tasks, o, trueTheta, func(lo int, part []sims.Task, preds []Prediction) {
 		for i, t := range part {
-			per = append(per, scoreOrFail(m.Sys, t, preds[i]))
+			tm := scoreOrFail(m.Sys, t, preds[i])
+			if tm.Failed != "" {
+				tm.Failed = m.failureAtNoise(tm.Failed, noise)
+			}
+			per = append(per, tm)
 		}
 		if progress != nil {
 			progress(len(per), len(tasks))

@@ -49,7 +49,20 @@ type APIC struct {
 	Opt   PredictOptions
 	// Label overrides Name; by default "apic-" + the backbone.
 	Label string
+	// Noise is the observation noise σ of the contexts it is given,
+	// where the caller knows it (compare --noise): a realization that
+	// fails at a noise beyond the model's training range says so
+	// (failureAtNoise). 0 words failures as they are.
+	Noise float64
 }
+
+// wordFailure is reason, why a realization failed, as the model's
+// training range explains it at the contexts' noise (failureAtNoise).
+func (a *APIC) wordFailure(reason string) string { return a.Model.failureAtNoise(reason, a.Noise) }
+
+// failureWording is a Method that words its realizations' failures
+// itself (APIC, at a noise beyond its training range).
+type failureWording interface{ wordFailure(reason string) string }
 
 var _ BatchMethod = (*APIC)(nil)
 
@@ -273,6 +286,16 @@ feed:
 // counts as a failed realization (TaskMetrics.Failed); only a stopped
 // context is an error.
 func calibrateTask(ctx context.Context, sys sims.System, m Method, i int, t sims.Task) (TaskMetrics, float64, error) {
+	tm, sec, err := calibrateOne(ctx, sys, m, i, t)
+	if w, ok := m.(failureWording); ok && tm.Failed != "" {
+		tm.Failed = w.wordFailure(tm.Failed)
+	}
+	return tm, sec, err
+}
+
+// calibrateOne is calibrateTask with failures in the words of the
+// prediction (or the method's error).
+func calibrateOne(ctx context.Context, sys sims.System, m Method, i int, t sims.Task) (TaskMetrics, float64, error) {
 	start := time.Now()
 	var p Prediction
 	var err error

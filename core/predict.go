@@ -121,7 +121,7 @@ type PredictOptions struct {
 
 // ErrDiverged is the error of a realization whose every latent sample
 // gave a non-finite prediction.
-var ErrDiverged = errors.New("every latent sample gave a non-finite prediction (the model diverged)")
+var ErrDiverged = errors.New("every latent sample gave a non-finite prediction" + divergedSuffix)
 
 // Problem says why p cannot be scored: the reason it failed, or the
 // first of its mean, std, discrepancy, discrepancy std or θ that is not

@@ -33,7 +33,7 @@ func (p Prediction) Runaway(ctx sims.Context, side []float64) string {
 		{"discrepancy std", p.DeltaStd}, {"nominal", p.Nominal}, {"noise σ̂", p.NoiseStd}} {
 		for _, v := range s.values {
 			if math.Abs(v) > DivergedFactor*scale {
-				return fmt.Sprintf("the model diverged: its %s reaches %.3g, over a million times the largest magnitude in the data %.3g", s.name, v, scale)
+				return fmt.Sprintf(divergedPrefix+"its %s reaches %.3g, over a million times the largest magnitude in the data %.3g", s.name, v, scale)
 			}
 		}
 	}

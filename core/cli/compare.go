@@ -385,7 +385,7 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 		refine = nm.model.Config.Infer.Refine
 	}
 	env.Notef("%s: %s one at a time, then batched (%s)", nm.name, core.Count(len(test), "realization"), nm.source)
-	run, batched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine})
+	run, batched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}, opt.Noise)
 	if err != nil {
 		return compareMethod{}, err
 	}
@@ -394,7 +394,7 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 	out.Warnings = append(nm.model.RangeWarnings(test[0].Context.Len(), opt.Noise), nm.warnings...)
 	out.OnePass, out.OnePassBatched = run.MedianSeconds(), batched
 	if refine > 0 {
-		one, oneBatched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: 0})
+		one, oneBatched, err := timeAPIC(ctx, sys, nm, test, core.PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: 0}, opt.Noise)
 		if err != nil {
 			return compareMethod{}, fmt.Errorf("one pass: %w", err)
 		}
@@ -403,12 +403,13 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 	return out, nil
 }
 
-// timeAPIC runs an APIC model with options o on every task one at a time
-// (timed and scored), then all together, and returns the single runs and
-// the batched timing (core.TimeBatched: warm-up calls, then the median
-// of calls repeated for at least batchSeconds, at most batchCalls).
-func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.Task, o core.PredictOptions) (core.MethodRun, core.BatchTiming, error) {
-	m := &core.APIC{Model: nm.model, Opt: o, Label: nm.name}
+// timeAPIC runs an APIC model with options o on every task, of noise σ
+// = noise, one at a time (timed and scored), then all together, and
+// returns the single runs and the batched timing (core.TimeBatched:
+// warm-up calls, then the median of calls repeated for at least
+// batchSeconds, at most batchCalls).
+func timeAPIC(ctx context.Context, sys sims.System, nm namedModel, test []sims.Task, o core.PredictOptions, noise float64) (core.MethodRun, core.BatchTiming, error) {
+	m := &core.APIC{Model: nm.model, Opt: o, Label: nm.name, Noise: noise}
 	// Untimed calls first, one realization at a time for a tenth of a
 	// second as TimeBatched warms up, so that the latency does not include
 	// first-use costs (page faults of fresh buffers, pools filling up, the

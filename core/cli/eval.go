@@ -259,6 +259,10 @@ func failureLine(f core.Failures, tasks int) string {
 	if len(f.Realizations) > maxFailureIndices {
 		idx = append(idx, "…")
 	}
+	shared := sharedClause(reasons)
+	for i := range reasons {
+		reasons[i] = strings.TrimPrefix(reasons[i], shared)
+	}
 	if n := len(reasons) - maxFailureReasons; n > 0 {
 		reasons = append(reasons[:maxFailureReasons], fmt.Sprintf("%s (--json lists each)", core.Count(n, "more reason")))
 	}
@@ -266,8 +270,29 @@ func failureLine(f core.Failures, tasks int) string {
 	if f.Count == 1 {
 		verb, which = "is", "realization"
 	}
-	return fmt.Sprintf("%d of %d realizations failed and %s left out of the means (%s %s: %s)",
-		f.Count, tasks, verb, which, strings.Join(idx, ", "), strings.Join(reasons, "; "))
+	return fmt.Sprintf("%d of %d realizations failed and %s left out of the means (%s %s: %s%s)",
+		f.Count, tasks, verb, which, strings.Join(idx, ", "), shared, strings.Join(reasons, "; "))
+}
+
+// sharedClause is the opening clause, up to and with a ": ", that every
+// one of two or more reasons starts with ("the fit failed at noise σ =
+// 20, …: "), said once before them; "" when they share none.
+func sharedClause(reasons []string) string {
+	if len(reasons) < 2 {
+		return ""
+	}
+	prefix := reasons[0]
+	for _, r := range reasons[1:] {
+		n := 0
+		for n < len(prefix) && n < len(r) && prefix[n] == r[n] {
+			n++
+		}
+		prefix = prefix[:n]
+	}
+	if i := strings.LastIndex(prefix, ": "); i >= 0 {
+		return prefix[:i+2]
+	}
+	return ""
 }
 
 // checkLeavesTargets refuses a context size (what names it) that would

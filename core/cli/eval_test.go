@@ -360,3 +360,25 @@ func TestEvalSaysThetaPriorScale(t *testing.T) {
 		t.Errorf("θ MAE %g with and without --theta-prior-scale 10: the flag changed nothing", thetaMAE[0])
 	}
 }
+
+// TestEvalFailsAtNoiseBeyondTraining: eval at a noise far beyond the
+// model's training range, where every fit fails, says that in place of
+// "the model diverged", and names the range.
+func TestEvalFailsAtNoiseBeyondTraining(t *testing.T) {
+	code, _, stderr := runCLI(t, "eval", "--system", "spring", "--tasks", "2", "--noise", "1000")
+	want := "the fit failed at noise σ = 1000, 10000 times the top of the model's training range (σ ≤ 0.1)"
+	if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "diverged") {
+		t.Errorf("exit %d, stderr %q; want %q", code, stderr, want)
+	}
+}
+
+// TestFailureLineSaysASharedClauseOnce: reasons that open with the same
+// clause (the noise they failed at) say it once.
+func TestFailureLineSaysASharedClauseOnce(t *testing.T) {
+	shared := "the fit failed at noise σ = 20, 200 times the top of the model's training range (σ ≤ 0.1): "
+	f := core.Failures{Count: 2, Realizations: []core.Failure{{Index: 0, Reason: shared + "its prediction reaches 1e+08"}, {Index: 3, Reason: shared + "its prediction std reaches 1e+09"}}}
+	want := "2 of 5 realizations failed and are left out of the means (realizations 0, 3: " + shared + "its prediction reaches 1e+08; its prediction std reaches 1e+09)"
+	if got := failureLine(f, 5); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
