@@ -33,18 +33,19 @@ misspecification warnings, the nominal simulator F(x; θ̂), the learned
 discrepancy and the corrected prediction with its 95% band on the
 system's grid.
 
---data is a CSV with a header row naming the grid's state dimensions then
-its channels (spring: t,y; lv: t,prey,predator, where an empty cell means
-that channel was not observed there, and a channel's column left out that
-it was not observed at all; advdiff: t,x,u), one observation per row,
-anywhere inside the domain and in any order, each state at most once
-(average replicate measurements first; advdiff's x is periodic, so x = 1
-is x = 0; states within 1e-9 of the domain's width in every coordinate,
-1 and 1.0000000000000002, are one, as is a state that close to a grid
-point); '-' reads stdin. Systems with
-side information need it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row
-per grid position) for advdiff. To practise, 'apic simulate --csv FILE'
-writes such a file, sparse and noisy, and the command that calibrates it.
+--data is a CSV with a header row naming the grid's state dimensions
+then its channels (spring: t,y; lv: t,prey,predator, where an empty cell
+means that channel was not observed there, and a channel's column left
+out that it was not observed at all; advdiff: t,x,u), one observation
+per row, anywhere inside the domain and in any order, each state at most
+once (average replicate measurements first; advdiff's x is periodic, so
+x = 1 is x = 0; states within 1e-9 of the domain's width in every
+coordinate, 1 and 1.0000000000000002, are one, as is a state that close
+to a grid point); '-' reads stdin. Systems with side information need
+it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row per grid position, in
+any order: x says which) for advdiff. To practise, 'apic simulate --csv
+FILE' writes such a file, sparse and noisy, and the command that
+calibrates it.
 
 Numbers, in the files and in --u0, are decimal or exponent notation
 (-1.5, 2e-3, .5, 5., 1E+2) with a decimal point, not a comma, the same
@@ -389,7 +390,7 @@ func calibrationSide(ctx context.Context, sys sims.System, u0Text, u0File string
 	case side.Labels != nil:
 		return nil, UsageError("system %s needs its side information %s (%s): give --u0 %s", sys.Name(), side.Name, strings.Join(side.Labels, ", "), strings.Join(side.Labels, ","))
 	default:
-		return nil, UsageError("system %s needs its side information %s (%d values): give --u0-file FILE (CSV with header x,u and one row per grid position)", sys.Name(), side.Name, side.Len)
+		return nil, UsageError("system %s needs its side information %s (%d values): give --u0-file FILE (CSV with header x,u and one row per grid position, in any order)", sys.Name(), side.Name, side.Len)
 	}
 }
 

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,8 +47,9 @@ func sideAxisOf(g sims.Grid, n int) sideAxis {
 }
 
 // readSideCSV reads the side information si from the CSV file path ("-":
-// stdin): a header row "x,u" (in any case), then one row per position in
-// increasing x, si.Len rows in all. A cancelled ctx ends the wait for
+// stdin): a header row "x,u" (in any case), then one row per position,
+// si.Len rows in all, in any order: each row's x says where its u goes
+// (sorted by x where the grid's positions are not known). A cancelled ctx ends the wait for
 // input with an interruptedError.
 func readSideCSV(ctx context.Context, path string, si sims.SideInfo, axis sideAxis) ([]float64, error) {
 	if path == "-" {
@@ -89,12 +92,47 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 		return nil, bad(line, "header is %s, want \"x,u\"%s", core.QuoteInput(strings.Join(header, ",")), hint)
 	}
 
-	values := make([]float64, 0, n)
-	prevX := math.Inf(-1)
+	rows, err := readSideRows(recs, si, sane)
+	if err != nil {
+		return nil, err
+	}
+	var values []float64
+	if axis.pos != nil {
+		values, err = placeOnPositions(rows, axis.pos, bad)
+	} else {
+		values, err = sortedByX(rows, axis, bad)
+	}
+	switch {
+	case err != nil:
+		return nil, err
+	case len(rows) > n: // after the checks, which may say why (a position twice)
+		return nil, bad(rows[n].line, "more than %d data rows", n)
+	case len(rows) < n && axis.pos != nil:
+		missing := slices.IndexFunc(values, math.IsNaN)
+		return nil, UsageError("%s: %d data rows, want %d (one per grid position): none for position %d at x = %s", name, len(rows), n, missing, fmtFloat(axis.pos[missing]))
+	case len(rows) < n:
+		return nil, UsageError("%s: %d data rows, want %d", name, len(rows), n)
+	}
+	return values, nil
+}
+
+// sideRow is a data row of a side-information file: x, u and its line.
+type sideRow struct {
+	x, u float64
+	line int
+}
+
+// readSideRows reads the data rows of a side-information file after its
+// header: two numbers each, u within sane. It stops at the row after
+// si.Len, which is one too many; the caller says so, unless that row
+// repeats a position, which says more.
+func readSideRows(recs *csvRecords, si sims.SideInfo, sane float64) ([]sideRow, error) {
+	bad := recs.bad
+	var rows []sideRow
 	for {
-		rec, line, err := read()
+		rec, line, err := recs.next()
 		if err == io.EOF {
-			break
+			return rows, nil
 		}
 		if err != nil {
 			return nil, err
@@ -104,9 +142,6 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 				return nil, bad(line, "%s, want 2 (x,u); %s", core.Count(len(rec), "field"), hint)
 			}
 			return nil, bad(line, "%s, want 2 (x,u)", core.Count(len(rec), "field"))
-		}
-		if len(values) == n {
-			return nil, bad(line, "more than %d data rows", n)
 		}
 		var xu [2]float64
 		for i, col := range [2]string{"x", "u"} {
@@ -119,27 +154,70 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 			}
 			xu[i] = v
 		}
-		x, u := xu[0], xu[1]
-		if axis.pos != nil {
-			if want := axis.pos[len(values)]; math.Abs(x-want) > positionTol {
-				return nil, bad(line, "x = %s, want grid position %d at x = %s", fmtFloat(x), len(values), fmtFloat(want))
-			}
-		} else {
-			if x <= prevX {
-				return nil, bad(line, "x = %s does not increase (previous x = %s)", fmtFloat(x), fmtFloat(prevX))
-			}
-			if x < axis.lo || x > axis.hi {
-				return nil, bad(line, "x = %s outside the domain [%s, %s]", fmtFloat(x), fmtFloat(axis.lo), fmtFloat(axis.hi))
-			}
-			prevX = x
+		if math.Abs(xu[1]) > sane {
+			return nil, bad(line, "u = %s is beyond the sane range |u| ≤ %.4g (%d times the largest |%s| the system's training saw): check the units and the columns", fmtFloat(xu[1]), sane, core.SaneFactor, si.Name)
 		}
-		if math.Abs(u) > sane {
-			return nil, bad(line, "u = %s is beyond the sane range |u| ≤ %.4g (%d times the largest |%s| the system's training saw): check the units and the columns", fmtFloat(u), sane, core.SaneFactor, si.Name)
+		rows = append(rows, sideRow{x: xu[0], u: xu[1], line: line})
+		if len(rows) > si.Len {
+			return rows, nil
 		}
-		values = append(values, u)
 	}
-	if len(values) != n {
-		return nil, UsageError("%s: %d data rows, want %d", name, len(values), n)
+}
+
+// placeOnPositions puts each row's u at the grid position its x names
+// (within positionTol), in whatever order the rows come, each position
+// once; a position no row names is NaN.
+func placeOnPositions(rows []sideRow, pos []float64, bad func(int, string, ...any) error) ([]float64, error) {
+	values := make([]float64, len(pos))
+	for k := range values {
+		values[k] = math.NaN()
+	}
+	firstLine := make([]int, len(pos)) // 0: no row yet
+	for _, r := range rows {
+		k := nearestPosition(pos, r.x)
+		switch {
+		case math.Abs(r.x-pos[k]) > positionTol:
+			return nil, bad(r.line, "x = %s is no grid position (the nearest is position %d at x = %s)", fmtFloat(r.x), k, fmtFloat(pos[k]))
+		case firstLine[k] != 0:
+			return nil, bad(r.line, "x = %s is grid position %d again (first at line %d); give each position once", fmtFloat(r.x), k, firstLine[k])
+		}
+		values[k], firstLine[k] = r.u, r.line
+	}
+	return values, nil
+}
+
+// nearestPosition is the index of the position of pos nearest x.
+func nearestPosition(pos []float64, x float64) int {
+	best := 0
+	for k, p := range pos {
+		if math.Abs(x-p) < math.Abs(x-pos[best]) {
+			best = k
+		}
+	}
+	return best
+}
+
+// sortedByX is the rows' u in increasing x, where the positions are not
+// known: each x inside the axis's domain and given once.
+func sortedByX(rows []sideRow, axis sideAxis, bad func(int, string, ...any) error) ([]float64, error) {
+	for _, r := range rows {
+		if r.x < axis.lo || r.x > axis.hi {
+			return nil, bad(r.line, "x = %s outside the domain [%s, %s]", fmtFloat(r.x), fmtFloat(axis.lo), fmtFloat(axis.hi))
+		}
+	}
+	sorted := slices.Clone(rows)
+	slices.SortStableFunc(sorted, func(a, b sideRow) int { return cmp.Compare(a.x, b.x) })
+	for i := 1; i < len(sorted); i++ {
+		if first, again := sorted[i-1], sorted[i]; again.x-first.x <= positionTol {
+			if again.line < first.line {
+				first, again = again, first
+			}
+			return nil, bad(again.line, "x = %s again (line %d has x = %s); give each position once", fmtFloat(again.x), first.line, fmtFloat(first.x))
+		}
+	}
+	values := make([]float64, len(sorted))
+	for i, r := range sorted {
+		values[i] = r.u
 	}
 	return values, nil
 }
