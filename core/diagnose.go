@@ -138,7 +138,7 @@ func Diagnose(ctx context.Context, m *Model, opt DiagnoseOptions) (Diagnostics, 
 	}
 	tasks, err := TestTasksContext(ctx, m.Sys, EvalOptions{Tasks: opt.Tasks, Context: opt.Context, Noise: opt.Noise, Seed: opt.Seed})
 	if err != nil {
-		return Diagnostics{}, fmt.Errorf("diagnose: %w", err)
+		return Diagnostics{}, fmt.Errorf("drawing the test realizations: %w", err)
 	}
 	return diagnoseTasks(ctx, m, tasks, opt)
 }
@@ -168,11 +168,13 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 			opt.Progress(lo+len(part), len(tasks))
 		}
 	})
+	// Worded as Evaluate's: the caller (apic diagnose, the explorer's
+	// "diagnostics failed") already says it was diagnosing.
 	if err != nil {
-		return Diagnostics{}, fmt.Errorf("diagnose: %w", err)
+		return Diagnostics{}, fmt.Errorf("calibrating the test realizations: %w", err)
 	}
 	if len(failed) == len(tasks) {
-		return Diagnostics{}, fmt.Errorf("diagnose: all %d realizations failed (realization 0: %s)", len(tasks), failed[0].Reason)
+		return Diagnostics{}, fmt.Errorf("calibrating the test realizations: all %d realizations failed (realization 0: %s)", len(tasks), failed[0].Reason)
 	}
 	d := acc.result()
 	d.Failures = Failures{Count: len(failed), Realizations: failed}

@@ -20,10 +20,12 @@ const positionTol = 1e-9
 
 // sideAxis says where a field of side information lives: at the known
 // grid positions pos (when non-nil), or else anywhere increasing in
-// [lo, hi].
+// [lo, hi]. On a periodic axis (advdiff's x) hi is lo again, as it is
+// in an observations file.
 type sideAxis struct {
-	pos    []float64
-	lo, hi float64
+	pos      []float64
+	lo, hi   float64
+	periodic bool
 }
 
 // sideAxisOf finds the positions of a system's side-information field
@@ -35,6 +37,7 @@ func sideAxisOf(g sims.Grid, n int) sideAxis {
 	a := sideAxis{lo: math.Inf(-1), hi: math.Inf(1)}
 	if k := len(g.Lo); k > 0 && len(g.Hi) == k {
 		a.lo, a.hi = g.Lo[k-1], g.Hi[k-1]
+		a.periodic = g.IsPeriodic(k - 1)
 	}
 	if len(g.Shape) >= 2 && g.Shape[len(g.Shape)-1] == n && len(g.States) >= n {
 		a.pos = make([]float64, n)
@@ -98,7 +101,7 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 	}
 	var values []float64
 	if axis.pos != nil {
-		values, err = placeOnPositions(rows, axis.pos, bad)
+		values, err = placeOnPositions(rows, axis, bad)
 	} else {
 		values, err = sortedByX(rows, axis, bad)
 	}
@@ -164,22 +167,28 @@ func readSideRows(recs *csvRecords, si sims.SideInfo, sane float64) ([]sideRow, 
 	}
 }
 
-// placeOnPositions puts each row's u at the grid position its x names
-// (within positionTol), in whatever order the rows come, each position
-// once; a position no row names is NaN.
-func placeOnPositions(rows []sideRow, pos []float64, bad func(int, string, ...any) error) ([]float64, error) {
+// placeOnPositions puts each row's u at the grid position of axis its
+// x names (within positionTol; on a periodic axis x = hi names the
+// position at lo), in whatever order the rows come, each position once;
+// a position no row names is NaN.
+func placeOnPositions(rows []sideRow, axis sideAxis, bad func(int, string, ...any) error) ([]float64, error) {
+	pos := axis.pos
 	values := make([]float64, len(pos))
 	for k := range values {
 		values[k] = math.NaN()
 	}
 	firstLine := make([]int, len(pos)) // 0: no row yet
 	for _, r := range rows {
-		k := nearestPosition(pos, r.x)
+		x, wrap := r.x, ""
+		if axis.periodic && math.Abs(x-axis.hi) <= positionTol {
+			x, wrap = axis.lo, fmt.Sprintf(" (x = %s, where the periodic domain wraps around)", fmtFloat(axis.lo))
+		}
+		k := nearestPosition(pos, x)
 		switch {
-		case math.Abs(r.x-pos[k]) > positionTol:
+		case math.Abs(x-pos[k]) > positionTol:
 			return nil, bad(r.line, "x = %s is no grid position (the nearest is position %d at x = %s)", fmtFloat(r.x), k, fmtFloat(pos[k]))
 		case firstLine[k] != 0:
-			return nil, bad(r.line, "x = %s is grid position %d again (first at line %d); give each position once", fmtFloat(r.x), k, firstLine[k])
+			return nil, bad(r.line, "x = %s is grid position %d%s again (first at line %d); give each position once", fmtFloat(r.x), k, wrap, firstLine[k])
 		}
 		values[k], firstLine[k] = r.u, r.line
 	}

@@ -14,6 +14,7 @@ import (
 func TestParseSideCSV(t *testing.T) {
 	grid := sideAxis{pos: []float64{0, 0.25, 0.5, 0.75}, lo: 0, hi: 1}
 	free := sideAxis{lo: 0, hi: 1}
+	ring := sideAxis{pos: grid.pos, lo: 0, hi: 1, periodic: true}
 	for _, tc := range []struct {
 		name string
 		text string
@@ -47,6 +48,9 @@ func TestParseSideCSV(t *testing.T) {
 		{"within tol", "x,u\n0,1\n0.2500000000001,2\n0.5,3\n0.75,4\n", grid, []float64{1, 2, 3, 4}, ""},
 		{"outside domain", "x,u\n0.5,1\n1.5,2\n", free, nil, "f.csv:3: x = 1.5 outside the domain [0, 1]"},
 		{"bad quote", "x,u\n0,\"1\n", grid, nil, "f.csv:2:"},
+		{"periodic end is start", "x,u\n0.25,2\n0.5,3\n0.75,4\n1,1\n", ring, []float64{1, 2, 3, 4}, ""},
+		{"periodic start twice", "x,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n1,5\n", ring, nil, "f.csv:6: x = 1 is grid position 0 (x = 0, where the periodic domain wraps around) again (first at line 2)"},
+		{"end of a bounded axis", "x,u\n0.25,2\n0.5,3\n0.75,4\n1,1\n", grid, nil, "f.csv:5: x = 1 is no grid position (the nearest is position 3 at x = 0.75)"},
 	} {
 		got, err := parseSideCSV(context.Background(), strings.NewReader(tc.text), "f.csv", sims.SideInfo{Len: 4}, tc.axis)
 		if tc.err == "" {
@@ -91,6 +95,9 @@ func TestSideAxisOf(t *testing.T) {
 	a := sideAxisOf(field.Grid(), 4)
 	if !reflect.DeepEqual(a.pos, []float64{0, 0.25, 0.5, 0.75}) || a.lo != 0 || a.hi != 1 {
 		t.Errorf("testfield axis %+v", a)
+	}
+	if a := sideAxisOf(lookup(t, "advdiff").Grid(), 64); !a.periodic || len(a.pos) != 64 {
+		t.Errorf("advdiff axis: periodic %v, %d positions; want periodic, 64", a.periodic, len(a.pos))
 	}
 	// A 1-D grid has no positions for a side field; only the domain.
 	a = sideAxisOf(newFake("testsys").Grid(), 2)

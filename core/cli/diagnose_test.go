@@ -468,3 +468,14 @@ func TestDiagnosticsSymbols(t *testing.T) {
 		t.Errorf("DiagnosticsSymbols changed its argument: %q, %q", d.Theta[0].Name, d.Reliability[2].Name)
 	}
 }
+
+// TestDiagnoseFailsAtNoiseBeyondTraining: diagnose at a noise where
+// every fit fails says so once, as eval does, without repeating the
+// command's name ("apic diagnose: diagnose: …").
+func TestDiagnoseFailsAtNoiseBeyondTraining(t *testing.T) {
+	code, _, stderr := runCLI(t, "diagnose", "--system", "spring", "--tasks", "2", "--noise", "1000")
+	want := "apic diagnose: calibrating the test realizations: all 2 realizations failed (realization 0: the fit failed at noise σ = 1000, 10000 times the top of the model's training range (σ ≤ 0.1)"
+	if code != 1 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want it to start %q", code, stderr, want)
+	}
+}

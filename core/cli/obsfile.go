@@ -89,7 +89,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		return sims.Context{}, recs.bad(line, "%v%s", err, hint)
 	}
 	p := &obsParser{g: g, want: want, header: header, col: col, sane: sane, bad: recs.bad, loc: newGridLocator(g), firstLine: map[string]int{}}
-	p.offGrid = newOffGridStates(p.loc)
+	p.written = newWrittenStates(p.loc)
 	var obs sims.Context
 	for {
 		rec, line, err := recs.next()
@@ -124,7 +124,7 @@ type obsParser struct {
 	bad          func(line int, format string, args ...any) error
 	loc          gridLocator
 	firstLine    map[string]int // duplicate key → line of its first row
-	offGrid      *offGridStates // the off-grid states so far, for near-duplicates
+	written      *writtenStates // the states so far, as written, for near-duplicates
 }
 
 // row appends the observation of record rec, at line, to obs.
@@ -237,6 +237,7 @@ func (p *obsParser) place(state []float64, line int) ([]float64, int, error) {
 	g := p.g
 	written := state
 	state, wrapped := p.loc.wrap(state)
+	unsnapped := state
 	idx := p.loc.locate(state)
 	key := stateKey(state, idx)
 	if idx >= 0 {
@@ -253,16 +254,32 @@ func (p *obsParser) place(state []float64, line int) ([]float64, int, error) {
 		}
 		return nil, 0, p.bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first, same)
 	}
-	if idx < 0 {
-		if first, dup := p.offGrid.near(state); dup {
-			return nil, 0, p.bad(line, "duplicate observation at %s: line %d has %s, the same state up to rounding "+
-				"(states within %g of the domain's width in every coordinate are one); give each state once, with all its channels in one row",
-				describeExact(g, written), first.line, describeExact(g, first.state), gridTol)
-		}
-		p.offGrid.add(state, line)
+	if err := p.nearDuplicate(unsnapped, written, line); err != nil {
+		return nil, 0, err
 	}
 	p.firstLine[key] = line
 	return state, idx, nil
+}
+
+// nearDuplicate refuses the state written at line (wrapped: a periodic
+// coordinate moved to the domain's lower end) when an earlier row's is
+// the same up to rounding, and records it otherwise (obsnear.go).
+func (p *obsParser) nearDuplicate(wrapped, written []float64, line int) error {
+	forms := [][]float64{wrapped}
+	if !slices.Equal(wrapped, written) {
+		forms = append(forms, written)
+	}
+	for _, f := range forms {
+		if first, dup := p.written.near(f); dup {
+			return p.bad(line, "duplicate observation at %s: line %d has %s, the same state up to rounding "+
+				"(states within %g of the domain's width in every coordinate are one); give each state once, with all its channels in one row",
+				describeExact(p.g, written), first.line, describeExact(p.g, first.written), gridTol)
+		}
+	}
+	for _, f := range forms {
+		p.written.add(f, written, line)
+	}
+	return nil
 }
 
 // headerColumns maps each wanted name to its column in header (−1 for

@@ -8,34 +8,41 @@ import (
 	"apic/sims"
 )
 
-// Two off-grid observations whose states differ by float noise, 1 and
+// Two observations whose states differ by float noise, 1 and
 // 1.0000000000000002, are one state written twice with other rounding:
 // the model cannot tell them apart (it reads states at far coarser
 // precision), and counted twice they would weigh that state double. The
 // tolerance is the one that puts a state on a grid point (gridTol of
 // the domain's width, per coordinate), so that a pair is one state on
-// and off the grid alike.
+// and off the grid alike. The states compared are the ones written, not
+// the grid points they snap to: a state just within the tolerance of a
+// grid point and one just beyond it are one state, though only the
+// first is put on the grid. A state that wraps (advdiff's x within the
+// tolerance of 1, read as 0) is kept both as written and wrapped, so
+// that it meets its neighbours on either side of the wrap.
 
-// offGridRow is an off-grid observation's state and its file line.
-type offGridRow struct {
-	state []float64
-	line  int
+// writtenRow is an observation's state in one of its forms (as written,
+// or wrapped), the state as written, for messages, and its file line.
+type writtenRow struct {
+	state, written []float64
+	line           int
 }
 
-// offGridStates finds, among the off-grid states read so far, one
-// within the grid's tolerance (loc.tol) of a new one in every coordinate. States are kept in cells
-// of side tol, so that a look visits the 3^d cells around the new one.
-type offGridStates struct {
+// writtenStates finds, among the states read so far, one within the
+// grid's tolerance (loc.tol) of a new one in every coordinate. States
+// are kept in cells of side tol, so that a look visits the 3^d cells
+// around the new one.
+type writtenStates struct {
 	loc   gridLocator // its tol and near
-	cells map[string][]offGridRow
+	cells map[string][]writtenRow
 }
 
-func newOffGridStates(loc gridLocator) *offGridStates {
-	return &offGridStates{loc: loc, cells: map[string][]offGridRow{}}
+func newWrittenStates(loc gridLocator) *writtenStates {
+	return &writtenStates{loc: loc, cells: map[string][]writtenRow{}}
 }
 
 // cellOf is the cell of state, moved by shift (each −1, 0 or +1).
-func (s *offGridStates) cellOf(state []float64, shift []int) string {
+func (s *writtenStates) cellOf(state []float64, shift []int) string {
 	var b strings.Builder
 	for d, v := range state {
 		k := int64(math.Floor(v / s.loc.tol[d]))
@@ -50,7 +57,7 @@ func (s *offGridStates) cellOf(state []float64, shift []int) string {
 
 // near returns an earlier row whose state is within the grid's
 // tolerance of state in every coordinate.
-func (s *offGridStates) near(state []float64) (offGridRow, bool) {
+func (s *writtenStates) near(state []float64) (writtenRow, bool) {
 	shift := make([]int, len(state))
 	for i := range shift {
 		shift[i] = -1
@@ -62,15 +69,15 @@ func (s *offGridStates) near(state []float64) (offGridRow, bool) {
 			}
 		}
 		if !nextShift(shift) {
-			return offGridRow{}, false
+			return writtenRow{}, false
 		}
 	}
 }
 
-// add records the state of an off-grid row at line.
-func (s *offGridStates) add(state []float64, line int) {
+// add records state, a form of the state written at line.
+func (s *writtenStates) add(state, written []float64, line int) {
 	key := s.cellOf(state, nil)
-	s.cells[key] = append(s.cells[key], offGridRow{state: state, line: line})
+	s.cells[key] = append(s.cells[key], writtenRow{state: state, written: written, line: line})
 }
 
 // nextShift steps shift through {−1, 0, 1}^d like an odometer; false

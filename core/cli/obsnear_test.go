@@ -22,6 +22,14 @@ func TestParseObservationsRefusesNearDuplicates(t *testing.T) {
 		// On either side of a multiple of the tolerance (4e-9 × 250000000 = 1).
 		{"spring", "t,y\n0.9999999999,0.5\n1.0000000001,0.5\n", "f.csv:3: duplicate observation at t = 1.0000000001: line 2 has t = 0.9999999999"},
 		{"advdiff", "t,x,u\n0.3,0.3,1\n0.30000000000000004,0.3,2\n", "f.csv:3: duplicate observation at t = 0.30000000000000004, x = 0.3: line 2 has t = 0.3, x = 0.3"},
+		// 100/99, a grid time: the first within 4e-9 of it (put on the
+		// grid), the second just beyond (off it), 2e-10 apart.
+		{"spring", "t,y\n1.010101014,0.5\n1.0101010142,0.5\n", "f.csv:3: duplicate observation at t = 1.0101010142: line 2 has t = 1.010101014"},
+		{"spring", "t,y\n1.0101010142,0.5\n1.010101014,0.5\n", "f.csv:3: duplicate observation at t = 1.010101014: line 2 has t = 1.0101010142"},
+		// x = 1 − 9e-10 wraps to 0, x = 1 − 1.1e-9 does not: 2e-10 apart.
+		{"advdiff", "t,x,u\n0.3,0.9999999991,1\n0.3,0.9999999989,2\n", "f.csv:3: duplicate observation at t = 0.3, x = 0.9999999989: line 2 has t = 0.3, x = 0.9999999991"},
+		{"advdiff", "t,x,u\n0.3,0.9999999989,1\n0.3,0.9999999991,2\n", "f.csv:3: duplicate observation at t = 0.3, x = 0.9999999991: line 2 has t = 0.3, x = 0.9999999989"},
+		{"advdiff", "t,x,u\n0.3,0.9999999995,1\n0.3,1e-10,2\n", "f.csv:3: duplicate observation at t = 0.3, x = 1e-10: line 2 has t = 0.3, x = 0.9999999995"},
 	} {
 		g := spring
 		if tc.system == "advdiff" {

@@ -29,7 +29,8 @@ condition), and on the observation grid F, G and G − F.
 By default θ and u0 are drawn from the prior with --seed. --theta sets every
 parameter by name instead; u0 then comes from --u0 (comma-separated values)
 or --u0-file (CSV with header x,u and one row per grid position, in any
-order: x says which), or, when neither is given, from the --seed draw.
+order: x says which; advdiff's x is periodic, so x = 1 is x = 0), or,
+when neither is given, from the --seed draw.
 
 --no-discrepancy makes the true process the nominal simulator, G = F:
 data with δ = 0, which no realization of a model's training population

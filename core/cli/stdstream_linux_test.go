@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// TestOutputIntoStandardStreamPipe: --png or --csv naming standard
+// TestOutputIntoStandardStreamPipe: --png, --csv or --out naming standard
 // output that is a pipe (here /dev/fd/N of the pipe os.Stdout is made,
 // as "5>&1 | cmd" gives) is refused in those words, not as a named
 // pipe, and points to the printed output.
@@ -32,6 +32,7 @@ func TestOutputIntoStandardStreamPipe(t *testing.T) {
 	for _, args := range [][]string{
 		{"calibrate", "--system", "spring", "--data", data, "--png", path},
 		{"simulate", "--system", "spring", "--csv", path},
+		{"train", "--system", "spring", "--out", path},
 	} {
 		code, _, stderr := runCLI(t, args...)
 		flag := args[len(args)-2]

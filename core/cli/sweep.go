@@ -45,19 +45,19 @@ first cell runs (every cell by --plan; the unfinished ones, or the
 Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
 command lines, which reproduce it alone when run in DIR), cell.json,
 eval.json and, for training cells, model.safetensors, all regular
-files the sweep writes itself (one that is a link is refused, not
-written through). A cell with eval.json (not empty) is done and
-skipped on a rerun, so an interrupted sweep (Ctrl-C) continues where
-it stopped; the interrupted cell starts again, its training from step
-0 (unlike train alone, a sweep keeps no partial weights). A cell that
-fails (a training that diverges, an evaluation in which every
-realization fails) is reported as it fails and the others run: the
-summary is of the finished cells, the exit status 1, and a rerun
-retries the failed ones. A DIR holds one sweep: one of other axes or
-settings is refused before any cell runs (settings in another order or
-spelling, --backbone B or --fix backbone=B, or eval's and train's
-defaults given or not, are the same); more --vary values or --seeds
-add cells to it.
+files the sweep writes itself in folders it made (a link in place of a
+file, of cells/ID or of cells is refused, not written through). A cell
+with eval.json (not empty) is done and skipped on a rerun, so an
+interrupted sweep (Ctrl-C) continues where it stopped; the interrupted
+cell starts again, its training from step 0 (unlike train alone, a
+sweep keeps no partial weights). A cell that fails (a training that
+diverges, an evaluation in which every realization fails) is reported
+as it fails and the others run: the summary is of the finished cells,
+the exit status 1, and a rerun retries the failed ones. A DIR holds
+one sweep: one of other axes or settings is refused before any cell
+runs (settings in another order or spelling, --backbone B or --fix
+backbone=B, or eval's and train's defaults given or not, are the
+same); more --vary values or --seeds add cells to it.
 At the end DIR/results.csv (one row per cell × seed) and
 DIR/summary.json (per cell: mean and t-based 95% interval over seeds)
 are written from every finished cell in DIR, curves of the MAEs against
@@ -747,6 +747,9 @@ var cellFiles = []string{"cmd.txt", "cell.json", "model.safetensors", onePassFil
 // overwrite or, for model.safetensors, evaluate as its own model), a
 // directory, a pipe or a device.
 func checkCellFiles(out string, c sweepCell) error {
+	if err := checkCellFolder(out, c); err != nil {
+		return err
+	}
 	dir := cellDir(out, c)
 	for _, name := range cellFiles {
 		path := filepath.Join(dir, name)
@@ -756,6 +759,27 @@ func checkCellFiles(out string, c sweepCell) error {
 		}
 		return UsageError("--out %s: %v; a sweep writes its cells' files itself and follows no link there: remove %s, then run the sweep again",
 			out, nets.RefuseSave(nets.NotOwnFile(path, st.Mode()), "a sweep's cell file"), path)
+	}
+	return nil
+}
+
+// checkCellFolder refuses a cells folder, or cell c's folder in it,
+// that is not a directory of the sweep's own: a symbolic link planted
+// there (cells/ID -> a user's folder) would have every file of the cell
+// written in the folder it leads to, outside --out, where
+// writeCellFile's check of the file's own name cannot see it.
+func checkCellFolder(out string, c sweepCell) error {
+	for _, dir := range []string{filepath.Join(out, "cells"), cellDir(out, c)} {
+		st, err := os.Lstat(dir)
+		if err != nil || st.IsDir() {
+			continue // a missing folder is made; an unreadable one says why then
+		}
+		kind := nets.NotOwnFile(dir, st.Mode()).Kind
+		if st.Mode().IsRegular() {
+			kind = "a regular file"
+		}
+		return UsageError("--out %s: %s is %s, not a directory: a sweep writes its cells' files only in folders it made itself, following no link; remove %s, then run the sweep again",
+			out, dir, kind, dir)
 	}
 	return nil
 }

@@ -49,3 +49,45 @@ func TestSweepRefusesLinksAmongCellFiles(t *testing.T) {
 	}
 	runSweepOK(t, args...)
 }
+
+// TestSweepRefusesLinkedCellFolder: a symbolic link planted in place
+// of a cell's folder, or of the cells folder, to a folder of the
+// user's is refused, naming the link, by a run and by --only, and the
+// file of the same name there (cell.json) is left as it was.
+func TestSweepRefusesLinkedCellFolder(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	args := []string{"sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", "sw"}
+	users := filepath.Join(dir, "users")
+	if err := os.Mkdir(users, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notes := filepath.Join(users, "cell.json")
+	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cells := filepath.Join("sw", "cells")
+	cell := filepath.Join(cells, "context=10_seed=1")
+	for _, link := range []string{cells, cell} {
+		if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(users, link); err != nil {
+			t.Fatal(err)
+		}
+		for _, run := range [][]string{args, append(args[:len(args):len(args)], "--only", "context=10_seed=1")} {
+			code, _, stderr := runCLI(t, run...)
+			want := link + " is a symbolic link to " + users + ", not a directory"
+			if code == 0 || !strings.Contains(stderr, want) {
+				t.Errorf("%s a link: exit %d, stderr %q; want it refused (%q)", link, code, stderr, want)
+			}
+		}
+		if b, err := os.ReadFile(notes); err != nil || string(b) != "mine\n" {
+			t.Errorf("%s a link: the user's cell.json holds %q (%v), want it untouched", link, b, err)
+		}
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runSweepOK(t, args...)
+}

@@ -666,6 +666,11 @@ func (f *trainFlags) checkOut() error {
 	if f.out == "" || f.checkOnly {
 		return nil
 	}
+	// Before CheckSaveTarget, which would call /dev/stdout into a pipe
+	// "an unnamed pipe" where the user named standard output.
+	if err := checkNotStdStream("out", f.out, "a checkpoint"); err != nil {
+		return err
+	}
 	if err := core.CheckSaveTarget(f.out); err != nil {
 		return UsageError("--out: %v", err)
 	}
