@@ -14,9 +14,10 @@ const priorShare = 0.9
 
 // NearPrior reports whether a deviation sd of parameter p is nearly its
 // prior's own (at least priorShare of it; applyThetaTable caps it
-// there): the rule of diagnose's warning and of the explorer's θ rows. An interval that wide says little more than that θ lies in
-// its prior box, and covers θ from almost any estimate: a coverage that
-// counts it is not evidence of calibration.
+// there): the rule of diagnose's warning and of the explorer's θ rows.
+// An interval that wide says little more than that θ lies in its prior
+// box, and covers θ from almost any estimate: a coverage that counts it
+// is not evidence of calibration.
 func NearPrior(p sims.Param, sd float64) bool {
 	return sd >= priorShare*priorStd(p)*(1-1e-9)
 }

@@ -74,8 +74,9 @@ func WriteOwnFileAtomic(path, what string, write func(w io.Writer) error) error 
 	return writeAtomic(path, path, mode, write, os.Rename)
 }
 
-// NotOwnFile is the refusal, by WriteOwnFileAtomic, of path, a file of mode m (as Lstat sees
-// it) that is not a regular one: a link is named with its target.
+// NotOwnFile is the refusal, by WriteOwnFileAtomic, of path, a file of
+// mode m (as Lstat sees it) that is not a regular one: a link is named
+// with its target.
 func NotOwnFile(path string, m fs.FileMode) *NotRegularFileError {
 	if m&fs.ModeSymlink == 0 {
 		return &NotRegularFileError{Path: path, Kind: FileKind(m)}

@@ -52,8 +52,8 @@ func sideAxisOf(g sims.Grid, n int) sideAxis {
 // readSideCSV reads the side information si from the CSV file path ("-":
 // stdin): a header row "x,u" (in any case), then one row per position,
 // si.Len rows in all, in any order: each row's x says where its u goes
-// (sorted by x where the grid's positions are not known). A cancelled ctx ends the wait for
-// input with an interruptedError.
+// (sorted by x where the grid's positions are not known). A cancelled
+// ctx ends the wait for input with an interruptedError.
 func readSideCSV(ctx context.Context, path string, si sims.SideInfo, axis sideAxis) ([]float64, error) {
 	if path == "-" {
 		return parseSideCSV(ctx, stdin, stdinName, si, axis)

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"apic/nets"
 )
@@ -36,13 +35,8 @@ func checkNotStdStream(flag, path, what string) error {
 		return nil
 	}
 	fd := namedStdStream(path)
-	for i := range stdStreamNames {
-		if fd >= 0 || st.Mode()&fs.ModeNamedPipe == 0 {
-			break
-		}
-		if sst, err := stdStreamFile(i).Stat(); err == nil && os.SameFile(st, sst) {
-			fd = i
-		}
+	if fd < 0 && st.Mode()&fs.ModeNamedPipe != 0 {
+		fd = sameStdPipe(st)
 	}
 	if fd < 0 {
 		return nil
@@ -53,6 +47,17 @@ func checkNotStdStream(flag, path, what string) error {
 	}
 	return UsageError("--%s %s is %s, which is %s here: %s is saved only to a regular file; give --%s a file name%s",
 		flag, path, stdStreamNames[fd], streamKind(path, stdStreamFile(fd), st.Mode()), what, flag, hint)
+}
+
+// sameStdPipe is the standard stream (0, 1 or 2) that is the pipe st,
+// or −1.
+func sameStdPipe(st fs.FileInfo) int {
+	for fd := range stdStreamNames {
+		if sst, err := stdStreamFile(fd).Stat(); err == nil && os.SameFile(st, sst) {
+			return fd
+		}
+	}
+	return -1
 }
 
 // namedStdStream is the file descriptor (0, 1 or 2) of the standard
@@ -90,7 +95,7 @@ func streamKind(path string, f *os.File, m fs.FileMode) string {
 	case isTerminal(f):
 		return "a terminal"
 	}
-	if target, err := filepath.EvalSymlinks(path); err == nil && !strings.HasPrefix(filepath.Base(target), "pipe:") {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
 		return target + " (" + nets.FileKind(m) + ")"
 	}
 	return nets.FileKind(m)
