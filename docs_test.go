@@ -318,3 +318,43 @@ func headingAnchor(heading string) string {
 	}
 	return b.String()
 }
+
+// TestPeerTableTakesBestsAndRatios runs docs/peertable.jq, the table of
+// docs/peer-rounds.sh, on rounds with known answers: PyTorch's figure
+// per round is the better of its thread counts, ranges span the rounds
+// and the ratios set the bests side by side (latency: PyTorch's over
+// apic's).
+func TestPeerTableTakesBestsAndRatios(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed (docs/peer-rounds.sh needs it)")
+	}
+	rounds := `{"side":"apic","what":"train","steps_per_s":10}
+{"side":"torch","round":1,"what":"train","steps_per_s":5}
+{"side":"torch","round":1,"what":"train","steps_per_s":8}
+{"side":"apic","what":"train","steps_per_s":20}
+{"side":"torch","round":2,"what":"train","steps_per_s":9}
+{"side":"torch","round":2,"what":"train","steps_per_s":4}
+{"side":"apic","what":"infer","latency_s":0.002,"batched":300}
+{"side":"torch","round":1,"what":"infer","latency_s":0.006,"batched":100}
+{"side":"torch","round":1,"what":"infer","latency_s":0.004,"batched":150}
+{"side":"apic","what":"infer","latency_s":0.001,"batched":450}
+{"side":"torch","round":2,"what":"infer","latency_s":0.005,"batched":120}
+{"side":"torch","round":2,"what":"infer","latency_s":0.007,"batched":90}
+`
+	cmd := exec.Command("jq", "-s", "-r", "--arg", "sys", "lv", "-f", "docs/peertable.jq")
+	cmd.Stdin = strings.NewReader(rounds)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("jq: %v", err)
+	}
+	want := []string{
+		"| lv LNP, closest sizes | apic | PyTorch + OpenBLAS (better of 1, 2 threads) | apic ÷ PyTorch (best against best) |",
+		"|---|---|---|---|",
+		"| training steps/s (best; range) | 20; 10–20 | 9; 8–9 | 2.22 |",
+		"| one-pass latency, 32 samples | 1–2 ms | 4–5 ms | 4 (speed) |",
+		"| batched realizations/s, 50 | 300–450 | 120–150 | 3 |",
+	}
+	if got := strings.Split(strings.TrimSpace(string(out)), "\n"); !slices.Equal(got, want) {
+		t.Errorf("peertable.jq printed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -26,6 +26,8 @@
 # REGEN_SKIP=REGEX leaves the blocks whose command matches REGEX as
 # they are (e.g. REGEN_SKIP='--methods all' skips the baselines' long
 # runs); their output then dates from their last full regeneration.
+# The blocks of docs/peer-rounds.sh (apic against PyTorch) are kept as
+# they are where its peers (PEER, default ../shared/peer) are absent.
 #
 # Trailing blanks are cut from every output line. A command that fails
 # stops the script before its file is rewritten. Identical `apic eval`
@@ -104,6 +106,10 @@ regen_file() {
         kind=${BASH_REMATCH[1]:-block} cmd=${BASH_REMATCH[2]}
         if [[ -n ${REGEN_SKIP-} && $cmd =~ $REGEN_SKIP ]]; then
           echo "regen: $file:$n: kept (REGEN_SKIP): $cmd" >&2
+          continue
+        fi
+        if [[ $cmd == docs/peer-rounds.sh* && ! -d ${PEER:-../shared/peer} ]]; then
+          echo "regen: $file:$n: kept (no PyTorch peers at ${PEER:-../shared/peer}): $cmd" >&2
           continue
         fi
         case $kind in
