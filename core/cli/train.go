@@ -104,7 +104,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.decLayers, "dec-layers", 0, "hidden layers of f_ψ, at most "+maxLayersText+" (default 2)")
 	fs.IntVar(&f.latentDelta, "latent-delta", 0, "latent dimension of z_δ alone, overriding --latent, at most "+maxWidthText+" (default: the same as z_θ)")
 	fs.IntVar(&f.basis, "basis", 0, "f_ψ as J learned basis functions of the query state with coefficients from the latents, J at most "+maxWidthText+" (0: one MLP on state and latents); needs one f_ψ value per query state (not advdiff's reaction rate, not lv's additive forms), and anp then drops its target attention")
-	fs.IntVar(&f.heads, "heads", 0, "attention heads for anp, at most --hidden, which they must divide (default 4)")
+	fs.IntVar(&f.heads, "heads", 0, "attention heads of an anp model, at most --hidden, which they must divide (default 4); cnp and lnp have no attention and refuse it")
 	fs.IntVar(&f.valEvery, "val-every", -1, "stage 2 steps between validations; the last step always validates when > 0 (0: none during training, only the final one after recalibration; default 500)")
 	fs.IntVar(&f.valTasks, "val-tasks", 0, fmt.Sprintf("validation realizations, %d to %d (default 32)", valTasksLimit.Min, valTasksLimit.Max))
 	fs.Float64Var(&f.lr, "lr", 5e-4, "Adam learning rate")
@@ -858,6 +858,10 @@ func (f *trainFlags) initModel(ctx context.Context) (*core.Model, error) {
 	if f.system != "" && f.system != m.Config.Arch.System {
 		return nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
 	}
+	b := m.Config.Arch.Backbone
+	if err := f.checkHeads(b, fmt.Sprintf("--init %s, whose backbone is %s,", f.init, b), "drop --heads"); err != nil {
+		return nil, err
+	}
 	if err := f.initArchConflict(m.Config.Arch); err != nil {
 		return nil, err
 	}
@@ -866,6 +870,17 @@ func (f *trainFlags) initModel(ctx context.Context) (*core.Model, error) {
 	}
 	f.initInfo, f.system = info, m.Config.Arch.System
 	return m, nil
+}
+
+// checkHeads refuses --heads, given, for a backbone b other than anp:
+// only anp's encoders and decoder attend, so the heads would be ignored
+// and the run trained as if the flag were absent. source names where b
+// came from ("--backbone lnp"), and fix what to do instead.
+func (f *trainFlags) checkHeads(b core.Backbone, source, fix string) error {
+	if !f.set["heads"] || b == core.ANP {
+		return nil
+	}
+	return UsageError("--heads %d: %s has no attention, so heads would change nothing (only anp attends): %s", f.heads, source, fix)
 }
 
 // freshConfig is the default configuration of --system and --backbone
@@ -881,6 +896,13 @@ func (f *trainFlags) freshConfig() (core.Config, error) {
 	b, err := core.ParseBackbone(f.backbone)
 	if err != nil {
 		return core.Config{}, UsageError("%v", err)
+	}
+	source := "the default backbone, lnp,"
+	if f.set["backbone"] {
+		source = "--backbone " + string(b)
+	}
+	if err := f.checkHeads(b, source, "drop --heads, or train --backbone anp"); err != nil {
+		return core.Config{}, err
 	}
 	cfg := core.DefaultConfig(sys, b)
 	form, err := core.ParseForm(f.form)

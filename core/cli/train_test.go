@@ -1719,3 +1719,43 @@ func TestTrainRecalibrateThetaPriorOnOnePass(t *testing.T) {
 		t.Error("a file was written")
 	}
 }
+
+// TestTrainHeadsOnlyForAnp: --heads given for a backbone without
+// attention (cnp, lnp: given, by default, or an --init file's) is
+// refused, naming the flag and the backbone, where it was once ignored;
+// an anp model takes it, fresh or (repeating its value) from --init, and
+// a sweep that varies it refuses its plan unless its backbone is anp.
+func TestTrainHeadsOnlyForAnp(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "x.safetensors")
+	// A tiny run, should the check be missing.
+	tiny := []string{"--hidden", "8", "--batch", "2", "--steps1", "1", "--steps2", "0", "--recalibrate", "0"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append([]string{"train", "--system", "spring", "--backbone", "cnp", "--heads", "2", "--out", out}, tiny...),
+			"--heads 2: --backbone cnp has no attention, so heads would change nothing (only anp attends): drop --heads, or train --backbone anp"},
+		{append([]string{"train", "--system", "spring", "--heads", "4", "--out", out}, tiny...), "--heads 4: the default backbone, lnp, has no attention"},
+		{[]string{"train", "--init", "embedded:spring-lnp.safetensors", "--heads", "4", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", out},
+			"--heads 4: --init embedded:spring-lnp.safetensors, whose backbone is lnp, has no attention, so heads would change nothing (only anp attends): drop --heads\n"},
+		{[]string{"sweep", "--system", "spring", "--vary", "heads=2,4", "--out", filepath.Join(dir, "sw"), "--plan"},
+			"cell heads=2_seed=1: apic train: --heads 2: the default backbone, lnp, has no attention"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v wrote %s", tc.args, out)
+		}
+	}
+	for _, args := range [][]string{
+		{"train", "--init", "embedded:spring-anp.safetensors", "--heads", "4", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", out},
+		{"sweep", "--system", "spring", "--backbone", "anp", "--vary", "heads=2,4", "--out", filepath.Join(dir, "sw"), "--plan"},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, stderr %q, want it accepted", args, code, stderr)
+		}
+	}
+}
