@@ -94,6 +94,10 @@ var (
 	// LimitBCPIStarts bounds BCPI's L-BFGS starts per realization: the
 	// authors use 10, and each start costs seconds to minutes.
 	LimitBCPIStarts = Limit{"bcpi-starts", 1, 1000, "each start is a full L-BFGS search"}
+	// LimitWorkers bounds compare's parallel baseline fits: each is a
+	// goroutine busy on one core, so workers beyond the cores only take
+	// turns, and each holds its realization's fit in memory.
+	LimitWorkers = Limit{"workers", 0, 256, "workers beyond the cores only take turns"}
 	// LimitSweepCells bounds the cells × seeds of one apic sweep: each
 	// is at least one evaluation (a training run for training axes), so
 	// a thousand already take hours; a typo in a --vary list stops here.

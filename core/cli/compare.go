@@ -54,7 +54,7 @@ Monte-Carlo samples, after untimed warm-up calls for a tenth of a second)
 and as batched throughput (all realizations in one call: untimed warm-up
 calls for a tenth of a second, then the median of up to 500 calls over
 half a second); KOH-GP runs one realization per worker (--workers, default
-one per CPU), each fit timed by its worker, and so does BCPI;
+one per CPU, at most 256), each fit timed by its worker, and so does BCPI;
 Correction-PINN runs one realization at a time with its members on
 --workers cores. The one-pass table sets APIC against KOH-GP by wall time
 per realization (KOH-GP's median fit over APIC's batch time per
@@ -155,7 +155,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 	if f.workers == 0 {
-		f.workers = runtime.GOMAXPROCS(0)
+		f.workers = min(runtime.GOMAXPROCS(0), core.LimitWorkers.Max)
 	}
 	opt := core.EvalOptions{Tasks: f.tasks, Context: f.context, Noise: f.noise, Seed: f.seed, Samples: f.samples, Refine: f.refine}
 	test, err := core.TestTasksContext(ctx, sys, opt)
@@ -204,7 +204,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.samples, "samples", 32, "APIC "+samplesUsage)
 	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("APIC refinement steps on the context, at most %d (0: one-pass amortized; -1: each checkpoint's setting)", core.LimitRefine.Max))
 	fs.IntVar(&f.starts, "starts", 8, fmt.Sprintf("KOH-GP L-BFGS starts per realization (Latin hypercube over the prior), at most %d", core.LimitKOHStarts.Max))
-	fs.IntVar(&f.workers, "workers", 0, "KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel (default: GOMAXPROCS; never more than there are realizations or members to fit)")
+	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel, at most %d (0, the default: GOMAXPROCS up to that; never more than there are realizations or members to fit)", core.LimitWorkers.Max))
 	fs.StringVar(&f.methodList, "methods", strings.Join(compareDefaultMethods, ","), "the methods to compare, comma separated: "+strings.Join(compareMethodNames, ", ")+", or all (apic: every APIC checkpoint; bcpi and cpinn take seconds to minutes per realization)")
 	fs.IntVar(&f.members, "members", cpinn.DefaultMembers, fmt.Sprintf("Correction-PINN ensemble members per realization (the paper's 20), at most %d", core.LimitMembers.Max))
 	fs.IntVar(&f.pinnSteps, "steps", cpinn.DefaultSteps, fmt.Sprintf("Correction-PINN full-batch Adam steps per member, at most %d", core.LimitSteps.Max))
@@ -220,8 +220,8 @@ func (f *compareFlags) check(env *Env, fs *flag.FlagSet, sys sims.System) (map[s
 	if err := checkCounts(f.tasks, f.samples, f.context, f.noise, f.refine); err != nil {
 		return nil, err
 	}
-	if f.workers < 0 {
-		return nil, UsageError("--workers must be ≥ 0 (0: one per core), got %d", f.workers)
+	if err := checkLimit(core.LimitWorkers, f.workers); err != nil {
+		return nil, err
 	}
 	chosen, err := parseCompareMethods(f.methodList)
 	if err != nil {

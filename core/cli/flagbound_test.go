@@ -1,10 +1,16 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // intFlagHelp matches a whole-number flag's line of a command's help and
@@ -36,8 +42,7 @@ func TestOverflowingFlagsGiveTheirBound(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"train --seed", "train --val-every", "eval --seed", "calibrate --seed", "compare --seed", "compare --workers",
-		"diagnose --seed", "simulate --seed"}
+	want := []string{"train --seed", "eval --seed", "calibrate --seed", "compare --seed", "diagnose --seed", "simulate --seed"}
 	if !slices.Equal(unbounded, want) {
 		t.Errorf("flags whose help gives no bound: %q, want %q", unbounded, want)
 	}
@@ -82,6 +87,49 @@ func TestOverflowingListsGiveTheirBound(t *testing.T) {
 		code, _, stderr := runCLI(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestFlagsRefuseOnePastTheirBound: every whole-number flag of every
+// command whose --help gives a numeric upper bound (documentedBound) is
+// refused one past it, up front, by an error that names the flag, the
+// value and the bound. Each command gets the least it needs to run (and
+// a tiny plan, should a check be missing), the flag under test last.
+func TestFlagsRefuseOnePastTheirBound(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "obs.csv")
+	if err := os.WriteFile(data, []byte("t,x\n0,1\n0.1,0.9\n0.2,0.8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := map[string][]string{
+		"train":     {"--system", "spring", "--out", filepath.Join(dir, "x"), "--hidden", "8", "--batch", "2", "--steps1", "1", "--steps2", "0", "--recalibrate", "0"},
+		"eval":      {"--system", "spring", "--tasks", "1", "--samples", "1"},
+		"calibrate": {"--checkpoint", "embedded:spring-lnp.safetensors", "--data", data, "--samples", "1"},
+		"compare": {"--system", "spring", "--tasks", "1", "--methods", "all", "--starts", "1", "--members", "1", "--steps", "1",
+			"--mcmc", "2", "--bcpi-starts", "1", "--samples", "1"},
+		"diagnose": {"--system", "spring", "--tasks", "1", "--samples", "1"},
+		"sweep":    {"--system", "spring", "--vary", "samples=1", "--out", filepath.Join(dir, "sw"), "--plan"},
+		"simulate": {"--system", "spring"},
+	}
+	for _, cmd := range []string{"train", "eval", "calibrate", "compare", "diagnose", "sweep", "simulate", "inspect", "atlas"} {
+		_, help, _ := runCLI(t, "help", cmd)
+		for _, m := range intFlagHelp.FindAllStringSubmatch(help, -1) {
+			name, usage := m[1], m[2]
+			_, hi, _ := documentedBound(usage)
+			max, err := strconv.Atoi(strings.Fields(hi + " -")[0])
+			if err != nil {
+				continue // a seed's, or a bound by another flag or the grid
+			}
+			past := strconv.Itoa(max + 1)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			var stdout, stderr bytes.Buffer
+			code := Run(ctx, append(append([]string{cmd}, base[cmd]...), "--"+name, past), &stdout, &stderr)
+			cancel()
+			if code != 2 || !strings.Contains(stderr.String(), "--"+name) || !strings.Contains(stderr.String(), past) ||
+				!strings.Contains(stderr.String(), strconv.Itoa(max)) {
+				t.Errorf("%s --%s %s: exit %d, stderr %q; want exit 2 naming the flag, the value and %d", cmd, name, past, code, stderr.String(), max)
+			}
 		}
 	}
 }

@@ -105,7 +105,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.latentDelta, "latent-delta", 0, "latent dimension of z_δ alone, overriding --latent, at most "+maxWidthText+" (default: the same as z_θ)")
 	fs.IntVar(&f.basis, "basis", 0, "f_ψ as J learned basis functions of the query state with coefficients from the latents, J at most "+maxWidthText+" (0: one MLP on state and latents); needs one f_ψ value per query state (not advdiff's reaction rate, not lv's additive forms), and anp then drops its target attention")
 	fs.IntVar(&f.heads, "heads", 0, "attention heads of an anp model, at most --hidden, which they must divide (default 4); cnp and lnp have no attention and refuse it")
-	fs.IntVar(&f.valEvery, "val-every", -1, "stage 2 steps between validations; the last step always validates when > 0 (0: none during training, only the final one after recalibration; default 500)")
+	fs.IntVar(&f.valEvery, "val-every", -1, fmt.Sprintf("stage 2 steps between validations, at most %d (a stage's most steps); the last step always validates when > 0 (0: none during training, only the final one after recalibration; default 500)", valEveryLimit.Max))
 	fs.IntVar(&f.valTasks, "val-tasks", 0, fmt.Sprintf("validation realizations, %d to %d (default 32)", valTasksLimit.Min, valTasksLimit.Max))
 	fs.Float64Var(&f.lr, "lr", 5e-4, "Adam learning rate")
 	fs.Float64Var(&f.lrFinal, "lr-final", 0, "cosine-decay the learning rate to this value in each stage (0: constant)")
@@ -616,6 +616,14 @@ var trainCountFlags = map[string]int{"steps1": 0, "steps2": 0, "batch": 1, "traj
 // read as no validation during training and one realization after).
 var valTasksLimit = core.Limit{Name: core.LimitValTasks.Name, Min: 1, Max: core.LimitValTasks.Max, Why: core.LimitValTasks.Why}
 
+// valEveryLimit is --val-every's range: 0 (no validation during
+// training) up to the most steps stage 2 may take, beyond which the run
+// would only validate at its last step, as at that bound.
+var valEveryLimit = core.Limit{Name: "val-every", Min: 0, Max: core.LimitTrainSteps.Max, Why: "the most steps a stage takes"}
+
+// basisLimit is --basis' range: a width, or 0 for no basis.
+var basisLimit = core.Limit{Name: "basis", Min: 0, Max: core.LimitWidth.Max, Why: core.LimitWidth.Why}
+
 // checkGiven refuses, before any work, flags given with values that
 // would otherwise be ignored: negative counts; and an --out path that
 // cannot be written. Architecture flags beside --init are checked
@@ -796,7 +804,8 @@ func (f *trainFlags) checkLimits() error {
 		v     int
 	}{{core.LimitWidth, "hidden", f.hidden}, {core.LimitWidth, "latent", f.latent}, {core.LimitWidth, "latent-delta", f.latentDelta},
 		{core.LimitWidth, "dec-hidden", f.decHidden}, {core.LimitLayers, "layers", f.layers}, {core.LimitLayers, "dec-layers", f.decLayers},
-		{core.LimitBatch, "batch", f.batch}, {core.LimitTrainSteps, "steps1", f.steps1}, {core.LimitTrainSteps, "steps2", f.steps2}} {
+		{core.LimitBatch, "batch", f.batch}, {core.LimitTrainSteps, "steps1", f.steps1}, {core.LimitTrainSteps, "steps2", f.steps2},
+		{valEveryLimit, "val-every", f.valEvery}, {basisLimit, "basis", f.basis}} {
 		if f.set[c.name] {
 			c.limit.Name = c.name
 			if err := checkLimit(c.limit, c.v); err != nil {

@@ -177,6 +177,8 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--latent-delta", "5000", "--out", filepath.Join(dir, "x")}, "--latent-delta must be between 1 and 4096"},
 		{[]string{"train", "--system", "spring", "--dec-layers", "99", "--out", filepath.Join(dir, "x")}, "--dec-layers must be between 1 and 32"},
 		{[]string{"train", "--system", "spring", "--batch", "100000000", "--out", filepath.Join(dir, "x")}, "--batch must be between 1 and 4096"},
+		{[]string{"train", "--system", "spring", "--val-every", "100000001", "--hidden", "8", "--batch", "2", "--steps1", "1", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")},
+			"--val-every must be between 0 and 100000000 (the most steps a stage takes), got 100000001"},
 		{[]string{"train", "--system", "spring", "--lr", "Inf", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got +Inf"},
 		{[]string{"train", "--system", "spring", "--lr", "NaN", "--steps1", "2", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got NaN"},
 		{[]string{"train", "--system", "spring", "--lr", "0", "--out", filepath.Join(dir, "x")}, "--lr must be finite and > 0, got 0"},
