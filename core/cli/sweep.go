@@ -46,18 +46,18 @@ Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
 command lines, which reproduce it alone when run in DIR), cell.json,
 eval.json and, for training cells, model.safetensors, all regular
 files the sweep writes itself in folders it made (a link in place of a
-file, of cells/ID or of cells is refused, not written through). A cell
-with eval.json (not empty) is done and skipped on a rerun, so an
-interrupted sweep (Ctrl-C) continues where it stopped; the interrupted
-cell starts again, its training from step 0 (unlike train alone, a
-sweep keeps no partial weights). A cell that fails (a training that
-diverges, an evaluation in which every realization fails) is reported
-as it fails and the others run: the summary is of the finished cells,
-the exit status 1, and a rerun retries the failed ones. A DIR holds
-one sweep: one of other axes or settings is refused before any cell
-runs (settings in another order or spelling, --backbone B or --fix
-backbone=B, or eval's and train's defaults given or not, are the
-same); more --vary values or --seeds add cells to it.
+file, of cells/ID or of cells is refused, not written through nor read
+as a result). A cell with eval.json (not empty) is done and skipped on
+a rerun, so an interrupted sweep (Ctrl-C) continues where it stopped;
+the interrupted cell starts again, its training from step 0 (unlike
+train alone, a sweep keeps no partial weights). A cell that fails (a
+training that diverges, an evaluation in which every realization
+fails) is reported as it fails and the others run: the summary is of
+the finished cells, the exit status 1, and a rerun retries the failed
+ones. A DIR holds one sweep: one of other axes or settings is refused
+before any cell runs (settings in another order or spelling,
+--backbone B or --fix backbone=B, or eval's and train's defaults given
+or not, are the same); more --vary values or --seeds add cells to it.
 At the end DIR/results.csv (one row per cell × seed) and
 DIR/summary.json (per cell: mean and t-based 95% interval over seeds)
 are written from every finished cell in DIR, curves of the MAEs against
@@ -190,7 +190,10 @@ func (f *sweepFlags) runOnly(ctx context.Context, cells []sweepCell) error {
 		if c.ID != f.only {
 			continue
 		}
-		todo := unfinished(f.out, []sweepCell{c})
+		todo, err := unfinished(f.out, []sweepCell{c})
+		if err != nil {
+			return err
+		}
 		if err := f.spec.checkCells(ctx, todo); err != nil {
 			return err
 		}
@@ -199,7 +202,7 @@ func (f *sweepFlags) runOnly(ctx context.Context, cells []sweepCell) error {
 				return err
 			}
 		}
-		_, err := runCell(ctx, f.spec, c, f.out)
+		_, err = runCell(ctx, f.spec, c, f.out)
 		return err
 	}
 	return UsageError("--only %s is no cell of this sweep (--plan lists them)", core.QuoteInput(f.only))
@@ -209,17 +212,15 @@ func (f *sweepFlags) runOnly(ctx context.Context, cells []sweepCell) error {
 // cell that fails leaves the others to run, and the command exits 1.
 func (f *sweepFlags) runAll(ctx context.Context, cells []sweepCell, env *Env) error {
 	// The cells checked are the cells run: one look at the folder.
-	todo := unfinished(f.out, cells)
+	todo, err := unfinished(f.out, cells)
+	if err != nil {
+		return err
+	}
 	if err := f.spec.checkCells(ctx, todo); err != nil {
 		return err
 	}
 	if len(todo) > 0 {
 		if err := checkSweepOutWritable(f.out); err != nil {
-			return err
-		}
-	}
-	for _, c := range todo {
-		if err := checkCellFiles(f.out, c); err != nil {
 			return err
 		}
 	}
@@ -312,14 +313,18 @@ func (f *sweepFlags) check() ([]sweepCell, error) {
 // run (or a rerun, or --only) still runs, so the only ones whose
 // commands checkCells need check. A finished cell's inputs may be gone
 // since (its checkpoint moved), and it runs nothing.
-func unfinished(out string, cells []sweepCell) []sweepCell {
+func unfinished(out string, cells []sweepCell) ([]sweepCell, error) {
 	var todo []sweepCell
 	for _, c := range cells {
-		if !cellDone(out, c) {
+		done, err := cellDone(out, c)
+		if err != nil {
+			return nil, err
+		}
+		if !done {
 			todo = append(todo, c)
 		}
 	}
-	return todo
+	return todo, nil
 }
 
 // checkCells checks the train and eval command of every cell as those
@@ -448,20 +453,30 @@ func cellDir(out string, c sweepCell) string { return filepath.Join(out, "cells"
 // a cell is finished (cellDone).
 var cellDoneHook func(id string)
 
-func cellDone(out string, c sweepCell) bool {
+// cellDone reports whether cell c of out is finished (evalWritten).
+// The cell's folder and files are checked first (checkCellFiles), as
+// before a cell runs: a link or other non-regular file in place of
+// eval.json, cell.json or the cell's folder is refused, naming it, not
+// read as the cell's result (a link to another cell's eval.json, or a
+// folder linked to another sweep's cell, would pass for this one).
+func cellDone(out string, c sweepCell) (bool, error) {
 	if cellDoneHook != nil {
 		cellDoneHook(c.ID)
 	}
-	return evalWritten(cellDir(out, c))
+	if err := checkCellFiles(out, c); err != nil {
+		return false, err
+	}
+	return evalWritten(cellDir(out, c)), nil
 }
 
 // evalWritten reports whether the cell folder dir holds its eval.json,
-// the mark of a finished cell. An empty one is no mark: the shell makes
-// it for cmd.txt's "apic eval … > eval.json" before eval runs, and it
-// stays so when that eval fails or is interrupted.
+// the mark of a finished cell: a regular file, not empty, as
+// writeCellFile writes it. An empty one is no mark: the shell makes it
+// for cmd.txt's "apic eval … > eval.json" before eval runs, and it stays
+// so when that eval fails or is interrupted.
 func evalWritten(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, "eval.json"))
-	return err == nil && st.Size() > 0
+	st, err := os.Lstat(filepath.Join(dir, "eval.json"))
+	return err == nil && st.Mode().IsRegular() && st.Size() > 0
 }
 
 // runCell trains (training sweeps, unless the model is already there)
@@ -471,13 +486,12 @@ func evalWritten(dir string) bool {
 // and a plan's --only line run beside this sweep may have finished it
 // since.
 func runCell(ctx context.Context, s sweepSpec, c sweepCell, out string) (skipped bool, err error) {
-	if cellDone(out, c) {
-		return true, nil
+	// cellDone checks the cell's files, as a run beside this one (an
+	// --only line) may have left them since the sweep's first look.
+	if done, err := cellDone(out, c); err != nil || done {
+		return done, err
 	}
 	if err := checkCellCommand(s, c, out); err != nil {
-		return false, err
-	}
-	if err := checkCellFiles(out, c); err != nil {
 		return false, err
 	}
 	dir := cellDir(out, c)

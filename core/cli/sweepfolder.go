@@ -39,10 +39,15 @@ func checkSweepFolder(s sweepSpec, cells []sweepCell, out string) error {
 		ours[c.ID] = c
 	}
 	for _, e := range entries {
-		if e.IsDir() {
+		switch {
+		case e.IsDir():
 			if err := checkOldCell(s, out, e.Name(), ours); err != nil {
 				return err
 			}
+		case e.Type()&fs.ModeSymlink != 0:
+			// A folder linked in would be summarised as one of this
+			// sweep's cells, or skipped as finished.
+			return checkCellFolder(out, sweepCell{ID: e.Name()})
 		}
 	}
 	return nil
@@ -54,12 +59,11 @@ func checkSweepFolder(s sweepSpec, cells []sweepCell, out string) error {
 // spelling and its settings (cmd.txt).
 func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error {
 	dir := filepath.Join(out, "cells", id)
-	if mine, ours := ours[id]; ours && !evalWritten(dir) {
-		// Before its files are read: a link among them is refused as
-		// one, not as a cmd.txt of other settings.
-		if err := checkCellFiles(out, mine); err != nil {
-			return err
-		}
+	// Before its files are read: a link among them is refused as one,
+	// not as a cmd.txt of other settings, nor read as a finished cell's
+	// result, whether the cell is this sweep's or one the summary reads.
+	if err := checkCellFiles(out, sweepCell{ID: id}); err != nil {
+		return err
 	}
 	old, c, ok, err := readOldCell(out, dir, ours)
 	if err != nil || !ok {
