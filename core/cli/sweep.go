@@ -121,6 +121,9 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if f.collect != "" {
 		return f.runCollect(env)
 	}
+	if err := f.checkNoSummaryFlags(); err != nil {
+		return err
+	}
 	if f.preset != "" {
 		return runPresetFlags(ctx, fs, f, env)
 	}
@@ -161,6 +164,29 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.jsonOut, "json", false, "print the summary as JSON instead of curves (its summary.json; for a preset, one object: {\"preset\", \"studies\": [{\"study\", \"dir\", \"summary\"}]})")
 	fs.BoolVar(&f.png, "png", false, "also draw the metrics against the first axis to DIR/sweep.png")
 	fs.StringVar(&f.preset, "preset", "", "run a preset set of studies into DIR/STUDY: appendix-b (the paper's Appendix B on spring/lnp; --seeds defaults to 3)")
+}
+
+// checkNoSummaryFlags refuses --only beside --plan, whose lines carry
+// an --only each, and --json or --png beside either: --only runs one
+// cell without the summary they shape, and a plan only prints lines, so
+// they would be ignored.
+func (f *sweepFlags) checkNoSummaryFlags() error {
+	if f.plan && f.only != "" {
+		return UsageError("--plan prints an --only line for every cell: drop --only %s (or run that cell's line)", core.QuoteInput(f.only))
+	}
+	mode := "--plan prints the cells' command lines"
+	if f.only != "" {
+		mode = "--only runs one cell"
+	}
+	for _, o := range []struct {
+		name string
+		set  bool
+	}{{"json", f.jsonOut}, {"png", f.png}} {
+		if o.set && (f.plan || f.only != "") {
+			return UsageError("--%s shapes the sweep's summary, and %s without one: drop --%s (once the cells have run, apic sweep --collect DIR --%s summarises them)", o.name, mode, o.name, o.name)
+		}
+	}
+	return nil
 }
 
 // runCollect summarises the finished cells of the sweep (or preset)

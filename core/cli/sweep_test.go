@@ -628,3 +628,33 @@ func TestSweepWarnsOfFailedRealizations(t *testing.T) {
 		t.Errorf("preset: exit %d, the warning %d times, want once:\n%s", code, n, stderr)
 	}
 }
+
+// TestSweepRefusesFlagsPlanAndOnlyIgnore: --only beside --plan (whose
+// lines carry their own), and --json or --png beside --plan or --only,
+// which write no summary, are refused before any cell runs, naming the
+// flag, where they were once ignored.
+func TestSweepRefusesFlagsPlanAndOnlyIgnore(t *testing.T) {
+	t.Chdir(t.TempDir())
+	base := []string{"sweep", "--system", "spring", "--vary", "context=5", "--tasks", "2", "--fix", "samples=2", "--out", "sw"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--plan", "--only", "context=5_seed=1"}, `--plan prints an --only line for every cell: drop --only "context=5_seed=1"`},
+		{[]string{"--plan", "--json"}, "--json shapes the sweep's summary, and --plan prints the cells' command lines without one: drop --json"},
+		{[]string{"--only", "context=5_seed=1", "--png"}, "--png shapes the sweep's summary, and --only runs one cell without one: drop --png (once the cells have run, apic sweep --collect DIR --png summarises them)"},
+		{[]string{"--only", "context=5_seed=1", "--json"}, "drop --json"},
+	} {
+		code, stdout, stderr := runCLI(t, append(base[:len(base):len(base)], tc.args...)...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if _, err := os.Stat("sw"); err == nil {
+		t.Errorf("a refused sweep made its --out")
+	}
+	code, _, stderr := runCLI(t, "sweep", "--preset", "appendix-b", "--out", "pre", "--plan", "--png")
+	if code != 2 || !strings.Contains(stderr, "drop --png") {
+		t.Errorf("--preset --plan --png: exit %d, stderr %q; want it refused", code, stderr)
+	}
+}
