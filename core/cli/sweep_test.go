@@ -378,7 +378,7 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		{[]string{"--vary", "context=5,100", "--plan"}, "cell context=100_seed=1: apic eval: --context 100 leaves no targets"},
 		{append([]string{"--vary", "context=5,100"}, tinyTraining...), "cell context=100_seed=1: apic eval: --context 100 leaves no targets"},
 		{append([]string{"--vary", "lr=1e-3,1e-5", "--fix", "lr-final=1e-4"}, tinyTraining...), "cell lr=1e-5_seed=1: apic train: --lr-final 0.0001 is above the learning rate 1e-05"},
-		{append([]string{"--vary", "hidden=8", "--vary", "heads=3", "--backbone", "anp"}, tinyTraining...), "cell hidden=8_heads=3_seed=1: apic train: heads must divide hidden"},
+		{append([]string{"--vary", "hidden=8", "--vary", "heads=3", "--backbone", "anp"}, tinyTraining...), "cell hidden=8_heads=3_seed=1: apic train: --heads 3 must divide --hidden 8"},
 		// Two spellings of one number would be two cells of one setting.
 		{[]string{"--vary", "noise=0.1,0.10"}, `noise values "0.1" and "0.10" are the same number`},
 		{[]string{"--vary", "noise=0.1,1e-1"}, `noise values "0.1" and "1e-1" are the same number`},

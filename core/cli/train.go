@@ -592,7 +592,7 @@ func (f *trainFlags) initArchConflict(arch core.Arch) error {
 		}
 		a := arch
 		if err := af.set(f, &a); err != nil {
-			return UsageError("%v", err)
+			return UsageError("--%s: %v", af.name, err)
 		}
 		if a.DecAct == "" {
 			a.DecAct = "silu"
@@ -904,7 +904,7 @@ func (f *trainFlags) freshConfig() (core.Config, error) {
 	}
 	b, err := core.ParseBackbone(f.backbone)
 	if err != nil {
-		return core.Config{}, UsageError("%v", err)
+		return core.Config{}, UsageError("--backbone: %v", err)
 	}
 	source := "the default backbone, lnp,"
 	if f.set["backbone"] {
@@ -916,7 +916,10 @@ func (f *trainFlags) freshConfig() (core.Config, error) {
 	cfg := core.DefaultConfig(sys, b)
 	form, err := core.ParseForm(f.form)
 	if err != nil {
-		return core.Config{}, UsageError("%v", err)
+		return core.Config{}, UsageError("--form: %v", err)
+	}
+	if _, err := nets.ParseActivation(f.decAct); err != nil {
+		return core.Config{}, UsageError("--dec-act: %s", strings.TrimPrefix(err.Error(), "nets: "))
 	}
 	a := &cfg.Arch
 	a.Form = form
@@ -936,7 +939,24 @@ func (f *trainFlags) freshConfig() (core.Config, error) {
 	if f.decAct != "silu" {
 		a.DecAct = f.decAct
 	}
-	return cfg, nil
+	return cfg, f.checkHeadsDivide(*a)
+}
+
+// checkHeadsDivide refuses an anp architecture a whose attention heads
+// do not divide its encoder width (core.Config.Validate's rule), naming
+// the flags that set them or the system's defaults they come from.
+func (f *trainFlags) checkHeadsDivide(a core.Arch) error {
+	if a.Backbone != core.ANP || a.Heads < 1 || a.Hidden%a.Heads == 0 {
+		return nil
+	}
+	heads, hidden := fmt.Sprintf("anp's %d attention heads (--heads' default)", a.Heads), fmt.Sprintf("%s's encoder width %d (--hidden's default)", a.System, a.Hidden)
+	if f.set["heads"] {
+		heads = fmt.Sprintf("--heads %d", a.Heads)
+	}
+	if f.set["hidden"] {
+		hidden = fmt.Sprintf("--hidden %d", a.Hidden)
+	}
+	return UsageError("%s must divide %s, the width they split: give a width that is a multiple of the heads, or heads that divide it", heads, hidden)
 }
 
 // setTrain sets the training plan t of a model of system from the
@@ -948,7 +968,7 @@ func (f *trainFlags) setTrain(t *core.Train, system string, resumed bool) error 
 	if given("reg") {
 		reg, err := core.ParseRegularizer(f.reg)
 		if err != nil {
-			return UsageError("%v", err)
+			return UsageError("--reg: %v", err)
 		}
 		t.Reg = reg
 	}

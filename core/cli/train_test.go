@@ -1761,3 +1761,34 @@ func TestTrainHeadsOnlyForAnp(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainRefusalsNameTheFlag: a value of --backbone, --form, --reg or
+// --dec-act that names nothing, and anp heads that do not divide the
+// encoder width, are refused naming the flags (or the defaults) that
+// set them, not in the configuration's own words ("heads must divide
+// hidden (8 % 3)", "dec-act: nets: unknown activation").
+func TestTrainRefusalsNameTheFlag(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.safetensors")
+	tiny := []string{"--system", "spring", "--batch", "2", "--steps1", "1", "--steps2", "0", "--recalibrate", "0", "--out", out}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--backbone", "xnp"}, `--backbone: unknown backbone "xnp" (want cnp, lnp or anp)`},
+		{[]string{"--form", "sum"}, `--form: unknown discrepancy form "sum"`},
+		{[]string{"--reg", "l3"}, `--reg: unknown regulariser "l3"`},
+		{[]string{"--dec-act", "gelu"}, `--dec-act: unknown activation "gelu" (want relu, tanh, softplus, sigmoid, identity or silu)`},
+		{[]string{"--backbone", "anp", "--hidden", "8", "--heads", "3"}, "--heads 3 must divide --hidden 8, the width they split"},
+		{[]string{"--backbone", "anp", "--hidden", "6"}, "anp's 4 attention heads (--heads' default) must divide --hidden 6"},
+		{[]string{"--backbone", "anp", "--heads", "5"}, "--heads 5 must divide spring's encoder width 64 (--hidden's default)"},
+	} {
+		code, _, stderr := runCLI(t, append(append([]string{"train"}, tiny...), tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, "apic train: "+tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	code, _, stderr := runCLI(t, "train", "--init", "embedded:spring-lnp.safetensors", "--backbone", "xnp", "--out", out)
+	if want := `--backbone: unknown backbone "xnp"`; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("--init … --backbone xnp: exit %d, stderr %q, want exit 2 and %q", code, stderr, want)
+	}
+}
