@@ -70,8 +70,12 @@ func unreadableCheckpoint(path string, err error) error {
 // missingCheckpointHint is "; did you mean NAME?" for a checkpoint path
 // that does not exist: the shipped file of that name, or the path with
 // core.CheckpointExt, which a save of a bare name writes (train --out m
-// writes m.safetensors); "" when neither is likely.
+// writes m.safetensors); for "-", that standard input is not read; ""
+// when none is likely.
 func missingCheckpointHint(path string) string {
+	if path == "-" { // as --data - reads observations
+		return "; a checkpoint is read from a file by its name, never from standard input (-)"
+	}
 	if shipped, ok := shippedNamed(path); ok {
 		return "; did you mean " + shipped + "?"
 	}

@@ -115,3 +115,22 @@ func TestCheckpointFlagErrorsNameTheFlag(t *testing.T) {
 		t.Errorf("sweep: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 }
+
+// TestCheckpointDashIsNoStandardInput: "-" as a checkpoint, where no
+// file of that name is, says that a checkpoint is never read from
+// standard input (as calibrate --data - reads observations), for
+// inspect's argument and each checkpoint flag.
+func TestCheckpointDashIsNoStandardInput(t *testing.T) {
+	t.Chdir(t.TempDir())
+	want := "-: no such file or directory; a checkpoint is read from a file by its name, never from standard input (-)"
+	for _, args := range [][]string{
+		{"inspect", "-"},
+		{"eval", "--checkpoint", "-"},
+		{"train", "--init", "-", "--out", "m.safetensors"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", args, code, stderr, want)
+		}
+	}
+}
