@@ -86,7 +86,13 @@ func readSweep(dir string) (axes []string, rows []sweepRow, err error) {
 	}
 	byAxes := map[string][]string{} // the cells' names per list of axes
 	for _, e := range entries {
-		row, ok, err := readCell(filepath.Join(dir, "cells", e.Name()))
+		path := filepath.Join(dir, "cells", e.Name())
+		if st, err := os.Stat(path); err == nil && !st.IsDir() {
+			// A cell is a folder: a file beside them (notes, the
+			// .DS_Store a file browser leaves) is none.
+			continue
+		}
+		row, ok, err := readCell(path)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -190,5 +191,25 @@ func TestSweepLabelsNumbersAsTheySort(t *testing.T) {
 	}
 	if sum := readText(t, filepath.Join(out, "summary.json")); strings.Contains(sum, `"010"`) || strings.Contains(sum, `"00.05"`) {
 		t.Errorf("summary.json keeps the leading zeros:\n%s", sum)
+	}
+}
+
+// TestSweepSummaryIgnoresFilesBesideCells: a file among the cell
+// folders (a user's notes, the .DS_Store a file browser leaves) is no
+// cell: a rerun's summary and --collect read the cells around it,
+// where they once failed opening FILE/eval.json.
+func TestSweepSummaryIgnoresFilesBesideCells(t *testing.T) {
+	t.Chdir(t.TempDir())
+	args := []string{"sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", "sw", "--json"}
+	runSweepOK(t, args...)
+	for _, name := range []string{".DS_Store", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join("sw", "cells", name), []byte("mine\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, run := range [][]string{args, {"sweep", "--collect", "sw", "--json"}} {
+		if out := runSweepOK(t, run...); !strings.Contains(out, `"context"`) {
+			t.Errorf("%v: summary %q, want the cell context=10 in it", run, out)
+		}
 	}
 }
