@@ -159,6 +159,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if w := f.recalibrationWarning(); w != "" { // once the flags are all good
 		env.Warnf("%s", w)
 	}
+	if w := f.untrainedWarning(init); w != "" {
+		env.Warnf("%s", w)
+	}
 	run := &trainRun{env: env, f: &f, cfg: cfg, init: init, from: from}
 	return run.run(ctx)
 }
@@ -577,6 +580,17 @@ func (f *trainFlags) recalibrationWarning() string {
 		return ""
 	}
 	return fmt.Sprintf("--recalibrate %d fits each condition's scales on %d validation realizations, fewer than %d: its intervals will be noisy (the default is %d)", n, per, minCellTasks, core.DefaultRecalibrationTasks)
+}
+
+// untrainedWarning warns of a fresh model (init nil) given no steps in
+// either stage: the file it writes holds the random weights it started
+// from, fitted spreads and all, which read as a model that calibrates.
+// (--steps1 0 --steps2 0 is how a trained --init file is recalibrated.)
+func (f *trainFlags) untrainedWarning(init *core.Model) string {
+	if init != nil || f.steps1 != 0 || f.steps2 != 0 {
+		return ""
+	}
+	return fmt.Sprintf("--steps1 0 --steps2 0 on a fresh model: %s will hold untrained, random weights; give steps to train, or --init FILE to recalibrate a trained model", f.out)
 }
 
 // initArchConflict refuses architecture flags given beside --init whose

@@ -1792,3 +1792,21 @@ func TestTrainRefusalsNameTheFlag(t *testing.T) {
 		t.Errorf("--init … --backbone xnp: exit %d, stderr %q, want exit 2 and %q", code, stderr, want)
 	}
 }
+
+// TestTrainWarnsOfAnUntrainedModel: no steps in either stage on a fresh
+// model writes random weights, and train says so; with --init (a
+// recalibration) or any step it says nothing.
+func TestTrainWarnsOfAnUntrainedModel(t *testing.T) {
+	fresh := &trainFlags{steps1: 0, steps2: 0, out: "m.safetensors"}
+	if w := fresh.untrainedWarning(nil); !strings.Contains(w, "m.safetensors will hold untrained, random weights") {
+		t.Errorf("fresh model, no steps: warning %q", w)
+	}
+	if w := fresh.untrainedWarning(&core.Model{}); w != "" {
+		t.Errorf("--init model, no steps: warning %q, want none", w)
+	}
+	for _, f := range []*trainFlags{{steps1: 1, steps2: 0}, {steps1: 0, steps2: 1}, {steps1: -1, steps2: -1}} {
+		if w := f.untrainedWarning(nil); w != "" {
+			t.Errorf("steps %d+%d: warning %q, want none", f.steps1, f.steps2, w)
+		}
+	}
+}
