@@ -179,8 +179,12 @@ func (p *obsParser) state(rec []string, line int) ([]float64, error) {
 		if err != nil {
 			return nil, p.bad(line, "%v%s", err, cellHint(rec, text))
 		}
-		if d < len(g.Lo) && d < len(g.Hi) && (v < g.Lo[d] || v > g.Hi[d]) {
-			return nil, p.bad(line, "%s = %s is outside the domain [%s, %s]", p.want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
+		if d < len(g.Lo) && d < len(g.Hi) {
+			in, ok := p.loc.inDomain(d, v)
+			if !ok {
+				return nil, p.bad(line, "%s = %s is outside the domain [%s, %s]", p.want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
+			}
+			v = in
 		}
 		state[d] = v
 	}
@@ -466,6 +470,24 @@ func newGridLocator(g sims.Grid) gridLocator {
 		l.stride = []int{1}
 	}
 	return l
+}
+
+// inDomain returns coordinate d's value v inside its domain and whether
+// it lies there: a value beyond a bound by no more than the grid's
+// tolerance is that bound, as a state that close to a grid point is the
+// grid point, so that a time computed with rounding (4.000000000000001
+// for 4) is read as the end of the domain rather than refused.
+func (l gridLocator) inDomain(d int, v float64) (float64, bool) {
+	lo, hi := l.g.Lo[d], l.g.Hi[d]
+	switch {
+	case v >= lo && v <= hi:
+		return v, true
+	case v < lo && lo-v <= l.tol[d]:
+		return lo, true
+	case v > hi && v-hi <= l.tol[d]:
+		return hi, true
+	}
+	return v, false
 }
 
 // wrap returns state with each periodic coordinate at its domain's

@@ -62,6 +62,9 @@ func TestParseObservations(t *testing.T) {
 			[]obs{{[]float64{10}, []float64{0, 3}, []bool{false, true}, 99}}},
 		{"lv one channel's column", lv, "predator,t\n0.8,1\n",
 			[]obs{{[]float64{1}, []float64{0, 0.8}, []bool{false, true}, -1}}},
+		// a bound overshot by rounding is the bound, and its grid point
+		{"spring rounding past the end", spring, "t,y\n4.000000000000001,1\n-1e-12,0.5\n",
+			[]obs{{[]float64{4}, []float64{1}, []bool{true}, 99}, {[]float64{0}, []float64{0.5}, []bool{true}, 0}}},
 		{"advdiff grid point", adv, "t,x,u\n1,0.5,0.7\n",
 			[]obs{{[]float64{1, 0.5}, []float64{0.7}, []bool{true}, 63*64 + 32}}},
 		{"advdiff off grid", adv, "x,u,t\n0.999,0.1,0.33\n",
@@ -107,6 +110,7 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\n1,nan\n", `f.csv:2: y = "nan" is not a finite number`},
 		{"t,y\ninf,1\n", `f.csv:2: t = "inf" is not a finite number`},
 		{"t,y\n4.0000001,1\n", "f.csv:2: t = 4.0000001 is outside the domain [0, 4]"},
+		{"t,y\n-1e-8,1\n", "f.csv:2: t = -1e-08 is outside the domain [0, 4]"},
 		{"t,y\n2,1\n2e0,2\n", "f.csv:3: duplicate observation at t = 2 (first at line 2)"},
 		{"t,y\n-0,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2)"},
 		{"t,y\n0,1\n1e-12,2\n", "f.csv:3: duplicate observation at t = 1e-12 (first at line 2, the grid point t = 0 within the grid's tolerance)"},
