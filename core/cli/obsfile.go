@@ -134,6 +134,11 @@ func (p *obsParser) row(obs *sims.Context, rec []string, line int) error {
 	}
 	state, err := p.state(rec, line)
 	if err != nil {
+		if obs.Len() == 0 && IsUsageError(err) {
+			if hint := unitsRowHint(rec); hint != "" {
+				return UsageError("%v%s", err, hint)
+			}
+		}
 		return err
 	}
 	values, mask, err := p.values(rec, line)
@@ -315,7 +320,7 @@ func headerColumns(header, want []string, ns int) ([]int, error) {
 		case h == "":
 			return nil, fmt.Errorf("header %s has an empty column name (want %q)", core.QuoteInput(strings.Join(header, ",")), wantText)
 		case !ok:
-			return nil, fmt.Errorf("unknown column %s (want %q)", core.QuoteInput(h), wantText)
+			return nil, fmt.Errorf("unknown column %s (want %q)%s", core.QuoteInput(h), wantText, unitsColumnHint(h, index))
 		case col[i] >= 0:
 			return nil, fmt.Errorf("column %s appears twice (want %q)", core.QuoteInput(h), wantText)
 		}
@@ -361,12 +366,17 @@ func cellHint(rec []string, text string) string {
 // lower case.
 var missingMarkers = []string{"na", "n/a", "#n/a", "nan", "null", "none", "missing", "-", "?"}
 
+// isMissingMarker reports whether text is one of missingMarkers.
+func isMissingMarker(text string) bool {
+	return slices.Contains(missingMarkers, strings.ToLower(text))
+}
+
 // missingHint says, as "; ...", how a file says that a channel was not
 // measured, when text, a channel's cell, is one of missingMarkers; or
 // returns "". With more than one channel an empty cell does (the row
 // keeps the others); with one, the row has nothing to give.
 func missingHint(text string, channels int) string {
-	if !slices.Contains(missingMarkers, strings.ToLower(text)) {
+	if !isMissingMarker(text) {
 		return ""
 	}
 	if channels > 1 {

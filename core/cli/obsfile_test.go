@@ -124,6 +124,9 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t|y\n", "fields are separated by '|'"},
 		{"t,y\n0,2020,0,8560\n", `f.csv:2: 4 fields, want 2 (t,y); decimal commas? "0,2020,0,8560" reads as 4 numbers; write a decimal point`},
 		{"t,y\n1,5,2\n", "f.csv:2: 3 fields, want 2 (t,y); decimal commas?"},
+		{"t (s),y\n1,2\n", `f.csv:1: unknown column "t (s)" (want "t,y"); units are not read from a column's name: name it "t" and give its values in the simulator's units`},
+		{"t,Y [mm]\n1,2\n", `name it "Y" and give`},
+		{"t,y\ns,mm\n1,2\n", `f.csv:2: t = "s" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); a row of units under the header? delete it or start it with # (a comment)`},
 		{"t,y\n1,NULL\n", `f.csv:2: y = "NULL" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); if it marks a value not measured, leave the row out`},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
@@ -159,6 +162,23 @@ func TestParseObservationsErrors(t *testing.T) {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", lv, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("lv %.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// TestUnitsRowHintOnlyUnderTheHeader: only the first row after the
+// header, with no number and no marker of a value not measured in it,
+// is taken for a row of units.
+func TestUnitsRowHintOnlyUnderTheHeader(t *testing.T) {
+	spring := lookup(t, "spring").Grid()
+	for _, tc := range []struct{ text, want string }{
+		{"t,y\n1,2\ns,mm\n", `f.csv:3: t = "s" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)`},
+		{"t,y\nNA,NA\n", `f.csv:2: t = "NA" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)`},
+		{"t,y\nx,1\n", `f.csv:2: t = "x" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3)`},
+	} {
+		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
+		if err == nil || !IsUsageError(err) || err.Error() != tc.want {
+			t.Errorf("%q: error %v, want the usage error %q", tc.text, err, tc.want)
 		}
 	}
 }
