@@ -43,8 +43,9 @@ x = 1 is x = 0; states within 1e-9 of the domain's width in every
 coordinate, 1 and 1.0000000000000002, are one, as is a state that close
 to a grid point, and one that close outside the domain is at its end);
 '-' reads stdin. Systems with side information need
-it: --u0 x0,y0 for lv, --u0-file (CSV x,u, one row per grid position, in
-any order: x says which, and x = 1 is x = 0 there too) for advdiff. To
+it: --u0 x0,y0 for lv, --u0-file (CSV x,u or u,x, one row per grid
+position, in any order: x says which, and x = 1 is x = 0 there too) for
+advdiff. To
 practise, 'apic simulate --csv FILE' writes such a file, sparse and
 noisy, and the command that calibrates it.
 

@@ -50,7 +50,7 @@ func sideAxisOf(g sims.Grid, n int) sideAxis {
 }
 
 // readSideCSV reads the side information si from the CSV file path ("-":
-// stdin): a header row "x,u" (in any case), then one row per position,
+// stdin): a header row "x,u" or "u,x" (in any case), then one row per position,
 // si.Len rows in all, in any order: each row's x says where its u goes
 // (sorted by x where the grid's positions are not known). A cancelled
 // ctx ends the wait for input with an interruptedError.
@@ -86,7 +86,8 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 	case err != nil:
 		return nil, err
 	}
-	if !isSideHeader(header) {
+	order, ok := sideColumns(header)
+	if !ok {
 		header = append([]string(nil), header...) // ReuseRecord: headerHint may read on
 		hint := headerHint(recs, header, isSideHeader)
 		if numberSyntax(header[0]) {
@@ -95,7 +96,7 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 		return nil, bad(line, "header is %s, want \"x,u\"%s", core.QuoteInput(strings.Join(header, ",")), hint)
 	}
 
-	rows, err := readSideRows(recs, si, sane)
+	rows, err := readSideRows(recs, si, sane, order)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ type sideRow struct {
 // header: two numbers each, u within sane. It stops at the row after
 // si.Len, which is one too many; the caller says so, unless that row
 // repeats a position, which says more.
-func readSideRows(recs *csvRecords, si sims.SideInfo, sane float64) ([]sideRow, error) {
+func readSideRows(recs *csvRecords, si sims.SideInfo, sane float64, order sideOrder) ([]sideRow, error) {
 	bad := recs.bad
 	var rows []sideRow
 	for {
@@ -142,13 +143,13 @@ func readSideRows(recs *csvRecords, si sims.SideInfo, sane float64) ([]sideRow, 
 		}
 		if len(rec) != 2 {
 			if hint := sideFieldsHint(rec); hint != "" {
-				return nil, bad(line, "%s, want 2 (x,u); %s", core.Count(len(rec), "field"), hint)
+				return nil, bad(line, "%s, want 2 (%s); %s", core.Count(len(rec), "field"), order.names(), hint)
 			}
-			return nil, bad(line, "%s, want 2 (x,u)", core.Count(len(rec), "field"))
+			return nil, bad(line, "%s, want 2 (%s)", core.Count(len(rec), "field"), order.names())
 		}
 		var xu [2]float64
 		for i, col := range [2]string{"x", "u"} {
-			v, err := parseCell(col, rec[i])
+			v, err := parseCell(col, rec[order[i]])
 			if err != nil {
 				if hint := semicolonDecimalHint(strings.Join(rec, ","), 2); hint != "" {
 					return nil, bad(line, "%v; %s", err, hint)
@@ -231,11 +232,39 @@ func sortedByX(rows []sideRow, axis sideAxis, bad func(int, string, ...any) erro
 	return values, nil
 }
 
+// sideOrder is where a side information file's x and u are: their
+// columns, x's first.
+type sideOrder [2]int
+
+// names is the header the order stands for: x,u or u,x.
+func (o sideOrder) names() string {
+	if o[0] == 0 {
+		return "x,u"
+	}
+	return "u,x"
+}
+
+// sideColumns reads the header of a side information file: x,u or
+// u,x, the names matched case-insensitively, as in observation files,
+// whose columns may come in any order too.
+func sideColumns(fields []string) (sideOrder, bool) {
+	if len(fields) != 2 {
+		return sideOrder{}, false
+	}
+	switch {
+	case strings.EqualFold(fields[0], "x") && strings.EqualFold(fields[1], "u"):
+		return sideOrder{0, 1}, true
+	case strings.EqualFold(fields[0], "u") && strings.EqualFold(fields[1], "x"):
+		return sideOrder{1, 0}, true
+	}
+	return sideOrder{}, false
+}
+
 // isSideHeader reports whether fields are the header of a side
-// information file: x,u, the names matched case-insensitively, as in
-// observation files ("X,U").
+// information file (sideColumns).
 func isSideHeader(fields []string) bool {
-	return len(fields) == 2 && strings.EqualFold(fields[0], "x") && strings.EqualFold(fields[1], "u")
+	_, ok := sideColumns(fields)
+	return ok
 }
 
 // sideFieldsHint explains a row of other than two fields that a

@@ -42,6 +42,9 @@ func TestParseSideCSV(t *testing.T) {
 		{"any order", "x,u\n0.5,3\n0,1\n0.75,4\n0.25,2\n", grid, []float64{1, 2, 3, 4}, ""},
 		{"position twice", "x,u\n0.5,3\n0,1\n0.5000000000001,4\n0.25,2\n", grid, nil, "f.csv:4: x = 0.5000000000001 is grid position 2 again (first at line 2)"},
 		{"position missing", "x,u\n0.5,3\n0,1\n0.25,2\n", grid, nil, "f.csv: 3 data rows, want 4 (one per grid position): none for position 3 at x = 0.75"},
+		{"columns u,x", "U,X\n2,0.25\n1,0\n3,0.5\n4,0.75\n", grid, []float64{1, 2, 3, 4}, ""},
+		{"columns u,x, a short row", "u,x\n2,0.25\n1\n", grid, nil, "f.csv:3: 1 field, want 2 (u,x)"},
+		{"columns x,x", "x,x\n0,1\n", grid, nil, `f.csv:1: header is "x,x", want "x,u"`},
 		{"free axis any order", "x,u\n0.9,4\n0.1,1\n0.4,3\n0.2,2\n", free, []float64{1, 2, 3, 4}, ""},
 		{"position twice, one row too many", "x,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n0.25,5\n", grid, nil, "f.csv:6: x = 0.25 is grid position 1 again (first at line 3)"},
 		{"free axis twice", "x,u\n0.9,4\n0.2,1\n0.4,3\n0.2,2\n", free, nil, "f.csv:5: x = 0.2 again (line 3 has x = 0.2)"},
@@ -68,14 +71,15 @@ func TestParseSideCSV(t *testing.T) {
 // TestSideLocaleHints: --u0-file gives the hints of calibrate --data
 // for a commented-out header and for a spreadsheet's locale export
 // (semicolons and decimal commas), with the whole message; a comment
-// that is no x,u header in that order, and semicolons without decimal
+// that is no header (x,u or u,x), and semicolons without decimal
 // commas, get none.
 func TestSideLocaleHints(t *testing.T) {
 	const european = `the file uses ";" between fields and "," as decimal mark; apic reads "," between fields and "." for decimals: write `
 	for _, tc := range []struct{ text, want string }{
 		{"#x,u\n0,1\n", `f.csv:2: missing header row "x,u"; the header "x,u" is commented out on line 1; remove the #`},
 		{byteOrderMark + "# initial field, 20 °C\n#  X , U \n\n  \n0,1\n", `f.csv:5: missing header row "x,u"; the header "X , U" is commented out on line 2; remove the #`},
-		{"#u,x\n0,1\n", `f.csv:2: missing header row "x,u"`},
+		{"#u,x\n0,1\n", `f.csv:2: missing header row "x,u"; the header "u,x" is commented out on line 1; remove the #`},
+		{"#x,v\n0,1\n", `f.csv:2: missing header row "x,u"`},
 		{"# initial field\n0,1\n", `f.csv:2: missing header row "x,u"`},
 		{"x;u\n0;1,5\n", `f.csv:1: header is "x;u", want "x,u"; as line 2 shows, ` + european + `"0,1.5", not "0;1,5"`},
 		{"x;u\n0;1\n", `f.csv:1: header is "x;u", want "x,u"`},
