@@ -62,7 +62,7 @@ realization), by CPU time per realization and by throughput on the same
 cores. A realization a method fails is counted on its failures line and
 left out of its means; a method that fails every realization is left out
 of the comparison with its reason ("failed_methods" in --json), and the
-others are still compared. Ctrl-C stops.` + metricGlossary,
+others are still compared. Ctrl-C stops.` + metricGlossary + compareJSONFields,
 		Run: runCompare,
 	})
 }

@@ -25,7 +25,7 @@ Draws --tasks test realizations from --seed (a stream training never
 uses), splits each into --context context points and targets, runs
 amortized inference with --samples latent samples, and reports each metric
 of docs/benchmarks.md as mean ± std over realizations: the ± is the
-spread of single realizations, not an interval of the mean.` + metricGlossary,
+spread of single realizations, not an interval of the mean.` + metricGlossary + evalJSONFields,
 		Run: runEval,
 	})
 }

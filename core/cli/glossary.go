@@ -57,6 +57,46 @@ and eval's theta_cover_realizations how many realizations' θ̂ had a
 deviation (theta_cover95's mean is over those). A value that does not
 exist is the string "NaN".`
 
+// evalJSONFields names the rest of eval --json's object, so that a
+// script reading it need not guess what a key holds.
+const evalJSONFields = `
+
+The object also holds the run's settings: system, backbone, checkpoint,
+tasks, context, noise, seed, samples, refine, theta_prior and
+theta_prior_scale (refinement's prior on θ; absent in one pass),
+true_theta and raw_spread (with those flags); pooled_ece {recon, delta},
+the bands' ECE over every realization's targets together
+(docs/uncertainty.md); and warnings, where the condition lies outside
+the model's training. With --grid it is {system, backbone, checkpoint,
+tasks, seed, warnings, cells}, each cell {context, noise, report (the
+object above), misses (the targets the cell fails, as the table
+marks them)}.`
+
+// compareJSONFields names the rest of compare --json's object: its
+// settings, and each method's times beside its metrics.
+const compareJSONFields = `
+
+The object also holds system, tasks, context, noise, seed, samples
+(APIC's latent samples, when an APIC model ran), raw_spread (with
+--raw-spread), failed_methods [{name, reason}] and methods.NAME with,
+beside its metrics: source (an APIC checkpoint), refine (APIC's steps),
+seconds_per_realization (the median), seconds_per_realization_min_max,
+seconds_total, cpu_seconds_per_realization (absent where the platform
+gives no CPU time), warnings and failures; for a baseline wall_seconds,
+workers, realizations_per_second (on those workers) and its budget
+(starts, members and steps, or mcmc_steps); for APIC
+realizations_per_second_batched and cpu_seconds_per_realization_batched,
+and the same for its one pass, timed too: one_pass_seconds_per_realization,
+one_pass_realizations_per_second_batched and
+one_pass_cpu_seconds_per_realization_batched. With KOH-GP in the run,
+speedup_vs_koh_gp and speedup_vs_koh_gp_cpu are KOH-GP's median wall
+and CPU time per realization over the method's, and APIC's one pass
+adds one_pass_speedup_vs_koh_gp (over its median latency),
+one_pass_batched_speedup_vs_koh_gp and
+one_pass_batched_cpu_speedup_vs_koh_gp (over its batch time per
+realization) and one_pass_throughput_ratio_vs_koh_gp (realizations per
+second on the same cores).`
+
 // sdFooter is the line under a table of mean ± std that says what the
 // ± is: the spread of single realizations, not an interval of the
 // mean (the explorer's sidebar shows that one, and says so). n is the
