@@ -193,7 +193,7 @@ func (f *calibrateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.backbone, "backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	fs.StringVar(&f.data, "data", "", "observation CSV `file`; '-' reads stdin")
 	fs.StringVar(&f.u0Text, "u0", "", "side information as comma-separated values (lv: x0,y0)")
-	fs.StringVar(&f.u0File, "u0-file", "", "side information from a CSV `file` with header x,u (advdiff); '-' reads stdin (then --data must be a file)")
+	fs.StringVar(&f.u0File, "u0-file", "", "side information from a CSV `file` with header x,u or u,x (advdiff); '-' reads stdin (then --data must be a file)")
 	fs.IntVar(&f.samples, "samples", 32, samplesUsage)
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the latent samples")
 	fs.IntVar(&f.refine, "refine", -1, refineUsage)

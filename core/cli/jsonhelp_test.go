@@ -79,3 +79,18 @@ func TestCompareHelpNamesJSONKeys(t *testing.T) {
 	}
 	assertHelpNamesKeys(t, "compare", out, 3, []string{".methods", ".methods.*.metrics", ".methods.*.theta_mae_per_param"})
 }
+
+// TestSimulateHelpNamesJSONKeys: every key of simulate --json's object,
+// for each system and with --theta, is named in simulate's help.
+func TestSimulateHelpNamesJSONKeys(t *testing.T) {
+	for _, args := range [][]string{
+		{"--system", "spring"}, {"--system", "lv"}, {"--system", "advdiff"},
+		{"--system", "spring", "--theta", "omega=5"},
+	} {
+		code, out, errOut := runCLI(t, append([]string{"simulate", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("simulate %v: exit %d, stderr %q", args, code, errOut)
+		}
+		assertHelpNamesKeys(t, "simulate", out, 1, nil)
+	}
+}

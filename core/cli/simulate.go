@@ -28,9 +28,16 @@ condition), and on the observation grid F, G and G − F.
 
 By default θ and u0 are drawn from the prior with --seed. --theta sets every
 parameter by name instead; u0 then comes from --u0 (comma-separated values)
-or --u0-file (CSV with header x,u and one row per grid position, in any
-order: x says which; advdiff's x is periodic, so x = 1 is x = 0), or,
-when neither is given, from the --seed draw.
+or --u0-file (CSV with header x,u or u,x and one row per grid position,
+in any order: x says which; advdiff's x is periodic, so x = 1 is x = 0),
+or, when neither is given, from the --seed draw.
+
+--json prints one object: system, seed (absent with --theta), formulas
+(F's, G's and δ's, a line each), theta (each parameter by name), u0 (the
+side information; absent for spring), channels, t (the grid's times;
+advdiff's x its positions too), and on the grid nominal (F), true (G)
+and discrepancy (G − F): spring one value per t; lv per t, one per
+channel; advdiff per t, one per x.
 
 --no-discrepancy makes the true process the nominal simulator, G = F:
 data with δ = 0, which no realization of a model's training population
@@ -128,7 +135,7 @@ func (f *simulateFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the prior draw of θ and u0, and of --csv's points and noise")
 	fs.StringVar(&f.thetaText, "theta", "", "every parameter by name, e.g. omega=5 (overrides the draw of θ)")
 	fs.StringVar(&f.u0Text, "u0", "", "side information as comma-separated values (with --theta)")
-	fs.StringVar(&f.u0File, "u0-file", "", "side information from a CSV `file` with header x,u (with --theta); '-' reads stdin")
+	fs.StringVar(&f.u0File, "u0-file", "", "side information from a CSV `file` with header x,u or u,x (with --theta); '-' reads stdin")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of plots")
 	fs.StringVar(&f.csvPath, "csv", "", "also write observations of the true process to this CSV `file`, in calibrate --data's format")
 	fs.IntVar(&f.context, "context", 0, "observation points --csv writes, at most the grid's points (0: the system's test context size)")
