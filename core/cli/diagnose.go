@@ -56,12 +56,23 @@ may stray further. The scatter plots count realizations per
 character cell: • one, 2–9 that many, * 10 or more; · marks θ̂ = θ.
 
 ASCII plots on the terminal, every number with --json, a multi-panel
-figure with --png. In --json each theta entry holds its per-realization
-arrays and the lines' summary: verdict ("calibrated",
-"over-confident", "under-confident", "biased, θ̂ above θ", "biased, θ̂
-below θ", "miscalibrated", "untested" or "point estimates"), mae,
-cover95, z_median, z_beyond_2 (the share of |z| > 2),
-contraction_median and sbc.`,
+figure with --png. The JSON object holds the run's settings (system,
+backbone, checkpoint, tasks, context, noise, seed, samples, refine),
+theta_shaped and bands_shaped (whether θ's intervals and the bands were
+scored with the checkpoint's calibrated shapes rather than as
+Gaussian), failures {count, realizations} (left out, as eval leaves
+them), warnings (the condition outside the model's training), levels
+(the nominal levels), reliability (per curve: name, "reconstruction",
+"discrepancy" or "theta:NAME"; values, the residuals counted; skipped,
+those left out, when any; and per level empirical and signed
+coverage) and theta. Each theta entry holds name, symbol, prior_lo and
+prior_hi, its per-realization arrays truth, estimate, std (σ_post; 0 for
+a point estimate), z_score and contraction, and the lines' summary:
+verdict ("calibrated", "over-confident", "under-confident", "biased,
+θ̂ above θ", "biased, θ̂ below θ", "miscalibrated", "untested" or
+"point estimates"), mae, cover95, z_median, z_beyond_2 (the share of
+|z| > 2), contraction_median and sbc {draws, counts (realizations per
+rank bin), chi_square, df, p_value, p_value_withheld}.`,
 		Run: runDiagnose,
 	})
 }

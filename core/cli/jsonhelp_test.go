@@ -94,3 +94,13 @@ func TestSimulateHelpNamesJSONKeys(t *testing.T) {
 		assertHelpNamesKeys(t, "simulate", out, 1, nil)
 	}
 }
+
+// TestDiagnoseHelpNamesJSONKeys: every key of diagnose --json's object,
+// its reliability curves and θ entries included, is named in its help.
+func TestDiagnoseHelpNamesJSONKeys(t *testing.T) {
+	code, out, errOut := runCLI(t, "diagnose", "--system", "spring", "--tasks", "3", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	assertHelpNamesKeys(t, "diagnose", out, 4, nil)
+}
