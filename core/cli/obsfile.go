@@ -185,11 +185,9 @@ func (p *obsParser) state(rec []string, line int) ([]float64, error) {
 			return nil, p.bad(line, "%v%s", err, cellHint(rec, text))
 		}
 		if d < len(g.Lo) && d < len(g.Hi) {
-			in, ok := p.loc.inDomain(d, v)
-			if !ok {
+			if _, ok := p.loc.inDomain(d, v); !ok {
 				return nil, p.bad(line, "%s = %s is outside the domain [%s, %s]", p.want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
 			}
-			v = in
 		}
 		state[d] = v
 	}
@@ -245,7 +243,7 @@ func (p *obsParser) values(rec []string, line int) (values []float64, mask []boo
 func (p *obsParser) place(state []float64, line int) ([]float64, int, error) {
 	g := p.g
 	written := state
-	state, wrapped := p.loc.wrap(state)
+	state, wrapped := p.loc.wrap(p.loc.intoDomain(state))
 	unsnapped := state
 	idx := p.loc.locate(state)
 	key := stateKey(state, idx)
@@ -255,9 +253,13 @@ func (p *obsParser) place(state []float64, line int) ([]float64, int, error) {
 	if first, dup := p.firstLine[key]; dup {
 		at, same := describeState(g, state), ""
 		if w := describeState(g, written); w != at {
-			same = ", the grid point " + at + " within the grid's tolerance"
-			if wrapped {
+			switch {
+			case wrapped:
 				same = ", the same state as " + at + ", where the periodic domain wraps around"
+			case idx >= 0:
+				same = ", the grid point " + at + " within the grid's tolerance"
+			default: // moved onto the domain's end
+				same = ", the same state as " + at + " within the grid's tolerance"
 			}
 			at = w
 		}
@@ -498,6 +500,27 @@ func (l gridLocator) inDomain(d int, v float64) (float64, bool) {
 		return hi, true
 	}
 	return v, false
+}
+
+// intoDomain returns state with each coordinate that lies beyond its
+// bound within the tolerance moved onto the bound (inDomain).
+func (l gridLocator) intoDomain(state []float64) []float64 {
+	var moved []float64
+	for d, v := range state {
+		if d >= len(l.g.Lo) || d >= len(l.g.Hi) {
+			continue
+		}
+		if in, _ := l.inDomain(d, v); in != v {
+			if moved == nil {
+				moved = append([]float64(nil), state...)
+			}
+			moved[d] = in
+		}
+	}
+	if moved == nil {
+		return state
+	}
+	return moved
 }
 
 // wrap returns state with each periodic coordinate at its domain's

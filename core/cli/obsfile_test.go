@@ -65,6 +65,8 @@ func TestParseObservations(t *testing.T) {
 		// a bound overshot by rounding is the bound, and its grid point
 		{"spring rounding past the end", spring, "t,y\n4.000000000000001,1\n-1e-12,0.5\n",
 			[]obs{{[]float64{4}, []float64{1}, []bool{true}, 99}, {[]float64{0}, []float64{0.5}, []bool{true}, 0}}},
+		{"advdiff x rounded past either end", adv, "t,x,u\n0.5,1.000000000001,0.7\n0.6,-1e-12,0.1\n",
+			[]obs{{[]float64{0.5, 0}, []float64{0.7}, []bool{true}, -1}, {[]float64{0.6, 0}, []float64{0.1}, []bool{true}, -1}}},
 		{"advdiff grid point", adv, "t,x,u\n1,0.5,0.7\n",
 			[]obs{{[]float64{1, 0.5}, []float64{0.7}, []bool{true}, 63*64 + 32}}},
 		{"advdiff off grid", adv, "x,u,t\n0.999,0.1,0.33\n",
@@ -139,6 +141,7 @@ func TestParseObservationsErrors(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{"t,x,u\n1,0,1\n1,1,2\n", "f.csv:3: duplicate observation at t = 1, x = 1 (first at line 2, the same state as t = 1, x = 0, where the periodic domain wraps around)"},
 		{"t,x,u\n0.33,1,1\n0.33,0,2\n", "f.csv:3: duplicate observation at t = 0.33, x = 0 (first at line 2)"},
+		{"t,x,u\n0.5,1.000000000001,1\n0.5,-1e-12,2\n", "f.csv:3: duplicate observation at t = 0.5, x = -1e-12 (first at line 2, the same state as t = 0.5, x = 0 within the grid's tolerance)"},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", adv, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
