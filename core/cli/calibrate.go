@@ -60,9 +60,10 @@ alone.
 and seed (of the latent draws; a cnp draws one sample), refine (the
 refinement steps run), observations (the data rows' count) and u0 (the
 side information used; absent for spring); theta
-(per parameter: mean, std, lo50, hi50, lo95, hi95, and at_prior_bound: θ̂
-within 2% of its prior's width from a bound, where its intervals are
-the least reliable); noise (per channel: std, the estimated σ̂,
+(per parameter: mean, std, lo50, hi50, lo95, hi95, prior_lo and
+prior_hi, the prior's range U(lo, hi), and at_prior_bound: θ̂ within 2%
+of its prior's width from a bound, where its intervals are the least
+reliable); noise (per channel: std, the estimated σ̂,
 and its lo95, hi95; all three null for a channel without observations,
 whose noise the data do not say); on the grid (t, and x for advdiff),
 nominal F(x; θ̂), prediction (mean, std, half95 the half-width of its 95%
@@ -500,6 +501,11 @@ type thetaInterval struct {
 	Hi50 float64 `json:"hi50"`
 	Lo95 float64 `json:"lo95"`
 	Hi95 float64 `json:"hi95"`
+	// PriorLo and PriorHi are the prior's range U(lo, hi), which every
+	// estimate and interval lies within: a script needs them to read
+	// at_prior_bound or an interval cut at a bound.
+	PriorLo float64 `json:"prior_lo"`
+	PriorHi float64 `json:"prior_hi"`
 	// AtPriorBound marks θ̂ pressed against its prior's bound, whose
 	// intervals are the least reliable (see the warnings).
 	AtPriorBound bool `json:"at_prior_bound"`
@@ -515,7 +521,7 @@ func (c calibration) interval(i int) thetaInterval {
 	p := c.sys.Params()[i]
 	h50 := c.pred.ThetaHalfWidth(i, 0.5)
 	return thetaInterval{Mean: m, Std: s, Lo50: max(m-h50, p.Lo), Hi50: min(m+h50, p.Hi), Lo95: max(m-z95*s, p.Lo), Hi95: min(m+z95*s, p.Hi),
-		AtPriorBound: core.AtPriorBound(p, m)}
+		PriorLo: p.Lo, PriorHi: p.Hi, AtPriorBound: core.AtPriorBound(p, m)}
 }
 
 // meanStd is a grid field's mean, standard deviation and the

@@ -360,6 +360,9 @@ func TestCalibrateJSONShape(t *testing.T) {
 				if !(iv.Std >= 0) || math.Abs(iv.Lo95-lo) > 1e-3*iv.Std+1e-12 || math.Abs(iv.Hi95-hi) > 1e-3*iv.Std+1e-12 {
 					t.Errorf("theta %s = %+v is not mean ± 1.96 std cut to [%v, %v]", p.Name, iv, p.Lo, p.Hi)
 				}
+				if iv.PriorLo != p.Lo || iv.PriorHi != p.Hi {
+					t.Errorf("theta %s: prior [%v, %v], want [%v, %v]", p.Name, iv.PriorLo, iv.PriorHi, p.Lo, p.Hi)
+				}
 				if !(iv.Lo95 <= iv.Lo50 && iv.Lo50 <= iv.Mean && iv.Mean <= iv.Hi50 && iv.Hi50 <= iv.Hi95) {
 					t.Errorf("theta %s = %+v: the 50%% interval is not inside the 95%% one around the mean", p.Name, iv)
 				}
