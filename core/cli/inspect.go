@@ -29,7 +29,20 @@ program, as the other commands print it: embedded:spring-lnp.safetensors.
 --atlas lists the ablation atlas embedded in the program: one model per
 value of λθ, λδ and the regulariser (the explorer switches between them
 as those controls move), with the λθ, λδ and regulariser each file
-records; embedded:atlas/FILE names one for the other commands.`,
+records; embedded:atlas/FILE names one for the other commands.
+
+--json prints one object: file and checkpoint (both the path given),
+format_version, system, backbone, config (the configuration the file
+stores: arch, train and infer, as the text lists them), parameters (how
+many), steps1 and steps2 (the steps trained, all runs together),
+wall_seconds, metrics (the validation report, as eval --json gives it;
+null where none was recorded), tensors (per tensor name: its dtype and
+shape), unfinished (true for the partial file of a stopped run, whose
+inference settings do not fit its weights) and validation_step (the
+stage-2 step the metrics were measured at, when not the run's end; 0
+otherwise). With --atlas: one object whose atlas lists each file, system,
+axis and value (the explorer's control it stands for), backbone,
+lambda_theta, lambda_delta, reg, steps1, steps2, wall_seconds and bytes.`,
 		Run: runInspect,
 	})
 }

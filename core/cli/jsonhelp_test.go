@@ -104,3 +104,26 @@ func TestDiagnoseHelpNamesJSONKeys(t *testing.T) {
 	}
 	assertHelpNamesKeys(t, "diagnose", out, 4, nil)
 }
+
+// TestInspectHelpNamesJSONKeys: every top-level key of inspect --json,
+// a tensor's fields and the atlas entries' keys are named in its help.
+// (config's fields are the file's own, listed by the text output.)
+func TestInspectHelpNamesJSONKeys(t *testing.T) {
+	for _, args := range [][]string{{"embedded:spring-lnp.safetensors"}, {"--atlas"}} {
+		code, out, errOut := runCLI(t, append([]string{"inspect", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("inspect %v: exit %d, stderr %q", args, code, errOut)
+		}
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(out), &obj); err != nil {
+			t.Fatalf("inspect %v: not JSON: %v", args, err)
+		}
+		for _, own := range []string{"config", "metrics"} { // the file's own fields; metrics as eval's
+			if _, ok := obj[own]; ok {
+				obj[own] = map[string]any{}
+			}
+		}
+		trimmed, _ := json.Marshal(obj)
+		assertHelpNamesKeys(t, "inspect", string(trimmed), 3, []string{".tensors"})
+	}
+}
