@@ -19,6 +19,9 @@ type series struct {
 	values []float64
 	mark   string // "" draws a line, otherwise every cell of the curve is this mark
 	color  color.Color
+	// curve names what the series shows (its legend item's curve);
+	// several series may share it (a band's edges, a role's channels).
+	curve string
 	// overlay marks a curve drawn under others (a baseline's) that
 	// leaves the y axis to them: asciigraph's ┼ marks where the axis's
 	// curve starts.
@@ -33,6 +36,7 @@ type scatter struct {
 	vals  []float64
 	mark  rune
 	color color.Color
+	curve string // as series.curve
 }
 
 // linePlot is a panel with a title, an asciigraph plot body, an x axis
@@ -114,12 +118,13 @@ func (p linePlot) render(t theme) []string {
 	}
 
 	graph := newCanvas(p.width, rows+1)
-	if !p.drawSeries(graph, lo, hi, rows, prefix, dataW, label) {
+	own := newOwnership(len(graph.cells), len(p.series)+len(p.points))
+	if !p.drawSeries(graph, own, lo, hi, rows, prefix, dataW, label) {
 		lines[1] = padRight("  (nothing to plot yet)", p.width)
 		return lines
 	}
-	p.drawPoints(graph, lo, hi, rows, prefix, dataW)
-	p.legend = p.noteHidden(graph, prefix, legendN)
+	p.drawPoints(graph, own, lo, hi, rows, prefix, dataW)
+	p.legend = p.noteHidden(own, legendN)
 	gl := graph.lines(t)
 	for y := 0; y <= rows && 1+y < p.height; y++ {
 		lines[1+y] = gl[y]
@@ -131,11 +136,12 @@ func (p linePlot) render(t theme) []string {
 }
 
 // drawSeries draws the series onto graph with asciigraph, the y axis
-// and its labels from the first series that is not an overlay; false
-// when no such series has two values to draw.
-func (p linePlot) drawSeries(graph canvas, lo, hi float64, rows, prefix, dataW int, label func(float64) string) bool {
+// and its labels from the first series that is not an overlay, and
+// records in own which series drew each cell; false when no series that
+// is not an overlay has two values to draw.
+func (p linePlot) drawSeries(graph canvas, own ownership, lo, hi float64, rows, prefix, dataW int, label func(float64) string) bool {
 	haveAxis := false
-	for _, s := range p.series {
+	for i, s := range p.series {
 		if len(s.values) < 2 {
 			continue
 		}
@@ -158,8 +164,9 @@ func (p linePlot) drawSeries(graph canvas, lo, hi float64, rows, prefix, dataW i
 					if !haveAxis && !s.overlay {
 						graph.set(col, y, r, colLabel, nil)
 					}
-				case r != ' ':
+				case r != ' ' && col < graph.w:
 					graph.set(col, y, r, s.color, nil)
+					own.claim(i, y*graph.w+col)
 				}
 				col++
 			}
@@ -170,11 +177,12 @@ func (p linePlot) drawSeries(graph canvas, lo, hi float64, rows, prefix, dataW i
 }
 
 // drawPoints draws the scatter points onto graph, on asciigraph's own
-// row mapping so that they sit on the curves they belong to.
-func (p linePlot) drawPoints(graph canvas, lo, hi float64, rows, prefix, dataW int) {
+// row mapping so that they sit on the curves they belong to, and records
+// them in own after the series.
+func (p linePlot) drawPoints(graph canvas, own ownership, lo, hi float64, rows, prefix, dataW int) {
 	ratio := float64(rows) / (hi - lo)
 	min2 := agRound(lo * ratio)
-	for _, sc := range p.points {
+	for j, sc := range p.points {
 		for i, g := range sc.idx {
 			v := sc.vals[i]
 			if math.IsNaN(v) {
@@ -194,7 +202,11 @@ func (p linePlot) drawPoints(graph canvas, lo, hi float64, rows, prefix, dataW i
 				x += int(math.Round(float64(g) * float64(dataW-1) / float64(p.n-1)))
 			}
 			y := rows - int(agRound(v*ratio)-min2)
+			if x < 0 || y < 0 || x >= graph.w || y >= graph.h {
+				continue
+			}
 			graph.set(x, y, mark, sc.color, nil)
+			own.claim(len(p.series)+j, y*graph.w+x)
 		}
 	}
 }
@@ -253,16 +265,33 @@ func (p linePlot) legendLines(t theme, lead, n int) []string {
 	return []string{line(p.legend[:first], 0, 1), line(rest[:p.fitLegend(rest, 0, 1)], 0, 1)}
 }
 
-// noteHidden is the legend with each item none of whose marks the plot
-// body (graph from column x0) shows under its hidden name, where the
-// legend still fits its n lines; otherwise the legend as it was.
-func (p linePlot) noteHidden(graph canvas, x0, n int) []legendItem {
+// noteHidden is the legend with each item none of whose curve's cells
+// the plot body shows (own) renamed, where the legend still fits its n
+// lines; otherwise the legend as it was. A legend entry over no mark
+// reads as a curve not drawn: a band thinner than a row lies under its
+// curve (advdiff's δ̂) and takes its hidden name, and a curve every
+// cell of which another covers (the true δ under a δ̂ that matches it
+// to a row) is named as equal to the curve on top, "true δ ≈ δ̂".
+func (p linePlot) noteHidden(own ownership, n int) []legendItem {
 	noted := slices.Clone(p.legend)
 	changed := false
 	for i, it := range noted {
-		if it.hidden != "" && !graph.showsAny(it.mark, x0) {
-			noted[i].name, changed = it.hidden, true
+		if it.curve == "" {
+			continue
 		}
+		cover, hidden := p.coverOf(own, it.curve)
+		if !hidden {
+			continue
+		}
+		switch {
+		case it.hidden != "":
+			noted[i].name = it.hidden
+		case cover != "":
+			noted[i].name = it.name + " ≈ " + cover
+		default:
+			noted[i].name = it.name + " (covered)"
+		}
+		changed = true
 	}
 	if !changed {
 		return p.legend
@@ -273,6 +302,61 @@ func (p linePlot) noteHidden(graph canvas, x0, n int) []legendItem {
 		return noted
 	}
 	return p.legend
+}
+
+// curveName is the curve of series i, or of point set i − len(series).
+func (p linePlot) curveName(i int) string {
+	if i < len(p.series) {
+		return p.series[i].curve
+	}
+	return p.points[i-len(p.series)].curve
+}
+
+// coverOf reports whether curve drew cells of which the body shows
+// none (hidden) and, if so, the curve on top of most of them (of a tie,
+// the name that sorts first; "" where that curve has no name).
+func (p linePlot) coverOf(own ownership, curve string) (cover string, hidden bool) {
+	counts := map[string]int{}
+	for i := range own.drawn {
+		if p.curveName(i) != curve {
+			continue
+		}
+		for _, cell := range own.drawn[i] {
+			top := p.curveName(own.owner[cell])
+			if top == curve {
+				return "", false
+			}
+			counts[top]++
+		}
+	}
+	best := -1
+	for name, k := range counts {
+		if k > best || k == best && name < cover {
+			cover, best = name, k
+		}
+	}
+	return cover, best > 0
+}
+
+// ownership records which curve (a series, or a point set after the
+// series) drew each cell of a plot body last, and the cells each drew.
+type ownership struct {
+	owner []int   // per cell; -1 where none drew
+	drawn [][]int // per curve, the cells it drew
+}
+
+func newOwnership(cells, curves int) ownership {
+	o := ownership{owner: make([]int, cells), drawn: make([][]int, curves)}
+	for i := range o.owner {
+		o.owner[i] = -1
+	}
+	return o
+}
+
+// claim records that curve drew cell, over whatever was there.
+func (o ownership) claim(curve, cell int) {
+	o.owner[cell] = curve
+	o.drawn[curve] = append(o.drawn[curve], cell)
 }
 
 // legendFits reports whether every legend item fits on n lines (1 or 2)
