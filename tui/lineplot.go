@@ -85,19 +85,47 @@ func (p linePlot) render(t theme) []string {
 	if p.legendRows == 2 && p.height >= minPlotHeight+2 {
 		legendN = 2
 	}
-	body := p.height - 2 - legendN // title, x axis, legend
-	rows := body - 1               // asciigraph draws rows+1 lines
-	if rows < 2 || p.width < 16 || p.n < 2 {
+	b, msg, ok := p.drawBody(legendN)
+	if !ok {
+		if msg != "" {
+			lines[1] = padRight(msg, p.width)
+		}
 		return lines
 	}
+	p.legend = p.noteHidden(b.own, legendN)
+	gl := b.graph.lines(t)
+	for y := 0; y <= b.rows && 1+y < p.height; y++ {
+		lines[1+y] = gl[y]
+	}
+	lines[b.rows+2] = padRight(t.paint(t.label, truncate(p.xAxis(b.prefix, b.dataW), p.width)), p.width)
+	copy(lines[b.rows+3:], p.legendLines(t, max(b.prefix-2, 0), legendN))
+	return lines
+}
 
+// plotBody is a drawn plot body: the graph (asciigraph's rows+1 lines,
+// its y axis labels in the prefix columns, the data in dataW columns
+// after them) and which curve drew each of its cells.
+type plotBody struct {
+	graph               canvas
+	own                 ownership
+	rows, prefix, dataW int
+}
+
+// drawBody draws the plot body of a panel whose legend takes legendN
+// lines; false where the panel has no room for one, or nothing to draw,
+// which msg then says ("" for no room).
+func (p linePlot) drawBody(legendN int) (b plotBody, msg string, ok bool) {
+	const nothing = "  (nothing to plot yet)"
+	rows := p.height - 2 - legendN - 1 // title, x axis, legend; asciigraph draws rows+1 lines
+	if rows < 2 || p.width < 16 || p.n < 2 {
+		return b, "", false
+	}
 	lo, hi := p.yLo, p.yHi
 	if !(lo < hi) {
 		lo, hi = p.dataRange()
 	}
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-		lines[1] = padRight("  (nothing to plot yet)", p.width)
-		return lines
+		return b, nothing, false
 	}
 	lo, hi, step := niceRange(lo, hi, rows)
 	decimals := stepDecimals(step)
@@ -114,25 +142,15 @@ func (p linePlot) render(t theme) []string {
 	prefix := labelW + 3 // asciigraph: label padded to labelW+1, a space, the axis
 	dataW := p.width - prefix - 1
 	if dataW < 8 {
-		return lines
+		return b, "", false
 	}
-
 	graph := newCanvas(p.width, rows+1)
 	own := newOwnership(len(graph.cells), len(p.series)+len(p.points))
 	if !p.drawSeries(graph, own, lo, hi, rows, prefix, dataW, label) {
-		lines[1] = padRight("  (nothing to plot yet)", p.width)
-		return lines
+		return b, nothing, false
 	}
 	p.drawPoints(graph, own, lo, hi, rows, prefix, dataW)
-	p.legend = p.noteHidden(own, legendN)
-	gl := graph.lines(t)
-	for y := 0; y <= rows && 1+y < p.height; y++ {
-		lines[1+y] = gl[y]
-	}
-
-	lines[rows+2] = padRight(t.paint(t.label, truncate(p.xAxis(prefix, dataW), p.width)), p.width)
-	copy(lines[rows+3:], p.legendLines(t, max(prefix-2, 0), legendN))
-	return lines
+	return plotBody{graph: graph, own: own, rows: rows, prefix: prefix, dataW: dataW}, "", true
 }
 
 // drawSeries draws the series onto graph with asciigraph, the y axis
@@ -227,11 +245,24 @@ func (p linePlot) xAxis(prefix, dataW int) string {
 }
 
 // legendNeed is how many lines the legend takes in a w × h panel: two
-// where not even one line from the left edge holds every item and the
-// panel has the room, else one.
+// where the panel has the room and one line from the left edge holds
+// neither every item nor, with a curve the plot hides, its note
+// (noteHidden), where two lines hold the note; else one.
 func (p linePlot) legendNeed(w, h int) int {
-	p.width = w
-	if p.fitLegend(p.legend, 0, 1) < len(p.legend) && h >= minPlotHeight+2 {
+	p.width, p.height = w, h
+	if h < minPlotHeight+2 {
+		return 1
+	}
+	if p.fitLegend(p.legend, 0, 1) < len(p.legend) {
+		return 2
+	}
+	b, _, ok := p.drawBody(1)
+	if !ok {
+		return 1
+	}
+	q := p
+	q.legend = p.notedLegend(b.own)
+	if !q.legendFits(1) && q.legendFits(2) {
 		return 2
 	}
 	return 1
@@ -265,25 +296,32 @@ func (p linePlot) legendLines(t theme, lead, n int) []string {
 	return []string{line(p.legend[:first], 0, 1), line(rest[:p.fitLegend(rest, 0, 1)], 0, 1)}
 }
 
-// noteHidden is the legend with each item none of whose curve's cells
-// the plot body shows (own) renamed, where the legend still fits its n
-// lines; otherwise the legend as it was. A legend entry over no mark
-// reads as a curve not drawn: a band thinner than a row lies under its
-// curve (advdiff's δ̂) and takes its hidden name, and a curve every
-// cell of which another covers (the true δ under a δ̂ that matches it
-// to a row) is named as equal to the curve on top, "true δ ≈ δ̂".
+// noteHidden is the legend with its notes (notedLegend) where it still
+// fits its n lines; otherwise the legend as it was.
 func (p linePlot) noteHidden(own ownership, n int) []legendItem {
+	q := p
+	q.legend = p.notedLegend(own)
+	if q.legendFits(n) {
+		return q.legend
+	}
+	return p.legend
+}
+
+// notedLegend is the legend with each item none of whose curve's cells
+// the plot body shows (own) renamed. A legend entry over no mark reads
+// as a curve not drawn: a band thinner than a row lies under its curve
+// (advdiff's δ̂) and takes its hidden name, and a curve every cell of
+// which another covers (the true δ under a δ̂ that matches it to a row)
+// is named as equal to the curve on top, "true δ ≈ δ̂".
+func (p linePlot) notedLegend(own ownership) []legendItem {
 	noted := slices.Clone(p.legend)
-	changed := false
 	for i, it := range noted {
 		if it.curve == "" {
 			continue
 		}
 		cover, hidden := p.coverOf(own, it.curve)
-		if !hidden {
-			continue
-		}
 		switch {
+		case !hidden:
 		case it.hidden != "":
 			noted[i].name = it.hidden
 		case cover != "":
@@ -291,17 +329,8 @@ func (p linePlot) noteHidden(own ownership, n int) []legendItem {
 		default:
 			noted[i].name = it.name + " (covered)"
 		}
-		changed = true
 	}
-	if !changed {
-		return p.legend
-	}
-	q := p
-	q.legend = noted
-	if q.legendFits(n) {
-		return noted
-	}
-	return p.legend
+	return noted
 }
 
 // curveName is the curve of series i, or of point set i − len(series).
