@@ -430,7 +430,7 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	}
 	m.dropKeyNote(k)
 	keys := m.keys
-	if m.help.ShowAll && !key.Matches(k, keys.Help, keys.Up, keys.Down, keys.Cancel, keys.Quit) {
+	if m.help.ShowAll && !key.Matches(k, keys.Help, keys.Up, keys.Down, keys.HelpPageUp, keys.HelpPageDown, keys.Cancel, keys.Quit) {
 		// The help covers the panels: a key that changes them closes it
 		// first, so that what it does is seen, not done out of sight.
 		m.help.ShowAll = false
@@ -459,7 +459,7 @@ func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (t
 	case key.Matches(k, keys.Help):
 		m.help.ShowAll = !m.help.ShowAll
 		m.helpTop = 0
-	case m.help.ShowAll && key.Matches(k, keys.Up, keys.Down):
+	case m.help.ShowAll && key.Matches(k, keys.Up, keys.Down, keys.HelpPageUp, keys.HelpPageDown):
 		m.scrollHelp(k)
 	case key.Matches(k, keys.Up):
 		n := len(m.controls())

@@ -315,7 +315,7 @@ func TestHelpFitsSmallTerminal(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(first, "↑/↓ scroll · lines 1–19 of") {
+	if !strings.Contains(first, "↑/↓ scroll, pgup/pgdn a screen · lines 1–19 of") {
 		t.Errorf("the help does not say it scrolls:\n%s", first)
 	}
 	for range 100 {
@@ -333,6 +333,28 @@ func TestHelpFitsSmallTerminal(t *testing.T) {
 	}
 	if m.focus != 0 {
 		t.Errorf("scrolling the help moved the focus to %d", m.focus)
+	}
+}
+
+// TestHelpPagesByScreen: pgdn and space scroll the ? help a screen
+// down, keeping one line of the last in sight, and pgup back; neither
+// closes the help nor moves the focus (before, any key but ↑/↓ closed
+// it, so that its end at 80×24 was some fifty ↓ away).
+func TestHelpPagesByScreen(t *testing.T) {
+	m := newTest(t, "advdiff", 80, 24)
+	m, _ = press(t, m, "?")
+	for i, k := range []string{"pgdown", "space"} {
+		m, _ = press(t, m, k)
+		if !m.help.ShowAll {
+			t.Fatalf("%s closed the help", k)
+		}
+		if want := fmt.Sprintf("lines %d–%d of", 1+18*(i+1), 19+18*(i+1)); !strings.Contains(m.render(), want) {
+			t.Errorf("after %s: want %q:\n%s", k, want, m.render())
+		}
+	}
+	m, _ = press(t, m, "pgup", "pgup", "pgup")
+	if !strings.Contains(m.render(), "lines 1–19 of") || !m.help.ShowAll || m.focus != 0 {
+		t.Errorf("pgup did not page back to the top (focus %d):\n%s", m.focus, m.render())
 	}
 }
 

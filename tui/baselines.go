@@ -510,9 +510,9 @@ func (m Model) baseOverlay(a axis1D, vals func(p *core.Prediction) []float64) ([
 			continue // not a prediction on this grid
 		}
 		for c := 0; c < a.channels; c++ {
-			ss = append(ss, series{values: a.channel(v, c), mark: st.mark, color: st.color, overlay: true})
+			ss = append(ss, series{values: a.channel(v, c), mark: st.mark, color: st.color, overlay: true, curve: st.name})
 		}
-		legend = append(legend, legendItem{mark: st.mark, name: st.name, color: st.color})
+		legend = append(legend, legendItem{mark: st.mark, name: st.name, color: st.color, curve: st.name})
 	}
 	return ss, legend
 }

@@ -39,17 +39,6 @@ func (c canvas) set(x, y int, r rune, fg, bg color.Color) {
 	c.cells[y*c.w+x] = cell{r: r, fg: fg, bg: bg}
 }
 
-// showsAny reports whether a cell from column x0 on holds a rune of
-// marks.
-func (c canvas) showsAny(marks string, x0 int) bool {
-	for i, ce := range c.cells {
-		if i%c.w >= x0 && strings.ContainsRune(marks, ce.r) {
-			return true
-		}
-	}
-	return false
-}
-
 // text writes s from (x, y) in one colour, clipped at the right edge.
 func (c canvas) text(x, y int, s string, fg color.Color) {
 	for _, r := range s {

@@ -595,8 +595,9 @@ func TestHeatmapPageBarsOwnFormat(t *testing.T) {
 // TestLinePlotSaysABandIsThinnerThanARow: a band whose edges fall in
 // its curve's row (advdiff's δ̂, σ ~1e-4 on a 0.03 row) shows no cell
 // of its own, and "· 95% band" over no dot read as a band not drawn;
-// its legend then says it is under a row. A band with a cell in sight
-// keeps its name, and so does one whose note would not fit the legend.
+// its legend then says it is under a row, on a second line if it needs
+// one. A band with a cell in sight keeps its name, and so does one whose
+// note would not fit the legend's two lines.
 func TestLinePlotSaysABandIsThinnerThanARow(t *testing.T) {
 	mean := make([]float64, 50)
 	for i := range mean {
@@ -608,8 +609,8 @@ func TestLinePlotSaysABandIsThinnerThanARow(t *testing.T) {
 			lo[i], hi[i] = v-halfWidth, v+halfWidth
 		}
 		p := linePlot{width: width, height: 14, n: len(mean), yLo: -1.2, yHi: 1.2,
-			series: []series{{values: lo, mark: "·"}, {values: hi, mark: "·"}, {values: mean}},
-			legend: []legendItem{{mark: "──", name: "δ̂"}, {mark: "·", name: "95% band", hidden: "95% band" + thinBand}}}
+			series: []series{{values: lo, mark: "·", curve: bandName}, {values: hi, mark: "·", curve: bandName}, {values: mean, curve: deltaName}},
+			legend: []legendItem{{mark: "──", name: deltaName, curve: deltaName}, {mark: "·", name: bandName, curve: bandName, hidden: bandName + thinBand}}}
 		return p.render(plainTheme)
 	}
 	legend := func(lines []string) string { return lines[len(lines)-1] }
@@ -619,7 +620,48 @@ func TestLinePlotSaysABandIsThinnerThanARow(t *testing.T) {
 	if lines := plot(60, 0.3); strings.Contains(legend(lines), thinBand) || !strings.Contains(strings.Join(lines[1:len(lines)-2], ""), "·") {
 		t.Errorf("wide band: legend %q, want no note and the band drawn:\n%s", legend(lines), strings.Join(lines, "\n"))
 	}
-	if lines := plot(24, 1e-4); strings.Contains(legend(lines), thinBand) || !strings.Contains(legend(lines), "· 95% band") {
-		t.Errorf("narrow panel: legend %q, want the band's name without the note", legend(lines))
+	if lines := plot(24, 1e-4); !strings.Contains(lines[len(lines)-2]+legend(lines), "95% band"+thinBand) {
+		t.Errorf("narrow panel: legend %q, want the note on a second line:\n%s", legend(lines), strings.Join(lines, "\n"))
+	}
+	if lines := plot(20, 1e-4); strings.Contains(legend(lines), thinBand) || !strings.Contains(legend(lines), "· 95% band") {
+		t.Errorf("narrower panel: legend %q, want the band's name without the note", legend(lines))
+	}
+}
+
+// TestLinePlotSaysACurveLiesUnderAnother: where the δ̂ matches the true
+// δ to a row (advdiff's shipped models) its line covers every truth
+// mark, and "• true δ" over no dot read as a truth not drawn; the
+// legend then says the truth equals the curve on top. A truth in sight
+// keeps its name, as does the curve on top; a note takes the legend a
+// second line where the panel has one, and is left out where not.
+func TestLinePlotSaysACurveLiesUnderAnother(t *testing.T) {
+	est := make([]float64, 50)
+	for i := range est {
+		est[i] = math.Sin(float64(i) / 8)
+	}
+	plot := func(width, height int, shift float64) []string {
+		truth := make([]float64, len(est))
+		for i, v := range est {
+			truth[i] = v + shift
+		}
+		p := linePlot{width: width, height: height, n: len(est), yLo: -1.2, yHi: 1.2,
+			series: []series{{values: truth, mark: "•", curve: trueDeltaName}, {values: est, curve: deltaName}},
+			legend: []legendItem{{mark: "──", name: deltaName, curve: deltaName}, {mark: "•", name: trueDeltaName, curve: trueDeltaName}}}
+		return p.render(plainTheme)
+	}
+	legend := func(lines []string) string { return lines[len(lines)-1] }
+	body := func(lines []string) string { return strings.Join(lines[1:len(lines)-2], "") }
+	under := trueDeltaName + " ≈ " + deltaName
+	if lines := plot(60, 14, 1e-4); strings.Contains(body(lines), "•") || !strings.Contains(legend(lines), "• "+under) {
+		t.Errorf("truth under the estimate: legend %q, want %q:\n%s", legend(lines), under, strings.Join(lines, "\n"))
+	}
+	if lines := plot(60, 14, 0.5); strings.Contains(legend(lines), "≈") || !strings.Contains(body(lines), "•") {
+		t.Errorf("truth apart: legend %q, want no note and the truth drawn:\n%s", legend(lines), strings.Join(lines, "\n"))
+	}
+	if lines := plot(17, 14, 1e-4); legend(lines) != padRight("• "+under, 17) {
+		t.Errorf("narrow panel: legend %q, want %q on a second line:\n%s", legend(lines), under, strings.Join(lines, "\n"))
+	}
+	if lines := plot(17, 7, 1e-4); strings.Contains(legend(lines), "≈") || !strings.Contains(legend(lines), "• "+trueDeltaName) {
+		t.Errorf("narrow, short panel: legend %q, want the truth's name without the note", legend(lines))
 	}
 }

@@ -22,12 +22,14 @@ func (m Model) fullHelp(w, h int, msgCut bool) []string {
 		return block(lines, w, h)
 	}
 	top := min(max(m.helpTop, 0), len(lines)-(h-1))
-	more := fmt.Sprintf("↑/↓ scroll · lines %d–%d of %d", top+1, top+h-1, len(lines))
+	more := fmt.Sprintf("↑/↓ scroll, pgup/pgdn a screen · lines %d–%d of %d", top+1, top+h-1, len(lines))
 	out := append(lines[top:top+h-1:top+h-1], m.theme.paint(m.theme.dim, more))
 	return block(out, w, h)
 }
 
-// scrollHelp moves the help view a line up or down, within its length.
+// scrollHelp moves the help view a line (↑, ↓) or a screen (pgup,
+// pgdn: the lines shown less one, kept in sight) up or down, within its
+// length.
 func (m *Model) scrollHelp(k tea.KeyPressMsg) {
 	header, msgCut := m.headerCut()
 	h := m.height - len(header) - 1 // the lines the help view gets
@@ -36,10 +38,16 @@ func (m *Model) scrollHelp(k tea.KeyPressMsg) {
 		m.helpTop = 0
 		return
 	}
-	if key.Matches(k, m.keys.Up) {
+	screen := max(h-2, 1) // h-1 lines of help under the scroll line
+	switch {
+	case key.Matches(k, m.keys.Up):
 		m.helpTop--
-	} else {
+	case key.Matches(k, m.keys.Down):
 		m.helpTop++
+	case key.Matches(k, m.keys.HelpPageUp):
+		m.helpTop -= screen
+	case key.Matches(k, m.keys.HelpPageDown):
+		m.helpTop += screen
 	}
 	m.helpTop = min(max(m.helpTop, 0), n-(h-1))
 }

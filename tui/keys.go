@@ -22,6 +22,9 @@ type KeyMap struct {
 	Baselines              key.Binding
 	Save, Open             key.Binding
 	Help, Quit             key.Binding
+	// HelpPageUp and HelpPageDown scroll the ? help by a screen; they
+	// act only while it is open (its last line names them).
+	HelpPageUp, HelpPageDown key.Binding
 }
 
 // DefaultKeyMap returns the explorer's key bindings.
@@ -53,6 +56,10 @@ func DefaultKeyMap() KeyMap {
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open checkpoint")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		// The help runs to three or four screens at 80×24: a line per
+		// ↓ took some fifty presses to its end.
+		HelpPageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "help a screen up")),
+		HelpPageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "help a screen down")),
 	}
 }
 

@@ -19,6 +19,9 @@ type series struct {
 	values []float64
 	mark   string // "" draws a line, otherwise every cell of the curve is this mark
 	color  color.Color
+	// curve names what the series shows (its legend item's curve);
+	// several series may share it (a band's edges, a role's channels).
+	curve string
 	// overlay marks a curve drawn under others (a baseline's) that
 	// leaves the y axis to them: asciigraph's ┼ marks where the axis's
 	// curve starts.
@@ -33,6 +36,7 @@ type scatter struct {
 	vals  []float64
 	mark  rune
 	color color.Color
+	curve string // as series.curve
 }
 
 // linePlot is a panel with a title, an asciigraph plot body, an x axis
@@ -81,19 +85,47 @@ func (p linePlot) render(t theme) []string {
 	if p.legendRows == 2 && p.height >= minPlotHeight+2 {
 		legendN = 2
 	}
-	body := p.height - 2 - legendN // title, x axis, legend
-	rows := body - 1               // asciigraph draws rows+1 lines
-	if rows < 2 || p.width < 16 || p.n < 2 {
+	b, msg, ok := p.drawBody(legendN)
+	if !ok {
+		if msg != "" {
+			lines[1] = padRight(msg, p.width)
+		}
 		return lines
 	}
+	p.legend = p.noteHidden(b.own, legendN)
+	gl := b.graph.lines(t)
+	for y := 0; y <= b.rows && 1+y < p.height; y++ {
+		lines[1+y] = gl[y]
+	}
+	lines[b.rows+2] = padRight(t.paint(t.label, truncate(p.xAxis(b.prefix, b.dataW), p.width)), p.width)
+	copy(lines[b.rows+3:], p.legendLines(t, max(b.prefix-2, 0), legendN))
+	return lines
+}
 
+// plotBody is a drawn plot body: the graph (asciigraph's rows+1 lines,
+// its y axis labels in the prefix columns, the data in dataW columns
+// after them) and which curve drew each of its cells.
+type plotBody struct {
+	graph               canvas
+	own                 ownership
+	rows, prefix, dataW int
+}
+
+// drawBody draws the plot body of a panel whose legend takes legendN
+// lines; false where the panel has no room for one, or nothing to draw,
+// which msg then says ("" for no room).
+func (p linePlot) drawBody(legendN int) (b plotBody, msg string, ok bool) {
+	const nothing = "  (nothing to plot yet)"
+	rows := p.height - 2 - legendN - 1 // title, x axis, legend; asciigraph draws rows+1 lines
+	if rows < 2 || p.width < 16 || p.n < 2 {
+		return b, "", false
+	}
 	lo, hi := p.yLo, p.yHi
 	if !(lo < hi) {
 		lo, hi = p.dataRange()
 	}
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-		lines[1] = padRight("  (nothing to plot yet)", p.width)
-		return lines
+		return b, nothing, false
 	}
 	lo, hi, step := niceRange(lo, hi, rows)
 	decimals := stepDecimals(step)
@@ -110,32 +142,24 @@ func (p linePlot) render(t theme) []string {
 	prefix := labelW + 3 // asciigraph: label padded to labelW+1, a space, the axis
 	dataW := p.width - prefix - 1
 	if dataW < 8 {
-		return lines
+		return b, "", false
 	}
-
 	graph := newCanvas(p.width, rows+1)
-	if !p.drawSeries(graph, lo, hi, rows, prefix, dataW, label) {
-		lines[1] = padRight("  (nothing to plot yet)", p.width)
-		return lines
+	own := newOwnership(len(graph.cells), len(p.series)+len(p.points))
+	if !p.drawSeries(graph, own, lo, hi, rows, prefix, dataW, label) {
+		return b, nothing, false
 	}
-	p.drawPoints(graph, lo, hi, rows, prefix, dataW)
-	p.legend = p.noteHidden(graph, prefix, legendN)
-	gl := graph.lines(t)
-	for y := 0; y <= rows && 1+y < p.height; y++ {
-		lines[1+y] = gl[y]
-	}
-
-	lines[rows+2] = padRight(t.paint(t.label, truncate(p.xAxis(prefix, dataW), p.width)), p.width)
-	copy(lines[rows+3:], p.legendLines(t, max(prefix-2, 0), legendN))
-	return lines
+	p.drawPoints(graph, own, lo, hi, rows, prefix, dataW)
+	return plotBody{graph: graph, own: own, rows: rows, prefix: prefix, dataW: dataW}, "", true
 }
 
 // drawSeries draws the series onto graph with asciigraph, the y axis
-// and its labels from the first series that is not an overlay; false
-// when no such series has two values to draw.
-func (p linePlot) drawSeries(graph canvas, lo, hi float64, rows, prefix, dataW int, label func(float64) string) bool {
+// and its labels from the first series that is not an overlay, and
+// records in own which series drew each cell; false when no series that
+// is not an overlay has two values to draw.
+func (p linePlot) drawSeries(graph canvas, own ownership, lo, hi float64, rows, prefix, dataW int, label func(float64) string) bool {
 	haveAxis := false
-	for _, s := range p.series {
+	for i, s := range p.series {
 		if len(s.values) < 2 {
 			continue
 		}
@@ -158,8 +182,9 @@ func (p linePlot) drawSeries(graph canvas, lo, hi float64, rows, prefix, dataW i
 					if !haveAxis && !s.overlay {
 						graph.set(col, y, r, colLabel, nil)
 					}
-				case r != ' ':
+				case r != ' ' && col < graph.w:
 					graph.set(col, y, r, s.color, nil)
+					own.claim(i, y*graph.w+col)
 				}
 				col++
 			}
@@ -170,11 +195,12 @@ func (p linePlot) drawSeries(graph canvas, lo, hi float64, rows, prefix, dataW i
 }
 
 // drawPoints draws the scatter points onto graph, on asciigraph's own
-// row mapping so that they sit on the curves they belong to.
-func (p linePlot) drawPoints(graph canvas, lo, hi float64, rows, prefix, dataW int) {
+// row mapping so that they sit on the curves they belong to, and records
+// them in own after the series.
+func (p linePlot) drawPoints(graph canvas, own ownership, lo, hi float64, rows, prefix, dataW int) {
 	ratio := float64(rows) / (hi - lo)
 	min2 := agRound(lo * ratio)
-	for _, sc := range p.points {
+	for j, sc := range p.points {
 		for i, g := range sc.idx {
 			v := sc.vals[i]
 			if math.IsNaN(v) {
@@ -194,7 +220,11 @@ func (p linePlot) drawPoints(graph canvas, lo, hi float64, rows, prefix, dataW i
 				x += int(math.Round(float64(g) * float64(dataW-1) / float64(p.n-1)))
 			}
 			y := rows - int(agRound(v*ratio)-min2)
+			if x < 0 || y < 0 || x >= graph.w || y >= graph.h {
+				continue
+			}
 			graph.set(x, y, mark, sc.color, nil)
+			own.claim(len(p.series)+j, y*graph.w+x)
 		}
 	}
 }
@@ -215,11 +245,24 @@ func (p linePlot) xAxis(prefix, dataW int) string {
 }
 
 // legendNeed is how many lines the legend takes in a w × h panel: two
-// where not even one line from the left edge holds every item and the
-// panel has the room, else one.
+// where the panel has the room and one line from the left edge holds
+// neither every item nor, with a curve the plot hides, its note
+// (noteHidden), where two lines hold the note; else one.
 func (p linePlot) legendNeed(w, h int) int {
-	p.width = w
-	if p.fitLegend(p.legend, 0, 1) < len(p.legend) && h >= minPlotHeight+2 {
+	p.width, p.height = w, h
+	if h < minPlotHeight+2 {
+		return 1
+	}
+	if p.fitLegend(p.legend, 0, 1) < len(p.legend) {
+		return 2
+	}
+	b, _, ok := p.drawBody(1)
+	if !ok {
+		return 1
+	}
+	q := p
+	q.legend = p.notedLegend(b.own)
+	if !q.legendFits(1) && q.legendFits(2) {
 		return 2
 	}
 	return 1
@@ -253,26 +296,96 @@ func (p linePlot) legendLines(t theme, lead, n int) []string {
 	return []string{line(p.legend[:first], 0, 1), line(rest[:p.fitLegend(rest, 0, 1)], 0, 1)}
 }
 
-// noteHidden is the legend with each item none of whose marks the plot
-// body (graph from column x0) shows under its hidden name, where the
-// legend still fits its n lines; otherwise the legend as it was.
-func (p linePlot) noteHidden(graph canvas, x0, n int) []legendItem {
-	noted := slices.Clone(p.legend)
-	changed := false
-	for i, it := range noted {
-		if it.hidden != "" && !graph.showsAny(it.mark, x0) {
-			noted[i].name, changed = it.hidden, true
-		}
-	}
-	if !changed {
-		return p.legend
-	}
+// noteHidden is the legend with its notes (notedLegend) where it still
+// fits its n lines; otherwise the legend as it was.
+func (p linePlot) noteHidden(own ownership, n int) []legendItem {
 	q := p
-	q.legend = noted
+	q.legend = p.notedLegend(own)
 	if q.legendFits(n) {
-		return noted
+		return q.legend
 	}
 	return p.legend
+}
+
+// notedLegend is the legend with each item none of whose curve's cells
+// the plot body shows (own) renamed. A legend entry over no mark reads
+// as a curve not drawn: a band thinner than a row lies under its curve
+// (advdiff's δ̂) and takes its hidden name, and a curve every cell of
+// which another covers (the true δ under a δ̂ that matches it to a row)
+// is named as equal to the curve on top, "true δ ≈ δ̂".
+func (p linePlot) notedLegend(own ownership) []legendItem {
+	noted := slices.Clone(p.legend)
+	for i, it := range noted {
+		if it.curve == "" {
+			continue
+		}
+		cover, hidden := p.coverOf(own, it.curve)
+		switch {
+		case !hidden:
+		case it.hidden != "":
+			noted[i].name = it.hidden
+		case cover != "":
+			noted[i].name = it.name + " ≈ " + cover
+		default:
+			noted[i].name = it.name + " (covered)"
+		}
+	}
+	return noted
+}
+
+// curveName is the curve of series i, or of point set i − len(series).
+func (p linePlot) curveName(i int) string {
+	if i < len(p.series) {
+		return p.series[i].curve
+	}
+	return p.points[i-len(p.series)].curve
+}
+
+// coverOf reports whether curve drew cells of which the body shows
+// none (hidden) and, if so, the curve on top of most of them (of a tie,
+// the name that sorts first; "" where that curve has no name).
+func (p linePlot) coverOf(own ownership, curve string) (cover string, hidden bool) {
+	counts := map[string]int{}
+	for i := range own.drawn {
+		if p.curveName(i) != curve {
+			continue
+		}
+		for _, cell := range own.drawn[i] {
+			top := p.curveName(own.owner[cell])
+			if top == curve {
+				return "", false
+			}
+			counts[top]++
+		}
+	}
+	best := -1
+	for name, k := range counts {
+		if k > best || k == best && name < cover {
+			cover, best = name, k
+		}
+	}
+	return cover, best > 0
+}
+
+// ownership records which curve (a series, or a point set after the
+// series) drew each cell of a plot body last, and the cells each drew.
+type ownership struct {
+	owner []int   // per cell; -1 where none drew
+	drawn [][]int // per curve, the cells it drew
+}
+
+func newOwnership(cells, curves int) ownership {
+	o := ownership{owner: make([]int, cells), drawn: make([][]int, curves)}
+	for i := range o.owner {
+		o.owner[i] = -1
+	}
+	return o
+}
+
+// claim records that curve drew cell, over whatever was there.
+func (o ownership) claim(curve, cell int) {
+	o.owner[cell] = curve
+	o.drawn[curve] = append(o.drawn[curve], cell)
 }
 
 // legendFits reports whether every legend item fits on n lines (1 or 2)

@@ -118,9 +118,13 @@ type legendItem struct {
 	mark  string
 	name  string
 	color color.Color
+	// curve is the series.curve the item stands for; "" (a channel's
+	// colour) takes no note where its series are covered.
+	curve string
 	// hidden, when set, replaces name where the plot shows none of the
-	// item's marks: a band thinner than a row lies under its curve
-	// (advdiff's δ̂), and "· 95% band" over no dot reads as none drawn.
+	// curve's cells (else name ≈ the curve on top; linePlot.noteHidden):
+	// a band thinner than a row lies under its curve (advdiff's δ̂), and
+	// "· 95% band" over no dot reads as none drawn.
 	hidden string
 }
 
@@ -159,7 +163,7 @@ func (m Model) legendFor(roles []role, names []string, single []color.Color) []l
 		if len(g.Channels) > 1 {
 			col = colLabel
 		}
-		it := legendItem{mark: strings.Join(marks, ""), name: names[i], color: col}
+		it := legendItem{mark: strings.Join(marks, ""), name: names[i], color: col, curve: names[i]}
 		if r == roleBand {
 			it.hidden = names[i] + thinBand
 		}
@@ -189,6 +193,18 @@ func panelRange(vals ...[]float64) (lo, hi float64) {
 	}
 	return lo - pad, hi + pad
 }
+
+// The legend names of the panels' curves, which are also their
+// series.curve: a legend entry and the curves it stands for must agree.
+const (
+	contextName    = "context"
+	deltaName      = "δ̂"
+	trueDeltaName  = "true δ"
+	neededName     = "needed δ"
+	predictionName = "prediction"
+	truthName      = "truth G"
+	nominalName    = "nominal"
+)
 
 // bandName is what the plots call the band they draw around δ̂ and the
 // prediction (axis1D.band): the calibrated central 95% (95.4%) band.
@@ -274,12 +290,12 @@ func (m Model) simPanel(v panelView) linePlot {
 	p1.yLo, p1.yHi = v.ylo, v.yhi
 	for c := 0; c < a.channels; c++ {
 		mk, col := m.styleOf(roleMean, c, colSim)
-		p1.series = append(p1.series, series{values: a.channel(p.Nominal, c), mark: mk, color: col})
+		p1.series = append(p1.series, series{values: a.channel(p.Nominal, c), mark: mk, color: col, curve: simName})
 		idx, vals := a.points(m.res.task.Context, c)
 		cm, cc := m.styleOf(roleContext, c, colContext)
-		p1.points = append(p1.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
+		p1.points = append(p1.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc, curve: contextName})
 	}
-	p1.legend = m.legendFor([]role{roleMean, roleContext}, []string{simName, "context"}, []color.Color{colSim, colContext})
+	p1.legend = m.legendFor([]role{roleMean, roleContext}, []string{simName, contextName}, []color.Color{colSim, colContext})
 	return p1
 }
 
@@ -304,8 +320,8 @@ func (m Model) deltaPanel(v panelView, delta []float64) linePlot {
 		bm, bc := m.styleOf(roleBand, c, colDeltaBnd)
 		tm, tc := m.styleOf(roleTruth, c, colTruth)
 		mm, mc := m.styleOf(roleMean, c, colDelta)
-		p2.series = append(p2.series, series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc})
-		over = append(over, series{values: a.channel(delta, c), mark: tm, color: tc})
+		p2.series = append(p2.series, series{values: lo, mark: bm, color: bc, curve: bandName}, series{values: hi, mark: bm, color: bc, curve: bandName})
+		over = append(over, series{values: a.channel(delta, c), mark: tm, color: tc, curve: trueDeltaName})
 		if v.override {
 			// What the discrepancy must absorb when θ is set by hand:
 			// the truth minus the simulator at the set θ.
@@ -314,14 +330,14 @@ func (m Model) deltaPanel(v panelView, delta []float64) linePlot {
 				need[i] = real.True[i] - p.Nominal[i]
 			}
 			nm, nc := m.styleOf(roleNeeded, c, colNeeded)
-			over = append(over, series{values: a.channel(need, c), mark: nm, color: nc})
+			over = append(over, series{values: a.channel(need, c), mark: nm, color: nc, curve: neededName})
 		}
-		over = append(over, series{values: a.channel(p.DeltaMean, c), mark: mm, color: mc})
+		over = append(over, series{values: a.channel(p.DeltaMean, c), mark: mm, color: mc, curve: deltaName})
 	}
 	p2.series = append(append(p2.series, baseDelta...), over...)
-	roles, names, cols := []role{roleMean, roleBand, roleTruth}, []string{"δ̂", bandName, "true δ"}, []color.Color{colDelta, colDeltaBnd, colTruth}
+	roles, names, cols := []role{roleMean, roleBand, roleTruth}, []string{deltaName, bandName, trueDeltaName}, []color.Color{colDelta, colDeltaBnd, colTruth}
 	if v.override {
-		roles, names, cols = append(roles, roleNeeded), append(names, "needed δ"), append(cols, colNeeded)
+		roles, names, cols = append(roles, roleNeeded), append(names, neededName), append(cols, colNeeded)
 	}
 	p2.legend = append(m.legendFor(roles, names, cols), baseLegend...)
 	return p2
@@ -341,14 +357,14 @@ func (m Model) predictionPanel(v panelView) linePlot {
 		lo, hi := a.band(p.Mean, bandY, c)
 		bm, bc := m.styleOf(roleBand, c, colBand)
 		mm, mc := m.styleOf(roleMean, c, colMean)
-		p3.series = append(p3.series, series{values: lo, mark: bm, color: bc}, series{values: hi, mark: bm, color: bc})
-		over = append(over, series{values: a.channel(p.Mean, c), mark: mm, color: mc})
+		p3.series = append(p3.series, series{values: lo, mark: bm, color: bc, curve: bandName}, series{values: hi, mark: bm, color: bc, curve: bandName})
+		over = append(over, series{values: a.channel(p.Mean, c), mark: mm, color: mc, curve: predictionName})
 		idx, vals := a.points(m.res.task.Context, c)
 		cm, cc := m.styleOf(roleContext, c, colContext)
-		p3.points = append(p3.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc})
+		p3.points = append(p3.points, scatter{idx: idx, vals: vals, mark: []rune(cm)[0], color: cc, curve: contextName})
 	}
 	p3.series = append(append(p3.series, baseMean...), over...)
-	p3.legend = append(m.legendFor([]role{roleMean, roleBand, roleContext}, []string{"prediction", bandName, "context"}, []color.Color{colMean, colBand, colContext}), baseLegend...)
+	p3.legend = append(m.legendFor([]role{roleMean, roleBand, roleContext}, []string{predictionName, bandName, contextName}, []color.Color{colMean, colBand, colContext}), baseLegend...)
 	return p3
 }
 
@@ -365,11 +381,11 @@ func (m Model) truthPanel(v panelView) linePlot {
 		nm, nc := m.styleOf(roleNominal, c, colNominal)
 		tm, tc := m.styleOf(roleTruth, c, colTruth)
 		mm, mc := m.styleOf(roleMean, c, colMean)
-		p4.series = append(p4.series, series{values: a.channel(real.Nominal, c), mark: nm, color: nc},
-			series{values: a.channel(p.Mean, c), mark: mm, color: mc},
-			series{values: a.channel(real.True, c), mark: tm, color: tc})
+		p4.series = append(p4.series, series{values: a.channel(real.Nominal, c), mark: nm, color: nc, curve: nominalName},
+			series{values: a.channel(p.Mean, c), mark: mm, color: mc, curve: predictionName},
+			series{values: a.channel(real.True, c), mark: tm, color: tc, curve: truthName})
 	}
-	p4.legend = m.legendFor([]role{roleMean, roleTruth, roleNominal}, []string{"prediction", "truth G", "nominal"}, []color.Color{colMean, colTruth, colNominal})
+	p4.legend = m.legendFor([]role{roleMean, roleTruth, roleNominal}, []string{predictionName, truthName, nominalName}, []color.Color{colMean, colTruth, colNominal})
 	return p4
 }
 
@@ -469,10 +485,10 @@ func (m Model) baseSlicePanel() linePlot {
 	for c := 0; c < a.channels; c++ {
 		tm, tc := m.styleOf(roleTruth, c, colTruth)
 		mm, mc := m.styleOf(roleMean, c, colMean)
-		p.series = append(p.series, series{values: a.channel(res.pred.Mean, c), mark: mm, color: mc},
-			series{values: a.channel(real.True, c), mark: tm, color: tc})
+		p.series = append(p.series, series{values: a.channel(res.pred.Mean, c), mark: mm, color: mc, curve: predictionName},
+			series{values: a.channel(real.True, c), mark: tm, color: tc, curve: truthName})
 	}
-	p.legend = append(m.legendFor([]role{roleMean, roleTruth}, []string{"prediction", "truth G"}, []color.Color{colMean, colTruth}), baseLegend...)
+	p.legend = append(m.legendFor([]role{roleMean, roleTruth}, []string{predictionName, truthName}, []color.Color{colMean, colTruth}), baseLegend...)
 	return p
 }
 

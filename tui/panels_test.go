@@ -49,3 +49,29 @@ func TestBandsNamedNinetyFive(t *testing.T) {
 		}
 	}
 }
+
+// A model that fits advdiff to a row (the shipped ones) hides every
+// truth mark under its δ̂ and its prediction under the truth: each
+// panel's legend then says which curve the hidden one lies under, at
+// the smallest window and a large one, rather than name marks that are
+// nowhere to be seen.
+func TestLegendsSayWhichCurvesLieUnderOthers(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		m := newTest(t, "advdiff", sz[0], sz[1])
+		res := *m.res
+		real := res.task.Real
+		res.pred.DeltaMean = real.Discrepancy()
+		res.pred.Mean = slices.Clone(real.True)
+		m.res = &res
+		frame := m.render()
+		if sz[0] < 120 {
+			m, _ = press(t, m, "p")
+			frame += m.render()
+		}
+		for _, want := range []string{"• " + trueDeltaName + " ≈ " + deltaName, "── " + predictionName + " ≈ " + truthName} {
+			if !strings.Contains(frame, want) {
+				t.Errorf("%dx%d: no %q in the legends:\n%s", sz[0], sz[1], want, frame)
+			}
+		}
+	}
+}
