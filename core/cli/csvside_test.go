@@ -32,6 +32,7 @@ func TestParseSideCSV(t *testing.T) {
 		{"three fields", "x,u\n0,1\n0.25,2,9\n", grid, nil, "f.csv:3: 3 fields, want 2"},
 		{"decimal commas", "x,u\n0,1\n0,25,2\n", grid, nil, "f.csv:3: 3 fields, want 2 (x,u); decimal commas?"},
 		{"comment lines", "# initial field\nx,u\n0,1\n# half way\n0.25,2\n0.5,3\n0.75,4\n", grid, []float64{1, 2, 3, 4}, ""},
+		{"rows of empty cells", ",\nx,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n,\n\"\", \n", grid, []float64{1, 2, 3, 4}, ""},
 		{"bad x", "x,u\n0,1\nzz,2\n", grid, nil, `f.csv:3: x = "zz" is not a number`},
 		{"nan u", "x,u\n0,1\n0.25,NaN\n", grid, nil, `f.csv:3: u = "NaN" is not a finite number`},
 		{"inf u", "x,u\n0,+Inf\n", grid, nil, `f.csv:2: u = "+Inf" is not a finite number`},

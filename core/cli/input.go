@@ -451,11 +451,22 @@ func (c *csvRecords) next() (rec []string, line int, err error) {
 	for {
 		rec, line, err = c.nextRecord()
 		// A line of spaces is skipped as an empty one is (the CSV
-		// reader skips only the latter).
-		if err != nil || len(rec) != 1 || rec[0] != "" {
+		// reader skips only the latter), and so is a row of empty
+		// cells: the ",," that spreadsheets export below the data.
+		if err != nil || !allEmpty(rec) {
 			return rec, line, err
 		}
 	}
+}
+
+// allEmpty reports whether every field of rec is empty.
+func allEmpty(rec []string) bool {
+	for _, f := range rec {
+		if f != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // nextRecord is next without skipping lines of spaces.

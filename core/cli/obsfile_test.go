@@ -56,6 +56,10 @@ func TestParseObservations(t *testing.T) {
 			[]obs{{[]float64{1}, []float64{0.5}, []bool{true}, -1}}},
 		{"snapped to the grid", spring, "t,y\n0.0404040404,1\n",
 			[]obs{{[]float64{4.0 / 99}, []float64{1}, []bool{true}, 1}}},
+		// A spreadsheet exports rows of empty cells below the data (and
+		// sometimes above the header): blank lines, skipped as those are.
+		{"rows of empty cells skipped", lv, ",,\nt,prey,predator\n0.5,1.2,\n,,\n , ,\n\"\",,\n",
+			[]obs{{[]float64{0.5}, []float64{1.2, 0}, []bool{true, false}, -1}}},
 		{"lv masks", lv, "t,prey,predator\n0.5,1.2,\n1,,0.8\n2,1,2\n",
 			[]obs{{[]float64{0.5}, []float64{1.2, 0}, []bool{true, false}, -1}, {[]float64{1}, []float64{0, 0.8}, []bool{false, true}, -1}, {[]float64{2}, []float64{1, 2}, []bool{true, true}, -1}}},
 		{"lv quoted empty", lv, "t,prey,predator\n\"10\",\"\",3\n",
@@ -104,6 +108,7 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\n", "f.csv: no observations"},
 		{"t,y\n   \n \t\n", "f.csv: no observations"},
 		{"t,y\n\n\n", "f.csv: no observations"},
+		{"t,y\n,\n,\n", "f.csv: no observations"},
 		{"t\n1\n", "f.csv:1: missing column y"},
 		{"t,,y\n1,2,3\n", "f.csv:1: header \"t,,y\" has an empty column name"},
 		{"a,b\n", `f.csv:1: unknown column "a"`},
