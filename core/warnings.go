@@ -456,11 +456,23 @@ func physicalWarnings(sys sims.System, ctx sims.Context, tail string) []string {
 	for c, name := range g.Channels {
 		bad, observed, worst := outsideRange(ctx, c, lo[c], hi[c])
 		if bad > 0 {
-			out = append(out, fmt.Sprintf("%d of %d %s observations are physically impossible, outside [%g, %g] (e.g. %s = %.4g at %s)%s",
-				bad, observed, name, lo[c], hi[c], name, ctx.Values[worst][c], stateText(g, ctx.States[worst]), tail))
+			out = append(out, fmt.Sprintf("%d of %d %s observations are physically impossible, %s (e.g. %s = %.4g at %s)%s",
+				bad, observed, name, boundsText(lo[c], hi[c]), name, ctx.Values[worst][c], stateText(g, ctx.States[worst]), tail))
 		}
 	}
 	return out
+}
+
+// boundsText says where values outside [lo, hi] lie: "below 0" for
+// populations, bounded on one side only, rather than "outside [0, +Inf]".
+func boundsText(lo, hi float64) string {
+	switch {
+	case math.IsInf(hi, 1) && !math.IsInf(lo, -1):
+		return fmt.Sprintf("below %g", lo)
+	case math.IsInf(lo, -1) && !math.IsInf(hi, 1):
+		return fmt.Sprintf("above %g", hi)
+	}
+	return fmt.Sprintf("outside [%g, %g]", lo, hi)
 }
 
 // stateText formats a state as "t = 1.5, x = 0.25".

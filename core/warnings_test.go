@@ -189,7 +189,7 @@ func TestWarningsPhysicallyImpossible(t *testing.T) {
 	ctx.Values[4][0] = -0.5
 	ctx.Mask[6][1], ctx.Values[6][1] = false, -3
 	ws := Warnings(m, ctx, side, p)
-	if !hasWarning(ws, "1 of 30 prey observations are physically impossible, outside [0, +Inf]", "prey = -0.5") {
+	if !hasWarning(ws, "1 of 30 prey observations are physically impossible, below 0", "prey = -0.5") {
 		t.Errorf("negative prey: warnings %q", ws)
 	}
 	if hasWarning(ws, "predator observations are physically impossible") {
@@ -215,7 +215,7 @@ func TestDataWarnings(t *testing.T) {
 	ws := DataWarnings(m.Sys, ctx, []float64{1e6, 1.2})
 	for _, want := range [][]string{
 		{"30 of 30 prey observations lie far outside the range seen in training", "prey = 1e+06"},
-		{"30 of 30 predator observations are physically impossible, outside [0, +Inf]"},
+		{"30 of 30 predator observations are physically impossible, below 0"},
 		{"u0 x0 = 1e+06 is outside the range seen in training"},
 	} {
 		if !hasWarning(ws, want...) {
