@@ -52,9 +52,9 @@ noisy, and the command that calibrates it.
 Numbers, in the files and in --u0, are decimal or exponent notation
 (-1.5, 2e-3, .5, 5., 1E+2) with a decimal point, not a comma, the same
 for every system; NaN, Inf, hexadecimal (0x1p1) and digit separators
-(1_0) are refused with the file's line. Lines that start with # are
-comments and skipped, in both files, as are blank lines and rows of
-empty cells (the ,, a spreadsheet exports below its data). Lines may
+(1_0) are refused with the file's line. Lines that start with # (after
+any blanks) are comments and skipped, in both files, as are blank lines
+and rows of empty cells (the ,, a spreadsheet exports below its data). Lines may
 end in LF, CRLF or CR alone.
 
 --json prints one object: system, backbone, checkpoint, channels, samples

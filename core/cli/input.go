@@ -452,8 +452,10 @@ func (c *csvRecords) next() (rec []string, line int, err error) {
 		rec, line, err = c.nextRecord()
 		// A line of spaces is skipped as an empty one is (the CSV
 		// reader skips only the latter), and so is a row of empty
-		// cells: the ",," that spreadsheets export below the data.
-		if err != nil || !allEmpty(rec) {
+		// cells: the ",," that spreadsheets export below the data. A
+		// comment indented under a header is a comment too (the reader
+		// takes only a '#' in the first column for one).
+		if err != nil || !allEmpty(rec) && !strings.HasPrefix(rec[0], "#") {
 			return rec, line, err
 		}
 	}

@@ -58,6 +58,8 @@ func TestParseObservations(t *testing.T) {
 			[]obs{{[]float64{4.0 / 99}, []float64{1}, []bool{true}, 1}}},
 		// A spreadsheet exports rows of empty cells below the data (and
 		// sometimes above the header): blank lines, skipped as those are.
+		{"indented comments skipped", spring, "t,y\n  # run 2, 20 °C\n1,0.5\n\t# end\n",
+			[]obs{{[]float64{1}, []float64{0.5}, []bool{true}, -1}}},
 		{"rows of empty cells skipped", lv, ",,\nt,prey,predator\n0.5,1.2,\n,,\n , ,\n\"\",,\n",
 			[]obs{{[]float64{0.5}, []float64{1.2, 0}, []bool{true, false}, -1}}},
 		{"lv masks", lv, "t,prey,predator\n0.5,1.2,\n1,,0.8\n2,1,2\n",
