@@ -520,6 +520,7 @@ type compareMethodJSON struct {
 	Source                string                  `json:"source,omitempty"`
 	Metrics               map[string]core.Summary `json:"metrics"`
 	ThetaPerParam         map[string]core.Summary `json:"theta_mae_per_param"`
+	ThetaBiasPerParam     map[string]core.Summary `json:"theta_bias_per_param"`
 	SecondsPerRealization float64                 `json:"seconds_per_realization"`
 	SecondsTotal          float64                 `json:"seconds_total"`
 	RealizationsPerSecond float64                 `json:"realizations_per_second_batched,omitempty"`
@@ -571,7 +572,8 @@ func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	koh, hasKOH := findMethod(methods, kohgp.Name)
 	for _, m := range methods {
 		j := compareMethodJSON{
-			Source: m.Source, Metrics: m.Report.Metrics, ThetaPerParam: m.Report.ThetaPerParam,
+			Source: m.Source, Metrics: m.Report.Metrics,
+			ThetaPerParam: m.Report.ThetaPerParam, ThetaBiasPerParam: m.Report.ThetaBiasPerParam,
 			SecondsPerRealization: m.Run.MedianSeconds(), SecondsTotal: m.Run.TotalSeconds(),
 			SecondsMinMax:     minMax(m.Run.Seconds),
 			CPUPerRealization: finitePtr(m.Run.CPUPerRealization()),

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -14,5 +16,40 @@ func TestCompareHelpCreditsThePaperWithCPINNsTime(t *testing.T) {
 	want := "the paper reports 150 s per realization for its 20 members, and docs/baselines.md times it here at cut budgets"
 	if code != 0 || !strings.Contains(help, want) {
 		t.Errorf("help compare lacks %q (exit %d)", want, code)
+	}
+}
+
+// TestCompareHelpNamesEveryJSONKey: a script reading compare --json
+// finds every key it meets, top level and per method, in the help.
+func TestCompareHelpNamesEveryJSONKey(t *testing.T) {
+	_, helpText, _ := runCLI(t, "help", "compare")
+	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "1", "--methods", "all", "--raw-spread",
+		"--bcpi-starts", "1", "--mcmc", "2", "--members", "1", "--steps", "5", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var got struct {
+		Methods map[string]map[string]any `json:"methods"`
+	}
+	var top map[string]any
+	if err := json.Unmarshal([]byte(out), &top); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.Methods) < 4 {
+		t.Fatalf("methods %v (%v)", got.Methods, err)
+	}
+	keys := map[string]bool{}
+	for k := range top {
+		keys[k] = true
+	}
+	for _, m := range got.Methods {
+		for k := range m {
+			keys[k] = true
+		}
+	}
+	for k := range keys {
+		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(k) + `\b`).MatchString(helpText) {
+			t.Errorf("help compare does not name the --json key %q", k)
+		}
 	}
 }

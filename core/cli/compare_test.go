@@ -60,6 +60,7 @@ type compareJSON struct {
 type compareMethodJSONForTest struct {
 	Metrics               map[string]core.Summary `json:"metrics"`
 	ThetaPerParam         map[string]core.Summary `json:"theta_mae_per_param"`
+	ThetaBiasPerParam     map[string]core.Summary `json:"theta_bias_per_param"`
 	SecondsPerRealization float64                 `json:"seconds_per_realization"`
 	SecondsTotal          float64                 `json:"seconds_total"`
 	Batched               float64                 `json:"realizations_per_second_batched"`
@@ -134,6 +135,10 @@ func TestCompareJSON(t *testing.T) {
 		}
 		if _, ok := m.ThetaPerParam["omega"]; !ok {
 			t.Errorf("%s: theta_mae_per_param lacks omega", name)
+		}
+		// The help's JSON legend promises it for compare as for eval.
+		if _, ok := m.ThetaBiasPerParam["omega"]; !ok {
+			t.Errorf("%s: theta_bias_per_param lacks omega", name)
 		}
 		if m.CPU == nil || !(*m.CPU > 0) {
 			t.Errorf("%s: CPU seconds per realization %v", name, m.CPU)
