@@ -42,20 +42,19 @@ once (average replicate measurements first; advdiff's x is periodic, so
 x = 1 is x = 0; states within 1e-9 of the domain's width in every
 coordinate, 1 and 1.0000000000000002, are one, as is a state that close
 to a grid point, and one that close outside the domain is at its end);
-'-' reads stdin. Systems with side information need
-it: --u0 x0,y0 for lv, --u0-file (CSV x,u or u,x, one row per grid
-position, in any order: x says which, and x = 1 is x = 0 there too) for
-advdiff. To
-practise, 'apic simulate --csv FILE' writes such a file, sparse and
-noisy, and the command that calibrates it.
+'-' reads stdin. Systems with side information need it: --u0 x0,y0 for
+lv, --u0-file (CSV x,u or u,x, one row per grid position, in any order:
+x says which, and x = 1 is x = 0 there too) for advdiff. To practise,
+'apic simulate --csv FILE' writes such a file, sparse and noisy, and the
+command that calibrates it.
 
 Numbers, in the files and in --u0, are decimal or exponent notation
 (-1.5, 2e-3, .5, 5., 1E+2) with a decimal point, not a comma, the same
 for every system; NaN, Inf, hexadecimal (0x1p1) and digit separators
 (1_0) are refused with the file's line. Lines that start with # (after
 any blanks) are comments and skipped, in both files, as are blank lines
-and rows of empty cells (the ,, a spreadsheet exports below its data). Lines may
-end in LF, CRLF or CR alone.
+and rows of empty cells (the ,, a spreadsheet exports below its data).
+Lines may end in LF, CRLF or CR alone.
 
 --json prints one object: system, backbone, checkpoint, channels, samples
 and seed (of the latent draws; a cnp draws one sample), refine (the
