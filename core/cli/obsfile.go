@@ -351,8 +351,9 @@ func headerColumns(header, want []string, ns int) ([]int, error) {
 
 // cellHint explains why text, a cell of rec that is not a number, is
 // none, or returns "": rec is a row separated by semicolons with
-// decimal commas (0;1,5 read as the cells "0;1" and "5"), or text is a
-// number with a decimal comma (a quoted "0,5").
+// decimal commas (0;1,5 read as the cells "0;1" and "5"), text is a
+// number with a decimal comma (a quoted "0,5"), or a number followed
+// by a comment (0.5 # gauge 2).
 func cellHint(rec []string, text string) string {
 	if hint := semicolonDecimalHint(strings.Join(rec, ","), len(rec)); hint != "" {
 		return "; " + hint
@@ -360,7 +361,18 @@ func cellHint(rec []string, text string) string {
 	if hint := decimalCommaCellHint(text); hint != "" {
 		return "; " + hint
 	}
-	return ""
+	return trailingCommentHint(text)
+}
+
+// trailingCommentHint says, as "; ...", that text is a number followed
+// by a # comment, which the files do not read after data (only whole
+// lines are comments); or returns "".
+func trailingCommentHint(text string) string {
+	before, _, found := strings.Cut(text, "#")
+	if !found || !numberSyntax(strings.TrimSpace(before)) {
+		return ""
+	}
+	return "; a comment may only take a whole line (one that starts with #), not follow a value"
 }
 
 // missingMarkers are what spreadsheets, R (NA), pandas and NumPy (nan)

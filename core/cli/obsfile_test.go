@@ -116,6 +116,7 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"a,b\n", `f.csv:1: unknown column "a"`},
 		{"t,y\n\n\n1,zz\n", `f.csv:4: y = "zz" is not a number`},
 		{"t,y\n1,0x\n", `f.csv:2: y = "0x" is not a number`},
+		{"t,y\n1,0.5 # gauge 2\n", `f.csv:2: y = "0.5 # gauge 2" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); a comment may only take a whole line`},
 		{"t,y\n1,nan\n", `f.csv:2: y = "nan" is not a finite number`},
 		{"t,y\ninf,1\n", `f.csv:2: t = "inf" is not a finite number`},
 		{"t,y\n4.0000001,1\n", "f.csv:2: t = 4.0000001 is outside the domain [0, 4]"},
@@ -160,6 +161,7 @@ func TestParseObservationsErrors(t *testing.T) {
 	// markers other programs write for one say so.
 	lv := lookup(t, "lv").Grid()
 	for _, tc := range []struct{ text, want string }{
+		{"t,prey,predator\n1,0.5#x,2\n", `a comment may only take a whole line (one that starts with #), not follow a value`},
 		{"t,prey,predator\n1,0.5,NA\n", `f.csv:2: predator = "NA" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); if it marks a value not measured, leave the cell empty`},
 		{"t,prey,predator\n1,nan,0.5\n", `f.csv:2: prey = "nan" is not a finite number (NaN and Inf are refused); if it marks a value not measured, leave the cell empty`},
 		{"t,prey,predator\n1,#N/A,0.5\n", "leave the cell empty"},
