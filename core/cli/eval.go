@@ -400,7 +400,9 @@ func reportRows(rep core.Report) []reportRow {
 		case math.IsNaN(s.Mean):
 			// Every θ came without a deviation: nothing to cover with.
 			note = "none: no θ̂ had a deviation (θ given, or one sample without refinement)"
-		case rep.ThetaCoverOf < done:
+		case rep.ThetaCoverOf > 0 && rep.ThetaCoverOf < done:
+			// 0 with a finite mean: a report stored before the count
+			// was (a checkpoint's validation), which says nothing of it.
 			note = fmt.Sprintf("over the %d of %d realizations whose θ̂ had a deviation", rep.ThetaCoverOf, done)
 		}
 		rows = append(rows, reportRow{label: metricLabels[core.KeyThetaCover], value: core.Summary{Mean: s.Mean}, note: note, alone: true})

@@ -382,3 +382,25 @@ func TestFailureLineSaysASharedClauseOnce(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestReportRowsReadOldThetaCover: a report stored before it counted
+// the realizations with a θ deviation (a shipped checkpoint's
+// validation, read by inspect) has a θ cover95 over 0 of them; that is
+// no count, and the row must not claim the coverage came from none.
+func TestReportRowsReadOldThetaCover(t *testing.T) {
+	for _, tc := range []struct {
+		of   int
+		want string
+	}{{0, diagnosticNotes[core.KeyThetaCover]}, {32, diagnosticNotes[core.KeyThetaCover]}, {20, "over the 20 of 32 realizations"}} {
+		rep := core.Report{Tasks: 32, ThetaCoverOf: tc.of, Metrics: map[string]core.Summary{core.KeyThetaCover: {Mean: 0.97}}}
+		var note string
+		for _, r := range reportRows(rep) {
+			if r.label == metricLabels[core.KeyThetaCover] {
+				note = r.note
+			}
+		}
+		if !strings.Contains(note, tc.want) {
+			t.Errorf("θ cover95 over %d of 32: note %q, want %q", tc.of, note, tc.want)
+		}
+	}
+}
