@@ -665,3 +665,38 @@ func TestLinePlotSaysACurveLiesUnderAnother(t *testing.T) {
 		t.Errorf("narrow, short panel: legend %q, want the truth's name without the note", legend(lines))
 	}
 }
+
+// TestLinePlotGroupsCurvesUnderOne: baselines that agree with APIC lie
+// wholly under its prediction, and their notes one by one ("k koh-gp ≈
+// prediction b bcpi ≈ prediction …") overran the legend, which then
+// named three marks nowhere in sight. Where one note each does not fit,
+// the legend names the curve on top once for all of them, and short of
+// room for that, after their marks alone.
+func TestLinePlotGroupsCurvesUnderOne(t *testing.T) {
+	pred := make([]float64, 50)
+	for i := range pred {
+		pred[i] = math.Sin(float64(i) / 8)
+	}
+	plot := func(width, height int) []string {
+		p := linePlot{width: width, height: height, n: len(pred), yLo: -1.2, yHi: 1.2,
+			legend: []legendItem{{mark: "──", name: predictionName, curve: predictionName}}}
+		for _, st := range baseStyles {
+			p.series = append(p.series, series{values: pred, mark: st.mark, curve: st.name})
+			p.legend = append(p.legend, legendItem{mark: st.mark, name: st.name, curve: st.name})
+		}
+		p.series = append(p.series, series{values: pred, curve: predictionName})
+		return p.render(plainTheme)
+	}
+	legend := func(lines []string) string { return strings.TrimRight(lines[len(lines)-1], " ") }
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{56, "── prediction k koh-gp, b bcpi, p cpinn ≈ prediction"},
+		{34, "── prediction kbp ≈ prediction"},
+	} {
+		if lines := plot(tc.width, 7); legend(lines) != tc.want {
+			t.Errorf("width %d: legend %q, want %q:\n%s", tc.width, legend(lines), tc.want, strings.Join(lines, "\n"))
+		}
+	}
+}

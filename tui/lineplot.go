@@ -260,9 +260,11 @@ func (p linePlot) legendNeed(w, h int) int {
 	if !ok {
 		return 1
 	}
-	q := p
-	q.legend = p.notedLegend(b.own)
-	if !q.legendFits(1) && q.legendFits(2) {
+	forms := p.notedForms(b.own)
+	fitsOn := func(n int) bool {
+		return slices.ContainsFunc(forms, func(f []legendItem) bool { q := p; q.legend = f; return q.legendFits(n) })
+	}
+	if !fitsOn(1) && fitsOn(2) {
 		return 2
 	}
 	return 1
@@ -296,24 +298,30 @@ func (p linePlot) legendLines(t theme, lead, n int) []string {
 	return []string{line(p.legend[:first], 0, 1), line(rest[:p.fitLegend(rest, 0, 1)], 0, 1)}
 }
 
-// noteHidden is the legend with its notes (notedLegend) where it still
-// fits its n lines; otherwise the legend as it was.
+// noteHidden is the first of the legend's noted forms (notedForms)
+// that fits its n lines; where none does, the legend as it was.
 func (p linePlot) noteHidden(own ownership, n int) []legendItem {
-	q := p
-	q.legend = p.notedLegend(own)
-	if q.legendFits(n) {
-		return q.legend
+	for _, form := range p.notedForms(own) {
+		q := p
+		q.legend = form
+		if q.legendFits(n) {
+			return form
+		}
 	}
 	return p.legend
 }
 
-// notedLegend is the legend with each item none of whose curve's cells
-// the plot body shows (own) renamed. A legend entry over no mark reads
-// as a curve not drawn: a band thinner than a row lies under its curve
-// (advdiff's δ̂) and takes its hidden name, and a curve every cell of
-// which another covers (the true δ under a δ̂ that matches it to a row)
-// is named as equal to the curve on top, "true δ ≈ δ̂".
-func (p linePlot) notedLegend(own ownership) []legendItem {
+// notedForms are the legend with each item none of whose curve's cells
+// the plot body shows (own) noted, longest first. A legend entry over no
+// mark reads as a curve not drawn: a band thinner than a row lies under
+// its curve (advdiff's δ̂) and takes its hidden name, and a curve every
+// cell of which another covers (the true δ under a δ̂ that matches it to
+// a row) is named as equal to the curve on top, "true δ ≈ δ̂". Where
+// several lie under one curve (baselines that agree with APIC) the
+// shorter forms say so once for all of them: "k koh-gp, b bcpi ≈
+// prediction", then by their marks alone, "kb ≈ prediction".
+func (p linePlot) notedForms(own ownership) [][]legendItem {
+	covers := make([]string, len(p.legend)) // "" where the item is in sight or has a hidden name
 	noted := slices.Clone(p.legend)
 	for i, it := range noted {
 		if it.curve == "" {
@@ -325,12 +333,60 @@ func (p linePlot) notedLegend(own ownership) []legendItem {
 		case it.hidden != "":
 			noted[i].name = it.hidden
 		case cover != "":
+			covers[i] = cover
 			noted[i].name = it.name + " ≈ " + cover
 		default:
 			noted[i].name = it.name + " (covered)"
 		}
 	}
-	return noted
+	return [][]legendItem{noted, groupCovered(noted, covers, p.legend, false), groupCovered(noted, covers, p.legend, true)}
+}
+
+// groupCovered is the noted legend with the items that lie under one
+// curve (covers) next to each other, at the first one's place, and the
+// curve named once, after the last: "k koh-gp, b bcpi ≈ prediction"; or,
+// with marksOnly, one item of their marks, "kb ≈ prediction", coloured
+// as a legend item of several colours is (legendFor). A curve alone
+// under another keeps its name: "• ≈ δ̂" would not say what • is, where
+// the baselines' marks are their initials. plain is the legend before
+// its notes.
+func groupCovered(noted []legendItem, covers []string, plain []legendItem, marksOnly bool) []legendItem {
+	var out []legendItem
+	done := map[string]bool{}
+	for i, it := range noted {
+		cover := covers[i]
+		if cover == "" {
+			out = append(out, it)
+			continue
+		}
+		if done[cover] {
+			continue
+		}
+		done[cover] = true
+		var group []legendItem
+		for j := i; j < len(noted); j++ {
+			if covers[j] == cover {
+				group = append(group, plain[j])
+			}
+		}
+		if !marksOnly || len(group) == 1 {
+			for k := range group {
+				group[k].name += ","
+			}
+			group[len(group)-1].name = strings.TrimSuffix(group[len(group)-1].name, ",") + " ≈ " + cover
+			out = append(out, group...)
+			continue
+		}
+		merged := legendItem{color: group[0].color, name: "≈ " + cover}
+		for _, g := range group {
+			merged.mark += g.mark
+			if g.color != merged.color {
+				merged.color = colLabel
+			}
+		}
+		out = append(out, merged)
+	}
+	return out
 }
 
 // curveName is the curve of series i, or of point set i − len(series).
