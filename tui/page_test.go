@@ -33,3 +33,27 @@ func TestPageKeyWhereNothingFlips(t *testing.T) {
 		t.Error("p on the panels at 80×24 did not flip them")
 	}
 }
+
+// TestFooterOffersPageOnlyWherePFlips: the footer and the ? help offer
+// "p other panels" only where p flips them: under d or A it only said
+// that the view covers the panels, while the footer still offered it.
+func TestFooterOffersPageOnlyWherePFlips(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	if !strings.Contains(m.footer(), "p other panels") {
+		t.Fatalf("the footer at 80×24 does not offer p: %q", m.footer())
+	}
+	for _, view := range []string{"d", "A"} {
+		m, _ = press(t, m, view)
+		if f := m.footer(); strings.Contains(f, "p other panels") {
+			t.Errorf("under %s the footer offers p, which flips nothing there: %q", view, f)
+		}
+		h, _ := press(t, m, "?")
+		if strings.Contains(strings.Join(h.helpLines(80, false), "\n"), "other panels") {
+			t.Errorf("the help over %s offers p, which flips nothing there", view)
+		}
+		m, _ = press(t, m, view)
+		if f := m.footer(); !strings.Contains(f, "p other panels") {
+			t.Errorf("%s closed, the footer no longer offers p: %q", view, f)
+		}
+	}
+}

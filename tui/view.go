@@ -406,7 +406,9 @@ func (m Model) keysNow() KeyMap {
 	}
 	k.Cancel.SetEnabled(m.run != nil)
 	k.Undo.SetEnabled(m.entry().undoable())
-	k.Page.SetEnabled(!m.fourPanels())
+	// Under d or A, p flips nothing in sight (flipPage says so): the
+	// footer offered "p other panels" there all the same.
+	k.Page.SetEnabled(!m.fourPanels() && !m.diag.open && !m.abl.open)
 	return k
 }
 
