@@ -597,11 +597,7 @@ func (m Model) viewKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.
 	case key.Matches(k, keys.SliceFwd8):
 		m.moveSlice(8)
 	case key.Matches(k, keys.Heatmap):
-		if m.is2D() {
-			m.heat = !m.heat
-		} else {
-			m.setKeyNote("heatmaps are for systems on a (t, x) grid (advdiff)")
-		}
+		m.toggleHeat()
 	case key.Matches(k, keys.Page):
 		m.flipPage()
 	case key.Matches(k, keys.Save):

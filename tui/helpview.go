@@ -70,6 +70,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	k := m.keysNow()
 	// The full help lists the training keys even when they do nothing
 	// yet, so that they can be found before the first run.
+	k.Train.SetEnabled(true)
 	k.Cancel.SetEnabled(true)
 	k.Undo.SetEnabled(true)
 	k.Quit.SetHelp("q", "quit (also ctrl+c)")

@@ -24,3 +24,20 @@ func (m *Model) flipPage() {
 		m.page = 1 - m.page
 	}
 }
+
+// toggleHeat switches advdiff's panels between heatmaps and the time
+// slice. Under the diagnostics or the ablation view it says why it
+// switches nothing, as flipPage does: the switch was made out of sight,
+// and the panels came back with the view closed in the other form.
+func (m *Model) toggleHeat() {
+	switch {
+	case !m.is2D():
+		m.setKeyNote("heatmaps are for systems on a (t, x) grid (advdiff)")
+	case m.diag.open:
+		m.setKeyNote("the diagnostics cover the panels: d or esc shows them, then v switches them")
+	case m.abl.open:
+		m.setKeyNote("the ablation view covers the panels: A or esc shows them, then v switches them")
+	default:
+		m.heat = !m.heat
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -56,4 +57,53 @@ func TestFooterOffersPageOnlyWherePFlips(t *testing.T) {
 			t.Errorf("%s closed, the footer no longer offers p: %q", view, f)
 		}
 	}
+}
+
+// TestHeatKeyUnderAView: v under d or A says why it switches nothing,
+// and leaves the panels in the form they had: it switched them out of
+// sight, and closing the view showed the slice where the heatmaps had
+// been, unasked. The footer and help do not offer v there.
+func TestHeatKeyUnderAView(t *testing.T) {
+	m := newTest(t, "advdiff", 80, 24)
+	m, _ = press(t, m, "v")
+	if !m.heat {
+		t.Fatal("v did not show the heatmaps")
+	}
+	for _, view := range []string{"d", "A"} {
+		m, _ = press(t, m, view)
+		h, _ := press(t, m, "?")
+		if strings.Contains(strings.Join(h.helpLines(80, false), "\n"), "heatmaps / slice") {
+			t.Errorf("the help over %s offers v, which switches nothing there", view)
+		}
+		m, _ = press(t, m, "v")
+		if !m.heat || !strings.Contains(m.msg, "shows them, then v switches them") {
+			t.Errorf("v under %s: heatmaps %v, message %q", view, m.heat, m.msg)
+		}
+		m, _ = press(t, m, view)
+	}
+	if m, _ = press(t, m, "v"); m.heat {
+		t.Error("v on the panels did not switch back to the slice")
+	}
+}
+
+// TestFooterDropsTrainWhileARunTrains: t while a run trains only says
+// "already training"; the footer offered "t train" all the same and, at
+// 80 columns, cut esc, the key that stops the run, for it. The help
+// still lists t.
+func TestFooterDropsTrainWhileARunTrains(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	if !strings.Contains(m.footer(), "t train") {
+		t.Fatalf("idle, the footer does not offer t: %q", m.footer())
+	}
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	if f := m.footer(); strings.Contains(f, "t train") || !strings.Contains(f, "esc stop training") {
+		t.Errorf("during a run the footer reads %q; want esc offered, t not", f)
+	}
+	if !strings.Contains(strings.Join(m.helpLines(80, false), "\n"), "t   train") {
+		t.Error("during a run the help no longer lists t")
+	}
+	m, _ = press(t, m, "esc")
+	run(t, m, tea.Batch(cmds...))
+	settle(t, base)
 }

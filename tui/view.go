@@ -404,6 +404,12 @@ func (m Model) keysNow() KeyMap {
 	for _, b := range []*key.Binding{&k.SliceBack, &k.SliceFwd, &k.SliceBack8, &k.SliceFwd8, &k.Heatmap} {
 		b.SetEnabled(twoD)
 	}
+	// Under d or A, v switches nothing in sight (toggleHeat says so).
+	k.Heatmap.SetEnabled(twoD && !m.diag.open && !m.abl.open)
+	// While a run trains t only answers "already training": the
+	// footer offered "t train" there, and at 80 columns cut esc, the
+	// key that does act, for it.
+	k.Train.SetEnabled(m.run == nil)
 	k.Cancel.SetEnabled(m.run != nil)
 	k.Undo.SetEnabled(m.entry().undoable())
 	// Under d or A, p flips nothing in sight (flipPage says so): the
