@@ -485,10 +485,10 @@ func (m Model) ablView(w, h int) []string {
 	note := m.atlasNote()
 	short, _, _ := strings.Cut(note, " (") // "weights before this run"
 	where := fitFirst(w-1, fmt.Sprintf("%s/%s, %s", k.system, k.backbone, settings(note)), settings(note), settings(short))
-	status := "A/esc closes · ↑/↓ another control · ◆ current"
+	status := m.keyText("A/esc closes · ↑/↓ another control · ◆ current")
 	if m.ablCurrentOther() {
 		status = fitFirst(w-1,
-			"A/esc closes · ↑/↓ another control · ◇ the atlas model at the current value, not the one on screen",
+			m.keyText("A/esc closes · ↑/↓ another control · ◇ the atlas model at the current value, not the one on screen"),
 			"A/esc closes · ◇ the atlas model at the current value, not the one on screen",
 			"A/esc closes · ◇ atlas model, not the one shown")
 	}

@@ -171,9 +171,13 @@ func New(opts Options) (Model, error) {
 	for i, r := range core.Regularizers {
 		regs[i] = string(r)
 	}
+	keys := DefaultKeyMap()
+	if opts.ASCII {
+		keys = keys.asciiNames()
+	}
 	m := Model{
 		opts:        opts,
-		keys:        DefaultKeyMap(),
+		keys:        keys,
 		help:        help.New(),
 		theme:       newTheme(colorprofile.TrueColor),
 		systems:     sims.All(),

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // asciiState is one screen of the explorer: the keys that lead to it
@@ -76,5 +78,36 @@ func checkASCIIFrame(t *testing.T, m Model) {
 		if _, ok := asciiRunes[r]; r >= 0x80 && !ok && !unicode.Is(unicode.Mn, r) {
 			t.Errorf("%q (%U) has no ASCII character: it is drawn ?", r, r)
 		}
+	}
+}
+
+// TestASCIINamesArrowKeysInWords: --ascii draws ↑ ↓ ← → as ^ v < >,
+// and its help offered "v/j next control" (v is the heatmap key), its
+// footer "^v select" and "<> change" (^ < > are no keys): the arrow
+// keys are named in words there.
+func TestASCIINamesArrowKeysInWords(t *testing.T) {
+	m, err := New(Options{System: "spring", ASCII: true, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	m, _ = run(t, m, m.Init())
+	frame := m.View().Content
+	if footer := frame[strings.LastIndex(frame, "\n")+1:]; !strings.Contains(footer, "up/down select") || !strings.Contains(footer, "left/right change") {
+		t.Errorf("footer %q", footer)
+	}
+	m, _ = press(t, m, "?")
+	frame = m.View().Content
+	for _, want := range []string{"up/k ", "down/j ", "left/h/- ", "right/l/+ ", "(up/down select, left/right change)", "up/down scroll"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the --ascii help lacks %q:\n%s", want, frame)
+		}
+	}
+	if strings.Contains(frame, "v/j") {
+		t.Errorf("the --ascii help names v for the next control:\n%s", frame)
+	}
+	m, _ = press(t, m, "?", "A")
+	if frame = m.View().Content; !strings.Contains(frame, "up/down another control") {
+		t.Errorf("the --ascii ablation view names ^/v:\n%s", frame)
 	}
 }

@@ -95,9 +95,9 @@ func (m Model) switchWarning(a switchArm) string {
 	if a.open {
 		// The run stops once a file opens: esc at the prompt, or a file
 		// that cannot be read, leaves it training.
-		return fmt.Sprintf("%s again opens a checkpoint, which stops %s", keyName(a.key), a.stops)
+		return fmt.Sprintf("%s again opens a checkpoint, which stops %s", m.keyText(keyName(a.key)), a.stops)
 	}
-	return fmt.Sprintf("%s again stops %s and shows %s/%s", keyName(a.key), a.stops, m.systems[a.sysIdx].Name(), a.backbone)
+	return fmt.Sprintf("%s again stops %s and shows %s/%s", m.keyText(keyName(a.key)), a.stops, m.systems[a.sysIdx].Name(), a.backbone)
 }
 
 // syncSwitchWarning keeps a switch's warning, while it is on the

@@ -22,7 +22,7 @@ func (m Model) fullHelp(w, h int, msgCut bool) []string {
 		return block(lines, w, h)
 	}
 	top := min(max(m.helpTop, 0), len(lines)-(h-1))
-	more := fmt.Sprintf("↑/↓ scroll, pgup/pgdn a screen · lines %d–%d of %d", top+1, top+h-1, len(lines))
+	more := m.keyText(fmt.Sprintf("↑/↓ scroll, pgup/pgdn a screen · lines %d–%d of %d", top+1, top+h-1, len(lines)))
 	out := append(lines[top:top+h-1:top+h-1], m.theme.paint(m.theme.dim, more))
 	return block(out, w, h)
 }
@@ -87,7 +87,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 		"  (another system or o while baselines fit) asks first: press it again to go on.")
 	n := m.realizations() // explore --tasks
 	lines = append(lines, "",
-		t.paint(t.bold, "controls")+"  (↑/↓ select, ←/→ change)",
+		t.paint(t.bold, "controls")+m.keyText("  (↑/↓ select, ←/→ change)"),
 		"context and noise σ re-infer at once on the same realization;",
 		"λθ, λδ, regulariser: the value's atlas model (lnp, fewer steps), else t trains;",
 		"  stage 2 minimises −ELBO + λθ·L_θ + λδ·L_δ: L_θ the θ loss on draws with",

@@ -1,6 +1,10 @@
 package tui
 
-import "charm.land/bubbles/v2/key"
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
 
 // KeyMap is every key binding of the explorer. It drives both the key
 // handling and the help bubble (the short line at the bottom and the full
@@ -25,6 +29,8 @@ type KeyMap struct {
 	// HelpPageUp and HelpPageDown scroll the ? help by a screen; they
 	// act only while it is open (its last line names them).
 	HelpPageUp, HelpPageDown key.Binding
+	// selectKeys and changeKeys name ↑↓ and ←→ in the footer.
+	selectKeys, changeKeys string
 }
 
 // DefaultKeyMap returns the explorer's key bindings.
@@ -60,14 +66,41 @@ func DefaultKeyMap() KeyMap {
 		// ↓ took some fifty presses to its end.
 		HelpPageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "help a screen up")),
 		HelpPageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "help a screen down")),
+		selectKeys:   "↑↓",
+		changeKeys:   "←→",
 	}
+}
+
+// asciiArrows names the arrow keys in words. --ascii draws ↑ ↓ ← → as
+// ^ v < >, and its help offered "v/j next control", "^v select" and
+// "<> change": v is the heatmap key, and ^ < > are no keys at all.
+var asciiArrows = strings.NewReplacer("↑/↓", "up/down", "←/→", "left/right", "↑↓", "up/down", "←→", "left/right",
+	"↑", "up", "↓", "down", "←", "left", "→", "right")
+
+// asciiNames is k with the arrow keys named in words (asciiArrows),
+// for --ascii.
+func (k KeyMap) asciiNames() KeyMap {
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Left, &k.Right} {
+		b.SetHelp(asciiArrows.Replace(b.Help().Key), b.Help().Desc)
+	}
+	k.selectKeys, k.changeKeys = asciiArrows.Replace(k.selectKeys), asciiArrows.Replace(k.changeKeys)
+	return k
+}
+
+// keyText is s with the arrow keys it names in words under --ascii
+// (asciiArrows); only for text that names keys, not plot marks.
+func (m Model) keyText(s string) string {
+	if m.opts.ASCII {
+		return asciiArrows.Replace(s)
+	}
+	return s
 }
 
 // ShortHelp is the one-line help at the bottom of the screen.
 func (k KeyMap) ShortHelp() []key.Binding {
 	// Help, quit and the other panels (on a small terminal) first: the
 	// line is cut at the terminal's width.
-	return []key.Binding{k.Help, k.Quit, k.Page, pairHelp(k.Up, k.Down, "↑↓", "select"), pairHelp(k.Left, k.Right, "←→", "change"),
+	return []key.Binding{k.Help, k.Quit, k.Page, pairHelp(k.Up, k.Down, k.selectKeys, "select"), pairHelp(k.Left, k.Right, k.changeKeys, "change"),
 		k.Train, k.Cancel, k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open}
 }
 
