@@ -127,3 +127,18 @@ func TestHelpSaysThetaSigmaStopsAtThePriors(t *testing.T) {
 		}
 	}
 }
+
+// TestFooterOverHelpSaysArrowsScroll: over the ? help ↑ and ↓ scroll
+// it, and the footer says so; it offered "↑↓ select", which they do not
+// do there.
+func TestFooterOverHelpSaysArrowsScroll(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	if f := m.footer(); !strings.Contains(f, "↑↓ select") {
+		t.Fatalf("footer %q", f)
+	}
+	focus := m.focus
+	m, _ = press(t, m, "?", "down")
+	if f := m.footer(); m.focus != focus || m.helpTop != 1 || !strings.Contains(f, "↑↓ scroll") || strings.Contains(f, "select") {
+		t.Errorf("over the help: ↓ moved focus %d → %d, help top %d; footer %q", focus, m.focus, m.helpTop, f)
+	}
+}

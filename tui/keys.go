@@ -29,8 +29,9 @@ type KeyMap struct {
 	// HelpPageUp and HelpPageDown scroll the ? help by a screen; they
 	// act only while it is open (its last line names them).
 	HelpPageUp, HelpPageDown key.Binding
-	// selectKeys and changeKeys name ↑↓ and ←→ in the footer.
-	selectKeys, changeKeys string
+	// selectKeys and changeKeys name ↑↓ and ←→ in the footer;
+	// selectDesc says what ↑↓ do (over the ? help they scroll it).
+	selectKeys, changeKeys, selectDesc string
 }
 
 // DefaultKeyMap returns the explorer's key bindings.
@@ -67,6 +68,7 @@ func DefaultKeyMap() KeyMap {
 		HelpPageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "help a screen up")),
 		HelpPageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "help a screen down")),
 		selectKeys:   "↑↓",
+		selectDesc:   "select",
 		changeKeys:   "←→",
 	}
 }
@@ -100,7 +102,7 @@ func (m Model) keyText(s string) string {
 func (k KeyMap) ShortHelp() []key.Binding {
 	// Help, quit and the other panels (on a small terminal) first: the
 	// line is cut at the terminal's width.
-	return []key.Binding{k.Help, k.Quit, k.Page, pairHelp(k.Up, k.Down, k.selectKeys, "select"), pairHelp(k.Left, k.Right, k.changeKeys, "change"),
+	return []key.Binding{k.Help, k.Quit, k.Page, pairHelp(k.Up, k.Down, k.selectKeys, k.selectDesc), pairHelp(k.Left, k.Right, k.changeKeys, "change"),
 		k.Train, k.Cancel, k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open}
 }
 

@@ -392,6 +392,11 @@ func (m Model) footer() string {
 		return m.prompt.view(m.width, m.theme)
 	}
 	k := m.keysNow()
+	if m.help.ShowAll {
+		// ↑↓ scroll the help over which the footer shows: it offered
+		// "↑↓ select" there.
+		k.selectDesc = "scroll"
+	}
 	h := m.help
 	h.ShowAll = false
 	return padRight(h.View(k), m.width)
