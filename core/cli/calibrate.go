@@ -163,7 +163,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		samples: m.Config.Arch.Backbone.SamplesDrawn(f.samples), seed: f.seed, refine: steps,
 	}
 	if f.png != "" {
-		if err := writeCalibrationFigure(f.png, c); err != nil {
+		if err := writeCalibrationFigure(ctx, f.png, c); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"math"
@@ -23,13 +24,17 @@ import (
 // contraction against z-score.
 
 // writeDiagnosticsFigure renders d's figure and writes it to path as
-// PNG, atomically: on any failure no file (and no partial file) is left.
-func writeDiagnosticsFigure(path string, d core.Diagnostics, title string) error {
+// PNG, atomically: on any failure no file (and no partial file) is left,
+// nor when ctx is cancelled first (savePNG).
+func writeDiagnosticsFigure(ctx context.Context, path string, d core.Diagnostics, title string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	img, err := renderDiagnosticsFigure(d, title)
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
-	return savePNG(path, img)
+	return savePNG(ctx, path, img)
 }
 
 // renderDiagnosticsFigure lays the panels out on one canvas; gonum/plot's

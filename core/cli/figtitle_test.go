@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/png"
 	"math"
@@ -102,7 +103,7 @@ func TestFigureTitlesFit(t *testing.T) {
 		c := longestCalibration(syntheticCalibration(sys, false))
 		checkHeadingFits(t, "calibrate "+name, newFigureHeading(figureTitle(c), width, 0.4*vg.Inch), width)
 		path := filepath.Join(dir, "calibrate-"+name+".png")
-		if err := writeCalibrationFigure(path, c); err != nil {
+		if err := writeCalibrationFigure(context.Background(), path, c); err != nil {
 			t.Fatalf("calibrate %s: %v", name, err)
 		}
 		checkTitleEdgesBlank(t, "calibrate "+name, path, newFigureHeading(figureTitle(c), width, 0.4*vg.Inch))
@@ -111,7 +112,7 @@ func TestFigureTitlesFit(t *testing.T) {
 		heading := newFigureHeading(diagnosticsFigureTitle(d, sys.Title()), width, 0.5*vg.Inch)
 		checkHeadingFits(t, "diagnose "+name, heading, width)
 		path = filepath.Join(dir, "diagnose-"+name+".png")
-		if err := writeDiagnosticsFigure(path, d, sys.Title()); err != nil {
+		if err := writeDiagnosticsFigure(context.Background(), path, d, sys.Title()); err != nil {
 			t.Fatalf("diagnose %s: %v", name, err)
 		}
 		checkTitleEdgesBlank(t, "diagnose "+name, path, heading)
@@ -120,7 +121,7 @@ func TestFigureTitlesFit(t *testing.T) {
 	heading := newFigureHeading(title, width, sweepTitleHeight)
 	checkHeadingFits(t, "sweep", heading, width)
 	path := filepath.Join(dir, "sweep.png")
-	if err := writeSweepFigure(path, sum, title); err != nil {
+	if err := writeSweepFigure(context.Background(), path, sum, title); err != nil {
 		t.Fatal(err)
 	}
 	checkTitleEdgesBlank(t, "sweep", path, heading)

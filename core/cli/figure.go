@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"image/color"
 	"io"
@@ -55,13 +56,17 @@ const (
 )
 
 // writeCalibrationFigure renders c's figure and writes it to path as PNG,
-// atomically: on any failure no file (and no partial file) is left.
-func writeCalibrationFigure(path string, c calibration) error {
+// atomically: on any failure no file (and no partial file) is left, nor
+// when ctx is cancelled first (savePNG).
+func writeCalibrationFigure(ctx context.Context, path string, c calibration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	img, err := renderCalibrationFigure(c)
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
-	return savePNG(path, img)
+	return savePNG(ctx, path, img)
 }
 
 // renderCalibrationFigure lays the panels out on one canvas. gonum/plot
@@ -451,14 +456,36 @@ func productPanels(c calibration) (rows [][]*plot.Plot, bars map[*plot.Plot]*plo
 }
 
 // savePNG writes img to path as a PNG, atomically (nets.WriteFileAtomic):
-// on any failure no file, and no partial file, is left.
-func savePNG(path string, img *vgimg.Canvas) error {
-	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
+// on any failure no file, and no partial file, is left. A Ctrl-C or
+// SIGTERM (ctx cancelled) before the file is in place stops it too,
+// with path as it was: the encoding of a large figure takes a quarter
+// of a second, in which the signal was otherwise ignored and the
+// command ended with status 0, so that a shell loop running it went on.
+func savePNG(ctx context.Context, path string, img *vgimg.Canvas) error {
+	if err := ctx.Err(); err != nil {
 		return err
+	}
+	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
+		if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(ctxWriter{ctx, w}); err != nil {
+			return err
+		}
+		return ctx.Err() // the last bytes may have gone in one write
 	})
 	if err != nil {
 		return fmt.Errorf("--png: %w", err)
 	}
 	return nil
+}
+
+// ctxWriter is w that fails, with ctx's error, once ctx is cancelled.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }

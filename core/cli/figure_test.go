@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"image/png"
 	"math"
 	"os"
@@ -54,7 +56,7 @@ func TestCalibrationFigure(t *testing.T) {
 		for _, constant := range []bool{false, true} {
 			sys := lookup(t, name)
 			path := filepath.Join(dir, name+".png")
-			if err := writeCalibrationFigure(path, syntheticCalibration(sys, constant)); err != nil {
+			if err := writeCalibrationFigure(context.Background(), path, syntheticCalibration(sys, constant)); err != nil {
 				t.Fatalf("%s (constant %v): %v", name, constant, err)
 			}
 			data, err := os.ReadFile(path)
@@ -85,14 +87,14 @@ func TestCalibrationFigureFailures(t *testing.T) {
 	c := syntheticCalibration(sys, false)
 	c.pred.Mean[5] = math.NaN()
 	path := filepath.Join(dir, "nan.png")
-	if err := writeCalibrationFigure(path, c); err == nil {
+	if err := writeCalibrationFigure(context.Background(), path, c); err == nil {
 		t.Error("NaN prediction: no error")
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("NaN prediction left a file: %v", err)
 	}
 	// An unwritable destination fails cleanly.
-	if err := writeCalibrationFigure(filepath.Join(dir, "missing", "f.png"), syntheticCalibration(sys, false)); err == nil || !strings.Contains(err.Error(), "--png") {
+	if err := writeCalibrationFigure(context.Background(), filepath.Join(dir, "missing", "f.png"), syntheticCalibration(sys, false)); err == nil || !strings.Contains(err.Error(), "--png") {
 		t.Errorf("missing directory: error %v", err)
 	}
 	// An existing file is replaced whole, and no temporary stays behind.
@@ -100,7 +102,7 @@ func TestCalibrationFigureFailures(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old contents"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeCalibrationFigure(path, syntheticCalibration(sys, false)); err != nil {
+	if err := writeCalibrationFigure(context.Background(), path, syntheticCalibration(sys, false)); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
@@ -146,5 +148,47 @@ func TestHeatPanelScale(t *testing.T) {
 	_, bar = heatPanel("δ", "t", "x", "δ u", field, []Series{{Values: []float64{-0.2, 0.5}}}, true)
 	if bar.X.Min != -0.5 || bar.X.Max != 0.5 {
 		t.Errorf("diverging scale: colour bar spans [%g, %g], want [-0.5, 0.5]", bar.X.Min, bar.X.Max)
+	}
+}
+
+// cancelAfterCtx is a context whose Err is nil for its first n calls
+// and context.Canceled after: cancelled while the figure is encoded.
+type cancelAfterCtx struct {
+	context.Context
+	n *int
+}
+
+func (c cancelAfterCtx) Err() error {
+	if *c.n <= 0 {
+		return context.Canceled
+	}
+	*c.n--
+	return nil
+}
+
+// A Ctrl-C or SIGTERM while a figure is drawn or encoded stops the
+// write, leaving the file that was there and no temporary: the encoding
+// used to ignore it, and the command ended with status 0 after the
+// signal, so that a shell loop went on (savePNG).
+func TestFigureWriteInterrupted(t *testing.T) {
+	sys := lookup(t, "spring")
+	for _, after := range []int{0, 1, 2, 5} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "old.png")
+		old := []byte("\x89PNG\r\n\x1a\nold figure")
+		if err := os.WriteFile(path, old, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n := after
+		err := writeCalibrationFigure(cancelAfterCtx{context.Background(), &n}, path, syntheticCalibration(sys, false))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled after %d checks: error %v, want context.Canceled", after, err)
+		}
+		if data, _ := os.ReadFile(path); !bytes.Equal(data, old) {
+			t.Errorf("cancelled after %d checks: %s was replaced", after, path)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("cancelled after %d checks: %d files left in %s, want the old one alone", after, len(entries), dir)
+		}
 	}
 }

@@ -119,7 +119,7 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 		return err
 	}
 	if f.collect != "" {
-		return f.runCollect(env)
+		return f.runCollect(ctx, env)
 	}
 	if err := f.checkNoSummaryFlags(); err != nil {
 		return err
@@ -191,7 +191,7 @@ func (f *sweepFlags) checkNoSummaryFlags() error {
 
 // runCollect summarises the finished cells of the sweep (or preset)
 // directory --collect names.
-func (f *sweepFlags) runCollect(env *Env) error {
+func (f *sweepFlags) runCollect(ctx context.Context, env *Env) error {
 	if f.out != "" || len(f.vary.entries) > 0 || f.plan || f.only != "" || f.preset != "" {
 		return UsageError("--collect DIR takes only --json and --png")
 	}
@@ -200,14 +200,14 @@ func (f *sweepFlags) runCollect(env *Env) error {
 	}
 	o := sweepOutput{json: f.jsonOut, png: f.png, collect: true}
 	if studies, name, _ := presetOf(f.collect); studies != nil {
-		return collectPreset(name, studies, f.collect, o, env)
+		return collectPreset(ctx, name, studies, f.collect, o, env)
 	}
 	if f.png {
 		if err := checkSweepFigures(f.collect); err != nil {
 			return err
 		}
 	}
-	return finishSweep(f.collect, o, env)
+	return finishSweep(ctx, f.collect, o, env)
 }
 
 // runOnly runs the one cell --only names, without the summary.
@@ -268,7 +268,7 @@ func (f *sweepFlags) runAll(ctx context.Context, cells []sweepCell, env *Env) er
 		// the preset summarises with the others once all have run.
 		return failed
 	}
-	if err := finishSweep(f.out, sweepOutput{json: f.jsonOut, png: f.png}, env); err != nil {
+	if err := finishSweep(ctx, f.out, sweepOutput{json: f.jsonOut, png: f.png}, env); err != nil {
 		return err
 	}
 	return failed

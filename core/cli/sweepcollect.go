@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -512,7 +513,7 @@ func isSweepSummaryJSON(head []byte, _ int64) bool {
 // finishSweep writes results.csv and summary.json from the finished
 // cells of dir, then prints the curves (or the summary as JSON) and
 // draws the figure with png.
-func finishSweep(dir string, o sweepOutput, env *Env) error {
+func finishSweep(ctx context.Context, dir string, o sweepOutput, env *Env) error {
 	axes, rows, err := readSweep(dir)
 	if err != nil {
 		return err
@@ -559,7 +560,7 @@ func finishSweep(dir string, o sweepOutput, env *Env) error {
 	// since --png asked for the file, but after the summary is printed.
 	if o.png {
 		fig := filepath.Join(dir, "sweep.png")
-		if err := writeSweepFigure(fig, sum, sweepFigureTitle(axes, rows, sum)); err != nil {
+		if err := writeSweepFigure(ctx, fig, sum, sweepFigureTitle(axes, rows, sum)); err != nil {
 			return err
 		}
 		env.noteFigure(fig)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -43,7 +44,10 @@ func figureRows(sum sweepSummary) [][]string {
 // per value of the other axes, with error bars of the seeds' 95%
 // interval, under title and a legend of the lines, and writes it
 // atomically as PNG.
-func writeSweepFigure(path string, sum sweepSummary, title string) (err error) {
+func writeSweepFigure(ctx context.Context, path string, sum sweepSummary, title string) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("--png: drawing failed: %v", r)
@@ -57,7 +61,7 @@ func writeSweepFigure(path string, sum sweepSummary, title string) (err error) {
 	head := heading.height() + legend.height()
 	img := vgimg.NewWith(vgimg.UseWH(3*figPanelW, vg.Length(len(rows))*figPanelH+head), vgimg.UseDPI(figDPI))
 	drawSweepFigure(draw.New(img), rows, heading, legend)
-	return savePNG(path, img)
+	return savePNG(ctx, path, img)
 }
 
 // sweepTitleHeight is the height of sweep.png's first title line.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestSweepFigureKeepsMetricBounds(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "sweep.png")
-	if err := writeSweepFigure(path, sum, "Damped spring · sweep of context"); err != nil {
+	if err := writeSweepFigure(context.Background(), path, sum, "Damped spring · sweep of context"); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {

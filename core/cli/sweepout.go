@@ -28,7 +28,10 @@ func checkSweepOut(out string) error {
 		return UsageError("--out DIR is required")
 	}
 	base, st, err := nearestExisting(out)
+	var dangling *danglingLinkError
 	switch {
+	case errors.As(err, &dangling):
+		return UsageError("--out %s: %v", out, err)
 	case err != nil:
 		return UsageError("--out %s: %s: %v", out, base, pathCause(err))
 	case st.IsDir():
@@ -63,12 +66,20 @@ func checkSweepOutWritable(out string) error {
 // nearestExisting is path or the nearest directory above it that
 // exists, and what it is; err is why it could not be looked at, other
 // than not existing or being under a file (a directory without search
-// permission).
+// permission), or a *danglingLinkError where path or a directory above
+// it is a symbolic link to nothing: the sweep's MkdirAll would fail on
+// it in every cell ("mkdir lnk: file exists"), and creating the folder
+// through the link would make one where no one named it (as the file
+// flags refuse, nets.AtomicTarget).
 func nearestExisting(path string) (string, fs.FileInfo, error) {
 	for {
 		st, err := os.Stat(path)
 		if err == nil || !(errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)) {
 			return path, st, err
+		}
+		if lst, lerr := os.Lstat(path); lerr == nil && lst.Mode()&fs.ModeSymlink != 0 && errors.Is(err, fs.ErrNotExist) {
+			dest, _ := os.Readlink(path)
+			return path, nil, &danglingLinkError{path: path, dest: dest}
 		}
 		parent := rawParent(path)
 		if parent == path {
@@ -91,4 +102,12 @@ func rawParent(path string) string {
 		return "."
 	}
 	return trimSeparator(dir)
+}
+
+// danglingLinkError is a symbolic link, on the way to sweep --out, that
+// leads to nothing (nearestExisting).
+type danglingLinkError struct{ path, dest string }
+
+func (e *danglingLinkError) Error() string {
+	return e.path + " is a symbolic link to " + e.dest + ", which does not exist: refusing to create a folder through the link; remove the link or choose another name"
 }

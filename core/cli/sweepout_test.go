@@ -63,3 +63,25 @@ func TestNearestExisting(t *testing.T) {
 		}
 	}
 }
+
+// A symbolic link to nothing as sweep --out, or above it, is refused
+// before any cell runs, as the file flags refuse one (nets.AtomicTarget):
+// it used to pass the check and fail every cell with "mkdir lnk: file
+// exists", exit 1, and a rerun that could only fail again.
+func TestSweepOutDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	lnk := filepath.Join(dir, "lnk")
+	if err := os.Symlink(filepath.Join(dir, "missing"), lnk); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	for _, out := range []string{lnk, filepath.Join(lnk, "sub")} {
+		code, _, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", out)
+		want := "--out " + out + ": " + lnk + " is a symbolic link to " + filepath.Join(dir, "missing") + ", which does not exist"
+		if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "cell") {
+			t.Errorf("--out %s: exit %d, stderr %q; want 2 and %q before any cell", out, code, stderr, want)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "missing")); err == nil {
+			t.Errorf("--out %s created the link's target", out)
+		}
+	}
+}

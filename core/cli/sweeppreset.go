@@ -190,7 +190,7 @@ func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, js
 		warnPlanPath(env)
 		return nil
 	}
-	if err := collectPreset(name, studies, out, sweepOutput{json: jsonOut, png: png}, env); err != nil {
+	if err := collectPreset(ctx, name, studies, out, sweepOutput{json: jsonOut, png: png}, env); err != nil {
 		return err
 	}
 	if len(failedStudies) > 0 {
@@ -222,7 +222,7 @@ type presetStudyJSON struct {
 // {"preset", "studies": [{"study", "dir", "summary"}]}, since two
 // studies may share an axis and their bare summaries would not say
 // which is which.
-func collectPreset(name string, studies []sweepStudy, out string, o sweepOutput, env *Env) error {
+func collectPreset(ctx context.Context, name string, studies []sweepStudy, out string, o sweepOutput, env *Env) error {
 	if o.png {
 		if err := checkSweepFigures(studyDirs(studies, out)...); err != nil {
 			return err
@@ -242,7 +242,7 @@ func collectPreset(name string, studies []sweepStudy, out string, o sweepOutput,
 		} else {
 			fmt.Fprintf(env.Stdout, "== %s\n", st.name)
 		}
-		if err := finishSweep(dir, o, studyEnv); err != nil {
+		if err := finishSweep(ctx, dir, o, studyEnv); err != nil {
 			return fmt.Errorf("study %s: %w", st.name, err)
 		}
 		found = append(found, presetStudyJSON{Study: st.name, Dir: dir, Summary: summary.Bytes()})
