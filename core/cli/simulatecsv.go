@@ -82,6 +82,11 @@ func checkCSVRequest(sys sims.System, path string, context int, noise float64, g
 		if err := checkCSVTarget(req.sidePath, u0File); err != nil {
 			return csvRequest{}, UsageError("the u0 file --csv %s writes beside it: %v", path, err)
 		}
+		// A link at one name to the other would have the second save
+		// write over the first: the observations would be lost.
+		if sameFile(req.path, req.sidePath) {
+			return csvRequest{}, UsageError("--csv %s and the u0 file it writes beside it, %s, are the same file (a link leads from one to the other): the u0 would replace the observations; remove the link or choose another name", path, req.sidePath)
+		}
 	}
 	return req, nil
 }
