@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"apic/core"
-	"apic/nets"
 	"apic/sims"
 )
 
@@ -44,9 +43,10 @@ random as eval chooses its context, each value with Gaussian noise of
 standard deviation --noise σ (default 0), both drawn from --seed. It
 then prints the calibrate command that reads FILE: for lv with the --u0
 to give; advdiff's u0, a field, goes to a second file beside FILE
-(obs.csv: obs-u0.csv) for --u0-file. An existing file is replaced only
-if --csv wrote it (its first line the comment "# written by apic simulate
---csv", which calibrate skips).`
+(obs.csv: obs-u0.csv) for --u0-file; the two are written together, so
+that when either cannot be, neither is replaced. An existing file is
+replaced only if --csv wrote it (its first line the comment "# written
+by apic simulate --csv", which calibrate skips).`
 
 // checkCSVRequest checks simulate's --csv, --context and --noise up
 // front, before anything is drawn or written; given says which flags
@@ -81,6 +81,11 @@ func checkCSVRequest(sys sims.System, path string, context int, noise float64, g
 	if req.sidePath != "" {
 		if err := checkCSVTarget(req.sidePath, u0File); err != nil {
 			return csvRequest{}, UsageError("the u0 file --csv %s writes beside it: %v", path, err)
+		}
+		// A link at one name to the other would have the second save
+		// write over the first: the observations would be lost.
+		if sameFile(req.path, req.sidePath) {
+			return csvRequest{}, UsageError("--csv %s and the u0 file it writes beside it, %s, are the same file (a link leads from one to the other): the u0 would replace the observations; remove the link or choose another name", path, req.sidePath)
 		}
 	}
 	return req, nil
@@ -153,10 +158,10 @@ func drawObservations(sys sims.System, r sims.Realization, req csvRequest, seed 
 	return task.Context, nil
 }
 
-// writeObservationCSV writes obs in calibrate --data's format: the
-// header of sys's grid (obsHeader), then one row per observation, its
-// states then its values.
-func writeObservationCSV(path string, sys sims.System, obs sims.Context, noDiscrepancy bool) error {
+// observationCSV is the content of the file of obs in calibrate
+// --data's format: the header of sys's grid (obsHeader), then one row
+// per observation, its states then its values.
+func observationCSV(sys sims.System, obs sims.Context, noDiscrepancy bool) func(io.Writer) error {
 	rows := make([][]float64, len(obs.States))
 	for i, state := range obs.States {
 		rows[i] = append(slices.Clip(state), obs.Values[i]...)
@@ -165,29 +170,28 @@ func writeObservationCSV(path string, sys sims.System, obs sims.Context, noDiscr
 	if noDiscrepancy {
 		what = "(" + sys.Name() + ", --no-discrepancy: G = F)"
 	}
-	return writeMarkedCSV(path, what+": observations for calibrate --data", obsHeader(sys.Grid()), rows)
+	return markedCSV(what+": observations for calibrate --data", obsHeader(sys.Grid()), rows)
 }
 
-// writeSideCSV writes a side-information field in --u0-file's format:
-// the header x,u, then one row per grid position.
-func writeSideCSV(path string, sys sims.System, side []float64) error {
+// sideCSV is the content of a side-information field's file in
+// --u0-file's format: the header x,u, then one row per grid position.
+func sideCSV(sys sims.System, side []float64) (func(io.Writer) error, error) {
 	axis := sideAxisOf(sys.Grid(), len(side))
 	if axis.pos == nil {
-		return fmt.Errorf("--csv: %s's %s has no grid positions to write", sys.Name(), sys.Side().Name)
+		return nil, fmt.Errorf("--csv: %s's %s has no grid positions to write", sys.Name(), sys.Side().Name)
 	}
 	rows := make([][]float64, len(side))
 	for i, v := range side {
 		rows[i] = []float64{axis.pos[i], v}
 	}
-	return writeMarkedCSV(path, "("+sys.Name()+"): the initial state for calibrate --u0-file", []string{"x", "u"}, rows)
+	return markedCSV("("+sys.Name()+"): the initial state for calibrate --u0-file", []string{"x", "u"}, rows), nil
 }
 
-// writeMarkedCSV saves, atomically, simulateCSVMark's line followed by
-// note, the header and the rows, every number in the shortest
-// form that reads back to the same float64, so that states land
-// exactly on the grid.
-func writeMarkedCSV(path, note string, header []string, rows [][]float64) error {
-	err := nets.WriteFileAtomic(path, func(w io.Writer) error {
+// markedCSV writes simulateCSVMark's line followed by note, the header
+// and the rows, every number in the shortest form that reads back to
+// the same float64, so that states land exactly on the grid.
+func markedCSV(note string, header []string, rows [][]float64) func(io.Writer) error {
+	return func(w io.Writer) error {
 		if _, err := fmt.Fprintf(w, "%s %s\n%s\n", simulateCSVMark, note, strings.Join(header, ",")); err != nil {
 			return err
 		}
@@ -201,11 +205,7 @@ func writeMarkedCSV(path, note string, header []string, rows [][]float64) error 
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("--csv: %w", err)
 	}
-	return nil
 }
 
 // warnNoiseBeyondShipped warns when --noise σ is above the noise the
@@ -252,16 +252,16 @@ func writeCSVExercise(env *Env, sys sims.System, r sims.Realization, req csvRequ
 		return err
 	}
 	warnNoiseBeyondShipped(env, sys, req.noise)
-	if err := writeObservationCSV(req.path, sys, obs, req.noDiscrepancy); err != nil {
-		return err
-	}
+	files := []pairFile{{req.path, observationCSV(sys, obs, req.noDiscrepancy)}}
 	args := []string{"apic", "calibrate", "--system", sys.Name(), "--data", shellQuote(req.path)}
 	wrote := req.path
 	switch side := sys.Side(); {
 	case req.sidePath != "":
-		if err := writeSideCSV(req.sidePath, sys, r.Side); err != nil {
+		write, err := sideCSV(sys, r.Side)
+		if err != nil {
 			return err
 		}
+		files = append(files, pairFile{req.sidePath, write})
 		args = append(args, "--u0-file", shellQuote(req.sidePath))
 		wrote += fmt.Sprintf(" and its %s to %s", side.Name, req.sidePath)
 	case side.Len > 0:
@@ -270,6 +270,11 @@ func writeCSVExercise(env *Env, sys sims.System, r sims.Realization, req csvRequ
 			values[i] = fmtFloat(v)
 		}
 		args = append(args, "--u0", strings.Join(values, ","))
+	}
+	// Both files or neither: new observations beside an old u0 would
+	// calibrate against the wrong initial state.
+	if err := writeFilesTogether(files); err != nil {
+		return fmt.Errorf("--csv: %w", err)
 	}
 	env.Notef("wrote %s of the true process (noise σ = %v, seed %d) to %s; calibrate them with:\n  %s",
 		core.Count(obs.Len(), "observation"), req.noise, seed, wrote, strings.Join(args, " "))
