@@ -89,17 +89,32 @@ func NotOwnFile(path string, m fs.FileMode) *NotRegularFileError {
 }
 
 // writeAtomic writes the data produced by write to a temporary file
-// beside target, gives it mode, syncs it and puts it at target with
-// publish (a rename, or linkNew), then syncs the directory; path is
-// target as the caller named it, for the errors.
+// beside target (WriteTemp), puts it at target with publish (a rename,
+// or linkNew), then syncs the directory; path is target as the caller
+// named it, for the errors.
 func writeAtomic(path, target string, mode os.FileMode, write func(w io.Writer) error, publish func(tmp, target string) error) error {
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	tmp, err := WriteTemp(path, target, mode, write)
 	if err != nil {
+		return err
+	}
+	if err := publish(tmp, target); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	_ = syncDirHook(DirOf(target)) // best effort: path is in place (see above)
+	return nil
+}
+
+// WriteTemp writes the data produced by write to a new temporary file
+// beside target (in its directory, so that a rename to target is
+// atomic), gives it mode, syncs and closes it, and returns its name.
+// On any error, or a panic in write, the temporary file is removed.
+// path is target as the caller named it, for the errors.
+func WriteTemp(path, target string, mode os.FileMode, write func(w io.Writer) error) (string, error) {
+	_, base := filepath.Split(target)
+	tmp, err := os.CreateTemp(DirOf(target), "."+base+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	done := false
 	defer func() {
@@ -108,30 +123,38 @@ func writeAtomic(path, target string, mode os.FileMode, write func(w io.Writer) 
 			os.Remove(tmp.Name())
 		}
 	}()
-
 	bw := bufio.NewWriterSize(tmp, 256<<10)
 	if err := write(bw); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("writing %s: sync: %w", path, err)
+		return "", fmt.Errorf("writing %s: sync: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: close: %w", path, err)
-	}
-	if err := publish(tmp.Name(), target); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return "", fmt.Errorf("writing %s: close: %w", path, err)
 	}
 	done = true
-	_ = syncDirHook(dir) // best effort: path is in place (see above)
-	return nil
+	return tmp.Name(), nil
 }
+
+// DirOf is the directory a file at path is in, "." for a bare name,
+// without cleaning a "lnk/.." away (RawDir).
+func DirOf(path string) string {
+	if dir := RawDir(path); dir != "" {
+		return dir
+	}
+	return "."
+}
+
+// SyncDirOf fsyncs the directory of path so that a rename in it
+// survives a crash (nothing to do on Windows).
+func SyncDirOf(path string) error { return syncDir(DirOf(path)) }
 
 // linkNew puts the file tmp at target unless a file is there (link(2)
 // fails with EEXIST), then removes the name tmp. A file system without

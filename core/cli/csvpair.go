@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -91,63 +90,27 @@ func writeFilesTogether(files []pairFile) error {
 		pairHook("placed " + p.path)
 	}
 	for _, p := range pending {
-		_ = syncDirOf(p.target) // best effort, as nets.WriteFileAtomic's
+		_ = nets.SyncDirOf(p.target) // best effort, as nets.WriteFileAtomic's
 	}
 	return nil
 }
 
-// prepareFile writes f to a temporary file beside the file it replaces,
-// with that file's mode (0644 for a new one). On an error, or a panic
-// in f.write, the temporary file is removed.
+// prepareFile writes f to a temporary file beside the file it replaces
+// (nets.WriteTemp), with that file's mode (0644 for a new one).
 func prepareFile(f pairFile) (*pendingFile, error) {
-	p := &pendingFile{pairFile: f}
 	target, err := nets.AtomicTarget(f.path)
 	if err != nil {
 		return nil, err
 	}
-	p.target = target
 	mode := os.FileMode(0o644)
 	if st, err := os.Stat(target); err == nil {
 		mode = st.Mode().Perm()
 	}
-	dir, base := filepath.Split(target)
-	tmp, err := os.CreateTemp(cmpDir(dir), "."+base+".tmp-*")
+	tmp, err := nets.WriteTemp(f.path, target, mode, f.write)
 	if err != nil {
-		return nil, fmt.Errorf("writing %s: %w", f.path, err)
+		return nil, err
 	}
-	p.tmp = tmp.Name()
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(p.tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 256<<10)
-	if err := f.write(bw); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", f.path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", f.path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", f.path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return nil, fmt.Errorf("writing %s: sync: %w", f.path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, fmt.Errorf("writing %s: close: %w", f.path, err)
-	}
-	done = true
-	return p, nil
-}
-
-func cmpDir(dir string) string {
-	if dir == "" {
-		return "."
-	}
-	return dir
+	return &pendingFile{pairFile: f, target: target, tmp: tmp}, nil
 }
 
 // check looks at p's target once more before it is replaced: a file
@@ -192,8 +155,8 @@ func (p *pendingFile) place() error {
 // name beside it: a hard link to it, or where the file system has none
 // a copy with its mode.
 func keepAside(target string) (string, error) {
-	dir, base := filepath.Split(target)
-	f, err := os.CreateTemp(cmpDir(dir), "."+base+".old-*")
+	_, base := filepath.Split(target)
+	f, err := os.CreateTemp(nets.DirOf(target), "."+base+".old-*")
 	if err != nil {
 		return "", err
 	}
@@ -273,15 +236,4 @@ func rollBack(placed []*pendingFile, failed *pendingFile, cause error) error {
 		return fmt.Errorf("%w; nothing was written", cause)
 	}
 	return fmt.Errorf("%w; %s left as it was", cause, strings.Join(names, " and "))
-}
-
-// syncDirOf fsyncs the directory of path, so that a rename in it
-// survives a crash.
-func syncDirOf(path string) error {
-	d, err := os.Open(cmpDir(filepath.Dir(path)))
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
