@@ -73,7 +73,12 @@ type linePlot struct {
 const minPlotHeight = 6
 
 // render draws the panel into height lines of exactly width cells.
-func (p linePlot) render(t theme) []string {
+func (p linePlot) render(t theme) []string { return p.renderLaidOut(t, nil) }
+
+// renderLaidOut is render with the panel's layout at its size, where
+// pre is not nil (a view that laid its panels out to size their
+// legends), so that the body is not drawn again.
+func (p linePlot) renderLaidOut(t theme, pre *panelLayout) []string {
 	c := newCanvas(p.width, p.height)
 	title := p.title
 	if p.short != "" && ansi.StringWidth(title) > p.width-1 {
@@ -81,14 +86,15 @@ func (p linePlot) render(t theme) []string {
 	}
 	lines := c.lines(t)
 	lines[0] = padRight(t.paint(t.bold, truncate(title, p.width-1)), p.width)
-	legendN := p.legendNeed(p.width, p.height)
-	if p.legendRows == 2 && p.height >= minPlotHeight+2 {
-		legendN = 2
+	l := pre
+	if l == nil {
+		laid := p.layout()
+		l = &laid
 	}
-	b, msg, ok := p.drawBody(legendN)
-	if !ok {
-		if msg != "" {
-			lines[1] = padRight(msg, p.width)
+	legendN, b := l.legendN, l.body
+	if !l.ok {
+		if l.msg != "" {
+			lines[1] = padRight(l.msg, p.width)
 		}
 		return lines
 	}
@@ -244,30 +250,63 @@ func (p linePlot) xAxis(prefix, dataW int) string {
 	return axis
 }
 
+// panelLayout is how a panel is laid out at its size: its legend's
+// lines and its plot body drawn above them (drawBody: ok false, with
+// msg, where there is none).
+type panelLayout struct {
+	legendN int
+	body    plotBody
+	msg     string
+	ok      bool
+}
+
+// layout lays the panel out at its size: the legend takes legendNeed's
+// lines, or two where legendRows says so and the panel has the room,
+// and the body is drawn once for them.
+func (p linePlot) layout() panelLayout {
+	n, l := p.legendNeedLaid()
+	if p.legendRows == 2 && p.height >= minPlotHeight+2 {
+		n = 2
+	}
+	if l == nil || l.legendN != n {
+		l = &panelLayout{legendN: n}
+		l.body, l.msg, l.ok = p.drawBody(n)
+	}
+	return *l
+}
+
 // legendNeed is how many lines the legend takes in a w × h panel: two
 // where the panel has the room and one line from the left edge holds
 // neither every item nor, with a curve the plot hides, its note
 // (noteHidden), where two lines hold the note; else one.
 func (p linePlot) legendNeed(w, h int) int {
 	p.width, p.height = w, h
-	if h < minPlotHeight+2 {
-		return 1
+	n, _ := p.legendNeedLaid()
+	return n
+}
+
+// legendNeedLaid is legendNeed at the panel's size, with the layout for
+// one legend line where deciding took drawing the body (nil otherwise).
+func (p linePlot) legendNeedLaid() (int, *panelLayout) {
+	if p.height < minPlotHeight+2 {
+		return 1, nil
 	}
 	if p.fitLegend(p.legend, 0, 1) < len(p.legend) {
-		return 2
+		return 2, nil
 	}
-	b, _, ok := p.drawBody(1)
-	if !ok {
-		return 1
+	l := &panelLayout{legendN: 1}
+	l.body, l.msg, l.ok = p.drawBody(1)
+	if !l.ok {
+		return 1, l
 	}
-	forms := p.notedForms(b.own)
+	forms := p.notedForms(l.body.own)
 	fitsOn := func(n int) bool {
 		return slices.ContainsFunc(forms, func(f []legendItem) bool { q := p; q.legend = f; return q.legendFits(n) })
 	}
 	if !fitsOn(1) && fitsOn(2) {
-		return 2
+		return 2, l
 	}
-	return 1
+	return 1, l
 }
 
 // legendLines draws the legend, marks in their colours, on n lines

@@ -468,15 +468,21 @@ func (m Model) plots(w, h int, big bool) []string {
 			w1 = (w - 1) / 2
 		}
 		n := 1
-		for _, lp := range lps {
-			n = max(n, lp.legendNeed(w1, h1))
+		laid := make([]panelLayout, len(lps))
+		for i, lp := range lps {
+			lp.width, lp.height = w1, h1
+			laid[i] = lp.layout()
+			n = max(n, laid[i].legendN)
 		}
-		for i := range lps {
-			lps[i].legendRows = n
-		}
-		for _, lp := range lps {
+		for i, lp := range lps {
+			lp.legendRows = n
 			panels = append(panels, func(w, h int) []string {
 				lp.width, lp.height = w, h
+				if w == w1 && h == h1 && laid[i].legendN == n {
+					// Laid out as render would: the body need not be
+					// drawn again.
+					return lp.renderLaidOut(m.theme, &laid[i])
+				}
 				return lp.render(m.theme)
 			})
 		}
