@@ -8,8 +8,8 @@ import (
 )
 
 // TestArenaReuse: tensors from an arena are zeroed and disjoint; after
-// Reset the same storage comes back (merged into one slab), zeroed again
-// by Tensor and left as it was by the dirty allocation.
+// Reset the same storage comes back, in the same slabs, zeroed again by
+// Tensor and left as it was by the dirty allocation.
 func TestArenaReuse(t *testing.T) {
 	var a Arena
 	x := a.Tensor(3, 4)
@@ -28,8 +28,8 @@ func TestArenaReuse(t *testing.T) {
 	}
 	c := a.Cap()
 	a.Reset()
-	if len(a.slabs) != 1 || a.Cap() != c {
-		t.Fatalf("after Reset: %d slabs of %d values, want 1 of %d", len(a.slabs), a.Cap(), c)
+	if len(a.slabs) != 2 || a.Cap() != c {
+		t.Fatalf("after Reset: %d slabs of %d values, want 2 of %d", len(a.slabs), a.Cap(), c)
 	}
 	z := a.Tensor(3, 4)
 	for _, v := range z.Data {
@@ -45,6 +45,46 @@ func TestArenaReuse(t *testing.T) {
 	var none *Arena
 	if h := none.Tensor(2, 2); h.Rows != 2 || len(h.Data) != 4 {
 		t.Errorf("nil arena: %v", h.Shape())
+	}
+}
+
+// TestArenaRepeatAllocatesNothing: a workload that grew the arena (as a
+// training step with a larger context does) runs again after Reset
+// without allocating, Reset included, and a larger one adds slabs that
+// hold at least everything before them, so a few slabs serve any size.
+func TestArenaRepeatAllocatesNothing(t *testing.T) {
+	var a Arena
+	sizes := []int{100, arenaMinSlab, 3 * arenaMinSlab, 7, 5 * arenaMinSlab}
+	fill := func() {
+		for _, n := range sizes {
+			a.Tensor(n, 1)
+		}
+	}
+	step := func() { fill(); a.Reset() }
+	grown := testing.AllocsPerRun(1, func() { a = Arena{}; fill() })
+	if got := testing.AllocsPerRun(1, func() { a = Arena{}; step() }); got != grown {
+		t.Errorf("Reset after the arena grew allocates %v times, want 0", got-grown)
+	}
+	slabs, c := len(a.slabs), a.Cap()
+	if got := testing.AllocsPerRun(5, step); got != 0 {
+		t.Errorf("a repeated workload allocates %v times per step, want 0", got)
+	}
+	if len(a.slabs) != slabs || a.Cap() != c {
+		t.Errorf("a repeated workload changed the arena: %d slabs of %d values, want %d of %d", len(a.slabs), a.Cap(), slabs, c)
+	}
+	for i := range sizes {
+		sizes[i] *= 16
+	}
+	step()
+	total := 0
+	for i, s := range a.slabs {
+		if i > 0 && len(s) < total {
+			t.Errorf("slab %d holds %d values, fewer than the %d before it", i, len(s), total)
+		}
+		total += len(s)
+	}
+	if len(a.slabs) > 2*slabs+2 {
+		t.Errorf("a workload 16 times larger took %d slabs (the first %d)", len(a.slabs), slabs)
 	}
 }
 
