@@ -8,7 +8,7 @@ import "math"
 // time here; the vector form costs about a quarter of math.Exp.
 func expInto(dst, src []float64) {
 	dst = dst[:len(src)]
-	for i := expVector(dst, src, false); i < len(src); i++ {
+	for i := expVector(dst, src, formExp); i < len(src); i++ {
 		dst[i] = expScalar(src[i])
 	}
 }
@@ -22,28 +22,30 @@ func ExpInto(dst, src []float64) { expInto(dst, src) }
 // (dst may be x).
 func sigmoidInto(dst, x []float64) {
 	dst = dst[:len(x)]
-	for i := expVector(dst, x, true); i < len(x); i++ {
+	for i := expVector(dst, x, formSigmoid); i < len(x); i++ {
 		dst[i] = sigmoid(x[i])
 	}
 }
 
-// expChunk is the stack buffer siluInto passes its sigmoids through, so
-// that it allocates nothing.
-const expChunk = 256
-
-// siluInto sets dst[i] = x[i]·σ(x[i]) (dst may be x).
+// siluInto sets dst[i] = x[i]·σ(x[i]) (dst may be x): the product of x
+// and sigmoid's value, rounded once, which the vector form multiplies in
+// before it stores rather than in a second pass over the values.
 func siluInto(dst, x []float64) {
 	dst = dst[:len(x)]
-	var s [expChunk]float64
-	for lo := 0; lo < len(x); lo += expChunk {
-		hi := min(lo+expChunk, len(x))
-		sc := s[:hi-lo]
-		sigmoidInto(sc, x[lo:hi])
-		for i, v := range x[lo:hi] {
-			dst[lo+i] = v * sc[i]
-		}
+	for i := expVector(dst, x, formSiLU); i < len(x); i++ {
+		dst[i] = x[i] * sigmoid(x[i])
 	}
 }
+
+// expForm is what expVector computes from e^x: e^x itself, the sigmoid
+// 1/(1 + e^−x), or SiLU x/(1 + e^−x) (as x times the sigmoid).
+type expForm uint8
+
+const (
+	formExp expForm = iota
+	formSigmoid
+	formSiLU
+)
 
 // Constants of expScalar and of the vector form's table (expConsts).
 const (

@@ -21,22 +21,23 @@ var expConsts = func() (t [12 + expDegree + 1][4]float64) {
 }()
 
 // expAVX2 sets dst[i] = e^src[i] for i < n, n a multiple of four, or
-// with sigmoid set dst[i] = 1/(1 + e^−src[i]).
+// the sigmoid 1/(1 + e^−src[i]) or SiLU src[i]/(1 + e^−src[i]) that
+// form asks for.
 //
 //go:noescape
-func expAVX2(dst, src *float64, n int, consts *float64, sigmoid bool)
+func expAVX2(dst, src *float64, n int, consts *float64, form expForm)
 
 // expAVX512 is expAVX2 sixteen values at a time (n a multiple of
 // sixteen), with the same values.
 //
 //go:noescape
-func expAVX512(dst, src *float64, n int, consts *float64, sigmoid bool)
+func expAVX512(dst, src *float64, n int, consts *float64, form expForm)
 
 // expVector does a leading multiple of four values of expInto (or of
-// sigmoidInto) with AVX-512 or AVX2 and FMA and returns how many: none
-// without them. A plain call, not a function variable, so that the
-// callers' stack buffers stay on the stack.
-func expVector(dst, src []float64, sigmoid bool) int {
+// sigmoidInto or siluInto, as form says) with AVX-512 or AVX2 and FMA
+// and returns how many: none without them. A plain call, not a function
+// variable, so that the callers' stack buffers stay on the stack.
+func expVector(dst, src []float64, form expForm) int {
 	n := len(src) &^ 3
 	if n == 0 || !hasAVX2FMA {
 		return 0
@@ -44,11 +45,11 @@ func expVector(dst, src []float64, sigmoid bool) int {
 	_ = dst[n-1]
 	done := 0
 	if n16 := n &^ 15; n16 > 0 && useExpAVX512 {
-		expAVX512(&dst[0], &src[0], n16, &expConsts[0][0], sigmoid)
+		expAVX512(&dst[0], &src[0], n16, &expConsts[0][0], form)
 		done = n16
 	}
 	if done < n {
-		expAVX2(&dst[done], &src[done], n-done, &expConsts[0][0], sigmoid)
+		expAVX2(&dst[done], &src[done], n-done, &expConsts[0][0], form)
 	}
 	return n
 }

@@ -2,20 +2,21 @@
 
 #include "textflag.h"
 
-// func expAVX2(dst, src *float64, n int, consts *float64, sigmoid bool)
+// func expAVX2(dst, src *float64, n int, consts *float64, form uint8)
 //
 // Four values at a time: x clamped to [−745.2, 709.8]; n = round(x log2 e);
 // r = x − n ln2hi − n ln2lo; p = Σ_{k ≤ 13} r^k/k! by Horner with FMA;
 // e^x = p · 2^⌊n/2⌋ · 2^(n−⌊n/2⌋), each power built in the exponent bits;
 // then +Inf above 709.78, 0 below −745.13, and NaN lanes keep x. consts
-// holds 32-byte rows (exp_amd64.go's expConsts). With sigmoid set, x is
-// negated on loading and 1/(1 + e^x) stored.
+// holds 32-byte rows (exp_amd64.go's expConsts). With form 1 (sigmoid)
+// or 2 (SiLU), x is negated on loading and s = 1/(1 + e^x) formed; form
+// 1 stores s, form 2 stores the source value times s.
 TEXT ·expAVX2(SB), NOSPLIT, $0-33
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	MOVQ consts+24(FP), R8
-	MOVBQZX sigmoid+32(FP), R9
+	MOVBQZX form+32(FP), R9
 	VXORPD Y15, Y15, Y15
 	SHRQ $2, CX
 	JZ done
@@ -70,6 +71,9 @@ reduce:
 	VADDPD 800(R8), Y4, Y4
 	VMOVUPD 800(R8), Y5
 	VDIVPD Y4, Y5, Y4
+	CMPQ R9, $2
+	JNE store
+	VMULPD (SI), Y4, Y4
 store:
 	VMOVUPD Y4, (DI)
 	ADDQ $32, SI
@@ -80,7 +84,7 @@ done:
 	VZEROUPPER
 	RET
 
-// func expAVX512(dst, src *float64, n int, consts *float64, sigmoid bool)
+// func expAVX512(dst, src *float64, n int, consts *float64, form uint8)
 //
 // expAVX2's steps, sixteen values at a time in two independent chains
 // (Z0–Z6 and Z10–Z16) so that one chain's Horner latency hides behind
@@ -92,7 +96,7 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-33
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	MOVQ consts+24(FP), R8
-	MOVBQZX sigmoid+32(FP), R9
+	MOVBQZX form+32(FP), R9
 	SHRQ $4, CX
 	JZ done512
 	VBROADCASTSD 0(R8), Z20
@@ -201,6 +205,10 @@ reduce512:
 	VADDPD Z30, Z14, Z14
 	VDIVPD Z4, Z30, Z4
 	VDIVPD Z14, Z30, Z14
+	CMPQ R9, $2
+	JNE store512
+	VMULPD (SI), Z4, Z4
+	VMULPD 64(SI), Z14, Z14
 store512:
 	VMOVUPD Z4, (DI)
 	VMOVUPD Z14, 64(DI)

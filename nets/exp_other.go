@@ -2,6 +2,6 @@
 
 package nets
 
-// expVector has no vector form here: expInto and sigmoidInto compute
-// every value with expScalar.
-func expVector(dst, src []float64, sigmoid bool) int { return 0 }
+// expVector has no vector form here: expInto, sigmoidInto and siluInto
+// compute every value with expScalar.
+func expVector(dst, src []float64, form expForm) int { return 0 }

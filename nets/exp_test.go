@@ -77,14 +77,15 @@ func testExpInto(t *testing.T) {
 }
 
 // TestSigmoidInto: the slice sigmoids, vector part and tail, give
-// sigmoid's values exactly, and siluInto x·σ(x), past its chunk.
+// sigmoid's values exactly, and siluInto x·σ(x), into another slice and
+// in place.
 func TestSigmoidInto(t *testing.T) {
 	forEachExpForm(t, testSigmoidInto)
 }
 
 func testSigmoidInto(t *testing.T) {
 	rng := newRNG(81)
-	x := make([]float64, 3*expChunk+5)
+	x := make([]float64, 3*256+5)
 	for i := range x {
 		x[i] = 10 * rng.NormFloat64()
 	}
@@ -92,6 +93,8 @@ func testSigmoidInto(t *testing.T) {
 	sig, silu := make([]float64, len(x)), make([]float64, len(x))
 	sigmoidInto(sig, x)
 	siluInto(silu, x)
+	inPlace := append([]float64(nil), x...)
+	siluInto(inPlace, inPlace)
 	for i, v := range x {
 		want := sigmoid(v)
 		if sig[i] != want && !(math.IsNaN(want) && math.IsNaN(sig[i])) {
@@ -99,6 +102,9 @@ func testSigmoidInto(t *testing.T) {
 		}
 		if w := v * want; silu[i] != w && !(math.IsNaN(w) && math.IsNaN(silu[i])) {
 			t.Fatalf("siluInto(%v) = %v, want %v", v, silu[i], w)
+		}
+		if w := v * want; inPlace[i] != w && !(math.IsNaN(w) && math.IsNaN(inPlace[i])) {
+			t.Fatalf("siluInto(%v) in place = %v, want %v", v, inPlace[i], w)
 		}
 	}
 	if sig[0] != 0 || sig[1] != 1 || sig[2] != 0.5 {
