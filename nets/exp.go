@@ -37,6 +37,17 @@ func siluInto(dst, x []float64) {
 	}
 }
 
+// siluBiasInto sets dst[i] = y·σ(y) with y = x[i] + b[i] (dst may be x,
+// b as long as x): siluInto of x + b, the sum rounded as a separate
+// addition rounds it, without the pass that would store it.
+func siluBiasInto(dst, x, b []float64) {
+	dst, b = dst[:len(x)], b[:len(x)]
+	for i := expVectorBias(dst, x, b, formSiLU); i < len(x); i++ {
+		y := x[i] + b[i]
+		dst[i] = y * sigmoid(y)
+	}
+}
+
 // expForm is what expVector computes from e^x: e^x itself, the sigmoid
 // 1/(1 + e^−x), or SiLU x/(1 + e^−x) (as x times the sigmoid).
 type expForm uint8

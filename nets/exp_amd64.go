@@ -20,36 +20,50 @@ var expConsts = func() (t [12 + expDegree + 1][4]float64) {
 	return t
 }()
 
-// expAVX2 sets dst[i] = e^src[i] for i < n, n a multiple of four, or
-// the sigmoid 1/(1 + e^−src[i]) or SiLU src[i]/(1 + e^−src[i]) that
-// form asks for.
+// expAVX2 sets dst[i] = e^y for i < n, n a multiple of four, or the
+// sigmoid 1/(1 + e^−y) or SiLU y/(1 + e^−y) that form asks for, where
+// y = src[i] + bias[i], or src[i] when bias is nil.
 //
 //go:noescape
-func expAVX2(dst, src *float64, n int, consts *float64, form expForm)
+func expAVX2(dst, src *float64, n int, consts *float64, bias *float64, form expForm)
 
 // expAVX512 is expAVX2 sixteen values at a time (n a multiple of
 // sixteen), with the same values.
 //
 //go:noescape
-func expAVX512(dst, src *float64, n int, consts *float64, form expForm)
+func expAVX512(dst, src *float64, n int, consts *float64, bias *float64, form expForm)
 
 // expVector does a leading multiple of four values of expInto (or of
 // sigmoidInto or siluInto, as form says) with AVX-512 or AVX2 and FMA
 // and returns how many: none without them. A plain call, not a function
 // variable, so that the callers' stack buffers stay on the stack.
 func expVector(dst, src []float64, form expForm) int {
+	return expVectorBias(dst, src, nil, form)
+}
+
+// expVectorBias is expVector of src[i] + bias[i] (bias as long as src),
+// or of src[i] when bias is nil.
+func expVectorBias(dst, src, bias []float64, form expForm) int {
 	n := len(src) &^ 3
 	if n == 0 || !hasAVX2FMA {
 		return 0
 	}
 	_ = dst[n-1]
+	var b *float64
+	if bias != nil {
+		_ = bias[len(src)-1]
+		b = &bias[0]
+	}
 	done := 0
 	if n16 := n &^ 15; n16 > 0 && useExpAVX512 {
-		expAVX512(&dst[0], &src[0], n16, &expConsts[0][0], form)
+		expAVX512(&dst[0], &src[0], n16, &expConsts[0][0], b, form)
 		done = n16
 	}
 	if done < n {
-		expAVX2(&dst[done], &src[done], n-done, &expConsts[0][0], form)
+		if b != nil {
+			b = &bias[done]
+		}
+		expAVX2(&dst[done], &src[done], n-done, &expConsts[0][0], b, form)
 	}
 	return n
 }

@@ -8,20 +8,28 @@
 // r = x − n ln2hi − n ln2lo; p = Σ_{k ≤ 13} r^k/k! by Horner with FMA;
 // e^x = p · 2^⌊n/2⌋ · 2^(n−⌊n/2⌋), each power built in the exponent bits;
 // then +Inf above 709.78, 0 below −745.13, and NaN lanes keep x. consts
-// holds 32-byte rows (exp_amd64.go's expConsts). With form 1 (sigmoid)
-// or 2 (SiLU), x is negated on loading and s = 1/(1 + e^x) formed; form
-// 1 stores s, form 2 stores the source value times s.
-TEXT ·expAVX2(SB), NOSPLIT, $0-33
+// holds 32-byte rows (exp_amd64.go's expConsts). A bias other than nil
+// is added to the source values as they load (y = src + bias, else y =
+// src). With form 1 (sigmoid) or 2 (SiLU), y is negated and
+// s = 1/(1 + e^−y) formed; form 1 stores s, form 2 stores y·s.
+TEXT ·expAVX2(SB), NOSPLIT, $0-41
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	MOVQ consts+24(FP), R8
-	MOVBQZX form+32(FP), R9
+	MOVQ bias+32(FP), R10
+	MOVBQZX form+40(FP), R9
 	VXORPD Y15, Y15, Y15
 	SHRQ $2, CX
 	JZ done
 loop:
 	VMOVUPD (SI), Y0
+	TESTQ R10, R10
+	JZ nobias
+	VADDPD (R10), Y0, Y0
+	ADDQ $32, R10
+nobias:
+	VMOVAPD Y0, Y8
 	TESTQ R9, R9
 	JZ reduce
 	VSUBPD Y0, Y15, Y0
@@ -73,7 +81,7 @@ reduce:
 	VDIVPD Y4, Y5, Y4
 	CMPQ R9, $2
 	JNE store
-	VMULPD (SI), Y4, Y4
+	VMULPD Y8, Y4, Y4
 store:
 	VMOVUPD Y4, (DI)
 	ADDQ $32, SI
@@ -84,19 +92,20 @@ done:
 	VZEROUPPER
 	RET
 
-// func expAVX512(dst, src *float64, n int, consts *float64, form uint8)
+// func expAVX512(dst, src *float64, n int, consts *float64, bias *float64, form uint8)
 //
 // expAVX2's steps, sixteen values at a time in two independent chains
 // (Z0–Z6 and Z10–Z16) so that one chain's Horner latency hides behind
 // the other's; the same operations in the same order, so the same
 // values. Z20–Z31 hold the constants; the Taylor coefficients are
 // broadcast from consts. n is a multiple of sixteen.
-TEXT ·expAVX512(SB), NOSPLIT, $0-33
+TEXT ·expAVX512(SB), NOSPLIT, $0-41
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
 	MOVQ consts+24(FP), R8
-	MOVBQZX form+32(FP), R9
+	MOVQ bias+32(FP), R10
+	MOVBQZX form+40(FP), R9
 	SHRQ $4, CX
 	JZ done512
 	VBROADCASTSD 0(R8), Z20
@@ -114,6 +123,14 @@ TEXT ·expAVX512(SB), NOSPLIT, $0-33
 loop512:
 	VMOVUPD (SI), Z0
 	VMOVUPD 64(SI), Z10
+	TESTQ R10, R10
+	JZ nobias512
+	VADDPD (R10), Z0, Z0
+	VADDPD 64(R10), Z10, Z10
+	ADDQ $128, R10
+nobias512:
+	VMOVAPD Z0, Z7
+	VMOVAPD Z10, Z17
 	TESTQ R9, R9
 	JZ reduce512
 	VSUBPD Z0, Z31, Z0
@@ -207,8 +224,8 @@ reduce512:
 	VDIVPD Z14, Z30, Z14
 	CMPQ R9, $2
 	JNE store512
-	VMULPD (SI), Z4, Z4
-	VMULPD 64(SI), Z14, Z14
+	VMULPD Z7, Z4, Z4
+	VMULPD Z17, Z14, Z14
 store512:
 	VMOVUPD Z4, (DI)
 	VMOVUPD Z14, 64(DI)

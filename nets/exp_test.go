@@ -112,6 +112,35 @@ func testSigmoidInto(t *testing.T) {
 	}
 }
 
+// TestSiluBiasInto: SiLU of x + b gives, for rows of every length
+// around the vector forms' widths and in place, y·σ(y) of the sum
+// y = x + b exactly, as a separate addition and siluInto give it.
+func TestSiluBiasInto(t *testing.T) {
+	forEachExpForm(t, func(t *testing.T) {
+		rng := newRNG(83)
+		for _, n := range []int{1, 3, 4, 5, 15, 16, 17, 19, 32, 35, 128, 131} {
+			x, b := make([]float64, n), make([]float64, n)
+			for i := range x {
+				x[i], b[i] = 8*rng.NormFloat64(), 3*rng.NormFloat64()
+			}
+			want := make([]float64, n)
+			for i := range x {
+				want[i] = x[i] + b[i]
+			}
+			siluInto(want, want)
+			got := make([]float64, n)
+			siluBiasInto(got, x, b)
+			inPlace := append([]float64(nil), x...)
+			siluBiasInto(inPlace, inPlace, b)
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) || math.Float64bits(inPlace[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("length %d, value %d: silu(%v + %v) = %v (in place %v), want %v", n, i, x[i], b[i], got[i], inPlace[i], want[i])
+				}
+			}
+		}
+	})
+}
+
 // BenchmarkExp compares the vector exponential, in each form this CPU
 // has, with math.Exp on a softmax row's worth of values.
 func BenchmarkExp(b *testing.B) {

@@ -141,6 +141,15 @@ func addTiled(dst *Tensor, lo int, perQuery, perGroup *Tensor) {
 	}
 }
 
+// siluTiled is addTiled followed by SiLU on every value of dst, in one
+// pass: the same values.
+func siluTiled(dst *Tensor, lo int, perQuery, perGroup *Tensor) {
+	q := perQuery.Rows
+	for k := range dst.Rows {
+		siluBiasInto(dst.Row(k), perQuery.Row((lo+k)%q), perGroup.Row((lo+k)/q))
+	}
+}
+
 // ForwardTiled is Forward for inputs in the tiled layout of TiledAffine
 // (x_f may be nil, or have Q rows shared by every group): the first
 // layer multiplies the shared parts once, the rest run on the R·Q rows.

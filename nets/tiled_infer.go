@@ -41,15 +41,19 @@ func (m *MLP) inferTiled(tp *Tape, xq, xr, xf *Tensor) *Tensor {
 	block := func(lo int, bufA, bufB []float64) {
 		rows := min(blockRows, n-lo)
 		h := FromSlice(rows, l0.Out, bufA[:rows*l0.Out])
-		addTiled(h, lo, perQuery, perGroup)
-		if wf != nil {
-			gemmRowsOn(inner, false, false, 1, rowRange(xf, lo, rows), wf, 1, h)
+		if wf == nil && last > 0 && m.Act == ActSiLU {
+			siluTiled(h, lo, perQuery, perGroup) // the sum and SiLU in one pass
+		} else {
+			addTiled(h, lo, perQuery, perGroup)
+			if wf != nil {
+				gemmRowsOn(inner, false, false, 1, rowRange(xf, lo, rows), wf, 1, h)
+			}
+			if last == 0 {
+				copy(out.Data[lo*out.Cols:], h.Data)
+				return
+			}
+			activateInPlace(m.Act, h.Data)
 		}
-		if last == 0 {
-			copy(out.Data[lo*out.Cols:], h.Data)
-			return
-		}
-		activateInPlace(m.Act, h.Data)
 		for k, l := range m.Layers[1:] {
 			var next *Tensor
 			if k+1 == last {
@@ -123,8 +127,9 @@ func biasActivate(t *Tensor, b []float64, a Activation) {
 			addReLU(t.Row(i), b)
 		}
 	case ActSiLU:
-		addBias(t, b)
-		siluInto(t.Data, t.Data)
+		for i := range t.Rows {
+			siluBiasInto(t.Row(i), t.Row(i), b)
+		}
 	default:
 		addBias(t, b)
 		activateInPlace(a, t.Data)
