@@ -12,6 +12,9 @@
 # peer's --what infer. The table gives apic's best and range, PyTorch's
 # (each round's better thread count) and the ratio of the bests
 # (latency: PyTorch's over apic's, so that above 1 apic is faster).
+# lv trains on a fixed pool of 1024 realizations (--trajectories 1024),
+# as the peer does; apic's time includes drawing its pool, the peer's
+# does not.
 # Defaults: 5 training rounds, 3 inference rounds.
 #
 # PEER=DIR names the peers' folder (default: ../shared/peer beside the
@@ -26,7 +29,7 @@ infer_rounds=${3:-3}
 die() { echo "peer-rounds: $*" >&2; exit 2; }
 case $sys in
 spring) steps=200 arch=(--hidden 128 --layers 1 --latent 1 --dec-hidden 128 --form multiplicative) ;;
-lv) steps=30 arch=(--hidden 256 --layers 2 --latent 64 --dec-hidden 128 --dec-layers 1) ;;
+lv) steps=30 arch=(--hidden 256 --layers 2 --latent 64 --dec-hidden 128 --dec-layers 1 --trajectories 1024) ;;
 *) die "usage: docs/peer-rounds.sh spring|lv [TRAIN_ROUNDS [INFER_ROUNDS]]" ;;
 esac
 for n in "$train_rounds" "$infer_rounds"; do
