@@ -11,7 +11,8 @@ import (
 // (a panel tells its series apart by them), arrows as < > ^ v, and
 // Greek letters as the keys the Symbol font gives them (θ q, ω w, η h),
 // a convention of long standing. ± has no one-character form: it is ~,
-// as the help says in --ascii.
+// as the help says in --ascii; ≈ (a curve drawn under another, a σ about
+// the prior's) is =, apart from it.
 var asciiRunes = map[rune]rune{
 	// Box drawing and asciigraph's curves: a rising step is ╭ over ╯,
 	// a falling one ╮ over ╰.
@@ -29,7 +30,7 @@ var asciiRunes = map[rune]rune{
 	'◐': '*', '✓': '+', '✗': 'x', '⠋': '|', '⠙': '/', '⠹': '-', '⠸': '\\', '⠼': '|',
 	'⠴': '/', '⠦': '-', '⠧': '\\', '⠇': '|', '⠏': '/',
 	// Text.
-	'…': '.', '–': '-', '—': '-', '−': '-', '±': '~', '≈': '~', '≤': '<', '≥': '>',
+	'…': '.', '–': '-', '—': '-', '−': '-', '±': '~', '≈': '=', '≤': '<', '≥': '>',
 	'∞': 'I', '√': 'V', '²': '2', '∈': 'E', '‖': '|', '∂': 'd', '′': '\'', 'ₖ': 'k',
 	'₊': '+', 'ᵀ': 'T', 'ü': 'u', 'û': 'u', 'é': 'e',
 	// Greek, as the Symbol font's keys.
@@ -41,8 +42,9 @@ var asciiRunes = map[rune]rune{
 // asciiHelp is the help's note on what --ascii writes instead, in
 // ASCII itself: a θ in it would be drawn q.
 var asciiHelp = []string{
-	"--ascii: ~ is +/-; Greek letters are the Symbol font's keys: q theta,",
-	"  w omega, a alpha, b beta, h eta, g gamma, k kappa, d delta, l lambda, s sigma",
+	"--ascii: ~ is +/-, = is about equal (a curve drawn under another);",
+	"  Greek letters are the Symbol font's keys: q theta, w omega, a alpha,",
+	"  b beta, h eta, g gamma, k kappa, d delta, l lambda, s sigma",
 }
 
 // toASCII writes s in ASCII, one character for each rune it draws in a

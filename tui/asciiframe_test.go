@@ -111,3 +111,24 @@ func TestASCIINamesArrowKeysInWords(t *testing.T) {
 		t.Errorf("the --ascii ablation view names ^/v:\n%s", frame)
 	}
 }
+
+// TestASCIIKeepsPlusMinusApartFromAboutEqual: ± and ≈ were both drawn ~,
+// and the --ascii help says ~ is +/-, so "prediction ≈ truth" (a curve
+// drawn under another) read as "prediction +/- truth". Each has its own
+// character, and the help names both.
+func TestASCIIKeepsPlusMinusApartFromAboutEqual(t *testing.T) {
+	if got := toASCII("θ̂ 1.2±0.1 · prediction ≈ truth"); got != "q 1.2~0.1 . prediction = truth" {
+		t.Errorf("toASCII = %q", got)
+	}
+	help := strings.Join(asciiHelp, "\n")
+	for _, want := range []string{"~ is +/-", "= is about equal"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("the --ascii help lacks %q:\n%s", want, help)
+		}
+	}
+	for i, l := range asciiHelp {
+		if len(l) > 80 {
+			t.Errorf("help line %d is %d columns, past 80: %q", i, len(l), l)
+		}
+	}
+}
