@@ -134,13 +134,17 @@ func drawSweepFigure(c draw.Canvas, rows [][]*plot.Plot, heading figureHeading, 
 // values xs sit at pos (numeric: at their values, else at their index,
 // labelled with their names).
 func sweepPanel(k, axis string, xs []string, series []sweepSeries, pos []float64, numeric bool) (*plot.Plot, error) {
-	p := newPanel(k, axis, k)
+	label := sweepMetricLabel(k)
+	p := newPanel(label, axis, label)
 	if !numeric {
 		ticks := make([]plot.Tick, len(xs))
 		for i, x := range xs {
 			ticks[i] = plot.Tick{Value: float64(i), Label: shortTickLabel(x)}
 		}
 		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		// Half a step of room each side, so that the first and last
+		// categories' points and error bars are not drawn on the frame.
+		p.X.Min, p.X.Max = -0.5, float64(len(xs))-0.5
 	}
 	for si, s := range series {
 		if err := addSweepSeries(p, s, k, pos, si); err != nil {
@@ -161,6 +165,26 @@ func sweepPanel(k, axis string, xs []string, series []sweepSeries, pos []float64
 	}
 	p.Y.Min, p.Y.Max = max(p.Y.Min, lo), min(p.Y.Max, hi)
 	return p, nil
+}
+
+// sweepMetricLabel is metric k as sweep.png names it, in the words of
+// sweep's table and eval's report ("recon MAE", "θ cover95"), not the
+// results.csv column (recon_mae), which a figure in a paper cannot use;
+// a one-pass score is "one-pass recon MAE". A metric without a label
+// keeps its key.
+func sweepMetricLabel(k string) string {
+	base, onePass := strings.CutPrefix(k, onePassPrefix)
+	label, ok := metricLabels[base]
+	if !ok {
+		return k
+	}
+	if base == core.KeyThetaMAE {
+		label = "θ MAE" // the mean over θ, as sweep's table heads it
+	}
+	if onePass {
+		label = "one-pass " + label
+	}
+	return label
 }
 
 // errorBar is the error bar of metric k's interval iv: its ends, cut at

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,7 +131,7 @@ func TestSweepFigureTitleAndLegend(t *testing.T) {
 		rows = append(rows, sweepRow{system: "spring", backbone: "lnp", tasks: 8})
 	}
 	title := sweepFigureTitle(sum.Axes, rows, sum)
-	if want := "Damped spring · LNP · sweep of context, a line per noise · 2 seeds × 8 realizations"; title != want {
+	if want := "Damped spring · LNP · sweep of context, a line per noise · 2 seeds × 8 realizations · mean ± t-based 95% interval over seeds"; title != want {
 		t.Errorf("title %q, want %q", title, want)
 	}
 
@@ -164,7 +165,71 @@ func TestSweepFigureTitleAndLegend(t *testing.T) {
 
 	// Cells of another backbone each, and seeds that differ.
 	rows[0].backbone, sum.Cells[0].Seeds = "cnp", 1
-	if got, want := sweepFigureTitle(sum.Axes[:1], rows, sum), "Damped spring · sweep of context · 1–2 seeds × 8 realizations"; got != want {
+	if got, want := sweepFigureTitle(sum.Axes[:1], rows, sum), "Damped spring · sweep of context · 1–2 seeds × 8 realizations · mean ± t-based 95% interval over seeds"; got != want {
 		t.Errorf("title %q, want %q", got, want)
+	}
+}
+
+// TestSweepPanelsNameMetricsInWords: sweep.png's panels are titled and
+// their y axes labelled as sweep's table names the metrics ("recon
+// MAE", "θ cover95"), not by results.csv's column keys (recon_mae,
+// theta_cover95), which a paper's figure cannot show.
+func TestSweepPanelsNameMetricsInWords(t *testing.T) {
+	at := func(v float64) sweepInterval { return sweepInterval{Mean: &v, N: 1} }
+	metrics := map[string]sweepInterval{}
+	for _, k := range append(slices.Concat(sweepFigureMetrics...), onePassFigureRow...) {
+		metrics[k] = at(0.5)
+	}
+	sum := sweepSummary{Axes: []string{"context"}, Cells: []sweepGroup{
+		{Seeds: 1, order: []string{"5"}, Metrics: metrics},
+		{Seeds: 1, order: []string{"30"}, Metrics: metrics},
+	}}
+	rows, _, err := sweepFigurePanels(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"recon MAE", "δ MAE", "θ MAE"},
+		{"recon ECE", "δ ECE", thetaCoverLabel},
+		{"one-pass recon MAE", "one-pass δ MAE", "one-pass θ MAE"},
+	}
+	for i, row := range rows {
+		for j, p := range row {
+			if p.Title.Text != want[i][j] || p.Y.Label.Text != want[i][j] {
+				t.Errorf("panel %d,%d: title %q, y label %q; want %q", i, j, p.Title.Text, p.Y.Label.Text, want[i][j])
+			}
+			for _, s := range drawnText(p) {
+				if strings.Contains(s, "_") {
+					t.Errorf("panel %q draws the column key %q", p.Title.Text, s)
+				}
+			}
+		}
+	}
+}
+
+// TestSweepCategoryAxisKeepsPointsOffFrame: on a sweep of categories
+// (backbone=cnp,lnp,anp) the first and last categories' points and
+// error bars sat on the panel's frame, half hidden by it; the axis runs
+// half a category past each.
+func TestSweepCategoryAxisKeepsPointsOffFrame(t *testing.T) {
+	at := func(v float64) sweepInterval { return sweepInterval{Mean: &v, N: 1} }
+	sum := sweepSummary{Axes: []string{"backbone"}}
+	for _, b := range []string{"anp", "cnp", "lnp"} {
+		sum.Cells = append(sum.Cells, sweepGroup{Seeds: 1, order: []string{b}, Metrics: map[string]sweepInterval{core.KeyReconMAE: at(0.1)}})
+	}
+	xs, series := sweepCurves(sum)
+	p, err := sweepPanel(core.KeyReconMAE, "backbone", xs, series, []float64{0, 1, 2}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.X.Min != -0.5 || p.X.Max != 2.5 {
+		t.Errorf("category axis from %v to %v, want -0.5 to 2.5", p.X.Min, p.X.Max)
+	}
+	var labels []string
+	for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+		labels = append(labels, tk.Label)
+	}
+	if !slices.Equal(labels, []string{"anp", "cnp", "lnp"}) {
+		t.Errorf("category ticks %q, want anp, cnp, lnp", labels)
 	}
 }

@@ -11,9 +11,12 @@ import (
 
 // sweepFigureTitle is sweep.png's title, in the diagnostics figure's
 // style: "Damped spring · LNP · sweep of context, a line per noise · 2
-// seeds × 8 realizations", the system and backbone those of the cells'
-// evaluations (the backbone left out where it differs between cells: the
-// legend names it), the seeds those of summary.json's cells.
+// seeds × 8 realizations · mean ± t-based 95% interval over seeds", the
+// system and backbone those of the cells' evaluations (the backbone left
+// out where it differs between cells: the legend names it), the seeds
+// those of summary.json's cells. Its last part says what the points and
+// error bars are, which the panels otherwise leave to guesswork (a
+// standard deviation? a standard error?).
 func sweepFigureTitle(axes []string, rows []sweepRow, sum sweepSummary) string {
 	var systems, backbones []string
 	var tasks, seeds []int
@@ -39,8 +42,13 @@ func sweepFigureTitle(axes []string, rows []sweepRow, sum sweepSummary) string {
 	if len(axes) > 1 {
 		swept += ", a line per " + strings.Join(axes[1:], " and ")
 	}
-	return strings.Join(append(parts, swept, countRange(seeds, "seed")+" × "+countRange(tasks, "realization")), " · ")
+	return strings.Join(append(parts, swept, countRange(seeds, "seed")+" × "+countRange(tasks, "realization"), sweepBarsNote), " · ")
 }
+
+// sweepBarsNote says what sweep.png's points and error bars are: the
+// summary.json mean over seeds and its t-based 95% interval, the same
+// numbers sweep's table prints.
+const sweepBarsNote = "mean ± t-based 95% interval over seeds"
 
 // systemTitle is the title of the system named name, or the name where
 // no system has it.
