@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
+
+	"apic/core"
 )
 
 // drawnText is every string p draws (title, axis labels, ticks and
@@ -67,6 +69,24 @@ func TestFigureTitleSaysHowPredicted(t *testing.T) {
 		c.refine = steps
 		if got := figureTitle(c); !strings.HasSuffix(got, want) {
 			t.Errorf("%d refinement steps: title %q, want it to end %q", steps, got, want)
+		}
+	}
+}
+
+// TestFigureTitleNamesModel: calibrate --png's title says which model
+// made the figure, the backbone and the checkpoint's file, as the
+// diagnostics figure says its backbone: two figures of one system from
+// different checkpoints were otherwise told apart by nothing.
+func TestFigureTitleNamesModel(t *testing.T) {
+	c := syntheticCalibration(lookup(t, "spring"), false)
+	c.model = &core.Model{Config: core.Config{Arch: core.Arch{Backbone: core.ANP}}}
+	for path, want := range map[string]string{
+		"embedded:spring-anp.safetensors": "Damped spring · ANP, spring-anp.safetensors · omega",
+		"/runs/a/model.safetensors":       "Damped spring · ANP, model.safetensors · omega",
+	} {
+		c.checkpoint = path
+		if got := figureTitle(c); !strings.HasPrefix(got, want) {
+			t.Errorf("checkpoint %s: title %q, want it to start %q", path, got, want)
 		}
 	}
 }

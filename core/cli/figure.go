@@ -6,6 +6,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
@@ -150,11 +152,16 @@ func roundRange(ax *plot.Axis) {
 // and panel titles.
 const figBandLabel = "95% band"
 
-// figureTitle is "Damped spring · omega = 5.03 ± 0.04 (± 1 std) · 30
-// observations, refined": the ± is θ's posterior standard
+// figureTitle is "Damped spring · LNP, spring-lnp.safetensors · omega =
+// 5.03 ± 0.04 (± 1 std) · 30 observations, refined": the model (as the
+// diagnostics figure names it, and the checkpoint's file, since two of
+// one backbone differ) and θ̂, whose ± is θ's posterior standard
 // deviation, said so, where the panels below draw 95% bands.
 func figureTitle(c calibration) string {
 	s := c.sys.Title()
+	if m := figureModelWords(c); m != "" {
+		s += " · " + m
+	}
 	for i, p := range c.sys.Params() {
 		sep := ","
 		if i == 0 {
@@ -166,6 +173,20 @@ func figureTitle(c calibration) string {
 		s += " (± 1 std)"
 	}
 	return s + " · " + core.Count(c.obs.Len(), "observation") + ", " + refinementWords(c.refine)
+}
+
+// figureModelWords names the model behind c: "LNP, spring-lnp.safetensors",
+// the backbone and the checkpoint's file name (a path's directories and
+// an "embedded:" prefix left out; calibrate's header prints them).
+func figureModelWords(c calibration) string {
+	var parts []string
+	if c.model != nil && c.model.Config.Arch.Backbone != "" {
+		parts = append(parts, strings.ToUpper(string(c.model.Config.Arch.Backbone)))
+	}
+	if name := filepath.Base(strings.TrimPrefix(c.checkpoint, "embedded:")); c.checkpoint != "" && name != "." {
+		parts = append(parts, name)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // refinementWords says how a prediction was made, for a figure that
