@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -88,5 +89,20 @@ func TestFigureTitleNamesModel(t *testing.T) {
 		if got := figureTitle(c); !strings.HasPrefix(got, want) {
 			t.Errorf("checkpoint %s: title %q, want it to start %q", path, got, want)
 		}
+	}
+}
+
+// TestHeatmapTitleNamesObservationRings: the rings drawn over the
+// corrected prediction's heatmap are the observations; a heatmap has no
+// legend, so its title says so, with their count.
+func TestHeatmapTitleNamesObservationRings(t *testing.T) {
+	c := syntheticCalibration(lookup(t, "advdiff"), false)
+	rows, _, err := productPanels(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("corrected prediction u, ○ %d observations", c.obs.Len())
+	if got := rows[0][2].Title.Text; got != want {
+		t.Errorf("prediction heatmap titled %q, want %q", got, want)
 	}
 }

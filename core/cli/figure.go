@@ -443,6 +443,9 @@ func productPanels(c calibration) (rows [][]*plot.Plot, bars map[*plot.Plot]*plo
 			}
 			s.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 0x30, G: 0xa0, B: 0xff, A: 0xff}, Radius: vg.Points(1.3), Shape: draw.RingGlyph{}}
 			predPanel.Add(s)
+			// A heatmap has no room for a legend, so the title says what
+			// the rings are.
+			predPanel.Title.Text += fmt.Sprintf(", ○ %s", core.Count(len(at), "observation"))
 		}
 		rows = append(rows, []*plot.Plot{nomPanel, discPanel, predPanel})
 
