@@ -85,13 +85,17 @@ func diagnosticsFigureTitle(d core.Diagnostics, system string) string {
 }
 
 // diagPanel is a panel with the figure's styling, the legend in the
-// given corner where it covers no data (placeLegend).
+// given corner where it covers no data (placeLegend), and the ticks of
+// the calibration figure (niceTicks): gonum's default labelled a
+// recovery axis over the prior U(0.3, 2) at 0.4, 1.2 and 2.0, over
+// U(0.002, 0.08) at 0.01, 0.04 and 0.07, and rank counts at 0, 8 and 16.
 func diagPanel(title, xLabel, yLabel string, legendTop, legendLeft bool) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
 	p.Legend.Top, p.Legend.Left = legendTop, legendLeft
 	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.X.Tick.Marker, p.Y.Tick.Marker = niceTicks{}, niceTicks{}
 	p.Add(plotter.NewGrid())
 	return p
 }

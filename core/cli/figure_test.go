@@ -8,8 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 
 	"apic/core"
 	"apic/sims"
@@ -189,6 +192,39 @@ func TestFigureWriteInterrupted(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 			t.Errorf("cancelled after %d checks: %d files left in %s, want the old one alone", after, len(entries), dir)
+		}
+	}
+}
+
+// TestDiagnosticsPanelsRoundTicks: the diagnostics figure labels its
+// axes at round steps, as the calibration figure does; gonum's default
+// ticker labelled advdiff's recovery axes over U(0.3, 2) at 0.4, 1.2 and
+// 2.0 and over U(0.002, 0.08) at 0.01, 0.04 and 0.07.
+func TestDiagnosticsPanelsRoundTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{0.3, 2, []string{"0.5", "1.0", "1.5", "2.0"}},
+		{0.002, 0.08, []string{"0.02", "0.04", "0.06", "0.08"}},
+	} {
+		mid := (tc.lo + tc.hi) / 2
+		th := core.ThetaDiagnostic{Name: "v", PriorLo: tc.lo, PriorHi: tc.hi,
+			Truth: core.JSONFloats{mid}, Estimate: core.JSONFloats{mid}, Std: core.JSONFloats{0}}
+		p, err := recoveryPanel(th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for axis, ax := range map[string]plot.Axis{"x": p.X, "y": p.Y} {
+			var labels []string
+			for _, tk := range ax.Tick.Marker.Ticks(ax.Min, ax.Max) {
+				if tk.Label != "" {
+					labels = append(labels, tk.Label)
+				}
+			}
+			if !slices.Equal(labels, tc.want) {
+				t.Errorf("prior U(%g, %g): %s labels %q, want %q", tc.lo, tc.hi, axis, labels, tc.want)
+			}
 		}
 	}
 }
