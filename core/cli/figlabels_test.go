@@ -106,3 +106,23 @@ func TestHeatmapTitleNamesObservationRings(t *testing.T) {
 		t.Errorf("prediction heatmap titled %q, want %q", got, want)
 	}
 }
+
+// TestUnobservedChannelPanelSaysSo: calibrating lv on prey alone, the
+// predator row's first panel held the nominal only under the title
+// "context and nominal"; it says the channel was not observed.
+func TestUnobservedChannelPanelSaysSo(t *testing.T) {
+	c := syntheticCalibration(lookup(t, "lv"), false)
+	for i := range c.obs.Mask {
+		c.obs.Mask[i][1] = false // no predator observations
+	}
+	rows, err := linePanels(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rows[0][0].Title.Text; got != "context and nominal at estimated θ" {
+		t.Errorf("observed prey: first panel titled %q", got)
+	}
+	if got := rows[1][0].Title.Text; !strings.Contains(got, "not observed") {
+		t.Errorf("unobserved predator: first panel titled %q, want it to say the channel was not observed", got)
+	}
+}

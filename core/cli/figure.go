@@ -304,7 +304,7 @@ func linePanels(c calibration) ([][]*plot.Plot, error) {
 		dm, ds := channel(p.DeltaMean, ch, nc), channel(bandD, ch, nc)
 		pos, val := observedChannel(c.obs, ch, 0, nil)
 
-		obsPanel := newPanel("context and nominal at estimated θ", xName, name)
+		obsPanel := newPanel(contextPanelTitle(len(pos)), xName, name)
 		if err := addLine(obsPanel, "nominal", axis, nom, figNominal, false); err != nil {
 			return nil, err
 		}
@@ -341,6 +341,17 @@ func linePanels(c calibration) ([][]*plot.Plot, error) {
 		rows = append(rows, []*plot.Plot{obsPanel, discPanel, predPanel})
 	}
 	return rows, nil
+}
+
+// contextPanelTitle titles a channel's first panel, which holds n
+// observations: one of a channel the data leave out (lv's predator
+// column dropped) says so, rather than leave an empty panel to be read
+// as a drawing failure.
+func contextPanelTitle(n int) string {
+	if n == 0 {
+		return "nominal at estimated θ (channel not observed)"
+	}
+	return "context and nominal at estimated θ"
 }
 
 // gridField is a channel of grid values as a plotter.GridXYZ: columns
