@@ -168,6 +168,13 @@ func TestSweepFigureTitleAndLegend(t *testing.T) {
 	if got, want := sweepFigureTitle(sum.Axes[:1], rows, sum), "Damped spring · sweep of context · 1–2 seeds × 8 realizations · mean ± t-based 95% interval over seeds"; got != want {
 		t.Errorf("title %q, want %q", got, want)
 	}
+	// One seed everywhere: no interval, so no word of one.
+	for i := range sum.Cells {
+		sum.Cells[i].Seeds = 1
+	}
+	if got, want := sweepFigureTitle(sum.Axes[:1], rows, sum), "Damped spring · sweep of context · 1 seed × 8 realizations"; got != want {
+		t.Errorf("title %q, want %q", got, want)
+	}
 }
 
 // TestSweepPanelsNameMetricsInWords: sweep.png's panels are titled and

@@ -42,12 +42,17 @@ func sweepFigureTitle(axes []string, rows []sweepRow, sum sweepSummary) string {
 	if len(axes) > 1 {
 		swept += ", a line per " + strings.Join(axes[1:], " and ")
 	}
-	return strings.Join(append(parts, swept, countRange(seeds, "seed")+" × "+countRange(tasks, "realization"), sweepBarsNote), " · ")
+	parts = append(parts, swept, countRange(seeds, "seed")+" × "+countRange(tasks, "realization"))
+	if slices.Max(append(seeds, 0)) > 1 {
+		parts = append(parts, sweepBarsNote) // one seed: points, no bars
+	}
+	return strings.Join(parts, " · ")
 }
 
 // sweepBarsNote says what sweep.png's points and error bars are: the
 // summary.json mean over seeds and its t-based 95% interval, the same
-// numbers sweep's table prints.
+// numbers sweep's table prints (and, as the table, only where a cell has
+// more than one seed and so an interval).
 const sweepBarsNote = "mean ± t-based 95% interval over seeds"
 
 // systemTitle is the title of the system named name, or the name where
