@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -102,7 +104,11 @@ func sweepFigurePanels(sum sweepSummary) ([][]*plot.Plot, figureLegend, error) {
 			if err != nil {
 				return nil, figureLegend{}, err
 			}
-			entries = append(entries, figureLegendEntry{name, []plot.Thumbnailer{line, points}})
+			marks := []plot.Thumbnailer{line, points}
+			if !numeric {
+				marks = marks[1:] // categories are drawn as points alone
+			}
+			entries = append(entries, figureLegendEntry{name, marks})
 		}
 	}
 	return rows, newFigureLegend(entries, 3*figPanelW-vg.Inch), nil
@@ -146,11 +152,14 @@ func sweepPanel(k, axis string, xs []string, series []sweepSeries, pos []float64
 		// categories' points and error bars are not drawn on the frame.
 		p.X.Min, p.X.Max = -0.5, float64(len(xs))-0.5
 	}
-	for si, s := range series {
-		if err := addSweepSeries(p, s, k, pos, si); err != nil {
-			return nil, err
-		}
+	if coverLevel(k) {
+		p.Title.Text += ", dashed at 0.95"
 	}
+	marks, err := sweepPanelMarks(k, series, pos, numeric)
+	if err != nil {
+		return nil, err
+	}
+	p.Add(marks...)
 	// The error bars stop at the metric's bounds; the axis, fitted to
 	// the data, must not run past them either. A flat panel (a coverage
 	// of 1 in every cell) gets some room, within the bounds: plot would
@@ -206,10 +215,89 @@ type errPoints struct {
 	plotter.YErrors
 }
 
-// addSweepSeries adds one series of metric k: its line through the
-// means and error bars (errorBar) where a cell has an interval. The
-// figure's legend names it (sweepFigurePanels).
-func addSweepSeries(p *plot.Plot, s sweepSeries, k string, pos []float64, index int) error {
+// coverLevel is whether metric k's panel draws the 0.95 level (θ's
+// coverage of its 95% intervals).
+func coverLevel(k string) bool {
+	return strings.TrimPrefix(k, onePassPrefix) == core.KeyThetaCover
+}
+
+// sweepPanelMarks are what metric k's panel draws: the 0.95 level where
+// coverLevel, then each series (sweepSeriesPlotters),
+// its points moved by dodgeStep so that the series sharing an axis value
+// stand apart.
+func sweepPanelMarks(k string, series []sweepSeries, pos []float64, numeric bool) ([]plot.Plotter, error) {
+	var marks []plot.Plotter
+	if coverLevel(k) {
+		l, err := levelLine(pos, 0.95)
+		if err != nil {
+			return nil, err
+		}
+		marks = append(marks, l)
+	}
+	step := dodgeStep(pos, numeric, len(series))
+	for si, s := range series {
+		shifted := make([]float64, len(pos))
+		for i, x := range pos {
+			shifted[i] = x + (float64(si)-float64(len(series)-1)/2)*step
+		}
+		m, err := sweepSeriesPlotters(s, k, shifted, si, numeric)
+		if err != nil {
+			return nil, err
+		}
+		marks = append(marks, m...)
+	}
+	return marks, nil
+}
+
+// dodgeStep is how far apart, along x, the n series' points of one axis
+// value are drawn, so that their error bars do not hide one another. All
+// n together spread over at most 0.6 of a category (a tenth between
+// neighbours), or on a numeric axis over at most a third of the closest
+// two values' gap and 2.4 % of the axis's span, so that no point leaves
+// its value's neighbourhood. 0 for one series.
+func dodgeStep(pos []float64, numeric bool, n int) float64 {
+	if n < 2 || len(pos) == 0 {
+		return 0
+	}
+	if !numeric {
+		return min(0.1, 0.6/float64(n-1))
+	}
+	sorted := slices.Sorted(slices.Values(pos))
+	span := sorted[len(sorted)-1] - sorted[0]
+	gap := math.Inf(1)
+	for i := 1; i < len(sorted); i++ {
+		if d := sorted[i] - sorted[i-1]; d > 0 {
+			gap = min(gap, d)
+		}
+	}
+	if span == 0 || math.IsInf(gap, 1) {
+		return 0
+	}
+	return min(gap/3, 0.024*span) / float64(n-1)
+}
+
+// levelLine is y = level across pos, a dashed grey line: the level a
+// coverage is read against.
+func levelLine(pos []float64, level float64) (*plotter.Line, error) {
+	lo, hi := slices.Min(pos), slices.Max(pos)
+	if lo == hi {
+		lo, hi = lo-0.5, hi+0.5
+	}
+	l, err := plotter.NewLine(plotter.XYs{{X: lo, Y: level}, {X: hi, Y: level}})
+	if err != nil {
+		return nil, err
+	}
+	l.Color = color.Gray{Y: 0x80}
+	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	return l, nil
+}
+
+// sweepSeriesPlotters are one series of metric k: its points at the means,
+// joined by a line on a numeric axis (on categories a line would draw a
+// trend between values that have no order), and error bars (errorBar)
+// where a cell has an interval. The figure's legend names it
+// (sweepFigurePanels).
+func sweepSeriesPlotters(s sweepSeries, k string, pos []float64, index int, joined bool) ([]plot.Plotter, error) {
 	var pts errPoints
 	for i, g := range s.cells {
 		if g == nil || g.Metrics[k].Mean == nil {
@@ -221,19 +309,21 @@ func addSweepSeries(p *plot.Plot, s sweepSeries, k string, pos []float64, index 
 		pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{lo, hi})
 	}
 	if len(pts.XYs) == 0 {
-		return nil
+		return nil, nil
 	}
 	line, points, err := sweepSeriesMarks(pts.XYs, index)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bars, err := plotter.NewYErrorBars(pts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bars.Color = line.Color
-	p.Add(line, points, bars)
-	return nil
+	if joined {
+		return []plot.Plotter{line, points, bars}, nil
+	}
+	return []plot.Plotter{points, bars}, nil
 }
 
 // sweepSeriesMarks are the line and points of series index through pts,

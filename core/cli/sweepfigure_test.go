@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
@@ -131,7 +132,7 @@ func TestSweepFigureTitleAndLegend(t *testing.T) {
 		rows = append(rows, sweepRow{system: "spring", backbone: "lnp", tasks: 8})
 	}
 	title := sweepFigureTitle(sum.Axes, rows, sum)
-	if want := "Damped spring · LNP · sweep of context, a line per noise · 2 seeds × 8 realizations · mean ± t-based 95% interval over seeds"; title != want {
+	if want := "Damped spring · LNP · sweep of context, a series per noise · 2 seeds × 8 realizations · mean ± t-based 95% interval over seeds"; title != want {
 		t.Errorf("title %q, want %q", title, want)
 	}
 
@@ -202,8 +203,12 @@ func TestSweepPanelsNameMetricsInWords(t *testing.T) {
 	}
 	for i, row := range rows {
 		for j, p := range row {
-			if p.Title.Text != want[i][j] || p.Y.Label.Text != want[i][j] {
-				t.Errorf("panel %d,%d: title %q, y label %q; want %q", i, j, p.Title.Text, p.Y.Label.Text, want[i][j])
+			title := want[i][j]
+			if title == thetaCoverLabel {
+				title += ", dashed at 0.95" // its reference line
+			}
+			if p.Title.Text != title || p.Y.Label.Text != want[i][j] {
+				t.Errorf("panel %d,%d: title %q, y label %q; want %q, %q", i, j, p.Title.Text, p.Y.Label.Text, title, want[i][j])
 			}
 			for _, s := range drawnText(p) {
 				if strings.Contains(s, "_") {
@@ -238,5 +243,81 @@ func TestSweepCategoryAxisKeepsPointsOffFrame(t *testing.T) {
 	}
 	if !slices.Equal(labels, []string{"anp", "cnp", "lnp"}) {
 		t.Errorf("category ticks %q, want anp, cnp, lnp", labels)
+	}
+}
+
+// TestSweepSeriesApartAndCategoriesUnjoined: where several series share
+// an axis value their points (and error bars) are drawn apart, each
+// within its value's neighbourhood, so that no bar hides another; a
+// categorical axis (backbone=cnp,lnp,anp) draws points alone, where a
+// line would draw a trend between values that have no order; θ
+// cover95's panel draws its 0.95 level.
+func TestSweepSeriesApartAndCategoriesUnjoined(t *testing.T) {
+	iv := func(v float64) sweepInterval { return interval(v, 0.01) }
+	for _, c := range []struct {
+		axis    string
+		xs      []string
+		numeric bool
+	}{{"context", []string{"5", "10", "30"}, true}, {"backbone", []string{"cnp", "lnp", "anp"}, false}} {
+		sum := sweepSummary{Axes: []string{c.axis, "noise"}}
+		for _, x := range c.xs {
+			for _, noise := range []string{"0", "0.05", "0.1"} {
+				sum.Cells = append(sum.Cells, sweepGroup{Seeds: 3, order: []string{x, noise}, Metrics: map[string]sweepInterval{
+					core.KeyReconMAE: iv(0.01), core.KeyThetaCover: iv(0.9)}})
+			}
+		}
+		xs0, series := sweepCurves(sum)
+		pos := []float64{0, 1, 2}
+		if c.numeric {
+			pos = []float64{5, 10, 30}
+		}
+		if len(xs0) != 3 {
+			t.Fatalf("%s: axis values %v", c.axis, xs0)
+		}
+		mae, err := sweepPanelMarks(core.KeyReconMAE, series, pos, c.numeric)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cover, err := sweepPanelMarks(core.KeyThetaCover, series, pos, c.numeric)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var xs []float64
+		lines, levels := 0, 0
+		for _, pl := range mae {
+			switch v := pl.(type) {
+			case *plotter.Scatter:
+				for _, xy := range v.XYs {
+					xs = append(xs, xy.X)
+				}
+			case *plotter.Line:
+				lines++
+			}
+		}
+		for _, pl := range cover {
+			if l, ok := pl.(*plotter.Line); ok && len(l.XYs) == 2 && l.XYs[0].Y == 0.95 && l.XYs[1].Y == 0.95 {
+				levels++
+			}
+		}
+		if len(xs) != 9 {
+			t.Fatalf("%s: %d points, want 9", c.axis, len(xs))
+		}
+		slices.Sort(xs)
+		for i := 1; i < len(xs); i++ {
+			if xs[i] == xs[i-1] {
+				t.Errorf("%s: two series drawn at x = %v, one over the other", c.axis, xs[i])
+			}
+		}
+		for i := 0; i < 9; i += 3 { // each value's three points, near it
+			if spread := xs[i+2] - xs[i]; spread <= 0 || i+3 < 9 && xs[i+3]-xs[i+2] <= spread {
+				t.Errorf("%s: points %v not grouped by value", c.axis, xs)
+			}
+		}
+		if wantLines := map[bool]int{true: 3, false: 0}[c.numeric]; lines != wantLines {
+			t.Errorf("%s: %d lines, want %d", c.axis, lines, wantLines)
+		}
+		if levels != 1 {
+			t.Errorf("%s: θ cover95 draws %d lines at 0.95, want 1", c.axis, levels)
+		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // sweepFigureTitle is sweep.png's title, in the diagnostics figure's
-// style: "Damped spring · LNP · sweep of context, a line per noise · 2
+// style: "Damped spring · LNP · sweep of context, a series per noise · 2
 // seeds × 8 realizations · mean ± t-based 95% interval over seeds", the
 // system and backbone those of the cells' evaluations (the backbone left
 // out where it differs between cells: the legend names it), the seeds
@@ -40,7 +40,7 @@ func sweepFigureTitle(axes []string, rows []sweepRow, sum sweepSummary) string {
 	}
 	swept := "sweep of " + axes[0]
 	if len(axes) > 1 {
-		swept += ", a line per " + strings.Join(axes[1:], " and ")
+		swept += ", a series per " + strings.Join(axes[1:], " and ")
 	}
 	parts = append(parts, swept, countRange(seeds, "seed")+" × "+countRange(tasks, "realization"))
 	if slices.Max(append(seeds, 0)) > 1 {
