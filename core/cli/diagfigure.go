@@ -286,13 +286,18 @@ func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 		h.Bins = append(h.Bins, plotter.HistogramBin{Min: float64(i) * width, Max: float64(i+1) * width, Weight: float64(c)})
 	}
 	p.Add(h)
-	if err := addLine(p, "", []float64{0, float64(sbc.Draws + 1)}, []float64{e, e}, figNominal, true); err != nil {
+	if err := addLine(p, "expected count", []float64{0, float64(sbc.Draws + 1)}, []float64{e, e}, figNominal, true); err != nil {
 		return nil, err
 	}
 	p.Y.Min = 0
 	p.Y.Max = max(p.Y.Max, e+half)
 	return p, nil
 }
+
+// contractionXLabel is the contraction panel's x label: the z-score
+// and, since the panel has no legend, what its dashed lines are. (The
+// plotting library draws no subscripts: σ(post) rather than σ_post.)
+const contractionXLabel = "z-score (estimate − truth)/σ(post); ±2 dashed"
 
 // contractionPanel is contraction against z-score, with |z| = 2 marked:
 // calibrated posteriors sit within it, over-confident ones spread beyond
@@ -301,7 +306,7 @@ func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 // open triangles, so that one wild z does not squeeze the rest into a
 // line.
 func contractionPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
-	p := diagPanel("contraction against z-score: "+th.Name, "z-score (estimate − truth)/σ_post", "contraction 1 − σ_post²/σ_prior²", false, true)
+	p := diagPanel("contraction against z-score: "+th.Name, contractionXLabel, "contraction 1 − σ²(post)/σ²(prior)", false, true)
 	var inside, edge plotter.XYs
 	zlim, cmin := 3.0, 0.0
 	for i := range th.ZScore {

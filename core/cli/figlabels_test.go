@@ -126,3 +126,32 @@ func TestUnobservedChannelPanelSaysSo(t *testing.T) {
 		t.Errorf("unobserved predator: first panel titled %q, want it to say the channel was not observed", got)
 	}
 }
+
+// TestDiagnosticsFigureNamesItsReferenceLines: the SBC panel's dashed
+// line (the count each bin expects) is in its legend, the contraction
+// panel's dashed |z| = 2 lines (it has no legend) in its x label, and
+// neither axis writes σ_post with an underscore the plotting library
+// draws as is.
+func TestDiagnosticsFigureNamesItsReferenceLines(t *testing.T) {
+	th := core.ThetaDiagnostic{Name: "omega", PriorLo: 3, PriorHi: 8, ZScore: core.JSONFloats{0.5, -1}, Contraction: core.JSONFloats{0.9, 0.95},
+		SBC: core.NewSBCHistogram([]int{5, 6, 4, 5, 5})}
+	sbc, err := sbcPanel(th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := drawnText(sbc); !strings.Contains(strings.Join(text, "\n"), "expected count") {
+		t.Errorf("the SBC panel does not name its dashed line: %q", text)
+	}
+	con, err := contractionPanel(th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(con.X.Label.Text, "±2 dashed") {
+		t.Errorf("contraction x label %q does not say what its dashed lines are", con.X.Label.Text)
+	}
+	for _, l := range []string{con.X.Label.Text, con.Y.Label.Text} {
+		if strings.Contains(l, "_") {
+			t.Errorf("label %q writes a subscript the figure cannot draw", l)
+		}
+	}
+}
