@@ -111,6 +111,18 @@ func curveXYs(levels, values []float64) plotter.XYs {
 	return out
 }
 
+// diagColorOrder is the order the diagnostics figure takes plotutil's
+// colours in: its sixth, a brick red, comes after the pink, so that lv's
+// six curves (reconstruction, discrepancy, four parameters) do not draw
+// the reconstruction's red and γ's brick red side by side in the signed
+// panel, which has no legend to tell them apart.
+var diagColorOrder = []int{0, 1, 2, 3, 4, 6, 5}
+
+// diagColor is the diagnostics figure's colour i.
+func diagColor(i int) color.Color {
+	return plotutil.Color(diagColorOrder[i%len(diagColorOrder)])
+}
+
 // addCurve adds a line with points and a legend entry in colour i.
 func addCurve(p *plot.Plot, name string, pts plotter.XYs, i int) error {
 	if len(pts) == 0 {
@@ -120,7 +132,7 @@ func addCurve(p *plot.Plot, name string, pts plotter.XYs, i int) error {
 	if err != nil {
 		return err
 	}
-	col := plotutil.Color(i)
+	col := diagColor(i)
 	l.Color, l.Width = col, vg.Points(1.5)
 	s.Color, s.Shape, s.Radius = col, plotutil.Shape(i), vg.Points(2.2)
 	p.Add(l, s)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -152,6 +153,24 @@ func TestDiagnosticsFigureNamesItsReferenceLines(t *testing.T) {
 	for _, l := range []string{con.X.Label.Text, con.Y.Label.Text} {
 		if strings.Contains(l, "_") {
 			t.Errorf("label %q writes a subscript the figure cannot draw", l)
+		}
+	}
+}
+
+// TestDiagnosticsColoursStandApart: the first six curve colours (lv's
+// reconstruction, discrepancy and four parameters, drawn together in the
+// signed panel without a legend) are pairwise at least 60 apart in RGB.
+func TestDiagnosticsColoursStandApart(t *testing.T) {
+	rgb := func(i int) [3]float64 {
+		r, g, b, _ := diagColor(i).RGBA()
+		return [3]float64{float64(r >> 8), float64(g >> 8), float64(b >> 8)}
+	}
+	for i := range 6 {
+		for j := range i {
+			a, b := rgb(i), rgb(j)
+			if d := math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2])); d < 60 {
+				t.Errorf("colours %d %v and %d %v are %.0f apart", j, b, i, a, d)
+			}
 		}
 	}
 }
