@@ -254,24 +254,22 @@ func sweepPanelMarks(k string, series []sweepSeries, pos []float64, numeric bool
 // n together spread over at most 0.6 of a category (a tenth between
 // neighbours), or on a numeric axis over at most a third of the closest
 // two values' gap and 2.4 % of the axis's span, so that no point leaves
-// its value's neighbourhood. 0 for one series.
+// its value's neighbourhood (one numeric value spreads as a category).
+// 0 for one series.
 func dodgeStep(pos []float64, numeric bool, n int) float64 {
 	if n < 2 || len(pos) == 0 {
 		return 0
 	}
-	if !numeric {
-		return min(0.1, 0.6/float64(n-1))
-	}
 	sorted := slices.Sorted(slices.Values(pos))
 	span := sorted[len(sorted)-1] - sorted[0]
-	gap := math.Inf(1)
+	if !numeric || span == 0 { // one numeric value: its axis is two wide
+		return min(0.1, 0.6/float64(n-1))
+	}
+	gap := span
 	for i := 1; i < len(sorted); i++ {
 		if d := sorted[i] - sorted[i-1]; d > 0 {
 			gap = min(gap, d)
 		}
-	}
-	if span == 0 || math.IsInf(gap, 1) {
-		return 0
 	}
 	return min(gap/3, 0.024*span) / float64(n-1)
 }
