@@ -174,3 +174,26 @@ func TestDiagnosticsColoursStandApart(t *testing.T) {
 		}
 	}
 }
+
+// TestBandLabelSaysWhenAboutTheLinesWidth: a band under 3 % of its
+// panel's values at its widest is named as about the line's width, so
+// that its legend entry is not read as a band that failed to draw; a
+// visible band keeps the plain name.
+func TestBandLabelSaysWhenAboutTheLinesWidth(t *testing.T) {
+	line := []float64{-1, 0, 1}
+	for _, c := range []struct {
+		half float64
+		want string
+	}{{0.025, figBandLabel + " (about the line's width)"}, {0.05, figBandLabel}} { // widest 0.05 of 2.05, 0.1 of 2.1
+		lo, hi := make([]float64, len(line)), make([]float64, len(line))
+		for i, v := range line {
+			lo[i], hi[i] = v-c.half, v+c.half
+		}
+		if got := bandLabel(lo, hi, line); got != c.want {
+			t.Errorf("half-width %v of a panel 2 high: %q, want %q", c.half, got, c.want)
+		}
+	}
+	if got := bandLabel([]float64{1}, []float64{1}); got != figBandLabel {
+		t.Errorf("a panel with no span: %q", got)
+	}
+}

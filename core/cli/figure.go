@@ -226,6 +226,33 @@ func addLine(p *plot.Plot, name string, x, y []float64, col color.Color, dashed 
 	return nil
 }
 
+// bandLabel is the legend's name for the band from lo to hi in a panel
+// that also draws others: figBandLabel, said to be about the line's
+// width where at its widest it spans under 3 % of the panel's values (a
+// line is about 1 % of a panel's height at the figure's size, so such a
+// band shows at most a sliver either side of it; the explorer's legend
+// says "< 1 row" alike), so that a legend entry is not read as a band
+// that failed to draw.
+func bandLabel(lo, hi []float64, others ...[]float64) string {
+	least, most, widest := math.Inf(1), math.Inf(-1), 0.0
+	for _, v := range append([][]float64{lo, hi}, others...) {
+		for _, x := range v {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				least, most = min(least, x), max(most, x)
+			}
+		}
+	}
+	for i := range min(len(lo), len(hi)) {
+		if w := hi[i] - lo[i]; !math.IsNaN(w) {
+			widest = max(widest, w)
+		}
+	}
+	if most > least && widest < 0.03*(most-least) {
+		return figBandLabel + " (about the line's width)"
+	}
+	return figBandLabel
+}
+
 // addBand adds the filled region between lo and hi.
 func addBand(p *plot.Plot, name string, x, lo, hi []float64, col color.Color) error {
 	n := len(x)
@@ -317,7 +344,7 @@ func linePanels(c calibration) ([][]*plot.Plot, error) {
 			return nil, err
 		}
 		lo, hi := band(dm, ds, 2)
-		if err := addBand(discPanel, figBandLabel, axis, lo, hi, figDiscBand); err != nil {
+		if err := addBand(discPanel, bandLabel(lo, hi, dm, []float64{0}), axis, lo, hi, figDiscBand); err != nil {
 			return nil, err
 		}
 		if err := addLine(discPanel, "discrepancy", axis, dm, figDiscrepancy, false); err != nil {
@@ -326,7 +353,7 @@ func linePanels(c calibration) ([][]*plot.Plot, error) {
 
 		predPanel := newPanel("corrected prediction, "+figBandLabel, xName, name)
 		lo, hi = band(mean, std, 2)
-		if err := addBand(predPanel, figBandLabel, axis, lo, hi, figBand); err != nil {
+		if err := addBand(predPanel, bandLabel(lo, hi, mean, nom, val), axis, lo, hi, figBand); err != nil {
 			return nil, err
 		}
 		if err := addLine(predPanel, "nominal", axis, nom, figNominal, true); err != nil {
@@ -470,7 +497,7 @@ func productPanels(c calibration) (rows [][]*plot.Plot, bars map[*plot.Plot]*plo
 			seg := func(v []float64) []float64 { return v[k*ncol : (k+1)*ncol] }
 			sp := newPanel(fmt.Sprintf("%s = %.3g", rowName, axes[0][k]), colName, name)
 			lo, hi := band(seg(mean), seg(std), 2)
-			if err := addBand(sp, figBandLabel, axes[1], lo, hi, figBand); err != nil {
+			if err := addBand(sp, bandLabel(lo, hi, seg(mean), seg(nom)), axes[1], lo, hi, figBand); err != nil {
 				return nil, nil, err
 			}
 			if err := addLine(sp, "nominal", axes[1], seg(nom), figNominal, true); err != nil {
