@@ -102,8 +102,10 @@ type compareMethod struct {
 	OnePass        float64
 	OnePassBatched core.BatchTiming
 	// Warnings say where the compared condition lies outside what an
-	// APIC model was trained on (core.Model.RangeWarnings), and that a
-	// file is an unfinished run's (unfinishedWarning).
+	// APIC model was trained on (core.Model.RangeWarnings), that a file
+	// is an unfinished run's (unfinishedWarning), and where its θ
+	// intervals are nearly as wide as the prior (core.Summarise's, as
+	// eval gives them).
 	Warnings []string
 }
 
@@ -288,6 +290,13 @@ func runCompareMethods(ctx context.Context, env *Env, sys sims.System, models []
 		rep := core.Summarise(sys, methods[i].Run.Metrics)
 		rep.System, rep.Tasks, rep.Context, rep.Noise, rep.Seed = sys.Name(), len(test), test[0].Context.Len(), f.noise, f.seed
 		methods[i].Report = rep
+		if !methods[i].Baseline {
+			// Summarise's warnings (a θ whose std is nearly its prior's)
+			// are the ones eval and diagnose print for the same file
+			// and seed: a checkpoint that learned little says so here
+			// too, rather than only looking fast.
+			methods[i].Warnings = append(methods[i].Warnings, rep.Warnings...)
+		}
 	}
 	return methods, failed, nil
 }

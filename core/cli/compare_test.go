@@ -26,6 +26,13 @@ import (
 // and saves it in a temporary directory under name.
 func compareCheckpoint(t *testing.T, system, name string, steps int) string {
 	t.Helper()
+	return compareCheckpointWith(t, system, name, steps, func(*core.Config) {})
+}
+
+// compareCheckpointWith is compareCheckpoint with the configuration
+// changed by edit before training.
+func compareCheckpointWith(t *testing.T, system, name string, steps int, edit func(*core.Config)) string {
+	t.Helper()
 	sys, err := sims.Lookup(system)
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +42,7 @@ func compareCheckpoint(t *testing.T, system, name string, steps int) string {
 	cfg.Arch.DecHidden, cfg.Arch.DecLayers = 16, 1
 	cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.Batch, cfg.Train.ValEvery = steps, steps, 4, 0
 	cfg.Infer.Refine = 1
+	edit(&cfg)
 	m, err := core.NewModel(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -494,5 +502,60 @@ func TestCompareJSONSamplesOnlyWithAPIC(t *testing.T) {
 		if _, has := raw["samples"]; has != c.want {
 			t.Errorf("--methods %s: \"samples\" recorded %v, want %v", c.methods, has, c.want)
 		}
+	}
+}
+
+// TestCompareWarnsPriorWideTheta: a checkpoint whose θ intervals are
+// nearly the prior's gets eval's warning in compare too, for the same
+// file and seed, so that a model that learned little is not presented
+// by its speed alone; the baseline gets none of APIC's warnings.
+func TestCompareWarnsPriorWideTheta(t *testing.T) {
+	defer func(l func(string, string) ([]byte, bool)) { lookupEmbedded = l }(lookupEmbedded)
+	lookupEmbedded = func(string, string) ([]byte, bool) { return nil, false }
+	// θ's intervals scaled far past the prior: capped at nearly its own.
+	ckpt := compareCheckpointWith(t, "spring", "wide", 0, func(c *core.Config) { c.Infer.ThetaStdScale = 1e3 })
+	code, out, errOut := runCLI(t, "eval", "--checkpoint", ckpt, "--tasks", "3", "--samples", "2", "--json")
+	if code != 0 {
+		t.Fatalf("eval exit %d, stderr %q", code, errOut)
+	}
+	var rep struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var wide []string
+	for _, w := range rep.Warnings {
+		if strings.Contains(w, "of the prior's own") {
+			wide = append(wide, w)
+		}
+	}
+	if len(wide) == 0 {
+		t.Fatalf("a model with θ intervals ×1000 gave no prior-wide warning in eval (%q): the test needs one", rep.Warnings)
+	}
+	args := []string{"compare", "--system", "spring", "--tasks", "3", "--samples", "2", "--checkpoint", ckpt, "--workers", "1", "--starts", "1", "--methods", "koh-gp,apic"}
+	code, out, errOut = runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("compare exit %d, stderr %q", code, errOut)
+	}
+	for _, w := range wide {
+		if want := "warning (apic-lnp): " + w; !strings.Contains(out, want) {
+			t.Errorf("compare's text lacks eval's %q:\n%s", want, out)
+		}
+	}
+	_, out, _ = runCLI(t, append(args, "--json")...)
+	var got struct {
+		Methods map[string]struct {
+			Warnings []string `json:"warnings"`
+		} `json:"methods"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if ws := got.Methods["apic-lnp"].Warnings; strings.Join(ws, "\n") != strings.Join(wide, "\n") {
+		t.Errorf("apic-lnp JSON warnings %q, want %q", ws, wide)
+	}
+	if ws := got.Methods[kohgp.Name].Warnings; len(ws) != 0 {
+		t.Errorf("koh-gp warnings %q, want none", ws)
 	}
 }
