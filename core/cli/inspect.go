@@ -135,13 +135,34 @@ func writeInspectText(w io.Writer, path string, f *nets.File, m *core.Model, inf
 		if info.ValidationStep > 0 {
 			at = fmt.Sprintf(", at stage 2 step %d of the run that wrote the file", info.ValidationStep)
 		}
-		fmt.Fprintf(w, "  validation (%s, context %d%s):\n", core.Count(info.Metrics.Tasks, "realization"), info.Metrics.Context, at)
+		fmt.Fprintf(w, "  validation (%s%s):\n", validationConditions(*info.Metrics), at)
+		if line := failureLine(info.Metrics.Failures, info.Metrics.Tasks); line != "" {
+			fmt.Fprintf(w, "  failures: %s\n", line)
+		}
+		// The record's warnings (θ intervals as wide as the prior, say)
+		// are what make a poor model's numbers readable; --json has them.
+		for _, warn := range info.Metrics.Warnings {
+			fmt.Fprintf(w, "  warning: %s\n", warn)
+		}
 		writeReportTable(w, *info.Metrics)
 	}
 	fmt.Fprintf(w, "  tensors:\n")
 	for _, n := range names {
 		fmt.Fprintf(w, "    %-28s %s %v\n", n, f.DTypes[n], f.Shapes[n])
 	}
+}
+
+// validationConditions says what a recorded validation report was
+// measured on, as eval's header does: its realizations come from the
+// training seed's validation stream, so its numbers are not eval's.
+// Older files record no samples or refinement; those are left out.
+func validationConditions(rep core.Report) string {
+	s := fmt.Sprintf("%s from seed %d's validation stream, not eval's; context %d, noise %g", core.Count(rep.Tasks, "realization"), rep.Seed, rep.Context, rep.Noise)
+	if rep.Samples > 0 {
+		s += ", " + core.Count(rep.Samples, "sample")
+		s += ", " + core.Count(rep.Refine, "refinement step")
+	}
+	return s
 }
 
 // archWords describes an architecture in one line.

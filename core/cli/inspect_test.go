@@ -157,3 +157,32 @@ func TestInspectNotACheckpoint(t *testing.T) {
 		t.Errorf("missing file: exit %d, %q", code, errOut)
 	}
 }
+
+// TestInspectValidationConditionsAndWarnings: inspect's text states the
+// conditions of the recorded validation (where its realizations come
+// from, context, noise, samples, refinement), as eval's header does, and
+// prints the record's failures and warnings, which --json holds: a model
+// whose θ intervals are the prior's says so here too.
+func TestInspectValidationConditionsAndWarnings(t *testing.T) {
+	m, err := core.NewModel(tinySpringConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := "omega: its std is at least 0.9 of the prior's own (1.44) in 32 of 32 realizations"
+	rep := core.Report{Tasks: 32, Context: 30, Noise: 0.01, Seed: 7, Samples: 8, Refine: 5, Warnings: []string{wide}}
+	rep.Failures.Count, rep.Failures.Realizations = 1, []core.Failure{{Index: 3, Reason: "not finite"}}
+	path := filepath.Join(t.TempDir(), "m.safetensors")
+	if err := core.SaveCheckpoint(path, m, core.Info{Steps1: 5, Steps2: 5, Metrics: &rep}, nets.F32); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI(t, "inspect", path)
+	for _, want := range []string{
+		"  validation (32 realizations from seed 7's validation stream, not eval's; context 30, noise 0.01, 8 samples, 5 refinement steps):\n",
+		"  failures: 1 of 32 realizations",
+		"  warning: " + wide,
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("inspect lacks %q (exit %d, %s):\n%s", want, code, errOut, out)
+		}
+	}
+}
