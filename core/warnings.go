@@ -221,7 +221,9 @@ func (m *Model) noiseWarnings(p Prediction, ctx sims.Context) []string {
 		if !(l > r.NoiseHi*(1+1e-9)) || ch >= len(channels) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("the %s noise σ̂ = %.3g (95%% interval [%.3g, %.3g]) is more than the model was trained on (at most σ = %g): its intervals do not account for the extra noise", channels[ch], p.NoiseStd[ch], l, hi[ch], r.NoiseHi))
+		// σ̂ holds the model's misfit with the noise: a poorly trained
+		// model raises it on clean data, so the warning names both causes.
+		out = append(out, fmt.Sprintf("the %s noise σ̂ = %.3g (95%% interval [%.3g, %.3g]) is more than the model was trained on (at most σ = %g): the data are noisier than that, or the model fits them poorly (σ̂ counts its misfit too); its intervals do not account for the excess", channels[ch], p.NoiseStd[ch], l, hi[ch], r.NoiseHi))
 	}
 	return out
 }

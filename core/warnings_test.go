@@ -393,6 +393,18 @@ func TestNoiseWarnings(t *testing.T) {
 	}
 }
 
+// TestNoiseWarningNamesMisfit: σ̂ counts the model's misfit with the
+// noise, so a high σ̂ is not blamed on the data alone: a 5+5-step model
+// gave σ̂ = 0.3 on spring data of noise 0.05.
+func TestNoiseWarningNamesMisfit(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, func(c *Config) { c.Train.Noise, c.Train.NoiseMax = 0, 0.1 })
+	ctx := testTasks(t, m.Sys, 1, 0, 3)[0].Context
+	ws := m.noiseWarnings(Prediction{NoiseStd: []float64{0.3}}, ctx)
+	if len(ws) != 1 || !strings.Contains(ws[0], "or the model fits them poorly (σ̂ counts its misfit too)") || strings.Contains(ws[0], "the extra noise") {
+		t.Errorf("warning %q does not name the model's misfit as a cause", ws)
+	}
+}
+
 // TestWarningsNoInterval: a parameter whose deviation is 0 is named as
 // having no interval; the others are not.
 func TestWarningsNoInterval(t *testing.T) {
