@@ -460,6 +460,14 @@ func reportTrained(env *Env, f *trainFlags, cfg core.Config, res core.TrainResul
 		fmt.Fprintf(env.Stdout, "validation %s (%s): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
 			when, core.Count(v.Tasks, "realization"), v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,
 			v.Metrics[core.KeyThetaMAE].Mean, v.Metrics[core.KeyReconECE].Mean)
+		// As eval prints them: a run too short to learn θ says so here,
+		// not only in eval or inspect later.
+		if line := failureLine(v.Failures, v.Tasks); line != "" {
+			fmt.Fprintf(env.Stdout, "validation failures: %s\n", line)
+		}
+		for _, warn := range v.Warnings {
+			fmt.Fprintf(env.Stdout, "warning: %s\n", warn)
+		}
 	}
 	return nil
 }

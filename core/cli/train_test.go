@@ -1810,3 +1810,24 @@ func TestTrainWarnsOfAnUntrainedModel(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainPrintsValidationWarnings: train's text prints the final
+// validation's failures and warnings after its metrics line, as eval
+// does: a run too short to learn θ (its intervals the prior's own) says
+// so when it finishes.
+func TestTrainPrintsValidationWarnings(t *testing.T) {
+	wide := "omega: its std is at least 0.9 of the prior's own (1.44) in 32 of 32 realizations"
+	rep := core.Report{Tasks: 32, Context: 30, Metrics: map[string]core.Summary{}, Warnings: []string{wide}}
+	rep.Failures.Count, rep.Failures.Realizations = 1, []core.Failure{{Index: 3, Reason: "not finite"}}
+	var out strings.Builder
+	env := &Env{Stdout: &out, Stderr: io.Discard}
+	f := &trainFlags{out: "m.safetensors", recalibrate: 64}
+	if err := reportTrained(env, f, core.Config{}, core.TrainResult{}, core.Info{Metrics: &rep}, false, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"validation after recalibration (32 realizations): ", "\nvalidation failures: 1 of 32 realizations", "\nwarning: " + wide + "\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("train's text lacks %q:\n%s", want, out.String())
+		}
+	}
+}
