@@ -188,10 +188,31 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 		stds[q] = th.Std
 	}
 	d.Warnings = append(d.Warnings, nearPriorWarnings(m.Sys.Params(), stds)...)
+	d.Warnings = append(d.Warnings, priorGuessWarnings(m.Sys.Params(), thetaMAEs(d.Theta))...)
 	if d.Refine < 0 {
 		d.Refine = m.Config.Infer.Refine
 	}
 	return d, nil
+}
+
+// thetaMAEs is each parameter's mean |θ̂ − θ| over the diagnosed
+// realizations, NaN for one without any.
+func thetaMAEs(ths []ThetaDiagnostic) []float64 {
+	out := make([]float64, len(ths))
+	for q, th := range ths {
+		sum, n := 0.0, 0
+		for i := range th.Truth {
+			if i < len(th.Estimate) {
+				sum += math.Abs(th.Estimate[i] - th.Truth[i])
+				n++
+			}
+		}
+		out[q] = math.NaN()
+		if n > 0 {
+			out[q] = sum / float64(n)
+		}
+	}
+	return out
 }
 
 // diagnosis accumulates Diagnose's statistics one realization at a time,

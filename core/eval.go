@@ -497,5 +497,12 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 		rep.ThetaAtBound.merge(tm.Bound)
 	}
 	rep.Warnings = append(rep.Warnings, nearPriorWarnings(sys.Params(), stds)...)
+	if len(per) > 0 {
+		maes := make([]float64, len(sys.Params()))
+		for q, prm := range sys.Params() {
+			maes[q] = rep.ThetaPerParam[prm.Name].Mean
+		}
+		rep.Warnings = append(rep.Warnings, priorGuessWarnings(sys.Params(), maes)...)
+	}
 	return rep
 }

@@ -399,7 +399,7 @@ func TestCompareWarnsOutsideTrainingRange(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if ws := got.Methods["apic-lnp"].Warnings; len(ws) != 1 || !strings.Contains(ws[0], "only 5 context points") {
+	if ws := withoutPriorGuess(got.Methods["apic-lnp"].Warnings); len(ws) != 1 || !strings.Contains(ws[0], "only 5 context points") {
 		t.Errorf("apic-lnp warnings %q", ws)
 	}
 	if ws := got.Methods[kohgp.Name].Warnings; ws == nil || len(ws) != 0 {
@@ -506,7 +506,7 @@ func TestCompareJSONSamplesOnlyWithAPIC(t *testing.T) {
 }
 
 // TestCompareWarnsPriorWideTheta: a checkpoint whose θ intervals are
-// nearly the prior's gets eval's warning in compare too, for the same
+// nearly the prior's gets eval's warnings in compare too, for the same
 // file and seed, so that a model that learned little is not presented
 // by its speed alone; the baseline gets none of APIC's warnings.
 func TestCompareWarnsPriorWideTheta(t *testing.T) {
@@ -538,7 +538,7 @@ func TestCompareWarnsPriorWideTheta(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("compare exit %d, stderr %q", code, errOut)
 	}
-	for _, w := range wide {
+	for _, w := range rep.Warnings {
 		if want := "warning (apic-lnp): " + w; !strings.Contains(out, want) {
 			t.Errorf("compare's text lacks eval's %q:\n%s", want, out)
 		}
@@ -552,10 +552,24 @@ func TestCompareWarnsPriorWideTheta(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
 	}
-	if ws := got.Methods["apic-lnp"].Warnings; strings.Join(ws, "\n") != strings.Join(wide, "\n") {
-		t.Errorf("apic-lnp JSON warnings %q, want %q", ws, wide)
+	if ws := got.Methods["apic-lnp"].Warnings; strings.Join(ws, "\n") != strings.Join(rep.Warnings, "\n") {
+		t.Errorf("apic-lnp JSON warnings %q, want eval's %q", ws, rep.Warnings)
 	}
 	if ws := got.Methods[kohgp.Name].Warnings; len(ws) != 0 {
 		t.Errorf("koh-gp warnings %q, want none", ws)
 	}
+}
+
+// withoutPriorGuess drops the warnings that a parameter's θ MAE is near
+// what answering the prior's centre gives, which the untrained models
+// of tests draw wherever they are used; tests of other warnings read
+// the rest.
+func withoutPriorGuess(ws []string) []string {
+	out := []string{}
+	for _, w := range ws {
+		if !strings.Contains(w, "that answering the prior's centre") {
+			out = append(out, w)
+		}
+	}
+	return out
 }

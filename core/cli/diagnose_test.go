@@ -156,7 +156,9 @@ func TestDiagnoseRangeWarnings(t *testing.T) {
 		}
 	}
 	obj := diagnoseJSON(t, "--system", "spring", "--backbone", "cnp", "--refine", "0", "--tasks", "4", "--noise", "0.5")
-	if ws, ok := obj["warnings"].([]any); !ok || len(ws) != 1 {
+	// At σ = 0.5, five times its training's, the model's one-pass θ̂ is
+	// no better than the prior's centre, which a second warning says.
+	if ws, ok := obj["warnings"].([]any); !ok || len(ws) == 0 || len(ws) > 2 || !strings.Contains(fmt.Sprint(ws[0]), "noise σ = 0.5") {
 		t.Errorf("JSON warnings %v, want the noise's", obj["warnings"])
 	}
 	obj = diagnoseJSON(t, "--system", "spring", "--backbone", "cnp", "--refine", "0", "--tasks", "4")

@@ -66,8 +66,9 @@ tasks, context, noise, seed, samples, refine, theta_prior and
 theta_prior_scale (refinement's prior on θ; absent in one pass),
 true_theta and raw_spread (with those flags); pooled_ece {recon, delta},
 the bands' ECE over every realization's targets together
-(docs/uncertainty.md); and warnings, where the condition lies outside
-the model's training. With --grid it is {system, backbone, checkpoint,
+(docs/uncertainty.md); and warnings: the condition outside the
+model's training, θ intervals nearly as wide as the prior, θ̂ that
+misses θ by at least half what the prior's centre does. With --grid it is {system, backbone, checkpoint,
 tasks, seed, warnings, cells}, each cell {context, noise, report (the
 object above), misses (the targets the cell fails, as the table
 marks them)}.`
