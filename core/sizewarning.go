@@ -50,6 +50,9 @@ func sizeRatios(g, f []float64, nc int) []float64 {
 // comes with a narrow interval, but neither means what it says. Data a
 // hundred times smaller than a spring's do this: the observed values
 // stay inside the range seen in training, so valueWarnings is silent.
+// A poorly trained model does it on good data too (a spring model
+// trained at --lr 5 predicted zero everywhere), so the warning names
+// both causes.
 // Contexts of fewer than sizeMinContext points are not judged.
 func sizeWarnings(sys sims.System, ctx sims.Context, p Prediction) []string {
 	if ctx.Len() < sizeMinContext {
@@ -65,7 +68,7 @@ func sizeWarnings(sys sims.System, ctx sims.Context, p Prediction) []string {
 			continue
 		}
 		out = append(out, fmt.Sprintf("the prediction of %s is %.3g times the size of the nominal F(θ̂) (in training %.2g to %.2g): "+
-			"the discrepancy fits data the simulator does not describe (a wrong unit or scale, another system's data?), and θ̂ and its interval mean little",
+			"the discrepancy fits data the simulator does not describe (a wrong unit or scale, another system's data?), or the model fits poorly (apic eval of the checkpoint on its own system's data tells which); θ̂ and its interval mean little",
 			name, r, lo[c], hi[c]))
 	}
 	return out

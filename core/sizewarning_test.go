@@ -27,7 +27,9 @@ func TestSizeWarning(t *testing.T) {
 			t.Fatal(err)
 		}
 		ws := sizeWarnings(m.Sys, ctx, p)
-		if flagged := len(ws) == 1 && strings.HasPrefix(ws[0], "the prediction of y is "); flagged != (scale != 1) {
+		// A poorly trained model shrinks or swells the prediction on good
+		// data too: the warning names it beside the data's scale.
+		if flagged := len(ws) == 1 && strings.HasPrefix(ws[0], "the prediction of y is ") && strings.Contains(ws[0], "(a wrong unit or scale, another system's data?), or the model fits poorly"); flagged != (scale != 1) {
 			t.Errorf("data ×%g: warnings %q", scale, ws)
 		}
 	}
