@@ -139,7 +139,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 			"1 simulator F(x; θ̂) at the estimated parameters, with the context points",
 			"2 learned discrepancy δ̂ with its 95% band against the true δ = G − F(x; θ)",
 			"3 corrected prediction with its 95% band and the context points",
-			"4 ground truth G (drawn over the prediction) and the nominal F(x; θ), dimmed",
+			truthHelp(t),
 			"(95% band: the calibrated band's 95.4% interval, μ ± 2σ' with σ' the band",
 			"  shape's deviation, often wider than 2 × the model's σ: docs/uncertainty.md)",
 			"  a band thinner than a row lies under its curve: its legend then adds"+thinBand,
