@@ -98,6 +98,9 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	lines = append(lines, m.thetaRowsHelp()...)
 	lines = append(lines,
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
+		"training box: s1/s2 the stage (1: L_θ on nominal data alone; 2: as above),",
+		"  step/steps, loss and the stage's ETA; under it, the loss over the run,",
+		"  low ▁ to high █ on its own scale.",
 		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", n, n),
 		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings:", n, avgSeed, samplesFor(m.sys())),
 		"  their mean ± a 95% confidence interval of it (eval's ± is their sd).",

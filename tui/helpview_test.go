@@ -164,3 +164,21 @@ func TestHelpNamesTheDiagnosticsFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpNamesTheTrainingBox: the training box's "s2 300/300 loss
+// -1.02" and its sparkline, left in the sidebar after a run when the
+// status line no longer spells them out, are said in the help.
+func TestHelpNamesTheTrainingBox(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	help := strings.Join(helpAt(m, 80), "\n")
+	for _, want := range []string{"s1/s2 the stage", "step/steps, loss and the stage's ETA", "the loss over the run"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("the help does not say %q", want)
+		}
+	}
+	for _, l := range helpAt(m, 80) {
+		if w := displayWidth(l); w > 80 {
+			t.Errorf("help line %q is %d cells wide", l, w)
+		}
+	}
+}
