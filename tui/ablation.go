@@ -485,16 +485,25 @@ func (m Model) ablView(w, h int) []string {
 	note := m.atlasNote()
 	short, _, _ := strings.Cut(note, " (") // "weights before this run"
 	where := fitFirst(w-1, fmt.Sprintf("%s/%s, %s", k.system, k.backbone, settings(note)), settings(note), settings(short))
-	status := m.keyText("A/esc closes · ↑/↓ another control · ◆ current")
+	// The progress goes first and the key line fits the room it leaves,
+	// so that while the points compute the line still ends on a whole
+	// wording: cut after the progress, "◇ …, not the…" lost what ◇ means.
+	progress := ""
+	if n := len(m.abl.points); m.abl.done < n {
+		progress = fmt.Sprintf("%c computing %d/%d… · ", spinner[m.abl.done%len(spinner)], m.abl.done, n)
+	}
+	room := w - 1 - ansi.StringWidth(progress)
+	status := fitFirst(room,
+		m.keyText("A/esc closes · ↑/↓ another control · ◆ current"),
+		"A/esc closes · ◆ current")
 	if m.ablCurrentOther() {
-		status = fitFirst(w-1,
+		status = fitFirst(room,
 			m.keyText("A/esc closes · ↑/↓ another control · ◇ the atlas model at the current value, not the one on screen"),
 			"A/esc closes · ◇ the atlas model at the current value, not the one on screen",
-			"A/esc closes · ◇ atlas model, not the one shown")
+			"A/esc closes · ◇ atlas model, not the one shown",
+			"A/esc closes · ◇ atlas model")
 	}
-	if n := len(m.abl.points); m.abl.done < n {
-		status = fmt.Sprintf("%c computing %d/%d… · %s", spinner[m.abl.done%len(spinner)], m.abl.done, n, status)
-	}
+	status = progress + status
 	lines := []string{t.paint(t.bold, title), where, t.paint(t.dim, truncate(status, w-1))}
 	if m.abl.why != "" {
 		lines = append(lines, "")

@@ -564,3 +564,33 @@ func TestAblationDuringRunNamesItsWeights(t *testing.T) {
 		settle(t, base)
 	}
 }
+
+// TestAblationProgressKeepsTheMarkLegend: while the points compute, the
+// status line puts the progress first and still ends on a whole wording
+// of what the current value's mark means, at 120 and at 80 columns.
+// Cut after the progress, the ◇ line read "…, not the…" and lost that
+// the point is not the model on screen.
+func TestAblationProgressKeepsTheMarkLegend(t *testing.T) {
+	for _, size := range [][2]int{{120, 36}, {80, 24}} {
+		m := newAtlasTest(t, size[0], size[1], map[string]int{})
+		m = focusOn(t, m, ctlLamTheta)
+		nm, _ := m.Update(keyMsg("A")) // the points are not run: computing
+		m = nm.(Model)
+		if !m.ablCurrentOther() || m.abl.done == len(m.abl.points) {
+			t.Fatalf("%v: other %v, %d/%d done", size, m.ablCurrentOther(), m.abl.done, len(m.abl.points))
+		}
+		frame := m.render()
+		var status string
+		for _, l := range strings.Split(frame, "\n") {
+			if strings.Contains(l, "computing") {
+				status = l
+			}
+		}
+		if status == "" || strings.Contains(status, "…│") || strings.Contains(status, "… │") {
+			t.Errorf("%v: the status line is cut or missing: %q\n%s", size, status, frame)
+		}
+		if !strings.Contains(status, "◇ atlas model") && !strings.Contains(status, "not the one on screen") {
+			t.Errorf("%v: the status line does not say what ◇ marks: %q", size, status)
+		}
+	}
+}

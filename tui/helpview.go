@@ -98,6 +98,9 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	lines = append(lines, m.thetaRowsHelp()...)
 	lines = append(lines,
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
+		"training box: s1/s2 the stage (1: L_θ on nominal data alone; 2: as above),",
+		"  step/steps, loss and the stage's ETA; under it, the loss over the run,",
+		"  low ▁ to high █ on its own scale.",
 		fmt.Sprintf("mean±95%%/%d: the same %d realizations at any header seed, those of", n, n),
 		fmt.Sprintf("  apic eval --tasks %d --seed %d --samples %d at the sliders' settings:", n, avgSeed, samplesFor(m.sys())),
 		"  their mean ± a 95% confidence interval of it (eval's ± is their sd).",
@@ -114,7 +117,12 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 		"  each point the mean ± 95% confidence interval, as the sidebar's",
 		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", n, diagSeed, samplesFor(m.sys())),
 		"  while training, of the weights before the run (recomputed when it ends).",
-		"  Its verdict: θ's cover95 against 0.95 ± 2 s.e., then the SBC test at 5%.")
+		"  Its verdict: θ's cover95 against 0.95 ± 2 s.e., then the SBC test at 5%.",
+		"  max|·|: a reliability row's largest gap over the 19 levels .05, .10 … .95;",
+		"  per θ: cover95, the share of true θ in its 95% interval; contraction,",
+		"  the median 1 − σ²/prior variance (1: data pin θ, 0: the prior alone);",
+		"  z = (θ̂ − θ)/σ, z̃ its median, |z|>2 the share past 2σ; SBC ranks, a",
+		"  histogram of θ's rank among the draws, flat when calibrated (χ² p).")
 	if asked, drawn := samplesFor(m.sys()), samplesDrawn(m.sys(), m.backbone.value()); drawn != asked {
 		lines = append(lines, fmt.Sprintf("  (a %s draws %s whatever --samples asks: it is deterministic)", m.backbone.value(), core.Count(drawn, "sample")))
 	}
@@ -139,7 +147,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 			"1 simulator F(x; θ̂) at the estimated parameters, with the context points",
 			"2 learned discrepancy δ̂ with its 95% band against the true δ = G − F(x; θ)",
 			"3 corrected prediction with its 95% band and the context points",
-			"4 ground truth G (drawn over the prediction) and the nominal F(x; θ), dimmed",
+			truthHelp(t),
 			"(95% band: the calibrated band's 95.4% interval, μ ± 2σ' with σ' the band",
 			"  shape's deviation, often wider than 2 × the model's σ: docs/uncertainty.md)",
 			"  a band thinner than a row lies under its curve: its legend then adds"+thinBand,

@@ -142,3 +142,43 @@ func TestFooterOverHelpSaysArrowsScroll(t *testing.T) {
 		t.Errorf("over the help: ↓ moved focus %d → %d, help top %d; footer %q", focus, m.focus, m.helpTop, f)
 	}
 }
+
+// TestHelpNamesTheDiagnosticsFigures: every figure d shows without a
+// word of its own (max|·|, cover95, contraction, z̃, |z|>2, the SBC
+// histogram) is said in the help, in a line that fits 80 columns.
+func TestHelpNamesTheDiagnosticsFigures(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	help := helpAt(m, 80)
+	for _, want := range []string{"max|·|: a reliability row's largest gap", "cover95, the share of true θ", "contraction,", "z̃ its median", "|z|>2 the share", "SBC ranks, a"} {
+		found := false
+		for _, l := range help {
+			if strings.Contains(l, want) {
+				found = true
+				if w := displayWidth(l); w > 80 {
+					t.Errorf("help line %q is %d cells wide", l, w)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("the help does not say %q", want)
+		}
+	}
+}
+
+// TestHelpNamesTheTrainingBox: the training box's "s2 300/300 loss
+// -1.02" and its sparkline, left in the sidebar after a run when the
+// status line no longer spells them out, are said in the help.
+func TestHelpNamesTheTrainingBox(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	help := strings.Join(helpAt(m, 80), "\n")
+	for _, want := range []string{"s1/s2 the stage", "step/steps, loss and the stage's ETA", "the loss over the run"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("the help does not say %q", want)
+		}
+	}
+	for _, l := range helpAt(m, 80) {
+		if w := displayWidth(l); w > 80 {
+			t.Errorf("help line %q is %d cells wide", l, w)
+		}
+	}
+}

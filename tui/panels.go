@@ -374,7 +374,7 @@ func (m Model) predictionPanel(v panelView) linePlot {
 // truth's dots hid them.
 func (m Model) truthPanel(v panelView) linePlot {
 	a, p, real := v.a, m.res.pred, m.res.task.Real
-	p4 := v.base("4 truth vs prediction (nominal dimmed)")
+	p4 := v.base(truthTitle(m.theme))
 	p4.short = "4 truth vs prediction" + v.note
 	p4.yLo, p4.yHi = v.ylo, v.yhi
 	for c := 0; c < a.channels; c++ {
@@ -387,6 +387,26 @@ func (m Model) truthPanel(v panelView) linePlot {
 	}
 	p4.legend = m.legendFor([]role{roleMean, roleTruth, roleNominal}, []string{predictionName, truthName, nominalName}, []color.Color{colMean, colTruth, colNominal})
 	return p4
+}
+
+// truthTitle is panel 4's title. A plain theme (NO_COLOR, --ascii)
+// draws no faint colour: there the nominal is told apart by its ∘ mark
+// alone, and a title saying it is dimmed would send a reader looking
+// for a shade that is not drawn.
+func truthTitle(t theme) string {
+	if t.plain {
+		return "4 truth vs prediction and nominal"
+	}
+	return "4 truth vs prediction (nominal dimmed)"
+}
+
+// truthHelp is the help's line on panel 4, dimmed only where the theme
+// draws in colour (truthTitle).
+func truthHelp(t theme) string {
+	if t.plain {
+		return "4 ground truth G (drawn over the prediction) and the nominal F(x; θ)"
+	}
+	return "4 ground truth G (drawn over the prediction) and the nominal F(x; θ), dimmed"
 }
 
 // heatPanels builds the four heatmaps of a product-grid result: truth,
