@@ -390,15 +390,7 @@ func TestCompareWarnsOutsideTrainingRange(t *testing.T) {
 	if want := "warning (apic-lnp): only 5 context points; the model was trained on 15 to 100"; !strings.Contains(out, want) {
 		t.Errorf("text lacks %q:\n%s", want, out)
 	}
-	_, out, _ = runCLI(t, append(args, "--json")...)
-	var got struct {
-		Methods map[string]struct {
-			Warnings []string `json:"warnings"`
-		} `json:"methods"`
-	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatal(err)
-	}
+	got := compareWarningsJSON(t, args)
 	if ws := withoutPriorGuess(got.Methods["apic-lnp"].Warnings); len(ws) != 1 || !strings.Contains(ws[0], "only 5 context points") {
 		t.Errorf("apic-lnp warnings %q", ws)
 	}
@@ -543,15 +535,7 @@ func TestCompareWarnsPriorWideTheta(t *testing.T) {
 			t.Errorf("compare's text lacks eval's %q:\n%s", want, out)
 		}
 	}
-	_, out, _ = runCLI(t, append(args, "--json")...)
-	var got struct {
-		Methods map[string]struct {
-			Warnings []string `json:"warnings"`
-		} `json:"methods"`
-	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatal(err)
-	}
+	got := compareWarningsJSON(t, args)
 	if ws := got.Methods["apic-lnp"].Warnings; strings.Join(ws, "\n") != strings.Join(rep.Warnings, "\n") {
 		t.Errorf("apic-lnp JSON warnings %q, want eval's %q", ws, rep.Warnings)
 	}
@@ -572,4 +556,19 @@ func withoutPriorGuess(ws []string) []string {
 		}
 	}
 	return out
+}
+
+// compareWarningsJSON runs compare with args and --json and returns its
+// methods' warnings.
+func compareWarningsJSON(t *testing.T, args []string) (got struct {
+	Methods map[string]struct {
+		Warnings []string `json:"warnings"`
+	} `json:"methods"`
+}) {
+	t.Helper()
+	_, out, _ := runCLI(t, append(args, "--json")...)
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
