@@ -39,10 +39,10 @@ func thetaVerdict(th core.ThetaDiagnostic) string {
 	if len(zs) == 0 {
 		return "point estimates"
 	}
-	switch cover, slack := float64(th.Cover95), coverSlack(len(zs)); {
-	case cover < 0.95-slack:
-		return "over-confident"
-	case cover > 0.95+slack:
+	if !coverWithinSlack(th) {
+		if float64(th.Cover95) < 0.95 {
+			return "over-confident"
+		}
 		return "under-confident"
 	}
 	switch {
@@ -64,6 +64,14 @@ func thetaVerdict(th core.ThetaDiagnostic) string {
 	return "miscalibrated"
 }
 
+// coverWithinSlack is whether th's 95% coverage lies within coverSlack
+// of 0.95 over its realizations with a z-score, where chance alone
+// could have put it.
+func coverWithinSlack(th core.ThetaDiagnostic) bool {
+	zs, _, _ := finiteZ(th)
+	return math.Abs(float64(th.Cover95)-0.95) <= coverSlack(len(zs))
+}
+
 // verdictLines are a diagnosis's summary, a line per parameter
 // (thetaVerdict; the --help and the explorer's ? say what decides it):
 // "verdict θ omega: calibrated within sampling error, cover95 0.97
@@ -81,6 +89,13 @@ func verdictLines(d core.Diagnostics) string {
 		case "calibrated":
 			fmt.Fprintf(&b, "verdict θ %s: calibrated within sampling error, %s (%s)\n", th.Name, cover, sbc)
 		default:
+			if coverWithinSlack(th) {
+				// The SBC ranks' shape decided, not the coverage beside
+				// it: "under-confident, cover95 0.91" would read as a
+				// contradiction.
+				fmt.Fprintf(&b, "verdict θ %s: %s, by the SBC ranks' shape (%s); %s is within sampling error of 0.95\n", th.Name, v, sbc, cover)
+				continue
+			}
 			fmt.Fprintf(&b, "verdict θ %s: %s, %s (%s)\n", th.Name, v, cover, sbc)
 		}
 	}

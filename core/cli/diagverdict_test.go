@@ -92,3 +92,21 @@ func TestThetaScattersHaveLegend(t *testing.T) {
 		}
 	}
 }
+
+// A verdict the SBC ranks' shape decided, with a coverage within
+// sampling error of 0.95, says so: "under-confident, cover95 0.91" read
+// as a contradiction (0.91 looks over-confident), where the coverage
+// could not tell and the hump of the ranks did.
+func TestVerdictSaysWhenTheRanksDecided(t *testing.T) {
+	d := core.Diagnostics{Levels: []float64{0.5, 0.95}, Theta: []core.ThetaDiagnostic{
+		verdictTheta("hump", []int{2, 30, 40, 26, 2}, 0.91), verdictTheta("low", []int{20, 21, 19, 20, 20}, 0.69)}}
+	got := verdictLines(d)
+	for _, want := range []string{
+		"verdict θ hump: under-confident, by the SBC ranks' shape (SBC p < 1e-6); cover95 0.91 is within sampling error of 0.95\n",
+		"verdict θ low: over-confident, cover95 0.69 (SBC p = 1)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, got)
+		}
+	}
+}
