@@ -211,19 +211,28 @@ func xys(x, y []float64) plotter.XYs {
 
 // addLine adds a solid or dashed line with a legend entry.
 func addLine(p *plot.Plot, name string, x, y []float64, col color.Color, dashed bool) error {
-	l, err := plotter.NewLine(xys(x, y))
+	l, err := newLine(x, y, col, dashed)
 	if err != nil {
 		return err
-	}
-	l.Color, l.Width = col, vg.Points(1.5)
-	if dashed {
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	}
 	p.Add(l)
 	if name != "" {
 		p.Legend.Add(name, l)
 	}
 	return nil
+}
+
+// newLine is the figures' line through (x, y) in col, dashed or solid.
+func newLine(x, y []float64, col color.Color, dashed bool) (*plotter.Line, error) {
+	l, err := plotter.NewLine(xys(x, y))
+	if err != nil {
+		return nil, err
+	}
+	l.Color, l.Width = col, vg.Points(1.5)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	return l, nil
 }
 
 // bandLabel is the legend's name for the band from lo to hi in a panel

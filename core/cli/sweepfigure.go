@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"image/color"
 	"math"
 	"path/filepath"
 	"slices"
@@ -274,20 +273,15 @@ func dodgeStep(pos []float64, numeric bool, n int) float64 {
 	return min(gap/3, 0.024*span) / float64(n-1)
 }
 
-// levelLine is y = level across pos, a dashed grey line: the level a
-// coverage is read against.
+// levelLine is y = level across pos, dashed in the nominal's grey as
+// the other figures' reference lines are: the level a coverage is read
+// against.
 func levelLine(pos []float64, level float64) (*plotter.Line, error) {
 	lo, hi := slices.Min(pos), slices.Max(pos)
 	if lo == hi {
 		lo, hi = lo-0.5, hi+0.5
 	}
-	l, err := plotter.NewLine(plotter.XYs{{X: lo, Y: level}, {X: hi, Y: level}})
-	if err != nil {
-		return nil, err
-	}
-	l.Color = color.Gray{Y: 0x80}
-	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	return l, nil
+	return newLine([]float64{lo, hi}, []float64{level, level}, figNominal, true)
 }
 
 // sweepSeriesPlotters are one series of metric k: its points at the means,
