@@ -195,24 +195,27 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	return d, nil
 }
 
-// thetaMAEs is each parameter's mean |θ̂ − θ| over the diagnosed
-// realizations, NaN for one without any.
+// thetaMAEs is each parameter's MAE over the diagnosed realizations.
 func thetaMAEs(ths []ThetaDiagnostic) []float64 {
 	out := make([]float64, len(ths))
 	for q, th := range ths {
-		sum, n := 0.0, 0
-		for i := range th.Truth {
-			if i < len(th.Estimate) {
-				sum += math.Abs(th.Estimate[i] - th.Truth[i])
-				n++
-			}
-		}
-		out[q] = math.NaN()
-		if n > 0 {
-			out[q] = sum / float64(n)
-		}
+		out[q] = th.MAE()
 	}
 	return out
+}
+
+// MAE is the parameter's mean |θ̂ − θ| over the diagnosed realizations,
+// NaN for none.
+func (th ThetaDiagnostic) MAE() float64 {
+	n := min(len(th.Truth), len(th.Estimate))
+	if n == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for i := range n {
+		sum += math.Abs(th.Estimate[i] - th.Truth[i])
+	}
+	return sum / float64(n)
 }
 
 // diagnosis accumulates Diagnose's statistics one realization at a time,

@@ -312,14 +312,12 @@ func thetaSummary(th core.ThetaDiagnostic) string {
 	return b.String()
 }
 
-// thetaMAE is the mean |θ̂ − θ| over a parameter's realizations (0
-// for none).
+// thetaMAE is th.MAE(), 0 for no realizations.
 func thetaMAE(th core.ThetaDiagnostic) float64 {
-	mae := 0.0
-	for i := range th.Truth {
-		mae += math.Abs(th.Estimate[i] - th.Truth[i])
+	if mae := th.MAE(); !math.IsNaN(mae) {
+		return mae
 	}
-	return mae / float64(max(1, len(th.Truth)))
+	return 0
 }
 
 // sbcTest is "χ² 2.7 on 4 df, p = 0.61", or why core withheld the test
