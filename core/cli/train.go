@@ -162,6 +162,9 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if w := f.untrainedWarning(init); w != "" {
 		env.Warnf("%s", w)
 	}
+	if w := smallPoolWarning(cfg.Train); w != "" {
+		env.Warnf("%s", w)
+	}
 	run := &trainRun{env: env, f: &f, cfg: cfg, init: init, from: from}
 	return run.run(ctx)
 }
@@ -599,6 +602,18 @@ func (f *trainFlags) untrainedWarning(init *core.Model) string {
 		return ""
 	}
 	return fmt.Sprintf("--steps1 0 --steps2 0 on a fresh model: %s will hold untrained, random weights; give steps to train, or --init FILE to recalibrate a trained model", f.out)
+}
+
+// smallPoolWarning warns of a fixed training pool (--trajectories)
+// smaller than a batch: every batch then repeats realizations, so the
+// network sees fewer distinct ones per step than --batch says, and can
+// learn the pool by heart rather than the population (its validation,
+// drawn fresh, shows it). The run is legal, so it is a warning.
+func smallPoolWarning(t core.Train) string {
+	if t.Trajectories < 1 || t.Trajectories >= t.Batch {
+		return ""
+	}
+	return fmt.Sprintf("--trajectories %d is a pool smaller than a batch (%d): every batch repeats realizations, and the model may learn the pool rather than the population; give --trajectories ≥ %d, or 0 for fresh realizations every step", t.Trajectories, t.Batch, t.Batch)
 }
 
 // initArchConflict refuses architecture flags given beside --init whose

@@ -1811,6 +1811,27 @@ func TestTrainWarnsOfAnUntrainedModel(t *testing.T) {
 	}
 }
 
+// TestTrainWarnsOfAPoolSmallerThanABatch: --trajectories below --batch
+// repeats realizations within each batch, and train says so, end to end
+// on stderr; a pool of a batch or more, or none, gets no warning.
+func TestTrainWarnsOfAPoolSmallerThanABatch(t *testing.T) {
+	for _, tc := range []struct {
+		traj, batch int
+		warn        bool
+	}{{1, 64, true}, {63, 64, true}, {64, 64, false}, {0, 64, false}, {500, 64, false}} {
+		w := smallPoolWarning(core.Train{Trajectories: tc.traj, Batch: tc.batch})
+		if got := w != ""; got != tc.warn {
+			t.Errorf("--trajectories %d --batch %d: warning %q, want one: %v", tc.traj, tc.batch, w, tc.warn)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "m.safetensors")
+	code, _, stderr := runCLI(t, "train", "--system", "spring", "--steps1", "1", "--steps2", "1", "--batch", "4", "--trajectories", "2",
+		"--hidden", "8", "--val-every", "0", "--recalibrate", "0", "--out", out)
+	if want := "--trajectories 2 is a pool smaller than a batch (4)"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("train --trajectories 2 --batch 4: exit %d, stderr %q, want exit 0 and %q", code, stderr, want)
+	}
+}
+
 // TestTrainPrintsValidationWarnings: train's text prints the final
 // validation's failures and warnings after its metrics line, as eval
 // does: a run too short to learn θ (its intervals the prior's own) says
