@@ -77,6 +77,9 @@ type TaskMetrics struct {
 	ThetaAE  []float64 // |θ̂_p − θ_p| per parameter
 	ThetaErr []float64 // θ̂_p − θ_p per parameter (signed)
 	ThetaStd []float64 // the reported deviation per parameter (0: none)
+	// UnrefinedThetaAE is |θ̂_p − θ_p| per parameter of the θ̂ refinement
+	// started from (Prediction.UnrefinedTheta); nil without refinement.
+	UnrefinedThetaAE []float64
 	// Bound counts the parameters whose estimate lies at a prior bound
 	// (AtPriorBound) and has a deviation, and how many of their
 	// intervals hold the true value.
@@ -196,6 +199,11 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 		}
 	}
 	tm.Values[KeyThetaMAE] = s / float64(len(task.Real.Theta))
+	if len(p.UnrefinedTheta) == len(task.Real.Theta) {
+		for i, th := range task.Real.Theta {
+			tm.UnrefinedThetaAE = append(tm.UnrefinedThetaAE, math.Abs(p.UnrefinedTheta[i]-th))
+		}
+	}
 	tm.Values[KeyThetaCover] = math.NaN()
 	if withSD > 0 {
 		tm.Values[KeyThetaCover] = covered / withSD
@@ -503,6 +511,26 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 			maes[q] = rep.ThetaPerParam[prm.Name].Mean
 		}
 		rep.Warnings = append(rep.Warnings, priorGuessWarnings(sys.Params(), maes)...)
+		rep.Warnings = append(rep.Warnings, refinementCarriesWarnings(sys.Params(), maes, unrefinedMAEs(len(maes), per))...)
 	}
 	return rep
+}
+
+// unrefinedMAEs is the mean of each of the n parameters' UnrefinedThetaAE
+// over per, or nil unless every realization has one (a method that
+// does not refine, a one-pass prediction).
+func unrefinedMAEs(n int, per []TaskMetrics) []float64 {
+	sums := make([]float64, n)
+	for _, tm := range per {
+		if len(tm.UnrefinedThetaAE) != n {
+			return nil
+		}
+		for q, ae := range tm.UnrefinedThetaAE {
+			sums[q] += ae
+		}
+	}
+	for q := range sums {
+		sums[q] /= float64(len(per))
+	}
+	return sums
 }

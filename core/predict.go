@@ -39,6 +39,12 @@ type Prediction struct {
 	// (Std, DeltaStd) at the context's condition: nil where the
 	// checkpoint has none, and the bands are Gaussian.
 	ReconShape, DeltaShape *BandShape
+	// UnrefinedTheta is θ̂ where refinement started, the network's one
+	// pass at the encoders' mean latent (a hinted parameter's hint): nil
+	// for a prediction that did not refine. Eval compares its error with
+	// the refined θ̂'s, since refinement can hide a network that learned
+	// little (refinementCarriesWarnings).
+	UnrefinedTheta []float64
 	// Clipped reports that the closure's output sat at a clip for most
 	// samples (e.g. a reaction rate at its bound).
 	Clipped bool

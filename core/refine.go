@@ -429,6 +429,7 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	if err := ctx.Err(); err != nil { // the encoders may have stopped early
 		return nil, err
 	}
+	unrefined := r.thetaRows(v) // before the fit moves v
 	var fit *refineFit
 	if tc, ok := r.tangentClosure(); ok {
 		fit, err = r.fitExact(ctx, tc, v, steps)
@@ -467,9 +468,19 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		}
 	}
 	for b := range preds {
-		preds[b].usedDOF = used[b]
+		preds[b].usedDOF, preds[b].UnrefinedTheta = used[b], unrefined[b]
 	}
 	return preds, nil
+}
+
+// thetaRows is θ at each row of v, copied out of the refiner's arena.
+func (r *refiner) thetaRows(v *nets.Tensor) [][]float64 {
+	theta, _ := r.thetaOf(v)
+	out := make([][]float64, v.Rows)
+	for b := range out {
+		out[b] = slices.Clone(theta.Row(b))
+	}
+	return out
 }
 
 // refitNoise re-estimates every realization's observation noise from

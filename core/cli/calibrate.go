@@ -70,8 +70,13 @@ nominal F(x; θ̂), prediction (mean, std, half95 the half-width of its 95%
 band: 1.96 std times the checkpoint's band-shape factor, so the band drawn
 is not mean ± 1.96 std where a shape is fitted; observation_std the band
 of a new noisy observation) and discrepancy (mean, std, half95), laid out
-as simulate --json lays its grid (spring: one value per t; lv: per t, one
-per channel; advdiff: per t, one per x); and warnings.` + inputLimitsHelp(),
+as simulate --json lays its grid (spring: one value per t; lv: per t,
+one per channel; advdiff: per t, one per x); warnings; and
+checkpoint_validation, what the checkpoint file records of its own
+validation at training time (tasks, the realizations validated;
+failures, count and realizations; warnings), null for a file that
+records none: the text prints its failures and warnings below the
+calibration's own.` + inputLimitsHelp(),
 		Run: runCalibrate,
 	})
 }
@@ -112,6 +117,9 @@ type calibration struct {
 	samples    int // latent samples drawn: 1 for the deterministic CNP, as eval says
 	seed       uint64
 	refine     int // refinement steps run: --refine, or the checkpoint's setting
+	// validation is the report the checkpoint file records of its
+	// validation at training time (core.Info.Metrics); nil if none.
+	validation *core.Report
 }
 
 func runCalibrate(ctx context.Context, args []string, env *Env) error {
@@ -161,6 +169,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		sys: sys, model: m, checkpoint: source, data: dataName, obs: obs, side: side,
 		pred: p, warnings: append(core.Warnings(m, obs, side, p), unfinishedWarning(info, source)...),
 		samples: m.Config.Arch.Backbone.SamplesDrawn(f.samples), seed: f.seed, refine: steps,
+		validation: info.Metrics,
 	}
 	if f.png != "" {
 		if err := writeCalibrationFigure(ctx, f.png, c); err != nil {
@@ -553,6 +562,9 @@ type calibrationJSON struct {
 	Discrepancy  meanStd                   `json:"discrepancy"`
 	Noise        map[string]*noiseEstimate `json:"noise"` // σ̂ per channel
 	Warnings     []string                  `json:"warnings"`
+	// CheckpointValidation is the checkpoint's own validation at
+	// training time, as recorded in the file; null when it records none.
+	CheckpointValidation *validationJSON `json:"checkpoint_validation"`
 }
 
 // predictionBands is the reconstruction's mean and its two bands: std,
@@ -592,16 +604,17 @@ func noiseEstimates(c calibration) []*noiseEstimate {
 func writeCalibrationJSON(env *Env, c calibration) error {
 	g := c.sys.Grid()
 	out := calibrationJSON{
-		System:       c.sys.Name(),
-		Checkpoint:   c.checkpoint,
-		Channels:     g.Channels,
-		Samples:      c.samples,
-		Seed:         c.seed,
-		Refine:       c.refine,
-		Observations: c.obs.Len(),
-		U0:           c.side,
-		Theta:        map[string]thetaInterval{},
-		Warnings:     append([]string{}, c.warnings...), // [] rather than null
+		System:               c.sys.Name(),
+		Checkpoint:           c.checkpoint,
+		Channels:             g.Channels,
+		Samples:              c.samples,
+		Seed:                 c.seed,
+		Refine:               c.refine,
+		Observations:         c.obs.Len(),
+		U0:                   c.side,
+		Theta:                map[string]thetaInterval{},
+		Warnings:             append([]string{}, c.warnings...), // [] rather than null
+		CheckpointValidation: checkpointValidation(c.validation),
 	}
 	if c.model != nil {
 		out.Backbone = string(c.model.Config.Arch.Backbone)
@@ -715,6 +728,7 @@ func writeCalibrationText(env *Env, c calibration) error {
 		}
 		b.WriteString("\n")
 	}
+	writeValidationNotes(&b, c)
 
 	axes := gridAxes(g)
 	if len(g.Shape) == 2 {

@@ -653,21 +653,52 @@ var compareHeads = map[string]string{
 // requested count with the exceptions named, "32 samples (apic-cnp: 1)",
 // as a CNP draws one whatever --samples asks.
 func apicSamplesText(apics []compareMethod, requested int) string {
-	usual := apics[0].Samples
-	if slices.ContainsFunc(apics, func(m compareMethod) bool { return m.Samples == requested }) {
+	return apicCountText(apics, requested, func(m compareMethod) int { return m.Samples }, "sample")
+}
+
+// apicRefineText says how many refinement steps the APIC models ran
+// when asked for requested (-1: each checkpoint's own setting), in the
+// words of apicSamplesText: "5 refinement steps (apic-anp: 8)". The
+// refinement is part of what the metrics and times measure, so the
+// header states it.
+func apicRefineText(apics []compareMethod, requested int) string {
+	return apicCountText(apics, requested, func(m compareMethod) int { return m.Refine }, "refinement step")
+}
+
+// apicCountText is "n noun" for the count the APIC models share, with
+// the exceptions named: the requested count when some model used it,
+// else the commonest one (the first on a tie).
+func apicCountText(apics []compareMethod, requested int, count func(compareMethod) int, noun string) string {
+	usual := commonestCount(apics, count)
+	if slices.ContainsFunc(apics, func(m compareMethod) bool { return count(m) == requested }) {
 		usual = requested
 	}
 	var others []string
 	for _, m := range apics {
-		if m.Samples != usual {
-			others = append(others, fmt.Sprintf("%s: %d", m.Name, m.Samples))
+		if count(m) != usual {
+			others = append(others, fmt.Sprintf("%s: %d", m.Name, count(m)))
 		}
 	}
-	text := core.Count(usual, "sample")
+	text := core.Count(usual, noun)
 	if len(others) > 0 {
 		text += " (" + strings.Join(others, ", ") + ")"
 	}
 	return text
+}
+
+// commonestCount is the count most of apics have, the first model's
+// among the tied.
+func commonestCount(apics []compareMethod, count func(compareMethod) int) int {
+	seen := map[int]int{}
+	best := count(apics[0])
+	for _, m := range apics {
+		c := count(m)
+		seen[c]++
+		if seen[c] > seen[best] {
+			best = c
+		}
+	}
+	return best
 }
 
 func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.EvalOptions, methods []compareMethod, starts, workers int, rawSpread bool) {
@@ -683,7 +714,7 @@ func writeCompareText(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 		}
 	}
 	if apics := apicMethods(methods); len(apics) > 0 {
-		settings = append(settings, fmt.Sprintf("APIC: %s%s", apicSamplesText(apics, opt.Samples), raw))
+		settings = append(settings, fmt.Sprintf("APIC: %s, %s%s", apicSamplesText(apics, opt.Samples), apicRefineText(apics, opt.Refine), raw))
 	}
 	fmt.Fprintf(w, "%s\n\n", strings.Join(settings, "; "))
 	writeCompareMetrics(w, sys, methods, len(test))

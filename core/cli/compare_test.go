@@ -452,8 +452,8 @@ func TestCompareCountsCNPSamples(t *testing.T) {
 		backbones []string
 		want      string
 	}{
-		{[]string{"cnp"}, "APIC: 1 sample\n"},
-		{[]string{"cnp", "lnp"}, "APIC: 32 samples (apic-cnp: 1)\n"},
+		{[]string{"cnp"}, "APIC: 1 sample, 5 refinement steps\n"},
+		{[]string{"cnp", "lnp"}, "APIC: 32 samples (apic-cnp: 1), 5 refinement steps\n"},
 	} {
 		lookupEmbedded = func(system, backbone string) ([]byte, bool) {
 			if !slices.Contains(tc.backbones, backbone) {
@@ -473,6 +473,38 @@ func TestCompareCountsCNPSamples(t *testing.T) {
 		if !strings.Contains(out, tc.want) {
 			t.Errorf("%v: output lacks %q:\n%s", tc.backbones, tc.want, out)
 		}
+	}
+}
+
+// TestCompareHeaderStatesRefinement: the settings line says how many
+// refinement steps the APIC models ran, --refine's when given, and
+// names the models whose own setting differs from the others'.
+func TestCompareHeaderStatesRefinement(t *testing.T) {
+	if _, ok := lookupEmbedded("spring", "cnp"); !ok {
+		t.Skip("no embedded spring-cnp")
+	}
+	code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "1", "--methods", "apic", "--refine", "2")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, ", 2 refinement steps\n") {
+		t.Errorf("header lacks --refine's 2 steps:\n%s", out)
+	}
+	apics := []compareMethod{{Name: "apic-cnp", Refine: 5}, {Name: "apic-lnp", Refine: 8}, {Name: "apic-anp", Refine: 8}}
+	for _, tc := range []struct {
+		requested int
+		want      string
+	}{
+		{-1, "8 refinement steps (apic-cnp: 5)"},
+		{5, "5 refinement steps (apic-lnp: 8, apic-anp: 8)"},
+		{0, "8 refinement steps (apic-cnp: 5)"},
+	} {
+		if got := apicRefineText(apics, tc.requested); got != tc.want {
+			t.Errorf("requested %d: %q, want %q", tc.requested, got, tc.want)
+		}
+	}
+	if got := apicRefineText(apics[:1], -1); got != "5 refinement steps" {
+		t.Errorf("one model: %q", got)
 	}
 }
 
