@@ -30,32 +30,40 @@ func writeDiagnosticsFigure(ctx context.Context, path string, d core.Diagnostics
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	img, err := renderDiagnosticsFigure(d, title)
+	img, _, err := renderDiagnosticsFigure(d, title)
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
 	return savePNG(ctx, path, img)
 }
 
-// renderDiagnosticsFigure lays the panels out on one canvas; gonum/plot's
-// panics on degenerate input become errors.
-func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canvas, err error) {
+// renderDiagnosticsFigure lays the panels out on one canvas, and returns
+// it with the panels drawn on it; gonum/plot's panics on degenerate
+// input become errors.
+func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canvas, drawn []*plot.Plot, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			img, err = nil, fmt.Errorf("drawing failed: %v", r)
+			img, drawn, err = nil, nil, fmt.Errorf("drawing failed: %v", r)
 		}
 	}()
 	rows := [][]*plot.Plot{nil}
 	rows[0], err = reliabilityPanels(d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, th := range d.Theta {
 		row, err := thetaPanels(th)
 		if err != nil {
-			return nil, fmt.Errorf("θ %s: %w", th.Name, err)
+			return nil, nil, fmt.Errorf("θ %s: %w", th.Name, err)
 		}
 		rows = append(rows, row)
+	}
+	// Every axis ends at a labelled round tick (roundAxes), a raised one
+	// too (alignWithLegends).
+	for _, row := range rows {
+		for _, p := range row {
+			roundAxes(p)
+		}
 	}
 	nr, nc := len(rows), len(rows[0])
 	heading := newFigureHeading(diagnosticsFigureTitle(d, title), vg.Length(nc)*figPanelW, 0.5*vg.Inch)
@@ -66,15 +74,16 @@ func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canva
 	body.Max.Y -= heading.height()
 	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 5,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
-	canvases := alignWithLegends(rows, tiles, body, nil)
+	canvases := alignWithLegends(rows, tiles, body, roundRange)
 	for i := range rows {
 		for j, p := range rows[i] {
 			if p != nil {
 				drawPanel(p, canvases[i][j])
+				drawn = append(drawn, p)
 			}
 		}
 	}
-	return img, nil
+	return img, drawn, nil
 }
 
 // diagnosticsFigureTitle is the diagnostics figure's title: "Damped

@@ -12,14 +12,24 @@ import (
 // is labelled whenever the axis spans it (gonum's default ticker can
 // label 1.6, 0.4 and −0.8, and a discrepancy near zero is then hard to
 // read), with unlabelled ticks halfway between.
-type niceTicks struct{}
+type niceTicks struct {
+	// stepLo and stepHi, where stepHi > stepLo, are the range whose step
+	// labels the axis, in place of the axis's own: a sweep's numeric
+	// axis, a little wider than its values to hold the points drawn
+	// beside them, is labelled as its values' range would be, at its ends
+	// (roundValueAxis).
+	stepLo, stepHi float64
+}
 
 // Ticks implements plot.Ticker.
-func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(hi > lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
 	step := tickStep(lo, hi)
+	if t.stepHi > t.stepLo {
+		step = tickStep(t.stepLo, t.stepHi)
+	}
 	format := tickFormat(step, math.Max(math.Abs(lo), math.Abs(hi)))
 	var ticks []plot.Tick
 	// The ends roundRange gives are multiples of step up to rounding
@@ -39,13 +49,28 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // tickStep is the smallest round step whose multiples in [lo, hi] are
-// at most seven.
+// at most seven, or a coarser one of which lo and hi are both multiples
+// and that still labels three: a prior U(0.5, 1.5) is then labelled 0.5,
+// 1.0 and 1.5 at its ends, where the step 0.2 labelled 0.6 to 1.4 and
+// roundRange widened the axis to 0.4 and 1.6, past the prior.
 func tickStep(lo, hi float64) float64 {
+	labels := func(step float64) float64 { return math.Floor(hi/step+1e-9) - math.Ceil(lo/step-1e-9) + 1 }
 	step := roundStep((hi - lo) / 7)
-	for math.Floor(hi/step)-math.Ceil(lo/step)+1 > 7 {
+	for labels(step) > 7 {
 		step = roundStep(step * 1.5) // the next round step
 	}
+	for s := step; labels(s) >= 3; s = roundStep(s * 1.5) {
+		if multipleOf(lo, s) && multipleOf(hi, s) {
+			return s
+		}
+	}
 	return step
+}
+
+// multipleOf is whether v is a multiple of step, up to rounding (3 × 0.2
+// is 0.6000000000000001).
+func multipleOf(v, step float64) bool {
+	return math.Abs(v/step-math.Round(v/step)) < 1e-9
 }
 
 // roundStep is the smallest of 1, 2 and 5 × 10^k at least x (x > 0).

@@ -18,6 +18,7 @@ import (
 
 	"apic/core"
 	"apic/nets"
+	"apic/sims"
 )
 
 // The calibration figure is the paper's qualitative figure for one
@@ -64,20 +65,21 @@ func writeCalibrationFigure(ctx context.Context, path string, c calibration) err
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	img, err := renderCalibrationFigure(c)
+	img, _, err := renderCalibrationFigure(c)
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
 	return savePNG(ctx, path, img)
 }
 
-// renderCalibrationFigure lays the panels out on one canvas. gonum/plot
+// renderCalibrationFigure lays the panels out on one canvas, and returns
+// it with every panel drawn on it, colour bars included. gonum/plot
 // panics on some degenerate inputs; those become errors here, so that a
 // figure problem never takes the command down.
-func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
+func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, drawn []*plot.Plot, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			img, err = nil, fmt.Errorf("drawing failed: %v", r)
+			img, drawn, err = nil, nil, fmt.Errorf("drawing failed: %v", r)
 		}
 	}()
 	g := c.sys.Grid()
@@ -89,10 +91,10 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 		rows, err = linePanels(c)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("grid has no channels")
+		return nil, nil, fmt.Errorf("grid has no channels")
 	}
 	nr, nc := len(rows), len(rows[0])
 	// A title across the top: system, θ̂ and the observations.
@@ -104,36 +106,43 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, err error) {
 	body.Max.Y -= heading.height()
 	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	// Every axis ends at a labelled round tick (roundAxes), a raised one
+	// too (alignWithLegends).
 	for _, row := range rows {
 		for _, p := range row {
-			if p != nil && bars[p] == nil {
-				roundRange(&p.Y)
-			}
+			roundAxes(p)
+			roundAxes(bars[p])
 		}
 	}
-	// Only line panels have legends, so a raised axis is always one that
-	// roundRange fits.
 	canvases := alignWithLegends(rows, tiles, body, roundRange)
 	for i := range rows {
 		for j, p := range rows[i] {
 			switch {
 			case p == nil:
+				continue
 			case bars[p] != nil:
 				drawWithBar(canvases[i][j], p, bars[p])
+				drawn = append(drawn, bars[p])
 			default:
 				drawPanel(p, canvases[i][j])
 			}
+			drawn = append(drawn, p)
 		}
 	}
-	return img, nil
+	return img, drawn, nil
 }
 
 // roundRange widens an axis to the round ticks (niceTicks) around its
 // data, so that both ends are labelled: a curve reaching −0.98 would
-// otherwise leave the axis past its last label, −0.5.
+// otherwise leave the axis past its last label, −0.5. A flat axis (a
+// constant curve) is first widened by 1 each way, as plot would widen it
+// at drawing time, past any rounding.
 func roundRange(ax *plot.Axis) {
-	if !(ax.Max > ax.Min) || math.IsInf(ax.Min, 0) || math.IsInf(ax.Max, 0) {
+	if math.IsNaN(ax.Min) || math.IsNaN(ax.Max) || math.IsInf(ax.Min, 0) || math.IsInf(ax.Max, 0) || ax.Min > ax.Max {
 		return
+	}
+	if ax.Min == ax.Max {
+		ax.Min, ax.Max = ax.Min-1, ax.Max+1
 	}
 	// Widening can coarsen the step, which may leave an end between
 	// labels again: repeat until the ends are multiples of the step the
@@ -145,6 +154,23 @@ func roundRange(ax *plot.Axis) {
 			return
 		}
 		ax.Min, ax.Max = lo, hi
+	}
+}
+
+// roundAxes widens each axis of p that niceTicks labels to round ticks
+// at both ends (roundRange): every figure's panels, heatmaps and colour
+// bars, so that no axis runs past its last label (advdiff's x axis
+// stopped at 0.984 with 0.8 its last label, a sweep's metric past its
+// top one). Axes labelled otherwise (a sweep's categories) and a nil p
+// are left as they are.
+func roundAxes(p *plot.Plot) {
+	if p == nil {
+		return
+	}
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		if _, ok := ax.Tick.Marker.(niceTicks); ok {
+			roundRange(ax)
+		}
 	}
 }
 
@@ -414,6 +440,12 @@ func heatPanel(title, rowName, colName, label string, f gridField, scale []Serie
 		lo, hi = -a, a
 	}
 	lo, hi = widenFlat(lo, hi)
+	// The colour bar's axis is the colour scale: it ends at labelled
+	// round ticks only where the scale does (a diverging one stays
+	// symmetric).
+	scaleAxis := plot.Axis{Min: lo, Max: hi}
+	roundRange(&scaleAxis)
+	lo, hi = scaleAxis.Min, scaleAxis.Max
 	cm := moreland.ExtendedBlackBody()
 	if diverging {
 		cm = moreland.SmoothBlueRed()
@@ -422,12 +454,11 @@ func heatPanel(title, rowName, colName, label string, f gridField, scale []Serie
 	cm.SetMax(hi)
 	h := plotter.NewHeatMap(f, cm.Palette(255))
 	h.Min, h.Max = lo, hi
-	h.Rasterized = true
 	heat = plot.New()
 	heat.Title.Text = title
 	heat.X.Label.Text, heat.Y.Label.Text = colName, rowName
 	heat.X.Tick.Marker, heat.Y.Tick.Marker = niceTicks{}, niceTicks{}
-	heat.Add(h)
+	heat.Add(gridHeatMap{HeatMap: h, f: f})
 
 	bar = plot.New()
 	bar.HideY()
@@ -456,74 +487,99 @@ func drawWithBar(c draw.Canvas, heat, bar *plot.Plot) {
 }
 
 // productPanels builds, per channel of a two-dimensional grid, a row of
-// heatmaps and a row of slices.
+// heatmaps and a row of slices. A periodic x axis is drawn to its end,
+// which is its start (wrapPeriodic).
 func productPanels(c calibration) (rows [][]*plot.Plot, bars map[*plot.Plot]*plot.Plot, err error) {
 	g := c.sys.Grid()
 	axes := gridAxes(g)
-	rowName, colName := g.StateNames[0], g.StateNames[len(g.StateNames)-1]
-	nr, ncol := g.Shape[0], g.Shape[1]
+	last := len(g.StateNames) - 1
+	rowName, colName := g.StateNames[0], g.StateNames[last]
 	nc := len(g.Channels)
 	p := c.pred
 	bandY, _ := p.BandDeviations()
 	bars = map[*plot.Plot]*plot.Plot{}
 	for ch, name := range g.Channels {
-		field := func(v []float64) gridField {
-			return gridField{values: channel(v, ch, nc), rows: axes[0], cols: axes[1]}
+		cols := axes[1]
+		fields := [][]float64{channel(p.Nominal, ch, nc), channel(p.DeltaMean, ch, nc), channel(p.Mean, ch, nc), channel(bandY, ch, nc)}
+		if g.IsPeriodic(last) {
+			cols, fields = wrapPeriodic(cols, g.Hi[last]-g.Lo[last], fields...)
 		}
-		nomF, discF, predF := field(p.Nominal), field(p.DeltaMean), field(p.Mean)
-		both := []Series{{Values: nomF.values}, {Values: predF.values}}
-		nomPanel, nomBar := heatPanel("nominal "+name+" at estimated θ", rowName, colName, name, nomF, both, false)
-		discPanel, discBar := heatPanel("learned discrepancy "+name, rowName, colName, "δ "+name, discF, []Series{{Values: discF.values}}, true)
-		predPanel, predBar := heatPanel("corrected prediction "+name, rowName, colName, name, predF, both, false)
+		nom, disc, mean, std := fields[0], fields[1], fields[2], fields[3]
+		field := func(v []float64) gridField { return gridField{values: v, rows: axes[0], cols: cols} }
+		both := []Series{{Values: nom}, {Values: mean}}
+		nomPanel, nomBar := heatPanel("nominal "+name+" at estimated θ", rowName, colName, name, field(nom), both, false)
+		discPanel, discBar := heatPanel("learned discrepancy "+name, rowName, colName, "δ "+name, field(disc), []Series{{Values: disc}}, true)
+		predPanel, predBar := heatPanel("corrected prediction "+name, rowName, colName, name, field(mean), both, false)
 		bars[nomPanel], bars[discPanel], bars[predPanel] = nomBar, discBar, predBar
-		// The context positions, as small open circles over the prediction.
-		var at plotter.XYs
-		for i, st := range c.obs.States {
-			if ch < len(c.obs.Mask[i]) && c.obs.Mask[i][ch] {
-				at = append(at, plotter.XY{X: st[len(st)-1], Y: st[0]})
-			}
-		}
-		if len(at) > 0 {
-			s, err := plotter.NewScatter(at)
-			if err != nil {
-				return nil, nil, err
-			}
-			s.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 0x30, G: 0xa0, B: 0xff, A: 0xff}, Radius: vg.Points(1.3), Shape: draw.RingGlyph{}}
-			predPanel.Add(s)
-			// A heatmap has no room for a legend, so the title says what
-			// the rings are.
-			predPanel.Title.Text += fmt.Sprintf(", ○ %s", core.Count(len(at), "observation"))
+		if err := addContextRings(predPanel, c.obs, ch); err != nil {
+			return nil, nil, err
 		}
 		rows = append(rows, []*plot.Plot{nomPanel, discPanel, predPanel})
-
-		mean, std, nom := channel(p.Mean, ch, nc), channel(bandY, ch, nc), channel(p.Nominal, ch, nc)
-		var slices []*plot.Plot
-		ks := sliceRows(nr)
-		for len(ks) < 3 {
-			ks = append(ks, ks[len(ks)-1])
-		}
-		for _, k := range ks[:3] {
-			seg := func(v []float64) []float64 { return v[k*ncol : (k+1)*ncol] }
-			sp := newPanel(fmt.Sprintf("%s = %.3g", rowName, axes[0][k]), colName, name)
-			lo, hi := band(seg(mean), seg(std), 2)
-			if err := addBand(sp, bandLabel(lo, hi, seg(mean), seg(nom)), axes[1], lo, hi, figBand); err != nil {
-				return nil, nil, err
-			}
-			if err := addLine(sp, "nominal", axes[1], seg(nom), figNominal, true); err != nil {
-				return nil, nil, err
-			}
-			if err := addLine(sp, "prediction", axes[1], seg(mean), figPrediction, false); err != nil {
-				return nil, nil, err
-			}
-			pos, val := observedChannel(c.obs, ch, len(g.StateNames)-1, nearRow(axes[0], k))
-			if err := addObs(sp, pos, val); err != nil {
-				return nil, nil, err
-			}
-			slices = append(slices, sp)
+		slices, err := slicePanels(c, ch, cols, mean, std, nom)
+		if err != nil {
+			return nil, nil, err
 		}
 		rows = append(rows, slices)
 	}
 	return rows, bars, nil
+}
+
+// addContextRings marks channel ch's context positions in obs as small
+// open circles over the heatmap p, and counts them in its title: a
+// heatmap has no room for a legend.
+func addContextRings(p *plot.Plot, obs sims.Context, ch int) error {
+	var at plotter.XYs
+	for i, st := range obs.States {
+		if ch < len(obs.Mask[i]) && obs.Mask[i][ch] {
+			at = append(at, plotter.XY{X: st[len(st)-1], Y: st[0]})
+		}
+	}
+	if len(at) == 0 {
+		return nil
+	}
+	s, err := plotter.NewScatter(at)
+	if err != nil {
+		return err
+	}
+	s.GlyphStyle = draw.GlyphStyle{Color: color.RGBA{R: 0x30, G: 0xa0, B: 0xff, A: 0xff}, Radius: vg.Points(1.3), Shape: draw.RingGlyph{}}
+	p.Add(s)
+	p.Title.Text += fmt.Sprintf(", ○ %s", core.Count(len(at), "observation"))
+	return nil
+}
+
+// slicePanels are channel ch's slices at the first, middle and last
+// time: prediction and 95% band, nominal, observations near that time.
+// mean, std and nom are the channel's values, rows of len(cols).
+func slicePanels(c calibration, ch int, cols, mean, std, nom []float64) ([]*plot.Plot, error) {
+	g := c.sys.Grid()
+	times := gridAxes(g)[0]
+	rowName, colName, name := g.StateNames[0], g.StateNames[len(g.StateNames)-1], g.Channels[ch]
+	ncol := len(cols)
+	var slices []*plot.Plot
+	ks := sliceRows(len(times))
+	for len(ks) < 3 {
+		ks = append(ks, ks[len(ks)-1])
+	}
+	for _, k := range ks[:3] {
+		seg := func(v []float64) []float64 { return v[k*ncol : (k+1)*ncol] }
+		sp := newPanel(fmt.Sprintf("%s = %.3g", rowName, times[k]), colName, name)
+		lo, hi := band(seg(mean), seg(std), 2)
+		if err := addBand(sp, bandLabel(lo, hi, seg(mean), seg(nom)), cols, lo, hi, figBand); err != nil {
+			return nil, err
+		}
+		if err := addLine(sp, "nominal", cols, seg(nom), figNominal, true); err != nil {
+			return nil, err
+		}
+		if err := addLine(sp, "prediction", cols, seg(mean), figPrediction, false); err != nil {
+			return nil, err
+		}
+		pos, val := observedChannel(c.obs, ch, len(g.StateNames)-1, nearRow(times, k))
+		if err := addObs(sp, pos, val); err != nil {
+			return nil, err
+		}
+		slices = append(slices, sp)
+	}
+	return slices, nil
 }
 
 // savePNG writes img to path as a PNG, atomically (nets.WriteFileAtomic):

@@ -172,7 +172,34 @@ func sweepPanel(k, axis string, xs []string, series []sweepSeries, pos []float64
 		p.Y.Min, p.Y.Max = p.Y.Min-pad, p.Y.Max+pad
 	}
 	p.Y.Min, p.Y.Max = max(p.Y.Min, lo), min(p.Y.Max, hi)
+	// The y axis then ends at labelled round ticks; the bounds, 0 and 1,
+	// are multiples of the step of any range within them, so the rounded
+	// axis stays within them.
+	roundRange(&p.Y)
+	if numeric {
+		roundValueAxis(&p.X, pos)
+	}
 	return p, nil
+}
+
+// roundValueAxis fits a numeric sweep axis ax, which holds the dodged
+// points (dodgeStep), to the round ticks around the values pos, labelled
+// at the step of those (niceTicks), and widens it no further than the
+// points: rounded from the dodged points, an axis of noise 0, 0.05 and
+// 0.1 ran from −0.05 to 0.15, a quarter of it each side empty, and
+// beyond what noise can be. Its ends are then the first and last labels
+// or within a dodge of them. One value is rounded as any flat axis is
+// (roundRange).
+func roundValueAxis(ax *plot.Axis, pos []float64) {
+	lo, hi := slices.Min(pos), slices.Max(pos)
+	if !(hi > lo) {
+		roundRange(ax)
+		return
+	}
+	values := plot.Axis{Min: lo, Max: hi}
+	roundRange(&values)
+	ax.Min, ax.Max = min(ax.Min, values.Min), max(ax.Max, values.Max)
+	ax.Tick.Marker = niceTicks{stepLo: values.Min, stepHi: values.Max}
 }
 
 // sweepMetricLabel is metric k as sweep.png names it, in the words of
