@@ -189,6 +189,7 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	}
 	d.Warnings = append(d.Warnings, nearPriorWarnings(m.Sys.Params(), stds)...)
 	d.Warnings = append(d.Warnings, priorGuessWarnings(m.Sys.Params(), thetaMAEs(d.Theta))...)
+	d.Warnings = append(d.Warnings, refinementCarriesWarnings(m.Sys.Params(), thetaMAEs(d.Theta), acc.unrefinedMAEs())...)
 	if d.Refine < 0 {
 		d.Refine = m.Config.Infer.Refine
 	}
@@ -230,10 +231,16 @@ type diagnosis struct {
 	rng          *rand.Rand
 	shaped       bool // some θ interval was scored with a calibrated shape
 	bandsShaped  bool // some band was scored with a calibrated shape
+	// unrefined sums |θ̂ − θ| per parameter of the θ̂ each refinement
+	// started from (Prediction.UnrefinedTheta), for the warning that the
+	// refinement, not the network, calibrates θ; nil once a realization
+	// lacks one (a one-pass diagnosis).
+	unrefined []float64
 }
 
 func newDiagnosis(sys sims.System, n int, rng *rand.Rand) *diagnosis {
-	d := &diagnosis{sys: sys, recon: NewCoverage(DiagnosticLevels), delta: NewCoverage(DiagnosticLevels), rng: rng}
+	d := &diagnosis{sys: sys, recon: NewCoverage(DiagnosticLevels), delta: NewCoverage(DiagnosticLevels), rng: rng,
+		unrefined: make([]float64, len(sys.Params()))}
 	for _, p := range sys.Params() {
 		d.theta = append(d.theta, NewCoverage(DiagnosticLevels))
 		d.params = append(d.params, ThetaDiagnostic{
@@ -261,6 +268,7 @@ func addBand(c *Coverage, shape *BandShape, mu, s, y float64) {
 func (d *diagnosis) add(t sims.Task, p Prediction) {
 	truth, delta := t.Real.True, t.Real.Discrepancy()
 	d.bandsShaped = d.bandsShaped || p.ReconShape != nil || p.DeltaShape != nil
+	d.addUnrefined(t.Real.Theta, p.UnrefinedTheta)
 	for _, i := range targetValues(d.sys, t.Targets) {
 		addBand(d.recon, p.ReconShape, p.Mean[i], p.Std[i], truth[i])
 		addBand(d.delta, p.DeltaShape, p.DeltaMean[i], p.DeltaStd[i], delta[i])
@@ -289,6 +297,31 @@ func (d *diagnosis) add(t sims.Task, p Prediction) {
 		d.theta[k].AddLevel(shape.Level(sd, math.Abs(th-est)), sd > 0 && !math.IsInf(sd, 0))
 		d.ranks[k] = append(d.ranks[k], SBCRankCDF(d.rng, SBCDraws, shape.CDF(th, est, sd), sd > 0 && !math.IsInf(sd, 0)))
 	}
+}
+
+// addUnrefined adds one realization's |θ̂ − θ| of the θ̂ its refinement
+// started from, or forgets the sums when it has none.
+func (d *diagnosis) addUnrefined(truth, start []float64) {
+	if len(start) != len(truth) {
+		d.unrefined = nil
+	}
+	for k := range d.unrefined {
+		d.unrefined[k] += math.Abs(start[k] - truth[k])
+	}
+}
+
+// unrefinedMAEs is each parameter's MAE of the θ̂ refinement started
+// from, nil unless every diagnosed realization refined.
+func (d *diagnosis) unrefinedMAEs() []float64 {
+	n := len(d.ranks[0])
+	if d.unrefined == nil || n == 0 {
+		return nil
+	}
+	out := make([]float64, len(d.unrefined))
+	for k, s := range d.unrefined {
+		out[k] = s / float64(n)
+	}
+	return out
 }
 
 // result turns the counts into curves and histograms.

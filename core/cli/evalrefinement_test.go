@@ -79,3 +79,29 @@ func TestEvalTrainedThetaMapNoRefinementWarning(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; output:\n%s", code, errOut, out)
 	}
 }
+
+// TestDiagnoseWarnsWhenRefinementCarriesTheta: diagnose, which scores θ
+// apart from eval, gives the same warning for the blinded θ map in its
+// refined run (--json's warnings), and the trained one gets none.
+func TestDiagnoseWarnsWhenRefinementCarriesTheta(t *testing.T) {
+	ckpt := blindThetaCheckpoint(t)
+	const want = "omega: refinement starts from the network's θ̂, whose mean absolute error"
+	warnings := func(args ...string) string {
+		t.Helper()
+		code, out, errOut := runCLI(t, append([]string{"diagnose", "--tasks", "20", "--refine", "30", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("diagnose %v: exit %d: %s", args, code, errOut)
+		}
+		var d core.Diagnostics
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(d.Warnings, "\n")
+	}
+	if ws := warnings("--checkpoint", ckpt); !strings.Contains(ws, want) {
+		t.Errorf("blinded θ map: warnings lack %q: %q", want, ws)
+	}
+	if ws := warnings("--system", "spring", "--backbone", "cnp"); strings.Contains(ws, "refinement starts from") {
+		t.Errorf("trained θ map: %q", ws)
+	}
+}
