@@ -397,9 +397,33 @@ func (m Model) footer() string {
 		// "↑↓ select" there.
 		k.selectDesc = "scroll"
 	}
+	return padRight(m.shortHelpLine(k), m.width)
+}
+
+// shortHelpLine is the footer's keys, as many of them as fit from the
+// first, and " …" where some are left out. The help model's own cut
+// adds the key that does not fit where its " …" has no room either:
+// the line was then cut inside that key ("r new realization •").
+func (m Model) shortHelpLine(k KeyMap) string {
 	h := m.help
-	h.ShowAll = false
-	return padRight(h.View(k), m.width)
+	h.SetWidth(0) // uncut: the cut is made here
+	var on []key.Binding
+	for _, b := range k.ShortHelp() {
+		if b.Enabled() {
+			on = append(on, b)
+		}
+	}
+	tail := " " + h.Styles.Ellipsis.Inline(true).Render(h.Ellipsis)
+	for n := len(on); n > 0; n-- {
+		line := h.ShortHelpView(on[:n])
+		if n < len(on) {
+			line += tail
+		}
+		if ansi.StringWidth(line) <= m.width {
+			return line
+		}
+	}
+	return ""
 }
 
 // keysNow is the KeyMap with the bindings that apply now enabled.
@@ -416,7 +440,23 @@ func (m Model) keysNow() KeyMap {
 	// key that does act, for it.
 	k.Train.SetEnabled(m.run == nil)
 	k.Cancel.SetEnabled(m.run != nil)
-	k.Undo.SetEnabled(m.entry().undoable())
+	// s and u refuse while a run trains (or stops): the weights on
+	// screen are still changing. The footer offered them all the same.
+	k.Save.SetEnabled(m.run == nil)
+	k.Undo.SetEnabled(m.run == nil && m.entry().undoable())
+	// d, A and c close what they opened, pressed again.
+	if m.diag.open {
+		k.diagDesc = "close diagnostics"
+	}
+	if m.abl.open {
+		k.ablDesc = "close ablation"
+	}
+	switch {
+	case m.base.active && !m.base.allDone():
+		k.baseDesc = "stop baselines"
+	case m.base.active:
+		k.baseDesc = "clear baselines"
+	}
 	// Under d or A, p flips nothing in sight (flipPage says so): the
 	// footer offered "p other panels" there all the same.
 	k.Page.SetEnabled(!m.fourPanels() && !m.diag.open && !m.abl.open)
