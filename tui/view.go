@@ -109,7 +109,11 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 
 	status, st := m.status()
 	if m.base.active {
-		room := m.width - ansi.StringWidth(status) - 3
+		sep := " · "
+		if status == baseBusyStatus {
+			sep = " " // "◐ baselines: koh-gp done 0.1 s, bcpi running…"
+		}
+		room := m.width - ansi.StringWidth(status) - ansi.StringWidth(sep)
 		forms := m.baseStatusForms()
 		w := room
 		// A note gets the room of its first part (what a key does next,
@@ -120,7 +124,7 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 				w = room - need
 			}
 		}
-		status += " · " + fitFirst(w, forms...)
+		status += sep + fitFirst(w, forms...)
 	}
 	line2 := t.paint(st, status)
 	below := strings.Repeat(" ", m.width)
@@ -355,20 +359,51 @@ func msgTail(msg string, w int) string {
 	return strings.TrimLeft(tail, " ")
 }
 
-// status is the status word and its style.
+// status is the status word and its style: a training run's, else
+// the work in progress (computing), else the state of the weights.
 func (m Model) status() (string, ansi.Style) {
+	t := m.theme
+	if s, st, ok := m.runStatus(); ok {
+		return s, st
+	}
+	if jobs := m.computing(); len(jobs) > 0 {
+		// The baselines' fits, when they run too, follow as "·
+		// baselines: koh-gp done 0.1 s, bcpi running… 12 s, …".
+		return "◐ computing " + strings.Join(jobs, ", "), t.accent
+	}
+	if m.base.running() {
+		return baseBusyStatus, t.accent
+	}
+	switch {
+	case m.entry().src == srcUntrained:
+		return "● untrained — press t to train", t.warn
+	case m.stale():
+		return "● stale — λθ/λδ/regulariser changed: t retrains", t.warn
+	}
+	return "● idle", t.ok
+}
+
+// baseBusyStatus is the status while only the baselines' fits run:
+// their account follows it (headerCut), "◐ baselines: koh-gp done
+// 0.1 s, bcpi running… 12 s, cpinn running… 12 s", which says what
+// runs where "● idle" said nothing did, in little more room than it.
+const baseBusyStatus = "◐"
+
+// runStatus is the status of a training run, quitting or stopping,
+// and whether there is one.
+func (m Model) runStatus() (string, ansi.Style, bool) {
 	t := m.theme
 	switch {
 	case m.quitting && len(m.runs) > 0:
-		return "◌ stopping training, then quitting", t.warn
+		return "◌ stopping training, then quitting", t.warn, true
 	case m.run != nil && m.run.stopping:
-		return "◌ stopping training…", t.warn
+		return "◌ stopping training…", t.warn, true
 	case m.run != nil && m.run.recalibrating:
-		return fmt.Sprintf("◐ recalibrating the spread on %d validation realizations · esc stops", recalibrationTasks(m.run.mode)), t.accent
+		return fmt.Sprintf("◐ recalibrating the spread on %d validation realizations · esc stops", recalibrationTasks(m.run.mode)), t.accent, true
 	case m.run != nil:
 		p := m.prog
 		if p == nil {
-			return fmt.Sprintf("◐ training (%s) — starting", m.run.mode), t.accent
+			return fmt.Sprintf("◐ training (%s) — starting", m.run.mode), t.accent, true
 		}
 		// On a small terminal the mode goes first (the "train mode"
 		// control row shows the picker's), then "esc stops" (the help has it),
@@ -377,13 +412,9 @@ func (m Model) status() (string, ansi.Style) {
 		return fitFirst(m.width,
 			fmt.Sprintf("◐ training (%s) %s · esc stops", m.run.mode, progress),
 			"◐ training "+progress+" · esc stops",
-			"◐ training "+progress), t.accent
-	case m.entry().src == srcUntrained:
-		return "● untrained — press t to train", t.warn
-	case m.stale():
-		return "● stale — λθ/λδ/regulariser changed: t retrains", t.warn
+			"◐ training "+progress), t.accent, true
 	}
-	return "● idle", t.ok
+	return "", ansi.Style{}, false
 }
 
 // footer is the short help line, or the path prompt.
