@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -66,6 +67,9 @@ type ablState struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	why    string // why there is no curve
+	// started is when the curve's computation started (the status
+	// line's elapsed time).
+	started time.Time
 	// note is the status note A set on a control without a curve; it
 	// goes with the curve it explains (dropNote).
 	note string
@@ -213,7 +217,7 @@ func (m *Model) startAblation() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.opts.Context)
 	m.abl.gen++
 	m.abl.key, m.abl.ctx, m.abl.cancel, m.abl.done, m.abl.why = m.ablKeyNow(), ctx, cancel, 0, ""
-	m.abl.points = m.ablPoints()
+	m.abl.points, m.abl.started = m.ablPoints(), time.Now()
 	if len(m.abl.points) == 0 {
 		cancel()
 		m.abl.cancel = nil

@@ -157,6 +157,12 @@ type Model struct {
 	abl  ablState  // the ablation view (A)
 	avg  avgState  // the sidebar's averages over realizations
 
+	// now is the time of the last progress tick, against which the
+	// status line reads how long work in progress has taken (busy.go);
+	// ticking: a tick is on its way.
+	now     time.Time
+	ticking bool
+
 	atlas       []AtlasCell
 	atlasModels *atlasCache
 }
@@ -332,6 +338,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	next.syncSwitchWarning()
 	// The syncs change next: they run before it is returned.
 	cmd = tea.Batch(cmd, next.syncDiag(), next.syncAblation(), next.syncAverages())
+	// After the syncs, which may have started work.
+	cmd = tea.Batch(cmd, next.syncProgressTick())
 	return next, cmd
 }
 
@@ -365,6 +373,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onAverages(msg)
 	case baseMsg:
 		return m.onBaseline(msg)
+	case progressTickMsg:
+		return m.onProgressTick(msg)
 	case trainProgressMsg:
 		if msg.run == m.run {
 			p := msg.p

@@ -94,6 +94,9 @@ type baseState struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	runs   []baseRun
+	// started is when the fits started, together: the rows of those
+	// still running give the time since.
+	started time.Time
 }
 
 // baseMsg is one finished baseline fit.
@@ -203,7 +206,7 @@ func (m *Model) startBaselines() tea.Cmd {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.opts.Context)
-	m.base.active, m.base.key, m.base.ctx, m.base.cancel = true, k, ctx, cancel
+	m.base.active, m.base.key, m.base.ctx, m.base.cancel, m.base.started = true, k, ctx, cancel, time.Now()
 	methods, errs := newBaselines(sys)
 	m.base.runs = make([]baseRun, len(methods))
 	gen := m.base.gen
@@ -277,6 +280,9 @@ func (b baseState) failures() string {
 	return strings.Join(parts, "; ")
 }
 
+// running reports whether fits are shown and one of them still runs.
+func (b baseState) running() bool { return b.active && !b.allDone() }
+
 // allDone reports whether every fit has ended.
 func (b baseState) allDone() bool {
 	for _, r := range b.runs {
@@ -292,7 +298,7 @@ func (b baseState) allDone() bool {
 // ✗"), without the "baselines:" before them, and at the least with
 // marks alone ("koh-gp ✓, bcpi ✗, cpinn …"; the sidebar has the times),
 // so that the last fit's state is not cut off the line and a note
-// beside it has room.
+// beside it has room. A fit still running gives the time it has taken.
 func (m Model) baseStatusForms() []string {
 	n := len(m.base.runs)
 	long, short, least := make([]string, n), make([]string, n), make([]string, n)
@@ -300,7 +306,8 @@ func (m Model) baseStatusForms() []string {
 		name := baseStyles[i].name
 		switch {
 		case !r.done:
-			long[i], short[i], least[i] = name+" running…", name+" running…", name+" …"
+			running := name + " running…" + m.elapsedSince(m.base.started)
+			long[i], short[i], least[i] = running, running, name+" …"
 		case r.err != nil:
 			long[i], short[i], least[i] = name+" failed", name+" ✗", name+" ✗"
 		default:
@@ -346,7 +353,7 @@ func (m Model) baseLines(w, reasonLines int) []string {
 		var rows []string
 		switch {
 		case !r.done:
-			rows = []string{label + "running…"}
+			rows = []string{label + "running…" + m.elapsedSince(m.base.started)}
 		case r.err != nil:
 			// The method's name (the row's label says it) and a
 			// "failed:" (the status line says it) would take most of

@@ -45,8 +45,9 @@ func TestBaselinesRunOffTheUIGoroutine(t *testing.T) {
 	}
 	frame := m.render()
 	// On the smallest terminal the status line drops its "baselines:"
-	// rather than cut the last fit's state.
-	for _, want := range []string{"koh-gp running…, bcpi running…, cpinn running…", "koh-gp running…", "cpinn  running…", baseBudgetTitle} {
+	// and the words rather than cut the last fit's state or the note on
+	// what c does next; the sidebar's rows say "running…".
+	for _, want := range []string{"◐ koh-gp …, bcpi …, cpinn …  │  " + baseAgainNote, "koh-gp running…", "cpinn  running…", baseBudgetTitle} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the frame lacks %q:\n%s", want, frame)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -48,6 +49,9 @@ type diagState struct {
 	cancel context.CancelFunc
 	res    *core.Diagnostics
 	err    error
+	// started is when the newest request started (the status line's
+	// elapsed time).
+	started time.Time
 }
 
 // diagMsg is a finished diagnosis.
@@ -99,7 +103,7 @@ func (m *Model) startDiag() tea.Cmd {
 	}
 	ctx, cancel := context.WithCancel(m.opts.Context)
 	m.diag.gen++
-	m.diag.key, m.diag.cancel = m.diagKeyNow(), cancel
+	m.diag.key, m.diag.cancel, m.diag.started = m.diagKeyNow(), cancel, time.Now()
 	m.diag.res, m.diag.err = nil, nil
 	gen, model := m.diag.gen, m.diag.key.model
 	opt := core.DiagnoseOptions{Tasks: m.realizations(), Context: m.diag.key.context, Noise: m.diag.key.noise,
@@ -139,7 +143,7 @@ func (m Model) diagView(w, h int) []string {
 			lines = append(lines, t.paint(t.err, l))
 		}
 	case m.diag.res == nil:
-		lines = append(lines, "", fmt.Sprintf("computing over %d realizations…", m.realizations()))
+		lines = append(lines, "", fmt.Sprintf("computing over %d realizations…", m.realizations())+m.elapsedSince(m.diag.started))
 	default:
 		if note := priorWideNote(*m.diag.res); note != "" {
 			for _, l := range wrapLines(note, textW) {

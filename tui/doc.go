@@ -2,8 +2,11 @@
 // engine, opened by "apic" alone on a terminal or "apic explore".
 //
 // The screen has a header (system, backbone, where the weights came from,
-// the realization's seed, and the status: idle, training, stale or
-// untrained), four panels, a sidebar and a help line:
+// the realization's seed, and the status: idle, training, computing
+// (the baselines, a diagnosis or the ablation points, each with the time
+// it has taken), stale or untrained), four panels, a sidebar and a help
+// line, which offers the keys that act now, the views d, c and A before
+// the keys that move to other data:
 //
 //  1. the simulator output F(x; θ̂) with the context points,
 //  2. the learned discrepancy δ̂ with its 95% band against the true

@@ -32,6 +32,11 @@ type KeyMap struct {
 	// selectKeys and changeKeys name ↑↓ and ←→ in the footer;
 	// selectDesc says what ↑↓ do (over the ? help they scroll it).
 	selectKeys, changeKeys, selectDesc string
+	// diagDesc, ablDesc and baseDesc say in the footer what d, A and c
+	// do now: open the view or run the fits, or close and clear them.
+	// The help's own words ("diagnostics (d/esc closes)") are too long
+	// for a line that has to hold them beside the other keys.
+	diagDesc, ablDesc, baseDesc string
 }
 
 // DefaultKeyMap returns the explorer's key bindings.
@@ -70,6 +75,9 @@ func DefaultKeyMap() KeyMap {
 		selectKeys:   "↑↓",
 		selectDesc:   "select",
 		changeKeys:   "←→",
+		diagDesc:     "diagnostics",
+		ablDesc:      "ablation",
+		baseDesc:     "baselines",
 	}
 }
 
@@ -101,9 +109,18 @@ func (m Model) keyText(s string) string {
 // ShortHelp is the one-line help at the bottom of the screen.
 func (k KeyMap) ShortHelp() []key.Binding {
 	// Help, quit and the other panels (on a small terminal) first: the
-	// line is cut at the terminal's width.
+	// line is cut at the terminal's width, after the last key that fits.
+	// The views (d, c, A) come before the keys that move to other data
+	// (r, tab, b): nothing else on screen says they are there.
 	return []key.Binding{k.Help, k.Quit, k.Page, pairHelp(k.Up, k.Down, k.selectKeys, k.selectDesc), pairHelp(k.Left, k.Right, k.changeKeys, "change"),
-		k.Train, k.Cancel, k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open}
+		k.Train, k.Cancel, shortHelp(k.Diagnose, k.diagDesc), shortHelp(k.Baselines, k.baseDesc), shortHelp(k.Ablation, k.ablDesc),
+		k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open}
+}
+
+// shortHelp is b, enabled as it is, with the footer's shorter desc.
+func shortHelp(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
 }
 
 // pairHelp is one short-help entry for two opposite bindings (↑ and ↓),

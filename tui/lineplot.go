@@ -264,49 +264,90 @@ type panelLayout struct {
 // lines, or two where legendRows says so and the panel has the room,
 // and the body is drawn once for them.
 func (p linePlot) layout() panelLayout {
-	n, l := p.legendNeedLaid()
+	n := p.legendCount()
 	if p.legendRows == 2 && p.height >= minPlotHeight+2 {
 		n = 2
 	}
-	if l == nil || l.legendN != n {
-		l = &panelLayout{legendN: n}
-		l.body, l.msg, l.ok = p.drawBody(n)
-	}
-	return *l
+	l := panelLayout{legendN: n}
+	l.body, l.msg, l.ok = p.drawBody(n)
+	return l
 }
 
 // legendNeed is how many lines the legend takes in a w × h panel: two
 // where the panel has the room and one line from the left edge holds
-// neither every item nor, with a curve the plot hides, its note
-// (noteHidden), where two lines hold the note; else one.
+// not every item, or not every item with one of them noted at its
+// widest (widestNote) where two lines would; else one. The notes the plot does need (noteHidden)
+// depend on what its body hides, which moves with the realization and
+// with every step of a run: deciding by them, the plot gained or lost
+// a row, and the panels jumped, as a note came and went. Notes of
+// several items at once that the line cannot hold are left out, as
+// where two lines could not hold them (noteHidden); allowing for all
+// of them at once cost most 80×24 panels a row of their seven.
 func (p linePlot) legendNeed(w, h int) int {
 	p.width, p.height = w, h
-	n, _ := p.legendNeedLaid()
-	return n
+	return p.legendCount()
 }
 
-// legendNeedLaid is legendNeed at the panel's size, with the layout for
-// one legend line where deciding took drawing the body (nil otherwise).
-func (p linePlot) legendNeedLaid() (int, *panelLayout) {
+// legendCount is legendNeed at the panel's size.
+func (p linePlot) legendCount() int {
 	if p.height < minPlotHeight+2 {
-		return 1, nil
+		return 1
 	}
-	if p.fitLegend(p.legend, 0, 1) < len(p.legend) {
-		return 2, nil
+	if !p.legendFits(1) {
+		return 2
 	}
-	l := &panelLayout{legendN: 1}
-	l.body, l.msg, l.ok = p.drawBody(1)
-	if !l.ok {
-		return 1, l
+	for i := range p.legend {
+		q := p
+		q.legend = slices.Clone(p.legend)
+		q.legend[i].name = p.widestNote(i)
+		if !q.legendFits(1) && q.legendFits(2) {
+			return 2
+		}
 	}
-	forms := p.notedForms(l.body.own)
-	fitsOn := func(n int) bool {
-		return slices.ContainsFunc(forms, func(f []legendItem) bool { q := p; q.legend = f; return q.legendFits(n) })
+	return 1
+}
+
+// widestNote is the name legend item i takes with its widest note
+// (notedForms): its hidden name, or "name ≈ cover" with the longest
+// name of the curves drawn after its own, which can cover it; its name
+// alone where nothing can.
+func (p linePlot) widestNote(i int) string {
+	it := p.legend[i]
+	curves := len(p.series) + len(p.points)
+	first := -1
+	for c := 0; c < curves && first < 0; c++ {
+		if it.curve != "" && p.curveName(c) == it.curve {
+			first = c
+		}
 	}
-	if !fitsOn(1) && fitsOn(2) {
-		return 2, l
+	if first < 0 {
+		return it.name // no curve, or none drawn: never noted
 	}
-	return 1, l
+	note := ""
+	for c := first + 1; c < curves; c++ {
+		switch cover := p.curveName(c); {
+		case cover == it.curve:
+		case cover == "":
+			note = longer(note, " (covered)")
+		default:
+			note = longer(note, " ≈ "+cover)
+		}
+	}
+	switch {
+	case note == "":
+		return it.name // drawn last: nothing covers it
+	case it.hidden != "":
+		return it.hidden // its only note
+	}
+	return it.name + note
+}
+
+// longer is the wider of a and b on screen (a where they are as wide).
+func longer(a, b string) string {
+	if ansi.StringWidth(b) > ansi.StringWidth(a) {
+		return b
+	}
+	return a
 }
 
 // legendLines draws the legend, marks in their colours, on n lines

@@ -15,5 +15,8 @@ import (
 // alone.
 func TestMain(m *testing.M) {
 	nets.Parallel(runtime.GOMAXPROCS(0), func() {})
+	// No progress ticks: run() would wait for each, and a frame would
+	// read the time its work took. The tests that tick set their own.
+	progressEvery = 0
 	os.Exit(m.Run())
 }

@@ -109,7 +109,11 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 
 	status, st := m.status()
 	if m.base.active {
-		room := m.width - ansi.StringWidth(status) - 3
+		sep := " · "
+		if status == baseBusyStatus {
+			sep = " " // "◐ baselines: koh-gp done 0.1 s, bcpi running…"
+		}
+		room := m.width - ansi.StringWidth(status) - ansi.StringWidth(sep)
 		forms := m.baseStatusForms()
 		w := room
 		// A note gets the room of its first part (what a key does next,
@@ -120,7 +124,7 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 				w = room - need
 			}
 		}
-		status += " · " + fitFirst(w, forms...)
+		status += sep + fitFirst(w, forms...)
 	}
 	line2 := t.paint(st, status)
 	below := strings.Repeat(" ", m.width)
@@ -355,20 +359,51 @@ func msgTail(msg string, w int) string {
 	return strings.TrimLeft(tail, " ")
 }
 
-// status is the status word and its style.
+// status is the status word and its style: a training run's, else
+// the work in progress (computing), else the state of the weights.
 func (m Model) status() (string, ansi.Style) {
+	t := m.theme
+	if s, st, ok := m.runStatus(); ok {
+		return s, st
+	}
+	if jobs := m.computing(); len(jobs) > 0 {
+		// The baselines' fits, when they run too, follow as "·
+		// baselines: koh-gp done 0.1 s, bcpi running… 12 s, …".
+		return "◐ computing " + strings.Join(jobs, ", "), t.accent
+	}
+	if m.base.running() {
+		return baseBusyStatus, t.accent
+	}
+	switch {
+	case m.entry().src == srcUntrained:
+		return "● untrained — press t to train", t.warn
+	case m.stale():
+		return "● stale — λθ/λδ/regulariser changed: t retrains", t.warn
+	}
+	return "● idle", t.ok
+}
+
+// baseBusyStatus is the status while only the baselines' fits run:
+// their account follows it (headerCut), "◐ baselines: koh-gp done
+// 0.1 s, bcpi running… 12 s, cpinn running… 12 s", which says what
+// runs where "● idle" said nothing did, in little more room than it.
+const baseBusyStatus = "◐"
+
+// runStatus is the status of a training run, quitting or stopping,
+// and whether there is one.
+func (m Model) runStatus() (string, ansi.Style, bool) {
 	t := m.theme
 	switch {
 	case m.quitting && len(m.runs) > 0:
-		return "◌ stopping training, then quitting", t.warn
+		return "◌ stopping training, then quitting", t.warn, true
 	case m.run != nil && m.run.stopping:
-		return "◌ stopping training…", t.warn
+		return "◌ stopping training…", t.warn, true
 	case m.run != nil && m.run.recalibrating:
-		return fmt.Sprintf("◐ recalibrating the spread on %d validation realizations · esc stops", recalibrationTasks(m.run.mode)), t.accent
+		return fmt.Sprintf("◐ recalibrating the spread on %d validation realizations · esc stops", recalibrationTasks(m.run.mode)), t.accent, true
 	case m.run != nil:
 		p := m.prog
 		if p == nil {
-			return fmt.Sprintf("◐ training (%s) — starting", m.run.mode), t.accent
+			return fmt.Sprintf("◐ training (%s) — starting", m.run.mode), t.accent, true
 		}
 		// On a small terminal the mode goes first (the "train mode"
 		// control row shows the picker's), then "esc stops" (the help has it),
@@ -377,13 +412,9 @@ func (m Model) status() (string, ansi.Style) {
 		return fitFirst(m.width,
 			fmt.Sprintf("◐ training (%s) %s · esc stops", m.run.mode, progress),
 			"◐ training "+progress+" · esc stops",
-			"◐ training "+progress), t.accent
-	case m.entry().src == srcUntrained:
-		return "● untrained — press t to train", t.warn
-	case m.stale():
-		return "● stale — λθ/λδ/regulariser changed: t retrains", t.warn
+			"◐ training "+progress), t.accent, true
 	}
-	return "● idle", t.ok
+	return "", ansi.Style{}, false
 }
 
 // footer is the short help line, or the path prompt.
@@ -397,9 +428,33 @@ func (m Model) footer() string {
 		// "↑↓ select" there.
 		k.selectDesc = "scroll"
 	}
+	return padRight(m.shortHelpLine(k), m.width)
+}
+
+// shortHelpLine is the footer's keys, as many of them as fit from the
+// first, and " …" where some are left out. The help model's own cut
+// adds the key that does not fit where its " …" has no room either:
+// the line was then cut inside that key ("r new realization •").
+func (m Model) shortHelpLine(k KeyMap) string {
 	h := m.help
-	h.ShowAll = false
-	return padRight(h.View(k), m.width)
+	h.SetWidth(0) // uncut: the cut is made here
+	var on []key.Binding
+	for _, b := range k.ShortHelp() {
+		if b.Enabled() {
+			on = append(on, b)
+		}
+	}
+	tail := " " + h.Styles.Ellipsis.Inline(true).Render(h.Ellipsis)
+	for n := len(on); n > 0; n-- {
+		line := h.ShortHelpView(on[:n])
+		if n < len(on) {
+			line += tail
+		}
+		if ansi.StringWidth(line) <= m.width {
+			return line
+		}
+	}
+	return ""
 }
 
 // keysNow is the KeyMap with the bindings that apply now enabled.
@@ -416,7 +471,23 @@ func (m Model) keysNow() KeyMap {
 	// key that does act, for it.
 	k.Train.SetEnabled(m.run == nil)
 	k.Cancel.SetEnabled(m.run != nil)
-	k.Undo.SetEnabled(m.entry().undoable())
+	// s and u refuse while a run trains (or stops): the weights on
+	// screen are still changing. The footer offered them all the same.
+	k.Save.SetEnabled(m.run == nil)
+	k.Undo.SetEnabled(m.run == nil && m.entry().undoable())
+	// d, A and c close what they opened, pressed again.
+	if m.diag.open {
+		k.diagDesc = "close diagnostics"
+	}
+	if m.abl.open {
+		k.ablDesc = "close ablation"
+	}
+	switch {
+	case m.base.active && !m.base.allDone():
+		k.baseDesc = "stop baselines"
+	case m.base.active:
+		k.baseDesc = "clear baselines"
+	}
 	// Under d or A, p flips nothing in sight (flipPage says so): the
 	// footer offered "p other panels" there all the same.
 	k.Page.SetEnabled(!m.fourPanels() && !m.diag.open && !m.abl.open)
