@@ -599,18 +599,8 @@ func TestHeatmapPageBarsOwnFormat(t *testing.T) {
 // one. A band with a cell in sight keeps its name, and so does one whose
 // note would not fit the legend's two lines.
 func TestLinePlotSaysABandIsThinnerThanARow(t *testing.T) {
-	mean := make([]float64, 50)
-	for i := range mean {
-		mean[i] = math.Sin(float64(i) / 8)
-	}
 	plot := func(width int, halfWidth float64) []string {
-		lo, hi := make([]float64, len(mean)), make([]float64, len(mean))
-		for i, v := range mean {
-			lo[i], hi[i] = v-halfWidth, v+halfWidth
-		}
-		p := linePlot{width: width, height: 14, n: len(mean), yLo: -1.2, yHi: 1.2,
-			series: []series{{values: lo, mark: "·", curve: bandName}, {values: hi, mark: "·", curve: bandName}, {values: mean, curve: deltaName}},
-			legend: []legendItem{{mark: "──", name: deltaName, curve: deltaName}, {mark: "·", name: bandName, curve: bandName, hidden: bandName + thinBand}}}
+		p := sineBandPlot(width, halfWidth)
 		return p.render(plainTheme)
 	}
 	legend := func(lines []string) string { return lines[len(lines)-1] }
@@ -626,6 +616,23 @@ func TestLinePlotSaysABandIsThinnerThanARow(t *testing.T) {
 	if lines := plot(20, 1e-4); strings.Contains(legend(lines), thinBand) || !strings.Contains(legend(lines), "· 95% band") {
 		t.Errorf("narrower panel: legend %q, want the band's name without the note", legend(lines))
 	}
+}
+
+// sineBandPlot is a 14-row plot of width columns of δ̂ = sin(i/8) and a
+// 95% band halfWidth either side, whose legend notes a band thinner
+// than a row.
+func sineBandPlot(width int, halfWidth float64) linePlot {
+	mean := make([]float64, 50)
+	for i := range mean {
+		mean[i] = math.Sin(float64(i) / 8)
+	}
+	lo, hi := make([]float64, len(mean)), make([]float64, len(mean))
+	for i, v := range mean {
+		lo[i], hi[i] = v-halfWidth, v+halfWidth
+	}
+	return linePlot{width: width, height: 14, n: len(mean), yLo: -1.2, yHi: 1.2,
+		series: []series{{values: lo, mark: "·", curve: bandName}, {values: hi, mark: "·", curve: bandName}, {values: mean, curve: deltaName}},
+		legend: []legendItem{{mark: "──", name: deltaName, curve: deltaName}, {mark: "·", name: bandName, curve: bandName, hidden: bandName + thinBand}}}
 }
 
 // TestLinePlotSaysACurveLiesUnderAnother: where the δ̂ matches the true

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,18 +12,8 @@ import (
 // realization, and with the steps of a run. The rows depend on the
 // legend's items alone.
 func TestLegendKeepsItsRows(t *testing.T) {
-	mean := make([]float64, 50)
-	for i := range mean {
-		mean[i] = math.Sin(float64(i) / 8)
-	}
 	rows := func(width int, halfWidth float64) int {
-		lo, hi := make([]float64, len(mean)), make([]float64, len(mean))
-		for i, v := range mean {
-			lo[i], hi[i] = v-halfWidth, v+halfWidth
-		}
-		p := linePlot{width: width, height: 14, n: len(mean), yLo: -1.2, yHi: 1.2,
-			series: []series{{values: lo, mark: "·", curve: bandName}, {values: hi, mark: "·", curve: bandName}, {values: mean, curve: deltaName}},
-			legend: []legendItem{{mark: "──", name: deltaName, curve: deltaName}, {mark: "·", name: bandName, curve: bandName, hidden: bandName + thinBand}}}
+		p := sineBandPlot(width, halfWidth)
 		return p.layout().legendN
 	}
 	for _, w := range []int{24, 60} {
