@@ -73,6 +73,10 @@ type ablState struct {
 	// note is the status note A set on a control without a curve; it
 	// goes with the curve it explains (dropNote).
 	note string
+	// work reports the progress of the point computing until its
+	// result comes; progress is its newest count.
+	work     *workProgress
+	progress realizationCount
 }
 
 // ablMsg is one computed point.
@@ -268,11 +272,17 @@ func (m Model) ablPoints() []ablPoint {
 	return out
 }
 
-// ablPointCmd evaluates point i.
-func (m Model) ablPointCmd(ctx context.Context, i int) tea.Cmd {
+// ablPointCmd evaluates point i, m's work reporting its progress.
+func (m *Model) ablPointCmd(ctx context.Context, i int) tea.Cmd {
 	p, gen, model, cache := m.abl.points[i], m.abl.gen, m.abl.key.model, m.atlasModels
+	work := newWorkProgress()
+	m.abl.work, m.abl.progress = work, realizationCount{total: m.realizations()}
 	opt := m.evalOptions(m.realizations(), p.context, p.noise)
-	return func() tea.Msg {
+	opt.Progress = work.report
+	// The point first: run one after another (the tests), the
+	// progress's wait then finds it returned.
+	return tea.Batch(func() tea.Msg {
+		defer work.finish()
 		if p.cell != nil {
 			var err error
 			if model, _, err = cache.load(*p.cell); err != nil {
@@ -281,7 +291,7 @@ func (m Model) ablPointCmd(ctx context.Context, i int) tea.Cmd {
 		}
 		res, err := core.EvaluateIntervals(ctx, model, opt)
 		return ablMsg{gen: gen, i: i, res: res, err: err}
-	}
+	}, work.next())
 }
 
 // onAblation takes a computed point and starts the next one.
@@ -302,7 +312,7 @@ func (m Model) onAblation(msg ablMsg) (tea.Model, tea.Cmd) {
 		return m, m.ablPointCmd(m.abl.ctx, m.abl.done)
 	}
 	m.abl.cancel() // releases the finished computation's context
-	m.abl.cancel = nil
+	m.abl.cancel, m.abl.work = nil, nil
 	return m, nil
 }
 

@@ -375,6 +375,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.onBaseline(msg)
 	case progressTickMsg:
 		return m.onProgressTick(msg)
+	case workProgressMsg:
+		return m.onWorkProgress(msg)
 	case trainProgressMsg:
 		if msg.run == m.run {
 			p := msg.p

@@ -1,9 +1,13 @@
 package tui
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"apic/core"
 )
 
 // TestStatusSaysWhatComputes: the status line said "● idle" while the
@@ -14,7 +18,7 @@ func TestStatusSaysWhatComputes(t *testing.T) {
 	idle, _ := m.status()
 
 	d, _ := pressNoRun(t, m, "d")
-	if st, _ := d.status(); !strings.HasPrefix(st, "◐ computing diagnostics…") {
+	if st, _ := d.status(); !strings.HasPrefix(st, "◐ computing diagnostics 0/32 realizations…") {
 		t.Errorf("while d computes the status is %q", st)
 	}
 	d.stopAll()
@@ -34,7 +38,7 @@ func TestStatusSaysWhatComputes(t *testing.T) {
 
 	both, _ := pressNoRun(t, m, "c")
 	both, _ = pressNoRun(t, both, "d")
-	if line := both.header()[1]; !strings.HasPrefix(line, "◐ computing diagnostics… · baselines: koh-gp") {
+	if line := both.header()[1]; !strings.HasPrefix(line, "◐ computing diagnostics 0/32… · koh-gp running…") {
 		t.Errorf("while the baselines fit under d the status line is %q", line)
 	}
 	both.stopAll()
@@ -76,10 +80,10 @@ func TestElapsedTimeOfWorkInProgress(t *testing.T) {
 
 	m, _ = pressNoRun(t, m, "d")
 	m = send(t, m, progressTickMsg{at: m.diag.started.Add(65 * time.Second)})
-	if st, _ := m.status(); !strings.HasPrefix(st, "◐ computing diagnostics… 1:05") {
+	if st, _ := m.status(); !strings.HasPrefix(st, "◐ computing diagnostics 0/32… 1:05") {
 		t.Errorf("65 s into a diagnosis the status is %q", st)
 	}
-	if frame := m.render(); !strings.Contains(frame, "computing over 32 realizations… 1:05") {
+	if frame := m.render(); !strings.Contains(frame, "computing 0/32 realizations… 1:05") {
 		t.Errorf("65 s in, the diagnostics view lacks the time:\n%s", frame)
 	}
 
@@ -89,5 +93,137 @@ func TestElapsedTimeOfWorkInProgress(t *testing.T) {
 	nm, next = m.Update(progressTickMsg{at: time.Now()})
 	if m = nm.(Model); m.ticking || next != nil {
 		t.Error("with nothing left to compute the tick goes on")
+	}
+}
+
+// TestDiagnosisSaysHowFar: the status line said only the time a
+// diagnosis had taken; core reports the realizations done, and the
+// status line and the view say how many. A count of a diagnosis the
+// settings superseded, or of one whose result has come, is dropped,
+// and nothing waits for its next.
+func TestDiagnosisSaysHowFar(t *testing.T) {
+	m := newTest(t, "spring", 120, 40)
+	m, _ = pressNoRun(t, m, "d")
+	defer func() { m.stopAll() }()
+	if st, _ := m.status(); st != "◐ computing diagnostics 0/32 realizations…" {
+		t.Errorf("as d starts the status is %q", st)
+	}
+	first := m.diag.work
+	nm, next := m.Update(workProgressMsg{work: first, count: realizationCount{done: 25, total: 32}})
+	m = nm.(Model)
+	if st, _ := m.status(); st != "◐ computing diagnostics 25/32 realizations…" || next == nil {
+		t.Errorf("at 25 realizations the status is %q, next wait %v", st, next != nil)
+	}
+	if frame := m.render(); !strings.Contains(frame, "computing 25/32 realizations…") {
+		t.Errorf("the view lacks the count:\n%s", frame)
+	}
+
+	// The settings move: a new diagnosis starts, the old one's counts
+	// are dropped.
+	m = focusOn(t, m, ctlContext)
+	m, _ = pressNoRun(t, m, "right")
+	if m.diag.work == first {
+		t.Fatal("moving the context started no new diagnosis")
+	}
+	nm, next = m.Update(workProgressMsg{work: first, count: realizationCount{done: 32, total: 32}})
+	m = nm.(Model)
+	if st, _ := m.status(); st != "◐ computing diagnostics 0/32 realizations…" || next != nil {
+		t.Errorf("a superseded diagnosis's count made the status %q, next wait %v", st, next != nil)
+	}
+
+	// Its result come, a late count of the diagnosis is dropped.
+	current := m.diag.work
+	m = send(t, m, diagMsg{gen: m.diag.gen, err: context.Canceled})
+	nm, next = m.Update(workProgressMsg{work: current, count: realizationCount{done: 25, total: 32}})
+	if m = nm.(Model); next != nil || m.diag.progress.done == 25 {
+		t.Errorf("a count after the result was taken: %+v, next wait %v", m.diag.progress, next != nil)
+	}
+}
+
+// TestAblationSaysHowFar: the ablation's status counts the points
+// done and the realizations of the whole curve, the point computing
+// included; each point's counts are its own, dropped once it is done.
+// Beside a note it counts without the words, which the note needs.
+func TestAblationSaysHowFar(t *testing.T) {
+	m := newTest(t, "spring", 120, 40)
+	m = focusOn(t, m, ctlContext)
+	m, _ = pressNoRun(t, m, "A")
+	defer func() { m.stopAll() }()
+	n := len(m.abl.points)
+	want := func(done, real int) string {
+		return fmt.Sprintf("◐ computing ablation %d/%d points, %d/%d realizations…", done, n, real, 32*n)
+	}
+	if st, _ := m.status(); st != want(0, 0) {
+		t.Errorf("as A starts the status is %q, want %q", st, want(0, 0))
+	}
+	first := m.abl.work
+	m = send(t, m, workProgressMsg{work: first, count: realizationCount{done: 25, total: 32}})
+	if st, _ := m.status(); st != want(0, 25) {
+		t.Errorf("25 realizations into the first point the status is %q, want %q", st, want(0, 25))
+	}
+	m = send(t, m, ablMsg{gen: m.abl.gen, i: 0, res: core.Intervals{}})
+	if m.abl.work == first {
+		t.Fatal("the next point reports through the first's")
+	}
+	m = send(t, m, workProgressMsg{work: first, count: realizationCount{done: 32, total: 32}})
+	if st, _ := m.status(); st != want(1, 32) {
+		t.Errorf("a done point's late count made the status %q, want %q", st, want(1, 32))
+	}
+	m = send(t, m, workProgressMsg{work: m.abl.work, count: realizationCount{done: 25, total: 32}})
+	if st, _ := m.status(); st != want(1, 57) {
+		t.Errorf("25 realizations into the second point the status is %q, want %q", st, want(1, 57))
+	}
+
+	m.setMsg(msgInfo, "%s", strings.Repeat("a note ", 10))
+	if st, _ := m.status(); st != fmt.Sprintf("◐ computing ablation 1/%d, 57/%d…", n, 32*n) {
+		t.Errorf("beside a note the status is %q", st)
+	}
+
+	// At 80 columns A's note on a control it cannot sweep keeps its
+	// words: the status gives up the realizations.
+	s := newTest(t, "spring", 80, 24)
+	s = focusOn(t, s, ctlMode)
+	s, _ = pressNoRun(t, s, "A")
+	defer func() { s.stopAll() }()
+	const note = "A shows context: train mode cannot be swept"
+	if line := s.header()[1]; !strings.HasPrefix(line, fmt.Sprintf("◐ computing ablation 0/%d…", n)) || !strings.Contains(line, note) {
+		t.Errorf("at 80 columns the status line is %q, want the points and %q", line, note)
+	}
+}
+
+// TestProgressReachesTheUI: the diagnosis and an ablation point report
+// through core's callbacks (the count stored is the last batch's, all
+// of the realizations), and the wait for a count returns nothing once
+// the computation has returned: its result says the rest.
+func TestProgressReachesTheUI(t *testing.T) {
+	m := newTest(t, "spring", 120, 40)
+	d, cmd := m.Update(keyMsg("d"))
+	work := d.(Model).diag.work
+	if msgs := diagMsgs(cmd); len(msgs) != 1 || msgs[0].err != nil {
+		t.Fatalf("the diagnosis gave %+v", msgs)
+	}
+	if v := work.latest.Load(); v != 32<<32|32 {
+		t.Errorf("the diagnosis reported %d/%d, want 32/32", v>>32, uint32(v))
+	}
+	if msg := work.next()(); msg != nil {
+		t.Errorf("after the diagnosis returned the wait gave %#v", msg)
+	}
+
+	m = focusOn(t, m, ctlContext)
+	a, cmd := m.Update(keyMsg("A"))
+	work = a.(Model).abl.work
+	if msgs := ablMsgs(cmd); len(msgs) != 1 || msgs[0].err != nil {
+		t.Fatalf("the first point gave %+v", msgs)
+	}
+	if v := work.latest.Load(); v != 32<<32|32 {
+		t.Errorf("the first point reported %d/%d, want 32/32", v>>32, uint32(v))
+	}
+
+	// A count not yet taken gives way to the newer one.
+	w := newWorkProgress()
+	w.report(3, 32)
+	w.report(5, 32)
+	if msg, ok := w.next()().(workProgressMsg); !ok || msg.work != w || msg.count != (realizationCount{5, 32}) {
+		t.Errorf("after 3/32 then 5/32 the wait gave %#v", msg)
 	}
 }

@@ -52,6 +52,10 @@ type diagState struct {
 	// started is when the newest request started (the status line's
 	// elapsed time).
 	started time.Time
+	// work reports the newest request's progress until its result
+	// comes; progress is its newest count.
+	work     *workProgress
+	progress realizationCount
 }
 
 // diagMsg is a finished diagnosis.
@@ -105,13 +109,18 @@ func (m *Model) startDiag() tea.Cmd {
 	m.diag.gen++
 	m.diag.key, m.diag.cancel, m.diag.started = m.diagKeyNow(), cancel, time.Now()
 	m.diag.res, m.diag.err = nil, nil
+	work := newWorkProgress()
+	m.diag.work, m.diag.progress = work, realizationCount{total: m.realizations()}
 	gen, model := m.diag.gen, m.diag.key.model
 	opt := core.DiagnoseOptions{Tasks: m.realizations(), Context: m.diag.key.context, Noise: m.diag.key.noise,
-		Seed: diagSeed, Samples: samplesFor(m.sys()), Refine: -1}
-	return func() tea.Msg {
+		Seed: diagSeed, Samples: samplesFor(m.sys()), Refine: -1, Progress: work.report}
+	// The diagnosis first: run one after another (the tests), the
+	// progress's wait then finds it returned.
+	return tea.Batch(func() tea.Msg {
+		defer work.finish()
 		d, err := core.Diagnose(ctx, model, opt)
 		return diagMsg{gen: gen, d: d, err: err}
-	}
+	}, work.next())
 }
 
 // onDiag shows a diagnosis if it is the newest request's.
@@ -119,7 +128,7 @@ func (m Model) onDiag(msg diagMsg) (tea.Model, tea.Cmd) {
 	if !m.diag.open || msg.gen != m.diag.gen {
 		return m, nil // stale: the settings moved, or the view closed
 	}
-	m.diag.cancel = nil
+	m.diag.cancel, m.diag.work = nil, nil
 	if msg.err != nil {
 		m.diag.err = msg.err
 		return m, nil
@@ -143,7 +152,8 @@ func (m Model) diagView(w, h int) []string {
 			lines = append(lines, t.paint(t.err, l))
 		}
 	case m.diag.res == nil:
-		lines = append(lines, "", fmt.Sprintf("computing over %d realizations…", m.realizations())+m.elapsedSince(m.diag.started))
+		p := m.diag.progress
+		lines = append(lines, "", fmt.Sprintf("computing %d/%d realizations…", p.done, p.total)+m.elapsedSince(m.diag.started))
 	default:
 		if note := priorWideNote(*m.diag.res); note != "" {
 			for _, l := range wrapLines(note, textW) {

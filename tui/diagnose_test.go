@@ -48,7 +48,7 @@ func TestDiagnosticsRunOffTheUIGoroutine(t *testing.T) {
 	if !m.diag.open || m.diag.res != nil || cmd == nil {
 		t.Fatalf("after d: open %v, result %v, command %v; want open, no result yet, a command", m.diag.open, m.diag.res != nil, cmd != nil)
 	}
-	if frame := m.render(); !strings.Contains(frame, "computing over 32 realizations") {
+	if frame := m.render(); !strings.Contains(frame, "computing 0/32 realizations…") {
 		t.Errorf("the frame while computing does not say so:\n%s", frame)
 	}
 	msgs := diagMsgs(cmd)

@@ -65,5 +65,7 @@
 // goroutine of its own on a copy of the model, reporting progress and
 // throttled weight snapshots through a channel that a command reads; the
 // plots re-infer from the snapshots. esc cancels through a context, and
-// quitting waits for the goroutine to end.
+// quitting waits for the goroutine to end. A diagnosis and an ablation
+// point report the realizations done to the status line the same way
+// (workProgress).
 package tui

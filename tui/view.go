@@ -366,10 +366,10 @@ func (m Model) status() (string, ansi.Style) {
 	if s, st, ok := m.runStatus(); ok {
 		return s, st
 	}
-	if jobs := m.computing(); len(jobs) > 0 {
-		// The baselines' fits, when they run too, follow as "·
-		// baselines: koh-gp done 0.1 s, bcpi running… 12 s, …".
-		return "◐ computing " + strings.Join(jobs, ", "), t.accent
+	// The baselines' fits, when shown, follow as "· baselines: koh-gp
+	// done 0.1 s, bcpi running… 12 s, …".
+	if s := m.computingStatus(); s != "" {
+		return s, t.accent
 	}
 	if m.base.running() {
 		return baseBusyStatus, t.accent
