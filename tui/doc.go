@@ -64,8 +64,8 @@
 // model's refinement follows when the controls rest. Training runs in a
 // goroutine of its own on a copy of the model, reporting progress and
 // throttled weight snapshots through a channel that a command reads; the
-// plots re-infer from the snapshots. esc cancels through a context, and
-// quitting waits for the goroutine to end. A diagnosis and an ablation
-// point report the realizations done to the status line the same way
-// (workProgress).
+// plots re-infer from the snapshots in one pass, which the θ rows'
+// heading then says. esc cancels through a context, and quitting waits
+// for the goroutine to end. A diagnosis and an ablation point report the
+// realizations done to the status line the same way (workProgress).
 package tui

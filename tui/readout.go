@@ -114,9 +114,18 @@ func thetaColumns(w int) (estW, truthW int) {
 // thetaHeading is the θ rows' heading in a sidebar w cells wide, each
 // word over its column: "set" over a set value, which controlRow puts
 // before the row's last two cells.
-func thetaHeading(w int) string {
+//
+// While a run trains, θ̂ ± σ is the network's one pass, not the refined
+// answer the rows show at rest (needsRefine), and onePass puts "one
+// pass" over the column in place of "estimate": the metrics' heading,
+// a screen lower, was the only place that said so.
+func thetaHeading(w int, onePass bool) string {
 	estW, _ := thetaColumns(w)
-	return padRight("θ   "+padRight("estimate±1σ", estW)+" true", w-6) + "set"
+	est := "estimate±1σ"
+	if onePass {
+		est = "one pass±1σ"
+	}
+	return padRight("θ   "+padRight(est, estW)+" true", w-6) + "set"
 }
 
 // thetaCells lays the estimate ± σ and the truth out in their columns.

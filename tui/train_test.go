@@ -812,3 +812,45 @@ func TestStoppedRunSaysPlainSpread(t *testing.T) {
 	}
 	settle(t, base)
 }
+
+// TestThetaRowsSayOnePassWhileTraining: while a run trains, θ̂ ± σ in
+// the sidebar is the network's one pass, not the refined estimate the
+// rows show at rest, and only the metrics' heading said so; the θ rows'
+// heading says it over the column, at 80 and 120 columns, and says
+// "estimate" again once the run has ended.
+func TestThetaRowsSayOnePassWhileTraining(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		m := newTest(t, "spring", size[0], size[1])
+		heading := func(m Model) string {
+			frame := m.render()
+			frameOK(t, frame, size[0], size[1])
+			for _, l := range sidebarLines(frame, m.sideWidth()) {
+				if strings.HasPrefix(l, "θ   ") {
+					return l
+				}
+			}
+			t.Fatalf("%dx%d: no θ heading:\n%s", size[0], size[1], frame)
+			return ""
+		}
+		if h := heading(m); !strings.Contains(h, "estimate±1σ") {
+			t.Errorf("%dx%d: before a run the θ heading is %q", size[0], size[1], h)
+		}
+		base := runtime.NumGoroutine()
+		m, cmds := startRun(t, m) // the explorer's own result is one pass: RefineDelay -1
+		if m.run == nil || m.res == nil || m.res.refined != 0 {
+			t.Fatalf("%dx%d: run %v, result %+v; want a run and a one-pass result", size[0], size[1], m.run != nil, m.res)
+		}
+		if h := heading(m); !strings.Contains(h, "one pass±1σ") || strings.Contains(h, "estimate") {
+			t.Errorf("%dx%d: while training the θ heading is %q", size[0], size[1], h)
+		}
+		m, _ = press(t, m, "esc")
+		m, _ = run(t, m, tea.Batch(cmds...))
+		if m.run != nil {
+			t.Fatalf("%dx%d: the run did not end", size[0], size[1])
+		}
+		if h := heading(m); !strings.Contains(h, "estimate±1σ") {
+			t.Errorf("%dx%d: after the run the θ heading is %q", size[0], size[1], h)
+		}
+		settle(t, base)
+	}
+}

@@ -677,7 +677,7 @@ func (m Model) sideTop(w, h int, lay sideLayout) []string {
 			out = append(out, controlRow(t, w, focused, "time slice", v, m.slice > 0, m.slice < g.Shape[0]-1))
 		case id >= ctlTheta:
 			if id == ctlTheta {
-				out = append(out, m.sideSection(w, thetaHeading(w)))
+				out = append(out, m.sideSection(w, thetaHeading(w, m.thetaOnePass())))
 			}
 			j := int(id - ctlTheta)
 			e, s := nan, nan
@@ -762,6 +762,13 @@ func sideMore(n int) []string {
 }
 
 var nan = math.NaN()
+
+// thetaOnePass reports whether the θ rows show a training run's one
+// pass where the model refines: the run's snapshots are inferred
+// without refinement (needsRefine), which needs the CPU the run has.
+func (m Model) thetaOnePass() bool {
+	return m.run != nil && m.res != nil && m.res.refined == 0 && m.entry().model.Config.Infer.Refine > 0
+}
 
 // metricsTitle says what the metrics describe: the one-pass amortized
 // prediction, the refined one, or the prediction at a hand-set θ.
