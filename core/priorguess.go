@@ -20,6 +20,21 @@ const priorGuessShare = 0.5
 // data.
 func priorGuessMAE(p sims.Param) float64 { return (p.Hi - p.Lo) / 4 }
 
+// noBetterThanPrior reports whether a θ MAE of mae for p is at least
+// priorGuessShare of priorGuessMAE (false for a prior of no width).
+func noBetterThanPrior(p sims.Param, mae float64) bool {
+	guess := priorGuessMAE(p)
+	return guess > 0 && mae >= priorGuessShare*guess
+}
+
+// shareOfPriorGuess words mae against p's prior-centre guess: "1.3 is
+// 104% of the 1.25 that answering the prior's centre 5.5 every time
+// gives".
+func shareOfPriorGuess(p sims.Param, mae float64) string {
+	guess := priorGuessMAE(p)
+	return fmt.Sprintf("%.3g is %.0f%% of the %.3g that answering the prior's centre %g every time gives", mae, 100*mae/guess, guess, (p.Lo+p.Hi)/2)
+}
+
 // priorGuessWarnings flags each parameter whose θ MAE (maes, in the
 // order of params; NaN where none was scored) is at least
 // priorGuessShare of priorGuessMAE.
@@ -29,12 +44,11 @@ func priorGuessWarnings(params []sims.Param, maes []float64) []string {
 		if q >= len(maes) || math.IsNaN(maes[q]) {
 			continue
 		}
-		guess := priorGuessMAE(p)
-		if !(guess > 0) || maes[q] < priorGuessShare*guess {
+		if !noBetterThanPrior(p, maes[q]) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: θ̂'s mean absolute error %.3g is %.0f%% of the %.3g that answering the prior's centre %g every time gives: the estimates say little more about %s than the prior does, whatever their intervals' coverage",
-			p.Name, maes[q], 100*maes[q]/guess, guess, (p.Lo+p.Hi)/2, p.Name))
+		out = append(out, fmt.Sprintf("%s: θ̂'s mean absolute error %s: the estimates say little more about %s than the prior does, whatever their intervals' coverage",
+			p.Name, shareOfPriorGuess(p, maes[q]), p.Name))
 	}
 	return out
 }
@@ -53,12 +67,11 @@ func refinementCarriesWarnings(params []sims.Param, maes, unrefined []float64) [
 		if q >= len(maes) || q >= len(unrefined) || math.IsNaN(maes[q]) || math.IsNaN(unrefined[q]) {
 			continue
 		}
-		guess := priorGuessMAE(p)
-		if !(guess > 0) || maes[q] >= priorGuessShare*guess || unrefined[q] < priorGuessShare*guess {
+		if noBetterThanPrior(p, maes[q]) || !noBetterThanPrior(p, unrefined[q]) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s: refinement starts from the network's θ̂, whose mean absolute error %.3g is %.0f%% of the %.3g that answering the prior's centre %g every time gives, and brings it to %.3g: the refinement, not the network, is calibrating %s (--refine 0 evaluates the network's one pass)",
-			p.Name, unrefined[q], 100*unrefined[q]/guess, guess, (p.Lo+p.Hi)/2, maes[q], p.Name))
+		out = append(out, fmt.Sprintf("%s: refinement starts from the network's θ̂, whose mean absolute error %s, and brings it to %.3g: the refinement, not the network, is calibrating %s (--refine 0 evaluates the network's one pass)",
+			p.Name, shareOfPriorGuess(p, unrefined[q]), maes[q], p.Name))
 	}
 	return out
 }

@@ -103,9 +103,9 @@ type compareMethod struct {
 	OnePassBatched core.BatchTiming
 	// Warnings say where the compared condition lies outside what an
 	// APIC model was trained on (core.Model.RangeWarnings), that a file
-	// is an unfinished run's (unfinishedWarning), and where its θ
-	// intervals are nearly as wide as the prior (core.Summarise's, as
-	// eval gives them).
+	// is an unfinished run's (unfinishedWarning), and core.Summarise's,
+	// as eval gives them (θ intervals nearly as wide as the prior, θ̂ no
+	// better than the prior's centre, refinement doing the network's work).
 	Warnings []string
 }
 
@@ -291,9 +291,8 @@ func runCompareMethods(ctx context.Context, env *Env, sys sims.System, models []
 		rep.System, rep.Tasks, rep.Context, rep.Noise, rep.Seed = sys.Name(), len(test), test[0].Context.Len(), f.noise, f.seed
 		methods[i].Report = rep
 		if !methods[i].Baseline {
-			// Summarise's warnings (a θ whose std is nearly its prior's)
-			// are the ones eval and diagnose print for the same file
-			// and seed: a checkpoint that learned little says so here
+			// Summarise's warnings are the ones eval prints for the same
+			// file and seed: a checkpoint that learned little says so here
 			// too, rather than only looking fast.
 			methods[i].Warnings = append(methods[i].Warnings, rep.Warnings...)
 		}
