@@ -247,19 +247,14 @@ func coverLevel(k string) bool {
 	return strings.TrimPrefix(k, onePassPrefix) == core.KeyThetaCover
 }
 
-// sweepPanelMarks are what metric k's panel draws: the 0.95 level where
-// coverLevel, then each series (sweepSeriesPlotters),
-// its points moved by dodgeStep so that the series sharing an axis value
-// stand apart.
+// sweepPanelMarks are what metric k's panel draws: each series
+// (sweepSeriesPlotters), its points moved by dodgeStep so that the
+// series sharing an axis value stand apart, then the 0.95 level where
+// coverLevel. The level comes last, over the series: drawn under them,
+// a series at 0.95 (a coverage right on target) hid it, the panel's
+// title still saying "dashed at 0.95".
 func sweepPanelMarks(k string, series []sweepSeries, pos []float64, numeric bool) ([]plot.Plotter, error) {
 	var marks []plot.Plotter
-	if coverLevel(k) {
-		l, err := levelLine(pos, 0.95)
-		if err != nil {
-			return nil, err
-		}
-		marks = append(marks, l)
-	}
 	step := dodgeStep(pos, numeric, len(series))
 	for si, s := range series {
 		shifted := make([]float64, len(pos))
@@ -271,6 +266,9 @@ func sweepPanelMarks(k string, series []sweepSeries, pos []float64, numeric bool
 			return nil, err
 		}
 		marks = append(marks, m...)
+	}
+	if coverLevel(k) {
+		marks = append(marks, newLevelRule(pos, 0.95))
 	}
 	return marks, nil
 }
@@ -300,15 +298,34 @@ func dodgeStep(pos []float64, numeric bool, n int) float64 {
 	return min(gap/3, 0.024*span) / float64(n-1)
 }
 
-// levelLine is y = level across pos, dashed in the nominal's grey as
-// the other figures' reference lines are: the level a coverage is read
-// against.
-func levelLine(pos []float64, level float64) (*plotter.Line, error) {
-	lo, hi := slices.Min(pos), slices.Max(pos)
-	if lo == hi {
-		lo, hi = lo-0.5, hi+0.5
-	}
-	return newLine([]float64{lo, hi}, []float64{level, level}, figNominal, true)
+// levelRule is the line y = level, the level a coverage is read
+// against, dashed in the nominal's grey as the other figures' reference
+// lines are, across the whole data area whatever its x axis: a line
+// from the first axis value to the last stopped short of the axis's
+// ends, and about one value its own half a unit each way made the
+// coverage panel's x axis differ from its neighbours'.
+type levelRule struct {
+	level    float64
+	xlo, xhi float64 // the axis values, which its data range spans
+	style    draw.LineStyle
+}
+
+// newLevelRule is the level rule at level over the axis values pos.
+func newLevelRule(pos []float64, level float64) levelRule {
+	return levelRule{level: level, xlo: slices.Min(pos), xhi: slices.Max(pos), style: figLineStyle(figNominal, true)}
+}
+
+// Plot implements plot.Plotter.
+func (r levelRule) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	y := trY(r.level)
+	c.StrokeLine2(r.style, c.Min.X, y, c.Max.X, y)
+}
+
+// DataRange implements plot.DataRanger: the level at the axis values,
+// so that the y axis holds the level and the x axis is the values'.
+func (r levelRule) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return r.xlo, r.xhi, r.level, r.level
 }
 
 // sweepSeriesPlotters are one series of metric k: its points at the means,

@@ -295,7 +295,7 @@ func TestSweepSeriesApartAndCategoriesUnjoined(t *testing.T) {
 			}
 		}
 		for _, pl := range cover {
-			if l, ok := pl.(*plotter.Line); ok && len(l.XYs) == 2 && l.XYs[0].Y == 0.95 && l.XYs[1].Y == 0.95 {
+			if l, ok := pl.(levelRule); ok && l.level == 0.95 {
 				levels++
 			}
 		}
