@@ -188,11 +188,15 @@ func sweepPanel(k, axis string, xs []string, series []sweepSeries, pos []float64
 // points: rounded from the dodged points, an axis of noise 0, 0.05 and
 // 0.1 ran from −0.05 to 0.15, a quarter of it each side empty, and
 // beyond what noise can be. Its ends are then the first and last labels
-// or within a dodge of them. One value is rounded as any flat axis is
-// (roundRange).
+// or within a dodge of them. One value v gets the axis v ± its
+// singleValueSpan, rounded (roundRange): as a flat axis, widened by 1
+// each way, noise 0.05 ran from −1 to 1.5, its point squeezed against
+// the tick of 0 and the axis mostly negative noise.
 func roundValueAxis(ax *plot.Axis, pos []float64) {
 	lo, hi := slices.Min(pos), slices.Max(pos)
 	if !(hi > lo) {
+		span := singleValueSpan(lo)
+		ax.Min, ax.Max = min(ax.Min, lo-span), max(ax.Max, lo+span)
 		roundRange(ax)
 		return
 	}
@@ -200,6 +204,22 @@ func roundValueAxis(ax *plot.Axis, pos []float64) {
 	roundRange(&values)
 	ax.Min, ax.Max = min(ax.Min, values.Min), max(ax.Max, values.Max)
 	ax.Tick.Marker = niceTicks{stepLo: values.Min, stepHi: values.Max}
+}
+
+// singleValueSpan is how far either side of v the axis of a sweep of
+// the one value v runs: a tenth of |v| rounded up to a round step (1, 2
+// or 5 × 10^k), at least 1 for a whole number (context 20 runs from 18
+// to 22, refine 1 from 0 to 2, noise 0.05 from 0.045 to 0.055), and 1
+// about 0, which has no scale of its own.
+func singleValueSpan(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 1
+	}
+	span := roundStep(math.Abs(v) / 10)
+	if v == math.Trunc(v) {
+		span = max(span, 1)
+	}
+	return span
 }
 
 // sweepMetricLabel is metric k as sweep.png names it, in the words of
@@ -278,7 +298,8 @@ func sweepPanelMarks(k string, series []sweepSeries, pos []float64, numeric bool
 // n together spread over at most 0.6 of a category (a tenth between
 // neighbours), or on a numeric axis over at most a third of the closest
 // two values' gap and 2.4 % of the axis's span, so that no point leaves
-// its value's neighbourhood (one numeric value spreads as a category).
+// its value's neighbourhood (one numeric value v spreads as a category
+// would over one singleValueSpan of v, its axis being two of them wide).
 // 0 for one series.
 func dodgeStep(pos []float64, numeric bool, n int) float64 {
 	if n < 2 || len(pos) == 0 {
@@ -286,8 +307,11 @@ func dodgeStep(pos []float64, numeric bool, n int) float64 {
 	}
 	sorted := slices.Sorted(slices.Values(pos))
 	span := sorted[len(sorted)-1] - sorted[0]
-	if !numeric || span == 0 { // one numeric value: its axis is two wide
+	if !numeric {
 		return min(0.1, 0.6/float64(n-1))
+	}
+	if span == 0 {
+		return min(0.1, 0.6/float64(n-1)) * singleValueSpan(sorted[0])
 	}
 	gap := span
 	for i := 1; i < len(sorted); i++ {
