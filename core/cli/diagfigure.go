@@ -154,24 +154,29 @@ func addCurve(p *plot.Plot, name string, pts plotter.XYs, i int) error {
 // reliabilityPanels are the first row: coverage against level for the
 // function bands and for θ (the diagonal is calibration), and every
 // curve signed, with the binomial ±2 standard-error band of a calibrated
-// θ interval over the realizations.
+// θ interval over the realizations. The dashed diagonal and zero line
+// are drawn over the curves, their legend entry first: under them, a
+// calibrated curve, the one a reader hopes for, hid the reference it is
+// read against, and the "calibrated" entry named a line not seen.
 func reliabilityPanels(d core.Diagnostics) ([]*plot.Plot, error) {
 	fn := diagPanel("reliability: G and δ on the targets", "nominal coverage", "empirical coverage", true, true)
 	th := diagPanel("reliability: θ intervals", "nominal coverage", "empirical coverage", true, true)
 	// The signed curves keep the colours of the two panels before, whose
 	// legends name them; a legend here would cover the curves.
 	signed := diagPanel("signed: empirical − nominal", fmt.Sprintf("nominal coverage (grey: ±2 s.e., n = %d)", d.Tasks), "empirical − nominal", false, true)
-	diag := plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}}
+	diag, err := newLine([]float64{0, 1}, []float64{0, 1}, figNominal, true)
+	if err != nil {
+		return nil, err
+	}
+	zero, err := newLine([]float64{0, 1}, []float64{0, 0}, figNominal, true)
+	if err != nil {
+		return nil, err
+	}
 	for _, p := range []*plot.Plot{fn, th} {
-		if err := addLine(p, "calibrated", []float64{diag[0].X, diag[1].X}, []float64{diag[0].Y, diag[1].Y}, figNominal, true); err != nil {
-			return nil, err
-		}
+		p.Legend.Add("calibrated", diag)
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	}
 	if err := addSEBand(signed, d.Levels, d.Tasks); err != nil {
-		return nil, err
-	}
-	if err := addLine(signed, "", []float64{0, 1}, []float64{0, 0}, figNominal, true); err != nil {
 		return nil, err
 	}
 	for i, c := range d.Reliability {
@@ -187,6 +192,9 @@ func reliabilityPanels(d core.Diagnostics) ([]*plot.Plot, error) {
 			return nil, err
 		}
 	}
+	fn.Add(diag)
+	th.Add(diag)
+	signed.Add(zero)
 	signed.X.Min, signed.X.Max = 0, 1
 	return []*plot.Plot{fn, th, signed}, nil
 }

@@ -254,11 +254,18 @@ func newLine(x, y []float64, col color.Color, dashed bool) (*plotter.Line, error
 	if err != nil {
 		return nil, err
 	}
-	l.Color, l.Width = col, vg.Points(1.5)
-	if dashed {
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	}
+	l.LineStyle = figLineStyle(col, dashed)
 	return l, nil
+}
+
+// figLineStyle is the style of the figures' lines in col: 1.5 points
+// wide, and dashed for the nominal and the reference lines.
+func figLineStyle(col color.Color, dashed bool) draw.LineStyle {
+	sty := draw.LineStyle{Color: col, Width: vg.Points(1.5)}
+	if dashed {
+		sty.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	return sty
 }
 
 // bandLabel is the legend's name for the band from lo to hi in a panel

@@ -188,11 +188,15 @@ func sweepPanel(k, axis string, xs []string, series []sweepSeries, pos []float64
 // points: rounded from the dodged points, an axis of noise 0, 0.05 and
 // 0.1 ran from −0.05 to 0.15, a quarter of it each side empty, and
 // beyond what noise can be. Its ends are then the first and last labels
-// or within a dodge of them. One value is rounded as any flat axis is
-// (roundRange).
+// or within a dodge of them. One value v gets the axis v ± its
+// singleValueSpan, rounded (roundRange): as a flat axis, widened by 1
+// each way, noise 0.05 ran from −1 to 1.5, its point squeezed against
+// the tick of 0 and the axis mostly negative noise.
 func roundValueAxis(ax *plot.Axis, pos []float64) {
 	lo, hi := slices.Min(pos), slices.Max(pos)
 	if !(hi > lo) {
+		span := singleValueSpan(lo)
+		ax.Min, ax.Max = min(ax.Min, lo-span), max(ax.Max, lo+span)
 		roundRange(ax)
 		return
 	}
@@ -200,6 +204,22 @@ func roundValueAxis(ax *plot.Axis, pos []float64) {
 	roundRange(&values)
 	ax.Min, ax.Max = min(ax.Min, values.Min), max(ax.Max, values.Max)
 	ax.Tick.Marker = niceTicks{stepLo: values.Min, stepHi: values.Max}
+}
+
+// singleValueSpan is how far either side of v the axis of a sweep of
+// the one value v runs: a tenth of |v| rounded up to a round step (1, 2
+// or 5 × 10^k), at least 1 for a whole number (context 20 runs from 18
+// to 22, refine 1 from 0 to 2, noise 0.05 from 0.045 to 0.055), and 1
+// about 0, which has no scale of its own.
+func singleValueSpan(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 1
+	}
+	span := roundStep(math.Abs(v) / 10)
+	if v == math.Trunc(v) {
+		span = max(span, 1)
+	}
+	return span
 }
 
 // sweepMetricLabel is metric k as sweep.png names it, in the words of
@@ -247,19 +267,14 @@ func coverLevel(k string) bool {
 	return strings.TrimPrefix(k, onePassPrefix) == core.KeyThetaCover
 }
 
-// sweepPanelMarks are what metric k's panel draws: the 0.95 level where
-// coverLevel, then each series (sweepSeriesPlotters),
-// its points moved by dodgeStep so that the series sharing an axis value
-// stand apart.
+// sweepPanelMarks are what metric k's panel draws: each series
+// (sweepSeriesPlotters), its points moved by dodgeStep so that the
+// series sharing an axis value stand apart, then the 0.95 level where
+// coverLevel. The level comes last, over the series: drawn under them,
+// a series at 0.95 (a coverage right on target) hid it, the panel's
+// title still saying "dashed at 0.95".
 func sweepPanelMarks(k string, series []sweepSeries, pos []float64, numeric bool) ([]plot.Plotter, error) {
 	var marks []plot.Plotter
-	if coverLevel(k) {
-		l, err := levelLine(pos, 0.95)
-		if err != nil {
-			return nil, err
-		}
-		marks = append(marks, l)
-	}
 	step := dodgeStep(pos, numeric, len(series))
 	for si, s := range series {
 		shifted := make([]float64, len(pos))
@@ -272,6 +287,9 @@ func sweepPanelMarks(k string, series []sweepSeries, pos []float64, numeric bool
 		}
 		marks = append(marks, m...)
 	}
+	if coverLevel(k) {
+		marks = append(marks, newLevelRule(pos, 0.95))
+	}
 	return marks, nil
 }
 
@@ -280,7 +298,8 @@ func sweepPanelMarks(k string, series []sweepSeries, pos []float64, numeric bool
 // n together spread over at most 0.6 of a category (a tenth between
 // neighbours), or on a numeric axis over at most a third of the closest
 // two values' gap and 2.4 % of the axis's span, so that no point leaves
-// its value's neighbourhood (one numeric value spreads as a category).
+// its value's neighbourhood (one numeric value v spreads as a category
+// would over one singleValueSpan of v, its axis being two of them wide).
 // 0 for one series.
 func dodgeStep(pos []float64, numeric bool, n int) float64 {
 	if n < 2 || len(pos) == 0 {
@@ -288,8 +307,11 @@ func dodgeStep(pos []float64, numeric bool, n int) float64 {
 	}
 	sorted := slices.Sorted(slices.Values(pos))
 	span := sorted[len(sorted)-1] - sorted[0]
-	if !numeric || span == 0 { // one numeric value: its axis is two wide
+	if !numeric {
 		return min(0.1, 0.6/float64(n-1))
+	}
+	if span == 0 {
+		return min(0.1, 0.6/float64(n-1)) * singleValueSpan(sorted[0])
 	}
 	gap := span
 	for i := 1; i < len(sorted); i++ {
@@ -300,15 +322,34 @@ func dodgeStep(pos []float64, numeric bool, n int) float64 {
 	return min(gap/3, 0.024*span) / float64(n-1)
 }
 
-// levelLine is y = level across pos, dashed in the nominal's grey as
-// the other figures' reference lines are: the level a coverage is read
-// against.
-func levelLine(pos []float64, level float64) (*plotter.Line, error) {
-	lo, hi := slices.Min(pos), slices.Max(pos)
-	if lo == hi {
-		lo, hi = lo-0.5, hi+0.5
-	}
-	return newLine([]float64{lo, hi}, []float64{level, level}, figNominal, true)
+// levelRule is the line y = level, the level a coverage is read
+// against, dashed in the nominal's grey as the other figures' reference
+// lines are, across the whole data area whatever its x axis: a line
+// from the first axis value to the last stopped short of the axis's
+// ends, and about one value its own half a unit each way made the
+// coverage panel's x axis differ from its neighbours'.
+type levelRule struct {
+	level    float64
+	xlo, xhi float64 // the axis values, which its data range spans
+	style    draw.LineStyle
+}
+
+// newLevelRule is the level rule at level over the axis values pos.
+func newLevelRule(pos []float64, level float64) levelRule {
+	return levelRule{level: level, xlo: slices.Min(pos), xhi: slices.Max(pos), style: figLineStyle(figNominal, true)}
+}
+
+// Plot implements plot.Plotter.
+func (r levelRule) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	y := trY(r.level)
+	c.StrokeLine2(r.style, c.Min.X, y, c.Max.X, y)
+}
+
+// DataRange implements plot.DataRanger: the level at the axis values,
+// so that the y axis holds the level and the x axis is the values'.
+func (r levelRule) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return r.xlo, r.xhi, r.level, r.level
 }
 
 // sweepSeriesPlotters are one series of metric k: its points at the means,

@@ -295,7 +295,7 @@ func TestSweepSeriesApartAndCategoriesUnjoined(t *testing.T) {
 			}
 		}
 		for _, pl := range cover {
-			if l, ok := pl.(*plotter.Line); ok && len(l.XYs) == 2 && l.XYs[0].Y == 0.95 && l.XYs[1].Y == 0.95 {
+			if l, ok := pl.(levelRule); ok && l.level == 0.95 {
 				levels++
 			}
 		}
@@ -324,7 +324,8 @@ func TestSweepSeriesApartAndCategoriesUnjoined(t *testing.T) {
 
 // TestDodgeStep: series spread over a tenth of a category each (0.6 in
 // all at most), over a third of a numeric axis's closest gap or 2.4 % of
-// its span, and a single numeric value as a category; one series stays.
+// its span, and about a single numeric value as a category would over
+// one singleValueSpan; one series stays.
 func TestDodgeStep(t *testing.T) {
 	for _, c := range []struct {
 		pos     []float64
@@ -337,7 +338,8 @@ func TestDodgeStep(t *testing.T) {
 		{[]float64{5, 10, 30, 90}, true, 2, 5.0 / 3},
 		{[]float64{0, 50, 100}, true, 2, 0.024 * 100},
 		{[]float64{0, 0.1, 1, 10, 100}, true, 3, 0.1 / 3 / 2},
-		{[]float64{30}, true, 3, 0.1},
+		{[]float64{30}, true, 3, 0.1 * 5}, // 30's axis: 25 to 35
+		{[]float64{0.05}, true, 3, 0.1 * 0.005},
 		{[]float64{5, 10}, true, 1, 0},
 	} {
 		if got := dodgeStep(c.pos, c.numeric, c.n); math.Abs(got-c.want) > 1e-12 {
