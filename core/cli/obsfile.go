@@ -88,7 +88,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		}
 		return sims.Context{}, recs.bad(line, "%v%s", err, hint)
 	}
-	p := &obsParser{g: g, want: want, header: header, col: col, sane: sane, bad: recs.bad, loc: newGridLocator(g), firstLine: map[string]int{}}
+	p := &obsParser{g: g, want: want, header: header, col: col, sane: sane, bad: recs.bad, loc: newGridLocator(g), firstRows: map[string]firstRow{}}
 	p.written = newWrittenStates(p.loc)
 	var obs sims.Context
 	for {
@@ -123,8 +123,8 @@ type obsParser struct {
 	sane         []float64
 	bad          func(line int, format string, args ...any) error
 	loc          gridLocator
-	firstLine    map[string]int // duplicate key → line of its first row
-	written      *writtenStates // the states so far, as written, for near-duplicates
+	firstRows    map[string]firstRow // duplicate key → its first row
+	written      *writtenStates      // the states so far, as written, for near-duplicates
 }
 
 // row appends the observation of record rec, at line, to obs.
@@ -250,26 +250,53 @@ func (p *obsParser) place(state []float64, line int) ([]float64, int, error) {
 	if idx >= 0 {
 		state = append([]float64(nil), g.States[idx]...) // exactly on the grid
 	}
-	if first, dup := p.firstLine[key]; dup {
+	if first, dup := p.firstRows[key]; dup {
 		at, same := describeState(g, state), ""
-		if w := describeState(g, written); w != at {
-			switch {
-			case wrapped:
-				same = ", the same state as " + at + ", where the periodic domain wraps around"
-			case idx >= 0:
-				same = ", the grid point " + at + " within the grid's tolerance"
-			default: // moved onto the domain's end
-				same = ", the same state as " + at + " within the grid's tolerance"
-			}
+		switch w := describeState(g, written); {
+		case w != at:
+			same = ", " + sameStateNote(at, wrapped, idx)
 			at = w
+		case first.written != "" && first.written != at:
+			// The first row is the one written otherwise: say how it
+			// reads, or the user finds no such state on its line.
+			same = ": " + first.written + ", " + first.note
 		}
-		return nil, 0, p.bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first, same)
+		return nil, 0, p.bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first.line, same)
 	}
 	if err := p.nearDuplicate(unsnapped, written, line); err != nil {
 		return nil, 0, err
 	}
-	p.firstLine[key] = line
+	first := firstRow{line: line}
+	if !slices.Equal(written, state) {
+		first.written = describeState(g, written)
+		first.note = sameStateNote(describeState(g, state), wrapped, idx)
+	}
+	p.firstRows[key] = first
 	return state, idx, nil
+}
+
+// firstRow is the first row of a state: its line and, when it was
+// written other than as the state it stands for (a periodic coordinate
+// wrapped, a point moved onto the grid), how it reads and why it is
+// that state, for the message about a later row of the same state.
+type firstRow struct {
+	line          int
+	written, note string
+}
+
+// sameStateNote says why a row written otherwise is the state at (as
+// describeState gives it): wrapped, a periodic coordinate wrapped
+// around; idx ≥ 0, moved onto that grid point; else moved onto the
+// domain's end.
+func sameStateNote(at string, wrapped bool, idx int) string {
+	switch {
+	case wrapped:
+		return "the same state as " + at + ", where the periodic domain wraps around"
+	case idx >= 0:
+		return "the grid point " + at + " within the grid's tolerance"
+	default:
+		return "the same state as " + at + " within the grid's tolerance"
+	}
 }
 
 // nearDuplicate refuses the state written at line (wrapped: a periodic

@@ -124,6 +124,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\n2,1\n2e0,2\n", "f.csv:3: duplicate observation at t = 2 (first at line 2)"},
 		{"t,y\n-0,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2)"},
 		{"t,y\n0,1\n1e-12,2\n", "f.csv:3: duplicate observation at t = 1e-12 (first at line 2, the grid point t = 0 within the grid's tolerance)"},
+		{"t,y\n1e-12,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2: t = 1e-12, the grid point t = 0 within the grid's tolerance)"},
+		{"t,y\n4.0000000000001,1\n4,2\n", "f.csv:3: duplicate observation at t = 4 (first at line 2); give"},
 		{"t,y\n1,2\n\"3,4\n", "f.csv:3: not valid CSV"},
 		{"t,y\n0.5,\"0.3\n0.1,0.2\n0.2,0.3\n", "f.csv:2: not valid CSV: the quote opened on this line is not closed before line 4"},
 		{"t,y\n0.5,\"0.3\n0.1,0.2\n0.2,\"0.3\n", "f.csv:2: not valid CSV: the quote opened on this line is not closed before line 4"},
@@ -148,7 +150,7 @@ func TestParseObservationsErrors(t *testing.T) {
 	adv := lookup(t, "advdiff").Grid()
 	for _, tc := range []struct{ text, want string }{
 		{"t,x,u\n1,0,1\n1,1,2\n", "f.csv:3: duplicate observation at t = 1, x = 1 (first at line 2, the same state as t = 1, x = 0, where the periodic domain wraps around)"},
-		{"t,x,u\n0.33,1,1\n0.33,0,2\n", "f.csv:3: duplicate observation at t = 0.33, x = 0 (first at line 2)"},
+		{"t,x,u\n0.33,1,1\n0.33,0,2\n", "f.csv:3: duplicate observation at t = 0.33, x = 0 (first at line 2: t = 0.33, x = 1, the same state as t = 0.33, x = 0, where the periodic domain wraps around)"},
 		{"t,x,u\n0.5,1.000000000001,1\n0.5,-1e-12,2\n", "f.csv:3: duplicate observation at t = 0.5, x = -1e-12 (first at line 2, the same state as t = 0.5, x = 0 within the grid's tolerance)"},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", adv, nil)
