@@ -76,7 +76,7 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 	recs.in.sizeWhy = fmt.Sprintf("the bound of every input file; a --u0-file is a header and %d rows of x,u, a few kilobytes", n)
 	bad, read := recs.bad, recs.next
 	if recs.looksBinary() {
-		return nil, UsageError("%s: not a CSV text file (binary data); want a header \"x,u\" and %d rows", name, n)
+		return nil, UsageError("%s: not a CSV text file (%s); want a header \"x,u\" and %d rows", name, recs.binaryKind(), n)
 	}
 
 	header, line, err := read()

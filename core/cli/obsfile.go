@@ -65,7 +65,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 	recs := newCSVRecords(ctx, r, name)
 	defer recs.Close()
 	if recs.looksBinary() {
-		return sims.Context{}, UsageError("%s: not a CSV text file (binary data); want a header %q and one observation per row", name, wantText)
+		return sims.Context{}, UsageError("%s: not a CSV text file (%s); want a header %q and one observation per row", name, recs.binaryKind(), wantText)
 	}
 	header, line, err := recs.next()
 	switch {
