@@ -134,6 +134,9 @@ func (p *obsParser) row(obs *sims.Context, rec []string, line int) error {
 	}
 	state, err := p.state(rec, line)
 	if err != nil {
+		if IsUsageError(err) && sameFieldsFold(rec, p.header) {
+			return UsageError("%v; the header row again (files joined one after another?): delete it or start it with # (a comment)", err)
+		}
 		if obs.Len() == 0 && IsUsageError(err) {
 			if hint := unitsRowHint(rec); hint != "" {
 				return UsageError("%v%s", err, hint)
@@ -192,6 +195,12 @@ func (p *obsParser) state(rec []string, line int) ([]float64, error) {
 		state[d] = v
 	}
 	return state, nil
+}
+
+// sameFieldsFold reports whether records a and b hold the same fields,
+// ignoring case: a header row repeated below the first.
+func sameFieldsFold(a, b []string) bool {
+	return slices.EqualFunc(a, b, strings.EqualFold)
 }
 
 // values reads a record's channel values (an empty cell or absent

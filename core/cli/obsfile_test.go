@@ -142,6 +142,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\n1,5,2\n", "f.csv:2: 3 fields, want 2 (t,y); decimal commas?"},
 		{"t (s),y\n1,2\n", `f.csv:1: unknown column "t (s)" (want "t,y"); units are not read from a column's name: name it "t" and give its values in the simulator's units`},
 		{"t,Y [mm]\n1,2\n", `name it "Y" and give`},
+		{"t,y\n1,2\nT,Y\n2,3\n", `f.csv:3: t = "T" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); the header row again (files joined one after another?): delete it or start it with # (a comment)`},
+		{"t,y\nt,y\n1,2\n", `f.csv:2: t = "t" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); the header row again`},
 		{"t,y\ns,mm\n1,2\n", `f.csv:2: t = "s" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); a row of units under the header? delete it or start it with # (a comment)`},
 		{"t,y\n1,NULL\n", `f.csv:2: y = "NULL" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); if it marks a value not measured, leave the row out`},
 	} {
