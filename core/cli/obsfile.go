@@ -197,6 +197,10 @@ func (p *obsParser) state(rec []string, line int) ([]float64, error) {
 	return state, nil
 }
 
+// noValueHint ends the error about a row that observes nothing: a
+// value not measured is an empty cell only beside one that was.
+const noValueHint = "; a row needs an observed value: leave out a state where nothing was measured"
+
 // sameFieldsFold reports whether records a and b hold the same fields,
 // ignoring case: a header row repeated below the first.
 func sameFieldsFold(a, b []string) bool {
@@ -240,9 +244,9 @@ func (p *obsParser) values(rec []string, line int) (values []float64, mask []boo
 		}
 	}
 	if len(present) == 1 {
-		return nil, nil, p.bad(line, "%s is empty", present[0])
+		return nil, nil, p.bad(line, "%s is empty%s", present[0], noValueHint)
 	}
-	return nil, nil, p.bad(line, "no observed value (%s are all empty)", strings.Join(present, ", "))
+	return nil, nil, p.bad(line, "no observed value (%s are all empty)%s", strings.Join(present, ", "), noValueHint)
 }
 
 // place puts a state on the grid where it lies on it (within the grid's
