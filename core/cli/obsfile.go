@@ -189,12 +189,23 @@ func (p *obsParser) state(rec []string, line int) ([]float64, error) {
 		}
 		if d < len(g.Lo) && d < len(g.Hi) {
 			if _, ok := p.loc.inDomain(d, v); !ok {
-				return nil, p.bad(line, "%s = %s is outside the domain [%s, %s]", p.want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
+				return nil, p.bad(line, "%s = %s is outside the domain [%s, %s]%s", p.want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]), farOutsideHint(v, g.Lo[d], g.Hi[d]))
 			}
 		}
 		state[d] = v
 	}
 	return state, nil
+}
+
+// farOutsideHint is the "; ..." to add to the error about a state
+// coordinate v outside the domain [lo, hi] when it lies more than the
+// domain's width beyond it: times in seconds or milliseconds, say,
+// where the simulator's own units are wanted.
+func farOutsideHint(v, lo, hi float64) string {
+	if w := hi - lo; v > hi+w || v < lo-w {
+		return "; far outside it: check the file's units, which must be the simulator's own"
+	}
+	return ""
 }
 
 // noValueHint ends the error about a row that observes nothing: a

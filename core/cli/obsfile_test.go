@@ -121,6 +121,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\ninf,1\n", `f.csv:2: t = "inf" is not a finite number`},
 		{"t,y\n4.0000001,1\n", "f.csv:2: t = 4.0000001 is outside the domain [0, 4]"},
 		{"t,y\n-1e-8,1\n", "f.csv:2: t = -1e-08 is outside the domain [0, 4]"},
+		{"t,y\n8,1\n", "f.csv:2: t = 8 is outside the domain [0, 4]"},
+		{"t,y\n137.9,1\n", "f.csv:2: t = 137.9 is outside the domain [0, 4]; far outside it: check the file's units, which must be the simulator's own"},
 		{"t,y\n2,1\n2e0,2\n", "f.csv:3: duplicate observation at t = 2 (first at line 2)"},
 		{"t,y\n-0,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2)"},
 		{"t,y\n0,1\n1e-12,2\n", "f.csv:3: duplicate observation at t = 1e-12 (first at line 2, the grid point t = 0 within the grid's tolerance)"},
