@@ -98,7 +98,9 @@ func (s *advDiff) Grid() Grid { return s.grid }
 
 // Side is the initial field u0 at the 64 grid points; draws lie in
 // [0.2, 1] with maximum 1.
-func (*advDiff) Side() SideInfo { return SideInfo{Name: "u0", Len: advdiffNX, Lo: 0, Hi: 1.0} }
+func (*advDiff) Side() SideInfo {
+	return SideInfo{Name: "u0", Len: advdiffNX, Meaning: "u at t = 0 at each grid position x", Lo: 0, Hi: 1.0}
+}
 
 func (*advDiff) TrainContext() (lo, hi int) { return 100, 500 }
 func (*advDiff) TestContext() int           { return 256 }

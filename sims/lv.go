@@ -95,7 +95,7 @@ func (*lotkaVolterra) Params() []Param {
 func (s *lotkaVolterra) Grid() Grid { return s.grid }
 
 func (*lotkaVolterra) Side() SideInfo {
-	return SideInfo{Name: "u0", Len: 2, Labels: []string{"x0", "y0"}, Lo: 0.7, Hi: 1.8, Positive: true}
+	return SideInfo{Name: "u0", Len: 2, Labels: []string{"x0", "y0"}, Meaning: "prey and predator at t = 0", Lo: 0.7, Hi: 1.8, Positive: true}
 }
 
 func (*lotkaVolterra) TrainContext() (lo, hi int) { return 20, 100 }

@@ -57,6 +57,9 @@ type SideInfo struct {
 	// Labels names each entry (e.g. ["x0", "y0"]) when Len is small; nil
 	// for fields.
 	Labels []string
+	// Meaning says what the values are, for the messages that ask for
+	// them ("prey and predator at t = 0").
+	Meaning string
 	// Lo, Hi bound each entry's plausible range (for warnings).
 	Lo, Hi float64
 	// Positive marks side information that must be > 0 (populations,

@@ -42,9 +42,10 @@ once (average replicate measurements first; advdiff's x is periodic, so
 x = 1 is x = 0; states within 1e-9 of the domain's width in every
 coordinate, 1 and 1.0000000000000002, are one, as is a state that close
 to a grid point, and one that close outside the domain is at its end);
-'-' reads stdin. Systems with side information need it: --u0 x0,y0 for
-lv, --u0-file (CSV x,u or u,x, one row per grid position, in any order:
-x says which, and x = 1 is x = 0 there too) for advdiff. To practise,
+'-' reads stdin. Systems with side information need it, their initial
+state: --u0 x0,y0 for lv (prey and predator at t = 0), --u0-file (CSV
+x,u or u,x, one row per grid position, in any order: x says which, and
+x = 1 is x = 0 there too) for advdiff. To practise,
 'apic simulate --csv FILE' writes such a file, sparse and noisy, and the
 command that calibrates it.
 
@@ -202,7 +203,7 @@ func (f *calibrateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.path, "checkpoint", "", "checkpoint `file`, or embedded:NAME for one shipped with the program (default: the embedded one for --system/--backbone)")
 	fs.StringVar(&f.backbone, "backbone", "", "backbone of the embedded checkpoint: cnp, lnp or anp (default lnp; with --checkpoint, the file's, which it must match)")
 	fs.StringVar(&f.data, "data", "", "observation CSV `file`; '-' reads stdin")
-	fs.StringVar(&f.u0Text, "u0", "", "side information as comma-separated values (lv: x0,y0)")
+	fs.StringVar(&f.u0Text, "u0", "", "side information as comma-separated values (lv: x0,y0, prey and predator at t = 0)")
 	fs.StringVar(&f.u0File, "u0-file", "", "side information from a CSV `file` with header x,u or u,x (advdiff); '-' reads stdin (then --data must be a file)")
 	fs.IntVar(&f.samples, "samples", 32, samplesUsage)
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the latent samples")
@@ -400,9 +401,9 @@ func calibrationSide(ctx context.Context, sys sims.System, u0Text, u0File string
 		}
 		return readSideCSV(ctx, u0File, side, sideAxisOf(sys.Grid(), side.Len))
 	case side.Labels != nil:
-		return nil, UsageError("system %s needs its side information %s (%s): give --u0 %s", sys.Name(), side.Name, strings.Join(side.Labels, ", "), strings.Join(side.Labels, ","))
+		return nil, UsageError("system %s needs its side information %s (%s: %s): give --u0 %s", sys.Name(), side.Name, strings.Join(side.Labels, ", "), side.Meaning, strings.Join(side.Labels, ","))
 	default:
-		return nil, UsageError("system %s needs its side information %s (%d values): give --u0-file FILE (CSV with header x,u and one row per grid position, in any order)", sys.Name(), side.Name, side.Len)
+		return nil, UsageError("system %s needs its side information %s (%d values: %s): give --u0-file FILE (CSV with header x,u and one row per grid position, in any order)", sys.Name(), side.Name, side.Len, side.Meaning)
 	}
 }
 

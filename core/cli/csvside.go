@@ -76,7 +76,7 @@ func parseSideCSV(ctx context.Context, r io.Reader, name string, si sims.SideInf
 	recs.in.sizeWhy = fmt.Sprintf("the bound of every input file; a --u0-file is a header and %d rows of x,u, a few kilobytes", n)
 	bad, read := recs.bad, recs.next
 	if recs.looksBinary() {
-		return nil, UsageError("%s: not a CSV text file (binary data); want a header \"x,u\" and %d rows", name, n)
+		return nil, UsageError("%s: not a CSV text file (%s); want a header \"x,u\" and %d rows", name, recs.binaryKind(), n)
 	}
 
 	header, line, err := read()
@@ -178,20 +178,32 @@ func placeOnPositions(rows []sideRow, axis sideAxis, bad func(int, string, ...an
 	for k := range values {
 		values[k] = math.NaN()
 	}
-	firstLine := make([]int, len(pos)) // 0: no row yet
-	for _, r := range rows {
-		x, wrap := r.x, ""
+	first := make([]sideRow, len(pos)) // line 0: no row yet
+	wrapNote := func(x float64) string {
 		if axis.periodic && math.Abs(x-axis.hi) <= positionTol {
-			x, wrap = axis.lo, fmt.Sprintf(" (x = %s, where the periodic domain wraps around)", fmtFloat(axis.lo))
+			return fmt.Sprintf(" (x = %s, where the periodic domain wraps around)", fmtFloat(axis.lo))
+		}
+		return ""
+	}
+	for _, r := range rows {
+		x, wrap := r.x, wrapNote(r.x)
+		if wrap != "" {
+			x = axis.lo
 		}
 		k := nearestPosition(pos, x)
 		switch {
 		case math.Abs(x-pos[k]) > positionTol:
 			return nil, bad(r.line, "x = %s is no grid position (the nearest is position %d at x = %s)", fmtFloat(r.x), k, fmtFloat(pos[k]))
-		case firstLine[k] != 0:
-			return nil, bad(r.line, "x = %s is grid position %d%s again (first at line %d); give each position once", fmtFloat(r.x), k, wrap, firstLine[k])
+		case first[k].line != 0:
+			// Quote the first row's x when it wrapped around: its line
+			// reads x = 1, not the position's x = 0.
+			was := ""
+			if wrapNote(first[k].x) != "" && wrap == "" {
+				was = fmt.Sprintf(": x = %s, which is x = %s, where the periodic domain wraps around", fmtFloat(first[k].x), fmtFloat(axis.lo))
+			}
+			return nil, bad(r.line, "x = %s is grid position %d%s again (first at line %d%s); give each position once", fmtFloat(r.x), k, wrap, first[k].line, was)
 		}
-		values[k], firstLine[k] = r.u, r.line
+		values[k], first[k] = r.u, r
 	}
 	return values, nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"unicode/utf8"
@@ -410,6 +411,26 @@ func (c *csvRecords) noRecordWhat() string {
 func (c *csvRecords) looksBinary() bool {
 	head, _ := c.br.Peek(4096) // a shorter file, or an error, shows at the first record
 	return bytes.IndexByte(head, 0) >= 0
+}
+
+// binaryKind names what binary input is, for the error that refuses
+// it: a checkpoint given where observations go (--data and
+// --checkpoint swapped), a spreadsheet workbook saved as such, a
+// compressed file; "binary data" when its first bytes say no more.
+func (c *csvRecords) binaryKind() string {
+	head, _ := c.br.Peek(4096)
+	switch {
+	case isSafetensors(head, math.MaxInt64):
+		return "a safetensors checkpoint, which goes to --checkpoint"
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return "a ZIP archive, such as an .xlsx or .ods workbook: export the sheet as CSV"
+	case bytes.HasPrefix(head, []byte("\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")):
+		return "an .xls workbook: export the sheet as CSV"
+	case bytes.HasPrefix(head, []byte("\x1f\x8b")):
+		return "gzip-compressed: decompress it first"
+	default:
+		return "binary data"
+	}
 }
 
 // byteOrderMark is the UTF-8 byte-order mark that spreadsheets write

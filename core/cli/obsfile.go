@@ -65,7 +65,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 	recs := newCSVRecords(ctx, r, name)
 	defer recs.Close()
 	if recs.looksBinary() {
-		return sims.Context{}, UsageError("%s: not a CSV text file (binary data); want a header %q and one observation per row", name, wantText)
+		return sims.Context{}, UsageError("%s: not a CSV text file (%s); want a header %q and one observation per row", name, recs.binaryKind(), wantText)
 	}
 	header, line, err := recs.next()
 	switch {
@@ -88,7 +88,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		}
 		return sims.Context{}, recs.bad(line, "%v%s", err, hint)
 	}
-	p := &obsParser{g: g, want: want, header: header, col: col, sane: sane, bad: recs.bad, loc: newGridLocator(g), firstLine: map[string]int{}}
+	p := &obsParser{g: g, want: want, header: header, col: col, sane: sane, bad: recs.bad, loc: newGridLocator(g), firstRows: map[string]firstRow{}}
 	p.written = newWrittenStates(p.loc)
 	var obs sims.Context
 	for {
@@ -123,8 +123,8 @@ type obsParser struct {
 	sane         []float64
 	bad          func(line int, format string, args ...any) error
 	loc          gridLocator
-	firstLine    map[string]int // duplicate key → line of its first row
-	written      *writtenStates // the states so far, as written, for near-duplicates
+	firstRows    map[string]firstRow // duplicate key → its first row
+	written      *writtenStates      // the states so far, as written, for near-duplicates
 }
 
 // row appends the observation of record rec, at line, to obs.
@@ -134,6 +134,9 @@ func (p *obsParser) row(obs *sims.Context, rec []string, line int) error {
 	}
 	state, err := p.state(rec, line)
 	if err != nil {
+		if IsUsageError(err) && sameFieldsFold(rec, p.header) {
+			return UsageError("%v; the header row again (files joined one after another?): delete it or start it with # (a comment)", err)
+		}
 		if obs.Len() == 0 && IsUsageError(err) {
 			if hint := unitsRowHint(rec); hint != "" {
 				return UsageError("%v%s", err, hint)
@@ -186,12 +189,33 @@ func (p *obsParser) state(rec []string, line int) ([]float64, error) {
 		}
 		if d < len(g.Lo) && d < len(g.Hi) {
 			if _, ok := p.loc.inDomain(d, v); !ok {
-				return nil, p.bad(line, "%s = %s is outside the domain [%s, %s]", p.want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]))
+				return nil, p.bad(line, "%s = %s is outside the domain [%s, %s]%s", p.want[d], fmtFloat(v), fmtFloat(g.Lo[d]), fmtFloat(g.Hi[d]), farOutsideHint(v, g.Lo[d], g.Hi[d]))
 			}
 		}
 		state[d] = v
 	}
 	return state, nil
+}
+
+// farOutsideHint is the "; ..." to add to the error about a state
+// coordinate v outside the domain [lo, hi] when it lies more than the
+// domain's width beyond it: times in seconds or milliseconds, say,
+// where the simulator's own units are wanted.
+func farOutsideHint(v, lo, hi float64) string {
+	if w := hi - lo; v > hi+w || v < lo-w {
+		return "; far outside it: check the file's units, which must be the simulator's own"
+	}
+	return ""
+}
+
+// noValueHint ends the error about a row that observes nothing: a
+// value not measured is an empty cell only beside one that was.
+const noValueHint = "; a row needs an observed value: leave out a state where nothing was measured"
+
+// sameFieldsFold reports whether records a and b hold the same fields,
+// ignoring case: a header row repeated below the first.
+func sameFieldsFold(a, b []string) bool {
+	return slices.EqualFunc(a, b, strings.EqualFold)
 }
 
 // values reads a record's channel values (an empty cell or absent
@@ -231,9 +255,9 @@ func (p *obsParser) values(rec []string, line int) (values []float64, mask []boo
 		}
 	}
 	if len(present) == 1 {
-		return nil, nil, p.bad(line, "%s is empty", present[0])
+		return nil, nil, p.bad(line, "%s is empty%s", present[0], noValueHint)
 	}
-	return nil, nil, p.bad(line, "no observed value (%s are all empty)", strings.Join(present, ", "))
+	return nil, nil, p.bad(line, "no observed value (%s are all empty)%s", strings.Join(present, ", "), noValueHint)
 }
 
 // place puts a state on the grid where it lies on it (within the grid's
@@ -250,26 +274,53 @@ func (p *obsParser) place(state []float64, line int) ([]float64, int, error) {
 	if idx >= 0 {
 		state = append([]float64(nil), g.States[idx]...) // exactly on the grid
 	}
-	if first, dup := p.firstLine[key]; dup {
+	if first, dup := p.firstRows[key]; dup {
 		at, same := describeState(g, state), ""
-		if w := describeState(g, written); w != at {
-			switch {
-			case wrapped:
-				same = ", the same state as " + at + ", where the periodic domain wraps around"
-			case idx >= 0:
-				same = ", the grid point " + at + " within the grid's tolerance"
-			default: // moved onto the domain's end
-				same = ", the same state as " + at + " within the grid's tolerance"
-			}
+		switch w := describeState(g, written); {
+		case w != at:
+			same = ", " + sameStateNote(at, wrapped, idx)
 			at = w
+		case first.written != "" && first.written != at:
+			// The first row is the one written otherwise: say how it
+			// reads, or the user finds no such state on its line.
+			same = ": " + first.written + ", " + first.note
 		}
-		return nil, 0, p.bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first, same)
+		return nil, 0, p.bad(line, "duplicate observation at %s (first at line %d%s); give each state once, with all its channels in one row", at, first.line, same)
 	}
 	if err := p.nearDuplicate(unsnapped, written, line); err != nil {
 		return nil, 0, err
 	}
-	p.firstLine[key] = line
+	first := firstRow{line: line}
+	if !slices.Equal(written, state) {
+		first.written = describeState(g, written)
+		first.note = sameStateNote(describeState(g, state), wrapped, idx)
+	}
+	p.firstRows[key] = first
 	return state, idx, nil
+}
+
+// firstRow is the first row of a state: its line and, when it was
+// written other than as the state it stands for (a periodic coordinate
+// wrapped, a point moved onto the grid), how it reads and why it is
+// that state, for the message about a later row of the same state.
+type firstRow struct {
+	line          int
+	written, note string
+}
+
+// sameStateNote says why a row written otherwise is the state at (as
+// describeState gives it): wrapped, a periodic coordinate wrapped
+// around; idx ≥ 0, moved onto that grid point; else moved onto the
+// domain's end.
+func sameStateNote(at string, wrapped bool, idx int) string {
+	switch {
+	case wrapped:
+		return "the same state as " + at + ", where the periodic domain wraps around"
+	case idx >= 0:
+		return "the grid point " + at + " within the grid's tolerance"
+	default:
+		return "the same state as " + at + " within the grid's tolerance"
+	}
 }
 
 // nearDuplicate refuses the state written at line (wrapped: a periodic

@@ -121,9 +121,13 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\ninf,1\n", `f.csv:2: t = "inf" is not a finite number`},
 		{"t,y\n4.0000001,1\n", "f.csv:2: t = 4.0000001 is outside the domain [0, 4]"},
 		{"t,y\n-1e-8,1\n", "f.csv:2: t = -1e-08 is outside the domain [0, 4]"},
+		{"t,y\n8,1\n", "f.csv:2: t = 8 is outside the domain [0, 4]"},
+		{"t,y\n137.9,1\n", "f.csv:2: t = 137.9 is outside the domain [0, 4]; far outside it: check the file's units, which must be the simulator's own"},
 		{"t,y\n2,1\n2e0,2\n", "f.csv:3: duplicate observation at t = 2 (first at line 2)"},
 		{"t,y\n-0,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2)"},
 		{"t,y\n0,1\n1e-12,2\n", "f.csv:3: duplicate observation at t = 1e-12 (first at line 2, the grid point t = 0 within the grid's tolerance)"},
+		{"t,y\n1e-12,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2: t = 1e-12, the grid point t = 0 within the grid's tolerance)"},
+		{"t,y\n4.0000000000001,1\n4,2\n", "f.csv:3: duplicate observation at t = 4 (first at line 2); give"},
 		{"t,y\n1,2\n\"3,4\n", "f.csv:3: not valid CSV"},
 		{"t,y\n0.5,\"0.3\n0.1,0.2\n0.2,0.3\n", "f.csv:2: not valid CSV: the quote opened on this line is not closed before line 4"},
 		{"t,y\n0.5,\"0.3\n0.1,0.2\n0.2,\"0.3\n", "f.csv:2: not valid CSV: the quote opened on this line is not closed before line 4"},
@@ -131,11 +135,17 @@ func TestParseObservationsErrors(t *testing.T) {
 		{longCSV(1200) + "2,\x00\n", "f.csv:1202: not a CSV text file"},
 		{"t,y\n1,\xff\n", "f.csv:2: not a CSV text file"},
 		{"\x00\x01\x02\x03", "f.csv: not a CSV text file (binary data)"},
+		{"\x12\x00\x00\x00\x00\x00\x00\x00{\"__metadata__\":{}}", "f.csv: not a CSV text file (a safetensors checkpoint, which goes to --checkpoint); want a header"},
+		{"PK\x03\x04\x14\x00\x06\x00", "f.csv: not a CSV text file (a ZIP archive, such as an .xlsx or .ods workbook: export the sheet as CSV)"},
+		{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", "f.csv: not a CSV text file (an .xls workbook: export the sheet as CSV)"},
+		{"\x1f\x8b\x08\x00\x00\x00", "f.csv: not a CSV text file (gzip-compressed: decompress it first)"},
 		{"t|y\n", "fields are separated by '|'"},
 		{"t,y\n0,2020,0,8560\n", `f.csv:2: 4 fields, want 2 (t,y); decimal commas? "0,2020,0,8560" reads as 4 numbers; write a decimal point`},
 		{"t,y\n1,5,2\n", "f.csv:2: 3 fields, want 2 (t,y); decimal commas?"},
 		{"t (s),y\n1,2\n", `f.csv:1: unknown column "t (s)" (want "t,y"); units are not read from a column's name: name it "t" and give its values in the simulator's units`},
 		{"t,Y [mm]\n1,2\n", `name it "Y" and give`},
+		{"t,y\n1,2\nT,Y\n2,3\n", `f.csv:3: t = "T" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); the header row again (files joined one after another?): delete it or start it with # (a comment)`},
+		{"t,y\nt,y\n1,2\n", `f.csv:2: t = "t" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); the header row again`},
 		{"t,y\ns,mm\n1,2\n", `f.csv:2: t = "s" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); a row of units under the header? delete it or start it with # (a comment)`},
 		{"t,y\n1,NULL\n", `f.csv:2: y = "NULL" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); if it marks a value not measured, leave the row out`},
 	} {
@@ -148,7 +158,7 @@ func TestParseObservationsErrors(t *testing.T) {
 	adv := lookup(t, "advdiff").Grid()
 	for _, tc := range []struct{ text, want string }{
 		{"t,x,u\n1,0,1\n1,1,2\n", "f.csv:3: duplicate observation at t = 1, x = 1 (first at line 2, the same state as t = 1, x = 0, where the periodic domain wraps around)"},
-		{"t,x,u\n0.33,1,1\n0.33,0,2\n", "f.csv:3: duplicate observation at t = 0.33, x = 0 (first at line 2)"},
+		{"t,x,u\n0.33,1,1\n0.33,0,2\n", "f.csv:3: duplicate observation at t = 0.33, x = 0 (first at line 2: t = 0.33, x = 1, the same state as t = 0.33, x = 0, where the periodic domain wraps around)"},
 		{"t,x,u\n0.5,1.000000000001,1\n0.5,-1e-12,2\n", "f.csv:3: duplicate observation at t = 0.5, x = -1e-12 (first at line 2, the same state as t = 0.5, x = 0 within the grid's tolerance)"},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", adv, nil)
