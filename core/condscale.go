@@ -135,6 +135,14 @@ func readGeo(cells []ConditionScale, ws []cellWeight, v func(*ConditionScale) fl
 	return math.Exp(acc)
 }
 
+// cellPlace is a table cell's place on the condition axes: its context
+// size and the median σ̂ of its realizations.
+type cellPlace interface {
+	place() (context int, noiseStd float64)
+}
+
+func (c ConditionScale) place() (int, float64) { return c.Context, c.NoiseStd }
+
 // cellWeight is one cell's share in an interpolated condition.
 type cellWeight struct {
 	cell int // index into the table
@@ -146,14 +154,14 @@ type cellWeight struct {
 // between the cells of a context size (held at the ends), then linear
 // in log n between the two context sizes around n (held beyond the
 // table's range). It is empty for an empty table.
-func cellWeights(cells []ConditionScale, n int, sigma float64) []cellWeight {
+func cellWeights[C cellPlace](cells []C, n int, sigma float64) []cellWeight {
 	if len(cells) == 0 {
 		return nil
 	}
 	var sizes []int
 	for _, c := range cells {
-		if !slices.Contains(sizes, c.Context) {
-			sizes = append(sizes, c.Context)
+		if n, _ := c.place(); !slices.Contains(sizes, n) {
+			sizes = append(sizes, n)
 		}
 	}
 	slices.Sort(sizes)
@@ -171,29 +179,30 @@ func cellWeights(cells []ConditionScale, n int, sigma float64) []cellWeight {
 // rowWeights appends to out the weights of the cells of context size n
 // at σ̂ = sigma, times share: linear in σ̂ between neighbouring cells,
 // the first or last cell alone beyond them (a NaN σ̂ reads the first).
-func rowWeights(cells []ConditionScale, n int, sigma, share float64, out []cellWeight) []cellWeight {
+func rowWeights[C cellPlace](cells []C, n int, sigma, share float64, out []cellWeight) []cellWeight {
 	var row []int
 	for i, c := range cells {
-		if c.Context == n {
+		if cn, _ := c.place(); cn == n {
 			row = append(row, i)
 		}
 	}
+	sigmaOf := func(i int) float64 { _, s := cells[i].place(); return s }
 	slices.SortStableFunc(row, func(a, b int) int {
 		switch {
-		case cells[a].NoiseStd < cells[b].NoiseStd:
+		case sigmaOf(a) < sigmaOf(b):
 			return -1
-		case cells[a].NoiseStd > cells[b].NoiseStd:
+		case sigmaOf(a) > sigmaOf(b):
 			return 1
 		}
 		return 0
 	})
-	if math.IsNaN(sigma) || sigma <= cells[row[0]].NoiseStd {
+	if math.IsNaN(sigma) || sigma <= sigmaOf(row[0]) {
 		return append(out, cellWeight{row[0], share})
 	}
 	for i := 1; i < len(row); i++ {
-		a, b := cells[row[i-1]], cells[row[i]]
-		if sigma <= b.NoiseStd {
-			w := (sigma - a.NoiseStd) / (b.NoiseStd - a.NoiseStd)
+		a, b := sigmaOf(row[i-1]), sigmaOf(row[i])
+		if sigma <= b {
+			w := (sigma - a) / (b - a)
 			return append(out, cellWeight{row[i-1], share * (1 - w)}, cellWeight{row[i], share * w})
 		}
 	}

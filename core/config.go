@@ -391,6 +391,9 @@ func (c Config) checkThetaBaseLen() error {
 		if n := len(s.ThetaFloor); n != 0 && n != P {
 			return fmt.Errorf("θ deviation floors for %d parameters: %s has %d", n, c.Arch.System, P)
 		}
+		if d := s.DeltaTheta; d != nil && len(d.Factor) != P {
+			return fmt.Errorf("δ's θ term for %d parameters: %s has %d", len(d.Factor), c.Arch.System, P)
+		}
 		if len(s.Conditions) > 0 {
 			if n := len(s.Conditions[0].ThetaParam); n != 0 && n != P {
 				return fmt.Errorf("θ deviation factors for %d parameters: %s has %d", n, c.Arch.System, P)

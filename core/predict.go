@@ -74,6 +74,9 @@ type Prediction struct {
 	// the noise term, noiseVar the model's noise variance per value
 	// (spread.go recombines them).
 	sampleVarY, sampleVarD, noiseVar []float64
+	// nominalJac is ∂F/∂θ at θ̂ (deltatheta.go), set on one-pass
+	// predictions only for their spread's θ term, and dropped after it.
+	nominalJac []float64
 }
 
 // ObservationStd returns the deviation of the observation band per grid
@@ -357,13 +360,19 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 		}
 		live, liveCtx, liveAt = append(live, p), append(liveCtx, cs[j]), append(liveAt, j)
 	}
+	if refine == 0 && spread.DeltaTheta != nil && th == nil { // θ set by hand is exact
+		forEachOn(procs, len(live), func(l int) {
+			live[l].nominalJac = nominalJacobian(m.Sys, live[l].Theta, ss[liveAt[l]])
+		})
+	}
 	if err := m.applySpread(live, liveCtx, *spread, procs); err != nil {
 		return fmt.Errorf("predict: %w", err)
 	}
 	// θ's scale is applied here, once, not in applySpread, which
 	// recalibration calls again on the same predictions (it recomputes
 	// the grid deviations but would compound this one).
-	for _, p := range live {
+	for l, p := range live {
+		live[l].nominalJac = nil
 		if th == nil { // θ set by hand is exact
 			spread.applyThetaFloor(p.ThetaStd)
 			for q, r := range p.thetaParam {

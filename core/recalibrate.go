@@ -106,6 +106,11 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 			return err
 		}
 	}
+	if onePass != nil && before.OnePass != nil {
+		// δ's θ term is a recipe, not a scale: the one-pass table below
+		// is fitted under it (RecalibrateOnePassDeltaTheta fits it).
+		onePass.DeltaTheta = before.OnePass.DeltaTheta
+	}
 	m.Config.Infer.SpreadFit, m.Config.Infer.OnePass = *def, onePass
 	// Last, the scales of the default predictions over the operating
 	// conditions, under the mode and profile just chosen, on a quarter

@@ -79,6 +79,9 @@ type SpreadFit struct {
 	// one-pass fit of a refining cnp has it, whose one sample has no
 	// spread.
 	ThetaFloor []float64 `json:"theta_floor,omitempty"`
+	// DeltaTheta, when set, is the share of θ's uncertainty in δ's band
+	// (deltatheta.go): the one-pass fit of lv's files has it.
+	DeltaTheta *DeltaTheta `json:"delta_theta,omitempty"`
 }
 
 // maxProfileShape bounds the evolution profile's exponent in a stored
@@ -104,6 +107,9 @@ func (s SpreadFit) check() error {
 		return fmt.Errorf("discrepancy time profile exponent %v is above %v", s.DeltaProfile, maxProfileShape)
 	}
 	if err := checkThetaBase(nil, s.ThetaFloor); err != nil {
+		return err
+	}
+	if err := s.DeltaTheta.check(); err != nil {
 		return err
 	}
 	return checkConditions(s.Conditions)
@@ -189,6 +195,7 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 		for ch := range p.NoiseStd {
 			p.NoiseStd[ch] = math.Sqrt(noise[ch])
 		}
+		thetaVar := sc.deltaThetaVar(s.DeltaTheta, p, ctxs[b].Len(), m.Sys.Params())
 		// The table's scales are those of the context's condition: its
 		// size and its estimated noise (condscale.go).
 		sy, sd := sy, sd
@@ -213,7 +220,11 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 				hg = h[g]
 			}
 			p.Std[g] = sy * hg * math.Sqrt(sampY[g]+n)
-			p.DeltaStd[g] = sd * math.Sqrt(sampD[g]+n)
+			vt := 0.0
+			if thetaVar != nil {
+				vt = thetaVar[g]
+			}
+			p.DeltaStd[g] = sd * math.Sqrt(sampD[g]+n+vt)
 			if hd != nil {
 				p.DeltaStd[g] *= hd[g]
 			}
@@ -225,6 +236,26 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 		}
 	}
 	return nil
+}
+
+// deltaThetaVar is δ's share of θ's uncertainty in prediction p from a
+// context of n points (deltatheta.go) at each grid value, in sc's
+// storage; nil where there is none (no term, or no Jacobian: refined
+// predictions, θ given). θ's deviations are capped at the prior's, as
+// the prediction reports them (applyThetaTable): lv's θ hints from a
+// few noisy points can spread far wider.
+func (sc *spreadScratch) deltaThetaVar(d *DeltaTheta, p *Prediction, n int, params []sims.Param) []float64 {
+	if d == nil || p.nominalJac == nil {
+		return nil
+	}
+	sc.thetaVar = slices.Grow(sc.thetaVar[:0], len(p.Mean))[:len(p.Mean)]
+	clear(sc.thetaVar)
+	sc.thetaStd = sc.thetaStd[:0]
+	for q, s := range p.ThetaStd {
+		sc.thetaStd = append(sc.thetaStd, min(s, priorStd(params[q])))
+	}
+	d.variance(sc.thetaVar, d.weight(n, contextNoiseStd(p.NoiseStd)), sc.thetaStd, p.nominalJac)
+	return sc.thetaVar
 }
 
 // shrinkContextNoise turns the context modes' fitted noise variances
@@ -261,6 +292,8 @@ func shrinkContextNoise(noise []float64, terms []obsTerm, used, learned []float6
 // collections that triggers stall the other cores' pieces.
 type spreadScratch struct {
 	h, noise        []float64
+	thetaVar        []float64
+	thetaStd        []float64
 	terms           []obsTerm
 	idx             []int
 	byCh            [][]coverageResid

@@ -200,6 +200,9 @@ func writeInferenceWords(w io.Writer, in core.Infer) {
 		if len(op.ThetaFloor) > 0 {
 			words += ", θ deviation floors"
 		}
+		if op.DeltaTheta != nil {
+			words += ", δ band with θ's share"
+		}
 		fmt.Fprintf(w, "  one-pass conditions: %s\n", words)
 	}
 }

@@ -1,0 +1,287 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"apic/sims"
+)
+
+// DeltaTheta is the one-pass δ band's share of θ's uncertainty: the
+// variance that θ's error carries into δ̂ = ŷ − F(x; θ̂) through the
+// nominal simulator, the prediction ŷ held where the context pins it,
+//
+//	v_g = w Σ_q (∂F_g/∂θ_q)² r_q² (σ_q² + b_q²),
+//
+// added to δ's variance under the table's scale (applySpread). σ_q is
+// the prediction's own deviation of θ_q (its samples' spread), b_q and
+// r_q the one-pass table's floor and mean factor of θ_q when the term
+// was fitted, and w the weight fitted at each condition of the table
+// (Cells, read as the table's scales are read: cellWeights), 0 where
+// the term does not help (RecalibrateOnePassDeltaTheta).
+//
+// Why: a one-pass prediction's θ samples spread far less than θ's error
+// (the one-pass table's factors r_q reach 24 on lv's α), and δ's
+// samples move only as far as θ's do, so δ's band missed most of what
+// θ's error does to δ̂: lv/anp's worst realizations missed δ by nine
+// deviations, for a mean δ LL of −1.1 (docs/uncertainty.md, "The one
+// pass"). Refined predictions do not need it: refinement's Laplace
+// posterior moves θ and the latents together.
+type DeltaTheta struct {
+	Factor []float64        `json:"factor"`
+	Floor  []float64        `json:"floor,omitempty"`
+	Cells  []DeltaThetaCell `json:"cells"`
+}
+
+// DeltaThetaCell is the θ term's weight at one condition of the table
+// it was fitted on: the cell's context size and median σ̂, as in
+// ConditionScale.
+type DeltaThetaCell struct {
+	Context  int     `json:"context"`
+	NoiseStd float64 `json:"noise_std"`
+	Weight   float64 `json:"weight"`
+}
+
+func (c DeltaThetaCell) place() (int, float64) { return c.Context, c.NoiseStd }
+
+// weight is the term's weight at a context of n points with estimated
+// noise sigma.
+func (d *DeltaTheta) weight(n int, sigma float64) float64 {
+	w := 0.0
+	for _, cw := range cellWeights(d.Cells, n, sigma) {
+		w += cw.w * d.Cells[cw.cell].Weight
+	}
+	return w
+}
+
+// check reports factors or floors beyond maxThetaBase parameters, of
+// unequal counts, negative or not finite, and cells beyond
+// LimitConditionCells, none, or with a context below 1 or a σ̂ or
+// weight negative or not finite.
+func (d *DeltaTheta) check() error {
+	if d == nil {
+		return nil
+	}
+	if err := LimitConditionCells.Check(len(d.Cells)); err != nil {
+		return fmt.Errorf("δ's θ term: %w", err)
+	}
+	if len(d.Cells) == 0 {
+		return fmt.Errorf("δ's θ term has no cells")
+	}
+	for i, c := range d.Cells {
+		if c.Context < 1 || !(c.NoiseStd >= 0) || math.IsInf(c.NoiseStd, 0) || !(c.Weight >= 0) || math.IsInf(c.Weight, 0) {
+			return fmt.Errorf("δ's θ term cell %d (context %d, σ̂ %g, weight %g): context must be ≥ 1, σ̂ and weight finite and ≥ 0", i, c.Context, c.NoiseStd, c.Weight)
+		}
+	}
+	if len(d.Factor) > maxThetaBase || len(d.Floor) > maxThetaBase {
+		return fmt.Errorf("δ's θ term for %d parameters: at most %d", max(len(d.Factor), len(d.Floor)), maxThetaBase)
+	}
+	if len(d.Floor) != 0 && len(d.Floor) != len(d.Factor) {
+		return fmt.Errorf("δ's θ term has %d factors and %d floors: they must be as many", len(d.Factor), len(d.Floor))
+	}
+	for _, v := range slices.Concat(d.Factor, d.Floor) {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("δ's θ term factor or floor %v: must be finite and ≥ 0", v)
+		}
+	}
+	return nil
+}
+
+// variance adds to v (one value per grid value) the term's variance at
+// weight w for a prediction with θ deviations std and nominal Jacobian
+// jac (jac[q·G + g] = ∂F_g/∂θ_q, G = len(v)).
+func (d *DeltaTheta) variance(v []float64, w float64, std, jac []float64) {
+	if w == 0 {
+		return
+	}
+	G := len(v)
+	for q, r := range d.Factor {
+		s2 := 0.0
+		if q < len(std) {
+			s2 = std[q] * std[q]
+		}
+		if q < len(d.Floor) {
+			s2 += d.Floor[q] * d.Floor[q]
+		}
+		c := w * r * r * s2
+		if c == 0 {
+			continue
+		}
+		for g, j := range jac[q*G : (q+1)*G] {
+			v[g] += c * j * j
+		}
+	}
+}
+
+// nominalJacobian returns ∂F/∂θ at theta on the grid (row q: the
+// derivative in θ_q), by central differences with steps of a millionth
+// of the prior's width (F is smooth in θ, and a band needs two digits
+// of it), one-sided where a step would leave the prior's support.
+func nominalJacobian(sys sims.System, theta, side []float64) []float64 {
+	params := sys.Params()
+	var jac []float64
+	th := slices.Clone(theta)
+	for q, p := range params {
+		h := 1e-6 * (p.Hi - p.Lo)
+		lo, hi := max(theta[q]-h, p.Lo), min(theta[q]+h, p.Hi)
+		th[q] = hi
+		fHi := sys.Nominal(th, side)
+		th[q] = lo
+		fLo := sys.Nominal(th, side)
+		th[q] = theta[q]
+		if jac == nil {
+			jac = make([]float64, len(params)*len(fHi))
+		}
+		row := jac[q*len(fHi) : (q+1)*len(fHi)]
+		for g := range row {
+			row[g] = (fHi[g] - fLo[g]) / (hi - lo)
+		}
+	}
+	return jac
+}
+
+// deltaThetaWeights are the weights w the fit tries on the θ term at
+// each condition besides 0: 2⁻⁶ … 2¹⁰ (an lnp's or anp's samples spread
+// θ up to thirty times less than its error).
+var deltaThetaWeights = func() []float64 {
+	var ws []float64
+	for k := -6; k <= 10; k++ {
+		ws = append(ws, math.Ldexp(1, k))
+	}
+	return ws
+}()
+
+// deltaThetaECESlack is how much the fit lets a condition's mean δ ECE
+// rise for a higher δ LL: the ECE is what the condition table targets
+// (docs/uncertainty.md), the LL what the θ term mends.
+const deltaThetaECESlack = 0.005
+
+// RecalibrateOnePassDeltaTheta fits the one-pass δ band's θ term
+// (DeltaTheta) of a model that refines by default, on the n validation
+// realizations per condition that RecalibrateOnePassConditions draws,
+// then refits the one-pass table under it. The term's floors are the
+// one-pass table's θ floors b_q, its factors r_q the geometric means
+// over the table's cells of θ_q's factor, and its weight at each
+// condition the one of 0 and deltaThetaWeights whose bands, the cell's
+// δ scale refitted (bestScale), give the cell's realizations the
+// highest mean δ LL with a mean δ ECE at most deltaThetaECESlack above
+// the bands without the term. Where every weight is 0 the model keeps
+// no term and its table is left as it was.
+func (m *Model) RecalibrateOnePassDeltaTheta(ctx context.Context, n int) error {
+	in := &m.Config.Infer
+	if in.Refine <= 0 || in.OnePass == nil || len(in.OnePass.Conditions) == 0 {
+		return fmt.Errorf("recalibrate: the model has no one-pass table of its own (it does not refine by default, or was recalibrated before one-pass tables existed): recalibrate it whole")
+	}
+	base := rawSpread(*in.OnePass)
+	base.DeltaTheta = nil
+	cells := in.OnePass.Conditions
+	data, err := m.tableSamples(ctx, n, cells, base, 0)
+	if err != nil {
+		return err
+	}
+	hd := deltaProfileFor(m.Sys.Grid(), base)
+	d := deltaThetaOf(in.OnePass, len(m.Sys.Params()))
+	any := false
+	for i, cs := range data {
+		jacs := make([][]float64, len(cs.preds))
+		forEach(len(cs.preds), func(j int) {
+			jacs[j] = nominalJacobian(m.Sys, cs.preds[j].Theta, cs.tasks[j].Real.Side)
+		})
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		w := m.cellDeltaThetaWeight(cs, jacs, hd, d)
+		d.Cells = append(d.Cells, DeltaThetaCell{Context: cells[i].Context, NoiseStd: cells[i].NoiseStd, Weight: w})
+		any = any || w > 0
+	}
+	if !any {
+		return nil
+	}
+	before := in.OnePass
+	op := *before
+	op.DeltaTheta = d
+	in.OnePass = &op
+	if err := m.RecalibrateOnePassConditions(ctx, n); err != nil {
+		in.OnePass = before
+		return err
+	}
+	return nil
+}
+
+// deltaThetaOf is the θ term, without cells, for the one-pass fit op of
+// a system with P parameters.
+func deltaThetaOf(op *SpreadFit, P int) *DeltaTheta {
+	d := &DeltaTheta{Factor: make([]float64, P), Floor: slices.Clone(op.ThetaFloor)}
+	for q := range d.Factor {
+		acc, k := 0.0, 0
+		for _, c := range op.Conditions {
+			if q < len(c.ThetaParam) {
+				acc += math.Log(c.ThetaParam[q])
+				k++
+			}
+		}
+		d.Factor[q] = 1
+		if k > 0 {
+			d.Factor[q] = math.Exp(acc / float64(k))
+		}
+	}
+	return d
+}
+
+// cellDeltaThetaWeight is the weight of the term d at one condition, on
+// its realizations cs (predicted without the term; jacs their nominal
+// Jacobians): see RecalibrateOnePassDeltaTheta.
+func (m *Model) cellDeltaThetaWeight(cs cellSample, jacs [][]float64, hd []float64, d *DeltaTheta) float64 {
+	ll0, ece0 := m.deltaThetaScore(cs, jacs, hd, d, 0)
+	best, bestW := ll0, 0.0
+	for _, w := range deltaThetaWeights {
+		if ll, ece := m.deltaThetaScore(cs, jacs, hd, d, w); ll > best && ece <= ece0+deltaThetaECESlack {
+			best, bestW = ll, w
+		}
+	}
+	return bestW
+}
+
+// deltaThetaScore returns the mean δ LL and ECE over one condition's
+// realizations cs of δ bands with the term d at weight w, under the δ
+// scale fitted on them as conditionCell fits it; hd is δ's time profile
+// (nil: flat).
+func (m *Model) deltaThetaScore(cs cellSample, jacs [][]float64, hd []float64, d *DeltaTheta, w float64) (ll, ece float64) {
+	deltas := taskDiscrepancies(cs.tasks)
+	stds := make([][]float64, len(cs.preds))
+	for j, p := range cs.preds {
+		stds[j] = deltaStdWith(p, jacs[j], hd, d, w)
+	}
+	get := func(j int) ([]float64, []float64, []float64) { return cs.preds[j].DeltaMean, stds[j], deltas[j] }
+	s, _ := bestScale(cs.tasks, m.Sys, get)
+	if slices.Contains(SmallContexts, cs.tasks[0].Context.Len()) {
+		s = max(s, likelihoodScale(cs.tasks, m.Sys, get))
+	}
+	for j, task := range cs.tasks {
+		for g := range stds[j] {
+			stds[j][g] *= s
+		}
+		idx := targetValues(m.Sys, task.Targets)
+		ll += GaussianLL(cs.preds[j].DeltaMean, stds[j], deltas[j], idx)
+		ece += ECE(cs.preds[j].DeltaMean, stds[j], deltas[j], idx)
+	}
+	return ll / float64(len(cs.tasks)), ece / float64(len(cs.tasks))
+}
+
+// deltaStdWith is p's δ deviations (predicted without the θ term) with
+// the term d at weight w added under δ's time profile hd (nil: flat).
+func deltaStdWith(p Prediction, jac, hd []float64, d *DeltaTheta, w float64) []float64 {
+	out := slices.Clone(p.DeltaStd)
+	v := make([]float64, len(out))
+	d.variance(v, w, p.ThetaStd, jac)
+	for g := range out {
+		h := 1.0
+		if hd != nil {
+			h = hd[g]
+		}
+		out[g] = math.Sqrt(out[g]*out[g] + h*h*v[g])
+	}
+	return out
+}
