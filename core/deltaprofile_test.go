@@ -192,7 +192,7 @@ func deltaTenthsRMS(t *testing.T, m *Model, tasks []sims.Task) (early, late floa
 	var sums, counts [2]float64
 	n := m.Sys.Grid().Points()
 	c := len(m.Sys.Grid().Channels)
-	err := m.predictTasks(context.Background(), tasks, PredictOptions{Samples: 32, Seed: 1, Refine: -1}, false, func(_ int, part []sims.Task, preds []Prediction) {
+	err := m.predictTasks(context.Background(), tasks, PredictOptions{Samples: 32, Seed: 1, Refine: -1}, false, nil, func(_ int, part []sims.Task, preds []Prediction) {
 		for i, task := range part {
 			d := task.Real.Discrepancy()
 			for _, pt := range task.Targets {

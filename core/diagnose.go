@@ -27,8 +27,8 @@ type DiagnoseOptions struct {
 	// Gaussian, μ ± z σ, as BENCHMARKS.md's ECE does, even where the
 	// checkpoint has calibrated shapes for them.
 	GaussianBands bool
-	// Progress, when set, is told after each batch how many of the
-	// realizations are done.
+	// Progress, when set, is told how many of the realizations are
+	// done as EvalOptions.Progress is.
 	Progress func(done, total int)
 }
 
@@ -150,7 +150,7 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 	acc := newDiagnosis(m.Sys, len(tasks), rand.New(rand.NewPCG(opt.Seed, sbcStream)))
 	o := PredictOptions{Samples: opt.Samples, Seed: opt.Seed, Refine: opt.Refine}
 	failed := []Failure{}
-	err := m.predictTasks(ctx, tasks, o, false, func(lo int, part []sims.Task, preds []Prediction) {
+	err := m.predictTasks(ctx, tasks, o, false, opt.Progress, func(lo int, part []sims.Task, preds []Prediction) {
 		for i, t := range part {
 			if why := preds[i].problemIn(t); why != "" {
 				failed = append(failed, Failure{Index: lo + i, Reason: m.failureAtNoise(why, opt.Noise)})
@@ -163,9 +163,6 @@ func diagnoseTasks(ctx context.Context, m *Model, tasks []sims.Task, opt Diagnos
 				preds[i].ReconShape, preds[i].DeltaShape = nil, nil
 			}
 			acc.add(t, preds[i])
-		}
-		if opt.Progress != nil {
-			opt.Progress(lo+len(part), len(tasks))
 		}
 	})
 	// Worded as Evaluate's: the caller (apic diagnose, the explorer's

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"apic/sims"
 )
@@ -235,8 +236,9 @@ type EvalOptions struct {
 	// identifiability diagnostic: what is left is the learned
 	// discrepancy's error); it implies one pass, as PredictOptions.Theta.
 	TrueTheta bool
-	// Progress, when set, is told after each batch how many of the
-	// realizations are done.
+	// Progress, when set, is told how many of the realizations are
+	// done as each batch or piece of one is (predictWith), one call at
+	// a time and counting up, from the goroutines that predict them.
 	Progress func(done, total int)
 }
 
@@ -384,21 +386,18 @@ func TaskStream(seed uint64, i int) (uint64, int) {
 }
 
 // scoreTasks is ScoreTasksWith, giving the model each task's true θ when
-// trueTheta is set and telling progress (if set) after each call; a
+// trueTheta is set and telling progress (if set) as predictTasks does; a
 // failed realization's reason names the tasks' noise σ = noise when it
 // is beyond the training range (failureAtNoise; NaN: unknown).
 func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, noise float64, trueTheta bool, progress func(done, total int)) ([]TaskMetrics, error) {
 	per := make([]TaskMetrics, 0, len(tasks))
-	err := m.predictTasks(ctx, tasks, o, trueTheta, func(lo int, part []sims.Task, preds []Prediction) {
+	err := m.predictTasks(ctx, tasks, o, trueTheta, progress, func(lo int, part []sims.Task, preds []Prediction) {
 		for i, t := range part {
 			tm := scoreOrFail(m.Sys, t, preds[i])
 			if tm.Failed != "" {
 				tm.Failed = m.failureAtNoise(tm.Failed, noise)
 			}
 			per = append(per, tm)
-		}
-		if progress != nil {
-			progress(len(per), len(tasks))
 		}
 	})
 	if err != nil {
@@ -415,8 +414,21 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 // does not depend on how many are evaluated beside it), keeping failed
 // predictions (Prediction.Problem) for the caller to count, and hands
 // every chunk to each as it is done, so that no chunk's predictions
-// outlive it. ctx is checked between chunks.
-func (m *Model) predictTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool, each func(lo int, part []sims.Task, preds []Prediction)) error {
+// outlive it. ctx is checked between chunks. progress, when set, hears
+// the realizations done as each batch or piece within a chunk is
+// (PredictOptions.predicted), not only after the chunk: lv's diagnosis
+// in the explorer, in batches of 9, went 0, 25, done.
+func (m *Model) predictTasks(ctx context.Context, tasks []sims.Task, o PredictOptions, trueTheta bool, progress func(done, total int), each func(lo int, part []sims.Task, preds []Prediction)) error {
+	if progress != nil {
+		var mu sync.Mutex
+		done := 0
+		o.predicted = func(n int) { // from the pieces' goroutines
+			mu.Lock()
+			defer mu.Unlock()
+			done += n
+			progress(done, len(tasks))
+		}
+	}
 	for lo := 0; lo < len(tasks); lo += evalChunk {
 		if err := ctx.Err(); err != nil {
 			return err

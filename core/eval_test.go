@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -202,19 +203,82 @@ func samplesDrawn(b Backbone, asked int) int {
 	return asked
 }
 
-// TestEvaluateProgress: progress hears after each batch of realizations,
-// ending at the total.
+// TestEvaluateProgress: progress hears the realizations done as each
+// batch is, not only after each chunk of evalChunk (lv's diagnosis in
+// the explorer, in batches of 9, went 0, 25, done), one call at a time,
+// counting up to the total. Batches below 2·minPiece run as one piece,
+// so the counts are the batches' ends on any number of cores.
 func TestEvaluateProgress(t *testing.T) {
-	m := tinyModel(t, "spring", LNP, nil)
-	var got [][2]int
-	opt := EvalOptions{Tasks: evalChunk + 3, Samples: 2, Refine: 0, Progress: func(done, total int) { got = append(got, [2]int{done, total}) }}
+	m := tinyModel(t, "lv", LNP, nil)
+	samples := 1
+	for m.batchCap(samples) >= 2*minPiece {
+		samples *= 2
+	}
+	per := m.batchCap(samples)
+	total := evalChunk + 3
+	var want []int
+	for lo := 0; lo < total; lo += evalChunk {
+		hi := min(lo+evalChunk, total)
+		for b := lo; b < hi; b += per {
+			want = append(want, min(b+per, hi))
+		}
+	}
+	var got []int
+	opt := EvalOptions{Tasks: total, Samples: samples, Refine: 0, Progress: func(done, n int) {
+		if n != total {
+			t.Errorf("progress says %d of %d, want of %d", done, n, total)
+		}
+		got = append(got, done)
+	}}
 	if _, _, err := Evaluate(context.Background(), m, opt); err != nil {
 		t.Fatal(err)
 	}
-	want := [][2]int{{evalChunk, evalChunk + 3}, {evalChunk + 3, evalChunk + 3}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("progress %v, want %v", got, want)
+	if !slices.Equal(got, want) {
+		t.Errorf("in batches of %d (%d samples), progress %v, want %v", per, samples, got, want)
 	}
+}
+
+// TestProgressChangesNoResult: with a Progress callback a piece predicts
+// in batches of progressStep; an evaluation's and a diagnosis's numbers
+// are the same bit for bit as without it, one pass and refined, across
+// a chunk's boundary, for a tiny model and (not -short) two shipped
+// checkpoints.
+func TestProgressChangesNoResult(t *testing.T) {
+	models := map[string]*Model{"tiny spring/lnp": trainedTiny(t, "spring", LNP, 1)}
+	if !testing.Short() {
+		models["lv/anp"], _ = shippedModel(t, "lv", ANP, 1)
+		models["advdiff/lnp"], _ = shippedModel(t, "advdiff", LNP, 1)
+	}
+	for name, m := range models {
+		for _, refine := range []int{0, -1} {
+			opt := EvalOptions{Tasks: evalChunk + 7, Samples: 4, Seed: 3, Refine: refine}
+			dopt := DiagnoseOptions{Tasks: opt.Tasks, Samples: opt.Samples, Seed: opt.Seed, Refine: refine}
+			want, dwant := evalAndDiagnose(t, m, opt, dopt)
+			opt.Progress, dopt.Progress = func(int, int) {}, func(int, int) {}
+			got, dgot := evalAndDiagnose(t, m, opt, dopt)
+			if !sameValues(got, want) {
+				t.Errorf("%s, refine %d: eval with progress %+v, without %+v", name, refine, got, want)
+			}
+			if !sameValues(dgot, dwant) {
+				t.Errorf("%s, refine %d: diagnosis with progress %+v, without %+v", name, refine, dgot, dwant)
+			}
+		}
+	}
+}
+
+// evalAndDiagnose is Evaluate's per-realization metrics under opt and
+// Diagnose's result under dopt.
+func evalAndDiagnose(t *testing.T, m *Model, opt EvalOptions, dopt DiagnoseOptions) ([]TaskMetrics, Diagnostics) {
+	t.Helper()
+	_, per, err := Evaluate(context.Background(), m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Diagnose(context.Background(), m, dopt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return per, d
 }
 
 // sameValues reports whether a and b print the same in Go syntax: deep

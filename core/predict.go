@@ -126,6 +126,13 @@ type PredictOptions struct {
 	// failing the call: an evaluation over many realizations must not
 	// lose them all to one.
 	KeepFailed bool
+	// predicted, when set, is told how many realizations were just
+	// predicted as each piece of a batch is done; it may be called from
+	// several goroutines at once. It changes nothing predicted: the
+	// batches are the same, as a realization's last bits depend on the
+	// batch it is in (the products' sums go in an order fixed by their
+	// shape).
+	predicted func(n int)
 }
 
 // ErrDiverged is the error of a realization whose every latent sample
@@ -198,10 +205,8 @@ func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]
 	rngs := realizationNoise(seed, o.First, len(ctxs))
 	out := make([]Prediction, len(ctxs))
 	// Group realizations by context size (a batch shares N), and cap the
-	// batch so that its largest tensors, the B·K predictions on the grid
-	// and f_ψ's B·K·Q rows of hidden units, stay near 8 MB.
-	per := k * max(m.Sys.Grid().Size(), len(m.closure.Queries())*m.Config.Arch.DecHidden)
-	maxB := max(1, 1_000_000/per)
+	// batch (batchCap).
+	maxB := m.batchCap(k)
 	order, groups, err := groupByContextSize(ctxs)
 	if err != nil {
 		return nil, err
@@ -229,6 +234,9 @@ func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]
 			forEach(np, func(i int) {
 				piece := part[min(i*size, len(part)):min((i+1)*size, len(part))]
 				errs[i] = m.predictPart(ctx, out, piece, ctxs, sides, o, k, refine, spread, rngs, procs)
+				if errs[i] == nil && o.predicted != nil {
+					o.predicted(len(piece))
+				}
 			})
 			for _, err := range errs {
 				if err != nil {
@@ -238,6 +246,14 @@ func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]
 		}
 	}
 	return out, nil
+}
+
+// batchCap is the most realizations a prediction of k latent samples
+// each runs as one batch: its largest tensors, the B·K predictions on
+// the grid and f_ψ's B·K·Q rows of hidden units, stay near 8 MB.
+func (m *Model) batchCap(k int) int {
+	per := k * max(m.Sys.Grid().Size(), len(m.closure.Queries())*m.Config.Arch.DecHidden)
+	return max(1, 1_000_000/per)
 }
 
 // checkPredictInputs checks a prediction's inputs against the model:

@@ -299,7 +299,11 @@ func (b baseState) allDone() bool {
 // marks alone ("koh-gp ✓, bcpi ✗, cpinn …"; the sidebar has the times),
 // so that the last fit's state is not cut off the line and a note
 // beside it has room. A fit still running gives the time it has taken.
-func (m Model) baseStatusForms() []string {
+// Beside other work's account (a diagnosis's or the ablation's counts,
+// a training run's), the fits' names alone do not say what they are:
+// there "baselines:" goes before the marks alone (baseNamedLeast), and
+// goes only where even that has no room.
+func (m Model) baseStatusForms(besideWork bool) []string {
 	n := len(m.base.runs)
 	long, short, least := make([]string, n), make([]string, n), make([]string, n)
 	for i, r := range m.base.runs {
@@ -315,13 +319,23 @@ func (m Model) baseStatusForms() []string {
 			least[i] = name + " ✓"
 		}
 	}
-	return []string{
-		"baselines: " + strings.Join(long, ", "),
-		"baselines: " + strings.Join(short, ", "),
-		strings.Join(short, ", "),
-		strings.Join(least, ", "),
+	forms := []string{
+		baseLabel + strings.Join(long, ", "),
+		baseLabel + strings.Join(short, ", "),
 	}
+	if besideWork {
+		forms = append(forms, baseLabel+strings.Join(least, ", "))
+	}
+	return append(forms, strings.Join(short, ", "), strings.Join(least, ", "))
 }
+
+// baseLabel says what the fits' account on the status line is.
+const baseLabel = "baselines: "
+
+// baseNamedLeast is the shortest account of the fits that says
+// "baselines:": the room the status line keeps for them beside other
+// work's account.
+func (m Model) baseNamedLeast() string { return m.baseStatusForms(true)[2] }
 
 // seconds is a wall time in short form ("0.1 s", "12 s").
 func seconds(d time.Duration) string {

@@ -85,7 +85,8 @@ const computingForms = 3
 // note's first part its room beside it (a note is cut, not wrapped: A's
 // on a control it cannot sweep says which curve it shows), and the
 // baselines' account the room for its words: beside that, the counts go
-// without theirs.
+// without theirs, and shorten further before the baselines' account
+// loses its "baselines:" (baseNamedLeast).
 func (m Model) computingStatus() string {
 	room := m.width
 	if lead, _, _ := strings.Cut(m.msg, " · "); m.msgKind == msgInfo && lead != "" {
@@ -94,6 +95,9 @@ func (m Model) computingStatus() string {
 	first := 0
 	if m.base.active {
 		first = 1
+		// The fits' shortest named account after " · ", and the " …" a
+		// note cut to its first part ends in: headerCut keeps both.
+		room -= ansi.StringWidth(" · "+m.baseNamedLeast()) + 2
 	}
 	status := ""
 	for form := first; form < computingForms; form++ {

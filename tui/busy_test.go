@@ -38,7 +38,7 @@ func TestStatusSaysWhatComputes(t *testing.T) {
 
 	both, _ := pressNoRun(t, m, "c")
 	both, _ = pressNoRun(t, both, "d")
-	if line := both.header()[1]; !strings.HasPrefix(line, "◐ computing diagnostics 0/32… · koh-gp running…") {
+	if line := both.header()[1]; !strings.HasPrefix(line, "◐ computing diagnostics 0/32… · baselines: koh-gp …") {
 		t.Errorf("while the baselines fit under d the status line is %q", line)
 	}
 	both.stopAll()

@@ -114,13 +114,20 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 			sep = " " // "◐ baselines: koh-gp done 0.1 s, bcpi running…"
 		}
 		room := m.width - ansi.StringWidth(status) - ansi.StringWidth(sep)
-		forms := m.baseStatusForms()
+		besideWork := status != baseBusyStatus
+		forms := m.baseStatusForms(besideWork)
+		least := forms[len(forms)-1]
+		if besideWork {
+			least = m.baseNamedLeast()
+		}
 		w := room
 		// A note gets the room of its first part (what a key does next,
 		// "c again stops …") where a shorter account of the fits leaves
-		// it: a note is cut, not wrapped.
+		// it, one that still says "baselines:" beside other work: a note
+		// is cut, not wrapped, and else goes onto the line below
+		// (msgParts).
 		if lead, _, _ := strings.Cut(m.msg, " · "); m.msgKind == msgInfo && lead != "" {
-			if need := ansi.StringWidth(lead) + 5 + 2; ansi.StringWidth(forms[len(forms)-1]) <= room-need { // "  │  ", " …"
+			if need := ansi.StringWidth(lead) + 5 + 2; ansi.StringWidth(least) <= room-need { // "  │  ", " …"
 				w = room - need
 			}
 		}
