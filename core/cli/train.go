@@ -1054,7 +1054,7 @@ func (f *trainFlags) setTrain(t *core.Train, system string, resumed bool) error 
 		t.Trajectories = f.trajectories
 	}
 	if f.contextRange != "" {
-		lo, hi, err := parseContextRange(f.contextRange)
+		lo, hi, err := parseContextSizes(f.contextRange)
 		if err != nil {
 			return UsageError("--context-range %s: %v", core.QuoteInput(f.contextRange), err)
 		}
@@ -1192,13 +1192,29 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 	return lo, hi, nil
 }
 
-// parseContextRange reads --context-range "MIN:MAX", for train and
-// sweep's context-range axis: two integers (context sizes are whole
-// numbers of observations, so 10.0 is refused as 10.5 is) with
-// 1 ≤ MIN ≤ MAX. 0:0 in the configuration means "the system's range":
-// given here it would be silently replaced, so it is refused as 5:2 is.
-// The errors name the part that is wrong, not the flag.
+// parseContextRange reads sweep's context-range axis "MIN:MAX", as
+// parseContextSizes does, and checks 1 ≤ MIN ≤ MAX: the axis is read
+// before the system is known, so the upper bound (the system's grid
+// states) is checked per cell, by train. 0:0 in the configuration means
+// "the system's range": given here it would be silently replaced, so it
+// is refused as 5:2 is. The errors name the part that is wrong, not the
+// flag.
 func parseContextRange(s string) (lo, hi int, err error) {
+	if lo, hi, err = parseContextSizes(s); err != nil {
+		return 0, 0, err
+	}
+	if lo < 1 || hi < lo {
+		return 0, 0, fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX")
+	}
+	return lo, hi, nil
+}
+
+// parseContextSizes reads "MIN:MAX" as two integers (context sizes are
+// whole numbers of observations, so 10.0 is refused as 10.5 is), leaving
+// their order and bounds to the caller: train checks them all at once
+// against the system (core.CheckContextRange), so 0:10 and 5:200 get one
+// message stating the whole allowed range.
+func parseContextSizes(s string) (lo, hi int, err error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
 		return 0, 0, fmt.Errorf("not MIN:MAX (two whole numbers, e.g. 5:10)")
@@ -1217,9 +1233,6 @@ func parseContextRange(s string) (lo, hi int, err error) {
 	}
 	if hi, err = whole("MAX", b); err != nil {
 		return 0, 0, err
-	}
-	if lo < 1 || hi < lo {
-		return 0, 0, fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX")
 	}
 	return lo, hi, nil
 }
