@@ -211,7 +211,9 @@ func TestSweepUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--vary", "colour=1,2"}, "unknown axis"},
+		{[]string{"--vary", "colour=1,2"}, `unknown axis "colour"; evaluation axes: context,`},
+		{[]string{"--vary", "contxt=1,2"}, `unknown axis "contxt"; did you mean context? evaluation axes: context,`},
+		{[]string{"--fix", "lamda-theta=0", "--vary", "context=10"}, `unknown axis "lamda-theta"; did you mean lambda-theta? evaluation axes:`},
 		{[]string{"--vary", "context="}, "empty value"},
 		{[]string{"--vary", "context=10,,20"}, "empty value"},
 		{[]string{"--vary", "context=ten"}, "is not a whole number"},

@@ -78,6 +78,20 @@ func axisNames(axes []sweepAxis) string {
 	return strings.Join(names, ", ")
 }
 
+// unknownAxisError refuses axis name, suggesting the axis it is a slip
+// of ("contxt": context), as unknown flags get one, and listing them all.
+func unknownAxisError(name string) error {
+	var all []string
+	for _, a := range slices.Concat(evalAxes, trainAxes) {
+		all = append(all, a.name)
+	}
+	hint := "; "
+	if near := closestName(name, all); near != "" {
+		hint = "; did you mean " + near + "? "
+	}
+	return fmt.Errorf("unknown axis %s%sevaluation axes: %s; training axes: %s", core.QuoteInput(name), hint, axisNames(evalAxes), axisNames(trainAxes))
+}
+
 // lookupAxis is the axis named name.
 func lookupAxis(name string) (sweepAxis, bool) {
 	return findAxis(func(a sweepAxis) bool { return a.name == name })
@@ -227,7 +241,7 @@ func (l *axisList) Set(s string) error {
 	}
 	a, known := lookupAxis(name)
 	if !known {
-		return fmt.Errorf("unknown axis %s; evaluation axes: %s; training axes: %s", core.QuoteInput(name), axisNames(evalAxes), axisNames(trainAxes))
+		return unknownAxisError(name)
 	}
 	for _, e := range l.entries {
 		if e.axis.name == name {
