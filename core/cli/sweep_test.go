@@ -388,6 +388,8 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		// Int flags read plain decimal: 010 is 10, and 0x10 none.
 		{[]string{"--vary", "samples=010,10"}, `samples values "010" and "10" are the same number`},
 		{[]string{"--vary", "samples=0x10"}, `samples value "0x10" is not a whole number (decimal digits only: 0x, 0o and 0b prefixes are not read)`},
+		{[]string{"--vary", "context=10,1e1"}, `context value "1e1" is not a whole number (decimal digits only: exponent notation is not read; write 10)`},
+		{[]string{"--vary", "context-range=1e1:20"}, `MIN "1e1" is not a whole number: context sizes are integers (decimal digits only: exponent notation is not read; write 10)`},
 		{[]string{"--vary", "noise=0x1p-4"}, `noise value "0x1p-4" is not a number (decimal or exponent notation, e.g. 0.05 or 5e-2)`},
 		{[]string{"--vary", "noise=NaN"}, `noise value NaN is not finite`},
 		// Beyond float64's range reads as Inf does, as the float flags read it.

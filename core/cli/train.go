@@ -1224,7 +1224,7 @@ func parseContextSizes(s string) (lo, hi int, err error) {
 		if errors.Is(err, strconv.ErrRange) {
 			return 0, fmt.Errorf("%s %s is out of range: context sizes run from 1 to the grid's states", what, core.QuoteInput(v))
 		} else if err != nil {
-			return 0, fmt.Errorf("%s %s is not a whole number: context sizes are integers", what, core.QuoteInput(v))
+			return 0, fmt.Errorf("%s %s is not a whole number: context sizes are integers%s", what, core.QuoteInput(v), notDecimalWhy(strings.TrimSpace(v)))
 		}
 		return n, nil
 	}
