@@ -400,7 +400,8 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		// Context sizes are integers, and the message says so.
 		{[]string{"--vary", "context-range=5:10.0"}, `context-range value "5:10.0": MAX "10.0" is not a whole number: context sizes are integers`},
 		{[]string{"--fix", "context-range=5", "--vary", "noise=0"}, `context-range value "5": not MIN:MAX`},
-		{[]string{"--vary", "context-range=0:3", "--plan"}, `context-range value "0:3": must satisfy 1 ≤ MIN ≤ MAX`},
+		{[]string{"--vary", "context-range=0:3", "--plan"}, `--vary: context-range value "0:3": must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (spring's grid states)`},
+		{[]string{"--fix", "context-range=5:200", "--vary", "lr=1e-3", "--plan"}, `--fix: context-range value "5:200": must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (spring's grid states)`},
 		{[]string{"--vary", "noise-range=0.2:0.1"}, `noise-range value "0.2:0.1" is not LO:HI`},
 	} {
 		args := append([]string{"sweep", "--system", "spring", "--tasks", "2", "--out", out}, tc.args...)

@@ -163,7 +163,8 @@ func (a sweepAxis) checkValue(v string) error {
 			return fmt.Errorf("%s value %s is not LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1)", a.name, core.QuoteInput(v), core.MaxNoise)
 		}
 	case "intrange":
-		if _, _, err := parseContextRange(v); err != nil {
+		// The order and bound want the system: checkContextRanges.
+		if _, _, err := parseContextSizes(v); err != nil {
 			return fmt.Errorf("%s value %s: %v", a.name, core.QuoteInput(v), err)
 		}
 	default:
@@ -214,7 +215,7 @@ func (a sweepAxis) sameAs(v string) string {
 		lo, hi, _ := parseNoiseRange(v)
 		return strconv.FormatFloat(lo+0, 'g', -1, 64) + ":" + strconv.FormatFloat(hi+0, 'g', -1, 64)
 	case "intrange":
-		lo, hi, _ := parseContextRange(v)
+		lo, hi, _ := parseContextSizes(v)
 		return strconv.Itoa(lo) + ":" + strconv.Itoa(hi)
 	}
 	return v

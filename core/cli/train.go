@@ -1055,11 +1055,11 @@ func (f *trainFlags) setTrain(t *core.Train, system string, resumed bool) error 
 	}
 	if f.contextRange != "" {
 		lo, hi, err := parseContextSizes(f.contextRange)
+		if err == nil {
+			err = contextRangeRule(system, lo, hi)
+		}
 		if err != nil {
 			return UsageError("--context-range %s: %v", core.QuoteInput(f.contextRange), err)
-		}
-		if err := core.CheckContextRange(system, lo, hi); err != nil {
-			return UsageError("--context-range %v", err)
 		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
@@ -1192,28 +1192,27 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 	return lo, hi, nil
 }
 
-// parseContextRange reads sweep's context-range axis "MIN:MAX", as
-// parseContextSizes does, and checks 1 ≤ MIN ≤ MAX: the axis is read
-// before the system is known, so the upper bound (the system's grid
-// states) is checked per cell, by train. 0:0 in the configuration means
-// "the system's range": given here it would be silently replaced, so it
-// is refused as 5:2 is. The errors name the part that is wrong, not the
-// flag.
-func parseContextRange(s string) (lo, hi int, err error) {
-	if lo, hi, err = parseContextSizes(s); err != nil {
-		return 0, 0, err
+// contextRangeRule checks context sizes lo:hi of system: 1 ≤ MIN ≤ MAX
+// ≤ the system's grid states, in words train --context-range and
+// sweep's context-range axis share, the whole range in each, so 0:10
+// and 5:200 are refused alike. 0:0 in the configuration means "the
+// system's range": given here it would be silently replaced, so it is
+// refused as 5:2 is.
+func contextRangeRule(system string, lo, hi int) error {
+	if core.CheckContextRange(system, lo, hi) == nil {
+		return nil
 	}
-	if lo < 1 || hi < lo {
-		return 0, 0, fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX")
+	if sys, err := sims.Lookup(system); err == nil {
+		return fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX ≤ %d (%s's grid states)", len(sys.Grid().States), system)
 	}
-	return lo, hi, nil
+	return fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX")
 }
 
-// parseContextSizes reads "MIN:MAX" as two integers (context sizes are
-// whole numbers of observations, so 10.0 is refused as 10.5 is), leaving
-// their order and bounds to the caller: train checks them all at once
-// against the system (core.CheckContextRange), so 0:10 and 5:200 get one
-// message stating the whole allowed range.
+// parseContextSizes reads --context-range "MIN:MAX", for train and
+// sweep's context-range axis, as two integers (context sizes are whole
+// numbers of observations, so 10.0 is refused as 10.5 is), leaving
+// their order and bound to contextRangeRule, which needs the system.
+// The errors name the part that is wrong, not the flag.
 func parseContextSizes(s string) (lo, hi int, err error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
