@@ -93,7 +93,8 @@ func (a *APIC) Calibrate(ctx context.Context, obs sims.Context, side []float64) 
 
 // CalibrateTask is Calibrate for task i of an evaluation set: its latent
 // noise is the one eval draws for that task (TaskStream), so compare's
-// APIC rows equal eval's for the same flags.
+// APIC rows equal eval's for the same flags (to within rounding for
+// ANP: docs/baselines.md).
 func (a *APIC) CalibrateTask(ctx context.Context, i int, obs sims.Context, side []float64) (Prediction, error) {
 	o := a.options(0)
 	o.Seed, o.First = TaskStream(o.Seed, i)

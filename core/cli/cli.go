@@ -710,6 +710,17 @@ func notDecimalWhy(text string) string {
 		return " (decimal digits only: 0x, 0o and 0b prefixes are not read)"
 	case strings.Contains(text, "_"):
 		return " (decimal digits only: _ separators are not read)"
+	case strings.ContainsRune(digits, 'e') && numberSyntax(text):
+		// 1e1 is a whole number to a reader, but no int flag takes it
+		// (Go's and the flag package's integers are digits), so say how
+		// to write it rather than leave "not a whole number" a riddle.
+		x, _ := strconv.ParseFloat(text, 64)
+		switch {
+		case x == math.Trunc(x) && math.Abs(x) < 1e15:
+			return fmt.Sprintf(" (decimal digits only: exponent notation is not read; write %d)", int64(x))
+		case x == math.Trunc(x): // 1e30: integral, but its digits are no help
+			return " (decimal digits only: exponent notation is not read)"
+		}
 	}
 	return ""
 }

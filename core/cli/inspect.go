@@ -74,7 +74,9 @@ func runInspect(ctx context.Context, args []string, env *Env) error {
 	case len(files) > 1:
 		return UsageError("inspect takes one FILE, got %d: %s", len(files), strings.Join(files, " "))
 	}
-	path := files[0]
+	// embedded:NAME in another case is echoed in the shipped spelling,
+	// as the commands whose --checkpoint flag takes it echo it.
+	path := canonicalCheckpoint(files[0])
 	f, m, info, err := readCheckpoint(ctx, path)
 	if err != nil {
 		return err

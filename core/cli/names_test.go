@@ -110,3 +110,18 @@ func TestEmbeddedCheckpointAnyCase(t *testing.T) {
 		t.Errorf("sweep: exit %d, stderr %q; want the value refused as given twice", code, errOut)
 	}
 }
+
+// TestInspectEchoesShippedSpelling: inspect's FILE is a positional
+// argument, not a --checkpoint flag, and must still echo embedded:NAME
+// in the shipped spelling, as eval, calibrate, compare and diagnose do.
+func TestInspectEchoesShippedSpelling(t *testing.T) {
+	const want = "embedded:spring-cnp.safetensors"
+	code, out, errOut := runCLI(t, "inspect", "embedded:Spring-CNP.safetensors")
+	if code != 0 || !strings.HasPrefix(out, want+"\n") {
+		t.Errorf("inspect embedded:Spring-CNP.safetensors: exit %d, stderr %q, output opens %q; want %q", code, errOut, strings.SplitN(out, "\n", 2)[0], want)
+	}
+	code, out, errOut = runCLI(t, "inspect", "--json", "embedded:Spring-CNP.safetensors")
+	if code != 0 || !strings.Contains(out, `"checkpoint": "`+want+`"`) || !strings.Contains(out, `"file": "`+want+`"`) {
+		t.Errorf("inspect --json: exit %d, stderr %q; want checkpoint and file %q", code, errOut, want)
+	}
+}

@@ -332,7 +332,30 @@ func (f *sweepFlags) check() ([]sweepCell, error) {
 	if s.system == "" && !hasCheckpoint {
 		return nil, UsageError("--system is required")
 	}
+	if err := checkContextRanges(s.system, s.vary, s.fix); err != nil {
+		return nil, err
+	}
 	return s.cells()
+}
+
+// checkContextRanges refuses a context-range value outside 1 ≤ MIN ≤ MAX
+// ≤ the system's grid states, as train's --context-range does, once the
+// system is known (the axis is read before --system may be).
+func checkContextRanges(system string, vary, fix []axisValues) error {
+	for flag, list := range map[string][]axisValues{"--vary": vary, "--fix": fix} {
+		for _, e := range list {
+			if e.axis.kind != "intrange" {
+				continue
+			}
+			for _, v := range e.values {
+				lo, hi, _ := parseContextSizes(v) // read by checkValue
+				if err := contextRangeRule(system, lo, hi); err != nil {
+					return UsageError("%s: %s value %s: %v", flag, e.axis.name, core.QuoteInput(v), err)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // unfinished are the cells that have no eval.json in out yet: those a

@@ -211,7 +211,9 @@ func TestSweepUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--vary", "colour=1,2"}, "unknown axis"},
+		{[]string{"--vary", "colour=1,2"}, `unknown axis "colour"; evaluation axes: context,`},
+		{[]string{"--vary", "contxt=1,2"}, `unknown axis "contxt"; did you mean context? evaluation axes: context,`},
+		{[]string{"--fix", "lamda-theta=0", "--vary", "context=10"}, `unknown axis "lamda-theta"; did you mean lambda-theta? evaluation axes:`},
 		{[]string{"--vary", "context="}, "empty value"},
 		{[]string{"--vary", "context=10,,20"}, "empty value"},
 		{[]string{"--vary", "context=ten"}, "is not a whole number"},
@@ -386,6 +388,8 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		// Int flags read plain decimal: 010 is 10, and 0x10 none.
 		{[]string{"--vary", "samples=010,10"}, `samples values "010" and "10" are the same number`},
 		{[]string{"--vary", "samples=0x10"}, `samples value "0x10" is not a whole number (decimal digits only: 0x, 0o and 0b prefixes are not read)`},
+		{[]string{"--vary", "context=10,1e1"}, `context value "1e1" is not a whole number (decimal digits only: exponent notation is not read; write 10)`},
+		{[]string{"--vary", "context-range=1e1:20"}, `MIN "1e1" is not a whole number: context sizes are integers (decimal digits only: exponent notation is not read; write 10)`},
 		{[]string{"--vary", "noise=0x1p-4"}, `noise value "0x1p-4" is not a number (decimal or exponent notation, e.g. 0.05 or 5e-2)`},
 		{[]string{"--vary", "noise=NaN"}, `noise value NaN is not finite`},
 		// Beyond float64's range reads as Inf does, as the float flags read it.
@@ -396,7 +400,8 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		// Context sizes are integers, and the message says so.
 		{[]string{"--vary", "context-range=5:10.0"}, `context-range value "5:10.0": MAX "10.0" is not a whole number: context sizes are integers`},
 		{[]string{"--fix", "context-range=5", "--vary", "noise=0"}, `context-range value "5": not MIN:MAX`},
-		{[]string{"--vary", "context-range=0:3", "--plan"}, `context-range value "0:3": must satisfy 1 ≤ MIN ≤ MAX`},
+		{[]string{"--vary", "context-range=0:3", "--plan"}, `--vary: context-range value "0:3": must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (spring's grid states)`},
+		{[]string{"--fix", "context-range=5:200", "--vary", "lr=1e-3", "--plan"}, `--fix: context-range value "5:200": must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (spring's grid states)`},
 		{[]string{"--vary", "noise-range=0.2:0.1"}, `noise-range value "0.2:0.1" is not LO:HI`},
 	} {
 		args := append([]string{"sweep", "--system", "spring", "--tasks", "2", "--out", out}, tc.args...)

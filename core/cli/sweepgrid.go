@@ -78,6 +78,20 @@ func axisNames(axes []sweepAxis) string {
 	return strings.Join(names, ", ")
 }
 
+// unknownAxisError refuses axis name, suggesting the axis it is a slip
+// of ("contxt": context), as unknown flags get one, and listing them all.
+func unknownAxisError(name string) error {
+	var all []string
+	for _, a := range slices.Concat(evalAxes, trainAxes) {
+		all = append(all, a.name)
+	}
+	hint := "; "
+	if near := closestName(name, all); near != "" {
+		hint = "; did you mean " + near + "? "
+	}
+	return fmt.Errorf("unknown axis %s%sevaluation axes: %s; training axes: %s", core.QuoteInput(name), hint, axisNames(evalAxes), axisNames(trainAxes))
+}
+
 // lookupAxis is the axis named name.
 func lookupAxis(name string) (sweepAxis, bool) {
 	return findAxis(func(a sweepAxis) bool { return a.name == name })
@@ -149,7 +163,8 @@ func (a sweepAxis) checkValue(v string) error {
 			return fmt.Errorf("%s value %s is not LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1)", a.name, core.QuoteInput(v), core.MaxNoise)
 		}
 	case "intrange":
-		if _, _, err := parseContextRange(v); err != nil {
+		// The order and bound want the system: checkContextRanges.
+		if _, _, err := parseContextSizes(v); err != nil {
 			return fmt.Errorf("%s value %s: %v", a.name, core.QuoteInput(v), err)
 		}
 	default:
@@ -200,7 +215,7 @@ func (a sweepAxis) sameAs(v string) string {
 		lo, hi, _ := parseNoiseRange(v)
 		return strconv.FormatFloat(lo+0, 'g', -1, 64) + ":" + strconv.FormatFloat(hi+0, 'g', -1, 64)
 	case "intrange":
-		lo, hi, _ := parseContextRange(v)
+		lo, hi, _ := parseContextSizes(v)
 		return strconv.Itoa(lo) + ":" + strconv.Itoa(hi)
 	}
 	return v
@@ -227,7 +242,7 @@ func (l *axisList) Set(s string) error {
 	}
 	a, known := lookupAxis(name)
 	if !known {
-		return fmt.Errorf("unknown axis %s; evaluation axes: %s; training axes: %s", core.QuoteInput(name), axisNames(evalAxes), axisNames(trainAxes))
+		return unknownAxisError(name)
 	}
 	for _, e := range l.entries {
 		if e.axis.name == name {

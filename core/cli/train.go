@@ -1054,12 +1054,12 @@ func (f *trainFlags) setTrain(t *core.Train, system string, resumed bool) error 
 		t.Trajectories = f.trajectories
 	}
 	if f.contextRange != "" {
-		lo, hi, err := parseContextRange(f.contextRange)
+		lo, hi, err := parseContextSizes(f.contextRange)
+		if err == nil {
+			err = contextRangeRule(system, lo, hi)
+		}
 		if err != nil {
 			return UsageError("--context-range %s: %v", core.QuoteInput(f.contextRange), err)
-		}
-		if err := core.CheckContextRange(system, lo, hi); err != nil {
-			return UsageError("--context-range %v", err)
 		}
 		t.ContextMin, t.ContextMax = lo, hi
 	}
@@ -1192,13 +1192,28 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 	return lo, hi, nil
 }
 
-// parseContextRange reads --context-range "MIN:MAX", for train and
-// sweep's context-range axis: two integers (context sizes are whole
-// numbers of observations, so 10.0 is refused as 10.5 is) with
-// 1 ≤ MIN ≤ MAX. 0:0 in the configuration means "the system's range":
-// given here it would be silently replaced, so it is refused as 5:2 is.
+// contextRangeRule checks context sizes lo:hi of system: 1 ≤ MIN ≤ MAX
+// ≤ the system's grid states, in words train --context-range and
+// sweep's context-range axis share, the whole range in each, so 0:10
+// and 5:200 are refused alike. 0:0 in the configuration means "the
+// system's range": given here it would be silently replaced, so it is
+// refused as 5:2 is.
+func contextRangeRule(system string, lo, hi int) error {
+	if core.CheckContextRange(system, lo, hi) == nil {
+		return nil
+	}
+	if sys, err := sims.Lookup(system); err == nil {
+		return fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX ≤ %d (%s's grid states)", len(sys.Grid().States), system)
+	}
+	return fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX")
+}
+
+// parseContextSizes reads --context-range "MIN:MAX", for train and
+// sweep's context-range axis, as two integers (context sizes are whole
+// numbers of observations, so 10.0 is refused as 10.5 is), leaving
+// their order and bound to contextRangeRule, which needs the system.
 // The errors name the part that is wrong, not the flag.
-func parseContextRange(s string) (lo, hi int, err error) {
+func parseContextSizes(s string) (lo, hi int, err error) {
 	a, b, ok := strings.Cut(s, ":")
 	if !ok {
 		return 0, 0, fmt.Errorf("not MIN:MAX (two whole numbers, e.g. 5:10)")
@@ -1208,7 +1223,7 @@ func parseContextRange(s string) (lo, hi int, err error) {
 		if errors.Is(err, strconv.ErrRange) {
 			return 0, fmt.Errorf("%s %s is out of range: context sizes run from 1 to the grid's states", what, core.QuoteInput(v))
 		} else if err != nil {
-			return 0, fmt.Errorf("%s %s is not a whole number: context sizes are integers", what, core.QuoteInput(v))
+			return 0, fmt.Errorf("%s %s is not a whole number: context sizes are integers%s", what, core.QuoteInput(v), notDecimalWhy(strings.TrimSpace(v)))
 		}
 		return n, nil
 	}
@@ -1217,9 +1232,6 @@ func parseContextRange(s string) (lo, hi int, err error) {
 	}
 	if hi, err = whole("MAX", b); err != nil {
 		return 0, 0, err
-	}
-	if lo < 1 || hi < lo {
-		return 0, 0, fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX")
 	}
 	return lo, hi, nil
 }

@@ -187,10 +187,11 @@ func TestTrainErrors(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--context-range", "20-40", "--out", filepath.Join(dir, "x")}, "MIN:MAX"},
 		{[]string{"train", "--system", "spring", "--context-range", "20:x", "--out", filepath.Join(dir, "x")}, `--context-range "20:x": MAX "x" is not a whole number`},
 		{[]string{"train", "--system", "spring", "--context-range", "20:40.0", "--out", filepath.Join(dir, "x")}, `MAX "40.0" is not a whole number: context sizes are integers`},
-		{[]string{"train", "--system", "spring", "--context-range", "40:20", "--out", filepath.Join(dir, "x")}, "1 ≤ MIN ≤ MAX"},
-		{[]string{"train", "--system", "spring", "--context-range", "0:0", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, `--context-range "0:0": must satisfy 1 ≤ MIN ≤ MAX`},
-		{[]string{"train", "--system", "spring", "--context-range", "0:5", "--out", filepath.Join(dir, "x")}, "1 ≤ MIN ≤ MAX"},
-		{[]string{"train", "--system", "spring", "--context-range", "5:100000", "--out", filepath.Join(dir, "x")}, "--context-range 5:100000 must satisfy"},
+		{[]string{"train", "--system", "spring", "--context-range", "40:20", "--out", filepath.Join(dir, "x")}, `--context-range "40:20": must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (spring's grid states)`},
+		{[]string{"train", "--system", "spring", "--context-range", "0:0", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", filepath.Join(dir, "x")}, `--context-range "0:0": must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (spring's grid states)`},
+		{[]string{"train", "--system", "spring", "--context-range", "0:5", "--out", filepath.Join(dir, "x")}, `--context-range "0:5": must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (spring's grid states)`},
+		{[]string{"train", "--system", "lv", "--context-range", "0:10", "--out", filepath.Join(dir, "x")}, `--context-range "0:10": must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (lv's grid states)`},
+		{[]string{"train", "--system", "spring", "--context-range", "5:100000", "--out", filepath.Join(dir, "x")}, `--context-range "5:100000": must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (spring's grid states)`},
 		{[]string{"train", "--system", "advdiff", "--basis", "4", "--out", filepath.Join(dir, "x")}, "basis"},
 		{[]string{"train", "--init", good, "--backbone", "anp", "--out", filepath.Join(dir, "x")}, "--backbone cannot change"},
 		{[]string{"train", "--init", good, "--basis", "3", "--out", filepath.Join(dir, "x")}, "--basis cannot change"},
@@ -226,7 +227,7 @@ func TestTrainErrors(t *testing.T) {
 // values for the same reason, each naming the value.
 func TestContextRangeOneRule(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x")
-	for _, v := range []string{"0:0", "0:3", "5:2", "-1:4", "5:x", "5"} {
+	for _, v := range []string{"0:0", "0:3", "5:2", "-1:4", "5:x", "5", "5:200"} {
 		_, _, trainErr := runCLI(t, "train", "--system", "spring", "--context-range", v, "--out", out)
 		_, _, sweepErr := runCLI(t, "sweep", "--system", "spring", "--vary", "context-range="+v, "--out", out, "--plan")
 		quoted := fmt.Sprintf("%q: ", v)
