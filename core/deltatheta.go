@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"apic/nets"
 	"apic/sims"
 )
 
@@ -116,38 +117,48 @@ func (d *DeltaTheta) variance(v []float64, w float64, std, jac []float64) {
 }
 
 // nominalJacobian returns ∂F/∂θ at theta on the grid (row q: the
-// derivative in θ_q), by central differences with steps of a millionth
-// of the prior's width (F is smooth in θ, and a band needs two digits
-// of it), one-sided where a step would leave the prior's support.
+// derivative in θ_q), by forward differences of the model's nominal
+// simulator (NominalOp, whose F gives δ̂ = ŷ − F), with steps of a
+// millionth of the prior's width, backward where the step would leave
+// the prior's support: F is smooth in θ and a band needs two digits of
+// it. The P + 1 solves run as one batch.
 func nominalJacobian(sys sims.System, theta, side []float64) []float64 {
 	params := sys.Params()
-	var jac []float64
-	th := slices.Clone(theta)
+	P := len(params)
+	th, sd := nets.NewTensor(P+1, P), nets.NewTensor(P+1, len(side))
+	for r := range P + 1 {
+		copy(th.Row(r), theta)
+		copy(sd.Row(r), side)
+	}
+	steps := make([]float64, P)
 	for q, p := range params {
 		h := 1e-6 * (p.Hi - p.Lo)
-		lo, hi := max(theta[q]-h, p.Lo), min(theta[q]+h, p.Hi)
-		th[q] = hi
-		fHi := sys.Nominal(th, side)
-		th[q] = lo
-		fLo := sys.Nominal(th, side)
-		th[q] = theta[q]
-		if jac == nil {
-			jac = make([]float64, len(params)*len(fHi))
+		if theta[q]+h > p.Hi {
+			h = -h
 		}
-		row := jac[q*len(fHi) : (q+1)*len(fHi)]
+		th.Row(q + 1)[q] = theta[q] + h
+		steps[q] = th.Row(q + 1)[q] - theta[q] // the step as rounded
+	}
+	tp := nets.NewInferenceTape()
+	f := sys.NominalOp(tp, tp.Const(th), sd).Value
+	G := f.Cols
+	jac := make([]float64, P*G)
+	for q := range P {
+		f0, f1, row := f.Row(0), f.Row(q+1), jac[q*G:(q+1)*G]
 		for g := range row {
-			row[g] = (fHi[g] - fLo[g]) / (hi - lo)
+			row[g] = (f1[g] - f0[g]) / steps[q]
 		}
 	}
 	return jac
 }
 
 // deltaThetaWeights are the weights w the fit tries on the θ term at
-// each condition besides 0: 2⁻⁶ … 2¹⁰ (an lnp's or anp's samples spread
-// θ up to thirty times less than its error).
+// each condition besides 0: 2⁻⁶ … 2¹² (lv/anp's samples, after the
+// table's factors, spread θ up to thirty times less than its error at
+// two context points: w = 2¹⁰).
 var deltaThetaWeights = func() []float64 {
 	var ws []float64
-	for k := -6; k <= 10; k++ {
+	for k := -6; k <= 12; k++ {
 		ws = append(ws, math.Ldexp(1, k))
 	}
 	return ws

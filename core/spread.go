@@ -536,6 +536,6 @@ func (m *Model) Fitted() bool {
 	in := m.Config.Infer
 	s := in.SpreadFit
 	return s.Spread != "" || s.Shape != 0 || s.StdScale != 0 || s.DeltaStdScale != 0 || s.DeltaProfile != 0 || s.ThetaStdScale != 0 ||
-		len(s.Conditions) > 0 || len(s.ThetaFloor) > 0 || in.OnePass != nil || in.ZThetaPrior != 0 || in.ThetaPrior != "" ||
+		len(s.Conditions) > 0 || len(s.ThetaFloor) > 0 || s.DeltaTheta != nil || in.OnePass != nil || in.ZThetaPrior != 0 || in.ThetaPrior != "" ||
 		in.ThetaPriorScale != 0
 }
