@@ -274,3 +274,19 @@ apic train --init "$f" --steps1 0 --steps2 0 --recalibrate 256 --recalibrate-onl
 for p in conditions:256 theta-shape:768 one-pass:768 band-shape:768; do
   apic train --init "$f" --steps1 0 --steps2 0 --recalibrate "${p##*:}" --recalibrate-only "${p%%:*}" --out "$f"
 done
+
+# A one-pass prediction's θ samples spread far less than θ's error, so
+# its δ band, the samples' spread, missed what θ's error does to δ̂ =
+# ŷ − F(x; θ̂): lv/anp's one-pass δ LL was −1.1. Each file's one-pass δ
+# band was then offered θ's share propagated through F (core/deltatheta.go),
+# weighted per condition where it raises the validation δ LL without
+# raising δ's ECE, and the one-pass table refitted under it (the same
+# realizations as the one-pass part's, so the same counts), training
+# nothing; a file where no condition gains is left as it was.
+for s in spring lv advdiff; do
+  case $s in spring) n=1024 ;; lv) n=768 ;; advdiff) n=576 ;; esac
+  for b in cnp lnp anp; do
+    f="$out/$s-$b.safetensors"
+    apic train --init "$f" --steps1 0 --steps2 0 --recalibrate "$n" --recalibrate-only delta-theta --out "$f"
+  done
+done

@@ -10,5 +10,6 @@ def f: if . == 0 then "0" elif . < 0.1 then (. * 1000 | round / 1000 | tostring)
   if $d == null then "| \(.system)/\(.backbone) | none | none |"
   else
     "| \(.system)/\(.backbone) | \($d.factor | map(f) | join(", ")) | \(
-      [$d.cells | group_by(.context)[] | "\(.[0].context): \(map(.weight) | min | f)–\(map(.weight) | max | f)"] | join(" · ")) |"
+      [$d.cells | group_by(.context)[] | (map(.weight) | min) as $lo | (map(.weight) | max) as $hi |
+        "\(.[0].context): \(if $lo == $hi then ($lo | f) else "\($lo | f)–\($hi | f)" end)"] | join(" · ")) |"
   end)

@@ -26,6 +26,7 @@
 # REGEN_SKIP=REGEX leaves the blocks whose command matches REGEX as
 # they are (e.g. REGEN_SKIP='--methods all' skips the baselines' long
 # runs); their output then dates from their last full regeneration.
+# REGEN_ONLY=REGEX keeps every block whose command does not match it.
 # The blocks of docs/peer-rounds.sh (apic against PyTorch) are kept as
 # they are where its peers (PEER, default ../shared/peer) are absent.
 #
@@ -106,6 +107,10 @@ regen_file() {
         kind=${BASH_REMATCH[1]:-block} cmd=${BASH_REMATCH[2]}
         if [[ -n ${REGEN_SKIP-} && $cmd =~ $REGEN_SKIP ]]; then
           echo "regen: $file:$n: kept (REGEN_SKIP): $cmd" >&2
+          continue
+        fi
+        if [[ -n ${REGEN_ONLY-} && ! $cmd =~ $REGEN_ONLY ]]; then
+          echo "regen: $file:$n: kept (REGEN_ONLY): $cmd" >&2
           continue
         fi
         if [[ $cmd == docs/peer-rounds.sh* && ! -d ${PEER:-../shared/peer} ]]; then
