@@ -116,40 +116,55 @@ func (d *DeltaTheta) variance(v []float64, w float64, std, jac []float64) {
 	}
 }
 
-// nominalJacobian returns ∂F/∂θ at theta on the grid (row q: the
-// derivative in θ_q), by forward differences of the model's nominal
-// simulator (NominalOp, whose F gives δ̂ = ŷ − F), with steps of a
-// millionth of the prior's width, backward where the step would leave
-// the prior's support: F is smooth in θ and a band needs two digits of
-// it. The P + 1 solves run as one batch.
-func nominalJacobian(sys sims.System, theta, side []float64) []float64 {
+// nominalJacobians returns ∂F/∂θ on the grid at each of thetas (with
+// its side information; row q of a Jacobian: the derivative in θ_q), by
+// forward differences of the model's nominal simulator (NominalOp,
+// whose F gives δ̂ = ŷ − F), with steps of a millionth of the prior's
+// width, backward where the step would leave the prior's support: F is
+// smooth in θ and a band needs two digits of it. The B·(P + 1) solves
+// run as one batch.
+func nominalJacobians(sys sims.System, thetas, sides [][]float64) [][]float64 {
 	params := sys.Params()
-	P := len(params)
-	th, sd := nets.NewTensor(P+1, P), nets.NewTensor(P+1, len(side))
-	for r := range P + 1 {
-		copy(th.Row(r), theta)
-		copy(sd.Row(r), side)
-	}
-	steps := make([]float64, P)
-	for q, p := range params {
-		h := 1e-6 * (p.Hi - p.Lo)
-		if theta[q]+h > p.Hi {
-			h = -h
+	P, B := len(params), len(thetas)
+	S := sys.Side().Len
+	th, sd := nets.NewTensor(B*(P+1), P), nets.NewTensor(B*(P+1), S)
+	steps := make([]float64, B*P)
+	for b, theta := range thetas {
+		for r := range P + 1 {
+			copy(th.Row(b*(P+1)+r), theta)
+			copy(sd.Row(b*(P+1)+r), sides[b])
 		}
-		th.Row(q + 1)[q] = theta[q] + h
-		steps[q] = th.Row(q + 1)[q] - theta[q] // the step as rounded
+		for q, p := range params {
+			h := 1e-6 * (p.Hi - p.Lo)
+			if theta[q]+h > p.Hi {
+				h = -h
+			}
+			row := th.Row(b*(P+1) + q + 1)
+			row[q] = theta[q] + h
+			steps[b*P+q] = row[q] - theta[q] // the step as rounded
+		}
 	}
 	tp := nets.NewInferenceTape()
 	f := sys.NominalOp(tp, tp.Const(th), sd).Value
 	G := f.Cols
-	jac := make([]float64, P*G)
-	for q := range P {
-		f0, f1, row := f.Row(0), f.Row(q+1), jac[q*G:(q+1)*G]
-		for g := range row {
-			row[g] = (f1[g] - f0[g]) / steps[q]
+	jacs := make([][]float64, B)
+	for b := range jacs {
+		jac := make([]float64, P*G)
+		f0 := f.Row(b * (P + 1))
+		for q := range P {
+			f1, row := f.Row(b*(P+1)+q+1), jac[q*G:(q+1)*G]
+			for g := range row {
+				row[g] = (f1[g] - f0[g]) / steps[b*P+q]
+			}
 		}
+		jacs[b] = jac
 	}
-	return jac
+	return jacs
+}
+
+// nominalJacobian is nominalJacobians at one θ.
+func nominalJacobian(sys sims.System, theta, side []float64) []float64 {
+	return nominalJacobians(sys, [][]float64{theta}, [][]float64{side})[0]
 }
 
 // deltaThetaWeights are the weights w the fit tries on the θ term at
@@ -196,10 +211,7 @@ func (m *Model) RecalibrateOnePassDeltaTheta(ctx context.Context, n int) error {
 	d := deltaThetaOf(in.OnePass, len(m.Sys.Params()))
 	any := false
 	for i, cs := range data {
-		jacs := make([][]float64, len(cs.preds))
-		forEach(len(cs.preds), func(j int) {
-			jacs[j] = nominalJacobian(m.Sys, cs.preds[j].Theta, cs.tasks[j].Real.Side)
-		})
+		jacs := m.predictionJacobians(cs.preds, func(j int) []float64 { return cs.tasks[j].Real.Side })
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -220,6 +232,26 @@ func (m *Model) RecalibrateOnePassDeltaTheta(ctx context.Context, n int) error {
 	}
 	return nil
 }
+
+// predictionJacobians returns the nominal Jacobians at the θ̂ of preds,
+// side(j) the side information of preds[j], in batches of at most
+// jacobianBatch realizations.
+func (m *Model) predictionJacobians(preds []Prediction, side func(j int) []float64) [][]float64 {
+	jacs := make([][]float64, 0, len(preds))
+	for lo := 0; lo < len(preds); lo += jacobianBatch {
+		hi := min(lo+jacobianBatch, len(preds))
+		thetas, sides := make([][]float64, 0, hi-lo), make([][]float64, 0, hi-lo)
+		for j := lo; j < hi; j++ {
+			thetas, sides = append(thetas, preds[j].Theta), append(sides, side(j))
+		}
+		jacs = append(jacs, nominalJacobians(m.Sys, thetas, sides)...)
+	}
+	return jacs
+}
+
+// jacobianBatch bounds the realizations whose Jacobians share a batch of
+// solves: advdiff's B·(P + 1) fields of 4096 values each stay near 4 MB.
+const jacobianBatch = 40
 
 // deltaThetaOf is the θ term, without cells, for the one-pass fit op of
 // a system with P parameters.

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -117,8 +118,11 @@ func TestDeltaThetaRaisesOnePassLL(t *testing.T) {
 		t.Skip("recalibrates a shipped file")
 	}
 	m, tasks := shippedModel(t, "lv", CNP, 100)
-	// The baseline's one-pass table is fitted on as few realizations as
-	// the term's, which refits it.
+	// The baseline drops the shipped file's term and fits its one-pass
+	// table on as few realizations as the term's, which refits it.
+	op := *m.Config.Infer.OnePass
+	op.DeltaTheta = nil
+	m.Config.Infer.OnePass = &op
 	const n = 48
 	if err := m.RecalibrateOnePassConditions(context.Background(), n); err != nil {
 		t.Fatal(err)
@@ -133,9 +137,6 @@ func TestDeltaThetaRaisesOnePassLL(t *testing.T) {
 	}
 	ll0, ece0, recon0 := score(0)
 	rll0, rece0, _ := score(-1)
-	if m.Config.Infer.OnePass.DeltaTheta != nil {
-		t.Fatal("the shipped lv/cnp already has a θ term: this test needs one without")
-	}
 	if err := m.RecalibrateOnePassDeltaTheta(context.Background(), n); err != nil {
 		t.Fatal(err)
 	}
@@ -167,5 +168,31 @@ func TestDeltaThetaNeedsOnePassTable(t *testing.T) {
 	err := m.RecalibrateOnePassDeltaTheta(context.Background(), 4)
 	if err == nil || !strings.Contains(err.Error(), "no one-pass table") {
 		t.Fatalf("error %v, want one saying the model has no one-pass table", err)
+	}
+}
+
+// Jacobians computed in one batch are each realization's own: the
+// batch's rows (base and steps per realization) are not mixed up. θ at
+// a prior bound takes the backward step.
+func TestNominalJacobiansBatchMatchesSingle(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 5))
+	for _, sys := range sims.All() {
+		var thetas, sides [][]float64
+		for i := range 3 {
+			th := sys.SampleTheta(rng)
+			if i == 2 {
+				th[0] = sys.Params()[0].Hi
+			}
+			thetas, sides = append(thetas, th), append(sides, sys.SampleSide(rng))
+		}
+		batch := nominalJacobians(sys, thetas, sides)
+		for i := range thetas {
+			one := nominalJacobian(sys, thetas[i], sides[i])
+			for g := range one {
+				if d := math.Abs(batch[i][g] - one[g]); d > 1e-9*(1+math.Abs(one[g])) || math.IsNaN(batch[i][g]) {
+					t.Fatalf("%s realization %d value %d: batched %g, alone %g", sys.Name(), i, g, batch[i][g], one[g])
+				}
+			}
+		}
 	}
 }

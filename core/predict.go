@@ -377,9 +377,10 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 		live, liveCtx, liveAt = append(live, p), append(liveCtx, cs[j]), append(liveAt, j)
 	}
 	if refine == 0 && spread.DeltaTheta != nil && th == nil { // θ set by hand is exact
-		forEachOn(procs, len(live), func(l int) {
-			live[l].nominalJac = nominalJacobian(m.Sys, live[l].Theta, ss[liveAt[l]])
-		})
+		jacs := m.predictionJacobians(live, func(l int) []float64 { return ss[liveAt[l]] })
+		for l := range live {
+			live[l].nominalJac = jacs[l]
+		}
 	}
 	if err := m.applySpread(live, liveCtx, *spread, procs); err != nil {
 		return fmt.Errorf("predict: %w", err)
