@@ -32,11 +32,12 @@ func TestInspectEmbedded(t *testing.T) {
 		t.Errorf("inspect says %+v", got)
 	}
 	// The shipped files' tables: shapes of θ's intervals and of the
-	// bands in both, and θ's factors per parameter in the one pass's.
+	// bands in both, and θ's factors per parameter and θ's share in δ's
+	// band in the one pass's.
 	code, out, errOut = runCLI(t, "inspect", "embedded:lv-lnp.safetensors")
 	for _, want := range []string{
 		"  conditions: 24 cells, context [1 2 5 10 30 60] × noise [0 0.01 0.05 0.1], calibrated θ interval shapes, calibrated band shapes\n",
-		"  one-pass conditions: 24 cells, context [1 2 5 10 30 60] × noise [0 0.01 0.05 0.1], calibrated θ interval shapes, θ factors per parameter, calibrated band shapes\n",
+		"  one-pass conditions: 24 cells, context [1 2 5 10 30 60] × noise [0 0.01 0.05 0.1], calibrated θ interval shapes, θ factors per parameter, calibrated band shapes, δ band with θ's share\n",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("inspect lacks %q (exit %d, %s):\n%s", want, code, errOut, out)

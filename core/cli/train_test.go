@@ -1853,3 +1853,27 @@ func TestTrainPrintsValidationWarnings(t *testing.T) {
 		}
 	}
 }
+
+// --recalibrate-only delta-theta fits θ's share in the one-pass δ band
+// and refits the one-pass table under it, and changes nothing else: not
+// the weights, not the default predictions' settings.
+func TestTrainRecalibrateDeltaThetaOnly(t *testing.T) {
+	dir := t.TempDir()
+	before, _, err := core.LoadCheckpoint(filepath.Join("..", "..", "checkpoints", "lv-cnp.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := recalibrateOnly(t, dir, "embedded:lv-cnp.safetensors", "delta-theta", "16", "fitted the one-pass δ band's share of θ's uncertainty only: factors ")
+	d := after.Config.Infer.OnePass.DeltaTheta
+	if d == nil || len(d.Factor) != 4 || len(d.Cells) != 24 {
+		t.Fatalf("θ term after: %+v", d)
+	}
+	want := before.Config.Infer
+	want.OnePass = after.Config.Infer.OnePass
+	if !reflect.DeepEqual(after.Config.Infer, want) {
+		t.Errorf("inference settings changed beyond the one-pass fit")
+	}
+	if name := sameWeightsCLI(before, after); name != "" {
+		t.Errorf("weights changed (first at %s)", name)
+	}
+}
