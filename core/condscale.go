@@ -305,7 +305,7 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 func (m *Model) RecalibrateOnePassConditions(ctx context.Context, n int) error {
 	in := &m.Config.Infer
 	if in.Refine <= 0 || in.OnePass == nil {
-		return fmt.Errorf("recalibrate: the model has no one-pass fit of its own (it does not refine by default, or was recalibrated before one-pass fits existed): recalibrate it whole")
+		return noOnePassFit(*in, "fit")
 	}
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
@@ -318,6 +318,18 @@ func (m *Model) RecalibrateOnePassConditions(ctx context.Context, n int) error {
 	op.Conditions, op.ThetaFloor = t.cells, t.thetaFloor
 	in.OnePass = &op
 	return nil
+}
+
+// noOnePassFit is the error of a partial recalibration of the one-pass
+// fit (what: "fit" or "table") on a model in without one, with the advice
+// that gives it one: a model that does not refine by default needs a
+// refinement count first, since a whole recalibration of it fits only
+// its default prediction, which is the one pass.
+func noOnePassFit(in Infer, what string) error {
+	if in.Refine <= 0 {
+		return fmt.Errorf("recalibrate: the model has no one-pass %s of its own: it does not refine by default (refine %d), so its one pass is its default prediction; give it refinement steps to get one (apic train --init FILE --steps1 0 --steps2 0 --refine 5)", what, in.Refine)
+	}
+	return fmt.Errorf("recalibrate: the model has no one-pass %s of its own (it was recalibrated before one-pass %ss existed): recalibrate it whole", what, what)
 }
 
 // conditionTable is what fitConditionTable fits.

@@ -198,7 +198,7 @@ const deltaThetaECESlack = 0.005
 func (m *Model) RecalibrateOnePassDeltaTheta(ctx context.Context, n int) error {
 	in := &m.Config.Infer
 	if in.Refine <= 0 || in.OnePass == nil || len(in.OnePass.Conditions) == 0 {
-		return fmt.Errorf("recalibrate: the model has no one-pass table of its own (it does not refine by default, or was recalibrated before one-pass tables existed): recalibrate it whole")
+		return noOnePassFit(*in, "table")
 	}
 	base := rawSpread(*in.OnePass)
 	base.DeltaTheta = nil

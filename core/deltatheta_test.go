@@ -171,6 +171,24 @@ func TestDeltaThetaNeedsOnePassTable(t *testing.T) {
 	}
 }
 
+// A model that does not refine by default is told how to get a one-pass
+// fit (refinement steps), not to recalibrate whole: a whole
+// recalibration of it fits only its default prediction, the one pass.
+func TestOnePassPartsOnModelWithoutRefinementAdviseRefine(t *testing.T) {
+	m, _ := shippedModel(t, "spring", CNP, 1)
+	m.Config.Infer.Refine, m.Config.Infer.OnePass = 0, nil
+	parts := map[string]func(context.Context, int) error{
+		"delta-theta": m.RecalibrateOnePassDeltaTheta,
+		"one-pass":    m.RecalibrateOnePassConditions,
+	}
+	for name, fit := range parts {
+		err := fit(context.Background(), 4)
+		if err == nil || !strings.Contains(err.Error(), "--refine") || strings.Contains(err.Error(), "recalibrate it whole") {
+			t.Errorf("%s: error %v, want one advising --refine", name, err)
+		}
+	}
+}
+
 // Jacobians computed in one batch are each realization's own: the
 // batch's rows (base and steps per realization) are not mixed up. θ at
 // a prior bound takes the backward step.
