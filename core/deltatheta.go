@@ -47,6 +47,10 @@ type DeltaThetaCell struct {
 
 func (c DeltaThetaCell) place() (int, float64) { return c.Context, c.NoiseStd }
 
+// maxDeltaThetaWeight bounds a stored weight: the fit tries at most
+// 2¹², and a weight near float64's range would overflow δ's band.
+const maxDeltaThetaWeight = 1 << 20
+
 // weight is the term's weight at a context of n points with estimated
 // noise sigma.
 func (d *DeltaTheta) weight(n int, sigma float64) float64 {
@@ -59,8 +63,8 @@ func (d *DeltaTheta) weight(n int, sigma float64) float64 {
 
 // check reports factors or floors beyond maxThetaBase parameters, of
 // unequal counts, negative or not finite, and cells beyond
-// LimitConditionCells, none, or with a context below 1 or a σ̂ or
-// weight negative or not finite.
+// LimitConditionCells, none, or with a context below 1, a σ̂ negative
+// or not finite, or a weight outside [0, maxDeltaThetaWeight].
 func (d *DeltaTheta) check() error {
 	if d == nil {
 		return nil
@@ -72,8 +76,8 @@ func (d *DeltaTheta) check() error {
 		return fmt.Errorf("δ's θ term has no cells")
 	}
 	for i, c := range d.Cells {
-		if c.Context < 1 || !(c.NoiseStd >= 0) || math.IsInf(c.NoiseStd, 0) || !(c.Weight >= 0) || math.IsInf(c.Weight, 0) {
-			return fmt.Errorf("δ's θ term cell %d (context %d, σ̂ %g, weight %g): context must be ≥ 1, σ̂ and weight finite and ≥ 0", i, c.Context, c.NoiseStd, c.Weight)
+		if c.Context < 1 || !(c.NoiseStd >= 0) || math.IsInf(c.NoiseStd, 0) || !(c.Weight >= 0 && c.Weight <= maxDeltaThetaWeight) {
+			return fmt.Errorf("δ's θ term cell %d (context %d, σ̂ %g, weight %g): context must be ≥ 1, σ̂ finite and ≥ 0, the weight in [0, %d]", i, c.Context, c.NoiseStd, c.Weight, maxDeltaThetaWeight)
 		}
 	}
 	if len(d.Factor) > maxThetaBase || len(d.Floor) > maxThetaBase {

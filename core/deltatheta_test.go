@@ -81,8 +81,9 @@ func TestDeltaThetaCheck(t *testing.T) {
 		{&DeltaTheta{Factor: make([]float64, maxThetaBase+1), Cells: cell}, "at most"},
 		{&DeltaTheta{Factor: []float64{1}}, "no cells"},
 		{&DeltaTheta{Factor: []float64{1}, Cells: []DeltaThetaCell{{Context: 0, Weight: 1}}}, "context must be ≥ 1"},
-		{&DeltaTheta{Factor: []float64{1}, Cells: []DeltaThetaCell{{Context: 3, Weight: -1}}}, "weight finite and ≥ 0"},
-		{&DeltaTheta{Factor: []float64{1}, Cells: []DeltaThetaCell{{Context: 3, NoiseStd: math.NaN()}}}, "σ̂ and weight"},
+		{&DeltaTheta{Factor: []float64{1}, Cells: []DeltaThetaCell{{Context: 3, Weight: -1}}}, "the weight in [0, 1048576]"},
+		{&DeltaTheta{Factor: []float64{1}, Cells: []DeltaThetaCell{{Context: 3, Weight: 1e300}}}, "the weight in [0, 1048576]"},
+		{&DeltaTheta{Factor: []float64{1}, Cells: []DeltaThetaCell{{Context: 3, NoiseStd: math.NaN()}}}, "σ̂ finite"},
 		{&DeltaTheta{Factor: []float64{1}, Cells: make([]DeltaThetaCell, LimitConditionCells.Max+1)}, "cells"},
 	} {
 		err := SpreadFit{DeltaTheta: tc.d}.check()
@@ -92,6 +93,18 @@ func TestDeltaThetaCheck(t *testing.T) {
 	}
 	if err := (SpreadFit{DeltaTheta: &DeltaTheta{Factor: []float64{0, 1}, Floor: []float64{2, 0}, Cells: cell}}).check(); err != nil {
 		t.Errorf("a valid term: %v", err)
+	}
+}
+
+// A term stored with the default spread, where nothing fits one, is
+// refused when the inference settings are checked.
+func TestDeltaThetaOnlyInOnePass(t *testing.T) {
+	m, _ := shippedModel(t, "lv", CNP, 1)
+	in := m.Config.Infer
+	in.SpreadFit.DeltaTheta = in.OnePass.DeltaTheta
+	err := in.check()
+	if err == nil || !strings.Contains(err.Error(), "belongs to the one-pass fit") {
+		t.Fatalf("error %v, want one saying where the term belongs", err)
 	}
 }
 
