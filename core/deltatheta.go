@@ -213,7 +213,7 @@ func (m *Model) RecalibrateOnePassDeltaTheta(ctx context.Context, n int) error {
 	}
 	hd := deltaProfileFor(m.Sys.Grid(), base)
 	d := deltaThetaOf(in.OnePass, len(m.Sys.Params()))
-	any := false
+	gains := false
 	for i, cs := range data {
 		jacs := m.predictionJacobians(cs.preds, func(j int) []float64 { return cs.tasks[j].Real.Side })
 		if err := ctx.Err(); err != nil {
@@ -221,9 +221,9 @@ func (m *Model) RecalibrateOnePassDeltaTheta(ctx context.Context, n int) error {
 		}
 		w := m.cellDeltaThetaWeight(cs, jacs, hd, d)
 		d.Cells = append(d.Cells, DeltaThetaCell{Context: cells[i].Context, NoiseStd: cells[i].NoiseStd, Weight: w})
-		any = any || w > 0
+		gains = gains || w > 0
 	}
-	if !any {
+	if !gains {
 		return nil
 	}
 	before := in.OnePass
