@@ -400,15 +400,8 @@ func (m *Model) conditionCell(cond Condition, d cellSample) ConditionScale {
 	cell.Theta = cellThetaStart(m.Sys.Params(), d, cell.ThetaPrior)
 	recon := func(j int) ([]float64, []float64, []float64) { return preds[j].Mean, preds[j].Std, tasks[j].Real.True }
 	delta := func(j int) ([]float64, []float64, []float64) { return preds[j].DeltaMean, preds[j].DeltaStd, deltas[j] }
-	cell.Recon, _ = bestScale(tasks, m.Sys, recon)
-	cell.Delta, _ = bestScale(tasks, m.Sys, delta)
-	if slices.Contains(SmallContexts, cond.Context) {
-		// Below the calibration grid a band is judged by its LL
-		// (issue 21: wide, not wrong): never narrower than the
-		// likelihood's scale.
-		cell.Recon = max(cell.Recon, likelihoodScale(tasks, m.Sys, recon))
-		cell.Delta = max(cell.Delta, likelihoodScale(tasks, m.Sys, delta))
-	}
+	cell.Recon = cellBandScale(tasks, m.Sys, cond.Context, recon)
+	cell.Delta = cellBandScale(tasks, m.Sys, cond.Context, delta)
 	sig := make([]float64, n)
 	for j, p := range preds {
 		sig[j] = contextNoiseStd(p.NoiseStd)
@@ -416,6 +409,19 @@ func (m *Model) conditionCell(cond Condition, d cellSample) ConditionScale {
 	slices.Sort(sig)
 	cell.NoiseStd = sig[n/2]
 	return cell
+}
+
+// cellBandScale is a band's scale at a cell of context size n, on its
+// realizations tasks (get gives a realization's mean, deviations and
+// truth): the one that minimises their ECE (bestScale), and below the
+// calibration grid, where a band is judged by its LL (issue 21: wide,
+// not wrong), never narrower than the likelihood's scale.
+func cellBandScale(tasks []sims.Task, sys sims.System, n int, get func(int) (mu, sd, truth []float64)) float64 {
+	s, _ := bestScale(tasks, sys, get)
+	if slices.Contains(SmallContexts, n) {
+		s = max(s, likelihoodScale(tasks, sys, get))
+	}
+	return s
 }
 
 // cellThetaStart is a cell's own θ scale with prior weight rho on its

@@ -281,10 +281,11 @@ func deltaThetaOf(op *SpreadFit, P int) *DeltaTheta {
 // its realizations cs (predicted without the term; jacs their nominal
 // Jacobians): see RecalibrateOnePassDeltaTheta.
 func (m *Model) cellDeltaThetaWeight(cs cellSample, jacs [][]float64, hd []float64, d *DeltaTheta) float64 {
-	ll0, ece0 := m.deltaThetaScore(cs, jacs, hd, d, 0)
+	deltas := taskDiscrepancies(cs.tasks)
+	ll0, ece0 := m.deltaThetaScore(cs, deltas, jacs, hd, d, 0)
 	best, bestW := ll0, 0.0
 	for _, w := range deltaThetaWeights {
-		if ll, ece := m.deltaThetaScore(cs, jacs, hd, d, w); ll > best && ece <= ece0+deltaThetaECESlack {
+		if ll, ece := m.deltaThetaScore(cs, deltas, jacs, hd, d, w); ll > best && ece <= ece0+deltaThetaECESlack {
 			best, bestW = ll, w
 		}
 	}
@@ -292,20 +293,16 @@ func (m *Model) cellDeltaThetaWeight(cs cellSample, jacs [][]float64, hd []float
 }
 
 // deltaThetaScore returns the mean δ LL and ECE over one condition's
-// realizations cs of δ bands with the term d at weight w, under the δ
-// scale fitted on them as conditionCell fits it; hd is δ's time profile
-// (nil: flat).
-func (m *Model) deltaThetaScore(cs cellSample, jacs [][]float64, hd []float64, d *DeltaTheta, w float64) (ll, ece float64) {
-	deltas := taskDiscrepancies(cs.tasks)
+// realizations cs (deltas their true discrepancies) of δ bands with the
+// term d at weight w, under the δ scale fitted on them as conditionCell
+// fits it; hd is δ's time profile (nil: flat).
+func (m *Model) deltaThetaScore(cs cellSample, deltas, jacs [][]float64, hd []float64, d *DeltaTheta, w float64) (ll, ece float64) {
 	stds := make([][]float64, len(cs.preds))
 	for j, p := range cs.preds {
 		stds[j] = deltaStdWith(p, jacs[j], hd, d, w)
 	}
 	get := func(j int) ([]float64, []float64, []float64) { return cs.preds[j].DeltaMean, stds[j], deltas[j] }
-	s, _ := bestScale(cs.tasks, m.Sys, get)
-	if slices.Contains(SmallContexts, cs.tasks[0].Context.Len()) {
-		s = max(s, likelihoodScale(cs.tasks, m.Sys, get))
-	}
+	s := cellBandScale(cs.tasks, m.Sys, cs.tasks[0].Context.Len(), get)
 	for j, task := range cs.tasks {
 		for g := range stds[j] {
 			stds[j][g] *= s
