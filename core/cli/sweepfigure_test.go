@@ -51,7 +51,7 @@ func TestSweepFigureKeepsMetricBounds(t *testing.T) {
 	pos := []float64{5, 30}
 	for _, tc := range []struct {
 		k        string
-		min, max float64 // the axis must stay within these
+		min, max float64 // the axis's ticks must stay within these
 	}{
 		{core.KeyThetaCover, 0, 1},
 		{core.KeyThetaMAE, 0, math.Inf(1)},
@@ -61,22 +61,38 @@ func TestSweepFigureKeepsMetricBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Y.Min < tc.min || p.Y.Max > tc.max {
-			t.Errorf("%s: y axis from %v to %v, outside [%v, %v]", tc.k, p.Y.Min, p.Y.Max, tc.min, tc.max)
+		// The axis runs past a bound by its empty margin alone, where no
+		// tick says a value the metric cannot take.
+		room := sweepMargin / (1 + 2*sweepMargin) * (p.Y.Max - p.Y.Min)
+		if p.Y.Min < tc.min-room*(1+1e-9) || p.Y.Max > tc.max+room*(1+1e-9) {
+			t.Errorf("%s: y axis from %v to %v, beyond [%v, %v] and its margin", tc.k, p.Y.Min, p.Y.Max, tc.min, tc.max)
+		}
+		for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+			if tk.Value < tc.min || tk.Value > tc.max {
+				t.Errorf("%s: y tick at %v (%q), outside [%v, %v]", tc.k, tk.Value, tk.Label, tc.min, tc.max)
+			}
 		}
 	}
 	if p, _ := sweepPanel(core.KeyReconLL, "context", xs, series, pos, true); p.Y.Min > -5 || p.Y.Max < 3 {
 		t.Errorf("recon_ll: y axis from %v to %v cuts its interval [-5, 3]", p.Y.Min, p.Y.Max)
 	}
 
-	// A coverage of 1 in every cell: room below 1, none above.
+	// A coverage of 1 in every cell: labelled room below 1, none above
+	// but the margin.
 	flat := sweepSummary{Axes: []string{"context"}, Cells: []sweepGroup{
 		{Seeds: 1, order: []string{"5"}, Metrics: map[string]sweepInterval{core.KeyThetaCover: {Mean: &one, N: 1}}},
 		{Seeds: 1, order: []string{"30"}, Metrics: map[string]sweepInterval{core.KeyThetaCover: {Mean: &one, N: 1}}},
 	}}
 	xs, series = sweepCurves(flat)
-	if p, _ := sweepPanel(core.KeyThetaCover, "context", xs, series, pos, true); !(p.Y.Min >= 0 && p.Y.Min < 1 && p.Y.Max == 1) {
-		t.Errorf("flat coverage of 1: y axis from %v to %v, want [x, 1] with 0 ≤ x < 1", p.Y.Min, p.Y.Max)
+	p, _ := sweepPanel(core.KeyThetaCover, "context", xs, series, pos, true)
+	var labels []float64
+	for _, tk := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Value)
+		}
+	}
+	if len(labels) < 2 || labels[0] < 0 || labels[0] >= 1 || labels[len(labels)-1] != 1 {
+		t.Errorf("flat coverage of 1: y axis labelled %v, want from x to 1 with 0 ≤ x < 1", labels)
 	}
 
 	path := filepath.Join(t.TempDir(), "sweep.png")
@@ -243,6 +259,51 @@ func TestSweepCategoryAxisKeepsPointsOffFrame(t *testing.T) {
 	}
 	if !slices.Equal(labels, []string{"anp", "cnp", "lnp"}) {
 		t.Errorf("category ticks %q, want anp, cnp, lnp", labels)
+	}
+}
+
+// TestSweepPointsInsideFrame: every point and error-bar end of
+// sweep.png lies inside its panel's data area, the extent of its grid,
+// by at least its own half-size (a point's radius, half a cap's width
+// and line): the first and last values' points sat on the panel's edge,
+// half off the grid and against the axis, and a coverage of 1's bar end
+// on the grid's top line; a single value's point stays in the middle.
+func TestSweepPointsInsideFrame(t *testing.T) {
+	for _, xs := range [][]string{{"0", "0.05", "0.1"}, {"5", "10", "30"}, {"cnp", "lnp", "anp"}, {"0.05"}} {
+		sum := sweepSummary{Axes: []string{"x", "context"}}
+		for i, x := range xs {
+			for j, c := range []string{"10", "30"} {
+				v := 0.01 * float64(1+i+3*j)
+				sum.Cells = append(sum.Cells, sweepGroup{Seeds: 3, order: []string{x, c}, Metrics: map[string]sweepInterval{
+					core.KeyReconMAE: interval(v, 2*v), core.KeyDeltaMAE: interval(v, v/2), core.KeyThetaMAE: interval(v, 0),
+					core.KeyReconECE: interval(0.5, 0.6), core.KeyDeltaECE: interval(0.2, 0.05), core.KeyThetaCover: interval(1, 0.2)}})
+			}
+		}
+		rows, legend, err := sweepFigurePanels(sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		heading := newFigureHeading("test", 3*figPanelW, sweepTitleHeight)
+		var rec recorder.Canvas
+		canvases := drawSweepFigure(draw.NewCanvas(&rec, 3*figPanelW, vg.Length(len(rows))*figPanelH+heading.height()+legend.height()), rows, heading, legend)
+		for i, row := range rows {
+			for j, p := range row {
+				data := p.DataCanvas(canvases[i][j])
+				boxes := p.GlyphBoxes(p)
+				if len(boxes) == 0 {
+					t.Fatalf("sweep of %v, panel %q: no points", xs, p.Title.Text)
+				}
+				for _, b := range boxes {
+					x, y := data.X(b.X), data.Y(b.Y)
+					if x+b.Min.X < data.Min.X || x+b.Max.X > data.Max.X || y+b.Min.Y < data.Min.Y || y+b.Max.Y > data.Max.Y {
+						t.Errorf("sweep of %v, panel %q: mark at (%.4g, %.4g) of the axes, %v to %v, reaches past the data area %v to %v",
+							xs, p.Title.Text, p.X.Min+b.X*(p.X.Max-p.X.Min), p.Y.Min+b.Y*(p.Y.Max-p.Y.Min),
+							vg.Point{X: x + b.Min.X, Y: y + b.Min.Y}, vg.Point{X: x + b.Max.X, Y: y + b.Max.Y}, data.Min, data.Max)
+						break
+					}
+				}
+			}
+		}
 	}
 }
 
