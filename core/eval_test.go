@@ -238,11 +238,11 @@ func TestEvaluateProgress(t *testing.T) {
 	}
 }
 
-// TestProgressChangesNoResult: with a Progress callback a piece predicts
-// in batches of progressStep; an evaluation's and a diagnosis's numbers
-// are the same bit for bit as without it, one pass and refined, across
-// a chunk's boundary, for a tiny model and (not -short) two shipped
-// checkpoints.
+// TestProgressChangesNoResult: a Progress callback hears the pieces of
+// the batches a prediction runs anyway (PredictOptions.predicted); an
+// evaluation's and a diagnosis's numbers are the same bit for bit as
+// without it, one pass and refined, across a chunk's boundary, for a
+// tiny model and (not -short) two shipped checkpoints.
 func TestProgressChangesNoResult(t *testing.T) {
 	models := map[string]*Model{"tiny spring/lnp": trainedTiny(t, "spring", LNP, 1)}
 	if !testing.Short() {

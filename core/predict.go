@@ -129,9 +129,9 @@ type PredictOptions struct {
 	// predicted, when set, is told how many realizations were just
 	// predicted as each piece of a batch is done; it may be called from
 	// several goroutines at once. It changes nothing predicted: the
-	// batches are the same, as a realization's last bits depend on the
-	// batch it is in (the products' sums go in an order fixed by their
-	// shape).
+	// batches are the same, as an ANP's one-pass prediction's last bits
+	// depend on the batch it is in, and smaller batches would make every
+	// refined prediction slower.
 	predicted func(n int)
 }
 
