@@ -278,7 +278,9 @@ func CalibrationConditions(sys sims.System) []Condition {
 // minimising their mean ECE and θ's 95% interval scale (as Recalibrate
 // fits its single scales), the median σ̂, and the shapes of θ's
 // intervals and of the two bands. Every other setting is kept; the
-// single scales stay for predictions outside the table.
+// single scales stay for predictions outside the table. A model that
+// does not refine by default gets the one pass's θ floors and factors
+// in its default table (onePassDefault).
 func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 	if n < 1 {
 		return fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
@@ -293,7 +295,22 @@ func (m *Model) RecalibrateConditions(ctx context.Context, n int) error {
 		}
 	}
 	m.Config.Infer.Conditions = cells.cells
+	if m.onePassDefault() {
+		m.Config.Infer.ThetaFloor = cells.thetaFloor
+	}
 	return nil
+}
+
+// onePassDefault reports whether m's default prediction is its one
+// pass (it does not refine by default): its default fit then holds the
+// one-pass parts, θ's floors and factors and δ's θ term, that a
+// refining model's one-pass fit (Infer.OnePass) holds.
+func (m *Model) onePassDefault() bool { return m.Config.Infer.Refine <= 0 }
+
+// onePassPrediction reports whether predictions with refine refinement
+// steps (-1: the model's default) are one pass.
+func (m *Model) onePassPrediction(refine int) bool {
+	return refine == 0 || refine < 0 && m.onePassDefault()
 }
 
 // RecalibrateOnePassConditions fits the one-pass predictions' own table
@@ -340,9 +357,10 @@ type conditionTable struct {
 
 // fitConditionTable fits a table of scales for predictions with refine
 // refinement steps made under base (a spread without scales), on n
-// validation realizations per condition. For the one pass (refine 0) it
-// also fits θ's floors and each cell's factors per parameter
-// (thetabase.go) and the table's scales scale their deviations.
+// validation realizations per condition. For the one pass (refine 0, or
+// -1 for a model that does not refine by default) it also fits θ's
+// floors and each cell's factors per parameter (thetabase.go) and the
+// table's scales scale their deviations.
 func (m *Model) fitConditionTable(ctx context.Context, n int, base SpreadFit, refine int) (conditionTable, error) {
 	var t conditionTable
 	var data []cellSample
@@ -355,7 +373,7 @@ func (m *Model) fitConditionTable(ctx context.Context, n int, base SpreadFit, re
 		t.cells = append(t.cells, m.conditionCell(ic.cond, sample))
 	}
 	params := m.Sys.Params()
-	if refine == 0 {
+	if m.onePassPrediction(refine) {
 		t.thetaFloor = fitThetaFloor(data, params)
 		fitThetaFactors(t.cells, data, SpreadFit{ThetaFloor: t.thetaFloor}, params)
 	}
@@ -378,6 +396,16 @@ func fitThetaFactors(cells []ConditionScale, data []cellSample, floor SpreadFit,
 		}
 		cells[i].ThetaParam = cellThetaFactors(d, P)
 	}
+	applyThetaFactors(cells, data, P)
+	for i, d := range data {
+		cells[i].Theta = cellThetaStart(params, d, cells[i].ThetaPrior)
+	}
+}
+
+// applyThetaFactors scales the θ deviations of each cell's predictions
+// in data (one sample per cell of cells) by the factors per parameter
+// they read from the table, as a prediction reads them.
+func applyThetaFactors(cells []ConditionScale, data []cellSample, P int) {
 	for i, d := range data {
 		for _, p := range d.preds {
 			r := factorsAt(cells, cellWeights(cells, cells[i].Context, contextNoiseStd(p.NoiseStd)), P)
@@ -385,7 +413,6 @@ func fitThetaFactors(cells []ConditionScale, data []cellSample, floor SpreadFit,
 				p.ThetaStd[q] *= r[q]
 			}
 		}
-		cells[i].Theta = cellThetaStart(params, d, cells[i].ThetaPrior)
 	}
 }
 
@@ -487,10 +514,22 @@ func (m *Model) conditionSample(ctx context.Context, ic indexedCondition, n int,
 // cell per condition of CalibrationConditions that the grid has room
 // for.
 func (m *Model) RecalibrateThetaShapes(ctx context.Context, n int) error {
-	cells := slices.Clone(m.Config.Infer.Conditions)
-	data, err := m.tableSamples(ctx, n, cells, rawSpread(m.Config.Infer.SpreadFit), -1)
+	in := m.Config.Infer
+	cells := slices.Clone(in.Conditions)
+	data, err := m.tableSamples(ctx, n, cells, rawSpread(in.SpreadFit), -1)
 	if err != nil {
 		return err
+	}
+	if m.onePassDefault() {
+		// The shapes were fitted to the deviations with the one pass's
+		// floors and factors, as fitConditionTable fits them.
+		P := len(m.Sys.Params())
+		for _, d := range data {
+			for _, p := range d.preds {
+				in.applyThetaFloor(p.ThetaStd)
+			}
+		}
+		applyThetaFactors(cells, data, P)
 	}
 	fitThetaShapes(cells, data, m.Sys.Params())
 	m.Config.Infer.Conditions = cells

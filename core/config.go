@@ -358,10 +358,11 @@ func (in Infer) check() error {
 	if err := in.SpreadFit.check(); err != nil {
 		return err
 	}
-	if in.SpreadFit.DeltaTheta != nil {
-		// Nothing fits one there: the θ term belongs to a refining
-		// model's one-pass fit (RecalibrateOnePassDeltaTheta).
-		return fmt.Errorf("δ's θ term is stored with the default spread: it belongs to the one-pass fit (infer.one_pass.delta_theta) only")
+	if in.SpreadFit.DeltaTheta != nil && in.Refine > 0 {
+		// Nothing fits one there: the θ term belongs to the one-pass
+		// predictions' fit (RecalibrateOnePassDeltaTheta), which is the
+		// default one only for a model that does not refine by default.
+		return fmt.Errorf("δ's θ term is stored with the default spread of a model that refines by default (refine %d): it belongs to the one-pass fit (infer.one_pass.delta_theta) only", in.Refine)
 	}
 	if in.OnePass != nil {
 		if err := in.OnePass.check(); err != nil {

@@ -191,7 +191,9 @@ const deltaThetaECESlack = 0.005
 // RecalibrateOnePassDeltaTheta fits the one-pass δ band's θ term
 // (DeltaTheta) of a model that refines by default, on the n validation
 // realizations per condition that RecalibrateOnePassConditions draws,
-// then refits the one-pass table under it. The term's floors are the
+// then refits the one-pass table under it; of a model that does not,
+// whose default prediction is the one pass, it fits the term of the
+// default fit and refits the default table (RecalibrateConditions). The term's floors are the
 // one-pass table's θ floors b_q, its factors r_q the geometric means
 // over the table's cells of θ_q's factor, and its weight at each
 // condition the one of 0 and deltaThetaWeights whose bands, the cell's
@@ -201,18 +203,26 @@ const deltaThetaECESlack = 0.005
 // no term and its table is left as it was.
 func (m *Model) RecalibrateOnePassDeltaTheta(ctx context.Context, n int) error {
 	in := &m.Config.Infer
-	if in.Refine <= 0 || in.OnePass == nil || len(in.OnePass.Conditions) == 0 {
+	// A model that does not refine by default holds its one pass's fit
+	// as its default one, and its default table is the one-pass table.
+	fit, set, refit := in.OnePass, func(f *SpreadFit) { in.OnePass = f }, m.RecalibrateOnePassConditions
+	if m.onePassDefault() {
+		fit, set, refit = &in.SpreadFit, func(f *SpreadFit) { in.SpreadFit = *f }, m.RecalibrateConditions
+		if len(fit.Conditions) == 0 {
+			return fmt.Errorf("recalibrate: the model has no table of scales per condition to fit δ's θ term on: recalibrate it whole")
+		}
+	} else if fit == nil || len(fit.Conditions) == 0 {
 		return noOnePassFit(*in, "table")
 	}
-	base := rawSpread(*in.OnePass)
+	base := rawSpread(*fit)
 	base.DeltaTheta = nil
-	cells := in.OnePass.Conditions
+	cells := fit.Conditions
 	data, err := m.tableSamples(ctx, n, cells, base, 0)
 	if err != nil {
 		return err
 	}
 	hd := deltaProfileFor(m.Sys.Grid(), base)
-	d := deltaThetaOf(in.OnePass, len(m.Sys.Params()))
+	d := deltaThetaOf(fit, len(m.Sys.Params()))
 	gains := false
 	for i, cs := range data {
 		jacs := m.predictionJacobians(cs.preds, func(j int) []float64 { return cs.tasks[j].Real.Side })
@@ -226,12 +236,12 @@ func (m *Model) RecalibrateOnePassDeltaTheta(ctx context.Context, n int) error {
 	if !gains {
 		return nil
 	}
-	before := in.OnePass
-	op := *before
+	before := *fit
+	op := before
 	op.DeltaTheta = d
-	in.OnePass = &op
-	if err := m.RecalibrateOnePassConditions(ctx, n); err != nil {
-		in.OnePass = before
+	set(&op)
+	if err := refit(ctx, n); err != nil {
+		set(&before)
 		return err
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -96,8 +97,10 @@ func TestDeltaThetaCheck(t *testing.T) {
 	}
 }
 
-// A term stored with the default spread, where nothing fits one, is
-// refused when the inference settings are checked.
+// A term stored with the default spread of a refining model, where
+// nothing fits one, is refused when the inference settings are checked;
+// a model that does not refine by default holds its one pass's term
+// there.
 func TestDeltaThetaOnlyInOnePass(t *testing.T) {
 	m, _ := shippedModel(t, "lv", CNP, 1)
 	in := m.Config.Infer
@@ -105,6 +108,38 @@ func TestDeltaThetaOnlyInOnePass(t *testing.T) {
 	err := in.check()
 	if err == nil || !strings.Contains(err.Error(), "belongs to the one-pass fit") {
 		t.Fatalf("error %v, want one saying where the term belongs", err)
+	}
+	in.Refine = 0
+	if err := in.check(); err != nil {
+		t.Errorf("a one-pass model's default term: %v", err)
+	}
+}
+
+// SetRefine keeps the one-pass fit where a model with the new count
+// reads it, both ways, and moves nothing between two refining counts.
+func TestSetRefineKeepsOnePassFit(t *testing.T) {
+	m, _ := shippedModel(t, "lv", CNP, 1)
+	in := m.Config.Infer
+	onePass, refined := *in.OnePass, in.SpreadFit
+	if !in.SetRefine(0) || in.OnePass != nil || !reflect.DeepEqual(in.SpreadFit, onePass) || in.OnePassFit() != &in.SpreadFit {
+		t.Fatalf("refine 0: default fit %+v, one-pass fit %v", in.SpreadFit, in.OnePass)
+	}
+	if err := in.check(); err != nil {
+		t.Fatal(err)
+	}
+	if !in.SetRefine(5) || in.OnePass == nil || !reflect.DeepEqual(*in.OnePass, onePass) || in.SpreadFit.DeltaTheta != nil {
+		t.Fatalf("refine 5 again: one-pass fit %+v, default θ term %v", in.OnePass, in.SpreadFit.DeltaTheta)
+	}
+	if err := in.check(); err != nil {
+		t.Fatal(err)
+	}
+	in = m.Config.Infer
+	if in.SetRefine(3) || !reflect.DeepEqual(in.SpreadFit, refined) || !reflect.DeepEqual(*in.OnePass, onePass) {
+		t.Errorf("refine 5 → 3 moved a fit")
+	}
+	in = Infer{Refine: 0}
+	if in.SetRefine(5) || in.OnePass != nil {
+		t.Errorf("an unfitted model got a one-pass fit: %+v", in.OnePass)
 	}
 }
 
@@ -185,20 +220,35 @@ func TestDeltaThetaNeedsOnePassTable(t *testing.T) {
 }
 
 // A model that does not refine by default is told how to get a one-pass
-// fit (refinement steps), not to recalibrate whole: a whole
+// fit of its own (refinement steps), not to recalibrate whole: a whole
 // recalibration of it fits only its default prediction, the one pass.
 func TestOnePassPartsOnModelWithoutRefinementAdviseRefine(t *testing.T) {
 	m, _ := shippedModel(t, "spring", CNP, 1)
 	m.Config.Infer.Refine, m.Config.Infer.OnePass = 0, nil
-	parts := map[string]func(context.Context, int) error{
-		"delta-theta": m.RecalibrateOnePassDeltaTheta,
-		"one-pass":    m.RecalibrateOnePassConditions,
+	err := m.RecalibrateOnePassConditions(context.Background(), 4)
+	if err == nil || !strings.Contains(err.Error(), "--refine") || strings.Contains(err.Error(), "recalibrate it whole") {
+		t.Errorf("one-pass: error %v, want one advising --refine", err)
 	}
-	for name, fit := range parts {
-		err := fit(context.Background(), 4)
-		if err == nil || !strings.Contains(err.Error(), "--refine") || strings.Contains(err.Error(), "recalibrate it whole") {
-			t.Errorf("%s: error %v, want one advising --refine", name, err)
-		}
+}
+
+// A model that does not refine by default, whose default prediction is
+// the one pass, gets δ's θ term in its default fit, fitted on its
+// default table; without a table it is told to recalibrate whole.
+func TestDeltaThetaOnModelWithoutRefinementFitsDefault(t *testing.T) {
+	m, _ := shippedModel(t, "spring", CNP, 1)
+	in := &m.Config.Infer
+	in.SetRefine(0)
+	in.DeltaTheta = nil
+	if err := m.RecalibrateOnePassDeltaTheta(context.Background(), 4); err != nil {
+		t.Fatal(err)
+	}
+	if d := in.DeltaTheta; in.OnePass != nil || (d != nil && len(d.Cells) != len(in.Conditions)) {
+		t.Fatalf("one-pass fit kept apart %t, default θ term %+v", in.OnePass != nil, d)
+	}
+	in.Conditions = nil
+	err := m.RecalibrateOnePassDeltaTheta(context.Background(), 4)
+	if err == nil || !strings.Contains(err.Error(), "no table of scales per condition") || !strings.Contains(err.Error(), "recalibrate it whole") {
+		t.Errorf("without a table: error %v, want one saying to recalibrate whole", err)
 	}
 }
 

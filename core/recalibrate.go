@@ -106,10 +106,14 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 			return err
 		}
 	}
+	// δ's θ term is a recipe, not a scale: the one-pass table below is
+	// fitted under it (RecalibrateOnePassDeltaTheta fits it). A model
+	// that does not refine by default holds it in its default fit.
 	if onePass != nil && before.OnePass != nil {
-		// δ's θ term is a recipe, not a scale: the one-pass table below
-		// is fitted under it (RecalibrateOnePassDeltaTheta fits it).
 		onePass.DeltaTheta = before.OnePass.DeltaTheta
+	}
+	if m.onePassDefault() {
+		def.DeltaTheta = before.SpreadFit.DeltaTheta
 	}
 	m.Config.Infer.SpreadFit, m.Config.Infer.OnePass = *def, onePass
 	// Last, the scales of the default predictions over the operating

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -76,11 +77,13 @@ type SpreadFit struct {
 	Conditions []ConditionScale `json:"conditions,omitempty"`
 	// ThetaFloor, when set, is the floor b_q of each parameter's
 	// deviation, √(σ_q² + b_q²), before any scale (thetabase.go): the
-	// one-pass fit of a refining cnp has it, whose one sample has no
-	// spread.
+	// one-pass fit of a cnp has it, whose one sample has no spread (a
+	// refining model's OnePass, else its default fit).
 	ThetaFloor []float64 `json:"theta_floor,omitempty"`
 	// DeltaTheta, when set, is the share of θ's uncertainty in δ's band
-	// (deltatheta.go): the one-pass fit of lv's files has it.
+	// (deltatheta.go): the one-pass fit of lv's files has it, and only
+	// a one-pass fit may (a refining model's OnePass, else its default
+	// fit).
 	DeltaTheta *DeltaTheta `json:"delta_theta,omitempty"`
 }
 
@@ -147,6 +150,40 @@ func (m *Model) spreadFor(refine int) *SpreadFit {
 		f = *in.OnePass
 	}
 	return &f
+}
+
+// OnePassFit is the fit of the one-pass predictions that holds their own
+// parts (θ's floors and factors, δ's θ term): a refining model's
+// one-pass fit (nil where it has none), or the default fit of a model
+// that does not refine by default, whose default prediction is the one
+// pass.
+func (in *Infer) OnePassFit() *SpreadFit {
+	if in.Refine > 0 {
+		return in.OnePass
+	}
+	return &in.SpreadFit
+}
+
+// SetRefine makes n the default number of refinement steps and keeps the
+// one-pass predictions' fit where a model with n steps reads it
+// (OnePassFit): a refining model's one-pass fit becomes the default fit
+// of one that does not refine, and a fitted default fit of one that
+// does not refine becomes the one-pass fit of one that does, a copy
+// without δ's θ term staying the default fit, for refined predictions,
+// until a recalibration fits them. It reports whether a fit moved.
+func (in *Infer) SetRefine(n int) (moved bool) {
+	switch {
+	case in.Refine > 0 && n <= 0 && in.OnePass != nil:
+		in.SpreadFit, in.OnePass = *in.OnePass, nil
+		moved = true
+	case in.Refine <= 0 && n > 0 && in.OnePass == nil && !reflect.DeepEqual(in.SpreadFit, SpreadFit{}):
+		op := in.SpreadFit
+		in.OnePass = &op
+		in.SpreadFit.DeltaTheta = nil
+		moved = true
+	}
+	in.Refine = n
+	return moved
 }
 
 // applySpread sets the standard deviations of preds (one per context)

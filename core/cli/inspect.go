@@ -196,17 +196,24 @@ func writeInferenceWords(w io.Writer, in core.Infer) {
 		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f ×%.3f", spreadWords(*op), sy, sd, op.ThetaScale())
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  conditions: %s\n", conditionWords(in.Conditions))
+	fmt.Fprintf(w, "  conditions: %s\n", tableWords(in.SpreadFit))
 	if op := in.OnePass; op != nil {
-		words := conditionWords(op.Conditions)
-		if len(op.ThetaFloor) > 0 {
-			words += ", θ deviation floors"
-		}
-		if op.DeltaTheta != nil {
-			words += ", δ band with θ's share"
-		}
-		fmt.Fprintf(w, "  one-pass conditions: %s\n", words)
+		fmt.Fprintf(w, "  one-pass conditions: %s\n", tableWords(*op))
 	}
+}
+
+// tableWords describes a fit's table of scales per condition and the
+// one-pass parts it holds (a refining model's one-pass fit, or the
+// default fit of one that does not refine).
+func tableWords(s core.SpreadFit) string {
+	words := conditionWords(s.Conditions)
+	if len(s.ThetaFloor) > 0 {
+		words += ", θ deviation floors"
+	}
+	if s.DeltaTheta != nil {
+		words += ", δ band with θ's share"
+	}
+	return words
 }
 
 // stepsWords says the steps a file's weights were trained for and the

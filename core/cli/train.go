@@ -234,7 +234,13 @@ func (r *trainRun) newModel() error {
 	if r.init != nil {
 		r.m = r.init
 		r.m.Config.Train = r.cfg.Train
-		r.m.Config.Infer.Refine = r.cfg.Infer.Refine
+		in := &r.m.Config.Infer
+		before := in.Refine
+		// The one-pass fit, θ's floors and δ's θ term among it, stays
+		// where a model with the new count reads it.
+		if in.SetRefine(r.cfg.Infer.Refine) && before <= 0 && r.f.recalibrate == 0 {
+			r.env.Notef("--refine %d: %s's default fit, fitted to its one pass, is its one-pass fit now, and serves its refined predictions until --recalibrate N fits them", in.Refine, r.f.init)
+		}
 		return nil
 	}
 	m, err := core.NewModel(r.cfg)
@@ -356,6 +362,11 @@ func (r *trainRun) fit(ctx context.Context) (dropped bool, err error) {
 		}
 		r.info.Metrics = &val
 		r.env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly))
+		if op := m.Config.Infer.OnePassFit(); res.Steps1+res.Steps2 > 0 && op != nil && op.DeltaTheta != nil {
+			// Only the delta-theta part fits the term: a whole
+			// recalibration keeps it, fitted to the weights before.
+			r.env.Notef("δ's one-pass θ term was kept as fitted to %s's weights (apic train --init %s --steps1 0 --steps2 0 --recalibrate N --recalibrate-only delta-theta --out %s refits it)", f.init, shellQuote(f.out), shellQuote(f.out))
+		}
 		return false, nil
 	}
 	if r.init == nil || res.Steps1+res.Steps2 == 0 || !m.Fitted() {
@@ -364,8 +375,12 @@ func (r *trainRun) fit(ctx context.Context) (dropped bool, err error) {
 	// The --init file's fit belongs to its weights, not to these:
 	// dropped, as the explorer and partial files drop it, and the
 	// validation, scored with it, redone without it.
+	term := ""
+	if op := m.Config.Infer.OnePassFit(); op != nil && op.DeltaTheta != nil {
+		term = ", all but δ's one-pass θ term, which --recalibrate-only delta-theta then fits"
+	}
 	m.DropFit()
-	r.env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out FILE refits them)", f.init, f.out)
+	r.env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out FILE refits them%s)", f.init, f.out, term)
 	val, err := m.Validate(ctx)
 	if errors.Is(err, context.Canceled) {
 		return false, fmt.Errorf("interrupted during the final validation, after %d+%d training steps; %s", res.Steps1, res.Steps2, r.resume())
@@ -887,7 +902,7 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 		return core.Config{}, nil, err
 	}
 	if f.refine >= 0 {
-		cfg.Infer.Refine = f.refine
+		cfg.Infer.SetRefine(f.refine) // as newModel sets it on the --init model
 	}
 	if err := cfg.Validate(); err != nil {
 		return core.Config{}, nil, UsageError("%v", err)
@@ -1341,10 +1356,11 @@ func deltaProfileWords(in core.Infer) string {
 
 // deltaThetaWords says what δ's one-pass θ term holds.
 func deltaThetaWords(in core.Infer) string {
-	if in.OnePass == nil || in.OnePass.DeltaTheta == nil {
+	op := in.OnePassFit()
+	if op == nil || op.DeltaTheta == nil {
 		return "none (no weight raised δ's validation LL without raising its ECE)"
 	}
-	d := in.OnePass.DeltaTheta
+	d := op.DeltaTheta
 	parts := make([]string, len(d.Factor))
 	for q, r := range d.Factor {
 		parts[q] = fmt.Sprintf("%.3g", r)

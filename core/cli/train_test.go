@@ -1877,3 +1877,104 @@ func TestTrainRecalibrateDeltaThetaOnly(t *testing.T) {
 		t.Errorf("weights changed (first at %s)", name)
 	}
 }
+
+// --refine 0 on a refining file keeps its one-pass fit, θ's floors and
+// δ's θ term among it, as the default fit, which is what the one pass
+// then reads: a run that trains and fits nothing changes no prediction
+// of the one pass, and --refine 5 again gives the one-pass fit back.
+func TestTrainRefineZeroKeepsOnePassFit(t *testing.T) {
+	dir := t.TempDir()
+	before, _, err := core.LoadCheckpoint(filepath.Join("..", "..", "checkpoints", "spring-cnp.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op := before.Config.Infer.OnePass
+	if op == nil || op.DeltaTheta == nil || len(op.ThetaFloor) == 0 {
+		t.Fatal("the shipped file has no one-pass fit with a θ term and floors to keep")
+	}
+	one := filepath.Join(dir, "one.safetensors")
+	code, _, stderr := runCLI(t, "train", "--init", "embedded:spring-cnp.safetensors", "--steps1", "0", "--steps2", "0", "--refine", "0", "--recalibrate", "0", "--out", one)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	after, _, err := core.LoadCheckpoint(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := after.Config.Infer
+	if in.Refine != 0 || in.OnePass != nil || !reflect.DeepEqual(in.SpreadFit, *op) {
+		t.Fatalf("refine %d, default θ floors %v and θ term %v, one-pass fit kept apart %t: want the file's one-pass fit as the default", in.Refine, in.ThetaFloor, in.DeltaTheta != nil, in.OnePass != nil)
+	}
+	sys := before.Sys
+	tasks, err := core.TestTasks(sys, core.EvalOptions{Tasks: 4, Seed: 3, Context: 5, Noise: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctxs, sides := make([]sims.Context, len(tasks)), make([][]float64, len(tasks))
+	for i, task := range tasks {
+		ctxs[i], sides[i] = task.Context, task.Real.Side
+	}
+	want, err := before.PredictWith(ctxs, sides, core.PredictOptions{Samples: 1, Seed: 1, Refine: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := after.PredictWith(ctxs, sides, core.PredictOptions{Samples: 1, Seed: 1, Refine: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i].ThetaStd, want[i].ThetaStd) || !reflect.DeepEqual(got[i].DeltaStd, want[i].DeltaStd) || !reflect.DeepEqual(got[i].Std, want[i].Std) {
+			t.Fatalf("realization %d: the one pass's deviations changed (θ %v, want %v)", i, got[i].ThetaStd, want[i].ThetaStd)
+		}
+	}
+	back := filepath.Join(dir, "back.safetensors")
+	code, _, stderr = runCLI(t, "train", "--init", one, "--steps1", "0", "--steps2", "0", "--refine", "5", "--recalibrate", "0", "--out", back)
+	if code != 0 || !strings.Contains(stderr, "is its one-pass fit now, and serves its refined predictions until --recalibrate N fits them") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	again, _, err := core.LoadCheckpoint(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := again.Config.Infer; in.Refine != 5 || in.OnePass == nil || !reflect.DeepEqual(*in.OnePass, *op) || in.SpreadFit.DeltaTheta != nil {
+		t.Fatalf("refine %d, one-pass fit %t, default θ term %t: want the file's one-pass fit back", in.Refine, in.OnePass != nil, in.SpreadFit.DeltaTheta != nil)
+	}
+}
+
+// A fine-tune to --refine 0 that trains and recalibrates fits the
+// one-pass parts into the default table (θ's floors) and
+// keeps δ's θ term, saying that it was fitted to the weights before and
+// which command refits it; that command then fits the term of the
+// default fit.
+func TestTrainRefineZeroRecalibratesOnePassParts(t *testing.T) {
+	dir := t.TempDir()
+	before, _, err := core.LoadCheckpoint(filepath.Join("..", "..", "checkpoints", "spring-cnp.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "tuned.safetensors")
+	code, _, stderr := runCLI(t, "train", "--init", "embedded:spring-cnp.safetensors", "--steps1", "0", "--steps2", "2", "--refine", "0", "--recalibrate", "8", "--val-every", "0", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "δ's one-pass θ term was kept as fitted to embedded:spring-cnp.safetensors's weights (apic train --init "+out+" --steps1 0 --steps2 0 --recalibrate N --recalibrate-only delta-theta --out "+out+" refits it)") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	after, _, err := core.LoadCheckpoint(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := after.Config.Infer
+	// spring's one parameter has floors and no factors (those are
+	// relative to all parameters together).
+	if in.Refine != 0 || in.OnePass != nil || len(in.ThetaFloor) != 1 || len(in.Conditions) != 24 {
+		t.Fatalf("refine %d, one-pass fit %t, θ floors %v, %d cells: want the one-pass parts in the default table", in.Refine, in.OnePass != nil, in.ThetaFloor, len(in.Conditions))
+	}
+	if !reflect.DeepEqual(in.DeltaTheta, before.Config.Infer.OnePass.DeltaTheta) {
+		t.Errorf("δ's θ term %v, want the file's kept", in.DeltaTheta)
+	}
+	refit := recalibrateOnly(t, dir, out, "delta-theta", "8", "fitted the one-pass δ band's share of θ's uncertainty only: ")
+	if d := refit.Config.Infer.DeltaTheta; d != nil && len(d.Cells) != 24 {
+		t.Errorf("θ term after delta-theta: %+v", d)
+	}
+	if refit.Config.Infer.OnePass != nil || len(refit.Config.Infer.ThetaFloor) != 1 {
+		t.Errorf("delta-theta moved the one-pass parts: one-pass fit %t, θ floors %v", refit.Config.Infer.OnePass != nil, refit.Config.Infer.ThetaFloor)
+	}
+}
