@@ -541,8 +541,11 @@ func TestCalibrateBadInput(t *testing.T) {
 	}{
 		{"missing column", "spring", "t\n1\n", nil, "f.csv:1: missing column y"},
 		{"unknown column", "spring", "t,y,z\n1,2,3\n", nil, `f.csv:1: unknown column "z"`},
-		{"wrong system's columns", "lv", "t,y\n1,2\n", lvU0, `f.csv:1: unknown column "y" (want "t,prey,predator")`},
-		{"wrong system's columns, no u0", "lv", "t,y\n1,2\n", nil, `f.csv:1: unknown column "y" (want "t,prey,predator")`},
+		{"wrong system's columns", "lv", "t,y\n1,2\n", lvU0, `f.csv:1: column "y" is read as predator only beside "x"; alone it is ambiguous, another system's column name: name it "predator" (want "t,prey,predator", or time for t, predators for predator, x,y for prey,predator)`},
+		{"wrong system's columns, no u0", "lv", "t,y\n1,2\n", nil, `f.csv:1: column "y" is read as predator only beside "x"`},
+		{"another system's columns", "lv", "t,x,u\n1,2,3\n", lvU0, `f.csv:1: column "x" is read as prey only beside "y"`},
+		{"unknown lv column", "lv", "t,hare,lynx\n1,2,3\n", lvU0, `f.csv:1: unknown column "hare" (want "t,prey,predator", or time for t, predators for predator, x,y for prey,predator)`},
+		{"alias beside its column", "lv", "t,x,y,prey\n1,2,3,4\n", lvU0, `f.csv:1: columns "x" and "prey" both name prey`},
 		{"comment lines", "spring", "# my lab data\nt,y\n# run 2\n1,zz\n", nil, `f.csv:4: y = "zz" is not a number`},
 		{"decimal commas", "spring", "t,y\n0,2020,0,8560\n", nil, "f.csv:2: 4 fields, want 2 (t,y); decimal commas?"},
 		{"twice", "spring", "t,y,t\n1,2,3\n", nil, `f.csv:1: column "t" appears twice`},
