@@ -501,6 +501,27 @@ func TestCalibrateWarnings(t *testing.T) {
 	}
 }
 
+// TestCalibrateFlagsSwappedU0: the README's lv example calibrated with
+// its --u0 given predator first warns of it, naming both orders, and
+// leaves the u0 used as given; the right order draws no such warning.
+func TestCalibrateFlagsSwappedU0(t *testing.T) {
+	data := "../../docs/examples/lv.csv"
+	res, raw := calibrateJSON(t, "--system", "lv", "--data", data, "--u0", "1.3329,1.0144")
+	joined := strings.Join(res.Warnings, "\n")
+	for _, w := range []string{"u0 = 1.333,1.014 looks swapped", "(prey x0 = 1.333, predator y0 = 1.014)", "(prey x0 = 1.014, predator y0 = 1.333)"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("warnings %q lack %q", res.Warnings, w)
+		}
+	}
+	if u0, _ := raw["u0"].([]any); len(u0) != 2 || u0[0] != 1.3329 || u0[1] != 1.0144 {
+		t.Errorf("u0 used %v, want the order given", raw["u0"])
+	}
+	res, _ = calibrateJSON(t, "--system", "lv", "--data", data, "--u0", "1.0144,1.3329")
+	if joined := strings.Join(res.Warnings, "\n"); strings.Contains(joined, "swapped") {
+		t.Errorf("u0 in order: warnings %q", res.Warnings)
+	}
+}
+
 func TestCalibrateStdin(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
