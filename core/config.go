@@ -7,6 +7,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -251,7 +252,7 @@ func (c Config) Validate() error {
 	}
 	if t := c.Train; t.ContextMin != 0 || t.ContextMax != 0 {
 		if err := CheckContextRange(c.Arch.System, t.ContextMin, t.ContextMax); err != nil {
-			return fmt.Errorf("training context range %w", err)
+			return fmt.Errorf("training context range %d:%d (train.context_min:context_max) %w", t.ContextMin, t.ContextMax, err)
 		}
 	}
 	return nil
@@ -448,17 +449,20 @@ func hasThetaHint(sys sims.System) bool {
 }
 
 // CheckContextRange reports a training context range lo:hi outside
-// 1 ≤ lo ≤ hi ≤ the number of grid states of the system named (the
-// bound on hi is skipped for a system that does not exist, which
+// 1 ≤ lo ≤ hi ≤ the number of grid states of the system named, in the
+// words that train's --context-range, sweep's context-range axis and a
+// checkpoint's config share, the value left to the caller to name (the
+// bound on hi is left out for a system that does not exist, which
 // Validate reports on its own).
 func CheckContextRange(system string, lo, hi int) error {
-	sys, _ := sims.Lookup(system)
-	most := 0
-	if sys != nil {
-		most = len(sys.Grid().States)
-	}
-	if lo < 1 || hi < lo || (sys != nil && hi > most) {
-		return fmt.Errorf("%d:%d must satisfy 1 ≤ min ≤ max ≤ %d (the grid's states)", lo, hi, most)
+	sys, err := sims.Lookup(system)
+	switch {
+	case err != nil && (lo < 1 || hi < lo):
+		return errors.New("must satisfy 1 ≤ MIN ≤ MAX")
+	case err != nil:
+		return nil
+	case lo < 1 || hi < lo || hi > len(sys.Grid().States):
+		return fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX ≤ %d (%s's grid states)", len(sys.Grid().States), system)
 	}
 	return nil
 }

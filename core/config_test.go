@@ -84,7 +84,7 @@ func TestConfigValidateRejects(t *testing.T) {
 		{"context range from 0", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 0, 4 }, "context range"},
 		{"negative basis", func(c *Config) { c.Arch.Basis = -1 }, "basis"},
 		{"basis on a one-query closure", func(c *Config) { c.Arch.System, c.Arch.Basis = "advdiff", 4 }, "basis"},
-		{"context range past the grid", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 5, 101 }, "context range"},
+		{"context range past the grid", func(c *Config) { c.Train.ContextMin, c.Train.ContextMax = 5, 101 }, "training context range 5:101 (train.context_min:context_max) must satisfy 1 ≤ MIN ≤ MAX ≤ 100 (spring's grid states)"},
 		// The resource limits, the same as the flags': a checkpoint's
 		// config is read by train --init, eval and the explorer.
 		{"val_tasks 1e9", func(c *Config) { c.Train.ValTasks = 1e9 }, "train.val_tasks: val-tasks must be between 0 and 2000"},
@@ -248,5 +248,16 @@ func TestNewModelDeterministic(t *testing.T) {
 		if m.Closure().Name() != string(f) {
 			t.Errorf("form %s gives closure %q", f, m.Closure().Name())
 		}
+	}
+}
+
+// TestCheckContextRangeUnknownSystem: without a system there is no
+// bound on MAX to state, so none is (not "≤ 0").
+func TestCheckContextRangeUnknownSystem(t *testing.T) {
+	if err := CheckContextRange("nosuch", 5, 500); err != nil {
+		t.Errorf("5:500: %v", err)
+	}
+	if err := CheckContextRange("nosuch", 0, 5); err == nil || err.Error() != "must satisfy 1 ≤ MIN ≤ MAX" {
+		t.Errorf("0:5: %v", err)
 	}
 }

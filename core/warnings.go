@@ -65,6 +65,8 @@ func AtPriorBound(par sims.Param, th float64) bool {
 //     one time say (spanWarnings);
 //   - a channel without observations (unobservedWarnings);
 //   - side information outside its plausible range (sims.SideInfo);
+//   - a two-channel initial state whose swap fits the earliest
+//     observations far better (lv's --u0 with predator first);
 //   - observations at the first time that contradict the initial state
 //     the side information fixes (lv's t = 0 row against --u0).
 func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string {
@@ -110,6 +112,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	out = append(out, spanWarnings(sys.Grid(), ctx)...)
 	out = append(out, unobservedWarnings(sys.Grid(), ctx)...)
 	out = append(out, sideWarnings(sys.Side(), side)...)
+	out = append(out, swappedSideWarnings(sys, ctx, side)...)
 	return append(out, initialWarnings(sys, ctx, side)...)
 }
 
@@ -236,6 +239,7 @@ func (m *Model) noiseWarnings(p Prediction, ctx sims.Context) []string {
 func DataWarnings(sys sims.System, ctx sims.Context, side []float64) []string {
 	out := observationWarnings(sys, ctx, "")
 	out = append(out, sideWarnings(sys.Side(), side)...)
+	out = append(out, swappedSideWarnings(sys, ctx, side)...)
 	return append(out, initialWarnings(sys, ctx, side)...)
 }
 

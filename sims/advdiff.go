@@ -76,6 +76,7 @@ func newAdvDiff() *advDiff {
 		Hi:         []float64{1, 1},
 		Shape:      []int{advdiffNT, advdiffNX},
 		Periodic:   []bool{false, true},
+		Aliases:    []ColumnAlias{timeAlias},
 	}}
 }
 

@@ -27,6 +27,16 @@ type lotkaVolterra struct {
 	bumps   lvBumpTable  // the truth's bumps at the data integrator's stage times
 }
 
+// lvAliases are the other names lv's observation files may give its
+// columns: time, predators, and x and y together, the populations' names
+// in its equations (Formulas: x prey, y predator; u0 is x0,y0).
+var lvAliases = []ColumnAlias{
+	timeAlias,
+	{Alias: "predators", Column: "predator"},
+	{Alias: "x", Column: "prey", Paired: true},
+	{Alias: "y", Column: "predator", Paired: true},
+}
+
 func newLotkaVolterra() *lotkaVolterra {
 	states := make([][]float64, lvIntervals+1)
 	for j := range states {
@@ -41,6 +51,7 @@ func newLotkaVolterra() *lotkaVolterra {
 			States:     states,
 			Lo:         []float64{0},
 			Hi:         []float64{lvHorizon},
+			Aliases:    lvAliases,
 		},
 		data:    data,
 		queries: states,

@@ -49,6 +49,7 @@ func newSpring() *spring {
 		grid: Grid{
 			StateNames: []string{"t"},
 			Channels:   []string{"y"},
+			Aliases:    []ColumnAlias{timeAlias},
 			States:     states,
 			Lo:         []float64{0},
 			Hi:         []float64{springHorizon},

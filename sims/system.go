@@ -38,6 +38,10 @@ type Grid struct {
 	// Periodic marks the state dimensions on which the domain wraps
 	// around (Hi is the same point as Lo); nil when none does.
 	Periodic []bool
+	// Aliases are other names an observation file's header may give
+	// the grid's columns ("time" for t); nil for none. HeaderColumns
+	// reads them.
+	Aliases []ColumnAlias
 }
 
 // IsPeriodic reports whether state dimension d wraps around.

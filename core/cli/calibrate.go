@@ -42,10 +42,13 @@ once (average replicate measurements first; advdiff's x is periodic, so
 x = 1 is x = 0; states within 1e-9 of the domain's width in every
 coordinate, 1 and 1.0000000000000002, are one, as is a state that close
 to a grid point, and one that close outside the domain is at its end);
-'-' reads stdin. Systems with side information need it, their initial
-state: --u0 x0,y0 for lv (prey and predator at t = 0), --u0-file (CSV
-x,u or u,x, one row per grid position, in any order: x says which, and
-x = 1 is x = 0 there too) for advdiff. To practise,
+'-' reads stdin. Column names match in any case, and these aliases are
+read too: time for t; for lv, predators for predator and x,y (its
+equations' names) for prey,predator, x and y only together, since alone
+each is another system's column. Systems with side information need
+it, their initial state: --u0 x0,y0 for lv (prey and predator at t =
+0), --u0-file (CSV x,u or u,x, one row per grid position, in any order:
+x says which, and x = 1 is x = 0 there too) for advdiff. To practise,
 'apic simulate --csv FILE' writes such a file, sparse and noisy, and the
 command that calibrates it.
 

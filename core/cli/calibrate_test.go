@@ -501,6 +501,27 @@ func TestCalibrateWarnings(t *testing.T) {
 	}
 }
 
+// TestCalibrateFlagsSwappedU0: the README's lv example calibrated with
+// its --u0 given predator first warns of it, naming both orders, and
+// leaves the u0 used as given; the right order draws no such warning.
+func TestCalibrateFlagsSwappedU0(t *testing.T) {
+	data := "../../docs/examples/lv.csv"
+	res, raw := calibrateJSON(t, "--system", "lv", "--data", data, "--u0", "1.3329,1.0144")
+	joined := strings.Join(res.Warnings, "\n")
+	for _, w := range []string{"u0 = 1.333,1.014 looks swapped", "(prey x0 = 1.333, predator y0 = 1.014)", "(prey x0 = 1.014, predator y0 = 1.333)"} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("warnings %q lack %q", res.Warnings, w)
+		}
+	}
+	if u0, _ := raw["u0"].([]any); len(u0) != 2 || u0[0] != 1.3329 || u0[1] != 1.0144 {
+		t.Errorf("u0 used %v, want the order given", raw["u0"])
+	}
+	res, _ = calibrateJSON(t, "--system", "lv", "--data", data, "--u0", "1.0144,1.3329")
+	if joined := strings.Join(res.Warnings, "\n"); strings.Contains(joined, "swapped") {
+		t.Errorf("u0 in order: warnings %q", res.Warnings)
+	}
+}
+
 func TestCalibrateStdin(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
@@ -541,8 +562,11 @@ func TestCalibrateBadInput(t *testing.T) {
 	}{
 		{"missing column", "spring", "t\n1\n", nil, "f.csv:1: missing column y"},
 		{"unknown column", "spring", "t,y,z\n1,2,3\n", nil, `f.csv:1: unknown column "z"`},
-		{"wrong system's columns", "lv", "t,y\n1,2\n", lvU0, `f.csv:1: unknown column "y" (want "t,prey,predator")`},
-		{"wrong system's columns, no u0", "lv", "t,y\n1,2\n", nil, `f.csv:1: unknown column "y" (want "t,prey,predator")`},
+		{"wrong system's columns", "lv", "t,y\n1,2\n", lvU0, `f.csv:1: column "y" is read as predator only beside "x"; alone it is ambiguous, another system's column name: name it "predator" (want "t,prey,predator", or time for t, predators for predator, x,y for prey,predator)`},
+		{"wrong system's columns, no u0", "lv", "t,y\n1,2\n", nil, `f.csv:1: column "y" is read as predator only beside "x"`},
+		{"another system's columns", "lv", "t,x,u\n1,2,3\n", lvU0, `f.csv:1: column "x" is read as prey only beside "y"`},
+		{"unknown lv column", "lv", "t,hare,lynx\n1,2,3\n", lvU0, `f.csv:1: unknown column "hare" (want "t,prey,predator", or time for t, predators for predator, x,y for prey,predator)`},
+		{"alias beside its column", "lv", "t,x,y,prey\n1,2,3,4\n", lvU0, `f.csv:1: columns "x" and "prey" both name prey`},
 		{"comment lines", "spring", "# my lab data\nt,y\n# run 2\n1,zz\n", nil, `f.csv:4: y = "zz" is not a number`},
 		{"decimal commas", "spring", "t,y\n0,2020,0,8560\n", nil, "f.csv:2: 4 fields, want 2 (t,y); decimal commas?"},
 		{"twice", "spring", "t,y,t\n1,2,3\n", nil, `f.csv:1: column "t" appears twice`},

@@ -26,7 +26,7 @@ func headerSystems(fields []string, skip *sims.Grid) []string {
 		if skip != nil && slices.Equal(want, obsHeader(*skip)) {
 			continue
 		}
-		if _, err := headerColumns(fields, want, len(g.StateNames)); err == nil {
+		if _, err := headerColumns(fields, g); err == nil {
 			out = append(out, name)
 		}
 	}

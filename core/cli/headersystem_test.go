@@ -21,17 +21,22 @@ func TestCalibrateNamesTheDataFilesSystem(t *testing.T) {
 		return path
 	}
 	lv := write("lv.csv", "# written by apic simulate --csv (lv)\nt,prey,predator\n0,1,1\n1,2,1\n")
-	unknown := write("time.csv", "time,y\n0,1\n")
+	unknown := write("when.csv", "when,y\n0,1\n")
+	xy := write("xy.csv", "t,x,y\n0,1,1\n")
+	ty := write("ty.csv", "t,y\n0,1\n")
 	hint := `"t,prey,predator" is the header of lv's observations: calibrate them with a model of lv (--system lv)`
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--system", "spring", "--data", lv}, lv + `:2: unknown column "prey" (want "t,y"); ` + hint + "\n"},
+		{[]string{"--system", "spring", "--data", lv}, lv + `:2: unknown column "prey" (want "t,y", or time for t); ` + hint + "\n"},
 		{[]string{"--data", lv}, "give --checkpoint FILE, or --system ("},
 		{[]string{"--data", lv}, "to use an embedded checkpoint; " + hint + "\n"},
 		{[]string{"--data", unknown}, "to use an embedded checkpoint\n"},
-		{[]string{"--system", "lv", "--data", unknown, "--u0", "1,1"}, unknown + `:1: unknown column "time" (want "t,prey,predator")` + "\n"},
+		// lv's aliases name its files too, but y alone is spring's.
+		{[]string{"--system", "spring", "--data", xy}, `is the header of lv's observations`},
+		{[]string{"--data", ty}, `"t,y" is the header of spring's or`},
+		{[]string{"--system", "lv", "--data", unknown, "--u0", "1,1"}, unknown + `:1: unknown column "when" (want "t,prey,predator", or time for t, predators for predator, x,y for prey,predator)` + "\n"},
 	} {
 		code, _, stderr := runCLI(t, append([]string{"calibrate"}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

@@ -24,8 +24,10 @@ import (
 //
 // and one observation per row, at any state inside the grid's domain (not
 // only at grid points) and in any order. Columns may come in any order;
-// names match case-insensitively. Everything about the layout is derived
-// from sims.Grid, so a new system needs no change here.
+// names match case-insensitively, and the grid's aliases (sims.ColumnAlias:
+// time for t, lv's x,y for prey,predator) stand for them. Everything
+// about the layout is derived from sims.Grid, so a new system needs no
+// change here.
 
 // stdinName labels errors in an input file read from standard input.
 const stdinName = "<stdin>"
@@ -75,11 +77,10 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		return sims.Context{}, err
 	}
 	header = append([]string(nil), header...) // ReuseRecord
-	ns := len(g.StateNames)
-	col, err := headerColumns(header, want, ns)
+	col, err := headerColumns(header, g)
 	if err != nil {
 		isHeader := func(fields []string) bool {
-			_, err := headerColumns(fields, want, ns)
+			_, err := headerColumns(fields, g)
 			return err == nil
 		}
 		hint := headerHint(recs, header, isHeader)
@@ -88,7 +89,7 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 		}
 		return sims.Context{}, recs.bad(line, "%v%s", err, hint)
 	}
-	p := &obsParser{g: g, want: want, header: header, col: col, sane: sane, bad: recs.bad, loc: newGridLocator(g), firstRows: map[string]firstRow{}}
+	p := &obsParser{g: g, want: columnLabels(want, header, col), header: header, col: col, sane: sane, bad: recs.bad, loc: newGridLocator(g), firstRows: map[string]firstRow{}}
 	p.written = newWrittenStates(p.loc)
 	var obs sims.Context
 	for {
@@ -113,7 +114,8 @@ func parseObservations(ctx context.Context, r io.Reader, name string, g sims.Gri
 }
 
 // obsParser reads the rows of an observations file after its header:
-// want are the columns a file may have (states, then channels), col
+// want names the columns a file may have (states, then channels; an
+// alias as the header spells it: columnLabels), col
 // where each is in the file's header (−1: absent), sane the largest
 // magnitude accepted per channel.
 type obsParser struct {
@@ -344,13 +346,16 @@ func (p *obsParser) nearDuplicate(wrapped, written []float64, line int) error {
 	return nil
 }
 
-// headerColumns maps each wanted name to its column in header (−1 for
-// a channel the file leaves out), or explains what is wrong with the
-// header. want's first ns names (the state) are required; of the
-// channels after them, one is enough (lv's t,prey: predators not
-// observed, as an empty cell says row by row).
-func headerColumns(header, want []string, ns int) ([]int, error) {
+// headerColumns maps each column of g's observation files (obsHeader)
+// to its column in header (−1 for a channel the file leaves out), or
+// explains what is wrong with the header. A header field may name a
+// column or one of its aliases (sims.ColumnAlias). The state columns
+// are required; of the channels after them, one is enough (lv's
+// t,prey: predators not observed, as an empty cell says row by row).
+func headerColumns(header []string, g sims.Grid) ([]int, error) {
+	want, ns := obsHeader(g), len(g.StateNames)
 	wantText := strings.Join(want, ",")
+	accepted := acceptedText(g)
 	if len(header) == 1 {
 		if d := foreignDelimiter(header); d != "" {
 			return nil, fmt.Errorf("header %s: fields are separated by %s, want commas (%q)", core.QuoteInput(header[0]), d, wantText)
@@ -361,21 +366,26 @@ func headerColumns(header, want []string, ns int) ([]int, error) {
 	}
 	index := map[string]int{}
 	for i, w := range want {
-		index[strings.ToLower(w)] = i
+		index[w] = i
 	}
+	names, lone := g.HeaderColumns(header)
 	col := make([]int, len(want))
 	for i := range col {
 		col[i] = -1
 	}
 	for j, h := range header {
-		i, ok := index[strings.ToLower(h)]
+		i, ok := index[names[j]]
 		switch {
 		case h == "":
-			return nil, fmt.Errorf("header %s has an empty column name (want %q)", core.QuoteInput(strings.Join(header, ",")), wantText)
+			return nil, fmt.Errorf("header %s has an empty column name (want %s)", core.QuoteInput(strings.Join(header, ",")), accepted)
+		case !ok && slices.Contains(lone, h):
+			return nil, loneAliasError(g, h, accepted)
 		case !ok:
-			return nil, fmt.Errorf("unknown column %s (want %q)%s", core.QuoteInput(h), wantText, unitsColumnHint(h, index))
+			return nil, fmt.Errorf("unknown column %s (want %s)%s", core.QuoteInput(h), accepted, unitsColumnHint(h, g))
+		case col[i] >= 0 && !strings.EqualFold(header[col[i]], h):
+			return nil, fmt.Errorf("columns %s and %s both name %s (want %s)", core.QuoteInput(header[col[i]]), core.QuoteInput(h), want[i], accepted)
 		case col[i] >= 0:
-			return nil, fmt.Errorf("column %s appears twice (want %q)", core.QuoteInput(h), wantText)
+			return nil, fmt.Errorf("column %s appears twice (want %s)", core.QuoteInput(h), accepted)
 		}
 		col[i] = j
 	}
@@ -390,14 +400,67 @@ func headerColumns(header, want []string, ns int) ([]int, error) {
 		}
 	}
 	if channels == 0 {
-		for _, w := range want[ns:] {
-			missing = append(missing, w)
-		}
+		missing = append(missing, want[ns:]...)
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("missing column %s (want %q)", strings.Join(missing, ", "), wantText)
+		return nil, fmt.Errorf("missing column %s (want %s)", strings.Join(missing, ", "), accepted)
 	}
 	return col, nil
+}
+
+// acceptedText is the quoted header of g's observation files and the
+// aliases its columns may be given instead: "t,prey,predator", or time
+// for t, predators for predator, x,y for prey,predator.
+func acceptedText(g sims.Grid) string {
+	text := fmt.Sprintf("%q", strings.Join(obsHeader(g), ","))
+	var alone []string
+	var pairAliases, pairColumns []string
+	for _, a := range g.Aliases {
+		if a.Paired {
+			pairAliases, pairColumns = append(pairAliases, a.Alias), append(pairColumns, a.Column)
+		} else {
+			alone = append(alone, a.Alias+" for "+a.Column)
+		}
+	}
+	if len(pairAliases) > 0 {
+		alone = append(alone, strings.Join(pairAliases, ",")+" for "+strings.Join(pairColumns, ","))
+	}
+	if len(alone) == 0 {
+		return text
+	}
+	return text + ", or " + strings.Join(alone, ", ")
+}
+
+// loneAliasError refuses the paired alias h (lv's y) in a header without
+// its partners: alone it may be another system's column (spring's t,y),
+// so it is not read as this grid's, and the error says what to write.
+func loneAliasError(g sims.Grid, h, accepted string) error {
+	var column string
+	var partners []string
+	for _, a := range g.Aliases {
+		switch {
+		case !a.Paired:
+		case strings.EqualFold(a.Alias, h):
+			column = a.Column
+		default:
+			partners = append(partners, strconv.Quote(a.Alias))
+		}
+	}
+	return fmt.Errorf("column %s is read as %s only beside %s; alone it is ambiguous, another system's column name: name it %q (want %s)",
+		core.QuoteInput(h), column, strings.Join(partners, " and "), column, accepted)
+}
+
+// columnLabels names each of want's columns in the row errors: as the
+// file's header spells an alias (x = "abc" is not a number, where the
+// header says x for prey), else by its own name.
+func columnLabels(want, header []string, col []int) []string {
+	labels := append([]string(nil), want...)
+	for i, c := range col {
+		if c >= 0 && !strings.EqualFold(header[c], want[i]) {
+			labels[i] = header[c]
+		}
+	}
+	return labels
 }
 
 // cellHint explains why text, a cell of rec that is not a number, is

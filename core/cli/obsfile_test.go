@@ -82,6 +82,18 @@ func TestParseObservations(t *testing.T) {
 		// x is periodic on [0, 1): x = 1 is x = 0, on the grid or off it.
 		{"advdiff x = 1 wraps to 0", adv, "t,x,u\n1,1,0.7\n0.33,1,0.1\n",
 			[]obs{{[]float64{1, 0}, []float64{0.7}, []bool{true}, 63 * 64}, {[]float64{0.33, 0}, []float64{0.1}, []bool{true}, -1}}},
+		// Aliases (sims.ColumnAlias): lv's x,y are prey,predator, as in
+		// its equations; time is t everywhere.
+		{"lv t,x,y", lv, "t,x,y\n0.5,1.2,0.8\n",
+			[]obs{{[]float64{0.5}, []float64{1.2, 0.8}, []bool{true, true}, -1}}},
+		{"lv Y,X reordered, masked", lv, "Time,Y,X\n0.5,,1.2\n",
+			[]obs{{[]float64{0.5}, []float64{1.2, 0}, []bool{true, false}, -1}}},
+		{"lv time,prey,predators", lv, "time,prey,predators\n0.5,1.2,0.8\n",
+			[]obs{{[]float64{0.5}, []float64{1.2, 0.8}, []bool{true, true}, -1}}},
+		{"spring time", spring, "TIME,y\n1.5,-0.25\n",
+			[]obs{{[]float64{1.5}, []float64{-0.25}, []bool{true}, -1}}},
+		{"advdiff time", adv, "time,x,u\n1,0.5,0.7\n",
+			[]obs{{[]float64{1, 0.5}, []float64{0.7}, []bool{true}, 63*64 + 32}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", tc.g, nil)
@@ -142,7 +154,7 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t|y\n", "fields are separated by '|'"},
 		{"t,y\n0,2020,0,8560\n", `f.csv:2: 4 fields, want 2 (t,y); decimal commas? "0,2020,0,8560" reads as 4 numbers; write a decimal point`},
 		{"t,y\n1,5,2\n", "f.csv:2: 3 fields, want 2 (t,y); decimal commas?"},
-		{"t (s),y\n1,2\n", `f.csv:1: unknown column "t (s)" (want "t,y"); units are not read from a column's name: name it "t" and give its values in the simulator's units`},
+		{"t (s),y\n1,2\n", `f.csv:1: unknown column "t (s)" (want "t,y", or time for t); units are not read from a column's name: name it "t" and give its values in the simulator's units`},
 		{"t,Y [mm]\n1,2\n", `name it "Y" and give`},
 		{"t,y\n1,2\nT,Y\n2,3\n", `f.csv:3: t = "T" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); the header row again (files joined one after another?): delete it or start it with # (a comment)`},
 		{"t,y\nt,y\n1,2\n", `f.csv:2: t = "t" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); the header row again`},
@@ -150,6 +162,18 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\n1,NULL\n", `f.csv:2: y = "NULL" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); if it marks a value not measured, leave the row out`},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", spring, nil)
+		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
+		}
+	}
+	// Row errors name an aliased column as the header spells it.
+	lv := lookup(t, "lv").Grid()
+	for _, tc := range []struct{ text, want string }{
+		{"t,x,y\n1,abc,2\n", `f.csv:2: x = "abc" is not a number`},
+		{"time,prey,predator\n,1,2\n", "f.csv:2: time is empty"},
+		{"T,Prey,predator\n,1,2\n", "f.csv:2: t is empty"},
+	} {
+		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", lv, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%.60q: error %v, want a usage error containing %q", tc.text, err, tc.want)
 		}
@@ -169,7 +193,7 @@ func TestParseObservationsErrors(t *testing.T) {
 	// lv may leave a channel's column out, not both, and rows hold the
 	// header's fields; a value not measured is an empty cell, and the
 	// markers other programs write for one say so.
-	lv := lookup(t, "lv").Grid()
+	lv = lookup(t, "lv").Grid()
 	for _, tc := range []struct{ text, want string }{
 		{"t,prey,predator\n1,0.5#x,2\n", `a comment may only take a whole line (one that starts with #), not follow a value`},
 		{"t,prey,predator\n1,0.5,NA\n", `f.csv:2: predator = "NA" is not a number (want decimal or exponent notation, e.g. -1.5 or 2e-3); if it marks a value not measured, leave the cell empty`},

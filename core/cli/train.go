@@ -1208,19 +1208,13 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 }
 
 // contextRangeRule checks context sizes lo:hi of system: 1 ≤ MIN ≤ MAX
-// ≤ the system's grid states, in words train --context-range and
-// sweep's context-range axis share, the whole range in each, so 0:10
-// and 5:200 are refused alike. 0:0 in the configuration means "the
-// system's range": given here it would be silently replaced, so it is
-// refused as 5:2 is.
+// ≤ the system's grid states, in core's words, which train
+// --context-range, sweep's context-range axis and a checkpoint's config
+// share, the whole range in each, so 0:10 and 5:200 are refused alike.
+// 0:0 in the configuration means "the system's range": given here it
+// would be silently replaced, so it is refused as 5:2 is.
 func contextRangeRule(system string, lo, hi int) error {
-	if core.CheckContextRange(system, lo, hi) == nil {
-		return nil
-	}
-	if sys, err := sims.Lookup(system); err == nil {
-		return fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX ≤ %d (%s's grid states)", len(sys.Grid().States), system)
-	}
-	return fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX")
+	return core.CheckContextRange(system, lo, hi)
 }
 
 // parseContextSizes reads --context-range "MIN:MAX", for train and

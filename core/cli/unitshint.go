@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"apic/core"
+	"apic/sims"
 )
 
 // Lab files often carry units: in a column's name ("t (s)", "y [mm]")
@@ -30,13 +31,14 @@ func unitsSuffixName(name string) (string, bool) {
 }
 
 // unitsColumnHint is the "; ..." to add to the error about header
-// column h when h is a wanted name with units after it, or "".
-func unitsColumnHint(h string, index map[string]int) string {
+// column h when h is a name of one of g's columns (or an alias) with
+// units after it, or "".
+func unitsColumnHint(h string, g sims.Grid) string {
 	base, ok := unitsSuffixName(h)
 	if !ok {
 		return ""
 	}
-	if _, known := index[strings.ToLower(base)]; !known {
+	if names, _ := g.HeaderColumns([]string{base}); names[0] == "" {
 		return ""
 	}
 	return fmt.Sprintf("; units are not read from a column's name: name it %s and give its values in the simulator's units", core.QuoteInput(base))

@@ -1,0 +1,176 @@
+package core
+
+import (
+	"fmt"
+	"math"
+
+	"apic/sims"
+)
+
+// A two-entry initial state given in the wrong order (lv's --u0 with
+// predator before prey) is an easy slip that nothing else catches: both
+// values lie in the training range, and the calibration fits the data
+// anyway, badly, with only a large noise σ̂ to show for it. The
+// earliest observations tell the two orders apart: the trajectories
+// from one start near them, those from the other do not.
+
+const (
+	// swapWindow is the share of the time domain, from its start, whose
+	// observations (at most swapMost of the earliest) are compared;
+	// later, the truth's forcing, which the nominal trajectories lack,
+	// moves the data away from either order's.
+	swapWindow = 0.1
+	swapMost   = 5
+	// swapRatio is how many times nearer the swapped order's nearest
+	// trajectory must lie to the earliest observations (RMS) than the
+	// given order's before the given order is called swapped, and
+	// swapFloor how far the given order's must lie at least: the
+	// largest noise σ lv trains on, so that noise is not taken for a
+	// swap. TestSwappedSideWarningsOnDraws checks both on prior draws.
+	swapRatio = 4
+	swapFloor = 0.1
+	// swapDraws is how many θ the trajectories compared are run at.
+	swapDraws = 128
+)
+
+// swappedSideWarnings flags side information that is a two-channel
+// initial state whose swap fits the earliest observations far better
+// than the order given: it names both orders and which entry is which
+// channel, and changes nothing.
+func swappedSideWarnings(sys sims.System, ctx sims.Context, side []float64) []string {
+	si, g := sys.Side(), sys.Grid()
+	if !swapApplies(sys, side) {
+		return nil
+	}
+	early := earliestObservations(g, ctx)
+	if len(early) == 0 {
+		return nil
+	}
+	swapped := []float64{side[1], side[0]}
+	given, other := nearestTrajectory(sys, ctx, early, side), nearestTrajectory(sys, ctx, early, swapped)
+	if !(given > swapFloor && other*swapRatio < given) {
+		return nil
+	}
+	last := ctx.States[early[len(early)-1]][0]
+	order := func(u []float64) string {
+		return fmt.Sprintf("%s %s = %.4g, %s %s = %.4g", g.Channels[0], si.Labels[0], u[0], g.Channels[1], si.Labels[1], u[1])
+	}
+	return []string{fmt.Sprintf("%s = %.4g,%.4g looks swapped: the %d earliest observations (%s ≤ %.4g) lie %.2g (RMS) from the nearest nominal trajectory from the order given (%s), "+
+		"but %.2g from one from the swapped order (%s): check that %s gives %s first (%s,%s)",
+		si.Name, side[0], side[1], len(early), stateName(g, 0), last, given, order(side), other, order(swapped), si.Name, g.Channels[0], si.Labels[0], si.Labels[1])}
+}
+
+// swapApplies reports whether side is a system's initial state of two
+// channels, entry by entry (the nominal trajectory starts at side
+// whatever θ), on a grid of time alone, with the two entries distinct.
+func swapApplies(sys sims.System, side []float64) bool {
+	si, g := sys.Side(), sys.Grid()
+	if si.Len != 2 || len(side) != 2 || len(si.Labels) != 2 || len(g.Channels) != 2 || len(g.StateNames) != 1 || g.Points() == 0 || side[0] == side[1] {
+		return false
+	}
+	if g.States[0][0] != g.Lo[0] {
+		return false
+	}
+	for _, th := range swapThetas(sys.Params())[:2] {
+		f := sys.Nominal(th, side)
+		if len(f) != g.Size() {
+			return false
+		}
+		for c := range 2 {
+			if math.Abs(f[c]-side[c]) > 1e-9*max(1, math.Abs(side[c])) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// earliestObservations are the indices into ctx of its earliest
+// observations, at most swapMost, within swapWindow of the time
+// domain's start, in time order.
+func earliestObservations(g sims.Grid, ctx sims.Context) []int {
+	end := g.Lo[0] + swapWindow*(g.Hi[0]-g.Lo[0])
+	var early []int
+	for i, st := range ctx.States {
+		if len(st) > 0 && st[0] <= end {
+			early = append(early, i)
+		}
+	}
+	for i := 1; i < len(early); i++ { // insertion sort: a handful of rows
+		for j := i; j > 0 && ctx.States[early[j]][0] < ctx.States[early[j-1]][0]; j-- {
+			early[j], early[j-1] = early[j-1], early[j]
+		}
+	}
+	return early[:min(len(early), swapMost)]
+}
+
+// nearestTrajectory is the least RMS distance, over the θ of
+// swapThetas, between the early observations of ctx and the nominal
+// trajectory from side, interpolated linearly in time between grid
+// points.
+func nearestTrajectory(sys sims.System, ctx sims.Context, early []int, side []float64) float64 {
+	g := sys.Grid()
+	best := math.Inf(1)
+	for _, th := range swapThetas(sys.Params()) {
+		f := sys.Nominal(th, side)
+		sum, n := 0.0, 0
+		for _, i := range early {
+			for c := range 2 {
+				if c < len(ctx.Mask[i]) && ctx.Mask[i][c] {
+					d := ctx.Values[i][c] - interpolateInTime(g, f, ctx.States[i][0], c)
+					sum, n = sum+d*d, n+1
+				}
+			}
+		}
+		if n > 0 {
+			best = math.Min(best, math.Sqrt(sum/float64(n)))
+		}
+	}
+	return best
+}
+
+// swapThetas are the parameter vectors the trajectories are run at:
+// swapDraws points of a Halton sequence spread over the prior's box,
+// the same every call (no randomness in a warning).
+func swapThetas(params []sims.Param) [][]float64 {
+	out := make([][]float64, swapDraws)
+	for k := range out {
+		th := make([]float64, len(params))
+		for i, p := range params {
+			th[i] = p.Lo + halton(k+1, haltonBases[i%len(haltonBases)])*(p.Hi-p.Lo)
+		}
+		out[k] = th
+	}
+	return out
+}
+
+// haltonBases are the first primes, one base per parameter.
+var haltonBases = []int{2, 3, 5, 7, 11, 13, 17, 19}
+
+// halton is the k-th element of the van der Corput sequence in base b,
+// in (0, 1).
+func halton(k, b int) float64 {
+	v, f := 0.0, 1.0
+	for ; k > 0; k /= b {
+		f /= float64(b)
+		v += f * float64(k%b)
+	}
+	return v
+}
+
+// interpolateInTime is channel c of the grid values f (point-major) at
+// time t, linearly between the grid points around it; g's points are
+// times in increasing order.
+func interpolateInTime(g sims.Grid, f []float64, t float64, c int) float64 {
+	nc, n := len(g.Channels), g.Points()
+	k := 0
+	for k+1 < n-1 && g.States[k+1][0] <= t {
+		k++
+	}
+	if n == 1 {
+		return f[c]
+	}
+	t0, t1 := g.States[k][0], g.States[k+1][0]
+	w := math.Min(1, math.Max(0, (t-t0)/(t1-t0)))
+	return (1-w)*f[k*nc+c] + w*f[(k+1)*nc+c]
+}

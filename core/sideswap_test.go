@@ -1,0 +1,98 @@
+package core
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"apic/sims"
+)
+
+// earlyContext is lv's true process from u0 at θ = 1 on every other
+// grid point up to t = 2, noise-free.
+func earlyContext(t *testing.T, u0 []float64) (sims.System, sims.Context) {
+	t.Helper()
+	sys, err := sims.Lookup("lv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := sys.Grid()
+	values := sys.True([]float64{1, 1, 1, 1}, u0)
+	var ctx sims.Context
+	for gi := 1; g.States[gi][0] <= 2; gi += 2 {
+		ctx.States = append(ctx.States, g.States[gi])
+		ctx.Values = append(ctx.Values, []float64{values[2*gi], values[2*gi+1]})
+		ctx.Mask = append(ctx.Mask, []bool{true, true})
+		ctx.GridIndex = append(ctx.GridIndex, gi)
+	}
+	return sys, ctx
+}
+
+// TestSwappedSideWarnings: an lv u0 given predator first is flagged,
+// naming both orders and which value is prey and which predator; the
+// right order, equal values and data with nothing early are not.
+func TestSwappedSideWarnings(t *testing.T) {
+	sys, ctx := earlyContext(t, []float64{0.8, 1.6})
+	got := swappedSideWarnings(sys, ctx, []float64{1.6, 0.8})
+	if len(got) != 1 {
+		t.Fatalf("swapped u0: warnings %q, want one", got)
+	}
+	for _, want := range []string{"u0 = 1.6,0.8 looks swapped", "order given (prey x0 = 1.6, predator y0 = 0.8)", "swapped order (prey x0 = 0.8, predator y0 = 1.6)", "check that u0 gives prey first (x0,y0)"} {
+		if !strings.Contains(got[0], want) {
+			t.Errorf("warning %q lacks %q", got[0], want)
+		}
+	}
+	if got := DataWarnings(sys, ctx, []float64{1.6, 0.8}); !strings.Contains(strings.Join(got, "\n"), "looks swapped") {
+		t.Errorf("DataWarnings %q: no swap warning", got)
+	}
+	if got := swappedSideWarnings(sys, ctx, []float64{0.8, 1.6}); len(got) != 0 {
+		t.Errorf("u0 in order: warnings %q", got)
+	}
+	sys, ctx = earlyContext(t, []float64{1.2, 1.2})
+	if got := swappedSideWarnings(sys, ctx, []float64{1.2, 1.2}); len(got) != 0 {
+		t.Errorf("equal u0: warnings %q", got)
+	}
+	sys, ctx = earlyContext(t, []float64{0.8, 1.6})
+	late := sims.Context{States: ctx.States[8:], Values: ctx.Values[8:], Mask: ctx.Mask[8:], GridIndex: ctx.GridIndex[8:]}
+	if got := swappedSideWarnings(sys, late, []float64{1.6, 0.8}); len(got) != 0 {
+		t.Errorf("nothing before t = %g: warnings %q", late.States[0][0], got)
+	}
+	spring, _ := sims.Lookup("spring")
+	if got := swappedSideWarnings(spring, ctx, nil); len(got) != 0 {
+		t.Errorf("spring: warnings %q", got)
+	}
+}
+
+// TestSwappedSideWarningsOnDraws: on lv's prior draws, with noise up to
+// the training's largest, no u0 given in the right order is called
+// swapped, and most swapped ones whose prey and predator differ by a
+// third of their range are.
+func TestSwappedSideWarningsOnDraws(t *testing.T) {
+	sys, err := sims.Lookup("lv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	apart, caught := 0, 0
+	for i := range 40 {
+		r := sims.Draw(sys, rng)
+		task, err := sims.NewTask(sys, r, 20+rng.IntN(81), []float64{0.05, 0.1}[i%2], rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := swappedSideWarnings(sys, task.Context, r.Side); len(got) != 0 {
+			t.Errorf("draw %d, u0 in order: %q", i, got)
+		}
+		if math.Abs(r.Side[0]-r.Side[1]) < (sys.Side().Hi-sys.Side().Lo)/3 {
+			continue
+		}
+		apart++
+		if len(swappedSideWarnings(sys, task.Context, []float64{r.Side[1], r.Side[0]})) == 1 {
+			caught++
+		}
+	}
+	if apart == 0 || 2*caught < apart {
+		t.Errorf("caught %d of %d swapped u0 whose entries lie far apart, want most", caught, apart)
+	}
+}
