@@ -46,7 +46,9 @@ apic() { go run . "$@"; }
 # noise σ uniform on 0:0.1, the explorer's slider); they train three
 # times the stage-2 steps of the noise-free files they replaced, which
 # makes them more accurate at noise 0 too (docs/training.md,
-# "Noise-aware training"). anp trains at batch 16 for 400+2400 steps.
+# "Noise-aware training"). anp trains at batch 16 for 400+12000 steps
+# (about eight minutes): at 400+2400 its refined errors were about twice
+# as large (docs/training.md, "Other budgets").
 apic train --system spring --backbone lnp --hidden 64 --latent 8 --dec-hidden 64 --dec-act relu --batch 32 \
   --steps1 1000 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --seed 1 \
   --force --out "$out/spring-lnp.safetensors"
@@ -54,7 +56,7 @@ apic train --system spring --backbone cnp --hidden 64 --layers 1 --latent 8 --de
   --steps1 1000 --steps2 6000 --lr 1e-3 --lr-final 1e-4 --val-every 3000 --seed 1 \
   --force --out "$out/spring-cnp.safetensors"
 apic train --system spring --backbone anp --hidden 64 --latent 8 --dec-hidden 64 --dec-act relu --batch 16 \
-  --steps1 400 --steps2 2400 --lr 1e-3 --lr-final 1e-4 --val-every 1200 --seed 1 \
+  --steps1 400 --steps2 12000 --lr 1e-3 --lr-final 1e-4 --val-every 6000 --seed 1 \
   --force --out "$out/spring-anp.safetensors"
 # lv penalises the spread of the learned forcing across a batch's
 # realizations (--reg spread, λδ = 100) instead of its size, and trains
