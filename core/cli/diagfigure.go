@@ -409,7 +409,7 @@ func contractionPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	// No legend: any corner may hold points. The title counts the
 	// triangles instead.
 	if len(edge) > 0 {
-		p.Title.Text += fmt.Sprintf(" (△ %d beyond the axes)", len(edge))
+		p.Title.Text += fmt.Sprintf(" (triangles: %d off axes)", len(edge))
 	}
 	for _, set := range []struct {
 		pts   plotter.XYs

@@ -3,9 +3,11 @@ package cli
 import (
 	"fmt"
 	"image/color"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
@@ -137,5 +139,58 @@ func TestDiagnosticsLegendsHideNoData(t *testing.T) {
 		if n := checkLegendsClear(t, name, img, rows, canvases); n != 2+2*len(d.Theta) {
 			t.Errorf("%s: %d legends, want %d", name, n, 2+2*len(d.Theta))
 		}
+	}
+}
+
+// Every character the diagnostics figure writes, in titles, labels,
+// ticks and legends, is one its font draws: the contraction panel's
+// title counted its points beyond the axes as "(△ 2 beyond the axes)",
+// and the font, which has no △, left a blank: "( 2 beyond the axes)".
+func TestDiagnosticsFigureTextHasGlyphs(t *testing.T) {
+	rows, err := diagnosticsPanels(boundsTestDiagnostics())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder.Canvas
+	c := draw.NewCanvas(&rec, 3*figPanelW, figPanelH)
+	newFigureHeading(diagnosticsFigureTitle(boundsTestDiagnostics(), "test"), 3*figPanelW, 0.5*vg.Inch).draw(c)
+	for _, row := range rows {
+		for _, p := range row {
+			drawPanel(p, c)
+		}
+	}
+	written := 0
+	for _, a := range rec.Actions {
+		s, ok := a.(*recorder.FillString)
+		if !ok {
+			continue
+		}
+		written++
+		face := font.DefaultCache.Lookup(s.Font, s.Font.Size).Face
+		for _, r := range s.String {
+			if i, err := face.GlyphIndex(nil, r); err != nil || i == 0 { // nil: a buffer of its own
+				t.Errorf("%q: the font %v has no glyph for %q (%U)", s.String, s.Font.Typeface, r, r)
+			}
+		}
+	}
+	if written == 0 {
+		t.Fatal("no text drawn")
+	}
+}
+
+// The contraction panel's title, for the longest parameter name (lv's
+// gamma) and a two-digit count off the axes, fits across its panel.
+func TestContractionTitleFitsPanel(t *testing.T) {
+	th := core.ThetaDiagnostic{Name: "gamma", PriorLo: 0, PriorHi: 1, ZScore: []float64{1, 9}, Contraction: []float64{0.5, 0.5}}
+	p, err := contractionPanel(th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := strings.Replace(p.Title.Text, ": 1 off", ": 99 off", 1)
+	if title == p.Title.Text {
+		t.Fatalf("title %q counts no point off the axes", title)
+	}
+	if w := p.Title.TextStyle.Width(title); w > figPanelW {
+		t.Errorf("title %q is %v wide, the panel %v", title, w, figPanelW)
 	}
 }
