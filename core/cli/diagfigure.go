@@ -30,7 +30,7 @@ func writeDiagnosticsFigure(ctx context.Context, path string, d core.Diagnostics
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	img, _, err := renderDiagnosticsFigure(d, title)
+	img, _, _, err := renderDiagnosticsFigure(d, title)
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
@@ -38,31 +38,25 @@ func writeDiagnosticsFigure(ctx context.Context, path string, d core.Diagnostics
 }
 
 // renderDiagnosticsFigure lays the panels out on one canvas, and returns
-// it with the panels drawn on it; gonum/plot's panics on degenerate
-// input become errors.
-func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canvas, drawn []*plot.Plot, err error) {
+// it with the panels drawn on it and the canvas each was drawn in;
+// gonum/plot's panics on degenerate input become errors.
+func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canvas, drawn []*plot.Plot, areas []draw.Canvas, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			img, drawn, err = nil, nil, fmt.Errorf("drawing failed: %v", r)
+			img, drawn, areas, err = nil, nil, nil, fmt.Errorf("drawing failed: %v", r)
 		}
 	}()
-	rows := [][]*plot.Plot{nil}
-	rows[0], err = reliabilityPanels(d)
+	rows, err := diagnosticsPanels(d)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	for _, th := range d.Theta {
-		row, err := thetaPanels(th)
-		if err != nil {
-			return nil, nil, fmt.Errorf("θ %s: %w", th.Name, err)
-		}
-		rows = append(rows, row)
-	}
-	// Every axis ends at a labelled round tick (roundAxes), a raised one
-	// too (alignWithLegends).
+	// Every axis runs axisMargin past labelled round ticks at its ends
+	// (roundAxes, padAxes), a raised one too (alignWithLegends,
+	// repadRaisedAxis), so that no point sits on the frame.
 	for _, row := range rows {
 		for _, p := range row {
 			roundAxes(p)
+			padAxes(p)
 		}
 	}
 	nr, nc := len(rows), len(rows[0])
@@ -74,16 +68,34 @@ func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canva
 	body.Max.Y -= heading.height()
 	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 5,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
-	canvases := alignWithLegends(rows, tiles, body, roundRange)
+	canvases := alignWithLegends(rows, tiles, body, repadRaisedAxis)
 	for i := range rows {
 		for j, p := range rows[i] {
 			if p != nil {
 				drawPanel(p, canvases[i][j])
-				drawn = append(drawn, p)
+				drawn, areas = append(drawn, p), append(areas, canvases[i][j])
 			}
 		}
 	}
-	return img, drawn, nil
+	return img, drawn, areas, nil
+}
+
+// diagnosticsPanels are the figure's rows: the reliability diagrams,
+// then one row per parameter.
+func diagnosticsPanels(d core.Diagnostics) ([][]*plot.Plot, error) {
+	first, err := reliabilityPanels(d)
+	if err != nil {
+		return nil, err
+	}
+	rows := [][]*plot.Plot{first}
+	for _, th := range d.Theta {
+		row, err := thetaPanels(th)
+		if err != nil {
+			return nil, fmt.Errorf("θ %s: %w", th.Name, err)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
 }
 
 // diagnosticsFigureTitle is the diagnostics figure's title: "Damped
@@ -314,13 +326,47 @@ func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	for i, c := range sbc.Counts {
 		h.Bins = append(h.Bins, plotter.HistogramBin{Min: float64(i) * width, Max: float64(i+1) * width, Weight: float64(c)})
 	}
-	p.Add(h)
+	p.Add(rankBars{h})
 	if err := addLine(p, "expected count", []float64{0, float64(sbc.Draws + 1)}, []float64{e, e}, figNominal, true); err != nil {
 		return nil, err
 	}
 	p.Y.Min = 0
 	p.Y.Max = max(p.Y.Max, e+half)
 	return p, nil
+}
+
+// rankBars draws a histogram's bins as bars from a count of 0 up to
+// their counts: plotter.Histogram draws them up from the bottom of the
+// data area, which on an axis padded below 0 (padAxes) read as counts
+// below zero.
+type rankBars struct{ *plotter.Histogram }
+
+// Plot implements plot.Plotter.
+func (b rankBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, bin := range b.Bins {
+		x0, x1, y0, y1 := trX(bin.Min), trX(bin.Max), trY(0), trY(bin.Weight)
+		pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+		if b.FillColor != nil {
+			c.FillPolygon(b.FillColor, c.ClipPolygonXY(pts))
+		}
+		c.StrokeLines(b.LineStyle, c.ClipLinesXY(append(pts, pts[0]))...)
+	}
+}
+
+// GlyphBoxes implements plot.GlyphBoxer: each bar's four corners, with
+// half the outline's width about them, so that plot keeps them on the
+// canvas and a test can tell that none reaches the frame.
+func (b rankBars) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
+	r := b.LineStyle.Width / 2
+	box := vg.Rectangle{Min: vg.Point{X: -r, Y: -r}, Max: vg.Point{X: r, Y: r}}
+	var boxes []plot.GlyphBox
+	for _, bin := range b.Bins {
+		for _, corner := range [][2]float64{{bin.Min, 0}, {bin.Max, 0}, {bin.Min, bin.Weight}, {bin.Max, bin.Weight}} {
+			boxes = append(boxes, plot.GlyphBox{X: p.X.Norm(corner[0]), Y: p.Y.Norm(corner[1]), Rectangle: box})
+		}
+	}
+	return boxes
 }
 
 // contractionXLabel is the contraction panel's x label: the z-score
@@ -331,9 +377,9 @@ const contractionXLabel = "z-score (estimate − truth)/σ(post); ±2 dashed"
 // contractionPanel is contraction against z-score, with |z| = 2 marked:
 // calibrated posteriors sit within it, over-confident ones spread beyond
 // it at high contraction. The axes stop at |z| = zAxisMax and a
-// contraction of contractionAxisMin; points beyond sit on the edge as
-// open triangles, so that one wild z does not squeeze the rest into a
-// line.
+// contraction of contractionAxisMin; points beyond sit at the axes'
+// ends as open triangles, so that one wild z does not squeeze the rest
+// into a line.
 func contractionPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	p := diagPanel("contraction against z-score: "+th.Name, contractionXLabel, "contraction 1 − σ²(post)/σ²(prior)", false, true)
 	var inside, edge plotter.XYs
@@ -363,7 +409,7 @@ func contractionPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	// No legend: any corner may hold points. The title counts the
 	// triangles instead.
 	if len(edge) > 0 {
-		p.Title.Text += fmt.Sprintf(" (△ %d beyond the axes)", len(edge))
+		p.Title.Text += fmt.Sprintf(" (triangles: %d off axes)", len(edge))
 	}
 	for _, set := range []struct {
 		pts   plotter.XYs

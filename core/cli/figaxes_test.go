@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -145,19 +146,81 @@ func axesTestDiagnostics() core.Diagnostics {
 	return d
 }
 
-// Every axis of diagnose's figure ends at a labelled tick: the signed
-// panel's ran to ±0.16 with ±0.15 its outer labels, a recovery axis from
-// 0.3 with 0.5 its first.
+// Every axis of diagnose's figure ends at a labelled tick but for the
+// empty margin that keeps the outermost points off the edge (axisMargin;
+// the signed panel's ran to ±0.16 with ±0.15 its outer labels, a
+// recovery axis from 0.3 with 0.5 its first), a legend's raised axis
+// too, and no tick falls in the margin, where it would label a coverage
+// or a contraction above 1 or a count below 0.
 func TestDiagnosticsFigureAxesEndOnLabels(t *testing.T) {
-	_, drawn, err := renderDiagnosticsFigure(axesTestDiagnostics(), "test")
-	if err != nil {
-		t.Fatal(err)
+	for name, d := range map[string]core.Diagnostics{"off round ticks": axesTestDiagnostics(), "at the bounds": boundsTestDiagnostics()} {
+		_, drawn, _, err := renderDiagnosticsFigure(d, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(drawn) != 3*(1+len(d.Theta)) {
+			t.Fatalf("%s: %d panels drawn", name, len(drawn))
+		}
+		for _, p := range drawn {
+			xlo, xhi, ylo, yhi := diagnosticsPanelBounds(p.Title.Text)
+			bad := append(axisEndsOff("x", p.X, axisMargin), axisEndsOff("y", p.Y, axisMargin)...)
+			bad = append(bad, ticksBeyond("x", p.X, xlo, xhi)...)
+			if raisedForLegend(p, yhi) {
+				// The band a legend raise adds above a coverage of 1 is
+				// labelled on at the axis's step (1.2), as before the
+				// margin: what it should show is the lead's call.
+				yhi = math.Inf(1)
+			}
+			bad = append(bad, ticksBeyond("y", p.Y, ylo, yhi)...)
+			for _, b := range bad {
+				t.Errorf("diagnose, %s, panel %q: %s", name, p.Title.Text, b)
+			}
+		}
 	}
-	checkAxisEnds(t, "diagnose", drawn)
+}
+
+// diagnosticsPanelBounds are the values the axes of the diagnostics
+// panel titled title can take: coverages from 0 to 1, a contraction at
+// most 1, a count at least 0.
+func diagnosticsPanelBounds(title string) (xlo, xhi, ylo, yhi float64) {
+	inf := math.Inf(1)
+	switch {
+	case strings.HasPrefix(title, "reliability"):
+		return 0, 1, 0, 1
+	case strings.HasPrefix(title, "signed"):
+		return 0, 1, -1, 1
+	case strings.HasPrefix(title, "contraction"):
+		return -inf, inf, -inf, 1
+	case strings.HasPrefix(title, "SBC"):
+		return 0, inf, 0, inf
+	}
+	return -inf, inf, -inf, inf
+}
+
+// raisedForLegend is whether p's y axis runs past its bound hi by more
+// than its margin, which only a legend's raise does (makeRoomForLegend).
+func raisedForLegend(p *plot.Plot, hi float64) bool {
+	return p.Legend.Top && p.Y.Max > hi+axisMargin*(p.Y.Max-p.Y.Min)
+}
+
+// ticksBeyond says which ticks of ax, labelled or not, lie outside its
+// first and last labels (in its margin, padAxis) or outside [lo, hi].
+func ticksBeyond(name string, ax plot.Axis, lo, hi float64) []string {
+	ticks := ax.Tick.Marker.Ticks(ax.Min, ax.Max)
+	var bad []string
+	for i, tk := range ticks {
+		if (i == 0 || i == len(ticks)-1) && tk.Label == "" {
+			bad = append(bad, fmt.Sprintf("%s tick at %g in the margin past the labels", name, tk.Value))
+		}
+		if tk.Value < lo || tk.Value > hi {
+			bad = append(bad, fmt.Sprintf("%s tick at %g (%q) outside [%g, %g]", name, tk.Value, tk.Label, lo, hi))
+		}
+	}
+	return bad
 }
 
 // sweep.png's metric axes end at labelled ticks but for the empty margin
-// that keeps the outermost points off the edge (sweepMargin; δ MAE's
+// that keeps the outermost points off the edge (axisMargin; δ MAE's
 // stopped at 0.27 with 0.25 its last label), and a numeric x axis at
 // the round ticks around the swept values, widened only by the dodge of
 // the points (dodgeStep) and the margin: rounded from the dodged points,
@@ -196,11 +259,11 @@ func TestSweepFigureAxesEndOnLabels(t *testing.T) {
 		drawSweepFigure(draw.NewCanvas(&rec, 3*figPanelW, vg.Length(len(rows))*figPanelH+heading.height()+legend.height()), rows, heading, legend)
 		for _, row := range rows {
 			for _, p := range row {
-				bad := axisEndsOff("y", p.Y, sweepMargin)
+				bad := axisEndsOff("y", p.Y, axisMargin)
 				if tc.hi > tc.lo {
 					// The dodge (at most 1.2 % of the span each way)
 					// and the margin beyond it.
-					slack := 0.015 + sweepMargin*1.03
+					slack := 0.015 + axisMargin*1.03
 					bad = append(bad, axisEndsOff("x", p.X, slack)...)
 					if p.X.Min < tc.lo-slack*(tc.hi-tc.lo) || p.X.Max > tc.hi+slack*(tc.hi-tc.lo) {
 						bad = append(bad, fmt.Sprintf("x [%g, %g] beyond [%g, %g] and the dodge", p.X.Min, p.X.Max, tc.lo, tc.hi))

@@ -174,6 +174,64 @@ func roundAxes(p *plot.Plot) {
 	}
 }
 
+// axisMargin is the part of a panel's axis length left empty beyond its
+// outermost labels at each end (padAxes): at the labels themselves, the
+// points and error-bar ends that reach an axis's ends (a sweep's first
+// and last values, a coverage or contraction of 1, a θ̂ at the prior's
+// bound) sat on the panel's edge, half outside the grid and against the
+// axis. A twenty-fifth of a panel is about 9 points across and 6 up,
+// more than a point's radius or half an error bar's cap (2.5 points
+// each).
+const axisMargin = 0.04
+
+// padAxis widens ax by frac of its length at each end, labelled as it
+// was (niceTicks at the step of its unpadded range): the margin carries
+// no tick, its half-step ticks being at least a twelfth of the axis
+// apart (tickStep labels at most seven), so it does not read as values
+// the metric takes. An empty or flat axis is left as it is.
+func padAxis(ax *plot.Axis, frac float64) {
+	if !(ax.Max > ax.Min) {
+		return
+	}
+	if t, ok := ax.Tick.Marker.(niceTicks); ok && !(t.stepHi > t.stepLo) {
+		ax.Tick.Marker = niceTicks{stepLo: ax.Min, stepHi: ax.Max}
+	}
+	pad := frac * (ax.Max - ax.Min)
+	ax.Min, ax.Max = ax.Min-pad, ax.Max+pad
+}
+
+// padAxes pads each axis of p that niceTicks labels, rounded to
+// labelled ends (roundAxes), by axisMargin (padAxis). A nil p is left
+// as it is.
+func padAxes(p *plot.Plot) {
+	if p == nil {
+		return
+	}
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		if _, ok := ax.Tick.Marker.(niceTicks); ok {
+			padAxis(ax, axisMargin)
+		}
+	}
+}
+
+// repadRaisedAxis refits a padded axis (padAxes) whose top
+// makeRoomForLegend raised: from its first label to the raised top less
+// the old top margin, rounded to labelled ticks (roundRange), then
+// padded again, so that a raised axis too ends a margin past its labels.
+// The new margins are at least as wide as the old, which keeps the
+// legend's band clear of the old range: the raise counted the old top
+// margin, and counting it again took the rank counts of an SBC panel to
+// 20 where 15 left room. An axis padded at a step of its own (a sweep's
+// numeric x, roundValueAxis) is no y axis a legend raises.
+func repadRaisedAxis(ax *plot.Axis) {
+	if t, ok := ax.Tick.Marker.(niceTicks); ok && t.stepHi > t.stepLo {
+		ax.Min, ax.Max = t.stepLo, ax.Max-axisMargin*(t.stepHi-t.stepLo)
+		ax.Tick.Marker = niceTicks{}
+	}
+	roundRange(ax)
+	padAxis(ax, axisMargin)
+}
+
 // figBandLabel names the calibrated bands the figure draws, in legends
 // and panel titles.
 const figBandLabel = "95% band"

@@ -178,36 +178,11 @@ func sweepPanel(k, axis string, xs []string, series []sweepSeries, pos []float64
 	// are multiples of the step of any range within them, so the rounded
 	// axis stays within them.
 	roundRange(&p.Y)
-	padAxis(&p.Y, sweepMargin)
+	padAxis(&p.Y, axisMargin)
 	if numeric {
 		roundValueAxis(&p.X, pos)
 	}
 	return p, nil
-}
-
-// sweepMargin is the part of a sweep panel's axis length left empty
-// beyond its outermost labels at each end: at the labels themselves, the
-// first and last values' points and the error bars that reach an axis's
-// ends (a coverage of 1, an ECE interval cut at 0) sat on the panel's
-// edge, half outside the grid and against the axis. A twenty-fifth of a
-// panel is about 9 points across and 6 up, more than a point's radius
-// or half an error bar's cap (2.5 points each).
-const sweepMargin = 0.04
-
-// padAxis widens ax by frac of its length at each end, labelled as it
-// was (niceTicks at the step of its unpadded range): the margin carries
-// no tick, its half-step ticks being at least a twelfth of the axis
-// apart (tickStep labels at most seven), so it does not read as values
-// the metric takes. An empty or flat axis is left as it is.
-func padAxis(ax *plot.Axis, frac float64) {
-	if !(ax.Max > ax.Min) {
-		return
-	}
-	if t, ok := ax.Tick.Marker.(niceTicks); ok && !(t.stepHi > t.stepLo) {
-		ax.Tick.Marker = niceTicks{stepLo: ax.Min, stepHi: ax.Max}
-	}
-	pad := frac * (ax.Max - ax.Min)
-	ax.Min, ax.Max = ax.Min-pad, ax.Max+pad
 }
 
 // roundValueAxis fits a numeric sweep axis ax, which holds the dodged
@@ -216,10 +191,11 @@ func padAxis(ax *plot.Axis, frac float64) {
 // points: rounded from the dodged points, an axis of noise 0, 0.05 and
 // 0.1 ran from −0.05 to 0.15, a quarter of it each side empty, and
 // beyond what noise can be. Its ends are then the first and last labels
-// or within a dodge of them, and sweepMargin beyond (padAxis). One value v gets the axis v ± its
-// singleValueSpan, rounded (roundRange): as a flat axis, widened by 1
-// each way, noise 0.05 ran from −1 to 1.5, its point squeezed against
-// the tick of 0 and the axis mostly negative noise.
+// or within a dodge of them, and axisMargin beyond (padAxis). One value
+// v gets the axis v ± its singleValueSpan, rounded (roundRange): as a
+// flat axis, widened by 1 each way, noise 0.05 ran from −1 to 1.5, its
+// point squeezed against the tick of 0 and the axis mostly negative
+// noise.
 func roundValueAxis(ax *plot.Axis, pos []float64) {
 	lo, hi := slices.Min(pos), slices.Max(pos)
 	if !(hi > lo) {
@@ -232,7 +208,7 @@ func roundValueAxis(ax *plot.Axis, pos []float64) {
 	roundRange(&values)
 	ax.Min, ax.Max = min(ax.Min, values.Min), max(ax.Max, values.Max)
 	ax.Tick.Marker = niceTicks{stepLo: values.Min, stepHi: values.Max}
-	padAxis(ax, sweepMargin)
+	padAxis(ax, axisMargin)
 }
 
 // singleValueSpan is how far either side of v the axis of a sweep of

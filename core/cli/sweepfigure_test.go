@@ -63,7 +63,7 @@ func TestSweepFigureKeepsMetricBounds(t *testing.T) {
 		}
 		// The axis runs past a bound by its empty margin alone, where no
 		// tick says a value the metric cannot take.
-		room := sweepMargin / (1 + 2*sweepMargin) * (p.Y.Max - p.Y.Min)
+		room := axisMargin / (1 + 2*axisMargin) * (p.Y.Max - p.Y.Min)
 		if p.Y.Min < tc.min-room*(1+1e-9) || p.Y.Max > tc.max+room*(1+1e-9) {
 			t.Errorf("%s: y axis from %v to %v, beyond [%v, %v] and its margin", tc.k, p.Y.Min, p.Y.Max, tc.min, tc.max)
 		}
