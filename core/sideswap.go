@@ -24,9 +24,10 @@ const (
 	// swapRatio is how many times nearer the swapped order's nearest
 	// trajectory must lie to the earliest observations (RMS) than the
 	// given order's before the given order is called swapped, and
-	// swapFloor how far the given order's must lie at least: the
-	// largest noise σ lv trains on, so that noise is not taken for a
-	// swap. TestSwappedSideWarningsOnDraws checks both on prior draws.
+	// swapFloor the largest noise σ lv trains on, which sets how far
+	// the given order's must lie at least (swapFloorFor), so that noise
+	// is not taken for a swap. TestSwappedSideWarningsOnDraws checks
+	// both on prior draws.
 	swapRatio = 4
 	swapFloor = 0.1
 	// swapDraws is how many θ the trajectories compared are run at.
@@ -48,16 +49,59 @@ func swappedSideWarnings(sys sims.System, ctx sims.Context, side []float64) []st
 	}
 	swapped := []float64{side[1], side[0]}
 	given, other := nearestTrajectory(sys, ctx, early, side), nearestTrajectory(sys, ctx, early, swapped)
-	if !(given > swapFloor && other*swapRatio < given) {
+	if !(given > swapFloorFor(observedValues(ctx, early)) && other*swapRatio < given) {
 		return nil
 	}
 	last := ctx.States[early[len(early)-1]][0]
 	order := func(u []float64) string {
 		return fmt.Sprintf("%s %s = %.4g, %s %s = %.4g", g.Channels[0], si.Labels[0], u[0], g.Channels[1], si.Labels[1], u[1])
 	}
-	return []string{fmt.Sprintf("%s = %.4g,%.4g looks swapped: the %d earliest observations (%s ≤ %.4g) lie %.2g (RMS) from the nearest nominal trajectory from the order given (%s), "+
+	which := fmt.Sprintf("the %d earliest observations (%s ≤ %.4g) lie", len(early), stateName(g, 0), last)
+	if len(early) == 1 {
+		which = fmt.Sprintf("the earliest observation (%s = %.4g) lies", stateName(g, 0), last)
+	}
+	return []string{fmt.Sprintf("%s = %.4g,%.4g looks swapped: %s %.2g (RMS) from the nearest nominal trajectory from the order given (%s), "+
 		"but %.2g from one from the swapped order (%s): check that %s gives %s first (%s,%s)",
-		si.Name, side[0], side[1], len(early), stateName(g, 0), last, given, order(side), other, order(swapped), si.Name, g.Channels[0], si.Labels[0], si.Labels[1])}
+		si.Name, side[0], side[1], which, given, order(side), other, order(swapped), si.Name, g.Channels[0], si.Labels[0], si.Labels[1])}
+}
+
+// swapChi2 are the 99.9% quantiles of the χ² distribution with 1 and
+// 2 degrees of freedom, from the standard tables: one for each count of
+// early values below swapFewValues.
+var swapChi2 = []float64{10.828, 13.816}
+
+// swapFewValues is the fewest observed early values that the bare
+// swapFloor judges. Fewer, the swapped order's swapDraws trajectories
+// match them by chance (one early prey value within 0.001 of the swapped
+// order's nearest, 0.11 from the right order's, on a correct u0), so
+// the given order's must lie farther than noise of σ = swapFloor puts n
+// values with chance 0.001 (RMS σ·√(χ²₀.₉₉₉(n)/n): 3.3σ for one value).
+const swapFewValues = 3
+
+// swapFloorFor is how far (RMS) n observed early values must lie from
+// the given order's nearest trajectory before it can be called swapped.
+func swapFloorFor(n int) float64 {
+	switch {
+	case n < 1:
+		return math.Inf(1)
+	case n < swapFewValues:
+		return swapFloor * math.Sqrt(swapChi2[n-1]/float64(n))
+	}
+	return swapFloor
+}
+
+// observedValues counts the observed channel values of ctx's rows
+// early.
+func observedValues(ctx sims.Context, early []int) int {
+	n := 0
+	for _, i := range early {
+		for c := range min(2, len(ctx.Mask[i])) {
+			if ctx.Mask[i][c] {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // swapApplies reports whether side is a system's initial state of two

@@ -96,3 +96,45 @@ func TestSwappedSideWarningsOnDraws(t *testing.T) {
 		t.Errorf("caught %d of %d swapped u0 whose entries lie far apart, want most", caught, apart)
 	}
 }
+
+// TestSwappedSideWarningsLoneValue: one early prey value, noise-free,
+// that the nominal trajectories from the right u0 miss by just over
+// the training's largest σ (the truth's forcing pushes it away) and
+// one from the swapped u0 passes by chance is no evidence of a swap:
+// the floor grows for few values, and no warning is given.
+func TestSwappedSideWarningsLoneValue(t *testing.T) {
+	sys, err := sims.Lookup("lv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := []float64{0.5084230666987918, 1.498535059128114, 1.4655277939854963, 0.5472100356067807}
+	u0 := []float64{1.1954266540776326, 0.8275276347818318}
+	truth, g := sys.True(theta, u0), sys.Grid()
+	const gi = 5 // t ≈ 0.505
+	ctx := sims.Context{
+		States:    [][]float64{g.States[gi]},
+		Values:    [][]float64{{truth[2*gi], 0}},
+		Mask:      [][]bool{{true, false}},
+		GridIndex: []int{gi},
+	}
+	early := earliestObservations(g, ctx)
+	given, other := nearestTrajectory(sys, ctx, early, u0), nearestTrajectory(sys, ctx, early, []float64{u0[1], u0[0]})
+	if !(given > swapFloor && other*swapRatio < given) {
+		t.Fatalf("distances given %g, swapped %g: the case no longer passes the bare σ floor", given, other)
+	}
+	if got := swappedSideWarnings(sys, ctx, u0); len(got) != 0 {
+		t.Errorf("u0 in order, one early value: %q", got)
+	}
+}
+
+// TestSwappedSideWarningOneObservation: a swap shown by one early row
+// (both channels at t = 0) is told of in the singular.
+func TestSwappedSideWarningOneObservation(t *testing.T) {
+	sys, _ := earlyContext(t, []float64{0.8, 1.6})
+	g := sys.Grid()
+	one := sims.Context{States: [][]float64{g.States[0]}, Values: [][]float64{{0.8, 1.6}}, Mask: [][]bool{{true, true}}, GridIndex: []int{0}}
+	got := swappedSideWarnings(sys, one, []float64{1.6, 0.8})
+	if len(got) != 1 || !strings.Contains(got[0], "looks swapped: the earliest observation (t = 0) lies ") {
+		t.Errorf("one early row, u0 swapped: warnings %q, want one about the earliest observation", got)
+	}
+}

@@ -250,10 +250,10 @@ func (p *obsParser) values(rec []string, line int) (values []float64, mask []boo
 	if observed > 0 {
 		return values, mask, nil
 	}
-	var present []string // the file's channel columns
+	var present []string // the file's channel columns, as its header names them
 	for c := range nc {
 		if p.col[ns+c] >= 0 {
-			present = append(present, p.g.Channels[c])
+			present = append(present, p.want[ns+c])
 		}
 	}
 	if len(present) == 1 {

@@ -172,6 +172,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,x,y\n1,abc,2\n", `f.csv:2: x = "abc" is not a number`},
 		{"time,prey,predator\n,1,2\n", "f.csv:2: time is empty"},
 		{"T,Prey,predator\n,1,2\n", "f.csv:2: t is empty"},
+		{"time,x,y\n1,,\n", "f.csv:2: no observed value (x, y are all empty)"},
+		{"time,predators\n1,\n", "f.csv:2: predators is empty"},
 	} {
 		_, err := parseObservations(context.Background(), strings.NewReader(tc.text), "f.csv", lv, nil)
 		if err == nil || !IsUsageError(err) || !strings.Contains(err.Error(), tc.want) {

@@ -238,8 +238,14 @@ func (r *trainRun) newModel() error {
 		before := in.Refine
 		// The one-pass fit, θ's floors and δ's θ term among it, stays
 		// where a model with the new count reads it.
-		if in.SetRefine(r.cfg.Infer.Refine) && before <= 0 && r.f.recalibrate == 0 {
+		moved := in.SetRefine(r.cfg.Infer.Refine)
+		switch {
+		case moved && before <= 0 && r.f.recalibrate == 0:
 			r.env.Notef("--refine %d: %s's default fit, fitted to its one pass, is its one-pass fit now, and serves its refined predictions until --recalibrate N fits them", in.Refine, r.f.init)
+		case moved && before > 0:
+			// The refined predictions' fit is dropped: a round trip
+			// back to refinement finds only the one-pass fit.
+			r.env.Notef("--refine %d: %s's one-pass fit is its default fit now; the fit of its %d-step refined predictions is not kept (--refine N later serves them with the one-pass fit until --recalibrate N fits them)", in.Refine, r.f.init, before)
 		}
 		return nil
 	}

@@ -1880,8 +1880,9 @@ func TestTrainRecalibrateDeltaThetaOnly(t *testing.T) {
 
 // --refine 0 on a refining file keeps its one-pass fit, θ's floors and
 // δ's θ term among it, as the default fit, which is what the one pass
-// then reads: a run that trains and fits nothing changes no prediction
-// of the one pass, and --refine 5 again gives the one-pass fit back.
+// then reads, and says that the refined predictions' fit is dropped: a
+// run that trains and fits nothing changes no prediction of the one
+// pass, and --refine 5 again gives the one-pass fit back.
 func TestTrainRefineZeroKeepsOnePassFit(t *testing.T) {
 	dir := t.TempDir()
 	before, _, err := core.LoadCheckpoint(filepath.Join("..", "..", "checkpoints", "spring-cnp.safetensors"))
@@ -1896,6 +1897,10 @@ func TestTrainRefineZeroKeepsOnePassFit(t *testing.T) {
 	code, _, stderr := runCLI(t, "train", "--init", "embedded:spring-cnp.safetensors", "--steps1", "0", "--steps2", "0", "--refine", "0", "--recalibrate", "0", "--out", one)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	dropped := fmt.Sprintf("one-pass fit is its default fit now; the fit of its %d-step refined predictions is not kept", before.Config.Infer.Refine)
+	if !strings.Contains(stderr, dropped) {
+		t.Errorf("stderr %q does not say that the refined predictions' fit is dropped (%q)", stderr, dropped)
 	}
 	after, _, err := core.LoadCheckpoint(one)
 	if err != nil {
