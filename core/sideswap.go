@@ -1,8 +1,10 @@
 package core
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"apic/sims"
 )
@@ -140,11 +142,7 @@ func earliestObservations(g sims.Grid, ctx sims.Context) []int {
 			early = append(early, i)
 		}
 	}
-	for i := 1; i < len(early); i++ { // insertion sort: a handful of rows
-		for j := i; j > 0 && ctx.States[early[j]][0] < ctx.States[early[j-1]][0]; j-- {
-			early[j], early[j-1] = early[j-1], early[j]
-		}
-	}
+	slices.SortStableFunc(early, func(a, b int) int { return cmp.Compare(ctx.States[a][0], ctx.States[b][0]) })
 	return early[:min(len(early), swapMost)]
 }
 
