@@ -170,7 +170,9 @@ func (in *Infer) OnePassFit() *SpreadFit {
 // of one that does not refine, and a fitted default fit of one that
 // does not refine becomes the one-pass fit of one that does, a copy
 // without δ's θ term staying the default fit, for refined predictions,
-// until a recalibration fits them. It reports whether a fit moved.
+// until a recalibration fits them. Between two counts above 0 nothing
+// moves: the default fit, made for the old count, serves the new one.
+// It reports whether a fit moved.
 func (in *Infer) SetRefine(n int) (moved bool) {
 	switch {
 	case in.Refine > 0 && n <= 0 && in.OnePass != nil:

@@ -190,7 +190,7 @@ func archWords(a core.Arch) string {
 // and spreads, then the conditions' tables.
 func writeInferenceWords(w io.Writer, in core.Infer) {
 	sy, sd := in.Scales()
-	fmt.Fprintf(w, "  inference: %d refinement steps (z_θ prior ×%g, θ prior %s), %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", in.Refine, in.ZThetaPrior, in.ThetaPriorWords(), spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
+	fmt.Fprintf(w, "  inference: %s, %s, spread ×%.3f (reconstruction) ×%.3f (discrepancy) ×%.3f (θ)", inferenceDefaultWords(in), spreadWords(in.SpreadFit), sy, sd, in.ThetaScale())
 	if op := in.OnePass; op != nil {
 		sy, sd := op.Scales()
 		fmt.Fprintf(w, "; one pass: %s, ×%.3f ×%.3f ×%.3f", spreadWords(*op), sy, sd, op.ThetaScale())
@@ -200,6 +200,16 @@ func writeInferenceWords(w io.Writer, in core.Infer) {
 	if op := in.OnePass; op != nil {
 		fmt.Fprintf(w, "  one-pass conditions: %s\n", tableWords(*op))
 	}
+}
+
+// inferenceDefaultWords says how a file predicts by default: refining, with
+// its refinement's priors, or in one pass, whose priors (kept from a
+// refining file, or the defaults) matter only with --refine N.
+func inferenceDefaultWords(in core.Infer) string {
+	if in.Refine > 0 {
+		return fmt.Sprintf("%s (z_θ prior ×%g, θ prior %s)", core.Count(in.Refine, "refinement step"), in.ZThetaPrior, in.ThetaPriorWords())
+	}
+	return fmt.Sprintf("one-pass predictions by default (refinement's settings, z_θ prior ×%g and θ prior %s, apply only with --refine N)", in.ZThetaPrior, in.ThetaPriorWords())
 }
 
 // tableWords describes a fit's table of scales per condition and the
@@ -232,7 +242,9 @@ func stepsWords(info core.Info, t core.Train) string {
 	case info.Steps1 == t.Steps1 && info.Steps2 == t.Steps2:
 		return fmt.Sprintf("%s (planned %d+%d)", done, t.Steps1, t.Steps2)
 	case t.Steps1+t.Steps2 == 0:
-		return done + " in all runs (the last planned 0+0: it only recalibrated)"
+		// The file does not record whether that run recalibrated:
+		// with --recalibrate 0 it only rewrote the file.
+		return done + " in all runs (the last planned 0+0: it trained no steps)"
 	}
 	return fmt.Sprintf("%s in all runs (the last planned %d+%d)", done, t.Steps1, t.Steps2)
 }

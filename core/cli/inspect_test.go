@@ -105,7 +105,8 @@ func TestInspectAtlas(t *testing.T) {
 
 // TestInspectSaysWhatTheRecordHolds: inspect's text says that a file's
 // steps and wall time add up every run that wrote it, that a last plan
-// of 0+0 was a recalibration, and what "trajectories 0" stands for.
+// of 0+0 trained no steps (the file does not say whether it
+// recalibrated), and what "trajectories 0" stands for.
 func TestInspectSaysWhatTheRecordHolds(t *testing.T) {
 	cfg := tinySpringConfig(t)
 	cfg.Train.Steps1, cfg.Train.Steps2 = 0, 0 // as a recalibration records it
@@ -119,12 +120,43 @@ func TestInspectSaysWhatTheRecordHolds(t *testing.T) {
 	}
 	code, out, errOut := runCLI(t, "inspect", path)
 	for _, want := range []string{
-		"training: steps 1000+6000 done in all runs (the last planned 0+0: it only recalibrated), ",
+		"training: steps 1000+6000 done in all runs (the last planned 0+0: it trained no steps), ",
 		", fresh realizations every step\n",
 		"  wall time: 94.6 s of training, all runs together (recalibrations not counted)\n",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("inspect lacks %q (exit %d, %s):\n%s", want, code, errOut, out)
+		}
+	}
+}
+
+// TestInspectOnePassDefault: a file that predicts in one pass by
+// default says so on its inference line, and that the refinement
+// settings it keeps apply only with --refine N; a refining file gives
+// its count and those settings.
+func TestInspectOnePassDefault(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		refine int
+		want   string
+	}{
+		{0, "  inference: one-pass predictions by default (refinement's settings, z_θ prior ×10 and θ prior theta, apply only with --refine N), "},
+		{1, "  inference: 1 refinement step (z_θ prior ×10, θ prior theta), "},
+		{5, "  inference: 5 refinement steps (z_θ prior ×10, θ prior theta), "},
+	} {
+		cfg := tinySpringConfig(t)
+		cfg.Infer.Refine, cfg.Infer.ZThetaPrior, cfg.Infer.ThetaPrior = tc.refine, 10, core.ThetaPriorTheta
+		m, err := core.NewModel(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "m.safetensors")
+		if err := core.SaveCheckpoint(path, m, core.Info{Steps1: 1}, nets.F32); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errOut := runCLI(t, "inspect", path)
+		if code != 0 || !strings.Contains(out, tc.want) {
+			t.Errorf("refine %d: inspect lacks %q (exit %d, %s):\n%s", tc.refine, tc.want, code, errOut, out)
 		}
 	}
 }

@@ -239,14 +239,7 @@ func (r *trainRun) newModel() error {
 		// The one-pass fit, θ's floors and δ's θ term among it, stays
 		// where a model with the new count reads it.
 		moved := in.SetRefine(r.cfg.Infer.Refine)
-		switch {
-		case moved && before <= 0 && r.f.recalibrate == 0:
-			r.env.Notef("--refine %d: %s's default fit, fitted to its one pass, is its one-pass fit now, and serves its refined predictions until --recalibrate N fits them", in.Refine, r.f.init)
-		case moved && before > 0:
-			// The refined predictions' fit is dropped: a round trip
-			// back to refinement finds only the one-pass fit.
-			r.env.Notef("--refine %d: %s's one-pass fit is its default fit now; the fit of its %d-step refined predictions is not kept (--refine N later serves them with the one-pass fit until --recalibrate N fits them)", in.Refine, r.f.init, before)
-		}
+		r.noteRefineChange(before, moved)
 		return nil
 	}
 	m, err := core.NewModel(r.cfg)
@@ -255,6 +248,27 @@ func (r *trainRun) newModel() error {
 	}
 	r.m = m
 	return nil
+}
+
+// noteRefineChange says what --refine did to the --init file's fit,
+// which refined from before steps (moved: SetRefine moved a fit).
+func (r *trainRun) noteRefineChange(before int, moved bool) {
+	in, f := r.m.Config.Infer, r.f
+	// A run that trains drops the fit (fit says so) and one that
+	// recalibrates refits it: only a run doing neither keeps it.
+	kept := f.recalibrate == 0 && !trainsAny(r.cfg.Train) && r.m.Fitted()
+	switch {
+	case moved && before <= 0 && kept:
+		r.env.Notef("--refine %d: %s's default fit, fitted to its one pass, is its one-pass fit now, and serves its refined predictions until --recalibrate N fits them", in.Refine, f.init)
+	case moved && before > 0:
+		// The refined predictions' fit is dropped: a round trip
+		// back to refinement finds only the one-pass fit.
+		r.env.Notef("--refine %d: %s's one-pass fit is its default fit now; the fit of its %d-step refined predictions is not kept (--refine N later serves them with the one-pass fit until --recalibrate N fits them)", in.Refine, f.init, before)
+	case before > 0 && in.Refine > 0 && in.Refine != before && kept:
+		// Refinement's z_θ prior and the refined spread were picked
+		// for the file's count (the file records no other), not this.
+		r.env.Notef("--refine %d: the fit of %s's %d-step refined predictions (their spread, θ scales and z_θ prior) serves %d-step ones now, not refitted (apic train --init %s --steps1 0 --steps2 0 --out %s refits it for %d)", in.Refine, f.init, before, in.Refine, shellQuote(f.out), shellQuote(f.out), in.Refine)
+	}
 }
 
 // setInfo records the run's steps, time and validation, added to the
@@ -1109,7 +1123,7 @@ func (f *trainFlags) checkInheritedPlan(t core.Train, fineTuned bool) error {
 	if !fineTuned || trainsAny(t) || (f.set["steps1"] && f.set["steps2"]) {
 		return nil
 	}
-	plan := "its last command planned 0+0 steps (it only recalibrated)"
+	plan := "its last command planned 0+0 steps"
 	if f.initInfo.Unfinished {
 		plan = "the run that wrote it had done all its steps when it stopped (0+0 remain)"
 	}

@@ -143,7 +143,7 @@ func TestTrainInitKeepsRecipe(t *testing.T) {
 	if info.Steps1 != 2 || info.Steps2 != 2 {
 		t.Errorf("steps done %d+%d, want the init file's 2+2", info.Steps1, info.Steps2)
 	}
-	if code, stdout, _ := runCLI(t, "inspect", second); code != 0 || !strings.Contains(stdout, "steps 2+2 done in all runs (the last planned 0+0: it only recalibrated)") {
+	if code, stdout, _ := runCLI(t, "inspect", second); code != 0 || !strings.Contains(stdout, "steps 2+2 done in all runs (the last planned 0+0: it trained no steps)") {
 		t.Errorf("inspect after --init: exit %d\n%s", code, stdout)
 	}
 }
@@ -1943,6 +1943,67 @@ func TestTrainRefineZeroKeepsOnePassFit(t *testing.T) {
 	}
 	if in := again.Config.Infer; in.Refine != 5 || in.OnePass == nil || !reflect.DeepEqual(*in.OnePass, *op) || in.SpreadFit.DeltaTheta != nil {
 		t.Fatalf("refine %d, one-pass fit %t, default θ term %t: want the file's one-pass fit back", in.Refine, in.OnePass != nil, in.SpreadFit.DeltaTheta != nil)
+	}
+}
+
+// --refine N on a file that refines with another count, without a
+// recalibration, keeps the fit made for the file's count and says so
+// in one note, with the command that refits it; the same count, or a
+// run that trains (whose fit is dropped), says nothing of it.
+func TestTrainRefineCountChangeSaysFitSteps(t *testing.T) {
+	dir := t.TempDir()
+	before, _, err := core.LoadCheckpoint(filepath.Join("..", "..", "checkpoints", "spring-cnp.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := before.Config.Infer.Refine
+	if steps == 2 || steps <= 0 {
+		t.Fatalf("the shipped file refines with %d steps: want a count other than 2", steps)
+	}
+	two := filepath.Join(dir, "two.safetensors")
+	code, _, stderr := runCLI(t, "train", "--init", "embedded:spring-cnp.safetensors", "--steps1", "0", "--steps2", "0", "--refine", "2", "--recalibrate", "0", "--out", two)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	made := fmt.Sprintf("--refine 2: the fit of embedded:spring-cnp.safetensors's %d-step refined predictions (their spread, θ scales and z_θ prior) serves 2-step ones now, not refitted", steps)
+	refit := fmt.Sprintf("(apic train --init %s --steps1 0 --steps2 0 --out %s refits it for 2)\n", shellQuote(two), shellQuote(two))
+	if !strings.Contains(stderr, made+" "+refit) {
+		t.Errorf("stderr %q does not say what the fit was made for and how to refit it (%q)", stderr, made+" "+refit)
+	}
+	after, _, err := core.LoadCheckpoint(two)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := before.Config.Infer
+	want.Refine = 2
+	if !reflect.DeepEqual(after.Config.Infer, want) {
+		t.Errorf("inference settings changed beyond the refinement count")
+	}
+	for _, tc := range [][]string{
+		{"--refine", "2", "--steps1", "0", "--steps2", "0"},
+		{"--refine", "3", "--steps1", "0", "--steps2", "1"},
+	} {
+		args := append([]string{"train", "--init", two, "--recalibrate", "0", "--out", filepath.Join(dir, "again.safetensors"), "--force"}, tc...)
+		code, _, stderr := runCLI(t, args...)
+		if code != 0 || strings.Contains(stderr, "refined predictions (their spread") {
+			t.Errorf("%v: exit %d, stderr %q: want no note of the refined predictions' fit", tc, code, stderr)
+		}
+	}
+}
+
+// A file that does not refine, refined again by a run that trains and
+// does not recalibrate, does not say its default fit serves the refined
+// predictions: the run drops that fit, and says so.
+func TestTrainRefineFromOnePassThatTrainsDropsFit(t *testing.T) {
+	dir := t.TempDir()
+	one := filepath.Join(dir, "one.safetensors")
+	code, _, stderr := runCLI(t, "train", "--init", "embedded:spring-cnp.safetensors", "--steps1", "0", "--steps2", "0", "--refine", "0", "--recalibrate", "0", "--out", one)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "train", "--init", one, "--steps1", "0", "--steps2", "1", "--refine", "5", "--recalibrate", "0", "--out", filepath.Join(dir, "five.safetensors"))
+	if code != 0 || strings.Contains(stderr, "serves its refined predictions") || !strings.Contains(stderr, "are dropped; the model uses its plain spread") {
+		t.Errorf("exit %d, stderr %q: want only the note that the fit is dropped", code, stderr)
 	}
 }
 
