@@ -52,7 +52,8 @@ func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canva
 	}
 	// Every axis runs axisMargin past labelled round ticks at its ends
 	// (roundAxes, padAxes), a raised one too (alignWithLegends,
-	// repadRaisedAxis), so that no point sits on the frame.
+	// repadRaisedAxis) but for a coverage axis, whose band above 1 is
+	// left blank, so that no point sits on the frame.
 	for _, row := range rows {
 		for _, p := range row {
 			roundAxes(p)
@@ -187,6 +188,9 @@ func reliabilityPanels(d core.Diagnostics) ([]*plot.Plot, error) {
 	for _, p := range []*plot.Plot{fn, th} {
 		p.Legend.Add("calibrated", diag)
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+		// No coverage above 1: a legend's raise leaves the band above
+		// it unlabelled.
+		p.Y.Tick.Marker = boundedTicks(1)
 	}
 	if err := addSEBand(signed, d.Levels, d.Tasks); err != nil {
 		return nil, err

@@ -37,6 +37,27 @@ func boundsTestDiagnostics() core.Diagnostics {
 	return d
 }
 
+// noFreeCornerTestDiagnostics is axesTestDiagnostics with reliability
+// curves through the top left and bottom right, which with the diagonal
+// leave no corner of their panels free for the legend: the y axis is
+// raised for it (makeRoomForLegend).
+func noFreeCornerTestDiagnostics() core.Diagnostics {
+	d := axesTestDiagnostics()
+	for _, c := range d.Reliability {
+		copy(c.Empirical, []float64{0.9, 0.95, 0.5, 0.05, 0.1})
+		for i, q := range d.Levels {
+			c.Signed[i] = c.Empirical[i] - q
+		}
+	}
+	return d
+}
+
+// diagnosticsTestCases are the diagnoses the figure's tests draw.
+func diagnosticsTestCases() map[string]core.Diagnostics {
+	return map[string]core.Diagnostics{"off round ticks": axesTestDiagnostics(), "at the bounds": boundsTestDiagnostics(),
+		"no free corner": noFreeCornerTestDiagnostics()}
+}
+
 // TestDiagnosticsMarksInsideFrame: every point, line end, error-bar end
 // and SBC bar corner of diagnose's figure lies inside its panel's data
 // area, the extent of its grid, by at least its own half-size (a point's
@@ -44,7 +65,7 @@ func boundsTestDiagnostics() core.Diagnostics {
 // the top edge, θ̂ at the prior's bounds in the corners, the SBC bars on
 // the frame's bottom and sides.
 func TestDiagnosticsMarksInsideFrame(t *testing.T) {
-	for name, d := range map[string]core.Diagnostics{"off round ticks": axesTestDiagnostics(), "at the bounds": boundsTestDiagnostics()} {
+	for name, d := range diagnosticsTestCases() {
 		_, drawn, areas, err := renderDiagnosticsFigure(d, "test")
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +145,7 @@ func TestSBCBarsStandOnZero(t *testing.T) {
 // of the data: the raise, counted again after the margin, must still
 // clear the data's top.
 func TestDiagnosticsLegendsHideNoData(t *testing.T) {
-	for name, d := range map[string]core.Diagnostics{"off round ticks": axesTestDiagnostics(), "at the bounds": boundsTestDiagnostics()} {
+	for name, d := range diagnosticsTestCases() {
 		rows, err := diagnosticsPanels(d)
 		if err != nil {
 			t.Fatal(err)

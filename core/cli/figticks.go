@@ -19,7 +19,16 @@ type niceTicks struct {
 	// beside them, is labelled as its values' range would be, at its ends
 	// (roundValueAxis).
 	stepLo, stepHi float64
+	// bounded says the axis's metric takes no value above top (a
+	// coverage's 1): no tick is placed above it, so that the band a
+	// legend's raise adds there (makeRoomForLegend) is left blank, where
+	// labels at the axis's step read as coverages of 1.2.
+	bounded bool
+	top     float64
 }
+
+// boundedTicks are niceTicks for a metric that takes no value above top.
+func boundedTicks(top float64) niceTicks { return niceTicks{bounded: true, top: top} }
 
 // Ticks implements plot.Ticker.
 func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -31,6 +40,9 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 		step = tickStep(t.stepLo, t.stepHi)
 	}
 	format := tickFormat(step, math.Max(math.Abs(lo), math.Abs(hi)))
+	if t.bounded {
+		hi = math.Min(hi, t.top)
+	}
 	var ticks []plot.Tick
 	// The ends roundRange gives are multiples of step up to rounding
 	// (3 × 0.2 = 0.6000000000000001): they keep their ticks and labels.
