@@ -20,10 +20,13 @@ func axisEndsUnlabelled(p *plot.Plot) []string {
 	return append(axisEndsOff("x", p.X, 0), axisEndsOff("y", p.Y, 0)...)
 }
 
-// axisEndsOff says which ends of ax, if niceTicks labels it, lie
-// further than slack × its length from its first and last labels.
+// axisEndsOff says which ends of ax, if niceTicks or rankTicks label
+// it, lie further than slack × its length from its first and last
+// labels.
 func axisEndsOff(name string, ax plot.Axis, slack float64) []string {
-	if _, ok := ax.Tick.Marker.(niceTicks); !ok {
+	switch ax.Tick.Marker.(type) {
+	case niceTicks, rankTicks:
+	default:
 		return nil // a category axis, or a hidden one
 	}
 	var labelled []float64

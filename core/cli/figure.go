@@ -202,14 +202,15 @@ func padAxis(ax *plot.Axis, frac float64) {
 }
 
 // padAxes pads each axis of p that niceTicks labels, rounded to
-// labelled ends (roundAxes), by axisMargin (padAxis). A nil p is left
-// as it is.
+// labelled ends (roundAxes), and an SBC panel's rank axis (rankTicks),
+// by axisMargin (padAxis). A nil p is left as it is.
 func padAxes(p *plot.Plot) {
 	if p == nil {
 		return
 	}
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-		if _, ok := ax.Tick.Marker.(niceTicks); ok {
+		switch ax.Tick.Marker.(type) {
+		case niceTicks, rankTicks:
 			padAxis(ax, axisMargin)
 		}
 	}
