@@ -51,8 +51,10 @@ func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canva
 		return nil, nil, nil, err
 	}
 	// Every axis runs axisMargin past labelled round ticks at its ends
-	// (roundAxes, padAxes), a raised one too (alignWithLegends,
-	// repadRaisedAxis), so that no point sits on the frame.
+	// (roundAxes, padAxes), the rank axis past its last bar, a raised one
+	// too (alignWithLegends, repadRaisedAxis) but for a coverage axis,
+	// whose band above 1 is left blank, so that no point sits on the
+	// frame.
 	for _, row := range rows {
 		for _, p := range row {
 			roundAxes(p)
@@ -187,6 +189,9 @@ func reliabilityPanels(d core.Diagnostics) ([]*plot.Plot, error) {
 	for _, p := range []*plot.Plot{fn, th} {
 		p.Legend.Add("calibrated", diag)
 		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+		// No coverage above 1: a legend's raise leaves the band above
+		// it unlabelled.
+		p.Y.Tick.Marker = boundedTicks(1)
 	}
 	if err := addSEBand(signed, d.Levels, d.Tasks); err != nil {
 		return nil, err
@@ -305,6 +310,8 @@ func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	sbc := th.SBC
 	title := fmt.Sprintf("SBC ranks: %s (%s)", th.Name, sbcBrief(sbc, "χ² "))
 	p := diagPanel(title, fmt.Sprintf("rank of θ among %d posterior draws", sbc.Draws), "realizations", true, false)
+	// The rank axis ends where the last bar does, at a label.
+	p.X.Tick.Marker = rankTicks{end: sbc.Draws + 1}
 	n := 0
 	for _, c := range sbc.Counts {
 		n += c
@@ -330,6 +337,7 @@ func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	if err := addLine(p, "expected count", []float64{0, float64(sbc.Draws + 1)}, []float64{e, e}, figNominal, true); err != nil {
 		return nil, err
 	}
+	p.X.Min, p.X.Max = 0, float64(sbc.Draws+1)
 	p.Y.Min = 0
 	p.Y.Max = max(p.Y.Max, e+half)
 	return p, nil

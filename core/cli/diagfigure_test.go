@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strings"
 	"testing"
 
@@ -37,6 +38,27 @@ func boundsTestDiagnostics() core.Diagnostics {
 	return d
 }
 
+// noFreeCornerTestDiagnostics is axesTestDiagnostics with reliability
+// curves through the top left and bottom right, which with the diagonal
+// leave no corner of their panels free for the legend: the y axis is
+// raised for it (makeRoomForLegend).
+func noFreeCornerTestDiagnostics() core.Diagnostics {
+	d := axesTestDiagnostics()
+	for _, c := range d.Reliability {
+		copy(c.Empirical, []float64{0.9, 0.95, 0.5, 0.05, 0.1})
+		for i, q := range d.Levels {
+			c.Signed[i] = c.Empirical[i] - q
+		}
+	}
+	return d
+}
+
+// diagnosticsTestCases are the diagnoses the figure's tests draw.
+func diagnosticsTestCases() map[string]core.Diagnostics {
+	return map[string]core.Diagnostics{"off round ticks": axesTestDiagnostics(), "at the bounds": boundsTestDiagnostics(),
+		"no free corner": noFreeCornerTestDiagnostics()}
+}
+
 // TestDiagnosticsMarksInsideFrame: every point, line end, error-bar end
 // and SBC bar corner of diagnose's figure lies inside its panel's data
 // area, the extent of its grid, by at least its own half-size (a point's
@@ -44,7 +66,7 @@ func boundsTestDiagnostics() core.Diagnostics {
 // the top edge, θ̂ at the prior's bounds in the corners, the SBC bars on
 // the frame's bottom and sides.
 func TestDiagnosticsMarksInsideFrame(t *testing.T) {
-	for name, d := range map[string]core.Diagnostics{"off round ticks": axesTestDiagnostics(), "at the bounds": boundsTestDiagnostics()} {
+	for name, d := range diagnosticsTestCases() {
 		_, drawn, areas, err := renderDiagnosticsFigure(d, "test")
 		if err != nil {
 			t.Fatal(err)
@@ -124,7 +146,7 @@ func TestSBCBarsStandOnZero(t *testing.T) {
 // of the data: the raise, counted again after the margin, must still
 // clear the data's top.
 func TestDiagnosticsLegendsHideNoData(t *testing.T) {
-	for name, d := range map[string]core.Diagnostics{"off round ticks": axesTestDiagnostics(), "at the bounds": boundsTestDiagnostics()} {
+	for name, d := range diagnosticsTestCases() {
 		rows, err := diagnosticsPanels(d)
 		if err != nil {
 			t.Fatal(err)
@@ -192,5 +214,57 @@ func TestContractionTitleFitsPanel(t *testing.T) {
 	}
 	if w := p.Title.TextStyle.Width(title); w > figPanelW {
 		t.Errorf("title %q is %v wide, the panel %v", title, w, figPanelW)
+	}
+}
+
+// The SBC panel's rank axis ends where its last bar does, at draws + 1,
+// labelled there, within the margin (padAxes), at integers no more than
+// seven: 32 draws had it rounded on to 40, labelled 0 to 30, seven ranks
+// past the bars.
+func TestSBCRankAxisEndsAtLastBar(t *testing.T) {
+	for _, draws := range []int{32, 99, 30, 6, 1, 0} {
+		th := core.ThetaDiagnostic{Name: "p", SBC: core.SBCHistogram{Draws: draws, Counts: []int{5, 3}}}
+		p, err := sbcPanel(th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roundAxes(p)
+		padAxes(p)
+		end := float64(draws + 1)
+		if pad := axisMargin * end; math.Abs(p.X.Min+pad) > 1e-9 || math.Abs(p.X.Max-end-pad) > 1e-9 {
+			t.Errorf("%d draws: x axis [%g, %g], want [%g, %g]", draws, p.X.Min, p.X.Max, -pad, end+pad)
+		}
+		var labels []float64
+		for _, tk := range p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max) {
+			if tk.Value < 0 || tk.Value > end || tk.Value != math.Trunc(tk.Value) {
+				t.Errorf("%d draws: tick %g (%q) off the integers from 0 to %g", draws, tk.Value, tk.Label, end)
+			}
+			if tk.Label != "" {
+				labels = append(labels, tk.Value)
+			}
+		}
+		if len(labels) < 2 || len(labels) > 7 || labels[0] != 0 || labels[len(labels)-1] != end {
+			t.Errorf("%d draws: labels at %v, want 2 to 7 from 0 to %g", draws, labels, end)
+		}
+	}
+}
+
+// Where draws + 1 has a divisor that gives three to seven labels, the
+// rank axis is labelled at its multiples, evenly; otherwise at a round
+// step and at the end, no nearer than half a step to the label before.
+func TestRankTickLabels(t *testing.T) {
+	for end, want := range map[int]string{
+		100: "0 20 40 60 80 100", 33: "0 11 22 33", 64: "0 16 32 48 64", 3: "0 1 2 3",
+		31: "0 5 10 15 20 25 31", 7: "0 2 4 7", 1: "0 1",
+	} {
+		var got []string
+		for _, tk := range rankTickMarks(end) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if s := strings.Join(got, " "); s != want {
+			t.Errorf("end %d: labels %s, want %s", end, s, want)
+		}
 	}
 }

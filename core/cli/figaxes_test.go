@@ -20,10 +20,13 @@ func axisEndsUnlabelled(p *plot.Plot) []string {
 	return append(axisEndsOff("x", p.X, 0), axisEndsOff("y", p.Y, 0)...)
 }
 
-// axisEndsOff says which ends of ax, if niceTicks labels it, lie
-// further than slack × its length from its first and last labels.
+// axisEndsOff says which ends of ax, if niceTicks or rankTicks label
+// it, lie further than slack × its length from its first and last
+// labels.
 func axisEndsOff(name string, ax plot.Axis, slack float64) []string {
-	if _, ok := ax.Tick.Marker.(niceTicks); !ok {
+	switch ax.Tick.Marker.(type) {
+	case niceTicks, rankTicks:
+	default:
 		return nil // a category axis, or a hidden one
 	}
 	var labelled []float64
@@ -112,10 +115,10 @@ func TestWrapPeriodic(t *testing.T) {
 // SBC counts to 17, z-scores to 4.4.
 func axesTestDiagnostics() core.Diagnostics {
 	d := core.Diagnostics{Backbone: "lnp", Tasks: 40, Levels: []float64{0.05, 0.25, 0.5, 0.75, 0.95}}
-	wavy := func(a float64) core.JSONFloats {
+	wavy := func(a float64) core.JSONFloats { // a coverage: in [0, 1]
 		v := make(core.JSONFloats, len(d.Levels))
 		for i, q := range d.Levels {
-			v[i] = q + a*math.Sin(7*q)
+			v[i] = min(1, max(0, q+a*math.Sin(7*q)))
 		}
 		return v
 	}
@@ -150,10 +153,12 @@ func axesTestDiagnostics() core.Diagnostics {
 // empty margin that keeps the outermost points off the edge (axisMargin;
 // the signed panel's ran to ±0.16 with ±0.15 its outer labels, a
 // recovery axis from 0.3 with 0.5 its first), a legend's raised axis
-// too, and no tick falls in the margin, where it would label a coverage
-// or a contraction above 1 or a count below 0.
+// too up to its bound, and no tick falls in the margin or, on an axis
+// raised for a legend, in the band above the bound, where it would
+// label a coverage or a contraction above 1 (a raise labelled 1.2) or a
+// count below 0.
 func TestDiagnosticsFigureAxesEndOnLabels(t *testing.T) {
-	for name, d := range map[string]core.Diagnostics{"off round ticks": axesTestDiagnostics(), "at the bounds": boundsTestDiagnostics()} {
+	for name, d := range diagnosticsTestCases() {
 		_, drawn, _, err := renderDiagnosticsFigure(d, "test")
 		if err != nil {
 			t.Fatal(err)
@@ -163,14 +168,15 @@ func TestDiagnosticsFigureAxesEndOnLabels(t *testing.T) {
 		}
 		for _, p := range drawn {
 			xlo, xhi, ylo, yhi := diagnosticsPanelBounds(p.Title.Text)
-			bad := append(axisEndsOff("x", p.X, axisMargin), axisEndsOff("y", p.Y, axisMargin)...)
-			bad = append(bad, ticksBeyond("x", p.X, xlo, xhi)...)
+			y := p.Y
 			if raisedForLegend(p, yhi) {
-				// The band a legend raise adds above a coverage of 1 is
-				// labelled on at the axis's step (1.2), as before the
-				// margin: what it should show is the lead's call.
-				yhi = math.Inf(1)
+				// The band the raise adds above the bound is blank:
+				// the labels end at the bound, a margin below the
+				// legend's band.
+				y.Max = yhi + axisMargin*(yhi-y.Min)/(1+axisMargin)
 			}
+			bad := append(axisEndsOff("x", p.X, axisMargin), axisEndsOff("y", y, axisMargin)...)
+			bad = append(bad, ticksBeyond("x", p.X, xlo, xhi)...)
 			bad = append(bad, ticksBeyond("y", p.Y, ylo, yhi)...)
 			for _, b := range bad {
 				t.Errorf("diagnose, %s, panel %q: %s", name, p.Title.Text, b)

@@ -19,7 +19,16 @@ type niceTicks struct {
 	// beside them, is labelled as its values' range would be, at its ends
 	// (roundValueAxis).
 	stepLo, stepHi float64
+	// bounded says the axis's metric takes no value above top (a
+	// coverage's 1): no tick is placed above it, so that the band a
+	// legend's raise adds there (makeRoomForLegend) is left blank, where
+	// labels at the axis's step read as coverages of 1.2.
+	bounded bool
+	top     float64
 }
+
+// boundedTicks are niceTicks for a metric that takes no value above top.
+func boundedTicks(top float64) niceTicks { return niceTicks{bounded: true, top: top} }
 
 // Ticks implements plot.Ticker.
 func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
@@ -31,6 +40,9 @@ func (t niceTicks) Ticks(lo, hi float64) []plot.Tick {
 		step = tickStep(t.stepLo, t.stepHi)
 	}
 	format := tickFormat(step, math.Max(math.Abs(lo), math.Abs(hi)))
+	if t.bounded {
+		hi = math.Min(hi, t.top)
+	}
 	var ticks []plot.Tick
 	// The ends roundRange gives are multiples of step up to rounding
 	// (3 × 0.2 = 0.6000000000000001): they keep their ticks and labels.
@@ -99,4 +111,59 @@ func tickFormat(step, big float64) func(float64) string {
 	}
 	decimals := max(0, int(-math.Floor(math.Log10(step)+1e-9)))
 	return func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+}
+
+// rankTicks label an SBC panel's rank axis, from 0 to end (the draws
+// plus one, where the last bar ends), at integers: at the multiples of
+// the smallest divisor of end that gives at most seven labels (0, 11,
+// 22, 33 for 32 draws), so that the axis ends at its last bar and at a
+// label, where niceTicks, labelling 0 to 30, had it rounded on to 40;
+// failing a divisor that labels three, at the multiples of a round step
+// (tickStep) up to half a step short of end, and at end.
+type rankTicks struct{ end int }
+
+// Ticks implements plot.Ticker.
+func (t rankTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, tk := range rankTickMarks(t.end) {
+		if tk.Value >= lo && tk.Value <= hi {
+			ticks = append(ticks, tk)
+		}
+	}
+	return ticks
+}
+
+// rankTickMarks are rankTicks' ticks from 0 to end, unlabelled ones
+// halfway between labels an even step apart; none for an end below 1.
+func rankTickMarks(end int) []plot.Tick {
+	if end < 1 {
+		return nil
+	}
+	label := func(v int) plot.Tick { return plot.Tick{Value: float64(v), Label: strconv.Itoa(v)} }
+	var ticks []plot.Tick
+	if step := rankStep(end); step > 0 {
+		for v := 0; v <= end; v += step {
+			ticks = append(ticks, label(v))
+			if step%2 == 0 && v < end {
+				ticks = append(ticks, plot.Tick{Value: float64(v + step/2)})
+			}
+		}
+		return ticks
+	}
+	step := max(1, int(math.Round(tickStep(0, float64(end)))))
+	for v := 0; 2*v < 2*end-step; v += step {
+		ticks = append(ticks, label(v))
+	}
+	return append(ticks, label(end))
+}
+
+// rankStep is the smallest divisor of end (end ≥ 1) whose multiples up
+// to end are at most seven and at least three; 0 if none is.
+func rankStep(end int) int {
+	for d := 1; 2*d <= end; d++ {
+		if end%d == 0 && end/d <= 6 {
+			return d
+		}
+	}
+	return 0
 }

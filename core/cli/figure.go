@@ -194,21 +194,23 @@ func padAxis(ax *plot.Axis, frac float64) {
 		return
 	}
 	if t, ok := ax.Tick.Marker.(niceTicks); ok && !(t.stepHi > t.stepLo) {
-		ax.Tick.Marker = niceTicks{stepLo: ax.Min, stepHi: ax.Max}
+		t.stepLo, t.stepHi = ax.Min, ax.Max
+		ax.Tick.Marker = t
 	}
 	pad := frac * (ax.Max - ax.Min)
 	ax.Min, ax.Max = ax.Min-pad, ax.Max+pad
 }
 
 // padAxes pads each axis of p that niceTicks labels, rounded to
-// labelled ends (roundAxes), by axisMargin (padAxis). A nil p is left
-// as it is.
+// labelled ends (roundAxes), and an SBC panel's rank axis (rankTicks),
+// by axisMargin (padAxis). A nil p is left as it is.
 func padAxes(p *plot.Plot) {
 	if p == nil {
 		return
 	}
 	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
-		if _, ok := ax.Tick.Marker.(niceTicks); ok {
+		switch ax.Tick.Marker.(type) {
+		case niceTicks, rankTicks:
 			padAxis(ax, axisMargin)
 		}
 	}
@@ -222,9 +224,15 @@ func padAxes(p *plot.Plot) {
 // legend's band clear of the old range: the raise counted the old top
 // margin, and counting it again took the rank counts of an SBC panel to
 // 20 where 15 left room. An axis padded at a step of its own (a sweep's
-// numeric x, roundValueAxis) is no y axis a legend raises.
+// numeric x, roundValueAxis) is no y axis a legend raises. An axis
+// bounded above (boundedTicks) is left as raised: its ticks stop at the
+// bound, and the band above it, blank, needs no labelled end.
 func repadRaisedAxis(ax *plot.Axis) {
-	if t, ok := ax.Tick.Marker.(niceTicks); ok && t.stepHi > t.stepLo {
+	t, ok := ax.Tick.Marker.(niceTicks)
+	if ok && t.bounded {
+		return
+	}
+	if ok && t.stepHi > t.stepLo {
 		ax.Min, ax.Max = t.stepLo, ax.Max-axisMargin*(t.stepHi-t.stepLo)
 		ax.Tick.Marker = niceTicks{}
 	}
