@@ -10,7 +10,7 @@
 # noise-aware after they were made); those five files were then
 # fine-tuned noise-aware (noise_aware below). Recalibration
 # picks the spread mode by the reconstruction's and δ's ECE together;
-# every file but lv/anp was recalibrated when it read the
+# every file but lv/anp and spring/anp was recalibrated when it read the
 # reconstruction's alone, and keeps the mode picked then. The advdiff
 # cnp and lnp files were trained by their commands with the engine of
 # their time and then
@@ -43,8 +43,9 @@ apic() { go run . "$@"; }
 # hidden layer (--layers 1): about as accurate as two after refinement,
 # at 0.6 of the batched one-pass inference cost (docs/results.md). The
 # spring files are noise-aware, train's default (each realization's
-# noise σ uniform on 0:0.1, the explorer's slider); they train three
-# times the stage-2 steps of the noise-free files they replaced, which
+# noise σ uniform on 0:0.1, the explorer's slider); cnp and lnp train
+# three times the stage-2 steps of the noise-free files they replaced
+# (anp fifteen times), which
 # makes them more accurate at noise 0 too (docs/training.md,
 # "Noise-aware training"). anp trains at batch 16 for 400+12000 steps
 # (about eight minutes): at 400+2400 its refined errors were about twice
