@@ -142,6 +142,9 @@ type Model struct {
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
+	// quitMsg is the status message that warning set, which goes with
+	// the arm: left up, "q again quits" was untrue after any other key.
+	quitMsg string
 	// saveArmed: the last key was an s that said the weights on screen
 	// are in a file already; another s goes ahead and saves a copy.
 	saveArmed bool
@@ -418,7 +421,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // handleKey dispatches a key press through the KeyMap.
 func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !key.Matches(k, m.keys.Quit) {
-		m.quitArmed = "" // the warning holds for the very next key only
+		m.disarmQuit() // the warning holds for the very next key only
 	}
 	saveAgain := m.saveArmed
 	m.saveArmed = false // as quitArmed, for the very next key only
@@ -708,6 +711,15 @@ func (m *Model) loadFirst() error {
 	return nil
 }
 
+// disarmQuit calls off a quit that warned of unsaved weights, and takes
+// its warning off the status line unless a later message replaced it.
+func (m *Model) disarmQuit() {
+	if m.quitArmed != "" && m.msg == m.quitMsg {
+		m.setMsg(msgInfo, "")
+	}
+	m.quitArmed, m.quitMsg = "", ""
+}
+
 // quit exits, first stopping training: the goroutines end (each within a
 // training step) before the program does. A second q or ctrl+c exits at
 // once; runProgram still waits for the goroutines after the program has ended.
@@ -747,10 +759,11 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 				save = "s saves the one shown"
 			}
 			m.setMsg(msgErr, "unsaved: %s · %s · %s again quits", strings.Join(names, ", "), save, again)
+			m.quitMsg = m.msg
 			return m, nil
 		}
 	}
-	m.quitArmed = ""
+	m.quitArmed, m.quitMsg = "", ""
 	if len(m.runs) == 0 || m.quitting {
 		m.quitting = true
 		return m, tea.Quit

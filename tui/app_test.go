@@ -105,6 +105,45 @@ func TestContextAndNoiseReinfer(t *testing.T) {
 	}
 }
 
+// TestAllInContextThetaSaysOnePass: with every point in context the
+// metrics' heading says "none: all in context", not "one pass,
+// refining…", so θ̂ ± σ and θ MAE changed when the refinement landed
+// (spring at 100: ω 5.463±.051 to 5.4662±5e-4) with no word on screen;
+// the θ rows' heading says "one pass" over the column until then.
+func TestAllInContextThetaSaysOnePass(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		m := newTest(t, "spring", size[0], size[1])
+		m = focusOn(t, m, ctlContext)
+		for range 40 {
+			m, _ = press(t, m, "right")
+		}
+		if len(m.res.task.Targets) != 0 || m.res.refined != 0 {
+			t.Fatalf("%dx%d: %d targets, %d refinement steps; want none and a one-pass result", size[0], size[1], len(m.res.task.Targets), m.res.refined)
+		}
+		heading := func(m Model) string {
+			for _, l := range sidebarLines(m.render(), m.sideWidth()) {
+				if strings.HasPrefix(l, "θ   ") {
+					return l
+				}
+			}
+			t.Fatalf("%dx%d: no θ heading", size[0], size[1])
+			return ""
+		}
+		if h := heading(m); !strings.Contains(h, "one pass±1σ") {
+			t.Errorf("%dx%d: all in context, one pass: the θ heading is %q", size[0], size[1], h)
+		}
+		m.opts.RefineDelay = time.Millisecond
+		nm, cmd := m.Update(refineMsg{gen: m.gen})
+		m, _ = run(t, nm.(Model), cmd)
+		if m.res.refined == 0 {
+			t.Fatalf("%dx%d: the refinement did not land", size[0], size[1])
+		}
+		if h := heading(m); !strings.Contains(h, "estimate±1σ") {
+			t.Errorf("%dx%d: all in context, refined: the θ heading is %q", size[0], size[1], h)
+		}
+	}
+}
+
 func TestLambdaAndRegularizerMarkStale(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	// The untrained model is "untrained", not stale; give it a trained

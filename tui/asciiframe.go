@@ -40,11 +40,14 @@ var asciiRunes = map[rune]rune{
 }
 
 // asciiHelp is the help's note on what --ascii writes instead, in
-// ASCII itself: a θ in it would be drawn q.
+// ASCII itself: a θ in it would be drawn q. An estimate's hat takes no
+// cell and is left out (toASCII), so δ̂ and δ are both d: the legend's
+// "true δ ≈ δ̂" read "true d = d", a tautology, with nothing to say why.
 var asciiHelp = []string{
 	"--ascii: ~ is +/-, = is about equal (a curve drawn under another);",
 	"  Greek letters are the Symbol font's keys: q theta, w omega, a alpha,",
-	"  b beta, h eta, g gamma, k kappa, d delta, l lambda, s sigma",
+	"  b beta, h eta, g gamma, k kappa, d delta, l lambda, s sigma;",
+	"  an estimate's hat is left out: \"true d = d\" is true delta under d-hat",
 }
 
 // toASCII writes s in ASCII, one character for each rune it draws in a

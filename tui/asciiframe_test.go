@@ -115,13 +115,15 @@ func TestASCIINamesArrowKeysInWords(t *testing.T) {
 // TestASCIIKeepsPlusMinusApartFromAboutEqual: ± and ≈ were both drawn ~,
 // and the --ascii help says ~ is +/-, so "prediction ≈ truth" (a curve
 // drawn under another) read as "prediction +/- truth". Each has its own
-// character, and the help names both.
+// character, and the help names both, and the hat it leaves out.
 func TestASCIIKeepsPlusMinusApartFromAboutEqual(t *testing.T) {
 	if got := toASCII("θ̂ 1.2±0.1 · prediction ≈ truth"); got != "q 1.2~0.1 . prediction = truth" {
 		t.Errorf("toASCII = %q", got)
 	}
 	help := strings.Join(asciiHelp, "\n")
-	for _, want := range []string{"~ is +/-", "= is about equal"} {
+	// The hat of an estimate takes no cell and is dropped: δ̂ and δ are
+	// both d, and "true d = d" needs the help's word.
+	for _, want := range []string{"~ is +/-", "= is about equal", "\"true d = d\" is true delta under d-hat"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("the --ascii help lacks %q:\n%s", want, help)
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -50,13 +51,19 @@ type avgKey struct {
 	noise   float64
 }
 
-// avgState is the averages' state.
+// avgState is the averages' state. work, progress and started are
+// those of the evaluation running (work nil when none): the status line
+// counts its realizations once it has taken a second (computing), where
+// with --tasks 2000 it said "● idle" beside "…" cells for half a minute.
 type avgState struct {
-	key    avgKey
-	gen    int
-	cancel context.CancelFunc
-	res    *core.Intervals
-	err    error
+	key      avgKey
+	gen      int
+	cancel   context.CancelFunc
+	res      *core.Intervals
+	err      error
+	work     *workProgress
+	progress realizationCount
+	started  time.Time
 }
 
 // avgMsg is a finished evaluation of the averages.
@@ -86,18 +93,24 @@ func (m *Model) syncAverages() tea.Cmd {
 		m.avg.cancel()
 	}
 	m.avg.gen++
-	m.avg.key, m.avg.cancel, m.avg.res, m.avg.err = m.avgKeyNow(), nil, nil, nil
+	m.avg.key, m.avg.cancel, m.avg.res, m.avg.err, m.avg.work = m.avgKeyNow(), nil, nil, nil, nil
 	if res := m.ablResultFor(m.avg.key); res != nil {
 		m.avg.res = res // the ablation view evaluated the same: shown at once
 		return nil
 	}
 	ctx, cancel := context.WithCancel(m.opts.Context)
-	m.avg.cancel = cancel
+	work := newWorkProgress()
+	m.avg.cancel, m.avg.work, m.avg.started = cancel, work, time.Now()
+	m.avg.progress = realizationCount{total: m.opts.Averages}
 	gen, model, opt := m.avg.gen, m.avg.key.model, m.evalOptions(m.opts.Averages, m.avg.key.context, m.avg.key.noise)
-	return func() tea.Msg {
+	opt.Progress = work.report
+	// The evaluation first: run one after another (the tests), the
+	// progress's wait then finds it returned.
+	return tea.Batch(func() tea.Msg {
+		defer work.finish()
 		res, err := core.EvaluateIntervals(ctx, model, opt)
 		return avgMsg{gen: gen, res: res, err: err}
-	}
+	}, work.next())
 }
 
 // onAverages shows the averages if they are the newest request's.
@@ -105,7 +118,7 @@ func (m Model) onAverages(msg avgMsg) (tea.Model, tea.Cmd) {
 	if msg.gen != m.avg.gen {
 		return m, nil
 	}
-	m.avg.cancel = nil
+	m.avg.cancel, m.avg.work = nil, nil
 	if msg.err != nil {
 		m.avg.err = msg.err
 		return m, nil

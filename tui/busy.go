@@ -12,12 +12,13 @@ import (
 )
 
 // Work in progress besides training: the baselines' fits (c), a
-// diagnosis (d) and the ablation view's points (A). The status line
-// says which of them run, where it said "● idle" for as long as a
-// minute (bcpi on advdiff), and a tick every progressEvery moves on the
-// time each has taken. A diagnosis and an ablation point also say how
-// many of their realizations are done (workProgress); the fits report
-// nothing of the kind.
+// diagnosis (d), the ablation view's points (A) and the sidebar's
+// averages. The status line says which of them run, where it said
+// "● idle" for as long as a minute (bcpi on advdiff), and a tick every
+// progressEvery moves on the time each has taken. A diagnosis, an
+// ablation point and the averages also say how many of their
+// realizations are done (workProgress); the fits report nothing of the
+// kind.
 
 // progressEvery is how often the elapsed times of work in progress
 // move on; zero or less never (the tests: their commands run one after
@@ -44,8 +45,11 @@ func (m Model) onProgressTick(msg progressTickMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// busy reports whether work other than training is in progress.
-func (m Model) busy() bool { return m.base.running() || len(m.computing(0)) > 0 }
+// busy reports whether work other than training is in progress: the
+// sidebar's averages too, which computing names only after a second.
+func (m Model) busy() bool {
+	return m.base.running() || m.avg.work != nil || len(m.computing(0)) > 0
+}
 
 // computing names the work in progress other than training and the
 // baselines (whose account follows the status: baseStatusForms), each
@@ -73,6 +77,13 @@ func (m Model) computing(form int) []string {
 			count = fmt.Sprintf("ablation %d/%d…", m.abl.done, n)
 		}
 		jobs = append(jobs, count+m.elapsedSince(m.abl.started))
+	}
+	// The averages follow every move of a slider and mostly take a
+	// fraction of a second: named from their first second on, they do
+	// not flash on the status line at each step.
+	if elapsed := m.elapsedSince(m.avg.started); m.avg.work != nil && elapsed != "" {
+		p := m.avg.progress
+		jobs = append(jobs, fmt.Sprintf("averages %d/%d%s…", p.done, p.total, unit)+elapsed)
 	}
 	return jobs
 }
@@ -171,8 +182,8 @@ type workProgressMsg struct {
 	count realizationCount
 }
 
-// onWorkProgress takes the count of the diagnosis or ablation point
-// computing now and waits for its next; a count of a computation
+// onWorkProgress takes the count of the diagnosis, ablation point or
+// averages computing now and waits for its next; a count of a computation
 // cancelled, superseded or finished is dropped, and nothing waits for
 // its next.
 func (m Model) onWorkProgress(msg workProgressMsg) (tea.Model, tea.Cmd) {
@@ -181,6 +192,8 @@ func (m Model) onWorkProgress(msg workProgressMsg) (tea.Model, tea.Cmd) {
 		m.diag.progress = msg.count
 	case m.abl.work != nil && msg.work == m.abl.work:
 		m.abl.progress = msg.count
+	case m.avg.work != nil && msg.work == m.avg.work:
+		m.avg.progress = msg.count
 	default:
 		return m, nil
 	}

@@ -140,6 +140,42 @@ func TestDiagnosisSaysHowFar(t *testing.T) {
 	}
 }
 
+// TestAveragesSayHowFar: with explore --tasks 2000 the sidebar's
+// averages took half a minute of "…" cells under "● idle". Once they
+// have taken a second the status line counts their realizations; before
+// that it leaves them out, so that each step of a slider does not flash
+// a status for a fraction of a second; their result ends it.
+func TestAveragesSayHowFar(t *testing.T) {
+	m := newAvgTest(t, "spring", 120, 40)
+	m = focusOn(t, m, ctlContext)
+	nm, cmd := m.Update(keyMsg("left"))
+	m = nm.(Model)
+	work := m.avg.work
+	if work == nil || m.avg.res != nil {
+		t.Fatalf("moving the context started no evaluation: work %v, result %v", work != nil, m.avg.res != nil)
+	}
+	if !m.busy() {
+		t.Error("busy() is false while the averages compute: no tick would move their time on")
+	}
+	m.now = m.avg.started.Add(500 * time.Millisecond)
+	if st, _ := m.status(); strings.Contains(st, "averages") {
+		t.Errorf("half a second in the status is %q", st)
+	}
+	m.now = m.avg.started.Add(3 * time.Second)
+	nm, next := m.Update(workProgressMsg{work: work, count: realizationCount{done: 12, total: avgTasks}})
+	m = nm.(Model)
+	if st, _ := m.status(); st != "◐ computing averages 12/32 realizations… 3 s" || next == nil {
+		t.Errorf("3 s in, at 12 realizations, the status is %q, next wait %v", st, next != nil)
+	}
+	m, _ = run(t, m, cmd)
+	if m.avg.res == nil || m.avg.work != nil {
+		t.Fatalf("the evaluation did not end: result %v, work %v", m.avg.res != nil, m.avg.work != nil)
+	}
+	if st, _ := m.status(); strings.Contains(st, "averages") {
+		t.Errorf("with the averages shown the status is %q", st)
+	}
+}
+
 // TestAblationSaysHowFar: the ablation's status counts the points
 // done and the realizations of the whole curve, the point computing
 // included; each point's counts are its own, dropped once it is done.

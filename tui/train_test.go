@@ -160,7 +160,7 @@ func TestQuitWhileTrainingWaitsForTheRun(t *testing.T) {
 
 // TestQuitWarnsOfUnsavedWeights: weights trained here and not saved make
 // q warn first; a second q quits; any other key in between takes the
-// warning back; saved weights quit at once.
+// warning back, off the status line too; saved weights quit at once.
 func TestQuitWarnsOfUnsavedWeights(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	base := runtime.NumGoroutine()
@@ -184,6 +184,10 @@ func TestQuitWarnsOfUnsavedWeights(t *testing.T) {
 		t.Fatalf("first q: quit %v, message %q", quit, m.msg)
 	}
 	m, _ = press(t, m, "j")
+	// The status line no longer offers what the next q no longer does.
+	if frame := m.render(); strings.Contains(frame, "again quits") {
+		t.Errorf("after another key the status line still says q quits:\n%s", frame)
+	}
 	if m, quit = quits(m); quit {
 		t.Fatal("q after another key quit without the warning")
 	}

@@ -770,11 +770,17 @@ func sideMore(n int) []string {
 
 var nan = math.NaN()
 
-// thetaOnePass reports whether the θ rows show a training run's one
-// pass where the model refines: the run's snapshots are inferred
-// without refinement (needsRefine), which needs the CPU the run has.
+// thetaOnePass reports whether the θ rows show the one pass of a model
+// that refines where nothing else on screen says so: a training run's
+// snapshots are inferred without refinement (needsRefine), which needs
+// the CPU the run has; and with every point in context the metrics'
+// heading says "none: all in context" in place of "one pass,
+// refining…", so θ̂ ± σ and θ MAE changed on refinement with no word.
 func (m Model) thetaOnePass() bool {
-	return m.run != nil && m.res != nil && m.res.refined == 0 && m.entry().model.Config.Infer.Refine > 0
+	if m.res == nil || m.res.refined != 0 || m.entry().model.Config.Infer.Refine <= 0 {
+		return false
+	}
+	return m.run != nil || len(m.res.task.Targets) == 0
 }
 
 // metricsTitle says what the metrics describe: the one-pass amortized
