@@ -410,8 +410,8 @@ func (m *Model) scoreTasks(ctx context.Context, tasks []sims.Task, o PredictOpti
 }
 
 // predictTasks predicts tasks in chunks of evalChunk realizations, each
-// chunk's latent noise from TaskStream (so a realization's prediction
-// does not depend on how many are evaluated beside it), keeping failed
+// chunk's latent noise from TaskStream (so a realization's latent draws
+// do not depend on how many are evaluated beside it), keeping failed
 // predictions (Prediction.Problem) for the caller to count, and hands
 // every chunk to each as it is done, so that no chunk's predictions
 // outlive it. ctx is checked between chunks. progress, when set, hears

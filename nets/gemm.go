@@ -100,8 +100,10 @@ func gemm(transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *T
 // gonum's, which rounds differently (it does not fuse the multiply and
 // add) and which gemm picks by m·n·k, so by the row count, and k is
 // never split across goroutines. Inference uses it, so that a
-// realization's prediction does not depend on the size of its batch,
-// its piece or its block, nor on the cores.
+// realization's products do not depend on the size of its batch, its
+// piece or its block, nor on the cores (an anp's attention can still
+// round a realization differently alone than in a batch: see
+// docs/baselines.md on compare and eval).
 func gemmRowsOn(procs int, transA, transB bool, alpha float64, a, b *Tensor, beta float64, dst *Tensor) {
 	gemmRowsCached(procs, nil, transA, transB, alpha, a, b, beta, dst)
 }
