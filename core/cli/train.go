@@ -400,7 +400,7 @@ func (r *trainRun) fit(ctx context.Context) (dropped bool, err error) {
 		term = ", all but δ's one-pass θ term, which --recalibrate-only delta-theta then fits"
 	}
 	m.DropFit()
-	r.env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out FILE refits them%s)", f.init, f.out, term)
+	r.env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out %[2]s refits them%s)", f.init, shellQuote(f.out), term)
 	val, err := m.Validate(ctx)
 	if errors.Is(err, context.Canceled) {
 		return false, fmt.Errorf("interrupted during the final validation, after %d+%d training steps; %s", res.Steps1, res.Steps2, r.resume())

@@ -1435,6 +1435,9 @@ func TestTrainFineTuneWithoutRecalibrationDropsFit(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "are dropped; the model uses its plain spread") || !strings.Contains(stdout, "validation with the plain spread") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	if refit := "--init " + shellQuote(second) + " --steps1 0 --steps2 0 --out " + shellQuote(second) + " refits them"; !strings.Contains(stderr, refit) {
+		t.Errorf("the note does not give the refit command %q: %q", refit, stderr)
+	}
 	if m, _, err := core.LoadCheckpoint(second); err != nil || m.Fitted() {
 		t.Errorf("the fine-tuned file keeps the old fit (%v)", err)
 	}
