@@ -439,13 +439,13 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	if m.prompt.active() {
-		return m.promptKey(k)
-	}
 	if rest, ok := m.escThenKey(k); ok {
 		next, cmd := m.handleKey(tea.KeyPressMsg{Code: tea.KeyEscape})
 		after, more := next.(Model).handleKey(rest)
 		return after, tea.Batch(cmd, more)
+	}
+	if m.prompt.active() {
+		return m.promptKey(k)
 	}
 	m.dropKeyNote(k)
 	keys := m.keys

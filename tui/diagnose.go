@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -267,11 +268,53 @@ func wrapLines(text string, w int) []string {
 			hang = ""
 		}
 		head, rest := cutAtSpace(line, w)
-		out = append(out, head)
+		pieces := []string{head}
 		for rest != "" {
 			head, rest = cutAtSpace(rest, w-len(hang))
-			out = append(out, hang+head)
+			pieces = append(pieces, hang+head)
+		}
+		out = append(out, keepLastWordCompany(pieces, hang, w)...)
+	}
+	return out
+}
+
+// keepLastWordCompany breaks the next-to-last of a wrapped line's
+// pieces earlier where the last holds a single word, so that the word
+// does not stand alone: the explorer's d verdict at 80 columns ended
+// "β biased, θ̂ below" with " θ" on a line of its own. It breaks after
+// a clause's "; " where that leaves the line above at least half full
+// ("α η γ calibrated;" then " β biased, θ̂ below θ"), else before the
+// line's last word that fits; never beside a relation sign (cutAtSpace).
+func keepLastWordCompany(pieces []string, hang string, w int) []string {
+	n := len(pieces)
+	word := strings.TrimLeft(pieces[n-1], " ")
+	if n < 2 || word == "" || strings.Contains(word, " ") {
+		return pieces
+	}
+	prev := pieces[n-2]
+	start := len(prev) - len(strings.TrimLeft(prev, " "))
+	cut, clause := -1, -1
+	for i, r := range prev[start:] {
+		j := start + i
+		if r != ' ' || besideRelation(prev, j) || strings.TrimSpace(prev[:j]) == "" {
+			continue
+		}
+		if len(hang)+ansi.StringWidth(strings.TrimLeft(prev[j:], " ")+" "+word) > w {
+			continue
+		}
+		cut = j
+		if head := strings.TrimRight(prev[:j], " "); strings.HasSuffix(head, ";") && 2*ansi.StringWidth(head) >= w {
+			clause = j
 		}
 	}
+	if clause >= 0 {
+		cut = clause
+	}
+	if cut < 0 {
+		return pieces
+	}
+	out := slices.Clone(pieces)
+	out[n-2] = strings.TrimRight(prev[:cut], " ")
+	out[n-1] = hang + strings.TrimLeft(prev[cut:], " ") + " " + word
 	return out
 }

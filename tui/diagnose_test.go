@@ -308,8 +308,10 @@ func TestDiagnosticsBandsPlotWhenTheCurvesDoNotFit(t *testing.T) {
 }
 
 func TestWrapLines(t *testing.T) {
+	// No last word stands alone where the line above could break
+	// earlier: "five)" and "gh" were each on a line of their own.
 	got := wrapLines("short\n(one two three four five)\n  ab cd ef gh\n", 12)
-	want := []string{"short", "(one two", " three four", " five)", "  ab cd ef", "   gh"}
+	want := []string{"short", "(one two", " three", " four five)", "  ab cd", "   ef gh"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("wrapLines = %q, want %q", got, want)
 	}
@@ -328,6 +330,32 @@ func TestWrapLines(t *testing.T) {
 	}
 	got = wrapLines("xx yy p = 0.031", 10)
 	want = []string{"xx yy", " p = 0.031"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("wrapLines = %q, want %q", got, want)
+	}
+	// A word left alone after a relation keeps it whole: "p = 0.031"
+	// does not break for the word after it.
+	got = wrapLines("xx p = 0.031 yy", 14)
+	want = []string{"xx", " p = 0.031 yy"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("wrapLines = %q, want %q", got, want)
+	}
+}
+
+// TestVerdictWrapsAtItsClause: d's verdict in the 47 columns the panel
+// has at 80 ended "β biased, θ̂ below" with " θ" alone on the next
+// line; it breaks after the clause before, which keeps the parameter's
+// verdict whole.
+func TestVerdictWrapsAtItsClause(t *testing.T) {
+	got := wrapLines("θ verdict: α η γ calibrated; β biased, θ̂ below θ", cli.DiagnosticsPanelWidth)
+	want := []string{"θ verdict: α η γ calibrated;", " β biased, θ̂ below θ"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("wrapLines = %q, want %q", got, want)
+	}
+	// Without a clause in the line above's right half, the word before
+	// the lone one goes down with it.
+	got = wrapLines("θ verdict: α; β γ η biased, θ̂ below θ", 36)
+	want = []string{"θ verdict: α; β γ η biased, θ̂", " below θ"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("wrapLines = %q, want %q", got, want)
 	}

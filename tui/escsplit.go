@@ -10,9 +10,12 @@ import (
 // delivered in one read: a terminal sends esc as a bare ESC, and Bubble
 // Tea reads ESC and the next key together as that key with alt, so esc
 // then d over SSH arrived as alt+d and did nothing, the help or view
-// staying open. The explorer binds no alt key; it splits one only where
-// esc leaves what is on screen (the help, d, A, a switch's warning),
-// never where esc would stop a run: an alt+key typed as such must not.
+// staying open, and esc then q left the path prompt open. The explorer
+// binds no alt key, the prompt none either (it has no word editing, as
+// bubbles' textinput has on alt+b, alt+f, alt+d); it splits one only
+// where esc leaves what is on screen (the help, d, A, a switch's
+// warning, the prompt), never where esc would stop a run: an alt+key
+// typed as such must not.
 func (m Model) escThenKey(k tea.KeyPressMsg) (rest tea.KeyPressMsg, ok bool) {
 	if k.Mod&tea.ModAlt == 0 || !m.escLeaves() {
 		return k, false
@@ -28,7 +31,7 @@ func (m Model) escThenKey(k tea.KeyPressMsg) (rest tea.KeyPressMsg, ok bool) {
 // escLeaves reports whether esc now closes or calls off something on
 // screen rather than stopping work.
 func (m Model) escLeaves() bool {
-	return m.help.ShowAll || m.diag.open || m.abl.open || m.switchArmed.key != ""
+	return m.help.ShowAll || m.diag.open || m.abl.open || m.switchArmed.key != "" || m.prompt.active()
 }
 
 // keyText is the text a printable key types, which its alt form lacks

@@ -39,3 +39,25 @@ func TestEscThenKeyOnASlowLink(t *testing.T) {
 		t.Fatalf("esc esc as alt+esc: ablation %v; want it closed and nothing else", m.abl.open)
 	}
 }
+
+// TestEscThenKeyClosesThePrompt: esc then q at the path prompt, one
+// read on a slow link (tmux send-keys Escape q), arrived as alt+q and
+// left the prompt open with its text; the prompt binds no alt key for
+// word editing, so it reads the two keys: esc cancels, the key then acts
+// on the explorer.
+func TestEscThenKeyClosesThePrompt(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, "x")
+	m = sendKey(t, m, tea.KeyPressMsg{Code: 'd', Mod: tea.ModAlt})
+	if m.prompt.active() || !m.diag.open {
+		t.Fatalf("open prompt, esc d as alt+d: prompt open %v (value %q), diagnostics %v; want the prompt cancelled and d's view open",
+			m.prompt.active(), string(m.prompt.value), m.diag.open)
+	}
+	m, _ = press(t, m, "esc", "o")
+	nm, cmd := m.Update(tea.KeyPressMsg{Code: 'q', Mod: tea.ModAlt})
+	if m, quit := run(t, nm.(Model), cmd); m.prompt.active() || !quit {
+		t.Errorf("open prompt, esc q as alt+q: prompt open %v (value %q), quit %v; want it cancelled and q to quit",
+			m.prompt.active(), string(m.prompt.value), quit)
+	}
+}
