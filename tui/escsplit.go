@@ -20,6 +20,9 @@ func (m Model) escThenKey(k tea.KeyPressMsg) (rest tea.KeyPressMsg, ok bool) {
 	if k.Mod&tea.ModAlt == 0 || !m.escLeaves() {
 		return k, false
 	}
+	if m.prompt.active() && k.String() == "alt+backspace" {
+		return k, false // the prompt's word delete, not esc then backspace
+	}
 	rest = k
 	rest.Mod &^= tea.ModAlt
 	if rest.Text == "" && rest.Mod&tea.ModCtrl == 0 {

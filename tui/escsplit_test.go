@@ -61,3 +61,24 @@ func TestEscThenKeyClosesThePrompt(t *testing.T) {
 			m.prompt.active(), string(m.prompt.value), quit)
 	}
 }
+
+// TestPromptDeletesPathElements checks that alt+backspace, which a
+// terminal sends as esc then backspace, deletes the prompt's last path
+// element rather than cancelling the prompt and losing the path, and
+// that ctrl+w does the same.
+func TestPromptDeletesPathElements(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "o", "ctrl+u")
+	m = typeText(t, m, "runs/lv/a.safetensors")
+	for _, want := range []string{"runs/lv/", "runs/", ""} {
+		m = sendKey(t, m, tea.KeyPressMsg{Code: tea.KeyBackspace, Mod: tea.ModAlt})
+		if !m.prompt.active() || string(m.prompt.value) != want {
+			t.Fatalf("alt+backspace: prompt open %v, value %q; want open with %q", m.prompt.active(), string(m.prompt.value), want)
+		}
+	}
+	m = typeText(t, m, "a b/c")
+	m = sendKey(t, m, tea.KeyPressMsg{Code: 'w', Mod: tea.ModCtrl})
+	if got := string(m.prompt.value); got != "a b/" {
+		t.Errorf("ctrl+w: value %q, want %q", got, "a b/")
+	}
+}

@@ -23,7 +23,8 @@ const (
 )
 
 // prompt is the one-line path prompt of s (save) and o (open): typing
-// edits at the end, backspace deletes, ctrl+u clears, tab completes a file
+// edits at the end, backspace deletes, alt+backspace or ctrl+w deletes
+// the last path element, ctrl+u clears, tab completes a file
 // name, enter accepts and esc cancels. (bubbles' textinput would pull a
 // clipboard dependency for no gain here.)
 type prompt struct {
@@ -62,6 +63,8 @@ func (p prompt) edit(k tea.KeyPressMsg) prompt {
 		if len(p.value) > 0 {
 			p.value = p.value[:len(p.value)-1]
 		}
+	case "alt+backspace", "ctrl+w":
+		p.value = p.value[:lastElementStart(p.value)]
 	case "ctrl+u":
 		p.value = nil
 	case "right":
@@ -81,6 +84,21 @@ func (p prompt) edit(k tea.KeyPressMsg) prompt {
 		}
 	}
 	return p
+}
+
+// lastElementStart is where the last element of path begins: after
+// the slash or blank before it, its own trailing slashes counted in, so
+// that deleting from there turns "runs/lv/a.safetensors" into "runs/lv/"
+// and that into "runs/".
+func lastElementStart(path []rune) int {
+	i := len(path)
+	for i > 0 && path[i-1] == '/' {
+		i--
+	}
+	for i > 0 && path[i-1] != '/' && path[i-1] != ' ' {
+		i--
+	}
+	return i
 }
 
 // takeSuggestion puts the suggestion, while it shows, in the value,
