@@ -36,6 +36,22 @@ const (
 	swapDraws = 128
 )
 
+// sideOrderWarnings are the warnings on side information against the
+// observations that fix it: a swapped initial state
+// (swappedSideWarnings) and observations at the first time that
+// contradict it (initialWarnings). Where the state is called swapped
+// and those observations, which contradict the order given, agree with
+// its swap, the swap explains them: one warning says both, in place of
+// one more per channel.
+func sideOrderWarnings(sys sims.System, ctx sims.Context, side []float64) []string {
+	swap, initial := swappedSideWarnings(sys, ctx, side), initialWarnings(sys, ctx, side)
+	if len(swap) == 0 || len(initial) == 0 || len(initialWarnings(sys, ctx, []float64{side[1], side[0]})) > 0 {
+		return append(swap, initial...)
+	}
+	g := sys.Grid()
+	return []string{fmt.Sprintf("%s; the observations at %s = %g match the swapped order too", swap[0], stateName(g, 0), g.Lo[0])}
+}
+
 // swappedSideWarnings flags side information that is a two-channel
 // initial state whose swap fits the earliest observations far better
 // than the order given: it names both orders and which entry is which

@@ -138,3 +138,37 @@ func TestSwappedSideWarningOneObservation(t *testing.T) {
 		t.Errorf("one early row, u0 swapped: warnings %q, want one about the earliest observation", got)
 	}
 }
+
+// TestSideOrderWarningsMergeFirstTime: a swapped lv u0 whose data hold
+// the state at t = 0 gets one warning, the swap's, saying the t = 0
+// observations match the swapped order, not one more per channel; a u0
+// that the t = 0 observations contradict in either order keeps its
+// warnings per channel.
+func TestSideOrderWarningsMergeFirstTime(t *testing.T) {
+	sys, err := sims.Lookup("lv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u0 := []float64{0.75, 1.75}
+	values := sys.True([]float64{1, 1, 1, 1}, u0)
+	g := sys.Grid()
+	var ctx sims.Context
+	for gi := 0; g.States[gi][0] <= 2; gi += 2 {
+		ctx.States = append(ctx.States, g.States[gi])
+		ctx.Values = append(ctx.Values, []float64{values[2*gi], values[2*gi+1]})
+		ctx.Mask = append(ctx.Mask, []bool{true, true})
+		ctx.GridIndex = append(ctx.GridIndex, gi)
+	}
+	swapped := []float64{u0[1], u0[0]}
+	if n := len(initialWarnings(sys, ctx, swapped)); n != 2 {
+		t.Fatalf("the t = 0 row gives %d warnings on the swapped u0, want one per channel", n)
+	}
+	got := DataWarnings(sys, ctx, swapped)
+	if len(got) != 1 || !strings.Contains(got[0], "looks swapped") || !strings.Contains(got[0], "the observations at t = 0 match the swapped order too") {
+		t.Errorf("swapped u0 with a t = 0 row: warnings %q, want the swap's alone, saying t = 0 matches", got)
+	}
+	wrong := []float64{2.5, 0.2}
+	if got := sideOrderWarnings(sys, ctx, wrong); len(got) < 2 || strings.Contains(strings.Join(got, "\n"), "match the swapped order") {
+		t.Errorf("u0 %v, wrong in both orders: warnings %q, want the t = 0 warnings per channel", wrong, got)
+	}
+}

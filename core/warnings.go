@@ -112,8 +112,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	out = append(out, spanWarnings(sys.Grid(), ctx)...)
 	out = append(out, unobservedWarnings(sys.Grid(), ctx)...)
 	out = append(out, sideWarnings(sys.Side(), side)...)
-	out = append(out, swappedSideWarnings(sys, ctx, side)...)
-	return append(out, initialWarnings(sys, ctx, side)...)
+	return append(out, sideOrderWarnings(sys, ctx, side)...)
 }
 
 // TrainingRange is the range of conditions a model saw in training:
@@ -239,8 +238,7 @@ func (m *Model) noiseWarnings(p Prediction, ctx sims.Context) []string {
 func DataWarnings(sys sims.System, ctx sims.Context, side []float64) []string {
 	out := observationWarnings(sys, ctx, "")
 	out = append(out, sideWarnings(sys.Side(), side)...)
-	out = append(out, swappedSideWarnings(sys, ctx, side)...)
-	return append(out, initialWarnings(sys, ctx, side)...)
+	return append(out, sideOrderWarnings(sys, ctx, side)...)
 }
 
 // observationWarnings are the alarms on the observed states and values:
