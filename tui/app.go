@@ -103,6 +103,10 @@ type Model struct {
 	page                      int
 	focus                     int
 
+	// thetas are the θ rows (θ set by hand) each system was left with,
+	// as ctxSteps keeps its context.
+	thetas map[string][]thetaControl
+
 	seed  uint64
 	real  sims.Realization
 	split sims.Split
@@ -194,6 +198,7 @@ func New(opts Options) (Model, error) {
 		entries:     map[entryKey]*entry{},
 		ctxSteps:    map[string]stepper{},
 		slices:      map[string]int{},
+		thetas:      map[string][]thetaControl{},
 		noise:       newStepper("noise σ", []float64{0, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5}, 0, nil),
 		reg:         newPicker("regulariser", regs, string(core.RegL2)),
 		mode:        newPicker("train mode", trainModes, string(modeFineTune)),
@@ -211,7 +216,7 @@ func New(opts Options) (Model, error) {
 	if err := m.loadFirst(); err != nil {
 		return Model{}, err
 	}
-	m.enterSystem()
+	m.enterSystem(m.sysIdx)
 	m.syncTraining()
 	m.initCmd = m.reinfer()
 	return m, nil
@@ -244,12 +249,21 @@ func (m Model) controls() []control {
 // is2D reports whether the grid is a product grid (advdiff's (t, x)).
 func (m Model) is2D() bool { return len(m.sys().Grid().Shape) == 2 }
 
-// enterSystem resets what depends on the system: realization, split, θ
-// controls, time slice and the context ladder.
-func (m *Model) enterSystem() {
+// enterSystem shows system i and resets what depends on it:
+// realization, split, θ controls, time slice and the context ladder.
+// θ set by hand, the slice and the context are the ones the system was
+// left with, so that a look at another system loses none of them.
+func (m *Model) enterSystem(i int) {
+	if m.theta != nil {
+		m.thetas[m.sys().Name()] = slices.Clone(m.theta)
+	}
+	m.sysIdx = i
 	sys := m.sys()
 	m.real, m.split = drawRealization(sys, m.seed)
 	m.theta = newThetaControls(sys)
+	if kept, ok := m.thetas[sys.Name()]; ok {
+		m.theta = slices.Clone(kept)
+	}
 	if m.is2D() {
 		m.slice = sys.Grid().Shape[0] / 2
 		if s, ok := m.slices[sys.Name()]; ok {
@@ -893,8 +907,7 @@ func (m *Model) setSystem(i int) tea.Cmd {
 		return nil
 	}
 	stopped, stepped := m.abandonRun()
-	m.sysIdx = i
-	m.enterSystem()
+	m.enterSystem(i)
 	m.prog, m.losses = nil, nil
 	cmd := m.enterEntry()
 	m.noteAbandoned(stopped, stepped)
@@ -1200,8 +1213,7 @@ func (m Model) undo() (tea.Model, tea.Cmd) {
 		// one shown when it was opened.
 		m.backbone = m.backbone.set(e.from.backbone)
 		if idx := slices.IndexFunc(m.systems, func(s sims.System) bool { return s.Name() == e.from.system }); idx >= 0 && idx != m.sysIdx {
-			m.sysIdx = idx
-			m.enterSystem()
+			m.enterSystem(idx)
 		}
 		m.res = nil
 		cmd := m.enterEntry()
@@ -1486,8 +1498,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	m.entries[key] = e
 	m.backbone = m.backbone.set(string(arch.Backbone))
 	if idx != m.sysIdx {
-		m.sysIdx = idx
-		m.enterSystem()
+		m.enterSystem(idx)
 	}
 	m.res = nil
 	m.syncTraining()

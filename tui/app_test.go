@@ -1084,6 +1084,48 @@ func TestSliceKeptPerSystem(t *testing.T) {
 	}
 }
 
+// TestThetaKeptPerSystem: θ set by hand survives a round trip through
+// another system, as the context size does, and a backbone switch and a
+// new realization; each system keeps its own, and a clears them for
+// good.
+func TestThetaKeptPerSystem(t *testing.T) {
+	m := newTest(t, "spring", 100, 30)
+	m = focusOn(t, m, ctlTheta)
+	m, _ = press(t, m, "right", "right", "right")
+	want := m.theta[0]
+	if !want.set {
+		t.Fatal("→ on ω set nothing")
+	}
+	m, _ = press(t, m, "tab")
+	if m.sys().Name() != "lv" || m.overridden() {
+		t.Fatalf("tab: on %s with θ overridden %v, want lv on its estimate", m.sys().Name(), m.overridden())
+	}
+	m = focusOn(t, m, ctlTheta+1)
+	m, _ = press(t, m, "left")
+	lvWant := m.theta[1]
+	m, _ = press(t, m, "shift+tab")
+	checkTheta := func(after string, i int, want thetaControl) {
+		t.Helper()
+		if got := m.theta[i]; got != want {
+			t.Fatalf("%s: %s θ row %d %+v, want %+v", after, m.sys().Name(), i, got, want)
+		}
+		if got := m.res.pred.Theta[i]; got != want.value {
+			t.Fatalf("%s: the prediction used θ = %v, want the set %v", after, got, want.value)
+		}
+	}
+	checkTheta("tab, shift+tab", 0, want)
+	m, _ = press(t, m, "b")
+	checkTheta("b", 0, want)
+	m, _ = press(t, m, "r")
+	checkTheta("r", 0, want)
+	m, _ = press(t, m, "tab")
+	checkTheta("back on lv", 1, lvWant)
+	m, _ = press(t, m, "shift+tab", "a", "tab", "shift+tab")
+	if m.overridden() {
+		t.Errorf("θ set by hand is back after a and a round trip: %+v", m.theta)
+	}
+}
+
 // TestKeyNotesGo: a note on what a key did goes when the next key acts,
 // where it would read as about that key: "heatmaps are for …" stayed
 // after p, "θ back to the estimate θ̂" while the context moved,
