@@ -10,8 +10,14 @@ import (
 )
 
 // earlyContext is lv's true process from u0 at θ = 1 on every other
-// grid point up to t = 2, noise-free.
+// grid point up to t = 2, from the second, noise-free.
 func earlyContext(t *testing.T, u0 []float64) (sims.System, sims.Context) {
+	t.Helper()
+	return earlyContextFrom(t, u0, 1)
+}
+
+// earlyContextFrom is earlyContext from grid point first (0: t = 0).
+func earlyContextFrom(t *testing.T, u0 []float64, first int) (sims.System, sims.Context) {
 	t.Helper()
 	sys, err := sims.Lookup("lv")
 	if err != nil {
@@ -20,7 +26,7 @@ func earlyContext(t *testing.T, u0 []float64) (sims.System, sims.Context) {
 	g := sys.Grid()
 	values := sys.True([]float64{1, 1, 1, 1}, u0)
 	var ctx sims.Context
-	for gi := 1; g.States[gi][0] <= 2; gi += 2 {
+	for gi := first; g.States[gi][0] <= 2; gi += 2 {
 		ctx.States = append(ctx.States, g.States[gi])
 		ctx.Values = append(ctx.Values, []float64{values[2*gi], values[2*gi+1]})
 		ctx.Mask = append(ctx.Mask, []bool{true, true})
@@ -145,20 +151,8 @@ func TestSwappedSideWarningOneObservation(t *testing.T) {
 // that the t = 0 observations contradict in either order keeps its
 // warnings per channel.
 func TestSideOrderWarningsMergeFirstTime(t *testing.T) {
-	sys, err := sims.Lookup("lv")
-	if err != nil {
-		t.Fatal(err)
-	}
 	u0 := []float64{0.75, 1.75}
-	values := sys.True([]float64{1, 1, 1, 1}, u0)
-	g := sys.Grid()
-	var ctx sims.Context
-	for gi := 0; g.States[gi][0] <= 2; gi += 2 {
-		ctx.States = append(ctx.States, g.States[gi])
-		ctx.Values = append(ctx.Values, []float64{values[2*gi], values[2*gi+1]})
-		ctx.Mask = append(ctx.Mask, []bool{true, true})
-		ctx.GridIndex = append(ctx.GridIndex, gi)
-	}
+	sys, ctx := earlyContextFrom(t, u0, 0)
 	swapped := []float64{u0[1], u0[0]}
 	if n := len(initialWarnings(sys, ctx, swapped)); n != 2 {
 		t.Fatalf("the t = 0 row gives %d warnings on the swapped u0, want one per channel", n)
