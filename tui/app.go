@@ -1146,12 +1146,12 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 		case r.err == nil:
 			m.setMsg(msgInfo, "trained %d steps in %s, spread refitted — s saves, u undoes", steps, formatDuration(r.res.Wall))
 		case r.refitStarted && errors.Is(r.err, context.Canceled):
-			m.setMsg(msgInfo, "refit stopped: weights kept, plain spread — s saves, u undoes")
+			m.setMsg(msgInfo, "refit stopped: weights kept, bands not recalibrated — s saves, u undoes")
 		case r.refitStarted:
-			m.setMsg(msgErr, "%v — trained weights kept with the plain spread (u undoes, s saves)", r.err)
+			m.setMsg(msgErr, "%v — trained weights kept, bands not recalibrated (u undoes, s saves)", r.err)
 		case errors.Is(r.err, context.Canceled):
 			if steps > 0 {
-				m.setMsg(msgInfo, "stopped (%s): plain spread — s saves, u undoes", where)
+				m.setMsg(msgInfo, "stopped (%s): bands not recalibrated — s saves, u undoes", where)
 			} else {
 				m.setMsg(msgInfo, "training stopped before the first step")
 			}

@@ -798,7 +798,7 @@ func TestSparklineKeptWhenShort(t *testing.T) {
 }
 
 // TestStoppedRunSaysPlainSpread: a run stopped between its steps keeps
-// the weights of the steps done with the plain spread (its fit belonged
+// the weights of the steps done with the uncalibrated spread (its fit belonged
 // to the weights it started from), and its message says so.
 func TestStoppedRunSaysPlainSpread(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
@@ -811,7 +811,7 @@ func TestStoppedRunSaysPlainSpread(t *testing.T) {
 	}
 	m, _ = press(t, m, "esc")
 	m, _ = pump(t, m, cmds, func(m Model) bool { return m.run == nil })
-	if got := m.entry().model.Config.Infer.SpreadFit; !strings.Contains(m.msg, "plain spread — s saves, u undoes") || !reflect.DeepEqual(got, core.SpreadFit{}) {
+	if got := m.entry().model.Config.Infer.SpreadFit; !strings.Contains(m.msg, "bands not recalibrated — s saves, u undoes") || !reflect.DeepEqual(got, core.SpreadFit{}) {
 		t.Errorf("stopped run: message %q, spread %+v", m.msg, got)
 	}
 	settle(t, base)

@@ -400,7 +400,7 @@ func (r *trainRun) fit(ctx context.Context) (dropped bool, err error) {
 		term = ", all but δ's one-pass θ term, which --recalibrate-only delta-theta then fits"
 	}
 	m.DropFit()
-	r.env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its plain spread (apic train --init %s --steps1 0 --steps2 0 --out %[2]s refits them%s)", f.init, shellQuote(f.out), term)
+	r.env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its uncalibrated spread (apic train --init %s --steps1 0 --steps2 0 --out %[2]s refits them%s)", f.init, shellQuote(f.out), term)
 	val, err := m.Validate(ctx)
 	if errors.Is(err, context.Canceled) {
 		return false, fmt.Errorf("interrupted during the final validation, after %d+%d training steps; %s", res.Steps1, res.Steps2, r.resume())
@@ -495,7 +495,7 @@ func reportTrained(env *Env, f *trainFlags, cfg core.Config, res core.TrainResul
 		case f.recalibrate > 0:
 			when = "after recalibration"
 		case dropped:
-			when = "with the plain spread"
+			when = "with the uncalibrated spread"
 		}
 		fmt.Fprintf(env.Stdout, "validation %s (%s): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
 			when, core.Count(v.Tasks, "realization"), v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,

@@ -836,7 +836,7 @@ func TestTrainKeepsWeightsWhenSaveFails(t *testing.T) {
 }
 
 // TestPartialDropsTheOldFit: the partial file of an interrupted
-// fine-tuning run keeps the new weights with the plain spread and z_θ
+// fine-tuning run keeps the new weights with the uncalibrated spread and z_θ
 // fixed in refinement, not the --init file's fit of its own weights.
 func TestPartialDropsTheOldFit(t *testing.T) {
 	dir := t.TempDir()
@@ -865,7 +865,7 @@ func TestPartialDropsTheOldFit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if in := p.Config.Infer; !reflect.DeepEqual(in.SpreadFit, core.SpreadFit{}) || in.OnePass != nil || in.ZThetaPrior != 0 {
-		t.Errorf("partial file's inference settings %+v, want the plain spread and z_θ prior 0", in)
+		t.Errorf("partial file's inference settings %+v, want the uncalibrated spread and z_θ prior 0", in)
 	}
 }
 
@@ -1432,7 +1432,7 @@ func TestTrainFineTuneWithoutRecalibrationDropsFit(t *testing.T) {
 		t.Fatalf("the recalibrated file holds no fit (%v)", err)
 	}
 	code, stdout, stderr := runCLI(t, "train", "--init", first, "--steps1", "0", "--steps2", "2", "--recalibrate", "0", "--out", second)
-	if code != 0 || !strings.Contains(stderr, "are dropped; the model uses its plain spread") || !strings.Contains(stdout, "validation with the plain spread") {
+	if code != 0 || !strings.Contains(stderr, "are dropped; the model uses its uncalibrated spread") || !strings.Contains(stdout, "validation with the uncalibrated spread") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if refit := "--init " + shellQuote(second) + " --steps1 0 --steps2 0 --out " + shellQuote(second) + " refits them"; !strings.Contains(stderr, refit) {
@@ -2005,7 +2005,7 @@ func TestTrainRefineFromOnePassThatTrainsDropsFit(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "train", "--init", one, "--steps1", "0", "--steps2", "1", "--refine", "5", "--recalibrate", "0", "--out", filepath.Join(dir, "five.safetensors"))
-	if code != 0 || strings.Contains(stderr, "serves its refined predictions") || !strings.Contains(stderr, "are dropped; the model uses its plain spread") {
+	if code != 0 || strings.Contains(stderr, "serves its refined predictions") || !strings.Contains(stderr, "are dropped; the model uses its uncalibrated spread") {
 		t.Errorf("exit %d, stderr %q: want only the note that the fit is dropped", code, stderr)
 	}
 }
