@@ -459,8 +459,12 @@ func (c *csvRecords) bad(line int, format string, args ...any) error {
 // notices only where the file or a later quote ends them: that line
 // alone would send the user to a row with nothing wrong in it.
 func csvSyntaxWords(pe *csv.ParseError) string {
-	if pe.Line > pe.StartLine {
+	switch {
+	case pe.Line > pe.StartLine:
 		return fmt.Sprintf("not valid CSV: the quote opened on this line is not closed before line %d (%v)", pe.Line, pe.Err)
+	case errors.Is(pe.Err, csv.ErrQuote):
+		// "1" ,2: the reader names the quote, not the blank after it.
+		return fmt.Sprintf("not valid CSV: %v at column %d: a quoted field must end at its closing quote, with nothing (not even a space) before the next comma, and a quote inside it is written twice (\"\")", pe.Err, pe.Column)
 	}
 	return fmt.Sprintf("not valid CSV: %v", pe.Err)
 }

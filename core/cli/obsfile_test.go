@@ -141,6 +141,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"t,y\n1e-12,1\n0,2\n", "f.csv:3: duplicate observation at t = 0 (first at line 2: t = 1e-12, the grid point t = 0 within the grid's tolerance)"},
 		{"t,y\n4.0000000000001,1\n4,2\n", "f.csv:3: duplicate observation at t = 4 (first at line 2); give"},
 		{"t,y\n1,2\n\"3,4\n", "f.csv:3: not valid CSV"},
+		{"t,y\n\"1\" ,2\n", "f.csv:2: not valid CSV: extraneous or missing \" in quoted-field at column 3: a quoted field must end at its closing quote, with nothing (not even a space) before the next comma"},
+		{"\"t\" ,y\n1,2\n", "f.csv:1: not valid CSV: extraneous or missing \" in quoted-field at column 3: a quoted field must end"},
 		{"t,y\n0.5,\"0.3\n0.1,0.2\n0.2,0.3\n", "f.csv:2: not valid CSV: the quote opened on this line is not closed before line 4"},
 		{"t,y\n0.5,\"0.3\n0.1,0.2\n0.2,\"0.3\n", "f.csv:2: not valid CSV: the quote opened on this line is not closed before line 4"},
 		{"t,y\n1,2\x00\n", "f.csv: not a CSV text file (binary data)"},
