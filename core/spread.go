@@ -3,7 +3,6 @@ package core
 import (
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"sync"
 
@@ -178,7 +177,7 @@ func (in *Infer) SetRefine(n int) (moved bool) {
 	case in.Refine > 0 && n <= 0 && in.OnePass != nil:
 		in.SpreadFit, in.OnePass = *in.OnePass, nil
 		moved = true
-	case in.Refine <= 0 && n > 0 && in.OnePass == nil && !reflect.DeepEqual(in.SpreadFit, SpreadFit{}):
+	case in.Refine <= 0 && n > 0 && in.OnePass == nil && in.SpreadFit.fitted():
 		op := in.SpreadFit
 		in.OnePass = &op
 		in.SpreadFit.DeltaTheta = nil
@@ -573,8 +572,12 @@ func (m *Model) DropFit() {
 // one is added to Infer or SpreadFit without a line here.
 func (m *Model) Fitted() bool {
 	in := m.Config.Infer
-	s := in.SpreadFit
+	return in.SpreadFit.fitted() || in.OnePass != nil || in.ZThetaPrior != 0 || in.ThetaPrior != "" || in.ThetaPriorScale != 0
+}
+
+// fitted reports whether s holds any fitted setting (Fitted's share of
+// it): the plain spread has none.
+func (s SpreadFit) fitted() bool {
 	return s.Spread != "" || s.Shape != 0 || s.StdScale != 0 || s.DeltaStdScale != 0 || s.DeltaProfile != 0 || s.ThetaStdScale != 0 ||
-		len(s.Conditions) > 0 || len(s.ThetaFloor) > 0 || s.DeltaTheta != nil || in.OnePass != nil || in.ZThetaPrior != 0 || in.ThetaPrior != "" ||
-		in.ThetaPriorScale != 0
+		len(s.Conditions) > 0 || len(s.ThetaFloor) > 0 || s.DeltaTheta != nil
 }
