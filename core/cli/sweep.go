@@ -349,7 +349,7 @@ func checkContextRanges(system string, vary, fix []axisValues) error {
 			}
 			for _, v := range e.values {
 				lo, hi, _ := parseContextSizes(v) // read by checkValue
-				if err := contextRangeRule(system, lo, hi); err != nil {
+				if err := core.CheckContextRange(system, lo, hi); err != nil {
 					return UsageError("%s: %s value %s: %v", flag, e.axis.name, core.QuoteInput(v), err)
 				}
 			}

@@ -1091,7 +1091,7 @@ func (f *trainFlags) setTrain(t *core.Train, system string, resumed bool) error 
 	if f.contextRange != "" {
 		lo, hi, err := parseContextSizes(f.contextRange)
 		if err == nil {
-			err = contextRangeRule(system, lo, hi)
+			err = core.CheckContextRange(system, lo, hi)
 		}
 		if err != nil {
 			return UsageError("--context-range %s: %v", core.QuoteInput(f.contextRange), err)
@@ -1227,20 +1227,13 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 	return lo, hi, nil
 }
 
-// contextRangeRule checks context sizes lo:hi of system: 1 ≤ MIN ≤ MAX
-// ≤ the system's grid states, in core's words, which train
-// --context-range, sweep's context-range axis and a checkpoint's config
-// share, the whole range in each, so 0:10 and 5:200 are refused alike.
-// 0:0 in the configuration means "the system's range": given here it
-// would be silently replaced, so it is refused as 5:2 is.
-func contextRangeRule(system string, lo, hi int) error {
-	return core.CheckContextRange(system, lo, hi)
-}
-
 // parseContextSizes reads --context-range "MIN:MAX", for train and
 // sweep's context-range axis, as two integers (context sizes are whole
 // numbers of observations, so 10.0 is refused as 10.5 is), leaving
-// their order and bound to contextRangeRule, which needs the system.
+// their order and bound to core.CheckContextRange, which needs the
+// system and words them as a checkpoint's config is checked: 0:10 and
+// 5:200 are refused alike, and 0:0, which the configuration reads as
+// "the system's range", is refused as 5:2 is.
 // The errors name the part that is wrong, not the flag.
 func parseContextSizes(s string) (lo, hi int, err error) {
 	a, b, ok := strings.Cut(s, ":")
