@@ -66,11 +66,11 @@ func (m Model) computing(form int) []string {
 		points, unit = "", ""
 	}
 	var jobs []string
-	if m.diag.open && m.diag.cancel != nil {
+	if m.diagnosing() {
 		p := m.diag.progress
 		jobs = append(jobs, fmt.Sprintf("diagnostics %d/%d%s…", p.done, p.total, unit)+m.elapsedSince(m.diag.started))
 	}
-	if n := len(m.abl.points); m.abl.open && m.abl.done < n {
+	if n := len(m.abl.points); m.ablating() {
 		p := m.abl.progress
 		count := fmt.Sprintf("ablation %d/%d%s, %d/%d%s…", m.abl.done, n, points, m.abl.done*p.total+p.done, n*p.total, unit)
 		if form > 1 {
@@ -78,14 +78,25 @@ func (m Model) computing(form int) []string {
 		}
 		jobs = append(jobs, count+m.elapsedSince(m.abl.started))
 	}
-	// The averages follow every move of a slider and mostly take a
-	// fraction of a second: named from their first second on, they do
-	// not flash on the status line at each step.
-	if elapsed := m.elapsedSince(m.avg.started); m.avg.work != nil && elapsed != "" {
+	if m.averagingLong() {
 		p := m.avg.progress
-		jobs = append(jobs, fmt.Sprintf("averages %d/%d%s…", p.done, p.total, unit)+elapsed)
+		jobs = append(jobs, fmt.Sprintf("averages %d/%d%s…", p.done, p.total, unit)+m.elapsedSince(m.avg.started))
 	}
 	return jobs
+}
+
+// diagnosing reports whether the diagnostics (d) are computing.
+func (m Model) diagnosing() bool { return m.diag.open && m.diag.cancel != nil }
+
+// ablating reports whether the ablation view (A) has points computing.
+func (m Model) ablating() bool { return m.abl.open && m.abl.done < len(m.abl.points) }
+
+// averagingLong reports whether the sidebar's averages are computing
+// and have taken a second: they follow every move of a slider and
+// mostly take a fraction of one, so named from their first second on
+// they do not flash on the status line at each step.
+func (m Model) averagingLong() bool {
+	return m.avg.work != nil && m.elapsedSince(m.avg.started) != ""
 }
 
 // computingForms is how many forms computing has.

@@ -61,22 +61,22 @@ func (m Model) tooSmallQuit() []string {
 // backgroundWork names the long work going on out of sight, briefly:
 // training (with its step), the diagnostics (d), the ablation (A), the
 // baselines' fits (c) and the sidebar's averages once they take a
-// second (computing's rule).
+// second (averagingLong).
 func (m Model) backgroundWork() []string {
 	var work []string
 	if len(m.runs) > 0 {
 		work = append(work, m.trainingBrief())
 	}
-	if m.diag.open && m.diag.cancel != nil {
+	if m.diagnosing() {
 		work = append(work, "diagnostics")
 	}
-	if m.abl.open && m.abl.done < len(m.abl.points) {
+	if m.ablating() {
 		work = append(work, "ablation")
 	}
 	if m.base.running() {
 		work = append(work, "baselines")
 	}
-	if m.avg.work != nil && m.elapsedSince(m.avg.started) != "" {
+	if m.averagingLong() {
 		work = append(work, "averages")
 	}
 	return work
