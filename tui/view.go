@@ -118,7 +118,7 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 		forms := m.baseStatusForms(besideWork)
 		least := forms[len(forms)-1]
 		if besideWork {
-			least = m.baseNamedLeast()
+			least = forms[2] // baseNamedLeast, from the forms at hand
 		}
 		w := room
 		// A note gets the room of its first part (what a key does next,
