@@ -342,8 +342,12 @@ func (f *sweepFlags) check() ([]sweepCell, error) {
 // ≤ the system's grid states, as train's --context-range does, once the
 // system is known (the axis is read before --system may be).
 func checkContextRanges(system string, vary, fix []axisValues) error {
-	for flag, list := range map[string][]axisValues{"--vary": vary, "--fix": fix} {
-		for _, e := range list {
+	for _, given := range []struct {
+		flag string
+		list []axisValues
+	}{{"--vary", vary}, {"--fix", fix}} { // in order: one error, the same each run
+		flag := given.flag
+		for _, e := range given.list {
 			if e.axis.kind != "intrange" {
 				continue
 			}
