@@ -42,6 +42,19 @@ func (m *Model) fitBandShapes(cells []ConditionScale, data []cellSample) {
 	}
 }
 
+// reportedStd is shapeUnit times the deviation a prediction reports at
+// value k, from its unscaled deviation std there and scale, the cell's
+// scale times shapeUnit: scale·std, widened by kappa times the squared
+// move from start (disagree.go; start nil or kappa 0: not widened).
+func reportedStd(scale, std, mean float64, start []float64, k int, kappa float64) float64 {
+	s := scale * std
+	if kappa > 0 && start != nil {
+		d := shapeUnit * (mean - start[k])
+		s = math.Sqrt(s*s + kappa*d*d)
+	}
+	return s
+}
+
 func (s *BandShape) clone() *BandShape {
 	return &BandShape{Wide: s.Wide, Inner: slices.Clone(s.Inner)}
 }
@@ -56,14 +69,18 @@ func (m *Model) bandErrors(cells []ConditionScale, data []cellSample) (recon, de
 			p := data[i].preds[j]
 			sy, sd, _, _, _ := cellRead(cells, data[i].reads[j])
 			sy, sd = sy*shapeUnit, sd*shapeUnit
+			kappa := 0.0
+			if p.startMean != nil {
+				kappa = disagreeAt(cells, data[i].reads[j])
+			}
 			truth, dtrue := task.Real.True, task.Real.Discrepancy()
 			var us, ds []float64
 			for _, k := range targetValues(m.Sys, task.Targets) {
-				if s := p.Std[k]; s > 0 && !math.IsInf(s, 0) && !math.IsNaN(p.Mean[k]) {
-					us = append(us, math.Abs(p.Mean[k]-truth[k])/(sy*s))
+				if s := reportedStd(sy, p.Std[k], p.Mean[k], p.startMean, k, kappa); s > 0 && !math.IsInf(s, 0) && !math.IsNaN(p.Mean[k]) {
+					us = append(us, math.Abs(p.Mean[k]-truth[k])/s)
 				}
-				if s := p.DeltaStd[k]; s > 0 && !math.IsInf(s, 0) && !math.IsNaN(p.DeltaMean[k]) {
-					ds = append(ds, math.Abs(p.DeltaMean[k]-dtrue[k])/(sd*s))
+				if s := reportedStd(sd, p.DeltaStd[k], p.DeltaMean[k], p.startDelta, k, kappa); s > 0 && !math.IsInf(s, 0) && !math.IsNaN(p.DeltaMean[k]) {
+					ds = append(ds, math.Abs(p.DeltaMean[k]-dtrue[k])/s)
 				}
 			}
 			recon[i], delta[i] = append(recon[i], us), append(delta[i], ds)

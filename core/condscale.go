@@ -46,6 +46,10 @@ type ConditionScale struct {
 	// fitted before them, whose bands are Gaussian.
 	ReconShape *BandShape `json:"recon_shape,omitempty"`
 	DeltaShape *BandShape `json:"delta_shape,omitempty"`
+	// Disagree is the weight κ of how far a refined fit moved from its
+	// start in the bands at the condition (disagree.go): 0 in a table
+	// fitted before it, and in a one-pass table.
+	Disagree float64 `json:"disagree,omitempty"`
 }
 
 // LimitConditionCells bounds the cells of a stored condition table (a
@@ -61,6 +65,9 @@ func checkConditions(cells []ConditionScale) error {
 	}
 	for i, c := range cells {
 		ok := c.Context >= 1 && c.Noise >= 0 && c.NoiseStd >= 0 && !math.IsInf(c.Noise, 0) && !math.IsInf(c.NoiseStd, 0) && c.ThetaPrior >= 0 && c.ThetaPrior <= 1
+		if !(c.Disagree >= 0 && c.Disagree <= maxDisagree) {
+			return fmt.Errorf("condition scale %d (context %d, noise %g): disagreement weight %g, must be in [0, %d]", i, c.Context, c.Noise, c.Disagree, maxDisagree)
+		}
 		for _, s := range []float64{c.Recon, c.Delta, c.Theta} {
 			ok = ok && s > 0 && !math.IsInf(s, 0)
 		}
@@ -236,7 +243,7 @@ func (m *Model) predictKept(ctx context.Context, tasks []sims.Task, spread *Spre
 	for j, t := range tasks {
 		ctxs[j], sides[j] = t.Context, t.Real.Side
 	}
-	opt := PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: refine}
+	opt := PredictOptions{Samples: 16, Seed: m.Config.Train.Seed, Refine: refine, keepStart: true}
 	preds, err := m.predictWith(ctx, ctxs, sides, opt, spread)
 	if err == nil || ctx.Err() != nil {
 		return tasks, preds, err

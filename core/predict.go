@@ -77,6 +77,12 @@ type Prediction struct {
 	// nominalJac is ∂F/∂θ at θ̂ (deltatheta.go), set on one-pass
 	// predictions only for their spread's θ term, and dropped after it.
 	nominalJac []float64
+	// startMean and startDelta are the prediction and δ where a refined
+	// fit started, the decode at the encoders' mean latent: the
+	// disagreement term of the spread (disagree.go) reads how far the
+	// fit moved from them. nil for one-pass predictions, and for refined
+	// ones whose spread has no such term.
+	startMean, startDelta []float64
 }
 
 // ObservationStd returns the deviation of the observation band per grid
@@ -126,6 +132,11 @@ type PredictOptions struct {
 	// failing the call: an evaluation over many realizations must not
 	// lose them all to one.
 	KeepFailed bool
+	// keepStart keeps where each refined fit started
+	// (Prediction.startMean) whatever the spread: validation
+	// realizations carry it for fits that read it (disagree.go,
+	// bandshapefit.go).
+	keepStart bool
 	// predicted, when set, is told how many realizations were just
 	// predicted as each piece of a batch is done; it may be called from
 	// several goroutines at once. It changes nothing predicted: the
@@ -355,7 +366,7 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 	bt.procs, bt.done = procs, ctx.Done()
 	var preds []Prediction
 	if refine > 0 {
-		if preds, err = m.predictRefined(ctx, bt, k, refine, rng); err != nil {
+		if preds, err = m.predictRefined(ctx, bt, k, refine, rng, o.keepStart || spread.disagrees()); err != nil {
 			return fmt.Errorf("predict: %w", err)
 		}
 	} else {

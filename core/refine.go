@@ -420,8 +420,9 @@ func (m *Model) newRefiner(bt *Batch) (*refiner, *nets.Tensor, error) {
 // predictRefined runs the encoders, refines v for steps LM iterations and
 // samples the Laplace posterior k times. ctx is checked at every
 // iteration: each costs a decode and a Jacobian, and steps has no bound
-// but the checkpoint's or the caller's.
-func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng *noise) ([]Prediction, error) {
+// but the checkpoint's or the caller's. With withStart each prediction
+// also keeps where its fit started (Prediction.startMean).
+func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng *noise, withStart bool) ([]Prediction, error) {
 	r, v, err := m.newRefiner(bt)
 	if err != nil {
 		return nil, err
@@ -430,6 +431,10 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		return nil, err
 	}
 	unrefined := r.thetaRows(v) // before the fit moves v
+	var startMean, startDelta [][]float64
+	if withStart {
+		startMean, startDelta = r.startRows(bt, v)
+	}
 	var fit *refineFit
 	if tc, ok := r.tangentClosure(); ok {
 		fit, err = r.fitExact(ctx, tc, v, steps)
@@ -469,8 +474,29 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	}
 	for b := range preds {
 		preds[b].usedDOF, preds[b].UnrefinedTheta = used[b], unrefined[b]
+		if withStart {
+			preds[b].startMean, preds[b].startDelta = startMean[b], startDelta[b]
+		}
 	}
 	return preds, nil
+}
+
+// startRows decodes v, where the fit starts, and returns each row's
+// prediction and δ (the prediction less the simulator at its θ), copied
+// out of the arena.
+func (r *refiner) startRows(bt *Batch, v *nets.Tensor) (mean, delta [][]float64) {
+	pred, theta, _ := r.decode(v, 1)
+	tp := bt.inferenceTape(bt.arena)
+	nom := r.m.Sys.NominalOp(tp, tp.Const(theta), bt.Side).Value
+	mean, delta = make([][]float64, v.Rows), make([][]float64, v.Rows)
+	for b := range mean {
+		mean[b] = slices.Clone(pred.Row(b))
+		delta[b] = slices.Clone(pred.Row(b))
+		for g, n := range nom.Row(b) {
+			delta[b][g] -= n
+		}
+	}
+	return mean, delta
 }
 
 // thetaRows is θ at each row of v, copied out of the refiner's arena.

@@ -267,6 +267,10 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 				p.DeltaStd[g] *= hd[g]
 			}
 		}
+		if k := disagreeAt(s.Conditions, ws); k > 0 && p.startMean != nil {
+			widenByMove(p.Std, p.Mean, p.startMean, k)
+			widenByMove(p.DeltaStd, p.DeltaMean, p.startDelta, k)
+		}
 	})
 	for _, err := range errs {
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -303,7 +304,22 @@ func conditionWords(cells []core.ConditionScale) string {
 	if cells[0].ReconShape != nil || cells[0].DeltaShape != nil {
 		shapes += ", calibrated band shapes"
 	}
+	if lo, hi, n := disagreeRange(cells); n > 0 {
+		shapes += fmt.Sprintf(", bands widened by refinement's move in %d cells (κ %g–%g)", n, lo, hi)
+	}
 	return fmt.Sprintf("%d cells, context %v × noise %v, %s", len(cells), sizes, noises, shapes)
+}
+
+// disagreeRange is the least and greatest positive disagreement weight
+// of the cells (core/disagree.go) and how many cells have one.
+func disagreeRange(cells []core.ConditionScale) (lo, hi float64, n int) {
+	lo = math.Inf(1)
+	for _, c := range cells {
+		if c.Disagree > 0 {
+			lo, hi, n = min(lo, c.Disagree), max(hi, c.Disagree), n+1
+		}
+	}
+	return lo, hi, n
 }
 
 func sortedKeys[V any](m map[string]V) []string {

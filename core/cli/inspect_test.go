@@ -43,6 +43,12 @@ func TestInspectEmbedded(t *testing.T) {
 			t.Errorf("inspect lacks %q (exit %d, %s):\n%s", want, code, errOut, out)
 		}
 	}
+	// spring's refined bands widen by refinement's move (disagree.go);
+	// only the default table has the weights.
+	code, out, errOut = runCLI(t, "inspect", "embedded:spring-cnp.safetensors")
+	if !strings.Contains(out, "calibrated band shapes, bands widened by refinement's move in 21 cells (κ 0.003–1)\n") || strings.Count(out, "widened") != 1 {
+		t.Errorf("spring/cnp: inspect does not name the widened bands once (exit %d, %s):\n%s", code, errOut, out)
+	}
 	code, _, errOut = runCLI(t, "inspect", "embedded:nope.safetensors")
 	if code != 2 || !strings.Contains(errOut, `no embedded checkpoint "nope.safetensors"`) || !strings.Contains(errOut, "lv-anp.safetensors") {
 		t.Errorf("unknown embedded name: exit %d, %q", code, errOut)

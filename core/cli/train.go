@@ -116,7 +116,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off); the table of scales per condition gets max(8, N/4) of them per cell", core.LimitRecalTasks.Max))
-	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'delta-theta' only the one-pass δ band's share of θ's uncertainty (and the one-pass table under it), 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, 'theta-prior' only the form of refinement's prior on θ's logits, 'delta-profile' only the time profile and scale of δ's deviation, keeping every other setting of FILE")
+	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'delta-theta' only the one-pass δ band's share of θ's uncertainty (and the one-pass table under it), 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, 'theta-prior' only the form of refinement's prior on θ's logits, 'delta-profile' only the time profile and scale of δ's deviation, 'disagreement' only the weight per condition of how far refinement moved in the refined bands, keeping every other setting of FILE")
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
 	fs.BoolVar(&f.force, "force", false, "replace --out when it exists (without it train refuses, unless --out is the --init file); only a safetensors checkpoint is ever replaced")
@@ -432,6 +432,8 @@ func recalibrationOf(m *core.Model, only string) func(context.Context, int) erro
 		return m.RecalibrateThetaPrior
 	case "delta-profile":
 		return m.RecalibrateDeltaProfile
+	case "disagreement":
+		return m.RecalibrateDisagreement
 	}
 	return m.Recalibrate
 }
@@ -529,6 +531,9 @@ func recalibrationNote(in core.Infer, only string) string {
 	}
 	if only == "band-shape" {
 		return fmt.Sprintf("recalibrated the shapes of the reconstruction's and δ's bands at %d conditions (context size × noise) only", len(in.Conditions))
+	}
+	if only == "disagreement" {
+		return fmt.Sprintf("fitted the refined bands' disagreement weights at %d conditions (context size × noise) only", len(in.Conditions))
 	}
 	if only == "theta-prior" {
 		return fmt.Sprintf("picked the form of refinement's θ prior only: %s", in.ThetaPriorWords())
@@ -730,8 +735,8 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	}
 	if f.recalibrateOnly != "" {
 		only := f.recalibrateOnly
-		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass", "delta-theta", "band-shape", "theta-prior", "delta-profile"}, only) {
-			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta', 'conditions', 'theta-shape', 'one-pass', 'delta-theta', 'band-shape', 'theta-prior' and 'delta-profile'", core.QuoteInput(only))
+		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass", "delta-theta", "band-shape", "theta-prior", "delta-profile", "disagreement"}, only) {
+			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta', 'conditions', 'theta-shape', 'one-pass', 'delta-theta', 'band-shape', 'theta-prior', 'delta-profile' and 'disagreement'", core.QuoteInput(only))
 		}
 		if f.init == "" || f.steps1 != 0 || f.steps2 != 0 || f.recalibrate < 1 {
 			return UsageError("--recalibrate-only %s needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1", only)

@@ -982,6 +982,39 @@ func TestTrainRecalibrateOnePassOnly(t *testing.T) {
 	}
 }
 
+// --recalibrate-only disagreement fits only the default table's
+// disagreement weights (core/disagree.go), each one the fit tries, and
+// changes nothing else; a model that predicts in one pass by default is
+// refused with advice to refine.
+func TestTrainRecalibrateDisagreementOnly(t *testing.T) {
+	dir := t.TempDir()
+	first, before, info := trainTiny(t, dir)
+	after := recalibrateOnly(t, dir, first, "disagreement", "16", "fitted the refined bands' disagreement weights at 24 conditions")
+	want := before.Config.Infer
+	want.Conditions = slices.Clone(want.Conditions)
+	for i, c := range after.Config.Infer.Conditions {
+		if !slices.Contains([]float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1}, c.Disagree) {
+			t.Errorf("cell %d: weight %g is not one the fit tries", i, c.Disagree)
+		}
+		want.Conditions[i].Disagree = c.Disagree
+	}
+	if !reflect.DeepEqual(after.Config.Infer, want) {
+		t.Errorf("inference settings changed beyond the disagreement weights")
+	}
+	if name := sameWeightsCLI(before, after); name != "" {
+		t.Errorf("weights changed (first at %s)", name)
+	}
+	before.Config.Infer.Refine, before.Config.Infer.OnePass = 0, nil
+	old := filepath.Join(dir, "one-pass.safetensors")
+	if err := core.SaveCheckpoint(old, before, info, nets.F64); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "train", "--init", old, "--steps1", "0", "--steps2", "0", "--recalibrate", "16", "--recalibrate-only", "disagreement", "--force", "--out", filepath.Join(dir, "third.safetensors"))
+	if code == 0 || !strings.Contains(stderr, "--refine") {
+		t.Errorf("a model that does not refine: exit %d, stderr %q", code, stderr)
+	}
+}
+
 // --recalibrate-only band-shape fits the bands' shapes of both tables
 // and changes nothing else.
 func TestTrainRecalibrateBandShapeOnly(t *testing.T) {

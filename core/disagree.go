@@ -1,0 +1,162 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"apic/sims"
+)
+
+// The disagreement term of a refined band. Refinement's Laplace band
+// measures how well the fit is pinned down by the context's residuals.
+// From a few clean points the fit can match them all almost exactly
+// while it is wrong between them (spring at five points: the wrong
+// frequency, or the right one with the wrong discrepancy), and then the
+// residuals, the noise estimate and the band all collapse: without the
+// term spring/cnp's mean refined recon LL at five clean points is −34
+// over 100 realizations, from a few whose bands are far narrower than
+// their errors (`go test ./core -run TestDisagreementRaisesSparseLL -v`
+// prints it with and without). Where the fit moved far from where the
+// network's one pass put it, it may have moved to the wrong answer, so
+// the band widens with the move:
+//
+//	σ'² = σ² + κ (μ − μ₀)²,
+//
+// μ the refined prediction (or δ), μ₀ the decode at the encoders' mean
+// latent where the fit started, σ the band the table's scales set and κ
+// the cell's weight (ConditionScale.Disagree), fitted per condition on
+// validation realizations (RecalibrateDisagreement). Where the fit is
+// well determined the move is mostly the one pass's own error, and the
+// ECE tolerances keep κ small.
+
+// disagreeWeights are the weights κ a fit tries per cell: none, and
+// steps of about ×3 up to 1, a move counted in full.
+var disagreeWeights = []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1}
+
+// maxDisagree bounds a stored weight: a fit tries at most 1.
+const maxDisagree = 100
+
+// Tolerances of the fit: a weight may raise a cell's mean
+// per-realization ECE (reconstruction or δ) by at most disagreeECETol,
+// and its pooled ECE by at most disagreePooledTol, over the cell's ECE
+// without the term.
+const (
+	disagreeECETol    = 0.01
+	disagreePooledTol = 0.1
+)
+
+// disagrees reports whether a prediction under s needs where its fit
+// started: whether any cell of its table has a disagreement weight.
+func (s *SpreadFit) disagrees() bool {
+	return s != nil && slices.ContainsFunc(s.Conditions, func(c ConditionScale) bool { return c.Disagree > 0 })
+}
+
+// disagreeAt is the weight κ a condition reads, interpolated linearly
+// between the cells ws (a weight may be 0).
+func disagreeAt(cells []ConditionScale, ws []cellWeight) float64 {
+	k := 0.0
+	for _, w := range ws {
+		k += w.w * cells[w.cell].Disagree
+	}
+	return k
+}
+
+// widenByMove adds κ (μ − μ₀)² to each variance of the band std around
+// mean, where the fit started at start.
+func widenByMove(std, mean, start []float64, kappa float64) {
+	for g, s := range std {
+		d := mean[g] - start[g]
+		std[g] = math.Sqrt(s*s + kappa*d*d)
+	}
+}
+
+// RecalibrateDisagreement fits only the disagreement weight κ of each
+// cell of the model's table on the n validation realizations per
+// condition that RecalibrateConditions draws, keeping every scale and
+// shape: per cell the κ of disagreeWeights with the highest mean recon
+// LL + δ LL over the cell's realizations whose ECEs stay within the
+// tolerances above. A model that does not refine by default has no
+// refined fit to move, and is refused.
+func (m *Model) RecalibrateDisagreement(ctx context.Context, n int) error {
+	in := &m.Config.Infer
+	if in.Refine <= 0 {
+		return fmt.Errorf("recalibrate: the model predicts in one pass by default (refine %d), so its bands have no refined fit to widen; set --refine first", in.Refine)
+	}
+	cells := slices.Clone(in.Conditions)
+	for i := range cells {
+		cells[i].Disagree = 0
+	}
+	base := in.SpreadFit
+	base.Conditions = cells
+	data, err := m.tableSamples(ctx, n, cells, base, -1)
+	if err != nil {
+		return err
+	}
+	for i, d := range data {
+		k, err := m.fitDisagree(cells, d)
+		if err != nil {
+			return fmt.Errorf("recalibrate: condition %d: %w", i, err)
+		}
+		cells[i].Disagree = k
+	}
+	in.Conditions = cells
+	return nil
+}
+
+// fitDisagree returns the weight of disagreeWeights that a cell's
+// sample d scores best with (pickDisagree), every cell of cells set to
+// it while it is scored, so that each realization reads it wherever it
+// falls between cells.
+func (m *Model) fitDisagree(cells []ConditionScale, d cellSample) (float64, error) {
+	ctxs := make([]sims.Context, len(d.tasks))
+	for j, t := range d.tasks {
+		ctxs[j] = t.Context
+	}
+	fit := m.Config.Infer.SpreadFit
+	fit.Conditions = slices.Clone(cells)
+	reps := make([]Report, len(disagreeWeights))
+	per := make([]TaskMetrics, len(d.preds))
+	for i, k := range disagreeWeights {
+		for c := range fit.Conditions {
+			fit.Conditions[c].Disagree = k
+		}
+		if err := m.applySpread(d.preds, ctxs, fit, 0); err != nil {
+			return 0, err
+		}
+		for j, p := range d.preds {
+			per[j] = Score(m.Sys, d.tasks[j], p)
+		}
+		reps[i] = Summarise(m.Sys, per)
+	}
+	return disagreeWeights[pickDisagree(reps)], nil
+}
+
+// pickDisagree returns the index of the report, one per weight of
+// disagreeWeights (the first without the term), with the highest mean
+// recon LL + δ LL among those whose ECEs stay within the tolerances of
+// the first's: the mean per-realization ECE of the reconstruction and
+// of δ may rise by disagreeECETol, their pooled ECE by
+// disagreePooledTol. The first always qualifies.
+func pickDisagree(reps []Report) int {
+	best, bestLL := 0, math.Inf(-1)
+	for i, rep := range reps {
+		ll := rep.Metrics[KeyReconLL].Mean + rep.Metrics[KeyDeltaLL].Mean
+		if (i == 0 || withinDisagreeTolerance(reps[0], rep)) && ll > bestLL {
+			best, bestLL = i, ll
+		}
+	}
+	return best
+}
+
+// withinDisagreeTolerance reports whether rep's ECEs are within the fit's
+// tolerances of base's.
+func withinDisagreeTolerance(base, rep Report) bool {
+	for _, key := range []string{KeyReconECE, KeyDeltaECE} {
+		if rep.Metrics[key].Mean > base.Metrics[key].Mean+disagreeECETol {
+			return false
+		}
+	}
+	return rep.Pooled.Recon <= base.Pooled.Recon+disagreePooledTol && rep.Pooled.Delta <= base.Pooled.Delta+disagreePooledTol
+}
