@@ -64,10 +64,15 @@ func disagreeAt(cells []ConditionScale, ws []cellWeight) float64 {
 }
 
 // widenByMove adds κ (μ − μ₀)² to each variance of the band std around
-// mean, where the fit started at start.
+// mean, where the fit started at start. A value whose start is not
+// finite (a one pass that diverged where refinement recovered, as lv's
+// can at two context points) has no move to measure and keeps its band.
 func widenByMove(std, mean, start []float64, kappa float64) {
 	for g, s := range std {
 		d := mean[g] - start[g]
+		if math.IsNaN(d) || math.IsInf(d, 0) {
+			continue
+		}
 		std[g] = math.Sqrt(s*s + kappa*d*d)
 	}
 }
@@ -95,6 +100,9 @@ func (m *Model) RecalibrateDisagreement(ctx context.Context, n int) error {
 		return err
 	}
 	for i, d := range data {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		k, err := m.fitDisagree(cells, d)
 		if err != nil {
 			return fmt.Errorf("recalibrate: condition %d: %w", i, err)

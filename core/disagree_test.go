@@ -22,6 +22,16 @@ func TestWidenByMove(t *testing.T) {
 	}
 }
 
+// A value whose start is not finite keeps its band: there is no move
+// to measure.
+func TestWidenByMoveSkipsNonFiniteStart(t *testing.T) {
+	std := []float64{0.3, 0.3, 0.3}
+	widenByMove(std, []float64{1, 1, 1}, []float64{math.NaN(), math.Inf(1), 0}, 1)
+	if std[0] != 0.3 || std[1] != 0.3 || math.Abs(std[2]-math.Sqrt(1.09)) > 1e-15 {
+		t.Errorf("bands %v, want 0.3, 0.3 and √1.09", std)
+	}
+}
+
 // A condition between cells reads their weights linearly (a weight may
 // be 0, which a geometric mean could not interpolate).
 func TestDisagreeAtInterpolates(t *testing.T) {
