@@ -213,6 +213,23 @@ type Infer struct {
 	// OnePass is the spread of one-pass predictions (no refinement) of a
 	// model that refines by default; nil uses the fields above.
 	OnePass *SpreadFit `json:"one_pass,omitempty"`
+	// FitRefine is the number of refinement steps (0: one pass) of the
+	// predictions the default spread above was fitted to by the last
+	// whole recalibration (Recalibrate), which alone picks its mode and
+	// profiles. It differs from Refine where a new count refitted
+	// nothing (SetRefine): a default fit that is the one-pass one
+	// serving refined predictions says 0. nil: not recorded (no fit, or
+	// a file fitted before it was recorded).
+	FitRefine *int `json:"fit_refine,omitempty"`
+}
+
+// FitRefineKnown is the refinement steps the default spread was fitted
+// to (FitRefine) and whether the file records them.
+func (in Infer) FitRefineKnown() (int, bool) {
+	if in.FitRefine == nil {
+		return 0, false
+	}
+	return *in.FitRefine, true
 }
 
 // Config is a model's architecture, training and inference settings.
@@ -427,12 +444,19 @@ func (c Config) checkLimits() error {
 		{"train.val_tasks", LimitValTasks, c.Train.ValTasks},
 		{"train.trajectories", TrajectoriesLimit(sys), c.Train.Trajectories},
 		{"infer.refine", LimitRefine, c.Infer.Refine},
+		{"infer.fit_refine", LimitRefine, fitRefineOrZero(c.Infer)},
 	} {
 		if err := l.limit.Check(l.v); err != nil {
 			return fmt.Errorf("%s: %w", l.key, err)
 		}
 	}
 	return nil
+}
+
+// fitRefineOrZero is in's FitRefine, 0 where none is recorded.
+func fitRefineOrZero(in Infer) int {
+	n, _ := in.FitRefineKnown()
+	return n
 }
 
 // Limits on the sizes a configuration may ask for (see Validate).

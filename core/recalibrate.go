@@ -37,7 +37,8 @@ const DefaultRecalibrationTasks = 64
 // intervals cover 95% of the validation parameters (thetaScale). Last,
 // the default predictions' three scales are fitted again at each
 // operating condition (RecalibrateConditions, max(8, n/4) realizations
-// per condition). Everything is stored in Config.Infer.
+// per condition). Everything is stored in Config.Infer, with the
+// refinement count the default fit was fitted to (FitRefine).
 func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 	// The fits below set the inference settings as they go (the z_θ
 	// prior is set to each candidate in turn); a recalibration that
@@ -116,6 +117,8 @@ func (m *Model) Recalibrate(ctx context.Context, n int) (err error) {
 		def.DeltaTheta = before.SpreadFit.DeltaTheta
 	}
 	m.Config.Infer.SpreadFit, m.Config.Infer.OnePass = *def, onePass
+	fitRefine := m.Config.Infer.Refine
+	m.Config.Infer.FitRefine = &fitRefine
 	// Last, the scales of the default predictions over the operating
 	// conditions, under the mode and profile just chosen, on a quarter
 	// as many realizations per condition (at least 8): there are 24

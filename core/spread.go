@@ -171,11 +171,13 @@ func (in *Infer) OnePassFit() *SpreadFit {
 // without δ's θ term staying the default fit, for refined predictions,
 // until a recalibration fits them. Between two counts above 0 nothing
 // moves: the default fit, made for the old count, serves the new one.
-// It reports whether a fit moved.
+// FitRefine follows the default fit: the one-pass fit moved there was
+// fitted to one pass. It reports whether a fit moved.
 func (in *Infer) SetRefine(n int) (moved bool) {
 	switch {
 	case in.Refine > 0 && n <= 0 && in.OnePass != nil:
 		in.SpreadFit, in.OnePass = *in.OnePass, nil
+		in.FitRefine = new(int)
 		moved = true
 	case in.Refine <= 0 && n > 0 && in.OnePass == nil && in.SpreadFit.fitted():
 		op := in.SpreadFit
@@ -557,6 +559,7 @@ func coverageErrorsFlat(dst []float64, rs []coverageResid, s2s []float64) {
 func (m *Model) UseRawSpread() {
 	m.Config.Infer.SpreadFit = SpreadFit{}
 	m.Config.Infer.OnePass = nil
+	m.Config.Infer.FitRefine = nil
 }
 
 // DropFit forgets every inference setting fitted on validation
@@ -576,7 +579,7 @@ func (m *Model) DropFit() {
 // one is added to Infer or SpreadFit without a line here.
 func (m *Model) Fitted() bool {
 	in := m.Config.Infer
-	return in.SpreadFit.fitted() || in.OnePass != nil || in.ZThetaPrior != 0 || in.ThetaPrior != "" || in.ThetaPriorScale != 0
+	return in.SpreadFit.fitted() || in.OnePass != nil || in.FitRefine != nil || in.ZThetaPrior != 0 || in.ThetaPrior != "" || in.ThetaPriorScale != 0
 }
 
 // fitted reports whether s holds any fitted setting (Fitted's share of

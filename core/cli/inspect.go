@@ -41,9 +41,13 @@ null where none was recorded), tensors (per tensor name: its dtype and
 shape), unfinished (true for the partial file of a stopped run, whose
 inference settings do not fit its weights) and validation_step (the
 stage-2 step the metrics were measured at, when not the run's end; 0
-otherwise). With --atlas: one object whose atlas lists each file, system,
-axis and value (the explorer's control it stands for), backbone,
-lambda_theta, lambda_delta, reg, steps1, steps2, wall_seconds and bytes.`,
+otherwise). config.infer.fit_refine, where present, is the refinement
+count (0: one pass) of the predictions the default spread was fitted
+to; the text says when it is not config.infer.refine, and when the
+metrics' refine is not. With --atlas: one object whose atlas lists
+each file, system, axis and value (the explorer's control it stands
+for), backbone, lambda_theta, lambda_delta, reg, steps1, steps2,
+wall_seconds and bytes.`,
 		Run: runInspect,
 	})
 }
@@ -130,6 +134,9 @@ func writeInspectText(w io.Writer, path string, f *nets.File, m *core.Model, inf
 	fmt.Fprintf(w, "  training: %s, batch %d, lr %s, λθ %g, λδ %g, reg %s, %s, seed %d, %s%s\n",
 		stepsWords(info, t), t.Batch, lrWords(t), t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, trajectoriesWords(t.Trajectories), ctxRange)
 	writeInferenceWords(w, m.Config.Infer)
+	if line := fitRefineLine(m.Config.Infer, path); line != "" {
+		fmt.Fprintf(w, "  fit: %s\n", line)
+	}
 	// Each run with --init adds its training time to its file's, so a
 	// short fine-tune shows the whole history's.
 	fmt.Fprintf(w, "  wall time: %.1f s of training, all runs together (recalibrations not counted)\n", info.WallSeconds)
@@ -139,6 +146,9 @@ func writeInspectText(w io.Writer, path string, f *nets.File, m *core.Model, inf
 			at = fmt.Sprintf(", at stage 2 step %d of the run that wrote the file", info.ValidationStep)
 		}
 		fmt.Fprintf(w, "  validation (%s%s):\n", validationConditions(*info.Metrics), at)
+		if line := staleValidationLine(*info.Metrics, m.Config.Infer, path); line != "" {
+			fmt.Fprintf(w, "  not current: %s\n", line)
+		}
 		if line := failureLine(info.Metrics.Failures, info.Metrics.Tasks); line != "" {
 			fmt.Fprintf(w, "  failures: %s\n", line)
 		}
@@ -166,6 +176,33 @@ func validationConditions(rep core.Report) string {
 		s += ", " + core.Count(rep.Refine, "refinement step")
 	}
 	return s
+}
+
+// fitRefineLine says, where the file records it (Infer.FitRefine),
+// that its default spread was fitted to predictions with another
+// refinement count than those it now serves: the one-pass fit serving
+// refined predictions after a round trip through --refine 0, or a fit
+// made for another count; "" where they agree or nothing is recorded.
+func fitRefineLine(in core.Infer, path string) string {
+	n, ok := in.FitRefineKnown()
+	if !ok || predictionWords(n) == predictionWords(in.Refine) {
+		return ""
+	}
+	return fmt.Sprintf("the default spread was fitted to %s predictions by the last whole recalibration and serves %s ones now (apic train --init %s --steps1 0 --steps2 0 --out NEW refits it)",
+		predictionWords(n), predictionWords(in.Refine), shellQuote(path))
+}
+
+// staleValidationLine says that a validation record was measured with
+// another refinement count than the file's (a count changed without a
+// new validation, by a program before train revalidated), and so is not
+// the file's current predictions'; "" where the counts agree or the
+// record is too old to say its count.
+func staleValidationLine(rep core.Report, in core.Infer, path string) string {
+	if rep.Samples == 0 || predictionWords(rep.Refine) == predictionWords(in.Refine) {
+		return ""
+	}
+	return fmt.Sprintf("measured on %s predictions, but the file makes %s ones now (apic eval --checkpoint %s scores those)",
+		predictionWords(rep.Refine), predictionWords(in.Refine), shellQuote(path))
 }
 
 // archWords describes an architecture in one line.

@@ -182,6 +182,9 @@ type trainRun struct {
 	info       core.Info
 	dtype      nets.DType
 	outAtStart bool // a file was at --out when the run began
+	// refineChanged says --refine gave the --init model another count
+	// than its file's: the file's validation was measured with that one.
+	refineChanged bool
 }
 
 // run trains the model, fits its inference settings and saves it.
@@ -214,7 +217,7 @@ func (r *trainRun) run(ctx context.Context) error {
 		}
 		return r.keptAfter(err)
 	}
-	dropped, err := r.fit(ctx)
+	when, err := r.fit(ctx)
 	if err != nil {
 		return err
 	}
@@ -223,7 +226,7 @@ func (r *trainRun) run(ctx context.Context) error {
 	}
 	// What was written comes first; the partial files it settles
 	// (removed, or left) follow from it.
-	err = reportTrained(r.env, r.f, r.cfg, r.res, r.info, r.init != nil, dropped)
+	err = reportTrained(r.env, r.f, r.cfg, r.res, r.info, r.init != nil, when)
 	settlePartialFiles(r.f.out, r.from, r.env)
 	return err
 }
@@ -238,8 +241,10 @@ func (r *trainRun) newModel() error {
 		before := in.Refine
 		// The one-pass fit, θ's floors and δ's θ term among it, stays
 		// where a model with the new count reads it.
+		fitFor, known := in.FitRefineKnown()
 		moved := in.SetRefine(r.cfg.Infer.Refine)
-		r.noteRefineChange(before, moved)
+		r.refineChanged = in.Refine != before
+		r.noteRefineChange(before, moved, fitRefineWords(fitFor, known, before))
 		return nil
 	}
 	m, err := core.NewModel(r.cfg)
@@ -251,24 +256,54 @@ func (r *trainRun) newModel() error {
 }
 
 // noteRefineChange says what --refine did to the --init file's fit,
-// which refined from before steps (moved: SetRefine moved a fit).
-func (r *trainRun) noteRefineChange(before int, moved bool) {
+// which refined from before steps (moved: SetRefine moved a fit) with a
+// default fit made for fitFor ("5-step refined").
+func (r *trainRun) noteRefineChange(before int, moved bool, fitFor string) {
 	in, f := r.m.Config.Infer, r.f
 	// A run that trains drops the fit (fit says so) and one that
 	// recalibrates refits it: only a run doing neither keeps it.
 	kept := f.recalibrate == 0 && !trainsAny(r.cfg.Train) && r.m.Fitted()
+	// A default fit made for other predictions than the file's own
+	// (the one-pass fit serving refined ones, after a round trip) is
+	// named as such.
+	own := fitFor == predictionWords(before)
 	switch {
 	case moved && before <= 0 && kept:
-		r.env.Notef("--refine %d: %s's default fit, fitted to its one pass, is its one-pass fit now, and serves its refined predictions until --recalibrate N fits them", in.Refine, f.init)
+		r.env.Notef("--refine %d: %s's default fit, fitted to %s predictions, is its one-pass fit now, and serves its refined predictions until --recalibrate N fits them", in.Refine, f.init, fitFor)
 	case moved && before > 0:
 		// The refined predictions' fit is dropped: a round trip
 		// back to refinement finds only the one-pass fit.
-		r.env.Notef("--refine %d: %s's one-pass fit is its default fit now; the fit of its %d-step refined predictions is not kept (--refine N later serves them with the one-pass fit until --recalibrate N fits them)", in.Refine, f.init, before)
-	case before > 0 && in.Refine > 0 && in.Refine != before && kept:
+		made := ""
+		if !own {
+			made = fmt.Sprintf(" (a fit made for %s predictions)", fitFor)
+		}
+		r.env.Notef("--refine %d: %s's one-pass fit is its default fit now; the fit of its %d-step refined predictions%s is not kept (--refine N later serves them with the one-pass fit until --recalibrate N fits them)", in.Refine, f.init, before, made)
+	case before > 0 && in.Refine > 0 && in.Refine != before && kept && own:
 		// Refinement's z_θ prior and the refined spread were picked
-		// for the file's count (the file records no other), not this.
+		// for the file's count, not this.
 		r.env.Notef("--refine %d: the fit of %s's %d-step refined predictions (their spread, θ scales and z_θ prior) serves %d-step ones now, not refitted (apic train --init %s --steps1 0 --steps2 0 --out %s refits it for %d)", in.Refine, f.init, before, in.Refine, shellQuote(f.out), shellQuote(f.out), in.Refine)
+	case before > 0 && in.Refine > 0 && in.Refine != before && kept:
+		r.env.Notef("--refine %d: %s's default spread, fitted to %s predictions, serves its %d-step refined ones now, not refitted (apic train --init %s --steps1 0 --steps2 0 --out %s refits it for %d)", in.Refine, f.init, fitFor, in.Refine, shellQuote(f.out), shellQuote(f.out), in.Refine)
 	}
+}
+
+// fitRefineWords names the predictions a default fit was made for,
+// fitFor refinement steps where the file records them (known), else
+// the file's own count, refine, which the fit serves.
+func fitRefineWords(fitFor int, known bool, refine int) string {
+	if !known {
+		fitFor = refine
+	}
+	return predictionWords(fitFor)
+}
+
+// predictionWords names predictions with n refinement steps: "one-pass"
+// or "5-step refined".
+func predictionWords(n int) string {
+	if n <= 0 {
+		return "one-pass"
+	}
+	return fmt.Sprintf("%d-step refined", n)
 }
 
 // setInfo records the run's steps, time and validation, added to the
@@ -360,9 +395,10 @@ func (r *trainRun) resume() string {
 }
 
 // fit recalibrates the trained model (--recalibrate) and validates it,
-// or drops an --init file's fit that no longer matches the weights;
-// dropped says it did the latter.
-func (r *trainRun) fit(ctx context.Context) (dropped bool, err error) {
+// or drops an --init file's fit that no longer matches the weights, or
+// validates an --init model whose refinement count --refine changed;
+// when says when the validation it leaves in r.info was measured.
+func (r *trainRun) fit(ctx context.Context) (when string, err error) {
 	f, m, res := r.f, r.m, r.res
 	if f.recalibrate > 0 {
 		// An interruption here would otherwise read as a bare
@@ -374,11 +410,11 @@ func (r *trainRun) fit(ctx context.Context) (dropped bool, err error) {
 			return r.keptAfter(err)
 		}
 		if err := recalibrationOf(m, f.recalibrateOnly)(ctx, f.recalibrate); err != nil {
-			return false, failed(err)
+			return "", failed(err)
 		}
 		val, err := m.Validate(ctx)
 		if err != nil {
-			return false, failed(err)
+			return "", failed(err)
 		}
 		r.info.Metrics = &val
 		r.env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly))
@@ -387,10 +423,17 @@ func (r *trainRun) fit(ctx context.Context) (dropped bool, err error) {
 			// recalibration keeps it, fitted to the weights before.
 			r.env.Notef("δ's one-pass θ term was kept as fitted to %s's weights (apic train --init %s --steps1 0 --steps2 0 --recalibrate N --recalibrate-only delta-theta --out %s refits it)", f.init, shellQuote(f.out), shellQuote(f.out))
 		}
-		return false, nil
+		return "after recalibration", nil
 	}
-	if r.init == nil || res.Steps1+res.Steps2 == 0 || !m.Fitted() {
-		return false, nil
+	trained := res.Steps1+res.Steps2 > 0
+	if r.init != nil && !trained && r.refineChanged {
+		return r.revalidate(ctx)
+	}
+	if r.init == nil || !trained || !m.Fitted() {
+		if r.init != nil && !trained {
+			return fmt.Sprintf("as %s recorded it", f.init), nil
+		}
+		return "at the last step", nil
 	}
 	// The --init file's fit belongs to its weights, not to these:
 	// dropped, as the explorer and partial files drop it, and the
@@ -401,15 +444,37 @@ func (r *trainRun) fit(ctx context.Context) (dropped bool, err error) {
 	}
 	m.DropFit()
 	r.env.Notef("--recalibrate 0: the spread, θ scales and z_θ prior fitted to %s's weights are dropped; the model uses its uncalibrated spread (apic train --init %s --steps1 0 --steps2 0 --out %[2]s refits them%s)", f.init, shellQuote(f.out), term)
-	val, err := m.Validate(ctx)
+	if err := r.validate(ctx); err != nil {
+		return "", err
+	}
+	return "with the uncalibrated spread", nil
+}
+
+// revalidate measures the validation of an --init model whose
+// refinement count --refine changed, without training or
+// recalibration: the file's record was measured with the old count
+// (and, where a fit moved, the old fit), so it would describe
+// predictions the new file no longer makes.
+func (r *trainRun) revalidate(ctx context.Context) (when string, err error) {
+	if err := r.validate(ctx); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("redone for --refine %d", r.m.Config.Infer.Refine), nil
+}
+
+// validate measures the model's validation into r.info, keeping the
+// weights (keptAfter) where it fails.
+func (r *trainRun) validate(ctx context.Context) error {
+	res := r.res
+	val, err := r.m.Validate(ctx)
 	if errors.Is(err, context.Canceled) {
-		return false, fmt.Errorf("interrupted during the final validation, after %d+%d training steps; %s", res.Steps1, res.Steps2, r.resume())
+		return fmt.Errorf("interrupted during the final validation, after %d+%d training steps; %s", res.Steps1, res.Steps2, r.resume())
 	}
 	if err != nil {
-		return false, r.keptAfter(err)
+		return r.keptAfter(err)
 	}
 	r.info.Metrics = &val
-	return true, nil
+	return nil
 }
 
 // recalibrationOf is the model's recalibration that --recalibrate-only
@@ -476,7 +541,7 @@ func (r *trainRun) save() error {
 // reportTrained prints what train wrote to --out: its JSON object, or
 // the "wrote" line and the validation metrics. resumed says the run
 // began from --init, whose steps and time the totals include.
-func reportTrained(env *Env, f *trainFlags, cfg core.Config, res core.TrainResult, info core.Info, resumed, dropped bool) error {
+func reportTrained(env *Env, f *trainFlags, cfg core.Config, res core.TrainResult, info core.Info, resumed bool, when string) error {
 	if f.jsonOut {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -492,13 +557,6 @@ func reportTrained(env *Env, f *trainFlags, cfg core.Config, res core.TrainResul
 	}
 	fmt.Fprintln(env.Stdout, ")")
 	if v := info.Metrics; v != nil {
-		when := "at the last step"
-		switch {
-		case f.recalibrate > 0:
-			when = "after recalibration"
-		case dropped:
-			when = "with the uncalibrated spread"
-		}
 		fmt.Fprintf(env.Stdout, "validation %s (%s): recon MAE %.4f, δ MAE %.4f, θ MAE %.4f, recon ECE %.3f\n",
 			when, core.Count(v.Tasks, "realization"), v.Metrics[core.KeyReconMAE].Mean, v.Metrics[core.KeyDeltaMAE].Mean,
 			v.Metrics[core.KeyThetaMAE].Mean, v.Metrics[core.KeyReconECE].Mean)

@@ -1880,7 +1880,7 @@ func TestTrainPrintsValidationWarnings(t *testing.T) {
 	var out strings.Builder
 	env := &Env{Stdout: &out, Stderr: io.Discard}
 	f := &trainFlags{out: "m.safetensors", recalibrate: 64}
-	if err := reportTrained(env, f, core.Config{}, core.TrainResult{}, core.Info{Metrics: &rep}, false, false); err != nil {
+	if err := reportTrained(env, f, core.Config{}, core.TrainResult{}, core.Info{Metrics: &rep}, false, "after recalibration"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"validation after recalibration (32 realizations): ", "\nvalidation failures: 1 of 32 realizations", "\nwarning: " + wide + "\n"} {
