@@ -197,6 +197,12 @@ func fewRealizations(n int) bool { return n >= 2 && n < avgFew }
 // ("this" follows the live weights, the averages wait for the run's
 // end) and with θ set by hand (the averages are at θ̂). Over fewer than
 // avgFew realizations, "(few)" marks the interval rough where it fits.
+//
+// Narrowed, the heading gives up "±95%" before "mean": the rows show
+// the ±, but without "mean" nothing says what the numbers beside it
+// are: "±95%/5 (few)" would not, in the 12 cells it has at 80 columns.
+// The count goes last: cut, "mean±95%/2000" would read "mean±95%/2…", a
+// count of 2.
 func (m Model) avgHeading(w int) string {
 	n := m.opts.Averages
 	// One realization has no interval: "mean/1", as its rows show none.
@@ -205,20 +211,18 @@ func (m Model) avgHeading(w int) string {
 		mean = "mean"
 	}
 	h := fmt.Sprintf("%s/%d", mean, n)
-	// Cut, "mean±95%/2000" would read "mean±95%/2…", a count of 2:
-	// "mean" gives way before the count does.
-	short := strings.TrimPrefix(h, "mean")
+	bare := fmt.Sprintf("mean/%d", n)
 	var few []string // the marked forms, tried first
 	if fewRealizations(n) {
-		few = []string{h + " (few)", short + " (few)", short + "(few)"}
+		few = []string{h + " (few)", bare + " (few)", bare + "(few)"}
 	}
 	switch {
 	case m.run != nil:
-		return fitFirst(w, "mean: after run", "after run")
+		return fitFirst(w, "mean: after run", "mean: at end", "after run")
 	case m.overridden():
 		// That the averages are at θ̂ matters more than the marker.
 		if few != nil {
-			few = []string{"θ̂ " + h + " (few)", "θ̂ " + short + " (few)"}
+			few = []string{"θ̂ " + h + " (few)", "θ̂ " + bare + " (few)"}
 		}
 		return fitFirst(w, append(few, "θ̂ "+h, "θ̂ "+mean)...)
 	}
@@ -228,7 +232,8 @@ func (m Model) avgHeading(w int) string {
 	if n >= 2 {
 		ci = []string{fmt.Sprintf("mean±95%% CI/%d", n)}
 	}
-	return fitFirst(w, append(append(few, ci...), h, short, fmt.Sprintf("/%d", n))...)
+	short := strings.TrimPrefix(h, "mean")
+	return fitFirst(w, append(append(few, ci...), h, bare, short, fmt.Sprintf("/%d", n))...)
 }
 
 // avgCells are the metrics table's cells, avgRows' "this" values in

@@ -76,6 +76,17 @@ func TestGoldenAverages(t *testing.T) {
 			})
 		}
 	}
+	// Over few realizations at 80 columns the heading has the least
+	// room for what it says: it must still say "mean".
+	t.Run("spring_80x24_few", func(t *testing.T) {
+		m := newAvgTestOf(t, 5, "spring", 80, 24)
+		frame := m.render()
+		frameOK(t, frame, 80, 24)
+		if !strings.Contains(frame, "mean/5 (few)") {
+			t.Errorf("the averages' heading lost \"mean\" or \"(few)\":\n%s", frame)
+		}
+		golden.RequireEqual(t, []byte(frame))
+	})
 }
 
 // TestAveragesFromTheAblationView: with the λθ curve computed, moving
@@ -119,6 +130,11 @@ func TestAveragesHeadingSaysWhatTheyAre(t *testing.T) {
 	if !strings.Contains(lines[0], "mean: after run") {
 		t.Errorf("training: heading %q", lines[0])
 	}
+	// The sidebar's column at 80 columns, 12 cells, held "after run"
+	// alone: not what the column will show.
+	if got := m.avgHeading(12); got != "mean: at end" {
+		t.Errorf("training, 12 cells: heading %q", got)
+	}
 	for _, l := range lines[1:] {
 		if strings.Contains(l, "±") {
 			t.Errorf("training: an average beside the live weights: %q", l)
@@ -145,7 +161,7 @@ func TestAveragesHeadingSaysFew(t *testing.T) {
 	for _, tc := range []struct {
 		n, w, h, sideW int
 		want           string // the heading's averages column; "" for no mark
-	}{{5, 80, 24, smallSideW, "±95%/5 (few)"}, {5, 160, 48, bigSideW, "mean±95%/5 (few)"}, {9, 80, 24, smallSideW, "±95%/9 (few)"}, {avgFew, 80, 24, smallSideW, ""}} {
+	}{{5, 80, 24, smallSideW, "mean/5 (few)"}, {5, 160, 48, bigSideW, "mean±95%/5 (few)"}, {9, 80, 24, smallSideW, "mean/9 (few)"}, {avgFew, 80, 24, smallSideW, ""}} {
 		t.Run(fmt.Sprintf("%d_%dx%d", tc.n, tc.w, tc.h), func(t *testing.T) {
 			m := newAvgTestOf(t, tc.n, "spring", tc.w, tc.h)
 			frame := m.render()
@@ -174,7 +190,7 @@ func TestAveragesHeadingSaysFew(t *testing.T) {
 	m := newAvgTestOf(t, 5, "spring", 160, 48)
 	m = focusOn(t, m, ctlTheta)
 	m, _ = press(t, m, "right")
-	if got := m.avgHeading(17); got != "θ̂ ±95%/5 (few)" {
+	if got := m.avgHeading(17); got != "θ̂ mean/5 (few)" {
 		t.Errorf("θ set by hand: heading %q", got)
 	}
 	if got := m.avgHeading(11); got != "θ̂ mean±95%" {
@@ -309,6 +325,11 @@ func TestAvgHeadingKeepsCount(t *testing.T) {
 	}
 	if got := m.avgHeading(13); got != "mean±95%/2000" {
 		t.Errorf("heading in 13 cells %q, want it whole", got)
+	}
+	// 12 cells is the sidebar's column at 80 columns: "±95%/2000"
+	// there did not say the numbers are means.
+	if got := m.avgHeading(12); got != "mean/2000" {
+		t.Errorf("heading in 12 cells %q, want mean/2000", got)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -91,6 +92,40 @@ func TestLinePlotPointsSitOnTheirValues(t *testing.T) {
 		lines = p.render(plainTheme)
 		if !strings.Contains(lines[tc.line], tc.mark) || strings.Contains(strings.Join(lines, ""), "@") {
 			t.Fatalf("point at %v not drawn as %s on line %d:\n%s", tc.v, tc.mark, tc.line, strings.Join(lines, "\n"))
+		}
+	}
+}
+
+// TestLinePlotAxisMarksZero: the y axis's ┼ sits on the row labelled
+// 0 where the range holds zero, and nowhere where it does not; it
+// marked the row where the first curve starts (lv's prey at 1.2),
+// which read as the axis's origin.
+func TestLinePlotAxisMarksZero(t *testing.T) {
+	rising := make([]float64, 40)
+	for i := range rising {
+		rising[i] = 1.2 + float64(i)/40
+	}
+	axisRow := regexp.MustCompile(`^\s*(-?[0-9.]+) ([┤┼])`)
+	for _, tc := range []struct {
+		lo, hi float64
+		zero   bool
+	}{{-1, 3, true}, {1, 2.6, false}, {0, 2.4, true}, {0, 0, false}} {
+		p := linePlot{width: 50, height: 12, n: 40, xName: "t", xHi: 1, yLo: tc.lo, yHi: tc.hi,
+			series: []series{{values: rising, color: colMean}}}
+		lines := p.render(plainTheme)
+		crosses := 0
+		for _, l := range lines {
+			g := axisRow.FindStringSubmatch(l)
+			if g == nil || g[2] != "┼" {
+				continue
+			}
+			crosses++
+			if v, err := strconv.ParseFloat(g[1], 64); err != nil || v != 0 {
+				t.Errorf("range %v..%v: ┼ on the row labelled %s, not 0:\n%s", tc.lo, tc.hi, g[1], strings.Join(lines, "\n"))
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[tc.zero]; crosses != want {
+			t.Errorf("range %v..%v: %d rows marked ┼, want %d:\n%s", tc.lo, tc.hi, crosses, want, strings.Join(lines, "\n"))
 		}
 	}
 }

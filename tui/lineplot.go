@@ -23,8 +23,7 @@ type series struct {
 	// several series may share it (a band's edges, a role's channels).
 	curve string
 	// overlay marks a curve drawn under others (a baseline's) that
-	// leaves the y axis to them: asciigraph's ┼ marks where the axis's
-	// curve starts.
+	// leaves the y axis and its labels to them.
 	overlay bool
 }
 
@@ -162,8 +161,10 @@ func (p linePlot) drawBody(legendN int) (b plotBody, msg string, ok bool) {
 // drawSeries draws the series onto graph with asciigraph, the y axis
 // and its labels from the first series that is not an overlay, and
 // records in own which series drew each cell; false when no series that
-// is not an overlay has two values to draw.
+// is not an overlay has two values to draw. The axis marks the zero
+// line, not where asciigraph's curve starts (cli.AxisRune).
 func (p linePlot) drawSeries(graph canvas, own ownership, lo, hi float64, rows, prefix, dataW int, label func(float64) string) bool {
+	step := (hi - lo) / float64(rows)
 	haveAxis := false
 	for i, s := range p.series {
 		if len(s.values) < 2 {
@@ -185,6 +186,9 @@ func (p linePlot) drawSeries(graph canvas, own ownership, lo, hi float64, rows, 
 			for _, r := range line {
 				switch {
 				case col < prefix:
+					if col == prefix-1 {
+						r = cli.AxisRune(label(hi - float64(y)*step))
+					}
 					if !haveAxis && !s.overlay {
 						graph.set(col, y, r, colLabel, nil)
 					}

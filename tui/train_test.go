@@ -746,7 +746,7 @@ func TestNothingCutWhileTraining(t *testing.T) {
 	side := strings.Join(sidebarLines(frame, smallSideW), "\n")
 	// The loss keeps its third digit's zero (sigFixed): the stage, which
 	// the status line says, gives way to it.
-	for _, want := range []string{"this    after run ", " 178/300 loss -.920 ETA 0:03"} {
+	for _, want := range []string{"this    mean: at end", " 178/300 loss -.920 ETA 0:03"} {
 		if !strings.Contains(side, want) {
 			t.Errorf("the sidebar lacks %q:\n%s", want, side)
 		}

@@ -124,7 +124,7 @@ func (p LinePlot) Render(series ...Series) string {
 	if p.Color {
 		opts = append(opts, asciigraph.SeriesColors(drawColors...))
 	}
-	b.WriteString(asciigraph.PlotMany(data, opts...))
+	b.WriteString(markZeroAxis(asciigraph.PlotMany(data, opts...), ax.rows+1))
 	b.WriteString("\n")
 	if xLabelled {
 		// asciigraph right-aligns the y labels in one column more than
@@ -138,6 +138,34 @@ func (p LinePlot) Render(series ...Series) string {
 		b.WriteString("     " + legend + "\n")
 	}
 	return b.String()
+}
+
+// AxisRune is the y axis character of a plot row labelled label: ┼ on
+// the zero line (a label that reads 0), ┤ on every other row.
+// asciigraph draws its ┼ where the first series starts, which reads as
+// an origin or a zero the axis does not have there; the zero line is
+// what a reader looks for in a discrepancy or a residual.
+func AxisRune(label string) rune {
+	if v, err := strconv.ParseFloat(strings.TrimSpace(label), 64); err == nil && v == 0 {
+		return '┼'
+	}
+	return '┤'
+}
+
+// markZeroAxis redraws the y axis of the first rows lines of an
+// asciigraph plot with AxisRune. asciigraph writes each of those lines
+// as its label, a space and the axis character, uncoloured.
+func markZeroAxis(plot string, rows int) string {
+	lines := strings.Split(plot, "\n")
+	for i := 0; i < rows && i < len(lines); i++ {
+		at := strings.IndexAny(lines[i], "┤┼")
+		if at < 0 {
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(lines[i][at:])
+		lines[i] = lines[i][:at] + string(AxisRune(lines[i][:at])) + lines[i][at+size:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // yAxis is a plot's vertical axis: the data's range clampLo..clampHi,

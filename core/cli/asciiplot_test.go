@@ -28,6 +28,42 @@ func TestLinePlotClampsToRange(t *testing.T) {
 	}
 }
 
+// TestLinePlotAxisMarksZero: the y axis's ┼ marks the row labelled 0,
+// where the range holds zero, and no row where it does not, whatever
+// row the first series starts on (asciigraph marks that one), with
+// colour or without, and for a series under another.
+func TestLinePlotAxisMarksZero(t *testing.T) {
+	starts := []float64{1.2, 1.6, 2.1, 1.4}
+	for _, tc := range []struct {
+		plot LinePlot
+		zero bool
+	}{
+		{LinePlot{Width: 20, Height: 8, YLo: -1, YHi: 3}, true},
+		{LinePlot{Width: 20, Height: 8, YLo: -1, YHi: 3, Color: true}, true},
+		{LinePlot{Width: 20, Height: 8}, false},
+		{LinePlot{Width: 20, Height: 8, YLo: 0, YHi: 2.5}, true},
+	} {
+		out := tc.plot.Render(Series{Name: "a", Values: starts, Under: true}, Series{Name: "b", Values: []float64{-0.5, 0.5, 1, 2}})
+		if !tc.zero {
+			out = tc.plot.Render(Series{Name: "a", Values: starts})
+		}
+		crosses := 0
+		for _, line := range strings.Split(out, "\n") {
+			i := strings.Index(line, "┼")
+			if i < 0 {
+				continue
+			}
+			crosses++
+			if label := strings.TrimSpace(line[:i]); label != "0" && label != "0.0" && label != "0.00" {
+				t.Errorf("%+v: ┼ on the row labelled %q, not 0:\n%s", tc.plot, label, out)
+			}
+		}
+		if want := map[bool]int{true: 1, false: 0}[tc.zero]; crosses != want {
+			t.Errorf("%+v: %d rows marked ┼, want %d:\n%s", tc.plot, crosses, want, out)
+		}
+	}
+}
+
 func TestLinePlotRoundLabels(t *testing.T) {
 	v := []float64{0.013, 0.37, 0.81, 0.2}
 	out := LinePlot{Width: 10, Height: 8}.Render(Series{Values: v})
@@ -52,7 +88,7 @@ func TestLinePlotHugeLabels(t *testing.T) {
 }
 
 func TestLinePlotDegenerate(t *testing.T) {
-	if out := (LinePlot{}).Render(Series{Values: []float64{2, 2, 2}}); !strings.Contains(out, "┼") {
+	if out := (LinePlot{}).Render(Series{Values: []float64{2, 2, 2}}); !strings.Contains(out, "─") {
 		t.Errorf("flat series not drawn:\n%s", out)
 	}
 	if out := (LinePlot{Title: "T"}).Render(Series{Values: []float64{math.NaN()}}); !strings.Contains(out, "no finite values") {
