@@ -124,7 +124,7 @@ func TestSwappedSideWarningsLoneValue(t *testing.T) {
 		GridIndex: []int{gi},
 	}
 	early := earliestObservations(g, ctx)
-	given, other := nearestTrajectory(sys, ctx, early, u0), nearestTrajectory(sys, ctx, early, []float64{u0[1], u0[0]})
+	given, other := nearestTrajectory(g, ctx, early, nominalFamily(sys, u0)), nearestTrajectory(g, ctx, early, nominalFamily(sys, []float64{u0[1], u0[0]}))
 	if !(given > swapFloor && other*swapRatio < given) {
 		t.Fatalf("distances given %g, swapped %g: the case no longer passes the bare σ floor", given, other)
 	}

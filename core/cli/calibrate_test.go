@@ -522,6 +522,31 @@ func TestCalibrateFlagsSwappedU0(t *testing.T) {
 	}
 }
 
+// TestCalibrateFlagsSwappedSimulateSeed2: simulate --seed 2's lv data,
+// noise-free, calibrated with its u0 given predator first warn of the
+// swap: the swapped order's nearest trajectory lies 3.6 times nearer
+// the earliest observations, which core's swapRatio (3) counts and
+// a ratio of 4 would not; the right order draws no such warning.
+func TestCalibrateFlagsSwappedSimulateSeed2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "seed2.csv")
+	if code, _, errOut := runCLI(t, "simulate", "--system", "lv", "--seed", "2", "--csv", path); code != 0 {
+		t.Fatalf("simulate --csv: exit %d, stderr %q", code, errOut)
+	}
+	u0, _ := simulateJSON(t, "--system", "lv", "--seed", "2")["u0"].([]any)
+	if len(u0) != 2 {
+		t.Fatalf("simulate --seed 2: u0 %v", u0)
+	}
+	prey, predator := fmt.Sprint(u0[0]), fmt.Sprint(u0[1])
+	res, _ := calibrateJSON(t, "--system", "lv", "--data", path, "--u0", predator+","+prey)
+	if joined := strings.Join(res.Warnings, "\n"); !strings.Contains(joined, "looks swapped") {
+		t.Errorf("u0 %s,%s swapped: warnings %q lack the swap", predator, prey, res.Warnings)
+	}
+	res, _ = calibrateJSON(t, "--system", "lv", "--data", path, "--u0", prey+","+predator)
+	if joined := strings.Join(res.Warnings, "\n"); strings.Contains(joined, "swapped") {
+		t.Errorf("u0 in order: warnings %q", res.Warnings)
+	}
+}
+
 func TestCalibrateStdin(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
