@@ -429,12 +429,33 @@ func (m *Model) predictPart(ctx context.Context, out []Prediction, part []int, c
 // condition's calibrated shape, even where that gives a 50% interval far
 // narrower than a Gaussian's: at the sparse noisy conditions where such
 // deviations are common, the shape's intervals cover as they say
-// (docs/uncertainty.md, "The one pass").
+// (docs/uncertainty.md, "The one pass"). An estimate at a prior bound
+// has its interval reach the bound (reachBound).
 func applyThetaTable(params []sims.Param, p *Prediction, st, rho float64) {
 	shrinkTheta(params, p, rho)
 	for q := range p.ThetaStd {
-		p.ThetaStd[q] = min(p.ThetaStd[q]*st, priorStd(params[q]))
+		p.ThetaStd[q] = reachBound(params[q], p.Theta[q], min(p.ThetaStd[q]*st, priorStd(params[q])))
 	}
+}
+
+// thetaReachBound switches reachBound on; the tests of refinement's θ
+// prior turn it off to see the pull toward the interior it covers.
+var thetaReachBound = true
+
+// reachBound returns the deviation sd of an estimate th of par, widened
+// where th lies within boundFrac of a prior bound (AtPriorBound) so that
+// th ± 1.96 sd reaches that bound. There the bounded map's slope, and
+// with it the Laplace deviation, goes to 0, while the prior on the
+// logits and the encoder's start pull the estimate inward: the truth
+// lay between the estimate and the bound, about two deviations out, in
+// most such estimates on advdiff (`apic eval --system advdiff`, "θ at a
+// bound"). A deviation of 0 (no interval) stays 0.
+func reachBound(par sims.Param, th, sd float64) float64 {
+	if !thetaReachBound || !(sd > 0) || !AtPriorBound(par, th) {
+		return sd
+	}
+	d := max(0, min(th-par.Lo, par.Hi-th))
+	return max(sd, d/CentralZ(0.95))
 }
 
 // predictBatch is the one-pass prediction of a batch, recorded on the
