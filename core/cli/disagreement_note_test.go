@@ -56,3 +56,16 @@ func TestDisagreementNote(t *testing.T) {
 		}
 	}
 }
+
+// inspect names one widened cell and one weight as such: "1 cell (κ 5)",
+// not "1 cells (κ 5–5)".
+func TestConditionWordsOneWidenedCell(t *testing.T) {
+	in := disagreementTable(false, 0, 5)
+	if w := conditionWords(in.Conditions); !strings.Contains(w, "in 1 cell (κ 5)") {
+		t.Errorf("one widened cell: %q", w)
+	}
+	in = disagreementTable(false, 0.1, 5)
+	if w := conditionWords(in.Conditions); !strings.Contains(w, "in 2 cells (κ 0.1–5)") {
+		t.Errorf("two widened cells: %q", w)
+	}
+}
