@@ -584,6 +584,9 @@ func (m *Model) tableSamples(ctx context.Context, n int, cells []ConditionScale,
 	if n < 1 {
 		return nil, fmt.Errorf("recalibrate: need at least one realization per condition, got %d", n)
 	}
+	if len(cells) == 0 {
+		return nil, fmt.Errorf("recalibrate: the model has no table of scales per condition: fit it first (--recalibrate-only conditions)")
+	}
 	var data []cellSample
 	for _, ic := range m.tableConditions() {
 		cond, k := ic.cond, len(data)

@@ -157,3 +157,21 @@ func TestDisagreementRaisesSparseLL(t *testing.T) {
 		}
 	}
 }
+
+// A model without a table of scales per condition is told to fit one
+// before any part of it, at once, not that a table of 0 cells is not
+// the grid of conditions.
+func TestTablePartsWithoutTableSayNoTable(t *testing.T) {
+	m, _ := shippedModel(t, "spring", CNP, 1)
+	m.Config.Infer.Conditions = nil
+	for name, part := range map[string]func(context.Context, int) error{
+		"disagreement": m.RecalibrateDisagreement,
+		"band-shape":   m.RecalibrateBandShapes,
+		"theta-shape":  m.RecalibrateThetaShapes,
+	} {
+		err := part(context.Background(), 1)
+		if err == nil || !strings.Contains(err.Error(), "no table of scales per condition") || !strings.Contains(err.Error(), "--recalibrate-only conditions") {
+			t.Errorf("%s: error %v, want one saying the model has no table and how to fit it", name, err)
+		}
+	}
+}

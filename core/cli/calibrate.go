@@ -67,7 +67,8 @@ side information used; absent for spring); theta
 (per parameter: mean, std, lo50, hi50, lo95, hi95, prior_lo and
 prior_hi, the prior's range U(lo, hi), and at_prior_bound: θ̂ within 2%
 of its prior's width from a bound, where its intervals are the least
-reliable); noise (per channel: std, the estimated σ̂,
+reliable and its std is widened so that the 95% interval reaches the
+bound); noise (per channel: std, the estimated σ̂,
 and its lo95, hi95; all three null for a channel without observations,
 whose noise the data do not say); on the grid (t, and x for advdiff),
 nominal F(x; θ̂), prediction (mean, std, half95 the half-width of its 95%

@@ -1256,3 +1256,13 @@ func TestCalibrateRefine(t *testing.T) {
 		}
 	}
 }
+
+// calibrate --help says that the 95% interval of an estimate at a prior
+// bound reaches the bound (core.reachBound), which its std then
+// reflects.
+func TestCalibrateHelpSaysIntervalReachesBound(t *testing.T) {
+	usage := strings.Join(strings.Fields(commands["calibrate"].Usage), " ")
+	if !strings.Contains(usage, "95% interval reaches the bound") {
+		t.Errorf("calibrate's usage does not say an interval at a bound reaches it")
+	}
+}

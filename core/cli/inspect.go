@@ -342,7 +342,11 @@ func conditionWords(cells []core.ConditionScale) string {
 		shapes += ", calibrated band shapes"
 	}
 	if lo, hi, n := disagreeRange(cells); n > 0 {
-		shapes += fmt.Sprintf(", bands widened by refinement's move in %d cells (κ %g–%g)", n, lo, hi)
+		kappa := fmt.Sprintf("%g–%g", lo, hi)
+		if lo == hi {
+			kappa = fmt.Sprintf("%g", lo)
+		}
+		shapes += fmt.Sprintf(", bands widened by refinement's move in %s (κ %s)", core.Count(n, "cell"), kappa)
 	}
 	return fmt.Sprintf("%d cells, context %v × noise %v, %s", len(cells), sizes, noises, shapes)
 }

@@ -409,6 +409,7 @@ func (r *trainRun) fit(ctx context.Context) (when string, err error) {
 			}
 			return r.keptAfter(err)
 		}
+		before := m.Config.Infer
 		if err := recalibrationOf(m, f.recalibrateOnly)(ctx, f.recalibrate); err != nil {
 			return "", failed(err)
 		}
@@ -418,6 +419,9 @@ func (r *trainRun) fit(ctx context.Context) (when string, err error) {
 		}
 		r.info.Metrics = &val
 		r.env.Notef("%s", recalibrationNote(m.Config.Infer, f.recalibrateOnly))
+		if note := disagreementNote(before, m.Config.Infer, f); note != "" {
+			r.env.Notef("%s", note)
+		}
 		if op := m.Config.Infer.OnePassFit(); res.Steps1+res.Steps2 > 0 && op != nil && op.DeltaTheta != nil {
 			// Only the delta-theta part fits the term: a whole
 			// recalibration keeps it, fitted to the weights before.
@@ -475,6 +479,29 @@ func (r *trainRun) validate(ctx context.Context) error {
 	}
 	r.info.Metrics = &val
 	return nil
+}
+
+// disagreementNote says what a recalibration did to the refined bands'
+// disagreement weights (core/disagree.go) that a user must finish by
+// hand: after --recalibrate-only disagreement, that the bands' shapes
+// were fitted without the weights, and after a recalibration that
+// refitted the table the weights were fitted to (a whole one, or
+// 'conditions'), that the --init file's weights are gone. "" where
+// neither holds.
+func disagreementNote(before, after core.Infer, f *trainFlags) string {
+	refit := func(part string) string {
+		return fmt.Sprintf("apic train --init %s --steps1 0 --steps2 0 --recalibrate %d --recalibrate-only %s --out %[1]s", shellQuote(f.out), f.recalibrate, part)
+	}
+	_, _, had := disagreeRange(before.Conditions)
+	_, _, has := disagreeRange(after.Conditions)
+	shaped := slices.ContainsFunc(after.Conditions, func(c core.ConditionScale) bool { return c.ReconShape != nil || c.DeltaShape != nil })
+	switch {
+	case f.recalibrateOnly == "disagreement" && has > 0 && shaped:
+		return fmt.Sprintf("the bands' calibrated shapes were fitted without these weights; %s refits them to the widened bands", refit("band-shape"))
+	case f.recalibrateOnly != "disagreement" && had > 0 && has == 0:
+		return fmt.Sprintf("the disagreement weights of %s's refined bands were dropped with the table they were fitted to; %s, then the same with band-shape, fits them again", f.init, refit("disagreement"))
+	}
+	return ""
 }
 
 // recalibrationOf is the model's recalibration that --recalibrate-only
