@@ -89,7 +89,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 			side, bound = "lower", par.Lo
 		}
 		out = append(out, fmt.Sprintf("%s = %.4g lies within 2%% of its prior's width from the %s bound %g: %s may lie that near it, or the data outside what the model was trained on; "+
-			"an interval there is the least reliable (eval's 'θ at a bound' counts how many such intervals hold θ)", par.Name, th, side, bound, par.Name))
+			"an estimate there is the least reliable and is pulled toward the interior, so its interval, where it has one, reaches the bound (eval's 'θ at a bound' counts how many such intervals hold θ)", par.Name, th, side, bound, par.Name))
 		atBound[i] = true
 	}
 	for i, par := range sys.Params() {

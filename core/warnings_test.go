@@ -73,7 +73,7 @@ func TestWarningsSpring(t *testing.T) {
 	for _, tc := range []struct {
 		theta float64
 		want  string
-	}{{5, "omega has no interval (std 0)"}, {8, "an interval there is the least reliable"}} {
+	}{{5, "omega has no interval (std 0)"}, {8, "an estimate there is the least reliable"}} {
 		ws := Warnings(m, clean, nil, Prediction{Theta: []float64{tc.theta}, ThetaStd: []float64{0}})
 		if !hasWarning(ws, tc.want) || tc.theta == 8 && hasWarning(ws, "no interval") {
 			t.Errorf("θ̂ = %v with deviation 0: warnings %q, want %q", tc.theta, ws, tc.want)

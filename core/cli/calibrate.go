@@ -520,8 +520,9 @@ type thetaInterval struct {
 	// at_prior_bound or an interval cut at a bound.
 	PriorLo float64 `json:"prior_lo"`
 	PriorHi float64 `json:"prior_hi"`
-	// AtPriorBound marks θ̂ pressed against its prior's bound, whose
-	// intervals are the least reliable (see the warnings).
+	// AtPriorBound marks θ̂ pressed against its prior's bound, the least
+	// reliable estimates, whose 95% intervals reach the bound (see the
+	// warnings).
 	AtPriorBound bool `json:"at_prior_bound"`
 }
 
