@@ -377,7 +377,7 @@ func (m *Model) fitConditionTable(ctx context.Context, n int, base SpreadFit, re
 			return t, err
 		}
 		data = append(data, sample)
-		t.cells = append(t.cells, m.conditionCell(ic.cond, sample))
+		t.cells = append(t.cells, m.conditionCell(ic.cond, sample, m.onePassPrediction(refine)))
 	}
 	params := m.Sys.Params()
 	if m.onePassPrediction(refine) {
@@ -425,8 +425,9 @@ func applyThetaFactors(cells []ConditionScale, data []cellSample, P int) {
 
 // conditionCell fits one cell's own scales, prior weight and median σ̂
 // on its validation sample (the θ scale is where fitThetaScalesAsRead
-// starts).
-func (m *Model) conditionCell(cond Condition, d cellSample) ConditionScale {
+// starts), the band scales likelihood-aware with likelihoodAware
+// (cellBandScale).
+func (m *Model) conditionCell(cond Condition, d cellSample, likelihoodAware bool) ConditionScale {
 	tasks, preds := d.tasks, d.preds
 	n, deltas := len(tasks), taskDiscrepancies(tasks)
 	cell := ConditionScale{Context: cond.Context, Noise: cond.Noise}
@@ -434,8 +435,8 @@ func (m *Model) conditionCell(cond Condition, d cellSample) ConditionScale {
 	cell.Theta = cellThetaStart(m.Sys.Params(), d, cell.ThetaPrior)
 	recon := func(j int) ([]float64, []float64, []float64) { return preds[j].Mean, preds[j].Std, tasks[j].Real.True }
 	delta := func(j int) ([]float64, []float64, []float64) { return preds[j].DeltaMean, preds[j].DeltaStd, deltas[j] }
-	cell.Recon = cellBandScale(tasks, m.Sys, cond.Context, recon)
-	cell.Delta = cellBandScale(tasks, m.Sys, cond.Context, delta)
+	cell.Recon = cellBandScale(tasks, m.Sys, cond.Context, recon, likelihoodAware)
+	cell.Delta = cellBandScale(tasks, m.Sys, cond.Context, delta, likelihoodAware)
 	sig := make([]float64, n)
 	for j, p := range preds {
 		sig[j] = contextNoiseStd(p.NoiseStd)
@@ -447,15 +448,56 @@ func (m *Model) conditionCell(cond Condition, d cellSample) ConditionScale {
 
 // cellBandScale is a band's scale at a cell of context size n, on its
 // realizations tasks (get gives a realization's mean, deviations and
-// truth): the one that minimises their ECE (bestScale), and below the
-// calibration grid, where a band is judged by its LL (issue 21: wide,
-// not wrong), never narrower than the likelihood's scale.
-func cellBandScale(tasks []sims.Task, sys sims.System, n int, get func(int) (mu, sd, truth []float64)) float64 {
-	s, _ := bestScale(tasks, sys, get)
+// truth): the one that minimises their ECE (bestScale), or with
+// likelihoodAware the one nearest the likelihood's scale among those
+// within likelihoodECETol of that ECE (likelihoodAwareScale); and below
+// the calibration grid, where a band is judged by its LL (issue 21:
+// wide, not wrong), never narrower than the likelihood's scale.
+func cellBandScale(tasks []sims.Task, sys sims.System, n int, get func(int) (mu, sd, truth []float64), likelihoodAware bool) float64 {
+	var s float64
+	if likelihoodAware {
+		s = likelihoodAwareScale(tasks, sys, get)
+	} else {
+		s, _ = bestScale(tasks, sys, get)
+	}
 	if slices.Contains(SmallContexts, n) {
 		s = max(s, likelihoodScale(tasks, sys, get))
 	}
 	return s
+}
+
+// likelihoodECETol is how much mean ECE a likelihood-aware band scale
+// may give up against the ECE's own: the tolerance of δ's time profile
+// and of the disagreement weights.
+const likelihoodECETol = 0.01
+
+// likelihoodAwareScale is the factor of bestScale's grid nearest (in
+// log) the likelihood's scale (likelihoodScale) among those whose mean
+// ECE is within likelihoodECETol of the least. Where the errors are
+// heavier-tailed than the band, the ECE's scale is too narrow for the
+// few far ones, which pull the mean LL down, while the ECE is flat
+// around its least: the one pass's tables are fitted so
+// (docs/uncertainty.md, "The one pass").
+func likelihoodAwareScale(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth []float64)) float64 {
+	scales, sums := scaleECESums(tasks, sys, get)
+	least := math.Inf(1)
+	for _, e := range sums {
+		least = min(least, e)
+	}
+	if math.IsInf(least, 1) || math.IsNaN(least) {
+		return 1
+	}
+	target := math.Log(likelihoodScale(tasks, sys, get))
+	best, gap := 1.0, math.Inf(1)
+	for k, e := range sums {
+		if e/float64(len(tasks)) > least/float64(len(tasks))+likelihoodECETol {
+			continue
+		}
+		if d := math.Abs(math.Log(scales[k]) - target); d < gap {
+			best, gap = scales[k], d
+		}
+	}
+	return best
 }
 
 // cellThetaStart is a cell's own θ scale with prior weight rho on its

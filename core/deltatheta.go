@@ -312,7 +312,7 @@ func (m *Model) deltaThetaScore(cs cellSample, deltas, jacs [][]float64, hd []fl
 		stds[j] = deltaStdWith(p, jacs[j], hd, d, w)
 	}
 	get := func(j int) ([]float64, []float64, []float64) { return cs.preds[j].DeltaMean, stds[j], deltas[j] }
-	s := cellBandScale(cs.tasks, m.Sys, cs.tasks[0].Context.Len(), get)
+	s := cellBandScale(cs.tasks, m.Sys, cs.tasks[0].Context.Len(), get, true)
 	for j, task := range cs.tasks {
 		for g := range stds[j] {
 			stds[j][g] *= s

@@ -386,6 +386,20 @@ func pickSpread(cands []spreadCandidate) SpreadFit {
 // with the lowest mean ECE of N(μ, (s·σ)²) over the tasks, and that ECE;
 // get returns task i's mean, standard deviation and truth.
 func bestScale(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth []float64)) (float64, float64) {
+	scales, sums := scaleECESums(tasks, sys, get)
+	bestS, bestE := 1.0, math.Inf(1)
+	for k, e := range sums {
+		if e < bestE {
+			bestS, bestE = scales[k], e
+		}
+	}
+	return bestS, bestE / float64(len(tasks))
+}
+
+// scaleECESums returns the log-spaced grid of factors s = 4^(k/20), k =
+// −60 … 60, over [1/64, 64], and the sum over the tasks of the ECE of
+// N(μ, (s·σ)²) at each (NaN where a task has no targets).
+func scaleECESums(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth []float64)) (scales, sums []float64) {
 	// |y − μ| ≤ z_p·s·σ ⇔ |y − μ|/σ ≤ z_p·s: with each task's standardised
 	// errors sorted once, a scale's coverage counts are binary searches.
 	ratios := make([][]float64, len(tasks))
@@ -406,7 +420,6 @@ func bestScale(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth 
 		ratios[i] = r
 	}
 	counts := make([]int, len(eceLevels))
-	bestS, bestE := 1.0, math.Inf(1)
 	for k := -60; k <= 60; k++ {
 		s := math.Pow(4, float64(k)/20)
 		e := 0.0
@@ -418,11 +431,9 @@ func bestScale(tasks []sims.Task, sys sims.System, get func(int) (mu, sd, truth 
 			countAtMost(counts, r, eceZ, s)
 			e += coverageGap(counts, sizes[i])
 		}
-		if e < bestE {
-			bestS, bestE = s, e
-		}
+		scales, sums = append(scales, s), append(sums, e)
 	}
-	return bestS, bestE / float64(len(tasks))
+	return scales, sums
 }
 
 // zThetaPriors are the z_θ prior factors tuneZThetaPrior tries (0: z_θ
