@@ -312,11 +312,12 @@ for b in cnp lnp anp; do
   done
 done
 
-# The one pass's band scales per condition then became likelihood-aware
-# (core/condscale.go, likelihoodAwareScale): of the scales whose mean ECE
-# is within 0.01 of the least, each cell takes the one nearest the scale
-# that maximises the mean LL. Every file's one-pass table was refitted
-# so, training nothing and keeping every other setting.
+# The one pass's δ band scales per condition then became
+# likelihood-aware (core/condscale.go, likelihoodAwareScale): of the
+# scales whose mean ECE is within 0.01 of the least, each cell takes the
+# one nearest the scale that maximises the mean LL. Every file's
+# one-pass table was refitted so, training nothing and keeping every
+# other setting.
 for s in spring lv advdiff; do
   case $s in spring) n=1024 ;; lv) n=768 ;; advdiff) n=576 ;; esac
   for b in cnp lnp anp; do

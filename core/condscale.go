@@ -425,8 +425,10 @@ func applyThetaFactors(cells []ConditionScale, data []cellSample, P int) {
 
 // conditionCell fits one cell's own scales, prior weight and median σ̂
 // on its validation sample (the θ scale is where fitThetaScalesAsRead
-// starts), the band scales likelihood-aware with likelihoodAware
-// (cellBandScale).
+// starts), δ's band scale likelihood-aware with likelihoodAware
+// (cellBandScale): the reconstruction's stays the ECE's, where a
+// likelihood-aware one cost the one-pass grid's recon ECE target in
+// cells of every system (docs/uncertainty.md, "The one pass").
 func (m *Model) conditionCell(cond Condition, d cellSample, likelihoodAware bool) ConditionScale {
 	tasks, preds := d.tasks, d.preds
 	n, deltas := len(tasks), taskDiscrepancies(tasks)
@@ -435,7 +437,7 @@ func (m *Model) conditionCell(cond Condition, d cellSample, likelihoodAware bool
 	cell.Theta = cellThetaStart(m.Sys.Params(), d, cell.ThetaPrior)
 	recon := func(j int) ([]float64, []float64, []float64) { return preds[j].Mean, preds[j].Std, tasks[j].Real.True }
 	delta := func(j int) ([]float64, []float64, []float64) { return preds[j].DeltaMean, preds[j].DeltaStd, deltas[j] }
-	cell.Recon = cellBandScale(tasks, m.Sys, cond.Context, recon, likelihoodAware)
+	cell.Recon = cellBandScale(tasks, m.Sys, cond.Context, recon, false)
 	cell.Delta = cellBandScale(tasks, m.Sys, cond.Context, delta, likelihoodAware)
 	sig := make([]float64, n)
 	for j, p := range preds {
