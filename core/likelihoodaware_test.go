@@ -48,17 +48,7 @@ func TestLikelihoodAwareScale(t *testing.T) {
 			t.Fatalf("scale %v is not on the grid", s)
 			return 0
 		}
-		meanLL := func(s float64) float64 {
-			ll := 0.0
-			for i, task := range tasks {
-				scaled := make([]float64, len(sd[i]))
-				for j, v := range sd[i] {
-					scaled[j] = s * v
-				}
-				ll += GaussianLL(mu[i], scaled, task.Real.True, targetValues(sys, task.Targets))
-			}
-			return ll / float64(len(tasks))
-		}
+		meanLL := func(s float64) float64 { return meanScaledLL(tasks, sys, get, s) }
 		ece, least := bestScale(tasks, sys, get)
 		got := likelihoodAwareScale(tasks, sys, get)
 		t.Logf("heavy %v: ECE scale %.3f (ECE %.4f, LL %.3f), likelihood-aware %.3f (ECE %.4f, LL %.3f), likelihood %.3f",

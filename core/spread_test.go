@@ -353,17 +353,7 @@ func TestLikelihoodScaleMaximisesLL(t *testing.T) {
 	j0 := targetValues(sys, tasks[0].Targets)[0]
 	mus[0][j0] += 5
 	get := func(i int) ([]float64, []float64, []float64) { return mus[i], sds[i], tasks[i].Real.True }
-	meanLL := func(s float64) float64 {
-		ll := 0.0
-		for i, task := range tasks {
-			scaled := make([]float64, len(sds[i]))
-			for j, v := range sds[i] {
-				scaled[j] = s * v
-			}
-			ll += GaussianLL(mus[i], scaled, task.Real.True, targetValues(sys, task.Targets))
-		}
-		return ll / float64(len(tasks))
-	}
+	meanLL := func(s float64) float64 { return meanScaledLL(tasks, sys, get, s) }
 	got := likelihoodScale(tasks, sys, get)
 	for k := -40; k <= 40; k++ {
 		s := got * math.Pow(2, float64(k)/10)
