@@ -67,17 +67,40 @@ func disagreeAt(cells []ConditionScale, ws []cellWeight) float64 {
 }
 
 // widenByMove adds κ (μ − μ₀)² to each variance of the band std around
-// mean, where the fit started at start. A value whose start is not
-// finite (a one pass that diverged where refinement recovered, as lv's
-// can at two context points) has no move to measure and keeps its band.
-func widenByMove(std, mean, start []float64, kappa float64) {
+// mean, where the fit started at start, and returns the largest ratio of
+// a widened deviation to its own (1 where none widened). A value whose
+// start is not finite (a one pass that diverged where refinement
+// recovered, as lv's can at two context points) has no move to measure
+// and keeps its band.
+func widenByMove(std, mean, start []float64, kappa float64) float64 {
+	most := 1.0
 	for g, s := range std {
 		d := mean[g] - start[g]
 		if math.IsNaN(d) || math.IsInf(d, 0) {
 			continue
 		}
 		std[g] = math.Sqrt(s*s + kappa*d*d)
+		if s > 0 {
+			most = max(most, std[g]/s)
+		}
 	}
+	return most
+}
+
+// moveWideningWarned is the widening of a refined band by the fit's move
+// (Prediction.moveWidening) from which calibrate says so: below it the
+// move only rounds the band out.
+const moveWideningWarned = 2
+
+// moveWarnings says when a refined prediction's band was widened by the
+// fit's move (disagree.go) to at least moveWideningWarned times its own
+// somewhere: the band is wide because the fit and the network's one pass
+// disagree, which the plot alone does not tell.
+func moveWarnings(p Prediction) []string {
+	if !(p.moveWidening >= moveWideningWarned) {
+		return nil
+	}
+	return []string{fmt.Sprintf("the refined fit moved far from where the network's one pass put it: the band is widened by the move, up to %.3g times the fit's own, as the context may not pin the answer down (docs/uncertainty.md, \"A refined fit that moved far\")", p.moveWidening)}
 }
 
 // RecalibrateDisagreement fits only the disagreement weight κ of each

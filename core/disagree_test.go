@@ -22,6 +22,57 @@ func TestWidenByMove(t *testing.T) {
 	}
 }
 
+// widenByMove reports the largest ratio of a widened deviation to its
+// own, and the warning names it from twice the band's own on.
+func TestMoveWideningWarned(t *testing.T) {
+	std := []float64{0.1, 0.2, 0}
+	got := widenByMove(std, []float64{1, 1, 1}, []float64{1.3, 1, 0.5}, 1)
+	if want := math.Sqrt(0.01+0.09) / 0.1; math.Abs(got-want) > 1e-12 {
+		t.Errorf("largest ratio %g, want %g", got, want)
+	}
+	if w := moveWarnings(Prediction{moveWidening: got}); len(w) != 1 || !strings.Contains(w[0], "up to 3.16 times the fit's own") {
+		t.Errorf("ratio %g: warnings %q, want one naming 3.16", got, w)
+	}
+	for _, r := range []float64{0, 1, 1.9} {
+		if w := moveWarnings(Prediction{moveWidening: r}); w != nil {
+			t.Errorf("ratio %g: warnings %q, want none", r, w)
+		}
+	}
+}
+
+// At five clean points some of spring/cnp's refined fits move far from
+// the one pass, and calibrate's warnings say so for those; at the test
+// context none does.
+func TestMoveWarningsOnSparseSpring(t *testing.T) {
+	m, _ := shippedModel(t, "spring", CNP, 1)
+	count := func(n int) int {
+		tasks, err := TestTasks(m.Sys, EvalOptions{Tasks: 40, Context: n, Seed: 13})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctxs, sides := contextsOf(tasks)
+		preds, err := m.PredictWith(ctxs, sides, PredictOptions{Samples: 1, Seed: 3, Refine: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := 0
+		for i, p := range preds {
+			for _, w := range Warnings(m, ctxs[i], sides[i], p) {
+				if strings.Contains(w, "moved far from where the network's one pass put it") {
+					warned++
+				}
+			}
+		}
+		return warned
+	}
+	if n := count(5); n == 0 {
+		t.Error("no realization at five clean points is warned of a band widened by the fit's move")
+	}
+	if n := count(30); n != 0 {
+		t.Errorf("%d realizations at the test context are warned of a widened band, want none", n)
+	}
+}
+
 // A value whose start is not finite keeps its band: there is no move
 // to measure.
 func TestWidenByMoveSkipsNonFiniteStart(t *testing.T) {

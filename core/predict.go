@@ -83,6 +83,9 @@ type Prediction struct {
 	// fit moved from them. nil for one-pass predictions, and for refined
 	// ones whose spread has no such term.
 	startMean, startDelta []float64
+	// moveWidening is the largest ratio of the reconstruction's band to
+	// its own after the widening by the fit's move (0: not widened).
+	moveWidening float64
 }
 
 // ObservationStd returns the deviation of the observation band per grid

@@ -269,8 +269,9 @@ func (m *Model) applySpread(preds []Prediction, ctxs []sims.Context, s SpreadFit
 				p.DeltaStd[g] *= hd[g]
 			}
 		}
+		p.moveWidening = 0
 		if k := disagreeAt(s.Conditions, ws); k > 0 && p.startMean != nil {
-			widenByMove(p.Std, p.Mean, p.startMean, k)
+			p.moveWidening = widenByMove(p.Std, p.Mean, p.startMean, k)
 			widenByMove(p.DeltaStd, p.DeltaMean, p.startDelta, k)
 		}
 	})

@@ -61,6 +61,8 @@ func AtPriorBound(par sims.Param, th float64) bool {
 //     end of its 95% interval (noiseWarnings);
 //   - a context the prediction does not fit: many observations, or one
 //     or two far ones, outside its observation band (misfitWarnings);
+//   - a refined band widened to at least twice its own by the fit's
+//     move from the one pass (moveWarnings);
 //   - a context bunched in a narrow slice of a state dimension, all at
 //     one time say (spanWarnings);
 //   - a channel without observations (unobservedWarnings);
@@ -109,6 +111,7 @@ func Warnings(m *Model, ctx sims.Context, side []float64, p Prediction) []string
 	out = append(out, m.RangeWarnings(ctx.Len(), math.NaN())...)
 	out = append(out, m.noiseWarnings(p, ctx)...)
 	out = append(out, m.misfitWarnings(p, ctx)...)
+	out = append(out, moveWarnings(p)...)
 	out = append(out, spanWarnings(sys.Grid(), ctx)...)
 	out = append(out, unobservedWarnings(sys.Grid(), ctx)...)
 	out = append(out, sideWarnings(sys.Side(), side)...)
