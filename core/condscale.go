@@ -122,13 +122,22 @@ func cellRead(cells []ConditionScale, ws []cellWeight) (recon, delta, theta, pri
 	if len(ws) == 0 {
 		return 0, 0, 0, 0, false
 	}
-	for _, w := range ws {
-		prior += w.w * cells[w.cell].ThetaPrior
-	}
+	prior = readLinear(cells, ws, func(c *ConditionScale) float64 { return c.ThetaPrior })
 	recon = readGeo(cells, ws, func(c *ConditionScale) float64 { return c.Recon })
 	delta = readGeo(cells, ws, func(c *ConditionScale) float64 { return c.Delta })
 	theta = readGeo(cells, ws, func(c *ConditionScale) float64 { return c.Theta })
 	return recon, delta, theta, prior, true
+}
+
+// readLinear is the weighted mean Σ_k w_k v(cell_k) of a value of the
+// cells ws reads: how the table's values that may be 0 (prior weights,
+// disagreement weights) are interpolated.
+func readLinear(cells []ConditionScale, ws []cellWeight, v func(*ConditionScale) float64) float64 {
+	acc := 0.0
+	for _, w := range ws {
+		acc += w.w * v(&cells[w.cell])
+	}
+	return acc
 }
 
 // readGeo is the weighted geometric mean exp(Σ_k w_k log v(cell_k)) of

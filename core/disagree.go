@@ -59,11 +59,7 @@ func (s *SpreadFit) disagrees() bool {
 // disagreeAt is the weight κ a condition reads, interpolated linearly
 // between the cells ws (a weight may be 0).
 func disagreeAt(cells []ConditionScale, ws []cellWeight) float64 {
-	k := 0.0
-	for _, w := range ws {
-		k += w.w * cells[w.cell].Disagree
-	}
-	return k
+	return readLinear(cells, ws, func(c *ConditionScale) float64 { return c.Disagree })
 }
 
 // widenByMove adds κ (μ − μ₀)² to each variance of the band std around
