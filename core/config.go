@@ -386,6 +386,9 @@ func (in Infer) check() error {
 		if err := in.OnePass.check(); err != nil {
 			return fmt.Errorf("one-pass %w", err)
 		}
+		if err := in.OnePass.checkNoDisagreement(); err != nil {
+			return err
+		}
 	}
 	if !(in.ZThetaPrior >= 0 && in.ZThetaPrior <= MaxZThetaPrior) {
 		return fmt.Errorf("z_θ prior factor must be in [0, %g], got %v", MaxZThetaPrior, in.ZThetaPrior)

@@ -56,6 +56,19 @@ func (s *SpreadFit) disagrees() bool {
 	return s != nil && slices.ContainsFunc(s.Conditions, func(c ConditionScale) bool { return c.Disagree > 0 })
 }
 
+// checkNoDisagreement refuses a disagreement weight in a one-pass
+// table: a one-pass prediction has no fit that moved, so a weight there
+// would be read by nothing, and a hand-edited one would seem to widen
+// bands it leaves as they are.
+func (s *SpreadFit) checkNoDisagreement() error {
+	for i, c := range s.Conditions {
+		if c.Disagree != 0 {
+			return fmt.Errorf("one-pass condition scale %d (context %d, noise %g): disagreement weight %g; only refined predictions read one (infer.conditions), so the one-pass table must hold 0", i, c.Context, c.Noise, c.Disagree)
+		}
+	}
+	return nil
+}
+
 // disagreeAt is the weight κ a condition reads, interpolated linearly
 // between the cells ws (a weight may be 0).
 func disagreeAt(cells []ConditionScale, ws []cellWeight) float64 {

@@ -113,6 +113,24 @@ func TestCheckConditionsDisagreeBounds(t *testing.T) {
 	}
 }
 
+// A one-pass table with a disagreement weight is refused, naming the
+// cell: nothing would read the weight.
+func TestOnePassTableRefusesDisagreement(t *testing.T) {
+	m, _ := shippedModel(t, "spring", CNP, 1)
+	cfg := m.Config
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("shipped config: %v", err)
+	}
+	op := *cfg.Infer.OnePass
+	op.Conditions = slices.Clone(op.Conditions)
+	op.Conditions[2].Disagree = 0.3
+	cfg.Infer.OnePass = &op
+	err := cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "one-pass condition scale 2") || !strings.Contains(err.Error(), "disagreement weight 0.3") {
+		t.Errorf("one-pass table with κ 0.3 in cell 2: error %v, want one naming the cell and the weight", err)
+	}
+}
+
 // disagreeReport is a report with the metrics pickDisagree reads.
 func disagreeReport(reconLL, deltaLL, reconECE, deltaECE, pooled float64) Report {
 	return Report{

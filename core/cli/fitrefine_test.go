@@ -69,7 +69,7 @@ func TestRefineRoundTripRecordsOnePassFit(t *testing.T) {
 	m, info, _, _ = refineRun(t, one, back, "5", "0")
 	wantFitCount(t, "--refine 0, then 5", m, info, 0, 5)
 	text := inspectText(t, back)
-	want := "  fit: the default spread was fitted to one-pass predictions by the last whole recalibration and serves 5-step refined ones now (apic train --init " + back + " --steps1 0 --steps2 0 --out NEW refits it)\n"
+	want := "  fit: the default spread was fitted to one-pass predictions by the last whole recalibration and serves 5-step refined ones now (apic train --init " + back + " --steps1 0 --steps2 0 --out NEW refits it; refined bands widened by the fit's move, as spring's shipped files have them, then take --recalibrate-only disagreement and then band-shape on NEW)\n"
 	if !strings.Contains(text, want) || strings.Contains(text, "not current") {
 		t.Errorf("inspect lacks %q, or flags its validation:\n%s", want, text)
 	}

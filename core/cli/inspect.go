@@ -188,7 +188,10 @@ func fitRefineLine(in core.Infer, path string) string {
 	if !ok || predictionWords(n) == predictionWords(in.Refine) {
 		return ""
 	}
-	return fmt.Sprintf("the default spread was fitted to %s predictions by the last whole recalibration and serves %s ones now (apic train --init %s --steps1 0 --steps2 0 --out NEW refits it)",
+	// A whole recalibration does not fit the disagreement weights (a
+	// round trip through one pass has lost them, and the file cannot
+	// say whether it had any), so the line names the two steps that do.
+	return fmt.Sprintf("the default spread was fitted to %s predictions by the last whole recalibration and serves %s ones now (apic train --init %s --steps1 0 --steps2 0 --out NEW refits it; refined bands widened by the fit's move, as spring's shipped files have them, then take --recalibrate-only disagreement and then band-shape on NEW)",
 		predictionWords(n), predictionWords(in.Refine), shellQuote(path))
 }
 
