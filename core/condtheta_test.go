@@ -100,3 +100,63 @@ func TestNoiseGroupsJoinCellsSigmaCannotTellApart(t *testing.T) {
 		}
 	}
 }
+
+// boundCells is one cell of n realizations, a tenth of them estimated
+// within boundFrac of the prior's lower bound, with the truth between
+// the estimate and the bound and a deviation far below the error (the
+// bounded map's slope there is nearly 0); the rest interior, with
+// errors of 1.5 deviations.
+func boundCells(rng *rand.Rand, n int) ([]ConditionScale, []cellSample) {
+	cells := []ConditionScale{{Context: 10, Noise: 0, NoiseStd: 0.01, Recon: 1, Delta: 1, Theta: 1}}
+	data := make([]cellSample, 1)
+	mask := make([][]bool, 10)
+	for k := range mask {
+		mask[k] = []bool{true}
+	}
+	for i := range n {
+		th, est, s := 0.5, 0.0, 0.01
+		if i%10 == 0 {
+			th, est, s = 0.004*rng.Float64(), 0.006, 1e-4
+		} else {
+			est = th + 1.5*s*rng.NormFloat64()
+		}
+		data[0].tasks = append(data[0].tasks, sims.Task{Real: sims.Realization{Theta: []float64{th}}, Context: sims.Context{Mask: mask}})
+		data[0].preds = append(data[0].preds, Prediction{Theta: []float64{est}, ThetaStd: []float64{s}, NoiseStd: []float64{0.01}})
+	}
+	return cells, data
+}
+
+// tableCoverage is the share of the cells' θ intervals that cover θ as
+// predictions take them from the table (applyThetaTable: the cells'
+// scale and prior weight, the prior's cap, reachBound).
+func tableCoverage(cells []ConditionScale, data []cellSample, params []sims.Param) float64 {
+	in, all := 0, 0
+	for i := range data {
+		for j, task := range data[i].tasks {
+			p := data[i].preds[j]
+			p.Theta, p.ThetaStd = slices.Clone(p.Theta), slices.Clone(p.ThetaStd)
+			_, _, scale, rho, _ := cellRead(cells, data[i].reads[j])
+			applyThetaTable(params, &p, scale, rho)
+			for q, th := range task.Real.Theta {
+				if math.Abs(p.Theta[q]-th) <= 1.96*p.ThetaStd[q] {
+					in++
+				}
+				all++
+			}
+		}
+	}
+	return float64(in) / float64(all)
+}
+
+// The θ scale fit counts the estimates whose intervals reach a prior
+// bound, and hold the truth there at any scale, as covered, rather than
+// widening every interval to cover them too: the cell then covers its
+// level, where counting their errors made it cover every parameter.
+func TestThetaScalesAsReadCountIntervalsAtABound(t *testing.T) {
+	params := []sims.Param{{Name: "a", Lo: 0, Hi: 1}}
+	cells, data := boundCells(rand.New(rand.NewPCG(3, 1)), 400)
+	fitThetaScalesAsRead(cells, data, params, 0.95)
+	if got := tableCoverage(cells, data, params); got < 0.95 || got > 0.95+3.0/400 {
+		t.Errorf("the cell covers %.4f with its fitted scale %.3g, want 0.95 to %.4f", got, cells[0].Theta, 0.95+3.0/400)
+	}
+}
