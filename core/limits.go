@@ -102,6 +102,13 @@ var (
 	// is at least one evaluation (a training run for training axes), so
 	// a thousand already take hours; a typo in a --vary list stops here.
 	LimitSweepCells = Limit{"sweep cells × seeds", 1, 1000, "each cell is a full evaluation or training run"}
+	// LimitSweepCellFile bounds a file of a sweep's cell folder
+	// (cmd.txt, cell.json, eval.json, eval-onepass.json), checked before
+	// it is read whole: a sweep writes each at a few kB (eval.json
+	// listing all 2000 realizations as failures adds 10 kB), so a larger
+	// one is no file of a sweep's, and a multi-gigabyte one put there by
+	// mistake ends in this error, not in an out-of-memory crash.
+	LimitSweepCellFile = Limit{"sweep cell file size", 0, 16 << 20, "a sweep writes each of a cell's files at a few kB"}
 	// LimitSweepSeeds bounds apic sweep's --seeds (replicates per cell).
 	LimitSweepSeeds = Limit{"seeds", 1, 100, "replicates beyond a few dozen do not narrow the interval usefully"}
 	// LimitFieldBytes bounds one CSV field.

@@ -192,6 +192,11 @@ func placeOnPositions(rows []sideRow, axis sideAxis, bad func(int, string, ...an
 		}
 		k := nearestPosition(pos, x)
 		switch {
+		case x < axis.lo-positionTol || x > axis.hi+positionTol:
+			// Not "no grid position, the nearest is ...": on a periodic
+			// axis the nearest position by distance is not the one the
+			// wrap-around would suggest, and the domain is what is wrong.
+			return nil, bad(r.line, "x = %s is outside the domain [%s, %s]", fmtFloat(r.x), fmtFloat(axis.lo), fmtFloat(axis.hi))
 		case math.Abs(x-pos[k]) > positionTol:
 			return nil, bad(r.line, "x = %s is no grid position (the nearest is position %d at x = %s)", fmtFloat(r.x), k, fmtFloat(pos[k]))
 		case first[k].line != 0:

@@ -56,6 +56,8 @@ func TestParseSideCSV(t *testing.T) {
 		{"periodic end is start", "x,u\n0.25,2\n0.5,3\n0.75,4\n1,1\n", ring, []float64{1, 2, 3, 4}, ""},
 		{"periodic start twice", "x,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n1,5\n", ring, nil, "f.csv:6: x = 1 is grid position 0 (x = 0, where the periodic domain wraps around) again (first at line 2)"},
 		{"periodic end, then start", "x,u\n1,5\n0.25,2\n0,1\n", ring, nil, "f.csv:4: x = 0 is grid position 0 again (first at line 2: x = 1, which is x = 0, where the periodic domain wraps around); give each position once"},
+		{"periodic, past the end", "x,u\n0,1\n2,2\n", ring, nil, "f.csv:3: x = 2 is outside the domain [0, 1]"},
+		{"on the grid, below the start", "x,u\n-0.25,1\n", grid, nil, "f.csv:2: x = -0.25 is outside the domain [0, 1]"},
 		{"end of a bounded axis", "x,u\n0.25,2\n0.5,3\n0.75,4\n1,1\n", grid, nil, "f.csv:5: x = 1 is no grid position (the nearest is position 3 at x = 0.75)"},
 	} {
 		got, err := parseSideCSV(context.Background(), strings.NewReader(tc.text), "f.csv", sims.SideInfo{Len: 4}, tc.axis)

@@ -47,10 +47,12 @@ command lines, which reproduce it alone when run in DIR), cell.json,
 eval.json and, for training cells, model.safetensors, all regular
 files the sweep writes itself in folders it made (a link in place of a
 file, of cells/ID or of cells is refused, not written through nor read
-as a result). A cell with eval.json (not empty) is done and skipped on
-a rerun, so an interrupted sweep (Ctrl-C) continues where it stopped;
-the interrupted cell starts again, its training from step 0 (unlike
-train alone, a sweep keeps no partial weights). A cell that fails (a
+as a result; so is a cmd.txt, cell.json or eval.json over 16 MiB,
+which a sweep never writes: they take a few kB). A cell with
+eval.json (not empty) is done and skipped on a rerun, so an
+interrupted sweep (Ctrl-C) continues where it stopped; the interrupted
+cell starts again, its training from step 0 (unlike train alone, a
+sweep keeps no partial weights). A cell that fails (a
 training that diverges, an evaluation in which every realization
 fails) is reported as it fails and the others run: the summary is of
 the finished cells, the exit status 1, and a rerun retries the failed

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -661,5 +662,45 @@ func TestSweepRefusesFlagsPlanAndOnlyIgnore(t *testing.T) {
 	code, _, stderr := runCLI(t, "sweep", "--preset", "appendix-b", "--out", "pre", "--plan", "--png")
 	if code != 2 || !strings.Contains(stderr, "drop --png") {
 		t.Errorf("--preset --plan --png: exit %d, stderr %q; want it refused", code, stderr)
+	}
+}
+
+// TestSweepRefusesOversizedCellFiles: a cell file larger than
+// core.LimitSweepCellFile (here sparse, so the test writes nothing) is
+// refused by --collect and by a rerun with an error naming the file and
+// the bound, before it is read whole into memory.
+func TestSweepRefusesOversizedCellFiles(t *testing.T) {
+	t.Chdir(t.TempDir())
+	args := []string{"sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", "sw"}
+	runSweepOK(t, args...)
+	cell := filepath.Join("sw", "cells", "context=10_seed=1")
+	limit := core.LimitSweepCellFile
+	for _, c := range []struct {
+		file string
+		run  []string
+	}{
+		{"eval.json", []string{"sweep", "--collect", "sw"}},
+		{"cell.json", []string{"sweep", "--collect", "sw"}},
+		{"cmd.txt", args},
+	} {
+		path := filepath.Join(cell, c.file)
+		saved, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, int64(limit.Max)+1); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf("%s is larger than %d bytes (16 MiB), the %s limit", path, limit.Max, limit.Name)
+		if code, _, stderr := runCLI(t, c.run...); code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("%s of %d bytes: exit %d, stderr %q; want an error containing %q", c.file, limit.Max+1, code, stderr, want)
+		}
+		if err := os.WriteFile(path, saved, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runSweepOK(t, "sweep", "--collect", "sw")
+	if help := runSweepOK(t, "sweep", "--help"); !strings.Contains(strings.Join(strings.Fields(help), " "), fmt.Sprintf("over %d MiB", limit.Max>>20)) {
+		t.Errorf("sweep --help does not state the bound on a cell's files, %d MiB", limit.Max>>20)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,12 +96,30 @@ func checkOldCell(s sweepSpec, out, id string, ours map[string]sweepCell) error 
 // readCellFile reads a file of a cell folder, refusing one that is not
 // a regular file unopened: a named pipe there (made by hand, or left by
 // a tool) would block the open, a sweep or --collect waiting for a
-// writer that never comes, out of Ctrl-C's reach.
+// writer that never comes, out of Ctrl-C's reach. One larger than
+// core.LimitSweepCellFile is refused before it is read whole.
 func readCellFile(path string) ([]byte, error) {
 	if err := core.CheckRegularFile(path); err != nil {
 		return nil, err
 	}
-	return os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	limit := core.LimitSweepCellFile
+	// Read one byte past the bound: a file that grows after a Stat is
+	// caught as well as one that was already too large.
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit.Max)+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(data) > limit.Max {
+		return nil, fmt.Errorf("%s is larger than %d bytes (%d MiB), the %s limit (%s): not a file a sweep wrote; "+
+			"remove that cell's folder (%s) and rerun its sweep to run it again",
+			path, limit.Max, limit.Max>>20, limit.Name, limit.Why, filepath.Dir(path))
+	}
+	return data, nil
 }
 
 // readOldCell reads the cmd.txt and cell.json of the cell folder dir of
