@@ -428,6 +428,10 @@ func (c *csvRecords) binaryKind() string {
 		return "an .xls workbook: export the sheet as CSV"
 	case bytes.HasPrefix(head, []byte("\x1f\x8b")):
 		return "gzip-compressed: decompress it first"
+	case bytes.HasPrefix(head, []byte("\xff\xfe")) || bytes.HasPrefix(head, []byte("\xfe\xff")):
+		// Spreadsheets offer "Unicode text", UTF-16 with this mark,
+		// whose ASCII characters each carry a NUL byte.
+		return "UTF-16 text: save it as UTF-8 (CSV UTF-8 in a spreadsheet)"
 	default:
 		return "binary data"
 	}

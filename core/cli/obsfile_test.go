@@ -153,6 +153,8 @@ func TestParseObservationsErrors(t *testing.T) {
 		{"PK\x03\x04\x14\x00\x06\x00", "f.csv: not a CSV text file (a ZIP archive, such as an .xlsx or .ods workbook: export the sheet as CSV)"},
 		{"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", "f.csv: not a CSV text file (an .xls workbook: export the sheet as CSV)"},
 		{"\x1f\x8b\x08\x00\x00\x00", "f.csv: not a CSV text file (gzip-compressed: decompress it first)"},
+		{"\xff\xfet\x00,\x00y\x00\n\x00", "f.csv: not a CSV text file (UTF-16 text: save it as UTF-8"},
+		{"\xfe\xff\x00t\x00,\x00y\x00\n", "f.csv: not a CSV text file (UTF-16 text: save it as UTF-8"},
 		{"t|y\n", "fields are separated by '|'"},
 		{"t,y\n0,2020,0,8560\n", `f.csv:2: 4 fields, want 2 (t,y); decimal commas? "0,2020,0,8560" reads as 4 numbers; write a decimal point`},
 		{"t,y\n1,5,2\n", "f.csv:2: 3 fields, want 2 (t,y); decimal commas?"},
