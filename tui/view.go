@@ -691,7 +691,7 @@ func (m Model) sideTop(w, h int, lay sideLayout) []string {
 			out = append(out, mode.view(w, focused, t))
 		case id == ctlSlice:
 			g := m.sys().Grid()
-			v := fmt.Sprintf("t=%.3f", g.States[m.slice*g.Shape[1]][0])
+			v := sliceTime(g.States[m.slice*g.Shape[1]][0])
 			out = append(out, controlRow(t, w, focused, "time slice", v, m.slice > 0, m.slice < g.Shape[0]-1))
 		case id >= ctlTheta:
 			if id == ctlTheta {
