@@ -1502,7 +1502,13 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 	}
 	m.res = nil
 	m.syncTraining()
-	m.setMsg(msgInfo, "opened %s (%s/%s, %d+%d steps; u goes back)", msg.path, arch.System, arch.Backbone, msg.info.Steps1, msg.info.Steps2)
+	// A stopped run's file carries no spread fitted to its weights: the
+	// bands drawn are uncalibrated, as eval and calibrate warn of it.
+	unfinished := ""
+	if msg.info.Unfinished {
+		unfinished = "unfinished, bands not recalibrated; "
+	}
+	m.setMsg(msgInfo, "opened %s (%s%s/%s, %d+%d steps; u goes back)", msg.path, unfinished, arch.System, arch.Backbone, msg.info.Steps1, msg.info.Steps2)
 	m.noteAbandoned(stopped, stepped)
 	return m, m.reinfer()
 }

@@ -979,13 +979,37 @@ func TestSliceNoteNeverCut(t *testing.T) {
 				panels = 2
 			}
 			for m.slice = 0; m.slice < m.sys().Grid().Shape[0]; m.slice++ {
-				note := fmt.Sprintf(" at t=%.3g", m.sys().Grid().States[m.slice*m.axis().n][0])
+				note := " at " + sliceTime(m.sys().Grid().States[m.slice*m.axis().n][0])
 				frame := m.render()
 				if n := strings.Count(frame, note+" ") + strings.Count(frame, note+"\n") + strings.Count(frame, note+"│"); n != panels {
 					t.Fatalf("%dx%d (θ by hand %v), slice %d: %d titles end %q, want %d:\n%s",
 						size[0], size[1], byHand, m.slice, n, note, panels, frame)
 				}
 			}
+		}
+	}
+}
+
+// TestSliceTitleMatchesControl: the panels' titles name the time slice
+// as the time slice control does, at every slice: the titles wrote
+// "t=0" and "t=0.0159" beside the control's "t=0.000" and "t=0.016".
+func TestSliceTitleMatchesControl(t *testing.T) {
+	m := newTest(t, "advdiff", 80, 24)
+	m.heat = false
+	m = focusOn(t, m, ctlSlice)
+	for m.slice = 0; m.slice < m.sys().Grid().Shape[0]; m.slice++ {
+		var title, control string
+		for _, l := range strings.Split(m.render(), "\n") {
+			if _, after, ok := strings.Cut(l, " at t="); ok && title == "" {
+				title, _, _ = strings.Cut(after, " ")
+			}
+			if _, after, ok := strings.Cut(l, "time slice"); ok {
+				_, control, _ = strings.Cut(after, "t=")
+				control, _, _ = strings.Cut(control, " ")
+			}
+		}
+		if title == "" || title != control {
+			t.Fatalf("slice %d: title's t=%q, the control's t=%q", m.slice, title, control)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"slices"
@@ -66,7 +67,16 @@ type linePlot struct {
 	// holds it (a panel beside, or sharing a range with, one whose legend
 	// needs two).
 	legendRows int
+	// labelWMin, when wider than the y labels, pads them to this many
+	// columns: panels stacked in a column share the x axis (t, or
+	// advdiff's x), so their data start at the same column only where
+	// their labels are as wide.
+	labelWMin int
 }
+
+// labelGap is the columns of a plot body's prefix beside its y labels:
+// asciigraph pads a label to its width plus one, then a space and the axis.
+const labelGap = 3
 
 // minPlotHeight is the smallest panel that still has a plot body.
 const minPlotHeight = 6
@@ -134,17 +144,18 @@ func (p linePlot) drawBody(legendN int) (b plotBody, msg string, ok bool) {
 	}
 	lo, hi, step := niceRange(lo, hi, rows)
 	decimals := stepDecimals(step)
-	label := func(v float64) string {
+	number := func(v float64) string {
 		if math.Abs(v) < step*1e-6 {
 			v = 0
 		}
 		return strconv.FormatFloat(v, 'f', decimals, 64)
 	}
-	labelW := 0
+	labelW := p.labelWMin
 	for i := 0; i <= rows; i++ {
-		labelW = max(labelW, len(label(hi-float64(i)*step)))
+		labelW = max(labelW, len(number(hi-float64(i)*step)))
 	}
-	prefix := labelW + 3 // asciigraph: label padded to labelW+1, a space, the axis
+	label := func(v float64) string { return fmt.Sprintf("%*s", labelW, number(v)) }
+	prefix := labelW + labelGap
 	dataW := p.width - prefix - 1
 	if dataW < 8 {
 		return b, "", false

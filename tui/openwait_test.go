@@ -2,6 +2,7 @@ package tui
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -33,5 +34,22 @@ func TestKeysWaitForOpen(t *testing.T) {
 	defer m.stopAll()
 	if m.run == nil {
 		t.Errorf("t once the open ended: no run, status %q", m.msg)
+	}
+}
+
+// TestOpenedUnfinishedSaysSo: a file a stopped run wrote (apic train's
+// partial file, or the explorer's save of a stopped run) has no spread
+// fitted to its weights; the message that it opened says so, as eval
+// and calibrate warn, and a finished file's does not.
+func TestOpenedUnfinishedSaysSo(t *testing.T) {
+	for _, unfinished := range []bool{false, true} {
+		m := newTest(t, "spring", 80, 24)
+		start := m.entry()
+		info := start.info
+		info.Unfinished = unfinished
+		m = send(t, m, openedMsg{path: "run.partial.safetensors", gen: m.openGen, model: start.model, info: info})
+		if got := strings.Contains(m.msg, "unfinished, bands not recalibrated"); got != unfinished {
+			t.Errorf("unfinished %v: message %q", unfinished, m.msg)
+		}
 	}
 }

@@ -78,3 +78,36 @@ func TestPanelsLeaveAGap(t *testing.T) {
 		}
 	}
 }
+
+// TestStackedPanelsAlignTheirAxes: the line panels share their x axis,
+// so every one puts its y axis at the same column, and a t on one lies
+// under the same t on the panel below: lv's panel 1 (labels "2.0") and
+// panel 2 (labels "-0.6") were three columns apart at 80×24.
+func TestStackedPanelsAlignTheirAxes(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sys := range []string{"spring", "lv", "advdiff"} {
+			m := newTest(t, sys, sz[0], sz[1])
+			for page := 0; page < 2; page++ {
+				what := fmt.Sprintf("%s %dx%d page %d", sys, sz[0], sz[1], page)
+				plotW := m.width - m.sideWidth() - 1
+				halves := [][2]int{{0, plotW}}
+				if w1 := (plotW - 1) / 2; sz[0] >= 120 {
+					halves = [][2]int{{0, w1}, {w1 + 1, plotW}}
+				}
+				for _, h := range halves {
+					axisCols := map[int]int{} // column → rows with the axis there
+					for _, l := range panelArea(m) {
+						cut := ansi.Cut(l, h[0], h[1])
+						if i := strings.IndexAny(cut, "┤┼"); i >= 0 {
+							axisCols[ansi.StringWidth(cut[:i])]++
+						}
+					}
+					if len(axisCols) != 1 {
+						t.Errorf("%s, columns %d–%d: y axes at columns %v (column: rows)", what, h[0], h[1], axisCols)
+					}
+				}
+				m, _ = press(t, m, "p")
+			}
+		}
+	}
+}

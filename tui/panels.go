@@ -223,6 +223,11 @@ func symRange(floor float64, vals ...[]float64) (lo, hi float64) {
 	return -1.2 * a, 1.2 * a
 }
 
+// sliceTime names a time slice as the panels' titles and the time
+// slice control both write it, so that the two read alike ("t=0.016",
+// where %.3g's "t=0.0159" in the title stood beside "t=0.016").
+func sliceTime(t float64) string { return fmt.Sprintf("t=%.3f", t) }
+
 // sliceView is what the output plots along the axis share, the line
 // panels and the heatmap view's ▸ slice panel alike: the time of the
 // slice shown ("t=0.5"; "" on a 1-D grid) and the vertical range. The
@@ -232,7 +237,7 @@ func symRange(floor float64, vals ...[]float64) (lo, hi float64) {
 func (m Model) sliceView(a axis1D) (at string, lo, hi float64) {
 	real := m.res.task.Real
 	if m.is2D() {
-		at = fmt.Sprintf("t=%.3g", m.sys().Grid().States[a.offset][0])
+		at = sliceTime(m.sys().Grid().States[a.offset][0])
 	}
 	var onAxis [][]float64
 	for c := 0; c < a.channels; c++ {

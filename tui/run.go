@@ -77,6 +77,7 @@ link, more give smoother curves; --realizations N, its former name,
 works too); A draws those averages across the selected control's values
 (the ablation view), d the calibration diagnostics over the same
 realizations. Press ? inside for every key.
+
 Needs a terminal of at least 80×24; --ascii draws in ASCII alone,
 without colours (for terminals without UTF-8). q and Ctrl-C ask twice
 while weights trained in the session are unsaved; a SIGTERM or a closed

@@ -107,6 +107,10 @@ func (e *entry) phrase() string {
 	case srcAtlas:
 		return "the atlas model " + e.cell.label() + e.savedPhrase()
 	case srcFile:
+		if e.info.Unfinished {
+			// A stopped run's weights: no spread was fitted to them.
+			return "the unfinished checkpoint " + e.path + " (bands not recalibrated)" + e.savedPhrase()
+		}
 		return "the checkpoint " + e.path + e.savedPhrase()
 	case srcTrained:
 		if e.saved == "" {

@@ -1,6 +1,10 @@
 package tui
 
-import "testing"
+import (
+	"testing"
+
+	"apic/core"
+)
 
 // TestSourceTextNamesSaves: the header says where the weights on screen
 // came from and, once saved, where they went.
@@ -34,6 +38,7 @@ func TestPhraseReadsAsASentence(t *testing.T) {
 		{entry{src: srcEmbedded}, "the shipped checkpoint"},
 		{entry{src: srcAtlas, cell: cell}, "the atlas model " + cell.label()},
 		{entry{src: srcFile, path: "b.safetensors", saved: "c.safetensors"}, "the checkpoint b.safetensors, saved as c.safetensors"},
+		{entry{src: srcFile, path: "b.partial.safetensors", info: core.Info{Unfinished: true}}, "the unfinished checkpoint b.partial.safetensors (bands not recalibrated)"},
 		{entry{src: srcTrained}, "weights trained here, unsaved"},
 		{entry{src: srcTrained, saved: "d.safetensors"}, "weights trained here, saved as d.safetensors"},
 		{entry{src: srcUntrained}, "untrained weights"},

@@ -817,6 +817,33 @@ func TestStoppedRunSaysPlainSpread(t *testing.T) {
 	settle(t, base)
 }
 
+// TestStoppedRunPlansTheStepsLeft: the weights of a run stopped while it
+// trains record as their plan the steps the run had left, as apic
+// train's partial file does, so that the saved file's inspect says what
+// remains and train --init trains that, not the whole plan again.
+func TestStoppedRunPlansTheStepsLeft(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := runtime.NumGoroutine()
+	m, cmds := startRun(t, m)
+	r := m.run
+	m, _ = press(t, m, "esc")
+	m, _ = pump(t, m, cmds, func(m Model) bool { return m.run == nil })
+	if r.refitStarted {
+		t.Skip("the run finished its steps before esc")
+	}
+	plan, done := r.cfg.Train, r.res
+	if done.Steps1+done.Steps2 == 0 {
+		t.Skip("the run stopped before its first step")
+	}
+	got := m.entry().model.Config.Train
+	want1, want2 := plan.Steps1-done.Steps1, plan.Steps2-done.Steps2
+	if got.Steps1 != want1 || got.Steps2 != want2 || !m.entry().info.Unfinished {
+		t.Errorf("stopped after %d+%d of %d+%d steps: plan %d+%d (unfinished %v), want %d+%d",
+			done.Steps1, done.Steps2, plan.Steps1, plan.Steps2, got.Steps1, got.Steps2, m.entry().info.Unfinished, want1, want2)
+	}
+	settle(t, base)
+}
+
 // TestThetaRowsSayOnePassWhileTraining: while a run trains, θ̂ ± σ in
 // the sidebar is the network's one pass, not the refined estimate the
 // rows show at rest, and only the metrics' heading said so; the θ rows'

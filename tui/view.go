@@ -545,15 +545,26 @@ func (m Model) plots(w, h int, big bool) []string {
 		if big {
 			w1 = (w - 1) / 2
 		}
-		n := 1
+		// Their y labels take the widest one's columns too: the panels
+		// share the x axis, and stacked (1 over 2, or 1 over 3 beside 2
+		// over 4) their data then start at the same column, so that a t
+		// in one lies under the same t in the other.
+		n, labelW := 1, 0
 		laid := make([]panelLayout, len(lps))
 		for i, lp := range lps {
 			lp.width, lp.height = w1, h1
 			laid[i] = lp.layout()
 			n = max(n, laid[i].legendN)
+			if laid[i].ok {
+				labelW = max(labelW, laid[i].body.prefix-labelGap)
+			}
 		}
 		for i, lp := range lps {
-			lp.legendRows = n
+			lp.legendRows, lp.labelWMin = n, labelW
+			if laid[i].ok && laid[i].body.prefix != labelW+labelGap {
+				lp.width, lp.height = w1, h1
+				laid[i] = lp.layout()
+			}
 			panels = append(panels, func(w, h int) []string {
 				lp.width, lp.height = w, h
 				if w == w1 && h == h1 && laid[i].legendN == n {
@@ -680,7 +691,7 @@ func (m Model) sideTop(w, h int, lay sideLayout) []string {
 			out = append(out, mode.view(w, focused, t))
 		case id == ctlSlice:
 			g := m.sys().Grid()
-			v := fmt.Sprintf("t=%.3f", g.States[m.slice*g.Shape[1]][0])
+			v := sliceTime(g.States[m.slice*g.Shape[1]][0])
 			out = append(out, controlRow(t, w, focused, "time slice", v, m.slice > 0, m.slice < g.Shape[0]-1))
 		case id >= ctlTheta:
 			if id == ctlTheta {

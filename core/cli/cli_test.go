@@ -327,6 +327,19 @@ func TestHelpStatesEachDefaultOnce(t *testing.T) {
 	}
 }
 
+// TestTrainRefineHelpSaysItsDefault: train --refine's help names -1 as
+// its default. Its words "inference default" hide the flag package's
+// "(default -1)", so without saying so it read as if leaving it out
+// were something other than -1.
+func TestTrainRefineHelpSaysItsDefault(t *testing.T) {
+	_, out, _ := runCLI(t, "train", "--help")
+	_, after, _ := strings.Cut(out, "\n  --refine int\n")
+	line, _, _ := strings.Cut(after, "\n")
+	if !strings.Contains(line, "-1, the default") && !strings.Contains(line, "(default -1)") {
+		t.Errorf("train --refine's help does not give its default -1: %q", strings.TrimSpace(line))
+	}
+}
+
 // TestUsageSynopsesAlign: a command with several synopsis lines indents
 // the later ones under the first's "apic", so that "usage: " reads as
 // their common heading and none looks like the description's first line.

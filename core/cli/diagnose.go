@@ -63,8 +63,8 @@ scored with the checkpoint's calibrated shapes rather than as
 Gaussian), failures {count, realizations} (left out, as eval leaves
 them), warnings (the condition outside the model's training, θ
 intervals nearly as wide as the prior, θ̂ that misses θ by at least
-half what the prior's centre does, or θ̂ that does not while the
-network's own, where refinement started, does), levels
+half what the prior's centre does, or θ̂ that refinement brought
+within that from the network's own, which missed by as much), levels
 (the nominal levels), reliability (per curve: name, "reconstruction",
 "discrepancy" or "theta:NAME"; values, the residuals counted; skipped,
 those left out, when any; and per level empirical and signed

@@ -68,10 +68,10 @@ true_theta and raw_spread (with those flags); pooled_ece {recon, delta},
 the bands' ECE over every realization's targets together
 (docs/uncertainty.md); and warnings: the condition outside the
 model's training, θ intervals nearly as wide as the prior, θ̂ that
-misses θ by at least half what the prior's centre does, and a refined
-θ̂ that does not while the network's own, where refinement started,
-does. With --grid
-it is {system, backbone, checkpoint, tasks, seed, warnings, cells},
+misses θ by at least half what the prior's centre does, and θ̂ that
+refinement brought within that from the network's own, which missed
+by as much (refinement, not the network, calibrating). With --grid it
+is {system, backbone, checkpoint, tasks, seed, warnings, cells},
 each cell {context, noise, report (the object above), misses (the
 targets the cell fails, as the table marks them)}.`
 

@@ -120,7 +120,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.gridSummary, "grid-summary", false, "encoders also read the context smoothed onto the grid (SetConv-style summary)")
 	fs.BoolVar(&f.noThetaHint, "no-theta-hint", false, "ignore the system's direct parameter estimates (lv: η, γ from the predator equation), an ablation")
 	fs.BoolVar(&f.force, "force", false, "replace --out when it exists (without it train refuses, unless --out is the --init file); only a safetensors checkpoint is ever replaced")
-	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("refinement steps (at most %d) stored as the model's inference default (-1: keep the default)", core.LimitRefine.Max))
+	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("refinement steps (at most %d) stored as the model's inference default (-1, the default: keep the system's, or with --init the file's)", core.LimitRefine.Max))
 	fs.BoolVar(&f.jsonOut, "json", false, "print the result as JSON instead of text")
 }
 
