@@ -34,7 +34,8 @@ func headerSystems(fields []string, skip *sims.Grid) []string {
 }
 
 // headerSystemHint is "; "t,prey,predator" is the header of lv's
-// observations: calibrate them with an lv model (--system lv)" for a
+// observations: calibrate them with a model of lv (--system lv, or
+// --checkpoint FILE trained on lv)" for a
 // header that another system's files have, "" for one that none has.
 // skip is as for headerSystems. A user who typed --system spring, or a
 // spring --checkpoint, for lv's data, or no system at all, learns which
@@ -48,7 +49,9 @@ func headerSystemHint(fields []string, skip *sims.Grid) string {
 	for i, n := range names {
 		flags[i] = "--system " + n
 	}
-	return fmt.Sprintf("; %q is the header of %s's observations: calibrate them with a model of %s (%s)",
+	// Both ways to pick the model are named: the user may have given
+	// --checkpoint, for which "--system lv" alone would clash.
+	return fmt.Sprintf("; %q is the header of %s's observations: calibrate them with a model of %s (%s, or --checkpoint FILE trained on %[3]s)",
 		strings.Join(fields, ","), strings.Join(names, "'s or "), strings.Join(names, " or "), strings.Join(flags, " or "))
 }
 

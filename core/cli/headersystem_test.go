@@ -24,7 +24,7 @@ func TestCalibrateNamesTheDataFilesSystem(t *testing.T) {
 	unknown := write("when.csv", "when,y\n0,1\n")
 	xy := write("xy.csv", "t,x,y\n0,1,1\n")
 	ty := write("ty.csv", "t,y\n0,1\n")
-	hint := `"t,prey,predator" is the header of lv's observations: calibrate them with a model of lv (--system lv)`
+	hint := `"t,prey,predator" is the header of lv's observations: calibrate them with a model of lv (--system lv, or --checkpoint FILE trained on lv)`
 	for _, tc := range []struct {
 		args []string
 		want string
