@@ -22,6 +22,7 @@ func TestParamCountMatchesNewModel(t *testing.T) {
 		"basis":    func(c *Config) { c.Arch.Basis = 6 },
 		"additive": func(c *Config) { c.Arch.Form = Additive },
 	}
+	checked := 0
 	for _, system := range sims.Names() {
 		for _, b := range []Backbone{CNP, LNP, ANP} {
 			for name, edit := range edits {
@@ -37,8 +38,12 @@ func TestParamCountMatchesNewModel(t *testing.T) {
 				if got, want := ParamCount(cfg), m.Params.Count(); got != want {
 					t.Errorf("%s/%s %s: ParamCount %d, the model has %d", system, b, name, got, want)
 				}
+				checked++
 			}
 		}
+	}
+	if checked < 36 { // every system and backbone, the basis on some
+		t.Errorf("only %d configurations checked", checked)
 	}
 }
 
