@@ -37,7 +37,11 @@ func (l Limit) Check(v int) error {
 const MaxNoise = 1000.0
 
 // The resource limits. Each is far above any useful setting and low
-// enough that what it sizes fits in memory on a laptop.
+// enough that what it sizes alone fits in memory on a laptop. Sizes
+// that multiply (a training run's batch, widths, depths and context)
+// can together exceed any machine's memory within their bounds: train
+// checks their product against the memory available before it
+// allocates the model (trainmemory.go).
 var (
 	// LimitValTasks bounds validation realizations during training:
 	// each is drawn and held in memory (advdiff's take about 100 kB).

@@ -106,6 +106,10 @@ func (a *Arena) Cap() int {
 	return n
 }
 
+// Used is the number of values handed out since the last Reset: after a
+// training step, what that step's tape took.
+func (a *Arena) Used() int { return a.used }
+
 // NewArenaTape returns an inference tape (see NewInferenceTape) whose
 // forward values come from a.
 func NewArenaTape(a *Arena) *Tape {

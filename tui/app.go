@@ -1095,7 +1095,7 @@ func (m Model) startTrain() (tea.Model, tea.Cmd) {
 	mode := trainMode(m.mode.value())
 	m.runSeq++
 	cfg := trainConfig(m.sys(), base.model.Config, mode, m.lamTheta.value(), m.lamDelta.value(), core.Regularizer(m.reg.value()), m.runSeq)
-	trainee, err := core.NewModel(cfg)
+	trainee, err := newTrainee(cfg)
 	if err == nil && mode == modeFineTune {
 		err = trainee.Params.Restore(base.model.Params.Snapshot())
 	}
@@ -1111,6 +1111,27 @@ func (m Model) startTrain() (tea.Model, tea.Cmd) {
 	m.setMsg(msgInfo, "training (%s): %d + %d steps, batch %d, λθ %s, λδ %s, %s", mode, t.Steps1, t.Steps2, t.Batch,
 		formatLadder(t.LambdaTheta), formatLadder(t.LambdaDelta), t.Reg)
 	return m, r.next()
+}
+
+// newTrainee builds the model a run trains from cfg, refusing a run
+// whose memory estimate exceeds the budget, as apic train does: first
+// from cfg alone, then measured on one realization's step.
+func newTrainee(cfg core.Config) (*core.Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	if err := core.CheckTrainMemory(core.EstimateTrainMemory(cfg)); err != nil {
+		return nil, err
+	}
+	m, err := core.NewModel(cfg)
+	if err != nil {
+		return nil, err
+	}
+	e, err := m.ProbeTrainMemory()
+	if err != nil {
+		return nil, err
+	}
+	return m, core.CheckTrainMemory(e)
 }
 
 // onTrainDone takes a finished run's weights into its entry. If a file

@@ -51,7 +51,16 @@ unfinished run's weights (apic train --init NAME … resumes it); remove it
 when no longer needed". Weights that cannot be saved where they should (a
 full disk) go to the temporary directory, and the error says where; a
 --out that another run made while this one trained is left, without
---force, and the weights go beside it under a new name.`,
+--force, and the weights go beside it under a new name.
+
+Before training, train estimates the run's peak memory: the parameters
+with their gradients and Adam's two moments, counted from the
+architecture, and a step's tape, measured on one realization at the
+largest context size and scaled to --batch. A run whose estimate exceeds
+the memory available (MemAvailable in /proc/meminfo; no check where that
+is unreadable) is refused, the estimate and the flags to lower named,
+instead of ending in an out-of-memory crash. APIC_MEMORY_BUDGET=MB sets
+another budget in megabytes (0: no check).`,
 		Run: runTrain,
 	})
 }
@@ -192,6 +201,9 @@ func (r *trainRun) run(ctx context.Context) error {
 	if err := r.newModel(); err != nil {
 		return err
 	}
+	if err := r.checkStepMemory(); err != nil {
+		return err
+	}
 	if err := r.f.checkOutFree(); err != nil {
 		return err
 	}
@@ -252,6 +264,23 @@ func (r *trainRun) newModel() error {
 		return UsageError("%v", err)
 	}
 	r.m = m
+	return nil
+}
+
+// checkStepMemory refuses a run whose step, measured on one
+// realization at the largest context and scaled to the batch, would
+// take the model's memory estimate past the budget.
+func (r *trainRun) checkStepMemory() error {
+	if !trainsAny(r.cfg.Train) {
+		return nil
+	}
+	e, err := r.m.ProbeTrainMemory()
+	if err != nil {
+		return err
+	}
+	if err := core.CheckTrainMemory(e); err != nil {
+		return UsageError("%v", err)
+	}
 	return nil
 }
 
@@ -1016,6 +1045,13 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	}
 	if err := cfg.Validate(); err != nil {
 		return core.Config{}, nil, UsageError("%v", err)
+	}
+	// Before the model is built: its parameters and a lower bound on a
+	// step's memory (run measures the step once the model exists).
+	if trainsAny(cfg.Train) {
+		if err := core.CheckTrainMemory(core.EstimateTrainMemory(cfg)); err != nil {
+			return core.Config{}, nil, UsageError("%v", err)
+		}
 	}
 	return cfg, init, nil
 }

@@ -2080,3 +2080,28 @@ func TestTrainRefineZeroRecalibratesOnePassParts(t *testing.T) {
 		t.Errorf("delta-theta moved the one-pass parts: one-pass fit %t, θ floors %v", refit.Config.Infer.OnePass != nil, refit.Config.Infer.ThetaFloor)
 	}
 }
+
+// TestTrainRefusesRunsBeyondMemory: flag values each within its bound
+// whose run would need more memory than the budget are refused up
+// front, with the estimate and the budget, not left to crash the
+// process out of memory.
+func TestTrainRefusesRunsBeyondMemory(t *testing.T) {
+	t.Setenv(core.MemoryBudgetEnv, "4000")
+	for _, args := range [][]string{
+		{"--system", "advdiff", "--batch", "4096"},
+		{"--system", "advdiff", "--hidden", "4096"},
+		{"--system", "spring", "--layers", "32", "--hidden", "4096"},
+		// Past the estimate from the flags alone, refused once a step of
+		// one realization is measured.
+		{"--system", "advdiff", "--batch", "256"},
+	} {
+		out := filepath.Join(t.TempDir(), "m.safetensors")
+		code, _, stderr := runCLI(t, append(append([]string{"train"}, args...), "--out", out)...)
+		if code != 2 || !strings.Contains(stderr, "more than the 4.0 GB available ("+core.MemoryBudgetEnv+")") || !strings.Contains(stderr, "lower --batch") {
+			t.Errorf("train %v: exit %d, stderr %q; want the memory refusal", args, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("train %v wrote %s", args, out)
+		}
+	}
+}
