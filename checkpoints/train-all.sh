@@ -331,15 +331,23 @@ done
 # scale; θ's scales per condition came to count those as covered
 # (core/condtheta.go, reachesTruth) rather than widen every other
 # interval for them, which had left advdiff's θ intervals covering 0.993
-# in two cells. advdiff's refined predictions' tables were refitted so,
-# in the order their parts were first fitted, training nothing; spring's
-# and lv's, whose θ intervals covered 0.90 to 0.99 in every cell, were
-# left as they were. band-shape refits the one-pass table's shapes too,
-# and the one-pass part after it gives that table back as it was.
-for b in cnp lnp anp; do
-  f="$out/advdiff-$b.safetensors"
-  apic train --init "$f" --steps1 0 --steps2 0 --recalibrate 192 --recalibrate-only conditions --out "$f"
-  for part in theta-shape band-shape one-pass; do
-    apic train --init "$f" --steps1 0 --steps2 0 --recalibrate 576 --recalibrate-only "$part" --out "$f"
+# in two cells. Every file's refined predictions' table was refitted so,
+# in the order its parts were first fitted, training nothing: spring's
+# disagreement weights and the band shapes fitted to them again after
+# the table, and last the one-pass part, since band-shape refits the
+# one-pass table's shapes too and the one-pass part gives that table
+# back as it was. Only the θ scales and shapes moved.
+for s in spring lv advdiff; do
+  case $s in
+    spring) n_table=1024 parts="theta-shape:1024 band-shape:1024 disagreement:1024 band-shape:1024 one-pass:1024" ;;
+    lv) n_table=256 parts="theta-shape:768 band-shape:768 one-pass:768" ;;
+    advdiff) n_table=192 parts="theta-shape:576 band-shape:576 one-pass:576" ;;
+  esac
+  for b in cnp lnp anp; do
+    f="$out/$s-$b.safetensors"
+    apic train --init "$f" --steps1 0 --steps2 0 --recalibrate "$n_table" --recalibrate-only conditions --out "$f"
+    for p in $parts; do
+      apic train --init "$f" --steps1 0 --steps2 0 --recalibrate "${p##*:}" --recalibrate-only "${p%%:*}" --out "$f"
+    done
   done
 done
