@@ -540,15 +540,7 @@ type indexedCondition struct {
 // tableConditions returns the conditions of CalibrationConditions that
 // the table has a cell for, in order: those whose context leaves at
 // least one target on the system's grid.
-func (m *Model) tableConditions() []indexedCondition {
-	var out []indexedCondition
-	for i, cond := range CalibrationConditions(m.Sys) {
-		if cond.Context <= m.Sys.Grid().Points()-1 {
-			out = append(out, indexedCondition{i, cond})
-		}
-	}
-	return out
-}
+func (m *Model) tableConditions() []indexedCondition { return tableConditionsOf(m.Sys) }
 
 // conditionSample draws and predicts the n validation realizations of
 // condition ic under spread: the same realizations for the same model

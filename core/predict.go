@@ -266,7 +266,13 @@ func (m *Model) predictWith(ctx context.Context, ctxs []sims.Context, sides [][]
 // each runs as one batch: its largest tensors, the B·K predictions on
 // the grid and f_ψ's B·K·Q rows of hidden units, stay near 8 MB.
 func (m *Model) batchCap(k int) int {
-	per := k * max(m.Sys.Grid().Size(), len(m.closure.Queries())*m.Config.Arch.DecHidden)
+	return batchCapOf(m.Sys.Grid().Size(), len(m.closure.Queries()), m.Config.Arch.DecHidden, k)
+}
+
+// batchCapOf is batchCap for a grid of gridSize values, a closure of
+// queries queries and a decoder decHidden wide.
+func batchCapOf(gridSize, queries, decHidden, k int) int {
+	per := k * max(gridSize, queries*decHidden)
 	return max(1, 1_000_000/per)
 }
 

@@ -18,7 +18,8 @@ import (
 // out of memory" (or the kernel kills it). So a training run's peak
 // memory is estimated from its configuration before the model is built,
 // and measured on one realization before the first step, and a run
-// whose estimate exceeds the memory available is refused.
+// whose estimate exceeds the memory available is refused. The
+// recalibration after training is estimated too (recalmemory.go).
 
 // paramCopies are the float64 copies of every parameter that training
 // holds: its value, its gradient and Adam's two moments (nets.Param,
@@ -55,11 +56,27 @@ type TrainMemory struct {
 	// pool that keeps up to four of a step's (nets.maxFreeBuffers; a step
 	// holds the two encoders' at once).
 	AttentionBytes int64
+	// Recal is the recalibration after training (or instead of it, with
+	// --steps1 0 --steps2 0): it runs once the step's memory is free,
+	// so the run's peak is the larger of the two.
+	Recal RecalMemory
 }
 
-// Total is the estimated peak: the parameters, a step and the runtime.
+// Total is the estimated peak: the parameters, the larger of a step
+// and the recalibration, and the runtime.
 func (e TrainMemory) Total() int64 {
-	return e.ParamBytes + e.StepBytes + e.AttentionBytes + runtimeBytes
+	return e.ParamBytes + max(e.stepTotal(), e.Recal.Bytes()) + runtimeBytes
+}
+
+// stepTotal is a training step's memory: its tape and anp's attention.
+func (e TrainMemory) stepTotal() int64 { return e.StepBytes + e.AttentionBytes }
+
+// RecalOnly is the estimate of a run that trains nothing and
+// recalibrates: cfg's parameters and the recalibration r.
+func RecalOnly(cfg Config, r RecalMemory) TrainMemory {
+	e := TrainMemory{Params: ParamCount(cfg), Recal: r}
+	e.ParamBytes = int64(e.Params) * paramCopies * 8
+	return e
 }
 
 // attentionBuffers is the most attention-probability buffers that a
@@ -133,12 +150,44 @@ func (e TrainMemory) Check(budget int64, where string) error {
 	if budget <= 0 || e.Total() <= budget {
 		return nil
 	}
+	// The recalibration is named only where the step alone fits: then
+	// a lower --recalibrate is what makes the run fit.
+	step := e
+	step.Recal = RecalMemory{}
+	if step.Total() <= budget {
+		return e.recalError(budget, where)
+	}
 	need := "about"
 	if !e.Probed {
 		need = "at least"
 	}
 	return fmt.Errorf("training would need %s %s of memory, more than the %s available (%s): %s for %d parameters with their gradients and Adam's moments, %s for a step of batch %d at context %d; lower --batch (a step's memory grows with it), --hidden, --layers or the largest --context-range (%s=MB sets another budget, 0 none)",
 		need, ByteSize(e.Total()), ByteSize(budget), where, ByteSize(e.ParamBytes), e.Params, ByteSize(e.StepBytes+e.AttentionBytes), e.Batch, e.Context, MemoryBudgetEnv)
+}
+
+// recalError says that e's recalibration takes the run past budget,
+// and what --recalibrate fits.
+func (e TrainMemory) recalError(budget int64, where string) error {
+	r := e.Recal
+	what, later := "the recalibration", ""
+	if e.stepTotal() > 0 {
+		what = "the recalibration after training"
+		later = ", or train with --recalibrate 0 (the trained weights are saved) and recalibrate them where more memory is free (apic train --init FILE --steps1 0 --steps2 0 --recalibrate N)"
+	}
+	fits := "lower --recalibrate"
+	if n := e.mostTasksWithin(budget); n > 0 {
+		fits = fmt.Sprintf("lower --recalibrate to %d or less", n)
+	} else {
+		fits += " (even --recalibrate 1 would not fit)"
+	}
+	need := "at least"
+	batch := ""
+	if r.Probed {
+		need = "about"
+		batch = fmt.Sprintf(", and %s for a batch of %d predicted at context %d", ByteSize(r.PredictBytes()), r.Batch, r.Context)
+	}
+	return fmt.Errorf("%s would need %s %s of memory, more than the %s available (%s): --recalibrate %d holds %d validation realizations at once (%s), %s each with its prediction on the %d-value grid, twice over for the fits' copies%s; %s%s (%s=MB sets another budget, 0 none)",
+		what, need, ByteSize(e.Total()), ByteSize(budget), where, r.Tasks, r.Held, r.heldWords(), ByteSize(r.PerRealization), r.PerRealization/predictionGridVectors/8, batch, fits, later, MemoryBudgetEnv)
 }
 
 // ByteSize writes n bytes in MB or GB (decimal, one decimal place).

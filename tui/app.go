@@ -1095,7 +1095,7 @@ func (m Model) startTrain() (tea.Model, tea.Cmd) {
 	mode := trainMode(m.mode.value())
 	m.runSeq++
 	cfg := trainConfig(m.sys(), base.model.Config, mode, m.lamTheta.value(), m.lamDelta.value(), core.Regularizer(m.reg.value()), m.runSeq)
-	trainee, err := newTrainee(cfg)
+	trainee, err := newTrainee(cfg, recalibrationTasks(mode))
 	if err == nil && mode == modeFineTune {
 		err = trainee.Params.Restore(base.model.Params.Snapshot())
 	}
@@ -1115,20 +1115,26 @@ func (m Model) startTrain() (tea.Model, tea.Cmd) {
 
 // newTrainee builds the model a run trains from cfg, refusing a run
 // whose memory estimate exceeds the budget, as apic train does: first
-// from cfg alone, then measured on one realization's step.
-func newTrainee(cfg core.Config) (*core.Model, error) {
+// from cfg alone, then measured on one realization's step, each with
+// the recalibration on recal realizations that follows the training.
+func newTrainee(cfg core.Config, recal int) (*core.Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	if err := core.CheckTrainMemory(core.EstimateTrainMemory(cfg)); err != nil {
+	r := core.EstimateRecalMemory(cfg, recal, core.RecalWhole)
+	e := core.EstimateTrainMemory(cfg)
+	e.Recal = r
+	if err := core.CheckTrainMemory(e); err != nil {
 		return nil, err
 	}
 	m, err := core.NewModel(cfg)
 	if err != nil {
 		return nil, err
 	}
-	e, err := m.ProbeTrainMemory()
-	if err != nil {
+	if e, err = m.ProbeTrainMemory(); err != nil {
+		return nil, err
+	}
+	if e.Recal, err = m.ProbeRecalMemory(context.Background(), recal, core.RecalWhole); err != nil {
 		return nil, err
 	}
 	return m, core.CheckTrainMemory(e)

@@ -56,7 +56,11 @@ full disk) go to the temporary directory, and the error says where; a
 Before training, train estimates the run's peak memory: the parameters
 with their gradients and Adam's two moments, counted from the
 architecture, and a step's tape, measured on one realization at the
-largest context size and scaled to --batch. A run whose estimate exceeds
+largest context size and scaled to --batch, or the recalibration after
+it, whichever is larger: the validation realizations it holds at once
+(--recalibrate N, or N per condition for the --recalibrate-only parts
+that fit the table), each with its prediction on the grid. A
+--recalibrate-only run is checked too. A run whose estimate exceeds
 the memory available (MemAvailable in /proc/meminfo; no check where that
 is unreadable) is refused, the estimate and the flags to lower named,
 instead of ending in an out-of-memory crash. APIC_MEMORY_BUDGET=MB sets
@@ -201,7 +205,7 @@ func (r *trainRun) run(ctx context.Context) error {
 	if err := r.newModel(); err != nil {
 		return err
 	}
-	if err := r.checkStepMemory(); err != nil {
+	if err := r.checkStepMemory(ctx); err != nil {
 		return err
 	}
 	if err := r.f.checkOutFree(); err != nil {
@@ -218,9 +222,14 @@ func (r *trainRun) run(ctx context.Context) error {
 		cfg.Arch.System, cfg.Arch.Backbone, r.m.Params.Count(), cfg.Train.Steps1, cfg.Train.Steps2, cfg.Train.Batch, noiseWords(cfg.Train))
 	rep := newProgressReporter(r.env, cfg.Train.Steps1, cfg.Train.Steps2)
 	holdGCBallast()
+	// The recalibration after training runs under the same goal: it
+	// holds every validation realization of the table with its
+	// prediction, hundreds of megabytes for advdiff, and the default
+	// goal would let garbage reach as much again (core/recalmemory.go).
+	// A sweep's later cells run in this process, so the goal is put back.
 	restoreGC := tuneGCForTraining(os.Getenv("GOGC"))
+	defer restoreGC()
 	r.res, err = r.m.Train(ctx, core.Hooks{Progress: rep.report, ProgressEvery: 10})
-	restoreGC() // a sweep's later cells run in this process
 	rep.finish()
 	r.setInfo()
 	if err != nil {
@@ -267,16 +276,22 @@ func (r *trainRun) newModel() error {
 	return nil
 }
 
-// checkStepMemory refuses a run whose step, measured on one
-// realization at the largest context and scaled to the batch, would
-// take the model's memory estimate past the budget.
-func (r *trainRun) checkStepMemory() error {
-	if !trainsAny(r.cfg.Train) {
-		return nil
-	}
-	e, err := r.m.ProbeTrainMemory()
+// checkStepMemory refuses a run whose step or recalibration, each
+// measured on one realization and scaled to its batch, would take the
+// model's memory estimate past the budget.
+func (r *trainRun) checkStepMemory(ctx context.Context) error {
+	scope, n := r.f.recalScope()
+	recal, err := r.m.ProbeRecalMemory(ctx, n, scope)
 	if err != nil {
 		return err
+	}
+	e := core.RecalOnly(r.m.Config, recal)
+	if trainsAny(r.cfg.Train) {
+		var err error
+		if e, err = r.m.ProbeTrainMemory(); err != nil {
+			return err
+		}
+		e.Recal = recal
 	}
 	if err := core.CheckTrainMemory(e); err != nil {
 		return UsageError("%v", err)
@@ -1046,14 +1061,38 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	if err := cfg.Validate(); err != nil {
 		return core.Config{}, nil, UsageError("%v", err)
 	}
-	// Before the model is built: its parameters and a lower bound on a
-	// step's memory (run measures the step once the model exists).
+	// Before the model is built: its parameters, a lower bound on a
+	// step's memory (run measures the step once the model exists) and
+	// the recalibration's.
+	e := core.RecalOnly(cfg, f.recalMemory(cfg))
 	if trainsAny(cfg.Train) {
-		if err := core.CheckTrainMemory(core.EstimateTrainMemory(cfg)); err != nil {
-			return core.Config{}, nil, UsageError("%v", err)
-		}
+		e = core.EstimateTrainMemory(cfg)
+		e.Recal = f.recalMemory(cfg)
+	}
+	if err := core.CheckTrainMemory(e); err != nil {
+		return core.Config{}, nil, UsageError("%v", err)
 	}
 	return cfg, init, nil
+}
+
+// recalMemory estimates the memory of the recalibration that --recalibrate
+// and --recalibrate-only ask of cfg's model (none for --recalibrate 0).
+func (f *trainFlags) recalMemory(cfg core.Config) core.RecalMemory {
+	scope, n := f.recalScope()
+	return core.EstimateRecalMemory(cfg, n, scope)
+}
+
+// recalScope is how the recalibration that --recalibrate and
+// --recalibrate-only ask for draws its n realizations.
+func (f *trainFlags) recalScope() (core.RecalScope, int) {
+	switch f.recalibrateOnly {
+	case "":
+		return core.RecalWhole, f.recalibrate
+	case "theta", "theta-prior", "delta-profile":
+		return core.RecalOnce, f.recalibrate
+	}
+	// The parts that fit a table hold every condition's sample.
+	return core.RecalPerCondition, f.recalibrate
 }
 
 // initModel reads the --init checkpoint, checks the flags against it

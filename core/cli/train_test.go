@@ -2105,3 +2105,40 @@ func TestTrainRefusesRunsBeyondMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainRefusesRecalibrationBeyondMemory: a run whose recalibration
+// would exceed the budget is refused before it trains (not after hours
+// of training, in Go's fatal out-of-memory error), naming --recalibrate
+// and an N that fits; a --recalibrate-only run, which trains nothing,
+// is checked too, and the --init file is left as it was.
+func TestTrainRefusesRecalibrationBeyondMemory(t *testing.T) {
+	t.Setenv(core.MemoryBudgetEnv, "2000")
+	init := filepath.Join("..", "..", "checkpoints", "advdiff-lnp.safetensors")
+	before, err := os.ReadFile(init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--system", "advdiff", "--recalibrate", "2000"}, "the recalibration after training would need at least"},
+		{[]string{"--init", init, "--steps1", "0", "--steps2", "0", "--recalibrate", "576", "--recalibrate-only", "conditions"}, "the recalibration would need at least"},
+		{[]string{"--init", init, "--steps1", "0", "--steps2", "0", "--recalibrate", "2000"}, "the recalibration would need at least"},
+	} {
+		out := filepath.Join(t.TempDir(), "m.safetensors")
+		code, stdout, stderr := runCLI(t, append(append([]string{"train"}, c.args...), "--out", out)...)
+		if code != 2 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "more than the 2.0 GB available ("+core.MemoryBudgetEnv+")") || !strings.Contains(stderr, "lower --recalibrate to ") {
+			t.Errorf("train %v: exit %d, stderr %q; want the recalibration's memory refusal", c.args, code, stderr)
+		}
+		if strings.Contains(stdout, "step") {
+			t.Errorf("train %v trained before the refusal: %q", c.args, stdout)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("train %v wrote %s", c.args, out)
+		}
+	}
+	if after, err := os.ReadFile(init); err != nil || !bytes.Equal(before, after) {
+		t.Errorf("%s changed (%v)", init, err)
+	}
+}
