@@ -206,6 +206,9 @@ type refiner struct {
 	// live as long as the prediction, and the arena's storage is reused
 	// by the next, so a refined calibration makes little garbage.
 	arena *nets.Arena
+	// keepStart makes the fit keep its first decode, where it started
+	// (refineFit.start): the disagreement term reads it.
+	keepStart bool
 }
 
 // tensor returns a zeroed [rows, cols] tensor from the refiner's arena,
@@ -431,10 +434,11 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		return nil, err
 	}
 	unrefined := r.thetaRows(v) // before the fit moves v
-	var startMean, startDelta [][]float64
+	var startNom *nets.Tensor
 	if withStart {
-		startMean, startDelta = r.startRows(bt, v)
+		startNom = r.nominalAt(bt, v)
 	}
+	r.keepStart = withStart
 	var fit *refineFit
 	if tc, ok := r.tangentClosure(); ok {
 		fit, err = r.fitExact(ctx, tc, v, steps)
@@ -445,6 +449,10 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 		return nil, err
 	}
 	pred, js, lin := fit.pred, fit.js, fit.lin
+	var startMean, startDelta [][]float64
+	if withStart {
+		startMean, startDelta = startRows(fit.start, startNom)
+	}
 	obsVars, used := r.refitNoise(pred, js, m.obsVariance())
 	samples, thetaSD := r.laplaceSamples(v, js, k, rng)
 	for b, j := range js {
@@ -481,22 +489,25 @@ func (m *Model) predictRefined(ctx context.Context, bt *Batch, k, steps int, rng
 	return preds, nil
 }
 
-// startRows decodes v, where the fit starts, and returns each row's
-// prediction and δ (the prediction less the simulator at its θ), copied
-// out of the arena.
-func (r *refiner) startRows(bt *Batch, v *nets.Tensor) (mean, delta [][]float64) {
-	pred, theta, _ := r.decode(v, 1)
+// nominalAt is the nominal simulator at the θ of v's rows.
+func (r *refiner) nominalAt(bt *Batch, v *nets.Tensor) *nets.Tensor {
+	theta, _ := r.thetaOf(v)
 	tp := bt.inferenceTape(bt.arena)
-	nom := r.m.Sys.NominalOp(tp, tp.Const(theta), bt.Side).Value
-	mean, delta = make([][]float64, v.Rows), make([][]float64, v.Rows)
-	for b := range mean {
-		mean[b] = slices.Clone(pred.Row(b))
-		delta[b] = slices.Clone(pred.Row(b))
+	return r.m.Sys.NominalOp(tp, tp.Const(theta), bt.Side).Value
+}
+
+// startRows returns each realization's prediction where its fit
+// started, start, and its δ there: start less the simulator nom at the
+// starting θ.
+func startRows(start [][]float64, nom *nets.Tensor) (mean, delta [][]float64) {
+	delta = make([][]float64, len(start))
+	for b, row := range start {
+		delta[b] = slices.Clone(row)
 		for g, n := range nom.Row(b) {
 			delta[b][g] -= n
 		}
 	}
-	return mean, delta
+	return start, delta
 }
 
 // thetaRows is θ at each row of v, copied out of the refiner's arena.
@@ -593,6 +604,23 @@ type refineFit struct {
 	res  [][]float64
 	js   []*mat.Dense
 	lin  *linearization
+	// start is each realization's prediction where the fit started,
+	// copied out of the first decode (refiner.keepStart; nil without).
+	start [][]float64
+}
+
+// startPreds copies the rows of pred, the decode at the v a fit starts
+// from, when the refiner keeps where fits start; nil otherwise. The fit
+// decodes there anyway, and later moves overwrite pred's rows.
+func (r *refiner) startPreds(pred *nets.Tensor) [][]float64 {
+	if !r.keepStart {
+		return nil
+	}
+	out := make([][]float64, pred.Rows)
+	for b := range out {
+		out[b] = slices.Clone(pred.Row(b))
+	}
+	return out
 }
 
 // lmInit returns the residuals, cost and starting damping of every
@@ -651,6 +679,7 @@ func (r *refiner) lmCandidates(v *nets.Tensor, js []*mat.Dense, res [][]float64,
 // the Jacobian at the current point (n+1 decodes).
 func (r *refiner) fitDifferences(ctx context.Context, v *nets.Tensor, steps int) (*refineFit, error) {
 	pred, _, _ := r.decode(v, 1)
+	start := r.startPreds(pred)
 	res, cost, lambda := r.lmInit(v, pred)
 	for it := 0; it < steps; it++ {
 		if err := ctx.Err(); err != nil {
@@ -673,7 +702,7 @@ func (r *refiner) fitDifferences(ctx context.Context, v *nets.Tensor, steps int)
 	for b := 0; b < r.b; b++ {
 		res[b] = r.residuals(b, v.Row(b), pred.Row(b))
 	}
-	return &refineFit{pred: pred, res: res, js: r.jacobians(v, res)}, nil
+	return &refineFit{pred: pred, res: res, js: r.jacobians(v, res), start: start}, nil
 }
 
 // thetaStd is the standard deviation of θ under the Laplace

@@ -330,6 +330,7 @@ var refineTol = 1e-2
 // linearization at v that the Laplace approximation needs.
 func (r *refiner) fitExact(ctx context.Context, tc sims.TangentClosure, v *nets.Tensor, steps int) (*refineFit, error) {
 	lin := r.linearize(tc, v, nil)
+	start := r.startPreds(lin.pred)
 	res, cost, lambda := r.lmInit(v, lin.pred)
 	done := make([]bool, r.b)
 	for it := 0; it < steps; it++ {
@@ -364,5 +365,5 @@ func (r *refiner) fitExact(ctx context.Context, tc sims.TangentClosure, v *nets.
 			break
 		}
 	}
-	return &refineFit{pred: lin.pred, res: res, js: lin.js, lin: lin}, nil
+	return &refineFit{pred: lin.pred, res: res, js: lin.js, lin: lin, start: start}, nil
 }
