@@ -44,13 +44,12 @@ func (m *Model) fitBandShapes(cells []ConditionScale, data []cellSample) {
 
 // reportedStd is shapeUnit times the deviation a prediction reports at
 // value k, from its unscaled deviation std there and scale, the cell's
-// scale times shapeUnit: scale·std, widened by kappa times the squared
-// move from start (disagree.go; start nil or kappa 0: not widened).
+// scale times shapeUnit: scale·std, widened by the move from start as
+// predictions widen it (movedStd; start nil or kappa 0: not widened).
 func reportedStd(scale, std, mean float64, start []float64, k int, kappa float64) float64 {
 	s := scale * std
 	if kappa > 0 && start != nil {
-		d := shapeUnit * (mean - start[k])
-		s = math.Sqrt(s*s + kappa*d*d)
+		s = movedStd(s, shapeUnit*(mean-start[k]), kappa)
 	}
 	return s
 }

@@ -84,16 +84,21 @@ func disagreeAt(cells []ConditionScale, ws []cellWeight) float64 {
 func widenByMove(std, mean, start []float64, kappa float64) float64 {
 	most := 1.0
 	for g, s := range std {
-		d := mean[g] - start[g]
-		if math.IsNaN(d) || math.IsInf(d, 0) {
-			continue
-		}
-		std[g] = math.Sqrt(s*s + kappa*d*d)
+		std[g] = movedStd(s, mean[g]-start[g], kappa)
 		if s > 0 {
 			most = max(most, std[g]/s)
 		}
 	}
 	return most
+}
+
+// movedStd is the deviation s widened by the fit's move d,
+// √(s² + κ d²), or s where the move is not finite.
+func movedStd(s, d, kappa float64) float64 {
+	if math.IsNaN(d) || math.IsInf(d, 0) {
+		return s
+	}
+	return math.Sqrt(s*s + kappa*d*d)
 }
 
 // moveWideningWarned is the widening of a refined band by the fit's move

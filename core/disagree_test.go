@@ -81,6 +81,16 @@ func TestWidenByMoveSkipsNonFiniteStart(t *testing.T) {
 	if std[0] != 0.3 || std[1] != 0.3 || math.Abs(std[2]-math.Sqrt(1.09)) > 1e-15 {
 		t.Errorf("bands %v, want 0.3, 0.3 and √1.09", std)
 	}
+	// The band-shape fit reads the deviations as predictions report
+	// them: a non-finite start leaves the cell's band, not a NaN that
+	// drops the value from the fit.
+	start := []float64{math.NaN(), 0}
+	if got := reportedStd(2, 0.15, 1, start, 0, 1); got != 0.3 {
+		t.Errorf("band-shape deviation with a NaN start %v, want 0.3", got)
+	}
+	if got, want := reportedStd(2, 0.15, 1, start, 1, 1), math.Sqrt(0.09+shapeUnit*shapeUnit); math.Abs(got-want) > 1e-15 {
+		t.Errorf("band-shape deviation after a move of 1: %v, want %v", got, want)
+	}
 }
 
 // A condition between cells reads their weights linearly (a weight may
