@@ -126,21 +126,34 @@ type plotBody struct {
 	rows, prefix, dataW int
 }
 
-// drawBody draws the plot body of a panel whose legend takes legendN
-// lines; false where the panel has no room for one, or nothing to draw,
-// which msg then says ("" for no room).
-func (p linePlot) drawBody(legendN int) (b plotBody, msg string, ok bool) {
-	const nothing = "  (nothing to plot yet)"
+// nothingToPlot is a body's message where its series have no two
+// finite values to draw.
+const nothingToPlot = "  (nothing to plot yet)"
+
+// yScale is a plot body's vertical scale: its rows, its range and tick
+// step, and its y labels at their own width (labelW, before labelWMin
+// pads them).
+type yScale struct {
+	rows         int
+	lo, hi, step float64
+	number       func(float64) string
+	labelW       int
+}
+
+// scale is the vertical scale of a panel whose legend takes legendN
+// lines; false where the panel has no room for a body, or nothing to
+// draw, which msg then says ("" for no room).
+func (p linePlot) scale(legendN int) (sc yScale, msg string, ok bool) {
 	rows := p.height - 2 - legendN - 1 // title, x axis, legend; asciigraph draws rows+1 lines
 	if rows < 2 || p.width < 16 || p.n < 2 {
-		return b, "", false
+		return sc, "", false
 	}
 	lo, hi := p.yLo, p.yHi
 	if !(lo < hi) {
 		lo, hi = p.dataRange()
 	}
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-		return b, nothing, false
+		return sc, nothingToPlot, false
 	}
 	lo, hi, step := niceRange(lo, hi, rows)
 	decimals := stepDecimals(step)
@@ -150,11 +163,35 @@ func (p linePlot) drawBody(legendN int) (b plotBody, msg string, ok bool) {
 		}
 		return strconv.FormatFloat(v, 'f', decimals, 64)
 	}
-	labelW := p.labelWMin
+	labelW := 0
 	for i := 0; i <= rows; i++ {
 		labelW = max(labelW, len(number(hi-float64(i)*step)))
 	}
-	label := func(v float64) string { return fmt.Sprintf("%*s", labelW, number(v)) }
+	return yScale{rows: rows, lo: lo, hi: hi, step: step, number: number, labelW: labelW}, "", true
+}
+
+// labelWidth is the width of the y labels of the panel's body beside a
+// legend of legendN lines, before labelWMin pads them; 0 without a
+// body. Stacked panels pad theirs to the widest (Model.plots).
+func (p linePlot) labelWidth(legendN int) int {
+	sc, _, ok := p.scale(legendN)
+	if !ok {
+		return 0
+	}
+	return sc.labelW
+}
+
+// drawBody draws the plot body of a panel whose legend takes legendN
+// lines; false where the panel has no room for one, or nothing to draw,
+// which msg then says ("" for no room).
+func (p linePlot) drawBody(legendN int) (b plotBody, msg string, ok bool) {
+	sc, msg, ok := p.scale(legendN)
+	if !ok {
+		return b, msg, false
+	}
+	rows, lo, hi := sc.rows, sc.lo, sc.hi
+	labelW := max(sc.labelW, p.labelWMin)
+	label := func(v float64) string { return fmt.Sprintf("%*s", labelW, sc.number(v)) }
 	prefix := labelW + labelGap
 	dataW := p.width - prefix - 1
 	if dataW < 8 {
@@ -163,7 +200,7 @@ func (p linePlot) drawBody(legendN int) (b plotBody, msg string, ok bool) {
 	graph := newCanvas(p.width, rows+1)
 	own := newOwnership(len(graph.cells), len(p.series)+len(p.points))
 	if !p.drawSeries(graph, own, lo, hi, rows, prefix, dataW, label) {
-		return b, nothing, false
+		return b, nothingToPlot, false
 	}
 	p.drawPoints(graph, own, lo, hi, rows, prefix, dataW)
 	return plotBody{graph: graph, own: own, rows: rows, prefix: prefix, dataW: dataW}, "", true
@@ -279,13 +316,28 @@ type panelLayout struct {
 // lines, or two where legendRows says so and the panel has the room,
 // and the body is drawn once for them.
 func (p linePlot) layout() panelLayout {
-	n := p.legendCount()
-	if p.legendRows == 2 && p.height >= minPlotHeight+2 {
-		n = 2
-	}
+	return p.layoutAt(p.legendN())
+}
+
+// layoutAt lays the panel out with a legend of n lines (layout's
+// legendN, where the caller has it already).
+func (p linePlot) layoutAt(n int) panelLayout {
 	l := panelLayout{legendN: n}
 	l.body, l.msg, l.ok = p.drawBody(n)
 	return l
+}
+
+// legendN is how many lines the panel's legend takes: its own need
+// (legendCount), or two where legendRows asks for two and the panel has
+// the room.
+func (p linePlot) legendN() int { return p.legendNFrom(p.legendCount()) }
+
+// legendNFrom is legendN from the legend's own need, count.
+func (p linePlot) legendNFrom(count int) int {
+	if p.legendRows == 2 && p.height >= minPlotHeight+2 {
+		return 2
+	}
+	return count
 }
 
 // legendNeed is how many lines the legend takes in a w × h panel: two

@@ -549,22 +549,24 @@ func (m Model) plots(w, h int, big bool) []string {
 		// share the x axis, and stacked (1 over 2, or 1 over 3 beside 2
 		// over 4) their data then start at the same column, so that a t
 		// in one lies under the same t in the other.
+		// Both are read off the panels' sizes and scales before any
+		// body is drawn, so that each is drawn once.
 		n, labelW := 1, 0
+		legendN := make([]int, len(lps))
+		for i := range lps {
+			lps[i].width, lps[i].height = w1, h1
+			legendN[i] = lps[i].legendCount()
+			n = max(n, legendN[i])
+		}
+		for i := range lps {
+			lps[i].legendRows = n
+			legendN[i] = lps[i].legendNFrom(legendN[i])
+			labelW = max(labelW, lps[i].labelWidth(legendN[i]))
+		}
 		laid := make([]panelLayout, len(lps))
 		for i, lp := range lps {
-			lp.width, lp.height = w1, h1
-			laid[i] = lp.layout()
-			n = max(n, laid[i].legendN)
-			if laid[i].ok {
-				labelW = max(labelW, laid[i].body.prefix-labelGap)
-			}
-		}
-		for i, lp := range lps {
-			lp.legendRows, lp.labelWMin = n, labelW
-			if laid[i].ok && laid[i].body.prefix != labelW+labelGap {
-				lp.width, lp.height = w1, h1
-				laid[i] = lp.layout()
-			}
+			lp.labelWMin = labelW
+			laid[i] = lp.layoutAt(legendN[i])
 			panels = append(panels, func(w, h int) []string {
 				lp.width, lp.height = w, h
 				if w == w1 && h == h1 && laid[i].legendN == n {
