@@ -157,6 +157,36 @@ func (m *Model) ProbeRecalMemory(ctx context.Context, n int, scope RecalScope) (
 	return r, nil
 }
 
+// EstimateRunMemory is a run's estimate from cfg alone, before the
+// model is built: its training steps (where cfg trains any) and the
+// recalibration of n realizations drawn as scope says that follows
+// them, or that the run does alone.
+func EstimateRunMemory(cfg Config, n int, scope RecalScope) TrainMemory {
+	r := EstimateRecalMemory(cfg, n, scope)
+	if !cfg.Train.TrainsAny() {
+		return RecalOnly(cfg, r)
+	}
+	e := EstimateTrainMemory(cfg)
+	e.Recal = r
+	return e
+}
+
+// MeasureRunMemory is EstimateRunMemory measured on m: a training step
+// (ProbeTrainMemory) and a recalibration's batch (ProbeRecalMemory),
+// each on one realization and scaled.
+func (m *Model) MeasureRunMemory(ctx context.Context, n int, scope RecalScope) (TrainMemory, error) {
+	r, err := m.ProbeRecalMemory(ctx, n, scope)
+	if err != nil {
+		return TrainMemory{}, err
+	}
+	if !m.Config.Train.TrainsAny() {
+		return RecalOnly(m.Config, r), nil
+	}
+	e, err := m.ProbeTrainMemory()
+	e.Recal = r
+	return e, err
+}
+
 // RecalibrationHeld is how many validation realizations a
 // recalibration of n realizations drawn as scope says holds at once,
 // over a table of conditions conditions.

@@ -51,6 +51,18 @@ type TrainResult struct {
 	ValStep        int // the stage-2 step Val was measured at
 }
 
+// TrainsAny reports whether the plan trains any step.
+func (t Train) TrainsAny() bool { return t.Steps1 > 0 || t.Steps2 > 0 }
+
+// PlanRemainder sets m's plan to what remains of plan after the steps
+// res completed: a stopped run's weights record it, so that inspect
+// reads it as the steps left and train --init trains them, not the
+// whole plan again on top of those done.
+func (m *Model) PlanRemainder(plan Train, res TrainResult) {
+	m.Config.Train.Steps1 = max(plan.Steps1-res.Steps1, 0)
+	m.Config.Train.Steps2 = max(plan.Steps2-res.Steps2, 0)
+}
+
 // ErrNonFinite is returned when the loss or gradients become NaN or Inf.
 var ErrNonFinite = errors.New("training diverged: non-finite loss or gradient")
 

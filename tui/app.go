@@ -1121,20 +1121,15 @@ func newTrainee(cfg core.Config, recal int) (*core.Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	r := core.EstimateRecalMemory(cfg, recal, core.RecalWhole)
-	e := core.EstimateTrainMemory(cfg)
-	e.Recal = r
-	if err := core.CheckTrainMemory(e); err != nil {
+	if err := core.CheckTrainMemory(core.EstimateRunMemory(cfg, recal, core.RecalWhole)); err != nil {
 		return nil, err
 	}
 	m, err := core.NewModel(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if e, err = m.ProbeTrainMemory(); err != nil {
-		return nil, err
-	}
-	if e.Recal, err = m.ProbeRecalMemory(context.Background(), recal, core.RecalWhole); err != nil {
+	e, err := m.MeasureRunMemory(context.Background(), recal, core.RecalWhole)
+	if err != nil {
 		return nil, err
 	}
 	return m, core.CheckTrainMemory(e)

@@ -194,18 +194,10 @@ func startTraining(parent context.Context, r *trainRun, model *core.Model) {
 			model.DropFit()
 		}
 		if err != nil && !r.refitStarted {
-			planRemainder(model, r.cfg.Train, res)
+			model.PlanRemainder(r.cfg.Train, res)
 		}
 		r.model, r.res, r.err = model, res, err
 	}()
-}
-
-// planRemainder makes the plan a stopped run's weights record the
-// steps the run had left, as apic train writes its partial file: inspect
-// reads the plan as what remains, and train --init FILE trains it.
-func planRemainder(model *core.Model, plan core.Train, res core.TrainResult) {
-	model.Config.Train.Steps1 = max(plan.Steps1-res.Steps1, 0)
-	model.Config.Train.Steps2 = max(plan.Steps2-res.Steps2, 0)
 }
 
 // next waits for the run's next event, or its end.

@@ -281,17 +281,9 @@ func (r *trainRun) newModel() error {
 // model's memory estimate past the budget.
 func (r *trainRun) checkStepMemory(ctx context.Context) error {
 	scope, n := r.f.recalScope()
-	recal, err := r.m.ProbeRecalMemory(ctx, n, scope)
+	e, err := r.m.MeasureRunMemory(ctx, n, scope)
 	if err != nil {
 		return err
-	}
-	e := core.RecalOnly(r.m.Config, recal)
-	if trainsAny(r.cfg.Train) {
-		var err error
-		if e, err = r.m.ProbeTrainMemory(); err != nil {
-			return err
-		}
-		e.Recal = recal
 	}
 	if err := core.CheckTrainMemory(e); err != nil {
 		return UsageError("%v", err)
@@ -306,7 +298,7 @@ func (r *trainRun) noteRefineChange(before int, moved bool, fitFor string) {
 	in, f := r.m.Config.Infer, r.f
 	// A run that trains drops the fit (fit says so) and one that
 	// recalibrates refits it: only a run doing neither keeps it.
-	kept := f.recalibrate == 0 && !trainsAny(r.cfg.Train) && r.m.Fitted()
+	kept := f.recalibrate == 0 && !r.cfg.Train.TrainsAny() && r.m.Fitted()
 	// A default fit made for other predictions than the file's own
 	// (the one-pass fit serving refined ones, after a round trip) is
 	// named as such.
@@ -386,10 +378,7 @@ func (r *trainRun) kept() (msg, path string) {
 		partial.ValidationStep = res.ValStep
 	}
 	r.m.DropFit()
-	// The partial's plan is what remains of this run's, so that
-	// "--init PARTIAL" alone trains the rest, not the whole plan again
-	// on top of the steps done.
-	r.m.Config.Train.Steps1, r.m.Config.Train.Steps2 = r.cfg.Train.Steps1-res.Steps1, r.cfg.Train.Steps2-res.Steps2
+	r.m.PlanRemainder(r.cfg.Train, res)
 	return keepUnfinished(r.f.out, r.m, partial, r.dtype)
 }
 
@@ -1064,22 +1053,11 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	// Before the model is built: its parameters, a lower bound on a
 	// step's memory (run measures the step once the model exists) and
 	// the recalibration's.
-	e := core.RecalOnly(cfg, f.recalMemory(cfg))
-	if trainsAny(cfg.Train) {
-		e = core.EstimateTrainMemory(cfg)
-		e.Recal = f.recalMemory(cfg)
-	}
-	if err := core.CheckTrainMemory(e); err != nil {
+	scope, n := f.recalScope()
+	if err := core.CheckTrainMemory(core.EstimateRunMemory(cfg, n, scope)); err != nil {
 		return core.Config{}, nil, UsageError("%v", err)
 	}
 	return cfg, init, nil
-}
-
-// recalMemory estimates the memory of the recalibration that --recalibrate
-// and --recalibrate-only ask of cfg's model (none for --recalibrate 0).
-func (f *trainFlags) recalMemory(cfg core.Config) core.RecalMemory {
-	scope, n := f.recalScope()
-	return core.EstimateRecalMemory(cfg, n, scope)
 }
 
 // recalScope is how the recalibration that --recalibrate and
@@ -1285,7 +1263,7 @@ func storageType(file *nets.File) string {
 // the one it ships with, while recording the training flags given as if
 // it had trained with them. 0+0 given outright is the recalibration.
 func (f *trainFlags) checkInheritedPlan(t core.Train, fineTuned bool) error {
-	if !fineTuned || trainsAny(t) || (f.set["steps1"] && f.set["steps2"]) {
+	if !fineTuned || t.TrainsAny() || (f.set["steps1"] && f.set["steps2"]) {
 		return nil
 	}
 	plan := "its last command planned 0+0 steps"
@@ -1302,18 +1280,13 @@ func (f *trainFlags) checkInheritedPlan(t core.Train, fineTuned bool) error {
 		"give --steps1 and --steps2 to fine-tune (e.g. --steps1 0 --steps2 1000), or --steps1 0 --steps2 0 to only recalibrate (--recalibrate-only for one part)", f.init, plan)
 }
 
-// trainsAny reports whether the plan t trains a step in either stage.
-func trainsAny(t core.Train) bool {
-	return t.Steps1 > 0 || t.Steps2 > 0
-}
-
 // checkUnfinishedNoop refuses a run on an unfinished --init file
 // (a partial) that trains nothing and recalibrates nothing: it would
 // only write the stopped run's weights without their unfinished mark,
 // which is what warns eval, calibrate and the explorer that their
 // spread was never fitted to them.
 func (f *trainFlags) checkUnfinishedNoop(t core.Train) error {
-	if !f.initInfo.Unfinished || trainsAny(t) || f.recalibrate > 0 {
+	if !f.initInfo.Unfinished || t.TrainsAny() || f.recalibrate > 0 {
 		return nil
 	}
 	return UsageError("--init %s is an unfinished run's weights, and --steps1 0 --steps2 0 --recalibrate 0 would only copy them without that mark: "+
