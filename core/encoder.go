@@ -38,13 +38,8 @@ type encoder struct {
 const sigmaMin = 1e-3
 
 func newEncoder(name string, in, summary int, a Arch, latent int, ps *nets.Params, rng *rand.Rand) *encoder {
-	sizes := []int{in}
-	for i := 0; i < a.Layers; i++ {
-		sizes = append(sizes, a.Hidden)
-	}
-	sizes = append(sizes, a.Hidden)
 	e := &encoder{
-		point:  nets.NewMLP(name+".point", sizes, nets.ActReLU, ps, rng),
+		point:  nets.NewMLP(name+".point", mlpSizes(in, a.Hidden, a.Layers, a.Hidden), nets.ActReLU, ps, rng),
 		skip:   nets.NewLinear(name+".skip", in, a.Hidden, ps, rng),
 		head:   nets.NewLinear(name+".head", a.Hidden, 2*latent, ps, rng),
 		latent: latent,

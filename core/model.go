@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"apic/nets"
 	"apic/sims"
@@ -109,18 +110,9 @@ func NewModel(cfg Config) (*Model, error) {
 	if a.Basis > 0 {
 		in -= fq // the branch reads no query features
 		out = a.Basis
-		trunk := []int{fq}
-		for i := 0; i < a.DecLayers; i++ {
-			trunk = append(trunk, a.DecHidden)
-		}
-		m.trunk = nets.NewMLP("fpsi.trunk", append(trunk, a.Basis), act, ps, rng)
+		m.trunk = nets.NewMLP("fpsi.trunk", mlpSizes(fq, a.DecHidden, a.DecLayers, a.Basis), act, ps, rng)
 	}
-	sizes := []int{in}
-	for i := 0; i < a.DecLayers; i++ {
-		sizes = append(sizes, a.DecHidden)
-	}
-	sizes = append(sizes, out)
-	m.fpsi = nets.NewMLP("fpsi", sizes, act, ps, rng)
+	m.fpsi = nets.NewMLP("fpsi", mlpSizes(in, a.DecHidden, a.DecLayers, out), act, ps, rng)
 	// Start f_ψ at zero output so training begins from the nominal
 	// simulator (envelope 1, no forcing, reaction rate at mid-range).
 	m.fpsi.Last().W.Value.Zero()
@@ -422,6 +414,12 @@ func (m *Model) decode(tp *nets.Tape, theta, s, zT, zD, att *nets.Var, side *net
 }
 
 // repeatRows repeats each row of t k times (no gradient).
+// mlpSizes are an MLP's layer sizes: in, layers hidden layers width
+// wide, out (NewModel's networks, and ParamCount's count of them).
+func mlpSizes(in, width, layers, out int) []int {
+	return append(append([]int{in}, slices.Repeat([]int{width}, layers)...), out)
+}
+
 func repeatRows(t *nets.Tensor, k int) *nets.Tensor {
 	out := nets.NewTensor(t.Rows*k, t.Cols)
 	for i := 0; i < t.Rows; i++ {

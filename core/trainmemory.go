@@ -267,15 +267,15 @@ func ParamCount(cfg Config) int {
 	if a.Basis > 0 {
 		in -= fq
 		out = a.Basis
-		n += mlpParams(append(append([]int{fq}, repeat(a.DecHidden, a.DecLayers)...), a.Basis))
+		n += mlpParams(mlpSizes(fq, a.DecHidden, a.DecLayers, a.Basis))
 	}
-	n += mlpParams(append(append([]int{in}, repeat(a.DecHidden, a.DecLayers)...), out))
+	n += mlpParams(mlpSizes(in, a.DecHidden, a.DecLayers, out))
 	return n + len(sys.Grid().Channels) // the observation noise
 }
 
 // encoderParams counts newEncoder's parameters.
 func encoderParams(in, summary int, a Arch, latent int) int {
-	n := mlpParams(append(append([]int{in}, repeat(a.Hidden, a.Layers)...), a.Hidden))
+	n := mlpParams(mlpSizes(in, a.Hidden, a.Layers, a.Hidden))
 	n += linearParams(in, a.Hidden) + linearParams(a.Hidden, 2*latent)
 	if a.GridSummary {
 		n += mlpParams([]int{summary, a.Hidden, a.Hidden})
@@ -299,11 +299,3 @@ func mlpParams(sizes []int) int {
 // attentionParams counts a dim-wide nets.MultiHeadAttention's: four
 // dim × dim projections.
 func attentionParams(dim int) int { return 4 * linearParams(dim, dim) }
-
-func repeat(v, n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = v
-	}
-	return s
-}
