@@ -398,6 +398,8 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		{[]string{"--vary", "grid-summary=true,1"}, `grid-summary values "true" and "1" are the same value`},
 		{[]string{"--vary", "noise-range=0:0.1,0:.1,0.0:0.10"}, `noise-range values "0:0.1" and "0:.1" are the same range`},
 		{[]string{"--vary", "context-range=5:10,05:10"}, `context-range values "5:10" and "05:10" are the same range`},
+		// Two spellings of one file's path would evaluate one model twice.
+		{[]string{"--vary", "checkpoint=m.safetensors,./m.safetensors"}, `checkpoint values "m.safetensors" and "./m.safetensors" are the same file`},
 		// Context sizes are integers, and the message says so.
 		{[]string{"--vary", "context-range=5:10.0"}, `context-range value "5:10.0": MAX "10.0" is not a whole number: context sizes are integers`},
 		{[]string{"--fix", "context-range=5", "--vary", "noise=0"}, `context-range value "5": not MIN:MAX`},

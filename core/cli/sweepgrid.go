@@ -221,6 +221,17 @@ func (a sweepAxis) sameAs(v string) string {
 	return v
 }
 
+// duplicateKey is v as Set tells duplicates by: sameAs, and for a
+// checkpoint file the absolute path every cell runs it at
+// (absCheckpoint), so that m.safetensors and ./m.safetensors, one model,
+// are not two cells.
+func (a sweepAxis) duplicateKey(v string) string {
+	if a.name == "checkpoint" {
+		return strings.TrimPrefix(absCheckpoint("--checkpoint="+v), "--checkpoint=")
+	}
+	return a.sameAs(v)
+}
+
 // axisList is a repeatable AXIS=v1,v2,... flag (--vary), or AXIS=VALUE
 // (--fix, single values: a value may then hold commas, as in 0:0.1).
 type axisList struct {
@@ -263,7 +274,7 @@ func (l *axisList) Set(s string) error {
 			values[i] = canonicalCheckpoint(v)
 		}
 	}
-	seen := map[string]string{} // the value as given, by a.sameAs
+	seen := map[string]string{} // the value as given, by a.duplicateKey
 	for _, v := range values {
 		if v == "" {
 			return fmt.Errorf("%s has an empty value in %s", name, core.QuoteInput(list))
@@ -271,16 +282,17 @@ func (l *axisList) Set(s string) error {
 		if err := a.checkValue(v); err != nil {
 			return err
 		}
-		if w, dup := seen[a.sameAs(v)]; dup && w == v {
+		key := a.duplicateKey(v)
+		if w, dup := seen[key]; dup && w == v {
 			return fmt.Errorf("%s value %s given twice", name, core.QuoteInput(v))
 		} else if dup {
-			what := map[string]string{"bool": "value", "range": "range", "intrange": "range"}[a.kind]
+			what := map[string]string{"bool": "value", "range": "range", "intrange": "range", "string": "file"}[a.kind]
 			if what == "" {
 				what = "number"
 			}
 			return fmt.Errorf("%s values %s and %s are the same %s: give it once", name, core.QuoteInput(w), core.QuoteInput(v), what)
 		}
-		seen[a.sameAs(v)] = v
+		seen[key] = v
 	}
 	l.entries = append(l.entries, axisValues{a, values})
 	return nil
