@@ -101,6 +101,9 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
+	if err := cli.RefuseEmptyPaths(fs, "checkpoint"); err != nil {
+		return err
+	}
 	if _, err := sims.Lookup(*system); err != nil {
 		return cli.UsageError("%v", err)
 	}

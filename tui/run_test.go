@@ -114,3 +114,15 @@ func TestExploreCheckpointErrorNamesTheFlag(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
 	}
 }
+
+// TestExploreEmptyCheckpointRefused: --checkpoint "" (a variable left
+// empty) opened the shipped model as if the flag were left out; it is
+// refused naming the flag, as every other command's path flag is.
+func TestExploreEmptyCheckpointRefused(t *testing.T) {
+	registerOnce.Do(func() { cli.RegisterExternal(Command()) })
+	var out, errOut bytes.Buffer
+	code := cli.Run(context.Background(), []string{"explore", "--checkpoint", ""}, &out, &errOut)
+	if want := `--checkpoint is given as "", which names no file`; code != 2 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,7 +53,42 @@ func TestRefuseEmptyPathsOnlyGiven(t *testing.T) {
 	if err := fs.Parse([]string{"--png", "a.png"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := refuseEmptyPaths(fs, "csv", "png"); err != nil {
+	if err := RefuseEmptyPaths(fs, "csv", "png"); err != nil {
 		t.Errorf("defaults and a name: %v", err)
+	}
+}
+
+// TestEmptyValuesRefused: a flag whose "" means "not given", given as
+// "" (a variable left empty), passed for left out: sweep --only ""
+// ran every cell of the sweep instead of one, train --recalibrate-only
+// "" a full recalibration, eval the default backbone. Each now refuses
+// it, naming the flag, before any work.
+func TestEmptyValuesRefused(t *testing.T) {
+	dir := t.TempDir() // where a command that took "" for not given would write
+	model := filepath.Join(dir, "m.safetensors")
+	for _, tc := range []struct {
+		flag string
+		args []string
+	}{
+		{"only", []string{"sweep", "--system", "spring", "--vary", "context=5", "--tasks", "2", "--out", dir, "--only", ""}},
+		{"backbone", []string{"sweep", "--system", "spring", "--vary", "context=5", "--out", dir, "--plan", "--backbone="}},
+		{"preset", []string{"sweep", "--preset", "", "--out", dir}},
+		{"recalibrate-only", []string{"train", "--init", "embedded:spring-lnp.safetensors", "--steps1", "0", "--steps2", "0", "--out", model, "--recalibrate-only", ""}},
+		{"context-range", []string{"train", "--system", "spring", "--out", model, "--context-range", ""}},
+		{"backbone", []string{"eval", "--system", "spring", "--backbone", ""}},
+		{"theta-prior", []string{"eval", "--system", "spring", "--theta-prior", ""}},
+		{"backbone", []string{"diagnose", "--system", "spring", "--backbone", ""}},
+		{"backbone", []string{"calibrate", "--system", "spring", "--data", "-", "--backbone", ""}},
+		{"u0", []string{"calibrate", "--system", "lv", "--data", "-", "--u0", ""}},
+		{"u0", []string{"simulate", "--system", "lv", "--theta", "alpha=1,beta=1,eta=1,gamma=1", "--u0", ""}},
+	} {
+		want := "--" + tc.flag + ` is given as "", which would read as the flag left out`
+		code, stdout, errOut := runCLI(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, want) || stdout != "" {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, want)
+		}
+	}
+	if _, err := os.Stat(model); err == nil {
+		t.Errorf("a refused train wrote %s", model)
 	}
 }

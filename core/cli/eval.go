@@ -37,7 +37,10 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if err := refuseEmptyPaths(fs, "checkpoint"); err != nil {
+	if err := RefuseEmptyPaths(fs, "checkpoint"); err != nil {
+		return err
+	}
+	if err := refuseEmptyValues(fs, "backbone", "theta-prior"); err != nil {
 		return err
 	}
 	if err := f.check(); err != nil {

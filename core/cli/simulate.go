@@ -66,7 +66,10 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if err := refuseEmptyPaths(fs, "csv", "u0-file"); err != nil {
+	if err := RefuseEmptyPaths(fs, "csv", "u0-file"); err != nil {
+		return err
+	}
+	if err := refuseEmptyValues(fs, "u0"); err != nil {
 		return err
 	}
 	if f.system == "" {

@@ -117,7 +117,10 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if err := refuseEmptyPaths(fs, "out", "collect"); err != nil {
+	if err := RefuseEmptyPaths(fs, "out", "collect"); err != nil {
+		return err
+	}
+	if err := refuseEmptyValues(fs, "backbone", "only", "preset"); err != nil {
 		return err
 	}
 	if f.collect != "" {
