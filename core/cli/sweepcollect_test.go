@@ -213,3 +213,32 @@ func TestSweepSummaryIgnoresFilesBesideCells(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepCollectRefusesControlCharacters: --collect reads folders of
+// others (a colleague's, an archive), and printed a cell.json's axis
+// names and values to the terminal as they were, an escape sequence
+// acting on it. A cell whose name or value holds a control character,
+// which no sweep writes, is refused, naming the file; and --vary
+// refuses such a value, so that a sweep never writes one.
+func TestSweepCollectRefusesControlCharacters(t *testing.T) {
+	t.Chdir(t.TempDir())
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", "sw")
+	cellJSON := filepath.Join("sw", "cells", "context=10_seed=1", "cell.json")
+	for _, planted := range []string{
+		`{"id": "x", "axes": [{"name": "context", "value": "10\u001b[2J"}], "seed": 1}`,
+		`{"id": "x", "axes": [{"name": "\u001b]0;title\u0007", "value": "10"}], "seed": 1}`,
+	} {
+		if err := os.WriteFile(cellJSON, []byte(planted), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCLI(t, "sweep", "--collect", "sw")
+		if want := "holds the control character U+001B"; code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, cellJSON) ||
+			strings.Contains(stdout+stderr, "\x1b") {
+			t.Errorf("cell.json %s: exit %d, stdout %q, stderr %q; want a refusal naming %s with %q, no escape printed", planted, code, stdout, stderr, cellJSON, want)
+		}
+	}
+	code, stdout, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "checkpoint=m\x1b[31m.safetensors", "--out", "sw2")
+	if want := `checkpoint value "m\x1b[31m.safetensors" holds the control character U+001B`; code != 2 || !strings.Contains(stderr, want) || stdout != "" {
+		t.Errorf("--vary with ESC: exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"apic/core"
 )
@@ -192,8 +193,26 @@ func parseCellJSON(data []byte) (c sweepCell, err error) {
 		if a.Name == "" {
 			return c, errors.New("an axis without a name: not the description of a sweep's cell")
 		}
+		// The names and values go to the terminal as they are: an
+		// escape sequence there would act on it.
+		for _, s := range []string{a.Name, a.Value} {
+			if r, ok := controlRune(s); ok {
+				return c, fmt.Errorf("axis %s: %s holds the control character %U, which no sweep writes: not the description of a sweep's cell", core.QuoteInput(a.Name), core.QuoteInput(s), r)
+			}
+		}
 	}
 	return c, nil
+}
+
+// controlRune is the first control character in s, which a sweep
+// neither takes in a value nor writes to a cell's files.
+func controlRune(s string) (rune, bool) {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // settingNames are the axes of a cell's settings, as the messages name

@@ -126,6 +126,10 @@ var nonNegativeAxes = map[string]bool{"noise": true, "train-noise": true, "lambd
 // where the flag wants it ≥ 0. Caught here, before any cell runs and
 // writes its files.
 func (a sweepAxis) checkValue(v string) error {
+	if r, ok := controlRune(v); ok {
+		// cell.json would hold it, and the summary print it raw.
+		return fmt.Errorf("%s value %s holds the control character %U: give a value without it (a checkpoint: a renamed or linked copy)", a.name, core.QuoteInput(v), r)
+	}
 	var err error
 	switch a.kind {
 	case "int":
