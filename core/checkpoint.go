@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"apic/nets"
@@ -322,8 +323,8 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 
 // checkRecordedReport refuses a stored validation report that no run
 // of the file's system could have written: a count of realizations or
-// a context size out of its bounds (shown as "-5 realizations"), or
-// another system's name.
+// a context size out of its bounds (shown as "-5 realizations"),
+// another system's name, or a text with a control character.
 func checkRecordedReport(r Report, system string) error {
 	if r.System != "" && r.System != system {
 		return fmt.Errorf("the validation is of system %s, the model of %s", QuoteInput(r.System), system)
@@ -334,7 +335,30 @@ func checkRecordedReport(r Report, system string) error {
 	if r.Context < 0 || r.Context > LimitObservations.Max {
 		return fmt.Errorf("validation context %d, want 0 to %d", r.Context, LimitObservations.Max)
 	}
+	if text, ok := controlText(r); ok {
+		return fmt.Errorf("the text %s holds a control character, which no run writes", QuoteInput(text))
+	}
 	return nil
+}
+
+// controlText is the first of r's texts (names, keys, warnings) that
+// holds a control character other than a tab or a newline: inspect and
+// calibrate print them to the terminal, where an escape sequence would
+// act.
+func controlText(r Report) (string, bool) {
+	texts := []string{r.System, r.Backbone, r.ThetaPrior}
+	for _, m := range []map[string]Summary{r.Metrics, r.ThetaPerParam, r.ThetaBiasPerParam} {
+		for k := range m {
+			texts = append(texts, k)
+		}
+	}
+	texts = append(texts, r.Warnings...)
+	for _, t := range texts {
+		if strings.ContainsFunc(t, func(c rune) bool { return unicode.IsControl(c) && c != '\t' && c != '\n' }) {
+			return t, true
+		}
+	}
+	return "", false
 }
 
 // The training record's bounds: a million runs of the longest training
@@ -501,12 +525,14 @@ func minParams(a Arch) int {
 }
 
 // nameList prints tensor names for an error message: the first few, each
-// quoted short when long (a file's names may be anything).
+// quoted when long or unprintable (a file's names may be anything).
 func nameList(names []string) string {
 	const most = 8
 	shown := make([]string, 0, most)
 	for _, n := range names[:min(len(names), most)] {
-		if len(n) > QuoteMax {
+		if len(n) > QuoteMax || strings.ContainsFunc(n, func(r rune) bool { return !unicode.IsPrint(r) }) {
+			// A name a file made up goes to the terminal quoted: an
+			// escape sequence in it would act there.
 			n = QuoteInput(n)
 		}
 		shown = append(shown, n)

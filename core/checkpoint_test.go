@@ -408,6 +408,11 @@ func TestCheckpointRefusals(t *testing.T) {
 		}, "declared architecture"},
 		{"missing tensor", func(ts map[string]*nets.Tensor, _ map[string]string) { delete(ts, "obs.lognoise") }, "missing [obs.lognoise]"},
 		{"extra tensor", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["extra.W"] = nets.NewTensor(2, 2) }, "unexpected [extra.W]"},
+		// A name with an escape sequence is quoted, not printed to act
+		// on the terminal.
+		{"extra tensor named with an escape", func(ts map[string]*nets.Tensor, _ map[string]string) {
+			ts["x\x1b[2J"] = nets.NewTensor(2, 2)
+		}, `unexpected ["x\x1b[2J"]`},
 		{"tensor of the wrong size", func(ts map[string]*nets.Tensor, _ map[string]string) {
 			w := ts["fpsi.0.W"]
 			ts["fpsi.0.W"] = nets.NewTensor(w.Rows-1, w.Cols)
@@ -646,6 +651,10 @@ func TestCheckpointRefusesBadRecordedReport(t *testing.T) {
 		{Report{System: sys, Tasks: -5, Context: 30}, "-5 validation realizations, want 0 to 2000"},
 		{Report{System: sys, Tasks: 32, Context: -1}, "validation context -1"},
 		{Report{System: "nosuch", Tasks: 32, Context: 30}, `the validation is of system "nosuch"`},
+		// inspect and calibrate print these texts: an escape sequence
+		// in them would act on the terminal.
+		{Report{System: sys, Tasks: 32, Context: 30, Warnings: []string{"w\x1b[2J"}}, `the text "w\x1b[2J" holds a control character`},
+		{Report{System: sys, Tasks: 32, Context: 30, Metrics: map[string]Summary{"m\x1b]0;t\a": {}}}, `the text "m\x1b]0;t\a" holds a control character`},
 	} {
 		if _, err := decode(c.r); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one saying %q", c.r, err, c.want)
