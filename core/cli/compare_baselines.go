@@ -41,6 +41,10 @@ func parseCompareMethods(list string) (map[string]bool, error) {
 	// koh-gp,KOH-GP one method given twice.
 	known := append([]string{cpinn.Name}, compareMethodNames...)
 	for _, name := range strings.Split(list, ",") {
+		if canonicalName(strings.TrimSpace(name), []string{"all"}) == "all" {
+			// Refused as unknown, it would contradict the names listed.
+			return nil, UsageError("--methods: all is every method and stands alone: give --methods all, or a list without it (got %s)", core.QuoteInput(list))
+		}
 		switch name = canonicalName(strings.TrimSpace(name), known); name {
 		case kohgp.Name, bcpi.Name, compareAPICName:
 			chosen[name] = true

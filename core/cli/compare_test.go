@@ -271,6 +271,7 @@ func TestCompareErrors(t *testing.T) {
 		{[]string{"compare", "--system", "spring", "--checkpoint", lvCkpt}, "is for system lv, not spring"},
 		{[]string{"compare", "--system", "spring", "extra"}, `unexpected argument "extra"`},
 		{[]string{"compare", "--system", "spring", "--methods", "koh-gp,nosuch"}, `--methods: unknown method "nosuch" (want a comma-separated list of koh-gp, bcpi, cpinn, apic, or all)`},
+		{[]string{"compare", "--system", "spring", "--methods", "all,koh-gp"}, `--methods: all is every method and stands alone: give --methods all, or a list without it (got "all,koh-gp")`},
 		{[]string{"compare", "--system", "spring", "--methods", "all", "--members", "0"}, "--members must be between 1 and 1000"},
 		{[]string{"compare", "--system", "spring", "--methods", "all", "--mcmc", "1"}, "--mcmc must be between 2 and 10000000"},
 		{[]string{"compare", "--system", "spring", "--methods", "all", "--bcpi-starts", "0"}, "--bcpi-starts must be between 1 and 1000"},
