@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"unicode/utf8"
 )
 
 // WriteFileAtomic writes the data produced by write to path so that readers
@@ -112,7 +113,7 @@ func writeAtomic(path, target string, mode os.FileMode, write func(w io.Writer) 
 // path is target as the caller named it, for the errors.
 func WriteTemp(path, target string, mode os.FileMode, write func(w io.Writer) error) (string, error) {
 	_, base := filepath.Split(target)
-	tmp, err := os.CreateTemp(DirOf(target), "."+base+".tmp-*")
+	tmp, err := os.CreateTemp(DirOf(target), "."+TempBase(base)+".tmp-*")
 	if err != nil {
 		return "", fmt.Errorf("writing %s: %w", path, err)
 	}
@@ -141,6 +142,26 @@ func WriteTemp(path, target string, mode os.FileMode, write func(w io.Writer) er
 	}
 	done = true
 	return tmp.Name(), nil
+}
+
+// maxTempBase bounds the part of a file's name that the name of a
+// temporary file beside it repeats: file systems take names of at most
+// 255 bytes, and the dot, suffix and random part of the temporary
+// name need room beside it, so that a name within that limit is not
+// refused ("file name too long") for its temporary file's.
+const maxTempBase = 200
+
+// TempBase is base, a file's name, as a temporary file's name beside
+// it repeats it: cut to maxTempBase bytes, at a character's start.
+func TempBase(base string) string {
+	if len(base) <= maxTempBase {
+		return base
+	}
+	cut := maxTempBase
+	for cut > 0 && !utf8.RuneStart(base[cut]) {
+		cut--
+	}
+	return base[:cut]
 }
 
 // DirOf is the directory a file at path is in, "." for a bare name,

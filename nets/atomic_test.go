@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"apic/nets"
 )
@@ -46,6 +48,29 @@ func TestWriteFileAtomic(t *testing.T) {
 		if names := dirNames(t, dir); len(names) != 1 {
 			t.Errorf("directory holds %v, want only out.bin", names)
 		}
+	}
+}
+
+// TestWriteFileAtomicLongName: a name within the file system's limit
+// of 255 bytes was refused, "file name too long", because the
+// temporary file's name repeats it with a dot, suffix and random part.
+func TestWriteFileAtomicLongName(t *testing.T) {
+	dir := t.TempDir()
+	for _, base := range []string{strings.Repeat("a", 250), strings.Repeat("é", 125)} { // 250 bytes each
+		path := filepath.Join(dir, base)
+		for _, write := range []func(string, func(io.Writer) error) error{nets.WriteFileAtomic, nets.WriteNewFileAtomic} {
+			os.Remove(path)
+			if err := write(path, writeString("x")); err != nil {
+				t.Fatalf("a %d-byte name: %v", len(base), err)
+			}
+		}
+		if names := dirNames(t, dir); len(names) != 1 {
+			t.Errorf("directory holds %d files, want only the one written", len(names))
+		}
+		os.Remove(path)
+	}
+	if got := nets.TempBase(strings.Repeat("é", 125)); !utf8.ValidString(got) || len(got) > 200 {
+		t.Errorf("TempBase cut %d bytes, valid UTF-8 %v; want at most 200, whole characters", len(got), utf8.ValidString(got))
 	}
 }
 

@@ -344,7 +344,7 @@ func checkOutputPath(flag, path, what string) error {
 	// permission, a full disk), which would otherwise be found only
 	// after the work, when saving: create a file there, with one byte
 	// in it, the way the save will (a temporary file beside path).
-	probe, err := os.CreateTemp(dir, "."+filepath.Base(path)+".probe-*")
+	probe, err := os.CreateTemp(dir, "."+nets.TempBase(filepath.Base(path))+".probe-*")
 	if err == nil {
 		_, err = probe.Write([]byte{0})
 		probe.Close()

@@ -156,7 +156,7 @@ func (p *pendingFile) place() error {
 // a copy with its mode.
 func keepAside(target string) (string, error) {
 	_, base := filepath.Split(target)
-	f, err := os.CreateTemp(nets.DirOf(target), "."+base+".old-*")
+	f, err := os.CreateTemp(nets.DirOf(target), "."+nets.TempBase(base)+".old-*")
 	if err != nil {
 		return "", err
 	}

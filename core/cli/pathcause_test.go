@@ -57,3 +57,14 @@ func TestOutputProbeMessage(t *testing.T) {
 		t.Errorf("%q names the probe", err)
 	}
 }
+
+// TestOutputProbeLongName: a file name within the file system's limit
+// of 255 bytes passes the output check, whose probe file's name, and
+// then the save's temporary file's, repeat it with more around it
+// ("cannot create a file in DIR: file name too long" before).
+func TestOutputProbeLongName(t *testing.T) {
+	path := filepath.Join(t.TempDir(), strings.Repeat("f", 246)+".png") // 250 bytes
+	if err := checkOutputPath("png", path, "a figure"); err != nil {
+		t.Errorf("a 250-byte name: %v", err)
+	}
+}

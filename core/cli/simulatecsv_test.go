@@ -233,3 +233,20 @@ func TestTrainOutNeedsAName(t *testing.T) {
 		t.Errorf("a refused --out wrote %s", entries[0].Name())
 	}
 }
+
+// TestSimulateCSVReplacesLongNames: an advdiff pair whose names are
+// within the file system's limit of 255 bytes is written and then
+// replaced; the replacement keeps the old files aside under names that
+// repeat theirs, which ran past that limit ("file name too long").
+func TestSimulateCSVReplacesLongNames(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, strings.Repeat("o", 240)+".csv") // its u0 file's name: 247 bytes
+	for _, seed := range []string{"1", "2"} {
+		if code, _, errOut := runCLI(t, "simulate", "--system", "advdiff", "--seed", seed, "--csv", path); code != 0 {
+			t.Fatalf("--seed %s: exit %d, stderr %q", seed, code, errOut)
+		}
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 2 {
+		t.Errorf("folder holds %d files (%v), want the pair alone", len(entries), err)
+	}
+}

@@ -1603,7 +1603,7 @@ func keepInTemp(out, infix string, m *core.Model, info core.Info, dtype nets.DTy
 
 // keepIn saves m in dir as keepInTemp does in os.TempDir().
 func keepIn(dir, out, infix string, m *core.Model, info core.Info, dtype nets.DType) (string, error) {
-	base := strings.TrimSuffix(filepath.Base(out), ".safetensors")
+	base := nets.TempBase(strings.TrimSuffix(filepath.Base(out), ".safetensors"))
 	return keepClaimed(func() (*os.File, error) {
 		return os.CreateTemp(dir, base+infix+".*.safetensors") // a name no other file has
 	}, m, info, dtype)

@@ -2142,3 +2142,22 @@ func TestTrainRefusesRecalibrationBeyondMemory(t *testing.T) {
 		t.Errorf("%s changed (%v)", init, err)
 	}
 }
+
+// TestKeepInLongName: an interrupted run whose --out has a long name
+// (240 bytes and the extension, within the file system's 255) keeps
+// its weights in the temporary folder under a name made of it, which
+// ran past that limit, so the weights were lost.
+func TestKeepInLongName(t *testing.T) {
+	m, err := core.NewModel(tinySpringConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), strings.Repeat("p", 240)+".safetensors")
+	path, err := keepIn(t.TempDir(), out, ".partial", m, core.Info{}, nets.F32)
+	if err != nil {
+		t.Fatalf("keeping the weights of %d-byte --out: %v", len(filepath.Base(out)), err)
+	}
+	if _, _, err := core.LoadCheckpoint(path); err != nil {
+		t.Errorf("the kept file %s: %v", path, err)
+	}
+}
