@@ -341,10 +341,10 @@ func checkRecordedReport(r Report, system string) error {
 	return nil
 }
 
-// controlText is the first of r's texts (names, keys, warnings) that
-// holds a control character other than a tab or a newline: inspect and
-// calibrate print them to the terminal, where an escape sequence would
-// act.
+// controlText is the first of r's texts (names, keys, warnings, the
+// reasons of failures) that holds a control character other than a tab
+// or a newline: inspect and calibrate print them to the terminal, where
+// an escape sequence would act.
 func controlText(r Report) (string, bool) {
 	texts := []string{r.System, r.Backbone, r.ThetaPrior}
 	for _, m := range []map[string]Summary{r.Metrics, r.ThetaPerParam, r.ThetaBiasPerParam} {
@@ -353,6 +353,9 @@ func controlText(r Report) (string, bool) {
 		}
 	}
 	texts = append(texts, r.Warnings...)
+	for _, f := range r.Failures.Realizations {
+		texts = append(texts, f.Reason)
+	}
 	for _, t := range texts {
 		if strings.ContainsFunc(t, func(c rune) bool { return unicode.IsControl(c) && c != '\t' && c != '\n' }) {
 			return t, true

@@ -655,6 +655,7 @@ func TestCheckpointRefusesBadRecordedReport(t *testing.T) {
 		// in them would act on the terminal.
 		{Report{System: sys, Tasks: 32, Context: 30, Warnings: []string{"w\x1b[2J"}}, `the text "w\x1b[2J" holds a control character`},
 		{Report{System: sys, Tasks: 32, Context: 30, Metrics: map[string]Summary{"m\x1b]0;t\a": {}}}, `the text "m\x1b]0;t\a" holds a control character`},
+		{Report{System: sys, Tasks: 32, Context: 30, Failures: Failures{Count: 1, Realizations: []Failure{{Index: 2, Reason: "r\x1b[2J"}}}}, `the text "r\x1b[2J" holds a control character`},
 	} {
 		if _, err := decode(c.r); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one saying %q", c.r, err, c.want)
