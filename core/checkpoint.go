@@ -302,7 +302,7 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 	if len(missing) > 0 || len(extra) > 0 {
 		sort.Strings(missing)
 		sort.Strings(extra)
-		return nil, Info{}, fmt.Errorf("tensors do not match the declared architecture: missing %s, unexpected %s", nameList(missing), nameList(extra))
+		return nil, Info{}, fmt.Errorf("tensors do not match the declared architecture: %s", mismatchWords(missing, extra))
 	}
 	info, err := checkpointInfo(meta)
 	if err != nil {
@@ -529,6 +529,19 @@ func minParams(a Arch) int {
 
 // nameList prints tensor names for an error message: the first few, each
 // quoted when long or unprintable (a file's names may be anything).
+// mismatchWords names the missing and the unexpected tensors, each list
+// only where it has a name.
+func mismatchWords(missing, extra []string) string {
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "missing "+nameList(missing))
+	}
+	if len(extra) > 0 {
+		parts = append(parts, "unexpected "+nameList(extra))
+	}
+	return strings.Join(parts, ", ")
+}
+
 func nameList(names []string) string {
 	const most = 8
 	shown := make([]string, 0, most)

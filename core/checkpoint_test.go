@@ -406,8 +406,8 @@ func TestCheckpointRefusals(t *testing.T) {
 			meta["config"] = strings.Replace(meta["config"], `"system":"spring"`, `"system":"lv"`, 1)
 			meta["system"] = "lv"
 		}, "declared architecture"},
-		{"missing tensor", func(ts map[string]*nets.Tensor, _ map[string]string) { delete(ts, "obs.lognoise") }, "missing [obs.lognoise]"},
-		{"extra tensor", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["extra.W"] = nets.NewTensor(2, 2) }, "unexpected [extra.W]"},
+		{"missing tensor", func(ts map[string]*nets.Tensor, _ map[string]string) { delete(ts, "obs.lognoise") }, "architecture: missing [obs.lognoise]"},
+		{"extra tensor", func(ts map[string]*nets.Tensor, _ map[string]string) { ts["extra.W"] = nets.NewTensor(2, 2) }, "architecture: unexpected [extra.W]"},
 		// A name with an escape sequence is quoted, not printed to act
 		// on the terminal.
 		{"extra tensor named with an escape", func(ts map[string]*nets.Tensor, _ map[string]string) {
@@ -471,6 +471,9 @@ func TestCheckpointRefusals(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %q does not mention %q", cutMessage(err), c.want)
+			}
+			if strings.Contains(err.Error(), "[]") {
+				t.Errorf("error %q names an empty list", cutMessage(err))
 			}
 			if len(err.Error()) > 600 {
 				t.Errorf("a %d-byte error message", len(err.Error()))
