@@ -427,6 +427,7 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	numbers := decimalFlags(fs)
+	once := onceFlags(fs)
 	err := fs.Parse(args)
 	// What follows --help is parsed too: "apic eval --help extra" is
 	// refused as "apic eval extra" is, and as "apic help eval extra".
@@ -436,6 +437,7 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 			break
 		}
 	}
+	replaced := once.restore() // before numbers: it wraps their wrappers
 	refused := numbers.restore()
 	fs.SetOutput(out)
 	switch {
@@ -465,6 +467,9 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 		return UsageError("unexpected argument %q%s", fs.Arg(0), switchValueHint(fs, args))
 	}
 	canonicalNames(fs)
+	for _, note := range replaced {
+		e.Notef("%s", note)
+	}
 	return nil
 }
 
@@ -473,8 +478,9 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 var badBool = regexp.MustCompile(`^invalid boolean value ("(?:[^"\\]|\\.)*") for -([\w-]+): parse error$`)
 
 // badValue matches the flag package's error for a value a flag's own
-// Set refused (--vary, --fix, --theta): its name and Set's error.
-var badValue = regexp.MustCompile(`^invalid value "(?:[^"\\]|\\.)*" for flag -([\w-]+): (.*)$`)
+// Set refused (--vary, --fix, --theta; a switch's, onceFlag): its name
+// and Set's error.
+var badValue = regexp.MustCompile(`^invalid (?:boolean )?value "(?:[^"\\]|\\.)*" for (?:flag )?-([\w-]+): (.*)$`)
 
 // printUsage writes the running command's usage text and its flags with
 // their defaults.
