@@ -856,8 +856,10 @@ func (m Model) trainLines(w int) []string {
 	first := " last run"
 	if m.prog != nil {
 		p := m.prog
-		// The loss's leading zero and then the stage give way before
-		// the ETA is cut, in the small sidebar.
+		// The loss's leading zero, the stage, the loss's third digit
+		// and then the loss itself (the status line and the sparkline
+		// keep it) give way before the ETA is cut, in the small
+		// sidebar: a full run's steps reach five digits, its ETA hours.
 		eta := ""
 		if m.run != nil {
 			eta = " ETA " + formatDuration(p.StageETA)
@@ -868,7 +870,9 @@ func (m Model) trainLines(w int) []string {
 		first = fitFirst(w,
 			stage+step+" loss "+loss+eta,
 			stage+step+" loss "+compact(loss)+eta,
-			step+" loss "+compact(loss)+eta)
+			step+" loss "+compact(loss)+eta,
+			step+" loss "+sigFixed(p.Losses.Total, 2)+eta,
+			step+eta)
 	}
 	spark := sparkline(m.losses, w-2)
 	return []string{padRight(first, w), padRight(" "+t.paint(t.fg(colSparks), spark), w)}
