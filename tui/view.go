@@ -325,7 +325,16 @@ func elideMiddle(msg string, w int) string {
 		return msg
 	}
 	tail := msgTail(msg, (w-2)/2)
-	head := strings.TrimRight(ansi.Cut(msg, 0, w-2-ansi.StringWidth(tail)), " ")
+	head := ansi.Cut(msg, 0, w-2-ansi.StringWidth(tail))
+	// A head that stops inside a word leaves that word out, as msgTail
+	// does: "trained on: in… miss the extra noise" read "in" as a word.
+	// A path keeps its cut: its folders tell which file.
+	if rest, ok := strings.CutPrefix(msg, head); ok && rest != "" && !strings.HasPrefix(rest, " ") {
+		if i := strings.LastIndexByte(head, ' '); i > 0 && !strings.ContainsRune(head[i+1:], '/') {
+			head = head[:i]
+		}
+	}
+	head = strings.TrimRight(head, " ")
 	if head == "" || tail == "" {
 		return truncate(msg, w)
 	}
