@@ -176,8 +176,14 @@ func (m Model) msgParts(statusW int) (parts []string, indent int, cut bool) {
 	}
 	if m.msgKind == msgInfo {
 		if beside > 0 {
-			note := fitNote(m.msg, beside)
-			return []string{note}, indent, note != m.msg
+			note, whole := fitNoteParts(m.msg, beside)
+			// A note cut inside its text that fits the line below goes
+			// there whole: beside the stale status, "lv/lnp: the
+			// shipped checkpoint" read "…the shipped checkpo…".
+			if whole || msgW > m.width-indent {
+				return []string{note}, indent, note != m.msg
+			}
+			return []string{"", m.msg}, indent, false
 		}
 		note := fitNote(m.msg, m.width-indent)
 		return []string{"", note}, indent, note != m.msg
@@ -203,16 +209,23 @@ func (t theme) msgStyle(k msgKind) ansi.Style {
 // fitNote is a note in w cells: whole, else as many of its parts
 // (joined by " · ") as fit with " …" after them, else cut.
 func fitNote(msg string, w int) string {
+	note, _ := fitNoteParts(msg, w)
+	return note
+}
+
+// fitNoteParts is fitNote, and whether the note keeps whole parts
+// (false where it is cut inside its first).
+func fitNoteParts(msg string, w int) (string, bool) {
 	if ansi.StringWidth(msg) <= w {
-		return msg
+		return msg, true
 	}
 	parts := strings.Split(msg, " · ")
 	for n := len(parts) - 1; n > 0; n-- {
 		if head := strings.Join(parts[:n], " · ") + " …"; ansi.StringWidth(head) <= w {
-			return head
+			return head, true
 		}
 	}
-	return truncate(msg, w)
+	return truncate(msg, w), false
 }
 
 // splitMsg cuts msg into lines of the given widths (a width of 0 leaves
