@@ -225,7 +225,10 @@ func (m *Model) startAblation() tea.Cmd {
 	if len(m.abl.points) == 0 {
 		cancel()
 		m.abl.cancel = nil
-		m.abl.why = fmt.Sprintf("the atlas has no %s models of %s/%s: t trains one per value", m.ablLabel(), m.sys().Name(), m.backbone.value())
+		// t trains one model, at the value the control shows; a curve
+		// of them is a sweep's work.
+		m.abl.why = fmt.Sprintf("the atlas has no %s models of %s/%s: t trains one at the value set; apic sweep --vary %s=… trains one per value",
+			m.ablLabel(), m.sys().Name(), m.backbone.value(), controlAxis(m.abl.key.ctl))
 		return nil
 	}
 	return m.ablPointCmd(ctx, 0)

@@ -132,6 +132,13 @@ func TestAblationAtlasAxis(t *testing.T) {
 	if frame := plain.render(); !strings.Contains(frame, "the atlas has no λθ models of spring/lnp") {
 		t.Errorf("no atlas:\n%s", frame)
 	}
+	// t trains one model, at the value shown, not one per value: the
+	// note says so, and names the sweep that trains the curve.
+	for _, want := range []string{"t trains one at the value set", "apic sweep --vary lambda-theta=… trains one per value"} {
+		if !strings.Contains(plain.abl.why, want) {
+			t.Errorf("the note %q lacks %q", plain.abl.why, want)
+		}
+	}
 }
 
 // TestGoldenAblation: the view on the context axis (the model on

@@ -610,6 +610,31 @@ func TestUndoOpenOfAnotherModel(t *testing.T) {
 	}
 }
 
+// TestEscWithNothingToStop: the training box's hint says "esc stops",
+// and esc with no run stopped nothing and said nothing, over baseline
+// fits too (which c stops). It says so now; over the fits their note
+// (c again stops them) stays, saying that esc does not.
+func TestEscWithNothingToStop(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "esc")
+	if !strings.Contains(m.msg, "no training run to stop") {
+		t.Errorf("esc at rest: %q, want it to say there is no run to stop", m.msg)
+	}
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	m, _ = pressNoRun(t, m, "esc")
+	if !m.base.running() {
+		t.Fatal("esc stopped the baselines")
+	}
+	if !strings.HasPrefix(m.msg, baseAgainNote+" (esc stops training, not them)") {
+		t.Errorf("esc over baseline fits: %q, want the fits' note, saying esc does not stop them", m.msg)
+	}
+	// The note stays for the next key, as c's own note does.
+	if m, _ = pressNoRun(t, m, "j"); !strings.HasPrefix(m.msg, baseAgainNote) {
+		t.Errorf("after j: %q, want the fits' note kept", m.msg)
+	}
+}
+
 func TestUndoKey(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	m, _ = press(t, m, "u")

@@ -47,6 +47,17 @@ var axisControl = map[string]control{
 	checkpoints.AxisReg:         ctlReg,
 }
 
+// controlAxis is the atlas (and sweep) axis of control id, or "" for a
+// control that is none.
+func controlAxis(id control) string {
+	for axis, c := range axisControl {
+		if c == id {
+			return axis
+		}
+	}
+	return ""
+}
+
 // axisSymbol names an axis as the controls do.
 var axisSymbol = map[string]string{
 	checkpoints.AxisLambdaTheta: "λθ",

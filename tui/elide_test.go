@@ -26,3 +26,20 @@ func TestElideMiddleKeepsAPathWhole(t *testing.T) {
 		t.Errorf("words elided as %q, want the tail set off by a space", got)
 	}
 }
+
+// TestElideMiddleKeepsWordsWhole: at every width the head of a message
+// of words, cut in the middle, ends where a word of it ends: cut inside
+// one, "…trained on: in… miss the extra noise" read "in" as a word.
+func TestElideMiddleKeepsWordsWhole(t *testing.T) {
+	msg := "the ablation view covers the panels: A or esc shows them, then p flips them · σ 0.5, over the 0.1 trained on: intervals miss the extra noise"
+	for w := 20; w < ansi.StringWidth(msg); w++ {
+		got := elideMiddle(msg, w)
+		head, _, ok := strings.Cut(got, "…")
+		if !ok {
+			t.Fatalf("width %d: %q has no ellipsis", w, got)
+		}
+		if rest, ok := strings.CutPrefix(msg, head); !ok || rest != "" && rest[0] != ' ' {
+			t.Errorf("width %d: %q cuts a word of its head", w, got)
+		}
+	}
+}

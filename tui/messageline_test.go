@@ -58,3 +58,24 @@ func TestErrorBesideRangeWarningKeepsItsStart(t *testing.T) {
 	}
 	golden.RequireEqual(t, []byte(strings.Join(lines, "\n")))
 }
+
+// TestNoteBelowALongStatusKeepsItsWords: beside the stale status an
+// 80-column line left a one-part note 28 cells, and "lv/lnp: the
+// shipped checkpoint" read "lv/lnp: the shipped checkpo…". A note cut
+// inside its text goes on the line below, whole, where it fits there.
+func TestNoteBelowALongStatusKeepsItsWords(t *testing.T) {
+	m := newTest(t, "lv", 80, 24)
+	m.entry().src = srcTrained // weights to be stale: not untrained
+	m = focusOn(t, m, ctlLamDelta)
+	m, _ = press(t, m, "right")
+	if !m.stale() {
+		t.Fatal("λδ moved without an atlas: want the stale status")
+	}
+	const note = "lv/lnp: the shipped checkpoint"
+	m.setMsg(msgInfo, note)
+	lines, cut := m.headerCut()
+	status, below := ansi.Strip(lines[1]), strings.TrimSpace(ansi.Strip(lines[2]))
+	if below != note || cut || strings.Contains(status, "…") {
+		t.Errorf("note cut (%v):\n%s\n%s", cut, status, ansi.Strip(lines[2]))
+	}
+}

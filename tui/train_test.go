@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"apic/core"
 	"apic/nets"
@@ -883,5 +884,29 @@ func TestThetaRowsSayOnePassWhileTraining(t *testing.T) {
 			t.Errorf("%dx%d: after the run the θ heading is %q", size[0], size[1], h)
 		}
 		settle(t, base)
+	}
+}
+
+// TestTrainBoxKeepsETAOnLongRuns: a full run's step counts reach four
+// and five digits and its stage ETA hours, and a stage-1 loss such as
+// .000336 takes seven cells. In the 31-cell sidebar the box then cut
+// its ETA to "ETA 0:…"; the loss gives way to it now (the status line
+// and the sparkline keep the loss).
+func TestTrainBoxKeepsETAOnLongRuns(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m.run = &trainRun{mode: modeFull}
+	for _, tc := range []struct {
+		p    core.Progress
+		want string
+	}{
+		{core.Progress{Stage: 1, Step: 1025, Steps: 3000, Losses: core.Losses{Total: 0.000336}, StageETA: 20 * time.Second}, "1025/3000 loss .00034 ETA 0:20"},
+		{core.Progress{Stage: 2, Step: 12345, Steps: 36000, Losses: core.Losses{Total: -0.584}, StageETA: time.Hour + 2*time.Minute + 3*time.Second}, "12345/36000 ETA 1:02:03"},
+		{core.Progress{Stage: 2, Step: 178, Steps: 300, Losses: core.Losses{Total: -0.92}, StageETA: 3 * time.Second}, "s2 178/300 loss -.920 ETA 0:03"},
+	} {
+		m.prog = &tc.p
+		first := m.trainLines(smallSideW)[0]
+		if got := strings.TrimSpace(ansi.Strip(first)); got != tc.want {
+			t.Errorf("step %d/%d: training box reads %q, want %q", tc.p.Step, tc.p.Steps, got, tc.want)
+		}
 	}
 }

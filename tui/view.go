@@ -176,8 +176,14 @@ func (m Model) msgParts(statusW int) (parts []string, indent int, cut bool) {
 	}
 	if m.msgKind == msgInfo {
 		if beside > 0 {
-			note := fitNote(m.msg, beside)
-			return []string{note}, indent, note != m.msg
+			note, whole := fitNoteParts(m.msg, beside)
+			// A note cut inside its text that fits the line below goes
+			// there whole: beside the stale status, "lv/lnp: the
+			// shipped checkpoint" read "…the shipped checkpo…".
+			if whole || msgW > m.width-indent {
+				return []string{note}, indent, note != m.msg
+			}
+			return []string{"", m.msg}, indent, false
 		}
 		note := fitNote(m.msg, m.width-indent)
 		return []string{"", note}, indent, note != m.msg
@@ -203,16 +209,23 @@ func (t theme) msgStyle(k msgKind) ansi.Style {
 // fitNote is a note in w cells: whole, else as many of its parts
 // (joined by " · ") as fit with " …" after them, else cut.
 func fitNote(msg string, w int) string {
+	note, _ := fitNoteParts(msg, w)
+	return note
+}
+
+// fitNoteParts is fitNote, and whether the note keeps whole parts
+// (false where it is cut inside its first).
+func fitNoteParts(msg string, w int) (string, bool) {
 	if ansi.StringWidth(msg) <= w {
-		return msg
+		return msg, true
 	}
 	parts := strings.Split(msg, " · ")
 	for n := len(parts) - 1; n > 0; n-- {
 		if head := strings.Join(parts[:n], " · ") + " …"; ansi.StringWidth(head) <= w {
-			return head
+			return head, true
 		}
 	}
-	return truncate(msg, w)
+	return truncate(msg, w), false
 }
 
 // splitMsg cuts msg into lines of the given widths (a width of 0 leaves
@@ -325,7 +338,16 @@ func elideMiddle(msg string, w int) string {
 		return msg
 	}
 	tail := msgTail(msg, (w-2)/2)
-	head := strings.TrimRight(ansi.Cut(msg, 0, w-2-ansi.StringWidth(tail)), " ")
+	head := ansi.Cut(msg, 0, w-2-ansi.StringWidth(tail))
+	// A head that stops inside a word leaves that word out, as msgTail
+	// does: "trained on: in… miss the extra noise" read "in" as a word.
+	// A path keeps its cut: its folders tell which file.
+	if rest, ok := strings.CutPrefix(msg, head); ok && rest != "" && !strings.HasPrefix(rest, " ") {
+		if i := strings.LastIndexByte(head, ' '); i > 0 && !strings.ContainsRune(head[i+1:], '/') {
+			head = head[:i]
+		}
+	}
+	head = strings.TrimRight(head, " ")
 	if head == "" || tail == "" {
 		return truncate(msg, w)
 	}
@@ -856,8 +878,10 @@ func (m Model) trainLines(w int) []string {
 	first := " last run"
 	if m.prog != nil {
 		p := m.prog
-		// The loss's leading zero and then the stage give way before
-		// the ETA is cut, in the small sidebar.
+		// The loss's leading zero, the stage, the loss's third digit
+		// and then the loss itself (the status line and the sparkline
+		// keep it) give way before the ETA is cut, in the small
+		// sidebar: a full run's steps reach five digits, its ETA hours.
 		eta := ""
 		if m.run != nil {
 			eta = " ETA " + formatDuration(p.StageETA)
@@ -868,7 +892,9 @@ func (m Model) trainLines(w int) []string {
 		first = fitFirst(w,
 			stage+step+" loss "+loss+eta,
 			stage+step+" loss "+compact(loss)+eta,
-			step+" loss "+compact(loss)+eta)
+			step+" loss "+compact(loss)+eta,
+			step+" loss "+sigFixed(p.Losses.Total, 2)+eta,
+			step+eta)
 	}
 	spark := sparkline(m.losses, w-2)
 	return []string{padRight(first, w), padRight(" "+t.paint(t.fg(colSparks), spark), w)}
