@@ -4,11 +4,10 @@ import "fmt"
 
 // sideLayout is how tightly the sidebar packs the rows that only label
 // or hint: each layout gives a short terminal a row more than the one
-// before, so that the training box's hint keeps its row. At 80×24 the
-// spring fits with sideOneHint; advdiff and lv, with more controls or θ
-// rows, need sideNoControlsHeading, lv's metrics then losing their last
-// two rows to a mark (avgKeepRows); with the baselines shown every
-// system needs sideNoBaselineTitle, and the metrics give up rows.
+// before, so that the metrics keep their rows. At 80×24 the spring fits
+// with sideOneHint; advdiff and lv, with more controls or θ rows, need
+// sideNoControlsHeading and sideNoTrainHint; with the baselines shown
+// every system needs sideNoBaselineTitle, and the metrics give up rows.
 type sideLayout int
 
 const (
@@ -25,6 +24,10 @@ const (
 	// sideNoControlsHeading leaves out the "controls" heading as well:
 	// the rows under it read as controls by their ◂ ▸ and focus marker.
 	sideNoControlsHeading
+	// sideNoTrainHint leaves out the training box before any run: its
+	// keys are in the footer and the help, and the metrics, which say
+	// how honest the calibration is, need the row more.
+	sideNoTrainHint
 	// sideNoBaselineTitle, with the baselines shown, leaves out their
 	// title (baseBudgetTitle) too: the rows read as baselines by the
 	// methods' names, which the panels' legends repeat, and the budgets
@@ -52,7 +55,7 @@ func (m Model) sideLayoutFor(w, h int) sideLayout {
 	before := m
 	before.run, before.losses = nil, nil
 	over := len(before.sidebarUncut(w, h, sideFull)) - h
-	tightest := sideNoControlsHeading
+	tightest := sideNoTrainHint
 	if m.base.active {
 		tightest = sideNoBaselineTitle
 	}
@@ -76,6 +79,8 @@ func (m Model) trainBox(w int, lay sideLayout) []string {
 	switch {
 	case m.run != nil || len(m.losses) > 0:
 		return append([]string{heading}, m.trainLines(w)...)
+	case lay >= sideNoTrainHint:
+		return nil
 	case lay >= sideHintAlone:
 		return []string{m.sideSection(w, trainHint)}
 	case lay >= sideOneHint:

@@ -13,12 +13,13 @@ import (
 	"apic/core"
 )
 
-// TestTrainingHintFitsSmallTerminal: at 80×24 the sidebar keeps the
-// training box's hint (the keys that train, save and open) on every
-// system and backbone, with the averages beside the metrics (as the
-// explorer starts) and without; the last session's taller header had
-// cut it on all three, below "training" or with it.
-func TestTrainingHintFitsSmallTerminal(t *testing.T) {
+// TestMetricsAndTrainingHintFitSmallTerminal: at 80×24 the sidebar
+// keeps every metric row (lv's recon ECE and LL had given their rows to
+// the training box's hint) on every system and backbone, with the
+// averages beside the metrics (as the explorer starts) and without, and
+// the training box's hint (the keys that train, save and open) where it
+// has room; where it has none, the footer says t trains.
+func TestMetricsAndTrainingHintFitSmallTerminal(t *testing.T) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		for _, backbone := range []string{"cnp", "lnp", "anp"} {
 			for _, averages := range []int{avgTasks, -1} {
@@ -39,13 +40,19 @@ func TestTrainingHintFitsSmallTerminal(t *testing.T) {
 					side = append(side, ansi.Cut(l, 80-smallSideW, 80))
 				}
 				text := strings.Join(side, "\n")
-				// One row (trainHint) or, with room, two.
-				if !strings.Contains(text, "t train") || !strings.Contains(text, "s saves · o opens") {
+				// One row (trainHint) or, with room, two; where the
+				// metrics need its row, the footer says t trains.
+				lines := strings.Split(frame, "\n")
+				if m.sideLayoutFor(smallSideW, 24-headerLines-1) >= sideNoTrainHint {
+					if footer := lines[len(lines)-1]; !strings.Contains(footer, "t train") {
+						t.Errorf("%s: neither the sidebar nor the footer says t trains:\n%s", name, footer)
+					}
+				} else if !strings.Contains(text, "t train") || !strings.Contains(text, "s saves · o opens") {
 					t.Errorf("%s: the sidebar has no training hint:\n%s", name, text)
 				}
-				for _, row := range []string{"recon MAE", "δ MAE", "θ MAE"} {
+				for _, row := range []string{"recon MAE", "δ MAE", "θ MAE", "recon ECE", "recon LL"} {
 					if !strings.Contains(text, row) {
-						t.Errorf("%s: the sidebar lost %q for the hint:\n%s", name, row, text)
+						t.Errorf("%s: the sidebar lost %q:\n%s", name, row, text)
 					}
 				}
 			}
