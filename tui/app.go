@@ -650,6 +650,8 @@ func (m Model) viewKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.
 			return m, nil, true
 		}
 		m.prompt = newPrompt(promptOpen, "", "e.g. path/to/model.safetensors")
+	case key.Matches(k, keys.Write):
+		return handled(m.writeContext())
 	default:
 		return m, nil, false
 	}

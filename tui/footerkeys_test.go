@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func TestSaveAndUndoWaitForTheRun(t *testing.T) {
 		t.Error("during a run s or u is enabled")
 	}
 	help := strings.Join(m.helpLines(80, false), "\n")
-	if !strings.Contains(help, "s save checkpoint") || !strings.Contains(help, "s and u wait for this run to end (esc stops it)") {
+	if !regexp.MustCompile(`s +save checkpoint`).MatchString(help) || !strings.Contains(help, "s and u wait for this run to end (esc stops it)") {
 		t.Errorf("during a run the help does not say s and u wait for it:\n%s", help)
 	}
 	if m, _ = press(t, m, "s"); m.msgKind != msgWarn || !strings.Contains(m.msg, "esc") || m.prompt.active() {

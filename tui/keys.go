@@ -24,7 +24,7 @@ type KeyMap struct {
 	Diagnose               key.Binding
 	Ablation               key.Binding
 	Baselines              key.Binding
-	Save, Open             key.Binding
+	Save, Open, Write      key.Binding
 	Help, Quit             key.Binding
 	// HelpPageUp and HelpPageDown scroll the ? help by a screen; they
 	// act only while it is open (its last line names them).
@@ -66,6 +66,7 @@ func DefaultKeyMap() KeyMap {
 		Baselines:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "baselines (c again clears)")),
 		Save:        key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save checkpoint")),
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open checkpoint")),
+		Write:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write the context as CSV")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		// The help runs to three or four screens at 80×24: a line per
@@ -114,7 +115,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	// (r, tab, b): nothing else on screen says they are there.
 	return []key.Binding{k.Help, k.Quit, k.Page, pairHelp(k.Up, k.Down, k.selectKeys, k.selectDesc), pairHelp(k.Left, k.Right, k.changeKeys, "change"),
 		k.Train, k.Cancel, shortHelp(k.Diagnose, k.diagDesc), shortHelp(k.Baselines, k.baseDesc), shortHelp(k.Ablation, k.ablDesc),
-		k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open}
+		k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open, k.Write}
 }
 
 // shortHelp is b, enabled as it is, with the footer's shorter desc.
@@ -137,6 +138,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.Left, k.Right, k.AutoTheta, k.Realization, k.NextSystem, k.PrevSystem, k.Backbone},
 		{k.Diagnose, k.Ablation, k.Baselines, k.Heatmap, k.Page, k.SliceBack, k.SliceFwd, k.SliceBack8, k.SliceFwd8},
-		{k.Train, k.Mode, k.Cancel, k.Undo, k.Save, k.Open, k.Help, k.Quit},
+		{k.Train, k.Mode, k.Cancel, k.Undo, k.Save, k.Open, k.Write, k.Help, k.Quit},
 	}
 }

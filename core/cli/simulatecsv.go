@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -161,7 +162,7 @@ func drawObservations(sys sims.System, r sims.Realization, req csvRequest, seed 
 // observationCSV is the content of the file of obs in calibrate
 // --data's format: the header of sys's grid (obsHeader), then one row
 // per observation, its states then its values.
-func observationCSV(sys sims.System, obs sims.Context, noDiscrepancy bool) func(io.Writer) error {
+func observationCSV(sys sims.System, obs sims.Context, mark string, noDiscrepancy bool, comments ...string) func(io.Writer) error {
 	rows := make([][]float64, len(obs.States))
 	for i, state := range obs.States {
 		rows[i] = append(slices.Clip(state), obs.Values[i]...)
@@ -170,12 +171,12 @@ func observationCSV(sys sims.System, obs sims.Context, noDiscrepancy bool) func(
 	if noDiscrepancy {
 		what = "(" + sys.Name() + ", --no-discrepancy: G = F)"
 	}
-	return markedCSV(what+": observations for calibrate --data", obsHeader(sys.Grid()), rows)
+	return markedCSV(mark, what+": observations for calibrate --data", obsHeader(sys.Grid()), rows, comments...)
 }
 
 // sideCSV is the content of a side-information field's file in
 // --u0-file's format: the header x,u, then one row per grid position.
-func sideCSV(sys sims.System, side []float64) (func(io.Writer) error, error) {
+func sideCSV(sys sims.System, side []float64, mark string) (func(io.Writer) error, error) {
 	axis := sideAxisOf(sys.Grid(), len(side))
 	if axis.pos == nil {
 		return nil, fmt.Errorf("--csv: %s's %s has no grid positions to write", sys.Name(), sys.Side().Name)
@@ -184,15 +185,24 @@ func sideCSV(sys sims.System, side []float64) (func(io.Writer) error, error) {
 	for i, v := range side {
 		rows[i] = []float64{axis.pos[i], v}
 	}
-	return markedCSV("("+sys.Name()+"): the initial state for calibrate --u0-file", []string{"x", "u"}, rows), nil
+	return markedCSV(mark, "("+sys.Name()+"): the initial state for calibrate --u0-file", []string{"x", "u"}, rows), nil
 }
 
-// markedCSV writes simulateCSVMark's line followed by note, the header
-// and the rows, every number in the shortest form that reads back to
-// the same float64, so that states land exactly on the grid.
-func markedCSV(note string, header []string, rows [][]float64) func(io.Writer) error {
+// markedCSV writes the comment line mark followed by note, a comment
+// line "# C" for each of comments, the header and the rows, every
+// number in the shortest form that reads back to the same float64, so
+// that states land exactly on the grid.
+func markedCSV(mark, note string, header []string, rows [][]float64, comments ...string) func(io.Writer) error {
 	return func(w io.Writer) error {
-		if _, err := fmt.Fprintf(w, "%s %s\n%s\n", simulateCSVMark, note, strings.Join(header, ",")); err != nil {
+		if _, err := fmt.Fprintf(w, "%s %s\n", mark, note); err != nil {
+			return err
+		}
+		for _, c := range comments {
+			if _, err := fmt.Fprintf(w, "# %s\n", c); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintln(w, strings.Join(header, ",")); err != nil {
 			return err
 		}
 		for _, row := range rows {
@@ -252,24 +262,9 @@ func writeCSVExercise(env *Env, sys sims.System, r sims.Realization, req csvRequ
 		return err
 	}
 	warnNoiseBeyondShipped(env, sys, req.noise)
-	files := []pairFile{{req.path, observationCSV(sys, obs, req.noDiscrepancy)}}
-	args := []string{"apic", "calibrate", "--system", sys.Name(), "--data", shellQuote(req.path)}
-	wrote := req.path
-	switch side := sys.Side(); {
-	case req.sidePath != "":
-		write, err := sideCSV(sys, r.Side)
-		if err != nil {
-			return err
-		}
-		files = append(files, pairFile{req.sidePath, write})
-		args = append(args, "--u0-file", shellQuote(req.sidePath))
-		wrote += fmt.Sprintf(" and its %s to %s", side.Name, req.sidePath)
-	case side.Len > 0:
-		values := make([]string, len(r.Side))
-		for i, v := range r.Side {
-			values[i] = fmtFloat(v)
-		}
-		args = append(args, "--u0", strings.Join(values, ","))
+	files, args, wrote, err := observationFiles(sys, obs, r.Side, req.path, req.sidePath, simulateCSVMark, req.noDiscrepancy)
+	if err != nil {
+		return err
 	}
 	// Both files or neither: new observations beside an old u0 would
 	// calibrate against the wrong initial state.
@@ -277,6 +272,78 @@ func writeCSVExercise(env *Env, sys sims.System, r sims.Realization, req csvRequ
 		return fmt.Errorf("--csv: %w", err)
 	}
 	env.Notef("wrote %s of the true process (noise σ = %v, seed %d) to %s; calibrate them with:\n  %s",
-		core.Count(obs.Len(), "observation"), req.noise, seed, wrote, strings.Join(args, " "))
+		core.Count(obs.Len(), "observation"), req.noise, seed, wrote, args)
 	return nil
+}
+
+// observationFiles is the files that hold obs, observations of a
+// realization of sys whose side information is side, for calibrate:
+// the observations at path and, for a side field (advdiff's u0), the
+// field at sidePath; then the calibrate command that reads them (a
+// side vector, lv's u0, given in it; then modelArgs, each quoted for
+// the shell) and what was written where. Each file's first line is the
+// comment mark, with a note on the file; with modelArgs, the
+// observations' second line is a comment with the command.
+func observationFiles(sys sims.System, obs sims.Context, side []float64, path, sidePath, mark string, noDiscrepancy bool, modelArgs ...string) (files []pairFile, command, wrote string, err error) {
+	args := []string{"apic", "calibrate", "--system", sys.Name(), "--data", shellQuote(path)}
+	wrote = path
+	switch si := sys.Side(); {
+	case sidePath != "":
+		write, err := sideCSV(sys, side, mark)
+		if err != nil {
+			return nil, "", "", err
+		}
+		files = append(files, pairFile{sidePath, write})
+		args = append(args, "--u0-file", shellQuote(sidePath))
+		wrote += fmt.Sprintf(" and its %s to %s", si.Name, sidePath)
+	case si.Len > 0:
+		values := make([]string, len(side))
+		for i, v := range side {
+			values[i] = fmtFloat(v)
+		}
+		args = append(args, "--u0", strings.Join(values, ","))
+	}
+	for _, a := range modelArgs {
+		args = append(args, shellQuote(a))
+	}
+	command = strings.Join(args, " ")
+	var comments []string
+	if len(modelArgs) > 0 {
+		comments = []string{"calibrate: " + command}
+	}
+	// The observations first: both or neither are written, in this order.
+	files = append([]pairFile{{path, observationCSV(sys, obs, mark, noDiscrepancy, comments...)}}, files...)
+	return files, command, wrote, nil
+}
+
+// explorerCSVMark opens the first line of the files the explorer's w
+// writes, a comment that calibrate skips.
+const explorerCSVMark = "# written by the apic explorer"
+
+// WriteContextCSV writes obs, the context points of one realization of
+// sys whose side information is side, to path in calibrate --data's
+// format, and a side field (advdiff's u0) beside it (path less .csv,
+// then -u0.csv), both or neither, so that calibrate can read what the
+// explorer showed. A file at either path is refused, not replaced: the
+// explorer picks free names. It returns the calibrate command that
+// reads them, ending in modelArgs (the flags that name the model), which
+// the observations' second line also holds as a comment.
+func WriteContextCSV(sys sims.System, obs sims.Context, side []float64, path string, modelArgs ...string) (string, error) {
+	sidePath := ""
+	if sideAxisOf(sys.Grid(), len(side)).pos != nil {
+		sidePath = sideCSVPath(path)
+	}
+	for _, p := range []string{path, sidePath} {
+		if _, err := os.Lstat(p); p != "" && err == nil {
+			return "", fmt.Errorf("%s exists already: not replaced", p)
+		}
+	}
+	files, command, _, err := observationFiles(sys, obs, side, path, sidePath, explorerCSVMark, false, modelArgs...)
+	if err != nil {
+		return "", err
+	}
+	if err := writeFilesTogether(files); err != nil {
+		return "", err
+	}
+	return command, nil
 }
