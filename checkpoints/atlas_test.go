@@ -1,6 +1,7 @@
 package checkpoints
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -144,4 +145,58 @@ func TestAtlasSize(t *testing.T) {
 	if total > MaxAtlasBytes {
 		t.Errorf("the atlas's files total %d bytes, over the %d-byte bound", total, MaxAtlasBytes)
 	}
+}
+
+// TestAtlasOnePassUncertainty: the explorer shows an atlas file's one-pass
+// prediction while its sliders move, so the file carries its own table of
+// one-pass scales, as the shipped files do (checkpoints/atlas.sh, last
+// block). With a single scale at every condition, the one-pass bands of
+// 17 of spring's 19 cells and all 14 of advdiff's pooled a recon ECE of
+// 0.20–0.31 at noise 0.05 on this test's sets, and those cells' θ
+// intervals at two clean points covered 0.42–0.72. A small
+// seeded set per file (64 realizations: a pooled ECE's standard error is
+// about 0.02, a coverage's 0.03), so the bounds are looser than
+// docs/uncertainty.md's targets.
+func TestAtlasOnePassUncertainty(t *testing.T) {
+	if testing.Short() {
+		t.Skip("evaluates every atlas file at two conditions")
+	}
+	for _, c := range Atlas() {
+		t.Run(c.File(), func(t *testing.T) {
+			m, _, err := c.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			noisy := core.Condition{Context: 30, Noise: 0.05}
+			if c.System == "advdiff" {
+				noisy.Context = 256
+			}
+			ece := evalOnePass(t, m, noisy).Pooled.Recon
+			cover := evalOnePass(t, m, core.Condition{Context: 2}).Metrics[core.KeyThetaCover].Mean
+			t.Logf("%s one pass: pooled recon ECE %.3f at context %d, σ %g; θ cover95 %.3f at context 2, σ 0", c.System, ece, noisy.Context, noisy.Noise, cover)
+			if !(ece <= atlasMaxPooledECE) {
+				t.Errorf("context %d, σ %g: one-pass pooled recon ECE %.3f, want ≤ %v", noisy.Context, noisy.Noise, ece, atlasMaxPooledECE)
+			}
+			if !(cover >= atlasMinSparseCover) {
+				t.Errorf("context 2, σ 0: one-pass θ 95%% coverage %.3f, want ≥ %v", cover, atlasMinSparseCover)
+			}
+		})
+	}
+}
+
+// The bounds of TestAtlasOnePassUncertainty.
+const (
+	atlasMaxPooledECE   = 0.15
+	atlasMinSparseCover = 0.85
+)
+
+// evalOnePass evaluates m's one-pass predictions at c on a small seeded
+// set.
+func evalOnePass(t *testing.T, m *core.Model, c core.Condition) core.Report {
+	t.Helper()
+	rep, _, err := core.Evaluate(context.Background(), m, core.EvalOptions{Tasks: 64, Seed: 5, Samples: 8, Refine: 0, Context: c.Context, Noise: c.Noise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
