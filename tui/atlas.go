@@ -1,8 +1,10 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -182,6 +184,54 @@ func atlasValues(cells []AtlasCell, system, backbone string, id control) []float
 	return out
 }
 
+// atlasOffer is the note on a value of control id without an atlas
+// model: the values of system and backbone that have one ("the atlas
+// has λθ 0, 0.1, …"), or the backbone that has them; "" where the
+// system has none, or one value only.
+func atlasOffer(cells []AtlasCell, system, backbone string, id control) string {
+	name := map[control]string{ctlLamTheta: "λθ", ctlLamDelta: "λδ", ctlReg: "regulariser"}[id]
+	var values, backbones []string
+	for _, c := range cells {
+		if c.System != system {
+			continue
+		}
+		if c.Backbone != backbone {
+			if !slices.Contains(backbones, c.Backbone) {
+				backbones = append(backbones, c.Backbone)
+			}
+			continue
+		}
+		v := fmt.Sprint(trainSettings(c.Train).of(id))
+		if f, ok := trainSettings(c.Train).of(id).(float64); ok {
+			v = formatLadder(f)
+		}
+		if !slices.Contains(values, v) {
+			values = append(values, v)
+		}
+	}
+	switch {
+	case len(values) > 1:
+		sortLadder(values)
+		return fmt.Sprintf("the atlas has %s %s; t trains this one", name, strings.Join(values, ", "))
+	case len(backbones) > 0 && len(values) == 0:
+		return fmt.Sprintf("the atlas has %s/%s models only (b switches)", system, strings.Join(backbones, ", "))
+	}
+	return ""
+}
+
+// sortLadder orders values as numbers where they are numbers, and
+// keeps names (regularisers) in the order given.
+func sortLadder(values []string) {
+	slices.SortStableFunc(values, func(a, b string) int {
+		x, errA := strconv.ParseFloat(a, 64)
+		y, errB := strconv.ParseFloat(b, 64)
+		if errA != nil || errB != nil {
+			return 0
+		}
+		return cmp.Compare(x, y)
+	})
+}
+
 // atlasCache holds the atlas models decoded so far, shared by the
 // explorer's copies and its commands: each file is decoded once.
 type atlasCache struct {
@@ -283,6 +333,11 @@ func (m *Model) switchAtlas(moved control) tea.Cmd {
 		// controls just left no longer describes them.
 		if m.msgKind == msgInfo && m.msg != "" && m.msg == m.atlasMsg {
 			m.setMsg(msgInfo, "")
+		}
+		// Which values load at once, so that a class need not wait on
+		// a value the atlas lacks to learn that it lacks it.
+		if offer := atlasOffer(m.atlas, m.sys().Name(), m.backbone.value(), moved); offer != "" {
+			m.setKeyNote("%s", offer)
 		}
 		return nil
 	}

@@ -247,3 +247,26 @@ func TestAtlasHeaderSaysItsBudget(t *testing.T) {
 		t.Errorf("over untrained weights: title %q", title)
 	}
 }
+
+// TestAtlasNoteNamesTheValuesItHas: a λθ without an atlas model says
+// which values load at once, and a backbone without atlas models which
+// backbone has them; the model on screen stays, stale. A class waited
+// on λθ 3 to learn only that the model was stale.
+func TestAtlasNoteNamesTheValuesItHas(t *testing.T) {
+	m := newAtlasTest(t, 80, 24, map[string]int{})
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "right", "right") // 1 → 2 → 3: no cell at 3
+	if _, cut := m.headerCut(); cut {
+		t.Errorf("λθ 3: the note is cut at 80×24: %q", m.msg)
+	}
+	if want := "the atlas has λθ 0, 0.1, 0.2, 0.5, 1, 2, 5; t trains this one"; m.msg != want || !m.stale() {
+		t.Errorf("λθ 3: message %q, stale %v; want %q", m.msg, m.stale(), want)
+	}
+	m = focusOn(t, m, ctlBackbone)
+	m, _ = press(t, m, "right") // lnp → anp: no atlas cells
+	m = focusOn(t, m, ctlLamTheta)
+	m, _ = press(t, m, "left")
+	if want := "the atlas has spring/lnp models only (b switches)"; m.msg != want {
+		t.Errorf("%s, λθ %g: message %q; want %q", m.backbone.value(), m.lamTheta.value(), m.msg, want)
+	}
+}
