@@ -98,7 +98,7 @@ func TestASCIINamesArrowKeysInWords(t *testing.T) {
 	}
 	m, _ = press(t, m, "?")
 	frame = m.View().Content
-	for _, want := range []string{"up/k ", "down/j ", "left/h/- ", "right/l/+ ", "(up/down select, left/right change)", "up/down scroll"} {
+	for _, want := range []string{"up/k ", "down/j ", "left/h/- ", "right/l/+ ", "(up/down select, wrapping round; left/right change)", "up/down scroll"} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the --ascii help lacks %q:\n%s", want, frame)
 		}

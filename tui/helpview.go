@@ -92,7 +92,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	}
 	n := m.realizations() // explore --tasks
 	lines = append(lines, "",
-		t.paint(t.bold, "controls")+m.keyText("  (↑/↓ select, ←/→ change)"),
+		t.paint(t.bold, "controls")+m.keyText("  (↑/↓ select, wrapping round; ←/→ change)"),
 		"context and noise σ re-infer at once on the same realization;",
 		"λθ, λδ, regulariser: the value's atlas model (lnp, fewer steps), else t trains;",
 		"  stage 2 minimises −ELBO + λθ·L_θ + λδ·L_δ: L_θ the θ loss on draws with",
