@@ -40,13 +40,13 @@ for f in checkpoints/atlas/lv-*.safetensors; do
   apic train --init "$f" --steps1 0 --steps2 0 --recalibrate 16 --recalibrate-only conditions --out "$f"
 done
 # The atlas's tables of scales were then refitted as the shipped files'
-# are (checkpoints/train-all.sh), training nothing: the refined
-# predictions' table per condition with θ's interval shapes and the
-# bands' shapes (spring: with the disagreement weights and the band
-# shapes fitted to them again), and the one-pass predictions' own table,
-# which the explorer shows while its sliders move, after δ's time
-# profile and before the one-pass table δ's one-pass θ term. N
-# realizations per condition: 256 for spring and lv, 96 for advdiff.
+# are (checkpoints/train-all.sh), training nothing, in this order: δ's
+# time profile; the refined predictions' table per condition, θ's
+# interval shapes and the bands' shapes (spring: then the disagreement
+# weights and the band shapes fitted to them again); δ's one-pass θ
+# term; and last the one-pass predictions' own table, which the explorer
+# shows while its sliders move. N realizations per condition: 256 for
+# spring and lv, 96 for advdiff.
 for f in checkpoints/atlas/*.safetensors; do
   case $(basename "$f") in
     spring-*) n=256 parts="delta-profile conditions theta-shape band-shape disagreement band-shape delta-theta one-pass" ;;
