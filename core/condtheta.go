@@ -20,6 +20,17 @@ type cellSample struct {
 	reads [][]cellWeight
 }
 
+// thetaAsRead is the j-th prediction of d with θ as predictions report
+// it from the table cells: applyThetaTable at the cells it reads, on
+// copies of its θ and deviations.
+func (d cellSample) thetaAsRead(cells []ConditionScale, j int, params []sims.Param) Prediction {
+	p := d.preds[j]
+	p.Theta, p.ThetaStd = slices.Clone(p.Theta), slices.Clone(p.ThetaStd)
+	_, _, scale, rho, _ := cellRead(cells, d.reads[j])
+	applyThetaTable(params, &p, scale, rho)
+	return p
+}
+
 // thetaScaleSweeps bounds how many times fitThetaScalesAsRead revisits
 // every cell; the scales usually settle within a few sweeps.
 const thetaScaleSweeps = 50

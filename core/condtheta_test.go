@@ -133,10 +133,7 @@ func tableCoverage(cells []ConditionScale, data []cellSample, params []sims.Para
 	in, all := 0, 0
 	for i := range data {
 		for j, task := range data[i].tasks {
-			p := data[i].preds[j]
-			p.Theta, p.ThetaStd = slices.Clone(p.Theta), slices.Clone(p.ThetaStd)
-			_, _, scale, rho, _ := cellRead(cells, data[i].reads[j])
-			applyThetaTable(params, &p, scale, rho)
+			p := data[i].thetaAsRead(cells, j, params)
 			for q, th := range task.Real.Theta {
 				if math.Abs(p.Theta[q]-th) <= 1.96*p.ThetaStd[q] {
 					in++

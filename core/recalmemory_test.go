@@ -66,15 +66,7 @@ func TestRecalMemoryMatchesMeasuredPeak(t *testing.T) {
 			if !ok || perr != nil {
 				t.Fatalf("%s: no heap figure in %q", spec, out)
 			}
-			m, _, err := LoadCheckpoint("../checkpoints/" + c.file + ".safetensors")
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := m.ProbeRecalMemory(context.Background(), c.n, c.scope)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := RecalOnly(m.Config, r)
+			r, e := probedShippedRecal(t, c.file, c.n, c.scope)
 			t.Logf("%s at %d cores: estimate %s (held %s, batch %s), measured %s", spec, procs, ByteSize(e.Total()), ByteSize(recalSlack*int64(r.Held)*r.PerRealization), ByteSize(r.PredictBytes()), ByteSize(measured))
 			if r := float64(e.Total()) / float64(measured); r < 0.5 || r > 2 {
 				t.Errorf("%s at %d cores: estimate %s, measured peak heap %s (ratio %.2f)", spec, procs, ByteSize(e.Total()), ByteSize(measured), r)
@@ -174,16 +166,8 @@ func TestRecalMemoryOfShippedSizes(t *testing.T) {
 		{"advdiff", 192, RecalPerCondition, false}, {"advdiff", 576, RecalPerCondition, false},
 	} {
 		for _, b := range []Backbone{CNP, LNP, ANP} {
-			m, _, err := LoadCheckpoint(fmt.Sprintf("../checkpoints/%s-%s.safetensors", c.system, b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := m.ProbeRecalMemory(context.Background(), c.n, c.scope)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e := RecalOnly(m.Config, r)
-			err = e.Check(laptopBudget, "the test's budget")
+			_, e := probedShippedRecal(t, fmt.Sprintf("%s-%s", c.system, b), c.n, c.scope)
+			err := e.Check(laptopBudget, "the test's budget")
 			switch {
 			case c.fits && err != nil:
 				t.Errorf("%s/%s --recalibrate %d (scope %d): %v", c.system, b, c.n, c.scope, err)
@@ -194,4 +178,20 @@ func TestRecalMemoryOfShippedSizes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// probedShippedRecal probes the recalibration memory of the shipped
+// checkpoint file (spring-lnp) at n realizations drawn as scope says,
+// and the estimate of that recalibration alone.
+func probedShippedRecal(t *testing.T, file string, n int, scope RecalScope) (RecalMemory, TrainMemory) {
+	t.Helper()
+	m, _, err := LoadCheckpoint("../checkpoints/" + file + ".safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := m.ProbeRecalMemory(context.Background(), n, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, RecalOnly(m.Config, r)
 }

@@ -138,10 +138,7 @@ func shapeErrors(cells []ConditionScale, data []cellSample, params []sims.Param)
 	for i := range cells {
 		t[i] = make([][]float64, len(params))
 		for j, task := range data[i].tasks {
-			p := data[i].preds[j]
-			p.Theta, p.ThetaStd = slices.Clone(p.Theta), slices.Clone(p.ThetaStd)
-			_, _, scale, rho, _ := cellRead(cells, data[i].reads[j])
-			applyThetaTable(params, &p, scale, rho)
+			p := data[i].thetaAsRead(cells, j, params)
 			for q, th := range task.Real.Theta {
 				e := math.NaN()
 				if q < len(p.ThetaStd) && p.ThetaStd[q] > 0 && !math.IsNaN(p.Theta[q]) {

@@ -113,14 +113,7 @@ func TestTrainMemoryPassesShippedRuns(t *testing.T) {
 			a.Hidden, a.LatentTheta, a.LatentDelta, a.DecHidden = c.hidden, c.latent, c.latent, c.decHidden
 			cfg.Train.Batch = c.batch
 		})
-		m, err := NewModel(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := m.ProbeTrainMemory()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, e := probedModel(t, cfg)
 		if err := e.Check(laptopBudget, "the test's budget"); err != nil {
 			t.Errorf("%s/%s: %v", c.system, c.b, err)
 		}
@@ -137,14 +130,7 @@ func TestProbeMatchesTrainingStep(t *testing.T) {
 		for _, b := range []Backbone{CNP, LNP, ANP} {
 			cfg := tinyConfig(t, system, b)
 			cfg.Train.Batch, cfg.Train.Steps2 = 6, 1
-			m, err := NewModel(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			e, err := m.ProbeTrainMemory()
-			if err != nil {
-				t.Fatal(err)
-			}
+			m, e := probedModel(t, cfg)
 			tc := cfg.Train
 			tc.ContextMin, tc.ContextMax = e.Context, e.Context
 			tr := &trainer{m: m, t: tc, s: newSampler(m.Sys, tc), physOnly: m.physicsParams()}
@@ -203,4 +189,19 @@ func TestMemoryBudget(t *testing.T) {
 	if got := memAvailable(filepath.Join(t.TempDir(), "none")); got != 0 {
 		t.Errorf("memAvailable of a missing file: %d, want 0 (no check)", got)
 	}
+}
+
+// probedModel builds the model of cfg and probes its training step's
+// memory.
+func probedModel(t *testing.T, cfg Config) (*Model, TrainMemory) {
+	t.Helper()
+	m, err := NewModel(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := m.ProbeTrainMemory()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, e
 }

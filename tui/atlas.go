@@ -1,10 +1,8 @@
 package tui
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -186,50 +184,40 @@ func atlasValues(cells []AtlasCell, system, backbone string, id control) []float
 
 // atlasOffer is the note on a value of control id without an atlas
 // model: the values of system and backbone that have one ("the atlas
-// has λθ 0, 0.1, …"), or the backbone that has them; "" where the
-// system has none, or one value only.
+// has λθ 0, 0.1, …", numbers in order, names as listed), or the
+// backbone that has them; "" where the system has none, or one value
+// only.
 func atlasOffer(cells []AtlasCell, system, backbone string, id control) string {
 	name := map[control]string{ctlLamTheta: "λθ", ctlLamDelta: "λδ", ctlReg: "regulariser"}[id]
+	var numbers []float64
 	var values, backbones []string
 	for _, c := range cells {
-		if c.System != system {
-			continue
-		}
-		if c.Backbone != backbone {
+		switch {
+		case c.System != system:
+		case c.Backbone != backbone:
 			if !slices.Contains(backbones, c.Backbone) {
 				backbones = append(backbones, c.Backbone)
 			}
-			continue
+		default:
+			v := trainSettings(c.Train).of(id)
+			if x, ok := v.(float64); ok && !slices.Contains(numbers, x) {
+				numbers = append(numbers, x)
+			} else if !ok && !slices.Contains(values, fmt.Sprint(v)) {
+				values = append(values, fmt.Sprint(v))
+			}
 		}
-		v := fmt.Sprint(trainSettings(c.Train).of(id))
-		if f, ok := trainSettings(c.Train).of(id).(float64); ok {
-			v = formatLadder(f)
-		}
-		if !slices.Contains(values, v) {
-			values = append(values, v)
-		}
+	}
+	slices.Sort(numbers)
+	for _, v := range numbers {
+		values = append(values, formatLadder(v))
 	}
 	switch {
 	case len(values) > 1:
-		sortLadder(values)
 		return fmt.Sprintf("the atlas has %s %s; t trains this one", name, strings.Join(values, ", "))
 	case len(backbones) > 0 && len(values) == 0:
 		return fmt.Sprintf("the atlas has %s/%s models only (b switches)", system, strings.Join(backbones, ", "))
 	}
 	return ""
-}
-
-// sortLadder orders values as numbers where they are numbers, and
-// keeps names (regularisers) in the order given.
-func sortLadder(values []string) {
-	slices.SortStableFunc(values, func(a, b string) int {
-		x, errA := strconv.ParseFloat(a, 64)
-		y, errB := strconv.ParseFloat(b, 64)
-		if errA != nil || errB != nil {
-			return 0
-		}
-		return cmp.Compare(x, y)
-	})
 }
 
 // atlasCache holds the atlas models decoded so far, shared by the

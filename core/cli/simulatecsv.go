@@ -334,7 +334,10 @@ func WriteContextCSV(sys sims.System, obs sims.Context, side []float64, path str
 		sidePath = sideCSVPath(path)
 	}
 	for _, p := range []string{path, sidePath} {
-		if _, err := os.Lstat(p); p != "" && err == nil {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
 			return "", fmt.Errorf("%s exists already: not replaced", p)
 		}
 	}
