@@ -381,7 +381,8 @@ func (o *outputWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// printCommands writes the top-level help: the command list and systems.
+// printCommands writes the top-level help: the command list, systems
+// and backbones.
 func printCommands(w io.Writer) {
 	fmt.Fprintln(w, "apic: amortized physics-informed calibration with neural processes")
 	fmt.Fprintln(w)
@@ -400,6 +401,7 @@ func printCommands(w io.Writer) {
 	fmt.Fprintf(w, "  %-*s  %s\n", width, "version", "print the program's version and build (also --version)")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "systems: %s\n", strings.Join(sims.Names(), ", "))
+	fmt.Fprintf(w, "backbones: %s (default %s)\n", strings.Join(core.BackboneNames(), ", "), core.LNP)
 }
 
 // FlagSet returns an empty flag set for the running command. Errors are

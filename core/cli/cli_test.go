@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"apic/core"
 	"apic/sims"
 )
 
@@ -369,6 +370,17 @@ func TestSystemFlagsNameTheSystems(t *testing.T) {
 		if line, _, _ := strings.Cut(after, "\n"); !strings.Contains(line, names) {
 			t.Errorf("%s --help: --system says %q, not the systems %s", c.Name, strings.TrimSpace(line), names)
 		}
+	}
+}
+
+// TestTopLevelHelpNamesBackbones: 'apic help' lists the backbones and
+// the default beside the systems, so that a newcomer choosing --backbone
+// need not open a command's help first.
+func TestTopLevelHelpNamesBackbones(t *testing.T) {
+	code, out, _ := runCLI(t, "help")
+	want := "backbones: " + strings.Join(core.BackboneNames(), ", ") + " (default lnp)"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("apic help: exit %d, output lacks %q:\n%s", code, want, out)
 	}
 }
 
