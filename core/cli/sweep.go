@@ -85,7 +85,7 @@ the onepass_* columns), so an ablation that refinement hides shows.
 studies in DIR/STUDY (context, noise, lambda-theta, lambda-delta, reg,
 trajectories, and ours, lambda-theta-no-stage1; 3 seeds): 81 trainings
 of the shipped spring-lnp architecture at 1000+2000 steps (a third of
-its stage 2), each cell about 11 s on two cores (docs/ablations.md).`,
+its stage 2), each cell about 17 s on two cores (docs/ablations.md).`,
 		Run: runSweep,
 	})
 }

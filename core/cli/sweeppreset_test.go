@@ -2,10 +2,31 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
+
+// TestSweepHelpCellTimeMatchesAblations: the time per appendix-b cell
+// that sweep --help gives is the one docs/ablations.md measured, which
+// it cites; the two had drifted apart.
+func TestSweepHelpCellTimeMatchesAblations(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ablations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docTime := regexp.MustCompile(`takes about (\d+) s on two cores`).FindSubmatch(doc)
+	_, help, _ := runCLI(t, "sweep", "--help")
+	helpTime := regexp.MustCompile(`each cell about (\d+) s on two cores`).FindStringSubmatch(help)
+	if docTime == nil || helpTime == nil {
+		t.Fatalf("cell time not found: docs/ablations.md %q, sweep --help %q", docTime, helpTime)
+	}
+	if string(docTime[1]) != helpTime[1] {
+		t.Errorf("sweep --help says each cell takes about %s s, docs/ablations.md %s s", helpTime[1], docTime[1])
+	}
+}
 
 // The appendix-b plan lists every cell of its six studies, three seeds
 // each, one self-contained line per cell into DIR/STUDY.
