@@ -148,6 +148,33 @@ func TestTrainInitKeepsRecipe(t *testing.T) {
 	}
 }
 
+// TestTrainHelpGivesTheBoundsItChecks: each bounded number flag of
+// train states in its help the bound its refusal gives, so that the
+// limit is found before a run is refused.
+func TestTrainHelpGivesTheBoundsItChecks(t *testing.T) {
+	_, help, _ := runCLI(t, "train", "--help")
+	for _, tc := range []struct{ flag, value, bound string }{
+		{"lr", "-1", "> 0"},
+		{"lr-final", "-1", "≥ 0"},
+		{"lambda-theta", "-1", "≥ 0"},
+		{"lambda-delta", "-1", "≥ 0"},
+		{"clip", "-1", "≥ 0"},
+		{"noise-low-share", "2", "between 0 and 1"},
+		{"noise-range", "0:5000", "0 ≤ LO ≤ HI ≤ 1000"},
+		{"context-range", "0:5", "1 ≤ MIN ≤ MAX ≤"},
+	} {
+		_, after, ok := strings.Cut(help, "\n  --"+tc.flag+" ")
+		line, _, _ := strings.Cut(strings.SplitN(after, "\n", 2)[1], "\n")
+		if !ok || !strings.Contains(line, tc.bound) {
+			t.Errorf("train --help's --%s line %q does not give the bound %q", tc.flag, strings.TrimSpace(line), tc.bound)
+		}
+		code, _, stderr := runCLI(t, "train", "--system", "spring", "--out", filepath.Join(t.TempDir(), "m.safetensors"), "--"+tc.flag, tc.value)
+		if code != 2 || !strings.Contains(stderr, tc.bound) {
+			t.Errorf("train --%s %s: exit %d, stderr %q; want the bound %q", tc.flag, tc.value, code, stderr, tc.bound)
+		}
+	}
+}
+
 func TestTrainErrors(t *testing.T) {
 	dir := t.TempDir()
 	junk := filepath.Join(dir, "junk.safetensors")
