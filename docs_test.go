@@ -26,6 +26,36 @@ func TestReadmeIsShort(t *testing.T) {
 	}
 }
 
+// TestReadmeDefinesTermsBeforeUse: each abbreviation and symbol the
+// README leans on is spelled out where it first appears, so that a
+// reader new to the paper meets no bare LL, ECE or λθ.
+func TestReadmeDefinesTermsBeforeUse(t *testing.T) {
+	text, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(text)), " ") // a definition may wrap
+	for _, tc := range []struct{ term, definition string }{
+		{`\bcontext\b`, "(the *context*)"},
+		{`δ`, "δ = G − F"},
+		{`\bCNP\b`, "conditional, latent and attentive neural processes"},
+		{`\bKOH-GP\b`, "Kennedy–O'Hagan GP or KOH-GP"},
+		{`\bLL\b`, "log-likelihood (LL)"},
+		{`\bECE\b`, "expected calibration error (ECE)"},
+		{`λθ`, "λθ, λδ (the θ and δ loss weights)"},
+		{`\bSBC\b`, "SBC: simulation-based calibration"},
+	} {
+		defined := strings.Index(readme, tc.definition)
+		used := regexp.MustCompile(tc.term).FindStringIndex(readme)
+		switch {
+		case defined < 0:
+			t.Errorf("README.md does not define %s as %q", tc.term, tc.definition)
+		case used != nil && used[0] < defined:
+			t.Errorf("README.md uses %s before its definition %q", tc.term, tc.definition)
+		}
+	}
+}
+
 func TestDocLinksResolve(t *testing.T) {
 	checkDocs(t, brokenLinks)
 }
