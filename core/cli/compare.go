@@ -28,7 +28,7 @@ import (
 func init() {
 	register(Command{
 		Name:    "compare",
-		Summary: "compare APIC checkpoints with the per-realization baselines (KOH-GP, BCPI, Correction-PINN), side by side",
+		Summary: "compare APIC checkpoints with the per-realization baselines side by side: KOH-GP; BCPI, Correction-PINN with --methods all",
 		Usage: `apic compare (--system SYS | --checkpoint FILE) [--methods koh-gp,bcpi,cpinn,apic] [--tasks N --context N --noise S --seed N]
              [--checkpoint FILE]... [--starts N] [--bcpi-starts N --mcmc N] [--members N --steps N] [--json]
 

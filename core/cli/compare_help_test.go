@@ -19,6 +19,22 @@ func TestCompareHelpCreditsThePaperWithCPINNsTime(t *testing.T) {
 	}
 }
 
+// TestCommandListSaysWhichBaselinesCompareRuns: 'apic help' names
+// KOH-GP as compare's baseline and BCPI and Correction-PINN as asked
+// for, since a plain compare runs KOH-GP alone.
+func TestCommandListSaysWhichBaselinesCompareRuns(t *testing.T) {
+	_, stdout, _ := runCLI(t, "help")
+	for _, line := range strings.Split(stdout, "\n") {
+		if fields := strings.Fields(line); len(fields) > 0 && fields[0] == "compare" {
+			if !strings.Contains(line, "KOH-GP;") || !strings.Contains(line, "Correction-PINN with --methods all") {
+				t.Errorf("apic help's compare line %q does not say that BCPI and Correction-PINN need --methods all", line)
+			}
+			return
+		}
+	}
+	t.Errorf("apic help lists no compare:\n%s", stdout)
+}
+
 // TestCompareHelpNamesEveryJSONKey: a script reading compare --json
 // finds every key it meets, top level and per method, in the help.
 func TestCompareHelpNamesEveryJSONKey(t *testing.T) {
