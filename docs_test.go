@@ -56,6 +56,20 @@ func TestReadmeDefinesTermsBeforeUse(t *testing.T) {
 	}
 }
 
+// TestDocsNameTheMachineTheyMeasuredOn: a timing names the kind of
+// machine it was measured on, never "this machine", which to a reader
+// is their own.
+func TestDocsNameTheMachineTheyMeasuredOn(t *testing.T) {
+	thisMachine := regexp.MustCompile(`(?i)\bthis (\d+-core )?machine\b`)
+	checkDocs(t, func(file, text string) []string {
+		var problems []string
+		for _, m := range thisMachine.FindAllString(strings.Join(strings.Fields(text), " "), -1) {
+			problems = append(problems, fmt.Sprintf("%s says %q: name the machine (a 2-core machine)", file, m))
+		}
+		return problems
+	})
+}
+
 func TestDocLinksResolve(t *testing.T) {
 	checkDocs(t, brokenLinks)
 }
