@@ -40,8 +40,9 @@ Metrics (each over a realization's target points, then over realizations):
   δ ECE        intervals at levels 0.1, …, 0.9; 0 is perfect
   θ cover95    share of the true θ inside θ̂ ± 1.96σ_θ; 0.95 is calibrated,
                lower over-confident
-  θ at a bound how many of the θ̂ within 2% of the prior's width of a bound
-               hold θ in that interval (eval prints it when any are)
+  θ at a bound
+               of the θ̂ within 2% of the prior's width of a bound, how
+               many have an interval holding θ (eval prints it when any are)
   obs cover95  share of held-out noisy observations inside the 95% band of
                a new observation; 0.95 is calibrated, lower over-confident
   obs ECE      the observation band's calibration error on those

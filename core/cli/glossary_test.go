@@ -32,6 +32,23 @@ func TestHelpDefinesMetrics(t *testing.T) {
 	}
 }
 
+// TestGlossaryLabelsStandApart: each metric's label in the glossary is
+// followed by at least two spaces or ends its line, so that a label as
+// long as the column ("θ at a bound") does not run into its definition.
+func TestGlossaryLabelsStandApart(t *testing.T) {
+	_, body, _ := strings.Cut(metricGlossary, "realizations):\n")
+	body, _, _ = strings.Cut(body, "\n\n")
+	for _, line := range strings.Split(body, "\n") {
+		label := []rune(line)
+		if len(label) < 15 || label[2] == ' ' {
+			continue // a continuation line, or a label alone on its line
+		}
+		if label[13] != ' ' || label[14] != ' ' {
+			t.Errorf("glossary line %q: its label runs into its definition", line)
+		}
+	}
+}
+
 // eval's table ends with what its ± is: the spread over realizations.
 func TestEvalSaysWhatPlusMinusIs(t *testing.T) {
 	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 0, 0)
