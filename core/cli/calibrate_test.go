@@ -601,6 +601,8 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"NaN", "spring", "t,y\n1,NaN\n", nil, `f.csv:2: y = "NaN" is not a finite number`},
 		{"Inf", "spring", "t,y\n1,0\n2,-Inf\n", nil, `f.csv:3: y = "-Inf" is not a finite number`},
 		{"overflow", "spring", "t,y\n1,1e999\n", nil, `f.csv:2: y = "1e999" is not a finite number`},
+		{"underflow", "spring", "t,y\n1,0.5\n2,1e-99999\n", nil, `f.csv:3: y = "1e-99999" is too small: it is nonzero but below float64's smallest magnitude`},
+		{"underflow time", "spring", "t,y\n-1e-400,0.5\n", nil, `f.csv:2: t = "-1e-400" is too small`},
 		{"duplicate", "spring", "t,y\n1,0.1\n2,0.2\n1.0,0.3\n", nil, "f.csv:4: duplicate observation at t = 1 (first at line 2)"},
 		{"duplicate on grid", "spring", "t,y\n0.0404040404040404,0\n0.04040404040,1\n", nil, "f.csv:3: duplicate observation"},
 		{"duplicate lv", "lv", "t,prey,predator\n1,0.5,\n1,,0.7\n", lvU0, "f.csv:3: duplicate observation at t = 1 (first at line 2)"},

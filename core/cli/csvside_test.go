@@ -36,6 +36,7 @@ func TestParseSideCSV(t *testing.T) {
 		{"bad x", "x,u\n0,1\nzz,2\n", grid, nil, `f.csv:3: x = "zz" is not a number`},
 		{"nan u", "x,u\n0,1\n0.25,NaN\n", grid, nil, `f.csv:3: u = "NaN" is not a finite number`},
 		{"inf u", "x,u\n0,+Inf\n", grid, nil, `f.csv:2: u = "+Inf" is not a finite number`},
+		{"underflow u", "x,u\n0,1e-99999\n", grid, nil, `f.csv:2: u = "1e-99999" is too small`},
 		{"too few", "x,u\n0,1\n0.25,2\n", grid, nil, "f.csv: 2 data rows, want 4"},
 		{"too many", "x,u\n0.1,1\n0.2,2\n0.3,3\n0.4,4\n0.5,5\n0.6,6\n", free, nil, "f.csv:6: more than 4 data rows"},
 		{"too many on the grid", "x,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n0.9,5\n", grid, nil, "f.csv:6: x = 0.9 is no grid position (the nearest is position 3 at x = 0.75)"},
