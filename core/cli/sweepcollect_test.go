@@ -242,3 +242,26 @@ func TestSweepCollectRefusesControlCharacters(t *testing.T) {
 		t.Errorf("--vary with ESC: exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
 	}
 }
+
+// TestSweepCollectRefusesUnknownAxes: a cell.json naming an axis that
+// sweep does not know, or one axis twice, was summarised as a column
+// of its own; no sweep writes one, so --collect refuses it, naming the
+// file, the axis and the axes there are.
+func TestSweepCollectRefusesUnknownAxes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", "sw")
+	cellJSON := filepath.Join("sw", "cells", "context=10_seed=1", "cell.json")
+	for planted, want := range map[string]string{
+		`{"id": "x", "axes": [{"name": "colour", "value": "10"}], "seed": 1}`:                                     `unknown axis "colour"; evaluation axes: context, noise,`,
+		`{"id": "x", "axes": [{"name": "contxt", "value": "10"}], "seed": 1}`:                                     `unknown axis "contxt"; did you mean context?`,
+		`{"id": "x", "axes": [{"name": "context", "value": "10"}, {"name": "context", "value": "5"}], "seed": 1}`: `axis "context" is named twice`,
+	} {
+		if err := os.WriteFile(cellJSON, []byte(planted), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCLI(t, "sweep", "--collect", "sw")
+		if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, cellJSON) || stdout != "" {
+			t.Errorf("cell.json %s: exit %d, stdout %q, stderr %q; want a refusal naming %s with %q", planted, code, stdout, stderr, cellJSON, want)
+		}
+	}
+}
