@@ -63,6 +63,17 @@ func nonzeroMantissa(text string) bool {
 	return strings.ContainsAny(mantissa, "123456789")
 }
 
+// becauseOf is ": " and err's words, to follow a refusal that states
+// the rule a value breaks with why it was not read as a number; "" for
+// a nil err, where the number was read and its range is what is wrong.
+// "1e-400", too small to read, would otherwise look inside 0 ≤ σ.
+func becauseOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Error()
+}
+
 // typographicMinus are the dashes that word processors and PDFs set
 // for a minus sign (U+2212 minus, U+2013 en dash, U+2012 figure dash,
 // U+2010 hyphen): a number copied from a paper or a report has them.

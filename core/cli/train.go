@@ -1363,7 +1363,7 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 		}
 	}
 	if !ok || err != nil || !(lo >= 0) || !(hi >= lo) || !(hi <= core.MaxNoise) {
-		return 0, 0, UsageError("--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1), got %s", core.MaxNoise, core.QuoteInput(s))
+		return 0, 0, UsageError("--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1), got %s%s", core.MaxNoise, core.QuoteInput(s), becauseOf(err))
 	}
 	return lo, hi, nil
 }
