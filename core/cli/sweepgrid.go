@@ -154,6 +154,11 @@ func (a sweepAxis) checkValue(v string) error {
 		// notation, no hexadecimal or separators; NaN, Inf and numbers
 		// beyond float64's range (1e400, read as ±Inf) get one message.
 		x, err = floatFlagValue(v)
+		if err != nil && numberSyntax(v) {
+			// Written as a number, but too small to read (1e-400):
+			// "not a number" would be a riddle.
+			return fmt.Errorf("%s value %w", a.name, err)
+		}
 		if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
 			return fmt.Errorf("%s value %s is not finite", a.name, v)
 		}
@@ -164,7 +169,7 @@ func (a sweepAxis) checkValue(v string) error {
 		_, err = strconv.ParseBool(v)
 	case "range":
 		if _, _, err := parseNoiseRange(v); err != nil {
-			return fmt.Errorf("%s value %s is not LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1)", a.name, core.QuoteInput(v), core.MaxNoise)
+			return fmt.Errorf("%s value %s is not LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1)%s", a.name, core.QuoteInput(v), core.MaxNoise, becauseOf(noiseRangeNumberError(v)))
 		}
 	case "intrange":
 		// The order and bound want the system: checkContextRanges.
