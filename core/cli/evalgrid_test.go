@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -165,5 +166,21 @@ func TestEvalGridReconLLAsEval(t *testing.T) {
 	rows := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || !strings.Contains(rows[len(rows)-1], want) {
 		t.Errorf("exit %d, stderr %q: the row lacks recon LL as %q:\n%s", code, errOut, want, out)
+	}
+}
+
+// TestEvalGridCellsBoundInHelp: the bound on --grid's cells, refused
+// before any evaluation, is one the help of the list flags gives.
+func TestEvalGridCellsBoundInHelp(t *testing.T) {
+	_, help, _ := runCLI(t, "help", "eval")
+	bound := fmt.Sprintf("contexts × noises at most %d cells", maxGridCells.Max)
+	for _, name := range []string{"grid-contexts", "grid-noises"} {
+		if m := regexp.MustCompile(`(?m)^  --` + name + ` string\n\s+(.*)$`).FindStringSubmatch(help); m == nil || !strings.Contains(m[1], bound) {
+			t.Errorf("--%s's help %q lacks %q", name, m, bound)
+		}
+	}
+	code, _, stderr := runCLI(t, "eval", "--system", "spring", "--grid", "--grid-contexts", "1,2,3,4,5,6,7,8,9", "--grid-noises", "0,0.1,0.2,0.3,0.4,0.5,0.6,0.7")
+	if want := fmt.Sprintf("grid cells must be between 1 and %d", maxGridCells.Max); code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("72 cells: exit %d, stderr %q; want %q", code, stderr, want)
 	}
 }
