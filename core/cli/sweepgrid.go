@@ -372,12 +372,37 @@ func (s sweepSpec) cells() ([]sweepCell, error) {
 	}
 	seen := map[string]bool{}
 	for _, c := range out {
+		if len(c.ID) > maxCellIDBytes {
+			return nil, cellIDTooLong(c)
+		}
 		if seen[c.ID] {
 			return nil, UsageError("two cells share the directory name %s (values that differ only in characters other than letters, digits, '.', '+' and '-'): rename a --vary value", c.ID)
 		}
 		seen[c.ID] = true
 	}
 	return out, nil
+}
+
+// maxCellIDBytes is the longest cell directory name: a file name's
+// limit (NAME_MAX) on Linux and macOS file systems. A longer one would
+// fail every cell as it starts, not the sweep before its first.
+const maxCellIDBytes = 255
+
+// cellIDTooLong refuses cell c, whose directory name is beyond
+// maxCellIDBytes, naming its longest value, the one to shorten.
+func cellIDTooLong(c sweepCell) error {
+	longest := c.Axes[0]
+	for _, a := range c.Axes[1:] {
+		if len(a.Value) > len(longest.Value) {
+			longest = a
+		}
+	}
+	hint := ""
+	if longest.Name == "checkpoint" {
+		hint = " (link the file under a shorter path, or run the sweep in its folder)"
+	}
+	return UsageError("the cell directory name for %s=%s would be %d bytes, beyond the %d a file name can take: shorten that --vary value%s",
+		longest.Name, core.QuoteInput(longest.Value), len(c.ID), maxCellIDBytes, hint)
 }
 
 // settingArgs are --flag=value arguments of the settings for eval
