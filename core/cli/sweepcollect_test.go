@@ -2,9 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -262,6 +266,77 @@ func TestSweepCollectRefusesUnknownAxes(t *testing.T) {
 		code, stdout, stderr := runCLI(t, "sweep", "--collect", "sw")
 		if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, cellJSON) || stdout != "" {
 			t.Errorf("cell.json %s: exit %d, stdout %q, stderr %q; want a refusal naming %s with %q", planted, code, stdout, stderr, cellJSON, want)
+		}
+	}
+}
+
+// TestSweepCollectHugeMetrics: a metric too large to add or square
+// (1e308 in two seeds) made summary.json fail with "json: unsupported
+// value: +Inf", and no summary at all was written. Its mean and spread
+// are now finite; and an eval.json whose counts no evaluation writes
+// (negative realizations, more failures than realizations) is refused.
+func TestSweepCollectHugeMetrics(t *testing.T) {
+	t.Chdir(t.TempDir())
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10", "--seeds", "2", "--tasks", "2", "--fix", "samples=2", "--out", "sw")
+	for seed, v := range map[int]string{1: "1.7e308", 2: "1.6e308"} {
+		path := filepath.Join("sw", "cells", fmt.Sprintf("context=10_seed=%d", seed), "eval.json")
+		editJSONFile(t, path, func(rep map[string]any) {
+			rep["metrics"].(map[string]any)[core.KeyReconMAE].(map[string]any)["mean"], _ = strconv.ParseFloat(v, 64)
+		})
+	}
+	out := runSweepOK(t, "sweep", "--collect", "sw", "--json")
+	var sum sweepSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || len(sum.Cells) != 1 {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	// Its t interval, 1.65e308 ± 6.4e307, ends beyond float64's range
+	// and is left out.
+	if iv := sum.Cells[0].Metrics[core.KeyReconMAE]; iv.Mean == nil || math.Abs(*iv.Mean/1.65e308-1) > 1e-12 || iv.N != 2 || iv.Lo != nil {
+		t.Errorf("recon MAE %+v, want a mean of 1.65e308 over 2 seeds and no interval", iv)
+	}
+	for _, counts := range [][2]int{{-3, 0}, {2, -1}, {2, 3}} {
+		path := filepath.Join("sw", "cells", "context=10_seed=1", "eval.json")
+		editJSONFile(t, path, func(rep map[string]any) {
+			rep["tasks"], rep["failures"].(map[string]any)["count"] = counts[0], counts[1]
+		})
+		code, _, stderr := runCLI(t, "sweep", "--collect", "sw")
+		if want := fmt.Sprintf("%d realizations of which %d failed: not the output of apic eval --json", counts[0], counts[1]); code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("counts %v: exit %d, stderr %q; want %q", counts, code, stderr, want)
+		}
+	}
+}
+
+// editJSONFile rewrites the JSON object in path through edit.
+func editJSONFile(t *testing.T, path string, edit func(map[string]any)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	edit(obj)
+	if data, err = json.Marshal(obj); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTIntervalBeyondSquares: seeds whose deviations square beyond
+// float64's range still get their interval, as the same seeds scaled
+// down by 1e190 do scaled up.
+func TestTIntervalBeyondSquares(t *testing.T) {
+	small, huge := tInterval([]float64{1e10, -1e10, 3e10}), tInterval([]float64{1e200, -1e200, 3e200})
+	if huge.Lo == nil || small.Lo == nil {
+		t.Fatalf("no interval: %+v, %+v", huge, small)
+	}
+	for _, pair := range [][2]float64{{*huge.Mean, *small.Mean}, {*huge.Lo, *small.Lo}, {*huge.Hi, *small.Hi}} {
+		if math.Abs(pair[0]/1e190/pair[1]-1) > 1e-12 {
+			t.Errorf("%g is not %g × 1e190", pair[0], pair[1])
 		}
 	}
 }
