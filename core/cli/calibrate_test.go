@@ -617,6 +617,7 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"tabs", "lv", "t\tprey\tpredator\n1\t2\t3\n", lvU0, "f.csv:1: header \"t\\tprey\\tpredator\": fields are separated by tabs"},
 		{"semicolon row", "spring", "t,y\n1;2\n", nil, "f.csv:2: 1 field, want 2 (t,y); fields are separated by semicolons"},
 		{"too many fields", "spring", "t,y\n1,2,3\n", nil, "f.csv:2: 3 fields, want 2 (t,y)"},
+		{"DOS end-of-file mark", "spring", "t,y\n1,2\n\x1a", nil, "f.csv:3: 1 field, want 2 (t,y); it holds the control character U+001A, which most editors do not show"},
 		{"bad quote", "spring", "t,y\n1,\"2\n", nil, "f.csv:2: not valid CSV"},
 		{"time outside", "spring", "t,y\n1,0\n4.5,0\n", nil, "f.csv:3: t = 4.5 is outside the domain [0, 4]"},
 		{"negative time", "lv", "t,prey,predator\n-0.1,1,1\n", lvU0, "f.csv:2: t = -0.1 is outside the domain [0, 10]"},

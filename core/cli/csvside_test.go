@@ -30,6 +30,7 @@ func TestParseSideCSV(t *testing.T) {
 		{"no header", "0,1\n0.25,2\n", grid, nil, `f.csv:1: missing header row "x,u"`},
 		{"wrong header", "pos,value\n0,1\n", grid, nil, `f.csv:1: header is "pos,value", want "x,u"`},
 		{"three fields", "x,u\n0,1\n0.25,2,9\n", grid, nil, "f.csv:3: 3 fields, want 2"},
+		{"DOS end-of-file mark", "x,u\n0,1\n\x1a\n", grid, nil, "f.csv:3: 1 field, want 2 (x,u); it holds the control character U+001A"},
 		{"decimal commas", "x,u\n0,1\n0,25,2\n", grid, nil, "f.csv:3: 3 fields, want 2 (x,u); decimal commas?"},
 		{"comment lines", "# initial field\nx,u\n0,1\n# half way\n0.25,2\n0.5,3\n0.75,4\n", grid, []float64{1, 2, 3, 4}, ""},
 		{"rows of empty cells", ",\nx,u\n0,1\n0.25,2\n0.5,3\n0.75,4\n,\n\"\", \n", grid, []float64{1, 2, 3, 4}, ""},
