@@ -115,7 +115,41 @@ func readSweep(dir string) (axes []string, rows []sweepRow, err error) {
 		return nil, nil, mixedSweepsError(dir, byAxes)
 	}
 	sortRows(axes, rows)
+	if err := checkOneEvaluation(dir, axes, rows); err != nil {
+		return nil, nil, err
+	}
 	return axes, rows, nil
+}
+
+// checkOneEvaluation refuses the cells of dir whose evaluations differ
+// in what one sweep keeps the same in every cell: the system, the
+// realizations (--tasks) and, unless an axis varies it, the backbone.
+// Cells of two sweeps over the same axes, copied into one folder (the
+// cells of --plan lines run on two machines, say), would otherwise be
+// summarised as one sweep, their systems' metrics averaged together.
+func checkOneEvaluation(dir string, axes []string, rows []sweepRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	first := rows[0]
+	backboneVaries := slices.Contains(axes, "backbone") || slices.Contains(axes, "checkpoint")
+	for _, r := range rows[1:] {
+		what, a, b := "", "", ""
+		switch {
+		case r.system != first.system:
+			what, a, b = "system", first.system, r.system
+		case r.tasks != first.tasks:
+			what, a, b = "number of realizations (--tasks)", strconv.Itoa(first.tasks), strconv.Itoa(r.tasks)
+		case r.backbone != first.backbone && !backboneVaries:
+			what, a, b = "backbone", first.backbone, r.backbone
+		default:
+			continue
+		}
+		return fmt.Errorf("%s/cells holds the cells of more than one sweep, and a folder holds one: the cell %s was evaluated with %s %s, the cell %s with %s; "+
+			"move each sweep's cells to a folder of its own (DIR/cells/ID) and collect them apart",
+			dir, first.cell.ID, what, core.QuoteInput(a), r.cell.ID, core.QuoteInput(b))
+	}
+	return nil
 }
 
 // mixedSweepsError says that dir/cells holds the cells of more than one

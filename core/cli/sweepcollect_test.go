@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -337,6 +339,33 @@ func TestTIntervalBeyondSquares(t *testing.T) {
 	for _, pair := range [][2]float64{{*huge.Mean, *small.Mean}, {*huge.Lo, *small.Lo}, {*huge.Hi, *small.Hi}} {
 		if math.Abs(pair[0]/1e190/pair[1]-1) > 1e-12 {
 			t.Errorf("%g is not %g × 1e190", pair[0], pair[1])
+		}
+	}
+}
+
+// TestSweepCollectRefusesMixedEvaluations: the cells of two sweeps over
+// the same axis, copied into one folder, were summarised as one sweep,
+// spring's metrics and lv's side by side on one curve (a run into the
+// folder refused them, --collect did not). They are refused, naming a
+// cell of each and what differs.
+func TestSweepCollectRefusesMixedEvaluations(t *testing.T) {
+	t.Chdir(t.TempDir())
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=5", "--tasks", "2", "--fix", "samples=2", "--out", "a")
+	runSweepOK(t, "sweep", "--system", "lv", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", "b")
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "3", "--fix", "samples=2", "--out", "c")
+	for from, want := range map[string]string{
+		"b": `evaluated with system "spring", the cell context=10_seed=1 with "lv"`,
+		"c": `evaluated with number of realizations (--tasks) "2", the cell context=10_seed=1 with "3"`,
+	} {
+		merged := "merged-" + from
+		for _, src := range []string{"a", from} {
+			if err := os.CopyFS(merged, os.DirFS(src)); err != nil && !errors.Is(err, fs.ErrExist) {
+				t.Fatal(err)
+			}
+		}
+		code, stdout, stderr := runCLI(t, "sweep", "--collect", merged)
+		if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "holds the cells of more than one sweep") || stdout != "" {
+			t.Errorf("a and %s merged: exit %d, stdout %q, stderr %q; want %q", from, code, stdout, stderr, want)
 		}
 	}
 }
