@@ -440,6 +440,9 @@ func checkpointConfig(meta map[string]string) (Config, error) {
 	if err := json.Unmarshal([]byte(meta["config"]), &cfg); err != nil {
 		return Config{}, fmt.Errorf("bad config metadata: %s", cutMessage(err))
 	}
+	if lit, ok := underflowingNumber(meta["config"]); ok {
+		return Config{}, fmt.Errorf("bad config metadata: the number %s is nonzero but below float64's smallest magnitude (%g), so it would read as 0: the file is damaged or was not written by apic", QuoteInput(lit), math.SmallestNonzeroFloat64)
+	}
 	if cfg.Arch.System == "" || cfg.Arch.Backbone == "" {
 		return Config{}, fmt.Errorf("the config metadata declares no architecture (its \"arch\" has no system or backbone): the file is damaged or was not written by apic")
 	}
@@ -448,6 +451,29 @@ func checkpointConfig(meta map[string]string) (Config, error) {
 			QuoteInput(meta["system"]), QuoteInput(meta["backbone"]), QuoteInput(cfg.Arch.System), QuoteInput(string(cfg.Arch.Backbone)))
 	}
 	return cfg, nil
+}
+
+// underflowingNumber is the first number literal of the JSON text
+// data that names a nonzero value yet reads as 0 (1e-400), which
+// encoding/json takes silently: a theta_std_scale of 0 means "not
+// fitted", not the tiny value written. data is valid JSON already.
+func underflowingNumber(data string) (string, bool) {
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		n, ok := tok.(json.Number)
+		if !ok {
+			continue
+		}
+		mantissa, _, _ := strings.Cut(strings.ToLower(n.String()), "e")
+		if v, _ := strconv.ParseFloat(n.String(), 64); v == 0 && strings.ContainsAny(mantissa, "123456789") {
+			return n.String(), true
+		}
+	}
 }
 
 // maxAbsLogNoise bounds the stored log noise variances: e^±100 is far

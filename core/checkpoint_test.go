@@ -453,6 +453,11 @@ func TestCheckpointRefusals(t *testing.T) {
 			meta["config"] = strings.Replace(meta["config"], `"hidden":32`, `"hidden":4096`, 1)
 			meta["config"] = regexp.MustCompile(`"layers":\d+`).ReplaceAllString(meta["config"], `"layers":32`)
 		}, "the config declares a model of at least"},
+		// encoding/json reads 1e-400 as 0 without a word: a weight
+		// written tiny would read as switched off.
+		{"config number that underflows", func(_ map[string]*nets.Tensor, meta map[string]string) {
+			meta["config"] = strings.Replace(meta["config"], `"lambda_delta":1,`, `"lambda_delta":1e-99999,`, 1)
+		}, `bad config metadata: the number "1e-99999" is nonzero but below float64's smallest magnitude`},
 		{"refine 1e9", func(_ map[string]*nets.Tensor, meta map[string]string) {
 			meta["config"] = regexp.MustCompile(`"refine":\d+`).ReplaceAllString(meta["config"], `"refine":1000000000`)
 		}, "infer.refine: refine must be between 0 and 1000"},

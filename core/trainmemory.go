@@ -202,16 +202,21 @@ func ByteSize(n int64) string {
 // memory budget in MB (0: no check) instead of the memory available.
 const MemoryBudgetEnv = "APIC_MEMORY_BUDGET"
 
+// maxMemoryBudgetMB bounds $APIC_MEMORY_BUDGET: about an exabyte, far
+// above any machine's memory, and below where MB × 1e6 bytes overflows.
+const maxMemoryBudgetMB = 1 << 40
+
 // MemoryBudget is the memory a training run may take, in bytes, and
-// where that figure comes from: $APIC_MEMORY_BUDGET megabytes when set,
-// otherwise the memory the kernel says is available (MemAvailable in
-// /proc/meminfo). It is 0 (no check) where neither is readable, as on
-// systems without /proc.
+// where that figure comes from: $APIC_MEMORY_BUDGET megabytes when set
+// and not empty (APIC_MEMORY_BUDGET= clears it, as a shell script that
+// passes on an unset variable does), otherwise the memory the kernel
+// says is available (MemAvailable in /proc/meminfo). It is 0 (no
+// check) where neither is readable, as on systems without /proc.
 func MemoryBudget() (int64, string, error) {
-	if s, ok := os.LookupEnv(MemoryBudgetEnv); ok {
+	if s := os.Getenv(MemoryBudgetEnv); strings.TrimSpace(s) != "" {
 		mb, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-		if err != nil || mb < 0 || mb > 1<<40 {
-			return 0, "", fmt.Errorf("%s=%s: want a whole number of megabytes (0: no memory check)", MemoryBudgetEnv, QuoteInput(s))
+		if err != nil || mb < 0 || mb > maxMemoryBudgetMB {
+			return 0, "", fmt.Errorf("%s=%s: want a whole number of megabytes from 0 (no memory check) to %d", MemoryBudgetEnv, QuoteInput(s), maxMemoryBudgetMB)
 		}
 		return mb * 1e6, MemoryBudgetEnv, nil
 	}

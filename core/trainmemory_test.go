@@ -179,6 +179,16 @@ func TestMemoryBudget(t *testing.T) {
 	if _, _, err := MemoryBudget(); err == nil || !strings.Contains(err.Error(), `"lots"`) {
 		t.Errorf("%s=lots: error %v", MemoryBudgetEnv, err)
 	}
+	// Beyond the bound, the refusal gives it.
+	t.Setenv(MemoryBudgetEnv, "2000000000000")
+	if _, _, err := MemoryBudget(); err == nil || !strings.Contains(err.Error(), `"2000000000000": want a whole number of megabytes from 0 (no memory check) to 1099511627776`) {
+		t.Errorf("%s=2000000000000: error %v", MemoryBudgetEnv, err)
+	}
+	// Set empty (a script passing on an unset variable), it is unset.
+	t.Setenv(MemoryBudgetEnv, " ")
+	if _, where, err := MemoryBudget(); err != nil || where == MemoryBudgetEnv {
+		t.Errorf("%s empty: budget from %q, error %v; want MemAvailable's", MemoryBudgetEnv, where, err)
+	}
 	path := filepath.Join(t.TempDir(), "meminfo")
 	if err := os.WriteFile(path, []byte("MemTotal:       24684084 kB\nMemAvailable:    2000000 kB\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -146,7 +146,7 @@ func TestNumberFlagsReadDecimal(t *testing.T) {
 		{"--n 030 --u 010 --x 030", "30 10 30"},
 		{"--n -030 --u 0 --x -0.5e1", "-30 0 -5"},
 		{"--n +7 --u 18446744073709551615 --x .5", "7 18446744073709551615 0.5"},
-		{"--n=0 --x 1e-400", "0 1 0"},
+		{"--n=0 --x 0e-400", "0 1 0"},
 		// NaN and Inf are the commands' to refuse, with each flag's range.
 		{"--x nan", "3 1 NaN"},
 		{"--x -Infinity", "3 1 -Inf"},
@@ -231,6 +231,35 @@ func TestFloatFlagsOverflowAsInf(t *testing.T) {
 	}
 	if tried < 2*11 { // train's 7, eval's 2, compare's and diagnose's --noise
 		t.Errorf("only %d float flag values tried: the help no longer says float64?", tried)
+	}
+}
+
+// TestFloatFlagsRefuseUnderflow: every float flag of every command
+// refuses a nonzero number below float64's smallest magnitude, which
+// would read as 0, naming the flag and the value; a zero written with
+// a tiny exponent is still 0.
+func TestFloatFlagsRefuseUnderflow(t *testing.T) {
+	tried := 0
+	for _, c := range Commands() {
+		_, help, _ := runCLI(t, c.Name, "--help")
+		for _, m := range floatFlagLine.FindAllStringSubmatch(help, -1) {
+			name := m[1]
+			for _, value := range []string{"1e-99999", "-2e-324"} {
+				code, out, errOut := runCLI(t, c.Name, "--"+name, value)
+				want := fmt.Sprintf("apic %s: --%s: %q is too small: it is nonzero", c.Name, name, value)
+				if code != 2 || out != "" || !strings.Contains(errOut, want) {
+					t.Errorf("%s --%s %s: exit %d, stderr %q; want %q", c.Name, name, value, code, errOut, want)
+				}
+				tried++
+			}
+		}
+	}
+	if tried < 2*11 {
+		t.Errorf("only %d float flag values tried: the help no longer says float64?", tried)
+	}
+	code, out, errOut := runCLI(t, "testcmd", "--fail", "print", "--x", "-0e-99999")
+	if code != 0 || strings.TrimSpace(out) != "3 1 0" {
+		t.Errorf("--x -0e-99999: exit %d, stdout %q, stderr %q; want 0", code, out, errOut)
 	}
 }
 

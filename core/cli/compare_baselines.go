@@ -31,28 +31,37 @@ var compareMethodNames = []string{kohgp.Name, bcpi.Name, compareCPINNFlag, compa
 var compareDefaultMethods = []string{kohgp.Name, compareAPICName}
 
 // parseCompareMethods reads --methods into a set keyed by kohgp.Name,
-// bcpi.Name, cpinn.Name and compareAPICName, each name in any case.
+// bcpi.Name, cpinn.Name and compareAPICName, each name in any case;
+// a method named twice, in any spelling, is refused.
 func parseCompareMethods(list string) (map[string]bool, error) {
 	chosen := map[string]bool{}
 	if canonicalName(strings.TrimSpace(list), []string{"all"}) == "all" {
 		list = strings.Join(compareMethodNames, ",")
 	}
 	// In any ASCII case, as --system takes names: KOH-GP is koh-gp, and
-	// koh-gp,KOH-GP one method given twice.
+	// koh-gp,KOH-GP one method given twice, which is refused.
 	known := append([]string{cpinn.Name}, compareMethodNames...)
-	for _, name := range strings.Split(list, ",") {
-		if canonicalName(strings.TrimSpace(name), []string{"all"}) == "all" {
+	given := map[string]string{} // each chosen method's name as typed
+	for _, typed := range strings.Split(list, ",") {
+		if canonicalName(strings.TrimSpace(typed), []string{"all"}) == "all" {
 			// Refused as unknown, it would contradict the names listed.
 			return nil, UsageError("--methods: all is every method and stands alone: give --methods all, or a list without it (got %s)", core.QuoteInput(list))
 		}
-		switch name = canonicalName(strings.TrimSpace(name), known); name {
+		name := canonicalName(strings.TrimSpace(typed), known)
+		switch name {
 		case kohgp.Name, bcpi.Name, compareAPICName:
-			chosen[name] = true
 		case compareCPINNFlag, cpinn.Name:
-			chosen[cpinn.Name] = true
+			name = cpinn.Name
 		default:
 			return nil, UsageError("--methods: unknown method %s (want a comma-separated list of %s, or all)", core.QuoteInput(name), strings.Join(compareMethodNames, ", "))
 		}
+		if first, twice := given[name]; twice {
+			// Run once, it would leave the list's reader wondering
+			// whether the second was meant as another method.
+			return nil, UsageError("--methods: %s is given twice (%s and %s): name each method once", name, core.QuoteInput(strings.TrimSpace(first)), core.QuoteInput(strings.TrimSpace(typed)))
+		}
+		given[name] = typed
+		chosen[name] = true
 	}
 	return chosen, nil
 }

@@ -105,6 +105,22 @@ func TestCompareDefaultMethods(t *testing.T) {
 	}
 }
 
+// TestCompareMethodTwice: a method named twice in --methods, in any
+// spelling, was silently run once; it is refused, naming both.
+func TestCompareMethodTwice(t *testing.T) {
+	for list, want := range map[string]string{
+		"apic,apic":               `--methods: apic is given twice ("apic" and "apic"): name each method once`,
+		"koh-gp,apic,KOH-GP":      `--methods: koh-gp is given twice ("koh-gp" and "KOH-GP")`,
+		"cpinn, correction-pinn":  `--methods: correction-pinn is given twice ("cpinn" and "correction-pinn")`,
+		"bcpi,koh-gp,bcpi,koh-gp": `--methods: bcpi is given twice`,
+	} {
+		code, out, errOut := runCLI(t, "compare", "--system", "spring", "--tasks", "1", "--methods", list)
+		if code != 2 || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("--methods %s: exit %d, stdout %q, stderr %q; want 2 and %q", list, code, out, errOut, want)
+		}
+	}
+}
+
 // TestCompareBaselinesAdvDiff runs the three baselines on one small
 // advdiff realization (64 context points): each has its JSON entry with
 // every metric, the per-parameter θ errors included, finite.

@@ -142,7 +142,7 @@ func readSideRows(recs *csvRecords, si sims.SideInfo, sane float64, order sideOr
 			return nil, err
 		}
 		if len(rec) != 2 {
-			if hint := sideFieldsHint(rec); hint != "" {
+			if hint := cmp.Or(sideFieldsHint(rec), controlCharHint(rec)); hint != "" {
 				return nil, bad(line, "%s, want 2 (%s); %s", core.Count(len(rec), "field"), order.names(), hint)
 			}
 			return nil, bad(line, "%s, want 2 (%s)", core.Count(len(rec), "field"), order.names())

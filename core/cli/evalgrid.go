@@ -53,7 +53,7 @@ func parseNoiseList(flag, text string) ([]float64, error) {
 	for i, f := range strings.Split(text, ",") {
 		v, err := parseNumber(strings.TrimSpace(f)) // as --noise reads it
 		if err != nil || !(v >= 0) || !(v <= core.MaxNoise) {
-			return nil, UsageError("--%s wants comma-separated noise levels 0 ≤ σ ≤ %v, got %s%s", flag, core.MaxNoise, core.QuoteInput(f), listEntry(text, i))
+			return nil, UsageError("--%s wants comma-separated noise levels 0 ≤ σ ≤ %v, got %s%s%s", flag, core.MaxNoise, core.QuoteInput(f), listEntry(text, i), becauseOf(err))
 		}
 		if slices.Contains(out, v) {
 			return nil, UsageError("--%s lists noise %v twice", flag, v)

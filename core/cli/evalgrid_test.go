@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -64,6 +65,7 @@ func TestEvalGridErrors(t *testing.T) {
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "-1"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "-1"`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0,1e300"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "1e300"`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0x1p-4"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "0x1p-4"`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0,1e-400"}, `got "1e-400" as entry 2 of 2: "1e-400" is too small: it is nonzero`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts="}, `--grid-contexts is empty: give comma-separated values, or leave the flag out`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33", "--grid-noises", "0,0.1"}, "grid cells must be between 1 and 64"},
@@ -91,6 +93,7 @@ func TestTrainNoiseRangeFlag(t *testing.T) {
 		{[]string{"train", "--system", "spring", "--noise-range", "0:inf", "--out", "x.safetensors"}, "0 ≤ LO ≤ HI ≤ 1000"},
 		{[]string{"train", "--system", "spring", "--noise-range", "0:1e300", "--out", "x.safetensors"}, `--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ 1000 (e.g. 0:0.1), got "0:1e300"`},
 		{[]string{"train", "--system", "spring", "--noise-range", "0:0x1p-4", "--out", "x.safetensors"}, `--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ 1000 (e.g. 0:0.1), got "0:0x1p-4"`},
+		{[]string{"train", "--system", "spring", "--noise-range", "1e-99999:0.1", "--out", "x.safetensors"}, `got "1e-99999:0.1": "1e-99999" is too small: it is nonzero`},
 		{[]string{"train", "--system", "spring", "--noise-range", "0:0.1", "--noise", "0.05", "--out", "x.safetensors"}, "drop --noise"},
 		{[]string{"train", "--system", "spring", "--noise", "0.05", "--noise-low-share", "0.5", "--out", "x.safetensors"}, "--noise-low-share needs a noise range"},
 		{[]string{"train", "--system", "spring", "--noise-low-share", "1.5", "--out", "x.safetensors"}, "noise-low-share must be between 0 and 1, got 1.5"},
@@ -163,5 +166,21 @@ func TestEvalGridReconLLAsEval(t *testing.T) {
 	rows := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || !strings.Contains(rows[len(rows)-1], want) {
 		t.Errorf("exit %d, stderr %q: the row lacks recon LL as %q:\n%s", code, errOut, want, out)
+	}
+}
+
+// TestEvalGridCellsBoundInHelp: the bound on --grid's cells, refused
+// before any evaluation, is one the help of the list flags gives.
+func TestEvalGridCellsBoundInHelp(t *testing.T) {
+	_, help, _ := runCLI(t, "help", "eval")
+	bound := fmt.Sprintf("contexts × noises at most %d cells", maxGridCells.Max)
+	for _, name := range []string{"grid-contexts", "grid-noises"} {
+		if m := regexp.MustCompile(`(?m)^  --` + name + ` string\n\s+(.*)$`).FindStringSubmatch(help); m == nil || !strings.Contains(m[1], bound) {
+			t.Errorf("--%s's help %q lacks %q", name, m, bound)
+		}
+	}
+	code, _, stderr := runCLI(t, "eval", "--system", "spring", "--grid", "--grid-contexts", "1,2,3,4,5,6,7,8,9", "--grid-noises", "0,0.1,0.2,0.3,0.4,0.5,0.6,0.7")
+	if want := fmt.Sprintf("grid cells must be between 1 and %d", maxGridCells.Max); code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("72 cells: exit %d, stderr %q; want %q", code, stderr, want)
 	}
 }

@@ -24,8 +24,10 @@ import (
 // add is refused, since no spreadsheet or CSV writer means it: digit
 // separators (1_0), hexadecimal (0x1p1), and NaN, Inf and Infinity in
 // any case, which are no measurement. A literal beyond the float64
-// range (1e999) is refused too; one below its smallest magnitude reads
-// as 0. Leading and trailing spaces are the caller's to trim.
+// range (1e999) is refused too, and so is a nonzero one below its
+// smallest magnitude (1e-400), which would read as 0: a measurement of
+// 0 is not what its writer meant. Leading and trailing spaces are the
+// caller's to trim.
 func parseNumber(text string) (float64, error) {
 	if !numberSyntax(text) {
 		if _, word := nonFinite(text); word {
@@ -41,10 +43,35 @@ func parseNumber(text string) (float64, error) {
 	if math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%s is not a finite number (beyond ±%g)", core.QuoteInput(text), math.MaxFloat64)
 	}
+	if v == 0 && nonzeroMantissa(text) {
+		return 0, fmt.Errorf("%s is too small: it is nonzero but below float64's smallest magnitude (%g), so it would read as 0", core.QuoteInput(text), math.SmallestNonzeroFloat64)
+	}
 	if v == 0 {
-		v = 0 // -0 (or -1e-400) is 0: "-0" would be shown and saved
+		v = 0 // -0 is 0: "-0" would be shown and saved
 	}
 	return v, nil
+}
+
+// nonzeroMantissa reports whether text, a number in parseNumber's
+// grammar, has a nonzero digit before its exponent: whether it names a
+// value other than 0, however small.
+func nonzeroMantissa(text string) bool {
+	mantissa := text
+	if i := strings.IndexAny(text, "eE"); i >= 0 {
+		mantissa = text[:i]
+	}
+	return strings.ContainsAny(mantissa, "123456789")
+}
+
+// becauseOf is ": " and err's words, to follow a refusal that states
+// the rule a value breaks with why it was not read as a number; "" for
+// a nil err, where the number was read and its range is what is wrong.
+// "1e-400", too small to read, would otherwise look inside 0 ≤ σ.
+func becauseOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	return ": " + err.Error()
 }
 
 // typographicMinus are the dashes that word processors and PDFs set

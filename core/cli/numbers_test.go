@@ -18,7 +18,7 @@ import (
 func TestParseNumberGrammar(t *testing.T) {
 	for text, want := range map[string]float64{
 		"0": 0, "-1.5": -1.5, "+2": 2, "2e-3": 2e-3, ".5": 0.5, "5.": 5, "-.25": -0.25,
-		"1E+2": 100, "007": 7, "1e-400": 0, "1.7976931348623157e308": 1.7976931348623157e308,
+		"1E+2": 100, "007": 7, "0e-400": 0, "1e-310": 1e-310, "1.7976931348623157e308": 1.7976931348623157e308,
 	} {
 		got, err := parseNumber(text)
 		if err != nil || got != want {
@@ -27,35 +27,41 @@ func TestParseNumberGrammar(t *testing.T) {
 	}
 	// -0 reads as 0, not negative zero, which would be printed and saved
 	// as "-0".
-	for _, text := range []string{"-0", "-0.0", "-1e-400"} {
+	for _, text := range []string{"-0", "-0.0", "-0e-400"} {
 		if got, err := parseNumber(text); err != nil || got != 0 || math.Signbit(got) {
 			t.Errorf("parseNumber(%q) = %v (sign bit %v), %v; want 0", text, got, math.Signbit(got), err)
 		}
 	}
 	for text, want := range map[string]string{
-		"1_0":       "is not a number",
-		"0x1p1":     "is not a number",
-		"0x10":      "is not a number",
-		"0b1":       "is not a number",
-		"NaN":       "is not a finite number (NaN and Inf are refused)",
-		"nan":       "is not a finite number",
-		"-Inf":      "is not a finite number",
-		"+INF":      "is not a finite number",
-		"infinity":  "is not a finite number",
-		"1e999":     "is not a finite number",
-		"-1e309":    "is not a finite number",
-		"":          "is not a number",
-		".":         "is not a number",
-		"e5":        "is not a number",
-		"1e":        "is not a number",
-		"1e+":       "is not a number",
-		"--1":       "is not a number",
-		"1.2.3":     "is not a number",
-		" 1":        "is not a number",
-		"1,5":       "is not a number",
-		"١٢":        "is not a number", // Arabic-Indic digits
-		"1.5e3.5":   "is not a number",
-		"0x1.8p+1i": "is not a number",
+		"1_0":      "is not a number",
+		"0x1p1":    "is not a number",
+		"0x10":     "is not a number",
+		"0b1":      "is not a number",
+		"NaN":      "is not a finite number (NaN and Inf are refused)",
+		"nan":      "is not a finite number",
+		"-Inf":     "is not a finite number",
+		"+INF":     "is not a finite number",
+		"infinity": "is not a finite number",
+		"1e999":    "is not a finite number",
+		"-1e309":   "is not a finite number",
+		// A nonzero literal below float64's smallest magnitude would read
+		// as 0, a value its writer never meant.
+		"1e-99999":   `"1e-99999" is too small: it is nonzero but below float64's smallest magnitude`,
+		"-1e-400":    "is too small",
+		"2e-324":     "is too small",
+		"0.001e-322": "is too small",
+		"":           "is not a number",
+		".":          "is not a number",
+		"e5":         "is not a number",
+		"1e":         "is not a number",
+		"1e+":        "is not a number",
+		"--1":        "is not a number",
+		"1.2.3":      "is not a number",
+		" 1":         "is not a number",
+		"1,5":        "is not a number",
+		"١٢":         "is not a number", // Arabic-Indic digits
+		"1.5e3.5":    "is not a number",
+		"0x1.8p+1i":  "is not a number",
 	} {
 		_, err := parseNumber(text)
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -151,7 +157,7 @@ func FuzzParseNumber(f *testing.F) {
 			}
 			return
 		}
-		if !numberSyntax(text) || math.IsNaN(v) || math.IsInf(v, 0) {
+		if !numberSyntax(text) || math.IsNaN(v) || math.IsInf(v, 0) || (v == 0 && nonzeroMantissa(text)) {
 			t.Fatalf("%q accepted as %v", text, v)
 		}
 		if w, err := strconv.ParseFloat(text, 64); (err != nil && !errors.Is(err, strconv.ErrRange)) || w != v {

@@ -172,8 +172,23 @@ func (p *obsParser) fieldCountError(rec []string, line int) error {
 		msg += "; fields are separated by " + d + ", want commas"
 	} else if hint := decimalCommaHint(rec, len(p.header)); hint != "" {
 		msg += "; " + hint
+	} else if hint := controlCharHint(rec); hint != "" {
+		msg += "; " + hint
 	}
 	return p.bad(line, "%s", msg)
+}
+
+// controlCharHint says that a record holds a control character, which
+// most editors do not show (the Ctrl-Z that old DOS programs end a file
+// with), so that "1 field" on a line that looks empty can be found; ""
+// for none.
+func controlCharHint(rec []string) string {
+	for _, f := range rec {
+		if r, ok := controlRune(f); ok {
+			return fmt.Sprintf("it holds the control character %U, which most editors do not show: delete it", r)
+		}
+	}
+	return ""
 }
 
 // state reads a record's state coordinates, each inside the domain.

@@ -42,7 +42,8 @@ first cell runs (every cell by --plan; the unfinished ones, or the
   evaluation axes  ` + hangingList(strings.Split(axisNames(evalAxes), ", "), 74, 19) + `
   training axes    ` + hangingList(strings.Split(axisNames(trainAxes), ", "), 74, 19) + `
 
-Each cell keeps its files in DIR/cells/ID/: cmd.txt (the exact apic
+Each cell keeps its files in DIR/cells/ID/ (ID, its values and seed,
+at most 255 bytes, a file name's limit): cmd.txt (the exact apic
 command lines, which reproduce it alone when run in DIR), cell.json,
 eval.json and, for training cells, model.safetensors, all regular
 files the sweep writes itself in folders it made (a link in place of a

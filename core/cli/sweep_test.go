@@ -218,6 +218,13 @@ func TestSweepUsageErrors(t *testing.T) {
 		{[]string{"--vary", "context="}, "empty value"},
 		{[]string{"--vary", "context=10,,20"}, "empty value"},
 		{[]string{"--vary", "context=ten"}, "is not a whole number"},
+		// A number too small to read says so, not "not a number".
+		{[]string{"--vary", "lr=1e-99999"}, `lr value "1e-99999" is too small: it is nonzero`},
+		{[]string{"--vary", "noise-range=0:1e-400"}, `(e.g. 0:0.1): "1e-400" is too small`},
+		// A cell directory name beyond a file name's 255 bytes failed
+		// every cell as it started; it is refused before the first.
+		{[]string{"--vary", "noise=0." + strings.Repeat("0", 280) + "1"}, "(283 bytes) would be 296 bytes, beyond the 255 a file name can take: shorten that --vary value"},
+		{[]string{"--vary", "context=5,10", "--vary", "checkpoint=" + strings.Repeat("d/", 130) + "m.safetensors"}, "(link the file under a shorter path, or run the sweep in its folder)"},
 		{[]string{"--vary", "noise=0,0"}, "given twice"},
 		{[]string{"--vary", "context=10", "--vary", "context=20"}, "given twice"},
 		{[]string{"--vary", "context=10", "--fix", "context=20"}, "both varied and fixed"},

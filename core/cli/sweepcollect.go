@@ -115,7 +115,41 @@ func readSweep(dir string) (axes []string, rows []sweepRow, err error) {
 		return nil, nil, mixedSweepsError(dir, byAxes)
 	}
 	sortRows(axes, rows)
+	if err := checkOneEvaluation(dir, axes, rows); err != nil {
+		return nil, nil, err
+	}
 	return axes, rows, nil
+}
+
+// checkOneEvaluation refuses the cells of dir whose evaluations differ
+// in what one sweep keeps the same in every cell: the system, the
+// realizations (--tasks) and, unless an axis varies it, the backbone.
+// Cells of two sweeps over the same axes, copied into one folder (the
+// cells of --plan lines run on two machines, say), would otherwise be
+// summarised as one sweep, their systems' metrics averaged together.
+func checkOneEvaluation(dir string, axes []string, rows []sweepRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	first := rows[0]
+	backboneVaries := slices.Contains(axes, "backbone") || slices.Contains(axes, "checkpoint")
+	for _, r := range rows[1:] {
+		what, a, b := "", "", ""
+		switch {
+		case r.system != first.system:
+			what, a, b = "system", first.system, r.system
+		case r.tasks != first.tasks:
+			what, a, b = "number of realizations (--tasks)", strconv.Itoa(first.tasks), strconv.Itoa(r.tasks)
+		case r.backbone != first.backbone && !backboneVaries:
+			what, a, b = "backbone", first.backbone, r.backbone
+		default:
+			continue
+		}
+		return fmt.Errorf("%s/cells holds the cells of more than one sweep, and a folder holds one: the cell %s was evaluated with %s %s, the cell %s with %s; "+
+			"move each sweep's cells to a folder of its own (DIR/cells/ID) and collect them apart",
+			dir, first.cell.ID, what, core.QuoteInput(a), r.cell.ID, core.QuoteInput(b))
+	}
+	return nil
 }
 
 // mixedSweepsError says that dir/cells holds the cells of more than one
@@ -224,6 +258,9 @@ func parseEvalReport(data []byte) (rep core.Report, err error) {
 	}
 	if rep.System == "" || rep.Metrics == nil {
 		return rep, errors.New("no system or no metrics: not the output of apic eval --json")
+	}
+	if rep.Tasks < 1 || rep.Failures.Count < 0 || rep.Failures.Count > rep.Tasks {
+		return rep, fmt.Errorf("%d realizations of which %d failed: not the output of apic eval --json", rep.Tasks, rep.Failures.Count)
 	}
 	return rep, nil
 }
@@ -414,7 +451,10 @@ func summarize(axes []string, rows []sweepRow) sweepSummary {
 }
 
 // tInterval is the mean of xs and its 95% interval mean ± t·s/√n with
-// Student's t at n−1 degrees of freedom.
+// Student's t at n−1 degrees of freedom. Finite metrics of any size (a
+// diverged seed's 1e300) give a finite mean and spread, not the ±Inf
+// that summary.json cannot hold (spreadOf); an interval whose ends
+// still lie beyond float64's range is left out.
 func tInterval(xs []float64) sweepInterval {
 	n := len(xs)
 	iv := sweepInterval{N: n}
@@ -426,18 +466,45 @@ func tInterval(xs []float64) sweepInterval {
 		mean += x
 	}
 	mean /= float64(n)
+	if math.IsInf(mean, 0) { // the sum overflowed: a running mean does not
+		mean = 0
+		for k, x := range xs {
+			mean += (x - mean) / float64(k+1)
+		}
+	}
 	iv.Mean = &mean
 	if n < 2 {
 		return iv
 	}
+	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975) * spreadOf(xs, mean) / math.Sqrt(float64(n))
+	lo, hi := mean-half, mean+half
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(half) {
+		return iv
+	}
+	iv.Lo, iv.Hi = &lo, &hi
+	return iv
+}
+
+// spreadOf is the sample standard deviation of xs about mean; where the
+// squares overflow, it is computed on the deviations scaled by the
+// largest.
+func spreadOf(xs []float64, mean float64) float64 {
 	ss := 0.0
 	for _, x := range xs {
 		ss += (x - mean) * (x - mean)
 	}
-	half := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(0.975) * math.Sqrt(ss/float64(n-1)/float64(n))
-	lo, hi := mean-half, mean+half
-	iv.Lo, iv.Hi = &lo, &hi
-	return iv
+	if !math.IsInf(ss, 0) {
+		return math.Sqrt(ss / float64(len(xs)-1))
+	}
+	scale := 0.0
+	for _, x := range xs {
+		scale = max(scale, math.Abs(x-mean))
+	}
+	ss = 0
+	for _, x := range xs {
+		ss += ((x - mean) / scale) * ((x - mean) / scale)
+	}
+	return scale * math.Sqrt(ss/float64(len(xs)-1))
 }
 
 // sweepOutput is what finishSweep prints and draws.

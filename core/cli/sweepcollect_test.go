@@ -2,9 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -240,5 +246,126 @@ func TestSweepCollectRefusesControlCharacters(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "sweep", "--system", "spring", "--vary", "checkpoint=m\x1b[31m.safetensors", "--out", "sw2")
 	if want := `checkpoint value "m\x1b[31m.safetensors" holds the control character U+001B`; code != 2 || !strings.Contains(stderr, want) || stdout != "" {
 		t.Errorf("--vary with ESC: exit %d, stdout %q, stderr %q; want 2 and %q", code, stdout, stderr, want)
+	}
+}
+
+// TestSweepCollectRefusesUnknownAxes: a cell.json naming an axis that
+// sweep does not know, or one axis twice, was summarised as a column
+// of its own; no sweep writes one, so --collect refuses it, naming the
+// file, the axis and the axes there are.
+func TestSweepCollectRefusesUnknownAxes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", "sw")
+	cellJSON := filepath.Join("sw", "cells", "context=10_seed=1", "cell.json")
+	for planted, want := range map[string]string{
+		`{"id": "x", "axes": [{"name": "colour", "value": "10"}], "seed": 1}`:                                     `unknown axis "colour"; evaluation axes: context, noise,`,
+		`{"id": "x", "axes": [{"name": "contxt", "value": "10"}], "seed": 1}`:                                     `unknown axis "contxt"; did you mean context?`,
+		`{"id": "x", "axes": [{"name": "context", "value": "10"}, {"name": "context", "value": "5"}], "seed": 1}`: `axis "context" is named twice`,
+	} {
+		if err := os.WriteFile(cellJSON, []byte(planted), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCLI(t, "sweep", "--collect", "sw")
+		if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, cellJSON) || stdout != "" {
+			t.Errorf("cell.json %s: exit %d, stdout %q, stderr %q; want a refusal naming %s with %q", planted, code, stdout, stderr, cellJSON, want)
+		}
+	}
+}
+
+// TestSweepCollectHugeMetrics: a metric too large to add or square
+// (1e308 in two seeds) made summary.json fail with "json: unsupported
+// value: +Inf", and no summary at all was written. Its mean and spread
+// are now finite; and an eval.json whose counts no evaluation writes
+// (negative realizations, more failures than realizations) is refused.
+func TestSweepCollectHugeMetrics(t *testing.T) {
+	t.Chdir(t.TempDir())
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10", "--seeds", "2", "--tasks", "2", "--fix", "samples=2", "--out", "sw")
+	for seed, v := range map[int]string{1: "1.7e308", 2: "1.6e308"} {
+		path := filepath.Join("sw", "cells", fmt.Sprintf("context=10_seed=%d", seed), "eval.json")
+		editJSONFile(t, path, func(rep map[string]any) {
+			rep["metrics"].(map[string]any)[core.KeyReconMAE].(map[string]any)["mean"], _ = strconv.ParseFloat(v, 64)
+		})
+	}
+	out := runSweepOK(t, "sweep", "--collect", "sw", "--json")
+	var sum sweepSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || len(sum.Cells) != 1 {
+		t.Fatalf("summary %q: %v", out, err)
+	}
+	// Its t interval, 1.65e308 ± 6.4e307, ends beyond float64's range
+	// and is left out.
+	if iv := sum.Cells[0].Metrics[core.KeyReconMAE]; iv.Mean == nil || math.Abs(*iv.Mean/1.65e308-1) > 1e-12 || iv.N != 2 || iv.Lo != nil {
+		t.Errorf("recon MAE %+v, want a mean of 1.65e308 over 2 seeds and no interval", iv)
+	}
+	for _, counts := range [][2]int{{-3, 0}, {2, -1}, {2, 3}} {
+		path := filepath.Join("sw", "cells", "context=10_seed=1", "eval.json")
+		editJSONFile(t, path, func(rep map[string]any) {
+			rep["tasks"], rep["failures"].(map[string]any)["count"] = counts[0], counts[1]
+		})
+		code, _, stderr := runCLI(t, "sweep", "--collect", "sw")
+		if want := fmt.Sprintf("%d realizations of which %d failed: not the output of apic eval --json", counts[0], counts[1]); code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("counts %v: exit %d, stderr %q; want %q", counts, code, stderr, want)
+		}
+	}
+}
+
+// editJSONFile rewrites the JSON object in path through edit.
+func editJSONFile(t *testing.T, path string, edit func(map[string]any)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	edit(obj)
+	if data, err = json.Marshal(obj); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTIntervalBeyondSquares: seeds whose deviations square beyond
+// float64's range still get their interval, as the same seeds scaled
+// down by 1e190 do scaled up.
+func TestTIntervalBeyondSquares(t *testing.T) {
+	small, huge := tInterval([]float64{1e10, -1e10, 3e10}), tInterval([]float64{1e200, -1e200, 3e200})
+	if huge.Lo == nil || small.Lo == nil {
+		t.Fatalf("no interval: %+v, %+v", huge, small)
+	}
+	for _, pair := range [][2]float64{{*huge.Mean, *small.Mean}, {*huge.Lo, *small.Lo}, {*huge.Hi, *small.Hi}} {
+		if math.Abs(pair[0]/1e190/pair[1]-1) > 1e-12 {
+			t.Errorf("%g is not %g × 1e190", pair[0], pair[1])
+		}
+	}
+}
+
+// TestSweepCollectRefusesMixedEvaluations: the cells of two sweeps over
+// the same axis, copied into one folder, were summarised as one sweep,
+// spring's metrics and lv's side by side on one curve (a run into the
+// folder refused them, --collect did not). They are refused, naming a
+// cell of each and what differs.
+func TestSweepCollectRefusesMixedEvaluations(t *testing.T) {
+	t.Chdir(t.TempDir())
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=5", "--tasks", "2", "--fix", "samples=2", "--out", "a")
+	runSweepOK(t, "sweep", "--system", "lv", "--vary", "context=10", "--tasks", "2", "--fix", "samples=2", "--out", "b")
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=10", "--tasks", "3", "--fix", "samples=2", "--out", "c")
+	for from, want := range map[string]string{
+		"b": `evaluated with system "spring", the cell context=10_seed=1 with "lv"`,
+		"c": `evaluated with number of realizations (--tasks) "2", the cell context=10_seed=1 with "3"`,
+	} {
+		merged := "merged-" + from
+		for _, src := range []string{"a", from} {
+			if err := os.CopyFS(merged, os.DirFS(src)); err != nil && !errors.Is(err, fs.ErrExist) {
+				t.Fatal(err)
+			}
+		}
+		code, stdout, stderr := runCLI(t, "sweep", "--collect", merged)
+		if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "holds the cells of more than one sweep") || stdout != "" {
+			t.Errorf("a and %s merged: exit %d, stdout %q, stderr %q; want %q", from, code, stdout, stderr, want)
+		}
 	}
 }

@@ -181,7 +181,7 @@ func readCellJSON(dir string) (c sweepCell, ok bool, err error) {
 
 // parseCellJSON is the cell that a cell.json's data describes, refused
 // where it is none: not JSON, or without axes, a named axis or a seed
-// (null, {}).
+// (null, {}), or with an axis that sweep does not know or names twice.
 func parseCellJSON(data []byte) (c sweepCell, err error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return c, err
@@ -189,19 +189,39 @@ func parseCellJSON(data []byte) (c sweepCell, err error) {
 	if len(c.Axes) == 0 || c.Seed < 1 {
 		return c, errors.New("no axes or no seed: not the description of a sweep's cell")
 	}
+	seen := map[string]bool{}
 	for _, a := range c.Axes {
-		if a.Name == "" {
-			return c, errors.New("an axis without a name: not the description of a sweep's cell")
-		}
-		// The names and values go to the terminal as they are: an
-		// escape sequence there would act on it.
-		for _, s := range []string{a.Name, a.Value} {
-			if r, ok := controlRune(s); ok {
-				return c, fmt.Errorf("axis %s: %s holds the control character %U, which no sweep writes: not the description of a sweep's cell", core.QuoteInput(a.Name), core.QuoteInput(s), r)
-			}
+		if err := checkCellAxis(a, seen); err != nil {
+			return c, err
 		}
 	}
 	return c, nil
+}
+
+// checkCellAxis refuses a cell.json's axis setting a that no sweep
+// writes: without a name, with a control character, of an axis sweep
+// does not know, or of one already in seen (which it adds a to).
+func checkCellAxis(a cellSetting, seen map[string]bool) error {
+	if a.Name == "" {
+		return errors.New("an axis without a name: not the description of a sweep's cell")
+	}
+	// The names and values go to the terminal as they are: an escape
+	// sequence there would act on it.
+	for _, s := range []string{a.Name, a.Value} {
+		if r, ok := controlRune(s); ok {
+			return fmt.Errorf("axis %s: %s holds the control character %U, which no sweep writes: not the description of a sweep's cell", core.QuoteInput(a.Name), core.QuoteInput(s), r)
+		}
+	}
+	// Another name, from a hand edit or another tool, would be
+	// summarised as a column that no sweep can rerun.
+	if _, known := lookupAxis(a.Name); !known {
+		return fmt.Errorf("not the description of a sweep's cell: %w", unknownAxisError(a.Name))
+	}
+	if seen[a.Name] {
+		return fmt.Errorf("not the description of a sweep's cell: axis %s is named twice", core.QuoteInput(a.Name))
+	}
+	seen[a.Name] = true
+	return nil
 }
 
 // controlRune is the first control character in s, which a sweep

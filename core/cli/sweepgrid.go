@@ -154,6 +154,11 @@ func (a sweepAxis) checkValue(v string) error {
 		// notation, no hexadecimal or separators; NaN, Inf and numbers
 		// beyond float64's range (1e400, read as ±Inf) get one message.
 		x, err = floatFlagValue(v)
+		if err != nil && numberSyntax(v) {
+			// Written as a number, but too small to read (1e-400):
+			// "not a number" would be a riddle.
+			return fmt.Errorf("%s value %w", a.name, err)
+		}
 		if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
 			return fmt.Errorf("%s value %s is not finite", a.name, v)
 		}
@@ -164,7 +169,7 @@ func (a sweepAxis) checkValue(v string) error {
 		_, err = strconv.ParseBool(v)
 	case "range":
 		if _, _, err := parseNoiseRange(v); err != nil {
-			return fmt.Errorf("%s value %s is not LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1)", a.name, core.QuoteInput(v), core.MaxNoise)
+			return fmt.Errorf("%s value %s is not LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1)%s", a.name, core.QuoteInput(v), core.MaxNoise, becauseOf(noiseRangeNumberError(v)))
 		}
 	case "intrange":
 		// The order and bound want the system: checkContextRanges.
@@ -367,12 +372,37 @@ func (s sweepSpec) cells() ([]sweepCell, error) {
 	}
 	seen := map[string]bool{}
 	for _, c := range out {
+		if len(c.ID) > maxCellIDBytes {
+			return nil, cellIDTooLong(c)
+		}
 		if seen[c.ID] {
 			return nil, UsageError("two cells share the directory name %s (values that differ only in characters other than letters, digits, '.', '+' and '-'): rename a --vary value", c.ID)
 		}
 		seen[c.ID] = true
 	}
 	return out, nil
+}
+
+// maxCellIDBytes is the longest cell directory name: a file name's
+// limit (NAME_MAX) on Linux and macOS file systems. A longer one would
+// fail every cell as it starts, not the sweep before its first.
+const maxCellIDBytes = 255
+
+// cellIDTooLong refuses cell c, whose directory name is beyond
+// maxCellIDBytes, naming its longest value, the one to shorten.
+func cellIDTooLong(c sweepCell) error {
+	longest := c.Axes[0]
+	for _, a := range c.Axes[1:] {
+		if len(a.Value) > len(longest.Value) {
+			longest = a
+		}
+	}
+	hint := ""
+	if longest.Name == "checkpoint" {
+		hint = " (link the file under a shorter path, or run the sweep in its folder)"
+	}
+	return UsageError("the cell directory name for %s=%s would be %d bytes, beyond the %d a file name can take: shorten that --vary value%s",
+		longest.Name, core.QuoteInput(longest.Value), len(c.ID), maxCellIDBytes, hint)
 }
 
 // settingArgs are --flag=value arguments of the settings for eval

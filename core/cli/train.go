@@ -1363,9 +1363,24 @@ func parseNoiseRange(s string) (lo, hi float64, err error) {
 		}
 	}
 	if !ok || err != nil || !(lo >= 0) || !(hi >= lo) || !(hi <= core.MaxNoise) {
-		return 0, 0, UsageError("--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1), got %s", core.MaxNoise, core.QuoteInput(s))
+		return 0, 0, UsageError("--noise-range wants LO:HI with 0 ≤ LO ≤ HI ≤ %v (e.g. 0:0.1), got %s%s", core.MaxNoise, core.QuoteInput(s), becauseOf(noiseRangeNumberError(s)))
 	}
 	return lo, hi, nil
+}
+
+// noiseRangeNumberError is why LO or HI of the noise range s is not
+// read as a number, or nil where both are (or s has no colon).
+func noiseRangeNumberError(s string) error {
+	a, b, ok := strings.Cut(s, ":")
+	if !ok {
+		return nil
+	}
+	for _, part := range []string{a, b} {
+		if _, err := parseNumber(strings.TrimSpace(part)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parseContextSizes reads --context-range "MIN:MAX", for train and
