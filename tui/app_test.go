@@ -673,6 +673,29 @@ func TestEscStopsBaselines(t *testing.T) {
 	}
 }
 
+// TestEscStopsTrainingBeforeBaselines: with a run training beside the
+// fits, esc stops the run first, and the fits' note does not say that
+// esc stops them; esc again does.
+func TestEscStopsTrainingBeforeBaselines(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, cmds := startRun(t, m)
+	m, _ = pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	if !strings.HasPrefix(m.msg, baseAgainNoteTraining) {
+		t.Errorf("c while a run trains: %q, want it to start %q", m.msg, baseAgainNoteTraining)
+	}
+	ctx := m.base.ctx
+	m, _ = pressNoRun(t, m, "esc")
+	if !m.run.stopping || ctx.Err() != nil {
+		t.Fatalf("esc: run stopping %v, fits cancelled %v; want the run stopped first", m.run.stopping, ctx.Err() != nil)
+	}
+	m, _ = pressNoRun(t, m, "esc")
+	if ctx.Err() == nil || !strings.HasPrefix(m.msg, "baselines stopped: ") {
+		t.Errorf("esc again: fits cancelled %v, message %q", ctx.Err() != nil, m.msg)
+	}
+	run(t, m, tea.Batch(cmds...))
+}
+
 func TestUndoKey(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	m, _ = press(t, m, "u")

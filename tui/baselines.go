@@ -44,6 +44,9 @@ const (
 	// baseAgainNote starts the note that c started the fits: the status
 	// line's account of them gives it room (see header).
 	baseAgainNote = "esc stops them, c clears them"
+	// baseAgainNoteTraining is baseAgainNote while a run trains, which
+	// esc stops first (cancelKey).
+	baseAgainNoteTraining = "c again stops and clears them"
 	// baseDoneNote replaces it once every fit has ended.
 	baseDoneNote = "c again clears them"
 	// baseBudgetTitle heads the θ readout's baseline rows (30 cells, the
@@ -260,7 +263,11 @@ func (m *Model) startBaselines() tea.Cmd {
 	// What c does next goes first: the status line's account of the
 	// fits leaves the message little room, and the budgets are in the
 	// sidebar's title too.
-	m.setMsg(msgInfo, "%s · %s", baseAgainNote, baseBudgetString)
+	note := baseAgainNote
+	if m.run != nil {
+		note = baseAgainNoteTraining
+	}
+	m.setMsg(msgInfo, "%s · %s", note, baseBudgetString)
 	if len(cmds) == 0 { // none could start
 		m.base.cancel()
 		m.setMsg(msgErr, "%s", m.base.failures())
@@ -290,7 +297,7 @@ func (m Model) onBaseline(msg baseMsg) (tea.Model, tea.Cmd) {
 		// line gives the whole of it.
 		if why := m.base.failures(); why != "" {
 			m.setMsg(msgErr, "%s", why)
-		} else if strings.HasPrefix(m.msg, baseAgainNote) {
+		} else if strings.HasPrefix(m.msg, baseAgainNote) || strings.HasPrefix(m.msg, baseAgainNoteTraining) {
 			// Nothing is left to stop.
 			m.setKeyNote("%s", baseDoneNote)
 		}
