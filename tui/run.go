@@ -82,10 +82,9 @@ realizations. Press ? inside for every key.
 Needs a terminal of at least 80×24; --ascii draws in ASCII alone,
 without colours (for terminals without UTF-8), as the explorer does by
 itself under a locale that is not UTF-8 (LANG=C; --ascii=false keeps
-Unicode). q and Ctrl-C ask twice
-while weights trained in the session are unsaved; a SIGTERM or a closed
-SSH session (SIGHUP) saves them instead, to new files in the current
-directory, and says where.
+Unicode). q and Ctrl-C ask twice while weights trained in the session
+are unsaved; a SIGTERM or a closed SSH session (SIGHUP) saves them
+instead, to new files in the current directory, and says where.
 
 Without a shipped checkpoint for the chosen system and backbone the
 explorer starts from untrained weights and says so; press t to train.`,
@@ -100,7 +99,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file`, or a shipped one as embedded:NAME (it names the system and backbone; --system and --backbone, if given, must match it)")
 	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
 	tasks := tasksFlag(fs)
-	ascii := fs.Bool("ascii", false, "ASCII alone, without colours: lines as - | / \\, Greek letters as the Symbol font's keys (θ q, ω w)")
+	ascii := fs.Bool("ascii", false, "ASCII alone, without colours: lines as - | / \\, Greek letters as the Symbol font's keys (θ q, ω w); on by itself under a locale that is not UTF-8")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
