@@ -571,12 +571,18 @@ func (m Model) ablCharts(w, h int) []string {
 	// fitted once, for all four.
 	fitted, all := charts[0].fitLabels(charts[0].x0())
 	var out []string
-	if !all && !slices.ContainsFunc(labels, isNumber) {
+	if !all {
 		// Points left unlabelled, or labelled in two letters, would
-		// leave the regularisers apart only by order. A number ladder
-		// reads between its labelled values.
-		for _, l := range ablLegend(labels, w-1) {
-			out = append(out, m.theme.paint(m.theme.dim, l))
+		// leave the regularisers apart only by order; nor does a number
+		// ladder that is not evenly spaced (0 .1 .2 .5 1 2 5) say what
+		// an unlabelled point between .1 and .5 is. A long ladder
+		// (advdiff's 28 context sizes) keeps to its labels rather than
+		// give the charts' rows to a legend.
+		legend := ablLegend(labels, w-1)
+		if len(legend) == 1 || !slices.ContainsFunc(labels, isNumber) {
+			for _, l := range legend {
+				out = append(out, m.theme.paint(m.theme.dim, l))
+			}
 		}
 	}
 	h1 := (h - len(out)) / 2

@@ -394,6 +394,29 @@ func TestAblationLabelsEveryRegulariser(t *testing.T) {
 	}
 }
 
+// TestAblationLabelsEveryNumber: on a number axis every point can be
+// told apart too. At 80 columns the λ axes read "0 .1   .5 1 2 5": the
+// ".2" was left out for want of a space beside ".1", and the columns
+// are evenly spaced while the values are not, so nothing said what the
+// point between .1 and .5 was. A label now shifts along its point to
+// fit, and where some still do not (the noise axis's eight values) a
+// legend names the values in order.
+func TestAblationLabelsEveryNumber(t *testing.T) {
+	for _, tc := range []struct {
+		ctl  control
+		want string
+	}{{ctlLamTheta, "0 .1 .2 .5 1 2 5"}, {ctlNoise, "0 .005 .01 .02 .05 .1 .2 .5"}} {
+		for _, sz := range [][2]int{{80, 24}, {100, 30}, {160, 48}} {
+			m := newAtlasTest(t, sz[0], sz[1], map[string]int{})
+			m, labels := ablateOn(t, m, tc.ctl)
+			if got := strings.Join(labels, " "); got != tc.want || m.abl.done != len(labels) {
+				t.Fatalf("%v: axis %q (%d done), want %q", sz, got, m.abl.done, tc.want)
+			}
+			checkAblLabels(t, fmt.Sprint(tc.want, sz), panelArea(m), labels)
+		}
+	}
+}
+
 // ablateOn opens the ablation view on control id and gives its points'
 // labels, in order.
 func ablateOn(t *testing.T, m Model, id control) (Model, []string) {

@@ -331,27 +331,37 @@ func (c ablChart) fitLabels(x0 int) (labels []string, all bool) {
 // axis's span, then the rest left to right, each where it keeps a
 // space to those placed and still lies under its own point (pushed in
 // from the right edge it might otherwise sit under a neighbour's).
+// A label centred under its point where it has room, else shifted
+// along it: at 80 columns ".2" between ".1" and ".5" on the λ axes
+// fits only so, and a ladder 0 .1 _ .5 1 2 5 does not say what _ is.
 func (c ablChart) layoutLabels(labels []string, x0 int) []int {
 	xs := make([]int, len(labels))
 	for i := range xs {
 		xs[i] = -1
 	}
 	used := make([]bool, c.width)
+	free := func(x, n int) bool {
+		for j := max(0, x-1); j < min(c.width, x+n+1); j++ {
+			if used[j] {
+				return false
+			}
+		}
+		return true
+	}
 	place := func(i int) {
 		n := ansi.StringWidth(labels[i])
 		col := c.column(i, x0)
-		x := max(0, min(c.width-1-n, col-n/2))
-		if col < x || col >= x+n {
-			return
-		}
-		for j := max(0, x-1); j < min(c.width, x+n+1); j++ {
-			if used[j] {
-				return
+		centred := col - n/2
+		for _, d := range labelShifts(n) {
+			x := max(0, min(c.width-1-n, centred+d))
+			if col < x || col >= x+n || !free(x, n) {
+				continue
 			}
-		}
-		xs[i] = x
-		for j := x; j < x+n; j++ {
-			used[j] = true
+			xs[i] = x
+			for j := x; j < x+n; j++ {
+				used[j] = true
+			}
+			return
 		}
 	}
 	order := []int{c.cur, 0, len(labels) - 1}
@@ -366,6 +376,17 @@ func (c ablChart) layoutLabels(labels []string, x0 int) []int {
 		}
 	}
 	return xs
+}
+
+// labelShifts are the shifts from centred that keep a label n cells
+// wide over its point, nearest first, the rightward first on a tie
+// (labels are placed left to right).
+func labelShifts(n int) []int {
+	shifts := []int{0}
+	for d := 1; d < n; d++ {
+		shifts = append(shifts, d, -d)
+	}
+	return shifts
 }
 
 // fits says every label was placed.

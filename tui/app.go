@@ -604,11 +604,10 @@ func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (te
 			m.setMsg(msgInfo, "stopped waiting for %s", m.opening)
 			m.opening = ""
 			m.openGen++ // what it reads later is dropped
-		case m.run == nil && m.base.running():
-			// The training box's hint says "esc stops": over fits it
-			// stopped nothing and said nothing. The fits' note stays
-			// (their end turns it into baseDoneNote), saying why.
-			m.setMsg(msgInfo, "%s (esc stops training, not them) · %s", baseAgainNote, baseBudgetString)
+		case m.base.running():
+			// A training run stops first; esc with none (or while it
+			// stops) ends the fits, whose work holds the cores.
+			m.stopBaselines()
 		case m.run == nil:
 			m.setKeyNote("no training run to stop")
 		}

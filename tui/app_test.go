@@ -611,28 +611,89 @@ func TestUndoOpenOfAnotherModel(t *testing.T) {
 }
 
 // TestEscWithNothingToStop: the training box's hint says "esc stops",
-// and esc with no run stopped nothing and said nothing, over baseline
-// fits too (which c stops). It says so now; over the fits their note
-// (c again stops them) stays, saying that esc does not.
+// and esc with no run stopped nothing and said nothing. It says so now.
+// Over baseline fits esc stops them (TestEscStopsBaselines).
 func TestEscWithNothingToStop(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	m, _ = press(t, m, "esc")
 	if !strings.Contains(m.msg, "no training run to stop") {
 		t.Errorf("esc at rest: %q, want it to say there is no run to stop", m.msg)
 	}
+}
+
+// TestEscStopsBaselines: esc over running baseline fits cancels their
+// context, so that the work ends, and says which it stopped. A fit
+// that ended stays on screen, the stopped ones' rows say so, and a
+// result that comes back late is dropped; with nothing to show the
+// baselines are cleared and c runs them again at once.
+func TestEscStopsBaselines(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = pressNoRun(t, m, "c")
+	ctx := m.base.ctx
+	m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+	late := fakeBaseline(m, m.base.gen, 2, 1.2)
+	m, _ = pressNoRun(t, m, "esc")
+	if ctx.Err() == nil {
+		t.Fatal("esc left the fits' context live: their work goes on")
+	}
+	if m.base.running() || !m.base.active || m.base.runs[0].pred == nil {
+		t.Fatalf("after esc: running %v, active %v, koh-gp %+v; want stopped, koh-gp kept", m.base.running(), m.base.active, m.base.runs[0])
+	}
+	if want := "baselines stopped: bcpi, cpinn · koh-gp kept · " + baseDoneNote; m.msg != want {
+		t.Errorf("status %q, want %q", m.msg, want)
+	}
+	m = send(t, m, late)
+	if m.base.runs[2].pred != nil {
+		t.Error("a fit's result that came back after esc was recorded")
+	}
+	frame := ansi.Strip(m.render())
+	for _, want := range []string{"cpinn  stopped (esc)", "bcpi   stopped (esc)", "cpinn stopped"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the frame lacks %q:\n%s", want, frame)
+		}
+	}
+	if strings.Contains(frame, "✗") || m.msgKind == msgErr {
+		t.Errorf("a stop reads as a failure:\n%s", frame)
+	}
+
+	m = newTest(t, "spring", 80, 24)
+	m, _ = pressNoRun(t, m, "c")
+	ctx = m.base.ctx
+	m, _ = pressNoRun(t, m, "esc")
+	if ctx.Err() == nil || m.base.active {
+		t.Fatalf("esc with no fit ended: context live %v, active %v; want cancelled and cleared", ctx.Err() == nil, m.base.active)
+	}
+	if want := "baselines stopped: koh-gp, bcpi, cpinn · c runs them again"; m.msg != want {
+		t.Errorf("status %q, want %q", m.msg, want)
+	}
+	m, started := pressNoRun(t, m, "c")
+	defer m.base.cancel()
+	if !started || !m.base.running() {
+		t.Error("c after esc did not run the baselines again")
+	}
+}
+
+// TestEscStopsTrainingBeforeBaselines: with a run training beside the
+// fits, esc stops the run first, and the fits' note does not say that
+// esc stops them; esc again does.
+func TestEscStopsTrainingBeforeBaselines(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, cmds := startRun(t, m)
 	m, _ = pressNoRun(t, m, "c")
 	defer m.base.cancel()
+	if !strings.HasPrefix(m.msg, baseAgainNoteTraining) {
+		t.Errorf("c while a run trains: %q, want it to start %q", m.msg, baseAgainNoteTraining)
+	}
+	ctx := m.base.ctx
 	m, _ = pressNoRun(t, m, "esc")
-	if !m.base.running() {
-		t.Fatal("esc stopped the baselines")
+	if !m.run.stopping || ctx.Err() != nil {
+		t.Fatalf("esc: run stopping %v, fits cancelled %v; want the run stopped first", m.run.stopping, ctx.Err() != nil)
 	}
-	if !strings.HasPrefix(m.msg, baseAgainNote+" (esc stops training, not them)") {
-		t.Errorf("esc over baseline fits: %q, want the fits' note, saying esc does not stop them", m.msg)
+	m, _ = pressNoRun(t, m, "esc")
+	if ctx.Err() == nil || !strings.HasPrefix(m.msg, "baselines stopped: ") {
+		t.Errorf("esc again: fits cancelled %v, message %q", ctx.Err() != nil, m.msg)
 	}
-	// The note stays for the next key, as c's own note does.
-	if m, _ = pressNoRun(t, m, "j"); !strings.HasPrefix(m.msg, baseAgainNote) {
-		t.Errorf("after j: %q, want the fits' note kept", m.msg)
-	}
+	run(t, m, tea.Batch(cmds...))
 }
 
 func TestUndoKey(t *testing.T) {

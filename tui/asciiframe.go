@@ -43,8 +43,12 @@ var asciiRunes = map[rune]rune{
 // ASCII itself: a θ in it would be drawn q. An estimate's hat takes no
 // cell and is left out (toASCII), so δ̂ and δ are both d: the legend's
 // "true δ ≈ δ̂" read "true d = d", a tautology, with nothing to say why.
+// It says why the frame is ASCII: under a locale that is not UTF-8 the
+// explorer draws so without --ascii (wantASCII), and --ascii=false
+// brings Unicode back on a terminal that shows it all the same.
 var asciiHelp = []string{
-	"--ascii: ~ is +/-, = is about equal (a curve drawn under another);",
+	"ASCII (--ascii, or a locale that is not UTF-8; --ascii=false: Unicode):",
+	"  ~ is +/-, = is about equal (a curve drawn under another);",
 	"  Greek letters are the Symbol font's keys: q theta, w omega, a alpha,",
 	"  b beta, h eta, g gamma, k kappa, d delta, l lambda, s sigma;",
 	"  an estimate's hat is left out: \"true d = d\" is true delta under d-hat",

@@ -43,7 +43,10 @@ const (
 	baseBudgetString = "koh-gp default · bcpi 3 starts × 500 MCMC · cpinn 4 members × 1000 steps"
 	// baseAgainNote starts the note that c started the fits: the status
 	// line's account of them gives it room (see header).
-	baseAgainNote = "c again stops and clears them"
+	baseAgainNote = "esc stops them, c clears them"
+	// baseAgainNoteTraining is baseAgainNote while a run trains, which
+	// esc stops first (cancelKey).
+	baseAgainNoteTraining = "c again stops and clears them"
 	// baseDoneNote replaces it once every fit has ended.
 	baseDoneNote = "c again clears them"
 	// baseBudgetTitle heads the θ readout's baseline rows (30 cells, the
@@ -159,9 +162,39 @@ func (m *Model) clearBaselines() {
 	m.base = baseState{gen: m.base.gen + 1}
 }
 
+// errBaseStopped is the end of a fit that esc stopped. It wraps
+// context.Canceled: a stop is not a failure (failures skips it).
+var errBaseStopped = fmt.Errorf("stopped (esc): %w", context.Canceled)
+
+// stopBaselines (esc) cancels the fits still running, so that their
+// work ends, and says which it stopped. Fits that ended stay on screen
+// with the stopped ones' rows saying so; with none to show, the
+// baselines are cleared and c runs them again at once.
+func (m *Model) stopBaselines() {
+	m.base.cancel()
+	runs := append([]baseRun(nil), m.base.runs...)
+	var stopped, kept []string
+	for i := range runs {
+		switch r := &runs[i]; {
+		case !r.done:
+			r.done, r.err, r.elapsed = true, errBaseStopped, time.Since(m.base.started)
+			stopped = append(stopped, baseStyles[i].name)
+		case r.pred != nil:
+			kept = append(kept, baseStyles[i].name)
+		}
+	}
+	m.base.runs = runs
+	if len(kept) == 0 {
+		m.clearBaselines()
+		m.setKeyNote("baselines stopped: %s · c runs them again", strings.Join(stopped, ", "))
+		return
+	}
+	m.setKeyNote("baselines stopped: %s · %s kept · %s", strings.Join(stopped, ", "), strings.Join(kept, ", "), baseDoneNote)
+}
+
 // syncBaselines drops the baselines when the realization on screen is
 // no longer the one they fit, and says so: the status line would still
-// say "c again stops" while c would start new fits. prev is the message
+// say "esc stops them" with none running. prev is the message
 // before the update; one the update set stays, the note after it.
 func (m *Model) syncBaselines(prev string) {
 	now := m.baseKeyNow()
@@ -230,7 +263,11 @@ func (m *Model) startBaselines() tea.Cmd {
 	// What c does next goes first: the status line's account of the
 	// fits leaves the message little room, and the budgets are in the
 	// sidebar's title too.
-	m.setMsg(msgInfo, "%s · %s", baseAgainNote, baseBudgetString)
+	note := baseAgainNote
+	if m.run != nil {
+		note = baseAgainNoteTraining
+	}
+	m.setMsg(msgInfo, "%s · %s", note, baseBudgetString)
 	if len(cmds) == 0 { // none could start
 		m.base.cancel()
 		m.setMsg(msgErr, "%s", m.base.failures())
@@ -242,6 +279,9 @@ func (m *Model) startBaselines() tea.Cmd {
 func (m Model) onBaseline(msg baseMsg) (tea.Model, tea.Cmd) {
 	if !m.base.active || msg.gen != m.base.gen || msg.idx < 0 || msg.idx >= len(m.base.runs) {
 		return m, nil // stale: another realization, or cleared
+	}
+	if m.base.runs[msg.idx].done {
+		return m, nil // stopped (esc) before it came back
 	}
 	runs := append([]baseRun(nil), m.base.runs...)
 	r := &runs[msg.idx]
@@ -257,7 +297,7 @@ func (m Model) onBaseline(msg baseMsg) (tea.Model, tea.Cmd) {
 		// line gives the whole of it.
 		if why := m.base.failures(); why != "" {
 			m.setMsg(msgErr, "%s", why)
-		} else if strings.HasPrefix(m.msg, baseAgainNote) {
+		} else if strings.HasPrefix(m.msg, baseAgainNote) || strings.HasPrefix(m.msg, baseAgainNoteTraining) {
 			// Nothing is left to stop.
 			m.setKeyNote("%s", baseDoneNote)
 		}
@@ -312,6 +352,8 @@ func (m Model) baseStatusForms(besideWork bool) []string {
 		case !r.done:
 			running := name + " running…" + m.elapsedSince(m.base.started)
 			long[i], short[i], least[i] = running, running, name+" …"
+		case errors.Is(r.err, errBaseStopped):
+			long[i], short[i], least[i] = name+" stopped", name+" stopped", name+" stopped"
 		case r.err != nil:
 			long[i], short[i], least[i] = name+" failed", name+" ✗", name+" ✗"
 		default:
@@ -368,6 +410,8 @@ func (m Model) baseLines(w, reasonLines int) []string {
 		switch {
 		case !r.done:
 			rows = []string{label + "running…" + m.elapsedSince(m.base.started)}
+		case errors.Is(r.err, errBaseStopped):
+			rows = []string{label + t.paint(t.dim, "stopped (esc)")}
 		case r.err != nil:
 			// The method's name (the row's label says it) and a
 			// "failed:" (the status line says it) would take most of

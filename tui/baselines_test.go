@@ -116,7 +116,7 @@ func TestBaselinesStaleResultsDropped(t *testing.T) {
 }
 
 // A change that drops the baselines says so in the status line, and
-// what c does next: it no longer says "c again stops", and c starts the
+// what c does next: it no longer says "esc stops them", and c starts the
 // fits again. A message the change set itself stays in front.
 func TestBaselinesDroppedSaysSo(t *testing.T) {
 	for _, tc := range []struct {
@@ -135,7 +135,7 @@ func TestBaselinesDroppedSaysSo(t *testing.T) {
 				m = focusOn(t, m, tc.ctl)
 			}
 			m, _ = pressNoRun(t, m, "c")
-			if !strings.Contains(m.render(), "c again stops") {
+			if !strings.Contains(m.render(), baseAgainNote) {
 				t.Fatalf("the frame does not say what c does while the fits run:\n%s", m.render())
 			}
 			ctx := m.base.ctx
@@ -148,7 +148,7 @@ func TestBaselinesDroppedSaysSo(t *testing.T) {
 					t.Errorf("status %q lacks %q", m.msg, want)
 				}
 			}
-			if frame := m.render(); strings.Contains(frame, "c again stops") || !strings.Contains(frame, "c runs them again") {
+			if frame := m.render(); strings.Contains(frame, baseAgainNote) || !strings.Contains(frame, "c runs them again") {
 				t.Errorf("the frame's status is not the dropped baselines':\n%s", frame)
 			}
 			m, hasCmd := pressNoRun(t, m, "c")
@@ -543,7 +543,7 @@ func TestBaselinesDrawnUnderThePrediction(t *testing.T) {
 }
 
 // At 80 and 100 columns the note that c started the baselines keeps
-// what c does next whole ("c again stops and clears them"), while the
+// what c does next whole (baseAgainNote), while the
 // fits run and as they end: the status line's account of them takes a
 // shorter form (down to "koh-gp ✓, bcpi ✗, cpinn …") to leave it room,
 // and still gives every fit's state; the rest of the note goes whole

@@ -39,7 +39,7 @@
 //
 // Keys: ↑↓ select, ←→ change, tab/shift+tab system, b backbone, r new
 // realization, a θ back to the estimate, t train, m training mode, esc
-// stop training, u undo the last training, open or atlas model (back to
+// stop training (else baseline fits), u undo the last training, open or atlas model (back to
 // the system and backbone shown before a file of another), [ ] { } time
 // slice, v heatmaps, p other panels, d diagnostics, c baselines, s save,
 // o open, ? help, q or ctrl+c quit. A key that would show another system or
@@ -55,7 +55,8 @@
 // rows. In the advdiff heatmap view panel 4 (|error|) gives way to the
 // ▸ time slice with the truth, the prediction and the baselines'. Another realization, system, context size or noise, or c again,
 // cancels them and drops late results; the status line says when a
-// change did, and that c runs them again.
+// change did, and that c runs them again. esc stops the fits still
+// running and keeps those that ended.
 //
 // No numerics live here: inference and training are package core's. The
 // UI stays responsive because inference runs in commands off the UI

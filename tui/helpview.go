@@ -71,7 +71,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	// The full help lists the training keys even when they do nothing
 	// yet, so that they can be found before the first run.
 	k.Train.SetEnabled(true)
-	k.Cancel.SetEnabled(true)
+	k.Cancel = m.keys.Cancel // the footer's names only what it stops now
 	k.Undo.SetEnabled(true)
 	k.Save.SetEnabled(true)
 	k.Quit.SetHelp("q", "quit (also ctrl+c)")

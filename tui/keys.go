@@ -53,7 +53,7 @@ func DefaultKeyMap() KeyMap {
 		AutoTheta:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "θ back to the estimate")),
 		Train:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
 		Mode:        key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "training mode")),
-		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop training")),
+		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop training, then baselines")),
 		Undo:        key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last training, open or atlas model")),
 		SliceBack:   key.NewBinding(key.WithKeys("["), key.WithHelp("[", "earlier time slice")),
 		SliceFwd:    key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "later time slice")),

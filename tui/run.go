@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -79,10 +80,11 @@ works too); A draws those averages across the selected control's values
 realizations. Press ? inside for every key.
 
 Needs a terminal of at least 80×24; --ascii draws in ASCII alone,
-without colours (for terminals without UTF-8). q and Ctrl-C ask twice
-while weights trained in the session are unsaved; a SIGTERM or a closed
-SSH session (SIGHUP) saves them instead, to new files in the current
-directory, and says where.
+without colours (for terminals without UTF-8), as the explorer does by
+itself under a locale that is not UTF-8 (LANG=C; --ascii=false keeps
+Unicode). q and Ctrl-C ask twice while weights trained in the session
+are unsaved; a SIGTERM or a closed SSH session (SIGHUP) saves them
+instead, to new files in the current directory, and says where.
 
 Without a shipped checkpoint for the chosen system and backbone the
 explorer starts from untrained weights and says so; press t to train.`,
@@ -97,7 +99,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file`, or a shipped one as embedded:NAME (it names the system and backbone; --system and --backbone, if given, must match it)")
 	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
 	tasks := tasksFlag(fs)
-	ascii := fs.Bool("ascii", false, "ASCII alone, without colours: lines as - | / \\, Greek letters as the Symbol font's keys (θ q, ω w)")
+	ascii := fs.Bool("ascii", false, "ASCII alone, without colours: lines as - | / \\, Greek letters as the Symbol font's keys (θ q, ω w); on by itself under a locale that is not UTF-8")
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
@@ -119,7 +121,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	}
 	// The model is built before the terminal is needed, so a checkpoint
 	// file that cannot be read is a usage error as in the other commands.
-	opts := Options{System: *system, Backbone: *backbone, Checkpoint: *checkpoint, Seed: *seed, Averages: *tasks, ASCII: *ascii, Context: ctx}
+	opts := Options{System: *system, Backbone: *backbone, Checkpoint: *checkpoint, Seed: *seed, Averages: *tasks, ASCII: wantASCII(fs, *ascii, os.Getenv), Context: ctx}
 	m, err := New(opts)
 	if err != nil {
 		return cli.UsageError("%v", err)
@@ -131,6 +133,36 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 		return cli.UsageError("the explorer needs a terminal (stdout is not one); for scripts use the other commands")
 	}
 	return runProgram(m, nil, nil)
+}
+
+// wantASCII is whether the explorer draws in ASCII alone: --ascii when
+// given (--ascii=false too, for a terminal that shows UTF-8 whatever
+// the locale says), else whether the locale's character set is not
+// UTF-8. A terminal under LANG=C shows Unicode box drawing and Greek
+// letters as mojibake, so the explorer falls back to ASCII there by
+// itself.
+func wantASCII(fs *flag.FlagSet, ascii bool, getenv func(string) string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "ascii" })
+	if given {
+		return ascii
+	}
+	return !localeIsUTF8(getenv)
+}
+
+// localeIsUTF8 reads the character set of the locale as the C library
+// does: the first of LC_ALL, LC_CTYPE and LANG that is set decides. A
+// locale with none of them set tells nothing (a container or an SSH
+// session that passes no locale often has a UTF-8 terminal), so it
+// counts as UTF-8; one set to C, POSIX or a non-UTF-8 charset does not.
+func localeIsUTF8(getenv func(string) string) bool {
+	for _, name := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := getenv(name); v != "" {
+			v = strings.ToLower(v)
+			return strings.Contains(v, "utf-8") || strings.Contains(v, "utf8")
+		}
+	}
+	return true
 }
 
 // tasksFlag registers explore's --tasks, the number of seeded

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,39 @@ func TestExploreEmptyCheckpointRefused(t *testing.T) {
 	code := cli.Run(context.Background(), []string{"explore", "--checkpoint", ""}, &out, &errOut)
 	if want := `--checkpoint is given as "", which names no file`; code != 2 || !strings.Contains(errOut.String(), want) {
 		t.Errorf("exit %d, stderr %q; want 2 and %q", code, errOut.String(), want)
+	}
+}
+
+// TestExploreASCIIFollowsLocale: without --ascii the explorer draws in
+// ASCII under a locale whose character set is not UTF-8 (LANG=C, an
+// LC_ALL or LC_CTYPE that overrides a UTF-8 LANG), and in Unicode under
+// a UTF-8 one or none; --ascii, true or false, wins over the locale.
+func TestExploreASCIIFollowsLocale(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want bool
+	}{
+		{nil, map[string]string{"LANG": "C"}, true},
+		{nil, map[string]string{"LANG": "POSIX"}, true},
+		{nil, map[string]string{"LANG": "en_US.UTF-8", "LC_ALL": "C"}, true},
+		{nil, map[string]string{"LANG": "en_US.UTF-8", "LC_CTYPE": "C"}, true},
+		{nil, map[string]string{"LANG": "de_DE.ISO-8859-1"}, true},
+		{nil, map[string]string{"LANG": "C", "LC_ALL": "C.UTF-8"}, false},
+		{nil, map[string]string{"LANG": "en_GB.utf8"}, false},
+		{nil, map[string]string{}, false},
+		{[]string{"--ascii"}, map[string]string{"LANG": "en_US.UTF-8"}, true},
+		{[]string{"--ascii=false"}, map[string]string{"LANG": "C"}, false},
+	}
+	for _, c := range cases {
+		fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+		ascii := fs.Bool("ascii", false, "")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		getenv := func(name string) string { return c.env[name] }
+		if got := wantASCII(fs, *ascii, getenv); got != c.want {
+			t.Errorf("%v under %v: ASCII %v, want %v", c.args, c.env, got, c.want)
+		}
 	}
 }

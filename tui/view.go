@@ -122,7 +122,7 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 		}
 		w := room
 		// A note gets the room of its first part (what a key does next,
-		// "c again stops …") where a shorter account of the fits leaves
+		// "esc stops them, …") where a shorter account of the fits leaves
 		// it, one that still says "baselines:" beside other work: a note
 		// is cut, not wrapped, and else goes onto the line below
 		// (msgParts).
@@ -499,7 +499,14 @@ func (m Model) keysNow() KeyMap {
 	// footer offered "t train" there, and at 80 columns cut esc, the
 	// key that does act, for it.
 	k.Train.SetEnabled(m.run == nil)
-	k.Cancel.SetEnabled(m.run != nil)
+	// esc stops a run first, else baseline fits (cancelKey): the footer
+	// names the one it stops.
+	k.Cancel.SetEnabled(m.run != nil || m.base.running())
+	if m.run == nil {
+		k.Cancel.SetHelp(k.Cancel.Help().Key, "stop baselines")
+	} else {
+		k.Cancel.SetHelp(k.Cancel.Help().Key, "stop training")
+	}
 	// s and u refuse while a run trains (or stops): the weights on
 	// screen are still changing. The footer offered them all the same.
 	k.Save.SetEnabled(m.run == nil)
@@ -512,9 +519,10 @@ func (m Model) keysNow() KeyMap {
 		k.ablDesc = "close ablation"
 	}
 	switch {
-	case m.base.active && !m.base.allDone():
+	case m.base.active && !m.base.allDone() && m.run != nil:
 		k.baseDesc = "stop baselines"
 	case m.base.active:
+		// While they run, esc stops them and keeps what ended.
 		k.baseDesc = "clear baselines"
 	}
 	// Under d or A, p flips nothing in sight (flipPage says so): the
