@@ -310,6 +310,10 @@ func (m Model) stale() bool {
 // thetaAutoMsg is what a says when it puts θ back to the estimate.
 const thetaAutoMsg = "θ back to the estimate θ̂"
 
+// thetaIsAutoMsg is what a says when no θ was set by hand, so that the
+// key does not look dead.
+const thetaIsAutoMsg = "θ is the estimate θ̂ already; ←/→ on a θ row sets it by hand"
+
 // msgLine turns line breaks and tabs into spaces.
 var msgLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
@@ -540,6 +544,7 @@ func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (t
 			m.setKeyNote("%s", thetaAutoMsg)
 			return m, m.reinfer(), true
 		}
+		m.setKeyNote("%s", thetaIsAutoMsg)
 	default:
 		return m, nil, false
 	}

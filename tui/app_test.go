@@ -1278,6 +1278,20 @@ func TestKeyNotesGo(t *testing.T) {
 	}
 }
 
+// TestAutoThetaSaysWhenNothingWasSet: a with no θ set by hand says θ
+// is the estimate already and how to set one, rather than nothing.
+func TestAutoThetaSaysWhenNothingWasSet(t *testing.T) {
+	m := newTest(t, "spring", 100, 30)
+	m, _ = pressNoRun(t, m, "a")
+	if m.msg != thetaIsAutoMsg {
+		t.Errorf("a with θ on its estimate: message %q, want %q", m.msg, thetaIsAutoMsg)
+	}
+	m.theta[0].set = true
+	if m, _ = pressNoRun(t, m, "a"); m.msg != thetaAutoMsg {
+		t.Errorf("a with θ set by hand: message %q, want %q", m.msg, thetaAutoMsg)
+	}
+}
+
 // Once every baseline has ended, the note no longer says c stops them.
 func TestBaselineNoteWhenDone(t *testing.T) {
 	m := newTest(t, "spring", 100, 30)
