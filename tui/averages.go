@@ -329,7 +329,7 @@ func intervalForms(k string, iv core.Interval, d [2]int) []string {
 	end := func(v float64) string { return sigFixed(v, d[1]) }
 	below, above := iv.Mean-iv.Lo, iv.Hi-iv.Mean
 	if math.Abs(below-above) <= 1e-9*math.Max(math.Abs(below), math.Abs(above)) {
-		return []string{mean + "±" + end(above)}
+		return []string{sigFixed(iv.Mean, meanDigits(iv.Mean, above, d)) + "±" + end(above)}
 	}
 	// An end cut to the metric's bound is the bound, exactly ("1", not
 	// "1.0").
@@ -349,6 +349,25 @@ func intervalForms(k string, iv core.Interval, d [2]int) []string {
 		forms = append(forms, mean+" ≥"+loS)
 	}
 	return forms
+}
+
+// maxMeanDigits bounds the significant digits meanDigits gives a mean.
+const maxMeanDigits = 4
+
+// meanDigits is how many significant digits "mean±half" gives the mean
+// at digits d: d[0], or more, up to maxMeanDigits, where the half-width
+// at d[1] ends at a finer decimal place, since a mean rounded coarser
+// than its own interval (".04±.006" for .038) misplaces the interval.
+func meanDigits(mean, half float64, d [2]int) int {
+	if mean == 0 || half == 0 || math.IsNaN(mean+half) || math.IsInf(mean+half, 0) {
+		return d[0]
+	}
+	want := sigDecimals(half, d[1])
+	k := d[0]
+	for k < maxMeanDigits && sigDecimals(mean, k) < want {
+		k++
+	}
+	return k
 }
 
 // ablResultFor is the ablation view's point evaluated exactly as the

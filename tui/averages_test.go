@@ -418,3 +418,26 @@ func TestAveragesOneFormat(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanNotCoarserThanItsInterval: "mean±half" writes the mean to at
+// least the half-width's last decimal place, so that the interval sits
+// where it is (".038±.006", not ".04±.006").
+func TestMeanNotCoarserThanItsInterval(t *testing.T) {
+	for _, tc := range []struct {
+		mean, half float64
+		d          [2]int
+		want       string
+	}{
+		{0.038, 0.006, [2]int{1, 1}, ".038±.006"},
+		{4.76, 0.42, [2]int{1, 1}, "4.8±.4"},
+		{12.34, 0.4, [2]int{2, 1}, "12.3±.4"},
+		{0.0056, 0.0009, [2]int{2, 1}, ".0056±.0009"},
+		{0.5, 0.2, [2]int{1, 1}, ".5±.2"},
+		{0.97, 0.00003, [2]int{1, 1}, ".9700±3e-5"},
+	} {
+		iv := core.Interval{Mean: tc.mean, Lo: tc.mean - tc.half, Hi: tc.mean + tc.half, N: 32}
+		if got := intervalForms("theta_mae", iv, tc.d)[0]; got != tc.want {
+			t.Errorf("mean %g ± %g at %v: %q, want %q", tc.mean, tc.half, tc.d, got, tc.want)
+		}
+	}
+}
