@@ -301,6 +301,17 @@ func TestThetaControl(t *testing.T) {
 	if !c.set || math.Abs(c.value-5.25) > 1e-12 {
 		t.Fatalf("first step from estimate 5.1: %v", c.value)
 	}
+	// The first step from the estimate goes to the rung on its side,
+	// both ways; from a rung, one rung on.
+	auto := thetaControl{name: "omega", sym: "ω", lo: 3, hi: 8}
+	for _, tc := range []struct {
+		d         int
+		est, want float64
+	}{{-1, 5.1, 5}, {1, 5.2, 5.25}, {-1, 5.2, 5}, {-2, 5.1, 4.75}, {2, 5.1, 5.5}, {-1, 5, 4.75}, {1, 5, 5.25}} {
+		if got := auto.step(tc.d, tc.est).value; math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("step %d from estimate %g: %g, want %g", tc.d, tc.est, got, tc.want)
+		}
+	}
 	for i := 0; i < 40; i++ {
 		c = c.step(1, 0)
 	}

@@ -38,7 +38,8 @@ func newThetaControls(sys sims.System) []thetaControl {
 }
 
 // step moves the set value d ladder steps; from "auto" it starts at the
-// rung nearest the current estimate est.
+// current estimate est, so that the first step goes to the rung on its
+// side (γ̂ = .8139: ← .80, → .85), not one past the rung nearest it.
 func (c thetaControl) step(d int, est float64) thetaControl {
 	h := (c.hi - c.lo) / thetaSteps
 	cur := c.value
@@ -48,8 +49,17 @@ func (c thetaControl) step(d int, est float64) thetaControl {
 		}
 		cur = est
 	}
-	k := math.Round((cur - c.lo) / h)
-	k = math.Max(0, math.Min(thetaSteps, k+float64(d)))
+	x := (cur - c.lo) / h
+	k := math.Round(x)
+	switch {
+	case math.Abs(x-k) < 1e-9:
+		k += float64(d)
+	case d < 0:
+		k = math.Floor(x) + float64(d+1)
+	default:
+		k = math.Ceil(x) + float64(d-1)
+	}
+	k = math.Max(0, math.Min(thetaSteps, k))
 	c.set, c.value = true, c.lo+k*h
 	return c
 }
