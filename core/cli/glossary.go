@@ -71,7 +71,9 @@ the bands' ECE over every realization's targets together
 model's training, θ intervals nearly as wide as the prior, θ̂ that
 misses θ by at least half what the prior's centre does, and θ̂ that
 refinement brought within that from the network's own, which missed
-by as much (refinement, not the network, calibrating). With --grid it
+by as much (refinement, not the network, calibrating), and a corrected
+prediction no closer to G than a flat line at each channel's mean over
+the context. With --grid it
 is {system, backbone, checkpoint, tasks, seed, warnings, cells},
 each cell {context, noise, report (the object above), misses (the
 targets the cell fails, as the table marks them)}.`
