@@ -90,6 +90,10 @@ type TaskMetrics struct {
 	// and δ), out of Targets: Summarise pools them over realizations.
 	ReconCovered, DeltaCovered []int
 	Targets                    int
+	// ContextMeanMAE is the reconstruction MAE of a flat line at each
+	// channel's context mean (contextMeanMAE): the yardstick of
+	// reconGuessWarnings; NaN where it has none.
+	ContextMeanMAE float64
 	// Failed says why the realization has no metrics: its prediction
 	// failed (Prediction.Problem) or the method returned an error.
 	// Summarise counts it and leaves it out of the means.
@@ -166,6 +170,7 @@ func Score(sys sims.System, task sims.Task, p Prediction) TaskMetrics {
 		KeyDeltaECE: ECE(p.DeltaMean, p.DeltaStd, delta, idx),
 	}}
 	tm.ReconCovered, tm.DeltaCovered, tm.Targets = coveredCounts(p.Mean, p.Std, truth, idx), coveredCounts(p.DeltaMean, p.DeltaStd, delta, idx), len(idx)
+	tm.ContextMeanMAE = contextMeanMAE(task, len(sys.Grid().Channels), idx)
 	if len(p.Nominal) == len(truth) {
 		tm.Values[KeyNominalMAE] = MAE(p.Nominal, task.Real.Nominal, idx)
 	} else {
@@ -524,8 +529,23 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 		}
 		rep.Warnings = append(rep.Warnings, priorGuessWarnings(sys.Params(), maes)...)
 		rep.Warnings = append(rep.Warnings, refinementCarriesWarnings(sys.Params(), maes, unrefinedMAEs(len(maes), per))...)
+		rep.Warnings = append(rep.Warnings, reconGuessWarnings(rep.Metrics[KeyReconMAE].Mean, meanContextMeanMAE(per))...)
 	}
 	return rep
+}
+
+// meanContextMeanMAE is the mean of per's ContextMeanMAE, NaN unless
+// every realization has one (a task built without a context's level to
+// take, a TaskMetrics not made by Score).
+func meanContextMeanMAE(per []TaskMetrics) float64 {
+	s := 0.0
+	for _, tm := range per {
+		if !(tm.ContextMeanMAE > 0) {
+			return math.NaN()
+		}
+		s += tm.ContextMeanMAE
+	}
+	return s / float64(len(per))
 }
 
 // unrefinedMAEs is the mean of each of the n parameters' UnrefinedThetaAE

@@ -105,7 +105,8 @@ type compareMethod struct {
 	// APIC model was trained on (core.Model.RangeWarnings), that a file
 	// is an unfinished run's (unfinishedWarning), and core.Summarise's,
 	// as eval gives them (θ intervals nearly as wide as the prior, θ̂ no
-	// better than the prior's centre, refinement doing the network's work).
+	// better than the prior's centre, refinement doing the network's work,
+	// a reconstruction no closer than the context's mean).
 	Warnings []string
 }
 

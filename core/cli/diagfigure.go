@@ -25,12 +25,13 @@ import (
 
 // writeDiagnosticsFigure renders d's figure and writes it to path as
 // PNG, atomically: on any failure no file (and no partial file) is left,
-// nor when ctx is cancelled first (savePNG).
-func writeDiagnosticsFigure(ctx context.Context, path string, d core.Diagnostics, title string) error {
+// nor when ctx is cancelled first (savePNG). Its title names system (the
+// system's title) and the checkpoint (diagnosticsFigureTitle).
+func writeDiagnosticsFigure(ctx context.Context, path string, d core.Diagnostics, system, checkpoint string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	img, _, _, err := renderDiagnosticsFigure(d, title)
+	img, _, _, err := renderDiagnosticsFigure(d, system, checkpoint)
 	if err != nil {
 		return fmt.Errorf("figure: %w", err)
 	}
@@ -40,7 +41,7 @@ func writeDiagnosticsFigure(ctx context.Context, path string, d core.Diagnostics
 // renderDiagnosticsFigure lays the panels out on one canvas, and returns
 // it with the panels drawn on it and the canvas each was drawn in;
 // gonum/plot's panics on degenerate input become errors.
-func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canvas, drawn []*plot.Plot, areas []draw.Canvas, err error) {
+func renderDiagnosticsFigure(d core.Diagnostics, system, checkpoint string) (img *vgimg.Canvas, drawn []*plot.Plot, areas []draw.Canvas, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			img, drawn, areas, err = nil, nil, nil, fmt.Errorf("drawing failed: %v", r)
@@ -62,7 +63,7 @@ func renderDiagnosticsFigure(d core.Diagnostics, title string) (img *vgimg.Canva
 		}
 	}
 	nr, nc := len(rows), len(rows[0])
-	heading := newFigureHeading(diagnosticsFigureTitle(d, title), vg.Length(nc)*figPanelW, 0.5*vg.Inch)
+	heading := newFigureHeading(diagnosticsFigureTitle(d, system, checkpoint), vg.Length(nc)*figPanelW, 0.5*vg.Inch)
 	img = vgimg.NewWith(vgimg.UseWH(vg.Length(nc)*figPanelW, vg.Length(nr)*figPanelH+heading.height()), vgimg.UseDPI(figDPI))
 	dc := draw.New(img)
 	heading.draw(dc)
@@ -101,10 +102,16 @@ func diagnosticsPanels(d core.Diagnostics) ([][]*plot.Plot, error) {
 }
 
 // diagnosticsFigureTitle is the diagnostics figure's title: "Damped
-// spring · LNP · 200 realizations, context 30, noise 0, seed 1, 32
-// samples, 5 refinement steps".
-func diagnosticsFigureTitle(d core.Diagnostics, system string) string {
-	return fmt.Sprintf("%s · %s · %s, %s", system, strings.ToUpper(d.Backbone), diagnosisCondition(d), core.Count(d.Refine, "refinement step"))
+// spring · LNP, spring-lnp.safetensors · 200 realizations, context 30,
+// noise 0, seed 1, 32 samples, 5 refinement steps". It names the
+// checkpoint's file, as calibrate's figure does: figures of two
+// checkpoints of one backbone would otherwise be told apart by nothing.
+func diagnosticsFigureTitle(d core.Diagnostics, system, checkpoint string) string {
+	model := strings.ToUpper(d.Backbone)
+	if name := checkpointFileName(checkpoint); name != "" {
+		model += ", " + name
+	}
+	return fmt.Sprintf("%s · %s · %s, %s", system, model, diagnosisCondition(d), core.Count(d.Refine, "refinement step"))
 }
 
 // diagPanel is a panel with the figure's styling, the legend in the

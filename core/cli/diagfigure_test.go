@@ -67,7 +67,7 @@ func diagnosticsTestCases() map[string]core.Diagnostics {
 // the frame's bottom and sides.
 func TestDiagnosticsMarksInsideFrame(t *testing.T) {
 	for name, d := range diagnosticsTestCases() {
-		_, drawn, areas, err := renderDiagnosticsFigure(d, "test")
+		_, drawn, areas, err := renderDiagnosticsFigure(d, "test", "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ func TestDiagnosticsFigureTextHasGlyphs(t *testing.T) {
 	}
 	var rec recorder.Canvas
 	c := draw.NewCanvas(&rec, 3*figPanelW, figPanelH)
-	newFigureHeading(diagnosticsFigureTitle(boundsTestDiagnostics(), "test"), 3*figPanelW, 0.5*vg.Inch).draw(c)
+	newFigureHeading(diagnosticsFigureTitle(boundsTestDiagnostics(), "test", ""), 3*figPanelW, 0.5*vg.Inch).draw(c)
 	for _, row := range rows {
 		for _, p := range row {
 			drawPanel(p, c)
@@ -265,6 +265,23 @@ func TestRankTickLabels(t *testing.T) {
 		}
 		if s := strings.Join(got, " "); s != want {
 			t.Errorf("end %d: labels %s, want %s", end, s, want)
+		}
+	}
+}
+
+// TestDiagnosticsFigureTitleNamesCheckpoint: the diagnostics figure names
+// the checkpoint's file, as calibrate's does, so that the figures of two
+// checkpoints of one system and backbone can be told apart; an embedded
+// one is named without its prefix.
+func TestDiagnosticsFigureTitleNamesCheckpoint(t *testing.T) {
+	d := core.Diagnostics{Backbone: "lnp", Tasks: 200, Context: 30, Seed: 1, Samples: 32, Refine: 5}
+	for _, tc := range []struct{ checkpoint, want string }{
+		{"runs/a/bad.safetensors", "Damped spring · LNP, bad.safetensors · 200 realizations"},
+		{"embedded:spring-lnp.safetensors", "Damped spring · LNP, spring-lnp.safetensors · 200 realizations"},
+		{"", "Damped spring · LNP · 200 realizations"},
+	} {
+		if got := diagnosticsFigureTitle(d, "Damped spring", tc.checkpoint); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("checkpoint %q: title %q, want it to begin %q", tc.checkpoint, got, tc.want)
 		}
 	}
 }

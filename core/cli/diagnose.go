@@ -137,7 +137,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	}
 	d.Warnings = append(d.Warnings, unfinishedWarning(info, source)...)
 	if *pngPath != "" {
-		if err := writeDiagnosticsFigure(ctx, *pngPath, d, m.Sys.Title()); err != nil {
+		if err := writeDiagnosticsFigure(ctx, *pngPath, d, m.Sys.Title(), source); err != nil {
 			return err
 		}
 	}

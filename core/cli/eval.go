@@ -129,7 +129,7 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.rawSpread, "raw-spread", false, "score the Monte-Carlo mixture collapsed to its mean and variance, without the checkpoint's recalibrated spread (docs/benchmarks.md's predictive distribution as written)")
 	fs.BoolVar(&f.trueTheta, "true-theta", false, "give the model each realization's true θ (one pass): what remains is the learned discrepancy's error")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON object (a value that does not exist, such as θ coverage without a θ spread, is the string \"NaN\"; ±Inf \"Infinity\", \"-Infinity\")")
-	fs.BoolVar(&f.grid, "grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition (not with --context, --noise or --true-theta)")
+	fs.BoolVar(&f.grid, "grid", false, "evaluate every condition of the system's calibration grid (context sizes × noise levels, then contexts 1 and 2 at noise 0) and print one row per condition, then the warnings of the cells that have any (not with --context, --noise or --true-theta)")
 	fs.StringVar(&f.gridContexts, "grid-contexts", "", fmt.Sprintf("with --grid, these comma-separated context sizes instead of the system's (then no small contexts); contexts × noises at most %d cells", maxGridCells.Max))
 	fs.StringVar(&f.gridNoises, "grid-noises", "", fmt.Sprintf("with --grid, these comma-separated noise levels σ (each at most %v) instead of 0,0.01,0.05,0.1; contexts × noises at most %d cells", core.MaxNoise, maxGridCells.Max))
 }

@@ -178,7 +178,65 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 		"at contexts %s and noise 0: %s ≥ %.2f and recon LL ≥ %v\n\n",
 		gridMaxReconECE, gridMaxDeltaECE, thetaCoverLabel, gridMinCover, gridMaxCover, strings.Trim(strings.ReplaceAll(fmt.Sprint(core.SmallContexts), " ", ", "), "[]"), thetaCoverLabel, gridMinCover, gridMinSmallLL)
 	writeGridTable(env.Stdout, outs)
+	writeGridWarnings(env.Stdout, outs)
 	return nil
+}
+
+// writeGridWarnings prints, below the table, the warnings of its cells
+// (θ no better than the prior's centre, a condition outside training):
+// the table's numbers alone make a model whose θ̂ says nothing look
+// sound. A text that several cells share is printed once, with the
+// cells it holds for; --json keeps each in its cell's report.
+func writeGridWarnings(w io.Writer, outs []cellOut) {
+	var texts []string
+	cellsOf := map[string][]core.Condition{}
+	for _, c := range outs {
+		if c.Report == nil {
+			continue
+		}
+		for _, t := range c.Report.Warnings {
+			if _, seen := cellsOf[t]; !seen {
+				texts = append(texts, t)
+			}
+			cellsOf[t] = append(cellsOf[t], c.Condition)
+		}
+	}
+	if len(texts) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nwarnings, in %d of %s (with --json, each cell's report.warnings):\n", len(cellsWarned(outs)), core.Count(len(outs), "cell"))
+	for _, t := range texts {
+		fmt.Fprintf(w, "  %s: %s\n", conditionListWords(cellsOf[t]), t)
+	}
+}
+
+// cellsWarned are the cells with at least one warning.
+func cellsWarned(outs []cellOut) []core.Condition {
+	var warned []core.Condition
+	for _, c := range outs {
+		if c.Report != nil && len(c.Report.Warnings) > 0 {
+			warned = append(warned, c.Condition)
+		}
+	}
+	return warned
+}
+
+// conditionListWords names grid cells compactly, the noises of one
+// context together: "context 5 (noise 0, 0.01), context 10 (noise 0)".
+func conditionListWords(conds []core.Condition) string {
+	var contexts []int
+	noises := map[int][]string{}
+	for _, c := range conds {
+		if _, seen := noises[c.Context]; !seen {
+			contexts = append(contexts, c.Context)
+		}
+		noises[c.Context] = append(noises[c.Context], trimFloat(c.Noise))
+	}
+	parts := make([]string, len(contexts))
+	for i, n := range contexts {
+		parts[i] = fmt.Sprintf("context %d (noise %s)", n, strings.Join(noises[n], ", "))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // gridHeads are eval --grid's column heads before "misses", and

@@ -44,7 +44,7 @@ func TestEvalGrid(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
-	if rows := strings.Count(out, "\n") - 8; rows != 18 {
+	if rows := len(gridTableRows(out)); rows != 18 {
 		t.Errorf("default grid printed %d rows, want 18:\n%s", rows, out)
 	}
 	for _, w := range []string{"recon ECE", "θ cover95", "obs cover95", "misses", "misses: the targets a cell fails: recon ECE ≤ 0.10"} {
@@ -163,9 +163,58 @@ func TestEvalGridReconLLAsEval(t *testing.T) {
 	}
 	want := fmt.Sprintf(" %10.4f ", got.Cells[0].Report.Metrics[core.KeyReconLL].Mean)
 	code, out, errOut = runCLI(t, args...)
-	rows := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || !strings.Contains(rows[len(rows)-1], want) {
+	rows := gridTableRows(out)
+	if code != 0 || len(rows) != 1 || !strings.Contains(rows[0], want) {
 		t.Errorf("exit %d, stderr %q: the row lacks recon LL as %q:\n%s", code, errOut, want, out)
+	}
+}
+
+// gridTableRows are the rows of eval --grid's table in out: the lines
+// after its head ("context  noise …") up to the first blank one.
+func gridTableRows(out string) []string {
+	_, table, _ := strings.Cut(out, "\ncontext  noise")
+	_, table, _ = strings.Cut(table, "\n")
+	table, _, _ = strings.Cut(table, "\n\n")
+	return strings.Split(strings.TrimRight(table, "\n"), "\n")
+}
+
+// TestEvalGridListsCellWarnings: the text grid prints each cell's
+// warnings below the table, as eval does for one condition, so that a
+// model whose θ̂ says no more than the prior's centre does not look
+// sound there; a text several cells share is printed once, naming them.
+func TestEvalGridListsCellWarnings(t *testing.T) {
+	ckpt := tinyCheckpoint(t, t.TempDir(), "spring", 2, 2)
+	args := []string{"eval", "--checkpoint", ckpt, "--tasks", "2", "--samples", "1", "--grid", "--grid-contexts", "5,30", "--grid-noises", "0,0.05"}
+	code, out, errOut := runCLI(t, append(args, "--json")...)
+	var got struct {
+		Cells []struct {
+			Report struct{ Warnings []string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Cells) != 4 {
+		t.Fatalf("JSON: exit %d, stderr %q, %v", code, errOut, err)
+	}
+	code, out, errOut = runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	_, listed, ok := strings.Cut(out, "\nwarnings, in ")
+	if !ok {
+		t.Fatalf("no warnings below the table:\n%s", out)
+	}
+	for i, c := range got.Cells {
+		for _, w := range c.Report.Warnings {
+			if !strings.Contains(listed, ": "+w+"\n") {
+				t.Errorf("cell %d's warning %q is not listed:\n%s", i, w, out)
+			}
+		}
+	}
+	// The range warning of context 5 holds at both noises: one line.
+	if n := strings.Count(listed, "only 5 context points"); n != 1 {
+		t.Errorf("context 5's range warning printed %d times, want once:\n%s", n, listed)
+	}
+	if !strings.Contains(listed, "context 5 (noise 0, 0.05): only 5 context points") {
+		t.Errorf("the shared warning does not name both cells:\n%s", listed)
 	}
 }
 

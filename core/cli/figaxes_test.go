@@ -159,7 +159,7 @@ func axesTestDiagnostics() core.Diagnostics {
 // count below 0.
 func TestDiagnosticsFigureAxesEndOnLabels(t *testing.T) {
 	for name, d := range diagnosticsTestCases() {
-		_, drawn, _, err := renderDiagnosticsFigure(d, "test")
+		_, drawn, _, err := renderDiagnosticsFigure(d, "test", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,6 +60,10 @@ func longestCalibration(c calibration) calibration {
 	return c
 }
 
+// longCheckpoint is a long checkpoint path, whose file name diagnose's
+// figure title carries.
+const longCheckpoint = "runs/2026-11-29/advdiff-anp-lambda-delta-100-context-1-60.partial-2.safetensors"
+
 // longestDiagnostics are diagnose's results with its longest title: the
 // most realizations, samples and refinement steps allowed, a context of
 // the largest grid, a noise of many digits and the largest seed.
@@ -109,10 +113,10 @@ func TestFigureTitlesFit(t *testing.T) {
 		checkTitleEdgesBlank(t, "calibrate "+name, path, newFigureHeading(figureTitle(c), width, 0.4*vg.Inch))
 
 		d := longestDiagnostics(sys)
-		heading := newFigureHeading(diagnosticsFigureTitle(d, sys.Title()), width, 0.5*vg.Inch)
+		heading := newFigureHeading(diagnosticsFigureTitle(d, sys.Title(), longCheckpoint), width, 0.5*vg.Inch)
 		checkHeadingFits(t, "diagnose "+name, heading, width)
 		path = filepath.Join(dir, "diagnose-"+name+".png")
-		if err := writeDiagnosticsFigure(context.Background(), path, d, sys.Title()); err != nil {
+		if err := writeDiagnosticsFigure(context.Background(), path, d, sys.Title(), longCheckpoint); err != nil {
 			t.Fatalf("diagnose %s: %v", name, err)
 		}
 		checkTitleEdgesBlank(t, "diagnose "+name, path, heading)

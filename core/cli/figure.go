@@ -275,10 +275,20 @@ func figureModelWords(c calibration) string {
 	if c.model != nil && c.model.Config.Arch.Backbone != "" {
 		parts = append(parts, strings.ToUpper(string(c.model.Config.Arch.Backbone)))
 	}
-	if name := filepath.Base(strings.TrimPrefix(c.checkpoint, "embedded:")); c.checkpoint != "" && name != "." {
+	if name := checkpointFileName(c.checkpoint); name != "" {
 		parts = append(parts, name)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// checkpointFileName is the name a figure gives a checkpoint: its file's,
+// a path's directories and an "embedded:" prefix left out (the command's
+// text prints them); "" for none.
+func checkpointFileName(checkpoint string) string {
+	if name := filepath.Base(strings.TrimPrefix(checkpoint, embeddedPrefix)); checkpoint != "" && name != "." {
+		return name
+	}
+	return ""
 }
 
 // refinementWords says how a prediction was made, for a figure that

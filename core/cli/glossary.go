@@ -67,14 +67,15 @@ tasks, context, noise, seed, samples, refine, theta_prior and
 theta_prior_scale (refinement's prior on θ; absent in one pass),
 true_theta and raw_spread (with those flags); pooled_ece {recon, delta},
 the bands' ECE over every realization's targets together
-(docs/uncertainty.md); and warnings: the condition outside the
-model's training, θ intervals nearly as wide as the prior, θ̂ that
-misses θ by at least half what the prior's centre does, and θ̂ that
-refinement brought within that from the network's own, which missed
-by as much (refinement, not the network, calibrating). With --grid it
-is {system, backbone, checkpoint, tasks, seed, warnings, cells},
-each cell {context, noise, report (the object above), misses (the
-targets the cell fails, as the table marks them)}.`
+(docs/uncertainty.md); and warnings: the condition outside the model's
+training, θ intervals nearly as wide as the prior, θ̂ that misses θ by
+at least half what the prior's centre does, θ̂ that refinement brought
+within that from the network's own, which missed by as much (refinement,
+not the network, calibrating), and a corrected prediction no closer to G
+than a flat line at each channel's mean over the context. With --grid it
+is {system, backbone, checkpoint, tasks, seed, warnings, cells}, each
+cell {context, noise, report (the object above), misses (the targets the
+cell fails, as the table marks them)}.`
 
 // compareJSONFields names the rest of compare --json's object: its
 // settings, and each method's times beside its metrics.

@@ -208,8 +208,14 @@ func staleValidationLine(rep core.Report, in core.Infer, path string) string {
 		predictionWords(rep.Refine), predictionWords(in.Refine), shellQuote(path))
 }
 
-// archWords describes an architecture in one line.
+// archWords describes an architecture in one line. Attention heads are
+// named for an anp only: a cnp or lnp has no attention (train refuses
+// --heads for them), whatever count its config carries.
 func archWords(a core.Arch) string {
+	heads := ""
+	if a.Backbone == core.ANP {
+		heads = fmt.Sprintf(", heads %d", a.Heads)
+	}
 	extras := ""
 	if a.DecAct != "" {
 		extras += ", f_ψ activation " + a.DecAct
@@ -223,8 +229,8 @@ func archWords(a core.Arch) string {
 	if a.GridSummary {
 		extras += ", grid summary"
 	}
-	return fmt.Sprintf("form %s, hidden %d×%d, latents θ %d δ %d, f_ψ %d×%d, heads %d%s",
-		a.Form, a.Hidden, a.Layers, a.LatentTheta, a.LatentDelta, a.DecHidden, a.DecLayers, a.Heads, extras)
+	return fmt.Sprintf("form %s, hidden %d×%d, latents θ %d δ %d, f_ψ %d×%d%s%s",
+		a.Form, a.Hidden, a.Layers, a.LatentTheta, a.LatentDelta, a.DecHidden, a.DecLayers, heads, extras)
 }
 
 // writeInferenceWords prints the inference settings' lines: refinement

@@ -225,3 +225,19 @@ func TestInspectValidationConditionsAndWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectHeadsForAttentionOnly: inspect names attention heads in the
+// architecture of an anp only; a cnp's or lnp's config carries the
+// default count, which no layer of theirs uses.
+func TestInspectHeadsForAttentionOnly(t *testing.T) {
+	for _, tc := range []struct {
+		backbone string
+		heads    bool
+	}{{"cnp", false}, {"lnp", false}, {"anp", true}} {
+		code, out, errOut := runCLI(t, "inspect", "embedded:spring-"+tc.backbone+".safetensors")
+		line, _, _ := strings.Cut(out[strings.Index(out, "  architecture: ")+1:], "\n")
+		if code != 0 || strings.Contains(line, "heads") != tc.heads {
+			t.Errorf("%s: exit %d (%s), architecture line %q, want heads named: %v", tc.backbone, code, errOut, line, tc.heads)
+		}
+	}
+}

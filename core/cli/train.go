@@ -1088,7 +1088,7 @@ func (f *trainFlags) initModel(ctx context.Context) (*core.Model, error) {
 		f.dtype = storageType(file)
 	}
 	if f.system != "" && f.system != m.Config.Arch.System {
-		return nil, UsageError("--system %s disagrees with --init checkpoint (%s)", f.system, m.Config.Arch.System)
+		return nil, UsageError("--system %s disagrees with --init checkpoint %s (system %s)", f.system, f.init, m.Config.Arch.System)
 	}
 	b := m.Config.Arch.Backbone
 	if err := f.checkHeads(b, fmt.Sprintf("--init %s, whose backbone is %s,", f.init, b), "drop --heads"); err != nil {

@@ -2188,3 +2188,15 @@ func TestKeepInLongName(t *testing.T) {
 		t.Errorf("the kept file %s: %v", path, err)
 	}
 }
+
+// TestTrainInitSystemDisagreesNamesFile: a --system that is not the
+// --init checkpoint's is refused naming the file and its system, as
+// eval's --checkpoint does.
+func TestTrainInitSystemDisagreesNamesFile(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.safetensors")
+	code, _, errOut := runCLI(t, "train", "--init", "embedded:spring-lnp.safetensors", "--system", "lv", "--out", out)
+	want := "--system lv disagrees with --init checkpoint embedded:spring-lnp.safetensors (system spring)"
+	if code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q, want %q", code, errOut, want)
+	}
+}
