@@ -1,6 +1,7 @@
 package core
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +59,10 @@ type Info struct {
 	// file) at which Metrics was measured, when that was not the run's
 	// end; 0 otherwise.
 	ValidationStep int
+	// SHA256 is the hex SHA-256 of the checkpoint's bytes as read (set
+	// by the loaders, never stored): which file, exactly, a result came
+	// from, for a shipped model as for a file on disk.
+	SHA256 string
 }
 
 // CheckStorable fails, naming the first parameter that is the cause,
@@ -318,6 +323,7 @@ func FromSafetensors(f *nets.File) (*Model, Info, error) {
 		}
 		info.Metrics = &r
 	}
+	info.SHA256 = hex.EncodeToString(f.SHA256[:])
 	return m, info, nil
 }
 

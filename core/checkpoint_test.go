@@ -2,7 +2,9 @@ package core
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -130,10 +132,16 @@ func TestCheckpointInfoRoundTrip(t *testing.T) {
 		Metrics:       map[string]Summary{KeyReconMAE: {Mean: 0.125, Std: 0.5}, KeyThetaMAE: {Mean: 1.5, Std: 0.25}},
 		ThetaPerParam: map[string]Summary{"alpha": {Mean: 0.1, Std: 0.2}},
 	}}
-	_, got, err := DecodeCheckpoint(encodeModel(t, m, info, nets.F32))
+	data := encodeModel(t, m, info, nets.F32)
+	_, got, err := DecodeCheckpoint(data)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Not stored: the loader reads it off the bytes.
+	if sum := sha256.Sum256(data); got.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("SHA256 %q, want the bytes' %x", got.SHA256, sum)
+	}
+	got.SHA256 = ""
 	if !reflect.DeepEqual(got, info) {
 		t.Errorf("info %+v (metrics %+v), want %+v (metrics %+v)", got, got.Metrics, info, info.Metrics)
 	}

@@ -87,6 +87,10 @@ type File struct {
 	// entry itself is not in Metadata: it describes these bytes, and
 	// EncodeSafetensors computes it afresh.
 	Checksummed bool
+	// SHA256 is the SHA-256 of the bytes decoded, header and data: the
+	// file's identity, which changes with any byte of it (the data
+	// checksum covers the weights alone, not the metadata).
+	SHA256 [sha256.Size]byte
 }
 
 // EncodeSafetensors writes tensors in the given dtype, sorted by name and
@@ -341,6 +345,7 @@ func DecodeSafetensors(data []byte) (*File, error) {
 	if f.Checksummed, err = checkDataChecksum(f.Metadata, section); err != nil {
 		return nil, err
 	}
+	f.SHA256 = sha256.Sum256(data)
 	return f, nil
 }
 

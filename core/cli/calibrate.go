@@ -60,25 +60,26 @@ any blanks) are comments and skipped, in both files, as are blank lines
 and rows of empty cells (the ,, a spreadsheet exports below its data).
 Lines may end in LF, CRLF or CR alone.
 
---json prints one object: system, backbone, checkpoint, channels,
-samples and seed (of the latent draws; a cnp draws one sample), refine
-(the refinement steps run), observations (the data rows' count) and u0
-(the side information used; absent for spring); theta (per parameter:
-mean, std, lo50, hi50, lo95, hi95, prior_lo and prior_hi, the prior's
-range U(lo, hi), and at_prior_bound: θ̂ within 2% of its prior's width
-from a bound, where its intervals are the least reliable and its std is
-widened so that the 95% interval reaches the bound); noise (per channel:
-std, the estimated σ̂, and its lo95, hi95; all three null for a channel
-without observations, whose noise the data do not say); on the grid (t,
-and x for advdiff), nominal F(x; θ̂), prediction (mean, std, half95 the
-half-width of its 95% band: 1.96 std times the checkpoint's band-shape
-factor, so the band drawn is not mean ± 1.96 std where a shape is
-fitted; observation_std the band of a new noisy observation) and
-discrepancy (mean, std, half95), laid out as simulate --json lays its
-grid (spring: one value per t; lv: per t, one per channel; advdiff: per
-t, one per x); warnings; and checkpoint_validation, what the checkpoint
-file records of its own validation at training time (tasks, the
-realizations validated; failures, count and realizations; warnings),
+--json prints one object: system, backbone, checkpoint,
+checkpoint_sha256 (the SHA-256 of its bytes, as sha256sum gives it),
+channels, samples and seed (of the latent draws; a cnp draws one
+sample), refine (the refinement steps run), observations (the data rows'
+count) and u0 (the side information used; absent for spring); theta (per
+parameter: mean, std, lo50, hi50, lo95, hi95, prior_lo and prior_hi, the
+prior's range U(lo, hi), and at_prior_bound: θ̂ within 2% of its prior's
+width from a bound, where its intervals are the least reliable and its
+std is widened so that the 95% interval reaches the bound); noise (per
+channel: std, the estimated σ̂, and its lo95, hi95; all three null for a
+channel without observations, whose noise the data do not say); on the
+grid (t, and x for advdiff), nominal F(x; θ̂), prediction (mean, std,
+half95 the half-width of its 95% band: 1.96 std times the checkpoint's
+band-shape factor, so the band drawn is not mean ± 1.96 std where a
+shape is fitted; observation_std the band of a new noisy observation)
+and discrepancy (mean, std, half95), laid out as simulate --json lays
+its grid (spring: one value per t; lv: per t, one per channel; advdiff:
+per t, one per x); warnings; and checkpoint_validation, what the
+checkpoint file records of its own validation at training time (tasks,
+the realizations validated; failures, count and realizations; warnings),
 null for a file that records none: the text prints its failures and
 warnings below the calibration's own.` + inputLimitsHelp(),
 		Run: runCalibrate,
@@ -113,6 +114,7 @@ type calibration struct {
 	sys        sims.System
 	model      *core.Model
 	checkpoint string // where the weights came from
+	sha256     string // the checkpoint's bytes' SHA-256 (core.Info.SHA256)
 	data       string // the observation file, for the header
 	obs        sims.Context
 	side       []float64
@@ -173,7 +175,7 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 		return blameData(err, sys, obs, side, dataName)
 	}
 	c := calibration{
-		sys: sys, model: m, checkpoint: source, data: dataName, obs: obs, side: side,
+		sys: sys, model: m, checkpoint: source, sha256: info.SHA256, data: dataName, obs: obs, side: side,
 		pred: p, warnings: append(core.Warnings(m, obs, side, p), unfinishedWarning(info, source)...),
 		samples: m.Config.Arch.Backbone.SamplesDrawn(f.samples), seed: f.seed, refine: steps,
 		validation: info.Metrics,
@@ -555,6 +557,7 @@ type calibrationJSON struct {
 	System     string   `json:"system"`
 	Backbone   string   `json:"backbone"`
 	Checkpoint string   `json:"checkpoint"`
+	SHA256     string   `json:"checkpoint_sha256"`
 	Channels   []string `json:"channels"` // the columns of lv's [t][channel] arrays
 	Samples    int      `json:"samples"`  // latent samples drawn: 1 for a cnp
 	Seed       uint64   `json:"seed"`
@@ -614,6 +617,7 @@ func writeCalibrationJSON(env *Env, c calibration) error {
 	out := calibrationJSON{
 		System:               c.sys.Name(),
 		Checkpoint:           c.checkpoint,
+		SHA256:               c.sha256,
 		Channels:             g.Channels,
 		Samples:              c.samples,
 		Seed:                 c.seed,

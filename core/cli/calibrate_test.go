@@ -333,7 +333,7 @@ func TestCalibrateJSONShape(t *testing.T) {
 		t.Run(tc.system, func(t *testing.T) {
 			res, raw := calibrateJSON(t, append([]string{"--checkpoint", ckpts[tc.system]}, obs[tc.system]...)...)
 			keys := sortedKeys(raw)
-			want := []string{"backbone", "channels", "checkpoint", "checkpoint_validation", "discrepancy", "noise", "nominal", "observations", "prediction", "refine", "samples", "seed", "system", "t", "theta", "warnings"}
+			want := []string{"backbone", "channels", "checkpoint", "checkpoint_sha256", "checkpoint_validation", "discrepancy", "noise", "nominal", "observations", "prediction", "refine", "samples", "seed", "system", "t", "theta", "warnings"}
 			if tc.system != "spring" {
 				want = append(want, "u0")
 			}

@@ -77,6 +77,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 type compareMethod struct {
 	Name   string
 	Source string // where an APIC model came from; empty for KOH-GP
+	SHA256 string // of that checkpoint's bytes; empty for KOH-GP
 	Run    core.MethodRun
 	Report core.Report
 	// Batched is APIC's batched timing (zero for KOH-GP); Wall is the
@@ -325,6 +326,7 @@ func leaveOut(env *Env, name string, err error, failed *[]failedMethod) (bool, e
 // namedModel is an APIC model with its method name and origin.
 type namedModel struct {
 	name, source string
+	sha256       string // of the checkpoint's bytes (core.Info.SHA256)
 	model        *core.Model
 	warnings     []string // about the file (unfinishedWarning)
 }
@@ -345,13 +347,13 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 		if !ok {
 			continue
 		}
-		m, _, err := core.DecodeCheckpoint(data)
+		m, info, err := core.DecodeCheckpoint(data)
 		if err != nil {
 			return nil, fmt.Errorf("embedded checkpoint %s: %w", checkpoints.Name(system, string(b)), err)
 		}
 		name, source := "apic-"+string(b), embeddedPrefix+checkpoints.Name(system, string(b))
 		taken[name], included[source] = true, true
-		out = append(out, namedModel{name: name, source: source, model: m})
+		out = append(out, namedModel{name: name, source: source, sha256: info.SHA256, model: m})
 	}
 	var seen []os.FileInfo // the files compared, to know them under another name (a link)
 	for _, path := range files {
@@ -380,7 +382,7 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 			}
 		}
 		taken[name] = true
-		out = append(out, namedModel{name: name, source: path, model: m, warnings: unfinishedWarning(info, path)})
+		out = append(out, namedModel{name: name, source: path, sha256: info.SHA256, model: m, warnings: unfinishedWarning(info, path)})
 	}
 	return out, nil
 }
@@ -398,7 +400,7 @@ func compareAPIC(ctx context.Context, env *Env, sys sims.System, nm namedModel, 
 	if err != nil {
 		return compareMethod{}, err
 	}
-	out := compareMethod{Name: nm.name, Source: nm.source, Run: run, Batched: batched, Refine: refine}
+	out := compareMethod{Name: nm.name, Source: nm.source, SHA256: nm.sha256, Run: run, Batched: batched, Refine: refine}
 	out.Samples = nm.model.Config.Arch.Backbone.SamplesDrawn(opt.Samples)
 	out.Warnings = append(nm.model.RangeWarnings(test[0].Context.Len(), opt.Noise), nm.warnings...)
 	out.OnePass, out.OnePassBatched = run.MedianSeconds(), batched
@@ -527,6 +529,7 @@ func finitePtr(x float64) *float64 {
 // compareMethodJSON is one method's entry in the JSON output.
 type compareMethodJSON struct {
 	Source                string                  `json:"source,omitempty"`
+	SourceSHA256          string                  `json:"source_sha256,omitempty"`
 	Metrics               map[string]core.Summary `json:"metrics"`
 	ThetaPerParam         map[string]core.Summary `json:"theta_mae_per_param"`
 	ThetaBiasPerParam     map[string]core.Summary `json:"theta_bias_per_param"`
@@ -581,7 +584,7 @@ func writeCompareJSON(w io.Writer, sys sims.System, test []sims.Task, opt core.E
 	koh, hasKOH := findMethod(methods, kohgp.Name)
 	for _, m := range methods {
 		j := compareMethodJSON{
-			Source: m.Source, Metrics: m.Report.Metrics,
+			Source: m.Source, SourceSHA256: m.SHA256, Metrics: m.Report.Metrics,
 			ThetaPerParam: m.Report.ThetaPerParam, ThetaBiasPerParam: m.Report.ThetaBiasPerParam,
 			SecondsPerRealization: m.Run.MedianSeconds(), SecondsTotal: m.Run.TotalSeconds(),
 			SecondsMinMax:     minMax(m.Run.Seconds),

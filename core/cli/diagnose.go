@@ -57,25 +57,26 @@ character cell: • one, 2–9 that many, * 10 or more; · marks θ̂ = θ.
 
 ASCII plots on the terminal, every number with --json, a multi-panel
 figure with --png. The JSON object holds the run's settings (system,
-backbone, checkpoint, tasks, context, noise, seed, samples, refine),
-theta_shaped and bands_shaped (whether θ's intervals and the bands were
-scored with the checkpoint's calibrated shapes rather than as
-Gaussian), failures {count, realizations} (left out, as eval leaves
-them), warnings (the condition outside the model's training, θ
-intervals nearly as wide as the prior, θ̂ that misses θ by at least
-half what the prior's centre does, or θ̂ that refinement brought
-within that from the network's own, which missed by as much), levels
-(the nominal levels), reliability (per curve: name, "reconstruction",
-"discrepancy" or "theta:NAME"; values, the residuals counted; skipped,
-those left out, when any; and per level empirical and signed
-coverage) and theta. Each theta entry holds name, symbol, prior_lo and
-prior_hi, its per-realization arrays truth, estimate, std (σ_post; 0 for
-a point estimate), z_score and contraction, and the lines' summary:
-verdict ("calibrated", "over-confident", "under-confident", "biased,
-θ̂ above θ", "biased, θ̂ below θ", "miscalibrated", "untested" or
-"point estimates"), mae, cover95, z_median, z_beyond_2 (the share of
-|z| > 2), contraction_median and sbc {draws, counts (realizations per
-rank bin), chi_square, df, p_value, p_value_withheld}.`,
+backbone, checkpoint, checkpoint_sha256 (the SHA-256 of its bytes),
+tasks, context, noise, seed, samples, refine), theta_shaped and
+bands_shaped (whether θ's intervals and the bands were scored with the
+checkpoint's calibrated shapes rather than as Gaussian), failures
+{count, realizations} (left out, as eval leaves them), warnings (the
+condition outside the model's training, θ intervals nearly as wide as
+the prior, θ̂ that misses θ by at least half what the prior's centre
+does, or θ̂ that refinement brought within that from the network's own,
+which missed by as much), levels (the nominal levels), reliability (per
+curve: name, "reconstruction", "discrepancy" or "theta:NAME"; values,
+the residuals counted; skipped, those left out, when any; and per level
+empirical and signed coverage) and theta. Each theta entry holds name,
+symbol, prior_lo and prior_hi, its per-realization arrays truth,
+estimate, std (σ_post; 0 for a point estimate), z_score and contraction,
+and the lines' summary: verdict ("calibrated", "over-confident",
+"under-confident", "biased, θ̂ above θ", "biased, θ̂ below θ",
+"miscalibrated", "untested" or "point estimates"), mae, cover95,
+z_median, z_beyond_2 (the share of |z| > 2), contraction_median and sbc
+{draws, counts (realizations per rank bin), chi_square, df, p_value,
+p_value_withheld}.`,
 		Run: runDiagnose,
 	})
 }
@@ -142,7 +143,7 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 		}
 	}
 	if *jsonOut {
-		err = writeDiagnosisJSON(env, d, source)
+		err = writeDiagnosisJSON(env, d, checkpointID{source, info.SHA256})
 	} else {
 		writeDiagnosisText(env, d, m.Sys.Title(), source)
 	}
@@ -183,7 +184,7 @@ func newThetaJSON(th core.ThetaDiagnostic) thetaJSON {
 
 // writeDiagnosisJSON prints the diagnostics as one JSON object; its
 // theta entries carry the text's summary too (thetaJSON).
-func writeDiagnosisJSON(env *Env, d core.Diagnostics, source string) error {
+func writeDiagnosisJSON(env *Env, d core.Diagnostics, id checkpointID) error {
 	theta := make([]thetaJSON, len(d.Theta))
 	for i, th := range d.Theta {
 		theta[i] = newThetaJSON(th)
@@ -195,7 +196,8 @@ func writeDiagnosisJSON(env *Env, d core.Diagnostics, source string) error {
 		core.Diagnostics
 		Theta      []thetaJSON `json:"theta"`
 		Checkpoint string      `json:"checkpoint"`
-	}{d, theta, source})
+		SHA256     string      `json:"checkpoint_sha256"`
+	}{d, theta, id.source, id.sha256})
 }
 
 // writeDiagnosisText prints the heading, the warnings and the tables.

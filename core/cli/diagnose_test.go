@@ -33,7 +33,7 @@ func TestDiagnoseJSONKeys(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := tinyCheckpoint(t, dir, "spring", 0, 0)
 	obj := diagnoseJSON(t, "--checkpoint", ckpt, "--tasks", "12", "--context", "8", "--noise", "0.02", "--seed", "3", "--samples", "4")
-	want := []string{"backbone", "bands_shaped", "checkpoint", "context", "failures", "levels", "noise", "refine", "reliability", "samples", "seed", "system", "tasks", "theta", "theta_shaped", "warnings"}
+	want := []string{"backbone", "bands_shaped", "checkpoint", "checkpoint_sha256", "context", "failures", "levels", "noise", "refine", "reliability", "samples", "seed", "system", "tasks", "theta", "theta_shaped", "warnings"}
 	if got := sortedKeys(obj); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("keys %v, want %v", got, want)
 	}

@@ -70,7 +70,7 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		if err != nil {
 			return err
 		}
-		return runEvalGrid(ctx, env, m, source, opt, conds, f.jsonOut, unfinishedWarning(info, source))
+		return runEvalGrid(ctx, env, m, checkpointID{source, info.SHA256}, opt, conds, f.jsonOut, unfinishedWarning(info, source))
 	} else if f.gridContexts != "" || f.gridNoises != "" {
 		return UsageError("--grid-contexts and --grid-noises need --grid")
 	}
@@ -95,8 +95,9 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 		return enc.Encode(struct {
 			core.Report
 			Checkpoint string `json:"checkpoint"`           // where the weights came from
+			SHA256     string `json:"checkpoint_sha256"`    // the checkpoint's bytes' SHA-256
 			RawSpread  bool   `json:"raw_spread,omitempty"` // scored without the recalibrated spread
-		}{rep, source, f.rawSpread})
+		}{rep, source, info.SHA256, f.rawSpread})
 	}
 	writeEvalText(env.Stdout, m, rep, source, &f)
 	return nil

@@ -140,7 +140,7 @@ type cellOut struct {
 
 // runEvalGrid evaluates every condition of the grid and prints one table
 // row (or one JSON object) per condition.
-func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, base core.EvalOptions, conds []core.Condition, jsonOut bool, warnings []string) error {
+func runEvalGrid(ctx context.Context, env *Env, m *core.Model, id checkpointID, base core.EvalOptions, conds []core.Condition, jsonOut bool, warnings []string) error {
 	cells, err := core.EvaluateGrid(ctx, m, base, conds)
 	if err != nil {
 		return err
@@ -162,13 +162,14 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, source string, ba
 			System     string    `json:"system"`
 			Backbone   string    `json:"backbone"`
 			Checkpoint string    `json:"checkpoint"`
+			SHA256     string    `json:"checkpoint_sha256"`
 			Tasks      int       `json:"tasks"`
 			Seed       uint64    `json:"seed"`
 			Cells      []cellOut `json:"cells"`
 			Warnings   []string  `json:"warnings"`
-		}{m.Sys.Name(), string(m.Config.Arch.Backbone), source, base.Tasks, base.Seed, outs, append([]string{}, warnings...)})
+		}{m.Sys.Name(), string(m.Config.Arch.Backbone), id.source, id.sha256, base.Tasks, base.Seed, outs, append([]string{}, warnings...)})
 	}
-	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(string(m.Config.Arch.Backbone)), source)
+	fmt.Fprintf(env.Stdout, "%s · %s · %s\n", m.Sys.Title(), strings.ToUpper(string(m.Config.Arch.Backbone)), id.source)
 	for _, w := range warnings { // about the file, for every cell
 		fmt.Fprintf(env.Stdout, "warning: %s\n", w)
 	}

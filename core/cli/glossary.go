@@ -62,7 +62,8 @@ exist is the string "NaN".`
 // script reading it need not guess what a key holds.
 const evalJSONFields = `
 
-The object also holds the run's settings: system, backbone, checkpoint,
+The object also holds the run's settings: system, backbone, checkpoint
+and checkpoint_sha256 (the SHA-256 of its bytes, as sha256sum gives it),
 tasks, context, noise, seed, samples, refine, theta_prior and
 theta_prior_scale (refinement's prior on θ; absent in one pass),
 true_theta and raw_spread (with those flags); pooled_ece {recon, delta},
@@ -84,19 +85,21 @@ const compareJSONFields = `
 The object also holds system, tasks, context, noise, seed, samples
 (APIC's latent samples, when an APIC model ran), raw_spread (with
 --raw-spread), failed_methods [{name, reason}] and methods.NAME with,
-beside its metrics: source (an APIC checkpoint), refine (APIC's steps),
-seconds_per_realization (the median), seconds_per_realization_min_max,
-seconds_total, cpu_seconds_per_realization (absent where the platform
-gives no CPU time), warnings and failures; for a baseline wall_seconds,
-workers, realizations_per_second (on those workers) and its budget
-(starts, members and steps, or mcmc_steps); for APIC
+beside its metrics: source (an APIC checkpoint) and source_sha256 (the
+SHA-256 of its bytes), refine (APIC's steps), seconds_per_realization
+(the median), seconds_per_realization_min_max, seconds_total,
+cpu_seconds_per_realization (absent where the platform gives no CPU
+time), warnings and failures; for a baseline wall_seconds, workers,
+realizations_per_second (on those workers) and its budget (starts,
+members and steps, or mcmc_steps); for APIC
 realizations_per_second_batched and cpu_seconds_per_realization_batched,
-and the same for its one pass, timed too: one_pass_seconds_per_realization,
+and the same for its one pass, timed too:
+one_pass_seconds_per_realization,
 one_pass_realizations_per_second_batched and
 one_pass_cpu_seconds_per_realization_batched. With KOH-GP in the run,
-speedup_vs_koh_gp and speedup_vs_koh_gp_cpu are KOH-GP's median wall
-and CPU time per realization over the method's, and APIC's one pass
-adds one_pass_speedup_vs_koh_gp (over its median latency),
+speedup_vs_koh_gp and speedup_vs_koh_gp_cpu are KOH-GP's median wall and
+CPU time per realization over the method's, and APIC's one pass adds
+one_pass_speedup_vs_koh_gp (over its median latency),
 one_pass_batched_speedup_vs_koh_gp and
 one_pass_batched_cpu_speedup_vs_koh_gp (over its batch time per
 realization) and one_pass_throughput_ratio_vs_koh_gp (realizations per

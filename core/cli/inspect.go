@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,6 +34,8 @@ as those controls move), with the λθ, λδ and regulariser each file
 records; embedded:atlas/FILE names one for the other commands.
 
 --json prints one object: file and checkpoint (both the path given),
+checkpoint_sha256 (the SHA-256 of its bytes, as sha256sum gives it;
+eval, calibrate, diagnose and compare --json give it too),
 format_version, system, backbone, config (the configuration the file
 stores: arch, train and infer, as the text lists them), parameters (how
 many), steps1 and steps2 (the steps trained, all runs together),
@@ -42,12 +45,11 @@ shape), unfinished (true for the partial file of a stopped run, whose
 inference settings do not fit its weights) and validation_step (the
 stage-2 step the metrics were measured at, when not the run's end; 0
 otherwise). config.infer.fit_refine, where present, is the refinement
-count (0: one pass) of the predictions the default spread was fitted
-to; the text says when it is not config.infer.refine, and when the
-metrics' refine is not. With --atlas: one object whose atlas lists
-each file, system, axis and value (the explorer's control it stands
-for), backbone, lambda_theta, lambda_delta, reg, steps1, steps2,
-wall_seconds and bytes.`,
+count (0: one pass) of the predictions the default spread was fitted to;
+the text says when it is not config.infer.refine, and when the metrics'
+refine is not. With --atlas: one object whose atlas lists each file,
+system, axis and value (the explorer's control it stands for), backbone,
+lambda_theta, lambda_delta, reg, steps1, steps2, wall_seconds and bytes.`,
 		Run: runInspect,
 	})
 }
@@ -110,8 +112,9 @@ func writeInspectJSON(w io.Writer, path string, f *nets.File, m *core.Model, inf
 	// "checkpoint" is the key eval, calibrate and train give the file;
 	// "file" is kept for the scripts that read it.
 	return enc.Encode(map[string]any{
-		"file": path, "checkpoint": path, "format_version": f.Metadata["format_version"],
-		"system": m.Config.Arch.System, "backbone": m.Config.Arch.Backbone, "config": m.Config,
+		"file": path, "checkpoint": path, "checkpoint_sha256": hex.EncodeToString(f.SHA256[:]),
+		"format_version": f.Metadata["format_version"],
+		"system":         m.Config.Arch.System, "backbone": m.Config.Arch.Backbone, "config": m.Config,
 		"parameters": m.Params.Count(), "steps1": info.Steps1, "steps2": info.Steps2,
 		"wall_seconds": info.WallSeconds, "metrics": info.Metrics, "tensors": tensors,
 		"unfinished": info.Unfinished, "validation_step": info.ValidationStep,
@@ -123,6 +126,7 @@ func writeInspectJSON(w io.Writer, path string, f *nets.File, m *core.Model, inf
 func writeInspectText(w io.Writer, path string, f *nets.File, m *core.Model, info core.Info, names []string) {
 	a, t := m.Config.Arch, m.Config.Train
 	fmt.Fprintf(w, "%s\n  format version %s, %s/%s, %d parameters\n", path, f.Metadata["format_version"], a.System, a.Backbone, m.Params.Count())
+	fmt.Fprintf(w, "  sha256 %x (the file's bytes; eval, calibrate, diagnose and compare --json give it too)\n", f.SHA256)
 	if info.Unfinished {
 		fmt.Fprintf(w, "  unfinished: %s\n", unfinishedWords(path))
 	}

@@ -74,6 +74,10 @@ func unfinishedWarning(info core.Info, source string) []string {
 	return []string{fmt.Sprintf("%s is unfinished: %s", source, unfinishedWords(source))}
 }
 
+// checkpointID names the checkpoint a result came from: where (a path
+// or embedded:NAME) and, exactly, which bytes (core.Info.SHA256).
+type checkpointID struct{ source, sha256 string }
+
 // embeddedPrefix marks a checkpoint embedded in the program
 // (checkpoints.Prefix).
 const embeddedPrefix = checkpoints.Prefix
