@@ -287,6 +287,11 @@ type Report struct {
 	// as a reliability curve reads them, where the per-realization ECE of
 	// Metrics also counts how the errors of one realization move together.
 	Pooled PooledECE `json:"pooled_ece"`
+	// ContextMeanMAE is the mean over realizations of the reconstruction
+	// MAE of a flat line at each channel's context mean (contextMeanMAE),
+	// the yardstick of reconGuessWarnings; NaN where a realization has
+	// none. Not written: a reader has the warning.
+	ContextMeanMAE float64 `json:"-"`
 	// Warnings say where the evaluated condition (context size, noise)
 	// lies outside what the model was trained on (RangeWarnings).
 	Warnings []string `json:"warnings"`
@@ -529,7 +534,8 @@ func Summarise(sys sims.System, all []TaskMetrics) Report {
 		}
 		rep.Warnings = append(rep.Warnings, priorGuessWarnings(sys.Params(), maes)...)
 		rep.Warnings = append(rep.Warnings, refinementCarriesWarnings(sys.Params(), maes, unrefinedMAEs(len(maes), per))...)
-		rep.Warnings = append(rep.Warnings, reconGuessWarnings(rep.Metrics[KeyReconMAE].Mean, meanContextMeanMAE(per))...)
+		rep.ContextMeanMAE = meanContextMeanMAE(per)
+		rep.Warnings = append(rep.Warnings, reconGuessWarnings(rep.Metrics[KeyReconMAE].Mean, rep.ContextMeanMAE)...)
 	}
 	return rep
 }

@@ -818,7 +818,24 @@ func writeOnePassSpeed(w io.Writer, koh compareMethod, apics []compareMethod, ta
 		fmt.Fprintf(w, "\n%s (%s, %d refinement steps) %s (median wall %s vs %s; CPU %s vs %s).\n",
 			m.Name, m.Source, m.Refine, speedWords(speedup(koh, m)), fmtSeconds(m.Run.MedianSeconds()), fmtSeconds(koh.Run.MedianSeconds()),
 			fmtSeconds(m.Run.CPUPerRealization()), fmtSeconds(koh.Run.CPUPerRealization()))
+		if line := lessAccurateLine(m); line != "" {
+			fmt.Fprintln(w, line)
+		}
 	}
+}
+
+// lessAccurateLine says, under a speed-up, that the APIC method m
+// predicts G no better than a flat line at the context's mean (its
+// warning reconGuessWarnings): its speed then buys nothing, which the
+// ratio alone would hide (a model trained for a few steps is as fast
+// as a good one). Empty otherwise, as for the shipped models. KOH-GP
+// is no yardstick for this: on spring its θ MAE is that of a guess.
+func lessAccurateLine(m compareMethod) string {
+	mae, flat := m.Report.Metrics[core.KeyReconMAE].Mean, m.Report.ContextMeanMAE
+	if !(flat > 0) || !(mae >= flat) {
+		return ""
+	}
+	return fmt.Sprintf("  Yet its predictions miss G by more than a flat line at the context's mean does (recon MAE %.3g vs %.3g): see its warnings above.", mae, flat)
 }
 
 // writeMetricsFooter says under the metrics table what its ± is and

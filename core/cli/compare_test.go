@@ -218,6 +218,28 @@ func TestCompareText(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// The speed of a model trained for 2 steps comes with the word that
+	// its predictions are worse than a flat line; the shipped model's
+	// does not.
+	_, tiny, _ := strings.Cut(out, "\napic-lnp:tiny (")
+	tiny, _, _ = strings.Cut(tiny, "\n\n")
+	if n := strings.Count(out, "than a flat line at the context's mean does"); n != 1 || !strings.Contains(tiny, "Yet its predictions miss G") {
+		t.Errorf("%d lines on accuracy, want 1 under apic-lnp:tiny's speed-up:\n%s", n, out)
+	}
+}
+
+// TestLessAccurateLine: the line appears from a reconstruction MAE
+// equal to the flat line's on, and never without a yardstick.
+func TestLessAccurateLine(t *testing.T) {
+	for _, tc := range []struct {
+		recon, flat float64
+		want        bool
+	}{{0.02, 0.01, true}, {0.01, 0.01, true}, {0.005, 0.01, false}, {0.02, math.NaN(), false}, {0.02, 0, false}} {
+		m := compareMethod{Report: core.Report{Metrics: map[string]core.Summary{core.KeyReconMAE: {Mean: tc.recon}}, ContextMeanMAE: tc.flat}}
+		if got := lessAccurateLine(m) != ""; got != tc.want {
+			t.Errorf("recon MAE %g, flat line's %g: line %v, want %v", tc.recon, tc.flat, got, tc.want)
+		}
+	}
 }
 
 // TestCompareWithoutCheckpoint: a system without embedded checkpoints
