@@ -51,6 +51,37 @@ type LinePlot struct {
 	Color bool
 }
 
+// xTicks is how many values label a numeric x axis, evenly spaced from
+// its first to its last sample.
+const xTicks = 5
+
+// xTickFormat writes the x axis's tick values with as many decimals as
+// the one that needs the most: none where all are whole, else 2 (as
+// asciigraph would), or up to 4 where 2 would misstate one (0.275 of
+// levels from 0.05 to 0.95 read "0.27").
+func xTickFormat(lo, hi float64) func(float64) string {
+	decimals := 0
+	for i := range xTicks {
+		v := lo + float64(i)/float64(xTicks-1)*(hi-lo)
+		d := 0
+		for d < 4 && !exactAt(v, d, hi-lo) {
+			d++
+		}
+		if d > 0 {
+			decimals = max(decimals, d, 2)
+		}
+	}
+	return func(v float64) string { return strconv.FormatFloat(v, 'f', decimals, 64) }
+}
+
+// exactAt reports whether v written with d decimals is v, to within a
+// millionth of the axis's span (the ticks are sums of floating-point
+// steps: 0.05 + 0.225 is not 0.275 to the last bit).
+func exactAt(v float64, d int, span float64) bool {
+	p := math.Pow(10, float64(d))
+	return math.Abs(math.Round(v*p)/p-v) <= 1e-6*math.Abs(span)
+}
+
 // seriesMarks are the characters that tell series apart without colour:
 // the first series is a solid line, later ones are drawn with marks.
 var seriesMarks = []string{"", "•", "+", "x", "o", "*"}
@@ -119,7 +150,8 @@ func (p LinePlot) Render(series ...Series) string {
 	}
 	xLabelled := len(p.XLabels) >= 2
 	if p.XLo != p.XHi && !xLabelled {
-		opts = append(opts, asciigraph.XAxisRange(p.XLo, p.XHi))
+		opts = append(opts, asciigraph.XAxisRange(p.XLo, p.XHi), asciigraph.XAxisTickCount(xTicks),
+			asciigraph.XAxisValueFormatter(xTickFormat(p.XLo, p.XHi)))
 	}
 	if p.Color {
 		opts = append(opts, asciigraph.SeriesColors(drawColors...))

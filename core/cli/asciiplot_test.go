@@ -212,3 +212,27 @@ func TestLinePlotXLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestXTickFormat: the x axis's ticks are written exactly, at one
+// number of decimals for all: whole numbers bare, else two, or more
+// where two would misstate a tick (0.275 as "0.27").
+func TestXTickFormat(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{0, 4, []string{"0", "1", "2", "3", "4"}},
+		{0, 10, []string{"0.00", "2.50", "5.00", "7.50", "10.00"}},
+		{0.05, 0.95, []string{"0.050", "0.275", "0.500", "0.725", "0.950"}},
+		{0, 1, []string{"0.00", "0.25", "0.50", "0.75", "1.00"}},
+		{0, 0.1, []string{"0.000", "0.025", "0.050", "0.075", "0.100"}},
+	} {
+		f := xTickFormat(tc.lo, tc.hi)
+		for i, want := range tc.want {
+			v := tc.lo + float64(i)/float64(xTicks-1)*(tc.hi-tc.lo)
+			if got := f(v); got != want {
+				t.Errorf("[%g, %g] tick %d: %q, want %q", tc.lo, tc.hi, i, got, want)
+			}
+		}
+	}
+}
