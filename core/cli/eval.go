@@ -347,6 +347,10 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		cells = append(cells, []string{tableNumber(r.value.Mean, 4), tableNumber(r.value.Std, 4)})
 	}
 	meanW, stdW := columnWidth(cells, 0, 10), columnWidth(cells, 1, displayWidth("0.0000"))
+	labelW := 14
+	for _, r := range rows {
+		labelW = max(labelW, displayWidth(r.label)+1)
+	}
 	for i, r := range rows {
 		v := padLeft(cells[i][0], meanW)
 		switch {
@@ -359,7 +363,7 @@ func writeReportTable(w io.Writer, rep core.Report) {
 		if r.note != "" {
 			v += "   (diagnostic: " + r.note + ")"
 		}
-		fmt.Fprintf(w, "  %s %s\n", padLabel(r.label, 14), v)
+		fmt.Fprintf(w, "  %s %s\n", padLabel(r.label, labelW), v)
 	}
 }
 
@@ -411,6 +415,12 @@ func reportRows(rep core.Report) []reportRow {
 		}
 		rows = append(rows, reportRow{label: metricLabels[core.KeyThetaCover], value: core.Summary{Mean: s.Mean}, note: note, alone: true})
 	}
+	if p := rep.Pooled; p != (core.PooledECE{}) && !math.IsNaN(p.Recon+p.Delta) {
+		// 0 and 0: a report stored before they were (a validation).
+		rows = append(rows,
+			reportRow{label: "recon ECE pooled", value: core.Summary{Mean: p.Recon}, alone: true, note: pooledNote},
+			reportRow{label: "δ ECE pooled", value: core.Summary{Mean: p.Delta}, alone: true, note: pooledNote})
+	}
 	if b := rep.ThetaAtBound; b.AtBound > 0 {
 		// The pooled share hides that the estimates at a bound cover
 		// least (the same 2% of the prior's width as calibrate's warning).
@@ -419,6 +429,11 @@ func reportRows(rep core.Report) []reportRow {
 	}
 	return rows
 }
+
+// pooledNote says what a pooled ECE row is: the ECE a reliability curve
+// reads, which the spreads are recalibrated to, where the per-realization
+// ECE above also counts how one realization's errors move together.
+const pooledNote = "the band's ECE over all realizations' targets at once, as diagnose's reliability reads it"
 
 // columnWidth is the display width of column i of cells, at least least.
 func columnWidth(cells [][]string, i, least int) int {

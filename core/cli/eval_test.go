@@ -404,3 +404,33 @@ func TestReportRowsReadOldThetaCover(t *testing.T) {
 		}
 	}
 }
+
+// TestReportTablePooledECE: the table gives the pooled ECEs (what the
+// spreads are recalibrated to) where the report has them, not for a
+// report stored before they were, and keeps every value in one column.
+func TestReportTablePooledECE(t *testing.T) {
+	rep := core.Report{Tasks: 4, Metrics: map[string]core.Summary{core.KeyReconMAE: {Mean: 0.01, Std: 0.002}}}
+	var b strings.Builder
+	writeReportTable(&b, rep)
+	if strings.Contains(b.String(), "pooled") {
+		t.Errorf("a report without pooled ECEs shows them:\n%s", b.String())
+	}
+	rep.Pooled = core.PooledECE{Recon: 0.0339, Delta: 0.0382}
+	b.Reset()
+	writeReportTable(&b, rep)
+	out := b.String()
+	for _, want := range []string{"recon ECE pooled", "0.0339", "δ ECE pooled", "0.0382"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	col := -1
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		i := strings.Index(line, "0.0")
+		if c := displayWidth(line[:i]); col < 0 {
+			col = c
+		} else if c != col {
+			t.Errorf("value of %q in column %d, the first row's in %d", line, c, col)
+		}
+	}
+}
