@@ -1,6 +1,7 @@
 package core
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,9 @@ import (
 //	steps1, steps2  steps completed per stage
 //	wall_seconds    training wall time
 //	metrics         the last validation Report as JSON (may be empty)
+//	init, init_sha256  a fine-tuned file's parent: the --init name as
+//	                given and the SHA-256 of its bytes (absent for a
+//	                run from scratch)
 //	data_sha256     the SHA-256 of the tensor data (nets.DataChecksumKey),
 //	                checked on load; files written before it existed
 //	                have none and still load
@@ -63,6 +67,11 @@ type Info struct {
 	// by the loaders, never stored): which file, exactly, a result came
 	// from, for a shipped model as for a file on disk.
 	SHA256 string
+	// Init and InitSHA256 name the checkpoint a fine-tuning run started
+	// from (train --init): as it was given, and its bytes' SHA-256; both
+	// empty for a run from scratch. Only the run's own settings are in
+	// the config, so this is how a file says what it was tuned from.
+	Init, InitSHA256 string
 }
 
 // CheckStorable fails, naming the first parameter that is the cause,
@@ -113,6 +122,9 @@ func EncodeCheckpoint(w io.Writer, m *Model, info Info, dtype nets.DType) error 
 	}
 	if info.ValidationStep > 0 {
 		meta["validation_step"] = strconv.Itoa(info.ValidationStep)
+	}
+	if info.InitSHA256 != "" {
+		meta["init"], meta["init_sha256"] = info.Init, info.InitSHA256
 	}
 	if info.Metrics != nil {
 		b, err := json.Marshal(info.Metrics)
@@ -420,6 +432,9 @@ func checkpointInfo(meta map[string]string) (Info, error) {
 	default:
 		return Info{}, fmt.Errorf("bad unfinished metadata %s: want true or false", QuoteInput(s))
 	}
+	if err := readInitMetadata(meta, &info); err != nil {
+		return Info{}, err
+	}
 	return info, nil
 }
 
@@ -589,4 +604,27 @@ func nameList(names []string) string {
 		shown = append(shown, fmt.Sprintf("and %d more", len(names)-most))
 	}
 	return "[" + strings.Join(shown, " ") + "]"
+}
+
+// maxInitName bounds the length of a checkpoint's recorded --init name,
+// as a path the system could open is bounded.
+const maxInitName = 4096
+
+// readInitMetadata reads the fine-tuning parent (Info.Init, InitSHA256)
+// from meta, refusing a hash that is not 64 lowercase hex digits and a
+// name too long or holding a control character (it is printed).
+func readInitMetadata(meta map[string]string, info *Info) error {
+	sum, hasSum := meta["init_sha256"]
+	name, hasName := meta["init"]
+	if !hasSum && !hasName {
+		return nil
+	}
+	if b, err := hex.DecodeString(sum); err != nil || len(b) != sha256.Size || strings.ToLower(sum) != sum {
+		return fmt.Errorf("bad init_sha256 metadata %s: want %d lowercase hex digits", QuoteInput(sum), 2*sha256.Size)
+	}
+	if name == "" || len(name) > maxInitName || strings.ContainsFunc(name, unicode.IsControl) {
+		return fmt.Errorf("bad init metadata %s: want the --init name, 1 to %d bytes without control characters", QuoteInput(name), maxInitName)
+	}
+	info.Init, info.InitSHA256 = name, sum
+	return nil
 }

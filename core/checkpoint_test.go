@@ -127,7 +127,7 @@ func checkRoundTrip(t *testing.T, sys sims.System, m *Model) {
 
 func TestCheckpointInfoRoundTrip(t *testing.T) {
 	m := tinyModel(t, "lv", ANP, nil)
-	info := Info{Steps1: 12, Steps2: 34, WallSeconds: 5.25, Metrics: &Report{
+	info := Info{Steps1: 12, Steps2: 34, WallSeconds: 5.25, Init: "runs/a.safetensors", InitSHA256: strings.Repeat("0f", 32), Metrics: &Report{
 		System: "lv", Backbone: "anp", Tasks: 4, Context: 30, Noise: 0.05, Seed: 9, Samples: 8,
 		Metrics:       map[string]Summary{KeyReconMAE: {Mean: 0.125, Std: 0.5}, KeyThetaMAE: {Mean: 1.5, Std: 0.25}},
 		ThetaPerParam: map[string]Summary{"alpha": {Mean: 0.1, Std: 0.2}},
@@ -212,6 +212,32 @@ func TestCheckpointRefusesBadInfo(t *testing.T) {
 	}
 	if info, err := decode(meta); err != nil || info.Steps1 != 0 || info.WallSeconds != 0 {
 		t.Errorf("absent entries: %+v, %v", info, err)
+	}
+	// A fine-tuned file's parent: both entries or neither, a hash of 64
+	// lowercase hex digits, a name without control characters.
+	good := strings.Repeat("ab", 32)
+	for _, c := range []struct{ name, sum, wantKey, wantValue string }{
+		{"p.safetensors", "abc", "init_sha256", `"abc"`},
+		{"p.safetensors", strings.ToUpper(good), "init_sha256", strings.ToUpper(good)},
+		{"p.safetensors", "", "init_sha256", `""`},
+		{"", good, "init", `""`},
+		{"p\x1b[2J.safetensors", good, "init", `"p\x1b[2J.safetensors"`},
+	} {
+		meta := maps.Clone(base)
+		if c.name != "" {
+			meta["init"] = c.name
+		}
+		if c.sum != "" {
+			meta["init_sha256"] = c.sum
+		}
+		_, err := decode(meta)
+		if err == nil || !strings.Contains(err.Error(), "bad "+c.wantKey+" metadata") || !strings.Contains(err.Error(), c.wantValue) {
+			t.Errorf("init %q, init_sha256 %q: error %v, want one naming %s and %s", c.name, c.sum, err, c.wantKey, c.wantValue)
+		}
+	}
+	meta["init"], meta["init_sha256"] = "embedded:spring-lnp.safetensors", good
+	if info, err := decode(meta); err != nil || info.Init != "embedded:spring-lnp.safetensors" || info.InitSHA256 != good {
+		t.Errorf("a parent recorded: %+v, %v", info, err)
 	}
 }
 

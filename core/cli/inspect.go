@@ -44,12 +44,14 @@ null where none was recorded), tensors (per tensor name: its dtype and
 shape), unfinished (true for the partial file of a stopped run, whose
 inference settings do not fit its weights) and validation_step (the
 stage-2 step the metrics were measured at, when not the run's end; 0
-otherwise). config.infer.fit_refine, where present, is the refinement
-count (0: one pass) of the predictions the default spread was fitted to;
-the text says when it is not config.infer.refine, and when the metrics'
-refine is not. With --atlas: one object whose atlas lists each file,
-system, axis and value (the explorer's control it stands for), backbone,
-lambda_theta, lambda_delta, reg, steps1, steps2, wall_seconds and bytes.`,
+otherwise); for a fine-tuned file, init and init_sha256 (the --init
+checkpoint it started from, as given, and its bytes' SHA-256).
+config.infer.fit_refine, where present, is the refinement count (0: one
+pass) of the predictions the default spread was fitted to; the text says
+when it is not config.infer.refine, and when the metrics' refine is not.
+With --atlas: one object whose atlas lists each file, system, axis and
+value (the explorer's control it stands for), backbone, lambda_theta,
+lambda_delta, reg, steps1, steps2, wall_seconds and bytes.`,
 		Run: runInspect,
 	})
 }
@@ -111,14 +113,18 @@ func writeInspectJSON(w io.Writer, path string, f *nets.File, m *core.Model, inf
 	enc.SetIndent("", "  ")
 	// "checkpoint" is the key eval, calibrate and train give the file;
 	// "file" is kept for the scripts that read it.
-	return enc.Encode(map[string]any{
+	out := map[string]any{
 		"file": path, "checkpoint": path, "checkpoint_sha256": hex.EncodeToString(f.SHA256[:]),
 		"format_version": f.Metadata["format_version"],
 		"system":         m.Config.Arch.System, "backbone": m.Config.Arch.Backbone, "config": m.Config,
 		"parameters": m.Params.Count(), "steps1": info.Steps1, "steps2": info.Steps2,
 		"wall_seconds": info.WallSeconds, "metrics": info.Metrics, "tensors": tensors,
 		"unfinished": info.Unfinished, "validation_step": info.ValidationStep,
-	})
+	}
+	if info.InitSHA256 != "" {
+		out["init"], out["init_sha256"] = info.Init, info.InitSHA256
+	}
+	return enc.Encode(out)
 }
 
 // writeInspectText prints a checkpoint's description: its model, how it
@@ -137,6 +143,9 @@ func writeInspectText(w io.Writer, path string, f *nets.File, m *core.Model, inf
 	}
 	fmt.Fprintf(w, "  training: %s, batch %d, lr %s, λθ %g, λδ %g, reg %s, %s, seed %d, %s%s\n",
 		stepsWords(info, t), t.Batch, lrWords(t), t.LambdaTheta, t.LambdaDelta, t.Reg, noiseWords(t), t.Seed, trajectoriesWords(t.Trajectories), ctxRange)
+	if info.InitSHA256 != "" {
+		fmt.Fprintf(w, "  fine-tuned from %s (sha256 %s); the training settings above are this run's\n", info.Init, info.InitSHA256)
+	}
 	writeInferenceWords(w, m.Config.Infer)
 	if line := fitRefineLine(m.Config.Infer, path); line != "" {
 		fmt.Fprintf(w, "  fit: %s\n", line)

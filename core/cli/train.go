@@ -354,6 +354,7 @@ func (r *trainRun) setInfo() {
 		r.info.Steps1 += r.f.initInfo.Steps1
 		r.info.Steps2 += r.f.initInfo.Steps2
 		r.info.WallSeconds += r.f.initInfo.WallSeconds
+		r.info.Init, r.info.InitSHA256 = r.f.init, r.f.initInfo.SHA256
 		if r.info.Metrics == nil {
 			r.info.Metrics = r.f.initInfo.Metrics
 		}

@@ -146,6 +146,20 @@ func TestTrainInitKeepsRecipe(t *testing.T) {
 	if code, stdout, _ := runCLI(t, "inspect", second); code != 0 || !strings.Contains(stdout, "steps 2+2 done in all runs (the last planned 0+0: it trained no steps)") {
 		t.Errorf("inspect after --init: exit %d\n%s", code, stdout)
 	}
+	// The file names its parent, as given and by its bytes; inspect says so.
+	parent := fileSHA256(t, first)
+	if info.Init != first || info.InitSHA256 != parent {
+		t.Errorf("recorded parent %q (sha256 %s), want %q (%s)", info.Init, info.InitSHA256, first, parent)
+	}
+	if got := jsonField(t, "init_sha256", "inspect", second, "--json"); got != parent {
+		t.Errorf("inspect --json init_sha256 %v, want %s", got, parent)
+	}
+	if _, stdout, _ := runCLI(t, "inspect", second); !strings.Contains(stdout, "fine-tuned from "+first+" (sha256 "+parent+")") {
+		t.Errorf("inspect does not name the parent:\n%s", stdout)
+	}
+	if _, stdout, _ := runCLI(t, "inspect", first); strings.Contains(stdout, "fine-tuned") {
+		t.Errorf("inspect of a run from scratch names a parent:\n%s", stdout)
+	}
 }
 
 // TestTrainHelpGivesTheBoundsItChecks: each bounded number flag of
