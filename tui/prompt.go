@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,12 +133,7 @@ func (p prompt) path() string {
 	if v == "" && p.suggested {
 		v = p.placeholder
 	}
-	if strings.HasPrefix(v, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			v = filepath.Join(home, v[2:])
-		}
-	}
-	return v
+	return expandHome(v)
 }
 
 // view is the prompt line: a label, the value with a block cursor, and
@@ -250,7 +246,9 @@ func completeName(name string, names []string) (string, []string) {
 // returns the matching names.
 func complete(v string) (string, []string) {
 	dir, base := filepath.Split(v)
-	lookIn := dir
+	// The directory is read where enter would look: a leading ~/ is the
+	// home directory there (path), and the value keeps the ~ as typed.
+	lookIn := expandHome(dir)
 	if lookIn == "" {
 		lookIn = "."
 	}
@@ -260,12 +258,20 @@ func complete(v string) (string, []string) {
 	}
 	var names []string
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), base) && (e.IsDir() || strings.HasSuffix(e.Name(), ".safetensors")) {
-			n := e.Name()
-			if e.IsDir() {
-				n += string(filepath.Separator)
-			}
-			names = append(names, n)
+		if !strings.HasPrefix(e.Name(), base) {
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			// A link to a folder of runs is a folder to complete into.
+			st, err := os.Stat(filepath.Join(lookIn, e.Name()))
+			isDir = err == nil && st.IsDir()
+		}
+		switch {
+		case isDir:
+			names = append(names, e.Name()+string(filepath.Separator))
+		case strings.HasSuffix(e.Name(), ".safetensors"):
+			names = append(names, e.Name())
 		}
 	}
 	if len(names) == 0 {
@@ -274,14 +280,26 @@ func complete(v string) (string, []string) {
 	return dir + commonPrefix(names), names
 }
 
+// expandHome is path with a leading ~/ as the home directory.
+func expandHome(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return path
+}
+
 // commonPrefix is the longest prefix of every one of names (at least
-// one).
+// one), whole characters only: names that part inside one (é and è
+// share their first byte) keep none of it, which cut there left
+// invalid UTF-8 in the prompt, read back as U+FFFD, a name no file has.
 func commonPrefix(names []string) string {
-	prefix := names[0]
+	prefix := []rune(names[0])
 	for _, n := range names[1:] {
-		for !strings.HasPrefix(n, prefix) {
+		for !strings.HasPrefix(n, string(prefix)) {
 			prefix = prefix[:len(prefix)-1]
 		}
 	}
-	return prefix
+	return string(prefix)
 }
