@@ -1312,14 +1312,16 @@ func (m *Model) confirmSaveAgain(again bool) bool {
 }
 
 // suggestPath is the first apic-SYSTEM-BACKBONE-N.safetensors in dir that
-// does not exist yet.
+// nothing holds yet, not even a link: a dangling one passed a Stat as
+// free, and the save, which keeps links, then refused the name offered,
+// and on a SIGTERM (keepUnsaved) tried it until it gave the weights up.
 func suggestPath(dir string, k entryKey) string {
 	for n := 1; ; n++ {
 		p := filepath.Join(dir, fmt.Sprintf("apic-%s-%s-%d.safetensors", k.system, k.backbone, n))
 		// Any error ends the search: a directory that cannot be read
 		// (no permission) would otherwise never show a free name; the
 		// save then reports the cause.
-		if _, err := os.Stat(p); err != nil {
+		if _, err := os.Lstat(p); err != nil {
 			return p
 		}
 	}
