@@ -115,15 +115,33 @@ func (p prompt) takeSuggestion() prompt {
 // value; like any edit, it clears the matches of the last tab. Control
 // characters (a line break inside, an escape sequence) are dropped: a
 // path has none, and printed on the prompt line they would move the
-// cursor or restyle the terminal.
+// cursor or restyle the terminal. A path quoted for a shell, as a file
+// dropped on a terminal window arrives ('/data/my runs/a.safetensors'
+// in quotes, or /data/my\ runs/a.safetensors), is taken unquoted:
+// opened as it came, it named no file.
 func (p prompt) paste(text string) prompt {
 	p.matches = nil
-	for _, r := range strings.TrimRight(text, "\r\n") {
+	for _, r := range shellUnquote(strings.TrimRight(text, "\r\n")) {
 		if !unicode.IsControl(r) {
 			p.value = append(p.value, r)
 		}
 	}
 	return p
+}
+
+// shellUnquote is text without the quotes a shell would take away
+// from a path pasted or dropped whole: one pair of ' or " around it,
+// else the backslashes before its blanks. Spaces after it (a dropped
+// file's) go first. Anything else is left as it came.
+func shellUnquote(text string) string {
+	t := strings.TrimRight(text, " ")
+	if len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0] && !strings.ContainsRune(t[1:len(t)-1], rune(t[0])) {
+		return t[1 : len(t)-1]
+	}
+	if strings.Contains(t, "\\ ") {
+		return strings.ReplaceAll(t, "\\ ", " ")
+	}
+	return text
 }
 
 // path is the entered path, or the suggestion where none is, with a
