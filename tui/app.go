@@ -1429,7 +1429,7 @@ func saveCmd(path string, e *entry) tea.Cmd {
 		// saving the same name) or a link, even a dangling one, is kept.
 		err = core.SaveNewCheckpoint(path, model, info, nets.F64)
 		if errors.Is(err, fs.ErrExist) {
-			return savedMsg{path: path, err: fmt.Errorf("exists, and the explorer never overwrites: %s", path)}
+			return savedMsg{path: path, err: fmt.Errorf("exists, and the explorer never overwrites: %s%s", path, linkNote(path))}
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			// "No such file" where the directory is there: it takes no
@@ -1481,6 +1481,21 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// linkNote is " (a link to TARGET, which does not exist)" where path is
+// a dangling symbolic link, else "": listed as existing (the save) or
+// as missing (the open) with no word of the link, the file read as a
+// riddle.
+func linkNote(path string) string {
+	target, err := os.Readlink(path)
+	if err != nil {
+		return ""
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	return " (a link to " + target + ", which does not exist)"
+}
+
 // openCmd loads a checkpoint file.
 func openCmd(path string, gen int) tea.Cmd {
 	return func() tea.Msg {
@@ -1499,6 +1514,9 @@ func openError(path string, err error) string {
 	var ce *cli.CheckpointError
 	if errors.As(err, &ce) {
 		cause = ce.Cause
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		cause += linkNote(path)
 	}
 	return "cannot open " + path + ": " + cause
 }
