@@ -319,8 +319,26 @@ var msgLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
 func (m *Model) setMsg(k msgKind, format string, args ...any) {
 	// One line of text: an error's own newlines would push the frame.
-	m.msgKind, m.msg = k, msgLine.Replace(fmt.Sprintf(format, args...))
+	m.msgKind, m.msg = k, boundMsg(msgLine.Replace(fmt.Sprintf(format, args...)))
 	m.keyNote, m.switchArmed = false, switchArm{}
+}
+
+// maxMsgRunes bounds the status message. The ? help wraps it in full,
+// in time that grows with the square of its length: a path pasted by
+// mistake (a clipboard of a megabyte), named by the open's error, took
+// minutes a frame and froze the explorer. A path the system takes is
+// shorter (PATH_MAX: 4096 bytes on Linux), and no message needs more.
+const maxMsgRunes = 8192
+
+// boundMsg is s, or where it is longer than maxMsgRunes, its start and
+// end (the file, then the cause) about a note of what was left out.
+func boundMsg(s string) string {
+	r := []rune(s)
+	if len(r) <= maxMsgRunes {
+		return s
+	}
+	keep := maxMsgRunes / 2
+	return fmt.Sprintf("%s … (%d characters left out) … %s", string(r[:keep]), len(r)-2*keep, string(r[len(r)-keep:]))
 }
 
 // setKeyNote sets a note on what the key just pressed did, which the
