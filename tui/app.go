@@ -149,9 +149,11 @@ type Model struct {
 	// quitMsg is the status message that warning set, which goes with
 	// the arm: left up, "q again quits" was untrue after any other key.
 	quitMsg string
-	// saveArmed: the last key was an s that said the weights on screen
-	// are in a file already; another s goes ahead and saves a copy.
-	saveArmed bool
+	// againArmed is the key, s or u, whose warning the last key put up:
+	// s that the weights on screen are in a file already (s again saves
+	// a copy), u that it drops weights trained here and not saved (u
+	// again drops them). The same key again goes ahead.
+	againArmed string
 	// switchArmed: the key note is the warning of a key that asked to
 	// show another system or backbone (or to open a checkpoint) and
 	// named the work that would stop; the same key again goes ahead.
@@ -459,8 +461,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !key.Matches(k, m.keys.Quit) {
 		m.disarmQuit() // the warning holds for the very next key only
 	}
-	saveAgain := m.saveArmed
-	m.saveArmed = false // as quitArmed, for the very next key only
+	again := m.againArmed
+	m.againArmed = "" // as quitArmed, for the very next key only
 	// A switch's warning goes with its key note (dropKeyNote): the key
 	// that armed it goes ahead with this copy.
 	armed := m.switchArmed
@@ -491,8 +493,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.help.ShowAll = false
 	}
 	// The groups are tried in turn, as one switch's cases would be.
-	for _, group := range []func(tea.KeyPressMsg, switchArm, bool) (tea.Model, tea.Cmd, bool){m.controlKey, m.actionKey, m.cancelKey, m.viewKey} {
-		if next, cmd, ok := group(k, armed, saveAgain); ok {
+	for _, group := range []func(tea.KeyPressMsg, switchArm, string) (tea.Model, tea.Cmd, bool){m.controlKey, m.actionKey, m.cancelKey, m.viewKey} {
+		if next, cmd, ok := group(k, armed, again); ok {
 			return next, cmd
 		}
 	}
@@ -506,7 +508,7 @@ func handled(next tea.Model, cmd tea.Cmd) (tea.Model, tea.Cmd, bool) { return ne
 // switches of system, backbone, realization and θ. Like each key group
 // (handleKey), it reports whether the key was one of its own; armed is
 // the switch warning the key may answer, saveAgain a save's.
-func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.Model, tea.Cmd, bool) {
 	keys := m.keys
 	switch {
 	case key.Matches(k, keys.Quit):
@@ -571,7 +573,7 @@ func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (t
 
 // actionKey handles training, the mode and the views (diagnostics,
 // ablation, baselines).
-func (m Model) actionKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+func (m Model) actionKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.Model, tea.Cmd, bool) {
 	keys := m.keys
 	switch {
 	case key.Matches(k, keys.Train):
@@ -597,7 +599,7 @@ func (m Model) actionKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (te
 
 // cancelKey handles esc: it closes the help or a view, answers a
 // switch's warning, or stops a run or a wait for a file.
-func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.Model, tea.Cmd, bool) {
 	keys := m.keys
 	switch {
 	case m.help.ShowAll && key.Matches(k, keys.Cancel):
@@ -642,11 +644,11 @@ func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (te
 
 // viewKey handles undo, the slice and page of the view, heatmaps,
 // saving and opening.
-func (m Model) viewKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+func (m Model) viewKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.Model, tea.Cmd, bool) {
 	keys := m.keys
 	switch {
 	case key.Matches(k, keys.Undo):
-		if m.waitForOpen() {
+		if m.waitForOpen() || !m.confirmUndo(again == "u") {
 			return m, nil, true
 		}
 		return handled(m.undo())
@@ -663,7 +665,7 @@ func (m Model) viewKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.
 	case key.Matches(k, keys.Page):
 		m.flipPage()
 	case key.Matches(k, keys.Save):
-		if m.waitForOpen() || !m.confirmSaveAgain(saveAgain) {
+		if m.waitForOpen() || !m.confirmSaveAgain(again == "s") {
 			return m, nil, true
 		}
 		return handled(m.startSave())
@@ -1325,7 +1327,22 @@ func (m *Model) confirmSaveAgain(again bool) bool {
 	default:
 		return true
 	}
-	m.saveArmed = true
+	m.againArmed = "s"
+	return false
+}
+
+// confirmUndo reports whether u goes on to undo. Weights trained here
+// and not saved, on screen, are in no file and nowhere behind: u used
+// to drop them at one key, the minutes of a full run with them, where
+// q asks twice for the same weights. It now says so, and u again (the
+// very next key) drops them.
+func (m *Model) confirmUndo(again bool) bool {
+	e := m.entry()
+	if again || m.run != nil || e.src != srcTrained || e.saved != "" {
+		return true
+	}
+	m.setKeyMsg(msgWarn, "u drops the weights trained here, saved in no file: u again drops them, s saves them")
+	m.againArmed = "u"
 	return false
 }
 

@@ -46,7 +46,8 @@
 // backbone while a run trains (or another system while the baselines
 // fit) asks first, as q does; the same key again goes ahead and stops
 // that work. So does o while a run trains: the run stops once a file
-// opens.
+// opens. u over weights trained here and saved in no file asks first
+// too; u again drops them.
 //
 // c runs the paper's three per-realization baselines (KOH-GP, BCPI and
 // Correction-PINN, with interactive budgets) on the task on screen, one
