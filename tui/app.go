@@ -143,6 +143,9 @@ type Model struct {
 	// settings it names.
 	atlasMsg string
 	quitting bool
+	// saving is the number of saves (s) whose file is being written; a
+	// quit waits for them (quit), as it waits for training to stop.
+	saving int
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
@@ -811,7 +814,7 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.quitArmed, m.quitMsg = "", ""
-	if len(m.runs) == 0 || m.quitting {
+	if m.quitting || (len(m.runs) == 0 && m.saving == 0) {
 		m.quitting = true
 		return m, tea.Quit
 	}
@@ -820,8 +823,20 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 		r.stopping = true
 		r.cancel()
 	}
-	m.setMsg(msgInfo, "stopping training before quitting… (q again to force)")
+	if len(m.runs) > 0 {
+		m.setMsg(msgInfo, "stopping training before quitting… (q again to force)")
+	} else {
+		// s then q at once ended the program with the file half
+		// written: no checkpoint, and a temporary file left behind.
+		m.setMsg(msgInfo, "writing the checkpoint before quitting… (q again to force)")
+	}
 	return m, nil
+}
+
+// quitNow is whether a quit that waited (quit) can end the program:
+// no training run left, and no file being written.
+func (m Model) quitNow() bool {
+	return m.quitting && len(m.runs) == 0 && m.saving == 0
 }
 
 // saveAfterRun is how the quit warning says to save the weights of the
@@ -1219,7 +1234,7 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 			cmd = m.reinfer()
 		}
 	}
-	if m.quitting && len(m.runs) == 0 {
+	if m.quitNow() {
 		return m, tea.Quit
 	}
 	return m, cmd
@@ -1403,6 +1418,7 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 				return m, nil
 			}
 			e := m.entry()
+			m.saving++
 			return m, saveCmd(path, e)
 		}
 		// Anything but a regular file is refused before the open, which
@@ -1481,6 +1497,16 @@ func saveCmd(path string, e *entry) tea.Cmd {
 }
 
 func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
+	m.saving = max(m.saving-1, 0)
+	next, cmd := m.reportSaved(msg)
+	if nm := next.(Model); nm.quitNow() {
+		return nm, tea.Quit
+	}
+	return next, cmd
+}
+
+// reportSaved says how a save ended, and marks the weights saved.
+func (m Model) reportSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
 		// The underlying error repeats the path and names the temporary
 		// file of the atomic write; the common causes read better plainly.
