@@ -32,7 +32,11 @@ func (m Model) keepUnsaved() (saved, failed []string) {
 		// why they are there.
 		if tmp := os.TempDir(); filepath.Clean(tmp) != filepath.Clean(m.opts.SaveDir) {
 			if path, tmpErr := saveKept(tmp, k, model, info); tmpErr == nil {
-				saved = append(saved, fmt.Sprintf("%s (%s/%s, %s; not in %s: %s)", path, k.system, k.backbone, what, m.opts.SaveDir, fileCause(err)))
+				dir := m.opts.SaveDir
+				if abs, err := filepath.Abs(dir); err == nil {
+					dir = abs // "not in ." says little on a terminal closed since
+				}
+				saved = append(saved, fmt.Sprintf("%s (%s/%s, %s; not in %s: %s)", path, k.system, k.backbone, what, dir, fileCause(err)))
 				return
 			}
 		}
