@@ -1487,6 +1487,11 @@ func saveCmd(path string, e *entry) tea.Cmd {
 			// new files (/proc), which "does not exist" would deny.
 			if st, serr := os.Stat(filepath.Dir(path)); serr == nil && st.IsDir() {
 				err = fmt.Errorf("%s takes no new files; choose another directory", filepath.Dir(path))
+				if _, werr := os.Getwd(); werr != nil && !filepath.IsAbs(path) {
+					// The directory the explorer runs in was removed: it
+					// still opens as ".", and takes nothing.
+					err = fmt.Errorf("the current directory was removed since the explorer started; give a path elsewhere")
+				}
 			}
 		}
 		if abs, aerr := filepath.Abs(path); aerr == nil {

@@ -123,3 +123,24 @@ func TestSaveKeepsADanglingLink(t *testing.T) {
 		t.Error("the save created the link's target")
 	}
 }
+
+// TestSaveInARemovedDirectory: a save by a relative name after the
+// directory the explorer runs in was removed says so; "." opens still,
+// and the save said that ". takes no new files".
+func TestSaveInARemovedDirectory(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	dir := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	m, _ = press(t, m, "s", "ctrl+u")
+	m = typeText(t, m, "kept.safetensors")
+	m, _ = press(t, m, "enter")
+	if want := "save failed: the current directory was removed since the explorer started; give a path elsewhere"; m.msg != want {
+		t.Errorf("saving in a removed directory: %q, want %q", m.msg, want)
+	}
+}
