@@ -143,15 +143,20 @@ type Model struct {
 	// settings it names.
 	atlasMsg string
 	quitting bool
+	// saving is the number of saves (s) whose file is being written; a
+	// quit waits for them (quit), as it waits for training to stop.
+	saving int
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
 	// quitMsg is the status message that warning set, which goes with
 	// the arm: left up, "q again quits" was untrue after any other key.
 	quitMsg string
-	// saveArmed: the last key was an s that said the weights on screen
-	// are in a file already; another s goes ahead and saves a copy.
-	saveArmed bool
+	// againArmed is the key, s or u, whose warning the last key put up:
+	// s that the weights on screen are in a file already (s again saves
+	// a copy), u that it drops weights trained here and not saved (u
+	// again drops them). The same key again goes ahead.
+	againArmed string
 	// switchArmed: the key note is the warning of a key that asked to
 	// show another system or backbone (or to open a checkpoint) and
 	// named the work that would stop; the same key again goes ahead.
@@ -319,8 +324,26 @@ var msgLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
 func (m *Model) setMsg(k msgKind, format string, args ...any) {
 	// One line of text: an error's own newlines would push the frame.
-	m.msgKind, m.msg = k, msgLine.Replace(fmt.Sprintf(format, args...))
+	m.msgKind, m.msg = k, boundMsg(msgLine.Replace(fmt.Sprintf(format, args...)))
 	m.keyNote, m.switchArmed = false, switchArm{}
+}
+
+// maxMsgRunes bounds the status message. The ? help wraps it in full,
+// in time that grows with the square of its length: a path pasted by
+// mistake (a clipboard of a megabyte), named by the open's error, took
+// minutes a frame and froze the explorer. A path the system takes is
+// shorter (PATH_MAX: 4096 bytes on Linux), and no message needs more.
+const maxMsgRunes = 8192
+
+// boundMsg is s, or where it is longer than maxMsgRunes, its start and
+// end (the file, then the cause) about a note of what was left out.
+func boundMsg(s string) string {
+	r := []rune(s)
+	if len(r) <= maxMsgRunes {
+		return s
+	}
+	keep := maxMsgRunes / 2
+	return fmt.Sprintf("%s … (%d characters left out) … %s", string(r[:keep]), len(r)-2*keep, string(r[len(r)-keep:]))
 }
 
 // setKeyNote sets a note on what the key just pressed did, which the
@@ -441,8 +464,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	if !key.Matches(k, m.keys.Quit) {
 		m.disarmQuit() // the warning holds for the very next key only
 	}
-	saveAgain := m.saveArmed
-	m.saveArmed = false // as quitArmed, for the very next key only
+	again := m.againArmed
+	m.againArmed = "" // as quitArmed, for the very next key only
 	// A switch's warning goes with its key note (dropKeyNote): the key
 	// that armed it goes ahead with this copy.
 	armed := m.switchArmed
@@ -473,8 +496,8 @@ func (m Model) handleKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.help.ShowAll = false
 	}
 	// The groups are tried in turn, as one switch's cases would be.
-	for _, group := range []func(tea.KeyPressMsg, switchArm, bool) (tea.Model, tea.Cmd, bool){m.controlKey, m.actionKey, m.cancelKey, m.viewKey} {
-		if next, cmd, ok := group(k, armed, saveAgain); ok {
+	for _, group := range []func(tea.KeyPressMsg, switchArm, string) (tea.Model, tea.Cmd, bool){m.controlKey, m.actionKey, m.cancelKey, m.viewKey} {
+		if next, cmd, ok := group(k, armed, again); ok {
 			return next, cmd
 		}
 	}
@@ -488,7 +511,7 @@ func handled(next tea.Model, cmd tea.Cmd) (tea.Model, tea.Cmd, bool) { return ne
 // switches of system, backbone, realization and θ. Like each key group
 // (handleKey), it reports whether the key was one of its own; armed is
 // the switch warning the key may answer, saveAgain a save's.
-func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.Model, tea.Cmd, bool) {
 	keys := m.keys
 	switch {
 	case key.Matches(k, keys.Quit):
@@ -553,7 +576,7 @@ func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (t
 
 // actionKey handles training, the mode and the views (diagnostics,
 // ablation, baselines).
-func (m Model) actionKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+func (m Model) actionKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.Model, tea.Cmd, bool) {
 	keys := m.keys
 	switch {
 	case key.Matches(k, keys.Train):
@@ -579,7 +602,7 @@ func (m Model) actionKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (te
 
 // cancelKey handles esc: it closes the help or a view, answers a
 // switch's warning, or stops a run or a wait for a file.
-func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.Model, tea.Cmd, bool) {
 	keys := m.keys
 	switch {
 	case m.help.ShowAll && key.Matches(k, keys.Cancel):
@@ -624,11 +647,11 @@ func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (te
 
 // viewKey handles undo, the slice and page of the view, heatmaps,
 // saving and opening.
-func (m Model) viewKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.Model, tea.Cmd, bool) {
+func (m Model) viewKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.Model, tea.Cmd, bool) {
 	keys := m.keys
 	switch {
 	case key.Matches(k, keys.Undo):
-		if m.waitForOpen() {
+		if m.waitForOpen() || !m.confirmUndo(again == "u") {
 			return m, nil, true
 		}
 		return handled(m.undo())
@@ -645,7 +668,7 @@ func (m Model) viewKey(k tea.KeyPressMsg, armed switchArm, saveAgain bool) (tea.
 	case key.Matches(k, keys.Page):
 		m.flipPage()
 	case key.Matches(k, keys.Save):
-		if m.waitForOpen() || !m.confirmSaveAgain(saveAgain) {
+		if m.waitForOpen() || !m.confirmSaveAgain(again == "s") {
 			return m, nil, true
 		}
 		return handled(m.startSave())
@@ -791,7 +814,7 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.quitArmed, m.quitMsg = "", ""
-	if len(m.runs) == 0 || m.quitting {
+	if m.quitting || (len(m.runs) == 0 && m.saving == 0) {
 		m.quitting = true
 		return m, tea.Quit
 	}
@@ -800,8 +823,20 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 		r.stopping = true
 		r.cancel()
 	}
-	m.setMsg(msgInfo, "stopping training before quitting… (q again to force)")
+	if len(m.runs) > 0 {
+		m.setMsg(msgInfo, "stopping training before quitting… (q again to force)")
+	} else {
+		// s then q at once ended the program with the file half
+		// written: no checkpoint, and a temporary file left behind.
+		m.setMsg(msgInfo, "writing the checkpoint before quitting… (q again to force)")
+	}
 	return m, nil
+}
+
+// quitNow is whether a quit that waited (quit) can end the program:
+// no training run left, and no file being written.
+func (m Model) quitNow() bool {
+	return m.quitting && len(m.runs) == 0 && m.saving == 0
 }
 
 // saveAfterRun is how the quit warning says to save the weights of the
@@ -1199,7 +1234,7 @@ func (m Model) onTrainDone(r *trainRun) (tea.Model, tea.Cmd) {
 			cmd = m.reinfer()
 		}
 	}
-	if m.quitting && len(m.runs) == 0 {
+	if m.quitNow() {
 		return m, tea.Quit
 	}
 	return m, cmd
@@ -1307,19 +1342,36 @@ func (m *Model) confirmSaveAgain(again bool) bool {
 	default:
 		return true
 	}
-	m.saveArmed = true
+	m.againArmed = "s"
+	return false
+}
+
+// confirmUndo reports whether u goes on to undo. Weights trained here
+// and not saved, on screen, are in no file and nowhere behind: u used
+// to drop them at one key, the minutes of a full run with them, where
+// q asks twice for the same weights. It now says so, and u again (the
+// very next key) drops them.
+func (m *Model) confirmUndo(again bool) bool {
+	e := m.entry()
+	if again || m.run != nil || e.src != srcTrained || e.saved != "" {
+		return true
+	}
+	m.setKeyMsg(msgWarn, "u drops the weights trained here, saved in no file: u again drops them, s saves them")
+	m.againArmed = "u"
 	return false
 }
 
 // suggestPath is the first apic-SYSTEM-BACKBONE-N.safetensors in dir that
-// does not exist yet.
+// nothing holds yet, not even a link: a dangling one passed a Stat as
+// free, and the save, which keeps links, then refused the name offered,
+// and on a SIGTERM (keepUnsaved) tried it until it gave the weights up.
 func suggestPath(dir string, k entryKey) string {
 	for n := 1; ; n++ {
 		p := filepath.Join(dir, fmt.Sprintf("apic-%s-%s-%d.safetensors", k.system, k.backbone, n))
 		// Any error ends the search: a directory that cannot be read
 		// (no permission) would otherwise never show a free name; the
 		// save then reports the cause.
-		if _, err := os.Stat(p); err != nil {
+		if _, err := os.Lstat(p); err != nil {
 			return p
 		}
 	}
@@ -1366,6 +1418,7 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 				return m, nil
 			}
 			e := m.entry()
+			m.saving++
 			return m, saveCmd(path, e)
 		}
 		// Anything but a regular file is refused before the open, which
@@ -1427,13 +1480,18 @@ func saveCmd(path string, e *entry) tea.Cmd {
 		// saving the same name) or a link, even a dangling one, is kept.
 		err = core.SaveNewCheckpoint(path, model, info, nets.F64)
 		if errors.Is(err, fs.ErrExist) {
-			return savedMsg{path: path, err: fmt.Errorf("exists, and the explorer never overwrites: %s", path)}
+			return savedMsg{path: path, err: fmt.Errorf("exists, and the explorer never overwrites: %s%s", path, linkNote(path))}
 		}
 		if errors.Is(err, fs.ErrNotExist) {
 			// "No such file" where the directory is there: it takes no
 			// new files (/proc), which "does not exist" would deny.
 			if st, serr := os.Stat(filepath.Dir(path)); serr == nil && st.IsDir() {
 				err = fmt.Errorf("%s takes no new files; choose another directory", filepath.Dir(path))
+				if _, werr := os.Getwd(); werr != nil && !filepath.IsAbs(path) {
+					// The directory the explorer runs in was removed: it
+					// still opens as ".", and takes nothing.
+					err = fmt.Errorf("the current directory was removed since the explorer started; give a path elsewhere")
+				}
 			}
 		}
 		if abs, aerr := filepath.Abs(path); aerr == nil {
@@ -1444,6 +1502,16 @@ func saveCmd(path string, e *entry) tea.Cmd {
 }
 
 func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
+	m.saving = max(m.saving-1, 0)
+	next, cmd := m.reportSaved(msg)
+	if nm := next.(Model); nm.quitNow() {
+		return nm, tea.Quit
+	}
+	return next, cmd
+}
+
+// reportSaved says how a save ended, and marks the weights saved.
+func (m Model) reportSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
 		// The underlying error repeats the path and names the temporary
 		// file of the atomic write; the common causes read better plainly.
@@ -1479,6 +1547,21 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// linkNote is " (a link to TARGET, which does not exist)" where path is
+// a dangling symbolic link, else "": listed as existing (the save) or
+// as missing (the open) with no word of the link, the file read as a
+// riddle.
+func linkNote(path string) string {
+	target, err := os.Readlink(path)
+	if err != nil {
+		return ""
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	return " (a link to " + target + ", which does not exist)"
+}
+
 // openCmd loads a checkpoint file.
 func openCmd(path string, gen int) tea.Cmd {
 	return func() tea.Msg {
@@ -1497,6 +1580,9 @@ func openError(path string, err error) string {
 	var ce *cli.CheckpointError
 	if errors.As(err, &ce) {
 		cause = ce.Cause
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		cause += linkNote(path)
 	}
 	return "cannot open " + path + ": " + cause
 }

@@ -706,12 +706,28 @@ func TestUndoKey(t *testing.T) {
 	if next, _ := press(t, m, "j"); strings.Contains(next.msg, "nothing to undo") {
 		t.Errorf("after j the message still reads %q", next.msg)
 	}
+	// Weights trained here and saved in no file: u asks first, as q
+	// does; any other key calls it off, and u again drops them.
 	old := m.entry()
 	newer := &entry{model: old.model, src: srcTrained, prev: old}
 	m.entries[m.key()] = newer
 	m, _ = press(t, m, "u")
+	if m.entry() != newer || m.msgKind != msgWarn || !strings.Contains(m.msg, "u again drops them, s saves them") {
+		t.Fatalf("u over unsaved trained weights: entry dropped %v, message %q", m.entry() != newer, m.msg)
+	}
+	m, _ = press(t, m, "j", "u")
+	if m.entry() != newer {
+		t.Fatal("u after another key dropped the unsaved weights without asking")
+	}
+	m, _ = press(t, m, "u")
 	if m.entry() != old {
-		t.Fatal("u did not restore the previous weights")
+		t.Fatal("u again did not restore the previous weights")
+	}
+	// Saved, they are in a file: u drops them at once.
+	newer.saved = "x.safetensors"
+	m.entries[m.key()] = newer
+	if m, _ = press(t, m, "u"); m.entry() != old {
+		t.Fatal("u over saved weights asked")
 	}
 }
 

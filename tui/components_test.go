@@ -753,3 +753,23 @@ func TestLinePlotGroupsCurvesUnderOne(t *testing.T) {
 		}
 	}
 }
+
+// TestPromptPasteTakesShellQuotesAway: a path pasted or dropped quoted
+// for a shell (in quotes, or with its blanks escaped, a space after
+// it) is the path itself in the prompt; other text comes as it is.
+func TestPromptPasteTakesShellQuotesAway(t *testing.T) {
+	for pasted, want := range map[string]string{
+		"'/data/my runs/ü a.safetensors' ": "/data/my runs/ü a.safetensors",
+		`"/data/my runs/a.safetensors"`:    "/data/my runs/a.safetensors",
+		`/data/my\ runs/a\ b.safetensors `: "/data/my runs/a b.safetensors",
+		"/data/it's.safetensors":           "/data/it's.safetensors",
+		`'a'b'`:                            `'a'b'`,
+		`"`:                                `"`,
+		"plain.safetensors":                "plain.safetensors",
+	} {
+		p := prompt{kind: promptOpen}
+		if got := string(p.paste(pasted).value); got != want {
+			t.Errorf("pasted %q: the prompt holds %q, want %q", pasted, got, want)
+		}
+	}
+}

@@ -46,7 +46,8 @@
 // backbone while a run trains (or another system while the baselines
 // fit) asks first, as q does; the same key again goes ahead and stops
 // that work. So does o while a run trains: the run stops once a file
-// opens.
+// opens. u over weights trained here and saved in no file asks first
+// too; u again drops them.
 //
 // c runs the paper's three per-realization baselines (KOH-GP, BCPI and
 // Correction-PINN, with interactive budgets) on the task on screen, one
@@ -67,6 +68,6 @@
 // throttled weight snapshots through a channel that a command reads; the
 // plots re-infer from the snapshots in one pass, which the θ rows'
 // heading then says. esc cancels through a context, and quitting waits
-// for the goroutine to end. A diagnosis and an ablation point report the
+// for the goroutine to end, and for a save's file to be written. A diagnosis and an ablation point report the
 // realizations done to the status line the same way (workProgress).
 package tui

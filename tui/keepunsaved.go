@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -19,20 +21,26 @@ import (
 // per file saved, and "system/backbone (what) …: cause" per failure.
 func (m Model) keepUnsaved() (saved, failed []string) {
 	keep := func(k entryKey, what string, model *core.Model, info core.Info) {
-		for range 100 { // a name taken meanwhile: the next one
-			path := suggestPath(m.opts.SaveDir, k)
-			err := core.SaveNewCheckpoint(path, model, info, nets.F64)
-			if errors.Is(err, fs.ErrExist) {
-				continue
-			}
-			if err != nil {
-				failed = append(failed, fmt.Sprintf("%s/%s (%s) could not be saved and are lost: %v", k.system, k.backbone, what, err))
-			} else {
-				saved = append(saved, fmt.Sprintf("%s (%s/%s, %s)", path, k.system, k.backbone, what))
-			}
+		path, err := saveKept(m.opts.SaveDir, k, model, info)
+		if err == nil {
+			saved = append(saved, fmt.Sprintf("%s (%s/%s, %s)", path, k.system, k.backbone, what))
 			return
 		}
-		failed = append(failed, fmt.Sprintf("%s/%s (%s) could not be saved and are lost: no free name in %s", k.system, k.backbone, what, m.opts.SaveDir))
+		// A save directory that takes no files (read-only, removed since
+		// the start) lost the weights no one is there to save by hand:
+		// the temporary directory takes them instead, and the note says
+		// why they are there.
+		if tmp := os.TempDir(); filepath.Clean(tmp) != filepath.Clean(m.opts.SaveDir) {
+			if path, tmpErr := saveKept(tmp, k, model, info); tmpErr == nil {
+				dir := m.opts.SaveDir
+				if abs, err := filepath.Abs(dir); err == nil {
+					dir = abs // "not in ." says little on a terminal closed since
+				}
+				saved = append(saved, fmt.Sprintf("%s (%s/%s, %s; not in %s: %s)", path, k.system, k.backbone, what, dir, fileCause(err)))
+				return
+			}
+		}
+		failed = append(failed, fmt.Sprintf("%s/%s (%s) could not be saved and are lost: %v", k.system, k.backbone, what, err))
 	}
 	for _, k := range sortedKeys(m.entries) {
 		if e := unsavedTrained(m.entries[k]); e != nil {
@@ -45,6 +53,30 @@ func (m Model) keepUnsaved() (saved, failed []string) {
 		}
 	}
 	return saved, failed
+}
+
+// saveKept saves model to a new file in dir named as s would suggest,
+// and returns its path.
+func saveKept(dir string, k entryKey, model *core.Model, info core.Info) (string, error) {
+	for range 100 { // a name taken meanwhile: the next one
+		path := suggestPath(dir, k)
+		err := core.SaveNewCheckpoint(path, model, info, nets.F64)
+		if !errors.Is(err, fs.ErrExist) {
+			return path, err
+		}
+	}
+	return "", fmt.Errorf("no free name in %s", dir)
+}
+
+// fileCause is the cause of a failed file operation without the paths
+// it names ("permission denied"), which may be a temporary file's: the
+// message around it names the file meant.
+func fileCause(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // unsavedTrained is the weights trained in this session and not saved

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,10 +12,12 @@ import (
 )
 
 // TestKeepUnsavedSaysWhatWasLost: weights that cannot be saved (here:
-// the save directory is gone) are said to be lost, not listed as saved.
+// the save directory is gone, and the temporary directory too) are said
+// to be lost, not listed as saved.
 func TestKeepUnsavedSaysWhatWasLost(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	m.opts.SaveDir = filepath.Join(t.TempDir(), "gone")
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "gone too"))
 	base := m.entry()
 	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, prev: base}
 	saved, failed := m.keepUnsaved()
@@ -27,6 +30,40 @@ func TestKeepUnsavedSaysWhatWasLost(t *testing.T) {
 	}
 	if got := keptText(nil, nil); got != "" {
 		t.Errorf("nothing kept: %q", got)
+	}
+}
+
+// TestKeepUnsavedPastLinksAndToTemp: a SIGTERM keeps unsaved weights
+// under the next free name where a dangling link holds the first (it
+// tried that name a hundred times and gave the weights up), and in the
+// temporary directory where the save directory takes no files, saying
+// why they are there.
+func TestKeepUnsavedPastLinksAndToTemp(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	dir, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	m.opts.SaveDir = dir
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "apic-spring-lnp-1.safetensors")); err != nil {
+		t.Fatal(err)
+	}
+	base := m.entry()
+	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 2}, prev: base}
+	want := filepath.Join(dir, "apic-spring-lnp-2.safetensors")
+	if saved, failed := m.keepUnsaved(); len(failed) != 0 || len(saved) != 1 || !strings.HasPrefix(saved[0], want+" ") {
+		t.Errorf("beside a dangling link: saved %q, failed %q; want %s", saved, failed, want)
+	}
+	if _, info, err := core.LoadCheckpoint(want); err != nil || info.Steps1 != 2 {
+		t.Errorf("the kept file: %v, %d steps", err, info.Steps1)
+	}
+	if m, _ = press(t, m, "s"); m.prompt.path() != filepath.Join(dir, "apic-spring-lnp-3.safetensors") {
+		t.Errorf("s suggests %q", m.prompt.path())
+	}
+
+	m.opts.SaveDir = filepath.Join(dir, "gone")
+	saved, failed := m.keepUnsaved()
+	want = filepath.Join(tmp, "apic-spring-lnp-1.safetensors") + " (spring/lnp, trained; not in " + m.opts.SaveDir + ": no such file or directory)"
+	if len(failed) != 0 || len(saved) != 1 || saved[0] != want {
+		t.Errorf("save directory gone: saved %q, failed %q; want %q", saved, failed, want)
 	}
 }
 

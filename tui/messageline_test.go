@@ -4,7 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 )
@@ -77,5 +79,26 @@ func TestNoteBelowALongStatusKeepsItsWords(t *testing.T) {
 	status, below := ansi.Strip(lines[1]), strings.TrimSpace(ansi.Strip(lines[2]))
 	if below != note || cut || strings.Contains(status, "…") {
 		t.Errorf("note cut (%v):\n%s\n%s", cut, status, ansi.Strip(lines[2]))
+	}
+}
+
+// TestHugePastedPathKeepsTheHelpQuick: a clipboard of a megabyte pasted
+// into the open prompt by mistake is refused with a message that keeps
+// the path's start and the cause, bounded in length: named whole, it
+// made each frame of the ? help take minutes, and the explorer froze.
+func TestHugePastedPathKeepsTheHelpQuick(t *testing.T) {
+	t.Chdir(t.TempDir())
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "o")
+	m = send(t, m, tea.PasteMsg{Content: "/tmp/" + strings.Repeat("abc dé/漢", 120_000)})
+	m, _ = press(t, m, "enter")
+	if n := len([]rune(m.msg)); n > 10_000 || !strings.HasPrefix(m.msg, "cannot open /tmp/abc dé/漢") || !strings.HasSuffix(m.msg, "file name too long") || !strings.Contains(m.msg, "characters left out") {
+		t.Fatalf("message of %d characters: %.80q … %q", n, m.msg, m.msg[max(0, len(m.msg)-80):])
+	}
+	start := time.Now()
+	m, _ = press(t, m, "?", "down")
+	frameOK(t, m.render(), 80, 24)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the help took %v to draw", took)
 	}
 }

@@ -93,7 +93,8 @@ func TestSaveWhereNoFileCanBeMade(t *testing.T) {
 
 // TestSaveKeepsADanglingLink: a save to a name a symbolic link holds,
 // even one pointing nowhere, is refused as existing: the explorer never
-// writes through a link nor replaces it.
+// writes through a link nor replaces it. The refusal, and an open's,
+// say that it is a link and where to.
 func TestSaveKeepsADanglingLink(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
 	dir := t.TempDir()
@@ -104,13 +105,42 @@ func TestSaveKeepsADanglingLink(t *testing.T) {
 	m, _ = press(t, m, "s", "ctrl+u")
 	m = typeText(t, m, link)
 	m, _ = press(t, m, "enter")
-	if m.msgKind != msgErr || !strings.Contains(m.msg, "exists, and the explorer never overwrites") {
-		t.Errorf("saving over a dangling link: %q", m.msg)
+	if want := "exists, and the explorer never overwrites: " + link + " (a link to " + target + ", which does not exist)"; m.msgKind != msgErr || !strings.Contains(m.msg, want) {
+		t.Errorf("saving over a dangling link: %q, want it to say %q", m.msg, want)
+	}
+	// The open names the link too, where "no such file" alone denied
+	// the file ls lists.
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, link)
+	m, _ = press(t, m, "enter")
+	if want := "cannot open " + link + ": no such file or directory (a link to " + target + ", which does not exist)"; m.msg != want {
+		t.Errorf("opening a dangling link: %q, want %q", m.msg, want)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link was replaced or removed: %v", err)
 	}
 	if _, err := os.Lstat(target); err == nil {
 		t.Error("the save created the link's target")
+	}
+}
+
+// TestSaveInARemovedDirectory: a save by a relative name after the
+// directory the explorer runs in was removed says so; "." opens still,
+// and the save said that ". takes no new files".
+func TestSaveInARemovedDirectory(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	dir := filepath.Join(t.TempDir(), "gone")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	m, _ = press(t, m, "s", "ctrl+u")
+	m = typeText(t, m, "kept.safetensors")
+	m, _ = press(t, m, "enter")
+	if want := "save failed: the current directory was removed since the explorer started; give a path elsewhere"; m.msg != want {
+		t.Errorf("saving in a removed directory: %q, want %q", m.msg, want)
 	}
 }

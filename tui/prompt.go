@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,15 +115,33 @@ func (p prompt) takeSuggestion() prompt {
 // value; like any edit, it clears the matches of the last tab. Control
 // characters (a line break inside, an escape sequence) are dropped: a
 // path has none, and printed on the prompt line they would move the
-// cursor or restyle the terminal.
+// cursor or restyle the terminal. A path quoted for a shell, as a file
+// dropped on a terminal window arrives ('/data/my runs/a.safetensors'
+// in quotes, or /data/my\ runs/a.safetensors), is taken unquoted:
+// opened as it came, it named no file.
 func (p prompt) paste(text string) prompt {
 	p.matches = nil
-	for _, r := range strings.TrimRight(text, "\r\n") {
+	for _, r := range shellUnquote(strings.TrimRight(text, "\r\n")) {
 		if !unicode.IsControl(r) {
 			p.value = append(p.value, r)
 		}
 	}
 	return p
+}
+
+// shellUnquote is text without the quotes a shell would take away
+// from a path pasted or dropped whole: one pair of ' or " around it,
+// else the backslashes before its blanks. Spaces after it (a dropped
+// file's) go first. Anything else is left as it came.
+func shellUnquote(text string) string {
+	t := strings.TrimRight(text, " ")
+	if len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0] && !strings.ContainsRune(t[1:len(t)-1], rune(t[0])) {
+		return t[1 : len(t)-1]
+	}
+	if strings.Contains(t, "\\ ") {
+		return strings.ReplaceAll(t, "\\ ", " ")
+	}
+	return text
 }
 
 // path is the entered path, or the suggestion where none is, with a
@@ -132,12 +151,7 @@ func (p prompt) path() string {
 	if v == "" && p.suggested {
 		v = p.placeholder
 	}
-	if strings.HasPrefix(v, "~/") {
-		if home, err := os.UserHomeDir(); err == nil {
-			v = filepath.Join(home, v[2:])
-		}
-	}
-	return v
+	return expandHome(v)
 }
 
 // view is the prompt line: a label, the value with a block cursor, and
@@ -250,7 +264,9 @@ func completeName(name string, names []string) (string, []string) {
 // returns the matching names.
 func complete(v string) (string, []string) {
 	dir, base := filepath.Split(v)
-	lookIn := dir
+	// The directory is read where enter would look: a leading ~/ is the
+	// home directory there (path), and the value keeps the ~ as typed.
+	lookIn := expandHome(dir)
 	if lookIn == "" {
 		lookIn = "."
 	}
@@ -260,12 +276,20 @@ func complete(v string) (string, []string) {
 	}
 	var names []string
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), base) && (e.IsDir() || strings.HasSuffix(e.Name(), ".safetensors")) {
-			n := e.Name()
-			if e.IsDir() {
-				n += string(filepath.Separator)
-			}
-			names = append(names, n)
+		if !strings.HasPrefix(e.Name(), base) {
+			continue
+		}
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			// A link to a folder of runs is a folder to complete into.
+			st, err := os.Stat(filepath.Join(lookIn, e.Name()))
+			isDir = err == nil && st.IsDir()
+		}
+		switch {
+		case isDir:
+			names = append(names, e.Name()+string(filepath.Separator))
+		case strings.HasSuffix(e.Name(), ".safetensors"):
+			names = append(names, e.Name())
 		}
 	}
 	if len(names) == 0 {
@@ -274,14 +298,26 @@ func complete(v string) (string, []string) {
 	return dir + commonPrefix(names), names
 }
 
+// expandHome is path with a leading ~/ as the home directory.
+func expandHome(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return path
+}
+
 // commonPrefix is the longest prefix of every one of names (at least
-// one).
+// one), whole characters only: names that part inside one (é and è
+// share their first byte) keep none of it, which cut there left
+// invalid UTF-8 in the prompt, read back as U+FFFD, a name no file has.
 func commonPrefix(names []string) string {
-	prefix := names[0]
+	prefix := []rune(names[0])
 	for _, n := range names[1:] {
-		for !strings.HasPrefix(n, prefix) {
+		for !strings.HasPrefix(n, string(prefix)) {
 			prefix = prefix[:len(prefix)-1]
 		}
 	}
-	return prefix
+	return string(prefix)
 }

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,5 +38,50 @@ func TestOpenPromptCompletesEmbeddedNames(t *testing.T) {
 	m = typeText(t, m, "embedded:lv-c")
 	if m, _ = press(t, m, "tab"); m.prompt.path() != "embedded:lv-c" {
 		t.Errorf("the save prompt completed %q", m.prompt.path())
+	}
+}
+
+// TestPromptCompletesUnicodeHomeAndLinks: tab completes names that
+// part inside a character (é, è) to their shared whole characters, not
+// to half a character the prompt then read as U+FFFD; a leading ~/ in
+// the home directory, where enter looks; and into a linked folder.
+func TestPromptCompletesUnicodeHomeAndLinks(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	runs := filepath.Join(home, "runs")
+	for _, name := range []string{"café.safetensors", "cafè.safetensors", "spring.safetensors"} {
+		if err := os.MkdirAll(runs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(runs, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(runs, filepath.Join(home, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, filepath.Join(runs, "ca"))
+	if m, _ = press(t, m, "tab"); m.prompt.path() != filepath.Join(runs, "caf") {
+		t.Errorf("tab over café and cafè: %q, want %q", m.prompt.path(), filepath.Join(runs, "caf"))
+	}
+	m = typeText(t, m, "é")
+	if m, _ = press(t, m, "tab"); m.prompt.path() != filepath.Join(runs, "café.safetensors") {
+		t.Errorf("tab after caf + é: %q", m.prompt.path())
+	}
+	m, _ = press(t, m, "ctrl+u")
+	m = typeText(t, m, "~/ru")
+	if m, _ = press(t, m, "tab"); string(m.prompt.value) != "~/runs/" {
+		t.Errorf("~/ru then tab: %q, want ~/runs/", string(m.prompt.value))
+	}
+	m = typeText(t, m, "sp")
+	if m, _ = press(t, m, "tab"); m.prompt.path() != filepath.Join(runs, "spring.safetensors") {
+		t.Errorf("~/runs/sp then tab: %q", m.prompt.path())
+	}
+	m, _ = press(t, m, "ctrl+u")
+	m = typeText(t, m, filepath.Join(home, "lin"))
+	if m, _ = press(t, m, "tab"); m.prompt.path() != filepath.Join(home, "linked")+"/" {
+		t.Errorf("tab on a link to a folder: %q, want it with a /", m.prompt.path())
 	}
 }

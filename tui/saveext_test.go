@@ -114,3 +114,29 @@ func TestSaveOpenedFileAsks(t *testing.T) {
 		t.Errorf("s after opening a shipped checkpoint: no prompt, message %q", m.msg)
 	}
 }
+
+// TestQuitWaitsForTheSave: q pressed while a save writes its file (s,
+// enter, q at once) waits for the file, then quits; it ended the
+// program with the file half written, no checkpoint and a temporary
+// file left behind. q again quits at once.
+func TestQuitWaitsForTheSave(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	path := filepath.Join(t.TempDir(), "kept.safetensors")
+	m, _ = press(t, m, "s", "ctrl+u")
+	m = typeText(t, m, path)
+	nm, saving := m.Update(keyMsg("enter")) // the save, not run yet
+	m = nm.(Model)
+	m, quit := press(t, m, "q")
+	if quit || !strings.Contains(m.msg, "writing the checkpoint before quitting") {
+		t.Fatalf("q during the save: quit %v, message %q", quit, m.msg)
+	}
+	if _, quit := press(t, m, "q"); !quit {
+		t.Error("q again did not force the quit")
+	}
+	if m, quit = run(t, m, saving); !quit {
+		t.Fatalf("the save ended without the quit it waited for: %q", m.msg)
+	}
+	if _, _, err := core.LoadCheckpoint(path); err != nil {
+		t.Errorf("the file the quit waited for: %v", err)
+	}
+}

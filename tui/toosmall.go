@@ -51,6 +51,8 @@ func (m Model) tooSmallQuit() []string {
 	switch {
 	case m.quitting && len(m.runs) > 0:
 		return []string{"stopping training before quitting…", "q again to force"}
+	case m.quitting && m.saving > 0:
+		return []string{"writing the checkpoint before quitting…", "q again to force"}
 	case m.quitArmed != "":
 		names, _ := m.unsaved()
 		return []string{"unsaved: " + strings.Join(names, ", "), "enlarge it to save them, or q again to quit"}

@@ -123,7 +123,7 @@ func TestTrainCancelLeavesNoGoroutine(t *testing.T) {
 	if m.entry().model.Config.Train.LambdaDelta != m.lamDelta.value() {
 		t.Error("the trained model does not record the run's λδ")
 	}
-	m, _ = press(t, m, "u")
+	m, _ = press(t, m, "u", "u") // the first asks: the weights are in no file
 	if m.entry() != before {
 		t.Error("u did not undo the run")
 	}
@@ -691,8 +691,8 @@ func TestRunUndonePastKeepsItsWeights(t *testing.T) {
 	first := m.entry()
 	m, cmds = startRun(t, m)
 	m = send(t, m, openedMsg{path: "other.safetensors", model: start.model, info: start.info})
-	m, _ = press(t, m, "u") // back to the first run's weights
-	m, _ = press(t, m, "u") // and past them
+	m, _ = press(t, m, "u")      // back to the first run's weights
+	m, _ = press(t, m, "u", "u") // and past them, unsaved: asked first
 	if m.entry() != start {
 		t.Fatalf("after two u: %v, want the starting weights", m.entry().sourceText())
 	}

@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,7 +27,7 @@ func (m Model) writeContext() (tea.Model, tea.Cmd) {
 	path := suggestContextPath(m.opts.SaveDir, m.sys().Name())
 	command, err := cli.WriteContextCSV(m.sys(), m.res.task.Context, m.real.Side, path, args...)
 	if err != nil {
-		m.setMsg(msgErr, "cannot write the context: %v", err)
+		m.setMsg(msgErr, "cannot write the context: %s", writeContextError(path, err))
 		return m, nil
 	}
 	what := fmt.Sprintf("wrote %d context points to %s", m.res.task.Context.Len(), path)
@@ -71,4 +73,22 @@ func suggestContextPath(dir, system string) string {
 			return p
 		}
 	}
+}
+
+// writeContextError is why w wrote nothing: where the directory takes
+// no files, it and the cause, as the save says them; the error itself
+// names the temporary file of the atomic write ("open
+// ./.apic-spring-context-1.csv.tmp-701484604: permission denied").
+func writeContextError(path string, err error) string {
+	dir := filepath.Dir(path)
+	if abs, aerr := filepath.Abs(dir); aerr == nil {
+		dir = abs
+	}
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return "no permission to write in " + dir
+	case errors.Is(err, fs.ErrNotExist):
+		return "directory " + dir + " does not exist (removed since the explorer started?)"
+	}
+	return err.Error()
 }

@@ -79,3 +79,28 @@ func TestWriteContextUnsavedAndNames(t *testing.T) {
 }
 
 const explorerMark = "# written by the apic explorer"
+
+// TestWriteContextWhereNoFileCanBeMade: w into a save directory that is
+// gone, or that takes no files, names the directory and the cause, not
+// the temporary file of the atomic write.
+func TestWriteContextWhereNoFileCanBeMade(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m.opts.SaveDir = filepath.Join(t.TempDir(), "gone")
+	m, _ = press(t, m, "w")
+	if want := "cannot write the context: directory " + m.opts.SaveDir + " does not exist (removed since the explorer started?)"; m.msgKind != msgErr || m.msg != want {
+		t.Errorf("w into a removed directory: %q, want %q", m.msg, want)
+	}
+	if os.Geteuid() == 0 {
+		return // root writes in a read-only directory
+	}
+	ro := t.TempDir()
+	if err := os.Chmod(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(ro, 0o755)
+	m.opts.SaveDir = ro
+	m, _ = press(t, m, "w")
+	if want := "cannot write the context: no permission to write in " + ro; m.msg != want {
+		t.Errorf("w into a read-only directory: %q, want %q", m.msg, want)
+	}
+}
