@@ -38,6 +38,11 @@ func CheckpointFileName(path string) string {
 // completion nor a reader of the directory takes for one. Reading is
 // not bound by it: a file is recognised by its content.
 func CheckCheckpointName(path string) error {
+	if base := filepath.Base(path); strings.EqualFold(base, CheckpointExt) {
+		// The extension alone: a hidden file with no name before it,
+		// which a listing (ls, the open prompt) leaves out.
+		return fmt.Errorf("a checkpoint's name has a name before %s (try %s)", CheckpointExt, filepath.Join(filepath.Dir(path), "model"+CheckpointExt))
+	}
 	if strings.EqualFold(filepath.Ext(path), CheckpointExt) {
 		return nil
 	}

@@ -48,10 +48,12 @@ func TestCheckCheckpointName(t *testing.T) {
 		}
 	}
 	for path, want := range map[string]string{
-		"m.ckpt":      "a checkpoint's name ends in .safetensors (try m.safetensors)",
-		"dir/fig.png": "a checkpoint's name ends in .safetensors (try dir/fig.safetensors)",
-		"taken":       "a checkpoint's name ends in .safetensors (try taken.safetensors)",
-		"v1.2/m.pt":   "a checkpoint's name ends in .safetensors (try v1.2/m.safetensors)",
+		"m.ckpt":         "a checkpoint's name ends in .safetensors (try m.safetensors)",
+		"dir/fig.png":    "a checkpoint's name ends in .safetensors (try dir/fig.safetensors)",
+		"taken":          "a checkpoint's name ends in .safetensors (try taken.safetensors)",
+		"v1.2/m.pt":      "a checkpoint's name ends in .safetensors (try v1.2/m.safetensors)",
+		".safetensors":   "a checkpoint's name has a name before .safetensors (try model.safetensors)",
+		"d/.SafeTensors": "a checkpoint's name has a name before .safetensors (try d/model.safetensors)",
 	} {
 		if err := CheckCheckpointName(path); err == nil || err.Error() != want {
 			t.Errorf("CheckCheckpointName(%q) = %v, want %q", path, err, want)
