@@ -98,7 +98,7 @@ func runExplore(ctx context.Context, args []string, env *cli.Env) error {
 	system := fs.String("system", "spring", "benchmark system: "+strings.Join(sims.Names(), ", "))
 	backbone := fs.String("backbone", string(core.LNP), "neural-process backbone: cnp, lnp or anp")
 	checkpoint := fs.String("checkpoint", "", "open this checkpoint `file`, or a shipped one as embedded:NAME (it names the system and backbone; --system and --backbone, if given, must match it)")
-	seed := fs.Uint64("seed", 1, "seed of the realization on screen (as in apic simulate --seed)")
+	seed := fs.Uint64("seed", 1, "seed of the realization on screen, ≥ 1 (as in apic simulate --seed)")
 	tasks := tasksFlag(fs)
 	ascii := fs.Bool("ascii", false, "ASCII alone, without colours: lines as - | / \\, Greek letters as the Symbol font's keys (θ q, ω w); on by itself under a locale that is not UTF-8")
 	if err := env.Parse(fs, args); err != nil {

@@ -31,13 +31,16 @@ func TestExploreUnreadableCheckpoint(t *testing.T) {
 	}
 }
 
-// TestExploreSeedZero: --seed 0 is refused, not silently read as 1.
+// TestExploreSeedZero: --seed 0 is refused, not silently read as 1, and
+// -1 with the same bound (not the "≥ 0" of the commands that take 0).
 func TestExploreSeedZero(t *testing.T) {
 	registerOnce.Do(func() { cli.RegisterExternal(Command()) })
-	var out, errOut bytes.Buffer
-	code := cli.Run(context.Background(), []string{"explore", "--seed", "0"}, &out, &errOut)
-	if code != 2 || !strings.Contains(errOut.String(), "--seed must be ≥ 1") {
-		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	for _, seed := range []string{"0", "-1"} {
+		var out, errOut bytes.Buffer
+		code := cli.Run(context.Background(), []string{"explore", "--seed", seed}, &out, &errOut)
+		if code != 2 || !strings.Contains(errOut.String(), "≥ 1") || strings.Contains(errOut.String(), "≥ 0") {
+			t.Errorf("--seed %s: exit %d, stderr %q", seed, code, errOut.String())
+		}
 	}
 }
 

@@ -654,7 +654,11 @@ func (d *decimalFlag) wholeNumberError(text string, err error) error {
 	}
 	want, why := "a whole number", notDecimalWhy(text)
 	if d.kind == unsignedNumber {
-		want += " ≥ 0"
+		least := "0"
+		if m := boundAtLeast.FindStringSubmatch(d.fl.Usage); m != nil {
+			least = m[1]
+		}
+		want += " ≥ " + least
 		if strings.HasPrefix(text, "+") || strings.HasPrefix(text, "-") {
 			why = " (digits only: no sign)" // even -0, which is ≥ 0
 		}
@@ -691,6 +695,9 @@ func (d *decimalFlag) rangeError(text string) error {
 var (
 	boundRange  = regexp.MustCompile(`\b(\d+) to (\d+)\b|\bbetween (\d+) and (\d+)\b`)
 	boundAtMost = regexp.MustCompile(`\bat most ([^;()]*[^;() ])`)
+	// boundAtLeast is an unsigned flag's lower bound above 0 in its help
+	// ("≥ 1"), so that "-1" is refused with the bound "0" is.
+	boundAtLeast = regexp.MustCompile(`≥ ([1-9]\d*)\b`)
 )
 
 // documentedBound is the bound that usage, a flag's help, gives its
