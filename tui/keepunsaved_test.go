@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"apic/checkpoints"
 	"apic/core"
 )
 
@@ -84,5 +85,39 @@ func TestRunInfo(t *testing.T) {
 	r = &trainRun{mode: modeScratch, base: base, res: core.TrainResult{Steps1: 5, Steps2: 7}}
 	if got := r.info(); got.Steps1 != 5 || got.Steps2 != 7 || got.Unfinished {
 		t.Errorf("finished scratch run: %+v, want 5+7 steps, finished", got)
+	}
+}
+
+// TestRunInfoNamesItsParent: a fine-tune's weights record the checkpoint
+// they started from, by name and SHA-256, as train --init does: the
+// shipped model, an atlas model or an opened file; for weights trained
+// here, the one those were tuned from; a run from scratch none.
+func TestRunInfoNamesItsParent(t *testing.T) {
+	data, ok := checkpoints.Lookup("spring", "lnp")
+	if !ok {
+		t.Fatal("no shipped spring/lnp")
+	}
+	model, info, err := core.DecodeCheckpoint(data)
+	if err != nil || len(info.SHA256) != 64 {
+		t.Fatalf("the shipped model: sha256 %q, %v", info.SHA256, err)
+	}
+	shipped := &entry{src: srcEmbedded, model: model, info: info}
+	tune := func(base *entry, mode trainMode) core.Info {
+		return (&trainRun{mode: mode, base: base}).info()
+	}
+	got := tune(shipped, modeFineTune)
+	if got.Init != "embedded:spring-lnp.safetensors" || got.InitSHA256 != shipped.info.SHA256 {
+		t.Errorf("fine-tune of the shipped model: parent %q %q", got.Init, got.InitSHA256)
+	}
+	trained := &entry{src: srcTrained, model: model, info: got}
+	if again := tune(trained, modeFineTune); again.Init != got.Init || again.InitSHA256 != got.InitSHA256 {
+		t.Errorf("fine-tune of weights trained here: parent %q, want the shipped model's", again.Init)
+	}
+	file := &entry{src: srcFile, path: "runs/m.safetensors", model: model, info: core.Info{SHA256: "ab"}}
+	if p := tune(file, modeFineTune); p.Init != "runs/m.safetensors" || p.InitSHA256 != "ab" {
+		t.Errorf("fine-tune of an opened file: parent %q %q", p.Init, p.InitSHA256)
+	}
+	if p := tune(shipped, modeScratch); p.Init != "" || p.InitSHA256 != "" {
+		t.Errorf("run from scratch: parent %q %q", p.Init, p.InitSHA256)
 	}
 }

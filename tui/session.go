@@ -43,6 +43,26 @@ type entry struct {
 	from entryKey
 }
 
+// parent names the checkpoint a fine-tune of e's weights started from,
+// as a saved file records it (core.Info.Init): e's own file, shipped
+// model or atlas model with its bytes' SHA-256; for weights read from
+// no file (trained here), the one they in turn were tuned from, if any.
+func (e *entry) parent() (name, sha256 string) {
+	if e.info.SHA256 == "" {
+		return e.info.Init, e.info.InitSHA256
+	}
+	switch e.src {
+	case srcEmbedded:
+		a := e.model.Config.Arch
+		return checkpoints.Prefix + checkpoints.Name(a.System, string(a.Backbone)), e.info.SHA256
+	case srcAtlas:
+		return checkpoints.Prefix + e.cell.Name(), e.info.SHA256
+	case srcFile:
+		return e.path, e.info.SHA256
+	}
+	return e.info.Init, e.info.InitSHA256
+}
+
 // undoable reports whether u has something to go back to from e.
 func (e *entry) undoable() bool {
 	return e.prev != nil || e.from != entryKey{}

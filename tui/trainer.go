@@ -97,6 +97,7 @@ func (r *trainRun) info() core.Info {
 		info.Steps1 += r.base.info.Steps1
 		info.Steps2 += r.base.info.Steps2
 		info.WallSeconds += r.base.info.WallSeconds
+		info.Init, info.InitSHA256 = r.base.parent()
 	}
 	info.Unfinished = r.err != nil && !r.refitStarted
 	return info
