@@ -32,8 +32,9 @@ import (
 //	wall_seconds    training wall time
 //	metrics         the last validation Report as JSON (may be empty)
 //	init, init_sha256  a fine-tuned file's parent: the --init name as
-//	                given and the SHA-256 of its bytes (absent for a
-//	                run from scratch)
+//	                given (quoted where it holds a control character)
+//	                and the SHA-256 of its bytes (absent for a run
+//	                from scratch)
 //	data_sha256     the SHA-256 of the tensor data (nets.DataChecksumKey),
 //	                checked on load; files written before it existed
 //	                have none and still load
@@ -124,7 +125,7 @@ func EncodeCheckpoint(w io.Writer, m *Model, info Info, dtype nets.DType) error 
 		meta["validation_step"] = strconv.Itoa(info.ValidationStep)
 	}
 	if info.InitSHA256 != "" {
-		meta["init"], meta["init_sha256"] = info.Init, info.InitSHA256
+		meta["init"], meta["init_sha256"] = storableInitName(info.Init), info.InitSHA256
 	}
 	if info.Metrics != nil {
 		b, err := json.Marshal(info.Metrics)
@@ -609,6 +610,26 @@ func nameList(names []string) string {
 // maxInitName bounds the length of a checkpoint's recorded --init name,
 // as a path the system could open is bounded.
 const maxInitName = 4096
+
+// storableInitName is the --init name as a checkpoint records it: as
+// given where readInitMetadata takes it back, else quoted (a file name
+// may hold a tab or newline, which the reader refuses since it prints
+// the name) and cut to maxInitName bytes, so that no training run
+// writes a file that fails to load.
+func storableInitName(name string) string {
+	if name != "" && len(name) <= maxInitName && !strings.ContainsFunc(name, unicode.IsControl) {
+		return name
+	}
+	q := strconv.Quote(name)
+	if len(q) <= maxInitName {
+		return q
+	}
+	cut := maxInitName - len("…")
+	for !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return q[:cut] + "…"
+}
 
 // readInitMetadata reads the fine-tuning parent (Info.Init, InitSHA256)
 // from meta, refusing a hash that is not 64 lowercase hex digits and a

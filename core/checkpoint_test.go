@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"apic/nets"
 	"apic/sims"
@@ -706,5 +707,28 @@ func TestCheckpointRefusesBadRecordedReport(t *testing.T) {
 	info, err := decode(Report{System: sys, Tasks: 32, Context: 30})
 	if err != nil || info.Metrics == nil || info.Metrics.Tasks != 32 {
 		t.Errorf("a plausible report: %+v, %v", info.Metrics, err)
+	}
+}
+
+// A file name may hold a tab or a newline, which the reader refuses in
+// a recorded --init name: the writer records it quoted instead, so a
+// fine-tune of such a file is not written unreadable.
+func TestCheckpointInitNameReadsBack(t *testing.T) {
+	m := tinyModel(t, "spring", LNP, nil)
+	sum := strings.Repeat("0f", 32)
+	long := strings.Repeat("é", maxInitName)
+	for _, c := range []struct{ given, want string }{
+		{"runs/a.safetensors", "runs/a.safetensors"},
+		{"a\tb.safetensors", `"a\tb.safetensors"`},
+		{"a\nb\x1b[2J.safetensors", `"a\nb\x1b[2J.safetensors"`},
+	} {
+		_, got, err := DecodeCheckpoint(encodeModel(t, m, Info{Init: c.given, InitSHA256: sum}, nets.F32))
+		if err != nil || got.Init != c.want || got.InitSHA256 != sum {
+			t.Errorf("init %q: read back %q %q, %v; want %q", c.given, got.Init, got.InitSHA256, err, c.want)
+		}
+	}
+	_, got, err := DecodeCheckpoint(encodeModel(t, m, Info{Init: long, InitSHA256: sum}, nets.F32))
+	if err != nil || len(got.Init) > maxInitName || !utf8.ValidString(got.Init) || !strings.HasPrefix(got.Init, `"éé`) {
+		t.Errorf("a %d-byte init name: read back %d bytes, %v", len(long), len(got.Init), err)
 	}
 }
