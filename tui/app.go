@@ -1504,10 +1504,18 @@ func saveCmd(path string, e *entry) tea.Cmd {
 func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	m.saving = max(m.saving-1, 0)
 	next, cmd := m.reportSaved(msg)
-	if nm := next.(Model); nm.quitNow() {
+	nm := next.(Model)
+	if msg.err != nil && nm.quitting {
+		// The quit waited for this file, which is not there: ending now
+		// would take the error, and weights saved nowhere, with it.
+		nm.quitting = false
+		nm.msg = "quit called off · " + nm.msg
+		return nm, cmd
+	}
+	if nm.quitNow() {
 		return nm, tea.Quit
 	}
-	return next, cmd
+	return nm, cmd
 }
 
 // reportSaved says how a save ended, and marks the weights saved.

@@ -140,3 +140,25 @@ func TestQuitWaitsForTheSave(t *testing.T) {
 		t.Errorf("the file the quit waited for: %v", err)
 	}
 }
+
+// A save that fails while a quit waits for it calls the quit off: the
+// program would end with the error unread and the file not written.
+func TestQuitWaitingForAFailedSaveIsCalledOff(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	path := filepath.Join(t.TempDir(), "missing", "kept.safetensors")
+	m, _ = press(t, m, "s", "ctrl+u")
+	m = typeText(t, m, path)
+	nm, saving := m.Update(keyMsg("enter"))
+	m = nm.(Model)
+	m, quit := press(t, m, "q")
+	if quit || !strings.Contains(m.msg, "writing the checkpoint before quitting") {
+		t.Fatalf("q during the save: quit %v, message %q", quit, m.msg)
+	}
+	m, quit = run(t, m, saving)
+	if quit || !strings.Contains(m.msg, "quit called off") || !strings.Contains(m.msg, "save failed") {
+		t.Fatalf("the failed save: quit %v, message %q; want the quit called off and the error", quit, m.msg)
+	}
+	if _, quit = press(t, m, "q"); !quit {
+		t.Error("q after the quit was called off did not quit")
+	}
+}
