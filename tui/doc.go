@@ -68,6 +68,7 @@
 // throttled weight snapshots through a channel that a command reads; the
 // plots re-infer from the snapshots in one pass, which the θ rows'
 // heading then says. esc cancels through a context, and quitting waits
-// for the goroutine to end, and for a save's file to be written. A diagnosis and an ablation point report the
-// realizations done to the status line the same way (workProgress).
+// for the goroutine to end, and for a save's file to be written. A
+// diagnosis and an ablation point report the realizations done to the
+// status line the same way (workProgress).
 package tui

@@ -415,11 +415,15 @@ func reportRows(rep core.Report) []reportRow {
 		}
 		rows = append(rows, reportRow{label: metricLabels[core.KeyThetaCover], value: core.Summary{Mean: s.Mean}, note: note, alone: true})
 	}
-	if p := rep.Pooled; p != (core.PooledECE{}) && !math.IsNaN(p.Recon+p.Delta) {
-		// 0 and 0: a report stored before they were (a validation).
-		rows = append(rows,
-			reportRow{label: "recon ECE pooled", value: core.Summary{Mean: p.Recon}, alone: true, note: pooledNote},
-			reportRow{label: "δ ECE pooled", value: core.Summary{Mean: p.Delta}, alone: true, note: pooledNote})
+	if p := rep.Pooled; p != (core.PooledECE{}) { // 0 and 0: a report stored before they were
+		for _, r := range []struct {
+			label string
+			v     float64
+		}{{"recon ECE pooled", p.Recon}, {"δ ECE pooled", p.Delta}} {
+			if !math.IsNaN(r.v) { // none scored: the row would say nothing
+				rows = append(rows, reportRow{label: r.label, value: core.Summary{Mean: r.v}, alone: true, note: pooledNote})
+			}
+		}
 	}
 	if b := rep.ThetaAtBound; b.AtBound > 0 {
 		// The pooled share hides that the estimates at a bound cover

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -423,6 +424,13 @@ func TestReportTablePooledECE(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+	nanDelta := rep
+	nanDelta.Pooled.Delta = math.NaN()
+	var nb strings.Builder
+	writeReportTable(&nb, nanDelta)
+	if !strings.Contains(nb.String(), "recon ECE pooled") || strings.Contains(nb.String(), "δ ECE pooled") {
+		t.Errorf("δ's pooled ECE NaN: want recon's row alone:\n%s", nb.String())
 	}
 	col := -1
 	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
