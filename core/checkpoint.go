@@ -491,8 +491,7 @@ func underflowingNumber(data string) (string, bool) {
 		if !ok {
 			continue
 		}
-		mantissa, _, _ := strings.Cut(strings.ToLower(n.String()), "e")
-		if v, _ := strconv.ParseFloat(n.String(), 64); v == 0 && strings.ContainsAny(mantissa, "123456789") {
+		if v, _ := strconv.ParseFloat(n.String(), 64); v == 0 && NonzeroMantissa(n.String()) {
 			return n.String(), true
 		}
 	}
@@ -648,4 +647,16 @@ func readInitMetadata(meta map[string]string, info *Info) error {
 	}
 	info.Init, info.InitSHA256 = name, sum
 	return nil
+}
+
+// NonzeroMantissa reports whether text, a decimal number (JSON's or
+// strconv's grammar), has a nonzero digit before its exponent: whether
+// it names a value other than 0, however small. A literal such as
+// 1e-400 that reads as 0 is thus told from 0e-400, which is 0.
+func NonzeroMantissa(text string) bool {
+	mantissa := text
+	if i := strings.IndexAny(text, "eE"); i >= 0 {
+		mantissa = text[:i]
+	}
+	return strings.ContainsAny(mantissa, "123456789")
 }

@@ -43,24 +43,13 @@ func parseNumber(text string) (float64, error) {
 	if math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%s is not a finite number (beyond ±%g)", core.QuoteInput(text), math.MaxFloat64)
 	}
-	if v == 0 && nonzeroMantissa(text) {
+	if v == 0 && core.NonzeroMantissa(text) {
 		return 0, fmt.Errorf("%s is too small: it is nonzero but below float64's smallest magnitude (%g), so it would read as 0", core.QuoteInput(text), math.SmallestNonzeroFloat64)
 	}
 	if v == 0 {
 		v = 0 // -0 is 0: "-0" would be shown and saved
 	}
 	return v, nil
-}
-
-// nonzeroMantissa reports whether text, a number in parseNumber's
-// grammar, has a nonzero digit before its exponent: whether it names a
-// value other than 0, however small.
-func nonzeroMantissa(text string) bool {
-	mantissa := text
-	if i := strings.IndexAny(text, "eE"); i >= 0 {
-		mantissa = text[:i]
-	}
-	return strings.ContainsAny(mantissa, "123456789")
 }
 
 // becauseOf is ": " and err's words, to follow a refusal that states

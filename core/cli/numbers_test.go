@@ -157,7 +157,7 @@ func FuzzParseNumber(f *testing.F) {
 			}
 			return
 		}
-		if !numberSyntax(text) || math.IsNaN(v) || math.IsInf(v, 0) || (v == 0 && nonzeroMantissa(text)) {
+		if !numberSyntax(text) || math.IsNaN(v) || math.IsInf(v, 0) || (v == 0 && core.NonzeroMantissa(text)) {
 			t.Fatalf("%q accepted as %v", text, v)
 		}
 		if w, err := strconv.ParseFloat(text, 64); (err != nil && !errors.Is(err, strconv.ErrRange)) || w != v {
