@@ -759,13 +759,15 @@ func TestLinePlotGroupsCurvesUnderOne(t *testing.T) {
 // it) is the path itself in the prompt; other text comes as it is.
 func TestPromptPasteTakesShellQuotesAway(t *testing.T) {
 	for pasted, want := range map[string]string{
-		"'/data/my runs/ü a.safetensors' ": "/data/my runs/ü a.safetensors",
-		`"/data/my runs/a.safetensors"`:    "/data/my runs/a.safetensors",
-		`/data/my\ runs/a\ b.safetensors `: "/data/my runs/a b.safetensors",
-		"/data/it's.safetensors":           "/data/it's.safetensors",
-		`'a'b'`:                            `'a'b'`,
-		`"`:                                `"`,
-		"plain.safetensors":                "plain.safetensors",
+		"'/data/my runs/ü a.safetensors' ":    "/data/my runs/ü a.safetensors",
+		`"/data/my runs/a.safetensors"`:       "/data/my runs/a.safetensors",
+		`/data/my\ runs/a\ b.safetensors `:    "/data/my runs/a b.safetensors",
+		`/data/run\ \(1\)\&\'x\'.safetensors`: "/data/run (1)&'x'.safetensors",
+		`C:\runs\m.safetensors`:               `C:\runs\m.safetensors`,
+		"/data/it's.safetensors":              "/data/it's.safetensors",
+		`'a'b'`:                               `'a'b'`,
+		`"`:                                   `"`,
+		"plain.safetensors":                   "plain.safetensors",
 	} {
 		p := prompt{kind: promptOpen}
 		if got := string(p.paste(pasted).value); got != want {

@@ -131,17 +131,42 @@ func (p prompt) paste(text string) prompt {
 
 // shellUnquote is text without the quotes a shell would take away
 // from a path pasted or dropped whole: one pair of ' or " around it,
-// else the backslashes before its blanks. Spaces after it (a dropped
-// file's) go first. Anything else is left as it came.
+// else, where its blanks are escaped, the backslash before each blank
+// or other character a shell reads (\( \' \&, as a terminal escapes a
+// dropped "run (1).safetensors"). Spaces after it (a dropped file's) go
+// first. Anything else is left as it came.
 func shellUnquote(text string) string {
 	t := strings.TrimRight(text, " ")
 	if len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0] && !strings.ContainsRune(t[1:len(t)-1], rune(t[0])) {
 		return t[1 : len(t)-1]
 	}
-	if strings.Contains(t, "\\ ") {
-		return strings.ReplaceAll(t, "\\ ", " ")
+	if !hasShellEscape(t) {
+		return text
 	}
-	return text
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		if t[i] == '\\' && i+1 < len(t) && strings.IndexByte(shellSpecial, t[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(t[i])
+	}
+	return b.String()
+}
+
+// shellSpecial are the characters a shell reads, which a terminal
+// escapes with a backslash in a dropped file's path.
+const shellSpecial = " \t()&;|<>'\"`$!*?[]{}#~\\"
+
+// hasShellEscape reports whether t holds a backslash before a character
+// of shellSpecial: only such text is unescaped, so that a path with
+// another backslash in it comes as it is.
+func hasShellEscape(t string) bool {
+	for i := 0; i+1 < len(t); i++ {
+		if t[i] == '\\' && strings.IndexByte(shellSpecial, t[i+1]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // path is the entered path, or the suggestion where none is, with a
