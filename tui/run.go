@@ -83,9 +83,10 @@ Needs a terminal of at least 80×24; --ascii draws in ASCII alone,
 without colours (for terminals without UTF-8), as the explorer does by
 itself under a locale that is not UTF-8 (LANG=C; --ascii=false keeps
 Unicode). q and Ctrl-C ask twice while weights trained in the session
-are unsaved; a SIGTERM or a closed SSH session (SIGHUP) saves them
-instead, to new files in the current directory (in $TMPDIR or /tmp
-where it takes none), and says where.
+are unsaved, and u asks before it drops them; q waits for a save still
+writing its file. A SIGTERM or a closed SSH session (SIGHUP) saves the
+unsaved weights instead, to new files in the current directory (in
+$TMPDIR or /tmp where it takes none), and says where.
 
 Without a shipped checkpoint for the chosen system and backbone the
 explorer starts from untrained weights and says so; press t to train.`,

@@ -209,7 +209,7 @@ func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.refine, "refine", -1, fmt.Sprintf("APIC refinement steps on the context, at most %d (0: one-pass amortized; -1: each checkpoint's setting)", core.LimitRefine.Max))
 	fs.IntVar(&f.starts, "starts", 8, fmt.Sprintf("KOH-GP L-BFGS starts per realization (Latin hypercube over the prior), at most %d", core.LimitKOHStarts.Max))
 	fs.IntVar(&f.workers, "workers", 0, fmt.Sprintf("KOH-GP and BCPI realizations fitted in parallel, Correction-PINN members trained in parallel, at most %d (0, the default: GOMAXPROCS up to that; never more than there are realizations or members to fit)", core.LimitWorkers.Max))
-	fs.StringVar(&f.methodList, "methods", strings.Join(compareDefaultMethods, ","), "the methods to compare, comma separated: "+strings.Join(compareMethodNames, ", ")+", or all (apic: every APIC checkpoint; bcpi and cpinn take seconds to minutes per realization)")
+	fs.StringVar(&f.methodList, "methods", strings.Join(compareDefaultMethods, ","), "the methods to compare, comma separated, each once: "+strings.Join(compareMethodNames, ", ")+", or all (apic: every APIC checkpoint; bcpi and cpinn take seconds to minutes per realization)")
 	fs.IntVar(&f.members, "members", cpinn.DefaultMembers, fmt.Sprintf("Correction-PINN ensemble members per realization (the paper's 20), at most %d", core.LimitMembers.Max))
 	fs.IntVar(&f.pinnSteps, "steps", cpinn.DefaultSteps, fmt.Sprintf("Correction-PINN full-batch Adam steps per member, at most %d", core.LimitSteps.Max))
 	fs.IntVar(&f.bcpiStarts, "bcpi-starts", bcpi.DefaultStarts, fmt.Sprintf("BCPI L-BFGS starts of the MAP search per realization (the authors' 10), at most %d", core.LimitBCPIStarts.Max))

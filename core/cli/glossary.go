@@ -47,6 +47,8 @@ Metrics (each over a realization's target points, then over realizations):
                a new observation; 0.95 is calibrated, lower over-confident
   obs ECE      the observation band's calibration error on those
                observations; 0 is perfect
+  ECE pooled   eval's recon and δ ECE over all realizations' targets at
+               once, as diagnose's reliability reads them; 0 is perfect
 
 In --json (eval: metrics.KEY; compare: methods.NAME.metrics.KEY) each is
 a {mean, std}, KEY one of recon_mae, delta_mae, theta_mae, nominal_mae

@@ -22,11 +22,13 @@ func init() {
 		Usage: `apic inspect [--json] FILE
        apic inspect [--json] --atlas
 
-Describes a checkpoint file: format version, system and backbone, the
-architecture and training configuration, parameter and tensor shapes,
-training steps and wall time, and the validation metrics recorded at
-the end of training. FILE may also name a checkpoint embedded in the
-program, as the other commands print it: embedded:spring-lnp.safetensors.
+Describes a checkpoint file: its SHA-256, format version, system and
+backbone, the architecture and training configuration, parameter and
+tensor shapes, training steps and wall time, the validation metrics
+recorded at the end of training, and for a file made with train --init
+the file it was fine-tuned from and that file's SHA-256. FILE may also
+name a checkpoint embedded in the program, as the other commands print
+it: embedded:spring-lnp.safetensors.
 
 --atlas lists the ablation atlas embedded in the program: one model per
 value of λθ, λδ and the regulariser (the explorer switches between them
