@@ -574,8 +574,6 @@ func minParams(a Arch) int {
 	return 2*enc + a.DecHidden*a.DecHidden*a.DecLayers
 }
 
-// nameList prints tensor names for an error message: the first few, each
-// quoted when long or unprintable (a file's names may be anything).
 // mismatchWords names the missing and the unexpected tensors, each list
 // only where it has a name.
 func mismatchWords(missing, extra []string) string {
@@ -589,6 +587,8 @@ func mismatchWords(missing, extra []string) string {
 	return strings.Join(parts, ", ")
 }
 
+// nameList prints tensor names for an error message: the first few, each
+// quoted when long or unprintable (a file's names may be anything).
 func nameList(names []string) string {
 	const most = 8
 	shown := make([]string, 0, most)
@@ -616,7 +616,7 @@ const maxInitName = 4096
 // the name) and cut to maxInitName bytes, so that no training run
 // writes a file that fails to load.
 func storableInitName(name string) string {
-	if name != "" && len(name) <= maxInitName && !strings.ContainsFunc(name, unicode.IsControl) {
+	if initNameReadable(name) {
 		return name
 	}
 	q := strconv.Quote(name)
@@ -628,6 +628,13 @@ func storableInitName(name string) string {
 		cut--
 	}
 	return q[:cut] + "…"
+}
+
+// initNameReadable reports whether readInitMetadata takes name back as
+// a recorded --init name: 1 to maxInitName bytes, no control character
+// (it is printed to the terminal).
+func initNameReadable(name string) bool {
+	return name != "" && len(name) <= maxInitName && !strings.ContainsFunc(name, unicode.IsControl)
 }
 
 // readInitMetadata reads the fine-tuning parent (Info.Init, InitSHA256)
@@ -642,7 +649,7 @@ func readInitMetadata(meta map[string]string, info *Info) error {
 	if b, err := hex.DecodeString(sum); err != nil || len(b) != sha256.Size || strings.ToLower(sum) != sum {
 		return fmt.Errorf("bad init_sha256 metadata %s: want %d lowercase hex digits", QuoteInput(sum), 2*sha256.Size)
 	}
-	if name == "" || len(name) > maxInitName || strings.ContainsFunc(name, unicode.IsControl) {
+	if !initNameReadable(name) {
 		return fmt.Errorf("bad init metadata %s: want the --init name, 1 to %d bytes without control characters", QuoteInput(name), maxInitName)
 	}
 	info.Init, info.InitSHA256 = name, sum
