@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -116,7 +115,7 @@ func writeInspectJSON(w io.Writer, path string, f *nets.File, m *core.Model, inf
 	// "checkpoint" is the key eval, calibrate and train give the file;
 	// "file" is kept for the scripts that read it.
 	out := map[string]any{
-		"file": path, "checkpoint": path, "checkpoint_sha256": hex.EncodeToString(f.SHA256[:]),
+		"file": path, "checkpoint": path, "checkpoint_sha256": info.SHA256,
 		"format_version": f.Metadata["format_version"],
 		"system":         m.Config.Arch.System, "backbone": m.Config.Arch.Backbone, "config": m.Config,
 		"parameters": m.Params.Count(), "steps1": info.Steps1, "steps2": info.Steps2,
@@ -134,7 +133,7 @@ func writeInspectJSON(w io.Writer, path string, f *nets.File, m *core.Model, inf
 func writeInspectText(w io.Writer, path string, f *nets.File, m *core.Model, info core.Info, names []string) {
 	a, t := m.Config.Arch, m.Config.Train
 	fmt.Fprintf(w, "%s\n  format version %s, %s/%s, %d parameters\n", path, f.Metadata["format_version"], a.System, a.Backbone, m.Params.Count())
-	fmt.Fprintf(w, "  sha256 %x (the file's bytes; eval, calibrate, diagnose and compare --json give it too)\n", f.SHA256)
+	fmt.Fprintf(w, "  sha256 %s (the file's bytes; eval, calibrate, diagnose and compare --json give it too)\n", info.SHA256)
 	if info.Unfinished {
 		fmt.Fprintf(w, "  unfinished: %s\n", unfinishedWords(path))
 	}
