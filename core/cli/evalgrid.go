@@ -191,10 +191,12 @@ func runEvalGrid(ctx context.Context, env *Env, m *core.Model, id checkpointID, 
 func writeGridWarnings(w io.Writer, outs []cellOut) {
 	var texts []string
 	cellsOf := map[string][]core.Condition{}
+	warned := 0
 	for _, c := range outs {
-		if c.Report == nil {
+		if c.Report == nil || len(c.Report.Warnings) == 0 {
 			continue
 		}
+		warned++
 		for _, t := range c.Report.Warnings {
 			if _, seen := cellsOf[t]; !seen {
 				texts = append(texts, t)
@@ -205,21 +207,10 @@ func writeGridWarnings(w io.Writer, outs []cellOut) {
 	if len(texts) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nwarnings, in %d of %s (with --json, each cell's report.warnings):\n", len(cellsWarned(outs)), core.Count(len(outs), "cell"))
+	fmt.Fprintf(w, "\nwarnings, in %d of %s (with --json, each cell's report.warnings):\n", warned, core.Count(len(outs), "cell"))
 	for _, t := range texts {
 		fmt.Fprintf(w, "  %s: %s\n", conditionListWords(cellsOf[t]), t)
 	}
-}
-
-// cellsWarned are the cells with at least one warning.
-func cellsWarned(outs []cellOut) []core.Condition {
-	var warned []core.Condition
-	for _, c := range outs {
-		if c.Report != nil && len(c.Report.Warnings) > 0 {
-			warned = append(warned, c.Condition)
-		}
-	}
-	return warned
 }
 
 // conditionListWords names grid cells compactly, the noises of one
