@@ -140,15 +140,16 @@ func shellUnquote(text string) string {
 	if len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0] && !strings.ContainsRune(t[1:len(t)-1], rune(t[0])) {
 		return t[1 : len(t)-1]
 	}
-	if !hasShellEscape(t) {
-		return text
-	}
 	var b strings.Builder
+	escaped := false
 	for i := 0; i < len(t); i++ {
 		if t[i] == '\\' && i+1 < len(t) && strings.IndexByte(shellSpecial, t[i+1]) >= 0 {
-			i++
+			i, escaped = i+1, true
 		}
 		b.WriteByte(t[i])
+	}
+	if !escaped {
+		return text // a path with other backslashes comes as it is
 	}
 	return b.String()
 }
@@ -156,18 +157,6 @@ func shellUnquote(text string) string {
 // shellSpecial are the characters a shell reads, which a terminal
 // escapes with a backslash in a dropped file's path.
 const shellSpecial = " \t()&;|<>'\"`$!*?[]{}#~\\"
-
-// hasShellEscape reports whether t holds a backslash before a character
-// of shellSpecial: only such text is unescaped, so that a path with
-// another backslash in it comes as it is.
-func hasShellEscape(t string) bool {
-	for i := 0; i+1 < len(t); i++ {
-		if t[i] == '\\' && strings.IndexByte(shellSpecial, t[i+1]) >= 0 {
-			return true
-		}
-	}
-	return false
-}
 
 // path is the entered path, or the suggestion where none is, with a
 // leading ~/ expanded.
