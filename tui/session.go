@@ -48,19 +48,26 @@ type entry struct {
 // model or atlas model with its bytes' SHA-256; for weights read from
 // no file (trained here), the one they in turn were tuned from, if any.
 func (e *entry) parent() (name, sha256 string) {
-	if e.info.SHA256 == "" {
-		return e.info.Init, e.info.InitSHA256
+	if name := e.readFrom(); name != "" && e.info.SHA256 != "" {
+		return name, e.info.SHA256
 	}
+	return e.info.Init, e.info.InitSHA256
+}
+
+// readFrom is the checkpoint e's weights were read from, as the
+// commands' --checkpoint takes it (embedded:NAME for a shipped or atlas
+// model), or "" for weights trained here or untrained.
+func (e *entry) readFrom() string {
 	switch e.src {
 	case srcEmbedded:
 		a := e.model.Config.Arch
-		return checkpoints.Prefix + checkpoints.Name(a.System, string(a.Backbone)), e.info.SHA256
+		return checkpoints.Prefix + checkpoints.Name(a.System, string(a.Backbone))
 	case srcAtlas:
-		return checkpoints.Prefix + e.cell.Name(), e.info.SHA256
+		return checkpoints.Prefix + e.cell.Name()
 	case srcFile:
-		return e.path, e.info.SHA256
+		return e.path
 	}
-	return e.info.Init, e.info.InitSHA256
+	return ""
 }
 
 // undoable reports whether u has something to go back to from e.

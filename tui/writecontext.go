@@ -46,10 +46,8 @@ func (m Model) writeContext() (tea.Model, tea.Cmd) {
 func (m Model) calibrateModelArgs() (args []string, unsaved string) {
 	e := m.entry()
 	switch {
-	case e.src == srcAtlas:
-		args = []string{"--checkpoint", "embedded:" + e.cell.Name()}
-	case e.src == srcFile:
-		args = []string{"--checkpoint", e.path}
+	case e.src == srcAtlas || e.src == srcFile:
+		args = []string{"--checkpoint", e.readFrom()}
 	case e.saved != "":
 		args = []string{"--checkpoint", e.saved}
 	case e.src == srcEmbedded:
