@@ -47,9 +47,29 @@ func renderDiagnosticsFigure(d core.Diagnostics, system, checkpoint string) (img
 			img, drawn, areas, err = nil, nil, nil, fmt.Errorf("drawing failed: %v", r)
 		}
 	}()
-	rows, err := diagnosticsPanels(d)
+	fig, err := layoutDiagnosticsFigure(d, system, checkpoint)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	img = vgimg.NewWith(vgimg.UseWH(fig.size()), vgimg.UseDPI(figDPI))
+	drawn, areas = fig.draw(draw.New(img))
+	return img, drawn, areas, nil
+}
+
+// diagnosticsFigure is the diagnostics figure laid out: its title, the
+// notes under it (diagnosisNotes) and its rows of panels.
+type diagnosticsFigure struct {
+	heading figureHeading
+	notes   figureNotes
+	rows    [][]*plot.Plot
+}
+
+// layoutDiagnosticsFigure builds d's panels and lays its title and
+// notes out for the figure's width.
+func layoutDiagnosticsFigure(d core.Diagnostics, system, checkpoint string) (diagnosticsFigure, error) {
+	rows, err := diagnosticsPanels(d)
+	if err != nil {
+		return diagnosticsFigure{}, err
 	}
 	// Every axis runs axisMargin past labelled round ticks at its ends
 	// (roundAxes, padAxes), the rank axis past its last bar, a raised one
@@ -62,25 +82,41 @@ func renderDiagnosticsFigure(d core.Diagnostics, system, checkpoint string) (img
 			padAxes(p)
 		}
 	}
-	nr, nc := len(rows), len(rows[0])
-	heading := newFigureHeading(diagnosticsFigureTitle(d, system, checkpoint), vg.Length(nc)*figPanelW, 0.5*vg.Inch)
-	img = vgimg.NewWith(vgimg.UseWH(vg.Length(nc)*figPanelW, vg.Length(nr)*figPanelH+heading.height()), vgimg.UseDPI(figDPI))
-	dc := draw.New(img)
-	heading.draw(dc)
-	body := dc
-	body.Max.Y -= heading.height()
-	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 5,
+	width := vg.Length(len(rows[0])) * figPanelW
+	notes, warning := diagnosisNotes(d)
+	return diagnosticsFigure{
+		heading: newFigureHeading(diagnosticsFigureTitle(d, system, checkpoint), width, 0.5*vg.Inch),
+		notes:   newFigureNotes(notes, warning, width),
+		rows:    rows,
+	}, nil
+}
+
+// size is the figure's width and height.
+func (f diagnosticsFigure) size() (w, h vg.Length) {
+	return vg.Length(len(f.rows[0])) * figPanelW, vg.Length(len(f.rows))*figPanelH + f.heading.height() + f.notes.height()
+}
+
+// draw draws the figure on dc, which is f.size(), and returns the panels
+// drawn and the canvas each was drawn in.
+func (f diagnosticsFigure) draw(dc draw.Canvas) (drawn []*plot.Plot, areas []draw.Canvas) {
+	f.heading.draw(dc)
+	notes := dc
+	notes.Max.Y -= f.heading.height()
+	f.notes.draw(notes)
+	body := notes
+	body.Max.Y -= f.notes.height()
+	tiles := draw.Tiles{Rows: len(f.rows), Cols: len(f.rows[0]), PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 5,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
-	canvases := alignWithLegends(rows, tiles, body, repadRaisedAxis)
-	for i := range rows {
-		for j, p := range rows[i] {
+	canvases := alignWithLegends(f.rows, tiles, body, repadRaisedAxis)
+	for i := range f.rows {
+		for j, p := range f.rows[i] {
 			if p != nil {
 				drawPanel(p, canvases[i][j])
 				drawn, areas = append(drawn, p), append(areas, canvases[i][j])
 			}
 		}
 	}
-	return img, drawn, areas, nil
+	return drawn, areas
 }
 
 // diagnosticsPanels are the figure's rows: the reliability diagrams,

@@ -54,6 +54,8 @@ one shape fits); else "calibrated within sampling error". It reads the
 cover95 and the SBC ranks only: the reliability rows at other levels
 may stray further. The scatter plots count realizations per
 character cell: • one, 2–9 that many, * 10 or more; · marks θ̂ = θ.
+The --png figure writes the verdict and the warnings' headlines under
+its title.
 
 ASCII plots on the terminal, every number with --json, a multi-panel
 figure with --png. The JSON object holds the run's settings (system,
