@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 	"slices"
@@ -96,12 +97,23 @@ func sweepFigurePanels(sum sweepSummary) ([][]*plot.Plot, figureLegend, error) {
 			rows[r] = append(rows[r], p)
 		}
 	}
+	entries, err := sweepLegendEntries(series, numeric)
+	if err != nil {
+		return nil, figureLegend{}, err
+	}
+	return rows, newFigureLegend(entries, 3*figPanelW-vg.Inch), nil
+}
+
+// sweepLegendEntries are the legend's entries, one per named series,
+// drawn as its marks are: line and point on a numeric axis, the point
+// alone on categories.
+func sweepLegendEntries(series []sweepSeries, numeric bool) ([]figureLegendEntry, error) {
 	var entries []figureLegendEntry
 	for si, s := range series {
 		if name := strings.TrimSpace(s.name); name != "" {
 			line, points, err := sweepSeriesMarks(plotter.XYs{{}}, si)
 			if err != nil {
-				return nil, figureLegend{}, err
+				return nil, err
 			}
 			marks := []plot.Thumbnailer{line, points}
 			if !numeric {
@@ -110,7 +122,7 @@ func sweepFigurePanels(sum sweepSummary) ([][]*plot.Plot, figureLegend, error) {
 			entries = append(entries, figureLegendEntry{name, marks})
 		}
 	}
-	return rows, newFigureLegend(entries, 3*figPanelW-vg.Inch), nil
+	return entries, nil
 }
 
 // drawSweepFigure draws heading and the legend across the top of c, the
@@ -392,15 +404,40 @@ func sweepSeriesPlotters(s sweepSeries, k string, pos []float64, index int, join
 }
 
 // sweepSeriesMarks are the line and points of series index through pts,
-// in its colour.
+// in its colour, glyph and dashes (sweepSeriesStyle).
 func sweepSeriesMarks(pts plotter.XYs, index int) (*plotter.Line, *plotter.Scatter, error) {
 	line, points, err := plotter.NewLinePoints(pts)
 	if err != nil {
 		return nil, nil, err
 	}
-	col := plotutil.Color(index)
+	col, shape, dashes := sweepSeriesStyle(index)
 	line.Color, points.Color = col, col
+	line.Dashes, points.Shape = dashes, shape
 	return line, points, nil
+}
+
+// sweepSeriesColors are the series' colours, Okabe and Ito's palette
+// for colour-blind readers, the first two a blue and an orange that
+// greyscale keeps apart too: the plotting library's default red and
+// green, a sweep's refine=0 and refine=5, are the pair a red-green
+// colour-blind reader cannot tell apart, and print as one grey.
+var sweepSeriesColors = []color.Color{
+	color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, // blue
+	color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange
+	color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff}, // bluish green
+	color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 0xff}, // reddish purple
+	color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff}, // vermillion
+	color.RGBA{R: 0x56, G: 0xb4, B: 0xe9, A: 0xff}, // sky blue
+	color.Black,
+}
+
+// sweepSeriesStyle is series index's colour, point glyph and line
+// dashes: each series differs from the others in all three, so that
+// one is told from another without its colour (in greyscale, by a
+// colour-blind reader), as every series had the same ring and solid
+// line.
+func sweepSeriesStyle(index int) (color.Color, draw.GlyphDrawer, []vg.Length) {
+	return sweepSeriesColors[index%len(sweepSeriesColors)], plotutil.Shape(index), plotutil.Dashes(index)
 }
 
 // checkSweepFigures checks, before any cell runs, the sweep.png that

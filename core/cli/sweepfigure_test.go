@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"image/color"
 	"math"
 	"os"
 	"path/filepath"
@@ -406,5 +408,62 @@ func TestDodgeStep(t *testing.T) {
 		if got := dodgeStep(c.pos, c.numeric, c.n); math.Abs(got-c.want) > 1e-12 {
 			t.Errorf("dodgeStep(%v, %v, %d) = %v, want %v", c.pos, c.numeric, c.n, got, c.want)
 		}
+	}
+}
+
+// TestSweepSeriesTellApartWithoutColour: each series of sweep.png, up
+// to as many as it has colours, draws its points in a glyph and its
+// line in dashes of its own, in panels and legend alike, and the first
+// two series (refine=0 and refine=5, say) differ in lightness: every
+// series had the same ring and solid line, and the first two were a red
+// and a green that a red-green colour-blind reader, or a greyscale
+// print, cannot tell apart.
+func TestSweepSeriesTellApartWithoutColour(t *testing.T) {
+	n := len(sweepSeriesColors)
+	sum := sweepSummary{Axes: []string{"context", "refine"}}
+	for _, x := range []string{"10", "30"} {
+		for s := range n {
+			sum.Cells = append(sum.Cells, sweepGroup{Seeds: 3, order: []string{x, fmt.Sprint(s)}, Metrics: map[string]sweepInterval{
+				core.KeyReconMAE: interval(0.01, 0.001)}})
+		}
+	}
+	_, series := sweepCurves(sum)
+	marks, err := sweepPanelMarks(core.KeyReconMAE, series, []float64{10, 30}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := sweepLegendEntries(series, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shapes, dashes, thumbs []string
+	for _, pl := range marks {
+		switch v := pl.(type) {
+		case *plotter.Scatter:
+			shapes = append(shapes, fmt.Sprintf("%T", v.Shape))
+		case *plotter.Line:
+			dashes = append(dashes, fmt.Sprint(v.Dashes))
+		}
+	}
+	for _, e := range entries {
+		for _, th := range e.thumbs {
+			if s, ok := th.(*plotter.Scatter); ok {
+				thumbs = append(thumbs, fmt.Sprintf("%T", s.Shape))
+			}
+		}
+	}
+	for what, got := range map[string][]string{"point glyphs": shapes, "line dashes": dashes, "legend glyphs": thumbs} {
+		if len(got) != n || len(slices.Compact(slices.Sorted(slices.Values(got)))) != n {
+			t.Errorf("%d series draw %s %v: not one of its own each", n, what, got)
+		}
+	}
+	lightness := func(c color.Color) float64 {
+		r, g, b, _ := c.RGBA()
+		return (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(b)) / 0xffff
+	}
+	first, _, _ := sweepSeriesStyle(0)
+	second, _, _ := sweepSeriesStyle(1)
+	if d := math.Abs(lightness(first) - lightness(second)); d < 0.25 {
+		t.Errorf("the first two series' colours differ by %.2f in lightness, under 0.25: one grey in print", d)
 	}
 }
