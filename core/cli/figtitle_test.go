@@ -77,8 +77,9 @@ func longestDiagnostics(sys sims.System) core.Diagnostics {
 }
 
 // longestSweepTitle is sweep.png's longest title: cells of every system
-// (a checkpoint axis), four axes of the longest names, and seeds and
-// realizations that differ between cells up to their limits.
+// (a checkpoint axis), four axes of the longest names, seeds and
+// realizations that differ between cells up to their limits, and the
+// largest grid's context at a noise of many digits.
 func longestSweepTitle() (string, sweepSummary) {
 	at := func(v float64) sweepInterval { return sweepInterval{Mean: &v, N: 1} }
 	sum := sweepSummary{Axes: []string{"z-theta-prior", "context-range", "lambda-theta", "lambda-delta"}}
@@ -88,7 +89,7 @@ func longestSweepTitle() (string, sweepSummary) {
 		if i > 0 {
 			seeds, tasks = core.LimitSweepSeeds.Max, core.LimitTasks.Max
 		}
-		rows = append(rows, sweepRow{system: name, backbone: "lnp", tasks: tasks})
+		rows = append(rows, sweepRow{system: name, backbone: "lnp", tasks: tasks, context: 4160, noise: 0.0123456789})
 		sum.Cells = append(sum.Cells, sweepGroup{Seeds: seeds, order: []string{strings.Repeat("1", i+1), "1:30", "0.1", "1"},
 			Metrics: map[string]sweepInterval{core.KeyReconMAE: at(0.01)}})
 	}

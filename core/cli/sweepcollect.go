@@ -45,10 +45,11 @@ const onePassPrefix = "onepass_"
 type sweepRow struct {
 	cell    sweepCell
 	metrics map[string]float64
-	// system, backbone and tasks are its evaluation's, for sweep.png's
-	// title.
+	// system, backbone, tasks, context and noise are its evaluation's,
+	// for sweep.png's title.
 	system, backbone string
-	tasks            int
+	tasks, context   int
+	noise            float64
 	// failed counts the realizations of its evaluation (refined, or
 	// one pass where more) whose prediction failed: left out of the
 	// means, which results.csv does not show.
@@ -233,6 +234,7 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 		return row, false, unreadableCellFile(dir, "eval.json", err)
 	}
 	row.system, row.backbone, row.tasks, row.failed = rep.System, rep.Backbone, rep.Tasks, rep.Failures.Count
+	row.context, row.noise = rep.Context, rep.Noise
 	row.metrics = map[string]float64{}
 	for _, k := range sweepMetrics {
 		row.metrics[k] = math.NaN()

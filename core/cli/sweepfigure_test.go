@@ -146,8 +146,10 @@ func TestSweepFigureTitleAndLegend(t *testing.T) {
 		}
 	}
 	var rows []sweepRow
-	for range sum.Cells {
-		rows = append(rows, sweepRow{system: "spring", backbone: "lnp", tasks: 8})
+	for i := range sum.Cells {
+		// The cells' evaluations at their context and noise, which the
+		// axes name.
+		rows = append(rows, sweepRow{system: "spring", backbone: "lnp", tasks: 8, context: 5 + 25*(i/2), noise: 0.05 * float64(i%2)})
 	}
 	title := sweepFigureTitle(sum.Axes, rows, sum)
 	if want := "Damped spring · LNP · sweep of context, a series per noise · 2 seeds × 8 realizations · mean ± t-based 95% interval over seeds"; title != want {
@@ -465,5 +467,35 @@ func TestSweepSeriesTellApartWithoutColour(t *testing.T) {
 	second, _, _ := sweepSeriesStyle(1)
 	if d := math.Abs(lightness(first) - lightness(second)); d < 0.25 {
 		t.Errorf("the first two series' colours differ by %.2f in lightness, under 0.25: one grey in print", d)
+	}
+}
+
+// TestSweepFigureTitleNamesHeldCondition: sweep.png's title names the
+// context size and noise that no axis varies, as the cells' evaluations
+// (eval.json) record them: a sweep of the backbone at --fix noise=0.05
+// was titled as if at no noise, and a sweep of noise left its context
+// unsaid.
+func TestSweepFigureTitleNamesHeldCondition(t *testing.T) {
+	t.Chdir(t.TempDir())
+	runSweepOK(t, "sweep", "--system", "spring", "--vary", "refine=0,1", "--fix", "noise=0.05", "--tasks", "2", "--fix", "samples=2", "--out", "sw")
+	axes, rows, err := readSweep("sw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	title := sweepFigureTitle(axes, rows, summarize(axes, rows))
+	if want := "Damped spring · LNP · context 30, noise 0.05 · sweep of refine"; !strings.HasPrefix(title, want) {
+		t.Errorf("title %q, want it to begin %q", title, want)
+	}
+	// An axis names its own values; a value that differs between cells
+	// without an axis is left out.
+	rows = []sweepRow{{system: "spring", context: 10, noise: 0.1}, {system: "spring", context: 30, noise: 0.1}}
+	sum := sweepSummary{Axes: []string{"context"}, Cells: []sweepGroup{{Seeds: 1}, {Seeds: 1}}}
+	for axes, want := range map[string]string{
+		"context": "Damped spring · noise 0.1 · sweep of context",
+		"noise":   "Damped spring · sweep of noise",
+	} {
+		if got := sweepFigureTitle([]string{axes}, rows, sum); !strings.HasPrefix(got, want) {
+			t.Errorf("axis %s: title %q, want it to begin %q", axes, got, want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"apic/core"
@@ -10,10 +11,11 @@ import (
 )
 
 // sweepFigureTitle is sweep.png's title, in the diagnostics figure's
-// style: "Damped spring · LNP · sweep of context, a series per noise · 2
-// seeds × 8 realizations · mean ± t-based 95% interval over seeds", the
-// system and backbone those of the cells' evaluations (the backbone left
-// out where it differs between cells: the legend names it), the seeds
+// style: "Damped spring · LNP · noise 0 · sweep of context, a series per
+// refine · 2 seeds × 8 realizations · mean ± t-based 95% interval over
+// seeds", the system, backbone, context and noise those of the cells'
+// evaluations (the backbone left out where it differs between cells:
+// the legend names it; context and noise as heldCondition), the seeds
 // those of summary.json's cells. Its last part says what the points and
 // error bars are, which the panels otherwise leave to guesswork (a
 // standard deviation? a standard error?).
@@ -38,6 +40,9 @@ func sweepFigureTitle(axes []string, rows []sweepRow, sum sweepSummary) string {
 	if len(backbones) == 1 && backbones[0] != "" {
 		parts = append(parts, backbones[0])
 	}
+	if held := heldCondition(axes, rows); held != "" {
+		parts = append(parts, held)
+	}
 	swept := "sweep of " + axes[0]
 	if len(axes) > 1 {
 		swept += ", a series per " + strings.Join(axes[1:], " and ")
@@ -47,6 +52,39 @@ func sweepFigureTitle(axes []string, rows []sweepRow, sum sweepSummary) string {
 		parts = append(parts, sweepBarsNote) // one seed: points, no bars
 	}
 	return strings.Join(parts, " · ")
+}
+
+// heldCondition names the context size and noise of the cells'
+// evaluations that no axis varies, where every cell has the same:
+// "context 30, noise 0.05". A sweep of the backbone at --fix noise=0.05
+// was titled as if at no noise, and one of noise left its context
+// unsaid. Axes that vary one leave it to the axis; cells that differ
+// in one without an axis (a --collect of several sweeps) leave it out.
+func heldCondition(axes []string, rows []sweepRow) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	var parts []string
+	same := func(f func(sweepRow) string) (string, bool) {
+		v := f(rows[0])
+		for _, r := range rows[1:] {
+			if f(r) != v {
+				return "", false
+			}
+		}
+		return v, true
+	}
+	if !slices.Contains(axes, "context") {
+		if v, ok := same(func(r sweepRow) string { return strconv.Itoa(r.context) }); ok && v != "0" {
+			parts = append(parts, "context "+v)
+		}
+	}
+	if !slices.Contains(axes, "noise") {
+		if v, ok := same(func(r sweepRow) string { return trimFloat(r.noise) }); ok {
+			parts = append(parts, "noise "+v)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // sweepBarsNote says what sweep.png's points and error bars are: the
