@@ -689,6 +689,12 @@ func noiseSummary(c calibration) string {
 	if len(c.pred.NoiseStd) == 0 {
 		return ""
 	}
+	return "  noise σ̂ (noise and the model's misfit together; 95% interval): " + noiseEstimateWords(c) + "\n"
+}
+
+// noiseEstimateWords is each channel's σ̂ and its 95% interval: "prey
+// 0.0279 [0.022, 0.0382], predator — (no data)".
+func noiseEstimateWords(c calibration) string {
 	parts := make([]string, len(c.pred.NoiseStd))
 	for ch, est := range noiseEstimates(c) {
 		name := c.sys.Grid().Channels[ch]
@@ -698,7 +704,7 @@ func noiseSummary(c calibration) string {
 		}
 		parts[ch] = fmt.Sprintf("%s %.3g [%.3g, %.3g]", name, *est.Std, *est.Lo95, *est.Hi95)
 	}
-	return "  noise σ̂ (noise and the model's misfit together; 95% interval): " + strings.Join(parts, ", ") + "\n"
+	return strings.Join(parts, ", ")
 }
 
 // writeCalibrationText prints the parameter table, the warnings and the

@@ -15,10 +15,10 @@ import (
 )
 
 // A figure's notes are lines of words under its title, left-aligned:
-// the diagnostics figure's failures, verdict and warnings, which its
-// panels cannot say. Without them a slide of the figure alone did not
-// tell whether the checkpoint passed: the verdict and the warnings were
-// in diagnose's text only.
+// what its panels cannot say and the command's text does, the
+// diagnostics figure's failures, verdict and warnings, the calibration
+// figure's noise estimate and warnings. Without them a slide of the
+// diagnostics figure alone did not tell whether the checkpoint passed.
 
 // The notes' font size, the distance between their baselines, the room
 // under their last line, and how far a wrapped note's later lines are
@@ -115,14 +115,39 @@ func diagnosisNotes(d core.Diagnostics) (notes []string, warning []bool) {
 			add(v, false)
 		}
 	}
-	for i, w := range d.Warnings {
-		if i == maxFigureWarnings && len(d.Warnings) > maxFigureWarnings+1 {
-			add(fmt.Sprintf("and %s (diagnose's text prints them all)", core.Count(len(d.Warnings)-i, "more warning")), true)
-			break
-		}
-		add("warning: "+warningHeadline(w), true)
+	for _, w := range warningNotes(d.Warnings, "diagnose") {
+		add(w, true)
 	}
 	return notes, warning
+}
+
+// calibrationNotes are the calibration figure's notes: the estimated
+// noise σ̂ of each channel, which the title has no room for, then each
+// of calibrate's warnings by its headline (warningNotes). A figure of
+// a context the model was not trained for looked as sure of itself as
+// any: the warnings were in calibrate's text only.
+func calibrationNotes(c calibration) (notes []string, warning []bool) {
+	if len(c.pred.NoiseStd) > 0 {
+		notes, warning = append(notes, "estimated noise σ (with the model's misfit; 95% interval): "+noiseEstimateWords(c)), append(warning, false)
+	}
+	for _, w := range warningNotes(c.warnings, "calibrate") {
+		notes, warning = append(notes, figureWords(w)), append(warning, true)
+	}
+	return notes, warning
+}
+
+// warningNotes are the notes of a command's warnings: each by its
+// headline (warningHeadline), at most maxFigureWarnings, the rest
+// counted.
+func warningNotes(ws []string, command string) []string {
+	var out []string
+	for i, w := range ws {
+		if i == maxFigureWarnings && len(ws) > maxFigureWarnings+1 {
+			return append(out, fmt.Sprintf("and %s (%s's text prints them all)", core.Count(len(ws)-i, "more warning"), command))
+		}
+		out = append(out, "warning: "+warningHeadline(w))
+	}
+	return out
 }
 
 // warningHeadline is a warning up to the colon that opens its

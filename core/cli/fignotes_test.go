@@ -144,3 +144,51 @@ func TestDiagnosisNotesFitAndDrawWhole(t *testing.T) {
 		}
 	}
 }
+
+// calibrationFigureStrings is every string the calibration figure of c
+// draws, in the order drawn.
+func calibrationFigureStrings(t *testing.T, c calibration) []string {
+	t.Helper()
+	fig, err := layoutCalibrationFigure(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder.Canvas
+	w, h := fig.size()
+	fig.draw(draw.NewCanvas(&rec, w, h))
+	var out []string
+	for _, a := range rec.Actions {
+		if s, ok := a.(*recorder.FillString); ok {
+			out = append(out, s.String)
+		}
+	}
+	return out
+}
+
+// TestCalibrationFigureShowsNoiseAndWarnings: calibrate --png draws the
+// estimated noise of each channel, as the text prints it, and each
+// warning's headline: a figure of a context the model was not trained
+// for looked as sure of itself as any, its warnings in the text only.
+func TestCalibrationFigureShowsNoiseAndWarnings(t *testing.T) {
+	c := syntheticCalibration(lookup(t, "lv"), false)
+	c.pred.NoiseStd = []float64{0.025, 0.0217}
+	c.warnings = []string{"only 5 context points; the model was trained on 15 to 100: its intervals were recalibrated for contexts down to 1, but θ and the discrepancy are rougher than inside the range",
+		"alpha: θ̂ = 0.5012 is at its prior's lower bound 0.5: the data may lie outside what the prior allows"}
+	drawn := "\n" + strings.Join(calibrationFigureStrings(t, c), "\n") + "\n"
+	noise := noiseEstimateWords(c)
+	if !strings.HasPrefix(noise, "prey 0.025 [") || !strings.Contains(noise, ", predator 0.0217 [") {
+		t.Fatalf("noise %q: not the test's", noise)
+	}
+	for _, want := range []string{
+		"estimated noise σ (with the model's misfit; 95% interval): " + noise,
+		"warning: only 5 context points; the model was trained on 15 to 100",
+		"warning: alpha: estimated θ = 0.5012 is at its prior's lower bound 0.5",
+	} {
+		if !strings.Contains(drawn, "\n"+want+"\n") {
+			t.Errorf("the figure does not draw the line %q; it draws:%s", want, drawn)
+		}
+	}
+	if strings.Contains(drawn, "rougher than inside") {
+		t.Errorf("the figure draws a warning's explanation, not its headline alone:%s", drawn)
+	}
+}

@@ -82,54 +82,89 @@ func renderCalibrationFigure(c calibration) (img *vgimg.Canvas, drawn []*plot.Pl
 			img, drawn, err = nil, nil, fmt.Errorf("drawing failed: %v", r)
 		}
 	}()
-	g := c.sys.Grid()
-	var rows [][]*plot.Plot
-	var bars map[*plot.Plot]*plot.Plot
-	if len(g.Shape) == 2 {
-		rows, bars, err = productPanels(c)
-	} else {
-		rows, err = linePanels(c)
-	}
+	fig, err := layoutCalibrationFigure(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(rows) == 0 {
-		return nil, nil, fmt.Errorf("grid has no channels")
+	img = vgimg.NewWith(vgimg.UseWH(fig.size()), vgimg.UseDPI(figDPI))
+	return img, fig.draw(draw.New(img)), nil
+}
+
+// calibrationFigure is the calibration figure laid out: its title, the
+// notes under it (calibrationNotes), its rows of panels and the colour
+// bar of each heatmap among them.
+type calibrationFigure struct {
+	heading figureHeading
+	notes   figureNotes
+	rows    [][]*plot.Plot
+	bars    map[*plot.Plot]*plot.Plot
+}
+
+// layoutCalibrationFigure builds c's panels and lays its title and
+// notes out for the figure's width.
+func layoutCalibrationFigure(c calibration) (calibrationFigure, error) {
+	var f calibrationFigure
+	var err error
+	if len(c.sys.Grid().Shape) == 2 {
+		f.rows, f.bars, err = productPanels(c)
+	} else {
+		f.rows, err = linePanels(c)
 	}
-	nr, nc := len(rows), len(rows[0])
-	// A title across the top: system, θ̂ and the observations.
-	heading := newFigureHeading(figureTitle(c), vg.Length(nc)*figPanelW, 0.4*vg.Inch)
-	img = vgimg.NewWith(vgimg.UseWH(vg.Length(nc)*figPanelW, vg.Length(nr)*figPanelH+heading.height()), vgimg.UseDPI(figDPI))
-	dc := draw.New(img)
-	heading.draw(dc)
-	body := dc
-	body.Max.Y -= heading.height()
-	tiles := draw.Tiles{Rows: nr, Cols: nc, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
-		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	if err != nil {
+		return f, err
+	}
+	if len(f.rows) == 0 {
+		return f, fmt.Errorf("grid has no channels")
+	}
 	// Every axis ends at a labelled round tick (roundAxes), a raised one
 	// too (alignWithLegends).
-	for _, row := range rows {
+	for _, row := range f.rows {
 		for _, p := range row {
 			roundAxes(p)
-			roundAxes(bars[p])
+			roundAxes(f.bars[p])
 		}
 	}
-	canvases := alignWithLegends(rows, tiles, body, roundRange)
-	for i := range rows {
-		for j, p := range rows[i] {
+	// A title across the top: system, θ̂ and the observations; the
+	// noise and the warnings under it.
+	width := vg.Length(len(f.rows[0])) * figPanelW
+	f.heading = newFigureHeading(figureTitle(c), width, 0.4*vg.Inch)
+	notes, warning := calibrationNotes(c)
+	f.notes = newFigureNotes(notes, warning, width)
+	return f, nil
+}
+
+// size is the figure's width and height.
+func (f calibrationFigure) size() (w, h vg.Length) {
+	return vg.Length(len(f.rows[0])) * figPanelW, vg.Length(len(f.rows))*figPanelH + f.heading.height() + f.notes.height()
+}
+
+// draw draws the figure on dc, which is f.size(), and returns every
+// plot drawn, colour bars included.
+func (f calibrationFigure) draw(dc draw.Canvas) (drawn []*plot.Plot) {
+	f.heading.draw(dc)
+	notes := dc
+	notes.Max.Y -= f.heading.height()
+	f.notes.draw(notes)
+	body := notes
+	body.Max.Y -= f.notes.height()
+	tiles := draw.Tiles{Rows: len(f.rows), Cols: len(f.rows[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
+		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	canvases := alignWithLegends(f.rows, tiles, body, roundRange)
+	for i := range f.rows {
+		for j, p := range f.rows[i] {
 			switch {
 			case p == nil:
 				continue
-			case bars[p] != nil:
-				drawWithBar(canvases[i][j], p, bars[p])
-				drawn = append(drawn, bars[p])
+			case f.bars[p] != nil:
+				drawWithBar(canvases[i][j], p, f.bars[p])
+				drawn = append(drawn, f.bars[p])
 			default:
 				drawPanel(p, canvases[i][j])
 			}
 			drawn = append(drawn, p)
 		}
 	}
-	return img, drawn, nil
+	return drawn
 }
 
 // roundRange widens an axis to the round ticks (niceTicks) around its
