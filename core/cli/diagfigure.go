@@ -372,7 +372,7 @@ func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	if err := addBand(p, "uniform, 99% band", []float64{0, float64(sbc.Draws + 1)}, []float64{max(0, e-half), max(0, e-half)}, []float64{e + half, e + half}, color.NRGBA{A: 0x28}); err != nil {
 		return nil, err
 	}
-	h := &plotter.Histogram{Width: width, FillColor: figBand, LineStyle: draw.LineStyle{Color: figPrediction, Width: vg.Points(1)}}
+	h := &plotter.Histogram{Width: width, FillColor: sbcBarFill, LineStyle: draw.LineStyle{Color: figPrediction, Width: vg.Points(1)}}
 	for i, c := range sbc.Counts {
 		h.Bins = append(h.Bins, plotter.HistogramBin{Min: float64(i) * width, Max: float64(i+1) * width, Weight: float64(c)})
 	}
@@ -385,6 +385,12 @@ func sbcPanel(th core.ThetaDiagnostic) (*plot.Plot, error) {
 	p.Y.Max = max(p.Y.Max, e+half)
 	return p, nil
 }
+
+// sbcBarFill is the fill of the SBC panel's bars: the light blue of
+// the figures' bands, opaque. Translucent, a bar was light blue below
+// the uniform band's lower edge and grey-blue within it, and read as
+// two stacked counts.
+var sbcBarFill = color.RGBA{R: 0xc7, G: 0xdd, B: 0xec, A: 0xff}
 
 // rankBars draws a histogram's bins as bars from a count of 0 up to
 // their counts: plotter.Histogram draws them up from the bottom of the

@@ -124,7 +124,7 @@ func TestSBCBarsStandOnZero(t *testing.T) {
 		case *recorder.SetColor:
 			colour = a.Color
 		case *recorder.Fill:
-			if colour != figBand {
+			if colour != sbcBarFill {
 				continue
 			}
 			bars++
@@ -138,6 +138,34 @@ func TestSBCBarsStandOnZero(t *testing.T) {
 	}
 	if bars != len(th.SBC.Counts) {
 		t.Errorf("%d bars filled, want %d", bars, len(th.SBC.Counts))
+	}
+}
+
+// The SBC panel's bars are opaque: translucent, each bar over the
+// uniform band was light below the band's lower edge and darker within
+// it, and read as two stacked counts.
+func TestSBCBarsReadAsOneColour(t *testing.T) {
+	th := core.ThetaDiagnostic{Name: "p", SBC: core.SBCHistogram{Draws: 99, Counts: []int{9, 18, 15, 7, 9, 8, 10, 7, 10, 9}}}
+	p, err := sbcPanel(th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec recorder.Canvas
+	drawPanel(p, draw.NewCanvas(&rec, figPanelW, figPanelH))
+	var colour color.Color
+	opaque := 0
+	for _, a := range rec.Actions {
+		switch a := a.(type) {
+		case *recorder.SetColor:
+			colour = a.Color
+		case *recorder.Fill:
+			if _, _, _, alpha := colour.RGBA(); alpha == 0xffff && colour != color.White {
+				opaque++
+			}
+		}
+	}
+	if opaque != len(th.SBC.Counts) {
+		t.Errorf("%d opaque fills, want one per bar (%d)", opaque, len(th.SBC.Counts))
 	}
 }
 
