@@ -168,9 +168,25 @@ func warningHeadline(w string) string {
 	return head
 }
 
-// figureWords is s as a figure writes it: "estimated θ" for θ̂, whose
-// combining circumflex the plotting library draws beside the θ, not
-// over it, where it read as a stray mark ("biased, θˆ below θ").
+// figureWords is s as a figure writes it: "estimated θ" for θ̂ (and
+// "estimated σ" for σ̂), whose combining circumflex the plotting library
+// draws beside the letter, not over it, where it read as a stray mark
+// ("biased, θˆ below θ").
 func figureWords(s string) string {
-	return strings.ReplaceAll(s, "θ̂", "estimated θ")
+	const hat = '\u0302'
+	if !strings.ContainsRune(s, hat) {
+		return s
+	}
+	r := []rune(s)
+	var b strings.Builder
+	for i := 0; i < len(r); i++ {
+		switch {
+		case i+1 < len(r) && r[i+1] == hat:
+			b.WriteString("estimated " + string(r[i]))
+			i++
+		case r[i] != hat: // a circumflex over nothing is left out
+			b.WriteRune(r[i])
+		}
+	}
+	return b.String()
 }

@@ -192,3 +192,18 @@ func TestCalibrationFigureShowsNoiseAndWarnings(t *testing.T) {
 		t.Errorf("the figure draws a warning's explanation, not its headline alone:%s", drawn)
 	}
 }
+
+// figureWords writes a letter under a combining circumflex as the
+// letter estimated, which the plotting library can draw.
+func TestFigureWordsDropCircumflexes(t *testing.T) {
+	for in, want := range map[string]string{
+		"biased, θ̂ below θ": "biased, estimated θ below θ",
+		"the prey noise σ̂ = 0.3 is more than the model was trained on": "the prey noise estimated σ = 0.3 is more than the model was trained on",
+		"the nominal F(θ̂)": "the nominal F(estimated θ)",
+		"no hat":            "no hat",
+	} {
+		if got := figureWords(in); got != want {
+			t.Errorf("figureWords(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
