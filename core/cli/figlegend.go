@@ -20,8 +20,9 @@ import (
 
 // The legend box's margins, in points (vg.Length's unit).
 const (
-	legendInset vg.Length = 4 // between the box and the data area's edges
-	legendPad   vg.Length = 2 // between the box's frame and the entries
+	legendInset     vg.Length = 4 // between the box and the data area's edges
+	legendPad       vg.Length = 2 // between the box's frame and the entries
+	legendClearance vg.Length = 2 // between the box and the marks it avoids
 )
 
 // legendFrame is the style of the line around a legend box.
@@ -66,8 +67,11 @@ func alignWithLegends(rows [][]*plot.Plot, tiles draw.Tiles, area draw.Canvas, f
 }
 
 // placeLegend sets p's legend to the corner of its data area, as drawn
-// in c, whose box covers the fewest marks, and reports whether that is
-// none (true also for a panel without a legend).
+// in c, whose box covers the fewest marks, or comes within
+// legendClearance of them, and reports whether that is none (true also
+// for a panel without a legend). A box whose edge met a mark, a bar's
+// top on its lower edge, hid none of it and yet read as the mark
+// running on under it.
 func placeLegend(p *plot.Plot, c draw.Canvas) bool {
 	data := p.DataCanvas(c)
 	if _, ok := legendBox(p, data, legendCorner{true, false}); !ok {
@@ -77,12 +81,17 @@ func placeLegend(p *plot.Plot, c draw.Canvas) bool {
 	best, fewest := legendCorner{p.Legend.Top, p.Legend.Left}, -1
 	for _, k := range append([]legendCorner{best}, legendCorners...) {
 		box, _ := legendBox(p, data, k)
-		if n := marks.hits(box); fewest < 0 || n < fewest {
+		if n := marks.hits(growBox(box, legendClearance)); fewest < 0 || n < fewest {
 			best, fewest = k, n
 		}
 	}
 	p.Legend.Top, p.Legend.Left = best.top, best.left
 	return fewest == 0
+}
+
+// growBox is r widened by d on every side.
+func growBox(r vg.Rectangle, d vg.Length) vg.Rectangle {
+	return vg.Rectangle{Min: vg.Point{X: r.Min.X - d, Y: r.Min.Y - d}, Max: vg.Point{X: r.Max.X + d, Y: r.Max.Y + d}}
 }
 
 // makeRoomForLegend raises p's y axis so that a band across the top of

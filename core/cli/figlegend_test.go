@@ -200,3 +200,27 @@ func TestDrawPanelBoxesLegend(t *testing.T) {
 		t.Errorf("%d legend entries drawn, want 4", entries)
 	}
 }
+
+// A legend keeps clear of the marks by legendClearance, not just off
+// them: lv-anp's SBC ranks of beta put a bar's top on the lower edge of
+// the legend's box, where it read as a bar running on under the legend.
+// Every height of that bar, at two places among the bins, is tried.
+func TestLegendKeepsClearOfData(t *testing.T) {
+	for top := 18; top <= 40; top++ {
+		for _, at := range []int{12, 17} {
+			counts := []int{13, 7, 2, 7, 5, 7, 8, 7, 3, 12, 10, 9, 10, 13, 10, 11, 17, 9, 18, 10}
+			counts[at] = top
+			p, err := sbcPanel(core.ThetaDiagnostic{Name: "beta", SBC: core.NewSBCHistogram(counts)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			roundAxes(p)
+			padAxes(p)
+			_, canvases := legendTestFigure([][]*plot.Plot{{p, nil, nil}}, repadRaisedAxis)
+			box, _ := legendBox(p, p.DataCanvas(canvases[0][0]), legendCorner{p.Legend.Top, p.Legend.Left})
+			if n := drawnMarks(p, canvases[0][0]).hits(growBox(box, legendClearance)); n > 0 {
+				t.Errorf("a bar of %d at bin %d: the legend (top %v, left %v) comes within %v pt of %d marks", top, at, p.Legend.Top, p.Legend.Left, legendClearance, n)
+			}
+		}
+	}
+}
