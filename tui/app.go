@@ -125,6 +125,9 @@ type Model struct {
 	losses []float64
 
 	prompt prompt
+	// completeSeq numbers the prompt's tabs (prompt.tab), so that a
+	// directory read's answer reaches only the tab that asked for it.
+	completeSeq int
 	// opening is the file an open still reads, "" when none; openGen
 	// numbers the opens, so that one superseded or given up is dropped
 	// when it ends.
@@ -402,6 +405,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
+	case completedMsg:
+		m.prompt = m.prompt.completed(msg)
+		return m, nil
 	case tea.PasteMsg:
 		if m.prompt.active() {
 			m.prompt = m.prompt.paste(msg.Content)
@@ -1434,6 +1440,12 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.openGen++
 		m.opening = path
 		return m, openCmd(path, m.openGen)
+	}
+	if k.String() == "tab" {
+		m.completeSeq++
+		var cmd tea.Cmd
+		m.prompt, cmd = m.prompt.tab(m.completeSeq)
+		return m, cmd
 	}
 	m.prompt = m.prompt.edit(k)
 	return m, nil

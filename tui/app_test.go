@@ -552,7 +552,8 @@ func TestPromptEditing(t *testing.T) {
 		}
 	}
 	p = newPrompt(promptOpen, filepath.Join(dir, "ap"), "")
-	p = p.edit(keyMsg("tab"))
+	p, read := p.tab(1)
+	p = p.completed(read().(completedMsg))
 	if got := p.path(); got != filepath.Join(dir, "apic-") {
 		t.Fatalf("tab completed to %q", got)
 	}
