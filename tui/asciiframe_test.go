@@ -98,10 +98,14 @@ func TestASCIINamesArrowKeysInWords(t *testing.T) {
 	}
 	m, _ = press(t, m, "?")
 	frame = m.View().Content
-	for _, want := range []string{"up/k ", "down/j ", "left/h/- ", "right/l/+ ", "(up/down select, wrapping round; left/right change)", "up/down scroll"} {
+	for _, want := range []string{"up/k ", "down/j ", "left/h/- ", "right/l/+ ", "up/down scroll"} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the --ascii help lacks %q:\n%s", want, frame)
 		}
+	}
+	// The controls' heading, a scroll down.
+	if whole := strings.Join(helpAt(m, 120), "\n"); !strings.Contains(whole, "(up/down select, wrapping round; left/right change)") {
+		t.Errorf("the --ascii help names the arrows of the controls otherwise:\n%s", whole)
 	}
 	if strings.Contains(frame, "v/j") {
 		t.Errorf("the --ascii help names v for the next control:\n%s", frame)

@@ -74,7 +74,6 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	k.Cancel = m.keys.Cancel // the footer's names only what it stops now
 	k.Undo.SetEnabled(true)
 	k.Save.SetEnabled(true)
-	k.Quit.SetHelp("q", "quit (also ctrl+c)")
 	// Two blocks of columns, not three side by side, which would not fit
 	// an 80-column terminal: the help model drops what overflows.
 	groups := k.FullHelp()
@@ -86,6 +85,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	lines = append(lines,
 		"a key that shows another system or backbone, or o (open), while a run trains",
 		"  (another system or o while baselines fit) asks first: press it again to go on.")
+	lines = append(lines, quitSaveHelp...)
 	if m.run != nil {
 		// The footer leaves them out meanwhile.
 		lines = append(lines, "s and u wait for this run to end (esc stops it): its weights still change.")

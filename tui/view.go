@@ -511,6 +511,14 @@ func (m Model) keysNow() KeyMap {
 	// screen are still changing. The footer offered them all the same.
 	k.Save.SetEnabled(m.run == nil)
 	k.Undo.SetEnabled(m.run == nil && m.entry().undoable())
+	// q waits for a save writing its file; pressed again, it waits no
+	// more (quit).
+	switch {
+	case m.quitting && m.saving > 0:
+		k.quitDesc = "quit at once"
+	case m.saving > 0:
+		k.quitDesc = "quit once saved"
+	}
 	// d, A and c close what they opened, pressed again.
 	if m.diag.open {
 		k.diagDesc = "close diagnostics"
