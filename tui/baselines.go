@@ -168,12 +168,16 @@ var errBaseStopped = fmt.Errorf("stopped (esc): %w", context.Canceled)
 
 // stopBaselines (esc) cancels the fits still running, so that their
 // work ends, and says which it stopped. Fits that ended stay on screen
-// with the stopped ones' rows saying so; with none to show, the
+// with the stopped ones' rows saying so, and why those that failed
+// failed, which onBaseline says once all have ended, that is now: the
+// stop cleared a failure with nothing else to show, its reason never
+// told, as if the fit had been stopped too. With none to show, the
 // baselines are cleared and c runs them again at once.
 func (m *Model) stopBaselines() {
 	m.base.cancel()
 	runs := append([]baseRun(nil), m.base.runs...)
 	var stopped, kept []string
+	ended := false
 	for i := range runs {
 		switch r := &runs[i]; {
 		case !r.done:
@@ -181,15 +185,27 @@ func (m *Model) stopBaselines() {
 			stopped = append(stopped, baseStyles[i].name)
 		case r.pred != nil:
 			kept = append(kept, baseStyles[i].name)
+			ended = true
+		default:
+			ended = true // failed
 		}
 	}
 	m.base.runs = runs
-	if len(kept) == 0 {
+	if !ended {
 		m.clearBaselines()
 		m.setKeyNote("baselines stopped: %s · c runs them again", strings.Join(stopped, ", "))
 		return
 	}
-	m.setKeyNote("baselines stopped: %s · %s kept · %s", strings.Join(stopped, ", "), strings.Join(kept, ", "), baseDoneNote)
+	note := "baselines stopped: " + strings.Join(stopped, ", ")
+	if len(kept) > 0 {
+		note += " · " + strings.Join(kept, ", ") + " kept"
+	}
+	if why := m.base.failures(); why != "" {
+		// An error, as onBaseline's: a note would go at the next key.
+		m.setMsg(msgErr, "%s · %s · %s", note, why, baseDoneNote)
+		return
+	}
+	m.setKeyNote("%s · %s", note, baseDoneNote)
 }
 
 // syncBaselines drops the baselines when the realization on screen is

@@ -653,3 +653,37 @@ func TestBaselineThetaAtPriorEdgeMarked(t *testing.T) {
 		t.Errorf("the help does not say what %s means:\n%s", edgeMark, help)
 	}
 }
+
+// TestEscAfterAFailedFitSaysWhy: esc over fits of which one has failed
+// stops the others and keeps the failure on screen with its reason,
+// which the status line gives once every fit has ended, as it does when
+// they end by themselves. The stop cleared the baselines where no fit
+// had a result, the failure with them: its reason was never told, and
+// the note named only the fits stopped, as if that one had been too.
+func TestEscAfterAFailedFitSaysWhy(t *testing.T) {
+	m := newTest(t, "spring", 100, 30)
+	m, _ = pressNoRun(t, m, "c")
+	m = send(t, m, baseMsg{gen: m.base.gen, idx: 0, err: errors.New("every L-BFGS start failed")})
+	m, _ = pressNoRun(t, m, "esc")
+	if !m.base.active || m.base.running() || len(m.base.runs) != 3 || m.base.runs[0].err == nil || errors.Is(m.base.runs[0].err, context.Canceled) {
+		t.Fatalf("after esc: active %v, running %v, runs %+v; want koh-gp's failure kept", m.base.active, m.base.running(), m.base.runs)
+	}
+	want := "baselines stopped: bcpi, cpinn · koh-gp: every L-BFGS start failed · " + baseDoneNote
+	if m.msg != want || m.msgKind != msgErr {
+		t.Errorf("status %q (kind %v), want the error %q", m.msg, m.msgKind, want)
+	}
+	m, _ = press(t, m, "down")
+	if frame := m.render(); m.msg != want || !strings.Contains(frame, "koh-gp ✗ every L-BFGS") || !strings.Contains(frame, "koh-gp failed, bcpi stopped, cpinn stopped") {
+		t.Errorf("a key after: status %q, frame\n%s", m.msg, frame)
+	}
+
+	// Beside a fit that ended with a result, the same.
+	m = newTest(t, "spring", 100, 30)
+	m, _ = pressNoRun(t, m, "c")
+	m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+	m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("no positive-definite covariance")})
+	m, _ = pressNoRun(t, m, "esc")
+	if want := "baselines stopped: cpinn · koh-gp kept · bcpi: no positive-definite covariance · " + baseDoneNote; m.msg != want || m.msgKind != msgErr {
+		t.Errorf("status %q (kind %v), want the error %q", m.msg, m.msgKind, want)
+	}
+}
