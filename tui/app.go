@@ -633,7 +633,7 @@ func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.
 		m.setMsg(msgInfo, "%s called off: %s %s", armed.key, armed.stops, verb)
 	case key.Matches(k, keys.Cancel):
 		switch {
-		case m.run != nil && !m.run.stopping:
+		case m.escStopsRun():
 			m.run.stopping = true
 			m.run.cancel()
 			m.setMsg(msgInfo, "stopping training…")
@@ -653,6 +653,10 @@ func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.
 	}
 	return m, nil, true
 }
+
+// escStopsRun is whether esc stops a training run (cancelKey): one that
+// trains and is not stopping already.
+func (m Model) escStopsRun() bool { return m.run != nil && !m.run.stopping }
 
 // viewKey handles undo, the slice and page of the view, heatmaps,
 // saving and opening.

@@ -45,7 +45,7 @@ const (
 	// line's account of them gives it room (see header).
 	baseAgainNote = "esc stops them, c clears them"
 	// baseAgainNoteTraining is baseAgainNote while a run trains, which
-	// esc stops first (cancelKey).
+	// esc stops first (cancelKey), and is not stopping already.
 	baseAgainNoteTraining = "c again stops and clears them"
 	// baseDoneNote replaces it once every fit has ended.
 	baseDoneNote = "c again clears them"
@@ -280,7 +280,7 @@ func (m *Model) startBaselines() tea.Cmd {
 	// fits leaves the message little room, and the budgets are in the
 	// sidebar's title too.
 	note := baseAgainNote
-	if m.run != nil {
+	if m.escStopsRun() {
 		note = baseAgainNoteTraining
 	}
 	m.setMsg(msgInfo, "%s · %s", note, baseBudgetString)

@@ -687,3 +687,25 @@ func TestEscAfterAFailedFitSaysWhy(t *testing.T) {
 		t.Errorf("status %q (kind %v), want the error %q", m.msg, m.msgKind, want)
 	}
 }
+
+// TestEscWhileARunStops: while a training run stops (esc pressed once),
+// esc stops the baseline fits, and the footer and c's note say so; they
+// said "esc stop training" and "c again stops and clears them", and with
+// no fits the footer offered an esc that did nothing.
+func TestEscWhileARunStops(t *testing.T) {
+	m := newTest(t, "spring", 120, 30)
+	defer func() { m.stopAll() }()
+	m, _ = pressNoRun(t, m, "t")
+	m, _ = pressNoRun(t, m, "esc")
+	if !m.run.stopping || strings.Contains(m.footer(), "esc stop") {
+		t.Errorf("a run stopping: stopping %v, footer %q; want no esc offered", m.run.stopping, m.footer())
+	}
+	m, _ = pressNoRun(t, m, "c")
+	if !strings.HasPrefix(m.msg, baseAgainNote) || !strings.Contains(m.footer(), "esc stop baselines") {
+		t.Errorf("c while a run stops: status %q, footer %q; want esc to stop the fits", m.msg, m.footer())
+	}
+	m, _ = pressNoRun(t, m, "esc")
+	if m.base.active || !strings.HasPrefix(m.msg, "baselines stopped: ") {
+		t.Errorf("esc: baselines active %v, status %q", m.base.active, m.msg)
+	}
+}

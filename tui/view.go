@@ -500,12 +500,14 @@ func (m Model) keysNow() KeyMap {
 	// key that does act, for it.
 	k.Train.SetEnabled(m.run == nil)
 	// esc stops a run first, else baseline fits (cancelKey): the footer
-	// names the one it stops.
-	k.Cancel.SetEnabled(m.run != nil || m.base.running())
-	if m.run == nil {
-		k.Cancel.SetHelp(k.Cancel.Help().Key, "stop baselines")
-	} else {
+	// names the one it stops. A run stopping already is past it: the
+	// footer offered "esc stop training" there, where esc stopped the
+	// fits, or nothing.
+	k.Cancel.SetEnabled(m.escStopsRun() || m.base.running())
+	if m.escStopsRun() {
 		k.Cancel.SetHelp(k.Cancel.Help().Key, "stop training")
+	} else {
+		k.Cancel.SetHelp(k.Cancel.Help().Key, "stop baselines")
 	}
 	// s and u refuse while a run trains (or stops): the weights on
 	// screen are still changing. The footer offered them all the same.
