@@ -497,7 +497,7 @@ func (m Model) ablView(w, h int) []string {
 		fmt.Sprintf("ablation: %s · mean ± 95%%, %d realizations", m.ablLabel(), m.realizations()),
 		fmt.Sprintf("ablation: %s · mean ± 95%%/%d", m.ablLabel(), m.realizations()))
 	settings := func(note string) string {
-		return fmt.Sprintf("%s, context %d, σ %g", note, int(m.ctxSteps[k.system].value()), m.noise.value())
+		return fmt.Sprintf("%s, context %d, σ %s", note, int(m.ctxSteps[k.system].value()), formatG(m.noise.value(), -1))
 	}
 	note := m.atlasNote()
 	short, _, _ := strings.Cut(note, " (") // "weights before this run"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -336,10 +335,10 @@ func intervalForms(k string, iv core.Interval, d [2]int) []string {
 	lo, hi := iv.Lo != raw.Lo, iv.Hi != raw.Hi
 	loS, hiS := end(iv.Lo), end(iv.Hi)
 	if lo {
-		loS = compact(strconv.FormatFloat(iv.Lo, 'g', -1, 64))
+		loS = compact(formatG(iv.Lo, -1))
 	}
 	if hi {
-		hiS = compact(strconv.FormatFloat(iv.Hi, 'g', -1, 64))
+		hiS = compact(formatG(iv.Hi, -1))
 	}
 	forms := []string{mean + " [" + loS + "," + hiS + "]", mean + "[" + loS + "," + hiS + "]"}
 	switch {

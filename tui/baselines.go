@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -395,8 +396,13 @@ const baseLabel = "baselines: "
 // work's account.
 func (m Model) baseNamedLeast() string { return m.baseStatusForms(true)[2] }
 
-// seconds is a wall time in short form ("0.1 s", "12 s").
+// seconds is a wall time in short form: two significant digits below
+// ten seconds ("0.096 s", "2.2 s"), whole seconds from there ("12 s",
+// "125 s", where two digits wrote "1.2e+02 s").
 func seconds(d time.Duration) string {
+	if d >= 10*time.Second {
+		return strconv.Itoa(int(d.Round(time.Second)/time.Second)) + " s"
+	}
 	return sig2(d.Seconds()) + " s"
 }
 

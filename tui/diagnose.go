@@ -228,7 +228,7 @@ func (m Model) diagHeader(w int) []string {
 	if d := m.diag.res; d != nil {
 		title += fmt.Sprintf(", %s each", core.Count(d.Samples, "sample"))
 	}
-	where := fmt.Sprintf("context %d, σ %g", k.context, k.noise)
+	where := fmt.Sprintf("context %d, σ %s", k.context, formatG(k.noise, -1))
 	hint := "d/esc closes · context/noise recompute"
 	if full := title + ", " + where; ansi.StringWidth(full) <= w {
 		title = full

@@ -124,12 +124,10 @@ func joinH(blocks ...[]string) []string {
 	return out
 }
 
-// barFormat is the number format of the colour bars of one view, whose
-// bars span bounds: three significant digits each, in fixed notation
-// ("0.223", "1.00") unless a bound needs an exponent (a magnitude below
-// 0.001 or from 10⁴), and then every bar of the view has one ("2.23e-1",
-// "1.00e0", "1.53e-4"), so that bars side by side read alike; zero is
-// "0".
+// barFormat is the number format of a colour bar whose ends are
+// bounds: three significant digits each, in fixed notation ("0.223",
+// "1.00") unless a bound needs an exponent (a magnitude below 0.001 or
+// from 10⁴), and then both ends have one ("1.53e-4"); zero is "0".
 func barFormat(bounds ...float64) func(float64) string {
 	exp := false
 	for _, v := range bounds {
@@ -164,7 +162,7 @@ func sigDecimals(v float64, digits int) int {
 }
 
 // formatLadder prints a control value briefly (0.01, 1, 10).
-func formatLadder(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+func formatLadder(v float64) string { return formatG(v, 4) }
 
 // formatDuration prints m:ss or h:mm:ss.
 func formatDuration(d time.Duration) string {

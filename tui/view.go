@@ -558,7 +558,6 @@ func (m Model) plots(w, h int, big bool) []string {
 			// APIC as the gap between truth and prediction.
 			hms = hms[:3]
 		}
-		shareBarFormat(hms, !big)
 		for _, hm := range hms {
 			panels = append(panels, func(w, h int) []string {
 				hm.width, hm.height = w, h
