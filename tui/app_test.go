@@ -1341,7 +1341,7 @@ func TestHeaderKeepsTheFileName(t *testing.T) {
 		{entry{src: srcTrained}, "trained here (unsaved)"},
 		{entry{src: srcEmbedded}, "embedded"},
 	} {
-		if got := tc.e.shortSourceText(); got != tc.want {
+		if got := tc.e.shortSourceText(plainTheme); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
 		}
 	}

@@ -367,8 +367,8 @@ func (m Model) baseStatusForms(besideWork bool) []string {
 		name := baseStyles[i].name
 		switch {
 		case !r.done:
-			running := name + " running…" + m.elapsedSince(m.base.started)
-			long[i], short[i], least[i] = running, running, name+" …"
+			running := m.theme.dots(name + " running…" + m.elapsedSince(m.base.started))
+			long[i], short[i], least[i] = running, running, name+" "+m.theme.ellipsis
 		case errors.Is(r.err, errBaseStopped):
 			long[i], short[i], least[i] = name+" stopped", name+" stopped", name+" stopped"
 		case r.err != nil:
@@ -415,7 +415,7 @@ func seconds(d time.Duration) string {
 // status line has all of it).
 func (m Model) baseLines(w, reasonLines int) []string {
 	t := m.theme
-	out := []string{padRight(t.paint(t.label, truncate(baseBudgetTitle, w)), w)}
+	out := []string{padRight(t.paint(t.label, t.truncate(baseBudgetTitle, w)), w)}
 	// The methods' θ̂ are compared with each other: all at the same
 	// significant digits, three unless a method's row fits only at two.
 	digits := 3
@@ -431,7 +431,7 @@ func (m Model) baseLines(w, reasonLines int) []string {
 		var rows []string
 		switch {
 		case !r.done:
-			rows = []string{label + "running…" + m.elapsedSince(m.base.started)}
+			rows = []string{label + t.dots("running…") + m.elapsedSince(m.base.started)}
 		case errors.Is(r.err, errBaseStopped):
 			rows = []string{label + t.paint(t.dim, "stopped (esc)")}
 		case r.err != nil:
@@ -439,7 +439,7 @@ func (m Model) baseLines(w, reasonLines int) []string {
 			// "failed:" (the status line says it) would take most of
 			// the room.
 			why, _ := strings.CutPrefix(r.err.Error(), r.name+": ")
-			for j, l := range wrapReason("✗ "+why, w-baseLabelW, reasonLines) {
+			for j, l := range t.wrapReason("✗ "+why, w-baseLabelW, reasonLines) {
 				lead := label
 				if j > 0 {
 					lead = spaces(baseLabelW + 2) // under the reason, past "✗ "
@@ -462,13 +462,13 @@ func (m Model) baseLines(w, reasonLines int) []string {
 			}
 		}
 		for _, row := range rows {
-			out = append(out, padRight(truncate(row, w), w))
+			out = append(out, padRight(t.truncate(row, w), w))
 		}
 	}
 	if anyEdge {
 		// An estimate on its prior's bound is where the fit stopped, not
 		// a value it found (koh-gp's failure on spring in the paper).
-		note := fitFirst(w, edgeMark+" on its prior's bound: the fit stopped there", edgeMark+" on its prior's bound")
+		note := t.fitFirst(w, edgeMark+" on its prior's bound: the fit stopped there", edgeMark+" on its prior's bound")
 		out = append(out, padRight(t.paint(t.dim, note), w))
 	}
 	return out
@@ -561,7 +561,7 @@ func thetaRows(syms []string, th []float64, edge []bool, elapsed string, w, digi
 // wrapReason breaks a failure's reason at spaces into at most n lines,
 // the first of w cells and the others of w−2 (indented under the text
 // after "✗ "); where the reason goes on, the last line ends in "…".
-func wrapReason(why string, w, n int) []string {
+func (t theme) wrapReason(why string, w, n int) []string {
 	head, rest := cutAtSpace(why, w)
 	lines := []string{head}
 	for rest != "" && len(lines) < n {
@@ -569,15 +569,15 @@ func wrapReason(why string, w, n int) []string {
 		lines = append(lines, head)
 	}
 	if rest != "" {
-		room := w - 1
+		room := w - ansi.StringWidth(t.ellipsis)
 		if len(lines) > 1 {
-			room = w - 3
+			room -= 2
 		}
 		last := lines[len(lines)-1]
 		if ansi.StringWidth(last) > room {
 			last, _ = cutAtSpace(last, room)
 		}
-		lines[len(lines)-1] = last + "…"
+		lines[len(lines)-1] = last + t.ellipsis
 	}
 	return lines
 }

@@ -413,7 +413,7 @@ func TestBaselineRowsNotCut(t *testing.T) {
 		}
 	}
 	long := "✗ observation 3 is not on the grid (grid index 17); BCPI's prior mean is known on the grid only"
-	got := wrapReason(long, 25, 3)
+	got := plainTheme.wrapReason(long, 25, 3)
 	if len(got) != 3 || !strings.HasSuffix(got[2], "…") || strings.HasPrefix(got[1], " ") {
 		t.Errorf("a long reason in 3 lines: %q", got)
 	}

@@ -367,7 +367,7 @@ func TestFormatHelpers(t *testing.T) {
 	if got := padRight("ab", 4); got != "ab  " {
 		t.Fatal(got)
 	}
-	if got := truncate("abcdef", 4); displayWidth(got) != 4 || !strings.HasSuffix(got, "…") {
+	if got := plainTheme.truncate("abcdef", 4); displayWidth(got) != 4 || !strings.HasSuffix(got, "…") {
 		t.Fatal(got)
 	}
 }

@@ -154,7 +154,7 @@ func (m Model) diagView(w, h int) []string {
 		}
 	case m.diag.res == nil:
 		p := m.diag.progress
-		lines = append(lines, "", fmt.Sprintf("computing %d/%d realizations…", p.done, p.total)+m.elapsedSince(m.diag.started))
+		lines = append(lines, "", m.theme.dots(fmt.Sprintf("computing %d/%d realizations…", p.done, p.total))+m.elapsedSince(m.diag.started))
 	default:
 		if note := priorWideNote(*m.diag.res); note != "" {
 			for _, l := range wrapLines(note, textW) {
@@ -235,7 +235,7 @@ func (m Model) diagHeader(w int) []string {
 	} else if hint = where + " · " + hint; ansi.StringWidth(hint) > w {
 		hint = where + " · d/esc closes"
 	}
-	lines := []string{t.paint(t.bold, truncate(title, w)), t.paint(t.dim, truncate(hint, w))}
+	lines := []string{t.paint(t.bold, t.truncate(title, w)), t.paint(t.dim, t.truncate(hint, w))}
 	if m.run != nil {
 		// The panels and the sidebar follow the run's weights step by
 		// step; the diagnosis is of the model's entry, the weights the
@@ -245,7 +245,7 @@ func (m Model) diagHeader(w int) []string {
 		if ansi.StringWidth(note) > w {
 			note = "weights before this run; recomputed at its end"
 		}
-		lines = append(lines, t.paint(t.warn, truncate(note, w)))
+		lines = append(lines, t.paint(t.warn, t.truncate(note, w)))
 	}
 	return lines
 }

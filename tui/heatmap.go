@@ -37,7 +37,7 @@ const shadeRamp = " .:-=+*#%@"
 // title, picture, colour bar, axis labels.
 func (h heatmap) render(t theme) []string {
 	out := make([]string, h.height)
-	out[0] = padRight(t.paint(t.bold, truncate(h.title, h.width)), h.width)
+	out[0] = padRight(t.paint(t.bold, t.truncate(h.title, h.width)), h.width)
 	for i := 1; i < h.height; i++ {
 		out[i] = strings.Repeat(" ", h.width)
 	}

@@ -94,7 +94,7 @@ func (p linePlot) renderLaidOut(t theme, pre *panelLayout) []string {
 		title = p.short
 	}
 	lines := c.lines(t)
-	lines[0] = padRight(t.paint(t.bold, truncate(title, p.width-1)), p.width)
+	lines[0] = padRight(t.paint(t.bold, t.truncate(title, p.width-1)), p.width)
 	l := pre
 	if l == nil {
 		laid := p.layout()
@@ -112,7 +112,7 @@ func (p linePlot) renderLaidOut(t theme, pre *panelLayout) []string {
 	for y := 0; y <= b.rows && 1+y < p.height; y++ {
 		lines[1+y] = gl[y]
 	}
-	lines[b.rows+2] = padRight(t.paint(t.label, truncate(p.xAxis(b.prefix, b.dataW), p.width)), p.width)
+	lines[b.rows+2] = padRight(t.paint(t.label, t.truncate(p.xAxis(b.prefix, b.dataW), p.width)), p.width)
 	copy(lines[b.rows+3:], p.legendLines(t, max(b.prefix-2, 0), legendN))
 	return lines
 }

@@ -176,14 +176,14 @@ func (p prompt) view(w int, t theme) string {
 	case p.completing != 0:
 		// A directory of many files, or on a slow disk, takes a while:
 		// the keys still type meanwhile.
-		hint = "   tab: reading the folder…"
+		hint = t.dots("   tab: reading the folder…")
 	case len(p.matches) > 0:
 		hint = fmt.Sprintf("   %d matches: %s", p.matchCount, strings.Join(p.matches, "  "))
 		if p.matchCount > len(p.matches) {
-			hint += "  …"
+			hint += "  " + t.ellipsis
 		}
 		// The matches may take the room of the hint, not the value's.
-		hint = truncate(hint, max(20, w-ansi.StringWidth(label)-ansi.StringWidth(string(p.value))-2))
+		hint = t.truncate(hint, max(20, w-ansi.StringWidth(label)-ansi.StringWidth(string(p.value))-2))
 	}
 	room := max(8, w-ansi.StringWidth(label)-ansi.StringWidth(hint)-1)
 	v := string(p.value)
@@ -191,7 +191,7 @@ func (p prompt) view(w int, t theme) string {
 		// Cut by display width, whole grapheme clusters only: a wide
 		// character takes two cells and a combining mark none, so a cut
 		// by rune count would overrun the line or slice out of range.
-		v = "…" + tailOfWidth(v, room-2)
+		v = t.ellipsis + tailOfWidth(v, room-1-ansi.StringWidth(t.ellipsis))
 	}
 	body := v + "█"
 	if len(p.value) == 0 && p.placeholder != "" {
@@ -202,14 +202,14 @@ func (p prompt) view(w int, t theme) string {
 		case ansi.StringWidth(ph) <= room-1:
 		case p.suggested:
 			// Cut as a typed value is: its end, the file name, shows.
-			ph = "…" + tailOfWidth(ph, room-2)
+			ph = t.ellipsis + tailOfWidth(ph, room-1-ansi.StringWidth(t.ellipsis))
 		default:
 			eg := ""
 			rest, ok := strings.CutPrefix(ph, "e.g. ")
 			if ok {
 				eg = "e.g. " // kept: without it the name reads as a default
 			}
-			ph = truncate(eg+filepath.Base(rest), room-1)
+			ph = t.truncate(eg+filepath.Base(rest), room-1)
 		}
 		body = "█" + t.paint(t.dim, ph)
 	}
