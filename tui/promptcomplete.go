@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -119,7 +120,11 @@ func complete(v string) (string, []string) {
 	}
 	var names []string
 	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), base) {
+		// A name with a control character (a line break, an escape
+		// sequence) is none to offer: listed or completed into the
+		// prompt, it broke the line, or restyled the terminal; and it
+		// could not be typed, as a paste drops such characters.
+		if !strings.HasPrefix(e.Name(), base) || strings.IndexFunc(e.Name(), unicode.IsControl) >= 0 {
 			continue
 		}
 		isDir := e.IsDir()

@@ -157,3 +157,25 @@ func TestTabReadsTheFolderOffTheUIGoroutine(t *testing.T) {
 		t.Errorf("%d matches kept, footer %q", len(m.prompt.matches), m.footer())
 	}
 }
+
+// TestTabOffersNoNamesWithControlCharacters: tab passes over a file
+// whose name holds a line break or an escape sequence: listed among the
+// matches, its line break split the prompt's line, and the frame grew
+// a line; completed into the value, its escape sequence restyled the
+// terminal. The paste drops such characters for the same reason.
+func TestTabOffersNoNamesWithControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"ab\nnext.safetensors", "ab\x1b[7mINV.safetensors", "abc.safetensors"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Skipf("no such file name here: %v", err)
+		}
+	}
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, filepath.Join(dir, "a"))
+	m, _ = press(t, m, "tab")
+	if got := m.prompt.path(); got != filepath.Join(dir, "abc.safetensors") {
+		t.Errorf("tab: %q, want the one name without control characters", got)
+	}
+	frameOK(t, m.render(), 80, 24)
+}
