@@ -1433,6 +1433,10 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			e := m.entry()
 			m.saving++
+			// The file's name, as "saved" names it: on a slow disk (a
+			// home directory over the network) the status line said
+			// nothing of the save until it ended.
+			m.setMsg(msgInfo, "saving %s…", filepath.Base(path))
 			return m, m.saves.track(path, saveCmd(path, e))
 		}
 		// Anything but a regular file is refused before the open, which

@@ -191,3 +191,20 @@ func TestSaveJobsFinish(t *testing.T) {
 		t.Errorf("unseenSavesText: %q, want %q", s, want)
 	}
 }
+
+// TestSaveSaysItIsWriting: from enter until the file is written, the
+// status line says a save is under way, where it said nothing until
+// the save had ended (seconds on a slow disk), then how it ended.
+func TestSaveSaysItIsWriting(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "s")
+	nm, cmd := m.Update(keyMsg("enter"))
+	m = nm.(Model)
+	if want := "saving apic-spring-lnp-1.safetensors…"; m.msg != want || !strings.Contains(m.render(), want) {
+		t.Errorf("while the save writes: status %q, want %q", m.msg, want)
+	}
+	m, _ = run(t, m, cmd)
+	if !strings.HasPrefix(m.msg, "saved apic-spring-lnp-1.safetensors in ") {
+		t.Errorf("after the save: %q", m.msg)
+	}
+}
