@@ -872,7 +872,9 @@ func (m Model) unsaved() (names, behindFile []string) {
 		// Look past opened files and atlas models only: weights they
 		// replaced are one u away and lost on quitting just the same,
 		// while the runs behind trained weights are superseded by them.
-		if u := unsavedTrained(e); u != nil {
+		// Weights a save (s) is writing are not lost on quitting: quit
+		// waits for the file, and stays where the save fails.
+		if u := unsavedTrained(e); u != nil && !m.saves.writing(u) {
 			out = append(out, k.system+"/"+k.backbone)
 			if u != e {
 				behindFile = append(behindFile, k.system+"/"+k.backbone)
@@ -1437,7 +1439,7 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			// home directory over the network) the status line said
 			// nothing of the save until it ended.
 			m.setMsg(msgInfo, "saving %s…", filepath.Base(path))
-			return m, m.saves.track(path, saveCmd(path, e))
+			return m, m.saves.track(path, e, saveCmd(path, e))
 		}
 		// Anything but a regular file is refused before the open, which
 		// on a named pipe would wait for a writer (CheckCheckpointFile

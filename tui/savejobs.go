@@ -25,11 +25,12 @@ type saveJobs struct {
 	running int
 	closed  bool             // finish has run: a save not begun yet writes nothing
 	asked   map[int]string   // the path of each save whose answer the model has not taken
+	weights map[int]*entry   // the weights each of them writes
 	answers map[int]savedMsg // the answers of the saves that ended, not taken
 }
 
 func newSaveJobs() *saveJobs {
-	j := &saveJobs{asked: map[int]string{}, answers: map[int]savedMsg{}}
+	j := &saveJobs{asked: map[int]string{}, weights: map[int]*entry{}, answers: map[int]savedMsg{}}
 	j.ended = sync.NewCond(&j.mu)
 	return j
 }
@@ -38,14 +39,14 @@ func newSaveJobs() *saveJobs {
 // when the program ended.
 var errSaveNotBegun = errors.New("the explorer ended before the file was begun")
 
-// track numbers a save to path, whose command is save, and returns the
-// command that runs it for the model: its answer carries the number
-// (savedMsg.job), which taken then clears.
-func (j *saveJobs) track(path string, save tea.Cmd) tea.Cmd {
+// track numbers a save of e to path, whose command is save, and
+// returns the command that runs it for the model: its answer carries
+// the number (savedMsg.job), which taken then clears.
+func (j *saveJobs) track(path string, e *entry, save tea.Cmd) tea.Cmd {
 	j.mu.Lock()
 	j.next++
 	id := j.next
-	j.asked[id] = path
+	j.asked[id], j.weights[id] = path, e
 	j.mu.Unlock()
 	return func() tea.Msg {
 		j.mu.Lock()
@@ -71,7 +72,21 @@ func (j *saveJobs) taken(id int) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	delete(j.asked, id)
+	delete(j.weights, id)
 	delete(j.answers, id)
+}
+
+// writing reports whether a save of e is under way: asked for, its
+// answer not taken yet.
+func (j *saveJobs) writing(e *entry) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for _, w := range j.weights {
+		if w == e {
+			return true
+		}
+	}
+	return false
 }
 
 // finish waits for the saves still writing their files, after the
@@ -103,7 +118,7 @@ func (j *saveJobs) finish() []savedMsg {
 		}
 		out = append(out, msg)
 	}
-	j.asked, j.answers = map[int]string{}, map[int]savedMsg{}
+	j.asked, j.weights, j.answers = map[int]string{}, map[int]*entry{}, map[int]savedMsg{}
 	return out
 }
 

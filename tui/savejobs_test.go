@@ -168,14 +168,21 @@ func TestForcedQuitDuringSaveFinishesIt(t *testing.T) {
 func TestSaveJobsFinish(t *testing.T) {
 	j := newSaveJobs()
 	e := &entry{src: srcTrained}
-	wrote := j.track("/runs/a.safetensors", func() tea.Msg { return savedMsg{path: "/runs/a.safetensors", entry: e} })
+	wrote := j.track("/runs/a.safetensors", e, func() tea.Msg { return savedMsg{path: "/runs/a.safetensors", entry: e} })
 	if msg := wrote().(savedMsg); msg.job == 0 {
 		t.Fatal("the answer carries no job number")
 	}
-	taken := j.track("/runs/b.safetensors", func() tea.Msg { return savedMsg{path: "/runs/b.safetensors", entry: &entry{}} })
+	other := &entry{}
+	taken := j.track("/runs/b.safetensors", other, func() tea.Msg { return savedMsg{path: "/runs/b.safetensors", entry: other} })
+	if !j.writing(other) {
+		t.Error("a save asked for is not writing its weights")
+	}
 	j.taken(taken().(savedMsg).job)
+	if j.writing(other) {
+		t.Error("a save whose answer was taken is still writing")
+	}
 	began := false
-	late := j.track("/runs/c.safetensors", func() tea.Msg { began = true; return savedMsg{} })
+	late := j.track("/runs/c.safetensors", &entry{}, func() tea.Msg { began = true; return savedMsg{} })
 	got := j.finish()
 	if len(got) != 2 || got[0].path != "/runs/a.safetensors" || got[0].err != nil || !errors.Is(got[1].err, errSaveNotBegun) {
 		t.Fatalf("finish: %+v", got)
@@ -206,5 +213,25 @@ func TestSaveSaysItIsWriting(t *testing.T) {
 	m, _ = run(t, m, cmd)
 	if !strings.HasPrefix(m.msg, "saved apic-spring-lnp-1.safetensors in ") {
 		t.Errorf("after the save: %q", m.msg)
+	}
+}
+
+// TestQuitDuringSaveOfTrainedWeights: q while s writes the weights
+// trained here waits for the file, and quits once it is written: it
+// warned "unsaved: … s saves · q again quits" of the very weights being
+// saved.
+func TestQuitDuringSaveOfTrainedWeights(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := m.entry()
+	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	m, _ = press(t, m, "s")
+	nm, save := m.Update(keyMsg("enter"))
+	m = nm.(Model)
+	m = send(t, m, keyMsg("q"))
+	if !m.quitting || strings.Contains(m.msg, "unsaved") {
+		t.Fatalf("q during the save: quitting %v, status %q; want it to wait for the file", m.quitting, m.msg)
+	}
+	if _, quit := run(t, m, save); !quit {
+		t.Error("the save ended and the explorer did not quit")
 	}
 }
