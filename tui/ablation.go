@@ -492,45 +492,45 @@ func (m Model) ablView(w, h int) []string {
 	// columns): the title loses its filler words, the settings line the
 	// system and backbone, which the header names. Like the charts, the
 	// lines leave the last column blank, next to the sidebar's border.
-	title := fitFirst(w-1,
+	title := t.fitFirst(w-1,
 		fmt.Sprintf("ablation: %s · mean ± 95%% over %d realizations", m.ablLabel(), m.realizations()),
 		fmt.Sprintf("ablation: %s · mean ± 95%%, %d realizations", m.ablLabel(), m.realizations()),
 		fmt.Sprintf("ablation: %s · mean ± 95%%/%d", m.ablLabel(), m.realizations()))
 	settings := func(note string) string {
-		return fmt.Sprintf("%s, context %d, σ %g", note, int(m.ctxSteps[k.system].value()), m.noise.value())
+		return fmt.Sprintf("%s, context %d, σ %s", note, int(m.ctxSteps[k.system].value()), formatG(m.noise.value(), -1))
 	}
 	note := m.atlasNote()
 	short, _, _ := strings.Cut(note, " (") // "weights before this run"
-	where := fitFirst(w-1, fmt.Sprintf("%s/%s, %s", k.system, k.backbone, settings(note)), settings(note), settings(short))
+	where := t.fitFirst(w-1, fmt.Sprintf("%s/%s, %s", k.system, k.backbone, settings(note)), settings(note), settings(short))
 	// The progress goes first and the key line fits the room it leaves,
 	// so that while the points compute the line still ends on a whole
 	// wording: cut after the progress, "◇ …, not the…" lost what ◇ means.
 	progress := ""
 	if n := len(m.abl.points); m.abl.done < n {
-		progress = fmt.Sprintf("%c computing %d/%d… · ", spinner[m.abl.done%len(spinner)], m.abl.done, n)
+		progress = t.dots(fmt.Sprintf("%c computing %d/%d… · ", spinner[m.abl.done%len(spinner)], m.abl.done, n))
 	}
 	room := w - 1 - ansi.StringWidth(progress)
-	status := fitFirst(room,
+	status := t.fitFirst(room,
 		m.keyText("A/esc closes · ↑/↓ another control · ◆ current"),
 		"A/esc closes · ◆ current")
 	if m.ablCurrentOther() {
-		status = fitFirst(room,
+		status = t.fitFirst(room,
 			m.keyText("A/esc closes · ↑/↓ another control · ◇ the atlas model at the current value, not the one on screen"),
 			"A/esc closes · ◇ the atlas model at the current value, not the one on screen",
 			"A/esc closes · ◇ atlas model, not the one shown",
 			"A/esc closes · ◇ atlas model")
 	}
 	status = progress + status
-	lines := []string{t.paint(t.bold, title), where, t.paint(t.dim, truncate(status, w-1))}
+	lines := []string{t.paint(t.bold, title), where, t.paint(t.dim, t.truncate(status, w-1))}
 	if m.abl.why != "" {
 		lines = append(lines, "")
-		for _, l := range wrapLines(m.abl.why, w-1) {
+		for _, l := range wrapLines(t.dots(m.abl.why), w-1) {
 			lines = append(lines, t.paint(t.warn, l))
 		}
 		return block(lines, w, h)
 	}
 	if err := m.ablError(); err != nil {
-		lines = append(lines, t.paint(t.err, truncate("failed: "+err.Error(), w)))
+		lines = append(lines, t.paint(t.err, t.truncate("failed: "+err.Error(), w)))
 	}
 	return block(append(lines, m.ablCharts(w, h-len(lines))...), w, h)
 }

@@ -61,7 +61,7 @@ func (c ablChart) scaled() ablChart {
 func (c ablChart) render(t theme) []string {
 	cv := newCanvas(c.width, c.height)
 	y := c.y
-	title := c.titleText()
+	title := c.titleText(t)
 	cv.text(0, 0, title, nil)
 	body := c.height - 2
 	lo, hi := c.yRange(y)
@@ -121,18 +121,18 @@ func (c ablChart) drawOrder() []int {
 // titleText is the metric's name, the current value's interval and
 // the log mark, in one column less than the chart: the interval takes
 // fewer digits, or goes, where they would not fit.
-func (c ablChart) titleText() string {
+func (c ablChart) titleText(t theme) string {
 	room, suffix := c.titleRoom()
 	title := c.title
 	if c.hasTitleInterval() && room >= 4 {
 		iv := c.ivs[c.cur]
 		s, ok := intervalAt(c.metric, iv, room, c.digits)
 		if c.digits == ([2]int{}) || !ok {
-			s = intervalText(c.metric, iv, room)
+			s = t.intervalText(c.metric, iv, room)
 		}
 		title += " " + s
 	}
-	return truncate(title+suffix, c.width-1)
+	return t.truncate(title+suffix, c.width-1)
 }
 
 // hasTitleInterval reports whether the title shows the current value's

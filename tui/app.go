@@ -125,6 +125,9 @@ type Model struct {
 	losses []float64
 
 	prompt prompt
+	// completeSeq numbers the prompt's tabs (prompt.tab), so that a
+	// directory read's answer reaches only the tab that asked for it.
+	completeSeq int
 	// opening is the file an open still reads, "" when none; openGen
 	// numbers the opens, so that one superseded or given up is dropped
 	// when it ends.
@@ -146,6 +149,8 @@ type Model struct {
 	// saving is the number of saves (s) whose file is being written; a
 	// quit waits for them (quit), as it waits for training to stop.
 	saving int
+	// saves follows them for the end of the session (saveJobs).
+	saves *saveJobs
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.
 	quitArmed string
@@ -212,6 +217,7 @@ func New(opts Options) (Model, error) {
 		height:      minHeight,
 		atlas:       opts.Atlas(),
 		atlasModels: &atlasCache{},
+		saves:       newSaveJobs(),
 	}
 	if opts.ASCII {
 		m.theme = newTheme(colorprofile.ASCII)
@@ -402,6 +408,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.KeyPressMsg:
 		return m.handleKey(msg)
+	case completedMsg:
+		m.prompt = m.prompt.completed(msg)
+		return m, nil
 	case tea.PasteMsg:
 		if m.prompt.active() {
 			m.prompt = m.prompt.paste(msg.Content)
@@ -624,7 +633,7 @@ func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.
 		m.setMsg(msgInfo, "%s called off: %s %s", armed.key, armed.stops, verb)
 	case key.Matches(k, keys.Cancel):
 		switch {
-		case m.run != nil && !m.run.stopping:
+		case m.escStopsRun():
 			m.run.stopping = true
 			m.run.cancel()
 			m.setMsg(msgInfo, "stopping training…")
@@ -644,6 +653,10 @@ func (m Model) cancelKey(k tea.KeyPressMsg, armed switchArm, again string) (tea.
 	}
 	return m, nil, true
 }
+
+// escStopsRun is whether esc stops a training run (cancelKey): one that
+// trains and is not stopping already.
+func (m Model) escStopsRun() bool { return m.run != nil && !m.run.stopping }
 
 // viewKey handles undo, the slice and page of the view, heatmaps,
 // saving and opening.
@@ -859,7 +872,9 @@ func (m Model) unsaved() (names, behindFile []string) {
 		// Look past opened files and atlas models only: weights they
 		// replaced are one u away and lost on quitting just the same,
 		// while the runs behind trained weights are superseded by them.
-		if u := unsavedTrained(e); u != nil {
+		// Weights a save (s) is writing are not lost on quitting: quit
+		// waits for the file, and stays where the save fails.
+		if u := unsavedTrained(e); u != nil && !m.saves.writing(u) {
 			out = append(out, k.system+"/"+k.backbone)
 			if u != e {
 				behindFile = append(behindFile, k.system+"/"+k.backbone)
@@ -1297,6 +1312,7 @@ func (m Model) undo() (tea.Model, tea.Cmd) {
 
 // savedMsg reports a save.
 type savedMsg struct {
+	job   int // its number in saveJobs
 	path  string
 	entry *entry
 	err   error
@@ -1419,7 +1435,11 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			}
 			e := m.entry()
 			m.saving++
-			return m, saveCmd(path, e)
+			// The file's name, as "saved" names it: on a slow disk (a
+			// home directory over the network) the status line said
+			// nothing of the save until it ended.
+			m.setMsg(msgInfo, "saving %s…", filepath.Base(path))
+			return m, m.saves.track(path, e, saveCmd(path, e))
 		}
 		// Anything but a regular file is refused before the open, which
 		// on a named pipe would wait for a writer (CheckCheckpointFile
@@ -1435,9 +1455,19 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.opening = path
 		return m, openCmd(path, m.openGen)
 	}
+	if k.String() == "tab" {
+		m.completeSeq++
+		var cmd tea.Cmd
+		m.prompt, cmd = m.prompt.tab(m.completeSeq)
+		return m, cmd
+	}
 	m.prompt = m.prompt.edit(k)
 	return m, nil
 }
+
+// saveCheckpointFile writes the file of a save (s): a variable, so that
+// a test can hold a save while it is being written.
+var saveCheckpointFile = core.SaveNewCheckpoint
 
 // saveCmd writes e's model to a new file, refusing to overwrite anything
 // (an embedded checkpoint included); the write is atomic. A path without
@@ -1478,7 +1508,7 @@ func saveCmd(path string, e *entry) tea.Cmd {
 		// Created only where nothing holds the name when the file is
 		// linked in: a file there, one made meanwhile (another explorer
 		// saving the same name) or a link, even a dangling one, is kept.
-		err = core.SaveNewCheckpoint(path, model, info, nets.F64)
+		err = saveCheckpointFile(path, model, info, nets.F64)
 		if errors.Is(err, fs.ErrExist) {
 			return savedMsg{path: path, err: fmt.Errorf("exists, and the explorer never overwrites: %s%s", path, linkNote(path))}
 		}
@@ -1502,6 +1532,7 @@ func saveCmd(path string, e *entry) tea.Cmd {
 }
 
 func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
+	m.saves.taken(msg.job)
 	m.saving = max(m.saving-1, 0)
 	next, cmd := m.reportSaved(msg)
 	nm := next.(Model)
@@ -1521,30 +1552,7 @@ func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 // reportSaved says how a save ended, and marks the weights saved.
 func (m Model) reportSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	if msg.err != nil {
-		// The underlying error repeats the path and names the temporary
-		// file of the atomic write; the common causes read better plainly.
-		dir := filepath.Dir(msg.path)
-		var notRegular *core.NotRegularFileError
-		switch {
-		case errors.As(msg.err, &notRegular):
-			hint := "give a file name"
-			if msg.inDir != "" {
-				hint += " such as " + msg.inDir
-			}
-			m.setMsg(msgErr, "save failed: %v; %s", notRegular, hint)
-		case errors.Is(msg.err, fs.ErrNotExist):
-			m.setMsg(msgErr, "save failed: directory %s does not exist", dir)
-		case errors.Is(msg.err, fs.ErrPermission):
-			m.setMsg(msgErr, "save failed: no permission to write in %s", dir)
-		default:
-			var pe *fs.PathError
-			if errors.As(msg.err, &pe) {
-				// The operation's own path may be the temporary file.
-				m.setMsg(msgErr, "save failed: cannot write %s: %v", msg.path, pe.Err)
-			} else {
-				m.setMsg(msgErr, "save failed: %v", msg.err)
-			}
-		}
+		m.setMsg(msgErr, "save failed: %s", saveErrorText(msg))
 		return m, nil
 	}
 	msg.entry.saved = msg.path
@@ -1553,6 +1561,31 @@ func (m Model) reportSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	// saved is the one the header names.
 	m.setMsg(msgInfo, "saved %s in %s", filepath.Base(msg.path), filepath.Dir(msg.path))
 	return m, nil
+}
+
+// saveErrorText is why a save failed (msg.err is not nil). The
+// underlying error repeats the path and names the temporary file of the
+// atomic write; the common causes read better plainly.
+func saveErrorText(msg savedMsg) string {
+	dir := filepath.Dir(msg.path)
+	var notRegular *core.NotRegularFileError
+	var pe *fs.PathError
+	switch {
+	case errors.As(msg.err, &notRegular):
+		hint := "give a file name"
+		if msg.inDir != "" {
+			hint += " such as " + msg.inDir
+		}
+		return fmt.Sprintf("%v; %s", notRegular, hint)
+	case errors.Is(msg.err, fs.ErrNotExist):
+		return fmt.Sprintf("directory %s does not exist", dir)
+	case errors.Is(msg.err, fs.ErrPermission):
+		return fmt.Sprintf("no permission to write in %s", dir)
+	case errors.As(msg.err, &pe):
+		// The operation's own path may be the temporary file.
+		return fmt.Sprintf("cannot write %s: %v", msg.path, pe.Err)
+	}
+	return msg.err.Error()
 }
 
 // linkNote is " (a link to TARGET, which does not exist)" where path is

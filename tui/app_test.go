@@ -552,7 +552,8 @@ func TestPromptEditing(t *testing.T) {
 		}
 	}
 	p = newPrompt(promptOpen, filepath.Join(dir, "ap"), "")
-	p = p.edit(keyMsg("tab"))
+	p, read := p.tab(1)
+	p = p.completed(read().(completedMsg))
 	if got := p.path(); got != filepath.Join(dir, "apic-") {
 		t.Fatalf("tab completed to %q", got)
 	}
@@ -836,7 +837,7 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 		small := newTest(t, sys, 80, 24)
 		small, _ = press(t, small, "?")
 		keys := small.render()
-		small, _ = press(t, small, "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down")
+		small, _ = press(t, small, "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down")
 		if f := small.render(); !strings.Contains(f, "train mode: fine-tune") || !strings.Contains(f, "λδ·L_δ") || !strings.Contains(keys, "q quit") {
 			t.Errorf("%s at 80×24: the full help lost its keys or controls:\n%s\n%s", sys, keys, f)
 		}
@@ -1340,7 +1341,7 @@ func TestHeaderKeepsTheFileName(t *testing.T) {
 		{entry{src: srcTrained}, "trained here (unsaved)"},
 		{entry{src: srcEmbedded}, "embedded"},
 	} {
-		if got := tc.e.shortSourceText(); got != tc.want {
+		if got := tc.e.shortSourceText(plainTheme); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)
 		}
 	}

@@ -39,6 +39,18 @@ var asciiRunes = map[rune]rune{
 	'τ': 't', 'φ': 'f', 'χ': 'c', 'ψ': 'y', 'ω': 'w', 'Δ': 'D', 'Σ': 'S', 'Θ': 'Q', 'Ω': 'W',
 }
 
+// laidOutForASCII is m (View's copy) laid out for a frame written in
+// ASCII: its ellipses, the theme's, the help's and the message's, are
+// "..." (theme.asciiText). toASCII writes "…" as ".", one cell for
+// one, which made a path cut to "…/a.safetensors" read
+// "./a.safetensors", another file, and "running…" a full stop.
+func (m Model) laidOutForASCII() Model {
+	m.theme = m.theme.asciiText()
+	m.help.Ellipsis = m.theme.ellipsis
+	m.msg = m.theme.dots(m.msg)
+	return m
+}
+
 // asciiHelp is the help's note on what --ascii writes instead, in
 // ASCII itself: a θ in it would be drawn q. An estimate's hat takes no
 // cell and is left out (toASCII), so δ̂ and δ are both d: the legend's

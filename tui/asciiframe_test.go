@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
 )
 
 // asciiState is one screen of the explorer: the keys that lead to it
@@ -34,8 +35,8 @@ func TestASCIIFramesArePureASCII(t *testing.T) {
 		w, h   int
 		states []asciiState
 	}{
-		{"spring", 80, 24, append(common, asciiState{"diagnostics", []string{"d"}}, asciiState{"ablation", []string{"A"}})},
-		{"spring", 160, 48, common},
+		{"spring", 80, 24, append(common, asciiState{"diagnostics", []string{"d"}}, asciiState{"ablation", []string{"A"}}, asciiState{"baselines running", nil})},
+		{"spring", 160, 48, append(common, asciiState{"baselines running", nil})},
 		{"lv", 80, 24, append(common, asciiState{"diagnostics", []string{"d"}})},
 		{"lv", 160, 48, common},
 		{"advdiff", 80, 24, append(common, asciiState{"heatmaps", []string{"v"}}, asciiState{"slice", []string{"]"}})},
@@ -49,6 +50,10 @@ func TestASCIIFramesArePureASCII(t *testing.T) {
 					st.keys = []string{"right", "right"}
 				}
 				m, _ = press(t, m, st.keys...)
+				if st.name == "baselines running" {
+					m, _ = pressNoRun(t, m, "c") // the fits left unrun
+					defer m.base.cancel()
+				}
 				if st.name == "diagnostics" && m.diag.res == nil || st.name == "ablation" && !m.abl.open {
 					t.Fatalf("%s: not on screen", st.name)
 				}
@@ -63,6 +68,11 @@ func TestASCIIFramesArePureASCII(t *testing.T) {
 func checkASCIIFrame(t *testing.T, m Model) {
 	t.Helper()
 	uni := m.render()
+	// Every ellipsis is laid out as the "..." the frame shows: toASCII
+	// would write a "…" left as ".".
+	if laid := m.laidOutForASCII().render(); strings.Contains(laid, "…") {
+		t.Errorf("an ellipsis laid out as \"…\" under --ascii:\n%s", laid)
+	}
 	m.opts.ASCII = true
 	v := m.View()
 	frameOK(t, v.Content, m.width, m.height)
@@ -98,10 +108,14 @@ func TestASCIINamesArrowKeysInWords(t *testing.T) {
 	}
 	m, _ = press(t, m, "?")
 	frame = m.View().Content
-	for _, want := range []string{"up/k ", "down/j ", "left/h/- ", "right/l/+ ", "(up/down select, wrapping round; left/right change)", "up/down scroll"} {
+	for _, want := range []string{"up/k ", "down/j ", "left/h/- ", "right/l/+ ", "up/down scroll"} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the --ascii help lacks %q:\n%s", want, frame)
 		}
+	}
+	// The controls' heading, a scroll down.
+	if whole := strings.Join(helpAt(m, 120), "\n"); !strings.Contains(whole, "(up/down select, wrapping round; left/right change)") {
+		t.Errorf("the --ascii help names the arrows of the controls otherwise:\n%s", whole)
 	}
 	if strings.Contains(frame, "v/j") {
 		t.Errorf("the --ascii help names v for the next control:\n%s", frame)
@@ -134,5 +148,47 @@ func TestASCIIKeepsPlusMinusApartFromAboutEqual(t *testing.T) {
 		if len(l) > 80 {
 			t.Errorf("help line %d is %d columns, past 80: %q", i, len(l), l)
 		}
+	}
+}
+
+// TestGoldenASCIIEllipses: under --ascii, text cut or marked as going
+// on ends in "...": a file's path shortened in the header to its name
+// (".../a.safetensors"), an error elided in its middle, the footer's
+// keys left out, the path prompt's value cut at its start. "…" was
+// drawn ".", one cell for one, and "…/a.safetensors" read
+// "./a.safetensors", another file.
+func TestGoldenASCIIEllipses(t *testing.T) {
+	const path = "/home/someone/experiments/calibration-runs/2026-11-27/spring/lnp/a.safetensors"
+	m, err := New(Options{System: "spring", ASCII: true, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m, _ = run(t, m, m.Init())
+	base := m.entry()
+	m.entries[m.key()] = &entry{model: base.model, src: srcFile, path: path, prev: base}
+	m.setMsg(msgErr, "cannot open %s: load checkpoint: the file ends before its header says it does", path)
+	for _, tc := range []struct {
+		name string
+		keys []string
+		want []string
+	}{
+		{"panels", nil, []string{"file .../a.safetensors", "load... before its header", "left/right change ...  "}},
+		{"prompt", []string{"o"}, []string{"open checkpoint: ...", "/a.safetensors#"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _ := press(t, m, tc.keys...)
+			if tc.name == "prompt" {
+				m = typeText(t, m, path)
+			}
+			frame := m.View().Content
+			frameOK(t, frame, 80, 24)
+			for _, want := range tc.want {
+				if !strings.Contains(frame+"\n", want) {
+					t.Errorf("the frame lacks %q:\n%s", want, frame)
+				}
+			}
+			golden.RequireEqual(t, []byte(frame))
+		})
 	}
 }

@@ -77,7 +77,7 @@ func (c AtlasCell) label() string {
 // trained on a smaller budget than the shipped models, so a user
 // comparing λθ values compares budgets too; the note that said so
 // when the model loaded went with the next message.
-func (e *entry) atlasSources() []string {
+func (e *entry) atlasSources(t theme) []string {
 	axis := fmt.Sprintf("%s=%s", axisSymbol[e.cell.Axis], e.cell.Value)
 	split := fmt.Sprintf("%d+%d steps", e.info.Steps1, e.info.Steps2)
 	total := fmt.Sprintf("%d steps", e.info.Steps1+e.info.Steps2)
@@ -85,7 +85,7 @@ func (e *entry) atlasSources() []string {
 		split += fmt.Sprintf(" (%s %d+%d)", under, e.prev.info.Steps1, e.prev.info.Steps2)
 		total += fmt.Sprintf(" (%s %d)", under, e.prev.info.Steps1+e.prev.info.Steps2)
 	}
-	short := e.savedText(shortPath)
+	short := e.savedText(t.shortPath)
 	return []string{
 		"atlas: " + e.cell.label() + ", " + split + e.savedText(func(p string) string { return p }),
 		"atlas " + axis + ", " + split + short,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -218,13 +217,13 @@ func (m Model) avgHeading(w int) string {
 	}
 	switch {
 	case m.run != nil:
-		return fitFirst(w, "mean: after run", "mean: at end", "after run")
+		return m.theme.fitFirst(w, "mean: after run", "mean: at end", "after run")
 	case m.overridden():
 		// That the averages are at θ̂ matters more than the marker.
 		if few != nil {
 			few = []string{"θ̂ " + h + " (few)", "θ̂ " + bare + " (few)"}
 		}
-		return fitFirst(w, append(few, "θ̂ "+h, "θ̂ "+mean)...)
+		return m.theme.fitFirst(w, append(few, "θ̂ "+h, "θ̂ "+mean)...)
 	}
 	// Where it fits, "CI" says the ± is a confidence interval of the
 	// mean, not eval's sd over the realizations.
@@ -233,7 +232,7 @@ func (m Model) avgHeading(w int) string {
 		ci = []string{fmt.Sprintf("mean±95%% CI/%d", n)}
 	}
 	short := strings.TrimPrefix(h, "mean")
-	return fitFirst(w, append(append(few, ci...), h, bare, short, fmt.Sprintf("/%d", n))...)
+	return m.theme.fitFirst(w, append(append(few, ci...), h, bare, short, fmt.Sprintf("/%d", n))...)
 }
 
 // avgCells are the metrics table's cells, avgRows' "this" values in
@@ -252,7 +251,7 @@ func (m Model) avgCells(oneW, avgW int) (ones, avgs []string) {
 			return fitNumber(m.res.metrics.Values[avgRows[i][1]], oneW)
 		}
 		iv, _ := m.average(avgRows[i-n][1])
-		return intervalText(avgRows[i-n][1], iv, avgW)
+		return m.theme.intervalText(avgRows[i-n][1], iv, avgW)
 	})
 	return cells[:n], cells[n:]
 }
@@ -275,11 +274,11 @@ func (m Model) averageAt(k string, w int, digits [2]int) (string, bool) {
 	iv, ok := m.average(k)
 	switch {
 	case m.run != nil:
-		return "…", true
+		return m.theme.ellipsis, true
 	case !ok && m.avg.err != nil:
 		return "–", true
 	case !ok:
-		return "…", true
+		return m.theme.ellipsis, true
 	case math.IsNaN(iv.Mean):
 		return "–", true
 	}
@@ -289,7 +288,7 @@ func (m Model) averageAt(k string, w int, digits [2]int) (string, bool) {
 // intervalText writes metric k's interval in at most w cells: the
 // first of its forms (intervalForms) that fits at some digits, with
 // fewer digits where more would not fit.
-func intervalText(k string, iv core.Interval, w int) string {
+func (t theme) intervalText(k string, iv core.Interval, w int) string {
 	for f := 0; f < 3; f++ {
 		for _, d := range numDigits {
 			if forms := intervalForms(k, iv, d); f < len(forms) && ansi.StringWidth(forms[f]) <= w {
@@ -297,7 +296,7 @@ func intervalText(k string, iv core.Interval, w int) string {
 			}
 		}
 	}
-	return truncate(sigFixed(iv.Mean, 2), w)
+	return t.truncate(sigFixed(iv.Mean, 2), w)
 }
 
 // intervalAt is the first of metric k's interval forms at digits d
@@ -336,10 +335,10 @@ func intervalForms(k string, iv core.Interval, d [2]int) []string {
 	lo, hi := iv.Lo != raw.Lo, iv.Hi != raw.Hi
 	loS, hiS := end(iv.Lo), end(iv.Hi)
 	if lo {
-		loS = compact(strconv.FormatFloat(iv.Lo, 'g', -1, 64))
+		loS = compact(formatG(iv.Lo, -1))
 	}
 	if hi {
-		hiS = compact(strconv.FormatFloat(iv.Hi, 'g', -1, 64))
+		hiS = compact(formatG(iv.Hi, -1))
 	}
 	forms := []string{mean + " [" + loS + "," + hiS + "]", mean + "[" + loS + "," + hiS + "]"}
 	switch {

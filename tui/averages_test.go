@@ -47,8 +47,8 @@ func TestAveragesFollowTheSettings(t *testing.T) {
 	if m.avg.res == nil || m.avg.res.Metrics[core.KeyReconMAE] != want.Metrics[core.KeyReconMAE] {
 		t.Fatalf("averages %+v, want %+v", m.avg.res, want.Metrics[core.KeyReconMAE])
 	}
-	if frame := m.render(); !strings.Contains(frame, intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11)) {
-		t.Errorf("the sidebar lacks recon MAE %s:\n%s", intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11), frame)
+	if frame := m.render(); !strings.Contains(frame, plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11)) {
+		t.Errorf("the sidebar lacks recon MAE %s:\n%s", plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11), frame)
 	}
 	m = focusOn(t, m, ctlContext)
 	nm, cmd := m.Update(keyMsg("left"))
@@ -222,7 +222,7 @@ func TestAveragesOfOneRealization(t *testing.T) {
 		t.Errorf("the averages do not say they are of one realization:\n%s", frame)
 	}
 	for _, w := range []int{11, 6, 3} {
-		s := intervalText(core.KeyReconMAE, core.Interval{Mean: 0.0123, Lo: 0.0123, Hi: 0.0123, N: 1}, w)
+		s := plainTheme.intervalText(core.KeyReconMAE, core.Interval{Mean: 0.0123, Lo: 0.0123, Hi: 0.0123, N: 1}, w)
 		if strings.Contains(s, "±") || ansi.StringWidth(s) > w || !strings.HasPrefix(s, ".01") {
 			t.Errorf("one realization in %d cells: %q", w, s)
 		}
@@ -246,10 +246,10 @@ func TestIntervalsWithinMetricRange(t *testing.T) {
 		t.Errorf("an unbounded metric's interval was cut: %+v", iv)
 	}
 	for _, w := range []int{17, 11} {
-		if s := intervalText(core.KeyReconMAE, wide, w); strings.Contains(s, "-") || strings.Contains(s, "±") || !strings.Contains(s, "[0,") && !strings.Contains(s, " ≤.004") || ansi.StringWidth(s) > w {
+		if s := plainTheme.intervalText(core.KeyReconMAE, wide, w); strings.Contains(s, "-") || strings.Contains(s, "±") || !strings.Contains(s, "[0,") && !strings.Contains(s, " ≤.004") || ansi.StringWidth(s) > w {
 			t.Errorf("MAE interval in %d cells: %q, want its lower end at 0", w, s)
 		}
-		if s := intervalText(core.KeyReconECE, ece, w); strings.Contains(s, "±") || !strings.HasSuffix(s, ",1]") || ansi.StringWidth(s) > w {
+		if s := plainTheme.intervalText(core.KeyReconECE, ece, w); strings.Contains(s, "±") || !strings.HasSuffix(s, ",1]") || ansi.StringWidth(s) > w {
 			t.Errorf("ECE interval in %d cells: %q, want its upper end at 1", w, s)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ const (
 	// line's account of them gives it room (see header).
 	baseAgainNote = "esc stops them, c clears them"
 	// baseAgainNoteTraining is baseAgainNote while a run trains, which
-	// esc stops first (cancelKey).
+	// esc stops first (cancelKey), and is not stopping already.
 	baseAgainNoteTraining = "c again stops and clears them"
 	// baseDoneNote replaces it once every fit has ended.
 	baseDoneNote = "c again clears them"
@@ -168,12 +169,16 @@ var errBaseStopped = fmt.Errorf("stopped (esc): %w", context.Canceled)
 
 // stopBaselines (esc) cancels the fits still running, so that their
 // work ends, and says which it stopped. Fits that ended stay on screen
-// with the stopped ones' rows saying so; with none to show, the
+// with the stopped ones' rows saying so, and why those that failed
+// failed, which onBaseline says once all have ended, that is now: the
+// stop cleared a failure with nothing else to show, its reason never
+// told, as if the fit had been stopped too. With none to show, the
 // baselines are cleared and c runs them again at once.
 func (m *Model) stopBaselines() {
 	m.base.cancel()
 	runs := append([]baseRun(nil), m.base.runs...)
 	var stopped, kept []string
+	ended := false
 	for i := range runs {
 		switch r := &runs[i]; {
 		case !r.done:
@@ -181,15 +186,27 @@ func (m *Model) stopBaselines() {
 			stopped = append(stopped, baseStyles[i].name)
 		case r.pred != nil:
 			kept = append(kept, baseStyles[i].name)
+			ended = true
+		default:
+			ended = true // failed
 		}
 	}
 	m.base.runs = runs
-	if len(kept) == 0 {
+	if !ended {
 		m.clearBaselines()
 		m.setKeyNote("baselines stopped: %s · c runs them again", strings.Join(stopped, ", "))
 		return
 	}
-	m.setKeyNote("baselines stopped: %s · %s kept · %s", strings.Join(stopped, ", "), strings.Join(kept, ", "), baseDoneNote)
+	note := "baselines stopped: " + strings.Join(stopped, ", ")
+	if len(kept) > 0 {
+		note += " · " + strings.Join(kept, ", ") + " kept"
+	}
+	if why := m.base.failures(); why != "" {
+		// An error, as onBaseline's: a note would go at the next key.
+		m.setMsg(msgErr, "%s · %s · %s", note, why, baseDoneNote)
+		return
+	}
+	m.setKeyNote("%s · %s", note, baseDoneNote)
 }
 
 // syncBaselines drops the baselines when the realization on screen is
@@ -264,7 +281,7 @@ func (m *Model) startBaselines() tea.Cmd {
 	// fits leaves the message little room, and the budgets are in the
 	// sidebar's title too.
 	note := baseAgainNote
-	if m.run != nil {
+	if m.escStopsRun() {
 		note = baseAgainNoteTraining
 	}
 	m.setMsg(msgInfo, "%s · %s", note, baseBudgetString)
@@ -350,8 +367,8 @@ func (m Model) baseStatusForms(besideWork bool) []string {
 		name := baseStyles[i].name
 		switch {
 		case !r.done:
-			running := name + " running…" + m.elapsedSince(m.base.started)
-			long[i], short[i], least[i] = running, running, name+" …"
+			running := m.theme.dots(name + " running…" + m.elapsedSince(m.base.started))
+			long[i], short[i], least[i] = running, running, name+" "+m.theme.ellipsis
 		case errors.Is(r.err, errBaseStopped):
 			long[i], short[i], least[i] = name+" stopped", name+" stopped", name+" stopped"
 		case r.err != nil:
@@ -379,8 +396,13 @@ const baseLabel = "baselines: "
 // work's account.
 func (m Model) baseNamedLeast() string { return m.baseStatusForms(true)[2] }
 
-// seconds is a wall time in short form ("0.1 s", "12 s").
+// seconds is a wall time in short form: two significant digits below
+// ten seconds ("0.096 s", "2.2 s"), whole seconds from there ("12 s",
+// "125 s", where two digits wrote "1.2e+02 s").
 func seconds(d time.Duration) string {
+	if d >= 10*time.Second {
+		return strconv.Itoa(int(d.Round(time.Second)/time.Second)) + " s"
+	}
 	return sig2(d.Seconds()) + " s"
 }
 
@@ -393,7 +415,7 @@ func seconds(d time.Duration) string {
 // status line has all of it).
 func (m Model) baseLines(w, reasonLines int) []string {
 	t := m.theme
-	out := []string{padRight(t.paint(t.label, truncate(baseBudgetTitle, w)), w)}
+	out := []string{padRight(t.paint(t.label, t.truncate(baseBudgetTitle, w)), w)}
 	// The methods' θ̂ are compared with each other: all at the same
 	// significant digits, three unless a method's row fits only at two.
 	digits := 3
@@ -409,7 +431,7 @@ func (m Model) baseLines(w, reasonLines int) []string {
 		var rows []string
 		switch {
 		case !r.done:
-			rows = []string{label + "running…" + m.elapsedSince(m.base.started)}
+			rows = []string{label + t.dots("running…") + m.elapsedSince(m.base.started)}
 		case errors.Is(r.err, errBaseStopped):
 			rows = []string{label + t.paint(t.dim, "stopped (esc)")}
 		case r.err != nil:
@@ -417,7 +439,7 @@ func (m Model) baseLines(w, reasonLines int) []string {
 			// "failed:" (the status line says it) would take most of
 			// the room.
 			why, _ := strings.CutPrefix(r.err.Error(), r.name+": ")
-			for j, l := range wrapReason("✗ "+why, w-baseLabelW, reasonLines) {
+			for j, l := range t.wrapReason("✗ "+why, w-baseLabelW, reasonLines) {
 				lead := label
 				if j > 0 {
 					lead = spaces(baseLabelW + 2) // under the reason, past "✗ "
@@ -440,13 +462,13 @@ func (m Model) baseLines(w, reasonLines int) []string {
 			}
 		}
 		for _, row := range rows {
-			out = append(out, padRight(truncate(row, w), w))
+			out = append(out, padRight(t.truncate(row, w), w))
 		}
 	}
 	if anyEdge {
 		// An estimate on its prior's bound is where the fit stopped, not
 		// a value it found (koh-gp's failure on spring in the paper).
-		note := fitFirst(w, edgeMark+" on its prior's bound: the fit stopped there", edgeMark+" on its prior's bound")
+		note := t.fitFirst(w, edgeMark+" on its prior's bound: the fit stopped there", edgeMark+" on its prior's bound")
 		out = append(out, padRight(t.paint(t.dim, note), w))
 	}
 	return out
@@ -539,7 +561,7 @@ func thetaRows(syms []string, th []float64, edge []bool, elapsed string, w, digi
 // wrapReason breaks a failure's reason at spaces into at most n lines,
 // the first of w cells and the others of w−2 (indented under the text
 // after "✗ "); where the reason goes on, the last line ends in "…".
-func wrapReason(why string, w, n int) []string {
+func (t theme) wrapReason(why string, w, n int) []string {
 	head, rest := cutAtSpace(why, w)
 	lines := []string{head}
 	for rest != "" && len(lines) < n {
@@ -547,15 +569,15 @@ func wrapReason(why string, w, n int) []string {
 		lines = append(lines, head)
 	}
 	if rest != "" {
-		room := w - 1
+		room := w - ansi.StringWidth(t.ellipsis)
 		if len(lines) > 1 {
-			room = w - 3
+			room -= 2
 		}
 		last := lines[len(lines)-1]
 		if ansi.StringWidth(last) > room {
 			last, _ = cutAtSpace(last, room)
 		}
-		lines[len(lines)-1] = last + "…"
+		lines[len(lines)-1] = last + t.ellipsis
 	}
 	return lines
 }

@@ -413,7 +413,7 @@ func TestBaselineRowsNotCut(t *testing.T) {
 		}
 	}
 	long := "✗ observation 3 is not on the grid (grid index 17); BCPI's prior mean is known on the grid only"
-	got := wrapReason(long, 25, 3)
+	got := plainTheme.wrapReason(long, 25, 3)
 	if len(got) != 3 || !strings.HasSuffix(got[2], "…") || strings.HasPrefix(got[1], " ") {
 		t.Errorf("a long reason in 3 lines: %q", got)
 	}
@@ -651,5 +651,61 @@ func TestBaselineThetaAtPriorEdgeMarked(t *testing.T) {
 	}
 	if help := strings.Join(helpAt(m, 100), "\n"); !strings.Contains(help, baseEdgeHelp) {
 		t.Errorf("the help does not say what %s means:\n%s", edgeMark, help)
+	}
+}
+
+// TestEscAfterAFailedFitSaysWhy: esc over fits of which one has failed
+// stops the others and keeps the failure on screen with its reason,
+// which the status line gives once every fit has ended, as it does when
+// they end by themselves. The stop cleared the baselines where no fit
+// had a result, the failure with them: its reason was never told, and
+// the note named only the fits stopped, as if that one had been too.
+func TestEscAfterAFailedFitSaysWhy(t *testing.T) {
+	m := newTest(t, "spring", 100, 30)
+	m, _ = pressNoRun(t, m, "c")
+	m = send(t, m, baseMsg{gen: m.base.gen, idx: 0, err: errors.New("every L-BFGS start failed")})
+	m, _ = pressNoRun(t, m, "esc")
+	if !m.base.active || m.base.running() || len(m.base.runs) != 3 || m.base.runs[0].err == nil || errors.Is(m.base.runs[0].err, context.Canceled) {
+		t.Fatalf("after esc: active %v, running %v, runs %+v; want koh-gp's failure kept", m.base.active, m.base.running(), m.base.runs)
+	}
+	want := "baselines stopped: bcpi, cpinn · koh-gp: every L-BFGS start failed · " + baseDoneNote
+	if m.msg != want || m.msgKind != msgErr {
+		t.Errorf("status %q (kind %v), want the error %q", m.msg, m.msgKind, want)
+	}
+	m, _ = press(t, m, "down")
+	if frame := m.render(); m.msg != want || !strings.Contains(frame, "koh-gp ✗ every L-BFGS") || !strings.Contains(frame, "koh-gp failed, bcpi stopped, cpinn stopped") {
+		t.Errorf("a key after: status %q, frame\n%s", m.msg, frame)
+	}
+
+	// Beside a fit that ended with a result, the same.
+	m = newTest(t, "spring", 100, 30)
+	m, _ = pressNoRun(t, m, "c")
+	m = send(t, m, fakeBaseline(m, m.base.gen, 0, 1.1))
+	m = send(t, m, baseMsg{gen: m.base.gen, idx: 1, err: errors.New("no positive-definite covariance")})
+	m, _ = pressNoRun(t, m, "esc")
+	if want := "baselines stopped: cpinn · koh-gp kept · bcpi: no positive-definite covariance · " + baseDoneNote; m.msg != want || m.msgKind != msgErr {
+		t.Errorf("status %q (kind %v), want the error %q", m.msg, m.msgKind, want)
+	}
+}
+
+// TestEscWhileARunStops: while a training run stops (esc pressed once),
+// esc stops the baseline fits, and the footer and c's note say so; they
+// said "esc stop training" and "c again stops and clears them", and with
+// no fits the footer offered an esc that did nothing.
+func TestEscWhileARunStops(t *testing.T) {
+	m := newTest(t, "spring", 120, 30)
+	defer func() { m.stopAll() }()
+	m, _ = pressNoRun(t, m, "t")
+	m, _ = pressNoRun(t, m, "esc")
+	if !m.run.stopping || strings.Contains(m.footer(), "esc stop") {
+		t.Errorf("a run stopping: stopping %v, footer %q; want no esc offered", m.run.stopping, m.footer())
+	}
+	m, _ = pressNoRun(t, m, "c")
+	if !strings.HasPrefix(m.msg, baseAgainNote) || !strings.Contains(m.footer(), "esc stop baselines") {
+		t.Errorf("c while a run stops: status %q, footer %q; want esc to stop the fits", m.msg, m.footer())
+	}
+	m, _ = pressNoRun(t, m, "esc")
+	if m.base.active || !strings.HasPrefix(m.msg, "baselines stopped: ") {
+		t.Errorf("esc: baselines active %v, status %q", m.base.active, m.msg)
 	}
 }

@@ -66,6 +66,11 @@ func (m Model) computing(form int) []string {
 		points, unit = "", ""
 	}
 	var jobs []string
+	defer func() {
+		for i := range jobs {
+			jobs[i] = m.theme.dots(jobs[i])
+		}
+	}()
 	if m.diagnosing() {
 		p := m.diag.progress
 		jobs = append(jobs, fmt.Sprintf("diagnostics %d/%d%s…", p.done, p.total, unit)+m.elapsedSince(m.diag.started))

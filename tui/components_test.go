@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -366,7 +367,7 @@ func TestFormatHelpers(t *testing.T) {
 	if got := padRight("ab", 4); got != "ab  " {
 		t.Fatal(got)
 	}
-	if got := truncate("abcdef", 4); displayWidth(got) != 4 || !strings.HasSuffix(got, "…") {
+	if got := plainTheme.truncate("abcdef", 4); displayWidth(got) != 4 || !strings.HasSuffix(got, "…") {
 		t.Fatal(got)
 	}
 }
@@ -561,12 +562,14 @@ func TestHeatmapMarksSlice(t *testing.T) {
 // frame: "lo ramp hi".
 var barNumbers = regexp.MustCompile(`(-?\d[\d.e-]*) +[.:]+[.:=+*#%@-]*@ (-?\d[\d.e-]*)`)
 
-// TestHeatmapBarsShareAFormat: the colour bars of the heatmap view write
-// their numbers alike — three significant digits each, in fixed
-// notation, or when one of them needs an exponent (a near-exact fit's
-// tiny |error|), every one with an exponent — not "0.2226" beside
-// "1.000" and "1.53e-04".
-func TestHeatmapBarsShareAFormat(t *testing.T) {
+// TestHeatmapBarsReadAlike: the colour bars of the heatmap view write
+// their numbers at three significant digits each, not "0.2226" beside
+// "1.000" and "1.53e-04"; in fixed notation, but for a bar whose range
+// needs an exponent (a near-exact fit's tiny |error|), whose ends both
+// have one. The other bars keep fixed notation beside it: sharing the
+// exponent form, the truth's read "0 … 1.00e0" and the discrepancy's
+// "-2.23e-1 … 2.23e-1".
+func TestHeatmapBarsReadAlike(t *testing.T) {
 	sig := func(s string) int {
 		s, _, _ = strings.Cut(strings.TrimPrefix(s, "-"), "e")
 		return len(strings.TrimLeft(strings.ReplaceAll(s, ".", ""), "0"))
@@ -574,8 +577,8 @@ func TestHeatmapBarsShareAFormat(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		gap  float64 // the prediction is the truth plus gap, if not 0
-		exp  bool
-	}{{"model", 0, false}, {"near-exact", 1.5e-4, true}} {
+		exp  []bool  // which bars need an exponent
+	}{{"model", 0, []bool{false, false, false, false}}, {"near-exact", 1.5e-4, []bool{false, false, false, true}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newTest(t, "advdiff", 160, 48)
 			if tc.gap != 0 {
@@ -592,13 +595,13 @@ func TestHeatmapBarsShareAFormat(t *testing.T) {
 			if len(found) != 4 {
 				t.Fatalf("%d colour bars, want 4:\n%s", len(found), frame)
 			}
-			for _, f := range found {
+			for i, f := range found {
 				for _, num := range f[1:] {
 					if num == "0" {
 						continue
 					}
-					if strings.Contains(num, "e") != tc.exp || sig(num) != 3 {
-						t.Errorf("bar number %q (bar %q): want three significant digits, exponent %v", num, f[0], tc.exp)
+					if strings.Contains(num, "e") != tc.exp[i] || sig(num) != 3 {
+						t.Errorf("bar %d number %q (bar %q): want three significant digits, exponent %v", i+1, num, f[0], tc.exp[i])
 					}
 				}
 			}
@@ -772,6 +775,51 @@ func TestPromptPasteTakesShellQuotesAway(t *testing.T) {
 		p := prompt{kind: promptOpen}
 		if got := string(p.paste(pasted).value); got != want {
 			t.Errorf("pasted %q: the prompt holds %q, want %q", pasted, got, want)
+		}
+	}
+}
+
+// TestNumbersTakeShortExponents: a number too small or large for fixed
+// notation is written in one exponent form everywhere, the sidebar's
+// short one ("1e-5", "3e6"): an axis's ends, a control's value and a
+// wall time wrote Go's "1e-05", "3e+06" and "1.2e+02 s". A line
+// plot's y labels take it where fixed notation would be wider than
+// seven cells ("0.0000175", "12000000000000").
+func TestNumbersTakeShortExponents(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{formatAxis(1e-5), "1e-5"}, {formatAxis(3e6), "3e6"}, {formatAxis(0.508), "0.508"},
+		{formatLadder(1e-5), "1e-5"}, {formatLadder(0.01), "0.01"}, {sig3(2.5e-7), "2.5e-7"}, {sig2(3e6), "3e6"},
+		{seconds(125 * time.Second), "125 s"}, {seconds(12400 * time.Millisecond), "12 s"},
+		{seconds(2200 * time.Millisecond), "2.2 s"}, {seconds(96 * time.Millisecond), "0.096 s"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%q, want %q", c.got, c.want)
+		}
+	}
+	for _, tc := range []struct {
+		scale  float64
+		labels []string
+	}{
+		{1e-5, []string{"2.00e-5", "1.75e-5", "2.50e-6", "      0"}},
+		{3e6, []string{"6400000", "800000", "0"}},
+		{5e12, []string{"1.20e13", "1.05e13", "1.50e12"}},
+		{0.01, []string{"0.0200", "0.0175"}},
+	} {
+		v := make([]float64, 50)
+		for i := range v {
+			v[i] = tc.scale * (1 + math.Sin(float64(i)/5))
+		}
+		p := linePlot{title: "t", width: 60, height: 12, n: 50, xName: "t", xLo: 1e-5, xHi: 3e6, series: []series{{values: v, mark: "─"}}}
+		frame := strings.Join(p.render(plainTheme), "\n")
+		for _, want := range append(tc.labels, "1e-5", "3e6 ") {
+			if !strings.Contains(frame, want) {
+				t.Errorf("data of %g: the plot lacks %q:\n%s", tc.scale, want, frame)
+			}
+		}
+		for _, l := range strings.Split(frame, "\n") {
+			if label, _, ok := strings.Cut(l, " ┤"); ok && len(strings.TrimSpace(label)) > 7 {
+				t.Errorf("data of %g: label %q wider than 7", tc.scale, label)
+			}
 		}
 	}
 }

@@ -154,7 +154,7 @@ func (m Model) diagView(w, h int) []string {
 		}
 	case m.diag.res == nil:
 		p := m.diag.progress
-		lines = append(lines, "", fmt.Sprintf("computing %d/%d realizations…", p.done, p.total)+m.elapsedSince(m.diag.started))
+		lines = append(lines, "", m.theme.dots(fmt.Sprintf("computing %d/%d realizations…", p.done, p.total))+m.elapsedSince(m.diag.started))
 	default:
 		if note := priorWideNote(*m.diag.res); note != "" {
 			for _, l := range wrapLines(note, textW) {
@@ -228,14 +228,14 @@ func (m Model) diagHeader(w int) []string {
 	if d := m.diag.res; d != nil {
 		title += fmt.Sprintf(", %s each", core.Count(d.Samples, "sample"))
 	}
-	where := fmt.Sprintf("context %d, σ %g", k.context, k.noise)
+	where := fmt.Sprintf("context %d, σ %s", k.context, formatG(k.noise, -1))
 	hint := "d/esc closes · context/noise recompute"
 	if full := title + ", " + where; ansi.StringWidth(full) <= w {
 		title = full
 	} else if hint = where + " · " + hint; ansi.StringWidth(hint) > w {
 		hint = where + " · d/esc closes"
 	}
-	lines := []string{t.paint(t.bold, truncate(title, w)), t.paint(t.dim, truncate(hint, w))}
+	lines := []string{t.paint(t.bold, t.truncate(title, w)), t.paint(t.dim, t.truncate(hint, w))}
 	if m.run != nil {
 		// The panels and the sidebar follow the run's weights step by
 		// step; the diagnosis is of the model's entry, the weights the
@@ -245,7 +245,7 @@ func (m Model) diagHeader(w int) []string {
 		if ansi.StringWidth(note) > w {
 			note = "weights before this run; recomputed at its end"
 		}
-		lines = append(lines, t.paint(t.warn, truncate(note, w)))
+		lines = append(lines, t.paint(t.warn, t.truncate(note, w)))
 	}
 	return lines
 }

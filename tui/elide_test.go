@@ -13,7 +13,7 @@ import (
 // and one that begins a word keeps it.
 func TestElideMiddleKeepsAPathWhole(t *testing.T) {
 	path := "weights already in a file: /home/someone/experiments/long/directory/name/spring-lnp-finetuned.safetensors"
-	got := elideMiddle(path, 60)
+	got := plainTheme.elideMiddle(path, 60)
 	if w := ansi.StringWidth(got); w > 60 {
 		t.Errorf("%q is %d cells wide, want ≤ 60", got, w)
 	}
@@ -21,7 +21,7 @@ func TestElideMiddleKeepsAPathWhole(t *testing.T) {
 		t.Errorf("path elided as %q", got)
 	}
 	words := "the baseline failed on this realization because the context has too few points to fit a GP to"
-	got = elideMiddle(words, 50)
+	got = plainTheme.elideMiddle(words, 50)
 	if !strings.Contains(got, "… ") {
 		t.Errorf("words elided as %q, want the tail set off by a space", got)
 	}
@@ -33,7 +33,7 @@ func TestElideMiddleKeepsAPathWhole(t *testing.T) {
 func TestElideMiddleKeepsWordsWhole(t *testing.T) {
 	msg := "the ablation view covers the panels: A or esc shows them, then p flips them · σ 0.5, over the 0.1 trained on: intervals miss the extra noise"
 	for w := 20; w < ansi.StringWidth(msg); w++ {
-		got := elideMiddle(msg, w)
+		got := plainTheme.elideMiddle(msg, w)
 		head, _, ok := strings.Cut(got, "…")
 		if !ok {
 			t.Fatalf("width %d: %q has no ellipsis", w, got)

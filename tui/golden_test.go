@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,4 +58,21 @@ func TestGoldenHeatmaps(t *testing.T) {
 			golden.RequireEqual(t, []byte(frame))
 		})
 	}
+}
+
+// TestGoldenHeatmapsNearExact is the heatmap view of a near-exact fit,
+// whose |error| map needs an exponent on its colour bar: the other
+// bars keep fixed notation beside it.
+func TestGoldenHeatmapsNearExact(t *testing.T) {
+	m := newTest(t, "advdiff", 160, 48)
+	res := *m.res
+	res.pred.Mean = slices.Clone(res.task.Real.True)
+	for i := range res.pred.Mean {
+		res.pred.Mean[i] += 1.5e-4 * float64(i%3) / 2
+	}
+	m.res = &res
+	m, _ = press(t, m, "v")
+	frame := m.render()
+	frameOK(t, frame, 160, 48)
+	golden.RequireEqual(t, []byte(frame))
 }

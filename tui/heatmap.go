@@ -28,9 +28,6 @@ type heatmap struct {
 	// keys select, with ▸ in the gutter beside the line that shows it.
 	marked  bool
 	markRow int
-	// format writes the colour bar's numbers: one format for every bar
-	// of a view (barFormat); nil formats lo and hi by themselves.
-	format func(float64) string
 }
 
 // shadeRamp runs from the low end of the range (blank) to the high end.
@@ -40,7 +37,7 @@ const shadeRamp = " .:-=+*#%@"
 // title, picture, colour bar, axis labels.
 func (h heatmap) render(t theme) []string {
 	out := make([]string, h.height)
-	out[0] = padRight(t.paint(t.bold, truncate(h.title, h.width)), h.width)
+	out[0] = padRight(t.paint(t.bold, t.truncate(h.title, h.width)), h.width)
 	for i := 1; i < h.height; i++ {
 		out[i] = strings.Repeat(" ", h.width)
 	}
@@ -123,10 +120,10 @@ func (h heatmap) unit(v float64) float64 {
 
 // colorBar is "lo ▕ramp▏ hi" under the picture.
 func (h heatmap) colorBar(t theme, gutter, cw int) string {
-	f := h.format
-	if f == nil {
-		f = barFormat(h.lo, h.hi)
-	}
+	// Each bar its own format: a view's bars sharing one wrote the
+	// truth's "1.00e0" and the discrepancy's "-2.23e-1" beside a
+	// near-exact fit's |error| of "8.93e-5".
+	f := barFormat(h.lo, h.hi)
 	lo, hi := f(h.lo), f(h.hi)
 	n := cw - len(lo) - len(hi) - 2
 	if n < 4 {

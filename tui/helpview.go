@@ -74,7 +74,6 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	k.Cancel = m.keys.Cancel // the footer's names only what it stops now
 	k.Undo.SetEnabled(true)
 	k.Save.SetEnabled(true)
-	k.Quit.SetHelp("q", "quit (also ctrl+c)")
 	// Two blocks of columns, not three side by side, which would not fit
 	// an 80-column terminal: the help model drops what overflows.
 	groups := k.FullHelp()
@@ -86,6 +85,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 	lines = append(lines,
 		"a key that shows another system or backbone, or o (open), while a run trains",
 		"  (another system or o while baselines fit) asks first: press it again to go on.")
+	lines = append(lines, quitSaveHelp...)
 	if m.run != nil {
 		// The footer leaves them out meanwhile.
 		lines = append(lines, "s and u wait for this run to end (esc stops it): its weights still change.")
@@ -123,7 +123,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 		fmt.Sprintf("d: apic diagnose --tasks %d --seed %d --samples %d at the sliders' settings;", n, diagSeed, samplesFor(m.sys())),
 		"  while training, of the weights before the run (recomputed when it ends).",
 		"  Its verdict: θ's cover95 against 0.95 ± 2 s.e., then the SBC test at 5%.",
-		"  max|·|: a reliability row's largest gap over the 19 levels .05, .10 … .95;",
+		t.dots("  max|·|: a reliability row's largest gap over the 19 levels .05, .10 … .95;"),
 		"  per θ: cover95, the share of true θ in its 95% interval; contraction,",
 		"  the median 1 − σ²/prior variance (1: data pin θ, 0: the prior alone);",
 		"  z = (θ̂ − θ)/σ, z̃ its median, |z|>2 the share past 2σ; SBC ranks, a",

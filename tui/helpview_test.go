@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 )
 
 // The ? help defines each metric the sidebar shows and which way it is
@@ -180,5 +181,32 @@ func TestHelpNamesTheTrainingBox(t *testing.T) {
 		if w := displayWidth(l); w > 80 {
 			t.Errorf("help line %q is %d cells wide", l, w)
 		}
+	}
+}
+
+// TestGoldenHelpWhileSaving is the ? help while a save (s) writes its
+// file: the help says what q does then (it waits for the file; q again
+// closes at once and the file is still finished), and the footer's q
+// says it quits once saved, then, pressed once, that q again quits at
+// once. The help said nothing of the wait.
+func TestGoldenHelpWhileSaving(t *testing.T) {
+	m := newTest(t, "spring", 160, 48)
+	m, _ = press(t, m, "s")
+	m = send(t, m, keyMsg("enter")) // its command, the save, is not run
+	if m.saving != 1 {
+		t.Fatalf("s, enter: %d saves writing, want 1", m.saving)
+	}
+	m, _ = press(t, m, "?")
+	frame := m.render()
+	frameOK(t, frame, 160, 48)
+	for _, want := range []string{"q quit once saved", "q waits for a save still writing its file, then quits", "q again closes at once"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the help while a save writes lacks %q", want)
+		}
+	}
+	golden.RequireEqual(t, []byte(frame))
+	m, _ = press(t, m, "q")
+	if !m.quitting || !strings.Contains(m.footer(), "q quit at once") {
+		t.Errorf("q while the save writes: quitting %v, footer %q", m.quitting, m.footer())
 	}
 }

@@ -37,6 +37,19 @@ type KeyMap struct {
 	// The help's own words ("diagnostics (d/esc closes)") are too long
 	// for a line that has to hold them beside the other keys.
 	diagDesc, ablDesc, baseDesc string
+	// quitDesc says in the footer what q does now: quit, or, while a
+	// save writes its file, quit once it is written (quitSaveHelp).
+	quitDesc string
+}
+
+// quitSaveHelp is the ? help's account of q while a save (s) writes
+// its file: Model.quit waits for it, onSaved quits or calls the quit
+// off, and q again ends the program, after which runProgram finishes
+// the file (saveJobs).
+var quitSaveHelp = []string{
+	"q waits for a save still writing its file, then quits; a failed save calls the",
+	"  quit off, to save elsewhere. q again closes at once: apic still finishes the",
+	"  file before it exits, and says where it is.",
 }
 
 // DefaultKeyMap returns the explorer's key bindings.
@@ -68,7 +81,7 @@ func DefaultKeyMap() KeyMap {
 		Open:        key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open checkpoint")),
 		Write:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "write the context as CSV")),
 		Help:        key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Quit:        key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit (also ctrl+c)")),
 		// The help runs to three or four screens at 80×24: a line per
 		// ↓ took some fifty presses to its end.
 		HelpPageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "help a screen up")),
@@ -79,6 +92,7 @@ func DefaultKeyMap() KeyMap {
 		diagDesc:     "diagnostics",
 		ablDesc:      "ablation",
 		baseDesc:     "baselines",
+		quitDesc:     "quit",
 	}
 }
 
@@ -113,7 +127,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	// line is cut at the terminal's width, after the last key that fits.
 	// The views (d, c, A) come before the keys that move to other data
 	// (r, tab, b): nothing else on screen says they are there.
-	return []key.Binding{k.Help, k.Quit, k.Page, pairHelp(k.Up, k.Down, k.selectKeys, k.selectDesc), pairHelp(k.Left, k.Right, k.changeKeys, "change"),
+	return []key.Binding{k.Help, shortHelp(k.Quit, k.quitDesc), k.Page, pairHelp(k.Up, k.Down, k.selectKeys, k.selectDesc), pairHelp(k.Left, k.Right, k.changeKeys, "change"),
 		k.Train, k.Cancel, shortHelp(k.Diagnose, k.diagDesc), shortHelp(k.Baselines, k.baseDesc), shortHelp(k.Ablation, k.ablDesc),
 		k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open, k.Write}
 }

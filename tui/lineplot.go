@@ -94,7 +94,7 @@ func (p linePlot) renderLaidOut(t theme, pre *panelLayout) []string {
 		title = p.short
 	}
 	lines := c.lines(t)
-	lines[0] = padRight(t.paint(t.bold, truncate(title, p.width-1)), p.width)
+	lines[0] = padRight(t.paint(t.bold, t.truncate(title, p.width-1)), p.width)
 	l := pre
 	if l == nil {
 		laid := p.layout()
@@ -112,7 +112,7 @@ func (p linePlot) renderLaidOut(t theme, pre *panelLayout) []string {
 	for y := 0; y <= b.rows && 1+y < p.height; y++ {
 		lines[1+y] = gl[y]
 	}
-	lines[b.rows+2] = padRight(t.paint(t.label, truncate(p.xAxis(b.prefix, b.dataW), p.width)), p.width)
+	lines[b.rows+2] = padRight(t.paint(t.label, t.truncate(p.xAxis(b.prefix, b.dataW), p.width)), p.width)
 	copy(lines[b.rows+3:], p.legendLines(t, max(b.prefix-2, 0), legendN))
 	return lines
 }
@@ -156,18 +156,65 @@ func (p linePlot) scale(legendN int) (sc yScale, msg string, ok bool) {
 		return sc, nothingToPlot, false
 	}
 	lo, hi, step := niceRange(lo, hi, rows)
-	decimals := stepDecimals(step)
-	number := func(v float64) string {
-		if math.Abs(v) < step*1e-6 {
-			v = 0
-		}
-		return strconv.FormatFloat(v, 'f', decimals, 64)
-	}
+	number := tickFormat(hi, step, rows)
 	labelW := 0
 	for i := 0; i <= rows; i++ {
 		labelW = max(labelW, len(number(hi-float64(i)*step)))
 	}
 	return yScale{rows: rows, lo: lo, hi: hi, step: step, number: number, labelW: labelW}, "", true
+}
+
+// maxFixedTick is the widest y label written in fixed notation: wider,
+// the labels take the exponent form where it is narrower.
+const maxFixedTick = 7
+
+// tickFormat writes the y labels hi, hi−step, … (rows steps): in fixed
+// notation at the decimals of step, or where that takes more than
+// maxFixedTick cells, in shortExp's form at the fewest mantissa
+// decimals that write every label exactly, as the sidebar writes a
+// number too small or large for fixed notation. Fixed, a δ of a few
+// millionths took labels of "0.0000175", and a diverged run's
+// trillions "12000000000000", the panel's width.
+func tickFormat(hi, step float64, rows int) func(float64) string {
+	zeroed := func(v float64) float64 {
+		if math.Abs(v) < step*1e-6 {
+			return 0
+		}
+		return v
+	}
+	decimals := stepDecimals(step)
+	fixed := func(v float64) string { return strconv.FormatFloat(zeroed(v), 'f', decimals, 64) }
+	widest := func(f func(float64) string) int {
+		w := 0
+		for i := 0; i <= rows; i++ {
+			w = max(w, len(f(hi-float64(i)*step)))
+		}
+		return w
+	}
+	if widest(fixed) <= maxFixedTick {
+		return fixed
+	}
+	for prec := 0; prec <= 6; prec++ {
+		exp := func(v float64) string {
+			if v = zeroed(v); v == 0 {
+				return "0"
+			}
+			return shortExp(v, prec)
+		}
+		exact := true
+		for i := 0; i <= rows && exact; i++ {
+			v := zeroed(hi - float64(i)*step)
+			back, err := strconv.ParseFloat(exp(v), 64)
+			exact = err == nil && math.Abs(back-v) <= step*1e-6
+		}
+		if exact {
+			if widest(exp) < widest(fixed) {
+				return exp
+			}
+			break
+		}
+	}
+	return fixed
 }
 
 // labelWidth is the width of the y labels of the panel's body beside a
@@ -689,4 +736,6 @@ func agRound(x float64) float64 {
 	return math.Floor(x + 0.5)
 }
 
-func formatAxis(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
+// formatAxis writes an axis's end ("t=0.508", "x=0.984") at three
+// significant digits.
+func formatAxis(v float64) string { return formatG(v, 3) }

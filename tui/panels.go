@@ -466,29 +466,6 @@ func (m Model) heatPanels() []heatmap {
 	}
 }
 
-// shareBarFormat gives the heatmaps shown together one colour-bar number
-// format, so that bars side by side do not mix "0.2226", "1.000" and
-// "1.53e-04": all of them on a large terminal, each page's two
-// otherwise (perPage), so that the truth's bar on page one does not
-// read "1.00e0" because the error map on page two needs an exponent.
-func shareBarFormat(maps []heatmap, perPage bool) {
-	group := len(maps)
-	if perPage {
-		group = 2
-	}
-	for start := 0; start < len(maps); start += group {
-		page := maps[start:min(start+group, len(maps))]
-		var bounds []float64
-		for _, h := range page {
-			bounds = append(bounds, h.lo, h.hi)
-		}
-		f := barFormat(bounds...)
-		for i := range page {
-			page[i].format = f
-		}
-	}
-}
-
 // baseSlicePanel is the heatmap view's fourth panel while baselines are
 // shown (c): along the time slice the heatmaps mark with ▸, the truth,
 // the corrected prediction and each finished baseline's, on the slice

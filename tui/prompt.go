@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +9,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-
-	"apic/checkpoints"
 )
 
 // promptKind is what a path prompt is for.
@@ -37,8 +34,15 @@ type prompt struct {
 	placeholder string
 	suggested   bool
 	// matches are the names a tab left to choose from (more than one),
-	// shown until the next key.
-	matches []string
+	// shown until the next key: at most maxShownMatches of them, of
+	// matchCount in all.
+	matches    []string
+	matchCount int
+	// completing is the number of the tab whose directory read is
+	// still under way (completeCmd), 0 when none: an edit sets it to 0,
+	// so that the read's answer, made for the value before the edit, is
+	// dropped.
+	completing int
 }
 
 // newPrompt opens a prompt prefilled with value.
@@ -56,9 +60,10 @@ func newSuggestingPrompt(kind promptKind, suggestion string) prompt {
 
 func (p prompt) active() bool { return p.kind != promptNone }
 
-// edit applies an editing key.
+// edit applies an editing key; tab is tab's (which may read a
+// directory).
 func (p prompt) edit(k tea.KeyPressMsg) prompt {
-	p.matches = nil
+	p.matches, p.matchCount, p.completing = nil, 0, 0
 	switch k.String() {
 	case "backspace":
 		if len(p.value) > 0 {
@@ -70,15 +75,6 @@ func (p prompt) edit(k tea.KeyPressMsg) prompt {
 		p.value = nil
 	case "right":
 		p = p.takeSuggestion()
-	case "tab":
-		if len(p.value) == 0 && p.suggested {
-			return p.takeSuggestion()
-		}
-		v, names := p.complete()
-		p.value = []rune(v)
-		if len(names) > 1 {
-			p.matches = names
-		}
 	default:
 		if k.Text != "" && k.Mod&^tea.ModShift == 0 {
 			p.value = append(p.value, []rune(k.Text)...)
@@ -120,7 +116,7 @@ func (p prompt) takeSuggestion() prompt {
 // in quotes, or /data/my\ runs/a.safetensors), is taken unquoted:
 // opened as it came, it named no file.
 func (p prompt) paste(text string) prompt {
-	p.matches = nil
+	p.matches, p.matchCount, p.completing = nil, 0, 0
 	for _, r := range shellUnquote(strings.TrimRight(text, "\r\n")) {
 		if !unicode.IsControl(r) {
 			p.value = append(p.value, r)
@@ -176,10 +172,18 @@ func (p prompt) view(w int, t theme) string {
 		label = "open checkpoint: "
 	}
 	hint := "   enter ok · esc cancel · tab complete"
-	if len(p.matches) > 0 {
-		hint = fmt.Sprintf("   %d matches: %s", len(p.matches), strings.Join(p.matches, "  "))
+	switch {
+	case p.completing != 0:
+		// A directory of many files, or on a slow disk, takes a while:
+		// the keys still type meanwhile.
+		hint = t.dots("   tab: reading the folder…")
+	case len(p.matches) > 0:
+		hint = fmt.Sprintf("   %d matches: %s", p.matchCount, strings.Join(p.matches, "  "))
+		if p.matchCount > len(p.matches) {
+			hint += "  " + t.ellipsis
+		}
 		// The matches may take the room of the hint, not the value's.
-		hint = truncate(hint, max(20, w-ansi.StringWidth(label)-ansi.StringWidth(string(p.value))-2))
+		hint = t.truncate(hint, max(20, w-ansi.StringWidth(label)-ansi.StringWidth(string(p.value))-2))
 	}
 	room := max(8, w-ansi.StringWidth(label)-ansi.StringWidth(hint)-1)
 	v := string(p.value)
@@ -187,7 +191,7 @@ func (p prompt) view(w int, t theme) string {
 		// Cut by display width, whole grapheme clusters only: a wide
 		// character takes two cells and a combining mark none, so a cut
 		// by rune count would overrun the line or slice out of range.
-		v = "…" + tailOfWidth(v, room-2)
+		v = t.ellipsis + tailOfWidth(v, room-1-ansi.StringWidth(t.ellipsis))
 	}
 	body := v + "█"
 	if len(p.value) == 0 && p.placeholder != "" {
@@ -198,14 +202,14 @@ func (p prompt) view(w int, t theme) string {
 		case ansi.StringWidth(ph) <= room-1:
 		case p.suggested:
 			// Cut as a typed value is: its end, the file name, shows.
-			ph = "…" + tailOfWidth(ph, room-2)
+			ph = t.ellipsis + tailOfWidth(ph, room-1-ansi.StringWidth(t.ellipsis))
 		default:
 			eg := ""
 			rest, ok := strings.CutPrefix(ph, "e.g. ")
 			if ok {
 				eg = "e.g. " // kept: without it the name reads as a default
 			}
-			ph = truncate(eg+filepath.Base(rest), room-1)
+			ph = t.truncate(eg+filepath.Base(rest), room-1)
 		}
 		body = "█" + t.paint(t.dim, ph)
 	}
@@ -232,86 +236,6 @@ func tailOfWidth(s string, w int) string {
 	return s[cut:]
 }
 
-// complete is the value completed by tab, and the names it matched:
-// the open prompt completes a shipped checkpoint's name after
-// embedded:, which it offers as an example to type, besides files.
-func (p prompt) complete() (string, []string) {
-	v := string(p.value)
-	if name, ok := strings.CutPrefix(v, checkpoints.Prefix); ok && p.kind == promptOpen {
-		done, names := completeName(name, embeddedNames(name))
-		return checkpoints.Prefix + done, names
-	}
-	return complete(v)
-}
-
-// embeddedNames are the names embedded:NAME takes that could complete
-// name: the shipped checkpoints and the atlas folder, or, once name
-// is in the folder, the atlas's files in it.
-func embeddedNames(name string) []string {
-	if strings.HasPrefix(name, checkpoints.AtlasPrefix) {
-		var out []string
-		for _, c := range checkpoints.Atlas() {
-			out = append(out, c.Name())
-		}
-		return out
-	}
-	return append(checkpoints.List(), checkpoints.AtlasPrefix)
-}
-
-// completeName extends name to the longest common prefix of those of
-// names it starts, and returns them.
-func completeName(name string, names []string) (string, []string) {
-	var matches []string
-	for _, n := range names {
-		if strings.HasPrefix(n, name) {
-			matches = append(matches, n)
-		}
-	}
-	if len(matches) == 0 {
-		return name, nil
-	}
-	return commonPrefix(matches), matches
-}
-
-// complete extends a path to the longest common prefix of the matching
-// entries of its directory (directories get a trailing separator), and
-// returns the matching names.
-func complete(v string) (string, []string) {
-	dir, base := filepath.Split(v)
-	// The directory is read where enter would look: a leading ~/ is the
-	// home directory there (path), and the value keeps the ~ as typed.
-	lookIn := expandHome(dir)
-	if lookIn == "" {
-		lookIn = "."
-	}
-	ents, err := os.ReadDir(lookIn)
-	if err != nil {
-		return v, nil
-	}
-	var names []string
-	for _, e := range ents {
-		if !strings.HasPrefix(e.Name(), base) {
-			continue
-		}
-		isDir := e.IsDir()
-		if e.Type()&fs.ModeSymlink != 0 {
-			// A link to a folder of runs is a folder to complete into.
-			st, err := os.Stat(filepath.Join(lookIn, e.Name()))
-			isDir = err == nil && st.IsDir()
-		}
-		switch {
-		case isDir:
-			names = append(names, e.Name()+string(filepath.Separator))
-		case strings.HasSuffix(e.Name(), ".safetensors"):
-			names = append(names, e.Name())
-		}
-	}
-	if len(names) == 0 {
-		return v, nil
-	}
-	return dir + commonPrefix(names), names
-}
-
 // expandHome is path with a leading ~/ as the home directory.
 func expandHome(path string) string {
 	if rest, ok := strings.CutPrefix(path, "~/"); ok {
@@ -320,18 +244,4 @@ func expandHome(path string) string {
 		}
 	}
 	return path
-}
-
-// commonPrefix is the longest prefix of every one of names (at least
-// one), whole characters only: names that part inside one (é and è
-// share their first byte) keep none of it, which cut there left
-// invalid UTF-8 in the prompt, read back as U+FFFD, a name no file has.
-func commonPrefix(names []string) string {
-	prefix := []rune(names[0])
-	for _, n := range names[1:] {
-		for !strings.HasPrefix(n, string(prefix)) {
-			prefix = prefix[:len(prefix)-1]
-		}
-	}
-	return string(prefix)
 }

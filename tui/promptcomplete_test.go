@@ -1,10 +1,13 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // TestOpenPromptCompletesEmbeddedNames: tab in the open prompt completes
@@ -84,4 +87,95 @@ func TestPromptCompletesUnicodeHomeAndLinks(t *testing.T) {
 	if m, _ = press(t, m, "tab"); m.prompt.path() != filepath.Join(home, "linked")+"/" {
 		t.Errorf("tab on a link to a folder: %q, want it with a /", m.prompt.path())
 	}
+}
+
+// TestTabReadsTheFolderOffTheUIGoroutine: tab in the path prompt hands
+// the directory read to a command, and Update returns at once with the
+// value as typed (reading it there froze the explorer on a folder of
+// many files or a slow disk); the command's answer completes the value.
+// An answer that comes after the value was edited, or after the prompt
+// was closed or opened anew, is dropped: it completed another value.
+func TestTabReadsTheFolderOffTheUIGoroutine(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"apic-one.safetensors", "apic-two.safetensors"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typed := filepath.Join(dir, "ap")
+	open := func(t *testing.T) Model {
+		m := newTest(t, "spring", 80, 24)
+		m, _ = press(t, m, "o")
+		return typeText(t, m, typed)
+	}
+	tab := func(t *testing.T, m Model) (Model, tea.Cmd) {
+		t.Helper()
+		nm, cmd := m.Update(keyMsg("tab"))
+		m = nm.(Model)
+		if got := m.prompt.path(); got != typed || cmd == nil {
+			t.Fatalf("tab: value %q and a command %v; want %q unchanged until a command reads the folder", got, cmd != nil, typed)
+		}
+		if !strings.Contains(m.footer(), "reading the folder") {
+			t.Errorf("prompt while the folder is read: %q", m.footer())
+		}
+		return m, cmd
+	}
+
+	m, cmd := tab(t, open(t))
+	m, _ = run(t, m, cmd)
+	if got := m.prompt.path(); got != filepath.Join(dir, "apic-") || !strings.Contains(m.footer(), "2 matches") {
+		t.Errorf("after the read: %q, footer %q", got, m.footer())
+	}
+
+	m, cmd = tab(t, open(t))
+	m = typeText(t, m, "x")
+	m, _ = run(t, m, cmd)
+	if got := m.prompt.path(); got != typed+"x" || strings.Contains(m.footer(), "matches") {
+		t.Errorf("typed on while the folder was read: %q, footer %q; want the answer dropped", got, m.footer())
+	}
+
+	m, cmd = tab(t, open(t))
+	m, _ = press(t, m, "esc", "o")
+	m = typeText(t, m, typed)
+	m, _ = run(t, m, cmd)
+	if got := m.prompt.path(); got != typed {
+		t.Errorf("an answer to a closed prompt completed the one opened since: %q", got)
+	}
+
+	// A folder of many matches: the prompt keeps a few to show, and
+	// says how many there are.
+	many := t.TempDir()
+	for i := range maxShownMatches + 6 {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("run%03d.safetensors", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typed = filepath.Join(many, "r")
+	m, cmd = tab(t, open(t))
+	m, _ = run(t, m, cmd)
+	if len(m.prompt.matches) != maxShownMatches || !strings.Contains(m.footer(), fmt.Sprintf("%d matches: ", maxShownMatches+6)) {
+		t.Errorf("%d matches kept, footer %q", len(m.prompt.matches), m.footer())
+	}
+}
+
+// TestTabOffersNoNamesWithControlCharacters: tab passes over a file
+// whose name holds a line break or an escape sequence: listed among the
+// matches, its line break split the prompt's line, and the frame grew
+// a line; completed into the value, its escape sequence restyled the
+// terminal. The paste drops such characters for the same reason.
+func TestTabOffersNoNamesWithControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"ab\nnext.safetensors", "ab\x1b[7mINV.safetensors", "abc.safetensors"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Skipf("no such file name here: %v", err)
+		}
+	}
+	m := newTest(t, "spring", 80, 24)
+	m, _ = press(t, m, "o")
+	m = typeText(t, m, filepath.Join(dir, "a"))
+	m, _ = press(t, m, "tab")
+	if got := m.prompt.path(); got != filepath.Join(dir, "abc.safetensors") {
+		t.Errorf("tab: %q, want the one name without control characters", got)
+	}
+	frameOK(t, m.render(), 80, 24)
 }

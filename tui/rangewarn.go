@@ -31,11 +31,11 @@ func (m Model) rangeWarning() string {
 // wrapped to two lines at 80 columns, pushing the frame's last line
 // out.
 func bothOutside(r core.TrainingRange, n int, noise float64) string {
-	seen := fmt.Sprintf("σ ≤ %.3g", r.NoiseHi)
+	seen := "σ ≤ " + formatG(r.NoiseHi, 3)
 	if r.NoiseHi == 0 {
 		seen = "noise-free"
 	}
-	return fmt.Sprintf("%s, σ %.3g: beyond training (%d–%d points, %s)", core.Count(n, "point"), noise, r.ContextLo, r.ContextHi, seen)
+	return fmt.Sprintf("%s, σ %s: beyond training (%d–%d points, %s)", core.Count(n, "point"), formatG(noise, 3), r.ContextLo, r.ContextHi, seen)
 }
 
 // shortRangeWarnings are RangeWarnings for range r, context size n and
@@ -54,9 +54,9 @@ func shortRangeWarnings(r core.TrainingRange, n int, noise float64) []string {
 	}
 	switch {
 	case noise > r.NoiseHi*(1+1e-9) && r.NoiseHi == 0:
-		out = append(out, fmt.Sprintf("σ %.3g, trained noise-free: intervals miss the noise", noise))
+		out = append(out, fmt.Sprintf("σ %s, trained noise-free: intervals miss the noise", formatG(noise, 3)))
 	case noise > r.NoiseHi*(1+1e-9):
-		out = append(out, fmt.Sprintf("σ %.3g, over the %.3g trained on: intervals miss the extra noise", noise, r.NoiseHi))
+		out = append(out, fmt.Sprintf("σ %s, over the %s trained on: intervals miss the extra noise", formatG(noise, 3), formatG(r.NoiseHi, 3)))
 	}
 	return out
 }

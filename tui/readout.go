@@ -262,14 +262,31 @@ func sig3(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
+	return formatG(v, 3)
 }
 
 func sig2(v float64) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	return strconv.FormatFloat(v, 'g', 2, 64)
+	return formatG(v, 2)
+}
+
+// formatG is v at digits significant digits (-1: as few as say it
+// exactly) as %g writes it, an exponent, where it has one, in shortExp's
+// short form: "1e-5" and "3e6", where %g wrote "1e-05" and "3e+06",
+// a form the explorer writes nowhere else.
+func formatG(v float64, digits int) string {
+	s := strconv.FormatFloat(v, 'g', digits, 64)
+	mant, exp, ok := strings.Cut(s, "e")
+	if !ok {
+		return s
+	}
+	sign := ""
+	if exp[0] == '-' {
+		sign = "-"
+	}
+	return mant + "e" + sign + cmp.Or(strings.TrimLeft(exp[1:], "0"), "0")
 }
 
 // shortNumber is compact(v with digits significant digits), switching

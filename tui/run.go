@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -21,8 +22,9 @@ import (
 // (in and out, nil for the process's own) and returns when the user
 // quits. Training runs are stopped and their goroutines have ended by the
 // time it returns, and Bubble Tea has restored the terminal. Cancelling
-// the model's context (SIGTERM) quits as well.
-func runProgram(m Model, in io.Reader, out io.Writer) error {
+// the model's context (SIGTERM) quits as well. extra are further
+// options (a test's window size, where out is no terminal).
+func runProgram(m Model, in io.Reader, out io.Writer, extra ...tea.ProgramOption) error {
 	ctx := m.opts.Context // New sets it
 	// The command line's signal handler (main.go) cancels ctx on
 	// SIGTERM, SIGHUP and an external SIGINT, which quits the program as
@@ -39,25 +41,55 @@ func runProgram(m Model, in io.Reader, out io.Writer) error {
 	if m.opts.ASCII {
 		popts = append(popts, tea.WithColorProfile(colorprofile.ASCII))
 	}
-	final, err := tea.NewProgram(m, popts...).Run()
+	final, err := tea.NewProgram(m, append(popts, extra...)...).Run()
 	fm, ok := final.(Model)
 	if !ok {
 		fm = m
 	}
 	fm.stopAll()
+	// A save still writing its file is finished before apic exits, and
+	// its weights then count as saved (saveJobs).
+	saves := unseenSavesText(fm.saves.finish())
 	switch {
 	case errors.Is(err, tea.ErrInterrupted):
-		return context.Canceled
+		return keptOrNot(context.Canceled, saves)
 	case errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil:
 		// A signal, not a key: no one was asked about unsaved weights.
-		if kept := keptText(fm.keepUnsaved()); kept != "" {
-			return cli.KeptWeights(ctx.Err(), kept)
-		}
-		return ctx.Err()
+		return keptOrNot(ctx.Err(), saves, keptText(fm.keepUnsaved()))
 	case err != nil:
 		return fmt.Errorf("terminal: %w", err)
+	case saves != "":
+		// q again while a save wrote its file ("q again to force")
+		// closed the explorer before the save said how it ended.
+		return quitWithSaves(out, saves)
 	}
 	return nil
+}
+
+// keptOrNot is err with what became of the session's weights (the
+// non-empty of notes) for the command line to print after
+// "interrupted", or err alone.
+func keptOrNot(err error, notes ...string) error {
+	notes = slices.DeleteFunc(notes, func(s string) bool { return s == "" })
+	if len(notes) == 0 {
+		return err
+	}
+	return cli.KeptWeights(err, strings.Join(notes, "; "))
+}
+
+// quitWithSaves reports, after a quit that did not wait for them, the
+// saves that ended once the explorer had closed: one that failed is the
+// command's error, one that wrote its file a line on out (the
+// terminal's, where out is nil).
+func quitWithSaves(out io.Writer, saves string) error {
+	if strings.Contains(saves, " failed: ") {
+		return errors.New(saves)
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	_, err := fmt.Fprintf(out, "apic explore: %s\n", saves)
+	return err
 }
 
 // Command is the "explore" subcommand for apic's command line.
@@ -84,9 +116,11 @@ without colours (for terminals without UTF-8), as the explorer does by
 itself under a locale that is not UTF-8 (LANG=C; --ascii=false keeps
 Unicode). q and Ctrl-C ask twice while weights trained in the session
 are unsaved, and u asks before it drops them; q waits for a save still
-writing its file. A SIGTERM or a closed SSH session (SIGHUP) saves the
-unsaved weights instead, to new files in the current directory (in
-$TMPDIR or /tmp where it takes none), and says where.
+writing its file (q again closes the explorer, and apic finishes the
+file before it exits). A SIGTERM or a closed SSH session (SIGHUP)
+finishes such a save and saves the unsaved weights instead, to new files
+in the current directory (in $TMPDIR or /tmp where it takes none), and
+says where.
 
 Without a shipped checkpoint for the chosen system and backbone the
 explorer starts from untrained weights and says so; press t to train.`,

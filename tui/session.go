@@ -93,7 +93,7 @@ func (e *entry) sourceText() string {
 // shortSourceText is sourceText with every path shortened to "…/NAME",
 // for a header short of room: a file's name survives where its folders
 // do not fit.
-func (e *entry) shortSourceText() string { return e.describe(shortPath) }
+func (e *entry) shortSourceText(t theme) string { return e.describe(t.shortPath) }
 
 // describe is sourceText with each path (the file opened, the file
 // saved) written as path writes it.
@@ -157,9 +157,9 @@ func (e *entry) savedPhrase() string {
 }
 
 // shortPath is "…/NAME" for a path with folders, else the path.
-func shortPath(path string) string {
+func (t theme) shortPath(path string) string {
 	if i := strings.LastIndex(path, "/"); i >= 0 {
-		return "…" + path[i:]
+		return t.ellipsis + path[i:]
 	}
 	return path
 }

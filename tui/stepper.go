@@ -65,7 +65,7 @@ func controlRow(t theme, w int, focused bool, label, value string, canDec, canIn
 	v := l + " " + value + " " + r
 	gap := w - ansi.StringWidth(marker+label) - ansi.StringWidth(v)
 	if gap < 1 {
-		label = truncate(label, max(1, ansi.StringWidth(label)+gap-1))
+		label = t.truncate(label, max(1, ansi.StringWidth(label)+gap-1))
 		gap = max(1, w-ansi.StringWidth(marker+label)-ansi.StringWidth(v))
 	}
 	row := padRight(marker+label+spaces(gap)+v, w)

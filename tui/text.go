@@ -30,26 +30,30 @@ func padRight(s string, w int) string {
 	return s
 }
 
-// truncate cuts s to at most w cells, marking a cut with "…".
-func truncate(s string, w int) string {
+// truncate cuts s to at most w cells, marking a cut with the ellipsis
+// (where w leaves it room).
+func (t theme) truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
 	if ansi.StringWidth(s) <= w {
 		return s
 	}
-	return ansi.Truncate(s, w, "…")
+	if ell := t.ellipsis; ansi.StringWidth(ell) <= w {
+		return ansi.Truncate(s, w, ell)
+	}
+	return ansi.Truncate(s, w, "")
 }
 
 // fitFirst is the first of texts (ordered longest wording first) that
 // fits in w cells, else the last cut to w.
-func fitFirst(w int, texts ...string) string {
+func (t theme) fitFirst(w int, texts ...string) string {
 	for _, s := range texts {
 		if ansi.StringWidth(s) <= w {
 			return s
 		}
 	}
-	return truncate(texts[len(texts)-1], w)
+	return t.truncate(texts[len(texts)-1], w)
 }
 
 // cutAtSpace splits s at the last space that leaves at most w cells
@@ -89,7 +93,11 @@ func (t theme) cutMarked(lines []string, w, h int, more func(n int) []string) []
 		return nil
 	}
 	n := len(lines) - (h - 1)
-	return append(lines[:h-1:h-1], padRight(t.paint(t.dim, fitFirst(w, more(n)...)), w))
+	wordings := more(n)
+	for i := range wordings {
+		wordings[i] = t.dots(wordings[i])
+	}
+	return append(lines[:h-1:h-1], padRight(t.paint(t.dim, t.fitFirst(w, wordings...)), w))
 }
 
 // block pads lines to w cells and h lines.
@@ -124,12 +132,10 @@ func joinH(blocks ...[]string) []string {
 	return out
 }
 
-// barFormat is the number format of the colour bars of one view, whose
-// bars span bounds: three significant digits each, in fixed notation
-// ("0.223", "1.00") unless a bound needs an exponent (a magnitude below
-// 0.001 or from 10⁴), and then every bar of the view has one ("2.23e-1",
-// "1.00e0", "1.53e-4"), so that bars side by side read alike; zero is
-// "0".
+// barFormat is the number format of a colour bar whose ends are
+// bounds: three significant digits each, in fixed notation ("0.223",
+// "1.00") unless a bound needs an exponent (a magnitude below 0.001 or
+// from 10⁴), and then both ends have one ("1.53e-4"); zero is "0".
 func barFormat(bounds ...float64) func(float64) string {
 	exp := false
 	for _, v := range bounds {
@@ -164,7 +170,7 @@ func sigDecimals(v float64, digits int) int {
 }
 
 // formatLadder prints a control value briefly (0.01, 1, 10).
-func formatLadder(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+func formatLadder(v float64) string { return formatG(v, 4) }
 
 // formatDuration prints m:ss or h:mm:ss.
 func formatDuration(d time.Duration) string {

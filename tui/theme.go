@@ -3,6 +3,7 @@ package tui
 import (
 	"image/color"
 	"math"
+	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
@@ -18,6 +19,10 @@ import (
 type theme struct {
 	plain   bool
 	profile colorprofile.Profile // the terminal's, for the heatmaps' ramps
+	// ellipsis marks text left out or going on: "…", or "..." in ASCII
+	// (asciiText), where "…" is drawn "." and a path cut to
+	// "…/a.safetensors" read "./a.safetensors", another path.
+	ellipsis string
 
 	title, bold, dim, label, accent, focus, warn, err, ok ansi.Style
 }
@@ -58,20 +63,43 @@ func rgb(r, g, b uint8) color.Color { return ansi.RGBColor{R: r, G: g, B: b} }
 // newTheme returns the theme for a colour profile.
 func newTheme(p colorprofile.Profile) theme {
 	if p <= colorprofile.ASCII {
-		return theme{plain: true, profile: p}
+		return theme{plain: true, profile: p, ellipsis: "…"}
 	}
 	return theme{
-		profile: p,
-		title:   ansi.Style{}.Bold().ForegroundColor(colTitle).BackgroundColor(colTitleBG),
-		bold:    ansi.Style{}.Bold(),
-		dim:     ansi.Style{}.ForegroundColor(colNominal),
-		label:   ansi.Style{}.ForegroundColor(colLabel),
-		accent:  ansi.Style{}.ForegroundColor(colAccent),
-		focus:   ansi.Style{}.Bold().ForegroundColor(colFocusFG).BackgroundColor(colFocusBG),
-		warn:    ansi.Style{}.ForegroundColor(colWarn),
-		err:     ansi.Style{}.Bold().ForegroundColor(colErr),
-		ok:      ansi.Style{}.ForegroundColor(colOK),
+		profile:  p,
+		ellipsis: "…",
+		title:    ansi.Style{}.Bold().ForegroundColor(colTitle).BackgroundColor(colTitleBG),
+		bold:     ansi.Style{}.Bold(),
+		dim:      ansi.Style{}.ForegroundColor(colNominal),
+		label:    ansi.Style{}.ForegroundColor(colLabel),
+		accent:   ansi.Style{}.ForegroundColor(colAccent),
+		focus:    ansi.Style{}.Bold().ForegroundColor(colFocusFG).BackgroundColor(colFocusBG),
+		warn:     ansi.Style{}.ForegroundColor(colWarn),
+		err:      ansi.Style{}.Bold().ForegroundColor(colErr),
+		ok:       ansi.Style{}.ForegroundColor(colOK),
 	}
+}
+
+// asciiText is t for a frame drawn in ASCII (--ascii): its ellipsis is
+// "...". The frame is laid out in Unicode and written in ASCII one cell
+// for one (toASCII), so text cut or marked as going on is laid out
+// with the ellipsis it will show.
+func (t theme) asciiText() theme {
+	t.ellipsis = asciiEllipsis
+	return t
+}
+
+// asciiEllipsis is the ellipsis of an ASCII frame.
+const asciiEllipsis = "..."
+
+// dots is s with each "…" in it written as t's ellipsis: for text
+// whose "…" says it goes on ("running…"), or stands for what is left
+// out ("--vary λθ=…"), laid out after.
+func (t theme) dots(s string) string {
+	if t.ellipsis == "…" || t.ellipsis == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, "…", t.ellipsis)
 }
 
 // paint applies st to s unless the theme is plain.

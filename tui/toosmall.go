@@ -38,7 +38,7 @@ func (m Model) tooSmall() string {
 	for i := range out {
 		s := ""
 		if j := i - top; j >= 0 && j < len(lines) {
-			s = truncate(lines[j], w)
+			s = m.theme.truncate(lines[j], w)
 			s = strings.Repeat(" ", max(0, (w-ansi.StringWidth(s))/2)) + s
 		}
 		out[i] = padRight(s, w)
@@ -50,9 +50,9 @@ func (m Model) tooSmall() string {
 func (m Model) tooSmallQuit() []string {
 	switch {
 	case m.quitting && len(m.runs) > 0:
-		return []string{"stopping training before quitting…", "q again to force"}
+		return []string{m.theme.dots("stopping training before quitting…"), "q again to force"}
 	case m.quitting && m.saving > 0:
-		return []string{"writing the checkpoint before quitting…", "q again to force"}
+		return []string{m.theme.dots("writing the checkpoint before quitting…"), "q again to force"}
 	case m.quitArmed != "":
 		names, _ := m.unsaved()
 		return []string{"unsaved: " + strings.Join(names, ", "), "enlarge it to save them, or q again to quit"}

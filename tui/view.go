@@ -28,6 +28,9 @@ const smallSideW, bigSideW = 31, 36
 
 // View draws the frame in the alternate screen.
 func (m Model) View() tea.View {
+	if m.opts.ASCII {
+		m = m.laidOutForASCII()
+	}
 	frame, title := m.render(), "apic explorer — "+m.sys().Name()+"/"+m.backbone.value()
 	if m.opts.ASCII {
 		frame, title = toASCII(frame), toASCII(title)
@@ -93,9 +96,9 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 	title := t.paint(t.title, " APIC ")
 	// The seed goes before the checkpoint, whose saved path may be long
 	// and is the part to cut.
-	srcs := []string{"checkpoint: " + e.sourceText(), e.sourceText(), e.shortSourceText()}
+	srcs := []string{"checkpoint: " + e.sourceText(), e.sourceText(), e.shortSourceText(t)}
 	if e.src == srcAtlas {
-		srcs = append(e.atlasSources(), e.sourceText(), e.shortSourceText()) // "atlas: spring λθ=0.2, …"
+		srcs = append(e.atlasSources(t), e.sourceText(), e.shortSourceText(t)) // "atlas: spring λθ=0.2, …"
 	}
 	// Short of room the system's title goes first, then "checkpoint:"
 	// (an atlas model's budget its stages, then its system), then a
@@ -105,7 +108,7 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 	for _, src := range srcs {
 		forms = append(forms, fmt.Sprintf(" %s │ %s │ seed %d │ %s", sys.Name(), m.backbone.value(), m.seed, src))
 	}
-	line1 := padRight(title+fitFirst(m.width-ansi.StringWidth(title), forms...), m.width)
+	line1 := padRight(title+t.fitFirst(m.width-ansi.StringWidth(title), forms...), m.width)
 
 	status, st := m.status()
 	if m.base.active {
@@ -127,16 +130,16 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 		// is cut, not wrapped, and else goes onto the line below
 		// (msgParts).
 		if lead, _, _ := strings.Cut(m.msg, " · "); m.msgKind == msgInfo && lead != "" {
-			if need := ansi.StringWidth(lead) + 5 + 2; ansi.StringWidth(least) <= room-need { // "  │  ", " …"
+			if need := ansi.StringWidth(lead) + 5 + 1 + ansi.StringWidth(t.ellipsis); ansi.StringWidth(least) <= room-need { // "  │  ", " …"
 				w = room - need
 			}
 		}
-		status += sep + fitFirst(w, forms...)
+		status += sep + t.fitFirst(w, forms...)
 	}
 	line2 := t.paint(st, status)
 	below := strings.Repeat(" ", m.width)
 	if m.msg == "" {
-		return []string{line1, padRight(truncate(line2, m.width), m.width), below}, false
+		return []string{line1, padRight(t.truncate(line2, m.width), m.width), below}, false
 	}
 	parts, indent, msgCut := m.msgParts(ansi.StringWidth(status))
 	if parts[0] != "" {
@@ -145,7 +148,7 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 	if len(parts) > 1 {
 		below = strings.Repeat(" ", indent) + t.paint(t.msgStyle(m.msgKind), parts[1])
 	}
-	return []string{line1, padRight(truncate(line2, m.width), m.width), padRight(truncate(below, m.width), m.width)}, msgCut
+	return []string{line1, padRight(t.truncate(line2, m.width), m.width), padRight(t.truncate(below, m.width), m.width)}, msgCut
 }
 
 // headerLines is the header's height: the title, the status line and
@@ -176,7 +179,7 @@ func (m Model) msgParts(statusW int) (parts []string, indent int, cut bool) {
 	}
 	if m.msgKind == msgInfo {
 		if beside > 0 {
-			note, whole := fitNoteParts(m.msg, beside)
+			note, whole := m.theme.fitNoteParts(m.msg, beside)
 			// A note cut inside its text that fits the line below goes
 			// there whole: beside the stale status, "lv/lnp: the
 			// shipped checkpoint" read "…the shipped checkpo…".
@@ -185,13 +188,13 @@ func (m Model) msgParts(statusW int) (parts []string, indent int, cut bool) {
 			}
 			return []string{"", m.msg}, indent, false
 		}
-		note := fitNote(m.msg, m.width-indent)
+		note := m.theme.fitNote(m.msg, m.width-indent)
 		return []string{"", note}, indent, note != m.msg
 	}
 	if msgW <= beside {
 		return []string{m.msg}, indent, false
 	}
-	parts, cut = splitMsg(m.msg, []int{beside, m.width - indent})
+	parts, cut = m.theme.splitMsg(m.msg, []int{beside, m.width - indent})
 	return parts, indent, cut
 }
 
@@ -208,31 +211,31 @@ func (t theme) msgStyle(k msgKind) ansi.Style {
 
 // fitNote is a note in w cells: whole, else as many of its parts
 // (joined by " · ") as fit with " …" after them, else cut.
-func fitNote(msg string, w int) string {
-	note, _ := fitNoteParts(msg, w)
+func (t theme) fitNote(msg string, w int) string {
+	note, _ := t.fitNoteParts(msg, w)
 	return note
 }
 
 // fitNoteParts is fitNote, and whether the note keeps whole parts
 // (false where it is cut inside its first).
-func fitNoteParts(msg string, w int) (string, bool) {
+func (t theme) fitNoteParts(msg string, w int) (string, bool) {
 	if ansi.StringWidth(msg) <= w {
 		return msg, true
 	}
 	parts := strings.Split(msg, " · ")
 	for n := len(parts) - 1; n > 0; n-- {
-		if head := strings.Join(parts[:n], " · ") + " …"; ansi.StringWidth(head) <= w {
+		if head := strings.Join(parts[:n], " · ") + " " + t.ellipsis; ansi.StringWidth(head) <= w {
 			return head, true
 		}
 	}
-	return truncate(msg, w), false
+	return t.truncate(msg, w), false
 }
 
 // splitMsg cuts msg into lines of the given widths (a width of 0 leaves
 // its line empty), breaking at spaces or after slashes, and stops once
 // msg is used up. The last line holds what is left in its width
 // (lastLine), which cut reports; a single width leaves msg whole.
-func splitMsg(msg string, widths []int) (lines []string, cut bool) {
+func (t theme) splitMsg(msg string, widths []int) (lines []string, cut bool) {
 	if len(widths) == 1 {
 		return []string{msg}, false // a note, cut at its end by the line
 	}
@@ -242,7 +245,7 @@ func splitMsg(msg string, widths []int) (lines []string, cut bool) {
 		case msg == "" && i > 0:
 			return out, false
 		case i == len(widths)-1:
-			return append(out, lastLine(msg, w)), ansi.StringWidth(msg) > w
+			return append(out, t.lastLine(msg, w)), ansi.StringWidth(msg) > w
 		case w == 0:
 			out = append(out, "")
 			continue
@@ -274,27 +277,28 @@ func lineStart(msg string, w int) string {
 // where it has the room, and "…" stands for the parts left out. Beside
 // a range warning the old cut, which kept the message's end, showed an
 // error's cause without what had failed.
-func lastLine(msg string, w int) string {
+func (t theme) lastLine(msg string, w int) string {
 	if ansi.StringWidth(msg) <= w {
 		return msg
 	}
+	ellW := ansi.StringWidth(t.ellipsis)
 	var out string
 	for {
 		part, rest := nextPart(msg)
 		room := w - ansi.StringWidth(out)
-		if rest != "" && ansi.StringWidth(part)+1 <= room { // "…" if the next does not fit
+		if rest != "" && ansi.StringWidth(part)+ellW <= room { // "…" if the next does not fit
 			out, msg = out+part, rest
 			continue
 		}
 		text, sep := cutSeparator(part)
 		more := ""
 		if rest != "" {
-			more = sep + "…"
+			more = sep + t.ellipsis
 		}
 		if room -= ansi.StringWidth(more); room < minElided {
-			return out + "…"
+			return out + t.ellipsis
 		}
-		return out + elideMiddle(text, room) + more
+		return out + t.elideMiddle(text, room) + more
 	}
 }
 
@@ -333,12 +337,13 @@ func cutSeparator(part string) (text, sep string) {
 // part or a word starts (msgTail), so that a message a few cells too
 // long loses only those ("cannot open /home/me/models/spring-run3.saf… no
 // such file or directory").
-func elideMiddle(msg string, w int) string {
+func (t theme) elideMiddle(msg string, w int) string {
 	if ansi.StringWidth(msg) <= w {
 		return msg
 	}
-	tail := msgTail(msg, (w-2)/2)
-	head := ansi.Cut(msg, 0, w-2-ansi.StringWidth(tail))
+	ellW := ansi.StringWidth(t.ellipsis)
+	tail := msgTail(msg, (w-1-ellW)/2)
+	head := ansi.Cut(msg, 0, w-1-ellW-ansi.StringWidth(tail))
 	// A head that stops inside a word leaves that word out, as msgTail
 	// does: "trained on: in… miss the extra noise" read "in" as a word.
 	// A path keeps its cut: its folders tell which file.
@@ -349,15 +354,15 @@ func elideMiddle(msg string, w int) string {
 	}
 	head = strings.TrimRight(head, " ")
 	if head == "" || tail == "" {
-		return truncate(msg, w)
+		return t.truncate(msg, w)
 	}
 	// A tail that starts a word or a part of the message is set off by
 	// a space; one that starts inside a word (a long path's last
 	// cells) is not, so that the path still reads as one.
 	if strings.HasSuffix(strings.TrimSuffix(msg, tail), " ") {
-		return head + "… " + tail
+		return head + t.ellipsis + " " + tail
 	}
-	return head + "…" + tail
+	return head + t.ellipsis + tail
 }
 
 // msgSeparators join the parts of a message: the baselines' failures
@@ -426,7 +431,7 @@ func (m Model) runStatus() (string, ansi.Style, bool) {
 	case m.quitting && len(m.runs) > 0:
 		return "◌ stopping training, then quitting", t.warn, true
 	case m.run != nil && m.run.stopping:
-		return "◌ stopping training…", t.warn, true
+		return t.dots("◌ stopping training…"), t.warn, true
 	case m.run != nil && m.run.recalibrating:
 		return fmt.Sprintf("◐ recalibrating the spread on %d validation realizations · esc stops", recalibrationTasks(m.run.mode)), t.accent, true
 	case m.run != nil:
@@ -438,7 +443,7 @@ func (m Model) runStatus() (string, ansi.Style, bool) {
 		// control row shows the picker's), then "esc stops" (the help has it),
 		// rather than the line cutting the ETA.
 		progress := fmt.Sprintf("stage %d/2 · step %d/%d · loss %s · stage ETA %s", p.Stage, p.Step, p.Steps, lossText(p.Losses.Total), formatDuration(p.StageETA))
-		return fitFirst(m.width,
+		return t.fitFirst(m.width,
 			fmt.Sprintf("◐ training (%s) %s · esc stops", m.run.mode, progress),
 			"◐ training "+progress+" · esc stops",
 			"◐ training "+progress), t.accent, true
@@ -500,17 +505,27 @@ func (m Model) keysNow() KeyMap {
 	// key that does act, for it.
 	k.Train.SetEnabled(m.run == nil)
 	// esc stops a run first, else baseline fits (cancelKey): the footer
-	// names the one it stops.
-	k.Cancel.SetEnabled(m.run != nil || m.base.running())
-	if m.run == nil {
-		k.Cancel.SetHelp(k.Cancel.Help().Key, "stop baselines")
-	} else {
+	// names the one it stops. A run stopping already is past it: the
+	// footer offered "esc stop training" there, where esc stopped the
+	// fits, or nothing.
+	k.Cancel.SetEnabled(m.escStopsRun() || m.base.running())
+	if m.escStopsRun() {
 		k.Cancel.SetHelp(k.Cancel.Help().Key, "stop training")
+	} else {
+		k.Cancel.SetHelp(k.Cancel.Help().Key, "stop baselines")
 	}
 	// s and u refuse while a run trains (or stops): the weights on
 	// screen are still changing. The footer offered them all the same.
 	k.Save.SetEnabled(m.run == nil)
 	k.Undo.SetEnabled(m.run == nil && m.entry().undoable())
+	// q waits for a save writing its file; pressed again, it waits no
+	// more (quit).
+	switch {
+	case m.quitting && m.saving > 0:
+		k.quitDesc = "quit at once"
+	case m.saving > 0:
+		k.quitDesc = "quit once saved"
+	}
 	// d, A and c close what they opened, pressed again.
 	if m.diag.open {
 		k.diagDesc = "close diagnostics"
@@ -536,7 +551,7 @@ func (m Model) keysNow() KeyMap {
 func (m Model) plots(w, h int, big bool) []string {
 	if m.res == nil {
 		out := make([]string, h)
-		out[h/2] = padRight(strings.Repeat(" ", max(0, w/2-6))+"inferring…", w)
+		out[h/2] = padRight(strings.Repeat(" ", max(0, w/2-6))+m.theme.dots("inferring…"), w)
 		return out
 	}
 	var panels []func(w, h int) []string
@@ -548,7 +563,6 @@ func (m Model) plots(w, h int, big bool) []string {
 			// APIC as the gap between truth and prediction.
 			hms = hms[:3]
 		}
-		shareBarFormat(hms, !big)
 		for _, hm := range hms {
 			panels = append(panels, func(w, h int) []string {
 				hm.width, hm.height = w, h
@@ -839,7 +853,7 @@ func (m Model) metricsTitle() string {
 	case m.res.refined > 0:
 		return fmt.Sprintf("metrics · refined (%d LM steps)", m.res.refined)
 	case m.needsRefine():
-		return "metrics · one pass, refining…"
+		return m.theme.dots("metrics · one pass, refining…")
 	}
 	return "metrics · one pass"
 }
@@ -897,7 +911,7 @@ func (m Model) trainLines(w int) []string {
 		step := fmt.Sprintf(" %d/%d", p.Step, p.Steps)
 		stage := fmt.Sprintf(" s%d", p.Stage)
 		loss := lossText(p.Losses.Total)
-		first = fitFirst(w,
+		first = t.fitFirst(w,
 			stage+step+" loss "+loss+eta,
 			stage+step+" loss "+compact(loss)+eta,
 			step+" loss "+compact(loss)+eta,

@@ -34,7 +34,7 @@ func TestSplitMsg(t *testing.T) {
 		// Too short for a part's start and end, a mark holds its place.
 		{"one two three four five six", []int{8, 8}, []string{"one two", "…"}},
 	} {
-		got, _ := splitMsg(tc.msg, tc.widths)
+		got, _ := plainTheme.splitMsg(tc.msg, tc.widths)
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("splitMsg(%q, %v) = %q, want %q", tc.msg, tc.widths, got, tc.want)
 		}
