@@ -37,13 +37,7 @@ const (
 var Backbones = []Backbone{CNP, LNP, ANP}
 
 // BackboneNames are Backbones' names.
-func BackboneNames() []string {
-	names := make([]string, len(Backbones))
-	for i, b := range Backbones {
-		names[i] = string(b)
-	}
-	return names
-}
+func BackboneNames() []string { return namesOf(Backbones) }
 
 // ParseBackbone validates a backbone name.
 func ParseBackbone(s string) (Backbone, error) {
@@ -67,6 +61,12 @@ const (
 	// Multiplicative predicts F(x; θ̂)·(1 + f_ψ(x, z)) on the grid.
 	Multiplicative Form = "multiplicative"
 )
+
+// Forms lists the valid forms.
+var Forms = []Form{Native, Additive, Multiplicative}
+
+// FormNames are Forms' names.
+func FormNames() []string { return namesOf(Forms) }
 
 // ParseForm validates a form name.
 func ParseForm(s string) (Form, error) {
@@ -99,12 +99,11 @@ func ParseRegularizer(s string) (Regularizer, error) {
 			return r, nil
 		}
 	}
-	names := make([]string, len(Regularizers))
-	for i, r := range Regularizers {
-		names[i] = string(r)
-	}
-	return "", fmt.Errorf("unknown regulariser %q (want %s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("unknown regulariser %q (want %s)", s, strings.Join(RegularizerNames(), ", "))
 }
+
+// RegularizerNames are Regularizers' names.
+func RegularizerNames() []string { return namesOf(Regularizers) }
 
 // Arch fixes the network shapes; a checkpoint must match it exactly.
 type Arch struct {
@@ -492,4 +491,14 @@ func CheckContextRange(system string, lo, hi int) error {
 		return fmt.Errorf("must satisfy 1 ≤ MIN ≤ MAX ≤ %d (%s's grid states)", len(sys.Grid().States), system)
 	}
 	return nil
+}
+
+// namesOf is the names of a list of named settings (backbones, forms,
+// regularisers), in its order, for flags that take them in any case.
+func namesOf[T ~string](list []T) []string {
+	names := make([]string, len(list))
+	for i, v := range list {
+		names[i] = string(v)
+	}
+	return names
 }

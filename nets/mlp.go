@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 )
 
@@ -20,12 +21,24 @@ const (
 	ActSiLU     Activation = "silu"
 )
 
+// Activations lists the supported activations, in the order the
+// errors name them.
+var Activations = []Activation{ActReLU, ActTanh, ActSoftplus, ActSigmoid, ActIdentity, ActSiLU}
+
+// ActivationNames are Activations' names.
+func ActivationNames() []string {
+	names := make([]string, len(Activations))
+	for i, a := range Activations {
+		names[i] = string(a)
+	}
+	return names
+}
+
 // ParseActivation returns the activation named s, or an error naming the
 // supported ones (for configuration files and flags).
 func ParseActivation(s string) (Activation, error) {
-	switch a := Activation(s); a {
-	case ActReLU, ActTanh, ActSoftplus, ActSigmoid, ActIdentity, ActSiLU:
-		return a, nil
+	if slices.Contains(Activations, Activation(s)) {
+		return Activation(s), nil
 	}
 	return "", fmt.Errorf("nets: unknown activation %q (want relu, tanh, softplus, sigmoid, identity or silu)", s)
 }

@@ -420,8 +420,8 @@ func (e *Env) FlagSet() *flag.FlagSet {
 // Parse parses args into fs. On -h/--help it prints the command's usage
 // and flags on Stdout and returns flag.ErrHelp (exit 0); on a bad flag,
 // a bad flag value or a stray positional argument it returns a UsageError.
-// Number flags read plain decimal only (see decimalFlag); --system and
-// --backbone take their names in any case (canonicalNames).
+// Number flags read plain decimal only (see decimalFlag); flags that
+// take a name from a fixed list take it in any case (canonicalValue).
 func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 	// The flag package would print its own message and the whole usage
 	// on every error; keep errors to one line and help on demand.
@@ -468,7 +468,6 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 	case fs.NArg() > 0:
 		return UsageError("unexpected argument %q%s", fs.Arg(0), switchValueHint(fs, args))
 	}
-	canonicalNames(fs)
 	for _, note := range replaced {
 		e.Notef("%s", note)
 	}

@@ -85,7 +85,7 @@ const embeddedPrefix = checkpoints.Prefix
 // embeddedCheckpoint is checkpoints.FromPath, NAME in any ASCII case,
 // with an unknown name as a usage error (a *CheckpointError).
 func embeddedCheckpoint(path string) (data []byte, ok bool, err error) {
-	// A flag's value is folded already (canonicalNames); inspect's FILE
+	// A flag's value is folded already (canonicalValue); inspect's FILE
 	// and the explorer's are not.
 	data, ok, err = checkpoints.FromPath(canonicalCheckpoint(path))
 	if err != nil {

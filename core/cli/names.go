@@ -1,44 +1,56 @@
 package cli
 
 import (
-	"flag"
 	"strings"
 
 	"apic/checkpoints"
 	"apic/core"
+	"apic/nets"
 	"apic/sims"
 )
 
-// canonicalNames rewrites the values of the --system and --backbone
-// flags that name a system or backbone in another case ("Spring",
-// "LNP") to the name's registered spelling, so that every command (and
-// everything a command hands the name to: checkpoint lookups, configs)
-// takes them as CSV headers are taken, case-insensitively. A value that
-// names nothing is left alone, for the command's own "unknown" message.
+// Every flag whose value is a name from a fixed list (a system, a
+// backbone, a regulariser, a form, an activation, a storage type, a
+// part of a recalibration, a form of θ's prior, a preset) takes it in
+// any ASCII case, as CSV headers are taken, and hands the command the
+// name's own spelling: what the command prints and records (outputs,
+// cell directories, a checkpoint's config) is that spelling, whatever
+// case it was given in. A value that names nothing is left alone, for
+// the command's own "unknown" message. Env.Parse folds every flag's
+// value through canonicalValue as it is given, and a sweep's --vary
+// and --fix their axes' values (axisList.Set).
+
+// canonicalFlags are the flags that take a name from a fixed list, by
+// flag name, each with the function that spells a value canonically.
 // The checkpoint flags' embedded:NAME fold the same way
-// (canonicalCheckpoint).
-func canonicalNames(fs *flag.FlagSet) {
-	for flagName, canonical := range map[string]func(string) string{
-		"system":     func(s string) string { return canonicalName(s, sims.Names()) },
-		"backbone":   func(s string) string { return canonicalName(s, core.BackboneNames()) },
-		"checkpoint": canonicalCheckpoint,
-		"init":       canonicalCheckpoint,
-	} {
-		f := fs.Lookup(flagName)
-		if f == nil {
-			continue
-		}
-		if list, ok := f.Value.(*stringList); ok { // compare's repeatable --checkpoint
-			for i, given := range *list {
-				(*list)[i] = canonical(given)
-			}
-			continue
-		}
-		if given := f.Value.String(); canonical(given) != given {
-			// Value.Set, not fs.Set: a default stays unmarked as given.
-			_ = f.Value.Set(canonical(given)) // a string flag takes any value
-		}
+// (canonicalCheckpoint); a file's name is the file system's to match.
+var canonicalFlags = map[string]func(string) string{
+	"system":           namedIn(sims.Names),
+	"backbone":         namedIn(core.BackboneNames),
+	"reg":              namedIn(core.RegularizerNames),
+	"form":             namedIn(core.FormNames),
+	"dec-act":          namedIn(nets.ActivationNames),
+	"dtype":            namedIn(func() []string { return storageTypes }),
+	"recalibrate-only": namedIn(func() []string { return recalibrateOnlyParts }),
+	"theta-prior":      namedIn(func() []string { return core.ThetaPriors }),
+	"preset":           namedIn(presetNames),
+	"checkpoint":       canonicalCheckpoint,
+	"init":             canonicalCheckpoint,
+}
+
+// canonicalValue is text, a value of the flag flagName, in the
+// canonical spelling of the name it spells in another case; any other
+// value (another flag's, or one that names nothing) is text.
+func canonicalValue(flagName, text string) string {
+	if canonical, ok := canonicalFlags[flagName]; ok {
+		return canonical(text)
 	}
+	return text
+}
+
+// namedIn is canonicalName over the names that names lists.
+func namedIn(names func() []string) func(string) string {
+	return func(given string) string { return canonicalName(given, names()) }
 }
 
 // canonicalCheckpoint is path with the NAME of embedded:NAME in the

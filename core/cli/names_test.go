@@ -2,6 +2,8 @@ package cli
 
 import (
 	"flag"
+	"io"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -27,23 +29,71 @@ func TestNamesAnyCase(t *testing.T) {
 
 // TestCanonicalNamesLeavesDefaultsUnset: a default is not marked as
 // given (commands tell given flags from defaults), and only names of
-// systems and backbones are rewritten.
+// the lists a flag takes are rewritten.
 func TestCanonicalNamesLeavesDefaultsUnset(t *testing.T) {
-	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	env := &Env{Stdout: io.Discard, Stderr: io.Discard}
+	fs := env.FlagSet()
 	system := fs.String("system", "", "")
 	backbone := fs.String("backbone", "lnp", "")
-	if err := fs.Parse([]string{"--system", "AdvDiff"}); err != nil {
+	data := fs.String("data", "", "")
+	if err := env.Parse(fs, []string{"--system", "AdvDiff", "--data", "LNP.csv"}); err != nil {
 		t.Fatal(err)
 	}
-	canonicalNames(fs)
-	if *system != "advdiff" || *backbone != "lnp" {
-		t.Errorf("system %q, backbone %q; want advdiff, lnp", *system, *backbone)
+	if *system != "advdiff" || *backbone != "lnp" || *data != "LNP.csv" {
+		t.Errorf("system %q, backbone %q, data %q; want advdiff, lnp, LNP.csv", *system, *backbone, *data)
 	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "backbone" {
 			t.Error("the backbone default is marked as given")
 		}
 	})
+}
+
+// TestNamedFlagsAnyCase: --reg L2 was refused ("unknown regulariser")
+// while --system Spring was taken. Every flag that takes a name from a
+// fixed list takes it in any case, and the command records the name's
+// own spelling: train's --reg, --form, --dec-act, --dtype and
+// --recalibrate-only, eval's --theta-prior, sweep's --preset and the
+// axes and values of --vary, and a switch's true or false.
+func TestNamedFlagsAnyCase(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.safetensors")
+	code, _, errOut := runCLI(t, "train", "--system", "SPRING", "--backbone", "CNP", "--reg", "L2", "--form", "Additive", "--dec-act", "ReLU",
+		"--dtype", "F64", "--grid-summary=TRUE", "--steps1", "1", "--steps2", "1", "--hidden", "4", "--latent", "2", "--dec-hidden", "4",
+		"--batch", "2", "--recalibrate", "0", "--val-every", "0", "--val-tasks", "1", "--out", model)
+	if code != 0 {
+		t.Fatalf("train: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut := runCLI(t, "inspect", "--json", model)
+	for _, want := range []string{`"reg": "l2"`, `"form": "additive"`, `"dec_act": "relu"`, `"dtype": "F64"`, `"grid_summary": true`} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("inspect: exit %d, stderr %q; want %s in its output", code, errOut, want)
+		}
+	}
+	code, _, errOut = runCLI(t, "train", "--init", model, "--steps1", "0", "--steps2", "0", "--recalibrate", "1", "--recalibrate-only", "Theta", "--out", model)
+	if code != 0 {
+		t.Errorf("train --recalibrate-only Theta: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut = runCLI(t, "eval", "--checkpoint", model, "--theta-prior", "LOGIT", "--tasks", "1", "--samples", "1", "--json")
+	if code != 0 || !strings.Contains(out, `"theta_prior": "logit"`) {
+		t.Errorf("eval --theta-prior LOGIT: exit %d, stderr %q; want theta_prior logit", code, errOut)
+	}
+	code, out, errOut = runCLI(t, "sweep", "--preset", "Appendix-B", "--out", filepath.Join(dir, "pre"), "--plan")
+	if code != 0 || !strings.Contains(out, "--only context=10_refine=0_seed=1\n") {
+		t.Errorf("sweep --preset Appendix-B: exit %d, stderr %q", code, errOut)
+	}
+	code, out, errOut = runCLI(t, "sweep", "--system", "spring", "--vary", "REG=L1,Spread", "--vary", "Grid-Summary=TRUE", "--fix", "Dec-Act=ReLU", "--out", filepath.Join(dir, "sw"), "--plan")
+	if code != 0 || !strings.Contains(out, "--only reg=l1_grid-summary=true_seed=1\n") || !strings.Contains(out, "--only reg=spread_grid-summary=true_seed=1\n") {
+		t.Errorf("sweep --vary REG=L1,Spread: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	code, out, errOut = runCLI(t, "simulate", "--system", "lv", "--theta", "Alpha=1,BETA=1,eta=1,Gamma=1", "--u0", "1,1", "--json")
+	if code != 0 || !strings.Contains(out, `"theta":{"alpha":1,"beta":1,"eta":1,"gamma":1}`) {
+		t.Errorf("simulate --theta Alpha=1,BETA=1,…: exit %d, stderr %q; want θ by the parameters' names", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "sweep", "--system", "spring", "--vary", "reg=L1,l1", "--out", filepath.Join(dir, "sw2"), "--plan")
+	if code != 2 || !strings.Contains(errOut, `reg value "l1" given twice`) {
+		t.Errorf("sweep --vary reg=L1,l1: exit %d, stderr %q; want the value refused as given twice", code, errOut)
+	}
 }
 
 // TestCanonicalNameASCIIOnly: only ASCII capitals fold; a long s or a

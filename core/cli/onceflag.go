@@ -23,15 +23,23 @@ type repeatableFlag interface {
 func (*stringList) repeatable() {}
 func (*axisList) repeatable()   {}
 
-// onceFlag watches the flag it wraps for a value that replaces a
-// different one.
+// onceFlag reads every value of the flag it wraps in its canonical
+// spelling (canonicalValue: a name in any case) and watches a flag that
+// holds one value for a value that replaces a different one.
 type onceFlag struct {
 	flag.Value
 	fl          *flag.Flag
+	repeatable  bool   // a repeatable flag (repeatableFlag): not watched
+	isSwitch    bool   // a switch (IsBoolFlag)
 	values      int    // how many values it was given
 	first, last string // the first and the last of them
 	differ      bool   // whether any of them differs from the first
 }
+
+// boolNames are the words a switch's value is given in, which it takes
+// in any case, as names are (canonicalValue); the flag package reads
+// 1, 0, t and f too.
+var boolNames = []string{"true", "false"}
 
 // onceBoolFlag is a onceFlag of a switch, which the flag package lets
 // stand without a value.
@@ -40,6 +48,13 @@ type onceBoolFlag struct{ *onceFlag }
 func (o onceBoolFlag) IsBoolFlag() bool { return true }
 
 func (o *onceFlag) Set(text string) error {
+	text = canonicalValue(o.fl.Name, text)
+	if o.isSwitch {
+		text = canonicalName(text, boolNames) // TRUE and True the flag package reads, tRUE too
+	}
+	if o.repeatable {
+		return o.Value.Set(text)
+	}
 	if o.values == 0 {
 		o.first = text
 	}
@@ -60,16 +75,14 @@ func (o *onceFlag) note() string {
 // onceFlagSet is the wrapped flags of a flag set being parsed.
 type onceFlagSet []*onceFlag
 
-// onceFlags puts a onceFlag in place of every flag of fs that holds one
-// value.
+// onceFlags puts a onceFlag in place of every flag of fs.
 func onceFlags(fs *flag.FlagSet) onceFlagSet {
 	var set onceFlagSet
 	fs.VisitAll(func(f *flag.Flag) {
-		if _, ok := f.Value.(repeatableFlag); ok {
-			return
-		}
-		o := &onceFlag{Value: f.Value, fl: f}
+		_, repeatable := f.Value.(repeatableFlag)
+		o := &onceFlag{Value: f.Value, fl: f, repeatable: repeatable}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			o.isSwitch = true
 			f.Value = onceBoolFlag{o}
 		} else {
 			f.Value = o

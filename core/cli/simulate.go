@@ -227,6 +227,7 @@ func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
 		if !ok || name == "" {
 			return nil, UsageError("--theta: %q is not name=value (parameters: %s)", item, strings.Join(names, ", "))
 		}
+		name = canonicalName(name, names) // in any case, as a CSV header's
 		i, known := index[name]
 		if !known {
 			return nil, UsageError("--theta: unknown parameter %q (parameters: %s)", name, strings.Join(names, ", "))

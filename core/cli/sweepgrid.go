@@ -81,15 +81,32 @@ func axisNames(axes []sweepAxis) string {
 // unknownAxisError refuses axis name, suggesting the axis it is a slip
 // of ("contxt": context), as unknown flags get one, and listing them all.
 func unknownAxisError(name string) error {
-	var all []string
-	for _, a := range slices.Concat(evalAxes, trainAxes) {
-		all = append(all, a.name)
-	}
 	hint := "; "
-	if near := closestName(name, all); near != "" {
+	if near := closestName(name, allAxisNames()); near != "" {
 		hint = "; did you mean " + near + "? "
 	}
 	return fmt.Errorf("unknown axis %s%sevaluation axes: %s; training axes: %s", core.QuoteInput(name), hint, axisNames(evalAxes), axisNames(trainAxes))
+}
+
+// allAxisNames are the names of every axis, of evaluation then
+// training.
+func allAxisNames() []string {
+	var names []string
+	for _, a := range slices.Concat(evalAxes, trainAxes) {
+		names = append(names, a.name)
+	}
+	return names
+}
+
+// canonical is v, a value of the axis, as its flag reads it when given
+// on the command line (canonicalValue): a name of a fixed list (a
+// backbone, a regulariser, …) or a switch's true or false in the
+// spelling the flag records, whatever case it was given in.
+func (a sweepAxis) canonical(v string) string {
+	if a.kind == "bool" {
+		return canonicalName(v, boolNames)
+	}
+	return canonicalValue(a.flag, v)
 }
 
 // lookupAxis is the axis named name.
@@ -260,6 +277,7 @@ func (l *axisList) Set(s string) error {
 	if !ok {
 		return fmt.Errorf("want AXIS=VALUES, got %s", core.QuoteInput(s))
 	}
+	name = canonicalName(name, allAxisNames()) // a value of --vary, in any case
 	a, known := lookupAxis(name)
 	if !known {
 		return unknownAxisError(name)
@@ -273,15 +291,8 @@ func (l *axisList) Set(s string) error {
 	if !l.single {
 		values = strings.Split(list, ",")
 	}
-	if name == "backbone" { // in any case, as --backbone takes it
-		for i, v := range values {
-			values[i] = canonicalName(v, core.BackboneNames())
-		}
-	}
-	if name == "checkpoint" { // embedded:NAME in any case, as --checkpoint takes it
-		for i, v := range values {
-			values[i] = canonicalCheckpoint(v)
-		}
+	for i, v := range values { // names in any case, as the axis's flag takes them
+		values[i] = a.canonical(v)
 	}
 	seen := map[string]string{} // the value as given, by a.duplicateKey
 	for _, v := range values {

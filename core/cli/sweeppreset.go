@@ -110,6 +110,9 @@ func checkNotPresetFolder(out string) error {
 // sweepPresets are the --preset names.
 var sweepPresets = map[string][]sweepStudy{"appendix-b": appendixB}
 
+// presetNames are sweepPresets' names, sorted.
+func presetNames() []string { return slices.Sorted(maps.Keys(sweepPresets)) }
+
 // runPresetFlags checks what a preset run may combine and runs it: the
 // preset sets the systems and axes; --seeds defaults to 3.
 func runPresetFlags(ctx context.Context, fs *flag.FlagSet, f sweepFlags, env *Env) error {
@@ -139,7 +142,7 @@ func runPresetFlags(ctx context.Context, fs *flag.FlagSet, f sweepFlags, env *En
 func runPreset(ctx context.Context, name, out string, seeds, tasks int, plan, jsonOut, png bool, env *Env) error {
 	studies, ok := sweepPresets[name]
 	if !ok {
-		return UsageError("--preset %s is no preset (there is appendix-b)", core.QuoteInput(name))
+		return UsageError("--preset %s is no preset (there is %s)", core.QuoteInput(name), strings.Join(presetNames(), ", "))
 	}
 	if err := checkPresetFolder(name, out); err != nil {
 		return err

@@ -815,6 +815,13 @@ var trainCountFlags = map[string]int{"steps1": 0, "steps2": 0, "batch": 1, "traj
 	"latent": 1, "latent-delta": 1, "dec-hidden": 1, "dec-layers": 1, "heads": 1, "basis": 0, "val-every": 0,
 	"val-tasks": 1, "recalibrate": 0, "refine": -1}
 
+// recalibrateOnlyParts are the parts --recalibrate-only fits alone.
+var recalibrateOnlyParts = []string{"theta", "conditions", "theta-shape", "one-pass", "delta-theta", "band-shape", "theta-prior", "delta-profile", "disagreement"}
+
+// storageTypes are the --dtype values: the weights stored as float32
+// or float64.
+var storageTypes = []string{"f32", "f64"}
+
 // valTasksLimit is --val-tasks' range: core.LimitValTasks from 1, not 0,
 // which the flag's default stands for (a checkpoint's config may hold 0,
 // read as no validation during training and one realization after).
@@ -857,8 +864,8 @@ func (f *trainFlags) checkGiven(fs *flag.FlagSet) error {
 	}
 	if f.recalibrateOnly != "" {
 		only := f.recalibrateOnly
-		if !slices.Contains([]string{"theta", "conditions", "theta-shape", "one-pass", "delta-theta", "band-shape", "theta-prior", "delta-profile", "disagreement"}, only) {
-			return UsageError("--recalibrate-only %s: the partial recalibrations are 'theta', 'conditions', 'theta-shape', 'one-pass', 'delta-theta', 'band-shape', 'theta-prior', 'delta-profile' and 'disagreement'", core.QuoteInput(only))
+		if !slices.Contains(recalibrateOnlyParts, only) {
+			return UsageError("--recalibrate-only %s: the partial recalibrations are '%s'", core.QuoteInput(only), strings.Join(recalibrateOnlyParts[:len(recalibrateOnlyParts)-1], "', '")+"' and '"+recalibrateOnlyParts[len(recalibrateOnlyParts)-1])
 		}
 		if f.init == "" || f.steps1 != 0 || f.steps2 != 0 || f.recalibrate < 1 {
 			return UsageError("--recalibrate-only %s needs --init FILE --steps1 0 --steps2 0 (no training) and --recalibrate ≥ 1", only)
@@ -1031,7 +1038,7 @@ func (f *trainFlags) config(ctx context.Context) (core.Config, *core.Model, erro
 	if f.out == "" {
 		return core.Config{}, nil, UsageError("--out FILE is required")
 	}
-	if f.dtype != "f32" && f.dtype != "f64" {
+	if !slices.Contains(storageTypes, f.dtype) {
 		return core.Config{}, nil, UsageError("--dtype must be f32 or f64, got %q", f.dtype)
 	}
 	var cfg core.Config
