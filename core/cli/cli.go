@@ -439,7 +439,7 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 			break
 		}
 	}
-	replaced := once.restore() // before numbers: it wraps their wrappers
+	once.restore() // before numbers: it wraps their wrappers
 	refused := numbers.restore()
 	fs.SetOutput(out)
 	switch {
@@ -467,9 +467,6 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 		return UsageError("%s", msg)
 	case fs.NArg() > 0:
 		return UsageError("unexpected argument %q%s", fs.Arg(0), switchValueHint(fs, args))
-	}
-	for _, note := range replaced {
-		e.Notef("%s", note)
 	}
 	return nil
 }

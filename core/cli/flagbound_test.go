@@ -124,7 +124,7 @@ func TestFlagsRefuseOnePastTheirBound(t *testing.T) {
 			past := strconv.Itoa(max + 1)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			var stdout, stderr bytes.Buffer
-			code := Run(ctx, append(append([]string{cmd}, base[cmd]...), "--"+name, past), &stdout, &stderr)
+			code := Run(ctx, argsWith(append([]string{cmd}, base[cmd]...), "--"+name, past), &stdout, &stderr)
 			cancel()
 			if code != 2 || !strings.Contains(stderr.String(), "--"+name) || !strings.Contains(stderr.String(), past) ||
 				!strings.Contains(stderr.String(), strconv.Itoa(max)) {

@@ -28,7 +28,7 @@ func TestTrainRefusesCountsBeyondMemory(t *testing.T) {
 		{[]string{"--refine", "1000000000"}, "--refine must be between 0 and 1000"},
 		{[]string{"--system", "advdiff", "--trajectories", "200000"}, "--trajectories must be between 0 and 28857 (the training set is held in memory, 74 kB per advdiff realization"},
 	} {
-		code, _, stderr := runCLI(t, append(append([]string{}, base...), tc.args...)...)
+		code, _, stderr := runCLI(t, argsWith(base, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", tc.args, code, stderr, tc.want)
 		}

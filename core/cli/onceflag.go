@@ -7,12 +7,15 @@ import (
 	"apic/core"
 )
 
-// A flag that holds one value keeps the last of the values it is given,
-// as the flag package does: scripts give a common set of flags and then
-// the ones a run changes. A different value given later is said on
-// standard error, so that a mistyped repeat (calibrate --data a.csv
-// --data b.csv) does not pass unseen. Repeatable flags (--vary, --fix,
-// compare's --checkpoint) gather every value and are not watched.
+// A flag that holds one value takes it once. Given again with another
+// value (calibrate --data a.csv --data b.csv, eval --system spring
+// --system lv) it is refused, naming the flag and both values: the flag
+// package would keep the last, and which of the two the run was meant
+// to use is a guess either way. The same value again passes (a script's
+// common flags repeated), told by what the flag reads: a name in any
+// case (canonicalValue), a number however it is written (0.1, 1e-1).
+// Repeatable flags (--vary, --fix, compare's --checkpoint) gather every
+// value and are not watched.
 
 // repeatableFlag is a flag.Value that gathers every value it is given.
 type repeatableFlag interface {
@@ -24,16 +27,16 @@ func (*stringList) repeatable() {}
 func (*axisList) repeatable()   {}
 
 // onceFlag reads every value of the flag it wraps in its canonical
-// spelling (canonicalValue: a name in any case) and watches a flag that
-// holds one value for a value that replaces a different one.
+// spelling (canonicalValue: a name in any case) and refuses, for a flag
+// that holds one value, a value that differs from the one given before.
 type onceFlag struct {
 	flag.Value
-	fl          *flag.Flag
-	repeatable  bool   // a repeatable flag (repeatableFlag): not watched
-	isSwitch    bool   // a switch (IsBoolFlag)
-	values      int    // how many values it was given
-	first, last string // the first and the last of them
-	differ      bool   // whether any of them differs from the first
+	fl         *flag.Flag
+	repeatable bool   // a repeatable flag (repeatableFlag): not watched
+	isSwitch   bool   // a switch (IsBoolFlag)
+	given      bool   // whether a value was given
+	first      string // the first value as given
+	firstRead  string // and as the flag read it (its String)
 }
 
 // boolNames are the words a switch's value is given in, which it takes
@@ -48,28 +51,24 @@ type onceBoolFlag struct{ *onceFlag }
 func (o onceBoolFlag) IsBoolFlag() bool { return true }
 
 func (o *onceFlag) Set(text string) error {
+	given := text
 	text = canonicalValue(o.fl.Name, text)
 	if o.isSwitch {
 		text = canonicalName(text, boolNames) // TRUE and True the flag package reads, tRUE too
 	}
-	if o.repeatable {
-		return o.Value.Set(text)
+	if err := o.Value.Set(text); err != nil || o.repeatable {
+		return err
 	}
-	if o.values == 0 {
-		o.first = text
+	read := o.Value.String()
+	if !o.given {
+		o.given, o.first, o.firstRead = true, given, read
+		return nil
 	}
-	o.values++
-	o.last = text
-	o.differ = o.differ || text != o.first
-	return o.Value.Set(text)
-}
-
-// note says which value a flag given different values keeps, or is "".
-func (o *onceFlag) note() string {
-	if !o.differ {
-		return ""
+	if read != o.firstRead {
+		// Parse names the flag ("--system: ...").
+		return fmt.Errorf("given twice, as %s and as %s, and it takes one value: give it once", core.QuoteInput(o.first), core.QuoteInput(given))
 	}
-	return fmt.Sprintf("--%s was given %d times, first as %s, last as %s: the last is used", o.fl.Name, o.values, core.QuoteInput(o.first), core.QuoteInput(o.last))
+	return nil
 }
 
 // onceFlagSet is the wrapped flags of a flag set being parsed.
@@ -93,14 +92,9 @@ func onceFlags(fs *flag.FlagSet) onceFlagSet {
 }
 
 // restore puts the wrapped values back, for the help that names their
-// types, and returns the notes on the values replaced.
-func (set onceFlagSet) restore() []string {
-	var notes []string
+// types.
+func (set onceFlagSet) restore() {
 	for _, o := range set {
 		o.fl.Value = o.Value
-		if n := o.note(); n != "" {
-			notes = append(notes, n)
-		}
 	}
-	return notes
 }

@@ -81,7 +81,7 @@ func TestTrainOutFollowsSymlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--force", "--out", link)...); code != 0 {
+	if code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--force", "--out", link)...); code != 0 {
 		t.Fatalf("train: exit %d: %s", code, stderr)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {

@@ -31,35 +31,3 @@ func TestStrayArgumentAfterASwitch(t *testing.T) {
 		}
 	}
 }
-
-// TestFlagGivenTwice: a flag that holds one value keeps the last it is
-// given (scripts give common flags, then a run's changes), and says so
-// on standard error where the values differ; the same value twice says
-// nothing, and the repeatable flags gather theirs.
-func TestFlagGivenTwice(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		out  string // in standard output
-		note string // in standard error
-	}{
-		{[]string{"eval", "--system", "spring", "--refine", "0", "--json", "--tasks", "2", "--tasks=3"},
-			`"tasks": 3,`, `--tasks was given 2 times, first as "2", last as "3": the last is used`},
-		{[]string{"eval", "--system", "spring", "--refine", "0", "--json", "--tasks", "2", "--tasks", "4", "--tasks", "3"},
-			`"tasks": 3,`, `--tasks was given 3 times, first as "2", last as "3": the last is used`},
-		{[]string{"eval", "--system", "spring", "--refine", "0", "--tasks", "2", "--json=false", "--json"},
-			`"tasks": 2,`, `--json was given 2 times, first as "false", last as "true": the last is used`},
-	} {
-		code, stdout, stderr := runCLI(t, tc.args...)
-		if code != 0 || !strings.Contains(stdout, tc.out) || !strings.Contains(stderr, tc.note) {
-			t.Errorf("%v: exit %d, stderr %q, stdout %.80q; want 0, %q and %q", tc.args, code, stderr, stdout, tc.out, tc.note)
-		}
-	}
-	code, stdout, stderr := runCLI(t, "eval", "--system", "spring", "--tasks", "2", "--tasks", "2", "--json", "--json", "--refine", "0")
-	if code != 0 || !strings.Contains(stdout, `"tasks": 2,`) || strings.Contains(stderr, "given") {
-		t.Errorf("the same value twice: exit %d, stderr %q, stdout %.80q", code, stderr, stdout)
-	}
-	code, stdout, stderr = runCLI(t, "sweep", "--system", "spring", "--vary", "context=5", "--vary", "noise=0,0.01", "--fix", "steps1=0", "--fix", "steps2=5", "--out", t.TempDir(), "--plan")
-	if code != 0 || strings.Count(stdout, "--only ") != 2 || strings.Contains(stderr, "given") {
-		t.Errorf("repeated --vary and --fix: exit %d, stderr %q, stdout %q", code, stderr, stdout)
-	}
-}

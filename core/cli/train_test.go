@@ -30,14 +30,14 @@ var tinyTrainArgs = []string{"train", "--system", "spring", "--backbone", "cnp",
 // the test when train does.
 func trainTinyTo(t *testing.T, out string) {
 	t.Helper()
-	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", out)...); code != 0 {
+	if code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--out", out)...); code != 0 {
 		t.Fatalf("train: %s", stderr)
 	}
 }
 
 func TestTrainWritesCheckpoint(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "m.safetensors")
-	code, stdout, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...)
+	code, stdout, stderr := runCLI(t, argsWith(tinyTrainArgs, "--out", out)...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
@@ -65,7 +65,7 @@ func TestTrainWritesCheckpoint(t *testing.T) {
 func TestTrainOutGetsExtension(t *testing.T) {
 	dir := t.TempDir()
 	bare := filepath.Join(dir, "m")
-	code, stdout, stderr := runCLI(t, append(tinyTrainArgs, "--out", bare)...)
+	code, stdout, stderr := runCLI(t, argsWith(tinyTrainArgs, "--out", bare)...)
 	if want := "wrote " + bare + ".safetensors ("; code != 0 || !strings.Contains(stdout, want) {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
 	}
@@ -76,7 +76,7 @@ func TestTrainOutGetsExtension(t *testing.T) {
 		t.Errorf("%s was written too", bare)
 	}
 	// Again: the name it gets is taken now, and refused by that name.
-	code, _, stderr = runCLI(t, append(tinyTrainArgs, "--out", bare)...)
+	code, _, stderr = runCLI(t, argsWith(tinyTrainArgs, "--out", bare)...)
 	if want := "--out " + bare + ".safetensors already exists"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("second run: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
@@ -84,7 +84,7 @@ func TestTrainOutGetsExtension(t *testing.T) {
 	if err := os.Rename(bare+".safetensors", taken); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr = runCLI(t, append(tinyTrainArgs, "--out", taken, "--force")...)
+	code, _, stderr = runCLI(t, argsWith(tinyTrainArgs, "--out", taken, "--force")...)
 	if want := "--out " + taken + ": a checkpoint's name ends in .safetensors (try " + taken + ".safetensors)"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("--out %s --force: exit %d, stderr %q; want 2 and %q", taken, code, stderr, want)
 	}
@@ -104,7 +104,7 @@ func TestTrainRefusesOtherExtension(t *testing.T) {
 	out := filepath.Join(dir, "m.ckpt")
 	missing := filepath.Join(dir, "nosuch.safetensors")
 	for _, args := range [][]string{
-		append(append([]string{}, tinyTrainArgs...), "--out", out),
+		argsWith(tinyTrainArgs, "--out", out),
 		{"train", "--init", missing, "--steps1", "0", "--steps2", "0", "--recalibrate", "2", "--recalibrate-only", "theta", "--out", out},
 	} {
 		code, stdout, stderr := runCLI(t, args...)
@@ -197,7 +197,7 @@ func TestTrainErrors(t *testing.T) {
 	}
 	good := filepath.Join(dir, "good.safetensors")
 	// --refine -1 is the documented "keep the default", not an error.
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--refine", "-1", "--out", good)...); code != 0 {
+	if code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--refine", "-1", "--out", good)...); code != 0 {
 		t.Fatalf("train: %s", stderr)
 	}
 	for _, tc := range []struct {
@@ -303,7 +303,7 @@ func TestTrainRefusesRisingRateAndNoValTasks(t *testing.T) {
 		}
 	}
 	// The rates may be equal: a constant rate by another name.
-	code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--lr", "1e-3", "--lr-final", "1e-3", "--val-tasks", "1", "--recalibrate", "0", "--out", out)...)
+	code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--lr", "1e-3", "--lr-final", "1e-3", "--val-tasks", "1", "--recalibrate", "0", "--out", out)...)
 	if code != 0 {
 		t.Errorf("--lr-final = --lr, --val-tasks 1: exit %d, %s", code, stderr)
 	}
@@ -354,7 +354,7 @@ func TestInspectShowsRecipeAndSpread(t *testing.T) {
 		t.Errorf("inspect with two files: exit %d, stderr %q", code, stderr)
 	}
 	basis := filepath.Join(t.TempDir(), "b.safetensors")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--basis", "3", "--latent-delta", "2", "--out", basis)...); code != 0 {
+	if code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--basis", "3", "--latent-delta", "2", "--out", basis)...); code != 0 {
 		t.Fatalf("train --basis 3 --latent-delta 2: %s", stderr)
 	}
 	code, stdout, stderr = runCLI(t, "inspect", basis)
@@ -424,7 +424,7 @@ func TestTrainKeepsPartialWeights(t *testing.T) {
 	stderr := &cancelOnWrite{cancel: cancel, when: "stage 1 step"}
 	// --force: even a run allowed to replace --out leaves it alone
 	// when it does not finish.
-	args := append(append([]string{}, tinyTrainArgs...), "--steps1", "30", "--force", "--out", out)
+	args := argsWith(tinyTrainArgs, "--steps1", "30", "--force", "--out", out)
 	code := Run(ctx, append(args, "--dtype", "f64"), io.Discard, stderr)
 	partial := filepath.Join(dir, "model.partial-2.safetensors")
 	if code != 1 || !strings.Contains(stderr.String(), "interrupted after") || !strings.Contains(stderr.String(), partial) {
@@ -462,7 +462,7 @@ func storedType(t *testing.T, path string) string {
 func TestTrainInitKeepsStorageType(t *testing.T) {
 	dir := t.TempDir()
 	f64 := filepath.Join(dir, "f64.safetensors")
-	if code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--dtype", "f64", "--out", f64)...); code != 0 {
+	if code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--dtype", "f64", "--out", f64)...); code != 0 {
 		t.Fatalf("train: %s", stderr)
 	}
 	tune := []string{"train", "--init", f64, "--steps1", "0", "--steps2", "1", "--recalibrate", "0"}
@@ -522,7 +522,7 @@ func (c *cancelOnWrite) Write(p []byte) (int, error) {
 func TestTrainRecalibrateThetaOnly(t *testing.T) {
 	dir := t.TempDir()
 	first := filepath.Join(dir, "first.safetensors")
-	lnpArgs := append(append([]string{}, tinyTrainArgs...), "--backbone", "lnp", "--out", first)
+	lnpArgs := argsWith(tinyTrainArgs, "--backbone", "lnp", "--out", first)
 	if code, _, stderr := runCLI(t, lnpArgs...); code != 0 {
 		t.Fatalf("train: %s", stderr)
 	}
@@ -761,7 +761,7 @@ func TestTrainSavesBeyondFloat32AsFloat64(t *testing.T) {
 func TestTrainOutRefusesEmbeddedName(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for _, out := range []string{"embedded:mine.safetensors", "EMBEDDED:mine"} {
-		code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", out)...)
+		code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--out", out)...)
 		want := "--out " + core.CheckpointFileName(out) + ": a name beginning embedded: names a shipped checkpoint"
 		if code != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "training") {
 			t.Errorf("--out %s: exit %d, stderr %q; want 2 and %q before training", out, code, stderr, want)
@@ -801,7 +801,7 @@ func TestTrainOutMustTakeAFile(t *testing.T) {
 		t.Skip("no directory here refuses new files")
 	}
 	for _, out := range outs {
-		code, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", out)...)
+		code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--out", out)...)
 		if _, named := want[out]; !named {
 			want[out] = "--out " + out + ": cannot create a file in " + filepath.Dir(out)
 		}
@@ -854,10 +854,10 @@ func TestTrainKeepsWeightsWhenSaveFails(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		stderr := &removeOnWrite{dir: dir, when: "stage 2 step"}
-		args := append(append([]string{}, tinyTrainArgs...), "--out", filepath.Join(dir, "model.safetensors"))
+		args := argsWith(tinyTrainArgs, "--out", filepath.Join(dir, "model.safetensors"))
 		if interrupted {
 			stderr.cancel = cancel
-			args = append(args, "--steps2", "30")
+			args = argsWith(args, "--steps2", "30")
 		}
 		code := Run(ctx, args, io.Discard, stderr)
 		cancel()
@@ -1102,7 +1102,7 @@ func TestTrainWarnsFewRecalibrationTasks(t *testing.T) {
 		t.Errorf("--recalibrate-only one-pass with 8: %q", w)
 	}
 	dir := t.TempDir()
-	_, _, stderr := runCLI(t, append(tinyTrainArgs, "--out", filepath.Join(dir, "m.safetensors"))...)
+	_, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--out", filepath.Join(dir, "m.safetensors"))...)
 	if !strings.Contains(stderr, "fewer than 16") {
 		t.Errorf("train --recalibrate 2: stderr %q lacks the warning", stderr)
 	}
@@ -1118,7 +1118,7 @@ func TestTrainRefusesExistingOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runCLI(t, append(tinyTrainArgs, "--seed", "8", "--out", out)...)
+	code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--seed", "8", "--out", out)...)
 	if code != 2 || !strings.Contains(stderr, out+" already exists") || !strings.Contains(stderr, "--force") {
 		t.Errorf("an existing --out: exit %d, stderr %q", code, stderr)
 	}
@@ -1126,12 +1126,12 @@ func TestTrainRefusesExistingOut(t *testing.T) {
 		t.Error("the refused run changed --out")
 	}
 	// Another bad flag is named first: a new --out would not fix it.
-	code, _, stderr = runCLI(t, append(tinyTrainArgs, "--reg", "bogus", "--out", out)...)
+	code, _, stderr = runCLI(t, argsWith(tinyTrainArgs, "--reg", "bogus", "--out", out)...)
 	if code != 2 || !strings.Contains(stderr, `unknown regulariser "bogus"`) {
 		t.Errorf("--reg bogus with an existing --out: exit %d, stderr %q", code, stderr)
 	}
 	for _, args := range [][]string{
-		append(tinyTrainArgs, "--seed", "8", "--force", "--out", out),
+		argsWith(tinyTrainArgs, "--seed", "8", "--force", "--out", out),
 		{"train", "--init", out, "--steps1", "0", "--steps2", "1", "--recalibrate", "0", "--out", out},
 	} {
 		if code, _, stderr := runCLI(t, args...); code != 0 {
@@ -1158,7 +1158,7 @@ func TestTrainForceReplacesOnlyCheckpoints(t *testing.T) {
 		data: "a checkpoint's name ends in .safetensors",
 		link: "is not a safetensors checkpoint: refusing to replace it",
 	} {
-		code, _, stderr := runCLI(t, append(tinyTrainArgs, "--force", "--out", out)...)
+		code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--force", "--out", out)...)
 		if code != 2 || !strings.Contains(stderr, want) {
 			t.Errorf("--force --out %s: exit %d, stderr %q, want %q", out, code, stderr, want)
 		}
@@ -1167,7 +1167,7 @@ func TestTrainForceReplacesOnlyCheckpoints(t *testing.T) {
 		t.Errorf("the data file changed: %q", got)
 	}
 	empty := writeFile(t, dir, "empty.safetensors", "")
-	if code, _, stderr := runCLI(t, append(tinyTrainArgs, "--force", "--out", empty)...); code != 0 {
+	if code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--force", "--out", empty)...); code != 0 {
 		t.Errorf("--force over an empty file: exit %d, %s", code, stderr)
 	}
 }
@@ -1218,7 +1218,7 @@ func TestInterruptedRunSaysHowToFinish(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stderr := &cancelOnWrite{cancel: cancel, when: "validation at stage 2 step 2 "}
-	args := append(append([]string{}, tinyTrainArgs...), "--steps2", "50", "--out", out)
+	args := argsWith(tinyTrainArgs, "--steps2", "50", "--out", out)
 	if code := Run(ctx, args, io.Discard, stderr); code != 1 {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
@@ -1288,7 +1288,7 @@ func TestTrainLeavesOtherPartialFiles(t *testing.T) {
 		save("other.partial.safetensors", true), writeFile(t, dir, "model.partial-4.safetensors", "notes, not weights\n"),
 	}
 	out := filepath.Join(dir, "model.safetensors")
-	code, _, stderr := runCLI(t, append(append([]string{}, tinyTrainArgs...), "--out", out)...)
+	code, _, stderr := runCLI(t, argsWith(tinyTrainArgs, "--out", out)...)
 	if code != 0 {
 		t.Fatalf("exit %d, %s", code, stderr)
 	}
@@ -1353,7 +1353,7 @@ func TestResumeChainLeavesNoPartial(t *testing.T) {
 		}
 		return stderr.String()
 	}
-	interrupt(append(append([]string{}, tinyTrainArgs...), "--steps2", "50", "--out", out)...)
+	interrupt(argsWith(tinyTrainArgs, "--steps2", "50", "--out", out)...)
 	first, second := filepath.Join(dir, "model.partial.safetensors"), filepath.Join(dir, "model.partial-2.safetensors")
 	msg := interrupt("train", "--init", first, "--recalibrate", "0", "--out", out)
 	if _, err := os.Stat(first); err == nil || !strings.Contains(msg, "removed "+first+": the partial weights this run resumed from, which "+second+" now supersedes") {
@@ -1654,7 +1654,7 @@ func TestTrainLeavesAnOutMadeWhileItTrained(t *testing.T) {
 	}
 	for _, force := range []bool{false, true} {
 		out := filepath.Join(t.TempDir(), "model.safetensors")
-		args := append(append([]string{}, tinyTrainArgs...), "--seed", "8", "--out", out)
+		args := argsWith(tinyTrainArgs, "--seed", "8", "--out", out)
 		if force {
 			args = append(args, "--force")
 		}
@@ -1786,7 +1786,7 @@ func TestTrainHelpGivesTheSystemsDefaults(t *testing.T) {
 func TestTrainRecalibrateThetaPriorOnOnePass(t *testing.T) {
 	dir := t.TempDir()
 	first := filepath.Join(dir, "one.safetensors")
-	args := append(append([]string{}, tinyTrainArgs...), "--refine", "0", "--out", first)
+	args := argsWith(tinyTrainArgs, "--refine", "0", "--out", first)
 	if code, _, stderr := runCLI(t, args...); code != 0 {
 		t.Fatalf("train: %s", stderr)
 	}
