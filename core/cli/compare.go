@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -138,6 +137,9 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	}
 	if slices.Contains(f.files, "") {
 		return emptyPathError("checkpoint")
+	}
+	if err := checkCheckpointsOnce(f.files); err != nil {
+		return err
 	}
 	sys, err := compareSystem(ctx, f.system, f.files)
 	if err != nil {
@@ -355,16 +357,9 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 		taken[name], included[source] = true, true
 		out = append(out, namedModel{name: name, source: source, sha256: info.SHA256, model: m})
 	}
-	var seen []os.FileInfo // the files compared, to know them under another name (a link)
 	for _, path := range files {
 		if included[path] {
 			continue // an embedded checkpoint of the system, compared already
-		}
-		if st, err := os.Stat(path); err == nil {
-			if slices.ContainsFunc(seen, func(o os.FileInfo) bool { return os.SameFile(o, st) }) {
-				continue // a file given already, perhaps under another name (./m, a link)
-			}
-			seen = append(seen, st)
 		}
 		m, info, err := OpenFlagCheckpoint(ctx, "checkpoint", path)
 		if err != nil {
