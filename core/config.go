@@ -346,13 +346,20 @@ func (t Train) check() error {
 	if t.Steps1 < 0 || t.Steps2 < 0 || t.Steps1 > LimitTrainSteps.Max || t.Steps2 > LimitTrainSteps.Max {
 		return fmt.Errorf("steps must be between 0 and %d per stage, got %d and %d", LimitTrainSteps.Max, t.Steps1, t.Steps2)
 	}
-	if !(t.LR > 0) || math.IsInf(t.LR, 0) || !(t.LRFinal >= 0) || math.IsInf(t.LRFinal, 0) {
-		return fmt.Errorf("learning rate must be finite and > 0, and its final value finite and ≥ 0; got %v and %v", t.LR, t.LRFinal)
+	for _, v := range []struct {
+		key   string
+		limit FloatLimit
+		x     float64
+	}{{"train.lr", LimitLR, t.LR}, {"train.lr_final", LimitLRFinal, t.LRFinal}, {"train.lambda_theta", LimitLossWeight, t.LambdaTheta},
+		{"train.lambda_delta", LimitLossWeight.As("lambda-delta"), t.LambdaDelta}, {"train.clip_norm", LimitClip, t.ClipNorm}} {
+		if err := v.limit.Check(v.x); err != nil {
+			return fmt.Errorf("%s: %w", v.key, err) // the key in the file, the bound as the flag's
+		}
 	}
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"lambda-theta", t.LambdaTheta}, {"lambda-delta", t.LambdaDelta}, {"noise", t.Noise}, {"noise-max", t.NoiseMax}, {"clip-norm", t.ClipNorm}} {
+	}{{"noise", t.Noise}, {"noise-max", t.NoiseMax}} {
 		if !(v.x >= 0) || math.IsInf(v.x, 0) { // NaN fails x ≥ 0
 			return fmt.Errorf("%s must be finite and ≥ 0, got %v", v.name, v.x)
 		}

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"apic/nets"
 	"apic/sims"
@@ -28,6 +29,65 @@ func (l Limit) Check(v int) error {
 	}
 	return nil
 }
+
+// FloatLimit is one documented bound on a real number read from a flag,
+// a file or a checkpoint's config, as Limit is on a size: the closed
+// interval [Min, Max], or (Min, Max] where MinOpen. NaN and ±Inf are
+// outside every bound.
+type FloatLimit struct {
+	Name     string  // the flag or field, as a user would write it ("lr")
+	Min, Max float64 // the bounds
+	MinOpen  bool    // Min itself excluded: a value must exceed it
+	Why      string  // why the bound is where it is, for errors
+}
+
+// Check returns an error naming the value and the bounds when v is
+// outside them.
+func (l FloatLimit) Check(v float64) error {
+	if !(v >= l.Min && v <= l.Max) || (l.MinOpen && v == l.Min) { // NaN fails both
+		return fmt.Errorf("%s must be in %s (%s), got %v", l.Name, l.Interval(), l.Why, v)
+	}
+	return nil
+}
+
+// As is l under the name of another flag or field it bounds
+// (LimitLossWeight for lambda-delta).
+func (l FloatLimit) As(name string) FloatLimit {
+	l.Name = name
+	return l
+}
+
+// Interval writes the bounds as an interval, "(0, 1]" or "[0, 10000]",
+// for --help and errors.
+func (l FloatLimit) Interval() string {
+	open := "["
+	if l.MinOpen {
+		open = "("
+	}
+	return open + strconv.FormatFloat(l.Min, 'f', -1, 64) + ", " + strconv.FormatFloat(l.Max, 'f', -1, 64) + "]"
+}
+
+// The bounds on training's real-valued settings (train's flags, a
+// checkpoint's train config). Each is far from any useful value and
+// close enough that a slip of the exponent (--lr 1e3 for 1e-3) is
+// refused before it trains a diverged model for hours.
+var (
+	// LimitLR bounds the Adam learning rate: a step moves each weight
+	// by about the rate, so a rate beyond 1 outruns the scale of every
+	// weight. The shipped recipes use 1e-3 down to 3e-6.
+	LimitLR = FloatLimit{"lr", 0, 1, true, "Adam moves each weight by about the rate per step: more outruns any weight's scale"}
+	// LimitLRFinal bounds the cosine schedule's final rate (0: constant);
+	// train also keeps it at most the starting rate.
+	LimitLRFinal = FloatLimit{"lr-final", 0, 1, false, LimitLR.Why}
+	// LimitLossWeight bounds λθ and λδ, the loss terms' weights: a
+	// hundred times the largest a shipped model uses (λδ = 100), beyond
+	// which the other terms vanish beside the weighted one.
+	LimitLossWeight = FloatLimit{"lambda-theta", 0, 10000, false, "100 times the largest a shipped model uses: beyond, the other loss terms vanish beside it"}
+	// LimitClip bounds the gradient-norm clipping threshold (0: off):
+	// the shipped recipes clip at 10, and a norm of a million is a
+	// diverged step, not one any threshold should let through.
+	LimitClip = FloatLimit{"clip", 0, 1e6, false, "the shipped models clip at 10, and a gradient norm of a million is a diverged step; 0 turns clipping off"}
+)
 
 // MaxNoise bounds every observation-noise level σ read from a flag
 // (eval, diagnose and compare --noise, eval --grid-noises, train

@@ -55,6 +55,9 @@ func TestCheckpointCountsBeyondLimits(t *testing.T) {
 		{"trajectories", func(c *core.Config) { c.Train.Trajectories = 1e9 }, "train.trajectories: trajectories must be between 0 and 200000"},
 		{"refine 1e9", func(c *core.Config) { c.Infer.Refine = 1e9 }, "infer.refine: refine must be between 0 and 1000 (refinement stops within a few steps, once a step lowers its cost by under 1%), got 1000000000"},
 		{"refine 1001", func(c *core.Config) { c.Infer.Refine = 1001 }, "got 1001"},
+		{"lr", func(c *core.Config) { c.Train.LR = 1e9 }, "train.lr: lr must be in (0, 1] (Adam moves each weight by about the rate per step: more outruns any weight's scale), got 1e+09"},
+		{"lambda_delta", func(c *core.Config) { c.Train.LambdaDelta = 1e5 }, "train.lambda_delta: lambda-delta must be in [0, 10000]"},
+		{"clip_norm", func(c *core.Config) { c.Train.ClipNorm = 1e300 }, "train.clip_norm: clip must be in [0, 1000000]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, _, err := core.LoadCheckpoint(good)

@@ -120,13 +120,13 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.heads, "heads", 0, "attention heads of an anp model, at most --hidden, which they must divide (default 4); cnp and lnp have no attention and refuse it")
 	fs.IntVar(&f.valEvery, "val-every", -1, fmt.Sprintf("stage 2 steps between validations, at most %d (a stage's most steps); the last step always validates when > 0 (0: none during training, only the final one after recalibration; default 500)", valEveryLimit.Max))
 	fs.IntVar(&f.valTasks, "val-tasks", 0, fmt.Sprintf("validation realizations, %d to %d (default 32)", valTasksLimit.Min, valTasksLimit.Max))
-	fs.Float64Var(&f.lr, "lr", 5e-4, "Adam learning rate, > 0")
-	fs.Float64Var(&f.lrFinal, "lr-final", 0, "cosine-decay the learning rate to this value in each stage, ≥ 0 and at most --lr (0: constant)")
-	fs.Float64Var(&f.lambdaTheta, "lambda-theta", 1, "weight λθ ≥ 0 of the supervised θ loss in stage 2")
-	fs.Float64Var(&f.lambdaDelta, "lambda-delta", 1, "weight λδ ≥ 0 of the discrepancy regulariser")
+	fs.Float64Var(&f.lr, "lr", 5e-4, "Adam learning rate, in "+core.LimitLR.Interval())
+	fs.Float64Var(&f.lrFinal, "lr-final", 0, "cosine-decay the learning rate to this value in each stage, in "+core.LimitLRFinal.Interval()+" and at most --lr (0: constant)")
+	fs.Float64Var(&f.lambdaTheta, "lambda-theta", 1, "weight λθ of the supervised θ loss in stage 2, in "+core.LimitLossWeight.Interval())
+	fs.Float64Var(&f.lambdaDelta, "lambda-delta", 1, "weight λδ of the discrepancy regulariser, in "+core.LimitLossWeight.Interval())
 	fs.Float64Var(&f.noiseLowShare, "noise-low-share", 0, "with a noise range, draw this share (between 0 and 1) of the realizations at its low end LO and the rest uniformly (0.5 with 0:0.1: half noise-free)")
 	fs.Float64Var(&f.noise, "noise", 0, "train at this one observation noise σ (contexts and targets) instead of --noise-range; --noise 0 trains noise-free (default: not set, the --noise-range)")
-	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping, ≥ 0 (0: off)")
+	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping threshold, in "+core.LimitClip.Interval()+" (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off); the table of scales per condition gets max(8, N/4) of them per cell", core.LimitRecalTasks.Max))
 	fs.StringVar(&f.recalibrateOnly, "recalibrate-only", "", "with --init FILE --steps1 0 --steps2 0: 'theta' fits only θ's interval scale, 'conditions' only the table of scales over context sizes × noise levels (this many realizations per condition), 'theta-shape' only the shapes of θ's intervals in that table, 'one-pass' only the one-pass predictions' table and θ's factors and floors, 'delta-theta' only the one-pass δ band's share of θ's uncertainty (and the one-pass table under it), 'band-shape' only the shapes of the reconstruction's and δ's bands in both tables, 'theta-prior' only the form of refinement's prior on θ's logits, 'delta-profile' only the time profile and scale of δ's deviation, 'disagreement' only the weight per condition of how far refinement moved in the refined bands, keeping every other setting of FILE")
@@ -835,6 +835,22 @@ var valEveryLimit = core.Limit{Name: "val-every", Min: 0, Max: core.LimitTrainSt
 // basisLimit is --basis' range: a width, or 0 for no basis.
 var basisLimit = core.Limit{Name: "basis", Min: 0, Max: core.LimitWidth.Max, Why: core.LimitWidth.Why}
 
+// trainSizeLimits are the bounds of train's sizes and step counts, by
+// flag, which checkLimits checks as given and a sweep checks its axes'
+// values by (axisBounds).
+var trainSizeLimits = map[string]core.Limit{
+	"hidden": core.LimitWidth, "latent": core.LimitWidth, "latent-delta": core.LimitWidth, "dec-hidden": core.LimitWidth,
+	"layers": core.LimitLayers, "dec-layers": core.LimitLayers, "batch": core.LimitBatch,
+	"steps1": core.LimitTrainSteps, "steps2": core.LimitTrainSteps, "val-every": valEveryLimit, "basis": basisLimit,
+}
+
+// trainSizeLimit is trainSizeLimits' bound of flag name, named as it.
+func trainSizeLimit(name string) core.Limit {
+	l := trainSizeLimits[name]
+	l.Name = name
+	return l
+}
+
 // checkGiven refuses, before any work, flags given with values that
 // would otherwise be ignored: negative counts; and an --out path that
 // cannot be written. Architecture flags beside --init are checked
@@ -919,18 +935,12 @@ func (f *trainFlags) checkOut() error {
 func (f *trainFlags) checkFloats() error {
 	// core.Config.Validate refuses the same values; checked here first
 	// so that the error names the flag (and --noise's its limit).
-	if f.set["lr"] && (!(f.lr > 0) || math.IsInf(f.lr, 0)) {
-		return UsageError("--lr must be finite and > 0, got %v", f.lr)
-	}
-	if f.set["lr-final"] && (!(f.lrFinal >= 0) || math.IsInf(f.lrFinal, 0)) {
-		return UsageError("--lr-final must be finite and ≥ 0 (0: constant), got %v", f.lrFinal)
-	}
-	for _, c := range []struct {
-		name string
-		v    float64
-	}{{"clip", f.clip}, {"lambda-theta", f.lambdaTheta}, {"lambda-delta", f.lambdaDelta}} {
-		if f.set[c.name] && (!(c.v >= 0) || math.IsInf(c.v, 0)) {
-			return UsageError("--%s must be finite and ≥ 0, got %v", c.name, c.v)
+	for _, c := range trainFloatFlags {
+		if !f.set[c.limit.Name] {
+			continue
+		}
+		if err := c.limit.Check(*c.value(f)); err != nil {
+			return UsageError("--%v", err)
 		}
 	}
 	if f.set["noise"] {
@@ -942,6 +952,21 @@ func (f *trainFlags) checkFloats() error {
 		return UsageError("--noise-low-share must be between 0 and 1, got %v", f.noiseLowShare)
 	}
 	return nil
+}
+
+// trainFloatFlags are train's real-valued flags with a bound of their
+// own (core.FloatLimit, named as the flag), each with the field that
+// holds it; --noise, --noise-range and --noise-low-share are checked
+// with the noise.
+var trainFloatFlags = []struct {
+	limit core.FloatLimit
+	value func(*trainFlags) *float64
+}{
+	{core.LimitLR, func(f *trainFlags) *float64 { return &f.lr }},
+	{core.LimitLRFinal, func(f *trainFlags) *float64 { return &f.lrFinal }},
+	{core.LimitLossWeight, func(f *trainFlags) *float64 { return &f.lambdaTheta }},
+	{core.LimitLossWeight.As("lambda-delta"), func(f *trainFlags) *float64 { return &f.lambdaDelta }},
+	{core.LimitClip, func(f *trainFlags) *float64 { return &f.clip }},
 }
 
 // checkOutFree refuses an --out that exists, unless --force or --init
@@ -1007,19 +1032,14 @@ func (f *trainFlags) checkLimits() error {
 	if err := checkLimit(core.LimitRecalTasks, f.recalibrate); err != nil {
 		return err
 	}
-	// The architecture's sizes, named as the flags are (a checkpoint's
-	// are checked by core.Config.Validate).
-	for _, c := range []struct {
-		limit core.Limit
-		name  string
-		v     int
-	}{{core.LimitWidth, "hidden", f.hidden}, {core.LimitWidth, "latent", f.latent}, {core.LimitWidth, "latent-delta", f.latentDelta},
-		{core.LimitWidth, "dec-hidden", f.decHidden}, {core.LimitLayers, "layers", f.layers}, {core.LimitLayers, "dec-layers", f.decLayers},
-		{core.LimitBatch, "batch", f.batch}, {core.LimitTrainSteps, "steps1", f.steps1}, {core.LimitTrainSteps, "steps2", f.steps2},
-		{valEveryLimit, "val-every", f.valEvery}, {basisLimit, "basis", f.basis}} {
-		if f.set[c.name] {
-			c.limit.Name = c.name
-			if err := checkLimit(c.limit, c.v); err != nil {
+	// The architecture's sizes and the plan's counts, named as the flags
+	// are (a checkpoint's are checked by core.Config.Validate).
+	sizes := map[string]int{"hidden": f.hidden, "latent": f.latent, "latent-delta": f.latentDelta, "dec-hidden": f.decHidden,
+		"layers": f.layers, "dec-layers": f.decLayers, "batch": f.batch, "steps1": f.steps1, "steps2": f.steps2,
+		"val-every": f.valEvery, "basis": f.basis}
+	for _, name := range slices.Sorted(maps.Keys(trainSizeLimits)) {
+		if f.set[name] {
+			if err := checkLimit(trainSizeLimit(name), sizes[name]); err != nil {
 				return err
 			}
 		}
