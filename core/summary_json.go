@@ -15,11 +15,21 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 	return fmt.Appendf(nil, `{"mean":%s,"std":%s}`, jsonFloat(s.Mean), jsonFloat(s.Std)), nil
 }
 
-// UnmarshalJSON reads what MarshalJSON writes.
+// UnmarshalJSON reads what MarshalJSON writes, which always has both
+// numbers: a summary without one (a hand edit, {"std": 0.1}) is refused
+// rather than read as a mean of 0, a perfect score.
 func (s *Summary) UnmarshalJSON(data []byte) error {
 	var raw struct{ Mean, Std json.RawMessage }
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"mean", raw.Mean}, {"std", raw.Std}} {
+		if len(f.raw) == 0 || string(f.raw) == "null" {
+			return fmt.Errorf("no %s: a summary has a mean and a std", f.name)
+		}
 	}
 	var err error
 	if s.Mean, err = parseJSONFloat(raw.Mean); err != nil {

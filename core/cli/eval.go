@@ -92,15 +92,19 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if f.jsonOut {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			core.Report
-			Checkpoint string `json:"checkpoint"`           // where the weights came from
-			SHA256     string `json:"checkpoint_sha256"`    // the checkpoint's bytes' SHA-256
-			RawSpread  bool   `json:"raw_spread,omitempty"` // scored without the recalibrated spread
-		}{rep, source, info.SHA256, f.rawSpread})
+		return enc.Encode(evalOutput{rep, source, info.SHA256, f.rawSpread})
 	}
 	writeEvalText(env.Stdout, m, rep, source, &f)
 	return nil
+}
+
+// evalOutput is eval --json's object, which a sweep's cells keep as
+// their eval.json and --collect reads back (parseEvalReport).
+type evalOutput struct {
+	core.Report
+	Checkpoint string `json:"checkpoint"`           // where the weights came from
+	SHA256     string `json:"checkpoint_sha256"`    // the checkpoint's bytes' SHA-256
+	RawSpread  bool   `json:"raw_spread,omitempty"` // scored without the recalibrated spread
 }
 
 // evalFlags are eval's flags.

@@ -20,37 +20,33 @@ import (
 // value through canonicalValue as it is given, and a sweep's --vary
 // and --fix their axes' values (axisList.Set).
 
-// canonicalFlags are the flags that take a name from a fixed list, by
-// flag name, each with the function that spells a value canonically.
-// The checkpoint flags' embedded:NAME fold the same way
-// (canonicalCheckpoint); a file's name is the file system's to match.
-var canonicalFlags = map[string]func(string) string{
-	"system":           namedIn(sims.Names),
-	"backbone":         namedIn(core.BackboneNames),
-	"reg":              namedIn(core.RegularizerNames),
-	"form":             namedIn(core.FormNames),
-	"dec-act":          namedIn(nets.ActivationNames),
-	"dtype":            namedIn(func() []string { return storageTypes }),
-	"recalibrate-only": namedIn(func() []string { return recalibrateOnlyParts }),
-	"theta-prior":      namedIn(func() []string { return core.ThetaPriors }),
-	"preset":           namedIn(presetNames),
-	"checkpoint":       canonicalCheckpoint,
-	"init":             canonicalCheckpoint,
+// namedFlags are the flags that take a name from a fixed list, by flag
+// name, each with its list.
+var namedFlags = map[string]func() []string{
+	"system":           sims.Names,
+	"backbone":         core.BackboneNames,
+	"reg":              core.RegularizerNames,
+	"form":             core.FormNames,
+	"dec-act":          nets.ActivationNames,
+	"dtype":            func() []string { return storageTypes },
+	"recalibrate-only": func() []string { return recalibrateOnlyParts },
+	"theta-prior":      func() []string { return core.ThetaPriors },
+	"preset":           presetNames,
 }
 
 // canonicalValue is text, a value of the flag flagName, in the
 // canonical spelling of the name it spells in another case; any other
-// value (another flag's, or one that names nothing) is text.
+// value (another flag's, or one that names nothing) is text. The
+// checkpoint flags' embedded:NAME fold the same way
+// (canonicalCheckpoint); a file's name is the file system's to match.
 func canonicalValue(flagName, text string) string {
-	if canonical, ok := canonicalFlags[flagName]; ok {
-		return canonical(text)
+	if names, ok := namedFlags[flagName]; ok {
+		return canonicalName(text, names())
+	}
+	if flagName == "checkpoint" || flagName == "init" {
+		return canonicalCheckpoint(text)
 	}
 	return text
-}
-
-// namedIn is canonicalName over the names that names lists.
-func namedIn(names func() []string) func(string) string {
-	return func(given string) string { return canonicalName(given, names()) }
 }
 
 // canonicalCheckpoint is path with the NAME of embedded:NAME in the

@@ -381,9 +381,14 @@ func TestSweepRefusesUpFront(t *testing.T) {
 		{[]string{"--vary", "lambda-theta=1,-2"}, "lambda-theta value -2 is below 0"},
 		{[]string{"--vary", "steps1=-5"}, "steps1 value -5 is below 0"},
 		{[]string{"--vary", "val-tasks=0"}, "val-tasks value 0 is below 1"},
+		{append([]string{"--vary", "hidden=8,5000"}, tinyTraining...), "hidden value 5000 is above 4096, the most its flag takes"},
+		{[]string{"--vary", "lr=1e-3,1e9"}, "lr value 1e9 is above 1, the most its flag takes"},
+		{[]string{"--vary", "lr=0"}, "lr value 0 must be above 0"},
+		{[]string{"--vary", "z-theta-prior=-0.5"}, "z-theta-prior value -0.5 is below 0 (-1: the checkpoint's setting)"},
+		{[]string{"--vary", "reg=l1,l3"}, `reg value "l3" is none of l1, l2, orthogonal, spectral, gradpen, spread`},
 		// Values only train or eval can judge, checked in every cell's
 		// commands before the first cell runs (and by --plan).
-		{append([]string{"--vary", "hidden=8,5000"}, tinyTraining...), "cell hidden=5000_seed=1: apic train: --hidden must be between 1 and 4096"},
+		{append([]string{"--vary", "heads=4,48", "--backbone", "anp"}, tinyTraining...), "cell heads=48_seed=1: apic train: --heads 48 must divide"},
 		{[]string{"--vary", "context=5,10,30,100"}, "cell context=100_seed=1: apic eval: --context 100 leaves no targets (grid has 100 points: at most 99)"},
 		{[]string{"--vary", "context=5,100", "--plan"}, "cell context=100_seed=1: apic eval: --context 100 leaves no targets"},
 		{append([]string{"--vary", "context=5,100"}, tinyTraining...), "cell context=100_seed=1: apic eval: --context 100 leaves no targets"},

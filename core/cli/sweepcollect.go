@@ -223,15 +223,21 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 	} else if err != nil {
 		return row, false, err // it names the file
 	}
-	if row.cell, err = parseCellJSON(meta); err != nil {
+	if row.cell, err = parseCellJSON(meta); err == nil {
+		err = checkCellID(row.cell, filepath.Base(dir))
+	}
+	if err != nil {
 		return row, false, unreadableCellFile(dir, "cell.json", err)
+	}
+	rep, err := parseEvalReport(result)
+	if err == nil {
+		err = checkReportIsCell(row.cell, rep)
+	}
+	if err != nil {
+		return row, false, unreadableCellFile(dir, "eval.json", err)
 	}
 	for i, a := range row.cell.Axes {
 		row.cell.Axes[i].Value = valueLabel(a)
-	}
-	rep, err := parseEvalReport(result)
-	if err != nil {
-		return row, false, unreadableCellFile(dir, "eval.json", err)
 	}
 	row.system, row.backbone, row.tasks, row.failed = rep.System, rep.Backbone, rep.Tasks, rep.Failures.Count
 	row.context, row.noise = rep.Context, rep.Noise
@@ -253,18 +259,25 @@ func readCell(dir string) (row sweepRow, ok bool, err error) {
 // parseEvalReport is the report of an 'apic eval --json' output, refused
 // where data is JSON but no such report ({}, null): read as one, every
 // metric of the cell would be missing, and the cell would silently drop
-// out of its means instead of being run again.
+// out of its means instead of being run again. A key no report has, a
+// key every report has missing, or a value no evaluation gives (a
+// hand edit) is refused too (checkReportKeys, checkReportValues).
 func parseEvalReport(data []byte) (rep core.Report, err error) {
-	if err := json.Unmarshal(data, &rep); err != nil {
+	var out evalOutput
+	if err := decodeStrict(data, &out); err != nil {
 		return rep, err
 	}
+	rep = out.Report
 	if rep.System == "" || rep.Metrics == nil {
 		return rep, errors.New("no system or no metrics: not the output of apic eval --json")
+	}
+	if err := checkReportKeys(data); err != nil {
+		return rep, err
 	}
 	if rep.Tasks < 1 || rep.Failures.Count < 0 || rep.Failures.Count > rep.Tasks {
 		return rep, fmt.Errorf("%d realizations of which %d failed: not the output of apic eval --json", rep.Tasks, rep.Failures.Count)
 	}
-	return rep, nil
+	return rep, checkReportValues(rep)
 }
 
 // unreadableCellFile says that the file name of the cell folder dir

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -180,10 +179,12 @@ func readCellJSON(dir string) (c sweepCell, ok bool, err error) {
 }
 
 // parseCellJSON is the cell that a cell.json's data describes, refused
-// where it is none: not JSON, or without axes, a named axis or a seed
-// (null, {}), or with an axis that sweep does not know or names twice.
+// where it is none: not JSON, with a key a sweep does not write, without
+// axes, a named axis or a seed (null, {}), with an axis that sweep does
+// not know or names twice, or a value or seed no sweep writes
+// (checkCellValues).
 func parseCellJSON(data []byte) (c sweepCell, err error) {
-	if err := json.Unmarshal(data, &c); err != nil {
+	if err := decodeStrict(data, &c); err != nil {
 		return c, err
 	}
 	if len(c.Axes) == 0 || c.Seed < 1 {
@@ -195,7 +196,7 @@ func parseCellJSON(data []byte) (c sweepCell, err error) {
 			return c, err
 		}
 	}
-	return c, nil
+	return c, checkCellValues(c)
 }
 
 // checkCellAxis refuses a cell.json's axis setting a that no sweep

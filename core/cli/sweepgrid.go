@@ -125,23 +125,10 @@ func findAxis(match func(sweepAxis) bool) (sweepAxis, bool) {
 	return sweepAxis{}, false
 }
 
-// axisLeast is the smallest value of an int axis, as its flag checks it
-// (train's counts, trainCountFlags, and eval's).
-func axisLeast(a sweepAxis) int {
-	if least, ok := trainCountFlags[a.flag]; ok && a.train {
-		return least
-	}
-	return map[string]int{"context": 1, "samples": 1, "refine": -1}[a.name]
-}
-
-// nonNegativeAxes are the float axes whose flags refuse values below 0.
-var nonNegativeAxes = map[string]bool{"noise": true, "train-noise": true, "lambda-theta": true, "lambda-delta": true,
-	"clip": true, "lr": true, "lr-final": true}
-
 // checkValue reports a value that the axis's flag would refuse: one it
-// cannot parse, a count below its least, a float not finite or below 0
-// where the flag wants it ≥ 0. Caught here, before any cell runs and
-// writes its files.
+// cannot parse, a number outside its flag's bound (axisBoundOf), a name
+// not on its flag's list. Caught here, before any cell runs and writes
+// its files, and in a cell.json that --collect reads.
 func (a sweepAxis) checkValue(v string) error {
 	if r, ok := controlRune(v); ok {
 		// cell.json would hold it, and the summary print it raw.
@@ -151,13 +138,14 @@ func (a sweepAxis) checkValue(v string) error {
 	switch a.kind {
 	case "int":
 		var n int
+		bound, _ := axisBoundOf(a)
 		// strconv.Atoi reads as the int flags do (Env.Parse): plain
 		// decimal, 010 as 10, no base prefix or separator.
-		if n, err = strconv.Atoi(v); err == nil && n < axisLeast(a) {
-			return fmt.Errorf("%s value %d is below %d", a.name, n, axisLeast(a))
+		if n, err = strconv.Atoi(v); err == nil {
+			return bound.check(a.name, strconv.Itoa(n), float64(n))
 		}
 		if errors.Is(err, strconv.ErrRange) && strings.HasPrefix(v, "-") {
-			return fmt.Errorf("%s value %s is below %d", a.name, core.QuoteInput(v), axisLeast(a))
+			return fmt.Errorf("%s value %s is below %s", a.name, core.QuoteInput(v), boundNumber(bound.lo))
 		}
 		if errors.Is(err, strconv.ErrRange) {
 			// A whole number beyond int's range: the cells' check
@@ -179,8 +167,8 @@ func (a sweepAxis) checkValue(v string) error {
 		if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
 			return fmt.Errorf("%s value %s is not finite", a.name, v)
 		}
-		if err == nil && nonNegativeAxes[a.name] && x < 0 {
-			return fmt.Errorf("%s value %s is below 0", a.name, v)
+		if bound, _ := axisBoundOf(a); err == nil {
+			return bound.check(a.name, v, x)
 		}
 	case "bool":
 		_, err = strconv.ParseBool(v)
@@ -196,6 +184,9 @@ func (a sweepAxis) checkValue(v string) error {
 	default:
 		if v == "" {
 			err = fmt.Errorf("empty")
+		}
+		if names, named := namedFlags[a.flag]; named && err == nil && !slices.Contains(names(), v) {
+			return fmt.Errorf("%s value %s is none of %s", a.name, core.QuoteInput(v), strings.Join(names(), ", "))
 		}
 	}
 	if err != nil {
@@ -339,6 +330,16 @@ type cellSetting struct {
 	Value string `json:"value"`
 }
 
+// cellID is the directory name of the cell of these settings and seed:
+// each axis=value, its value's characters idUnsafe as _, then seed=N.
+func cellID(settings []cellSetting, seed int) string {
+	var parts []string
+	for _, a := range settings {
+		parts = append(parts, a.Name+"="+idUnsafe.ReplaceAllString(a.Value, "_"))
+	}
+	return strings.Join(append(parts, "seed="+strconv.Itoa(seed)), "_")
+}
+
 // idUnsafe are the characters a cell directory name does not keep.
 var idUnsafe = regexp.MustCompile(`[^A-Za-z0-9.+-]+`)
 
@@ -360,14 +361,11 @@ func (s sweepSpec) cells() ([]sweepCell, error) {
 	for {
 		for seed := 1; seed <= s.seeds; seed++ {
 			c := sweepCell{Seed: seed}
-			var parts []string
 			for i, v := range s.vary {
 				c.Axes = append(c.Axes, cellSetting{v.axis.name, v.values[idx[i]]})
 				c.values = append(c.values, v.axis)
-				parts = append(parts, v.axis.name+"="+idUnsafe.ReplaceAllString(v.values[idx[i]], "_"))
 			}
-			parts = append(parts, "seed="+strconv.Itoa(seed))
-			c.ID = strings.Join(parts, "_")
+			c.ID = cellID(c.Axes, seed)
 			out = append(out, c)
 		}
 		i := len(idx) - 1

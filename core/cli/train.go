@@ -954,14 +954,18 @@ func (f *trainFlags) checkFloats() error {
 	return nil
 }
 
+// trainFloatFlag is a real-valued flag of train with a bound of its own
+// and the field that holds it.
+type trainFloatFlag struct {
+	limit core.FloatLimit
+	value func(*trainFlags) *float64
+}
+
 // trainFloatFlags are train's real-valued flags with a bound of their
 // own (core.FloatLimit, named as the flag), each with the field that
 // holds it; --noise, --noise-range and --noise-low-share are checked
 // with the noise.
-var trainFloatFlags = []struct {
-	limit core.FloatLimit
-	value func(*trainFlags) *float64
-}{
+var trainFloatFlags = []trainFloatFlag{
 	{core.LimitLR, func(f *trainFlags) *float64 { return &f.lr }},
 	{core.LimitLRFinal, func(f *trainFlags) *float64 { return &f.lrFinal }},
 	{core.LimitLossWeight, func(f *trainFlags) *float64 { return &f.lambdaTheta }},
