@@ -135,12 +135,6 @@ func runCalibrate(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return withDataFlagHint(err, fs, f.data)
 	}
-	if err := RefuseEmptyPaths(fs, "data", "u0-file", "checkpoint", "png"); err != nil {
-		return err
-	}
-	if err := refuseEmptyValues(fs, "backbone", "u0"); err != nil {
-		return err
-	}
 	if err := f.check(); err != nil {
 		return err
 	}

@@ -439,10 +439,12 @@ func (e *Env) Parse(fs *flag.FlagSet, args []string) error {
 			break
 		}
 	}
-	once.restore() // before numbers: it wraps their wrappers
+	empty := once.restore() // before numbers: it wraps their wrappers
 	refused := numbers.restore()
 	fs.SetOutput(out)
 	switch {
+	case empty != nil:
+		return empty
 	case refused != nil:
 		return UsageError("%v", refused)
 	case errors.Is(err, flag.ErrHelp) && fs.NArg() > 0:

@@ -135,9 +135,6 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if slices.Contains(f.files, "") {
-		return emptyPathError("checkpoint")
-	}
 	if err := checkCheckpointsOnce(f.files); err != nil {
 		return err
 	}

@@ -101,12 +101,6 @@ func runDiagnose(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if err := RefuseEmptyPaths(fs, "checkpoint", "png"); err != nil {
-		return err
-	}
-	if err := refuseEmptyValues(fs, "backbone"); err != nil {
-		return err
-	}
 	if err := core.LimitTasks.Check(*tasks); err != nil {
 		return UsageError("--%v", err)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"reflect"
 	"slices"
 )
 
@@ -29,18 +30,35 @@ func emptyPathError(flag string) error {
 	return UsageError(`--%s is given as "", which names no file: give a path`, flag)
 }
 
-// refuseEmptyValues fails, as RefuseEmptyPaths does, when one of the
-// flags names whose default "" means "not given" (a backbone, a side
-// information, a sweep's cell) is given on the command line as "": it
-// would pass as left out, and run something else than was asked (every
-// cell of a sweep for --only "$ID", a full recalibration for
-// --recalibrate-only "$PART").
-func refuseEmptyValues(fs *flag.FlagSet, names ...string) error {
-	var err error
-	fs.Visit(func(f *flag.Flag) {
-		if err == nil && slices.Contains(names, f.Name) && f.Value.String() == "" {
-			err = UsageError(`--%s is given as "", which would read as the flag left out: give a value, or leave --%s out`, f.Name, f.Name)
-		}
-	})
-	return err
+// Every flag that takes a text (a name, a path, a list) refuses "" as
+// it is given (onceFlag.Set, emptyValueError), in every command: a flag
+// whose default is "" would take it for left out, and run something
+// else than was asked (every cell of a sweep for --only "$ID", a full
+// recalibration for --recalibrate-only "$PART", the embedded checkpoint
+// and the file's system for eval --checkpoint F --system=); one with
+// another default would refuse it later, as no name.
+
+// pathFlags are the flags that name a file or folder.
+var pathFlags = []string{"out", "init", "checkpoint", "data", "u0-file", "png", "csv", "collect"}
+
+// takesText reports whether v, a flag's value, is a text (the flag
+// package's string, compare's repeatable --checkpoint): "" is no value
+// of it. Numbers and switches refuse "" as they read it.
+func takesText(v flag.Value) bool {
+	if _, ok := v.(*stringList); ok {
+		return true
+	}
+	t := reflect.TypeOf(v)
+	return t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "flag" && t.Elem().Kind() == reflect.String
+}
+
+// emptyValueError refuses fl given as "".
+func emptyValueError(fl *flag.Flag) error {
+	switch {
+	case slices.Contains(pathFlags, fl.Name):
+		return emptyPathError(fl.Name)
+	case fl.DefValue == "":
+		return UsageError(`--%s is given as "", which would read as the flag left out: give a value, or leave --%s out`, fl.Name, fl.Name)
+	}
+	return UsageError(`--%s is given as "", which names nothing: give a value, or leave --%s out for its default, %s`, fl.Name, fl.Name, fl.DefValue)
 }

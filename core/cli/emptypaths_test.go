@@ -92,3 +92,38 @@ func TestEmptyValuesRefused(t *testing.T) {
 		t.Errorf("a refused train wrote %s", model)
 	}
 }
+
+// TestEveryTextFlagRefusesEmpty: --system= passed for left out where
+// the command did not list the flag (eval --checkpoint F --system= ran
+// F; train --init F --system= trained it; compare and sweep --collect
+// too). Every flag of every command that takes a text refuses "" now,
+// as it is given, naming the flag.
+func TestEveryTextFlagRefusesEmpty(t *testing.T) {
+	tested := 0
+	for _, cmd := range []string{"train", "eval", "calibrate", "compare", "diagnose", "sweep", "simulate", "inspect"} {
+		_, help, _ := runCLI(t, "help", cmd)
+		for _, m := range flagHelpLine.FindAllStringSubmatch(help, -1) {
+			name, typ := m[1], m[2]
+			if typ == "" || typ == "int" || typ == "uint" || typ == "float" || cmd == "sweep" && (name == "vary" || name == "fix") {
+				continue // a switch, a number, an AXIS=VALUES: refused in words of their own
+			}
+			want := "--" + name + ` is given as "", which `
+			code, stdout, stderr := runCLI(t, cmd, "--"+name+"=")
+			if code != 2 || !strings.Contains(stderr, want) || stdout != "" {
+				t.Errorf("%s --%s=: exit %d, stderr %q; want 2 and %q", cmd, name, code, stderr, want)
+			}
+			tested++
+		}
+	}
+	if tested < 30 {
+		t.Errorf("%d text flags tested: the helps' flags were not found", tested)
+	}
+	code, _, stderr := runCLI(t, "eval", "--checkpoint", "embedded:spring-lnp.safetensors", "--system=", "--tasks", "1")
+	if want := `--system is given as "", which would read as the flag left out`; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("eval --checkpoint F --system=: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+	code, _, stderr = runCLI(t, "train", "--system", "spring", "--reg=", "--out", filepath.Join(t.TempDir(), "m"))
+	if want := `--reg is given as "", which names nothing: give a value, or leave --reg out for its default, l2`; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("train --reg=: exit %d, stderr %q; want 2 and %q", code, stderr, want)
+	}
+}

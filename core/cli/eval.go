@@ -37,12 +37,6 @@ func runEval(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if err := RefuseEmptyPaths(fs, "checkpoint"); err != nil {
-		return err
-	}
-	if err := refuseEmptyValues(fs, "backbone", "theta-prior"); err != nil {
-		return err
-	}
 	if err := f.check(); err != nil {
 		return err
 	}
@@ -185,25 +179,18 @@ func (f *evalFlags) apply(m *core.Model) {
 	}
 }
 
-// checkGridFlags refuses, beside --grid, the flags it overrides and an
-// empty list.
+// checkGridFlags refuses, beside --grid, the flags it overrides. (A
+// list given empty, which would silently be the system's, Env.Parse
+// refuses.)
 func checkGridFlags(fs *flag.FlagSet) error {
 	// The grid sets every cell's context and noise itself: a --context
 	// or --noise beside it would silently do nothing.
 	var clash []string
-	var empty error
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "context" || f.Name == "noise" || f.Name == "true-theta" {
 			clash = append(clash, "--"+f.Name)
 		}
-		// Given empty, a list would silently be the system's.
-		if (f.Name == "grid-contexts" || f.Name == "grid-noises") && f.Value.String() == "" && empty == nil {
-			empty = UsageError("--%s is empty: give comma-separated values, or leave the flag out for the system's", f.Name)
-		}
 	})
-	if empty != nil {
-		return empty
-	}
 	if len(clash) > 0 {
 		return UsageError("--grid sets each cell's context and noise (use --grid-contexts and --grid-noises) and scores θ's intervals; drop %s", strings.Join(clash, " and "))
 	}

@@ -66,7 +66,7 @@ func TestEvalGridErrors(t *testing.T) {
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0,1e300"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "1e300"`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0x1p-4"}, `--grid-noises wants comma-separated noise levels 0 ≤ σ ≤ 1000, got "0x1p-4"`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-noises", "0,1e-400"}, `got "1e-400" as entry 2 of 2: "1e-400" is too small: it is nonzero`},
-		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts="}, `--grid-contexts is empty: give comma-separated values, or leave the flag out`},
+		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts="}, `--grid-contexts is given as "", which would read as the flag left out: give a value, or leave --grid-contexts out`},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "100"}, "no targets"},
 		{[]string{"eval", "--system", "spring", "--grid", "--grid-contexts", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33", "--grid-noises", "0,0.1"}, "grid cells must be between 1 and 64"},
 		{[]string{"eval", "--system", "spring", "--grid-noises", "0"}, "need --grid"},

@@ -34,6 +34,8 @@ type onceFlag struct {
 	fl         *flag.Flag
 	repeatable bool   // a repeatable flag (repeatableFlag): not watched
 	isSwitch   bool   // a switch (IsBoolFlag)
+	isText     bool   // a text (takesText), which refuses ""
+	refused    error  // why Set refused a value, for Parse to report as it is
 	given      bool   // whether a value was given
 	first      string // the first value as given
 	firstRead  string // and as the flag read it (its String)
@@ -52,6 +54,10 @@ func (o onceBoolFlag) IsBoolFlag() bool { return true }
 
 func (o *onceFlag) Set(text string) error {
 	given := text
+	if text == "" && o.isText {
+		o.refused = emptyValueError(o.fl)
+		return o.refused
+	}
 	text = canonicalValue(o.fl.Name, text)
 	if o.isSwitch {
 		text = canonicalName(text, boolNames) // TRUE and True the flag package reads, tRUE too
@@ -79,7 +85,7 @@ func onceFlags(fs *flag.FlagSet) onceFlagSet {
 	var set onceFlagSet
 	fs.VisitAll(func(f *flag.Flag) {
 		_, repeatable := f.Value.(repeatableFlag)
-		o := &onceFlag{Value: f.Value, fl: f, repeatable: repeatable}
+		o := &onceFlag{Value: f.Value, fl: f, repeatable: repeatable, isText: takesText(f.Value)}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 			o.isSwitch = true
 			f.Value = onceBoolFlag{o}
@@ -92,9 +98,15 @@ func onceFlags(fs *flag.FlagSet) onceFlagSet {
 }
 
 // restore puts the wrapped values back, for the help that names their
-// types.
-func (set onceFlagSet) restore() {
+// types, and returns the first value refused in words of its own, if
+// any.
+func (set onceFlagSet) restore() error {
+	var refused error
 	for _, o := range set {
 		o.fl.Value = o.Value
+		if refused == nil {
+			refused = o.refused
+		}
 	}
+	return refused
 }

@@ -66,12 +66,6 @@ func runSimulate(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if err := RefuseEmptyPaths(fs, "csv", "u0-file"); err != nil {
-		return err
-	}
-	if err := refuseEmptyValues(fs, "u0"); err != nil {
-		return err
-	}
 	if f.system == "" {
 		return UsageError("--system is required (one of %s)", strings.Join(sims.Names(), ", "))
 	}

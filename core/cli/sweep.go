@@ -118,12 +118,6 @@ func runSweep(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if err := RefuseEmptyPaths(fs, "out", "collect"); err != nil {
-		return err
-	}
-	if err := refuseEmptyValues(fs, "backbone", "only", "preset"); err != nil {
-		return err
-	}
 	if f.collect != "" {
 		return f.runCollect(ctx, env)
 	}

@@ -145,12 +145,6 @@ func runTrain(ctx context.Context, args []string, env *Env) error {
 	if err := env.Parse(fs, args); err != nil {
 		return err
 	}
-	if err := RefuseEmptyPaths(fs, "out", "init"); err != nil {
-		return err
-	}
-	if err := refuseEmptyValues(fs, "context-range", "recalibrate-only"); err != nil {
-		return err
-	}
 	if f.out != "-" { // refused below as standard output, by that name
 		f.out = core.CheckpointFileName(f.out)
 	}
