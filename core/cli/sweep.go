@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -424,11 +425,12 @@ func (s sweepSpec) checkCells(ctx context.Context, cells []sweepCell) error {
 }
 
 // printPlan writes one 'apic sweep ... --only ID' line per cell: the
-// command as given, without --plan.
+// command as given, without --plan, however it was spelled (--plan=1,
+// -plan=TRUE): a line that kept it would be refused beside its --only.
 func printPlan(args []string, cells []sweepCell, env *Env) error {
 	var kept []string
 	for _, a := range args {
-		if a != "--plan" && a != "-plan" && a != "--plan=true" && a != "-plan=true" {
+		if !planFlag.MatchString(a) {
 			kept = append(kept, a)
 		}
 	}
@@ -440,6 +442,10 @@ func printPlan(args []string, cells []sweepCell, env *Env) error {
 	}
 	return nil
 }
+
+// planFlag matches --plan as an argument: a switch, alone or with a
+// value (--plan=false never reaches a plan).
+var planFlag = regexp.MustCompile(`^--?plan(=.*)?$`)
 
 // warnPlanPath warns when the plan's lines, which call apic from PATH,
 // would find none here: piped to bash they fail with "apic: command not

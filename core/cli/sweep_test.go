@@ -718,3 +718,23 @@ func TestSweepRefusesOversizedCellFiles(t *testing.T) {
 		t.Errorf("sweep --help does not state the bound on a cell's files, %d MiB", limit.Max>>20)
 	}
 }
+
+// TestSweepPlanDropsPlanSpelledAnyWay: --plan=1 (or =TRUE, -plan=t) was
+// kept in the plan's lines, which dropped only --plan and --plan=true,
+// and every line was refused ("--plan prints an --only line for every
+// cell: drop --only"). Each spelling is dropped, and the lines run.
+func TestSweepPlanDropsPlanSpelledAnyWay(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, plan := range []string{"--plan=1", "--plan=TRUE", "-plan=t", "--plan"} {
+		out := runSweepOK(t, "sweep", "--system", "spring", "--vary", "context=5", "--tasks", "1", "--fix", "samples=1", "--out", "sw", plan)
+		line := strings.TrimSpace(out)
+		if strings.Contains(line, "plan") || !strings.HasSuffix(line, "--only context=5_seed=1") {
+			t.Errorf("%s: plan %q; want one line without --plan", plan, out)
+			continue
+		}
+		args := strings.Fields(strings.TrimPrefix(line, "apic "))
+		if code, _, stderr := runCLI(t, args...); code != 0 {
+			t.Errorf("%s: the plan's line %q: exit %d, %s", plan, line, code, stderr)
+		}
+	}
+}
