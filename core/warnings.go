@@ -626,6 +626,13 @@ func SaneValueBound(sys sims.System) []float64 {
 	return bound
 }
 
+// SaneParamBound is the largest |θ| parameter p may be given (simulate
+// --theta), by the rule of SaneValueBound: SaneFactor times the largest
+// magnitude of its prior; +Inf where the prior is no interval.
+func SaneParamBound(p sims.Param) float64 {
+	return SaneSideBound(sims.SideInfo{Lo: p.Lo, Hi: p.Hi})
+}
+
 // SaneSideBound is the largest |value| side information may have, by
 // the rule of SaneValueBound: SaneFactor times the largest magnitude of
 // its plausible range; +Inf where the system declares no range.

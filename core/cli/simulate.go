@@ -130,7 +130,7 @@ type simulateFlags struct {
 func (f *simulateFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "benchmark system: "+strings.Join(sims.Names(), ", "))
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the prior draw of θ and u0, and of --csv's points and noise")
-	fs.StringVar(&f.thetaText, "theta", "", "every parameter by name, e.g. omega=5 (overrides the draw of θ)")
+	fs.StringVar(&f.thetaText, "theta", "", fmt.Sprintf("every parameter by name, e.g. omega=5 (overrides the draw of θ; each at most %d times its prior's largest magnitude)", core.SaneFactor))
 	fs.StringVar(&f.u0Text, "u0", "", "side information as comma-separated values (with --theta)")
 	fs.StringVar(&f.u0File, "u0-file", "", "side information from a CSV `file` with header x,u or u,x (with --theta); '-' reads stdin")
 	fs.BoolVar(&f.json, "json", false, "print one JSON object instead of plots")
@@ -200,8 +200,8 @@ func (f *simulateFlags) realization(ctx context.Context, env *Env, sys sims.Syst
 
 // parseTheta reads "name=value,..." naming every parameter exactly once.
 // Values outside the prior are allowed (the simulators are defined
-// there) but get a warning; a parameter with a positive prior must stay
-// positive.
+// there) but get a warning, up to SaneFactor times the prior's largest
+// magnitude; a parameter with a positive prior must stay positive.
 func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
 	index := map[string]int{}
 	names := make([]string, len(params))
@@ -232,6 +232,11 @@ func parseTheta(text string, params []sims.Param, env *Env) ([]float64, error) {
 		v, err := parseFinite(valueText)
 		if err != nil {
 			return nil, UsageError("--theta: %s=%s: %v", name, valueText, err)
+		}
+		if sane := core.SaneParamBound(params[i]); math.Abs(v) > sane {
+			// sin(1e300 t) is finite, and no process the prior describes.
+			return nil, UsageError("--theta: %s=%s is beyond the sane range |%s| ≤ %.4g (%d times the largest magnitude of its prior [%s, %s])",
+				name, valueText, name, sane, core.SaneFactor, fmtFloat(params[i].Lo), fmtFloat(params[i].Hi))
 		}
 		if p := params[i]; v <= 0 && p.Lo > 0 {
 			// A parameter with a positive prior is a rate, a frequency or

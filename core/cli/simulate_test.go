@@ -251,6 +251,9 @@ func TestSimulateUsageErrors(t *testing.T) {
 		{[]string{"--system", "testsys", "--theta", "p=1,q=0", "--u0", "1,NaN"}, "value 2 (b0)"},
 		{[]string{"--system", "lv", "--theta", "alpha=1,beta=1,eta=1,gamma=1", "--u0", "0,2"}, "--u0: x0 = 0 must be > 0"},
 		{[]string{"--system", "advdiff", "--theta", "v=-2,kappa=0.01"}, "--theta: v=-2 must be > 0 (its prior is [0.3, 2])"},
+		// Simulated as sin(1e300 t), with a warning alone.
+		{[]string{"--system", "spring", "--theta", "omega=1e300"}, "--theta: omega=1e300 is beyond the sane range |omega| ≤ 8000 (1000 times the largest magnitude of its prior [3, 8])"},
+		{[]string{"--system", "advdiff", "--theta", "v=1,kappa=80.5"}, "--theta: kappa=80.5 is beyond the sane range |kappa| ≤ 80"},
 		{[]string{"--system", "testsys", "--u0", "1,2"}, "--u0 and --u0-file need --theta"},
 		{[]string{"--system", "testsys", "--theta", "p=1,q=0", "--u0-file", badHeader}, "give it with --u0"},
 		{[]string{"--system", "testplain", "--theta", "p=1,q=0", "--u0", "1"}, "testplain has no side information"},
