@@ -26,19 +26,22 @@ type repeatableFlag interface {
 func (*stringList) repeatable() {}
 func (*axisList) repeatable()   {}
 
-// onceFlag reads every value of the flag it wraps in its canonical
-// spelling (canonicalValue: a name in any case) and refuses, for a flag
-// that holds one value, a value that differs from the one given before.
+// onceFlag reads every value of the flag it wraps as Env.Parse takes
+// it: "" refused for a text (emptyValueError), one of the command's
+// flags refused as a value (flagAsValueError), a name in its canonical
+// spelling (canonicalValue); and it refuses, for a flag that holds one
+// value, a value that differs from the one given before.
 type onceFlag struct {
 	flag.Value
 	fl         *flag.Flag
-	repeatable bool   // a repeatable flag (repeatableFlag): not watched
-	isSwitch   bool   // a switch (IsBoolFlag)
-	isText     bool   // a text (takesText), which refuses ""
-	refused    error  // why Set refused a value, for Parse to report as it is
-	given      bool   // whether a value was given
-	first      string // the first value as given
-	firstRead  string // and as the flag read it (its String)
+	repeatable bool                   // a repeatable flag (repeatableFlag): not watched
+	isSwitch   bool                   // a switch (IsBoolFlag)
+	isText     bool                   // a text (takesText), which refuses ""
+	refused    error                  // why Set refused a value, for Parse to report as it is
+	defined    func(name string) bool // whether the command has a flag of this name
+	given      bool                   // whether a value was given
+	first      string                 // the first value as given
+	firstRead  string                 // and as the flag read it (its String)
 }
 
 // boolNames are the words a switch's value is given in, which it takes
@@ -56,6 +59,10 @@ func (o *onceFlag) Set(text string) error {
 	given := text
 	if text == "" && o.isText {
 		o.refused = emptyValueError(o.fl)
+		return o.refused
+	}
+	if name, ok := flagSpelled(text); ok && (o.defined(name) || name == "h" || name == "help") {
+		o.refused = flagAsValueError(o.fl, text)
 		return o.refused
 	}
 	text = canonicalValue(o.fl.Name, text)
@@ -83,9 +90,10 @@ type onceFlagSet []*onceFlag
 // onceFlags puts a onceFlag in place of every flag of fs.
 func onceFlags(fs *flag.FlagSet) onceFlagSet {
 	var set onceFlagSet
+	defined := func(name string) bool { return fs.Lookup(name) != nil }
 	fs.VisitAll(func(f *flag.Flag) {
 		_, repeatable := f.Value.(repeatableFlag)
-		o := &onceFlag{Value: f.Value, fl: f, repeatable: repeatable, isText: takesText(f.Value)}
+		o := &onceFlag{Value: f.Value, fl: f, repeatable: repeatable, isText: takesText(f.Value), defined: defined}
 		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
 			o.isSwitch = true
 			f.Value = onceBoolFlag{o}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -85,4 +86,46 @@ func argsWith(base []string, more ...string) []string {
 		}
 	}
 	return append(out, more...)
+}
+
+// TestFlagGivenAsValueRefused: the word after a flag that wants a value
+// is its value, whatever it is: train --out --force wrote a checkpoint
+// named --force.safetensors, simulate --csv --json a CSV named --json,
+// and eval --system --tasks said only that --tasks is no system. Every
+// flag of every command refuses one of its command's flags as its
+// value, naming both, and writes nothing.
+func TestFlagGivenAsValueRefused(t *testing.T) {
+	tested := 0
+	for _, cmd := range []string{"train", "eval", "calibrate", "compare", "diagnose", "sweep", "simulate", "inspect"} {
+		_, help, _ := runCLI(t, "help", cmd)
+		for _, m := range flagHelpLine.FindAllStringSubmatch(help, -1) {
+			name, typ := m[1], m[2]
+			if typ == "" {
+				continue // a switch takes no value
+			}
+			want := "--" + name + ` is given "--help", a flag of this command, as its value`
+			code, stdout, stderr := runCLI(t, cmd, "--"+name, "--help")
+			if code != 2 || !strings.Contains(stderr, want) || stdout != "" {
+				t.Errorf("%s --%s --help: exit %d, stdout %.40q, stderr %q; want 2 and %q", cmd, name, code, stdout, stderr, want)
+			}
+			tested++
+		}
+	}
+	if tested < 50 {
+		t.Errorf("%d flags tested: the helps' flags were not found", tested)
+	}
+	t.Chdir(t.TempDir())
+	for _, args := range [][]string{
+		{"train", "--system", "spring", "--steps1", "0", "--steps2", "0", "--recalibrate", "0", "--out", "--force"},
+		{"simulate", "--system", "spring", "--csv", "-json"},
+		{"eval", "--system", "--tasks=3"},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if want := "a flag of this command, as its value"; code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", args, code, stderr, want)
+		}
+	}
+	if files, _ := os.ReadDir("."); len(files) != 0 {
+		t.Errorf("refused commands wrote %v", files)
+	}
 }
