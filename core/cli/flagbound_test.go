@@ -133,3 +133,31 @@ func TestFlagsRefuseOnePastTheirBound(t *testing.T) {
 		}
 	}
 }
+
+// floatFlagHelp matches a real-valued flag's line of a command's help
+// and the usage line under it.
+var floatFlagHelp = regexp.MustCompile(`(?m)^  --([a-z0-9-]+) float\n\s+(.*)$`)
+
+// floatBound matches a bound as the helps give a real flag's: "at most
+// 1000", "between 0 and 1", "in (0, 1]", "0 ≤ LO ≤ HI ≤ 1000".
+var floatBound = regexp.MustCompile(`\bat most \d|\bbetween \d+ and \d|\bin [\[(]-?\d|≤ \d`)
+
+// TestFloatFlagsHelpGiveABound: every real-valued flag of every command
+// says its bound in --help, as the whole-number ones do
+// (TestOverflowingFlagsGiveTheirBound); train --noise, checked against
+// 1000, did not say so.
+func TestFloatFlagsHelpGiveABound(t *testing.T) {
+	n := 0
+	for _, cmd := range []string{"train", "eval", "calibrate", "compare", "diagnose", "sweep", "simulate", "inspect"} {
+		_, help, _ := runCLI(t, "help", cmd)
+		for _, m := range floatFlagHelp.FindAllStringSubmatch(help, -1) {
+			if !floatBound.MatchString(m[2]) {
+				t.Errorf("%s --%s: help %q gives no bound", cmd, m[1], m[2])
+			}
+			n++
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d real-valued flags found: the helps were not read", n)
+	}
+}

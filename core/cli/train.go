@@ -125,7 +125,7 @@ func (f *trainFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.lambdaTheta, "lambda-theta", 1, "weight λθ of the supervised θ loss in stage 2, in "+core.LimitLossWeight.Interval())
 	fs.Float64Var(&f.lambdaDelta, "lambda-delta", 1, "weight λδ of the discrepancy regulariser, in "+core.LimitLossWeight.Interval())
 	fs.Float64Var(&f.noiseLowShare, "noise-low-share", 0, "with a noise range, draw this share (between 0 and 1) of the realizations at its low end LO and the rest uniformly (0.5 with 0:0.1: half noise-free)")
-	fs.Float64Var(&f.noise, "noise", 0, "train at this one observation noise σ (contexts and targets) instead of --noise-range; --noise 0 trains noise-free (default: not set, the --noise-range)")
+	fs.Float64Var(&f.noise, "noise", 0, fmt.Sprintf("train at this one observation noise σ, at most %v (contexts and targets), instead of --noise-range; --noise 0 trains noise-free (default: not set, the --noise-range)", core.MaxNoise))
 	fs.Float64Var(&f.clip, "clip", 10, "gradient-norm clipping threshold, in "+core.LimitClip.Interval()+" (0: off)")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the weights and of every training draw")
 	fs.IntVar(&f.recalibrate, "recalibrate", core.DefaultRecalibrationTasks, fmt.Sprintf("after training, tune the refinement's z_θ prior and fit the predictive spread and θ's interval scale on this many validation realizations, at most %d (0: off); the table of scales per condition gets max(8, N/4) of them per cell", core.LimitRecalTasks.Max))
