@@ -199,7 +199,7 @@ type compareFlags struct {
 
 func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --checkpoint, whose first file names it)")
-	fs.Var(&f.files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable; the embedded checkpoints of the system are always included)")
+	fs.Var(&f.files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable, each model once: a file with the bytes of one compared already is refused; the embedded checkpoints of the system are always included)")
 	fs.IntVar(&f.tasks, "tasks", 50, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
 	fs.IntVar(&f.context, "context", 0, contextUsage)
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to the context, at most 1000")
@@ -339,8 +339,9 @@ var lookupEmbedded = checkpoints.Lookup
 // its base name appended ("apic-lnp:long-run").
 func compareModels(ctx context.Context, system string, files []string) ([]namedModel, error) {
 	var out []namedModel
-	taken := map[string]bool{}    // names given
-	included := map[string]bool{} // sources compared
+	taken := map[string]bool{}     // names given
+	included := map[string]bool{}  // sources compared
+	bytesOf := map[string]string{} // SHA-256 of a compared file's bytes → its source
 	for _, b := range core.Backbones {
 		data, ok := lookupEmbedded(system, string(b))
 		if !ok {
@@ -351,7 +352,7 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 			return nil, fmt.Errorf("embedded checkpoint %s: %w", checkpoints.Name(system, string(b)), err)
 		}
 		name, source := "apic-"+string(b), embeddedPrefix+checkpoints.Name(system, string(b))
-		taken[name], included[source] = true, true
+		taken[name], included[source], bytesOf[info.SHA256] = true, true, source
 		out = append(out, namedModel{name: name, source: source, sha256: info.SHA256, model: m})
 	}
 	for _, path := range files {
@@ -365,6 +366,10 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 		if m.Config.Arch.System != system {
 			return nil, UsageError("checkpoint %s is for system %s, not %s", path, m.Config.Arch.System, system)
 		}
+		if first, ok := bytesOf[info.SHA256]; ok {
+			return nil, sameBytesError(path, first, info.SHA256)
+		}
+		bytesOf[info.SHA256] = path
 		name := "apic-" + string(m.Config.Arch.Backbone)
 		if taken[name] {
 			base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))

@@ -4,6 +4,14 @@ import (
 	"os"
 )
 
+// sameBytesError refuses a --checkpoint whose bytes are those of a model
+// compare has already (a copy of a shipped file, or of one given
+// before): its row would repeat that model's under another name, which
+// reads as two models agreeing.
+func sameBytesError(path, first, sum string) error {
+	return UsageError("--checkpoint %s has the same bytes as %s (sha256 %s), which compare includes already: give each model once", path, first, sum)
+}
+
 // checkCheckpointsOnce refuses a compare --checkpoint given twice: by
 // the same name, or a file under another name (./m.safetensors, a
 // link). Compared once, its row would hide that the second name was

@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"apic/checkpoints"
 )
 
 // TestCompareCheckpointGivenTwice: compare --checkpoint A --checkpoint A
@@ -29,6 +33,47 @@ func TestCompareCheckpointGivenTwice(t *testing.T) {
 		{[]string{"m.safetensors", "./m.safetensors"}, "--checkpoint ./m.safetensors is the file given before as --checkpoint m.safetensors: give each checkpoint once"},
 		{[]string{"m.safetensors", link}, "--checkpoint " + link + " is the file given before as --checkpoint m.safetensors"},
 		{[]string{"embedded:spring-cnp.safetensors", "embedded:Spring-CNP.safetensors"}, "--checkpoint embedded:spring-cnp.safetensors is given twice"},
+	} {
+		args := []string{"compare", "--system", "spring", "--methods", "apic", "--tasks", "1"}
+		for _, f := range tc.files {
+			args = append(args, "--checkpoint", f)
+		}
+		code, _, stderr := runCLI(t, args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.files, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestCompareCheckpointSameBytes: a --checkpoint whose bytes are a model
+// compare has already, under another name, is refused naming both: a
+// copy of the shipped file, and a copy of a file given before.
+func TestCompareCheckpointSameBytes(t *testing.T) {
+	t.Chdir(t.TempDir())
+	shipped, ok := checkpoints.Lookup("spring", "cnp")
+	if !ok {
+		t.Fatal("no embedded spring cnp")
+	}
+	if err := os.WriteFile("copy.safetensors", shipped, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "train", "--system", "spring", "--backbone", "lnp", "--steps1", "1", "--steps2", "1", "--recalibrate", "0", "--out", "a.safetensors"); code != 0 {
+		t.Fatalf("train: exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile("a.safetensors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("b.safetensors", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(shipped)
+	for _, tc := range []struct {
+		files []string
+		want  string
+	}{
+		{[]string{"copy.safetensors"}, "--checkpoint copy.safetensors has the same bytes as embedded:spring-cnp.safetensors (sha256 " + hex.EncodeToString(sum[:]) + "), which compare includes already"},
+		{[]string{"a.safetensors", "b.safetensors"}, "--checkpoint b.safetensors has the same bytes as a.safetensors"},
 	} {
 		args := []string{"compare", "--system", "spring", "--methods", "apic", "--tasks", "1"}
 		for _, f := range tc.files {
