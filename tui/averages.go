@@ -163,9 +163,10 @@ var avgRows = [][2]string{
 
 // averagedLines shows each metric of the realization on screen beside
 // its mean ± 95% interval over the averages' realizations, in at most
-// room lines: a column heading when there is room for it, and the rows
-// from the most important on.
-func (m Model) averagedLines(w, room int) []string {
+// room lines: a column heading when there is room for it, with label
+// (metricsLabel, or "") in its first column, and the rows from the most
+// important on.
+func (m Model) averagedLines(w, room int, label string) []string {
 	oneW := 7
 	avgW := max(1, w-1-10-oneW-1)
 	ones, avgs := m.avgCells(oneW, avgW)
@@ -176,7 +177,7 @@ func (m Model) averagedLines(w, room int) []string {
 	// The heading goes first whenever two lines fit: two unlabelled
 	// columns of numbers read as one; the last rows give way instead.
 	// In one line the mark counts it with the rows.
-	head := padRight(" "+spaces(10)+"this", 1+10+oneW+1) + m.avgHeading(avgW)
+	head := padRight(" "+padRight(label, 10)+"this", 1+10+oneW+1) + m.avgHeading(avgW)
 	rows = append([]string{padRight(m.theme.paint(m.theme.label, head), w)}, rows...)
 	return m.theme.cutMarked(rows, w, max(0, room), sideMore)
 }

@@ -67,7 +67,7 @@ func TestAveragesFollowTheSettings(t *testing.T) {
 // make room) and a large one.
 func TestGoldenAverages(t *testing.T) {
 	for _, sys := range []string{"spring", "lv"} {
-		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sz := range [][2]int{{80, 24}, {80, 23}, {80, minHeight}, {160, 48}} {
 			t.Run(fmt.Sprintf("%s_%dx%d", sys, sz[0], sz[1]), func(t *testing.T) {
 				m := newAvgTest(t, sys, sz[0], sz[1])
 				frame := m.render()
@@ -126,7 +126,7 @@ func TestAveragesHeadingSaysWhatTheyAre(t *testing.T) {
 	}
 	m, _ = press(t, m, "a")
 	m, _ = startRun(t, m)
-	lines := m.averagedLines(38, 6)
+	lines := m.averagedLines(38, 6, "")
 	if !strings.Contains(lines[0], "mean: after run") {
 		t.Errorf("training: heading %q", lines[0])
 	}
@@ -349,9 +349,14 @@ func TestSidebarCutSaysSo(t *testing.T) {
 			// Before any run the sidebar is cut once, in the metrics
 			// (above the training box's hint) or from the bottom: the
 			// count is of the rows its layout has uncut, less those
-			// shown.
+			// shown. Cut in the averages, the metrics' title goes into
+			// their heading (averagedBlock), and a row more shows.
 			uncut := m.sidebarUncut(smallSideW, h, m.sideLayoutFor(smallSideW, h))
-			if n := len(uncut) - (h - 1); n > 1 && strings.Contains(side, "more row") && !strings.Contains(side, core.Count(n, "more row")) {
+			n := len(uncut) - (h - 1)
+			if strings.Contains(side, " "+padRight(m.metricsLabel(), 10)+"this") {
+				n--
+			}
+			if n > 1 && strings.Contains(side, "more row") && !strings.Contains(side, core.Count(n, "more row")) {
 				t.Errorf("%s h %d: the mark does not count %d rows:\n%s", name, h, n, side)
 			}
 			rows := []string{"recon MAE", "δ MAE", "θ MAE", "recon ECE", "recon LL"}

@@ -25,8 +25,9 @@
 // Advection–diffusion shows a time slice ([ and ] move it) or, on v,
 // half-block heatmaps of truth, prediction, δ̂ and |error| on fixed
 // per-panel ranges with colour bars. Terminals of at least 120×36 get all
-// four panels in a 2×2 grid; smaller ones (down to 80×24) show two at a
-// time (p flips); below that a "terminal too small" screen.
+// four panels in a 2×2 grid; smaller ones (down to 80×22, so that 80×24
+// inside tmux or screen fits) show two at a time (p flips); below that a
+// "terminal too small" screen.
 //
 // The sidebar holds the controls (↑/↓ select, ←/→ change): system,
 // backbone, context size, noise σ, λθ, λδ, regularizer, training mode, the

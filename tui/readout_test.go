@@ -164,7 +164,7 @@ func TestSidebarLLIsTheReconstructions(t *testing.T) {
 	avg.res.metrics.Values[core.KeyReconLL] = 4.25
 	for name, lines := range map[string][]string{
 		"metrics box":         m.metricsLines(30),
-		"beside the averages": avg.averagedLines(30, 10),
+		"beside the averages": avg.averagedLines(30, 10, ""),
 	} {
 		side := ansi.Strip(strings.Join(lines, "\n"))
 		if !strings.Contains(side, "recon LL") || !strings.Contains(side, "4.25") {

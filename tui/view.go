@@ -13,9 +13,14 @@ import (
 )
 
 // The smallest terminal the explorer draws in, and the size from which it
-// shows all four panels at once in a 2×2 grid.
+// shows all four panels at once in a 2×2 grid. An 80×24 terminal running
+// tmux or screen gives the explorer 80×23 (the status bar takes a row),
+// and a split or a second bar less still: the minimum was 80×24, and
+// most sessions over SSH met "too small". At 80×22 every view keeps its
+// controls and labels; the sidebar packs its headings tighter
+// (sideLayout, metricsBlock) and the diagnostics drop their hint line.
 const (
-	minWidth, minHeight = 80, 24
+	minWidth, minHeight = 80, 22
 	bigWidth, bigHeight = 120, 36
 )
 
@@ -655,8 +660,9 @@ func (m Model) sidebar(w, h int) []string {
 		// After a run the metrics of the new weights are what is read,
 		// and the status line says how the run went: short of room for
 		// every metric, the box gives up rows, down to one
-		// (finishedRunRow). At 80×24 lv then keeps the three errors'
-		// averages (avgKeepRows), which the box's three rows cut to two.
+		// (finishedRunRow). At 80×24 lv then keeps every average (the
+		// metrics' title in their heading: averagedBlock), which the
+		// box's three rows cut to two.
 		box = m.finishedRunBox(w, h-len(out)-len(m.metricsRows(w)), box)
 		room = h - len(out) - len(box)
 	}
@@ -670,7 +676,7 @@ func (m Model) sidebar(w, h int) []string {
 		room = h
 	}
 	if m.opts.Averages > 0 {
-		out = append(out, m.averagedLines(w, room)...)
+		out = append(out[:len(out)-1], m.averagedBlock(w, room)...) // in place of the title
 	} else {
 		out = append(out, m.theme.cutMarked(m.metricsLines(w), w, room, sideMore)...)
 	}
@@ -688,9 +694,21 @@ func (m Model) sidebar(w, h int) []string {
 // heading and a row a metric; without, two metrics a row.
 func (m Model) metricsRows(w int) []string {
 	if m.opts.Averages > 0 {
-		return m.averagedLines(w, len(avgRows)+1)
+		return m.averagedLines(w, len(avgRows)+1, "")
 	}
 	return m.metricsLines(w)
+}
+
+// averagedBlock is the metrics' title and the averages in room rows
+// below it. Short of a row for every average, the title goes into the
+// columns' heading, which has its first ten cells free (metricsLabel):
+// at 80×23, inside tmux, lv's sidebar is one row short of the title, the
+// heading and five rows, and the title's row is worth more as a metric.
+func (m Model) averagedBlock(w, room int) []string {
+	if room >= len(avgRows)+1 || room < 1 {
+		return append([]string{m.sideSection(w, m.metricsTitle())}, m.averagedLines(w, room, "")...)
+	}
+	return m.averagedLines(w, room+1, m.metricsLabel())
 }
 
 // sideTop is the sidebar above the metrics: the controls, the θ rows
@@ -857,6 +875,28 @@ func (m Model) metricsTitle() string {
 	}
 	return "metrics · one pass"
 }
+
+// metricsLabel is metricsTitle in the nine cells the averages' heading
+// has before its "this" (averagedBlock): what the metrics describe, in
+// a word or two.
+func (m Model) metricsLabel() string {
+	label := "one pass"
+	switch {
+	case m.res == nil || len(m.res.task.Targets) == 0:
+		label = "metrics"
+	case m.overridden():
+		label = "θ by hand"
+	case m.res.refined > 0:
+		label = "refined"
+	case m.needsRefine():
+		label = m.theme.dots("refining…") // "refining..." under --ascii: too wide
+	}
+	return m.theme.fitFirst(metricsLabelW, label, "metrics")
+}
+
+// metricsLabelW is the room of metricsLabel: the averages' label column
+// less the space before "this".
+const metricsLabelW = 9
 
 // metricsLines shows the realization's metrics from core.Score.
 func (m Model) metricsLines(w int) []string {
