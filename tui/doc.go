@@ -6,7 +6,8 @@
 // (the baselines, a diagnosis or the ablation points, each with the time
 // it has taken), stale or untrained), four panels, a sidebar and a help
 // line, which offers the keys that act now, the views d, c and A before
-// the keys that move to other data:
+// the keys that move to other data, in a word each ("d diag") where the
+// terminal is too narrow for their descriptions:
 //
 //  1. the simulator output F(x; θ̂) with the context points,
 //  2. the learned discrepancy δ̂ with its 95% band against the true

@@ -467,33 +467,70 @@ func (m Model) footer() string {
 		// "↑↓ select" there.
 		k.selectDesc = "scroll"
 	}
-	return padRight(m.shortHelpLine(k), m.width)
+	return padRight(m.footerLine(k.footerSlots()), m.width)
 }
 
-// shortHelpLine is the footer's keys, as many of them as fit from the
-// first, and " …" where some are left out. The help model's own cut
-// adds the key that does not fit where its " …" has no room either:
-// the line was then cut inside that key ("r new realization •").
-func (m Model) shortHelpLine(k KeyMap) string {
+// footerLine is the footer's keys: all of them in ShortHelp's words,
+// " • " apart, where they fit; else as many as fit in a word a key, two
+// spaces apart (" • " took 24 of the 80 columns between nine keys), and
+// " …" for those left out. Where room is left, the first keys take back
+// their whole words, in order, as long as as many keys still fit.
+func (m Model) footerLine(all []footerSlot) string {
+	var slots []footerSlot
+	for _, s := range all {
+		if s.enabled() {
+			slots = append(slots, s)
+		}
+	}
+	if line := m.footerKeys(slots, nil, m.help.ShortSeparator); ansi.StringWidth(line) <= m.width {
+		return line
+	}
+	full := make([]bool, len(slots))
+	n := len(slots)
+	for n > 0 && ansi.StringWidth(m.footerKeys(slots[:n], full, compactSeparator)+m.footerMore(n < len(slots))) > m.width {
+		n--
+	}
+	fits := func() bool {
+		return ansi.StringWidth(m.footerKeys(slots[:n], full, compactSeparator)+m.footerMore(n < len(slots))) <= m.width
+	}
+	for i := range n {
+		if full[i] = true; !fits() {
+			full[i] = false
+			break // a key in its words after one in a word read as out of order
+		}
+	}
+	return m.footerKeys(slots[:n], full, compactSeparator) + m.footerMore(n < len(slots))
+}
+
+// compactSeparator parts the keys of a footer in a word a key.
+const compactSeparator = "  "
+
+// footerKeys is slots as the help bubble draws them, sep apart: in
+// ShortHelp's words where full is nil or full[i], else in a word. The
+// help model's own cut is not used: it adds the key that does not fit
+// where its " …" has no room either, and the line was then cut inside
+// that key ("r new realization •").
+func (m Model) footerKeys(slots []footerSlot, full []bool, sep string) string {
 	h := m.help
-	h.SetWidth(0) // uncut: the cut is made here
-	var on []key.Binding
-	for _, b := range k.ShortHelp() {
-		if b.Enabled() {
-			on = append(on, b)
+	h.SetWidth(0) // uncut: footerLine cuts
+	h.ShortSeparator = sep
+	var keys []key.Binding
+	for i, s := range slots {
+		if full == nil || full[i] {
+			keys = append(keys, s.full...)
+		} else {
+			keys = append(keys, s.word...)
 		}
 	}
-	tail := " " + h.Styles.Ellipsis.Inline(true).Render(h.Ellipsis)
-	for n := len(on); n > 0; n-- {
-		line := h.ShortHelpView(on[:n])
-		if n < len(on) {
-			line += tail
-		}
-		if ansi.StringWidth(line) <= m.width {
-			return line
-		}
+	return h.ShortHelpView(keys)
+}
+
+// footerMore is the footer's " …" where it leaves keys out, else "".
+func (m Model) footerMore(left bool) string {
+	if !left {
+		return ""
 	}
-	return ""
+	return " " + m.help.Styles.Ellipsis.Inline(true).Render(m.help.Ellipsis)
 }
 
 // keysNow is the KeyMap with the bindings that apply now enabled.
@@ -533,17 +570,17 @@ func (m Model) keysNow() KeyMap {
 	}
 	// d, A and c close what they opened, pressed again.
 	if m.diag.open {
-		k.diagDesc = "close diagnostics"
+		k.diagDesc, k.diagWord = "close diagnostics", "close"
 	}
 	if m.abl.open {
-		k.ablDesc = "close ablation"
+		k.ablDesc, k.ablWord = "close ablation", "close"
 	}
 	switch {
 	case m.base.active && !m.base.allDone() && m.run != nil:
-		k.baseDesc = "stop baselines"
+		k.baseDesc, k.baseWord = "stop baselines", "stop"
 	case m.base.active:
 		// While they run, esc stops them and keeps what ended.
-		k.baseDesc = "clear baselines"
+		k.baseDesc, k.baseWord = "clear baselines", "clear"
 	}
 	// Under d or A, p flips nothing in sight (flipPage says so): the
 	// footer offered "p other panels" there all the same.
