@@ -47,8 +47,8 @@ func TestAveragesFollowTheSettings(t *testing.T) {
 	if m.avg.res == nil || m.avg.res.Metrics[core.KeyReconMAE] != want.Metrics[core.KeyReconMAE] {
 		t.Fatalf("averages %+v, want %+v", m.avg.res, want.Metrics[core.KeyReconMAE])
 	}
-	if frame := m.render(); !strings.Contains(frame, plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11)) {
-		t.Errorf("the sidebar lacks recon MAE %s:\n%s", plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11), frame)
+	if frame := m.render(); !strings.Contains(frame, plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11, false)) {
+		t.Errorf("the sidebar lacks recon MAE %s:\n%s", plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11, false), frame)
 	}
 	m = focusOn(t, m, ctlContext)
 	nm, cmd := m.Update(keyMsg("left"))
@@ -222,7 +222,7 @@ func TestAveragesOfOneRealization(t *testing.T) {
 		t.Errorf("the averages do not say they are of one realization:\n%s", frame)
 	}
 	for _, w := range []int{11, 6, 3} {
-		s := plainTheme.intervalText(core.KeyReconMAE, core.Interval{Mean: 0.0123, Lo: 0.0123, Hi: 0.0123, N: 1}, w)
+		s := plainTheme.intervalText(core.KeyReconMAE, core.Interval{Mean: 0.0123, Lo: 0.0123, Hi: 0.0123, N: 1}, w, false)
 		if strings.Contains(s, "±") || ansi.StringWidth(s) > w || !strings.HasPrefix(s, ".01") {
 			t.Errorf("one realization in %d cells: %q", w, s)
 		}
@@ -246,10 +246,10 @@ func TestIntervalsWithinMetricRange(t *testing.T) {
 		t.Errorf("an unbounded metric's interval was cut: %+v", iv)
 	}
 	for _, w := range []int{17, 11} {
-		if s := plainTheme.intervalText(core.KeyReconMAE, wide, w); strings.Contains(s, "-") || strings.Contains(s, "±") || !strings.Contains(s, "[0,") && !strings.Contains(s, " ≤.004") || ansi.StringWidth(s) > w {
+		if s := plainTheme.intervalText(core.KeyReconMAE, wide, w, false); strings.Contains(s, "-") || strings.Contains(s, "±") || !strings.Contains(s, "[0,") && !strings.Contains(s, " ≤.004") || ansi.StringWidth(s) > w {
 			t.Errorf("MAE interval in %d cells: %q, want its lower end at 0", w, s)
 		}
-		if s := plainTheme.intervalText(core.KeyReconECE, ece, w); strings.Contains(s, "±") || !strings.HasSuffix(s, ",1]") || ansi.StringWidth(s) > w {
+		if s := plainTheme.intervalText(core.KeyReconECE, ece, w, false); strings.Contains(s, "±") || !strings.HasSuffix(s, ",1]") || ansi.StringWidth(s) > w {
 			t.Errorf("ECE interval in %d cells: %q, want its upper end at 1", w, s)
 		}
 	}
@@ -438,10 +438,10 @@ func TestMeanNotCoarserThanItsInterval(t *testing.T) {
 		{12.34, 0.4, [2]int{2, 1}, "12.3±.4"},
 		{0.0056, 0.0009, [2]int{2, 1}, ".0056±.0009"},
 		{0.5, 0.2, [2]int{1, 1}, ".5±.2"},
-		{0.97, 0.00003, [2]int{1, 1}, ".9700±3e-5"},
+		{0.97, 0.00003, [2]int{1, 1}, ".9700±.00003"}, // one notation
 	} {
 		iv := core.Interval{Mean: tc.mean, Lo: tc.mean - tc.half, Hi: tc.mean + tc.half, N: 32}
-		if got := intervalForms("theta_mae", iv, tc.d)[0]; got != tc.want {
+		if got := intervalForms("theta_mae", iv, tc.d, false)[0]; got != tc.want {
 			t.Errorf("mean %g ± %g at %v: %q, want %q", tc.mean, tc.half, tc.d, got, tc.want)
 		}
 	}

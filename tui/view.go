@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -941,10 +942,24 @@ func (m Model) metricsLines(w int) []string {
 	// digits (atOneDigits: ".000999" in a 30-cell sidebar takes ".0010"),
 	// so no value is ever cut.
 	limit := min(7, (w-18)/2) // " recon MAE " v " δ MAE " v
+	// The two metrics of a row share a notation (sigIn): decimals where
+	// both fit so, else exponents where one takes one.
+	mates := map[string][]string{core.KeyReconMAE: {core.KeyDeltaMAE}, core.KeyDeltaMAE: {core.KeyReconMAE},
+		core.KeyReconLL: {core.KeyThetaMAE}, core.KeyThetaMAE: {core.KeyReconLL}}
+	rowExp := func(k string, digits int) bool {
+		if m.res == nil {
+			return false
+		}
+		v, row := m.res.metrics.Values, append([]string{k}, mates[k]...)
+		needs := slices.ContainsFunc(row, func(j string) bool { return needsExp(v[j], digits) })
+		return needs && slices.ContainsFunc(row, func(j string) bool { return !inDecimals(sigIn(v[j], digits, false), limit) })
+	}
 	cells := atOneDigits(len(avgRows), func(i int, d [2]int) (string, bool) {
-		return m.thisAt(avgRows[i][1], limit, d[0])
+		k := avgRows[i][1]
+		return m.thisAt(k, limit, d[0], rowExp(k, d[0]))
 	}, func(i int) string {
-		return fitNumber(m.res.metrics.Values[avgRows[i][1]], limit)
+		k := avgRows[i][1] // alone: the table is at numDigits[1] (atOneDigits)
+		return fitNumber(m.res.metrics.Values[k], limit, rowExp(k, numDigits[1][0]))
 	})
 	vals := make(map[string]string, len(avgRows))
 	for i, r := range avgRows {
