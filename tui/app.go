@@ -1366,15 +1366,34 @@ func (m *Model) confirmSaveAgain(again bool) bool {
 // and not saved, on screen, are in no file and nowhere behind: u used
 // to drop them at one key, the minutes of a full run with them, where
 // q asks twice for the same weights. It now says so, and u again (the
-// very next key) drops them.
+// very next key) drops them. Weights a save (s) is still writing are on
+// their way into its file, which the save finishes after u too: the
+// warning said "saved in no file" there, and offered s.
 func (m *Model) confirmUndo(again bool) bool {
 	e := m.entry()
 	if again || m.run != nil || e.src != srcTrained || e.saved != "" {
 		return true
 	}
-	m.setKeyMsg(msgWarn, "u drops the weights trained here, saved in no file: u again drops them, s saves them")
 	m.againArmed = "u"
+	if path, ok := m.saves.writingTo(e); ok {
+		// The path last: a warning goes on onto the line below, and a
+		// long one is elided in its middle there.
+		m.setKeyMsg(msgWarn, "u again drops the weights trained here; unless it fails, the save in progress puts them in %s", savedName(path))
+		return false
+	}
+	m.setKeyMsg(msgWarn, "u drops the weights trained here, saved in no file: u again drops them, s saves them")
 	return false
+}
+
+// savedName is the file a save asked to write path writes, by
+// core.CheckpointFileName's rule, without looking at the disk: a name
+// without an extension takes .safetensors (where a file of that very
+// name is there, the save refuses it).
+func savedName(path string) string {
+	if path == "" || filepath.Ext(path) != "" || strings.HasSuffix(path, string(filepath.Separator)) {
+		return path
+	}
+	return path + core.CheckpointExt
 }
 
 // suggestPath is the first apic-SYSTEM-BACKBONE-N.safetensors in dir that
