@@ -115,8 +115,9 @@ type Model struct {
 	inflight bool // an inference command is running
 	pending  bool // the controls changed while it ran
 	snap     map[string]*nets.Tensor
-	live     *core.Model // newest snapshot model while a run trains
-	res      *inferMsg   // the result on screen
+	live     *core.Model  // newest snapshot model while a run trains
+	res      *inferMsg    // the result on screen
+	kept     *stalePanels // the panels kept on screen while res is nil after a switch
 
 	runs   []*trainRun // runs whose goroutine has not reported its end
 	run    *trainRun   // the run the status line follows
@@ -970,6 +971,7 @@ func (m *Model) setSystem(i int) tea.Cmd {
 		return nil
 	}
 	stopped, stepped := m.abandonRun()
+	m.keepPanels()
 	m.enterSystem(i)
 	m.prog, m.losses = nil, nil
 	cmd := m.enterEntry()
@@ -983,6 +985,7 @@ func (m *Model) setBackbone(b string) tea.Cmd {
 		return nil
 	}
 	stopped, stepped := m.abandonRun()
+	m.keepPanels()
 	m.backbone = m.backbone.set(b)
 	m.res = nil
 	m.prog, m.losses = nil, nil
@@ -1112,6 +1115,8 @@ func (m Model) onInfer(msg inferMsg) (tea.Model, tea.Cmd) {
 		m.live = msg.built
 	}
 	if msg.gen == m.gen {
+		// The kept panels go either way: the error is the news.
+		m.kept = nil
 		if msg.err != nil {
 			m.setMsg(msgErr, "inference: %v", msg.err)
 		} else {
@@ -1296,6 +1301,7 @@ func (m Model) undo() (tea.Model, tea.Cmd) {
 	if e.from != (entryKey{}) {
 		// A file opened over another system or backbone: back to the
 		// one shown when it was opened.
+		m.keepPanels()
 		m.backbone = m.backbone.set(e.from.backbone)
 		if idx := slices.IndexFunc(m.systems, func(s sims.System) bool { return s.Name() == e.from.system }); idx >= 0 && idx != m.sysIdx {
 			m.enterSystem(idx)
@@ -1664,6 +1670,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	stopped, stepped := m.abandonRun()
+	m.keepPanels()
 	key := entryKey{arch.System, string(arch.Backbone)}
 	// The replaced weights (perhaps trained here and unsaved) stay one u
 	// away. A system and backbone not shown yet get their shipped (or

@@ -65,7 +65,9 @@
 // UI stays responsive because inference runs in commands off the UI
 // goroutine, one at a time, tagged with a generation so results of older
 // requests are dropped; a one-pass amortized answer comes at once and the
-// model's refinement follows when the controls rest. Training runs in a
+// model's refinement follows when the controls rest. A switch to another
+// system, backbone or file keeps the panels before it on screen, dimmed
+// and marked, until the new model's answer comes (stalePanels). Training runs in a
 // goroutine of its own on a copy of the model, reporting progress and
 // throttled weight snapshots through a channel that a command reads; the
 // plots re-infer from the snapshots in one pass, which the θ rows'

@@ -52,11 +52,8 @@ func (m Model) render() string {
 	if m.width < minWidth || m.height < minHeight {
 		return m.tooSmall()
 	}
-	big := m.width >= bigWidth && m.height >= bigHeight
-	sideW := m.sideWidth()
+	plotW, mainH, big := m.panelArea()
 	lines, msgCut := m.headerCut()
-	mainH := m.height - len(lines) - 1
-	plotW := m.width - sideW - 1
 	if m.help.ShowAll {
 		// The help takes the whole width: beside the sidebar its columns
 		// would not fit a small terminal.
@@ -64,6 +61,7 @@ func (m Model) render() string {
 		return strings.Join(append(lines, m.footer()), "\n")
 	}
 
+	sideW := m.sideWidth()
 	side := block(m.sidebar(sideW, mainH), sideW, mainH)
 	sep := make([]string, mainH)
 	for i := range sep {
@@ -79,6 +77,12 @@ func (m Model) render() string {
 	lines = append(lines, joinH(block(panels(plotW, mainH, big), plotW, mainH), sep, side)...)
 	lines = append(lines, m.footer())
 	return strings.Join(lines, "\n")
+}
+
+// panelArea is the size of the area left of the sidebar, between the
+// header and the footer, and whether it takes the four panels at once.
+func (m Model) panelArea() (w, h int, big bool) {
+	return m.width - m.sideWidth() - 1, m.height - headerLines - 1, m.width >= bigWidth && m.height >= bigHeight
 }
 
 // sideWidth is the sidebar's width on the terminal.
@@ -593,6 +597,9 @@ func (m Model) keysNow() KeyMap {
 // terminal, otherwise two at a time (p shows the other two).
 func (m Model) plots(w, h int, big bool) []string {
 	if m.res == nil {
+		if s := m.kept; s != nil && s.w == w && s.h == h {
+			return m.staleView(s)
+		}
 		out := make([]string, h)
 		out[h/2] = padRight(strings.Repeat(" ", max(0, w/2-6))+m.theme.dots("inferring…"), w)
 		return out
