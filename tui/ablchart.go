@@ -126,9 +126,9 @@ func (c ablChart) titleText(t theme) string {
 	title := c.title
 	if c.hasTitleInterval() && room >= 4 {
 		iv := c.ivs[c.cur]
-		s, ok := intervalAt(c.metric, iv, room, c.digits)
+		s, ok := intervalAt(c.metric, iv, room, c.digits, false)
 		if c.digits == ([2]int{}) || !ok {
-			s = t.intervalText(c.metric, iv, room)
+			s = t.intervalText(c.metric, iv, room, false)
 		}
 		title += " " + s
 	}
@@ -163,7 +163,7 @@ func sharedDigits(charts []ablChart) [2]int {
 		}
 		room, _ := c.titleRoom()
 		for i, d := range numDigits {
-			if _, ok := intervalAt(c.metric, c.ivs[c.cur], room, d); ok {
+			if _, ok := intervalAt(c.metric, c.ivs[c.cur], room, d, false); ok {
 				worst, any = max(worst, i), true
 				break
 			}

@@ -96,7 +96,7 @@ func TestAblationTitlesShareDigits(t *testing.T) {
 	for i := range charts {
 		charts[i].digits = d
 		room, _ := charts[i].titleRoom()
-		want, _ := intervalAt(charts[i].metric, charts[i].ivs[0], room, d)
+		want, _ := intervalAt(charts[i].metric, charts[i].ivs[0], room, d, false)
 		if got := charts[i].render(th)[0]; !strings.Contains(got, want) {
 			t.Errorf("chart %d title %q (alone %q), want the interval %q at digits %v", i, got, alone[i], want, d)
 		}

@@ -115,8 +115,9 @@ type Model struct {
 	inflight bool // an inference command is running
 	pending  bool // the controls changed while it ran
 	snap     map[string]*nets.Tensor
-	live     *core.Model // newest snapshot model while a run trains
-	res      *inferMsg   // the result on screen
+	live     *core.Model  // newest snapshot model while a run trains
+	res      *inferMsg    // the result on screen
+	kept     *stalePanels // the panels kept on screen while res is nil after a switch
 
 	runs   []*trainRun // runs whose goroutine has not reported its end
 	run    *trainRun   // the run the status line follows
@@ -970,6 +971,7 @@ func (m *Model) setSystem(i int) tea.Cmd {
 		return nil
 	}
 	stopped, stepped := m.abandonRun()
+	m.keepPanels()
 	m.enterSystem(i)
 	m.prog, m.losses = nil, nil
 	cmd := m.enterEntry()
@@ -983,6 +985,7 @@ func (m *Model) setBackbone(b string) tea.Cmd {
 		return nil
 	}
 	stopped, stepped := m.abandonRun()
+	m.keepPanels()
 	m.backbone = m.backbone.set(b)
 	m.res = nil
 	m.prog, m.losses = nil, nil
@@ -1112,6 +1115,8 @@ func (m Model) onInfer(msg inferMsg) (tea.Model, tea.Cmd) {
 		m.live = msg.built
 	}
 	if msg.gen == m.gen {
+		// The kept panels go either way: the error is the news.
+		m.kept = nil
 		if msg.err != nil {
 			m.setMsg(msgErr, "inference: %v", msg.err)
 		} else {
@@ -1296,6 +1301,7 @@ func (m Model) undo() (tea.Model, tea.Cmd) {
 	if e.from != (entryKey{}) {
 		// A file opened over another system or backbone: back to the
 		// one shown when it was opened.
+		m.keepPanels()
 		m.backbone = m.backbone.set(e.from.backbone)
 		if idx := slices.IndexFunc(m.systems, func(s sims.System) bool { return s.Name() == e.from.system }); idx >= 0 && idx != m.sysIdx {
 			m.enterSystem(idx)
@@ -1366,15 +1372,34 @@ func (m *Model) confirmSaveAgain(again bool) bool {
 // and not saved, on screen, are in no file and nowhere behind: u used
 // to drop them at one key, the minutes of a full run with them, where
 // q asks twice for the same weights. It now says so, and u again (the
-// very next key) drops them.
+// very next key) drops them. Weights a save (s) is still writing are on
+// their way into its file, which the save finishes after u too: the
+// warning said "saved in no file" there, and offered s.
 func (m *Model) confirmUndo(again bool) bool {
 	e := m.entry()
 	if again || m.run != nil || e.src != srcTrained || e.saved != "" {
 		return true
 	}
-	m.setKeyMsg(msgWarn, "u drops the weights trained here, saved in no file: u again drops them, s saves them")
 	m.againArmed = "u"
+	if path, ok := m.saves.writingTo(e); ok {
+		// The path last: a warning goes on onto the line below, and a
+		// long one is elided in its middle there.
+		m.setKeyMsg(msgWarn, "u again drops the weights trained here; unless it fails, the save in progress puts them in %s", savedName(path))
+		return false
+	}
+	m.setKeyMsg(msgWarn, "u drops the weights trained here, saved in no file: u again drops them, s saves them")
 	return false
+}
+
+// savedName is the file a save asked to write path writes, by
+// core.CheckpointFileName's rule, without looking at the disk: a name
+// without an extension takes .safetensors (where a file of that very
+// name is there, the save refuses it).
+func savedName(path string) string {
+	if path == "" || filepath.Ext(path) != "" || strings.HasSuffix(path, string(filepath.Separator)) {
+		return path
+	}
+	return path + core.CheckpointExt
 }
 
 // suggestPath is the first apic-SYSTEM-BACKBONE-N.safetensors in dir that
@@ -1645,6 +1670,7 @@ func (m Model) onOpened(msg openedMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	stopped, stepped := m.abandonRun()
+	m.keepPanels()
 	key := entryKey{arch.System, string(arch.Backbone)}
 	// The replaced weights (perhaps trained here and unsaved) stay one u
 	// away. A system and backbone not shown yet get their shipped (or

@@ -735,7 +735,7 @@ func TestUndoKey(t *testing.T) {
 func TestResizeTooSmallAndBack(t *testing.T) {
 	m := newTest(t, "advdiff", 80, 24)
 	m, _ = press(t, m, "v")
-	for _, sz := range [][2]int{{20, 5}, {1, 1}, {0, 0}, {79, 24}, {80, 23}} {
+	for _, sz := range [][2]int{{20, 5}, {1, 1}, {0, 0}, {79, 24}, {80, 21}} {
 		m = send(t, m, tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		frame := m.render()
 		if sz[0] >= 1 && sz[1] >= 1 {
@@ -745,7 +745,7 @@ func TestResizeTooSmallAndBack(t *testing.T) {
 			t.Errorf("%dx%d: no too-small screen:\n%s", sz[0], sz[1], frame)
 		}
 	}
-	for _, sz := range [][2]int{{80, 24}, {160, 48}, {119, 40}, {200, 60}} {
+	for _, sz := range [][2]int{{80, 24}, {80, 22}, {160, 48}, {119, 40}, {200, 60}} {
 		m = send(t, m, tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		frameOK(t, m.render(), sz[0], sz[1])
 	}

@@ -100,10 +100,16 @@ func TestASCIINamesArrowKeysInWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	m = send(t, m, tea.WindowSizeMsg{Width: 250, Height: 30})
 	m, _ = run(t, m, m.Init())
 	frame := m.View().Content
 	if footer := frame[strings.LastIndex(frame, "\n")+1:]; !strings.Contains(footer, "up/down select") || !strings.Contains(footer, "left/right change") {
+		t.Errorf("footer %q", footer)
+	}
+	// In a word a key (80 to 120 columns) the four make one entry.
+	m = send(t, m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	frame = m.View().Content
+	if footer := frame[strings.LastIndex(frame, "\n")+1:]; !strings.Contains(footer, "arrows set") || strings.ContainsAny(footer, "^<>") {
 		t.Errorf("footer %q", footer)
 	}
 	m, _ = press(t, m, "?")
@@ -173,7 +179,7 @@ func TestGoldenASCIIEllipses(t *testing.T) {
 		keys []string
 		want []string
 	}{
-		{"panels", nil, []string{"file .../a.safetensors", "load... before its header", "left/right change ...  "}},
+		{"panels", nil, []string{"file .../a.safetensors", "load... before its header", "A ablate ...  "}},
 		{"prompt", []string{"o"}, []string{"open checkpoint: ...", "/a.safetensors#"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -163,9 +164,10 @@ var avgRows = [][2]string{
 
 // averagedLines shows each metric of the realization on screen beside
 // its mean ± 95% interval over the averages' realizations, in at most
-// room lines: a column heading when there is room for it, and the rows
-// from the most important on.
-func (m Model) averagedLines(w, room int) []string {
+// room lines: a column heading when there is room for it, with label
+// (metricsLabel, or "") in its first column, and the rows from the most
+// important on.
+func (m Model) averagedLines(w, room int, label string) []string {
 	oneW := 7
 	avgW := max(1, w-1-10-oneW-1)
 	ones, avgs := m.avgCells(oneW, avgW)
@@ -176,7 +178,7 @@ func (m Model) averagedLines(w, room int) []string {
 	// The heading goes first whenever two lines fit: two unlabelled
 	// columns of numbers read as one; the last rows give way instead.
 	// In one line the mark counts it with the rows.
-	head := padRight(" "+spaces(10)+"this", 1+10+oneW+1) + m.avgHeading(avgW)
+	head := padRight(" "+padRight(label, 10)+"this", 1+10+oneW+1) + m.avgHeading(avgW)
 	rows = append([]string{padRight(m.theme.paint(m.theme.label, head), w)}, rows...)
 	return m.theme.cutMarked(rows, w, max(0, room), sideMore)
 }
@@ -242,27 +244,49 @@ func (m Model) avgHeading(w int) string {
 func (m Model) avgCells(oneW, avgW int) (ones, avgs []string) {
 	n := len(avgRows) // cells 0 to n-1 are the "this" values, then the averages
 	cells := atOneDigits(2*n, func(i int, d [2]int) (string, bool) {
+		k := avgRows[i%n][1]
+		exp := m.avgRowExp(k, d, oneW, avgW)
 		if i < n {
-			return m.thisAt(avgRows[i][1], oneW, d[0])
+			return m.thisAt(k, oneW, d[0], exp)
 		}
-		return m.averageAt(avgRows[i-n][1], avgW, d)
+		return m.averageAt(k, avgW, d, exp)
 	}, func(i int) string {
+		// A cell alone: the table is at numDigits[1] (atOneDigits).
+		k := avgRows[i%n][1]
+		exp := m.avgRowExp(k, numDigits[1], oneW, avgW)
 		if i < n {
-			return fitNumber(m.res.metrics.Values[avgRows[i][1]], oneW)
+			return fitNumber(m.res.metrics.Values[k], oneW, exp)
 		}
-		iv, _ := m.average(avgRows[i-n][1])
-		return m.theme.intervalText(avgRows[i-n][1], iv, avgW)
+		iv, _ := m.average(k)
+		return m.theme.intervalText(k, iv, avgW, exp)
 	})
 	return cells[:n], cells[n:]
 }
 
+// avgRowExp reports whether metric k's row of the averages, at digits
+// d, is written with exponents (one notation a row, sigIn): where its
+// value on screen or the average beside it takes one, and they do not
+// fit their cells, oneW and avgW, in decimals.
+func (m Model) avgRowExp(k string, d [2]int, oneW, avgW int) bool {
+	iv, ok := m.average(k)
+	avg := ok && m.run == nil && !math.IsNaN(iv.Mean)
+	if !(m.res != nil && needsExp(m.res.metrics.Values[k], d[0]) || avg && intervalNeedsExp(k, iv, d)) {
+		return false
+	}
+	if s, _ := m.thisAt(k, oneW, d[0], false); !inDecimals(s, oneW) {
+		return true
+	}
+	return avg && !slices.ContainsFunc(intervalForms(k, iv, d, false), func(s string) bool { return inDecimals(s, avgW) })
+}
+
 // thisAt is the realization on screen's metric k at digits significant
-// digits, and whether it fits w cells; "–" before the first result.
-func (m Model) thisAt(k string, w, digits int) (string, bool) {
+// digits, in the notation exp says (sigIn), and whether it fits w
+// cells; "–" before the first result.
+func (m Model) thisAt(k string, w, digits int, exp bool) (string, bool) {
 	if m.res == nil {
 		return "–", true
 	}
-	s := sigFixed(m.res.metrics.Values[k], digits)
+	s := sigIn(m.res.metrics.Values[k], digits, exp)
 	return s, ansi.StringWidth(s) <= w
 }
 
@@ -270,7 +294,7 @@ func (m Model) thisAt(k string, w, digits int) (string, bool) {
 // digits (see intervalAt), and whether it fits w cells: "…" while
 // computing or training (the weights on screen change with every
 // step), "–" without a value.
-func (m Model) averageAt(k string, w int, digits [2]int) (string, bool) {
+func (m Model) averageAt(k string, w int, digits [2]int, exp bool) (string, bool) {
 	iv, ok := m.average(k)
 	switch {
 	case m.run != nil:
@@ -282,33 +306,51 @@ func (m Model) averageAt(k string, w int, digits [2]int) (string, bool) {
 	case math.IsNaN(iv.Mean):
 		return "–", true
 	}
-	return intervalAt(k, iv, w, digits)
+	return intervalAt(k, iv, w, digits, exp)
 }
 
 // intervalText writes metric k's interval in at most w cells: the
 // first of its forms (intervalForms) that fits at some digits, with
-// fewer digits where more would not fit.
-func (t theme) intervalText(k string, iv core.Interval, w int) string {
-	for f := 0; f < 3; f++ {
-		for _, d := range numDigits {
-			if forms := intervalForms(k, iv, d); f < len(forms) && ansi.StringWidth(forms[f]) <= w {
-				return forms[f]
+// fewer digits where more would not fit; in decimals first, unless exp
+// (sigIn), then, where a number takes one, with exponents.
+func (t theme) intervalText(k string, iv core.Interval, w int, exp bool) string {
+	for _, e := range intervalNotations(k, iv, numDigits[0], exp) {
+		for f := 0; f < 3; f++ {
+			for _, d := range numDigits {
+				if forms := intervalForms(k, iv, d, e); f < len(forms) && ansi.StringWidth(forms[f]) <= w {
+					return forms[f]
+				}
 			}
 		}
 	}
-	return t.truncate(sigFixed(iv.Mean, 2), w)
+	return t.truncate(sigIn(iv.Mean, 2, exp || needsExp(iv.Mean, 2)), w)
 }
 
 // intervalAt is the first of metric k's interval forms at digits d
-// that fits w cells, and whether one did.
-func intervalAt(k string, iv core.Interval, w int, d [2]int) (string, bool) {
-	forms := intervalForms(k, iv, d)
-	for _, s := range forms {
-		if ansi.StringWidth(s) <= w {
-			return s, true
+// that fits w cells, and whether one did: in decimals first, unless exp
+// (sigIn), then, where a number takes one, with exponents.
+func intervalAt(k string, iv core.Interval, w int, d [2]int, exp bool) (string, bool) {
+	for _, e := range intervalNotations(k, iv, d, exp) {
+		for _, s := range intervalForms(k, iv, d, e) {
+			if ansi.StringWidth(s) <= w {
+				return s, true
+			}
 		}
 	}
-	return forms[0], false
+	return intervalForms(k, iv, d, exp)[0], false
+}
+
+// intervalNotations are the notations (sigIn's exp) intervalAt tries
+// for metric k's interval at digits d: exponents alone where exp says
+// so, decimals first, and exponents where a number takes one.
+func intervalNotations(k string, iv core.Interval, d [2]int, exp bool) []bool {
+	switch {
+	case exp:
+		return []bool{true}
+	case intervalNeedsExp(k, iv, d):
+		return []bool{false, true}
+	}
+	return []bool{false}
 }
 
 // intervalForms are the ways to write metric k's interval at digits d
@@ -317,18 +359,19 @@ func intervalAt(k string, iv core.Interval, w int, d [2]int) (string, bool) {
 // (clampInterval), no longer symmetric, and short of room only the end
 // not at the metric's bound ("mean ≤hi" for an MAE from 0). One
 // realization has no interval: its value shows alone, with "n=1" where
-// that fits ("±0" would read as certainty).
-func intervalForms(k string, iv core.Interval, d [2]int) []string {
-	mean := sigFixed(iv.Mean, d[0])
+// that fits ("±0" would read as certainty). Its numbers take one
+// notation, exp's (sigIn).
+func intervalForms(k string, iv core.Interval, d [2]int, exp bool) []string {
+	mean := sigIn(iv.Mean, d[0], exp)
 	if iv.N < 2 {
 		return []string{mean + fmt.Sprintf(" n=%d", iv.N), mean}
 	}
 	raw := iv
 	iv = clampInterval(k, iv)
-	end := func(v float64) string { return sigFixed(v, d[1]) }
+	end := func(v float64) string { return sigIn(v, d[1], exp) }
 	below, above := iv.Mean-iv.Lo, iv.Hi-iv.Mean
-	if math.Abs(below-above) <= 1e-9*math.Max(math.Abs(below), math.Abs(above)) {
-		return []string{sigFixed(iv.Mean, meanDigits(iv.Mean, above, d)) + "±" + end(above)}
+	if symmetric(below, above) {
+		return []string{sigIn(iv.Mean, meanDigits(iv.Mean, above, d), exp) + "±" + end(above)}
 	}
 	// An end cut to the metric's bound is the bound, exactly ("1", not
 	// "1.0").
@@ -348,6 +391,29 @@ func intervalForms(k string, iv core.Interval, d [2]int) []string {
 		forms = append(forms, mean+" ≥"+loS)
 	}
 	return forms
+}
+
+// symmetric reports whether an interval's ends lie as far below and
+// above its mean: intervalForms writes it mean ± half-width.
+func symmetric(below, above float64) bool {
+	return math.Abs(below-above) <= 1e-9*math.Max(math.Abs(below), math.Abs(above))
+}
+
+// intervalNeedsExp reports whether a number intervalForms writes of
+// metric k's interval at digits d takes an exponent (needsExp): the
+// mean, and the half-width or the ends not cut to the metric's bound.
+func intervalNeedsExp(k string, iv core.Interval, d [2]int) bool {
+	switch {
+	case needsExp(iv.Mean, d[0]):
+		return true
+	case iv.N < 2:
+		return false
+	}
+	c := clampInterval(k, iv)
+	if below, above := c.Mean-c.Lo, c.Hi-c.Mean; symmetric(below, above) {
+		return needsExp(above, d[1])
+	}
+	return c.Lo == iv.Lo && needsExp(c.Lo, d[1]) || c.Hi == iv.Hi && needsExp(c.Hi, d[1])
 }
 
 // maxMeanDigits bounds the significant digits meanDigits gives a mean.

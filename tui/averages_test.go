@@ -47,8 +47,8 @@ func TestAveragesFollowTheSettings(t *testing.T) {
 	if m.avg.res == nil || m.avg.res.Metrics[core.KeyReconMAE] != want.Metrics[core.KeyReconMAE] {
 		t.Fatalf("averages %+v, want %+v", m.avg.res, want.Metrics[core.KeyReconMAE])
 	}
-	if frame := m.render(); !strings.Contains(frame, plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11)) {
-		t.Errorf("the sidebar lacks recon MAE %s:\n%s", plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11), frame)
+	if frame := m.render(); !strings.Contains(frame, plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11, false)) {
+		t.Errorf("the sidebar lacks recon MAE %s:\n%s", plainTheme.intervalText(core.KeyReconMAE, want.Metrics[core.KeyReconMAE], 11, false), frame)
 	}
 	m = focusOn(t, m, ctlContext)
 	nm, cmd := m.Update(keyMsg("left"))
@@ -67,7 +67,7 @@ func TestAveragesFollowTheSettings(t *testing.T) {
 // make room) and a large one.
 func TestGoldenAverages(t *testing.T) {
 	for _, sys := range []string{"spring", "lv"} {
-		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sz := range [][2]int{{80, 24}, {80, 23}, {80, minHeight}, {160, 48}} {
 			t.Run(fmt.Sprintf("%s_%dx%d", sys, sz[0], sz[1]), func(t *testing.T) {
 				m := newAvgTest(t, sys, sz[0], sz[1])
 				frame := m.render()
@@ -126,7 +126,7 @@ func TestAveragesHeadingSaysWhatTheyAre(t *testing.T) {
 	}
 	m, _ = press(t, m, "a")
 	m, _ = startRun(t, m)
-	lines := m.averagedLines(38, 6)
+	lines := m.averagedLines(38, 6, "")
 	if !strings.Contains(lines[0], "mean: after run") {
 		t.Errorf("training: heading %q", lines[0])
 	}
@@ -222,7 +222,7 @@ func TestAveragesOfOneRealization(t *testing.T) {
 		t.Errorf("the averages do not say they are of one realization:\n%s", frame)
 	}
 	for _, w := range []int{11, 6, 3} {
-		s := plainTheme.intervalText(core.KeyReconMAE, core.Interval{Mean: 0.0123, Lo: 0.0123, Hi: 0.0123, N: 1}, w)
+		s := plainTheme.intervalText(core.KeyReconMAE, core.Interval{Mean: 0.0123, Lo: 0.0123, Hi: 0.0123, N: 1}, w, false)
 		if strings.Contains(s, "±") || ansi.StringWidth(s) > w || !strings.HasPrefix(s, ".01") {
 			t.Errorf("one realization in %d cells: %q", w, s)
 		}
@@ -246,10 +246,10 @@ func TestIntervalsWithinMetricRange(t *testing.T) {
 		t.Errorf("an unbounded metric's interval was cut: %+v", iv)
 	}
 	for _, w := range []int{17, 11} {
-		if s := plainTheme.intervalText(core.KeyReconMAE, wide, w); strings.Contains(s, "-") || strings.Contains(s, "±") || !strings.Contains(s, "[0,") && !strings.Contains(s, " ≤.004") || ansi.StringWidth(s) > w {
+		if s := plainTheme.intervalText(core.KeyReconMAE, wide, w, false); strings.Contains(s, "-") || strings.Contains(s, "±") || !strings.Contains(s, "[0,") && !strings.Contains(s, " ≤.004") || ansi.StringWidth(s) > w {
 			t.Errorf("MAE interval in %d cells: %q, want its lower end at 0", w, s)
 		}
-		if s := plainTheme.intervalText(core.KeyReconECE, ece, w); strings.Contains(s, "±") || !strings.HasSuffix(s, ",1]") || ansi.StringWidth(s) > w {
+		if s := plainTheme.intervalText(core.KeyReconECE, ece, w, false); strings.Contains(s, "±") || !strings.HasSuffix(s, ",1]") || ansi.StringWidth(s) > w {
 			t.Errorf("ECE interval in %d cells: %q, want its upper end at 1", w, s)
 		}
 	}
@@ -349,9 +349,14 @@ func TestSidebarCutSaysSo(t *testing.T) {
 			// Before any run the sidebar is cut once, in the metrics
 			// (above the training box's hint) or from the bottom: the
 			// count is of the rows its layout has uncut, less those
-			// shown.
+			// shown. Cut in the averages, the metrics' title goes into
+			// their heading (averagedBlock), and a row more shows.
 			uncut := m.sidebarUncut(smallSideW, h, m.sideLayoutFor(smallSideW, h))
-			if n := len(uncut) - (h - 1); n > 1 && strings.Contains(side, "more row") && !strings.Contains(side, core.Count(n, "more row")) {
+			n := len(uncut) - (h - 1)
+			if strings.Contains(side, " "+padRight(m.metricsLabel(), 10)+"this") {
+				n--
+			}
+			if n > 1 && strings.Contains(side, "more row") && !strings.Contains(side, core.Count(n, "more row")) {
 				t.Errorf("%s h %d: the mark does not count %d rows:\n%s", name, h, n, side)
 			}
 			rows := []string{"recon MAE", "δ MAE", "θ MAE", "recon ECE", "recon LL"}
@@ -433,10 +438,10 @@ func TestMeanNotCoarserThanItsInterval(t *testing.T) {
 		{12.34, 0.4, [2]int{2, 1}, "12.3±.4"},
 		{0.0056, 0.0009, [2]int{2, 1}, ".0056±.0009"},
 		{0.5, 0.2, [2]int{1, 1}, ".5±.2"},
-		{0.97, 0.00003, [2]int{1, 1}, ".9700±3e-5"},
+		{0.97, 0.00003, [2]int{1, 1}, ".9700±.00003"}, // one notation
 	} {
 		iv := core.Interval{Mean: tc.mean, Lo: tc.mean - tc.half, Hi: tc.mean + tc.half, N: 32}
-		if got := intervalForms("theta_mae", iv, tc.d)[0]; got != tc.want {
+		if got := intervalForms("theta_mae", iv, tc.d, false)[0]; got != tc.want {
 			t.Errorf("mean %g ± %g at %v: %q, want %q", tc.mean, tc.half, tc.d, got, tc.want)
 		}
 	}

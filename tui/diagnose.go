@@ -161,7 +161,16 @@ func (m Model) diagView(w, h int) []string {
 				lines = append(lines, t.paint(t.warn, l))
 			}
 		}
-		lines = append(lines, diagBody(*m.diag.res, textW, h-len(lines))...)
+		body := diagBody(*m.diag.res, textW, h-len(lines))
+		if len(lines)+len(body) > h && len(lines) > 1 {
+			// Short of room the hint line gives way to the body: its
+			// context and σ are the sidebar's rows, and the footer
+			// offers d to close the view. lv's four parameters need
+			// every row of 80×22.
+			lines = slices.Delete(lines, 1, 2)
+			body = diagBody(*m.diag.res, textW, h-len(lines))
+		}
+		lines = append(lines, body...)
 	}
 	return block(t.cutMarked(lines, textW, h, diagMore), w, h)
 }

@@ -217,7 +217,7 @@ func TestGoldenDiagnostics(t *testing.T) {
 	for _, tc := range []struct {
 		sys  string
 		w, h int
-	}{{"spring", 80, 24}, {"spring", 160, 48}, {"lv", 80, 24}, {"advdiff", 140, 44}} {
+	}{{"spring", 80, 24}, {"spring", 160, 48}, {"lv", 80, 24}, {"lv", 80, minHeight}, {"advdiff", 140, 44}} {
 		t.Run(fmt.Sprintf("%s_%dx%d", tc.sys, tc.w, tc.h), func(t *testing.T) {
 			m := newTest(t, tc.sys, tc.w, tc.h)
 			m = openDiagnosis(t, m)
@@ -466,22 +466,31 @@ func TestHelpCountsTheSamplesDrawn(t *testing.T) {
 // A diagnosis taller than the panel shows that it is cut: with 200
 // realizations lv's SBC lines took one line more than 80×24 leaves,
 // and the last (θ γ's p-value) was dropped without a word. Here the
-// panel is made short instead.
+// panel is made short instead. Short of room, the view first gives up
+// its hint line ("context 30, σ 0 · d/esc closes"): lv's diagnosis
+// then fits 80×22.
 func TestDiagnosticsCutSaysSo(t *testing.T) {
 	m := newTest(t, "lv", 80, 24)
 	m = openDiagnosis(t, m)
 	full := m.diagHeader(49)
 	full = append(full, diagBody(*m.diag.res, 49, 1000)...)
-	for _, h := range []int{8, 12, len(full) - 1} {
+	short := len(full) - 1 // without the hint line
+	for _, h := range []int{8, 12, short - 1} {
 		lines := m.diagView(49, h)
 		last := ansi.Strip(lines[h-1])
-		want := fmt.Sprintf("… %s", core.Count(len(full)-(h-1), "more line"))
+		want := fmt.Sprintf("… %s", core.Count(short-(h-1), "more line"))
 		if len(lines) != h || !strings.HasPrefix(last, want) {
 			t.Errorf("h %d: last line %q, want it to start %q", h, last, want)
 		}
 	}
-	if lines := m.diagView(49, len(full)); strings.Contains(strings.Join(lines, "\n"), "more line") {
-		t.Errorf("a diagnosis that fits is marked cut:\n%s", strings.Join(lines, "\n"))
+	for _, h := range []int{short, len(full)} {
+		view := strings.Join(m.diagView(49, h), "\n")
+		if strings.Contains(view, "more line") {
+			t.Errorf("h %d: a diagnosis that fits is marked cut:\n%s", h, view)
+		}
+		if hint := strings.Contains(view, "d/esc closes"); hint != (h == len(full)) {
+			t.Errorf("h %d: hint line shown %v, want it only where every line fits:\n%s", h, hint, view)
+		}
 	}
 }
 

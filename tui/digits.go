@@ -1,6 +1,12 @@
 package tui
 
-import "github.com/charmbracelet/x/ansi"
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
 
 // The significant digits numbers take in the room they have: the
 // sidebar's tables write the numbers side by side at one count, and a
@@ -41,11 +47,48 @@ func atOneDigits(n int, cell func(i int, d [2]int) (string, bool), alone func(i 
 }
 
 // fitNumber is v in at most w cells, three significant digits where
-// they fit.
-func fitNumber(v float64, w int) string {
-	s := sigFixed(v, 3)
+// they fit, in the notation exp says (sigIn).
+func fitNumber(v float64, w int, exp bool) string {
+	s := sigIn(v, 3, exp)
 	for digits := 2; digits >= 1 && ansi.StringWidth(s) > w; digits-- {
-		s = sigFixed(v, digits)
+		s = sigIn(v, digits, exp)
 	}
 	return s
+}
+
+// One notation a row: the numbers written side by side, a metric's value
+// beside its mean ± half-width or two metrics on a sidebar row, are
+// written alike: in decimals where they all fit their cells so, else,
+// where one of them takes an exponent (needsExp), all with exponents.
+// Each chose its own before, and a row read "recon MAE 5.0e-5
+// .000121±6.8e-5".
+
+// needsExp reports whether v at digits significant digits is written
+// with an exponent (shortNumber's rule: below 1e-4, or where %g would
+// write one).
+func needsExp(v float64, digits int) bool {
+	return strings.Contains(shortNumber(v, digits), "e")
+}
+
+// sigIn is v at digits significant digits in one notation: with exp,
+// an exponent whatever its size ("1.2e-4", at most two digits, as
+// shortNumber's exponents); without, decimals, below 1e-4 too
+// (".000050", where sigFixed writes "5.0e-5"), and sigFixed's form from
+// 10^digits up. Zero, infinities and NaN are as sigFixed writes them.
+func sigIn(v float64, digits int, exp bool) string {
+	switch {
+	case v == 0 || math.IsNaN(v) || math.IsInf(v, 0):
+		return sigFixed(v, digits)
+	case exp:
+		return shortExp(v, min(1, digits-1))
+	case tiny(v):
+		return compact(strconv.FormatFloat(v, 'f', sigDecimals(v, digits), 64))
+	}
+	return sigFixed(v, digits)
+}
+
+// inDecimals reports whether s, a number sigIn wrote without exp, is in
+// decimals and at most w cells: a huge one keeps its exponent.
+func inDecimals(s string, w int) bool {
+	return !strings.Contains(s, "e") && ansi.StringWidth(s) <= w
 }

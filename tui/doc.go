@@ -6,7 +6,8 @@
 // (the baselines, a diagnosis or the ablation points, each with the time
 // it has taken), stale or untrained), four panels, a sidebar and a help
 // line, which offers the keys that act now, the views d, c and A before
-// the keys that move to other data:
+// the keys that move to other data, in a word each ("d diag") where the
+// terminal is too narrow for their descriptions:
 //
 //  1. the simulator output F(x; θ̂) with the context points,
 //  2. the learned discrepancy δ̂ with its 95% band against the true
@@ -25,8 +26,9 @@
 // Advection–diffusion shows a time slice ([ and ] move it) or, on v,
 // half-block heatmaps of truth, prediction, δ̂ and |error| on fixed
 // per-panel ranges with colour bars. Terminals of at least 120×36 get all
-// four panels in a 2×2 grid; smaller ones (down to 80×24) show two at a
-// time (p flips); below that a "terminal too small" screen.
+// four panels in a 2×2 grid; smaller ones (down to 80×22, so that 80×24
+// inside tmux or screen fits) show two at a time (p flips); below that a
+// "terminal too small" screen.
 //
 // The sidebar holds the controls (↑/↓ select, ←/→ change): system,
 // backbone, context size, noise σ, λθ, λδ, regularizer, training mode, the
@@ -63,7 +65,9 @@
 // UI stays responsive because inference runs in commands off the UI
 // goroutine, one at a time, tagged with a generation so results of older
 // requests are dropped; a one-pass amortized answer comes at once and the
-// model's refinement follows when the controls rest. Training runs in a
+// model's refinement follows when the controls rest. A switch to another
+// system, backbone or file keeps the panels before it on screen, dimmed
+// and marked, until the new model's answer comes (stalePanels). Training runs in a
 // goroutine of its own on a copy of the model, reporting progress and
 // throttled weight snapshots through a channel that a command reads; the
 // plots re-infer from the snapshots in one pass, which the θ rows'

@@ -14,13 +14,14 @@ import (
 )
 
 // TestGoldenFrames runs the explorer as a program (teatest) on each
-// system at the minimum and a large terminal size, with a fixed seed,
+// system at 80×24, at the 80×23 tmux leaves of it, at the minimum and
+// at a large terminal size, with a fixed seed,
 // untrained deterministic weights and the ASCII colour profile, and
 // compares the settled frame with testdata/TestGoldenFrames/*.golden.
 // Regenerate with: go test ./tui -run TestGoldenFrames -update
 func TestGoldenFrames(t *testing.T) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
-		for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		for _, sz := range [][2]int{{80, 24}, {80, 23}, {80, minHeight}, {160, 48}} {
 			t.Run(fmt.Sprintf("%s_%dx%d", sys, sz[0], sz[1]), func(t *testing.T) {
 				m, err := New(Options{System: sys, Seed: 1, Embedded: noEmbedded, SaveDir: t.TempDir(), RefineDelay: -1, Atlas: noAtlas, Averages: -1})
 				if err != nil {
@@ -49,7 +50,7 @@ func TestGoldenFrames(t *testing.T) {
 
 // TestGoldenHeatmaps is the advection–diffusion heatmap view (v).
 func TestGoldenHeatmaps(t *testing.T) {
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+	for _, sz := range [][2]int{{80, 24}, {80, minHeight}, {160, 48}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			m := newTest(t, "advdiff", sz[0], sz[1])
 			m, _ = press(t, m, "v")

@@ -130,16 +130,16 @@ func TestHelpSaysThetaSigmaStopsAtThePriors(t *testing.T) {
 }
 
 // TestFooterOverHelpSaysArrowsScroll: over the ? help ↑ and ↓ scroll
-// it, and the footer says so; it offered "↑↓ select", which they do not
-// do there.
+// it, and the footer says so; it offered "↑↓ select" (at 80 columns
+// "↑↓←→ set"), which they do not do there.
 func TestFooterOverHelpSaysArrowsScroll(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
-	if f := m.footer(); !strings.Contains(f, "↑↓ select") {
+	if f := m.footer(); !strings.Contains(f, "↑↓←→ set") {
 		t.Fatalf("footer %q", f)
 	}
 	focus := m.focus
 	m, _ = press(t, m, "?", "down")
-	if f := m.footer(); m.focus != focus || m.helpTop != 1 || !strings.Contains(f, "↑↓ scroll") || strings.Contains(f, "select") {
+	if f := m.footer(); m.focus != focus || m.helpTop != 1 || !strings.Contains(f, "↑↓ scroll") || strings.Contains(f, "select") || strings.Contains(f, "↑↓←→") {
 		t.Errorf("over the help: ↓ moved focus %d → %d, help top %d; footer %q", focus, m.focus, m.helpTop, f)
 	}
 }

@@ -40,7 +40,14 @@ type KeyMap struct {
 	// quitDesc says in the footer what q does now: quit, or, while a
 	// save writes its file, quit once it is written (quitSaveHelp).
 	quitDesc string
+	// diagWord, ablWord and baseWord are diagDesc, ablDesc and baseDesc
+	// in a word, for the compact footer (CompactHelp); arrowKeys names
+	// the four arrow keys as its one entry.
+	diagWord, ablWord, baseWord, arrowKeys string
 }
+
+// selectControls is what ↑↓ do but over the ? help: select a control.
+const selectControls = "select"
 
 // quitSaveHelp is the ? help's account of q while a save (s) writes
 // its file: Model.quit waits for it, onSaved quits or calls the quit
@@ -87,19 +94,23 @@ func DefaultKeyMap() KeyMap {
 		HelpPageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "help a screen up")),
 		HelpPageDown: key.NewBinding(key.WithKeys("pgdown", "space"), key.WithHelp("pgdn", "help a screen down")),
 		selectKeys:   "↑↓",
-		selectDesc:   "select",
+		selectDesc:   selectControls,
 		changeKeys:   "←→",
 		diagDesc:     "diagnostics",
 		ablDesc:      "ablation",
 		baseDesc:     "baselines",
 		quitDesc:     "quit",
+		diagWord:     "diag",
+		ablWord:      "ablate",
+		baseWord:     "base",
+		arrowKeys:    "↑↓←→",
 	}
 }
 
 // asciiArrows names the arrow keys in words. --ascii draws ↑ ↓ ← → as
 // ^ v < >, and its help offered "v/j next control", "^v select" and
 // "<> change": v is the heatmap key, and ^ < > are no keys at all.
-var asciiArrows = strings.NewReplacer("↑/↓", "up/down", "←/→", "left/right", "↑↓", "up/down", "←→", "left/right",
+var asciiArrows = strings.NewReplacer("↑↓←→", "arrows", "↑/↓", "up/down", "←/→", "left/right", "↑↓", "up/down", "←→", "left/right",
 	"↑", "up", "↓", "down", "←", "left", "→", "right")
 
 // asciiNames is k with the arrow keys named in words (asciiArrows),
@@ -109,6 +120,7 @@ func (k KeyMap) asciiNames() KeyMap {
 		b.SetHelp(asciiArrows.Replace(b.Help().Key), b.Help().Desc)
 	}
 	k.selectKeys, k.changeKeys = asciiArrows.Replace(k.selectKeys), asciiArrows.Replace(k.changeKeys)
+	k.arrowKeys = asciiArrows.Replace(k.arrowKeys)
 	return k
 }
 
@@ -121,15 +133,55 @@ func (m Model) keyText(s string) string {
 	return s
 }
 
-// ShortHelp is the one-line help at the bottom of the screen.
+// ShortHelp is the one-line help at the bottom of the screen, in the
+// words of the footer where it has room for every key (footerSlots).
 func (k KeyMap) ShortHelp() []key.Binding {
-	// Help, quit and the other panels (on a small terminal) first: the
-	// line is cut at the terminal's width, after the last key that fits.
-	// The views (d, c, A) come before the keys that move to other data
-	// (r, tab, b): nothing else on screen says they are there.
-	return []key.Binding{k.Help, shortHelp(k.Quit, k.quitDesc), k.Page, pairHelp(k.Up, k.Down, k.selectKeys, k.selectDesc), pairHelp(k.Left, k.Right, k.changeKeys, "change"),
-		k.Train, k.Cancel, shortHelp(k.Diagnose, k.diagDesc), shortHelp(k.Baselines, k.baseDesc), shortHelp(k.Ablation, k.ablDesc),
-		k.Realization, k.NextSystem, k.Backbone, k.Heatmap, k.Save, k.Open, k.Write}
+	var out []key.Binding
+	for _, s := range k.footerSlots() {
+		out = append(out, s.full...)
+	}
+	return out
+}
+
+// footerSlot is one place in the footer: its key (or the arrows' two
+// entries) in ShortHelp's words, and in a word a key, for a footer too
+// narrow for those (Model.footer): at 80 columns they showed ? q p ↑↓
+// ←→ t and left d, c, A, r, tab and b to the ? help.
+type footerSlot struct {
+	full, word []key.Binding
+}
+
+// enabled reports whether the slot's key acts now.
+func (s footerSlot) enabled() bool { return s.full[0].Enabled() }
+
+// footerSlots are the footer's keys, most needed first: the line is cut
+// at the terminal's width, after the last key that fits. Help, quit and
+// the other panels (on a small terminal) first; the views (d, c, A)
+// come before the keys that move to other data (r, tab, b): nothing
+// else on screen says they are there, while the system and the backbone
+// are the sidebar's first rows, which ↑↓←→ set. In a word the arrows
+// make one entry, "↑↓←→ set" (↑↓ pick the control that ←→ set), but
+// over the ? help, where ↑↓ scroll it.
+func (k KeyMap) footerSlots() []footerSlot {
+	one := func(b key.Binding, full, word string) footerSlot {
+		return footerSlot{[]key.Binding{shortHelp(b, full)}, []key.Binding{shortHelp(b, word)}}
+	}
+	arrows := footerSlot{
+		full: []key.Binding{pairHelp(k.selectKeys, k.selectDesc, k.Up, k.Down), pairHelp(k.changeKeys, "change", k.Left, k.Right)},
+		word: []key.Binding{pairHelp(k.arrowKeys, "set", k.Up, k.Down, k.Left, k.Right)},
+	}
+	if k.selectDesc != selectControls {
+		arrows.word = []key.Binding{pairHelp(k.selectKeys, k.selectDesc, k.Up, k.Down), pairHelp(k.changeKeys, "set", k.Left, k.Right)}
+	}
+	desc := func(b key.Binding) string { return b.Help().Desc }
+	return []footerSlot{
+		one(k.Help, desc(k.Help), "help"), one(k.Quit, k.quitDesc, k.quitDesc), one(k.Page, desc(k.Page), "page"), arrows,
+		one(k.Train, desc(k.Train), "train"), one(k.Cancel, desc(k.Cancel), "stop"),
+		one(k.Diagnose, k.diagDesc, k.diagWord), one(k.Baselines, k.baseDesc, k.baseWord), one(k.Ablation, k.ablDesc, k.ablWord),
+		one(k.Realization, desc(k.Realization), "reseed"), one(k.NextSystem, desc(k.NextSystem), "system"),
+		one(k.Backbone, desc(k.Backbone), "backbone"), one(k.Heatmap, desc(k.Heatmap), "heatmaps"),
+		one(k.Save, desc(k.Save), "save"), one(k.Open, desc(k.Open), "open"), one(k.Write, desc(k.Write), "csv"),
+	}
 }
 
 // shortHelp is b, enabled as it is, with the footer's shorter desc.
@@ -138,11 +190,15 @@ func shortHelp(b key.Binding, desc string) key.Binding {
 	return b
 }
 
-// pairHelp is one short-help entry for two opposite bindings (↑ and ↓),
+// pairHelp is one short-help entry for opposite bindings (↑ and ↓),
 // which the full help lists one by one: "↑/k previous control" alone
 // left ↓ and → out of the footer at every width.
-func pairHelp(a, b key.Binding, keys, desc string) key.Binding {
-	return key.NewBinding(key.WithKeys(append(a.Keys(), b.Keys()...)...), key.WithHelp(keys, desc))
+func pairHelp(keys, desc string, bs ...key.Binding) key.Binding {
+	var all []string
+	for _, b := range bs {
+		all = append(all, b.Keys()...)
+	}
+	return key.NewBinding(key.WithKeys(all...), key.WithHelp(keys, desc))
 }
 
 // FullHelp is the help view on ?, in columns: the keys that move and

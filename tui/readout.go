@@ -164,7 +164,7 @@ func thetaCells(estStd, tr string, estW, truthW int) string {
 // read as certainty.
 func thetaFigures(est, std, truth float64, estW, truthW int) (estStd, tr string) {
 	if math.IsNaN(est) || !(std >= 1e-8) || tiny(est) || math.Abs(est) >= 1e4 {
-		return thetaFiguresShort(est, std), sig3Fixed(truth)
+		return thetaFiguresShort(est, std, truth)
 	}
 	lead := sigmaPlace(std)
 	at3 := max(0, 2-int(math.Floor(math.Log10(math.Abs(est)))))
@@ -188,11 +188,9 @@ func thetaFigures(est, std, truth float64, estW, truthW int) (estStd, tr string)
 			return es, truthAt(d)
 		}
 	}
-	// σ's one digit in exponent form ("1.1399±4e-4") takes fewer
-	// characters than its decimals.
-	if es := at(lead) + "±" + shortExp(std, 0); lead > 0 && fits(es, lead) {
-		return es, truthAt(lead)
-	}
+	// Short of room for σ's decimals, σ goes in parentheses rather than
+	// in exponent form beside the estimate's decimals: ".01227±4e-5"
+	// wrote one row in two notations.
 	if lead > 0 {
 		digit := strconv.FormatFloat(std*math.Pow10(lead), 'f', 0, 64)
 		if es := at(lead) + "(" + digit + ")"; len([]rune(es))+1+len([]rune(truthAt(lead))) <= estW+1+truthW {
@@ -201,14 +199,14 @@ func thetaFigures(est, std, truth float64, estW, truthW int) (estStd, tr string)
 	}
 	// Short of room, the truth still takes the estimate's decimals
 	// where it fits: ".0509±2e-5" beside ".051" read as five σ off.
-	es := thetaFiguresShort(est, std)
+	es, tr := thetaFiguresShort(est, std, truth)
 	mant, _, _ := strings.Cut(es, "±")
-	if _, frac, ok := strings.Cut(mant, "."); ok && !strings.ContainsAny(mant, "e") {
+	if _, frac, ok := strings.Cut(mant, "."); ok && !strings.ContainsAny(es, "e") {
 		if tr := truthAt(len(frac)); len([]rune(tr)) <= truthW {
 			return es, tr
 		}
 	}
-	return es, sig3Fixed(truth)
+	return es, tr
 }
 
 // sigmaPlace is the decimal of σ's leading digit once σ is rounded to
@@ -223,17 +221,25 @@ func sigmaPlace(std float64) int {
 
 // thetaFiguresShort is the estimate to three significant digits and σ
 // to two (one where two would not fit: a tiny σ in a long form,
-// "1.5e-6", would be cut mid-exponent).
-func thetaFiguresShort(est, std float64) string {
-	e := sig3Fixed(est)
+// "1.5e-6", would be cut mid-exponent), and the truth as the estimate:
+// all three with exponents where one of them takes one (sigIn).
+func thetaFiguresShort(est, std, truth float64) (estStd, tr string) {
+	exp := needsExp(est, 3) || std != 0 && needsExp(std, 2) || needsExp(truth, 3)
+	e, tr := sigIn(est, 3, exp), sigIn(truth, 3, exp)
 	if std == 0 {
-		return e + "±–"
+		return e + "±–", tr
 	}
-	es := e + "±" + shortNumber(std, 2)
+	sd := func(digits int) string {
+		if exp {
+			return shortExp(std, digits-1)
+		}
+		return shortNumber(std, digits)
+	}
+	es := e + "±" + sd(2)
 	if len([]rune(es)) > 11 {
-		es = e + "±" + shortNumber(std, 1)
+		es = e + "±" + sd(1)
 	}
-	return es
+	return es, tr
 }
 
 // sigFixed is shortNumber(v, digits) with its trailing zeros kept

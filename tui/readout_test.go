@@ -34,19 +34,20 @@ func TestShortNumber(t *testing.T) {
 
 // TestThetaRowKeepsSmallSigmaWhole: a σ that would not fit at two
 // significant digits is shown at one, never cut mid-exponent, and the
-// estimate reaches its place.
+// estimate reaches its place; short of room for its decimals, σ goes in
+// parentheses, in the estimate's notation.
 func TestThetaRowKeepsSmallSigmaWhole(t *testing.T) {
 	c := thetaControl{name: "kappa", sym: "κ", lo: 0.002, hi: 0.08}
 	row := c.view(40, false, plainTheme, 0.0312, 1.5e-6, 0.0312)
-	if !strings.Contains(row, ".031200±2e-6 ") {
-		t.Errorf("row %q: want .031200±2e-6", row)
+	if !strings.Contains(row, ".031200(2) ") {
+		t.Errorf("row %q: want .031200(2)", row)
 	}
 	if row = c.view(40, false, plainTheme, 0.0312, 0, 0.0312); !strings.Contains(row, ".0312±– ") {
 		t.Errorf("row %q: want .0312±– (no spread, not ±0)", row)
 	}
 	row = c.view(40, false, plainTheme, 1.14, 2.0e-5, 1.14)
-	if !strings.Contains(row, "1.14000±2e-5") {
-		t.Errorf("row %q: want 1.14000±2e-5", row)
+	if !strings.Contains(row, "1.14000(2)") {
+		t.Errorf("row %q: want 1.14000(2)", row)
 	}
 }
 
@@ -83,13 +84,14 @@ func TestMetricsFitTheSidebar(t *testing.T) {
 	vals[core.KeyReconMAE], vals[core.KeyDeltaMAE], vals[core.KeyThetaMAE] = 0.000999, 0.000888, 0.000777
 	vals[core.KeyReconLL], vals[core.KeyReconECE] = -1.5e30, 0.0123
 	lines := m.metricsLines(30)
-	for _, want := range []string{"recon MAE .0010 ", "δ MAE .00089", "θ MAE .00078", "recon LL  -1e30", "recon ECE .012"} {
+	// A row takes one notation: θ MAE an exponent beside the LL's.
+	for _, want := range []string{"recon MAE .0010 ", "δ MAE .00089", "θ MAE 7.8e-4", "recon LL  -1e30", "recon ECE .012"} {
 		if !strings.Contains(strings.Join(lines, "\n"), want) {
 			t.Errorf("30 cells: %q missing from\n%s", want, strings.Join(lines, "\n"))
 		}
 	}
 	wide := strings.Join(m.metricsLines(40), "\n")
-	for _, want := range []string{"recon MAE .000999", "recon LL  -1.5e30", "recon ECE .0123"} {
+	for _, want := range []string{"recon MAE .000999", "recon LL  -1.5e30", "θ MAE 7.8e-4", "recon ECE .0123"} {
 		if !strings.Contains(wide, want) {
 			t.Errorf("40 cells: three digits lost, %q missing from\n%s", want, wide)
 		}
@@ -115,7 +117,7 @@ func TestMetricsMisfitHoldsTheTableAtTwo(t *testing.T) {
 	vals[core.KeyReconMAE], vals[core.KeyDeltaMAE], vals[core.KeyThetaMAE] = 0.0123, 0.0234, 0.0344
 	vals[core.KeyReconLL], vals[core.KeyReconECE] = -4.04e-5, 0.0456
 	joined := strings.Join(m.metricsLines(30), "\n")
-	for _, want := range []string{"recon MAE .012 ", "δ MAE .023", "θ MAE .034", "recon LL  -4e-5", "recon ECE .046"} {
+	for _, want := range []string{"recon MAE .012 ", "δ MAE .023", "θ MAE 3.4e-2", "recon LL  -4e-5", "recon ECE .046"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("metrics box: %q missing from\n%s", want, joined)
 		}
@@ -164,7 +166,7 @@ func TestSidebarLLIsTheReconstructions(t *testing.T) {
 	avg.res.metrics.Values[core.KeyReconLL] = 4.25
 	for name, lines := range map[string][]string{
 		"metrics box":         m.metricsLines(30),
-		"beside the averages": avg.averagedLines(30, 10),
+		"beside the averages": avg.averagedLines(30, 10, ""),
 	} {
 		side := ansi.Strip(strings.Join(lines, "\n"))
 		if !strings.Contains(side, "recon LL") || !strings.Contains(side, "4.25") {

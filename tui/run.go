@@ -111,7 +111,7 @@ works too); A draws those averages across the selected control's values
 (the ablation view), d the calibration diagnostics over the same
 realizations. Press ? inside for every key.
 
-Needs a terminal of at least 80×24; --ascii draws in ASCII alone,
+Needs a terminal of at least 80×22; --ascii draws in ASCII alone,
 without colours (for terminals without UTF-8), as the explorer does by
 itself under a locale that is not UTF-8 (LANG=C; --ascii=false keeps
 Unicode). q and Ctrl-C ask twice while weights trained in the session

@@ -79,14 +79,22 @@ func (j *saveJobs) taken(id int) {
 // writing reports whether a save of e is under way: asked for, its
 // answer not taken yet.
 func (j *saveJobs) writing(e *entry) bool {
+	_, ok := j.writingTo(e)
+	return ok
+}
+
+// writingTo is the path the newest save of e under way was asked to
+// write (as typed), and whether one is under way.
+func (j *saveJobs) writingTo(e *entry) (path string, ok bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for _, w := range j.weights {
-		if w == e {
-			return true
+	newest := 0
+	for id, w := range j.weights {
+		if w == e && id > newest {
+			newest = id
 		}
 	}
-	return false
+	return j.asked[newest], newest > 0
 }
 
 // finish waits for the saves still writing their files, after the

@@ -235,3 +235,38 @@ func TestQuitDuringSaveOfTrainedWeights(t *testing.T) {
 		t.Error("the save ended and the explorer did not quit")
 	}
 }
+
+// TestUndoDuringSaveOfTrainedWeights: u while s writes the weights
+// trained here warned that they were "saved in no file", and offered s,
+// of the very weights being saved. It says the save is under way and
+// the file they go into; u again drops them, and the save still writes
+// them there.
+func TestUndoDuringSaveOfTrainedWeights(t *testing.T) {
+	m := newTest(t, "spring", 80, 24)
+	base := m.entry()
+	trained := &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	m.entries[m.key()] = trained
+	m, _ = press(t, m, "s", "ctrl+u")
+	m = typeText(t, m, filepath.Join(m.opts.SaveDir, "run1"))
+	nm, save := m.Update(keyMsg("enter"))
+	m = nm.(Model)
+	m = send(t, m, keyMsg("u"))
+	file := filepath.Join(m.opts.SaveDir, "run1.safetensors")
+	if m.entry() != trained || m.msgKind != msgWarn || strings.Contains(m.msg, "saved in no file") || strings.Contains(m.msg, "s saves") ||
+		!strings.Contains(m.msg, "save in progress") || !strings.HasSuffix(m.msg, " "+file) {
+		t.Fatalf("u during the save: weights dropped %v, status %q; want a warning naming the save in progress and %s", m.entry() != trained, m.msg, file)
+	}
+	m = send(t, m, keyMsg("u"))
+	if m.entry() != base {
+		t.Fatal("u again did not drop the weights")
+	}
+	m, _ = run(t, m, save)
+	if trained.saved != file {
+		t.Errorf("after u the save wrote %q, want %s", trained.saved, file)
+	}
+	// Without a save under way, the warning is the old one.
+	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, prev: base}
+	if m = send(t, m, keyMsg("u")); !strings.Contains(m.msg, "saved in no file") {
+		t.Errorf("u over unsaved weights: %q", m.msg)
+	}
+}

@@ -13,17 +13,19 @@ import (
 	"apic/core"
 )
 
-// TestMetricsAndTrainingHintFitSmallTerminal: at 80×24 the sidebar
-// keeps every metric row (lv's recon ECE and LL had given their rows to
-// the training box's hint) on every system and backbone, with the
-// averages beside the metrics (as the explorer starts) and without, and
-// the training box's hint (the keys that train, save and open) where it
-// has room; where it has none, the footer says t trains.
+// TestMetricsAndTrainingHintFitSmallTerminal: at 80×24, and at the
+// 80×23 tmux leaves of it, the sidebar keeps every metric row (lv's
+// recon ECE and LL had given their rows to the training box's hint) on
+// every system and backbone, with the averages beside the metrics (as
+// the explorer starts) and without, and the training box's hint (the
+// keys that train, save and open) where it has room; where it has none,
+// the footer says t trains.
 func TestMetricsAndTrainingHintFitSmallTerminal(t *testing.T) {
 	for _, sys := range []string{"spring", "lv", "advdiff"} {
 		for _, backbone := range []string{"cnp", "lnp", "anp"} {
-			for _, averages := range []int{avgTasks, -1} {
-				name := fmt.Sprintf("%s/%s averages %d", sys, backbone, averages)
+			for _, size := range [][3]int{{avgTasks, 24}, {-1, 24}, {avgTasks, 23}, {-1, 23}} {
+				averages, height := size[0], size[1]
+				name := fmt.Sprintf("%s/%s averages %d at 80×%d", sys, backbone, averages, height)
 				m, err := New(Options{System: sys, Backbone: backbone, Embedded: noEmbedded, SaveDir: t.TempDir(),
 					RefineDelay: -1, Atlas: noAtlas, Averages: averages})
 				if err != nil {
@@ -32,18 +34,18 @@ func TestMetricsAndTrainingHintFitSmallTerminal(t *testing.T) {
 				// send, not run: the averages' rows show "…" until computed,
 				// as many rows as with their values.
 				m = send(t, m, tea.ColorProfileMsg{Profile: colorprofile.ASCII})
-				m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+				m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: height})
 				frame := m.render()
-				frameOK(t, frame, 80, 24)
+				frameOK(t, frame, 80, height)
 				var side []string
-				for _, l := range strings.Split(frame, "\n")[headerLines : 24-1] {
+				for _, l := range strings.Split(frame, "\n")[headerLines : height-1] {
 					side = append(side, ansi.Cut(l, 80-smallSideW, 80))
 				}
 				text := strings.Join(side, "\n")
 				// One row (trainHint) or, with room, two; where the
 				// metrics need its row, the footer says t trains.
 				lines := strings.Split(frame, "\n")
-				if m.sideLayoutFor(smallSideW, 24-headerLines-1) >= sideNoTrainHint {
+				if m.sideLayoutFor(smallSideW, height-headerLines-1) >= sideNoTrainHint {
 					if footer := lines[len(lines)-1]; !strings.Contains(footer, "t train") {
 						t.Errorf("%s: neither the sidebar nor the footer says t trains:\n%s", name, footer)
 					}

@@ -18,12 +18,12 @@ func TestThetaFigures(t *testing.T) {
 	}{
 		{6.53049, 0.0017, 6.53526, "6.530±.002", "6.535"},  // spring, seed 2
 		{0.00274, 0.00041, 0.0023, ".0027±.0004", ".0023"}, // advdiff κ: ".000" before
-		{1.13993, 0.00041, 1.14012, "1.1399±4e-4", "1.1401"},
+		{1.13993, 0.00041, 1.14012, "1.1399(4)", "1.1401"}, // not "1.1399±4e-4": one notation
 		{5.12, 0.2, 5.43, "5.12±.20", "5.43"},
 		{0.972, 0.036, 0.993, ".972±.036", ".993"},
 		{0.9011, 0.0022, 1.1276, ".9011±.0022", "1.1276"}, // lv β: ".901±.002", "1.128" in 30 cells
 		{5.12, 0, 5.43, "5.12±–", "5.43"},
-		{0.05101, 5.7e-5, 0.0509519, ".05101±6e-5", ".05095"}, // advdiff κ at seed 1
+		{0.05101, 5.7e-5, 0.0509519, ".05101(6)", ".05095"}, // advdiff κ at seed 1
 		{math.NaN(), math.NaN(), 5.43, "–±–", "5.43"},
 	} {
 		es, tr := thetaFigures(tc.est, tc.std, tc.truth, 11, 6)
@@ -39,20 +39,22 @@ func TestThetaFigures(t *testing.T) {
 // TestThetaFiguresReachSigma is the sidebar's advdiff κ at context 200
 // and more: in 30 cells ".0509±2e-5" beside ".0510", an estimate cut
 // five decimals short of its σ. In 31 cells the truth's column takes
-// the estimate's five decimals; where no ± form fits either column
-// (v's σ from context 512, κ's near 4096), σ goes in parentheses in the
-// estimate's last place and the truth takes the cell that saves.
+// the estimate's five decimals; where no ± form in decimals fits the
+// column (κ's σ from context 200, v's from 512), σ goes in parentheses
+// in the estimate's last place, and the truth takes the cell that
+// saves: ".05093±2e-5" wrote one row in two notations.
 func TestThetaFiguresReachSigma(t *testing.T) {
 	for _, tc := range []struct {
 		est, std, truth float64
 		estW, truthW    int
 		want, wantTruth string
 	}{
-		{0.050931, 2e-5, 0.0509519, 11, 6, ".05093±2e-5", ".05095"},
+		{0.050931, 2e-5, 0.0509519, 11, 6, ".05093(2)", ".05095"},
+		{0.050931, 2e-5, 0.0509519, 13, 7, ".05093±.00002", ".05095"},
 		{1.13990, 8.7e-5, 1.14012, 11, 6, "1.13990(9)", "1.14012"},
-		{1.13990, 8.7e-5, 1.14012, 13, 7, "1.13990±9e-5", "1.14012"},
+		{1.13990, 8.7e-5, 1.14012, 13, 7, "1.13990(9)", "1.14012"},
 		{0.0510012, 2e-6, 0.0509519, 11, 6, ".051001(2)", ".050952"},
-		{1.13990, 9.6e-5, 1.14012, 11, 6, "1.1399±1e-4", "1.1401"}, // σ rounds up a place
+		{1.13990, 9.6e-5, 1.14012, 11, 6, "1.1399(1)", "1.1401"}, // σ rounds up a place
 	} {
 		es, tr := thetaFigures(tc.est, tc.std, tc.truth, tc.estW, tc.truthW)
 		if es != tc.want || tr != tc.wantTruth {

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -13,9 +14,14 @@ import (
 )
 
 // The smallest terminal the explorer draws in, and the size from which it
-// shows all four panels at once in a 2×2 grid.
+// shows all four panels at once in a 2×2 grid. An 80×24 terminal running
+// tmux or screen gives the explorer 80×23 (the status bar takes a row),
+// and a split or a second bar less still: the minimum was 80×24, and
+// most sessions over SSH met "too small". At 80×22 every view keeps its
+// controls and labels; the sidebar packs its headings tighter
+// (sideLayout, metricsBlock) and the diagnostics drop their hint line.
 const (
-	minWidth, minHeight = 80, 24
+	minWidth, minHeight = 80, 22
 	bigWidth, bigHeight = 120, 36
 )
 
@@ -46,11 +52,8 @@ func (m Model) render() string {
 	if m.width < minWidth || m.height < minHeight {
 		return m.tooSmall()
 	}
-	big := m.width >= bigWidth && m.height >= bigHeight
-	sideW := m.sideWidth()
+	plotW, mainH, big := m.panelArea()
 	lines, msgCut := m.headerCut()
-	mainH := m.height - len(lines) - 1
-	plotW := m.width - sideW - 1
 	if m.help.ShowAll {
 		// The help takes the whole width: beside the sidebar its columns
 		// would not fit a small terminal.
@@ -58,6 +61,7 @@ func (m Model) render() string {
 		return strings.Join(append(lines, m.footer()), "\n")
 	}
 
+	sideW := m.sideWidth()
 	side := block(m.sidebar(sideW, mainH), sideW, mainH)
 	sep := make([]string, mainH)
 	for i := range sep {
@@ -73,6 +77,12 @@ func (m Model) render() string {
 	lines = append(lines, joinH(block(panels(plotW, mainH, big), plotW, mainH), sep, side)...)
 	lines = append(lines, m.footer())
 	return strings.Join(lines, "\n")
+}
+
+// panelArea is the size of the area left of the sidebar, between the
+// header and the footer, and whether it takes the four panels at once.
+func (m Model) panelArea() (w, h int, big bool) {
+	return m.width - m.sideWidth() - 1, m.height - headerLines - 1, m.width >= bigWidth && m.height >= bigHeight
 }
 
 // sideWidth is the sidebar's width on the terminal.
@@ -462,33 +472,70 @@ func (m Model) footer() string {
 		// "↑↓ select" there.
 		k.selectDesc = "scroll"
 	}
-	return padRight(m.shortHelpLine(k), m.width)
+	return padRight(m.footerLine(k.footerSlots()), m.width)
 }
 
-// shortHelpLine is the footer's keys, as many of them as fit from the
-// first, and " …" where some are left out. The help model's own cut
-// adds the key that does not fit where its " …" has no room either:
-// the line was then cut inside that key ("r new realization •").
-func (m Model) shortHelpLine(k KeyMap) string {
+// footerLine is the footer's keys: all of them in ShortHelp's words,
+// " • " apart, where they fit; else as many as fit in a word a key, two
+// spaces apart (" • " took 24 of the 80 columns between nine keys), and
+// " …" for those left out. Where room is left, the first keys take back
+// their whole words, in order, as long as as many keys still fit.
+func (m Model) footerLine(all []footerSlot) string {
+	var slots []footerSlot
+	for _, s := range all {
+		if s.enabled() {
+			slots = append(slots, s)
+		}
+	}
+	if line := m.footerKeys(slots, nil, m.help.ShortSeparator); ansi.StringWidth(line) <= m.width {
+		return line
+	}
+	full := make([]bool, len(slots))
+	n := len(slots)
+	for n > 0 && ansi.StringWidth(m.footerKeys(slots[:n], full, compactSeparator)+m.footerMore(n < len(slots))) > m.width {
+		n--
+	}
+	fits := func() bool {
+		return ansi.StringWidth(m.footerKeys(slots[:n], full, compactSeparator)+m.footerMore(n < len(slots))) <= m.width
+	}
+	for i := range n {
+		if full[i] = true; !fits() {
+			full[i] = false
+			break // a key in its words after one in a word read as out of order
+		}
+	}
+	return m.footerKeys(slots[:n], full, compactSeparator) + m.footerMore(n < len(slots))
+}
+
+// compactSeparator parts the keys of a footer in a word a key.
+const compactSeparator = "  "
+
+// footerKeys is slots as the help bubble draws them, sep apart: in
+// ShortHelp's words where full is nil or full[i], else in a word. The
+// help model's own cut is not used: it adds the key that does not fit
+// where its " …" has no room either, and the line was then cut inside
+// that key ("r new realization •").
+func (m Model) footerKeys(slots []footerSlot, full []bool, sep string) string {
 	h := m.help
-	h.SetWidth(0) // uncut: the cut is made here
-	var on []key.Binding
-	for _, b := range k.ShortHelp() {
-		if b.Enabled() {
-			on = append(on, b)
+	h.SetWidth(0) // uncut: footerLine cuts
+	h.ShortSeparator = sep
+	var keys []key.Binding
+	for i, s := range slots {
+		if full == nil || full[i] {
+			keys = append(keys, s.full...)
+		} else {
+			keys = append(keys, s.word...)
 		}
 	}
-	tail := " " + h.Styles.Ellipsis.Inline(true).Render(h.Ellipsis)
-	for n := len(on); n > 0; n-- {
-		line := h.ShortHelpView(on[:n])
-		if n < len(on) {
-			line += tail
-		}
-		if ansi.StringWidth(line) <= m.width {
-			return line
-		}
+	return h.ShortHelpView(keys)
+}
+
+// footerMore is the footer's " …" where it leaves keys out, else "".
+func (m Model) footerMore(left bool) string {
+	if !left {
+		return ""
 	}
-	return ""
+	return " " + m.help.Styles.Ellipsis.Inline(true).Render(m.help.Ellipsis)
 }
 
 // keysNow is the KeyMap with the bindings that apply now enabled.
@@ -528,17 +575,17 @@ func (m Model) keysNow() KeyMap {
 	}
 	// d, A and c close what they opened, pressed again.
 	if m.diag.open {
-		k.diagDesc = "close diagnostics"
+		k.diagDesc, k.diagWord = "close diagnostics", "close"
 	}
 	if m.abl.open {
-		k.ablDesc = "close ablation"
+		k.ablDesc, k.ablWord = "close ablation", "close"
 	}
 	switch {
 	case m.base.active && !m.base.allDone() && m.run != nil:
-		k.baseDesc = "stop baselines"
+		k.baseDesc, k.baseWord = "stop baselines", "stop"
 	case m.base.active:
 		// While they run, esc stops them and keeps what ended.
-		k.baseDesc = "clear baselines"
+		k.baseDesc, k.baseWord = "clear baselines", "clear"
 	}
 	// Under d or A, p flips nothing in sight (flipPage says so): the
 	// footer offered "p other panels" there all the same.
@@ -550,6 +597,9 @@ func (m Model) keysNow() KeyMap {
 // terminal, otherwise two at a time (p shows the other two).
 func (m Model) plots(w, h int, big bool) []string {
 	if m.res == nil {
+		if s := m.kept; s != nil && s.w == w && s.h == h {
+			return m.staleView(s)
+		}
 		out := make([]string, h)
 		out[h/2] = padRight(strings.Repeat(" ", max(0, w/2-6))+m.theme.dots("inferring…"), w)
 		return out
@@ -655,8 +705,9 @@ func (m Model) sidebar(w, h int) []string {
 		// After a run the metrics of the new weights are what is read,
 		// and the status line says how the run went: short of room for
 		// every metric, the box gives up rows, down to one
-		// (finishedRunRow). At 80×24 lv then keeps the three errors'
-		// averages (avgKeepRows), which the box's three rows cut to two.
+		// (finishedRunRow). At 80×24 lv then keeps every average (the
+		// metrics' title in their heading: averagedBlock), which the
+		// box's three rows cut to two.
 		box = m.finishedRunBox(w, h-len(out)-len(m.metricsRows(w)), box)
 		room = h - len(out) - len(box)
 	}
@@ -670,7 +721,7 @@ func (m Model) sidebar(w, h int) []string {
 		room = h
 	}
 	if m.opts.Averages > 0 {
-		out = append(out, m.averagedLines(w, room)...)
+		out = append(out[:len(out)-1], m.averagedBlock(w, room)...) // in place of the title
 	} else {
 		out = append(out, m.theme.cutMarked(m.metricsLines(w), w, room, sideMore)...)
 	}
@@ -688,9 +739,21 @@ func (m Model) sidebar(w, h int) []string {
 // heading and a row a metric; without, two metrics a row.
 func (m Model) metricsRows(w int) []string {
 	if m.opts.Averages > 0 {
-		return m.averagedLines(w, len(avgRows)+1)
+		return m.averagedLines(w, len(avgRows)+1, "")
 	}
 	return m.metricsLines(w)
+}
+
+// averagedBlock is the metrics' title and the averages in room rows
+// below it. Short of a row for every average, the title goes into the
+// columns' heading, which has its first ten cells free (metricsLabel):
+// at 80×23, inside tmux, lv's sidebar is one row short of the title, the
+// heading and five rows, and the title's row is worth more as a metric.
+func (m Model) averagedBlock(w, room int) []string {
+	if room >= len(avgRows)+1 || room < 1 {
+		return append([]string{m.sideSection(w, m.metricsTitle())}, m.averagedLines(w, room, "")...)
+	}
+	return m.averagedLines(w, room+1, m.metricsLabel())
 }
 
 // sideTop is the sidebar above the metrics: the controls, the θ rows
@@ -858,16 +921,52 @@ func (m Model) metricsTitle() string {
 	return "metrics · one pass"
 }
 
+// metricsLabel is metricsTitle in the nine cells the averages' heading
+// has before its "this" (averagedBlock): what the metrics describe, in
+// a word or two.
+func (m Model) metricsLabel() string {
+	label := "one pass"
+	switch {
+	case m.res == nil || len(m.res.task.Targets) == 0:
+		label = "metrics"
+	case m.overridden():
+		label = "θ by hand"
+	case m.res.refined > 0:
+		label = "refined"
+	case m.needsRefine():
+		label = m.theme.dots("refining…") // "refining..." under --ascii: too wide
+	}
+	return m.theme.fitFirst(metricsLabelW, label, "metrics")
+}
+
+// metricsLabelW is the room of metricsLabel: the averages' label column
+// less the space before "this".
+const metricsLabelW = 9
+
 // metricsLines shows the realization's metrics from core.Score.
 func (m Model) metricsLines(w int) []string {
 	// Each value takes at most limit cells, all at the same significant
 	// digits (atOneDigits: ".000999" in a 30-cell sidebar takes ".0010"),
 	// so no value is ever cut.
 	limit := min(7, (w-18)/2) // " recon MAE " v " δ MAE " v
+	// The two metrics of a row share a notation (sigIn): decimals where
+	// both fit so, else exponents where one takes one.
+	mates := map[string][]string{core.KeyReconMAE: {core.KeyDeltaMAE}, core.KeyDeltaMAE: {core.KeyReconMAE},
+		core.KeyReconLL: {core.KeyThetaMAE}, core.KeyThetaMAE: {core.KeyReconLL}}
+	rowExp := func(k string, digits int) bool {
+		if m.res == nil {
+			return false
+		}
+		v, row := m.res.metrics.Values, append([]string{k}, mates[k]...)
+		needs := slices.ContainsFunc(row, func(j string) bool { return needsExp(v[j], digits) })
+		return needs && slices.ContainsFunc(row, func(j string) bool { return !inDecimals(sigIn(v[j], digits, false), limit) })
+	}
 	cells := atOneDigits(len(avgRows), func(i int, d [2]int) (string, bool) {
-		return m.thisAt(avgRows[i][1], limit, d[0])
+		k := avgRows[i][1]
+		return m.thisAt(k, limit, d[0], rowExp(k, d[0]))
 	}, func(i int) string {
-		return fitNumber(m.res.metrics.Values[avgRows[i][1]], limit)
+		k := avgRows[i][1] // alone: the table is at numDigits[1] (atOneDigits)
+		return fitNumber(m.res.metrics.Values[k], limit, rowExp(k, numDigits[1][0]))
 	})
 	vals := make(map[string]string, len(avgRows))
 	for i, r := range avgRows {
