@@ -1463,7 +1463,7 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			// The file's name, as "saved" names it: on a slow disk (a
 			// home directory over the network) the status line said
 			// nothing of the save until it ended.
-			m.setMsg(msgInfo, "saving %s…", filepath.Base(path))
+			m.setMsg(msgInfo, "saving %s%s", filepath.Base(path), m.theme.ellipsis)
 			return m, m.saves.track(path, e, saveCmd(path, e))
 		}
 		// Anything but a regular file is refused before the open, which

@@ -270,3 +270,25 @@ func TestUndoDuringSaveOfTrainedWeights(t *testing.T) {
 		t.Errorf("u over unsaved weights: %q", m.msg)
 	}
 }
+
+// TestHeaderWhileSavingTrainedWeights: while s writes the weights
+// trained here, the header said "trained here (unsaved)", as if no file
+// would hold them; it names the file being written, and "saved" once
+// the file is there.
+func TestHeaderWhileSavingTrainedWeights(t *testing.T) {
+	m := newTest(t, "spring", 120, 30)
+	base := m.entry()
+	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	m, _ = press(t, m, "s")
+	nm, save := m.Update(keyMsg("enter"))
+	m = nm.(Model)
+	header := strings.SplitN(m.render(), "\n", 2)[0]
+	if !strings.Contains(header, "trained here, saving ") || !strings.Contains(header, "apic-spring-lnp-1.safetensors…") || strings.Contains(header, "unsaved") {
+		t.Errorf("header while the save writes: %q", header)
+	}
+	m, _ = run(t, m, save)
+	header = strings.SplitN(m.render(), "\n", 2)[0]
+	if !strings.Contains(header, "trained here, saved ") || strings.Contains(header, "saving") {
+		t.Errorf("header after the save: %q", header)
+	}
+}

@@ -115,6 +115,14 @@ func (e *entry) describe(path func(string) string) string {
 	return "untrained"
 }
 
+// savingSources are the header's forms of the checkpoint (longest
+// first) for trained weights that a save is writing to path: "(unsaved)"
+// said that no file would hold them while it wrote.
+func savingSources(t theme, path string) []string {
+	long := "trained here, saving " + path + t.ellipsis
+	return []string{"checkpoint: " + long, long, "trained here, saving " + t.shortPath(path) + t.ellipsis}
+}
+
 // savedText is ", saved PATH" when the weights were saved, the path as
 // path writes it.
 func (e *entry) savedText(path func(string) string) string {

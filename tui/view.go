@@ -107,6 +107,9 @@ func (m Model) headerCut() (lines []string, msgCut bool) {
 	// The seed goes before the checkpoint, whose saved path may be long
 	// and is the part to cut.
 	srcs := []string{"checkpoint: " + e.sourceText(), e.sourceText(), e.shortSourceText(t)}
+	if path, ok := m.saves.writingTo(e); ok && e.src == srcTrained && e.saved == "" {
+		srcs = savingSources(t, path)
+	}
 	if e.src == srcAtlas {
 		srcs = append(e.atlasSources(t), e.sourceText(), e.shortSourceText(t)) // "atlas: spring λθ=0.2, …"
 	}
