@@ -34,14 +34,7 @@ func TestCompareCheckpointGivenTwice(t *testing.T) {
 		{[]string{"m.safetensors", link}, "--checkpoint " + link + " is the file given before as --checkpoint m.safetensors"},
 		{[]string{"embedded:spring-cnp.safetensors", "embedded:Spring-CNP.safetensors"}, "--checkpoint embedded:spring-cnp.safetensors is given twice"},
 	} {
-		args := []string{"compare", "--system", "spring", "--methods", "apic", "--tasks", "1"}
-		for _, f := range tc.files {
-			args = append(args, "--checkpoint", f)
-		}
-		code, _, stderr := runCLI(t, args...)
-		if code != 2 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.files, code, stderr, tc.want)
-		}
+		wantCompareRefused(t, tc.files, tc.want)
 	}
 }
 
@@ -75,13 +68,20 @@ func TestCompareCheckpointSameBytes(t *testing.T) {
 		{[]string{"copy.safetensors"}, "--checkpoint copy.safetensors has the same bytes as embedded:spring-cnp.safetensors (sha256 " + hex.EncodeToString(sum[:]) + "), which compare includes already"},
 		{[]string{"a.safetensors", "b.safetensors"}, "--checkpoint b.safetensors has the same bytes as a.safetensors"},
 	} {
-		args := []string{"compare", "--system", "spring", "--methods", "apic", "--tasks", "1"}
-		for _, f := range tc.files {
-			args = append(args, "--checkpoint", f)
-		}
-		code, _, stderr := runCLI(t, args...)
-		if code != 2 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.files, code, stderr, tc.want)
-		}
+		wantCompareRefused(t, tc.files, tc.want)
+	}
+}
+
+// wantCompareRefused runs compare on spring's APIC models with each of
+// files as a --checkpoint and wants it refused (exit 2) with want.
+func wantCompareRefused(t *testing.T, files []string, want string) {
+	t.Helper()
+	args := []string{"compare", "--system", "spring", "--methods", "apic", "--tasks", "1"}
+	for _, f := range files {
+		args = append(args, "--checkpoint", f)
+	}
+	code, _, stderr := runCLI(t, args...)
+	if code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("%v: exit %d, stderr %q; want 2 and %q", files, code, stderr, want)
 	}
 }

@@ -99,12 +99,7 @@ func (f diagnosticsFigure) size() (w, h vg.Length) {
 // draw draws the figure on dc, which is f.size(), and returns the panels
 // drawn and the canvas each was drawn in.
 func (f diagnosticsFigure) draw(dc draw.Canvas) (drawn []*plot.Plot, areas []draw.Canvas) {
-	f.heading.draw(dc)
-	notes := dc
-	notes.Max.Y -= f.heading.height()
-	f.notes.draw(notes)
-	body := notes
-	body.Max.Y -= f.notes.height()
+	body := drawHeadingAndNotes(dc, f.heading, f.notes)
 	tiles := draw.Tiles{Rows: len(f.rows), Cols: len(f.rows[0]), PadX: vg.Millimeter * 6, PadY: vg.Millimeter * 5,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 3}
 	canvases := alignWithLegends(f.rows, tiles, body, repadRaisedAxis)

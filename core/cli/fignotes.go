@@ -190,3 +190,15 @@ func figureWords(s string) string {
 	}
 	return b.String()
 }
+
+// drawHeadingAndNotes draws a figure's heading at the top of dc and its
+// notes below it, and returns the canvas left under them for the panels.
+func drawHeadingAndNotes(dc draw.Canvas, heading figureHeading, notes figureNotes) (body draw.Canvas) {
+	heading.draw(dc)
+	under := dc
+	under.Max.Y -= heading.height()
+	notes.draw(under)
+	body = under
+	body.Max.Y -= notes.height()
+	return body
+}

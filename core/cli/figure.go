@@ -141,12 +141,7 @@ func (f calibrationFigure) size() (w, h vg.Length) {
 // draw draws the figure on dc, which is f.size(), and returns every
 // plot drawn, colour bars included.
 func (f calibrationFigure) draw(dc draw.Canvas) (drawn []*plot.Plot) {
-	f.heading.draw(dc)
-	notes := dc
-	notes.Max.Y -= f.heading.height()
-	f.notes.draw(notes)
-	body := notes
-	body.Max.Y -= f.notes.height()
+	body := drawHeadingAndNotes(dc, f.heading, f.notes)
 	tiles := draw.Tiles{Rows: len(f.rows), Cols: len(f.rows[0]), PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
 		PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
 	canvases := alignWithLegends(f.rows, tiles, body, roundRange)
