@@ -578,6 +578,8 @@ func (m Model) controlKey(k tea.KeyPressMsg, armed switchArm, again string) (tea
 			return m, m.reinfer(), true
 		}
 		m.setKeyNote("%s", thetaIsAutoMsg)
+	case key.Matches(k, keys.Reset):
+		return m, m.resetInputs(), true
 	default:
 		return m, nil, false
 	}

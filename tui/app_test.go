@@ -837,7 +837,7 @@ func TestFullHelpListsEveryKey(t *testing.T) {
 		small := newTest(t, sys, 80, 24)
 		small, _ = press(t, small, "?")
 		keys := small.render()
-		small, _ = press(t, small, "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down")
+		small, _ = press(t, small, "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down", "down")
 		if f := small.render(); !strings.Contains(f, "train mode: fine-tune") || !strings.Contains(f, "λδ·L_δ") || !strings.Contains(keys, "q quit") {
 			t.Errorf("%s at 80×24: the full help lost its keys or controls:\n%s\n%s", sys, keys, f)
 		}

@@ -16,16 +16,19 @@ type KeyMap struct {
 	Backbone               key.Binding
 	Realization            key.Binding
 	AutoTheta              key.Binding
-	Train, Mode, Cancel    key.Binding
-	Undo                   key.Binding
-	SliceBack, SliceFwd    key.Binding
-	SliceBack8, SliceFwd8  key.Binding
-	Heatmap, Page          key.Binding
-	Diagnose               key.Binding
-	Ablation               key.Binding
-	Baselines              key.Binding
-	Save, Open, Write      key.Binding
-	Help, Quit             key.Binding
+	// Reset puts the inputs of inference back as the explorer opened
+	// them (resetInputs).
+	Reset                 key.Binding
+	Train, Mode, Cancel   key.Binding
+	Undo                  key.Binding
+	SliceBack, SliceFwd   key.Binding
+	SliceBack8, SliceFwd8 key.Binding
+	Heatmap, Page         key.Binding
+	Diagnose              key.Binding
+	Ablation              key.Binding
+	Baselines             key.Binding
+	Save, Open, Write     key.Binding
+	Help, Quit            key.Binding
 	// HelpPageUp and HelpPageDown scroll the ? help by a screen; they
 	// act only while it is open (its last line names them).
 	HelpPageUp, HelpPageDown key.Binding
@@ -71,6 +74,7 @@ func DefaultKeyMap() KeyMap {
 		Backbone:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "next backbone")),
 		Realization: key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "new realization")),
 		AutoTheta:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "θ back to the estimate")),
+		Reset:       key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "reset context, noise, θ, seed")),
 		Train:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "train")),
 		Mode:        key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "training mode")),
 		Cancel:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop training, then baselines")),
@@ -206,7 +210,7 @@ func pairHelp(keys, desc string, bs ...key.Binding) key.Binding {
 // an 80-column terminal side by side.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Left, k.Right, k.AutoTheta, k.Realization, k.NextSystem, k.PrevSystem, k.Backbone},
+		{k.Up, k.Down, k.Left, k.Right, k.AutoTheta, k.Reset, k.Realization, k.NextSystem, k.PrevSystem, k.Backbone},
 		{k.Diagnose, k.Ablation, k.Baselines, k.Heatmap, k.Page, k.SliceBack, k.SliceFwd, k.SliceBack8, k.SliceFwd8},
 		{k.Train, k.Mode, k.Cancel, k.Undo, k.Save, k.Open, k.Write, k.Help, k.Quit},
 	}

@@ -39,6 +39,14 @@ func (s stepper) step(d int) stepper {
 	return s
 }
 
+// at moves to value v, staying put when the ladder does not hold it.
+func (s stepper) at(v float64) stepper {
+	if i := slices.Index(s.values, v); i >= 0 {
+		s.idx = i
+	}
+	return s
+}
+
 func (s stepper) view(w int, focused bool, t theme) string {
 	return controlRow(t, w, focused, s.label, s.format(s.value()), s.idx > 0, s.idx < len(s.values)-1)
 }
