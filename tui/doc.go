@@ -40,8 +40,8 @@
 // sparkline).
 //
 // Keys: ↑↓ select, ←→ change, tab/shift+tab system, b backbone, r new
-// realization, a θ back to the estimate, t train, m training mode, esc
-// stop training (else baseline fits), u undo the last training, open or atlas model (back to
+// realization, a θ back to the estimate, 0 context, noise, θ, slice and
+// seed back to the start, t train, m training mode, esc stop training (else baseline fits), u undo the last training, open or atlas model (back to
 // the system and backbone shown before a file of another), [ ] { } time
 // slice, v heatmaps, p other panels, d diagnostics, c baselines, s save,
 // o open, ? help, q or ctrl+c quit. A key that would show another system or
