@@ -145,8 +145,8 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 			"c: baselines; 4 then shows the ▸ slice ([ ] move it): truth, prediction",
 			"  and "+baseMarks()+"; θ̂ and time by θ; c again clears",
 			baseLongNames,
-			baseEdgeHelp,
 		)
+		lines = append(append(lines, baseBudgetHelp()...), baseEdgeHelp)
 	} else {
 		lines = append(lines,
 			"1 simulator F(x; θ̂) at the estimated parameters, with the context points",
@@ -160,8 +160,8 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 			"  beyond sit on the edge as ↑ ↓; curves and bands beyond run flat along it)",
 			"c: baselines on 2 and 3 as "+baseMarks()+"; θ̂ and time by θ",
 			baseLongNames,
-			baseEdgeHelp,
 		)
+		lines = append(append(lines, baseBudgetHelp()...), baseEdgeHelp)
 		if m.sys().Name() == "spring" {
 			lines = append(lines, "  On spring koh-gp's θ̂ often runs to the prior's edge: its GP absorbs",
 				"  the damping, the failure the paper reports (docs/baselines.md).")
@@ -238,6 +238,16 @@ func baseMarks() string {
 // baseLongNames spells out the short names once, for a reader who knows
 // the methods from the paper rather than from apic compare --methods.
 const baseLongNames = "  (koh-gp: Kennedy–O'Hagan GP; cpinn: Correction-PINN)"
+
+// baseBudgetHelp reads the heading of the θ readout's baseline rows
+// (baseBudgetTitle), whose "3×500" and "4×1k" the screen explains
+// nowhere else.
+func baseBudgetHelp() []string {
+	return []string{
+		fmt.Sprintf("  their rows' heading: bcpi %d starts × %d MCMC steps, cpinn %d members ×", baseBCPIStarts, baseBCPISteps, basePINNMembers),
+		fmt.Sprintf("  %d steps each, far below the paper's, to come back in seconds", basePINNSteps),
+	}
+}
 
 // wholeMsg is the message the status line cuts, wrapped to width w
 // under a heading, with a blank line after it: the help is where a long
