@@ -136,6 +136,8 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 		lines = append(lines, fmt.Sprintf("  (both commands need a context that leaves targets: %d leaves none)", n))
 	}
 	lines = append(lines, "", t.paint(t.bold, "panels"))
+	// The panels' titles use these letters without saying what they are.
+	lines = append(lines, termsHelp...)
 	if m.is2D() && m.heat {
 		lines = append(lines,
 			"1 ground truth G(t, x); t runs down, x across",
@@ -233,6 +235,13 @@ func baseMarks() string {
 		parts[i] = s.mark + " " + s.name
 	}
 	return strings.Join(parts, ", ")
+}
+
+// termsHelp names the letters the panels and the sidebar use, for a
+// reader who meets calibration here first.
+var termsHelp = []string{
+	"F: the simulator; G: the process that made the data; δ = G − F, what F misses;",
+	"  θ: F's parameters, θ̂ their estimate; context: the observed points of G",
 }
 
 // baseLongNames spells out the short names once, for a reader who knows
