@@ -57,13 +57,23 @@ func (m *Model) scrollHelp(k tea.KeyPressMsg) {
 // line cuts it (msgCut).
 func (m Model) helpLines(w int, msgCut bool) []string {
 	t := m.theme
-	hm := m.help
-	hm.SetWidth(w)
 	var lines []string
 	if msgCut {
 		lines = m.wholeMsg(w)
 	}
-	lines = append(lines, t.paint(t.bold, "keys")+"  (? or esc closes this help; a key below closes it and acts)")
+	lines = append(lines, m.helpKeyLines(w)...)
+	lines = append(lines, m.helpControlLines()...)
+	lines = append(lines, m.helpPanelLines()...)
+	lines = append(lines, "", t.paint(t.bold, "metrics")+"  (on the targets: the realization's points not in context)")
+	return append(lines, metricsHelp...)
+}
+
+// helpKeyLines is the keys section of the help, at width w.
+func (m Model) helpKeyLines(w int) []string {
+	t := m.theme
+	hm := m.help
+	hm.SetWidth(w)
+	lines := []string{t.paint(t.bold, "keys") + "  (? or esc closes this help; a key below closes it and acts)"}
 	if m.opts.ASCII {
 		lines = append(lines, asciiHelp...)
 	}
@@ -90,16 +100,23 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 		// The footer leaves them out meanwhile.
 		lines = append(lines, "s and u wait for this run to end (esc stops it): its weights still change.")
 	}
+	return lines
+}
+
+// helpControlLines is the controls section of the help: the sliders,
+// the training box, the sidebar's averages, A and d.
+func (m Model) helpControlLines() []string {
+	t := m.theme
 	n := m.realizations() // explore --tasks
-	lines = append(lines, "",
-		t.paint(t.bold, "controls")+m.keyText("  (↑/↓ select, wrapping round; ←/→ change)"),
+	lines := []string{"",
+		t.paint(t.bold, "controls") + m.keyText("  (↑/↓ select, wrapping round; ←/→ change)"),
 		"context and noise σ re-infer at once on the same realization;",
 		"λθ, λδ, regulariser: the value's atlas model (lnp, fewer steps), else t trains;",
 		"  stage 2 minimises −ELBO + λθ·L_θ + λδ·L_δ: L_θ the θ loss on draws with",
 		"  known θ, L_δ the regulariser on δ̂: l1, l2 its size; orthogonal z_δ against",
 		"  z_θ; spectral f_ψ's largest singular values; gradpen its roughness; spread",
 		"  how it differs across realizations (docs/model.md, Training);",
-	)
+	}
 	lines = append(lines, m.thetaRowsHelp()...)
 	lines = append(lines,
 		"train mode: fine-tune the current weights, scratch (brief), or full budget.",
@@ -135,7 +152,14 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 		// Every grid point is context: both commands refuse it.
 		lines = append(lines, fmt.Sprintf("  (both commands need a context that leaves targets: %d leaves none)", n))
 	}
-	lines = append(lines, "", t.paint(t.bold, "panels"))
+	return lines
+}
+
+// helpPanelLines is the panels section of the help: what each panel
+// draws, for the heatmaps or the curves on screen.
+func (m Model) helpPanelLines() []string {
+	t := m.theme
+	lines := []string{"", t.paint(t.bold, "panels")}
 	// The panels' titles use these letters without saying what they are.
 	lines = append(lines, termsHelp...)
 	if m.is2D() && m.heat {
@@ -169,8 +193,7 @@ func (m Model) helpLines(w int, msgCut bool) []string {
 				"  the damping, the failure the paper reports (docs/baselines.md).")
 		}
 	}
-	lines = append(lines, "", t.paint(t.bold, "metrics")+"  (on the targets: the realization's points not in context)")
-	return append(lines, metricsHelp...)
+	return lines
 }
 
 // thetaRowsHelp explains the θ rows, with the samples the backbone on
