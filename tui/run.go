@@ -61,7 +61,7 @@ func runProgram(m Model, in io.Reader, out io.Writer, extra ...tea.ProgramOption
 	case saves != "":
 		// q again while a save wrote its file ("q again to force")
 		// closed the explorer before the save said how it ended.
-		return quitWithSaves(out, saves)
+		return quitWithSaves(out, saves, fm.keepUnsaved)
 	}
 	return nil
 }
@@ -80,10 +80,12 @@ func keptOrNot(err error, notes ...string) error {
 // quitWithSaves reports, after a quit that did not wait for them, the
 // saves that ended once the explorer had closed: one that failed is the
 // command's error, one that wrote its file a line on out (the
-// terminal's, where out is nil).
-func quitWithSaves(out io.Writer, saves string) error {
+// terminal's, where out is nil). A failed save's weights are kept by
+// keep (keepUnsaved), as a signal keeps them: q again meant "do not
+// wait", not "drop the weights", and no one is left to save them by hand.
+func quitWithSaves(out io.Writer, saves string, keep func() (saved, failed []string)) error {
 	if strings.Contains(saves, " failed: ") {
-		return errors.New(saves)
+		return keptOrNot(errors.New(saves), keptText(keep()))
 	}
 	if out == nil {
 		out = os.Stdout

@@ -292,3 +292,48 @@ func TestHeaderWhileSavingTrainedWeights(t *testing.T) {
 		t.Errorf("header after the save: %q", header)
 	}
 }
+
+// TestForcedQuitKeepsWeightsAFailedSaveLost: q, q while s writes the
+// weights trained here closes the explorer before the save ends; a save
+// that then failed was reported and the weights were lost, though a
+// signal keeps them. They are kept as a signal keeps them, and the
+// error says where.
+func TestForcedQuitKeepsWeightsAFailedSaveLost(t *testing.T) {
+	dir := t.TempDir()
+	started, release := make(chan struct{}), make(chan struct{})
+	saveCheckpointFile = func(path string, m *core.Model, info core.Info, dtype nets.DType) error {
+		close(started)
+		<-release
+		return errors.New("disk full")
+	}
+	t.Cleanup(func() { saveCheckpointFile = core.SaveNewCheckpoint })
+	m, err := New(Options{System: "spring", Embedded: noEmbedded, SaveDir: dir, RefineDelay: -1, Atlas: noAtlas, Averages: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := m.entry()
+	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	in, inW := io.Pipe()
+	defer inW.Close()
+	done := make(chan error, 1)
+	go func() { done <- runProgram(m, in, &closedScreen{release: release}, tea.WithWindowSize(80, 24)) }()
+	go func() { _, _ = io.WriteString(inW, "s\r") }()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("s and enter did not start a save")
+	}
+	go func() { _, _ = io.WriteString(inW, "qq") }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("q, q did not end the explorer")
+	}
+	kept := filepath.Join(dir, "apic-spring-lnp-1.safetensors")
+	if err == nil || !strings.Contains(err.Error(), "failed: ") || !strings.Contains(err.Error(), "not saved are in "+kept) {
+		t.Errorf("forced quit over a failed save: %v; want the failure and the kept file %s", err, kept)
+	}
+	if _, _, err := core.LoadCheckpoint(kept); err != nil {
+		t.Errorf("the kept weights: %v", err)
+	}
+}
