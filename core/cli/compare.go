@@ -148,7 +148,7 @@ func runCompare(ctx context.Context, args []string, env *Env) error {
 	}
 	var models []namedModel
 	if chosen[compareAPICName] {
-		if models, err = compareModels(ctx, sys.Name(), f.files); err != nil {
+		if models, err = compareModels(ctx, env.Notef, sys.Name(), f.files); err != nil {
 			return err
 		}
 	}
@@ -199,7 +199,7 @@ type compareFlags struct {
 
 func (f *compareFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.system, "system", "", "system: "+strings.Join(sims.Names(), ", ")+" (required unless --checkpoint, whose first file names it)")
-	fs.Var(&f.files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable, each model once: a file with the bytes of one compared already is refused; the embedded checkpoints of the system are always included)")
+	fs.Var(&f.files, "checkpoint", "an APIC checkpoint `file` (or embedded:NAME) to compare (repeatable, each model once: a file with the bytes of one given before is refused; the embedded checkpoints of the system are always included, and a file with the bytes of one is compared as that)")
 	fs.IntVar(&f.tasks, "tasks", 50, fmt.Sprintf("number of test realizations, at most %d", core.LimitTasks.Max))
 	fs.IntVar(&f.context, "context", 0, contextUsage)
 	fs.Float64Var(&f.noise, "noise", 0, "observation noise σ added to the context, at most 1000")
@@ -336,8 +336,11 @@ var lookupEmbedded = checkpoints.Lookup
 
 // compareModels collects the embedded checkpoints of system and the
 // given files. Names are "apic-BACKBONE"; a file whose name is taken gets
-// its base name appended ("apic-lnp:long-run").
-func compareModels(ctx context.Context, system string, files []string) ([]namedModel, error) {
+// its base name appended ("apic-lnp:long-run"). A file with the bytes of
+// an embedded checkpoint (checkpoints/spring-lnp.safetensors in a clone)
+// is that checkpoint, compared already: note says so, as
+// embedded:NAME given by name is compared once.
+func compareModels(ctx context.Context, note func(format string, args ...any), system string, files []string) ([]namedModel, error) {
 	var out []namedModel
 	taken := map[string]bool{}     // names given
 	included := map[string]bool{}  // sources compared
@@ -367,6 +370,10 @@ func compareModels(ctx context.Context, system string, files []string) ([]namedM
 			return nil, UsageError("checkpoint %s is for system %s, not %s", path, m.Config.Arch.System, system)
 		}
 		if first, ok := bytesOf[info.SHA256]; ok {
+			if strings.HasPrefix(first, embeddedPrefix) {
+				note("--checkpoint %s has the bytes of %s, compared once as that", path, first)
+				continue
+			}
 			return nil, sameBytesError(path, first, info.SHA256)
 		}
 		bytesOf[info.SHA256] = path

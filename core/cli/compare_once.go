@@ -4,10 +4,9 @@ import (
 	"os"
 )
 
-// sameBytesError refuses a --checkpoint whose bytes are those of a model
-// compare has already (a copy of a shipped file, or of one given
-// before): its row would repeat that model's under another name, which
-// reads as two models agreeing.
+// sameBytesError refuses a --checkpoint whose bytes are those of a file
+// given before: its row would repeat that model's under another name,
+// which reads as two models agreeing.
 func sameBytesError(path, first, sum string) error {
 	return UsageError("--checkpoint %s has the same bytes as %s (sha256 %s), which compare includes already: give each model once", path, first, sum)
 }

@@ -38,9 +38,11 @@ func TestCompareCheckpointGivenTwice(t *testing.T) {
 	}
 }
 
-// TestCompareCheckpointSameBytes: a --checkpoint whose bytes are a model
-// compare has already, under another name, is refused naming both: a
-// copy of the shipped file, and a copy of a file given before.
+// TestCompareCheckpointSameBytes: a --checkpoint whose bytes are those
+// of a file given before is refused naming both, where compare showed two
+// rows of one model; one with the bytes of a shipped checkpoint
+// (checkpoints/spring-cnp.safetensors of a clone) is that checkpoint,
+// compared once, and a note says so.
 func TestCompareCheckpointSameBytes(t *testing.T) {
 	t.Chdir(t.TempDir())
 	shipped, ok := checkpoints.Lookup("spring", "cnp")
@@ -60,15 +62,16 @@ func TestCompareCheckpointSameBytes(t *testing.T) {
 	if err := os.WriteFile("b.safetensors", data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(shipped)
-	for _, tc := range []struct {
-		files []string
-		want  string
-	}{
-		{[]string{"copy.safetensors"}, "--checkpoint copy.safetensors has the same bytes as embedded:spring-cnp.safetensors (sha256 " + hex.EncodeToString(sum[:]) + "), which compare includes already"},
-		{[]string{"a.safetensors", "b.safetensors"}, "--checkpoint b.safetensors has the same bytes as a.safetensors"},
-	} {
-		wantCompareRefused(t, tc.files, tc.want)
+	sum := sha256.Sum256(data)
+	wantCompareRefused(t, []string{"a.safetensors", "b.safetensors"},
+		"--checkpoint b.safetensors has the same bytes as a.safetensors (sha256 "+hex.EncodeToString(sum[:])+")")
+
+	code, stdout, stderr := runCLI(t, "compare", "--system", "spring", "--methods", "apic", "--tasks", "1", "--json", "--checkpoint", "copy.safetensors")
+	if code != 0 || !strings.Contains(stderr, "--checkpoint copy.safetensors has the bytes of embedded:spring-cnp.safetensors, compared once as that") {
+		t.Fatalf("a copy of the shipped file: exit %d, stderr %q", code, stderr)
+	}
+	if n := strings.Count(stdout, `"source_sha256"`); n != 3 {
+		t.Errorf("a copy of the shipped file: %d models compared, want the 3 embedded ones", n)
 	}
 }
 

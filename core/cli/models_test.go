@@ -54,21 +54,21 @@ func TestCheckpointFlagsTakeEmbeddedNames(t *testing.T) {
 // the system's own embedded checkpoints, which compare always includes,
 // is not compared twice, and another system's is refused.
 func TestCompareModelsEmbeddedName(t *testing.T) {
-	all, err := compareModels(context.Background(), "spring", nil)
+	all, err := compareModels(context.Background(), t.Logf, "spring", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := compareModels(context.Background(), "spring", []string{"embedded:spring-cnp.safetensors"})
+	again, err := compareModels(context.Background(), t.Logf, "spring", []string{"embedded:spring-cnp.safetensors"})
 	if err != nil || len(again) != len(all) {
 		t.Errorf("with the embedded cnp given again: %d models (%v), want the %d embedded ones once", len(again), err, len(all))
 	}
-	if _, err := compareModels(context.Background(), "spring", []string{"embedded:lv-cnp.safetensors"}); err == nil || !strings.Contains(err.Error(), "is for system lv") {
+	if _, err := compareModels(context.Background(), t.Logf, "spring", []string{"embedded:lv-cnp.safetensors"}); err == nil || !strings.Contains(err.Error(), "is for system lv") {
 		t.Errorf("another system's embedded checkpoint: %v", err)
 	}
 	orig := lookupEmbedded
 	defer func() { lookupEmbedded = orig }()
 	lookupEmbedded = func(string, string) ([]byte, bool) { return nil, false }
-	only, err := compareModels(context.Background(), "spring", []string{"embedded:spring-cnp.safetensors"})
+	only, err := compareModels(context.Background(), t.Logf, "spring", []string{"embedded:spring-cnp.safetensors"})
 	if err != nil || len(only) != 1 || only[0].name != "apic-cnp" || only[0].source != "embedded:spring-cnp.safetensors" {
 		t.Errorf("embedded name alone: %+v, %v", only, err)
 	}
