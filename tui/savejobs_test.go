@@ -134,23 +134,8 @@ func TestForcedQuitDuringSaveFinishesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, inW := io.Pipe()
-	defer inW.Close()
 	out := &closedScreen{release: release}
-	done := make(chan error, 1)
-	go func() { done <- runProgram(m, in, out, tea.WithWindowSize(80, 24)) }()
-	go func() { _, _ = io.WriteString(inW, "s\r") }()
-	select {
-	case <-started:
-	case <-time.After(10 * time.Second):
-		t.Fatal("s and enter did not start a save")
-	}
-	go func() { _, _ = io.WriteString(inW, "qq") }()
-	select {
-	case err = <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("q, q did not end the explorer")
-	}
+	err = saveThenQuitTwice(t, m, out, started)
 	<-finished
 	path := filepath.Join(dir, "apic-spring-lnp-1.safetensors")
 	if want := "apic explore: the save in progress wrote " + path + "\n"; err != nil || !strings.HasSuffix(out.String(), want) {
@@ -313,10 +298,25 @@ func TestForcedQuitKeepsWeightsAFailedSaveLost(t *testing.T) {
 	}
 	base := m.entry()
 	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	err = saveThenQuitTwice(t, m, &closedScreen{release: release}, started)
+	kept := filepath.Join(dir, "apic-spring-lnp-1.safetensors")
+	if err == nil || !strings.Contains(err.Error(), "failed: ") || !strings.Contains(err.Error(), "not saved are in "+kept) {
+		t.Errorf("forced quit over a failed save: %v; want the failure and the kept file %s", err, kept)
+	}
+	if _, _, err := core.LoadCheckpoint(kept); err != nil {
+		t.Errorf("the kept weights: %v", err)
+	}
+}
+
+// saveThenQuitTwice runs m on the terminal out, presses s and enter,
+// waits for the save to start (started closes), presses q twice and
+// returns what runProgram returned.
+func saveThenQuitTwice(t *testing.T, m Model, out io.Writer, started <-chan struct{}) error {
+	t.Helper()
 	in, inW := io.Pipe()
 	defer inW.Close()
 	done := make(chan error, 1)
-	go func() { done <- runProgram(m, in, &closedScreen{release: release}, tea.WithWindowSize(80, 24)) }()
+	go func() { done <- runProgram(m, in, out, tea.WithWindowSize(80, 24)) }()
 	go func() { _, _ = io.WriteString(inW, "s\r") }()
 	select {
 	case <-started:
@@ -325,15 +325,10 @@ func TestForcedQuitKeepsWeightsAFailedSaveLost(t *testing.T) {
 	}
 	go func() { _, _ = io.WriteString(inW, "qq") }()
 	select {
-	case err = <-done:
+	case err := <-done:
+		return err
 	case <-time.After(10 * time.Second):
 		t.Fatal("q, q did not end the explorer")
 	}
-	kept := filepath.Join(dir, "apic-spring-lnp-1.safetensors")
-	if err == nil || !strings.Contains(err.Error(), "failed: ") || !strings.Contains(err.Error(), "not saved are in "+kept) {
-		t.Errorf("forced quit over a failed save: %v; want the failure and the kept file %s", err, kept)
-	}
-	if _, _, err := core.LoadCheckpoint(kept); err != nil {
-		t.Errorf("the kept weights: %v", err)
-	}
+	return nil
 }
