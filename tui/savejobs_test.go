@@ -41,8 +41,7 @@ func TestTermDuringSaveFinishesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := m.entry()
-	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	putTrainedWeights(m)
 	in, inW := io.Pipe()
 	defer inW.Close()
 	done := make(chan error, 1)
@@ -207,8 +206,7 @@ func TestSaveSaysItIsWriting(t *testing.T) {
 // saved.
 func TestQuitDuringSaveOfTrainedWeights(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
-	base := m.entry()
-	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	putTrainedWeights(m)
 	m, _ = press(t, m, "s")
 	nm, save := m.Update(keyMsg("enter"))
 	m = nm.(Model)
@@ -228,9 +226,7 @@ func TestQuitDuringSaveOfTrainedWeights(t *testing.T) {
 // them there.
 func TestUndoDuringSaveOfTrainedWeights(t *testing.T) {
 	m := newTest(t, "spring", 80, 24)
-	base := m.entry()
-	trained := &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
-	m.entries[m.key()] = trained
+	trained := putTrainedWeights(m)
 	m, _ = press(t, m, "s", "ctrl+u")
 	m = typeText(t, m, filepath.Join(m.opts.SaveDir, "run1"))
 	nm, save := m.Update(keyMsg("enter"))
@@ -242,7 +238,7 @@ func TestUndoDuringSaveOfTrainedWeights(t *testing.T) {
 		t.Fatalf("u during the save: weights dropped %v, status %q; want a warning naming the save in progress and %s", m.entry() != trained, m.msg, file)
 	}
 	m = send(t, m, keyMsg("u"))
-	if m.entry() != base {
+	if m.entry() != trained.prev {
 		t.Fatal("u again did not drop the weights")
 	}
 	m, _ = run(t, m, save)
@@ -250,7 +246,7 @@ func TestUndoDuringSaveOfTrainedWeights(t *testing.T) {
 		t.Errorf("after u the save wrote %q, want %s", trained.saved, file)
 	}
 	// Without a save under way, the warning is the old one.
-	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, prev: base}
+	m.entries[m.key()] = &entry{model: trained.model, src: srcTrained, prev: trained.prev}
 	if m = send(t, m, keyMsg("u")); !strings.Contains(m.msg, "saved in no file") {
 		t.Errorf("u over unsaved weights: %q", m.msg)
 	}
@@ -262,8 +258,7 @@ func TestUndoDuringSaveOfTrainedWeights(t *testing.T) {
 // the file is there.
 func TestHeaderWhileSavingTrainedWeights(t *testing.T) {
 	m := newTest(t, "spring", 120, 30)
-	base := m.entry()
-	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	putTrainedWeights(m)
 	m, _ = press(t, m, "s")
 	nm, save := m.Update(keyMsg("enter"))
 	m = nm.(Model)
@@ -296,8 +291,7 @@ func TestForcedQuitKeepsWeightsAFailedSaveLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := m.entry()
-	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	putTrainedWeights(m)
 	err = saveThenQuitTwice(t, m, &closedScreen{release: release}, started)
 	kept := filepath.Join(dir, "apic-spring-lnp-1.safetensors")
 	if err == nil || !strings.Contains(err.Error(), "failed: ") || !strings.Contains(err.Error(), "not saved are in "+kept) {
@@ -331,4 +325,14 @@ func saveThenQuitTwice(t *testing.T, m Model, out io.Writer, started <-chan stru
 		t.Fatal("q, q did not end the explorer")
 	}
 	return nil
+}
+
+// putTrainedWeights puts in m's current system and backbone weights as
+// if trained in the session and not saved (the shown model's, 3+4
+// steps) and returns their entry.
+func putTrainedWeights(m Model) *entry {
+	base := m.entry()
+	trained := &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	m.entries[m.key()] = trained
+	return trained
 }

@@ -74,8 +74,7 @@ func TestTermKeepsUnsavedWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := m.entry()
-	m.entries[m.key()] = &entry{model: base.model, src: srcTrained, info: core.Info{Steps1: 3, Steps2: 4}, prev: base}
+	putTrainedWeights(m)
 	in, inW := io.Pipe()
 	defer inW.Close()
 	done := make(chan error, 1)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode"
 
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/recorder"
 
@@ -30,16 +31,8 @@ func diagnosticsFigureStrings(t *testing.T, d core.Diagnostics) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec recorder.Canvas
 	w, h := fig.size()
-	fig.draw(draw.NewCanvas(&rec, w, h))
-	var out []string
-	for _, a := range rec.Actions {
-		if s, ok := a.(*recorder.FillString); ok {
-			out = append(out, s.String)
-		}
-	}
-	return out
+	return drawnStrings(w, h, func(c draw.Canvas) { fig.draw(c) })
 }
 
 // TestDiagnosticsFigureShowsVerdict: diagnose --png draws the verdict a
@@ -153,16 +146,8 @@ func calibrationFigureStrings(t *testing.T, c calibration) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec recorder.Canvas
 	w, h := fig.size()
-	fig.draw(draw.NewCanvas(&rec, w, h))
-	var out []string
-	for _, a := range rec.Actions {
-		if s, ok := a.(*recorder.FillString); ok {
-			out = append(out, s.String)
-		}
-	}
-	return out
+	return drawnStrings(w, h, func(c draw.Canvas) { fig.draw(c) })
 }
 
 // TestCalibrationFigureShowsNoiseAndWarnings: calibrate --png draws the
@@ -206,4 +191,18 @@ func TestFigureWordsDropCircumflexes(t *testing.T) {
 			t.Errorf("figureWords(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// drawnStrings is every string drawFigure draws on a canvas of w×h, in
+// the order drawn.
+func drawnStrings(w, h vg.Length, drawFigure func(draw.Canvas)) []string {
+	var rec recorder.Canvas
+	drawFigure(draw.NewCanvas(&rec, w, h))
+	var out []string
+	for _, a := range rec.Actions {
+		if s, ok := a.(*recorder.FillString); ok {
+			out = append(out, s.String)
+		}
+	}
+	return out
 }
