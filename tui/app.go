@@ -147,10 +147,9 @@ type Model struct {
 	// settings it names.
 	atlasMsg string
 	quitting bool
-	// saving is the number of saves (s) whose file is being written; a
-	// quit waits for them (quit), as it waits for training to stop.
-	saving int
-	// saves follows them for the end of the session (saveJobs).
+	// saves follows the saves (s) whose file is being written: a quit
+	// waits for them (quit), as it waits for training to stop, and the
+	// end of the session finishes them (saveJobs).
 	saves *saveJobs
 	// quitArmed: the last key was a quit that warned of these unsaved
 	// weights (and runs); another quit goes ahead while they are the same.
@@ -830,7 +829,7 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 		}
 	}
 	m.quitArmed, m.quitMsg = "", ""
-	if m.quitting || (len(m.runs) == 0 && m.saving == 0) {
+	if m.quitting || (len(m.runs) == 0 && m.saves.pending() == 0) {
 		m.quitting = true
 		return m, tea.Quit
 	}
@@ -852,7 +851,7 @@ func (m Model) quit(pressed string) (tea.Model, tea.Cmd) {
 // quitNow is whether a quit that waited (quit) can end the program:
 // no training run left, and no file being written.
 func (m Model) quitNow() bool {
-	return m.quitting && len(m.runs) == 0 && m.saving == 0
+	return m.quitting && len(m.runs) == 0 && m.saves.pending() == 0
 }
 
 // saveAfterRun is how the quit warning says to save the weights of the
@@ -1386,7 +1385,7 @@ func (m *Model) confirmUndo(again bool) bool {
 	if path, ok := m.saves.writingTo(e); ok {
 		// The path last: a warning goes on onto the line below, and a
 		// long one is elided in its middle there.
-		m.setKeyMsg(msgWarn, "u again drops the weights trained here; unless it fails, the save in progress puts them in %s", savedName(path))
+		m.setKeyMsg(msgWarn, "u again drops the weights trained here; unless it fails, the save in progress puts them in %s", path)
 		return false
 	}
 	m.setKeyMsg(msgWarn, "u drops the weights trained here, saved in no file: u again drops them, s saves them")
@@ -1461,12 +1460,12 @@ func (m Model) promptKey(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 				return m, nil
 			}
 			e := m.entry()
-			m.saving++
 			// The file's name, as "saved" names it: on a slow disk (a
 			// home directory over the network) the status line said
 			// nothing of the save until it ended.
-			m.setMsg(msgInfo, "saving %s%s", filepath.Base(path), m.theme.ellipsis)
-			return m, m.saves.track(path, e, saveCmd(path, e))
+			name := savedName(path) // the file the save writes, as every view names it
+			m.setMsg(msgInfo, "saving %s…", filepath.Base(name))
+			return m, m.saves.track(name, e, saveCmd(path, e))
 		}
 		// Anything but a regular file is refused before the open, which
 		// on a named pipe would wait for a writer (CheckCheckpointFile
@@ -1560,7 +1559,6 @@ func saveCmd(path string, e *entry) tea.Cmd {
 
 func (m Model) onSaved(msg savedMsg) (tea.Model, tea.Cmd) {
 	m.saves.taken(msg.job)
-	m.saving = max(m.saving-1, 0)
 	next, cmd := m.reportSaved(msg)
 	nm := next.(Model)
 	if msg.err != nil && nm.quitting {

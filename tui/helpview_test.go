@@ -193,8 +193,8 @@ func TestGoldenHelpWhileSaving(t *testing.T) {
 	m := newTest(t, "spring", 160, 48)
 	m, _ = press(t, m, "s")
 	m = send(t, m, keyMsg("enter")) // its command, the save, is not run
-	if m.saving != 1 {
-		t.Fatalf("s, enter: %d saves writing, want 1", m.saving)
+	if m.saves.pending() != 1 {
+		t.Fatalf("s, enter: %d saves writing, want 1", m.saves.pending())
 	}
 	m, _ = press(t, m, "?")
 	frame := m.render()

@@ -259,10 +259,6 @@ func sigFixed(v float64, digits int) string {
 	return compact(strconv.FormatFloat(v, 'f', d, 64))
 }
 
-// sig3Fixed is sigFixed(v, 3), so that the truth beside the estimate
-// takes as many decimals.
-func sig3Fixed(v float64) string { return sigFixed(v, 3) }
-
 // sig3 and sig2 print a value with three and two significant digits.
 func sig3(v float64) string {
 	if math.IsNaN(v) {

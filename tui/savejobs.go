@@ -24,7 +24,7 @@ type saveJobs struct {
 	next    int
 	running int
 	closed  bool             // finish has run: a save not begun yet writes nothing
-	asked   map[int]string   // the path of each save whose answer the model has not taken
+	asked   map[int]string   // the file each save writes (savedName), its answer not taken yet
 	weights map[int]*entry   // the weights each of them writes
 	answers map[int]savedMsg // the answers of the saves that ended, not taken
 }
@@ -76,6 +76,14 @@ func (j *saveJobs) taken(id int) {
 	delete(j.answers, id)
 }
 
+// pending is the number of saves whose answer the model has not taken:
+// writing their files, or written and not reported yet.
+func (j *saveJobs) pending() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return len(j.asked)
+}
+
 // writing reports whether a save of e is under way: asked for, its
 // answer not taken yet.
 func (j *saveJobs) writing(e *entry) bool {
@@ -83,7 +91,7 @@ func (j *saveJobs) writing(e *entry) bool {
 	return ok
 }
 
-// writingTo is the path the newest save of e under way was asked to
+// writingTo is the file the newest save of e under way writes
 // write (as typed), and whether one is under way.
 func (j *saveJobs) writingTo(e *entry) (path string, ok bool) {
 	j.mu.Lock()

@@ -51,7 +51,7 @@ func (m Model) tooSmallQuit() []string {
 	switch {
 	case m.quitting && len(m.runs) > 0:
 		return []string{m.theme.dots("stopping training before quitting…"), "q again to force"}
-	case m.quitting && m.saving > 0:
+	case m.quitting && m.saves.pending() > 0:
 		return []string{m.theme.dots("writing the checkpoint before quitting…"), "q again to force"}
 	case m.quitArmed != "":
 		names, _ := m.unsaved()

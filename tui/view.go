@@ -571,9 +571,9 @@ func (m Model) keysNow() KeyMap {
 	// q waits for a save writing its file; pressed again, it waits no
 	// more (quit).
 	switch {
-	case m.quitting && m.saving > 0:
+	case m.quitting && m.saves.pending() > 0:
 		k.quitDesc = "quit at once"
-	case m.saving > 0:
+	case m.saves.pending() > 0:
 		k.quitDesc = "quit once saved"
 	}
 	// d, A and c close what they opened, pressed again.
