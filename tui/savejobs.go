@@ -92,7 +92,7 @@ func (j *saveJobs) writing(e *entry) bool {
 }
 
 // writingTo is the file the newest save of e under way writes
-// write (as typed), and whether one is under way.
+// (savedName), and whether one is under way.
 func (j *saveJobs) writingTo(e *entry) (path string, ok bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
