@@ -55,9 +55,23 @@ func contextMeanMAE(task sims.Task, channels int, idx []int) float64 {
 // contextMeanMAE over the same realizations; none where guess is NaN
 // or 0.
 func reconGuessWarnings(mae, guess float64) []string {
-	if !(guess > 0) || !(mae >= reconGuessShare*guess) {
+	if !noBetterThanFlat(mae, guess) {
 		return nil
 	}
 	return []string{fmt.Sprintf("the corrected prediction's mean absolute error %.3g is %.0f%% of the %.3g that a flat line at each channel's mean over the context gives: the model predicts G between the observations no better than their average does, whatever its bands' calibration",
 		mae, 100*mae/guess, guess)}
+}
+
+// noBetterThanFlat reports whether a reconstruction MAE mae is at least
+// reconGuessShare of guess, the flat line's (contextMeanMAE); false
+// where guess is NaN or 0.
+func noBetterThanFlat(mae, guess float64) bool {
+	return guess > 0 && mae >= reconGuessShare*guess
+}
+
+// NoBetterThanFlatLine reports whether r's corrected prediction misses G
+// by as much as a flat line at each channel's context mean does: the
+// case its flat-line warning (reconGuessWarnings) flags.
+func (r Report) NoBetterThanFlatLine() bool {
+	return noBetterThanFlat(r.Metrics[KeyReconMAE].Mean, r.ContextMeanMAE)
 }

@@ -835,10 +835,10 @@ func writeOnePassSpeed(w io.Writer, koh compareMethod, apics []compareMethod, ta
 // as a good one). Empty otherwise, as for the shipped models. KOH-GP
 // is no yardstick for this: on spring its θ MAE is that of a guess.
 func lessAccurateLine(m compareMethod) string {
-	mae, flat := m.Report.Metrics[core.KeyReconMAE].Mean, m.Report.ContextMeanMAE
-	if !(flat > 0) || !(mae >= flat) {
+	if !m.Report.NoBetterThanFlatLine() {
 		return ""
 	}
+	mae, flat := m.Report.Metrics[core.KeyReconMAE].Mean, m.Report.ContextMeanMAE
 	return fmt.Sprintf("  Yet its predictions miss G by more than a flat line at the context's mean does (recon MAE %.3g vs %.3g): see its warnings above.", mae, flat)
 }
 

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"apic/core"
 )
@@ -92,7 +91,4 @@ func (b axisBound) because() string {
 }
 
 // boundNumber writes a bound as its flag's help does: 1000000, 0.5.
-func boundNumber(x float64) string {
-	s := strconv.FormatFloat(x, 'f', -1, 64)
-	return strings.TrimSuffix(s, ".0")
-}
+func boundNumber(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
